@@ -1,0 +1,33 @@
+# Thin wrapper over CMake: make, make check, make demo.
+BUILD ?= build
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_FLAGS ?=
+
+.PHONY: all configure check check-gpu demo bench clean format asan
+
+all: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+configure:
+	@test -f $(BUILD)/CMakeCache.txt || cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+
+check: all
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE gpu
+
+check-gpu: all
+	cd $(BUILD) && SDK_TEST_BACKEND=cuda ctest --output-on-failure -L gpu
+
+demo: all
+	./scripts/demo.sh
+
+bench: all
+	./$(BUILD)/sdekit bench
+
+asan:
+	$(MAKE) BUILD=build-asan CMAKE_FLAGS="-DSDK_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug" check
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu')
+
+clean:
+	rm -rf $(BUILD) build-asan

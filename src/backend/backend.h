@@ -1,0 +1,108 @@
+/* sdekit: backends.
+ *
+ * A backend is a const table of operations over an ensemble of paths whose
+ * state lives where the backend computes (host memory for the CPU, device
+ * memory for CUDA).  The simulation driver (src/sim) only ever talks to this
+ * table, so a new backend (another GPU API, MPI ranks) plugs in without
+ * touching models, schemes or observables.
+ *
+ * Reductions are deterministic: paths of a grid point are cut into chunks
+ * of SDK_RED_CHUNK consecutive paths, each chunk is reduced in a fixed order,
+ * and chunk results are combined in chunk order.  The result therefore does
+ * not depend on the number of threads or on the launch shape.
+ */
+#ifndef SDK_BACKEND_H
+#define SDK_BACKEND_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/error.h"
+
+#define SDK_RED_CHUNK 256
+
+typedef struct sdk_bctx sdk_bctx;         /* an opened backend (device, threads) */
+typedef struct sdk_module sdk_module;     /* a compiled kernel module */
+typedef struct sdk_ensemble sdk_ensemble; /* state of all paths on the backend */
+
+typedef struct sdk_backend_opts {
+  int threads;      /* CPU threads, 0 = all */
+  int device;       /* GPU ordinal */
+  int fast_math;    /* allow fast-math code generation */
+  int verbose;      /* print compiler commands */
+  const char *arch; /* CUDA: compile for this arch (e.g. sm_90) without a GPU */
+} sdk_backend_opts;
+
+typedef struct sdk_layout {
+  int nvars;
+  int single;       /* float state */
+  int64_t ngrid;
+  int64_t ppg;      /* paths per grid point */
+  int64_t path0;    /* global index of the first path held here */
+  int nsv;          /* per-grid-point values */
+  const double *sv; /* ngrid * nsv values (converted to the state type) */
+} sdk_layout;
+
+/* Welford-style moments of one variable at one grid point. */
+typedef struct sdk_moments {
+  double n, mean, m2; /* m2: sum of squared deviations */
+} sdk_moments;
+
+typedef struct sdk_backend {
+  const char *name;
+  /* Open/close the backend (select device, load driver). */
+  sdk_err (*open)(const sdk_backend_opts *o, sdk_bctx **ctx, sdk_errbuf *eb);
+  void (*close)(sdk_bctx **ctx);
+  /* Human-readable description of what runs (device name, threads). */
+  void (*describe)(sdk_bctx *ctx, char *buf, size_t n);
+  /* Compile generated source (cached by hash).  `report` (optional)
+   * receives a line about resources (registers, spills). */
+  sdk_err (*compile)(sdk_bctx *ctx, const char *src, const char *model_path, sdk_module **mod,
+                     char *report, size_t nreport, sdk_errbuf *eb);
+  void (*module_free)(sdk_module **mod);
+  /* Allocate the state for the layout. */
+  sdk_err (*alloc)(sdk_bctx *ctx, sdk_module *mod, const sdk_layout *lay, sdk_ensemble **ens,
+                   sdk_errbuf *eb);
+  void (*free)(sdk_ensemble **ens);
+  sdk_err (*init)(sdk_ensemble *ens, uint64_t seed, sdk_errbuf *eb);
+  /* Advance every path from step `step0` by `nsteps` steps. */
+  sdk_err (*advance)(sdk_ensemble *ens, int64_t step0, int64_t nsteps, uint64_t seed,
+                     sdk_errbuf *eb);
+  /* Save variable `var` of every path as the drift reference point. */
+  sdk_err (*mark)(sdk_ensemble *ens, int var, sdk_errbuf *eb);
+  /* Moments of every variable: out[g * nvars + v]; also counts paths with a
+   * non-finite variable per grid point into nonfinite[g] (may be NULL). */
+  sdk_err (*moments)(sdk_ensemble *ens, sdk_moments *out, int64_t *nonfinite, sdk_errbuf *eb);
+  /* Moments of (x_var - mark) * scale per grid point. */
+  sdk_err (*displacement)(sdk_ensemble *ens, int var, double scale, sdk_moments *out,
+                          sdk_errbuf *eb);
+  /* Min and max of variable var per grid point. */
+  sdk_err (*minmax)(sdk_ensemble *ens, int var, double *lo, double *hi, sdk_errbuf *eb);
+  /* Histogram of variable var per grid point: counts[g * bins + b], with
+   * per-grid-point ranges lo[g]..hi[g]; paths outside go to under/over. */
+  sdk_err (*histogram)(sdk_ensemble *ens, int var, int64_t bins, const double *lo,
+                       const double *hi, uint64_t *counts, uint64_t *under, uint64_t *over,
+                       sdk_errbuf *eb);
+  /* Copy the state of paths [first, first+n) out as doubles: out[v * n + i]. */
+  sdk_err (*read_state)(sdk_ensemble *ens, int64_t first, int64_t n, double *out, sdk_errbuf *eb);
+} sdk_backend;
+
+extern const sdk_backend sdk_backend_cpu;
+extern const sdk_backend sdk_backend_cuda;
+
+/* NULL-terminated registry, and lookup by name. */
+extern const sdk_backend *const sdk_backends[];
+const sdk_backend *sdk_backend_find(const char *name);
+
+/* Number of paths allocated: ngrid*ppg rounded up to a whole number of
+ * blocks of both backends. */
+int64_t sdk_padded_paths(int64_t total);
+
+/* Cache directory for compiled modules ($SDK_CACHE_DIR, $XDG_CACHE_HOME/sdekit,
+ * ~/.cache/sdekit), created if needed. */
+sdk_err sdk_cache_dir(char *out, size_t n, sdk_errbuf *eb);
+
+/* Combine moments (Chan et al. parallel variance). */
+void sdk_moments_merge(sdk_moments *a, const sdk_moments *b);
+
+#endif

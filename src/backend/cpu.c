@@ -1,0 +1,399 @@
+/* CPU backend: generated C compiled by the system C compiler into a shared
+ * object (cached by a hash of source, compiler, flags and CPU), dlopen'ed,
+ * and run with OpenMP over fixed blocks of paths. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "backend/backend.h"
+#include "core/strbuf.h"
+
+typedef void (*init_fn)(void *st, long long npad, const void *sv, long long ppg, long long ngrid,
+                        long long path0, unsigned long long seed, int nthreads);
+typedef void (*advance_fn)(void *st, long long npad, const void *sv, long long ppg,
+                           long long ngrid, long long path0, long long step0, long long nsteps,
+                           unsigned long long seed, int nthreads);
+
+struct sdk_bctx {
+  sdk_backend_opts o;
+  char cc[512];
+  char cflags[2048];
+  char cpu_id[256];
+};
+
+struct sdk_module {
+  void *dl;
+  init_fn init;
+  advance_fn advance;
+};
+
+struct sdk_ensemble {
+  sdk_bctx *ctx;
+  sdk_module *mod;
+  sdk_layout lay;
+  int64_t npad;
+  size_t esize; /* bytes per real */
+  void *st;     /* nvars * npad reals */
+  void *sv;     /* ngrid * nsv reals */
+  void *mark;   /* npad reals */
+};
+
+static int on_path(const char *prog) {
+  const char *path = getenv("PATH");
+  if (!path) return 0;
+  char buf[4096];
+  while (*path) {
+    size_t n = strcspn(path, ":");
+    snprintf(buf, sizeof buf, "%.*s/%s", (int)n, path, prog);
+    if (access(buf, X_OK) == 0) return 1;
+    path += n + (path[n] == ':');
+  }
+  return 0;
+}
+
+/* Identify the CPU so a cache shared between machines never serves code
+ * built with -march=native for another processor. */
+static void cpu_identity(char *out, size_t n) {
+  snprintf(out, n, "unknown");
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f) return;
+  char line[4096], model[256] = "", flags_hash[33] = "";
+  while (fgets(line, sizeof line, f)) {
+    if (!model[0] && !strncmp(line, "model name", 10)) snprintf(model, sizeof model, "%s", line);
+    if (!flags_hash[0] && !strncmp(line, "flags", 5)) sdk_hash_hex(line, strlen(line), flags_hash);
+  }
+  fclose(f);
+  model[strcspn(model, "\n")] = 0;
+  snprintf(out, n, "%s|%s", model, flags_hash);
+}
+
+static sdk_err cpu_open(const sdk_backend_opts *o, sdk_bctx **out, sdk_errbuf *eb) {
+  sdk_bctx *c = calloc(1, sizeof *c);
+  if (!c) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  c->o = *o;
+  const char *cc = getenv("SDEKIT_CC");
+  if (!cc || !*cc) cc = getenv("CC");
+  int clang = 0;
+  if (!cc || !*cc) {
+    /* clang vectorises libm calls through glibc's libmvec; gcc 12 does not */
+    if (on_path("clang")) cc = "clang";
+    else cc = "cc";
+  }
+  clang = strstr(cc, "clang") != NULL;
+  snprintf(c->cc, sizeof c->cc, "%s", cc);
+  const char *flags = getenv("SDEKIT_CFLAGS");
+  if (flags && *flags) {
+    snprintf(c->cflags, sizeof c->cflags, "%s", flags);
+  } else {
+    const char *extra = getenv("CFLAGS");
+    snprintf(c->cflags, sizeof c->cflags,
+             "-std=gnu11 -O3 -march=native %s -fopenmp -fPIC -shared%s %s",
+             o->fast_math ? "-ffast-math -fno-finite-math-only" : "-ffp-contract=off",
+             clang && o->fast_math ? " -fveclib=libmvec" : "", extra ? extra : "");
+  }
+  cpu_identity(c->cpu_id, sizeof c->cpu_id);
+  *out = c;
+  return SDK_OK;
+}
+
+static void cpu_close(sdk_bctx **c) {
+  if (!c || !*c) return;
+  free(*c);
+  *c = NULL;
+}
+
+static void cpu_describe(sdk_bctx *c, char *buf, size_t n) {
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  snprintf(buf, n, "cpu: %ld cores, %d threads, %s", ncpu, c->o.threads, c->cc);
+}
+
+/* Turn the compiler's first error into one line, pointing at the model
+ * file when the error is inside a user expression (#line directives). */
+static sdk_err compile_error(const char *log, const char *model_path, const char *src_path,
+                             sdk_errbuf *eb) {
+  const char *l = log;
+  while (l && *l) {
+    const char *e = strchr(l, '\n');
+    size_t n = e ? (size_t)(e - l) : strlen(l);
+    const char *err = memmem(l, n, ": error:", 8);
+    if (err) {
+      char line[1024];
+      snprintf(line, sizeof line, "%.*s", (int)(n < 1000 ? n : 1000), l);
+      if (model_path && !strncmp(l, model_path, strlen(model_path)))
+        return SDK_FAIL(eb, SDK_ERR_COMPILE, "expression does not compile: %s", line);
+      return SDK_FAIL(eb, SDK_ERR_COMPILE, "generated code did not compile (source kept in %s): %s",
+                      src_path, line);
+    }
+    l = e ? e + 1 : NULL;
+  }
+  return SDK_FAIL(eb, SDK_ERR_COMPILE, "C compiler failed (source kept in %s): %.300s", src_path,
+                  log && *log ? log : "no output");
+}
+
+static sdk_err run_compiler(sdk_bctx *c, const char *src_path, const char *obj_path,
+                            const char *log_path) {
+  char cmd[8192];
+  snprintf(cmd, sizeof cmd, "%s %s -o '%s' '%s' -lm%s > '%s' 2>&1", c->cc, c->cflags, obj_path,
+           src_path, strstr(c->cflags, "libmvec") ? " -lmvec" : "", log_path);
+  if (c->o.verbose) fprintf(stderr, "sdekit: %s\n", cmd);
+  int rc = system(cmd);
+  return (rc == 0) ? SDK_OK : SDK_ERR_COMPILE;
+}
+
+static sdk_err cpu_compile(sdk_bctx *c, const char *src, const char *model_path, sdk_module **out,
+                           char *report, size_t nreport, sdk_errbuf *eb) {
+  *out = NULL;
+  char dir[4096];
+  SDK_CHECK(sdk_cache_dir(dir, sizeof dir, eb));
+  sdk_strbuf key;
+  sdk_sb_init(&key);
+  sdk_sb_printf(&key, "%s\n%s\n%s\n", c->cc, c->cflags, c->cpu_id);
+  sdk_sb_puts(&key, src);
+  if (key.oom) {
+    sdk_sb_free(&key);
+    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  }
+  char hash[33];
+  sdk_hash_hex(key.s, key.len, hash);
+  sdk_sb_free(&key);
+  char so[4200], csrc[4200], tmp[4300], logp[4300];
+  snprintf(so, sizeof so, "%s/cpu-%s.so", dir, hash);
+  snprintf(csrc, sizeof csrc, "%s/cpu-%s.c", dir, hash);
+  struct stat st;
+  int cached = stat(so, &st) == 0;
+  if (!cached) {
+    FILE *f = fopen(csrc, "w");
+    if (!f) return SDK_FAIL(eb, SDK_ERR_IO, "cannot write '%s': %s", csrc, strerror(errno));
+    fputs(src, f);
+    if (fclose(f) != 0) return SDK_FAIL(eb, SDK_ERR_IO, "cannot write '%s'", csrc);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", so, (long)getpid());
+    snprintf(logp, sizeof logp, "%s.log.%ld", so, (long)getpid());
+    if (run_compiler(c, csrc, tmp, logp) != SDK_OK) {
+      char *log = sdk_read_file(logp, NULL);
+      sdk_err e = compile_error(log, model_path, csrc, eb);
+      free(log);
+      unlink(logp);
+      unlink(tmp);
+      return e;
+    }
+    unlink(logp);
+    /* rename is atomic: concurrent runs never load a half-written object */
+    if (rename(tmp, so) != 0) {
+      unlink(tmp);
+      return SDK_FAIL(eb, SDK_ERR_IO, "cannot install '%s': %s", so, strerror(errno));
+    }
+  }
+  sdk_module *m = calloc(1, sizeof *m);
+  if (!m) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  m->dl = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+  if (!m->dl) {
+    free(m);
+    return SDK_FAIL(eb, SDK_ERR_BACKEND, "cannot load '%s': %s", so, dlerror());
+  }
+  int (*abi)(void) = (int (*)(void))dlsym(m->dl, "sdk_abi");
+  m->init = (init_fn)dlsym(m->dl, "sdk_init");
+  m->advance = (advance_fn)dlsym(m->dl, "sdk_advance");
+  if (!abi || !m->init || !m->advance) {
+    dlclose(m->dl);
+    free(m);
+    return SDK_FAIL(eb, SDK_ERR_BACKEND, "'%s' is not an sdekit kernel module", so);
+  }
+  if (report) snprintf(report, nreport, "%s %s", cached ? "cached" : "compiled", so);
+  *out = m;
+  return SDK_OK;
+}
+
+static void cpu_module_free(sdk_module **m) {
+  if (!m || !*m) return;
+  if ((*m)->dl) dlclose((*m)->dl);
+  free(*m);
+  *m = NULL;
+}
+
+static void cpu_free(sdk_ensemble **e) {
+  if (!e || !*e) return;
+  free((*e)->st);
+  free((*e)->sv);
+  free((*e)->mark);
+  free(*e);
+  *e = NULL;
+}
+
+static sdk_err cpu_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, sdk_ensemble **out,
+                         sdk_errbuf *eb) {
+  *out = NULL;
+  sdk_ensemble *e = calloc(1, sizeof *e);
+  if (!e) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  e->ctx = c;
+  e->mod = mod;
+  e->lay = *lay;
+  e->lay.sv = NULL;
+  e->esize = lay->single ? sizeof(float) : sizeof(double);
+  e->npad = sdk_padded_paths(lay->ngrid * lay->ppg);
+  size_t bytes = (size_t)lay->nvars * (size_t)e->npad * e->esize;
+  e->st = aligned_alloc(64, (bytes + 63) / 64 * 64);
+  size_t nsv = (size_t)(lay->nsv > 0 ? lay->nsv : 1) * (size_t)lay->ngrid;
+  e->sv = calloc(nsv, e->esize);
+  if (!e->st || !e->sv) {
+    cpu_free(&e);
+    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory for %lld paths x %d variables",
+                    (long long)(lay->ngrid * lay->ppg), lay->nvars);
+  }
+  for (int64_t i = 0; i < lay->ngrid * lay->nsv; i++) {
+    if (lay->single) ((float *)e->sv)[i] = (float)lay->sv[i];
+    else ((double *)e->sv)[i] = lay->sv[i];
+  }
+  *out = e;
+  return SDK_OK;
+}
+
+static sdk_err cpu_init(sdk_ensemble *e, uint64_t seed, sdk_errbuf *eb) {
+  e->mod->init(e->st, e->npad, e->sv, e->lay.ppg, e->lay.ngrid, e->lay.path0, seed,
+               e->ctx->o.threads);
+  return SDK_OK;
+}
+
+static sdk_err cpu_advance(sdk_ensemble *e, int64_t step0, int64_t nsteps, uint64_t seed,
+                           sdk_errbuf *eb) {
+  e->mod->advance(e->st, e->npad, e->sv, e->lay.ppg, e->lay.ngrid, e->lay.path0, step0, nsteps,
+                  seed, e->ctx->o.threads);
+  return SDK_OK;
+}
+
+static inline double get(const sdk_ensemble *e, const void *base, int64_t i) {
+  return e->esize == sizeof(float) ? (double)((const float *)base)[i]
+                                   : ((const double *)base)[i];
+}
+
+static sdk_err cpu_mark(sdk_ensemble *e, int var, sdk_errbuf *eb) {
+  if (!e->mark) {
+    e->mark = malloc((size_t)e->npad * e->esize);
+    if (!e->mark) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  }
+  memcpy(e->mark, (char *)e->st + (size_t)var * (size_t)e->npad * e->esize,
+         (size_t)e->npad * e->esize);
+  return SDK_OK;
+}
+
+/* Paths of grid point g are [g*ppg - path0, (g+1)*ppg - path0) locally. */
+static void reduce_var(const sdk_ensemble *e, const void *base, const void *sub, double scale,
+                       int64_t g, sdk_moments *out, int64_t *nonfinite) {
+  int64_t first = g * e->lay.ppg - e->lay.path0, n = e->lay.ppg;
+  sdk_moments tot = {0, 0, 0};
+  for (int64_t c0 = 0; c0 < n; c0 += SDK_RED_CHUNK) {
+    int64_t c1 = c0 + SDK_RED_CHUNK < n ? c0 + SDK_RED_CHUNK : n;
+    sdk_moments ch = {0, 0, 0};
+    for (int64_t i = c0; i < c1; i++) {
+      double x = get(e, base, first + i);
+      if (sub) x = (x - get(e, sub, first + i)) * scale;
+      if (!isfinite(x)) {
+        if (nonfinite) (*nonfinite)++;
+        continue;
+      }
+      ch.n += 1;
+      double d = x - ch.mean;
+      ch.mean += d / ch.n;
+      ch.m2 += d * (x - ch.mean);
+    }
+    sdk_moments_merge(&tot, &ch);
+  }
+  *out = tot;
+}
+
+static sdk_err cpu_moments(sdk_ensemble *e, sdk_moments *out, int64_t *nonfinite,
+                           sdk_errbuf *eb) {
+  int nv = e->lay.nvars;
+  for (int64_t g = 0; g < e->lay.ngrid; g++) {
+    int64_t nf = 0, nfmax = 0;
+    for (int v = 0; v < nv; v++) {
+      nf = 0;
+      const void *base = (const char *)e->st + (size_t)v * (size_t)e->npad * e->esize;
+      reduce_var(e, base, NULL, 1, g, &out[g * nv + v], &nf);
+      if (nf > nfmax) nfmax = nf;
+    }
+    if (nonfinite) nonfinite[g] = nfmax;
+  }
+  return SDK_OK;
+}
+
+static sdk_err cpu_displacement(sdk_ensemble *e, int var, double scale, sdk_moments *out,
+                                sdk_errbuf *eb) {
+  if (!e->mark) return SDK_FAIL(eb, SDK_ERR_INTERNAL, "displacement before mark");
+  const void *base = (const char *)e->st + (size_t)var * (size_t)e->npad * e->esize;
+  for (int64_t g = 0; g < e->lay.ngrid; g++) reduce_var(e, base, e->mark, scale, g, &out[g], NULL);
+  return SDK_OK;
+}
+
+static sdk_err cpu_minmax(sdk_ensemble *e, int var, double *lo, double *hi, sdk_errbuf *eb) {
+  const void *base = (const char *)e->st + (size_t)var * (size_t)e->npad * e->esize;
+  for (int64_t g = 0; g < e->lay.ngrid; g++) {
+    int64_t first = g * e->lay.ppg - e->lay.path0;
+    double a = INFINITY, b = -INFINITY;
+    for (int64_t i = 0; i < e->lay.ppg; i++) {
+      double x = get(e, base, first + i);
+      if (x < a) a = x;
+      if (x > b) b = x;
+    }
+    lo[g] = a;
+    hi[g] = b;
+  }
+  return SDK_OK;
+}
+
+static sdk_err cpu_histogram(sdk_ensemble *e, int var, int64_t bins, const double *lo,
+                             const double *hi, uint64_t *counts, uint64_t *under, uint64_t *over,
+                             sdk_errbuf *eb) {
+  const void *base = (const char *)e->st + (size_t)var * (size_t)e->npad * e->esize;
+  for (int64_t g = 0; g < e->lay.ngrid; g++) {
+    int64_t first = g * e->lay.ppg - e->lay.path0;
+    uint64_t *c = counts + g * bins;
+    memset(c, 0, (size_t)bins * sizeof *c);
+    under[g] = over[g] = 0;
+    double w = (hi[g] - lo[g]) / (double)bins;
+    for (int64_t i = 0; i < e->lay.ppg; i++) {
+      double x = get(e, base, first + i);
+      if (x < lo[g]) under[g]++;
+      else if (x > hi[g]) over[g]++;
+      else {
+        int64_t b = w > 0 ? (int64_t)((x - lo[g]) / w) : 0;
+        if (b >= bins) b = bins - 1; /* x == hi belongs to the last bin */
+        c[b]++;
+      }
+    }
+  }
+  return SDK_OK;
+}
+
+static sdk_err cpu_read_state(sdk_ensemble *e, int64_t first, int64_t n, double *out,
+                              sdk_errbuf *eb) {
+  for (int v = 0; v < e->lay.nvars; v++) {
+    const void *base = (const char *)e->st + (size_t)v * (size_t)e->npad * e->esize;
+    for (int64_t i = 0; i < n; i++) out[v * n + i] = get(e, base, first + i);
+  }
+  return SDK_OK;
+}
+
+const sdk_backend sdk_backend_cpu = {
+    .name = "cpu",
+    .open = cpu_open,
+    .close = cpu_close,
+    .describe = cpu_describe,
+    .compile = cpu_compile,
+    .module_free = cpu_module_free,
+    .alloc = cpu_alloc,
+    .free = cpu_free,
+    .init = cpu_init,
+    .advance = cpu_advance,
+    .mark = cpu_mark,
+    .moments = cpu_moments,
+    .displacement = cpu_displacement,
+    .minmax = cpu_minmax,
+    .histogram = cpu_histogram,
+    .read_state = cpu_read_state,
+};

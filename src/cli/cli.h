@@ -1,0 +1,7 @@
+/* Sub-commands implemented outside main.c. */
+#ifndef SDK_CLI_H
+#define SDK_CLI_H
+int sdk_cli_bench(int argc, char **argv);
+int sdk_cli_compile(int argc, char **argv);
+int sdk_cli_devices(int argc, char **argv);
+#endif

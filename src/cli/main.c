@@ -1,0 +1,500 @@
+/* sdekit: the command-line tool.  Every error becomes one line
+ * "sdekit: error: ..." on stderr; exit status 2 for bad input, 1 for
+ * failures at run time. */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backend/backend.h"
+#include "cli/cli.h"
+#include "core/strbuf.h"
+#include "io/io.h"
+#include "model/model.h"
+#include "sim/run.h"
+
+static int fail(sdk_err e, const sdk_errbuf *eb) {
+  fprintf(stderr, "sdekit: error: %s\n", eb->msg[0] ? eb->msg : sdk_err_name(e));
+  return sdk_err_exit_status(e);
+}
+
+static int usage_error(const char *fmt, const char *arg) {
+  fprintf(stderr, "sdekit: error: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\n");
+  return 2;
+}
+
+static const char MAIN_HELP[] =
+    "usage: sdekit COMMAND [options]\n"
+    "\n"
+    "Integrate large ensembles of stochastic differential equations on CPUs and GPUs.\n"
+    "\n"
+    "commands:\n"
+    "  run MODEL [options]      integrate a model (built-in name or .sde file); see 'sdekit run --help'\n"
+    "  models                   list the built-in models\n"
+    "  info FILE.h5             summarise a result file\n"
+    "  bench [options]          time the josephson SRK2 workload against the paper's scalar CPU code\n"
+    "  codegen MODEL [options]  print the generated kernel source (--backend cpu|cuda)\n"
+    "  compile MODEL [options]  generate and compile the kernel, report the result\n"
+    "  devices                  list CUDA devices\n"
+    "  help                     this text\n"
+    "\n"
+    "options: --help, --version\n"
+    "\n"
+    "examples:\n"
+    "  sdekit run ou --paths 100000 --t-end 5 --observe moments -o ou.h5\n"
+    "  sdekit run josephson --scan a=4.2:14.1:100 --paths 1024 --periods 200 \\\n"
+    "         --transient-periods 50 -o drift.tsv\n";
+
+static const char RUN_HELP[] =
+    "usage: sdekit run MODEL [options]\n"
+    "\n"
+    "MODEL is a built-in model name (see 'sdekit models') or a path to a .sde file.\n"
+    "\n"
+    "parameters:\n"
+    "  --set NAME=VALUE          set a parameter (repeatable)\n"
+    "  --scan NAME=START:STOP:N[:log]\n"
+    "                            scan a parameter over N values (up to two --scan: a grid)\n"
+    "ensemble and time:\n"
+    "  --paths N                 paths per grid point (default 1024)\n"
+    "  --dt DT                   time step (models without a period: default 0.01)\n"
+    "  --spp N                   steps per period of the driving (periodic models; default 100)\n"
+    "  --t-end T                 integrate up to time T (default 10, or 100 periods)\n"
+    "  --periods N               integrate N periods (periodic models)\n"
+    "  --transient T             start of the drift window (default 0)\n"
+    "  --transient-periods N     the same in periods\n"
+    "  --scheme NAME             euler | srk2 (default srk2)\n"
+    "  --seed N                  random seed (default 1); same seed, same results\n"
+    "where and how:\n"
+    "  --backend NAME            cpu | cuda | auto (default cpu)\n"
+    "  --precision P             single | double (default single)\n"
+    "  --threads N               CPU threads (default: all cores)\n"
+    "  --device N                GPU ordinal (default 0)\n"
+    "  --no-fast-math            compile kernels without fast-math (IEEE-exact order)\n"
+    "observables:\n"
+    "  --observe LIST            comma-separated: drift, moments, hist (default drift)\n"
+    "  --drift VAR               variable whose drift <<v>> is measured (default: the first)\n"
+    "  --sample-every N          steps between moment samples (default: one period, or 1/100 of the run)\n"
+    "  --bins N                  histogram bins (default 100)\n"
+    "  --hist-range VAR=LO:HI    fixed histogram range for VAR (default: from the data)\n"
+    "output:\n"
+    "  -o FILE                   FILE.h5 (HDF5, everything), FILE.tsv (text for gnuplot; one file per\n"
+    "                            observable, BASE.OBS.tsv, when there are several) or - (stdout)\n"
+    "  --quiet                   no progress or summary on stderr\n"
+    "  --verbose                 show compiler commands and cache use\n"
+    "\n"
+    "Results with the same seed and settings are bitwise identical whatever the thread count.\n";
+
+enum {
+  OPT_SET = 256, OPT_SCAN, OPT_PATHS, OPT_DT, OPT_SPP, OPT_TEND, OPT_PERIODS, OPT_TRANS,
+  OPT_TRANSP, OPT_SCHEME, OPT_SEED, OPT_BACKEND, OPT_PREC, OPT_THREADS, OPT_DEVICE, OPT_NOFAST,
+  OPT_OBSERVE, OPT_DRIFT, OPT_SAMPLE, OPT_BINS, OPT_HRANGE, OPT_QUIET, OPT_VERBOSE, OPT_HELP,
+  OPT_ARCH, OPT_STEPS
+};
+
+static const struct option RUN_OPTS[] = {
+    {"set", required_argument, 0, OPT_SET},
+    {"scan", required_argument, 0, OPT_SCAN},
+    {"paths", required_argument, 0, OPT_PATHS},
+    {"dt", required_argument, 0, OPT_DT},
+    {"spp", required_argument, 0, OPT_SPP},
+    {"t-end", required_argument, 0, OPT_TEND},
+    {"periods", required_argument, 0, OPT_PERIODS},
+    {"transient", required_argument, 0, OPT_TRANS},
+    {"transient-periods", required_argument, 0, OPT_TRANSP},
+    {"scheme", required_argument, 0, OPT_SCHEME},
+    {"seed", required_argument, 0, OPT_SEED},
+    {"backend", required_argument, 0, OPT_BACKEND},
+    {"precision", required_argument, 0, OPT_PREC},
+    {"threads", required_argument, 0, OPT_THREADS},
+    {"device", required_argument, 0, OPT_DEVICE},
+    {"no-fast-math", no_argument, 0, OPT_NOFAST},
+    {"observe", required_argument, 0, OPT_OBSERVE},
+    {"drift", required_argument, 0, OPT_DRIFT},
+    {"sample-every", required_argument, 0, OPT_SAMPLE},
+    {"bins", required_argument, 0, OPT_BINS},
+    {"hist-range", required_argument, 0, OPT_HRANGE},
+    {"output", required_argument, 0, 'o'},
+    {"quiet", no_argument, 0, OPT_QUIET},
+    {"verbose", no_argument, 0, OPT_VERBOSE},
+    {"arch", required_argument, 0, OPT_ARCH},
+    {"steps", required_argument, 0, OPT_STEPS},
+    {"help", no_argument, 0, OPT_HELP},
+    {0, 0, 0, 0}};
+
+/* Strict parsers: the whole argument must be the number. */
+static int parse_count(const char *s, int64_t lo, int64_t *out) {
+  double v;
+  if (!sdk_parse_number(s, &v) || v != floor(v) || v < (double)lo || v > 9.0e15) return 0;
+  *out = (int64_t)v;
+  return 1;
+}
+
+static int parse_u64(const char *s, uint64_t *out) {
+  if (!*s) return 0;
+  for (const char *p = s; *p; p++)
+    if (*p < '0' || *p > '9') return 0;
+  errno = 0;
+  char *end;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno || *end) return 0;
+  *out = v;
+  return 1;
+}
+
+typedef struct cli_run {
+  sdk_run_config c;
+  const char *output;
+  const char *arch;
+  int64_t bench_steps;
+  int help;
+  char cmdline[4096];
+} cli_run;
+
+static int parse_run_options(int argc, char **argv, cli_run *cr, int need_model) {
+  sdk_run_config *c = &cr->c;
+  sdk_errbuf eb = {0};
+  optind = 1;
+  opterr = 0;
+  int ch;
+  while ((ch = getopt_long(argc, argv, ":o:", RUN_OPTS, NULL)) != -1) {
+    int64_t n;
+    double v;
+    switch (ch) {
+    case OPT_HELP: cr->help = 1; return 0;
+    case OPT_SET: {
+      const char *eq = strchr(optarg, '=');
+      if (!eq || eq == optarg || (size_t)(eq - optarg) >= 64)
+        return usage_error("--set '%s': expected NAME=VALUE", optarg);
+      if (!sdk_parse_number(eq + 1, &v))
+        return usage_error("--set '%s': the value must be a number", optarg);
+      if (c->nset == SDK_MAX_SET) return usage_error("too many --set (at most 64)%s", "");
+      char *name = sdk_strndup(optarg, (size_t)(eq - optarg));
+      if (!name) return usage_error("out of memory%s", "");
+      c->set_name[c->nset] = name; /* lives until exit */
+      c->set_value[c->nset++] = v;
+      break;
+    }
+    case OPT_SCAN:
+      if (c->nscan == SDK_MAX_SCAN) return usage_error("at most two --scan%s", "");
+      if (sdk_scan_parse(optarg, &c->scan[c->nscan], &eb) != SDK_OK) return fail(SDK_ERR_USAGE, &eb);
+      c->nscan++;
+      break;
+    case OPT_PATHS:
+      if (!parse_count(optarg, 1, &n)) return usage_error("--paths '%s': expected a whole number >= 1", optarg);
+      c->paths = n;
+      break;
+    case OPT_DT:
+      if (!sdk_parse_number(optarg, &v) || v <= 0) return usage_error("--dt '%s': expected a number > 0", optarg);
+      c->dt = v;
+      break;
+    case OPT_SPP:
+      if (!parse_count(optarg, 1, &n)) return usage_error("--spp '%s': expected a whole number >= 1", optarg);
+      c->spp = n;
+      break;
+    case OPT_TEND:
+      if (!sdk_parse_number(optarg, &v) || v <= 0) return usage_error("--t-end '%s': expected a number > 0", optarg);
+      c->t_end = v;
+      break;
+    case OPT_PERIODS:
+      if (!parse_count(optarg, 1, &n)) return usage_error("--periods '%s': expected a whole number >= 1", optarg);
+      c->periods = n;
+      break;
+    case OPT_TRANS:
+      if (!sdk_parse_number(optarg, &v) || v < 0) return usage_error("--transient '%s': expected a number >= 0", optarg);
+      c->transient = v;
+      break;
+    case OPT_TRANSP:
+      if (!parse_count(optarg, 0, &n)) return usage_error("--transient-periods '%s': expected a whole number >= 0", optarg);
+      c->transient_periods = n;
+      break;
+    case OPT_SCHEME: c->scheme = optarg; break;
+    case OPT_SEED:
+      if (!parse_u64(optarg, &c->seed)) return usage_error("--seed '%s': expected a whole number >= 0", optarg);
+      break;
+    case OPT_BACKEND:
+      if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda") && strcmp(optarg, "auto"))
+        return usage_error("--backend '%s': expected cpu, cuda or auto", optarg);
+      c->backend = optarg;
+      break;
+    case OPT_PREC:
+      if (!strcmp(optarg, "single") || !strcmp(optarg, "float")) c->single = 1;
+      else if (!strcmp(optarg, "double")) c->single = 0;
+      else return usage_error("--precision '%s': expected single or double", optarg);
+      break;
+    case OPT_THREADS:
+      if (!parse_count(optarg, 1, &n) || n > 4096) return usage_error("--threads '%s': expected a whole number >= 1", optarg);
+      c->threads = (int)n;
+      break;
+    case OPT_DEVICE:
+      if (!parse_count(optarg, 0, &n) || n > 1024) return usage_error("--device '%s': expected a GPU ordinal", optarg);
+      c->device = (int)n;
+      break;
+    case OPT_NOFAST: c->fast_math = 0; break;
+    case OPT_OBSERVE: {
+      c->observe = 0;
+      char *copy = sdk_strdup(optarg), *save = NULL;
+      if (!copy) return usage_error("out of memory%s", "");
+      for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (!strcmp(t, "drift")) c->observe |= SDK_OBS_DRIFT;
+        else if (!strcmp(t, "moments")) c->observe |= SDK_OBS_MOMENTS;
+        else if (!strcmp(t, "hist")) c->observe |= SDK_OBS_HIST;
+        else {
+          int r = usage_error("--observe: unknown observable '%s' (known: drift, moments, hist)", t);
+          free(copy);
+          return r;
+        }
+      }
+      free(copy);
+      if (!c->observe) return usage_error("--observe '%s': name at least one observable", optarg);
+      break;
+    }
+    case OPT_DRIFT: c->drift_var = optarg; break;
+    case OPT_SAMPLE:
+      if (!parse_count(optarg, 1, &n)) return usage_error("--sample-every '%s': expected a whole number >= 1", optarg);
+      c->sample_every = n;
+      break;
+    case OPT_BINS:
+      if (!parse_count(optarg, 1, &n) || n > 100000000) return usage_error("--bins '%s': expected a whole number between 1 and 1e8", optarg);
+      c->bins = n;
+      break;
+    case OPT_HRANGE: {
+      const char *eq = strchr(optarg, '='), *colon = eq ? strchr(eq, ':') : NULL;
+      if (!eq || !colon || eq == optarg || (size_t)(eq - optarg) >= 64 || c->nhist_range == 8)
+        return usage_error("--hist-range '%s': expected VAR=LO:HI", optarg);
+      char lo[64], hi[64];
+      snprintf(lo, sizeof lo, "%.*s", (int)(colon - eq - 1), eq + 1);
+      snprintf(hi, sizeof hi, "%s", colon + 1);
+      int k = c->nhist_range;
+      if (!sdk_parse_number(lo, &c->hist_range_lo[k]) || !sdk_parse_number(hi, &c->hist_range_hi[k]))
+        return usage_error("--hist-range '%s': LO and HI must be numbers", optarg);
+      snprintf(c->hist_range_var[k], sizeof c->hist_range_var[k], "%.*s", (int)(eq - optarg), optarg);
+      c->nhist_range++;
+      break;
+    }
+    case 'o': cr->output = optarg; break;
+    case OPT_QUIET: c->quiet = 1; break;
+    case OPT_VERBOSE: c->verbose = 1; break;
+    case OPT_ARCH: cr->arch = optarg; break;
+    case OPT_STEPS:
+      if (!parse_count(optarg, 1, &n)) return usage_error("--steps '%s': expected a whole number >= 1", optarg);
+      cr->bench_steps = n;
+      break;
+    case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
+    case '?':
+    default:
+      return usage_error("unknown option '%s' (see 'sdekit run --help')", argv[optind - 1]);
+    }
+  }
+  if (need_model) {
+    if (optind >= argc) return usage_error("missing MODEL (a built-in name or a .sde file)%s", "");
+    if (optind + 1 < argc) return usage_error("unexpected argument '%s'", argv[optind + 1]);
+    c->model = argv[optind];
+  } else if (optind < argc) {
+    return usage_error("unexpected argument '%s'", argv[optind]);
+  }
+  return 0;
+}
+
+/* Progress bar on a terminal only. */
+typedef struct progress {
+  int on;
+  double last_frac;
+} progress;
+
+static void show_progress(void *user, double frac, double sps) {
+  progress *p = user;
+  if (!p->on || (frac - p->last_frac < 0.005 && frac < 1)) return;
+  p->last_frac = frac;
+  int w = 30, k = (int)(frac * w + 0.5);
+  char bar[64];
+  for (int i = 0; i < w; i++) bar[i] = i < k ? '#' : '.';
+  bar[w] = 0;
+  fprintf(stderr, "\r[%s] %5.1f%%  %.3g steps/s", bar, 100 * frac, sps);
+  if (frac >= 1) fputc('\n', stderr);
+  fflush(stderr);
+}
+
+static int has_suffix(const char *s, const char *suf) {
+  size_t a = strlen(s), b = strlen(suf);
+  return a >= b && !strcmp(s + a - b, suf);
+}
+
+/* Check up front that the output can be written, so a long run never ends
+ * in a write error. */
+static int check_output_dir(const char *out) {
+  if (!strcmp(out, "-")) return 0;
+  char *copy = sdk_strdup(out);
+  if (!copy) return usage_error("out of memory%s", "");
+  char *dir = dirname(copy);
+  struct stat st;
+  int r = 0;
+  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+    r = usage_error("cannot write '%s': the directory does not exist", out);
+  else if (access(dir, W_OK) != 0)
+    r = usage_error("cannot write '%s': the directory is not writable", out);
+  else if (stat(out, &st) == 0 && S_ISDIR(st.st_mode))
+    r = usage_error("cannot write '%s': it is a directory", out);
+  free(copy);
+  return r;
+}
+
+static const char *OBS_NAMES[] = {"drift", "moments", "hist"};
+
+static int cmd_run(int argc, char **argv) {
+  cli_run cr;
+  memset(&cr, 0, sizeof cr);
+  sdk_run_config_defaults(&cr.c);
+  int rc = parse_run_options(argc, argv, &cr, 1);
+  if (cr.help) {
+    fputs(RUN_HELP, stdout);
+    return 0;
+  }
+  if (rc) return rc;
+  sdk_run_config *c = &cr.c;
+  sdk_strbuf cl;
+  sdk_sb_init(&cl);
+  sdk_sb_puts(&cl, "sdekit");
+  for (int i = 0; i < argc; i++) sdk_sb_printf(&cl, " %s", argv[i]);
+  snprintf(cr.cmdline, sizeof cr.cmdline, "%s", cl.s ? cl.s : "");
+  sdk_sb_free(&cl);
+  c->command_line = cr.cmdline;
+
+  int nobs = 0;
+  for (int i = 0; i < 3; i++) nobs += (c->observe >> i) & 1;
+  const char *out = cr.output ? cr.output : "-";
+  int h5 = has_suffix(out, ".h5") || has_suffix(out, ".hdf5");
+  if (!h5 && !strcmp(out, "-") && nobs > 1)
+    return usage_error("several observables need -o FILE.h5 or -o FILE.tsv (stdout takes one)%s", "");
+  if (!h5 && strcmp(out, "-") && !has_suffix(out, ".tsv") && !has_suffix(out, ".txt") && !has_suffix(out, ".dat"))
+    return usage_error("-o '%s': expected a name ending in .h5 or .tsv, or - for stdout", out);
+  if ((rc = check_output_dir(out))) return rc;
+
+  progress pr = {isatty(2) && !c->quiet, 0};
+  c->progress = show_progress;
+  c->progress_user = &pr;
+  sdk_errbuf eb = {0};
+  sdk_run *run = NULL;
+  sdk_err e = sdk_run_execute(c, &run, &eb);
+  if (pr.on && pr.last_frac > 0 && pr.last_frac < 1) fputc('\n', stderr);
+  if (e != SDK_OK) return fail(e, &eb);
+  const sdk_results *R = sdk_run_results(run);
+  if (h5) {
+    e = sdk_write_h5(R, out, &eb);
+  } else if (!strcmp(out, "-") || nobs == 1) {
+    for (int i = 0; i < 3 && e == SDK_OK; i++)
+      if (c->observe & (1u << i)) e = sdk_write_tsv_file(R, OBS_NAMES[i], out, &eb);
+  } else {
+    /* several observables: BASE.OBS.tsv */
+    size_t blen = strlen(out) - strlen(strrchr(out, '.'));
+    for (int i = 0; i < 3 && e == SDK_OK; i++)
+      if (c->observe & (1u << i)) {
+        char path[4096];
+        snprintf(path, sizeof path, "%.*s.%s.tsv", (int)blen, out, OBS_NAMES[i]);
+        e = sdk_write_tsv_file(R, OBS_NAMES[i], path, &eb);
+        if (e == SDK_OK && !c->quiet) fprintf(stderr, "sdekit: wrote %s\n", path);
+      }
+  }
+  if (e == SDK_OK && !c->quiet) {
+    if (strcmp(out, "-") && (h5 || nobs == 1)) fprintf(stderr, "sdekit: wrote %s\n", out);
+    fprintf(stderr, "sdekit: %s, %.3g path-steps in %.2f s (%.3g steps/s) on %s\n", R->model_name,
+            sdk_run_path_steps(run), sdk_run_seconds(run),
+            sdk_run_path_steps(run) / (sdk_run_seconds(run) > 0 ? sdk_run_seconds(run) : 1),
+            sdk_run_device(run));
+  }
+  sdk_run_destroy(&run);
+  for (int i = 0; i < c->nscan; i++) sdk_scan_free(&c->scan[i]);
+  for (int i = 0; i < c->nset; i++) free((char *)c->set_name[i]);
+  return e == SDK_OK ? 0 : fail(e, &eb);
+}
+
+static int cmd_models(int argc, char **argv) {
+  const char *dirs[8];
+  int nd = sdk_model_dirs(dirs, 8);
+  int shown = 0;
+  printf("built-in models:\n");
+  for (int i = 0; i < nd; i++) {
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "ls '%s' 2>/dev/null", dirs[i]);
+    FILE *ls = popen(cmd, "r");
+    if (!ls) continue;
+    char name[512];
+    while (fgets(name, sizeof name, ls)) {
+      name[strcspn(name, "\n")] = 0;
+      if (!has_suffix(name, ".sde")) continue;
+      char path[5000];
+      snprintf(path, sizeof path, "%s/%s", dirs[i], name);
+      sdk_model *m = NULL;
+      sdk_errbuf eb = {0};
+      if (sdk_model_load(path, &m, &eb) == SDK_OK) {
+        char *vars = sdk_model_var_list(m);
+        printf("  %-20s %s\n  %-20s vars: %s\n", m->name, m->description, "", vars ? vars : "");
+        free(vars);
+        shown++;
+      } else {
+        printf("  %-20s (broken: %s)\n", name, eb.msg);
+      }
+      sdk_model_destroy(&m);
+    }
+    pclose(ls);
+  }
+  if (!shown) printf("  (none found; searched %s)\n", nd ? dirs[0] : "nothing");
+  return 0;
+}
+
+static int cmd_info(int argc, char **argv) {
+  if (argc != 2 || !strcmp(argv[1], "--help")) {
+    if (argc == 2) return printf("usage: sdekit info FILE.h5\n"), 0;
+    return usage_error("usage: sdekit info FILE.h5%s", "");
+  }
+  sdk_errbuf eb = {0};
+  sdk_err e = sdk_h5_info(argv[1], stdout, &eb);
+  return e == SDK_OK ? 0 : fail(e, &eb);
+}
+
+static int cmd_codegen(int argc, char **argv) {
+  cli_run cr;
+  memset(&cr, 0, sizeof cr);
+  sdk_run_config_defaults(&cr.c);
+  int rc = parse_run_options(argc, argv, &cr, 1);
+  if (cr.help) return printf("usage: sdekit codegen MODEL [--backend cpu|cuda] [run options]\n"), 0;
+  if (rc) return rc;
+  sdk_errbuf eb = {0};
+  char *src = NULL;
+  sdk_err e = sdk_run_codegen(&cr.c, !strcmp(cr.c.backend, "cuda"), &src, &eb);
+  if (e != SDK_OK) return fail(e, &eb);
+  fputs(src, stdout);
+  free(src);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fputs(MAIN_HELP, stderr);
+    return 2;
+  }
+  const char *cmd = argv[1];
+  if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+    fputs(MAIN_HELP, stdout);
+    return 0;
+  }
+  if (!strcmp(cmd, "--version")) {
+    printf("sdekit %s\n", SDK_VERSION);
+    return 0;
+  }
+  if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1);
+  if (!strcmp(cmd, "models")) return cmd_models(argc - 1, argv + 1);
+  if (!strcmp(cmd, "info")) return cmd_info(argc - 1, argv + 1);
+  if (!strcmp(cmd, "codegen")) return cmd_codegen(argc - 1, argv + 1);
+  if (!strcmp(cmd, "bench")) return sdk_cli_bench(argc - 1, argv + 1);
+  if (!strcmp(cmd, "compile")) return sdk_cli_compile(argc - 1, argv + 1);
+  if (!strcmp(cmd, "devices")) return sdk_cli_devices(argc - 1, argv + 1);
+  return usage_error("unknown command '%s' (see 'sdekit --help')", cmd);
+}

@@ -1,0 +1,487 @@
+/* sdekit: human-readable summary of an HDF5 result file (sdekit info). */
+#include "io/io.h"
+
+#include <errno.h>
+#include <hdf5.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define INFO_HEAD 5 /* drift table: rows shown at each end of a long table */
+
+/* ---------------- attribute readers (strict about types) ---------------- */
+
+/* Read a scalar string attribute (variable or fixed length) into buf.
+ * Returns 0, or -1 when missing or not a string. */
+static int read_str_attr(hid_t loc, const char *name, char *buf, size_t n) {
+  int ok = -1;
+  buf[0] = 0;
+  if (H5Aexists(loc, name) <= 0) return -1;
+  hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
+  if (a < 0) return -1;
+  hid_t ft = H5Aget_type(a), sp = H5Aget_space(a), mt = -1;
+  if (ft < 0 || sp < 0 || H5Tget_class(ft) != H5T_STRING || H5Sget_simple_extent_npoints(sp) != 1)
+    goto out;
+  if (H5Tis_variable_str(ft) > 0) {
+    char *s = NULL;
+    mt = H5Tcopy(H5T_C_S1);
+    H5Tset_size(mt, H5T_VARIABLE);
+    H5Tset_cset(mt, H5Tget_cset(ft));
+    if (H5Aread(a, mt, &s) >= 0) {
+      snprintf(buf, n, "%s", s ? s : "");
+      ok = 0;
+    }
+    if (s) H5free_memory(s);
+  } else {
+    size_t sz = H5Tget_size(ft);
+    char *tmp = calloc(sz + 1, 1);
+    mt = H5Tcopy(H5T_C_S1);
+    H5Tset_size(mt, sz + 1);
+    H5Tset_strpad(mt, H5T_STR_NULLTERM);
+    if (tmp && H5Aread(a, mt, tmp) >= 0) {
+      snprintf(buf, n, "%s", tmp);
+      ok = 0;
+    }
+    free(tmp);
+  }
+out:
+  if (mt >= 0) H5Tclose(mt);
+  if (ft >= 0) H5Tclose(ft);
+  if (sp >= 0) H5Sclose(sp);
+  H5Aclose(a);
+  return ok;
+}
+
+/* Read a 1-D string array attribute; *out gets n malloc'd strings (free with
+ * free_strs).  Returns the count, or -1 when missing or not strings. */
+static long read_strs_attr(hid_t loc, const char *name, char ***out) {
+  long count = -1;
+  *out = NULL;
+  if (H5Aexists(loc, name) <= 0) return -1;
+  hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
+  if (a < 0) return -1;
+  hid_t ft = H5Aget_type(a), sp = H5Aget_space(a), mt = -1;
+  if (ft < 0 || sp < 0 || H5Tget_class(ft) != H5T_STRING) goto out;
+  hssize_t n = H5Sget_simple_extent_npoints(sp);
+  if (n < 0) goto out;
+  char **res = calloc((size_t)n + 1, sizeof *res);
+  if (!res) goto out;
+  if (H5Tis_variable_str(ft) > 0) {
+    char **raw = calloc((size_t)n + 1, sizeof *raw);
+    mt = H5Tcopy(H5T_C_S1);
+    H5Tset_size(mt, H5T_VARIABLE);
+    H5Tset_cset(mt, H5Tget_cset(ft));
+    if (raw && (n == 0 || H5Aread(a, mt, raw) >= 0)) {
+      for (hssize_t i = 0; i < n; i++)
+        res[i] = strdup(raw[i] ? raw[i] : "");
+      count = (long)n;
+    }
+    for (hssize_t i = 0; raw && i < n; i++)
+      if (raw[i]) H5free_memory(raw[i]);
+    free(raw);
+  } else {
+    size_t sz = H5Tget_size(ft);
+    char *tmp = calloc((size_t)n * (sz + 1) + 1, 1);
+    mt = H5Tcopy(H5T_C_S1);
+    H5Tset_size(mt, sz + 1);
+    H5Tset_strpad(mt, H5T_STR_NULLTERM);
+    if (tmp && (n == 0 || H5Aread(a, mt, tmp) >= 0)) {
+      for (hssize_t i = 0; i < n; i++)
+        res[i] = strdup(tmp + (size_t)i * (sz + 1));
+      count = (long)n;
+    }
+    free(tmp);
+  }
+  for (long i = 0; i < count; i++)
+    if (!res[i]) count = -1; /* strdup failed */
+  if (count < 0) {
+    for (hssize_t i = 0; i < n; i++)
+      free(res[i]);
+    free(res);
+  } else {
+    *out = res;
+  }
+out:
+  if (mt >= 0) H5Tclose(mt);
+  if (ft >= 0) H5Tclose(ft);
+  if (sp >= 0) H5Sclose(sp);
+  H5Aclose(a);
+  return count;
+}
+
+static void free_strs(char **v, long n) {
+  for (long i = 0; v && i < n; i++)
+    free(v[i]);
+  free(v);
+}
+
+/* Read numeric attribute elements (converted to mtype); n = expected count. */
+static int read_num_attr(hid_t loc, const char *name, hid_t mtype, void *buf, hssize_t n) {
+  if (H5Aexists(loc, name) <= 0) return -1;
+  hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
+  if (a < 0) return -1;
+  int ok = -1;
+  hid_t ft = H5Aget_type(a), sp = H5Aget_space(a);
+  H5T_class_t c = ft >= 0 ? H5Tget_class(ft) : H5T_NO_CLASS;
+  if ((c == H5T_INTEGER || c == H5T_FLOAT) && sp >= 0 && H5Sget_simple_extent_npoints(sp) == n &&
+      (n == 0 || H5Aread(a, mtype, buf) >= 0))
+    ok = 0;
+  if (ft >= 0) H5Tclose(ft);
+  if (sp >= 0) H5Sclose(sp);
+  H5Aclose(a);
+  return ok;
+}
+
+static hssize_t attr_npoints(hid_t loc, const char *name) {
+  if (H5Aexists(loc, name) <= 0) return -1;
+  hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
+  if (a < 0) return -1;
+  hid_t sp = H5Aget_space(a);
+  hssize_t n = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
+  if (sp >= 0) H5Sclose(sp);
+  H5Aclose(a);
+  return n;
+}
+
+/* Read a whole numeric dataset as doubles; *n gets the element count.
+ * Returns a malloc'd array (possibly of 0 elements) or NULL. */
+static double *read_dset_f64(hid_t loc, const char *name, hssize_t *n) {
+  *n = -1;
+  if (H5Lexists(loc, name, H5P_DEFAULT) <= 0) return NULL;
+  hid_t d = H5Dopen2(loc, name, H5P_DEFAULT);
+  if (d < 0) return NULL;
+  double *buf = NULL;
+  hid_t sp = H5Dget_space(d), ft = H5Dget_type(d);
+  H5T_class_t c = ft >= 0 ? H5Tget_class(ft) : H5T_NO_CLASS;
+  hssize_t np = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
+  if ((c == H5T_FLOAT || c == H5T_INTEGER) && np >= 0) {
+    buf = malloc(((size_t)np + 1) * sizeof *buf);
+    if (buf && np > 0 && H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+      free(buf);
+      buf = NULL;
+    }
+    if (buf) *n = np;
+  }
+  if (ft >= 0) H5Tclose(ft);
+  if (sp >= 0) H5Sclose(sp);
+  H5Dclose(d);
+  return buf;
+}
+
+/* ---------------- dataset listing ---------------- */
+
+typedef struct listing {
+  FILE *out;
+} listing;
+
+static void type_name(hid_t t, char *buf, size_t n) {
+  size_t sz = H5Tget_size(t);
+  switch (H5Tget_class(t)) {
+  case H5T_FLOAT: snprintf(buf, n, "float%zu", sz * 8); break;
+  case H5T_INTEGER:
+    snprintf(buf, n, "%sint%zu", H5Tget_sign(t) == H5T_SGN_NONE ? "u" : "", sz * 8);
+    break;
+  case H5T_STRING: snprintf(buf, n, "string"); break;
+  default: snprintf(buf, n, "other"); break;
+  }
+}
+
+static herr_t list_one(hid_t loc, const char *name, const H5L_info_t *info, void *data) {
+  listing *ls = data;
+  (void)info;
+  hid_t o = H5Oopen(loc, name, H5P_DEFAULT);
+  if (o < 0) return 0; /* dangling or external link: skip */
+  if (H5Iget_type(o) == H5I_DATASET) {
+    hid_t sp = H5Dget_space(o), t = H5Dget_type(o);
+    char tn[32] = "?", shape[128] = "?";
+    if (t >= 0) type_name(t, tn, sizeof tn);
+    if (sp >= 0) {
+      hsize_t dims[H5S_MAX_RANK];
+      int rank = H5Sget_simple_extent_dims(sp, dims, NULL);
+      if (rank == 0) {
+        snprintf(shape, sizeof shape, "scalar");
+      } else if (rank > 0) {
+        size_t at = 0;
+        shape[at++] = '[';
+        for (int i = 0; i < rank && at < sizeof shape - 24; i++)
+          at += (size_t)snprintf(shape + at, sizeof shape - at, "%s%llu", i ? " x " : "",
+                                 (unsigned long long)dims[i]);
+        snprintf(shape + at, sizeof shape - at, "]");
+      }
+    }
+    fprintf(ls->out, "  /%-28s %-8s %s\n", name, tn, shape);
+    if (t >= 0) H5Tclose(t);
+    if (sp >= 0) H5Sclose(sp);
+  }
+  H5Oclose(o);
+  return 0;
+}
+
+/* ---------------- summary ---------------- */
+
+typedef struct axis_info {
+  char *name;
+  double *values;
+  hssize_t n;
+} axis_info;
+
+static sdk_err fail_format(sdk_errbuf *eb, const char *path, const char *why) {
+  return SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s' is not an sdekit result file (%s)", path, why);
+}
+
+static void print_str(FILE *out, hid_t root, const char *label, const char *attr) {
+  char buf[1024];
+  if (read_str_attr(root, attr, buf, sizeof buf) == 0)
+    fprintf(out, "%-12s %s\n", label, buf);
+  else
+    fprintf(out, "%-12s ?\n", label);
+}
+
+/* Rows of the drift table: all, or the first and last INFO_HEAD. */
+static int drift_row_shown(int64_t k, int64_t ngrid) {
+  return ngrid <= 2 * INFO_HEAD + 2 || k < INFO_HEAD || k >= ngrid - INFO_HEAD;
+}
+
+static void fmt_num(char *buf, const char *fmt, double x) {
+  if (isnan(x))
+    snprintf(buf, 32, "nan");
+  else
+    snprintf(buf, 32, fmt, x);
+}
+
+static void print_drift(FILE *out, hid_t file, const axis_info *ax, int nax, int64_t ngrid) {
+  hssize_t nv, ne;
+  char vname[256] = "?", b[32];
+  double *val = read_dset_f64(file, "drift/value", &nv);
+  double *err = read_dset_f64(file, "drift/error", &ne);
+  hid_t g = H5Gopen2(file, "drift", H5P_DEFAULT);
+  if (g >= 0) {
+    read_str_attr(g, "var", vname, sizeof vname);
+    H5Gclose(g);
+  }
+  if (!val || !err || nv != ngrid || ne != ngrid) {
+    fprintf(out, "drift: (unreadable or of the wrong size)\n");
+    goto out;
+  }
+  /* column widths from the rows shown */
+  int w[SDK_MAX_SCAN];
+  for (int i = 0; i < nax; i++) {
+    w[i] = (int)strlen(ax[i].name);
+    for (hssize_t k = 0; k < ax[i].n; k++) {
+      int len = (int)strlen(sdk_fmt_exact(b, ax[i].values[k]));
+      if (len > w[i]) w[i] = len;
+    }
+  }
+  fprintf(out, "drift of %s:\n ", vname);
+  for (int i = 0; i < nax; i++)
+    fprintf(out, " %*s", w[i], ax[i].name);
+  fprintf(out, " %15s %10s\n", "drift", "error");
+  for (int64_t k = 0; k < ngrid; k++) {
+    if (!drift_row_shown(k, ngrid)) {
+      if (k == INFO_HEAD) fprintf(out, "  ... (%lld more)\n", (long long)(ngrid - 2 * INFO_HEAD));
+      continue;
+    }
+    int64_t idx[SDK_MAX_SCAN] = {0};
+    if (nax == 2) {
+      idx[0] = k / ax[1].n;
+      idx[1] = k % ax[1].n;
+    } else if (nax == 1) {
+      idx[0] = k;
+    }
+    fputc(' ', out);
+    for (int i = 0; i < nax; i++)
+      fprintf(out, " %*s", w[i], sdk_fmt_exact(b, ax[i].values[idx[i]]));
+    fmt_num(b, "%.8g", val[k]);
+    fprintf(out, " %15s", b);
+    fmt_num(b, "%.3g", err[k]);
+    fprintf(out, " %10s\n", b);
+  }
+out:
+  free(val);
+  free(err);
+}
+
+sdk_err sdk_h5_info(const char *path, FILE *out, sdk_errbuf *eb) {
+  sdk_err e = SDK_OK;
+  char buf[1024], b1[32], b2[32];
+  hid_t fapl = -1, file = -1, sg = -1;
+  char **vars = NULL, **pnames = NULL, **axes = NULL;
+  long nvars = -1, npn = -1, nax = -1;
+  double *pvals = NULL, *dt = NULL;
+  axis_info ax[SDK_MAX_SCAN] = {{0}};
+
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  FILE *probe = fopen(path, "rb");
+  if (!probe) {
+    int err = errno;
+    return SDK_FAIL(eb, SDK_ERR_IO, "cannot read '%s': %s", path, strerror(err));
+  }
+  fclose(probe);
+  if (H5Fis_hdf5(path) <= 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s' is not an HDF5 file", path);
+  }
+  if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 || H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0 ||
+      (file = H5Fopen(path, H5F_ACC_RDONLY, fapl)) < 0) {
+    e = SDK_FAIL(eb, SDK_ERR_FORMAT, "cannot open '%s' as an HDF5 file", path);
+    goto out;
+  }
+
+  /* Identify the file. */
+  int64_t fv = 0;
+  if (read_str_attr(file, "format", buf, sizeof buf) != 0 || strcmp(buf, "sdekit") != 0) {
+    e = fail_format(eb, path, "no format = \"sdekit\" attribute");
+    goto out;
+  }
+  if (read_num_attr(file, "format_version", H5T_NATIVE_INT64, &fv, 1) != 0 || fv < 1) {
+    e = fail_format(eb, path, "no valid format_version attribute");
+    goto out;
+  }
+  if (fv > SDK_H5_FORMAT_VERSION) {
+    e = SDK_FAIL(eb, SDK_ERR_FORMAT,
+                 "'%s' was written by a newer sdekit (format %lld; this one reads up to %d)", path,
+                 (long long)fv, SDK_H5_FORMAT_VERSION);
+    goto out;
+  }
+
+  /* Scan axes and time steps: needed to make sense of everything else. */
+  if (H5Lexists(file, "scan", H5P_DEFAULT) <= 0 || (sg = H5Gopen2(file, "scan", H5P_DEFAULT)) < 0) {
+    e = fail_format(eb, path, "no scan group");
+    goto out;
+  }
+  nax = read_strs_attr(sg, "axes", &axes);
+  if (nax < 0 || nax > SDK_MAX_SCAN) {
+    e = fail_format(eb, path, "bad scan/axes attribute");
+    goto out;
+  }
+  int64_t ngrid = 1;
+  for (long i = 0; i < nax; i++) {
+    ax[i].name = axes[i];
+    ax[i].values = read_dset_f64(sg, axes[i], &ax[i].n);
+    if (!ax[i].values || ax[i].n < 1) {
+      e = fail_format(eb, path, "missing or empty scan axis dataset");
+      goto out;
+    }
+    ngrid *= ax[i].n;
+  }
+  hssize_t ndt;
+  dt = read_dset_f64(sg, "dt", &ndt);
+  if (!dt || ndt != ngrid) {
+    e = fail_format(eb, path, "missing scan/dt or of the wrong size");
+    goto out;
+  }
+
+  /* Settings. */
+  fprintf(out, "%-12s %s\n", "file:", path);
+  if (read_str_attr(file, "version", buf, sizeof buf) != 0) snprintf(buf, sizeof buf, "?");
+  fprintf(out, "%-12s sdekit %s (format %lld)\n", "written by:", buf, (long long)fv);
+  {
+    char name[256], mpath[512];
+    if (read_str_attr(file, "model_name", name, sizeof name) != 0) snprintf(name, sizeof name, "?");
+    if (read_str_attr(file, "model_path", mpath, sizeof mpath) == 0 && mpath[0])
+      fprintf(out, "%-12s %s (%s)\n", "model:", name, mpath);
+    else
+      fprintf(out, "%-12s %s\n", "model:", name);
+  }
+  print_str(out, file, "command:", "command_line");
+  print_str(out, file, "scheme:", "scheme");
+  print_str(out, file, "precision:", "precision");
+  print_str(out, file, "backend:", "backend");
+  int64_t i64 = 0, nsteps = 0, trans = 0, every = 0, spp = 0;
+  uint64_t seed = 0;
+  double period = 0;
+  if (read_num_attr(file, "paths", H5T_NATIVE_INT64, &i64, 1) == 0)
+    fprintf(out, "%-12s %lld per grid point\n", "paths:", (long long)i64);
+  if (read_num_attr(file, "seed", H5T_NATIVE_UINT64, &seed, 1) == 0)
+    fprintf(out, "%-12s %llu\n", "seed:", (unsigned long long)seed);
+  double dmin = dt[0], dmax = dt[0];
+  for (int64_t k = 1; k < ngrid; k++) {
+    if (dt[k] < dmin) dmin = dt[k];
+    if (dt[k] > dmax) dmax = dt[k];
+  }
+  if (dmin == dmax)
+    fprintf(out, "%-12s %s\n", "dt:", sdk_fmt_exact(b1, dmin));
+  else
+    fprintf(out, "%-12s %s .. %s (per grid point)\n", "dt:", sdk_fmt_exact(b1, dmin),
+            sdk_fmt_exact(b2, dmax));
+  if (read_num_attr(file, "nsteps", H5T_NATIVE_INT64, &nsteps, 1) == 0) {
+    fprintf(out, "%-12s %lld", "steps:", (long long)nsteps);
+    if (read_num_attr(file, "transient_steps", H5T_NATIVE_INT64, &trans, 1) == 0)
+      fprintf(out, " (transient %lld", (long long)trans);
+    else
+      fprintf(out, " (");
+    if (read_num_attr(file, "sample_every", H5T_NATIVE_INT64, &every, 1) == 0)
+      fprintf(out, ", sample every %lld", (long long)every);
+    fprintf(out, ")\n");
+  }
+  if (read_num_attr(file, "period", H5T_NATIVE_DOUBLE, &period, 1) == 0 && period > 0) {
+    read_num_attr(file, "spp", H5T_NATIVE_INT64, &spp, 1);
+    fprintf(out, "%-12s %s (%lld steps per period)\n", "period:", sdk_fmt_exact(b1, period),
+            (long long)spp);
+  }
+  nvars = read_strs_attr(file, "var_names", &vars);
+  if (nvars >= 0) {
+    fprintf(out, "%-12s", "variables:");
+    for (long v = 0; v < nvars; v++)
+      fprintf(out, " %s", vars[v]);
+    fputc('\n', out);
+  }
+  npn = read_strs_attr(file, "param_names", &pnames);
+  if (npn > 0 && attr_npoints(file, "param_values") == npn) {
+    pvals = malloc((size_t)npn * sizeof *pvals);
+    if (pvals && read_num_attr(file, "param_values", H5T_NATIVE_DOUBLE, pvals, npn) == 0) {
+      fprintf(out, "%-12s", "parameters:");
+      for (long p = 0; p < npn; p++) {
+        int scanned = 0;
+        for (long i = 0; i < nax; i++)
+          scanned |= strcmp(axes[i], pnames[p]) == 0;
+        fprintf(out, " %s=%s%s", pnames[p], scanned ? "(scanned)" : sdk_fmt_exact(b1, pvals[p]),
+                p + 1 < npn ? "," : "");
+      }
+      fputc('\n', out);
+    }
+  }
+  if (nax == 0) fprintf(out, "%-12s none\n", "scans:");
+  for (long i = 0; i < nax; i++) {
+    hid_t d = H5Dopen2(sg, axes[i], H5P_DEFAULT);
+    double start = ax[i].values[0], stop = ax[i].values[ax[i].n - 1];
+    int64_t lg = 0;
+    if (d >= 0) {
+      read_num_attr(d, "start", H5T_NATIVE_DOUBLE, &start, 1);
+      read_num_attr(d, "stop", H5T_NATIVE_DOUBLE, &stop, 1);
+      read_num_attr(d, "log", H5T_NATIVE_INT64, &lg, 1);
+      H5Dclose(d);
+    }
+    fprintf(out, "%-12s %s: %s .. %s, n=%lld, %s\n", i == 0 ? "scans:" : "", axes[i],
+            sdk_fmt_exact(b1, start), sdk_fmt_exact(b2, stop), (long long)ax[i].n,
+            lg ? "log" : "linear");
+  }
+
+  /* Every dataset, with its shape. */
+  fprintf(out, "datasets:\n");
+  listing ls = {out};
+  if (H5Lvisit(file, H5_INDEX_NAME, H5_ITER_INC, list_one, &ls) < 0) {
+    e = SDK_FAIL(eb, SDK_ERR_FORMAT, "cannot list the contents of '%s'", path);
+    goto out;
+  }
+  if (H5Lexists(file, "drift", H5P_DEFAULT) > 0) print_drift(out, file, ax, (int)nax, ngrid);
+
+  if (fflush(out) != 0 || ferror(out)) {
+    int err = errno;
+    e = SDK_FAIL(eb, SDK_ERR_IO, "cannot write the summary of '%s': %s", path,
+                 err ? strerror(err) : "write error");
+  }
+out:
+  for (int i = 0; i < SDK_MAX_SCAN; i++)
+    free(ax[i].values);
+  free_strs(axes, nax);
+  free_strs(vars, nvars);
+  free_strs(pnames, npn);
+  free(pvals);
+  free(dt);
+  if (sg >= 0) H5Gclose(sg);
+  if (file >= 0) H5Fclose(file);
+  if (fapl >= 0) H5Pclose(fapl);
+  H5Eclear2(H5E_DEFAULT);
+  return e;
+}

@@ -1,0 +1,80 @@
+/* sdekit: writing results (HDF5, gnuplot-ready TSV) and summarising result files.
+ *
+ * HDF5 layout written by sdk_write_h5 (format_version 1).  "grid..." is the
+ * grid shape: no dimensions when nscan == 0, [n0] or [n0, n1] (axis 0 slowest,
+ * as in sdk_results).  Floating point is IEEE f64 little-endian, integers
+ * i64/u64 little-endian, strings variable-length UTF-8.
+ *
+ *   /                          attributes: format ("sdekit"), format_version (1),
+ *                              version, model_name, model_path, model_text,
+ *                              scheme, precision, backend, seed (u64), paths,
+ *                              period, spp, nsteps, transient_steps,
+ *                              sample_every, command_line, var_names (string
+ *                              array), param_names (string array),
+ *                              param_values (f64 array)
+ *   /scan/                     attribute axes: scanned parameter names in
+ *                              dimension order (empty array when nscan == 0)
+ *   /scan/<param>              [n] scan values; attributes start, stop, n, log
+ *   /scan/dt                   [grid...] time step per grid point
+ *   /drift/value, /drift/error [grid...]; attribute var (also on /drift)
+ *   /moments/step              [nsamples] step index of each sample
+ *   /moments/t                 [grid..., nsamples] step * dt
+ *   /moments/mean_<var>        [grid..., nsamples]
+ *   /moments/var_<var>         [grid..., nsamples]
+ *   /hist/<var>/density        [grid..., bins]
+ *   /hist/<var>/lo, hi         [grid...] histogram range
+ *   /hist/<var>/underflow, overflow  [grid...] (u64; only when given)
+ *
+ * Groups whose arrays are NULL in sdk_results are not written.  Identical
+ * inputs give byte-identical files (no timestamps, fixed library-version
+ * bounds).  Files are written to a temporary next to the target and renamed
+ * into place only on success.
+ */
+#ifndef SDK_IO_H
+#define SDK_IO_H
+
+#include <stdio.h>
+
+#include "core/error.h"
+#include "sim/results.h"
+
+#define SDK_H5_FORMAT_VERSION 1
+
+/* Write all results to an HDF5 file at path (atomically replaced). */
+sdk_err sdk_write_h5(const sdk_results *r, const char *path, sdk_errbuf *eb);
+
+/* Write one observable ("drift", "moments" or "hist") as tab-separated text
+ * for gnuplot.  SDK_ERR_USAGE for an unknown observable or one that was not
+ * computed; SDK_ERR_IO when writing to f fails. */
+sdk_err sdk_write_tsv(const sdk_results *r, const char *obs, FILE *f, sdk_errbuf *eb);
+
+/* Same, to a file (temporary + rename) or to stdout when path is "-". */
+sdk_err sdk_write_tsv_file(const sdk_results *r, const char *obs, const char *path, sdk_errbuf *eb);
+
+/* Print a human-readable summary of an sdekit HDF5 result file.
+ * SDK_ERR_IO when it cannot be read, SDK_ERR_FORMAT when it is not HDF5 or
+ * not an sdekit result file. */
+sdk_err sdk_h5_info(const char *path, FILE *out, sdk_errbuf *eb);
+
+/* ---- shared by the writers (src/io) ---- */
+
+/* A temporary file "<path>.tmp.XXXXXX" in the target's directory. */
+typedef struct sdk_tmpout {
+  char *tmp;        /* temporary file name (malloc'd) */
+  const char *path; /* final name */
+  int fd;           /* open descriptor from mkstemp, or -1 once handed off */
+} sdk_tmpout;
+
+/* Create the temporary (mode 0666 & ~umask, like a plain fopen would give). */
+sdk_err sdk_tmpout_open(sdk_tmpout *t, const char *path, sdk_errbuf *eb);
+/* Flush to disk and rename onto the final name; on failure the temporary is
+ * removed.  Releases t either way.  t->fd must already be closed (-1). */
+sdk_err sdk_tmpout_commit(sdk_tmpout *t, sdk_errbuf *eb);
+/* Remove the temporary and release t (safe to call twice). */
+void sdk_tmpout_abort(sdk_tmpout *t);
+
+/* Shortest of %.15g/%.16g/%.17g that reads back as exactly x; NaN as "nan".
+ * buf must hold at least 32 chars; returns buf. */
+char *sdk_fmt_exact(char *buf, double x);
+
+#endif

@@ -1,0 +1,325 @@
+/* sdekit: gnuplot-ready TSV output, and the temporary-file helpers shared by
+ * the writers.
+ *
+ * Number formats.  Everything computed from the run (drift, errors, means,
+ * variances, densities) and the derived coordinates (times t = step * dt,
+ * bin edges) are printed with %.10g: the statistics carry Monte-Carlo
+ * errors many orders of magnitude above 1e-10 relative, and adjacent times
+ * or bin edges stay distinct unless there are more than ~1e9 of them, so
+ * ten digits lose nothing that means anything and keep the files readable.
+ * The values the user chose (scan values, dt, fixed parameters, period)
+ * are printed with the shortest of %.15g/%.16g/%.17g that reads back as the
+ * identical double (sdk_fmt_exact): they identify grid points, so a value
+ * read from the TSV must compare equal to the one in the HDF5 file and the
+ * one the run used, yet 0.1 still prints as "0.1" (%.17g would give
+ * 0.10000000000000001).  NaN always prints as "nan" (never "-nan"), so the
+ * output is byte-identical for identical inputs.  The C locale is assumed
+ * (decimal point '.').
+ */
+#include "io/io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---------------- temporary output file ---------------- */
+
+sdk_err sdk_tmpout_open(sdk_tmpout *t, const char *path, sdk_errbuf *eb) {
+  static const char suffix[] = ".tmp.XXXXXX";
+  t->tmp = NULL;
+  t->path = path;
+  t->fd = -1;
+  if (!path || !path[0]) return SDK_FAIL(eb, SDK_ERR_IO, "cannot write '': empty file name");
+  size_t n = strlen(path);
+  t->tmp = malloc(n + sizeof suffix);
+  if (!t->tmp) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory writing '%s'", path);
+  memcpy(t->tmp, path, n);
+  memcpy(t->tmp + n, suffix, sizeof suffix);
+  t->fd = mkstemp(t->tmp);
+  if (t->fd < 0) {
+    int err = errno;
+    free(t->tmp);
+    t->tmp = NULL;
+    return SDK_FAIL(eb, SDK_ERR_IO, "cannot write '%s': %s", path, strerror(err));
+  }
+  /* mkstemp creates mode 0600; give the file the permissions a plain
+   * creat() would (reading the umask needs setting it: restore at once). */
+  mode_t mask = umask(0);
+  umask(mask);
+  if (fchmod(t->fd, 0666 & ~mask) != 0) {
+    int err = errno;
+    sdk_tmpout_abort(t);
+    return SDK_FAIL(eb, SDK_ERR_IO, "cannot write '%s': %s", path, strerror(err));
+  }
+  return SDK_OK;
+}
+
+void sdk_tmpout_abort(sdk_tmpout *t) {
+  if (t->fd >= 0) close(t->fd);
+  t->fd = -1;
+  if (t->tmp) unlink(t->tmp);
+  free(t->tmp);
+  t->tmp = NULL;
+}
+
+sdk_err sdk_tmpout_commit(sdk_tmpout *t, sdk_errbuf *eb) {
+  int err = 0;
+  if (t->fd >= 0) {
+    close(t->fd);
+    t->fd = -1;
+  }
+  /* Data on disk before the name points at it: a crash leaves the old file
+   * or the new one, never a truncated one. */
+  int fd = open(t->tmp, O_RDONLY);
+  if (fd < 0 || fsync(fd) != 0) err = errno;
+  if (fd >= 0) close(fd);
+  if (!err && rename(t->tmp, t->path) != 0) err = errno;
+  if (err) {
+    sdk_tmpout_abort(t);
+    return SDK_FAIL(eb, SDK_ERR_IO, "cannot write '%s': %s", t->path, strerror(err));
+  }
+  free(t->tmp);
+  t->tmp = NULL;
+  return SDK_OK;
+}
+
+/* ---------------- number formatting ---------------- */
+
+char *sdk_fmt_exact(char *buf, double x) {
+  if (isnan(x)) {
+    strcpy(buf, "nan");
+    return buf;
+  }
+  for (int p = 15; p <= 17; p++) {
+    snprintf(buf, 32, "%.*g", p, x);
+    if (strtod(buf, NULL) == x) break;
+  }
+  return buf;
+}
+
+static char *fmt_stat(char *buf, double x) {
+  if (isnan(x))
+    strcpy(buf, "nan");
+  else
+    snprintf(buf, 32, "%.10g", x);
+  return buf;
+}
+
+/* ---------------- TSV ---------------- */
+
+static int is_scanned(const sdk_results *r, const char *name) {
+  for (int i = 0; i < r->nscan; i++)
+    if (strcmp(r->scan[i].name, name) == 0) return 1;
+  return 0;
+}
+
+static const char *str_or(const char *s, const char *dflt) {
+  return s && s[0] ? s : dflt;
+}
+
+static void write_settings(const sdk_results *r, const char *obs, FILE *f) {
+  char b1[32], b2[32];
+  fprintf(f, "# sdekit: %s\n", str_or(r->version, "?"));
+  fprintf(f, "# observable: %s\n", obs);
+  fprintf(f, "# model: %s", str_or(r->model_name, "?"));
+  if (r->model_path && r->model_path[0]) fprintf(f, " (%s)", r->model_path);
+  fputc('\n', f);
+  fprintf(f, "# scheme: %s\n", str_or(r->scheme, "?"));
+  fprintf(f, "# precision: %s\n", str_or(r->precision, "?"));
+  fprintf(f, "# backend: %s\n", str_or(r->backend, "?"));
+  fprintf(f, "# paths: %lld\n", (long long)r->paths);
+  fprintf(f, "# seed: %llu\n", (unsigned long long)r->seed);
+  int same_dt = 1;
+  for (int64_t g = 1; g < r->ngrid; g++)
+    if (r->dt[g] != r->dt[0]) same_dt = 0;
+  if (same_dt)
+    fprintf(f, "# dt: %s\n", sdk_fmt_exact(b1, r->dt[0]));
+  else
+    fprintf(f, "# dt: per grid point\n");
+  fprintf(f, "# steps: %lld\n", (long long)r->nsteps);
+  fprintf(f, "# transient_steps: %lld\n", (long long)r->transient_steps);
+  fprintf(f, "# sample_every: %lld\n", (long long)r->sample_every);
+  if (r->period > 0)
+    fprintf(f, "# period: %s (%lld steps per period)\n", sdk_fmt_exact(b1, r->period),
+            (long long)r->spp);
+  for (int p = 0; p < r->nparams; p++)
+    if (!is_scanned(r, r->param_names[p]))
+      fprintf(f, "# param %s: %s\n", r->param_names[p], sdk_fmt_exact(b1, r->param_values[p]));
+  for (int i = 0; i < r->nscan; i++)
+    fprintf(f, "# scan %s: %s .. %s, n=%lld, %s\n", r->scan[i].name,
+            sdk_fmt_exact(b1, r->scan[i].start), sdk_fmt_exact(b2, r->scan[i].stop),
+            (long long)r->scan[i].n, r->scan[i].log ? "log" : "linear");
+}
+
+/* Header line: scan names, then the given columns (tab-separated). */
+static void write_header_start(const sdk_results *r, FILE *f) {
+  fputs("# ", f);
+  for (int i = 0; i < r->nscan; i++)
+    fprintf(f, "%s\t", r->scan[i].name);
+}
+
+/* Scan coordinates of grid point g, each followed by a tab. */
+static void write_coords(const sdk_results *r, int64_t g, FILE *f) {
+  char b[32];
+  int64_t idx[SDK_MAX_SCAN] = {0};
+  if (r->nscan == 2) {
+    idx[0] = g / r->scan[1].n;
+    idx[1] = g % r->scan[1].n;
+  } else if (r->nscan == 1) {
+    idx[0] = g;
+  }
+  for (int i = 0; i < r->nscan; i++) {
+    fputs(sdk_fmt_exact(b, r->scan[i].values[idx[i]]), f);
+    fputc('\t', f);
+  }
+}
+
+static void write_drift(const sdk_results *r, FILE *f) {
+  char b1[32], b2[32];
+  const char *vn = r->var_names[r->drift_var];
+  fprintf(f, "# drift of: %s\n", vn);
+  write_header_start(r, f);
+  fprintf(f, "drift_%s\tdrift_%s_err\n", vn, vn);
+  for (int64_t g = 0; g < r->ngrid; g++) {
+    /* 2-D scan: a blank line whenever the axis-0 value changes (splot). */
+    if (r->nscan == 2 && g > 0 && g % r->scan[1].n == 0) fputc('\n', f);
+    write_coords(r, g, f);
+    fprintf(f, "%s\t%s\n", fmt_stat(b1, r->drift[g]), fmt_stat(b2, r->drift_err[g]));
+  }
+}
+
+static void write_moments(const sdk_results *r, FILE *f) {
+  char b[32];
+  int64_t ns = r->nsamples, nv = r->nvars;
+  write_header_start(r, f);
+  fputs("t", f);
+  for (int64_t v = 0; v < nv; v++)
+    fprintf(f, "\tmean_%s\tvar_%s", r->var_names[v], r->var_names[v]);
+  fputc('\n', f);
+  for (int64_t g = 0; g < r->ngrid; g++) {
+    if (g > 0) fputc('\n', f);
+    for (int64_t s = 0; s < ns; s++) {
+      write_coords(r, g, f);
+      fputs(fmt_stat(b, (double)r->sample_step[s] * r->dt[g]), f);
+      for (int64_t v = 0; v < nv; v++) {
+        fprintf(f, "\t%s", fmt_stat(b, r->mean[(g * ns + s) * nv + v]));
+        fprintf(f, "\t%s", fmt_stat(b, r->var[(g * ns + s) * nv + v]));
+      }
+      fputc('\n', f);
+    }
+  }
+}
+
+/* Edge e (0..bins) of the histogram [lo, hi]: the last one is hi exactly. */
+static double bin_edge(double lo, double hi, int64_t e, int64_t bins) {
+  return e == bins ? hi : lo + (hi - lo) * ((double)e / (double)bins);
+}
+
+static void write_hist(const sdk_results *r, FILE *f) {
+  char b1[32], b2[32], b3[32];
+  int64_t nb = r->bins, nv = r->nvars;
+  for (int64_t v = 0; v < nv; v++) {
+    const char *vn = r->var_names[v];
+    if (v > 0) fputs("\n\n", f); /* next gnuplot index */
+    fprintf(f, "# hist of: %s (index %lld)\n", vn, (long long)v);
+    if (r->hist_under || r->hist_over) {
+      unsigned long long under = 0, over = 0;
+      for (int64_t g = 0; g < r->ngrid; g++) {
+        if (r->hist_under) under += r->hist_under[g * nv + v];
+        if (r->hist_over) over += r->hist_over[g * nv + v];
+      }
+      fprintf(f, "# outside the range (paths, all grid points): %llu below, %llu above\n", under,
+              over);
+    }
+    write_header_start(r, f);
+    fprintf(f, "%s_lo\t%s_hi\tdensity\n", vn, vn);
+    for (int64_t g = 0; g < r->ngrid; g++) {
+      if (g > 0) fputc('\n', f);
+      double lo = r->hist_lo[g * nv + v], hi = r->hist_hi[g * nv + v];
+      for (int64_t k = 0; k < nb; k++) {
+        write_coords(r, g, f);
+        fprintf(f, "%s\t%s\t%s\n", fmt_stat(b1, bin_edge(lo, hi, k, nb)),
+                fmt_stat(b2, bin_edge(lo, hi, k + 1, nb)),
+                fmt_stat(b3, r->density[(g * nv + v) * nb + k]));
+      }
+    }
+  }
+}
+
+static sdk_err tsv_write(const sdk_results *r, const char *obs, FILE *f, const char *name,
+                         sdk_errbuf *eb) {
+  enum { DRIFT, MOMENTS, HIST } kind;
+  int have;
+  if (!obs) obs = "";
+  if (strcmp(obs, "drift") == 0) {
+    kind = DRIFT;
+    have = r->drift && r->drift_err && r->drift_var >= 0 && r->drift_var < r->nvars;
+  } else if (strcmp(obs, "moments") == 0) {
+    kind = MOMENTS;
+    have = r->mean && r->var && (r->nsamples == 0 || r->sample_step);
+  } else if (strcmp(obs, "hist") == 0) {
+    kind = HIST;
+    have = r->density && r->hist_lo && r->hist_hi && r->bins > 0;
+  } else {
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "unknown observable '%s' for TSV output (expected drift, moments or hist)",
+                    obs);
+  }
+  if (!have)
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "observable '%s' was not computed in this run", obs);
+  if (!r->dt || r->ngrid < 1 || r->nscan < 0 || r->nscan > SDK_MAX_SCAN || !r->var_names)
+    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "writing %s: incomplete results", name);
+
+  errno = 0;
+  write_settings(r, obs, f);
+  switch (kind) {
+  case DRIFT: write_drift(r, f); break;
+  case MOMENTS: write_moments(r, f); break;
+  case HIST: write_hist(r, f); break;
+  }
+  if (fflush(f) != 0 || ferror(f)) {
+    int err = errno;
+    return SDK_FAIL(eb, SDK_ERR_IO, "cannot write %s: %s", name,
+                    err ? strerror(err) : "write error");
+  }
+  return SDK_OK;
+}
+
+sdk_err sdk_write_tsv(const sdk_results *r, const char *obs, FILE *f, sdk_errbuf *eb) {
+  return tsv_write(r, obs, f, "TSV output", eb);
+}
+
+sdk_err sdk_write_tsv_file(const sdk_results *r, const char *obs, const char *path,
+                           sdk_errbuf *eb) {
+  char name[1024];
+  if (path && strcmp(path, "-") == 0) return tsv_write(r, obs, stdout, "to standard output", eb);
+
+  sdk_tmpout t;
+  SDK_CHECK(sdk_tmpout_open(&t, path, eb));
+  snprintf(name, sizeof name, "'%s'", path);
+  FILE *f = fdopen(t.fd, "w");
+  if (!f) {
+    int err = errno;
+    sdk_tmpout_abort(&t);
+    return SDK_FAIL(eb, SDK_ERR_IO, "cannot write '%s': %s", path, strerror(err));
+  }
+  t.fd = -1; /* owned by f now */
+  sdk_err e = tsv_write(r, obs, f, name, eb);
+  if (e == SDK_OK && fsync(fileno(f)) != 0) {
+    int err = errno;
+    e = SDK_FAIL(eb, SDK_ERR_IO, "cannot write '%s': %s", path, strerror(err));
+  }
+  if (fclose(f) != 0 && e == SDK_OK) {
+    int err = errno;
+    e = SDK_FAIL(eb, SDK_ERR_IO, "cannot write '%s': %s", path, strerror(err));
+  }
+  if (e != SDK_OK) {
+    sdk_tmpout_abort(&t);
+    return e;
+  }
+  return sdk_tmpout_commit(&t, eb);
+}

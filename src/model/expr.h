@@ -1,0 +1,71 @@
+/* sdekit: expressions of model files.
+ *
+ * Model expressions are the arithmetic subset of C: numbers, names,
+ * calls of C math functions, unary - + !, binary * / % + - < <= > >= == !=
+ * && ||, the conditional ?:, and parentheses.  They are parsed (so unknown
+ * names and syntax errors are reported with the model file's line before any
+ * compiler runs), evaluated on the host (period, checks), and re-emitted as
+ * C/CUDA for the chosen precision: every literal becomes floating point of
+ * the kernel's type (1/2 is 0.5, not C's integer 0) and every function its
+ * single- or double-precision version (sinf or sin).  '%' is fmod and '^'
+ * is rejected (C would read it as xor; write pow(a,b)).
+ */
+#ifndef SDK_EXPR_H
+#define SDK_EXPR_H
+
+#include "core/error.h"
+#include "core/strbuf.h"
+
+typedef enum { SDK_E_NUM, SDK_E_SYM, SDK_E_CALL, SDK_E_UNARY, SDK_E_BINARY, SDK_E_COND } sdk_ekind;
+
+/* What a name refers to; filled in by the resolver. */
+typedef enum {
+  SDK_SYM_UNRESOLVED = 0,
+  SDK_SYM_VAR,   /* state variable */
+  SDK_SYM_PARAM, /* model parameter */
+  SDK_SYM_TIME,  /* t */
+  SDK_SYM_CONST, /* pi, e */
+  SDK_SYM_OTHER  /* resolver-defined (e.g. mean-field averages) */
+} sdk_symkind;
+
+typedef struct sdk_expr {
+  sdk_ekind kind;
+  int op;           /* operator token for unary/binary ('+', 'L' for <=, ...) */
+  double num;       /* SDK_E_NUM value; SDK_SYM_CONST value */
+  char *name;       /* SDK_E_SYM / SDK_E_CALL name */
+  sdk_symkind sym;
+  int index;        /* index of the var/param */
+  int nargs;
+  struct sdk_expr *arg[3]; /* operands / call arguments (at most 3) */
+} sdk_expr;
+
+/* Parse text.  On error: message "LOCATION: ..." where LOCATION is given by
+ * the caller (e.g. "ou.sde:12 [drift] x"), SDK_ERR_MODEL. */
+sdk_err sdk_expr_parse(const char *text, const char *where, sdk_expr **out, sdk_errbuf *eb);
+void sdk_expr_destroy(sdk_expr **e);
+
+/* Resolve every name with a callback returning the kind and index of a
+ * name (SDK_SYM_UNRESOLVED if unknown).  Unknown names are reported with
+ * the list of known names given by `known` (a human-readable string). */
+typedef sdk_symkind (*sdk_resolve_fn)(void *user, const char *name, int *index);
+sdk_err sdk_expr_resolve(sdk_expr *e, sdk_resolve_fn fn, void *user, const char *where,
+                         const char *known, sdk_errbuf *eb);
+
+/* Does the expression mention any symbol of this kind? */
+int sdk_expr_uses(const sdk_expr *e, sdk_symkind kind);
+
+/* Evaluate in double on the host; symbol values from a callback. */
+typedef double (*sdk_value_fn)(void *user, sdk_symkind kind, int index);
+double sdk_expr_eval(const sdk_expr *e, sdk_value_fn fn, void *user);
+
+/* Emit as C/CUDA source.  single: use float functions/literals.  Names are
+ * emitted through a callback (which appends the C spelling of a symbol). */
+typedef void (*sdk_emit_sym_fn)(void *user, sdk_strbuf *out, const sdk_expr *sym);
+void sdk_expr_emit(const sdk_expr *e, int single, sdk_emit_sym_fn fn, void *user, sdk_strbuf *out);
+
+/* Is `name` reserved (C keyword, math function, constant, t, sdk_ prefix)? */
+int sdk_name_reserved(const char *name);
+/* Is it a valid identifier? */
+int sdk_name_valid(const char *name);
+
+#endif

@@ -1,0 +1,213 @@
+/* Counter-based random numbers shared by the C and CUDA backends.
+ *
+ * This header compiles unchanged as C11, as CUDA C++ under nvcc, and under
+ * NVRTC (where it includes nothing).  It is embedded as text into generated
+ * kernel source, so it depends on no other project file.
+ *
+ * Generator: Philox4x32-10 (J. K. Salmon, M. A. Moraes, R. O. Dror,
+ * D. E. Shaw, "Parallel random numbers: as easy as 1, 2, 3", Proc. SC 2011).
+ * A 128-bit counter c = (c0,c1,c2,c3) and a 64-bit key k = (k0,k1) map to 128
+ * random bits by 10 rounds of
+ *     (hi0,lo0) = M0 * c0,  (hi1,lo1) = M1 * c2       (32x32 -> 64-bit products)
+ *     c' = (hi1 ^ c1 ^ k0, lo1, hi0 ^ c3 ^ k1, lo0)
+ * with M0 = 0xD2511F53, M1 = 0xCD9E8D57, and after each round the key is
+ * bumped by the Weyl increments k0 += 0x9E3779B9, k1 += 0xBB67AE85 (mod 2^32).
+ * This is bit for bit Random123's philox4x32_R(10, ctr, key).
+ *
+ * Stream definition (the contract every backend follows):
+ *   key     = { seed & 0xffffffff, seed >> 32 }
+ *   Gaussian number k (k = 0,1,2,...) of path p (64-bit global path index) in
+ *   domain d (0 = noise of the time steps, 1 = initial conditions) lies in
+ *   block b = k >> 2, whose counter is
+ *     { b & 0xffffffff, ((b >> 32) & 0x7fffffff) | (d << 31),
+ *       p & 0xffffffff, p >> 32 }
+ *   Philox's outputs o0..o3 for that counter give four Gaussians by the
+ *   Box-Muller transform (G. E. P. Box, M. E. Muller, "A note on the generation
+ *   of random normal deviates", Ann. Math. Statist. 29, 610-611, 1958) on the
+ *   pairs (o0,o1) and (o2,o3):
+ *     u = U(o0), v = U(o1), r = sqrt(-2 ln u),
+ *     g0 = r cos(2 pi v), g1 = r sin(2 pi v);  g2, g3 likewise from (o2,o3).
+ *   Gaussian k is g[k & 3].  Uniforms of a block use the same counter.
+ *
+ * Uniform conversions U, both in the open interval (0,1):
+ *   double: U(o) = (o + 0.5) * 2^-32                 in [2^-33, 1 - 2^-33]
+ *   float:  U(o) = (o >> 9) * 2^-23 + 2^-24          in [2^-24, 1 - 2^-24]
+ *   (The float form keeps 23 bits so that every value is exact: with 24 bits,
+ *   (o >> 8) * 2^-24 + 2^-25 rounds to 1.0f for o >= 0xffffff00.)
+ *
+ * sin and cos of 2 pi v: CUDA uses sincospi(2v) (2v is exact).  C reduces
+ * exactly to the nearest quarter turn, n = round(4v), w = v - n/4 (exact,
+ * |w| <= 1/8), and rotates sin/cos(2 pi w) by n quarter turns, so both keep
+ * relative accuracy where the result is near zero and agree to a few ulp.
+ *
+ * Everything is branch-free so that a C loop over paths vectorises under
+ * `#pragma omp simd` (64-bit products for mulhi/mullo in C; __umulhi in CUDA).
+ */
+#ifndef SDK_RNG_PHILOX_H
+#define SDK_RNG_PHILOX_H
+
+#ifndef __CUDACC_RTC__
+#include <math.h>
+#endif
+
+#ifndef SDK_TYPES_U32_U64_DEFINED
+#define SDK_TYPES_U32_U64_DEFINED
+typedef unsigned int sdk_u32;
+typedef unsigned long long sdk_u64;
+#endif
+
+/* A caller may predefine SDK_RNG_FN (e.g. __host__ __device__ for tests). */
+#ifndef SDK_RNG_FN
+#ifdef __CUDACC__
+#define SDK_RNG_FN __device__ __forceinline__
+#elif defined(__GNUC__) /* always inline (loops vectorise); no warning when pasted unused */
+#define SDK_RNG_FN static inline __attribute__((always_inline, unused))
+#else
+#define SDK_RNG_FN static inline
+#endif
+#endif
+
+/* One Philox round on x[0..3] with key (k0,k1). */
+SDK_RNG_FN void sdk_philox_round_(sdk_u32 x[4], sdk_u32 k0, sdk_u32 k1) {
+#ifdef __CUDA_ARCH__
+  sdk_u32 hi0 = __umulhi(0xD2511F53u, x[0]), lo0 = 0xD2511F53u * x[0];
+  sdk_u32 hi1 = __umulhi(0xCD9E8D57u, x[2]), lo1 = 0xCD9E8D57u * x[2];
+#else
+  sdk_u64 p0 = (sdk_u64)0xD2511F53u * x[0];
+  sdk_u64 p1 = (sdk_u64)0xCD9E8D57u * x[2];
+  sdk_u32 hi0 = (sdk_u32)(p0 >> 32), lo0 = (sdk_u32)p0;
+  sdk_u32 hi1 = (sdk_u32)(p1 >> 32), lo1 = (sdk_u32)p1;
+#endif
+  sdk_u32 y1 = x[1], y3 = x[3];
+  x[0] = hi1 ^ y1 ^ k0;
+  x[1] = lo1;
+  x[2] = hi0 ^ y3 ^ k1;
+  x[3] = lo0;
+}
+
+/* Philox4x32-10: counter (c0..c3), key (k0,k1) -> out[0..3]. */
+SDK_RNG_FN void sdk_philox4x32_10(sdk_u32 c0, sdk_u32 c1, sdk_u32 c2, sdk_u32 c3, sdk_u32 k0,
+                                  sdk_u32 k1, sdk_u32 out[4]) {
+  sdk_u32 x[4];
+  x[0] = c0;
+  x[1] = c1;
+  x[2] = c2;
+  x[3] = c3;
+  sdk_philox_round_(x, k0, k1); /* round 1 */
+  k0 += 0x9E3779B9u, k1 += 0xBB67AE85u;
+  sdk_philox_round_(x, k0, k1);
+  k0 += 0x9E3779B9u, k1 += 0xBB67AE85u;
+  sdk_philox_round_(x, k0, k1);
+  k0 += 0x9E3779B9u, k1 += 0xBB67AE85u;
+  sdk_philox_round_(x, k0, k1);
+  k0 += 0x9E3779B9u, k1 += 0xBB67AE85u;
+  sdk_philox_round_(x, k0, k1); /* round 5 */
+  k0 += 0x9E3779B9u, k1 += 0xBB67AE85u;
+  sdk_philox_round_(x, k0, k1);
+  k0 += 0x9E3779B9u, k1 += 0xBB67AE85u;
+  sdk_philox_round_(x, k0, k1);
+  k0 += 0x9E3779B9u, k1 += 0xBB67AE85u;
+  sdk_philox_round_(x, k0, k1);
+  k0 += 0x9E3779B9u, k1 += 0xBB67AE85u;
+  sdk_philox_round_(x, k0, k1);
+  k0 += 0x9E3779B9u, k1 += 0xBB67AE85u;
+  sdk_philox_round_(x, k0, k1); /* round 10 */
+  out[0] = x[0];
+  out[1] = x[1];
+  out[2] = x[2];
+  out[3] = x[3];
+}
+
+/* The raw 128 bits of one block of the stream (see the contract above). */
+SDK_RNG_FN void sdk_philox_block(sdk_u64 seed, sdk_u64 path, sdk_u64 block, sdk_u32 domain,
+                                 sdk_u32 o[4]) {
+  sdk_philox4x32_10((sdk_u32)block, ((sdk_u32)(block >> 32) & 0x7fffffffu) | (domain << 31),
+                    (sdk_u32)path, (sdk_u32)(path >> 32), (sdk_u32)seed, (sdk_u32)(seed >> 32), o);
+}
+
+/* Uniforms in the open interval (0,1). */
+SDK_RNG_FN float sdk_u01_f(sdk_u32 o) {
+  return (float)(int)(o >> 9) * (1.0f / 8388608.0f) + (1.0f / 16777216.0f);
+}
+SDK_RNG_FN double sdk_u01_d(sdk_u32 o) {
+  return ((double)o + 0.5) * (1.0 / 4294967296.0);
+}
+
+/* s = sin(2 pi v), c = cos(2 pi v) for v in (0,1). */
+SDK_RNG_FN void sdk_sincos2pi_f_(float v, float *s, float *c) {
+#ifdef __CUDA_ARCH__
+  sincospif(2.0f * v, s, c);
+#else
+  /* n = nearest quarter turn (0..4); w = v - n/4 is exact, |w| <= 1/8. */
+  int n = (int)(4.0f * v + 0.5f);
+  float t = 6.28318530717958647692f * (v - 0.25f * (float)n);
+  float st = sinf(t), ct = cosf(t);
+  float sa = (n & 1) ? ct : st, ca = (n & 1) ? st : ct;
+  *s = (n & 2) ? -sa : sa;
+  *c = ((n + 1) & 2) ? -ca : ca;
+#endif
+}
+SDK_RNG_FN void sdk_sincos2pi_d_(double v, double *s, double *c) {
+#ifdef __CUDA_ARCH__
+  sincospi(2.0 * v, s, c);
+#else
+  int n = (int)(4.0 * v + 0.5);
+  double t = 6.28318530717958647692 * (v - 0.25 * (double)n);
+  double st = sin(t), ct = cos(t);
+  double sa = (n & 1) ? ct : st, ca = (n & 1) ? st : ct;
+  *s = (n & 2) ? -sa : sa;
+  *c = ((n + 1) & 2) ? -ca : ca;
+#endif
+}
+
+/* The four uniforms of one block. */
+SDK_RNG_FN void sdk_uniform4_f(sdk_u64 seed, sdk_u64 path, sdk_u64 block, sdk_u32 domain,
+                               float out[4]) {
+  sdk_u32 o[4];
+  sdk_philox_block(seed, path, block, domain, o);
+  out[0] = sdk_u01_f(o[0]);
+  out[1] = sdk_u01_f(o[1]);
+  out[2] = sdk_u01_f(o[2]);
+  out[3] = sdk_u01_f(o[3]);
+}
+SDK_RNG_FN void sdk_uniform4_d(sdk_u64 seed, sdk_u64 path, sdk_u64 block, sdk_u32 domain,
+                               double out[4]) {
+  sdk_u32 o[4];
+  sdk_philox_block(seed, path, block, domain, o);
+  out[0] = sdk_u01_d(o[0]);
+  out[1] = sdk_u01_d(o[1]);
+  out[2] = sdk_u01_d(o[2]);
+  out[3] = sdk_u01_d(o[3]);
+}
+
+/* The four standard Gaussians of one block (Box-Muller on (o0,o1), (o2,o3)). */
+SDK_RNG_FN void sdk_gauss4_f(sdk_u64 seed, sdk_u64 path, sdk_u64 block, sdk_u32 domain,
+                             float g[4]) {
+  sdk_u32 o[4];
+  float s0, c0, s1, c1;
+  sdk_philox_block(seed, path, block, domain, o);
+  float r0 = sqrtf(-2.0f * logf(sdk_u01_f(o[0])));
+  float r1 = sqrtf(-2.0f * logf(sdk_u01_f(o[2])));
+  sdk_sincos2pi_f_(sdk_u01_f(o[1]), &s0, &c0);
+  sdk_sincos2pi_f_(sdk_u01_f(o[3]), &s1, &c1);
+  g[0] = r0 * c0;
+  g[1] = r0 * s0;
+  g[2] = r1 * c1;
+  g[3] = r1 * s1;
+}
+SDK_RNG_FN void sdk_gauss4_d(sdk_u64 seed, sdk_u64 path, sdk_u64 block, sdk_u32 domain,
+                             double g[4]) {
+  sdk_u32 o[4];
+  double s0, c0, s1, c1;
+  sdk_philox_block(seed, path, block, domain, o);
+  double r0 = sqrt(-2.0 * log(sdk_u01_d(o[0])));
+  double r1 = sqrt(-2.0 * log(sdk_u01_d(o[2])));
+  sdk_sincos2pi_d_(sdk_u01_d(o[1]), &s0, &c0);
+  sdk_sincos2pi_d_(sdk_u01_d(o[3]), &s1, &c1);
+  g[0] = r0 * c0;
+  g[1] = r0 * s0;
+  g[2] = r1 * c1;
+  g[3] = r1 * s1;
+}
+
+#endif /* SDK_RNG_PHILOX_H */

@@ -1,0 +1,631 @@
+#include "sim/run.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend/backend.h"
+#include "codegen/codegen.h"
+#include "core/strbuf.h"
+#include "model/model.h"
+
+void sdk_run_config_defaults(sdk_run_config *c) {
+  memset(c, 0, sizeof *c);
+  c->paths = 1024;
+  c->transient = -1;
+  c->transient_periods = -1;
+  c->scheme = "srk2";
+  c->seed = 1;
+  c->backend = "cpu";
+  c->single = 1;
+  c->fast_math = 1;
+  c->observe = SDK_OBS_DRIFT;
+  c->bins = 100;
+}
+
+void sdk_scan_free(sdk_scan_axis *ax) {
+  free(ax->values);
+  ax->values = NULL;
+}
+
+sdk_err sdk_scan_parse(const char *spec, sdk_scan_axis *ax, sdk_errbuf *eb) {
+  memset(ax, 0, sizeof *ax);
+  const char *eq = strchr(spec, '=');
+  if (!eq || eq == spec || (size_t)(eq - spec) >= sizeof ax->name)
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "--scan '%s': expected NAME=START:STOP:N[:log]", spec);
+  snprintf(ax->name, sizeof ax->name, "%.*s", (int)(eq - spec), spec);
+  char *rest = sdk_strdup(eq + 1);
+  if (!rest) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  char *f[5] = {0};
+  int nf = 0;
+  char *save = NULL;
+  /* strtok would merge empty fields; split by hand so "1::3" is an error */
+  char *p = rest;
+  while (nf < 5) {
+    f[nf++] = p;
+    char *c = strchr(p, ':');
+    if (!c) break;
+    *c = 0;
+    p = c + 1;
+  }
+  (void)save;
+  sdk_err err = SDK_OK;
+  double n;
+  if (nf < 3 || nf > 4 || (nf == 4 && strcmp(f[3], "log") && strcmp(f[3], "lin")) ||
+      !sdk_parse_number(f[0], &ax->start) || !sdk_parse_number(f[1], &ax->stop) ||
+      !sdk_parse_number(f[2], &n) || n < 1 || n != floor(n) || n > 1e7) {
+    err = SDK_FAIL(eb, SDK_ERR_USAGE,
+                   "--scan '%s': expected NAME=START:STOP:N[:log] with numbers START, STOP and "
+                   "a whole number N >= 1",
+                   spec);
+    goto out;
+  }
+  ax->n = (int64_t)n;
+  ax->log = nf == 4 && !strcmp(f[3], "log");
+  if (ax->log && (ax->start <= 0 || ax->stop <= 0)) {
+    err = SDK_FAIL(eb, SDK_ERR_USAGE, "--scan '%s': a log scan needs START and STOP > 0", spec);
+    goto out;
+  }
+  ax->values = malloc((size_t)ax->n * sizeof(double));
+  if (!ax->values) {
+    err = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+    goto out;
+  }
+  for (int64_t i = 0; i < ax->n; i++) {
+    double u = ax->n > 1 ? (double)i / (double)(ax->n - 1) : 0;
+    ax->values[i] = ax->log ? exp(log(ax->start) + u * (log(ax->stop) - log(ax->start)))
+                            : ax->start + u * (ax->stop - ax->start);
+  }
+  if (ax->n > 1) ax->values[ax->n - 1] = ax->stop; /* exact end point */
+out:
+  free(rest);
+  return err;
+}
+
+struct sdk_run {
+  sdk_results r;
+  sdk_model *model;
+  char *var_names_store;
+  const char **var_names;
+  const char **param_names;
+  double *param_values;
+  double *dt;
+  double seconds, path_steps;
+  char device[256];
+  char version[32];
+};
+
+const sdk_results *sdk_run_results(const sdk_run *r) { return &r->r; }
+double sdk_run_seconds(const sdk_run *r) { return r->seconds; }
+double sdk_run_path_steps(const sdk_run *r) { return r->path_steps; }
+const char *sdk_run_device(const sdk_run *r) { return r->device; }
+
+void sdk_run_destroy(sdk_run **rp) {
+  if (!rp || !*rp) return;
+  sdk_run *r = *rp;
+  for (int i = 0; i < r->r.nscan; i++) sdk_scan_free(&r->r.scan[i]);
+  free(r->r.drift);
+  free(r->r.drift_err);
+  free(r->r.sample_step);
+  free(r->r.mean);
+  free(r->r.var);
+  free(r->r.hist_lo);
+  free(r->r.hist_hi);
+  free(r->r.density);
+  free(r->r.hist_under);
+  free(r->r.hist_over);
+  free(r->var_names);
+  free(r->param_names);
+  free(r->param_values);
+  free(r->dt);
+  sdk_model_destroy(&r->model);
+  free(r);
+  *rp = NULL;
+}
+
+/* Values of parameters at grid point g, for evaluating the period. */
+typedef struct {
+  const double *pv;
+} eval_ctx;
+
+static double eval_param(void *user, sdk_symkind k, int idx) {
+  eval_ctx *c = user;
+  return k == SDK_SYM_PARAM ? c->pv[idx] : NAN;
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Everything derived from the config before any backend is touched. */
+typedef struct plan {
+  int *scan_column; /* per param */
+  int nsv;
+  int dt_column;
+  double *sv;       /* ngrid * nsv */
+  int64_t ngrid;
+  int64_t spp;
+  double period0;
+  int64_t nsteps, transient_steps, sample_every;
+  const sdk_scheme *scheme;
+  int drift_var;
+} plan;
+
+static void plan_free(plan *p) {
+  free(p->scan_column);
+  free(p->sv);
+  memset(p, 0, sizeof *p);
+}
+
+static sdk_err make_plan(const sdk_run_config *c, sdk_run *r, plan *p, sdk_errbuf *eb) {
+  sdk_model *m = r->model;
+  memset(p, 0, sizeof *p);
+  p->scheme = sdk_scheme_find(c->scheme);
+  if (!p->scheme) {
+    sdk_strbuf b;
+    sdk_sb_init(&b);
+    for (int i = 0; sdk_schemes[i]; i++) sdk_sb_printf(&b, "%s%s", i ? ", " : "", sdk_schemes[i]->name);
+    sdk_err e = SDK_FAIL(eb, SDK_ERR_USAGE, "unknown scheme '%s' (known: %s)", c->scheme,
+                         b.s ? b.s : "");
+    sdk_sb_free(&b);
+    return e;
+  }
+  if (p->scheme->additive_only && m->multiplicative)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "scheme %s assumes additive noise but model '%s' has state-dependent noise; "
+                    "use --scheme euler (Ito interpretation)",
+                    p->scheme->name, m->name);
+  if (c->paths <= 0) return SDK_FAIL(eb, SDK_ERR_USAGE, "--paths must be at least 1");
+
+  /* parameters: defaults, --set */
+  r->param_values = malloc((size_t)(m->nparams + 1) * sizeof(double));
+  r->param_names = malloc((size_t)(m->nparams + 1) * sizeof(char *));
+  p->scan_column = malloc((size_t)(m->nparams + 1) * sizeof(int));
+  if (!r->param_values || !r->param_names || !p->scan_column)
+    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  for (int i = 0; i < m->nparams; i++) {
+    r->param_values[i] = m->pvalues[i];
+    r->param_names[i] = m->params[i];
+    p->scan_column[i] = -1;
+  }
+  for (int i = 0; i < c->nset; i++) {
+    int k = sdk_model_param_index(m, c->set_name[i]);
+    if (k < 0) {
+      char *known = sdk_model_param_list(m);
+      sdk_err e = SDK_FAIL(eb, SDK_ERR_USAGE, "--set %s: model '%s' has no parameter '%s' (parameters: %s)",
+                           c->set_name[i], m->name, c->set_name[i], known ? known : "?");
+      free(known);
+      return e;
+    }
+    r->param_values[k] = c->set_value[i];
+  }
+  /* scans */
+  if (c->nscan > SDK_MAX_SCAN) return SDK_FAIL(eb, SDK_ERR_USAGE, "at most %d --scan axes", SDK_MAX_SCAN);
+  p->ngrid = 1;
+  for (int a = 0; a < c->nscan; a++) {
+    int k = sdk_model_param_index(m, c->scan[a].name);
+    if (k < 0) {
+      char *known = sdk_model_param_list(m);
+      sdk_err e = SDK_FAIL(eb, SDK_ERR_USAGE, "--scan %s: model '%s' has no parameter '%s' (parameters: %s)",
+                           c->scan[a].name, m->name, c->scan[a].name, known ? known : "?");
+      free(known);
+      return e;
+    }
+    if (p->scan_column[k] >= 0)
+      return SDK_FAIL(eb, SDK_ERR_USAGE, "--scan %s given twice", c->scan[a].name);
+    p->scan_column[k] = a;
+    p->ngrid *= c->scan[a].n;
+    r->r.scan[a] = c->scan[a];
+    r->r.scan[a].values = malloc((size_t)c->scan[a].n * sizeof(double));
+    if (!r->r.scan[a].values) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+    memcpy(r->r.scan[a].values, c->scan[a].values, (size_t)c->scan[a].n * sizeof(double));
+    r->r.nscan = a + 1;
+    r->param_values[k] = c->scan[a].values[0];
+  }
+  if (p->ngrid > (int64_t)1 << 40 || c->paths > ((int64_t)1 << 40) / p->ngrid)
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "too many paths (%lld grid points x %lld paths)",
+                    (long long)p->ngrid, (long long)c->paths);
+
+  /* time step: per grid point when the period depends on a scanned parameter */
+  r->dt = malloc((size_t)p->ngrid * sizeof(double));
+  double *pv = malloc((size_t)(m->nparams + 1) * sizeof(double));
+  if (!r->dt || !pv) {
+    free(pv);
+    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  }
+  int periodic = m->period != NULL;
+  if (!periodic && (c->spp > 0 || c->periods > 0 || c->transient_periods >= 0)) {
+    free(pv);
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "model '%s' has no period ([model] period = ...): use --dt, --t-end and "
+                    "--transient instead of --spp, --periods and --transient-periods",
+                    m->name);
+  }
+  if (c->dt < 0 || (c->dt == 0 && c->dt != 0)) {
+    free(pv);
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "--dt must be > 0");
+  }
+  if (c->spp > 0 && c->dt > 0) {
+    free(pv);
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "give --dt or --spp, not both");
+  }
+  if (c->t_end > 0 && c->periods > 0) {
+    free(pv);
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "give --t-end or --periods, not both");
+  }
+  if (c->transient >= 0 && c->transient_periods >= 0) {
+    free(pv);
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "give --transient or --transient-periods, not both");
+  }
+  int dt_varies = 0;
+  for (int64_t g = 0; g < p->ngrid; g++) {
+    memcpy(pv, r->param_values, (size_t)m->nparams * sizeof(double));
+    int64_t rem = g;
+    for (int a = c->nscan - 1; a >= 0; a--) {
+      int64_t i = rem % c->scan[a].n;
+      rem /= c->scan[a].n;
+      pv[sdk_model_param_index(m, c->scan[a].name)] = c->scan[a].values[i];
+    }
+    if (periodic) {
+      eval_ctx ec = {pv};
+      double P = sdk_expr_eval(m->period, eval_param, &ec);
+      if (!isfinite(P) || P <= 0) {
+        free(pv);
+        return SDK_FAIL(eb, SDK_ERR_USAGE, "%s:%d: period evaluates to %g (must be > 0)", m->path,
+                        m->period_line, P);
+      }
+      if (g == 0) {
+        p->period0 = P;
+        if (c->dt > 0) {
+          double s = floor(P / c->dt + 0.5);
+          p->spp = s < 1 ? 1 : (int64_t)s;
+        } else p->spp = c->spp > 0 ? c->spp : 100;
+      }
+      r->dt[g] = P / (double)p->spp;
+    } else {
+      r->dt[g] = c->dt > 0 ? c->dt : 0.01;
+    }
+    if (g > 0 && r->dt[g] != r->dt[0]) dt_varies = 1;
+  }
+  free(pv);
+  if (dt_varies && (c->t_end > 0 || c->transient > 0))
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "the period depends on a scanned parameter, so dt differs between grid "
+                    "points: give --periods and --transient-periods instead of --t-end/--transient");
+  /* steps */
+  if (periodic && c->t_end <= 0) p->nsteps = (c->periods > 0 ? c->periods : 100) * p->spp;
+  else p->nsteps = (int64_t)floor((c->t_end > 0 ? c->t_end : 10.0) / r->dt[0] + 0.5);
+  if (p->nsteps < 1) return SDK_FAIL(eb, SDK_ERR_USAGE, "--t-end is shorter than one time step");
+  if (c->transient_periods >= 0) p->transient_steps = c->transient_periods * p->spp;
+  else if (c->transient >= 0) p->transient_steps = (int64_t)floor(c->transient / r->dt[0] + 0.5);
+  else p->transient_steps = 0;
+  if (p->transient_steps >= p->nsteps)
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "the transient (%lld steps) must be shorter than the run (%lld steps)",
+                    (long long)p->transient_steps, (long long)p->nsteps);
+  if (c->sample_every < 0) return SDK_FAIL(eb, SDK_ERR_USAGE, "--sample-every must be >= 1");
+  p->sample_every = c->sample_every > 0 ? c->sample_every
+                    : p->spp > 0        ? p->spp
+                                        : (p->nsteps >= 100 ? p->nsteps / 100 : 1);
+  /* per-grid-point values: scanned params, then dt */
+  p->nsv = c->nscan + (dt_varies ? 1 : 0);
+  p->dt_column = dt_varies ? c->nscan : -1;
+  p->sv = calloc((size_t)p->ngrid * (size_t)(p->nsv > 0 ? p->nsv : 1), sizeof(double));
+  if (!p->sv) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  for (int64_t g = 0; g < p->ngrid; g++) {
+    int64_t rem = g;
+    for (int a = c->nscan - 1; a >= 0; a--) {
+      p->sv[g * p->nsv + a] = c->scan[a].values[rem % c->scan[a].n];
+      rem /= c->scan[a].n;
+    }
+    if (dt_varies) p->sv[g * p->nsv + p->dt_column] = r->dt[g];
+  }
+  /* drift variable */
+  p->drift_var = 0;
+  if (c->drift_var) {
+    p->drift_var = sdk_model_var_index(m, c->drift_var);
+    if (p->drift_var < 0) {
+      char *known = sdk_model_var_list(m);
+      sdk_err e = SDK_FAIL(eb, SDK_ERR_USAGE, "--drift %s: model '%s' has no variable '%s' (variables: %s)",
+                           c->drift_var, m->name, c->drift_var, known ? known : "?");
+      free(known);
+      return e;
+    }
+  }
+  for (int i = 0; i < c->nhist_range; i++) {
+    if (sdk_model_var_index(m, c->hist_range_var[i]) < 0) {
+      char *known = sdk_model_var_list(m);
+      sdk_err e = SDK_FAIL(eb, SDK_ERR_USAGE, "--hist-range %s: model '%s' has no variable '%s' (variables: %s)",
+                           c->hist_range_var[i], m->name, c->hist_range_var[i], known ? known : "?");
+      free(known);
+      return e;
+    }
+    if (!(c->hist_range_hi[i] > c->hist_range_lo[i]))
+      return SDK_FAIL(eb, SDK_ERR_USAGE, "--hist-range %s: HI must be greater than LO", c->hist_range_var[i]);
+  }
+  if ((c->observe & SDK_OBS_HIST) && (c->bins < 1 || c->bins > 100000000))
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "--bins must be between 1 and 1e8");
+  p->period0 = periodic ? p->period0 : 0;
+  if (!periodic) p->spp = 0;
+  return SDK_OK;
+}
+
+static void fill_codegen(const sdk_run_config *c, const sdk_run *r, const plan *p, sdk_target t,
+                         sdk_codegen_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->model = r->model;
+  o->scheme = p->scheme;
+  o->target = t;
+  o->single = c->single;
+  o->pvalues = r->param_values;
+  o->scan_column = p->scan_column;
+  o->nsv = p->nsv;
+  o->dt_column = p->dt_column;
+  o->dt = r->dt[0];
+  o->spp = p->spp;
+  o->ngrid = p->ngrid;
+}
+
+static sdk_err prepare(const sdk_run_config *c, sdk_run **out, plan *p, sdk_errbuf *eb) {
+  *out = NULL;
+  sdk_run *r = calloc(1, sizeof *r);
+  if (!r) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  sdk_err err;
+  SDK_TRY(err, sdk_model_load(c->model, &r->model, eb), fail);
+  SDK_TRY(err, make_plan(c, r, p, eb), fail);
+  *out = r;
+  return SDK_OK;
+fail:
+  plan_free(p);
+  sdk_run_destroy(&r);
+  return err;
+}
+
+sdk_err sdk_run_codegen(const sdk_run_config *c, int cuda, char **src, sdk_errbuf *eb) {
+  sdk_run *r = NULL;
+  plan p;
+  SDK_CHECK(prepare(c, &r, &p, eb));
+  sdk_codegen_opts o;
+  fill_codegen(c, r, &p, cuda ? SDK_TARGET_CUDA : SDK_TARGET_CPU, &o);
+  sdk_err err = sdk_codegen(&o, src, eb);
+  plan_free(&p);
+  sdk_run_destroy(&r);
+  return err;
+}
+
+static void grid_params(const sdk_run_config *c, int64_t g, char *buf, size_t n) {
+  buf[0] = 0;
+  int64_t rem = g;
+  char part[2][128] = {"", ""};
+  for (int a = c->nscan - 1; a >= 0; a--) {
+    snprintf(part[a], sizeof part[a], "%s=%g", c->scan[a].name, c->scan[a].values[rem % c->scan[a].n]);
+    rem /= c->scan[a].n;
+  }
+  if (c->nscan == 0) snprintf(buf, n, "grid point 0");
+  else if (c->nscan == 1) snprintf(buf, n, "grid point %lld (%s)", (long long)g, part[0]);
+  else snprintf(buf, n, "grid point %lld (%s, %s)", (long long)g, part[0], part[1]);
+}
+
+sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) {
+  *out = NULL;
+  sdk_run *r = NULL;
+  plan p;
+  memset(&p, 0, sizeof p);
+  SDK_CHECK(prepare(c, &r, &p, eb));
+  sdk_model *m = r->model;
+  sdk_err err = SDK_OK;
+  const sdk_backend *be = NULL;
+  sdk_bctx *ctx = NULL;
+  sdk_module *mod = NULL;
+  sdk_ensemble *ens = NULL;
+  char *src = NULL;
+  sdk_moments *mom = NULL;
+  int64_t *nonfinite = NULL;
+  sdk_backend_opts bo = {.threads = c->threads, .device = c->device, .fast_math = c->fast_math,
+                         .verbose = c->verbose};
+
+  if (!strcmp(c->backend, "auto")) {
+    /* the GPU where one is usable, else the CPU */
+    be = &sdk_backend_cuda;
+    if (be->open(&bo, &ctx, NULL) != SDK_OK) {
+      ctx = NULL;
+      be = &sdk_backend_cpu;
+    }
+  } else {
+    be = sdk_backend_find(c->backend);
+    if (!be) {
+      err = SDK_FAIL(eb, SDK_ERR_USAGE, "unknown backend '%s' (known: cpu, cuda, auto)", c->backend);
+      goto done;
+    }
+  }
+  if (!ctx) SDK_TRY(err, be->open(&bo, &ctx, eb), done);
+  be->describe(ctx, r->device, sizeof r->device);
+
+  sdk_codegen_opts o;
+  fill_codegen(c, r, &p, !strcmp(be->name, "cuda") ? SDK_TARGET_CUDA : SDK_TARGET_CPU, &o);
+  SDK_TRY(err, sdk_codegen(&o, &src, eb), done);
+  char report[4400] = "";
+  SDK_TRY(err, be->compile(ctx, src, m->path, &mod, report, sizeof report, eb), done);
+  if (c->verbose) fprintf(stderr, "sdekit: %s\n", report);
+
+  sdk_layout lay = {.nvars = m->nvars, .single = c->single, .ngrid = p.ngrid, .ppg = c->paths,
+                    .path0 = 0, .nsv = p.nsv, .sv = p.sv};
+  SDK_TRY(err, be->alloc(ctx, mod, &lay, &ens, eb), done);
+  SDK_TRY(err, be->init(ens, c->seed, eb), done);
+
+  /* results skeleton */
+  sdk_results *R = &r->r;
+  snprintf(r->version, sizeof r->version, "%s", SDK_VERSION);
+  R->version = r->version;
+  R->model_name = m->name;
+  R->model_path = m->path;
+  R->model_text = m->text;
+  R->nvars = m->nvars;
+  R->var_names = (const char *const *)m->vars;
+  R->nparams = m->nparams;
+  R->param_names = r->param_names;
+  R->param_values = r->param_values;
+  R->ngrid = p.ngrid;
+  R->paths = c->paths;
+  R->seed = c->seed;
+  R->scheme = p.scheme->name;
+  R->precision = c->single ? "single" : "double";
+  R->backend = be->name;
+  R->command_line = c->command_line ? c->command_line : "";
+  R->period = p.period0;
+  R->spp = p.spp;
+  R->dt = r->dt;
+  R->nsteps = p.nsteps;
+  R->transient_steps = p.transient_steps;
+  R->sample_every = p.sample_every;
+  R->drift_var = p.drift_var;
+
+  int nv = m->nvars;
+  int64_t ng = p.ngrid;
+  mom = malloc((size_t)ng * (size_t)nv * sizeof *mom);
+  nonfinite = malloc((size_t)ng * sizeof *nonfinite);
+  if (!mom || !nonfinite) {
+    err = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+    goto done;
+  }
+  int want_mom = (c->observe & SDK_OBS_MOMENTS) != 0;
+  if (want_mom) {
+    R->nsamples = p.nsteps / p.sample_every + 1;
+    R->sample_step = malloc((size_t)R->nsamples * sizeof(int64_t));
+    R->mean = malloc((size_t)(ng * R->nsamples * nv) * sizeof(double));
+    R->var = malloc((size_t)(ng * R->nsamples * nv) * sizeof(double));
+    if (!R->sample_step || !R->mean || !R->var) {
+      err = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory for %lld samples", (long long)R->nsamples);
+      goto done;
+    }
+  }
+  int64_t isample = 0;
+  int64_t step = 0;
+  double t0 = now_s();
+  const int64_t max_chunk = 1000;
+  for (;;) {
+    int sample_now = want_mom && step % p.sample_every == 0;
+    int check_now = 1;
+    if (sample_now || check_now) {
+      SDK_TRY(err, be->moments(ens, mom, nonfinite, eb), done);
+      for (int64_t g = 0; g < ng; g++)
+        if (nonfinite[g] > 0) {
+          char gp[300];
+          grid_params(c, g, gp, sizeof gp);
+          err = SDK_FAIL(eb, SDK_ERR_NONFINITE,
+                         "%lld of %lld paths became NaN/Inf at %s by step %lld (t = %g); "
+                         "a smaller --dt (or more --spp) may help",
+                         (long long)nonfinite[g], (long long)c->paths, gp, (long long)step,
+                         (double)step * r->dt[g]);
+          goto done;
+        }
+      if (sample_now) {
+        R->sample_step[isample] = step;
+        for (int64_t g = 0; g < ng; g++)
+          for (int v = 0; v < nv; v++) {
+            const sdk_moments *mm = &mom[g * nv + v];
+            int64_t k = (g * R->nsamples + isample) * nv + v;
+            R->mean[k] = mm->mean;
+            R->var[k] = mm->n > 1 ? mm->m2 / (mm->n - 1) : 0;
+          }
+        isample++;
+      }
+    }
+    if ((c->observe & SDK_OBS_DRIFT) && step == p.transient_steps)
+      SDK_TRY(err, be->mark(ens, p.drift_var, eb), done);
+    if (step >= p.nsteps) break;
+    int64_t next = step + max_chunk;
+    if (want_mom) {
+      int64_t ns = (step / p.sample_every + 1) * p.sample_every;
+      if (ns < next) next = ns;
+    }
+    if (step < p.transient_steps && p.transient_steps < next) next = p.transient_steps;
+    if (next > p.nsteps) next = p.nsteps;
+    SDK_TRY(err, be->advance(ens, step, next - step, c->seed, eb), done);
+    step = next;
+    if (c->progress) {
+      double el = now_s() - t0;
+      c->progress(c->progress_user, (double)step / (double)p.nsteps,
+                  el > 0 ? (double)step * (double)(ng * c->paths) / el : 0);
+    }
+  }
+  r->seconds = now_s() - t0;
+  r->path_steps = (double)p.nsteps * (double)(ng * c->paths);
+  if (want_mom) R->nsamples = isample;
+
+  if (c->observe & SDK_OBS_DRIFT) {
+    R->drift = malloc((size_t)ng * sizeof(double));
+    R->drift_err = malloc((size_t)ng * sizeof(double));
+    if (!R->drift || !R->drift_err) {
+      err = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+      goto done;
+    }
+    SDK_TRY(err, be->displacement(ens, p.drift_var, 1.0, mom, eb), done);
+    for (int64_t g = 0; g < ng; g++) {
+      double T = (double)(p.nsteps - p.transient_steps) * r->dt[g];
+      R->drift[g] = mom[g].mean / T;
+      R->drift_err[g] = mom[g].n > 1 ? sqrt(mom[g].m2 / (mom[g].n - 1) / mom[g].n) / T : 0;
+    }
+  }
+  if (c->observe & SDK_OBS_HIST) {
+    int64_t bins = c->bins;
+    R->bins = bins;
+    R->hist_lo = malloc((size_t)(ng * nv) * sizeof(double));
+    R->hist_hi = malloc((size_t)(ng * nv) * sizeof(double));
+    R->density = malloc((size_t)(ng * nv * bins) * sizeof(double));
+    R->hist_under = calloc((size_t)(ng * nv), sizeof(uint64_t));
+    R->hist_over = calloc((size_t)(ng * nv), sizeof(uint64_t));
+    double *lo = malloc((size_t)ng * sizeof(double)), *hi = malloc((size_t)ng * sizeof(double));
+    uint64_t *cnt = malloc((size_t)(ng * bins) * sizeof(uint64_t));
+    uint64_t *un = malloc((size_t)ng * sizeof(uint64_t)), *ov = malloc((size_t)ng * sizeof(uint64_t));
+    if (!R->hist_lo || !R->hist_hi || !R->density || !R->hist_under || !R->hist_over || !lo ||
+        !hi || !cnt || !un || !ov) {
+      free(lo), free(hi), free(cnt), free(un), free(ov);
+      err = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory for histograms");
+      goto done;
+    }
+    for (int v = 0; v < nv && err == SDK_OK; v++) {
+      int fixed = -1;
+      for (int i = 0; i < c->nhist_range; i++)
+        if (!strcmp(c->hist_range_var[i], m->vars[v])) fixed = i;
+      if (fixed >= 0) {
+        for (int64_t g = 0; g < ng; g++) lo[g] = c->hist_range_lo[fixed], hi[g] = c->hist_range_hi[fixed];
+      } else {
+        err = be->minmax(ens, v, lo, hi, eb);
+        /* a degenerate range (all paths equal) still gets a bin around it */
+        for (int64_t g = 0; g < ng && err == SDK_OK; g++)
+          if (!(hi[g] > lo[g])) {
+            double w = fabs(lo[g]) > 0 ? 1e-6 * fabs(lo[g]) : 1e-6;
+            lo[g] -= w, hi[g] += w;
+          }
+      }
+      if (err == SDK_OK) err = be->histogram(ens, v, bins, lo, hi, cnt, un, ov, eb);
+      for (int64_t g = 0; g < ng && err == SDK_OK; g++) {
+        R->hist_lo[g * nv + v] = lo[g];
+        R->hist_hi[g * nv + v] = hi[g];
+        R->hist_under[g * nv + v] = un[g];
+        R->hist_over[g * nv + v] = ov[g];
+        double w = (hi[g] - lo[g]) / (double)bins;
+        for (int64_t b = 0; b < bins; b++)
+          R->density[(g * nv + v) * bins + b] = (double)cnt[g * bins + b] / ((double)c->paths * w);
+      }
+    }
+    free(lo), free(hi), free(cnt), free(un), free(ov);
+    if (err != SDK_OK) goto done;
+  }
+done:
+  free(mom);
+  free(nonfinite);
+  free(src);
+  plan_free(&p);
+  if (be && be->free) be->free(&ens);
+  if (be && be->module_free) be->module_free(&mod);
+  if (be) be->close(&ctx);
+  if (err != SDK_OK) sdk_run_destroy(&r);
+  *out = r;
+  return err;
+}

@@ -1,0 +1,75 @@
+/* sdekit: a run = model + settings -> results, on one backend.
+ *
+ * Time keeping (Januszewski & Kostur 2010, Sec. 6): time is never
+ * accumulated as t += dt.  Kernels get the integer step index n; with a
+ * periodic driving of period P and spp steps per period (dt = P / spp) they
+ * use t = (n mod spp) * dt, otherwise t = n * dt.
+ */
+#ifndef SDK_RUN_H
+#define SDK_RUN_H
+
+#include <stdint.h>
+
+#include "core/error.h"
+#include "sim/results.h"
+
+enum { SDK_OBS_DRIFT = 1, SDK_OBS_MOMENTS = 2, SDK_OBS_HIST = 4 };
+
+#define SDK_MAX_SET 64
+
+typedef struct sdk_run_config {
+  const char *model; /* built-in name or path */
+  int nset;
+  const char *set_name[SDK_MAX_SET];
+  double set_value[SDK_MAX_SET];
+  int nscan;
+  sdk_scan_axis scan[SDK_MAX_SCAN]; /* values filled by sdk_scan_parse */
+  int64_t paths;            /* per grid point */
+  double dt;                /* 0: unset */
+  int64_t spp;              /* 0: unset */
+  double t_end;             /* 0: unset */
+  int64_t periods;          /* 0: unset */
+  double transient;         /* -1: unset */
+  int64_t transient_periods;/* -1: unset */
+  const char *scheme;
+  uint64_t seed;
+  const char *backend;      /* cpu, cuda, auto */
+  int single;
+  int threads;
+  int device;
+  int fast_math;
+  unsigned observe;
+  const char *drift_var;    /* NULL: first variable */
+  int64_t sample_every;     /* 0: default */
+  int64_t bins;
+  int nhist_range;
+  char hist_range_var[8][64];
+  double hist_range_lo[8], hist_range_hi[8];
+  int quiet, verbose;
+  const char *command_line;
+  /* optional progress hook: fraction done, steps per second so far */
+  void (*progress)(void *user, double frac, double steps_per_s);
+  void *progress_user;
+} sdk_run_config;
+
+/* Defaults for every field. */
+void sdk_run_config_defaults(sdk_run_config *c);
+
+/* Parse "NAME=START:STOP:N[:log]" strictly. */
+sdk_err sdk_scan_parse(const char *spec, sdk_scan_axis *ax, sdk_errbuf *eb);
+void sdk_scan_free(sdk_scan_axis *ax);
+
+typedef struct sdk_run sdk_run; /* results plus the storage behind them */
+
+sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb);
+const sdk_results *sdk_run_results(const sdk_run *r);
+/* Seconds spent integrating, and total path-steps done. */
+double sdk_run_seconds(const sdk_run *r);
+double sdk_run_path_steps(const sdk_run *r);
+const char *sdk_run_device(const sdk_run *r);
+void sdk_run_destroy(sdk_run **r);
+
+/* Generate the kernel source a run would use (for sdekit codegen/compile). */
+sdk_err sdk_run_codegen(const sdk_run_config *c, int cuda, char **src, sdk_errbuf *eb);
+
+#endif
