@@ -13,8 +13,3 @@ int sdk_cli_compile(int argc, char **argv) {
   fprintf(stderr, "sdekit: error: not yet\n");
   return 1;
 }
-
-int sdk_cli_bench(int argc, char **argv) {
-  fprintf(stderr, "sdekit: error: not yet\n");
-  return 1;
-}

@@ -79,6 +79,13 @@ sdk_err sdk_scan_parse(const char *spec, sdk_scan_axis *ax, sdk_errbuf *eb) {
     ax->values[i] = ax->log ? exp(log(ax->start) + u * (log(ax->stop) - log(ax->start)))
                             : ax->start + u * (ax->stop - ax->start);
   }
+  /* round to 15 significant digits so that 4.2 + 6*1.1 prints as 10.8:
+   * the grid is what the user typed, not its binary rounding error */
+  for (int64_t i = 0; i < ax->n; i++) {
+    char buf[40];
+    snprintf(buf, sizeof buf, "%.15g", ax->values[i]);
+    ax->values[i] = strtod(buf, NULL);
+  }
   if (ax->n > 1) ax->values[ax->n - 1] = ax->stop; /* exact end point */
 out:
   free(rest);
