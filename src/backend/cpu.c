@@ -110,7 +110,8 @@ static void cpu_close(sdk_bctx **c) {
 
 static void cpu_describe(sdk_bctx *c, char *buf, size_t n) {
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-  snprintf(buf, n, "cpu: %ld cores, %d threads, %s", ncpu, c->o.threads, c->cc);
+  int th = c->o.threads > 0 ? c->o.threads : (int)ncpu;
+  snprintf(buf, n, "cpu: %ld cores, %d threads, %s", ncpu, th, c->cc);
 }
 
 /* Turn the compiler's first error into one line, pointing at the model

@@ -72,4 +72,16 @@ void sdk_run_destroy(sdk_run **r);
 /* Generate the kernel source a run would use (for sdekit codegen/compile). */
 sdk_err sdk_run_codegen(const sdk_run_config *c, int cuda, char **src, sdk_errbuf *eb);
 
+/* Time the backend's advance alone (for sdekit bench): `repeats` launches
+ * of nsteps steps after a warm-up; the clock stops after a reduction has
+ * returned, so asynchronous devices are included. */
+typedef struct sdk_bench_timing {
+  double median_s, min_s, max_s;
+  double path_steps; /* per repeat */
+  double check_lo, check_hi;
+  char device[256];
+} sdk_bench_timing;
+sdk_err sdk_run_time_advance(const sdk_run_config *c, int64_t nsteps, int repeats,
+                             sdk_bench_timing *out, sdk_errbuf *eb);
+
 #endif

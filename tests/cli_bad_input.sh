@@ -1,0 +1,554 @@
+#!/usr/bin/env bash
+# cli_bad_input.sh: every bad input to sdekit gives exactly one line
+# "sdekit: error: ..." on stderr, the documented exit status (2 for bad
+# input, 1 for a failure at run time), nothing on stdout, and leaves no file
+# behind (neither the -o target nor a *.tmp.* temporary).
+#
+# Environment (set by CTest): SDK_BIN (the sdekit binary), SDK_SOURCE_DIR,
+# SDK_CACHE_DIR (kernel cache; a private one is used when unset).
+set -u
+
+BIN=${SDK_BIN:-}
+if [ -z "$BIN" ] || [ ! -x "$BIN" ]; then
+  echo "cli_bad_input: SDK_BIN is not set to an executable sdekit" >&2
+  exit 77
+fi
+T=$(mktemp -d "${TMPDIR:-/tmp}/cli_bad_input.XXXXXX") || exit 1
+trap 'chmod -R u+w "$T" 2>/dev/null; rm -rf "$T"' EXIT
+export SDK_CACHE_DIR=${SDK_CACHE_DIR:-$T/cache}
+unset SDEKIT_MODEL_PATH
+W=$T/w # the working directory: everything in it is a file this script made
+mkdir "$W" && cd "$W" || exit 1
+
+npass=0
+nfail=0
+
+# expect STATUS NAME NPAT PAT1 .. PATn ARGS...
+# Runs "sdekit ARGS..." in $W and checks: exit status STATUS; stdout empty;
+# stderr exactly one newline-terminated line starting "sdekit: error: " that
+# matches every extended regexp PATi; the tree under $W unchanged (no output
+# file, no temporary).
+expect() {
+  local status=$1 name=$2 npat=$3
+  shift 3
+  local pats=("${@:1:npat}")
+  shift "$npat"
+  local before after rc lines wlines p
+  local problems=()
+  before=$(find . | LC_ALL=C sort)
+  "$BIN" "$@" >"$T/stdout" 2>"$T/stderr" </dev/null
+  rc=$?
+  after=$(find . | LC_ALL=C sort)
+  [ "$rc" -eq "$status" ] || problems+=("exit status $rc, expected $status")
+  [ -s "$T/stdout" ] && problems+=("stdout not empty: $(head -c 200 "$T/stdout" | tr '\n' '|')")
+  lines=$(awk 'END { print NR }' "$T/stderr")
+  wlines=$(wc -l <"$T/stderr")
+  if [ "$lines" -ne 1 ] || [ "$wlines" -ne 1 ]; then
+    problems+=("stderr has $lines lines, expected exactly 1")
+  fi
+  head -n 1 "$T/stderr" | grep -q '^sdekit: error: [^ ]' ||
+    problems+=("stderr does not start with 'sdekit: error: <message>'")
+  for p in "${pats[@]}"; do
+    grep -Eq -- "$p" "$T/stderr" || problems+=("message does not match /$p/")
+  done
+  if [ "$before" != "$after" ]; then
+    problems+=("files changed under the work dir: $(diff <(echo "$before") <(echo "$after") | grep '^[<>]' | tr '\n' ' ')")
+    # clean up so that later cases start from the same tree
+    comm -13 <(echo "$before") <(echo "$after") | sort -r | while read -r f; do rm -rf "$f"; done
+  fi
+  [ -n "${SDK_TEST_VERBOSE:-}" ] && echo "[$name] rc=$rc: $(cat "$T/stderr")"
+  if [ ${#problems[@]} -eq 0 ]; then
+    npass=$((npass + 1))
+  else
+    nfail=$((nfail + 1))
+    echo "FAIL: $name"
+    echo "  command: sdekit $*"
+    local q
+    for q in "${problems[@]}"; do echo "  - $q"; done
+    echo "  stderr: $(head -c 600 "$T/stderr" | sed 's/^/    /')"
+  fi
+}
+
+# check NAME COMMAND...: a plain assertion (counts as one check).
+check() {
+  local name=$1
+  shift
+  if "$@"; then
+    npass=$((npass + 1))
+  else
+    nfail=$((nfail + 1))
+    echo "FAIL: $name"
+  fi
+}
+
+J=josephson
+JQ=(--paths 8 --periods 2 --quiet)   # tiny josephson run
+OQ=(--paths 8 --t-end 0.1 --quiet)   # tiny ou run
+
+# ---------------- the command line ----------------
+expect 2 "unknown command" 1 "frobnicate" frobnicate
+expect 2 "unknown option" 1 "--bogus" run ou --bogus -o out.h5
+expect 2 "missing option value (last argument)" 1 "--paths" run ou -o out.h5 --paths
+expect 2 "missing -o value" 1 "-o" run ou --quiet -o
+expect 2 "missing MODEL" 1 "MODEL|model" run --paths 8 -o out.h5
+expect 2 "two models" 1 "ou|unexpected" run ou josephson -o out.h5
+expect 2 "unknown model name" 1 "nosuchmodel" run nosuchmodel -o out.h5
+expect 2 "nonexistent model file" 1 "nothere\.sde" run ./nothere.sde -o out.h5
+expect 2 "nonexistent model file (bare .sde name)" 1 "nothere\.sde" run nothere.sde -o out.h5
+
+# ---------------- --set ----------------
+# the message lists the known parameters of josephson
+expect 2 "--set unknown parameter" 6 "zz" "\ba\b" "gamma" "omega" "\bD\b" "\bf\b" \
+  run $J --set zz=1 "${JQ[@]}" -o out.h5
+# values are numbers, never code
+expect 2 "--set a=1+1" 1 "1\+1" run $J --set a=1+1 "${JQ[@]}" -o out.h5
+expect 2 "--set a=sin(1)" 1 "sin\(1\)" run $J --set 'a=sin(1)' "${JQ[@]}" -o out.h5
+expect 2 "--set a=" 1 "a=" run $J --set a= "${JQ[@]}" -o out.h5
+expect 2 "--set a=pi" 1 "pi" run $J --set a=pi "${JQ[@]}" -o out.h5
+expect 2 "--set a=nan" 1 "nan" run $J --set a=nan "${JQ[@]}" -o out.h5
+expect 2 "--set a=inf" 1 "inf" run $J --set a=inf "${JQ[@]}" -o out.h5
+expect 2 "--set a=0x10" 1 "0x10" run $J --set a=0x10 "${JQ[@]}" -o out.h5
+expect 2 "--set a=1e999 (overflows)" 1 "1e999" run $J --set a=1e999 "${JQ[@]}" -o out.h5
+expect 2 "--set code injection" 0 \
+  run $J --set 'a=1);system("touch pwned");(' "${JQ[@]}" -o out.h5
+expect 2 "--set without =" 1 "--set" run $J --set a "${JQ[@]}" -o out.h5
+expect 2 "--set =1 (no name)" 1 "--set" run $J --set =1 "${JQ[@]}" -o out.h5
+
+# ---------------- --drift, --hist-range ----------------
+expect 2 "--drift unknown variable" 3 "\by\b" "\bx\b" "\bv\b" run $J --drift y "${JQ[@]}" -o out.h5
+expect 2 "--hist-range unknown variable" 3 "\by\b" "\bx\b" "\bv\b" \
+  run $J --observe hist --hist-range y=0:1 "${JQ[@]}" -o out.h5
+expect 2 "--hist-range malformed" 1 "--hist-range" run $J --observe hist --hist-range x=0 "${JQ[@]}" -o out.h5
+expect 2 "--hist-range HI <= LO" 1 "--hist-range|HI" run $J --observe hist --hist-range x=1:0 "${JQ[@]}" -o out.h5
+
+# ---------------- --scan ----------------
+expect 2 "--scan missing N" 1 "a=1:2" run $J --scan a=1:2 "${JQ[@]}" -o out.h5
+expect 2 "--scan N=0" 1 "a=1:2:0" run $J --scan a=1:2:0 "${JQ[@]}" -o out.h5
+expect 2 "--scan N=2.5" 1 "a=1:2:2\.5" run $J --scan a=1:2:2.5 "${JQ[@]}" -o out.h5
+expect 2 "--scan N=-3" 1 "a=1:2:-3" run $J --scan a=1:2:-3 "${JQ[@]}" -o out.h5
+expect 2 "--scan non-numeric START" 1 "a=x:2:3" run $J --scan a=x:2:3 "${JQ[@]}" -o out.h5
+expect 2 "--scan empty field" 1 "a=1::3" run $J --scan a=1::3 "${JQ[@]}" -o out.h5
+expect 2 "--scan empty trailing field" 1 "a=1:2:3:" run $J --scan a=1:2:3: "${JQ[@]}" -o out.h5
+expect 2 "--scan bad fourth field" 1 "a=1:2:3:bogus" run $J --scan a=1:2:3:bogus "${JQ[@]}" -o out.h5
+expect 2 "--scan too many fields" 1 "a=1:2:3:log:5" run $J --scan a=1:2:3:log:5 "${JQ[@]}" -o out.h5
+expect 2 "--scan log with START=0" 1 "log" run $J --scan a=0:2:3:log "${JQ[@]}" -o out.h5
+expect 2 "--scan log with START<0" 1 "log" run $J --scan a=-1:2:3:log "${JQ[@]}" -o out.h5
+expect 2 "--scan no name" 1 "--scan" run $J --scan =1:2:3 "${JQ[@]}" -o out.h5
+expect 2 "--scan no =" 1 "--scan" run $J --scan a "${JQ[@]}" -o out.h5
+expect 2 "--scan unknown name" 3 "zz" "gamma" "omega" run $J --scan zz=1:2:2 "${JQ[@]}" -o out.h5
+expect 2 "--scan same parameter twice" 1 "\ba\b" run $J --scan a=1:2:2 --scan a=3:4:2 "${JQ[@]}" -o out.h5
+expect 2 "three --scan" 1 "scan" run $J --scan a=1:2:2 --scan f=0:1:2 --scan D=0.1:0.2:2 "${JQ[@]}" -o out.h5
+expect 2 "--scan value never becomes code" 0 run $J --scan 'a=sin(1):2:2' "${JQ[@]}" -o out.h5
+
+# ---------------- time stepping and ensemble ----------------
+expect 2 "--dt 0" 1 "--dt" run ou --dt 0 "${OQ[@]}" -o out.h5
+expect 2 "--dt -1" 1 "--dt" run ou --dt -1 "${OQ[@]}" -o out.h5
+expect 2 "--dt abc" 1 "--dt" run ou --dt abc "${OQ[@]}" -o out.h5
+expect 2 "--dt nan" 1 "--dt" run ou --dt nan "${OQ[@]}" -o out.h5
+expect 2 "--paths 0" 1 "--paths" run ou --paths 0 --t-end 0.1 --quiet -o out.h5
+expect 2 "--paths -5" 1 "--paths" run ou --paths -5 --t-end 0.1 --quiet -o out.h5
+expect 2 "--paths 1.5" 1 "--paths" run ou --paths 1.5 --t-end 0.1 --quiet -o out.h5
+expect 2 "--paths abc" 1 "--paths" run ou --paths abc --t-end 0.1 --quiet -o out.h5
+expect 2 "--t-end 0" 1 "--t-end" run ou --t-end 0 --paths 8 --quiet -o out.h5
+expect 2 "--t-end -1" 1 "--t-end" run ou --t-end -1 --paths 8 --quiet -o out.h5
+expect 2 "--t-end shorter than one step" 1 "--t-end|step" run ou --t-end 0.001 --dt 0.01 --paths 8 --quiet -o out.h5
+expect 2 "--spp on a model without period" 2 "period" "--spp" run ou --spp 10 "${OQ[@]}" -o out.h5
+expect 2 "--periods on a model without period" 2 "period" "--periods" run ou --periods 10 --paths 8 --quiet -o out.h5
+expect 2 "--transient-periods on a model without period" 2 "period" "--transient-periods" \
+  run ou --transient-periods 1 "${OQ[@]}" -o out.h5
+expect 2 "--spp 0" 1 "--spp" run $J --spp 0 "${JQ[@]}" -o out.h5
+expect 2 "--dt together with --spp" 2 "--dt" "--spp" run $J --dt 0.01 --spp 50 "${JQ[@]}" -o out.h5
+expect 2 "--t-end together with --periods" 2 "--t-end" "--periods" \
+  run $J --t-end 5 --periods 3 --paths 8 --quiet -o out.h5
+expect 2 "--transient together with --transient-periods" 2 "--transient" "--transient-periods" \
+  run $J --transient 1 --transient-periods 1 "${JQ[@]}" -o out.h5
+expect 2 "--transient longer than the run" 1 "transient" run ou --transient 2 --t-end 1 --paths 8 --quiet -o out.h5
+expect 2 "--transient equal to the run" 1 "transient" run ou --transient 1 --t-end 1 --paths 8 --quiet -o out.h5
+expect 2 "--transient-periods longer than the run" 1 "transient" \
+  run $J --transient-periods 5 --periods 3 --paths 8 --quiet -o out.h5
+expect 2 "--transient -1" 1 "--transient" run ou --transient -1 "${OQ[@]}" -o out.h5
+expect 2 "--seed -1" 1 "--seed" run ou --seed -1 "${OQ[@]}" -o out.h5
+expect 2 "--seed abc" 1 "--seed" run ou --seed abc "${OQ[@]}" -o out.h5
+expect 2 "--threads 0" 1 "--threads" run ou --threads 0 "${OQ[@]}" -o out.h5
+expect 2 "--bins 0" 1 "--bins" run ou --observe hist --bins 0 "${OQ[@]}" -o out.h5
+expect 2 "--sample-every 0" 1 "--sample-every" run ou --observe moments --sample-every 0 "${OQ[@]}" -o out.h5
+expect 2 "period depends on scan and --t-end" 1 "period|dt" \
+  run $J --scan omega=4:5:2 --t-end 5 --paths 8 --quiet -o out.h5
+
+# ---------------- scheme, precision, backend, observables ----------------
+expect 2 "--scheme bogus" 3 "bogus" "euler" "srk2" run ou --scheme bogus "${OQ[@]}" -o out.h5
+expect 2 "--scheme srk2 on multiplicative gbm" 3 "gbm" "euler" "Ito" \
+  run gbm --scheme srk2 --paths 8 --t-end 0.1 --quiet -o out.h5
+expect 2 "--precision quad" 1 "quad" run ou --precision quad "${OQ[@]}" -o out.h5
+expect 2 "--backend bogus" 2 "bogus" "cpu" run ou --backend bogus "${OQ[@]}" -o out.h5
+expect 2 "--observe bogus" 2 "bogus" "drift" run ou --observe bogus "${OQ[@]}" -o out.h5
+expect 2 "--observe drift,bogus" 1 "bogus" run ou --observe drift,bogus "${OQ[@]}" -o out.h5
+expect 2 "--observe empty" 1 "--observe" run ou --observe , "${OQ[@]}" -o out.h5
+
+# ---------------- output ----------------
+expect 2 "-o into a nonexistent directory" 1 "nodir" run ou "${OQ[@]}" -o nodir/out.h5
+expect 2 "-o tsv into a nonexistent directory" 1 "nodir" run ou "${OQ[@]}" -o nodir/out.tsv
+if [ "$(id -u)" -ne 0 ]; then
+  mkdir ro && chmod a-w ro
+  expect 2 "-o into a read-only directory" 1 "ro/out\.h5" run ou "${OQ[@]}" -o ro/out.h5
+  expect 2 "-o tsv into a read-only directory" 1 "ro/out\.tsv" run ou "${OQ[@]}" -o ro/out.tsv
+  chmod u+w ro && rmdir ro
+else
+  echo "note: running as root, skipping the read-only directory cases"
+fi
+mkdir isdir.h5
+expect 2 "-o onto a directory" 1 "isdir\.h5" run ou "${OQ[@]}" -o isdir.h5
+rmdir isdir.h5
+expect 2 "-o with a bad extension" 1 "out\.csv" run ou "${OQ[@]}" -o out.csv
+expect 2 "-o with no extension" 1 "outfile" run ou "${OQ[@]}" -o outfile
+expect 2 "-o - with two observables" 1 "observ|stdout" run ou --observe drift,moments "${OQ[@]}" -o -
+expect 2 "no -o (stdout) with two observables" 1 "observ|stdout" run ou --observe drift,moments "${OQ[@]}"
+expect 2 "-o with --precision bad still leaves nothing" 1 "quad" run ou --precision quad "${OQ[@]}" -o out.tsv
+
+# ---------------- info ----------------
+printf 'this is not an HDF5 file\n' >noth5.h5
+expect 2 "info on a non-HDF5 file" 1 "noth5\.h5" info noth5.h5
+# A file that cannot be read is an I/O failure: SDK_ERR_IO, exit status 1
+# (src/io/io.h documents sdk_h5_info returning SDK_ERR_IO for it).
+expect 1 "info on a missing file" 1 "missing\.h5" info missing.h5
+expect 2 "info without a file" 0 info
+rm -f noth5.h5
+
+# ---------------- malformed model files ----------------
+# mk NAME: write stdin to NAME.sde
+mk() { cat >"$1.sde"; }
+# lineof FILE PATTERN: the line number of the first line matching PATTERN
+lineof() { grep -n -m1 -- "$2" "$1" | cut -d: -f1; }
+
+good_body() {
+  cat <<'EOF'
+[params]
+k = 1.0
+[drift]
+x = -k*x
+[noise]
+x = 1
+[init]
+x = 0
+EOF
+}
+
+{ printf '[model]\nvars = x\n'; good_body; } | mk noname
+expect 2 "model without name" 2 "noname\.sde" "name" run ./noname.sde "${OQ[@]}" -o out.h5
+
+{ printf '[model]\nname = m\n'; good_body; } | mk novars
+expect 2 "model without vars" 2 "novars\.sde" "vars" run ./novars.sde "${OQ[@]}" -o out.h5
+
+{ printf '[model]\nname = m\nvars =\n'; good_body; } | mk emptyvars
+expect 2 "model with empty vars" 2 "emptyvars\.sde" "vars" run ./emptyvars.sde "${OQ[@]}" -o out.h5
+
+{ printf '[model]\nname = m\nvars = x\n'; good_body; printf '[colours]\nred = 1\n'; } | mk badsect
+expect 2 "unknown section" 2 "badsect\.sde" "colours" run ./badsect.sde "${OQ[@]}" -o out.h5
+
+{ printf '[model]\nname = m\nvars = x\ncolour = red\n'; good_body; } | mk badkey
+expect 2 "unknown key in [model]" 3 "badkey\.sde:4" "colour" "model" run ./badkey.sde "${OQ[@]}" -o out.h5
+
+
+mk driftunk <<'EOF'
+[model]
+name = m
+vars = x
+[params]
+k = 1.0
+[drift]
+x = -k*x
+y = 1
+[noise]
+x = 1
+[init]
+x = 0
+EOF
+expect 2 "drift for an unknown variable" 3 "driftunk\.sde:8" "'?y'?" "\bx\b" run ./driftunk.sde "${OQ[@]}" -o out.h5
+
+mk unkname <<'EOF'
+[model]
+name = m
+vars = x
+[params]
+k = 1.0
+[drift]
+x = -k*x + qq
+[noise]
+x = 1
+[init]
+x = 0
+EOF
+expect 2 "expression with an unknown name" 4 "unkname\.sde:7" "qq" "\bk\b" "\bx\b" \
+  run ./unkname.sde "${OQ[@]}" -o out.h5
+
+mk syntax <<'EOF'
+[model]
+name = m
+vars = x
+[params]
+k = 1.0
+[drift]
+x = -k*(x
+[noise]
+x = 1
+[init]
+x = 0
+EOF
+expect 2 "syntax error in an expression" 1 "syntax\.sde:7" run ./syntax.sde "${OQ[@]}" -o out.h5
+
+mk syntax2 <<'EOF'
+[model]
+name = m
+vars = x
+[params]
+k = 1.0
+[drift]
+x = -k*x
+[noise]
+x = 1 +
+[init]
+x = 0
+EOF
+expect 2 "syntax error in a noise expression" 1 "syntax2\.sde:9" run ./syntax2.sde "${OQ[@]}" -o out.h5
+
+mk caret <<'EOF'
+[model]
+name = m
+vars = x
+[params]
+k = 1.0
+[drift]
+x = -k*x^2
+[noise]
+x = 1
+[init]
+x = 0
+EOF
+expect 2 "x^2 suggests pow" 2 "caret\.sde:7" "pow" run ./caret.sde "${OQ[@]}" -o out.h5
+
+mk unkfunc <<'EOF'
+[model]
+name = m
+vars = x
+[params]
+k = 1.0
+[drift]
+x = -k*frob(x)
+[noise]
+x = 1
+[init]
+x = 0
+EOF
+expect 2 "unknown function" 2 "unkfunc\.sde:7" "frob" run ./unkfunc.sde "${OQ[@]}" -o out.h5
+
+mk nargs <<'EOF'
+[model]
+name = m
+vars = x
+[params]
+k = 1.0
+[drift]
+x = -k*sin(x, 2)
+[noise]
+x = 1
+[init]
+x = 0
+EOF
+expect 2 "too many function arguments" 3 "nargs\.sde:7" "sin" "argument" run ./nargs.sde "${OQ[@]}" -o out.h5
+
+mk nargs2 <<'EOF'
+[model]
+name = m
+vars = x
+[params]
+k = 1.0
+[drift]
+x = -k*pow(x)
+[noise]
+x = 1
+[init]
+x = 0
+EOF
+expect 2 "too few function arguments" 3 "nargs2\.sde:7" "pow" "argument" run ./nargs2.sde "${OQ[@]}" -o out.h5
+
+mk nodrift <<'EOF'
+[model]
+name = m
+vars = x, y
+[params]
+k = 1.0
+[drift]
+x = -k*x
+[noise]
+x = 1
+[init]
+x = 0
+y = 0
+EOF
+expect 2 "missing drift for a variable" 3 "nodrift\.sde" "drift" "'?y'?" run ./nodrift.sde "${OQ[@]}" -o out.h5
+
+mk dupkey <<'EOF'
+[model]
+name = m
+vars = x
+[params]
+k = 1.0
+k = 2.0
+[drift]
+x = -k*x
+[noise]
+x = 1
+[init]
+x = 0
+EOF
+expect 2 "duplicate key" 3 "dupkey\.sde:6" "\bk\b" "twice" run ./dupkey.sde "${OQ[@]}" -o out.h5
+
+mk dupdrift <<'EOF'
+[model]
+name = m
+vars = x
+[params]
+k = 1.0
+[drift]
+x = -k*x
+x = -2*k*x
+[noise]
+x = 1
+[init]
+x = 0
+EOF
+expect 2 "duplicate drift equation" 2 "dupdrift\.sde:8" "twice" run ./dupdrift.sde "${OQ[@]}" -o out.h5
+
+mk pnan <<'EOF'
+[model]
+name = m
+vars = x
+[params]
+k = abc
+[drift]
+x = -k*x
+[noise]
+x = 1
+[init]
+x = 0
+EOF
+expect 2 "parameter value not a number" 3 "pnan\.sde:5" "\bk\b" "abc" run ./pnan.sde "${OQ[@]}" -o out.h5
+
+mk pexpr <<'EOF'
+[model]
+name = m
+vars = x
+[params]
+k = 1+1
+[drift]
+x = -k*x
+[noise]
+x = 1
+[init]
+x = 0
+EOF
+expect 2 "parameter value an expression" 2 "pexpr\.sde:5" "\bk\b" run ./pexpr.sde "${OQ[@]}" -o out.h5
+
+for rw in sin t pi exp; do
+  mk "var_$rw" <<EOF
+[model]
+name = m
+vars = $rw
+[params]
+k = 1.0
+[drift]
+$rw = -k*$rw
+[noise]
+$rw = 1
+[init]
+$rw = 0
+EOF
+  expect 2 "variable named '$rw' (reserved)" 2 "var_$rw\.sde:3" "\b$rw\b" run "./var_$rw.sde" "${OQ[@]}" -o out.h5
+done
+
+mk param_sin <<'EOF'
+[model]
+name = m
+vars = x
+[params]
+sin = 1.0
+[drift]
+x = -x
+[noise]
+x = 1
+[init]
+x = 0
+EOF
+expect 2 "parameter named 'sin' (reserved)" 2 "param_sin\.sde:5" "sin" run ./param_sin.sde "${OQ[@]}" -o out.h5
+
+mk varparam <<'EOF'
+[model]
+name = m
+vars = x
+[params]
+x = 1.0
+[drift]
+x = -x
+[noise]
+x = 1
+[init]
+x = 0
+EOF
+expect 2 "name both a variable and a parameter" 2 "varparam\.sde" "\bx\b" run ./varparam.sde "${OQ[@]}" -o out.h5
+
+mk badperiod <<'EOF'
+[model]
+name = m
+vars = x
+period = 2*pi/omega
+[params]
+omega = 1.0
+[drift]
+x = -x + cos(omega*t)
+[noise]
+x = 1
+[init]
+x = 0
+EOF
+expect 2 "period < 0 at the chosen parameters" 2 "badperiod\.sde:4" "period" \
+  run ./badperiod.sde --set omega=-1 --paths 8 --periods 2 --quiet -o out.h5
+expect 2 "period infinite at the chosen parameters" 2 "badperiod\.sde:4" "period" \
+  run ./badperiod.sde --set omega=0 --paths 8 --periods 2 --quiet -o out.h5
+expect 2 "period <= 0 at one scan point" 2 "badperiod\.sde:4" "period" \
+  run ./badperiod.sde --scan omega=1:-1:3 --paths 8 --periods 2 --quiet -o out.h5
+
+# ---------------- failures at run time: exit status 1 ----------------
+mk blowup <<'EOF'
+[model]
+name = blowup
+vars = x
+[params]
+k = 10
+[drift]
+x = k*x*x
+[noise]
+x = 0.1
+[init]
+x = 1
+EOF
+expect 1 "paths blow up (h5)" 2 "grid point" "NaN|Inf|nan|inf" \
+  run ./blowup.sde --scheme euler --paths 16 --t-end 5 --quiet -o out.h5
+expect 1 "paths blow up (tsv)" 2 "grid point" "NaN|Inf|nan|inf" \
+  run ./blowup.sde --scheme euler --paths 16 --t-end 5 --quiet -o out.tsv
+expect 1 "paths blow up (several tsv)" 2 "grid point" "NaN|Inf|nan|inf" \
+  run ./blowup.sde --scheme euler --observe drift,moments,hist --paths 16 --t-end 5 --quiet -o out.tsv
+expect 1 "paths blow up (stdout)" 2 "grid point" "NaN|Inf|nan|inf" \
+  run ./blowup.sde --paths 16 --t-end 5 --quiet -o -
+# scanned: only k=5 and k=10 blow up; the message names the first such grid point
+expect 1 "paths blow up at a scan point" 3 "grid point 1\b" "k=5" "NaN|Inf|nan|inf" \
+  run ./blowup.sde --scan k=0:10:3 --paths 16 --t-end 5 --quiet -o out.h5
+# one step per period: unstable for the stiff gamma=100, fine for gamma=1
+expect 1 "josephson with far too large a time step" 3 "grid point 1\b" "gamma=100" "NaN|Inf|nan|inf" \
+  run $J --scan gamma=1:100:2 --spp 1 --paths 16 --periods 2000 --quiet -o out.h5
+
+# everything above left the work dir as it was (no files, no temporaries)
+left=$(find . -mindepth 1 -name '*.tmp.*' | head -5)
+check "no temporaries left in the work dir" test -z "$left"
+
+echo "cli_bad_input: $npass passed, $nfail failed"
+[ "$nfail" -eq 0 ]
