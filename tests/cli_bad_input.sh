@@ -95,6 +95,15 @@ expect 2 "two models" 1 "ou|unexpected" run ou josephson -o out.h5
 expect 2 "unknown model name" 1 "nosuchmodel" run nosuchmodel -o out.h5
 expect 2 "nonexistent model file" 1 "nothere\.sde" run ./nothere.sde -o out.h5
 expect 2 "nonexistent model file (bare .sde name)" 1 "nothere\.sde" run nothere.sde -o out.h5
+# a directory is not a model file: bad input (2), not an I/O failure
+mkdir adir.sde
+expect 2 "model file is a directory" 1 "adir\.sde" run ./adir.sde --paths 8 --t-end 0.1 --quiet -o out.h5
+rmdir adir.sde
+: >empty.sde
+expect 2 "empty model file" 1 "empty\.sde" run ./empty.sde --paths 8 --t-end 0.1 --quiet -o out.h5
+printf 'this is not a model\n' >prose.sde
+expect 2 "model file of prose" 1 "prose\.sde:1" run ./prose.sde --paths 8 --t-end 0.1 --quiet -o out.h5
+rm -f empty.sde prose.sde
 
 # ---------------- --set ----------------
 # the message lists the known parameters of josephson
@@ -212,7 +221,30 @@ expect 2 "info on a non-HDF5 file" 1 "noth5\.h5" info noth5.h5
 # (src/io/io.h documents sdk_h5_info returning SDK_ERR_IO for it).
 expect 1 "info on a missing file" 1 "missing\.h5" info missing.h5
 expect 2 "info without a file" 0 info
+mkdir adir.h5
+expect 2 "info on a directory" 1 "adir\.h5" info adir.h5
+rmdir adir.h5
 rm -f noth5.h5
+# a valid result file, then damaged copies of it
+if "$BIN" run ou "${OQ[@]}" -o good.h5 2>"$T/stderr" && [ -s good.h5 ]; then
+  size=$(wc -c <good.h5)
+  for n in 100 1000 $((size / 2)) $((size - 30)); do
+    head -c "$n" good.h5 >"trunc$n.h5"
+    expect 2 "info on a file truncated to $n of $size bytes" 1 "trunc$n\.h5" info "trunc$n.h5"
+    rm -f "trunc$n.h5"
+  done
+  rm -f good.h5
+else
+  nfail=$((nfail + 1))
+  echo "FAIL: sdekit run ou ${OQ[*]} -o good.h5: $(cat "$T/stderr")"
+fi
+if /usr/bin/python3 -c 'import h5py' 2>/dev/null; then
+  /usr/bin/python3 -c 'import h5py, sys
+with h5py.File(sys.argv[1], "w") as f:
+    f["x"] = [1, 2, 3]' plain.h5
+  expect 2 "info on an HDF5 file that is not an sdekit file" 2 "plain\.h5" "sdekit" info plain.h5
+  rm -f plain.h5
+fi
 
 # ---------------- malformed model files ----------------
 # mk NAME: write stdin to NAME.sde
@@ -539,6 +571,19 @@ expect 1 "paths blow up (several tsv)" 2 "grid point" "NaN|Inf|nan|inf" \
   run ./blowup.sde --scheme euler --observe drift,moments,hist --paths 16 --t-end 5 --quiet -o out.tsv
 expect 1 "paths blow up (stdout)" 2 "grid point" "NaN|Inf|nan|inf" \
   run ./blowup.sde --paths 16 --t-end 5 --quiet -o -
+# a failed run leaves an existing target as it was
+for f in keep.h5 keep.tsv keep.drift.tsv keep.moments.tsv; do echo "old $f" >"$f"; done
+expect 1 "paths blow up: existing .h5 target kept" 1 "NaN|Inf" \
+  run ./blowup.sde --scheme euler --paths 16 --t-end 5 --quiet -o keep.h5
+expect 1 "paths blow up: existing .tsv target kept" 1 "NaN|Inf" \
+  run ./blowup.sde --scheme euler --paths 16 --t-end 5 --quiet -o keep.tsv
+expect 1 "paths blow up: existing BASE.OBS.tsv targets kept" 1 "NaN|Inf" \
+  run ./blowup.sde --scheme euler --observe drift,moments --paths 16 --t-end 5 --quiet -o keep.tsv
+expect 2 "bad input: existing target kept" 1 "quad" run ou --precision quad "${OQ[@]}" -o keep.h5
+for f in keep.h5 keep.tsv keep.drift.tsv keep.moments.tsv; do
+  check "$f unchanged after the failed runs" test "$(cat "$f")" = "old $f"
+done
+rm -f keep.h5 keep.tsv keep.drift.tsv keep.moments.tsv
 # scanned: only k=5 and k=10 blow up; the message names the first such grid point
 expect 1 "paths blow up at a scan point" 3 "grid point 1\b" "k=5" "NaN|Inf|nan|inf" \
   run ./blowup.sde --scan k=0:10:3 --paths 16 --t-end 5 --quiet -o out.h5

@@ -15,6 +15,9 @@ static void emit_sym(void *user, sdk_strbuf *out, const sdk_expr *e) {
   else sdk_sb_puts(out, e->name); /* vars and params are C locals of the same name */
 }
 
+static void emit_number(sdk_strbuf *b, const sdk_codegen_opts *o, double v);
+static void emit_line_back(sdk_strbuf *b);
+
 /* "#line" makes compiler messages about an expression point at the model file. */
 static void emit_line(sdk_strbuf *b, const sdk_codegen_opts *o, int line) {
   if (line > 0) {
@@ -33,6 +36,100 @@ void sdk_cg_emit_expr(sdk_strbuf *b, const sdk_codegen_opts *o, const sdk_expr *
   sdk_sb_puts(b, "(");
   sdk_expr_emit(e, o->single, emit_sym, NULL, b);
   sdk_sb_puts(b, ")");
+  emit_line_back(b);
+}
+
+/* ---- time-only subexpressions ----
+ * A subexpression of the drift or noise that depends on t but on no state
+ * variable and no scanned parameter (e.g. a*cos(omega*t) with a fixed) has
+ * the same value for every path at a given step.  The drivers compute it
+ * once per step and stage time instead of once per path (on the paper's
+ * Josephson model this removes two of the cosines of every SRK2 step). */
+static int hoistable(const sdk_codegen_opts *o, const sdk_expr *e) {
+  if (o->dt_column >= 0) return 0; /* t differs between paths then */
+  if (e->kind == SDK_E_SYM || e->kind == SDK_E_NUM) return 0;
+  if (!sdk_expr_uses(e, SDK_SYM_TIME) || sdk_expr_uses(e, SDK_SYM_VAR) ||
+      sdk_expr_uses(e, SDK_SYM_OTHER))
+    return 0;
+  /* scanned parameters are per path */
+  const sdk_expr *stack[256];
+  int sp = 0;
+  stack[sp++] = e;
+  while (sp > 0) {
+    const sdk_expr *x = stack[--sp];
+    if (x->kind == SDK_E_SYM && x->sym == SDK_SYM_PARAM && o->scan_column[x->index] >= 0) return 0;
+    for (int i = 0; i < x->nargs; i++) {
+      if (sp == 256) return 0;
+      stack[sp++] = x->arg[i];
+    }
+  }
+  return 1;
+}
+
+static int hoist_node(void *user, sdk_strbuf *out, const sdk_expr *e) {
+  sdk_cg_hoist *h = user;
+  if (!h || !h->enabled || !hoistable(h->o, e)) return 0;
+  int k = 0;
+  while (k < h->n && h->e[k] != e) k++;
+  if (k == h->n) {
+    if (h->n == SDK_CG_MAX_HOIST) return 0;
+    h->e[h->n++] = e;
+  }
+  h->used[h->stage] |= 1u << k;
+  sdk_sb_printf(out, "sdk_T%d_%d", h->stage, k);
+  return 1;
+}
+
+/* After a user expression, point line numbers back at the generated text so
+ * that errors in the surrounding code are not blamed on the model file. */
+static void emit_line_back(sdk_strbuf *b) {
+  int lines = 1;
+  for (size_t i = 0; i < b->len; i++) lines += b->s[i] == '\n';
+  sdk_sb_printf(b, "\n#line %d \"sdekit-generated\"\n", lines + 1);
+}
+
+static void emit_expr_h(sdk_strbuf *b, const sdk_codegen_opts *o, const sdk_expr *e, int line,
+                        sdk_cg_hoist *h, int stage) {
+  if (h) h->stage = stage;
+  sdk_sb_puts(b, "\n");
+  emit_line(b, o, line);
+  sdk_sb_puts(b, "(");
+  sdk_expr_emit_hook(e, o->single, emit_sym, h ? hoist_node : NULL, h, b);
+  sdk_sb_puts(b, ")");
+  emit_line_back(b);
+}
+
+static void stage_time(const sdk_scheme *s, int i, char *tval, size_t n) {
+  if (s->c[i] == 0) snprintf(tval, n, "sdk_t0");
+  else if (s->c[i] == 1) snprintf(tval, n, "sdk_t0 + sdk_dt");
+  else snprintf(tval, n, "sdk_t0 + (real)%.17g * sdk_dt", s->c[i]);
+}
+
+/* Declarations computing the hoisted values (needs sdk_t0, sdk_dt and the
+ * fixed parameters in scope). */
+void sdk_cg_hoist_decls(sdk_strbuf *b, const sdk_codegen_opts *o, const sdk_cg_hoist *h,
+                        const char *ind) {
+  for (int i = 0; i < SDK_MAX_STAGES; i++)
+    for (int k = 0; k < h->n; k++) {
+      if (!(h->used[i] & (1u << k))) continue;
+      char tval[128];
+      stage_time(o->scheme, i, tval, sizeof tval);
+      sdk_sb_printf(b, "%sreal sdk_T%d_%d;\n%s{\n%s  const real t = %s;\n%s  sdk_T%d_%d = ", ind, i, k,
+                    ind, ind, tval, ind, i, k);
+      sdk_expr_emit(h->e[k], o->single, emit_sym, NULL, b);
+      sdk_sb_printf(b, ";\n%s}\n", ind);
+    }
+}
+
+/* The parameters that are the same for every path. */
+void sdk_cg_fixed_params(sdk_strbuf *b, const sdk_codegen_opts *o, const char *ind) {
+  const sdk_model *m = o->model;
+  for (int i = 0; i < m->nparams; i++) {
+    if (o->scan_column[i] >= 0) continue;
+    sdk_sb_printf(b, "%sconst real %s = ", ind, m->params[i]);
+    emit_number(b, o, o->pvalues[i]);
+    sdk_sb_printf(b, ";\n%s(void)%s;\n", ind, m->params[i]);
+  }
 }
 
 static void emit_number(sdk_strbuf *b, const sdk_codegen_opts *o, double v) {
@@ -91,6 +188,10 @@ static void bind_vars(sdk_strbuf *b, const sdk_codegen_opts *o, const char *fmt,
  * sdk_z<j> (j-th noisy variable's Gaussian), sdk_t0, sdk_dt, sdk_sqdt and
  * the parameters.  Updates sdk_x<v> in place. */
 void sdk_cg_step(sdk_strbuf *b, const sdk_codegen_opts *o, const char *ind) {
+  sdk_cg_step_h(b, o, ind, NULL);
+}
+
+void sdk_cg_step_h(sdk_strbuf *b, const sdk_codegen_opts *o, const char *ind, sdk_cg_hoist *h) {
   const sdk_model *m = o->model;
   const sdk_scheme *s = o->scheme;
   int nv = m->nvars;
@@ -102,7 +203,7 @@ void sdk_cg_step(sdk_strbuf *b, const sdk_codegen_opts *o, const char *ind) {
     sdk_sb_printf(b, "%s  real sdk_w%d;\n%s  {\n", ind, v, ind);
     bind_vars(b, o, "sdk_x%.0d%d", 0, "sdk_t0", ind);
     sdk_sb_printf(b, "%s    sdk_w%d = ", ind, v);
-    sdk_cg_emit_expr(b, o, m->noise[v], m->noise_line[v]);
+    emit_expr_h(b, o, m->noise[v], m->noise_line[v], h, 0);
     sdk_sb_printf(b, " * sdk_sqdt * sdk_z%d;\n%s  }\n", j, ind);
     j++;
   }
@@ -133,13 +234,11 @@ void sdk_cg_step(sdk_strbuf *b, const sdk_codegen_opts *o, const char *ind) {
       sdk_sb_puts(b, ";\n");
     }
     char tval[128];
-    if (s->c[i] == 0) snprintf(tval, sizeof tval, "sdk_t0");
-    else if (s->c[i] == 1) snprintf(tval, sizeof tval, "sdk_t0 + sdk_dt");
-    else snprintf(tval, sizeof tval, "sdk_t0 + (real)%.17g * sdk_dt", s->c[i]);
+    stage_time(s, i, tval, sizeof tval);
     bind_vars(b, o, "sdk_h%.0d%d", 0, tval, ind);
     for (int v = 0; v < nv; v++) {
       sdk_sb_printf(b, "%s    sdk_k%d_%d = ", ind, i, v);
-      sdk_cg_emit_expr(b, o, m->drift[v], m->drift_line[v]);
+      emit_expr_h(b, o, m->drift[v], m->drift_line[v], h, i);
       sdk_sb_puts(b, ";\n");
     }
     sdk_sb_printf(b, "%s  }\n", ind);
@@ -255,24 +354,55 @@ static void emit_cpu(sdk_strbuf *b, const sdk_codegen_opts *o) {
                 "          for (int l = 0; l < 4; l++) zb[(bk - b0) * 4 + l][i] = g4[l];\n"
                 "        }\n"
                 "      }\n");
+  /* the per-path body first, to learn which time-only values it uses */
+  sdk_cg_hoist h;
+  memset(&h, 0, sizeof h);
+  h.o = o;
+  h.enabled = o->dt_column < 0;
+  sdk_strbuf body;
+  sdk_sb_init(&body);
+  sdk_cg_params(&body, o, "spv[%d][i]", "          ");
+  for (int v = 0; v < nv; v++) sdk_sb_printf(&body, "          real sdk_x%d = xs[%d][i];\n", v, v);
+  for (int j = 0; j < nn; j++)
+    sdk_sb_printf(&body, "          const real sdk_z%d = zb[zo + %d][i];\n", j, j);
+  sdk_cg_step_h(&body, o, "          ", &h);
+  for (int v = 0; v < nv; v++) sdk_sb_printf(&body, "          xs[%d][i] = sdk_x%d;\n", v, v);
+
   sdk_sb_puts(b,
               "      for (sdk_i64 ss = 0; ss < ns; ss++) {\n"
               "        const sdk_i64 n = step0 + s + ss;\n");
   if (nn > 0) sdk_sb_puts(b, "        const sdk_i64 zo = n * SDK_NN - b0 * 4;\n");
+  char t0[160];
+  if (o->spp > 0) snprintf(t0, sizeof t0, "(real)(n %% %lld) * sdk_dt", (long long)o->spp);
+  else snprintf(t0, sizeof t0, "(real)n * sdk_dt");
+  if (h.enabled) {
+    sdk_sb_puts(b, "        {\n");
+    sdk_cg_fixed_params(b, o, "        ");
+    sdk_sb_puts(b, "        const real sdk_dt = ");
+    emit_number(b, o, o->dt);
+    sdk_sb_printf(b, ";\n        const real sdk_t0 = %s;\n", t0);
+    sdk_cg_hoist_decls(b, o, &h, "        ");
+  }
   sdk_sb_puts(b,
               "#pragma omp simd\n"
               "        for (int i = 0; i < SDK_BLK; i++) {\n");
-  sdk_cg_params(b, o, "spv[%d][i]", "          ");
-  if (o->spp > 0)
-    sdk_sb_printf(b, "          const real sdk_t0 = (real)(n %% %lld) * sdk_dt;\n", (long long)o->spp);
-  else sdk_sb_puts(b, "          const real sdk_t0 = (real)n * sdk_dt;\n");
-  for (int v = 0; v < nv; v++) sdk_sb_printf(b, "          real sdk_x%d = xs[%d][i];\n", v, v);
-  for (int j = 0; j < nn; j++)
-    sdk_sb_printf(b, "          const real sdk_z%d = zb[zo + %d][i];\n", j, j);
-  sdk_cg_step(b, o, "          ");
-  for (int v = 0; v < nv; v++) sdk_sb_printf(b, "          xs[%d][i] = sdk_x%d;\n", v, v);
+  {
+    /* insert "const real sdk_t0 = ..." right after the parameter block */
+    const char *marker = "          const real sdk_sqdt";
+    char *pos = body.s ? strstr(body.s, marker) : NULL;
+    char *eol = pos ? strchr(pos, '\n') : NULL;
+    if (eol) {
+      sdk_sb_putn(b, body.s, (size_t)(eol + 1 - body.s));
+      if (!h.enabled) sdk_sb_printf(b, "          const real sdk_t0 = %s;\n", t0);
+      sdk_sb_puts(b, eol + 1);
+    } else if (body.s) {
+      sdk_sb_puts(b, body.s);
+    }
+  }
+  sdk_sb_free(&body);
+  sdk_sb_puts(b, "        }\n"); /* simd loop */
+  if (h.enabled) sdk_sb_puts(b, "        }\n");
   sdk_sb_puts(b,
-              "        }\n"
               "      }\n"
               "    }\n"
               "    for (int v = 0; v < SDK_NV; v++)\n"

@@ -455,7 +455,21 @@ static void emit_num(double v, int single, sdk_strbuf *out) {
   sdk_sb_puts(out, buf);
 }
 
+static void emit_rec(const sdk_expr *e, int single, sdk_emit_sym_fn fn, sdk_emit_node_fn node,
+                     void *user, sdk_strbuf *out);
+
 void sdk_expr_emit(const sdk_expr *e, int single, sdk_emit_sym_fn fn, void *user, sdk_strbuf *out) {
+  emit_rec(e, single, fn, NULL, user, out);
+}
+
+void sdk_expr_emit_hook(const sdk_expr *e, int single, sdk_emit_sym_fn fn, sdk_emit_node_fn node,
+                        void *user, sdk_strbuf *out) {
+  emit_rec(e, single, fn, node, user, out);
+}
+
+static void emit_rec(const sdk_expr *e, int single, sdk_emit_sym_fn fn, sdk_emit_node_fn node,
+                     void *user, sdk_strbuf *out) {
+  if (node && node(user, out, e)) return;
   switch (e->kind) {
   case SDK_E_NUM: emit_num(e->num, single, out); return;
   case SDK_E_SYM:
@@ -468,7 +482,7 @@ void sdk_expr_emit(const sdk_expr *e, int single, sdk_emit_sym_fn fn, void *user
     sdk_sb_puts(out, "(");
     for (int i = 0; i < e->nargs; i++) {
       if (i) sdk_sb_puts(out, ", ");
-      sdk_expr_emit(e->arg[i], single, fn, user, out);
+      emit_rec(e->arg[i], single, fn, node, user, out);
     }
     sdk_sb_puts(out, ")");
     return;
@@ -476,29 +490,29 @@ void sdk_expr_emit(const sdk_expr *e, int single, sdk_emit_sym_fn fn, void *user
   case SDK_E_UNARY:
     if (e->op == '!') {
       sdk_sb_puts(out, single ? "(real)(!(" : "(real)(!(");
-      sdk_expr_emit(e->arg[0], single, fn, user, out);
+      emit_rec(e->arg[0], single, fn, node, user, out);
       sdk_sb_puts(out, "))");
       return;
     }
     sdk_sb_printf(out, "(%c", e->op);
-    sdk_expr_emit(e->arg[0], single, fn, user, out);
+    emit_rec(e->arg[0], single, fn, node, user, out);
     sdk_sb_puts(out, ")");
     return;
   case SDK_E_COND:
     sdk_sb_puts(out, "((");
-    sdk_expr_emit(e->arg[0], single, fn, user, out);
+    emit_rec(e->arg[0], single, fn, node, user, out);
     sdk_sb_puts(out, ") != 0 ? (");
-    sdk_expr_emit(e->arg[1], single, fn, user, out);
+    emit_rec(e->arg[1], single, fn, node, user, out);
     sdk_sb_puts(out, ") : (");
-    sdk_expr_emit(e->arg[2], single, fn, user, out);
+    emit_rec(e->arg[2], single, fn, node, user, out);
     sdk_sb_puts(out, "))");
     return;
   case SDK_E_BINARY: {
     if (e->op == '%') {
       sdk_sb_puts(out, single ? "fmodf(" : "fmod(");
-      sdk_expr_emit(e->arg[0], single, fn, user, out);
+      emit_rec(e->arg[0], single, fn, node, user, out);
       sdk_sb_puts(out, ", ");
-      sdk_expr_emit(e->arg[1], single, fn, user, out);
+      emit_rec(e->arg[1], single, fn, node, user, out);
       sdk_sb_puts(out, ")");
       return;
     }
@@ -520,15 +534,15 @@ void sdk_expr_emit(const sdk_expr *e, int single, sdk_emit_sym_fn fn, void *user
     }
     /* comparisons yield int in C; convert back so that 2*(x>0) stays real */
     sdk_sb_puts(out, logical ? "(real)((" : "(");
-    sdk_expr_emit(e->arg[0], single, fn, user, out);
+    emit_rec(e->arg[0], single, fn, node, user, out);
     if (e->op == 'A' || e->op == 'O') {
       sdk_sb_printf(out, ") %s (", op);
-      sdk_expr_emit(e->arg[1], single, fn, user, out);
+      emit_rec(e->arg[1], single, fn, node, user, out);
       sdk_sb_puts(out, ") != 0)");
       return;
     }
     sdk_sb_printf(out, logical ? ") %s (" : " %s ", op);
-    sdk_expr_emit(e->arg[1], single, fn, user, out);
+    emit_rec(e->arg[1], single, fn, node, user, out);
     sdk_sb_puts(out, logical ? "))" : ")");
     return;
   }

@@ -62,6 +62,11 @@ double sdk_expr_eval(const sdk_expr *e, sdk_value_fn fn, void *user);
  * emitted through a callback (which appends the C spelling of a symbol). */
 typedef void (*sdk_emit_sym_fn)(void *user, sdk_strbuf *out, const sdk_expr *sym);
 void sdk_expr_emit(const sdk_expr *e, int single, sdk_emit_sym_fn fn, void *user, sdk_strbuf *out);
+/* The same with a hook called first for every node: when it returns 1 it
+ * has emitted that node (and its subtree) itself. */
+typedef int (*sdk_emit_node_fn)(void *user, sdk_strbuf *out, const sdk_expr *node);
+void sdk_expr_emit_hook(const sdk_expr *e, int single, sdk_emit_sym_fn fn, sdk_emit_node_fn node,
+                        void *user, sdk_strbuf *out);
 
 /* Is `name` reserved (C keyword, math function, constant, t, sdk_ prefix)? */
 int sdk_name_reserved(const char *name);

@@ -560,8 +560,11 @@ sdk_err sdk_model_load(const char *name, sdk_model **out, sdk_errbuf *eb) {
                       "no model '%s': not a file and not a built-in model (see 'sdekit models')",
                       name);
   }
+  if (S_ISDIR(st.st_mode))
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "cannot read model file '%s': it is a directory", path);
   char *text = sdk_read_file(path, NULL);
-  if (!text) return SDK_FAIL(eb, SDK_ERR_IO, "cannot read model file '%s': %s", path, strerror(errno));
+  if (!text)
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "cannot read model file '%s': %s", path, strerror(errno));
   sdk_err err = sdk_model_parse(text, path, out, eb);
   free(text);
   return err;
