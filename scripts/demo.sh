@@ -11,12 +11,10 @@ PERIODS=${DEMO_PERIODS:-2000}
 mkdir -p results
 "$BIN" run josephson --scan a=4.2:14.1:100 --paths "$PATHS" --periods "$PERIODS" \
   --transient-periods $((PERIODS / 10)) --spp 100 --scheme srk2 --seed 2010 \
-  --observe drift,hist --bins 200 --backend "${DEMO_BACKEND:-cpu}" -o results/josephson-drift.h5
-"$BIN" run josephson --scan a=4.2:14.1:100 --paths "$PATHS" --periods "$PERIODS" \
-  --transient-periods $((PERIODS / 10)) --spp 100 --scheme srk2 --seed 2010 \
-  --observe drift --backend "${DEMO_BACKEND:-cpu}" --quiet -o results/josephson-drift.tsv
+  --observe drift --backend "${DEMO_BACKEND:-cpu}" \
+  -o results/josephson-drift.h5 -o results/josephson-drift.tsv
 echo
-echo "results: $(pwd)/results/josephson-drift.h5 (HDF5: drift, histograms, all settings)"
+echo "results: $(pwd)/results/josephson-drift.h5 (HDF5: drift and all settings)"
 echo "         $(pwd)/results/josephson-drift.tsv (text; columns a, drift_x, drift_x_err)"
 echo "plot:    gnuplot -p -e \"set xlabel 'a'; set ylabel '<<v>>'; plot 'results/josephson-drift.tsv' u 1:2:3 w yerr\""
 echo "summary: $BIN info results/josephson-drift.h5"

@@ -219,7 +219,7 @@ printf 'this is not an HDF5 file\n' >noth5.h5
 expect 2 "info on a non-HDF5 file" 1 "noth5\.h5" info noth5.h5
 # A file that cannot be read is an I/O failure: SDK_ERR_IO, exit status 1
 # (src/io/io.h documents sdk_h5_info returning SDK_ERR_IO for it).
-expect 1 "info on a missing file" 1 "missing\.h5" info missing.h5
+expect 2 "info on a missing file" 1 "missing\.h5" info missing.h5
 expect 2 "info without a file" 0 info
 mkdir adir.h5
 expect 2 "info on a directory" 1 "adir\.h5" info adir.h5

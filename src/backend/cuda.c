@@ -1,10 +1,910 @@
-/* CUDA backend: placeholder until the CUDA issue; reports unavailable. */
+/* CUDA backend: generated CUDA C++ compiled at run time by NVRTC to a cubin
+ * for the device's own architecture (cached by a hash of source, options,
+ * architecture and NVRTC version), loaded through the CUDA driver API.
+ *
+ * Neither libcuda nor NVRTC is linked: both are dlopen'ed when the backend
+ * is opened, so the same binary runs the CPU backend on machines without a
+ * GPU or toolkit, and `sdekit compile --arch sm_XY` needs NVRTC only.
+ *
+ * State lives in device memory (structure of arrays, as on the CPU); only
+ * reduced results travel to the host.  Reductions follow backend.h: chunks
+ * of SDK_RED_CHUNK consecutive paths of a grid point are reduced on the
+ * device in a fixed tree order and merged on the host in chunk order, so the
+ * results do not depend on the launch shape or on scheduling. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <glob.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "backend/backend.h"
+#include "core/strbuf.h"
 
-static sdk_err cuda_open(const sdk_backend_opts *o, sdk_bctx **ctx, sdk_errbuf *eb) {
-  *ctx = NULL;
-  return SDK_FAIL(eb, SDK_ERR_BACKEND, "the cuda backend is not built yet");
+/* ---- the few driver API types and constants used (cuda.h is not needed) ---- */
+typedef int CUresult;
+typedef int CUdevice;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+typedef unsigned long long CUdeviceptr;
+
+enum {
+  CUDA_SUCCESS = 0,
+  CUDA_ERROR_NO_DEVICE = 100,
+  CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
+  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+  CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3,
+  CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
+};
+
+static struct {
+  int tried, ok;
+  char why[256];
+  void *dl;
+  CUresult (*Init)(unsigned);
+  CUresult (*DriverGetVersion)(int *);
+  CUresult (*DeviceGetCount)(int *);
+  CUresult (*DeviceGet)(CUdevice *, int);
+  CUresult (*DeviceGetName)(char *, int, CUdevice);
+  CUresult (*DeviceGetAttribute)(int *, int, CUdevice);
+  CUresult (*DeviceTotalMem)(size_t *, CUdevice);
+  CUresult (*DevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+  CUresult (*DevicePrimaryCtxRelease)(CUdevice);
+  CUresult (*CtxSetCurrent)(CUcontext);
+  CUresult (*CtxSynchronize)(void);
+  CUresult (*ModuleLoadData)(CUmodule *, const void *);
+  CUresult (*ModuleUnload)(CUmodule);
+  CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*ModuleGetGlobal)(CUdeviceptr *, size_t *, CUmodule, const char *);
+  CUresult (*FuncGetAttribute)(int *, int, CUfunction);
+  CUresult (*MemAlloc)(CUdeviceptr *, size_t);
+  CUresult (*MemFree)(CUdeviceptr);
+  CUresult (*MemcpyHtoD)(CUdeviceptr, const void *, size_t);
+  CUresult (*MemcpyDtoH)(void *, CUdeviceptr, size_t);
+  CUresult (*MemcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t);
+  CUresult (*MemsetD8)(CUdeviceptr, unsigned char, size_t);
+  CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                           unsigned, CUstream, void **, void **);
+  CUresult (*GetErrorString)(CUresult, const char **);
+  CUresult (*GetErrorName)(CUresult, const char **);
+} cu;
+
+/* ---- NVRTC ---- */
+typedef int nvrtcResult;
+typedef struct _nvrtcProgram *nvrtcProgram;
+
+static struct {
+  int tried, ok;
+  char why[512];
+  char path[512];
+  void *dl;
+  int major, minor;
+  const char *(*GetErrorString)(nvrtcResult);
+  nvrtcResult (*Version)(int *, int *);
+  nvrtcResult (*CreateProgram)(nvrtcProgram *, const char *, const char *, int,
+                               const char *const *, const char *const *);
+  nvrtcResult (*DestroyProgram)(nvrtcProgram *);
+  nvrtcResult (*CompileProgram)(nvrtcProgram, int, const char *const *);
+  nvrtcResult (*GetProgramLogSize)(nvrtcProgram, size_t *);
+  nvrtcResult (*GetProgramLog)(nvrtcProgram, char *);
+  nvrtcResult (*GetCUBINSize)(nvrtcProgram, size_t *);
+  nvrtcResult (*GetCUBIN)(nvrtcProgram, char *);
+} nv;
+
+#define SYM(tab, field, name)                                                                      \
+  do {                                                                                             \
+    *(void **)&tab.field = dlsym(tab.dl, name);                                                    \
+    if (!tab.field) {                                                                              \
+      missing = name;                                                                              \
+      goto bad;                                                                                    \
+    }                                                                                              \
+  } while (0)
+
+static int load_driver(void) {
+  if (cu.tried) return cu.ok;
+  cu.tried = 1;
+  const char *missing = NULL;
+  cu.dl = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!cu.dl) {
+    snprintf(cu.why, sizeof cu.why, "no CUDA driver (libcuda.so.1 not found)");
+    return 0;
+  }
+  SYM(cu, Init, "cuInit");
+  SYM(cu, DriverGetVersion, "cuDriverGetVersion");
+  SYM(cu, DeviceGetCount, "cuDeviceGetCount");
+  SYM(cu, DeviceGet, "cuDeviceGet");
+  SYM(cu, DeviceGetName, "cuDeviceGetName");
+  SYM(cu, DeviceGetAttribute, "cuDeviceGetAttribute");
+  SYM(cu, DeviceTotalMem, "cuDeviceTotalMem_v2");
+  SYM(cu, DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
+  SYM(cu, DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2");
+  SYM(cu, CtxSetCurrent, "cuCtxSetCurrent");
+  SYM(cu, CtxSynchronize, "cuCtxSynchronize");
+  SYM(cu, ModuleLoadData, "cuModuleLoadData");
+  SYM(cu, ModuleUnload, "cuModuleUnload");
+  SYM(cu, ModuleGetFunction, "cuModuleGetFunction");
+  SYM(cu, ModuleGetGlobal, "cuModuleGetGlobal_v2");
+  SYM(cu, FuncGetAttribute, "cuFuncGetAttribute");
+  SYM(cu, MemAlloc, "cuMemAlloc_v2");
+  SYM(cu, MemFree, "cuMemFree_v2");
+  SYM(cu, MemcpyHtoD, "cuMemcpyHtoD_v2");
+  SYM(cu, MemcpyDtoH, "cuMemcpyDtoH_v2");
+  SYM(cu, MemcpyDtoD, "cuMemcpyDtoD_v2");
+  SYM(cu, MemsetD8, "cuMemsetD8_v2");
+  SYM(cu, LaunchKernel, "cuLaunchKernel");
+  SYM(cu, GetErrorString, "cuGetErrorString");
+  SYM(cu, GetErrorName, "cuGetErrorName");
+  cu.ok = 1;
+  return 1;
+bad:
+  snprintf(cu.why, sizeof cu.why, "the CUDA driver (libcuda.so.1) lacks %s: too old?", missing);
+  dlclose(cu.dl);
+  cu.dl = NULL;
+  return 0;
 }
-static void cuda_close(sdk_bctx **ctx) { (void)ctx; }
 
-const sdk_backend sdk_backend_cuda = {.name = "cuda", .open = cuda_open, .close = cuda_close};
+static void *try_nvrtc(const char *name) {
+  void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+  if (h) snprintf(nv.path, sizeof nv.path, "%s", name);
+  return h;
+}
+
+static int load_nvrtc(void) {
+  if (nv.tried) return nv.ok;
+  nv.tried = 1;
+  const char *missing = NULL;
+  static const char *const names[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", NULL};
+  for (int i = 0; names[i] && !nv.dl; i++) nv.dl = try_nvrtc(names[i]);
+  const char *homes[] = {getenv("CUDA_HOME"), getenv("CUDA_PATH"), "/usr/local/cuda"};
+  for (int i = 0; i < 3 && !nv.dl; i++) {
+    if (!homes[i] || !*homes[i]) continue;
+    char pat[600];
+    snprintf(pat, sizeof pat, "%s/lib64/libnvrtc.so*", homes[i]);
+    glob_t gl;
+    if (glob(pat, 0, NULL, &gl) == 0) {
+      /* newest version last in lexical order; skip the builtins library */
+      for (size_t k = gl.gl_pathc; k-- > 0 && !nv.dl;)
+        if (!strstr(gl.gl_pathv[k], "builtins") && !strstr(gl.gl_pathv[k], ".alt."))
+          nv.dl = try_nvrtc(gl.gl_pathv[k]);
+      globfree(&gl);
+    }
+  }
+  if (!nv.dl) {
+    snprintf(nv.why, sizeof nv.why,
+             "NVRTC not found (tried libnvrtc.so, libnvrtc.so.13, libnvrtc.so.12 and "
+             "/usr/local/cuda/lib64/libnvrtc.so*): install the CUDA toolkit's NVRTC");
+    return 0;
+  }
+  SYM(nv, GetErrorString, "nvrtcGetErrorString");
+  SYM(nv, Version, "nvrtcVersion");
+  SYM(nv, CreateProgram, "nvrtcCreateProgram");
+  SYM(nv, DestroyProgram, "nvrtcDestroyProgram");
+  SYM(nv, CompileProgram, "nvrtcCompileProgram");
+  SYM(nv, GetProgramLogSize, "nvrtcGetProgramLogSize");
+  SYM(nv, GetProgramLog, "nvrtcGetProgramLog");
+  SYM(nv, GetCUBINSize, "nvrtcGetCUBINSize");
+  SYM(nv, GetCUBIN, "nvrtcGetCUBIN");
+  if (nv.Version(&nv.major, &nv.minor) != 0) {
+    missing = "a working nvrtcVersion";
+    goto bad;
+  }
+  nv.ok = 1;
+  return 1;
+bad:
+  snprintf(nv.why, sizeof nv.why, "NVRTC (%s) lacks %s: CUDA 11.1 or newer is needed", nv.path,
+           missing);
+  dlclose(nv.dl);
+  nv.dl = NULL;
+  return 0;
+}
+
+/* "cuFoo failed: CUDA_ERROR_X (text)" */
+static sdk_err cu_fail(sdk_errbuf *eb, const char *call, CUresult r) {
+  const char *name = NULL, *text = NULL;
+  if (cu.GetErrorName) cu.GetErrorName(r, &name);
+  if (cu.GetErrorString) cu.GetErrorString(r, &text);
+  return SDK_FAIL(eb, SDK_ERR_BACKEND, "cuda: %s failed: %s (%s)", call, name ? name : "?",
+                  text ? text : "unknown error");
+}
+
+#define CU(eb, call)                                                                               \
+  do {                                                                                             \
+    CUresult cu_r_ = (cu.call);                                                                    \
+    if (cu_r_ != CUDA_SUCCESS) return cu_fail((eb), "cu" #call, cu_r_);                            \
+  } while (0)
+
+/* ---- objects ---- */
+struct sdk_bctx {
+  sdk_backend_opts o;
+  int has_device;
+  CUdevice dev;
+  CUcontext cx;
+  int sms, cc_major, cc_minor;
+  size_t mem;
+  char name[256];
+  char arch[32]; /* sm_XY: what kernels are compiled for */
+};
+
+struct sdk_module {
+  CUmodule mod;
+  CUfunction init, advance, red_moments, red_minmax, red_hist;
+};
+
+struct sdk_ensemble {
+  sdk_bctx *ctx;
+  sdk_module *mod;
+  sdk_layout lay;
+  int64_t npad;
+  int64_t nch;    /* chunks per grid point */
+  size_t esize;   /* bytes per real */
+  CUdeviceptr st; /* nvars * npad reals */
+  CUdeviceptr sv; /* ngrid * max(nsv, 1) reals */
+  CUdeviceptr mark;
+  CUdeviceptr red; /* chunk results */
+  size_t red_bytes;
+  void *host; /* host copy of chunk results */
+};
+
+static int valid_arch(const char *a) {
+  if (strncmp(a, "sm_", 3) != 0) return 0;
+  const char *p = a + 3;
+  int digits = 0;
+  while (*p >= '0' && *p <= '9') p++, digits++;
+  if (digits < 2 || digits > 3) return 0;
+  if (*p == 'a' || *p == 'f') p++;
+  return *p == 0;
+}
+
+static sdk_err cuda_open(const sdk_backend_opts *o, sdk_bctx **out, sdk_errbuf *eb) {
+  *out = NULL;
+  sdk_bctx *c = calloc(1, sizeof *c);
+  if (!c) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  c->o = *o;
+  sdk_err err = SDK_OK;
+  if (o->arch) {
+    /* compile only: NVRTC, no driver, no device */
+    if (!valid_arch(o->arch)) {
+      err = SDK_FAIL(eb, SDK_ERR_USAGE, "--arch '%s': expected sm_XY (e.g. sm_90)", o->arch);
+      goto fail;
+    }
+    snprintf(c->arch, sizeof c->arch, "%s", o->arch);
+    c->o.arch = NULL; /* do not keep the caller's pointer */
+    if (!load_nvrtc()) {
+      err = SDK_FAIL(eb, SDK_ERR_BACKEND, "%s", nv.why);
+      goto fail;
+    }
+    *out = c;
+    return SDK_OK;
+  }
+  if (!load_driver()) {
+    err = SDK_FAIL(eb, SDK_ERR_BACKEND, "%s", cu.why);
+    goto fail;
+  }
+  CUresult r = cu.Init(0);
+  int count = 0;
+  if (r == CUDA_SUCCESS) r = cu.DeviceGetCount(&count);
+  if (r == CUDA_ERROR_NO_DEVICE || (r == CUDA_SUCCESS && count == 0)) {
+    err = SDK_FAIL(eb, SDK_ERR_BACKEND, "no CUDA device");
+    goto fail;
+  }
+  if (r != CUDA_SUCCESS) {
+    err = cu_fail(eb, "cuInit", r);
+    goto fail;
+  }
+  if (o->device < 0 || o->device >= count) {
+    err = SDK_FAIL(eb, SDK_ERR_BACKEND, "no CUDA device %d (%d device%s: 0..%d)", o->device, count,
+                   count == 1 ? "" : "s", count - 1);
+    goto fail;
+  }
+#define CUF(call, what)                                                                            \
+  do {                                                                                             \
+    CUresult r_ = (cu.call);                                                                       \
+    if (r_ != CUDA_SUCCESS) {                                                                      \
+      err = cu_fail(eb, what, r_);                                                                 \
+      goto fail;                                                                                   \
+    }                                                                                              \
+  } while (0)
+  CUF(DeviceGet(&c->dev, o->device), "cuDeviceGet");
+  CUF(DeviceGetName(c->name, (int)sizeof c->name, c->dev), "cuDeviceGetName");
+  CUF(DeviceGetAttribute(&c->sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, c->dev),
+      "cuDeviceGetAttribute");
+  CUF(DeviceGetAttribute(&c->cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, c->dev),
+      "cuDeviceGetAttribute");
+  CUF(DeviceGetAttribute(&c->cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, c->dev),
+      "cuDeviceGetAttribute");
+  CUF(DeviceTotalMem(&c->mem, c->dev), "cuDeviceTotalMem");
+  snprintf(c->arch, sizeof c->arch, "sm_%d%d", c->cc_major, c->cc_minor);
+  if (!load_nvrtc()) {
+    err = SDK_FAIL(eb, SDK_ERR_BACKEND, "%s", nv.why);
+    goto fail;
+  }
+  CUF(DevicePrimaryCtxRetain(&c->cx, c->dev), "cuDevicePrimaryCtxRetain");
+  c->has_device = 1;
+  CUF(CtxSetCurrent(c->cx), "cuCtxSetCurrent");
+#undef CUF
+  *out = c;
+  return SDK_OK;
+fail:
+  if (c->has_device) cu.DevicePrimaryCtxRelease(c->dev);
+  free(c);
+  return err;
+}
+
+static void cuda_close(sdk_bctx **c) {
+  if (!c || !*c) return;
+  if ((*c)->has_device) cu.DevicePrimaryCtxRelease((*c)->dev);
+  free(*c);
+  *c = NULL;
+}
+
+static void cuda_describe(sdk_bctx *c, char *buf, size_t n) {
+  if (!c->has_device)
+    snprintf(buf, n, "cuda: no device, compiling for %s with NVRTC %d.%d", c->arch, nv.major,
+             nv.minor);
+  else
+    snprintf(buf, n, "cuda: device %d, %s, %d SMs, %s, %.1f GiB", c->o.device, c->name, c->sms,
+             c->arch, (double)c->mem / (1024.0 * 1024.0 * 1024.0));
+}
+
+/* ---- compilation ---- */
+
+/* Turn NVRTC's first error into one line; point at the model file when the
+ * error is inside a user expression (#line directives). */
+static sdk_err compile_error(const char *log, const char *model_path, const char *src_path,
+                             sdk_errbuf *eb) {
+  const char *l = log;
+  while (l && *l) {
+    const char *e = strchr(l, '\n');
+    size_t n = e ? (size_t)(e - l) : strlen(l);
+    if (memmem(l, n, ": error", 7) || memmem(l, n, ": catastrophic error", 20)) {
+      char line[1024];
+      snprintf(line, sizeof line, "%.*s", (int)(n < 1000 ? n : 1000), l);
+      if (model_path && *model_path && !strncmp(l, model_path, strlen(model_path)))
+        return SDK_FAIL(eb, SDK_ERR_COMPILE, "expression does not compile: %s", line);
+      return SDK_FAIL(eb, SDK_ERR_COMPILE, "generated code did not compile (source kept in %s): %s",
+                      src_path, line);
+    }
+    l = e ? e + 1 : NULL;
+  }
+  return SDK_FAIL(eb, SDK_ERR_COMPILE, "NVRTC failed (source kept in %s): %.300s", src_path,
+                  log && *log ? log : "no output");
+}
+
+/* From ptxas's verbose log: the resource line of function `fn`. */
+static void ptxas_resources(const char *log, const char *fn, char *out, size_t n) {
+  out[0] = 0;
+  if (!log) return;
+  char key[128];
+  snprintf(key, sizeof key, "Function properties for %s\n", fn);
+  const char *p = strstr(log, key);
+  if (!p) return;
+  p += strlen(key);
+  int stack = 0, sst = 0, sld = 0, regs = -1;
+  sscanf(p, " %d bytes stack frame, %d bytes spill stores, %d bytes spill loads", &stack, &sst,
+         &sld);
+  const char *u = strstr(p, "Used ");
+  if (u) sscanf(u, "Used %d registers", &regs);
+  if (regs < 0) return;
+  snprintf(out, n, "%s: %d registers/thread, %d bytes spill stores, %d bytes spill loads, %d bytes stack",
+           fn, regs, sst, sld, stack);
+}
+
+static int write_file(const char *path, const void *data, size_t len) {
+  char tmp[4400];
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+  FILE *f = fopen(tmp, "wb");
+  if (!f) return -1;
+  size_t w = fwrite(data, 1, len, f);
+  if (fclose(f) != 0 || w != len) {
+    unlink(tmp);
+    return -1;
+  }
+  /* rename is atomic: concurrent runs never read a half-written file */
+  if (rename(tmp, path) != 0) {
+    unlink(tmp);
+    return -1;
+  }
+  return 0;
+}
+
+static sdk_err nvrtc_compile(sdk_bctx *c, const char *src, const char *model_path,
+                             const char *const *opts, int nopts, const char *src_path,
+                             char **cubin, size_t *cubin_len, char **log_out, sdk_errbuf *eb) {
+  nvrtcProgram prog = NULL;
+  nvrtcResult r = nv.CreateProgram(&prog, src, "sdekit_kernel.cu", 0, NULL, NULL);
+  if (r != 0)
+    return SDK_FAIL(eb, SDK_ERR_BACKEND, "cuda: nvrtcCreateProgram failed: %s",
+                    nv.GetErrorString(r));
+  if (c->o.verbose) {
+    fprintf(stderr, "sdekit: NVRTC %d.%d (%s):", nv.major, nv.minor, nv.path);
+    for (int i = 0; i < nopts; i++) fprintf(stderr, " %s", opts[i]);
+    fprintf(stderr, " %s\n", src_path);
+  }
+  nvrtcResult rc = nv.CompileProgram(prog, nopts, opts);
+  size_t loglen = 0;
+  char *log = NULL;
+  if (nv.GetProgramLogSize(prog, &loglen) == 0 && loglen > 0 && (log = malloc(loglen + 1))) {
+    if (nv.GetProgramLog(prog, log) != 0) log[0] = 0;
+    log[loglen] = 0;
+  }
+  sdk_err err = SDK_OK;
+  if (rc != 0) {
+    err = compile_error(log, model_path, src_path, eb);
+    goto out;
+  }
+  size_t n = 0;
+  if ((r = nv.GetCUBINSize(prog, &n)) != 0 || n == 0) {
+    err = SDK_FAIL(eb, SDK_ERR_BACKEND, "cuda: nvrtcGetCUBINSize failed: %s",
+                   r ? nv.GetErrorString(r) : "empty cubin");
+    goto out;
+  }
+  char *bin = malloc(n);
+  if (!bin) {
+    err = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+    goto out;
+  }
+  if ((r = nv.GetCUBIN(prog, bin)) != 0) {
+    free(bin);
+    err = SDK_FAIL(eb, SDK_ERR_BACKEND, "cuda: nvrtcGetCUBIN failed: %s", nv.GetErrorString(r));
+    goto out;
+  }
+  *cubin = bin;
+  *cubin_len = n;
+  *log_out = log;
+  log = NULL;
+out:
+  free(log);
+  nv.DestroyProgram(&prog);
+  return err;
+}
+
+static void cuda_module_free(sdk_module **m) {
+  if (!m || !*m) return;
+  if ((*m)->mod) cu.ModuleUnload((*m)->mod);
+  free(*m);
+  *m = NULL;
+}
+
+static sdk_err load_module(sdk_bctx *c, const char *cubin, const char *path, sdk_module **out,
+                           char *res, size_t nres, sdk_errbuf *eb) {
+  CU(eb, CtxSetCurrent(c->cx));
+  sdk_module *m = calloc(1, sizeof *m);
+  if (!m) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  CUresult r = cu.ModuleLoadData(&m->mod, cubin);
+  sdk_err err = SDK_OK;
+  if (r != CUDA_SUCCESS) {
+    free(m);
+    return cu_fail(eb, "cuModuleLoadData", r);
+  }
+  struct {
+    CUfunction *f;
+    const char *name;
+  } fns[] = {{&m->init, "sdk_init"},
+             {&m->advance, "sdk_advance"},
+             {&m->red_moments, "sdk_red_moments"},
+             {&m->red_minmax, "sdk_red_minmax"},
+             {&m->red_hist, "sdk_red_hist"}};
+  for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
+    if ((r = cu.ModuleGetFunction(fns[i].f, m->mod, fns[i].name)) != CUDA_SUCCESS) {
+      err = SDK_FAIL(eb, SDK_ERR_BACKEND, "'%s' is not an sdekit kernel module (no %s)", path,
+                     fns[i].name);
+      goto bad;
+    }
+  CUdeviceptr abi_p = 0;
+  size_t abi_n = 0;
+  int abi = -1;
+  if (cu.ModuleGetGlobal(&abi_p, &abi_n, m->mod, "sdk_abi") != CUDA_SUCCESS || abi_n != sizeof abi ||
+      cu.MemcpyDtoH(&abi, abi_p, sizeof abi) != CUDA_SUCCESS || abi <= 0) {
+    err = SDK_FAIL(eb, SDK_ERR_BACKEND, "'%s' is not an sdekit kernel module (no ABI tag)", path);
+    goto bad;
+  }
+  int regs = 0, local = 0;
+  if (res && cu.FuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, m->advance) == CUDA_SUCCESS &&
+      cu.FuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, m->advance) == CUDA_SUCCESS)
+    snprintf(res, nres, "sdk_advance: %d registers/thread, %d bytes local memory/thread", regs,
+             local);
+  *out = m;
+  return SDK_OK;
+bad:
+  cuda_module_free(&m);
+  return err;
+}
+
+static sdk_err cuda_compile(sdk_bctx *c, const char *src, const char *model_path, sdk_module **out,
+                            char *report, size_t nreport, sdk_errbuf *eb) {
+  *out = NULL;
+  char dir[4096];
+  SDK_CHECK(sdk_cache_dir(dir, sizeof dir, eb));
+  char archopt[64];
+  snprintf(archopt, sizeof archopt, "--gpu-architecture=%s", c->arch);
+  const char *opts[8];
+  int nopts = 0;
+  opts[nopts++] = archopt;
+  opts[nopts++] = "-default-device";
+  /* no fast math: no contraction either, like the CPU's -ffp-contract=off */
+  opts[nopts++] = c->o.fast_math ? "--use_fast_math" : "--fmad=false";
+  opts[nopts++] = "-lineinfo";
+  opts[nopts++] = "--ptxas-options=-v";
+
+  sdk_strbuf key;
+  sdk_sb_init(&key);
+  sdk_sb_printf(&key, "nvrtc %d.%d\n%s\n", nv.major, nv.minor, c->arch);
+  for (int i = 0; i < nopts; i++) sdk_sb_printf(&key, "%s\n", opts[i]);
+  sdk_sb_puts(&key, src);
+  if (key.oom) {
+    sdk_sb_free(&key);
+    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  }
+  char hash[33];
+  sdk_hash_hex(key.s, key.len, hash);
+  sdk_sb_free(&key);
+  char bin_path[4200], src_path[4200], info_path[4200];
+  snprintf(bin_path, sizeof bin_path, "%s/cuda-%s.cubin", dir, hash);
+  snprintf(src_path, sizeof src_path, "%s/cuda-%s.cu", dir, hash);
+  snprintf(info_path, sizeof info_path, "%s/cuda-%s.txt", dir, hash);
+
+  size_t len = 0;
+  char *cubin = sdk_read_file(bin_path, &len);
+  char *info = NULL;
+  int cached = cubin != NULL && len > 0;
+  if (cached) {
+    info = sdk_read_file(info_path, NULL);
+    if (c->o.verbose) fprintf(stderr, "sdekit: cached %s\n", bin_path);
+  } else {
+    free(cubin);
+    cubin = NULL;
+    if (write_file(src_path, src, strlen(src)) != 0)
+      return SDK_FAIL(eb, SDK_ERR_IO, "cannot write '%s': %s", src_path, strerror(errno));
+    char *log = NULL;
+    SDK_CHECK(nvrtc_compile(c, src, model_path, opts, nopts, src_path, &cubin, &len, &log, eb));
+    char res[512];
+    ptxas_resources(log, "sdk_advance", res, sizeof res);
+    if (c->o.verbose && log) fprintf(stderr, "%s", log);
+    free(log);
+    info = sdk_strdup(res);
+    /* the resource line first, so that a cache hit can report it too */
+    if (info) write_file(info_path, info, strlen(info));
+    if (write_file(bin_path, cubin, len) != 0) {
+      free(cubin);
+      free(info);
+      return SDK_FAIL(eb, SDK_ERR_IO, "cannot install '%s': %s", bin_path, strerror(errno));
+    }
+  }
+  char res[512] = "";
+  sdk_err err = SDK_OK;
+  if (c->has_device) {
+    err = load_module(c, cubin, bin_path, out, res, sizeof res, eb);
+  }
+  if (err == SDK_OK && report)
+    snprintf(report, nreport, "%s %s (%s%s%s)", cached ? "cached" : "compiled", bin_path, c->arch,
+             (info && *info) || res[0] ? "; " : "", info && *info ? info : res);
+  free(cubin);
+  free(info);
+  return err;
+}
+
+/* ---- ensembles ---- */
+static void cuda_free(sdk_ensemble **e) {
+  if (!e || !*e) return;
+  sdk_ensemble *x = *e;
+  if (x->st) cu.MemFree(x->st);
+  if (x->sv) cu.MemFree(x->sv);
+  if (x->mark) cu.MemFree(x->mark);
+  if (x->red) cu.MemFree(x->red);
+  free(x->host);
+  free(x);
+  *e = NULL;
+}
+
+static sdk_err cuda_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, sdk_ensemble **out,
+                          sdk_errbuf *eb) {
+  *out = NULL;
+  if (!c->has_device)
+    return SDK_FAIL(eb, SDK_ERR_BACKEND, "cuda: compiled for %s only; no device to run on", c->arch);
+  CU(eb, CtxSetCurrent(c->cx));
+  sdk_ensemble *e = calloc(1, sizeof *e);
+  if (!e) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  e->ctx = c;
+  e->mod = mod;
+  e->lay = *lay;
+  e->lay.sv = NULL;
+  e->esize = lay->single ? sizeof(float) : sizeof(double);
+  e->npad = sdk_padded_paths(lay->ngrid * lay->ppg);
+  e->nch = (lay->ppg + SDK_RED_CHUNK - 1) / SDK_RED_CHUNK;
+  sdk_err err = SDK_OK;
+  if (e->npad / 256 > 0x7fffffff || lay->ngrid * e->nch > 0x7fffffff) {
+    err = SDK_FAIL(eb, SDK_ERR_USAGE, "cuda: too many paths for one device (%lld)",
+                   (long long)(lay->ngrid * lay->ppg));
+    goto fail;
+  }
+  size_t bytes = (size_t)lay->nvars * (size_t)e->npad * e->esize;
+  CUresult r = cu.MemAlloc(&e->st, bytes);
+  if (r != CUDA_SUCCESS) {
+    err = SDK_FAIL(eb, SDK_ERR_NOMEM,
+                   "cuda: cannot allocate %.3g GiB of device memory for %lld paths x %d variables "
+                   "(%s has %.3g GiB)",
+                   (double)bytes / 1073741824.0, (long long)(lay->ngrid * lay->ppg), lay->nvars,
+                   c->name, (double)c->mem / 1073741824.0);
+    e->st = 0;
+    goto fail;
+  }
+  /* chunk results: moments (3 doubles + 1 int per variable) or min/max */
+  size_t nchunks = (size_t)(lay->ngrid * e->nch);
+  e->red_bytes = nchunks * (size_t)lay->nvars * (3 * sizeof(double) + sizeof(int));
+  if (e->red_bytes < nchunks * 2 * sizeof(double)) e->red_bytes = nchunks * 2 * sizeof(double);
+  if ((r = cu.MemAlloc(&e->red, e->red_bytes)) != CUDA_SUCCESS) {
+    e->red = 0;
+    err = cu_fail(eb, "cuMemAlloc", r);
+    goto fail;
+  }
+  e->host = malloc(e->red_bytes);
+  int64_t nsv = lay->nsv > 0 ? lay->nsv : 1;
+  size_t svn = (size_t)(nsv * lay->ngrid);
+  void *hsv = calloc(svn, e->esize);
+  if (!e->host || !hsv) {
+    free(hsv);
+    err = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+    goto fail;
+  }
+  for (int64_t i = 0; i < lay->ngrid * lay->nsv; i++) {
+    if (lay->single) ((float *)hsv)[i] = (float)lay->sv[i];
+    else ((double *)hsv)[i] = lay->sv[i];
+  }
+  if ((r = cu.MemAlloc(&e->sv, svn * e->esize)) != CUDA_SUCCESS) {
+    e->sv = 0;
+    free(hsv);
+    err = cu_fail(eb, "cuMemAlloc", r);
+    goto fail;
+  }
+  r = cu.MemcpyHtoD(e->sv, hsv, svn * e->esize);
+  free(hsv);
+  if (r != CUDA_SUCCESS) {
+    err = cu_fail(eb, "cuMemcpyHtoD", r);
+    goto fail;
+  }
+  *out = e;
+  return SDK_OK;
+fail:
+  cuda_free(&e);
+  return err;
+}
+
+static sdk_err launch(sdk_ensemble *e, CUfunction f, const char *name, int64_t blocks, void **args,
+                      sdk_errbuf *eb) {
+  if (blocks <= 0) return SDK_OK;
+  CU(eb, CtxSetCurrent(e->ctx->cx));
+  CUresult r = cu.LaunchKernel(f, (unsigned)blocks, 1, 1, 256, 1, 1, 0, NULL, args, NULL);
+  if (r != CUDA_SUCCESS) {
+    char what[128];
+    snprintf(what, sizeof what, "cuLaunchKernel(%s)", name);
+    return cu_fail(eb, what, r);
+  }
+  /* errors inside the kernel surface here, attributed to it */
+  r = cu.CtxSynchronize();
+  if (r != CUDA_SUCCESS) {
+    char what[128];
+    snprintf(what, sizeof what, "cuCtxSynchronize after %s", name);
+    return cu_fail(eb, what, r);
+  }
+  return SDK_OK;
+}
+
+static sdk_err cuda_init(sdk_ensemble *e, uint64_t seed, sdk_errbuf *eb) {
+  long long npad = e->npad, ppg = e->lay.ppg, ngrid = e->lay.ngrid, path0 = e->lay.path0;
+  unsigned long long s = seed;
+  void *args[] = {&e->st, &npad, &e->sv, &ppg, &ngrid, &path0, &s};
+  return launch(e, e->mod->init, "sdk_init", e->npad / 256, args, eb);
+}
+
+static sdk_err cuda_advance(sdk_ensemble *e, int64_t step0, int64_t nsteps, uint64_t seed,
+                            sdk_errbuf *eb) {
+  long long npad = e->npad, ppg = e->lay.ppg, ngrid = e->lay.ngrid, path0 = e->lay.path0;
+  long long s0 = step0, ns = nsteps;
+  unsigned long long s = seed;
+  void *args[] = {&e->st, &npad, &e->sv, &ppg, &ngrid, &path0, &s0, &ns, &s};
+  return launch(e, e->mod->advance, "sdk_advance", e->npad / 256, args, eb);
+}
+
+static sdk_err cuda_mark(sdk_ensemble *e, int var, sdk_errbuf *eb) {
+  CU(eb, CtxSetCurrent(e->ctx->cx));
+  size_t n = (size_t)e->npad * e->esize;
+  if (!e->mark) {
+    CUresult r = cu.MemAlloc(&e->mark, n);
+    if (r != CUDA_SUCCESS) {
+      e->mark = 0;
+      return cu_fail(eb, "cuMemAlloc", r);
+    }
+  }
+  CU(eb, MemcpyDtoD(e->mark, e->st + (CUdeviceptr)((size_t)var * n), n));
+  return SDK_OK;
+}
+
+/* Chunk moments of variables v0..v0+nvr-1 (or the displacement) on the
+ * device; merged here in chunk order. */
+static sdk_err chunk_moments(sdk_ensemble *e, int v0, int nvr, CUdeviceptr mark, double scale,
+                             sdk_moments *out, int64_t *nonfinite, sdk_errbuf *eb) {
+  long long npad = e->npad, ppg = e->lay.ppg, path0 = e->lay.path0, nch = e->nch;
+  int a = v0, b = nvr;
+  size_t nchunks = (size_t)(e->lay.ngrid * e->nch);
+  CUdeviceptr dout = e->red, dnf = e->red + nchunks * (size_t)nvr * 3 * sizeof(double);
+  void *args[] = {&e->st, &npad, &a, &b, &mark, &scale, &ppg, &path0, &nch, &dout, &dnf};
+  SDK_CHECK(launch(e, e->mod->red_moments, "sdk_red_moments", (int64_t)nchunks, args, eb));
+  size_t nbytes = nchunks * (size_t)nvr * (3 * sizeof(double) + sizeof(int));
+  CU(eb, MemcpyDtoH(e->host, e->red, nbytes));
+  const double *h = e->host;
+  const int *hnf = (const int *)(h + nchunks * (size_t)nvr * 3);
+  for (int64_t g = 0; g < e->lay.ngrid; g++) {
+    int64_t nfmax = 0;
+    for (int k = 0; k < nvr; k++) {
+      sdk_moments tot = {0, 0, 0};
+      int64_t nf = 0;
+      for (int64_t c = 0; c < e->nch; c++) {
+        size_t i = (size_t)((g * e->nch + c) * nvr + k);
+        sdk_moments ch = {h[3 * i], h[3 * i + 1], h[3 * i + 2]};
+        sdk_moments_merge(&tot, &ch);
+        nf += hnf[i];
+      }
+      out[g * nvr + k] = tot;
+      if (nf > nfmax) nfmax = nf;
+    }
+    if (nonfinite) nonfinite[g] = nfmax;
+  }
+  return SDK_OK;
+}
+
+static sdk_err cuda_moments(sdk_ensemble *e, sdk_moments *out, int64_t *nonfinite,
+                            sdk_errbuf *eb) {
+  return chunk_moments(e, 0, e->lay.nvars, 0, 1.0, out, nonfinite, eb);
+}
+
+static sdk_err cuda_displacement(sdk_ensemble *e, int var, double scale, sdk_moments *out,
+                                 sdk_errbuf *eb) {
+  if (!e->mark) return SDK_FAIL(eb, SDK_ERR_INTERNAL, "displacement before mark");
+  return chunk_moments(e, var, 1, e->mark, scale, out, NULL, eb);
+}
+
+static sdk_err cuda_minmax(sdk_ensemble *e, int var, double *lo, double *hi, sdk_errbuf *eb) {
+  long long npad = e->npad, ppg = e->lay.ppg, path0 = e->lay.path0, nch = e->nch;
+  int v = var;
+  size_t nchunks = (size_t)(e->lay.ngrid * e->nch);
+  void *args[] = {&e->st, &npad, &v, &ppg, &path0, &nch, &e->red};
+  SDK_CHECK(launch(e, e->mod->red_minmax, "sdk_red_minmax", (int64_t)nchunks, args, eb));
+  CU(eb, MemcpyDtoH(e->host, e->red, nchunks * 2 * sizeof(double)));
+  const double *h = e->host;
+  for (int64_t g = 0; g < e->lay.ngrid; g++) {
+    double a = INFINITY, b = -INFINITY;
+    for (int64_t c = 0; c < e->nch; c++) {
+      size_t i = (size_t)(g * e->nch + c);
+      if (h[2 * i] < a) a = h[2 * i];
+      if (h[2 * i + 1] > b) b = h[2 * i + 1];
+    }
+    lo[g] = a;
+    hi[g] = b;
+  }
+  return SDK_OK;
+}
+
+static sdk_err cuda_histogram(sdk_ensemble *e, int var, int64_t bins, const double *lo,
+                              const double *hi, uint64_t *counts, uint64_t *under, uint64_t *over,
+                              sdk_errbuf *eb) {
+  CU(eb, CtxSetCurrent(e->ctx->cx));
+  int64_t ng = e->lay.ngrid;
+  size_t ncount = (size_t)(ng * bins);
+  /* one allocation: lo, hi, counts, under, over */
+  size_t bytes = (size_t)ng * 2 * sizeof(double) + (ncount + 2 * (size_t)ng) * sizeof(uint64_t);
+  CUdeviceptr d = 0;
+  CUresult r = cu.MemAlloc(&d, bytes);
+  if (r != CUDA_SUCCESS) return cu_fail(eb, "cuMemAlloc", r);
+  CUdeviceptr dlo = d, dhi = d + (size_t)ng * sizeof(double),
+              dcnt = d + (size_t)ng * 2 * sizeof(double), dun = dcnt + ncount * sizeof(uint64_t),
+              dov = dun + (size_t)ng * sizeof(uint64_t);
+  sdk_err err = SDK_OK;
+#define CUH(call, what)                                                                            \
+  do {                                                                                             \
+    CUresult r_ = (cu.call);                                                                       \
+    if (r_ != CUDA_SUCCESS) {                                                                      \
+      err = cu_fail(eb, what, r_);                                                                 \
+      goto out;                                                                                    \
+    }                                                                                              \
+  } while (0)
+  CUH(MemcpyHtoD(dlo, lo, (size_t)ng * sizeof(double)), "cuMemcpyHtoD");
+  CUH(MemcpyHtoD(dhi, hi, (size_t)ng * sizeof(double)), "cuMemcpyHtoD");
+  CUH(MemsetD8(dcnt, 0, (ncount + 2 * (size_t)ng) * sizeof(uint64_t)), "cuMemsetD8");
+  {
+    long long npad = e->npad, ppg = e->lay.ppg, ngrid = ng, path0 = e->lay.path0, nb = bins;
+    int v = var;
+    void *args[] = {&e->st, &npad, &v, &ppg, &ngrid, &path0, &nb, &dlo, &dhi, &dcnt, &dun, &dov};
+    int64_t total = ng * e->lay.ppg;
+    err = launch(e, e->mod->red_hist, "sdk_red_hist", (total + 255) / 256, args, eb);
+    if (err != SDK_OK) goto out;
+  }
+  CUH(MemcpyDtoH(counts, dcnt, ncount * sizeof(uint64_t)), "cuMemcpyDtoH");
+  CUH(MemcpyDtoH(under, dun, (size_t)ng * sizeof(uint64_t)), "cuMemcpyDtoH");
+  CUH(MemcpyDtoH(over, dov, (size_t)ng * sizeof(uint64_t)), "cuMemcpyDtoH");
+#undef CUH
+out:
+  cu.MemFree(d);
+  return err;
+}
+
+static sdk_err cuda_read_state(sdk_ensemble *e, int64_t first, int64_t n, double *out,
+                               sdk_errbuf *eb) {
+  if (n <= 0) return SDK_OK;
+  CU(eb, CtxSetCurrent(e->ctx->cx));
+  void *tmp = malloc((size_t)n * e->esize);
+  if (!tmp) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  for (int v = 0; v < e->lay.nvars; v++) {
+    CUdeviceptr src = e->st + (CUdeviceptr)(((size_t)v * (size_t)e->npad + (size_t)first) * e->esize);
+    CUresult r = cu.MemcpyDtoH(tmp, src, (size_t)n * e->esize);
+    if (r != CUDA_SUCCESS) {
+      free(tmp);
+      return cu_fail(eb, "cuMemcpyDtoH", r);
+    }
+    for (int64_t i = 0; i < n; i++)
+      out[v * n + i] = e->esize == sizeof(float) ? (double)((float *)tmp)[i] : ((double *)tmp)[i];
+  }
+  free(tmp);
+  return SDK_OK;
+}
+
+/* List the devices (for `sdekit devices`); returns the number found. */
+sdk_err sdk_cuda_list_devices(FILE *out, int *count, sdk_errbuf *eb);
+sdk_err sdk_cuda_list_devices(FILE *out, int *count, sdk_errbuf *eb) {
+  *count = 0;
+  if (!load_driver()) return SDK_FAIL(eb, SDK_ERR_BACKEND, "%s", cu.why);
+  CUresult r = cu.Init(0);
+  int n = 0;
+  if (r == CUDA_SUCCESS) r = cu.DeviceGetCount(&n);
+  if (r == CUDA_ERROR_NO_DEVICE || (r == CUDA_SUCCESS && n == 0))
+    return SDK_FAIL(eb, SDK_ERR_BACKEND, "no CUDA device");
+  if (r != CUDA_SUCCESS) return cu_fail(eb, "cuInit", r);
+  int drv = 0;
+  cu.DriverGetVersion(&drv);
+  fprintf(out, "CUDA driver %d.%d; NVRTC %s\n", drv / 1000, (drv % 1000) / 10,
+          load_nvrtc() ? "found" : "not found (needed to run kernels)");
+  if (nv.ok) fprintf(out, "NVRTC %d.%d: %s\n", nv.major, nv.minor, nv.path);
+  fprintf(out, "%-7s %-32s %-8s %5s %10s\n", "device", "name", "arch", "SMs", "memory");
+  for (int i = 0; i < n; i++) {
+    CUdevice d;
+    char name[256] = "?";
+    int sms = 0, ma = 0, mi = 0;
+    size_t mem = 0;
+    CU(eb, DeviceGet(&d, i));
+    CU(eb, DeviceGetName(name, (int)sizeof name, d));
+    CU(eb, DeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, d));
+    CU(eb, DeviceGetAttribute(&ma, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d));
+    CU(eb, DeviceGetAttribute(&mi, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d));
+    CU(eb, DeviceTotalMem(&mem, d));
+    char arch[32];
+    snprintf(arch, sizeof arch, "sm_%d%d", ma, mi);
+    fprintf(out, "%-7d %-32s %-8s %5d %6.1f GiB\n", i, name, arch, sms,
+            (double)mem / 1073741824.0);
+  }
+  *count = n;
+  return SDK_OK;
+}
+
+const sdk_backend sdk_backend_cuda = {
+    .name = "cuda",
+    .open = cuda_open,
+    .close = cuda_close,
+    .describe = cuda_describe,
+    .compile = cuda_compile,
+    .module_free = cuda_module_free,
+    .alloc = cuda_alloc,
+    .free = cuda_free,
+    .init = cuda_init,
+    .advance = cuda_advance,
+    .mark = cuda_mark,
+    .moments = cuda_moments,
+    .displacement = cuda_displacement,
+    .minmax = cuda_minmax,
+    .histogram = cuda_histogram,
+    .read_state = cuda_read_state,
+};

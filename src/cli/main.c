@@ -70,7 +70,8 @@ static const char RUN_HELP[] =
     "  --periods N               integrate N periods (periodic models)\n"
     "  --transient T             start of the drift window (default 0)\n"
     "  --transient-periods N     the same in periods\n"
-    "  --scheme NAME             euler | srk2 (default srk2)\n"
+    "  --scheme NAME             euler | srk2 (default: srk2, or euler when the noise is\n"
+    "                            multiplicative)\n"
     "  --seed N                  random seed (default 1); same seed, same results\n"
     "where and how:\n"
     "  --backend NAME            cpu | cuda | auto (default cpu)\n"
@@ -86,7 +87,8 @@ static const char RUN_HELP[] =
     "  --hist-range VAR=LO:HI    fixed histogram range for VAR (default: from the data)\n"
     "output:\n"
     "  -o FILE                   FILE.h5 (HDF5, everything), FILE.tsv (text for gnuplot; one file per\n"
-    "                            observable, BASE.OBS.tsv, when there are several) or - (stdout)\n"
+    "                            observable, BASE.OBS.tsv, when there are several) or - (stdout);\n"
+    "                            repeat -o to write several formats from one run\n"
     "  --quiet                   no progress or summary on stderr\n"
     "  --verbose                 show compiler commands and cache use\n"
     "\n"
@@ -151,7 +153,8 @@ static int parse_u64(const char *s, uint64_t *out) {
 
 typedef struct cli_run {
   sdk_run_config c;
-  const char *output;
+  const char *outputs[4];
+  int noutputs;
   const char *arch;
   int64_t bench_steps;
   int help;
@@ -279,7 +282,10 @@ static int parse_run_options(int argc, char **argv, cli_run *cr, int need_model)
       c->nhist_range++;
       break;
     }
-    case 'o': cr->output = optarg; break;
+    case 'o':
+      if (cr->noutputs == 4) return usage_error("at most four -o%s", "");
+      cr->outputs[cr->noutputs++] = optarg;
+      break;
     case OPT_QUIET: c->quiet = 1; break;
     case OPT_VERBOSE: c->verbose = 1; break;
     case OPT_ARCH: cr->arch = optarg; break;
@@ -352,6 +358,13 @@ static int cmd_run(int argc, char **argv) {
   cli_run cr;
   memset(&cr, 0, sizeof cr);
   sdk_run_config_defaults(&cr.c);
+  /* record the command as typed (getopt_long reorders argv) */
+  sdk_strbuf cl;
+  sdk_sb_init(&cl);
+  sdk_sb_puts(&cl, "sdekit");
+  for (int i = 0; i < argc; i++) sdk_sb_printf(&cl, " %s", argv[i]);
+  snprintf(cr.cmdline, sizeof cr.cmdline, "%s", cl.s ? cl.s : "");
+  sdk_sb_free(&cl);
   int rc = parse_run_options(argc, argv, &cr, 1);
   if (cr.help) {
     fputs(RUN_HELP, stdout);
@@ -359,23 +372,21 @@ static int cmd_run(int argc, char **argv) {
   }
   if (rc) return rc;
   sdk_run_config *c = &cr.c;
-  sdk_strbuf cl;
-  sdk_sb_init(&cl);
-  sdk_sb_puts(&cl, "sdekit");
-  for (int i = 0; i < argc; i++) sdk_sb_printf(&cl, " %s", argv[i]);
-  snprintf(cr.cmdline, sizeof cr.cmdline, "%s", cl.s ? cl.s : "");
-  sdk_sb_free(&cl);
   c->command_line = cr.cmdline;
 
   int nobs = 0;
   for (int i = 0; i < 3; i++) nobs += (c->observe >> i) & 1;
-  const char *out = cr.output ? cr.output : "-";
-  int h5 = has_suffix(out, ".h5") || has_suffix(out, ".hdf5");
-  if (!h5 && !strcmp(out, "-") && nobs > 1)
-    return usage_error("several observables need -o FILE.h5 or -o FILE.tsv (stdout takes one)%s", "");
-  if (!h5 && strcmp(out, "-") && !has_suffix(out, ".tsv") && !has_suffix(out, ".txt") && !has_suffix(out, ".dat"))
-    return usage_error("-o '%s': expected a name ending in .h5 or .tsv, or - for stdout", out);
-  if ((rc = check_output_dir(out))) return rc;
+  if (cr.noutputs == 0) cr.outputs[cr.noutputs++] = "-";
+  for (int k = 0; k < cr.noutputs; k++) {
+    const char *out = cr.outputs[k];
+    int h5 = has_suffix(out, ".h5") || has_suffix(out, ".hdf5");
+    if (!h5 && !strcmp(out, "-") && nobs > 1)
+      return usage_error("several observables need -o FILE.h5 or -o FILE.tsv (stdout takes one)%s", "");
+    if (!h5 && strcmp(out, "-") && !has_suffix(out, ".tsv") && !has_suffix(out, ".txt") &&
+        !has_suffix(out, ".dat"))
+      return usage_error("-o '%s': expected a name ending in .h5 or .tsv, or - for stdout", out);
+    if ((rc = check_output_dir(out))) return rc;
+  }
 
   progress pr = {isatty(2) && !c->quiet, 0};
   c->progress = show_progress;
@@ -386,29 +397,33 @@ static int cmd_run(int argc, char **argv) {
   if (pr.on && pr.last_frac > 0 && pr.last_frac < 1) fputc('\n', stderr);
   if (e != SDK_OK) return fail(e, &eb);
   const sdk_results *R = sdk_run_results(run);
-  if (h5) {
-    e = sdk_write_h5(R, out, &eb);
-  } else if (!strcmp(out, "-") || nobs == 1) {
-    for (int i = 0; i < 3 && e == SDK_OK; i++)
-      if (c->observe & (1u << i)) e = sdk_write_tsv_file(R, OBS_NAMES[i], out, &eb);
-  } else {
-    /* several observables: BASE.OBS.tsv */
-    size_t blen = strlen(out) - strlen(strrchr(out, '.'));
-    for (int i = 0; i < 3 && e == SDK_OK; i++)
-      if (c->observe & (1u << i)) {
-        char path[4096];
-        snprintf(path, sizeof path, "%.*s.%s.tsv", (int)blen, out, OBS_NAMES[i]);
-        e = sdk_write_tsv_file(R, OBS_NAMES[i], path, &eb);
-        if (e == SDK_OK && !c->quiet) fprintf(stderr, "sdekit: wrote %s\n", path);
-      }
+  for (int k = 0; k < cr.noutputs && e == SDK_OK; k++) {
+    const char *out = cr.outputs[k];
+    int h5 = has_suffix(out, ".h5") || has_suffix(out, ".hdf5");
+    if (h5) {
+      e = sdk_write_h5(R, out, &eb);
+    } else if (!strcmp(out, "-") || nobs == 1) {
+      for (int i = 0; i < 3 && e == SDK_OK; i++)
+        if (c->observe & (1u << i)) e = sdk_write_tsv_file(R, OBS_NAMES[i], out, &eb);
+    } else {
+      /* several observables: BASE.OBS.tsv */
+      size_t blen = strlen(out) - strlen(strrchr(out, '.'));
+      for (int i = 0; i < 3 && e == SDK_OK; i++)
+        if (c->observe & (1u << i)) {
+          char path[4096];
+          snprintf(path, sizeof path, "%.*s.%s.tsv", (int)blen, out, OBS_NAMES[i]);
+          e = sdk_write_tsv_file(R, OBS_NAMES[i], path, &eb);
+          if (e == SDK_OK && !c->quiet) fprintf(stderr, "sdekit: wrote %s\n", path);
+        }
+    }
+    if (e == SDK_OK && !c->quiet && strcmp(out, "-") && (h5 || nobs == 1))
+      fprintf(stderr, "sdekit: wrote %s\n", out);
   }
-  if (e == SDK_OK && !c->quiet) {
-    if (strcmp(out, "-") && (h5 || nobs == 1)) fprintf(stderr, "sdekit: wrote %s\n", out);
+  if (e == SDK_OK && !c->quiet)
     fprintf(stderr, "sdekit: %s, %.3g path-steps in %.2f s (%.3g steps/s) on %s\n", R->model_name,
             sdk_run_path_steps(run), sdk_run_seconds(run),
             sdk_run_path_steps(run) / (sdk_run_seconds(run) > 0 ? sdk_run_seconds(run) : 1),
             sdk_run_device(run));
-  }
   sdk_run_destroy(&run);
   for (int i = 0; i < c->nscan; i++) sdk_scan_free(&c->scan[i]);
   for (int i = 0; i < c->nset; i++) free((char *)c->set_name[i]);
@@ -454,6 +469,8 @@ static int cmd_info(int argc, char **argv) {
     if (argc == 2) return printf("usage: sdekit info FILE.h5\n"), 0;
     return usage_error("usage: sdekit info FILE.h5%s", "");
   }
+  struct stat st;
+  if (stat(argv[1], &st) != 0) return usage_error("cannot read '%s': no such file", argv[1]);
   sdk_errbuf eb = {0};
   sdk_err e = sdk_h5_info(argv[1], stdout, &eb);
   return e == SDK_OK ? 0 : fail(e, &eb);

@@ -17,7 +17,7 @@ void sdk_run_config_defaults(sdk_run_config *c) {
   c->paths = 1024;
   c->transient = -1;
   c->transient_periods = -1;
-  c->scheme = "srk2";
+  c->scheme = NULL; /* srk2, or euler for multiplicative noise */
   c->seed = 1;
   c->backend = "cpu";
   c->single = 1;
@@ -169,15 +169,29 @@ static void plan_free(plan *p) {
   memset(p, 0, sizeof *p);
 }
 
+static void grid_params(const sdk_run_config *c, int64_t g, char *buf, size_t n) {
+  buf[0] = 0;
+  int64_t rem = g;
+  char part[2][128] = {"", ""};
+  for (int a = c->nscan - 1; a >= 0; a--) {
+    snprintf(part[a], sizeof part[a], "%s=%g", c->scan[a].name, c->scan[a].values[rem % c->scan[a].n]);
+    rem /= c->scan[a].n;
+  }
+  if (c->nscan == 0) snprintf(buf, n, "grid point 0");
+  else if (c->nscan == 1) snprintf(buf, n, "grid point %lld (%s)", (long long)g, part[0]);
+  else snprintf(buf, n, "grid point %lld (%s, %s)", (long long)g, part[0], part[1]);
+}
+
 static sdk_err make_plan(const sdk_run_config *c, sdk_run *r, plan *p, sdk_errbuf *eb) {
   sdk_model *m = r->model;
   memset(p, 0, sizeof *p);
-  p->scheme = sdk_scheme_find(c->scheme);
+  const char *sname = c->scheme ? c->scheme : m->multiplicative ? "euler" : "srk2";
+  p->scheme = sdk_scheme_find(sname);
   if (!p->scheme) {
     sdk_strbuf b;
     sdk_sb_init(&b);
     for (int i = 0; sdk_schemes[i]; i++) sdk_sb_printf(&b, "%s%s", i ? ", " : "", sdk_schemes[i]->name);
-    sdk_err e = SDK_FAIL(eb, SDK_ERR_USAGE, "unknown scheme '%s' (known: %s)", c->scheme,
+    sdk_err e = SDK_FAIL(eb, SDK_ERR_USAGE, "unknown scheme '%s' (known: %s)", sname,
                          b.s ? b.s : "");
     sdk_sb_free(&b);
     return e;
@@ -283,8 +297,10 @@ static sdk_err make_plan(const sdk_run_config *c, sdk_run *r, plan *p, sdk_errbu
       double P = sdk_expr_eval(m->period, eval_param, &ec);
       if (!isfinite(P) || P <= 0) {
         free(pv);
-        return SDK_FAIL(eb, SDK_ERR_USAGE, "%s:%d: period evaluates to %g (must be > 0)", m->path,
-                        m->period_line, P);
+        char gp[300];
+        grid_params(c, g, gp, sizeof gp);
+        return SDK_FAIL(eb, SDK_ERR_USAGE, "%s:%d: period evaluates to %g at %s (must be > 0)",
+                        m->path, m->period_line, P, gp);
       }
       if (g == 0) {
         p->period0 = P;
@@ -402,19 +418,6 @@ sdk_err sdk_run_codegen(const sdk_run_config *c, int cuda, char **src, sdk_errbu
   plan_free(&p);
   sdk_run_destroy(&r);
   return err;
-}
-
-static void grid_params(const sdk_run_config *c, int64_t g, char *buf, size_t n) {
-  buf[0] = 0;
-  int64_t rem = g;
-  char part[2][128] = {"", ""};
-  for (int a = c->nscan - 1; a >= 0; a--) {
-    snprintf(part[a], sizeof part[a], "%s=%g", c->scan[a].name, c->scan[a].values[rem % c->scan[a].n]);
-    rem /= c->scan[a].n;
-  }
-  if (c->nscan == 0) snprintf(buf, n, "grid point 0");
-  else if (c->nscan == 1) snprintf(buf, n, "grid point %lld (%s)", (long long)g, part[0]);
-  else snprintf(buf, n, "grid point %lld (%s, %s)", (long long)g, part[0], part[1]);
 }
 
 sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) {
