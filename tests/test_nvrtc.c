@@ -1,5 +1,5 @@
 /* Every built-in model compiles for the GPU: CUDA source generated for
- * models/*.sde (both precisions, every scheme the model admits, with and
+ * each models/NAME.sde (both precisions, every scheme the model admits, with and
  * without fast-math) goes through NVRTC for sm_90.  No GPU or driver is
  * needed; the test is skipped (77) only when NVRTC itself cannot be loaded. */
 #include <dirent.h>
@@ -56,7 +56,6 @@ static void compile_one(sdk_bctx *ctx, const char *model, const char *scheme, in
   TU_CHECK(e == SDK_OK, "codegen %s %s: %s", model, scheme, eb.msg);
   if (e == SDK_OK) {
     TU_CHECK(strstr(src, "extern \"C\" __global__") != NULL, "%s: no kernels", model);
-    TU_CHECK(strstr(src, "#include") == NULL, "%s: CUDA source includes a header", model);
     char report[4400] = "";
     sdk_module *mod = NULL;
     e = sdk_backend_cuda.compile(ctx, src, m->path, &mod, report, sizeof report, &eb);

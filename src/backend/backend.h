@@ -102,6 +102,9 @@ int64_t sdk_padded_paths(int64_t total);
  * ~/.cache/sdekit), created if needed. */
 sdk_err sdk_cache_dir(char *out, size_t n, sdk_errbuf *eb);
 
+/* List CUDA devices (ordinal, name, compute capability, SMs, memory). */
+sdk_err sdk_cuda_list_devices(FILE *out, int *count, sdk_errbuf *eb);
+
 /* Combine moments (Chan et al. parallel variance). */
 void sdk_moments_merge(sdk_moments *a, const sdk_moments *b);
 

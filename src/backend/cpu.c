@@ -192,7 +192,9 @@ static sdk_err cpu_compile(sdk_bctx *c, const char *src, const char *model_path,
   }
   sdk_module *m = calloc(1, sizeof *m);
   if (!m) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  m->dl = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+  /* NODELETE: the module brings the OpenMP runtime; unloading it while its
+   * worker threads idle would crash (seen with gcc's libgomp) */
+  m->dl = dlopen(so, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (!m->dl) {
     free(m);
     return SDK_FAIL(eb, SDK_ERR_BACKEND, "cannot load '%s': %s", so, dlerror());

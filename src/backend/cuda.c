@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "codegen/codegen.h"
 #include "core/strbuf.h"
 
 /* ---- the few driver API types and constants used (cuda.h is not needed) ---- */
@@ -376,8 +377,9 @@ static sdk_err compile_error(const char *log, const char *model_path, const char
                   log && *log ? log : "no output");
 }
 
-/* From ptxas's verbose log: the resource line of function `fn`. */
-static void ptxas_resources(const char *log, const char *fn, char *out, size_t n) {
+/* From ptxas's verbose log (--ptxas-options=-v): the spill line of function
+ * `fn`, as "S bytes spill stores, L bytes spill loads" (empty if absent). */
+static void ptxas_spills(const char *log, const char *fn, char *out, size_t n) {
   out[0] = 0;
   if (!log) return;
   char key[128];
@@ -385,14 +387,91 @@ static void ptxas_resources(const char *log, const char *fn, char *out, size_t n
   const char *p = strstr(log, key);
   if (!p) return;
   p += strlen(key);
-  int stack = 0, sst = 0, sld = 0, regs = -1;
-  sscanf(p, " %d bytes stack frame, %d bytes spill stores, %d bytes spill loads", &stack, &sst,
-         &sld);
-  const char *u = strstr(p, "Used ");
-  if (u) sscanf(u, "Used %d registers", &regs);
-  if (regs < 0) return;
-  snprintf(out, n, "%s: %d registers/thread, %d bytes spill stores, %d bytes spill loads, %d bytes stack",
-           fn, regs, sst, sld, stack);
+  /* "ptxas         .     32 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads" */
+  const char *eol = strchr(p, '\n');
+  const char *q = strstr(p, "bytes stack frame");
+  if (!q || (eol && q > eol)) return;
+  while (q > p && q[-1] == ' ') q--;
+  while (q > p && q[-1] >= '0' && q[-1] <= '9') q--;
+  int stack, sst, sld;
+  if (sscanf(q, "%d bytes stack frame, %d bytes spill stores, %d bytes spill loads", &stack, &sst,
+             &sld) == 3)
+    snprintf(out, n, "%d bytes spill stores, %d bytes spill loads", sst, sld);
+}
+
+/* Registers and stack frame of function `fn`, read from the cubin itself
+ * (ELF64: the symbol's index, then the EIATTR_REGCOUNT (0x2f) and
+ * EIATTR_FRAME_SIZE (0x11) records of section .nv.info), so that the report
+ * needs neither a driver nor the compiler's log.  Returns 0 if not found. */
+static uint32_t rd32(const unsigned char *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static uint64_t rd64(const unsigned char *p) { return rd32(p) | (uint64_t)rd32(p + 4) << 32; }
+static int cubin_resources(const char *bin, size_t len, const char *fn, int *regs, int *frame) {
+  const unsigned char *d = (const unsigned char *)bin;
+  *regs = *frame = -1;
+  if (len < 64 || memcmp(d, "\177ELF", 4) != 0 || d[4] != 2) return 0;
+  uint64_t shoff = rd64(d + 0x28);
+  unsigned shentsize = d[0x3a] | d[0x3b] << 8, shnum = d[0x3c] | d[0x3d] << 8,
+           shstrndx = d[0x3e] | d[0x3f] << 8;
+  if (shentsize < 64 || shstrndx >= shnum || shoff > len || (uint64_t)shnum * shentsize > len - shoff)
+    return 0;
+#define SH(i) (d + shoff + (uint64_t)(i) * shentsize)
+  uint64_t stroff = rd64(SH(shstrndx) + 24), strsize = rd64(SH(shstrndx) + 32);
+  if (stroff > len || strsize > len - stroff) return 0;
+  const unsigned char *sym = NULL, *names = NULL, *info = NULL;
+  uint64_t nsym = 0, namesz = 0, infosz = 0;
+  for (unsigned i = 0; i < shnum; i++) {
+    const unsigned char *h = SH(i);
+    uint32_t name = rd32(h), type = rd32(h + 4);
+    uint64_t off = rd64(h + 24), size = rd64(h + 32);
+    if (off > len || size > len - off) continue;
+    if (type == 2 /* SHT_SYMTAB */) {
+      uint32_t link = rd32(h + 40);
+      if (link >= shnum) continue;
+      uint64_t lo = rd64(SH(link) + 24), ls = rd64(SH(link) + 32);
+      if (lo > len || ls > len - lo) continue;
+      sym = d + off, nsym = size / 24, names = d + lo, namesz = ls;
+    } else if (name < strsize && strsize - name >= 9 &&
+               !memcmp(d + stroff + name, ".nv.info", 9)) {
+      info = d + off, infosz = size;
+    }
+  }
+#undef SH
+  if (!sym || !info) return 0;
+  size_t fl = strlen(fn);
+  uint32_t idx = 0;
+  for (uint64_t i = 1; i < nsym && !idx; i++) {
+    uint32_t nm = rd32(sym + 24 * i);
+    if (nm < namesz && namesz - nm > fl && !memcmp(names + nm, fn, fl + 1)) idx = (uint32_t)i;
+  }
+  if (!idx) return 0;
+  for (uint64_t p = 0; p + 4 <= infosz;) {
+    unsigned fmt = info[p], attr = info[p + 1];
+    if (fmt == 3) { /* 16-bit value */
+      p += 4;
+    } else if (fmt == 4) { /* sized value */
+      unsigned sz = info[p + 2] | info[p + 3] << 8;
+      if (p + 4 + sz > infosz) break;
+      if (sz == 8 && rd32(info + p + 4) == idx) {
+        if (attr == 0x2f) *regs = (int)rd32(info + p + 8);
+        if (attr == 0x11) *frame = (int)rd32(info + p + 8);
+      }
+      p += 4 + sz;
+    } else {
+      break; /* unknown record format: stop rather than guess */
+    }
+  }
+  return *regs >= 0;
+}
+
+/* "sdk_advance: 31 registers/thread, 0 bytes stack frame, 0 bytes spill stores, ..." */
+static void resource_line(const char *bin, size_t len, const char *spills, char *out, size_t n) {
+  int regs, frame;
+  out[0] = 0;
+  if (!cubin_resources(bin, len, "sdk_advance", &regs, &frame)) return;
+  snprintf(out, n, "sdk_advance: %d registers/thread, %d bytes stack frame%s%s", regs,
+           frame < 0 ? 0 : frame, spills && *spills ? ", " : "", spills ? spills : "");
 }
 
 static int write_file(const char *path, const void *data, size_t len) {
@@ -496,12 +575,14 @@ static sdk_err load_module(sdk_bctx *c, const char *cubin, const char *path, sdk
                      fns[i].name);
       goto bad;
     }
+  /* the ABI tag, where the module exports it, must match this build */
   CUdeviceptr abi_p = 0;
   size_t abi_n = 0;
   int abi = -1;
-  if (cu.ModuleGetGlobal(&abi_p, &abi_n, m->mod, "sdk_abi") != CUDA_SUCCESS || abi_n != sizeof abi ||
-      cu.MemcpyDtoH(&abi, abi_p, sizeof abi) != CUDA_SUCCESS || abi <= 0) {
-    err = SDK_FAIL(eb, SDK_ERR_BACKEND, "'%s' is not an sdekit kernel module (no ABI tag)", path);
+  if (cu.ModuleGetGlobal(&abi_p, &abi_n, m->mod, "sdk_abi") == CUDA_SUCCESS && abi_n == sizeof abi &&
+      cu.MemcpyDtoH(&abi, abi_p, sizeof abi) == CUDA_SUCCESS && abi != SDK_KERNEL_ABI) {
+    err = SDK_FAIL(eb, SDK_ERR_BACKEND, "'%s' has kernel ABI %d, this sdekit needs %d", path, abi,
+                   SDK_KERNEL_ABI);
     goto bad;
   }
   int regs = 0, local = 0;
@@ -563,12 +644,12 @@ static sdk_err cuda_compile(sdk_bctx *c, const char *src, const char *model_path
       return SDK_FAIL(eb, SDK_ERR_IO, "cannot write '%s': %s", src_path, strerror(errno));
     char *log = NULL;
     SDK_CHECK(nvrtc_compile(c, src, model_path, opts, nopts, src_path, &cubin, &len, &log, eb));
-    char res[512];
-    ptxas_resources(log, "sdk_advance", res, sizeof res);
+    char spills[256];
+    ptxas_spills(log, "sdk_advance", spills, sizeof spills);
     if (c->o.verbose && log) fprintf(stderr, "%s", log);
     free(log);
-    info = sdk_strdup(res);
-    /* the resource line first, so that a cache hit can report it too */
+    info = sdk_strdup(spills);
+    /* ptxas's spill counts first, so that a cache hit can report them too */
     if (info) write_file(info_path, info, strlen(info));
     if (write_file(bin_path, cubin, len) != 0) {
       free(cubin);
@@ -576,14 +657,14 @@ static sdk_err cuda_compile(sdk_bctx *c, const char *src, const char *model_path
       return SDK_FAIL(eb, SDK_ERR_IO, "cannot install '%s': %s", bin_path, strerror(errno));
     }
   }
-  char res[512] = "";
+  char res[512] = "", line[768];
   sdk_err err = SDK_OK;
-  if (c->has_device) {
-    err = load_module(c, cubin, bin_path, out, res, sizeof res, eb);
-  }
+  if (c->has_device) err = load_module(c, cubin, bin_path, out, res, sizeof res, eb);
+  resource_line(cubin, len, info, line, sizeof line);
+  if (!line[0]) snprintf(line, sizeof line, "%s", res); /* from the driver */
   if (err == SDK_OK && report)
     snprintf(report, nreport, "%s %s (%s%s%s)", cached ? "cached" : "compiled", bin_path, c->arch,
-             (info && *info) || res[0] ? "; " : "", info && *info ? info : res);
+             line[0] ? "; " : "", line);
   free(cubin);
   free(info);
   return err;
@@ -854,7 +935,6 @@ static sdk_err cuda_read_state(sdk_ensemble *e, int64_t first, int64_t n, double
 }
 
 /* List the devices (for `sdekit devices`); returns the number found. */
-sdk_err sdk_cuda_list_devices(FILE *out, int *count, sdk_errbuf *eb);
 sdk_err sdk_cuda_list_devices(FILE *out, int *count, sdk_errbuf *eb) {
   *count = 0;
   if (!load_driver()) return SDK_FAIL(eb, SDK_ERR_BACKEND, "%s", cu.why);

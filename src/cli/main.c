@@ -354,31 +354,45 @@ static int check_output_dir(const char *out) {
 
 static const char *OBS_NAMES[] = {"drift", "moments", "hist"};
 
+static void cli_run_free(cli_run *cr) {
+  for (int i = 0; i < cr->c.nscan; i++) sdk_scan_free(&cr->c.scan[i]);
+  for (int i = 0; i < cr->c.nset; i++) free((char *)cr->c.set_name[i]);
+  cr->c.nscan = cr->c.nset = 0;
+}
+
+static int cmd_run_parsed(cli_run *cr, int argc, char **argv);
+
 static int cmd_run(int argc, char **argv) {
   cli_run cr;
-  memset(&cr, 0, sizeof cr);
-  sdk_run_config_defaults(&cr.c);
+  int rc = cmd_run_parsed(&cr, argc, argv);
+  cli_run_free(&cr);
+  return rc;
+}
+
+static int cmd_run_parsed(cli_run *crp, int argc, char **argv) {
+  memset(crp, 0, sizeof *crp);
+  sdk_run_config_defaults(&crp->c);
   /* record the command as typed (getopt_long reorders argv) */
   sdk_strbuf cl;
   sdk_sb_init(&cl);
   sdk_sb_puts(&cl, "sdekit");
   for (int i = 0; i < argc; i++) sdk_sb_printf(&cl, " %s", argv[i]);
-  snprintf(cr.cmdline, sizeof cr.cmdline, "%s", cl.s ? cl.s : "");
+  snprintf(crp->cmdline, sizeof crp->cmdline, "%s", cl.s ? cl.s : "");
   sdk_sb_free(&cl);
-  int rc = parse_run_options(argc, argv, &cr, 1);
-  if (cr.help) {
+  int rc = parse_run_options(argc, argv, crp, 1);
+  if (crp->help) {
     fputs(RUN_HELP, stdout);
     return 0;
   }
   if (rc) return rc;
-  sdk_run_config *c = &cr.c;
-  c->command_line = cr.cmdline;
+  sdk_run_config *c = &crp->c;
+  c->command_line = crp->cmdline;
 
   int nobs = 0;
   for (int i = 0; i < 3; i++) nobs += (c->observe >> i) & 1;
-  if (cr.noutputs == 0) cr.outputs[cr.noutputs++] = "-";
-  for (int k = 0; k < cr.noutputs; k++) {
-    const char *out = cr.outputs[k];
+  if (crp->noutputs == 0) crp->outputs[crp->noutputs++] = "-";
+  for (int k = 0; k < crp->noutputs; k++) {
+    const char *out = crp->outputs[k];
     int h5 = has_suffix(out, ".h5") || has_suffix(out, ".hdf5");
     if (!h5 && !strcmp(out, "-") && nobs > 1)
       return usage_error("several observables need -o FILE.h5 or -o FILE.tsv (stdout takes one)%s", "");
@@ -397,8 +411,8 @@ static int cmd_run(int argc, char **argv) {
   if (pr.on && pr.last_frac > 0 && pr.last_frac < 1) fputc('\n', stderr);
   if (e != SDK_OK) return fail(e, &eb);
   const sdk_results *R = sdk_run_results(run);
-  for (int k = 0; k < cr.noutputs && e == SDK_OK; k++) {
-    const char *out = cr.outputs[k];
+  for (int k = 0; k < crp->noutputs && e == SDK_OK; k++) {
+    const char *out = crp->outputs[k];
     int h5 = has_suffix(out, ".h5") || has_suffix(out, ".hdf5");
     if (h5) {
       e = sdk_write_h5(R, out, &eb);
@@ -425,8 +439,6 @@ static int cmd_run(int argc, char **argv) {
             sdk_run_path_steps(run) / (sdk_run_seconds(run) > 0 ? sdk_run_seconds(run) : 1),
             sdk_run_device(run));
   sdk_run_destroy(&run);
-  for (int i = 0; i < c->nscan; i++) sdk_scan_free(&c->scan[i]);
-  for (int i = 0; i < c->nset; i++) free((char *)c->set_name[i]);
   return e == SDK_OK ? 0 : fail(e, &eb);
 }
 
@@ -481,15 +493,34 @@ static int cmd_codegen(int argc, char **argv) {
   memset(&cr, 0, sizeof cr);
   sdk_run_config_defaults(&cr.c);
   int rc = parse_run_options(argc, argv, &cr, 1);
+  if (cr.help || rc) cli_run_free(&cr);
   if (cr.help) return printf("usage: sdekit codegen MODEL [--backend cpu|cuda] [run options]\n"), 0;
   if (rc) return rc;
   sdk_errbuf eb = {0};
   char *src = NULL;
   sdk_err e = sdk_run_codegen(&cr.c, !strcmp(cr.c.backend, "cuda"), &src, &eb);
+  cli_run_free(&cr);
   if (e != SDK_OK) return fail(e, &eb);
   fputs(src, stdout);
   free(src);
   return 0;
+}
+
+int sdk_cli_compile(int argc, char **argv) {
+  cli_run cr;
+  memset(&cr, 0, sizeof cr);
+  sdk_run_config_defaults(&cr.c);
+  int rc = parse_run_options(argc, argv, &cr, 1);
+  if (cr.help) {
+    cli_run_free(&cr);
+    printf("usage: sdekit compile MODEL [--backend cpu|cuda] [--arch sm_XY] [--precision P] [run "
+           "options]\n\nGenerates and compiles the kernel and reports the result (registers and "
+           "spills for CUDA).\nWith --arch, CUDA code is compiled by NVRTC without a GPU.\n");
+    return 0;
+  }
+  if (!rc) rc = sdk_cli_compile_cfg(&cr.c, cr.arch, !strcmp(cr.c.backend, "cuda"));
+  cli_run_free(&cr);
+  return rc;
 }
 
 int main(int argc, char **argv) {

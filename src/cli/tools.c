@@ -9,7 +9,6 @@
 #include "sim/run.h"
 
 /* Defined in backend/cuda.c (the driver is loaded there). */
-sdk_err sdk_cuda_list_devices(FILE *out, int *count, sdk_errbuf *eb);
 
 static int fail(sdk_err e, const sdk_errbuf *eb) {
   fprintf(stderr, "sdekit: error: %s\n", eb->msg[0] ? eb->msg : sdk_err_name(e));
@@ -62,18 +61,12 @@ int sdk_cli_compile_cfg(const sdk_run_config *c, const char *arch, int cuda) {
   }
   if (e == SDK_OK)
     printf("sdekit: %s: %s precision, %s, %sfast-math, on %s\nsdekit: %s\n", m->name,
-           c->single ? "single" : "double", c->scheme, c->fast_math ? "" : "no ", where, report);
+           c->single ? "single" : "double",
+           c->scheme ? c->scheme : m->multiplicative ? "euler" : "srk2",
+           c->fast_math ? "" : "no ", where, report);
   if (be->module_free) be->module_free(&mod);
   if (ctx) be->close(&ctx);
   free(src);
   sdk_model_destroy(&m);
   return e == SDK_OK ? 0 : fail(e, &eb);
-}
-
-/* Bridge until main.c defines `sdekit compile` (option parsing lives there):
- * a weak stand-in, overridden by main.c's definition.  Remove then. */
-__attribute__((weak)) int sdk_cli_compile(int argc, char **argv) {
-  (void)argc, (void)argv;
-  fprintf(stderr, "sdekit: error: 'sdekit compile' is not wired into main.c yet\n");
-  return 1;
 }

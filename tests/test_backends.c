@@ -1,0 +1,325 @@
+/* The same statistical and structural checks against whichever backend
+ * $SDK_TEST_BACKEND names (default cpu; skipped with 77 when it cannot be
+ * opened, e.g. cuda without a device):
+ *
+ *  - OU: mean and variance at several times against the scheme's exact
+ *    discrete-time moments, within 5 standard errors; euler and srk2, single
+ *    and double.
+ *  - advancing in pieces of odd lengths gives bitwise the state of one
+ *    advance (random numbers do not depend on how steps are cut).
+ *  - a run that blows up stops with SDK_ERR_NONFINITE (also under fast-math).
+ *
+ * For cuda, additionally against the CPU:
+ *  - OU in double without fast-math, same seed: per-grid-point means and
+ *    variances after 1000 steps agree to 1e-9 relative (same random numbers,
+ *    same arithmetic up to libm ulps), and so do min/max and histograms;
+ *  - josephson <<v>>(a) agrees within 5 combined standard errors. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/backend.h"
+#include "simtest.h"
+#include "testutil.h"
+
+#define K_SIGMA 5.0
+
+static const char OU_TEXT[] = "[model]\nname = ou\nvars = x\n[params]\nk = 1.0\nD = 0.5\n"
+                              "[drift]\nx = -k*x\n[noise]\nx = sqrt(2*D)\n[init]\nx = 1\n";
+
+static void check_ou(const char *scheme, int single) {
+  const double k = 1.0, D = 0.5, x0 = 1.0, dt = 0.01;
+  sdk_run_config c;
+  sdk_run_config_defaults(&c);
+  c.model = st_model_file(OU_TEXT, 0);
+  c.backend = st_backend();
+  c.scheme = scheme;
+  c.single = single;
+  c.paths = 100000; /* not a multiple of the chunk or block size */
+  c.dt = dt;
+  c.t_end = 3.0;
+  c.sample_every = 75; /* odd: launches start in the middle of a Philox block */
+  c.observe = SDK_OBS_MOMENTS;
+  c.seed = 2024;
+  sdk_run *run = st_run(&c);
+  TU_CHECK(run != NULL, "OU run (%s)", scheme);
+  if (!run) return;
+  const sdk_results *R = sdk_run_results(run);
+  TU_CHECK(R->nsamples == 5, "samples %lld", (long long)R->nsamples);
+  int heun = !strcmp(scheme, "srk2");
+  double a = heun ? 1 - k * dt + k * k * dt * dt / 2 : 1 - k * dt;
+  double cw = heun ? 1 - k * dt / 2 : 1;
+  for (int64_t s = 1; s < R->nsamples; s++) {
+    double n = (double)R->sample_step[s], t = n * dt;
+    double m_disc = x0 * pow(a, n);
+    double v_disc = cw * cw * 2 * D * dt * (1 - pow(a, 2 * n)) / (1 - a * a);
+    double m = R->mean[s], v = R->var[s], N = (double)c.paths;
+    double se_m = sqrt(v_disc / N), se_v = v_disc * sqrt(2 / (N - 1));
+    char what[160];
+    snprintf(what, sizeof what, "%s OU %s %s mean t=%g", c.backend, scheme,
+             single ? "single" : "double", t);
+    TU_NEAR(m, m_disc, K_SIGMA * se_m, what);
+    snprintf(what, sizeof what, "%s OU %s %s var t=%g", c.backend, scheme,
+             single ? "single" : "double", t);
+    TU_NEAR(v, v_disc, K_SIGMA * se_v, what);
+    printf("%s OU %-5s %-6s t=%.2f  mean %.6f (%+.2f se)  var %.6f (%+.2f se)\n", c.backend, scheme,
+           single ? "single" : "double", t, m, (m - m_disc) / se_m, v, (v - v_disc) / se_v);
+  }
+  sdk_run_destroy(&run);
+}
+
+/* Open the backend and build an ensemble of `model` directly (table API). */
+typedef struct {
+  const sdk_backend *be;
+  sdk_bctx *ctx;
+  sdk_module *mod;
+  sdk_ensemble *ens;
+} direct;
+
+static int direct_open(direct *d, const char *backend, const char *model, int single, int64_t ppg) {
+  memset(d, 0, sizeof *d);
+  sdk_errbuf eb = {0};
+  sdk_run_config c;
+  sdk_run_config_defaults(&c);
+  c.model = model;
+  c.single = single;
+  c.fast_math = 0;
+  char *src = NULL;
+  d->be = sdk_backend_find(backend);
+  sdk_backend_opts o = {.fast_math = 0};
+  sdk_err e = sdk_run_codegen(&c, !strcmp(backend, "cuda"), &src, &eb);
+  if (e == SDK_OK) e = d->be->open(&o, &d->ctx, &eb);
+  if (e == SDK_OK) e = d->be->compile(d->ctx, src, NULL, &d->mod, NULL, 0, &eb);
+  free(src);
+  sdk_layout lay = {.nvars = 2, .single = single, .ngrid = 1, .ppg = ppg, .path0 = 0, .nsv = 0};
+  if (e == SDK_OK) e = d->be->alloc(d->ctx, d->mod, &lay, &d->ens, &eb);
+  if (e == SDK_OK) e = d->be->init(d->ens, 99, &eb);
+  TU_CHECK(e == SDK_OK, "%s: %s", backend, eb.msg);
+  return e == SDK_OK;
+}
+
+static void direct_close(direct *d) {
+  if (d->be) {
+    d->be->free(&d->ens);
+    d->be->module_free(&d->mod);
+    d->be->close(&d->ctx);
+  }
+}
+
+/* Advancing 0..200 at once or in pieces of odd lengths: bitwise equal. */
+static void check_pieces(int single) {
+  const int64_t n = 1000;
+  direct a, b;
+  if (!direct_open(&a, st_backend(), "josephson", single, n)) return;
+  if (!direct_open(&b, st_backend(), "josephson", single, n)) {
+    direct_close(&a);
+    return;
+  }
+  sdk_errbuf eb = {0};
+  TU_CHECK(a.be->advance(a.ens, 0, 200, 7, &eb) == SDK_OK, "%s", eb.msg);
+  const int64_t cut[] = {0, 1, 4, 11, 64, 123, 200};
+  for (int i = 0; i + 1 < 7; i++)
+    TU_CHECK(b.be->advance(b.ens, cut[i], cut[i + 1] - cut[i], 7, &eb) == SDK_OK, "%s", eb.msg);
+  double *xa = malloc(2 * n * sizeof(double)), *xb = malloc(2 * n * sizeof(double));
+  TU_CHECK(a.be->read_state(a.ens, 0, n, xa, &eb) == SDK_OK, "%s", eb.msg);
+  TU_CHECK(b.be->read_state(b.ens, 0, n, xb, &eb) == SDK_OK, "%s", eb.msg);
+  int64_t differ = 0;
+  for (int64_t i = 0; i < 2 * n; i++) differ += memcmp(&xa[i], &xb[i], sizeof(double)) != 0;
+  TU_CHECK(differ == 0, "%s %s: %lld of %lld values differ between one advance and pieces",
+           st_backend(), single ? "single" : "double", (long long)differ, (long long)(2 * n));
+  /* the state moved, and stayed finite */
+  int moved = 0, finite = 1;
+  for (int64_t i = 0; i < 2 * n; i++) finite &= isfinite(xa[i]) != 0;
+  sdk_moments m[2];
+  int64_t nf = -1;
+  TU_CHECK(a.be->moments(a.ens, m, &nf, &eb) == SDK_OK, "%s", eb.msg);
+  moved = m[1].n == (double)n && m[1].m2 > 0;
+  TU_CHECK(moved && finite && nf == 0, "josephson state: n=%g m2=%g nonfinite=%lld", m[1].n,
+           m[1].m2, (long long)nf);
+  free(xa);
+  free(xb);
+  direct_close(&a);
+  direct_close(&b);
+}
+
+/* x' = x^2 from x = 10 reaches Inf by t = 0.1: the run must say so. */
+static void check_blowup(int fast) {
+  sdk_run_config c;
+  sdk_run_config_defaults(&c);
+  c.model = st_model_file("[model]\nname = blowup\nvars = x\n[params]\ns = 0.1\n[drift]\nx = x*x\n"
+                          "[noise]\nx = s\n[init]\nx = 10\n",
+                          1);
+  c.backend = st_backend();
+  c.paths = 300;
+  c.dt = 0.01;
+  c.t_end = 1;
+  c.fast_math = fast;
+  c.observe = SDK_OBS_MOMENTS;
+  sdk_errbuf eb = {0};
+  sdk_run *r = NULL;
+  sdk_err e = sdk_run_execute(&c, &r, &eb);
+  TU_CHECK(e == SDK_ERR_NONFINITE, "%s blow-up (fast-math %d): got %s: %s", c.backend, fast,
+           sdk_err_name(e), eb.msg);
+  TU_CHECK(strstr(eb.msg, "of 300 paths") != NULL, "message: %s", eb.msg);
+  sdk_run_destroy(&r);
+}
+
+static double rel(double a, double b) {
+  double s = fabs(a) > fabs(b) ? fabs(a) : fabs(b);
+  return s > 0 ? fabs(a - b) / s : 0;
+}
+
+/* OU in double without fast-math on both backends: the same numbers. */
+static void check_cpu_gpu_ou(void) {
+  sdk_run_config c;
+  sdk_run_config_defaults(&c);
+  c.model = st_model_file(OU_TEXT, 2);
+  c.single = 0;
+  c.fast_math = 0;
+  c.scheme = "srk2";
+  c.paths = 1000;
+  c.dt = 0.001;
+  c.t_end = 1.0; /* 1000 steps */
+  c.sample_every = 125;
+  c.observe = SDK_OBS_MOMENTS | SDK_OBS_HIST;
+  c.bins = 50;
+  c.seed = 31337;
+  sdk_errbuf eb = {0};
+  TU_CHECK(sdk_scan_parse("k=0.5:2:4", &c.scan[0], &eb) == SDK_OK, "%s", eb.msg);
+  c.nscan = 1;
+  c.backend = "cpu";
+  sdk_run *rc = st_run(&c);
+  c.backend = "cuda";
+  sdk_run *rg = st_run(&c);
+  TU_CHECK(rc && rg, "OU runs");
+  if (rc && rg) {
+    const sdk_results *A = sdk_run_results(rc), *B = sdk_run_results(rg);
+    TU_CHECK(A->nsamples == B->nsamples && A->nsamples == 9, "samples %lld %lld",
+             (long long)A->nsamples, (long long)B->nsamples);
+    double worst_m = 0, worst_v = 0;
+    for (int64_t g = 0; g < A->ngrid; g++)
+      for (int64_t s = 0; s < A->nsamples; s++) {
+        int64_t i = g * A->nsamples + s;
+        double rm = rel(A->mean[i], B->mean[i]), rv = rel(A->var[i], B->var[i]);
+        if (rm > worst_m) worst_m = rm;
+        if (rv > worst_v) worst_v = rv;
+        TU_CHECK(rm <= 1e-9, "g=%lld step %lld: mean cpu %.17g cuda %.17g", (long long)g,
+                 (long long)A->sample_step[s], A->mean[i], B->mean[i]);
+        TU_CHECK(rv <= 1e-9, "g=%lld step %lld: var cpu %.17g cuda %.17g", (long long)g,
+                 (long long)A->sample_step[s], A->var[i], B->var[i]);
+      }
+    printf("cpu vs cuda OU double: worst relative difference mean %.2e, var %.2e\n", worst_m,
+           worst_v);
+    /* histograms at the final step: ranges (min/max) and counts */
+    int64_t moved = 0;
+    for (int64_t g = 0; g < A->ngrid; g++) {
+      TU_CHECK(rel(A->hist_lo[g], B->hist_lo[g]) < 1e-9 && rel(A->hist_hi[g], B->hist_hi[g]) < 1e-9,
+               "g=%lld range cpu [%.17g, %.17g] cuda [%.17g, %.17g]", (long long)g, A->hist_lo[g],
+               A->hist_hi[g], B->hist_lo[g], B->hist_hi[g]);
+      double tot = 0;
+      for (int64_t b = 0; b < A->bins; b++) {
+        double w = (A->hist_hi[g] - A->hist_lo[g]) / (double)A->bins;
+        double ca = A->density[g * A->bins + b] * (double)A->paths * w;
+        double cb = B->density[g * B->bins + b] * (double)B->paths * w;
+        moved += (int64_t)fabs(round(ca) - round(cb));
+        tot += cb;
+      }
+      TU_CHECK(fabs(tot - (double)B->paths) < 0.5, "g=%lld: cuda histogram holds %g of %lld paths",
+               (long long)g, tot, (long long)B->paths);
+    }
+    /* a value on a bin edge may fall either way after an ulp of difference */
+    TU_CHECK(moved <= 4, "histogram counts differ by %lld", (long long)moved);
+  }
+  sdk_run_destroy(&rc);
+  sdk_run_destroy(&rg);
+  sdk_scan_free(&c.scan[0]);
+}
+
+/* Fixed histogram range narrower than the data: under/over agree. */
+static void check_hist_range(void) {
+  sdk_run_config c;
+  sdk_run_config_defaults(&c);
+  c.model = st_model_file(OU_TEXT, 3);
+  c.single = 0;
+  c.fast_math = 0;
+  c.paths = 5000;
+  c.dt = 0.01;
+  c.t_end = 1.0;
+  c.observe = SDK_OBS_HIST;
+  c.bins = 10;
+  c.nhist_range = 1;
+  snprintf(c.hist_range_var[0], sizeof c.hist_range_var[0], "x");
+  c.hist_range_lo[0] = -0.5;
+  c.hist_range_hi[0] = 0.5;
+  c.backend = "cpu";
+  sdk_run *rc = st_run(&c);
+  c.backend = "cuda";
+  sdk_run *rg = st_run(&c);
+  TU_CHECK(rc && rg, "hist runs");
+  if (rc && rg) {
+    const sdk_results *A = sdk_run_results(rc), *B = sdk_run_results(rg);
+    TU_CHECK(A->hist_under[0] > 0 && A->hist_over[0] > 0, "range not narrower than the data");
+    TU_CHECK(llabs((long long)A->hist_under[0] - (long long)B->hist_under[0]) <= 1 &&
+                 llabs((long long)A->hist_over[0] - (long long)B->hist_over[0]) <= 1,
+             "under cpu %llu cuda %llu, over cpu %llu cuda %llu",
+             (unsigned long long)A->hist_under[0], (unsigned long long)B->hist_under[0],
+             (unsigned long long)A->hist_over[0], (unsigned long long)B->hist_over[0]);
+  }
+  sdk_run_destroy(&rc);
+  sdk_run_destroy(&rg);
+}
+
+/* The paper's model: <<v>>(a) within 5 combined standard errors. */
+static void check_cpu_gpu_josephson(void) {
+  sdk_run_config c;
+  sdk_run_config_defaults(&c);
+  c.model = "josephson";
+  c.paths = 4096;
+  c.periods = 300;
+  c.transient_periods = 100;
+  c.spp = 100;
+  c.seed = 5;
+  sdk_errbuf eb = {0};
+  TU_CHECK(sdk_scan_parse("a=4.2:9.2:3", &c.scan[0], &eb) == SDK_OK, "%s", eb.msg);
+  c.nscan = 1;
+  c.backend = "cpu";
+  sdk_run *rc = st_run(&c);
+  c.backend = "cuda";
+  sdk_run *rg = st_run(&c);
+  TU_CHECK(rc && rg, "josephson runs");
+  if (rc && rg) {
+    const sdk_results *A = sdk_run_results(rc), *B = sdk_run_results(rg);
+    for (int64_t g = 0; g < A->ngrid; g++) {
+      double se = sqrt(A->drift_err[g] * A->drift_err[g] + B->drift_err[g] * B->drift_err[g]);
+      char what[128];
+      snprintf(what, sizeof what, "josephson <<v>>(a=%g) cpu vs cuda", A->scan[0].values[g]);
+      TU_NEAR(B->drift[g], A->drift[g], K_SIGMA * se + 1e-12, what);
+      printf("josephson a=%-4g <<v>> cpu %.5f +- %.5f  cuda %.5f +- %.5f  (%+.2f se)\n",
+             A->scan[0].values[g], A->drift[g], A->drift_err[g], B->drift[g], B->drift_err[g],
+             se > 0 ? (B->drift[g] - A->drift[g]) / se : 0.0);
+    }
+  }
+  sdk_run_destroy(&rc);
+  sdk_run_destroy(&rg);
+  sdk_scan_free(&c.scan[0]);
+}
+
+int main(void) {
+  st_require_backend();
+  printf("backend: %s\n", st_backend());
+  check_ou("euler", 1);
+  check_ou("srk2", 1);
+  check_ou("euler", 0);
+  check_ou("srk2", 0);
+  check_pieces(1);
+  check_pieces(0);
+  check_blowup(1);
+  check_blowup(0);
+  if (!strcmp(st_backend(), "cuda")) {
+    check_cpu_gpu_ou();
+    check_hist_range();
+    check_cpu_gpu_josephson();
+  }
+  return tu_finish("test_backends");
+}
