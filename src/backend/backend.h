@@ -85,6 +85,8 @@ typedef struct sdk_backend {
                        sdk_errbuf *eb);
   /* Copy the state of paths [first, first+n) out as doubles: out[v * n + i]. */
   sdk_err (*read_state)(sdk_ensemble *ens, int64_t first, int64_t n, double *out, sdk_errbuf *eb);
+  /* Optional: duration of the last advance by device timers (ms), < 0 if unknown. */
+  double (*last_advance_ms)(sdk_ensemble *ens);
 } sdk_backend;
 
 extern const sdk_backend sdk_backend_cpu;
@@ -104,6 +106,12 @@ sdk_err sdk_cache_dir(char *out, size_t n, sdk_errbuf *eb);
 
 /* List CUDA devices (ordinal, name, compute capability, SMs, memory). */
 sdk_err sdk_cuda_list_devices(FILE *out, int *count, sdk_errbuf *eb);
+
+/* The paper's PROG1 kernel (xorshift, Box-Muller, SRK2, float time, 100 steps
+ * per launch, fast math) on the opened CUDA device: median time in ms of
+ * `steps` steps of `paths` paths over `repeats`, CUDA events. */
+sdk_err sdk_cuda_bench_prog1(sdk_bctx *c, int64_t paths, int64_t steps, int repeats,
+                             double *median_ms, double *checksum, sdk_errbuf *eb);
 
 /* Combine moments (Chan et al. parallel variance). */
 void sdk_moments_merge(sdk_moments *a, const sdk_moments *b);

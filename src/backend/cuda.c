@@ -32,6 +32,7 @@ typedef struct CUctx_st *CUcontext;
 typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
 typedef unsigned long long CUdeviceptr;
 
 enum {
@@ -74,6 +75,11 @@ static struct {
                            unsigned, CUstream, void **, void **);
   CUresult (*GetErrorString)(CUresult, const char **);
   CUresult (*GetErrorName)(CUresult, const char **);
+  CUresult (*EventCreate)(CUevent *, unsigned);
+  CUresult (*EventRecord)(CUevent, CUstream);
+  CUresult (*EventSynchronize)(CUevent);
+  CUresult (*EventElapsedTime)(float *, CUevent, CUevent);
+  CUresult (*EventDestroy)(CUevent);
 } cu;
 
 /* ---- NVRTC ---- */
@@ -141,6 +147,11 @@ static int load_driver(void) {
   SYM(cu, LaunchKernel, "cuLaunchKernel");
   SYM(cu, GetErrorString, "cuGetErrorString");
   SYM(cu, GetErrorName, "cuGetErrorName");
+  SYM(cu, EventCreate, "cuEventCreate");
+  SYM(cu, EventRecord, "cuEventRecord");
+  SYM(cu, EventSynchronize, "cuEventSynchronize");
+  SYM(cu, EventElapsedTime, "cuEventElapsedTime");
+  SYM(cu, EventDestroy, "cuEventDestroy_v2");
   cu.ok = 1;
   return 1;
 bad:
@@ -250,6 +261,8 @@ struct sdk_ensemble {
   CUdeviceptr red; /* chunk results */
   size_t red_bytes;
   void *host; /* host copy of chunk results */
+  CUevent ev0, ev1; /* around the last advance */
+  double last_ms;   /* its duration by CUDA events, -1 if unknown */
 };
 
 static int valid_arch(const char *a) {
@@ -585,6 +598,19 @@ static sdk_err load_module(sdk_bctx *c, const char *cubin, const char *path, sdk
                    SDK_KERNEL_ABI);
     goto bad;
   }
+  /* time-only values of periodic models: fill the per-phase table once */
+  CUfunction fill;
+  CUdeviceptr tab = 0;
+  size_t tab_n = 0;
+  if (cu.ModuleGetFunction(&fill, m->mod, "sdk_ttab_fill") == CUDA_SUCCESS &&
+      cu.ModuleGetGlobal(&tab, &tab_n, m->mod, "sdk_ttab") == CUDA_SUCCESS) {
+    unsigned blocks = (unsigned)((tab_n / 4 + 255) / 256); /* >= one thread per phase */
+    if ((r = cu.LaunchKernel(fill, blocks, 1, 1, 256, 1, 1, 0, NULL, NULL, NULL)) != CUDA_SUCCESS ||
+        (r = cu.CtxSynchronize()) != CUDA_SUCCESS) {
+      err = cu_fail(eb, "sdk_ttab_fill", r);
+      goto bad;
+    }
+  }
   int regs = 0, local = 0;
   if (res && cu.FuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, m->advance) == CUDA_SUCCESS &&
       cu.FuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, m->advance) == CUDA_SUCCESS)
@@ -678,6 +704,8 @@ static void cuda_free(sdk_ensemble **e) {
   if (x->sv) cu.MemFree(x->sv);
   if (x->mark) cu.MemFree(x->mark);
   if (x->red) cu.MemFree(x->red);
+  if (x->ev0) cu.EventDestroy(x->ev0);
+  if (x->ev1) cu.EventDestroy(x->ev1);
   free(x->host);
   free(x);
   *e = NULL;
@@ -789,8 +817,22 @@ static sdk_err cuda_advance(sdk_ensemble *e, int64_t step0, int64_t nsteps, uint
   long long s0 = step0, ns = nsteps;
   unsigned long long s = seed;
   void *args[] = {&e->st, &npad, &e->sv, &ppg, &ngrid, &path0, &s0, &ns, &s};
-  return launch(e, e->mod->advance, "sdk_advance", e->npad / 256, args, eb);
+  e->last_ms = -1;
+  if (!e->ev0 && (cu.EventCreate(&e->ev0, 0) != CUDA_SUCCESS || cu.EventCreate(&e->ev1, 0) != CUDA_SUCCESS))
+    e->ev0 = e->ev1 = NULL;
+  int timed = e->ev0 && cu.EventRecord(e->ev0, NULL) == CUDA_SUCCESS;
+  CU(eb, CtxSetCurrent(e->ctx->cx));
+  CUresult r = cu.LaunchKernel(e->mod->advance, (unsigned)(e->npad / 256), 1, 1, 256, 1, 1, 0, NULL,
+                               args, NULL);
+  if (r != CUDA_SUCCESS) return cu_fail(eb, "cuLaunchKernel(sdk_advance)", r);
+  timed = timed && cu.EventRecord(e->ev1, NULL) == CUDA_SUCCESS;
+  if ((r = cu.CtxSynchronize()) != CUDA_SUCCESS) return cu_fail(eb, "cuCtxSynchronize after sdk_advance", r);
+  float ms;
+  if (timed && cu.EventElapsedTime(&ms, e->ev0, e->ev1) == CUDA_SUCCESS) e->last_ms = ms;
+  return SDK_OK;
 }
+
+static double cuda_last_advance_ms(sdk_ensemble *e) { return e->last_ms; }
 
 static sdk_err cuda_mark(sdk_ensemble *e, int var, sdk_errbuf *eb) {
   CU(eb, CtxSetCurrent(e->ctx->cx));
@@ -987,4 +1029,139 @@ const sdk_backend sdk_backend_cuda = {
     .minmax = cuda_minmax,
     .histogram = cuda_histogram,
     .read_state = cuda_read_state,
+    .last_advance_ms = cuda_last_advance_ms,
 };
+
+/* ---- the paper's PROG1 as a CUDA baseline for `sdekit bench` ----
+ * Written here from the paper's description (Alg. 1 and 2): one thread per
+ * path, a 32-bit xorshift generator per thread, two uniforms -> Box-Muller ->
+ * two Gaussians per step, SRK2 for Eq. 1, float time t = t0 + i*dt, and
+ * M = 100 steps per launch with the state in global memory between launches.
+ * It is compiled with --use_fast_math like the original. */
+static const char PROG1_SRC[] =
+    "extern \"C\" __global__ void prog1(float *x_, float *v_, const float *a_, unsigned *seed_,\n"
+    "                                  float t0, float dt, int m, float gamma, float omega,\n"
+    "                                  float D, float f, int n) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i >= n) return;\n"
+    "  float x = x_[i], v = v_[i], a = a_[i];\n"
+    "  unsigned s = seed_[i];\n"
+    "  const float pi2 = 6.2831853f, sq = sqrtf(2.0f * gamma * D * dt);\n"
+    "  for (int k = 0; k < m; k++) {\n"
+    "    s ^= s << 13; s ^= s >> 17; s ^= s << 5;\n"
+    "    float u1 = (s + 1.0f) * 2.3283064e-10f;\n"
+    "    s ^= s << 13; s ^= s >> 17; s ^= s << 5;\n"
+    "    float u2 = s * 2.3283064e-10f;\n"
+    "    float r = sqrtf(-2.0f * logf(u1));\n"
+    "    float n1 = r * cosf(pi2 * u2), n2 = r * sinf(pi2 * u2);\n"
+    "    float psi = (n1 + n2) * 0.70710678f; /* one noise channel: both Gaussians used */\n"
+    "    float t = t0 + k * dt;\n"
+    "    float fx1 = v;\n"
+    "    float fv1 = -gamma * v - pi2 * cosf(pi2 * x) + a * cosf(omega * t) + f;\n"
+    "    float xt = x + dt * fx1, vt = v + dt * fv1 + sq * psi;\n"
+    "    float fx2 = vt;\n"
+    "    float fv2 = -gamma * vt - pi2 * cosf(pi2 * xt) + a * cosf(omega * (t + dt)) + f;\n"
+    "    x = x + 0.5f * dt * (fx1 + fx2);\n"
+    "    v = v + 0.5f * dt * (fv1 + fv2) + sq * psi;\n"
+    "  }\n"
+    "  x_[i] = x; v_[i] = v; seed_[i] = s;\n"
+    "}\n";
+
+static int cmp_d(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+sdk_err sdk_cuda_bench_prog1(sdk_bctx *c, int64_t paths, int64_t steps, int repeats,
+                             double *median_ms, double *checksum, sdk_errbuf *eb) {
+  if (!c->has_device) return SDK_FAIL(eb, SDK_ERR_BACKEND, "cuda: no device to run the baseline on");
+  char arch[64];
+  snprintf(arch, sizeof arch, "--gpu-architecture=%s", c->arch);
+  const char *opts[] = {arch, "--use_fast_math", "-default-device"};
+  char *bin = NULL, *log = NULL;
+  size_t len = 0;
+  SDK_CHECK(nvrtc_compile(c, PROG1_SRC, NULL, opts, 3, "prog1.cu", &bin, &len, &log, eb));
+  free(log);
+  sdk_err err = SDK_OK;
+  CUmodule mod = NULL;
+  CUfunction fn;
+  CUdeviceptr x = 0, v = 0, a = 0, sd = 0;
+  CUevent e0 = NULL, e1 = NULL;
+  float *hf = NULL;
+  unsigned *hs = NULL;
+  double *ms = calloc((size_t)repeats, sizeof *ms);
+  int n = (int)paths;
+  CUresult r;
+#define BCU(call)                                                                                  \
+  do {                                                                                             \
+    if ((r = (call)) != CUDA_SUCCESS) {                                                            \
+      err = cu_fail(eb, #call, r);                                                                 \
+      goto out;                                                                                    \
+    }                                                                                              \
+  } while (0)
+  BCU(cu.CtxSetCurrent(c->cx));
+  BCU(cu.ModuleLoadData(&mod, bin));
+  BCU(cu.ModuleGetFunction(&fn, mod, "prog1"));
+  hf = malloc((size_t)n * sizeof *hf);
+  hs = malloc((size_t)n * sizeof *hs);
+  if (!hf || !hs || !ms) {
+    err = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+    goto out;
+  }
+  BCU(cu.MemAlloc(&x, (size_t)n * 4));
+  BCU(cu.MemAlloc(&v, (size_t)n * 4));
+  BCU(cu.MemAlloc(&a, (size_t)n * 4));
+  BCU(cu.MemAlloc(&sd, (size_t)n * 4));
+  /* initial conditions as PROG1: x in [0,1), v in [-2,2), host-chosen seeds */
+  uint32_t h = 2463534242u;
+  for (int i = 0; i < n; i++) {
+    h ^= h << 13, h ^= h >> 17, h ^= h << 5;
+    hs[i] = h ? h : 1;
+  }
+  BCU(cu.MemcpyHtoD(sd, hs, (size_t)n * 4));
+  for (int i = 0; i < n; i++) hf[i] = (float)(hs[i] >> 8) * (1.0f / 16777216.0f);
+  BCU(cu.MemcpyHtoD(x, hf, (size_t)n * 4));
+  for (int i = 0; i < n; i++) hf[i] = 4.0f * (float)((hs[i] * 2654435761u) >> 8) / 16777216.0f - 2.0f;
+  BCU(cu.MemcpyHtoD(v, hf, (size_t)n * 4));
+  for (int i = 0; i < n; i++) hf[i] = 4.2f + 9.9f * (float)(i % 100) / 99.0f; /* 100 values of a */
+  BCU(cu.MemcpyHtoD(a, hf, (size_t)n * 4));
+  BCU(cu.EventCreate(&e0, 0));
+  BCU(cu.EventCreate(&e1, 0));
+  float gamma = 0.9f, omega = 4.9f, D = 0.001f, f = 0.1f, dt = 6.2831853f / omega / 100.0f;
+  int m = 100;
+  unsigned blocks = (unsigned)((n + 255) / 256);
+  int64_t launches = steps / m > 0 ? steps / m : 1;
+  for (int rep = -1; rep < repeats; rep++) { /* rep -1: warm-up */
+    BCU(cu.EventRecord(e0, NULL));
+    for (int64_t l = 0; l < launches; l++) {
+      float t0 = (float)(l * m) * dt;
+      void *args[] = {&x, &v, &a, &sd, &t0, &dt, &m, &gamma, &omega, &D, &f, &n};
+      BCU(cu.LaunchKernel(fn, blocks, 1, 1, 256, 1, 1, 0, NULL, args, NULL));
+    }
+    BCU(cu.EventRecord(e1, NULL));
+    BCU(cu.EventSynchronize(e1));
+    float t;
+    BCU(cu.EventElapsedTime(&t, e0, e1));
+    if (rep >= 0) ms[rep] = t;
+  }
+  qsort(ms, (size_t)repeats, sizeof *ms, cmp_d);
+  *median_ms = ms[repeats / 2] * (double)steps / (double)(launches * m);
+  BCU(cu.MemcpyDtoH(hf, x, (size_t)n * 4));
+  double sum = 0;
+  for (int i = 0; i < n; i++) sum += hf[i];
+  *checksum = sum / n;
+#undef BCU
+out:
+  if (e0) cu.EventDestroy(e0);
+  if (e1) cu.EventDestroy(e1);
+  if (x) cu.MemFree(x);
+  if (v) cu.MemFree(v);
+  if (a) cu.MemFree(a);
+  if (sd) cu.MemFree(sd);
+  if (mod) cu.ModuleUnload(mod);
+  free(bin);
+  free(hf);
+  free(hs);
+  free(ms);
+  return err;
+}

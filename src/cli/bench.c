@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/backend.h"
 #include "bench/baseline.h"
 #include "cli/cli.h"
 #include "model/model.h"
@@ -30,6 +31,48 @@ static int cmp(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* GPU: our kernel and the paper's PROG1 kernel at 2^17..2^24 paths. */
+static int bench_cuda(sdk_run_config *c, int64_t steps, int repeats, int paths_given) {
+  sdk_errbuf eb = {0};
+  sdk_bctx *ctx = NULL;
+  sdk_backend_opts bo = {.device = c->device, .fast_math = 1};
+  sdk_err e = sdk_backend_cuda.open(&bo, &ctx, &eb);
+  if (e != SDK_OK) {
+    fprintf(stderr, "sdekit: error: %s\n", eb.msg);
+    return sdk_err_exit_status(e);
+  }
+  char dev[256];
+  sdk_backend_cuda.describe(ctx, dev, sizeof dev);
+  printf("sdekit bench: josephson (paper Eq. 1), SRK2, %lld steps per timed run, median of %d,\n"
+         "CUDA events; ours: %s precision from models/josephson.sde, Philox + Box-Muller;\n"
+         "baseline: the paper's PROG1 kernel (xorshift32, Box-Muller, float t = t0 + i dt,\n"
+         "100 steps per launch, --use_fast_math), same process\n%s\n\n",
+         (long long)steps, repeats, c->single ? "single" : "double", dev);
+  printf("%10s %16s %16s %8s\n", "paths", "ours steps/s", "PROG1 steps/s", "ratio");
+  int lo = 17, hi = 24;
+  if (paths_given) lo = hi = -1;
+  int rc = 0;
+  for (int k = lo; k <= hi; k++) {
+    int64_t n = k < 0 ? c->paths : (int64_t)1 << k;
+    c->paths = n;
+    c->backend = "cuda";
+    sdk_bench_timing tm;
+    e = sdk_run_time_advance(c, steps, repeats, &tm, &eb);
+    double base_ms = 0, chk = 0;
+    if (e == SDK_OK) e = sdk_cuda_bench_prog1(ctx, n, steps, repeats, &base_ms, &chk, &eb);
+    if (e != SDK_OK) {
+      fprintf(stderr, "sdekit: error: %s\n", eb.msg);
+      rc = sdk_err_exit_status(e);
+      break;
+    }
+    double ours = tm.path_steps / tm.median_s, base = (double)n * (double)steps / (base_ms * 1e-3);
+    printf("%10lld %16.3e %16.3e %7.2fx\n", (long long)n, ours, base, ours / base);
+    fflush(stdout);
+  }
+  sdk_backend_cuda.close(&ctx);
+  return rc;
+}
+
 int sdk_cli_bench(int argc, char **argv) {
   static const struct option opts[] = {{"backend", required_argument, 0, 'b'},
                                        {"paths", required_argument, 0, 'p'},
@@ -46,6 +89,7 @@ int sdk_cli_bench(int argc, char **argv) {
   c.paths = 65536;
   int64_t steps = 2000;
   int repeats = 5;
+  int paths_given = 0;
   optind = 1;
   opterr = 0;
   int ch;
@@ -67,7 +111,7 @@ int sdk_cli_bench(int argc, char **argv) {
         fprintf(stderr, "sdekit: error: %s '%s': expected a whole number >= 1\n", argv[optind - 1], optarg);
         return 2;
       }
-      if (ch == 'p') c.paths = (int64_t)v;
+      if (ch == 'p') c.paths = (int64_t)v, paths_given = 1;
       if (ch == 's') steps = (int64_t)v;
       if (ch == 'r') repeats = (int)v;
       if (ch == 't') c.threads = (int)v;
@@ -85,6 +129,7 @@ int sdk_cli_bench(int argc, char **argv) {
       return 2;
     }
   }
+  if (!strcmp(c.backend, "cuda")) return bench_cuda(&c, steps, repeats, paths_given);
   sdk_errbuf eb = {0};
   sdk_bench_timing tm;
   sdk_err e = sdk_run_time_advance(&c, steps, repeats, &tm, &eb);

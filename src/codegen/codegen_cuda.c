@@ -15,6 +15,8 @@
  * only on `real`).  They compute in double, combine in a fixed order, and
  * test finiteness on the exponent bits so that fast-math cannot drop it. */
 #include <limits.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "backend/backend.h"
 #include "codegen/codegen_internal.h"
@@ -133,21 +135,14 @@ static const char REDUCTIONS[] =
     "  }\n"
     "}\n";
 
-/* Fetch the Gaussian of noise j from the register cache (refilling it at a
- * block boundary) into sdk_z<j>. */
-static void emit_gauss(sdk_strbuf *b, int j, const char *ind) {
-  sdk_sb_printf(b,
-                "%sif (sdk_rl == 4) {\n"
-                "%s  real sdk_r[4];\n"
-                "%s  sdk_rb++;\n"
-                "%s  sdk_gauss4(sdk_seed, sdk_gpath, sdk_rb, 0, sdk_r);\n"
-                "%s  sdk_c0 = sdk_r[0]; sdk_c1 = sdk_r[1]; sdk_c2 = sdk_r[2]; sdk_c3 = sdk_r[3];\n"
-                "%s  sdk_rl = 0;\n"
-                "%s}\n"
-                "%sconst real sdk_z%d = sdk_rl == 0 ? sdk_c0 : sdk_rl == 1 ? sdk_c1 : sdk_rl == 2 "
-                "? sdk_c2 : sdk_c3;\n"
-                "%ssdk_rl++;\n",
-                ind, ind, ind, ind, ind, ind, ind, ind, j, ind);
+static int gcd4(int n) {
+  int a = 4, b = n;
+  while (b) {
+    int t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
 }
 
 void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
@@ -173,7 +168,50 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
   for (int v = 0; v < nv; v++) sdk_sb_printf(b, "  st[%d * npad + p] = sdk_x%d;\n", v, v);
   sdk_sb_puts(b, "}\n");
 
-  /* advance: one thread per path, all nsteps in registers */
+  /* advance: one thread per path, all nsteps in registers.
+   *
+   * Steps are done in groups of G steps whose Gaussians are exactly whole
+   * Philox blocks (G * SDK_NN a multiple of 4), fully unrolled, so every
+   * Gaussian sits in a register named at compile time: no cache index, no
+   * refill branch.  Steps before the first group boundary and after the last
+   * whole group draw their block directly (slow but at most G-1 per end). */
+  int G = nn > 0 ? 4 / gcd4(nn) : 1;
+  int nblk_group = nn > 0 ? G * nn / 4 : 0;
+  /* time-only subexpressions from a per-phase table (periodic models) */
+  sdk_cg_hoist h;
+  memset(&h, 0, sizeof h);
+  h.o = o;
+  h.enabled = o->spp > 0 && o->spp <= SDK_CUDA_MAX_TTAB && o->dt_column < 0;
+  sdk_strbuf step;
+  sdk_sb_init(&step);
+  sdk_cg_step_h(&step, o, "      ", h.enabled ? &h : NULL);
+  int nslot = 0, slot_stage[SDK_MAX_STAGES * SDK_CG_MAX_HOIST], slot_k[SDK_MAX_STAGES * SDK_CG_MAX_HOIST];
+  for (int i = 0; i < SDK_MAX_STAGES; i++)
+    for (int k = 0; k < h.n; k++)
+      if (h.used[i] & (1u << k)) slot_stage[nslot] = i, slot_k[nslot++] = k;
+  if (nslot > 0) {
+    sdk_sb_printf(b, "\n#define SDK_TT_SLOTS %d\n#define SDK_TT_PHASES %lld\n", nslot, (long long)o->spp);
+    sdk_sb_puts(b, "extern \"C\" __device__ real sdk_ttab[SDK_TT_PHASES * SDK_TT_SLOTS];\n"
+                   "/* fills the table once per module: value of each time-only expression\n"
+                   " * at every phase of the period and stage time */\n"
+                   "extern \"C\" __global__ void sdk_ttab_fill(void) {\n"
+                   "  const int ph = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                   "  if (ph >= SDK_TT_PHASES) return;\n");
+    sdk_cg_fixed_params(b, o, "  ");
+    sdk_sb_puts(b, "  const real sdk_dt = ");
+    {
+      char buf[64];
+      snprintf(buf, sizeof buf, "%.17g", o->dt);
+      if (!strpbrk(buf, ".eEn")) strcat(buf, ".0");
+      sdk_sb_printf(b, "%s%s;\n", buf, o->single ? "f" : "");
+    }
+    sdk_sb_puts(b, "  const real sdk_t0 = (real)ph * sdk_dt;\n");
+    sdk_cg_hoist_decls(b, o, &h, "  ");
+    for (int sl = 0; sl < nslot; sl++)
+      sdk_sb_printf(b, "  sdk_ttab[ph * SDK_TT_SLOTS + %d] = sdk_T%d_%d;\n", sl, slot_stage[sl], slot_k[sl]);
+    sdk_sb_puts(b, "}\n");
+  }
+
   sdk_sb_puts(b,
               "\nextern \"C\" __global__ void __launch_bounds__(SDK_TPB)\n"
               "sdk_advance(real *__restrict__ st, sdk_i64 npad, const real *__restrict__ sv, "
@@ -187,31 +225,58 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
   sdk_cg_params(b, o, "sv[g * SDK_NSV + %d]", "  ");
   sdk_sb_puts(b, "  (void)sdk_sqdt;\n");
   for (int v = 0; v < nv; v++) sdk_sb_printf(b, "  real sdk_x%d = st[%d * npad + p];\n", v, v);
-  if (nn > 0) {
-    /* the cache holds block sdk_rb; sdk_rl of its lanes are used */
-    sdk_sb_puts(b,
-                "  const sdk_i64 sdk_k0 = step0 * SDK_NN;\n"
-                "  sdk_u64 sdk_rb = (sdk_u64)(sdk_k0 >> 2);\n"
-                "  int sdk_rl = (int)(sdk_k0 & 3);\n"
-                "  real sdk_c0, sdk_c1, sdk_c2, sdk_c3;\n"
-                "  {\n"
-                "    real sdk_r[4];\n"
-                "    sdk_gauss4(sdk_seed, sdk_gpath, sdk_rb, 0, sdk_r);\n"
-                "    sdk_c0 = sdk_r[0]; sdk_c1 = sdk_r[1]; sdk_c2 = sdk_r[2]; sdk_c3 = sdk_r[3];\n"
-                "  }\n");
-  }
-  /* time from the integer step index, never t += dt */
+  sdk_sb_puts(b, "  sdk_i64 n = step0;\n  const sdk_i64 nend = step0 + nsteps;\n");
   int spp32 = o->spp > 0 && o->spp <= INT_MAX;
+  const char *pht = spp32 ? "int" : "sdk_i64";
   if (o->spp > 0)
-    sdk_sb_printf(b, "  %s sdk_ph = (%s)(step0 %% %lldLL);\n", spp32 ? "int" : "sdk_i64",
-                  spp32 ? "int" : "sdk_i64", (long long)o->spp);
-  sdk_sb_puts(b, "  for (sdk_i64 sdk_s = 0; sdk_s < nsteps; sdk_s++) {\n");
-  if (o->spp > 0) sdk_sb_puts(b, "    const real sdk_t0 = (real)sdk_ph * sdk_dt;\n");
-  else sdk_sb_puts(b, "    const real sdk_t0 = (real)(step0 + sdk_s) * sdk_dt;\n");
-  for (int j = 0; j < nn; j++) emit_gauss(b, j, "    ");
-  sdk_cg_step(b, o, "    ");
-  if (o->spp > 0) sdk_sb_printf(b, "    if (++sdk_ph == %lldLL) sdk_ph = 0;\n", (long long)o->spp);
-  sdk_sb_puts(b, "  }\n");
+    sdk_sb_printf(b, "  %s sdk_ph = (%s)(step0 %% %lldLL);\n", pht, pht, (long long)o->spp);
+
+  /* one step's code, given how its Gaussians are named */
+  for (int pass = 0; pass < 3; pass++) {
+    /* pass 0: head (until a group boundary), 1: whole groups, 2: tail */
+    if (pass == 0) sdk_sb_printf(b, "  while (n < nend && (n %% %d) != 0) {\n", G);
+    else if (pass == 1) sdk_sb_printf(b, "  while (nend - n >= %d) {\n", G);
+    else sdk_sb_puts(b, "  while (n < nend) {\n");
+    int reps = pass == 1 ? G : 1;
+    if (pass == 1) {
+      for (int q = 0; q < nblk_group; q++)
+        sdk_sb_printf(b,
+                      "    real sdk_r%d[4];\n"
+                      "    sdk_gauss4(sdk_seed, sdk_gpath, (sdk_u64)((n * SDK_NN) >> 2) + %d, 0, sdk_r%d);\n",
+                      q, q, q);
+    }
+    for (int r = 0; r < reps; r++) {
+      sdk_sb_puts(b, "    {\n");
+      if (o->spp > 0) sdk_sb_puts(b, "      const real sdk_t0 = (real)sdk_ph * sdk_dt;\n");
+      else sdk_sb_puts(b, "      const real sdk_t0 = (real)n * sdk_dt;\n");
+      for (int sl = 0; sl < nslot; sl++)
+        sdk_sb_printf(b, "      const real sdk_T%d_%d = sdk_ttab[sdk_ph * SDK_TT_SLOTS + %d];\n",
+                      slot_stage[sl], slot_k[sl], sl);
+      for (int j = 0; j < nn; j++) {
+        if (pass == 1) {
+          int k = r * nn + j;
+          sdk_sb_printf(b, "      const real sdk_z%d = sdk_r%d[%d];\n", j, k >> 2, k & 3);
+        } else {
+          sdk_sb_printf(b,
+                        "      real sdk_z%d;\n"
+                        "      {\n"
+                        "        const sdk_i64 k = n * SDK_NN + %d;\n"
+                        "        real r[4];\n"
+                        "        sdk_gauss4(sdk_seed, sdk_gpath, (sdk_u64)(k >> 2), 0, r);\n"
+                        "        const int l = (int)(k & 3);\n"
+                        "        sdk_z%d = l == 0 ? r[0] : l == 1 ? r[1] : l == 2 ? r[2] : r[3];\n"
+                        "      }\n",
+                        j, j, j);
+        }
+      }
+      sdk_sb_puts(b, step.s ? step.s : "");
+      sdk_sb_puts(b, "      n++;\n");
+      if (o->spp > 0) sdk_sb_printf(b, "      if (++sdk_ph == %lldLL) sdk_ph = 0;\n", (long long)o->spp);
+      sdk_sb_puts(b, "    }\n");
+    }
+    sdk_sb_puts(b, "  }\n");
+  }
+  sdk_sb_free(&step);
   for (int v = 0; v < nv; v++) sdk_sb_printf(b, "  st[%d * npad + p] = sdk_x%d;\n", v, v);
   sdk_sb_puts(b, "}\n");
 

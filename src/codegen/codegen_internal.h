@@ -27,6 +27,8 @@ void sdk_cg_hoist_decls(sdk_strbuf *b, const sdk_codegen_opts *o, const sdk_cg_h
                         const char *ind);
 void sdk_cg_fixed_params(sdk_strbuf *b, const sdk_codegen_opts *o, const char *ind);
 
+/* Largest period (in steps) whose time-only values the CUDA driver tabulates. */
+#define SDK_CUDA_MAX_TTAB 65536
 /* CUDA driver (codegen_cuda.c). */
 void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o);
 #endif
