@@ -66,17 +66,80 @@ static int hoistable(const sdk_codegen_opts *o, const sdk_expr *e) {
   return 1;
 }
 
+/* no state, no per-path parameter: the same for every path */
+static int path_invariant(const sdk_codegen_opts *o, const sdk_expr *e) {
+  if (sdk_expr_uses(e, SDK_SYM_VAR) || sdk_expr_uses(e, SDK_SYM_OTHER)) return 0;
+  if (e->kind == SDK_E_SYM && e->sym == SDK_SYM_PARAM) return o->scan_column[e->index] < 0;
+  for (int i = 0; i < e->nargs; i++)
+    if (!path_invariant(o, e->arg[i])) return 0;
+  return 1;
+}
+
+/* Flatten a chain of + and - (and unary -) into signed terms. */
+static int flatten_sum(const sdk_expr *e, int sign, const sdk_expr **t, int *sg, int n, int max) {
+  if (e->kind == SDK_E_BINARY && (e->op == '+' || e->op == '-')) {
+    n = flatten_sum(e->arg[0], sign, t, sg, n, max);
+    return n < 0 ? n : flatten_sum(e->arg[1], e->op == '-' ? -sign : sign, t, sg, n, max);
+  }
+  if (e->kind == SDK_E_UNARY && e->op == '-') return flatten_sum(e->arg[0], -sign, t, sg, n, max);
+  if (n == max) return -1;
+  t[n] = e, sg[n] = sign;
+  return n + 1;
+}
+
+static int hoist_slot(sdk_cg_hoist *h, const sdk_expr *root) {
+  int k = 0;
+  while (k < h->n && h->e[k] != root) k++;
+  if (k == h->n) {
+    if (h->n == SDK_CG_MAX_HOIST) return -1;
+    h->e[h->n++] = root;
+  }
+  return k;
+}
+
 static int hoist_node(void *user, sdk_strbuf *out, const sdk_expr *e) {
   sdk_cg_hoist *h = user;
-  if (!h || !h->enabled || !hoistable(h->o, e)) return 0;
-  int k = 0;
-  while (k < h->n && h->e[k] != e) k++;
-  if (k == h->n) {
-    if (h->n == SDK_CG_MAX_HOIST) return 0;
-    h->e[h->n++] = e;
+  if (!h || !h->enabled) return 0;
+  if (hoistable(h->o, e)) {
+    int k = hoist_slot(h, e);
+    if (k < 0) return 0;
+    h->nterms[k] = 1, h->term[k][0] = e, h->sign[k][0] = 1;
+    h->used[h->stage] |= 1u << k;
+    sdk_sb_printf(out, "sdk_T%d_%d", h->stage, k);
+    return 1;
   }
+  /* a sum whose time-only and constant terms can be combined into one value */
+  if (!(e->kind == SDK_E_BINARY && (e->op == '+' || e->op == '-'))) return 0;
+  const sdk_expr *t[16];
+  int sg[16];
+  int n = flatten_sum(e, 1, t, sg, 0, 16);
+  if (n < 2) return 0;
+  int ninv = 0, ntime = 0;
+  for (int i = 0; i < n; i++)
+    if (path_invariant(h->o, t[i])) {
+      ninv++;
+      ntime += sdk_expr_uses(t[i], SDK_SYM_TIME);
+    }
+  if (ntime == 0 || ninv < 2 || ninv > 8 || h->o->dt_column >= 0) return 0;
+  int k = hoist_slot(h, e);
+  if (k < 0) return 0;
+  h->nterms[k] = 0;
+  for (int i = 0; i < n; i++)
+    if (path_invariant(h->o, t[i])) {
+      h->term[k][h->nterms[k]] = t[i];
+      h->sign[k][h->nterms[k]++] = sg[i];
+    }
   h->used[h->stage] |= 1u << k;
-  sdk_sb_printf(out, "sdk_T%d_%d", h->stage, k);
+  /* the combined value first, then each term: ((T + a*b) - c*d) contracts
+   * into one FMA per product term */
+  sdk_sb_printf(out, "(sdk_T%d_%d", h->stage, k);
+  for (int i = 0; i < n; i++) {
+    if (path_invariant(h->o, t[i])) continue;
+    sdk_sb_puts(out, sg[i] > 0 ? " + (" : " - (");
+    sdk_expr_emit_hook(t[i], h->o->single, emit_sym, hoist_node, h, out);
+    sdk_sb_puts(out, ")");
+  }
+  sdk_sb_puts(out, ")");
   return 1;
 }
 
@@ -116,7 +179,11 @@ void sdk_cg_hoist_decls(sdk_strbuf *b, const sdk_codegen_opts *o, const sdk_cg_h
       stage_time(o->scheme, i, tval, sizeof tval);
       sdk_sb_printf(b, "%sreal sdk_T%d_%d;\n%s{\n%s  const real t = %s;\n%s  sdk_T%d_%d = ", ind, i, k,
                     ind, ind, tval, ind, i, k);
-      sdk_expr_emit(h->e[k], o->single, emit_sym, NULL, b);
+      for (int j = 0; j < h->nterms[k]; j++) {
+        sdk_sb_puts(b, h->sign[k][j] > 0 ? (j ? " + (" : "(") : " - (");
+        sdk_expr_emit(h->term[k][j], o->single, emit_sym, NULL, b);
+        sdk_sb_puts(b, ")");
+      }
       sdk_sb_printf(b, ";\n%s}\n", ind);
     }
 }
@@ -214,14 +281,15 @@ void sdk_cg_step_h(sdk_strbuf *b, const sdk_codegen_opts *o, const char *ind, sd
     /* stage input H_i */
     for (int v = 0; v < nv; v++) {
       sdk_sb_printf(b, "%s    const real sdk_h%d = sdk_x%d", ind, v, v);
+      /* (dt * A) folds to one constant: one FMA per term */
       for (int jj = 0; jj < i; jj++)
         if (s->A[i][jj] != 0) {
-          sdk_sb_puts(b, " + sdk_dt * ");
+          sdk_sb_puts(b, " + (sdk_dt");
           if (s->A[i][jj] != 1) {
-            emit_number(b, o, s->A[i][jj]);
             sdk_sb_puts(b, " * ");
+            emit_number(b, o, s->A[i][jj]);
           }
-          sdk_sb_printf(b, "sdk_k%d_%d", jj, v);
+          sdk_sb_printf(b, ") * sdk_k%d_%d", jj, v);
         }
       if (m->noise[v] && s->B[i] != 0) {
         sdk_sb_puts(b, " + ");
@@ -244,19 +312,16 @@ void sdk_cg_step_h(sdk_strbuf *b, const sdk_codegen_opts *o, const char *ind, sd
     sdk_sb_printf(b, "%s  }\n", ind);
   }
   for (int v = 0; v < nv; v++) {
-    sdk_sb_printf(b, "%s  sdk_x%d = sdk_x%d + sdk_dt * (", ind, v, v);
-    int first = 1;
+    sdk_sb_printf(b, "%s  sdk_x%d = sdk_x%d", ind, v, v);
     for (int i = 0; i < s->stages; i++) {
       if (s->alpha[i] == 0) continue;
-      if (!first) sdk_sb_puts(b, " + ");
-      first = 0;
+      sdk_sb_puts(b, " + (sdk_dt");
       if (s->alpha[i] != 1) {
-        emit_number(b, o, s->alpha[i]);
         sdk_sb_puts(b, " * ");
+        emit_number(b, o, s->alpha[i]);
       }
-      sdk_sb_printf(b, "sdk_k%d_%d", i, v);
+      sdk_sb_printf(b, ") * sdk_k%d_%d", i, v);
     }
-    sdk_sb_puts(b, ")");
     if (m->noise[v]) sdk_sb_printf(b, " + sdk_w%d", v);
     sdk_sb_puts(b, ";\n");
   }

@@ -191,7 +191,7 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
       if (h.used[i] & (1u << k)) slot_stage[nslot] = i, slot_k[nslot++] = k;
   if (nslot > 0) {
     sdk_sb_printf(b, "\n#define SDK_TT_SLOTS %d\n#define SDK_TT_PHASES %lld\n", nslot, (long long)o->spp);
-    sdk_sb_puts(b, "extern \"C\" __device__ real sdk_ttab[SDK_TT_PHASES * SDK_TT_SLOTS];\n"
+    sdk_sb_puts(b, "extern \"C\" __device__ __align__(16) real sdk_ttab[SDK_TT_PHASES * SDK_TT_SLOTS];\n"
                    "/* fills the table once per module: value of each time-only expression\n"
                    " * at every phase of the period and stage time */\n"
                    "extern \"C\" __global__ void sdk_ttab_fill(void) {\n"
@@ -238,6 +238,18 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
     else if (pass == 1) sdk_sb_printf(b, "  while (nend - n >= %d) {\n", G);
     else sdk_sb_puts(b, "  while (n < nend) {\n");
     int reps = pass == 1 ? G : 1;
+    /* with spp a multiple of G, a group never wraps the period: one table
+     * pointer per group, immediate offsets per step */
+    int grouptab = pass == 1 && nslot > 0 && o->spp % G == 0;
+    /* 16-byte loads when the group's values fill whole vectors (the table is
+     * 16-byte aligned and the group starts at a multiple of G) */
+    int per_vec = o->single ? 4 : 2;
+    int vecload = grouptab && (G * nslot) % per_vec == 0;
+    if (grouptab) sdk_sb_puts(b, "    const real *sdk_tt = sdk_ttab + sdk_ph * SDK_TT_SLOTS;\n");
+    if (vecload)
+      for (int q = 0; q < G * nslot / per_vec; q++)
+        sdk_sb_printf(b, "    const %s sdk_tv%d = ((const %s *)sdk_tt)[%d];\n",
+                      o->single ? "float4" : "double2", q, o->single ? "float4" : "double2", q);
     if (pass == 1) {
       for (int q = 0; q < nblk_group; q++)
         sdk_sb_printf(b,
@@ -247,11 +259,21 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
     }
     for (int r = 0; r < reps; r++) {
       sdk_sb_puts(b, "    {\n");
-      if (o->spp > 0) sdk_sb_puts(b, "      const real sdk_t0 = (real)sdk_ph * sdk_dt;\n");
+      if (grouptab) sdk_sb_printf(b, "      const real sdk_t0 = (real)(sdk_ph + %d) * sdk_dt;\n", r);
+      else if (o->spp > 0) sdk_sb_puts(b, "      const real sdk_t0 = (real)sdk_ph * sdk_dt;\n");
       else sdk_sb_puts(b, "      const real sdk_t0 = (real)n * sdk_dt;\n");
-      for (int sl = 0; sl < nslot; sl++)
-        sdk_sb_printf(b, "      const real sdk_T%d_%d = sdk_ttab[sdk_ph * SDK_TT_SLOTS + %d];\n",
-                      slot_stage[sl], slot_k[sl], sl);
+      for (int sl = 0; sl < nslot; sl++) {
+        int idx = r * nslot + sl;
+        if (vecload)
+          sdk_sb_printf(b, "      const real sdk_T%d_%d = sdk_tv%d.%c;\n", slot_stage[sl], slot_k[sl],
+                        idx / per_vec, "xyzw"[idx % per_vec]);
+        else if (grouptab)
+          sdk_sb_printf(b, "      const real sdk_T%d_%d = sdk_tt[%d];\n", slot_stage[sl], slot_k[sl],
+                        idx);
+        else
+          sdk_sb_printf(b, "      const real sdk_T%d_%d = sdk_ttab[sdk_ph * SDK_TT_SLOTS + %d];\n",
+                        slot_stage[sl], slot_k[sl], sl);
+      }
       for (int j = 0; j < nn; j++) {
         if (pass == 1) {
           int k = r * nn + j;
@@ -271,9 +293,12 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
       }
       sdk_sb_puts(b, step.s ? step.s : "");
       sdk_sb_puts(b, "      n++;\n");
-      if (o->spp > 0) sdk_sb_printf(b, "      if (++sdk_ph == %lldLL) sdk_ph = 0;\n", (long long)o->spp);
+      if (o->spp > 0 && !grouptab)
+        sdk_sb_printf(b, "      if (++sdk_ph == %lldLL) sdk_ph = 0;\n", (long long)o->spp);
       sdk_sb_puts(b, "    }\n");
     }
+    if (grouptab)
+      sdk_sb_printf(b, "    sdk_ph += %d;\n    if (sdk_ph == %lldLL) sdk_ph = 0;\n", G, (long long)o->spp);
     sdk_sb_puts(b, "  }\n");
   }
   sdk_sb_free(&step);

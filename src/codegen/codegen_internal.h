@@ -15,7 +15,12 @@ typedef struct sdk_cg_hoist {
   const sdk_codegen_opts *o;
   int enabled;
   int n;
-  const sdk_expr *e[SDK_CG_MAX_HOIST];
+  const sdk_expr *e[SDK_CG_MAX_HOIST]; /* root of the hoisted expression */
+  /* a hoisted value is the signed sum of terms (one term for a plain subexpression,
+   * several for the time-only and constant terms of a longer sum) */
+  int nterms[SDK_CG_MAX_HOIST];
+  const sdk_expr *term[SDK_CG_MAX_HOIST][8];
+  int sign[SDK_CG_MAX_HOIST][8];
   unsigned used[SDK_MAX_STAGES]; /* bit k: value k needed at stage time i */
   int stage;
 } sdk_cg_hoist;
