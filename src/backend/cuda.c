@@ -245,6 +245,7 @@ struct sdk_bctx {
 
 struct sdk_module {
   CUmodule mod;
+  int ilp; /* paths per thread of sdk_advance */
   CUfunction init, advance, red_moments, red_minmax, red_hist;
 };
 
@@ -598,6 +599,14 @@ static sdk_err load_module(sdk_bctx *c, const char *cubin, const char *path, sdk
                    SDK_KERNEL_ABI);
     goto bad;
   }
+  m->ilp = 1;
+  CUdeviceptr ilp_p = 0;
+  size_t ilp_n = 0;
+  int ilp = 1;
+  if (cu.ModuleGetGlobal(&ilp_p, &ilp_n, m->mod, "sdk_paths_per_thread") == CUDA_SUCCESS &&
+      ilp_n == sizeof ilp && cu.MemcpyDtoH(&ilp, ilp_p, sizeof ilp) == CUDA_SUCCESS && ilp >= 1 &&
+      ilp <= 8)
+    m->ilp = ilp;
   /* time-only values of periodic models: fill the per-phase table once */
   CUfunction fill;
   CUdeviceptr tab = 0;
@@ -822,8 +831,11 @@ static sdk_err cuda_advance(sdk_ensemble *e, int64_t step0, int64_t nsteps, uint
     e->ev0 = e->ev1 = NULL;
   int timed = e->ev0 && cu.EventRecord(e->ev0, NULL) == CUDA_SUCCESS;
   CU(eb, CtxSetCurrent(e->ctx->cx));
-  CUresult r = cu.LaunchKernel(e->mod->advance, (unsigned)(e->npad / 256), 1, 1, 256, 1, 1, 0, NULL,
-                               args, NULL);
+  if (e->npad % (256 * e->mod->ilp))
+    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "cuda: %lld paths are not a multiple of %d",
+                    (long long)e->npad, 256 * e->mod->ilp);
+  CUresult r = cu.LaunchKernel(e->mod->advance, (unsigned)(e->npad / (256 * e->mod->ilp)), 1, 1, 256,
+                               1, 1, 0, NULL, args, NULL);
   if (r != CUDA_SUCCESS) return cu_fail(eb, "cuLaunchKernel(sdk_advance)", r);
   timed = timed && cu.EventRecord(e->ev1, NULL) == CUDA_SUCCESS;
   if ((r = cu.CtxSynchronize()) != CUDA_SUCCESS) return cu_fail(eb, "cuCtxSynchronize after sdk_advance", r);

@@ -15,7 +15,7 @@ const sdk_backend *sdk_backend_find(const char *name) {
 }
 
 int64_t sdk_padded_paths(int64_t total) {
-  const int64_t q = 256; /* multiple of the CPU block (64) and a CUDA block */
+  const int64_t q = 512; /* CPU blocks (64), CUDA blocks of 256 threads x 2 paths */
   return (total + q - 1) / q * q;
 }
 

@@ -263,15 +263,18 @@ void sdk_cg_step_h(sdk_strbuf *b, const sdk_codegen_opts *o, const char *ind, sd
   const sdk_scheme *s = o->scheme;
   int nv = m->nvars;
   sdk_sb_printf(b, "%s{\n", ind);
-  /* noise increments b(X_n, t_n) sqrt(dt) psi */
-  int j = 0;
+  /* noise increments b(X_n, t_n) sqrt(dt) psi: sdk_w<v> = b sqrt(dt) and each
+   * use is sdk_w<v> * sdk_z<j>, so that it fuses into an FMA (for additive
+   * noise sdk_w is a compile-time constant) */
+  int j = 0, zidx[256];
   for (int v = 0; v < nv; v++) {
     if (!m->noise[v]) continue;
+    zidx[v < 256 ? v : 255] = j;
     sdk_sb_printf(b, "%s  real sdk_w%d;\n%s  {\n", ind, v, ind);
     bind_vars(b, o, "sdk_x%.0d%d", 0, "sdk_t0", ind);
     sdk_sb_printf(b, "%s    sdk_w%d = ", ind, v);
     emit_expr_h(b, o, m->noise[v], m->noise_line[v], h, 0);
-    sdk_sb_printf(b, " * sdk_sqdt * sdk_z%d;\n%s  }\n", j, ind);
+    sdk_sb_printf(b, " * sdk_sqdt;\n%s  }\n", ind);
     j++;
   }
   for (int i = 0; i < s->stages; i++) {
@@ -297,7 +300,7 @@ void sdk_cg_step_h(sdk_strbuf *b, const sdk_codegen_opts *o, const char *ind, sd
           emit_number(b, o, s->B[i]);
           sdk_sb_puts(b, " * ");
         }
-        sdk_sb_printf(b, "sdk_w%d", v);
+        sdk_sb_printf(b, "sdk_w%d * sdk_z%d", v, zidx[v]);
       }
       sdk_sb_puts(b, ";\n");
     }
@@ -322,7 +325,7 @@ void sdk_cg_step_h(sdk_strbuf *b, const sdk_codegen_opts *o, const char *ind, sd
       }
       sdk_sb_printf(b, ") * sdk_k%d_%d", i, v);
     }
-    if (m->noise[v]) sdk_sb_printf(b, " + sdk_w%d", v);
+    if (m->noise[v]) sdk_sb_printf(b, " + sdk_w%d * sdk_z%d", v, zidx[v]);
     sdk_sb_puts(b, ";\n");
   }
   sdk_sb_printf(b, "%s}\n", ind);

@@ -212,26 +212,62 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
     sdk_sb_puts(b, "}\n");
   }
 
+  /* Each thread advances L paths (p and p + SDK_TPB, ...): their steps are
+   * independent, so interleaving them gives the scheduler instructions to
+   * issue while one path waits on a special-function result. */
+  const int L = o->single ? 2 : 1;
+  sdk_sb_printf(b, "\n#define SDK_ILP %d\nextern \"C\" __device__ const int sdk_paths_per_thread = %d;\n", L, L);
+  /* the step as a function of one path's state and values */
+  sdk_sb_puts(b, "\nstatic __device__ __forceinline__ void sdk_step(");
+  for (int v = 0; v < nv; v++) sdk_sb_printf(b, "%sreal &sdk_x%d", v ? ", " : "", v);
+  for (int i = 0; i < m->nparams; i++)
+    if (o->scan_column[i] >= 0) sdk_sb_printf(b, ", const real %s", m->params[i]);
+  if (o->dt_column >= 0) sdk_sb_puts(b, ", const real sdk_dt");
+  sdk_sb_puts(b, ", const real sdk_t0");
+  for (int sl = 0; sl < nslot; sl++) sdk_sb_printf(b, ", const real sdk_T%d_%d", slot_stage[sl], slot_k[sl]);
+  for (int j = 0; j < nn; j++) sdk_sb_printf(b, ", const real sdk_z%d", j);
+  sdk_sb_puts(b, ") {\n");
+  sdk_cg_fixed_params(b, o, "  ");
+  for (int i = 0; i < m->nparams; i++)
+    if (o->scan_column[i] >= 0) sdk_sb_printf(b, "  (void)%s;\n", m->params[i]);
+  if (o->dt_column < 0) {
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.17g", o->dt);
+    if (!strpbrk(buf, ".eEn")) strcat(buf, ".0");
+    sdk_sb_printf(b, "  const real sdk_dt = %s%s;\n", buf, o->single ? "f" : "");
+  }
+  sdk_sb_printf(b, "  const real sdk_sqdt = %s(sdk_dt);\n  (void)sdk_sqdt; (void)sdk_t0;\n",
+                o->single ? "sqrtf" : "sqrt");
+  sdk_sb_puts(b, step.s ? step.s : "");
+  sdk_sb_puts(b, "}\n");
+
   sdk_sb_puts(b,
               "\nextern \"C\" __global__ void __launch_bounds__(SDK_TPB)\n"
               "sdk_advance(real *__restrict__ st, sdk_i64 npad, const real *__restrict__ sv, "
               "sdk_i64 ppg, sdk_i64 ngrid, sdk_i64 path0, sdk_i64 step0, sdk_i64 nsteps, "
               "sdk_u64 sdk_seed) {\n"
-              "  const sdk_i64 p = (sdk_i64)blockIdx.x * SDK_TPB + threadIdx.x;\n"
-              "  if (p >= npad || nsteps <= 0) return;\n"
-              "  const sdk_u64 sdk_gpath = (sdk_u64)(path0 + p);\n"
-              "  sdk_i64 g = (path0 + p) / ppg; if (g >= ngrid) g = ngrid - 1;\n"
-              "  (void)sv; (void)g; (void)sdk_gpath; (void)sdk_seed;\n");
-  sdk_cg_params(b, o, "sv[g * SDK_NSV + %d]", "  ");
-  sdk_sb_puts(b, "  (void)sdk_sqdt;\n");
-  for (int v = 0; v < nv; v++) sdk_sb_printf(b, "  real sdk_x%d = st[%d * npad + p];\n", v, v);
+              "  const sdk_i64 base = (sdk_i64)blockIdx.x * (SDK_TPB * SDK_ILP) + threadIdx.x;\n"
+              "  if (base >= npad || nsteps <= 0) return;\n"
+              "  (void)sv; (void)sdk_seed;\n");
+  for (int q = 0; q < L; q++) {
+    sdk_sb_printf(b,
+                  "  const sdk_i64 p%d = base + %d * SDK_TPB;\n"
+                  "  const sdk_u64 gp%d = (sdk_u64)(path0 + p%d); (void)gp%d;\n"
+                  "  sdk_i64 g%d = (path0 + p%d) / ppg; if (g%d >= ngrid) g%d = ngrid - 1; (void)g%d;\n",
+                  q, q, q, q, q, q, q, q, q, q);
+    for (int i = 0; i < m->nparams; i++)
+      if (o->scan_column[i] >= 0)
+        sdk_sb_printf(b, "  const real sp%d_%d = sv[g%d * SDK_NSV + %d];\n", q, i, q, o->scan_column[i]);
+    if (o->dt_column >= 0)
+      sdk_sb_printf(b, "  const real dt%d = sv[g%d * SDK_NSV + %d];\n", q, q, o->dt_column);
+    for (int v = 0; v < nv; v++) sdk_sb_printf(b, "  real x%d_%d = st[%d * npad + p%d];\n", q, v, v, q);
+  }
   sdk_sb_puts(b, "  sdk_i64 n = step0;\n  const sdk_i64 nend = step0 + nsteps;\n");
   int spp32 = o->spp > 0 && o->spp <= INT_MAX;
   const char *pht = spp32 ? "int" : "sdk_i64";
   if (o->spp > 0)
     sdk_sb_printf(b, "  %s sdk_ph = (%s)(step0 %% %lldLL);\n", pht, pht, (long long)o->spp);
-
-  /* one step's code, given how its Gaussians are named */
+  /* the dt of the time for sdk_t0: per path when it varies (then no table) */
   for (int pass = 0; pass < 3; pass++) {
     /* pass 0: head (until a group boundary), 1: whole groups, 2: tail */
     if (pass == 0) sdk_sb_printf(b, "  while (n < nend && (n %% %d) != 0) {\n", G);
@@ -239,59 +275,70 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
     else sdk_sb_puts(b, "  while (n < nend) {\n");
     int reps = pass == 1 ? G : 1;
     /* with spp a multiple of G, a group never wraps the period: one table
-     * pointer per group, immediate offsets per step */
+     * pointer per group; 16-byte loads when its values fill whole vectors */
     int grouptab = pass == 1 && nslot > 0 && o->spp % G == 0;
-    /* 16-byte loads when the group's values fill whole vectors (the table is
-     * 16-byte aligned and the group starts at a multiple of G) */
     int per_vec = o->single ? 4 : 2;
     int vecload = grouptab && (G * nslot) % per_vec == 0;
     if (grouptab) sdk_sb_puts(b, "    const real *sdk_tt = sdk_ttab + sdk_ph * SDK_TT_SLOTS;\n");
     if (vecload)
-      for (int q = 0; q < G * nslot / per_vec; q++)
+      for (int qv = 0; qv < G * nslot / per_vec; qv++)
         sdk_sb_printf(b, "    const %s sdk_tv%d = ((const %s *)sdk_tt)[%d];\n",
-                      o->single ? "float4" : "double2", q, o->single ? "float4" : "double2", q);
-    if (pass == 1) {
-      for (int q = 0; q < nblk_group; q++)
-        sdk_sb_printf(b,
-                      "    real sdk_r%d[4];\n"
-                      "    sdk_gauss4(sdk_seed, sdk_gpath, (sdk_u64)((n * SDK_NN) >> 2) + %d, 0, sdk_r%d);\n",
-                      q, q, q);
-    }
+                      o->single ? "float4" : "double2", qv, o->single ? "float4" : "double2", qv);
+    if (pass == 1)
+      for (int q = 0; q < L; q++)
+        for (int k = 0; k < nblk_group; k++)
+          sdk_sb_printf(b,
+                        "    real r%d_%d[4];\n"
+                        "    sdk_gauss4(sdk_seed, gp%d, (sdk_u64)((n * SDK_NN) >> 2) + %d, 0, r%d_%d);\n",
+                        q, k, q, k, q, k);
     for (int r = 0; r < reps; r++) {
       sdk_sb_puts(b, "    {\n");
-      if (grouptab) sdk_sb_printf(b, "      const real sdk_t0 = (real)(sdk_ph + %d) * sdk_dt;\n", r);
-      else if (o->spp > 0) sdk_sb_puts(b, "      const real sdk_t0 = (real)sdk_ph * sdk_dt;\n");
-      else sdk_sb_puts(b, "      const real sdk_t0 = (real)n * sdk_dt;\n");
+      /* time of the step (per path only when dt varies) */
+      const char *tphase = grouptab ? NULL : o->spp > 0 ? "(real)sdk_ph" : "(real)n";
+      char tph[64];
+      if (grouptab) snprintf(tph, sizeof tph, "(real)(sdk_ph + %d)", r), tphase = tph;
       for (int sl = 0; sl < nslot; sl++) {
         int idx = r * nslot + sl;
         if (vecload)
-          sdk_sb_printf(b, "      const real sdk_T%d_%d = sdk_tv%d.%c;\n", slot_stage[sl], slot_k[sl],
-                        idx / per_vec, "xyzw"[idx % per_vec]);
+          sdk_sb_printf(b, "      const real T%d = sdk_tv%d.%c;\n", sl, idx / per_vec, "xyzw"[idx % per_vec]);
         else if (grouptab)
-          sdk_sb_printf(b, "      const real sdk_T%d_%d = sdk_tt[%d];\n", slot_stage[sl], slot_k[sl],
-                        idx);
+          sdk_sb_printf(b, "      const real T%d = sdk_tt[%d];\n", sl, idx);
         else
-          sdk_sb_printf(b, "      const real sdk_T%d_%d = sdk_ttab[sdk_ph * SDK_TT_SLOTS + %d];\n",
-                        slot_stage[sl], slot_k[sl], sl);
+          sdk_sb_printf(b, "      const real T%d = sdk_ttab[sdk_ph * SDK_TT_SLOTS + %d];\n", sl, sl);
       }
-      for (int j = 0; j < nn; j++) {
-        if (pass == 1) {
-          int k = r * nn + j;
-          sdk_sb_printf(b, "      const real sdk_z%d = sdk_r%d[%d];\n", j, k >> 2, k & 3);
-        } else {
-          sdk_sb_printf(b,
-                        "      real sdk_z%d;\n"
-                        "      {\n"
-                        "        const sdk_i64 k = n * SDK_NN + %d;\n"
-                        "        real r[4];\n"
-                        "        sdk_gauss4(sdk_seed, sdk_gpath, (sdk_u64)(k >> 2), 0, r);\n"
-                        "        const int l = (int)(k & 3);\n"
-                        "        sdk_z%d = l == 0 ? r[0] : l == 1 ? r[1] : l == 2 ? r[2] : r[3];\n"
-                        "      }\n",
-                        j, j, j);
+      for (int q = 0; q < L; q++) {
+        for (int j = 0; j < nn; j++) {
+          if (pass == 1) {
+            int k = r * nn + j;
+            sdk_sb_printf(b, "      const real z%d_%d = r%d_%d[%d];\n", q, j, q, k >> 2, k & 3);
+          } else {
+            sdk_sb_printf(b,
+                          "      real z%d_%d;\n"
+                          "      {\n"
+                          "        const sdk_i64 k = n * SDK_NN + %d;\n"
+                          "        real r[4];\n"
+                          "        sdk_gauss4(sdk_seed, gp%d, (sdk_u64)(k >> 2), 0, r);\n"
+                          "        const int l = (int)(k & 3);\n"
+                          "        z%d_%d = l == 0 ? r[0] : l == 1 ? r[1] : l == 2 ? r[2] : r[3];\n"
+                          "      }\n",
+                          q, j, j, q, q, j);
+          }
         }
+        sdk_sb_puts(b, "      sdk_step(");
+        for (int v = 0; v < nv; v++) sdk_sb_printf(b, "%sx%d_%d", v ? ", " : "", q, v);
+        for (int i = 0; i < m->nparams; i++)
+          if (o->scan_column[i] >= 0) sdk_sb_printf(b, ", sp%d_%d", q, i);
+        if (o->dt_column >= 0) sdk_sb_printf(b, ", dt%d, %s * dt%d", q, tphase, q);
+        else {
+          char buf[64];
+          snprintf(buf, sizeof buf, "%.17g", o->dt);
+          if (!strpbrk(buf, ".eEn")) strcat(buf, ".0");
+          sdk_sb_printf(b, ", %s * %s%s", tphase, buf, o->single ? "f" : "");
+        }
+        for (int sl = 0; sl < nslot; sl++) sdk_sb_printf(b, ", T%d", sl);
+        for (int j = 0; j < nn; j++) sdk_sb_printf(b, ", z%d_%d", q, j);
+        sdk_sb_puts(b, ");\n");
       }
-      sdk_sb_puts(b, step.s ? step.s : "");
       sdk_sb_puts(b, "      n++;\n");
       if (o->spp > 0 && !grouptab)
         sdk_sb_printf(b, "      if (++sdk_ph == %lldLL) sdk_ph = 0;\n", (long long)o->spp);
@@ -302,7 +349,8 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
     sdk_sb_puts(b, "  }\n");
   }
   sdk_sb_free(&step);
-  for (int v = 0; v < nv; v++) sdk_sb_printf(b, "  st[%d * npad + p] = sdk_x%d;\n", v, v);
+  for (int q = 0; q < L; q++)
+    for (int v = 0; v < nv; v++) sdk_sb_printf(b, "  st[%d * npad + p%d] = x%d_%d;\n", v, q, q, v);
   sdk_sb_puts(b, "}\n");
 
   sdk_sb_puts(b, REDUCTIONS);
