@@ -215,7 +215,10 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
   /* Each thread advances L paths (p and p + SDK_TPB, ...): their steps are
    * independent, so interleaving them gives the scheduler instructions to
    * issue while one path waits on a special-function result. */
-  const int L = o->single ? 2 : 1;
+  /* L = 2 measured no faster on the H100 (6.24e11 vs 6.27e11 steps/s,
+   * docs/BENCHMARKS.md): the kernel is bound by issue and the MUFU pipe,
+   * not by latency; keep one path per thread and fewer registers. */
+  const int L = 1;
   sdk_sb_printf(b, "\n#define SDK_ILP %d\nextern \"C\" __device__ const int sdk_paths_per_thread = %d;\n", L, L);
   /* the step as a function of one path's state and values */
   sdk_sb_puts(b, "\nstatic __device__ __forceinline__ void sdk_step(");
