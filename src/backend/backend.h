@@ -85,6 +85,11 @@ typedef struct sdk_backend {
                        sdk_errbuf *eb);
   /* Copy the state of paths [first, first+n) out as doubles: out[v * n + i]. */
   sdk_err (*read_state)(sdk_ensemble *ens, int64_t first, int64_t n, double *out, sdk_errbuf *eb);
+  /* Copy one row of the state between the backend and doubles: row v < nvars
+   * is variable v, row nvars the drift mark (allocated on first write); paths
+   * [first, first+n).  write = 0 reads into buf, 1 writes buf (checkpoints). */
+  sdk_err (*rows)(sdk_ensemble *ens, int row, int64_t first, int64_t n, double *buf, int write,
+                  sdk_errbuf *eb);
   /* Optional: duration of the last advance by device timers (ms), < 0 if unknown. */
   double (*last_advance_ms)(sdk_ensemble *ens);
 } sdk_backend;

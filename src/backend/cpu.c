@@ -382,7 +382,33 @@ static sdk_err cpu_read_state(sdk_ensemble *e, int64_t first, int64_t n, double 
   return SDK_OK;
 }
 
+static sdk_err cpu_rows(sdk_ensemble *e, int row, int64_t first, int64_t n, double *buf, int write,
+                        sdk_errbuf *eb) {
+  void *base;
+  if (row < e->lay.nvars) {
+    base = (char *)e->st + (size_t)row * (size_t)e->npad * e->esize;
+  } else {
+    if (!e->mark) {
+      if (!write) return SDK_FAIL(eb, SDK_ERR_INTERNAL, "no drift mark to read");
+      e->mark = calloc((size_t)e->npad, e->esize);
+      if (!e->mark) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+    }
+    base = e->mark;
+  }
+  for (int64_t i = 0; i < n; i++) {
+    if (e->esize == sizeof(float)) {
+      if (write) ((float *)base)[first + i] = (float)buf[i];
+      else buf[i] = ((float *)base)[first + i];
+    } else {
+      if (write) ((double *)base)[first + i] = buf[i];
+      else buf[i] = ((double *)base)[first + i];
+    }
+  }
+  return SDK_OK;
+}
+
 const sdk_backend sdk_backend_cpu = {
+    .rows = cpu_rows,
     .name = "cpu",
     .open = cpu_open,
     .close = cpu_close,

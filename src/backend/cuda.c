@@ -988,6 +988,46 @@ static sdk_err cuda_read_state(sdk_ensemble *e, int64_t first, int64_t n, double
   return SDK_OK;
 }
 
+static sdk_err cuda_rows(sdk_ensemble *e, int row, int64_t first, int64_t n, double *buf, int write,
+                         sdk_errbuf *eb) {
+  if (n <= 0) return SDK_OK;
+  CU(eb, CtxSetCurrent(e->ctx->cx));
+  size_t rowbytes = (size_t)e->npad * e->esize;
+  CUdeviceptr base;
+  if (row < e->lay.nvars) {
+    base = e->st + (CUdeviceptr)((size_t)row * rowbytes);
+  } else {
+    if (!e->mark) {
+      if (!write) return SDK_FAIL(eb, SDK_ERR_INTERNAL, "no drift mark to read");
+      CUresult r = cu.MemAlloc(&e->mark, rowbytes);
+      if (r != CUDA_SUCCESS) {
+        e->mark = 0;
+        return cu_fail(eb, "cuMemAlloc", r);
+      }
+      CU(eb, MemsetD8(e->mark, 0, rowbytes));
+    }
+    base = e->mark;
+  }
+  void *tmp = malloc((size_t)n * e->esize);
+  if (!tmp) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  CUdeviceptr at = base + (CUdeviceptr)((size_t)first * e->esize);
+  CUresult r = CUDA_SUCCESS;
+  if (write) {
+    for (int64_t i = 0; i < n; i++) {
+      if (e->esize == sizeof(float)) ((float *)tmp)[i] = (float)buf[i];
+      else ((double *)tmp)[i] = buf[i];
+    }
+    r = cu.MemcpyHtoD(at, tmp, (size_t)n * e->esize);
+  } else {
+    r = cu.MemcpyDtoH(tmp, at, (size_t)n * e->esize);
+    for (int64_t i = 0; r == CUDA_SUCCESS && i < n; i++)
+      buf[i] = e->esize == sizeof(float) ? (double)((float *)tmp)[i] : ((double *)tmp)[i];
+  }
+  free(tmp);
+  if (r != CUDA_SUCCESS) return cu_fail(eb, write ? "cuMemcpyHtoD" : "cuMemcpyDtoH", r);
+  return SDK_OK;
+}
+
 /* List the devices (for `sdekit devices`); returns the number found. */
 sdk_err sdk_cuda_list_devices(FILE *out, int *count, sdk_errbuf *eb) {
   *count = 0;
@@ -1042,6 +1082,7 @@ const sdk_backend sdk_backend_cuda = {
     .histogram = cuda_histogram,
     .read_state = cuda_read_state,
     .last_advance_ms = cuda_last_advance_ms,
+    .rows = cuda_rows,
 };
 
 /* ---- the paper's PROG1 as a CUDA baseline for `sdekit bench` ----

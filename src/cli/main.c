@@ -17,7 +17,9 @@
 #include "core/strbuf.h"
 #include "io/io.h"
 #include "model/model.h"
+#include "sim/checkpoint.h"
 #include "sim/run.h"
+#include <time.h>
 
 static int fail(sdk_err e, const sdk_errbuf *eb) {
   fprintf(stderr, "sdekit: error: %s\n", eb->msg[0] ? eb->msg : sdk_err_name(e));
@@ -39,6 +41,7 @@ static const char MAIN_HELP[] =
     "commands:\n"
     "  run MODEL [options]      integrate a model (built-in name or .sde file); see 'sdekit run --help'\n"
     "  models                   list the built-in models\n"
+    "  resume CHECKPOINT        continue a run saved with --checkpoint\n"
     "  info FILE.h5             summarise a result file\n"
     "  bench [options]          time the josephson SRK2 workload against the paper's scalar CPU code\n"
     "  codegen MODEL [options]  print the generated kernel source (--backend cpu|cuda)\n"
@@ -80,11 +83,20 @@ static const char RUN_HELP[] =
     "  --device N                GPU ordinal (default 0)\n"
     "  --no-fast-math            compile kernels without fast-math (IEEE-exact order)\n"
     "observables:\n"
-    "  --observe LIST            comma-separated: drift, moments, hist (default drift)\n"
+    "  --observe LIST            comma-separated: drift, moments, hist, density (default drift)\n"
     "  --drift VAR               variable whose drift <<v>> is measured (default: the first)\n"
     "  --sample-every N          steps between moment samples (default: one period, or 1/100 of the run)\n"
     "  --bins N                  histogram bins (default 100)\n"
     "  --hist-range VAR=LO:HI    fixed histogram range for VAR (default: from the data)\n"
+    "  --density-var VAR         variable of --observe density (default: the first)\n"
+    "  --coarse-grain=WIDTH      density bins exactly WIDTH wide (one period of the potential)\n"
+    "  --save-paths LIST         store these paths (indices per grid point, e.g. 0,1,2) at\n"
+    "                            every sample\n"
+    "long runs:\n"
+    "  --checkpoint FILE         save the complete state to FILE (atomically) every\n"
+    "                            --checkpoint-every seconds (default 600), at the end, and on\n"
+    "                            SIGINT/SIGTERM; continue with 'sdekit resume FILE'\n"
+    "  --checkpoint-every S      seconds between checkpoints (0: after every chunk of steps)\n"
     "output:\n"
     "  -o FILE                   FILE.h5 (HDF5, everything), FILE.tsv (text for gnuplot; one file per\n"
     "                            observable, BASE.OBS.tsv, when there are several) or - (stdout);\n"
@@ -98,7 +110,7 @@ enum {
   OPT_SET = 256, OPT_SCAN, OPT_PATHS, OPT_DT, OPT_SPP, OPT_TEND, OPT_PERIODS, OPT_TRANS,
   OPT_TRANSP, OPT_SCHEME, OPT_SEED, OPT_BACKEND, OPT_PREC, OPT_THREADS, OPT_DEVICE, OPT_NOFAST,
   OPT_OBSERVE, OPT_DRIFT, OPT_SAMPLE, OPT_BINS, OPT_HRANGE, OPT_QUIET, OPT_VERBOSE, OPT_HELP,
-  OPT_ARCH, OPT_STEPS
+  OPT_ARCH, OPT_STEPS, OPT_SAVE, OPT_DVAR, OPT_COARSE, OPT_CKPT, OPT_CKPT_EVERY, OPT_FORCE
 };
 
 static const struct option RUN_OPTS[] = {
@@ -128,6 +140,11 @@ static const struct option RUN_OPTS[] = {
     {"verbose", no_argument, 0, OPT_VERBOSE},
     {"arch", required_argument, 0, OPT_ARCH},
     {"steps", required_argument, 0, OPT_STEPS},
+    {"save-paths", required_argument, 0, OPT_SAVE},
+    {"density-var", required_argument, 0, OPT_DVAR},
+    {"coarse-grain", optional_argument, 0, OPT_COARSE},
+    {"checkpoint", required_argument, 0, OPT_CKPT},
+    {"checkpoint-every", required_argument, 0, OPT_CKPT_EVERY},
     {"help", no_argument, 0, OPT_HELP},
     {0, 0, 0, 0}};
 
@@ -158,6 +175,8 @@ typedef struct cli_run {
   const char *arch;
   int64_t bench_steps;
   int help;
+  int force;
+  char **argv_copy; /* the arguments before getopt_long permuted them */
   char cmdline[4096];
 } cli_run;
 
@@ -249,8 +268,9 @@ static int parse_run_options(int argc, char **argv, cli_run *cr, int need_model)
         if (!strcmp(t, "drift")) c->observe |= SDK_OBS_DRIFT;
         else if (!strcmp(t, "moments")) c->observe |= SDK_OBS_MOMENTS;
         else if (!strcmp(t, "hist")) c->observe |= SDK_OBS_HIST;
+        else if (!strcmp(t, "density")) c->observe |= SDK_OBS_DENSITY;
         else {
-          int r = usage_error("--observe: unknown observable '%s' (known: drift, moments, hist)", t);
+          int r = usage_error("--observe: unknown observable '%s' (known: drift, moments, hist, density)", t);
           free(copy);
           return r;
         }
@@ -289,6 +309,37 @@ static int parse_run_options(int argc, char **argv, cli_run *cr, int need_model)
     case OPT_QUIET: c->quiet = 1; break;
     case OPT_VERBOSE: c->verbose = 1; break;
     case OPT_ARCH: cr->arch = optarg; break;
+    case OPT_SAVE: {
+      char *copy = sdk_strdup(optarg), *save = NULL;
+      if (!copy) return usage_error("out of memory%s", "");
+      c->nsave = 0;
+      int bad = 0;
+      for (char *t = strtok_r(copy, ",", &save); t && !bad; t = strtok_r(NULL, ",", &save)) {
+        int64_t k;
+        if (!parse_count(t, 0, &k) || c->nsave == SDK_MAX_SAVE) bad = 1;
+        else c->save_index[c->nsave++] = k;
+      }
+      free(copy);
+      if (bad || c->nsave == 0)
+        return usage_error("--save-paths '%s': expected path indices like 0,1,2 (at most 1024)", optarg);
+      break;
+    }
+    case OPT_DVAR: c->density_var = optarg; break;
+    case OPT_COARSE:
+      if (optarg) {
+        if (!sdk_parse_number(optarg, &v) || v <= 0)
+          return usage_error("--coarse-grain=%s: the bin width must be a number > 0", optarg);
+        c->coarse_width = v;
+      } else {
+        c->coarse_width = -1; /* the model's period of the variable */
+      }
+      break;
+    case OPT_CKPT: c->checkpoint = optarg; break;
+    case OPT_CKPT_EVERY:
+      if (!sdk_parse_number(optarg, &v) || v < 0)
+        return usage_error("--checkpoint-every '%s': expected seconds >= 0", optarg);
+      c->checkpoint_every = v;
+      break;
     case OPT_STEPS:
       if (!parse_count(optarg, 1, &n)) return usage_error("--steps '%s': expected a whole number >= 1", optarg);
       cr->bench_steps = n;
@@ -313,7 +364,14 @@ static int parse_run_options(int argc, char **argv, cli_run *cr, int need_model)
 typedef struct progress {
   int on;
   double last_frac;
+  double start;
 } progress;
+
+static double mono_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static void show_progress(void *user, double frac, double sps) {
   progress *p = user;
@@ -323,7 +381,11 @@ static void show_progress(void *user, double frac, double sps) {
   char bar[64];
   for (int i = 0; i < w; i++) bar[i] = i < k ? '#' : '.';
   bar[w] = 0;
-  fprintf(stderr, "\r[%s] %5.1f%%  %.3g steps/s", bar, 100 * frac, sps);
+  double el = mono_s() - p->start, left = frac > 0 ? el * (1 - frac) / frac : 0;
+  char eta[32];
+  if (left >= 3600) snprintf(eta, sizeof eta, "%dh%02dm", (int)(left / 3600), (int)(left / 60) % 60);
+  else snprintf(eta, sizeof eta, "%dm%02ds", (int)(left / 60), (int)left % 60);
+  fprintf(stderr, "\r[%s] %5.1f%%  %.3g steps/s  %s left ", bar, 100 * frac, sps, eta);
   if (frac >= 1) fputc('\n', stderr);
   fflush(stderr);
 }
@@ -352,31 +414,65 @@ static int check_output_dir(const char *out) {
   return r;
 }
 
-static const char *OBS_NAMES[] = {"drift", "moments", "hist"};
+static const char *OBS_NAMES[] = {"drift", "moments", "hist", "density", "paths"};
+#define NOBS 5
+static int has_obs(const sdk_run_config *c, int i) {
+  return i < 4 ? (c->observe >> i) & 1 : c->nsave > 0;
+}
 
 static void cli_run_free(cli_run *cr) {
   for (int i = 0; i < cr->c.nscan; i++) sdk_scan_free(&cr->c.scan[i]);
   for (int i = 0; i < cr->c.nset; i++) free((char *)cr->c.set_name[i]);
   cr->c.nscan = cr->c.nset = 0;
+  free(cr->argv_copy);
+  cr->argv_copy = NULL;
 }
 
-static int cmd_run_parsed(cli_run *cr, int argc, char **argv);
+static int cmd_run_parsed(cli_run *cr, int argc, char **argv, const sdk_ckpt *resume);
 
 static int cmd_run(int argc, char **argv) {
   cli_run cr;
-  int rc = cmd_run_parsed(&cr, argc, argv);
+  int rc = cmd_run_parsed(&cr, argc, argv, NULL);
   cli_run_free(&cr);
   return rc;
 }
 
-static int cmd_run_parsed(cli_run *crp, int argc, char **argv) {
+/* Is argv[i] the option `name` (as "--name V" or "--name=V")? Returns how
+ * many words it takes (0: not it). */
+static int is_opt(char **argv, int argc, int i, const char *name) {
+  size_t n = strlen(name);
+  if (strncmp(argv[i], name, n) != 0) return 0;
+  if (argv[i][n] == '=') return 1;
+  if (argv[i][n] == 0) return i + 1 < argc ? 2 : 1;
+  return 0;
+}
+
+/* SIGINT/SIGTERM during a run with --checkpoint: finish the chunk, save, stop. */
+static volatile sig_atomic_t g_stop = 0;
+static void on_signal(int sig) { g_stop = sig; }
+
+static int cmd_run_parsed(cli_run *crp, int argc, char **argv, const sdk_ckpt *resume) {
   memset(crp, 0, sizeof *crp);
   sdk_run_config_defaults(&crp->c);
-  /* record the command as typed (getopt_long reorders argv) */
+  /* record the command as typed (getopt_long reorders argv), less the options
+   * that cannot change the results, so that a run resumed from a checkpoint or
+   * run with another thread count writes byte-identical files */
   sdk_strbuf cl;
   sdk_sb_init(&cl);
   sdk_sb_puts(&cl, "sdekit");
-  for (int i = 0; i < argc; i++) sdk_sb_printf(&cl, " %s", argv[i]);
+  for (int i = 0; i < argc; i++) {
+    static const char *const valued[] = {"--checkpoint", "--checkpoint-every", "--threads", NULL};
+    int skip = 0;
+    for (int k = 0; valued[k] && !skip; k++) skip = is_opt(argv, argc, i, valued[k]);
+    if (!skip && (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "--verbose"))) skip = 1;
+    if (skip) {
+      i += skip - 1;
+      continue;
+    }
+    sdk_sb_printf(&cl, " %s", argv[i]);
+  }
+  crp->argv_copy = malloc(((size_t)argc + 1) * sizeof(char *));
+  if (crp->argv_copy) memcpy(crp->argv_copy, argv, (size_t)argc * sizeof(char *));
   snprintf(crp->cmdline, sizeof crp->cmdline, "%s", cl.s ? cl.s : "");
   sdk_sb_free(&cl);
   int rc = parse_run_options(argc, argv, crp, 1);
@@ -387,9 +483,26 @@ static int cmd_run_parsed(cli_run *crp, int argc, char **argv) {
   if (rc) return rc;
   sdk_run_config *c = &crp->c;
   c->command_line = crp->cmdline;
+  c->argc = crp->argv_copy ? argc : 0;
+  c->argv = crp->argv_copy;
+  if (resume) {
+    c->resume = resume;
+    c->model_text = resume->model_text;
+    c->model_path = resume->model_path;
+  }
+  if (c->checkpoint_every >= 0 && !c->checkpoint)
+    return usage_error("--checkpoint-every needs --checkpoint FILE%s", "");
+  if (c->checkpoint && c->checkpoint_every < 0) c->checkpoint_every = 600;
+  if (c->checkpoint && (rc = check_output_dir(c->checkpoint))) return rc;
+  if (c->coarse_width != 0 && !(c->observe & SDK_OBS_DENSITY))
+    return usage_error("--coarse-grain goes with --observe density%s", "");
+  if (c->coarse_width < 0)
+    return usage_error("--coarse-grain: give the bin width, one period of the potential "
+                       "(e.g. --coarse-grain=1 for V(x) = sin(2 pi x))%s", "");
 
   int nobs = 0;
-  for (int i = 0; i < 3; i++) nobs += (c->observe >> i) & 1;
+  for (int i = 0; i < 4; i++) nobs += (c->observe >> i) & 1;
+  nobs += c->nsave > 0;
   if (crp->noutputs == 0) crp->outputs[crp->noutputs++] = "-";
   for (int k = 0; k < crp->noutputs; k++) {
     const char *out = crp->outputs[k];
@@ -402,13 +515,29 @@ static int cmd_run_parsed(cli_run *crp, int argc, char **argv) {
     if ((rc = check_output_dir(out))) return rc;
   }
 
-  progress pr = {isatty(2) && !c->quiet, 0};
+  progress pr = {isatty(2) && !c->quiet, 0, mono_s()};
+  struct sigaction sa, old_int, old_term;
+  if (c->checkpoint) {
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    c->stop = &g_stop;
+  }
   c->progress = show_progress;
   c->progress_user = &pr;
   sdk_errbuf eb = {0};
   sdk_run *run = NULL;
   sdk_err e = sdk_run_execute(c, &run, &eb);
+  if (c->checkpoint) {
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+  }
   if (pr.on && pr.last_frac > 0 && pr.last_frac < 1) fputc('\n', stderr);
+  if (e == SDK_ERR_INTERRUPTED) {
+    fprintf(stderr, "sdekit: %s; continue with: sdekit resume %s\n", eb.msg, c->checkpoint);
+    return 128 + (int)g_stop;
+  }
   if (e != SDK_OK) return fail(e, &eb);
   const sdk_results *R = sdk_run_results(run);
   for (int k = 0; k < crp->noutputs && e == SDK_OK; k++) {
@@ -417,13 +546,13 @@ static int cmd_run_parsed(cli_run *crp, int argc, char **argv) {
     if (h5) {
       e = sdk_write_h5(R, out, &eb);
     } else if (!strcmp(out, "-") || nobs == 1) {
-      for (int i = 0; i < 3 && e == SDK_OK; i++)
-        if (c->observe & (1u << i)) e = sdk_write_tsv_file(R, OBS_NAMES[i], out, &eb);
+      for (int i = 0; i < NOBS && e == SDK_OK; i++)
+        if (has_obs(c, i)) e = sdk_write_tsv_file(R, OBS_NAMES[i], out, &eb);
     } else {
       /* several observables: BASE.OBS.tsv */
       size_t blen = strlen(out) - strlen(strrchr(out, '.'));
-      for (int i = 0; i < 3 && e == SDK_OK; i++)
-        if (c->observe & (1u << i)) {
+      for (int i = 0; i < NOBS && e == SDK_OK; i++)
+        if (has_obs(c, i)) {
           char path[4096];
           snprintf(path, sizeof path, "%.*s.%s.tsv", (int)blen, out, OBS_NAMES[i]);
           e = sdk_write_tsv_file(R, OBS_NAMES[i], path, &eb);
@@ -506,6 +635,95 @@ static int cmd_codegen(int argc, char **argv) {
   return 0;
 }
 
+static const char RESUME_HELP[] =
+    "usage: sdekit resume CHECKPOINT [--periods N | --t-end T] [--force] [--threads N] [--quiet]\n"
+    "\n"
+    "Continues a run saved with --checkpoint (after SIGINT/SIGTERM, a crash, or its end):\n"
+    "the same arguments, model and state; the results are bitwise those of the run done\n"
+    "in one go.  --periods/--t-end raise the run's length (extend a finished run).\n"
+    "--force uses the model text stored in the checkpoint even if the model file changed.\n";
+
+static int cmd_resume(int argc, char **argv) {
+  const char *file = NULL, *periods = NULL, *tend = NULL, *threads = NULL;
+  int force = 0, quiet = 0, verbose = 0;
+  for (int i = 1; i < argc; i++) {
+    int k;
+    if (!strcmp(argv[i], "--help")) return fputs(RESUME_HELP, stdout), 0;
+    if (!strcmp(argv[i], "--force")) force = 1;
+    else if (!strcmp(argv[i], "--quiet")) quiet = 1;
+    else if (!strcmp(argv[i], "--verbose")) verbose = 1;
+    else if ((k = is_opt(argv, argc, i, "--threads"))) {
+      threads = k == 2 ? argv[i + 1] : strchr(argv[i], '=') ? strchr(argv[i], '=') + 1 : NULL;
+      if (!threads) return usage_error("option '%s' needs a value", argv[i]);
+      i += k - 1;
+    }
+    else if ((k = is_opt(argv, argc, i, "--periods")) || (k = is_opt(argv, argc, i, "--t-end"))) {
+      const char *val = k == 2 ? argv[i + 1] : strchr(argv[i], '=') ? strchr(argv[i], '=') + 1 : NULL;
+      if (!val) return usage_error("option '%s' needs a value", argv[i]);
+      if (!strncmp(argv[i], "--periods", 9)) periods = val;
+      else tend = val;
+      i += k - 1;
+    } else if (argv[i][0] == '-') {
+      return usage_error("unknown option '%s' (see 'sdekit resume --help')", argv[i]);
+    } else if (!file) {
+      file = argv[i];
+    } else {
+      return usage_error("unexpected argument '%s'", argv[i]);
+    }
+  }
+  if (!file) return usage_error("usage: sdekit resume CHECKPOINT [--periods N | --t-end T]%s", "");
+  sdk_errbuf eb = {0};
+  sdk_ckpt *k = NULL;
+  sdk_err e = sdk_ckpt_read(file, &k, &eb);
+  if (e != SDK_OK) return fail(e, &eb);
+  /* a checkpoint of another model (the file changed since) is not used silently */
+  char *now = k->model_path[0] ? sdk_read_file(k->model_path, NULL) : NULL;
+  if (now && strcmp(now, k->model_text) != 0 && !force) {
+    fprintf(stderr,
+            "sdekit: error: model file '%s' has changed since checkpoint '%s' was written "
+            "(--force resumes with the model stored in the checkpoint)\n",
+            k->model_path, file);
+    free(now);
+    sdk_ckpt_destroy(&k);
+    return 2;
+  }
+  free(now);
+  /* the stored arguments, less --periods/--t-end when new ones are given */
+  char **av = calloc((size_t)k->argc + 10, sizeof *av);
+  int ac = 0;
+  if (!av) {
+    sdk_ckpt_destroy(&k);
+    return usage_error("out of memory%s", "");
+  }
+  for (int i = 0; i < k->argc; i++) {
+    int w = 0;
+    if ((periods || tend) &&
+        ((w = is_opt(k->argv, k->argc, i, "--periods")) || (w = is_opt(k->argv, k->argc, i, "--t-end")))) {
+      i += w - 1;
+      continue;
+    }
+    av[ac++] = k->argv[i];
+  }
+  char pbuf[128], tbuf[128];
+  if (periods) snprintf(pbuf, sizeof pbuf, "--periods=%s", periods), av[ac++] = pbuf;
+  if (tend) snprintf(tbuf, sizeof tbuf, "--t-end=%s", tend), av[ac++] = tbuf;
+  char thbuf[64];
+  if (quiet) av[ac++] = "--quiet";
+  if (verbose) av[ac++] = "--verbose";
+  if (threads) snprintf(thbuf, sizeof thbuf, "--threads=%s", threads), av[ac++] = thbuf;
+  /* keep writing checkpoints to the same file */
+  int has_ck = 0;
+  for (int i = 0; i < ac; i++) has_ck |= is_opt(av, ac, i, "--checkpoint") > 0;
+  char cbuf[4200];
+  if (!has_ck) snprintf(cbuf, sizeof cbuf, "--checkpoint=%s", file), av[ac++] = cbuf;
+  cli_run cr;
+  int rc = cmd_run_parsed(&cr, ac, av, k);
+  cli_run_free(&cr);
+  free(av);
+  sdk_ckpt_destroy(&k);
+  return rc;
+}
+
 int sdk_cli_compile(int argc, char **argv) {
   cli_run cr;
   memset(&cr, 0, sizeof cr);
@@ -538,6 +756,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1);
+  if (!strcmp(cmd, "resume")) return cmd_resume(argc - 1, argv + 1);
   if (!strcmp(cmd, "models")) return cmd_models(argc - 1, argv + 1);
   if (!strcmp(cmd, "info")) return cmd_info(argc - 1, argv + 1);
   if (!strcmp(cmd, "codegen")) return cmd_codegen(argc - 1, argv + 1);

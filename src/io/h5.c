@@ -125,6 +125,38 @@ static sdk_err dset_f64(h5w *w, hid_t loc, const char *name, int rank, const hsi
   return SDK_OK;
 }
 
+/* A chunked, deflate-compressed dataset of doubles (sample paths, densities). */
+static sdk_err dset_f64_z(h5w *w, hid_t loc, const char *name, int rank, const hsize_t *dims,
+                          const double *data) {
+  hsize_t nel = 1, chunk[8];
+  for (int i = 0; i < rank; i++) nel *= dims[i];
+  if (nel == 0 || rank > 8) return dset_f64(w, loc, name, rank, dims, data);
+  /* chunks of whole trailing rows, about 64k elements */
+  hsize_t acc = 1;
+  for (int i = rank - 1; i >= 0; i--) {
+    hsize_t want = acc * dims[i] <= 65536 ? dims[i] : (65536 / acc > 0 ? 65536 / acc : 1);
+    chunk[i] = want > 0 ? want : 1;
+    acc *= chunk[i];
+  }
+  hid_t dcpl = H5Pcopy(w->dcpl);
+  hid_t sp = make_space(rank, dims);
+  sdk_err e = SDK_OK;
+  if (dcpl < 0 || sp < 0 || H5Pset_chunk(dcpl, rank, chunk) < 0 || H5Pset_deflate(dcpl, 4) < 0) {
+    h5_fail(w, "setting up compression for '%s'", name);
+    e = SDK_ERR_IO;
+  } else {
+    hid_t d = H5Dcreate2(loc, name, H5T_IEEE_F64LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    if (d < 0 || H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
+      h5_fail(w, "writing dataset '%s'", name);
+      e = SDK_ERR_IO;
+    }
+    if (d >= 0) H5Dclose(d);
+  }
+  if (sp >= 0) H5Sclose(sp);
+  if (dcpl >= 0) H5Pclose(dcpl);
+  return e;
+}
+
 /* A name that HDF5 takes literally as one link name. */
 static int bad_link_name(const char *s) {
   return !s || !s[0] || strchr(s, '/') || strcmp(s, ".") == 0;
@@ -363,6 +395,97 @@ out:
   return e;
 }
 
+/* Sample times shared by moments, density and paths: <grp>/step and <grp>/t. */
+static sdk_err write_times(h5w *w, const sdk_results *r, hid_t file, const char *grp, int rank,
+                           const hsize_t *gdims) {
+  int64_t ng = r->ngrid, ns = r->nsamples;
+  char name[256];
+  hsize_t nsd = (hsize_t)ns, dims[SDK_MAX_SCAN + 1];
+  for (int i = 0; i < rank; i++) dims[i] = gdims[i];
+  dims[rank] = (hsize_t)ns;
+  snprintf(name, sizeof name, "%s/step", grp);
+  hid_t d = dset_write(w, file, name, H5T_STD_I64LE, H5T_NATIVE_INT64, 1, &nsd, r->sample_step);
+  if (d < 0) return SDK_ERR_IO;
+  H5Dclose(d);
+  double *buf = malloc((size_t)(ng * ns > 0 ? ng * ns : 1) * sizeof *buf);
+  if (!buf) return SDK_FAIL(w->eb, SDK_ERR_NOMEM, "out of memory writing '%s'", w->path);
+  for (int64_t g = 0; g < ng; g++)
+    for (int64_t s = 0; s < ns; s++) buf[g * ns + s] = (double)r->sample_step[s] * r->dt[g];
+  snprintf(name, sizeof name, "%s/t", grp);
+  sdk_err e = dset_f64(w, file, name, rank + 1, dims, buf);
+  free(buf);
+  return e;
+}
+
+/* paths/index [nsaved], paths/step, paths/t, paths/<var> [grid..., nsaved, ns] */
+static sdk_err write_paths(h5w *w, const sdk_results *r, hid_t file, int rank,
+                           const hsize_t *gdims) {
+  int64_t ng = r->ngrid, ns = r->nsamples, nk = r->nsaved, nv = r->nvars;
+  hid_t g = group_create(w, file, "paths");
+  if (g < 0) return SDK_ERR_IO;
+  H5Gclose(g);
+  SDK_CHECK(write_times(w, r, file, "paths", rank, gdims));
+  hsize_t nkd = (hsize_t)nk;
+  hid_t d = dset_write(w, file, "paths/index", H5T_STD_I64LE, H5T_NATIVE_INT64, 1, &nkd, r->saved_index);
+  if (d < 0) return SDK_ERR_IO;
+  H5Dclose(d);
+  hsize_t dims[SDK_MAX_SCAN + 2];
+  for (int i = 0; i < rank; i++) dims[i] = gdims[i];
+  dims[rank] = (hsize_t)nk;
+  dims[rank + 1] = (hsize_t)ns;
+  size_t cnt = (size_t)(ng * nk * ns);
+  double *buf = malloc((cnt ? cnt : 1) * sizeof *buf);
+  if (!buf) return SDK_FAIL(w->eb, SDK_ERR_NOMEM, "out of memory writing '%s'", w->path);
+  sdk_err e = SDK_OK;
+  char name[512];
+  for (int64_t v = 0; v < nv && e == SDK_OK; v++) {
+    for (size_t i = 0; i < cnt; i++) buf[i] = r->saved[i * (size_t)nv + (size_t)v];
+    if ((e = link_path(w, name, sizeof name, "paths/%s", r->var_names[v])) == SDK_OK)
+      e = dset_f64_z(w, file, name, rank + 2, dims, buf);
+  }
+  free(buf);
+  return e;
+}
+
+/* density/step, density/t, density/<var>/P [grid..., ns, bins], lo/hi/underflow/overflow [grid..., ns] */
+static sdk_err write_density(h5w *w, const sdk_results *r, hid_t file, int rank,
+                             const hsize_t *gdims) {
+  int64_t ng = r->ngrid, ns = r->nsamples, nb = r->dbins;
+  hid_t g = group_create(w, file, "density");
+  if (g < 0) return SDK_ERR_IO;
+  H5Gclose(g);
+  SDK_CHECK(write_times(w, r, file, "density", rank, gdims));
+  char name[512];
+  const char *vn = r->var_names[r->density_var];
+  SDK_CHECK(link_path(w, name, sizeof name, "density/%s", vn));
+  if ((g = group_create(w, file, name)) < 0) return SDK_ERR_IO;
+  sdk_err e = attr_i64(w, g, "coarse_grain", r->coarse_width > 0);
+  if (e == SDK_OK) e = attr_f64(w, g, "bin_width", r->coarse_width);
+  if (e == SDK_OK) e = attr_str(w, g, "var", vn);
+  H5Gclose(g);
+  if (e != SDK_OK) return e;
+  hsize_t dims[SDK_MAX_SCAN + 2];
+  for (int i = 0; i < rank; i++) dims[i] = gdims[i];
+  dims[rank] = (hsize_t)ns;
+  dims[rank + 1] = (hsize_t)nb;
+  SDK_CHECK(link_path(w, name, sizeof name, "density/%s/P", vn));
+  SDK_CHECK(dset_f64_z(w, file, name, rank + 2, dims, r->dP));
+  SDK_CHECK(link_path(w, name, sizeof name, "density/%s/lo", vn));
+  SDK_CHECK(dset_f64(w, file, name, rank + 1, dims, r->dlo));
+  SDK_CHECK(link_path(w, name, sizeof name, "density/%s/hi", vn));
+  SDK_CHECK(dset_f64(w, file, name, rank + 1, dims, r->dhi));
+  const uint64_t *u[2] = {r->dunder, r->dover};
+  const char *un[2] = {"underflow", "overflow"};
+  for (int k = 0; k < 2; k++) {
+    SDK_CHECK(link_path(w, name, sizeof name, "density/%s/%s", vn, un[k]));
+    hid_t d = dset_write(w, file, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, rank + 1, dims, u[k]);
+    if (d < 0) return SDK_ERR_IO;
+    H5Dclose(d);
+  }
+  (void)ng;
+  return SDK_OK;
+}
+
 sdk_err sdk_write_h5(const sdk_results *r, const char *path, sdk_errbuf *eb) {
   SDK_CHECK(check_results(r, path, eb));
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -405,6 +528,8 @@ sdk_err sdk_write_h5(const sdk_results *r, const char *path, sdk_errbuf *eb) {
   if (r->drift) SDK_TRY(e, write_drift(&w, r, root, rank, gdims), fail);
   if (r->mean) SDK_TRY(e, write_moments(&w, r, root, rank, gdims), fail);
   if (r->density) SDK_TRY(e, write_hist(&w, r, root, rank, gdims), fail);
+  if (r->saved && r->sample_step) SDK_TRY(e, write_paths(&w, r, root, rank, gdims), fail);
+  if (r->dP && r->sample_step) SDK_TRY(e, write_density(&w, r, root, rank, gdims), fail);
 
   herr_t st = H5Fclose(file);
   file = -1;

@@ -250,9 +250,55 @@ static void write_hist(const sdk_results *r, FILE *f) {
   }
 }
 
+/* Density over time: one block per grid point, one line per (t, bin):
+ * columns params, t, VAR_lo, VAR_hi, density; a blank line between sample
+ * times so that gnuplot's splot/pm3d draws it as a surface. */
+static void write_density(const sdk_results *r, FILE *f) {
+  char b0[32], b1[32], b2[32], b3[32];
+  int64_t ns = r->nsamples, nb = r->dbins;
+  const char *vn = r->var_names[r->density_var];
+  fprintf(f, "# density of: %s%s\n", vn, r->coarse_width > 0 ? " (coarse-grained: bins one period wide)" : "");
+  write_header_start(r, f);
+  fprintf(f, "t\t%s_lo\t%s_hi\tdensity\n", vn, vn);
+  for (int64_t g = 0; g < r->ngrid; g++) {
+    if (g > 0) fputs("\n\n", f);
+    for (int64_t s = 0; s < ns; s++) {
+      if (s > 0) fputc('\n', f);
+      double lo = r->dlo[g * ns + s], hi = r->dhi[g * ns + s];
+      fmt_stat(b0, (double)r->sample_step[s] * r->dt[g]);
+      for (int64_t k = 0; k < nb; k++) {
+        write_coords(r, g, f);
+        fprintf(f, "%s\t%s\t%s\t%s\n", b0, fmt_stat(b1, bin_edge(lo, hi, k, nb)),
+                fmt_stat(b2, bin_edge(lo, hi, k + 1, nb)), fmt_stat(b3, r->dP[(g * ns + s) * nb + k]));
+      }
+    }
+  }
+}
+
+/* Saved paths: columns params, path, t, then every variable; one block per path. */
+static void write_paths(const sdk_results *r, FILE *f) {
+  char b[32];
+  int64_t ns = r->nsamples, nk = r->nsaved, nv = r->nvars;
+  write_header_start(r, f);
+  fputs("path\tt", f);
+  for (int64_t v = 0; v < nv; v++) fprintf(f, "\t%s", r->var_names[v]);
+  fputc('\n', f);
+  for (int64_t g = 0; g < r->ngrid; g++)
+    for (int64_t k = 0; k < nk; k++) {
+      if (g > 0 || k > 0) fputs("\n\n", f);
+      for (int64_t s = 0; s < ns; s++) {
+        write_coords(r, g, f);
+        fprintf(f, "%lld\t%s", (long long)r->saved_index[k], fmt_stat(b, (double)r->sample_step[s] * r->dt[g]));
+        for (int64_t v = 0; v < nv; v++)
+          fprintf(f, "\t%s", fmt_stat(b, r->saved[((g * nk + k) * ns + s) * nv + v]));
+        fputc('\n', f);
+      }
+    }
+}
+
 static sdk_err tsv_write(const sdk_results *r, const char *obs, FILE *f, const char *name,
                          sdk_errbuf *eb) {
-  enum { DRIFT, MOMENTS, HIST } kind;
+  enum { DRIFT, MOMENTS, HIST, DENSITY, PATHS } kind;
   int have;
   if (!obs) obs = "";
   if (strcmp(obs, "drift") == 0) {
@@ -264,9 +310,16 @@ static sdk_err tsv_write(const sdk_results *r, const char *obs, FILE *f, const c
   } else if (strcmp(obs, "hist") == 0) {
     kind = HIST;
     have = r->density && r->hist_lo && r->hist_hi && r->bins > 0;
+  } else if (strcmp(obs, "density") == 0) {
+    kind = DENSITY;
+    have = r->dP && r->dlo && r->dhi && r->dbins > 0 && r->sample_step;
+  } else if (strcmp(obs, "paths") == 0) {
+    kind = PATHS;
+    have = r->saved && r->saved_index && r->sample_step;
   } else {
     return SDK_FAIL(eb, SDK_ERR_USAGE,
-                    "unknown observable '%s' for TSV output (expected drift, moments or hist)",
+                    "unknown observable '%s' for TSV output (expected drift, moments, hist, "
+                    "density or paths)",
                     obs);
   }
   if (!have)
@@ -280,6 +333,8 @@ static sdk_err tsv_write(const sdk_results *r, const char *obs, FILE *f, const c
   case DRIFT: write_drift(r, f); break;
   case MOMENTS: write_moments(r, f); break;
   case HIST: write_hist(r, f); break;
+  case DENSITY: write_density(r, f); break;
+  case PATHS: write_paths(r, f); break;
   }
   if (fflush(f) != 0 || ferror(f)) {
     int err = errno;

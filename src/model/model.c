@@ -156,6 +156,29 @@ void sdk_model_destroy(sdk_model **mp) {
   free(m->noise_line);
   free(m->init);
   sdk_expr_destroy(&m->period);
+  for (int i = 0; i < m->npart; i++) {
+    free(m->part[i].name);
+    sdk_expr_destroy(&m->part[i].a);
+    sdk_expr_destroy(&m->part[i].b);
+  }
+  free(m->part);
+  for (int i = 0; i < m->nmean; i++) {
+    free(m->mean_names[i]);
+    if (m->mean) sdk_expr_destroy(&m->mean[i]);
+  }
+  free(m->mean_names);
+  free(m->mean);
+  free(m->mean_line);
+  for (int i = 0; i < m->npair; i++) {
+    free(m->pair_names[i]);
+    if (m->pair) sdk_expr_destroy(&m->pair[i]);
+  }
+  free(m->pair_names);
+  free(m->pair);
+  free(m->pair_line);
+  if (m->var_period)
+    for (int i = 0; i < m->nvars; i++) sdk_expr_destroy(&m->var_period[i]);
+  free(m->var_period);
   free(m->name);
   free(m->description);
   free(m->path);
@@ -190,47 +213,132 @@ static char *join(char **names, int n) {
 char *sdk_model_param_list(const sdk_model *m) { return join(m->params, m->nparams); }
 char *sdk_model_var_list(const sdk_model *m) { return join(m->vars, m->nvars); }
 
+int sdk_model_first_periodic(const sdk_model *m) {
+  for (int v = 0; m->var_period && v < m->nvars; v++)
+    if (m->var_period[v]) return v;
+  return -1;
+}
+
+static int part_index(const sdk_model *m, const char *name) {
+  for (int i = 0; i < m->npart; i++)
+    if (!strcmp(m->part[i].name, name)) return i;
+  return -1;
+}
+static int name_index(char **names, int n, const char *name) {
+  for (int i = 0; i < n; i++)
+    if (!strcmp(names[i], name)) return i;
+  return -1;
+}
+
+/* what an expression may refer to, besides the parameters and pi */
+enum {
+  F_VARS = 1,     /* this particle's (path's) variables */
+  F_TIME = 2,     /* t */
+  F_PART = 4,     /* per-particle parameters */
+  F_COUPLING = 8, /* names of [meanfield] and [pair] */
+  F_J = 16        /* VARj, NAMEj: particle j of a pair function */
+};
+
 /* resolver for the expressions of a model: which names each section sees */
 typedef struct {
   const sdk_model *m;
-  int allow_vars;
+  int flags;
 } resolve_ctx;
 
 static sdk_symkind resolve(void *user, const char *name, int *index) {
   resolve_ctx *rc = user;
+  const sdk_model *m = rc->m;
   int i;
-  if (rc->allow_vars && (i = sdk_model_var_index(rc->m, name)) >= 0) {
+  if ((rc->flags & F_VARS) && (i = sdk_model_var_index(m, name)) >= 0) {
     *index = i;
     return SDK_SYM_VAR;
   }
-  if ((i = sdk_model_param_index(rc->m, name)) >= 0) {
+  if ((i = sdk_model_param_index(m, name)) >= 0) {
     *index = i;
     return SDK_SYM_PARAM;
+  }
+  if ((rc->flags & F_PART) && (i = part_index(m, name)) >= 0) {
+    *index = SDK_OTHER(SDK_OTHER_PART, i);
+    return SDK_SYM_OTHER;
+  }
+  if ((rc->flags & F_COUPLING) && (i = name_index(m->mean_names, m->nmean, name)) >= 0) {
+    *index = SDK_OTHER(SDK_OTHER_MEAN, i);
+    return SDK_SYM_OTHER;
+  }
+  if ((rc->flags & F_COUPLING) && (i = name_index(m->pair_names, m->npair, name)) >= 0) {
+    *index = SDK_OTHER(SDK_OTHER_PAIR, i);
+    return SDK_SYM_OTHER;
+  }
+  size_t n = strlen(name);
+  if ((rc->flags & F_J) && n > 1 && name[n - 1] == 'j') {
+    char base[64];
+    snprintf(base, sizeof base, "%.*s", (int)(n - 1), name);
+    if ((i = sdk_model_var_index(m, base)) >= 0) {
+      *index = SDK_OTHER(SDK_OTHER_VARJ, i);
+      return SDK_SYM_OTHER;
+    }
+    if ((rc->flags & F_PART) && (i = part_index(m, base)) >= 0) {
+      *index = SDK_OTHER(SDK_OTHER_PARTJ, i);
+      return SDK_SYM_OTHER;
+    }
   }
   return SDK_SYM_UNRESOLVED;
 }
 
-static char *known_names(const sdk_model *m, int vars, int time) {
+static void list_names(sdk_strbuf *b, char **names, int n, const char *suffix) {
+  for (int i = 0; i < n; i++) sdk_sb_printf(b, "%s%s%s", i ? ", " : "", names[i], suffix);
+}
+
+static char *known_names(const sdk_model *m, int flags) {
   sdk_strbuf b;
   sdk_sb_init(&b);
-  if (vars) {
+  if (flags & F_VARS) {
     sdk_sb_puts(&b, "variables ");
     char *s = sdk_model_var_list(m);
     sdk_sb_puts(&b, s ? s : "");
     free(s);
     sdk_sb_puts(&b, "; ");
   }
+  if (flags & F_J) {
+    sdk_sb_puts(&b, "of particle j: ");
+    list_names(&b, m->vars, m->nvars, "j");
+    for (int i = 0; (flags & F_PART) && i < m->npart; i++) sdk_sb_printf(&b, ", %sj", m->part[i].name);
+    sdk_sb_puts(&b, "; ");
+  }
   sdk_sb_puts(&b, "parameters ");
   char *s = sdk_model_param_list(m);
   sdk_sb_puts(&b, s ? s : "");
   free(s);
-  sdk_sb_puts(&b, time ? "; t, pi" : "; pi");
+  if ((flags & F_PART) && m->npart > 0) {
+    sdk_sb_puts(&b, "; particle parameters ");
+    for (int i = 0; i < m->npart; i++) sdk_sb_printf(&b, "%s%s", i ? ", " : "", m->part[i].name);
+  }
+  if ((flags & F_COUPLING) && m->nmean > 0) {
+    sdk_sb_puts(&b, "; [meanfield] ");
+    list_names(&b, m->mean_names, m->nmean, "");
+  }
+  if ((flags & F_COUPLING) && m->npair > 0) {
+    sdk_sb_puts(&b, "; [pair] ");
+    list_names(&b, m->pair_names, m->npair, "");
+  }
+  sdk_sb_puts(&b, (flags & F_TIME) ? "; t, pi" : "; pi");
   return sdk_sb_take(&b);
 }
+
+static sdk_err parse_expr_f(const sdk_model *m, const char *text, const char *section,
+                            const char *key, int line, int flags, sdk_expr **out, sdk_errbuf *eb);
 
 static sdk_err parse_expr_at(const sdk_model *m, const char *text, const char *section,
                              const char *key, int line, int vars, int time, sdk_expr **out,
                              sdk_errbuf *eb) {
+  return parse_expr_f(m, text, section, key, line, (vars ? F_VARS | F_PART | F_COUPLING : 0) |
+                                                      (time ? F_TIME : 0),
+                      out, eb);
+}
+
+static sdk_err parse_expr_f(const sdk_model *m, const char *text, const char *section,
+                            const char *key, int line, int flags, sdk_expr **out, sdk_errbuf *eb) {
+  int time = (flags & F_TIME) != 0;
   char where[256];
   snprintf(where, sizeof where, "%s:%d: [%s] %s", m->path, line, section, key);
   /* '#' never occurs in an expression: treat it as the start of a comment */
@@ -241,8 +349,8 @@ static sdk_err parse_expr_at(const sdk_model *m, const char *text, const char *s
   sdk_err err = sdk_expr_parse(copy, where, out, eb);
   free(copy);
   SDK_CHECK(err);
-  resolve_ctx rc = {m, vars};
-  char *known = known_names(m, vars, time);
+  resolve_ctx rc = {m, flags};
+  char *known = known_names(m, flags);
   err = sdk_expr_resolve(*out, resolve, &rc, where, known ? known : "?", eb);
   free(known);
   if (err == SDK_OK && !time && sdk_expr_uses(*out, SDK_SYM_TIME))
@@ -338,7 +446,150 @@ out:
   return err;
 }
 
-static const char *const SECTIONS[] = {"model", "params", "drift", "noise", "init", NULL};
+/* [particle] NAME = NUMBER | normal(M,S) | uniform(A,B) | cauchy(LOC,SCALE) */
+static sdk_err parse_particle(sdk_model *m, sdk_particle_spec *ps, const char *value, int line,
+                              sdk_errbuf *eb) {
+  static const struct {
+    const char *fn;
+    sdk_pdist kind;
+  } dists[] = {{"normal", SDK_PDIST_NORMAL}, {"uniform", SDK_PDIST_UNIFORM}, {"cauchy", SDK_PDIST_CAUCHY}};
+  ps->line = line;
+  char *copy = sdk_strdup(value);
+  if (!copy) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  char *hash = strchr(copy, '#');
+  if (hash) *hash = 0;
+  char *s = trim(copy);
+  sdk_err err = SDK_OK;
+  char where[256];
+  snprintf(where, sizeof where, "%s:%d: [particle] %s", m->path, line, ps->name);
+  ps->kind = SDK_PDIST_CONST;
+  const char *fn = NULL;
+  for (size_t i = 0; i < sizeof dists / sizeof dists[0]; i++) {
+    size_t n = strlen(dists[i].fn);
+    if (!strncmp(s, dists[i].fn, n) && s[n + strspn(s + n, " ")] == '(') ps->kind = dists[i].kind, fn = dists[i].fn;
+  }
+  if (ps->kind == SDK_PDIST_CONST) {
+    err = parse_expr_f(m, s, "particle", ps->name, line, 0, &ps->a, eb);
+    goto out;
+  }
+  char *open = strchr(s, '('), *close = strrchr(s, ')');
+  if (!close || close < open || *trim(close + 1)) {
+    err = SDK_FAIL(eb, SDK_ERR_MODEL, "%s: expected %s(A, B)", where, fn);
+    goto out;
+  }
+  *close = 0;
+  char *args = open + 1, *comma = NULL;
+  int depth = 0;
+  for (char *p = args; *p; p++) {
+    if (*p == '(') depth++;
+    else if (*p == ')') depth--;
+    else if (*p == ',' && depth == 0 && !comma) comma = p;
+  }
+  if (!comma) {
+    err = SDK_FAIL(eb, SDK_ERR_MODEL, "%s: %s() takes two arguments", where, fn);
+    goto out;
+  }
+  *comma = 0;
+  SDK_TRY(err, parse_expr_f(m, args, "particle", ps->name, line, 0, &ps->a, eb), out);
+  SDK_TRY(err, parse_expr_f(m, comma + 1, "particle", ps->name, line, 0, &ps->b, eb), out);
+out:
+  free(copy);
+  return err;
+}
+
+/* [model] periodic = VAR : EXPR [, VAR : EXPR ...] */
+static sdk_err parse_periodic(sdk_model *m, const char *value, int line, sdk_errbuf *eb) {
+  m->periodic_line = line;
+  char *copy = sdk_strdup(value);
+  if (!copy) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  char *hash = strchr(copy, '#');
+  if (hash) *hash = 0;
+  sdk_err err = SDK_OK;
+  char *item = copy;
+  while (err == SDK_OK && item) {
+    /* split at the next top-level comma */
+    char *next = NULL;
+    int depth = 0;
+    for (char *p = item; *p; p++) {
+      if (*p == '(') depth++;
+      else if (*p == ')') depth--;
+      else if (*p == ',' && depth == 0) {
+        *p = 0;
+        next = p + 1;
+        break;
+      }
+    }
+    char *colon = strchr(item, ':');
+    if (!colon) {
+      err = SDK_FAIL(eb, SDK_ERR_MODEL,
+                     "%s:%d: [model] periodic: expected VAR : PERIOD (e.g. periodic = x : 2*pi), got '%s'",
+                     m->path, line, trim(item));
+      break;
+    }
+    *colon = 0;
+    char *var = trim(item);
+    int v = sdk_model_var_index(m, var);
+    if (v < 0) {
+      char *known = sdk_model_var_list(m);
+      err = SDK_FAIL(eb, SDK_ERR_MODEL, "%s:%d: [model] periodic names unknown variable '%s' (variables: %s)",
+                     m->path, line, var, known ? known : "?");
+      free(known);
+      break;
+    }
+    if (m->var_period[v]) {
+      err = SDK_FAIL(eb, SDK_ERR_MODEL, "%s:%d: [model] periodic lists '%s' twice", m->path, line, var);
+      break;
+    }
+    err = parse_expr_f(m, colon + 1, "model", "periodic", line, 0, &m->var_period[v], eb);
+    item = next;
+  }
+  free(copy);
+  return err;
+}
+
+/* Register the name of a [particle], [meanfield] or [pair] entry. */
+static sdk_err add_coupling_name(sdk_model *m, const char *section, const char *name, int line,
+                                 sdk_errbuf *eb) {
+  if (!sdk_name_valid(name) || sdk_name_reserved(name))
+    return SDK_FAIL(eb, SDK_ERR_MODEL, "%s:%d: '%s' cannot be a name in [%s]%s", m->path, line, name,
+                    section, sdk_name_valid(name) ? " (reserved)" : "");
+  const char *clash = sdk_model_var_index(m, name) >= 0           ? "a variable"
+                      : sdk_model_param_index(m, name) >= 0       ? "a parameter"
+                      : part_index(m, name) >= 0                  ? "a [particle] parameter"
+                      : name_index(m->mean_names, m->nmean, name) >= 0 ? "a [meanfield] name"
+                      : name_index(m->pair_names, m->npair, name) >= 0 ? "a [pair] name"
+                                                                  : NULL;
+  if (clash)
+    return SDK_FAIL(eb, SDK_ERR_MODEL, "%s:%d: [%s] %s: '%s' is already %s", m->path, line, section,
+                    name, name, clash);
+  char *copy = sdk_strdup(name);
+  if (!copy) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  if (!strcmp(section, "particle")) {
+    sdk_particle_spec *np = realloc(m->part, (size_t)(m->npart + 1) * sizeof *np);
+    if (!np) return free(copy), SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+    m->part = np;
+    memset(&np[m->npart], 0, sizeof *np);
+    np[m->npart].name = copy;
+    np[m->npart++].line = line;
+    return SDK_OK;
+  }
+  int mean = !strcmp(section, "meanfield");
+  char ***names = mean ? &m->mean_names : &m->pair_names;
+  int **lines = mean ? &m->mean_line : &m->pair_line;
+  int *n = mean ? &m->nmean : &m->npair;
+  char **nn = realloc(*names, (size_t)(*n + 1) * sizeof *nn);
+  if (nn) *names = nn;
+  int *nl = realloc(*lines, (size_t)(*n + 1) * sizeof *nl);
+  if (nl) *lines = nl;
+  if (!nn || !nl) return free(copy), SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  nn[*n] = copy;
+  nl[*n] = line;
+  (*n)++;
+  return SDK_OK;
+}
+
+static const char *const SECTIONS[] = {"model", "params", "drift",     "noise", "init",
+                                       "particle", "meanfield", "pair", NULL};
 
 sdk_err sdk_model_parse(const char *text, const char *path, sdk_model **out, sdk_errbuf *eb) {
   *out = NULL;
@@ -374,7 +625,8 @@ sdk_err sdk_model_parse(const char *text, const char *path, sdk_model **out, sdk
     for (int s = 0; SECTIONS[s]; s++) known |= !strcmp(SECTIONS[s], it->section);
     if (!known) {
       err = SDK_FAIL(eb, SDK_ERR_MODEL,
-                     "%s:%d: unknown section [%s] (sections: model, params, drift, noise, init)",
+                     "%s:%d: unknown section [%s] (sections: model, params, drift, noise, init, "
+                     "particle, meanfield, pair)",
                      path, it->line, it->section);
       goto fail;
     }
@@ -388,9 +640,10 @@ sdk_err sdk_model_parse(const char *text, const char *path, sdk_model **out, sdk
       } else if (!strcmp(it->key, "vars")) {
         vars_line = it->line;
         SDK_TRY(err, parse_vars(m, it->value, it->line, eb), fail);
-      } else if (strcmp(it->key, "period")) {
+      } else if (strcmp(it->key, "period") && strcmp(it->key, "periodic")) {
         err = SDK_FAIL(eb, SDK_ERR_MODEL,
-                       "%s:%d: unknown key '%s' in [model] (keys: name, description, vars, period)",
+                       "%s:%d: unknown key '%s' in [model] (keys: name, description, vars, period, "
+                       "periodic)",
                        path, it->line, it->key);
         goto fail;
       }
@@ -447,6 +700,52 @@ sdk_err sdk_model_parse(const char *text, const char *path, sdk_model **out, sdk
       goto fail;
     }
   (void)vars_line;
+  /* names of the interacting-particle sections, before any expression uses them */
+  for (int i = 0; i < c.n; i++) {
+    kv *it = &c.items[i];
+    if (!strcmp(it->section, "particle") || !strcmp(it->section, "meanfield") ||
+        !strcmp(it->section, "pair"))
+      SDK_TRY(err, add_coupling_name(m, it->section, it->key, it->line, eb), fail);
+  }
+  if (m->npair > 0) {
+    /* in a pair function NAMEj means NAME of particle j: no other name may look like that */
+    for (int i = 0; i < c.n; i++) {
+      kv *it = &c.items[i];
+      size_t kl = strlen(it->key);
+      if (strcmp(it->section, "params") && strcmp(it->section, "particle")) continue;
+      if (kl < 2 || it->key[kl - 1] != 'j') continue;
+      char base[64];
+      snprintf(base, sizeof base, "%.*s", (int)(kl - 1), it->key);
+      if (sdk_model_var_index(m, base) >= 0 || part_index(m, base) >= 0) {
+        err = SDK_FAIL(eb, SDK_ERR_MODEL,
+                       "%s:%d: '%s' cannot be a name in a model with [pair]: there it means %s of "
+                       "particle j",
+                       path, it->line, it->key, base);
+        goto fail;
+      }
+    }
+  }
+  for (int v = 0; v < m->nvars; v++) {
+    size_t kl = strlen(m->vars[v]);
+    char base[64];
+    snprintf(base, sizeof base, "%.*s", (int)(kl - 1), m->vars[v]);
+    if (m->npair > 0 && kl > 1 && m->vars[v][kl - 1] == 'j' &&
+        (sdk_model_var_index(m, base) >= 0 || part_index(m, base) >= 0)) {
+      err = SDK_FAIL(eb, SDK_ERR_MODEL,
+                     "%s: variable '%s' cannot be used in a model with [pair]: there it means %s of "
+                     "particle j",
+                     path, m->vars[v], base);
+      goto fail;
+    }
+  }
+  m->interacting = m->nmean + m->npair > 0;
+  m->var_period = calloc((size_t)m->nvars, sizeof *m->var_period);
+  m->mean = calloc((size_t)(m->nmean + 1), sizeof *m->mean);
+  m->pair = calloc((size_t)(m->npair + 1), sizeof *m->pair);
+  if (!m->var_period || !m->mean || !m->pair) {
+    err = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+    goto fail;
+  }
 
   m->drift = calloc((size_t)m->nvars, sizeof *m->drift);
   m->noise = calloc((size_t)m->nvars, sizeof *m->noise);
@@ -466,6 +765,28 @@ sdk_err sdk_model_parse(const char *text, const char *path, sdk_model **out, sdk
     if (!strcmp(it->section, "model") && !strcmp(it->key, "period")) {
       m->period_line = it->line;
       SDK_TRY(err, parse_expr_at(m, it->value, "model", "period", it->line, 0, 0, &m->period, eb),
+              fail);
+      continue;
+    }
+    if (!strcmp(it->section, "model") && !strcmp(it->key, "periodic")) {
+      SDK_TRY(err, parse_periodic(m, it->value, it->line, eb), fail);
+      continue;
+    }
+    if (!strcmp(it->section, "particle")) {
+      SDK_TRY(err, parse_particle(m, &m->part[part_index(m, it->key)], it->value, it->line, eb), fail);
+      continue;
+    }
+    if (!strcmp(it->section, "meanfield")) {
+      int k = name_index(m->mean_names, m->nmean, it->key);
+      SDK_TRY(err, parse_expr_f(m, it->value, "meanfield", it->key, it->line, F_VARS | F_PART | F_TIME,
+                                &m->mean[k], eb),
+              fail);
+      continue;
+    }
+    if (!strcmp(it->section, "pair")) {
+      int k = name_index(m->pair_names, m->npair, it->key);
+      SDK_TRY(err, parse_expr_f(m, it->value, "pair", it->key, it->line,
+                                F_VARS | F_PART | F_TIME | F_J, &m->pair[k], eb),
               fail);
       continue;
     }

@@ -11,6 +11,24 @@
  *                             diagonal noise; absent means 0)
  *   [init]    VAR = NUMBER | uniform(A,B) | normal(M,S)
  *
+ * Interacting particles (paper Eq. 2; run with --particles N: every path is
+ * then a system of N particles, particle i of system s having the global
+ * index s*N + i):
+ *
+ *   [model]     periodic = VAR : EXPR [, VAR : EXPR]   (VAR is an angle of this
+ *               period: enables --observe order and a density of VAR mod period)
+ *   [particle]  NAME = NUMBER | normal(M,S) | uniform(A,B) | cauchy(LOC,SCALE)
+ *               (per-particle parameters drawn once from Philox domain 2,
+ *               keyed by the global particle index; usable in every
+ *               expression of the particle below)
+ *   [meanfield] NAME = EXPR   the average of EXPR (in one particle's variables)
+ *               over the N particles of the system, recomputed every step
+ *   [pair]      NAME = EXPR   (1/N) sum over j of EXPR, where VARj (and NAMEj
+ *               of a particle parameter) refer to particle j, plain names to
+ *               particle i itself; computed all-pairs, O(N^2)
+ *
+ * The names of [meanfield] and [pair] are usable in [drift] and [noise].
+ *
  * Expressions are C expressions (see model/expr.h) in the variables, the
  * parameters, t and the C math library.  Noise that depends on the state
  * (multiplicative) is integrated in the Ito sense by Euler-Maruyama; schemes
@@ -30,6 +48,30 @@ typedef struct sdk_init_spec {
   int line;
 } sdk_init_spec;
 
+typedef enum { SDK_PDIST_CONST, SDK_PDIST_NORMAL, SDK_PDIST_UNIFORM, SDK_PDIST_CAUCHY } sdk_pdist;
+
+/* A per-particle parameter: CONST: a; NORMAL: mean a, std dev b; UNIFORM:
+ * bounds a, b; CAUCHY: location a, scale b.  a, b are in the parameters. */
+typedef struct sdk_particle_spec {
+  char *name;
+  sdk_pdist kind;
+  sdk_expr *a, *b;
+  int line;
+} sdk_particle_spec;
+
+/* Names of the interacting-particle sections resolve to SDK_SYM_OTHER with
+ * index SDK_OTHER(kind, i): */
+enum {
+  SDK_OTHER_PART = 1,  /* particle parameter i of this particle */
+  SDK_OTHER_MEAN = 2,  /* [meanfield] entry i */
+  SDK_OTHER_PAIR = 3,  /* [pair] entry i */
+  SDK_OTHER_VARJ = 4,  /* variable i of particle j (pair functions) */
+  SDK_OTHER_PARTJ = 5  /* particle parameter i of particle j (pair functions) */
+};
+#define SDK_OTHER(kind, i) ((kind) << 16 | (i))
+#define SDK_OTHER_KIND(idx) ((idx) >> 16)
+#define SDK_OTHER_INDEX(idx) ((idx) & 0xffff)
+
 typedef struct sdk_model {
   char *name, *description;
   char *path; /* file it came from */
@@ -48,6 +90,20 @@ typedef struct sdk_model {
   int period_line;
   int multiplicative;  /* some noise coefficient depends on the state */
   int nnoise;          /* number of variables with noise */
+  /* interacting particles (all counts 0 for a model of independent paths) */
+  int npart;
+  sdk_particle_spec *part; /* [npart] */
+  int nmean;
+  char **mean_names;
+  sdk_expr **mean;         /* [nmean] */
+  int *mean_line;
+  int npair;
+  char **pair_names;
+  sdk_expr **pair;         /* [npair] */
+  int *pair_line;
+  int interacting;         /* nmean + npair > 0: needs --particles N >= 2 */
+  sdk_expr **var_period;   /* [nvars]: period of a variable declared periodic, else NULL */
+  int periodic_line;
 } sdk_model;
 
 /* Load a model by path, or by built-in name (models/NAME.sde found via
@@ -62,6 +118,8 @@ int sdk_model_param_index(const sdk_model *m, const char *name);
 /* Comma-separated list of names (for messages); caller frees. */
 char *sdk_model_param_list(const sdk_model *m);
 char *sdk_model_var_list(const sdk_model *m);
+/* Index of the first variable declared periodic, -1 if none. */
+int sdk_model_first_periodic(const sdk_model *m);
 
 /* Directories searched for built-in models, ':'-separated, as a string for
  * messages and for `sdekit models`.  Fills dirs[] (at most maxdirs). */

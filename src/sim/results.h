@@ -53,9 +53,10 @@ typedef struct sdk_results {
   double *drift;           /* ngrid */
   double *drift_err;       /* ngrid, standard error over paths */
 
-  /* --- moments: per grid point, sample, variable --- */
+  /* --- samples every sample_every steps (moments, density, saved paths) --- */
   int64_t nsamples;
   int64_t *sample_step;    /* nsamples step indices; t = sample_step * dt[g] */
+  /* --- moments: per grid point, sample, variable --- */
   double *mean;            /* [g][s][v] = ngrid * nsamples * nvars */
   double *var;             /* same layout, unbiased (n-1) */
 
@@ -66,6 +67,19 @@ typedef struct sdk_results {
   double *density;         /* [g][v][b]: count / (paths * bin width) */
   uint64_t *hist_under;    /* [g][v] paths below lo (only with a fixed range) */
   uint64_t *hist_over;     /* [g][v] paths above hi */
+
+  /* --- saved paths: variables of selected paths at every sample --- */
+  int64_t nsaved;
+  int64_t *saved_index;    /* nsaved path indices within each grid point */
+  double *saved;           /* [g][k][s][v] */
+
+  /* --- density over time: histogram of one variable at every sample --- */
+  int density_var;
+  int64_t dbins;
+  double coarse_width;     /* > 0: bins exactly this wide (one potential period) */
+  double *dlo, *dhi;       /* [g][s] range of the bins at each sample */
+  double *dP;              /* [g][s][b] count / (paths * bin width) */
+  uint64_t *dunder, *dover;/* [g][s] paths outside the range */
 } sdk_results;
 
 #endif

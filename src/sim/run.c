@@ -11,6 +11,7 @@
 #include "codegen/codegen.h"
 #include "core/strbuf.h"
 #include "model/model.h"
+#include "sim/checkpoint.h"
 
 void sdk_run_config_defaults(sdk_run_config *c) {
   memset(c, 0, sizeof *c);
@@ -24,6 +25,7 @@ void sdk_run_config_defaults(sdk_run_config *c) {
   c->fast_math = 1;
   c->observe = SDK_OBS_DRIFT;
   c->bins = 100;
+  c->checkpoint_every = -1;
 }
 
 void sdk_scan_free(sdk_scan_axis *ax) {
@@ -128,6 +130,13 @@ void sdk_run_destroy(sdk_run **rp) {
   free(r->param_names);
   free(r->param_values);
   free(r->dt);
+  free(r->r.saved_index);
+  free(r->r.saved);
+  free(r->r.dlo);
+  free(r->r.dhi);
+  free(r->r.dP);
+  free(r->r.dunder);
+  free(r->r.dover);
   sdk_model_destroy(&r->model);
   free(r);
   *rp = NULL;
@@ -398,7 +407,8 @@ static sdk_err prepare(const sdk_run_config *c, sdk_run **out, plan *p, sdk_errb
   sdk_run *r = calloc(1, sizeof *r);
   if (!r) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   sdk_err err;
-  SDK_TRY(err, sdk_model_load(c->model, &r->model, eb), fail);
+  if (c->model_text) SDK_TRY(err, sdk_model_parse(c->model_text, c->model_path ? c->model_path : c->model, &r->model, eb), fail);
+  else SDK_TRY(err, sdk_model_load(c->model, &r->model, eb), fail);
   SDK_TRY(err, make_plan(c, r, p, eb), fail);
   *out = r;
   return SDK_OK;
@@ -417,6 +427,66 @@ sdk_err sdk_run_codegen(const sdk_run_config *c, int cuda, char **src, sdk_errbu
   sdk_err err = sdk_codegen(&o, src, eb);
   plan_free(&p);
   sdk_run_destroy(&r);
+  return err;
+}
+
+/* Everything needed to continue the run later, bit for bit. */
+static sdk_err write_checkpoint(const sdk_run_config *c, sdk_run *r, const sdk_backend *be,
+                                sdk_ensemble *ens, int64_t step, int marked, int64_t ns,
+                                int64_t ns_max, sdk_errbuf *eb) {
+  const sdk_results *R = &r->r;
+  int64_t ng = R->ngrid, nv = R->nvars, np = ng * c->paths, nsv = R->nsaved, nb = R->dbins;
+  sdk_ckpt k;
+  memset(&k, 0, sizeof k);
+  k.version = (char *)SDK_VERSION;
+  k.abi = SDK_KERNEL_ABI;
+  k.argc = c->argc;
+  k.argv = c->argv;
+  k.model_text = r->model->text;
+  k.model_path = r->model->path;
+  k.step = step;
+  k.nvars = nv, k.ngrid = ng, k.ppg = c->paths, k.nsaved = R->saved ? nsv : 0;
+  k.dbins = R->dP ? nb : 0, k.nsamples = ns, k.has_mark = marked;
+  k.sample_step = R->sample_step;
+  sdk_err err = SDK_OK;
+  size_t cnt = (size_t)ng * (size_t)(ns > 0 ? ns : 1);
+  k.state = calloc((size_t)(nv + 1) * (size_t)np, sizeof(double));
+  if (R->mean) k.mean = malloc(cnt * (size_t)nv * sizeof(double)), k.var = malloc(cnt * (size_t)nv * sizeof(double));
+  if (R->saved) k.paths = malloc(cnt * (size_t)(nsv * nv) * sizeof(double));
+  if (R->dP) {
+    k.dlo = malloc(cnt * sizeof(double)), k.dhi = malloc(cnt * sizeof(double));
+    k.dP = malloc(cnt * (size_t)nb * sizeof(double));
+    k.dunder = malloc(cnt * sizeof(uint64_t)), k.dover = malloc(cnt * sizeof(uint64_t));
+  }
+  if (!k.state || (R->mean && (!k.mean || !k.var)) || (R->saved && !k.paths) ||
+      (R->dP && (!k.dlo || !k.dhi || !k.dP || !k.dunder || !k.dover))) {
+    err = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory writing a checkpoint");
+    goto out;
+  }
+  for (int v = 0; v < nv + (marked ? 1 : 0) && err == SDK_OK; v++)
+    err = be->rows(ens, v, 0, np, k.state + (size_t)v * (size_t)np, 0, eb);
+  if (err != SDK_OK) goto out;
+  for (int64_t g = 0; g < ng; g++)
+    for (int64_t s = 0; s < ns; s++) {
+      if (R->mean)
+        for (int64_t v = 0; v < nv; v++) {
+          k.mean[(g * ns + s) * nv + v] = R->mean[(g * ns_max + s) * nv + v];
+          k.var[(g * ns + s) * nv + v] = R->var[(g * ns_max + s) * nv + v];
+        }
+      if (R->saved)
+        for (int64_t q = 0; q < nsv; q++)
+          for (int64_t v = 0; v < nv; v++)
+            k.paths[((g * nsv + q) * ns + s) * nv + v] = R->saved[((g * nsv + q) * ns_max + s) * nv + v];
+      if (R->dP) {
+        int64_t a = g * ns + s, o = g * ns_max + s;
+        k.dlo[a] = R->dlo[o], k.dhi[a] = R->dhi[o], k.dunder[a] = R->dunder[o], k.dover[a] = R->dover[o];
+        memcpy(k.dP + a * nb, R->dP + o * nb, (size_t)nb * sizeof(double));
+      }
+    }
+  err = sdk_ckpt_write(&k, c->checkpoint, eb);
+out:
+  free(k.state), free(k.mean), free(k.var), free(k.paths), free(k.dlo), free(k.dhi), free(k.dP);
+  free(k.dunder), free(k.dover);
   return err;
 }
 
@@ -503,69 +573,249 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
     goto done;
   }
   int want_mom = (c->observe & SDK_OBS_MOMENTS) != 0;
-  if (want_mom) {
-    R->nsamples = p.nsteps / p.sample_every + 1;
-    R->sample_step = malloc((size_t)R->nsamples * sizeof(int64_t));
-    R->mean = malloc((size_t)(ng * R->nsamples * nv) * sizeof(double));
-    R->var = malloc((size_t)(ng * R->nsamples * nv) * sizeof(double));
-    if (!R->sample_step || !R->mean || !R->var) {
-      err = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory for %lld samples", (long long)R->nsamples);
+  int want_den = (c->observe & SDK_OBS_DENSITY) != 0;
+  int want_paths = c->nsave > 0;
+  int sampling = want_mom || want_den || want_paths;
+  int64_t nsv = c->nsave;
+  int dvar = 0;
+  if (want_den && c->density_var) {
+    dvar = sdk_model_var_index(m, c->density_var);
+    if (dvar < 0) {
+      char *known = sdk_model_var_list(m);
+      err = SDK_FAIL(eb, SDK_ERR_USAGE, "--density-var %s: model '%s' has no variable '%s' (variables: %s)",
+                     c->density_var, m->name, c->density_var, known ? known : "?");
+      free(known);
       goto done;
+    }
+  }
+  for (int k = 0; k < c->nsave; k++)
+    if (c->save_index[k] < 0 || c->save_index[k] >= c->paths) {
+      err = SDK_FAIL(eb, SDK_ERR_USAGE, "--save-paths: path %lld does not exist (paths are 0..%lld)",
+                     (long long)c->save_index[k], (long long)c->paths - 1);
+      goto done;
+    }
+  int64_t ns_max = sampling ? p.nsteps / p.sample_every + 1 : 0;
+  int64_t dbins = c->bins;
+  if (sampling) {
+    R->nsamples = ns_max;
+    R->sample_step = calloc((size_t)ns_max, sizeof(int64_t));
+    if (!R->sample_step) goto oom;
+  }
+  if (want_mom) {
+    R->mean = calloc((size_t)(ng * ns_max * nv), sizeof(double));
+    R->var = calloc((size_t)(ng * ns_max * nv), sizeof(double));
+    if (!R->mean || !R->var) goto oom;
+  }
+  if (want_paths) {
+    R->nsaved = nsv;
+    R->saved_index = malloc((size_t)nsv * sizeof(int64_t));
+    R->saved = calloc((size_t)(ng * nsv * ns_max * nv), sizeof(double));
+    if (!R->saved_index || !R->saved) goto oom;
+    memcpy(R->saved_index, c->save_index, (size_t)nsv * sizeof(int64_t));
+  }
+  if (want_den) {
+    R->density_var = dvar;
+    R->dbins = dbins;
+    R->coarse_width = c->coarse_width;
+    R->dlo = calloc((size_t)(ng * ns_max), sizeof(double));
+    R->dhi = calloc((size_t)(ng * ns_max), sizeof(double));
+    R->dP = calloc((size_t)(ng * ns_max * dbins), sizeof(double));
+    R->dunder = calloc((size_t)(ng * ns_max), sizeof(uint64_t));
+    R->dover = calloc((size_t)(ng * ns_max), sizeof(uint64_t));
+    if (!R->dlo || !R->dhi || !R->dP || !R->dunder || !R->dover) goto oom;
+  }
+  double *pbuf = NULL, *dlo_g = NULL, *dhi_g = NULL;
+  uint64_t *dcnt = NULL, *dun = NULL, *dov = NULL;
+  if (want_paths && !(pbuf = malloc((size_t)nv * sizeof(double)))) goto oom;
+  if (want_den) {
+    dlo_g = malloc((size_t)ng * sizeof(double));
+    dhi_g = malloc((size_t)ng * sizeof(double));
+    dcnt = malloc((size_t)(ng * dbins) * sizeof(uint64_t));
+    dun = malloc((size_t)ng * sizeof(uint64_t));
+    dov = malloc((size_t)ng * sizeof(uint64_t));
+    if (!dlo_g || !dhi_g || !dcnt || !dun || !dov) {
+      free(pbuf), free(dlo_g), free(dhi_g), free(dcnt), free(dun), free(dov);
+      goto oom;
     }
   }
   int64_t isample = 0;
   int64_t step = 0;
-  double t0 = now_s();
+  int marked = 0;
+  /* resume: state, drift mark and the samples so far from the checkpoint */
+  if (c->resume) {
+    const sdk_ckpt *k = c->resume;
+    if (k->nvars != nv || k->ngrid != ng || k->ppg != c->paths || k->nsaved != (want_paths ? nsv : 0) ||
+        k->dbins != (want_den ? dbins : 0) || k->step > p.nsteps || k->nsamples > ns_max ||
+        (want_mom && k->nsamples > 0 && !k->mean) || (want_den && k->nsamples > 0 && !k->dP)) {
+      err = SDK_FAIL(eb, SDK_ERR_FORMAT, "the checkpoint does not match this run's layout");
+      goto done_buf;
+    }
+    int64_t np = ng * c->paths;
+    for (int v = 0; v <= nv && err == SDK_OK; v++) {
+      if (v == nv && !k->has_mark) break;
+      err = be->rows(ens, v, 0, np, k->state + (size_t)v * (size_t)np, 1, eb);
+    }
+    if (err != SDK_OK) goto done_buf;
+    step = k->step;
+    marked = (int)k->has_mark;
+    isample = k->nsamples;
+    if (sampling) memcpy(R->sample_step, k->sample_step, (size_t)isample * sizeof(int64_t));
+    for (int64_t g = 0; g < ng; g++)
+      for (int64_t s = 0; s < isample; s++) {
+        if (want_mom)
+          for (int v = 0; v < nv; v++) {
+            R->mean[(g * ns_max + s) * nv + v] = k->mean[(g * isample + s) * nv + v];
+            R->var[(g * ns_max + s) * nv + v] = k->var[(g * isample + s) * nv + v];
+          }
+        if (want_paths)
+          for (int64_t q = 0; q < nsv; q++)
+            for (int v = 0; v < nv; v++)
+              R->saved[((g * nsv + q) * ns_max + s) * nv + v] =
+                  k->paths[((g * nsv + q) * isample + s) * nv + v];
+        if (want_den) {
+          R->dlo[g * ns_max + s] = k->dlo[g * isample + s];
+          R->dhi[g * ns_max + s] = k->dhi[g * isample + s];
+          R->dunder[g * ns_max + s] = k->dunder[g * isample + s];
+          R->dover[g * ns_max + s] = k->dover[g * isample + s];
+          memcpy(R->dP + (g * ns_max + s) * dbins, k->dP + (g * isample + s) * dbins,
+                 (size_t)dbins * sizeof(double));
+        }
+      }
+  }
+  double t0 = now_s(), last_ckpt = now_s();
+  int64_t step_start = step;
   const int64_t max_chunk = 1000;
   for (;;) {
-    int sample_now = want_mom && step % p.sample_every == 0;
-    int check_now = 1;
-    if (sample_now || check_now) {
-      SDK_TRY(err, be->moments(ens, mom, nonfinite, eb), done);
-      for (int64_t g = 0; g < ng; g++)
-        if (nonfinite[g] > 0) {
-          char gp[300];
-          grid_params(c, g, gp, sizeof gp);
-          err = SDK_FAIL(eb, SDK_ERR_NONFINITE,
-                         "%lld of %lld paths became NaN/Inf at %s by step %lld (t = %g); "
-                         "a smaller --dt (or more --spp) may help",
-                         (long long)nonfinite[g], (long long)c->paths, gp, (long long)step,
-                         (double)step * r->dt[g]);
-          goto done;
-        }
-      if (sample_now) {
-        R->sample_step[isample] = step;
+    int sample_now = sampling && step % p.sample_every == 0 &&
+                     (isample == 0 || R->sample_step[isample - 1] < step);
+    SDK_TRY(err, be->moments(ens, mom, nonfinite, eb), done_buf);
+    for (int64_t g = 0; g < ng; g++)
+      if (nonfinite[g] > 0) {
+        char gp[300];
+        grid_params(c, g, gp, sizeof gp);
+        err = SDK_FAIL(eb, SDK_ERR_NONFINITE,
+                       "%lld of %lld paths became NaN/Inf at %s by step %lld (t = %g); "
+                       "a smaller --dt (or more --spp) may help",
+                       (long long)nonfinite[g], (long long)c->paths, gp, (long long)step,
+                       (double)step * r->dt[g]);
+        goto done_buf;
+      }
+    if (sample_now) {
+      R->sample_step[isample] = step;
+      if (want_mom)
         for (int64_t g = 0; g < ng; g++)
           for (int v = 0; v < nv; v++) {
             const sdk_moments *mm = &mom[g * nv + v];
-            int64_t k = (g * R->nsamples + isample) * nv + v;
+            int64_t k = (g * ns_max + isample) * nv + v;
             R->mean[k] = mm->mean;
             R->var[k] = mm->n > 1 ? mm->m2 / (mm->n - 1) : 0;
           }
-        isample++;
+      if (want_paths)
+        for (int64_t g = 0; g < ng; g++)
+          for (int64_t q = 0; q < nsv; q++) {
+            int64_t first = g * c->paths + c->save_index[q];
+            for (int v = 0; v < nv; v++)
+              SDK_TRY(err, be->rows(ens, v, first, 1, &pbuf[v], 0, eb), done_buf);
+            for (int v = 0; v < nv; v++)
+              R->saved[((g * nsv + q) * ns_max + isample) * nv + v] = pbuf[v];
+          }
+      if (want_den) {
+        SDK_TRY(err, be->minmax(ens, dvar, dlo_g, dhi_g, eb), done_buf);
+        for (int64_t g = 0; g < ng; g++) {
+          double lo = dlo_g[g], hi = dhi_g[g];
+          int fixed = 0;
+          for (int i = 0; i < c->nhist_range; i++)
+            if (!strcmp(c->hist_range_var[i], m->vars[dvar]))
+              lo = c->hist_range_lo[i], hi = c->hist_range_hi[i], fixed = 1;
+          if (c->coarse_width > 0) {
+            /* bins exactly one period wide, on the lattice k * width, centred on the data */
+            double w = c->coarse_width;
+            if (!fixed) {
+              double mid = 0.5 * (lo + hi);
+              lo = w * floor(mid / w) - w * (double)(dbins / 2);
+            } else {
+              lo = w * floor(lo / w);
+            }
+            hi = lo + w * (double)dbins;
+          } else if (!(hi > lo)) {
+            double e = fabs(lo) > 0 ? 1e-6 * fabs(lo) : 1e-6;
+            lo -= e, hi += e;
+          }
+          dlo_g[g] = lo, dhi_g[g] = hi;
+        }
+        SDK_TRY(err, be->histogram(ens, dvar, dbins, dlo_g, dhi_g, dcnt, dun, dov, eb), done_buf);
+        for (int64_t g = 0; g < ng; g++) {
+          int64_t k = g * ns_max + isample;
+          R->dlo[k] = dlo_g[g], R->dhi[k] = dhi_g[g];
+          R->dunder[k] = dun[g], R->dover[k] = dov[g];
+          double w = (dhi_g[g] - dlo_g[g]) / (double)dbins;
+          for (int64_t b = 0; b < dbins; b++)
+            R->dP[k * dbins + b] = (double)dcnt[g * dbins + b] / ((double)c->paths * w);
+        }
       }
+      isample++;
     }
-    if ((c->observe & SDK_OBS_DRIFT) && step == p.transient_steps)
-      SDK_TRY(err, be->mark(ens, p.drift_var, eb), done);
+    if ((c->observe & SDK_OBS_DRIFT) && step == p.transient_steps && !marked) {
+      SDK_TRY(err, be->mark(ens, p.drift_var, eb), done_buf);
+      marked = 1;
+    }
+    int stop_now = c->stop && *c->stop;
+    int ckpt_now = c->checkpoint && (stop_now || step >= p.nsteps ||
+                                     now_s() - last_ckpt >= c->checkpoint_every);
+    if (ckpt_now && step > step_start) {
+      SDK_TRY(err, write_checkpoint(c, r, be, ens, step, marked, isample, ns_max, eb), done_buf);
+      last_ckpt = now_s();
+    }
+    if (stop_now && step < p.nsteps) {
+      err = SDK_FAIL(eb, SDK_ERR_INTERRUPTED, "interrupted at step %lld of %lld%s%s", (long long)step,
+                     (long long)p.nsteps, c->checkpoint ? "; checkpoint saved to " : "",
+                     c->checkpoint ? c->checkpoint : "");
+      goto done_buf;
+    }
     if (step >= p.nsteps) break;
     int64_t next = step + max_chunk;
-    if (want_mom) {
-      int64_t ns = (step / p.sample_every + 1) * p.sample_every;
-      if (ns < next) next = ns;
+    if (sampling) {
+      int64_t nsmp = (step / p.sample_every + 1) * p.sample_every;
+      if (nsmp < next) next = nsmp;
     }
     if (step < p.transient_steps && p.transient_steps < next) next = p.transient_steps;
     if (next > p.nsteps) next = p.nsteps;
-    SDK_TRY(err, be->advance(ens, step, next - step, c->seed, eb), done);
+    SDK_TRY(err, be->advance(ens, step, next - step, c->seed, eb), done_buf);
     step = next;
     if (c->progress) {
       double el = now_s() - t0;
       c->progress(c->progress_user, (double)step / (double)p.nsteps,
-                  el > 0 ? (double)step * (double)(ng * c->paths) / el : 0);
+                  el > 0 ? (double)(step - step_start) * (double)(ng * c->paths) / el : 0);
     }
   }
   r->seconds = now_s() - t0;
-  r->path_steps = (double)p.nsteps * (double)(ng * c->paths);
-  if (want_mom) R->nsamples = isample;
+  r->path_steps = (double)(p.nsteps - step_start) * (double)(ng * c->paths);
+  if (sampling) R->nsamples = isample;
+  /* compact the sample arrays if fewer samples were taken than allotted */
+  if (sampling && isample < ns_max) {
+    for (int64_t g = 0; g < ng; g++)
+      for (int64_t s = 0; s < isample; s++) {
+        if (want_mom)
+          for (int v = 0; v < nv; v++) {
+            R->mean[(g * isample + s) * nv + v] = R->mean[(g * ns_max + s) * nv + v];
+            R->var[(g * isample + s) * nv + v] = R->var[(g * ns_max + s) * nv + v];
+          }
+        if (want_paths)
+          for (int64_t q = 0; q < nsv; q++)
+            for (int v = 0; v < nv; v++)
+              R->saved[((g * nsv + q) * isample + s) * nv + v] =
+                  R->saved[((g * nsv + q) * ns_max + s) * nv + v];
+        if (want_den) {
+          int64_t a = g * isample + s, o = g * ns_max + s;
+          R->dlo[a] = R->dlo[o], R->dhi[a] = R->dhi[o], R->dunder[a] = R->dunder[o];
+          R->dover[a] = R->dover[o];
+          memmove(R->dP + a * dbins, R->dP + o * dbins, (size_t)dbins * sizeof(double));
+        }
+      }
+  }
+done_buf:
+  free(pbuf), free(dlo_g), free(dhi_g), free(dcnt), free(dun), free(dov);
+  if (err != SDK_OK) goto done;
 
   if (c->observe & SDK_OBS_DRIFT) {
     R->drift = malloc((size_t)ng * sizeof(double));
@@ -627,6 +877,9 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
     free(lo), free(hi), free(cnt), free(un), free(ov);
     if (err != SDK_OK) goto done;
   }
+  goto done;
+oom:
+  err = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory for the observables");
 done:
   free(mom);
   free(nonfinite);

@@ -13,7 +13,11 @@
 #include "core/error.h"
 #include "sim/results.h"
 
-enum { SDK_OBS_DRIFT = 1, SDK_OBS_MOMENTS = 2, SDK_OBS_HIST = 4 };
+enum { SDK_OBS_DRIFT = 1, SDK_OBS_MOMENTS = 2, SDK_OBS_HIST = 4, SDK_OBS_DENSITY = 8 };
+
+#define SDK_MAX_SAVE 1024
+
+struct sdk_ckpt;
 
 #define SDK_MAX_SET 64
 
@@ -45,8 +49,23 @@ typedef struct sdk_run_config {
   int nhist_range;
   char hist_range_var[8][64];
   double hist_range_lo[8], hist_range_hi[8];
+  /* sampled every sample_every steps, with the moments: */
+  int nsave;                    /* --save-paths: path indices within each grid point */
+  int64_t save_index[SDK_MAX_SAVE];
+  const char *density_var;      /* --observe density: this variable (NULL: the first) */
+  double coarse_width;          /* --coarse-grain: bin width (one potential period), 0: off */
   int quiet, verbose;
   const char *command_line;
+  const char *model_text;       /* if set: the model's text (resume) ... */
+  const char *model_path;       /* ... and the path it was read from */
+  /* checkpoints: file, seconds between writes (<= 0: at every chunk); the
+   * arguments to store so that `sdekit resume` can rebuild this config */
+  const char *checkpoint;
+  double checkpoint_every;
+  int argc;
+  char **argv;
+  volatile int *stop;           /* set asynchronously (signal): checkpoint and stop */
+  const struct sdk_ckpt *resume;/* continue from this checkpoint */
   /* optional progress hook: fraction done, steps per second so far */
   void (*progress)(void *user, double frac, double steps_per_s);
   void *progress_user;

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Checkpoints: a run interrupted by SIGINT and resumed writes byte-identical
+# files to the same run done in one go; a finished run can be extended; bad
+# checkpoints are refused; the progress bar stays off when stderr is no
+# terminal.  Backend from $SDK_TEST_BACKEND (default cpu).
+set -u
+B=${SDK_BIN:?}
+[ -x "$B" ] || exit 77
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+BACKEND=${SDK_TEST_BACKEND:-cpu}
+npass=0 nfail=0
+pass() { npass=$((npass + 1)); }
+failed() { nfail=$((nfail + 1)); echo "FAIL: $*" >&2; }
+check() { local name=$1; shift; if "$@"; then pass; else failed "$name"; fi; }
+
+if [ "$BACKEND" = cuda ]; then
+  "$B" devices >/dev/null 2>&1 || { echo "no CUDA device: skipped"; exit 77; }
+  PATHS=262144; PERIODS=3000
+else
+  PATHS=4096; PERIODS=1000
+fi
+ARGS=(run josephson --scan a=4:8:2 --paths $PATHS --periods $PERIODS --transient-periods 100
+      --observe drift,moments,hist,density --coarse-grain=1 --save-paths 0,3 --sample-every 500
+      --backend "$BACKEND" -o r.h5 -o r.tsv)
+
+# one go
+mkdir -p "$T/a" "$T/b"
+(cd "$T/a" && "$B" "${ARGS[@]}" --quiet) || failed "uninterrupted run"
+
+# interrupted as soon as the first checkpoint exists, then resumed
+cd "$T/b"
+"$B" "${ARGS[@]}" --checkpoint ck --checkpoint-every 0 2>err.txt &
+pid=$!
+for i in $(seq 400); do [ -f ck ] && break; sleep 0.02; done
+kill -INT $pid 2>/dev/null
+wait $pid
+rc=$?
+check "interrupted run exits 130 (got $rc)" test "$rc" = 130
+check "interrupt message names the checkpoint" grep -q "checkpoint saved to ck; continue with: sdekit resume ck" err.txt
+check "no output written by the interrupted run" test ! -e r.h5
+step=$(grep -o 'interrupted at step [0-9]*' err.txt | grep -o '[0-9]*$')
+echo "interrupted at step ${step:-?}"
+"$B" resume ck --quiet || failed "resume"
+for f in r.h5 r.drift.tsv r.moments.tsv r.hist.tsv r.density.tsv r.paths.tsv; do
+  if cmp -s "$T/a/$f" "$T/b/$f"; then pass; else failed "resumed $f differs from the uninterrupted one"; fi
+done
+
+# extend the finished run (its final checkpoint) to more periods == a longer run in one go
+mkdir -p "$T/c"
+(cd "$T/c" && "$B" "${ARGS[@]/--periods/--periods}" --quiet >/dev/null 2>&1)
+LONG=("${ARGS[@]}")
+for i in "${!LONG[@]}"; do [ "${LONG[$i]}" = "$PERIODS" ] && [ "${LONG[$((i-1))]}" = --periods ] && LONG[$i]=$((PERIODS + 200)); done
+(cd "$T/c" && "$B" "${LONG[@]}" --quiet) || failed "long run"
+"$B" resume ck --periods $((PERIODS + 200)) --quiet || failed "extend by resume"
+for f in r.drift.tsv r.moments.tsv r.hist.tsv r.density.tsv r.paths.tsv; do
+  if cmp -s "$T/c/$f" "$T/b/$f"; then pass; else failed "extended $f differs from the longer run"; fi
+done
+
+# bad checkpoints: one error line, exit 2
+bad() {
+  local name=$1 pat=$2; shift 2
+  "$@" >out.txt 2>err2.txt
+  local rc=$?
+  if [ $rc = 2 ] && [ "$(wc -l <err2.txt)" = 1 ] && grep -q "^sdekit: error: .*$pat" err2.txt; then pass
+  else failed "$name: rc=$rc $(cat err2.txt)"; fi
+}
+size=$(stat -c %s ck)
+head -c $((size / 2)) ck >trunc.ckpt
+bad "truncated checkpoint" "truncated or corrupt" "$B" resume trunc.ckpt
+cp ck flip.ckpt
+printf '\x55' | dd of=flip.ckpt bs=1 seek=$((size / 2)) conv=notrunc status=none
+bad "corrupted checkpoint" "corrupt" "$B" resume flip.ckpt
+echo "not a checkpoint" >junk.ckpt
+bad "not a checkpoint" "not an sdekit checkpoint" "$B" resume junk.ckpt
+bad "missing checkpoint" "cannot read checkpoint" "$B" resume nothere.ckpt
+# from another version: patch the version record ("VERS", length, text)
+python3 - ck ver.ckpt <<'PY' 2>/dev/null || cp ck ver.ckpt
+import sys, struct
+b = bytearray(open(sys.argv[1], 'rb').read())
+i = b.index(b'VERS') + 12
+b[i] = ord('9')
+open(sys.argv[2], 'wb').write(b)
+PY
+bad "checkpoint of another version" "corrupt\|written by sdekit" "$B" resume ver.ckpt
+# from another model: the model file changed since
+mkdir -p "$T/d" && cd "$T/d"
+cp "${SDK_SOURCE_DIR:?}/models/ou.sde" my.sde
+"$B" run ./my.sde --paths 64 --t-end 1 --observe moments --checkpoint m.ckpt --quiet -o m.tsv || failed "ou run"
+sed -i 's/k = 1.0/k = 2.0/' my.sde
+bad "model file changed" "has changed since checkpoint" "$B" resume m.ckpt
+"$B" resume m.ckpt --force --quiet && pass || failed "--force resume"
+
+# progress: never on a non-terminal stderr; on a terminal it shows
+"$B" run josephson --paths 256 --periods 50 -o p.tsv 2>p.err
+check "no progress bar when stderr is not a terminal" test -z "$(grep -c $'\r' p.err | grep -v '^0$')"
+if command -v script >/dev/null 2>&1; then
+  script -qec "$B run josephson --paths 20000 --periods 200 -o p2.tsv" /dev/null >tty.txt 2>&1
+  check "progress bar on a terminal" grep -q "steps/s.*left" tty.txt
+fi
+
+echo "cli_checkpoint: $npass passed, $nfail failed"
+[ $nfail = 0 ]
