@@ -6,4 +6,5 @@ int sdk_cli_compile(int argc, char **argv);
 struct sdk_run_config;
 int sdk_cli_compile_cfg(const struct sdk_run_config *c, const char *arch, int cuda);
 int sdk_cli_devices(int argc, char **argv);
+int sdk_cli_plot(int argc, char **argv);
 #endif

@@ -43,6 +43,7 @@ static const char MAIN_HELP[] =
     "  models                   list the built-in models\n"
     "  resume CHECKPOINT        continue a run saved with --checkpoint\n"
     "  info FILE.h5             summarise a result file\n"
+    "  plot FILE.h5 [-o FIG]    draw the results with gnuplot (PNG); see 'sdekit plot --help'\n"
     "  bench [options]          time the josephson SRK2 workload against the paper's scalar CPU code\n"
     "  codegen MODEL [options]  print the generated kernel source (--backend cpu|cuda)\n"
     "  compile MODEL [options]  generate and compile the kernel, report the result\n"
@@ -89,7 +90,8 @@ static const char RUN_HELP[] =
     "  --bins N                  histogram bins (default 100)\n"
     "  --hist-range VAR=LO:HI    fixed histogram range for VAR (default: from the data)\n"
     "  --density-var VAR         variable of --observe density (default: the first)\n"
-    "  --coarse-grain=WIDTH      density bins exactly WIDTH wide (one period of the potential)\n"
+    "  --coarse-grain[=WIDTH]    density bins exactly one period wide: WIDTH, or the period the\n"
+    "                            model declares for the variable ([model] periodic = x : L)\n"
     "  --save-paths LIST         store these paths (indices per grid point, e.g. 0,1,2) at\n"
     "                            every sample\n"
     "long runs:\n"
@@ -496,9 +498,6 @@ static int cmd_run_parsed(cli_run *crp, int argc, char **argv, const sdk_ckpt *r
   if (c->checkpoint && (rc = check_output_dir(c->checkpoint))) return rc;
   if (c->coarse_width != 0 && !(c->observe & SDK_OBS_DENSITY))
     return usage_error("--coarse-grain goes with --observe density%s", "");
-  if (c->coarse_width < 0)
-    return usage_error("--coarse-grain: give the bin width, one period of the potential "
-                       "(e.g. --coarse-grain=1 for V(x) = sin(2 pi x))%s", "");
 
   int nobs = 0;
   for (int i = 0; i < 4; i++) nobs += (c->observe >> i) & 1;
@@ -763,5 +762,6 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "bench")) return sdk_cli_bench(argc - 1, argv + 1);
   if (!strcmp(cmd, "compile")) return sdk_cli_compile(argc - 1, argv + 1);
   if (!strcmp(cmd, "devices")) return sdk_cli_devices(argc - 1, argv + 1);
+  if (!strcmp(cmd, "plot")) return sdk_cli_plot(argc - 1, argv + 1);
   return usage_error("unknown command '%s' (see 'sdekit --help')", cmd);
 }

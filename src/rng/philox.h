@@ -17,10 +17,13 @@
  * Stream definition (the contract every backend follows):
  *   key     = { seed & 0xffffffff, seed >> 32 }
  *   Gaussian number k (k = 0,1,2,...) of path p (64-bit global path index) in
- *   domain d (0 = noise of the time steps, 1 = initial conditions) lies in
- *   block b = k >> 2, whose counter is
- *     { b & 0xffffffff, ((b >> 32) & 0x7fffffff) | (d << 31),
+ *   domain d (0 = noise of the time steps, 1 = initial conditions, 2 =
+ *   per-particle parameters of interacting systems, p then being the global
+ *   particle index) lies in block b = k >> 2, whose counter is
+ *     { b & 0xffffffff, ((b >> 32) & 0x7fffffff) | (d != 0) << 31 | (d >> 1) << 30,
  *       p & 0xffffffff, p >> 32 }
+ *   (domains 1 and 2 use blocks below 2^62: domain 2 is domain 1 offset by
+ *   block 2^62, and domains 0 and 1 are unchanged from the two-domain form)
  *   Philox's outputs o0..o3 for that counter give four Gaussians by the
  *   Box-Muller transform (G. E. P. Box, M. E. Muller, "A note on the generation
  *   of random normal deviates", Ann. Math. Statist. 29, 610-611, 1958) on the
@@ -121,7 +124,9 @@ SDK_RNG_FN void sdk_philox4x32_10(sdk_u32 c0, sdk_u32 c1, sdk_u32 c2, sdk_u32 c3
 /* The raw 128 bits of one block of the stream (see the contract above). */
 SDK_RNG_FN void sdk_philox_block(sdk_u64 seed, sdk_u64 path, sdk_u64 block, sdk_u32 domain,
                                  sdk_u32 o[4]) {
-  sdk_philox4x32_10((sdk_u32)block, ((sdk_u32)(block >> 32) & 0x7fffffffu) | (domain << 31),
+  sdk_philox4x32_10((sdk_u32)block,
+                    ((sdk_u32)(block >> 32) & 0x7fffffffu) | ((sdk_u32)(domain != 0u) << 31) |
+                        ((domain >> 1) << 30),
                     (sdk_u32)path, (sdk_u32)(path >> 32), (sdk_u32)seed, (sdk_u32)(seed >> 32), o);
 }
 

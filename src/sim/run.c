@@ -588,6 +588,23 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
       goto done;
     }
   }
+  double coarse = c->coarse_width;
+  if (want_den && coarse < 0) {
+    /* --coarse-grain without a width: one period of the variable, as the model declares it */
+    if (!m->var_period || !m->var_period[dvar]) {
+      err = SDK_FAIL(eb, SDK_ERR_USAGE,
+                     "--coarse-grain: model '%s' declares no period for '%s' ([model] periodic = "
+                     "%s : L); give the width as --coarse-grain=L",
+                     m->name, m->vars[dvar], m->vars[dvar]);
+      goto done;
+    }
+    eval_ctx ec = {r->param_values};
+    coarse = sdk_expr_eval(m->var_period[dvar], eval_param, &ec);
+    if (!(coarse > 0) || !isfinite(coarse)) {
+      err = SDK_FAIL(eb, SDK_ERR_USAGE, "--coarse-grain: the period of '%s' is %g", m->vars[dvar], coarse);
+      goto done;
+    }
+  }
   for (int k = 0; k < c->nsave; k++)
     if (c->save_index[k] < 0 || c->save_index[k] >= c->paths) {
       err = SDK_FAIL(eb, SDK_ERR_USAGE, "--save-paths: path %lld does not exist (paths are 0..%lld)",
@@ -616,7 +633,7 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
   if (want_den) {
     R->density_var = dvar;
     R->dbins = dbins;
-    R->coarse_width = c->coarse_width;
+    R->coarse_width = coarse;
     R->dlo = calloc((size_t)(ng * ns_max), sizeof(double));
     R->dhi = calloc((size_t)(ng * ns_max), sizeof(double));
     R->dP = calloc((size_t)(ng * ns_max * dbins), sizeof(double));
@@ -727,9 +744,9 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
           for (int i = 0; i < c->nhist_range; i++)
             if (!strcmp(c->hist_range_var[i], m->vars[dvar]))
               lo = c->hist_range_lo[i], hi = c->hist_range_hi[i], fixed = 1;
-          if (c->coarse_width > 0) {
+          if (coarse > 0) {
             /* bins exactly one period wide, on the lattice k * width, centred on the data */
-            double w = c->coarse_width;
+            double w = coarse;
             if (!fixed) {
               double mid = 0.5 * (lo + hi);
               lo = w * floor(mid / w) - w * (double)(dbins / 2);
