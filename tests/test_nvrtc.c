@@ -47,9 +47,11 @@ static void compile_one(sdk_bctx *ctx, const char *model, const char *scheme, in
     return;
   }
   /* periodic models: a scan of the first parameter exercises per-grid-point values */
+  if (m->interacting) c.particles = 64; /* systems of particles (system driver) */
   char *src = NULL;
   sdk_err e = sdk_run_codegen(&c, 1, &src, &eb);
-  if (e == SDK_ERR_USAGE && strstr(eb.msg, "additive")) { /* scheme not for this model */
+  if (e == SDK_ERR_USAGE && (strstr(eb.msg, "additive") || strstr(eb.msg, "euler only"))) {
+    /* scheme not for this model */
     sdk_model_destroy(&m);
     return;
   }

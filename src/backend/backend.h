@@ -41,6 +41,8 @@ typedef struct sdk_layout {
   int64_t path0;    /* global index of the first path held here */
   int nsv;          /* per-grid-point values */
   const double *sv; /* ngrid * nsv values (converted to the state type) */
+  int64_t particles; /* > 0: module of a system driver (advance_sys), systems of this
+                        many consecutive paths (particles); ppg is a multiple of it */
 } sdk_layout;
 
 /* Welford-style moments of one variable at one grid point. */
@@ -90,6 +92,21 @@ typedef struct sdk_backend {
    * [first, first+n).  write = 0 reads into buf, 1 writes buf (checkpoints). */
   sdk_err (*rows)(sdk_ensemble *ens, int row, int64_t first, int64_t n, double *buf, int write,
                   sdk_errbuf *eb);
+  /* Systems of interacting particles (modules generated in system mode,
+   * lay->particles = N): advance every system from step step0 by nsteps
+   * Euler steps (nsteps = 0: no step).  When obs is given and the module
+   * reduces an order parameter, rows of ngrid x 4 doubles are written to it:
+   * for every grid point, summed over its systems, |Z|, |Z|^2, Re Z, Im Z of
+   * the system's Z = <exp(i k x)> over its N particles; one row for the
+   * state at step0 when nsteps = 0, else one for every state n in
+   * (step0, step0 + nsteps] with n % obs_every == 0.  Reduced on the device,
+   * in a fixed order. */
+  sdk_err (*advance_sys)(sdk_ensemble *ens, int64_t step0, int64_t nsteps, uint64_t seed,
+                         int64_t obs_every, double *obs, sdk_errbuf *eb);
+  /* Histogram of (x_var mod period), in [0, period), per grid point:
+   * counts[g * bins + b]; NaN goes nowhere.  Integer counts (deterministic). */
+  sdk_err (*histogram_mod)(sdk_ensemble *ens, int var, int64_t bins, double period,
+                           uint64_t *counts, sdk_errbuf *eb);
   /* Optional: duration of the last advance by device timers (ms), < 0 if unknown. */
   double (*last_advance_ms)(sdk_ensemble *ens);
 } sdk_backend;
@@ -117,6 +134,11 @@ sdk_err sdk_cuda_list_devices(FILE *out, int *count, sdk_errbuf *eb);
  * `steps` steps of `paths` paths over `repeats`, CUDA events. */
 sdk_err sdk_cuda_bench_prog1(sdk_bctx *c, int64_t paths, int64_t steps, int repeats,
                              double *median_ms, double *checksum, sdk_errbuf *eb);
+
+/* Device memory bandwidth for the roofline of `sdekit bench`: a device-to-device
+ * copy of `bytes` bytes, median of `repeats` (CUDA events); *GBps counts the
+ * bytes read plus the bytes written. */
+sdk_err sdk_cuda_bench_copy(sdk_bctx *c, size_t bytes, int repeats, double *GBps, sdk_errbuf *eb);
 
 /* Combine moments (Chan et al. parallel variance). */
 void sdk_moments_merge(sdk_moments *a, const sdk_moments *b);

@@ -19,6 +19,10 @@ typedef void (*init_fn)(void *st, long long npad, const void *sv, long long ppg,
 typedef void (*advance_fn)(void *st, long long npad, const void *sv, long long ppg,
                            long long ngrid, long long path0, long long step0, long long nsteps,
                            unsigned long long seed, int nthreads);
+typedef int (*advance_sys_fn)(void *st, long long npad, const void *sv, long long ppg,
+                              long long ngrid, long long path0, long long step0, long long nsteps,
+                              unsigned long long seed, int nthreads, long long N,
+                              long long obs_every, double *obs);
 
 struct sdk_bctx {
   sdk_backend_opts o;
@@ -31,6 +35,7 @@ struct sdk_module {
   void *dl;
   init_fn init;
   advance_fn advance;
+  advance_sys_fn advance_sys; /* system driver (interacting particles) */
 };
 
 struct sdk_ensemble {
@@ -202,7 +207,8 @@ static sdk_err cpu_compile(sdk_bctx *c, const char *src, const char *model_path,
   int (*abi)(void) = (int (*)(void))dlsym(m->dl, "sdk_abi");
   m->init = (init_fn)dlsym(m->dl, "sdk_init");
   m->advance = (advance_fn)dlsym(m->dl, "sdk_advance");
-  if (!abi || !m->init || !m->advance) {
+  m->advance_sys = (advance_sys_fn)dlsym(m->dl, "sdk_advance_sys");
+  if (!abi || !m->init || (!m->advance && !m->advance_sys)) {
     dlclose(m->dl);
     free(m);
     return SDK_FAIL(eb, SDK_ERR_BACKEND, "'%s' is not an sdekit kernel module", so);
@@ -264,6 +270,8 @@ static sdk_err cpu_init(sdk_ensemble *e, uint64_t seed, sdk_errbuf *eb) {
 
 static sdk_err cpu_advance(sdk_ensemble *e, int64_t step0, int64_t nsteps, uint64_t seed,
                            sdk_errbuf *eb) {
+  if (!e->mod->advance)
+    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "this module integrates systems of particles (advance_sys)");
   e->mod->advance(e->st, e->npad, e->sv, e->lay.ppg, e->lay.ngrid, e->lay.path0, step0, nsteps,
                   seed, e->ctx->o.threads);
   return SDK_OK;
@@ -407,7 +415,41 @@ static sdk_err cpu_rows(sdk_ensemble *e, int row, int64_t first, int64_t n, doub
   return SDK_OK;
 }
 
+static sdk_err cpu_advance_sys(sdk_ensemble *e, int64_t step0, int64_t nsteps, uint64_t seed,
+                               int64_t obs_every, double *obs, sdk_errbuf *eb) {
+  if (!e->mod->advance_sys || e->lay.particles < 1 || e->lay.path0 != 0 ||
+      e->lay.ppg % e->lay.particles)
+    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "advance_sys: not a module or layout of particle systems");
+  if (e->mod->advance_sys(e->st, e->npad, e->sv, e->lay.ppg, e->lay.ngrid, e->lay.path0, step0,
+                          nsteps, seed, e->ctx->o.threads, e->lay.particles, obs_every, obs))
+    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory for %lld particles", (long long)e->npad);
+  return SDK_OK;
+}
+
+static sdk_err cpu_histogram_mod(sdk_ensemble *e, int var, int64_t bins, double period,
+                                 uint64_t *counts, sdk_errbuf *eb) {
+  const void *base = (const char *)e->st + (size_t)var * (size_t)e->npad * e->esize;
+  for (int64_t g = 0; g < e->lay.ngrid; g++) {
+    int64_t first = g * e->lay.ppg - e->lay.path0;
+    uint64_t *c = counts + g * bins;
+    memset(c, 0, (size_t)bins * sizeof *c);
+    for (int64_t i = 0; i < e->lay.ppg; i++) {
+      double x = get(e, base, first + i);
+      if (!isfinite(x)) continue;
+      double u = x / period;
+      u -= floor(u); /* in [0, 1], 1 only by rounding */
+      int64_t b = (int64_t)(u * (double)bins);
+      if (b >= bins) b = bins - 1;
+      if (b < 0) b = 0;
+      c[b]++;
+    }
+  }
+  return SDK_OK;
+}
+
 const sdk_backend sdk_backend_cpu = {
+    .advance_sys = cpu_advance_sys,
+    .histogram_mod = cpu_histogram_mod,
     .rows = cpu_rows,
     .name = "cpu",
     .open = cpu_open,

@@ -24,11 +24,114 @@ static const char BENCH_HELP[] =
     "  --steps N          steps per timed launch (default 2000)\n"
     "  --repeats N        timed repeats, median reported (default 5)\n"
     "  --threads N        CPU threads (default: all cores)\n"
-    "  --precision P      single | double (default single)\n";
+    "  --precision P      single | double (default single)\n"
+    "\n"
+    "With --model kuramoto-meanfield or --model kuramoto (or any model with [meanfield]\n"
+    "or [pair]): one system of --particles N particles (default 2^24 mean-field, 65536\n"
+    "pairwise), --steps Euler steps (default 2000) with the order parameter r(t) every\n"
+    "step and the density P(x mod 2 pi; t) every 100 steps, timed as a whole run (median\n"
+    "of --repeats after a warm-up), and once more with no observables; prints\n"
+    "particle-steps/s (and bytes/s), or pair interactions/s for [pair] models.\n";
 
 static int cmp(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
+}
+
+/* Median loop time of whole runs (after one warm-up run). */
+static int time_runs(const sdk_run_config *c, int repeats, double *median, char *device, size_t nd) {
+  double t[16];
+  if (repeats > 15) repeats = 15;
+  for (int i = -1; i < repeats; i++) {
+    sdk_errbuf eb = {0};
+    sdk_run *run = NULL;
+    sdk_err e = sdk_run_execute(c, &run, &eb);
+    if (e != SDK_OK) {
+      fprintf(stderr, "sdekit: error: %s\n", eb.msg);
+      return sdk_err_exit_status(e);
+    }
+    if (i >= 0) t[i] = sdk_run_seconds(run);
+    snprintf(device, nd, "%s", sdk_run_device(run));
+    sdk_run_destroy(&run);
+  }
+  qsort(t, (size_t)repeats, sizeof *t, cmp);
+  *median = t[repeats / 2];
+  return 0;
+}
+
+/* Systems of interacting particles: the paper's Kuramoto workloads (PROG2/PROG3). */
+static int bench_particles(sdk_run_config *c, int64_t steps, int repeats, int particles_given) {
+  sdk_errbuf eb = {0};
+  sdk_model *m = NULL;
+  sdk_err e = sdk_model_load(c->model, &m, &eb);
+  if (e != SDK_OK) {
+    fprintf(stderr, "sdekit: error: %s\n", eb.msg);
+    return sdk_err_exit_status(e);
+  }
+  int pair = m->npair > 0;
+  if (!m->interacting) {
+    fprintf(stderr, "sdekit: error: bench --model: model '%s' has no [meanfield] or [pair]\n", m->name);
+    sdk_model_destroy(&m);
+    return 2;
+  }
+  char name[256];
+  snprintf(name, sizeof name, "%s", m->name);
+  int periodic = sdk_model_first_periodic(m) >= 0;
+  sdk_model_destroy(&m);
+  if (!particles_given) c->particles = pair ? 65536 : (int64_t)1 << 24;
+  c->paths = 1;
+  c->scheme = "euler";
+  c->dt = 1.0 / 128;
+  c->t_end = (double)steps / 128;
+  c->observe = periodic ? SDK_OBS_ORDER | SDK_OBS_DENSITY : 0;
+  c->order_every = 1;
+  c->sample_every = 100;
+  c->bins = 100;
+  c->quiet = 1;
+  /* the workload, then without observables; the mean-field model also with
+   * each observable alone (what each costs) */
+  static const struct {
+    unsigned obs;
+    const char *what;
+  } rows[] = {{SDK_OBS_ORDER | SDK_OBS_DENSITY, "r(t) every step, P(x;t) every 100 steps"},
+              {0, "no observables"},
+              {SDK_OBS_ORDER, "r(t) every step only"},
+              {SDK_OBS_DENSITY, "P(x;t) every 100 steps only"}};
+  int nrows = pair || !periodic ? 2 : 4;
+  double secs[4] = {0};
+  char dev[256] = "";
+  for (int i = 0; i < nrows; i++) {
+    c->observe = periodic ? rows[i].obs : 0;
+    int rc = time_runs(c, repeats, &secs[i], dev, sizeof dev);
+    if (rc) return rc;
+  }
+  double N = (double)c->particles, ps = N * (double)steps;
+  printf("sdekit bench: %s, one system of N = %lld particles, %lld Euler steps, %s precision,\n"
+         "median of %d runs after a warm-up (the stepping loop, host work included)\n%s\n\n",
+         name, (long long)c->particles, (long long)steps, c->single ? "single" : "double", repeats, dev);
+  size_t es = c->single ? 4 : 8;
+  if (pair) printf("%-52s %10s %18s\n", "", "seconds", "pair interactions/s");
+  else printf("%-52s %10s %18s %10s\n", "", "seconds", "particle-steps/s", "GB/s");
+  for (int i = 0; i < nrows; i++) {
+    if (pair) printf("%-52s %10.4f %18.3e\n", rows[i].what, secs[i], N * ps / secs[i]);
+    else
+      printf("%-52s %10.4f %18.3e %10.1f\n", rows[i].what, secs[i], ps / secs[i],
+             ps * 2 * (double)es / secs[i] / 1e9);
+  }
+  if (!pair) printf("(GB/s: one read and one write of x per particle-step, %zu bytes each)\n", es);
+  if (!strcmp(c->backend, "cuda")) {
+    sdk_bctx *ctx = NULL;
+    sdk_backend_opts bo = {.device = c->device, .fast_math = 1};
+    double gbps = 0;
+    if (sdk_backend_cuda.open(&bo, &ctx, &eb) == SDK_OK &&
+        sdk_cuda_bench_copy(ctx, (size_t)1 << 30, 9, &gbps, &eb) == SDK_OK)
+      printf("device-to-device copy, 1 GiB (read + write): %.1f GB/s%s", gbps,
+             pair ? "\n" : "");
+    if (gbps > 0 && !pair)
+      printf(" -> roofline %.3e particle-steps/s\n", gbps * 1e9 / (2.0 * (c->single ? 4 : 8)));
+    if (ctx) sdk_backend_cuda.close(&ctx);
+  }
+  return 0;
 }
 
 /* GPU: our kernel and the paper's PROG1 kernel at 2^17..2^24 paths. */
@@ -75,6 +178,8 @@ static int bench_cuda(sdk_run_config *c, int64_t steps, int repeats, int paths_g
 
 int sdk_cli_bench(int argc, char **argv) {
   static const struct option opts[] = {{"backend", required_argument, 0, 'b'},
+                                       {"model", required_argument, 0, 'm'},
+                                       {"particles", required_argument, 0, 'n'},
                                        {"paths", required_argument, 0, 'p'},
                                        {"steps", required_argument, 0, 's'},
                                        {"repeats", required_argument, 0, 'r'},
@@ -89,7 +194,8 @@ int sdk_cli_bench(int argc, char **argv) {
   c.paths = 65536;
   int64_t steps = 2000;
   int repeats = 5;
-  int paths_given = 0;
+  int paths_given = 0, particles_given = 0;
+  const char *model = NULL;
   optind = 1;
   opterr = 0;
   int ch;
@@ -103,6 +209,8 @@ int sdk_cli_bench(int argc, char **argv) {
       }
       c.backend = optarg;
       break;
+    case 'm': model = optarg; break;
+    case 'n':
     case 'p':
     case 's':
     case 'r':
@@ -112,6 +220,7 @@ int sdk_cli_bench(int argc, char **argv) {
         return 2;
       }
       if (ch == 'p') c.paths = (int64_t)v, paths_given = 1;
+      if (ch == 'n') c.particles = (int64_t)v, particles_given = 1;
       if (ch == 's') steps = (int64_t)v;
       if (ch == 'r') repeats = (int)v;
       if (ch == 't') c.threads = (int)v;
@@ -128,6 +237,10 @@ int sdk_cli_bench(int argc, char **argv) {
       fprintf(stderr, "sdekit: error: unknown option '%s' (see 'sdekit bench --help')\n", argv[optind - 1]);
       return 2;
     }
+  }
+  if (model) {
+    c.model = model;
+    return bench_particles(&c, steps, repeats, particles_given);
   }
   if (!strcmp(c.backend, "cuda")) return bench_cuda(&c, steps, repeats, paths_given);
   sdk_errbuf eb = {0};

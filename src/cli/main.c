@@ -68,6 +68,8 @@ static const char RUN_HELP[] =
     "                            scan a parameter over N values (up to two --scan: a grid)\n"
     "ensemble and time:\n"
     "  --paths N                 paths per grid point (default 1024)\n"
+    "  --particles N             every path is a system of N particles (models with [meanfield]\n"
+    "                            or [pair] need N >= 2; integrated with euler)\n"
     "  --dt DT                   time step (models without a period: default 0.01)\n"
     "  --spp N                   steps per period of the driving (periodic models; default 100)\n"
     "  --t-end T                 integrate up to time T (default 10, or 100 periods)\n"
@@ -84,7 +86,9 @@ static const char RUN_HELP[] =
     "  --device N                GPU ordinal (default 0)\n"
     "  --no-fast-math            compile kernels without fast-math (IEEE-exact order)\n"
     "observables:\n"
-    "  --observe LIST            comma-separated: drift, moments, hist, density (default drift)\n"
+    "  --observe LIST            comma-separated: drift, moments, hist, density, order (default drift)\n"
+    "                            order: r(t), psi(t) of the first periodic variable, per system\n"
+    "                            of --particles, averaged over the systems\n"
     "  --drift VAR               variable whose drift <<v>> is measured (default: the first)\n"
     "  --sample-every N          steps between moment samples (default: one period, or 1/100 of the run)\n"
     "  --bins N                  histogram bins (default 100)\n"
@@ -112,13 +116,15 @@ enum {
   OPT_SET = 256, OPT_SCAN, OPT_PATHS, OPT_DT, OPT_SPP, OPT_TEND, OPT_PERIODS, OPT_TRANS,
   OPT_TRANSP, OPT_SCHEME, OPT_SEED, OPT_BACKEND, OPT_PREC, OPT_THREADS, OPT_DEVICE, OPT_NOFAST,
   OPT_OBSERVE, OPT_DRIFT, OPT_SAMPLE, OPT_BINS, OPT_HRANGE, OPT_QUIET, OPT_VERBOSE, OPT_HELP,
-  OPT_ARCH, OPT_STEPS, OPT_SAVE, OPT_DVAR, OPT_COARSE, OPT_CKPT, OPT_CKPT_EVERY, OPT_FORCE
+  OPT_ARCH, OPT_STEPS, OPT_SAVE, OPT_DVAR, OPT_COARSE, OPT_CKPT, OPT_CKPT_EVERY, OPT_FORCE,
+  OPT_PARTICLES
 };
 
 static const struct option RUN_OPTS[] = {
     {"set", required_argument, 0, OPT_SET},
     {"scan", required_argument, 0, OPT_SCAN},
     {"paths", required_argument, 0, OPT_PATHS},
+    {"particles", required_argument, 0, OPT_PARTICLES},
     {"dt", required_argument, 0, OPT_DT},
     {"spp", required_argument, 0, OPT_SPP},
     {"t-end", required_argument, 0, OPT_TEND},
@@ -211,6 +217,11 @@ static int parse_run_options(int argc, char **argv, cli_run *cr, int need_model)
       if (sdk_scan_parse(optarg, &c->scan[c->nscan], &eb) != SDK_OK) return fail(SDK_ERR_USAGE, &eb);
       c->nscan++;
       break;
+    case OPT_PARTICLES:
+      if (!parse_count(optarg, 1, &n))
+        return usage_error("--particles '%s': expected a whole number >= 1 (particles per system)", optarg);
+      c->particles = n;
+      break;
     case OPT_PATHS:
       if (!parse_count(optarg, 1, &n)) return usage_error("--paths '%s': expected a whole number >= 1", optarg);
       c->paths = n;
@@ -271,8 +282,9 @@ static int parse_run_options(int argc, char **argv, cli_run *cr, int need_model)
         else if (!strcmp(t, "moments")) c->observe |= SDK_OBS_MOMENTS;
         else if (!strcmp(t, "hist")) c->observe |= SDK_OBS_HIST;
         else if (!strcmp(t, "density")) c->observe |= SDK_OBS_DENSITY;
+        else if (!strcmp(t, "order")) c->observe |= SDK_OBS_ORDER;
         else {
-          int r = usage_error("--observe: unknown observable '%s' (known: drift, moments, hist, density)", t);
+          int r = usage_error("--observe: unknown observable '%s' (known: drift, moments, hist, density, order)", t);
           free(copy);
           return r;
         }
@@ -416,9 +428,10 @@ static int check_output_dir(const char *out) {
   return r;
 }
 
-static const char *OBS_NAMES[] = {"drift", "moments", "hist", "density", "paths"};
-#define NOBS 5
+static const char *OBS_NAMES[] = {"drift", "moments", "hist", "density", "paths", "order"};
+#define NOBS 6
 static int has_obs(const sdk_run_config *c, int i) {
+  if (i == 5) return (c->observe & SDK_OBS_ORDER) != 0;
   return i < 4 ? (c->observe >> i) & 1 : c->nsave > 0;
 }
 
@@ -501,6 +514,7 @@ static int cmd_run_parsed(cli_run *crp, int argc, char **argv, const sdk_ckpt *r
 
   int nobs = 0;
   for (int i = 0; i < 4; i++) nobs += (c->observe >> i) & 1;
+  nobs += (c->observe & SDK_OBS_ORDER) != 0;
   nobs += c->nsave > 0;
   if (crp->noutputs == 0) crp->outputs[crp->noutputs++] = "-";
   for (int k = 0; k < crp->noutputs; k++) {

@@ -73,7 +73,7 @@ typedef struct pfile {
   const char *path;
   hid_t f;
   char model[256], scheme[64], precision[64];
-  int64_t paths;
+  int64_t paths, nsteps, particles;
   double period;
   long nvars, nparams;
   char **vars, **pnames;
@@ -390,6 +390,8 @@ static sdk_err pfile_open(pfile *pf, const char *path, sdk_errbuf *eb) {
     pf->precision[0] = 0;
   double x;
   if (get_num_attr(pf->f, "paths", &x, 1) == 0) pf->paths = (int64_t)x;
+  if (get_num_attr(pf->f, "nsteps", &x, 1) == 0) pf->nsteps = (int64_t)x;
+  if (get_num_attr(pf->f, "particles", &x, 1) == 0) pf->particles = (int64_t)x;
   if (get_num_attr(pf->f, "period", &x, 1) == 0 && isfinite(x) && x > 0) pf->period = x;
   long n = get_strs_attr(pf->f, "var_names", &pf->vars);
   if (n < 1) return SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': no var_names attribute", path);
@@ -541,6 +543,16 @@ static int is_scanned(const pfile *pf, const char *name) {
   return 0;
 }
 
+/* "2^{19} paths" for powers of two from 1024 on, else "1000 paths". */
+static void put_count(sdk_strbuf *b, int64_t n, const char *what) {
+  int k = 0;
+  while (k < 62 && ((int64_t)1 << k) < n) k++;
+  if (n >= 1024 && ((int64_t)1 << k) == n)
+    sdk_sb_printf(b, "2^{%d} %ss", k, what);
+  else
+    sdk_sb_printf(b, "%lld %s%s", (long long)n, what, n == 1 ? "" : "s");
+}
+
 /* Title: "model, scheme, N paths, dt = ..., precision" and, smaller, the
  * parameter values (with the scanned ones at grid point g when g >= 0). */
 static void put_title(sdk_strbuf *b, const pfile *pf, int64_t g, const char *extra) {
@@ -550,14 +562,18 @@ static void put_title(sdk_strbuf *b, const pfile *pf, int64_t g, const char *ext
     sdk_sb_puts(b, ", ");
     put_text(b, pf->scheme);
   }
-  if (pf->paths > 0) {
-    int64_t p = pf->paths;
-    int k = 0;
-    while (k < 62 && ((int64_t)1 << k) < p) k++;
-    if (p >= 1024 && ((int64_t)1 << k) == p)
-      sdk_sb_printf(b, ", 2^{%d} paths", k);
-    else
-      sdk_sb_printf(b, ", %lld path%s", (long long)p, p == 1 ? "" : "s");
+  if (pf->particles > 1) {
+    /* interacting systems: paths = particles x systems */
+    sdk_sb_puts(b, ", ");
+    put_count(b, pf->particles, "particle");
+    int64_t sys = pf->paths / pf->particles;
+    if (sys > 1) {
+      sdk_sb_puts(b, " × ");
+      put_count(b, sys, "system");
+    }
+  } else if (pf->paths > 0) {
+    sdk_sb_puts(b, ", ");
+    put_count(b, pf->paths, "path");
   }
   double lo = pf->dt[0], hi = pf->dt[0];
   if (g >= 0) {
@@ -610,6 +626,41 @@ static void put_time_label(sdk_strbuf *b, const pfile *pf) {
     sdk_sb_puts(b, "\"time {/:Italic t}\"");
 }
 
+/* "v ± e" with the error to two significant digits and the value to match. */
+static void put_val_err(sdk_strbuf *b, double v, double e) {
+  if (isfinite(v) && isfinite(e) && e > 0 && fabs(v) < 1e6) {
+    int dec = 1 - (int)floor(log10(e));
+    if (dec < 0) dec = 0;
+    if (dec <= 10) {
+      sdk_sb_printf(b, "%.*f ± %.*f", dec, v, dec, e);
+      return;
+    }
+  }
+  put_num(b, v);
+  sdk_sb_puts(b, " ± ");
+  put_num(b, e);
+}
+
+/* Plot area placed explicitly (screen fractions) so that stacked panels,
+ * heat maps and curve plots line up: panel k of n, right edge at right. */
+#define AREA_TOP 0.865
+#define AREA_BOTTOM 0.115
+#define AREA_LEFT 0.125
+#define RIGHT_PLAIN 0.965
+#define RIGHT_KEY 0.78  /* room for a key outside on the right */
+#define RIGHT_HEAT 0.82 /* room for the colour box and its label */
+#define GAP_SHARED 0.045  /* between panels sharing the x axis */
+#define GAP_OWN_AXIS 0.14 /* between panels with x axes of their own */
+
+static void put_panel(sdk_strbuf *b, int k, int n, double right, double gap) {
+  double h = (AREA_TOP - AREA_BOTTOM + gap) / n, top = AREA_TOP - k * h;
+  double bottom = top - h + gap;
+  sdk_sb_printf(b,
+                "set tmargin at screen %.4f\nset bmargin at screen %.4f\n"
+                "set lmargin at screen %.4f\nset rmargin at screen %.4f\n",
+                top, bottom, AREA_LEFT, right);
+}
+
 /* ---------------- one picture ---------------- */
 
 typedef struct plot {
@@ -654,7 +705,7 @@ static void preamble(plot *p, const char *png) {
                 "set encoding utf8\n"
                 "set output '%s'\n"
                 "set datafile missing 'NaN'\n"
-                "set style fill transparent solid 0.2 noborder\n"
+                "set style fill solid 1 noborder\n"
                 "set grid lc rgb '#d8d8d8' lw 0.7\n"
                 "set key noautotitle\n"
                 "set title font ',15'\n"
@@ -706,6 +757,11 @@ static void edges_from_centres(const double *c, int64_t n, int lg, double *e) {
  * that are not finite or (with floor > 0) below floor are written as floor. */
 static void write_cells(FILE *f, int64_t nx, const double *xe, int64_t ny, const double *ye,
                         int64_t ye_stride, const double *z, double floor) {
+  /* the same rows in every column: one surface (no seams between columns) */
+  int same = 1;
+  for (int64_t i = 1; ye_stride && same && i < nx; i++)
+    same = memcmp(ye, ye + i * ye_stride, (size_t)(ny + 1) * sizeof *ye) == 0;
+  if (same) ye_stride = 0;
   if (ye_stride == 0) {
     /* one grid of corners; corner (i, j) carries cell (i, j), the last row
      * and column only close the cells before them */
@@ -726,14 +782,17 @@ static void write_cells(FILE *f, int64_t nx, const double *xe, int64_t ny, const
     }
     return;
   }
-  /* rows differ between columns: every column its own two-scan surface */
+  /* rows differ between columns: every column its own two-scan surface,
+   * reaching a little into the next one so that no seam shows */
   for (int64_t i = 0; i < nx; i++) {
     const double *y = ye + i * ye_stride;
     for (int s = 0; s < 2; s++) {
+      double x = xe[i + s];
+      if (s == 1 && i + 1 < nx) x += 0.01 * (xe[i + 2] - xe[i + 1]);
       for (int64_t j = 0; j <= ny; j++) {
         double v = z[i * ny + (j < ny ? j : ny - 1)];
         if (floor > 0 && !(v >= floor)) v = floor;
-        put_num_data(f, xe[i + s]);
+        put_num_data(f, x);
         fputc(' ', f);
         put_num_data(f, y[j]);
         fputc(' ', f);
@@ -756,11 +815,75 @@ static void minmax(const double *v, size_t n, double *lo, double *hi) {
     }
 }
 
+/* Columns whose values col[i][j] sit in nb equal bins over lo[i]..hi[i] put
+ * onto one grid of equal rows over min lo .. max hi (as fine as the finest
+ * column, at most maxrows rows), so that the heat map is one surface without
+ * seams.  A row takes the mean of the bins whose centres fall in it or, when
+ * it is narrower than the bins, the bin under its centre; outside a column's
+ * range the value is 0.  Returns z [nx][*ny] and sets *ye to the *ny + 1 row
+ * edges (both malloc'd), or NULL when out of memory. */
+static double *regrid(int64_t nx, int64_t nb, const double *lo, const double *hi,
+                      const double *const *col, int64_t maxrows, int64_t *ny, double **ye) {
+  double y0 = INFINITY, y1 = -INFINITY, w = INFINITY;
+  for (int64_t i = 0; i < nx; i++)
+    if (isfinite(lo[i]) && isfinite(hi[i]) && hi[i] > lo[i]) {
+      y0 = fmin(y0, lo[i]);
+      y1 = fmax(y1, hi[i]);
+      w = fmin(w, (hi[i] - lo[i]) / (double)nb);
+    }
+  if (!(y1 > y0)) {
+    y0 = 0;
+    y1 = 1;
+    w = 1.0 / (double)nb;
+  }
+  double nr = ceil((y1 - y0) / w - 1e-6);
+  int64_t n = nr < 1 ? 1 : nr > (double)maxrows ? maxrows : (int64_t)nr;
+  double W = (y1 - y0) / (double)n;
+  double *z = calloc((size_t)(nx * n), sizeof *z), *e = malloc((size_t)(n + 1) * sizeof *e);
+  int64_t *cnt = malloc((size_t)n * sizeof *cnt);
+  if (!z || !e || !cnt) {
+    free(z);
+    free(e);
+    free(cnt);
+    return NULL;
+  }
+  for (int64_t r = 0; r <= n; r++)
+    e[r] = y0 + (double)r * W;
+  for (int64_t i = 0; i < nx; i++) {
+    double bw = (hi[i] - lo[i]) / (double)nb, *zi = z + i * n;
+    if (!(bw > 0) || !isfinite(lo[i])) continue;
+    if (W >= bw * (1 - 1e-9)) {
+      memset(cnt, 0, (size_t)n * sizeof *cnt);
+      for (int64_t j = 0; j < nb; j++) {
+        double r = floor((lo[i] + ((double)j + 0.5) * bw - y0) / W);
+        int64_t ri = r < 0 ? 0 : r >= (double)n ? n - 1 : (int64_t)r;
+        if (isfinite(col[i][j])) {
+          zi[ri] += col[i][j];
+          cnt[ri]++;
+        }
+      }
+      for (int64_t r = 0; r < n; r++)
+        if (cnt[r]) zi[r] /= (double)cnt[r];
+    } else {
+      for (int64_t r = 0; r < n; r++) {
+        double yc = y0 + ((double)r + 0.5) * W;
+        if (yc < lo[i] || yc >= hi[i]) continue;
+        int64_t j = (int64_t)floor((yc - lo[i]) / bw);
+        zi[r] = col[i][j < nb ? j : nb - 1];
+      }
+    }
+  }
+  free(cnt);
+  *ny = n;
+  *ye = e;
+  return z;
+}
+
 /* Heat-map settings common to all (pm3d map, cells coloured by corner 1). */
 static void heatmap_setup(sdk_strbuf *b) {
-  sdk_sb_puts(b, "set view map\nset pm3d map corners2color c1 noborder\nset pm3d noclipcb\n"
-                 "unset grid\nset tics front\nset colorbox user origin graph 1.03, graph 0 size "
-                 "graph 0.035, graph 1\nset rmargin 14\n");
+  sdk_sb_puts(b, "set view map\nset pm3d map corners2color c1 noborder clipcb\n"
+                 "unset grid\nset tics front\nset style fill solid 1 noborder\n"
+                 "set colorbox user origin graph 1.03, graph 0 size graph 0.035, graph 1\n");
 }
 
 /* Colour range: diverging around zero when the values change sign. */
@@ -865,9 +988,10 @@ static sdk_err draw_drift(plot *p) {
     e = SDK_ERR_IO;
     goto out;
   }
-  sdk_sb_puts(b, "set title ");
+  put_panel(b, 0, 1, pf->nscan == 2 ? RIGHT_HEAT : RIGHT_PLAIN, GAP_SHARED);
+  sdk_sb_puts(b, "set multiplot title ");
   put_title(b, pf, -1, NULL);
-  sdk_sb_puts(b, "\n");
+  sdk_sb_puts(b, " font ',15'\n");
   if (pf->nscan == 0) {
     put_num_data(f, val[0]);
     fputc(' ', f);
@@ -875,9 +999,7 @@ static sdk_err draw_drift(plot *p) {
     fputc('\n', f);
     sdk_sb_printf(b, "set xrange [-1:1]\nunset xtics\nunset mxtics\nset ylabel \"%s\"\n", vlab);
     sdk_sb_printf(b, "set label 1 \"%s = ", vlab);
-    put_num(b, val[0]);
-    sdk_sb_puts(b, " ± ");
-    put_num(b, err[0]);
+    put_val_err(b, val[0], err[0]);
     sdk_sb_puts(b, "\" at graph 0.5, graph 0.9 center font ',18'\n");
     sdk_sb_puts(b, "set offsets 0, 0, graph 0.3, graph 0.3\n");
     sdk_sb_printf(b, "plot '%s' using (0):1:2 with yerrorbars pt 7 ps 2 lw 2 lc rgb '%s'\n", dn,
@@ -895,7 +1017,9 @@ static sdk_err draw_drift(plot *p) {
     put_sym(b, pf->axname[0]);
     sdk_sb_printf(b, "\"\nset ylabel \"%s\"\n", vlab);
     if (pf->axlog[0]) sdk_sb_puts(b, "set logscale x\n");
-    sdk_sb_puts(b, "set xzeroaxis lt -1 lw 0.7\nset offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05\n");
+    if (pf->axn[0] > 40) sdk_sb_puts(b, "set bars small\n");
+    sdk_sb_puts(b, "set xzeroaxis lt -1 lw 0.7\nset autoscale xfix\n"
+                   "set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n");
     sdk_sb_printf(b,
                   "plot '%s' using 1:2:3 with yerrorbars pt 7 ps %s lc rgb '%s', "
                   "'' using 1:2 with lines lw 1 lc rgb '%s'\n",
@@ -937,22 +1061,33 @@ static sdk_err draw_drift(plot *p) {
         e = SDK_ERR_IO;
         goto out;
       }
+      double m = fmax(fabs(lo), fabs(hi));
       for (int64_t i = 0; i < n0; i++)
         for (int64_t j = 0; j < n1; j++) {
           int64_t k = i * n1 + j;
-          fprintf(lf, "%.9g %.9g %.4g %.2g\n", pf->ax[0][i], pf->ax[1][j], val[k], err[k]);
+          /* value and error as text; white on the darkest cells */
+          sdk_strbuf vt;
+          sdk_sb_init(&vt);
+          put_val_err(&vt, val[k], err[k]);
+          char *pm = vt.s ? strstr(vt.s, " ± ") : NULL;
+          if (pm) *pm = 0;
+          int dark = lo < 0 && hi > 0 ? fabs(val[k]) > 0.6 * m : hi > lo && val[k] < lo + 0.45 * (hi - lo);
+          fprintf(lf, "%.9g %.9g %s %s %d\n", pf->ax[0][i], pf->ax[1][j], vt.s ? vt.s : "nan",
+                  pm ? pm + strlen(" ± ") : "nan", dark ? 0xffffff : 0);
+          sdk_sb_free(&vt);
         }
       if ((e = data_close(p, lf, ln)) != SDK_OK) {
         fclose(f);
         sdk_sb_free(&vl);
         goto out;
       }
-      sdk_sb_printf(b, ", '%s' using 1:2:(0):(sprintf('%%.3g\\n± %%.2g', $3, $4)) with labels "
-                       "font ',13' tc rgb 'black'",
+      sdk_sb_printf(b, ", '%s' using 1:2:(0):(strcol(3).\"\\n± \".strcol(4)):5 with labels "
+                       "font ',13' tc rgb variable",
                     ln);
     }
     sdk_sb_puts(b, "\n");
   }
+  sdk_sb_puts(b, "unset multiplot\n");
   sdk_sb_free(&vl);
   e = data_close(p, f, dn);
 out:
@@ -985,18 +1120,16 @@ static sdk_err draw_moments(plot *p) {
   sdk_strbuf note;
   sdk_sb_init(&note);
   put_fixed_note(&note, pf, &c);
-  sdk_sb_printf(b, "set multiplot layout %d,1 title ", nv);
+  sdk_sb_puts(b, "set multiplot title ");
   put_title(b, pf, -1, note.s);
   sdk_sb_free(&note);
   sdk_sb_puts(b, " font ',15'\n");
-  if (c.heat) {
+  double right = c.heat ? RIGHT_HEAT : c.n > 1 ? RIGHT_KEY : RIGHT_PLAIN;
+  if (c.heat)
     heatmap_setup(b);
-  } else {
-    sdk_sb_puts(b, "set lmargin 12\nset rmargin 3\n");
+  else
     sdk_sb_printf(b, "set key %s font ',12' spacing 1.1\n",
-                  c.n > 1 ? "outside right top vertical" : "top left opaque");
-    if (c.n > 1) sdk_sb_puts(b, "set rmargin 19\n");
-  }
+                  c.n > 1 ? "at screen 0.79, screen 0.865 left top vertical Left reverse" : "top right opaque");
   for (int k = 0; k < nv && e == SDK_OK; k++) {
     const char *vn = pf->vars[vi[k]];
     char path[300];
@@ -1019,6 +1152,7 @@ static sdk_err draw_moments(plot *p) {
       e = SDK_ERR_IO;
       break;
     }
+    put_panel(b, k, nv, right, GAP_SHARED);
     sdk_sb_puts(b, "set xlabel ");
     if (k == nv - 1)
       put_time_label(b, pf);
@@ -1048,8 +1182,8 @@ static sdk_err draw_moments(plot *p) {
         }
         fputs("\n\n", f);
         const char *col = COLORS[q % NCOLORS];
-        sdk_sb_printf(b, "%s'%s' index %lld using 1:3:4 with filledcurves lc rgb '%s'%s, ",
-                      q ? ", " : "", dn, (long long)q, col,
+        sdk_sb_printf(b, "%s'%s' index %lld using 1:3:4 with filledcurves fs transparent solid %s noborder lc rgb '%s'%s, ",
+                      q ? ", " : "", dn, (long long)q, c.n > 2 ? "0.12" : "0.22", col,
                       c.n == 1 ? " title 'mean ± s.d.'" : "");
         sdk_sb_printf(b, "'%s' index %lld using 1:2 with lines lw 1.5 lc rgb '%s' title \"", dn,
                       (long long)q, col);
@@ -1097,7 +1231,7 @@ static sdk_err draw_moments(plot *p) {
       double lo, hi;
       minmax(z, (size_t)(nx * ns), &lo, &hi);
       put_palette(b, "sequential");
-      sdk_sb_puts(b, "set cbrange [*:*]\n");
+      sdk_sb_puts(b, "unset logscale cb\nset format cb '%g'\nset cbrange [*:*]\n");
       if (hi == lo) sdk_sb_printf(b, "set cbrange [%.9g:%.9g]\n", lo - 1, hi + 1);
       /* x: the scan axis; y: time; colour: the mean */
       sdk_sb_puts(b, "set xlabel ");
@@ -1108,9 +1242,9 @@ static sdk_err draw_moments(plot *p) {
       } else {
         sdk_sb_puts(b, "''");
       }
-      sdk_sb_puts(b, "\nset ylabel ");
-      put_time_label(b, pf);
-      sdk_sb_puts(b, " font ',12'\nset cblabel \"mean of ");
+      sdk_sb_puts(b, pf->in_periods ? "\nset ylabel \"{/:Italic t} / {/:Italic T}\""
+                                    : "\nset ylabel \"{/:Italic t}\"");
+      sdk_sb_puts(b, "\nset cblabel \"mean of ");
       put_sym(b, vn);
       sdk_sb_puts(b, "\"\n");
       if (pf->axlog[c.hx]) sdk_sb_puts(b, "set logscale x\n");
@@ -1147,17 +1281,16 @@ static sdk_err draw_hist(plot *p) {
   sdk_strbuf note;
   sdk_sb_init(&note);
   put_fixed_note(&note, pf, &c);
-  sdk_sb_printf(b, "set multiplot layout %d,1 title ", nv);
+  sdk_sb_puts(b, "set multiplot title ");
   put_title(b, pf, -1, note.s);
   sdk_sb_free(&note);
   sdk_sb_puts(b, " font ',15'\n");
+  double right = c.heat ? RIGHT_HEAT : c.n > 1 ? RIGHT_KEY : RIGHT_PLAIN;
   if (c.heat)
     heatmap_setup(b);
-  else {
-    sdk_sb_puts(b, "set lmargin 12\nset rmargin 3\n");
-    sdk_sb_puts(b, "set key top right font ',12' spacing 1.1\n");
-    if (c.n > 1) sdk_sb_puts(b, "set key outside right top vertical\nset rmargin 19\n");
-  }
+  else
+    sdk_sb_printf(b, "set key %s font ',12' spacing 1.1\n",
+                  c.n > 1 ? "at screen 0.79, screen 0.865 left top vertical Left reverse" : "top right");
   for (int k = 0; k < nv && e == SDK_OK; k++) {
     const char *vn = pf->vars[vi[k]];
     char path[300];
@@ -1190,6 +1323,7 @@ static sdk_err draw_hist(plot *p) {
       e = SDK_ERR_IO;
       break;
     }
+    put_panel(b, k, nv, right, GAP_OWN_AXIS);
     sdk_sb_puts(b, "set xlabel \"");
     put_sym(b, vn);
     sdk_sb_puts(b, "\"\n");
@@ -1209,44 +1343,62 @@ static sdk_err draw_hist(plot *p) {
         fputs("\n\n", f);
         const char *col = COLORS[q % NCOLORS];
         if (c.n == 1)
-          sdk_sb_printf(b, "'%s' index 0 using 1:2 with boxes lc rgb '%s', ", dn, col);
+          sdk_sb_printf(b, "'%s' index 0 using 1:2 with boxes fs transparent solid 0.22 noborder lc rgb '%s', ", dn, col);
         sdk_sb_printf(b, "%s'%s' index %lld using 1:2 with histeps lw 1.5 lc rgb '%s' title \"",
                       q ? ", " : "", dn, (long long)q, col);
-        if (c.n == 1)
-          sdk_sb_printf(b, "final distribution");
-        else
+        if (c.n == 1 && pf->nsteps > 0) {
+          sdk_sb_puts(b, "at {/:Italic t} = ");
+          put_num(b, (double)pf->nsteps * pf->dt[g] * pf->tscale);
+          if (pf->in_periods) sdk_sb_puts(b, " {/:Italic T}");
+        } else if (c.n == 1) {
+          sdk_sb_puts(b, "final distribution");
+        } else {
           put_grid_label(b, pf, g);
+        }
         sdk_sb_puts(b, "\"");
       }
       sdk_sb_puts(b, "\n");
+      if (k == 0 && c.n > 1) sdk_sb_puts(b, "unset key\n");
     } else {
-      int64_t nx = pf->axn[c.hx];
+      int64_t nx = pf->axn[c.hx], ny = 0;
       free(xe);
       free(ye);
+      ye = NULL;
       xe = malloc((size_t)(nx + 1) * sizeof *xe);
-      ye = malloc((size_t)nx * (size_t)(nb + 1) * sizeof *ye);
-      double *z = malloc((size_t)nx * (size_t)nb * sizeof *z);
-      if (!xe || !ye || !z) {
-        free(z);
+      double *cl = malloc((size_t)nx * sizeof *cl), *ch = malloc((size_t)nx * sizeof *ch), *z = NULL;
+      const double **cols = malloc((size_t)nx * sizeof *cols);
+      if (xe && cl && ch && cols) {
+        for (int64_t i = 0; i < nx; i++) {
+          int64_t g = heat_grid(pf, &c, i);
+          cl[i] = lo[g];
+          ch[i] = hi[g];
+          cols[i] = dens + g * nb;
+        }
+        z = regrid(nx, nb, cl, ch, cols, MAX_ROWS, &ny, &ye);
+      }
+      free(cl);
+      free(ch);
+      free(cols);
+      if (!z) {
         fclose(f);
         e = SDK_FAIL(p->eb, SDK_ERR_NOMEM, "out of memory");
         break;
       }
       edges_from_centres(pf->ax[c.hx], nx, pf->axlog[c.hx], xe);
-      double ylo = INFINITY, yhi = -INFINITY;
-      for (int64_t i = 0; i < nx; i++) {
-        int64_t g = heat_grid(pf, &c, i);
-        for (int64_t j = 0; j <= nb; j++)
-          ye[i * (nb + 1) + j] = lo[g] + (hi[g] - lo[g]) * (double)j / (double)nb;
-        for (int64_t j = 0; j < nb; j++)
-          z[i * nb + j] = dens[g * nb + j];
-        if (lo[g] < ylo) ylo = lo[g];
-        if (hi[g] > yhi) yhi = hi[g];
-      }
-      write_cells(f, nx, xe, nb, ye, nb + 1, z, 0);
+      double ylo = ye[0], yhi = ye[ny];
+      /* log colour scale: distributions at different parameters differ a lot */
+      double zlo, zhi, zminpos = INFINITY;
+      minmax(z, (size_t)(nx * ny), &zlo, &zhi);
+      for (int64_t q = 0; q < nx * ny; q++)
+        if (z[q] > 0 && z[q] < zminpos) zminpos = z[q];
+      if (!(zhi > 0)) zhi = 1;
+      double cbmin = fmax(zminpos, zhi * 1e-5);
+      if (!(cbmin < zhi)) cbmin = zhi * 1e-3;
+      write_cells(f, nx, xe, ny, ye, 0, z, cbmin * 0.5);
       free(z);
       put_palette(b, "density");
-      sdk_sb_puts(b, "set cbrange [0:*]\nset xlabel \"");
+      sdk_sb_printf(b, "set logscale cb\nset format cb '10^{%%L}'\nunset mcbtics\nset cbrange [%.6g:%.6g]\n", cbmin, zhi);
+      sdk_sb_puts(b, "set xlabel \"");
       put_sym(b, pf->axname[c.hx]);
       sdk_sb_puts(b, "\"\nset ylabel \"");
       put_sym(b, vn);
@@ -1271,9 +1423,10 @@ static sdk_err draw_hist(plot *p) {
 /* ---- saved paths (alone, or on top of the density) ---- */
 
 /* Write the saved paths of variable vn at grid point g as blocks (one per
- * path) of "t x" lines.  *npaths gets the number of paths. */
+ * path) of "t x" lines.  *npaths gets the number of paths, xr[2] (if not
+ * NULL) the range of the values. */
 static sdk_err write_paths(plot *p, const char *vn, int64_t g, char dn[32], int64_t *npaths,
-                           double *tlo, double *thi) {
+                           double *tlo, double *thi, double *xr) {
   const pfile *pf = p->pf;
   char path[300];
   int nt = 1;
@@ -1304,6 +1457,7 @@ static sdk_err write_paths(plot *p, const char *vn, int64_t g, char dn[32], int6
   }
   *tlo = INFINITY;
   *thi = -INFINITY;
+  if (xr) minmax(x, (size_t)(np * ns), &xr[0], &xr[1]);
   for (int64_t k = 0; k < np; k++) {
     for (int64_t s = 0; s < ns; s++) {
       double ts = t[s] * pf->tscale;
@@ -1336,15 +1490,16 @@ static sdk_err draw_paths(plot *p) {
   double *idx = NULL;
   int64_t nidx = 0;
   if (has(pf->f, "paths/index")) idx = read_1d(pf, "paths/index", &nidx, p->eb);
-  sdk_sb_printf(b, "set multiplot layout %d,1 title ", nv);
+  sdk_sb_puts(b, "set multiplot title ");
   put_title(b, pf, g, "saved sample paths");
-  sdk_sb_puts(b, " font ',15'\nset lmargin 12\nset rmargin 3\n");
+  sdk_sb_puts(b, " font ',15'\n");
   for (int k = 0; k < nv && e == SDK_OK; k++) {
     const char *vn = pf->vars[vi[k]];
     char dn[32];
     int64_t np;
     double tlo, thi;
-    if ((e = write_paths(p, vn, g, dn, &np, &tlo, &thi)) != SDK_OK) break;
+    if ((e = write_paths(p, vn, g, dn, &np, &tlo, &thi, NULL)) != SDK_OK) break;
+    put_panel(b, k, nv, np <= 10 ? RIGHT_KEY : RIGHT_PLAIN, GAP_SHARED);
     sdk_sb_puts(b, "set xlabel ");
     if (k == nv - 1)
       put_time_label(b, pf);
@@ -1354,8 +1509,7 @@ static sdk_err draw_paths(plot *p) {
     put_sym(b, vn);
     sdk_sb_printf(b, "\"\nset xrange [%.9g:%.9g]\n", tlo, thi > tlo ? thi : tlo + 1);
     if (np <= 10)
-      sdk_sb_puts(b, k == 0 ? "set key outside right top vertical font ',12'\nset rmargin 16\n"
-                            : "unset key\n");
+      sdk_sb_puts(b, k == 0 ? "set key at screen 0.79, screen 0.865 left top vertical Left reverse font ',12'\n" : "unset key\n");
     else
       sdk_sb_puts(b, "unset key\n");
     sdk_sb_puts(b, "plot ");
@@ -1427,44 +1581,38 @@ static sdk_err draw_density(plot *p) {
     H5Oclose(grp);
   }
 
-  /* columns: every k-th sample (at most MAX_COLS); rows: bins merged by m
-   * (at most MAX_ROWS), merged bins averaged */
-  int64_t ck = (ns + MAX_COLS - 1) / MAX_COLS, m = (nb + MAX_ROWS - 1) / MAX_ROWS;
-  int64_t nx = (ns + ck - 1) / ck, ny = (nb + m - 1) / m;
+  /* columns: every ck-th sample (at most MAX_COLS); rows: one grid for
+   * all (at most MAX_ROWS) */
+  int64_t ck = (ns + MAX_COLS - 1) / MAX_COLS;
+  int64_t nx = (ns + ck - 1) / ck, ny = 0;
   xe = malloc((size_t)(nx + 1) * sizeof *xe);
-  ye = malloc((size_t)(per_sample ? nx : 1) * (size_t)(ny + 1) * sizeof *ye);
-  z = malloc((size_t)nx * (size_t)ny * sizeof *z);
-  double *tc = malloc((size_t)nx * sizeof *tc);
-  if (!xe || !ye || !z || !tc) {
+  double *tc = malloc((size_t)nx * sizeof *tc), *cl = malloc((size_t)nx * sizeof *cl),
+         *ch = malloc((size_t)nx * sizeof *ch);
+  const double **cols = malloc((size_t)nx * sizeof *cols);
+  if (xe && tc && cl && ch && cols) {
+    for (int64_t i = 0; i < nx; i++) {
+      int64_t s = i * ck;
+      tc[i] = t[s] * pf->tscale;
+      cl[i] = per_sample ? lo[s] : lo[0];
+      ch[i] = per_sample ? hi[s] : hi[0];
+      cols[i] = P + s * nb;
+    }
+    z = regrid(nx, nb, cl, ch, cols, MAX_ROWS, &ny, &ye);
+  }
+  free(cl);
+  free(ch);
+  free(cols);
+  if (!z) {
     free(tc);
     e = SDK_FAIL(p->eb, SDK_ERR_NOMEM, "out of memory");
     goto out;
   }
-  double zmax = 0, zminpos = INFINITY, ylo = INFINITY, yhi = -INFINITY;
-  for (int64_t i = 0; i < nx; i++) {
-    int64_t s = i * ck;
-    tc[i] = t[s] * pf->tscale;
-    double l = per_sample ? lo[s] : lo[0], h = per_sample ? hi[s] : hi[0];
-    if (l < ylo) ylo = l;
-    if (h > yhi) yhi = h;
-    if (per_sample || i == 0) {
-      double *y = ye + (per_sample ? i * (ny + 1) : 0);
-      for (int64_t j = 0; j <= ny; j++) {
-        int64_t bj = j * m < nb ? j * m : nb;
-        y[j] = l + (h - l) * (double)bj / (double)nb;
-      }
+  double zmax = 0, zminpos = INFINITY, ylo = ye[0], yhi = ye[ny];
+  for (int64_t q = 0; q < nx * ny; q++)
+    if (isfinite(z[q])) {
+      if (z[q] > zmax) zmax = z[q];
+      if (z[q] > 0 && z[q] < zminpos) zminpos = z[q];
     }
-    for (int64_t j = 0; j < ny; j++) {
-      double sum = 0;
-      int64_t cnt = 0;
-      for (int64_t q = j * m; q < (j + 1) * m && q < nb; q++, cnt++)
-        sum += P[s * nb + q];
-      double v = cnt ? sum / (double)cnt : 0;
-      z[i * ny + j] = v;
-      if (isfinite(v) && v > zmax) zmax = v;
-      if (isfinite(v) && v > 0 && v < zminpos) zminpos = v;
-    }
-  }
   edges_from_centres(tc, nx, 0, xe);
   if (nx > 1 && xe[0] < 0 && tc[0] >= 0) xe[0] = tc[0]; /* do not start before t = 0 */
   free(tc);
@@ -1477,24 +1625,53 @@ static sdk_err draw_density(plot *p) {
     e = SDK_ERR_IO;
     goto out;
   }
-  write_cells(f, nx, xe, ny, ye, per_sample ? ny + 1 : 0, z, cbmin * 0.5);
+  write_cells(f, nx, xe, ny, ye, 0, z, cbmin * 0.5);
   if ((e = data_close(p, f, dn)) != SDK_OK) goto out;
 
   /* sample paths on top */
   char pn[32] = "";
   int64_t np = 0;
+  double pr[2] = {INFINITY, -INFINITY};
   if (has_f(pf->f, "paths/%s", vn) && has(pf->f, "paths/t")) {
     double a, c;
-    if ((e = write_paths(p, vn, g, pn, &np, &a, &c)) != SDK_OK) goto out;
+    if ((e = write_paths(p, vn, g, pn, &np, &a, &c, pr)) != SDK_OK) goto out;
   }
+  /* y range: where the density is visible, and the paths */
+  double oy[2] = {pr[0], pr[1]};
+  for (int64_t i = 0; i < nx; i++)
+    for (int64_t j = 0; j < ny; j++)
+      if (z[i * ny + j] >= cbmin) {
+        if (ye[j] < oy[0]) oy[0] = ye[j];
+        if (ye[j + 1] > oy[1]) oy[1] = ye[j + 1];
+      }
+  if (oy[0] < oy[1]) {
+    /* a margin where the density does not reach the edge of the bins */
+    double pad = 0.06 * (oy[1] - oy[0]), full[2] = {ylo, yhi};
+    ylo = fmin(fmax(oy[0] - pad, full[0]), oy[0]);
+    yhi = fmax(fmin(oy[1] + pad, full[1]), oy[1]);
+    if (pr[0] < ylo) ylo = pr[0] - pad;
+    if (pr[1] > yhi) yhi = pr[1] + pad;
+  }
+  /* log colour scale when the density spans decades, else linear */
+  int logcb = zmax / cbmin > 100;
 
-  sdk_sb_puts(b, "set title ");
+  put_panel(b, 0, 1, RIGHT_HEAT, GAP_SHARED);
+  sdk_sb_puts(b, "set multiplot title ");
   put_title(b, pf, g, coarse ? "coarse-grained: bins one period of the potential wide" : NULL);
-  sdk_sb_puts(b, "\n");
+  sdk_sb_puts(b, " font ',15'\n");
   heatmap_setup(b);
   put_palette(b, "density");
-  sdk_sb_puts(b, "set logscale cb\nset format cb '10^{%L}'\n");
-  sdk_sb_printf(b, "set cbrange [%.6g:%.6g]\n", cbmin, zmax);
+  if (logcb) {
+    sdk_sb_puts(b, "set logscale cb\nset format cb '10^{%L}'\nunset mcbtics\n");
+    sdk_sb_printf(b, "set cbrange [%.6g:%.6g]\n", cbmin, zmax);
+  } else {
+    sdk_sb_printf(b, "set cbrange [0:%.6g]\n", zmax);
+  }
+  /* a phase: tics in units of pi */
+  if (fabs(yhi - ylo - 2 * M_PI) < 1e-6 && (fabs(ylo) < 1e-9 || fabs(ylo + M_PI) < 1e-9))
+    sdk_sb_printf(b, "set ytics (%s)\nset mytics 2\n",
+                  ylo > -1 ? "'0' 0, 'π/2' pi/2, 'π' pi, '3π/2' 3*pi/2, '2π' 2*pi"
+                           : "'−π' -pi, '−π/2' -pi/2, '0' 0, 'π/2' pi/2, 'π' pi");
   sdk_sb_puts(b, "set xlabel ");
   put_time_label(b, pf);
   sdk_sb_puts(b, "\nset ylabel \"");
@@ -1510,7 +1687,7 @@ static sdk_err draw_density(plot *p) {
   for (int64_t q = 0; q < np; q++)
     sdk_sb_printf(b, ", '%s' index %lld using 1:2:(0) with lines lw 1.2 lc rgb 'black'%s", pn,
                   (long long)q, q == 0 ? " title 'sample paths'" : "");
-  sdk_sb_puts(b, "\n");
+  sdk_sb_puts(b, "\nunset multiplot\n");
 out:
   free(t);
   free(P);
@@ -1585,15 +1762,16 @@ static sdk_err draw_order(plot *p) {
     fputs("\n\n", f);
   }
   if ((e = data_close(p, f, dn)) != SDK_OK) goto out;
-  sdk_sb_printf(b, "set multiplot layout %d,1 title ", psi ? 2 : 1);
+  sdk_sb_puts(b, "set multiplot title ");
   put_title(b, pf, -1, NULL);
-  sdk_sb_puts(b, " font ',15'\nset lmargin 12\n");
+  sdk_sb_puts(b, " font ',15'\n");
   if (c.n > 1)
-    sdk_sb_puts(b, "set key outside right top vertical font ',12'\nset rmargin 19\n");
+    sdk_sb_puts(b, "set key at screen 0.79, screen 0.865 left top vertical Left reverse font ',12'\n");
   else
-    sdk_sb_puts(b, "unset key\nset rmargin 3\n");
+    sdk_sb_puts(b, "unset key\n");
   for (int panel = 0; panel < (psi ? 2 : 1); panel++) {
     int last = panel == (psi ? 1 : 0);
+    put_panel(b, panel, psi ? 2 : 1, c.n > 1 ? RIGHT_KEY : RIGHT_PLAIN, GAP_SHARED);
     sdk_sb_puts(b, "set xlabel ");
     if (last)
       put_time_label(b, pf);

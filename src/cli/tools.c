@@ -62,7 +62,9 @@ int sdk_cli_compile_cfg(const sdk_run_config *c, const char *arch, int cuda) {
   if (e == SDK_OK)
     printf("sdekit: %s: %s precision, %s, %sfast-math, on %s\nsdekit: %s\n", m->name,
            c->single ? "single" : "double",
-           c->scheme ? c->scheme : m->multiplicative ? "euler" : "srk2",
+           c->scheme                                                             ? c->scheme
+           : m->multiplicative || m->interacting || m->npart || (c->observe & SDK_OBS_ORDER) ? "euler"
+                                                                                             : "srk2",
            c->fast_math ? "" : "no ", where, report);
   if (be->module_free) be->module_free(&mod);
   if (ctx) be->close(&ctx);

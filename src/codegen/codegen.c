@@ -12,7 +12,11 @@ extern const char sdk_embedded_philox[];
 static void emit_sym(void *user, sdk_strbuf *out, const sdk_expr *e) {
   (void)user;
   if (e->sym == SDK_SYM_TIME) sdk_sb_puts(out, "t");
-  else sdk_sb_puts(out, e->name); /* vars and params are C locals of the same name */
+  else if (e->sym == SDK_SYM_OTHER && SDK_OTHER_KIND(e->index) == SDK_OTHER_VARJ)
+    sdk_sb_printf(out, "sdk_xj%d", SDK_OTHER_INDEX(e->index)); /* particle j of a pair */
+  else if (e->sym == SDK_SYM_OTHER && SDK_OTHER_KIND(e->index) == SDK_OTHER_PARTJ)
+    sdk_sb_printf(out, "sdk_pj%d", SDK_OTHER_INDEX(e->index));
+  else sdk_sb_puts(out, e->name); /* vars, params and the rest are C locals of the same name */
 }
 
 static void emit_number(sdk_strbuf *b, const sdk_codegen_opts *o, double v);
@@ -199,6 +203,8 @@ void sdk_cg_fixed_params(sdk_strbuf *b, const sdk_codegen_opts *o, const char *i
   }
 }
 
+void sdk_cg_number(sdk_strbuf *b, const sdk_codegen_opts *o, double v) { emit_number(b, o, v); }
+
 static void emit_number(sdk_strbuf *b, const sdk_codegen_opts *o, double v) {
   char buf[64];
   snprintf(buf, sizeof buf, "%.17g", v);
@@ -368,6 +374,7 @@ static void emit_cpu(sdk_strbuf *b, const sdk_codegen_opts *o) {
   const sdk_model *m = o->model;
   int nv = m->nvars, nn = m->nnoise;
   int zrows = ((SDK_CPU_SUBSTEPS * (nn > 0 ? nn : 1) + 3) / 4 + 1) * 4;
+  if (o->sysmode) zrows = 4; /* unused there */
   sdk_sb_printf(b, "\n#define SDK_BLK %d\n#define SDK_SUB %d\n#define SDK_ZROWS %d\n",
                 SDK_CPU_BLOCK, SDK_CPU_SUBSTEPS, zrows);
   sdk_sb_printf(b, "int sdk_abi(void) { return %d; }\n", SDK_KERNEL_ABI);
@@ -388,6 +395,10 @@ static void emit_cpu(sdk_strbuf *b, const sdk_codegen_opts *o) {
   sdk_cg_init(b, o, "    ");
   for (int v = 0; v < nv; v++) sdk_sb_printf(b, "    st[%d * npad + p] = sdk_x%d;\n", v, v);
   sdk_sb_puts(b, "  }\n}\n");
+  if (o->sysmode) {
+    sdk_cg_emit_sys_cpu(b, o); /* interacting systems: their own driver */
+    return;
+  }
 
   /* advance */
   sdk_sb_puts(b,
@@ -480,6 +491,14 @@ static void emit_cpu(sdk_strbuf *b, const sdk_codegen_opts *o) {
 
 sdk_err sdk_codegen(const sdk_codegen_opts *o, char **out, sdk_errbuf *eb) {
   *out = NULL;
+  if (o->sysmode && o->scheme->stages != 1)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "systems of interacting particles are integrated with --scheme euler only "
+                    "(as the paper's PROG2/PROG3), not %s",
+                    o->scheme->name);
+  if (!o->sysmode && (o->model->interacting))
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "model '%s' couples particles: run it with --particles N",
+                    o->model->name);
   if (o->scheme->additive_only && o->model->multiplicative)
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "scheme %s assumes additive noise but model '%s' has state-dependent noise; "

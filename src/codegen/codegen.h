@@ -48,6 +48,12 @@ typedef struct sdk_codegen_opts {
   double dt;
   int64_t spp;             /* > 0: t = (n mod spp) * dt (periodic driving) */
   int64_t ngrid;
+  /* systems of interacting particles (see sys.c): the module then holds
+   * sdk_init and the system driver instead of sdk_advance */
+  int sysmode;
+  int order_var;           /* >= 0: reduce exp(i factor x_var) every step (order parameter) */
+  double order_factor;     /* 2 pi / period of order_var */
+  int64_t particles;       /* particles per system (tunes the CUDA system kernel) */
 } sdk_codegen_opts;
 
 /* Generate the full kernel source; *out is malloc'd. */

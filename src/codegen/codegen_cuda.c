@@ -133,6 +133,37 @@ static const char REDUCTIONS[] =
     "    if (b < 0) b = 0;\n"
     "    atomicAdd(&counts[g * bins + b], 1ull);\n"
     "  }\n"
+    "}\n"
+    "/* Histogram of (x_v mod period) on [0, period): block b takes paths\n"
+    " * [b * per, (b + 1) * per) of the ngrid * ppg held, counting into shared memory\n"
+    " * (bins <= shbins) for the grid point of its first path, then adds the block's\n"
+    " * counts to counts[g * bins + bin] (integer atomics: deterministic). */\n"
+    "extern \"C\" __global__ void __launch_bounds__(SDK_RED_CHUNK)\n"
+    "sdk_red_hist_mod(const real *__restrict__ st, sdk_i64 npad, int v, sdk_i64 ppg, sdk_i64 ngrid,\n"
+    "                 sdk_i64 bins, double period, sdk_i64 per, int shbins,\n"
+    "                 unsigned long long *counts) {\n"
+    "  extern __shared__ unsigned int sh[];\n"
+    "  const sdk_i64 q0 = (sdk_i64)blockIdx.x * per, tot = ngrid * ppg;\n"
+    "  const sdk_i64 q1 = q0 + per < tot ? q0 + per : tot;\n"
+    "  const sdk_i64 g0 = q0 / ppg;\n"
+    "  const double inv = 1.0 / period;\n"
+    "  for (int k = threadIdx.x; k < shbins; k += SDK_RED_CHUNK) sh[k] = 0u;\n"
+    "  __syncthreads();\n"
+    "  for (sdk_i64 q = q0 + threadIdx.x; q < q1; q += SDK_RED_CHUNK) {\n"
+    "    const double x = (double)st[(sdk_i64)v * npad + q];\n"
+    "    if (!sdk_finite_(x)) continue;\n"
+    "    double u = x * inv;\n"
+    "    u -= floor(u);\n"
+    "    sdk_i64 k = (sdk_i64)(u * (double)bins);\n"
+    "    if (k >= bins) k = bins - 1;\n"
+    "    if (k < 0) k = 0;\n"
+    "    const sdk_i64 g = q / ppg;\n"
+    "    if (g == g0 && shbins > 0) atomicAdd(&sh[k], 1u);\n"
+    "    else atomicAdd(&counts[g * bins + k], 1ull);\n"
+    "  }\n"
+    "  __syncthreads();\n"
+    "  for (int k = threadIdx.x; k < shbins; k += SDK_RED_CHUNK)\n"
+    "    if (sh[k]) atomicAdd(&counts[g0 * bins + k], (unsigned long long)sh[k]);\n"
     "}\n";
 
 static int gcd4(int n) {
@@ -167,6 +198,12 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
   sdk_cg_init(b, o, "  ");
   for (int v = 0; v < nv; v++) sdk_sb_printf(b, "  st[%d * npad + p] = sdk_x%d;\n", v, v);
   sdk_sb_puts(b, "}\n");
+  if (o->sysmode) {
+    /* systems of interacting particles: their own step kernel (sys_cuda.c) */
+    sdk_cg_emit_sys_cuda(b, o);
+    sdk_sb_puts(b, REDUCTIONS);
+    return;
+  }
 
   /* advance: one thread per path, all nsteps in registers.
    *

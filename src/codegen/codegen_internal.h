@@ -32,6 +32,42 @@ void sdk_cg_hoist_decls(sdk_strbuf *b, const sdk_codegen_opts *o, const sdk_cg_h
                         const char *ind);
 void sdk_cg_fixed_params(sdk_strbuf *b, const sdk_codegen_opts *o, const char *ind);
 
+void sdk_cg_number(sdk_strbuf *b, const sdk_codegen_opts *o, double v);
+
+/* ---- systems of interacting particles (sys.c, sys_cpu.c, sys_cuda.c) ---- */
+#define SDK_CG_MAX_RED 64
+/* The expressions averaged over each system every step: the [meanfield]
+ * entries first (entry k is value k), then the order parameter's
+ * cos(factor x) and sin(factor x) unless a [meanfield] entry is already the
+ * same expression. */
+typedef struct sdk_cg_red {
+  int n;
+  const sdk_expr *e[SDK_CG_MAX_RED];
+  int line[SDK_CG_MAX_RED];
+  int ocos, osin;    /* indices of the order parameter's sums, -1 without */
+  sdk_expr *own[2];  /* built here */
+} sdk_cg_red;
+void sdk_cg_red_build(sdk_cg_red *r, const sdk_codegen_opts *o);
+void sdk_cg_red_free(sdk_cg_red *r);
+/* Is particle parameter k the same for every particle (a constant, or a
+ * distribution of zero width with fixed parameters)? */
+int sdk_cg_part_const(const sdk_codegen_opts *o, int k);
+/* Draw particle parameter k of global particle `gpart` (a C expression) into
+ * the lvalue `dst`; needs the parameters and sdk_seed in scope. */
+void sdk_cg_part_draw(sdk_strbuf *b, const sdk_codegen_opts *o, int k, const char *gpart,
+                      const char *dst, const char *ind);
+/* "const real NAME = ..." for every particle parameter: the constant ones
+ * from their value, the others from `fmt` (printf with k, e.g.
+ * "pp[%d * npad + p]"); j != 0: the particle-j names sdk_pj<k> (only those
+ * the pair functions use). */
+void sdk_cg_part_bind(sdk_strbuf *b, const sdk_codegen_opts *o, const char *fmt, int j,
+                      const char *ind);
+/* Emit an expression with its #line (as sdk_cg_emit_expr). */
+void sdk_cg_emit_sys_cpu(sdk_strbuf *b, const sdk_codegen_opts *o);
+void sdk_cg_emit_sys_cuda(sdk_strbuf *b, const sdk_codegen_opts *o);
+/* Does any pair function use particle parameter k of particle j / variable v of particle j? */
+int sdk_cg_pair_uses(const sdk_model *m, int kind, int k);
+
 /* Largest period (in steps) whose time-only values the CUDA driver tabulates. */
 #define SDK_CUDA_MAX_TTAB 65536
 /* CUDA driver (codegen_cuda.c). */

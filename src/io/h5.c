@@ -215,6 +215,7 @@ static sdk_err write_root(h5w *w, const sdk_results *r, hid_t root) {
   SDK_CHECK(attr_str(w, root, "backend", r->backend));
   SDK_CHECK(attr_u64(w, root, "seed", r->seed));
   SDK_CHECK(attr_i64(w, root, "paths", r->paths));
+  if (r->particles > 1) SDK_CHECK(attr_i64(w, root, "particles", r->particles));
   SDK_CHECK(attr_f64(w, root, "period", r->period));
   SDK_CHECK(attr_i64(w, root, "spp", r->spp));
   SDK_CHECK(attr_i64(w, root, "nsteps", r->nsteps));
@@ -486,6 +487,39 @@ static sdk_err write_density(h5w *w, const sdk_results *r, hid_t file, int rank,
   return SDK_OK;
 }
 
+/* order/step [ns], order/t, order/r, order/r_err, order/psi [grid..., ns];
+ * attributes var, period, particles, systems, every */
+static sdk_err write_order(h5w *w, const sdk_results *r, hid_t file, int rank,
+                           const hsize_t *gdims) {
+  int64_t ng = r->ngrid, ns = r->order_nsamples;
+  hid_t g = group_create(w, file, "order");
+  if (g < 0) return SDK_ERR_IO;
+  int64_t np = r->particles > 0 ? r->particles : 1;
+  sdk_err e = attr_str(w, g, "var", r->var_names[r->order_var]);
+  if (e == SDK_OK) e = attr_f64(w, g, "period", r->order_period);
+  if (e == SDK_OK) e = attr_i64(w, g, "particles", np);
+  if (e == SDK_OK) e = attr_i64(w, g, "systems", r->paths / np);
+  if (e == SDK_OK) e = attr_i64(w, g, "every", r->order_every);
+  H5Gclose(g);
+  if (e != SDK_OK) return e;
+  hsize_t nsd = (hsize_t)ns, dims[SDK_MAX_SCAN + 1];
+  for (int i = 0; i < rank; i++) dims[i] = gdims[i];
+  dims[rank] = (hsize_t)ns;
+  hid_t d = dset_write(w, file, "order/step", H5T_STD_I64LE, H5T_NATIVE_INT64, 1, &nsd, r->order_step);
+  if (d < 0) return SDK_ERR_IO;
+  H5Dclose(d);
+  double *buf = malloc((size_t)(ng * ns > 0 ? ng * ns : 1) * sizeof *buf);
+  if (!buf) return SDK_FAIL(w->eb, SDK_ERR_NOMEM, "out of memory writing '%s'", w->path);
+  for (int64_t q = 0; q < ng; q++)
+    for (int64_t s = 0; s < ns; s++) buf[q * ns + s] = (double)r->order_step[s] * r->dt[q];
+  e = dset_f64(w, file, "order/t", rank + 1, dims, buf);
+  free(buf);
+  if (e == SDK_OK) e = dset_f64(w, file, "order/r", rank + 1, dims, r->order_r);
+  if (e == SDK_OK) e = dset_f64(w, file, "order/r_err", rank + 1, dims, r->order_r_err);
+  if (e == SDK_OK) e = dset_f64(w, file, "order/psi", rank + 1, dims, r->order_psi);
+  return e;
+}
+
 sdk_err sdk_write_h5(const sdk_results *r, const char *path, sdk_errbuf *eb) {
   SDK_CHECK(check_results(r, path, eb));
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -530,6 +564,7 @@ sdk_err sdk_write_h5(const sdk_results *r, const char *path, sdk_errbuf *eb) {
   if (r->density) SDK_TRY(e, write_hist(&w, r, root, rank, gdims), fail);
   if (r->saved && r->sample_step) SDK_TRY(e, write_paths(&w, r, root, rank, gdims), fail);
   if (r->dP && r->sample_step) SDK_TRY(e, write_density(&w, r, root, rank, gdims), fail);
+  if (r->order_r && r->order_step) SDK_TRY(e, write_order(&w, r, root, rank, gdims), fail);
 
   herr_t st = H5Fclose(file);
   file = -1;

@@ -24,6 +24,9 @@
  *   /hist/<var>/density        [grid..., bins]
  *   /hist/<var>/lo, hi         [grid...] histogram range
  *   /hist/<var>/underflow, overflow  [grid...] (u64; only when given)
+ *   /order/step                [nsamples] step of each order-parameter sample
+ *   /order/t, r, r_err, psi    [grid..., nsamples] (--observe order; attributes
+ *                              var, period, particles, systems, every)
  *
  * Groups whose arrays are NULL in sdk_results are not written.  Identical
  * inputs give byte-identical files (no timestamps, fixed library-version

@@ -132,6 +132,9 @@ static void write_settings(const sdk_results *r, const char *obs, FILE *f) {
   fprintf(f, "# precision: %s\n", str_or(r->precision, "?"));
   fprintf(f, "# backend: %s\n", str_or(r->backend, "?"));
   fprintf(f, "# paths: %lld\n", (long long)r->paths);
+  if (r->particles > 1)
+    fprintf(f, "# particles per system: %lld (paths above are particles: %lld systems)\n",
+            (long long)r->particles, (long long)(r->paths / r->particles));
   fprintf(f, "# seed: %llu\n", (unsigned long long)r->seed);
   int same_dt = 1;
   for (int64_t g = 1; g < r->ngrid; g++)
@@ -296,9 +299,32 @@ static void write_paths(const sdk_results *r, FILE *f) {
     }
 }
 
+/* Order parameter of systems of particles: columns params, t, r, r_err, psi;
+ * one block per grid point. */
+static void write_order(const sdk_results *r, FILE *f) {
+  char b0[32], b1[32], b2[32], b3[32];
+  int64_t ns = r->order_nsamples;
+  fprintf(f, "# order parameter of: %s (period %s), %lld particles per system, %lld systems\n",
+          r->var_names[r->order_var], sdk_fmt_exact(b0, r->order_period), (long long)r->particles,
+          (long long)(r->particles > 0 ? r->paths / r->particles : r->paths));
+  fputs("# r = mean over systems of |Z|, Z = <exp(2 pi i x / period)> over a system's particles;\n"
+        "# r_err = its standard error over systems; psi = arg of the mean of Z\n", f);
+  write_header_start(r, f);
+  fputs("t\tr\tr_err\tpsi\n", f);
+  for (int64_t g = 0; g < r->ngrid; g++) {
+    if (g > 0) fputs("\n\n", f);
+    for (int64_t s = 0; s < ns; s++) {
+      write_coords(r, g, f);
+      fprintf(f, "%s\t%s\t%s\t%s\n", fmt_stat(b0, (double)r->order_step[s] * r->dt[g]),
+              fmt_stat(b1, r->order_r[g * ns + s]), fmt_stat(b2, r->order_r_err[g * ns + s]),
+              fmt_stat(b3, r->order_psi[g * ns + s]));
+    }
+  }
+}
+
 static sdk_err tsv_write(const sdk_results *r, const char *obs, FILE *f, const char *name,
                          sdk_errbuf *eb) {
-  enum { DRIFT, MOMENTS, HIST, DENSITY, PATHS } kind;
+  enum { DRIFT, MOMENTS, HIST, DENSITY, PATHS, ORDER } kind;
   int have;
   if (!obs) obs = "";
   if (strcmp(obs, "drift") == 0) {
@@ -316,10 +342,14 @@ static sdk_err tsv_write(const sdk_results *r, const char *obs, FILE *f, const c
   } else if (strcmp(obs, "paths") == 0) {
     kind = PATHS;
     have = r->saved && r->saved_index && r->sample_step;
+  } else if (strcmp(obs, "order") == 0) {
+    kind = ORDER;
+    have = r->order_r && r->order_r_err && r->order_psi && r->order_step && r->order_var >= 0 &&
+           r->order_var < r->nvars;
   } else {
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "unknown observable '%s' for TSV output (expected drift, moments, hist, "
-                    "density or paths)",
+                    "density, paths or order)",
                     obs);
   }
   if (!have)
@@ -335,6 +365,7 @@ static sdk_err tsv_write(const sdk_results *r, const char *obs, FILE *f, const c
   case HIST: write_hist(r, f); break;
   case DENSITY: write_density(r, f); break;
   case PATHS: write_paths(r, f); break;
+  case ORDER: write_order(r, f); break;
   }
   if (fflush(f) != 0 || ferror(f)) {
     int err = errno;

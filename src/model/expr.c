@@ -364,6 +364,30 @@ sdk_err sdk_expr_resolve(sdk_expr *e, sdk_resolve_fn fn, void *user, const char 
   return SDK_OK;
 }
 
+int sdk_expr_equal(const sdk_expr *a, const sdk_expr *b) {
+  if (!a || !b) return a == b;
+  if (a->kind != b->kind || a->nargs != b->nargs) return 0;
+  switch (a->kind) {
+  case SDK_E_NUM: return a->num == b->num;
+  case SDK_E_SYM:
+    if (a->sym != b->sym) return 0;
+    if (a->sym == SDK_SYM_CONST) return a->num == b->num;
+    if (a->sym == SDK_SYM_TIME) return 1;
+    return a->index == b->index;
+  case SDK_E_CALL:
+    if (strcmp(a->name, b->name)) return 0;
+    break;
+  case SDK_E_UNARY:
+  case SDK_E_BINARY:
+    if (a->op != b->op) return 0;
+    break;
+  case SDK_E_COND: break;
+  }
+  for (int i = 0; i < a->nargs; i++)
+    if (!sdk_expr_equal(a->arg[i], b->arg[i])) return 0;
+  return 1;
+}
+
 int sdk_expr_uses(const sdk_expr *e, sdk_symkind kind) {
   if (!e) return 0;
   if (e->kind == SDK_E_SYM && e->sym == kind) return 1;

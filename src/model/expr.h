@@ -51,6 +51,9 @@ typedef sdk_symkind (*sdk_resolve_fn)(void *user, const char *name, int *index);
 sdk_err sdk_expr_resolve(sdk_expr *e, sdk_resolve_fn fn, void *user, const char *where,
                          const char *known, sdk_errbuf *eb);
 
+/* Are two resolved expressions the same tree? */
+int sdk_expr_equal(const sdk_expr *a, const sdk_expr *b);
+
 /* Does the expression mention any symbol of this kind? */
 int sdk_expr_uses(const sdk_expr *e, sdk_symkind kind);
 

@@ -230,4 +230,56 @@ SDK_RNG_FN void sdk_gauss4_d(sdk_u64 seed, sdk_u64 path, sdk_u64 block, sdk_u32 
   g[3] = r1 * s1;
 }
 
+/* One Box-Muller pair of a block: half 0 gives g[0], g[1] of sdk_gauss4, half 1
+ * gives g[2], g[3] (the same expressions, so the same values), at half the
+ * cost when only one or two of the four numbers are used. */
+/* Box-Muller on one pair of Philox outputs (oa, ob): as in sdk_gauss4. */
+SDK_RNG_FN void sdk_boxmuller2_f(sdk_u32 oa, sdk_u32 ob, float g[2]) {
+  float s0, c0;
+#if defined(__CUDA_ARCH__) && defined(__USE_FAST_MATH__)
+  float r0 = sqrtf(-1.38629436111989061883f * __log2f(sdk_u01_f(oa)));
+  __sincosf((float)(int)(ob >> 9) * 7.49014057e-07f + 3.74507028e-07f, &s0, &c0);
+#else
+  float r0 = sqrtf(-2.0f * logf(sdk_u01_f(oa)));
+  sdk_sincos2pi_f_(sdk_u01_f(ob), &s0, &c0);
+#endif
+  g[0] = r0 * c0;
+  g[1] = r0 * s0;
+}
+SDK_RNG_FN void sdk_boxmuller2_d(sdk_u32 oa, sdk_u32 ob, double g[2]) {
+  double s0, c0;
+  double r0 = sqrt(-2.0 * log(sdk_u01_d(oa)));
+  sdk_sincos2pi_d_(sdk_u01_d(ob), &s0, &c0);
+  g[0] = r0 * c0;
+  g[1] = r0 * s0;
+}
+
+SDK_RNG_FN void sdk_gauss2_f(sdk_u64 seed, sdk_u64 path, sdk_u64 block, sdk_u32 domain,
+                             sdk_u32 half, float g[2]) {
+  sdk_u32 o[4];
+  float s0, c0;
+  sdk_philox_block(seed, path, block, domain, o);
+  const sdk_u32 oa = half ? o[2] : o[0], ob = half ? o[3] : o[1];
+#if defined(__CUDA_ARCH__) && defined(__USE_FAST_MATH__)
+  float r0 = sqrtf(-1.38629436111989061883f * __log2f(sdk_u01_f(oa)));
+  __sincosf((float)(int)(ob >> 9) * 7.49014057e-07f + 3.74507028e-07f, &s0, &c0);
+#else
+  float r0 = sqrtf(-2.0f * logf(sdk_u01_f(oa)));
+  sdk_sincos2pi_f_(sdk_u01_f(ob), &s0, &c0);
+#endif
+  g[0] = r0 * c0;
+  g[1] = r0 * s0;
+}
+SDK_RNG_FN void sdk_gauss2_d(sdk_u64 seed, sdk_u64 path, sdk_u64 block, sdk_u32 domain,
+                             sdk_u32 half, double g[2]) {
+  sdk_u32 o[4];
+  double s0, c0;
+  sdk_philox_block(seed, path, block, domain, o);
+  const sdk_u32 oa = half ? o[2] : o[0], ob = half ? o[3] : o[1];
+  double r0 = sqrt(-2.0 * log(sdk_u01_d(oa)));
+  sdk_sincos2pi_d_(sdk_u01_d(ob), &s0, &c0);
+  g[0] = r0 * c0;
+  g[1] = r0 * s0;
+}
+
 #endif /* SDK_RNG_PHILOX_H */

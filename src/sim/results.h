@@ -80,6 +80,22 @@ typedef struct sdk_results {
   double *dlo, *dhi;       /* [g][s] range of the bins at each sample */
   double *dP;              /* [g][s][b] count / (paths * bin width) */
   uint64_t *dunder, *dover;/* [g][s] paths outside the range */
+
+  /* --- systems of interacting particles (--particles N): paths above counts
+   * particles, paths / particles systems per grid point --- */
+  int64_t particles;       /* particles per system (1: independent paths) */
+  /* --- order parameter (--observe order) of variable order_var, every
+   * order_every steps: Z = <exp(2 pi i x / order_period)> over a system's
+   * particles; r = mean of |Z| over the systems of a grid point, r_err its
+   * standard error (NaN with one system), psi = arg of the mean of Z --- */
+  int order_var;
+  double order_period;
+  int64_t order_every;
+  int64_t order_nsamples;
+  int64_t *order_step;     /* [s] */
+  double *order_r;         /* [g][s] */
+  double *order_r_err;     /* [g][s] */
+  double *order_psi;       /* [g][s], in (-pi, pi] */
 } sdk_results;
 
 #endif

@@ -11,6 +11,7 @@
 #include "codegen/codegen.h"
 #include "core/strbuf.h"
 #include "model/model.h"
+#include "observe/observe.h"
 #include "sim/checkpoint.h"
 
 void sdk_run_config_defaults(sdk_run_config *c) {
@@ -137,6 +138,7 @@ void sdk_run_destroy(sdk_run **rp) {
   free(r->r.dP);
   free(r->r.dunder);
   free(r->r.dover);
+  sdk_sys_results_free(&r->r);
   sdk_model_destroy(&r->model);
   free(r);
   *rp = NULL;
@@ -170,11 +172,13 @@ typedef struct plan {
   int64_t nsteps, transient_steps, sample_every;
   const sdk_scheme *scheme;
   int drift_var;
+  sdk_sysplan sys; /* systems of interacting particles (observe/observe.h) */
 } plan;
 
 static void plan_free(plan *p) {
   free(p->scan_column);
   free(p->sv);
+  sdk_sys_free(&p->sys);
   memset(p, 0, sizeof *p);
 }
 
@@ -194,7 +198,12 @@ static void grid_params(const sdk_run_config *c, int64_t g, char *buf, size_t n)
 static sdk_err make_plan(const sdk_run_config *c, sdk_run *r, plan *p, sdk_errbuf *eb) {
   sdk_model *m = r->model;
   memset(p, 0, sizeof *p);
-  const char *sname = c->scheme ? c->scheme : m->multiplicative ? "euler" : "srk2";
+  /* euler for multiplicative noise and for systems of particles (observe/observe.h) */
+  const char *sname = c->scheme ? c->scheme
+                      : (m->multiplicative || m->interacting || m->npart > 0 ||
+                         (c->observe & SDK_OBS_ORDER))
+                          ? "euler"
+                          : "srk2";
   p->scheme = sdk_scheme_find(sname);
   if (!p->scheme) {
     sdk_strbuf b;
@@ -383,7 +392,7 @@ static sdk_err make_plan(const sdk_run_config *c, sdk_run *r, plan *p, sdk_errbu
     return SDK_FAIL(eb, SDK_ERR_USAGE, "--bins must be between 1 and 1e8");
   p->period0 = periodic ? p->period0 : 0;
   if (!periodic) p->spp = 0;
-  return SDK_OK;
+  return sdk_sys_plan(&p->sys, c, m, r->param_values, p->scan_column, eb);
 }
 
 static void fill_codegen(const sdk_run_config *c, const sdk_run *r, const plan *p, sdk_target t,
@@ -400,6 +409,10 @@ static void fill_codegen(const sdk_run_config *c, const sdk_run *r, const plan *
   o->dt = r->dt[0];
   o->spp = p->spp;
   o->ngrid = p->ngrid;
+  o->sysmode = p->sys.on;
+  o->order_var = p->sys.on ? p->sys.order_var : -1;
+  o->order_factor = p->sys.order_factor;
+  o->particles = p->sys.particles;
 }
 
 static sdk_err prepare(const sdk_run_config *c, sdk_run **out, plan *p, sdk_errbuf *eb) {
@@ -497,6 +510,13 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
   memset(&p, 0, sizeof p);
   SDK_CHECK(prepare(c, &r, &p, eb));
   sdk_model *m = r->model;
+  /* systems of N particles: the loop below sees paths * N paths (particles) */
+  sdk_run_config csys;
+  if (p.sys.particles > 1) {
+    csys = *c;
+    csys.paths = c->paths * p.sys.particles;
+    c = &csys;
+  }
   sdk_err err = SDK_OK;
   const sdk_backend *be = NULL;
   sdk_bctx *ctx = NULL;
@@ -534,6 +554,7 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
 
   sdk_layout lay = {.nvars = m->nvars, .single = c->single, .ngrid = p.ngrid, .ppg = c->paths,
                     .path0 = 0, .nsv = p.nsv, .sv = p.sv};
+  lay.particles = p.sys.on ? p.sys.particles : 0;
   SDK_TRY(err, be->alloc(ctx, mod, &lay, &ens, eb), done);
   SDK_TRY(err, be->init(ens, c->seed, eb), done);
 
@@ -611,6 +632,15 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
                      (long long)c->save_index[k], (long long)c->paths - 1);
       goto done;
     }
+  /* systems of particles: the density of a periodic variable is P(x mod period) on
+   * [0, period) (observe/observe.h), unless a range or coarse-graining was asked for */
+  double dmod = 0;
+  if (want_den && coarse == 0 && p.sys.on) {
+    dmod = sdk_var_period(m, dvar, r->param_values, p.scan_column);
+    for (int i = 0; i < c->nhist_range; i++)
+      if (!strcmp(c->hist_range_var[i], m->vars[dvar])) dmod = 0;
+    if (!(dmod > 0) || !isfinite(dmod)) dmod = 0; /* scanned or bad period: the data's range */
+  }
   int64_t ns_max = sampling ? p.nsteps / p.sample_every + 1 : 0;
   int64_t dbins = c->bins;
   if (sampling) {
@@ -702,10 +732,17 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
   double t0 = now_s(), last_ckpt = now_s();
   int64_t step_start = step;
   const int64_t max_chunk = 1000;
+  SDK_TRY(err, sdk_sys_setup(&p.sys, R, ng, p.nsteps, c->order_every > 0 ? c->order_every : p.sample_every,
+                             max_chunk, eb), done_buf);
   for (;;) {
     int sample_now = sampling && step % p.sample_every == 0 &&
                      (isample == 0 || R->sample_step[isample - 1] < step);
-    SDK_TRY(err, be->moments(ens, mom, nonfinite, eb), done_buf);
+    /* (systems with --observe order are checked through r(t) instead, every
+     * order sample, in sdk_sys_advance: no pass over the state here) */
+    if (want_mom || !sdk_sys_checks_nonfinite(&p.sys))
+      SDK_TRY(err, be->moments(ens, mom, nonfinite, eb), done_buf);
+    else
+      memset(nonfinite, 0, (size_t)ng * sizeof *nonfinite);
     for (int64_t g = 0; g < ng; g++)
       if (nonfinite[g] > 0) {
         char gp[300];
@@ -736,7 +773,11 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
             for (int v = 0; v < nv; v++)
               R->saved[((g * nsv + q) * ns_max + isample) * nv + v] = pbuf[v];
           }
-      if (want_den) {
+      if (want_den && dmod > 0) {
+        SDK_TRY(err, sdk_observe_density_mod(be, ens, dvar, dmod, ng, dbins, dlo_g, dhi_g, dcnt, dun,
+                                             dov, eb),
+                done_buf);
+      } else if (want_den) {
         SDK_TRY(err, be->minmax(ens, dvar, dlo_g, dhi_g, eb), done_buf);
         for (int64_t g = 0; g < ng; g++) {
           double lo = dlo_g[g], hi = dhi_g[g];
@@ -761,6 +802,8 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
           dlo_g[g] = lo, dhi_g[g] = hi;
         }
         SDK_TRY(err, be->histogram(ens, dvar, dbins, dlo_g, dhi_g, dcnt, dun, dov, eb), done_buf);
+      }
+      if (want_den) {
         for (int64_t g = 0; g < ng; g++) {
           int64_t k = g * ns_max + isample;
           R->dlo[k] = dlo_g[g], R->dhi[k] = dhi_g[g];
@@ -797,7 +840,9 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
     }
     if (step < p.transient_steps && p.transient_steps < next) next = p.transient_steps;
     if (next > p.nsteps) next = p.nsteps;
-    SDK_TRY(err, be->advance(ens, step, next - step, c->seed, eb), done_buf);
+    SDK_TRY(err, p.sys.on ? sdk_sys_advance(&p.sys, R, be, ens, step, next - step, c->seed, eb)
+                          : be->advance(ens, step, next - step, c->seed, eb),
+            done_buf);
     step = next;
     if (c->progress) {
       double el = now_s() - t0;
@@ -808,6 +853,7 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
   r->seconds = now_s() - t0;
   r->path_steps = (double)(p.nsteps - step_start) * (double)(ng * c->paths);
   if (sampling) R->nsamples = isample;
+  sdk_sys_finish(&p.sys, R);
   /* compact the sample arrays if fewer samples were taken than allotted */
   if (sampling && isample < ns_max) {
     for (int64_t g = 0; g < ng; g++)

@@ -13,7 +13,7 @@
 #include "core/error.h"
 #include "sim/results.h"
 
-enum { SDK_OBS_DRIFT = 1, SDK_OBS_MOMENTS = 2, SDK_OBS_HIST = 4, SDK_OBS_DENSITY = 8 };
+enum { SDK_OBS_DRIFT = 1, SDK_OBS_MOMENTS = 2, SDK_OBS_HIST = 4, SDK_OBS_DENSITY = 8, SDK_OBS_ORDER = 16 };
 
 #define SDK_MAX_SAVE 1024
 
@@ -28,7 +28,9 @@ typedef struct sdk_run_config {
   double set_value[SDK_MAX_SET];
   int nscan;
   sdk_scan_axis scan[SDK_MAX_SCAN]; /* values filled by sdk_scan_parse */
-  int64_t paths;            /* per grid point */
+  int64_t paths;            /* per grid point (systems, with particles > 1) */
+  int64_t particles;        /* particles per system (--particles); 0: unset (1) */
+  int64_t order_every;      /* --observe order: steps between samples; 0: sample_every */
   double dt;                /* 0: unset */
   int64_t spp;              /* 0: unset */
   double t_end;             /* 0: unset */

@@ -1,0 +1,352 @@
+/* Systems of interacting particles: the noisy Kuramoto model (Januszewski &
+ * Kostur 2010, Eq. 2) in its all-pairs ([pair], PROG2) and mean-field
+ * ([meanfield], PROG3) forms, the order parameter, per-particle parameters.
+ *
+ *   dx_i = [w_i + (K/N) sum_j sin(x_j - x_i)] dt + sqrt(2T) dW_i
+ *
+ * Statistical checks use k = 5 standard errors plus the known systematic
+ * errors of the method, each computed here (see the individual tests). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "simtest.h"
+#include "testutil.h"
+
+#define K_SIGMA 5.0
+
+/* ---- the self-consistent order parameter of identical noisy oscillators ----
+ * Stationary density of one oscillator in the mean field K r:
+ * p(x) ~ exp((K r / T) cos x), so r = <cos x> = I1(K r / T) / I0(K r / T). */
+static double bessel_i(int n, double x) {
+  /* I_n(x) = sum_k (x/2)^(2k+n) / (k! (k+n)!) */
+  double term = 1, sum = 0;
+  for (int k = 1; k <= n; k++) term *= x / 2 / k;
+  for (int k = 0; k < 200; k++) {
+    sum += term;
+    term *= (x / 2) * (x / 2) / ((double)(k + 1) * (double)(k + 1 + n));
+    if (term < 1e-18 * sum) break;
+  }
+  return sum;
+}
+
+/* the nonzero root of r = I1(K r/T) / I0(K r/T) (K > 2T), by bisection */
+static double r_selfconsistent(double K, double T) {
+  double lo = 1e-9, hi = 1;
+  for (int it = 0; it < 200; it++) {
+    double r = 0.5 * (lo + hi), a = K * r / T;
+    if (bessel_i(1, a) / bessel_i(0, a) > r) lo = r;
+    else hi = r;
+  }
+  return 0.5 * (lo + hi);
+}
+
+/* ---- the same for the Euler scheme with step dt ----
+ * In the stationary state of N -> infinity oscillators the mean field is
+ * constant, r at phase 0, and every oscillator follows the Euler chain
+ *   x' = x - K r dt sin x + sqrt(2 T dt) z.
+ * Its stationary density on the circle solves pi = pi P with the Gaussian
+ * transition kernel P, discretised on M points (the kernel is smooth and
+ * periodic, so the trapezoid rule converges spectrally; M = 256 resolves a
+ * kernel of width sqrt(2 T dt) >= 0.1 with 4 points per sigma), solved by
+ * Gaussian elimination.  r_dt is the root of r = <cos x>_{pi(K r)}, so
+ * |r_dt - r_selfconsistent| is the time-step bias of the simulation. */
+#define TM 256
+static double euler_cos_mean(double a, double T, double dt) {
+  static double A[TM][TM + 1];
+  double h = 2 * M_PI / TM, s = sqrt(2 * T * dt);
+  /* A = P^T - I, row TM-1 replaced by sum(pi) = 1 */
+  for (int i = 0; i < TM; i++) {
+    double xi = i * h, mu = xi - a * dt * sin(xi), row = 0;
+    double p[TM];
+    for (int j = 0; j < TM; j++) {
+      double d = j * h - mu, v = 0;
+      d -= 2 * M_PI * floor(d / (2 * M_PI) + 0.5);
+      for (int m = -2; m <= 2; m++) {
+        double e = (d + 2 * M_PI * m) / s;
+        v += exp(-0.5 * e * e);
+      }
+      p[j] = v;
+      row += v;
+    }
+    for (int j = 0; j < TM; j++) A[j][i] = p[j] / row - (i == j);
+  }
+  for (int i = 0; i < TM; i++) A[TM - 1][i] = 1;
+  for (int j = 0; j < TM; j++) A[j][TM] = j == TM - 1;
+  for (int c = 0; c < TM; c++) {
+    int piv = c;
+    for (int r = c + 1; r < TM; r++)
+      if (fabs(A[r][c]) > fabs(A[piv][c])) piv = r;
+    if (piv != c)
+      for (int k = 0; k <= TM; k++) {
+        double t = A[c][k];
+        A[c][k] = A[piv][k];
+        A[piv][k] = t;
+      }
+    for (int r = c + 1; r < TM; r++) {
+      double f = A[r][c] / A[c][c];
+      if (f != 0)
+        for (int k = c; k <= TM; k++) A[r][k] -= f * A[c][k];
+    }
+  }
+  double pi[TM], m = 0;
+  for (int r = TM - 1; r >= 0; r--) {
+    double v = A[r][TM];
+    for (int k = r + 1; k < TM; k++) v -= A[r][k] * pi[k];
+    pi[r] = v / A[r][r];
+  }
+  for (int j = 0; j < TM; j++) m += pi[j] * cos(j * h);
+  return m;
+}
+
+static double r_euler(double K, double T, double dt) {
+  double lo = 0.05, hi = 1;
+  for (int it = 0; it < 40; it++) {
+    double r = 0.5 * (lo + hi);
+    if (euler_cos_mean(K * r, T, dt) > r) lo = r;
+    else hi = r;
+  }
+  return 0.5 * (lo + hi);
+}
+
+/* Identical oscillators (omega_i = 0), mean-field form, with the initial
+ * phases of a given spread. */
+static const char *mf_model(const char *init, int slot) {
+  static char text[2][1024];
+  snprintf(text[slot], sizeof text[slot],
+           "[model]\nname = kmf\nvars = x\nperiodic = x : 2*pi\n[params]\nK = 4\nT = 1\n"
+           "[meanfield]\nS = sin(x)\nC = cos(x)\n[drift]\nx = K*(S*cos(x) - C*sin(x))\n"
+           "[noise]\nx = sqrt(2*T)\n[init]\nx = %s\n",
+           init);
+  return st_model_file(text[slot], slot);
+}
+
+static void config(sdk_run_config *c, const char *model, int64_t N, int64_t systems, double dt,
+                   double t_end, int64_t every, uint64_t seed) {
+  sdk_run_config_defaults(c);
+  c->model = model;
+  c->backend = st_backend();
+  c->particles = N;
+  c->paths = systems;
+  c->dt = dt;
+  c->t_end = t_end;
+  c->observe = SDK_OBS_ORDER;
+  c->sample_every = every;
+  c->seed = seed;
+}
+
+/* Mean of r over samples with t >= t0 and its standard error by batch means
+ * (nb batches of consecutive samples: the series is correlated in time). */
+static void time_average(const sdk_results *R, double t0, int nb, double *mean, double *se) {
+  int64_t ns = R->order_nsamples, first = 0;
+  while (first < ns && (double)R->order_step[first] * R->dt[0] < t0) first++;
+  int64_t n = ns - first, per = n / nb;
+  double sum = 0, bm[64], bsum = 0;
+  for (int64_t s = first; s < ns; s++) sum += R->order_r[s];
+  *mean = sum / (double)n;
+  for (int b = 0; b < nb; b++) {
+    double a = 0;
+    for (int64_t s = 0; s < per; s++) a += R->order_r[first + b * per + s];
+    bm[b] = a / (double)per;
+    bsum += bm[b];
+  }
+  double bmean = bsum / nb, v = 0;
+  for (int b = 0; b < nb; b++) v += (bm[b] - bmean) * (bm[b] - bmean);
+  *se = sqrt(v / (nb - 1) / nb);
+}
+
+/* The order parameter itself: phases normal(0, s) and no dynamics give
+ * r = exp(-k^2 s^2 / 2) (k = 2 pi / period) up to the O(1/N) bias of |Z| and
+ * its fluctuation, and psi = 0. */
+static void test_order_reduction(void) {
+  const char *m1 = st_model_file("[model]\nname = still\nvars = x\nperiodic = x : 2*pi\n"
+                                 "[drift]\nx = 0\n[init]\nx = normal(0, 0.8)\n", 0);
+  const char *m2 = st_model_file("[model]\nname = still1\nvars = x\nperiodic = x : 1\n"
+                                 "[drift]\nx = 0\n[init]\nx = normal(0.25, 0.1)\n", 1);
+  struct {
+    const char *model;
+    double want, psi;
+  } cases[] = {{m1, exp(-0.32), 0}, {m2, exp(-0.5 * pow(2 * M_PI * 0.1, 2)), M_PI / 2}};
+  for (int k = 0; k < 2; k++) {
+    sdk_run_config c;
+    config(&c, cases[k].model, 4096, 64, 0.1, 0.2, 1, 5 + k);
+    sdk_run *run = st_run(&c);
+    TU_CHECK(run != NULL, "order run %d", k);
+    if (!run) continue;
+    const sdk_results *R = sdk_run_results(run);
+    TU_CHECK(R->order_nsamples == 3 && R->particles == 4096 && R->paths == 64 * 4096,
+             "samples %lld particles %lld paths %lld", (long long)R->order_nsamples,
+             (long long)R->particles, (long long)R->paths);
+    for (int64_t s = 0; s < R->order_nsamples; s++) {
+      char what[64];
+      snprintf(what, sizeof what, "r of normal phases (case %d, sample %lld)", k, (long long)s);
+      TU_NEAR(R->order_r[s], cases[k].want, K_SIGMA * R->order_r_err[s] + 1.0 / 4096, what);
+      snprintf(what, sizeof what, "psi of normal phases (case %d)", k);
+      TU_NEAR(R->order_psi[s], cases[k].psi, 0.01, what);
+    }
+    printf("order of still phases %d: r %.5f (want %.5f, se %.1e), psi %.4f (want %.4f)\n", k,
+           R->order_r[0], cases[k].want, R->order_r_err[0], R->order_psi[0], cases[k].psi);
+    sdk_run_destroy(&run);
+  }
+}
+
+/* Identical oscillators above threshold: the stationary r (time average over
+ * t in [5, 25] and over 32 systems of N = 2000) against the self-consistency
+ * r = I1(4r)/I0(4r) = 0.8315.  Tolerance: 5 standard errors (batch means),
+ * plus the time-step bias |r_dt - r| of the Euler scheme computed above for
+ * this dt, plus 1/N for the finite system (|Z| of N particles is biased by
+ * about <sin^2(x - psi)> / (2 r N) = 0.15/N; 1/N bounds it generously). */
+static void test_stationary(void) {
+  const double K = 4, T = 1, dt = 0.01;
+  const int64_t N = 2000;
+  double rs = r_selfconsistent(K, T), rdt = r_euler(K, T, dt);
+  TU_NEAR(rs, 0.8315, 5e-5, "self-consistent r for K = 4, T = 1");
+  printf("r = I1(4r)/I0(4r): %.6f; Euler dt = %g: %.6f (time-step bias %+.2e)\n", rs, dt, rdt,
+         rdt - rs);
+  sdk_run_config c;
+  config(&c, mf_model("normal(0, 0.5)", 0), N, 32, dt, 25, 10, 11);
+  sdk_run *run = st_run(&c);
+  TU_CHECK(run != NULL, "stationary run");
+  if (!run) return;
+  const sdk_results *R = sdk_run_results(run);
+  double mean, se;
+  time_average(R, 5, 10, &mean, &se);
+  double tol = K_SIGMA * se + fabs(rdt - rs) + 1.0 / (double)N;
+  TU_NEAR(mean, rs, tol, "stationary r against I1/I0");
+  /* sharper: against the Euler scheme's own stationary r */
+  TU_NEAR(mean, rdt, K_SIGMA * se + 1.0 / (double)N, "stationary r against the Euler chain's");
+  printf("stationary r %.5f +- %.5f (self-consistent %.5f: %+.2f se; Euler %.5f: %+.2f se); "
+         "tolerance %.4f\n",
+         mean, se, rs, (mean - rs) / se, rdt, (mean - rdt) / se, tol);
+  sdk_run_destroy(&run);
+}
+
+/* Below threshold (K = 1 < 2T): from a synchronised start r decays to the
+ * fluctuation level of N incoherent oscillators.  Linear response gives
+ * Z ~ complex Gaussian with <|Z|^2> = chi / N, chi = 1 / (1 - K/(2T)) = 2,
+ * so <r> sqrt(N) = sqrt(pi chi / 4) = 1.25: O(1).  Checked: 0.5 <= r sqrt(N)
+ * <= 2.5 in the late window, and within 15% (finite-N and dt corrections,
+ * plus 5 se) of the linear-response value; early r ~ 0.8 has decayed. */
+static void test_below_threshold(void) {
+  const int64_t N = 500;
+  const char *model = mf_model("normal(0, 0.5)", 1);
+  sdk_run_config c;
+  config(&c, model, N, 64, 0.01, 40, 20, 21);
+  c.nset = 1;
+  c.set_name[0] = "K";
+  c.set_value[0] = 1;
+  sdk_run *run = st_run(&c);
+  TU_CHECK(run != NULL, "below-threshold run");
+  if (!run) return;
+  const sdk_results *R = sdk_run_results(run);
+  double mean, se;
+  time_average(R, 20, 10, &mean, &se);
+  double rn = mean * sqrt((double)N), want = sqrt(M_PI * 2 / 4);
+  TU_CHECK(R->order_r[0] > 0.7, "initial r %g", R->order_r[0]);
+  TU_CHECK(rn >= 0.5 && rn <= 2.5, "r sqrt(N) = %g is not O(1)", rn);
+  TU_NEAR(rn, want, 0.15 * want + K_SIGMA * se * sqrt((double)N), "r sqrt(N) below threshold");
+  printf("below threshold: r(0) %.3f, late r sqrt(N) %.3f +- %.3f (linear response %.3f)\n",
+         R->order_r[0], rn, se * sqrt((double)N), want);
+  sdk_run_destroy(&run);
+}
+
+/* The pairwise (PROG2) and mean-field (PROG3) forms of the same system, with
+ * independent noise (different seeds): r(t) during the synchronisation from
+ * uniform phases agrees within the statistical error of both. */
+static void test_pair_vs_meanfield(void) {
+  const int64_t N = 256, M = 48;
+  sdk_run_config c;
+  config(&c, "kuramoto", N, M, 0.01, 5, 50, 31);
+  sdk_run *pr = st_run(&c);
+  config(&c, "kuramoto-meanfield", N, M, 0.01, 5, 50, 32);
+  sdk_run *mr = st_run(&c);
+  TU_CHECK(pr && mr, "pair and mean-field runs");
+  if (pr && mr) {
+    const sdk_results *P = sdk_run_results(pr), *Q = sdk_run_results(mr);
+    TU_CHECK(P->order_nsamples == Q->order_nsamples && P->order_nsamples == 11, "samples %lld %lld",
+             (long long)P->order_nsamples, (long long)Q->order_nsamples);
+    double worst = 0;
+    for (int64_t s = 0; s < P->order_nsamples && s < Q->order_nsamples; s++) {
+      double d = P->order_r[s] - Q->order_r[s];
+      double se = sqrt(P->order_r_err[s] * P->order_r_err[s] + Q->order_r_err[s] * Q->order_r_err[s]);
+      char what[96];
+      snprintf(what, sizeof what, "r(t = %g) pairwise vs mean-field", (double)P->order_step[s] * 0.01);
+      TU_NEAR(P->order_r[s], Q->order_r[s], K_SIGMA * se, what);
+      if (fabs(d) / se > worst) worst = fabs(d) / se;
+    }
+    printf("pairwise vs mean-field: r(5) %.4f vs %.4f; largest difference %.2f se\n",
+           P->order_r[P->order_nsamples - 1], Q->order_r[Q->order_nsamples - 1], worst);
+  }
+  sdk_run_destroy(&pr);
+  sdk_run_destroy(&mr);
+}
+
+/* The same run twice gives the same bits (fixed reduction order); on the CPU
+ * the second run uses one thread instead of all. */
+static void test_deterministic(void) {
+  sdk_run_config c;
+  config(&c, "kuramoto-meanfield", 1000, 6, 0.01, 1, 10, 41);
+  sdk_run *a = st_run(&c);
+  c.threads = 1;
+  sdk_run *b = st_run(&c);
+  TU_CHECK(a && b, "runs");
+  if (a && b) {
+    const sdk_results *A = sdk_run_results(a), *B = sdk_run_results(b);
+    TU_CHECK(A->order_nsamples == B->order_nsamples &&
+                 !memcmp(A->order_r, B->order_r, (size_t)A->order_nsamples * sizeof(double)) &&
+                 !memcmp(A->order_psi, B->order_psi, (size_t)A->order_nsamples * sizeof(double)),
+             "order parameter differs between identical runs");
+  }
+  sdk_run_destroy(&a);
+  sdk_run_destroy(&b);
+}
+
+/* Per-particle parameters: x' = w with x(0) = 0 gives x(1) = w for dt = 1. */
+static void test_particle_params(void) {
+  const char *model = st_model_file("[model]\nname = pp\nvars = x, y, z\n[params]\nm = 1\ns = 2\n"
+                                    "[particle]\nw = normal(m, s)\nu = uniform(-1, 3)\n"
+                                    "c = cauchy(1, 0.5)\n[drift]\nx = w\ny = u\nz = c\n",
+                                    2);
+  sdk_run_config c;
+  sdk_run_config_defaults(&c);
+  c.model = model;
+  c.backend = st_backend();
+  c.paths = 1 << 17;
+  c.dt = 1;
+  c.t_end = 1;
+  c.observe = SDK_OBS_MOMENTS | SDK_OBS_HIST;
+  c.sample_every = 1;
+  c.nhist_range = 1;
+  snprintf(c.hist_range_var[0], sizeof c.hist_range_var[0], "z");
+  c.hist_range_lo[0] = 0.5;
+  c.hist_range_hi[0] = 1.5;
+  c.bins = 1;
+  sdk_run *run = st_run(&c);
+  TU_CHECK(run != NULL, "particle-parameter run");
+  if (!run) return;
+  const sdk_results *R = sdk_run_results(run);
+  double n = (double)c.paths;
+  const double *mean = R->mean + 3, *var = R->var + 3; /* sample 1 */
+  TU_NEAR(mean[0], 1, K_SIGMA * 2 / sqrt(n), "normal(1, 2) mean");
+  TU_NEAR(var[0], 4, K_SIGMA * 4 * sqrt(2 / n), "normal(1, 2) variance");
+  TU_NEAR(mean[1], 1, K_SIGMA * sqrt(16.0 / 12 / n), "uniform(-1, 3) mean");
+  TU_NEAR(var[1], 16.0 / 12, K_SIGMA * sqrt(256.0 / 180 / n), "uniform(-1, 3) variance");
+  /* cauchy(1, 0.5): P(|z - 1| <= 0.5) = 1/2 */
+  double frac = R->density[2] * 1.0; /* density * width 1 */
+  TU_NEAR(frac, 0.5, K_SIGMA * 0.5 / sqrt(n), "cauchy(1, 0.5) within one scale");
+  printf("particle parameters: normal %.4f/%.4f, uniform %.4f/%.4f, cauchy P(|z-1|<0.5) %.4f\n",
+         mean[0], var[0], mean[1], var[1], frac);
+  sdk_run_destroy(&run);
+}
+
+int main(void) {
+  st_require_backend();
+  test_order_reduction();
+  test_particle_params();
+  test_deterministic();
+  test_pair_vs_meanfield();
+  test_stationary();
+  test_below_threshold();
+  return tu_finish("test_kuramoto");
+}
