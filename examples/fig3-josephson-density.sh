@@ -9,7 +9,9 @@
 #          and in double precision, overlaid.
 # On a GPU (build/sdekit devices succeeds) it runs at the paper's size; on the
 # CPU it scales down (2^14 paths, 400 periods) and says so.  Override with
-# PATHS=... PERIODS=... BACKEND=cpu|cuda.
+# PATHS=... PERIODS=... BACKEND=cpu|cuda.  RUN_ONLY=1 only computes (say on a
+# GPU machine without gnuplot); PLOT_ONLY=1 only draws from the results/ of
+# an earlier run (the title then comes from the data's own header).
 #
 # Writes results/fig3-{single,double}.{h5,density.tsv,paths.tsv} and
 # docs/figures/fig3-josephson-density.png.  Needs build/sdekit ('make') and
@@ -21,32 +23,40 @@ if [ ! -x "$SDK" ]; then
   echo "fig3: $SDK not found; run 'make' first" >&2
   exit 1
 fi
-if ! command -v gnuplot >/dev/null 2>&1; then
+if [ "${RUN_ONLY:-0}" != 1 ] && ! command -v gnuplot >/dev/null 2>&1; then
   echo "fig3: gnuplot is not installed (Debian: apt-get install gnuplot-nox)" >&2
   exit 1
 fi
-if [ -z "${BACKEND:-}" ]; then
-  if "$SDK" devices >/dev/null 2>&1; then BACKEND=cuda; else BACKEND=cpu; fi
-fi
-if [ "$BACKEND" = cuda ]; then
-  PATHS=${PATHS:-524288} PERIODS=${PERIODS:-2000} BINS=${BINS:-600}
-else
-  PATHS=${PATHS:-16384} PERIODS=${PERIODS:-400} BINS=${BINS:-300}
-fi
-echo "fig3: backend $BACKEND: $PATHS paths, $PERIODS periods, 100 steps per period" \
-  "(the paper: 524288 paths, 2000 periods, on a GPU)"
-mkdir -p results docs/figures
+if [ "${PLOT_ONLY:-0}" != 1 ]; then
+  if [ -z "${BACKEND:-}" ]; then
+    if "$SDK" devices >/dev/null 2>&1; then BACKEND=cuda; else BACKEND=cpu; fi
+  fi
+  if [ "$BACKEND" = cuda ]; then
+    PATHS=${PATHS:-524288} PERIODS=${PERIODS:-2000} BINS=${BINS:-600}
+  else
+    PATHS=${PATHS:-16384} PERIODS=${PERIODS:-400} BINS=${BINS:-300}
+  fi
+  echo "fig3: backend $BACKEND: $PATHS paths, $PERIODS periods, 100 steps per period" \
+    "(the paper: 524288 paths, 2000 periods, on a GPU)"
+  mkdir -p results docs/figures
 
-# The same run (same seed) in single and in double precision.  Density and
-# saved paths are sampled once per period (every 100 steps).
-# (Both save the sample paths, so that each writes BASE.density.tsv and
-# BASE.paths.tsv.)
-for prec in single double; do
-  "$SDK" run josephson --backend "$BACKEND" --precision "$prec" --paths "$PATHS" \
-    --periods "$PERIODS" --spp 100 --scheme srk2 --seed 2010 --observe density --coarse-grain \
-    --bins "$BINS" --save-paths 0,1,2,3,4 --sample-every 100 \
-    -o "results/fig3-$prec.h5" -o "results/fig3-$prec.tsv"
-done
+  # The same run (same seed) in single and in double precision.  Density and
+  # saved paths are sampled once per period (every 100 steps).
+  # (Both save the sample paths, so that each writes BASE.density.tsv and
+  # BASE.paths.tsv.)
+  for prec in single double; do
+    "$SDK" run josephson --backend "$BACKEND" --precision "$prec" --paths "$PATHS" \
+      --periods "$PERIODS" --spp 100 --scheme srk2 --seed 2010 --observe density --coarse-grain \
+      --bins "$BINS" --save-paths 0,1,2,3,4 --sample-every 100 \
+      -o "results/fig3-$prec.h5" -o "results/fig3-$prec.tsv"
+  done
+fi
+[ "${RUN_ONLY:-0}" = 1 ] && exit 0
+# what the data says about itself (header lines '# key: value')
+hdr() { awk -v k="# $1:" 'index($0, k) == 1 { print $(NF); exit } !/^#/ { exit }' "$2"; }
+PATHS=$(hdr paths results/fig3-single.density.tsv)
+BACKEND=$(hdr backend results/fig3-single.density.tsv)
+PERIODS=$(($(hdr steps results/fig3-single.density.tsv) / 100))
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/fig3.XXXXXX")
 trap 'rm -rf "$T"' EXIT

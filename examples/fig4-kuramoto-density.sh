@@ -8,7 +8,8 @@
 # Euler, dt = 0.01, 2000 steps, P(x; t) and r(t) every 10 steps.
 # On a GPU (build/sdekit devices succeeds) it runs at the paper's size; on the
 # CPU it scales down (2^18 particles) and says so.  Override with
-# PARTICLES=... BACKEND=cpu|cuda.
+# PARTICLES=... BACKEND=cpu|cuda.  RUN_ONLY=1 only computes; PLOT_ONLY=1 only
+# draws from the results/ of an earlier run.
 #
 # Writes results/fig4-kuramoto.h5, docs/figures/fig4-kuramoto-density.png
 # (P(x; t)) and docs/figures/fig4-kuramoto-order.png (r(t), psi(t)).
@@ -26,24 +27,27 @@ if ! "$SDK" models 2>/dev/null | grep -q '^  kuramoto-meanfield ' ||
     "(interacting particles, issue 4); nothing done" >&2
   exit 1
 fi
-if ! command -v gnuplot >/dev/null 2>&1; then
+if [ "${RUN_ONLY:-0}" != 1 ] && ! command -v gnuplot >/dev/null 2>&1; then
   echo "fig4: gnuplot is not installed (Debian: apt-get install gnuplot-nox)" >&2
   exit 1
 fi
-if [ -z "${BACKEND:-}" ]; then
-  if "$SDK" devices >/dev/null 2>&1; then BACKEND=cuda; else BACKEND=cpu; fi
-fi
-if [ "$BACKEND" = cuda ]; then
-  PARTICLES=${PARTICLES:-16777216}
-else
-  PARTICLES=${PARTICLES:-262144}
-fi
-echo "fig4: backend $BACKEND: N = $PARTICLES particles, one system, 2000 Euler steps of 0.01" \
-  "(the paper: N = 16777216 on a GPU)"
-mkdir -p results docs/figures
+if [ "${PLOT_ONLY:-0}" != 1 ]; then
+  if [ -z "${BACKEND:-}" ]; then
+    if "$SDK" devices >/dev/null 2>&1; then BACKEND=cuda; else BACKEND=cpu; fi
+  fi
+  if [ "$BACKEND" = cuda ]; then
+    PARTICLES=${PARTICLES:-16777216}
+  else
+    PARTICLES=${PARTICLES:-262144}
+  fi
+  echo "fig4: backend $BACKEND: N = $PARTICLES particles, one system, 2000 Euler steps of 0.01" \
+    "(the paper: N = 16777216 on a GPU)"
+  mkdir -p results docs/figures
 
-"$SDK" run kuramoto-meanfield --backend "$BACKEND" --particles "$PARTICLES" --paths 1 \
-  --dt 0.01 --t-end 20 --scheme euler --seed 2010 --observe density,order --bins 100 \
-  --sample-every 10 -o results/fig4-kuramoto.h5
+  "$SDK" run kuramoto-meanfield --backend "$BACKEND" --particles "$PARTICLES" --paths 1 \
+    --dt 0.01 --t-end 20 --scheme euler --seed 2010 --observe density,order --bins 100 \
+    --sample-every 10 -o results/fig4-kuramoto.h5
+fi
+[ "${RUN_ONLY:-0}" = 1 ] && exit 0
 "$SDK" plot results/fig4-kuramoto.h5 --observable density -o docs/figures/fig4-kuramoto-density.png
 "$SDK" plot results/fig4-kuramoto.h5 --observable order -o docs/figures/fig4-kuramoto-order.png

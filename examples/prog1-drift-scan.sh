@@ -6,7 +6,8 @@
 # first tenth of the run discarded as transient.
 # On a GPU (build/sdekit devices succeeds): 16384 paths per point over 2000
 # periods; on the CPU it scales down (1024 paths, 500 periods) and says so.
-# Override with PATHS=... PERIODS=... BACKEND=cpu|cuda.
+# Override with PATHS=... PERIODS=... BACKEND=cpu|cuda.  RUN_ONLY=1 only computes;
+# PLOT_ONLY=1 only draws from the results/ of an earlier run.
 #
 # Writes results/prog1-drift.{h5,tsv} and docs/figures/prog1-drift-scan.png.
 # Needs build/sdekit ('make') and gnuplot (Debian: gnuplot-nox).
@@ -17,23 +18,26 @@ if [ ! -x "$SDK" ]; then
   echo "prog1: $SDK not found; run 'make' first" >&2
   exit 1
 fi
-if ! command -v gnuplot >/dev/null 2>&1; then
+if [ "${RUN_ONLY:-0}" != 1 ] && ! command -v gnuplot >/dev/null 2>&1; then
   echo "prog1: gnuplot is not installed (Debian: apt-get install gnuplot-nox)" >&2
   exit 1
 fi
-if [ -z "${BACKEND:-}" ]; then
-  if "$SDK" devices >/dev/null 2>&1; then BACKEND=cuda; else BACKEND=cpu; fi
-fi
-if [ "$BACKEND" = cuda ]; then
-  PATHS=${PATHS:-16384} PERIODS=${PERIODS:-2000}
-else
-  PATHS=${PATHS:-1024} PERIODS=${PERIODS:-500}
-fi
-echo "prog1: backend $BACKEND: 100 values of a, $PATHS paths each, $PERIODS periods" \
-  "($((PERIODS / 10)) transient), 100 steps per period"
-mkdir -p results docs/figures
+if [ "${PLOT_ONLY:-0}" != 1 ]; then
+  if [ -z "${BACKEND:-}" ]; then
+    if "$SDK" devices >/dev/null 2>&1; then BACKEND=cuda; else BACKEND=cpu; fi
+  fi
+  if [ "$BACKEND" = cuda ]; then
+    PATHS=${PATHS:-16384} PERIODS=${PERIODS:-2000}
+  else
+    PATHS=${PATHS:-1024} PERIODS=${PERIODS:-500}
+  fi
+  echo "prog1: backend $BACKEND: 100 values of a, $PATHS paths each, $PERIODS periods" \
+    "($((PERIODS / 10)) transient), 100 steps per period"
+  mkdir -p results docs/figures
 
-"$SDK" run josephson --backend "$BACKEND" --scan a=4.2:14.1:100 --paths "$PATHS" \
-  --periods "$PERIODS" --transient-periods $((PERIODS / 10)) --spp 100 --scheme srk2 \
-  --seed 2010 --observe drift -o results/prog1-drift.h5 -o results/prog1-drift.tsv
+  "$SDK" run josephson --backend "$BACKEND" --scan a=4.2:14.1:100 --paths "$PATHS" \
+    --periods "$PERIODS" --transient-periods $((PERIODS / 10)) --spp 100 --scheme srk2 \
+    --seed 2010 --observe drift -o results/prog1-drift.h5 -o results/prog1-drift.tsv
+fi
+[ "${RUN_ONLY:-0}" = 1 ] && exit 0
 "$SDK" plot results/prog1-drift.h5 -o docs/figures/prog1-drift-scan.png

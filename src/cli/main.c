@@ -67,7 +67,7 @@ static const char RUN_HELP[] =
     "  --scan NAME=START:STOP:N[:log]\n"
     "                            scan a parameter over N values (up to two --scan: a grid)\n"
     "ensemble and time:\n"
-    "  --paths N                 paths per grid point (default 1024)\n"
+    "  --paths N                 paths per grid point (default 1024; with --particles: 1 system)\n"
     "  --particles N             every path is a system of N particles (models with [meanfield]\n"
     "                            or [pair] need N >= 2; integrated with euler)\n"
     "  --dt DT                   time step (models without a period: default 0.01)\n"
@@ -193,7 +193,7 @@ static int parse_run_options(int argc, char **argv, cli_run *cr, int need_model)
   sdk_errbuf eb = {0};
   optind = 1;
   opterr = 0;
-  int ch;
+  int ch, paths_given = 0;
   while ((ch = getopt_long(argc, argv, ":o:", RUN_OPTS, NULL)) != -1) {
     int64_t n;
     double v;
@@ -225,6 +225,7 @@ static int parse_run_options(int argc, char **argv, cli_run *cr, int need_model)
     case OPT_PATHS:
       if (!parse_count(optarg, 1, &n)) return usage_error("--paths '%s': expected a whole number >= 1", optarg);
       c->paths = n;
+      paths_given = 1;
       break;
     case OPT_DT:
       if (!sdk_parse_number(optarg, &v) || v <= 0) return usage_error("--dt '%s': expected a number > 0", optarg);
@@ -368,6 +369,9 @@ static int parse_run_options(int argc, char **argv, cli_run *cr, int need_model)
     if (optind >= argc) return usage_error("missing MODEL (a built-in name or a .sde file)%s", "");
     if (optind + 1 < argc) return usage_error("unexpected argument '%s'", argv[optind + 1]);
     c->model = argv[optind];
+    /* one system of N particles unless asked for more (1024 systems of a
+     * large N would be a surprise of many hours) */
+    if (c->particles > 1 && !paths_given) c->paths = 1;
   } else if (optind < argc) {
     return usage_error("unexpected argument '%s'", argv[optind]);
   }

@@ -311,7 +311,21 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
   for (int pass = 0; pass < 3; pass++) {
     /* pass 0: head (until a group boundary), 1: whole groups, 2: tail */
     if (pass == 0) sdk_sb_printf(b, "  while (n < nend && (n %% %d) != 0) {\n", G);
-    else if (pass == 1) sdk_sb_printf(b, "  while (nend - n >= %d) {\n", G);
+    else if (pass == 1)
+      /* whole groups with a 32-bit count and the Philox counter as base +
+       * offset: the 64-bit step arithmetic stays out of the loop, and the
+       * unrolled body amortises the loop control and the table pointer
+       * (38.9 instead of 41.3 SASS instructions per josephson SRK2 step) */
+      sdk_sb_printf(b,
+                    "  while (nend - n >= %d) {\n"
+                    "   const sdk_i64 sdk_left = (nend - n) / %d;\n"
+                    "   const int sdk_ng = sdk_left > (1 << 30) ? (1 << 30) : (int)sdk_left;\n"
+                    "   const sdk_u64 sdk_c0 = (sdk_u64)((n * SDK_NN) >> 2);\n"
+                    "   (void)sdk_c0;\n"
+                    "   #pragma unroll %d\n"
+                    "   for (int sdk_gi = 0; sdk_gi < sdk_ng; sdk_gi++) {\n"
+                    "    const sdk_i64 sdk_n = n + (sdk_i64)sdk_gi * %d; (void)sdk_n;\n",
+                    G, G, o->single ? 4 : 2, G);
     else sdk_sb_puts(b, "  while (n < nend) {\n");
     int reps = pass == 1 ? G : 1;
     /* with spp a multiple of G, a group never wraps the period: one table
@@ -329,14 +343,15 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
         for (int k = 0; k < nblk_group; k++)
           sdk_sb_printf(b,
                         "    real r%d_%d[4];\n"
-                        "    sdk_gauss4(sdk_seed, gp%d, (sdk_u64)((n * SDK_NN) >> 2) + %d, 0, r%d_%d);\n",
-                        q, k, q, k, q, k);
+                        "    sdk_gauss4(sdk_seed, gp%d, sdk_c0 + (sdk_u64)sdk_gi * %d + %d, 0, r%d_%d);\n",
+                        q, k, q, nblk_group, k, q, k);
     for (int r = 0; r < reps; r++) {
       sdk_sb_puts(b, "    {\n");
       /* time of the step (per path only when dt varies) */
       const char *tphase = grouptab ? NULL : o->spp > 0 ? "(real)sdk_ph" : "(real)n";
       char tph[64];
       if (grouptab) snprintf(tph, sizeof tph, "(real)(sdk_ph + %d)", r), tphase = tph;
+      else if (pass == 1 && o->spp <= 0) snprintf(tph, sizeof tph, "(real)(sdk_n + %d)", r), tphase = tph;
       for (int sl = 0; sl < nslot; sl++) {
         int idx = r * nslot + sl;
         if (vecload)
@@ -379,13 +394,14 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
         for (int j = 0; j < nn; j++) sdk_sb_printf(b, ", z%d_%d", q, j);
         sdk_sb_puts(b, ");\n");
       }
-      sdk_sb_puts(b, "      n++;\n");
+      if (pass != 1) sdk_sb_puts(b, "      n++;\n");
       if (o->spp > 0 && !grouptab)
         sdk_sb_printf(b, "      if (++sdk_ph == %lldLL) sdk_ph = 0;\n", (long long)o->spp);
       sdk_sb_puts(b, "    }\n");
     }
     if (grouptab)
       sdk_sb_printf(b, "    sdk_ph += %d;\n    if (sdk_ph == %lldLL) sdk_ph = 0;\n", G, (long long)o->spp);
+    if (pass == 1) sdk_sb_printf(b, "   }\n   n += (sdk_i64)sdk_ng * %d;\n", G);
     sdk_sb_puts(b, "  }\n");
   }
   sdk_sb_free(&step);
