@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all configure check check-gpu demo bench clean format asan
+.PHONY: all configure check check-gpu demo bench clean format format-check asan
 
 all: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -34,6 +34,10 @@ asan:
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu')
+
+# fails when a source file is not in the committed .clang-format style
+format-check:
+	clang-format --dry-run -Werror $$(git ls-files '*.c' '*.h' '*.cu')
 
 clean:
 	rm -rf $(BUILD) build-asan

@@ -125,12 +125,14 @@ static void check_pieces(int single) {
   TU_CHECK(a.be->read_state(a.ens, 0, n, xa, &eb) == SDK_OK, "%s", eb.msg);
   TU_CHECK(b.be->read_state(b.ens, 0, n, xb, &eb) == SDK_OK, "%s", eb.msg);
   int64_t differ = 0;
-  for (int64_t i = 0; i < 2 * n; i++) differ += memcmp(&xa[i], &xb[i], sizeof(double)) != 0;
+  for (int64_t i = 0; i < 2 * n; i++)
+    differ += memcmp(&xa[i], &xb[i], sizeof(double)) != 0;
   TU_CHECK(differ == 0, "%s %s: %lld of %lld values differ between one advance and pieces",
            st_backend(), single ? "single" : "double", (long long)differ, (long long)(2 * n));
   /* the state moved, and stayed finite */
   int moved = 0, finite = 1;
-  for (int64_t i = 0; i < 2 * n; i++) finite &= isfinite(xa[i]) != 0;
+  for (int64_t i = 0; i < 2 * n; i++)
+    finite &= isfinite(xa[i]) != 0;
   sdk_moments m[2];
   int64_t nf = -1;
   TU_CHECK(a.be->moments(a.ens, m, &nf, &eb) == SDK_OK, "%s", eb.msg);

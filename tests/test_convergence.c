@@ -59,7 +59,8 @@ static void order(const char *scheme, int p, const double *dts, int ndt, int log
     char what[96];
     snprintf(what, sizeof what, "%s error at dt=%g", scheme, dts[i]);
     TU_NEAR(err, derr, 5 * se, what);
-    TU_CHECK(fabs(err) > 3 * se, "%s dt=%g: error %.3g not resolved (se %.3g)", scheme, dts[i], err, se);
+    TU_CHECK(fabs(err) > 3 * se, "%s dt=%g: error %.3g not resolved (se %.3g)", scheme, dts[i], err,
+             se);
     printf("%-5s dt=%-6g Var=%.6f  error %+.3e (exact discrete %+.3e, se %.1e)\n", scheme, dts[i],
            v, err, derr, se);
     lx[i] = log(dts[i]);

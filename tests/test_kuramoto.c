@@ -22,7 +22,8 @@
 static double bessel_i(int n, double x) {
   /* I_n(x) = sum_k (x/2)^(2k+n) / (k! (k+n)!) */
   double term = 1, sum = 0;
-  for (int k = 1; k <= n; k++) term *= x / 2 / k;
+  for (int k = 1; k <= n; k++)
+    term *= x / 2 / k;
   for (int k = 0; k < 200; k++) {
     sum += term;
     term *= (x / 2) * (x / 2) / ((double)(k + 1) * (double)(k + 1 + n));
@@ -36,8 +37,10 @@ static double r_selfconsistent(double K, double T) {
   double lo = 1e-9, hi = 1;
   for (int it = 0; it < 200; it++) {
     double r = 0.5 * (lo + hi), a = K * r / T;
-    if (bessel_i(1, a) / bessel_i(0, a) > r) lo = r;
-    else hi = r;
+    if (bessel_i(1, a) / bessel_i(0, a) > r)
+      lo = r;
+    else
+      hi = r;
   }
   return 0.5 * (lo + hi);
 }
@@ -70,10 +73,13 @@ static double euler_cos_mean(double a, double T, double dt) {
       p[j] = v;
       row += v;
     }
-    for (int j = 0; j < TM; j++) A[j][i] = p[j] / row - (i == j);
+    for (int j = 0; j < TM; j++)
+      A[j][i] = p[j] / row - (i == j);
   }
-  for (int i = 0; i < TM; i++) A[TM - 1][i] = 1;
-  for (int j = 0; j < TM; j++) A[j][TM] = j == TM - 1;
+  for (int i = 0; i < TM; i++)
+    A[TM - 1][i] = 1;
+  for (int j = 0; j < TM; j++)
+    A[j][TM] = j == TM - 1;
   for (int c = 0; c < TM; c++) {
     int piv = c;
     for (int r = c + 1; r < TM; r++)
@@ -87,16 +93,19 @@ static double euler_cos_mean(double a, double T, double dt) {
     for (int r = c + 1; r < TM; r++) {
       double f = A[r][c] / A[c][c];
       if (f != 0)
-        for (int k = c; k <= TM; k++) A[r][k] -= f * A[c][k];
+        for (int k = c; k <= TM; k++)
+          A[r][k] -= f * A[c][k];
     }
   }
   double pi[TM], m = 0;
   for (int r = TM - 1; r >= 0; r--) {
     double v = A[r][TM];
-    for (int k = r + 1; k < TM; k++) v -= A[r][k] * pi[k];
+    for (int k = r + 1; k < TM; k++)
+      v -= A[r][k] * pi[k];
     pi[r] = v / A[r][r];
   }
-  for (int j = 0; j < TM; j++) m += pi[j] * cos(j * h);
+  for (int j = 0; j < TM; j++)
+    m += pi[j] * cos(j * h);
   return m;
 }
 
@@ -104,8 +113,10 @@ static double r_euler(double K, double T, double dt) {
   double lo = 0.05, hi = 1;
   for (int it = 0; it < 40; it++) {
     double r = 0.5 * (lo + hi);
-    if (euler_cos_mean(K * r, T, dt) > r) lo = r;
-    else hi = r;
+    if (euler_cos_mean(K * r, T, dt) > r)
+      lo = r;
+    else
+      hi = r;
   }
   return 0.5 * (lo + hi);
 }
@@ -140,19 +151,23 @@ static void config(sdk_run_config *c, const char *model, int64_t N, int64_t syst
  * (nb batches of consecutive samples: the series is correlated in time). */
 static void time_average(const sdk_results *R, double t0, int nb, double *mean, double *se) {
   int64_t ns = R->order_nsamples, first = 0;
-  while (first < ns && (double)R->order_step[first] * R->dt[0] < t0) first++;
+  while (first < ns && (double)R->order_step[first] * R->dt[0] < t0)
+    first++;
   int64_t n = ns - first, per = n / nb;
   double sum = 0, bm[64], bsum = 0;
-  for (int64_t s = first; s < ns; s++) sum += R->order_r[s];
+  for (int64_t s = first; s < ns; s++)
+    sum += R->order_r[s];
   *mean = sum / (double)n;
   for (int b = 0; b < nb; b++) {
     double a = 0;
-    for (int64_t s = 0; s < per; s++) a += R->order_r[first + b * per + s];
+    for (int64_t s = 0; s < per; s++)
+      a += R->order_r[first + b * per + s];
     bm[b] = a / (double)per;
     bsum += bm[b];
   }
   double bmean = bsum / nb, v = 0;
-  for (int b = 0; b < nb; b++) v += (bm[b] - bmean) * (bm[b] - bmean);
+  for (int b = 0; b < nb; b++)
+    v += (bm[b] - bmean) * (bm[b] - bmean);
   *se = sqrt(v / (nb - 1) / nb);
 }
 
@@ -161,9 +176,11 @@ static void time_average(const sdk_results *R, double t0, int nb, double *mean, 
  * its fluctuation, and psi = 0. */
 static void test_order_reduction(void) {
   const char *m1 = st_model_file("[model]\nname = still\nvars = x\nperiodic = x : 2*pi\n"
-                                 "[drift]\nx = 0\n[init]\nx = normal(0, 0.8)\n", 0);
+                                 "[drift]\nx = 0\n[init]\nx = normal(0, 0.8)\n",
+                                 0);
   const char *m2 = st_model_file("[model]\nname = still1\nvars = x\nperiodic = x : 1\n"
-                                 "[drift]\nx = 0\n[init]\nx = normal(0.25, 0.1)\n", 1);
+                                 "[drift]\nx = 0\n[init]\nx = normal(0.25, 0.1)\n",
+                                 1);
   struct {
     const char *model;
     double want, psi;
@@ -269,9 +286,11 @@ static void test_pair_vs_meanfield(void) {
     double worst = 0;
     for (int64_t s = 0; s < P->order_nsamples && s < Q->order_nsamples; s++) {
       double d = P->order_r[s] - Q->order_r[s];
-      double se = sqrt(P->order_r_err[s] * P->order_r_err[s] + Q->order_r_err[s] * Q->order_r_err[s]);
+      double se =
+          sqrt(P->order_r_err[s] * P->order_r_err[s] + Q->order_r_err[s] * Q->order_r_err[s]);
       char what[96];
-      snprintf(what, sizeof what, "r(t = %g) pairwise vs mean-field", (double)P->order_step[s] * 0.01);
+      snprintf(what, sizeof what, "r(t = %g) pairwise vs mean-field",
+               (double)P->order_step[s] * 0.01);
       TU_NEAR(P->order_r[s], Q->order_r[s], K_SIGMA * se, what);
       if (fabs(d) / se > worst) worst = fabs(d) / se;
     }

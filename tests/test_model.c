@@ -12,7 +12,9 @@
 #include "sim/run.h"
 #include "testutil.h"
 
-static double val(void *u, sdk_symkind k, int i) { return k == SDK_SYM_PARAM ? 2.0 + i : 0.5; }
+static double val(void *u, sdk_symkind k, int i) {
+  return k == SDK_SYM_PARAM ? 2.0 + i : 0.5;
+}
 static sdk_symkind res(void *u, const char *n, int *i) {
   if (!strcmp(n, "a")) return *i = 0, SDK_SYM_PARAM;
   if (!strcmp(n, "b")) return *i = 1, SDK_SYM_PARAM;
@@ -20,7 +22,9 @@ static sdk_symkind res(void *u, const char *n, int *i) {
   return SDK_SYM_UNRESOLVED;
 }
 
-static void emit_name(void *u, sdk_strbuf *out, const sdk_expr *e) { sdk_sb_puts(out, e->name); }
+static void emit_name(void *u, sdk_strbuf *out, const sdk_expr *e) {
+  sdk_sb_puts(out, e->name);
+}
 
 static double ev(const char *text, sdk_err *err) {
   sdk_expr *e = NULL;
@@ -45,8 +49,8 @@ static void test_expressions(void) {
   TU_NEAR(ev("a < b && b < 4 || 0", &e), 1, 0, "logic");
   TU_NEAR(ev("atan2(1, 1)*4", &e), M_PI, 1e-15, "atan2");
   TU_NEAR(ev("1e-3 * 2.5E2", &e), 0.25, 1e-15, "exponents");
-  const char *bad[] = {"x^2", "1 +", "(a", "sin(a, b)", "foo(1)", "a b", "y + 1", "0x10", "",
-                       "pow(a)", "1..2", "a = 3"};
+  const char *bad[] = {"x^2",   "1 +",  "(a", "sin(a, b)", "foo(1)", "a b",
+                       "y + 1", "0x10", "",   "pow(a)",    "1..2",   "a = 3"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     ev(bad[i], &e);
     TU_CHECK(e == SDK_ERR_MODEL, "'%s' should be rejected", bad[i]);
@@ -135,7 +139,8 @@ static void test_model_bad(void) {
       {"[model]\nname = a\nvars = x\n[drift]\nx = 1\n[foo]\ny = 2\n", "unknown section [foo]"},
       {"[model]\nname = a\nvars = x\nperiodd = 2\n[drift]\nx = 1\n", "unknown key 'periodd'"},
       {"[model]\nname = a\nvars = x\n[drift]\ny = 1\n", "unknown variable 'y'"},
-      {"[model]\nname = a\nvars = x\n[drift]\nx = -k*x\n", "bad.sde:5: [drift] x: unknown name 'k'"},
+      {"[model]\nname = a\nvars = x\n[drift]\nx = -k*x\n",
+       "bad.sde:5: [drift] x: unknown name 'k'"},
       {"[model]\nname = a\nvars = x\n[drift]\nx = (1 + x\n", "bad.sde:5"},
       {"[model]\nname = a\nvars = x\n[drift]\nx = x^2\n", "pow"},
       {"[model]\nname = a\nvars = x\n[drift]\nx = foo(x)\n", "unknown function 'foo'"},
@@ -143,7 +148,8 @@ static void test_model_bad(void) {
       {"[model]\nname = a\nvars = x\n[drift]\nx = 1\nx = 2\n", "given twice"},
       {"[model]\nname = a\nvars = x\n[params]\nk = abc\n[drift]\nx = 1\n", "not a number"},
       {"[model]\nname = a\nvars = sin\n[drift]\nsin = 1\n", "cannot be a variable name"},
-      {"[model]\nname = a\nvars = x\n[params]\nx = 1\n[drift]\nx = 1\n", "both a variable and a parameter"},
+      {"[model]\nname = a\nvars = x\n[params]\nx = 1\n[drift]\nx = 1\n",
+       "both a variable and a parameter"},
       {"[model]\nname = a\nvars = x\nperiod = x\n[drift]\nx = 1\n", "unknown name 'x'"},
       {"[model]\nname = a\nvars = x\n[drift]\nx = 1\n[init]\nx = uniform(1)\n", "two arguments"},
       {"[model]\nname = a\nvars = x\n[drift]\nx = 1\n[init]\nx = t\n", "t cannot be used here"},
@@ -178,8 +184,9 @@ static void test_scan(void) {
   sdk_scan_free(&ax);
   TU_CHECK(sdk_scan_parse("a=3:3:1", &ax, &eb) == SDK_OK && ax.values[0] == 3, "single point");
   sdk_scan_free(&ax);
-  const char *bad[] = {"a=1:2", "a=1:2:0", "a=1:2:2.5", "a=x:2:3", "a=1::3", "=1:2:3", "a",
-                       "a=0:1:3:log", "a=1:2:3:foo", "a=1:2:3:log:x", "a=1:2:-3", "a=1:2:1e9"};
+  const char *bad[] = {"a=1:2",       "a=1:2:0",       "a=1:2:2.5", "a=x:2:3",
+                       "a=1::3",      "=1:2:3",        "a",         "a=0:1:3:log",
+                       "a=1:2:3:foo", "a=1:2:3:log:x", "a=1:2:-3",  "a=1:2:1e9"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     sdk_errbuf e2 = {0};
     TU_CHECK(sdk_scan_parse(bad[i], &ax, &e2) == SDK_ERR_USAGE, "scan '%s' accepted", bad[i]);

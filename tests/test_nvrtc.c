@@ -96,7 +96,8 @@ static void compile_scan(sdk_bctx *ctx) {
     TU_CHECK(e == SDK_OK, "NVRTC josephson scan: %s", eb.msg);
   }
   free(src);
-  for (int i = 0; i < 2; i++) sdk_scan_free(&c.scan[i]);
+  for (int i = 0; i < 2; i++)
+    sdk_scan_free(&c.scan[i]);
 }
 
 int main(void) {
@@ -156,7 +157,8 @@ int main(void) {
 
   /* an expression NVRTC rejects is reported against the model file */
   {
-    const char *bad_src = "extern \"C\" __global__ void sdk_init() {\n#line 7 \"/x/m.sde\"\n int a = undefined_thing;\n}\n";
+    const char *bad_src = "extern \"C\" __global__ void sdk_init() {\n#line 7 \"/x/m.sde\"\n int a "
+                          "= undefined_thing;\n}\n";
     sdk_module *mod = NULL;
     char rep[256];
     sdk_errbuf eb3 = {0};

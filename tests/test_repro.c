@@ -70,7 +70,9 @@ static double *simulate(kit *k, int single, int64_t path0, int64_t n, const int6
   return out;
 }
 
-static int same_bits(const double *a, const double *b, size_t n) { return !memcmp(a, b, n * sizeof *a); }
+static int same_bits(const double *a, const double *b, size_t n) {
+  return !memcmp(a, b, n * sizeof *a);
+}
 
 static void check(int single) {
   const int64_t N = 1000; /* not a multiple of any block size on purpose */

@@ -7,23 +7,22 @@
 extern int tu_failures;
 extern int tu_checks;
 
-#define TU_CHECK(cond, ...)                                                    \
-  do {                                                                         \
-    tu_checks++;                                                               \
-    if (!(cond)) {                                                             \
-      tu_failures++;                                                           \
-      fprintf(stderr, "%s:%d: FAILED: %s: ", __FILE__, __LINE__, #cond);       \
-      fprintf(stderr, __VA_ARGS__);                                            \
-      fputc('\n', stderr);                                                     \
-    }                                                                          \
+#define TU_CHECK(cond, ...)                                                                        \
+  do {                                                                                             \
+    tu_checks++;                                                                                   \
+    if (!(cond)) {                                                                                 \
+      tu_failures++;                                                                               \
+      fprintf(stderr, "%s:%d: FAILED: %s: ", __FILE__, __LINE__, #cond);                           \
+      fprintf(stderr, __VA_ARGS__);                                                                \
+      fputc('\n', stderr);                                                                         \
+    }                                                                                              \
   } while (0)
 
 /* |got - want| <= tol, with a message naming the quantity. */
-#define TU_NEAR(got, want, tol, what)                                          \
-  TU_CHECK(fabs((double)(got) - (double)(want)) <= (tol),                      \
-           "%s: got %.10g want %.10g (tol %.3g, diff %.3g)", (what),           \
-           (double)(got), (double)(want), (double)(tol),                       \
-           fabs((double)(got) - (double)(want)))
+#define TU_NEAR(got, want, tol, what)                                                              \
+  TU_CHECK(fabs((double)(got) - (double)(want)) <= (tol),                                          \
+           "%s: got %.10g want %.10g (tol %.3g, diff %.3g)", (what), (double)(got),                \
+           (double)(want), (double)(tol), fabs((double)(got) - (double)(want)))
 
 /* Print a summary line and return the exit status. */
 int tu_finish(const char *name);

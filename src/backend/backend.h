@@ -35,12 +35,12 @@ typedef struct sdk_backend_opts {
 
 typedef struct sdk_layout {
   int nvars;
-  int single;       /* float state */
+  int single; /* float state */
   int64_t ngrid;
-  int64_t ppg;      /* paths per grid point */
-  int64_t path0;    /* global index of the first path held here */
-  int nsv;          /* per-grid-point values */
-  const double *sv; /* ngrid * nsv values (converted to the state type) */
+  int64_t ppg;       /* paths per grid point */
+  int64_t path0;     /* global index of the first path held here */
+  int nsv;           /* per-grid-point values */
+  const double *sv;  /* ngrid * nsv values (converted to the state type) */
   int64_t particles; /* > 0: module of a system driver (advance_sys), systems of this
                         many consecutive paths (particles); ppg is a multiple of it */
 } sdk_layout;
@@ -82,9 +82,8 @@ typedef struct sdk_backend {
   sdk_err (*minmax)(sdk_ensemble *ens, int var, double *lo, double *hi, sdk_errbuf *eb);
   /* Histogram of variable var per grid point: counts[g * bins + b], with
    * per-grid-point ranges lo[g]..hi[g]; paths outside go to under/over. */
-  sdk_err (*histogram)(sdk_ensemble *ens, int var, int64_t bins, const double *lo,
-                       const double *hi, uint64_t *counts, uint64_t *under, uint64_t *over,
-                       sdk_errbuf *eb);
+  sdk_err (*histogram)(sdk_ensemble *ens, int var, int64_t bins, const double *lo, const double *hi,
+                       uint64_t *counts, uint64_t *under, uint64_t *over, sdk_errbuf *eb);
   /* Copy the state of paths [first, first+n) out as doubles: out[v * n + i]. */
   sdk_err (*read_state)(sdk_ensemble *ens, int64_t first, int64_t n, double *out, sdk_errbuf *eb);
   /* Copy one row of the state between the backend and doubles: row v < nvars

@@ -16,8 +16,8 @@
 
 typedef void (*init_fn)(void *st, long long npad, const void *sv, long long ppg, long long ngrid,
                         long long path0, unsigned long long seed, int nthreads);
-typedef void (*advance_fn)(void *st, long long npad, const void *sv, long long ppg,
-                           long long ngrid, long long path0, long long step0, long long nsteps,
+typedef void (*advance_fn)(void *st, long long npad, const void *sv, long long ppg, long long ngrid,
+                           long long path0, long long step0, long long nsteps,
                            unsigned long long seed, int nthreads);
 typedef int (*advance_sys_fn)(void *st, long long npad, const void *sv, long long ppg,
                               long long ngrid, long long path0, long long step0, long long nsteps,
@@ -87,8 +87,10 @@ static sdk_err cpu_open(const sdk_backend_opts *o, sdk_bctx **out, sdk_errbuf *e
   int clang = 0;
   if (!cc || !*cc) {
     /* clang vectorises libm calls through glibc's libmvec; gcc 12 does not */
-    if (on_path("clang")) cc = "clang";
-    else cc = "cc";
+    if (on_path("clang"))
+      cc = "clang";
+    else
+      cc = "cc";
   }
   clang = strstr(cc, "clang") != NULL;
   snprintf(c->cc, sizeof c->cc, "%s", cc);
@@ -255,8 +257,10 @@ static sdk_err cpu_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, sd
                     (long long)(lay->ngrid * lay->ppg), lay->nvars);
   }
   for (int64_t i = 0; i < lay->ngrid * lay->nsv; i++) {
-    if (lay->single) ((float *)e->sv)[i] = (float)lay->sv[i];
-    else ((double *)e->sv)[i] = lay->sv[i];
+    if (lay->single)
+      ((float *)e->sv)[i] = (float)lay->sv[i];
+    else
+      ((double *)e->sv)[i] = lay->sv[i];
   }
   *out = e;
   return SDK_OK;
@@ -271,15 +275,15 @@ static sdk_err cpu_init(sdk_ensemble *e, uint64_t seed, sdk_errbuf *eb) {
 static sdk_err cpu_advance(sdk_ensemble *e, int64_t step0, int64_t nsteps, uint64_t seed,
                            sdk_errbuf *eb) {
   if (!e->mod->advance)
-    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "this module integrates systems of particles (advance_sys)");
+    return SDK_FAIL(eb, SDK_ERR_INTERNAL,
+                    "this module integrates systems of particles (advance_sys)");
   e->mod->advance(e->st, e->npad, e->sv, e->lay.ppg, e->lay.ngrid, e->lay.path0, step0, nsteps,
                   seed, e->ctx->o.threads);
   return SDK_OK;
 }
 
 static inline double get(const sdk_ensemble *e, const void *base, int64_t i) {
-  return e->esize == sizeof(float) ? (double)((const float *)base)[i]
-                                   : ((const double *)base)[i];
+  return e->esize == sizeof(float) ? (double)((const float *)base)[i] : ((const double *)base)[i];
 }
 
 static sdk_err cpu_mark(sdk_ensemble *e, int var, sdk_errbuf *eb) {
@@ -317,8 +321,7 @@ static void reduce_var(const sdk_ensemble *e, const void *base, const void *sub,
   *out = tot;
 }
 
-static sdk_err cpu_moments(sdk_ensemble *e, sdk_moments *out, int64_t *nonfinite,
-                           sdk_errbuf *eb) {
+static sdk_err cpu_moments(sdk_ensemble *e, sdk_moments *out, int64_t *nonfinite, sdk_errbuf *eb) {
   int nv = e->lay.nvars;
   for (int64_t g = 0; g < e->lay.ngrid; g++) {
     int64_t nf = 0, nfmax = 0;
@@ -337,7 +340,8 @@ static sdk_err cpu_displacement(sdk_ensemble *e, int var, double scale, sdk_mome
                                 sdk_errbuf *eb) {
   if (!e->mark) return SDK_FAIL(eb, SDK_ERR_INTERNAL, "displacement before mark");
   const void *base = (const char *)e->st + (size_t)var * (size_t)e->npad * e->esize;
-  for (int64_t g = 0; g < e->lay.ngrid; g++) reduce_var(e, base, e->mark, scale, g, &out[g], NULL);
+  for (int64_t g = 0; g < e->lay.ngrid; g++)
+    reduce_var(e, base, e->mark, scale, g, &out[g], NULL);
   return SDK_OK;
 }
 
@@ -369,8 +373,10 @@ static sdk_err cpu_histogram(sdk_ensemble *e, int var, int64_t bins, const doubl
     double w = (hi[g] - lo[g]) / (double)bins;
     for (int64_t i = 0; i < e->lay.ppg; i++) {
       double x = get(e, base, first + i);
-      if (x < lo[g]) under[g]++;
-      else if (x > hi[g]) over[g]++;
+      if (x < lo[g])
+        under[g]++;
+      else if (x > hi[g])
+        over[g]++;
       else {
         int64_t b = w > 0 ? (int64_t)((x - lo[g]) / w) : 0;
         if (b >= bins) b = bins - 1; /* x == hi belongs to the last bin */
@@ -385,7 +391,8 @@ static sdk_err cpu_read_state(sdk_ensemble *e, int64_t first, int64_t n, double 
                               sdk_errbuf *eb) {
   for (int v = 0; v < e->lay.nvars; v++) {
     const void *base = (const char *)e->st + (size_t)v * (size_t)e->npad * e->esize;
-    for (int64_t i = 0; i < n; i++) out[v * n + i] = get(e, base, first + i);
+    for (int64_t i = 0; i < n; i++)
+      out[v * n + i] = get(e, base, first + i);
   }
   return SDK_OK;
 }
@@ -405,11 +412,15 @@ static sdk_err cpu_rows(sdk_ensemble *e, int row, int64_t first, int64_t n, doub
   }
   for (int64_t i = 0; i < n; i++) {
     if (e->esize == sizeof(float)) {
-      if (write) ((float *)base)[first + i] = (float)buf[i];
-      else buf[i] = ((float *)base)[first + i];
+      if (write)
+        ((float *)base)[first + i] = (float)buf[i];
+      else
+        buf[i] = ((float *)base)[first + i];
     } else {
-      if (write) ((double *)base)[first + i] = buf[i];
-      else buf[i] = ((double *)base)[first + i];
+      if (write)
+        ((double *)base)[first + i] = buf[i];
+      else
+        buf[i] = ((double *)base)[first + i];
     }
   }
   return SDK_OK;
@@ -419,7 +430,8 @@ static sdk_err cpu_advance_sys(sdk_ensemble *e, int64_t step0, int64_t nsteps, u
                                int64_t obs_every, double *obs, sdk_errbuf *eb) {
   if (!e->mod->advance_sys || e->lay.particles < 1 || e->lay.path0 != 0 ||
       e->lay.ppg % e->lay.particles)
-    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "advance_sys: not a module or layout of particle systems");
+    return SDK_FAIL(eb, SDK_ERR_INTERNAL,
+                    "advance_sys: not a module or layout of particle systems");
   if (e->mod->advance_sys(e->st, e->npad, e->sv, e->lay.ppg, e->lay.ngrid, e->lay.path0, step0,
                           nsteps, seed, e->ctx->o.threads, e->lay.particles, obs_every, obs))
     return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory for %lld particles", (long long)e->npad);

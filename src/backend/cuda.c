@@ -94,8 +94,8 @@ static struct {
   int major, minor;
   const char *(*GetErrorString)(nvrtcResult);
   nvrtcResult (*Version)(int *, int *);
-  nvrtcResult (*CreateProgram)(nvrtcProgram *, const char *, const char *, int,
-                               const char *const *, const char *const *);
+  nvrtcResult (*CreateProgram)(nvrtcProgram *, const char *, const char *, int, const char *const *,
+                               const char *const *);
   nvrtcResult (*DestroyProgram)(nvrtcProgram *);
   nvrtcResult (*CompileProgram)(nvrtcProgram, int, const char *const *);
   nvrtcResult (*GetProgramLogSize)(nvrtcProgram, size_t *);
@@ -172,7 +172,8 @@ static int load_nvrtc(void) {
   nv.tried = 1;
   const char *missing = NULL;
   static const char *const names[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", NULL};
-  for (int i = 0; names[i] && !nv.dl; i++) nv.dl = try_nvrtc(names[i]);
+  for (int i = 0; names[i] && !nv.dl; i++)
+    nv.dl = try_nvrtc(names[i]);
   const char *homes[] = {getenv("CUDA_HOME"), getenv("CUDA_PATH"), "/usr/local/cuda"};
   for (int i = 0; i < 3 && !nv.dl; i++) {
     if (!homes[i] || !*homes[i]) continue;
@@ -264,7 +265,7 @@ struct sdk_ensemble {
   CUdeviceptr mark;
   CUdeviceptr red; /* chunk results */
   size_t red_bytes;
-  void *host; /* host copy of chunk results */
+  void *host;       /* host copy of chunk results */
   CUevent ev0, ev1; /* around the last advance */
   double last_ms;   /* its duration by CUDA events, -1 if unknown */
   struct {          /* systems of particles (allocated by the first advance_sys) */
@@ -276,7 +277,7 @@ struct sdk_ensemble {
     /* systems; chunks, blocks and chunks per block per system; the step whose
      * sums are held (-1 none) */
     int64_t nsys, nchunk, nblk, cpb, sums_step;
-    CUdeviceptr hist;  /* counts of histogram_mod, kept between samples */
+    CUdeviceptr hist; /* counts of histogram_mod, kept between samples */
     size_t hist_bytes;
   } sys;
 };
@@ -285,7 +286,8 @@ static int valid_arch(const char *a) {
   if (strncmp(a, "sm_", 3) != 0) return 0;
   const char *p = a + 3;
   int digits = 0;
-  while (*p >= '0' && *p <= '9') p++, digits++;
+  while (*p >= '0' && *p <= '9')
+    p++, digits++;
   if (digits < 2 || digits > 3) return 0;
   if (*p == 'a' || *p == 'f') p++;
   return *p == 0;
@@ -420,8 +422,10 @@ static void ptxas_spills(const char *log, const char *fn, char *out, size_t n) {
   const char *eol = strchr(p, '\n');
   const char *q = strstr(p, "bytes stack frame");
   if (!q || (eol && q > eol)) return;
-  while (q > p && q[-1] == ' ') q--;
-  while (q > p && q[-1] >= '0' && q[-1] <= '9') q--;
+  while (q > p && q[-1] == ' ')
+    q--;
+  while (q > p && q[-1] >= '0' && q[-1] <= '9')
+    q--;
   int stack, sst, sld;
   if (sscanf(q, "%d bytes stack frame, %d bytes spill stores, %d bytes spill loads", &stack, &sst,
              &sld) == 3)
@@ -435,7 +439,9 @@ static void ptxas_spills(const char *log, const char *fn, char *out, size_t n) {
 static uint32_t rd32(const unsigned char *p) {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
-static uint64_t rd64(const unsigned char *p) { return rd32(p) | (uint64_t)rd32(p + 4) << 32; }
+static uint64_t rd64(const unsigned char *p) {
+  return rd32(p) | (uint64_t)rd32(p + 4) << 32;
+}
 static int cubin_resources(const char *bin, size_t len, const char *fn, int *regs, int *frame) {
   const unsigned char *d = (const unsigned char *)bin;
   *regs = *frame = -1;
@@ -443,9 +449,10 @@ static int cubin_resources(const char *bin, size_t len, const char *fn, int *reg
   uint64_t shoff = rd64(d + 0x28);
   unsigned shentsize = d[0x3a] | d[0x3b] << 8, shnum = d[0x3c] | d[0x3d] << 8,
            shstrndx = d[0x3e] | d[0x3f] << 8;
-  if (shentsize < 64 || shstrndx >= shnum || shoff > len || (uint64_t)shnum * shentsize > len - shoff)
+  if (shentsize < 64 || shstrndx >= shnum || shoff > len ||
+      (uint64_t)shnum * shentsize > len - shoff)
     return 0;
-#define SH(i) (d + shoff + (uint64_t)(i) * shentsize)
+#define SH(i) (d + shoff + (uint64_t)(i)*shentsize)
   uint64_t stroff = rd64(SH(shstrndx) + 24), strsize = rd64(SH(shstrndx) + 32);
   if (stroff > len || strsize > len - stroff) return 0;
   const unsigned char *sym = NULL, *names = NULL, *info = NULL;
@@ -461,8 +468,7 @@ static int cubin_resources(const char *bin, size_t len, const char *fn, int *reg
       uint64_t lo = rd64(SH(link) + 24), ls = rd64(SH(link) + 32);
       if (lo > len || ls > len - lo) continue;
       sym = d + off, nsym = size / 24, names = d + lo, namesz = ls;
-    } else if (name < strsize && strsize - name >= 9 &&
-               !memcmp(d + stroff + name, ".nv.info", 9)) {
+    } else if (name < strsize && strsize - name >= 9 && !memcmp(d + stroff + name, ".nv.info", 9)) {
       info = d + off, infosz = size;
     }
   }
@@ -525,8 +531,8 @@ static int write_file(const char *path, const void *data, size_t len) {
 }
 
 static sdk_err nvrtc_compile(sdk_bctx *c, const char *src, const char *model_path,
-                             const char *const *opts, int nopts, const char *src_path,
-                             char **cubin, size_t *cubin_len, char **log_out, sdk_errbuf *eb) {
+                             const char *const *opts, int nopts, const char *src_path, char **cubin,
+                             size_t *cubin_len, char **log_out, sdk_errbuf *eb) {
   nvrtcProgram prog = NULL;
   nvrtcResult r = nv.CreateProgram(&prog, src, "sdekit_kernel.cu", 0, NULL, NULL);
   if (r != 0)
@@ -534,7 +540,8 @@ static sdk_err nvrtc_compile(sdk_bctx *c, const char *src, const char *model_pat
                     nv.GetErrorString(r));
   if (c->o.verbose) {
     fprintf(stderr, "sdekit: NVRTC %d.%d (%s):", nv.major, nv.minor, nv.path);
-    for (int i = 0; i < nopts; i++) fprintf(stderr, " %s", opts[i]);
+    for (int i = 0; i < nopts; i++)
+      fprintf(stderr, " %s", opts[i]);
     fprintf(stderr, " %s\n", src_path);
   }
   nvrtcResult rc = nv.CompileProgram(prog, nopts, opts);
@@ -602,7 +609,8 @@ static sdk_err load_module(sdk_bctx *c, const char *cubin, const char *path, sdk
              {&m->red_minmax, "sdk_red_minmax"},
              {&m->red_hist, "sdk_red_hist"}};
   /* a module of systems of particles has sdk_sys_step instead of sdk_advance */
-  if (cu.ModuleGetFunction(&m->sys_step, m->mod, "sdk_sys_step") != CUDA_SUCCESS) m->sys_step = NULL;
+  if (cu.ModuleGetFunction(&m->sys_step, m->mod, "sdk_sys_step") != CUDA_SUCCESS)
+    m->sys_step = NULL;
   if (cu.ModuleGetFunction(&m->red_hist_mod, m->mod, "sdk_red_hist_mod") != CUDA_SUCCESS)
     m->red_hist_mod = NULL;
   if (m->sys_step) {
@@ -610,7 +618,8 @@ static sdk_err load_module(sdk_bctx *c, const char *cubin, const char *path, sdk
     size_t in = 0;
     if ((r = cu.ModuleGetGlobal(&ip, &in, m->mod, "sdk_sys_info")) != CUDA_SUCCESS ||
         in != sizeof m->sys_info || (r = cu.MemcpyDtoH(m->sys_info, ip, in)) != CUDA_SUCCESS) {
-      err = SDK_FAIL(eb, SDK_ERR_BACKEND, "'%s' is not an sdekit kernel module (no sdk_sys_info)", path);
+      err = SDK_FAIL(eb, SDK_ERR_BACKEND, "'%s' is not an sdekit kernel module (no sdk_sys_info)",
+                     path);
       goto bad;
     }
   }
@@ -625,8 +634,9 @@ static sdk_err load_module(sdk_bctx *c, const char *cubin, const char *path, sdk
   CUdeviceptr abi_p = 0;
   size_t abi_n = 0;
   int abi = -1;
-  if (cu.ModuleGetGlobal(&abi_p, &abi_n, m->mod, "sdk_abi") == CUDA_SUCCESS && abi_n == sizeof abi &&
-      cu.MemcpyDtoH(&abi, abi_p, sizeof abi) == CUDA_SUCCESS && abi != SDK_KERNEL_ABI) {
+  if (cu.ModuleGetGlobal(&abi_p, &abi_n, m->mod, "sdk_abi") == CUDA_SUCCESS &&
+      abi_n == sizeof abi && cu.MemcpyDtoH(&abi, abi_p, sizeof abi) == CUDA_SUCCESS &&
+      abi != SDK_KERNEL_ABI) {
     err = SDK_FAIL(eb, SDK_ERR_BACKEND, "'%s' has kernel ABI %d, this sdekit needs %d", path, abi,
                    SDK_KERNEL_ABI);
     goto bad;
@@ -683,7 +693,8 @@ static sdk_err cuda_compile(sdk_bctx *c, const char *src, const char *model_path
   sdk_strbuf key;
   sdk_sb_init(&key);
   sdk_sb_printf(&key, "nvrtc %d.%d\n%s\n", nv.major, nv.minor, c->arch);
-  for (int i = 0; i < nopts; i++) sdk_sb_printf(&key, "%s\n", opts[i]);
+  for (int i = 0; i < nopts; i++)
+    sdk_sb_printf(&key, "%s\n", opts[i]);
   sdk_sb_puts(&key, src);
   if (key.oom) {
     sdk_sb_free(&key);
@@ -748,7 +759,8 @@ static void cuda_free(sdk_ensemble **e) {
   if (x->red) cu.MemFree(x->red);
   if (x->ev0) cu.EventDestroy(x->ev0);
   if (x->ev1) cu.EventDestroy(x->ev1);
-  CUdeviceptr sysbufs[] = {x->sys.st2, x->sys.sums, x->sys.part, x->sys.cnt, x->sys.zsys, x->sys.gcnt, x->sys.obs, x->sys.hist};
+  CUdeviceptr sysbufs[] = {x->sys.st2,  x->sys.sums, x->sys.part, x->sys.cnt,
+                           x->sys.zsys, x->sys.gcnt, x->sys.obs,  x->sys.hist};
   for (size_t i = 0; i < sizeof sysbufs / sizeof sysbufs[0]; i++)
     if (sysbufs[i]) cu.MemFree(sysbufs[i]);
   free(x->host);
@@ -760,7 +772,8 @@ static sdk_err cuda_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, s
                           sdk_errbuf *eb) {
   *out = NULL;
   if (!c->has_device)
-    return SDK_FAIL(eb, SDK_ERR_BACKEND, "cuda: compiled for %s only; no device to run on", c->arch);
+    return SDK_FAIL(eb, SDK_ERR_BACKEND, "cuda: compiled for %s only; no device to run on",
+                    c->arch);
   CU(eb, CtxSetCurrent(c->cx));
   sdk_ensemble *e = calloc(1, sizeof *e);
   if (!e) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
@@ -807,8 +820,10 @@ static sdk_err cuda_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, s
     goto fail;
   }
   for (int64_t i = 0; i < lay->ngrid * lay->nsv; i++) {
-    if (lay->single) ((float *)hsv)[i] = (float)lay->sv[i];
-    else ((double *)hsv)[i] = lay->sv[i];
+    if (lay->single)
+      ((float *)hsv)[i] = (float)lay->sv[i];
+    else
+      ((double *)hsv)[i] = lay->sv[i];
   }
   if ((r = cu.MemAlloc(&e->sv, svn * e->esize)) != CUDA_SUCCESS) {
     e->sv = 0;
@@ -864,25 +879,30 @@ static sdk_err cuda_advance(sdk_ensemble *e, int64_t step0, int64_t nsteps, uint
   void *args[] = {&e->st, &npad, &e->sv, &ppg, &ngrid, &path0, &s0, &ns, &s};
   e->last_ms = -1;
   if (!e->mod->advance)
-    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "this module integrates systems of particles (advance_sys)");
-  if (!e->ev0 && (cu.EventCreate(&e->ev0, 0) != CUDA_SUCCESS || cu.EventCreate(&e->ev1, 0) != CUDA_SUCCESS))
+    return SDK_FAIL(eb, SDK_ERR_INTERNAL,
+                    "this module integrates systems of particles (advance_sys)");
+  if (!e->ev0 &&
+      (cu.EventCreate(&e->ev0, 0) != CUDA_SUCCESS || cu.EventCreate(&e->ev1, 0) != CUDA_SUCCESS))
     e->ev0 = e->ev1 = NULL;
   int timed = e->ev0 && cu.EventRecord(e->ev0, NULL) == CUDA_SUCCESS;
   CU(eb, CtxSetCurrent(e->ctx->cx));
   if (e->npad % (256 * e->mod->ilp))
     return SDK_FAIL(eb, SDK_ERR_INTERNAL, "cuda: %lld paths are not a multiple of %d",
                     (long long)e->npad, 256 * e->mod->ilp);
-  CUresult r = cu.LaunchKernel(e->mod->advance, (unsigned)(e->npad / (256 * e->mod->ilp)), 1, 1, 256,
-                               1, 1, 0, NULL, args, NULL);
+  CUresult r = cu.LaunchKernel(e->mod->advance, (unsigned)(e->npad / (256 * e->mod->ilp)), 1, 1,
+                               256, 1, 1, 0, NULL, args, NULL);
   if (r != CUDA_SUCCESS) return cu_fail(eb, "cuLaunchKernel(sdk_advance)", r);
   timed = timed && cu.EventRecord(e->ev1, NULL) == CUDA_SUCCESS;
-  if ((r = cu.CtxSynchronize()) != CUDA_SUCCESS) return cu_fail(eb, "cuCtxSynchronize after sdk_advance", r);
+  if ((r = cu.CtxSynchronize()) != CUDA_SUCCESS)
+    return cu_fail(eb, "cuCtxSynchronize after sdk_advance", r);
   float ms;
   if (timed && cu.EventElapsedTime(&ms, e->ev0, e->ev1) == CUDA_SUCCESS) e->last_ms = ms;
   return SDK_OK;
 }
 
-static double cuda_last_advance_ms(sdk_ensemble *e) { return e->last_ms; }
+static double cuda_last_advance_ms(sdk_ensemble *e) {
+  return e->last_ms;
+}
 
 static sdk_err cuda_mark(sdk_ensemble *e, int var, sdk_errbuf *eb) {
   CU(eb, CtxSetCurrent(e->ctx->cx));
@@ -931,8 +951,7 @@ static sdk_err chunk_moments(sdk_ensemble *e, int v0, int nvr, CUdeviceptr mark,
   return SDK_OK;
 }
 
-static sdk_err cuda_moments(sdk_ensemble *e, sdk_moments *out, int64_t *nonfinite,
-                            sdk_errbuf *eb) {
+static sdk_err cuda_moments(sdk_ensemble *e, sdk_moments *out, int64_t *nonfinite, sdk_errbuf *eb) {
   return chunk_moments(e, 0, e->lay.nvars, 0, 1.0, out, nonfinite, eb);
 }
 
@@ -1013,7 +1032,8 @@ static sdk_err cuda_read_state(sdk_ensemble *e, int64_t first, int64_t n, double
   void *tmp = malloc((size_t)n * e->esize);
   if (!tmp) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   for (int v = 0; v < e->lay.nvars; v++) {
-    CUdeviceptr src = e->st + (CUdeviceptr)(((size_t)v * (size_t)e->npad + (size_t)first) * e->esize);
+    CUdeviceptr src =
+        e->st + (CUdeviceptr)(((size_t)v * (size_t)e->npad + (size_t)first) * e->esize);
     CUresult r = cu.MemcpyDtoH(tmp, src, (size_t)n * e->esize);
     if (r != CUDA_SUCCESS) {
       free(tmp);
@@ -1052,8 +1072,10 @@ static sdk_err cuda_rows(sdk_ensemble *e, int row, int64_t first, int64_t n, dou
   CUresult r = CUDA_SUCCESS;
   if (write) {
     for (int64_t i = 0; i < n; i++) {
-      if (e->esize == sizeof(float)) ((float *)tmp)[i] = (float)buf[i];
-      else ((double *)tmp)[i] = buf[i];
+      if (e->esize == sizeof(float))
+        ((float *)tmp)[i] = (float)buf[i];
+      else
+        ((double *)tmp)[i] = buf[i];
     }
     r = cu.MemcpyHtoD(at, tmp, (size_t)n * e->esize);
   } else {
@@ -1124,9 +1146,9 @@ static sdk_err sys_launch(sdk_ensemble *e, int64_t n, int mode, uint64_t seed, C
   long long npad = e->npad, ppg = e->lay.ppg, N = e->lay.particles, spg = e->lay.ppg / N, nn = n;
   int nchunk = (int)e->sys.nchunk, nblk = (int)e->sys.nblk, cpb = (int)e->sys.cpb, md = mode;
   unsigned long long sd = seed;
-  void *args[] = {&e->st,     &out,        &npad,        &e->sv,       &ppg,        &N,
-                  &spg,       &nchunk,     &nblk,        &cpb,         &nn,          &sd,          &md,         &s_in,
-                  &sout,      &e->sys.part, &e->sys.cnt, &e->sys.zsys, &e->sys.gcnt, &obs_row};
+  void *args[] = {&e->st,  &out,         &npad,       &e->sv,       &ppg,         &N,      &spg,
+                  &nchunk, &nblk,        &cpb,        &nn,          &sd,          &md,     &s_in,
+                  &sout,   &e->sys.part, &e->sys.cnt, &e->sys.zsys, &e->sys.gcnt, &obs_row};
   unsigned grid = (unsigned)(e->sys.nsys * e->sys.nblk), tpb = (unsigned)e->mod->sys_info[5];
   CUresult r;
   /* (programmatic dependent launch, letting the next step's Gaussians overlap
@@ -1146,7 +1168,8 @@ static sdk_err cuda_advance_sys(sdk_ensemble *e, int64_t step0, int64_t nsteps, 
                                 int64_t obs_every, double *obs, sdk_errbuf *eb) {
   if (!e->mod->sys_step || e->lay.particles < 1 || e->lay.path0 != 0 ||
       e->lay.ppg % e->lay.particles)
-    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "advance_sys: not a module or layout of particle systems");
+    return SDK_FAIL(eb, SDK_ERR_INTERNAL,
+                    "advance_sys: not a module or layout of particle systems");
   CU(eb, CtxSetCurrent(e->ctx->cx));
   if (!e->sys.on) SDK_CHECK(sys_alloc(e, eb));
   int order = obs && e->mod->sys_info[2] >= 0;
@@ -1168,7 +1191,8 @@ static sdk_err cuda_advance_sys(sdk_ensemble *e, int64_t step0, int64_t nsteps, 
     }
   }
   e->last_ms = -1;
-  if (!e->ev0 && (cu.EventCreate(&e->ev0, 0) != CUDA_SUCCESS || cu.EventCreate(&e->ev1, 0) != CUDA_SUCCESS))
+  if (!e->ev0 &&
+      (cu.EventCreate(&e->ev0, 0) != CUDA_SUCCESS || cu.EventCreate(&e->ev1, 0) != CUDA_SUCCESS))
     e->ev0 = e->ev1 = NULL;
   int timed = e->ev0 && cu.EventRecord(e->ev0, NULL) == CUDA_SUCCESS;
   /* the sums of step0 must be held (a state written from the host, a first call) */
@@ -1177,7 +1201,8 @@ static sdk_err cuda_advance_sys(sdk_ensemble *e, int64_t step0, int64_t nsteps, 
   int64_t row = 0;
   for (int64_t n = step0; n < step0 + nsteps; n++) {
     CUdeviceptr orow = 0;
-    if (order && (n + 1) % obs_every == 0) orow = e->sys.obs + (CUdeviceptr)((size_t)(row++ * ng * 4) * sizeof(double));
+    if (order && (n + 1) % obs_every == 0)
+      orow = e->sys.obs + (CUdeviceptr)((size_t)(row++ * ng * 4) * sizeof(double));
     SDK_CHECK(sys_launch(e, n, 1, seed, orow, eb));
   }
   timed = timed && cu.EventRecord(e->ev1, NULL) == CUDA_SUCCESS;
@@ -1185,7 +1210,8 @@ static sdk_err cuda_advance_sys(sdk_ensemble *e, int64_t step0, int64_t nsteps, 
   if (r != CUDA_SUCCESS) return cu_fail(eb, "cuCtxSynchronize after sdk_sys_step", r);
   float ms;
   if (timed && cu.EventElapsedTime(&ms, e->ev0, e->ev1) == CUDA_SUCCESS) e->last_ms = ms;
-  if (order && rows > 0) CU(eb, MemcpyDtoH(obs, e->sys.obs, (size_t)(rows * ng * 4) * sizeof(double)));
+  if (order && rows > 0)
+    CU(eb, MemcpyDtoH(obs, e->sys.obs, (size_t)(rows * ng * 4) * sizeof(double)));
   return SDK_OK;
 }
 
@@ -1266,8 +1292,7 @@ sdk_err sdk_cuda_list_devices(FILE *out, int *count, sdk_errbuf *eb) {
     CU(eb, DeviceTotalMem(&mem, d));
     char arch[32];
     snprintf(arch, sizeof arch, "sm_%d%d", ma, mi);
-    fprintf(out, "%-7d %-32s %-8s %5d %6.1f GiB\n", i, name, arch, sms,
-            (double)mem / 1073741824.0);
+    fprintf(out, "%-7d %-32s %-8s %5d %6.1f GiB\n", i, name, arch, sms, (double)mem / 1073741824.0);
   }
   *count = n;
   return SDK_OK;
@@ -1343,16 +1368,20 @@ sdk_err sdk_cuda_bench_copy(sdk_bctx *c, size_t bytes, int repeats, double *GBps
   if (repeats < 1) repeats = 1;
   sdk_err err = SDK_OK;
   CUresult r;
-  if ((r = cu.MemAlloc(&a, bytes)) != CUDA_SUCCESS || (r = cu.MemAlloc(&b, bytes)) != CUDA_SUCCESS ||
-      (r = cu.MemsetD8(a, 1, bytes)) != CUDA_SUCCESS || (r = cu.EventCreate(&e0, 0)) != CUDA_SUCCESS ||
+  if ((r = cu.MemAlloc(&a, bytes)) != CUDA_SUCCESS ||
+      (r = cu.MemAlloc(&b, bytes)) != CUDA_SUCCESS ||
+      (r = cu.MemsetD8(a, 1, bytes)) != CUDA_SUCCESS ||
+      (r = cu.EventCreate(&e0, 0)) != CUDA_SUCCESS ||
       (r = cu.EventCreate(&e1, 0)) != CUDA_SUCCESS) {
     err = cu_fail(eb, "copy benchmark setup", r);
     goto out;
   }
   for (int i = -1; i < repeats; i++) {
     float t;
-    if ((r = cu.EventRecord(e0, NULL)) != CUDA_SUCCESS || (r = cu.MemcpyDtoD(b, a, bytes)) != CUDA_SUCCESS ||
-        (r = cu.EventRecord(e1, NULL)) != CUDA_SUCCESS || (r = cu.EventSynchronize(e1)) != CUDA_SUCCESS ||
+    if ((r = cu.EventRecord(e0, NULL)) != CUDA_SUCCESS ||
+        (r = cu.MemcpyDtoD(b, a, bytes)) != CUDA_SUCCESS ||
+        (r = cu.EventRecord(e1, NULL)) != CUDA_SUCCESS ||
+        (r = cu.EventSynchronize(e1)) != CUDA_SUCCESS ||
         (r = cu.EventElapsedTime(&t, e0, e1)) != CUDA_SUCCESS) {
       err = cu_fail(eb, "copy benchmark", r);
       goto out;
@@ -1376,7 +1405,8 @@ static int cmp_d(const void *a, const void *b) {
 
 sdk_err sdk_cuda_bench_prog1(sdk_bctx *c, int64_t paths, int64_t steps, int repeats,
                              double *median_ms, double *checksum, sdk_errbuf *eb) {
-  if (!c->has_device) return SDK_FAIL(eb, SDK_ERR_BACKEND, "cuda: no device to run the baseline on");
+  if (!c->has_device)
+    return SDK_FAIL(eb, SDK_ERR_BACKEND, "cuda: no device to run the baseline on");
   char arch[64];
   snprintf(arch, sizeof arch, "--gpu-architecture=%s", c->arch);
   const char *opts[] = {arch, "--use_fast_math", "-default-device"};
@@ -1421,11 +1451,14 @@ sdk_err sdk_cuda_bench_prog1(sdk_bctx *c, int64_t paths, int64_t steps, int repe
     hs[i] = h ? h : 1;
   }
   BCU(cu.MemcpyHtoD(sd, hs, (size_t)n * 4));
-  for (int i = 0; i < n; i++) hf[i] = (float)(hs[i] >> 8) * (1.0f / 16777216.0f);
+  for (int i = 0; i < n; i++)
+    hf[i] = (float)(hs[i] >> 8) * (1.0f / 16777216.0f);
   BCU(cu.MemcpyHtoD(x, hf, (size_t)n * 4));
-  for (int i = 0; i < n; i++) hf[i] = 4.0f * (float)((hs[i] * 2654435761u) >> 8) / 16777216.0f - 2.0f;
+  for (int i = 0; i < n; i++)
+    hf[i] = 4.0f * (float)((hs[i] * 2654435761u) >> 8) / 16777216.0f - 2.0f;
   BCU(cu.MemcpyHtoD(v, hf, (size_t)n * 4));
-  for (int i = 0; i < n; i++) hf[i] = 4.2f + 9.9f * (float)(i % 100) / 99.0f; /* 100 values of a */
+  for (int i = 0; i < n; i++)
+    hf[i] = 4.2f + 9.9f * (float)(i % 100) / 99.0f; /* 100 values of a */
   BCU(cu.MemcpyHtoD(a, hf, (size_t)n * 4));
   BCU(cu.EventCreate(&e0, 0));
   BCU(cu.EventCreate(&e1, 0));
@@ -1450,7 +1483,8 @@ sdk_err sdk_cuda_bench_prog1(sdk_bctx *c, int64_t paths, int64_t steps, int repe
   *median_ms = ms[repeats / 2] * (double)steps / (double)(launches * m);
   BCU(cu.MemcpyDtoH(hf, x, (size_t)n * 4));
   double sum = 0;
-  for (int i = 0; i < n; i++) sum += hf[i];
+  for (int i = 0; i < n; i++)
+    sum += hf[i];
   *checksum = sum / n;
 #undef BCU
 out:

@@ -36,10 +36,14 @@ sdk_err sdk_cache_dir(char *out, size_t n, sdk_errbuf *eb) {
   const char *d = getenv("SDK_CACHE_DIR");
   const char *x = getenv("XDG_CACHE_HOME");
   const char *h = getenv("HOME");
-  if (d && *d) snprintf(out, n, "%s", d);
-  else if (x && *x) snprintf(out, n, "%s/sdekit", x);
-  else if (h && *h) snprintf(out, n, "%s/.cache/sdekit", h);
-  else snprintf(out, n, "/tmp/sdekit-cache");
+  if (d && *d)
+    snprintf(out, n, "%s", d);
+  else if (x && *x)
+    snprintf(out, n, "%s/sdekit", x);
+  else if (h && *h)
+    snprintf(out, n, "%s/.cache/sdekit", h);
+  else
+    snprintf(out, n, "/tmp/sdekit-cache");
   if (mkdir_p(out) != 0)
     return SDK_FAIL(eb, SDK_ERR_IO, "cannot create cache directory '%s': %s", out, strerror(errno));
   return SDK_OK;

@@ -50,123 +50,117 @@
 #include <time.h>
 
 /* Fixed parameters of the paper's Fig. 2 (anomalous response regime). */
-#define BL_A      4.2f
-#define BL_GAMMA  0.9f
-#define BL_OMEGA  4.9f
-#define BL_D      0.001f
-#define BL_F      0.1f
-#define BL_T0     0.0f
-#define BL_2PI    6.28318530717958647692f
+#define BL_A 4.2f
+#define BL_GAMMA 0.9f
+#define BL_OMEGA 4.9f
+#define BL_D 0.001f
+#define BL_F 0.1f
+#define BL_T0 0.0f
+#define BL_2PI 6.28318530717958647692f
 #define BL_RSQRT2 0.70710678118654752440f
-#define BL_2M24   5.9604644775390625e-8f /* 2^-24 */
+#define BL_2M24 5.9604644775390625e-8f /* 2^-24 */
 
-static uint32_t bl_mix32(uint32_t h)
-{
-    h ^= h >> 16;
-    h *= 0x7feb352du;
-    h ^= h >> 15;
-    h *= 0x846ca68bu;
-    h ^= h >> 16;
-    return h;
+static uint32_t bl_mix32(uint32_t h) {
+  h ^= h >> 16;
+  h *= 0x7feb352du;
+  h ^= h >> 15;
+  h *= 0x846ca68bu;
+  h ^= h >> 16;
+  return h;
 }
 
-static uint32_t bl_path_seed(uint32_t seed, unsigned long long p)
-{
-    uint32_t h = bl_mix32(seed ^ 0x5bd1e995u);
-    h = bl_mix32(h ^ (uint32_t)p * 0x9e3779b9u);
-    h = bl_mix32(h ^ (uint32_t)(p >> 32) * 0x85ebca6bu);
-    return h ? h : 0x6d2b79f5u; /* xorshift must not start at 0 */
+static uint32_t bl_path_seed(uint32_t seed, unsigned long long p) {
+  uint32_t h = bl_mix32(seed ^ 0x5bd1e995u);
+  h = bl_mix32(h ^ (uint32_t)p * 0x9e3779b9u);
+  h = bl_mix32(h ^ (uint32_t)(p >> 32) * 0x85ebca6bu);
+  return h ? h : 0x6d2b79f5u; /* xorshift must not start at 0 */
 }
 
-static inline uint32_t bl_xorshift32(uint32_t *s)
-{
-    uint32_t x = *s;
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    *s = x;
-    return x;
+static inline uint32_t bl_xorshift32(uint32_t *s) {
+  uint32_t x = *s;
+  x ^= x << 13;
+  x ^= x >> 17;
+  x ^= x << 5;
+  *s = x;
+  return x;
 }
 
 /* Uniform in [0, 1), 24 bits, exact in float. */
-static inline float bl_unif_co(uint32_t r) { return (float)(r >> 8) * BL_2M24; }
+static inline float bl_unif_co(uint32_t r) {
+  return (float)(r >> 8) * BL_2M24;
+}
 
 /* Uniform in (0, 1], 24 bits, exact in float: safe argument for logf. */
-static inline float bl_unif_oc(uint32_t r) { return (float)((r >> 8) + 1u) * BL_2M24; }
+static inline float bl_unif_oc(uint32_t r) {
+  return (float)((r >> 8) + 1u) * BL_2M24;
+}
 
-static double bl_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+static double bl_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 void sdk_baseline_prog1_cpu_ex(long long paths, long long steps, int steps_per_period,
-                               unsigned seed, sdk_baseline_result *out, double *mean_v)
-{
-    if (paths <= 0 || steps < 0)
-        paths = 0;
-    if (steps < 0)
-        steps = 0;
-    if (steps_per_period < 1)
-        steps_per_period = 1;
+                               unsigned seed, sdk_baseline_result *out, double *mean_v) {
+  if (paths <= 0 || steps < 0) paths = 0;
+  if (steps < 0) steps = 0;
+  if (steps_per_period < 1) steps_per_period = 1;
 
-    const float dt = BL_2PI / BL_OMEGA / (float)steps_per_period;
-    const float hdt = 0.5f * dt;
-    const float sigma = sqrtf(2.0f * BL_GAMMA * BL_D * dt);
+  const float dt = BL_2PI / BL_OMEGA / (float)steps_per_period;
+  const float hdt = 0.5f * dt;
+  const float sigma = sqrtf(2.0f * BL_GAMMA * BL_D * dt);
 
-    double sum_x = 0.0, sum_v = 0.0;
-    const double t_start = bl_now();
+  double sum_x = 0.0, sum_v = 0.0;
+  const double t_start = bl_now();
 
-    for (long long p = 0; p < paths; p++) {
-        uint32_t s = bl_path_seed((uint32_t)seed, (unsigned long long)p);
-        float x = bl_unif_co(bl_xorshift32(&s));
-        float v = 4.0f * bl_unif_co(bl_xorshift32(&s)) - 2.0f;
-        float drive = cosf(BL_OMEGA * BL_T0);
+  for (long long p = 0; p < paths; p++) {
+    uint32_t s = bl_path_seed((uint32_t)seed, (unsigned long long)p);
+    float x = bl_unif_co(bl_xorshift32(&s));
+    float v = 4.0f * bl_unif_co(bl_xorshift32(&s)) - 2.0f;
+    float drive = cosf(BL_OMEGA * BL_T0);
 
-        for (long long i = 0; i < steps; i++) {
-            /* Two uniforms -> Box-Muller -> two Gaussians -> one N(0,1). */
-            const float n1 = bl_unif_oc(bl_xorshift32(&s));
-            const float n2 = bl_unif_co(bl_xorshift32(&s));
-            const float r = sqrtf(-2.0f * logf(n1));
-            const float phi = BL_2PI * n2;
-            const float g1 = r * cosf(phi);
-            const float g2 = r * sinf(phi);
-            const float noise = sigma * ((g1 + g2) * BL_RSQRT2);
+    for (long long i = 0; i < steps; i++) {
+      /* Two uniforms -> Box-Muller -> two Gaussians -> one N(0,1). */
+      const float n1 = bl_unif_oc(bl_xorshift32(&s));
+      const float n2 = bl_unif_co(bl_xorshift32(&s));
+      const float r = sqrtf(-2.0f * logf(n1));
+      const float phi = BL_2PI * n2;
+      const float g1 = r * cosf(phi);
+      const float g2 = r * sinf(phi);
+      const float noise = sigma * ((g1 + g2) * BL_RSQRT2);
 
-            /* SRK2 (Alg. 2). */
-            const float f1x = v;
-            const float f1v = -BL_GAMMA * v - BL_2PI * cosf(BL_2PI * x) + BL_A * drive + BL_F;
-            const float xp = x + dt * f1x;
-            const float vp = v + dt * f1v + noise;
+      /* SRK2 (Alg. 2). */
+      const float f1x = v;
+      const float f1v = -BL_GAMMA * v - BL_2PI * cosf(BL_2PI * x) + BL_A * drive + BL_F;
+      const float xp = x + dt * f1x;
+      const float vp = v + dt * f1v + noise;
 
-            const float t_next = BL_T0 + (float)(i + 1) * dt;
-            const float drive_next = cosf(BL_OMEGA * t_next);
+      const float t_next = BL_T0 + (float)(i + 1) * dt;
+      const float drive_next = cosf(BL_OMEGA * t_next);
 
-            const float f2x = vp;
-            const float f2v = -BL_GAMMA * vp - BL_2PI * cosf(BL_2PI * xp) + BL_A * drive_next + BL_F;
+      const float f2x = vp;
+      const float f2v = -BL_GAMMA * vp - BL_2PI * cosf(BL_2PI * xp) + BL_A * drive_next + BL_F;
 
-            x = x + hdt * (f1x + f2x);
-            v = v + hdt * (f1v + f2v) + noise;
-            drive = drive_next;
-        }
-        sum_x += (double)x;
-        sum_v += (double)v;
+      x = x + hdt * (f1x + f2x);
+      v = v + hdt * (f1v + f2v) + noise;
+      drive = drive_next;
     }
+    sum_x += (double)x;
+    sum_v += (double)v;
+  }
 
-    const double t_end = bl_now();
+  const double t_end = bl_now();
 
-    if (out) {
-        out->seconds = t_end - t_start;
-        out->path_steps = (double)paths * (double)steps;
-        out->checksum = paths > 0 ? sum_x / (double)paths : 0.0;
-    }
-    if (mean_v)
-        *mean_v = paths > 0 ? sum_v / (double)paths : 0.0;
+  if (out) {
+    out->seconds = t_end - t_start;
+    out->path_steps = (double)paths * (double)steps;
+    out->checksum = paths > 0 ? sum_x / (double)paths : 0.0;
+  }
+  if (mean_v) *mean_v = paths > 0 ? sum_v / (double)paths : 0.0;
 }
 
-void sdk_baseline_prog1_cpu(long long paths, long long steps, int steps_per_period,
-                            unsigned seed, sdk_baseline_result *out)
-{
-    sdk_baseline_prog1_cpu_ex(paths, steps, steps_per_period, seed, out, NULL);
+void sdk_baseline_prog1_cpu(long long paths, long long steps, int steps_per_period, unsigned seed,
+                            sdk_baseline_result *out) {
+  sdk_baseline_prog1_cpu_ex(paths, steps, steps_per_period, seed, out, NULL);
 }

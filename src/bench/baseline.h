@@ -12,16 +12,16 @@
 #define SDK_BENCH_BASELINE_H
 
 typedef struct sdk_baseline_result {
-    double seconds;    /* wall time of the path loop (CLOCK_MONOTONIC) */
-    double path_steps; /* paths * steps actually integrated */
-    double checksum;   /* mean final x over the paths */
+  double seconds;    /* wall time of the path loop (CLOCK_MONOTONIC) */
+  double path_steps; /* paths * steps actually integrated */
+  double checksum;   /* mean final x over the paths */
 } sdk_baseline_result;
 
 /* Integrates `paths` independent paths for `steps` SRK2 steps each.
  * Nonpositive paths/steps integrate nothing (all result fields 0);
  * steps_per_period < 1 is taken as 1. */
-void sdk_baseline_prog1_cpu(long long paths, long long steps, int steps_per_period,
-                            unsigned seed, sdk_baseline_result *out);
+void sdk_baseline_prog1_cpu(long long paths, long long steps, int steps_per_period, unsigned seed,
+                            sdk_baseline_result *out);
 
 /* Same computation; additionally stores the mean final velocity <v> over the
  * paths in *mean_v when mean_v is not NULL (for sanity checks). */

@@ -39,7 +39,8 @@ static int cmp(const void *a, const void *b) {
 }
 
 /* Median loop time of whole runs (after one warm-up run). */
-static int time_runs(const sdk_run_config *c, int repeats, double *median, char *device, size_t nd) {
+static int time_runs(const sdk_run_config *c, int repeats, double *median, char *device,
+                     size_t nd) {
   double t[16];
   if (repeats > 15) repeats = 15;
   for (int i = -1; i < repeats; i++) {
@@ -70,7 +71,8 @@ static int bench_particles(sdk_run_config *c, int64_t steps, int repeats, int pa
   }
   int pair = m->npair > 0;
   if (!m->interacting) {
-    fprintf(stderr, "sdekit: error: bench --model: model '%s' has no [meanfield] or [pair]\n", m->name);
+    fprintf(stderr, "sdekit: error: bench --model: model '%s' has no [meanfield] or [pair]\n",
+            m->name);
     sdk_model_destroy(&m);
     return 2;
   }
@@ -108,12 +110,16 @@ static int bench_particles(sdk_run_config *c, int64_t steps, int repeats, int pa
   double N = (double)c->particles, ps = N * (double)steps;
   printf("sdekit bench: %s, one system of N = %lld particles, %lld Euler steps, %s precision,\n"
          "median of %d runs after a warm-up (the stepping loop, host work included)\n%s\n\n",
-         name, (long long)c->particles, (long long)steps, c->single ? "single" : "double", repeats, dev);
+         name, (long long)c->particles, (long long)steps, c->single ? "single" : "double", repeats,
+         dev);
   size_t es = c->single ? 4 : 8;
-  if (pair) printf("%-52s %10s %18s\n", "", "seconds", "pair interactions/s");
-  else printf("%-52s %10s %18s %10s\n", "", "seconds", "particle-steps/s", "GB/s");
+  if (pair)
+    printf("%-52s %10s %18s\n", "", "seconds", "pair interactions/s");
+  else
+    printf("%-52s %10s %18s %10s\n", "", "seconds", "particle-steps/s", "GB/s");
   for (int i = 0; i < nrows; i++) {
-    if (pair) printf("%-52s %10.4f %18.3e\n", rows[i].what, secs[i], N * ps / secs[i]);
+    if (pair)
+      printf("%-52s %10.4f %18.3e\n", rows[i].what, secs[i], N * ps / secs[i]);
     else
       printf("%-52s %10.4f %18.3e %10.1f\n", rows[i].what, secs[i], ps / secs[i],
              ps * 2 * (double)es / secs[i] / 1e9);
@@ -125,8 +131,7 @@ static int bench_particles(sdk_run_config *c, int64_t steps, int repeats, int pa
     double gbps = 0;
     if (sdk_backend_cuda.open(&bo, &ctx, &eb) == SDK_OK &&
         sdk_cuda_bench_copy(ctx, (size_t)1 << 30, 9, &gbps, &eb) == SDK_OK)
-      printf("device-to-device copy, 1 GiB (read + write): %.1f GB/s%s", gbps,
-             pair ? "\n" : "");
+      printf("device-to-device copy, 1 GiB (read + write): %.1f GB/s%s", gbps, pair ? "\n" : "");
     if (gbps > 0 && !pair)
       printf(" -> roofline %.3e particle-steps/s\n", gbps * 1e9 / (2.0 * (c->single ? 4 : 8)));
     if (ctx) sdk_backend_cuda.close(&ctx);
@@ -216,7 +221,8 @@ int sdk_cli_bench(int argc, char **argv) {
     case 'r':
     case 't':
       if (!sdk_parse_number(optarg, &v) || v < 1 || v != floor(v) || v > 1e12) {
-        fprintf(stderr, "sdekit: error: %s '%s': expected a whole number >= 1\n", argv[optind - 1], optarg);
+        fprintf(stderr, "sdekit: error: %s '%s': expected a whole number >= 1\n", argv[optind - 1],
+                optarg);
         return 2;
       }
       if (ch == 'p') c.paths = (int64_t)v, paths_given = 1;
@@ -234,7 +240,8 @@ int sdk_cli_bench(int argc, char **argv) {
       break;
     case 'h': fputs(BENCH_HELP, stdout); return 0;
     default:
-      fprintf(stderr, "sdekit: error: unknown option '%s' (see 'sdekit bench --help')\n", argv[optind - 1]);
+      fprintf(stderr, "sdekit: error: unknown option '%s' (see 'sdekit bench --help')\n",
+              argv[optind - 1]);
       return 2;
     }
   }

@@ -39,12 +39,14 @@ static const char MAIN_HELP[] =
     "Integrate large ensembles of stochastic differential equations on CPUs and GPUs.\n"
     "\n"
     "commands:\n"
-    "  run MODEL [options]      integrate a model (built-in name or .sde file); see 'sdekit run --help'\n"
+    "  run MODEL [options]      integrate a model (built-in name or .sde file); see 'sdekit run "
+    "--help'\n"
     "  models                   list the built-in models\n"
     "  resume CHECKPOINT        continue a run saved with --checkpoint\n"
     "  info FILE.h5             summarise a result file\n"
     "  plot FILE.h5 [-o FIG]    draw the results with gnuplot (PNG); see 'sdekit plot --help'\n"
-    "  bench [options]          time the josephson SRK2 workload against the paper's scalar CPU code\n"
+    "  bench [options]          time the josephson SRK2 workload against the paper's scalar CPU "
+    "code\n"
     "  codegen MODEL [options]  print the generated kernel source (--backend cpu|cuda)\n"
     "  compile MODEL [options]  generate and compile the kernel, report the result\n"
     "  devices                  list CUDA devices\n"
@@ -86,11 +88,13 @@ static const char RUN_HELP[] =
     "  --device N                GPU ordinal (default 0)\n"
     "  --no-fast-math            compile kernels without fast-math (IEEE-exact order)\n"
     "observables:\n"
-    "  --observe LIST            comma-separated: drift, moments, hist, density, order (default drift)\n"
+    "  --observe LIST            comma-separated: drift, moments, hist, density, order (default "
+    "drift)\n"
     "                            order: r(t), psi(t) of the first periodic variable, per system\n"
     "                            of --particles, averaged over the systems\n"
     "  --drift VAR               variable whose drift <<v>> is measured (default: the first)\n"
-    "  --sample-every N          steps between moment samples (default: one period, or 1/100 of the run)\n"
+    "  --sample-every N          steps between moment samples (default: one period, or 1/100 of "
+    "the run)\n"
     "  --bins N                  histogram bins (default 100)\n"
     "  --hist-range VAR=LO:HI    fixed histogram range for VAR (default: from the data)\n"
     "  --density-var VAR         variable of --observe density (default: the first)\n"
@@ -104,7 +108,8 @@ static const char RUN_HELP[] =
     "                            SIGINT/SIGTERM; continue with 'sdekit resume FILE'\n"
     "  --checkpoint-every S      seconds between checkpoints (0: after every chunk of steps)\n"
     "output:\n"
-    "  -o FILE                   FILE.h5 (HDF5, everything), FILE.tsv (text for gnuplot; one file per\n"
+    "  -o FILE                   FILE.h5 (HDF5, everything), FILE.tsv (text for gnuplot; one file "
+    "per\n"
     "                            observable, BASE.OBS.tsv, when there are several) or - (stdout);\n"
     "                            repeat -o to write several formats from one run\n"
     "  --quiet                   no progress or summary on stderr\n"
@@ -113,48 +118,75 @@ static const char RUN_HELP[] =
     "Results with the same seed and settings are bitwise identical whatever the thread count.\n";
 
 enum {
-  OPT_SET = 256, OPT_SCAN, OPT_PATHS, OPT_DT, OPT_SPP, OPT_TEND, OPT_PERIODS, OPT_TRANS,
-  OPT_TRANSP, OPT_SCHEME, OPT_SEED, OPT_BACKEND, OPT_PREC, OPT_THREADS, OPT_DEVICE, OPT_NOFAST,
-  OPT_OBSERVE, OPT_DRIFT, OPT_SAMPLE, OPT_BINS, OPT_HRANGE, OPT_QUIET, OPT_VERBOSE, OPT_HELP,
-  OPT_ARCH, OPT_STEPS, OPT_SAVE, OPT_DVAR, OPT_COARSE, OPT_CKPT, OPT_CKPT_EVERY, OPT_FORCE,
+  OPT_SET = 256,
+  OPT_SCAN,
+  OPT_PATHS,
+  OPT_DT,
+  OPT_SPP,
+  OPT_TEND,
+  OPT_PERIODS,
+  OPT_TRANS,
+  OPT_TRANSP,
+  OPT_SCHEME,
+  OPT_SEED,
+  OPT_BACKEND,
+  OPT_PREC,
+  OPT_THREADS,
+  OPT_DEVICE,
+  OPT_NOFAST,
+  OPT_OBSERVE,
+  OPT_DRIFT,
+  OPT_SAMPLE,
+  OPT_BINS,
+  OPT_HRANGE,
+  OPT_QUIET,
+  OPT_VERBOSE,
+  OPT_HELP,
+  OPT_ARCH,
+  OPT_STEPS,
+  OPT_SAVE,
+  OPT_DVAR,
+  OPT_COARSE,
+  OPT_CKPT,
+  OPT_CKPT_EVERY,
+  OPT_FORCE,
   OPT_PARTICLES
 };
 
-static const struct option RUN_OPTS[] = {
-    {"set", required_argument, 0, OPT_SET},
-    {"scan", required_argument, 0, OPT_SCAN},
-    {"paths", required_argument, 0, OPT_PATHS},
-    {"particles", required_argument, 0, OPT_PARTICLES},
-    {"dt", required_argument, 0, OPT_DT},
-    {"spp", required_argument, 0, OPT_SPP},
-    {"t-end", required_argument, 0, OPT_TEND},
-    {"periods", required_argument, 0, OPT_PERIODS},
-    {"transient", required_argument, 0, OPT_TRANS},
-    {"transient-periods", required_argument, 0, OPT_TRANSP},
-    {"scheme", required_argument, 0, OPT_SCHEME},
-    {"seed", required_argument, 0, OPT_SEED},
-    {"backend", required_argument, 0, OPT_BACKEND},
-    {"precision", required_argument, 0, OPT_PREC},
-    {"threads", required_argument, 0, OPT_THREADS},
-    {"device", required_argument, 0, OPT_DEVICE},
-    {"no-fast-math", no_argument, 0, OPT_NOFAST},
-    {"observe", required_argument, 0, OPT_OBSERVE},
-    {"drift", required_argument, 0, OPT_DRIFT},
-    {"sample-every", required_argument, 0, OPT_SAMPLE},
-    {"bins", required_argument, 0, OPT_BINS},
-    {"hist-range", required_argument, 0, OPT_HRANGE},
-    {"output", required_argument, 0, 'o'},
-    {"quiet", no_argument, 0, OPT_QUIET},
-    {"verbose", no_argument, 0, OPT_VERBOSE},
-    {"arch", required_argument, 0, OPT_ARCH},
-    {"steps", required_argument, 0, OPT_STEPS},
-    {"save-paths", required_argument, 0, OPT_SAVE},
-    {"density-var", required_argument, 0, OPT_DVAR},
-    {"coarse-grain", optional_argument, 0, OPT_COARSE},
-    {"checkpoint", required_argument, 0, OPT_CKPT},
-    {"checkpoint-every", required_argument, 0, OPT_CKPT_EVERY},
-    {"help", no_argument, 0, OPT_HELP},
-    {0, 0, 0, 0}};
+static const struct option RUN_OPTS[] = {{"set", required_argument, 0, OPT_SET},
+                                         {"scan", required_argument, 0, OPT_SCAN},
+                                         {"paths", required_argument, 0, OPT_PATHS},
+                                         {"particles", required_argument, 0, OPT_PARTICLES},
+                                         {"dt", required_argument, 0, OPT_DT},
+                                         {"spp", required_argument, 0, OPT_SPP},
+                                         {"t-end", required_argument, 0, OPT_TEND},
+                                         {"periods", required_argument, 0, OPT_PERIODS},
+                                         {"transient", required_argument, 0, OPT_TRANS},
+                                         {"transient-periods", required_argument, 0, OPT_TRANSP},
+                                         {"scheme", required_argument, 0, OPT_SCHEME},
+                                         {"seed", required_argument, 0, OPT_SEED},
+                                         {"backend", required_argument, 0, OPT_BACKEND},
+                                         {"precision", required_argument, 0, OPT_PREC},
+                                         {"threads", required_argument, 0, OPT_THREADS},
+                                         {"device", required_argument, 0, OPT_DEVICE},
+                                         {"no-fast-math", no_argument, 0, OPT_NOFAST},
+                                         {"observe", required_argument, 0, OPT_OBSERVE},
+                                         {"drift", required_argument, 0, OPT_DRIFT},
+                                         {"sample-every", required_argument, 0, OPT_SAMPLE},
+                                         {"bins", required_argument, 0, OPT_BINS},
+                                         {"hist-range", required_argument, 0, OPT_HRANGE},
+                                         {"output", required_argument, 0, 'o'},
+                                         {"quiet", no_argument, 0, OPT_QUIET},
+                                         {"verbose", no_argument, 0, OPT_VERBOSE},
+                                         {"arch", required_argument, 0, OPT_ARCH},
+                                         {"steps", required_argument, 0, OPT_STEPS},
+                                         {"save-paths", required_argument, 0, OPT_SAVE},
+                                         {"density-var", required_argument, 0, OPT_DVAR},
+                                         {"coarse-grain", optional_argument, 0, OPT_COARSE},
+                                         {"checkpoint", required_argument, 0, OPT_CKPT},
+                                         {"checkpoint-every", required_argument, 0, OPT_CKPT_EVERY},
+                                         {"help", no_argument, 0, OPT_HELP},
+                                         {0, 0, 0, 0}};
 
 /* Strict parsers: the whole argument must be the number. */
 static int parse_count(const char *s, int64_t lo, int64_t *out) {
@@ -214,46 +246,56 @@ static int parse_run_options(int argc, char **argv, cli_run *cr, int need_model)
     }
     case OPT_SCAN:
       if (c->nscan == SDK_MAX_SCAN) return usage_error("at most two --scan%s", "");
-      if (sdk_scan_parse(optarg, &c->scan[c->nscan], &eb) != SDK_OK) return fail(SDK_ERR_USAGE, &eb);
+      if (sdk_scan_parse(optarg, &c->scan[c->nscan], &eb) != SDK_OK)
+        return fail(SDK_ERR_USAGE, &eb);
       c->nscan++;
       break;
     case OPT_PARTICLES:
       if (!parse_count(optarg, 1, &n))
-        return usage_error("--particles '%s': expected a whole number >= 1 (particles per system)", optarg);
+        return usage_error("--particles '%s': expected a whole number >= 1 (particles per system)",
+                           optarg);
       c->particles = n;
       break;
     case OPT_PATHS:
-      if (!parse_count(optarg, 1, &n)) return usage_error("--paths '%s': expected a whole number >= 1", optarg);
+      if (!parse_count(optarg, 1, &n))
+        return usage_error("--paths '%s': expected a whole number >= 1", optarg);
       c->paths = n;
       paths_given = 1;
       break;
     case OPT_DT:
-      if (!sdk_parse_number(optarg, &v) || v <= 0) return usage_error("--dt '%s': expected a number > 0", optarg);
+      if (!sdk_parse_number(optarg, &v) || v <= 0)
+        return usage_error("--dt '%s': expected a number > 0", optarg);
       c->dt = v;
       break;
     case OPT_SPP:
-      if (!parse_count(optarg, 1, &n)) return usage_error("--spp '%s': expected a whole number >= 1", optarg);
+      if (!parse_count(optarg, 1, &n))
+        return usage_error("--spp '%s': expected a whole number >= 1", optarg);
       c->spp = n;
       break;
     case OPT_TEND:
-      if (!sdk_parse_number(optarg, &v) || v <= 0) return usage_error("--t-end '%s': expected a number > 0", optarg);
+      if (!sdk_parse_number(optarg, &v) || v <= 0)
+        return usage_error("--t-end '%s': expected a number > 0", optarg);
       c->t_end = v;
       break;
     case OPT_PERIODS:
-      if (!parse_count(optarg, 1, &n)) return usage_error("--periods '%s': expected a whole number >= 1", optarg);
+      if (!parse_count(optarg, 1, &n))
+        return usage_error("--periods '%s': expected a whole number >= 1", optarg);
       c->periods = n;
       break;
     case OPT_TRANS:
-      if (!sdk_parse_number(optarg, &v) || v < 0) return usage_error("--transient '%s': expected a number >= 0", optarg);
+      if (!sdk_parse_number(optarg, &v) || v < 0)
+        return usage_error("--transient '%s': expected a number >= 0", optarg);
       c->transient = v;
       break;
     case OPT_TRANSP:
-      if (!parse_count(optarg, 0, &n)) return usage_error("--transient-periods '%s': expected a whole number >= 0", optarg);
+      if (!parse_count(optarg, 0, &n))
+        return usage_error("--transient-periods '%s': expected a whole number >= 0", optarg);
       c->transient_periods = n;
       break;
     case OPT_SCHEME: c->scheme = optarg; break;
     case OPT_SEED:
-      if (!parse_u64(optarg, &c->seed)) return usage_error("--seed '%s': expected a whole number >= 0", optarg);
+      if (!parse_u64(optarg, &c->seed))
+        return usage_error("--seed '%s': expected a whole number >= 0", optarg);
       break;
     case OPT_BACKEND:
       if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda") && strcmp(optarg, "auto"))
@@ -261,16 +303,21 @@ static int parse_run_options(int argc, char **argv, cli_run *cr, int need_model)
       c->backend = optarg;
       break;
     case OPT_PREC:
-      if (!strcmp(optarg, "single") || !strcmp(optarg, "float")) c->single = 1;
-      else if (!strcmp(optarg, "double")) c->single = 0;
-      else return usage_error("--precision '%s': expected single or double", optarg);
+      if (!strcmp(optarg, "single") || !strcmp(optarg, "float"))
+        c->single = 1;
+      else if (!strcmp(optarg, "double"))
+        c->single = 0;
+      else
+        return usage_error("--precision '%s': expected single or double", optarg);
       break;
     case OPT_THREADS:
-      if (!parse_count(optarg, 1, &n) || n > 4096) return usage_error("--threads '%s': expected a whole number >= 1", optarg);
+      if (!parse_count(optarg, 1, &n) || n > 4096)
+        return usage_error("--threads '%s': expected a whole number >= 1", optarg);
       c->threads = (int)n;
       break;
     case OPT_DEVICE:
-      if (!parse_count(optarg, 0, &n) || n > 1024) return usage_error("--device '%s': expected a GPU ordinal", optarg);
+      if (!parse_count(optarg, 0, &n) || n > 1024)
+        return usage_error("--device '%s': expected a GPU ordinal", optarg);
       c->device = (int)n;
       break;
     case OPT_NOFAST: c->fast_math = 0; break;
@@ -279,13 +326,20 @@ static int parse_run_options(int argc, char **argv, cli_run *cr, int need_model)
       char *copy = sdk_strdup(optarg), *save = NULL;
       if (!copy) return usage_error("out of memory%s", "");
       for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (!strcmp(t, "drift")) c->observe |= SDK_OBS_DRIFT;
-        else if (!strcmp(t, "moments")) c->observe |= SDK_OBS_MOMENTS;
-        else if (!strcmp(t, "hist")) c->observe |= SDK_OBS_HIST;
-        else if (!strcmp(t, "density")) c->observe |= SDK_OBS_DENSITY;
-        else if (!strcmp(t, "order")) c->observe |= SDK_OBS_ORDER;
+        if (!strcmp(t, "drift"))
+          c->observe |= SDK_OBS_DRIFT;
+        else if (!strcmp(t, "moments"))
+          c->observe |= SDK_OBS_MOMENTS;
+        else if (!strcmp(t, "hist"))
+          c->observe |= SDK_OBS_HIST;
+        else if (!strcmp(t, "density"))
+          c->observe |= SDK_OBS_DENSITY;
+        else if (!strcmp(t, "order"))
+          c->observe |= SDK_OBS_ORDER;
         else {
-          int r = usage_error("--observe: unknown observable '%s' (known: drift, moments, hist, density, order)", t);
+          int r = usage_error(
+              "--observe: unknown observable '%s' (known: drift, moments, hist, density, order)",
+              t);
           free(copy);
           return r;
         }
@@ -296,11 +350,13 @@ static int parse_run_options(int argc, char **argv, cli_run *cr, int need_model)
     }
     case OPT_DRIFT: c->drift_var = optarg; break;
     case OPT_SAMPLE:
-      if (!parse_count(optarg, 1, &n)) return usage_error("--sample-every '%s': expected a whole number >= 1", optarg);
+      if (!parse_count(optarg, 1, &n))
+        return usage_error("--sample-every '%s': expected a whole number >= 1", optarg);
       c->sample_every = n;
       break;
     case OPT_BINS:
-      if (!parse_count(optarg, 1, &n) || n > 100000000) return usage_error("--bins '%s': expected a whole number between 1 and 1e8", optarg);
+      if (!parse_count(optarg, 1, &n) || n > 100000000)
+        return usage_error("--bins '%s': expected a whole number between 1 and 1e8", optarg);
       c->bins = n;
       break;
     case OPT_HRANGE: {
@@ -311,9 +367,11 @@ static int parse_run_options(int argc, char **argv, cli_run *cr, int need_model)
       snprintf(lo, sizeof lo, "%.*s", (int)(colon - eq - 1), eq + 1);
       snprintf(hi, sizeof hi, "%s", colon + 1);
       int k = c->nhist_range;
-      if (!sdk_parse_number(lo, &c->hist_range_lo[k]) || !sdk_parse_number(hi, &c->hist_range_hi[k]))
+      if (!sdk_parse_number(lo, &c->hist_range_lo[k]) ||
+          !sdk_parse_number(hi, &c->hist_range_hi[k]))
         return usage_error("--hist-range '%s': LO and HI must be numbers", optarg);
-      snprintf(c->hist_range_var[k], sizeof c->hist_range_var[k], "%.*s", (int)(eq - optarg), optarg);
+      snprintf(c->hist_range_var[k], sizeof c->hist_range_var[k], "%.*s", (int)(eq - optarg),
+               optarg);
       c->nhist_range++;
       break;
     }
@@ -331,12 +389,15 @@ static int parse_run_options(int argc, char **argv, cli_run *cr, int need_model)
       int bad = 0;
       for (char *t = strtok_r(copy, ",", &save); t && !bad; t = strtok_r(NULL, ",", &save)) {
         int64_t k;
-        if (!parse_count(t, 0, &k) || c->nsave == SDK_MAX_SAVE) bad = 1;
-        else c->save_index[c->nsave++] = k;
+        if (!parse_count(t, 0, &k) || c->nsave == SDK_MAX_SAVE)
+          bad = 1;
+        else
+          c->save_index[c->nsave++] = k;
       }
       free(copy);
       if (bad || c->nsave == 0)
-        return usage_error("--save-paths '%s': expected path indices like 0,1,2 (at most 1024)", optarg);
+        return usage_error("--save-paths '%s': expected path indices like 0,1,2 (at most 1024)",
+                           optarg);
       break;
     }
     case OPT_DVAR: c->density_var = optarg; break;
@@ -356,13 +417,13 @@ static int parse_run_options(int argc, char **argv, cli_run *cr, int need_model)
       c->checkpoint_every = v;
       break;
     case OPT_STEPS:
-      if (!parse_count(optarg, 1, &n)) return usage_error("--steps '%s': expected a whole number >= 1", optarg);
+      if (!parse_count(optarg, 1, &n))
+        return usage_error("--steps '%s': expected a whole number >= 1", optarg);
       cr->bench_steps = n;
       break;
     case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
     case '?':
-    default:
-      return usage_error("unknown option '%s' (see 'sdekit run --help')", argv[optind - 1]);
+    default: return usage_error("unknown option '%s' (see 'sdekit run --help')", argv[optind - 1]);
     }
   }
   if (need_model) {
@@ -397,12 +458,15 @@ static void show_progress(void *user, double frac, double sps) {
   p->last_frac = frac;
   int w = 30, k = (int)(frac * w + 0.5);
   char bar[64];
-  for (int i = 0; i < w; i++) bar[i] = i < k ? '#' : '.';
+  for (int i = 0; i < w; i++)
+    bar[i] = i < k ? '#' : '.';
   bar[w] = 0;
   double el = mono_s() - p->start, left = frac > 0 ? el * (1 - frac) / frac : 0;
   char eta[32];
-  if (left >= 3600) snprintf(eta, sizeof eta, "%dh%02dm", (int)(left / 3600), (int)(left / 60) % 60);
-  else snprintf(eta, sizeof eta, "%dm%02ds", (int)(left / 60), (int)left % 60);
+  if (left >= 3600)
+    snprintf(eta, sizeof eta, "%dh%02dm", (int)(left / 3600), (int)(left / 60) % 60);
+  else
+    snprintf(eta, sizeof eta, "%dm%02ds", (int)(left / 60), (int)left % 60);
   fprintf(stderr, "\r[%s] %5.1f%%  %.3g steps/s  %s left ", bar, 100 * frac, sps, eta);
   if (frac >= 1) fputc('\n', stderr);
   fflush(stderr);
@@ -440,8 +504,10 @@ static int has_obs(const sdk_run_config *c, int i) {
 }
 
 static void cli_run_free(cli_run *cr) {
-  for (int i = 0; i < cr->c.nscan; i++) sdk_scan_free(&cr->c.scan[i]);
-  for (int i = 0; i < cr->c.nset; i++) free((char *)cr->c.set_name[i]);
+  for (int i = 0; i < cr->c.nscan; i++)
+    sdk_scan_free(&cr->c.scan[i]);
+  for (int i = 0; i < cr->c.nset; i++)
+    free((char *)cr->c.set_name[i]);
   cr->c.nscan = cr->c.nset = 0;
   free(cr->argv_copy);
   cr->argv_copy = NULL;
@@ -468,7 +534,9 @@ static int is_opt(char **argv, int argc, int i, const char *name) {
 
 /* SIGINT/SIGTERM during a run with --checkpoint: finish the chunk, save, stop. */
 static volatile sig_atomic_t g_stop = 0;
-static void on_signal(int sig) { g_stop = sig; }
+static void on_signal(int sig) {
+  g_stop = sig;
+}
 
 static int cmd_run_parsed(cli_run *crp, int argc, char **argv, const sdk_ckpt *resume) {
   memset(crp, 0, sizeof *crp);
@@ -482,7 +550,8 @@ static int cmd_run_parsed(cli_run *crp, int argc, char **argv, const sdk_ckpt *r
   for (int i = 0; i < argc; i++) {
     static const char *const valued[] = {"--checkpoint", "--checkpoint-every", "--threads", NULL};
     int skip = 0;
-    for (int k = 0; valued[k] && !skip; k++) skip = is_opt(argv, argc, i, valued[k]);
+    for (int k = 0; valued[k] && !skip; k++)
+      skip = is_opt(argv, argc, i, valued[k]);
     if (!skip && (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "--verbose"))) skip = 1;
     if (skip) {
       i += skip - 1;
@@ -517,7 +586,8 @@ static int cmd_run_parsed(cli_run *crp, int argc, char **argv, const sdk_ckpt *r
     return usage_error("--coarse-grain goes with --observe density%s", "");
 
   int nobs = 0;
-  for (int i = 0; i < 4; i++) nobs += (c->observe >> i) & 1;
+  for (int i = 0; i < 4; i++)
+    nobs += (c->observe >> i) & 1;
   nobs += (c->observe & SDK_OBS_ORDER) != 0;
   nobs += c->nsave > 0;
   if (crp->noutputs == 0) crp->outputs[crp->noutputs++] = "-";
@@ -525,7 +595,8 @@ static int cmd_run_parsed(cli_run *crp, int argc, char **argv, const sdk_ckpt *r
     const char *out = crp->outputs[k];
     int h5 = has_suffix(out, ".h5") || has_suffix(out, ".hdf5");
     if (!h5 && !strcmp(out, "-") && nobs > 1)
-      return usage_error("several observables need -o FILE.h5 or -o FILE.tsv (stdout takes one)%s", "");
+      return usage_error("several observables need -o FILE.h5 or -o FILE.tsv (stdout takes one)%s",
+                         "");
     if (!h5 && strcmp(out, "-") && !has_suffix(out, ".tsv") && !has_suffix(out, ".txt") &&
         !has_suffix(out, ".dat"))
       return usage_error("-o '%s': expected a name ending in .h5 or .tsv, or - for stdout", out);
@@ -666,19 +737,25 @@ static int cmd_resume(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     int k;
     if (!strcmp(argv[i], "--help")) return fputs(RESUME_HELP, stdout), 0;
-    if (!strcmp(argv[i], "--force")) force = 1;
-    else if (!strcmp(argv[i], "--quiet")) quiet = 1;
-    else if (!strcmp(argv[i], "--verbose")) verbose = 1;
+    if (!strcmp(argv[i], "--force"))
+      force = 1;
+    else if (!strcmp(argv[i], "--quiet"))
+      quiet = 1;
+    else if (!strcmp(argv[i], "--verbose"))
+      verbose = 1;
     else if ((k = is_opt(argv, argc, i, "--threads"))) {
       threads = k == 2 ? argv[i + 1] : strchr(argv[i], '=') ? strchr(argv[i], '=') + 1 : NULL;
       if (!threads) return usage_error("option '%s' needs a value", argv[i]);
       i += k - 1;
-    }
-    else if ((k = is_opt(argv, argc, i, "--periods")) || (k = is_opt(argv, argc, i, "--t-end"))) {
-      const char *val = k == 2 ? argv[i + 1] : strchr(argv[i], '=') ? strchr(argv[i], '=') + 1 : NULL;
+    } else if ((k = is_opt(argv, argc, i, "--periods")) || (k = is_opt(argv, argc, i, "--t-end"))) {
+      const char *val = k == 2                 ? argv[i + 1]
+                        : strchr(argv[i], '=') ? strchr(argv[i], '=') + 1
+                                               : NULL;
       if (!val) return usage_error("option '%s' needs a value", argv[i]);
-      if (!strncmp(argv[i], "--periods", 9)) periods = val;
-      else tend = val;
+      if (!strncmp(argv[i], "--periods", 9))
+        periods = val;
+      else
+        tend = val;
       i += k - 1;
     } else if (argv[i][0] == '-') {
       return usage_error("unknown option '%s' (see 'sdekit resume --help')", argv[i]);
@@ -714,8 +791,8 @@ static int cmd_resume(int argc, char **argv) {
   }
   for (int i = 0; i < k->argc; i++) {
     int w = 0;
-    if ((periods || tend) &&
-        ((w = is_opt(k->argv, k->argc, i, "--periods")) || (w = is_opt(k->argv, k->argc, i, "--t-end")))) {
+    if ((periods || tend) && ((w = is_opt(k->argv, k->argc, i, "--periods")) ||
+                              (w = is_opt(k->argv, k->argc, i, "--t-end")))) {
       i += w - 1;
       continue;
     }
@@ -730,7 +807,8 @@ static int cmd_resume(int argc, char **argv) {
   if (threads) snprintf(thbuf, sizeof thbuf, "--threads=%s", threads), av[ac++] = thbuf;
   /* keep writing checkpoints to the same file */
   int has_ck = 0;
-  for (int i = 0; i < ac; i++) has_ck |= is_opt(av, ac, i, "--checkpoint") > 0;
+  for (int i = 0; i < ac; i++)
+    has_ck |= is_opt(av, ac, i, "--checkpoint") > 0;
   char cbuf[4200];
   if (!has_ck) snprintf(cbuf, sizeof cbuf, "--checkpoint=%s", file), av[ac++] = cbuf;
   cli_run cr;

@@ -84,7 +84,7 @@ typedef struct pfile {
   int64_t axn[2];
   int axlog[2];
   int64_t ngrid;
-  double *dt; /* [ngrid] */
+  double *dt;    /* [ngrid] */
   double tscale; /* multiply times by this for the time axis (1/period or 1) */
   int in_periods;
 } pfile;
@@ -489,12 +489,12 @@ static void put_text(sdk_strbuf *b, const char *s) {
 }
 
 static const char *const GREEK[][2] = {
-    {"alpha", "α"}, {"beta", "β"},   {"gamma", "γ"},   {"delta", "δ"}, {"epsilon", "ε"},
-    {"zeta", "ζ"},  {"eta", "η"},    {"theta", "θ"},   {"kappa", "κ"}, {"lambda", "λ"},
-    {"mu", "μ"},    {"nu", "ν"},     {"xi", "ξ"},      {"rho", "ρ"},   {"sigma", "σ"},
-    {"tau", "τ"},   {"phi", "φ"},    {"chi", "χ"},     {"psi", "ψ"},   {"omega", "ω"},
-    {"Gamma", "Γ"}, {"Delta", "Δ"},  {"Theta", "Θ"},   {"Lambda", "Λ"}, {"Sigma", "Σ"},
-    {"Phi", "Φ"},   {"Psi", "Ψ"},    {"Omega", "Ω"}};
+    {"alpha", "α"}, {"beta", "β"},  {"gamma", "γ"}, {"delta", "δ"},  {"epsilon", "ε"},
+    {"zeta", "ζ"},  {"eta", "η"},   {"theta", "θ"}, {"kappa", "κ"},  {"lambda", "λ"},
+    {"mu", "μ"},    {"nu", "ν"},    {"xi", "ξ"},    {"rho", "ρ"},    {"sigma", "σ"},
+    {"tau", "τ"},   {"phi", "φ"},   {"chi", "χ"},   {"psi", "ψ"},    {"omega", "ω"},
+    {"Gamma", "Γ"}, {"Delta", "Δ"}, {"Theta", "Θ"}, {"Lambda", "Λ"}, {"Sigma", "Σ"},
+    {"Phi", "Φ"},   {"Psi", "Ψ"},   {"Omega", "Ω"}};
 
 /* A parameter or variable name as a symbol: Greek letters by name, single
  * letters in italics, anything else as it is. */
@@ -504,7 +504,8 @@ static void put_sym(sdk_strbuf *b, const char *name) {
       sdk_sb_printf(b, "{/:Italic %s}", GREEK[i][1]);
       return;
     }
-  if (strlen(name) == 1 && ((name[0] >= 'a' && name[0] <= 'z') || (name[0] >= 'A' && name[0] <= 'Z'))) {
+  if (strlen(name) == 1 &&
+      ((name[0] >= 'a' && name[0] <= 'z') || (name[0] >= 'A' && name[0] <= 'Z'))) {
     sdk_sb_printf(b, "{/:Italic %c}", name[0]);
     return;
   }
@@ -520,7 +521,8 @@ static void put_num(sdk_strbuf *b, double x) {
     char *p = e + 1;
     if (*p == '+') memmove(p, p + 1, strlen(p));
     if (*p == '-') p++;
-    while (p[0] == '0' && p[1]) memmove(p, p + 1, strlen(p));
+    while (p[0] == '0' && p[1])
+      memmove(p, p + 1, strlen(p));
   }
   sdk_sb_puts(b, buf);
 }
@@ -546,7 +548,8 @@ static int is_scanned(const pfile *pf, const char *name) {
 /* "2^{19} paths" for powers of two from 1024 on, else "1000 paths". */
 static void put_count(sdk_strbuf *b, int64_t n, const char *what) {
   int k = 0;
-  while (k < 62 && ((int64_t)1 << k) < n) k++;
+  while (k < 62 && ((int64_t)1 << k) < n)
+    k++;
   if (n >= 1024 && ((int64_t)1 << k) == n)
     sdk_sb_printf(b, "2^{%d} %ss", k, what);
   else
@@ -647,8 +650,8 @@ static void put_val_err(sdk_strbuf *b, double v, double e) {
 #define AREA_BOTTOM 0.115
 #define AREA_LEFT 0.125
 #define RIGHT_PLAIN 0.965
-#define RIGHT_KEY 0.78  /* room for a key outside on the right */
-#define RIGHT_HEAT 0.82 /* room for the colour box and its label */
+#define RIGHT_KEY 0.78    /* room for a key outside on the right */
+#define RIGHT_HEAT 0.82   /* room for the colour box and its label */
 #define GAP_SHARED 0.045  /* between panels sharing the x axis */
 #define GAP_OWN_AXIS 0.14 /* between panels with x axes of their own */
 
@@ -687,7 +690,8 @@ static FILE *data_open(plot *p, char name[32]) {
 static sdk_err data_close(plot *p, FILE *f, const char *name) {
   int bad = ferror(f);
   if (fclose(f) != 0 || bad)
-    return SDK_FAIL(p->eb, SDK_ERR_IO, "cannot write the temporary data file %s in %s", name, p->dir);
+    return SDK_FAIL(p->eb, SDK_ERR_IO, "cannot write the temporary data file %s in %s", name,
+                    p->dir);
   return SDK_OK;
 }
 
@@ -895,7 +899,9 @@ static void put_cbrange(sdk_strbuf *b, double lo, double hi) {
     sdk_sb_printf(b, "set cbrange [%.9g:%.9g]\n", -m, m);
   } else {
     put_palette(b, "sequential");
-    if (hi == lo) sdk_sb_printf(b, "set cbrange [%.9g:%.9g]\n", lo - 0.5 - fabs(lo) * 0.1, hi + 0.5 + fabs(hi) * 0.1);
+    if (hi == lo)
+      sdk_sb_printf(b, "set cbrange [%.9g:%.9g]\n", lo - 0.5 - fabs(lo) * 0.1,
+                    hi + 0.5 + fabs(hi) * 0.1);
   }
 }
 
@@ -1049,7 +1055,8 @@ static sdk_err draw_drift(plot *p) {
     sdk_sb_printf(b, "\"\nset cblabel \"%s\"\n", vlab);
     if (pf->axlog[0]) sdk_sb_puts(b, "set logscale x\n");
     if (pf->axlog[1]) sdk_sb_puts(b, "set logscale y\n");
-    sdk_sb_printf(b, "set xrange [%.9g:%.9g]\nset yrange [%.9g:%.9g]\n", xe[0], xe[n0], ye[0], ye[n1]);
+    sdk_sb_printf(b, "set xrange [%.9g:%.9g]\nset yrange [%.9g:%.9g]\n", xe[0], xe[n0], ye[0],
+                  ye[n1]);
     sdk_sb_printf(b, "splot '%s' using 1:2:3 with pm3d", dn);
     if (pf->ngrid <= LABEL_CELLS) {
       /* small grids: the values (with errors) printed in the cells */
@@ -1071,7 +1078,8 @@ static sdk_err draw_drift(plot *p) {
           put_val_err(&vt, val[k], err[k]);
           char *pm = vt.s ? strstr(vt.s, " ± ") : NULL;
           if (pm) *pm = 0;
-          int dark = lo < 0 && hi > 0 ? fabs(val[k]) > 0.6 * m : hi > lo && val[k] < lo + 0.45 * (hi - lo);
+          int dark =
+              lo < 0 && hi > 0 ? fabs(val[k]) > 0.6 * m : hi > lo && val[k] < lo + 0.45 * (hi - lo);
           fprintf(lf, "%.9g %.9g %s %s %d\n", pf->ax[0][i], pf->ax[1][j], vt.s ? vt.s : "nan",
                   pm ? pm + strlen(" ± ") : "nan", dark ? 0xffffff : 0);
           sdk_sb_free(&vt);
@@ -1081,8 +1089,9 @@ static sdk_err draw_drift(plot *p) {
         sdk_sb_free(&vl);
         goto out;
       }
-      sdk_sb_printf(b, ", '%s' using 1:2:(0):(strcol(3).\"\\n± \".strcol(4)):5 with labels "
-                       "font ',13' tc rgb variable",
+      sdk_sb_printf(b,
+                    ", '%s' using 1:2:(0):(strcol(3).\"\\n± \".strcol(4)):5 with labels "
+                    "font ',13' tc rgb variable",
                     ln);
     }
     sdk_sb_puts(b, "\n");
@@ -1129,7 +1138,8 @@ static sdk_err draw_moments(plot *p) {
     heatmap_setup(b);
   else
     sdk_sb_printf(b, "set key %s font ',12' spacing 1.1\n",
-                  c.n > 1 ? "at screen 0.79, screen 0.865 left top vertical Left reverse" : "top right opaque");
+                  c.n > 1 ? "at screen 0.79, screen 0.865 left top vertical Left reverse"
+                          : "top right opaque");
   for (int k = 0; k < nv && e == SDK_OK; k++) {
     const char *vn = pf->vars[vi[k]];
     char path[300];
@@ -1182,7 +1192,9 @@ static sdk_err draw_moments(plot *p) {
         }
         fputs("\n\n", f);
         const char *col = COLORS[q % NCOLORS];
-        sdk_sb_printf(b, "%s'%s' index %lld using 1:3:4 with filledcurves fs transparent solid %s noborder lc rgb '%s'%s, ",
+        sdk_sb_printf(b,
+                      "%s'%s' index %lld using 1:3:4 with filledcurves fs transparent solid %s "
+                      "noborder lc rgb '%s'%s, ",
                       q ? ", " : "", dn, (long long)q, c.n > 2 ? "0.12" : "0.22", col,
                       c.n == 1 ? " title 'mean ± s.d.'" : "");
         sdk_sb_printf(b, "'%s' index %lld using 1:2 with lines lw 1.5 lc rgb '%s' title \"", dn,
@@ -1290,7 +1302,8 @@ static sdk_err draw_hist(plot *p) {
     heatmap_setup(b);
   else
     sdk_sb_printf(b, "set key %s font ',12' spacing 1.1\n",
-                  c.n > 1 ? "at screen 0.79, screen 0.865 left top vertical Left reverse" : "top right");
+                  c.n > 1 ? "at screen 0.79, screen 0.865 left top vertical Left reverse"
+                          : "top right");
   for (int k = 0; k < nv && e == SDK_OK; k++) {
     const char *vn = pf->vars[vi[k]];
     char path[300];
@@ -1343,7 +1356,10 @@ static sdk_err draw_hist(plot *p) {
         fputs("\n\n", f);
         const char *col = COLORS[q % NCOLORS];
         if (c.n == 1)
-          sdk_sb_printf(b, "'%s' index 0 using 1:2 with boxes fs transparent solid 0.22 noborder lc rgb '%s', ", dn, col);
+          sdk_sb_printf(
+              b,
+              "'%s' index 0 using 1:2 with boxes fs transparent solid 0.22 noborder lc rgb '%s', ",
+              dn, col);
         sdk_sb_printf(b, "%s'%s' index %lld using 1:2 with histeps lw 1.5 lc rgb '%s' title \"",
                       q ? ", " : "", dn, (long long)q, col);
         if (c.n == 1 && pf->nsteps > 0) {
@@ -1365,7 +1381,8 @@ static sdk_err draw_hist(plot *p) {
       free(ye);
       ye = NULL;
       xe = malloc((size_t)(nx + 1) * sizeof *xe);
-      double *cl = malloc((size_t)nx * sizeof *cl), *ch = malloc((size_t)nx * sizeof *ch), *z = NULL;
+      double *cl = malloc((size_t)nx * sizeof *cl), *ch = malloc((size_t)nx * sizeof *ch),
+             *z = NULL;
       const double **cols = malloc((size_t)nx * sizeof *cols);
       if (xe && cl && ch && cols) {
         for (int64_t i = 0; i < nx; i++) {
@@ -1397,7 +1414,9 @@ static sdk_err draw_hist(plot *p) {
       write_cells(f, nx, xe, ny, ye, 0, z, cbmin * 0.5);
       free(z);
       put_palette(b, "density");
-      sdk_sb_printf(b, "set logscale cb\nset format cb '10^{%%L}'\nunset mcbtics\nset cbrange [%.6g:%.6g]\n", cbmin, zhi);
+      sdk_sb_printf(
+          b, "set logscale cb\nset format cb '10^{%%L}'\nunset mcbtics\nset cbrange [%.6g:%.6g]\n",
+          cbmin, zhi);
       sdk_sb_puts(b, "set xlabel \"");
       put_sym(b, pf->axname[c.hx]);
       sdk_sb_puts(b, "\"\nset ylabel \"");
@@ -1445,8 +1464,8 @@ static sdk_err write_paths(plot *p, const char *vn, int64_t g, char dn[32], int6
   if ((int64_t)tail[1] != ns) {
     free(t);
     free(x);
-    return SDK_FAIL(p->eb, SDK_ERR_FORMAT, "'%s': /%s and /paths/t disagree in the number of samples",
-                    pf->path, path);
+    return SDK_FAIL(p->eb, SDK_ERR_FORMAT,
+                    "'%s': /%s and /paths/t disagree in the number of samples", pf->path, path);
   }
   int64_t np = (int64_t)tail[0];
   FILE *f = data_open(p, dn);
@@ -1509,7 +1528,11 @@ static sdk_err draw_paths(plot *p) {
     put_sym(b, vn);
     sdk_sb_printf(b, "\"\nset xrange [%.9g:%.9g]\n", tlo, thi > tlo ? thi : tlo + 1);
     if (np <= 10)
-      sdk_sb_puts(b, k == 0 ? "set key at screen 0.79, screen 0.865 left top vertical Left reverse font ',12'\n" : "unset key\n");
+      sdk_sb_puts(
+          b,
+          k == 0
+              ? "set key at screen 0.79, screen 0.865 left top vertical Left reverse font ',12'\n"
+              : "unset key\n");
     else
       sdk_sb_puts(b, "unset key\n");
     sdk_sb_puts(b, "plot ");
@@ -1766,7 +1789,8 @@ static sdk_err draw_order(plot *p) {
   put_title(b, pf, -1, NULL);
   sdk_sb_puts(b, " font ',15'\n");
   if (c.n > 1)
-    sdk_sb_puts(b, "set key at screen 0.79, screen 0.865 left top vertical Left reverse font ',12'\n");
+    sdk_sb_puts(b,
+                "set key at screen 0.79, screen 0.865 left top vertical Left reverse font ',12'\n");
   else
     sdk_sb_puts(b, "unset key\n");
   for (int panel = 0; panel < (psi ? 2 : 1); panel++) {
@@ -1861,7 +1885,9 @@ static sdk_err run_gnuplot(const char *dir, const char *script, sdk_errbuf *eb) 
     return SDK_FAIL(eb, SDK_ERR_BACKEND, "gnuplot was killed by signal %d", WTERMSIG(st));
   return SDK_FAIL(eb, SDK_ERR_BACKEND, "gnuplot failed (status %d): %s",
                   WIFEXITED(st) ? WEXITSTATUS(st) : -1,
-                  first[0] ? first : last[0] ? last : "no message");
+                  first[0]  ? first
+                  : last[0] ? last
+                            : "no message");
 }
 
 /* Copy the PNG from the temporary directory onto out (atomically). */
@@ -1953,7 +1979,10 @@ static int present(const pfile *pf, int obs) {
   case OBS_DENSITY:
   case OBS_PATHS:
     for (long v = 0; v < pf->nvars; v++)
-      if (has_f(pf->f, obs == OBS_HIST ? "hist/%s/density" : obs == OBS_DENSITY ? "density/%s/P" : "paths/%s",
+      if (has_f(pf->f,
+                obs == OBS_HIST      ? "hist/%s/density"
+                : obs == OBS_DENSITY ? "density/%s/P"
+                                     : "paths/%s",
                 pf->vars[v]))
         return 1;
     return 0;
@@ -2003,7 +2032,9 @@ int sdk_cli_plot(int argc, char **argv) {
     } else if (!file) {
       file = a;
     } else {
-      fprintf(stderr, "sdekit: error: unexpected argument '%s' (usage: sdekit plot FILE.h5 [-o FIG.png])\n", a);
+      fprintf(stderr,
+              "sdekit: error: unexpected argument '%s' (usage: sdekit plot FILE.h5 [-o FIG.png])\n",
+              a);
       return 2;
     }
   }
@@ -2058,7 +2089,8 @@ int sdk_cli_plot(int argc, char **argv) {
   char held[128] = "";
   for (int k = 0; k < NOBS; k++)
     if (present(&pf, k)) {
-      snprintf(held + strlen(held), sizeof held - strlen(held), "%s%s", held[0] ? ", " : "", OBS[k]);
+      snprintf(held + strlen(held), sizeof held - strlen(held), "%s%s", held[0] ? ", " : "",
+               OBS[k]);
       /* saved paths go on top of the density when there is one */
       if (want < 0 && k == OBS_PATHS && present(&pf, OBS_DENSITY)) continue;
       if (want < 0 || want == k) todo[ntodo++] = k;

@@ -50,8 +50,11 @@ int sdk_cli_compile_cfg(const sdk_run_config *c, const char *arch, int cuda) {
   sdk_module *mod = NULL;
   e = sdk_run_codegen(c, cuda, &src, &eb);
   if (e == SDK_OK) {
-    sdk_backend_opts bo = {.threads = c->threads, .device = c->device, .fast_math = c->fast_math,
-                           .verbose = c->verbose, .arch = arch};
+    sdk_backend_opts bo = {.threads = c->threads,
+                           .device = c->device,
+                           .fast_math = c->fast_math,
+                           .verbose = c->verbose,
+                           .arch = arch};
     e = be->open(&bo, &ctx, &eb);
   }
   char report[4400] = "", where[512] = "";
@@ -62,9 +65,10 @@ int sdk_cli_compile_cfg(const sdk_run_config *c, const char *arch, int cuda) {
   if (e == SDK_OK)
     printf("sdekit: %s: %s precision, %s, %sfast-math, on %s\nsdekit: %s\n", m->name,
            c->single ? "single" : "double",
-           c->scheme                                                             ? c->scheme
-           : m->multiplicative || m->interacting || m->npart || (c->observe & SDK_OBS_ORDER) ? "euler"
-                                                                                             : "srk2",
+           c->scheme ? c->scheme
+           : m->multiplicative || m->interacting || m->npart || (c->observe & SDK_OBS_ORDER)
+               ? "euler"
+               : "srk2",
            c->fast_math ? "" : "no ", where, report);
   if (be->module_free) be->module_free(&mod);
   if (ctx) be->close(&ctx);

@@ -11,12 +11,14 @@ extern const char sdk_embedded_philox[];
 
 static void emit_sym(void *user, sdk_strbuf *out, const sdk_expr *e) {
   (void)user;
-  if (e->sym == SDK_SYM_TIME) sdk_sb_puts(out, "t");
+  if (e->sym == SDK_SYM_TIME)
+    sdk_sb_puts(out, "t");
   else if (e->sym == SDK_SYM_OTHER && SDK_OTHER_KIND(e->index) == SDK_OTHER_VARJ)
     sdk_sb_printf(out, "sdk_xj%d", SDK_OTHER_INDEX(e->index)); /* particle j of a pair */
   else if (e->sym == SDK_SYM_OTHER && SDK_OTHER_KIND(e->index) == SDK_OTHER_PARTJ)
     sdk_sb_printf(out, "sdk_pj%d", SDK_OTHER_INDEX(e->index));
-  else sdk_sb_puts(out, e->name); /* vars, params and the rest are C locals of the same name */
+  else
+    sdk_sb_puts(out, e->name); /* vars, params and the rest are C locals of the same name */
 }
 
 static void emit_number(sdk_strbuf *b, const sdk_codegen_opts *o, double v);
@@ -93,7 +95,8 @@ static int flatten_sum(const sdk_expr *e, int sign, const sdk_expr **t, int *sg,
 
 static int hoist_slot(sdk_cg_hoist *h, const sdk_expr *root) {
   int k = 0;
-  while (k < h->n && h->e[k] != root) k++;
+  while (k < h->n && h->e[k] != root)
+    k++;
   if (k == h->n) {
     if (h->n == SDK_CG_MAX_HOIST) return -1;
     h->e[h->n++] = root;
@@ -151,7 +154,8 @@ static int hoist_node(void *user, sdk_strbuf *out, const sdk_expr *e) {
  * that errors in the surrounding code are not blamed on the model file. */
 static void emit_line_back(sdk_strbuf *b) {
   int lines = 1;
-  for (size_t i = 0; i < b->len; i++) lines += b->s[i] == '\n';
+  for (size_t i = 0; i < b->len; i++)
+    lines += b->s[i] == '\n';
   sdk_sb_printf(b, "\n#line %d \"sdekit-generated\"\n", lines + 1);
 }
 
@@ -167,9 +171,12 @@ static void emit_expr_h(sdk_strbuf *b, const sdk_codegen_opts *o, const sdk_expr
 }
 
 static void stage_time(const sdk_scheme *s, int i, char *tval, size_t n) {
-  if (s->c[i] == 0) snprintf(tval, n, "sdk_t0");
-  else if (s->c[i] == 1) snprintf(tval, n, "sdk_t0 + sdk_dt");
-  else snprintf(tval, n, "sdk_t0 + (real)%.17g * sdk_dt", s->c[i]);
+  if (s->c[i] == 0)
+    snprintf(tval, n, "sdk_t0");
+  else if (s->c[i] == 1)
+    snprintf(tval, n, "sdk_t0 + sdk_dt");
+  else
+    snprintf(tval, n, "sdk_t0 + (real)%.17g * sdk_dt", s->c[i]);
 }
 
 /* Declarations computing the hoisted values (needs sdk_t0, sdk_dt and the
@@ -181,8 +188,8 @@ void sdk_cg_hoist_decls(sdk_strbuf *b, const sdk_codegen_opts *o, const sdk_cg_h
       if (!(h->used[i] & (1u << k))) continue;
       char tval[128];
       stage_time(o->scheme, i, tval, sizeof tval);
-      sdk_sb_printf(b, "%sreal sdk_T%d_%d;\n%s{\n%s  const real t = %s;\n%s  sdk_T%d_%d = ", ind, i, k,
-                    ind, ind, tval, ind, i, k);
+      sdk_sb_printf(b, "%sreal sdk_T%d_%d;\n%s{\n%s  const real t = %s;\n%s  sdk_T%d_%d = ", ind, i,
+                    k, ind, ind, tval, ind, i, k);
       for (int j = 0; j < h->nterms[k]; j++) {
         sdk_sb_puts(b, h->sign[k][j] > 0 ? (j ? " + (" : "(") : " - (");
         sdk_expr_emit(h->term[k][j], o->single, emit_sym, NULL, b);
@@ -203,7 +210,9 @@ void sdk_cg_fixed_params(sdk_strbuf *b, const sdk_codegen_opts *o, const char *i
   }
 }
 
-void sdk_cg_number(sdk_strbuf *b, const sdk_codegen_opts *o, double v) { emit_number(b, o, v); }
+void sdk_cg_number(sdk_strbuf *b, const sdk_codegen_opts *o, double v) {
+  emit_number(b, o, v);
+}
 
 static void emit_number(sdk_strbuf *b, const sdk_codegen_opts *o, double v) {
   char buf[64];
@@ -235,13 +244,17 @@ void sdk_cg_params(sdk_strbuf *b, const sdk_codegen_opts *o, const char *sp_fmt,
   const sdk_model *m = o->model;
   for (int i = 0; i < m->nparams; i++) {
     sdk_sb_printf(b, "%sconst real %s = ", ind, m->params[i]);
-    if (o->scan_column[i] >= 0) sdk_sb_printf(b, sp_fmt, o->scan_column[i]);
-    else emit_number(b, o, o->pvalues[i]);
+    if (o->scan_column[i] >= 0)
+      sdk_sb_printf(b, sp_fmt, o->scan_column[i]);
+    else
+      emit_number(b, o, o->pvalues[i]);
     sdk_sb_printf(b, ";\n%s(void)%s;\n", ind, m->params[i]);
   }
   sdk_sb_printf(b, "%sconst real sdk_dt = ", ind);
-  if (o->dt_column >= 0) sdk_sb_printf(b, sp_fmt, o->dt_column);
-  else emit_number(b, o, o->dt);
+  if (o->dt_column >= 0)
+    sdk_sb_printf(b, sp_fmt, o->dt_column);
+  else
+    emit_number(b, o, o->dt);
   sdk_sb_printf(b, ";\n%sconst real sdk_sqdt = %s(sdk_dt);\n", ind, o->single ? "sqrtf" : "sqrt");
 }
 
@@ -285,7 +298,8 @@ void sdk_cg_step_h(sdk_strbuf *b, const sdk_codegen_opts *o, const char *ind, sd
   }
   for (int i = 0; i < s->stages; i++) {
     sdk_sb_printf(b, "%s  real", ind);
-    for (int v = 0; v < nv; v++) sdk_sb_printf(b, "%s sdk_k%d_%d", v ? "," : "", i, v);
+    for (int v = 0; v < nv; v++)
+      sdk_sb_printf(b, "%s sdk_k%d_%d", v ? "," : "", i, v);
     sdk_sb_printf(b, ";\n%s  {\n", ind);
     /* stage input H_i */
     for (int v = 0; v < nv; v++) {
@@ -391,9 +405,11 @@ static void emit_cpu(sdk_strbuf *b, const sdk_codegen_opts *o) {
               "    (void)sv; (void)g;\n");
   sdk_cg_params(b, o, "sv[g * SDK_NSV + %d]", "    ");
   sdk_sb_puts(b, "    (void)sdk_sqdt;\n");
-  for (int v = 0; v < nv; v++) sdk_sb_printf(b, "    real sdk_x%d;\n", v);
+  for (int v = 0; v < nv; v++)
+    sdk_sb_printf(b, "    real sdk_x%d;\n", v);
   sdk_cg_init(b, o, "    ");
-  for (int v = 0; v < nv; v++) sdk_sb_printf(b, "    st[%d * npad + p] = sdk_x%d;\n", v, v);
+  for (int v = 0; v < nv; v++)
+    sdk_sb_printf(b, "    st[%d * npad + p] = sdk_x%d;\n", v, v);
   sdk_sb_puts(b, "  }\n}\n");
   if (o->sysmode) {
     sdk_cg_emit_sys_cpu(b, o); /* interacting systems: their own driver */
@@ -441,19 +457,22 @@ static void emit_cpu(sdk_strbuf *b, const sdk_codegen_opts *o) {
   sdk_strbuf body;
   sdk_sb_init(&body);
   sdk_cg_params(&body, o, "spv[%d][i]", "          ");
-  for (int v = 0; v < nv; v++) sdk_sb_printf(&body, "          real sdk_x%d = xs[%d][i];\n", v, v);
+  for (int v = 0; v < nv; v++)
+    sdk_sb_printf(&body, "          real sdk_x%d = xs[%d][i];\n", v, v);
   for (int j = 0; j < nn; j++)
     sdk_sb_printf(&body, "          const real sdk_z%d = zb[zo + %d][i];\n", j, j);
   sdk_cg_step_h(&body, o, "          ", &h);
-  for (int v = 0; v < nv; v++) sdk_sb_printf(&body, "          xs[%d][i] = sdk_x%d;\n", v, v);
+  for (int v = 0; v < nv; v++)
+    sdk_sb_printf(&body, "          xs[%d][i] = sdk_x%d;\n", v, v);
 
-  sdk_sb_puts(b,
-              "      for (sdk_i64 ss = 0; ss < ns; ss++) {\n"
-              "        const sdk_i64 n = step0 + s + ss;\n");
+  sdk_sb_puts(b, "      for (sdk_i64 ss = 0; ss < ns; ss++) {\n"
+                 "        const sdk_i64 n = step0 + s + ss;\n");
   if (nn > 0) sdk_sb_puts(b, "        const sdk_i64 zo = n * SDK_NN - b0 * 4;\n");
   char t0[160];
-  if (o->spp > 0) snprintf(t0, sizeof t0, "(real)(n %% %lld) * sdk_dt", (long long)o->spp);
-  else snprintf(t0, sizeof t0, "(real)n * sdk_dt");
+  if (o->spp > 0)
+    snprintf(t0, sizeof t0, "(real)(n %% %lld) * sdk_dt", (long long)o->spp);
+  else
+    snprintf(t0, sizeof t0, "(real)n * sdk_dt");
   if (h.enabled) {
     sdk_sb_puts(b, "        {\n");
     sdk_cg_fixed_params(b, o, "        ");
@@ -462,9 +481,8 @@ static void emit_cpu(sdk_strbuf *b, const sdk_codegen_opts *o) {
     sdk_sb_printf(b, ";\n        const real sdk_t0 = %s;\n", t0);
     sdk_cg_hoist_decls(b, o, &h, "        ");
   }
-  sdk_sb_puts(b,
-              "#pragma omp simd\n"
-              "        for (int i = 0; i < SDK_BLK; i++) {\n");
+  sdk_sb_puts(b, "#pragma omp simd\n"
+                 "        for (int i = 0; i < SDK_BLK; i++) {\n");
   {
     /* insert "const real sdk_t0 = ..." right after the parameter block */
     const char *marker = "          const real sdk_sqdt";
@@ -481,12 +499,11 @@ static void emit_cpu(sdk_strbuf *b, const sdk_codegen_opts *o) {
   sdk_sb_free(&body);
   sdk_sb_puts(b, "        }\n"); /* simd loop */
   if (h.enabled) sdk_sb_puts(b, "        }\n");
-  sdk_sb_puts(b,
-              "      }\n"
-              "    }\n"
-              "    for (int v = 0; v < SDK_NV; v++)\n"
-              "      for (int i = 0; i < SDK_BLK; i++) st[v * npad + p0 + i] = xs[v][i];\n"
-              "  }\n}\n");
+  sdk_sb_puts(b, "      }\n"
+                 "    }\n"
+                 "    for (int v = 0; v < SDK_NV; v++)\n"
+                 "      for (int i = 0; i < SDK_BLK; i++) st[v * npad + p0 + i] = xs[v][i];\n"
+                 "  }\n}\n");
 }
 
 sdk_err sdk_codegen(const sdk_codegen_opts *o, char **out, sdk_errbuf *eb) {
@@ -507,8 +524,10 @@ sdk_err sdk_codegen(const sdk_codegen_opts *o, char **out, sdk_errbuf *eb) {
   sdk_strbuf b;
   sdk_sb_init(&b);
   sdk_cg_prelude(&b, o);
-  if (o->target == SDK_TARGET_CPU) emit_cpu(&b, o);
-  else sdk_cg_emit_cuda(&b, o);
+  if (o->target == SDK_TARGET_CPU)
+    emit_cpu(&b, o);
+  else
+    sdk_cg_emit_cuda(&b, o);
   *out = sdk_sb_take(&b);
   if (!*out) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory generating code");
   return SDK_OK;

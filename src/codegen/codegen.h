@@ -40,20 +40,20 @@ typedef struct sdk_codegen_opts {
   const sdk_model *model;
   const sdk_scheme *scheme;
   sdk_target target;
-  int single;              /* 1: float, 0: double */
-  const double *pvalues;   /* value of every parameter (after --set) */
-  const int *scan_column;  /* per parameter: -1 = constant, else column in sv */
-  int nsv;                 /* columns of sv */
-  int dt_column;           /* -1: dt is the constant below */
+  int single;             /* 1: float, 0: double */
+  const double *pvalues;  /* value of every parameter (after --set) */
+  const int *scan_column; /* per parameter: -1 = constant, else column in sv */
+  int nsv;                /* columns of sv */
+  int dt_column;          /* -1: dt is the constant below */
   double dt;
-  int64_t spp;             /* > 0: t = (n mod spp) * dt (periodic driving) */
+  int64_t spp; /* > 0: t = (n mod spp) * dt (periodic driving) */
   int64_t ngrid;
   /* systems of interacting particles (see sys.c): the module then holds
    * sdk_init and the system driver instead of sdk_advance */
   int sysmode;
-  int order_var;           /* >= 0: reduce exp(i factor x_var) every step (order parameter) */
-  double order_factor;     /* 2 pi / period of order_var */
-  int64_t particles;       /* particles per system (tunes the CUDA system kernel) */
+  int order_var;       /* >= 0: reduce exp(i factor x_var) every step (order parameter) */
+  double order_factor; /* 2 pi / period of order_var */
+  int64_t particles;   /* particles per system (tunes the CUDA system kernel) */
 } sdk_codegen_opts;
 
 /* Generate the full kernel source; *out is malloc'd. */

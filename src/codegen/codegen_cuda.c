@@ -139,7 +139,8 @@ static const char REDUCTIONS[] =
     " * (bins <= shbins) for the grid point of its first path, then adds the block's\n"
     " * counts to counts[g * bins + bin] (integer atomics: deterministic). */\n"
     "extern \"C\" __global__ void __launch_bounds__(SDK_RED_CHUNK)\n"
-    "sdk_red_hist_mod(const real *__restrict__ st, sdk_i64 npad, int v, sdk_i64 ppg, sdk_i64 ngrid,\n"
+    "sdk_red_hist_mod(const real *__restrict__ st, sdk_i64 npad, int v, sdk_i64 ppg, sdk_i64 "
+    "ngrid,\n"
     "                 sdk_i64 bins, double period, sdk_i64 per, int shbins,\n"
     "                 unsigned long long *counts) {\n"
     "  extern __shared__ unsigned int sh[];\n"
@@ -183,20 +184,21 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
   sdk_sb_printf(b, "extern \"C\" __device__ const int sdk_abi = %d;\n", SDK_KERNEL_ABI);
 
   /* init: one thread per path */
-  sdk_sb_puts(b,
-              "\nextern \"C\" __global__ void __launch_bounds__(SDK_TPB)\n"
-              "sdk_init(real *__restrict__ st, sdk_i64 npad, const real *__restrict__ sv, "
-              "sdk_i64 ppg, sdk_i64 ngrid, sdk_i64 path0, sdk_u64 sdk_seed) {\n"
-              "  const sdk_i64 p = (sdk_i64)blockIdx.x * SDK_TPB + threadIdx.x;\n"
-              "  if (p >= npad) return;\n"
-              "  const sdk_u64 sdk_gpath = (sdk_u64)(path0 + p);\n"
-              "  sdk_i64 g = (path0 + p) / ppg; if (g >= ngrid) g = ngrid - 1;\n"
-              "  (void)sv; (void)g; (void)sdk_gpath; (void)sdk_seed;\n");
+  sdk_sb_puts(b, "\nextern \"C\" __global__ void __launch_bounds__(SDK_TPB)\n"
+                 "sdk_init(real *__restrict__ st, sdk_i64 npad, const real *__restrict__ sv, "
+                 "sdk_i64 ppg, sdk_i64 ngrid, sdk_i64 path0, sdk_u64 sdk_seed) {\n"
+                 "  const sdk_i64 p = (sdk_i64)blockIdx.x * SDK_TPB + threadIdx.x;\n"
+                 "  if (p >= npad) return;\n"
+                 "  const sdk_u64 sdk_gpath = (sdk_u64)(path0 + p);\n"
+                 "  sdk_i64 g = (path0 + p) / ppg; if (g >= ngrid) g = ngrid - 1;\n"
+                 "  (void)sv; (void)g; (void)sdk_gpath; (void)sdk_seed;\n");
   sdk_cg_params(b, o, "sv[g * SDK_NSV + %d]", "  ");
   sdk_sb_puts(b, "  (void)sdk_sqdt;\n");
-  for (int v = 0; v < nv; v++) sdk_sb_printf(b, "  real sdk_x%d;\n", v);
+  for (int v = 0; v < nv; v++)
+    sdk_sb_printf(b, "  real sdk_x%d;\n", v);
   sdk_cg_init(b, o, "  ");
-  for (int v = 0; v < nv; v++) sdk_sb_printf(b, "  st[%d * npad + p] = sdk_x%d;\n", v, v);
+  for (int v = 0; v < nv; v++)
+    sdk_sb_printf(b, "  st[%d * npad + p] = sdk_x%d;\n", v, v);
   sdk_sb_puts(b, "}\n");
   if (o->sysmode) {
     /* systems of interacting particles: their own step kernel (sys_cuda.c) */
@@ -222,18 +224,21 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
   sdk_strbuf step;
   sdk_sb_init(&step);
   sdk_cg_step_h(&step, o, "      ", h.enabled ? &h : NULL);
-  int nslot = 0, slot_stage[SDK_MAX_STAGES * SDK_CG_MAX_HOIST], slot_k[SDK_MAX_STAGES * SDK_CG_MAX_HOIST];
+  int nslot = 0, slot_stage[SDK_MAX_STAGES * SDK_CG_MAX_HOIST],
+      slot_k[SDK_MAX_STAGES * SDK_CG_MAX_HOIST];
   for (int i = 0; i < SDK_MAX_STAGES; i++)
     for (int k = 0; k < h.n; k++)
       if (h.used[i] & (1u << k)) slot_stage[nslot] = i, slot_k[nslot++] = k;
   if (nslot > 0) {
-    sdk_sb_printf(b, "\n#define SDK_TT_SLOTS %d\n#define SDK_TT_PHASES %lld\n", nslot, (long long)o->spp);
-    sdk_sb_puts(b, "extern \"C\" __device__ __align__(16) real sdk_ttab[SDK_TT_PHASES * SDK_TT_SLOTS];\n"
-                   "/* fills the table once per module: value of each time-only expression\n"
-                   " * at every phase of the period and stage time */\n"
-                   "extern \"C\" __global__ void sdk_ttab_fill(void) {\n"
-                   "  const int ph = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                   "  if (ph >= SDK_TT_PHASES) return;\n");
+    sdk_sb_printf(b, "\n#define SDK_TT_SLOTS %d\n#define SDK_TT_PHASES %lld\n", nslot,
+                  (long long)o->spp);
+    sdk_sb_puts(
+        b, "extern \"C\" __device__ __align__(16) real sdk_ttab[SDK_TT_PHASES * SDK_TT_SLOTS];\n"
+           "/* fills the table once per module: value of each time-only expression\n"
+           " * at every phase of the period and stage time */\n"
+           "extern \"C\" __global__ void sdk_ttab_fill(void) {\n"
+           "  const int ph = blockIdx.x * blockDim.x + threadIdx.x;\n"
+           "  if (ph >= SDK_TT_PHASES) return;\n");
     sdk_cg_fixed_params(b, o, "  ");
     sdk_sb_puts(b, "  const real sdk_dt = ");
     {
@@ -245,7 +250,8 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
     sdk_sb_puts(b, "  const real sdk_t0 = (real)ph * sdk_dt;\n");
     sdk_cg_hoist_decls(b, o, &h, "  ");
     for (int sl = 0; sl < nslot; sl++)
-      sdk_sb_printf(b, "  sdk_ttab[ph * SDK_TT_SLOTS + %d] = sdk_T%d_%d;\n", sl, slot_stage[sl], slot_k[sl]);
+      sdk_sb_printf(b, "  sdk_ttab[ph * SDK_TT_SLOTS + %d] = sdk_T%d_%d;\n", sl, slot_stage[sl],
+                    slot_k[sl]);
     sdk_sb_puts(b, "}\n");
   }
 
@@ -256,16 +262,21 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
    * docs/BENCHMARKS.md): the kernel is bound by issue and the MUFU pipe,
    * not by latency; keep one path per thread and fewer registers. */
   const int L = 1;
-  sdk_sb_printf(b, "\n#define SDK_ILP %d\nextern \"C\" __device__ const int sdk_paths_per_thread = %d;\n", L, L);
+  sdk_sb_printf(
+      b, "\n#define SDK_ILP %d\nextern \"C\" __device__ const int sdk_paths_per_thread = %d;\n", L,
+      L);
   /* the step as a function of one path's state and values */
   sdk_sb_puts(b, "\nstatic __device__ __forceinline__ void sdk_step(");
-  for (int v = 0; v < nv; v++) sdk_sb_printf(b, "%sreal &sdk_x%d", v ? ", " : "", v);
+  for (int v = 0; v < nv; v++)
+    sdk_sb_printf(b, "%sreal &sdk_x%d", v ? ", " : "", v);
   for (int i = 0; i < m->nparams; i++)
     if (o->scan_column[i] >= 0) sdk_sb_printf(b, ", const real %s", m->params[i]);
   if (o->dt_column >= 0) sdk_sb_puts(b, ", const real sdk_dt");
   sdk_sb_puts(b, ", const real sdk_t0");
-  for (int sl = 0; sl < nslot; sl++) sdk_sb_printf(b, ", const real sdk_T%d_%d", slot_stage[sl], slot_k[sl]);
-  for (int j = 0; j < nn; j++) sdk_sb_printf(b, ", const real sdk_z%d", j);
+  for (int sl = 0; sl < nslot; sl++)
+    sdk_sb_printf(b, ", const real sdk_T%d_%d", slot_stage[sl], slot_k[sl]);
+  for (int j = 0; j < nn; j++)
+    sdk_sb_printf(b, ", const real sdk_z%d", j);
   sdk_sb_puts(b, ") {\n");
   sdk_cg_fixed_params(b, o, "  ");
   for (int i = 0; i < m->nparams; i++)
@@ -281,26 +292,28 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
   sdk_sb_puts(b, step.s ? step.s : "");
   sdk_sb_puts(b, "}\n");
 
-  sdk_sb_puts(b,
-              "\nextern \"C\" __global__ void __launch_bounds__(SDK_TPB)\n"
-              "sdk_advance(real *__restrict__ st, sdk_i64 npad, const real *__restrict__ sv, "
-              "sdk_i64 ppg, sdk_i64 ngrid, sdk_i64 path0, sdk_i64 step0, sdk_i64 nsteps, "
-              "sdk_u64 sdk_seed) {\n"
-              "  const sdk_i64 base = (sdk_i64)blockIdx.x * (SDK_TPB * SDK_ILP) + threadIdx.x;\n"
-              "  if (base >= npad || nsteps <= 0) return;\n"
-              "  (void)sv; (void)sdk_seed;\n");
+  sdk_sb_puts(b, "\nextern \"C\" __global__ void __launch_bounds__(SDK_TPB)\n"
+                 "sdk_advance(real *__restrict__ st, sdk_i64 npad, const real *__restrict__ sv, "
+                 "sdk_i64 ppg, sdk_i64 ngrid, sdk_i64 path0, sdk_i64 step0, sdk_i64 nsteps, "
+                 "sdk_u64 sdk_seed) {\n"
+                 "  const sdk_i64 base = (sdk_i64)blockIdx.x * (SDK_TPB * SDK_ILP) + threadIdx.x;\n"
+                 "  if (base >= npad || nsteps <= 0) return;\n"
+                 "  (void)sv; (void)sdk_seed;\n");
   for (int q = 0; q < L; q++) {
-    sdk_sb_printf(b,
-                  "  const sdk_i64 p%d = base + %d * SDK_TPB;\n"
-                  "  const sdk_u64 gp%d = (sdk_u64)(path0 + p%d); (void)gp%d;\n"
-                  "  sdk_i64 g%d = (path0 + p%d) / ppg; if (g%d >= ngrid) g%d = ngrid - 1; (void)g%d;\n",
-                  q, q, q, q, q, q, q, q, q, q);
+    sdk_sb_printf(
+        b,
+        "  const sdk_i64 p%d = base + %d * SDK_TPB;\n"
+        "  const sdk_u64 gp%d = (sdk_u64)(path0 + p%d); (void)gp%d;\n"
+        "  sdk_i64 g%d = (path0 + p%d) / ppg; if (g%d >= ngrid) g%d = ngrid - 1; (void)g%d;\n",
+        q, q, q, q, q, q, q, q, q, q);
     for (int i = 0; i < m->nparams; i++)
       if (o->scan_column[i] >= 0)
-        sdk_sb_printf(b, "  const real sp%d_%d = sv[g%d * SDK_NSV + %d];\n", q, i, q, o->scan_column[i]);
+        sdk_sb_printf(b, "  const real sp%d_%d = sv[g%d * SDK_NSV + %d];\n", q, i, q,
+                      o->scan_column[i]);
     if (o->dt_column >= 0)
       sdk_sb_printf(b, "  const real dt%d = sv[g%d * SDK_NSV + %d];\n", q, q, o->dt_column);
-    for (int v = 0; v < nv; v++) sdk_sb_printf(b, "  real x%d_%d = st[%d * npad + p%d];\n", q, v, v, q);
+    for (int v = 0; v < nv; v++)
+      sdk_sb_printf(b, "  real x%d_%d = st[%d * npad + p%d];\n", q, v, v, q);
   }
   sdk_sb_puts(b, "  sdk_i64 n = step0;\n  const sdk_i64 nend = step0 + nsteps;\n");
   int spp32 = o->spp > 0 && o->spp <= INT_MAX;
@@ -310,7 +323,8 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
   /* the dt of the time for sdk_t0: per path when it varies (then no table) */
   for (int pass = 0; pass < 3; pass++) {
     /* pass 0: head (until a group boundary), 1: whole groups, 2: tail */
-    if (pass == 0) sdk_sb_printf(b, "  while (n < nend && (n %% %d) != 0) {\n", G);
+    if (pass == 0)
+      sdk_sb_printf(b, "  while (n < nend && (n %% %d) != 0) {\n", G);
     else if (pass == 1)
       /* whole groups with a 32-bit count and the Philox counter as base +
        * offset: the 64-bit step arithmetic stays out of the loop, and the
@@ -326,7 +340,8 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
                     "   for (int sdk_gi = 0; sdk_gi < sdk_ng; sdk_gi++) {\n"
                     "    const sdk_i64 sdk_n = n + (sdk_i64)sdk_gi * %d; (void)sdk_n;\n",
                     G, G, o->single ? 4 : 2, G);
-    else sdk_sb_puts(b, "  while (n < nend) {\n");
+    else
+      sdk_sb_puts(b, "  while (n < nend) {\n");
     int reps = pass == 1 ? G : 1;
     /* with spp a multiple of G, a group never wraps the period: one table
      * pointer per group; 16-byte loads when its values fill whole vectors */
@@ -341,25 +356,30 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
     if (pass == 1)
       for (int q = 0; q < L; q++)
         for (int k = 0; k < nblk_group; k++)
-          sdk_sb_printf(b,
-                        "    real r%d_%d[4];\n"
-                        "    sdk_gauss4(sdk_seed, gp%d, sdk_c0 + (sdk_u64)sdk_gi * %d + %d, 0, r%d_%d);\n",
-                        q, k, q, nblk_group, k, q, k);
+          sdk_sb_printf(
+              b,
+              "    real r%d_%d[4];\n"
+              "    sdk_gauss4(sdk_seed, gp%d, sdk_c0 + (sdk_u64)sdk_gi * %d + %d, 0, r%d_%d);\n",
+              q, k, q, nblk_group, k, q, k);
     for (int r = 0; r < reps; r++) {
       sdk_sb_puts(b, "    {\n");
       /* time of the step (per path only when dt varies) */
       const char *tphase = grouptab ? NULL : o->spp > 0 ? "(real)sdk_ph" : "(real)n";
       char tph[64];
-      if (grouptab) snprintf(tph, sizeof tph, "(real)(sdk_ph + %d)", r), tphase = tph;
-      else if (pass == 1 && o->spp <= 0) snprintf(tph, sizeof tph, "(real)(sdk_n + %d)", r), tphase = tph;
+      if (grouptab)
+        snprintf(tph, sizeof tph, "(real)(sdk_ph + %d)", r), tphase = tph;
+      else if (pass == 1 && o->spp <= 0)
+        snprintf(tph, sizeof tph, "(real)(sdk_n + %d)", r), tphase = tph;
       for (int sl = 0; sl < nslot; sl++) {
         int idx = r * nslot + sl;
         if (vecload)
-          sdk_sb_printf(b, "      const real T%d = sdk_tv%d.%c;\n", sl, idx / per_vec, "xyzw"[idx % per_vec]);
+          sdk_sb_printf(b, "      const real T%d = sdk_tv%d.%c;\n", sl, idx / per_vec,
+                        "xyzw"[idx % per_vec]);
         else if (grouptab)
           sdk_sb_printf(b, "      const real T%d = sdk_tt[%d];\n", sl, idx);
         else
-          sdk_sb_printf(b, "      const real T%d = sdk_ttab[sdk_ph * SDK_TT_SLOTS + %d];\n", sl, sl);
+          sdk_sb_printf(b, "      const real T%d = sdk_ttab[sdk_ph * SDK_TT_SLOTS + %d];\n", sl,
+                        sl);
       }
       for (int q = 0; q < L; q++) {
         for (int j = 0; j < nn; j++) {
@@ -380,18 +400,22 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
           }
         }
         sdk_sb_puts(b, "      sdk_step(");
-        for (int v = 0; v < nv; v++) sdk_sb_printf(b, "%sx%d_%d", v ? ", " : "", q, v);
+        for (int v = 0; v < nv; v++)
+          sdk_sb_printf(b, "%sx%d_%d", v ? ", " : "", q, v);
         for (int i = 0; i < m->nparams; i++)
           if (o->scan_column[i] >= 0) sdk_sb_printf(b, ", sp%d_%d", q, i);
-        if (o->dt_column >= 0) sdk_sb_printf(b, ", dt%d, %s * dt%d", q, tphase, q);
+        if (o->dt_column >= 0)
+          sdk_sb_printf(b, ", dt%d, %s * dt%d", q, tphase, q);
         else {
           char buf[64];
           snprintf(buf, sizeof buf, "%.17g", o->dt);
           if (!strpbrk(buf, ".eEn")) strcat(buf, ".0");
           sdk_sb_printf(b, ", %s * %s%s", tphase, buf, o->single ? "f" : "");
         }
-        for (int sl = 0; sl < nslot; sl++) sdk_sb_printf(b, ", T%d", sl);
-        for (int j = 0; j < nn; j++) sdk_sb_printf(b, ", z%d_%d", q, j);
+        for (int sl = 0; sl < nslot; sl++)
+          sdk_sb_printf(b, ", T%d", sl);
+        for (int j = 0; j < nn; j++)
+          sdk_sb_printf(b, ", z%d_%d", q, j);
         sdk_sb_puts(b, ");\n");
       }
       if (pass != 1) sdk_sb_puts(b, "      n++;\n");
@@ -400,13 +424,15 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
       sdk_sb_puts(b, "    }\n");
     }
     if (grouptab)
-      sdk_sb_printf(b, "    sdk_ph += %d;\n    if (sdk_ph == %lldLL) sdk_ph = 0;\n", G, (long long)o->spp);
+      sdk_sb_printf(b, "    sdk_ph += %d;\n    if (sdk_ph == %lldLL) sdk_ph = 0;\n", G,
+                    (long long)o->spp);
     if (pass == 1) sdk_sb_printf(b, "   }\n   n += (sdk_i64)sdk_ng * %d;\n", G);
     sdk_sb_puts(b, "  }\n");
   }
   sdk_sb_free(&step);
   for (int q = 0; q < L; q++)
-    for (int v = 0; v < nv; v++) sdk_sb_printf(b, "  st[%d * npad + p%d] = x%d_%d;\n", v, q, q, v);
+    for (int v = 0; v < nv; v++)
+      sdk_sb_printf(b, "  st[%d * npad + p%d] = x%d_%d;\n", v, q, q, v);
   sdk_sb_puts(b, "}\n");
 
   sdk_sb_puts(b, REDUCTIONS);

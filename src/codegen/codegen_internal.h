@@ -44,8 +44,8 @@ typedef struct sdk_cg_red {
   int n;
   const sdk_expr *e[SDK_CG_MAX_RED];
   int line[SDK_CG_MAX_RED];
-  int ocos, osin;    /* indices of the order parameter's sums, -1 without */
-  sdk_expr *own[2];  /* built here */
+  int ocos, osin;   /* indices of the order parameter's sums, -1 without */
+  sdk_expr *own[2]; /* built here */
 } sdk_cg_red;
 void sdk_cg_red_build(sdk_cg_red *r, const sdk_codegen_opts *o);
 void sdk_cg_red_free(sdk_cg_red *r);

@@ -16,7 +16,8 @@ static const sdk_scheme euler = {
 
 static const sdk_scheme srk2 = {
     .name = "srk2",
-    .description = "stochastic Heun / SRK2 of Januszewski & Kostur Alg. 2 (weak order 2, additive noise)",
+    .description =
+        "stochastic Heun / SRK2 of Januszewski & Kostur Alg. 2 (weak order 2, additive noise)",
     .stages = 2,
     .A = {{0, 0}, {1, 0}},
     .B = {0, 1},

@@ -99,8 +99,8 @@ void sdk_cg_part_draw(sdk_strbuf *b, const sdk_codegen_opts *o, int k, const cha
   const sdk_particle_spec *ps = &o->model->part[k];
   sdk_sb_printf(b, "%s{\n", ind);
   if (ps->kind != SDK_PDIST_CONST)
-    sdk_sb_printf(b, "%s  real sdk_r[4];\n%s  %s(sdk_seed, (sdk_u64)(%s), %d, 2, sdk_r);\n", ind, ind,
-                  ps->kind == SDK_PDIST_NORMAL ? "sdk_gauss4" : "sdk_uniform4", gpart, k);
+    sdk_sb_printf(b, "%s  real sdk_r[4];\n%s  %s(sdk_seed, (sdk_u64)(%s), %d, 2, sdk_r);\n", ind,
+                  ind, ps->kind == SDK_PDIST_NORMAL ? "sdk_gauss4" : "sdk_uniform4", gpart, k);
   sdk_sb_printf(b, "%s  %s = ", ind, dst);
   switch (ps->kind) {
   case SDK_PDIST_CONST: sdk_cg_emit_expr(b, o, ps->a, ps->line); break;
@@ -152,14 +152,18 @@ void sdk_cg_part_bind(sdk_strbuf *b, const sdk_codegen_opts *o, const char *fmt,
   const sdk_model *m = o->model;
   for (int k = 0; k < m->npart; k++) {
     if (j && !sdk_cg_pair_uses(m, SDK_OTHER_PARTJ, k)) continue;
-    if (j) sdk_sb_printf(b, "%sconst real sdk_pj%d = ", ind, k);
-    else sdk_sb_printf(b, "%sconst real %s = ", ind, m->part[k].name);
+    if (j)
+      sdk_sb_printf(b, "%sconst real sdk_pj%d = ", ind, k);
+    else
+      sdk_sb_printf(b, "%sconst real %s = ", ind, m->part[k].name);
     if (sdk_cg_part_const(o, k)) {
       sdk_cg_emit_expr(b, o, m->part[k].a, m->part[k].line);
     } else {
       sdk_sb_printf(b, fmt, k);
     }
-    if (j) sdk_sb_printf(b, ";\n%s(void)sdk_pj%d;\n", ind, k);
-    else sdk_sb_printf(b, ";\n%s(void)%s;\n", ind, m->part[k].name);
+    if (j)
+      sdk_sb_printf(b, ";\n%s(void)sdk_pj%d;\n", ind, k);
+    else
+      sdk_sb_printf(b, ";\n%s(void)%s;\n", ind, m->part[k].name);
   }
 }

@@ -19,8 +19,7 @@ const char *sdk_err_name(sdk_err e) {
   return "unknown";
 }
 
-sdk_err sdk_error_at(sdk_errbuf *eb, sdk_err e, const char *file, int line,
-                     const char *fmt, ...) {
+sdk_err sdk_error_at(sdk_errbuf *eb, sdk_err e, const char *file, int line, const char *fmt, ...) {
   if (!eb || eb->msg[0]) return e; /* keep the first, most specific message */
   va_list ap;
   va_start(ap, fmt);

@@ -13,14 +13,14 @@
 
 typedef enum sdk_err {
   SDK_OK = 0,
-  SDK_ERR_USAGE,     /* bad command line or option value (exit 2) */
-  SDK_ERR_MODEL,     /* malformed or inconsistent model file (exit 2) */
-  SDK_ERR_COMPILE,   /* generated code did not compile (exit 2) */
-  SDK_ERR_IO,        /* file could not be read or written */
-  SDK_ERR_NOMEM,     /* allocation failed */
-  SDK_ERR_BACKEND,   /* backend unavailable or failed (driver, dlopen) */
-  SDK_ERR_NONFINITE, /* paths became NaN/Inf during the run (exit 1) */
-  SDK_ERR_FORMAT,    /* corrupt or incompatible data file */
+  SDK_ERR_USAGE,       /* bad command line or option value (exit 2) */
+  SDK_ERR_MODEL,       /* malformed or inconsistent model file (exit 2) */
+  SDK_ERR_COMPILE,     /* generated code did not compile (exit 2) */
+  SDK_ERR_IO,          /* file could not be read or written */
+  SDK_ERR_NOMEM,       /* allocation failed */
+  SDK_ERR_BACKEND,     /* backend unavailable or failed (driver, dlopen) */
+  SDK_ERR_NONFINITE,   /* paths became NaN/Inf during the run (exit 1) */
+  SDK_ERR_FORMAT,      /* corrupt or incompatible data file */
   SDK_ERR_INTERRUPTED, /* stopped by a signal */
   SDK_ERR_INTERNAL
 } sdk_err;
@@ -37,24 +37,23 @@ const char *sdk_err_name(sdk_err e);
 
 /* Record a message (printf-style) unless one is already recorded; returns e.
  * eb may be NULL (message dropped). */
-sdk_err sdk_error_at(sdk_errbuf *eb, sdk_err e, const char *file, int line,
-                     const char *fmt, ...)
+sdk_err sdk_error_at(sdk_errbuf *eb, sdk_err e, const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
 #define SDK_FAIL(eb, e, ...) sdk_error_at((eb), (e), __FILE__, __LINE__, __VA_ARGS__)
 
 /* Propagate: evaluate expr, return its error if not SDK_OK. */
-#define SDK_CHECK(expr)                                                        \
-  do {                                                                         \
-    sdk_err sdk_check_e_ = (expr);                                             \
-    if (sdk_check_e_ != SDK_OK) return sdk_check_e_;                           \
+#define SDK_CHECK(expr)                                                                            \
+  do {                                                                                             \
+    sdk_err sdk_check_e_ = (expr);                                                                 \
+    if (sdk_check_e_ != SDK_OK) return sdk_check_e_;                                               \
   } while (0)
 
 /* Propagate to a cleanup label: evaluate expr into variable err. */
-#define SDK_TRY(err, expr, label)                                              \
-  do {                                                                         \
-    (err) = (expr);                                                            \
-    if ((err) != SDK_OK) goto label;                                           \
+#define SDK_TRY(err, expr, label)                                                                  \
+  do {                                                                                             \
+    (err) = (expr);                                                                                \
+    if ((err) != SDK_OK) goto label;                                                               \
   } while (0)
 
 /* Exit status the CLI uses for an error class: 2 for bad input, 1 for

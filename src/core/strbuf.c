@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-void sdk_sb_init(sdk_strbuf *b) { memset(b, 0, sizeof *b); }
+void sdk_sb_init(sdk_strbuf *b) {
+  memset(b, 0, sizeof *b);
+}
 
 void sdk_sb_free(sdk_strbuf *b) {
   free(b->s);
@@ -18,7 +20,8 @@ static int sb_reserve(sdk_strbuf *b, size_t extra) {
   if (b->oom) return 0;
   if (b->len + extra + 1 <= b->cap) return 1;
   size_t cap = b->cap ? b->cap : 256;
-  while (cap < b->len + extra + 1) cap *= 2;
+  while (cap < b->len + extra + 1)
+    cap *= 2;
   char *s = realloc(b->s, cap);
   if (!s) {
     b->oom = 1;
@@ -36,7 +39,9 @@ void sdk_sb_putn(sdk_strbuf *b, const char *s, size_t n) {
   b->s[b->len] = 0;
 }
 
-void sdk_sb_puts(sdk_strbuf *b, const char *s) { sdk_sb_putn(b, s, strlen(s)); }
+void sdk_sb_puts(sdk_strbuf *b, const char *s) {
+  sdk_sb_putn(b, s, strlen(s));
+}
 
 void sdk_sb_printf(sdk_strbuf *b, const char *fmt, ...) {
   va_list ap;
@@ -61,7 +66,9 @@ char *sdk_sb_take(sdk_strbuf *b) {
   return s;
 }
 
-char *sdk_strdup(const char *s) { return s ? sdk_strndup(s, strlen(s)) : NULL; }
+char *sdk_strdup(const char *s) {
+  return s ? sdk_strndup(s, strlen(s)) : NULL;
+}
 
 char *sdk_strndup(const char *s, size_t n) {
   char *d = malloc(n + 1);
@@ -78,7 +85,8 @@ char *sdk_read_file(const char *path, size_t *len) {
   sdk_sb_init(&b);
   char chunk[8192];
   size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) sdk_sb_putn(&b, chunk, n);
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+    sdk_sb_putn(&b, chunk, n);
   int bad = ferror(f);
   fclose(f);
   if (bad || b.oom) {

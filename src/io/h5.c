@@ -129,7 +129,8 @@ static sdk_err dset_f64(h5w *w, hid_t loc, const char *name, int rank, const hsi
 static sdk_err dset_f64_z(h5w *w, hid_t loc, const char *name, int rank, const hsize_t *dims,
                           const double *data) {
   hsize_t nel = 1, chunk[8];
-  for (int i = 0; i < rank; i++) nel *= dims[i];
+  for (int i = 0; i < rank; i++)
+    nel *= dims[i];
   if (nel == 0 || rank > 8) return dset_f64(w, loc, name, rank, dims, data);
   /* chunks of whole trailing rows, about 64k elements */
   hsize_t acc = 1;
@@ -402,7 +403,8 @@ static sdk_err write_times(h5w *w, const sdk_results *r, hid_t file, const char 
   int64_t ng = r->ngrid, ns = r->nsamples;
   char name[256];
   hsize_t nsd = (hsize_t)ns, dims[SDK_MAX_SCAN + 1];
-  for (int i = 0; i < rank; i++) dims[i] = gdims[i];
+  for (int i = 0; i < rank; i++)
+    dims[i] = gdims[i];
   dims[rank] = (hsize_t)ns;
   snprintf(name, sizeof name, "%s/step", grp);
   hid_t d = dset_write(w, file, name, H5T_STD_I64LE, H5T_NATIVE_INT64, 1, &nsd, r->sample_step);
@@ -411,7 +413,8 @@ static sdk_err write_times(h5w *w, const sdk_results *r, hid_t file, const char 
   double *buf = malloc((size_t)(ng * ns > 0 ? ng * ns : 1) * sizeof *buf);
   if (!buf) return SDK_FAIL(w->eb, SDK_ERR_NOMEM, "out of memory writing '%s'", w->path);
   for (int64_t g = 0; g < ng; g++)
-    for (int64_t s = 0; s < ns; s++) buf[g * ns + s] = (double)r->sample_step[s] * r->dt[g];
+    for (int64_t s = 0; s < ns; s++)
+      buf[g * ns + s] = (double)r->sample_step[s] * r->dt[g];
   snprintf(name, sizeof name, "%s/t", grp);
   sdk_err e = dset_f64(w, file, name, rank + 1, dims, buf);
   free(buf);
@@ -427,11 +430,13 @@ static sdk_err write_paths(h5w *w, const sdk_results *r, hid_t file, int rank,
   H5Gclose(g);
   SDK_CHECK(write_times(w, r, file, "paths", rank, gdims));
   hsize_t nkd = (hsize_t)nk;
-  hid_t d = dset_write(w, file, "paths/index", H5T_STD_I64LE, H5T_NATIVE_INT64, 1, &nkd, r->saved_index);
+  hid_t d =
+      dset_write(w, file, "paths/index", H5T_STD_I64LE, H5T_NATIVE_INT64, 1, &nkd, r->saved_index);
   if (d < 0) return SDK_ERR_IO;
   H5Dclose(d);
   hsize_t dims[SDK_MAX_SCAN + 2];
-  for (int i = 0; i < rank; i++) dims[i] = gdims[i];
+  for (int i = 0; i < rank; i++)
+    dims[i] = gdims[i];
   dims[rank] = (hsize_t)nk;
   dims[rank + 1] = (hsize_t)ns;
   size_t cnt = (size_t)(ng * nk * ns);
@@ -440,7 +445,8 @@ static sdk_err write_paths(h5w *w, const sdk_results *r, hid_t file, int rank,
   sdk_err e = SDK_OK;
   char name[512];
   for (int64_t v = 0; v < nv && e == SDK_OK; v++) {
-    for (size_t i = 0; i < cnt; i++) buf[i] = r->saved[i * (size_t)nv + (size_t)v];
+    for (size_t i = 0; i < cnt; i++)
+      buf[i] = r->saved[i * (size_t)nv + (size_t)v];
     if ((e = link_path(w, name, sizeof name, "paths/%s", r->var_names[v])) == SDK_OK)
       e = dset_f64_z(w, file, name, rank + 2, dims, buf);
   }
@@ -448,7 +454,8 @@ static sdk_err write_paths(h5w *w, const sdk_results *r, hid_t file, int rank,
   return e;
 }
 
-/* density/step, density/t, density/<var>/P [grid..., ns, bins], lo/hi/underflow/overflow [grid..., ns] */
+/* density/step, density/t, density/<var>/P [grid..., ns, bins], lo/hi/underflow/overflow [grid...,
+ * ns] */
 static sdk_err write_density(h5w *w, const sdk_results *r, hid_t file, int rank,
                              const hsize_t *gdims) {
   int64_t ng = r->ngrid, ns = r->nsamples, nb = r->dbins;
@@ -466,7 +473,8 @@ static sdk_err write_density(h5w *w, const sdk_results *r, hid_t file, int rank,
   H5Gclose(g);
   if (e != SDK_OK) return e;
   hsize_t dims[SDK_MAX_SCAN + 2];
-  for (int i = 0; i < rank; i++) dims[i] = gdims[i];
+  for (int i = 0; i < rank; i++)
+    dims[i] = gdims[i];
   dims[rank] = (hsize_t)ns;
   dims[rank + 1] = (hsize_t)nb;
   SDK_CHECK(link_path(w, name, sizeof name, "density/%s/P", vn));
@@ -503,15 +511,18 @@ static sdk_err write_order(h5w *w, const sdk_results *r, hid_t file, int rank,
   H5Gclose(g);
   if (e != SDK_OK) return e;
   hsize_t nsd = (hsize_t)ns, dims[SDK_MAX_SCAN + 1];
-  for (int i = 0; i < rank; i++) dims[i] = gdims[i];
+  for (int i = 0; i < rank; i++)
+    dims[i] = gdims[i];
   dims[rank] = (hsize_t)ns;
-  hid_t d = dset_write(w, file, "order/step", H5T_STD_I64LE, H5T_NATIVE_INT64, 1, &nsd, r->order_step);
+  hid_t d =
+      dset_write(w, file, "order/step", H5T_STD_I64LE, H5T_NATIVE_INT64, 1, &nsd, r->order_step);
   if (d < 0) return SDK_ERR_IO;
   H5Dclose(d);
   double *buf = malloc((size_t)(ng * ns > 0 ? ng * ns : 1) * sizeof *buf);
   if (!buf) return SDK_FAIL(w->eb, SDK_ERR_NOMEM, "out of memory writing '%s'", w->path);
   for (int64_t q = 0; q < ng; q++)
-    for (int64_t s = 0; s < ns; s++) buf[q * ns + s] = (double)r->order_step[s] * r->dt[q];
+    for (int64_t s = 0; s < ns; s++)
+      buf[q * ns + s] = (double)r->order_step[s] * r->dt[q];
   e = dset_f64(w, file, "order/t", rank + 1, dims, buf);
   free(buf);
   if (e == SDK_OK) e = dset_f64(w, file, "order/r", rank + 1, dims, r->order_r);

@@ -260,7 +260,8 @@ static void write_density(const sdk_results *r, FILE *f) {
   char b0[32], b1[32], b2[32], b3[32];
   int64_t ns = r->nsamples, nb = r->dbins;
   const char *vn = r->var_names[r->density_var];
-  fprintf(f, "# density of: %s%s\n", vn, r->coarse_width > 0 ? " (coarse-grained: bins one period wide)" : "");
+  fprintf(f, "# density of: %s%s\n", vn,
+          r->coarse_width > 0 ? " (coarse-grained: bins one period wide)" : "");
   write_header_start(r, f);
   fprintf(f, "t\t%s_lo\t%s_hi\tdensity\n", vn, vn);
   for (int64_t g = 0; g < r->ngrid; g++) {
@@ -272,7 +273,8 @@ static void write_density(const sdk_results *r, FILE *f) {
       for (int64_t k = 0; k < nb; k++) {
         write_coords(r, g, f);
         fprintf(f, "%s\t%s\t%s\t%s\n", b0, fmt_stat(b1, bin_edge(lo, hi, k, nb)),
-                fmt_stat(b2, bin_edge(lo, hi, k + 1, nb)), fmt_stat(b3, r->dP[(g * ns + s) * nb + k]));
+                fmt_stat(b2, bin_edge(lo, hi, k + 1, nb)),
+                fmt_stat(b3, r->dP[(g * ns + s) * nb + k]));
       }
     }
   }
@@ -284,14 +286,16 @@ static void write_paths(const sdk_results *r, FILE *f) {
   int64_t ns = r->nsamples, nk = r->nsaved, nv = r->nvars;
   write_header_start(r, f);
   fputs("path\tt", f);
-  for (int64_t v = 0; v < nv; v++) fprintf(f, "\t%s", r->var_names[v]);
+  for (int64_t v = 0; v < nv; v++)
+    fprintf(f, "\t%s", r->var_names[v]);
   fputc('\n', f);
   for (int64_t g = 0; g < r->ngrid; g++)
     for (int64_t k = 0; k < nk; k++) {
       if (g > 0 || k > 0) fputs("\n\n", f);
       for (int64_t s = 0; s < ns; s++) {
         write_coords(r, g, f);
-        fprintf(f, "%lld\t%s", (long long)r->saved_index[k], fmt_stat(b, (double)r->sample_step[s] * r->dt[g]));
+        fprintf(f, "%lld\t%s", (long long)r->saved_index[k],
+                fmt_stat(b, (double)r->sample_step[s] * r->dt[g]));
         for (int64_t v = 0; v < nv; v++)
           fprintf(f, "\t%s", fmt_stat(b, r->saved[((g * nk + k) * ns + s) * nv + v]));
         fputc('\n', f);
@@ -308,7 +312,8 @@ static void write_order(const sdk_results *r, FILE *f) {
           r->var_names[r->order_var], sdk_fmt_exact(b0, r->order_period), (long long)r->particles,
           (long long)(r->particles > 0 ? r->paths / r->particles : r->paths));
   fputs("# r = mean over systems of |Z|, Z = <exp(2 pi i x / period)> over a system's particles;\n"
-        "# r_err = its standard error over systems; psi = arg of the mean of Z\n", f);
+        "# r_err = its standard error over systems; psi = arg of the mean of Z\n",
+        f);
   write_header_start(r, f);
   fputs("t\tr\tr_err\tpsi\n", f);
   for (int64_t g = 0; g < r->ngrid; g++) {

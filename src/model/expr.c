@@ -15,23 +15,40 @@ typedef struct {
 } fn_info;
 
 static const fn_info FUNCS[] = {
-    {"sin", 1, "sinf", "sin"},       {"cos", 1, "cosf", "cos"},
-    {"tan", 1, "tanf", "tan"},       {"asin", 1, "asinf", "asin"},
-    {"acos", 1, "acosf", "acos"},    {"atan", 1, "atanf", "atan"},
-    {"sinh", 1, "sinhf", "sinh"},    {"cosh", 1, "coshf", "cosh"},
-    {"tanh", 1, "tanhf", "tanh"},    {"exp", 1, "expf", "exp"},
-    {"log", 1, "logf", "log"},       {"log10", 1, "log10f", "log10"},
-    {"log2", 1, "log2f", "log2"},    {"sqrt", 1, "sqrtf", "sqrt"},
-    {"cbrt", 1, "cbrtf", "cbrt"},    {"fabs", 1, "fabsf", "fabs"},
-    {"abs", 1, "fabsf", "fabs"},     {"floor", 1, "floorf", "floor"},
-    {"ceil", 1, "ceilf", "ceil"},    {"round", 1, "roundf", "round"},
-    {"erf", 1, "erff", "erf"},       {"erfc", 1, "erfcf", "erfc"},
-    {"tgamma", 1, "tgammaf", "tgamma"}, {"lgamma", 1, "lgammaf", "lgamma"},
-    {"expm1", 1, "expm1f", "expm1"}, {"log1p", 1, "log1pf", "log1p"},
-    {"atan2", 2, "atan2f", "atan2"}, {"pow", 2, "powf", "pow"},
-    {"fmod", 2, "fmodf", "fmod"},    {"hypot", 2, "hypotf", "hypot"},
-    {"fmin", 2, "fminf", "fmin"},    {"fmax", 2, "fmaxf", "fmax"},
-    {"copysign", 2, "copysignf", "copysign"}, {"fma", 3, "fmaf", "fma"},
+    {"sin", 1, "sinf", "sin"},
+    {"cos", 1, "cosf", "cos"},
+    {"tan", 1, "tanf", "tan"},
+    {"asin", 1, "asinf", "asin"},
+    {"acos", 1, "acosf", "acos"},
+    {"atan", 1, "atanf", "atan"},
+    {"sinh", 1, "sinhf", "sinh"},
+    {"cosh", 1, "coshf", "cosh"},
+    {"tanh", 1, "tanhf", "tanh"},
+    {"exp", 1, "expf", "exp"},
+    {"log", 1, "logf", "log"},
+    {"log10", 1, "log10f", "log10"},
+    {"log2", 1, "log2f", "log2"},
+    {"sqrt", 1, "sqrtf", "sqrt"},
+    {"cbrt", 1, "cbrtf", "cbrt"},
+    {"fabs", 1, "fabsf", "fabs"},
+    {"abs", 1, "fabsf", "fabs"},
+    {"floor", 1, "floorf", "floor"},
+    {"ceil", 1, "ceilf", "ceil"},
+    {"round", 1, "roundf", "round"},
+    {"erf", 1, "erff", "erf"},
+    {"erfc", 1, "erfcf", "erfc"},
+    {"tgamma", 1, "tgammaf", "tgamma"},
+    {"lgamma", 1, "lgammaf", "lgamma"},
+    {"expm1", 1, "expm1f", "expm1"},
+    {"log1p", 1, "log1pf", "log1p"},
+    {"atan2", 2, "atan2f", "atan2"},
+    {"pow", 2, "powf", "pow"},
+    {"fmod", 2, "fmodf", "fmod"},
+    {"hypot", 2, "hypotf", "hypot"},
+    {"fmin", 2, "fminf", "fmin"},
+    {"fmax", 2, "fmaxf", "fmax"},
+    {"copysign", 2, "copysignf", "copysign"},
+    {"fma", 3, "fmaf", "fma"},
 };
 #define NFUNCS (sizeof FUNCS / sizeof FUNCS[0])
 
@@ -42,12 +59,13 @@ static const fn_info *find_fn(const char *name) {
 }
 
 static const char *const KEYWORDS[] = {
-    "auto", "break", "case", "char", "const", "continue", "default", "do", "double",
-    "else", "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long",
-    "register", "restrict", "return", "short", "signed", "sizeof", "static", "struct",
-    "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "real",
-    "t", "pi", "M_PI", "M_E", "e", "dt", "true", "false", "NAN", "INFINITY", "main",
-    "class", "new", "delete", "this", "template", "namespace", "bool", NULL};
+    "auto",     "break",  "case",     "char",      "const",    "continue", "default",  "do",
+    "double",   "else",   "enum",     "extern",    "float",    "for",      "goto",     "if",
+    "inline",   "int",    "long",     "register",  "restrict", "return",   "short",    "signed",
+    "sizeof",   "static", "struct",   "switch",    "typedef",  "union",    "unsigned", "void",
+    "volatile", "while",  "real",     "t",         "pi",       "M_PI",     "M_E",      "e",
+    "dt",       "true",   "false",    "NAN",       "INFINITY", "main",     "class",    "new",
+    "delete",   "this",   "template", "namespace", "bool",     NULL};
 
 int sdk_name_valid(const char *n) {
   if (!n || !(isalpha((unsigned char)n[0]) || n[0] == '_')) return 0;
@@ -73,14 +91,15 @@ typedef struct {
 } parser;
 
 static void skip_ws(parser *ps) {
-  while (isspace((unsigned char)*ps->p)) ps->p++;
+  while (isspace((unsigned char)*ps->p))
+    ps->p++;
 }
 
 static sdk_err perr(parser *ps, const char *msg) {
   if (ps->err == SDK_OK) {
     int col = (int)(ps->p - ps->s) + 1;
-    ps->err = SDK_FAIL(ps->eb, SDK_ERR_MODEL, "%s: %s at column %d of '%s'", ps->where, msg,
-                       col, ps->s);
+    ps->err =
+        SDK_FAIL(ps->eb, SDK_ERR_MODEL, "%s: %s at column %d of '%s'", ps->where, msg, col, ps->s);
   }
   return ps->err;
 }
@@ -94,7 +113,8 @@ static sdk_expr *node(sdk_ekind k) {
 void sdk_expr_destroy(sdk_expr **ep) {
   if (!ep || !*ep) return;
   sdk_expr *e = *ep;
-  for (int i = 0; i < 3; i++) sdk_expr_destroy(&e->arg[i]);
+  for (int i = 0; i < 3; i++)
+    sdk_expr_destroy(&e->arg[i]);
   free(e->name);
   free(e);
   *ep = NULL;
@@ -127,7 +147,8 @@ static sdk_expr *parse_primary(parser *ps) {
   }
   if (isalpha((unsigned char)*c) || *c == '_') {
     const char *s = c;
-    while (isalnum((unsigned char)*ps->p) || *ps->p == '_') ps->p++;
+    while (isalnum((unsigned char)*ps->p) || *ps->p == '_')
+      ps->p++;
     char *name = sdk_strndup(s, (size_t)(ps->p - s));
     if (!name) return NULL;
     skip_ws(ps);
@@ -222,9 +243,12 @@ static sdk_expr *parse_primary(parser *ps) {
     e->nargs = 1;
     return e;
   }
-  if (*c == 0) perr(ps, "unexpected end of expression");
-  else if (*c == '^') perr(ps, "'^' is not a power in C; write pow(a, b)");
-  else perr(ps, "unexpected character");
+  if (*c == 0)
+    perr(ps, "unexpected end of expression");
+  else if (*c == '^')
+    perr(ps, "'^' is not a power in C; write pow(a, b)");
+  else
+    perr(ps, "unexpected character");
   return NULL;
 }
 
@@ -239,22 +263,46 @@ static int binop(parser *ps, int *code, int *len) {
   case '+': *code = '+'; return 9;
   case '-': *code = '-'; return 9;
   case '<':
-    if (p[1] == '=') { *len = 2; *code = 'L'; } else *code = '<';
+    if (p[1] == '=') {
+      *len = 2;
+      *code = 'L';
+    } else
+      *code = '<';
     return 7;
   case '>':
-    if (p[1] == '=') { *len = 2; *code = 'G'; } else *code = '>';
+    if (p[1] == '=') {
+      *len = 2;
+      *code = 'G';
+    } else
+      *code = '>';
     return 7;
   case '=':
-    if (p[1] == '=') { *len = 2; *code = 'E'; return 6; }
+    if (p[1] == '=') {
+      *len = 2;
+      *code = 'E';
+      return 6;
+    }
     return 0;
   case '!':
-    if (p[1] == '=') { *len = 2; *code = 'N'; return 6; }
+    if (p[1] == '=') {
+      *len = 2;
+      *code = 'N';
+      return 6;
+    }
     return 0;
   case '&':
-    if (p[1] == '&') { *len = 2; *code = 'A'; return 3; }
+    if (p[1] == '&') {
+      *len = 2;
+      *code = 'A';
+      return 3;
+    }
     return 0;
   case '|':
-    if (p[1] == '|') { *len = 2; *code = 'O'; return 2; }
+    if (p[1] == '|') {
+      *len = 2;
+      *code = 'O';
+      return 2;
+    }
     return 0;
   }
   return 0;
@@ -296,7 +344,8 @@ static sdk_expr *parse_expr(parser *ps) {
   sdk_expr *a = parse_expr(ps), *b = NULL;
   if (a) {
     skip_ws(ps);
-    if (*ps->p != ':') perr(ps, "expected ':' in a ? b : c");
+    if (*ps->p != ':')
+      perr(ps, "expected ':' in a ? b : c");
     else {
       ps->p++;
       b = parse_expr(ps);
@@ -325,8 +374,10 @@ sdk_err sdk_expr_parse(const char *text, const char *where, sdk_expr **out, sdk_
   if (e) {
     skip_ws(&ps);
     if (*ps.p) {
-      if (*ps.p == '^') perr(&ps, "'^' is not a power in C; write pow(a, b)");
-      else perr(&ps, "unexpected text after the expression");
+      if (*ps.p == '^')
+        perr(&ps, "'^' is not a power in C; write pow(a, b)");
+      else
+        perr(&ps, "unexpected text after the expression");
       sdk_expr_destroy(&e);
     }
   }
@@ -360,7 +411,8 @@ sdk_err sdk_expr_resolve(sdk_expr *e, sdk_resolve_fn fn, void *user, const char 
       e->index = idx;
     }
   }
-  for (int i = 0; i < e->nargs; i++) SDK_CHECK(sdk_expr_resolve(e->arg[i], fn, user, where, known, eb));
+  for (int i = 0; i < e->nargs; i++)
+    SDK_CHECK(sdk_expr_resolve(e->arg[i], fn, user, where, known, eb));
   return SDK_OK;
 }
 
@@ -439,7 +491,8 @@ double sdk_expr_eval(const sdk_expr *e, sdk_value_fn fn, void *user) {
   case SDK_E_NUM: return e->num;
   case SDK_E_SYM: return e->sym == SDK_SYM_CONST ? e->num : fn(user, e->sym, e->index);
   case SDK_E_CALL:
-    for (int i = 0; i < e->nargs; i++) a[i] = sdk_expr_eval(e->arg[i], fn, user);
+    for (int i = 0; i < e->nargs; i++)
+      a[i] = sdk_expr_eval(e->arg[i], fn, user);
     return call_fn(e->name, a);
   case SDK_E_UNARY:
     a[0] = sdk_expr_eval(e->arg[0], fn, user);
@@ -497,8 +550,10 @@ static void emit_rec(const sdk_expr *e, int single, sdk_emit_sym_fn fn, sdk_emit
   switch (e->kind) {
   case SDK_E_NUM: emit_num(e->num, single, out); return;
   case SDK_E_SYM:
-    if (e->sym == SDK_SYM_CONST) emit_num(e->num, single, out);
-    else fn(user, out, e);
+    if (e->sym == SDK_SYM_CONST)
+      emit_num(e->num, single, out);
+    else
+      fn(user, out, e);
     return;
   case SDK_E_CALL: {
     const fn_info *fi = find_fn(e->name);
@@ -547,14 +602,38 @@ static void emit_rec(const sdk_expr *e, int single, sdk_emit_sym_fn fn, sdk_emit
     case '/': op = "/"; break;
     case '+': op = "+"; break;
     case '-': op = "-"; break;
-    case '<': op = "<"; logical = 1; break;
-    case '>': op = ">"; logical = 1; break;
-    case 'L': op = "<="; logical = 1; break;
-    case 'G': op = ">="; logical = 1; break;
-    case 'E': op = "=="; logical = 1; break;
-    case 'N': op = "!="; logical = 1; break;
-    case 'A': op = "!= 0 &&"; logical = 1; break;
-    case 'O': op = "!= 0 ||"; logical = 1; break;
+    case '<':
+      op = "<";
+      logical = 1;
+      break;
+    case '>':
+      op = ">";
+      logical = 1;
+      break;
+    case 'L':
+      op = "<=";
+      logical = 1;
+      break;
+    case 'G':
+      op = ">=";
+      logical = 1;
+      break;
+    case 'E':
+      op = "==";
+      logical = 1;
+      break;
+    case 'N':
+      op = "!=";
+      logical = 1;
+      break;
+    case 'A':
+      op = "!= 0 &&";
+      logical = 1;
+      break;
+    case 'O':
+      op = "!= 0 ||";
+      logical = 1;
+      break;
     }
     /* comparisons yield int in C; convert back so that 2*(x>0) stays real */
     sdk_sb_puts(out, logical ? "(real)((" : "(");

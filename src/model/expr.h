@@ -30,11 +30,11 @@ typedef enum {
 
 typedef struct sdk_expr {
   sdk_ekind kind;
-  int op;           /* operator token for unary/binary ('+', 'L' for <=, ...) */
-  double num;       /* SDK_E_NUM value; SDK_SYM_CONST value */
-  char *name;       /* SDK_E_SYM / SDK_E_CALL name */
+  int op;     /* operator token for unary/binary ('+', 'L' for <=, ...) */
+  double num; /* SDK_E_NUM value; SDK_SYM_CONST value */
+  char *name; /* SDK_E_SYM / SDK_E_CALL name */
   sdk_symkind sym;
-  int index;        /* index of the var/param */
+  int index; /* index of the var/param */
   int nargs;
   struct sdk_expr *arg[3]; /* operands / call arguments (at most 3) */
 } sdk_expr;

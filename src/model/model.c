@@ -13,7 +13,8 @@
 
 int sdk_parse_number(const char *s, double *out) {
   if (!s) return 0;
-  while (isspace((unsigned char)*s)) s++;
+  while (isspace((unsigned char)*s))
+    s++;
   if (!*s) return 0;
   /* decimal only: no hex, inf or nan, which strtod would accept */
   for (const char *p = s; *p; p++)
@@ -22,7 +23,8 @@ int sdk_parse_number(const char *s, double *out) {
   errno = 0;
   double v = strtod(s, &end);
   if (end == s || errno == ERANGE || !isfinite(v)) return 0;
-  while (isspace((unsigned char)*end)) end++;
+  while (isspace((unsigned char)*end))
+    end++;
   if (*end) return 0;
   *out = v;
   return 1;
@@ -98,7 +100,8 @@ static sdk_err assign_lines(collect *c, const char *text, const char *path, sdk_
     const char *e = strchr(p, '\n');
     size_t len = e ? (size_t)(e - p) : strlen(p);
     const char *q = p;
-    while (q < p + len && (*q == ' ' || *q == '\t')) q++;
+    while (q < p + len && (*q == ' ' || *q == '\t'))
+      q++;
     int indented = q > p;
     if (q < p + len && *q == '[') {
       const char *r = memchr(q, ']', (size_t)(p + len - q));
@@ -109,14 +112,18 @@ static sdk_err assign_lines(collect *c, const char *text, const char *path, sdk_
         section[n] = 0;
         /* trim */
         char *s = section;
-        while (*s == ' ') memmove(s, s + 1, strlen(s));
-        for (size_t k = strlen(section); k > 0 && section[k - 1] == ' '; k--) section[k - 1] = 0;
+        while (*s == ' ')
+          memmove(s, s + 1, strlen(s));
+        for (size_t k = strlen(section); k > 0 && section[k - 1] == ' '; k--)
+          section[k - 1] = 0;
       }
     } else if (!indented && q < p + len && *q != '#' && *q != ';') {
       const char *eq = q;
-      while (eq < p + len && *eq != '=' && *eq != ':') eq++;
+      while (eq < p + len && *eq != '=' && *eq != ':')
+        eq++;
       size_t kl = (size_t)(eq - q);
-      while (kl > 0 && isspace((unsigned char)q[kl - 1])) kl--;
+      while (kl > 0 && isspace((unsigned char)q[kl - 1]))
+        kl--;
       for (int i = 0; i < c->n; i++) {
         kv *it = &c->items[i];
         if (strlen(it->key) == kl && !strncmp(it->key, q, kl) && !strcmp(it->section, section)) {
@@ -145,7 +152,8 @@ void sdk_model_destroy(sdk_model **mp) {
       sdk_expr_destroy(&m->init[i].b);
     }
   }
-  for (int i = 0; i < m->nparams; i++) free(m->params[i]);
+  for (int i = 0; i < m->nparams; i++)
+    free(m->params[i]);
   free(m->vars);
   free(m->params);
   free(m->pvalues);
@@ -177,7 +185,8 @@ void sdk_model_destroy(sdk_model **mp) {
   free(m->pair);
   free(m->pair_line);
   if (m->var_period)
-    for (int i = 0; i < m->nvars; i++) sdk_expr_destroy(&m->var_period[i]);
+    for (int i = 0; i < m->nvars; i++)
+      sdk_expr_destroy(&m->var_period[i]);
   free(m->var_period);
   free(m->name);
   free(m->description);
@@ -210,8 +219,12 @@ static char *join(char **names, int n) {
   return sdk_sb_take(&b);
 }
 
-char *sdk_model_param_list(const sdk_model *m) { return join(m->params, m->nparams); }
-char *sdk_model_var_list(const sdk_model *m) { return join(m->vars, m->nvars); }
+char *sdk_model_param_list(const sdk_model *m) {
+  return join(m->params, m->nparams);
+}
+char *sdk_model_var_list(const sdk_model *m) {
+  return join(m->vars, m->nvars);
+}
 
 int sdk_model_first_periodic(const sdk_model *m) {
   for (int v = 0; m->var_period && v < m->nvars; v++)
@@ -286,7 +299,8 @@ static sdk_symkind resolve(void *user, const char *name, int *index) {
 }
 
 static void list_names(sdk_strbuf *b, char **names, int n, const char *suffix) {
-  for (int i = 0; i < n; i++) sdk_sb_printf(b, "%s%s%s", i ? ", " : "", names[i], suffix);
+  for (int i = 0; i < n; i++)
+    sdk_sb_printf(b, "%s%s%s", i ? ", " : "", names[i], suffix);
 }
 
 static char *known_names(const sdk_model *m, int flags) {
@@ -302,7 +316,8 @@ static char *known_names(const sdk_model *m, int flags) {
   if (flags & F_J) {
     sdk_sb_puts(&b, "of particle j: ");
     list_names(&b, m->vars, m->nvars, "j");
-    for (int i = 0; (flags & F_PART) && i < m->npart; i++) sdk_sb_printf(&b, ", %sj", m->part[i].name);
+    for (int i = 0; (flags & F_PART) && i < m->npart; i++)
+      sdk_sb_printf(&b, ", %sj", m->part[i].name);
     sdk_sb_puts(&b, "; ");
   }
   sdk_sb_puts(&b, "parameters ");
@@ -311,7 +326,8 @@ static char *known_names(const sdk_model *m, int flags) {
   free(s);
   if ((flags & F_PART) && m->npart > 0) {
     sdk_sb_puts(&b, "; particle parameters ");
-    for (int i = 0; i < m->npart; i++) sdk_sb_printf(&b, "%s%s", i ? ", " : "", m->part[i].name);
+    for (int i = 0; i < m->npart; i++)
+      sdk_sb_printf(&b, "%s%s", i ? ", " : "", m->part[i].name);
   }
   if ((flags & F_COUPLING) && m->nmean > 0) {
     sdk_sb_puts(&b, "; [meanfield] ");
@@ -331,9 +347,8 @@ static sdk_err parse_expr_f(const sdk_model *m, const char *text, const char *se
 static sdk_err parse_expr_at(const sdk_model *m, const char *text, const char *section,
                              const char *key, int line, int vars, int time, sdk_expr **out,
                              sdk_errbuf *eb) {
-  return parse_expr_f(m, text, section, key, line, (vars ? F_VARS | F_PART | F_COUPLING : 0) |
-                                                      (time ? F_TIME : 0),
-                      out, eb);
+  return parse_expr_f(m, text, section, key, line,
+                      (vars ? F_VARS | F_PART | F_COUPLING : 0) | (time ? F_TIME : 0), out, eb);
 }
 
 static sdk_err parse_expr_f(const sdk_model *m, const char *text, const char *section,
@@ -360,9 +375,11 @@ static sdk_err parse_expr_f(const sdk_model *m, const char *text, const char *se
 }
 
 static char *trim(char *s) {
-  while (isspace((unsigned char)*s)) s++;
+  while (isspace((unsigned char)*s))
+    s++;
   size_t n = strlen(s);
-  while (n > 0 && isspace((unsigned char)s[n - 1])) s[--n] = 0;
+  while (n > 0 && isspace((unsigned char)s[n - 1]))
+    s[--n] = 0;
   return s;
 }
 
@@ -426,9 +443,12 @@ static sdk_err parse_init(sdk_model *m, int v, const char *value, int line, sdk_
     char *args = open + 1, *comma = NULL;
     int depth = 0;
     for (char *p = args; *p; p++) {
-      if (*p == '(') depth++;
-      else if (*p == ')') depth--;
-      else if (*p == ',' && depth == 0 && !comma) comma = p;
+      if (*p == '(')
+        depth++;
+      else if (*p == ')')
+        depth--;
+      else if (*p == ',' && depth == 0 && !comma)
+        comma = p;
     }
     if (!comma) {
       err = SDK_FAIL(eb, SDK_ERR_MODEL, "%s: %s() takes two arguments", where,
@@ -452,7 +472,8 @@ static sdk_err parse_particle(sdk_model *m, sdk_particle_spec *ps, const char *v
   static const struct {
     const char *fn;
     sdk_pdist kind;
-  } dists[] = {{"normal", SDK_PDIST_NORMAL}, {"uniform", SDK_PDIST_UNIFORM}, {"cauchy", SDK_PDIST_CAUCHY}};
+  } dists[] = {
+      {"normal", SDK_PDIST_NORMAL}, {"uniform", SDK_PDIST_UNIFORM}, {"cauchy", SDK_PDIST_CAUCHY}};
   ps->line = line;
   char *copy = sdk_strdup(value);
   if (!copy) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
@@ -466,7 +487,8 @@ static sdk_err parse_particle(sdk_model *m, sdk_particle_spec *ps, const char *v
   const char *fn = NULL;
   for (size_t i = 0; i < sizeof dists / sizeof dists[0]; i++) {
     size_t n = strlen(dists[i].fn);
-    if (!strncmp(s, dists[i].fn, n) && s[n + strspn(s + n, " ")] == '(') ps->kind = dists[i].kind, fn = dists[i].fn;
+    if (!strncmp(s, dists[i].fn, n) && s[n + strspn(s + n, " ")] == '(')
+      ps->kind = dists[i].kind, fn = dists[i].fn;
   }
   if (ps->kind == SDK_PDIST_CONST) {
     err = parse_expr_f(m, s, "particle", ps->name, line, 0, &ps->a, eb);
@@ -481,9 +503,12 @@ static sdk_err parse_particle(sdk_model *m, sdk_particle_spec *ps, const char *v
   char *args = open + 1, *comma = NULL;
   int depth = 0;
   for (char *p = args; *p; p++) {
-    if (*p == '(') depth++;
-    else if (*p == ')') depth--;
-    else if (*p == ',' && depth == 0 && !comma) comma = p;
+    if (*p == '(')
+      depth++;
+    else if (*p == ')')
+      depth--;
+    else if (*p == ',' && depth == 0 && !comma)
+      comma = p;
   }
   if (!comma) {
     err = SDK_FAIL(eb, SDK_ERR_MODEL, "%s: %s() takes two arguments", where, fn);
@@ -511,8 +536,10 @@ static sdk_err parse_periodic(sdk_model *m, const char *value, int line, sdk_err
     char *next = NULL;
     int depth = 0;
     for (char *p = item; *p; p++) {
-      if (*p == '(') depth++;
-      else if (*p == ')') depth--;
+      if (*p == '(')
+        depth++;
+      else if (*p == ')')
+        depth--;
       else if (*p == ',' && depth == 0) {
         *p = 0;
         next = p + 1;
@@ -521,9 +548,10 @@ static sdk_err parse_periodic(sdk_model *m, const char *value, int line, sdk_err
     }
     char *colon = strchr(item, ':');
     if (!colon) {
-      err = SDK_FAIL(eb, SDK_ERR_MODEL,
-                     "%s:%d: [model] periodic: expected VAR : PERIOD (e.g. periodic = x : 2*pi), got '%s'",
-                     m->path, line, trim(item));
+      err = SDK_FAIL(
+          eb, SDK_ERR_MODEL,
+          "%s:%d: [model] periodic: expected VAR : PERIOD (e.g. periodic = x : 2*pi), got '%s'",
+          m->path, line, trim(item));
       break;
     }
     *colon = 0;
@@ -531,13 +559,15 @@ static sdk_err parse_periodic(sdk_model *m, const char *value, int line, sdk_err
     int v = sdk_model_var_index(m, var);
     if (v < 0) {
       char *known = sdk_model_var_list(m);
-      err = SDK_FAIL(eb, SDK_ERR_MODEL, "%s:%d: [model] periodic names unknown variable '%s' (variables: %s)",
-                     m->path, line, var, known ? known : "?");
+      err = SDK_FAIL(eb, SDK_ERR_MODEL,
+                     "%s:%d: [model] periodic names unknown variable '%s' (variables: %s)", m->path,
+                     line, var, known ? known : "?");
       free(known);
       break;
     }
     if (m->var_period[v]) {
-      err = SDK_FAIL(eb, SDK_ERR_MODEL, "%s:%d: [model] periodic lists '%s' twice", m->path, line, var);
+      err = SDK_FAIL(eb, SDK_ERR_MODEL, "%s:%d: [model] periodic lists '%s' twice", m->path, line,
+                     var);
       break;
     }
     err = parse_expr_f(m, colon + 1, "model", "periodic", line, 0, &m->var_period[v], eb);
@@ -551,14 +581,14 @@ static sdk_err parse_periodic(sdk_model *m, const char *value, int line, sdk_err
 static sdk_err add_coupling_name(sdk_model *m, const char *section, const char *name, int line,
                                  sdk_errbuf *eb) {
   if (!sdk_name_valid(name) || sdk_name_reserved(name))
-    return SDK_FAIL(eb, SDK_ERR_MODEL, "%s:%d: '%s' cannot be a name in [%s]%s", m->path, line, name,
-                    section, sdk_name_valid(name) ? " (reserved)" : "");
-  const char *clash = sdk_model_var_index(m, name) >= 0           ? "a variable"
-                      : sdk_model_param_index(m, name) >= 0       ? "a parameter"
-                      : part_index(m, name) >= 0                  ? "a [particle] parameter"
+    return SDK_FAIL(eb, SDK_ERR_MODEL, "%s:%d: '%s' cannot be a name in [%s]%s", m->path, line,
+                    name, section, sdk_name_valid(name) ? " (reserved)" : "");
+  const char *clash = sdk_model_var_index(m, name) >= 0                ? "a variable"
+                      : sdk_model_param_index(m, name) >= 0            ? "a parameter"
+                      : part_index(m, name) >= 0                       ? "a [particle] parameter"
                       : name_index(m->mean_names, m->nmean, name) >= 0 ? "a [meanfield] name"
                       : name_index(m->pair_names, m->npair, name) >= 0 ? "a [pair] name"
-                                                                  : NULL;
+                                                                       : NULL;
   if (clash)
     return SDK_FAIL(eb, SDK_ERR_MODEL, "%s:%d: [%s] %s: '%s' is already %s", m->path, line, section,
                     name, name, clash);
@@ -588,8 +618,8 @@ static sdk_err add_coupling_name(sdk_model *m, const char *section, const char *
   return SDK_OK;
 }
 
-static const char *const SECTIONS[] = {"model", "params", "drift",     "noise", "init",
-                                       "particle", "meanfield", "pair", NULL};
+static const char *const SECTIONS[] = {"model",    "params",    "drift", "noise", "init",
+                                       "particle", "meanfield", "pair",  NULL};
 
 sdk_err sdk_model_parse(const char *text, const char *path, sdk_model **out, sdk_errbuf *eb) {
   *out = NULL;
@@ -622,7 +652,8 @@ sdk_err sdk_model_parse(const char *text, const char *path, sdk_model **out, sdk
   for (int i = 0; i < c.n; i++) {
     kv *it = &c.items[i];
     int known = 0;
-    for (int s = 0; SECTIONS[s]; s++) known |= !strcmp(SECTIONS[s], it->section);
+    for (int s = 0; SECTIONS[s]; s++)
+      known |= !strcmp(SECTIONS[s], it->section);
     if (!known) {
       err = SDK_FAIL(eb, SDK_ERR_MODEL,
                      "%s:%d: unknown section [%s] (sections: model, params, drift, noise, init, "
@@ -731,10 +762,11 @@ sdk_err sdk_model_parse(const char *text, const char *path, sdk_model **out, sdk
     snprintf(base, sizeof base, "%.*s", (int)(kl - 1), m->vars[v]);
     if (m->npair > 0 && kl > 1 && m->vars[v][kl - 1] == 'j' &&
         (sdk_model_var_index(m, base) >= 0 || part_index(m, base) >= 0)) {
-      err = SDK_FAIL(eb, SDK_ERR_MODEL,
-                     "%s: variable '%s' cannot be used in a model with [pair]: there it means %s of "
-                     "particle j",
-                     path, m->vars[v], base);
+      err =
+          SDK_FAIL(eb, SDK_ERR_MODEL,
+                   "%s: variable '%s' cannot be used in a model with [pair]: there it means %s of "
+                   "particle j",
+                   path, m->vars[v], base);
       goto fail;
     }
   }
@@ -773,20 +805,23 @@ sdk_err sdk_model_parse(const char *text, const char *path, sdk_model **out, sdk
       continue;
     }
     if (!strcmp(it->section, "particle")) {
-      SDK_TRY(err, parse_particle(m, &m->part[part_index(m, it->key)], it->value, it->line, eb), fail);
+      SDK_TRY(err, parse_particle(m, &m->part[part_index(m, it->key)], it->value, it->line, eb),
+              fail);
       continue;
     }
     if (!strcmp(it->section, "meanfield")) {
       int k = name_index(m->mean_names, m->nmean, it->key);
-      SDK_TRY(err, parse_expr_f(m, it->value, "meanfield", it->key, it->line, F_VARS | F_PART | F_TIME,
-                                &m->mean[k], eb),
+      SDK_TRY(err,
+              parse_expr_f(m, it->value, "meanfield", it->key, it->line, F_VARS | F_PART | F_TIME,
+                           &m->mean[k], eb),
               fail);
       continue;
     }
     if (!strcmp(it->section, "pair")) {
       int k = name_index(m->pair_names, m->npair, it->key);
-      SDK_TRY(err, parse_expr_f(m, it->value, "pair", it->key, it->line,
-                                F_VARS | F_PART | F_TIME | F_J, &m->pair[k], eb),
+      SDK_TRY(err,
+              parse_expr_f(m, it->value, "pair", it->key, it->line, F_VARS | F_PART | F_TIME | F_J,
+                           &m->pair[k], eb),
               fail);
       continue;
     }

@@ -62,15 +62,15 @@ typedef struct sdk_particle_spec {
 /* Names of the interacting-particle sections resolve to SDK_SYM_OTHER with
  * index SDK_OTHER(kind, i): */
 enum {
-  SDK_OTHER_PART = 1,  /* particle parameter i of this particle */
-  SDK_OTHER_MEAN = 2,  /* [meanfield] entry i */
-  SDK_OTHER_PAIR = 3,  /* [pair] entry i */
-  SDK_OTHER_VARJ = 4,  /* variable i of particle j (pair functions) */
-  SDK_OTHER_PARTJ = 5  /* particle parameter i of particle j (pair functions) */
+  SDK_OTHER_PART = 1, /* particle parameter i of this particle */
+  SDK_OTHER_MEAN = 2, /* [meanfield] entry i */
+  SDK_OTHER_PAIR = 3, /* [pair] entry i */
+  SDK_OTHER_VARJ = 4, /* variable i of particle j (pair functions) */
+  SDK_OTHER_PARTJ = 5 /* particle parameter i of particle j (pair functions) */
 };
 #define SDK_OTHER(kind, i) ((kind) << 16 | (i))
 #define SDK_OTHER_KIND(idx) ((idx) >> 16)
-#define SDK_OTHER_INDEX(idx) ((idx) & 0xffff)
+#define SDK_OTHER_INDEX(idx) ((idx)&0xffff)
 
 typedef struct sdk_model {
   char *name, *description;
@@ -88,21 +88,21 @@ typedef struct sdk_model {
   sdk_init_spec *init; /* [nvars] */
   sdk_expr *period;    /* NULL when none */
   int period_line;
-  int multiplicative;  /* some noise coefficient depends on the state */
-  int nnoise;          /* number of variables with noise */
+  int multiplicative; /* some noise coefficient depends on the state */
+  int nnoise;         /* number of variables with noise */
   /* interacting particles (all counts 0 for a model of independent paths) */
   int npart;
   sdk_particle_spec *part; /* [npart] */
   int nmean;
   char **mean_names;
-  sdk_expr **mean;         /* [nmean] */
+  sdk_expr **mean; /* [nmean] */
   int *mean_line;
   int npair;
   char **pair_names;
-  sdk_expr **pair;         /* [npair] */
+  sdk_expr **pair; /* [npair] */
   int *pair_line;
-  int interacting;         /* nmean + npair > 0: needs --particles N >= 2 */
-  sdk_expr **var_period;   /* [nvars]: period of a variable declared periodic, else NULL */
+  int interacting;       /* nmean + npair > 0: needs --particles N >= 2 */
+  sdk_expr **var_period; /* [nvars]: period of a variable declared periodic, else NULL */
   int periodic_line;
 } sdk_model;
 

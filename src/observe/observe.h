@@ -36,12 +36,12 @@
 #include "sim/run.h"
 
 typedef struct sdk_sysplan {
-  int on;               /* system mode */
-  int64_t particles;    /* N (1 without --particles) */
-  int64_t systems;      /* systems per grid point (--paths) */
-  int order_var;        /* variable of the order parameter, -1 without --observe order */
+  int on;            /* system mode */
+  int64_t particles; /* N (1 without --particles) */
+  int64_t systems;   /* systems per grid point (--paths) */
+  int order_var;     /* variable of the order parameter, -1 without --observe order */
   double order_period;
-  double order_factor;  /* 2 pi / period */
+  double order_factor; /* 2 pi / period */
   /* during the run */
   int64_t every, nmax, isample, ngrid;
   double *rows;
@@ -60,8 +60,8 @@ sdk_err sdk_sys_plan(sdk_sysplan *sp, const sdk_run_config *c, const sdk_model *
 /* Allot the order-parameter results for a run of nsteps steps sampled every
  * `every` steps (the state at step 0 included); max_chunk: the most steps
  * one sdk_sys_advance call may be given. */
-sdk_err sdk_sys_setup(sdk_sysplan *sp, sdk_results *R, int64_t ngrid, int64_t nsteps,
-                      int64_t every, int64_t max_chunk, sdk_errbuf *eb);
+sdk_err sdk_sys_setup(sdk_sysplan *sp, sdk_results *R, int64_t ngrid, int64_t nsteps, int64_t every,
+                      int64_t max_chunk, sdk_errbuf *eb);
 
 /* Advance all systems from `step` by n >= 0 steps, recording the order
  * parameter (the first call also records the state at `step` when it is a
@@ -85,8 +85,7 @@ void sdk_sys_results_free(sdk_results *R);
  * under[g] = over[g] = 0. */
 sdk_err sdk_observe_density_mod(const sdk_backend *be, sdk_ensemble *ens, int var, double period,
                                 int64_t ngrid, int64_t bins, double *lo, double *hi,
-                                uint64_t *counts, uint64_t *under, uint64_t *over,
-                                sdk_errbuf *eb);
+                                uint64_t *counts, uint64_t *under, uint64_t *over, sdk_errbuf *eb);
 
 /* Period of variable v of the model with these parameter values (0 when v
  * is not periodic, NaN when it depends on a scanned parameter). */

@@ -38,14 +38,18 @@ sdk_err sdk_sys_plan(sdk_sysplan *sp, const sdk_run_config *c, const sdk_model *
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "model '%s' couples its particles (%s): give --particles N with N >= 2 (every "
                     "path is then a system of N particles)",
-                    m->name, m->nmean && m->npair ? "[meanfield], [pair]" : m->nmean ? "[meanfield]" : "[pair]");
+                    m->name,
+                    m->nmean && m->npair ? "[meanfield], [pair]"
+                    : m->nmean           ? "[meanfield]"
+                                         : "[pair]");
   if (order) {
     int v = sdk_model_first_periodic(m);
     if (v < 0)
-      return SDK_FAIL(eb, SDK_ERR_USAGE,
-                      "--observe order needs a variable declared periodic in [model] (e.g. periodic "
-                      "= x : 2*pi); model '%s' has none",
-                      m->name);
+      return SDK_FAIL(
+          eb, SDK_ERR_USAGE,
+          "--observe order needs a variable declared periodic in [model] (e.g. periodic "
+          "= x : 2*pi); model '%s' has none",
+          m->name);
     double P = sdk_var_period(m, v, pvalues, scanned);
     if (isnan(P))
       return SDK_FAIL(eb, SDK_ERR_USAGE,
@@ -78,8 +82,8 @@ sdk_err sdk_sys_plan(sdk_sysplan *sp, const sdk_run_config *c, const sdk_model *
   return SDK_OK;
 }
 
-sdk_err sdk_sys_setup(sdk_sysplan *sp, sdk_results *R, int64_t ngrid, int64_t nsteps,
-                      int64_t every, int64_t max_chunk, sdk_errbuf *eb) {
+sdk_err sdk_sys_setup(sdk_sysplan *sp, sdk_results *R, int64_t ngrid, int64_t nsteps, int64_t every,
+                      int64_t max_chunk, sdk_errbuf *eb) {
   R->particles = sp->particles;
   sp->ngrid = ngrid;
   sp->every = every > 0 ? every : 1;
@@ -103,11 +107,14 @@ sdk_err sdk_sys_setup(sdk_sysplan *sp, sdk_results *R, int64_t ngrid, int64_t ns
   return SDK_OK;
 }
 
-int sdk_sys_checks_nonfinite(const sdk_sysplan *sp) { return sp->on && sp->order_var >= 0; }
+int sdk_sys_checks_nonfinite(const sdk_sysplan *sp) {
+  return sp->on && sp->order_var >= 0;
+}
 
 /* Store one sample; SDK_ERR_NONFINITE when some particle of a grid point is
  * NaN/Inf (its system's Z, hence r, is then NaN). */
-static sdk_err store(sdk_sysplan *sp, sdk_results *R, int64_t step, const double *row, sdk_errbuf *eb) {
+static sdk_err store(sdk_sysplan *sp, sdk_results *R, int64_t step, const double *row,
+                     sdk_errbuf *eb) {
   for (int64_t g = 0; g < sp->ngrid; g++)
     if (!isfinite(row[g * 4]) || !isfinite(row[g * 4 + 2]) || !isfinite(row[g * 4 + 3]))
       return SDK_FAIL(eb, SDK_ERR_NONFINITE,
@@ -119,7 +126,8 @@ static sdk_err store(sdk_sysplan *sp, sdk_results *R, int64_t step, const double
   R->order_step[s] = step;
   for (int64_t g = 0; g < sp->ngrid; g++) {
     const double *o = row + g * 4;
-    double r = o[0] / (double)M, var = M > 1 ? (o[1] - o[0] * o[0] / (double)M) / (double)(M - 1) : 0;
+    double r = o[0] / (double)M,
+           var = M > 1 ? (o[1] - o[0] * o[0] / (double)M) / (double)(M - 1) : 0;
     if (var < 0) var = 0;
     R->order_r[g * sp->nmax + s] = r;
     R->order_r_err[g * sp->nmax + s] = M > 1 ? sqrt(var / (double)M) : NAN;
@@ -131,7 +139,8 @@ static sdk_err store(sdk_sysplan *sp, sdk_results *R, int64_t step, const double
 sdk_err sdk_sys_advance(sdk_sysplan *sp, sdk_results *R, const sdk_backend *be, sdk_ensemble *ens,
                         int64_t step, int64_t n, uint64_t seed, sdk_errbuf *eb) {
   if (!be->advance_sys)
-    return SDK_FAIL(eb, SDK_ERR_BACKEND, "backend %s cannot integrate systems of particles", be->name);
+    return SDK_FAIL(eb, SDK_ERR_BACKEND, "backend %s cannot integrate systems of particles",
+                    be->name);
   int order = sp->order_var >= 0;
   if (!sp->primed) {
     /* the sums of the state at `step` (and its order parameter when sampled) */
@@ -186,8 +195,7 @@ void sdk_sys_results_free(sdk_results *R) {
 
 sdk_err sdk_observe_density_mod(const sdk_backend *be, sdk_ensemble *ens, int var, double period,
                                 int64_t ngrid, int64_t bins, double *lo, double *hi,
-                                uint64_t *counts, uint64_t *under, uint64_t *over,
-                                sdk_errbuf *eb) {
+                                uint64_t *counts, uint64_t *under, uint64_t *over, sdk_errbuf *eb) {
   if (!be->histogram_mod)
     return SDK_FAIL(eb, SDK_ERR_BACKEND, "backend %s has no periodic histogram", be->name);
   SDK_CHECK(be->histogram_mod(ens, var, bins, period, counts, eb));

@@ -144,8 +144,8 @@ SDK_RNG_FN double sdk_u01_d(sdk_u32 o) {
  * u in (0,1], u = 1 only when o rounds to 2^32, giving radius 0).  Angle: the
  * signed reading of o times 2 pi / 2^32 lies in [-pi, pi) and differs from
  * 2 pi u01(o) by 0 or -2 pi, so sin and cos are those of the CPU's angle. */
-#define SDK_U01_FAST_(o) ((float)(o) * 2.32830644e-10f + 1.16415322e-10f)
-#define SDK_ANGLE_FAST_(o) ((float)(int)(o) * 1.46291808e-09f)
+#define SDK_U01_FAST_(o) ((float)(o)*2.32830644e-10f + 1.16415322e-10f)
+#define SDK_ANGLE_FAST_(o) ((float)(int)(o)*1.46291808e-09f)
 #endif
 
 /* s = sin(2 pi v), c = cos(2 pi v) for v in (0,1). */

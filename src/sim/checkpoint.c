@@ -15,7 +15,8 @@ void sdk_ckpt_destroy(sdk_ckpt **cp) {
   if (!cp || !*cp) return;
   sdk_ckpt *c = *cp;
   free(c->version);
-  for (int i = 0; i < c->argc; i++) free(c->argv[i]);
+  for (int i = 0; i < c->argc; i++)
+    free(c->argv[i]);
   free(c->argv);
   free(c->model_text);
   free(c->model_path);
@@ -49,7 +50,8 @@ sdk_err sdk_ckpt_write(const sdk_ckpt *c, const char *path, sdk_errbuf *eb) {
   rec(&b, "ABI ", &c->abi, 8);
   sdk_strbuf av;
   sdk_sb_init(&av);
-  for (int i = 0; i < c->argc; i++) sdk_sb_putn(&av, c->argv[i], strlen(c->argv[i]) + 1);
+  for (int i = 0; i < c->argc; i++)
+    sdk_sb_putn(&av, c->argv[i], strlen(c->argv[i]) + 1);
   rec(&b, "ARGV", av.s ? av.s : "", av.len);
   sdk_sb_free(&av);
   rec(&b, "MTXT", c->model_text, strlen(c->model_text));
@@ -214,7 +216,8 @@ sdk_err sdk_ckpt_read(const char *path, sdk_ckpt **out, sdk_errbuf *eb) {
     goto fail;
   }
   /* arguments: NUL-separated */
-  for (uint64_t i = 0; i < f[2].n; i++) c->argc += f[2].p[i] == 0;
+  for (uint64_t i = 0; i < f[2].n; i++)
+    c->argc += f[2].p[i] == 0;
   c->argv = calloc((size_t)c->argc + 1, sizeof *c->argv);
   if (!c->argv) goto oom;
   {

@@ -21,21 +21,21 @@
 #define SDK_CKPT_FORMAT 1
 
 typedef struct sdk_ckpt {
-  char *version;     /* sdekit version that wrote it */
-  int64_t abi;       /* kernel ABI */
-  int argc;          /* the run's arguments (after "run"), as typed */
+  char *version; /* sdekit version that wrote it */
+  int64_t abi;   /* kernel ABI */
+  int argc;      /* the run's arguments (after "run"), as typed */
   char **argv;
   char *model_text;
   char *model_path;
-  int64_t step;      /* steps done */
+  int64_t step; /* steps done */
   int64_t nvars, ngrid, ppg, nsaved, dbins, nsamples, has_mark;
-  double *state;     /* (nvars + 1) * ngrid * ppg: variables, then the drift mark */
-  int64_t *sample_step;      /* nsamples */
-  double *mean, *var;        /* [g][s][v], may be NULL */
-  double *paths;             /* [g][k][s][v], may be NULL */
-  double *dlo, *dhi;         /* [g][s], may be NULL */
-  double *dP;                /* [g][s][b] */
-  uint64_t *dunder, *dover;  /* [g][s] */
+  double *state;            /* (nvars + 1) * ngrid * ppg: variables, then the drift mark */
+  int64_t *sample_step;     /* nsamples */
+  double *mean, *var;       /* [g][s][v], may be NULL */
+  double *paths;            /* [g][k][s][v], may be NULL */
+  double *dlo, *dhi;        /* [g][s], may be NULL */
+  double *dP;               /* [g][s][b] */
+  uint64_t *dunder, *dover; /* [g][s] */
 } sdk_ckpt;
 
 sdk_err sdk_ckpt_write(const sdk_ckpt *c, const char *path, sdk_errbuf *eb);

@@ -108,15 +108,24 @@ struct sdk_run {
   char version[32];
 };
 
-const sdk_results *sdk_run_results(const sdk_run *r) { return &r->r; }
-double sdk_run_seconds(const sdk_run *r) { return r->seconds; }
-double sdk_run_path_steps(const sdk_run *r) { return r->path_steps; }
-const char *sdk_run_device(const sdk_run *r) { return r->device; }
+const sdk_results *sdk_run_results(const sdk_run *r) {
+  return &r->r;
+}
+double sdk_run_seconds(const sdk_run *r) {
+  return r->seconds;
+}
+double sdk_run_path_steps(const sdk_run *r) {
+  return r->path_steps;
+}
+const char *sdk_run_device(const sdk_run *r) {
+  return r->device;
+}
 
 void sdk_run_destroy(sdk_run **rp) {
   if (!rp || !*rp) return;
   sdk_run *r = *rp;
-  for (int i = 0; i < r->r.nscan; i++) sdk_scan_free(&r->r.scan[i]);
+  for (int i = 0; i < r->r.nscan; i++)
+    sdk_scan_free(&r->r.scan[i]);
   free(r->r.drift);
   free(r->r.drift_err);
   free(r->r.sample_step);
@@ -165,7 +174,7 @@ typedef struct plan {
   int *scan_column; /* per param */
   int nsv;
   int dt_column;
-  double *sv;       /* ngrid * nsv */
+  double *sv; /* ngrid * nsv */
   int64_t ngrid;
   int64_t spp;
   double period0;
@@ -187,30 +196,35 @@ static void grid_params(const sdk_run_config *c, int64_t g, char *buf, size_t n)
   int64_t rem = g;
   char part[2][128] = {"", ""};
   for (int a = c->nscan - 1; a >= 0; a--) {
-    snprintf(part[a], sizeof part[a], "%s=%g", c->scan[a].name, c->scan[a].values[rem % c->scan[a].n]);
+    snprintf(part[a], sizeof part[a], "%s=%g", c->scan[a].name,
+             c->scan[a].values[rem % c->scan[a].n]);
     rem /= c->scan[a].n;
   }
-  if (c->nscan == 0) snprintf(buf, n, "grid point 0");
-  else if (c->nscan == 1) snprintf(buf, n, "grid point %lld (%s)", (long long)g, part[0]);
-  else snprintf(buf, n, "grid point %lld (%s, %s)", (long long)g, part[0], part[1]);
+  if (c->nscan == 0)
+    snprintf(buf, n, "grid point 0");
+  else if (c->nscan == 1)
+    snprintf(buf, n, "grid point %lld (%s)", (long long)g, part[0]);
+  else
+    snprintf(buf, n, "grid point %lld (%s, %s)", (long long)g, part[0], part[1]);
 }
 
 static sdk_err make_plan(const sdk_run_config *c, sdk_run *r, plan *p, sdk_errbuf *eb) {
   sdk_model *m = r->model;
   memset(p, 0, sizeof *p);
   /* euler for multiplicative noise and for systems of particles (observe/observe.h) */
-  const char *sname = c->scheme ? c->scheme
-                      : (m->multiplicative || m->interacting || m->npart > 0 ||
-                         (c->observe & SDK_OBS_ORDER))
-                          ? "euler"
-                          : "srk2";
+  const char *sname =
+      c->scheme ? c->scheme
+      : (m->multiplicative || m->interacting || m->npart > 0 || (c->observe & SDK_OBS_ORDER))
+          ? "euler"
+          : "srk2";
   p->scheme = sdk_scheme_find(sname);
   if (!p->scheme) {
     sdk_strbuf b;
     sdk_sb_init(&b);
-    for (int i = 0; sdk_schemes[i]; i++) sdk_sb_printf(&b, "%s%s", i ? ", " : "", sdk_schemes[i]->name);
-    sdk_err e = SDK_FAIL(eb, SDK_ERR_USAGE, "unknown scheme '%s' (known: %s)", sname,
-                         b.s ? b.s : "");
+    for (int i = 0; sdk_schemes[i]; i++)
+      sdk_sb_printf(&b, "%s%s", i ? ", " : "", sdk_schemes[i]->name);
+    sdk_err e =
+        SDK_FAIL(eb, SDK_ERR_USAGE, "unknown scheme '%s' (known: %s)", sname, b.s ? b.s : "");
     sdk_sb_free(&b);
     return e;
   }
@@ -236,21 +250,24 @@ static sdk_err make_plan(const sdk_run_config *c, sdk_run *r, plan *p, sdk_errbu
     int k = sdk_model_param_index(m, c->set_name[i]);
     if (k < 0) {
       char *known = sdk_model_param_list(m);
-      sdk_err e = SDK_FAIL(eb, SDK_ERR_USAGE, "--set %s: model '%s' has no parameter '%s' (parameters: %s)",
-                           c->set_name[i], m->name, c->set_name[i], known ? known : "?");
+      sdk_err e =
+          SDK_FAIL(eb, SDK_ERR_USAGE, "--set %s: model '%s' has no parameter '%s' (parameters: %s)",
+                   c->set_name[i], m->name, c->set_name[i], known ? known : "?");
       free(known);
       return e;
     }
     r->param_values[k] = c->set_value[i];
   }
   /* scans */
-  if (c->nscan > SDK_MAX_SCAN) return SDK_FAIL(eb, SDK_ERR_USAGE, "at most %d --scan axes", SDK_MAX_SCAN);
+  if (c->nscan > SDK_MAX_SCAN)
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "at most %d --scan axes", SDK_MAX_SCAN);
   p->ngrid = 1;
   for (int a = 0; a < c->nscan; a++) {
     int k = sdk_model_param_index(m, c->scan[a].name);
     if (k < 0) {
       char *known = sdk_model_param_list(m);
-      sdk_err e = SDK_FAIL(eb, SDK_ERR_USAGE, "--scan %s: model '%s' has no parameter '%s' (parameters: %s)",
+      sdk_err e = SDK_FAIL(eb, SDK_ERR_USAGE,
+                           "--scan %s: model '%s' has no parameter '%s' (parameters: %s)",
                            c->scan[a].name, m->name, c->scan[a].name, known ? known : "?");
       free(known);
       return e;
@@ -325,7 +342,8 @@ static sdk_err make_plan(const sdk_run_config *c, sdk_run *r, plan *p, sdk_errbu
         if (c->dt > 0) {
           double s = floor(P / c->dt + 0.5);
           p->spp = s < 1 ? 1 : (int64_t)s;
-        } else p->spp = c->spp > 0 ? c->spp : 100;
+        } else
+          p->spp = c->spp > 0 ? c->spp : 100;
       }
       r->dt[g] = P / (double)p->spp;
     } else {
@@ -335,18 +353,25 @@ static sdk_err make_plan(const sdk_run_config *c, sdk_run *r, plan *p, sdk_errbu
   }
   free(pv);
   if (dt_varies && (c->t_end > 0 || c->transient > 0))
-    return SDK_FAIL(eb, SDK_ERR_USAGE,
-                    "the period depends on a scanned parameter, so dt differs between grid "
-                    "points: give --periods and --transient-periods instead of --t-end/--transient");
+    return SDK_FAIL(
+        eb, SDK_ERR_USAGE,
+        "the period depends on a scanned parameter, so dt differs between grid "
+        "points: give --periods and --transient-periods instead of --t-end/--transient");
   /* steps */
-  if (periodic && c->t_end <= 0) p->nsteps = (c->periods > 0 ? c->periods : 100) * p->spp;
-  else p->nsteps = (int64_t)floor((c->t_end > 0 ? c->t_end : 10.0) / r->dt[0] + 0.5);
+  if (periodic && c->t_end <= 0)
+    p->nsteps = (c->periods > 0 ? c->periods : 100) * p->spp;
+  else
+    p->nsteps = (int64_t)floor((c->t_end > 0 ? c->t_end : 10.0) / r->dt[0] + 0.5);
   if (p->nsteps < 1) return SDK_FAIL(eb, SDK_ERR_USAGE, "--t-end is shorter than one time step");
-  if (c->transient_periods >= 0) p->transient_steps = c->transient_periods * p->spp;
-  else if (c->transient >= 0) p->transient_steps = (int64_t)floor(c->transient / r->dt[0] + 0.5);
-  else p->transient_steps = 0;
+  if (c->transient_periods >= 0)
+    p->transient_steps = c->transient_periods * p->spp;
+  else if (c->transient >= 0)
+    p->transient_steps = (int64_t)floor(c->transient / r->dt[0] + 0.5);
+  else
+    p->transient_steps = 0;
   if (p->transient_steps >= p->nsteps)
-    return SDK_FAIL(eb, SDK_ERR_USAGE, "the transient (%lld steps) must be shorter than the run (%lld steps)",
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "the transient (%lld steps) must be shorter than the run (%lld steps)",
                     (long long)p->transient_steps, (long long)p->nsteps);
   if (c->sample_every < 0) return SDK_FAIL(eb, SDK_ERR_USAGE, "--sample-every must be >= 1");
   p->sample_every = c->sample_every > 0 ? c->sample_every
@@ -371,8 +396,9 @@ static sdk_err make_plan(const sdk_run_config *c, sdk_run *r, plan *p, sdk_errbu
     p->drift_var = sdk_model_var_index(m, c->drift_var);
     if (p->drift_var < 0) {
       char *known = sdk_model_var_list(m);
-      sdk_err e = SDK_FAIL(eb, SDK_ERR_USAGE, "--drift %s: model '%s' has no variable '%s' (variables: %s)",
-                           c->drift_var, m->name, c->drift_var, known ? known : "?");
+      sdk_err e =
+          SDK_FAIL(eb, SDK_ERR_USAGE, "--drift %s: model '%s' has no variable '%s' (variables: %s)",
+                   c->drift_var, m->name, c->drift_var, known ? known : "?");
       free(known);
       return e;
     }
@@ -380,13 +406,15 @@ static sdk_err make_plan(const sdk_run_config *c, sdk_run *r, plan *p, sdk_errbu
   for (int i = 0; i < c->nhist_range; i++) {
     if (sdk_model_var_index(m, c->hist_range_var[i]) < 0) {
       char *known = sdk_model_var_list(m);
-      sdk_err e = SDK_FAIL(eb, SDK_ERR_USAGE, "--hist-range %s: model '%s' has no variable '%s' (variables: %s)",
-                           c->hist_range_var[i], m->name, c->hist_range_var[i], known ? known : "?");
+      sdk_err e = SDK_FAIL(
+          eb, SDK_ERR_USAGE, "--hist-range %s: model '%s' has no variable '%s' (variables: %s)",
+          c->hist_range_var[i], m->name, c->hist_range_var[i], known ? known : "?");
       free(known);
       return e;
     }
     if (!(c->hist_range_hi[i] > c->hist_range_lo[i]))
-      return SDK_FAIL(eb, SDK_ERR_USAGE, "--hist-range %s: HI must be greater than LO", c->hist_range_var[i]);
+      return SDK_FAIL(eb, SDK_ERR_USAGE, "--hist-range %s: HI must be greater than LO",
+                      c->hist_range_var[i]);
   }
   if ((c->observe & SDK_OBS_HIST) && (c->bins < 1 || c->bins > 100000000))
     return SDK_FAIL(eb, SDK_ERR_USAGE, "--bins must be between 1 and 1e8");
@@ -420,8 +448,12 @@ static sdk_err prepare(const sdk_run_config *c, sdk_run **out, plan *p, sdk_errb
   sdk_run *r = calloc(1, sizeof *r);
   if (!r) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   sdk_err err;
-  if (c->model_text) SDK_TRY(err, sdk_model_parse(c->model_text, c->model_path ? c->model_path : c->model, &r->model, eb), fail);
-  else SDK_TRY(err, sdk_model_load(c->model, &r->model, eb), fail);
+  if (c->model_text)
+    SDK_TRY(err,
+            sdk_model_parse(c->model_text, c->model_path ? c->model_path : c->model, &r->model, eb),
+            fail);
+  else
+    SDK_TRY(err, sdk_model_load(c->model, &r->model, eb), fail);
   SDK_TRY(err, make_plan(c, r, p, eb), fail);
   *out = r;
   return SDK_OK;
@@ -464,7 +496,9 @@ static sdk_err write_checkpoint(const sdk_run_config *c, sdk_run *r, const sdk_b
   sdk_err err = SDK_OK;
   size_t cnt = (size_t)ng * (size_t)(ns > 0 ? ns : 1);
   k.state = calloc((size_t)(nv + 1) * (size_t)np, sizeof(double));
-  if (R->mean) k.mean = malloc(cnt * (size_t)nv * sizeof(double)), k.var = malloc(cnt * (size_t)nv * sizeof(double));
+  if (R->mean)
+    k.mean = malloc(cnt * (size_t)nv * sizeof(double)),
+    k.var = malloc(cnt * (size_t)nv * sizeof(double));
   if (R->saved) k.paths = malloc(cnt * (size_t)(nsv * nv) * sizeof(double));
   if (R->dP) {
     k.dlo = malloc(cnt * sizeof(double)), k.dhi = malloc(cnt * sizeof(double));
@@ -489,10 +523,12 @@ static sdk_err write_checkpoint(const sdk_run_config *c, sdk_run *r, const sdk_b
       if (R->saved)
         for (int64_t q = 0; q < nsv; q++)
           for (int64_t v = 0; v < nv; v++)
-            k.paths[((g * nsv + q) * ns + s) * nv + v] = R->saved[((g * nsv + q) * ns_max + s) * nv + v];
+            k.paths[((g * nsv + q) * ns + s) * nv + v] =
+                R->saved[((g * nsv + q) * ns_max + s) * nv + v];
       if (R->dP) {
         int64_t a = g * ns + s, o = g * ns_max + s;
-        k.dlo[a] = R->dlo[o], k.dhi[a] = R->dhi[o], k.dunder[a] = R->dunder[o], k.dover[a] = R->dover[o];
+        k.dlo[a] = R->dlo[o], k.dhi[a] = R->dhi[o], k.dunder[a] = R->dunder[o],
+        k.dover[a] = R->dover[o];
         memcpy(k.dP + a * nb, R->dP + o * nb, (size_t)nb * sizeof(double));
       }
     }
@@ -525,8 +561,8 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
   char *src = NULL;
   sdk_moments *mom = NULL;
   int64_t *nonfinite = NULL;
-  sdk_backend_opts bo = {.threads = c->threads, .device = c->device, .fast_math = c->fast_math,
-                         .verbose = c->verbose};
+  sdk_backend_opts bo = {
+      .threads = c->threads, .device = c->device, .fast_math = c->fast_math, .verbose = c->verbose};
 
   if (!strcmp(c->backend, "auto")) {
     /* the GPU where one is usable, else the CPU */
@@ -538,7 +574,8 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
   } else {
     be = sdk_backend_find(c->backend);
     if (!be) {
-      err = SDK_FAIL(eb, SDK_ERR_USAGE, "unknown backend '%s' (known: cpu, cuda, auto)", c->backend);
+      err =
+          SDK_FAIL(eb, SDK_ERR_USAGE, "unknown backend '%s' (known: cpu, cuda, auto)", c->backend);
       goto done;
     }
   }
@@ -552,8 +589,13 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
   SDK_TRY(err, be->compile(ctx, src, m->path, &mod, report, sizeof report, eb), done);
   if (c->verbose) fprintf(stderr, "sdekit: %s\n", report);
 
-  sdk_layout lay = {.nvars = m->nvars, .single = c->single, .ngrid = p.ngrid, .ppg = c->paths,
-                    .path0 = 0, .nsv = p.nsv, .sv = p.sv};
+  sdk_layout lay = {.nvars = m->nvars,
+                    .single = c->single,
+                    .ngrid = p.ngrid,
+                    .ppg = c->paths,
+                    .path0 = 0,
+                    .nsv = p.nsv,
+                    .sv = p.sv};
   lay.particles = p.sys.on ? p.sys.particles : 0;
   SDK_TRY(err, be->alloc(ctx, mod, &lay, &ens, eb), done);
   SDK_TRY(err, be->init(ens, c->seed, eb), done);
@@ -603,7 +645,8 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
     dvar = sdk_model_var_index(m, c->density_var);
     if (dvar < 0) {
       char *known = sdk_model_var_list(m);
-      err = SDK_FAIL(eb, SDK_ERR_USAGE, "--density-var %s: model '%s' has no variable '%s' (variables: %s)",
+      err = SDK_FAIL(eb, SDK_ERR_USAGE,
+                     "--density-var %s: model '%s' has no variable '%s' (variables: %s)",
                      c->density_var, m->name, c->density_var, known ? known : "?");
       free(known);
       goto done;
@@ -622,14 +665,16 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
     eval_ctx ec = {r->param_values};
     coarse = sdk_expr_eval(m->var_period[dvar], eval_param, &ec);
     if (!(coarse > 0) || !isfinite(coarse)) {
-      err = SDK_FAIL(eb, SDK_ERR_USAGE, "--coarse-grain: the period of '%s' is %g", m->vars[dvar], coarse);
+      err = SDK_FAIL(eb, SDK_ERR_USAGE, "--coarse-grain: the period of '%s' is %g", m->vars[dvar],
+                     coarse);
       goto done;
     }
   }
   for (int k = 0; k < c->nsave; k++)
     if (c->save_index[k] < 0 || c->save_index[k] >= c->paths) {
-      err = SDK_FAIL(eb, SDK_ERR_USAGE, "--save-paths: path %lld does not exist (paths are 0..%lld)",
-                     (long long)c->save_index[k], (long long)c->paths - 1);
+      err =
+          SDK_FAIL(eb, SDK_ERR_USAGE, "--save-paths: path %lld does not exist (paths are 0..%lld)",
+                   (long long)c->save_index[k], (long long)c->paths - 1);
       goto done;
     }
   /* systems of particles: the density of a periodic variable is P(x mod period) on
@@ -691,9 +736,10 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
   /* resume: state, drift mark and the samples so far from the checkpoint */
   if (c->resume) {
     const sdk_ckpt *k = c->resume;
-    if (k->nvars != nv || k->ngrid != ng || k->ppg != c->paths || k->nsaved != (want_paths ? nsv : 0) ||
-        k->dbins != (want_den ? dbins : 0) || k->step > p.nsteps || k->nsamples > ns_max ||
-        (want_mom && k->nsamples > 0 && !k->mean) || (want_den && k->nsamples > 0 && !k->dP)) {
+    if (k->nvars != nv || k->ngrid != ng || k->ppg != c->paths ||
+        k->nsaved != (want_paths ? nsv : 0) || k->dbins != (want_den ? dbins : 0) ||
+        k->step > p.nsteps || k->nsamples > ns_max || (want_mom && k->nsamples > 0 && !k->mean) ||
+        (want_den && k->nsamples > 0 && !k->dP)) {
       err = SDK_FAIL(eb, SDK_ERR_FORMAT, "the checkpoint does not match this run's layout");
       goto done_buf;
     }
@@ -732,8 +778,10 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
   double t0 = now_s(), last_ckpt = now_s();
   int64_t step_start = step;
   const int64_t max_chunk = 1000;
-  SDK_TRY(err, sdk_sys_setup(&p.sys, R, ng, p.nsteps, c->order_every > 0 ? c->order_every : p.sample_every,
-                             max_chunk, eb), done_buf);
+  SDK_TRY(err,
+          sdk_sys_setup(&p.sys, R, ng, p.nsteps,
+                        c->order_every > 0 ? c->order_every : p.sample_every, max_chunk, eb),
+          done_buf);
   for (;;) {
     int sample_now = sampling && step % p.sample_every == 0 &&
                      (isample == 0 || R->sample_step[isample - 1] < step);
@@ -774,8 +822,9 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
               R->saved[((g * nsv + q) * ns_max + isample) * nv + v] = pbuf[v];
           }
       if (want_den && dmod > 0) {
-        SDK_TRY(err, sdk_observe_density_mod(be, ens, dvar, dmod, ng, dbins, dlo_g, dhi_g, dcnt, dun,
-                                             dov, eb),
+        SDK_TRY(err,
+                sdk_observe_density_mod(be, ens, dvar, dmod, ng, dbins, dlo_g, dhi_g, dcnt, dun,
+                                        dov, eb),
                 done_buf);
       } else if (want_den) {
         SDK_TRY(err, be->minmax(ens, dvar, dlo_g, dhi_g, eb), done_buf);
@@ -820,16 +869,17 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
       marked = 1;
     }
     int stop_now = c->stop && *c->stop;
-    int ckpt_now = c->checkpoint && (stop_now || step >= p.nsteps ||
-                                     now_s() - last_ckpt >= c->checkpoint_every);
+    int ckpt_now = c->checkpoint &&
+                   (stop_now || step >= p.nsteps || now_s() - last_ckpt >= c->checkpoint_every);
     if (ckpt_now && step > step_start) {
       SDK_TRY(err, write_checkpoint(c, r, be, ens, step, marked, isample, ns_max, eb), done_buf);
       last_ckpt = now_s();
     }
     if (stop_now && step < p.nsteps) {
-      err = SDK_FAIL(eb, SDK_ERR_INTERRUPTED, "interrupted at step %lld of %lld%s%s", (long long)step,
-                     (long long)p.nsteps, c->checkpoint ? "; checkpoint saved to " : "",
-                     c->checkpoint ? c->checkpoint : "");
+      err =
+          SDK_FAIL(eb, SDK_ERR_INTERRUPTED, "interrupted at step %lld of %lld%s%s", (long long)step,
+                   (long long)p.nsteps, c->checkpoint ? "; checkpoint saved to " : "",
+                   c->checkpoint ? c->checkpoint : "");
       goto done_buf;
     }
     if (step >= p.nsteps) break;
@@ -840,8 +890,9 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
     }
     if (step < p.transient_steps && p.transient_steps < next) next = p.transient_steps;
     if (next > p.nsteps) next = p.nsteps;
-    SDK_TRY(err, p.sys.on ? sdk_sys_advance(&p.sys, R, be, ens, step, next - step, c->seed, eb)
-                          : be->advance(ens, step, next - step, c->seed, eb),
+    SDK_TRY(err,
+            p.sys.on ? sdk_sys_advance(&p.sys, R, be, ens, step, next - step, c->seed, eb)
+                     : be->advance(ens, step, next - step, c->seed, eb),
             done_buf);
     step = next;
     if (c->progress) {
@@ -904,7 +955,8 @@ done_buf:
     R->hist_over = calloc((size_t)(ng * nv), sizeof(uint64_t));
     double *lo = malloc((size_t)ng * sizeof(double)), *hi = malloc((size_t)ng * sizeof(double));
     uint64_t *cnt = malloc((size_t)(ng * bins) * sizeof(uint64_t));
-    uint64_t *un = malloc((size_t)ng * sizeof(uint64_t)), *ov = malloc((size_t)ng * sizeof(uint64_t));
+    uint64_t *un = malloc((size_t)ng * sizeof(uint64_t)),
+             *ov = malloc((size_t)ng * sizeof(uint64_t));
     if (!R->hist_lo || !R->hist_hi || !R->density || !R->hist_under || !R->hist_over || !lo ||
         !hi || !cnt || !un || !ov) {
       free(lo), free(hi), free(cnt), free(un), free(ov);
@@ -916,7 +968,8 @@ done_buf:
       for (int i = 0; i < c->nhist_range; i++)
         if (!strcmp(c->hist_range_var[i], m->vars[v])) fixed = i;
       if (fixed >= 0) {
-        for (int64_t g = 0; g < ng; g++) lo[g] = c->hist_range_lo[fixed], hi[g] = c->hist_range_hi[fixed];
+        for (int64_t g = 0; g < ng; g++)
+          lo[g] = c->hist_range_lo[fixed], hi[g] = c->hist_range_hi[fixed];
       } else {
         err = be->minmax(ens, v, lo, hi, eb);
         /* a degenerate range (all paths equal) still gets a bin around it */
@@ -975,8 +1028,8 @@ sdk_err sdk_run_time_advance(const sdk_run_config *c, int64_t nsteps, int repeat
   sdk_ensemble *ens = NULL;
   char *src = NULL;
   double *t = calloc((size_t)(repeats > 0 ? repeats : 1), sizeof(double));
-  sdk_backend_opts bo = {.threads = c->threads, .device = c->device, .fast_math = c->fast_math,
-                         .verbose = c->verbose};
+  sdk_backend_opts bo = {
+      .threads = c->threads, .device = c->device, .fast_math = c->fast_math, .verbose = c->verbose};
   if (!t) {
     err = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
     goto done;
@@ -991,8 +1044,13 @@ sdk_err sdk_run_time_advance(const sdk_run_config *c, int64_t nsteps, int repeat
   fill_codegen(c, r, &p, !strcmp(be->name, "cuda") ? SDK_TARGET_CUDA : SDK_TARGET_CPU, &o);
   SDK_TRY(err, sdk_codegen(&o, &src, eb), done);
   SDK_TRY(err, be->compile(ctx, src, r->model->path, &mod, NULL, 0, eb), done);
-  sdk_layout lay = {.nvars = r->model->nvars, .single = c->single, .ngrid = p.ngrid,
-                    .ppg = c->paths, .path0 = 0, .nsv = p.nsv, .sv = p.sv};
+  sdk_layout lay = {.nvars = r->model->nvars,
+                    .single = c->single,
+                    .ngrid = p.ngrid,
+                    .ppg = c->paths,
+                    .path0 = 0,
+                    .nsv = p.nsv,
+                    .sv = p.sv};
   SDK_TRY(err, be->alloc(ctx, mod, &lay, &ens, eb), done);
   SDK_TRY(err, be->init(ens, c->seed, eb), done);
   /* warm-up: first-touch of memory, module load, clocks */

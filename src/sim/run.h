@@ -13,7 +13,13 @@
 #include "core/error.h"
 #include "sim/results.h"
 
-enum { SDK_OBS_DRIFT = 1, SDK_OBS_MOMENTS = 2, SDK_OBS_HIST = 4, SDK_OBS_DENSITY = 8, SDK_OBS_ORDER = 16 };
+enum {
+  SDK_OBS_DRIFT = 1,
+  SDK_OBS_MOMENTS = 2,
+  SDK_OBS_HIST = 4,
+  SDK_OBS_DENSITY = 8,
+  SDK_OBS_ORDER = 16
+};
 
 #define SDK_MAX_SAVE 1024
 
@@ -28,46 +34,46 @@ typedef struct sdk_run_config {
   double set_value[SDK_MAX_SET];
   int nscan;
   sdk_scan_axis scan[SDK_MAX_SCAN]; /* values filled by sdk_scan_parse */
-  int64_t paths;            /* per grid point (systems, with particles > 1) */
-  int64_t particles;        /* particles per system (--particles); 0: unset (1) */
-  int64_t order_every;      /* --observe order: steps between samples; 0: sample_every */
-  double dt;                /* 0: unset */
-  int64_t spp;              /* 0: unset */
-  double t_end;             /* 0: unset */
-  int64_t periods;          /* 0: unset */
-  double transient;         /* -1: unset */
-  int64_t transient_periods;/* -1: unset */
+  int64_t paths;                    /* per grid point (systems, with particles > 1) */
+  int64_t particles;                /* particles per system (--particles); 0: unset (1) */
+  int64_t order_every;              /* --observe order: steps between samples; 0: sample_every */
+  double dt;                        /* 0: unset */
+  int64_t spp;                      /* 0: unset */
+  double t_end;                     /* 0: unset */
+  int64_t periods;                  /* 0: unset */
+  double transient;                 /* -1: unset */
+  int64_t transient_periods;        /* -1: unset */
   const char *scheme;
   uint64_t seed;
-  const char *backend;      /* cpu, cuda, auto */
+  const char *backend; /* cpu, cuda, auto */
   int single;
   int threads;
   int device;
   int fast_math;
   unsigned observe;
-  const char *drift_var;    /* NULL: first variable */
-  int64_t sample_every;     /* 0: default */
+  const char *drift_var; /* NULL: first variable */
+  int64_t sample_every;  /* 0: default */
   int64_t bins;
   int nhist_range;
   char hist_range_var[8][64];
   double hist_range_lo[8], hist_range_hi[8];
   /* sampled every sample_every steps, with the moments: */
-  int nsave;                    /* --save-paths: path indices within each grid point */
+  int nsave; /* --save-paths: path indices within each grid point */
   int64_t save_index[SDK_MAX_SAVE];
-  const char *density_var;      /* --observe density: this variable (NULL: the first) */
-  double coarse_width;          /* --coarse-grain: bin width (one potential period), 0: off */
+  const char *density_var; /* --observe density: this variable (NULL: the first) */
+  double coarse_width;     /* --coarse-grain: bin width (one potential period), 0: off */
   int quiet, verbose;
   const char *command_line;
-  const char *model_text;       /* if set: the model's text (resume) ... */
-  const char *model_path;       /* ... and the path it was read from */
+  const char *model_text; /* if set: the model's text (resume) ... */
+  const char *model_path; /* ... and the path it was read from */
   /* checkpoints: file, seconds between writes (<= 0: at every chunk); the
    * arguments to store so that `sdekit resume` can rebuild this config */
   const char *checkpoint;
   double checkpoint_every;
   int argc;
   char **argv;
-  volatile int *stop;           /* set asynchronously (signal): checkpoint and stop */
-  const struct sdk_ckpt *resume;/* continue from this checkpoint */
+  volatile int *stop;            /* set asynchronously (signal): checkpoint and stop */
+  const struct sdk_ckpt *resume; /* continue from this checkpoint */
   /* optional progress hook: fraction done, steps per second so far */
   void (*progress)(void *user, double frac, double steps_per_s);
   void *progress_user;
