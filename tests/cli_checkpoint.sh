@@ -57,6 +57,36 @@ for f in r.drift.tsv r.moments.tsv r.hist.tsv r.density.tsv r.paths.tsv; do
   if cmp -s "$T/c/$f" "$T/b/$f"; then pass; else failed "extended $f differs from the longer run"; fi
 done
 
+# systems of interacting particles with the order parameter: interrupted (at a
+# chunk boundary, possibly an order sample) and resumed, then extended
+if [ "$BACKEND" = cuda ]; then NP=1048576; else NP=32768; fi
+KARGS=(run kuramoto-meanfield --particles $NP --paths 2 --set sigma=0.5 --dt 0.01 --t-end 30
+       --observe order,density,moments --sample-every 10 --backend "$BACKEND" -o r.h5 -o r.tsv)
+mkdir -p "$T/ka" "$T/kb" "$T/kc"
+(cd "$T/ka" && "$B" "${KARGS[@]}" --quiet) || failed "uninterrupted kuramoto run"
+cd "$T/kb"
+"$B" "${KARGS[@]}" --checkpoint ck --checkpoint-every 0 2>err.txt &
+pid=$!
+for i in $(seq 400); do [ -f ck ] && break; sleep 0.02; done
+kill -INT $pid 2>/dev/null
+wait $pid
+rc=$?
+check "interrupted kuramoto run exits 130 (got $rc)" test "$rc" = 130
+step=$(grep -o 'interrupted at step [0-9]*' err.txt | grep -o '[0-9]*$')
+echo "kuramoto: interrupted at step ${step:-?}"
+"$B" resume ck --quiet || failed "kuramoto resume"
+for f in r.h5 r.order.tsv r.density.tsv r.moments.tsv; do
+  if cmp -s "$T/ka/$f" "$T/kb/$f"; then pass; else failed "resumed kuramoto $f differs from the uninterrupted one"; fi
+done
+KLONG=("${KARGS[@]}")
+for i in "${!KLONG[@]}"; do [ "${KLONG[$i]}" = 30 ] && [ "${KLONG[$((i-1))]}" = --t-end ] && KLONG[$i]=40; done
+(cd "$T/kc" && "$B" "${KLONG[@]}" --quiet) || failed "long kuramoto run"
+"$B" resume ck --t-end 40 --quiet || failed "extend kuramoto by resume"
+for f in r.order.tsv r.density.tsv r.moments.tsv; do
+  if cmp -s "$T/kc/$f" "$T/kb/$f"; then pass; else failed "extended kuramoto $f differs from the longer run"; fi
+done
+cd "$T/b"
+
 # bad checkpoints: one error line, exit 2
 bad() {
   local name=$1 pat=$2; shift 2

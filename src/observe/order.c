@@ -62,10 +62,6 @@ sdk_err sdk_sys_plan(sdk_sysplan *sp, const sdk_run_config *c, const sdk_model *
     sp->order_period = P;
     sp->order_factor = 2 * M_PI / P;
   }
-  if (order && (c->checkpoint || c->resume))
-    return SDK_FAIL(eb, SDK_ERR_USAGE,
-                    "--observe order cannot be combined with --checkpoint or resume yet (the "
-                    "order-parameter samples are not stored in checkpoints)");
   /* per-particle parameters live in the system driver too */
   sp->on = m->interacting || order || m->npart > 0;
   if (sp->on && c->scheme && strcmp(c->scheme, "euler"))
@@ -144,7 +140,8 @@ sdk_err sdk_sys_advance(sdk_sysplan *sp, sdk_results *R, const sdk_backend *be, 
   int order = sp->order_var >= 0;
   if (!sp->primed) {
     /* the sums of the state at `step` (and its order parameter when sampled) */
-    int rec = order && step % sp->every == 0;
+    int rec = order && step % sp->every == 0 &&
+              (sp->isample == 0 || R->order_step[sp->isample - 1] < step); /* resumed there */
     SDK_CHECK(be->advance_sys(ens, step, 0, seed, sp->every, rec ? sp->rows : NULL, eb));
     if (rec) SDK_CHECK(store(sp, R, step, sp->rows, eb));
     sp->primed = 1;

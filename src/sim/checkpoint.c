@@ -29,6 +29,10 @@ void sdk_ckpt_destroy(sdk_ckpt **cp) {
   free(c->dhi);
   free(c->dP);
   free(c->dunder);
+  free(c->ord_step);
+  free(c->ord_r);
+  free(c->ord_err);
+  free(c->ord_psi);
   free(c->dover);
   free(c);
   *cp = NULL;
@@ -71,6 +75,14 @@ sdk_err sdk_ckpt_write(const sdk_ckpt *c, const char *path, sdk_errbuf *eb) {
     rec(&b, "DP  ", c->dP, ng * ns * (uint64_t)c->dbins * 8);
     rec(&b, "DUND", c->dunder, ng * ns * 8);
     rec(&b, "DOVR", c->dover, ng * ns * 8);
+  }
+  if (c->ord_step) {
+    uint64_t no = (uint64_t)c->nord;
+    rec(&b, "ONUM", &c->nord, 8);
+    rec(&b, "OSTP", c->ord_step, no * 8);
+    rec(&b, "ORR ", c->ord_r, ng * no * 8);
+    rec(&b, "ORE ", c->ord_err, ng * no * 8);
+    rec(&b, "OPSI", c->ord_psi, ng * no * 8);
   }
   if (b.oom) {
     sdk_sb_free(&b);
@@ -165,10 +177,11 @@ sdk_err sdk_ckpt_read(const char *path, sdk_ckpt **out, sdk_errbuf *eb) {
   struct {
     const char *p;
     uint64_t n;
-  } f[16];
+  } f[24];
   memset(f, 0, sizeof f);
-  static const char *const TAGS[] = {"VERS", "ABI ", "ARGV", "MTXT", "MPTH", "STAT", "SSTP", "MEAN",
-                                     "VARI", "PATH", "DLO ", "DHI ", "DP  ", "DUND", "DOVR", NULL};
+  static const char *const TAGS[] = {"VERS", "ABI ", "ARGV", "MTXT", "MPTH", "STAT", "SSTP",
+                                     "MEAN", "VARI", "PATH", "DLO ", "DHI ", "DP  ", "DUND",
+                                     "DOVR", "ONUM", "OSTP", "ORR ", "ORE ", "OPSI", NULL};
   while (r.p < r.end) {
     const char *rec_start = r.p;
     char tag[4];
@@ -237,8 +250,19 @@ sdk_err sdk_ckpt_read(const char *path, sdk_ckpt **out, sdk_errbuf *eb) {
     err = SDK_FAIL(eb, SDK_ERR_FORMAT, "checkpoint '%s' is corrupt (bad dimensions)", path);
     goto fail;
   }
+  if (f[15].p) {
+    if (f[15].n != 8 || !f[16].p || !f[17].p || !f[18].p || !f[19].p) {
+      err = SDK_FAIL(eb, SDK_ERR_FORMAT, "checkpoint '%s' is corrupt (order parameter)", path);
+      goto fail;
+    }
+    memcpy(&c->nord, f[15].p, 8);
+    if (c->nord < 0 || c->nord > (int64_t)(f[16].n / 8)) {
+      err = SDK_FAIL(eb, SDK_ERR_FORMAT, "checkpoint '%s' is corrupt (bad dimensions)", path);
+      goto fail;
+    }
+  }
   uint64_t np = (uint64_t)(c->ngrid * c->ppg), ns = (uint64_t)c->nsamples, ng = (uint64_t)c->ngrid,
-           nv = (uint64_t)c->nvars;
+           nv = (uint64_t)c->nvars, no = (uint64_t)c->nord;
   struct {
     int idx;
     void **dst;
@@ -252,7 +276,11 @@ sdk_err sdk_ckpt_read(const char *path, sdk_ckpt **out, sdk_errbuf *eb) {
                 {11, (void **)&c->dhi, ng * ns * 8},
                 {12, (void **)&c->dP, ng * ns * (uint64_t)c->dbins * 8},
                 {13, (void **)&c->dunder, ng * ns * 8},
-                {14, (void **)&c->dover, ng * ns * 8}};
+                {14, (void **)&c->dover, ng * ns * 8},
+                {16, (void **)&c->ord_step, no * 8},
+                {17, (void **)&c->ord_r, ng * no * 8},
+                {18, (void **)&c->ord_err, ng * no * 8},
+                {19, (void **)&c->ord_psi, ng * no * 8}};
   for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) {
     if (!f[arrays[i].idx].p) continue;
     if (f[arrays[i].idx].n != arrays[i].want) {

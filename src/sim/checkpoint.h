@@ -36,6 +36,10 @@ typedef struct sdk_ckpt {
   double *dlo, *dhi;        /* [g][s], may be NULL */
   double *dP;               /* [g][s][b] */
   uint64_t *dunder, *dover; /* [g][s] */
+  /* order parameter (--observe order), when the run has it: nord samples */
+  int64_t nord;
+  int64_t *ord_step;                 /* [s], NULL without */
+  double *ord_r, *ord_err, *ord_psi; /* [g][s] */
 } sdk_ckpt;
 
 sdk_err sdk_ckpt_write(const sdk_ckpt *c, const char *path, sdk_errbuf *eb);

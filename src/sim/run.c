@@ -477,8 +477,8 @@ sdk_err sdk_run_codegen(const sdk_run_config *c, int cuda, char **src, sdk_errbu
 
 /* Everything needed to continue the run later, bit for bit. */
 static sdk_err write_checkpoint(const sdk_run_config *c, sdk_run *r, const sdk_backend *be,
-                                sdk_ensemble *ens, int64_t step, int marked, int64_t ns,
-                                int64_t ns_max, sdk_errbuf *eb) {
+                                sdk_ensemble *ens, const sdk_sysplan *sys, int64_t step, int marked,
+                                int64_t ns, int64_t ns_max, sdk_errbuf *eb) {
   const sdk_results *R = &r->r;
   int64_t ng = R->ngrid, nv = R->nvars, np = ng * c->paths, nsv = R->nsaved, nb = R->dbins;
   sdk_ckpt k;
@@ -505,8 +505,18 @@ static sdk_err write_checkpoint(const sdk_run_config *c, sdk_run *r, const sdk_b
     k.dP = malloc(cnt * (size_t)nb * sizeof(double));
     k.dunder = malloc(cnt * sizeof(uint64_t)), k.dover = malloc(cnt * sizeof(uint64_t));
   }
+  int order = sys->order_var >= 0 && R->order_r;
+  int64_t no = order ? sys->isample : 0;
+  if (order) {
+    size_t on = (size_t)ng * (size_t)(no > 0 ? no : 1);
+    k.nord = no;
+    k.ord_step = malloc((size_t)(no > 0 ? no : 1) * sizeof(int64_t));
+    k.ord_r = malloc(on * sizeof(double)), k.ord_err = malloc(on * sizeof(double));
+    k.ord_psi = malloc(on * sizeof(double));
+  }
   if (!k.state || (R->mean && (!k.mean || !k.var)) || (R->saved && !k.paths) ||
-      (R->dP && (!k.dlo || !k.dhi || !k.dP || !k.dunder || !k.dover))) {
+      (R->dP && (!k.dlo || !k.dhi || !k.dP || !k.dunder || !k.dover)) ||
+      (order && (!k.ord_step || !k.ord_r || !k.ord_err || !k.ord_psi))) {
     err = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory writing a checkpoint");
     goto out;
   }
@@ -532,10 +542,21 @@ static sdk_err write_checkpoint(const sdk_run_config *c, sdk_run *r, const sdk_b
         memcpy(k.dP + a * nb, R->dP + o * nb, (size_t)nb * sizeof(double));
       }
     }
+  if (order) {
+    /* R holds them with a stride of sys->nmax samples per grid point */
+    memcpy(k.ord_step, R->order_step, (size_t)no * sizeof(int64_t));
+    for (int64_t g = 0; g < ng; g++)
+      for (int64_t s = 0; s < no; s++) {
+        k.ord_r[g * no + s] = R->order_r[g * sys->nmax + s];
+        k.ord_err[g * no + s] = R->order_r_err[g * sys->nmax + s];
+        k.ord_psi[g * no + s] = R->order_psi[g * sys->nmax + s];
+      }
+  }
   err = sdk_ckpt_write(&k, c->checkpoint, eb);
 out:
   free(k.state), free(k.mean), free(k.var), free(k.paths), free(k.dlo), free(k.dhi), free(k.dP);
   free(k.dunder), free(k.dover);
+  free(k.ord_step), free(k.ord_r), free(k.ord_err), free(k.ord_psi);
   return err;
 }
 
@@ -782,6 +803,24 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
           sdk_sys_setup(&p.sys, R, ng, p.nsteps,
                         c->order_every > 0 ? c->order_every : p.sample_every, max_chunk, eb),
           done_buf);
+  /* resume: the order-parameter samples so far */
+  if (c->resume && p.sys.order_var >= 0) {
+    const sdk_ckpt *k = c->resume;
+    if (!k->ord_step || k->nord > p.sys.nmax ||
+        (k->nord > 0 && k->ord_step[k->nord - 1] > k->step)) {
+      err = SDK_FAIL(eb, SDK_ERR_FORMAT,
+                     "the checkpoint does not match this run's layout (order parameter)");
+      goto done_buf;
+    }
+    memcpy(R->order_step, k->ord_step, (size_t)k->nord * sizeof(int64_t));
+    for (int64_t g = 0; g < ng; g++)
+      for (int64_t s = 0; s < k->nord; s++) {
+        R->order_r[g * p.sys.nmax + s] = k->ord_r[g * k->nord + s];
+        R->order_r_err[g * p.sys.nmax + s] = k->ord_err[g * k->nord + s];
+        R->order_psi[g * p.sys.nmax + s] = k->ord_psi[g * k->nord + s];
+      }
+    p.sys.isample = k->nord;
+  }
   for (;;) {
     int sample_now = sampling && step % p.sample_every == 0 &&
                      (isample == 0 || R->sample_step[isample - 1] < step);
@@ -872,7 +911,8 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
     int ckpt_now = c->checkpoint &&
                    (stop_now || step >= p.nsteps || now_s() - last_ckpt >= c->checkpoint_every);
     if (ckpt_now && step > step_start) {
-      SDK_TRY(err, write_checkpoint(c, r, be, ens, step, marked, isample, ns_max, eb), done_buf);
+      SDK_TRY(err, write_checkpoint(c, r, be, ens, &p.sys, step, marked, isample, ns_max, eb),
+              done_buf);
       last_ckpt = now_s();
     }
     if (stop_now && step < p.nsteps) {
