@@ -27,6 +27,7 @@
 
 #include "cli/cli.h"
 #include "core/strbuf.h"
+#include "io/h5attr.h"
 #include "io/io.h"
 #include "model/model.h"
 
@@ -88,120 +89,6 @@ typedef struct pfile {
   double tscale; /* multiply times by this for the time axis (1/period or 1) */
   int in_periods;
 } pfile;
-
-static int get_str_attr(hid_t loc, const char *name, char *buf, size_t n) {
-  int ok = -1;
-  buf[0] = 0;
-  if (H5Aexists(loc, name) <= 0) return -1;
-  hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
-  if (a < 0) return -1;
-  hid_t ft = H5Aget_type(a), sp = H5Aget_space(a), mt = -1;
-  if (ft >= 0 && sp >= 0 && H5Tget_class(ft) == H5T_STRING &&
-      H5Sget_simple_extent_npoints(sp) == 1) {
-    mt = H5Tcopy(H5T_C_S1);
-    if (H5Tis_variable_str(ft) > 0) {
-      char *s = NULL;
-      H5Tset_size(mt, H5T_VARIABLE);
-      H5Tset_cset(mt, H5Tget_cset(ft));
-      if (H5Aread(a, mt, &s) >= 0) {
-        snprintf(buf, n, "%s", s ? s : "");
-        ok = 0;
-      }
-      if (s) H5free_memory(s);
-    } else {
-      size_t sz = H5Tget_size(ft);
-      char *tmp = calloc(sz + 1, 1);
-      H5Tset_size(mt, sz + 1);
-      H5Tset_strpad(mt, H5T_STR_NULLTERM);
-      if (tmp && H5Aread(a, mt, tmp) >= 0) {
-        snprintf(buf, n, "%s", tmp);
-        ok = 0;
-      }
-      free(tmp);
-    }
-  }
-  if (mt >= 0) H5Tclose(mt);
-  if (ft >= 0) H5Tclose(ft);
-  if (sp >= 0) H5Sclose(sp);
-  H5Aclose(a);
-  return ok;
-}
-
-/* A 1-D string array attribute: count (>= 0) and malloc'd strings, or -1. */
-static long get_strs_attr(hid_t loc, const char *name, char ***out) {
-  *out = NULL;
-  if (H5Aexists(loc, name) <= 0) return -1;
-  hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
-  if (a < 0) return -1;
-  long count = -1;
-  hid_t ft = H5Aget_type(a), sp = H5Aget_space(a), mt = -1;
-  hssize_t n = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
-  char **res = NULL;
-  if (ft < 0 || n < 0 || H5Tget_class(ft) != H5T_STRING) goto out;
-  res = calloc((size_t)n + 1, sizeof *res);
-  if (!res) goto out;
-  mt = H5Tcopy(H5T_C_S1);
-  if (H5Tis_variable_str(ft) > 0) {
-    char **raw = calloc((size_t)n + 1, sizeof *raw);
-    H5Tset_size(mt, H5T_VARIABLE);
-    H5Tset_cset(mt, H5Tget_cset(ft));
-    if (raw && (n == 0 || H5Aread(a, mt, raw) >= 0)) {
-      count = (long)n;
-      for (hssize_t i = 0; i < n; i++)
-        if (!(res[i] = strdup(raw[i] ? raw[i] : ""))) count = -1;
-    }
-    for (hssize_t i = 0; raw && i < n; i++)
-      if (raw[i]) H5free_memory(raw[i]);
-    free(raw);
-  } else {
-    size_t sz = H5Tget_size(ft);
-    char *tmp = calloc((size_t)n * (sz + 1) + 1, 1);
-    H5Tset_size(mt, sz + 1);
-    H5Tset_strpad(mt, H5T_STR_NULLTERM);
-    if (tmp && (n == 0 || H5Aread(a, mt, tmp) >= 0)) {
-      count = (long)n;
-      for (hssize_t i = 0; i < n; i++)
-        if (!(res[i] = strdup(tmp + (size_t)i * (sz + 1)))) count = -1;
-    }
-    free(tmp);
-  }
-out:
-  if (count < 0 && res) {
-    for (hssize_t i = 0; i < n; i++)
-      free(res[i]);
-    free(res);
-    res = NULL;
-  }
-  *out = res;
-  if (mt >= 0) H5Tclose(mt);
-  if (ft >= 0) H5Tclose(ft);
-  if (sp >= 0) H5Sclose(sp);
-  H5Aclose(a);
-  return count;
-}
-
-static void free_strs(char **v, long n) {
-  for (long i = 0; v && i < n; i++)
-    free(v[i]);
-  free(v);
-}
-
-/* Numeric attribute with n elements, converted to doubles. */
-static int get_num_attr(hid_t loc, const char *name, double *buf, hssize_t n) {
-  if (H5Aexists(loc, name) <= 0) return -1;
-  hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
-  if (a < 0) return -1;
-  int ok = -1;
-  hid_t ft = H5Aget_type(a), sp = H5Aget_space(a);
-  H5T_class_t c = ft >= 0 ? H5Tget_class(ft) : H5T_NO_CLASS;
-  if ((c == H5T_INTEGER || c == H5T_FLOAT) && sp >= 0 && H5Sget_simple_extent_npoints(sp) == n &&
-      (n == 0 || H5Aread(a, H5T_NATIVE_DOUBLE, buf) >= 0))
-    ok = 0;
-  if (ft >= 0) H5Tclose(ft);
-  if (sp >= 0) H5Sclose(sp);
-  H5Aclose(a);
-  return ok;
-}
 
 /* Does the link path (a/b/c) exist?  Checks each component in turn. */
 static int has(hid_t f, const char *path) {
@@ -338,8 +225,8 @@ static double *read_1d(const pfile *pf, const char *path, int64_t *n, sdk_errbuf
 }
 
 static void pfile_close(pfile *pf) {
-  free_strs(pf->vars, pf->nvars);
-  free_strs(pf->pnames, pf->nparams);
+  sdk_h5_free_strs(pf->vars, pf->nvars);
+  sdk_h5_free_strs(pf->pnames, pf->nparams);
   free(pf->pvals);
   for (int i = 0; i < 2; i++) {
     free(pf->axname[i]);
@@ -377,31 +264,35 @@ static sdk_err pfile_open(pfile *pf, const char *path, sdk_errbuf *eb) {
 
   char buf[256];
   double fv = 0;
-  if (get_str_attr(pf->f, "format", buf, sizeof buf) != 0 || strcmp(buf, "sdekit") != 0)
+  if (sdk_h5_str_attr(pf->f, "format", buf, sizeof buf) != 0 || strcmp(buf, "sdekit") != 0)
     return SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s' is not an sdekit result file", path);
-  if (get_num_attr(pf->f, "format_version", &fv, 1) == 0 && fv > SDK_H5_FORMAT_VERSION)
+  if (sdk_h5_num_attr(pf->f, "format_version", H5T_NATIVE_DOUBLE, &fv, 1) == 0 &&
+      fv > SDK_H5_FORMAT_VERSION)
     return SDK_FAIL(eb, SDK_ERR_FORMAT,
                     "'%s' was written by a newer sdekit (format %g; this one reads up to %d)", path,
                     fv, SDK_H5_FORMAT_VERSION);
-  if (get_str_attr(pf->f, "model_name", pf->model, sizeof pf->model) != 0)
+  if (sdk_h5_str_attr(pf->f, "model_name", pf->model, sizeof pf->model) != 0)
     snprintf(pf->model, sizeof pf->model, "?");
-  if (get_str_attr(pf->f, "scheme", pf->scheme, sizeof pf->scheme) != 0) pf->scheme[0] = 0;
-  if (get_str_attr(pf->f, "precision", pf->precision, sizeof pf->precision) != 0)
+  if (sdk_h5_str_attr(pf->f, "scheme", pf->scheme, sizeof pf->scheme) != 0) pf->scheme[0] = 0;
+  if (sdk_h5_str_attr(pf->f, "precision", pf->precision, sizeof pf->precision) != 0)
     pf->precision[0] = 0;
   double x;
-  if (get_num_attr(pf->f, "paths", &x, 1) == 0) pf->paths = (int64_t)x;
-  if (get_num_attr(pf->f, "nsteps", &x, 1) == 0) pf->nsteps = (int64_t)x;
-  if (get_num_attr(pf->f, "particles", &x, 1) == 0) pf->particles = (int64_t)x;
-  if (get_num_attr(pf->f, "period", &x, 1) == 0 && isfinite(x) && x > 0) pf->period = x;
-  long n = get_strs_attr(pf->f, "var_names", &pf->vars);
+  if (sdk_h5_num_attr(pf->f, "paths", H5T_NATIVE_DOUBLE, &x, 1) == 0) pf->paths = (int64_t)x;
+  if (sdk_h5_num_attr(pf->f, "nsteps", H5T_NATIVE_DOUBLE, &x, 1) == 0) pf->nsteps = (int64_t)x;
+  if (sdk_h5_num_attr(pf->f, "particles", H5T_NATIVE_DOUBLE, &x, 1) == 0)
+    pf->particles = (int64_t)x;
+  if (sdk_h5_num_attr(pf->f, "period", H5T_NATIVE_DOUBLE, &x, 1) == 0 && isfinite(x) && x > 0)
+    pf->period = x;
+  long n = sdk_h5_strs_attr(pf->f, "var_names", &pf->vars);
   if (n < 1) return SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': no var_names attribute", path);
   pf->nvars = n;
-  n = get_strs_attr(pf->f, "param_names", &pf->pnames);
+  n = sdk_h5_strs_attr(pf->f, "param_names", &pf->pnames);
   if (n > 0) {
     pf->nparams = n;
     pf->pvals = malloc((size_t)n * sizeof *pf->pvals);
-    if (!pf->pvals || get_num_attr(pf->f, "param_values", pf->pvals, n) != 0) {
-      free_strs(pf->pnames, pf->nparams);
+    if (!pf->pvals ||
+        sdk_h5_num_attr(pf->f, "param_values", H5T_NATIVE_DOUBLE, pf->pvals, n) != 0) {
+      sdk_h5_free_strs(pf->pnames, pf->nparams);
       free(pf->pvals);
       pf->pnames = NULL;
       pf->pvals = NULL;
@@ -413,10 +304,10 @@ static sdk_err pfile_open(pfile *pf, const char *path, sdk_errbuf *eb) {
   hid_t sg = has(pf->f, "scan") ? H5Gopen2(pf->f, "scan", H5P_DEFAULT) : -1;
   if (sg < 0) return SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s' has no scan group", path);
   char **axes = NULL;
-  long nax = get_strs_attr(sg, "axes", &axes);
+  long nax = sdk_h5_strs_attr(sg, "axes", &axes);
   H5Gclose(sg);
   if (nax < 0 || nax > 2) {
-    free_strs(axes, nax);
+    sdk_h5_free_strs(axes, nax);
     return SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': bad scan/axes attribute", path);
   }
   pf->nscan = (int)nax;
@@ -428,17 +319,17 @@ static sdk_err pfile_open(pfile *pf, const char *path, sdk_errbuf *eb) {
     snprintf(p, sizeof p, "scan/%s", pf->axname[i]);
     pf->ax[i] = read_1d(pf, p, &pf->axn[i], eb);
     if (!pf->ax[i] || pf->axn[i] < 1) {
-      free_strs(axes, nax);
+      sdk_h5_free_strs(axes, nax);
       return SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': bad scan axis /%s", path, p);
     }
     hid_t d = H5Dopen2(pf->f, p, H5P_DEFAULT);
     if (d >= 0) {
-      if (get_num_attr(d, "log", &x, 1) == 0) pf->axlog[i] = x != 0;
+      if (sdk_h5_num_attr(d, "log", H5T_NATIVE_DOUBLE, &x, 1) == 0) pf->axlog[i] = x != 0;
       H5Dclose(d);
     }
     pf->ngrid *= pf->axn[i];
   }
-  free_strs(axes, nax);
+  sdk_h5_free_strs(axes, nax);
   int nt = 0;
   hsize_t tail[H5S_MAX_RANK];
   pf->dt = read_block(pf, "scan/dt", -1, &nt, tail, eb);
@@ -448,7 +339,7 @@ static sdk_err pfile_open(pfile *pf, const char *path, sdk_errbuf *eb) {
   pf->in_periods = 0;
   if (pf->period > 0) {
     double spp = 0;
-    int same = get_num_attr(pf->f, "spp", &spp, 1) == 0 && spp > 0;
+    int same = sdk_h5_num_attr(pf->f, "spp", H5T_NATIVE_DOUBLE, &spp, 1) == 0 && spp > 0;
     for (int64_t g = 0; same && g < pf->ngrid; g++)
       same = fabs(pf->dt[g] * spp - pf->period) <= 1e-9 * pf->period;
     if (same) {
@@ -976,7 +867,7 @@ static sdk_err draw_drift(plot *p) {
   char var[256] = "";
   hid_t g = H5Gopen2(pf->f, "drift", H5P_DEFAULT);
   if (g >= 0) {
-    get_str_attr(g, "var", var, sizeof var);
+    sdk_h5_str_attr(g, "var", var, sizeof var);
     H5Gclose(g);
   }
   if (!var[0]) snprintf(var, sizeof var, "%s", pf->vars[0]);
@@ -1600,7 +1491,7 @@ static sdk_err draw_density(plot *p) {
   hid_t grp = H5Oopen(pf->f, path, H5P_DEFAULT);
   if (grp >= 0) {
     double cg = 0;
-    if (get_num_attr(grp, "coarse_grain", &cg, 1) == 0) coarse = cg != 0;
+    if (sdk_h5_num_attr(grp, "coarse_grain", H5T_NATIVE_DOUBLE, &cg, 1) == 0) coarse = cg != 0;
     H5Oclose(grp);
   }
 

@@ -1,4 +1,5 @@
 /* sdekit: human-readable summary of an HDF5 result file (sdekit info). */
+#include "io/h5attr.h"
 #include "io/io.h"
 
 #include <errno.h>
@@ -8,129 +9,6 @@
 #include <string.h>
 
 #define INFO_HEAD 5 /* drift table: rows shown at each end of a long table */
-
-/* ---------------- attribute readers (strict about types) ---------------- */
-
-/* Read a scalar string attribute (variable or fixed length) into buf.
- * Returns 0, or -1 when missing or not a string. */
-static int read_str_attr(hid_t loc, const char *name, char *buf, size_t n) {
-  int ok = -1;
-  buf[0] = 0;
-  if (H5Aexists(loc, name) <= 0) return -1;
-  hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
-  if (a < 0) return -1;
-  hid_t ft = H5Aget_type(a), sp = H5Aget_space(a), mt = -1;
-  if (ft < 0 || sp < 0 || H5Tget_class(ft) != H5T_STRING || H5Sget_simple_extent_npoints(sp) != 1)
-    goto out;
-  if (H5Tis_variable_str(ft) > 0) {
-    char *s = NULL;
-    mt = H5Tcopy(H5T_C_S1);
-    H5Tset_size(mt, H5T_VARIABLE);
-    H5Tset_cset(mt, H5Tget_cset(ft));
-    if (H5Aread(a, mt, &s) >= 0) {
-      snprintf(buf, n, "%s", s ? s : "");
-      ok = 0;
-    }
-    if (s) H5free_memory(s);
-  } else {
-    size_t sz = H5Tget_size(ft);
-    char *tmp = calloc(sz + 1, 1);
-    mt = H5Tcopy(H5T_C_S1);
-    H5Tset_size(mt, sz + 1);
-    H5Tset_strpad(mt, H5T_STR_NULLTERM);
-    if (tmp && H5Aread(a, mt, tmp) >= 0) {
-      snprintf(buf, n, "%s", tmp);
-      ok = 0;
-    }
-    free(tmp);
-  }
-out:
-  if (mt >= 0) H5Tclose(mt);
-  if (ft >= 0) H5Tclose(ft);
-  if (sp >= 0) H5Sclose(sp);
-  H5Aclose(a);
-  return ok;
-}
-
-/* Read a 1-D string array attribute; *out gets n malloc'd strings (free with
- * free_strs).  Returns the count, or -1 when missing or not strings. */
-static long read_strs_attr(hid_t loc, const char *name, char ***out) {
-  long count = -1;
-  *out = NULL;
-  if (H5Aexists(loc, name) <= 0) return -1;
-  hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
-  if (a < 0) return -1;
-  hid_t ft = H5Aget_type(a), sp = H5Aget_space(a), mt = -1;
-  if (ft < 0 || sp < 0 || H5Tget_class(ft) != H5T_STRING) goto out;
-  hssize_t n = H5Sget_simple_extent_npoints(sp);
-  if (n < 0) goto out;
-  char **res = calloc((size_t)n + 1, sizeof *res);
-  if (!res) goto out;
-  if (H5Tis_variable_str(ft) > 0) {
-    char **raw = calloc((size_t)n + 1, sizeof *raw);
-    mt = H5Tcopy(H5T_C_S1);
-    H5Tset_size(mt, H5T_VARIABLE);
-    H5Tset_cset(mt, H5Tget_cset(ft));
-    if (raw && (n == 0 || H5Aread(a, mt, raw) >= 0)) {
-      for (hssize_t i = 0; i < n; i++)
-        res[i] = strdup(raw[i] ? raw[i] : "");
-      count = (long)n;
-    }
-    for (hssize_t i = 0; raw && i < n; i++)
-      if (raw[i]) H5free_memory(raw[i]);
-    free(raw);
-  } else {
-    size_t sz = H5Tget_size(ft);
-    char *tmp = calloc((size_t)n * (sz + 1) + 1, 1);
-    mt = H5Tcopy(H5T_C_S1);
-    H5Tset_size(mt, sz + 1);
-    H5Tset_strpad(mt, H5T_STR_NULLTERM);
-    if (tmp && (n == 0 || H5Aread(a, mt, tmp) >= 0)) {
-      for (hssize_t i = 0; i < n; i++)
-        res[i] = strdup(tmp + (size_t)i * (sz + 1));
-      count = (long)n;
-    }
-    free(tmp);
-  }
-  for (long i = 0; i < count; i++)
-    if (!res[i]) count = -1; /* strdup failed */
-  if (count < 0) {
-    for (hssize_t i = 0; i < n; i++)
-      free(res[i]);
-    free(res);
-  } else {
-    *out = res;
-  }
-out:
-  if (mt >= 0) H5Tclose(mt);
-  if (ft >= 0) H5Tclose(ft);
-  if (sp >= 0) H5Sclose(sp);
-  H5Aclose(a);
-  return count;
-}
-
-static void free_strs(char **v, long n) {
-  for (long i = 0; v && i < n; i++)
-    free(v[i]);
-  free(v);
-}
-
-/* Read numeric attribute elements (converted to mtype); n = expected count. */
-static int read_num_attr(hid_t loc, const char *name, hid_t mtype, void *buf, hssize_t n) {
-  if (H5Aexists(loc, name) <= 0) return -1;
-  hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
-  if (a < 0) return -1;
-  int ok = -1;
-  hid_t ft = H5Aget_type(a), sp = H5Aget_space(a);
-  H5T_class_t c = ft >= 0 ? H5Tget_class(ft) : H5T_NO_CLASS;
-  if ((c == H5T_INTEGER || c == H5T_FLOAT) && sp >= 0 && H5Sget_simple_extent_npoints(sp) == n &&
-      (n == 0 || H5Aread(a, mtype, buf) >= 0))
-    ok = 0;
-  if (ft >= 0) H5Tclose(ft);
-  if (sp >= 0) H5Sclose(sp);
-  H5Aclose(a);
-  return ok;
-}
 
 static hssize_t attr_npoints(hid_t loc, const char *name) {
   if (H5Aexists(loc, name) <= 0) return -1;
@@ -231,7 +109,7 @@ static sdk_err fail_format(sdk_errbuf *eb, const char *path, const char *why) {
 
 static void print_str(FILE *out, hid_t root, const char *label, const char *attr) {
   char buf[1024];
-  if (read_str_attr(root, attr, buf, sizeof buf) == 0)
+  if (sdk_h5_str_attr(root, attr, buf, sizeof buf) == 0)
     fprintf(out, "%-12s %s\n", label, buf);
   else
     fprintf(out, "%-12s ?\n", label);
@@ -256,7 +134,7 @@ static void print_drift(FILE *out, hid_t file, const axis_info *ax, int nax, int
   double *err = read_dset_f64(file, "drift/error", &ne);
   hid_t g = H5Gopen2(file, "drift", H5P_DEFAULT);
   if (g >= 0) {
-    read_str_attr(g, "var", vname, sizeof vname);
+    sdk_h5_str_attr(g, "var", vname, sizeof vname);
     H5Gclose(g);
   }
   if (!val || !err || nv != ngrid || ne != ngrid) {
@@ -329,11 +207,11 @@ sdk_err sdk_h5_info(const char *path, FILE *out, sdk_errbuf *eb) {
 
   /* Identify the file. */
   int64_t fv = 0;
-  if (read_str_attr(file, "format", buf, sizeof buf) != 0 || strcmp(buf, "sdekit") != 0) {
+  if (sdk_h5_str_attr(file, "format", buf, sizeof buf) != 0 || strcmp(buf, "sdekit") != 0) {
     e = fail_format(eb, path, "no format = \"sdekit\" attribute");
     goto out;
   }
-  if (read_num_attr(file, "format_version", H5T_NATIVE_INT64, &fv, 1) != 0 || fv < 1) {
+  if (sdk_h5_num_attr(file, "format_version", H5T_NATIVE_INT64, &fv, 1) != 0 || fv < 1) {
     e = fail_format(eb, path, "no valid format_version attribute");
     goto out;
   }
@@ -349,7 +227,7 @@ sdk_err sdk_h5_info(const char *path, FILE *out, sdk_errbuf *eb) {
     e = fail_format(eb, path, "no scan group");
     goto out;
   }
-  nax = read_strs_attr(sg, "axes", &axes);
+  nax = sdk_h5_strs_attr(sg, "axes", &axes);
   if (nax < 0 || nax > SDK_MAX_SCAN) {
     e = fail_format(eb, path, "bad scan/axes attribute");
     goto out;
@@ -373,12 +251,13 @@ sdk_err sdk_h5_info(const char *path, FILE *out, sdk_errbuf *eb) {
 
   /* Settings. */
   fprintf(out, "%-12s %s\n", "file:", path);
-  if (read_str_attr(file, "version", buf, sizeof buf) != 0) snprintf(buf, sizeof buf, "?");
+  if (sdk_h5_str_attr(file, "version", buf, sizeof buf) != 0) snprintf(buf, sizeof buf, "?");
   fprintf(out, "%-12s sdekit %s (format %lld)\n", "written by:", buf, (long long)fv);
   {
     char name[256], mpath[512];
-    if (read_str_attr(file, "model_name", name, sizeof name) != 0) snprintf(name, sizeof name, "?");
-    if (read_str_attr(file, "model_path", mpath, sizeof mpath) == 0 && mpath[0])
+    if (sdk_h5_str_attr(file, "model_name", name, sizeof name) != 0)
+      snprintf(name, sizeof name, "?");
+    if (sdk_h5_str_attr(file, "model_path", mpath, sizeof mpath) == 0 && mpath[0])
       fprintf(out, "%-12s %s (%s)\n", "model:", name, mpath);
     else
       fprintf(out, "%-12s %s\n", "model:", name);
@@ -390,9 +269,9 @@ sdk_err sdk_h5_info(const char *path, FILE *out, sdk_errbuf *eb) {
   int64_t i64 = 0, nsteps = 0, trans = 0, every = 0, spp = 0;
   uint64_t seed = 0;
   double period = 0;
-  if (read_num_attr(file, "paths", H5T_NATIVE_INT64, &i64, 1) == 0)
+  if (sdk_h5_num_attr(file, "paths", H5T_NATIVE_INT64, &i64, 1) == 0)
     fprintf(out, "%-12s %lld per grid point\n", "paths:", (long long)i64);
-  if (read_num_attr(file, "seed", H5T_NATIVE_UINT64, &seed, 1) == 0)
+  if (sdk_h5_num_attr(file, "seed", H5T_NATIVE_UINT64, &seed, 1) == 0)
     fprintf(out, "%-12s %llu\n", "seed:", (unsigned long long)seed);
   double dmin = dt[0], dmax = dt[0];
   for (int64_t k = 1; k < ngrid; k++) {
@@ -404,32 +283,32 @@ sdk_err sdk_h5_info(const char *path, FILE *out, sdk_errbuf *eb) {
   else
     fprintf(out, "%-12s %s .. %s (per grid point)\n", "dt:", sdk_fmt_exact(b1, dmin),
             sdk_fmt_exact(b2, dmax));
-  if (read_num_attr(file, "nsteps", H5T_NATIVE_INT64, &nsteps, 1) == 0) {
+  if (sdk_h5_num_attr(file, "nsteps", H5T_NATIVE_INT64, &nsteps, 1) == 0) {
     fprintf(out, "%-12s %lld", "steps:", (long long)nsteps);
-    if (read_num_attr(file, "transient_steps", H5T_NATIVE_INT64, &trans, 1) == 0)
+    if (sdk_h5_num_attr(file, "transient_steps", H5T_NATIVE_INT64, &trans, 1) == 0)
       fprintf(out, " (transient %lld", (long long)trans);
     else
       fprintf(out, " (");
-    if (read_num_attr(file, "sample_every", H5T_NATIVE_INT64, &every, 1) == 0)
+    if (sdk_h5_num_attr(file, "sample_every", H5T_NATIVE_INT64, &every, 1) == 0)
       fprintf(out, ", sample every %lld", (long long)every);
     fprintf(out, ")\n");
   }
-  if (read_num_attr(file, "period", H5T_NATIVE_DOUBLE, &period, 1) == 0 && period > 0) {
-    read_num_attr(file, "spp", H5T_NATIVE_INT64, &spp, 1);
+  if (sdk_h5_num_attr(file, "period", H5T_NATIVE_DOUBLE, &period, 1) == 0 && period > 0) {
+    sdk_h5_num_attr(file, "spp", H5T_NATIVE_INT64, &spp, 1);
     fprintf(out, "%-12s %s (%lld steps per period)\n", "period:", sdk_fmt_exact(b1, period),
             (long long)spp);
   }
-  nvars = read_strs_attr(file, "var_names", &vars);
+  nvars = sdk_h5_strs_attr(file, "var_names", &vars);
   if (nvars >= 0) {
     fprintf(out, "%-12s", "variables:");
     for (long v = 0; v < nvars; v++)
       fprintf(out, " %s", vars[v]);
     fputc('\n', out);
   }
-  npn = read_strs_attr(file, "param_names", &pnames);
+  npn = sdk_h5_strs_attr(file, "param_names", &pnames);
   if (npn > 0 && attr_npoints(file, "param_values") == npn) {
     pvals = malloc((size_t)npn * sizeof *pvals);
-    if (pvals && read_num_attr(file, "param_values", H5T_NATIVE_DOUBLE, pvals, npn) == 0) {
+    if (pvals && sdk_h5_num_attr(file, "param_values", H5T_NATIVE_DOUBLE, pvals, npn) == 0) {
       fprintf(out, "%-12s", "parameters:");
       for (long p = 0; p < npn; p++) {
         int scanned = 0;
@@ -447,9 +326,9 @@ sdk_err sdk_h5_info(const char *path, FILE *out, sdk_errbuf *eb) {
     double start = ax[i].values[0], stop = ax[i].values[ax[i].n - 1];
     int64_t lg = 0;
     if (d >= 0) {
-      read_num_attr(d, "start", H5T_NATIVE_DOUBLE, &start, 1);
-      read_num_attr(d, "stop", H5T_NATIVE_DOUBLE, &stop, 1);
-      read_num_attr(d, "log", H5T_NATIVE_INT64, &lg, 1);
+      sdk_h5_num_attr(d, "start", H5T_NATIVE_DOUBLE, &start, 1);
+      sdk_h5_num_attr(d, "stop", H5T_NATIVE_DOUBLE, &stop, 1);
+      sdk_h5_num_attr(d, "log", H5T_NATIVE_INT64, &lg, 1);
       H5Dclose(d);
     }
     fprintf(out, "%-12s %s: %s .. %s, n=%lld, %s\n", i == 0 ? "scans:" : "", axes[i],
@@ -474,9 +353,9 @@ sdk_err sdk_h5_info(const char *path, FILE *out, sdk_errbuf *eb) {
 out:
   for (int i = 0; i < SDK_MAX_SCAN; i++)
     free(ax[i].values);
-  free_strs(axes, nax);
-  free_strs(vars, nvars);
-  free_strs(pnames, npn);
+  sdk_h5_free_strs(axes, nax);
+  sdk_h5_free_strs(vars, nvars);
+  sdk_h5_free_strs(pnames, npn);
   free(pvals);
   free(dt);
   if (sg >= 0) H5Gclose(sg);

@@ -475,6 +475,44 @@ sdk_err sdk_run_codegen(const sdk_run_config *c, int cuda, char **src, sdk_errbu
   return err;
 }
 
+/* The sampled observables of a run, [g][s]... with `stride` samples allotted
+ * per grid point (NULL arrays: not sampled). */
+typedef struct sample_view {
+  double *mean, *var, *saved, *dlo, *dhi, *dP;
+  uint64_t *dunder, *dover;
+  int64_t stride;
+} sample_view;
+
+/* Copy samples 0..ns-1 of every grid point from src to dst (where both hold
+ * the observable); dst may be src with a smaller stride (compaction). */
+static void copy_samples(const sample_view *d, const sample_view *s, int64_t ng, int64_t ns,
+                         int64_t nv, int64_t nsv, int64_t nb) {
+  for (int64_t g = 0; g < ng; g++)
+    for (int64_t k = 0; k < ns; k++) {
+      int64_t a = g * d->stride + k, o = g * s->stride + k;
+      if (d->mean && s->mean)
+        for (int64_t v = 0; v < nv; v++) {
+          d->mean[a * nv + v] = s->mean[o * nv + v];
+          d->var[a * nv + v] = s->var[o * nv + v];
+        }
+      if (d->saved && s->saved)
+        for (int64_t q = 0; q < nsv; q++)
+          for (int64_t v = 0; v < nv; v++)
+            d->saved[((g * nsv + q) * d->stride + k) * nv + v] =
+                s->saved[((g * nsv + q) * s->stride + k) * nv + v];
+      if (d->dP && s->dP) {
+        d->dlo[a] = s->dlo[o], d->dhi[a] = s->dhi[o];
+        d->dunder[a] = s->dunder[o], d->dover[a] = s->dover[o];
+        memmove(d->dP + a * nb, s->dP + o * nb, (size_t)nb * sizeof(double));
+      }
+    }
+}
+
+static sample_view results_view(const sdk_results *R, int64_t stride) {
+  sample_view v = {R->mean, R->var, R->saved, R->dlo, R->dhi, R->dP, R->dunder, R->dover, stride};
+  return v;
+}
+
 /* Everything needed to continue the run later, bit for bit. */
 static sdk_err write_checkpoint(const sdk_run_config *c, sdk_run *r, const sdk_backend *be,
                                 sdk_ensemble *ens, const sdk_sysplan *sys, int64_t step, int marked,
@@ -523,25 +561,11 @@ static sdk_err write_checkpoint(const sdk_run_config *c, sdk_run *r, const sdk_b
   for (int v = 0; v < nv + (marked ? 1 : 0) && err == SDK_OK; v++)
     err = be->rows(ens, v, 0, np, k.state + (size_t)v * (size_t)np, 0, eb);
   if (err != SDK_OK) goto out;
-  for (int64_t g = 0; g < ng; g++)
-    for (int64_t s = 0; s < ns; s++) {
-      if (R->mean)
-        for (int64_t v = 0; v < nv; v++) {
-          k.mean[(g * ns + s) * nv + v] = R->mean[(g * ns_max + s) * nv + v];
-          k.var[(g * ns + s) * nv + v] = R->var[(g * ns_max + s) * nv + v];
-        }
-      if (R->saved)
-        for (int64_t q = 0; q < nsv; q++)
-          for (int64_t v = 0; v < nv; v++)
-            k.paths[((g * nsv + q) * ns + s) * nv + v] =
-                R->saved[((g * nsv + q) * ns_max + s) * nv + v];
-      if (R->dP) {
-        int64_t a = g * ns + s, o = g * ns_max + s;
-        k.dlo[a] = R->dlo[o], k.dhi[a] = R->dhi[o], k.dunder[a] = R->dunder[o],
-        k.dover[a] = R->dover[o];
-        memcpy(k.dP + a * nb, R->dP + o * nb, (size_t)nb * sizeof(double));
-      }
-    }
+  {
+    sample_view to = {k.mean, k.var, k.paths, k.dlo, k.dhi, k.dP, k.dunder, k.dover, ns},
+                from = results_view(R, ns_max);
+    copy_samples(&to, &from, ng, ns, nv, nsv, nb);
+  }
   if (order) {
     /* R holds them with a stride of sys->nmax samples per grid point */
     memcpy(k.ord_step, R->order_step, (size_t)no * sizeof(int64_t));
@@ -774,27 +798,10 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
     marked = (int)k->has_mark;
     isample = k->nsamples;
     if (sampling) memcpy(R->sample_step, k->sample_step, (size_t)isample * sizeof(int64_t));
-    for (int64_t g = 0; g < ng; g++)
-      for (int64_t s = 0; s < isample; s++) {
-        if (want_mom)
-          for (int v = 0; v < nv; v++) {
-            R->mean[(g * ns_max + s) * nv + v] = k->mean[(g * isample + s) * nv + v];
-            R->var[(g * ns_max + s) * nv + v] = k->var[(g * isample + s) * nv + v];
-          }
-        if (want_paths)
-          for (int64_t q = 0; q < nsv; q++)
-            for (int v = 0; v < nv; v++)
-              R->saved[((g * nsv + q) * ns_max + s) * nv + v] =
-                  k->paths[((g * nsv + q) * isample + s) * nv + v];
-        if (want_den) {
-          R->dlo[g * ns_max + s] = k->dlo[g * isample + s];
-          R->dhi[g * ns_max + s] = k->dhi[g * isample + s];
-          R->dunder[g * ns_max + s] = k->dunder[g * isample + s];
-          R->dover[g * ns_max + s] = k->dover[g * isample + s];
-          memcpy(R->dP + (g * ns_max + s) * dbins, k->dP + (g * isample + s) * dbins,
-                 (size_t)dbins * sizeof(double));
-        }
-      }
+    sample_view from = {k->mean, k->var,    k->paths, k->dlo, k->dhi,
+                        k->dP,   k->dunder, k->dover, isample},
+                to = results_view(R, ns_max);
+    copy_samples(&to, &from, ng, isample, nv, nsv, dbins);
   }
   double t0 = now_s(), last_ckpt = now_s();
   int64_t step_start = step;
@@ -947,25 +954,8 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
   sdk_sys_finish(&p.sys, R);
   /* compact the sample arrays if fewer samples were taken than allotted */
   if (sampling && isample < ns_max) {
-    for (int64_t g = 0; g < ng; g++)
-      for (int64_t s = 0; s < isample; s++) {
-        if (want_mom)
-          for (int v = 0; v < nv; v++) {
-            R->mean[(g * isample + s) * nv + v] = R->mean[(g * ns_max + s) * nv + v];
-            R->var[(g * isample + s) * nv + v] = R->var[(g * ns_max + s) * nv + v];
-          }
-        if (want_paths)
-          for (int64_t q = 0; q < nsv; q++)
-            for (int v = 0; v < nv; v++)
-              R->saved[((g * nsv + q) * isample + s) * nv + v] =
-                  R->saved[((g * nsv + q) * ns_max + s) * nv + v];
-        if (want_den) {
-          int64_t a = g * isample + s, o = g * ns_max + s;
-          R->dlo[a] = R->dlo[o], R->dhi[a] = R->dhi[o], R->dunder[a] = R->dunder[o];
-          R->dover[a] = R->dover[o];
-          memmove(R->dP + a * dbins, R->dP + o * dbins, (size_t)dbins * sizeof(double));
-        }
-      }
+    sample_view from = results_view(R, ns_max), to = results_view(R, isample);
+    copy_samples(&to, &from, ng, isample, nv, nsv, dbins);
   }
 done_buf:
   free(pbuf), free(dlo_g), free(dhi_g), free(dcnt), free(dun), free(dov);
