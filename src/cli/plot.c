@@ -839,6 +839,31 @@ static void put_fixed_note(sdk_strbuf *b, const pfile *pf, const curves *c) {
   put_num(b, pf->ax[o][c->fixed]);
 }
 
+/* "set multiplot title" for grid point g (-1: the file as a whole) */
+static void put_multiplot_title(sdk_strbuf *b, const pfile *pf, int64_t g, const char *extra) {
+  sdk_sb_puts(b, "set multiplot title ");
+  put_title(b, pf, g, extra);
+  sdk_sb_puts(b, " font ',15'\n");
+}
+
+/* Title and key (or heat map) of a picture of curves per grid point; returns
+ * the right margin of its panels. */
+static double curves_begin(sdk_strbuf *b, const pfile *pf, const curves *c, int opaque_key) {
+  sdk_strbuf note;
+  sdk_sb_init(&note);
+  put_fixed_note(&note, pf, c);
+  put_multiplot_title(b, pf, -1, note.s);
+  sdk_sb_free(&note);
+  if (c->heat)
+    heatmap_setup(b);
+  else
+    sdk_sb_printf(b, "set key %s font ',12' spacing 1.1\n",
+                  c->n > 1     ? "at screen 0.79, screen 0.865 left top vertical Left reverse"
+                  : opaque_key ? "top right opaque"
+                               : "top right");
+  return c->heat ? RIGHT_HEAT : c->n > 1 ? RIGHT_KEY : RIGHT_PLAIN;
+}
+
 /* Variables drawn: --var or all (up to MAX_PANELS). */
 static int choose_vars(const plot *p, int *vi) {
   const pfile *pf = p->pf;
@@ -886,9 +911,7 @@ static sdk_err draw_drift(plot *p) {
     goto out;
   }
   put_panel(b, 0, 1, pf->nscan == 2 ? RIGHT_HEAT : RIGHT_PLAIN, GAP_SHARED);
-  sdk_sb_puts(b, "set multiplot title ");
-  put_title(b, pf, -1, NULL);
-  sdk_sb_puts(b, " font ',15'\n");
+  put_multiplot_title(b, pf, -1, NULL);
   if (pf->nscan == 0) {
     put_num_data(f, val[0]);
     fputc(' ', f);
@@ -1017,20 +1040,7 @@ static sdk_err draw_moments(plot *p) {
     free(t);
     return SDK_FAIL(p->eb, SDK_ERR_FORMAT, "'%s': the moments have no samples", pf->path);
   }
-  sdk_strbuf note;
-  sdk_sb_init(&note);
-  put_fixed_note(&note, pf, &c);
-  sdk_sb_puts(b, "set multiplot title ");
-  put_title(b, pf, -1, note.s);
-  sdk_sb_free(&note);
-  sdk_sb_puts(b, " font ',15'\n");
-  double right = c.heat ? RIGHT_HEAT : c.n > 1 ? RIGHT_KEY : RIGHT_PLAIN;
-  if (c.heat)
-    heatmap_setup(b);
-  else
-    sdk_sb_printf(b, "set key %s font ',12' spacing 1.1\n",
-                  c.n > 1 ? "at screen 0.79, screen 0.865 left top vertical Left reverse"
-                          : "top right opaque");
+  double right = curves_begin(b, pf, &c, 1);
   for (int k = 0; k < nv && e == SDK_OK; k++) {
     const char *vn = pf->vars[vi[k]];
     char path[300];
@@ -1181,20 +1191,7 @@ static sdk_err draw_hist(plot *p) {
   curves c;
   choose_curves(p, &c);
   double *dens = NULL, *lo = NULL, *hi = NULL, *xe = NULL, *ye = NULL;
-  sdk_strbuf note;
-  sdk_sb_init(&note);
-  put_fixed_note(&note, pf, &c);
-  sdk_sb_puts(b, "set multiplot title ");
-  put_title(b, pf, -1, note.s);
-  sdk_sb_free(&note);
-  sdk_sb_puts(b, " font ',15'\n");
-  double right = c.heat ? RIGHT_HEAT : c.n > 1 ? RIGHT_KEY : RIGHT_PLAIN;
-  if (c.heat)
-    heatmap_setup(b);
-  else
-    sdk_sb_printf(b, "set key %s font ',12' spacing 1.1\n",
-                  c.n > 1 ? "at screen 0.79, screen 0.865 left top vertical Left reverse"
-                          : "top right");
+  double right = curves_begin(b, pf, &c, 0);
   for (int k = 0; k < nv && e == SDK_OK; k++) {
     const char *vn = pf->vars[vi[k]];
     char path[300];
@@ -1400,9 +1397,7 @@ static sdk_err draw_paths(plot *p) {
   double *idx = NULL;
   int64_t nidx = 0;
   if (has(pf->f, "paths/index")) idx = read_1d(pf, "paths/index", &nidx, p->eb);
-  sdk_sb_puts(b, "set multiplot title ");
-  put_title(b, pf, g, "saved sample paths");
-  sdk_sb_puts(b, " font ',15'\n");
+  put_multiplot_title(b, pf, g, "saved sample paths");
   for (int k = 0; k < nv && e == SDK_OK; k++) {
     const char *vn = pf->vars[vi[k]];
     char dn[32];
@@ -1570,9 +1565,8 @@ static sdk_err draw_density(plot *p) {
   int logcb = zmax / cbmin > 100;
 
   put_panel(b, 0, 1, RIGHT_HEAT, GAP_SHARED);
-  sdk_sb_puts(b, "set multiplot title ");
-  put_title(b, pf, g, coarse ? "coarse-grained: bins one period of the potential wide" : NULL);
-  sdk_sb_puts(b, " font ',15'\n");
+  put_multiplot_title(b, pf, g,
+                      coarse ? "coarse-grained: bins one period of the potential wide" : NULL);
   heatmap_setup(b);
   put_palette(b, "density");
   if (logcb) {
@@ -1676,9 +1670,7 @@ static sdk_err draw_order(plot *p) {
     fputs("\n\n", f);
   }
   if ((e = data_close(p, f, dn)) != SDK_OK) goto out;
-  sdk_sb_puts(b, "set multiplot title ");
-  put_title(b, pf, -1, NULL);
-  sdk_sb_puts(b, " font ',15'\n");
+  put_multiplot_title(b, pf, -1, NULL);
   if (c.n > 1)
     sdk_sb_puts(b,
                 "set key at screen 0.79, screen 0.865 left top vertical Left reverse font ',12'\n");
