@@ -59,7 +59,7 @@ done
 
 # systems of interacting particles with the order parameter: interrupted (at a
 # chunk boundary, possibly an order sample) and resumed, then extended
-if [ "$BACKEND" = cuda ]; then NP=1048576; else NP=32768; fi
+if [ "$BACKEND" = cuda ]; then NP=262144; else NP=32768; fi
 KARGS=(run kuramoto-meanfield --particles $NP --paths 2 --set sigma=0.5 --dt 0.01 --t-end 30
        --observe order,density,moments --sample-every 10 --backend "$BACKEND" -o r.h5 -o r.tsv)
 mkdir -p "$T/ka" "$T/kb" "$T/kc"
