@@ -52,6 +52,12 @@ if [ "${PLOT_ONLY:-0}" != 1 ]; then
   done
 fi
 [ "${RUN_ONLY:-0}" = 1 ] && exit 0
+for f in results/fig3-{single,double}.{density,paths}.tsv; do
+  if [ ! -f "$f" ]; then
+    echo "fig3: $f not found: PLOT_ONLY=1 draws the data of an earlier run of this script" >&2
+    exit 1
+  fi
+done
 # what the data says about itself (header lines '# key: value')
 hdr() { awk -v k="# $1:" 'index($0, k) == 1 { print $(NF); exit } !/^#/ { exit }' "$2"; }
 PATHS=$(hdr paths results/fig3-single.density.tsv)

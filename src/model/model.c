@@ -414,6 +414,30 @@ static sdk_err parse_vars(sdk_model *m, const char *value, int line, sdk_errbuf 
   return err;
 }
 
+/* Split "fn(A, B)" in place (s is the trimmed value, fn already recognised)
+ * into A and B at the top-level comma; `where` prefixes the errors. */
+static sdk_err split_call2(char *s, const char *where, const char *fn, char **a, char **b,
+                           sdk_errbuf *eb) {
+  char *open = strchr(s, '('), *close = strrchr(s, ')');
+  if (!open || !close || close < open || *trim(close + 1))
+    return SDK_FAIL(eb, SDK_ERR_MODEL, "%s: expected %s(A, B)", where, fn);
+  *close = 0;
+  char *args = open + 1, *comma = NULL;
+  int depth = 0;
+  for (char *p = args; *p && !comma; p++) {
+    if (*p == '(')
+      depth++;
+    else if (*p == ')')
+      depth--;
+    else if (*p == ',' && depth == 0)
+      comma = p;
+  }
+  if (!comma) return SDK_FAIL(eb, SDK_ERR_MODEL, "%s: %s() takes two arguments", where, fn);
+  *comma = 0;
+  *a = args, *b = comma + 1;
+  return SDK_OK;
+}
+
 static sdk_err parse_init(sdk_model *m, int v, const char *value, int line, sdk_errbuf *eb) {
   sdk_init_spec *is = &m->init[v];
   is->line = line;
@@ -432,32 +456,11 @@ static sdk_err parse_init(sdk_model *m, int v, const char *value, int line, sdk_
   if (kind == SDK_INIT_CONST) {
     SDK_TRY(err, parse_expr_at(m, s, "init", m->vars[v], line, 0, 0, &is->a, eb), out);
   } else {
-    /* parse "fn(A, B)": split on the top-level comma */
-    char *open = strchr(s, '('), *close = strrchr(s, ')');
-    if (!close || close < open || *trim(close + 1)) {
-      err = SDK_FAIL(eb, SDK_ERR_MODEL, "%s: expected %s(A, B)", where,
-                     kind == SDK_INIT_UNIFORM ? "uniform" : "normal");
-      goto out;
-    }
-    *close = 0;
-    char *args = open + 1, *comma = NULL;
-    int depth = 0;
-    for (char *p = args; *p; p++) {
-      if (*p == '(')
-        depth++;
-      else if (*p == ')')
-        depth--;
-      else if (*p == ',' && depth == 0 && !comma)
-        comma = p;
-    }
-    if (!comma) {
-      err = SDK_FAIL(eb, SDK_ERR_MODEL, "%s: %s() takes two arguments", where,
-                     kind == SDK_INIT_UNIFORM ? "uniform" : "normal");
-      goto out;
-    }
-    *comma = 0;
-    SDK_TRY(err, parse_expr_at(m, args, "init", m->vars[v], line, 0, 0, &is->a, eb), out);
-    SDK_TRY(err, parse_expr_at(m, comma + 1, "init", m->vars[v], line, 0, 0, &is->b, eb), out);
+    char *a, *b;
+    SDK_TRY(err, split_call2(s, where, kind == SDK_INIT_UNIFORM ? "uniform" : "normal", &a, &b, eb),
+            out);
+    SDK_TRY(err, parse_expr_at(m, a, "init", m->vars[v], line, 0, 0, &is->a, eb), out);
+    SDK_TRY(err, parse_expr_at(m, b, "init", m->vars[v], line, 0, 0, &is->b, eb), out);
   }
   is->kind = kind;
 out:
@@ -494,29 +497,10 @@ static sdk_err parse_particle(sdk_model *m, sdk_particle_spec *ps, const char *v
     err = parse_expr_f(m, s, "particle", ps->name, line, 0, &ps->a, eb);
     goto out;
   }
-  char *open = strchr(s, '('), *close = strrchr(s, ')');
-  if (!close || close < open || *trim(close + 1)) {
-    err = SDK_FAIL(eb, SDK_ERR_MODEL, "%s: expected %s(A, B)", where, fn);
-    goto out;
-  }
-  *close = 0;
-  char *args = open + 1, *comma = NULL;
-  int depth = 0;
-  for (char *p = args; *p; p++) {
-    if (*p == '(')
-      depth++;
-    else if (*p == ')')
-      depth--;
-    else if (*p == ',' && depth == 0 && !comma)
-      comma = p;
-  }
-  if (!comma) {
-    err = SDK_FAIL(eb, SDK_ERR_MODEL, "%s: %s() takes two arguments", where, fn);
-    goto out;
-  }
-  *comma = 0;
-  SDK_TRY(err, parse_expr_f(m, args, "particle", ps->name, line, 0, &ps->a, eb), out);
-  SDK_TRY(err, parse_expr_f(m, comma + 1, "particle", ps->name, line, 0, &ps->b, eb), out);
+  char *a, *b;
+  SDK_TRY(err, split_call2(s, where, fn, &a, &b, eb), out);
+  SDK_TRY(err, parse_expr_f(m, a, "particle", ps->name, line, 0, &ps->a, eb), out);
+  SDK_TRY(err, parse_expr_f(m, b, "particle", ps->name, line, 0, &ps->b, eb), out);
 out:
   free(copy);
   return err;

@@ -74,6 +74,15 @@ sdk_err sdk_sys_advance(sdk_sysplan *sp, sdk_results *R, const sdk_backend *be, 
  * the run loop needs no separate pass over the state for that. */
 int sdk_sys_checks_nonfinite(const sdk_sysplan *sp);
 
+/* Order-parameter samples taken so far (-1 without --observe order), and
+ * their copy to / from a checkpoint: step[n], r, r_err, psi as [g][n].  The
+ * restore refuses samples that do not fit the run or lie beyond at_step. */
+int64_t sdk_sys_order_count(const sdk_sysplan *sp, const sdk_results *R);
+void sdk_sys_order_save(const sdk_sysplan *sp, const sdk_results *R, int64_t *step, double *r,
+                        double *r_err, double *psi);
+sdk_err sdk_sys_order_restore(sdk_sysplan *sp, sdk_results *R, int64_t n, const int64_t *step,
+                              const double *r, const double *r_err, const double *psi,
+                              int64_t at_step, sdk_errbuf *eb);
 /* After the last step: compact the sample arrays to order_nsamples; free scratch. */
 void sdk_sys_finish(sdk_sysplan *sp, sdk_results *R);
 void sdk_sys_free(sdk_sysplan *sp);

@@ -162,15 +162,50 @@ sdk_err sdk_sys_advance(sdk_sysplan *sp, sdk_results *R, const sdk_backend *be, 
   return SDK_OK;
 }
 
+/* Copy samples 0..n-1 of every grid point between [g][stride] layouts (dst
+ * may be src with a smaller stride: compaction). */
+static void order_copy(double *const dst[3], int64_t dstride, const double *const src[3],
+                       int64_t sstride, int64_t ng, int64_t n) {
+  for (int64_t g = 0; g < ng; g++)
+    for (int64_t s = 0; s < n; s++)
+      for (int k = 0; k < 3; k++)
+        dst[k][g * dstride + s] = src[k][g * sstride + s];
+}
+
+int64_t sdk_sys_order_count(const sdk_sysplan *sp, const sdk_results *R) {
+  return sp->order_var >= 0 && R->order_r ? sp->isample : -1;
+}
+
+void sdk_sys_order_save(const sdk_sysplan *sp, const sdk_results *R, int64_t *step, double *r,
+                        double *r_err, double *psi) {
+  int64_t n = sdk_sys_order_count(sp, R);
+  if (n <= 0) return;
+  double *const dst[3] = {r, r_err, psi};
+  const double *const src[3] = {R->order_r, R->order_r_err, R->order_psi};
+  memcpy(step, R->order_step, (size_t)n * sizeof(int64_t));
+  order_copy(dst, n, src, sp->nmax, sp->ngrid, n);
+}
+
+sdk_err sdk_sys_order_restore(sdk_sysplan *sp, sdk_results *R, int64_t n, const int64_t *step,
+                              const double *r, const double *r_err, const double *psi,
+                              int64_t at_step, sdk_errbuf *eb) {
+  if (sp->order_var < 0) return SDK_OK;
+  if (!step || n > sp->nmax || (n > 0 && step[n - 1] > at_step))
+    return SDK_FAIL(eb, SDK_ERR_FORMAT,
+                    "the checkpoint does not match this run's layout (order parameter)");
+  double *const dst[3] = {R->order_r, R->order_r_err, R->order_psi};
+  const double *const src[3] = {r, r_err, psi};
+  memcpy(R->order_step, step, (size_t)n * sizeof(int64_t));
+  order_copy(dst, sp->nmax, src, n, sp->ngrid, n);
+  sp->isample = n;
+  return SDK_OK;
+}
+
 void sdk_sys_finish(sdk_sysplan *sp, sdk_results *R) {
   if (sp->order_var >= 0 && R->order_r) {
     int64_t ns = sp->isample;
-    for (int64_t g = 0; g < sp->ngrid && ns < sp->nmax; g++)
-      for (int64_t s = 0; s < ns; s++) {
-        R->order_r[g * ns + s] = R->order_r[g * sp->nmax + s];
-        R->order_r_err[g * ns + s] = R->order_r_err[g * sp->nmax + s];
-        R->order_psi[g * ns + s] = R->order_psi[g * sp->nmax + s];
-      }
+    double *const a[3] = {R->order_r, R->order_r_err, R->order_psi};
+    if (ns < sp->nmax) order_copy(a, ns, (const double *const *)a, sp->nmax, sp->ngrid, ns);
     R->order_nsamples = ns;
   }
   sdk_sys_free(sp);

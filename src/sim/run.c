@@ -543,8 +543,8 @@ static sdk_err write_checkpoint(const sdk_run_config *c, sdk_run *r, const sdk_b
     k.dP = malloc(cnt * (size_t)nb * sizeof(double));
     k.dunder = malloc(cnt * sizeof(uint64_t)), k.dover = malloc(cnt * sizeof(uint64_t));
   }
-  int order = sys->order_var >= 0 && R->order_r;
-  int64_t no = order ? sys->isample : 0;
+  int64_t no = sdk_sys_order_count(sys, R);
+  int order = no >= 0;
   if (order) {
     size_t on = (size_t)ng * (size_t)(no > 0 ? no : 1);
     k.nord = no;
@@ -566,16 +566,7 @@ static sdk_err write_checkpoint(const sdk_run_config *c, sdk_run *r, const sdk_b
                 from = results_view(R, ns_max);
     copy_samples(&to, &from, ng, ns, nv, nsv, nb);
   }
-  if (order) {
-    /* R holds them with a stride of sys->nmax samples per grid point */
-    memcpy(k.ord_step, R->order_step, (size_t)no * sizeof(int64_t));
-    for (int64_t g = 0; g < ng; g++)
-      for (int64_t s = 0; s < no; s++) {
-        k.ord_r[g * no + s] = R->order_r[g * sys->nmax + s];
-        k.ord_err[g * no + s] = R->order_r_err[g * sys->nmax + s];
-        k.ord_psi[g * no + s] = R->order_psi[g * sys->nmax + s];
-      }
-  }
+  if (order) sdk_sys_order_save(sys, R, k.ord_step, k.ord_r, k.ord_err, k.ord_psi);
   err = sdk_ckpt_write(&k, c->checkpoint, eb);
 out:
   free(k.state), free(k.mean), free(k.var), free(k.paths), free(k.dlo), free(k.dhi), free(k.dP);
@@ -811,23 +802,11 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
                         c->order_every > 0 ? c->order_every : p.sample_every, max_chunk, eb),
           done_buf);
   /* resume: the order-parameter samples so far */
-  if (c->resume && p.sys.order_var >= 0) {
-    const sdk_ckpt *k = c->resume;
-    if (!k->ord_step || k->nord > p.sys.nmax ||
-        (k->nord > 0 && k->ord_step[k->nord - 1] > k->step)) {
-      err = SDK_FAIL(eb, SDK_ERR_FORMAT,
-                     "the checkpoint does not match this run's layout (order parameter)");
-      goto done_buf;
-    }
-    memcpy(R->order_step, k->ord_step, (size_t)k->nord * sizeof(int64_t));
-    for (int64_t g = 0; g < ng; g++)
-      for (int64_t s = 0; s < k->nord; s++) {
-        R->order_r[g * p.sys.nmax + s] = k->ord_r[g * k->nord + s];
-        R->order_r_err[g * p.sys.nmax + s] = k->ord_err[g * k->nord + s];
-        R->order_psi[g * p.sys.nmax + s] = k->ord_psi[g * k->nord + s];
-      }
-    p.sys.isample = k->nord;
-  }
+  if (c->resume)
+    SDK_TRY(err,
+            sdk_sys_order_restore(&p.sys, R, c->resume->nord, c->resume->ord_step, c->resume->ord_r,
+                                  c->resume->ord_err, c->resume->ord_psi, c->resume->step, eb),
+            done_buf);
   for (;;) {
     int sample_now = sampling && step % p.sample_every == 0 &&
                      (isample == 0 || R->sample_step[isample - 1] < step);
