@@ -1,49 +1,73 @@
 #!/usr/bin/env bash
 # On the GPU machine: build, GPU tests, the Kuramoto benchmarks (issue 4), SASS
-# counts of the system kernels.  Logs under $OUT (device tool) or ./gpu-out.
-# Usage: scripts/gpu-kuramoto.sh [tests|bench|all]  (default all)
+# of the system kernels.  Logs under $OUT (device tool) or ./gpu-out; a short
+# summary last.
+# Usage: scripts/gpu-kuramoto.sh STAGE...   stages: tests, mf (mean-field at
+#   2^24, 2^22, 2^20), pairs (N = 65536), cpu (16 threads),
+#   sass, variants (kernel tuning knobs at 2^24 and 2^22); default: tests mf
 set -uo pipefail
-what=${1:-all}
+stages=${*:-tests mf}
 OUT=${OUT:-$PWD/gpu-out}; mkdir -p "$OUT"
 [ -d .debs ] && eval "$(scripts/device-deps.sh .debs 2>/dev/null)"
 export SDK_CACHE_DIR=$PWD/build-gpu/kcache PATH=/usr/local/cuda/bin:$PATH
+t0=$(date +%s)
 { cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release ${SDK_CMAKE_ARGS:-} && cmake --build build-gpu -j16; } > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+echo "build: $(( $(date +%s) - t0 )) s"
 B=build-gpu/sdekit
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.limit --format=csv > "$OUT/gpu.txt" 2>&1
-if [ "$what" = all ] || [ "$what" = tests ]; then
-  (cd build-gpu && timeout 300 ctest --output-on-failure -L gpu ${CTEST_EXCLUDE:+-E $CTEST_EXCLUDE}) > "$OUT/check-gpu.log" 2>&1; echo "check-gpu rc=$?"
-  grep -E "tests passed|tests failed|Failed|\*\*\*" "$OUT/check-gpu.log" | head
-  grep -E "^(order|particle|pairwise|r = |stationary|below)" "$OUT/check-gpu.log" | head -20
+(for i in $(seq 300); do nvidia-smi --query-gpu=clocks.sm,power.draw,temperature.gpu --format=csv,noheader; sleep 1; done > "$OUT/clock.txt" 2>&1) &
+summary=$OUT/summary.txt; : > "$summary"
+has() { case " $stages " in *" $1 "*) return 0;; esac; return 1; }
+if has tests; then
+  (cd build-gpu && timeout 420 ctest --output-on-failure -L gpu -j3 ${CTEST_EXCLUDE:+-E $CTEST_EXCLUDE}) > "$OUT/check-gpu.log" 2>&1
+  echo "check-gpu rc=$? ($(( $(date +%s) - t0 )) s)" | tee -a "$summary"
+  grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)|\*\*\*" "$OUT/check-gpu.log" | head -12 | tee -a "$summary"
+  grep -E "^(system |order|particle|pairwise|stationary|below)" "$OUT/check-gpu.log" | head -20 >> "$summary"
+  grep -E "FAILED" "$OUT/check-gpu.log" | head -10 | tee -a "$summary"
 fi
-if [ -n "${PROFILE:-}" ]; then
-  NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
-  echo "ncu: ${NCU:-none}"
-  [ -n "$NCU" ] && timeout 240 "$NCU" --launch-skip 40 --launch-count 1 -k regex:sdk_sys_step \
-    --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section Occupancy \
-    --section ComputeWorkloadAnalysis --section LaunchStats \
-    --metrics "regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio" \
-    $B run kuramoto-meanfield --backend cuda --particles 16777216 --paths 1 --t-end 0.5 --dt 0.01 --quiet -o /tmp/p.h5 > "$OUT/ncu.txt" 2>&1
-  grep -E "stalled|Stall|Issued Warp|No Eligible|Active Warps|Eligible Warps|Throughput|Achieved Occupancy|Registers|Pipe|Duration|Executed Ipc|SM Busy|Issue Slots" "$OUT/ncu.txt" | head -60
-fi
-if [ "$what" = all ] || [ "$what" = bench ]; then
-  (for i in $(seq 40); do nvidia-smi --query-gpu=clocks.sm,power.draw --format=csv,noheader; sleep 0.5; done > "$OUT/clock.txt" 2>&1) &
-  { $B bench --backend cuda --model kuramoto-meanfield --repeats 5
-    for v in ${SYS_VARIANTS:-SDK_SYS_CPB=1 SDK_SYS_CPB=4 SDK_SYS_ITER=4 SDK_SYS_PDL=1}; do
-      echo "== $v"; env ${v//,/ } $B bench --backend cuda --model kuramoto-meanfield --repeats 3 | tail -6; done
-    $B bench --backend cuda --model kuramoto-meanfield --particles 4194304 --repeats 5
-    $B bench --backend cuda --model kuramoto-meanfield --particles 262144 --repeats 5
-    $B bench --backend cuda --model kuramoto --repeats 3
-    if [ -n "${CPU_BENCH:-}" ]; then
-      $B bench --model kuramoto-meanfield --particles 4194304 --steps 200 --repeats 3 --threads 16
-      $B bench --model kuramoto --particles 16384 --steps 20 --repeats 3 --threads 16
-    fi
-  } > "$OUT/bench.txt" 2>&1
-  cat "$OUT/bench.txt"
-  for m in kuramoto-meanfield kuramoto; do
-    cub=$(SDK_CACHE_DIR=$SDK_CACHE_DIR $B compile $m --particles 65536 --backend cuda 2>&1 | grep -o '/[^ ]*\.cubin')
-    echo "== $m $cub"; cuobjdump -sass "$cub" > "$OUT/sass-$m.txt" 2>&1
-    nvdisasm -c "$cub" > /tmp/$m.sass 2>/dev/null && python3 scripts/sass_loops.py /tmp/$m.sass | grep sys_step
-    awk '/Function : sdk_sys_step/,/Function : sdk_red/' "$OUT/sass-$m.txt" | grep -cE '^\s+/\*[0-9a-f]{4}\*/' 
+if has mf; then
+  for n in ${MF_N:-16777216 4194304 1048576}; do
+    $B bench --backend cuda --model kuramoto-meanfield --particles $n --repeats ${REPEATS:-5} > "$OUT/bench-mf-$n.txt" 2>&1
+    { echo "== mean-field N=$n"; grep -E "r\(t\)|no obs|P\(x|same|baseline|ratio|roofline|copy|error" "$OUT/bench-mf-$n.txt"; } | tee -a "$summary"
   done
 fi
-cat "$OUT/gpu.txt"
+if has pairs; then
+  for p in 0; do
+    SDK_BASELINE_CUBIN=$OUT/prog2.cubin $B bench --backend cuda --model kuramoto --repeats 3 > "$OUT/bench-pairs-$p.txt" 2>&1
+    { echo "== pairs N=65536"; grep -E "r\(t\)|no obs|baseline|ratio|error" "$OUT/bench-pairs-$p.txt"; } | tee -a "$summary"
+  done
+fi
+if has variants; then
+  for v in ${SYS_VARIANTS:-SDK_RUN_MINB=2 SDK_SYS_BPS=1 SDK_SYS_BPS=2 SDK_SYS_QI=4}; do
+    for n in ${VAR_N:-16777216 4194304}; do
+      env ${v//,/ } $B bench --backend cuda --model kuramoto-meanfield --particles $n --repeats 3 --workload-only > "$OUT/var.txt" 2>&1
+      { echo "== $v N=$n: $(grep -E "^r\(t\) every step, P|error" "$OUT/var.txt")"; } | tee -a "$summary"
+    done
+  done
+fi
+if has cpu; then
+  # the GPU workloads' sizes (fewer steps: the rates do not depend on them)
+  { $B bench --model kuramoto-meanfield --particles 16777216 --steps 50 --repeats 1 --threads 16
+    $B bench --model kuramoto --particles 65536 --steps 2 --repeats 1 --threads 16; } > "$OUT/bench-cpu.txt" 2>&1
+  { echo "== CPU, 16 threads"; grep -E "N =|r\(t\) every step, P|no obs|baseline|ratio|cpu:|\(" "$OUT/bench-cpu.txt"; } | tee -a "$summary"
+fi
+if has sass; then
+  if [ -f "$OUT/prog2.cubin" ]; then
+    nvdisasm -c "$OUT/prog2.cubin" > /tmp/prog2.sass 2>/dev/null
+    { echo "== PROG2 baseline"; python3 scripts/sass_loops.py /tmp/prog2.sass 2>/dev/null | head -4; } | tee -a "$summary"
+    rm -f "$OUT/prog2.cubin"
+  fi
+  for m in kuramoto-meanfield kuramoto; do
+    for n in 4194304 65536; do
+      cub=$($B compile $m --particles $n --backend cuda --observe order 2>&1 | grep -o '/[^ ]*\.cubin')
+      cuobjdump -res-usage "$cub" > "$OUT/res-$m-$n.txt" 2>&1
+      nvdisasm -c "$cub" > "$OUT/sass-$m-$n.sass" 2>/dev/null
+      { echo "== $m N=$n"; grep -A1 "sdk_sys" "$OUT/res-$m-$n.txt" | grep -oE "Function [a-z_0-9]+|REG:[0-9]+|STACK:[0-9]+|SHARED:[0-9]+|LOCAL:[0-9]+" | paste -sd' ';
+        python3 scripts/sass_loops.py "$OUT/sass-$m-$n.sass" 2>/dev/null | grep sys | head -6; } | tee -a "$summary"
+    done
+  done
+fi
+sort -t, -k1 -n "$OUT/clock.txt" | awk -F, '{print $1}' | uniq -c | sort -rn | head -3 | sed 's/^/SM clock samples: /' >> "$summary"
+cat "$OUT/gpu.txt" >> "$summary"
+echo "total $(( $(date +%s) - t0 )) s" >> "$summary"
+echo; echo "==== summary"; cat "$summary"

@@ -17,4 +17,4 @@ for i,(fn,addr,txt) in enumerate(insts):
         j=labels[(fn,m.group(1))]; body=[t for (_,_,t) in insts[j:i+1]]
         ops=collections.Counter(re.sub(r'^@!?U?P\w+\s+','',t).split()[0].split('.')[0] for t in body)
         mufu=collections.Counter(t.split()[0] if not t.startswith('@') else t.split()[1] for t in body if 'MUFU' in t)
-        if len(body)>40: print(fn, 'loop', len(body),'instrs', dict(mufu), ops.most_common(14))
+        if len(body)>30: print(fn, 'loop', len(body),'instrs', dict(mufu), ops.most_common(14))

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rng/philox.h"
 #include "simtest.h"
 #include "testutil.h"
 
@@ -208,6 +209,137 @@ static void test_order_reduction(void) {
   }
 }
 
+/* The noise stream of systems (rng/philox.h, domain 3) as a known answer:
+ * with zero drift, unit noise, x(0) = 0 and dt = 1, particle i of system s
+ * has x(1) = z_0 and x(2) = z_0 + z_1 exactly, z_n being lane i & 3 of
+ * sdk_gauss4_d(seed, s * NQ + i / 4, n * NN + j, 3) for its noise channel j.
+ * N = 8 (quads aligned with the global index) and N = 7 (they are not; a
+ * system's last quad is partial); two channels (x, y) check k = n * NN + j.
+ * Double precision without fast math: the CPU and the GPU both agree with the
+ * contract to rounding. */
+static void test_system_stream(void) {
+  const char *model = st_model_file("[model]\nname = zs\nvars = x, y\n[meanfield]\nM = x\n"
+                                    "[drift]\nx = 0*M\ny = 0\n[noise]\nx = 1\ny = 1\n"
+                                    "[init]\nx = 0\ny = 0\n",
+                                    3);
+  static const int64_t Ns[2] = {8, 7};
+  for (int c8 = 0; c8 < 2; c8++) {
+    const int64_t N = Ns[c8], S = 3, nq = (N + 3) / 4;
+    const uint64_t seed = 0x5eed0000ull + (uint64_t)N;
+    sdk_run_config c;
+    config(&c, model, N, S, 1, 2, 1, seed);
+    c.single = 0;
+    c.fast_math = 0;
+    c.observe = SDK_OBS_MOMENTS;
+    c.nsave = (int)(N * S);
+    for (int64_t p = 0; p < N * S; p++)
+      c.save_index[p] = p;
+    sdk_run *run = st_run(&c);
+    TU_CHECK(run != NULL, "system-stream run N = %lld", (long long)N);
+    if (!run) continue;
+    const sdk_results *R = sdk_run_results(run);
+    int64_t ns = R->nsamples, bad = 0;
+    TU_CHECK(ns == 3 && R->nsaved == N * S, "samples %lld saved %lld", (long long)ns,
+             (long long)R->nsaved);
+    double worst = 0;
+    for (int64_t p = 0; p < N * S && ns == 3; p++) {
+      int64_t s = p / N, i = p % N;
+      double want[2] = {0, 0};
+      for (int n = 0; n < 2; n++)
+        for (int j = 0; j < 2; j++) {
+          double g[4];
+          sdk_gauss4_d(seed, (sdk_u64)(s * nq + i / 4), (sdk_u64)(n * 2 + j), 3, g);
+          want[j] += g[i & 3];
+          double got = R->saved[(p * ns + n + 1) * 2 + j];
+          double d = fabs(got - want[j]);
+          if (d > worst) worst = d;
+          if (d > 1e-13 * (1 + fabs(want[j]))) bad++;
+        }
+    }
+    TU_CHECK(bad == 0, "N = %lld: %lld particle values differ from the domain-3 stream",
+             (long long)N, (long long)bad);
+    printf("system stream, N = %lld x %lld systems, 2 channels, 2 steps: largest difference "
+           "%.1e\n",
+           (long long)N, (long long)S, worst);
+    sdk_run_destroy(&run);
+  }
+}
+
+/* The GPU's three system kernels (one launch per step, persistent with x in
+ * DRAM, persistent with x on chip: codegen/sys_cuda.c) follow one reduction
+ * contract, so the same run gives the same bits with each.  A forced kernel
+ * that cannot run is an error, so each run below really used its kernel.
+ * Case A: one system of 2^21 + 12 particles (vector accesses, a last group of
+ * 12), two chunks per group (SDK_SYS_CPB), one block per multiprocessor
+ * (SDK_SYS_BPS: blocks own several groups) and at most three resident chunks
+ * per block (SDK_SYS_RMAX: some chunks on chip, some in DRAM); per-particle
+ * frequencies (domain 2), r(t) every step.  Case B: three systems of 4099
+ * particles (scalar accesses, partial quads), moments. */
+static void test_kernels_agree(void) {
+  if (strcmp(st_backend(), "cuda")) {
+    printf("system kernels: CPU backend, nothing to compare\n");
+    return;
+  }
+  static const char *const kern[3] = {"launch", "persist", "resident"};
+  for (int cs = 0; cs < 2; cs++) {
+    sdk_run *run[3] = {NULL, NULL, NULL};
+    if (cs == 0) {
+      setenv("SDK_SYS_CPB", "2", 1);
+      setenv("SDK_SYS_BPS", "1", 1);
+      setenv("SDK_SYS_RMAX", "3", 1);
+    }
+    for (int k = 0; k < 3; k++) {
+      setenv("SDK_SYS_KERNEL", kern[k], 1);
+      sdk_run_config c;
+      if (cs == 0) {
+        config(&c, "kuramoto-meanfield", ((int64_t)1 << 21) + 12, 1, 0.01, 0.3, 1, 61);
+        c.nset = 1;
+        c.set_name[0] = "sigma";
+        c.set_value[0] = 0.5;
+        c.observe |= SDK_OBS_MOMENTS;
+      } else {
+        config(&c, mf_model("normal(0, 0.5)", 0), 4099, 3, 0.01, 0.3, 5, 62);
+        c.observe = SDK_OBS_MOMENTS;
+      }
+      c.nsave = 4;
+      c.save_index[0] = 0, c.save_index[1] = 1, c.save_index[2] = 4097;
+      c.save_index[3] = cs == 0 ? ((int64_t)1 << 21) + 11 : 3 * 4099 - 1;
+      run[k] = st_run(&c);
+      TU_CHECK(run[k] != NULL, "case %d with the %s kernel", cs, kern[k]);
+    }
+    unsetenv("SDK_SYS_KERNEL");
+    unsetenv("SDK_SYS_CPB");
+    unsetenv("SDK_SYS_BPS");
+    unsetenv("SDK_SYS_RMAX");
+    if (run[0] && run[1] && run[2]) {
+      const sdk_results *A = sdk_run_results(run[0]);
+      for (int k = 1; k < 3; k++) {
+        const sdk_results *B = sdk_run_results(run[k]);
+        size_t nsv = (size_t)(A->nsaved * A->nsamples * 1);
+        int same = A->nsamples == B->nsamples && A->nsaved == B->nsaved &&
+                   !memcmp(A->saved, B->saved, nsv * sizeof(double));
+        if (cs == 0)
+          same = same && A->order_nsamples == B->order_nsamples &&
+                 !memcmp(A->order_r, B->order_r, (size_t)A->order_nsamples * sizeof(double)) &&
+                 !memcmp(A->order_psi, B->order_psi, (size_t)A->order_nsamples * sizeof(double));
+        else
+          same = same && !memcmp(A->mean, B->mean, (size_t)A->nsamples * sizeof(double)) &&
+                 !memcmp(A->var, B->var, (size_t)A->nsamples * sizeof(double));
+        TU_CHECK(same, "case %d: the %s kernel's results differ from one launch per step", cs,
+                 kern[k]);
+      }
+      if (cs == 0)
+        printf("system kernels agree bit for bit: N = 2^21 + 12, r(0.3) = %.6f (%lld samples)\n",
+               A->order_r[A->order_nsamples - 1], (long long)A->order_nsamples);
+      else
+        printf("system kernels agree bit for bit: 3 x 4099 particles, <x>(0.3) = %.6f\n",
+               A->mean[A->nsamples - 1]);
+    }
+    for (int k = 0; k < 3; k++)
+      sdk_run_destroy(&run[k]);
+  }
+}
+
 /* Identical oscillators above threshold: the stationary r (time average over
  * t in [5, 25] and over 32 systems of N = 2000) against the self-consistency
  * r = I1(4r)/I0(4r) = 0.8315.  Tolerance: 5 standard errors (batch means),
@@ -361,6 +493,8 @@ static void test_particle_params(void) {
 
 int main(void) {
   st_require_backend();
+  test_system_stream();
+  test_kernels_agree();
   test_order_reduction();
   test_particle_params();
   test_deterministic();

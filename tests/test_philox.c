@@ -87,8 +87,10 @@ static void test_oracle_random(void) {
 /* The counter of the stream contract, built independently of the header. */
 static void contract_words(uint64_t seed, uint64_t path, uint64_t block, unsigned domain,
                            sdk_u32 o[4]) {
+  /* the domain's tag in the top bits of word 1: none, 1, 11, 111 (binary) */
+  static const sdk_u32 tag[4] = {0, 0x80000000u, 0xc0000000u, 0xe0000000u};
   sdk_u32 c[4] = {(sdk_u32)(block & 0xffffffffu),
-                  (sdk_u32)(((block >> 32) & 0x7fffffffu) | ((uint64_t)domain << 31)),
+                  (sdk_u32)((block >> 32) & 0x7fffffffu) | tag[domain],
                   (sdk_u32)(path & 0xffffffffu), (sdk_u32)(path >> 32)};
 #ifdef HAVE_R123
   r123_ref(c, (sdk_u32)seed, (sdk_u32)(seed >> 32), o);
@@ -108,6 +110,9 @@ static void test_contract(void) {
       {0xfedcba9876543210ull, 0x00000001ffffffffull, 0x000000017fffffffull, 1},
       {12345, 0xdeadbeefcafef00dull, 0x7fffffff12345678ull, 0},
       {12345, 0xdeadbeefcafef00dull, 0x7fffffff12345678ull, 1},
+      {7, 1000, 3, 2},                                       /* a particle parameter */
+      {7, 1000, 3, 3},                                       /* system noise: same block, path */
+      {99, 0x0000000100000003ull, 0x1fffffff00000001ull, 3}, /* highest domain-3 blocks */
   };
   const double pi = 3.14159265358979323846;
   for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {

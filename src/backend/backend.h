@@ -134,6 +134,15 @@ sdk_err sdk_cuda_list_devices(FILE *out, int *count, sdk_errbuf *eb);
 sdk_err sdk_cuda_bench_prog1(sdk_bctx *c, int64_t paths, int64_t steps, int repeats,
                              double *median_ms, double *checksum, sdk_errbuf *eb);
 
+/* The paper's PROG3 (pairs = 0: mean-field sums through the host every step)
+ * or PROG2 (pairs = 1: tiled all-pairs UpdateRHS + AdvanceSystem) for the
+ * Kuramoto model (K = 4, T = 1, dt = 1/128, uniform initial phases), written
+ * from its description: median time in ms of `steps` steps of one system of
+ * `particles` over `repeats` (CUDA events), and the final order parameter. */
+sdk_err sdk_cuda_bench_kuramoto_paper(sdk_bctx *c, int pairs, int64_t particles, int64_t steps,
+                                      int repeats, double *median_ms, double *r_end,
+                                      sdk_errbuf *eb);
+
 /* Device memory bandwidth for the roofline of `sdekit bench`: a device-to-device
  * copy of `bytes` bytes, median of `repeats` (CUDA events); *GBps counts the
  * bytes read plus the bytes written. */

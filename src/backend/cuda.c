@@ -37,12 +37,17 @@ typedef unsigned long long CUdeviceptr;
 
 enum {
   CUDA_SUCCESS = 0,
+  CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE = 720,
   CUDA_ERROR_NO_DEVICE = 100,
   CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
   CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
   CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+  CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,
   CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3,
   CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
+  CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+  CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH = 95,
+  CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
 };
 
 static struct {
@@ -80,6 +85,11 @@ static struct {
   CUresult (*EventSynchronize)(CUevent);
   CUresult (*EventElapsedTime)(float *, CUevent, CUevent);
   CUresult (*EventDestroy)(CUevent);
+  /* optional (the persistent system kernels need them) */
+  CUresult (*FuncSetAttribute)(CUfunction, int, int);
+  CUresult (*LaunchCooperativeKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                      unsigned, unsigned, CUstream, void **);
+  CUresult (*OccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int, size_t);
 } cu;
 
 /* ---- NVRTC ---- */
@@ -152,6 +162,10 @@ static int load_driver(void) {
   SYM(cu, EventSynchronize, "cuEventSynchronize");
   SYM(cu, EventElapsedTime, "cuEventElapsedTime");
   SYM(cu, EventDestroy, "cuEventDestroy_v2");
+  *(void **)&cu.FuncSetAttribute = dlsym(cu.dl, "cuFuncSetAttribute");
+  *(void **)&cu.LaunchCooperativeKernel = dlsym(cu.dl, "cuLaunchCooperativeKernel");
+  *(void **)&cu.OccupancyMaxActiveBlocksPerMultiprocessor =
+      dlsym(cu.dl, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
   cu.ok = 1;
   return 1;
 bad:
@@ -239,6 +253,8 @@ struct sdk_bctx {
   CUdevice dev;
   CUcontext cx;
   int sms, cc_major, cc_minor;
+  int coop;       /* cooperative launches possible */
+  int smem_optin; /* most shared memory a block may ask for */
   size_t mem;
   char name[256];
   char arch[32]; /* sm_XY: what kernels are compiled for */
@@ -250,7 +266,10 @@ struct sdk_module {
   CUfunction init, advance, red_moments, red_minmax, red_hist;
   CUfunction red_hist_mod; /* may be absent (modules of older builds) */
   CUfunction sys_step;     /* system driver (interacting particles), else NULL */
-  int sys_info[8];         /* nred, npair, ocos, osin, iter, block size, nmean */
+  CUfunction sys_run;      /* persistent system kernel (mean-field modules), or NULL */
+  int sys_run_smem;        /* dynamic shared memory it may use (bytes) */
+  /* nred, npair, ocos, osin, particles per chunk, block size, nmean, persistent */
+  int sys_info[8];
 };
 
 struct sdk_ensemble {
@@ -272,11 +291,21 @@ struct sdk_ensemble {
     int on;
     CUdeviceptr st2;  /* second state buffer of pair models (st and st2 swap every step) */
     CUdeviceptr sums; /* [2][nsys][nred]: the sums of step n in half n & 1 */
-    CUdeviceptr part, cnt, zsys, gcnt, obs;
+    CUdeviceptr part, cnt, zsys, gcnt, obs, bar;
     size_t obs_bytes;
     /* systems; chunks, blocks and chunks per block per system; the step whose
      * sums are held (-1 none) */
     int64_t nsys, nchunk, nblk, cpb, sums_step;
+    int kernel; /* the kernel of the last advance (SYS_LAUNCH, ...) */
+    /* shapes of the persistent kernel without and with resident chunks
+     * (computed once: many occupancy queries): 0 unknown, 1 found, -1 none */
+    int shape_known[2];
+    struct {
+      unsigned blocks;
+      int R, msys;
+      size_t smem;
+      int64_t resident;
+    } shape[2];
     CUdeviceptr hist; /* counts of histogram_mod, kept between samples */
     size_t hist_bytes;
   } sys;
@@ -351,6 +380,14 @@ static sdk_err cuda_open(const sdk_backend_opts *o, sdk_bctx **out, sdk_errbuf *
   CUF(DeviceGetAttribute(&c->cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, c->dev),
       "cuDeviceGetAttribute");
   CUF(DeviceTotalMem(&c->mem, c->dev), "cuDeviceTotalMem");
+  if (cu.DeviceGetAttribute(&c->coop, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, c->dev) !=
+          CUDA_SUCCESS ||
+      !cu.LaunchCooperativeKernel || !cu.OccupancyMaxActiveBlocksPerMultiprocessor ||
+      !cu.FuncSetAttribute)
+    c->coop = 0;
+  if (cu.DeviceGetAttribute(&c->smem_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                            c->dev) != CUDA_SUCCESS)
+    c->smem_optin = 48 * 1024;
   snprintf(c->arch, sizeof c->arch, "sm_%d%d", c->cc_major, c->cc_minor);
   if (!load_nvrtc()) {
     err = SDK_FAIL(eb, SDK_ERR_BACKEND, "%s", nv.why);
@@ -508,8 +545,12 @@ static void resource_line(const char *bin, size_t len, const char *spills, char 
   if (!cubin_resources(bin, len, fn, &regs, &frame) &&
       !cubin_resources(bin, len, fn = "sdk_sys_step", &regs, &frame))
     return;
-  snprintf(out, n, "%s: %d registers/thread, %d bytes stack frame%s%s", fn, regs,
-           frame < 0 ? 0 : frame, spills && *spills ? ", " : "", spills ? spills : "");
+  int k = snprintf(out, n, "%s: %d registers/thread, %d bytes stack frame%s%s", fn, regs,
+                   frame < 0 ? 0 : frame, spills && *spills ? ", " : "", spills ? spills : "");
+  int r2, f2; /* the persistent system kernel, where there is one */
+  if (k > 0 && (size_t)k < n && cubin_resources(bin, len, "sdk_sys_run", &r2, &f2))
+    snprintf(out + k, n - (size_t)k, "; sdk_sys_run: %d registers/thread, %d bytes stack frame", r2,
+             f2 < 0 ? 0 : f2);
 }
 
 static int write_file(const char *path, const void *data, size_t len) {
@@ -622,6 +663,20 @@ static sdk_err load_module(sdk_bctx *c, const char *cubin, const char *path, sdk
                      path);
       goto bad;
     }
+  }
+  /* the persistent system kernel (mean-field modules): its dynamic shared
+   * memory may grow to the device's opt-in limit */
+  if (m->sys_step && m->sys_info[7] && c->coop) {
+    int stat = 0;
+    if (cu.ModuleGetFunction(&m->sys_run, m->mod, "sdk_sys_run") != CUDA_SUCCESS ||
+        cu.FuncGetAttribute(&stat, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, m->sys_run) !=
+            CUDA_SUCCESS ||
+        c->smem_optin <= stat ||
+        cu.FuncSetAttribute(m->sys_run, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                            c->smem_optin - stat) != CUDA_SUCCESS)
+      m->sys_run = NULL;
+    else
+      m->sys_run_smem = c->smem_optin - stat;
   }
   for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
     if (!(m->sys_step && fns[i].f == &m->advance) &&
@@ -759,8 +814,8 @@ static void cuda_free(sdk_ensemble **e) {
   if (x->red) cu.MemFree(x->red);
   if (x->ev0) cu.EventDestroy(x->ev0);
   if (x->ev1) cu.EventDestroy(x->ev1);
-  CUdeviceptr sysbufs[] = {x->sys.st2,  x->sys.sums, x->sys.part, x->sys.cnt,
-                           x->sys.zsys, x->sys.gcnt, x->sys.obs,  x->sys.hist};
+  CUdeviceptr sysbufs[] = {x->sys.st2,  x->sys.sums, x->sys.part, x->sys.cnt, x->sys.zsys,
+                           x->sys.gcnt, x->sys.obs,  x->sys.hist, x->sys.bar};
   for (size_t i = 0; i < sizeof sysbufs / sizeof sysbufs[0]; i++)
     if (sysbufs[i]) cu.MemFree(sysbufs[i]);
   free(x->host);
@@ -1092,13 +1147,13 @@ static sdk_err cuda_rows(sdk_ensemble *e, int row, int64_t first, int64_t n, dou
 
 static sdk_err sys_alloc(sdk_ensemble *e, sdk_errbuf *eb) {
   const int *info = e->mod->sys_info;
-  int nred = info[0] > 0 ? info[0] : 1, iter = info[4], tpb = info[5];
+  int nred = info[0] > 0 ? info[0] : 1, chunk = info[4];
   int64_t N = e->lay.particles;
   e->sys.nsys = e->lay.ngrid * e->lay.ppg / N;
-  e->sys.nchunk = (N + (int64_t)iter * tpb - 1) / ((int64_t)iter * tpb);
-  /* chunks per block: a function of N alone (so sums never depend on the
-   * device), about 1024 blocks per system for big systems; SDK_SYS_CPB
-   * overrides it (tuning) */
+  e->sys.nchunk = (N + chunk - 1) / chunk;
+  /* chunks per group: a function of N alone (so sums never depend on the
+   * device or the kernel), about 1024 groups per system for big systems;
+   * SDK_SYS_CPB overrides it (tuning) */
   int64_t cpb = info[1] > 0 ? 1 : e->sys.nchunk / 1024;
   const char *ce = getenv("SDK_SYS_CPB");
   if (ce && info[1] == 0 && atoi(ce) >= 1) cpb = atoi(ce);
@@ -1107,7 +1162,9 @@ static sdk_err sys_alloc(sdk_ensemble *e, sdk_errbuf *eb) {
   e->sys.cpb = cpb;
   e->sys.nblk = (e->sys.nchunk + cpb - 1) / cpb;
   e->sys.sums_step = -1;
-  if (e->sys.nsys * e->sys.nblk > 0x7fffffff || e->sys.nchunk > 0x7fffffff)
+  e->sys.kernel = -1;
+  if (e->sys.nsys * e->sys.nblk > 0x7fffffff || e->sys.nchunk > 0x7fffffff ||
+      (int64_t)chunk * cpb > 0x7fffffff)
     return SDK_FAIL(eb, SDK_ERR_USAGE, "cuda: too many blocks for %lld systems of %lld particles",
                     (long long)e->sys.nsys, (long long)N);
   struct {
@@ -1115,10 +1172,12 @@ static sdk_err sys_alloc(sdk_ensemble *e, sdk_errbuf *eb) {
     size_t bytes;
   } bufs[] = {
       {&e->sys.sums, (size_t)(2 * e->sys.nsys * nred) * sizeof(double)},
-      {&e->sys.part, (size_t)(e->sys.nsys * e->sys.nblk * nred) * sizeof(double)},
+      /* two halves: the persistent kernels alternate between them by step */
+      {&e->sys.part, (size_t)(2 * e->sys.nsys * e->sys.nblk * nred) * sizeof(double)},
       {&e->sys.cnt, (size_t)e->sys.nsys * sizeof(unsigned)},
       {&e->sys.zsys, (size_t)(e->sys.nsys * 4) * sizeof(double)},
       {&e->sys.gcnt, (size_t)e->lay.ngrid * sizeof(unsigned)},
+      {&e->sys.bar, sizeof(unsigned)}, /* the persistent kernel's step barrier */
       {&e->sys.st2, info[1] > 0 ? (size_t)e->lay.nvars * (size_t)e->npad * e->esize : 0},
   };
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) {
@@ -1164,6 +1223,163 @@ static sdk_err sys_launch(sdk_ensemble *e, int64_t n, int mode, uint64_t seed, C
   return SDK_OK;
 }
 
+/* The kernels of a system module (all give the same bits, see
+ * codegen/sys_cuda.c); the persistent one only for mean-field models. */
+enum { SYS_LAUNCH, SYS_PERSIST, SYS_RESIDENT };
+static const char *const sys_kernel_names[] = {"launch", "persist", "resident"};
+
+/* Shape of a persistent launch: blocks, chunks per block resident in shared
+ * memory, systems per block, dynamic shared memory. */
+typedef struct {
+  unsigned blocks;
+  int R, msys;
+  size_t smem;
+  int64_t resident; /* chunks resident in all */
+} sys_shape;
+
+/* The best shape with (res) or without resident chunks; 0 when none runs
+ * here (res: when not even one chunk per block fits). */
+static int sys_persist_shape_(const sdk_ensemble *e, int res, sys_shape *sh) {
+  const sdk_module *m = e->mod;
+  CUfunction f = m->sys_run;
+  if (!f) return 0;
+  int64_t G = e->sys.nsys * e->sys.nblk, cpb = e->sys.cpb;
+  size_t cbytes = (size_t)m->sys_info[4] * (size_t)e->lay.nvars * e->esize;
+  int nred = m->sys_info[0] > 0 ? m->sys_info[0] : 1, tpb = m->sys_info[5];
+  int sms = e->ctx->sms, found = 0, only = 0;
+  double best = 0;
+  const char *be = getenv("SDK_SYS_BPS"); /* blocks per multiprocessor (tuning) */
+  if (be && atoi(be) >= 1 && atoi(be) <= 8) only = atoi(be);
+  /* at most this many resident chunks per block (tests: partial residency) */
+  const char *re = getenv("SDK_SYS_RMAX");
+  int64_t rmax = re && atoi(re) >= 1 ? atoi(re) : INT64_MAX;
+  /* blocks per multiprocessor: the best balance of groups over the
+   * multiprocessors (each runs bps blocks of up to ceil(G/B) groups), then the
+   * most chunks on chip, then the most warps */
+  for (int bps = 8; bps >= 1; bps--) {
+    if (only && bps != only) continue;
+    int64_t B = (int64_t)sms * bps;
+    if (B > G) B = G;
+    int64_t slots = (G + B - 1) / B;
+    int need = (int)((B + sms - 1) / sms); /* blocks that must fit on one multiprocessor */
+    int64_t msys = (slots + e->sys.nblk - 1) / e->sys.nblk + 1;
+    if (msys > e->sys.nsys) msys = e->sys.nsys;
+    size_t base = (((size_t)msys * (size_t)nred * sizeof(double)) + 15) & ~(size_t)15;
+    int occ = 0;
+    int64_t R = 0;
+    /* the chunks' slot table (shorts) after the resident x */
+    base += ((size_t)(slots * cpb) * sizeof(short) + 15) & ~(size_t)15;
+    if (slots * cpb > 32767) continue;
+    if (res) { /* the most chunks per block that still let bps blocks run */
+      int64_t lo = 0, hi = slots * cpb;
+      if (base + (size_t)hi * cbytes > (size_t)m->sys_run_smem)
+        hi = ((int64_t)m->sys_run_smem - (int64_t)base) / (int64_t)cbytes;
+      while (lo < hi) {
+        int64_t mid = (lo + hi + 1) / 2;
+        if (cu.OccupancyMaxActiveBlocksPerMultiprocessor(
+                &occ, f, tpb, base + (size_t)mid * cbytes) == CUDA_SUCCESS &&
+            occ >= need)
+          lo = mid;
+        else
+          hi = mid - 1;
+      }
+      R = lo < rmax ? lo : rmax;
+      if (R < 1) continue;
+    }
+    size_t smem = base + (size_t)R * cbytes;
+    if (smem > (size_t)m->sys_run_smem ||
+        cu.OccupancyMaxActiveBlocksPerMultiprocessor(&occ, f, tpb, smem) != CUDA_SUCCESS ||
+        occ < need)
+      continue;
+    int64_t per_sm = slots * need;
+    double eff = (double)G / (double)(B < sms ? B : sms) / (double)per_sm;
+    int64_t resident = B * R < G * cpb ? B * R : G * cpb;
+    if (!found || eff > best + 1e-9 || (eff > best - 1e-9 && resident > sh->resident)) {
+      found = 1;
+      best = eff;
+      sh->blocks = (unsigned)B;
+      sh->R = (int)R;
+      sh->msys = (int)msys;
+      sh->smem = smem;
+      sh->resident = resident;
+    }
+  }
+  return found;
+}
+
+static int sys_persist_shape(sdk_ensemble *e, int res, sys_shape *sh) {
+  if (!e->sys.shape_known[res]) {
+    sys_shape t = {0};
+    e->sys.shape_known[res] = sys_persist_shape_(e, res, &t) ? 1 : -1;
+    e->sys.shape[res].blocks = t.blocks, e->sys.shape[res].R = t.R;
+    e->sys.shape[res].msys = t.msys, e->sys.shape[res].smem = t.smem;
+    e->sys.shape[res].resident = t.resident;
+  }
+  sh->blocks = e->sys.shape[res].blocks, sh->R = e->sys.shape[res].R;
+  sh->msys = e->sys.shape[res].msys, sh->smem = e->sys.shape[res].smem;
+  sh->resident = e->sys.shape[res].resident;
+  return e->sys.shape_known[res] > 0;
+}
+
+/* nsteps steps in cooperative launches of the persistent kernel (the sums of
+ * step0 are held); order rows (one system per grid point) to obs.  *done:
+ * the steps taken; a launch the device refuses as too large (other work on
+ * it, e.g. under MPS) returns SDK_OK with *done < nsteps. */
+static sdk_err sys_persist(sdk_ensemble *e, const sys_shape *sh, int64_t step0, int64_t nsteps,
+                           uint64_t seed, int64_t obs_every, CUdeviceptr obs, int64_t *donep,
+                           sdk_errbuf *eb) {
+  long long npad = e->npad, N = e->lay.particles, nsys = e->sys.nsys, spg = e->lay.ppg / N;
+  int nblk = (int)e->sys.nblk, cpb = (int)e->sys.cpb, R = sh->R, msys = sh->msys;
+  unsigned long long sd = seed;
+  long long oe = obs_every;
+  int64_t done = 0;
+  while (done < nsteps) {
+    /* (the barrier counts (steps so far + 1) * blocks in 32 bits) */
+    int64_t chunk = nsteps - done, cap = 0x7fffffff / (int64_t)sh->blocks - 1;
+    if (chunk > cap) chunk = cap;
+    long long s0 = step0 + done;
+    int ns = (int)chunk;
+    /* order rows of this launch start after those of the previous ones */
+    CUdeviceptr orow =
+        obs ? obs + (CUdeviceptr)((size_t)((step0 + done) / obs_every - step0 / obs_every) *
+                                  (size_t)nsys * 4 * sizeof(double))
+            : 0;
+    void *args[] = {&e->st,       &npad,       &e->sv, &N,  &nsys, &spg,
+                    &nblk,        &cpb,        &s0,    &ns, &sd,   &e->sys.sums,
+                    &e->sys.part, &e->sys.bar, &orow,  &oe, &R,    &msys};
+    CU(eb, MemsetD8(e->sys.bar, 0, sizeof(unsigned)));
+    CUresult r =
+        cu.LaunchCooperativeKernel(e->mod->sys_run, sh->blocks, 1, 1, (unsigned)e->mod->sys_info[5],
+                                   1, 1, (unsigned)sh->smem, NULL, args);
+    if (r == CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE) break;
+    if (r != CUDA_SUCCESS) return cu_fail(eb, "cuLaunchCooperativeKernel(sdk_sys_run)", r);
+    done += chunk;
+    e->sys.sums_step = step0 + done;
+  }
+  *donep = done;
+  return SDK_OK;
+}
+
+/* Which kernel runs nsteps steps: $SDK_SYS_KERNEL (launch; persist: the
+ * persistent kernel with x in device memory; resident: with as many chunks on
+ * chip as fit) where it can run (-1 when it cannot: a forced choice is never
+ * silently replaced), else the persistent kernel with as many chunks on chip as
+ * fit, else one launch per step.  The persistent kernel needs cooperative
+ * launches and mean-field coupling, and writes order rows only for one system
+ * per grid point. */
+static int sys_choose(sdk_ensemble *e, int order, sys_shape *sh) {
+  int can = e->mod->sys_run && (!order || e->lay.ppg == e->lay.particles);
+  const char *want = getenv("SDK_SYS_KERNEL");
+  if (want && !strcmp(want, "launch")) return SYS_LAUNCH;
+  if (want && !strcmp(want, "persist"))
+    return can && sys_persist_shape(e, 0, sh) ? SYS_PERSIST : -1;
+  if (want && !strcmp(want, "resident"))
+    return can && sys_persist_shape(e, 1, sh) ? SYS_RESIDENT : -1;
+  if (can && sys_persist_shape(e, 1, sh)) return SYS_RESIDENT;
+  if (can && sys_persist_shape(e, 0, sh)) return SYS_PERSIST;
+  return SYS_LAUNCH;
+}
+
 static sdk_err cuda_advance_sys(sdk_ensemble *e, int64_t step0, int64_t nsteps, uint64_t seed,
                                 int64_t obs_every, double *obs, sdk_errbuf *eb) {
   if (!e->mod->sys_step || e->lay.particles < 1 || e->lay.path0 != 0 ||
@@ -1198,16 +1414,56 @@ static sdk_err cuda_advance_sys(sdk_ensemble *e, int64_t step0, int64_t nsteps, 
   /* the sums of step0 must be held (a state written from the host, a first call) */
   if (e->sys.sums_step != step0 || nsteps == 0)
     SDK_CHECK(sys_launch(e, step0, 0, seed, nsteps == 0 && order ? e->sys.obs : 0, eb));
-  int64_t row = 0;
-  for (int64_t n = step0; n < step0 + nsteps; n++) {
-    CUdeviceptr orow = 0;
-    if (order && (n + 1) % obs_every == 0)
-      orow = e->sys.obs + (CUdeviceptr)((size_t)(row++ * ng * 4) * sizeof(double));
-    SDK_CHECK(sys_launch(e, n, 1, seed, orow, eb));
+  sys_shape sh = {0};
+  int kind = nsteps > 0 ? sys_choose(e, order, &sh) : SYS_LAUNCH;
+  if (kind < 0)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "SDK_SYS_KERNEL=%s cannot run these systems here (it needs mean-field "
+                    "coupling, cooperative launches, one system per grid point with --observe "
+                    "order%s)",
+                    getenv("SDK_SYS_KERNEL"),
+                    !strcmp(getenv("SDK_SYS_KERNEL"), "resident")
+                        ? ", and the particles must fit in shared memory"
+                        : "");
+  if (e->ctx->o.verbose && kind != e->sys.kernel)
+    fprintf(stderr, "sdekit: systems: %s kernel (%lld groups of %lld particles%s)\n",
+            sys_kernel_names[kind], (long long)(e->sys.nsys * e->sys.nblk),
+            (long long)(e->mod->sys_info[4] * e->sys.cpb),
+            kind == SYS_LAUNCH ? ", one launch per step" : ", cooperative launch");
+  if (kind != SYS_LAUNCH && e->ctx->o.verbose && kind != e->sys.kernel)
+    fprintf(stderr,
+            "sdekit: systems: %u blocks, %d chunks per block on chip (%lld of %lld), %zu bytes "
+            "of shared memory\n",
+            sh.blocks, sh.R, (long long)sh.resident,
+            (long long)(e->sys.nsys * e->sys.nblk * e->sys.cpb), sh.smem);
+  e->sys.kernel = kind;
+  int64_t done = 0;
+  if (kind != SYS_LAUNCH) {
+    SDK_CHECK(
+        sys_persist(e, &sh, step0, nsteps, seed, obs_every, order ? e->sys.obs : 0, &done, eb));
+    if (done < nsteps) { /* refused: one launch per step from here on, for this ensemble */
+      if (getenv("SDK_SYS_KERNEL") && strcmp(getenv("SDK_SYS_KERNEL"), "auto"))
+        return SDK_FAIL(eb, SDK_ERR_BACKEND,
+                        "cuda: the device refused the cooperative launch of %u blocks (other "
+                        "work on it?), and SDK_SYS_KERNEL=%s asks for it",
+                        sh.blocks, getenv("SDK_SYS_KERNEL"));
+      e->sys.shape_known[0] = e->sys.shape_known[1] = -1;
+      if (e->ctx->o.verbose)
+        fprintf(stderr, "sdekit: systems: cooperative launch refused; one launch per step\n");
+    }
+  }
+  if (done < nsteps) {
+    int64_t row = (step0 + done) / obs_every - step0 / obs_every;
+    for (int64_t n = step0 + done; n < step0 + nsteps; n++) {
+      CUdeviceptr orow = 0;
+      if (order && (n + 1) % obs_every == 0)
+        orow = e->sys.obs + (CUdeviceptr)((size_t)(row++ * ng * 4) * sizeof(double));
+      SDK_CHECK(sys_launch(e, n, 1, seed, orow, eb));
+    }
   }
   timed = timed && cu.EventRecord(e->ev1, NULL) == CUDA_SUCCESS;
   CUresult r = cu.CtxSynchronize();
-  if (r != CUDA_SUCCESS) return cu_fail(eb, "cuCtxSynchronize after sdk_sys_step", r);
+  if (r != CUDA_SUCCESS) return cu_fail(eb, "cuCtxSynchronize after the system kernels", r);
   float ms;
   if (timed && cu.EventElapsedTime(&ms, e->ev0, e->ev1) == CUDA_SUCCESS) e->last_ms = ms;
   if (order && rows > 0)
@@ -1356,7 +1612,192 @@ static const char PROG1_SRC[] =
     "  x_[i] = x; v_[i] = v; seed_[i] = s;\n"
     "}\n";
 
+/* The paper's PROG3 and PROG2 for the Kuramoto model (Eq. 2 with w_i = 0),
+ * written from its description (Sec. 5): xorshift32 per particle and
+ * Box-Muller as PROG1, Euler, --use_fast_math.
+ *   PROG3: per step, a kernel sums sin x and cos x per block of 256 (shared
+ *          memory tree), the partial sums go to the host, which adds them and
+ *          launches the update with S and C as arguments.
+ *   PROG2: per step, UpdateRHS sums sin(x_j - x_i) over tiles of 256 j in
+ *          shared memory (tile = block, one i per thread), then AdvanceSystem. */
+static const char PROG23_SRC[] =
+    "extern \"C\" __global__ void prog3_sums(const float *x, int n, float *ps, float *pc) {\n"
+    "  __shared__ float ss[256], sc[256];\n"
+    "  const int t = threadIdx.x, i = blockIdx.x * 256 + t;\n"
+    "  const float xi = i < n ? x[i] : 0.0f;\n"
+    "  ss[t] = i < n ? sinf(xi) : 0.0f;\n"
+    "  sc[t] = i < n ? cosf(xi) : 0.0f;\n"
+    "  __syncthreads();\n"
+    "  for (int o = 128; o > 0; o >>= 1) {\n"
+    "    if (t < o) { ss[t] += ss[t + o]; sc[t] += sc[t + o]; }\n"
+    "    __syncthreads();\n"
+    "  }\n"
+    "  if (t == 0) { ps[blockIdx.x] = ss[0]; pc[blockIdx.x] = sc[0]; }\n"
+    "}\n"
+    "__device__ float gauss(unsigned &s) {\n"
+    "  s ^= s << 13; s ^= s >> 17; s ^= s << 5;\n"
+    "  const float u1 = (s + 1.0f) * 2.3283064e-10f;\n"
+    "  s ^= s << 13; s ^= s >> 17; s ^= s << 5;\n"
+    "  const float u2 = s * 2.3283064e-10f;\n"
+    "  return sqrtf(-2.0f * logf(u1)) * cosf(6.2831853f * u2);\n"
+    "}\n"
+    "extern \"C\" __global__ void prog3_advance(float *x, unsigned *seed, int n, float S, float "
+    "C,\n"
+    "                                         float K, float dt, float sq) {\n"
+    "  const int i = blockIdx.x * 256 + threadIdx.x;\n"
+    "  if (i >= n) return;\n"
+    "  float xi = x[i];\n"
+    "  unsigned s = seed[i];\n"
+    "  xi += dt * K * (S * cosf(xi) - C * sinf(xi)) + sq * gauss(s);\n"
+    "  x[i] = xi; seed[i] = s;\n"
+    "}\n"
+    "extern \"C\" __global__ void prog2_rhs(const float *x, float *rhs, int n) {\n"
+    "  __shared__ float sx[256];\n"
+    "  const int t = threadIdx.x, i = blockIdx.x * 256 + t;\n"
+    "  const float xi = i < n ? x[i] : 0.0f;\n"
+    "  float acc = 0.0f;\n"
+    "  for (int tile = 0; tile * 256 < n; tile++) {\n"
+    "    const int j = tile * 256 + t;\n"
+    "    __syncthreads();\n"
+    "    sx[t] = j < n ? x[j] : 0.0f;\n"
+    "    __syncthreads();\n"
+    "    if (n - tile * 256 >= 256) {\n"
+    "#pragma unroll 8\n"
+    "      for (int jj = 0; jj < 256; jj++) acc += sinf(sx[jj] - xi);\n"
+    "    } else {\n"
+    "      for (int jj = 0; jj < n - tile * 256; jj++) acc += sinf(sx[jj] - xi);\n"
+    "    }\n"
+    "  }\n"
+    "  if (i < n) rhs[i] = acc;\n"
+    "}\n"
+    "extern \"C\" __global__ void prog2_advance(float *x, const float *rhs, unsigned *seed, int "
+    "n,\n"
+    "                                         float KN, float dt, float sq) {\n"
+    "  const int i = blockIdx.x * 256 + threadIdx.x;\n"
+    "  if (i >= n) return;\n"
+    "  unsigned s = seed[i];\n"
+    "  x[i] += dt * KN * rhs[i] + sq * gauss(s);\n"
+    "  seed[i] = s;\n"
+    "}\n";
+
 static int cmp_d(const void *a, const void *b);
+
+/* Milliseconds from e0 (recorded) to now: record e1 and wait for it. */
+static CUresult event_ms(CUevent e0, CUevent e1, float *ms) {
+  CUresult r = cu.EventRecord(e1, NULL);
+  if (r == CUDA_SUCCESS) r = cu.EventSynchronize(e1);
+  if (r == CUDA_SUCCESS) r = cu.EventElapsedTime(ms, e0, e1);
+  return r;
+}
+
+sdk_err sdk_cuda_bench_kuramoto_paper(sdk_bctx *c, int pairs, int64_t particles, int64_t steps,
+                                      int repeats, double *median_ms, double *r_end,
+                                      sdk_errbuf *eb) {
+  if (!c->has_device)
+    return SDK_FAIL(eb, SDK_ERR_BACKEND, "cuda: no device to run the baseline on");
+  if (particles < 1 || particles > 0x7fffff00 || repeats < 1)
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "cuda: baseline size out of range");
+  char arch[64];
+  snprintf(arch, sizeof arch, "--gpu-architecture=%s", c->arch);
+  const char *opts[] = {arch, "--use_fast_math", "-default-device"};
+  char *bin = NULL, *log = NULL;
+  size_t len = 0;
+  SDK_CHECK(nvrtc_compile(c, PROG23_SRC, NULL, opts, 3, "prog23.cu", &bin, &len, &log, eb));
+  free(log);
+  const char *dump = getenv("SDK_BASELINE_CUBIN"); /* for SASS comparisons */
+  if (dump && *dump && write_file(dump, bin, len) != 0)
+    fprintf(stderr, "sdekit: warning: could not write %s\n", dump);
+  sdk_err err = SDK_OK;
+  CUmodule mod = NULL;
+  CUfunction f1, f2;
+  CUdeviceptr x = 0, sd = 0, aux = 0, aux2 = 0;
+  CUevent e0 = NULL, e1 = NULL;
+  int n = (int)particles;
+  unsigned blocks = (unsigned)((n + 255) / 256);
+  float *hx = malloc((size_t)n * sizeof *hx), *hp = malloc((size_t)blocks * 2 * sizeof *hp);
+  unsigned *hs = malloc((size_t)n * sizeof *hs);
+  double *ms = calloc((size_t)repeats, sizeof *ms);
+  CUresult r;
+#define BCU(call)                                                                                  \
+  do {                                                                                             \
+    if ((r = (call)) != CUDA_SUCCESS) {                                                            \
+      err = cu_fail(eb, #call, r);                                                                 \
+      goto out;                                                                                    \
+    }                                                                                              \
+  } while (0)
+  if (!hx || !hp || !hs || !ms) {
+    err = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+    goto out;
+  }
+  BCU(cu.CtxSetCurrent(c->cx));
+  BCU(cu.ModuleLoadData(&mod, bin));
+  BCU(cu.ModuleGetFunction(&f1, mod, pairs ? "prog2_rhs" : "prog3_sums"));
+  BCU(cu.ModuleGetFunction(&f2, mod, pairs ? "prog2_advance" : "prog3_advance"));
+  BCU(cu.MemAlloc(&x, (size_t)n * 4));
+  BCU(cu.MemAlloc(&sd, (size_t)n * 4));
+  BCU(cu.MemAlloc(&aux, pairs ? (size_t)n * 4 : (size_t)blocks * 4));
+  BCU(cu.MemAlloc(&aux2, (size_t)blocks * 4));
+  BCU(cu.EventCreate(&e0, 0));
+  BCU(cu.EventCreate(&e1, 0));
+  const float K = 4.0f, T = 1.0f, dt = 1.0f / 128, sq = sqrtf(2.0f * T * dt), KN = K / (float)n;
+  for (int rep = -1; rep < repeats; rep++) { /* rep -1: warm-up */
+    /* uniform initial phases, host-chosen seeds (as the paper's programs) */
+    uint32_t h = 2463534242u + (uint32_t)rep;
+    for (int i = 0; i < n; i++) {
+      h ^= h << 13, h ^= h >> 17, h ^= h << 5;
+      hs[i] = h ? h : 1;
+      hx[i] = 6.2831853f * (float)(h >> 8) * (1.0f / 16777216.0f);
+    }
+    BCU(cu.MemcpyHtoD(sd, hs, (size_t)n * 4));
+    BCU(cu.MemcpyHtoD(x, hx, (size_t)n * 4));
+    BCU(cu.EventRecord(e0, NULL));
+    for (int64_t k = 0; k < steps; k++) {
+      if (pairs) {
+        void *a1[] = {&x, &aux, &n};
+        BCU(cu.LaunchKernel(f1, blocks, 1, 1, 256, 1, 1, 0, NULL, a1, NULL));
+        float kn = KN, d = dt, q = sq;
+        void *a2[] = {&x, &aux, &sd, &n, &kn, &d, &q};
+        BCU(cu.LaunchKernel(f2, blocks, 1, 1, 256, 1, 1, 0, NULL, a2, NULL));
+      } else {
+        void *a1[] = {&x, &n, &aux, &aux2};
+        BCU(cu.LaunchKernel(f1, blocks, 1, 1, 256, 1, 1, 0, NULL, a1, NULL));
+        BCU(cu.MemcpyDtoH(hp, aux, (size_t)blocks * 4));
+        BCU(cu.MemcpyDtoH(hp + blocks, aux2, (size_t)blocks * 4));
+        double S = 0, C = 0;
+        for (unsigned b = 0; b < blocks; b++)
+          S += hp[b], C += hp[blocks + b];
+        float Sf = (float)(S / n), Cf = (float)(C / n), k4 = K, d = dt, q = sq;
+        void *a2[] = {&x, &sd, &n, &Sf, &Cf, &k4, &d, &q};
+        BCU(cu.LaunchKernel(f2, blocks, 1, 1, 256, 1, 1, 0, NULL, a2, NULL));
+      }
+    }
+    float t;
+    BCU(event_ms(e0, e1, &t));
+    if (rep >= 0) ms[rep] = t;
+  }
+  qsort(ms, (size_t)repeats, sizeof *ms, cmp_d);
+  *median_ms = ms[repeats / 2];
+  /* the final order parameter, a check that the baseline integrates the model */
+  BCU(cu.MemcpyDtoH(hx, x, (size_t)n * 4));
+  double S = 0, C = 0;
+  for (int i = 0; i < n; i++)
+    S += sin(hx[i]), C += cos(hx[i]);
+  *r_end = sqrt(S * S + C * C) / n;
+#undef BCU
+out:
+  if (e0) cu.EventDestroy(e0);
+  if (e1) cu.EventDestroy(e1);
+  CUdeviceptr bufs[] = {x, sd, aux, aux2};
+  for (int i = 0; i < 4; i++)
+    if (bufs[i]) cu.MemFree(bufs[i]);
+  if (mod) cu.ModuleUnload(mod);
+  free(bin);
+  free(hx);
+  free(hp);
+  free(hs);
+  free(ms);
+  return err;
+}
 
 sdk_err sdk_cuda_bench_copy(sdk_bctx *c, size_t bytes, int repeats, double *GBps, sdk_errbuf *eb) {
   if (!c->has_device) return SDK_FAIL(eb, SDK_ERR_BACKEND, "cuda: no device");
@@ -1473,10 +1914,8 @@ sdk_err sdk_cuda_bench_prog1(sdk_bctx *c, int64_t paths, int64_t steps, int repe
       void *args[] = {&x, &v, &a, &sd, &t0, &dt, &m, &gamma, &omega, &D, &f, &n};
       BCU(cu.LaunchKernel(fn, blocks, 1, 1, 256, 1, 1, 0, NULL, args, NULL));
     }
-    BCU(cu.EventRecord(e1, NULL));
-    BCU(cu.EventSynchronize(e1));
     float t;
-    BCU(cu.EventElapsedTime(&t, e0, e1));
+    BCU(event_ms(e0, e1, &t));
     if (rep >= 0) ms[rep] = t;
   }
   qsort(ms, (size_t)repeats, sizeof *ms, cmp_d);

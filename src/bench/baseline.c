@@ -47,6 +47,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <time.h>
 
 /* Fixed parameters of the paper's Fig. 2 (anomalous response regime). */
@@ -163,4 +164,58 @@ void sdk_baseline_prog1_cpu_ex(long long paths, long long steps, int steps_per_p
 void sdk_baseline_prog1_cpu(long long paths, long long steps, int steps_per_period, unsigned seed,
                             sdk_baseline_result *out) {
   sdk_baseline_prog1_cpu_ex(paths, steps, steps_per_period, seed, out, NULL);
+}
+
+/* The paper's Kuramoto programs on the CPU (see baseline.h): one system of n
+ * oscillators, K = 4, T = 1, dt = 1/128, uniform initial phases, per
+ * particle a xorshift32 stream and Box-Muller as PROG1 (one Gaussian of the
+ * pair per step), Euler, float. */
+void sdk_baseline_kuramoto_cpu(int pairs, long long n, long long steps, unsigned seed,
+                               sdk_baseline_result *out) {
+  if (out) out->seconds = out->path_steps = out->checksum = 0;
+  if (n <= 0 || steps < 0) return;
+  float *x = malloc((size_t)n * sizeof *x), *f = pairs ? malloc((size_t)n * sizeof *f) : NULL;
+  uint32_t *s = malloc((size_t)n * sizeof *s);
+  if (!x || !s || (pairs && !f)) {
+    free(x), free(f), free(s);
+    return;
+  }
+  const float K = 4.0f, dt = 1.0f / 128, sq = sqrtf(2.0f * 1.0f * dt), KN = K / (float)n;
+  for (long long i = 0; i < n; i++) {
+    s[i] = bl_path_seed((uint32_t)seed, (unsigned long long)i);
+    x[i] = BL_2PI * bl_unif_co(bl_xorshift32(&s[i]));
+  }
+  const double t_start = bl_now();
+  for (long long k = 0; k < steps; k++) {
+    float S = 0, C = 0;
+    if (pairs) { /* PROG2: UpdateRHS over all pairs */
+      for (long long i = 0; i < n; i++) {
+        float a = 0;
+        for (long long j = 0; j < n; j++)
+          a += sinf(x[j] - x[i]);
+        f[i] = KN * a;
+      }
+    } else { /* PROG3: the two sums */
+      double sd = 0, cd = 0;
+      for (long long i = 0; i < n; i++)
+        sd += sinf(x[i]), cd += cosf(x[i]);
+      S = (float)(sd / (double)n), C = (float)(cd / (double)n);
+    }
+    for (long long i = 0; i < n; i++) {
+      const float n1 = bl_unif_oc(bl_xorshift32(&s[i])), n2 = bl_unif_co(bl_xorshift32(&s[i]));
+      const float g = sqrtf(-2.0f * logf(n1)) * cosf(BL_2PI * n2);
+      const float drift = pairs ? f[i] : K * (S * cosf(x[i]) - C * sinf(x[i]));
+      x[i] += dt * drift + sq * g;
+    }
+  }
+  const double t_end = bl_now();
+  double sd = 0, cd = 0;
+  for (long long i = 0; i < n; i++)
+    sd += sin((double)x[i]), cd += cos((double)x[i]);
+  if (out) {
+    out->seconds = t_end - t_start;
+    out->path_steps = (double)n * (double)steps * (pairs ? (double)n : 1.0);
+    out->checksum = sqrt(sd * sd + cd * cd) / (double)n; /* the final r */
+  }
+  free(x), free(f), free(s);
 }

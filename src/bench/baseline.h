@@ -28,4 +28,13 @@ void sdk_baseline_prog1_cpu(long long paths, long long steps, int steps_per_peri
 void sdk_baseline_prog1_cpu_ex(long long paths, long long steps, int steps_per_period,
                                unsigned seed, sdk_baseline_result *out, double *mean_v);
 
+/* The paper's PROG3 (pairs = 0: the mean-field sums every step) or PROG2
+ * (pairs = 1: all pairs sin(x_j - x_i)) for one Kuramoto system of n
+ * oscillators (K = 4, T = 1, dt = 1/128, uniform initial phases) as plain
+ * scalar C on one thread: xorshift32 and Box-Muller per particle as PROG1,
+ * Euler, float.  path_steps counts particle-steps (PROG3) or pair
+ * interactions (PROG2); checksum is the final order parameter r. */
+void sdk_baseline_kuramoto_cpu(int pairs, long long n, long long steps, unsigned seed,
+                               sdk_baseline_result *out);
+
 #endif

@@ -31,22 +31,30 @@ static const char BENCH_HELP[] =
     "pairwise), --steps Euler steps (default 2000) with the order parameter r(t) every\n"
     "step and the density P(x mod 2 pi; t) every 100 steps, timed as a whole run (median\n"
     "of --repeats after a warm-up), and once more with no observables; prints\n"
-    "particle-steps/s (and bytes/s), or pair interactions/s for [pair] models.\n";
+    "particle-steps/s (and bytes/s), or pair interactions/s for [pair] models.  On the\n"
+    "GPU the mean-field workload is also timed with each system kernel forced, and the\n"
+    "paper's PROG3 or PROG2 (re-implemented) runs the same workload in the same process.\n"
+    "  --workload-only    only the workload, with the kernel sdekit chooses (tuning)\n";
 
 static int cmp(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
 }
 
-/* Median loop time of whole runs (after one warm-up run). */
-static int time_runs(const sdk_run_config *c, int repeats, double *median, char *device,
-                     size_t nd) {
+/* Median loop time of whole runs (after one warm-up run).  With `why`, a
+ * run that fails leaves its error there and returns 0. */
+static int time_runs(const sdk_run_config *c, int repeats, double *median, char *device, size_t nd,
+                     char *why, size_t nwhy) {
   double t[16];
   if (repeats > 15) repeats = 15;
   for (int i = -1; i < repeats; i++) {
     sdk_errbuf eb = {0};
     sdk_run *run = NULL;
     sdk_err e = sdk_run_execute(c, &run, &eb);
+    if (e != SDK_OK && why) {
+      snprintf(why, nwhy, "%s", eb.msg);
+      return 0;
+    }
     if (e != SDK_OK) {
       fprintf(stderr, "sdekit: error: %s\n", eb.msg);
       return sdk_err_exit_status(e);
@@ -61,7 +69,8 @@ static int time_runs(const sdk_run_config *c, int repeats, double *median, char 
 }
 
 /* Systems of interacting particles: the paper's Kuramoto workloads (PROG2/PROG3). */
-static int bench_particles(sdk_run_config *c, int64_t steps, int repeats, int particles_given) {
+static int bench_particles(sdk_run_config *c, int64_t steps, int repeats, int particles_given,
+                           int workload_only) {
   sdk_errbuf eb = {0};
   sdk_model *m = NULL;
   sdk_err e = sdk_model_load(c->model, &m, &eb);
@@ -90,23 +99,40 @@ static int bench_particles(sdk_run_config *c, int64_t steps, int repeats, int pa
   c->sample_every = 100;
   c->bins = 100;
   c->quiet = 1;
+  int cuda = !strcmp(c->backend, "cuda");
   /* the workload, then without observables; the mean-field model also with
-   * each observable alone (what each costs) */
+   * each observable alone (what each costs) and, on the GPU, with each of the
+   * system kernels forced (codegen/sys_cuda.c: they give the same bits) */
   static const struct {
     unsigned obs;
-    const char *what;
-  } rows[] = {{SDK_OBS_ORDER | SDK_OBS_DENSITY, "r(t) every step, P(x;t) every 100 steps"},
-              {0, "no observables"},
-              {SDK_OBS_ORDER, "r(t) every step only"},
-              {SDK_OBS_DENSITY, "P(x;t) every 100 steps only"}};
-  int nrows = pair || !periodic ? 2 : 4;
-  double secs[4] = {0};
-  char dev[256] = "";
+    const char *kernel, *what;
+  } rows[] = {{SDK_OBS_ORDER | SDK_OBS_DENSITY, NULL, "r(t) every step, P(x;t) every 100 steps"},
+              {0, NULL, "no observables"},
+              {SDK_OBS_ORDER, NULL, "r(t) every step only"},
+              {SDK_OBS_DENSITY, NULL, "P(x;t) every 100 steps only"},
+              {SDK_OBS_ORDER | SDK_OBS_DENSITY, "launch", "  the same, one launch per step"},
+              {SDK_OBS_ORDER | SDK_OBS_DENSITY, "persist", "  the same, persistent, x in DRAM"},
+              {SDK_OBS_ORDER | SDK_OBS_DENSITY, "resident", "  the same, persistent, x on chip"}};
+  int nrows = workload_only ? 1 : pair || !periodic ? 2 : cuda ? 7 : 4;
+  double secs[7] = {0};
+  char dev[256] = "", why[7][160] = {{0}};
+  const char *env0 = getenv("SDK_SYS_KERNEL");
+  char *saved = env0 ? strdup(env0) : NULL;
   for (int i = 0; i < nrows; i++) {
     c->observe = periodic ? rows[i].obs : 0;
-    int rc = time_runs(c, repeats, &secs[i], dev, sizeof dev);
-    if (rc) return rc;
+    if (rows[i].kernel) setenv("SDK_SYS_KERNEL", rows[i].kernel, 1);
+    int rc = time_runs(c, repeats, &secs[i], dev, sizeof dev, rows[i].kernel ? why[i] : NULL,
+                       sizeof why[i]);
+    if (saved)
+      setenv("SDK_SYS_KERNEL", saved, 1);
+    else
+      unsetenv("SDK_SYS_KERNEL");
+    if (rc) {
+      free(saved);
+      return rc;
+    }
   }
+  free(saved);
   double N = (double)c->particles, ps = N * (double)steps;
   printf("sdekit bench: %s, one system of N = %lld particles, %lld Euler steps, %s precision,\n"
          "median of %d runs after a warm-up (the stepping loop, host work included)\n%s\n\n",
@@ -118,23 +144,62 @@ static int bench_particles(sdk_run_config *c, int64_t steps, int repeats, int pa
   else
     printf("%-52s %10s %18s %10s\n", "", "seconds", "particle-steps/s", "GB/s");
   for (int i = 0; i < nrows; i++) {
-    if (pair)
+    if (why[i][0])
+      printf("%-52s %10s %18s  (%s)\n", rows[i].what, "-", "-", why[i]);
+    else if (pair)
       printf("%-52s %10.4f %18.3e\n", rows[i].what, secs[i], N * ps / secs[i]);
     else
       printf("%-52s %10.4f %18.3e %10.1f\n", rows[i].what, secs[i], ps / secs[i],
              ps * 2 * (double)es / secs[i] / 1e9);
   }
   if (!pair) printf("(GB/s: one read and one write of x per particle-step, %zu bytes each)\n", es);
-  if (!strcmp(c->backend, "cuda")) {
+  if (!cuda && !workload_only) {
+    /* the paper's program as scalar C on one core, same process: sized for
+     * about half a second (its rate does not depend on the size) */
+    long long bn = pair ? 4096 : 1 << 18, bs = pair ? 3 : 40;
+    sdk_baseline_result br[3];
+    sdk_baseline_kuramoto_cpu(pair, 256, 2, 1, &br[0]); /* warm-up */
+    for (int i = 0; i < 3; i++)
+      sdk_baseline_kuramoto_cpu(pair, bn, bs, 1u + (unsigned)i, &br[i]);
+    double bt[3] = {br[0].seconds, br[1].seconds, br[2].seconds};
+    qsort(bt, 3, sizeof *bt, cmp);
+    double base = br[0].path_steps / bt[1], ours = (pair ? N * ps : ps) / secs[0];
+    printf("%-52s %10.4f %18.3e\n",
+           pair ? "baseline: the paper's PROG2 as scalar C, 1 thread"
+                : "baseline: the paper's PROG3 as scalar C, 1 thread",
+           bt[1], base);
+    printf("  (%lld particles x %lld steps, xorshift + Box-Muller, float; final r = %.3f)\n", bn,
+           bs, br[1].checksum);
+    printf("ratio to the baseline: %.1fx with the observables\n", ours / base);
+  }
+  if (cuda && !workload_only) {
     sdk_bctx *ctx = NULL;
     sdk_backend_opts bo = {.device = c->device, .fast_math = 1};
-    double gbps = 0;
-    if (sdk_backend_cuda.open(&bo, &ctx, &eb) == SDK_OK &&
-        sdk_cuda_bench_copy(ctx, (size_t)1 << 30, 9, &gbps, &eb) == SDK_OK)
-      printf("device-to-device copy, 1 GiB (read + write): %.1f GB/s%s", gbps, pair ? "\n" : "");
-    if (gbps > 0 && !pair)
-      printf(" -> roofline %.3e particle-steps/s\n", gbps * 1e9 / (2.0 * (c->single ? 4 : 8)));
-    if (ctx) sdk_backend_cuda.close(&ctx);
+    double gbps = 0, base_ms = 0, rend = 0;
+    if (sdk_backend_cuda.open(&bo, &ctx, &eb) == SDK_OK) {
+      /* the paper's program for this workload, same process, same size and steps */
+      if (c->single &&
+          sdk_cuda_bench_kuramoto_paper(ctx, pair, c->particles, steps, repeats < 3 ? repeats : 3,
+                                        &base_ms, &rend, &eb) == SDK_OK) {
+        double base = (pair ? N * ps : ps) / (base_ms * 1e-3);
+        printf("%-52s %10.4f %18.3e\n",
+               pair ? "baseline: the paper's PROG2 (tiled UpdateRHS + Advance)"
+                    : "baseline: the paper's PROG3 (sums via the host)",
+               base_ms * 1e-3, base);
+        printf("  (Kuramoto, K = 4, T = 1, xorshift + Box-Muller, fast math; final r = %.3f)\n",
+               rend);
+        printf("ratio to the baseline: %.2fx with the observables, %.2fx without\n",
+               base_ms * 1e-3 / secs[0], base_ms * 1e-3 / secs[1]);
+      } else if (c->single) {
+        printf("baseline: %s\n", eb.msg);
+      }
+      if (sdk_cuda_bench_copy(ctx, (size_t)1 << 30, 9, &gbps, &eb) == SDK_OK)
+        printf("device-to-device copy, 1 GiB (read + write): %.1f GB/s%s", gbps, pair ? "\n" : "");
+      if (gbps > 0 && !pair)
+        printf(" -> roofline %.3e particle-steps/s for x in DRAM (%.0f%% reached)\n",
+               gbps * 1e9 / (2.0 * (double)es), 100 * ps / secs[0] / (gbps * 1e9 / (2.0 * es)));
+      sdk_backend_cuda.close(&ctx);
+    }
   }
   return 0;
 }
@@ -190,6 +255,7 @@ int sdk_cli_bench(int argc, char **argv) {
                                        {"repeats", required_argument, 0, 'r'},
                                        {"threads", required_argument, 0, 't'},
                                        {"precision", required_argument, 0, 'P'},
+                                       {"workload-only", no_argument, 0, 'w'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   sdk_run_config c;
@@ -199,7 +265,7 @@ int sdk_cli_bench(int argc, char **argv) {
   c.paths = 65536;
   int64_t steps = 2000;
   int repeats = 5;
-  int paths_given = 0, particles_given = 0;
+  int paths_given = 0, particles_given = 0, workload_only = 0;
   const char *model = NULL;
   optind = 1;
   opterr = 0;
@@ -238,6 +304,7 @@ int sdk_cli_bench(int argc, char **argv) {
       }
       c.single = !strcmp(optarg, "single");
       break;
+    case 'w': workload_only = 1; break;
     case 'h': fputs(BENCH_HELP, stdout); return 0;
     default:
       fprintf(stderr, "sdekit: error: unknown option '%s' (see 'sdekit bench --help')\n",
@@ -247,7 +314,7 @@ int sdk_cli_bench(int argc, char **argv) {
   }
   if (model) {
     c.model = model;
-    return bench_particles(&c, steps, repeats, particles_given);
+    return bench_particles(&c, steps, repeats, particles_given, workload_only);
   }
   if (!strcmp(c.backend, "cuda")) return bench_cuda(&c, steps, repeats, paths_given);
   sdk_errbuf eb = {0};

@@ -34,7 +34,7 @@ typedef enum { SDK_TARGET_CPU, SDK_TARGET_CUDA } sdk_target;
 /* Steps whose Gaussians are drawn together before integrating them. */
 #define SDK_CPU_SUBSTEPS 16
 /* Bump when the kernel ABI changes (checked when loading a module). */
-#define SDK_KERNEL_ABI 1
+#define SDK_KERNEL_ABI 2
 
 typedef struct sdk_codegen_opts {
   const sdk_model *model;

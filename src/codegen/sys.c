@@ -8,8 +8,8 @@
  *      summed over the system's particles at x_n, in a fixed order;
  *   2. the [pair] functions F_i = (1/N) sum_j f(x_i, x_j) are summed, all pairs;
  *   3. every particle takes one Euler step with its own Gaussians (Philox
- *      domain 0 keyed by the global particle index, exactly as independent
- *      paths) using the averages of 1. and 2.
+ *      domain 3: one counter block per four consecutive particles of a
+ *      system and step, rng/philox.h) using the averages of 1. and 2.
  * Per-particle parameters come from Philox domain 2 (block k for parameter
  * k, lane 0), so they never depend on how the work is cut. */
 #include <math.h>

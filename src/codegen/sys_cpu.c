@@ -13,21 +13,15 @@
  *   - the pair functions: particle i's sum over j in blocks of SDK_JB
  *     (float within a block, double across blocks), i vectorised;
  *   - the update per block of SDK_BLK particles.
- * Gaussians are drawn one Philox block (four numbers) at a time per particle
- * and cached for the steps that use them (SDK_G steps per group). */
+ * Gaussians follow the system stream of rng/philox.h (domain 3): one Philox
+ * block per four consecutive particles of a system and step.  When N is a
+ * multiple of 4 those quads are aligned with the global index (quad p >> 2),
+ * so a block of SDK_BLK particles draws SDK_BLK / 4 whole blocks; otherwise
+ * every particle draws its quad's block and takes its lane. */
 #include <stdio.h>
 #include <string.h>
 
 #include "codegen/codegen_internal.h"
-
-static int gcd(int a, int b) {
-  while (b) {
-    int t = a % b;
-    a = b;
-    b = t;
-  }
-  return a;
-}
 
 /* t of step n */
 static void emit_t0(sdk_strbuf *b, const sdk_codegen_opts *o, const char *n) {
@@ -51,7 +45,6 @@ void sdk_cg_emit_sys_cpu(sdk_strbuf *b, const sdk_codegen_opts *o) {
   sdk_cg_red red;
   sdk_cg_red_build(&red, o);
   int nred = red.n, nmean = m->nmean, npair = m->npair;
-  int G = nn > 0 ? 4 / gcd(4, nn) : 1, GN = nn > 0 ? G * nn : 4;
   int ndraw = 0;
   for (int k = 0; k < m->npart; k++)
     ndraw += !sdk_cg_part_const(o, k);
@@ -59,9 +52,9 @@ void sdk_cg_emit_sys_cpu(sdk_strbuf *b, const sdk_codegen_opts *o) {
       b,
       "\n/* ---- systems of interacting particles ---- */\n#include <stdlib.h>\n"
       "#define SDK_NRED %d\n#define SDK_NMEAN %d\n#define SDK_NPAIR %d\n#define SDK_NPART %d\n"
-      "#define SDK_G %d\n#define SDK_GN %d\n#define SDK_JB 256\n",
+      "#define SDK_JB 256\n",
       nred > 0 ? nred : 1, nmean > 0 ? nmean : 1, npair > 0 ? npair : 1,
-      m->npart > 0 ? m->npart : 1, G, GN);
+      m->npart > 0 ? m->npart : 1);
   sdk_sb_printf(b, "int sdk_sys_nred(void) { return %d; }\n", nred);
 
   /* sums of the reduced expressions over particles [i0, i0 + cnt) of one system */
@@ -160,11 +153,10 @@ void sdk_cg_emit_sys_cpu(sdk_strbuf *b, const sdk_codegen_opts *o) {
          "  const sdk_i64 sdk_nblk = sdk_npad / SDK_BLK;\n"
          "  double *sdk_sums = calloc((size_t)(sdk_nsys + 1) * SDK_NRED, sizeof(double));\n"
          "  double *sdk_part = malloc((size_t)(sdk_nsys * sdk_nch) * SDK_NRED * sizeof(double));\n"
-         "  real *sdk_zc = malloc((size_t)sdk_npad * SDK_GN * sizeof(real));\n"
          "  real *sdk_pp = malloc((size_t)sdk_npad * SDK_NPART * sizeof(real));\n"
          "  real *sdk_fp = calloc((size_t)sdk_npad * SDK_NPAIR, sizeof(real));\n"
-         "  if (!sdk_sums || !sdk_part || !sdk_zc || !sdk_pp || !sdk_fp) {\n"
-         "    free(sdk_sums); free(sdk_part); free(sdk_zc); free(sdk_pp); free(sdk_fp);\n"
+         "  if (!sdk_sums || !sdk_part || !sdk_pp || !sdk_fp) {\n"
+         "    free(sdk_sums); free(sdk_part); free(sdk_pp); free(sdk_fp);\n"
          "    return 1;\n"
          "  }\n"
          "  sdk_i64 sdk_orow = 0;\n"
@@ -250,25 +242,34 @@ void sdk_cg_emit_sys_cpu(sdk_strbuf *b, const sdk_codegen_opts *o) {
   sdk_sb_puts(b, "      /* one Euler step of every particle */\n"
                  "#pragma omp for schedule(static)\n"
                  "      for (sdk_i64 sdk_blk = 0; sdk_blk < sdk_nblk; sdk_blk++) {\n"
-                 "        const sdk_i64 sdk_p0 = sdk_blk * SDK_BLK;\n"
-                 "        real *sdk_zb = sdk_zc + sdk_blk * (SDK_GN * SDK_BLK);\n"
-                 "        const sdk_i64 sdk_ga = sdk_n - sdk_n % SDK_G;\n"
-                 "        (void)sdk_zb; (void)sdk_ga;\n");
+                 "        const sdk_i64 sdk_p0 = sdk_blk * SDK_BLK;\n");
   if (nn > 0)
-    sdk_sb_puts(b, "        if (sdk_n == sdk_step0 || sdk_n % SDK_G == 0) {\n"
-                   "          const sdk_i64 sdk_b0 = sdk_ga * SDK_NN / 4;\n"
-                   "          for (int sdk_bk = 0; sdk_bk < SDK_GN / 4; sdk_bk++) {\n"
-                   "#pragma omp simd\n"
-                   "            for (int sdk_i = 0; sdk_i < SDK_BLK; sdk_i++) {\n"
-                   "              real sdk_g4[4];\n"
-                   "              sdk_gauss4(sdk_seed, (sdk_u64)(sdk_path0 + sdk_p0 + sdk_i), "
-                   "(sdk_u64)(sdk_b0 + sdk_bk), 0, sdk_g4);\n"
-                   "              for (int sdk_l = 0; sdk_l < 4; sdk_l++) sdk_zb[(sdk_bk * 4 + "
-                   "sdk_l) * SDK_BLK + sdk_i] = sdk_g4[sdk_l];\n"
-                   "            }\n"
-                   "          }\n"
-                   "        }\n"
-                   "        const int sdk_zo = (int)((sdk_n - sdk_ga) * SDK_NN);\n");
+    sdk_sb_puts(b,
+                "        /* this step's Gaussians (domain 3, by quads of a system) */\n"
+                "        real sdk_zb[SDK_NN][SDK_BLK];\n"
+                "        for (int sdk_j = 0; sdk_j < SDK_NN; sdk_j++) {\n"
+                "          const sdk_u64 sdk_k = (sdk_u64)sdk_n * SDK_NN + (sdk_u64)sdk_j;\n"
+                "          if (sdk_N % 4 == 0) {\n"
+                "#pragma omp simd\n"
+                "            for (int sdk_q = 0; sdk_q < SDK_BLK / 4; sdk_q++) {\n"
+                "              real sdk_g4[4];\n"
+                "              sdk_gauss4(sdk_seed, (sdk_u64)((sdk_path0 + sdk_p0) >> 2) + "
+                "(sdk_u64)sdk_q, sdk_k, 3, sdk_g4);\n"
+                "              for (int sdk_l = 0; sdk_l < 4; sdk_l++) sdk_zb[sdk_j][4 * sdk_q + "
+                "sdk_l] = sdk_g4[sdk_l];\n"
+                "            }\n"
+                "          } else {\n"
+                "            const sdk_i64 sdk_nq = (sdk_N + 3) / 4;\n"
+                "            for (int sdk_i = 0; sdk_i < SDK_BLK; sdk_i++) {\n"
+                "              const sdk_i64 sdk_p = sdk_path0 + sdk_p0 + sdk_i, sdk_s = sdk_p / "
+                "sdk_N, sdk_li = sdk_p - sdk_s * sdk_N;\n"
+                "              real sdk_g4[4];\n"
+                "              sdk_gauss4(sdk_seed, (sdk_u64)(sdk_s * sdk_nq + (sdk_li >> 2)), "
+                "sdk_k, 3, sdk_g4);\n"
+                "              sdk_zb[sdk_j][sdk_i] = sdk_g4[sdk_li & 3];\n"
+                "            }\n"
+                "          }\n"
+                "        }\n");
   sdk_sb_puts(b, "        real sdk_mv[SDK_NMEAN][SDK_BLK], sdk_spv[SDK_NSV][SDK_BLK];\n"
                  "        {\n"
                  "          sdk_i64 sdk_s = sdk_p0 / sdk_N, sdk_bnd = (sdk_s + 1) * sdk_N;\n"
@@ -302,8 +303,7 @@ void sdk_cg_emit_sys_cpu(sdk_strbuf *b, const sdk_codegen_opts *o) {
                   "          const real %s = sdk_fp[%d * sdk_npad + sdk_p0 + sdk_i]; (void)%s;\n",
                   m->pair_names[k], k, m->pair_names[k]);
   for (int j = 0; j < nn; j++)
-    sdk_sb_printf(b, "          const real sdk_z%d = sdk_zb[(sdk_zo + %d) * SDK_BLK + sdk_i];\n", j,
-                  j);
+    sdk_sb_printf(b, "          const real sdk_z%d = sdk_zb[%d][sdk_i];\n", j, j);
   sdk_cg_step(b, o, "          ");
   for (int v = 0; v < nv; v++)
     sdk_sb_printf(b, "          sdk_st[%d * sdk_npad + sdk_p0 + sdk_i] = sdk_x%d;\n", v, v);
@@ -311,7 +311,7 @@ void sdk_cg_emit_sys_cpu(sdk_strbuf *b, const sdk_codegen_opts *o) {
                  "      }\n"
                  "    }\n"
                  "  }\n"
-                 "  free(sdk_sums); free(sdk_part); free(sdk_zc); free(sdk_pp); free(sdk_fp);\n"
+                 "  free(sdk_sums); free(sdk_part); free(sdk_pp); free(sdk_fp);\n"
                  "  return 0;\n"
                  "}\n");
   sdk_cg_red_free(&red);

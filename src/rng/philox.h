@@ -20,10 +20,23 @@
  *   domain d (0 = noise of the time steps, 1 = initial conditions, 2 =
  *   per-particle parameters of interacting systems, p then being the global
  *   particle index) lies in block b = k >> 2, whose counter is
- *     { b & 0xffffffff, ((b >> 32) & 0x7fffffff) | (d != 0) << 31 | (d >> 1) << 30,
+ *     { b & 0xffffffff,
+ *       ((b >> 32) & 0x7fffffff) | (d != 0) << 31 | (d >> 1) << 30 | (d == 3) << 29,
  *       p & 0xffffffff, p >> 32 }
- *   (domains 1 and 2 use blocks below 2^62: domain 2 is domain 1 offset by
- *   block 2^62, and domains 0 and 1 are unchanged from the two-domain form)
+ *   (domains 1 and 2 use blocks below 2^62, domain 3 below 2^61: domain 2 is
+ *   domain 1 offset by block 2^62, domain 3 domain 2 offset by block 2^61;
+ *   domains 0, 1, 2 are unchanged from the earlier forms).
+ *
+ *   Domain 3 is the noise of systems of interacting particles, whose
+ *   particles all take every step together: one block serves four
+ *   consecutive particles of a system at one step.  Particle i of system s
+ *   (N particles per system, NQ = (N + 3) / 4 quads per system) takes, for
+ *   its Gaussian j of step n (k = n * NN + j, NN noise channels), lane i & 3
+ *   of the block with b = k and p = s * NQ + (i >> 2), i.e. g[i & 3] of
+ *   sdk_gauss4(seed, s * NQ + (i >> 2), k, 3).  One Philox call thus gives
+ *   four particles their numbers for the step (a GPU thread owns the four),
+ *   instead of one particle four steps' worth that a step-synchronous
+ *   system cannot keep between its steps.
  *   Philox's outputs o0..o3 for that counter give four Gaussians by the
  *   Box-Muller transform (G. E. P. Box, M. E. Muller, "A note on the generation
  *   of random normal deviates", Ann. Math. Statist. 29, 610-611, 1958) on the
@@ -126,7 +139,7 @@ SDK_RNG_FN void sdk_philox_block(sdk_u64 seed, sdk_u64 path, sdk_u64 block, sdk_
                                  sdk_u32 o[4]) {
   sdk_philox4x32_10((sdk_u32)block,
                     ((sdk_u32)(block >> 32) & 0x7fffffffu) | ((sdk_u32)(domain != 0u) << 31) |
-                        ((domain >> 1) << 30),
+                        ((domain >> 1) << 30) | ((domain >> 1) & domain & 1u) << 29,
                     (sdk_u32)path, (sdk_u32)(path >> 32), (sdk_u32)seed, (sdk_u32)(seed >> 32), o);
 }
 

@@ -27,14 +27,14 @@ __host__ __device__ static sdk_u64 mix64(sdk_u64 z) {
 }
 
 // Tuple i: random seed and path; blocks mostly small, sometimes using the
-// high word; domain alternating.
+// high word; all four domains in turn.
 __host__ __device__ static void tuple(int i, sdk_u64 *seed, sdk_u64 *path, sdk_u64 *block,
                                       sdk_u32 *domain) {
   *seed = mix64(3 * (sdk_u64)i);
   *path = mix64(3 * (sdk_u64)i + 1);
   sdk_u64 b = mix64(3 * (sdk_u64)i + 2);
   *block = (i & 2) ? (b & 0x7fffffffffffffffull) : (b & 0xffff);
-  *domain = (sdk_u32)(i & 1);
+  *domain = (sdk_u32)(i & 3);
 }
 
 __global__ void kat_kernel(int n, sdk_u32 *words, float *gf, double *gd) {
