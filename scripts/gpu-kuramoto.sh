@@ -4,7 +4,8 @@
 # summary last.
 # Usage: scripts/gpu-kuramoto.sh STAGE...   stages: tests, mf (mean-field at
 #   2^24, 2^22, 2^20), pairs (N = 65536), cpu (16 threads),
-#   sass, variants (kernel tuning knobs at 2^24 and 2^22); default: tests mf
+#   sass, variants (kernel tuning knobs), shape (the kernel chosen at 2^24), fig4
+#   (the paper's Fig. 4 at its size, data only); default: tests mf
 set -uo pipefail
 stages=${*:-tests mf}
 OUT=${OUT:-$PWD/gpu-out}; mkdir -p "$OUT"
@@ -19,10 +20,10 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.limit --for
 summary=$OUT/summary.txt; : > "$summary"
 has() { case " $stages " in *" $1 "*) return 0;; esac; return 1; }
 if has tests; then
-  (cd build-gpu && timeout 420 ctest --output-on-failure -L gpu -j3 ${CTEST_EXCLUDE:+-E $CTEST_EXCLUDE}) > "$OUT/check-gpu.log" 2>&1
+  (cd build-gpu && timeout 420 ctest -V -L gpu -j3 ${CTEST_EXCLUDE:+-E $CTEST_EXCLUDE}) > "$OUT/check-gpu.log" 2>&1
   echo "check-gpu rc=$? ($(( $(date +%s) - t0 )) s)" | tee -a "$summary"
   grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)|\*\*\*" "$OUT/check-gpu.log" | head -12 | tee -a "$summary"
-  grep -E "^(system |order|particle|pairwise|stationary|below)" "$OUT/check-gpu.log" | head -20 >> "$summary"
+  grep -E "^[0-9]+: (system |order|particle|pairwise|stationary|below|r = I1|test_kuramoto|kat_cuda|cli_checkpoint)" "$OUT/check-gpu.log" | head -24 | tee -a "$summary"
   grep -E "FAILED" "$OUT/check-gpu.log" | head -10 | tee -a "$summary"
 fi
 if has mf; then
@@ -66,6 +67,16 @@ if has sass; then
         python3 scripts/sass_loops.py "$OUT/sass-$m-$n.sass" 2>/dev/null | grep sys | head -6; } | tee -a "$summary"
     done
   done
+fi
+if has shape; then # which system kernel, and how much of 2^24 stays on chip
+  $B run kuramoto-meanfield --backend cuda --particles 16777216 --paths 1 --dt 0.0078125 --t-end 0.78125 \
+    --observe order --verbose -o /tmp/shape.h5 2>&1 | grep -E "systems:" | tee -a "$summary"
+fi
+if has fig4; then # the paper's Fig. 4 at its size; drawn elsewhere with PLOT_ONLY=1
+  mkdir -p build; [ -e build/sdekit ] || ln -s ../build-gpu/sdekit build/sdekit
+  t1=$(date +%s); RUN_ONLY=1 bash examples/fig4-kuramoto-density.sh > "$OUT/fig4.log" 2>&1
+  echo "fig4 rc=$? $(( $(date +%s) - t1 )) s: $(tail -1 "$OUT/fig4.log")" | tee -a "$summary"
+  cp results/fig4-kuramoto.h5 "$OUT/" 2>/dev/null
 fi
 sort -t, -k1 -n "$OUT/clock.txt" | awk -F, '{print $1}' | uniq -c | sort -rn | head -3 | sed 's/^/SM clock samples: /' >> "$summary"
 cat "$OUT/gpu.txt" >> "$summary"

@@ -1364,9 +1364,9 @@ static sdk_err sys_persist(sdk_ensemble *e, const sys_shape *sh, int64_t step0, 
  * persistent kernel with x in device memory; resident: with as many chunks on
  * chip as fit) where it can run (-1 when it cannot: a forced choice is never
  * silently replaced), else the persistent kernel with as many chunks on chip as
- * fit, else one launch per step.  The persistent kernel needs cooperative
- * launches and mean-field coupling, and writes order rows only for one system
- * per grid point. */
+ * fit (when a block spans at most 4 systems), else one launch per step.  The persistent kernel
+ * needs cooperative launches and mean-field coupling, and writes order rows only for one system per
+ * grid point. */
 static int sys_choose(sdk_ensemble *e, int order, sys_shape *sh) {
   int can = e->mod->sys_run && (!order || e->lay.ppg == e->lay.particles);
   const char *want = getenv("SDK_SYS_KERNEL");
@@ -1375,8 +1375,11 @@ static int sys_choose(sdk_ensemble *e, int order, sys_shape *sh) {
     return can && sys_persist_shape(e, 0, sh) ? SYS_PERSIST : -1;
   if (want && !strcmp(want, "resident"))
     return can && sys_persist_shape(e, 1, sh) ? SYS_RESIDENT : -1;
-  if (can && sys_persist_shape(e, 1, sh)) return SYS_RESIDENT;
-  if (can && sys_persist_shape(e, 0, sh)) return SYS_PERSIST;
+  /* (a block forms the sums of each of its systems in turn after the barrier:
+   * for many small systems per block one launch per step, whose last block of
+   * each system does that in parallel, is faster) */
+  if (can && sys_persist_shape(e, 1, sh) && sh->msys <= 4) return SYS_RESIDENT;
+  if (can && sys_persist_shape(e, 0, sh) && sh->msys <= 4) return SYS_PERSIST;
   return SYS_LAUNCH;
 }
 
