@@ -8,7 +8,7 @@
  * cc * SDK_CH + it * 1024 + 4 t (mean-field models; one particle per thread,
  * SDK_CH = 256, for pair models).  The sums of the reduced expressions are
  *   thread:  its particles in the order (cc, it, lane), in `real`;
- *   warp:    butterfly-free shuffle-down tree of the 32 threads, in `real`;
+ *   warp:    shuffle-down tree of the 32 threads, in `real`;
  *   group:   the 8 warps in order, in double  -> part[group];
  *   system:  thread q of 256 sums part[q + 256 m] (four running sums,
  *            m = 0,4,8.. / 1,5,9.. / ..), a shuffle-down tree, the 8 warps
@@ -21,15 +21,13 @@
  *                  with the step): block = group; the last block of a system
  *                  (acquire-release counter) forms the system's sums and the
  *                  order parameter.  mode 0 only sums x_n (priming).
- *   sdk_sys_run_g  mean-field models: one cooperative launch for many steps;
- *                  each block owns a fixed run of groups, the state streams
- *                  through device memory, and a grid barrier separates the
- *                  steps, after which every block forms the sums of its
- *                  systems itself (no second barrier).
- *   sdk_sys_run_s  the same with the block's particles resident in shared
- *                  memory for the whole launch (N up to a few 2^22 on an
- *                  H100): device memory is read once and written once per
- *                  launch instead of once per step.
+ *   sdk_sys_run    mean-field models: one cooperative launch for many steps;
+ *                  each block owns a fixed run of groups; as many of their
+ *                  chunks as fit stay in shared memory for the whole launch
+ *                  (all of them up to a few 2^22 particles on an H100), the
+ *                  others stream through device memory; a grid barrier
+ *                  separates the steps, after which every block forms the sums
+ *                  of its systems itself (no second barrier).
  *
  * Gaussians follow the system stream of rng/philox.h (domain 3): one
  * Philox4x32-10 block per quad and step gives its four particles their
