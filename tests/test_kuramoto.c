@@ -338,6 +338,17 @@ static void test_kernels_agree(void) {
     for (int k = 0; k < 3; k++)
       sdk_run_destroy(&run[k]);
   }
+  /* a kernel name the backend does not know is an error, not the default */
+  setenv("SDK_SYS_KERNEL", "fastest", 1);
+  sdk_run_config cb;
+  config(&cb, "kuramoto-meanfield", 4096, 1, 0.01, 0.05, 1, 63);
+  sdk_run *bad = NULL;
+  sdk_errbuf eb = {0};
+  TU_CHECK(sdk_run_execute(&cb, &bad, &eb) == SDK_ERR_USAGE && !bad &&
+               strstr(eb.msg, "SDK_SYS_KERNEL='fastest'"),
+           "SDK_SYS_KERNEL=fastest: %s", eb.msg);
+  sdk_run_destroy(&bad);
+  unsetenv("SDK_SYS_KERNEL");
 }
 
 /* Identical oscillators above threshold: the stationary r (time average over

@@ -272,6 +272,14 @@ struct sdk_module {
   int sys_info[8];
 };
 
+/* Shape of a launch of the persistent system kernel (see sys_persist_shape). */
+typedef struct {
+  unsigned blocks;
+  int R, msys;      /* chunks per block resident in shared memory; systems per block */
+  size_t smem;      /* dynamic shared memory per block */
+  int64_t resident; /* chunks resident in all */
+} sys_shape;
+
 struct sdk_ensemble {
   sdk_bctx *ctx;
   sdk_module *mod;
@@ -297,15 +305,10 @@ struct sdk_ensemble {
      * sums are held (-1 none) */
     int64_t nsys, nchunk, nblk, cpb, sums_step;
     int kernel; /* the kernel of the last advance (SYS_LAUNCH, ...) */
-    /* shapes of the persistent kernel without and with resident chunks
-     * (computed once: many occupancy queries): 0 unknown, 1 found, -1 none */
+                /* shapes of the persistent kernel without and with resident chunks
+                 * (computed once: many occupancy queries): 0 unknown, 1 found, -1 none */
     int shape_known[2];
-    struct {
-      unsigned blocks;
-      int R, msys;
-      size_t smem;
-      int64_t resident;
-    } shape[2];
+    sys_shape shape[2];
     CUdeviceptr hist; /* counts of histogram_mod, kept between samples */
     size_t hist_bytes;
   } sys;
@@ -1228,15 +1231,6 @@ static sdk_err sys_launch(sdk_ensemble *e, int64_t n, int mode, uint64_t seed, C
 enum { SYS_LAUNCH, SYS_PERSIST, SYS_RESIDENT };
 static const char *const sys_kernel_names[] = {"launch", "persist", "resident"};
 
-/* Shape of a persistent launch: blocks, chunks per block resident in shared
- * memory, systems per block, dynamic shared memory. */
-typedef struct {
-  unsigned blocks;
-  int R, msys;
-  size_t smem;
-  int64_t resident; /* chunks resident in all */
-} sys_shape;
-
 /* The best shape with (res) or without resident chunks; 0 when none runs
  * here (res: when not even one chunk per block fits). */
 static int sys_persist_shape_(const sdk_ensemble *e, int res, sys_shape *sh) {
@@ -1308,16 +1302,9 @@ static int sys_persist_shape_(const sdk_ensemble *e, int res, sys_shape *sh) {
 }
 
 static int sys_persist_shape(sdk_ensemble *e, int res, sys_shape *sh) {
-  if (!e->sys.shape_known[res]) {
-    sys_shape t = {0};
-    e->sys.shape_known[res] = sys_persist_shape_(e, res, &t) ? 1 : -1;
-    e->sys.shape[res].blocks = t.blocks, e->sys.shape[res].R = t.R;
-    e->sys.shape[res].msys = t.msys, e->sys.shape[res].smem = t.smem;
-    e->sys.shape[res].resident = t.resident;
-  }
-  sh->blocks = e->sys.shape[res].blocks, sh->R = e->sys.shape[res].R;
-  sh->msys = e->sys.shape[res].msys, sh->smem = e->sys.shape[res].smem;
-  sh->resident = e->sys.shape[res].resident;
+  if (!e->sys.shape_known[res])
+    e->sys.shape_known[res] = sys_persist_shape_(e, res, &e->sys.shape[res]) ? 1 : -1;
+  *sh = e->sys.shape[res];
   return e->sys.shape_known[res] > 0;
 }
 
@@ -1367,9 +1354,8 @@ static sdk_err sys_persist(sdk_ensemble *e, const sys_shape *sh, int64_t step0, 
  * fit (when a block spans at most 4 systems), else one launch per step.  The persistent kernel
  * needs cooperative launches and mean-field coupling, and writes order rows only for one system per
  * grid point. */
-static int sys_choose(sdk_ensemble *e, int order, sys_shape *sh) {
+static int sys_choose(sdk_ensemble *e, int order, const char *want, sys_shape *sh) {
   int can = e->mod->sys_run && (!order || e->lay.ppg == e->lay.particles);
-  const char *want = getenv("SDK_SYS_KERNEL");
   if (want && !strcmp(want, "launch")) return SYS_LAUNCH;
   if (want && !strcmp(want, "persist"))
     return can && sys_persist_shape(e, 0, sh) ? SYS_PERSIST : -1;
@@ -1417,17 +1403,21 @@ static sdk_err cuda_advance_sys(sdk_ensemble *e, int64_t step0, int64_t nsteps, 
   /* the sums of step0 must be held (a state written from the host, a first call) */
   if (e->sys.sums_step != step0 || nsteps == 0)
     SDK_CHECK(sys_launch(e, step0, 0, seed, nsteps == 0 && order ? e->sys.obs : 0, eb));
-  sys_shape sh = {0};
-  int kind = nsteps > 0 ? sys_choose(e, order, &sh) : SYS_LAUNCH;
-  if (kind < 0)
+  /* $SDK_SYS_KERNEL: launch, persist, resident, auto (unset: auto) */
+  const char *want = getenv("SDK_SYS_KERNEL");
+  if (want && (!*want || !strcmp(want, "auto"))) want = NULL;
+  if (want && strcmp(want, "launch") && strcmp(want, "persist") && strcmp(want, "resident"))
     return SDK_FAIL(eb, SDK_ERR_USAGE,
-                    "SDK_SYS_KERNEL=%s cannot run these systems here (it needs mean-field "
-                    "coupling, cooperative launches, one system per grid point with --observe "
-                    "order%s)",
-                    getenv("SDK_SYS_KERNEL"),
-                    !strcmp(getenv("SDK_SYS_KERNEL"), "resident")
-                        ? ", and the particles must fit in shared memory"
-                        : "");
+                    "SDK_SYS_KERNEL='%s': expected launch, persist, resident or auto", want);
+  sys_shape sh = {0};
+  int kind = nsteps > 0 ? sys_choose(e, order, want, &sh) : SYS_LAUNCH;
+  if (kind < 0)
+    return SDK_FAIL(
+        eb, SDK_ERR_USAGE,
+        "SDK_SYS_KERNEL=%s cannot run these systems here (it needs mean-field "
+        "coupling, cooperative launches, one system per grid point with --observe "
+        "order%s)",
+        want, !strcmp(want, "resident") ? ", and the particles must fit in shared memory" : "");
   if (e->ctx->o.verbose && kind != e->sys.kernel)
     fprintf(stderr, "sdekit: systems: %s kernel (%lld groups of %lld particles%s)\n",
             sys_kernel_names[kind], (long long)(e->sys.nsys * e->sys.nblk),
@@ -1445,11 +1435,11 @@ static sdk_err cuda_advance_sys(sdk_ensemble *e, int64_t step0, int64_t nsteps, 
     SDK_CHECK(
         sys_persist(e, &sh, step0, nsteps, seed, obs_every, order ? e->sys.obs : 0, &done, eb));
     if (done < nsteps) { /* refused: one launch per step from here on, for this ensemble */
-      if (getenv("SDK_SYS_KERNEL") && strcmp(getenv("SDK_SYS_KERNEL"), "auto"))
+      if (want)
         return SDK_FAIL(eb, SDK_ERR_BACKEND,
                         "cuda: the device refused the cooperative launch of %u blocks (other "
                         "work on it?), and SDK_SYS_KERNEL=%s asks for it",
-                        sh.blocks, getenv("SDK_SYS_KERNEL"));
+                        sh.blocks, want);
       e->sys.shape_known[0] = e->sys.shape_known[1] = -1;
       if (e->ctx->o.verbose)
         fprintf(stderr, "sdekit: systems: cooperative launch refused; one launch per step\n");
@@ -1685,6 +1675,12 @@ static const char PROG23_SRC[] =
 
 static int cmp_d(const void *a, const void *b);
 
+/* The median of v[0..n) (reorders v). */
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_d);
+  return v[n / 2];
+}
+
 /* Milliseconds from e0 (recorded) to now: record e1 and wait for it. */
 static CUresult event_ms(CUevent e0, CUevent e1, float *ms) {
   CUresult r = cu.EventRecord(e1, NULL);
@@ -1778,8 +1774,7 @@ sdk_err sdk_cuda_bench_kuramoto_paper(sdk_bctx *c, int pairs, int64_t particles,
     BCU(event_ms(e0, e1, &t));
     if (rep >= 0) ms[rep] = t;
   }
-  qsort(ms, (size_t)repeats, sizeof *ms, cmp_d);
-  *median_ms = ms[repeats / 2];
+  *median_ms = median(ms, repeats);
   /* the final order parameter, a check that the baseline integrates the model */
   BCU(cu.MemcpyDtoH(hx, x, (size_t)n * 4));
   double S = 0, C = 0;
@@ -1832,8 +1827,7 @@ sdk_err sdk_cuda_bench_copy(sdk_bctx *c, size_t bytes, int repeats, double *GBps
     }
     if (i >= 0) ms[i] = t;
   }
-  qsort(ms, (size_t)repeats, sizeof *ms, cmp_d);
-  *GBps = 2.0 * (double)bytes / (ms[repeats / 2] * 1e-3) / 1e9;
+  *GBps = 2.0 * (double)bytes / (median(ms, repeats) * 1e-3) / 1e9;
 out:
   if (e0) cu.EventDestroy(e0);
   if (e1) cu.EventDestroy(e1);
@@ -1921,8 +1915,7 @@ sdk_err sdk_cuda_bench_prog1(sdk_bctx *c, int64_t paths, int64_t steps, int repe
     BCU(event_ms(e0, e1, &t));
     if (rep >= 0) ms[rep] = t;
   }
-  qsort(ms, (size_t)repeats, sizeof *ms, cmp_d);
-  *median_ms = ms[repeats / 2] * (double)steps / (double)(launches * m);
+  *median_ms = median(ms, repeats) * (double)steps / (double)(launches * m);
   BCU(cu.MemcpyDtoH(hf, x, (size_t)n * 4));
   double sum = 0;
   for (int i = 0; i < n; i++)

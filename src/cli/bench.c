@@ -316,6 +316,11 @@ int sdk_cli_bench(int argc, char **argv) {
     c.model = model;
     return bench_particles(&c, steps, repeats, particles_given, workload_only);
   }
+  if (workload_only) {
+    fprintf(stderr, "sdekit: error: --workload-only times the workload of --model MODEL; "
+                    "give a model with [meanfield] or [pair]\n");
+    return 2;
+  }
   if (!strcmp(c.backend, "cuda")) return bench_cuda(&c, steps, repeats, paths_given);
   sdk_errbuf eb = {0};
   sdk_bench_timing tm;

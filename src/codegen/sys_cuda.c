@@ -50,7 +50,7 @@ static void emit_t(sdk_strbuf *b, const sdk_codegen_opts *o, const char *n) {
     sdk_sb_printf(b, "(real)(%s) * sdk_dt", n);
 }
 
-/* seg with every @KEY@ replaced by its value */
+/* seg with every keys[k] replaced by vals[k], verbatim */
 static void emit_seg(sdk_strbuf *b, const char *seg, int nkeys, const char *const *keys,
                      const char *const *vals) {
   for (const char *p = seg ? seg : ""; *p;) {
@@ -58,7 +58,7 @@ static void emit_seg(sdk_strbuf *b, const char *seg, int nkeys, const char *cons
     for (int k = 0; k < nkeys && !hit; k++) {
       size_t n = strlen(keys[k]);
       if (!strncmp(p, keys[k], n)) {
-        sdk_sb_printf(b, "(%s)", vals[k]);
+        sdk_sb_puts(b, vals[k]);
         p += n;
         hit = 1;
       }
@@ -289,7 +289,6 @@ static void emit_meanfield(sdk_strbuf *b, const sdk_codegen_opts *o, const sdk_c
   const sdk_model *m = o->model;
   int nv = m->nvars, nn = m->nnoise, nred = red->n;
   int vec = o->particles % 4 == 0;
-  sdk_sb_printf(b, "#define SDK_VEC %d\n", vec);
 
   /* the group: x_n -> x_{n+1} of its particles and the block's sums of the
    * reduced expressions of x_{n+1} (mode 0: of x_n, no step) */
@@ -460,17 +459,9 @@ static void emit_meanfield(sdk_strbuf *b, const sdk_codegen_opts *o, const sdk_c
                   "sdk_xv[sdk_it][sdk_l][%d];\n",
                   v, v);
   }
+  /* whole chunk (w = 0) or partial (w = 1), x in shared memory (side 0) or DRAM */
   static const char *const keys[] = {"@LOADS@", "@STORES@", "@ACT@"};
-  /* (@LOADS@ and @STORES@ are statements: emitted without parentheses below) */
-  sdk_strbuf whole, part;
-  sdk_sb_init(&whole), sdk_sb_init(&part);
-  {
-    const char *vw[] = {"", "", "1"}, *vp[] = {"", "", "sdk_li < sdk_glen"};
-    emit_seg(&whole, sg.s, 1, keys + 2, vw + 2);
-    emit_seg(&part, sg.s, 1, keys + 2, vp + 2);
-  }
-  /* statements in place of @LOADS@ / @STORES@ */
-  const char *srcs[2] = {whole.s, part.s};
+  static const char *const act[2] = {"(1)", "(sdk_li < sdk_glen)"};
   sdk_strbuf *ld[2] = {&lw, &lp}, *st[2] = {&sw, &sp};
   sdk_sb_puts(b, "    const int sdk_slot = sdk_slot_of ? sdk_slot_of[sdk_j0 + sdk_cc] : -1;\n"
                  "    if (sdk_slot >= 0) {\n"
@@ -486,23 +477,13 @@ static void emit_meanfield(sdk_strbuf *b, const sdk_codegen_opts *o, const sdk_c
     sdk_sb_puts(b, "    if (sdk_glen - sdk_cc * SDK_CH >= SDK_CH) {\n");
     for (int w = 0; w < 2; w++) {
       if (w == 1) sdk_sb_puts(b, "    } else {\n");
-      for (const char *p = srcs[w] ? srcs[w] : ""; *p;) {
-        if (!strncmp(p, "@LOADS@", 7)) {
-          sdk_sb_puts(b, ld[w]->s ? ld[w]->s : "");
-          p += 7;
-        } else if (!strncmp(p, "@STORES@", 8)) {
-          sdk_sb_puts(b, st[w]->s ? st[w]->s : "");
-          p += 8;
-        } else {
-          sdk_sb_putn(b, p++, 1);
-        }
-      }
+      const char *vals[] = {ld[w]->s ? ld[w]->s : "", st[w]->s ? st[w]->s : "", act[w]};
+      emit_seg(b, sg.s, 3, keys, vals);
     }
     sdk_sb_puts(b, "    }\n");
   }
   sdk_sb_puts(b, "    }\n  }\n  sdk_sys_block_sum(sdk_acc, sdk_sred, sdk_part_g, sdk_half);\n}\n");
   sdk_sb_free(&sg), sdk_sb_free(&lw), sdk_sb_free(&sw), sdk_sb_free(&lp), sdk_sb_free(&sp);
-  sdk_sb_free(&whole), sdk_sb_free(&part);
 
   /* one launch per step */
   sdk_sb_puts(b, STEP_HEAD);
