@@ -56,7 +56,7 @@ static int time_runs(const sdk_run_config *c, int repeats, double *median, char 
       return 0;
     }
     if (e != SDK_OK) {
-      fprintf(stderr, "sdekit: error: %s\n", eb.msg);
+      cli_error("%s\n", eb.msg);
       return sdk_err_exit_status(e);
     }
     if (i >= 0) t[i] = sdk_run_seconds(run);
@@ -75,13 +75,12 @@ static int bench_particles(sdk_run_config *c, int64_t steps, int repeats, int pa
   sdk_model *m = NULL;
   sdk_err e = sdk_model_load(c->model, &m, &eb);
   if (e != SDK_OK) {
-    fprintf(stderr, "sdekit: error: %s\n", eb.msg);
+    cli_error("%s\n", eb.msg);
     return sdk_err_exit_status(e);
   }
   int pair = m->npair > 0;
   if (!m->interacting) {
-    fprintf(stderr, "sdekit: error: bench --model: model '%s' has no [meanfield] or [pair]\n",
-            m->name);
+    cli_error("bench --model: model '%s' has no [meanfield] or [pair]\n", m->name);
     sdk_model_destroy(&m);
     return 2;
   }
@@ -211,7 +210,7 @@ static int bench_cuda(sdk_run_config *c, int64_t steps, int repeats, int paths_g
   sdk_backend_opts bo = {.device = c->device, .fast_math = 1};
   sdk_err e = sdk_backend_cuda.open(&bo, &ctx, &eb);
   if (e != SDK_OK) {
-    fprintf(stderr, "sdekit: error: %s\n", eb.msg);
+    cli_error("%s\n", eb.msg);
     return sdk_err_exit_status(e);
   }
   char dev[256];
@@ -234,7 +233,7 @@ static int bench_cuda(sdk_run_config *c, int64_t steps, int repeats, int paths_g
     double base_ms = 0, chk = 0;
     if (e == SDK_OK) e = sdk_cuda_bench_prog1(ctx, n, steps, repeats, &base_ms, &chk, &eb);
     if (e != SDK_OK) {
-      fprintf(stderr, "sdekit: error: %s\n", eb.msg);
+      cli_error("%s\n", eb.msg);
       rc = sdk_err_exit_status(e);
       break;
     }
@@ -275,7 +274,7 @@ int sdk_cli_bench(int argc, char **argv) {
     switch (ch) {
     case 'b':
       if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda")) {
-        fprintf(stderr, "sdekit: error: --backend '%s': expected cpu or cuda\n", optarg);
+        cli_error("--backend '%s': expected cpu or cuda\n", optarg);
         return 2;
       }
       c.backend = optarg;
@@ -287,8 +286,7 @@ int sdk_cli_bench(int argc, char **argv) {
     case 'r':
     case 't':
       if (!sdk_parse_number(optarg, &v) || v < 1 || v != floor(v) || v > 1e12) {
-        fprintf(stderr, "sdekit: error: %s '%s': expected a whole number >= 1\n", argv[optind - 1],
-                optarg);
+        cli_error("%s '%s': expected a whole number >= 1\n", argv[optind - 1], optarg);
         return 2;
       }
       if (ch == 'p') c.paths = (int64_t)v, paths_given = 1;
@@ -299,7 +297,7 @@ int sdk_cli_bench(int argc, char **argv) {
       break;
     case 'P':
       if (strcmp(optarg, "single") && strcmp(optarg, "double")) {
-        fprintf(stderr, "sdekit: error: --precision '%s': expected single or double\n", optarg);
+        cli_error("--precision '%s': expected single or double\n", optarg);
         return 2;
       }
       c.single = !strcmp(optarg, "single");
@@ -307,8 +305,7 @@ int sdk_cli_bench(int argc, char **argv) {
     case 'w': workload_only = 1; break;
     case 'h': fputs(BENCH_HELP, stdout); return 0;
     default:
-      fprintf(stderr, "sdekit: error: unknown option '%s' (see 'sdekit bench --help')\n",
-              argv[optind - 1]);
+      cli_error("unknown option '%s' (see 'sdekit bench --help')\n", argv[optind - 1]);
       return 2;
     }
   }
@@ -317,8 +314,8 @@ int sdk_cli_bench(int argc, char **argv) {
     return bench_particles(&c, steps, repeats, particles_given, workload_only);
   }
   if (workload_only) {
-    fprintf(stderr, "sdekit: error: --workload-only times the workload of --model MODEL; "
-                    "give a model with [meanfield] or [pair]\n");
+    cli_error("--workload-only times the workload of --model MODEL; "
+              "give a model with [meanfield] or [pair]\n");
     return 2;
   }
   if (!strcmp(c.backend, "cuda")) return bench_cuda(&c, steps, repeats, paths_given);
@@ -326,7 +323,7 @@ int sdk_cli_bench(int argc, char **argv) {
   sdk_bench_timing tm;
   sdk_err e = sdk_run_time_advance(&c, steps, repeats, &tm, &eb);
   if (e != SDK_OK) {
-    fprintf(stderr, "sdekit: error: %s\n", eb.msg);
+    cli_error("%s\n", eb.msg);
     return sdk_err_exit_status(e);
   }
   double ours = tm.path_steps / tm.median_s;

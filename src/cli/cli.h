@@ -1,10 +1,18 @@
 /* Sub-commands implemented outside main.c. */
 #ifndef SDK_CLI_H
 #define SDK_CLI_H
+#include <stdio.h>
 int sdk_cli_bench(int argc, char **argv);
 int sdk_cli_compile(int argc, char **argv);
 struct sdk_run_config;
 int sdk_cli_compile_cfg(const struct sdk_run_config *c, const char *arch, int cuda);
 int sdk_cli_devices(int argc, char **argv);
 int sdk_cli_plot(int argc, char **argv);
+/* The one way the CLI reports an error: "sdekit: error: MESSAGE" on stderr,
+ * the message formatted, a trailing newline dropped, and the rest escaped
+ * for the terminal (sdk_esc_term), so no string from a file or the command
+ * line can send control sequences to it.  One line, always. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print text from data (names, descriptions, paths) escaped to a stream. */
+void cli_put_escaped(FILE *f, const char *s);
 #endif

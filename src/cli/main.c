@@ -22,14 +22,14 @@
 #include <time.h>
 
 static int fail(sdk_err e, const sdk_errbuf *eb) {
-  fprintf(stderr, "sdekit: error: %s\n", eb->msg[0] ? eb->msg : sdk_err_name(e));
+  cli_error("%s", eb->msg[0] ? eb->msg : sdk_err_name(e));
   return sdk_err_exit_status(e);
 }
 
 static int usage_error(const char *fmt, const char *arg) {
-  fprintf(stderr, "sdekit: error: ");
-  fprintf(stderr, fmt, arg);
-  fprintf(stderr, "\n");
+  char msg[1024];
+  snprintf(msg, sizeof msg, fmt, arg);
+  cli_error("%s", msg);
   return 2;
 }
 
@@ -773,10 +773,9 @@ static int cmd_resume(int argc, char **argv) {
   /* a checkpoint of another model (the file changed since) is not used silently */
   char *now = k->model_path[0] ? sdk_read_file(k->model_path, NULL) : NULL;
   if (now && strcmp(now, k->model_text) != 0 && !force) {
-    fprintf(stderr,
-            "sdekit: error: model file '%s' has changed since checkpoint '%s' was written "
-            "(--force resumes with the model stored in the checkpoint)\n",
-            k->model_path, file);
+    cli_error("model file '%s' has changed since checkpoint '%s' was written "
+              "(--force resumes with the model stored in the checkpoint)\n",
+              k->model_path, file);
     free(now);
     sdk_ckpt_destroy(&k);
     return 2;

@@ -1844,7 +1844,7 @@ static sdk_err draw_one(const pfile *pf, int obs, const char *dir, const char *o
 /* ---------------- the command ---------------- */
 
 static int plot_fail(sdk_err e, const sdk_errbuf *eb) {
-  fprintf(stderr, "sdekit: error: %s\n", eb->msg[0] ? eb->msg : sdk_err_name(e));
+  cli_error("%s", eb->msg[0] ? eb->msg : sdk_err_name(e));
   return sdk_err_exit_status(e);
 }
 
@@ -1884,7 +1884,7 @@ int sdk_cli_plot(int argc, char **argv) {
                 !strcmp(a, "--var") || !strcmp(a, "--grid");
     if (takes) {
       if (i + 1 >= argc) {
-        fprintf(stderr, "sdekit: error: option '%s' needs a value\n", a);
+        cli_error("option '%s' needs a value\n", a);
         return 2;
       }
       val = argv[++i];
@@ -1901,7 +1901,7 @@ int sdk_cli_plot(int argc, char **argv) {
     } else if (!strcmp(a, "--grid")) {
       double g;
       if (!sdk_parse_number(val, &g) || g < 0 || g != floor(g) || g > 1e15) {
-        fprintf(stderr, "sdekit: error: --grid '%s': expected a grid point index >= 0\n", val);
+        cli_error("--grid '%s': expected a grid point index >= 0\n", val);
         return 2;
       }
       grid = (int64_t)g;
@@ -1910,19 +1910,17 @@ int sdk_cli_plot(int argc, char **argv) {
     } else if (!strcmp(a, "--quiet")) {
       quiet = 1;
     } else if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "sdekit: error: unknown option '%s' (see 'sdekit plot --help')\n", a);
+      cli_error("unknown option '%s' (see 'sdekit plot --help')\n", a);
       return 2;
     } else if (!file) {
       file = a;
     } else {
-      fprintf(stderr,
-              "sdekit: error: unexpected argument '%s' (usage: sdekit plot FILE.h5 [-o FIG.png])\n",
-              a);
+      cli_error("unexpected argument '%s' (usage: sdekit plot FILE.h5 [-o FIG.png])\n", a);
       return 2;
     }
   }
   if (!file) {
-    fprintf(stderr, "sdekit: error: missing FILE.h5 (usage: sdekit plot FILE.h5 [-o FIG.png])\n");
+    cli_error("missing FILE.h5 (usage: sdekit plot FILE.h5 [-o FIG.png])\n");
     return 2;
   }
   int want = -1;
@@ -1930,15 +1928,14 @@ int sdk_cli_plot(int argc, char **argv) {
     for (int k = 0; k < NOBS; k++)
       if (!strcmp(obs_name, OBS[k])) want = k;
     if (want < 0) {
-      fprintf(stderr,
-              "sdekit: error: --observable '%s': expected drift, moments, hist, density, paths or "
-              "order\n",
-              obs_name);
+      cli_error("--observable '%s': expected drift, moments, hist, density, paths or "
+                "order\n",
+                obs_name);
       return 2;
     }
   }
   if (out && !has_suffix(out, ".png")) {
-    fprintf(stderr, "sdekit: error: -o '%s': expected a name ending in .png\n", out);
+    cli_error("-o '%s': expected a name ending in .png\n", out);
     return 2;
   }
 

@@ -11,7 +11,7 @@
 /* Defined in backend/cuda.c (the driver is loaded there). */
 
 static int fail(sdk_err e, const sdk_errbuf *eb) {
-  fprintf(stderr, "sdekit: error: %s\n", eb->msg[0] ? eb->msg : sdk_err_name(e));
+  cli_error("%s", eb->msg[0] ? eb->msg : sdk_err_name(e));
   return sdk_err_exit_status(e);
 }
 
@@ -22,7 +22,7 @@ int sdk_cli_devices(int argc, char **argv) {
              "multiprocessors, memory).\n");
       return 0;
     }
-    fprintf(stderr, "sdekit: error: unexpected argument '%s' (usage: sdekit devices)\n", argv[1]);
+    cli_error("unexpected argument '%s' (usage: sdekit devices)\n", argv[1]);
     return 2;
   }
   sdk_errbuf eb = {0};
@@ -38,7 +38,7 @@ int sdk_cli_devices(int argc, char **argv) {
 int sdk_cli_compile_cfg(const sdk_run_config *c, const char *arch, int cuda) {
   sdk_errbuf eb = {0};
   if (arch && !cuda) {
-    fprintf(stderr, "sdekit: error: --arch applies to --backend cuda only\n");
+    cli_error("--arch applies to --backend cuda only\n");
     return 2;
   }
   const sdk_backend *be = cuda ? &sdk_backend_cuda : &sdk_backend_cpu;
