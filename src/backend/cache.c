@@ -211,7 +211,9 @@ static void rm_dir(const char *path, int depth) {
   rmdir(path);
 }
 
-void sdk_cache_rm_builddir(const char *path) { rm_dir(path, 0); }
+void sdk_cache_rm_builddir(const char *path) {
+  rm_dir(path, 0);
+}
 
 int sdk_cache_check_elf(const void *data, size_t len, const char *key) {
   const unsigned char *b = data;
