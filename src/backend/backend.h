@@ -26,11 +26,12 @@ typedef struct sdk_module sdk_module;     /* a compiled kernel module */
 typedef struct sdk_ensemble sdk_ensemble; /* state of all paths on the backend */
 
 typedef struct sdk_backend_opts {
-  int threads;      /* CPU threads, 0 = all */
-  int device;       /* GPU ordinal */
-  int fast_math;    /* allow fast-math code generation */
-  int verbose;      /* print compiler commands */
-  const char *arch; /* CUDA: compile for this arch (e.g. sm_90) without a GPU */
+  int threads;       /* CPU threads, 0 = all */
+  int device;        /* GPU ordinal */
+  int fast_math;     /* allow fast-math code generation */
+  int verbose;       /* print compiler commands */
+  const char *arch;  /* CUDA: compile for this arch (e.g. sm_90) without a GPU */
+  int64_t cache_max; /* kernel cache cap in bytes: 0 = SDK_CACHE_MAX_DEFAULT, < 0 = none */
 } sdk_backend_opts;
 
 typedef struct sdk_layout {
@@ -122,7 +123,8 @@ const sdk_backend *sdk_backend_find(const char *name);
 int64_t sdk_padded_paths(int64_t total);
 
 /* Cache directory for compiled modules ($SDK_CACHE_DIR, $XDG_CACHE_HOME/sdekit,
- * ~/.cache/sdekit), created if needed. */
+ * ~/.cache/sdekit, else private to this process), created if needed and
+ * checked (backend/cache.h has the rules). */
 sdk_err sdk_cache_dir(char *out, size_t n, sdk_errbuf *eb);
 
 /* List CUDA devices (ordinal, name, compute capability, SMs, memory). */

@@ -3,7 +3,9 @@
  * and run with OpenMP over fixed blocks of paths. */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,9 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "backend/cache.h"
+#include "codegen/codegen.h"
+#include "core/escape.h"
 #include "core/strbuf.h"
 
 typedef void (*init_fn)(void *st, long long npad, const void *sv, long long ppg, long long ngrid,
@@ -122,18 +127,24 @@ static void cpu_describe(sdk_bctx *c, char *buf, size_t n) {
 }
 
 /* Turn the compiler's first error into one line, pointing at the model
- * file when the error is inside a user expression (#line directives). */
-static sdk_err compile_error(const char *log, const char *model_path, const char *src_path,
-                             sdk_errbuf *eb) {
+ * file when the error is inside a user expression (#line directives).  The
+ * compiler saw the source in the build directory (build_src); the message
+ * names the copy kept in the cache (src_path). */
+static sdk_err compile_error(const char *log, const char *model_path, const char *build_src,
+                             const char *src_path, sdk_errbuf *eb) {
   const char *l = log;
+  size_t nb = strlen(build_src);
   while (l && *l) {
     const char *e = strchr(l, '\n');
     size_t n = e ? (size_t)(e - l) : strlen(l);
     const char *err = memmem(l, n, ": error:", 8);
     if (err) {
       char line[1024];
-      snprintf(line, sizeof line, "%.*s", (int)(n < 1000 ? n : 1000), l);
-      if (model_path && !strncmp(l, model_path, strlen(model_path)))
+      if (n >= nb && !strncmp(l, build_src, nb))
+        snprintf(line, sizeof line, "%s%.*s", src_path, (int)(n - nb < 900 ? n - nb : 900), l + nb);
+      else
+        snprintf(line, sizeof line, "%.*s", (int)(n < 1000 ? n : 1000), l);
+      if (model_path && *model_path && !strncmp(l, model_path, strlen(model_path)))
         return SDK_FAIL(eb, SDK_ERR_COMPILE, "expression does not compile: %s", line);
       return SDK_FAIL(eb, SDK_ERR_COMPILE, "generated code did not compile (source kept in %s): %s",
                       src_path, line);
@@ -144,14 +155,178 @@ static sdk_err compile_error(const char *log, const char *model_path, const char
                   log && *log ? log : "no output");
 }
 
-static sdk_err run_compiler(sdk_bctx *c, const char *src_path, const char *obj_path,
-                            const char *log_path) {
-  char cmd[8192];
-  snprintf(cmd, sizeof cmd, "%s %s -o '%s' '%s' -lm%s > '%s' 2>&1", c->cc, c->cflags, obj_path,
-           src_path, strstr(c->cflags, "libmvec") ? " -lmvec" : "", log_path);
-  if (c->o.verbose) fprintf(stderr, "sdekit: %s\n", cmd);
-  int rc = system(cmd);
-  return (rc == 0) ? SDK_OK : SDK_ERR_COMPILE;
+/* Split environment text on blanks into words appended to argv (never
+ * interpreted: no quotes, no expansion).  Returns the new count, or -1 when
+ * more than max words. */
+static int split_words(char *s, char **argv, int n, int max) {
+  for (char *t = strtok(s, " \t\n\r\f\v"); t; t = strtok(NULL, " \t\n\r\f\v")) {
+    if (n >= max) return -1;
+    argv[n++] = t;
+  }
+  return n;
+}
+
+extern char **environ;
+
+static void cpu_module_free(sdk_module **m);
+
+/* Run the compiler from an argument vector (no shell), its output to the
+ * log file, its input from /dev/null. */
+static sdk_err run_compiler(sdk_bctx *c, const char *src_path, const char *obj_path, int logfd,
+                            sdk_errbuf *eb) {
+  enum { MAXW = 256 };
+  char *argv[MAXW + 8];
+  char ccw[sizeof c->cc], flw[sizeof c->cflags];
+  memcpy(ccw, c->cc, sizeof ccw);
+  memcpy(flw, c->cflags, sizeof flw);
+  int n = split_words(ccw, argv, 0, MAXW);
+  if (n > 0) n = split_words(flw, argv, n, MAXW);
+  if (n <= 0)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    n == 0 ? "the C compiler command (SDEKIT_CC/CC) is empty"
+                           : "the C compiler command and flags have more than 256 words");
+  argv[n++] = "-o";
+  argv[n++] = (char *)obj_path;
+  argv[n++] = (char *)src_path;
+  argv[n++] = "-lm";
+  if (strstr(c->cflags, "libmvec")) argv[n++] = "-lmvec";
+  argv[n] = NULL;
+  if (c->o.verbose) {
+    fputs("sdekit:", stderr);
+    for (int i = 0; i < n; i++) {
+      char w[4400];
+      fprintf(stderr, " %s", sdk_esc_term_buf(argv[i], w, sizeof w));
+    }
+    fputc('\n', stderr);
+  }
+  posix_spawn_file_actions_t fa;
+  if (posix_spawn_file_actions_init(&fa) != 0) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  int rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  if (!rc) rc = posix_spawn_file_actions_adddup2(&fa, logfd, 1);
+  if (!rc) rc = posix_spawn_file_actions_adddup2(&fa, logfd, 2);
+  pid_t pid = -1;
+  if (!rc) rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) {
+    char w[600];
+    return SDK_FAIL(eb, SDK_ERR_BACKEND, "cannot start the C compiler '%s': %s",
+                    sdk_esc_term_buf(argv[0], w, sizeof w), strerror(rc));
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR)
+      return SDK_FAIL(eb, SDK_ERR_BACKEND, "waiting for the C compiler: %s", strerror(errno));
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? SDK_OK : SDK_ERR_COMPILE;
+}
+
+/* Load a checked shared object and check its key: a module built from other
+ * source (planted, stale) is refused.  why receives the reason. */
+static sdk_module *open_module(const char *so, const char *key, char *why, size_t nwhy) {
+  sdk_module *m = calloc(1, sizeof *m);
+  if (!m) {
+    snprintf(why, nwhy, "out of memory");
+    return NULL;
+  }
+  /* NODELETE: the module brings the OpenMP runtime; unloading it while its
+   * worker threads idle would crash (seen with gcc's libgomp) */
+  m->dl = dlopen(so, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  if (!m->dl) {
+    const char *d = dlerror();
+    snprintf(why, nwhy, "cannot load: %s", d ? d : "?");
+    free(m);
+    return NULL;
+  }
+  const char *k = (const char *)dlsym(m->dl, "sdk_module_key");
+  int (*abi)(void) = (int (*)(void))dlsym(m->dl, "sdk_abi");
+  m->init = (init_fn)dlsym(m->dl, "sdk_init");
+  m->advance = (advance_fn)dlsym(m->dl, "sdk_advance");
+  m->advance_sys = (advance_sys_fn)dlsym(m->dl, "sdk_advance_sys");
+  if (!k || strcmp(k, key) != 0)
+    snprintf(why, nwhy, "its key does not match this source and build");
+  else if (!abi || abi() != SDK_KERNEL_ABI || !m->init || (!m->advance && !m->advance_sys))
+    snprintf(why, nwhy, "not an sdekit kernel module of this version");
+  else
+    return m;
+  dlclose(m->dl);
+  free(m);
+  return NULL;
+}
+
+/* Create a file that must not exist yet, never through a link. */
+static int create_new(const char *path) {
+  return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+}
+
+static int write_all(int fd, const char *s, size_t n) {
+  while (n) {
+    ssize_t w = write(fd, s, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return -1;
+    s += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+/* Compile into a private build directory, check and load the result from
+ * there, and only then rename it (and its source) into the cache. */
+static sdk_err build_module(sdk_bctx *c, const char *dir, const char *hash, const char *src,
+                            const char *keyline, const char *key, const char *model_path,
+                            sdk_module **out, sdk_errbuf *eb) {
+  char bd[4200], bsrc[4400], bso[4400], blog[4400], so[4400], csrc[4400];
+  SDK_CHECK(sdk_cache_builddir(dir, bd, sizeof bd, eb));
+  snprintf(bsrc, sizeof bsrc, "%s/cpu-%s.c", bd, hash);
+  snprintf(bso, sizeof bso, "%s/cpu-%s.so", bd, hash);
+  snprintf(blog, sizeof blog, "%s/compiler.log", bd);
+  snprintf(so, sizeof so, "%s/cpu-%s.so", dir, hash);
+  snprintf(csrc, sizeof csrc, "%s/cpu-%s.c", dir, hash);
+  sdk_err e = SDK_OK;
+  int sfd = create_new(bsrc), lfd = -1;
+  if (sfd < 0 || write_all(sfd, src, strlen(src)) || write_all(sfd, keyline, strlen(keyline))) {
+    e = SDK_FAIL(eb, SDK_ERR_IO, "cannot write '%s': %s", bsrc, strerror(errno));
+    goto done;
+  }
+  close(sfd);
+  sfd = -1;
+  lfd = create_new(blog);
+  if (lfd < 0) {
+    e = SDK_FAIL(eb, SDK_ERR_IO, "cannot write '%s': %s", blog, strerror(errno));
+    goto done;
+  }
+  e = run_compiler(c, bsrc, bso, lfd, eb);
+  close(lfd);
+  lfd = -1;
+  if (e == SDK_ERR_COMPILE) {
+    char *log = sdk_cache_read(blog, NULL);
+    rename(bsrc, csrc); /* kept for the user to read */
+    e = compile_error(log, model_path, bsrc, csrc, eb);
+    free(log);
+    goto done;
+  }
+  if (e != SDK_OK) goto done;
+  size_t len = 0;
+  char *bin = sdk_cache_read(bso, &len), why[600] = "";
+  int ok = bin && sdk_cache_check_elf(bin, len, key) == 0;
+  free(bin);
+  sdk_module *m = ok ? open_module(bso, key, why, sizeof why) : NULL;
+  if (!m) {
+    e = SDK_FAIL(eb, SDK_ERR_BACKEND, "the C compiler's module '%s' is unusable: %s", bso,
+                 ok ? why : "not a complete shared object with the module key");
+    goto done;
+  }
+  /* rename is atomic: other runs see the old file or the whole new one */
+  if (rename(bso, so) != 0) {
+    e = SDK_FAIL(eb, SDK_ERR_IO, "cannot install '%s': %s", so, strerror(errno));
+    cpu_module_free(&m);
+    goto done;
+  }
+  rename(bsrc, csrc);
+  *out = m;
+done:
+  if (sfd >= 0) close(sfd);
+  if (lfd >= 0) close(lfd);
+  sdk_cache_rm_builddir(bd);
+  return e;
 }
 
 static sdk_err cpu_compile(sdk_bctx *c, const char *src, const char *model_path, sdk_module **out,
@@ -161,7 +336,8 @@ static sdk_err cpu_compile(sdk_bctx *c, const char *src, const char *model_path,
   SDK_CHECK(sdk_cache_dir(dir, sizeof dir, eb));
   sdk_strbuf key;
   sdk_sb_init(&key);
-  sdk_sb_printf(&key, "%s\n%s\n%s\n", c->cc, c->cflags, c->cpu_id);
+  sdk_sb_printf(&key, "sdekit %s abi %d\n%s\n%s\n%s\n", SDK_VERSION, SDK_KERNEL_ABI, c->cc,
+                c->cflags, c->cpu_id);
   sdk_sb_puts(&key, src);
   if (key.oom) {
     sdk_sb_free(&key);
@@ -170,52 +346,48 @@ static sdk_err cpu_compile(sdk_bctx *c, const char *src, const char *model_path,
   char hash[33];
   sdk_hash_hex(key.s, key.len, hash);
   sdk_sb_free(&key);
-  char so[4200], csrc[4200], tmp[4300], logp[4300];
+  /* the module carries its key: a file in its place built from anything
+   * else (planted, stale, half-written) is refused before and after dlopen */
+  char modkey[96];
+  snprintf(modkey, sizeof modkey, "sdekit-module/1 cpu %s", hash);
+  sdk_strbuf kl;
+  sdk_sb_init(&kl);
+  sdk_sb_puts(&kl,
+              "\n__attribute__((visibility(\"default\"), used)) const char sdk_module_key[] = ");
+  sdk_esc_c(&kl, modkey);
+  sdk_sb_puts(&kl, ";\n");
+  if (kl.oom) {
+    sdk_sb_free(&kl);
+    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  }
+  char so[4200], why[600] = "";
   snprintf(so, sizeof so, "%s/cpu-%s.so", dir, hash);
-  snprintf(csrc, sizeof csrc, "%s/cpu-%s.c", dir, hash);
-  struct stat st;
-  int cached = stat(so, &st) == 0;
-  if (!cached) {
-    FILE *f = fopen(csrc, "w");
-    if (!f) return SDK_FAIL(eb, SDK_ERR_IO, "cannot write '%s': %s", csrc, strerror(errno));
-    fputs(src, f);
-    if (fclose(f) != 0) return SDK_FAIL(eb, SDK_ERR_IO, "cannot write '%s'", csrc);
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", so, (long)getpid());
-    snprintf(logp, sizeof logp, "%s.log.%ld", so, (long)getpid());
-    if (run_compiler(c, csrc, tmp, logp) != SDK_OK) {
-      char *log = sdk_read_file(logp, NULL);
-      sdk_err e = compile_error(log, model_path, csrc, eb);
-      free(log);
-      unlink(logp);
-      unlink(tmp);
-      return e;
-    }
-    unlink(logp);
-    /* rename is atomic: concurrent runs never load a half-written object */
-    if (rename(tmp, so) != 0) {
-      unlink(tmp);
-      return SDK_FAIL(eb, SDK_ERR_IO, "cannot install '%s': %s", so, strerror(errno));
-    }
+  sdk_module *m = NULL;
+  size_t len = 0;
+  char *bin = sdk_cache_read(so, &len);
+  if (bin) {
+    if (sdk_cache_check_elf(bin, len, modkey) == 0)
+      m = open_module(so, modkey, why, sizeof why);
+    else
+      snprintf(why, sizeof why, "not a complete module built from this source");
+  } else if (errno != ENOENT) {
+    snprintf(why, sizeof why, "%s", errno == ELOOP ? "a symbolic link" : strerror(errno));
   }
-  sdk_module *m = calloc(1, sizeof *m);
-  if (!m) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  /* NODELETE: the module brings the OpenMP runtime; unloading it while its
-   * worker threads idle would crash (seen with gcc's libgomp) */
-  m->dl = dlopen(so, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-  if (!m->dl) {
-    free(m);
-    return SDK_FAIL(eb, SDK_ERR_BACKEND, "cannot load '%s': %s", so, dlerror());
+  free(bin);
+  int cached = m != NULL;
+  sdk_err e = SDK_OK;
+  if (!m) e = build_module(c, dir, hash, src, kl.s, modkey, model_path, &m, eb);
+  sdk_sb_free(&kl);
+  if (e != SDK_OK) return e;
+  if (!cached) sdk_cache_prune(dir, c->o.cache_max ? c->o.cache_max : SDK_CACHE_MAX_DEFAULT, hash);
+  if (report) {
+    if (cached)
+      snprintf(report, nreport, "cached %s", so);
+    else if (why[0])
+      snprintf(report, nreport, "rebuilt %s (the cached file was refused: %s)", so, why);
+    else
+      snprintf(report, nreport, "compiled %s", so);
   }
-  int (*abi)(void) = (int (*)(void))dlsym(m->dl, "sdk_abi");
-  m->init = (init_fn)dlsym(m->dl, "sdk_init");
-  m->advance = (advance_fn)dlsym(m->dl, "sdk_advance");
-  m->advance_sys = (advance_sys_fn)dlsym(m->dl, "sdk_advance_sys");
-  if (!abi || !m->init || (!m->advance && !m->advance_sys)) {
-    dlclose(m->dl);
-    free(m);
-    return SDK_FAIL(eb, SDK_ERR_BACKEND, "'%s' is not an sdekit kernel module", so);
-  }
-  if (report) snprintf(report, nreport, "%s %s", cached ? "cached" : "compiled", so);
   *out = m;
   return SDK_OK;
 }

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "backend/cache.h"
 #include "codegen/codegen.h"
 #include "core/strbuf.h"
 
@@ -750,7 +751,8 @@ static sdk_err cuda_compile(sdk_bctx *c, const char *src, const char *model_path
 
   sdk_strbuf key;
   sdk_sb_init(&key);
-  sdk_sb_printf(&key, "nvrtc %d.%d\n%s\n", nv.major, nv.minor, c->arch);
+  sdk_sb_printf(&key, "sdekit %s abi %d\nnvrtc %d.%d\n%s\n", SDK_VERSION, SDK_KERNEL_ABI, nv.major,
+                nv.minor, c->arch);
   for (int i = 0; i < nopts; i++)
     sdk_sb_printf(&key, "%s\n", opts[i]);
   sdk_sb_puts(&key, src);
@@ -765,18 +767,46 @@ static sdk_err cuda_compile(sdk_bctx *c, const char *src, const char *model_path
   snprintf(bin_path, sizeof bin_path, "%s/cuda-%s.cubin", dir, hash);
   snprintf(src_path, sizeof src_path, "%s/cuda-%s.cu", dir, hash);
   snprintf(info_path, sizeof info_path, "%s/cuda-%s.txt", dir, hash);
+  /* the .txt names the cubin it describes (key, size, hash of its bytes):
+   * a cubin planted, truncated or left by another build is rebuilt */
+  char modkey[96];
+  snprintf(modkey, sizeof modkey, "sdekit-module/1 cuda %s", hash);
 
   size_t len = 0;
-  char *cubin = sdk_read_file(bin_path, &len);
-  char *info = NULL;
-  int cached = cubin != NULL && len > 0;
+  char *cubin = NULL, *info = NULL, why[300] = "";
+  char *meta = sdk_cache_read(info_path, NULL);
+  int cached = 0;
+  if (meta) {
+    size_t klen = strlen(modkey);
+    unsigned long long want_len = 0;
+    char want_sum[33] = "", sum[33];
+    int pos = 0;
+    if (!strncmp(meta, modkey, klen) &&
+        sscanf(meta + klen, " size=%llu sum=%32[0-9a-f]%n", &want_len, want_sum, &pos) == 2 &&
+        meta[klen + pos] == '\n') {
+      cubin = sdk_cache_read(bin_path, &len);
+      if (cubin && len == want_len && len >= 4 && !memcmp(cubin, "\177ELF", 4)) {
+        sdk_hash_hex(cubin, len, sum);
+        cached = !strcmp(sum, want_sum);
+      }
+      if (!cached)
+        snprintf(why, sizeof why, "%s",
+                 cubin ? "its size or contents do not match its record"
+                       : (errno == ELOOP ? "a symbolic link" : strerror(errno)));
+    } else {
+      snprintf(why, sizeof why, "its record is not for this source and build");
+    }
+    if (cached) info = sdk_strdup(meta + klen + pos + 1);
+  } else if (errno != ENOENT) {
+    snprintf(why, sizeof why, "record: %s", errno == ELOOP ? "a symbolic link" : strerror(errno));
+  }
+  free(meta);
   if (cached) {
-    info = sdk_read_file(info_path, NULL);
     if (c->o.verbose) fprintf(stderr, "sdekit: cached %s\n", bin_path);
   } else {
     free(cubin);
     cubin = NULL;
-    if (write_file(src_path, src, strlen(src)) != 0)
+    if (sdk_cache_write(src_path, src, strlen(src)) != 0)
       return SDK_FAIL(eb, SDK_ERR_IO, "cannot write '%s': %s", src_path, strerror(errno));
     char *log = NULL;
     SDK_CHECK(nvrtc_compile(c, src, model_path, opts, nopts, src_path, &cubin, &len, &log, eb));
@@ -786,13 +816,23 @@ static sdk_err cuda_compile(sdk_bctx *c, const char *src, const char *model_path
     if (c->o.verbose && log) fprintf(stderr, "%s", log);
     free(log);
     info = sdk_strdup(spills);
-    /* ptxas's spill counts first, so that a cache hit can report them too */
-    if (info) write_file(info_path, info, strlen(info));
-    if (write_file(bin_path, cubin, len) != 0) {
+    char sum[33];
+    sdk_hash_hex(cubin, len, sum);
+    sdk_strbuf rec;
+    sdk_sb_init(&rec);
+    /* ptxas's spill counts after the record, so that a cache hit can report them too */
+    sdk_sb_printf(&rec, "%s size=%llu sum=%s\n%s", modkey, (unsigned long long)len, sum, spills);
+    /* the cubin first: a reader that sees the new record sees its cubin */
+    int bad = rec.oom || sdk_cache_write(bin_path, cubin, len) != 0 ||
+              sdk_cache_write(info_path, rec.s, rec.len) != 0;
+    int werr = errno;
+    sdk_sb_free(&rec);
+    if (bad) {
       free(cubin);
       free(info);
-      return SDK_FAIL(eb, SDK_ERR_IO, "cannot install '%s': %s", bin_path, strerror(errno));
+      return SDK_FAIL(eb, SDK_ERR_IO, "cannot install '%s': %s", bin_path, strerror(werr));
     }
+    sdk_cache_prune(dir, c->o.cache_max ? c->o.cache_max : SDK_CACHE_MAX_DEFAULT, hash);
   }
   char res[512] = "", line[768];
   sdk_err err = SDK_OK;
@@ -800,8 +840,12 @@ static sdk_err cuda_compile(sdk_bctx *c, const char *src, const char *model_path
   resource_line(cubin, len, info, line, sizeof line);
   if (!line[0]) snprintf(line, sizeof line, "%s", res); /* from the driver */
   if (err == SDK_OK && report)
-    snprintf(report, nreport, "%s %s (%s%s%s)", cached ? "cached" : "compiled", bin_path, c->arch,
-             line[0] ? "; " : "", line);
+    snprintf(report, nreport, "%s %s (%s%s%s)%s%s%s",
+             cached   ? "cached"
+             : why[0] ? "rebuilt"
+                      : "compiled",
+             bin_path, c->arch, line[0] ? "; " : "", line,
+             why[0] ? " (the cached file was refused: " : "", why, why[0] ? ")" : "");
   free(cubin);
   free(info);
   return err;

@@ -1,6 +1,7 @@
 /* Sub-commands implemented outside main.c. */
 #ifndef SDK_CLI_H
 #define SDK_CLI_H
+#include <stdint.h>
 #include <stdio.h>
 int sdk_cli_bench(int argc, char **argv);
 int sdk_cli_compile(int argc, char **argv);
@@ -8,6 +9,10 @@ struct sdk_run_config;
 int sdk_cli_compile_cfg(const struct sdk_run_config *c, const char *arch, int cuda);
 int sdk_cli_devices(int argc, char **argv);
 int sdk_cli_plot(int argc, char **argv);
+int sdk_cli_cache(int argc, char **argv);
+/* The kernel cache cap from $SDEKIT_CACHE_MAX into *bytes (0: the default,
+ * -1: no cap); returns 0, or 2 after printing the error for a bad value. */
+int cli_cache_max(int64_t *bytes);
 /* The one way the CLI reports an error: "sdekit: error: MESSAGE" on stderr,
  * the message formatted, a trailing newline dropped, and the rest escaped
  * for the terminal (sdk_esc_term), so no string from a file or the command

@@ -1,6 +1,7 @@
 /* sdekit: the command-line tool.  Every error becomes one line
  * "sdekit: error: ..." on stderr; exit status 2 for bad input, 1 for
  * failures at run time. */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
@@ -50,6 +51,7 @@ static const char MAIN_HELP[] =
     "  codegen MODEL [options]  print the generated kernel source (--backend cpu|cuda)\n"
     "  compile MODEL [options]  generate and compile the kernel, report the result\n"
     "  devices                  list CUDA devices\n"
+    "  cache list|clean         show or empty the kernel cache; see 'sdekit cache --help'\n"
     "  help                     this text\n"
     "\n"
     "options: --help, --version\n"
@@ -223,6 +225,7 @@ typedef struct cli_run {
 static int parse_run_options(int argc, char **argv, cli_run *cr, int need_model) {
   sdk_run_config *c = &cr->c;
   sdk_errbuf eb = {0};
+  if (cli_cache_max(&c->cache_max)) return 2;
   optind = 1;
   opterr = 0;
   int ch, paths_given = 0;
@@ -659,20 +662,46 @@ static int cmd_run_parsed(cli_run *crp, int argc, char **argv, const sdk_ckpt *r
   return e == SDK_OK ? 0 : fail(e, &eb);
 }
 
+static int cmp_names(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The .sde files of a directory, sorted (free each and the array). */
+static char **sde_files(const char *dir, size_t *count) {
+  *count = 0;
+  DIR *d = opendir(dir);
+  if (!d) return NULL;
+  char **v = NULL;
+  size_t n = 0, cap = 0;
+  struct dirent *de;
+  while ((de = readdir(d))) {
+    if (de->d_name[0] == '.' || !has_suffix(de->d_name, ".sde")) continue;
+    if (n == cap) {
+      size_t nc = cap ? 2 * cap : 16;
+      char **nv = realloc(v, nc * sizeof *nv);
+      if (!nv) break;
+      v = nv;
+      cap = nc;
+    }
+    if (!(v[n] = sdk_strdup(de->d_name))) break;
+    n++;
+  }
+  closedir(d);
+  if (n) qsort(v, n, sizeof *v, cmp_names);
+  *count = n;
+  return v;
+}
+
 static int cmd_models(int argc, char **argv) {
   const char *dirs[8];
   int nd = sdk_model_dirs(dirs, 8);
   int shown = 0;
   printf("built-in models:\n");
   for (int i = 0; i < nd; i++) {
-    char cmd[4200];
-    snprintf(cmd, sizeof cmd, "ls '%s' 2>/dev/null", dirs[i]);
-    FILE *ls = popen(cmd, "r");
-    if (!ls) continue;
-    char name[512];
-    while (fgets(name, sizeof name, ls)) {
-      name[strcspn(name, "\n")] = 0;
-      if (!has_suffix(name, ".sde")) continue;
+    size_t nf = 0;
+    char **files = sde_files(dirs[i], &nf);
+    for (size_t f = 0; f < nf; f++) {
+      const char *name = files[f];
       char path[5000];
       snprintf(path, sizeof path, "%s/%s", dirs[i], name);
       sdk_model *m = NULL;
@@ -686,8 +715,9 @@ static int cmd_models(int argc, char **argv) {
         printf("  %-20s (broken: %s)\n", name, eb.msg);
       }
       sdk_model_destroy(&m);
+      free(files[f]);
     }
-    pclose(ls);
+    free(files);
   }
   if (!shown) printf("  (none found; searched %s)\n", nd ? dirs[0] : "nothing");
   return 0;
@@ -858,5 +888,6 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "compile")) return sdk_cli_compile(argc - 1, argv + 1);
   if (!strcmp(cmd, "devices")) return sdk_cli_devices(argc - 1, argv + 1);
   if (!strcmp(cmd, "plot")) return sdk_cli_plot(argc - 1, argv + 1);
+  if (!strcmp(cmd, "cache")) return sdk_cli_cache(argc - 1, argv + 1);
   return usage_error("unknown command '%s' (see 'sdekit --help')", cmd);
 }

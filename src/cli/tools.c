@@ -54,6 +54,7 @@ int sdk_cli_compile_cfg(const sdk_run_config *c, const char *arch, int cuda) {
                            .device = c->device,
                            .fast_math = c->fast_math,
                            .verbose = c->verbose,
+                           .cache_max = c->cache_max,
                            .arch = arch};
     e = be->open(&bo, &ctx, &eb);
   }

@@ -597,8 +597,11 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
   char *src = NULL;
   sdk_moments *mom = NULL;
   int64_t *nonfinite = NULL;
-  sdk_backend_opts bo = {
-      .threads = c->threads, .device = c->device, .fast_math = c->fast_math, .verbose = c->verbose};
+  sdk_backend_opts bo = {.threads = c->threads,
+                         .device = c->device,
+                         .fast_math = c->fast_math,
+                         .verbose = c->verbose,
+                         .cache_max = c->cache_max};
 
   if (!strcmp(c->backend, "auto")) {
     /* the GPU where one is usable, else the CPU */
@@ -1037,8 +1040,11 @@ sdk_err sdk_run_time_advance(const sdk_run_config *c, int64_t nsteps, int repeat
   sdk_ensemble *ens = NULL;
   char *src = NULL;
   double *t = calloc((size_t)(repeats > 0 ? repeats : 1), sizeof(double));
-  sdk_backend_opts bo = {
-      .threads = c->threads, .device = c->device, .fast_math = c->fast_math, .verbose = c->verbose};
+  sdk_backend_opts bo = {.threads = c->threads,
+                         .device = c->device,
+                         .fast_math = c->fast_math,
+                         .verbose = c->verbose,
+                         .cache_max = c->cache_max};
   if (!t) {
     err = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
     goto done;

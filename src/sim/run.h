@@ -50,6 +50,7 @@ typedef struct sdk_run_config {
   int threads;
   int device;
   int fast_math;
+  int64_t cache_max; /* kernel cache cap, bytes (0: default, < 0: none) */
   unsigned observe;
   const char *drift_var; /* NULL: first variable */
   int64_t sample_every;  /* 0: default */
