@@ -45,13 +45,11 @@ static const char *PATHS_TPL = "[model]\nname = names\nvars = $0, $1, $2\n"
                                "$2 = -$a*$2 + $b*sin($0) + $c\n"
                                "[noise]\n$0 = $d\n$1 = $e\n$2 = $f\n"
                                "[init]\n$0 = $a\n$1 = uniform(-$f, $f)\n$2 = normal($9, $d)\n";
-static const char *const PATH_NAMES[] = {"i",    "j",    "g",     "n",    "p",
-                                         "s",    "step", "row",   "real", "main",
-                                         "exit", "NULL", "linux", "unix", "typeof",
-                                         "int",  NULL};
-static const char *const PATH_NEUTRAL[] = {"x1", "x2", "x3",  "a1",  "a2",  "a3",
-                                           "a4", "a5", "a6",  "a7",  "a8",  "a9",
-                                           "b1", "b2", "b3",  "b4",  NULL};
+static const char *const PATH_NAMES[] = {"i",     "j",    "g",      "n",    "p",    "s",
+                                         "step",  "row",  "real",   "main", "exit", "NULL",
+                                         "linux", "unix", "typeof", "int",  NULL};
+static const char *const PATH_NEUTRAL[] = {"x1", "x2", "x3", "a1", "a2", "a3", "a4", "a5", "a6",
+                                           "a7", "a8", "a9", "b1", "b2", "b3", "b4", NULL};
 
 /* mean field: particle parameter, two [meanfield] entries */
 static const char *MF_TPL = "[model]\nname = mf\nvars = $0\nperiodic = $0 : 2*pi\n"

@@ -24,10 +24,12 @@
 
 static const double C = 0.3, A = 0.7, OMEGA = 5.0, S = 0.2, X0 = 1.0;
 
-static double f(double t) { return C * t + A * cos(OMEGA * t); }
+static double f(double t) {
+  return C * t + A * cos(OMEGA * t);
+}
 
-static void check(const char *model, const char *label, const char *scheme, int single,
-                  int64_t spp, int64_t periods) {
+static void check(const char *model, const char *label, const char *scheme, int single, int64_t spp,
+                  int64_t periods) {
   sdk_run_config c;
   sdk_run_config_defaults(&c);
   c.model = model;
