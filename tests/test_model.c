@@ -72,9 +72,15 @@ static void test_expressions(void) {
   TU_CHECK(sb.s && !strcmp(sb.s, "(sin((2.0 * x)) / 3.0)"), "double emission: %s", sb.s);
   sdk_sb_free(&sb);
   sdk_expr_destroy(&x);
-  TU_CHECK(sdk_name_reserved("sin") && sdk_name_reserved("t") && sdk_name_reserved("sdk_x") &&
-               !sdk_name_reserved("omega"),
+  TU_CHECK(sdk_name_reserved("sin") && sdk_name_reserved("t") && sdk_name_reserved("dt") &&
+               sdk_name_reserved("pi") && !sdk_name_reserved("omega"),
            "reserved names");
+  /* names of C and of the generated code are free: the generator prefixes them */
+  const char *free_names[] = {"n",   "i",     "main", "exit", "NULL", "linux", "typeof", "real",
+                              "int", "sdk_x", "_x",   "u_x",  "inf",  "nan",   NULL};
+  for (int i = 0; free_names[i]; i++)
+    TU_CHECK(!sdk_name_reserved(free_names[i]) && sdk_name_valid(free_names[i]), "'%s' is a name",
+             free_names[i]);
 }
 
 static const char *OK_MODEL = "# comment\n"

@@ -221,6 +221,7 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
   memset(&h, 0, sizeof h);
   h.o = o;
   h.enabled = o->spp > 0 && o->spp <= SDK_CUDA_MAX_TTAB && o->dt_column < 0;
+  h.phase_only = 1; /* the table is indexed by the phase */
   sdk_strbuf step;
   sdk_sb_init(&step);
   sdk_cg_step_h(&step, o, "      ", h.enabled ? &h : NULL);
@@ -247,7 +248,8 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
       if (!strpbrk(buf, ".eEn")) strcat(buf, ".0");
       sdk_sb_printf(b, "%s%s;\n", buf, o->single ? "f" : "");
     }
-    sdk_sb_puts(b, "  const real sdk_t0 = (real)ph * sdk_dt;\n");
+    /* (no absolute time here: a tabulated value depends on the phase only) */
+    sdk_sb_puts(b, "  const real sdk_tp0 = (real)ph * sdk_dt;\n");
     sdk_cg_hoist_decls(b, o, &h, "  ");
     for (int sl = 0; sl < nslot; sl++)
       sdk_sb_printf(b, "  sdk_ttab[ph * SDK_TT_SLOTS + %d] = sdk_T%d_%d;\n", sl, slot_stage[sl],
@@ -270,9 +272,14 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
   for (int v = 0; v < nv; v++)
     sdk_sb_printf(b, "%sreal &sdk_x%d", v ? ", " : "", v);
   for (int i = 0; i < m->nparams; i++)
-    if (o->scan_column[i] >= 0) sdk_sb_printf(b, ", const real %s", m->params[i]);
+    if (o->scan_column[i] >= 0) {
+      sdk_sb_puts(b, ", const real ");
+      sdk_cg_name(b, m->params[i]);
+    }
   if (o->dt_column >= 0) sdk_sb_puts(b, ", const real sdk_dt");
+  /* the step's absolute time and, with a period, its phase time */
   sdk_sb_puts(b, ", const real sdk_t0");
+  if (o->spp > 0) sdk_sb_puts(b, ", const real sdk_tp0");
   for (int sl = 0; sl < nslot; sl++)
     sdk_sb_printf(b, ", const real sdk_T%d_%d", slot_stage[sl], slot_k[sl]);
   for (int j = 0; j < nn; j++)
@@ -280,15 +287,19 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
   sdk_sb_puts(b, ") {\n");
   sdk_cg_fixed_params(b, o, "  ");
   for (int i = 0; i < m->nparams; i++)
-    if (o->scan_column[i] >= 0) sdk_sb_printf(b, "  (void)%s;\n", m->params[i]);
+    if (o->scan_column[i] >= 0) {
+      sdk_sb_puts(b, "  (void)");
+      sdk_cg_name(b, m->params[i]);
+      sdk_sb_puts(b, ";\n");
+    }
   if (o->dt_column < 0) {
     char buf[64];
     snprintf(buf, sizeof buf, "%.17g", o->dt);
     if (!strpbrk(buf, ".eEn")) strcat(buf, ".0");
     sdk_sb_printf(b, "  const real sdk_dt = %s%s;\n", buf, o->single ? "f" : "");
   }
-  sdk_sb_printf(b, "  const real sdk_sqdt = %s(sdk_dt);\n  (void)sdk_sqdt; (void)sdk_t0;\n",
-                o->single ? "sqrtf" : "sqrt");
+  sdk_sb_printf(b, "  const real sdk_sqdt = %s(sdk_dt);\n  (void)sdk_sqdt; (void)sdk_t0;%s\n",
+                o->single ? "sqrtf" : "sqrt", o->spp > 0 ? " (void)sdk_tp0;" : "");
   sdk_sb_puts(b, step.s ? step.s : "");
   sdk_sb_puts(b, "}\n");
 
@@ -363,13 +374,15 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
               q, k, q, nblk_group, k, q, k);
     for (int r = 0; r < reps; r++) {
       sdk_sb_puts(b, "    {\n");
-      /* time of the step (per path only when dt varies) */
-      const char *tphase = grouptab ? NULL : o->spp > 0 ? "(real)sdk_ph" : "(real)n";
-      char tph[64];
-      if (grouptab)
-        snprintf(tph, sizeof tph, "(real)(sdk_ph + %d)", r), tphase = tph;
-      else if (pass == 1 && o->spp <= 0)
-        snprintf(tph, sizeof tph, "(real)(sdk_n + %d)", r), tphase = tph;
+      /* time of the step (per path only when dt varies): the step index,
+       * and with a period the phase index */
+      const char *tphase = grouptab ? NULL : "(real)sdk_ph";
+      char tph[64], tstep[64];
+      if (grouptab) snprintf(tph, sizeof tph, "(real)(sdk_ph + %d)", r), tphase = tph;
+      if (pass == 1)
+        snprintf(tstep, sizeof tstep, "(double)(sdk_n + %d)", r);
+      else
+        snprintf(tstep, sizeof tstep, "(double)n");
       for (int sl = 0; sl < nslot; sl++) {
         int idx = r * nslot + sl;
         if (vecload)
@@ -404,13 +417,15 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
           sdk_sb_printf(b, "%sx%d_%d", v ? ", " : "", q, v);
         for (int i = 0; i < m->nparams; i++)
           if (o->scan_column[i] >= 0) sdk_sb_printf(b, ", sp%d_%d", q, i);
-        if (o->dt_column >= 0)
-          sdk_sb_printf(b, ", dt%d, %s * dt%d", q, tphase, q);
-        else {
+        if (o->dt_column >= 0) {
+          sdk_sb_printf(b, ", dt%d, (real)(%s * (double)dt%d)", q, tstep, q);
+          if (o->spp > 0) sdk_sb_printf(b, ", %s * dt%d", tphase, q);
+        } else {
           char buf[64];
           snprintf(buf, sizeof buf, "%.17g", o->dt);
           if (!strpbrk(buf, ".eEn")) strcat(buf, ".0");
-          sdk_sb_printf(b, ", %s * %s%s", tphase, buf, o->single ? "f" : "");
+          sdk_sb_printf(b, ", (real)(%s * %s)", tstep, buf);
+          if (o->spp > 0) sdk_sb_printf(b, ", %s * %s%s", tphase, buf, o->single ? "f" : "");
         }
         for (int sl = 0; sl < nslot; sl++)
           sdk_sb_printf(b, ", T%d", sl);

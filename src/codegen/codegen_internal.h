@@ -9,6 +9,25 @@ void sdk_cg_params(sdk_strbuf *b, const sdk_codegen_opts *o, const char *sp_fmt,
 void sdk_cg_step(sdk_strbuf *b, const sdk_codegen_opts *o, const char *ind);
 void sdk_cg_init(sdk_strbuf *b, const sdk_codegen_opts *o, const char *ind);
 void sdk_cg_emit_expr(sdk_strbuf *b, const sdk_codegen_opts *o, const sdk_expr *e, int line);
+
+/* The one mapping of a model's names to C identifiers: appends "u_" NAME
+ * (see codegen.c); NAME must pass sdk_is_identifier(NAME, SDK_CG_MAX_NAME). */
+#define SDK_CG_MAX_NAME 63
+void sdk_cg_name(sdk_strbuf *b, const char *name);
+
+/* Time (codegen.c explains the rule).  Which times an expression needs: */
+#define SDK_CG_TIME_ABS 1   /* sdk_t, the absolute time */
+#define SDK_CG_TIME_PHASE 2 /* sdk_tp, the time modulo the period */
+int sdk_cg_time_uses(const sdk_codegen_opts *o, const sdk_expr *e);
+/* "const real sdk_t0<suffix> = <time of step N>" and, with a period,
+ * sdk_tp0<suffix> (the phase time); N is a C expression of type sdk_i64;
+ * needs sdk_dt in scope. */
+void sdk_cg_step_time(sdk_strbuf *b, const sdk_codegen_opts *o, const char *n, const char *ind,
+                      const char *suffix);
+/* Bind the names expressions use for t: sdk_t = T and, with a period,
+ * sdk_tp = TP (C expressions). */
+void sdk_cg_bind_time(sdk_strbuf *b, const sdk_codegen_opts *o, const char *t, const char *tp,
+                      const char *ind);
 /* Time-only subexpressions hoisted out of the per-path code. */
 #define SDK_CG_MAX_HOIST 32
 typedef struct sdk_cg_hoist {
@@ -21,8 +40,10 @@ typedef struct sdk_cg_hoist {
   int nterms[SDK_CG_MAX_HOIST];
   const sdk_expr *term[SDK_CG_MAX_HOIST][8];
   int sign[SDK_CG_MAX_HOIST][8];
+  int phase[SDK_CG_MAX_HOIST];   /* value k is inside a phase-time call */
   unsigned used[SDK_MAX_STAGES]; /* bit k: value k needed at stage time i */
   int stage;
+  int phase_only; /* values are tabulated by phase: none may use the absolute time */
 } sdk_cg_hoist;
 /* Step code that refers to hoisted values as sdk_T<stage>_<k> (recorded in h). */
 void sdk_cg_step_h(sdk_strbuf *b, const sdk_codegen_opts *o, const char *ind, sdk_cg_hoist *h);

@@ -152,18 +152,24 @@ void sdk_cg_part_bind(sdk_strbuf *b, const sdk_codegen_opts *o, const char *fmt,
   const sdk_model *m = o->model;
   for (int k = 0; k < m->npart; k++) {
     if (j && !sdk_cg_pair_uses(m, SDK_OTHER_PARTJ, k)) continue;
-    if (j)
+    if (j) {
       sdk_sb_printf(b, "%sconst real sdk_pj%d = ", ind, k);
-    else
-      sdk_sb_printf(b, "%sconst real %s = ", ind, m->part[k].name);
+    } else {
+      sdk_sb_printf(b, "%sconst real ", ind);
+      sdk_cg_name(b, m->part[k].name);
+      sdk_sb_puts(b, " = ");
+    }
     if (sdk_cg_part_const(o, k)) {
       sdk_cg_emit_expr(b, o, m->part[k].a, m->part[k].line);
     } else {
       sdk_sb_printf(b, fmt, k);
     }
-    if (j)
+    if (j) {
       sdk_sb_printf(b, ";\n%s(void)sdk_pj%d;\n", ind, k);
-    else
-      sdk_sb_printf(b, ";\n%s(void)%s;\n", ind, m->part[k].name);
+    } else {
+      sdk_sb_printf(b, ";\n%s(void)", ind);
+      sdk_cg_name(b, m->part[k].name);
+      sdk_sb_puts(b, ";\n");
+    }
   }
 }

@@ -23,19 +23,31 @@
 
 #include "codegen/codegen_internal.h"
 
-/* t of step n */
-static void emit_t0(sdk_strbuf *b, const sdk_codegen_opts *o, const char *n) {
-  if (o->spp > 0)
-    sdk_sb_printf(b, "(real)(%s %% %lldLL) * sdk_dt", n, (long long)o->spp);
-  else
-    sdk_sb_printf(b, "(real)%s * sdk_dt", n);
-}
-
 static void bind_vars_from(sdk_strbuf *b, const sdk_model *m, const char *fmt, const char *ind) {
   for (int v = 0; v < m->nvars; v++) {
-    sdk_sb_printf(b, "%sconst real %s = ", ind, m->vars[v]);
+    sdk_sb_printf(b, "%sconst real ", ind);
+    sdk_cg_name(b, m->vars[v]);
+    sdk_sb_puts(b, " = ");
     sdk_sb_printf(b, fmt, v);
-    sdk_sb_printf(b, "; (void)%s;\n", m->vars[v]);
+    sdk_sb_puts(b, "; (void)");
+    sdk_cg_name(b, m->vars[v]);
+    sdk_sb_puts(b, ";\n");
+  }
+}
+
+/* const real NAME = <fmt with k>; for the [meanfield] (pair = 0) or [pair] names */
+static void bind_coupling(sdk_strbuf *b, const sdk_model *m, int pair, const char *fmt,
+                          const char *ind) {
+  int n = pair ? m->npair : m->nmean;
+  for (int k = 0; k < n; k++) {
+    const char *name = pair ? m->pair_names[k] : m->mean_names[k];
+    sdk_sb_printf(b, "%sconst real ", ind);
+    sdk_cg_name(b, name);
+    sdk_sb_puts(b, " = ");
+    sdk_sb_printf(b, fmt, k);
+    sdk_sb_puts(b, "; (void)");
+    sdk_cg_name(b, name);
+    sdk_sb_puts(b, ";\n");
   }
 }
 
@@ -66,13 +78,13 @@ void sdk_cg_emit_sys_cpu(sdk_strbuf *b, const sdk_codegen_opts *o) {
                  "  real sdk_vals[SDK_NRED][SDK_BLK];\n  (void)sdk_sv; (void)sdk_g; (void)sdk_pp; "
                  "(void)sdk_seed;\n");
   sdk_cg_params(b, o, "sdk_sv[sdk_g * SDK_NSV + %d]", "  ");
-  sdk_sb_puts(b, "  (void)sdk_sqdt;\n  const real sdk_t0 = ");
-  emit_t0(b, o, "sdk_n");
-  sdk_sb_puts(b, ";\n#pragma omp simd\n  for (int sdk_i = 0; sdk_i < SDK_BLK; sdk_i++) {\n"
+  sdk_sb_puts(b, "  (void)sdk_sqdt;\n");
+  sdk_cg_step_time(b, o, "sdk_n", "  ", "");
+  sdk_sb_puts(b, "#pragma omp simd\n  for (int sdk_i = 0; sdk_i < SDK_BLK; sdk_i++) {\n"
                  "    const sdk_i64 sdk_p = sdk_i0 + (sdk_i < sdk_cnt ? sdk_i : 0);\n");
   bind_vars_from(b, m, "sdk_st[%d * sdk_npad + sdk_p]", "    ");
   sdk_cg_part_bind(b, o, "sdk_pp[%d * sdk_npad + sdk_p]", 0, "    ");
-  sdk_sb_puts(b, "    const real t = sdk_t0; (void)t;\n");
+  sdk_cg_bind_time(b, o, "sdk_t0", "sdk_tp0", "    ");
   for (int k = 0; k < nred; k++) {
     sdk_sb_printf(b, "    sdk_vals[%d][sdk_i] = ", k);
     sdk_cg_emit_expr(b, o, red.e[k], red.line[k]);
@@ -95,10 +107,10 @@ void sdk_cg_emit_sys_cpu(sdk_strbuf *b, const sdk_codegen_opts *o) {
                    "sdk_u64 sdk_seed, real *restrict sdk_fp) {\n"
                    "  (void)sdk_sv; (void)sdk_g; (void)sdk_pp; (void)sdk_seed;\n");
     sdk_cg_params(b, o, "sdk_sv[sdk_g * SDK_NSV + %d]", "  ");
-    sdk_sb_puts(b, "  (void)sdk_sqdt;\n  const real t = ");
-    emit_t0(b, o, "sdk_n");
+    sdk_sb_puts(b, "  (void)sdk_sqdt;\n");
+    sdk_cg_step_time(b, o, "sdk_n", "  ", "");
+    sdk_cg_bind_time(b, o, "sdk_t0", "sdk_tp0", "  ");
     sdk_sb_puts(b,
-                "; (void)t;\n"
                 "  real sdk_xi[SDK_NV][SDK_BLK], sdk_ppi[SDK_NPART][SDK_BLK];\n"
                 "  double sdk_accd[SDK_NPAIR][SDK_BLK];\n"
                 "  for (int sdk_i = 0; sdk_i < SDK_BLK; sdk_i++) {\n"
@@ -289,19 +301,12 @@ void sdk_cg_emit_sys_cpu(sdk_strbuf *b, const sdk_codegen_opts *o) {
                  "#pragma omp simd\n"
                  "        for (int sdk_i = 0; sdk_i < SDK_BLK; sdk_i++) {\n");
   sdk_cg_params(b, o, "sdk_spv[%d][sdk_i]", "          ");
-  sdk_sb_puts(b, "          const real sdk_t0 = ");
-  emit_t0(b, o, "sdk_n");
-  sdk_sb_puts(b, ";\n");
+  sdk_cg_step_time(b, o, "sdk_n", "          ", "");
   for (int v = 0; v < nv; v++)
     sdk_sb_printf(b, "          real sdk_x%d = sdk_st[%d * sdk_npad + sdk_p0 + sdk_i];\n", v, v);
   sdk_cg_part_bind(b, o, "sdk_pp[%d * sdk_npad + sdk_p0 + sdk_i]", 0, "          ");
-  for (int k = 0; k < nmean; k++)
-    sdk_sb_printf(b, "          const real %s = sdk_mv[%d][sdk_i]; (void)%s;\n", m->mean_names[k],
-                  k, m->mean_names[k]);
-  for (int k = 0; k < npair; k++)
-    sdk_sb_printf(b,
-                  "          const real %s = sdk_fp[%d * sdk_npad + sdk_p0 + sdk_i]; (void)%s;\n",
-                  m->pair_names[k], k, m->pair_names[k]);
+  bind_coupling(b, m, 0, "sdk_mv[%d][sdk_i]", "          ");
+  bind_coupling(b, m, 1, "sdk_fp[%d * sdk_npad + sdk_p0 + sdk_i]", "          ");
   for (int j = 0; j < nn; j++)
     sdk_sb_printf(b, "          const real sdk_z%d = sdk_zb[%d][sdk_i];\n", j, j);
   sdk_cg_step(b, o, "          ");

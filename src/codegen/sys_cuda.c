@@ -43,11 +43,20 @@
 
 #define STPB 256
 
-static void emit_t(sdk_strbuf *b, const sdk_codegen_opts *o, const char *n) {
-  if (o->spp > 0)
-    sdk_sb_printf(b, "(real)((%s) %% %lldLL) * sdk_dt", n, (long long)o->spp);
-  else
-    sdk_sb_printf(b, "(real)(%s) * sdk_dt", n);
+/* const real NAME = <fmt with k>; for the [meanfield] (pair = 0) or [pair] names */
+static void bind_coupling(sdk_strbuf *b, const sdk_model *m, int pair, const char *fmt,
+                          const char *ind) {
+  int n = pair ? m->npair : m->nmean;
+  for (int k = 0; k < n; k++) {
+    const char *name = pair ? m->pair_names[k] : m->mean_names[k];
+    sdk_sb_printf(b, "%sconst real ", ind);
+    sdk_cg_name(b, name);
+    sdk_sb_puts(b, " = ");
+    sdk_sb_printf(b, fmt, k);
+    sdk_sb_puts(b, "; (void)");
+    sdk_cg_name(b, name);
+    sdk_sb_puts(b, ";\n");
+  }
 }
 
 /* seg with every keys[k] replaced by vals[k], verbatim */
@@ -276,11 +285,21 @@ static const char STEP_TAIL[] =
     "    sdk_cnt[sdk_s] = 0u;\n"
     "  }\n";
 
-/* Bind the model's variable names to sdk_x<v>, and t. */
-static void bind_state(sdk_strbuf *b, const sdk_model *m, const char *t, const char *ind) {
-  for (int v = 0; v < m->nvars; v++)
-    sdk_sb_printf(b, "%sconst real %s = sdk_x%d; (void)%s;\n", ind, m->vars[v], v, m->vars[v]);
-  sdk_sb_printf(b, "%sconst real t = %s; (void)t;\n", ind, t);
+/* Bind the model's variable names to sdk_x<v>, and t to step n (next = 0)
+ * or, in mode 1, to step n + 1 (next = 1). */
+static void bind_state(sdk_strbuf *b, const sdk_codegen_opts *o, int next, const char *ind) {
+  const sdk_model *m = o->model;
+  for (int v = 0; v < m->nvars; v++) {
+    sdk_sb_printf(b, "%sconst real ", ind);
+    sdk_cg_name(b, m->vars[v]);
+    sdk_sb_printf(b, " = sdk_x%d; (void)", v);
+    sdk_cg_name(b, m->vars[v]);
+    sdk_sb_puts(b, ";\n");
+  }
+  if (next)
+    sdk_cg_bind_time(b, o, "sdk_mode ? sdk_t01 : sdk_t0", "sdk_mode ? sdk_tp01 : sdk_tp0", ind);
+  else
+    sdk_cg_bind_time(b, o, "sdk_t0", "sdk_tp0", ind);
 }
 
 /* ---------------- mean-field models ---------------- */
@@ -310,17 +329,12 @@ static void emit_meanfield(sdk_strbuf *b, const sdk_codegen_opts *o, const sdk_c
       "  const sdk_i64 sdk_g = sdk_s / sdk_spg;\n"
       "  (void)sdk_sv; (void)sdk_g; (void)sdk_tot; (void)sdk_seed;\n");
   sdk_cg_params(b, o, "sdk_sv[sdk_g * SDK_NSV + %d]", "  ");
-  sdk_sb_puts(b, "  (void)sdk_sqdt;\n  const real sdk_t0 = ");
-  emit_t(b, o, "sdk_n");
-  sdk_sb_puts(b, ", sdk_t1 = ");
-  emit_t(b, o, "sdk_n + 1");
-  sdk_sb_puts(b, ";\n  (void)sdk_t1;\n  const double sdk_invN = 1.0 / (double)sdk_N;\n  "
-                 "(void)sdk_invN;\n");
-  for (int k = 0; k < m->nmean; k++)
-    sdk_sb_printf(b,
-                  "  const real %s = sdk_mode ? (real)(sdk_tot[%d] * sdk_invN) : (real)0; "
-                  "(void)%s;\n",
-                  m->mean_names[k], k, m->mean_names[k]);
+  sdk_sb_puts(b, "  (void)sdk_sqdt;\n");
+  /* times of steps n and n + 1 (suffix 1) */
+  sdk_cg_step_time(b, o, "sdk_n", "  ", "");
+  sdk_cg_step_time(b, o, "sdk_n + 1", "  ", "1");
+  sdk_sb_puts(b, "  const double sdk_invN = 1.0 / (double)sdk_N;\n  (void)sdk_invN;\n");
+  bind_coupling(b, m, 0, "sdk_mode ? (real)(sdk_tot[%d] * sdk_invN) : (real)0", "  ");
   sdk_sb_puts(
       b, "  real sdk_acc[SDK_NRED];\n"
          "#pragma unroll\n"
@@ -410,7 +424,7 @@ static void emit_meanfield(sdk_strbuf *b, const sdk_codegen_opts *o, const sdk_c
   sdk_sb_puts(&sg, "        }\n");
   if (nred > 0) {
     sdk_sb_puts(&sg, "        if (sdk_act) {\n");
-    bind_state(&sg, m, "sdk_mode ? sdk_t1 : sdk_t0", "          ");
+    bind_state(&sg, o, 1, "          ");
     for (int k = 0; k < nred; k++) {
       sdk_sb_printf(&sg, "          sdk_acc[%d] += (real)", k);
       sdk_cg_emit_expr(&sg, o, red->e[k], red->line[k]);
@@ -633,16 +647,11 @@ static void emit_pairs(sdk_strbuf *b, const sdk_codegen_opts *o, const sdk_cg_re
     if (sdk_cg_pair_uses(m, SDK_OTHER_PARTJ, k) && !sdk_cg_part_const(o, k)) npj++;
   if (npj > 0) sdk_sb_printf(b, "  __shared__ real sdk_spj[%d][SDK_STPB];\n", m->npart);
   sdk_cg_params(b, o, "sdk_sv[sdk_g * SDK_NSV + %d]", "  ");
-  sdk_sb_puts(b, "  (void)sdk_sqdt;\n  const real sdk_t0 = ");
-  emit_t(b, o, "sdk_n");
-  sdk_sb_puts(b, ", sdk_t1 = ");
-  emit_t(b, o, "sdk_n + 1");
-  sdk_sb_puts(b, ";\n  (void)sdk_t1;\n");
-  for (int k = 0; k < m->nmean; k++)
-    sdk_sb_printf(b,
-                  "  const real %s = sdk_mode ? (real)(sdk_sums_in[sdk_s * SDK_NRED + %d] * "
-                  "sdk_invN) : (real)0; (void)%s;\n",
-                  m->mean_names[k], k, m->mean_names[k]);
+  sdk_sb_puts(b, "  (void)sdk_sqdt;\n");
+  sdk_cg_step_time(b, o, "sdk_n", "  ", "");
+  sdk_cg_step_time(b, o, "sdk_n + 1", "  ", "1");
+  bind_coupling(b, m, 0,
+                "sdk_mode ? (real)(sdk_sums_in[sdk_s * SDK_NRED + %d] * sdk_invN) : (real)0", "  ");
   sdk_sb_puts(b,
               "  real sdk_acc[SDK_NRED];\n"
               "#pragma unroll\n"
@@ -712,7 +721,7 @@ static void emit_pairs(sdk_strbuf *b, const sdk_codegen_opts *o, const sdk_cg_re
               "sdk_N - (sdk_i64)sdk_tile * SDK_STPB : SDK_STPB);\n");
   for (int k = 0; k < npair; k++)
     sdk_sb_printf(b, "      real sdk_a%d = (real)0;\n", k);
-  bind_state(b, m, "sdk_t0", "      ");
+  bind_state(b, o, 0, "      ");
   for (int pass = 0; pass < 2; pass++) {
     /* a full tile in groups of 8 pairs (unrolled), then a partial one */
     if (pass == 0)
@@ -760,9 +769,7 @@ static void emit_pairs(sdk_strbuf *b, const sdk_codegen_opts *o, const sdk_cg_re
   for (int k = 0; k < npair; k++)
     sdk_sb_printf(b, "      sdk_F[%d] += (double)sdk_a%d;\n", k, k);
   sdk_sb_puts(b, "    }\n  }\n");
-  for (int k = 0; k < npair; k++)
-    sdk_sb_printf(b, "  const real %s = (real)(sdk_F[%d] * sdk_invN); (void)%s;\n",
-                  m->pair_names[k], k, m->pair_names[k]);
+  bind_coupling(b, m, 1, "(real)(sdk_F[%d] * sdk_invN)", "  ");
   /* the Euler step, into the other state buffer */
   sdk_sb_puts(b, "  if (sdk_mode) {\n");
   for (int j = 0; j < nn; j++)
@@ -773,7 +780,7 @@ static void emit_pairs(sdk_strbuf *b, const sdk_codegen_opts *o, const sdk_cg_re
   sdk_sb_puts(b, "  }\n");
   if (nred > 0) {
     sdk_sb_puts(b, "  if (sdk_act) {\n");
-    bind_state(b, m, "sdk_mode ? sdk_t1 : sdk_t0", "    ");
+    bind_state(b, o, 1, "    ");
     for (int k = 0; k < nred; k++) {
       sdk_sb_printf(b, "    sdk_acc[%d] += (real)", k);
       sdk_cg_emit_expr(b, o, red->e[k], red->line[k]);

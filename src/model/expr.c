@@ -58,14 +58,13 @@ static const fn_info *find_fn(const char *name) {
   return NULL;
 }
 
-static const char *const KEYWORDS[] = {
-    "auto",     "break",  "case",     "char",      "const",    "continue", "default",  "do",
-    "double",   "else",   "enum",     "extern",    "float",    "for",      "goto",     "if",
-    "inline",   "int",    "long",     "register",  "restrict", "return",   "short",    "signed",
-    "sizeof",   "static", "struct",   "switch",    "typedef",  "union",    "unsigned", "void",
-    "volatile", "while",  "real",     "t",         "pi",       "M_PI",     "M_E",      "e",
-    "dt",       "true",   "false",    "NAN",       "INFINITY", "main",     "class",    "new",
-    "delete",   "this",   "template", "namespace", "bool",     NULL};
+/* Names a model may not declare because the grammar or the tool gives them a
+ * meaning: the time t, the constants pi, e, M_PI, M_E, and dt (the time step:
+ * --dt on the command line, scan/dt in result files); and the function names
+ * above.  Nothing else: every other identifier, C keywords and names of the C
+ * library or of the generated code included, is a valid name, because the
+ * generator maps each name to its own prefixed identifier (codegen.c). */
+static const char *const RESERVED[] = {"t", "pi", "e", "M_PI", "M_E", "dt", NULL};
 
 int sdk_name_valid(const char *n) {
   if (!n || !(isalpha((unsigned char)n[0]) || n[0] == '_')) return 0;
@@ -75,11 +74,9 @@ int sdk_name_valid(const char *n) {
 }
 
 int sdk_name_reserved(const char *n) {
-  for (int i = 0; KEYWORDS[i]; i++)
-    if (!strcmp(KEYWORDS[i], n)) return 1;
-  if (find_fn(n)) return 1;
-  if (!strncmp(n, "sdk_", 4) || n[0] == '_') return 1;
-  return 0;
+  for (int i = 0; RESERVED[i]; i++)
+    if (!strcmp(RESERVED[i], n)) return 1;
+  return find_fn(n) != NULL;
 }
 
 /* ---- parser: precedence climbing over a hand tokenizer ---- */

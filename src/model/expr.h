@@ -71,7 +71,8 @@ typedef int (*sdk_emit_node_fn)(void *user, sdk_strbuf *out, const sdk_expr *nod
 void sdk_expr_emit_hook(const sdk_expr *e, int single, sdk_emit_sym_fn fn, sdk_emit_node_fn node,
                         void *user, sdk_strbuf *out);
 
-/* Is `name` reserved (C keyword, math function, constant, t, sdk_ prefix)? */
+/* Is `name` reserved (t, dt, the constants pi, e, M_PI, M_E, a math function)?
+ * Any other identifier may name a variable, parameter or entry of a model. */
 int sdk_name_reserved(const char *name);
 /* Is it a valid identifier? */
 int sdk_name_valid(const char *name);
