@@ -270,6 +270,16 @@ static void bind_vars(sdk_strbuf *b, const sdk_codegen_opts *o, const char *fmt,
   sdk_sb_printf(b, "%s  const real t = %s; (void)t;\n", ind, tval);
 }
 
+/* The stage whose time is t_n + dt when the scheme averages a time-dependent
+ * noise amplitude over the step and noise expression e depends on t, else 0. */
+static int heun_noise_stage(const sdk_codegen_opts *o, const sdk_expr *e) {
+  const sdk_scheme *s = o->scheme;
+  if (!s->heun_noise || !sdk_expr_uses(e, SDK_SYM_TIME)) return 0;
+  for (int i = 1; i < s->stages; i++)
+    if (s->c[i] == 1) return i;
+  return 0;
+}
+
 /* One step of the scheme over scalar locals.  Needs in scope: sdk_x<v>,
  * sdk_z<j> (j-th noisy variable's Gaussian), sdk_t0, sdk_dt, sdk_sqdt and
  * the parameters.  Updates sdk_x<v> in place. */
@@ -282,7 +292,8 @@ void sdk_cg_step_h(sdk_strbuf *b, const sdk_codegen_opts *o, const char *ind, sd
   const sdk_scheme *s = o->scheme;
   int nv = m->nvars;
   sdk_sb_printf(b, "%s{\n", ind);
-  /* noise increments b(X_n, t_n) sqrt(dt) psi: sdk_w<v> = b sqrt(dt) and each
+  /* noise increments b(X_n, t_n) sqrt(dt) psi (b averaged over t_n and
+   * t_n + dt for time-dependent noise in srk2): sdk_w<v> = b sqrt(dt) and each
    * use is sdk_w<v> * sdk_z<j>, so that it fuses into an FMA (for additive
    * noise sdk_w is a compile-time constant) */
   int j = 0, zidx[256];
@@ -293,7 +304,18 @@ void sdk_cg_step_h(sdk_strbuf *b, const sdk_codegen_opts *o, const char *ind, sd
     bind_vars(b, o, "sdk_x%.0d%d", 0, "sdk_t0", ind);
     sdk_sb_printf(b, "%s    sdk_w%d = ", ind, v);
     emit_expr_h(b, o, m->noise[v], m->noise_line[v], h, 0);
-    sdk_sb_printf(b, " * sdk_sqdt;\n%s  }\n", ind);
+    int se = heun_noise_stage(o, m->noise[v]);
+    sdk_sb_printf(b, "%s;\n%s  }\n", se > 0 ? "" : " * sdk_sqdt", ind);
+    if (se > 0) {
+      /* b(t) of additive noise averaged over the step (scheme.h: weak order 2) */
+      char tval[128];
+      stage_time(s, se, tval, sizeof tval);
+      sdk_sb_printf(b, "%s  {\n", ind);
+      bind_vars(b, o, "sdk_x%.0d%d", 0, tval, ind);
+      sdk_sb_printf(b, "%s    sdk_w%d = (real)0.5 * (sdk_w%d + ", ind, v, v);
+      emit_expr_h(b, o, m->noise[v], m->noise_line[v], h, se);
+      sdk_sb_printf(b, ") * sdk_sqdt;\n%s  }\n", ind);
+    }
     j++;
   }
   for (int i = 0; i < s->stages; i++) {
