@@ -29,18 +29,20 @@ typedef struct sdk_ckpt {
   char *model_path;
   int64_t step; /* steps done */
   int64_t nvars, ngrid, ppg, nsaved, dbins, nsamples, has_mark;
-  double *state;        /* (nvars + 1) * ngrid * ppg: variables, then the drift mark */
-  double *comp;         /* nvars * ngrid * ppg: carried errors of the compensated update, or NULL */
-  int64_t *sample_step; /* nsamples */
-  double *mean, *var;   /* [g][s][v], may be NULL */
-  double *paths;        /* [g][k][s][v], may be NULL */
-  double *dlo, *dhi;    /* [g][s], may be NULL */
-  double *dP;           /* [g][s][b] */
+  double *state;            /* (nvars + 1) * ngrid * ppg: variables, then the drift mark */
+  int64_t *sample_step;     /* nsamples */
+  double *mean, *var;       /* [g][s][v], may be NULL */
+  double *paths;            /* [g][k][s][v], may be NULL */
+  double *dlo, *dhi;        /* [g][s], may be NULL */
+  double *dP;               /* [g][s][b] */
   uint64_t *dunder, *dover; /* [g][s] */
   /* order parameter (--observe order), when the run has it: nord samples */
   int64_t nord;
   int64_t *ord_step;                 /* [s], NULL without */
   double *ord_r, *ord_err, *ord_psi; /* [g][s] */
+  /* single precision, compensated update (codegen.h): the carried error of
+   * every variable, nvars * ngrid * ppg; NULL without */
+  double *comp;
 } sdk_ckpt;
 
 sdk_err sdk_ckpt_write(const sdk_ckpt *c, const char *path, sdk_errbuf *eb);
