@@ -88,7 +88,9 @@ typedef struct sdk_backend {
   /* Copy the state of paths [first, first+n) out as doubles: out[v * n + i]. */
   sdk_err (*read_state)(sdk_ensemble *ens, int64_t first, int64_t n, double *out, sdk_errbuf *eb);
   /* Copy one row of the state between the backend and doubles: row v < nvars
-   * is variable v, row nvars the drift mark (allocated on first write); paths
+   * is variable v, row nvars the drift mark (allocated on first write), row
+   * nvars + 1 + v the carried error of variable v in modules with the
+   * compensated update (codegen.h; an error in others); paths
    * [first, first+n).  write = 0 reads into buf, 1 writes buf (checkpoints). */
   sdk_err (*rows)(sdk_ensemble *ens, int row, int64_t first, int64_t n, double *buf, int write,
                   sdk_errbuf *eb);

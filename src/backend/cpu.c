@@ -41,6 +41,7 @@ struct sdk_module {
   init_fn init;
   advance_fn advance;
   advance_sys_fn advance_sys; /* system driver (interacting particles) */
+  int comp;                   /* compensated update: nvars more state rows (codegen.h) */
 };
 
 struct sdk_ensemble {
@@ -241,6 +242,7 @@ static sdk_module *open_module(const char *so, const char *key, char *why, size_
   m->init = (init_fn)dlsym(m->dl, "sdk_init");
   m->advance = (advance_fn)dlsym(m->dl, "sdk_advance");
   m->advance_sys = (advance_sys_fn)dlsym(m->dl, "sdk_advance_sys");
+  m->comp = dlsym(m->dl, "sdk_state_rows") != NULL;
   if (!k || strcmp(k, key) != 0)
     snprintf(why, nwhy, "its key does not match this source and build");
   else if (!abi || abi() != SDK_KERNEL_ABI || !m->init || (!m->advance && !m->advance_sys))
@@ -419,7 +421,7 @@ static sdk_err cpu_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, sd
   e->lay.sv = NULL;
   e->esize = lay->single ? sizeof(float) : sizeof(double);
   e->npad = sdk_padded_paths(lay->ngrid * lay->ppg);
-  size_t bytes = (size_t)lay->nvars * (size_t)e->npad * e->esize;
+  size_t bytes = (size_t)lay->nvars * (mod->comp ? 2 : 1) * (size_t)e->npad * e->esize;
   e->st = aligned_alloc(64, (bytes + 63) / 64 * 64);
   size_t nsv = (size_t)(lay->nsv > 0 ? lay->nsv : 1) * (size_t)lay->ngrid;
   e->sv = calloc(nsv, e->esize);
@@ -574,6 +576,10 @@ static sdk_err cpu_rows(sdk_ensemble *e, int row, int64_t first, int64_t n, doub
   void *base;
   if (row < e->lay.nvars) {
     base = (char *)e->st + (size_t)row * (size_t)e->npad * e->esize;
+  } else if (row > e->lay.nvars) { /* carried errors of the compensated update */
+    if (!e->mod->comp || row > 2 * e->lay.nvars)
+      return SDK_FAIL(eb, SDK_ERR_INTERNAL, "no state row %d", row);
+    base = (char *)e->st + (size_t)(row - 1) * (size_t)e->npad * e->esize;
   } else {
     if (!e->mark) {
       if (!write) return SDK_FAIL(eb, SDK_ERR_INTERNAL, "no drift mark to read");

@@ -263,7 +263,8 @@ struct sdk_bctx {
 
 struct sdk_module {
   CUmodule mod;
-  int ilp; /* paths per thread of sdk_advance */
+  int ilp;  /* paths per thread of sdk_advance */
+  int comp; /* compensated update: nvars more state rows (codegen.h) */
   CUfunction init, advance, red_moments, red_minmax, red_hist;
   CUfunction red_hist_mod; /* may be absent (modules of older builds) */
   CUfunction sys_step;     /* system driver (interacting particles), else NULL */
@@ -288,7 +289,7 @@ struct sdk_ensemble {
   int64_t npad;
   int64_t nch;    /* chunks per grid point */
   size_t esize;   /* bytes per real */
-  CUdeviceptr st; /* nvars * npad reals */
+  CUdeviceptr st; /* nvars * npad reals (2 nvars with compensation) */
   CUdeviceptr sv; /* ngrid * max(nsv, 1) reals */
   CUdeviceptr mark;
   CUdeviceptr red; /* chunk results */
@@ -700,6 +701,10 @@ static sdk_err load_module(sdk_bctx *c, const char *cubin, const char *path, sdk
                    SDK_KERNEL_ABI);
     goto bad;
   }
+  /* compensated update: the module's state has 2 nvars rows (codegen.h) */
+  CUdeviceptr rows_p = 0;
+  size_t rows_n = 0;
+  m->comp = cu.ModuleGetGlobal(&rows_p, &rows_n, m->mod, "sdk_state_rows") == CUDA_SUCCESS;
   m->ilp = 1;
   CUdeviceptr ilp_p = 0;
   size_t ilp_n = 0;
@@ -892,7 +897,7 @@ static sdk_err cuda_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, s
                    (long long)(lay->ngrid * lay->ppg));
     goto fail;
   }
-  size_t bytes = (size_t)lay->nvars * (size_t)e->npad * e->esize;
+  size_t bytes = (size_t)lay->nvars * (mod->comp ? 2 : 1) * (size_t)e->npad * e->esize;
   CUresult r = cu.MemAlloc(&e->st, bytes);
   if (r != CUDA_SUCCESS) {
     err = SDK_FAIL(eb, SDK_ERR_NOMEM,
@@ -1156,6 +1161,10 @@ static sdk_err cuda_rows(sdk_ensemble *e, int row, int64_t first, int64_t n, dou
   CUdeviceptr base;
   if (row < e->lay.nvars) {
     base = e->st + (CUdeviceptr)((size_t)row * rowbytes);
+  } else if (row > e->lay.nvars) { /* carried errors of the compensated update */
+    if (!e->mod->comp || row > 2 * e->lay.nvars)
+      return SDK_FAIL(eb, SDK_ERR_INTERNAL, "no state row %d", row);
+    base = e->st + (CUdeviceptr)((size_t)(row - 1) * rowbytes);
   } else {
     if (!e->mark) {
       if (!write) return SDK_FAIL(eb, SDK_ERR_INTERNAL, "no drift mark to read");

@@ -34,7 +34,12 @@ static const char BENCH_HELP[] =
     "particle-steps/s (and bytes/s), or pair interactions/s for [pair] models.  On the\n"
     "GPU the mean-field workload is also timed with each system kernel forced, and the\n"
     "paper's PROG3 or PROG2 (re-implemented) runs the same workload in the same process.\n"
-    "  --workload-only    only the workload, with the kernel sdekit chooses (tuning)\n";
+    "  --workload-only    only the workload, with the kernel sdekit chooses (tuning)\n"
+    "\n"
+    "  --compensation     josephson SRK2 in single precision with the compensated state\n"
+    "                     update (the default) and with --no-compensation, alternated in\n"
+    "                     one process on --backend (cuda: 2^22 paths unless --paths);\n"
+    "                     prints both steps/s and their ratio\n";
 
 static int cmp(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -203,6 +208,37 @@ static int bench_particles(sdk_run_config *c, int64_t steps, int repeats, int pa
   return 0;
 }
 
+/* Single precision with and without the compensated update (codegen.h), in
+ * one process: three alternating rounds of each, the best median of each
+ * kept (the machine's other load only ever slows a round down). */
+static int bench_compensation(sdk_run_config *c, int64_t steps, int repeats, int paths_given) {
+  c->single = 1;
+  if (!strcmp(c->backend, "cuda") && !paths_given) c->paths = (int64_t)1 << 22;
+  double best[2] = {0, 0};
+  char dev[256] = "";
+  for (int round = 0; round < 3; round++)
+    for (int k = 0; k < 2; k++) {
+      c->no_compensation = k;
+      sdk_errbuf eb = {0};
+      sdk_bench_timing tm;
+      sdk_err e = sdk_run_time_advance(c, steps, repeats, &tm, &eb);
+      if (e != SDK_OK) {
+        cli_error("%s\n", eb.msg);
+        return sdk_err_exit_status(e);
+      }
+      double r = tm.path_steps / tm.median_s;
+      if (r > best[k]) best[k] = r;
+      snprintf(dev, sizeof dev, "%s", tm.device);
+    }
+  printf("sdekit bench: josephson (paper Eq. 1), srk2, single precision, %lld paths x %lld steps,\n"
+         "median of %d, best of 3 alternating rounds; %s\n",
+         (long long)c->paths, (long long)steps, repeats, dev);
+  printf("%-40s %14.3e steps/s\n", "compensated (default)", best[0]);
+  printf("%-40s %14.3e steps/s\n", "--no-compensation", best[1]);
+  printf("ratio compensated / plain: %.3f\n", best[0] / best[1]);
+  return 0;
+}
+
 /* GPU: our kernel and the paper's PROG1 kernel at 2^17..2^24 paths. */
 static int bench_cuda(sdk_run_config *c, int64_t steps, int repeats, int paths_given) {
   sdk_errbuf eb = {0};
@@ -255,6 +291,7 @@ int sdk_cli_bench(int argc, char **argv) {
                                        {"threads", required_argument, 0, 't'},
                                        {"precision", required_argument, 0, 'P'},
                                        {"workload-only", no_argument, 0, 'w'},
+                                       {"compensation", no_argument, 0, 'c'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   sdk_run_config c;
@@ -264,7 +301,7 @@ int sdk_cli_bench(int argc, char **argv) {
   c.paths = 65536;
   int64_t steps = 2000;
   int repeats = 5;
-  int paths_given = 0, particles_given = 0, workload_only = 0;
+  int paths_given = 0, particles_given = 0, workload_only = 0, comp = 0;
   const char *model = NULL;
   optind = 1;
   opterr = 0;
@@ -303,6 +340,7 @@ int sdk_cli_bench(int argc, char **argv) {
       c.single = !strcmp(optarg, "single");
       break;
     case 'w': workload_only = 1; break;
+    case 'c': comp = 1; break;
     case 'h': fputs(BENCH_HELP, stdout); return 0;
     default:
       cli_error("unknown option '%s' (see 'sdekit bench --help')\n", argv[optind - 1]);
@@ -318,6 +356,7 @@ int sdk_cli_bench(int argc, char **argv) {
               "give a model with [meanfield] or [pair]\n");
     return 2;
   }
+  if (comp) return bench_compensation(&c, steps, repeats, paths_given);
   if (!strcmp(c.backend, "cuda")) return bench_cuda(&c, steps, repeats, paths_given);
   sdk_errbuf eb = {0};
   sdk_bench_timing tm;

@@ -89,6 +89,8 @@ static const char RUN_HELP[] =
     "  --threads N               CPU threads (default: all cores)\n"
     "  --device N                GPU ordinal (default 0)\n"
     "  --no-fast-math            compile kernels without fast-math (IEEE-exact order)\n"
+    "  --no-compensation         single precision: plain x += dx state update, without the\n"
+    "                            compensated (Kahan) sum that keeps long drifting runs exact\n"
     "observables:\n"
     "  --observe LIST            comma-separated: drift, moments, hist, density, order (default "
     "drift)\n"
@@ -136,6 +138,7 @@ enum {
   OPT_THREADS,
   OPT_DEVICE,
   OPT_NOFAST,
+  OPT_NOCOMP,
   OPT_OBSERVE,
   OPT_DRIFT,
   OPT_SAMPLE,
@@ -172,6 +175,7 @@ static const struct option RUN_OPTS[] = {{"set", required_argument, 0, OPT_SET},
                                          {"threads", required_argument, 0, OPT_THREADS},
                                          {"device", required_argument, 0, OPT_DEVICE},
                                          {"no-fast-math", no_argument, 0, OPT_NOFAST},
+                                         {"no-compensation", no_argument, 0, OPT_NOCOMP},
                                          {"observe", required_argument, 0, OPT_OBSERVE},
                                          {"drift", required_argument, 0, OPT_DRIFT},
                                          {"sample-every", required_argument, 0, OPT_SAMPLE},
@@ -324,6 +328,7 @@ static int parse_run_options(int argc, char **argv, cli_run *cr, int need_model)
       c->device = (int)n;
       break;
     case OPT_NOFAST: c->fast_math = 0; break;
+    case OPT_NOCOMP: c->no_compensation = 1; break;
     case OPT_OBSERVE: {
       c->observe = 0;
       char *copy = sdk_strdup(optarg), *save = NULL;

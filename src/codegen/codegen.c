@@ -453,6 +453,19 @@ void sdk_cg_prelude(sdk_strbuf *b, const sdk_codegen_opts *o) {
                 m->nnoise, o->nsv > 0 ? o->nsv : 1);
   sdk_sb_printf(b, "#define sdk_gauss4 sdk_gauss4_%c\n#define sdk_uniform4 sdk_uniform4_%c\n",
                 o->single ? 'f' : 'd', o->single ? 'f' : 'd');
+  if (o->compensate && o->target == SDK_TARGET_CPU)
+    /* codegen.h: a value the optimiser cannot relate to its operands (x ^ 0,
+     * with the 0 from a volatile read once per call into sdk_kz) */
+    sdk_sb_puts(b, "static volatile int sdk_opq_zero_;\n"
+                   "static inline real sdk_opq_(real v, int k) {\n"
+                   "  union { real f; int i; } u;\n"
+                   "  u.f = v;\n"
+                   "  u.i ^= k;\n"
+                   "  return u.f;\n"
+                   "}\n"
+                   "#define SDK_OPQ(v) sdk_opq_((v), sdk_kz)\n");
+  else if (o->compensate)
+    sdk_sb_puts(b, "#define SDK_OPQ(v) (v)\n");
 }
 
 /* Parameter declarations for one path; `sp` is a printf format taking the
@@ -497,6 +510,16 @@ static void bind_vars(sdk_strbuf *b, const sdk_codegen_opts *o, const char *fmt,
   bind_time(b, o, tstage, SDK_CG_TIME_ABS | SDK_CG_TIME_PHASE, in2);
 }
 
+/* The stage whose time is t_n + dt when the scheme averages a time-dependent
+ * noise amplitude over the step and noise expression e depends on t, else 0. */
+static int heun_noise_stage(const sdk_codegen_opts *o, const sdk_expr *e) {
+  const sdk_scheme *s = o->scheme;
+  if (!s->heun_noise || !sdk_expr_uses(e, SDK_SYM_TIME)) return 0;
+  for (int i = 1; i < s->stages; i++)
+    if (s->c[i] == 1) return i;
+  return 0;
+}
+
 /* One step of the scheme over scalar locals.  Needs in scope: sdk_x<v>,
  * sdk_z<j> (j-th noisy variable's Gaussian), sdk_t0, sdk_dt, sdk_sqdt and
  * the parameters.  Updates sdk_x<v> in place. */
@@ -509,7 +532,8 @@ void sdk_cg_step_h(sdk_strbuf *b, const sdk_codegen_opts *o, const char *ind, sd
   const sdk_scheme *s = o->scheme;
   int nv = m->nvars;
   sdk_sb_printf(b, "%s{\n", ind);
-  /* noise increments b(X_n, t_n) sqrt(dt) psi: sdk_w<v> = b sqrt(dt) and each
+  /* noise increments b(X_n, t_n) sqrt(dt) psi (b averaged over t_n and
+   * t_n + dt for time-dependent noise in srk2): sdk_w<v> = b sqrt(dt) and each
    * use is sdk_w<v> * sdk_z<j>, so that it fuses into an FMA (for additive
    * noise sdk_w is a compile-time constant) */
   int j = 0, zidx[256];
@@ -520,7 +544,18 @@ void sdk_cg_step_h(sdk_strbuf *b, const sdk_codegen_opts *o, const char *ind, sd
     bind_vars(b, o, "sdk_x%d", -1, ind);
     sdk_sb_printf(b, "%s    sdk_w%d = ", ind, v);
     emit_expr_h(b, o, m->noise[v], m->noise_line[v], h, 0);
-    sdk_sb_printf(b, " * sdk_sqdt;\n%s  }\n", ind);
+    int se = heun_noise_stage(o, m->noise[v]);
+    sdk_sb_printf(b, "%s;\n%s  }\n", se > 0 ? "" : " * sdk_sqdt", ind);
+    if (se > 0) {
+      /* b(t) of additive noise averaged over the step (scheme.h: weak order 2) */
+      char tval[128];
+      stage_time(s, se, tval, sizeof tval);
+      sdk_sb_printf(b, "%s  {\n", ind);
+      bind_vars(b, o, "sdk_x%.0d%d", 0, tval, ind);
+      sdk_sb_printf(b, "%s    sdk_w%d = (real)0.5 * (sdk_w%d + ", ind, v, v);
+      emit_expr_h(b, o, m->noise[v], m->noise_line[v], h, se);
+      sdk_sb_printf(b, ") * sdk_sqdt;\n%s  }\n", ind);
+    }
     j++;
   }
   for (int i = 0; i < s->stages; i++) {
@@ -560,7 +595,11 @@ void sdk_cg_step_h(sdk_strbuf *b, const sdk_codegen_opts *o, const char *ind, sd
     sdk_sb_printf(b, "%s  }\n", ind);
   }
   for (int v = 0; v < nv; v++) {
-    sdk_sb_printf(b, "%s  sdk_x%d = sdk_x%d", ind, v, v);
+    /* compensated: Kahan sum of the increment into x (codegen.h) */
+    if (o->compensate)
+      sdk_sb_printf(b, "%s  {\n%s    const real sdk_y = SDK_OPQ(sdk_c%d", ind, ind, v);
+    else
+      sdk_sb_printf(b, "%s  sdk_x%d = sdk_x%d", ind, v, v);
     for (int i = 0; i < s->stages; i++) {
       if (s->alpha[i] == 0) continue;
       sdk_sb_puts(b, " + (sdk_dt");
@@ -571,7 +610,14 @@ void sdk_cg_step_h(sdk_strbuf *b, const sdk_codegen_opts *o, const char *ind, sd
       sdk_sb_printf(b, ") * sdk_k%d_%d", i, v);
     }
     if (m->noise[v]) sdk_sb_printf(b, " + sdk_w%d * sdk_z%d", v, zidx[v]);
-    sdk_sb_puts(b, ";\n");
+    if (o->compensate)
+      sdk_sb_printf(
+          b,
+          ");\n%s    const real sdk_s = SDK_OPQ(sdk_x%d + sdk_y);\n"
+          "%s    sdk_c%d = sdk_y - SDK_OPQ(sdk_s - sdk_x%d);\n%s    sdk_x%d = sdk_s;\n%s  }\n",
+          ind, v, ind, v, v, ind, v, ind);
+    else
+      sdk_sb_puts(b, ";\n");
   }
   sdk_sb_printf(b, "%s}\n", ind);
 }
@@ -617,6 +663,7 @@ static void emit_cpu(sdk_strbuf *b, const sdk_codegen_opts *o) {
   sdk_sb_printf(b, "\n#define SDK_BLK %d\n#define SDK_SUB %d\n#define SDK_ZROWS %d\n",
                 SDK_CPU_BLOCK, SDK_CPU_SUBSTEPS, zrows);
   sdk_sb_printf(b, "int sdk_abi(void) { return %d; }\n", SDK_KERNEL_ABI);
+  if (o->compensate) sdk_sb_printf(b, "int sdk_state_rows(void) { return %d; }\n", 2 * nv);
   sdk_sb_puts(b, "static int sdk_threads(int n) { return n > 0 ? n : omp_get_max_threads(); }\n");
 
   /* init */
@@ -635,6 +682,8 @@ static void emit_cpu(sdk_strbuf *b, const sdk_codegen_opts *o) {
   sdk_cg_init(b, o, "    ");
   for (int v = 0; v < nv; v++)
     sdk_sb_printf(b, "    st[%d * npad + p] = sdk_x%d;\n", v, v);
+  for (int v = 0; o->compensate && v < nv; v++)
+    sdk_sb_printf(b, "    st[%d * npad + p] = 0;\n", nv + v);
   sdk_sb_puts(b, "  }\n}\n");
   if (o->sysmode) {
     sdk_cg_emit_sys_cpu(b, o); /* interacting systems: their own driver */
@@ -654,7 +703,15 @@ static void emit_cpu(sdk_strbuf *b, const sdk_codegen_opts *o) {
               "    real zb[SDK_ZROWS][SDK_BLK];\n"
               "    const sdk_i64 p0 = blk * SDK_BLK;\n"
               "    for (int v = 0; v < SDK_NV; v++)\n"
-              "      for (int i = 0; i < SDK_BLK; i++) xs[v][i] = st[v * npad + p0 + i];\n"
+              "      for (int i = 0; i < SDK_BLK; i++) xs[v][i] = st[v * npad + p0 + i];\n");
+  if (o->compensate) /* the carried errors, rows SDK_NV.. (codegen.h) */
+    sdk_sb_puts(
+        b,
+        "    const int sdk_kz = sdk_opq_zero_;\n"
+        "    real cs[SDK_NV][SDK_BLK];\n"
+        "    for (int v = 0; v < SDK_NV; v++)\n"
+        "      for (int i = 0; i < SDK_BLK; i++) cs[v][i] = st[(SDK_NV + v) * npad + p0 + i];\n");
+  sdk_sb_puts(b,
               "    for (int i = 0; i < SDK_BLK; i++) {\n"
               "      sdk_i64 g = (path0 + p0 + i) / ppg; if (g >= ngrid) g = ngrid - 1;\n"
               "      for (int j = 0; j < SDK_NSV; j++) spv[j][i] = sv ? sv[g * SDK_NSV + j] : 0;\n"
@@ -684,11 +741,15 @@ static void emit_cpu(sdk_strbuf *b, const sdk_codegen_opts *o) {
   sdk_cg_params(&body, o, "spv[%d][i]", "          ");
   for (int v = 0; v < nv; v++)
     sdk_sb_printf(&body, "          real sdk_x%d = xs[%d][i];\n", v, v);
+  for (int v = 0; o->compensate && v < nv; v++)
+    sdk_sb_printf(&body, "          real sdk_c%d = cs[%d][i];\n", v, v);
   for (int j = 0; j < nn; j++)
     sdk_sb_printf(&body, "          const real sdk_z%d = zb[zo + %d][i];\n", j, j);
   sdk_cg_step_h(&body, o, "          ", &h);
   for (int v = 0; v < nv; v++)
     sdk_sb_printf(&body, "          xs[%d][i] = sdk_x%d;\n", v, v);
+  for (int v = 0; o->compensate && v < nv; v++)
+    sdk_sb_printf(&body, "          cs[%d][i] = sdk_c%d;\n", v, v);
 
   sdk_sb_puts(b, "      for (sdk_i64 ss = 0; ss < ns; ss++) {\n"
                  "        const sdk_i64 n = step0 + s + ss;\n");
@@ -723,8 +784,13 @@ static void emit_cpu(sdk_strbuf *b, const sdk_codegen_opts *o) {
   sdk_sb_puts(b, "      }\n"
                  "    }\n"
                  "    for (int v = 0; v < SDK_NV; v++)\n"
-                 "      for (int i = 0; i < SDK_BLK; i++) st[v * npad + p0 + i] = xs[v][i];\n"
-                 "  }\n}\n");
+                 "      for (int i = 0; i < SDK_BLK; i++) st[v * npad + p0 + i] = xs[v][i];\n");
+  if (o->compensate)
+    sdk_sb_puts(
+        b,
+        "    for (int v = 0; v < SDK_NV; v++)\n"
+        "      for (int i = 0; i < SDK_BLK; i++) st[(SDK_NV + v) * npad + p0 + i] = cs[v][i];\n");
+  sdk_sb_puts(b, "  }\n}\n");
 }
 
 /* Every name that reaches the source must be an identifier (the model parser

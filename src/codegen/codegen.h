@@ -15,6 +15,39 @@
  *   global path index  = path0 + p;  grid point g = (path0 + p) / ppg
  *                        (clamped to ngrid - 1 for padding paths)
  *   Gaussian k of a path's step n, noise j:  k = n * nnoise + j  (see rng/philox.h)
+ *   st[(nvars + v) * npad + p]  with compensation: the carried error c_v
+ *   the module says how many rows it uses: sdk_state_rows (nvars or 2 nvars)
+ *
+ * Compensated state update (opts.compensate; single precision by default,
+ * --no-compensation turns it off).  x += incr in float rounds to ulp(x)/2
+ * every step; once |x| >> |incr| (a drifting phase, Brownian motion with
+ * drift run long) those roundings are a bias of the order of 2^-24 |x| per
+ * step: mu = 0.3 run to t = 1e4 gave <x>/t = 0.2961 instead of 0.3 (issue 10).
+ * The final update of each step is a Kahan sum (Fast2Sum, Dekker 1971):
+ *   y = c + incr                  (the step's increment and the carried error)
+ *   s = fl(x + y)
+ *   c = y - fl(s - x)             (exact rounding error of x + y when |x| >= |y|)
+ *   x = s
+ * so x + c is the exact sum of the increments to within ulp(c): the state x
+ * seen by the drift is the correctly rounded running sum, and the error no
+ * longer grows with the number of steps.  When |y| > |x| (x near 0) s - x
+ * may round, but then the error is of the order of ulp(y), no worse than
+ * the plain update.  Cost: 3 adds per variable and step (the increment's
+ * FMA chain starts from c instead of x; then one add for s and two for c)
+ * and one more float per variable of state memory, loaded and stored once
+ * per launch.  Only the stage inputs of multi-stage schemes are left plain:
+ * they are rounded once, not accumulated.
+ * Reassociation would cancel it: fl(x + y) - x is y to a compiler allowed to
+ * reassociate (-ffast-math on the CPU, the default there), which makes c = 0.
+ * On the CPU the three values pass through SDK_OPQ, an XOR of their bits
+ * with a zero read from a volatile, which no optimiser can see through (one
+ * vector XOR each).  NVRTC's --use_fast_math does not reassociate (it means
+ * --ftz --prec-div=false --prec-sqrt=false --fmad=true), so SDK_OPQ is the
+ * identity there; FMA contraction may fuse a product of the increment into
+ * s or c, which leaves c the exact (or better) error of the rounded sum.
+ * test_numerics proves it on both backends with the default flags.  Double
+ * precision is not compensated (its source and results are unchanged), nor
+ * are systems of interacting particles (sys_*.c, their own update).
  */
 #ifndef SDK_CODEGEN_H
 #define SDK_CODEGEN_H
@@ -54,6 +87,9 @@ typedef struct sdk_codegen_opts {
   int order_var;       /* >= 0: reduce exp(i factor x_var) every step (order parameter) */
   double order_factor; /* 2 pi / period of order_var */
   int64_t particles;   /* particles per system (tunes the CUDA system kernel) */
+  /* compensated state update (single precision, see above): the state then
+   * has 2 * nvars rows, row nvars + v the carried error of variable v */
+  int compensate;
 } sdk_codegen_opts;
 
 /* Generate the full kernel source; *out is malloc'd. */

@@ -182,6 +182,8 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
   int nv = m->nvars, nn = m->nnoise;
   sdk_sb_printf(b, "\n#define SDK_TPB %d\n#define SDK_RED_CHUNK %d\n", TPB, SDK_RED_CHUNK);
   sdk_sb_printf(b, "extern \"C\" __device__ const int sdk_abi = %d;\n", SDK_KERNEL_ABI);
+  if (o->compensate)
+    sdk_sb_printf(b, "extern \"C\" __device__ const int sdk_state_rows = %d;\n", 2 * nv);
 
   /* init: one thread per path */
   sdk_sb_puts(b, "\nextern \"C\" __global__ void __launch_bounds__(SDK_TPB)\n"
@@ -199,6 +201,8 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
   sdk_cg_init(b, o, "  ");
   for (int v = 0; v < nv; v++)
     sdk_sb_printf(b, "  st[%d * npad + p] = sdk_x%d;\n", v, v);
+  for (int v = 0; o->compensate && v < nv; v++)
+    sdk_sb_printf(b, "  st[%d * npad + p] = 0;\n", nv + v);
   sdk_sb_puts(b, "}\n");
   if (o->sysmode) {
     /* systems of interacting particles: their own step kernel (sys_cuda.c) */
@@ -271,6 +275,8 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
   sdk_sb_puts(b, "\nstatic __device__ __forceinline__ void sdk_step(");
   for (int v = 0; v < nv; v++)
     sdk_sb_printf(b, "%sreal &sdk_x%d", v ? ", " : "", v);
+  for (int v = 0; o->compensate && v < nv; v++)
+    sdk_sb_printf(b, ", real &sdk_c%d", v);
   for (int i = 0; i < m->nparams; i++)
     if (o->scan_column[i] >= 0) {
       sdk_sb_puts(b, ", const real ");
@@ -325,6 +331,8 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
       sdk_sb_printf(b, "  const real dt%d = sv[g%d * SDK_NSV + %d];\n", q, q, o->dt_column);
     for (int v = 0; v < nv; v++)
       sdk_sb_printf(b, "  real x%d_%d = st[%d * npad + p%d];\n", q, v, v, q);
+    for (int v = 0; o->compensate && v < nv; v++)
+      sdk_sb_printf(b, "  real c%d_%d = st[%d * npad + p%d];\n", q, v, nv + v, q);
   }
   sdk_sb_puts(b, "  sdk_i64 n = step0;\n  const sdk_i64 nend = step0 + nsteps;\n");
   int spp32 = o->spp > 0 && o->spp <= INT_MAX;
@@ -415,6 +423,8 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
         sdk_sb_puts(b, "      sdk_step(");
         for (int v = 0; v < nv; v++)
           sdk_sb_printf(b, "%sx%d_%d", v ? ", " : "", q, v);
+        for (int v = 0; o->compensate && v < nv; v++)
+          sdk_sb_printf(b, ", c%d_%d", q, v);
         for (int i = 0; i < m->nparams; i++)
           if (o->scan_column[i] >= 0) sdk_sb_printf(b, ", sp%d_%d", q, i);
         if (o->dt_column >= 0) {
@@ -448,6 +458,9 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
   for (int q = 0; q < L; q++)
     for (int v = 0; v < nv; v++)
       sdk_sb_printf(b, "  st[%d * npad + p%d] = x%d_%d;\n", v, q, q, v);
+  for (int q = 0; o->compensate && q < L; q++)
+    for (int v = 0; v < nv; v++)
+      sdk_sb_printf(b, "  st[%d * npad + p%d] = c%d_%d;\n", nv + v, q, q, v);
   sdk_sb_puts(b, "}\n");
 
   sdk_sb_puts(b, REDUCTIONS);

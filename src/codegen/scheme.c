@@ -25,6 +25,7 @@ static const sdk_scheme srk2 = {
     .alpha = {0.5, 0.5},
     .weak_order = 2,
     .additive_only = 1,
+    .heun_noise = 1,
 };
 
 const sdk_scheme *const sdk_schemes[] = {&euler, &srk2, NULL};

@@ -21,6 +21,7 @@ void sdk_ckpt_destroy(sdk_ckpt **cp) {
   free(c->model_text);
   free(c->model_path);
   free(c->state);
+  free(c->comp);
   free(c->sample_step);
   free(c->mean);
   free(c->var);
@@ -66,6 +67,7 @@ sdk_err sdk_ckpt_write(const sdk_ckpt *c, const char *path, sdk_errbuf *eb) {
   uint64_t np = (uint64_t)(c->ngrid * c->ppg), ns = (uint64_t)c->nsamples, ng = (uint64_t)c->ngrid;
   rec(&b, "STAT", c->state, (uint64_t)(c->nvars + 1) * np * 8);
   rec(&b, "SSTP", c->sample_step, ns * 8);
+  if (c->comp) rec(&b, "COMP", c->comp, (uint64_t)c->nvars * np * 8);
   if (c->mean) rec(&b, "MEAN", c->mean, ng * ns * (uint64_t)c->nvars * 8);
   if (c->var) rec(&b, "VARI", c->var, ng * ns * (uint64_t)c->nvars * 8);
   if (c->paths) rec(&b, "PATH", c->paths, ng * (uint64_t)c->nsaved * ns * (uint64_t)c->nvars * 8);
@@ -179,9 +181,9 @@ sdk_err sdk_ckpt_read(const char *path, sdk_ckpt **out, sdk_errbuf *eb) {
     uint64_t n;
   } f[24];
   memset(f, 0, sizeof f);
-  static const char *const TAGS[] = {"VERS", "ABI ", "ARGV", "MTXT", "MPTH", "STAT", "SSTP",
-                                     "MEAN", "VARI", "PATH", "DLO ", "DHI ", "DP  ", "DUND",
-                                     "DOVR", "ONUM", "OSTP", "ORR ", "ORE ", "OPSI", NULL};
+  static const char *const TAGS[] = {"VERS", "ABI ", "ARGV", "MTXT", "MPTH", "STAT", "SSTP", "MEAN",
+                                     "VARI", "PATH", "DLO ", "DHI ", "DP  ", "DUND", "DOVR", "ONUM",
+                                     "OSTP", "ORR ", "ORE ", "OPSI", "COMP", NULL};
   while (r.p < r.end) {
     const char *rec_start = r.p;
     char tag[4];
@@ -280,7 +282,8 @@ sdk_err sdk_ckpt_read(const char *path, sdk_ckpt **out, sdk_errbuf *eb) {
                 {16, (void **)&c->ord_step, no * 8},
                 {17, (void **)&c->ord_r, ng * no * 8},
                 {18, (void **)&c->ord_err, ng * no * 8},
-                {19, (void **)&c->ord_psi, ng * no * 8}};
+                {19, (void **)&c->ord_psi, ng * no * 8},
+                {20, (void **)&c->comp, nv * np * 8}};
   for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) {
     if (!f[arrays[i].idx].p) continue;
     if (f[arrays[i].idx].n != arrays[i].want) {

@@ -40,6 +40,9 @@ typedef struct sdk_ckpt {
   int64_t nord;
   int64_t *ord_step;                 /* [s], NULL without */
   double *ord_r, *ord_err, *ord_psi; /* [g][s] */
+  /* single precision, compensated update (codegen.h): the carried error of
+   * every variable, nvars * ngrid * ppg; NULL without */
+  double *comp;
 } sdk_ckpt;
 
 sdk_err sdk_ckpt_write(const sdk_ckpt *c, const char *path, sdk_errbuf *eb);

@@ -441,6 +441,7 @@ static void fill_codegen(const sdk_run_config *c, const sdk_run *r, const plan *
   o->order_var = p->sys.on ? p->sys.order_var : -1;
   o->order_factor = p->sys.order_factor;
   o->particles = p->sys.particles;
+  o->compensate = c->single && !c->no_compensation && !p->sys.on;
 }
 
 static sdk_err prepare(const sdk_run_config *c, sdk_run **out, plan *p, sdk_errbuf *eb) {
@@ -534,6 +535,8 @@ static sdk_err write_checkpoint(const sdk_run_config *c, sdk_run *r, const sdk_b
   sdk_err err = SDK_OK;
   size_t cnt = (size_t)ng * (size_t)(ns > 0 ? ns : 1);
   k.state = calloc((size_t)(nv + 1) * (size_t)np, sizeof(double));
+  int comp = c->single && !c->no_compensation && !sys->on; /* as fill_codegen */
+  if (comp) k.comp = malloc((size_t)nv * (size_t)np * sizeof(double));
   if (R->mean)
     k.mean = malloc(cnt * (size_t)nv * sizeof(double)),
     k.var = malloc(cnt * (size_t)nv * sizeof(double));
@@ -552,7 +555,7 @@ static sdk_err write_checkpoint(const sdk_run_config *c, sdk_run *r, const sdk_b
     k.ord_r = malloc(on * sizeof(double)), k.ord_err = malloc(on * sizeof(double));
     k.ord_psi = malloc(on * sizeof(double));
   }
-  if (!k.state || (R->mean && (!k.mean || !k.var)) || (R->saved && !k.paths) ||
+  if (!k.state || (comp && !k.comp) || (R->mean && (!k.mean || !k.var)) || (R->saved && !k.paths) ||
       (R->dP && (!k.dlo || !k.dhi || !k.dP || !k.dunder || !k.dover)) ||
       (order && (!k.ord_step || !k.ord_r || !k.ord_err || !k.ord_psi))) {
     err = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory writing a checkpoint");
@@ -560,6 +563,8 @@ static sdk_err write_checkpoint(const sdk_run_config *c, sdk_run *r, const sdk_b
   }
   for (int v = 0; v < nv + (marked ? 1 : 0) && err == SDK_OK; v++)
     err = be->rows(ens, v, 0, np, k.state + (size_t)v * (size_t)np, 0, eb);
+  for (int v = 0; comp && v < nv && err == SDK_OK; v++)
+    err = be->rows(ens, (int)nv + 1 + v, 0, np, k.comp + (size_t)v * (size_t)np, 0, eb);
   if (err != SDK_OK) goto out;
   {
     sample_view to = {k.mean, k.var, k.paths, k.dlo, k.dhi, k.dP, k.dunder, k.dover, ns},
@@ -569,7 +574,8 @@ static sdk_err write_checkpoint(const sdk_run_config *c, sdk_run *r, const sdk_b
   if (order) sdk_sys_order_save(sys, R, k.ord_step, k.ord_r, k.ord_err, k.ord_psi);
   err = sdk_ckpt_write(&k, c->checkpoint, eb);
 out:
-  free(k.state), free(k.mean), free(k.var), free(k.paths), free(k.dlo), free(k.dhi), free(k.dP);
+  free(k.state), free(k.comp), free(k.mean), free(k.var), free(k.paths), free(k.dlo), free(k.dhi),
+      free(k.dP);
   free(k.dunder), free(k.dover);
   free(k.ord_step), free(k.ord_r), free(k.ord_err), free(k.ord_psi);
   return err;
@@ -778,7 +784,7 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
     if (k->nvars != nv || k->ngrid != ng || k->ppg != c->paths ||
         k->nsaved != (want_paths ? nsv : 0) || k->dbins != (want_den ? dbins : 0) ||
         k->step > p.nsteps || k->nsamples > ns_max || (want_mom && k->nsamples > 0 && !k->mean) ||
-        (want_den && k->nsamples > 0 && !k->dP)) {
+        (want_den && k->nsamples > 0 && !k->dP) || (!k->comp != !o.compensate)) {
       err = SDK_FAIL(eb, SDK_ERR_FORMAT, "the checkpoint does not match this run's layout");
       goto done_buf;
     }
@@ -787,6 +793,8 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
       if (v == nv && !k->has_mark) break;
       err = be->rows(ens, v, 0, np, k->state + (size_t)v * (size_t)np, 1, eb);
     }
+    for (int v = 0; o.compensate && v < nv && err == SDK_OK; v++)
+      err = be->rows(ens, nv + 1 + v, 0, np, k->comp + (size_t)v * (size_t)np, 1, eb);
     if (err != SDK_OK) goto done_buf;
     step = k->step;
     marked = (int)k->has_mark;

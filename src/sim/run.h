@@ -47,6 +47,7 @@ typedef struct sdk_run_config {
   uint64_t seed;
   const char *backend; /* cpu, cuda, auto */
   int single;
+  int no_compensation; /* single precision: plain x += incr (codegen.h) */
   int threads;
   int device;
   int fast_math;
