@@ -1056,6 +1056,7 @@ static sdk_err draw_moments(plot *p) {
     free(var);
     var = NULL;
     mean = read_block(pf, path, -1, &nt, tail, p->eb);
+    hsize_t mean_ns = mean ? tail[0] : 0;
     snprintf(path, sizeof path, "moments/var_%s", vn);
     nt = 1;
     if (mean) var = read_block(pf, path, -1, &nt, tail, p->eb);
@@ -1063,7 +1064,7 @@ static sdk_err draw_moments(plot *p) {
       e = SDK_ERR_FORMAT;
       break;
     }
-    if ((int64_t)tail[0] != ns) {
+    if ((int64_t)mean_ns != ns || (int64_t)tail[0] != ns) {
       e = SDK_FAIL(p->eb, SDK_ERR_FORMAT,
                    "'%s': /moments/mean_%s or var_%s and /moments/t differ in length", pf->path, vn,
                    vn);
