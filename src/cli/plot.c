@@ -27,6 +27,7 @@
 
 #include "cli/cli.h"
 #include "cli/gnuplot.h"
+#include "core/escape.h"
 #include "core/strbuf.h"
 #include "io/h5attr.h"
 #include "io/io.h"
@@ -2038,11 +2039,17 @@ int sdk_cli_plot(int argc, char **argv) {
   }
   for (int k = 0; k < ntodo && e == SDK_OK; k++) {
     e = draw_one(&pf, todo[k], dir, outs[k], grid, var, &eb);
-    if (e == SDK_OK && !quiet) fprintf(stderr, "sdekit: wrote %s\n", outs[k]);
+    if (e == SDK_OK && !quiet) {
+      fputs("sdekit: wrote ", stderr);
+      cli_put_escaped(stderr, outs[k]);
+      fputc('\n', stderr);
+    }
   }
-  if (keep)
-    fprintf(stderr, "sdekit: gnuplot scripts and data kept in %s\n", dir);
-  else
+  if (keep) {
+    fputs("sdekit: gnuplot scripts and data kept in ", stderr);
+    cli_put_escaped(stderr, dir);
+    fputc('\n', stderr);
+  } else
     nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 done:
   if (e != SDK_OK) rc = plot_fail(e, &eb);
