@@ -2,12 +2,21 @@
 #ifndef SDK_CLI_H
 #define SDK_CLI_H
 #include <stdio.h>
+
+#include "core/error.h"
 int sdk_cli_bench(int argc, char **argv);
 int sdk_cli_compile(int argc, char **argv);
 struct sdk_run_config;
 int sdk_cli_compile_cfg(const struct sdk_run_config *c, const char *arch, int cuda);
 int sdk_cli_devices(int argc, char **argv);
 int sdk_cli_plot(int argc, char **argv);
+/* Read a result file the way 'sdekit info' and 'sdekit plot' do, without
+ * running gnuplot or writing anything: the summary goes to info_out (skipped
+ * when NULL), then every picture the file holds is prepared (data to
+ * /dev/null, the script in memory and checked to hold no backquote).  For
+ * fuzzing the HDF5 reader (any path: a regular file is required).  SDK_OK, or
+ * the error 'sdekit info' / 'sdekit plot' would report (in eb). */
+sdk_err sdk_plot_inspect(const char *path, FILE *info_out, sdk_errbuf *eb);
 /* The one way the CLI reports an error: "sdekit: error: MESSAGE" on stderr,
  * the message formatted, a trailing newline dropped, and the rest escaped
  * for the terminal (sdk_esc_term), so no string from a file or the command
