@@ -1,5 +1,6 @@
 /* Tests of src/io: HDF5 writer (layout, reproducibility, atomic replace),
  * TSV writer (parsed back), and the info summary. */
+#include "cli/cli.h"
 #include "io/io.h"
 
 #include <dirent.h>
@@ -675,6 +676,14 @@ int main(int argc, char **argv) {
              (unsigned)(st.st_mode & 0777), (unsigned)(0666 & ~mask));
   }
   check_h5_contents(p1, &fx);
+  {
+    /* the reader info and plot share (the fuzzing entry point) takes it whole */
+    sdk_errbuf ieb = {0};
+    FILE *dn = fopen("/dev/null", "w");
+    sdk_err ie = sdk_plot_inspect(p1, dn, &ieb);
+    TU_CHECK(ie == SDK_OK, "sdk_plot_inspect of a written file: %d %s", ie, ieb.msg);
+    if (dn) fclose(dn);
+  }
 
   /* --- unwritable path: SDK_ERR_IO, clear message, nothing left --- */
   memset(&eb, 0, sizeof eb);

@@ -9,6 +9,7 @@
 #include "backend/backend.h"
 #include "bench/baseline.h"
 #include "cli/cli.h"
+#include "core/escape.h"
 #include "model/model.h"
 #include "sim/run.h"
 
@@ -90,7 +91,7 @@ static int bench_particles(sdk_run_config *c, int64_t steps, int repeats, int pa
     return 2;
   }
   char name[256];
-  snprintf(name, sizeof name, "%s", m->name);
+  sdk_esc_term_buf(m->name, name, sizeof name); /* printed below */
   int periodic = sdk_model_first_periodic(m) >= 0;
   sdk_model_destroy(&m);
   if (!particles_given) c->particles = pair ? 65536 : (int64_t)1 << 24;

@@ -3,6 +3,8 @@
 #define SDK_CLI_H
 #include <stdint.h>
 #include <stdio.h>
+
+#include "core/error.h"
 int sdk_cli_bench(int argc, char **argv);
 int sdk_cli_compile(int argc, char **argv);
 struct sdk_run_config;
@@ -13,6 +15,13 @@ int sdk_cli_cache(int argc, char **argv);
 /* The kernel cache cap from $SDEKIT_CACHE_MAX into *bytes (0: the default,
  * -1: no cap); returns 0, or 2 after printing the error for a bad value. */
 int cli_cache_max(int64_t *bytes);
+/* Read a result file the way 'sdekit info' and 'sdekit plot' do, without
+ * running gnuplot or writing anything: the summary goes to info_out (skipped
+ * when NULL), then every picture the file holds is prepared (data to
+ * /dev/null, the script in memory and checked to hold no backquote).  For
+ * fuzzing the HDF5 reader (any path: a regular file is required).  SDK_OK, or
+ * the error 'sdekit info' / 'sdekit plot' would report (in eb). */
+sdk_err sdk_plot_inspect(const char *path, FILE *info_out, sdk_errbuf *eb);
 /* The one way the CLI reports an error: "sdekit: error: MESSAGE" on stderr,
  * the message formatted, a trailing newline dropped, and the rest escaped
  * for the terminal (sdk_esc_term), so no string from a file or the command

@@ -15,6 +15,7 @@
 
 #include "backend/backend.h"
 #include "cli/cli.h"
+#include "core/escape.h"
 #include "core/strbuf.h"
 #include "io/io.h"
 #include "model/model.h"
@@ -631,7 +632,10 @@ static int cmd_run_parsed(cli_run *crp, int argc, char **argv, const sdk_ckpt *r
   }
   if (pr.on && pr.last_frac > 0 && pr.last_frac < 1) fputc('\n', stderr);
   if (e == SDK_ERR_INTERRUPTED) {
-    fprintf(stderr, "sdekit: %s; continue with: sdekit resume %s\n", eb.msg, c->checkpoint);
+    char em[4096], ec[4096];
+    fprintf(stderr, "sdekit: %s; continue with: sdekit resume %s\n",
+            sdk_esc_term_buf(eb.msg, em, sizeof em),
+            sdk_esc_term_buf(c->checkpoint, ec, sizeof ec));
     return 128 + (int)g_stop;
   }
   if (e != SDK_OK) return fail(e, &eb);
@@ -652,15 +656,24 @@ static int cmd_run_parsed(cli_run *crp, int argc, char **argv, const sdk_ckpt *r
           char path[4096];
           snprintf(path, sizeof path, "%.*s.%s.tsv", (int)blen, out, OBS_NAMES[i]);
           e = sdk_write_tsv_file(R, OBS_NAMES[i], path, &eb);
-          if (e == SDK_OK && !c->quiet) fprintf(stderr, "sdekit: wrote %s\n", path);
+          if (e == SDK_OK && !c->quiet) {
+            fputs("sdekit: wrote ", stderr);
+            cli_put_escaped(stderr, path);
+            fputc('\n', stderr);
+          }
         }
     }
-    if (e == SDK_OK && !c->quiet && strcmp(out, "-") && (h5 || nobs == 1))
-      fprintf(stderr, "sdekit: wrote %s\n", out);
+    if (e == SDK_OK && !c->quiet && strcmp(out, "-") && (h5 || nobs == 1)) {
+      fputs("sdekit: wrote ", stderr);
+      cli_put_escaped(stderr, out);
+      fputc('\n', stderr);
+    }
   }
+  char emn[1024];
   if (e == SDK_OK && !c->quiet)
-    fprintf(stderr, "sdekit: %s, %.3g path-steps in %.2f s (%.3g steps/s) on %s\n", R->model_name,
-            sdk_run_path_steps(run), sdk_run_seconds(run),
+    fprintf(stderr, "sdekit: %s, %.3g path-steps in %.2f s (%.3g steps/s) on %s\n",
+            sdk_esc_term_buf(R->model_name, emn, sizeof emn), sdk_run_path_steps(run),
+            sdk_run_seconds(run),
             sdk_run_path_steps(run) / (sdk_run_seconds(run) > 0 ? sdk_run_seconds(run) : 1),
             sdk_run_device(run));
   sdk_run_destroy(&run);
@@ -713,18 +726,26 @@ static int cmd_models(int argc, char **argv) {
       sdk_errbuf eb = {0};
       if (sdk_model_load(path, &m, &eb) == SDK_OK) {
         char *vars = sdk_model_var_list(m);
-        printf("  %-20s %s\n  %-20s vars: %s\n", m->name, m->description, "", vars ? vars : "");
+        char en[512], ed[2048], ev[2048];
+        printf("  %-20s %s\n  %-20s vars: %s\n", sdk_esc_term_buf(m->name, en, sizeof en),
+               sdk_esc_term_buf(m->description ? m->description : "", ed, sizeof ed), "",
+               sdk_esc_term_buf(vars ? vars : "", ev, sizeof ev));
         free(vars);
         shown++;
       } else {
-        printf("  %-20s (broken: %s)\n", name, eb.msg);
+        char en[1024], em[4096];
+        printf("  %-20s (broken: %s)\n", sdk_esc_term_buf(name, en, sizeof en),
+               sdk_esc_term_buf(eb.msg, em, sizeof em));
       }
       sdk_model_destroy(&m);
       free(files[f]);
     }
     free(files);
   }
-  if (!shown) printf("  (none found; searched %s)\n", nd ? dirs[0] : "nothing");
+  char ed0[4096];
+  if (!shown)
+    printf("  (none found; searched %s)\n",
+           nd ? sdk_esc_term_buf(dirs[0], ed0, sizeof ed0) : "nothing");
   return 0;
 }
 

@@ -26,6 +26,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/gnuplot.h"
+#include "core/escape.h"
 #include "core/strbuf.h"
 #include "io/h5attr.h"
 #include "io/io.h"
@@ -90,6 +92,12 @@ typedef struct pfile {
   int in_periods;
 } pfile;
 
+/* A count read from the file as a double: 0 unless finite, >= 0 and at
+ * most 2^62 (a plain cast would be undefined beyond int64_t). */
+static int64_t count_of(double x) {
+  return isfinite(x) && x >= 0 && x <= 4611686018427387904.0 ? (int64_t)x : 0;
+}
+
 /* Does the link path (a/b/c) exist?  Checks each component in turn. */
 static int has(hid_t f, const char *path) {
   char buf[1024];
@@ -131,6 +139,14 @@ static double *read_block(const pfile *pf, const char *path, int64_t g, int *nta
     SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': /%s is not a dataset", pf->path, path);
     return NULL;
   }
+  int64_t npoints = 0;
+  const char *why = sdk_h5_dset_problem(d, &npoints);
+  if (why) {
+    SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': /%s %s", pf->path, path, why);
+    H5Dclose(d);
+    return NULL;
+  }
+  /* from here every product of dimensions is at most SDK_H5_MAX_ELEMENTS */
   hid_t sp = H5Dget_space(d), ft = H5Dget_type(d), ms = -1;
   H5T_class_t c = ft >= 0 ? H5Tget_class(ft) : H5T_NO_CLASS;
   hsize_t dims[H5S_MAX_RANK];
@@ -202,9 +218,15 @@ static double *read_1d(const pfile *pf, const char *path, int64_t *n, sdk_errbuf
     SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': /%s is not a dataset", pf->path, path);
     return NULL;
   }
+  int64_t np = -1;
+  const char *why = sdk_h5_dset_problem(d, &np);
+  if (why) {
+    SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': /%s %s", pf->path, path, why);
+    H5Dclose(d);
+    return NULL;
+  }
   hid_t sp = H5Dget_space(d), ft = H5Dget_type(d);
   H5T_class_t c = ft >= 0 ? H5Tget_class(ft) : H5T_NO_CLASS;
-  hssize_t np = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
   int rank = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
   double *buf = NULL;
   if ((c == H5T_FLOAT || c == H5T_INTEGER) && np >= 0 && rank <= 1) {
@@ -242,25 +264,9 @@ static sdk_err pfile_open(pfile *pf, const char *path, sdk_errbuf *eb) {
   pf->f = -1;
   pf->path = path;
   pf->nvars = pf->nparams = 0;
-  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  struct stat st;
-  if (stat(path, &st) != 0) {
-    int err = errno;
-    return SDK_FAIL(eb, SDK_ERR_USAGE, "cannot read '%s': %s", path, strerror(err));
-  }
-  if (S_ISDIR(st.st_mode)) return SDK_FAIL(eb, SDK_ERR_USAGE, "'%s' is a directory", path);
-  FILE *probe = fopen(path, "rb");
-  if (!probe) {
-    int err = errno;
-    return SDK_FAIL(eb, SDK_ERR_USAGE, "cannot read '%s': %s", path, strerror(err));
-  }
-  fclose(probe);
-  if (H5Fis_hdf5(path) <= 0) return SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s' is not an HDF5 file", path);
-  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-  if (fapl >= 0) H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
-  pf->f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
-  if (fapl >= 0) H5Pclose(fapl);
-  if (pf->f < 0) return SDK_FAIL(eb, SDK_ERR_FORMAT, "cannot open '%s' as an HDF5 file", path);
+  sdk_err oe = sdk_h5_open_untrusted(path, &pf->f, eb);
+  /* a missing or unreadable file is a usage error here, as it always was */
+  if (oe != SDK_OK) return oe == SDK_ERR_IO ? SDK_ERR_USAGE : oe;
 
   char buf[256];
   double fv = 0;
@@ -277,15 +283,19 @@ static sdk_err pfile_open(pfile *pf, const char *path, sdk_errbuf *eb) {
   if (sdk_h5_str_attr(pf->f, "precision", pf->precision, sizeof pf->precision) != 0)
     pf->precision[0] = 0;
   double x;
-  if (sdk_h5_num_attr(pf->f, "paths", H5T_NATIVE_DOUBLE, &x, 1) == 0) pf->paths = (int64_t)x;
-  if (sdk_h5_num_attr(pf->f, "nsteps", H5T_NATIVE_DOUBLE, &x, 1) == 0) pf->nsteps = (int64_t)x;
+  if (sdk_h5_num_attr(pf->f, "paths", H5T_NATIVE_DOUBLE, &x, 1) == 0) pf->paths = count_of(x);
+  if (sdk_h5_num_attr(pf->f, "nsteps", H5T_NATIVE_DOUBLE, &x, 1) == 0) pf->nsteps = count_of(x);
   if (sdk_h5_num_attr(pf->f, "particles", H5T_NATIVE_DOUBLE, &x, 1) == 0)
-    pf->particles = (int64_t)x;
+    pf->particles = count_of(x);
   if (sdk_h5_num_attr(pf->f, "period", H5T_NATIVE_DOUBLE, &x, 1) == 0 && isfinite(x) && x > 0)
     pf->period = x;
   long n = sdk_h5_strs_attr(pf->f, "var_names", &pf->vars);
   if (n < 1) return SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': no var_names attribute", path);
   pf->nvars = n;
+  for (long v = 0; v < n; v++)
+    if (!sdk_h5_link_name_ok(pf->vars[v]))
+      return SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': variable name '%s' is not a dataset name", path,
+                      pf->vars[v]);
   n = sdk_h5_strs_attr(pf->f, "param_names", &pf->pnames);
   if (n > 0) {
     pf->nparams = n;
@@ -315,19 +325,30 @@ static sdk_err pfile_open(pfile *pf, const char *path, sdk_errbuf *eb) {
   for (int i = 0; i < pf->nscan; i++) {
     pf->axname[i] = axes[i];
     axes[i] = NULL;
+    if (!sdk_h5_link_name_ok(pf->axname[i]) || !strcmp(pf->axname[i], "dt")) {
+      sdk_h5_free_strs(axes, nax);
+      return SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': scan axis name '%s' is not a dataset name", path,
+                      pf->axname[i]);
+    }
     char p[300];
     snprintf(p, sizeof p, "scan/%s", pf->axname[i]);
     pf->ax[i] = read_1d(pf, p, &pf->axn[i], eb);
     if (!pf->ax[i] || pf->axn[i] < 1) {
       sdk_h5_free_strs(axes, nax);
-      return SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': bad scan axis /%s", path, p);
+      return pf->ax[i] ? SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': scan axis /%s is empty", path, p)
+                       : SDK_ERR_FORMAT;
     }
     hid_t d = H5Dopen2(pf->f, p, H5P_DEFAULT);
     if (d >= 0) {
       if (sdk_h5_num_attr(d, "log", H5T_NATIVE_DOUBLE, &x, 1) == 0) pf->axlog[i] = x != 0;
       H5Dclose(d);
     }
+    /* both factors are at most SDK_H5_MAX_ELEMENTS: no overflow */
     pf->ngrid *= pf->axn[i];
+    if (pf->ngrid > SDK_H5_MAX_ELEMENTS) {
+      sdk_h5_free_strs(axes, nax);
+      return SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': the scan grid has more than 2^27 points", path);
+    }
   }
   sdk_h5_free_strs(axes, nax);
   int nt = 0;
@@ -360,24 +381,10 @@ static void grid_index(const pfile *pf, int64_t g, int64_t idx[2]) {
   }
 }
 
-/* ---------------- text for gnuplot (enhanced mode, double quotes) ---------------- */
-
-/* Append s as literal text inside a double-quoted enhanced-mode string. */
-static void put_text(sdk_strbuf *b, const char *s) {
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"')
-      sdk_sb_puts(b, "\\\"");
-    else if (c == '\\')
-      sdk_sb_puts(b, "\\\\\\\\");
-    else if (strchr("_^@&~{}", c))
-      sdk_sb_printf(b, "\\\\%c", c);
-    else if (c < 32)
-      sdk_sb_putn(b, " ", 1);
-    else
-      sdk_sb_putn(b, s, 1);
-  }
-}
+/* ---------------- text for gnuplot (enhanced mode, double quotes) ----------------
+ * Every string from the file goes into the script through sdk_gp_text
+ * (src/cli/gnuplot.h), directly or through put_sym; everything else written
+ * here is markup of our own, numbers, or generated file names. */
 
 static const char *const GREEK[][2] = {
     {"alpha", "α"}, {"beta", "β"},  {"gamma", "γ"}, {"delta", "δ"},  {"epsilon", "ε"},
@@ -400,7 +407,7 @@ static void put_sym(sdk_strbuf *b, const char *name) {
     sdk_sb_printf(b, "{/:Italic %c}", name[0]);
     return;
   }
-  put_text(b, name);
+  sdk_gp_text(b, name);
 }
 
 static void put_num(sdk_strbuf *b, double x) {
@@ -451,10 +458,10 @@ static void put_count(sdk_strbuf *b, int64_t n, const char *what) {
  * parameter values (with the scanned ones at grid point g when g >= 0). */
 static void put_title(sdk_strbuf *b, const pfile *pf, int64_t g, const char *extra) {
   sdk_sb_puts(b, "\"");
-  put_text(b, pf->model);
+  sdk_gp_text(b, pf->model);
   if (pf->scheme[0]) {
     sdk_sb_puts(b, ", ");
-    put_text(b, pf->scheme);
+    sdk_gp_text(b, pf->scheme);
   }
   if (pf->particles > 1) {
     /* interacting systems: paths = particles x systems */
@@ -486,7 +493,7 @@ static void put_title(sdk_strbuf *b, const pfile *pf, int64_t g, const char *ext
   }
   if (pf->precision[0]) {
     sdk_sb_puts(b, ", ");
-    put_text(b, pf->precision);
+    sdk_gp_text(b, pf->precision);
   }
   /* second line: parameters */
   sdk_strbuf l2;
@@ -572,7 +579,8 @@ typedef struct plot {
 static FILE *data_open(plot *p, char name[32]) {
   snprintf(name, 32, "d%d.dat", p->ndata++);
   char path[PATH_MAX];
-  snprintf(path, sizeof path, "%s/%s", p->dir, name);
+  /* no directory: only the script is wanted (sdk_plot_inspect) */
+  snprintf(path, sizeof path, "%s/%s", p->dir ? p->dir : "/dev", p->dir ? name : "null");
   FILE *f = fopen(path, "w");
   if (!f) SDK_FAIL(p->eb, SDK_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
   return f;
@@ -1050,11 +1058,18 @@ static sdk_err draw_moments(plot *p) {
     free(var);
     var = NULL;
     mean = read_block(pf, path, -1, &nt, tail, p->eb);
+    hsize_t mean_ns = mean ? tail[0] : 0;
     snprintf(path, sizeof path, "moments/var_%s", vn);
     nt = 1;
     if (mean) var = read_block(pf, path, -1, &nt, tail, p->eb);
     if (!mean || !var) {
       e = SDK_ERR_FORMAT;
+      break;
+    }
+    if ((int64_t)mean_ns != ns || (int64_t)tail[0] != ns) {
+      e = SDK_FAIL(p->eb, SDK_ERR_FORMAT,
+                   "'%s': /moments/mean_%s or var_%s and /moments/t differ in length", pf->path, vn,
+                   vn);
       break;
     }
     char dn[32];
@@ -1426,8 +1441,7 @@ static sdk_err draw_paths(plot *p) {
       sdk_sb_printf(b, "%s'%s' index %lld using 1:2 with lines lw 1.2 lc rgb '%s'", q ? ", " : "",
                     dn, (long long)q, COLORS[q % NCOLORS]);
       if (np <= 10)
-        sdk_sb_printf(b, " title 'path %lld'",
-                      (long long)(idx && q < nidx ? (long long)idx[q] : (long long)q));
+        sdk_sb_printf(b, " title 'path %lld'", (long long)(idx && q < nidx ? count_of(idx[q]) : q));
     }
     sdk_sb_puts(b, "\n");
   }
@@ -1841,6 +1855,41 @@ static sdk_err draw_one(const pfile *pf, int obs, const char *dir, const char *o
   return e;
 }
 
+/* ---------------- reading without drawing (fuzzing) ---------------- */
+
+static int present(const pfile *pf, int obs);
+
+sdk_err sdk_plot_inspect(const char *path, FILE *info_out, sdk_errbuf *eb) {
+  if (info_out) {
+    sdk_err ie = sdk_h5_info(path, info_out, eb);
+    if (ie != SDK_OK) return ie;
+  }
+  pfile pf;
+  sdk_err e = pfile_open(&pf, path, eb);
+  for (int obs = 0; obs < NOBS && e == SDK_OK; obs++) {
+    if (!present(&pf, obs)) continue;
+    plot p = {.pf = &pf, .dir = NULL, .grid = -1, .var = NULL, .eb = eb};
+    sdk_sb_init(&p.gp);
+    preamble(&p, "x.png");
+    switch (obs) {
+    case OBS_DRIFT: e = draw_drift(&p); break;
+    case OBS_MOMENTS: e = draw_moments(&p); break;
+    case OBS_HIST: e = draw_hist(&p); break;
+    case OBS_DENSITY: e = draw_density(&p); break;
+    case OBS_PATHS: e = draw_paths(&p); break;
+    default: e = draw_order(&p); break;
+    }
+    if (e == SDK_OK && p.gp.oom) e = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+    /* what sdk_gp_text promises: no backquote ever reaches a script */
+    if (e == SDK_OK && p.gp.s && strchr(p.gp.s, '`'))
+      e = SDK_FAIL(eb, SDK_ERR_INTERNAL, "a backquote reached the %s script", OBS[obs]);
+    sdk_sb_free(&p.gp);
+  }
+  pfile_close(&pf);
+  H5Eclear2(H5E_DEFAULT);
+  return e;
+}
+
 /* ---------------- the command ---------------- */
 
 static int plot_fail(sdk_err e, const sdk_errbuf *eb) {
@@ -2026,11 +2075,17 @@ int sdk_cli_plot(int argc, char **argv) {
   }
   for (int k = 0; k < ntodo && e == SDK_OK; k++) {
     e = draw_one(&pf, todo[k], dir, outs[k], grid, var, &eb);
-    if (e == SDK_OK && !quiet) fprintf(stderr, "sdekit: wrote %s\n", outs[k]);
+    if (e == SDK_OK && !quiet) {
+      fputs("sdekit: wrote ", stderr);
+      cli_put_escaped(stderr, outs[k]);
+      fputc('\n', stderr);
+    }
   }
-  if (keep)
-    fprintf(stderr, "sdekit: gnuplot scripts and data kept in %s\n", dir);
-  else
+  if (keep) {
+    fputs("sdekit: gnuplot scripts and data kept in ", stderr);
+    cli_put_escaped(stderr, dir);
+    fputc('\n', stderr);
+  } else
     nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 done:
   if (e != SDK_OK) rc = plot_fail(e, &eb);

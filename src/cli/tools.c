@@ -5,6 +5,7 @@
 
 #include "backend/backend.h"
 #include "cli/cli.h"
+#include "core/escape.h"
 #include "model/model.h"
 #include "sim/run.h"
 
@@ -58,14 +59,14 @@ int sdk_cli_compile_cfg(const sdk_run_config *c, const char *arch, int cuda) {
                            .arch = arch};
     e = be->open(&bo, &ctx, &eb);
   }
-  char report[4400] = "", where[512] = "";
+  char report[4400] = "", where[512] = "", ename[1024];
   if (e == SDK_OK) {
     be->describe(ctx, where, sizeof where);
     e = be->compile(ctx, src, m->path, &mod, report, sizeof report, &eb);
   }
   if (e == SDK_OK)
-    printf("sdekit: %s: %s precision, %s, %sfast-math, on %s\nsdekit: %s\n", m->name,
-           c->single ? "single" : "double",
+    printf("sdekit: %s: %s precision, %s, %sfast-math, on %s\nsdekit: %s\n",
+           sdk_esc_term_buf(m->name, ename, sizeof ename), c->single ? "single" : "double",
            c->scheme ? c->scheme
            : m->multiplicative || m->interacting || m->npart || (c->observe & SDK_OBS_ORDER)
                ? "euler"

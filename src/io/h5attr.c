@@ -2,9 +2,12 @@
  * (strict about types: a string is a string, a number a number). */
 #include "io/h5attr.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Read a scalar string attribute (variable or fixed length) into buf.
  * Returns 0, or -1 when missing or not a string. */
@@ -125,4 +128,122 @@ int sdk_h5_num_attr(hid_t loc, const char *name, hid_t mtype, void *buf, hssize_
   if (sp >= 0) H5Sclose(sp);
   H5Aclose(a);
   return ok;
+}
+
+/* ---------------- reading a stranger's file ---------------- */
+
+typedef struct link_scan {
+  char bad[256];
+  H5L_type_t type;
+} link_scan;
+
+static herr_t find_non_hard(hid_t g, const char *name, const H5L_info_t *info, void *data) {
+  (void)g;
+  if (info->type == H5L_TYPE_HARD) return 0;
+  link_scan *ls = data;
+  snprintf(ls->bad, sizeof ls->bad, "%s", name);
+  ls->type = info->type;
+  return 1; /* stop: one is enough to refuse the file */
+}
+
+sdk_err sdk_h5_open_untrusted(const char *path, hid_t *file, sdk_errbuf *eb) {
+  *file = -1;
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  struct stat st;
+  if (stat(path, &st) != 0) {
+    int err = errno;
+    return SDK_FAIL(eb, SDK_ERR_IO, "cannot read '%s': %s", path, strerror(err));
+  }
+  if (S_ISDIR(st.st_mode)) return SDK_FAIL(eb, SDK_ERR_USAGE, "'%s' is a directory", path);
+  if (!S_ISREG(st.st_mode))
+    return SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s' is not a regular file (a FIFO, socket or device)",
+                    path);
+  if (access(path, R_OK) != 0) {
+    int err = errno;
+    return SDK_FAIL(eb, SDK_ERR_IO, "cannot read '%s': %s", path, strerror(err));
+  }
+  if (H5Fis_hdf5(path) <= 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s' is not an HDF5 file", path);
+  }
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  if (fapl >= 0) H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+  if (fapl >= 0) H5Pclose(fapl);
+  if (f < 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return SDK_FAIL(eb, SDK_ERR_FORMAT, "cannot open '%s' as an HDF5 file", path);
+  }
+  /* H5Lvisit recurses only into hard-linked groups; the callback sees every
+   * link without traversing it. */
+  link_scan ls = {"", H5L_TYPE_HARD};
+  herr_t r = H5Lvisit(f, H5_INDEX_NAME, H5_ITER_INC, find_non_hard, &ls);
+  if (r < 0 || ls.bad[0]) {
+    H5Fclose(f);
+    H5Eclear2(H5E_DEFAULT);
+    if (r < 0 && !ls.bad[0])
+      return SDK_FAIL(eb, SDK_ERR_FORMAT, "cannot list the contents of '%s'", path);
+    return SDK_FAIL(eb, SDK_ERR_FORMAT,
+                    "'%s': /%s is %s link; links to other places are not followed in a result "
+                    "file",
+                    path, ls.bad,
+                    ls.type == H5L_TYPE_SOFT       ? "a soft"
+                    : ls.type == H5L_TYPE_EXTERNAL ? "an external"
+                                                   : "a user-defined");
+  }
+  *file = f;
+  return SDK_OK;
+}
+
+const char *sdk_h5_dset_problem(hid_t d, int64_t *npoints) {
+  const char *why = NULL;
+  hid_t dcpl = H5Dget_create_plist(d), sp = H5Dget_space(d), ft = H5Dget_type(d);
+  if (dcpl < 0 || sp < 0 || ft < 0) {
+    why = "cannot be inspected";
+    goto out;
+  }
+  H5D_layout_t lay = H5Pget_layout(dcpl);
+  if (lay == H5D_VIRTUAL) {
+    why = "is a virtual dataset (its data lie in other datasets or files)";
+    goto out;
+  }
+  if (H5Pget_external_count(dcpl) != 0) {
+    why = "keeps its data in external raw files";
+    goto out;
+  }
+  hsize_t dims[H5S_MAX_RANK];
+  int rank = H5Sget_simple_extent_dims(sp, dims, NULL);
+  if (rank < 0) {
+    why = "has no simple shape";
+    goto out;
+  }
+  int64_t n = 1;
+  for (int i = 0; i < rank; i++) {
+    if (dims[i] > (hsize_t)SDK_H5_MAX_ELEMENTS ||
+        (dims[i] > 0 && n > SDK_H5_MAX_ELEMENTS / (int64_t)dims[i])) {
+      why = "is larger than sdekit reads (SDK_H5_MAX_ELEMENTS, 2^27 elements)";
+      goto out;
+    }
+    n *= (int64_t)dims[i];
+  }
+  /* Without filters the file holds every element it declares; a smaller
+   * allocation means fill values made up by the reader (or a truncated
+   * file), not results. */
+  size_t esz = H5Tget_size(ft);
+  if (n > 0 && H5Pget_nfilters(dcpl) == 0 &&
+      (H5Dget_storage_size(d) < (hsize_t)n * esz || esz == 0)) {
+    why = "declares more data than the file holds";
+    goto out;
+  }
+  *npoints = n;
+out:
+  if (ft >= 0) H5Tclose(ft);
+  if (sp >= 0) H5Sclose(sp);
+  if (dcpl >= 0) H5Pclose(dcpl);
+  H5Eclear2(H5E_DEFAULT);
+  return why;
+}
+
+int sdk_h5_link_name_ok(const char *name) {
+  return name && name[0] && !strchr(name, '/') && strcmp(name, ".") != 0 && strlen(name) < 200;
 }

@@ -1,4 +1,5 @@
 /* sdekit: human-readable summary of an HDF5 result file (sdekit info). */
+#include "core/escape.h"
 #include "io/h5attr.h"
 #include "io/io.h"
 
@@ -9,6 +10,12 @@
 #include <string.h>
 
 #define INFO_HEAD 5 /* drift table: rows shown at each end of a long table */
+
+/* Every string from the file (and its path) is printed through this: escaped
+ * for the terminal (sdk_esc_term), so a name cannot send control sequences. */
+static const char *esc(const char *s, char *buf, size_t n) {
+  return sdk_esc_term_buf(s, buf, n);
+}
 
 static hssize_t attr_npoints(hid_t loc, const char *name) {
   if (H5Aexists(loc, name) <= 0) return -1;
@@ -22,27 +29,37 @@ static hssize_t attr_npoints(hid_t loc, const char *name) {
 }
 
 /* Read a whole numeric dataset as doubles; *n gets the element count.
- * Returns a malloc'd array (possibly of 0 elements) or NULL. */
-static double *read_dset_f64(hid_t loc, const char *name, hssize_t *n) {
+ * Returns a malloc'd array (possibly of 0 elements) or NULL with *why (when
+ * why is not NULL) saying what is wrong. */
+static double *read_dset_f64(hid_t loc, const char *name, hssize_t *n, const char **why) {
+  const char *w = "is missing";
   *n = -1;
-  if (H5Lexists(loc, name, H5P_DEFAULT) <= 0) return NULL;
-  hid_t d = H5Dopen2(loc, name, H5P_DEFAULT);
-  if (d < 0) return NULL;
   double *buf = NULL;
-  hid_t sp = H5Dget_space(d), ft = H5Dget_type(d);
+  hid_t d = -1, ft = -1;
+  int64_t np = 0;
+  if (H5Lexists(loc, name, H5P_DEFAULT) <= 0) goto out;
+  w = "is not a dataset";
+  if ((d = H5Dopen2(loc, name, H5P_DEFAULT)) < 0) goto out;
+  if ((w = sdk_h5_dset_problem(d, &np)) != NULL) goto out;
+  ft = H5Dget_type(d);
   H5T_class_t c = ft >= 0 ? H5Tget_class(ft) : H5T_NO_CLASS;
-  hssize_t np = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
-  if ((c == H5T_FLOAT || c == H5T_INTEGER) && np >= 0) {
-    buf = malloc(((size_t)np + 1) * sizeof *buf);
-    if (buf && np > 0 && H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
-      free(buf);
-      buf = NULL;
-    }
-    if (buf) *n = np;
+  w = "is not numeric";
+  if (c != H5T_FLOAT && c != H5T_INTEGER) goto out;
+  w = "out of memory";
+  if (!(buf = malloc(((size_t)np + 1) * sizeof *buf))) goto out;
+  w = "cannot be read";
+  if (np > 0 && H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+    free(buf);
+    buf = NULL;
+    goto out;
   }
+  w = NULL;
+  *n = np;
+out:
   if (ft >= 0) H5Tclose(ft);
-  if (sp >= 0) H5Sclose(sp);
-  H5Dclose(d);
+  if (d >= 0) H5Dclose(d);
+  H5Eclear2(H5E_DEFAULT);
+  if (why) *why = w;
   return buf;
 }
 
@@ -66,9 +83,10 @@ static void type_name(hid_t t, char *buf, size_t n) {
 
 static herr_t list_one(hid_t loc, const char *name, const H5L_info_t *info, void *data) {
   listing *ls = data;
-  (void)info;
+  char en[512];
+  if (info->type != H5L_TYPE_HARD) return 0; /* refused on opening; never followed */
   hid_t o = H5Oopen(loc, name, H5P_DEFAULT);
-  if (o < 0) return 0; /* dangling or external link: skip */
+  if (o < 0) return 0;
   if (H5Iget_type(o) == H5I_DATASET) {
     hid_t sp = H5Dget_space(o), t = H5Dget_type(o);
     char tn[32] = "?", shape[128] = "?";
@@ -87,7 +105,7 @@ static herr_t list_one(hid_t loc, const char *name, const H5L_info_t *info, void
         snprintf(shape + at, sizeof shape - at, "]");
       }
     }
-    fprintf(ls->out, "  /%-28s %-8s %s\n", name, tn, shape);
+    fprintf(ls->out, "  /%-28s %-8s %s\n", esc(name, en, sizeof en), tn, shape);
     if (t >= 0) H5Tclose(t);
     if (sp >= 0) H5Sclose(sp);
   }
@@ -99,6 +117,7 @@ static herr_t list_one(hid_t loc, const char *name, const H5L_info_t *info, void
 
 typedef struct axis_info {
   char *name;
+  char ename[256]; /* name escaped for printing */
   double *values;
   hssize_t n;
 } axis_info;
@@ -108,9 +127,9 @@ static sdk_err fail_format(sdk_errbuf *eb, const char *path, const char *why) {
 }
 
 static void print_str(FILE *out, hid_t root, const char *label, const char *attr) {
-  char buf[1024];
+  char buf[1024], eb[4096];
   if (sdk_h5_str_attr(root, attr, buf, sizeof buf) == 0)
-    fprintf(out, "%-12s %s\n", label, buf);
+    fprintf(out, "%-12s %s\n", label, esc(buf, eb, sizeof eb));
   else
     fprintf(out, "%-12s ?\n", label);
 }
@@ -129,9 +148,9 @@ static void fmt_num(char *buf, const char *fmt, double x) {
 
 static void print_drift(FILE *out, hid_t file, const axis_info *ax, int nax, int64_t ngrid) {
   hssize_t nv, ne;
-  char vname[256] = "?", b[32];
-  double *val = read_dset_f64(file, "drift/value", &nv);
-  double *err = read_dset_f64(file, "drift/error", &ne);
+  char vname[256] = "?", b[32], en[1024];
+  double *val = read_dset_f64(file, "drift/value", &nv, NULL);
+  double *err = read_dset_f64(file, "drift/error", &ne, NULL);
   hid_t g = H5Gopen2(file, "drift", H5P_DEFAULT);
   if (g >= 0) {
     sdk_h5_str_attr(g, "var", vname, sizeof vname);
@@ -144,15 +163,15 @@ static void print_drift(FILE *out, hid_t file, const axis_info *ax, int nax, int
   /* column widths from the rows shown */
   int w[SDK_MAX_SCAN];
   for (int i = 0; i < nax; i++) {
-    w[i] = (int)strlen(ax[i].name);
+    w[i] = (int)strlen(ax[i].ename);
     for (hssize_t k = 0; k < ax[i].n; k++) {
       int len = (int)strlen(sdk_fmt_exact(b, ax[i].values[k]));
       if (len > w[i]) w[i] = len;
     }
   }
-  fprintf(out, "drift of %s:\n ", vname);
+  fprintf(out, "drift of %s:\n ", esc(vname, en, sizeof en));
   for (int i = 0; i < nax; i++)
-    fprintf(out, " %*s", w[i], ax[i].name);
+    fprintf(out, " %*s", w[i], ax[i].ename);
   fprintf(out, " %15s %10s\n", "drift", "error");
   for (int64_t k = 0; k < ngrid; k++) {
     if (!drift_row_shown(k, ngrid)) {
@@ -182,28 +201,15 @@ out:
 sdk_err sdk_h5_info(const char *path, FILE *out, sdk_errbuf *eb) {
   sdk_err e = SDK_OK;
   char buf[1024], b1[32], b2[32];
-  hid_t fapl = -1, file = -1, sg = -1;
+  hid_t file = -1, sg = -1;
   char **vars = NULL, **pnames = NULL, **axes = NULL;
   long nvars = -1, npn = -1, nax = -1;
   double *pvals = NULL, *dt = NULL;
   axis_info ax[SDK_MAX_SCAN] = {{0}};
 
-  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  FILE *probe = fopen(path, "rb");
-  if (!probe) {
-    int err = errno;
-    return SDK_FAIL(eb, SDK_ERR_IO, "cannot read '%s': %s", path, strerror(err));
-  }
-  fclose(probe);
-  if (H5Fis_hdf5(path) <= 0) {
-    H5Eclear2(H5E_DEFAULT);
-    return SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s' is not an HDF5 file", path);
-  }
-  if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 || H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0 ||
-      (file = H5Fopen(path, H5F_ACC_RDONLY, fapl)) < 0) {
-    e = SDK_FAIL(eb, SDK_ERR_FORMAT, "cannot open '%s' as an HDF5 file", path);
-    goto out;
-  }
+  char ebuf[4096];
+  const char *why = NULL;
+  if ((e = sdk_h5_open_untrusted(path, &file, eb)) != SDK_OK) goto out;
 
   /* Identify the file. */
   int64_t fv = 0;
@@ -235,32 +241,47 @@ sdk_err sdk_h5_info(const char *path, FILE *out, sdk_errbuf *eb) {
   int64_t ngrid = 1;
   for (long i = 0; i < nax; i++) {
     ax[i].name = axes[i];
-    ax[i].values = read_dset_f64(sg, axes[i], &ax[i].n);
-    if (!ax[i].values || ax[i].n < 1) {
-      e = fail_format(eb, path, "missing or empty scan axis dataset");
+    sdk_esc_term_buf(axes[i], ax[i].ename, sizeof ax[i].ename);
+    if (!sdk_h5_link_name_ok(axes[i]) || !strcmp(axes[i], "dt")) {
+      e = SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': scan axis name '%s' is not a dataset name", path,
+                   axes[i]);
       goto out;
     }
+    ax[i].values = read_dset_f64(sg, axes[i], &ax[i].n, &why);
+    if (!ax[i].values || ax[i].n < 1) {
+      e = SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': scan axis /scan/%s %s", path, axes[i],
+                   why ? why : "is empty");
+      goto out;
+    }
+    /* both factors are at most SDK_H5_MAX_ELEMENTS: no overflow */
     ngrid *= ax[i].n;
+    if (ngrid > SDK_H5_MAX_ELEMENTS) {
+      e = SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': the scan grid has more than 2^27 points", path);
+      goto out;
+    }
   }
   hssize_t ndt;
-  dt = read_dset_f64(sg, "dt", &ndt);
+  dt = read_dset_f64(sg, "dt", &ndt, &why);
   if (!dt || ndt != ngrid) {
-    e = fail_format(eb, path, "missing scan/dt or of the wrong size");
+    e = SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': /scan/dt %s", path,
+                 why ? why : "does not match the scan axes in size");
     goto out;
   }
 
   /* Settings. */
-  fprintf(out, "%-12s %s\n", "file:", path);
+  fprintf(out, "%-12s %s\n", "file:", esc(path, ebuf, sizeof ebuf));
   if (sdk_h5_str_attr(file, "version", buf, sizeof buf) != 0) snprintf(buf, sizeof buf, "?");
-  fprintf(out, "%-12s sdekit %s (format %lld)\n", "written by:", buf, (long long)fv);
+  fprintf(out, "%-12s sdekit %s (format %lld)\n", "written by:", esc(buf, ebuf, sizeof ebuf),
+          (long long)fv);
   {
-    char name[256], mpath[512];
+    char name[256], mpath[512], e2[2048];
     if (sdk_h5_str_attr(file, "model_name", name, sizeof name) != 0)
       snprintf(name, sizeof name, "?");
+    esc(name, ebuf, sizeof ebuf);
     if (sdk_h5_str_attr(file, "model_path", mpath, sizeof mpath) == 0 && mpath[0])
-      fprintf(out, "%-12s %s (%s)\n", "model:", name, mpath);
+      fprintf(out, "%-12s %s (%s)\n", "model:", ebuf, esc(mpath, e2, sizeof e2));
     else
-      fprintf(out, "%-12s %s\n", "model:", name);
+      fprintf(out, "%-12s %s\n", "model:", ebuf);
   }
   print_str(out, file, "command:", "command_line");
   print_str(out, file, "scheme:", "scheme");
@@ -302,7 +323,7 @@ sdk_err sdk_h5_info(const char *path, FILE *out, sdk_errbuf *eb) {
   if (nvars >= 0) {
     fprintf(out, "%-12s", "variables:");
     for (long v = 0; v < nvars; v++)
-      fprintf(out, " %s", vars[v]);
+      fprintf(out, " %s", esc(vars[v], ebuf, sizeof ebuf));
     fputc('\n', out);
   }
   npn = sdk_h5_strs_attr(file, "param_names", &pnames);
@@ -314,8 +335,8 @@ sdk_err sdk_h5_info(const char *path, FILE *out, sdk_errbuf *eb) {
         int scanned = 0;
         for (long i = 0; i < nax; i++)
           scanned |= strcmp(axes[i], pnames[p]) == 0;
-        fprintf(out, " %s=%s%s", pnames[p], scanned ? "(scanned)" : sdk_fmt_exact(b1, pvals[p]),
-                p + 1 < npn ? "," : "");
+        fprintf(out, " %s=%s%s", esc(pnames[p], ebuf, sizeof ebuf),
+                scanned ? "(scanned)" : sdk_fmt_exact(b1, pvals[p]), p + 1 < npn ? "," : "");
       }
       fputc('\n', out);
     }
@@ -331,7 +352,7 @@ sdk_err sdk_h5_info(const char *path, FILE *out, sdk_errbuf *eb) {
       sdk_h5_num_attr(d, "log", H5T_NATIVE_INT64, &lg, 1);
       H5Dclose(d);
     }
-    fprintf(out, "%-12s %s: %s .. %s, n=%lld, %s\n", i == 0 ? "scans:" : "", axes[i],
+    fprintf(out, "%-12s %s: %s .. %s, n=%lld, %s\n", i == 0 ? "scans:" : "", ax[i].ename,
             sdk_fmt_exact(b1, start), sdk_fmt_exact(b2, stop), (long long)ax[i].n,
             lg ? "log" : "linear");
   }
@@ -360,7 +381,6 @@ out:
   free(dt);
   if (sg >= 0) H5Gclose(sg);
   if (file >= 0) H5Fclose(file);
-  if (fapl >= 0) H5Pclose(fapl);
   H5Eclear2(H5E_DEFAULT);
   return e;
 }

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Issue 10 item 2: strings from a result file reach the gnuplot script only
+# through sdk_gp_text (src/cli/gnuplot.h).  Every string attribute that
+# 'sdekit plot' reads (model_name, scheme, precision, var_names,
+# param_names, scan/axes, drift/var) holds in turn each hostile payload
+# (backquotes, system(), quotes, newline + '!', @macro, enhanced-text markup,
+# backslashes); each file is drawn as every picture it can give.  No payload
+# may run a command; each plot must draw its PNGs (the names stay valid
+# dataset names, so nothing is refused) and exit 0.
+. "$(dirname "$0")/lib.sh"
+/usr/bin/python3 -c 'import h5py, numpy' 2>/dev/null || { echo "h5py missing: skipped"; exit 77; }
+export TMPDIR=$T/tmp
+mkdir -p "$TMPDIR"
+q() { "$BIN" "$@" --quiet 2>"$T/err" >/dev/null || { fail "sdekit $*: $(head -c 300 "$T/err")"; return 1; }; }
+q run josephson --scan a=4.2:14.1:2 --observe drift,moments,hist,density --save-paths 0,1 \
+  --paths 64 --periods 5 -o "$T/b1.h5" || { finish; exit; }
+q run josephson --scan a=4.2:14.1:2 --scan f=0:0.2:2 --observe drift,moments,hist --paths 32 \
+  --periods 5 -o "$T/b2.h5" || { finish; exit; }
+q run kuramoto-meanfield --particles 256 --paths 2 --t-end 1 --observe order --sample-every 10 \
+  -o "$T/bk.h5" || { finish; exit; }
+
+cat >"$T/taint.py" <<'PY'
+# taint.py SRC DST PAYLOAD: copy SRC with PAYLOAD in every string attribute
+# plot reads.  Names used as HDF5 link names get the payload with '/'
+# replaced (a '/' there is refused as a dataset name, tested elsewhere) and
+# a per-name suffix to keep them distinct; datasets are renamed to match.
+import os, shutil, sys
+import h5py
+src, dst, pay = sys.argv[1], sys.argv[2], os.fsencode(sys.argv[3])  # raw bytes, even bad UTF-8
+shutil.copy(src, dst)
+name = lambda i: pay.replace(b"/", b"|") + b"_" + str(i).encode()
+vs = h5py.string_dtype()
+with h5py.File(dst, "r+") as f:
+    for a in ("model_name", "scheme", "precision", "model_path", "command_line", "version"):
+        f.attrs.create(a, pay, dtype=vs)
+    old_vars = [v.decode() if isinstance(v, bytes) else v for v in f.attrs["var_names"]]
+    new_vars = [name(i) for i in range(len(old_vars))]
+    f.attrs.create("var_names", new_vars, dtype=vs)
+    for o, n in zip(old_vars, new_vars):
+        for g, pre in (("moments", "mean_"), ("moments", "var_"), ("hist", ""), ("density", ""),
+                       ("paths", "")):
+            if g in f and pre + o in f[g]:
+                grp = f[g]
+                grp.id.links.move((pre + o).encode(), grp.id, pre.encode() + n)
+    if "drift" in f:
+        dv = f["drift"].attrs["var"]
+        dv = dv.decode() if isinstance(dv, bytes) else dv
+        f["drift"].attrs.create("var", new_vars[old_vars.index(dv)], dtype=vs)
+    pn = [p.decode() if isinstance(p, bytes) else p for p in f.attrs["param_names"]]
+    axes = [a.decode() if isinstance(a, bytes) else a for a in f["scan"].attrs["axes"]]
+    newp = [name(100 + i) for i in range(len(pn))]
+    sg = f["scan"]
+    for a in axes:
+        sg.id.links.move(a.encode(), sg.id, newp[pn.index(a)])
+    f["scan"].attrs.create("axes", [newp[pn.index(a)] for a in axes], dtype=vs)
+    f.attrs.create("param_names", newp, dtype=vs)
+PY
+
+payloads=(
+  '`touch PWNED`'
+  'x`touch PWNED`y'
+  'system("touch PWNED")'
+  '"; system("touch PWNED"); print "'
+  "'.system('touch PWNED').'"
+  $'a\n!touch PWNED\n'
+  $'a\n`touch PWNED`'
+  $'a\r\n!touch PWNED'
+  '@macro @x'
+  '{/Symbol a}^{2}_{x} &{x} ~a{.8-}'
+  'back\slash\"quote\\`touch PWNED`'
+  'tail backslash\'
+  $'esc\e]0;title\a and \xff\xfe bad utf8'
+)
+n=0
+for f in b1 b2 bk; do
+  for pay in "${payloads[@]}"; do
+    n=$((n + 1))
+    h=$T/t$n.h5
+    /usr/bin/python3 "$T/taint.py" "$T/$f.h5" "$h" "$pay" || { fail "taint $f $n"; continue; }
+    for obs in all paths; do
+      [ $obs = paths ] && [ $f != b1 ] && continue
+      args=()
+      [ $obs = paths ] && args=(--observable paths)
+      rm -f "$W"/*.png
+      run_sdk plot "$h" -o "$W/fig$n.png" --keep "${args[@]}"
+      pwned=$(find "$T" -name 'PWNED*' | head -1)
+      check "$f payload $n ($obs): no command ran" test -z "$pwned"
+      npng=$(find "$W" -name '*.png' | wc -l)
+      if [ "$rc" -eq 0 ] && [ "$npng" -ge 1 ]; then
+        pass "$f payload $n ($obs): drawn"
+      else
+        fail "$f payload $n ($obs): exit $rc, $npng PNGs: $(head -c 300 "$ERRF" | tr '\n' '|')"
+      fi
+      # the scripts hold no backquote at all
+      if grep -lq '`' "$TMPDIR"/sdekit-plot.*/*.gp 2>/dev/null; then
+        fail "$f payload $n ($obs): a backquote reached a gnuplot script"
+      fi
+      rm -rf "$TMPDIR"/sdekit-plot.*
+      rm -f "$W"/PWNED*
+    done
+  done
+done
+finish
