@@ -660,12 +660,6 @@ static int cmd_run_parsed(cli_run *crp, int argc, char **argv, const resume_opts
         return 2;
       }
     }
-    for (int k = 0; k < crp->noutputs; k++)
-      if (strcmp(crp->outputs[k], "-")) {
-        fputs("sdekit: resume: results go to ", stderr);
-        cli_put_escaped(stderr, crp->outputs[k]);
-        fputc('\n', stderr);
-      }
   }
 
   progress pr = {isatty(2) && !c->quiet, 0, mono_s()};
@@ -695,6 +689,12 @@ static int cmd_run_parsed(cli_run *crp, int argc, char **argv, const resume_opts
   }
   if (e != SDK_OK) return fail(e, &eb);
   const sdk_results *R = sdk_run_results(run);
+  for (int k = 0; ro && k < crp->noutputs; k++)
+    if (strcmp(crp->outputs[k], "-")) {
+      fputs("sdekit: resume: results go to ", stderr);
+      cli_put_escaped(stderr, crp->outputs[k]);
+      fputc('\n', stderr);
+    }
   for (int k = 0; k < crp->noutputs && e == SDK_OK; k++) {
     const char *out = crp->outputs[k];
     int h5 = has_suffix(out, ".h5") || has_suffix(out, ".hdf5");

@@ -672,6 +672,11 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
   memset(&p, 0, sizeof p);
   SDK_CHECK(prepare(c, &r, &p, eb));
   sdk_model *m = r->model;
+  /* resumed with a longer --t-end: the default sample interval (1/100 of the
+   * run) would change half way; keep the one the checkpoint was sampled at */
+  if (c->resume && c->sample_every == 0 && c->resume->nsamples >= 2 &&
+      c->resume->sample_step[1] > c->resume->sample_step[0])
+    p.sample_every = c->resume->sample_step[1] - c->resume->sample_step[0];
   /* systems of N particles: the loop below sees paths * N paths (particles) */
   sdk_run_config csys;
   if (p.sys.particles > 1) {
@@ -949,6 +954,12 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
                      (long long)bad[0], (long long)c->paths, gp, (long long)bad_step[0],
                      (double)bad_step[0] * r->dt[0],
                      ng > 1 ? " and so did every other grid point" : "");
+      goto done_buf;
+    }
+    if (sample_now && isample >= ns_max) {
+      err = SDK_FAIL(eb, SDK_ERR_FORMAT,
+                     "the checkpoint does not match this run's layout (more samples than %lld)",
+                     (long long)ns_max);
       goto done_buf;
     }
     if (sample_now) {
