@@ -30,9 +30,9 @@ struct sdk_ckpt;
 /* Longest run: 2^53 steps, so that the time n * dt of every step is exact in a
  * double and n fits the kernels' 64-bit counters with room to spare. */
 #define SDK_MAX_STEPS ((int64_t)1 << 53)
-/* Most values the sampled observables may hold (grid points x samples x
- * variables, or x bins): 2^31 doubles, 16 GiB. */
-#define SDK_MAX_SAMPLE_VALUES ((int64_t)1 << 31)
+/* Most values one sampled observable may hold in memory (grid points x
+ * samples x variables, x saved paths or x bins): 2^28 doubles, 2 GiB. */
+#define SDK_MAX_SAMPLE_VALUES ((int64_t)1 << 28)
 
 typedef struct sdk_run_config {
   const char *model; /* built-in name or path */
