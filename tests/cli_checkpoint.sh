@@ -52,7 +52,7 @@ mkdir -p "$T/c"
 LONG=("${ARGS[@]}")
 for i in "${!LONG[@]}"; do [ "${LONG[$i]}" = "$PERIODS" ] && [ "${LONG[$((i-1))]}" = --periods ] && LONG[$i]=$((PERIODS + 200)); done
 (cd "$T/c" && "$B" "${LONG[@]}" --quiet) || failed "long run"
-"$B" resume ck --periods $((PERIODS + 200)) --quiet || failed "extend by resume"
+"$B" resume ck --periods $((PERIODS + 200)) --force --quiet || failed "extend by resume"
 for f in r.drift.tsv r.moments.tsv r.hist.tsv r.density.tsv r.paths.tsv; do
   if cmp -s "$T/c/$f" "$T/b/$f"; then pass; else failed "extended $f differs from the longer run"; fi
 done
@@ -81,7 +81,7 @@ done
 KLONG=("${KARGS[@]}")
 for i in "${!KLONG[@]}"; do [ "${KLONG[$i]}" = 30 ] && [ "${KLONG[$((i-1))]}" = --t-end ] && KLONG[$i]=40; done
 (cd "$T/kc" && "$B" "${KLONG[@]}" --quiet) || failed "long kuramoto run"
-"$B" resume ck --t-end 40 --quiet || failed "extend kuramoto by resume"
+"$B" resume ck --t-end 40 --force --quiet || failed "extend kuramoto by resume"
 for f in r.order.tsv r.density.tsv r.moments.tsv; do
   if cmp -s "$T/kc/$f" "$T/kb/$f"; then pass; else failed "extended kuramoto $f differs from the longer run"; fi
 done
@@ -119,7 +119,7 @@ cp "${SDK_SOURCE_DIR:?}/models/ou.sde" my.sde
 "$B" run ./my.sde --paths 64 --t-end 1 --observe moments --checkpoint m.ckpt --quiet -o m.tsv || failed "ou run"
 sed -i 's/k = 1.0/k = 2.0/' my.sde
 bad "model file changed" "has changed since checkpoint" "$B" resume m.ckpt
-"$B" resume m.ckpt --force --quiet && pass || failed "--force resume"
+"$B" resume m.ckpt --stored-model --force --quiet && pass || failed "--force resume"
 
 # progress: never on a non-terminal stderr; on a terminal it shows
 "$B" run josephson --paths 256 --periods 50 -o p.tsv 2>p.err

@@ -3,6 +3,7 @@
  * failures at run time. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <math.h>
@@ -225,6 +226,7 @@ typedef struct cli_run {
   int force;
   char **argv_copy; /* the arguments before getopt_long permuted them */
   char cmdline[4096];
+  char resolved[4][4200]; /* resume: outputs moved into the checkpoint's directory */
 } cli_run;
 
 static int parse_run_options(int argc, char **argv, cli_run *cr, int need_model) {
@@ -522,7 +524,19 @@ static void cli_run_free(cli_run *cr) {
   cr->argv_copy = NULL;
 }
 
-static int cmd_run_parsed(cli_run *cr, int argc, char **argv, const sdk_ckpt *resume);
+/* What `sdekit resume` adds to the arguments stored in a checkpoint.  The
+ * checkpoint is data (docs/SECURITY.md): it may not choose where files are
+ * written, so its outputs land in the checkpoint's own directory under their
+ * base names (or where -o says), and it always checkpoints to itself. */
+typedef struct resume_opts {
+  const sdk_ckpt *k;
+  const char *file; /* the checkpoint */
+  const char *outputs[4];
+  int noutputs; /* -o given to resume: these replace the stored ones */
+  int force;    /* replace existing outputs */
+} resume_opts;
+
+static int cmd_run_parsed(cli_run *cr, int argc, char **argv, const resume_opts *ro);
 
 static int cmd_run(int argc, char **argv) {
   cli_run cr;
@@ -547,7 +561,20 @@ static void on_signal(int sig) {
   g_stop = sig;
 }
 
-static int cmd_run_parsed(cli_run *crp, int argc, char **argv, const sdk_ckpt *resume) {
+static void warn_line(void *user, const char *msg) {
+  (void)user;
+  fputs("sdekit: warning: ", stderr);
+  cli_put_escaped(stderr, msg);
+  fputc('\n', stderr);
+}
+
+/* The files an output name stands for (FILE, or BASE.OBS.tsv for several
+ * observables), for the check that resume replaces none silently. */
+static int existing_output(const char *out, int nobs, const sdk_run_config *c, char *found,
+                           size_t n);
+
+static int cmd_run_parsed(cli_run *crp, int argc, char **argv, const resume_opts *ro) {
+  const sdk_ckpt *resume = ro ? ro->k : NULL;
   memset(crp, 0, sizeof *crp);
   sdk_run_config_defaults(&crp->c);
   /* record the command as typed (getopt_long reorders argv), less the options
@@ -586,6 +613,27 @@ static int cmd_run_parsed(cli_run *crp, int argc, char **argv, const sdk_ckpt *r
     c->resume = resume;
     c->model_text = resume->model_text;
     c->model_path = resume->model_path;
+    c->checkpoint = ro->file;
+    if (ro->noutputs) {
+      crp->noutputs = ro->noutputs;
+      memcpy(crp->outputs, ro->outputs, sizeof crp->outputs);
+    } else {
+      char *copy = sdk_strdup(ro->file);
+      if (!copy) return usage_error("out of memory%s", "");
+      const char *dir = dirname(copy);
+      for (int k = 0; k < crp->noutputs; k++) {
+        if (!strcmp(crp->outputs[k], "-")) continue;
+        char *o = sdk_strdup(crp->outputs[k]);
+        if (!o) {
+          free(copy);
+          return usage_error("out of memory%s", "");
+        }
+        snprintf(crp->resolved[k], sizeof crp->resolved[k], "%s/%s", dir, basename(o));
+        free(o);
+        crp->outputs[k] = crp->resolved[k];
+      }
+      free(copy);
+    }
   }
   if (c->checkpoint_every >= 0 && !c->checkpoint)
     return usage_error("--checkpoint-every needs --checkpoint FILE%s", "");
@@ -611,35 +659,51 @@ static int cmd_run_parsed(cli_run *crp, int argc, char **argv, const sdk_ckpt *r
       return usage_error("-o '%s': expected a name ending in .h5 or .tsv, or - for stdout", out);
     if ((rc = check_output_dir(out))) return rc;
   }
+  if (ro) {
+    /* resume writes where it says, and replaces nothing unless asked */
+    for (int k = 0; k < crp->noutputs; k++) {
+      const char *out = crp->outputs[k];
+      char found[4200];
+      if (strcmp(out, "-") && !ro->force && existing_output(out, nobs, c, found, sizeof found)) {
+        cli_error("'%s' exists: give --force to replace it, or -o FILE to write elsewhere", found);
+        return 2;
+      }
+    }
+  }
 
   progress pr = {isatty(2) && !c->quiet, 0, mono_s()};
+  /* SIGINT/SIGTERM: finish the chunk, checkpoint if asked, say where the run
+   * stopped; a second signal kills at once (SA_RESETHAND) */
   struct sigaction sa, old_int, old_term;
-  if (c->checkpoint) {
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    c->stop = &g_stop;
-  }
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sa.sa_flags = SA_RESETHAND;
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+  c->stop = &g_stop;
+  c->warn = warn_line;
   c->progress = show_progress;
   c->progress_user = &pr;
   sdk_errbuf eb = {0};
   sdk_run *run = NULL;
   sdk_err e = sdk_run_execute(c, &run, &eb);
-  if (c->checkpoint) {
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-  }
+  sigaction(SIGINT, &old_int, NULL);
+  sigaction(SIGTERM, &old_term, NULL);
   if (pr.on && pr.last_frac > 0 && pr.last_frac < 1) fputc('\n', stderr);
   if (e == SDK_ERR_INTERRUPTED) {
-    char em[4096], ec[4096];
-    fprintf(stderr, "sdekit: %s; continue with: sdekit resume %s\n",
-            sdk_esc_term_buf(eb.msg, em, sizeof em),
-            sdk_esc_term_buf(c->checkpoint, ec, sizeof ec));
+    fputs("sdekit: ", stderr);
+    cli_put_escaped(stderr, eb.msg);
+    fputc('\n', stderr);
     return 128 + (int)g_stop;
   }
   if (e != SDK_OK) return fail(e, &eb);
   const sdk_results *R = sdk_run_results(run);
+  for (int k = 0; ro && k < crp->noutputs; k++)
+    if (strcmp(crp->outputs[k], "-")) {
+      fputs("sdekit: resume: results go to ", stderr);
+      cli_put_escaped(stderr, crp->outputs[k]);
+      fputc('\n', stderr);
+    }
   for (int k = 0; k < crp->noutputs && e == SDK_OK; k++) {
     const char *out = crp->outputs[k];
     int h5 = has_suffix(out, ".h5") || has_suffix(out, ".hdf5");
@@ -676,8 +740,33 @@ static int cmd_run_parsed(cli_run *crp, int argc, char **argv, const sdk_ckpt *r
             sdk_run_seconds(run),
             sdk_run_path_steps(run) / (sdk_run_seconds(run) > 0 ? sdk_run_seconds(run) : 1),
             sdk_run_device(run));
+  /* grid points that blew up: the results are written (NaN there), then
+   * reported as an error so that scripts notice */
+  const char *problem = sdk_run_problem(run);
+  int prc = 0;
+  if (e == SDK_OK && problem) {
+    cli_error("%s", problem);
+    prc = 1;
+  }
   sdk_run_destroy(&run);
-  return e == SDK_OK ? 0 : fail(e, &eb);
+  return e == SDK_OK ? prc : fail(e, &eb);
+}
+
+static int existing_output(const char *out, int nobs, const sdk_run_config *c, char *found,
+                           size_t n) {
+  struct stat st;
+  int h5 = has_suffix(out, ".h5") || has_suffix(out, ".hdf5");
+  if (h5 || nobs == 1) {
+    snprintf(found, n, "%s", out);
+    return lstat(out, &st) == 0;
+  }
+  size_t blen = strlen(out) - strlen(strrchr(out, '.'));
+  for (int i = 0; i < NOBS; i++)
+    if (has_obs(c, i)) {
+      snprintf(found, n, "%.*s.%s.tsv", (int)blen, out, OBS_NAMES[i]);
+      if (lstat(found, &st) == 0) return 1;
+    }
+  return 0;
 }
 
 static int cmp_names(const void *a, const void *b) {
@@ -780,26 +869,70 @@ static int cmd_codegen(int argc, char **argv) {
 }
 
 static const char RESUME_HELP[] =
-    "usage: sdekit resume CHECKPOINT [--periods N | --t-end T] [--force] [--threads N] [--quiet]\n"
+    "usage: sdekit resume CHECKPOINT [--periods N | --t-end T] [-o FILE]... [--force]\n"
+    "                                [--stored-model] [--threads N] [--quiet]\n"
     "\n"
     "Continues a run saved with --checkpoint (after SIGINT/SIGTERM, a crash, or its end):\n"
     "the same arguments, model and state; the results are bitwise those of the run done\n"
     "in one go.  --periods/--t-end raise the run's length (extend a finished run).\n"
-    "--force uses the model text stored in the checkpoint even if the model file changed.\n";
+    "\n"
+    "A checkpoint is data, not a command: its model text passes the model parser like any\n"
+    "model file, and it only works with the sdekit build (version, kernel ABI, compiler,\n"
+    "generated kernel) that wrote it.  The results go to the checkpoint's own directory,\n"
+    "under the base names of the run's -o files (printed first), or to the -o FILEs given\n"
+    "here; the run checkpoints to CHECKPOINT itself.\n"
+    "  -o FILE          write here instead (repeatable, as for 'sdekit run')\n"
+    "  --force          replace result files that exist (resume never does so silently;\n"
+    "                   'sdekit run' replaces its -o files, as typed)\n"
+    "  --stored-model   resume although the model file has changed since, with the model\n"
+    "                   text stored in the checkpoint\n";
+
+/* A model file to compare with the checkpoint's text: a regular file of
+ * bounded size, opened without waiting on a FIFO; NULL otherwise. */
+static char *read_model_file(const char *path) {
+  enum { MAX_MODEL = 16 << 20 };
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return NULL;
+  struct stat st;
+  char *buf = NULL;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= MAX_MODEL &&
+      (buf = malloc((size_t)st.st_size + 1))) {
+    size_t got = 0;
+    ssize_t r;
+    while (got < (size_t)st.st_size &&
+           ((r = read(fd, buf + got, (size_t)st.st_size - got)) > 0 || (r < 0 && errno == EINTR)))
+      got += r > 0 ? (size_t)r : 0;
+    buf[got] = 0;
+  }
+  close(fd);
+  return buf;
+}
 
 static int cmd_resume(int argc, char **argv) {
   const char *file = NULL, *periods = NULL, *tend = NULL, *threads = NULL;
-  int force = 0, quiet = 0, verbose = 0;
+  int force = 0, stored_model = 0, quiet = 0, verbose = 0;
+  resume_opts ro;
+  memset(&ro, 0, sizeof ro);
   for (int i = 1; i < argc; i++) {
     int k;
     if (!strcmp(argv[i], "--help")) return fputs(RESUME_HELP, stdout), 0;
     if (!strcmp(argv[i], "--force"))
       force = 1;
+    else if (!strcmp(argv[i], "--stored-model"))
+      stored_model = 1;
     else if (!strcmp(argv[i], "--quiet"))
       quiet = 1;
     else if (!strcmp(argv[i], "--verbose"))
       verbose = 1;
-    else if ((k = is_opt(argv, argc, i, "--threads"))) {
+    else if (!strcmp(argv[i], "-o") || !strncmp(argv[i], "--output", 8)) {
+      const char *val = !strcmp(argv[i], "-o") || !strcmp(argv[i], "--output") ? argv[i + 1]
+                        : argv[i][8] == '='                                    ? argv[i] + 9
+                                                                               : NULL;
+      if (!val) return usage_error("option '%s' needs a value", argv[i]);
+      if (ro.noutputs == 4) return usage_error("at most four -o%s", "");
+      ro.outputs[ro.noutputs++] = val;
+      if (val == argv[i + 1]) i++;
+    } else if ((k = is_opt(argv, argc, i, "--threads"))) {
       threads = k == 2 ? argv[i + 1] : strchr(argv[i], '=') ? strchr(argv[i], '=') + 1 : NULL;
       if (!threads) return usage_error("option '%s' needs a value", argv[i]);
       i += k - 1;
@@ -827,10 +960,10 @@ static int cmd_resume(int argc, char **argv) {
   sdk_err e = sdk_ckpt_read(file, &k, &eb);
   if (e != SDK_OK) return fail(e, &eb);
   /* a checkpoint of another model (the file changed since) is not used silently */
-  char *now = k->model_path[0] ? sdk_read_file(k->model_path, NULL) : NULL;
-  if (now && strcmp(now, k->model_text) != 0 && !force) {
+  char *now = k->model_path[0] ? read_model_file(k->model_path) : NULL;
+  if (now && strcmp(now, k->model_text) != 0 && !stored_model) {
     cli_error("model file '%s' has changed since checkpoint '%s' was written "
-              "(--force resumes with the model stored in the checkpoint)\n",
+              "(--stored-model resumes with the model stored in the checkpoint)",
               k->model_path, file);
     free(now);
     sdk_ckpt_destroy(&k);
@@ -860,14 +993,11 @@ static int cmd_resume(int argc, char **argv) {
   if (quiet) av[ac++] = "--quiet";
   if (verbose) av[ac++] = "--verbose";
   if (threads) snprintf(thbuf, sizeof thbuf, "--threads=%s", threads), av[ac++] = thbuf;
-  /* keep writing checkpoints to the same file */
-  int has_ck = 0;
-  for (int i = 0; i < ac; i++)
-    has_ck |= is_opt(av, ac, i, "--checkpoint") > 0;
-  char cbuf[4200];
-  if (!has_ck) snprintf(cbuf, sizeof cbuf, "--checkpoint=%s", file), av[ac++] = cbuf;
+  ro.k = k;
+  ro.file = file;
+  ro.force = force;
   cli_run cr;
-  int rc = cmd_run_parsed(&cr, ac, av, k);
+  int rc = cmd_run_parsed(&cr, ac, av, &ro);
   cli_run_free(&cr);
   free(av);
   sdk_ckpt_destroy(&k);

@@ -571,6 +571,16 @@ sdk_err sdk_write_h5(const sdk_results *r, const char *path, sdk_errbuf *eb) {
   SDK_TRY(e, write_root(&w, r, root), fail);
   SDK_TRY(e, write_scan(&w, r, root, rank, gdims), fail);
   if (r->drift) SDK_TRY(e, write_drift(&w, r, root, rank, gdims), fail);
+  if (r->nonfinite) {
+    /* grid points whose paths blew up: their values are NaN, this says how many paths */
+    hid_t d = dset_write(&w, root, "nonfinite", H5T_STD_I64LE, H5T_NATIVE_INT64, rank, gdims,
+                         r->nonfinite);
+    if (d < 0) {
+      e = SDK_ERR_IO;
+      goto fail;
+    }
+    H5Dclose(d);
+  }
   if (r->mean) SDK_TRY(e, write_moments(&w, r, root, rank, gdims), fail);
   if (r->density) SDK_TRY(e, write_hist(&w, r, root, rank, gdims), fail);
   if (r->saved && r->sample_step) SDK_TRY(e, write_paths(&w, r, root, rank, gdims), fail);

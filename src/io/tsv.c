@@ -186,12 +186,15 @@ static void write_drift(const sdk_results *r, FILE *f) {
   const char *vn = r->var_names[r->drift_var];
   fprintf(f, "# drift of: %s\n", vn);
   write_header_start(r, f);
-  fprintf(f, "drift_%s\tdrift_%s_err\n", vn, vn);
+  /* grid points that blew up (NaN values) get their count of non-finite paths */
+  fprintf(f, "drift_%s\tdrift_%s_err%s\n", vn, vn, r->nonfinite ? "\tnonfinite" : "");
   for (int64_t g = 0; g < r->ngrid; g++) {
     /* 2-D scan: a blank line whenever the axis-0 value changes (splot). */
     if (r->nscan == 2 && g > 0 && g % r->scan[1].n == 0) fputc('\n', f);
     write_coords(r, g, f);
-    fprintf(f, "%s\t%s\n", fmt_stat(b1, r->drift[g]), fmt_stat(b2, r->drift_err[g]));
+    fprintf(f, "%s\t%s", fmt_stat(b1, r->drift[g]), fmt_stat(b2, r->drift_err[g]));
+    if (r->nonfinite) fprintf(f, "\t%lld", (long long)r->nonfinite[g]);
+    fputc('\n', f);
   }
 }
 

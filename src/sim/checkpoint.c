@@ -5,17 +5,34 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backend/backend.h"
 #include "codegen/codegen.h"
 #include "core/strbuf.h"
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+const char *sdk_ckpt_build_id(void) {
+  return "sdekit " SDK_VERSION " abi " STR(SDK_KERNEL_ABI) " ckpt " STR(SDK_CKPT_FORMAT)
+#ifdef __VERSION__
+      " cc " __VERSION__
+#endif
+#ifdef SDK_BUILD_ID
+      " build " SDK_BUILD_ID
+#endif
+      ;
+}
+
 void sdk_ckpt_destroy(sdk_ckpt **cp) {
   if (!cp || !*cp) return;
   sdk_ckpt *c = *cp;
   free(c->version);
-  for (int i = 0; i < c->argc; i++)
+  free(c->build);
+  free(c->kernel_hash);
+  for (int i = 0; c->argv && i < c->argc; i++)
     free(c->argv[i]);
   free(c->argv);
   free(c->model_text);
@@ -45,6 +62,10 @@ static void rec(sdk_strbuf *b, const char tag[4], const void *data, uint64_t n) 
   if (n) sdk_sb_putn(b, data, (size_t)n);
 }
 
+static const char *str_or_empty(const char *s) {
+  return s ? s : "";
+}
+
 sdk_err sdk_ckpt_write(const sdk_ckpt *c, const char *path, sdk_errbuf *eb) {
   sdk_strbuf b;
   sdk_sb_init(&b);
@@ -53,6 +74,9 @@ sdk_err sdk_ckpt_write(const sdk_ckpt *c, const char *path, sdk_errbuf *eb) {
   sdk_sb_putn(&b, (const char *)&fmt, 4);
   rec(&b, "VERS", c->version, strlen(c->version));
   rec(&b, "ABI ", &c->abi, 8);
+  const char *build = c->build ? c->build : sdk_ckpt_build_id();
+  rec(&b, "BILD", build, strlen(build));
+  rec(&b, "KHSH", str_or_empty(c->kernel_hash), strlen(str_or_empty(c->kernel_hash)));
   sdk_strbuf av;
   sdk_sb_init(&av);
   for (int i = 0; i < c->argc; i++)
@@ -60,14 +84,15 @@ sdk_err sdk_ckpt_write(const sdk_ckpt *c, const char *path, sdk_errbuf *eb) {
   rec(&b, "ARGV", av.s ? av.s : "", av.len);
   sdk_sb_free(&av);
   rec(&b, "MTXT", c->model_text, strlen(c->model_text));
-  rec(&b, "MPTH", c->model_path, strlen(c->model_path));
+  rec(&b, "MPTH", str_or_empty(c->model_path), strlen(str_or_empty(c->model_path)));
   int64_t dims[8] = {c->step,   c->nvars, c->ngrid,    c->ppg,
                      c->nsaved, c->dbins, c->nsamples, c->has_mark};
   rec(&b, "DIMS", dims, sizeof dims);
-  uint64_t np = (uint64_t)(c->ngrid * c->ppg), ns = (uint64_t)c->nsamples, ng = (uint64_t)c->ngrid;
+  uint64_t np = (uint64_t)c->ngrid * (uint64_t)c->ppg, ns = (uint64_t)c->nsamples,
+           ng = (uint64_t)c->ngrid;
   rec(&b, "STAT", c->state, (uint64_t)(c->nvars + 1) * np * 8);
-  rec(&b, "SSTP", c->sample_step, ns * 8);
   if (c->comp) rec(&b, "COMP", c->comp, (uint64_t)c->nvars * np * 8);
+  rec(&b, "SSTP", c->sample_step, ns * 8);
   if (c->mean) rec(&b, "MEAN", c->mean, ng * ns * (uint64_t)c->nvars * 8);
   if (c->var) rec(&b, "VARI", c->var, ng * ns * (uint64_t)c->nvars * 8);
   if (c->paths) rec(&b, "PATH", c->paths, ng * (uint64_t)c->nsaved * ns * (uint64_t)c->nvars * 8);
@@ -97,210 +122,323 @@ sdk_err sdk_ckpt_write(const sdk_ckpt *c, const char *path, sdk_errbuf *eb) {
     sdk_sb_free(&b);
     return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory writing checkpoint");
   }
-  char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) {
+  /* the temporary name lives next to the target (rename is atomic only
+   * within one file system) and is made fresh, never followed if planted */
+  sdk_strbuf tb;
+  sdk_sb_init(&tb);
+  sdk_sb_printf(&tb, "%s.tmp.%ld", path, (long)getpid());
+  if (tb.oom || !tb.s) {
     sdk_sb_free(&b);
-    return SDK_FAIL(eb, SDK_ERR_IO, "cannot write checkpoint '%s': %s", path, strerror(errno));
+    sdk_sb_free(&tb);
+    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory writing checkpoint");
+  }
+  const char *tmp = tb.s;
+  unlink(tmp); /* a leftover of a killed run with this pid */
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  sdk_err err = SDK_OK;
+  if (fd < 0) {
+    err = SDK_FAIL(eb, SDK_ERR_IO, "cannot write checkpoint '%s': %s", path, strerror(errno));
+    goto out;
   }
   size_t off = 0, total = b.len;
+  int e = 0;
   while (off < total) {
     ssize_t w = write(fd, b.s + off, total - off);
     if (w < 0) {
       if (errno == EINTR) continue;
+      e = errno;
+      break;
+    }
+    if (w == 0) {
+      e = ENOSPC;
       break;
     }
     off += (size_t)w;
   }
+  if (off == total && fsync(fd) != 0) e = errno;
+  if (close(fd) != 0 && !e) e = errno;
+  if (!e && rename(tmp, path) != 0) e = errno;
+  if (e) {
+    unlink(tmp);
+    err = SDK_FAIL(eb, SDK_ERR_IO, "cannot write checkpoint '%s': %s", path, strerror(e));
+  }
+out:
   sdk_sb_free(&b);
-  if (off != total) {
-    int e = errno;
-    close(fd);
-    unlink(tmp);
-    return SDK_FAIL(eb, SDK_ERR_IO, "cannot write checkpoint '%s': %s", path, strerror(e));
-  }
-  if (fsync(fd) != 0 || close(fd) != 0) {
-    unlink(tmp);
-    return SDK_FAIL(eb, SDK_ERR_IO, "cannot write checkpoint '%s': %s", path, strerror(errno));
-  }
-  if (rename(tmp, path) != 0) {
-    unlink(tmp);
-    return SDK_FAIL(eb, SDK_ERR_IO, "cannot write checkpoint '%s': %s", path, strerror(errno));
-  }
-  return SDK_OK;
+  sdk_sb_free(&tb);
+  return err;
 }
 
-typedef struct {
-  const char *p, *end;
-} rd;
+/* Records the reader knows; one slot each. */
+enum {
+  R_VERS,
+  R_ABI,
+  R_BILD,
+  R_KHSH,
+  R_ARGV,
+  R_MTXT,
+  R_MPTH,
+  R_DIMS,
+  R_STAT,
+  R_COMP,
+  R_SSTP,
+  R_MEAN,
+  R_VARI,
+  R_PATH,
+  R_DLO,
+  R_DHI,
+  R_DP,
+  R_DUND,
+  R_DOVR,
+  R_ONUM,
+  R_OSTP,
+  R_ORR,
+  R_ORE,
+  R_OPSI,
+  R_N
+};
+static const char TAGS[R_N][5] = {"VERS", "ABI ", "BILD", "KHSH", "ARGV", "MTXT", "MPTH", "DIMS",
+                                  "STAT", "COMP", "SSTP", "MEAN", "VARI", "PATH", "DLO ", "DHI ",
+                                  "DP  ", "DUND", "DOVR", "ONUM", "OSTP", "ORR ", "ORE ", "OPSI"};
 
-static int take(rd *r, void *out, size_t n) {
-  if ((size_t)(r->end - r->p) < n) return 0;
-  memcpy(out, r->p, n);
-  r->p += n;
+/* a*b*c*d*8 without overflow and within the file's size; 0 on overflow */
+static int bytes_of(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t *out) {
+  uint64_t r = 8;
+  if (__builtin_mul_overflow(r, a, &r) || __builtin_mul_overflow(r, b, &r) ||
+      __builtin_mul_overflow(r, c, &r) || __builtin_mul_overflow(r, d, &r) ||
+      r > SDK_CKPT_MAX_BYTES)
+    return 0;
+  *out = r;
   return 1;
 }
 
-static void *dup_bytes(const char *p, uint64_t n, int nul) {
-  char *d = malloc((size_t)n + (nul ? 1 : 0) + 1);
-  if (!d) return NULL;
-  memcpy(d, p, (size_t)n);
-  if (nul) d[n] = 0;
-  return d;
+/* a string record: no NUL inside (a C string would silently end there) */
+static char *dup_str(const char *p, uint64_t n) {
+  if (memchr(p, 0, (size_t)n)) return NULL;
+  return sdk_strndup(p, (size_t)n);
 }
 
-sdk_err sdk_ckpt_read(const char *path, sdk_ckpt **out, sdk_errbuf *eb) {
+static int is_hex32(const char *s) {
+  if (strlen(s) != 32) return 0;
+  for (int i = 0; i < 32; i++)
+    if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f'))) return 0;
+  return 1;
+}
+
+sdk_err sdk_ckpt_parse(const void *data, size_t len, const char *path, sdk_ckpt **out,
+                       sdk_errbuf *eb) {
   *out = NULL;
-  size_t len = 0;
-  char *buf = sdk_read_file(path, &len);
-  if (!buf)
-    return SDK_FAIL(eb, SDK_ERR_USAGE, "cannot read checkpoint '%s': %s", path, strerror(errno));
+  const char *buf = data;
   sdk_err err = SDK_OK;
   sdk_ckpt *c = calloc(1, sizeof *c);
-  if (!c) {
-    free(buf);
-    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  }
-  rd r = {buf, buf + len};
-  char magic[8];
+  if (!c) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+#define CORRUPT(...)                                                                               \
+  do {                                                                                             \
+    err = SDK_FAIL(eb, SDK_ERR_FORMAT, __VA_ARGS__);                                               \
+    goto fail;                                                                                     \
+  } while (0)
   uint32_t fmt = 0;
-  if (!take(&r, magic, 8) || memcmp(magic, "SDEKITCP", 8) != 0) {
-    err = SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s' is not an sdekit checkpoint", path);
-    goto fail;
-  }
-  if (!take(&r, &fmt, 4) || fmt != SDK_CKPT_FORMAT) {
-    err = SDK_FAIL(eb, SDK_ERR_FORMAT, "checkpoint '%s' has format %u; this sdekit reads format %d",
-                   path, fmt, SDK_CKPT_FORMAT);
-    goto fail;
-  }
-  int hashed = 0, have_dims = 0;
-  int64_t dims[8] = {0};
+  if (len < 8 || memcmp(buf, "SDEKITCP", 8) != 0) CORRUPT("'%s' is not an sdekit checkpoint", path);
+  if (len < 12) CORRUPT("checkpoint '%s' is truncated or corrupt", path);
+  memcpy(&fmt, buf + 8, 4);
+  if (fmt != SDK_CKPT_FORMAT)
+    CORRUPT("checkpoint '%s' has format %u; this sdekit (%s) reads format %d: finish it with the "
+            "sdekit that wrote it",
+            path, fmt, SDK_VERSION, SDK_CKPT_FORMAT);
   struct {
     const char *p;
     uint64_t n;
-  } f[24];
+  } f[R_N];
   memset(f, 0, sizeof f);
-  static const char *const TAGS[] = {"VERS", "ABI ", "ARGV", "MTXT", "MPTH", "STAT", "SSTP", "MEAN",
-                                     "VARI", "PATH", "DLO ", "DHI ", "DP  ", "DUND", "DOVR", "ONUM",
-                                     "OSTP", "ORR ", "ORE ", "OPSI", "COMP", NULL};
-  while (r.p < r.end) {
-    const char *rec_start = r.p;
+  size_t pos = 12;
+  int hashed = 0;
+  while (pos < len) {
+    size_t rec_start = pos;
     char tag[4];
     uint64_t n;
-    if (!take(&r, tag, 4) || !take(&r, &n, 8) || n > (uint64_t)(r.end - r.p)) {
-      err = SDK_FAIL(eb, SDK_ERR_FORMAT, "checkpoint '%s' is truncated or corrupt", path);
-      goto fail;
-    }
+    if (len - pos < 12) CORRUPT("checkpoint '%s' is truncated or corrupt", path);
+    memcpy(tag, buf + pos, 4);
+    memcpy(&n, buf + pos + 4, 8);
+    pos += 12;
+    if (n > len - pos) CORRUPT("checkpoint '%s' is truncated or corrupt", path);
     if (!memcmp(tag, "HASH", 4)) {
-      char want[33], got[33];
-      sdk_hash_hex(buf, (size_t)(rec_start - buf), want);
-      if (n != 32 || (memcpy(got, r.p, 32), got[32] = 0, strcmp(want, got) != 0)) {
-        err = SDK_FAIL(eb, SDK_ERR_FORMAT, "checkpoint '%s' is corrupt (checksum mismatch)", path);
-        goto fail;
-      }
-      r.p += n;
+      char want[33];
+      sdk_hash_hex(buf, rec_start, want);
+      if (n != 32 || memcmp(want, buf + pos, 32) != 0)
+        CORRUPT("checkpoint '%s' is corrupt (checksum mismatch)", path);
+      pos += 32;
       hashed = 1;
       break;
     }
-    if (!memcmp(tag, "DIMS", 4)) {
-      if (n != sizeof dims) {
-        err = SDK_FAIL(eb, SDK_ERR_FORMAT, "checkpoint '%s' is corrupt", path);
-        goto fail;
-      }
-      memcpy(dims, r.p, sizeof dims);
-      have_dims = 1;
-    } else {
-      for (int i = 0; TAGS[i]; i++)
-        if (!memcmp(tag, TAGS[i], 4)) f[i].p = r.p, f[i].n = n;
+    int k = 0;
+    while (k < R_N && memcmp(tag, TAGS[k], 4) != 0)
+      k++;
+    if (k == R_N) {
+      char t[5];
+      for (int i = 0; i < 4; i++)
+        t[i] = tag[i] >= 32 && tag[i] < 127 ? tag[i] : '?';
+      t[4] = 0;
+      CORRUPT("checkpoint '%s' has a record '%s' this sdekit does not know", path, t);
     }
-    r.p += n;
+    if (f[k].p) CORRUPT("checkpoint '%s' is corrupt (record '%s' given twice)", path, TAGS[k]);
+    f[k].p = buf + pos;
+    f[k].n = n;
+    pos += (size_t)n;
   }
-  if (!hashed || r.p != r.end || !have_dims || !f[0].p || !f[1].p || !f[2].p || !f[3].p ||
-      !f[5].p || !f[6].p) {
-    err = SDK_FAIL(eb, SDK_ERR_FORMAT, "checkpoint '%s' is truncated or corrupt", path);
-    goto fail;
-  }
-  c->version = dup_bytes(f[0].p, f[0].n, 1);
-  memcpy(&c->abi, f[1].p, 8);
-  if (strcmp(c->version, SDK_VERSION) != 0 || c->abi != SDK_KERNEL_ABI) {
-    err = SDK_FAIL(eb, SDK_ERR_FORMAT,
-                   "checkpoint '%s' was written by sdekit %s (kernel ABI %lld); this is sdekit %s "
-                   "(ABI %d): finish it with that version",
-                   path, c->version, (long long)c->abi, SDK_VERSION, SDK_KERNEL_ABI);
-    goto fail;
-  }
-  /* arguments: NUL-separated */
-  for (uint64_t i = 0; i < f[2].n; i++)
-    c->argc += f[2].p[i] == 0;
-  c->argv = calloc((size_t)c->argc + 1, sizeof *c->argv);
-  if (!c->argv) goto oom;
+  if (!hashed || pos != len) CORRUPT("checkpoint '%s' is truncated or corrupt", path);
+  static const int required[] = {R_VERS, R_ABI,  R_BILD, R_KHSH, R_ARGV,
+                                 R_MTXT, R_MPTH, R_DIMS, R_STAT, R_SSTP};
+  for (size_t i = 0; i < sizeof required / sizeof *required; i++)
+    if (!f[required[i]].p)
+      CORRUPT("checkpoint '%s' is truncated or corrupt (no record '%s')", path, TAGS[required[i]]);
+  /* who wrote it: version, ABI, build */
+  if (f[R_VERS].n > 64 || !(c->version = dup_str(f[R_VERS].p, f[R_VERS].n)))
+    CORRUPT("checkpoint '%s' is corrupt (version)", path);
+  if (f[R_ABI].n != 8) CORRUPT("checkpoint '%s' is corrupt (ABI)", path);
+  memcpy(&c->abi, f[R_ABI].p, 8);
+  if (f[R_BILD].n > 1024 || !(c->build = dup_str(f[R_BILD].p, f[R_BILD].n)))
+    CORRUPT("checkpoint '%s' is corrupt (build id)", path);
+  if (strcmp(c->version, SDK_VERSION) != 0 || c->abi != SDK_KERNEL_ABI)
+    CORRUPT("checkpoint '%s' was written by sdekit %s (kernel ABI %lld); this is sdekit %s "
+            "(ABI %d): finish it with that version",
+            path, c->version, (long long)c->abi, SDK_VERSION, SDK_KERNEL_ABI);
+  if (strcmp(c->build, sdk_ckpt_build_id()) != 0)
+    CORRUPT("checkpoint '%s' was written by another build of sdekit (%s; this is %s): finish it "
+            "with that build",
+            path, c->build, sdk_ckpt_build_id());
+  if (!(c->kernel_hash = dup_str(f[R_KHSH].p, f[R_KHSH].n)) || !is_hex32(c->kernel_hash))
+    CORRUPT("checkpoint '%s' is corrupt (kernel hash)", path);
+  /* arguments: NUL-terminated strings, nothing after the last */
   {
-    const char *p = f[2].p;
+    const char *p = f[R_ARGV].p;
+    uint64_t n = f[R_ARGV].n;
+    int64_t argc = 0;
+    for (uint64_t i = 0; i < n; i++)
+      argc += p[i] == 0;
+    if ((n > 0 && p[n - 1] != 0) || argc > SDK_CKPT_MAX_ARGS)
+      CORRUPT("checkpoint '%s' is corrupt (arguments)", path);
+    c->argv = calloc((size_t)argc + 1, sizeof *c->argv);
+    if (!c->argv) goto oom;
+    c->argc = (int)argc;
     for (int i = 0; i < c->argc; i++) {
       size_t l = strlen(p);
-      if (!(c->argv[i] = sdk_strdup(p))) goto oom;
+      if (!(c->argv[i] = sdk_strndup(p, l))) goto oom;
       p += l + 1;
     }
   }
-  c->model_text = dup_bytes(f[3].p, f[3].n, 1);
-  c->model_path = f[4].p ? dup_bytes(f[4].p, f[4].n, 1) : sdk_strdup("");
+  if (!(c->model_text = dup_str(f[R_MTXT].p, f[R_MTXT].n)) ||
+      !(c->model_path = dup_str(f[R_MPTH].p, f[R_MPTH].n)) || f[R_MPTH].n > 4096)
+    CORRUPT("checkpoint '%s' is corrupt (model text or path)", path);
+  /* dimensions */
+  if (f[R_DIMS].n != 64) CORRUPT("checkpoint '%s' is corrupt (dimensions)", path);
+  int64_t dims[8];
+  memcpy(dims, f[R_DIMS].p, sizeof dims);
   c->step = dims[0], c->nvars = dims[1], c->ngrid = dims[2], c->ppg = dims[3];
   c->nsaved = dims[4], c->dbins = dims[5], c->nsamples = dims[6], c->has_mark = dims[7];
-  if (c->nvars < 1 || c->ngrid < 1 || c->ppg < 1 || c->nsamples < 0 || c->nsaved < 0 ||
-      c->dbins < 0 || c->step < 0) {
-    err = SDK_FAIL(eb, SDK_ERR_FORMAT, "checkpoint '%s' is corrupt (bad dimensions)", path);
-    goto fail;
+  if (c->nvars < 1 || c->nvars > SDK_CKPT_MAX_VARS || c->ngrid < 1 || c->ppg < 1 ||
+      c->nsamples < 0 || c->nsaved < 0 || c->dbins < 0 || c->step < 0 ||
+      (c->has_mark != 0 && c->has_mark != 1))
+    CORRUPT("checkpoint '%s' is corrupt (bad dimensions)", path);
+  if (f[R_ONUM].p) {
+    if (f[R_ONUM].n != 8 || !f[R_OSTP].p || !f[R_ORR].p || !f[R_ORE].p || !f[R_OPSI].p)
+      CORRUPT("checkpoint '%s' is corrupt (order parameter)", path);
+    memcpy(&c->nord, f[R_ONUM].p, 8);
+    if (c->nord < 0 || (uint64_t)c->nord > f[R_OSTP].n / 8)
+      CORRUPT("checkpoint '%s' is corrupt (bad dimensions)", path);
+  } else if (f[R_OSTP].p || f[R_ORR].p || f[R_ORE].p || f[R_OPSI].p) {
+    CORRUPT("checkpoint '%s' is corrupt (order parameter)", path);
   }
-  if (f[15].p) {
-    if (f[15].n != 8 || !f[16].p || !f[17].p || !f[18].p || !f[19].p) {
-      err = SDK_FAIL(eb, SDK_ERR_FORMAT, "checkpoint '%s' is corrupt (order parameter)", path);
-      goto fail;
-    }
-    memcpy(&c->nord, f[15].p, 8);
-    if (c->nord < 0 || c->nord > (int64_t)(f[16].n / 8)) {
-      err = SDK_FAIL(eb, SDK_ERR_FORMAT, "checkpoint '%s' is corrupt (bad dimensions)", path);
-      goto fail;
+  /* the density records come together */
+  int nden = !!f[R_DLO].p + !!f[R_DHI].p + !!f[R_DP].p + !!f[R_DUND].p + !!f[R_DOVR].p;
+  if ((nden != 0 && nden != 5) || (!!f[R_MEAN].p != !!f[R_VARI].p))
+    CORRUPT("checkpoint '%s' is truncated or corrupt (incomplete observables)", path);
+  {
+    uint64_t ns = (uint64_t)c->nsamples, ng = (uint64_t)c->ngrid, nv = (uint64_t)c->nvars,
+             no = (uint64_t)c->nord, np;
+    if (__builtin_mul_overflow(ng, (uint64_t)c->ppg, &np))
+      CORRUPT("checkpoint '%s' is corrupt (bad dimensions)", path);
+    struct {
+      int idx;
+      void **dst;
+      uint64_t a, b, c, d;
+    } arrays[] = {{R_STAT, (void **)&c->state, nv + 1, np, 1, 1},
+                  {R_COMP, (void **)&c->comp, nv, np, 1, 1},
+                  {R_SSTP, (void **)&c->sample_step, ns, 1, 1, 1},
+                  {R_MEAN, (void **)&c->mean, ng, ns, nv, 1},
+                  {R_VARI, (void **)&c->var, ng, ns, nv, 1},
+                  {R_PATH, (void **)&c->paths, ng, (uint64_t)c->nsaved, ns, nv},
+                  {R_DLO, (void **)&c->dlo, ng, ns, 1, 1},
+                  {R_DHI, (void **)&c->dhi, ng, ns, 1, 1},
+                  {R_DP, (void **)&c->dP, ng, ns, (uint64_t)c->dbins, 1},
+                  {R_DUND, (void **)&c->dunder, ng, ns, 1, 1},
+                  {R_DOVR, (void **)&c->dover, ng, ns, 1, 1},
+                  {R_OSTP, (void **)&c->ord_step, no, 1, 1, 1},
+                  {R_ORR, (void **)&c->ord_r, ng, no, 1, 1},
+                  {R_ORE, (void **)&c->ord_err, ng, no, 1, 1},
+                  {R_OPSI, (void **)&c->ord_psi, ng, no, 1, 1}};
+    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) {
+      int k = arrays[i].idx;
+      if (!f[k].p) continue;
+      uint64_t want;
+      if (!bytes_of(arrays[i].a, arrays[i].b, arrays[i].c, arrays[i].d, &want) || f[k].n != want)
+        CORRUPT("checkpoint '%s' is corrupt (record '%s' has the wrong size)", path, TAGS[k]);
+      /* malloc(0) may return NULL: keep one byte so that "present" stays non-NULL */
+      if (!(*arrays[i].dst = malloc(want ? (size_t)want : 1))) goto oom;
+      if (want) memcpy(*arrays[i].dst, f[k].p, (size_t)want);
     }
   }
-  uint64_t np = (uint64_t)(c->ngrid * c->ppg), ns = (uint64_t)c->nsamples, ng = (uint64_t)c->ngrid,
-           nv = (uint64_t)c->nvars, no = (uint64_t)c->nord;
-  struct {
-    int idx;
-    void **dst;
-    uint64_t want;
-  } arrays[] = {{5, (void **)&c->state, (nv + 1) * np * 8},
-                {6, (void **)&c->sample_step, ns * 8},
-                {7, (void **)&c->mean, ng * ns * nv * 8},
-                {8, (void **)&c->var, ng * ns * nv * 8},
-                {9, (void **)&c->paths, ng * (uint64_t)c->nsaved * ns * nv * 8},
-                {10, (void **)&c->dlo, ng * ns * 8},
-                {11, (void **)&c->dhi, ng * ns * 8},
-                {12, (void **)&c->dP, ng * ns * (uint64_t)c->dbins * 8},
-                {13, (void **)&c->dunder, ng * ns * 8},
-                {14, (void **)&c->dover, ng * ns * 8},
-                {16, (void **)&c->ord_step, no * 8},
-                {17, (void **)&c->ord_r, ng * no * 8},
-                {18, (void **)&c->ord_err, ng * no * 8},
-                {19, (void **)&c->ord_psi, ng * no * 8},
-                {20, (void **)&c->comp, nv * np * 8}};
-  for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) {
-    if (!f[arrays[i].idx].p) continue;
-    if (f[arrays[i].idx].n != arrays[i].want) {
-      err = SDK_FAIL(eb, SDK_ERR_FORMAT, "checkpoint '%s' is corrupt (a record has the wrong size)",
-                     path);
-      goto fail;
-    }
-    if (!(*arrays[i].dst = dup_bytes(f[arrays[i].idx].p, arrays[i].want, 0))) goto oom;
-  }
-  if (!c->model_text || !c->model_path) goto oom;
-  free(buf);
+  if (c->nsaved > 0 && !c->paths) CORRUPT("checkpoint '%s' is corrupt (saved paths)", path);
+  if (c->dbins > 0 && !c->dP) CORRUPT("checkpoint '%s' is corrupt (density)", path);
+  /* sample steps: increasing, within the steps done */
+  for (int64_t s = 0; s < c->nsamples; s++)
+    if (c->sample_step[s] < 0 || c->sample_step[s] > c->step ||
+        (s > 0 && c->sample_step[s] <= c->sample_step[s - 1]))
+      CORRUPT("checkpoint '%s' is corrupt (sample steps)", path);
+  for (int64_t s = 0; s < c->nord; s++)
+    if (c->ord_step[s] < 0 || c->ord_step[s] > c->step ||
+        (s > 0 && c->ord_step[s] <= c->ord_step[s - 1]))
+      CORRUPT("checkpoint '%s' is corrupt (order-parameter steps)", path);
+#undef CORRUPT
   *out = c;
   return SDK_OK;
 oom:
   err = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory reading checkpoint '%s'", path);
 fail:
-  free(buf);
   sdk_ckpt_destroy(&c);
+  return err;
+}
+
+sdk_err sdk_ckpt_read(const char *path, sdk_ckpt **out, sdk_errbuf *eb) {
+  *out = NULL;
+  /* O_NONBLOCK: opening a FIFO must not wait for a writer */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "cannot read checkpoint '%s': %s", path, strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "cannot read checkpoint '%s': not a regular file", path);
+  }
+  if ((uint64_t)st.st_size > SDK_CKPT_MAX_BYTES) {
+    close(fd);
+    return SDK_FAIL(eb, SDK_ERR_FORMAT,
+                    "checkpoint '%s' is larger than the limit of %llu bytes (SDK_CKPT_MAX_BYTES)",
+                    path, (unsigned long long)SDK_CKPT_MAX_BYTES);
+  }
+  size_t len = (size_t)st.st_size;
+  char *buf = malloc(len ? len : 1);
+  if (!buf) {
+    close(fd);
+    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory reading checkpoint '%s'", path);
+  }
+  size_t got = 0;
+  while (got < len) {
+    ssize_t r = read(fd, buf + got, len - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += (size_t)r;
+  }
+  close(fd);
+  sdk_err err = sdk_ckpt_parse(buf, got, path, out, eb);
+  free(buf);
   return err;
 }

@@ -10,26 +10,46 @@
  * (4-byte tag, u64 length, payload), closed by a record "HASH" holding a
  * 128-bit hash of everything before it.  Written to a temporary file, synced,
  * then renamed over the target, so a crash never leaves a torn checkpoint.
+ *
+ * A checkpoint is untrusted data (docs/SECURITY.md): the hash only detects
+ * accidents, anyone can recompute it.  The reader therefore checks every
+ * record (known tag, given once, exact size from the dimensions, no
+ * overflow, strings without NUL bytes) and allocates nothing larger than the
+ * file; the caller checks the dimensions against the model and the run, and
+ * the stored model text goes through the model parser like any model file.
+ *
+ * Extending the format: a new record gets a new tag and a line in the
+ * reader's table (checkpoint.c); a reader refuses tags it does not know, so
+ * an older sdekit never drops state it cannot restore.  SDK_CKPT_FORMAT goes
+ * up only when the meaning of an existing record changes.
  */
 #ifndef SDK_CHECKPOINT_H
 #define SDK_CHECKPOINT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/error.h"
 
-#define SDK_CKPT_FORMAT 1
+#define SDK_CKPT_FORMAT 2
+/* Limits on what a checkpoint may claim (larger: refused as corrupt). */
+#define SDK_CKPT_MAX_BYTES ((uint64_t)1 << 40) /* 1 TiB */
+#define SDK_CKPT_MAX_ARGS 4096
+#define SDK_CKPT_MAX_VARS 65536
 
 typedef struct sdk_ckpt {
-  char *version; /* sdekit version that wrote it */
-  int64_t abi;   /* kernel ABI */
-  int argc;      /* the run's arguments (after "run"), as typed */
+  char *version;     /* sdekit version that wrote it */
+  int64_t abi;       /* kernel ABI */
+  char *build;       /* build id (sdk_ckpt_build_id) */
+  char *kernel_hash; /* hash of the generated kernel source (32 hex digits) */
+  int argc;          /* the run's arguments (after "run"), as typed */
   char **argv;
   char *model_text;
   char *model_path;
   int64_t step; /* steps done */
   int64_t nvars, ngrid, ppg, nsaved, dbins, nsamples, has_mark;
   double *state;            /* (nvars + 1) * ngrid * ppg: variables, then the drift mark */
+  double *comp;             /* nvars * ngrid * ppg: compensation terms of the state, or NULL */
   int64_t *sample_step;     /* nsamples */
   double *mean, *var;       /* [g][s][v], may be NULL */
   double *paths;            /* [g][k][s][v], may be NULL */
@@ -40,13 +60,20 @@ typedef struct sdk_ckpt {
   int64_t nord;
   int64_t *ord_step;                 /* [s], NULL without */
   double *ord_r, *ord_err, *ord_psi; /* [g][s] */
-  /* single precision, compensated update (codegen.h): the carried error of
-   * every variable, nvars * ngrid * ppg; NULL without */
-  double *comp;
 } sdk_ckpt;
 
+/* The build id stored in and required of every checkpoint: version, kernel
+ * ABI, checkpoint format, compiler. */
+const char *sdk_ckpt_build_id(void);
+
 sdk_err sdk_ckpt_write(const sdk_ckpt *c, const char *path, sdk_errbuf *eb);
+/* Read and validate a checkpoint file (a regular file of at most
+ * SDK_CKPT_MAX_BYTES; FIFOs and devices are refused without blocking). */
 sdk_err sdk_ckpt_read(const char *path, sdk_ckpt **out, sdk_errbuf *eb);
+/* The same from memory (the fuzzing entry point): `name` is used in messages
+ * only.  Also refuses another version, ABI or build. */
+sdk_err sdk_ckpt_parse(const void *buf, size_t len, const char *name, sdk_ckpt **out,
+                       sdk_errbuf *eb);
 void sdk_ckpt_destroy(sdk_ckpt **c);
 
 #endif

@@ -52,6 +52,9 @@ typedef struct sdk_results {
   int drift_var;     /* index into var_names */
   double *drift;     /* ngrid */
   double *drift_err; /* ngrid, standard error over paths */
+  /* paths that became NaN/Inf per grid point (every result of such a point
+   * is NaN); NULL when no point blew up */
+  int64_t *nonfinite; /* ngrid */
 
   /* --- samples every sample_every steps (moments, density, saved paths) --- */
   int64_t nsamples;

@@ -106,6 +106,7 @@ struct sdk_run {
   double seconds, path_steps;
   char device[256];
   char version[32];
+  char problem[1024]; /* results complete but some grid points NaN (sdk_run_problem) */
 };
 
 const sdk_results *sdk_run_results(const sdk_run *r) {
@@ -147,6 +148,7 @@ void sdk_run_destroy(sdk_run **rp) {
   free(r->r.dP);
   free(r->r.dunder);
   free(r->r.dover);
+  free(r->r.nonfinite);
   sdk_sys_results_free(&r->r);
   sdk_model_destroy(&r->model);
   free(r);
@@ -357,18 +359,30 @@ static sdk_err make_plan(const sdk_run_config *c, sdk_run *r, plan *p, sdk_errbu
         eb, SDK_ERR_USAGE,
         "the period depends on a scanned parameter, so dt differs between grid "
         "points: give --periods and --transient-periods instead of --t-end/--transient");
-  /* steps */
+  /* steps: counted in doubles first, so that no product can overflow */
+  double nst;
   if (periodic && c->t_end <= 0)
-    p->nsteps = (c->periods > 0 ? c->periods : 100) * p->spp;
+    nst = (double)(c->periods > 0 ? c->periods : 100) * (double)p->spp;
   else
-    p->nsteps = (int64_t)floor((c->t_end > 0 ? c->t_end : 10.0) / r->dt[0] + 0.5);
+    nst = floor((c->t_end > 0 ? c->t_end : 10.0) / r->dt[0] + 0.5);
+  if (!(nst <= (double)SDK_MAX_STEPS))
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "the run would take %.4g steps, more than the maximum of %lld (SDK_MAX_STEPS, "
+                    "2^53): give fewer --periods, a shorter --t-end or a larger --dt",
+                    nst, (long long)SDK_MAX_STEPS);
+  p->nsteps = (int64_t)nst;
   if (p->nsteps < 1) return SDK_FAIL(eb, SDK_ERR_USAGE, "--t-end is shorter than one time step");
+  double tst = 0;
   if (c->transient_periods >= 0)
-    p->transient_steps = c->transient_periods * p->spp;
+    tst = (double)c->transient_periods * (double)p->spp;
   else if (c->transient >= 0)
-    p->transient_steps = (int64_t)floor(c->transient / r->dt[0] + 0.5);
-  else
-    p->transient_steps = 0;
+    tst = floor(c->transient / r->dt[0] + 0.5);
+  if (!(tst <= (double)SDK_MAX_STEPS))
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "the transient would take %.4g steps, more than the maximum of %lld "
+                    "(SDK_MAX_STEPS, 2^53)",
+                    tst, (long long)SDK_MAX_STEPS);
+  p->transient_steps = (int64_t)tst;
   if (p->transient_steps >= p->nsteps)
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "the transient (%lld steps) must be shorter than the run (%lld steps)",
@@ -377,6 +391,18 @@ static sdk_err make_plan(const sdk_run_config *c, sdk_run *r, plan *p, sdk_errbu
   p->sample_every = c->sample_every > 0 ? c->sample_every
                     : p->spp > 0        ? p->spp
                                         : (p->nsteps >= 100 ? p->nsteps / 100 : 1);
+  /* the sampled observables are held in memory: refuse sizes that cannot be */
+  if (c->observe & (SDK_OBS_MOMENTS | SDK_OBS_DENSITY) || c->nsave > 0) {
+    double nsmp = (double)(p->nsteps / p->sample_every + 1);
+    double per = (double)m->nvars * (double)(c->nsave > 0 ? c->nsave : 1);
+    if (c->observe & SDK_OBS_DENSITY && (double)c->bins > per) per = (double)c->bins;
+    double vals = (double)p->ngrid * nsmp * per;
+    if (vals > (double)SDK_MAX_SAMPLE_VALUES)
+      return SDK_FAIL(eb, SDK_ERR_USAGE,
+                      "%.4g samples x %lld grid points would hold %.4g values, more than the "
+                      "maximum of %lld (SDK_MAX_SAMPLE_VALUES): give a larger --sample-every",
+                      nsmp, (long long)p->ngrid, vals, (long long)SDK_MAX_SAMPLE_VALUES);
+  }
   /* per-grid-point values: scanned params, then dt */
   p->nsv = c->nscan + (dt_varies ? 1 : 0);
   p->dt_column = dt_varies ? c->nscan : -1;
@@ -418,6 +444,13 @@ static sdk_err make_plan(const sdk_run_config *c, sdk_run *r, plan *p, sdk_errbu
   }
   if ((c->observe & SDK_OBS_HIST) && (c->bins < 1 || c->bins > 100000000))
     return SDK_FAIL(eb, SDK_ERR_USAGE, "--bins must be between 1 and 1e8");
+  if ((c->observe & SDK_OBS_HIST) &&
+      (double)p->ngrid * (double)m->nvars * (double)c->bins > (double)SDK_MAX_SAMPLE_VALUES)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "histograms of %lld grid points x %d variables x %lld bins exceed the maximum "
+                    "of %lld values (SDK_MAX_SAMPLE_VALUES): give fewer --bins",
+                    (long long)p->ngrid, m->nvars, (long long)c->bins,
+                    (long long)SDK_MAX_SAMPLE_VALUES);
   p->period0 = periodic ? p->period0 : 0;
   if (!periodic) p->spp = 0;
   return sdk_sys_plan(&p->sys, c, m, r->param_values, p->scan_column, eb);
@@ -517,13 +550,15 @@ static sample_view results_view(const sdk_results *R, int64_t stride) {
 /* Everything needed to continue the run later, bit for bit. */
 static sdk_err write_checkpoint(const sdk_run_config *c, sdk_run *r, const sdk_backend *be,
                                 sdk_ensemble *ens, const sdk_sysplan *sys, int64_t step, int marked,
-                                int64_t ns, int64_t ns_max, sdk_errbuf *eb) {
+                                int64_t ns, int64_t ns_max, const char *kernel_hash,
+                                sdk_errbuf *eb) {
   const sdk_results *R = &r->r;
   int64_t ng = R->ngrid, nv = R->nvars, np = ng * c->paths, nsv = R->nsaved, nb = R->dbins;
   sdk_ckpt k;
   memset(&k, 0, sizeof k);
   k.version = (char *)SDK_VERSION;
   k.abi = SDK_KERNEL_ABI;
+  k.kernel_hash = (char *)kernel_hash;
   k.argc = c->argc;
   k.argv = c->argv;
   k.model_text = r->model->text;
@@ -581,6 +616,61 @@ out:
   return err;
 }
 
+/* Grid points whose paths blew up: every value of theirs becomes NaN (a
+ * partial number would look right), their count of non-finite paths goes to
+ * R->nonfinite and a message naming them to r->problem. */
+static sdk_err mark_bad_points(const sdk_run_config *c, sdk_run *r, const int64_t *bad,
+                               const int64_t *bad_step, sdk_errbuf *eb) {
+  sdk_results *R = &r->r;
+  int64_t ng = R->ngrid, nv = R->nvars, ns = R->nsamples, nbad = 0;
+  for (int64_t g = 0; g < ng; g++)
+    nbad += bad[g] > 0;
+  if (!nbad) return SDK_OK;
+  R->nonfinite = malloc((size_t)ng * sizeof *R->nonfinite);
+  if (!R->nonfinite) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  sdk_strbuf m;
+  sdk_sb_init(&m);
+  int64_t listed = 0;
+  for (int64_t g = 0; g < ng; g++) {
+    R->nonfinite[g] = bad[g];
+    if (!bad[g]) continue;
+    if (R->drift) R->drift[g] = R->drift_err[g] = NAN;
+    for (int64_t k = 0; R->mean && k < ns * nv; k++)
+      R->mean[g * ns * nv + k] = R->var[g * ns * nv + k] = NAN;
+    for (int64_t k = 0; R->saved && k < R->nsaved * ns * nv; k++)
+      R->saved[g * R->nsaved * ns * nv + k] = NAN;
+    for (int64_t k = 0; R->dP && k < ns; k++) {
+      R->dlo[g * ns + k] = R->dhi[g * ns + k] = NAN;
+      for (int64_t b = 0; b < R->dbins; b++)
+        R->dP[(g * ns + k) * R->dbins + b] = NAN;
+    }
+    for (int64_t v = 0; R->density && v < nv; v++) {
+      R->hist_lo[g * nv + v] = R->hist_hi[g * nv + v] = NAN;
+      for (int64_t b = 0; b < R->bins; b++)
+        R->density[(g * nv + v) * R->bins + b] = NAN;
+    }
+    if (listed++ < 3) {
+      char gp[300];
+      grid_params(c, g, gp, sizeof gp);
+      sdk_sb_printf(&m, "%s%lld of %lld paths became NaN/Inf at %s by step %lld (t = %g)",
+                    listed > 1 ? "; " : "", (long long)bad[g], (long long)R->paths, gp,
+                    (long long)bad_step[g], (double)bad_step[g] * R->dt[g]);
+    }
+  }
+  if (listed > 3) sdk_sb_printf(&m, "; and %lld more grid points", (long long)(listed - 3));
+  sdk_sb_printf(&m,
+                "; %s written as NaN with the count of non-finite paths, the other %lld of %lld "
+                "grid points are complete; a smaller --dt (or more --spp) may help",
+                nbad > 1 ? "these are" : "it is", (long long)(ng - nbad), (long long)ng);
+  snprintf(r->problem, sizeof r->problem, "%s", m.s && !m.oom ? m.s : "paths became NaN/Inf");
+  sdk_sb_free(&m);
+  return SDK_OK;
+}
+
+const char *sdk_run_problem(const sdk_run *r) {
+  return r->problem[0] ? r->problem : NULL;
+}
+
 sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) {
   *out = NULL;
   sdk_run *r = NULL;
@@ -588,6 +678,11 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
   memset(&p, 0, sizeof p);
   SDK_CHECK(prepare(c, &r, &p, eb));
   sdk_model *m = r->model;
+  /* resumed with a longer --t-end: the default sample interval (1/100 of the
+   * run) would change half way; keep the one the checkpoint was sampled at */
+  if (c->resume && c->sample_every == 0 && c->resume->nsamples >= 2 &&
+      c->resume->sample_step[1] > c->resume->sample_step[0])
+    p.sample_every = c->resume->sample_step[1] - c->resume->sample_step[0];
   /* systems of N particles: the loop below sees paths * N paths (particles) */
   sdk_run_config csys;
   if (p.sys.particles > 1) {
@@ -602,7 +697,7 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
   sdk_ensemble *ens = NULL;
   char *src = NULL;
   sdk_moments *mom = NULL;
-  int64_t *nonfinite = NULL;
+  int64_t *nonfinite = NULL, *bad = NULL, *bad_step = NULL;
   sdk_backend_opts bo = {.threads = c->threads,
                          .device = c->device,
                          .fast_math = c->fast_math,
@@ -630,6 +725,17 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
   sdk_codegen_opts o;
   fill_codegen(c, r, &p, !strcmp(be->name, "cuda") ? SDK_TARGET_CUDA : SDK_TARGET_CPU, &o);
   SDK_TRY(err, sdk_codegen(&o, &src, eb), done);
+  /* the generated source stands for the model, the settings and the build's
+   * code generator: a checkpoint continues only the kernel that wrote it */
+  char khash[33];
+  sdk_hash_hex(src, strlen(src), khash);
+  if (c->resume && strcmp(c->resume->kernel_hash, khash) != 0) {
+    err = SDK_FAIL(eb, SDK_ERR_FORMAT,
+                   "checkpoint '%s' was written for another kernel (another build of sdekit, "
+                   "model text or backend): finish it with the sdekit and backend that wrote it",
+                   c->checkpoint ? c->checkpoint : "?");
+    goto done;
+  }
   char report[4400] = "";
   SDK_TRY(err, be->compile(ctx, src, m->path, &mod, report, sizeof report, eb), done);
   if (c->verbose) fprintf(stderr, "sdekit: %s\n", report);
@@ -778,13 +884,25 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
   int64_t isample = 0;
   int64_t step = 0;
   int marked = 0;
+  bad = calloc((size_t)ng, sizeof *bad);
+  bad_step = calloc((size_t)ng, sizeof *bad_step);
+  if (!bad || !bad_step) {
+    free(pbuf), free(dlo_g), free(dhi_g), free(dcnt), free(dun), free(dov);
+    goto oom;
+  }
   /* resume: state, drift mark and the samples so far from the checkpoint */
   if (c->resume) {
     const sdk_ckpt *k = c->resume;
     if (k->nvars != nv || k->ngrid != ng || k->ppg != c->paths ||
         k->nsaved != (want_paths ? nsv : 0) || k->dbins != (want_den ? dbins : 0) ||
-        k->step > p.nsteps || k->nsamples > ns_max || (want_mom && k->nsamples > 0 && !k->mean) ||
-        (want_den && k->nsamples > 0 && !k->dP) || (!k->comp != !o.compensate)) {
+        k->step > p.nsteps || k->nsamples > ns_max ||
+        (sampling && k->nsamples > 0 &&
+         ((want_mom && !k->mean) || (want_den && !k->dP) || (want_paths && !k->paths))) ||
+        (!sampling && k->nsamples > 0) || (k->has_mark && !(c->observe & SDK_OBS_DRIFT)) ||
+        (k->has_mark && k->step < p.transient_steps) ||
+        (!k->has_mark && (c->observe & SDK_OBS_DRIFT) && k->step > p.transient_steps) ||
+        (k->nsamples > 0 && k->sample_step[k->nsamples - 1] > k->step) ||
+        (!k->comp != !o.compensate)) {
       err = SDK_FAIL(eb, SDK_ERR_FORMAT, "the checkpoint does not match this run's layout");
       goto done_buf;
     }
@@ -806,6 +924,9 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
     copy_samples(&to, &from, ng, isample, nv, nsv, dbins);
   }
   double t0 = now_s(), last_ckpt = now_s();
+  /* resumed: the checkpoint file already holds this step */
+  int ckpt_failed = 0;
+  int64_t ckpt_step = c->resume ? c->resume->step : -1;
   int64_t step_start = step;
   const int64_t max_chunk = 1000;
   SDK_TRY(err,
@@ -827,17 +948,32 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
       SDK_TRY(err, be->moments(ens, mom, nonfinite, eb), done_buf);
     else
       memset(nonfinite, 0, (size_t)ng * sizeof *nonfinite);
-    for (int64_t g = 0; g < ng; g++)
-      if (nonfinite[g] > 0) {
-        char gp[300];
-        grid_params(c, g, gp, sizeof gp);
-        err = SDK_FAIL(eb, SDK_ERR_NONFINITE,
-                       "%lld of %lld paths became NaN/Inf at %s by step %lld (t = %g); "
-                       "a smaller --dt (or more --spp) may help",
-                       (long long)nonfinite[g], (long long)c->paths, gp, (long long)step,
-                       (double)step * r->dt[g]);
-        goto done_buf;
-      }
+    /* a grid point whose paths blow up is marked and written as NaN; the
+     * others go on (a scan keeps its healthy points); when none is left the
+     * run stops at once */
+    int64_t nbad = 0;
+    for (int64_t g = 0; g < ng; g++) {
+      if (nonfinite[g] > 0 && !bad[g]) bad_step[g] = step;
+      if (nonfinite[g] > bad[g]) bad[g] = nonfinite[g];
+      nbad += bad[g] > 0;
+    }
+    if (nbad == ng) {
+      char gp[300];
+      grid_params(c, 0, gp, sizeof gp);
+      err = SDK_FAIL(eb, SDK_ERR_NONFINITE,
+                     "%lld of %lld paths became NaN/Inf at %s by step %lld (t = %g)%s; "
+                     "a smaller --dt (or more --spp) may help",
+                     (long long)bad[0], (long long)c->paths, gp, (long long)bad_step[0],
+                     (double)bad_step[0] * r->dt[0],
+                     ng > 1 ? " and so did every other grid point" : "");
+      goto done_buf;
+    }
+    if (sample_now && isample >= ns_max) {
+      err = SDK_FAIL(eb, SDK_ERR_FORMAT,
+                     "the checkpoint does not match this run's layout (more samples than %lld)",
+                     (long long)ns_max);
+      goto done_buf;
+    }
     if (sample_now) {
       R->sample_step[isample] = step;
       if (want_mom)
@@ -885,6 +1021,8 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
             lo -= e, hi += e;
           }
           dlo_g[g] = lo, dhi_g[g] = hi;
+          /* a NaN range keeps NaN paths out of the bin arithmetic */
+          if (bad[g]) dlo_g[g] = dhi_g[g] = NAN;
         }
         SDK_TRY(err, be->histogram(ens, dvar, dbins, dlo_g, dhi_g, dcnt, dun, dov, eb), done_buf);
       }
@@ -908,15 +1046,49 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
     int ckpt_now = c->checkpoint &&
                    (stop_now || step >= p.nsteps || now_s() - last_ckpt >= c->checkpoint_every);
     if (ckpt_now && step > step_start) {
-      SDK_TRY(err, write_checkpoint(c, r, be, ens, &p.sys, step, marked, isample, ns_max, eb),
-              done_buf);
+      /* a checkpoint that cannot be written (disk full, directory gone) must
+       * not cost the results: say so once and go on */
+      sdk_errbuf ceb = {0};
+      sdk_err ce =
+          write_checkpoint(c, r, be, ens, &p.sys, step, marked, isample, ns_max, khash, &ceb);
+      if (ce == SDK_ERR_IO || ce == SDK_ERR_NOMEM) {
+        if (!ckpt_failed && c->warn) {
+          char w[1200];
+          snprintf(w, sizeof w, "%s; the run goes on without it", ceb.msg);
+          c->warn(c->warn_user, w);
+        }
+        ckpt_failed = 1;
+      } else if (ce != SDK_OK) {
+        err = SDK_FAIL(eb, ce, "%s", ceb.msg);
+        goto done_buf;
+      } else {
+        ckpt_step = step;
+      }
       last_ckpt = now_s();
     }
     if (stop_now && step < p.nsteps) {
-      err =
-          SDK_FAIL(eb, SDK_ERR_INTERRUPTED, "interrupted at step %lld of %lld%s%s", (long long)step,
-                   (long long)p.nsteps, c->checkpoint ? "; checkpoint saved to " : "",
-                   c->checkpoint ? c->checkpoint : "");
+      double t = (double)step * r->dt[0];
+      if (c->checkpoint && ckpt_step == step)
+        err = SDK_FAIL(eb, SDK_ERR_INTERRUPTED,
+                       "interrupted at step %lld of %lld (t = %g); checkpoint saved to %s; "
+                       "continue with: sdekit resume %s",
+                       (long long)step, (long long)p.nsteps, t, c->checkpoint, c->checkpoint);
+      else if (c->checkpoint && ckpt_step >= 0)
+        err =
+            SDK_FAIL(eb, SDK_ERR_INTERRUPTED,
+                     "interrupted at step %lld of %lld (t = %g); the last checkpoint that could "
+                     "be written holds step %lld; continue with: sdekit resume %s",
+                     (long long)step, (long long)p.nsteps, t, (long long)ckpt_step, c->checkpoint);
+      else if (c->checkpoint)
+        err = SDK_FAIL(eb, SDK_ERR_INTERRUPTED,
+                       "interrupted at step %lld of %lld (t = %g); no checkpoint could be saved to "
+                       "%s, nothing was kept",
+                       (long long)step, (long long)p.nsteps, t, c->checkpoint);
+      else
+        err = SDK_FAIL(eb, SDK_ERR_INTERRUPTED,
+                       "interrupted at step %lld of %lld (t = %g); nothing was saved: run with "
+                       "--checkpoint FILE to make a run resumable",
+                       (long long)step, (long long)p.nsteps, t);
       goto done_buf;
     }
     if (step >= p.nsteps) break;
@@ -999,6 +1171,8 @@ done_buf:
             lo[g] -= w, hi[g] += w;
           }
       }
+      for (int64_t g = 0; g < ng; g++)
+        if (bad[g]) lo[g] = hi[g] = NAN; /* see the density above */
       if (err == SDK_OK) err = be->histogram(ens, v, bins, lo, hi, cnt, un, ov, eb);
       for (int64_t g = 0; g < ng && err == SDK_OK; g++) {
         R->hist_lo[g * nv + v] = lo[g];
@@ -1013,12 +1187,15 @@ done_buf:
     free(lo), free(hi), free(cnt), free(un), free(ov);
     if (err != SDK_OK) goto done;
   }
+  SDK_TRY(err, mark_bad_points(c, r, bad, bad_step, eb), done);
   goto done;
 oom:
   err = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory for the observables");
 done:
   free(mom);
   free(nonfinite);
+  free(bad);
+  free(bad_step);
   free(src);
   plan_free(&p);
   if (be && be->free) be->free(&ens);

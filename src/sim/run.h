@@ -27,6 +27,13 @@ struct sdk_ckpt;
 
 #define SDK_MAX_SET 64
 
+/* Longest run: 2^53 steps, so that the time n * dt of every step is exact in a
+ * double and n fits the kernels' 64-bit counters with room to spare. */
+#define SDK_MAX_STEPS ((int64_t)1 << 53)
+/* Most values one sampled observable may hold in memory (grid points x
+ * samples x variables, x saved paths or x bins): 2^28 doubles, 2 GiB. */
+#define SDK_MAX_SAMPLE_VALUES ((int64_t)1 << 28)
+
 typedef struct sdk_run_config {
   const char *model; /* built-in name or path */
   int nset;
@@ -74,7 +81,11 @@ typedef struct sdk_run_config {
   double checkpoint_every;
   int argc;
   char **argv;
-  volatile int *stop;            /* set asynchronously (signal): checkpoint and stop */
+  volatile int *stop; /* set asynchronously (signal): checkpoint and stop */
+  /* a problem that does not stop the run (a checkpoint that could not be
+   * written): reported once through this hook, if set */
+  void (*warn)(void *user, const char *msg);
+  void *warn_user;
   const struct sdk_ckpt *resume; /* continue from this checkpoint */
   /* optional progress hook: fraction done, steps per second so far */
   void (*progress)(void *user, double frac, double steps_per_s);
@@ -96,6 +107,10 @@ const sdk_results *sdk_run_results(const sdk_run *r);
 double sdk_run_seconds(const sdk_run *r);
 double sdk_run_path_steps(const sdk_run *r);
 const char *sdk_run_device(const sdk_run *r);
+/* NULL, or why some results are NaN: grid points whose paths became NaN/Inf
+ * (results.h: nonfinite).  The run succeeded otherwise; the CLI writes the
+ * results, then reports this as an error (exit 1). */
+const char *sdk_run_problem(const sdk_run *r);
 void sdk_run_destroy(sdk_run **r);
 
 /* Generate the kernel source a run would use (for sdekit codegen/compile). */

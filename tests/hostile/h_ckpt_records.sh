@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Issue 10 items 3 and 6: a checkpoint is untrusted data.  Each record is
+# checked before use: another format, version, kernel ABI, build or kernel is
+# refused with a clear message; missing, repeated, unknown, oversized or
+# truncated records and impossible dimensions give one clean error (no crash,
+# no NULL dereference, no huge allocation); a FIFO is not waited on.
+. "$(dirname "$0")/lib.sh"
+TOOL="python3 $SRC/tests/hostile/ckpt_tool.py"
+command -v python3 >/dev/null || { echo "no python3: skipped"; exit 77; }
+D=$T/d
+mkdir -p "$D"
+"$BIN" run ou --paths 64 --t-end 1 --observe moments,hist --save-paths 0,1 --checkpoint "$D/ck" \
+  -o "$D/r.h5" --quiet || fail "base run"
+bad() { # NAME REGEX OPS...
+  local name=$1 re=$2
+  shift 2
+  $TOOL "$D/ck" "$D/bad.ck" "$@" || fail "crafting $name"
+  expect_error "$name" 2 "$re" resume "$D/bad.ck" -o "$D/never.h5"
+  check "$name: no output" test ! -e "$D/never.h5"
+}
+bad "another format" "has format 1" u32fmt:1
+bad "another version" "written by sdekit 9\.9\.9" set:VERS=9.9.9
+bad "another build" "another build of sdekit" "set:BILD=sdekit 0.1.0 abi 2 ckpt 2 cc 1.0 build evil"
+bad "another kernel" "written for another kernel" set:KHSH=0123456789abcdef0123456789abcdef
+bad "a kernel hash that is no hash" "corrupt \(kernel hash\)" "set:KHSH=../../x"
+python3 -c 'import struct,sys; sys.stdout.buffer.write(struct.pack("<q", 99))' >"$T/abi"
+bad "another ABI" "kernel ABI 99" setfile:ABI=$T/abi
+for rec in VERS ABI BILD KHSH ARGV MTXT MPTH DIMS STAT SSTP; do
+  bad "missing record $rec" "truncated or corrupt|corrupt" drop:$rec
+done
+bad "no checksum" "truncated or corrupt" nohash
+bad "unknown record" "record 'EVIL' this sdekit does not know" set:EVIL=x
+bad "NUL inside the model path" "corrupt \(model text or path\)" 'set:MPTH=a\0b'
+bad "arguments not NUL-terminated" "corrupt \(arguments\)" 'set:ARGV=run\0ou'
+bad "huge grid" "wrong size|bad dimensions" dims:2=4611686018427387904
+bad "negative paths" "bad dimensions" dims:3=-1
+bad "overflowing product" "wrong size|bad dimensions" dims:2=4294967296 dims:3=4294967296
+bad "more samples than stored" "wrong size" dims:6=1000000
+bad "mark flag not 0/1" "bad dimensions" dims:7=7
+bad "step beyond the run" "does not match this run" dims:0=100000000
+bad "another variable count" "wrong size|does not match" dims:1=2
+bad "saved paths without their record" "corrupt|does not match" drop:PATH
+bad "moments without their record" "corrupt|does not match" drop:MEAN drop:VARI
+bad "half of the moments" "incomplete" drop:VARI
+# truncated at many places: never a crash
+size=$(stat -c %s "$D/ck")
+for cut in 7 11 12 20 40 100 $((size / 3)) $((size / 2)) $((size - 33)) $((size - 1)); do
+  head -c "$cut" "$D/ck" >"$D/cut.ck"
+  expect_error "truncated to $cut bytes" 2 "truncated or corrupt|not an sdekit checkpoint" resume "$D/cut.ck"
+done
+# a FIFO or a device is not read (it would block or never end)
+mkfifo "$D/fifo.ck"
+expect_error "a FIFO" 2 "not a regular file" resume "$D/fifo.ck"
+expect_error "a device" 2 "not a regular file" resume /dev/zero
+# a model path naming a FIFO is not waited on either (it is data)
+$TOOL "$D/ck" "$D/mfifo.ck" "set:MPTH=$D/fifo.ck"
+# (the path is in the generated source, so the kernel check refuses it next)
+expect_error "model path naming a FIFO does not block" 2 "another kernel" resume "$D/mfifo.ck" -o "$D/mf.h5"
+finish
