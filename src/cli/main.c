@@ -650,11 +650,20 @@ static int cmd_run_parsed(cli_run *crp, int argc, char **argv, const sdk_ckpt *r
     if (e == SDK_OK && !c->quiet && strcmp(out, "-") && (h5 || nobs == 1))
       fprintf(stderr, "sdekit: wrote %s\n", out);
   }
-  if (e == SDK_OK && !c->quiet)
-    fprintf(stderr, "sdekit: %s, %.3g path-steps in %.2f s (%.3g steps/s) on %s\n", R->model_name,
-            sdk_run_path_steps(run), sdk_run_seconds(run),
+  if (e == SDK_OK && !c->quiet) {
+    /* the model and the file it was read from (data: escaped) */
+    fputs("sdekit: ", stderr);
+    cli_put_escaped(stderr, R->model_name);
+    if (R->model_path && R->model_path[0]) {
+      fputs(" (", stderr);
+      cli_put_escaped(stderr, R->model_path);
+      fputs(")", stderr);
+    }
+    fprintf(stderr, ", %.3g path-steps in %.2f s (%.3g steps/s) on %s\n", sdk_run_path_steps(run),
+            sdk_run_seconds(run),
             sdk_run_path_steps(run) / (sdk_run_seconds(run) > 0 ? sdk_run_seconds(run) : 1),
             sdk_run_device(run));
+  }
   sdk_run_destroy(&run);
   return e == SDK_OK ? 0 : fail(e, &eb);
 }

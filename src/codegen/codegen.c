@@ -58,14 +58,17 @@ static int hoistable(const sdk_codegen_opts *o, const sdk_expr *e) {
       sdk_expr_uses(e, SDK_SYM_OTHER))
     return 0;
   /* scanned parameters are per path */
-  const sdk_expr *stack[256];
+  /* a depth-first walk holds at most 2 operands per level (a third is popped
+   * first): the parser's depth limit bounds it; when full, not hoisting is safe */
+  enum { NSTACK = 2 * SDK_EXPR_MAX_DEPTH + 4 };
+  const sdk_expr *stack[NSTACK];
   int sp = 0;
   stack[sp++] = e;
   while (sp > 0) {
     const sdk_expr *x = stack[--sp];
     if (x->kind == SDK_E_SYM && x->sym == SDK_SYM_PARAM && o->scan_column[x->index] >= 0) return 0;
     for (int i = 0; i < x->nargs; i++) {
-      if (sp == 256) return 0;
+      if (sp == NSTACK) return 0;
       stack[sp++] = x->arg[i];
     }
   }
@@ -285,10 +288,15 @@ void sdk_cg_step_h(sdk_strbuf *b, const sdk_codegen_opts *o, const char *ind, sd
   /* noise increments b(X_n, t_n) sqrt(dt) psi: sdk_w<v> = b sqrt(dt) and each
    * use is sdk_w<v> * sdk_z<j>, so that it fuses into an FMA (for additive
    * noise sdk_w is a compile-time constant) */
-  int j = 0, zidx[256];
+  /* zidx[v]: which Gaussian (sdk_z<j>) drives noisy variable v */
+  int j = 0, zfixed[64], *zidx = nv <= 64 ? zfixed : malloc((size_t)nv * sizeof *zidx);
+  if (!zidx) {
+    b->oom = 1; /* the generator's strbuf reports it */
+    return;
+  }
   for (int v = 0; v < nv; v++) {
     if (!m->noise[v]) continue;
-    zidx[v < 256 ? v : 255] = j;
+    zidx[v] = j;
     sdk_sb_printf(b, "%s  real sdk_w%d;\n%s  {\n", ind, v, ind);
     bind_vars(b, o, "sdk_x%.0d%d", 0, "sdk_t0", ind);
     sdk_sb_printf(b, "%s    sdk_w%d = ", ind, v);
@@ -349,6 +357,7 @@ void sdk_cg_step_h(sdk_strbuf *b, const sdk_codegen_opts *o, const char *ind, sd
     sdk_sb_puts(b, ";\n");
   }
   sdk_sb_printf(b, "%s}\n", ind);
+  if (zidx != zfixed) free(zidx);
 }
 
 /* Initial conditions of one path: needs the parameters, sdk_seed and
