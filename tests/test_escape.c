@@ -50,12 +50,10 @@ int main(void) {
   expect_term("plain text", "plain text");
   expect_term("a\033[31mred", "a\\x1B[31mred");
   expect_term("line\nnext\\", "line\\nnext\\\\");
-  expect_term("caf\xc3\xa9", "caf\xc3\xa9"); /* UTF-8 passes */
-  expect_term("\xc2\x9b"
-              "2J",
-              "\\xC2\\x9B2J");                    /* C1 CSI is escaped */
-  expect_term("\xff\xfe", "\\xFF\\xFE");          /* malformed */
-  expect_term("\xe0\x80\x80", "\\xE0\\x80\\x80"); /* overlong */
+  expect_term("caf\xc3\xa9", "caf\xc3\xa9");              /* UTF-8 passes */
+  expect_term("\xc2\x9b" "2J", "\\xC2\\x9B2J");             /* C1 CSI is escaped */
+  expect_term("\xff\xfe", "\\xFF\\xFE");                    /* malformed */
+  expect_term("\xe0\x80\x80", "\\xE0\\x80\\x80");           /* overlong */
   expect_term("\x7f", "\\x7F");
   expect_ident("x", 1);
   expect_ident("_a1", 1);
