@@ -1173,13 +1173,16 @@ sdk_err sdk_model_load(const char *name, sdk_model **out, sdk_errbuf *eb) {
      * file of the current directory that happens to have that name */
     if (!each_model_dir(try_dir, &s)) {
       char *known = sdk_model_builtin_names();
+      /* a file of that name (or NAME.sde) here is most likely what was meant */
+      char sde[PATH_MAX];
       struct stat st;
-      int here = stat(name, &st) == 0;
+      snprintf(sde, sizeof sde, "%s.sde", name);
+      const char *here = stat(name, &st) == 0 ? "./" : stat(sde, &st) == 0 ? "" : NULL;
       sdk_err e = SDK_FAIL(eb, SDK_ERR_USAGE,
                            "unknown model '%s' (see 'sdekit models': %s); a model file needs a "
-                           "'/' or the .sde suffix%s%s%s",
-                           name, known ? known : "?", here ? ", e.g. ./" : "", here ? name : "",
-                           here ? " for the file of that name here" : "");
+                           "'/' or the .sde suffix%s%s%s%s",
+                           name, known ? known : "?", here ? " (for the file here, write " : "",
+                           here ? here : "", here ? name : "", here ? (*here ? ")" : ".sde)") : "");
       free(known);
       return e;
     }
