@@ -62,7 +62,11 @@ static const char MAIN_HELP[] =
 static const char RUN_HELP[] =
     "usage: sdekit run MODEL [options]\n"
     "\n"
-    "MODEL is a built-in model name (see 'sdekit models') or a path to a .sde file.\n"
+    "MODEL is a path (it contains a '/' or ends in .sde: ./mymodel, mine.sde), or a bare\n"
+    "name, looked up as NAME.sde in the directories of SDEKIT_MODEL_PATH (':'-separated,\n"
+    "in order, before the built-ins) and then among the built-in models (see 'sdekit\n"
+    "models'); never in the current directory.  Model files: regular files of UTF-8 text,\n"
+    "at most 1 MiB (limits: README, 'Where a model comes from').\n"
     "\n"
     "parameters:\n"
     "  --set NAME=VALUE          set a parameter (repeatable)\n"
