@@ -8,6 +8,7 @@
 #include "codegen/codegen.h"
 #include "codegen/scheme.h"
 #include "model/expr.h"
+#include "model/limits.h"
 #include "model/model.h"
 #include "sim/run.h"
 #include "testutil.h"
@@ -176,6 +177,181 @@ static void test_model_bad(void) {
   TU_CHECK(strstr(eb.msg, "sdekit models") != NULL, "hint: %s", eb.msg);
 }
 
+/* ---- limits (issue 10, item 6): each refused with a message, never
+ * truncated, dropped, approximated or a crash ---- */
+static sdk_strbuf sb_new(void) {
+  sdk_strbuf b;
+  sdk_sb_init(&b);
+  return b;
+}
+
+/* `head`, then `n` entries printed with fmt (one %d), as continuation lines
+ * of at most ~100 bytes when cont is nonzero (one entry per line otherwise) */
+static char *many(const char *head, const char *fmt, int n, int cont, const char *tail) {
+  sdk_strbuf b = sb_new();
+  sdk_sb_puts(&b, head);
+  size_t ls = b.len;
+  for (int i = 0; i < n; i++) {
+    if (cont && b.len - ls > 100) {
+      sdk_sb_puts(&b, "\n  ");
+      ls = b.len;
+    }
+    sdk_sb_printf(&b, fmt, i);
+    if (!cont) sdk_sb_puts(&b, "\n");
+  }
+  sdk_sb_puts(&b, tail);
+  return sdk_sb_take(&b);
+}
+
+static void expect_refused(const char *what, const char *text, size_t len, const char *msg) {
+  sdk_model *m = NULL;
+  sdk_errbuf eb = {0};
+  sdk_err e = sdk_model_parse_buffer(text, len, "lim.sde", &m, &eb);
+  TU_CHECK(e == SDK_ERR_MODEL && m == NULL, "%s: accepted (%s)", what, eb.msg);
+  TU_CHECK(strstr(eb.msg, msg) && strstr(eb.msg, "lim.sde"), "%s: message '%s' lacks '%s'", what,
+           eb.msg, msg);
+  sdk_model_destroy(&m);
+}
+
+static void expect_accepted(const char *what, const char *text) {
+  sdk_model *m = NULL;
+  sdk_errbuf eb = {0};
+  TU_CHECK(sdk_model_parse(text, "lim.sde", &m, &eb) == SDK_OK, "%s: %s", what, eb.msg);
+  sdk_model_destroy(&m);
+}
+
+static void test_model_limits(void) {
+  const char *H = "[model]\nname = a\nvars = x\n";
+  char buf[512];
+  /* a literal that overflows would be emitted as "inf" and bind to a parameter of that name */
+  snprintf(buf, sizeof buf, "%s[params]\ninf = 1\n[drift]\nx = -1e999 * x\n", H);
+  expect_refused("1e999", buf, strlen(buf), "out of the range");
+  snprintf(buf, sizeof buf, "%s[drift]\nx = 1e-999\n", H);
+  expect_refused("1e-999", buf, strlen(buf), "out of the range");
+
+  /* nesting: the old parser recursed once per level and overflowed the stack */
+  char *t = many("[model]\nname = a\nvars = x\n[drift]\nx = ", "(", 300000, 1, "\n");
+  expect_refused("300000 parentheses", t, strlen(t), "nested deeper than 100");
+  free(t);
+  sdk_expr *ex = NULL;
+  sdk_errbuf eb = {0};
+  size_t N = 2000000;
+  char *deep = malloc(N + 2);
+  TU_CHECK(deep != NULL, "malloc");
+  if (deep) {
+    memset(deep, '-', N);
+    deep[N] = 'x', deep[N + 1] = 0;
+    TU_CHECK(sdk_expr_parse(deep, "deep", &ex, &eb) == SDK_ERR_MODEL && !ex,
+             "2e6 unary minus accepted");
+    for (size_t i = 0; i < N; i++)
+      deep[i] = i % 2 ? '+' : 'x';
+    deep[N] = 'x';
+    eb.msg[0] = 0;
+    TU_CHECK(sdk_expr_parse(deep, "sum", &ex, &eb) == SDK_ERR_MODEL && !ex,
+             "a sum of 1e6 terms (a tree 1e6 deep) accepted");
+    TU_CHECK(strstr(eb.msg, "nested deeper than 100") != NULL, "%s", eb.msg);
+    free(deep);
+  }
+  sdk_expr_destroy(&ex);
+  t = many("[model]\nname = a\nvars = x\n[drift]\nx = ", "sin(", 100, 1, "x");
+  sdk_strbuf b = sb_new();
+  sdk_sb_puts(&b, t);
+  for (int i = 0; i < 100; i++)
+    sdk_sb_puts(&b, i % 50 ? ")" : ")\n  ");
+  sdk_sb_puts(&b, "\n");
+  free(t);
+  t = sdk_sb_take(&b);
+  expect_accepted("100 nested calls (the limit)", t);
+  free(t);
+  t = many("[model]\nname = a\nvars = x\n[drift]\nx = ", "sin(", 101, 1, "x");
+  b = sb_new();
+  sdk_sb_puts(&b, t);
+  for (int i = 0; i < 101; i++)
+    sdk_sb_puts(&b, i % 50 ? ")" : ")\n  ");
+  sdk_sb_puts(&b, "\n");
+  free(t);
+  t = sdk_sb_take(&b);
+  expect_refused("101 nested calls", t, strlen(t), "nested deeper than 100");
+  free(t);
+
+  /* counts */
+  snprintf(buf, sizeof buf, "%d variables", SDK_MODEL_MAX_VARS + 1);
+  t = many("[model]\nname = a\nvars = ", "v%d, ", SDK_MODEL_MAX_VARS + 1, 1, "\n");
+  expect_refused(buf, t, strlen(t), "more than 1024 variables");
+  free(t);
+  t = many("[model]\nname = a\nvars = x\n[drift]\nx = 1\n[params]\n", "p%d = 1",
+           SDK_MODEL_MAX_PARAMS + 1, 0, "");
+  expect_refused("1025 parameters", t, strlen(t), "more than 1024 parameters");
+  free(t);
+  /* the generator held 64 sums and silently dropped the rest */
+  t = many("[model]\nname = a\nvars = x\n[drift]\nx = m0\n[meanfield]\n", "m%d = sin(x)",
+           SDK_MODEL_MAX_MEANFIELD + 1, 0, "");
+  expect_refused("63 [meanfield]", t, strlen(t), "more than 62 entries in [meanfield]");
+  free(t);
+  t = many("[model]\nname = a\nvars = x\n[drift]\nx = m0\n[meanfield]\n", "m%d = sin(x)",
+           SDK_MODEL_MAX_MEANFIELD, 0, "");
+  expect_accepted("62 [meanfield]", t);
+  free(t);
+  t = many("[model]\nname = a\nvars = x\n[drift]\nx = q0\n[pair]\n", "q%d = sin(xj - x)",
+           SDK_MODEL_MAX_PAIR + 1, 0, "");
+  expect_refused("33 [pair]", t, strlen(t), "more than 32 entries in [pair]");
+  free(t);
+  t = many("[model]\nname = a\nvars = x\n[drift]\nx = w0\n[particle]\n", "w%d = normal(0, 1)",
+           SDK_MODEL_MAX_PARTICLE + 1, 0, "");
+  expect_refused("33 [particle]", t, strlen(t), "more than 32 entries in [particle]");
+  free(t);
+  t = many("[model]\nname = a\nvars = x\n[drift]\nx = 1\n[noise]\n", "k%d = 1",
+           SDK_MODEL_MAX_ENTRIES + 1, 0, "");
+  expect_refused("8193 entries", t, strlen(t), "more than 8192 entries");
+  free(t);
+  char name[80];
+  memset(name, 'v', 64);
+  name[64] = 0;
+  snprintf(buf, sizeof buf, "[model]\nname = a\nvars = %s\n[drift]\n%s = 1\n", name, name);
+  expect_refused("64-character name", buf, strlen(buf), "longer than 63 characters");
+  snprintf(buf, sizeof buf, "[model]\nname = a\nvars = %.63s\n[drift]\n%.63s = 1\n", name, name);
+  expect_accepted("63-character name", buf);
+
+  /* bytes and lines: a 199-byte comment line followed by text on the same
+   * line, which libinih read as a new line (b = 7 became a parameter) */
+  b = sb_new();
+  sdk_sb_printf(&b, "%s[drift]\nx = 1\n[params]\n#", H);
+  for (int i = 0; i < 198; i++)
+    sdk_sb_puts(&b, "a");
+  sdk_sb_puts(&b, "b = 7\n");
+  t = sdk_sb_take(&b);
+  expect_refused("long line", t, strlen(t), "longer than 198 bytes");
+  free(t);
+  static const char nul[] = "[model]\nname = a\nvars = x\n[drift]\nx = 1\0\n[params]\nb = 1\n";
+  expect_refused("NUL byte", nul, sizeof nul - 1, "NUL byte");
+  snprintf(buf, sizeof buf, "[model]\nname = caf\xe9\nvars = x\n[drift]\nx = 1\n");
+  expect_refused("Latin-1 byte", buf, strlen(buf), "not UTF-8");
+  snprintf(buf, sizeof buf, "[model]\nname = \xed\xa0\x80\nvars = x\n[drift]\nx = 1\n");
+  expect_refused("UTF-16 surrogate", buf, strlen(buf), "not UTF-8");
+  expect_accepted("UTF-8 name",
+                  "[model]\nname = caf\xc3\xa9 \xe2\x88\x86\nvars = x\n[drift]\nx = 1\n");
+  size_t big = SDK_MODEL_MAX_BYTES + 1;
+  char *huge = malloc(big);
+  if (huge) {
+    memset(huge, '\n', big);
+    memcpy(huge, H, strlen(H));
+    expect_refused("1 MiB + 1", huge, big, "more than the 1048576 bytes");
+    free(huge);
+  }
+  /* a byte order mark hid [model] from the duplicate-key check */
+  expect_refused(
+      "BOM, name twice", "\xef\xbb\xbf[model]\nname = a\nvars = x\nname = b\n[drift]\nx = 1\n",
+      strlen("\xef\xbb\xbf[model]\nname = a\nvars = x\nname = b\n[drift]\nx = 1\n"), "given twice");
+  /* CRLF line ends read as LF */
+  sdk_model *m = NULL;
+  TU_CHECK(sdk_model_parse("[model]\r\nname = a\r\nvars = x\r\n[params]\r\nk = 2.5\r\n[drift]\r\nx "
+                           "= -k*x\r\n",
+                           "crlf.sde", &m, &eb) == SDK_OK,
+           "CRLF: %s", eb.msg);
+  TU_CHECK(m && !strcmp(m->name, "a") && m->nparams == 1 && m->pvalues[0] == 2.5, "CRLF values");
+  sdk_model_destroy(&m);
+}
+
 static void test_scan(void) {
   sdk_scan_axis ax;
   sdk_errbuf eb = {0};
@@ -238,6 +414,7 @@ int main(void) {
   test_expressions();
   test_model_ok();
   test_model_bad();
+  test_model_limits();
   test_scan();
   test_schemes();
   return tu_finish("test_model");

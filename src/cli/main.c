@@ -66,7 +66,11 @@ static const char MAIN_HELP[] =
 static const char RUN_HELP[] =
     "usage: sdekit run MODEL [options]\n"
     "\n"
-    "MODEL is a built-in model name (see 'sdekit models') or a path to a .sde file.\n"
+    "MODEL is a path (it contains a '/' or ends in .sde: ./mymodel, mine.sde), or a bare\n"
+    "name, looked up as NAME.sde in the directories of SDEKIT_MODEL_PATH (':'-separated,\n"
+    "in order, before the built-ins) and then among the built-in models (see 'sdekit\n"
+    "models'); never in the current directory.  Model files: regular files of UTF-8 text,\n"
+    "at most 1 MiB (limits: README, 'Where a model comes from').\n"
     "\n"
     "parameters:\n"
     "  --set NAME=VALUE          set a parameter (repeatable)\n"
@@ -733,13 +737,20 @@ static int cmd_run_parsed(cli_run *crp, int argc, char **argv, const resume_opts
       fputc('\n', stderr);
     }
   }
-  char emn[1024];
-  if (e == SDK_OK && !c->quiet)
-    fprintf(stderr, "sdekit: %s, %.3g path-steps in %.2f s (%.3g steps/s) on %s\n",
-            sdk_esc_term_buf(R->model_name, emn, sizeof emn), sdk_run_path_steps(run),
+  if (e == SDK_OK && !c->quiet) {
+    /* the model and the file it was read from (data: escaped) */
+    fputs("sdekit: ", stderr);
+    cli_put_escaped(stderr, R->model_name);
+    if (R->model_path && R->model_path[0]) {
+      fputs(" (", stderr);
+      cli_put_escaped(stderr, R->model_path);
+      fputs(")", stderr);
+    }
+    fprintf(stderr, ", %.3g path-steps in %.2f s (%.3g steps/s) on %s\n", sdk_run_path_steps(run),
             sdk_run_seconds(run),
             sdk_run_path_steps(run) / (sdk_run_seconds(run) > 0 ? sdk_run_seconds(run) : 1),
             sdk_run_device(run));
+  }
   /* grid points that blew up: the results are written (NaN there), then
    * reported as an error so that scripts notice */
   const char *problem = sdk_run_problem(run);

@@ -223,14 +223,17 @@ static int hoistable(const cg_ctx *c, const sdk_expr *e) {
       sdk_expr_uses(e, SDK_SYM_OTHER) || !time_ok(c, e))
     return 0;
   /* scanned parameters are per path */
-  const sdk_expr *stack[256];
+  /* a depth-first walk holds at most 2 operands per level (a third is popped
+   * first): the parser's depth limit bounds it; when full, not hoisting is safe */
+  enum { NSTACK = 2 * SDK_EXPR_MAX_DEPTH + 4 };
+  const sdk_expr *stack[NSTACK];
   int sp = 0;
   stack[sp++] = e;
   while (sp > 0) {
     const sdk_expr *x = stack[--sp];
     if (x->kind == SDK_E_SYM && x->sym == SDK_SYM_PARAM && o->scan_column[x->index] >= 0) return 0;
     for (int i = 0; i < x->nargs; i++) {
-      if (sp == 256) return 0;
+      if (sp == NSTACK) return 0;
       stack[sp++] = x->arg[i];
     }
   }
@@ -536,10 +539,15 @@ void sdk_cg_step_h(sdk_strbuf *b, const sdk_codegen_opts *o, const char *ind, sd
    * t_n + dt for time-dependent noise in srk2): sdk_w<v> = b sqrt(dt) and each
    * use is sdk_w<v> * sdk_z<j>, so that it fuses into an FMA (for additive
    * noise sdk_w is a compile-time constant) */
-  int j = 0, zidx[256];
+  /* zidx[v]: which Gaussian (sdk_z<j>) drives noisy variable v */
+  int j = 0, zfixed[64], *zidx = nv <= 64 ? zfixed : malloc((size_t)nv * sizeof *zidx);
+  if (!zidx) {
+    b->oom = 1; /* the generator's strbuf reports it */
+    return;
+  }
   for (int v = 0; v < nv; v++) {
     if (!m->noise[v]) continue;
-    zidx[v < 256 ? v : 255] = j;
+    zidx[v] = j;
     sdk_sb_printf(b, "%s  real sdk_w%d;\n%s  {\n", ind, v, ind);
     bind_vars(b, o, "sdk_x%d", -1, ind);
     sdk_sb_printf(b, "%s    sdk_w%d = ", ind, v);
@@ -548,10 +556,8 @@ void sdk_cg_step_h(sdk_strbuf *b, const sdk_codegen_opts *o, const char *ind, sd
     sdk_sb_printf(b, "%s;\n%s  }\n", se > 0 ? "" : " * sdk_sqdt", ind);
     if (se > 0) {
       /* b(t) of additive noise averaged over the step (scheme.h: weak order 2) */
-      char tval[128];
-      stage_time(s, se, tval, sizeof tval);
       sdk_sb_printf(b, "%s  {\n", ind);
-      bind_vars(b, o, "sdk_x%.0d%d", 0, tval, ind);
+      bind_vars(b, o, "sdk_x%d", se, ind);
       sdk_sb_printf(b, "%s    sdk_w%d = (real)0.5 * (sdk_w%d + ", ind, v, v);
       emit_expr_h(b, o, m->noise[v], m->noise_line[v], h, se);
       sdk_sb_printf(b, ") * sdk_sqdt;\n%s  }\n", ind);
@@ -620,6 +626,7 @@ void sdk_cg_step_h(sdk_strbuf *b, const sdk_codegen_opts *o, const char *ind, sd
       sdk_sb_puts(b, ";\n");
   }
   sdk_sb_printf(b, "%s}\n", ind);
+  if (zidx != zfixed) free(zidx);
 }
 
 /* Initial conditions of one path: needs the parameters, sdk_seed and

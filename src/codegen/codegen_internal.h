@@ -57,6 +57,9 @@ void sdk_cg_number(sdk_strbuf *b, const sdk_codegen_opts *o, double v);
 
 /* ---- systems of interacting particles (sys.c, sys_cpu.c, sys_cuda.c) ---- */
 #define SDK_CG_MAX_RED 64
+/* the model parser refuses more [meanfield] entries than fit with the order
+ * parameter's two sums, so none is ever dropped */
+_Static_assert(SDK_MODEL_MAX_MEANFIELD + 2 <= SDK_CG_MAX_RED, "SDK_CG_MAX_RED too small");
 /* The expressions averaged over each system every step: the [meanfield]
  * entries first (entry k is value k), then the order parameter's
  * cos(factor x) and sin(factor x) unless a [meanfield] entry is already the

@@ -16,6 +16,7 @@
  * output is byte-identical for identical inputs.  The C locale is assumed
  * (decimal point '.').
  */
+#include "core/escape.h"
 #include "io/io.h"
 
 #include <errno.h>
@@ -125,9 +126,17 @@ static void write_settings(const sdk_results *r, const char *obs, FILE *f) {
   char b1[32], b2[32];
   fprintf(f, "# sdekit: %s\n", str_or(r->version, "?"));
   fprintf(f, "# observable: %s\n", obs);
-  fprintf(f, "# model: %s", str_or(r->model_name, "?"));
-  if (r->model_path && r->model_path[0]) fprintf(f, " (%s)", r->model_path);
-  fputc('\n', f);
+  /* escaped: a newline in a name or path would end the comment line */
+  sdk_strbuf mb;
+  sdk_sb_init(&mb);
+  sdk_esc_term(&mb, str_or(r->model_name, "?"));
+  if (r->model_path && r->model_path[0]) {
+    sdk_sb_puts(&mb, " (");
+    sdk_esc_term(&mb, r->model_path);
+    sdk_sb_puts(&mb, ")");
+  }
+  fprintf(f, "# model: %s\n", mb.oom || !mb.s ? "?" : mb.s);
+  sdk_sb_free(&mb);
   fprintf(f, "# scheme: %s\n", str_or(r->scheme, "?"));
   fprintf(f, "# precision: %s\n", str_or(r->precision, "?"));
   fprintf(f, "# backend: %s\n", str_or(r->backend, "?"));

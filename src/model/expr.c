@@ -1,10 +1,13 @@
 #include "model/expr.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "model/limits.h"
 
 /* ---- the math functions a model may call ---- */
 typedef struct {
@@ -70,7 +73,7 @@ int sdk_name_valid(const char *n) {
   if (!n || !(isalpha((unsigned char)n[0]) || n[0] == '_')) return 0;
   for (const char *p = n; *p; p++)
     if (!(isalnum((unsigned char)*p) || *p == '_')) return 0;
-  return strlen(n) < 64;
+  return strlen(n) <= SDK_MODEL_MAX_NAME;
 }
 
 int sdk_name_reserved(const char *n) {
@@ -85,6 +88,7 @@ typedef struct {
   const char *where;
   sdk_errbuf *eb;
   sdk_err err;
+  int nest; /* primaries being parsed, one inside the other */
 } parser;
 
 static void skip_ws(parser *ps) {
@@ -119,15 +123,59 @@ void sdk_expr_destroy(sdk_expr **ep) {
 
 static sdk_expr *parse_expr(parser *ps);
 
+/* Give e its depth (one more than its deepest operand); refuse it past
+ * SDK_EXPR_MAX_DEPTH so that no later walk of the tree recurses deeper.
+ * Consumes e on failure. */
+static sdk_expr *deep_ok(parser *ps, sdk_expr *e) {
+  if (!e) return NULL;
+  int d = 0;
+  for (int i = 0; i < e->nargs; i++)
+    if (e->arg[i] && e->arg[i]->depth > d) d = e->arg[i]->depth;
+  e->depth = d + 1;
+  if (e->depth > SDK_EXPR_MAX_DEPTH) {
+    char msg[120];
+    snprintf(msg, sizeof msg, "expression nested deeper than %d levels (the limit)",
+             SDK_EXPR_MAX_DEPTH);
+    perr(ps, msg);
+    sdk_expr_destroy(&e);
+  }
+  return e;
+}
+
+static sdk_expr *parse_primary_(parser *ps);
+
+/* Every cycle of the recursive descent passes through here: counting the
+ * nesting bounds the C stack the parser uses, whatever the input. */
 static sdk_expr *parse_primary(parser *ps) {
+  if (ps->nest > SDK_EXPR_MAX_DEPTH) { /* the leaf inside 100 levels is the 101st */
+    char msg[120];
+    snprintf(msg, sizeof msg, "expression nested deeper than %d levels (the limit)",
+             SDK_EXPR_MAX_DEPTH);
+    perr(ps, msg);
+    return NULL;
+  }
+  ps->nest++;
+  sdk_expr *e = parse_primary_(ps);
+  ps->nest--;
+  return e;
+}
+
+static sdk_expr *parse_primary_(parser *ps) {
   skip_ws(ps);
   const char *c = ps->p;
   if (isdigit((unsigned char)*c) || (*c == '.' && isdigit((unsigned char)c[1]))) {
     char *end;
+    errno = 0;
     double v = strtod(c, &end);
     /* strtod accepts hex floats and "inf"; we want plain decimals only */
     if (end == c || (c[0] == '0' && (c[1] == 'x' || c[1] == 'X'))) {
       perr(ps, "malformed number");
+      return NULL;
+    }
+    /* 1e999 would become inf (and be emitted as the name "inf"), 1e-999
+     * would become 0: refuse rather than approximate */
+    if (errno == ERANGE || !isfinite(v)) {
+      perr(ps, "number out of the range of double precision (about 2.2e-308 to 1.8e308)");
       return NULL;
     }
     if (*end == 'f' || *end == 'F' || *end == 'l' || *end == 'L') end++; /* C suffix */
@@ -194,6 +242,7 @@ static sdk_expr *parse_primary(parser *ps) {
         return NULL;
       }
       ps->p++;
+      if (!(e = deep_ok(ps, e))) return NULL;
       if (e->nargs != fi->nargs) {
         char msg[200];
         snprintf(msg, sizeof msg, "%s() takes %d argument%s, not %d", fi->name, fi->nargs,
@@ -238,7 +287,7 @@ static sdk_expr *parse_primary(parser *ps) {
     e->op = *c;
     e->arg[0] = a;
     e->nargs = 1;
-    return e;
+    return deep_ok(ps, e);
   }
   if (*c == 0)
     perr(ps, "unexpected end of expression");
@@ -327,7 +376,7 @@ static sdk_expr *parse_binary(parser *ps, int minprec) {
     e->arg[0] = lhs;
     e->arg[1] = rhs;
     e->nargs = 2;
-    lhs = e;
+    lhs = deep_ok(ps, e);
   }
   return lhs;
 }
@@ -359,11 +408,11 @@ static sdk_expr *parse_expr(parser *ps) {
   e->arg[1] = a;
   e->arg[2] = b;
   e->nargs = 3;
-  return e;
+  return deep_ok(ps, e);
 }
 
 sdk_err sdk_expr_parse(const char *text, const char *where, sdk_expr **out, sdk_errbuf *eb) {
-  parser ps = {text, text, where, eb, SDK_OK};
+  parser ps = {text, text, where, eb, SDK_OK, 0};
   *out = NULL;
   skip_ws(&ps);
   if (!*ps.p) return SDK_FAIL(eb, SDK_ERR_MODEL, "%s: empty expression", where);

@@ -36,6 +36,7 @@ typedef struct sdk_expr {
   sdk_symkind sym;
   int index; /* index of the var/param */
   int nargs;
+  int depth;               /* 1 + depth of the deepest operand (set by the parser) */
   struct sdk_expr *arg[3]; /* operands / call arguments (at most 3) */
 } sdk_expr;
 

@@ -1,15 +1,20 @@
 #include "model/model.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ini.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/strbuf.h"
+#include "model/limits.h"
 
 int sdk_parse_number(const char *s, double *out) {
   if (!s) return 0;
@@ -40,10 +45,12 @@ typedef struct collect {
   kv *items;
   int n, cap;
   int oom;
+  int toomany; /* line of the first entry past SDK_MODEL_MAX_ENTRIES */
 } collect;
 
 static int on_ini_kv(void *user, const char *section, const char *name, const char *value) {
   collect *c = user;
+  if (c->oom || c->toomany) return 0;
   /* libinih calls again with the same key for an indented continuation
    * line: join it to the previous value */
   if (c->n > 0 && !strcmp(c->items[c->n - 1].section, section) &&
@@ -57,6 +64,7 @@ static int on_ini_kv(void *user, const char *section, const char *name, const ch
     last->value = v;
     return 1;
   }
+  if (c->n == SDK_MODEL_MAX_ENTRIES) return c->toomany = 1, 0;
   if (c->n == c->cap) {
     int cap = c->cap ? 2 * c->cap : 32;
     kv *it = realloc(c->items, (size_t)cap * sizeof *it);
@@ -92,7 +100,7 @@ static void collect_free(collect *c) {
  * first line by scanning section headers and "key =" starts ourselves, and
  * catch keys given twice (libinih would merge them). */
 static sdk_err assign_lines(collect *c, const char *text, const char *path, sdk_errbuf *eb) {
-  char section[128] = "";
+  char section[SDK_MODEL_MAX_LINE + 1] = "";
   int line = 0;
   const char *p = text;
   while (*p) {
@@ -191,6 +199,7 @@ void sdk_model_destroy(sdk_model **mp) {
   free(m->name);
   free(m->description);
   free(m->path);
+  free(m->file);
   free(m->text);
   free(m);
   *mp = NULL;
@@ -390,6 +399,17 @@ static sdk_err parse_vars(sdk_model *m, const char *value, int line, sdk_errbuf 
   char *save = NULL;
   for (char *tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
     char *name = trim(tok);
+    if (strlen(name) > SDK_MODEL_MAX_NAME) {
+      err = SDK_FAIL(eb, SDK_ERR_MODEL,
+                     "%s:%d: variable name '%.20s...' is longer than %d characters (the limit)",
+                     m->path, line, name, SDK_MODEL_MAX_NAME);
+      break;
+    }
+    if (m->nvars == SDK_MODEL_MAX_VARS) {
+      err = SDK_FAIL(eb, SDK_ERR_MODEL, "%s:%d: more than %d variables (the limit)", m->path, line,
+                     SDK_MODEL_MAX_VARS);
+      break;
+    }
     if (!sdk_name_valid(name) || sdk_name_reserved(name)) {
       err = SDK_FAIL(eb, SDK_ERR_MODEL, "%s:%d: '%s' cannot be a variable name%s", m->path, line,
                      name, sdk_name_valid(name) ? " (reserved)" : "");
@@ -564,6 +584,19 @@ static sdk_err parse_periodic(sdk_model *m, const char *value, int line, sdk_err
 /* Register the name of a [particle], [meanfield] or [pair] entry. */
 static sdk_err add_coupling_name(sdk_model *m, const char *section, const char *name, int line,
                                  sdk_errbuf *eb) {
+  if (strlen(name) > SDK_MODEL_MAX_NAME)
+    return SDK_FAIL(eb, SDK_ERR_MODEL,
+                    "%s:%d: name '%.20s...' in [%s] is longer than %d characters (the limit)",
+                    m->path, line, name, section, SDK_MODEL_MAX_NAME);
+  int have = !strcmp(section, "particle")    ? m->npart
+             : !strcmp(section, "meanfield") ? m->nmean
+                                             : m->npair;
+  int max = !strcmp(section, "particle")    ? SDK_MODEL_MAX_PARTICLE
+            : !strcmp(section, "meanfield") ? SDK_MODEL_MAX_MEANFIELD
+                                            : SDK_MODEL_MAX_PAIR;
+  if (have == max)
+    return SDK_FAIL(eb, SDK_ERR_MODEL, "%s:%d: more than %d entries in [%s] (the limit)", m->path,
+                    line, max, section);
   if (!sdk_name_valid(name) || sdk_name_reserved(name))
     return SDK_FAIL(eb, SDK_ERR_MODEL, "%s:%d: '%s' cannot be a name in [%s]%s", m->path, line,
                     name, section, sdk_name_valid(name) ? " (reserved)" : "");
@@ -605,8 +638,7 @@ static sdk_err add_coupling_name(sdk_model *m, const char *section, const char *
 static const char *const SECTIONS[] = {"model",    "params",    "drift", "noise", "init",
                                        "particle", "meanfield", "pair",  NULL};
 
-sdk_err sdk_model_parse(const char *text, const char *path, sdk_model **out, sdk_errbuf *eb) {
-  *out = NULL;
+static sdk_err parse_text(const char *text, const char *path, sdk_model **out, sdk_errbuf *eb) {
   collect c = {0};
   sdk_err err = SDK_OK;
   sdk_model *m = calloc(1, sizeof *m);
@@ -620,6 +652,11 @@ sdk_err sdk_model_parse(const char *text, const char *path, sdk_model **out, sdk
   int rc = ini_parse_string(text, on_ini_kv, &c);
   if (c.oom) {
     err = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+    goto fail;
+  }
+  if (c.toomany) {
+    err = SDK_FAIL(eb, SDK_ERR_MODEL, "%s:%d: more than %d entries (the limit)", path, rc,
+                   SDK_MODEL_MAX_ENTRIES);
     goto fail;
   }
   if (rc != 0) {
@@ -664,6 +701,17 @@ sdk_err sdk_model_parse(const char *text, const char *path, sdk_model **out, sdk
       }
     } else if (!strcmp(it->section, "params")) {
       double v;
+      if (strlen(it->key) > SDK_MODEL_MAX_NAME) {
+        err = SDK_FAIL(eb, SDK_ERR_MODEL,
+                       "%s:%d: parameter name '%.20s...' is longer than %d characters (the limit)",
+                       path, it->line, it->key, SDK_MODEL_MAX_NAME);
+        goto fail;
+      }
+      if (m->nparams == SDK_MODEL_MAX_PARAMS) {
+        err = SDK_FAIL(eb, SDK_ERR_MODEL, "%s:%d: more than %d parameters (the limit)", path,
+                       it->line, SDK_MODEL_MAX_PARAMS);
+        goto fail;
+      }
       if (!sdk_name_valid(it->key) || sdk_name_reserved(it->key)) {
         err = SDK_FAIL(eb, SDK_ERR_MODEL, "%s:%d: '%s' cannot be a parameter name%s", path,
                        it->line, it->key, sdk_name_valid(it->key) ? " (reserved)" : "");
@@ -861,6 +909,80 @@ fail:
   return err;
 }
 
+/* Length of the well-formed UTF-8 sequence at p (at most n bytes), 0 if
+ * malformed (overlong forms, surrogates and code points past U+10FFFF
+ * included). */
+static size_t utf8_len(const unsigned char *p, size_t n) {
+  unsigned c = p[0];
+  size_t k;
+  unsigned min, cp;
+  if (c < 0x80) return 1;
+  if (c >= 0xc2 && c <= 0xdf)
+    k = 2, min = 0x80, cp = c & 0x1f;
+  else if (c >= 0xe0 && c <= 0xef)
+    k = 3, min = 0x800, cp = c & 0x0f;
+  else if (c >= 0xf0 && c <= 0xf4)
+    k = 4, min = 0x10000, cp = c & 0x07;
+  else
+    return 0;
+  if (k > n) return 0;
+  for (size_t i = 1; i < k; i++) {
+    if ((p[i] & 0xc0) != 0x80) return 0;
+    cp = cp << 6 | (p[i] & 0x3f);
+  }
+  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+  return k;
+}
+
+sdk_err sdk_model_parse_buffer(const char *data, size_t len, const char *name, sdk_model **out,
+                               sdk_errbuf *eb) {
+  *out = NULL;
+  if (!name) name = "(model text)";
+  if (len > SDK_MODEL_MAX_BYTES)
+    return SDK_FAIL(eb, SDK_ERR_MODEL, "%s: %zu bytes, more than the %d bytes a model may have",
+                    name, len, SDK_MODEL_MAX_BYTES);
+  const unsigned char *p = (const unsigned char *)data;
+  /* libinih skips a UTF-8 byte order mark; so does everything after it */
+  if (len >= 3 && p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf) p += 3, len -= 3;
+  /* A NUL would end the text early for libinih, silently dropping the rest;
+   * a line past libinih's buffer would be split into two lines; invalid
+   * UTF-8 would reach HDF5 attributes declared UTF-8.  Refuse each. */
+  int line = 1;
+  size_t col = 0;
+  for (size_t i = 0; i < len;) {
+    if (p[i] == '\n') {
+      line++, col = 0, i++;
+      continue;
+    }
+    if (p[i] == 0)
+      return SDK_FAIL(eb, SDK_ERR_MODEL, "%s:%d: NUL byte at column %zu (a model file is text)",
+                      name, line, col + 1);
+    size_t k = utf8_len(p + i, len - i);
+    if (!k)
+      return SDK_FAIL(eb, SDK_ERR_MODEL,
+                      "%s:%d: byte 0x%02x at column %zu is not UTF-8 (a model file is UTF-8 text)",
+                      name, line, p[i], col + 1);
+    if ((col += k) > SDK_MODEL_MAX_LINE)
+      return SDK_FAIL(eb, SDK_ERR_MODEL,
+                      "%s:%d: line longer than %d bytes (the limit): continue a long value on "
+                      "indented lines",
+                      name, line, SDK_MODEL_MAX_LINE);
+    i += k;
+  }
+  char *text = malloc(len + 1);
+  if (!text) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  memcpy(text, p, len);
+  text[len] = 0;
+  sdk_err err = parse_text(text, name, out, eb);
+  free(text);
+  return err;
+}
+
+sdk_err sdk_model_parse(const char *text, const char *path, sdk_model **out, sdk_errbuf *eb) {
+  if (!text) return *out = NULL, SDK_FAIL(eb, SDK_ERR_MODEL, "%s: no model text", path);
+  return sdk_model_parse_buffer(text, strlen(text), path, out, eb);
+}
+
 int sdk_model_dirs(const char **dirs, int maxdirs) {
   int n = 0;
   const char *env = getenv("SDEKIT_MODEL_PATH");
@@ -872,40 +994,207 @@ int sdk_model_dirs(const char **dirs, int maxdirs) {
   return n;
 }
 
+/* Calls fn(dir, len, user) for every directory searched for a bare model
+ * name, in order: the entries of SDEKIT_MODEL_PATH (empty entries are
+ * skipped: they do not mean the current directory), then the built-in
+ * directories.  Stops when fn returns nonzero and returns that value. */
+static int each_model_dir(int (*fn)(const char *dir, size_t len, void *user), void *user) {
+  const char *dirs[8];
+  int nd = sdk_model_dirs(dirs, 8), r = 0;
+  for (int i = 0; i < nd && !r; i++)
+    for (const char *d = dirs[i]; *d && !r;) {
+      size_t len = strcspn(d, ":");
+      if (len > 0) r = fn(d, len, user);
+      d += len + (d[len] == ':');
+    }
+  return r;
+}
+
+typedef struct {
+  char **names;
+  int n, cap, oom;
+} name_set;
+
+static int collect_dir(const char *dir, size_t len, void *user) {
+  name_set *ns = user;
+  char path[PATH_MAX];
+  if (len >= sizeof path) return 0;
+  memcpy(path, dir, len);
+  path[len] = 0;
+  DIR *d = opendir(path);
+  if (!d) return 0;
+  for (struct dirent *e; (e = readdir(d));) {
+    size_t n = strlen(e->d_name);
+    if (n <= 4 || strcmp(e->d_name + n - 4, ".sde") || e->d_name[0] == '.') continue;
+    int dup = 0;
+    for (int i = 0; i < ns->n && !dup; i++)
+      dup = strlen(ns->names[i]) == n - 4 && !strncmp(ns->names[i], e->d_name, n - 4);
+    if (dup) continue;
+    if (ns->n == ns->cap) {
+      int cap = ns->cap ? 2 * ns->cap : 16;
+      char **nn = realloc(ns->names, (size_t)cap * sizeof *nn);
+      if (!nn) {
+        ns->oom = 1;
+        break;
+      }
+      ns->names = nn, ns->cap = cap;
+    }
+    if (!(ns->names[ns->n] = sdk_strndup(e->d_name, n - 4))) {
+      ns->oom = 1;
+      break;
+    }
+    ns->n++;
+  }
+  closedir(d);
+  return 0;
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char *sdk_model_builtin_names(void) {
+  name_set ns = {0};
+  each_model_dir(collect_dir, &ns);
+  if (ns.n > 1) qsort(ns.names, (size_t)ns.n, sizeof *ns.names, cmp_str);
+  char *s = ns.oom ? NULL : join(ns.names, ns.n);
+  for (int i = 0; i < ns.n; i++)
+    free(ns.names[i]);
+  free(ns.names);
+  return s;
+}
+
+/* Open a model file for reading: never blocks (a FIFO opens at once with
+ * O_NONBLOCK and is then refused), never leaks into a child process.  Reads
+ * at most SDK_MODEL_MAX_BYTES, whatever the file claims or grows to.
+ * Returns SDK_OK with *text (NUL-terminated) and *len, or an error; with
+ * missing != NULL a file that does not exist sets *missing instead. */
+static sdk_err read_model_file(const char *path, char **text, size_t *len, char **resolved,
+                               int *missing, sdk_errbuf *eb) {
+  *text = NULL;
+  *resolved = NULL;
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
+    if (missing && (errno == ENOENT || errno == ENOTDIR)) return *missing = 1, SDK_OK;
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "cannot read model file '%s': %s", path, strerror(errno));
+  }
+  struct stat st;
+  sdk_err err = SDK_OK;
+  char *buf = NULL;
+  size_t n = 0;
+  if (fstat(fd, &st) != 0) {
+    err = SDK_FAIL(eb, SDK_ERR_USAGE, "cannot read model file '%s': %s", path, strerror(errno));
+    goto out;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    err = SDK_FAIL(eb, SDK_ERR_USAGE, "cannot read model file '%s': it is %s, not a regular file",
+                   path,
+                   S_ISDIR(st.st_mode)    ? "a directory"
+                   : S_ISFIFO(st.st_mode) ? "a FIFO"
+                   : S_ISCHR(st.st_mode)  ? "a character device"
+                   : S_ISBLK(st.st_mode)  ? "a block device"
+                   : S_ISSOCK(st.st_mode) ? "a socket"
+                                          : "a special file");
+    goto out;
+  }
+  if (st.st_size > SDK_MODEL_MAX_BYTES) {
+    err = SDK_FAIL(eb, SDK_ERR_USAGE,
+                   "model file '%s' is %lld bytes, more than the %d bytes a model may have", path,
+                   (long long)st.st_size, SDK_MODEL_MAX_BYTES);
+    goto out;
+  }
+  /* one byte more than the limit: a file that grew since fstat is caught */
+  buf = malloc((size_t)SDK_MODEL_MAX_BYTES + 2);
+  if (!buf) {
+    err = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+    goto out;
+  }
+  while (n <= SDK_MODEL_MAX_BYTES) {
+    ssize_t r = read(fd, buf + n, (size_t)SDK_MODEL_MAX_BYTES + 1 - n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) {
+      err = SDK_FAIL(eb, SDK_ERR_USAGE, "cannot read model file '%s': %s", path, strerror(errno));
+      goto out;
+    }
+    if (r == 0) break;
+    n += (size_t)r;
+  }
+  if (n > SDK_MODEL_MAX_BYTES) {
+    err = SDK_FAIL(eb, SDK_ERR_USAGE, "model file '%s' is more than the %d bytes a model may have",
+                   path, SDK_MODEL_MAX_BYTES);
+    goto out;
+  }
+  buf[n] = 0;
+  *resolved = realpath(path, NULL); /* NULL (unknown) is not an error */
+out:
+  close(fd);
+  if (err != SDK_OK) {
+    free(buf);
+    return err;
+  }
+  *text = buf;
+  *len = n;
+  return SDK_OK;
+}
+
+typedef struct {
+  const char *name;
+  char *text, *resolved;
+  size_t len;
+  char path[PATH_MAX];
+  sdk_errbuf *eb;
+  sdk_err err;
+} search;
+
+static int try_dir(const char *dir, size_t len, void *user) {
+  search *s = user;
+  int n = snprintf(s->path, sizeof s->path, "%.*s/%s.sde", (int)len, dir, s->name);
+  if (n < 0 || (size_t)n >= sizeof s->path) return 0;
+  int missing = 0;
+  s->err = read_model_file(s->path, &s->text, &s->len, &s->resolved, &missing, s->eb);
+  return s->err != SDK_OK || !missing;
+}
+
+static int has_sde_suffix(const char *s) {
+  size_t n = strlen(s);
+  return n >= 4 && !strcmp(s + n - 4, ".sde");
+}
+
 sdk_err sdk_model_load(const char *name, sdk_model **out, sdk_errbuf *eb) {
   *out = NULL;
-  char path[4096];
-  struct stat st;
-  int found = 0;
-  if (strchr(name, '/') || strstr(name, ".sde") || stat(name, &st) == 0) {
-    snprintf(path, sizeof path, "%s", name);
-    found = stat(path, &st) == 0;
-    if (!found)
-      return SDK_FAIL(eb, SDK_ERR_USAGE, "cannot read model file '%s': %s", name, strerror(errno));
+  if (!name || !*name) return SDK_FAIL(eb, SDK_ERR_USAGE, "empty model name");
+  search s = {.name = name, .eb = eb};
+  const char *path = name;
+  if (strchr(name, '/') || has_sde_suffix(name)) {
+    /* a path: read it, and only it */
+    SDK_CHECK(read_model_file(name, &s.text, &s.len, &s.resolved, NULL, eb));
   } else {
-    const char *dirs[8];
-    int nd = sdk_model_dirs(dirs, 8);
-    for (int i = 0; i < nd && !found; i++) {
-      /* SDEKIT_MODEL_PATH may itself hold several ':'-separated dirs */
-      const char *d = dirs[i];
-      while (*d && !found) {
-        size_t len = strcspn(d, ":");
-        snprintf(path, sizeof path, "%.*s/%s.sde", (int)len, d, name);
-        found = stat(path, &st) == 0;
-        d += len + (d[len] == ':');
-      }
+    /* a bare name is a model of SDEKIT_MODEL_PATH or a built-in, never a
+     * file of the current directory that happens to have that name */
+    if (!each_model_dir(try_dir, &s)) {
+      char *known = sdk_model_builtin_names();
+      /* a file of that name (or NAME.sde) here is most likely what was meant */
+      char sde[PATH_MAX];
+      struct stat st;
+      snprintf(sde, sizeof sde, "%s.sde", name);
+      const char *here = stat(name, &st) == 0 ? "./" : stat(sde, &st) == 0 ? "" : NULL;
+      sdk_err e = SDK_FAIL(eb, SDK_ERR_USAGE,
+                           "unknown model '%s' (see 'sdekit models': %s); a model file needs a "
+                           "'/' or the .sde suffix%s%s%s%s",
+                           name, known ? known : "?", here ? " (for the file here, write " : "",
+                           here ? here : "", here ? name : "", here ? (*here ? ")" : ".sde)") : "");
+      free(known);
+      return e;
     }
-    if (!found)
-      return SDK_FAIL(eb, SDK_ERR_USAGE,
-                      "no model '%s': not a file and not a built-in model (see 'sdekit models')",
-                      name);
+    SDK_CHECK(s.err);
+    path = s.path;
   }
-  if (S_ISDIR(st.st_mode))
-    return SDK_FAIL(eb, SDK_ERR_USAGE, "cannot read model file '%s': it is a directory", path);
-  char *text = sdk_read_file(path, NULL);
-  if (!text)
-    return SDK_FAIL(eb, SDK_ERR_USAGE, "cannot read model file '%s': %s", path, strerror(errno));
-  sdk_err err = sdk_model_parse(text, path, out, eb);
-  free(text);
+  sdk_err err = sdk_model_parse_buffer(s.text, s.len, path, out, eb);
+  free(s.text);
+  if (err == SDK_OK) {
+    (*out)->file = s.resolved;
+    s.resolved = NULL;
+  }
+  free(s.resolved);
   return err;
 }

@@ -37,8 +37,11 @@
 #ifndef SDK_MODEL_H
 #define SDK_MODEL_H
 
+#include <stddef.h>
+
 #include "core/error.h"
 #include "model/expr.h"
+#include "model/limits.h"
 
 typedef enum { SDK_INIT_CONST, SDK_INIT_UNIFORM, SDK_INIT_NORMAL } sdk_init_kind;
 
@@ -74,7 +77,8 @@ enum {
 
 typedef struct sdk_model {
   char *name, *description;
-  char *path; /* file it came from */
+  char *path; /* file it came from, as named in messages */
+  char *file; /* that file's canonical absolute path; NULL for text not read from a file */
   char *text; /* full file text (stored with the results) */
   int nvars;
   char **vars;
@@ -106,10 +110,20 @@ typedef struct sdk_model {
   int periodic_line;
 } sdk_model;
 
-/* Load a model by path, or by built-in name (models/NAME.sde found via
- * $SDEKIT_MODEL_PATH, then the installed and source model directories). */
+/* Load a model.  A path (anything with a '/' or ending in ".sde") is read
+ * as given.  A bare name is looked up as NAME.sde in the directories of
+ * $SDEKIT_MODEL_PATH (':'-separated, in order, empty entries skipped), then
+ * in the built-in model directories; never in the current directory.  Model
+ * files must be regular files of at most SDK_MODEL_MAX_BYTES (model/limits.h);
+ * they are opened without blocking, so a FIFO or device is refused at once. */
 sdk_err sdk_model_load(const char *name_or_path, sdk_model **out, sdk_errbuf *eb);
-/* Parse model text; `path` is used in messages. */
+/* Parse model text of `len` bytes (need not be NUL-terminated; any NUL byte
+ * is an error); `name` is used in messages and as the model's path.  The
+ * entry point for text from memory (checkpoints, fuzzers): it applies every
+ * limit of model/limits.h. */
+sdk_err sdk_model_parse_buffer(const char *data, size_t len, const char *name, sdk_model **out,
+                               sdk_errbuf *eb);
+/* The same for a NUL-terminated text; `path` is used in messages. */
 sdk_err sdk_model_parse(const char *text, const char *path, sdk_model **out, sdk_errbuf *eb);
 void sdk_model_destroy(sdk_model **m);
 
@@ -124,6 +138,9 @@ int sdk_model_first_periodic(const sdk_model *m);
 /* Directories searched for built-in models, ':'-separated, as a string for
  * messages and for `sdekit models`.  Fills dirs[] (at most maxdirs). */
 int sdk_model_dirs(const char **dirs, int maxdirs);
+/* Names of the models a bare name can refer to, sorted, comma-separated
+ * (for messages); caller frees; NULL when out of memory. */
+char *sdk_model_builtin_names(void);
 
 /* Parse a number strictly: the whole string must be a finite decimal. */
 int sdk_parse_number(const char *s, double *out);

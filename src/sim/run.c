@@ -756,7 +756,7 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
   snprintf(r->version, sizeof r->version, "%s", SDK_VERSION);
   R->version = r->version;
   R->model_name = m->name;
-  R->model_path = m->path;
+  R->model_path = m->file ? m->file : m->path; /* which file was used, resolved */
   R->model_text = m->text;
   R->nvars = m->nvars;
   R->var_names = (const char *const *)m->vars;

@@ -1,0 +1,49 @@
+/* sdekit: the limits of a model file.
+ *
+ * A model file is code the user chose to run, but it may still be handed
+ * over by someone else, or be the output of a script gone wrong.  Every size
+ * that a model file controls has a named maximum here; input past a limit is
+ * refused with a message naming the file (and line), never truncated,
+ * dropped or written out of bounds.  The README's "Model files" section lists
+ * them; keep the two in step.
+ */
+#ifndef SDK_MODEL_LIMITS_H
+#define SDK_MODEL_LIMITS_H
+
+/* Size of a model file (and of model text from a checkpoint), in bytes: the
+ * built-in models are a few kilobytes; this is far beyond any hand-written
+ * model and keeps the quadratic checks of the parser fast. */
+#define SDK_MODEL_MAX_BYTES (1 << 20)
+
+/* Length of one line, in bytes without its newline.  libinih reads lines
+ * through a 200-byte buffer (newline and NUL included) and splits longer ones,
+ * which would silently start a new "line" in the middle of a comment; longer
+ * text continues on indented lines. */
+#define SDK_MODEL_MAX_LINE 198
+
+/* Number of `name = value` entries in the whole file (continuation lines
+ * are part of their entry). */
+#define SDK_MODEL_MAX_ENTRIES 8192
+
+/* Length of a name (variable, parameter, [particle]/[meanfield]/[pair] name). */
+#define SDK_MODEL_MAX_NAME 63
+
+/* Number of state variables, and of parameters. */
+#define SDK_MODEL_MAX_VARS 1024
+#define SDK_MODEL_MAX_PARAMS 1024
+
+/* Interacting particles: per-particle parameters and [pair] functions (their
+ * values live in per-block GPU shared memory), and [meanfield] averages (the
+ * generator's reductions hold SDK_CG_MAX_RED sums, two of which may be the
+ * order parameter's cos and sin). */
+#define SDK_MODEL_MAX_PARTICLE 32
+#define SDK_MODEL_MAX_PAIR 32
+#define SDK_MODEL_MAX_MEANFIELD 62
+
+/* Depth of an expression: nested parentheses, operators and calls.  It bounds
+ * the recursion of the parser and of everything that walks an expression, and
+ * keeps the parentheses of the generated C below the 256 levels that clang
+ * and NVRTC accept (each level emits at most two). */
+#define SDK_EXPR_MAX_DEPTH 100
+
+#endif
