@@ -133,6 +133,12 @@ static sdk_expr *parse_primary(parser *ps) {
       perr(ps, "malformed number");
       return NULL;
     }
+    /* 1e999 would be inf, emitted as the name `inf` (which may be a
+     * parameter's): a literal must be a finite double */
+    if (!isfinite(v)) {
+      perr(ps, "number out of range (larger than the largest double)");
+      return NULL;
+    }
     if (*end == 'f' || *end == 'F' || *end == 'l' || *end == 'L') end++; /* C suffix */
     if (isalnum((unsigned char)*end) || *end == '_') {
       ps->p = end;
