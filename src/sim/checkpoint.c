@@ -148,6 +148,14 @@ static void *dup_bytes(const char *p, uint64_t n, int nul) {
   return d;
 }
 
+/* 8 * a * b * c * d bytes, or UINT64_MAX (never a record's size) on overflow. */
+static uint64_t rec_bytes(uint64_t a, uint64_t b, uint64_t c, uint64_t d) {
+  uint64_t r = 8, f[4] = {a, b, c, d};
+  for (int i = 0; i < 4; i++)
+    if (r != UINT64_MAX && __builtin_mul_overflow(r, f[i], &r)) r = UINT64_MAX;
+  return r;
+}
+
 sdk_err sdk_ckpt_read(const char *path, sdk_ckpt **out, sdk_errbuf *eb) {
   *out = NULL;
   size_t len = 0;
@@ -261,26 +269,29 @@ sdk_err sdk_ckpt_read(const char *path, sdk_ckpt **out, sdk_errbuf *eb) {
       goto fail;
     }
   }
-  uint64_t np = (uint64_t)(c->ngrid * c->ppg), ns = (uint64_t)c->nsamples, ng = (uint64_t)c->ngrid,
-           nv = (uint64_t)c->nvars, no = (uint64_t)c->nord;
+  /* Record sizes from the dimensions, saturating: dimensions whose product
+   * overflows must not wrap around to the size of a small record. */
+  uint64_t ng = (uint64_t)c->ngrid, ppg = (uint64_t)c->ppg, ns = (uint64_t)c->nsamples,
+           nv = (uint64_t)c->nvars, nsv = (uint64_t)c->nsaved, nb = (uint64_t)c->dbins,
+           no = (uint64_t)c->nord;
   struct {
     int idx;
     void **dst;
     uint64_t want;
-  } arrays[] = {{5, (void **)&c->state, (nv + 1) * np * 8},
-                {6, (void **)&c->sample_step, ns * 8},
-                {7, (void **)&c->mean, ng * ns * nv * 8},
-                {8, (void **)&c->var, ng * ns * nv * 8},
-                {9, (void **)&c->paths, ng * (uint64_t)c->nsaved * ns * nv * 8},
-                {10, (void **)&c->dlo, ng * ns * 8},
-                {11, (void **)&c->dhi, ng * ns * 8},
-                {12, (void **)&c->dP, ng * ns * (uint64_t)c->dbins * 8},
-                {13, (void **)&c->dunder, ng * ns * 8},
-                {14, (void **)&c->dover, ng * ns * 8},
-                {16, (void **)&c->ord_step, no * 8},
-                {17, (void **)&c->ord_r, ng * no * 8},
-                {18, (void **)&c->ord_err, ng * no * 8},
-                {19, (void **)&c->ord_psi, ng * no * 8}};
+  } arrays[] = {{5, (void **)&c->state, rec_bytes(nv + 1, ng, ppg, 1)},
+                {6, (void **)&c->sample_step, rec_bytes(ns, 1, 1, 1)},
+                {7, (void **)&c->mean, rec_bytes(ng, ns, nv, 1)},
+                {8, (void **)&c->var, rec_bytes(ng, ns, nv, 1)},
+                {9, (void **)&c->paths, rec_bytes(ng, nsv, ns, nv)},
+                {10, (void **)&c->dlo, rec_bytes(ng, ns, 1, 1)},
+                {11, (void **)&c->dhi, rec_bytes(ng, ns, 1, 1)},
+                {12, (void **)&c->dP, rec_bytes(ng, ns, nb, 1)},
+                {13, (void **)&c->dunder, rec_bytes(ng, ns, 1, 1)},
+                {14, (void **)&c->dover, rec_bytes(ng, ns, 1, 1)},
+                {16, (void **)&c->ord_step, rec_bytes(no, 1, 1, 1)},
+                {17, (void **)&c->ord_r, rec_bytes(ng, no, 1, 1)},
+                {18, (void **)&c->ord_err, rec_bytes(ng, no, 1, 1)},
+                {19, (void **)&c->ord_psi, rec_bytes(ng, no, 1, 1)}};
   for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) {
     if (!f[arrays[i].idx].p) continue;
     if (f[arrays[i].idx].n != arrays[i].want) {
