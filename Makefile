@@ -34,27 +34,16 @@ asan:
 
 # libFuzzer over the parsers of untrusted input (fuzz/README.md): each target
 # FUZZ_SECONDS under ASan + UBSan, starting from the committed seed corpus.
-# New corpus entries and crash artifacts stay in build-fuzz/ (a crash fails
-# the target; copy its input to fuzz/regress/TARGET/ with the fix).
+# New corpus entries, crash inputs and logs stay in build-fuzz/ (copy a crash
+# input to fuzz/regress/TARGET/ with the fix).
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= model expr checkpoint h5
-FUZZ_FLAGS ?= -rss_limit_mb=2048 -timeout=10 -print_final_stats=1
 fuzz:
 	@test -f build-fuzz/CMakeCache.txt || CC=clang cmake -S . -B build-fuzz -DSDK_FUZZ=ON \
 	  -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
 	cmake --build build-fuzz -j $(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS))
 	@set -e; for t in $(FUZZ_TARGETS); do \
-	  mkdir -p build-fuzz/fuzz-corpus/$$t build-fuzz/fuzz-artifacts/$$t; \
-	  dict=; test -f fuzz/$$t.dict && dict=-dict=fuzz/$$t.dict; \
-	  echo "fuzz_$$t: $(FUZZ_SECONDS) s"; \
-	  SDK_FUZZ_SCRATCH=$(CURDIR)/build-fuzz ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  build-fuzz/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) $(FUZZ_FLAGS) $$dict \
-	    -close_fd_mask=3 -artifact_prefix=build-fuzz/fuzz-artifacts/$$t/ \
-	    build-fuzz/fuzz-corpus/$$t fuzz/corpus/$$t fuzz/regress/$$t \
-	    > build-fuzz/fuzz-$$t.log 2>&1 || { tail -60 build-fuzz/fuzz-$$t.log; \
-	      echo "fuzz_$$t FAILED: input saved in build-fuzz/fuzz-artifacts/$$t/"; exit 1; }; \
-	  grep -E '^stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb)' \
-	    build-fuzz/fuzz-$$t.log | tr '\n' ' '; echo; \
+	  echo "fuzz_$$t: $(FUZZ_SECONDS) s"; ./fuzz/run.sh $(CURDIR)/build-fuzz $$t $(FUZZ_SECONDS); \
 	done
 
 format:
