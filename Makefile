@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all configure check check-gpu demo bench clean format format-check asan
+.PHONY: all configure check check-gpu demo bench clean format format-check asan fuzz
 
 all: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -32,6 +32,20 @@ asan:
 	cd build-asan && OMP_NUM_THREADS=1 ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure \
 	  -R '^(test_model|test_io|test_philox|cli_bad_input)$$'
 
+# libFuzzer over the parsers of untrusted input (fuzz/README.md): each target
+# FUZZ_SECONDS under ASan + UBSan, starting from the committed seed corpus.
+# New corpus entries, crash inputs and logs stay in build-fuzz/ (copy a crash
+# input to fuzz/regress/TARGET/ with the fix).
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= model expr checkpoint h5
+fuzz:
+	@test -f build-fuzz/CMakeCache.txt || CC=clang cmake -S . -B build-fuzz -DSDK_FUZZ=ON \
+	  -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake --build build-fuzz -j $(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS))
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  echo "fuzz_$$t: $(FUZZ_SECONDS) s"; ./fuzz/run.sh $(CURDIR)/build-fuzz $$t $(FUZZ_SECONDS); \
+	done
+
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu')
 
@@ -40,4 +54,4 @@ format-check:
 	clang-format --dry-run -Werror $$(git ls-files '*.c' '*.h' '*.cu')
 
 clean:
-	rm -rf $(BUILD) build-asan
+	rm -rf $(BUILD) build-asan build-fuzz

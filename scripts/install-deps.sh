@@ -2,7 +2,7 @@
 # Install the Debian packages sdekit needs to build, test and plot.
 # Runs apt-get when root (CI, containers); otherwise prints the command.
 set -euo pipefail
-PKGS=(cmake make pkg-config gcc clang clang-format libomp-dev libinih-dev libhdf5-dev hdf5-tools
+PKGS=(cmake make pkg-config gcc clang libclang-rt-dev clang-format libomp-dev libinih-dev libhdf5-dev hdf5-tools
       librandom123-dev gnuplot-nox python3-h5py)
 missing=()
 for p in "${PKGS[@]}"; do

@@ -96,6 +96,31 @@ static void collect_free(collect *c) {
   free(c->items);
 }
 
+static int kv_order(const void *a, const void *b) {
+  const kv *x = *(const kv *const *)a, *y = *(const kv *const *)b;
+  int d = strcmp(x->section, y->section);
+  return d ? d : strcmp(x->key, y->key);
+}
+
+/* A key given twice in one section, wherever the line scan of assign_lines
+ * lost track of sections (a header after a carriage return, an indented
+ * key): refuse it rather than keep one of the two silently. */
+static sdk_err refuse_repeats(const collect *c, const char *path, sdk_errbuf *eb) {
+  if (c->n < 2) return SDK_OK;
+  kv **v = malloc((size_t)c->n * sizeof *v);
+  if (!v) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  for (int i = 0; i < c->n; i++)
+    v[i] = &c->items[i];
+  qsort(v, (size_t)c->n, sizeof *v, kv_order);
+  sdk_err err = SDK_OK;
+  for (int i = 1; i < c->n && err == SDK_OK; i++)
+    if (!kv_order(&v[i - 1], &v[i]))
+      err = SDK_FAIL(eb, SDK_ERR_MODEL, "%s: '%s' given twice in [%s]", path, v[i]->key,
+                     v[i]->section);
+  free(v);
+  return err;
+}
+
 /* libinih does not report line numbers to the handler; find each key's
  * first line by scanning section headers and "key =" starts ourselves, and
  * catch keys given twice (libinih would merge them). */
@@ -667,6 +692,7 @@ static sdk_err parse_text(const char *text, const char *path, sdk_model **out, s
     goto fail;
   }
   SDK_TRY(err, assign_lines(&c, text, path, eb), fail);
+  SDK_TRY(err, refuse_repeats(&c, path, eb), fail);
 
   /* pass 1: sections, [model], [params] */
   int vars_line = 0;

@@ -1,0 +1,36 @@
+/* Fuzz target: HDF5 result files (what `sdekit info` and `sdekit plot`
+ * read).  The input is the file; it is written to the scratch file
+ * (fuzz_common.h) and summarised by sdk_h5_info (to /dev/null), then opened by
+ * `sdekit plot` with an output directory that does not exist, so the plot
+ * reader validates the file and stops before drawing (PATH and TMPDIR point
+ * nowhere as well, so no gnuplot can ever start from here).
+ *
+ * The HDF5 library itself is not instrumented: a crash inside libhdf5 on a
+ * corrupt file is its bug, not ours; see fuzz/README.md. */
+#include <hdf5.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli/cli.h"
+#include "fuzz_common.h"
+#include "io/io.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  static FILE *devnull;
+  fuzz_sandbox();
+  if (!devnull) {
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    if (!(devnull = fopen("/dev/null", "w"))) return 0;
+  }
+  const char *path = fuzz_file("result.h5", data, size);
+  if (!path) return 0;
+  sdk_errbuf eb = {0};
+  (void)sdk_h5_info(path, devnull, &eb);
+  char arg0[] = "plot", arg2[] = "-o", arg3[] = "/nonexistent-sdekit-fuzz/fig.png",
+       arg4[] = "--quiet";
+  char file[4200];
+  snprintf(file, sizeof file, "%s", path);
+  char *argv[] = {arg0, file, arg2, arg3, arg4, NULL};
+  (void)sdk_cli_plot(5, argv);
+  return 0;
+}

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Run one fuzz target (called by `make fuzz`; see fuzz/README.md).
+#   fuzz/run.sh BUILD_DIR TARGET SECONDS
+# Everything it writes stays in BUILD_DIR: the growing corpus
+# (fuzz-corpus/TARGET), crash inputs (fuzz-artifacts/TARGET), the log
+# (fuzz-TARGET.log) and the targets' scratch files.  Exit status 1 when the
+# target crashed, leaked, hung or hit undefined behaviour in our code.
+#
+# h5: libhdf5 is not instrumented and has memory-safety bugs of its own on
+# corrupt files (fuzz/hdf5-bugs/).  That target runs in libFuzzer's fork mode
+# and keeps going after a crash; afterwards every crash input is replayed
+# and fails the run unless the faulting frame is inside libhdf5.
+set -eu
+build=$1 t=$2 secs=$3
+src=$(cd "$(dirname "$0")/.." && pwd)
+bin=$build/fuzz/fuzz_$t
+corpus=$build/fuzz-corpus/$t arts=$build/fuzz-artifacts/$t log=$build/fuzz-$t.log
+mkdir -p "$corpus" "$arts" "$build/fuzz-tmp"
+export SDK_FUZZ_SCRATCH=$build/fuzz-tmp TMPDIR=$build/fuzz-tmp
+export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
+export LSAN_OPTIONS=suppressions=$src/fuzz/lsan.supp
+flags=(-max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1
+  -close_fd_mask=3 -artifact_prefix="$arts/")
+[ -f "$src/fuzz/$t.dict" ] && flags+=(-dict="$src/fuzz/$t.dict")
+if [ "$t" = h5 ]; then
+  # libhdf5 has no frame pointers: unwind slowly so that lsan.supp can tell
+  # its own leaks from ours
+  ASAN_OPTIONS+=:fast_unwind_on_malloc=0
+  flags+=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
+  rm -rf "$arts"/* "$build/fuzz-tmp"/*
+fi
+rc=0
+"$bin" "${flags[@]}" "$corpus" "$src/fuzz/corpus/$t" "$src/fuzz/regress/$t" >"$log" 2>&1 || rc=$?
+grep -E '^stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb)' "$log" |
+  tr '\n' ' ' || true
+grep -E '^#[0-9]+.*(DONE|exec/s)' "$log" | tail -1 || true
+if [ "$t" != h5 ]; then
+  if [ $rc -ne 0 ]; then
+    tail -60 "$log"
+    echo "fuzz_$t FAILED (exit $rc): input saved in $arts/"
+    exit 1
+  fi
+  exit 0
+fi
+# h5: triage every crash input found in this run
+bad=0 lib=0
+for a in "$arts"/crash-* "$arts"/leak-* "$arts"/timeout-* "$arts"/oom-*; do
+  [ -e "$a" ] || continue
+  out=$("$bin" -runs=1 -timeout=10 -rss_limit_mb=2048 -close_fd_mask=1 "$a" 2>&1 || true)
+  # first stack frame outside the sanitizer runtime, libFuzzer and libc
+  frame=$(printf '%s\n' "$out" | grep -E '^ +#[0-9]+ ' |
+    grep -vE '__interceptor_|__asan|__sanitizer|libclang_rt|fuzzer::|libc\.so| in (malloc|calloc|realloc) ' |
+    head -1 || true)
+  case "$a" in *leak-*) frame="(a leak: ours unless under H5C_protect)" ;; esac
+  if [[ $frame == *libhdf5* ]]; then
+    lib=$((lib + 1))
+    echo "fuzz_h5: libhdf5 bug (not ours), input $a: $frame"
+  else
+    bad=$((bad + 1))
+    printf '%s\n' "$out" | tail -40
+    echo "fuzz_h5 FAILED: $a"
+  fi
+done
+if [ $lib -gt 0 ]; then
+  echo "fuzz_h5: $lib input(s) crash or hang inside libhdf5 (see fuzz/hdf5-bugs/README.md)"
+fi
+if [ $rc -ne 0 ] && [ $bad -eq 0 ] && [ $lib -eq 0 ]; then
+  tail -40 "$log"
+  echo "fuzz_h5 FAILED (exit $rc)"
+  bad=1
+fi
+rm -rf "$build/fuzz-tmp"/*
+[ $bad -eq 0 ]
