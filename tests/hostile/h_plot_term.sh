@@ -10,6 +10,8 @@
 export TMPDIR=$T/tmp
 mkdir -p "$TMPDIR"
 EVIL=$'ev\e[2J\e]0;owned\a\x9b31m\xc2\x9b1;1H\x07il'
+# model files must be UTF-8 (a raw 0x9b is refused by the model reader, below)
+EVILM=$'ev\e[2J\e]0;owned\a\xc2\x9b1;1H\x07il'
 
 # clean OUT ERR: no control byte other than newline, no C1 control (raw or
 # UTF-8 encoded) in either stream
@@ -29,7 +31,11 @@ PY
 }
 
 # a model file with the sequences in its name and description
-sed -e "s/^name = ou/name = ou$EVIL/" -e "s/^description = .*/description = d$EVIL/" \
+sed -e "s/^name = ou/name = ou$EVIL/" "$SRC/models/ou.sde" >"$T/raw.sde"
+run_sdk run "$T/raw.sde" --paths 16 --t-end 0.1 -o "$T/raw.h5"
+check "a model file that is not UTF-8 is refused" test "$rc" -eq 2
+check "that refusal: nothing raw on the terminal" clean "$OUTF" "$ERRF"
+sed -e "s/^name = ou/name = ou$EVILM/" -e "s/^description = .*/description = d$EVILM/" \
   "$SRC/models/ou.sde" >"$T/evil.sde"
 run_sdk run "$T/evil.sde" --paths 16 --t-end 0.1 -o "$T/e.h5"
 check "run of a model with escapes in its name works" test "$rc" -eq 0
