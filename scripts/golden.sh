@@ -6,6 +6,7 @@
 #
 #   scripts/golden.sh [BUILD_DIR]            print the hashes
 #   scripts/golden.sh --check FILE [BUILD]   compare with FILE; exit 1 on a difference
+#   GOLDEN_EXTRA="--no-compensation" ...     extra options for every run
 #
 # The hashes depend on the C compiler and the CPU (fast-math kernels): record
 # a baseline before a change and compare after it on the same machine
@@ -25,7 +26,7 @@ trap 'rm -rf "$T"' EXIT
 one() { # NAME ARGS...
   name=$1
   shift
-  "$bin" run "$@" --seed 7 --threads 2 --quiet -o "$T/r.h5"
+  "$bin" run "$@" ${GOLDEN_EXTRA:-} --seed 7 --threads 2 --quiet -o "$T/r.h5"
   h=$(h5dump -A 0 -m %.17g "$T/r.h5" | tail -n +2 | sha256sum | cut -d' ' -f1)
   echo "$h  $name"
   rm -f "$T/r.h5"
