@@ -77,7 +77,7 @@ int main(int argc, char **argv) {
       snprintf(names[nn++], l, "%s/%s", argv[i], de->d_name);
     }
     closedir(d);
-    qsort(names, nn, sizeof *names, cmp);
+    if (nn) qsort(names, nn, sizeof *names, cmp); /* names is NULL for an empty folder */
     for (size_t k = 0; k < nn; k++) {
       fails += replay_file(names[k]);
       count++;

@@ -356,15 +356,21 @@ static void test_scan(void) {
   sdk_scan_axis ax;
   sdk_errbuf eb = {0};
   TU_CHECK(sdk_scan_parse("a=4.2:14.1:100", &ax, &eb) == SDK_OK, "%s", eb.msg);
+  TU_CHECK(ax.values == NULL, "parse leaves the values to sdk_scan_fill");
+  TU_CHECK(sdk_scan_fill(&ax, &eb) == SDK_OK, "%s", eb.msg);
   TU_CHECK(ax.n == 100 && !ax.log && !strcmp(ax.name, "a"), "linear scan");
   TU_NEAR(ax.values[0], 4.2, 0, "first");
   TU_NEAR(ax.values[99], 14.1, 0, "last");
   TU_NEAR(ax.values[1], 4.3, 0, "second is exactly 4.3 (rounded to 15 digits)");
   sdk_scan_free(&ax);
-  TU_CHECK(sdk_scan_parse("D=0.001:1:4:log", &ax, &eb) == SDK_OK, "%s", eb.msg);
+  TU_CHECK(sdk_scan_parse("D=0.001:1:4:log", &ax, &eb) == SDK_OK &&
+               sdk_scan_fill(&ax, &eb) == SDK_OK,
+           "%s", eb.msg);
   TU_NEAR(ax.values[1], 0.01, 1e-15, "log scan");
   sdk_scan_free(&ax);
-  TU_CHECK(sdk_scan_parse("a=3:3:1", &ax, &eb) == SDK_OK && ax.values[0] == 3, "single point");
+  TU_CHECK(sdk_scan_parse("a=3:3:1", &ax, &eb) == SDK_OK && sdk_scan_fill(&ax, &eb) == SDK_OK &&
+               ax.values[0] == 3,
+           "single point");
   sdk_scan_free(&ax);
   const char *bad[] = {"a=1:2",       "a=1:2:0",       "a=1:2:2.5", "a=x:2:3",
                        "a=1::3",      "=1:2:3",        "a",         "a=0:1:3:log",

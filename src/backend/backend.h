@@ -89,11 +89,15 @@ typedef struct sdk_backend {
   sdk_err (*read_state)(sdk_ensemble *ens, int64_t first, int64_t n, double *out, sdk_errbuf *eb);
   /* Copy one row of the state between the backend and doubles: row v < nvars
    * is variable v, row nvars the drift mark (allocated on first write), row
-   * nvars + 1 + v the carried error of variable v in modules with the
-   * compensated update (codegen.h; an error in others); paths
+   * nvars + 1 + k the carried row k of the compensated update (k <
+   * carried_rows; an error in others); paths
    * [first, first+n).  write = 0 reads into buf, 1 writes buf (checkpoints). */
   sdk_err (*rows)(sdk_ensemble *ens, int row, int64_t first, int64_t n, double *buf, int write,
                   sdk_errbuf *eb);
+  /* Number of carried rows of the compensated update (rows nvars + 1 ...):
+   * 0 without it, nvars for a Kahan sum every step, 2 nvars when the module
+   * also keeps the high part (codegen.h: deferred renormalisation). */
+  int (*carried_rows)(const sdk_ensemble *ens);
   /* Systems of interacting particles (modules generated in system mode,
    * lay->particles = N): advance every system from step step0 by nsteps
    * Euler steps (nsteps = 0: no step).  When obs is given and the module

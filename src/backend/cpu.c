@@ -571,6 +571,10 @@ static sdk_err cpu_read_state(sdk_ensemble *e, int64_t first, int64_t n, double 
   return SDK_OK;
 }
 
+static int cpu_carried_rows(const sdk_ensemble *e) {
+  return e->mod->comp ? e->lay.nvars : 0;
+}
+
 static sdk_err cpu_rows(sdk_ensemble *e, int row, int64_t first, int64_t n, double *buf, int write,
                         sdk_errbuf *eb) {
   void *base;
@@ -641,6 +645,7 @@ const sdk_backend sdk_backend_cpu = {
     .advance_sys = cpu_advance_sys,
     .histogram_mod = cpu_histogram_mod,
     .rows = cpu_rows,
+    .carried_rows = cpu_carried_rows,
     .name = "cpu",
     .open = cpu_open,
     .close = cpu_close,

@@ -264,7 +264,7 @@ struct sdk_bctx {
 struct sdk_module {
   CUmodule mod;
   int ilp;  /* paths per thread of sdk_advance */
-  int comp; /* compensated update: nvars more state rows (codegen.h) */
+  int comp; /* compensated update: sdk_state_rows (2 or 3 nvars), 0 without (codegen.h) */
   CUfunction init, advance, red_moments, red_minmax, red_hist;
   CUfunction red_hist_mod; /* may be absent (modules of older builds) */
   CUfunction sys_step;     /* system driver (interacting particles), else NULL */
@@ -701,10 +701,20 @@ static sdk_err load_module(sdk_bctx *c, const char *cubin, const char *path, sdk
                    SDK_KERNEL_ABI);
     goto bad;
   }
-  /* compensated update: the module's state has 2 nvars rows (codegen.h) */
+  /* compensated update: the module's state has sdk_state_rows rows, 2 or 3
+   * nvars (codegen.h) */
   CUdeviceptr rows_p = 0;
   size_t rows_n = 0;
-  m->comp = cu.ModuleGetGlobal(&rows_p, &rows_n, m->mod, "sdk_state_rows") == CUDA_SUCCESS;
+  int rows = 0;
+  m->comp = 0;
+  if (cu.ModuleGetGlobal(&rows_p, &rows_n, m->mod, "sdk_state_rows") == CUDA_SUCCESS) {
+    if (rows_n != sizeof rows || cu.MemcpyDtoH(&rows, rows_p, sizeof rows) != CUDA_SUCCESS ||
+        rows < 2) {
+      err = SDK_FAIL(eb, SDK_ERR_BACKEND, "'%s' has an unreadable sdk_state_rows", path);
+      goto bad;
+    }
+    m->comp = rows;
+  }
   m->ilp = 1;
   CUdeviceptr ilp_p = 0;
   size_t ilp_n = 0;
@@ -897,7 +907,12 @@ static sdk_err cuda_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, s
                    (long long)(lay->ngrid * lay->ppg));
     goto fail;
   }
-  size_t bytes = (size_t)lay->nvars * (mod->comp ? 2 : 1) * (size_t)e->npad * e->esize;
+  if (mod->comp && mod->comp != 2 * lay->nvars && mod->comp != 3 * lay->nvars) {
+    err = SDK_FAIL(eb, SDK_ERR_INTERNAL, "cuda: module has %d state rows for %d variables",
+                   mod->comp, lay->nvars);
+    goto fail;
+  }
+  size_t bytes = (size_t)(mod->comp ? mod->comp : lay->nvars) * (size_t)e->npad * e->esize;
   CUresult r = cu.MemAlloc(&e->st, bytes);
   if (r != CUDA_SUCCESS) {
     err = SDK_FAIL(eb, SDK_ERR_NOMEM,
@@ -1153,6 +1168,10 @@ static sdk_err cuda_read_state(sdk_ensemble *e, int64_t first, int64_t n, double
   return SDK_OK;
 }
 
+static int cuda_carried_rows(const sdk_ensemble *e) {
+  return e->mod->comp ? e->mod->comp - e->lay.nvars : 0;
+}
+
 static sdk_err cuda_rows(sdk_ensemble *e, int row, int64_t first, int64_t n, double *buf, int write,
                          sdk_errbuf *eb) {
   if (n <= 0) return SDK_OK;
@@ -1161,8 +1180,8 @@ static sdk_err cuda_rows(sdk_ensemble *e, int row, int64_t first, int64_t n, dou
   CUdeviceptr base;
   if (row < e->lay.nvars) {
     base = e->st + (CUdeviceptr)((size_t)row * rowbytes);
-  } else if (row > e->lay.nvars) { /* carried errors of the compensated update */
-    if (!e->mod->comp || row > 2 * e->lay.nvars)
+  } else if (row > e->lay.nvars) { /* carried rows of the compensated update */
+    if (!e->mod->comp || row - 1 >= e->mod->comp)
       return SDK_FAIL(eb, SDK_ERR_INTERNAL, "no state row %d", row);
     base = e->st + (CUdeviceptr)((size_t)(row - 1) * rowbytes);
   } else {
@@ -1621,6 +1640,7 @@ const sdk_backend sdk_backend_cuda = {
     .advance_sys = cuda_advance_sys,
     .histogram_mod = cuda_histogram_mod,
     .rows = cuda_rows,
+    .carried_rows = cuda_carried_rows,
 };
 
 /* ---- the paper's PROG1 as a CUDA baseline for `sdekit bench` ----

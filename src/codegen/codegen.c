@@ -616,7 +616,11 @@ void sdk_cg_step_h(sdk_strbuf *b, const sdk_codegen_opts *o, const char *ind, sd
       sdk_sb_printf(b, ") * sdk_k%d_%d", i, v);
     }
     if (m->noise[v]) sdk_sb_printf(b, " + sdk_w%d * sdk_z%d", v, zidx[v]);
-    if (o->compensate)
+    if (o->compensate && o->comp_defer) /* deferred: the kernel renormalises */
+      sdk_sb_printf(
+          b, ");\n%s    sdk_c%d = sdk_y;\n%s    sdk_x%d = SDK_OPQ(sdk_hi%d + sdk_y);\n%s  }\n", ind,
+          v, ind, v, v, ind);
+    else if (o->compensate)
       sdk_sb_printf(
           b,
           ");\n%s    const real sdk_s = SDK_OPQ(sdk_x%d + sdk_y);\n"

@@ -45,7 +45,19 @@
  * --ftz --prec-div=false --prec-sqrt=false --fmad=true), so SDK_OPQ is the
  * identity there; FMA contraction may fuse a product of the increment into
  * s or c, which leaves c the exact (or better) error of the rounded sum.
- * test_numerics proves it on both backends with the default flags.  Double
+ * test_numerics proves it on both backends with the default flags.
+ *
+ * The CUDA kernel defers the renormalisation (opts.comp_defer, at the ends of its groups
+ * of G unrolled steps aligned to step numbers n with n % G == 0): the state
+ * is an unevaluated sum h + l, h fixed within a group, and
+ *   every step:       l = l + incr;  x = fl(h + l)        (x: what the drift sees)
+ *   when n % G == 0:  l = l - fl(x - h);  h = x            (Fast2Sum of h + l)
+ * which is the Kahan sum above for G = 1 and costs 1 + 2/G adds per variable
+ * and step instead of 3 (issue 10: PROG1 at >= 90% of the plain update).
+ * The rounding errors of l are of the order of ulp(G incr), as small as the
+ * Kahan sum's.  x, l and h are all stored (3 nvars rows), so a launch that
+ * ends inside a group continues it exactly: the bits depend on the step
+ * numbers only, never on where launches, samples or checkpoints fall.  Double
  * precision is not compensated (its source and results are unchanged), nor
  * are systems of interacting particles (sys_*.c, their own update).
  */
@@ -90,6 +102,11 @@ typedef struct sdk_codegen_opts {
   /* compensated state update (single precision, see above): the state then
    * has 2 * nvars rows, row nvars + v the carried error of variable v */
   int compensate;
+  /* with compensate (CUDA independent paths): renormalise at the ends of
+   * the kernel's groups of G steps instead of every step (see above); the
+   * state then has 3 * nvars rows, row 2 nvars + v the high part h_v.
+   * 0: a Kahan sum every step (CPU, systems). */
+  int comp_defer;
 } sdk_codegen_opts;
 
 /* Generate the full kernel source; *out is malloc'd. */

@@ -183,7 +183,8 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
   sdk_sb_printf(b, "\n#define SDK_TPB %d\n#define SDK_RED_CHUNK %d\n", TPB, SDK_RED_CHUNK);
   sdk_sb_printf(b, "extern \"C\" __device__ const int sdk_abi = %d;\n", SDK_KERNEL_ABI);
   if (o->compensate)
-    sdk_sb_printf(b, "extern \"C\" __device__ const int sdk_state_rows = %d;\n", 2 * nv);
+    sdk_sb_printf(b, "extern \"C\" __device__ const int sdk_state_rows = %d;\n",
+                  (o->comp_defer ? 3 : 2) * nv);
 
   /* init: one thread per path */
   sdk_sb_puts(b, "\nextern \"C\" __global__ void __launch_bounds__(SDK_TPB)\n"
@@ -203,6 +204,8 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
     sdk_sb_printf(b, "  st[%d * npad + p] = sdk_x%d;\n", v, v);
   for (int v = 0; o->compensate && v < nv; v++)
     sdk_sb_printf(b, "  st[%d * npad + p] = 0;\n", nv + v);
+  for (int v = 0; o->compensate && o->comp_defer && v < nv; v++)
+    sdk_sb_printf(b, "  st[%d * npad + p] = sdk_x%d;\n", 2 * nv + v, v);
   sdk_sb_puts(b, "}\n");
   if (o->sysmode) {
     /* systems of interacting particles: their own step kernel (sys_cuda.c) */
@@ -220,6 +223,8 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
    * whole group draw their block directly (slow but at most G-1 per end). */
   int G = nn > 0 ? 4 / gcd4(nn) : 1;
   int nblk_group = nn > 0 ? G * nn / 4 : 0;
+  /* deferred compensation renormalises at the group ends (codegen.h) */
+  const int defer = o->compensate && o->comp_defer;
   /* time-only subexpressions from a per-phase table (periodic models) */
   sdk_cg_hoist h;
   memset(&h, 0, sizeof h);
@@ -277,6 +282,8 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
     sdk_sb_printf(b, "%sreal &sdk_x%d", v ? ", " : "", v);
   for (int v = 0; o->compensate && v < nv; v++)
     sdk_sb_printf(b, ", real &sdk_c%d", v);
+  for (int v = 0; o->compensate && o->comp_defer && v < nv; v++)
+    sdk_sb_printf(b, ", const real sdk_hi%d", v);
   for (int i = 0; i < m->nparams; i++)
     if (o->scan_column[i] >= 0) {
       sdk_sb_puts(b, ", const real ");
@@ -333,6 +340,8 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
       sdk_sb_printf(b, "  real x%d_%d = st[%d * npad + p%d];\n", q, v, v, q);
     for (int v = 0; o->compensate && v < nv; v++)
       sdk_sb_printf(b, "  real c%d_%d = st[%d * npad + p%d];\n", q, v, nv + v, q);
+    for (int v = 0; defer && v < nv; v++)
+      sdk_sb_printf(b, "  real h%d_%d = st[%d * npad + p%d];\n", q, v, 2 * nv + v, q);
   }
   sdk_sb_puts(b, "  sdk_i64 n = step0;\n  const sdk_i64 nend = step0 + nsteps;\n");
   int spp32 = o->spp > 0 && o->spp <= INT_MAX;
@@ -425,6 +434,8 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
           sdk_sb_printf(b, "%sx%d_%d", v ? ", " : "", q, v);
         for (int v = 0; o->compensate && v < nv; v++)
           sdk_sb_printf(b, ", c%d_%d", q, v);
+        for (int v = 0; defer && v < nv; v++)
+          sdk_sb_printf(b, ", h%d_%d", q, v);
         for (int i = 0; i < m->nparams; i++)
           if (o->scan_column[i] >= 0) sdk_sb_printf(b, ", sp%d_%d", q, i);
         if (o->dt_column >= 0) {
@@ -444,6 +455,15 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
         sdk_sb_puts(b, ");\n");
       }
       if (pass != 1) sdk_sb_puts(b, "      n++;\n");
+      /* deferred compensation: Fast2Sum of h + l at every group end (codegen.h) */
+      if (defer && (pass != 1 || r == G - 1)) {
+        if (pass != 1) sdk_sb_printf(b, "      if (n %% %d == 0) {\n", G);
+        for (int q = 0; q < L; q++)
+          for (int v = 0; v < nv; v++)
+            sdk_sb_printf(b, "        c%d_%d = c%d_%d - (x%d_%d - h%d_%d); h%d_%d = x%d_%d;\n", q,
+                          v, q, v, q, v, q, v, q, v, q, v);
+        if (pass != 1) sdk_sb_puts(b, "      }\n");
+      }
       if (o->spp > 0 && !grouptab)
         sdk_sb_printf(b, "      if (++sdk_ph == %lldLL) sdk_ph = 0;\n", (long long)o->spp);
       sdk_sb_puts(b, "    }\n");
@@ -461,6 +481,9 @@ void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
   for (int q = 0; o->compensate && q < L; q++)
     for (int v = 0; v < nv; v++)
       sdk_sb_printf(b, "  st[%d * npad + p%d] = c%d_%d;\n", nv + v, q, q, v);
+  for (int q = 0; defer && q < L; q++)
+    for (int v = 0; v < nv; v++)
+      sdk_sb_printf(b, "  st[%d * npad + p%d] = h%d_%d;\n", 2 * nv + v, q, q, v);
   sdk_sb_puts(b, "}\n");
 
   sdk_sb_puts(b, REDUCTIONS);

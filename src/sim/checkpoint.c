@@ -91,7 +91,7 @@ sdk_err sdk_ckpt_write(const sdk_ckpt *c, const char *path, sdk_errbuf *eb) {
   uint64_t np = (uint64_t)c->ngrid * (uint64_t)c->ppg, ns = (uint64_t)c->nsamples,
            ng = (uint64_t)c->ngrid;
   rec(&b, "STAT", c->state, (uint64_t)(c->nvars + 1) * np * 8);
-  if (c->comp) rec(&b, "COMP", c->comp, (uint64_t)c->nvars * np * 8);
+  if (c->comp) rec(&b, "COMP", c->comp, (uint64_t)c->ncomp * np * 8);
   rec(&b, "SSTP", c->sample_step, ns * 8);
   if (c->mean) rec(&b, "MEAN", c->mean, ng * ns * (uint64_t)c->nvars * 8);
   if (c->var) rec(&b, "VARI", c->var, ng * ns * (uint64_t)c->nvars * 8);
@@ -356,12 +356,16 @@ sdk_err sdk_ckpt_parse(const void *data, size_t len, const char *path, sdk_ckpt 
              no = (uint64_t)c->nord, np;
     if (__builtin_mul_overflow(ng, (uint64_t)c->ppg, &np))
       CORRUPT("checkpoint '%s' is corrupt (bad dimensions)", path);
+    /* the carried rows of the compensated update: nvars or 2 nvars of them */
+    uint64_t nc = nv;
+    if (f[R_COMP].p && np > 0 && nv > 0 && f[R_COMP].n == 2 * nv * np * 8) nc = 2 * nv;
+    c->ncomp = f[R_COMP].p ? (int64_t)nc : 0;
     struct {
       int idx;
       void **dst;
       uint64_t a, b, c, d;
     } arrays[] = {{R_STAT, (void **)&c->state, nv + 1, np, 1, 1},
-                  {R_COMP, (void **)&c->comp, nv, np, 1, 1},
+                  {R_COMP, (void **)&c->comp, nc, np, 1, 1},
                   {R_SSTP, (void **)&c->sample_step, ns, 1, 1, 1},
                   {R_MEAN, (void **)&c->mean, ng, ns, nv, 1},
                   {R_VARI, (void **)&c->var, ng, ns, nv, 1},

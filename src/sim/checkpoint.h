@@ -48,13 +48,14 @@ typedef struct sdk_ckpt {
   char *model_path;
   int64_t step; /* steps done */
   int64_t nvars, ngrid, ppg, nsaved, dbins, nsamples, has_mark;
-  double *state;            /* (nvars + 1) * ngrid * ppg: variables, then the drift mark */
-  double *comp;             /* nvars * ngrid * ppg: compensation terms of the state, or NULL */
-  int64_t *sample_step;     /* nsamples */
-  double *mean, *var;       /* [g][s][v], may be NULL */
-  double *paths;            /* [g][k][s][v], may be NULL */
-  double *dlo, *dhi;        /* [g][s], may be NULL */
-  double *dP;               /* [g][s][b] */
+  double *state;        /* (nvars + 1) * ngrid * ppg: variables, then the drift mark */
+  double *comp;         /* ncomp * ngrid * ppg: carried rows of the compensated update, or NULL */
+  int64_t ncomp;        /* nvars (Kahan every step) or 2 nvars (deferred, codegen.h) */
+  int64_t *sample_step; /* nsamples */
+  double *mean, *var;   /* [g][s][v], may be NULL */
+  double *paths;        /* [g][k][s][v], may be NULL */
+  double *dlo, *dhi;    /* [g][s], may be NULL */
+  double *dP;           /* [g][s][b] */
   uint64_t *dunder, *dover; /* [g][s] */
   /* order parameter (--observe order), when the run has it: nord samples */
   int64_t nord;

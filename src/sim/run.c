@@ -72,11 +72,17 @@ sdk_err sdk_scan_parse(const char *spec, sdk_scan_axis *ax, sdk_errbuf *eb) {
     err = SDK_FAIL(eb, SDK_ERR_USAGE, "--scan '%s': a log scan needs START and STOP > 0", spec);
     goto out;
   }
+out:
+  free(rest);
+  return err;
+}
+
+/* The grid values are made only once the run has checked its size: a mistyped
+ * --scan of 1e7 points is refused at once instead of after seconds of filling. */
+sdk_err sdk_scan_fill(sdk_scan_axis *ax, sdk_errbuf *eb) {
+  if (ax->values) return SDK_OK;
   ax->values = malloc((size_t)ax->n * sizeof(double));
-  if (!ax->values) {
-    err = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-    goto out;
-  }
+  if (!ax->values) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   for (int64_t i = 0; i < ax->n; i++) {
     double u = ax->n > 1 ? (double)i / (double)(ax->n - 1) : 0;
     ax->values[i] = ax->log ? exp(log(ax->start) + u * (log(ax->stop) - log(ax->start)))
@@ -90,9 +96,7 @@ sdk_err sdk_scan_parse(const char *spec, sdk_scan_axis *ax, sdk_errbuf *eb) {
     ax->values[i] = strtod(buf, NULL);
   }
   if (ax->n > 1) ax->values[ax->n - 1] = ax->stop; /* exact end point */
-out:
-  free(rest);
-  return err;
+  return SDK_OK;
 }
 
 struct sdk_run {
@@ -193,7 +197,7 @@ static void plan_free(plan *p) {
   memset(p, 0, sizeof *p);
 }
 
-static void grid_params(const sdk_run_config *c, int64_t g, char *buf, size_t n) {
+static void grid_params(const sdk_results *c, int64_t g, char *buf, size_t n) {
   buf[0] = 0;
   int64_t rem = g;
   char part[2][128] = {"", ""};
@@ -278,16 +282,24 @@ static sdk_err make_plan(const sdk_run_config *c, sdk_run *r, plan *p, sdk_errbu
       return SDK_FAIL(eb, SDK_ERR_USAGE, "--scan %s given twice", c->scan[a].name);
     p->scan_column[k] = a;
     p->ngrid *= c->scan[a].n;
-    r->r.scan[a] = c->scan[a];
-    r->r.scan[a].values = malloc((size_t)c->scan[a].n * sizeof(double));
-    if (!r->r.scan[a].values) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-    memcpy(r->r.scan[a].values, c->scan[a].values, (size_t)c->scan[a].n * sizeof(double));
-    r->r.nscan = a + 1;
-    r->param_values[k] = c->scan[a].values[0];
   }
   if (p->ngrid > (int64_t)1 << 40 || c->paths > ((int64_t)1 << 40) / p->ngrid)
     return SDK_FAIL(eb, SDK_ERR_USAGE, "too many paths (%lld grid points x %lld paths)",
                     (long long)p->ngrid, (long long)c->paths);
+  for (int a = 0; a < c->nscan; a++) {
+    sdk_scan_axis *ax = &r->r.scan[a];
+    *ax = c->scan[a];
+    ax->values = NULL;
+    r->r.nscan = a + 1;
+    if (c->scan[a].values) {
+      ax->values = malloc((size_t)ax->n * sizeof(double));
+      if (!ax->values) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+      memcpy(ax->values, c->scan[a].values, (size_t)ax->n * sizeof(double));
+    } else {
+      SDK_CHECK(sdk_scan_fill(ax, eb));
+    }
+    r->param_values[sdk_model_param_index(m, ax->name)] = ax->values[0];
+  }
 
   /* time step: per grid point when the period depends on a scanned parameter */
   r->dt = malloc((size_t)p->ngrid * sizeof(double));
@@ -327,7 +339,7 @@ static sdk_err make_plan(const sdk_run_config *c, sdk_run *r, plan *p, sdk_errbu
     for (int a = c->nscan - 1; a >= 0; a--) {
       int64_t i = rem % c->scan[a].n;
       rem /= c->scan[a].n;
-      pv[sdk_model_param_index(m, c->scan[a].name)] = c->scan[a].values[i];
+      pv[sdk_model_param_index(m, c->scan[a].name)] = r->r.scan[a].values[i];
     }
     if (periodic) {
       eval_ctx ec = {pv};
@@ -335,7 +347,7 @@ static sdk_err make_plan(const sdk_run_config *c, sdk_run *r, plan *p, sdk_errbu
       if (!isfinite(P) || P <= 0) {
         free(pv);
         char gp[300];
-        grid_params(c, g, gp, sizeof gp);
+        grid_params(&r->r, g, gp, sizeof gp);
         return SDK_FAIL(eb, SDK_ERR_USAGE, "%s:%d: period evaluates to %g at %s (must be > 0)",
                         m->path, m->period_line, P, gp);
       }
@@ -411,7 +423,7 @@ static sdk_err make_plan(const sdk_run_config *c, sdk_run *r, plan *p, sdk_errbu
   for (int64_t g = 0; g < p->ngrid; g++) {
     int64_t rem = g;
     for (int a = c->nscan - 1; a >= 0; a--) {
-      p->sv[g * p->nsv + a] = c->scan[a].values[rem % c->scan[a].n];
+      p->sv[g * p->nsv + a] = r->r.scan[a].values[rem % c->scan[a].n];
       rem /= c->scan[a].n;
     }
     if (dt_varies) p->sv[g * p->nsv + p->dt_column] = r->dt[g];
@@ -475,6 +487,7 @@ static void fill_codegen(const sdk_run_config *c, const sdk_run *r, const plan *
   o->order_factor = p->sys.order_factor;
   o->particles = p->sys.particles;
   o->compensate = c->single && !c->no_compensation && !p->sys.on;
+  o->comp_defer = o->compensate && t == SDK_TARGET_CUDA;
 }
 
 static sdk_err prepare(const sdk_run_config *c, sdk_run **out, plan *p, sdk_errbuf *eb) {
@@ -570,8 +583,10 @@ static sdk_err write_checkpoint(const sdk_run_config *c, sdk_run *r, const sdk_b
   sdk_err err = SDK_OK;
   size_t cnt = (size_t)ng * (size_t)(ns > 0 ? ns : 1);
   k.state = calloc((size_t)(nv + 1) * (size_t)np, sizeof(double));
-  int comp = c->single && !c->no_compensation && !sys->on; /* as fill_codegen */
-  if (comp) k.comp = malloc((size_t)nv * (size_t)np * sizeof(double));
+  int64_t ncomp = be->carried_rows(ens);
+  int comp = ncomp > 0;
+  k.ncomp = ncomp;
+  if (comp) k.comp = malloc((size_t)ncomp * (size_t)np * sizeof(double));
   if (R->mean)
     k.mean = malloc(cnt * (size_t)nv * sizeof(double)),
     k.var = malloc(cnt * (size_t)nv * sizeof(double));
@@ -598,7 +613,7 @@ static sdk_err write_checkpoint(const sdk_run_config *c, sdk_run *r, const sdk_b
   }
   for (int v = 0; v < nv + (marked ? 1 : 0) && err == SDK_OK; v++)
     err = be->rows(ens, v, 0, np, k.state + (size_t)v * (size_t)np, 0, eb);
-  for (int v = 0; comp && v < nv && err == SDK_OK; v++)
+  for (int v = 0; v < ncomp && err == SDK_OK; v++)
     err = be->rows(ens, (int)nv + 1 + v, 0, np, k.comp + (size_t)v * (size_t)np, 0, eb);
   if (err != SDK_OK) goto out;
   {
@@ -651,7 +666,7 @@ static sdk_err mark_bad_points(const sdk_run_config *c, sdk_run *r, const int64_
     }
     if (listed++ < 3) {
       char gp[300];
-      grid_params(c, g, gp, sizeof gp);
+      grid_params(&r->r, g, gp, sizeof gp);
       sdk_sb_printf(&m, "%s%lld of %lld paths became NaN/Inf at %s by step %lld (t = %g)",
                     listed > 1 ? "; " : "", (long long)bad[g], (long long)R->paths, gp,
                     (long long)bad_step[g], (double)bad_step[g] * R->dt[g]);
@@ -902,7 +917,7 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
         (k->has_mark && k->step < p.transient_steps) ||
         (!k->has_mark && (c->observe & SDK_OBS_DRIFT) && k->step > p.transient_steps) ||
         (k->nsamples > 0 && k->sample_step[k->nsamples - 1] > k->step) ||
-        (!k->comp != !o.compensate)) {
+        k->ncomp != be->carried_rows(ens)) {
       err = SDK_FAIL(eb, SDK_ERR_FORMAT, "the checkpoint does not match this run's layout");
       goto done_buf;
     }
@@ -911,7 +926,7 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
       if (v == nv && !k->has_mark) break;
       err = be->rows(ens, v, 0, np, k->state + (size_t)v * (size_t)np, 1, eb);
     }
-    for (int v = 0; o.compensate && v < nv && err == SDK_OK; v++)
+    for (int v = 0; v < k->ncomp && err == SDK_OK; v++)
       err = be->rows(ens, nv + 1 + v, 0, np, k->comp + (size_t)v * (size_t)np, 1, eb);
     if (err != SDK_OK) goto done_buf;
     step = k->step;
@@ -959,7 +974,7 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
     }
     if (nbad == ng) {
       char gp[300];
-      grid_params(c, 0, gp, sizeof gp);
+      grid_params(&r->r, 0, gp, sizeof gp);
       err = SDK_FAIL(eb, SDK_ERR_NONFINITE,
                      "%lld of %lld paths became NaN/Inf at %s by step %lld (t = %g)%s; "
                      "a smaller --dt (or more --spp) may help",

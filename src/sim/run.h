@@ -40,7 +40,7 @@ typedef struct sdk_run_config {
   const char *set_name[SDK_MAX_SET];
   double set_value[SDK_MAX_SET];
   int nscan;
-  sdk_scan_axis scan[SDK_MAX_SCAN]; /* values filled by sdk_scan_parse */
+  sdk_scan_axis scan[SDK_MAX_SCAN]; /* values: NULL until sdk_scan_fill (the run fills its copy) */
   int64_t paths;                    /* per grid point (systems, with particles > 1) */
   int64_t particles;                /* particles per system (--particles); 0: unset (1) */
   int64_t order_every;              /* --observe order: steps between samples; 0: sample_every */
@@ -95,8 +95,12 @@ typedef struct sdk_run_config {
 /* Defaults for every field. */
 void sdk_run_config_defaults(sdk_run_config *c);
 
-/* Parse "NAME=START:STOP:N[:log]" strictly. */
+/* Parse "NAME=START:STOP:N[:log]" strictly; ax->values stays NULL. */
 sdk_err sdk_scan_parse(const char *spec, sdk_scan_axis *ax, sdk_errbuf *eb);
+/* Fill ax->values (no-op when present): N points rounded to 15 significant
+ * digits with the exact end point.  A run fills its own copy after checking
+ * the size of the grid. */
+sdk_err sdk_scan_fill(sdk_scan_axis *ax, sdk_errbuf *eb);
 void sdk_scan_free(sdk_scan_axis *ax);
 
 typedef struct sdk_run sdk_run; /* results plus the storage behind them */
