@@ -22,7 +22,7 @@
 # (-DHDF5_ROOT, and -DPKG_CONFIG_EXECUTABLE when pkg-config is missing).
 set -euo pipefail
 
-PKGS="libinih-dev libinih1 libhdf5-dev libhdf5-103-1 libaec0 libsz2 libcurl4 libbrotli1
+PKGS="libinih-dev libinih1 libhdf5-dev libhdf5-103-1 hdf5-tools libhdf5-hl-100 libaec0 libsz2 libcurl4 libbrotli1
 libcom-err2 libdb5.3 libffi8 libgmp10 libgnutls30 libgssapi-krb5-2 libhogweed6 libidn2-0
 libk5crypto3 libkeyutils1 libkrb5-3 libkrb5support0 libldap-2.5-0 libnettle8 libnghttp2-14
 libp11-kit0 libpsl5 librtmp1 libsasl2-2 libsasl2-modules-db libssh2-1 libssl3 libtasn1-6
