@@ -1,8 +1,9 @@
 #!/bin/sh
-# Golden results of the built-in models on the CPU: runs a fixed set of
-# configurations (fixed seeds) and prints one "sha256  name" line per run,
-# hashing every dataset of the HDF5 result at full precision (attributes,
-# which hold paths and the version, are left out).
+# Golden results of the built-in models: runs a fixed set of configurations
+# (fixed seeds) and prints one "sha256  name" line per run, hashing every
+# dataset of the HDF5 result at full precision (attributes, which hold paths
+# and the version, are left out) and the data lines of the TSV output (its
+# '#' header holds paths and the version).
 #
 #   scripts/golden.sh [BUILD_DIR]            print the hashes
 #   scripts/golden.sh --check FILE [BUILD]   compare with FILE; exit 1 on a difference
@@ -26,10 +27,12 @@ trap 'rm -rf "$T"' EXIT
 one() { # NAME ARGS...
   name=$1
   shift
-  "$bin" run "$@" ${GOLDEN_EXTRA:-} --seed 7 --threads 2 --quiet -o "$T/r.h5"
-  h=$(h5dump -A 0 -m %.17g "$T/r.h5" | tail -n +2 | sha256sum | cut -d' ' -f1)
+  rm -rf "$T/o"
+  mkdir "$T/o"
+  "$bin" run "$@" ${GOLDEN_EXTRA:-} --seed 7 --threads 2 --quiet -o "$T/o/r.h5" -o "$T/o/r.tsv"
+  h=$( (h5dump -A 0 -m %.17g "$T/o/r.h5" | tail -n +2
+    for f in "$T"/o/*.tsv; do echo "${f##*/}"; grep -v '^#' "$f"; done) | sha256sum | cut -d' ' -f1)
   echo "$h  $name"
-  rm -f "$T/r.h5"
 }
 
 all() {
@@ -56,6 +59,12 @@ all() {
       --t-end 2 --observe order,moments --set sigma=0.5
     one kuramoto-meanfield-scan-$p kuramoto-meanfield --precision $p --particles 128 \
       --paths 1 --t-end 1 --scan K=1:3:2 --observe order
+    one josephson-density-$p josephson --precision $p --paths 256 --periods 6 --observe density \
+      --coarse-grain --bins 20 --sample-every 50
+    one ou-density-scan-$p ou --scheme euler --precision $p --paths 256 --t-end 1 \
+      --scan D=0.1:0.4:2 --observe density,drift --bins 16
+    one kuramoto-meanfield-density-$p kuramoto-meanfield --precision $p --particles 256 --paths 2 \
+      --t-end 2 --observe order,density --bins 24 --set sigma=0.5
   done
 }
 
