@@ -1,9 +1,10 @@
 #!/bin/sh
 # Golden results of the built-in models: runs a fixed set of configurations
 # (fixed seeds) and prints one "sha256  name" line per run, hashing every
-# dataset of the HDF5 result at full precision (attributes, which hold paths
-# and the version, are left out) and the data lines of the TSV output (its
-# '#' header holds paths and the version).
+# dataset of the HDF5 result at full precision, every attribute except those
+# that hold paths, the command line and the version (scripts/h5attrs.py, when
+# a Python with h5py is found) and the data lines of the TSV output (its '#'
+# header holds paths and the version).
 #
 #   scripts/golden.sh [BUILD_DIR]            print the hashes
 #   scripts/golden.sh --check FILE [BUILD]   compare with FILE; exit 1 on a difference
@@ -21,6 +22,13 @@ fi
 build=${1:-build}
 bin=$build/sdekit
 command -v h5dump > /dev/null || { echo "golden.sh: needs h5dump" >&2; exit 77; }
+here=$(cd "$(dirname "$0")" && pwd)
+# the attributes (the file's layout) too, where a Python with h5py is at hand
+py=
+for p in ${GOLDEN_PYTHON:-} python3 /usr/bin/python3; do
+  if "$p" -c "import h5py" 2> /dev/null; then py=$p; break; fi
+done
+[ -n "$py" ] || echo "golden.sh: no Python with h5py: attributes are not compared" >&2
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
@@ -31,7 +39,8 @@ one() { # NAME ARGS...
   mkdir "$T/o"
   "$bin" run "$@" ${GOLDEN_EXTRA:-} --seed 7 --threads 2 --quiet -o "$T/o/r.h5" -o "$T/o/r.tsv"
   h=$( (h5dump -A 0 -m %.17g "$T/o/r.h5" | tail -n +2
-    for f in "$T"/o/*.tsv; do echo "${f##*/}"; grep -v '^#' "$f"; done) | sha256sum | cut -d' ' -f1)
+    for f in "$T"/o/*.tsv; do echo "${f##*/}"; grep -v '^#' "$f"; done
+    [ -z "$py" ] || "$py" "$here/h5attrs.py" "$T/o/r.h5") | sha256sum | cut -d' ' -f1)
   echo "$h  $name"
 }
 
