@@ -1,6 +1,8 @@
 /* The kernel cache (rules in cache.h). */
 #include "backend/cache.h"
 
+#include "core/atomicfile.h"
+
 #include <dirent.h>
 #include <elf.h>
 #include <errno.h>
@@ -149,35 +151,10 @@ fail:;
 }
 
 int sdk_cache_write(const char *path, const void *data, size_t len) {
-  char tmp[4200];
-  if (snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", path) >= (int)sizeof tmp) {
-    errno = ENAMETOOLONG;
-    return -1;
-  }
-  int fd = mkostemp(tmp, O_CLOEXEC); /* O_EXCL, mode 0600 */
-  if (fd < 0) return -1;
-  const char *p = data;
-  size_t done = 0;
-  while (done < len) {
-    ssize_t w = write(fd, p + done, len - done);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) break;
-    done += (size_t)w;
-  }
-  int e = errno;
-  if (close(fd) != 0 && done == len) e = errno, done = 0;
-  if (done != len) {
-    unlink(tmp);
-    errno = e ? e : EIO;
-    return -1;
-  }
-  if (rename(tmp, path) != 0) {
-    e = errno;
-    unlink(tmp);
-    errno = e;
-    return -1;
-  }
-  return 0;
+  /* rebuildable data: no fsync; mode 0600 (core/atomicfile.h) */
+  return sdk_atomic_write(path, data, len, SDK_ATOMIC_PRIVATE | SDK_ATOMIC_NOSYNC, NULL) == SDK_OK
+             ? 0
+             : -1;
 }
 
 sdk_err sdk_cache_builddir(const char *dir, char *out, size_t n, sdk_errbuf *eb) {
@@ -254,7 +231,7 @@ int sdk_cache_is_ours(const char *name) {
     if (strncmp(p, ext[i], k)) continue;
     if (!p[k]) return 1;
     /* a temporary of sdk_cache_write left by a killed process */
-    if (!strncmp(p + k, ".tmp-", 5) && strlen(p + k) == 11) return 1;
+    if (sdk_atomic_tmp_suffix(p + k) == strlen(p + k)) return 1;
   }
   return 0;
 }

@@ -23,6 +23,7 @@
 
 #include "backend/backend.h"
 #include "backend/cache.h"
+#include "core/atomicfile.h"
 #include "codegen/codegen.h"
 #include "core/strbuf.h"
 
@@ -556,24 +557,6 @@ static void resource_line(const char *bin, size_t len, const char *spills, char 
   if (k > 0 && (size_t)k < n && cubin_resources(bin, len, "sdk_sys_run", &r2, &f2))
     snprintf(out + k, n - (size_t)k, "; sdk_sys_run: %d registers/thread, %d bytes stack frame", r2,
              f2 < 0 ? 0 : f2);
-}
-
-static int write_file(const char *path, const void *data, size_t len) {
-  char tmp[4400];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "wb");
-  if (!f) return -1;
-  size_t w = fwrite(data, 1, len, f);
-  if (fclose(f) != 0 || w != len) {
-    unlink(tmp);
-    return -1;
-  }
-  /* rename is atomic: concurrent runs never read a half-written file */
-  if (rename(tmp, path) != 0) {
-    unlink(tmp);
-    return -1;
-  }
-  return 0;
 }
 
 static sdk_err nvrtc_compile(sdk_bctx *c, const char *src, const char *model_path,
@@ -1777,7 +1760,7 @@ sdk_err sdk_cuda_bench_kuramoto_paper(sdk_bctx *c, int pairs, int64_t particles,
   SDK_CHECK(nvrtc_compile(c, PROG23_SRC, NULL, opts, 3, "prog23.cu", &bin, &len, &log, eb));
   free(log);
   const char *dump = getenv("SDK_BASELINE_CUBIN"); /* for SASS comparisons */
-  if (dump && *dump && write_file(dump, bin, len) != 0)
+  if (dump && *dump && sdk_atomic_write(dump, bin, len, 0, NULL) != SDK_OK)
     fprintf(stderr, "sdekit: warning: could not write %s\n", dump);
   sdk_err err = SDK_OK;
   CUmodule mod = NULL;

@@ -27,6 +27,7 @@
 
 #include "cli/cli.h"
 #include "cli/gnuplot.h"
+#include "core/atomicfile.h"
 #include "core/escape.h"
 #include "core/strbuf.h"
 #include "io/h5attr.h"
@@ -1795,28 +1796,9 @@ static sdk_err install_png(const char *src, const char *out, sdk_errbuf *eb) {
     free(data);
     return SDK_FAIL(eb, SDK_ERR_BACKEND, "gnuplot wrote no PNG (is its pngcairo terminal there?)");
   }
-  sdk_tmpout t;
-  sdk_err e = sdk_tmpout_open(&t, out, eb);
-  if (e != SDK_OK) {
-    free(data);
-    return e;
-  }
-  size_t off = 0;
-  while (off < n) {
-    ssize_t w = write(t.fd, data + off, n - off);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      int err = errno;
-      free(data);
-      sdk_tmpout_abort(&t);
-      return SDK_FAIL(eb, SDK_ERR_IO, "cannot write '%s': %s", out, strerror(err));
-    }
-    off += (size_t)w;
-  }
+  sdk_err e = sdk_atomic_write(out, data, n, 0, eb);
   free(data);
-  close(t.fd);
-  t.fd = -1;
-  return sdk_tmpout_commit(&t, eb);
+  return e;
 }
 
 static sdk_err draw_one(const pfile *pf, int obs, const char *dir, const char *out, int64_t grid,

@@ -1,6 +1,8 @@
 /* sdekit: HDF5 writer (layout in io.h). */
 #include "io/io.h"
 
+#include "core/atomicfile.h"
+
 #include <errno.h>
 #include <hdf5.h>
 #include <stdarg.h>
@@ -538,8 +540,8 @@ sdk_err sdk_write_h5(const sdk_results *r, const char *path, sdk_errbuf *eb) {
   h5w w = {.eb = eb, .path = path, .str_t = -1, .gcpl = -1, .dcpl = -1};
   hid_t fcpl = -1, fapl = -1, file = -1;
   sdk_err e = SDK_OK;
-  sdk_tmpout t;
-  SDK_CHECK(sdk_tmpout_open(&t, path, eb));
+  sdk_atomic t;
+  SDK_CHECK(sdk_atomic_open(&t, path, 0, eb));
   close(t.fd); /* HDF5 reopens it by name (O_TRUNC keeps the mode we set) */
   t.fd = -1;
 
@@ -598,7 +600,7 @@ sdk_err sdk_write_h5(const sdk_results *r, const char *path, sdk_errbuf *eb) {
   H5Pclose(w.dcpl);
   H5Pclose(w.gcpl);
   H5Tclose(w.str_t);
-  return sdk_tmpout_commit(&t, eb);
+  return sdk_atomic_commit(&t, eb);
 
 fail:
   if (file >= 0) H5Fclose(file); /* strong close: also closes any open objects */
@@ -608,6 +610,6 @@ fail:
   if (w.gcpl >= 0) H5Pclose(w.gcpl);
   if (w.str_t >= 0) H5Tclose(w.str_t);
   H5Eclear2(H5E_DEFAULT);
-  sdk_tmpout_abort(&t);
+  sdk_atomic_abort(&t);
   return e ? e : SDK_ERR_IO;
 }

@@ -61,20 +61,6 @@ sdk_err sdk_h5_info(const char *path, FILE *out, sdk_errbuf *eb);
 
 /* ---- shared by the writers (src/io) ---- */
 
-/* A temporary file "<path>.tmp.XXXXXX" in the target's directory. */
-typedef struct sdk_tmpout {
-  char *tmp;        /* temporary file name (malloc'd) */
-  const char *path; /* final name */
-  int fd;           /* open descriptor from mkstemp, or -1 once handed off */
-} sdk_tmpout;
-
-/* Create the temporary (mode 0666 & ~umask, like a plain fopen would give). */
-sdk_err sdk_tmpout_open(sdk_tmpout *t, const char *path, sdk_errbuf *eb);
-/* Flush to disk and rename onto the final name; on failure the temporary is
- * removed.  Releases t either way.  t->fd must already be closed (-1). */
-sdk_err sdk_tmpout_commit(sdk_tmpout *t, sdk_errbuf *eb);
-/* Remove the temporary and release t (safe to call twice). */
-void sdk_tmpout_abort(sdk_tmpout *t);
 
 /* Shortest of %.15g/%.16g/%.17g that reads back as exactly x; NaN as "nan".
  * buf must hold at least 32 chars; returns buf. */

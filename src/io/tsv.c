@@ -1,5 +1,4 @@
-/* sdekit: gnuplot-ready TSV output, and the temporary-file helpers shared by
- * the writers.
+/* sdekit: gnuplot-ready TSV output.
  *
  * Number formats.  Everything computed from the run (drift, errors, means,
  * variances, densities) and the derived coordinates (times t = step * dt,
@@ -16,6 +15,7 @@
  * output is byte-identical for identical inputs.  The C locale is assumed
  * (decimal point '.').
  */
+#include "core/atomicfile.h"
 #include "core/escape.h"
 #include "io/io.h"
 
@@ -26,67 +26,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* ---------------- temporary output file ---------------- */
-
-sdk_err sdk_tmpout_open(sdk_tmpout *t, const char *path, sdk_errbuf *eb) {
-  static const char suffix[] = ".tmp.XXXXXX";
-  t->tmp = NULL;
-  t->path = path;
-  t->fd = -1;
-  if (!path || !path[0]) return SDK_FAIL(eb, SDK_ERR_IO, "cannot write '': empty file name");
-  size_t n = strlen(path);
-  t->tmp = malloc(n + sizeof suffix);
-  if (!t->tmp) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory writing '%s'", path);
-  memcpy(t->tmp, path, n);
-  memcpy(t->tmp + n, suffix, sizeof suffix);
-  t->fd = mkstemp(t->tmp);
-  if (t->fd < 0) {
-    int err = errno;
-    free(t->tmp);
-    t->tmp = NULL;
-    return SDK_FAIL(eb, SDK_ERR_IO, "cannot write '%s': %s", path, strerror(err));
-  }
-  /* mkstemp creates mode 0600; give the file the permissions a plain
-   * creat() would (reading the umask needs setting it: restore at once). */
-  mode_t mask = umask(0);
-  umask(mask);
-  if (fchmod(t->fd, 0666 & ~mask) != 0) {
-    int err = errno;
-    sdk_tmpout_abort(t);
-    return SDK_FAIL(eb, SDK_ERR_IO, "cannot write '%s': %s", path, strerror(err));
-  }
-  return SDK_OK;
-}
-
-void sdk_tmpout_abort(sdk_tmpout *t) {
-  if (t->fd >= 0) close(t->fd);
-  t->fd = -1;
-  if (t->tmp) unlink(t->tmp);
-  free(t->tmp);
-  t->tmp = NULL;
-}
-
-sdk_err sdk_tmpout_commit(sdk_tmpout *t, sdk_errbuf *eb) {
-  int err = 0;
-  if (t->fd >= 0) {
-    close(t->fd);
-    t->fd = -1;
-  }
-  /* Data on disk before the name points at it: a crash leaves the old file
-   * or the new one, never a truncated one. */
-  int fd = open(t->tmp, O_RDONLY);
-  if (fd < 0 || fsync(fd) != 0) err = errno;
-  if (fd >= 0) close(fd);
-  if (!err && rename(t->tmp, t->path) != 0) err = errno;
-  if (err) {
-    sdk_tmpout_abort(t);
-    return SDK_FAIL(eb, SDK_ERR_IO, "cannot write '%s': %s", t->path, strerror(err));
-  }
-  free(t->tmp);
-  t->tmp = NULL;
-  return SDK_OK;
-}
 
 /* ---------------- number formatting ---------------- */
 
@@ -401,28 +340,24 @@ sdk_err sdk_write_tsv_file(const sdk_results *r, const char *obs, const char *pa
   char name[1024];
   if (path && strcmp(path, "-") == 0) return tsv_write(r, obs, stdout, "to standard output", eb);
 
-  sdk_tmpout t;
-  SDK_CHECK(sdk_tmpout_open(&t, path, eb));
+  sdk_atomic t;
+  SDK_CHECK(sdk_atomic_open(&t, path, 0, eb));
   snprintf(name, sizeof name, "'%s'", path);
   FILE *f = fdopen(t.fd, "w");
   if (!f) {
     int err = errno;
-    sdk_tmpout_abort(&t);
+    sdk_atomic_abort(&t);
     return SDK_FAIL(eb, SDK_ERR_IO, "cannot write '%s': %s", path, strerror(err));
   }
   t.fd = -1; /* owned by f now */
   sdk_err e = tsv_write(r, obs, f, name, eb);
-  if (e == SDK_OK && fsync(fileno(f)) != 0) {
-    int err = errno;
-    e = SDK_FAIL(eb, SDK_ERR_IO, "cannot write '%s': %s", path, strerror(err));
-  }
   if (fclose(f) != 0 && e == SDK_OK) {
     int err = errno;
     e = SDK_FAIL(eb, SDK_ERR_IO, "cannot write '%s': %s", path, strerror(err));
   }
   if (e != SDK_OK) {
-    sdk_tmpout_abort(&t);
+    sdk_atomic_abort(&t);
     return e;
   }
-  return sdk_tmpout_commit(&t, eb);
+  return sdk_atomic_commit(&t, eb);
 }

@@ -1,5 +1,7 @@
 #include "sim/checkpoint.h"
 
+#include "core/atomicfile.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -122,49 +124,11 @@ sdk_err sdk_ckpt_write(const sdk_ckpt *c, const char *path, sdk_errbuf *eb) {
     sdk_sb_free(&b);
     return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory writing checkpoint");
   }
-  /* the temporary name lives next to the target (rename is atomic only
-   * within one file system) and is made fresh, never followed if planted */
-  sdk_strbuf tb;
-  sdk_sb_init(&tb);
-  sdk_sb_printf(&tb, "%s.tmp.%ld", path, (long)getpid());
-  if (tb.oom || !tb.s) {
-    sdk_sb_free(&b);
-    sdk_sb_free(&tb);
-    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory writing checkpoint");
-  }
-  const char *tmp = tb.s;
-  unlink(tmp); /* a leftover of a killed run with this pid */
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  /* next to the target, made fresh, synced, renamed (core/atomicfile.h) */
   sdk_err err = SDK_OK;
-  if (fd < 0) {
+  if (sdk_atomic_write(path, b.s, b.len, 0, NULL) != SDK_OK)
     err = SDK_FAIL(eb, SDK_ERR_IO, "cannot write checkpoint '%s': %s", path, strerror(errno));
-    goto out;
-  }
-  size_t off = 0, total = b.len;
-  int e = 0;
-  while (off < total) {
-    ssize_t w = write(fd, b.s + off, total - off);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      e = errno;
-      break;
-    }
-    if (w == 0) {
-      e = ENOSPC;
-      break;
-    }
-    off += (size_t)w;
-  }
-  if (off == total && fsync(fd) != 0) e = errno;
-  if (close(fd) != 0 && !e) e = errno;
-  if (!e && rename(tmp, path) != 0) e = errno;
-  if (e) {
-    unlink(tmp);
-    err = SDK_FAIL(eb, SDK_ERR_IO, "cannot write checkpoint '%s': %s", path, strerror(e));
-  }
-out:
   sdk_sb_free(&b);
-  sdk_sb_free(&tb);
   return err;
 }
 
