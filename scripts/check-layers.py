@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""The structural rules of docs/ARCHITECTURE.md, checked on the source tree.
+
+1. Layers: a file in src/D includes headers of D itself and of layers below
+   it only (cli, bench -> io -> sim -> observe -> backend -> codegen -> model
+   -> rng, core).
+2. The library (every layer below cli and bench) never reads the environment
+   (getenv) and never prints (stdout, stderr, printf, puts, perror).
+3. No header include cycles.
+4. Sizes: no file in src/ over 900 lines, no function over 120 lines.
+
+Usage: scripts/check-layers.py [--max-file N] [--max-func N]   (exit 1 on a violation)
+"""
+import os
+import re
+import sys
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+RANK = {"core": 0, "rng": 0, "model": 1, "codegen": 2, "backend": 3, "observe": 4,
+        "sim": 5, "io": 6, "bench": 7, "cli": 8}
+LIBRARY = {d for d, r in RANK.items() if r <= 6}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/([A-Za-z0-9_./]+)"')
+PRINTS = re.compile(r'\b(stdout|stderr|printf|puts|perror|putchar)\b\s*[(,)]?')
+FUNC_START = re.compile(r'^[A-Za-z_][^;]*\)\s*(__attribute__\(.*\)\s*)?\{\s*$')
+
+
+def strip_strings_and_comments(line, in_comment):
+    out, i = [], 0
+    while i < len(line):
+        if in_comment:
+            j = line.find("*/", i)
+            if j < 0:
+                return "".join(out), True
+            i, in_comment = j + 2, False
+        elif line.startswith("/*", i):
+            in_comment, i = True, i + 2
+        elif line.startswith("//", i):
+            break
+        elif line[i] == '"':
+            j = i + 1
+            while j < len(line) and line[j] != '"':
+                j += 2 if line[j] == "\\" else 1
+            out.append('""')
+            i = j + 1
+        else:
+            out.append(line[i])
+            i += 1
+    return "".join(out), in_comment
+
+
+def main(argv):
+    max_file = 900
+    max_func = 120
+    if "--max-file" in argv:
+        max_file = int(argv[argv.index("--max-file") + 1])
+    if "--max-func" in argv:
+        max_func = int(argv[argv.index("--max-func") + 1])
+    bad = []
+    graph = {}
+    for d in sorted(os.listdir(ROOT)):
+        if d not in RANK:
+            bad.append("src/%s: a directory that is not a layer of docs/ARCHITECTURE.md" % d)
+            continue
+        for f in sorted(os.listdir(os.path.join(ROOT, d))):
+            if not f.endswith((".c", ".h")):
+                continue
+            rel = "%s/%s" % (d, f)
+            lines = open(os.path.join(ROOT, d, f), encoding="utf-8").read().split("\n")
+            if len(lines) > max_file:
+                bad.append("src/%s: %d lines (at most %d)" % (rel, len(lines), max_file))
+            graph.setdefault(rel, set())
+            in_comment = False
+            func, start = None, 0
+            for n, line in enumerate(lines, 1):
+                m = INCLUDE.match(line)
+                if m:
+                    dep = m.group(1)
+                    if dep in RANK and RANK[dep] > RANK[d]:
+                        bad.append("src/%s:%d: includes %s/%s from a higher layer" %
+                                   (rel, n, dep, m.group(2)))
+                    if f.endswith(".h"):
+                        graph[rel].add("%s/%s" % (dep, m.group(2)))
+                code, in_comment = strip_strings_and_comments(line, in_comment)
+                if d in LIBRARY:
+                    if "getenv" in code:
+                        bad.append("src/%s:%d: getenv in the library (src/cli/env.c reads the "
+                                   "environment)" % (rel, n))
+                    if (PRINTS.search(code) and "snprintf" not in code
+                            and "format(printf" not in code):
+                        bad.append("src/%s:%d: the library prints (use the log callback, "
+                                   "core/log.h): %s" % (rel, n, line.strip()[:70]))
+                if FUNC_START.match(line) and not line.startswith(("typedef", "struct", "enum")):
+                    func, start = line.split("(")[0].split()[-1].lstrip("*"), n
+                elif func and line.startswith("}"):
+                    if n - start + 1 > max_func:
+                        bad.append("src/%s:%d: function %s is %d lines (at most %d)" %
+                                   (rel, start, func, n - start + 1, max_func))
+                    func = None
+    # header include cycles
+    state = {}
+
+    def visit(h, stack):
+        state[h] = 1
+        for dep in graph.get(h, ()):
+            if state.get(dep) == 1:
+                bad.append("include cycle: %s" % " -> ".join(stack[stack.index(dep):] + [dep]))
+            elif dep not in state:
+                visit(dep, stack + [dep])
+        state[h] = 2
+
+    for h in sorted(graph):
+        if h.endswith(".h") and h not in state:
+            visit(h, [h])
+    for b in bad:
+        print(b)
+    print("check-layers: %d problems" % len(bad))
+    return 1 if bad else 0
+
+
+sys.exit(main(sys.argv[1:]))

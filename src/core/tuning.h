@@ -1,0 +1,26 @@
+/* sdekit: tuning knobs of the GPU kernels, for experiments and benchmarks.
+ *
+ * They never change a result (every choice gives the same bits: tested), only
+ * speed; the defaults are what docs/BENCHMARKS.md measured best.  The library
+ * never reads the environment: the CLI fills this from the SDK_* variables
+ * (src/cli/env.c) and passes it down through the run configuration, the code
+ * generator and the backend.  0 or NULL everywhere means "choose".
+ */
+#ifndef SDK_TUNING_H
+#define SDK_TUNING_H
+
+typedef struct sdk_tuning {
+  /* systems of interacting particles on the GPU (backend/cuda_sys.c) */
+  const char *sys_kernel; /* SDK_SYS_KERNEL: launch | persist | resident | auto (NULL) */
+  int sys_cpb;            /* SDK_SYS_CPB: chunks per group */
+  int sys_bps;            /* SDK_SYS_BPS: blocks per multiprocessor of the persistent kernel */
+  int sys_rmax;           /* SDK_SYS_RMAX: most chunks a block keeps on chip */
+  /* the generated system kernels (codegen/sys_cuda.c) */
+  int sys_qi;   /* SDK_SYS_QI: quads per thread and chunk, 1..4 */
+  int sys_minb; /* SDK_SYS_MINB: blocks per multiprocessor (launch bounds), 1..8 */
+  int run_minb; /* SDK_RUN_MINB: the same for the persistent kernel, 1..8 */
+  /* sdekit bench: write the PROG2 baseline's cubin here (SASS comparisons) */
+  const char *baseline_cubin; /* SDK_BASELINE_CUBIN */
+} sdk_tuning;
+
+#endif
