@@ -23,8 +23,8 @@
 
 #include "backend/backend.h"
 #include "backend/cache.h"
-#include "core/atomicfile.h"
 #include "codegen/codegen.h"
+#include "core/atomicfile.h"
 #include "core/strbuf.h"
 
 /* ---- the few driver API types and constants used (cuda.h is not needed) ---- */

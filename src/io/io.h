@@ -61,7 +61,6 @@ sdk_err sdk_h5_info(const char *path, FILE *out, sdk_errbuf *eb);
 
 /* ---- shared by the writers (src/io) ---- */
 
-
 /* Shortest of %.15g/%.16g/%.17g that reads back as exactly x; NaN as "nan".
  * buf must hold at least 32 chars; returns buf. */
 char *sdk_fmt_exact(char *buf, double x);
