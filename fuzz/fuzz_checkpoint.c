@@ -47,6 +47,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (int i = 0; i < c->argc; i++)
       sink += (double)strlen(c->argv[i]);
     sink += (double)strlen(c->model_text) + (double)strlen(c->model_path);
+    for (int i = 0; i < c->nobs; i++)
+      sink += (double)strlen(c->obs[i].name) + (double)c->obs[i].nsamples;
+    for (int i = 0; i < c->nds; i++) {
+      int64_t n = 1;
+      for (int k = 0; k < c->ds[i].rank; k++)
+        n *= c->ds[i].dims[k];
+      for (int64_t k = 0; k < n; k++)
+        sink += (double)((const unsigned char *)c->ds[i].data)[8 * k];
+      sink += (double)strlen(c->ds[i].path);
+    }
     (void)sink;
   }
   sdk_ckpt_destroy(&c);

@@ -48,3 +48,123 @@ void st_require_backend(void) {
   }
   b->close(&ctx);
 }
+
+/* ---- flat views of results (simtest.h) ---- */
+
+typedef struct view_node {
+  st_view v;
+  struct view_node *next;
+} view_node;
+static view_node *g_views;
+
+static void views_free(void) {
+  while (g_views) {
+    view_node *n = g_views;
+    g_views = n->next;
+    st_view *v = &n->v;
+    free(v->sample_step), free(v->mean), free(v->var), free(v->drift), free(v->drift_err);
+    free(v->hist_lo), free(v->hist_hi), free(v->density), free(v->hist_under), free(v->hist_over);
+    free(v->saved_index), free(v->saved), free(v->order_step), free(v->order_r);
+    free(v->order_r_err), free(v->order_psi);
+    free(n);
+  }
+}
+
+static void *dup_ds(const sdk_results *R, const char *path, size_t *count) {
+  const sdk_dataset *d = sdk_store_find(&R->store, path);
+  if (!d) return NULL;
+  size_t n = (size_t)sdk_ds_count(d);
+  void *p = malloc((n ? n : 1) * 8);
+  if (p && n) memcpy(p, d->data, n * 8);
+  if (count) *count = n;
+  return p;
+}
+
+static void view_moments(const sdk_results *R, st_view *v) {
+  int64_t ng = R->ngrid, nv = R->nvars;
+  const sdk_dataset *st = sdk_store_find(&R->store, "moments/step");
+  if (!st) return;
+  v->nsamples = st->dims[0];
+  v->sample_step = dup_ds(R, "moments/step", NULL);
+  int64_t ns = v->nsamples;
+  v->mean = calloc((size_t)(ng * ns * nv + 1), sizeof(double));
+  v->var = calloc((size_t)(ng * ns * nv + 1), sizeof(double));
+  for (int64_t k = 0; k < nv; k++) {
+    char p[160];
+    snprintf(p, sizeof p, "moments/mean_%s", R->var_names[k]);
+    const double *m = sdk_results_f64(R, p);
+    snprintf(p, sizeof p, "moments/var_%s", R->var_names[k]);
+    const double *q = sdk_results_f64(R, p);
+    for (int64_t g = 0; g < ng; g++)
+      for (int64_t s = 0; s < ns; s++) {
+        v->mean[(g * ns + s) * nv + k] = m[g * ns + s];
+        v->var[(g * ns + s) * nv + k] = q[g * ns + s];
+      }
+  }
+}
+
+static void view_hist(const sdk_results *R, st_view *v) {
+  int64_t ng = R->ngrid, nv = R->nvars;
+  char p[160];
+  snprintf(p, sizeof p, "hist/%s/density", R->var_names[0]);
+  const sdk_dataset *d = sdk_store_find(&R->store, p);
+  if (!d) return;
+  int64_t nb = v->bins = d->dims[d->rank - 1];
+  v->hist_lo = calloc((size_t)(ng * nv), sizeof(double));
+  v->hist_hi = calloc((size_t)(ng * nv), sizeof(double));
+  v->density = calloc((size_t)(ng * nv * nb), sizeof(double));
+  v->hist_under = calloc((size_t)(ng * nv), sizeof(uint64_t));
+  v->hist_over = calloc((size_t)(ng * nv), sizeof(uint64_t));
+  for (int64_t k = 0; k < nv; k++) {
+    const char *vn = R->var_names[k];
+    const sdk_dataset *dd = sdk_store_findf(&R->store, "hist/%s/density", vn);
+    const double *lo = sdk_ds_f64(sdk_store_findf(&R->store, "hist/%s/lo", vn));
+    const double *hi = sdk_ds_f64(sdk_store_findf(&R->store, "hist/%s/hi", vn));
+    const uint64_t *un = sdk_ds_u64(sdk_store_findf(&R->store, "hist/%s/underflow", vn));
+    const uint64_t *ov = sdk_ds_u64(sdk_store_findf(&R->store, "hist/%s/overflow", vn));
+    for (int64_t g = 0; g < ng; g++) {
+      v->hist_lo[g * nv + k] = lo[g], v->hist_hi[g * nv + k] = hi[g];
+      v->hist_under[g * nv + k] = un[g], v->hist_over[g * nv + k] = ov[g];
+      memcpy(v->density + (g * nv + k) * nb, sdk_ds_f64(dd) + g * nb, (size_t)nb * sizeof(double));
+    }
+  }
+}
+
+static void view_paths(const sdk_results *R, st_view *v) {
+  int64_t ng = R->ngrid, nv = R->nvars;
+  const sdk_dataset *ix = sdk_store_find(&R->store, "paths/index");
+  const sdk_dataset *st = sdk_store_find(&R->store, "paths/step");
+  if (!ix || !st) return;
+  int64_t nk = v->nsaved = ix->dims[0], ns = st->dims[0];
+  if (!v->sample_step) v->nsamples = ns, v->sample_step = dup_ds(R, "paths/step", NULL);
+  v->saved_index = dup_ds(R, "paths/index", NULL);
+  v->saved = calloc((size_t)(ng * nk * ns * nv + 1), sizeof(double));
+  for (int64_t k = 0; k < nv; k++) {
+    const double *x = sdk_ds_f64(sdk_store_findf(&R->store, "paths/%s", R->var_names[k]));
+    for (int64_t i = 0; i < ng * nk * ns; i++)
+      v->saved[i * nv + k] = x[i];
+  }
+}
+
+const st_view *st_view_of(const sdk_results *R) {
+  view_node *n = calloc(1, sizeof *n);
+  if (!n) return NULL;
+  if (!g_views) atexit(views_free);
+  n->next = g_views;
+  g_views = n;
+  st_view *v = &n->v;
+  view_moments(R, v);
+  view_hist(R, v);
+  view_paths(R, v);
+  v->drift = dup_ds(R, "drift/value", NULL);
+  v->drift_err = dup_ds(R, "drift/error", NULL);
+  const sdk_dataset *os = sdk_store_find(&R->store, "order/step");
+  if (os) {
+    v->order_nsamples = os->dims[0];
+    v->order_step = dup_ds(R, "order/step", NULL);
+    v->order_r = dup_ds(R, "order/r", NULL);
+    v->order_r_err = dup_ds(R, "order/r_err", NULL);
+    v->order_psi = dup_ds(R, "order/psi", NULL);
+  }
+  return v;
+}

@@ -11,4 +11,26 @@ const char *st_model_file(const char *text, int slot);
 sdk_run *st_run(const sdk_run_config *c);
 /* Skip (exit 77) when the chosen backend cannot be opened. */
 void st_require_backend(void);
+
+/* The observables of a run's results in flat arrays, as the tests read them
+ * (the results keep them as named datasets: observe/store.h).  Arrays of
+ * observables the run did not compute are NULL.  Made by st_view; freed when
+ * the test program exits. */
+typedef struct st_view {
+  int64_t nsamples;          /* moments (else paths, density) */
+  int64_t *sample_step;      /* [s] */
+  double *mean, *var;        /* [g][s][v] */
+  double *drift, *drift_err; /* [g] */
+  int64_t bins;
+  double *hist_lo, *hist_hi;        /* [g][v] */
+  double *density;                  /* [g][v][b] */
+  uint64_t *hist_under, *hist_over; /* [g][v] */
+  int64_t nsaved;
+  int64_t *saved_index; /* [k] */
+  double *saved;        /* [g][k][s][v] */
+  int64_t order_nsamples;
+  int64_t *order_step;                       /* [s] */
+  double *order_r, *order_r_err, *order_psi; /* [g][s] */
+} st_view;
+const st_view *st_view_of(const sdk_results *R);
 #endif

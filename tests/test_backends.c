@@ -40,21 +40,22 @@ static void check_ou(const char *scheme, int single) {
   c.dt = dt;
   c.t_end = 3.0;
   c.sample_every = 75; /* odd: launches start in the middle of a Philox block */
-  c.observe = SDK_OBS_MOMENTS;
+  c.observe = "moments";
   c.seed = 2024;
   sdk_run *run = st_run(&c);
   TU_CHECK(run != NULL, "OU run (%s)", scheme);
   if (!run) return;
   const sdk_results *R = sdk_run_results(run);
-  TU_CHECK(R->nsamples == 5, "samples %lld", (long long)R->nsamples);
+  const st_view *Rv = st_view_of(R);
+  TU_CHECK(Rv->nsamples == 5, "samples %lld", (long long)Rv->nsamples);
   int heun = !strcmp(scheme, "srk2");
   double a = heun ? 1 - k * dt + k * k * dt * dt / 2 : 1 - k * dt;
   double cw = heun ? 1 - k * dt / 2 : 1;
-  for (int64_t s = 1; s < R->nsamples; s++) {
-    double n = (double)R->sample_step[s], t = n * dt;
+  for (int64_t s = 1; s < Rv->nsamples; s++) {
+    double n = (double)Rv->sample_step[s], t = n * dt;
     double m_disc = x0 * pow(a, n);
     double v_disc = cw * cw * 2 * D * dt * (1 - pow(a, 2 * n)) / (1 - a * a);
-    double m = R->mean[s], v = R->var[s], N = (double)c.paths;
+    double m = Rv->mean[s], v = Rv->var[s], N = (double)c.paths;
     double se_m = sqrt(v_disc / N), se_v = v_disc * sqrt(2 / (N - 1));
     char what[160];
     snprintf(what, sizeof what, "%s OU %s %s mean t=%g", c.backend, scheme,
@@ -157,7 +158,7 @@ static void check_blowup(int fast) {
   c.dt = 0.01;
   c.t_end = 1;
   c.fast_math = fast;
-  c.observe = SDK_OBS_MOMENTS;
+  c.observe = "moments";
   sdk_errbuf eb = {0};
   sdk_run *r = NULL;
   sdk_err e = sdk_run_execute(&c, &r, &eb);
@@ -184,8 +185,8 @@ static void check_cpu_gpu_ou(void) {
   c.dt = 0.001;
   c.t_end = 1.0; /* 1000 steps */
   c.sample_every = 125;
-  c.observe = SDK_OBS_MOMENTS | SDK_OBS_HIST;
-  c.bins = 50;
+  c.observe = "moments,hist";
+  c.obs.bins = 50;
   c.seed = 31337;
   sdk_errbuf eb = {0};
   TU_CHECK(sdk_scan_parse("k=0.5:2:4", &c.scan[0], &eb) == SDK_OK, "%s", eb.msg);
@@ -197,33 +198,36 @@ static void check_cpu_gpu_ou(void) {
   TU_CHECK(rc && rg, "OU runs");
   if (rc && rg) {
     const sdk_results *A = sdk_run_results(rc), *B = sdk_run_results(rg);
-    TU_CHECK(A->nsamples == B->nsamples && A->nsamples == 9, "samples %lld %lld",
-             (long long)A->nsamples, (long long)B->nsamples);
+    const st_view *Av = st_view_of(A);
+    const st_view *Bv = st_view_of(B);
+    TU_CHECK(Av->nsamples == Bv->nsamples && Av->nsamples == 9, "samples %lld %lld",
+             (long long)Av->nsamples, (long long)Bv->nsamples);
     double worst_m = 0, worst_v = 0;
     for (int64_t g = 0; g < A->ngrid; g++)
-      for (int64_t s = 0; s < A->nsamples; s++) {
-        int64_t i = g * A->nsamples + s;
-        double rm = rel(A->mean[i], B->mean[i]), rv = rel(A->var[i], B->var[i]);
+      for (int64_t s = 0; s < Av->nsamples; s++) {
+        int64_t i = g * Av->nsamples + s;
+        double rm = rel(Av->mean[i], Bv->mean[i]), rv = rel(Av->var[i], Bv->var[i]);
         if (rm > worst_m) worst_m = rm;
         if (rv > worst_v) worst_v = rv;
         TU_CHECK(rm <= 1e-9, "g=%lld step %lld: mean cpu %.17g cuda %.17g", (long long)g,
-                 (long long)A->sample_step[s], A->mean[i], B->mean[i]);
+                 (long long)Av->sample_step[s], Av->mean[i], Bv->mean[i]);
         TU_CHECK(rv <= 1e-9, "g=%lld step %lld: var cpu %.17g cuda %.17g", (long long)g,
-                 (long long)A->sample_step[s], A->var[i], B->var[i]);
+                 (long long)Av->sample_step[s], Av->var[i], Bv->var[i]);
       }
     printf("cpu vs cuda OU double: worst relative difference mean %.2e, var %.2e\n", worst_m,
            worst_v);
     /* histograms at the final step: ranges (min/max) and counts */
     int64_t moved = 0;
     for (int64_t g = 0; g < A->ngrid; g++) {
-      TU_CHECK(rel(A->hist_lo[g], B->hist_lo[g]) < 1e-9 && rel(A->hist_hi[g], B->hist_hi[g]) < 1e-9,
-               "g=%lld range cpu [%.17g, %.17g] cuda [%.17g, %.17g]", (long long)g, A->hist_lo[g],
-               A->hist_hi[g], B->hist_lo[g], B->hist_hi[g]);
+      TU_CHECK(rel(Av->hist_lo[g], Bv->hist_lo[g]) < 1e-9 &&
+                   rel(Av->hist_hi[g], Bv->hist_hi[g]) < 1e-9,
+               "g=%lld range cpu [%.17g, %.17g] cuda [%.17g, %.17g]", (long long)g, Av->hist_lo[g],
+               Av->hist_hi[g], Bv->hist_lo[g], Bv->hist_hi[g]);
       double tot = 0;
-      for (int64_t b = 0; b < A->bins; b++) {
-        double w = (A->hist_hi[g] - A->hist_lo[g]) / (double)A->bins;
-        double ca = A->density[g * A->bins + b] * (double)A->paths * w;
-        double cb = B->density[g * B->bins + b] * (double)B->paths * w;
+      for (int64_t b = 0; b < Av->bins; b++) {
+        double w = (Av->hist_hi[g] - Av->hist_lo[g]) / (double)Av->bins;
+        double ca = Av->density[g * Av->bins + b] * (double)A->paths * w;
+        double cb = Bv->density[g * Bv->bins + b] * (double)B->paths * w;
         moved += (int64_t)fabs(round(ca) - round(cb));
         tot += cb;
       }
@@ -248,12 +252,12 @@ static void check_hist_range(void) {
   c.paths = 5000;
   c.dt = 0.01;
   c.t_end = 1.0;
-  c.observe = SDK_OBS_HIST;
-  c.bins = 10;
-  c.nhist_range = 1;
-  snprintf(c.hist_range_var[0], sizeof c.hist_range_var[0], "x");
-  c.hist_range_lo[0] = -0.5;
-  c.hist_range_hi[0] = 0.5;
+  c.observe = "hist";
+  c.obs.bins = 10;
+  c.obs.nhist_range = 1;
+  snprintf(c.obs.hist_range_var[0], sizeof c.obs.hist_range_var[0], "x");
+  c.obs.hist_range_lo[0] = -0.5;
+  c.obs.hist_range_hi[0] = 0.5;
   c.backend = "cpu";
   sdk_run *rc = st_run(&c);
   c.backend = "cuda";
@@ -261,12 +265,14 @@ static void check_hist_range(void) {
   TU_CHECK(rc && rg, "hist runs");
   if (rc && rg) {
     const sdk_results *A = sdk_run_results(rc), *B = sdk_run_results(rg);
-    TU_CHECK(A->hist_under[0] > 0 && A->hist_over[0] > 0, "range not narrower than the data");
-    TU_CHECK(llabs((long long)A->hist_under[0] - (long long)B->hist_under[0]) <= 1 &&
-                 llabs((long long)A->hist_over[0] - (long long)B->hist_over[0]) <= 1,
+    const st_view *Av = st_view_of(A);
+    const st_view *Bv = st_view_of(B);
+    TU_CHECK(Av->hist_under[0] > 0 && Av->hist_over[0] > 0, "range not narrower than the data");
+    TU_CHECK(llabs((long long)Av->hist_under[0] - (long long)Bv->hist_under[0]) <= 1 &&
+                 llabs((long long)Av->hist_over[0] - (long long)Bv->hist_over[0]) <= 1,
              "under cpu %llu cuda %llu, over cpu %llu cuda %llu",
-             (unsigned long long)A->hist_under[0], (unsigned long long)B->hist_under[0],
-             (unsigned long long)A->hist_over[0], (unsigned long long)B->hist_over[0]);
+             (unsigned long long)Av->hist_under[0], (unsigned long long)Bv->hist_under[0],
+             (unsigned long long)Av->hist_over[0], (unsigned long long)Bv->hist_over[0]);
   }
   sdk_run_destroy(&rc);
   sdk_run_destroy(&rg);
@@ -292,14 +298,16 @@ static void check_cpu_gpu_josephson(void) {
   TU_CHECK(rc && rg, "josephson runs");
   if (rc && rg) {
     const sdk_results *A = sdk_run_results(rc), *B = sdk_run_results(rg);
+    const st_view *Av = st_view_of(A);
+    const st_view *Bv = st_view_of(B);
     for (int64_t g = 0; g < A->ngrid; g++) {
-      double se = sqrt(A->drift_err[g] * A->drift_err[g] + B->drift_err[g] * B->drift_err[g]);
+      double se = sqrt(Av->drift_err[g] * Av->drift_err[g] + Bv->drift_err[g] * Bv->drift_err[g]);
       char what[128];
       snprintf(what, sizeof what, "josephson <<v>>(a=%g) cpu vs cuda", A->scan[0].values[g]);
-      TU_NEAR(B->drift[g], A->drift[g], K_SIGMA * se + 1e-12, what);
+      TU_NEAR(Bv->drift[g], Av->drift[g], K_SIGMA * se + 1e-12, what);
       printf("josephson a=%-4g <<v>> cpu %.5f +- %.5f  cuda %.5f +- %.5f  (%+.2f se)\n",
-             A->scan[0].values[g], A->drift[g], A->drift_err[g], B->drift[g], B->drift_err[g],
-             se > 0 ? (B->drift[g] - A->drift[g]) / se : 0.0);
+             A->scan[0].values[g], Av->drift[g], Av->drift_err[g], Bv->drift[g], Bv->drift_err[g],
+             se > 0 ? (Bv->drift[g] - Av->drift[g]) / se : 0.0);
     }
   }
   sdk_run_destroy(&rc);

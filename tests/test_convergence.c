@@ -47,13 +47,14 @@ static void order(const char *scheme, int p, const double *dts, int ndt, int log
     c.dt = dts[i];
     c.t_end = T;
     c.sample_every = (int64_t)floor(T / dts[i] + 0.5);
-    c.observe = SDK_OBS_MOMENTS;
+    c.observe = "moments";
     c.seed = 1000 + (uint64_t)i;
     sdk_run *run = st_run(&c);
     TU_CHECK(run != NULL, "run %s dt=%g", scheme, dts[i]);
     if (!run) return;
     const sdk_results *R = sdk_run_results(run);
-    double v = R->var[R->nsamples - 1];
+    const st_view *Rv = st_view_of(R);
+    double v = Rv->var[Rv->nsamples - 1];
     double se = v * sqrt(2.0 / (double)(c.paths - 1));
     double err = v - exact, derr = disc_var(scheme, dts[i]) - exact;
     char what[96];

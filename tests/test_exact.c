@@ -29,23 +29,24 @@ static void check_ou(const char *scheme, int single) {
   c.dt = dt;
   c.t_end = 2.0;
   c.sample_every = 50;
-  c.observe = SDK_OBS_MOMENTS;
+  c.observe = "moments";
   c.seed = 12345;
   sdk_run *run = st_run(&c);
   TU_CHECK(run != NULL, "OU run (%s)", scheme);
   if (!run) return;
   const sdk_results *R = sdk_run_results(run);
-  TU_CHECK(R->nsamples == 5, "samples %lld", (long long)R->nsamples);
+  const st_view *Rv = st_view_of(R);
+  TU_CHECK(Rv->nsamples == 5, "samples %lld", (long long)Rv->nsamples);
   int heun = !strcmp(scheme, "srk2");
   /* one step: x' = a x + c w, w ~ N(0, 2 D dt) */
   double a = heun ? 1 - k * dt + k * k * dt * dt / 2 : 1 - k * dt;
   double cw = heun ? 1 - k * dt / 2 : 1;
-  for (int64_t s = 1; s < R->nsamples; s++) {
-    double n = (double)R->sample_step[s], t = n * dt;
+  for (int64_t s = 1; s < Rv->nsamples; s++) {
+    double n = (double)Rv->sample_step[s], t = n * dt;
     double m_exact = x0 * exp(-k * t), v_exact = D / k * (1 - exp(-2 * k * t));
     double m_disc = x0 * pow(a, n);
     double v_disc = cw * cw * 2 * D * dt * (1 - pow(a, 2 * n)) / (1 - a * a);
-    double m = R->mean[s], v = R->var[s], N = (double)c.paths;
+    double m = Rv->mean[s], v = Rv->var[s], N = (double)c.paths;
     double se_m = sqrt(v / N), se_v = v * sqrt(2 / (N - 1));
     char what[128];
     snprintf(what, sizeof what, "OU %s %s mean t=%g", scheme, single ? "single" : "double", t);
@@ -71,19 +72,20 @@ static void check_gbm(int single) {
   c.dt = dt;
   c.t_end = 1.0;
   c.sample_every = 100;
-  c.observe = SDK_OBS_MOMENTS;
+  c.observe = "moments";
   c.seed = 777;
   sdk_run *run = st_run(&c);
   TU_CHECK(run != NULL, "GBM run");
   if (!run) return;
   const sdk_results *R = sdk_run_results(run);
-  for (int64_t s = 1; s < R->nsamples; s++) {
-    double n = (double)R->sample_step[s], t = n * dt;
+  const st_view *Rv = st_view_of(R);
+  for (int64_t s = 1; s < Rv->nsamples; s++) {
+    double n = (double)Rv->sample_step[s], t = n * dt;
     double m_exact = exp(mu * t);
     double v_exact = exp(2 * mu * t) * (exp(sigma * sigma * t) - 1);
     double m_disc = pow(1 + mu * dt, n);
     double v_disc = pow((1 + mu * dt) * (1 + mu * dt) + sigma * sigma * dt, n) - m_disc * m_disc;
-    double m = R->mean[s], v = R->var[s], N = (double)c.paths;
+    double m = Rv->mean[s], v = Rv->var[s], N = (double)c.paths;
     double se_m = sqrt(v / N);
     /* the variance of a sample variance needs the 4th moment; for the
      * log-normal it is large, so use a generous but computed bound:

@@ -35,6 +35,83 @@ static const char *const VARS[NV] = {"x", "v"};
 static const char *const PNAMES[NP] = {"a", "gamma", "b"};
 static const char MODEL_TEXT[] = "[model]\nname = washboard\n[vars]\nx = 0\nv = 0\n";
 
+enum { FX_DRIFT = 1, FX_MOMENTS = 2, FX_HIST = 4 };
+
+static sdk_dataset *fx_ds(fixture *fx, const char *path, sdk_dtype t, int nextra,
+                          const int64_t *extra) {
+  sdk_results *r = &fx->r;
+  int64_t dims[4];
+  int rank = 0;
+  for (int i = 0; i < r->nscan; i++)
+    dims[rank++] = r->scan[i].n;
+  for (int i = 0; i < nextra; i++)
+    dims[rank++] = extra[i];
+  sdk_dataset *d = NULL;
+  sdk_errbuf eb = {0};
+  TU_CHECK(sdk_store_add(&r->store, path, t, rank, dims, r->nscan, -1, 0, &d, &eb) == SDK_OK, "%s",
+           eb.msg);
+  return d;
+}
+
+/* The observables' datasets as the run would store them (observe/obs_*.c),
+ * from the fixture's arrays (the first ngrid grid points). */
+static void fixture_store(fixture *fx, unsigned what) {
+  sdk_results *r = &fx->r;
+  sdk_store_init(&r->store);
+  r->nobs = 0;
+  int64_t ng = r->ngrid, ns = NS, nb = NB;
+  if (what & FX_DRIFT) {
+    r->obs[r->nobs++] = "drift";
+    sdk_dataset *v = fx_ds(fx, "drift/value", SDK_F64, 0, NULL);
+    sdk_dataset *e = fx_ds(fx, "drift/error", SDK_F64, 0, NULL);
+    memcpy(v->data, fx->drift, (size_t)ng * sizeof(double));
+    memcpy(e->data, fx->drift_err, (size_t)ng * sizeof(double));
+    sdk_ds_attr_str(v, "var", VARS[1], NULL);
+    sdk_ds_attr_str(e, "var", VARS[1], NULL);
+    sdk_store_group_str(&r->store, "drift", "var", VARS[1], NULL);
+  }
+  if (what & FX_MOMENTS) {
+    r->obs[r->nobs++] = "moments";
+    sdk_dataset *st = NULL;
+    sdk_store_add(&r->store, "moments/step", SDK_I64, 1, &ns, 0, 0, 0, &st, NULL);
+    memcpy(st->data, fx->step, sizeof fx->step);
+    double *t = sdk_ds_f64(fx_ds(fx, "moments/t", SDK_F64, 1, &ns));
+    for (int64_t g = 0; g < ng; g++)
+      for (int64_t k = 0; k < ns; k++)
+        t[g * ns + k] = (double)fx->step[k] * fx->dt[g];
+    for (int v = 0; v < NV; v++)
+      for (int q = 0; q < 2; q++) {
+        char p[64];
+        snprintf(p, sizeof p, "moments/%s_%s", q ? "var" : "mean", VARS[v]);
+        double *x = sdk_ds_f64(fx_ds(fx, p, SDK_F64, 1, &ns));
+        for (int64_t g = 0; g < ng; g++)
+          for (int64_t k = 0; k < ns; k++)
+            x[g * ns + k] = (q ? fx->var : fx->mean)[(g * NS + k) * NV + v];
+      }
+  }
+  if (what & FX_HIST) {
+    r->obs[r->nobs++] = "hist";
+    for (int v = 0; v < NV; v++) {
+      char p[64];
+      snprintf(p, sizeof p, "hist/%s/density", VARS[v]);
+      double *d = sdk_ds_f64(fx_ds(fx, p, SDK_F64, 1, &nb));
+      snprintf(p, sizeof p, "hist/%s/lo", VARS[v]);
+      double *lo = sdk_ds_f64(fx_ds(fx, p, SDK_F64, 0, NULL));
+      snprintf(p, sizeof p, "hist/%s/hi", VARS[v]);
+      double *hi = sdk_ds_f64(fx_ds(fx, p, SDK_F64, 0, NULL));
+      snprintf(p, sizeof p, "hist/%s/underflow", VARS[v]);
+      uint64_t *un = sdk_ds_u64(fx_ds(fx, p, SDK_U64, 0, NULL));
+      snprintf(p, sizeof p, "hist/%s/overflow", VARS[v]);
+      uint64_t *ov = sdk_ds_u64(fx_ds(fx, p, SDK_U64, 0, NULL));
+      for (int64_t g = 0; g < ng; g++) {
+        lo[g] = fx->lo[g * NV + v], hi[g] = fx->hi[g * NV + v];
+        un[g] = fx->under[g * NV + v], ov[g] = fx->over[g * NV + v];
+        memcpy(d + g * nb, fx->density + (g * NV + v) * NB, (size_t)nb * sizeof(double));
+      }
+    }
+  }
+}
+
 static void make_fixture(fixture *fx) {
   memset(fx, 0, sizeof *fx);
   sdk_results *r = &fx->r;
@@ -105,19 +182,11 @@ static void make_fixture(fixture *fx) {
   r->nsteps = 30;
   r->transient_steps = 10;
   r->sample_every = 10;
-  r->drift_var = 1;
-  r->drift = fx->drift;
-  r->drift_err = fx->drift_err;
-  r->nsamples = NS;
-  r->sample_step = fx->step;
-  r->mean = fx->mean;
-  r->var = fx->var;
-  r->bins = NB;
-  r->hist_lo = fx->lo;
-  r->hist_hi = fx->hi;
-  r->density = fx->density;
-  r->hist_under = fx->under;
-  r->hist_over = fx->over;
+  fixture_store(fx, FX_DRIFT | FX_MOMENTS | FX_HIST);
+}
+
+static void fixture_free(fixture *fx) {
+  sdk_store_free(&fx->r.store);
 }
 
 /* ---------------- small helpers ---------------- */
@@ -593,13 +662,13 @@ static void test_tsv(const fixture *fx, const char *dir) {
            eb.msg);
   free(text);
   fixture fx2 = *fx;
-  fx2.r.drift = NULL;
-  fx2.r.drift_err = NULL;
+  fixture_store(&fx2, FX_MOMENTS | FX_HIST);
   memset(&eb, 0, sizeof eb);
   snprintf(path, sizeof path, "%s/nodrift.tsv", dir);
   e = sdk_write_tsv_file(&fx2.r, "drift", path, &eb);
   TU_CHECK(e == SDK_ERR_USAGE, "drift not computed: %d %s", e, eb.msg);
   TU_CHECK(!exists(path), "file left behind after failure");
+  fixture_free(&fx2);
   memset(&eb, 0, sizeof eb);
   snprintf(path, sizeof path, "%s/no/such/dir.tsv", dir);
   e = sdk_write_tsv_file(r, "drift", path, &eb);
@@ -630,6 +699,7 @@ static int write_one(const char *path) {
   make_fixture(&fx);
   sdk_err e = sdk_write_h5(&fx.r, path, &eb);
   if (e) fprintf(stderr, "child: %s\n", eb.msg);
+  fixture_free(&fx);
   return e == SDK_OK ? 0 : 1;
 }
 
@@ -695,17 +765,18 @@ int main(int argc, char **argv) {
   TU_CHECK(strcmp(eb.msg, want) == 0, "message '%s' want '%s'", eb.msg, want);
   TU_CHECK(!exists(path), "file created at an unwritable path");
 
-  /* --- failure half-way (HDF5 rejects a duplicate name): no temporary
-   *     left, an existing file at the target untouched --- */
+  /* --- failure half-way (HDF5 refuses a dataset where a group of that name
+   *     exists): no temporary left, an existing file at the target untouched --- */
   snprintf(path, sizeof path, "%s/keep.h5", dir);
   memset(&eb, 0, sizeof eb);
   TU_CHECK(sdk_write_h5(&fx.r, path, &eb) == SDK_OK, "write keep.h5: %s", eb.msg);
   {
     fixture bad = fx;
-    static const char *const dup[NV] = {"x", "x"};
-    bad.r.var_names = dup;
+    fixture_store(&bad, FX_DRIFT | FX_MOMENTS | FX_HIST);
+    fx_ds(&bad, "moments", SDK_F64, 0, NULL); /* "moments/..." makes a group "moments" */
     memset(&eb, 0, sizeof eb);
     e = sdk_write_h5(&bad.r, path, &eb);
+    fixture_free(&bad);
     TU_CHECK(e != SDK_OK && strstr(eb.msg, path), "duplicate names: %s '%s'", sdk_err_name(e),
              eb.msg);
     printf("  (half-way failure message: %s)\n", eb.msg);
@@ -744,8 +815,7 @@ int main(int argc, char **argv) {
     fixture z = fx;
     z.r.nscan = 0;
     z.r.ngrid = 1;
-    z.r.mean = z.r.var = NULL;
-    z.r.density = NULL;
+    fixture_store(&z, FX_DRIFT);
     snprintf(path, sizeof path, "%s/noscan.h5", dir);
     memset(&eb, 0, sizeof eb);
     TU_CHECK(sdk_write_h5(&z.r, path, &eb) == SDK_OK, "noscan: %s", eb.msg);
@@ -770,6 +840,7 @@ int main(int argc, char **argv) {
     fclose(o);
     TU_CHECK(out && strstr(out, "scans:       none"), "noscan info:\n%s", out);
     free(out);
+    fixture_free(&z);
   }
 
   /* --- TSV --- */
@@ -825,5 +896,6 @@ int main(int argc, char **argv) {
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
   }
+  fixture_free(&fx);
   return tu_finish("test_io");
 }

@@ -143,7 +143,7 @@ static void config(sdk_run_config *c, const char *model, int64_t N, int64_t syst
   c->paths = systems;
   c->dt = dt;
   c->t_end = t_end;
-  c->observe = SDK_OBS_ORDER;
+  c->observe = "order";
   c->sample_every = every;
   c->seed = seed;
 }
@@ -151,18 +151,19 @@ static void config(sdk_run_config *c, const char *model, int64_t N, int64_t syst
 /* Mean of r over samples with t >= t0 and its standard error by batch means
  * (nb batches of consecutive samples: the series is correlated in time). */
 static void time_average(const sdk_results *R, double t0, int nb, double *mean, double *se) {
-  int64_t ns = R->order_nsamples, first = 0;
-  while (first < ns && (double)R->order_step[first] * R->dt[0] < t0)
+  const st_view *Rv = st_view_of(R);
+  int64_t ns = Rv->order_nsamples, first = 0;
+  while (first < ns && (double)Rv->order_step[first] * R->dt[0] < t0)
     first++;
   int64_t n = ns - first, per = n / nb;
   double sum = 0, bm[64], bsum = 0;
   for (int64_t s = first; s < ns; s++)
-    sum += R->order_r[s];
+    sum += Rv->order_r[s];
   *mean = sum / (double)n;
   for (int b = 0; b < nb; b++) {
     double a = 0;
     for (int64_t s = 0; s < per; s++)
-      a += R->order_r[first + b * per + s];
+      a += Rv->order_r[first + b * per + s];
     bm[b] = a / (double)per;
     bsum += bm[b];
   }
@@ -193,18 +194,19 @@ static void test_order_reduction(void) {
     TU_CHECK(run != NULL, "order run %d", k);
     if (!run) continue;
     const sdk_results *R = sdk_run_results(run);
-    TU_CHECK(R->order_nsamples == 3 && R->particles == 4096 && R->paths == 64 * 4096,
-             "samples %lld particles %lld paths %lld", (long long)R->order_nsamples,
+    const st_view *Rv = st_view_of(R);
+    TU_CHECK(Rv->order_nsamples == 3 && R->particles == 4096 && R->paths == 64 * 4096,
+             "samples %lld particles %lld paths %lld", (long long)Rv->order_nsamples,
              (long long)R->particles, (long long)R->paths);
-    for (int64_t s = 0; s < R->order_nsamples; s++) {
+    for (int64_t s = 0; s < Rv->order_nsamples; s++) {
       char what[64];
       snprintf(what, sizeof what, "r of normal phases (case %d, sample %lld)", k, (long long)s);
-      TU_NEAR(R->order_r[s], cases[k].want, K_SIGMA * R->order_r_err[s] + 1.0 / 4096, what);
+      TU_NEAR(Rv->order_r[s], cases[k].want, K_SIGMA * Rv->order_r_err[s] + 1.0 / 4096, what);
       snprintf(what, sizeof what, "psi of normal phases (case %d)", k);
-      TU_NEAR(R->order_psi[s], cases[k].psi, 0.01, what);
+      TU_NEAR(Rv->order_psi[s], cases[k].psi, 0.01, what);
     }
     printf("order of still phases %d: r %.5f (want %.5f, se %.1e), psi %.4f (want %.4f)\n", k,
-           R->order_r[0], cases[k].want, R->order_r_err[0], R->order_psi[0], cases[k].psi);
+           Rv->order_r[0], cases[k].want, Rv->order_r_err[0], Rv->order_psi[0], cases[k].psi);
     sdk_run_destroy(&run);
   }
 }
@@ -230,17 +232,18 @@ static void test_system_stream(void) {
     config(&c, model, N, S, 1, 2, 1, seed);
     c.single = 0;
     c.fast_math = 0;
-    c.observe = SDK_OBS_MOMENTS;
-    c.nsave = (int)(N * S);
+    c.observe = "moments";
+    c.obs.nsave = (int)(N * S);
     for (int64_t p = 0; p < N * S; p++)
-      c.save_index[p] = p;
+      c.obs.save_index[p] = p;
     sdk_run *run = st_run(&c);
     TU_CHECK(run != NULL, "system-stream run N = %lld", (long long)N);
     if (!run) continue;
     const sdk_results *R = sdk_run_results(run);
-    int64_t ns = R->nsamples, bad = 0;
-    TU_CHECK(ns == 3 && R->nsaved == N * S, "samples %lld saved %lld", (long long)ns,
-             (long long)R->nsaved);
+    const st_view *Rv = st_view_of(R);
+    int64_t ns = Rv->nsamples, bad = 0;
+    TU_CHECK(ns == 3 && Rv->nsaved == N * S, "samples %lld saved %lld", (long long)ns,
+             (long long)Rv->nsaved);
     double worst = 0;
     for (int64_t p = 0; p < N * S && ns == 3; p++) {
       int64_t s = p / N, i = p % N;
@@ -250,7 +253,7 @@ static void test_system_stream(void) {
           double g[4];
           sdk_gauss4_d(seed, (sdk_u64)(s * nq + i / 4), (sdk_u64)(n * 2 + j), 3, g);
           want[j] += g[i & 3];
-          double got = R->saved[(p * ns + n + 1) * 2 + j];
+          double got = Rv->saved[(p * ns + n + 1) * 2 + j];
           double d = fabs(got - want[j]);
           if (d > worst) worst = d;
           if (d > 1e-13 * (1 + fabs(want[j]))) bad++;
@@ -296,14 +299,14 @@ static void test_kernels_agree(void) {
         c.nset = 1;
         c.set_name[0] = "sigma";
         c.set_value[0] = 0.5;
-        c.observe |= SDK_OBS_MOMENTS;
+        c.observe = "order,moments";
       } else {
         config(&c, mf_model("normal(0, 0.5)", 0), 4099, 3, 0.01, 0.3, 5, 62);
-        c.observe = SDK_OBS_MOMENTS;
+        c.observe = "moments";
       }
-      c.nsave = 4;
-      c.save_index[0] = 0, c.save_index[1] = 1, c.save_index[2] = 4097;
-      c.save_index[3] = cs == 0 ? ((int64_t)1 << 21) + 11 : 3 * 4099 - 1;
+      c.obs.nsave = 4;
+      c.obs.save_index[0] = 0, c.obs.save_index[1] = 1, c.obs.save_index[2] = 4097;
+      c.obs.save_index[3] = cs == 0 ? ((int64_t)1 << 21) + 11 : 3 * 4099 - 1;
       run[k] = st_run(&c);
       TU_CHECK(run[k] != NULL, "case %d with the %s kernel", cs, kern[k]);
     }
@@ -313,27 +316,29 @@ static void test_kernels_agree(void) {
     unsetenv("SDK_SYS_RMAX");
     if (run[0] && run[1] && run[2]) {
       const sdk_results *A = sdk_run_results(run[0]);
+      const st_view *Av = st_view_of(A);
       for (int k = 1; k < 3; k++) {
         const sdk_results *B = sdk_run_results(run[k]);
-        size_t nsv = (size_t)(A->nsaved * A->nsamples * 1);
-        int same = A->nsamples == B->nsamples && A->nsaved == B->nsaved &&
-                   !memcmp(A->saved, B->saved, nsv * sizeof(double));
+        const st_view *Bv = st_view_of(B);
+        size_t nsv = (size_t)(Av->nsaved * Av->nsamples * 1);
+        int same = Av->nsamples == Bv->nsamples && Av->nsaved == Bv->nsaved &&
+                   !memcmp(Av->saved, Bv->saved, nsv * sizeof(double));
         if (cs == 0)
-          same = same && A->order_nsamples == B->order_nsamples &&
-                 !memcmp(A->order_r, B->order_r, (size_t)A->order_nsamples * sizeof(double)) &&
-                 !memcmp(A->order_psi, B->order_psi, (size_t)A->order_nsamples * sizeof(double));
+          same = same && Av->order_nsamples == Bv->order_nsamples &&
+                 !memcmp(Av->order_r, Bv->order_r, (size_t)Av->order_nsamples * sizeof(double)) &&
+                 !memcmp(Av->order_psi, Bv->order_psi, (size_t)Av->order_nsamples * sizeof(double));
         else
-          same = same && !memcmp(A->mean, B->mean, (size_t)A->nsamples * sizeof(double)) &&
-                 !memcmp(A->var, B->var, (size_t)A->nsamples * sizeof(double));
+          same = same && !memcmp(Av->mean, Bv->mean, (size_t)Av->nsamples * sizeof(double)) &&
+                 !memcmp(Av->var, Bv->var, (size_t)Av->nsamples * sizeof(double));
         TU_CHECK(same, "case %d: the %s kernel's results differ from one launch per step", cs,
                  kern[k]);
       }
       if (cs == 0)
         printf("system kernels agree bit for bit: N = 2^21 + 12, r(0.3) = %.6f (%lld samples)\n",
-               A->order_r[A->order_nsamples - 1], (long long)A->order_nsamples);
+               Av->order_r[Av->order_nsamples - 1], (long long)Av->order_nsamples);
       else
         printf("system kernels agree bit for bit: 3 x 4099 particles, <x>(0.3) = %.6f\n",
-               A->mean[A->nsamples - 1]);
+               Av->mean[Av->nsamples - 1]);
     }
     for (int k = 0; k < 3; k++)
       sdk_run_destroy(&run[k]);
@@ -370,6 +375,7 @@ static void test_stationary(void) {
   TU_CHECK(run != NULL, "stationary run");
   if (!run) return;
   const sdk_results *R = sdk_run_results(run);
+  const st_view *Rv = st_view_of(R);
   double mean, se;
   time_average(R, 5, 10, &mean, &se);
   double tol = K_SIGMA * se + fabs(rdt - rs) + 1.0 / (double)N;
@@ -400,14 +406,15 @@ static void test_below_threshold(void) {
   TU_CHECK(run != NULL, "below-threshold run");
   if (!run) return;
   const sdk_results *R = sdk_run_results(run);
+  const st_view *Rv = st_view_of(R);
   double mean, se;
   time_average(R, 20, 10, &mean, &se);
   double rn = mean * sqrt((double)N), want = sqrt(M_PI * 2 / 4);
-  TU_CHECK(R->order_r[0] > 0.7, "initial r %g", R->order_r[0]);
+  TU_CHECK(Rv->order_r[0] > 0.7, "initial r %g", Rv->order_r[0]);
   TU_CHECK(rn >= 0.5 && rn <= 2.5, "r sqrt(N) = %g is not O(1)", rn);
   TU_NEAR(rn, want, 0.15 * want + K_SIGMA * se * sqrt((double)N), "r sqrt(N) below threshold");
   printf("below threshold: r(0) %.3f, late r sqrt(N) %.3f +- %.3f (linear response %.3f)\n",
-         R->order_r[0], rn, se * sqrt((double)N), want);
+         Rv->order_r[0], rn, se * sqrt((double)N), want);
   sdk_run_destroy(&run);
 }
 
@@ -424,21 +431,23 @@ static void test_pair_vs_meanfield(void) {
   TU_CHECK(pr && mr, "pair and mean-field runs");
   if (pr && mr) {
     const sdk_results *P = sdk_run_results(pr), *Q = sdk_run_results(mr);
-    TU_CHECK(P->order_nsamples == Q->order_nsamples && P->order_nsamples == 11, "samples %lld %lld",
-             (long long)P->order_nsamples, (long long)Q->order_nsamples);
+    const st_view *Pv = st_view_of(P);
+    const st_view *Qv = st_view_of(Q);
+    TU_CHECK(Pv->order_nsamples == Qv->order_nsamples && Pv->order_nsamples == 11,
+             "samples %lld %lld", (long long)Pv->order_nsamples, (long long)Qv->order_nsamples);
     double worst = 0;
-    for (int64_t s = 0; s < P->order_nsamples && s < Q->order_nsamples; s++) {
-      double d = P->order_r[s] - Q->order_r[s];
+    for (int64_t s = 0; s < Pv->order_nsamples && s < Qv->order_nsamples; s++) {
+      double d = Pv->order_r[s] - Qv->order_r[s];
       double se =
-          sqrt(P->order_r_err[s] * P->order_r_err[s] + Q->order_r_err[s] * Q->order_r_err[s]);
+          sqrt(Pv->order_r_err[s] * Pv->order_r_err[s] + Qv->order_r_err[s] * Qv->order_r_err[s]);
       char what[96];
       snprintf(what, sizeof what, "r(t = %g) pairwise vs mean-field",
-               (double)P->order_step[s] * 0.01);
-      TU_NEAR(P->order_r[s], Q->order_r[s], K_SIGMA * se, what);
+               (double)Pv->order_step[s] * 0.01);
+      TU_NEAR(Pv->order_r[s], Qv->order_r[s], K_SIGMA * se, what);
       if (fabs(d) / se > worst) worst = fabs(d) / se;
     }
     printf("pairwise vs mean-field: r(5) %.4f vs %.4f; largest difference %.2f se\n",
-           P->order_r[P->order_nsamples - 1], Q->order_r[Q->order_nsamples - 1], worst);
+           Pv->order_r[Pv->order_nsamples - 1], Qv->order_r[Qv->order_nsamples - 1], worst);
   }
   sdk_run_destroy(&pr);
   sdk_run_destroy(&mr);
@@ -455,9 +464,11 @@ static void test_deterministic(void) {
   TU_CHECK(a && b, "runs");
   if (a && b) {
     const sdk_results *A = sdk_run_results(a), *B = sdk_run_results(b);
-    TU_CHECK(A->order_nsamples == B->order_nsamples &&
-                 !memcmp(A->order_r, B->order_r, (size_t)A->order_nsamples * sizeof(double)) &&
-                 !memcmp(A->order_psi, B->order_psi, (size_t)A->order_nsamples * sizeof(double)),
+    const st_view *Av = st_view_of(A);
+    const st_view *Bv = st_view_of(B);
+    TU_CHECK(Av->order_nsamples == Bv->order_nsamples &&
+                 !memcmp(Av->order_r, Bv->order_r, (size_t)Av->order_nsamples * sizeof(double)) &&
+                 !memcmp(Av->order_psi, Bv->order_psi, (size_t)Av->order_nsamples * sizeof(double)),
              "order parameter differs between identical runs");
   }
   sdk_run_destroy(&a);
@@ -477,25 +488,26 @@ static void test_particle_params(void) {
   c.paths = 1 << 17;
   c.dt = 1;
   c.t_end = 1;
-  c.observe = SDK_OBS_MOMENTS | SDK_OBS_HIST;
+  c.observe = "moments,hist";
   c.sample_every = 1;
-  c.nhist_range = 1;
-  snprintf(c.hist_range_var[0], sizeof c.hist_range_var[0], "z");
-  c.hist_range_lo[0] = 0.5;
-  c.hist_range_hi[0] = 1.5;
-  c.bins = 1;
+  c.obs.nhist_range = 1;
+  snprintf(c.obs.hist_range_var[0], sizeof c.obs.hist_range_var[0], "z");
+  c.obs.hist_range_lo[0] = 0.5;
+  c.obs.hist_range_hi[0] = 1.5;
+  c.obs.bins = 1;
   sdk_run *run = st_run(&c);
   TU_CHECK(run != NULL, "particle-parameter run");
   if (!run) return;
   const sdk_results *R = sdk_run_results(run);
+  const st_view *Rv = st_view_of(R);
   double n = (double)c.paths;
-  const double *mean = R->mean + 3, *var = R->var + 3; /* sample 1 */
+  const double *mean = Rv->mean + 3, *var = Rv->var + 3; /* sample 1 */
   TU_NEAR(mean[0], 1, K_SIGMA * 2 / sqrt(n), "normal(1, 2) mean");
   TU_NEAR(var[0], 4, K_SIGMA * 4 * sqrt(2 / n), "normal(1, 2) variance");
   TU_NEAR(mean[1], 1, K_SIGMA * sqrt(16.0 / 12 / n), "uniform(-1, 3) mean");
   TU_NEAR(var[1], 16.0 / 12, K_SIGMA * sqrt(256.0 / 180 / n), "uniform(-1, 3) variance");
   /* cauchy(1, 0.5): P(|z - 1| <= 0.5) = 1/2 */
-  double frac = R->density[2] * 1.0; /* density * width 1 */
+  double frac = Rv->density[2] * 1.0; /* density * width 1 */
   TU_NEAR(frac, 0.5, K_SIGMA * 0.5 / sqrt(n), "cauchy(1, 0.5) within one scale");
   printf("particle parameters: normal %.4f/%.4f, uniform %.4f/%.4f, cauchy P(|z-1|<0.5) %.4f\n",
          mean[0], var[0], mean[1], var[1], frac);

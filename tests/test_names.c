@@ -101,17 +101,20 @@ static void compare(const sdk_run_config *base, const char *named, const char *n
   }
   if (r[0] && r[1]) {
     const sdk_results *a = sdk_run_results(r[0]), *b = sdk_run_results(r[1]);
-    int64_t nm = a->ngrid * a->nsamples * a->nvars;
-    TU_CHECK(a->ngrid == b->ngrid && a->nsamples == b->nsamples && nm > 0, "%s: shapes", what);
-    TU_CHECK(same(a->mean, b->mean, nm) && same(a->var, b->var, nm), "%s: moments differ", what);
-    if (a->nsaved > 0)
-      TU_CHECK(same(a->saved, b->saved, a->ngrid * a->nsaved * a->nsamples * a->nvars),
+    const st_view *av = st_view_of(a);
+    const st_view *bv = st_view_of(b);
+    int64_t nm = a->ngrid * av->nsamples * a->nvars;
+    TU_CHECK(a->ngrid == b->ngrid && av->nsamples == bv->nsamples && nm > 0, "%s: shapes", what);
+    TU_CHECK(same(av->mean, bv->mean, nm) && same(av->var, bv->var, nm), "%s: moments differ",
+             what);
+    if (av->nsaved > 0)
+      TU_CHECK(same(av->saved, bv->saved, a->ngrid * av->nsaved * av->nsamples * a->nvars),
                "%s: saved paths differ", what);
-    if (a->order_nsamples > 0)
-      TU_CHECK(same(a->order_r, b->order_r, a->ngrid * a->order_nsamples) &&
-                   same(a->order_psi, b->order_psi, a->ngrid * a->order_nsamples),
+    if (av->order_nsamples > 0)
+      TU_CHECK(same(av->order_r, bv->order_r, a->ngrid * av->order_nsamples) &&
+                   same(av->order_psi, bv->order_psi, a->ngrid * av->order_nsamples),
                "%s: order parameter differs", what);
-    printf("%-36s compared (mean[last] %.9g)\n", what, a->mean[nm - 1]);
+    printf("%-36s compared (mean[last] %.9g)\n", what, av->mean[nm - 1]);
   }
   for (int k = 0; k < 2; k++) {
     sdk_run_destroy(&r[k]);
@@ -138,9 +141,9 @@ int main(void) {
       c.dt = 0.01;
       c.t_end = 1.0;
       c.sample_every = 25;
-      c.observe = SDK_OBS_MOMENTS;
-      c.nsave = 2;
-      c.save_index[0] = 0, c.save_index[1] = 7;
+      c.observe = "moments";
+      c.obs.nsave = 2;
+      c.obs.save_index[0] = 0, c.obs.save_index[1] = 7;
       c.seed = 99;
       c.quiet = 1;
       char what[96];
@@ -162,7 +165,7 @@ int main(void) {
       c.dt = 0.01;
       c.t_end = 0.5;
       c.sample_every = 10;
-      c.observe = SDK_OBS_MOMENTS | SDK_OBS_ORDER;
+      c.observe = "moments,order";
       c.seed = 5;
       c.quiet = 1;
       char what[96];

@@ -50,14 +50,15 @@ static void check_time_noise(const char *model, const char *scheme, double dt, d
   c.dt = dt;
   c.t_end = T;
   c.sample_every = n;
-  c.observe = SDK_OBS_MOMENTS;
+  c.observe = "moments";
   c.seed = 777;
   sdk_run *run = st_run(&c);
   TU_CHECK(run != NULL, "g(t) noise run (%s, dt %g)", scheme, dt);
   if (!run) return;
   const sdk_results *R = sdk_run_results(run);
-  TU_CHECK(R->nsamples == 2 && R->sample_step[1] == n, "samples %lld", (long long)R->nsamples);
-  double v = R->var[1], N = (double)c.paths;
+  const st_view *Rv = st_view_of(R);
+  TU_CHECK(Rv->nsamples == 2 && Rv->sample_step[1] == n, "samples %lld", (long long)Rv->nsamples);
+  double v = Rv->var[1], N = (double)c.paths;
   /* the two discretisations' expected variances, exactly */
   double v_start = 0, v_heun = 0;
   for (int64_t k = 0; k < n; k++) {
@@ -124,14 +125,15 @@ static double drifted_bm(const char *model, int no_comp, double *se) {
   c.paths = 1024;
   c.dt = 0.01;
   c.t_end = 1e4;
-  c.observe = SDK_OBS_DRIFT;
+  c.observe = "drift";
   c.seed = 4242;
   sdk_run *run = st_run(&c);
   TU_CHECK(run != NULL, "drifted Brownian motion run");
   if (!run) return NAN;
   const sdk_results *R = sdk_run_results(run);
-  double d = R->drift[0];
-  *se = R->drift_err[0];
+  const st_view *Rv = st_view_of(R);
+  double d = Rv->drift[0];
+  *se = Rv->drift_err[0];
   sdk_run_destroy(&run);
   return d;
 }

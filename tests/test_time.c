@@ -39,32 +39,33 @@ static void check(const char *model, const char *label, const char *scheme, int 
   c.paths = 1 << 16;
   c.spp = spp;
   c.periods = periods;
-  c.observe = SDK_OBS_MOMENTS;
+  c.observe = "moments";
   c.seed = 2024;
   c.quiet = 1;
   sdk_run *run = st_run(&c);
   TU_CHECK(run != NULL, "%s run", label);
   if (!run) return;
   const sdk_results *R = sdk_run_results(run);
+  const st_view *Rv = st_view_of(R);
   double dt = R->dt[0];
   int heun = !strcmp(scheme, "srk2");
-  TU_CHECK(R->nsamples >= 4, "%s: %lld samples", label, (long long)R->nsamples);
+  TU_CHECK(Rv->nsamples >= 4, "%s: %lld samples", label, (long long)Rv->nsamples);
   /* the discrete mean: x_{n+1} = x_n + dt f(t_n) (Euler) or
    * dt (f(t_n) + f(t_{n+1})) / 2 (Heun), t_n = n dt */
   double mdisc = X0;
   int64_t n = 0;
-  for (int64_t s = 0; s < R->nsamples; s++) {
-    for (; n < R->sample_step[s]; n++) {
+  for (int64_t s = 0; s < Rv->nsamples; s++) {
+    for (; n < Rv->sample_step[s]; n++) {
       double t0 = (double)n * dt, t1 = (double)(n + 1) * dt;
       mdisc += heun ? dt * (f(t0) + f(t1)) / 2 : dt * f(t0);
     }
     if (s == 0) continue;
-    double t = (double)R->sample_step[s] * dt;
+    double t = (double)Rv->sample_step[s] * dt;
     double exact = X0 + C * t * t / 2 + A / OMEGA * sin(OMEGA * t);
     double se = sqrt(S * S * t / (double)c.paths);
     /* single precision: the state's rounding, a few ulp of |x| per step */
-    double fp = single ? 4.0 * 6e-8 * fabs(exact) * sqrt((double)R->sample_step[s]) : 0;
-    double m = R->mean[s];
+    double fp = single ? 4.0 * 6e-8 * fabs(exact) * sqrt((double)Rv->sample_step[s]) : 0;
+    double m = Rv->mean[s];
     char what[160];
     snprintf(what, sizeof what, "%s %s %s <x>(t=%.3f)", label, scheme, single ? "single" : "double",
              t);

@@ -99,32 +99,32 @@ static int bench_particles(sdk_run_config *c, int64_t steps, int repeats, int pa
   c->scheme = "euler";
   c->dt = 1.0 / 128;
   c->t_end = (double)steps / 128;
-  c->observe = periodic ? SDK_OBS_ORDER | SDK_OBS_DENSITY : 0;
-  c->order_every = 1;
+  c->observe = periodic ? "density,order" : "";
+  c->obs.order_every = 1;
   c->sample_every = 100;
-  c->bins = 100;
+  c->obs.bins = 100;
   c->quiet = 1;
   int cuda = !strcmp(c->backend, "cuda");
   /* the workload, then without observables; the mean-field model also with
    * each observable alone (what each costs) and, on the GPU, with each of the
    * system kernels forced (codegen/sys_cuda.c: they give the same bits) */
   static const struct {
-    unsigned obs;
+    const char *obs;
     const char *kernel, *what;
-  } rows[] = {{SDK_OBS_ORDER | SDK_OBS_DENSITY, NULL, "r(t) every step, P(x;t) every 100 steps"},
-              {0, NULL, "no observables"},
-              {SDK_OBS_ORDER, NULL, "r(t) every step only"},
-              {SDK_OBS_DENSITY, NULL, "P(x;t) every 100 steps only"},
-              {SDK_OBS_ORDER | SDK_OBS_DENSITY, "launch", "  the same, one launch per step"},
-              {SDK_OBS_ORDER | SDK_OBS_DENSITY, "persist", "  the same, persistent, x in DRAM"},
-              {SDK_OBS_ORDER | SDK_OBS_DENSITY, "resident", "  the same, persistent, x on chip"}};
+  } rows[] = {{"density,order", NULL, "r(t) every step, P(x;t) every 100 steps"},
+              {"", NULL, "no observables"},
+              {"order", NULL, "r(t) every step only"},
+              {"density", NULL, "P(x;t) every 100 steps only"},
+              {"density,order", "launch", "  the same, one launch per step"},
+              {"density,order", "persist", "  the same, persistent, x in DRAM"},
+              {"density,order", "resident", "  the same, persistent, x on chip"}};
   int nrows = workload_only ? 1 : pair || !periodic ? 2 : cuda ? 7 : 4;
   double secs[7] = {0};
   char dev[256] = "", why[7][160] = {{0}};
   const char *env0 = getenv("SDK_SYS_KERNEL");
   char *saved = env0 ? strdup(env0) : NULL;
   for (int i = 0; i < nrows; i++) {
-    c->observe = periodic ? rows[i].obs : 0;
+    c->observe = periodic ? rows[i].obs : "";
     if (rows[i].kernel) setenv("SDK_SYS_KERNEL", rows[i].kernel, 1);
     int rc = time_runs(c, repeats, &secs[i], dev, sizeof dev, rows[i].kernel ? why[i] : NULL,
                        sizeof why[i]);

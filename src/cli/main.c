@@ -337,33 +337,19 @@ static int parse_run_options(int argc, char **argv, cli_run *cr, int need_model)
     case OPT_NOFAST: c->fast_math = 0; break;
     case OPT_NOCOMP: c->no_compensation = 1; break;
     case OPT_OBSERVE: {
-      c->observe = 0;
-      char *copy = sdk_strdup(optarg), *save = NULL;
-      if (!copy) return usage_error("out of memory%s", "");
-      for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (!strcmp(t, "drift"))
-          c->observe |= SDK_OBS_DRIFT;
-        else if (!strcmp(t, "moments"))
-          c->observe |= SDK_OBS_MOMENTS;
-        else if (!strcmp(t, "hist"))
-          c->observe |= SDK_OBS_HIST;
-        else if (!strcmp(t, "density"))
-          c->observe |= SDK_OBS_DENSITY;
-        else if (!strcmp(t, "order"))
-          c->observe |= SDK_OBS_ORDER;
-        else {
-          int r = usage_error(
-              "--observe: unknown observable '%s' (known: drift, moments, hist, density, order)",
-              t);
-          free(copy);
-          return r;
-        }
+      c->observe = optarg;
+      {
+        const sdk_obs_type *t[SDK_MAX_OBSERVABLES];
+        int n = 0;
+        sdk_errbuf oeb = {0};
+        if (!optarg[0] || optarg[strlen(optarg) - 1] == ',')
+          return usage_error("--observe '%s': name at least one observable", optarg);
+        if (sdk_run_config_observables(c, t, &n, &oeb) != SDK_OK) return usage_error("%s", oeb.msg);
+        if (n == 0) return usage_error("--observe '%s': name at least one observable", optarg);
       }
-      free(copy);
-      if (!c->observe) return usage_error("--observe '%s': name at least one observable", optarg);
       break;
     }
-    case OPT_DRIFT: c->drift_var = optarg; break;
+    case OPT_DRIFT: c->obs.drift_var = optarg; break;
     case OPT_SAMPLE:
       if (!parse_count(optarg, 1, &n))
         return usage_error("--sample-every '%s': expected a whole number >= 1", optarg);
@@ -372,22 +358,22 @@ static int parse_run_options(int argc, char **argv, cli_run *cr, int need_model)
     case OPT_BINS:
       if (!parse_count(optarg, 1, &n) || n > 100000000)
         return usage_error("--bins '%s': expected a whole number between 1 and 1e8", optarg);
-      c->bins = n;
+      c->obs.bins = n;
       break;
     case OPT_HRANGE: {
       const char *eq = strchr(optarg, '='), *colon = eq ? strchr(eq, ':') : NULL;
-      if (!eq || !colon || eq == optarg || (size_t)(eq - optarg) >= 64 || c->nhist_range == 8)
+      if (!eq || !colon || eq == optarg || (size_t)(eq - optarg) >= 64 || c->obs.nhist_range == 8)
         return usage_error("--hist-range '%s': expected VAR=LO:HI", optarg);
       char lo[64], hi[64];
       snprintf(lo, sizeof lo, "%.*s", (int)(colon - eq - 1), eq + 1);
       snprintf(hi, sizeof hi, "%s", colon + 1);
-      int k = c->nhist_range;
-      if (!sdk_parse_number(lo, &c->hist_range_lo[k]) ||
-          !sdk_parse_number(hi, &c->hist_range_hi[k]))
+      int k = c->obs.nhist_range;
+      if (!sdk_parse_number(lo, &c->obs.hist_range_lo[k]) ||
+          !sdk_parse_number(hi, &c->obs.hist_range_hi[k]))
         return usage_error("--hist-range '%s': LO and HI must be numbers", optarg);
-      snprintf(c->hist_range_var[k], sizeof c->hist_range_var[k], "%.*s", (int)(eq - optarg),
-               optarg);
-      c->nhist_range++;
+      snprintf(c->obs.hist_range_var[k], sizeof c->obs.hist_range_var[k], "%.*s",
+               (int)(eq - optarg), optarg);
+      c->obs.nhist_range++;
       break;
     }
     case 'o':
@@ -400,29 +386,29 @@ static int parse_run_options(int argc, char **argv, cli_run *cr, int need_model)
     case OPT_SAVE: {
       char *copy = sdk_strdup(optarg), *save = NULL;
       if (!copy) return usage_error("out of memory%s", "");
-      c->nsave = 0;
+      c->obs.nsave = 0;
       int bad = 0;
       for (char *t = strtok_r(copy, ",", &save); t && !bad; t = strtok_r(NULL, ",", &save)) {
         int64_t k;
-        if (!parse_count(t, 0, &k) || c->nsave == SDK_MAX_SAVE)
+        if (!parse_count(t, 0, &k) || c->obs.nsave == SDK_MAX_SAVE)
           bad = 1;
         else
-          c->save_index[c->nsave++] = k;
+          c->obs.save_index[c->obs.nsave++] = k;
       }
       free(copy);
-      if (bad || c->nsave == 0)
+      if (bad || c->obs.nsave == 0)
         return usage_error("--save-paths '%s': expected path indices like 0,1,2 (at most 1024)",
                            optarg);
       break;
     }
-    case OPT_DVAR: c->density_var = optarg; break;
+    case OPT_DVAR: c->obs.density_var = optarg; break;
     case OPT_COARSE:
       if (optarg) {
         if (!sdk_parse_number(optarg, &v) || v <= 0)
           return usage_error("--coarse-grain=%s: the bin width must be a number > 0", optarg);
-        c->coarse_width = v;
+        c->obs.coarse_width = v;
       } else {
-        c->coarse_width = -1; /* the model's period of the variable */
+        c->obs.coarse_width = -1; /* the model's period of the variable */
       }
       break;
     case OPT_CKPT: c->checkpoint = optarg; break;
@@ -511,11 +497,22 @@ static int check_output_dir(const char *out) {
   return r;
 }
 
-static const char *OBS_NAMES[] = {"drift", "moments", "hist", "density", "paths", "order"};
-#define NOBS 6
-static int has_obs(const sdk_run_config *c, int i) {
-  if (i == 5) return (c->observe & SDK_OBS_ORDER) != 0;
-  return i < 4 ? (c->observe >> i) & 1 : c->nsave > 0;
+/* The observables the run computes, in the order of its results. */
+static int obs_list(const sdk_run_config *c, const char **names) {
+  const sdk_obs_type *t[SDK_MAX_OBSERVABLES];
+  int n = 0;
+  if (sdk_run_config_observables(c, t, &n, NULL) != SDK_OK) return 0;
+  for (int i = 0; i < n; i++)
+    names[i] = t[i]->name;
+  return n;
+}
+
+static int has_observable(const sdk_run_config *c, const char *name) {
+  const char *names[SDK_MAX_OBSERVABLES];
+  int n = obs_list(c, names);
+  for (int i = 0; i < n; i++)
+    if (!strcmp(names[i], name)) return 1;
+  return 0;
 }
 
 static void cli_run_free(cli_run *cr) {
@@ -563,6 +560,15 @@ static int is_opt(char **argv, int argc, int i, const char *name) {
 static volatile sig_atomic_t g_stop = 0;
 static void on_signal(int sig) {
   g_stop = sig;
+}
+
+/* the library's messages (core/log.h): details with --verbose */
+static void log_line(void *user, sdk_log_level level, const char *msg) {
+  (void)user;
+  (void)level;
+  fputs("sdekit: ", stderr);
+  fputs(msg, stderr);
+  fputc('\n', stderr);
 }
 
 static void warn_line(void *user, const char *msg) {
@@ -643,14 +649,11 @@ static int cmd_run_parsed(cli_run *crp, int argc, char **argv, const resume_opts
     return usage_error("--checkpoint-every needs --checkpoint FILE%s", "");
   if (c->checkpoint && c->checkpoint_every < 0) c->checkpoint_every = 600;
   if (c->checkpoint && (rc = check_output_dir(c->checkpoint))) return rc;
-  if (c->coarse_width != 0 && !(c->observe & SDK_OBS_DENSITY))
+  if (c->obs.coarse_width != 0 && !has_observable(c, "density"))
     return usage_error("--coarse-grain goes with --observe density%s", "");
 
-  int nobs = 0;
-  for (int i = 0; i < 4; i++)
-    nobs += (c->observe >> i) & 1;
-  nobs += (c->observe & SDK_OBS_ORDER) != 0;
-  nobs += c->nsave > 0;
+  const char *obs_names[SDK_MAX_OBSERVABLES];
+  int nobs = obs_list(c, obs_names);
   if (crp->noutputs == 0) crp->outputs[crp->noutputs++] = "-";
   for (int k = 0; k < crp->noutputs; k++) {
     const char *out = crp->outputs[k];
@@ -684,6 +687,8 @@ static int cmd_run_parsed(cli_run *crp, int argc, char **argv, const resume_opts
   sa.sa_flags = SA_RESETHAND;
   sigaction(SIGINT, &sa, &old_int);
   sigaction(SIGTERM, &sa, &old_term);
+  sdk_logger lg = {log_line, NULL, c->verbose ? SDK_LOG_DEBUG : SDK_LOG_INFO};
+  c->log = &lg;
   c->stop = &g_stop;
   c->warn = warn_line;
   c->progress = show_progress;
@@ -714,22 +719,21 @@ static int cmd_run_parsed(cli_run *crp, int argc, char **argv, const resume_opts
     if (h5) {
       e = sdk_write_h5(R, out, &eb);
     } else if (!strcmp(out, "-") || nobs == 1) {
-      for (int i = 0; i < NOBS && e == SDK_OK; i++)
-        if (has_obs(c, i)) e = sdk_write_tsv_file(R, OBS_NAMES[i], out, &eb);
+      for (int i = 0; i < nobs && e == SDK_OK; i++)
+        e = sdk_write_tsv_file(R, obs_names[i], out, &eb);
     } else {
       /* several observables: BASE.OBS.tsv */
       size_t blen = strlen(out) - strlen(strrchr(out, '.'));
-      for (int i = 0; i < NOBS && e == SDK_OK; i++)
-        if (has_obs(c, i)) {
-          char path[4096];
-          snprintf(path, sizeof path, "%.*s.%s.tsv", (int)blen, out, OBS_NAMES[i]);
-          e = sdk_write_tsv_file(R, OBS_NAMES[i], path, &eb);
-          if (e == SDK_OK && !c->quiet) {
-            fputs("sdekit: wrote ", stderr);
-            cli_put_escaped(stderr, path);
-            fputc('\n', stderr);
-          }
+      for (int i = 0; i < nobs && e == SDK_OK; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%.*s.%s.tsv", (int)blen, out, obs_names[i]);
+        e = sdk_write_tsv_file(R, obs_names[i], path, &eb);
+        if (e == SDK_OK && !c->quiet) {
+          fputs("sdekit: wrote ", stderr);
+          cli_put_escaped(stderr, path);
+          fputc('\n', stderr);
         }
+      }
     }
     if (e == SDK_OK && !c->quiet && strcmp(out, "-") && (h5 || nobs == 1)) {
       fputs("sdekit: wrote ", stderr);
@@ -772,11 +776,12 @@ static int existing_output(const char *out, int nobs, const sdk_run_config *c, c
     return lstat(out, &st) == 0;
   }
   size_t blen = strlen(out) - strlen(strrchr(out, '.'));
-  for (int i = 0; i < NOBS; i++)
-    if (has_obs(c, i)) {
-      snprintf(found, n, "%.*s.%s.tsv", (int)blen, out, OBS_NAMES[i]);
-      if (lstat(found, &st) == 0) return 1;
-    }
+  const char *names[SDK_MAX_OBSERVABLES];
+  int no = obs_list(c, names);
+  for (int i = 0; i < no; i++) {
+    snprintf(found, n, "%.*s.%s.tsv", (int)blen, out, names[i]);
+    if (lstat(found, &st) == 0) return 1;
+  }
   return 0;
 }
 

@@ -68,7 +68,8 @@ int sdk_cli_compile_cfg(const sdk_run_config *c, const char *arch, int cuda) {
     printf("sdekit: %s: %s precision, %s, %sfast-math, on %s\nsdekit: %s\n",
            sdk_esc_term_buf(m->name, ename, sizeof ename), c->single ? "single" : "double",
            c->scheme ? c->scheme
-           : m->multiplicative || m->interacting || m->npart || (c->observe & SDK_OBS_ORDER)
+           : m->multiplicative || m->interacting || m->npart ||
+                   (c->observe && strstr(c->observe, "order"))
                ? "euler"
                : "srk2",
            c->fast_math ? "" : "no ", where, report);

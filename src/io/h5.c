@@ -196,12 +196,6 @@ static sdk_err check_results(const sdk_results *r, const char *path, sdk_errbuf 
                       r->var_names[v] ? r->var_names[v] : "(null)");
   if (r->nparams < 0 || (r->nparams > 0 && (!r->param_names || !r->param_values)))
     return SDK_FAIL(eb, SDK_ERR_INTERNAL, "writing '%s': bad parameter list", path);
-  if (r->drift && (!r->drift_err || r->drift_var < 0 || r->drift_var >= r->nvars))
-    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "writing '%s': incomplete drift results", path);
-  if (r->mean && (!r->var || r->nsamples < 0 || (r->nsamples > 0 && !r->sample_step)))
-    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "writing '%s': incomplete moment results", path);
-  if (r->density && (r->bins < 1 || !r->hist_lo || !r->hist_hi))
-    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "writing '%s': incomplete histogram results", path);
   return SDK_OK;
 }
 
@@ -273,264 +267,88 @@ static sdk_err write_scan(h5w *w, const sdk_results *r, hid_t file, int rank,
   return dset_f64(w, file, "scan/dt", rank, gdims, r->dt);
 }
 
-static sdk_err write_drift(h5w *w, const sdk_results *r, hid_t file, int rank,
-                           const hsize_t *gdims) {
-  sdk_err e = SDK_OK;
-  const char *vname = r->var_names[r->drift_var];
-  hid_t g = group_create(w, file, "drift");
-  if (g < 0) return SDK_ERR_IO;
-  e = attr_str(w, g, "var", vname);
-  H5Gclose(g);
-  if (e) return e;
-  const char *names[2] = {"drift/value", "drift/error"};
-  const double *data[2] = {r->drift, r->drift_err};
-  for (int k = 0; k < 2; k++) {
-    hid_t d =
-        dset_write(w, file, names[k], H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, rank, gdims, data[k]);
-    if (d < 0) return SDK_ERR_IO;
-    e = attr_str(w, d, "var", vname);
-    H5Dclose(d);
+/* ---------------- the observables' store (observe/store.h) ---------------- */
+
+/* the file's and the memory's type of a store type */
+static hid_t file_type(sdk_dtype t, hid_t *mem) {
+  switch (t) {
+  case SDK_I64: *mem = H5T_NATIVE_INT64; return H5T_STD_I64LE;
+  case SDK_U64: *mem = H5T_NATIVE_UINT64; return H5T_STD_U64LE;
+  default: *mem = H5T_NATIVE_DOUBLE; return H5T_IEEE_F64LE;
+  }
+}
+
+/* the groups along `path` (every element but the last), made once each */
+static sdk_err make_groups(h5w *w, hid_t file, const char *path) {
+  char buf[512];
+  size_t n = strlen(path);
+  if (n >= sizeof buf)
+    return SDK_FAIL(w->eb, SDK_ERR_INTERNAL, "writing '%s': name too long: %.60s...", w->path,
+                    path);
+  memcpy(buf, path, n + 1);
+  for (char *s = strchr(buf, '/'); s; s = strchr(s + 1, '/')) {
+    *s = 0;
+    htri_t have = H5Lexists(file, buf, H5P_DEFAULT);
+    if (have < 0) return h5_fail(w, "looking up group '%s'", buf);
+    if (!have) {
+      hid_t g = group_create(w, file, buf);
+      if (g < 0) return SDK_ERR_IO;
+      H5Gclose(g);
+    }
+    *s = '/';
+  }
+  return SDK_OK;
+}
+
+static sdk_err write_attrs(h5w *w, hid_t loc, const sdk_attr *a, int n) {
+  for (int i = 0; i < n; i++) {
+    switch (a[i].kind) {
+    case SDK_ATTR_STR: SDK_CHECK(attr_str(w, loc, a[i].name, a[i].s)); break;
+    case SDK_ATTR_STRS:
+      SDK_CHECK(attr_strs(w, loc, a[i].name, (const char *const *)a[i].strs, (hsize_t)a[i].nstr));
+      break;
+    case SDK_ATTR_F64: SDK_CHECK(attr_f64(w, loc, a[i].name, a[i].f)); break;
+    case SDK_ATTR_I64: SDK_CHECK(attr_i64(w, loc, a[i].name, a[i].i)); break;
+    }
+  }
+  return SDK_OK;
+}
+
+static sdk_err write_dataset(h5w *w, hid_t file, const sdk_dataset *d) {
+  hsize_t dims[SDK_DS_MAX_RANK];
+  for (int i = 0; i < d->rank; i++)
+    dims[i] = (hsize_t)d->dims[i];
+  SDK_CHECK(make_groups(w, file, d->path));
+  hid_t mem, ft = file_type(d->type, &mem);
+  if ((d->flags & SDK_DS_COMPRESS) && d->type == SDK_F64)
+    SDK_CHECK(dset_f64_z(w, file, d->path, d->rank, dims, d->data));
+  else {
+    hid_t id = dset_write(w, file, d->path, ft, mem, d->rank, dims, d->data);
+    if (id < 0) return SDK_ERR_IO;
+    H5Dclose(id);
+  }
+  if (!d->nattr) return SDK_OK;
+  hid_t id = H5Dopen2(file, d->path, H5P_DEFAULT);
+  if (id < 0) return h5_fail(w, "opening dataset '%s'", d->path);
+  sdk_err e = write_attrs(w, id, d->attr, d->nattr);
+  H5Dclose(id);
+  return e;
+}
+
+static sdk_err write_store(h5w *w, const sdk_store *s, hid_t file) {
+  for (int i = 0; i < s->n; i++)
+    SDK_CHECK(write_dataset(w, file, s->ds[i]));
+  for (int i = 0; i < s->ngroups; i++) {
+    char probe[520];
+    snprintf(probe, sizeof probe, "%s/", s->groups[i].path);
+    SDK_CHECK(make_groups(w, file, probe));
+    hid_t g = H5Gopen2(file, s->groups[i].path, H5P_DEFAULT);
+    if (g < 0) return h5_fail(w, "opening group '%s'", s->groups[i].path);
+    sdk_err e = write_attrs(w, g, s->groups[i].attr, s->groups[i].nattr);
+    H5Gclose(g);
     if (e) return e;
   }
   return SDK_OK;
-}
-
-static sdk_err write_moments(h5w *w, const sdk_results *r, hid_t file, int rank,
-                             const hsize_t *gdims) {
-  sdk_err e = SDK_OK;
-  int64_t ng = r->ngrid, ns = r->nsamples, nv = r->nvars;
-  hsize_t dims[SDK_MAX_SCAN + 1];
-  for (int i = 0; i < rank; i++)
-    dims[i] = gdims[i];
-  dims[rank] = (hsize_t)ns;
-  size_t cnt = (size_t)(ng * ns);
-  char name[512];
-  hid_t g = group_create(w, file, "moments");
-  if (g < 0) return SDK_ERR_IO;
-  H5Gclose(g);
-  double *buf = malloc((cnt ? cnt : 1) * sizeof *buf);
-  if (!buf) return SDK_FAIL(w->eb, SDK_ERR_NOMEM, "out of memory writing '%s'", w->path);
-  hsize_t nsd = (hsize_t)ns;
-  hid_t d =
-      dset_write(w, file, "moments/step", H5T_STD_I64LE, H5T_NATIVE_INT64, 1, &nsd, r->sample_step);
-  if (d < 0) {
-    e = SDK_ERR_IO;
-    goto out;
-  }
-  H5Dclose(d);
-  for (int64_t gi = 0; gi < ng; gi++)
-    for (int64_t s = 0; s < ns; s++)
-      buf[gi * ns + s] = (double)r->sample_step[s] * r->dt[gi];
-  SDK_TRY(e, dset_f64(w, file, "moments/t", rank + 1, dims, buf), out);
-  for (int64_t v = 0; v < nv; v++) {
-    for (int k = 0; k < 2; k++) {
-      const double *src = k == 0 ? r->mean : r->var;
-      for (int64_t gi = 0; gi < ng; gi++)
-        for (int64_t s = 0; s < ns; s++)
-          buf[gi * ns + s] = src[(gi * ns + s) * nv + v];
-      SDK_TRY(e,
-              link_path(w, name, sizeof name, "moments/%s_%s", k == 0 ? "mean" : "var",
-                        r->var_names[v]),
-              out);
-      SDK_TRY(e, dset_f64(w, file, name, rank + 1, dims, buf), out);
-    }
-  }
-out:
-  free(buf);
-  return e;
-}
-
-static sdk_err write_hist(h5w *w, const sdk_results *r, hid_t file, int rank,
-                          const hsize_t *gdims) {
-  sdk_err e = SDK_OK;
-  int64_t ng = r->ngrid, nb = r->bins, nv = r->nvars;
-  hsize_t dims[SDK_MAX_SCAN + 1];
-  for (int i = 0; i < rank; i++)
-    dims[i] = gdims[i];
-  dims[rank] = (hsize_t)nb;
-  char name[512];
-  hid_t g = group_create(w, file, "hist");
-  if (g < 0) return SDK_ERR_IO;
-  H5Gclose(g);
-  double *buf = malloc((size_t)(ng * nb) * sizeof *buf);
-  uint64_t *ubuf = malloc((size_t)ng * sizeof *ubuf);
-  if (!buf || !ubuf) {
-    e = SDK_FAIL(w->eb, SDK_ERR_NOMEM, "out of memory writing '%s'", w->path);
-    goto out;
-  }
-  for (int64_t v = 0; v < nv; v++) {
-    const char *vn = r->var_names[v];
-    SDK_TRY(e, link_path(w, name, sizeof name, "hist/%s", vn), out);
-    if ((g = group_create(w, file, name)) < 0) {
-      e = SDK_ERR_IO;
-      goto out;
-    }
-    H5Gclose(g);
-    for (int64_t gi = 0; gi < ng; gi++)
-      memcpy(buf + gi * nb, r->density + (gi * nv + v) * nb, (size_t)nb * sizeof *buf);
-    SDK_TRY(e, link_path(w, name, sizeof name, "hist/%s/density", vn), out);
-    SDK_TRY(e, dset_f64(w, file, name, rank + 1, dims, buf), out);
-    const double *edges[2] = {r->hist_lo, r->hist_hi};
-    const char *enames[2] = {"lo", "hi"};
-    for (int k = 0; k < 2; k++) {
-      for (int64_t gi = 0; gi < ng; gi++)
-        buf[gi] = edges[k][gi * nv + v];
-      SDK_TRY(e, link_path(w, name, sizeof name, "hist/%s/%s", vn, enames[k]), out);
-      SDK_TRY(e, dset_f64(w, file, name, rank, gdims, buf), out);
-    }
-    const uint64_t *flows[2] = {r->hist_under, r->hist_over};
-    const char *fnames[2] = {"underflow", "overflow"};
-    for (int k = 0; k < 2; k++) {
-      if (!flows[k]) continue;
-      for (int64_t gi = 0; gi < ng; gi++)
-        ubuf[gi] = flows[k][gi * nv + v];
-      SDK_TRY(e, link_path(w, name, sizeof name, "hist/%s/%s", vn, fnames[k]), out);
-      hid_t d = dset_write(w, file, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, rank, gdims, ubuf);
-      if (d < 0) {
-        e = SDK_ERR_IO;
-        goto out;
-      }
-      H5Dclose(d);
-    }
-  }
-out:
-  free(buf);
-  free(ubuf);
-  return e;
-}
-
-/* Sample times shared by moments, density and paths: <grp>/step and <grp>/t. */
-static sdk_err write_times(h5w *w, const sdk_results *r, hid_t file, const char *grp, int rank,
-                           const hsize_t *gdims) {
-  int64_t ng = r->ngrid, ns = r->nsamples;
-  char name[256];
-  hsize_t nsd = (hsize_t)ns, dims[SDK_MAX_SCAN + 1];
-  for (int i = 0; i < rank; i++)
-    dims[i] = gdims[i];
-  dims[rank] = (hsize_t)ns;
-  snprintf(name, sizeof name, "%s/step", grp);
-  hid_t d = dset_write(w, file, name, H5T_STD_I64LE, H5T_NATIVE_INT64, 1, &nsd, r->sample_step);
-  if (d < 0) return SDK_ERR_IO;
-  H5Dclose(d);
-  double *buf = malloc((size_t)(ng * ns > 0 ? ng * ns : 1) * sizeof *buf);
-  if (!buf) return SDK_FAIL(w->eb, SDK_ERR_NOMEM, "out of memory writing '%s'", w->path);
-  for (int64_t g = 0; g < ng; g++)
-    for (int64_t s = 0; s < ns; s++)
-      buf[g * ns + s] = (double)r->sample_step[s] * r->dt[g];
-  snprintf(name, sizeof name, "%s/t", grp);
-  sdk_err e = dset_f64(w, file, name, rank + 1, dims, buf);
-  free(buf);
-  return e;
-}
-
-/* paths/index [nsaved], paths/step, paths/t, paths/<var> [grid..., nsaved, ns] */
-static sdk_err write_paths(h5w *w, const sdk_results *r, hid_t file, int rank,
-                           const hsize_t *gdims) {
-  int64_t ng = r->ngrid, ns = r->nsamples, nk = r->nsaved, nv = r->nvars;
-  hid_t g = group_create(w, file, "paths");
-  if (g < 0) return SDK_ERR_IO;
-  H5Gclose(g);
-  SDK_CHECK(write_times(w, r, file, "paths", rank, gdims));
-  hsize_t nkd = (hsize_t)nk;
-  hid_t d =
-      dset_write(w, file, "paths/index", H5T_STD_I64LE, H5T_NATIVE_INT64, 1, &nkd, r->saved_index);
-  if (d < 0) return SDK_ERR_IO;
-  H5Dclose(d);
-  hsize_t dims[SDK_MAX_SCAN + 2];
-  for (int i = 0; i < rank; i++)
-    dims[i] = gdims[i];
-  dims[rank] = (hsize_t)nk;
-  dims[rank + 1] = (hsize_t)ns;
-  size_t cnt = (size_t)(ng * nk * ns);
-  double *buf = malloc((cnt ? cnt : 1) * sizeof *buf);
-  if (!buf) return SDK_FAIL(w->eb, SDK_ERR_NOMEM, "out of memory writing '%s'", w->path);
-  sdk_err e = SDK_OK;
-  char name[512];
-  for (int64_t v = 0; v < nv && e == SDK_OK; v++) {
-    for (size_t i = 0; i < cnt; i++)
-      buf[i] = r->saved[i * (size_t)nv + (size_t)v];
-    if ((e = link_path(w, name, sizeof name, "paths/%s", r->var_names[v])) == SDK_OK)
-      e = dset_f64_z(w, file, name, rank + 2, dims, buf);
-  }
-  free(buf);
-  return e;
-}
-
-/* density/step, density/t, density/<var>/P [grid..., ns, bins], lo/hi/underflow/overflow [grid...,
- * ns] */
-static sdk_err write_density(h5w *w, const sdk_results *r, hid_t file, int rank,
-                             const hsize_t *gdims) {
-  int64_t ng = r->ngrid, ns = r->nsamples, nb = r->dbins;
-  hid_t g = group_create(w, file, "density");
-  if (g < 0) return SDK_ERR_IO;
-  H5Gclose(g);
-  SDK_CHECK(write_times(w, r, file, "density", rank, gdims));
-  char name[512];
-  const char *vn = r->var_names[r->density_var];
-  SDK_CHECK(link_path(w, name, sizeof name, "density/%s", vn));
-  if ((g = group_create(w, file, name)) < 0) return SDK_ERR_IO;
-  sdk_err e = attr_i64(w, g, "coarse_grain", r->coarse_width > 0);
-  if (e == SDK_OK) e = attr_f64(w, g, "bin_width", r->coarse_width);
-  if (e == SDK_OK) e = attr_str(w, g, "var", vn);
-  H5Gclose(g);
-  if (e != SDK_OK) return e;
-  hsize_t dims[SDK_MAX_SCAN + 2];
-  for (int i = 0; i < rank; i++)
-    dims[i] = gdims[i];
-  dims[rank] = (hsize_t)ns;
-  dims[rank + 1] = (hsize_t)nb;
-  SDK_CHECK(link_path(w, name, sizeof name, "density/%s/P", vn));
-  SDK_CHECK(dset_f64_z(w, file, name, rank + 2, dims, r->dP));
-  SDK_CHECK(link_path(w, name, sizeof name, "density/%s/lo", vn));
-  SDK_CHECK(dset_f64(w, file, name, rank + 1, dims, r->dlo));
-  SDK_CHECK(link_path(w, name, sizeof name, "density/%s/hi", vn));
-  SDK_CHECK(dset_f64(w, file, name, rank + 1, dims, r->dhi));
-  const uint64_t *u[2] = {r->dunder, r->dover};
-  const char *un[2] = {"underflow", "overflow"};
-  for (int k = 0; k < 2; k++) {
-    SDK_CHECK(link_path(w, name, sizeof name, "density/%s/%s", vn, un[k]));
-    hid_t d = dset_write(w, file, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, rank + 1, dims, u[k]);
-    if (d < 0) return SDK_ERR_IO;
-    H5Dclose(d);
-  }
-  (void)ng;
-  return SDK_OK;
-}
-
-/* order/step [ns], order/t, order/r, order/r_err, order/psi [grid..., ns];
- * attributes var, period, particles, systems, every */
-static sdk_err write_order(h5w *w, const sdk_results *r, hid_t file, int rank,
-                           const hsize_t *gdims) {
-  int64_t ng = r->ngrid, ns = r->order_nsamples;
-  hid_t g = group_create(w, file, "order");
-  if (g < 0) return SDK_ERR_IO;
-  int64_t np = r->particles > 0 ? r->particles : 1;
-  sdk_err e = attr_str(w, g, "var", r->var_names[r->order_var]);
-  if (e == SDK_OK) e = attr_f64(w, g, "period", r->order_period);
-  if (e == SDK_OK) e = attr_i64(w, g, "particles", np);
-  if (e == SDK_OK) e = attr_i64(w, g, "systems", r->paths / np);
-  if (e == SDK_OK) e = attr_i64(w, g, "every", r->order_every);
-  H5Gclose(g);
-  if (e != SDK_OK) return e;
-  hsize_t nsd = (hsize_t)ns, dims[SDK_MAX_SCAN + 1];
-  for (int i = 0; i < rank; i++)
-    dims[i] = gdims[i];
-  dims[rank] = (hsize_t)ns;
-  hid_t d =
-      dset_write(w, file, "order/step", H5T_STD_I64LE, H5T_NATIVE_INT64, 1, &nsd, r->order_step);
-  if (d < 0) return SDK_ERR_IO;
-  H5Dclose(d);
-  double *buf = malloc((size_t)(ng * ns > 0 ? ng * ns : 1) * sizeof *buf);
-  if (!buf) return SDK_FAIL(w->eb, SDK_ERR_NOMEM, "out of memory writing '%s'", w->path);
-  for (int64_t q = 0; q < ng; q++)
-    for (int64_t s = 0; s < ns; s++)
-      buf[q * ns + s] = (double)r->order_step[s] * r->dt[q];
-  e = dset_f64(w, file, "order/t", rank + 1, dims, buf);
-  free(buf);
-  if (e == SDK_OK) e = dset_f64(w, file, "order/r", rank + 1, dims, r->order_r);
-  if (e == SDK_OK) e = dset_f64(w, file, "order/r_err", rank + 1, dims, r->order_r_err);
-  if (e == SDK_OK) e = dset_f64(w, file, "order/psi", rank + 1, dims, r->order_psi);
-  return e;
 }
 
 sdk_err sdk_write_h5(const sdk_results *r, const char *path, sdk_errbuf *eb) {
@@ -572,7 +390,6 @@ sdk_err sdk_write_h5(const sdk_results *r, const char *path, sdk_errbuf *eb) {
 
   SDK_TRY(e, write_root(&w, r, root), fail);
   SDK_TRY(e, write_scan(&w, r, root, rank, gdims), fail);
-  if (r->drift) SDK_TRY(e, write_drift(&w, r, root, rank, gdims), fail);
   if (r->nonfinite) {
     /* grid points whose paths blew up: their values are NaN, this says how many paths */
     hid_t d = dset_write(&w, root, "nonfinite", H5T_STD_I64LE, H5T_NATIVE_INT64, rank, gdims,
@@ -583,11 +400,7 @@ sdk_err sdk_write_h5(const sdk_results *r, const char *path, sdk_errbuf *eb) {
     }
     H5Dclose(d);
   }
-  if (r->mean) SDK_TRY(e, write_moments(&w, r, root, rank, gdims), fail);
-  if (r->density) SDK_TRY(e, write_hist(&w, r, root, rank, gdims), fail);
-  if (r->saved && r->sample_step) SDK_TRY(e, write_paths(&w, r, root, rank, gdims), fail);
-  if (r->dP && r->sample_step) SDK_TRY(e, write_density(&w, r, root, rank, gdims), fail);
-  if (r->order_r && r->order_step) SDK_TRY(e, write_order(&w, r, root, rank, gdims), fail);
+  SDK_TRY(e, write_store(&w, &r->store, root), fail);
 
   herr_t st = H5Fclose(file);
   file = -1;

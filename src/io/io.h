@@ -8,7 +8,7 @@
  *   /                          attributes: format ("sdekit"), format_version (1),
  *                              version, model_name, model_path, model_text,
  *                              scheme, precision, backend, seed (u64), paths,
- *                              period, spp, nsteps, transient_steps,
+ *                              (particles,) period, spp, nsteps, transient_steps,
  *                              sample_every, command_line, var_names (string
  *                              array), param_names (string array),
  *                              param_values (f64 array)
@@ -16,22 +16,16 @@
  *                              dimension order (empty array when nscan == 0)
  *   /scan/<param>              [n] scan values; attributes start, stop, n, log
  *   /scan/dt                   [grid...] time step per grid point
- *   /drift/value, /drift/error [grid...]; attribute var (also on /drift)
- *   /moments/step              [nsamples] step index of each sample
- *   /moments/t                 [grid..., nsamples] step * dt
- *   /moments/mean_<var>        [grid..., nsamples]
- *   /moments/var_<var>         [grid..., nsamples]
- *   /hist/<var>/density        [grid..., bins]
- *   /hist/<var>/lo, hi         [grid...] histogram range
- *   /hist/<var>/underflow, overflow  [grid...] (u64; only when given)
- *   /order/step                [nsamples] step of each order-parameter sample
- *   /order/t, r, r_err, psi    [grid..., nsamples] (--observe order; attributes
- *                              var, period, particles, systems, every)
+ *   /nonfinite                 [grid...] paths that became NaN/Inf (only when some did)
+ *   /<observable>/...          each observable's datasets and attributes, as its
+ *                              file in src/observe/obs_*.c lists them (drift,
+ *                              moments, hist, density, paths, order): the result
+ *                              store written as it is (observe/store.h), chunked
+ *                              and deflated where the observable asks
  *
- * Groups whose arrays are NULL in sdk_results are not written.  Identical
- * inputs give byte-identical files (no timestamps, fixed library-version
- * bounds).  Files are written to a temporary next to the target and renamed
- * into place only on success.
+ * Identical inputs give byte-identical files (no timestamps, fixed
+ * library-version bounds).  Files are written to a temporary next to the
+ * target and renamed into place only on success.
  */
 #ifndef SDK_IO_H
 #define SDK_IO_H
@@ -39,16 +33,19 @@
 #include <stdio.h>
 
 #include "core/error.h"
-#include "sim/results.h"
+#include "core/numfmt.h"
+#include "observe/results.h"
 
 #define SDK_H5_FORMAT_VERSION 1
 
 /* Write all results to an HDF5 file at path (atomically replaced). */
 sdk_err sdk_write_h5(const sdk_results *r, const char *path, sdk_errbuf *eb);
 
-/* Write one observable ("drift", "moments" or "hist") as tab-separated text
- * for gnuplot.  SDK_ERR_USAGE for an unknown observable or one that was not
- * computed; SDK_ERR_IO when writing to f fails. */
+/* Write one observable (by its name: drift, moments, hist, density, paths,
+ * order, ...) as tab-separated text for gnuplot: a '#' header of the run's
+ * settings, then the observable's own text (its write_tsv).  SDK_ERR_USAGE
+ * for an unknown observable or one that was not computed; SDK_ERR_IO when
+ * writing to f fails. */
 sdk_err sdk_write_tsv(const sdk_results *r, const char *obs, FILE *f, sdk_errbuf *eb);
 
 /* Same, to a file (temporary + rename) or to stdout when path is "-". */
@@ -58,11 +55,5 @@ sdk_err sdk_write_tsv_file(const sdk_results *r, const char *obs, const char *pa
  * SDK_ERR_IO when it cannot be read, SDK_ERR_FORMAT when it is not HDF5 or
  * not an sdekit result file. */
 sdk_err sdk_h5_info(const char *path, FILE *out, sdk_errbuf *eb);
-
-/* ---- shared by the writers (src/io) ---- */
-
-/* Shortest of %.15g/%.16g/%.17g that reads back as exactly x; NaN as "nan".
- * buf must hold at least 32 chars; returns buf. */
-char *sdk_fmt_exact(char *buf, double x);
 
 #endif

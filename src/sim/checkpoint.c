@@ -42,18 +42,12 @@ void sdk_ckpt_destroy(sdk_ckpt **cp) {
   free(c->state);
   free(c->comp);
   free(c->sample_step);
-  free(c->mean);
-  free(c->var);
-  free(c->paths);
-  free(c->dlo);
-  free(c->dhi);
-  free(c->dP);
-  free(c->dunder);
-  free(c->ord_step);
-  free(c->ord_r);
-  free(c->ord_err);
-  free(c->ord_psi);
-  free(c->dover);
+  for (int i = 0; i < c->nobs; i++)
+    free(c->obs[i].name);
+  free(c->obs);
+  for (int i = 0; i < c->nds; i++)
+    free(c->ds[i].path), free(c->ds[i].data);
+  free(c->ds);
   free(c);
   *cp = NULL;
 }
@@ -66,6 +60,33 @@ static void rec(sdk_strbuf *b, const char tag[4], const void *data, uint64_t n) 
 
 static const char *str_or_empty(const char *s) {
   return s ? s : "";
+}
+
+static void rec_obs(sdk_strbuf *b, const sdk_ckpt_obs *o) {
+  uint16_t n = (uint16_t)strlen(o->name);
+  uint64_t len = 2 + (uint64_t)n + 8;
+  sdk_sb_putn(b, "OBSN", 4);
+  sdk_sb_putn(b, (const char *)&len, 8);
+  sdk_sb_putn(b, (const char *)&n, 2);
+  sdk_sb_putn(b, o->name, n);
+  sdk_sb_putn(b, (const char *)&o->nsamples, 8);
+}
+
+static void rec_ds(sdk_strbuf *b, const sdk_ckpt_ds *d) {
+  uint16_t n = (uint16_t)strlen(d->path);
+  uint8_t type = (uint8_t)d->type, rank = (uint8_t)d->rank;
+  uint64_t count = 1;
+  for (int i = 0; i < d->rank; i++)
+    count *= (uint64_t)d->dims[i];
+  uint64_t len = 2 + (uint64_t)n + 2 + 8 * (uint64_t)rank + 8 * count;
+  sdk_sb_putn(b, "OBSD", 4);
+  sdk_sb_putn(b, (const char *)&len, 8);
+  sdk_sb_putn(b, (const char *)&n, 2);
+  sdk_sb_putn(b, d->path, n);
+  sdk_sb_putn(b, (const char *)&type, 1);
+  sdk_sb_putn(b, (const char *)&rank, 1);
+  sdk_sb_putn(b, (const char *)d->dims, 8 * (size_t)rank);
+  if (count) sdk_sb_putn(b, d->data, (size_t)(8 * count));
 }
 
 sdk_err sdk_ckpt_write(const sdk_ckpt *c, const char *path, sdk_errbuf *eb) {
@@ -87,38 +108,18 @@ sdk_err sdk_ckpt_write(const sdk_ckpt *c, const char *path, sdk_errbuf *eb) {
   sdk_sb_free(&av);
   rec(&b, "MTXT", c->model_text, strlen(c->model_text));
   rec(&b, "MPTH", str_or_empty(c->model_path), strlen(str_or_empty(c->model_path)));
-  int64_t dims[8] = {c->step,   c->nvars, c->ngrid,    c->ppg,
-                     c->nsaved, c->dbins, c->nsamples, c->has_mark};
+  int64_t dims[6] = {c->step, c->nvars, c->ngrid, c->ppg, c->nsamples, c->has_mark};
   rec(&b, "DIMS", dims, sizeof dims);
-  uint64_t np = (uint64_t)c->ngrid * (uint64_t)c->ppg, ns = (uint64_t)c->nsamples,
-           ng = (uint64_t)c->ngrid;
+  uint64_t np = (uint64_t)c->ngrid * (uint64_t)c->ppg;
   rec(&b, "STAT", c->state, (uint64_t)(c->nvars + 1) * np * 8);
   if (c->comp) rec(&b, "COMP", c->comp, (uint64_t)c->ncomp * np * 8);
-  rec(&b, "SSTP", c->sample_step, ns * 8);
-  if (c->mean) rec(&b, "MEAN", c->mean, ng * ns * (uint64_t)c->nvars * 8);
-  if (c->var) rec(&b, "VARI", c->var, ng * ns * (uint64_t)c->nvars * 8);
-  if (c->paths) rec(&b, "PATH", c->paths, ng * (uint64_t)c->nsaved * ns * (uint64_t)c->nvars * 8);
-  if (c->dP) {
-    rec(&b, "DLO ", c->dlo, ng * ns * 8);
-    rec(&b, "DHI ", c->dhi, ng * ns * 8);
-    rec(&b, "DP  ", c->dP, ng * ns * (uint64_t)c->dbins * 8);
-    rec(&b, "DUND", c->dunder, ng * ns * 8);
-    rec(&b, "DOVR", c->dover, ng * ns * 8);
-  }
-  if (c->ord_step) {
-    uint64_t no = (uint64_t)c->nord;
-    rec(&b, "ONUM", &c->nord, 8);
-    rec(&b, "OSTP", c->ord_step, no * 8);
-    rec(&b, "ORR ", c->ord_r, ng * no * 8);
-    rec(&b, "ORE ", c->ord_err, ng * no * 8);
-    rec(&b, "OPSI", c->ord_psi, ng * no * 8);
-  }
-  if (b.oom) {
-    sdk_sb_free(&b);
-    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory writing checkpoint");
-  }
-  char hash[33];
-  sdk_hash_hex(b.s, b.len, hash);
+  rec(&b, "SSTP", c->sample_step, (uint64_t)c->nsamples * 8);
+  for (int i = 0; i < c->nobs; i++)
+    rec_obs(&b, &c->obs[i]);
+  for (int i = 0; i < c->nds; i++)
+    rec_ds(&b, &c->ds[i]);
+  char hash[33] = {0};
+  if (!b.oom) sdk_hash_hex(b.s, b.len, hash);
   rec(&b, "HASH", hash, 32);
   if (b.oom) {
     sdk_sb_free(&b);
@@ -132,7 +133,7 @@ sdk_err sdk_ckpt_write(const sdk_ckpt *c, const char *path, sdk_errbuf *eb) {
   return err;
 }
 
-/* Records the reader knows; one slot each. */
+/* Records the reader knows; one slot each (OBSN and OBSD may repeat). */
 enum {
   R_VERS,
   R_ABI,
@@ -145,24 +146,27 @@ enum {
   R_STAT,
   R_COMP,
   R_SSTP,
-  R_MEAN,
-  R_VARI,
-  R_PATH,
-  R_DLO,
-  R_DHI,
-  R_DP,
-  R_DUND,
-  R_DOVR,
-  R_ONUM,
-  R_OSTP,
-  R_ORR,
-  R_ORE,
-  R_OPSI,
+  R_OBSN,
+  R_OBSD,
   R_N
 };
-static const char TAGS[R_N][5] = {"VERS", "ABI ", "BILD", "KHSH", "ARGV", "MTXT", "MPTH", "DIMS",
-                                  "STAT", "COMP", "SSTP", "MEAN", "VARI", "PATH", "DLO ", "DHI ",
-                                  "DP  ", "DUND", "DOVR", "ONUM", "OSTP", "ORR ", "ORE ", "OPSI"};
+static const char TAGS[R_N][5] = {"VERS", "ABI ", "BILD", "KHSH", "ARGV", "MTXT", "MPTH",
+                                  "DIMS", "STAT", "COMP", "SSTP", "OBSN", "OBSD"};
+
+typedef struct {
+  const char *p;
+  uint64_t n;
+} span;
+
+/* the records of a checkpoint's bytes; repeated ones listed in obs[], ds[] */
+typedef struct {
+  const char *path;
+  span f[R_N];
+  span *obs, *ds;
+  int nobs, nds;
+} records;
+
+#define CORRUPT(...) SDK_FAIL(eb, SDK_ERR_FORMAT, __VA_ARGS__)
 
 /* a*b*c*d*8 without overflow and within the file's size; 0 on overflow */
 static int bytes_of(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t *out) {
@@ -188,192 +192,267 @@ static int is_hex32(const char *s) {
   return 1;
 }
 
-sdk_err sdk_ckpt_parse(const void *data, size_t len, const char *path, sdk_ckpt **out,
-                       sdk_errbuf *eb) {
-  *out = NULL;
-  const char *buf = data;
-  sdk_err err = SDK_OK;
-  sdk_ckpt *c = calloc(1, sizeof *c);
-  if (!c) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-#define CORRUPT(...)                                                                               \
-  do {                                                                                             \
-    err = SDK_FAIL(eb, SDK_ERR_FORMAT, __VA_ARGS__);                                               \
-    goto fail;                                                                                     \
-  } while (0)
+static sdk_err add_span(span **list, int *n, const char *p, uint64_t len, const records *r,
+                        sdk_errbuf *eb) {
+  if (*n >= SDK_CKPT_MAX_RECORDS)
+    return CORRUPT("checkpoint '%s' is corrupt (too many records)", r->path);
+  span *g = realloc(*list, (size_t)(*n + 1) * sizeof *g);
+  if (!g) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory reading checkpoint '%s'", r->path);
+  *list = g;
+  g[(*n)++] = (span){p, len};
+  return SDK_OK;
+}
+
+/* one record at *pos; *hashed once the checksum record is read and right */
+static sdk_err one_record(const char *buf, size_t len, size_t *pos, records *r, int *hashed,
+                          sdk_errbuf *eb) {
+  size_t start = *pos;
+  char tag[4];
+  uint64_t n;
+  if (len - *pos < 12) return CORRUPT("checkpoint '%s' is truncated or corrupt", r->path);
+  memcpy(tag, buf + *pos, 4);
+  memcpy(&n, buf + *pos + 4, 8);
+  *pos += 12;
+  if (n > len - *pos) return CORRUPT("checkpoint '%s' is truncated or corrupt", r->path);
+  const char *p = buf + *pos;
+  *pos += (size_t)n;
+  if (!memcmp(tag, "HASH", 4)) {
+    char want[33];
+    sdk_hash_hex(buf, start, want);
+    if (n != 32 || memcmp(want, p, 32) != 0)
+      return CORRUPT("checkpoint '%s' is corrupt (checksum mismatch)", r->path);
+    *hashed = 1;
+    return SDK_OK;
+  }
+  int k = 0;
+  while (k < R_N && memcmp(tag, TAGS[k], 4) != 0)
+    k++;
+  if (k == R_N) {
+    char t[5];
+    for (int i = 0; i < 4; i++)
+      t[i] = tag[i] >= 32 && tag[i] < 127 ? tag[i] : '?';
+    t[4] = 0;
+    return CORRUPT("checkpoint '%s' has a record '%s' this sdekit does not know", r->path, t);
+  }
+  if (k == R_OBSN) return add_span(&r->obs, &r->nobs, p, n, r, eb);
+  if (k == R_OBSD) return add_span(&r->ds, &r->nds, p, n, r, eb);
+  if (r->f[k].p)
+    return CORRUPT("checkpoint '%s' is corrupt (record '%s' given twice)", r->path, TAGS[k]);
+  r->f[k] = (span){p, n};
+  return SDK_OK;
+}
+
+static sdk_err scan_records(const char *buf, size_t len, records *r, sdk_errbuf *eb) {
   uint32_t fmt = 0;
-  if (len < 8 || memcmp(buf, "SDEKITCP", 8) != 0) CORRUPT("'%s' is not an sdekit checkpoint", path);
-  if (len < 12) CORRUPT("checkpoint '%s' is truncated or corrupt", path);
+  if (len < 8 || memcmp(buf, "SDEKITCP", 8) != 0)
+    return CORRUPT("'%s' is not an sdekit checkpoint", r->path);
+  if (len < 12) return CORRUPT("checkpoint '%s' is truncated or corrupt", r->path);
   memcpy(&fmt, buf + 8, 4);
   if (fmt != SDK_CKPT_FORMAT)
-    CORRUPT("checkpoint '%s' has format %u; this sdekit (%s) reads format %d: finish it with the "
-            "sdekit that wrote it",
-            path, fmt, SDK_VERSION, SDK_CKPT_FORMAT);
-  struct {
-    const char *p;
-    uint64_t n;
-  } f[R_N];
-  memset(f, 0, sizeof f);
+    return CORRUPT("checkpoint '%s' has format %u; this sdekit (%s) reads format %d: finish it "
+                   "with the sdekit that wrote it",
+                   r->path, fmt, SDK_VERSION, SDK_CKPT_FORMAT);
   size_t pos = 12;
   int hashed = 0;
-  while (pos < len) {
-    size_t rec_start = pos;
-    char tag[4];
-    uint64_t n;
-    if (len - pos < 12) CORRUPT("checkpoint '%s' is truncated or corrupt", path);
-    memcpy(tag, buf + pos, 4);
-    memcpy(&n, buf + pos + 4, 8);
-    pos += 12;
-    if (n > len - pos) CORRUPT("checkpoint '%s' is truncated or corrupt", path);
-    if (!memcmp(tag, "HASH", 4)) {
-      char want[33];
-      sdk_hash_hex(buf, rec_start, want);
-      if (n != 32 || memcmp(want, buf + pos, 32) != 0)
-        CORRUPT("checkpoint '%s' is corrupt (checksum mismatch)", path);
-      pos += 32;
-      hashed = 1;
-      break;
-    }
-    int k = 0;
-    while (k < R_N && memcmp(tag, TAGS[k], 4) != 0)
-      k++;
-    if (k == R_N) {
-      char t[5];
-      for (int i = 0; i < 4; i++)
-        t[i] = tag[i] >= 32 && tag[i] < 127 ? tag[i] : '?';
-      t[4] = 0;
-      CORRUPT("checkpoint '%s' has a record '%s' this sdekit does not know", path, t);
-    }
-    if (f[k].p) CORRUPT("checkpoint '%s' is corrupt (record '%s' given twice)", path, TAGS[k]);
-    f[k].p = buf + pos;
-    f[k].n = n;
-    pos += (size_t)n;
-  }
-  if (!hashed || pos != len) CORRUPT("checkpoint '%s' is truncated or corrupt", path);
+  while (pos < len && !hashed)
+    SDK_CHECK(one_record(buf, len, &pos, r, &hashed, eb));
+  if (!hashed || pos != len) return CORRUPT("checkpoint '%s' is truncated or corrupt", r->path);
   static const int required[] = {R_VERS, R_ABI,  R_BILD, R_KHSH, R_ARGV,
                                  R_MTXT, R_MPTH, R_DIMS, R_STAT, R_SSTP};
   for (size_t i = 0; i < sizeof required / sizeof *required; i++)
-    if (!f[required[i]].p)
-      CORRUPT("checkpoint '%s' is truncated or corrupt (no record '%s')", path, TAGS[required[i]]);
-  /* who wrote it: version, ABI, build */
+    if (!r->f[required[i]].p)
+      return CORRUPT("checkpoint '%s' is truncated or corrupt (no record '%s')", r->path,
+                     TAGS[required[i]]);
+  return SDK_OK;
+}
+
+/* who wrote it: version, ABI, build, kernel */
+static sdk_err parse_identity(const records *r, sdk_ckpt *c, sdk_errbuf *eb) {
+  const span *f = r->f;
+  const char *path = r->path;
   if (f[R_VERS].n > 64 || !(c->version = dup_str(f[R_VERS].p, f[R_VERS].n)))
-    CORRUPT("checkpoint '%s' is corrupt (version)", path);
-  if (f[R_ABI].n != 8) CORRUPT("checkpoint '%s' is corrupt (ABI)", path);
+    return CORRUPT("checkpoint '%s' is corrupt (version)", path);
+  if (f[R_ABI].n != 8) return CORRUPT("checkpoint '%s' is corrupt (ABI)", path);
   memcpy(&c->abi, f[R_ABI].p, 8);
   if (f[R_BILD].n > 1024 || !(c->build = dup_str(f[R_BILD].p, f[R_BILD].n)))
-    CORRUPT("checkpoint '%s' is corrupt (build id)", path);
+    return CORRUPT("checkpoint '%s' is corrupt (build id)", path);
   if (strcmp(c->version, SDK_VERSION) != 0 || c->abi != SDK_KERNEL_ABI)
-    CORRUPT("checkpoint '%s' was written by sdekit %s (kernel ABI %lld); this is sdekit %s "
-            "(ABI %d): finish it with that version",
-            path, c->version, (long long)c->abi, SDK_VERSION, SDK_KERNEL_ABI);
+    return CORRUPT("checkpoint '%s' was written by sdekit %s (kernel ABI %lld); this is sdekit %s "
+                   "(ABI %d): finish it with that version",
+                   path, c->version, (long long)c->abi, SDK_VERSION, SDK_KERNEL_ABI);
   if (strcmp(c->build, sdk_ckpt_build_id()) != 0)
-    CORRUPT("checkpoint '%s' was written by another build of sdekit (%s; this is %s): finish it "
-            "with that build",
-            path, c->build, sdk_ckpt_build_id());
+    return CORRUPT("checkpoint '%s' was written by another build of sdekit (%s; this is %s): "
+                   "finish it with that build",
+                   path, c->build, sdk_ckpt_build_id());
   if (!(c->kernel_hash = dup_str(f[R_KHSH].p, f[R_KHSH].n)) || !is_hex32(c->kernel_hash))
-    CORRUPT("checkpoint '%s' is corrupt (kernel hash)", path);
-  /* arguments: NUL-terminated strings, nothing after the last */
-  {
-    const char *p = f[R_ARGV].p;
-    uint64_t n = f[R_ARGV].n;
-    int64_t argc = 0;
-    for (uint64_t i = 0; i < n; i++)
-      argc += p[i] == 0;
-    if ((n > 0 && p[n - 1] != 0) || argc > SDK_CKPT_MAX_ARGS)
-      CORRUPT("checkpoint '%s' is corrupt (arguments)", path);
-    c->argv = calloc((size_t)argc + 1, sizeof *c->argv);
-    if (!c->argv) goto oom;
-    c->argc = (int)argc;
-    for (int i = 0; i < c->argc; i++) {
-      size_t l = strlen(p);
-      if (!(c->argv[i] = sdk_strndup(p, l))) goto oom;
-      p += l + 1;
-    }
+    return CORRUPT("checkpoint '%s' is corrupt (kernel hash)", path);
+  return SDK_OK;
+}
+
+/* arguments: NUL-terminated strings, nothing after the last; the model */
+static sdk_err parse_args(const records *r, sdk_ckpt *c, sdk_errbuf *eb) {
+  const char *p = r->f[R_ARGV].p;
+  uint64_t n = r->f[R_ARGV].n;
+  int64_t argc = 0;
+  for (uint64_t i = 0; i < n; i++)
+    argc += p[i] == 0;
+  if ((n > 0 && p[n - 1] != 0) || argc > SDK_CKPT_MAX_ARGS)
+    return CORRUPT("checkpoint '%s' is corrupt (arguments)", r->path);
+  if (!(c->argv = calloc((size_t)argc + 1, sizeof *c->argv)))
+    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory reading checkpoint '%s'", r->path);
+  c->argc = (int)argc;
+  for (int i = 0; i < c->argc; i++) {
+    size_t l = strlen(p);
+    if (!(c->argv[i] = sdk_strndup(p, l)))
+      return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory reading checkpoint '%s'", r->path);
+    p += l + 1;
   }
+  const span *f = r->f;
   if (!(c->model_text = dup_str(f[R_MTXT].p, f[R_MTXT].n)) ||
       !(c->model_path = dup_str(f[R_MPTH].p, f[R_MPTH].n)) || f[R_MPTH].n > 4096)
-    CORRUPT("checkpoint '%s' is corrupt (model text or path)", path);
-  /* dimensions */
-  if (f[R_DIMS].n != 64) CORRUPT("checkpoint '%s' is corrupt (dimensions)", path);
-  int64_t dims[8];
-  memcpy(dims, f[R_DIMS].p, sizeof dims);
-  c->step = dims[0], c->nvars = dims[1], c->ngrid = dims[2], c->ppg = dims[3];
-  c->nsaved = dims[4], c->dbins = dims[5], c->nsamples = dims[6], c->has_mark = dims[7];
+    return CORRUPT("checkpoint '%s' is corrupt (model text or path)", r->path);
+  return SDK_OK;
+}
+
+static sdk_err copy_array(const span *s, uint64_t want, void **dst, const records *r,
+                          const char *tag, sdk_errbuf *eb) {
+  if (s->n != want)
+    return CORRUPT("checkpoint '%s' is corrupt (record '%s' has the wrong size)", r->path, tag);
+  /* malloc(0) may return NULL: keep one byte so that "present" stays non-NULL */
+  if (!(*dst = malloc(want ? (size_t)want : 1)))
+    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory reading checkpoint '%s'", r->path);
+  if (want) memcpy(*dst, s->p, (size_t)want);
+  return SDK_OK;
+}
+
+/* dimensions, the paths' state and the sample clock */
+static sdk_err parse_state(const records *r, sdk_ckpt *c, sdk_errbuf *eb) {
+  const span *f = r->f;
+  if (f[R_DIMS].n != 48) return CORRUPT("checkpoint '%s' is corrupt (dimensions)", r->path);
+  int64_t d[6];
+  memcpy(d, f[R_DIMS].p, sizeof d);
+  c->step = d[0], c->nvars = d[1], c->ngrid = d[2], c->ppg = d[3], c->nsamples = d[4],
+  c->has_mark = d[5];
+  uint64_t np, nv = (uint64_t)c->nvars, want;
   if (c->nvars < 1 || c->nvars > SDK_CKPT_MAX_VARS || c->ngrid < 1 || c->ppg < 1 ||
-      c->nsamples < 0 || c->nsaved < 0 || c->dbins < 0 || c->step < 0 ||
-      (c->has_mark != 0 && c->has_mark != 1))
-    CORRUPT("checkpoint '%s' is corrupt (bad dimensions)", path);
-  if (f[R_ONUM].p) {
-    if (f[R_ONUM].n != 8 || !f[R_OSTP].p || !f[R_ORR].p || !f[R_ORE].p || !f[R_OPSI].p)
-      CORRUPT("checkpoint '%s' is corrupt (order parameter)", path);
-    memcpy(&c->nord, f[R_ONUM].p, 8);
-    if (c->nord < 0 || (uint64_t)c->nord > f[R_OSTP].n / 8)
-      CORRUPT("checkpoint '%s' is corrupt (bad dimensions)", path);
-  } else if (f[R_OSTP].p || f[R_ORR].p || f[R_ORE].p || f[R_OPSI].p) {
-    CORRUPT("checkpoint '%s' is corrupt (order parameter)", path);
-  }
-  /* the density records come together */
-  int nden = !!f[R_DLO].p + !!f[R_DHI].p + !!f[R_DP].p + !!f[R_DUND].p + !!f[R_DOVR].p;
-  if ((nden != 0 && nden != 5) || (!!f[R_MEAN].p != !!f[R_VARI].p))
-    CORRUPT("checkpoint '%s' is truncated or corrupt (incomplete observables)", path);
-  {
-    uint64_t ns = (uint64_t)c->nsamples, ng = (uint64_t)c->ngrid, nv = (uint64_t)c->nvars,
-             no = (uint64_t)c->nord, np;
-    if (__builtin_mul_overflow(ng, (uint64_t)c->ppg, &np))
-      CORRUPT("checkpoint '%s' is corrupt (bad dimensions)", path);
+      c->nsamples < 0 || c->step < 0 || (c->has_mark != 0 && c->has_mark != 1) ||
+      __builtin_mul_overflow((uint64_t)c->ngrid, (uint64_t)c->ppg, &np))
+    return CORRUPT("checkpoint '%s' is corrupt (bad dimensions)", r->path);
+  if (!bytes_of(nv + 1, np, 1, 1, &want))
+    return CORRUPT("checkpoint '%s' is corrupt (record 'STAT' has the wrong size)", r->path);
+  SDK_CHECK(copy_array(&f[R_STAT], want, (void **)&c->state, r, "STAT", eb));
+  if (f[R_COMP].p) {
     /* the carried rows of the compensated update: nvars or 2 nvars of them */
-    uint64_t nc = nv;
-    if (f[R_COMP].p && np > 0 && nv > 0 && f[R_COMP].n == 2 * nv * np * 8) nc = 2 * nv;
-    c->ncomp = f[R_COMP].p ? (int64_t)nc : 0;
-    struct {
-      int idx;
-      void **dst;
-      uint64_t a, b, c, d;
-    } arrays[] = {{R_STAT, (void **)&c->state, nv + 1, np, 1, 1},
-                  {R_COMP, (void **)&c->comp, nc, np, 1, 1},
-                  {R_SSTP, (void **)&c->sample_step, ns, 1, 1, 1},
-                  {R_MEAN, (void **)&c->mean, ng, ns, nv, 1},
-                  {R_VARI, (void **)&c->var, ng, ns, nv, 1},
-                  {R_PATH, (void **)&c->paths, ng, (uint64_t)c->nsaved, ns, nv},
-                  {R_DLO, (void **)&c->dlo, ng, ns, 1, 1},
-                  {R_DHI, (void **)&c->dhi, ng, ns, 1, 1},
-                  {R_DP, (void **)&c->dP, ng, ns, (uint64_t)c->dbins, 1},
-                  {R_DUND, (void **)&c->dunder, ng, ns, 1, 1},
-                  {R_DOVR, (void **)&c->dover, ng, ns, 1, 1},
-                  {R_OSTP, (void **)&c->ord_step, no, 1, 1, 1},
-                  {R_ORR, (void **)&c->ord_r, ng, no, 1, 1},
-                  {R_ORE, (void **)&c->ord_err, ng, no, 1, 1},
-                  {R_OPSI, (void **)&c->ord_psi, ng, no, 1, 1}};
-    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) {
-      int k = arrays[i].idx;
-      if (!f[k].p) continue;
-      uint64_t want;
-      if (!bytes_of(arrays[i].a, arrays[i].b, arrays[i].c, arrays[i].d, &want) || f[k].n != want)
-        CORRUPT("checkpoint '%s' is corrupt (record '%s' has the wrong size)", path, TAGS[k]);
-      /* malloc(0) may return NULL: keep one byte so that "present" stays non-NULL */
-      if (!(*arrays[i].dst = malloc(want ? (size_t)want : 1))) goto oom;
-      if (want) memcpy(*arrays[i].dst, f[k].p, (size_t)want);
-    }
+    uint64_t one;
+    c->ncomp = bytes_of(nv, np, 1, 1, &one) && f[R_COMP].n == 2 * one ? 2 * c->nvars : c->nvars;
+    if (!bytes_of((uint64_t)c->ncomp, np, 1, 1, &want))
+      return CORRUPT("checkpoint '%s' is corrupt (record 'COMP' has the wrong size)", r->path);
+    SDK_CHECK(copy_array(&f[R_COMP], want, (void **)&c->comp, r, "COMP", eb));
   }
-  if (c->nsaved > 0 && !c->paths) CORRUPT("checkpoint '%s' is corrupt (saved paths)", path);
-  if (c->dbins > 0 && !c->dP) CORRUPT("checkpoint '%s' is corrupt (density)", path);
+  if (!bytes_of((uint64_t)c->nsamples, 1, 1, 1, &want))
+    return CORRUPT("checkpoint '%s' is corrupt (record 'SSTP' has the wrong size)", r->path);
+  SDK_CHECK(copy_array(&f[R_SSTP], want, (void **)&c->sample_step, r, "SSTP", eb));
   /* sample steps: increasing, within the steps done */
   for (int64_t s = 0; s < c->nsamples; s++)
     if (c->sample_step[s] < 0 || c->sample_step[s] > c->step ||
         (s > 0 && c->sample_step[s] <= c->sample_step[s - 1]))
-      CORRUPT("checkpoint '%s' is corrupt (sample steps)", path);
-  for (int64_t s = 0; s < c->nord; s++)
-    if (c->ord_step[s] < 0 || c->ord_step[s] > c->step ||
-        (s > 0 && c->ord_step[s] <= c->ord_step[s - 1]))
-      CORRUPT("checkpoint '%s' is corrupt (order-parameter steps)", path);
-#undef CORRUPT
+      return CORRUPT("checkpoint '%s' is corrupt (sample steps)", r->path);
+  return SDK_OK;
+}
+
+/* a name or dataset path: [A-Za-z0-9_/.-], not empty, at most SDK_CKPT_MAX_NAME */
+static char *name_at(const char *p, uint64_t avail, uint64_t *used) {
+  uint16_t n;
+  if (avail < 2) return NULL;
+  memcpy(&n, p, 2);
+  if (n == 0 || n > SDK_CKPT_MAX_NAME || n > avail - 2) return NULL;
+  for (uint16_t i = 0; i < n; i++) {
+    char ch = p[2 + i];
+    if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+          ch == '_' || ch == '/' || ch == '.' || ch == '-'))
+      return NULL;
+  }
+  *used = 2 + (uint64_t)n;
+  return sdk_strndup(p + 2, n);
+}
+
+static sdk_err parse_obs(const records *r, sdk_ckpt *c, sdk_errbuf *eb) {
+  if (r->nobs && !(c->obs = calloc((size_t)r->nobs, sizeof *c->obs)))
+    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory reading checkpoint '%s'", r->path);
+  for (int i = 0; i < r->nobs; i++) {
+    uint64_t used = 0;
+    sdk_ckpt_obs *o = &c->obs[c->nobs];
+    o->name = name_at(r->obs[i].p, r->obs[i].n, &used);
+    if (o->name) c->nobs++;
+    if (!o->name || r->obs[i].n != used + 8)
+      return CORRUPT("checkpoint '%s' is corrupt (observable record)", r->path);
+    memcpy(&o->nsamples, r->obs[i].p + used, 8);
+    if (o->nsamples < 0) return CORRUPT("checkpoint '%s' is corrupt (bad dimensions)", r->path);
+    for (int j = 0; j < c->nobs - 1; j++)
+      if (!strcmp(c->obs[j].name, o->name))
+        return CORRUPT("checkpoint '%s' is corrupt (observable '%s' given twice)", r->path,
+                       o->name);
+  }
+  return SDK_OK;
+}
+
+static sdk_err parse_one_ds(const span *s, sdk_ckpt_ds *d, const records *r, sdk_errbuf *eb) {
+  uint64_t used = 0, count = 1, want;
+  if (!(d->path = name_at(s->p, s->n, &used)) || s->n - used < 2)
+    return CORRUPT("checkpoint '%s' is corrupt (dataset record)", r->path);
+  d->type = (unsigned char)s->p[used];
+  d->rank = (unsigned char)s->p[used + 1];
+  used += 2;
+  if (d->type > 2 || d->rank > 8 || s->n - used < 8 * (uint64_t)d->rank)
+    return CORRUPT("checkpoint '%s' is corrupt (dataset '%s')", r->path, d->path);
+  memcpy(d->dims, s->p + used, 8 * (size_t)d->rank);
+  used += 8 * (uint64_t)d->rank;
+  for (int i = 0; i < d->rank; i++)
+    if (d->dims[i] < 0 || __builtin_mul_overflow(count, (uint64_t)d->dims[i], &count))
+      return CORRUPT("checkpoint '%s' is corrupt (bad dimensions)", r->path);
+  if (!bytes_of(count, 1, 1, 1, &want) || s->n - used != want)
+    return CORRUPT("checkpoint '%s' is corrupt (dataset '%s' has the wrong size)", r->path,
+                   d->path);
+  span data = {s->p + used, want};
+  return copy_array(&data, want, &d->data, r, "OBSD", eb);
+}
+
+static sdk_err parse_datasets(const records *r, sdk_ckpt *c, sdk_errbuf *eb) {
+  if (r->nds && !(c->ds = calloc((size_t)r->nds, sizeof *c->ds)))
+    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory reading checkpoint '%s'", r->path);
+  for (int i = 0; i < r->nds; i++) {
+    c->nds++;
+    SDK_CHECK(parse_one_ds(&r->ds[i], &c->ds[i], r, eb));
+    for (int j = 0; j < i; j++)
+      if (!strcmp(c->ds[j].path, c->ds[i].path))
+        return CORRUPT("checkpoint '%s' is corrupt (dataset '%s' given twice)", r->path,
+                       c->ds[i].path);
+  }
+  return SDK_OK;
+}
+
+sdk_err sdk_ckpt_parse(const void *data, size_t len, const char *path, sdk_ckpt **out,
+                       sdk_errbuf *eb) {
+  *out = NULL;
+  records r = {.path = path};
+  sdk_ckpt *c = calloc(1, sizeof *c);
+  sdk_err err = c ? SDK_OK : SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  if (err == SDK_OK) err = scan_records(data, len, &r, eb);
+  if (err == SDK_OK) err = parse_identity(&r, c, eb);
+  if (err == SDK_OK) err = parse_args(&r, c, eb);
+  if (err == SDK_OK) err = parse_state(&r, c, eb);
+  if (err == SDK_OK) err = parse_obs(&r, c, eb);
+  if (err == SDK_OK) err = parse_datasets(&r, c, eb);
+  free(r.obs);
+  free(r.ds);
+  if (err != SDK_OK) {
+    sdk_ckpt_destroy(&c);
+    return err;
+  }
   *out = c;
   return SDK_OK;
-oom:
-  err = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory reading checkpoint '%s'", path);
-fail:
-  sdk_ckpt_destroy(&c);
-  return err;
 }
+#undef CORRUPT
 
 sdk_err sdk_ckpt_read(const char *path, sdk_ckpt **out, sdk_errbuf *eb) {
   *out = NULL;

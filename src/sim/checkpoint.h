@@ -10,6 +10,11 @@
  * (4-byte tag, u64 length, payload), closed by a record "HASH" holding a
  * 128-bit hash of everything before it.  Written to a temporary file, synced,
  * then renamed over the target, so a crash never leaves a torn checkpoint.
+ * The observables' state is generic (observe/observable.h): one record
+ * "OBSN" per observable (u16 name length, name, i64 samples taken) and one
+ * record "OBSD" per dataset with a sample axis (u16 path length, path, u8
+ * type, u8 rank, rank x i64 dimensions, the data: its first `samples` along
+ * the sample axis); these two tags may repeat, every other tag may not.
  *
  * A checkpoint is untrusted data (docs/SECURITY.md): the hash only detects
  * accidents, anyone can recompute it.  The reader therefore checks every
@@ -31,11 +36,27 @@
 
 #include "core/error.h"
 
-#define SDK_CKPT_FORMAT 2
+#define SDK_CKPT_FORMAT 3
 /* Limits on what a checkpoint may claim (larger: refused as corrupt). */
 #define SDK_CKPT_MAX_BYTES ((uint64_t)1 << 40) /* 1 TiB */
 #define SDK_CKPT_MAX_ARGS 4096
 #define SDK_CKPT_MAX_VARS 65536
+
+#define SDK_CKPT_MAX_NAME 255 /* observable names and dataset paths */
+#define SDK_CKPT_MAX_RECORDS 4096
+
+typedef struct sdk_ckpt_obs {
+  char *name;
+  int64_t nsamples;
+} sdk_ckpt_obs;
+
+typedef struct sdk_ckpt_ds {
+  char *path;
+  int type; /* observe/store.h sdk_dtype */
+  int rank;
+  int64_t dims[8];
+  void *data; /* product of dims x 8 bytes */
+} sdk_ckpt_ds;
 
 typedef struct sdk_ckpt {
   char *version;     /* sdekit version that wrote it */
@@ -47,20 +68,16 @@ typedef struct sdk_ckpt {
   char *model_text;
   char *model_path;
   int64_t step; /* steps done */
-  int64_t nvars, ngrid, ppg, nsaved, dbins, nsamples, has_mark;
+  int64_t nvars, ngrid, ppg, nsamples, has_mark;
   double *state;        /* (nvars + 1) * ngrid * ppg: variables, then the drift mark */
   double *comp;         /* ncomp * ngrid * ppg: carried rows of the compensated update, or NULL */
   int64_t ncomp;        /* nvars (Kahan every step) or 2 nvars (deferred, codegen.h) */
-  int64_t *sample_step; /* nsamples */
-  double *mean, *var;   /* [g][s][v], may be NULL */
-  double *paths;        /* [g][k][s][v], may be NULL */
-  double *dlo, *dhi;    /* [g][s], may be NULL */
-  double *dP;           /* [g][s][b] */
-  uint64_t *dunder, *dover; /* [g][s] */
-  /* order parameter (--observe order), when the run has it: nord samples */
-  int64_t nord;
-  int64_t *ord_step;                 /* [s], NULL without */
-  double *ord_r, *ord_err, *ord_psi; /* [g][s] */
+  int64_t *sample_step; /* nsamples: the run's sample clock */
+  /* the observables: samples taken, and their sampled datasets */
+  int nobs;
+  sdk_ckpt_obs *obs;
+  int nds;
+  sdk_ckpt_ds *ds;
 } sdk_ckpt;
 
 /* The build id stored in and required of every checkpoint: version, kernel

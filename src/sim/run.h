@@ -1,9 +1,17 @@
 /* sdekit: a run = model + settings -> results, on one backend.
  *
+ * A run is four stages (sim/run_internal.h), each passing one plan forward:
+ *   plan     validate the configuration against the model, make the grid of
+ *            scan points, time steps and sizes, set up the observables
+ *   program  generate the kernel source, open the backend, compile, allocate
+ *   execute  advance the paths, sample the observables, write checkpoints
+ *   record   let the observables finish, mark grid points that blew up
+ *
  * Time keeping (Januszewski & Kostur 2010, Sec. 6): time is never
- * accumulated as t += dt.  Kernels get the integer step index n; with a
- * periodic driving of period P and spp steps per period (dt = P / spp) they
- * use t = (n mod spp) * dt, otherwise t = n * dt.
+ * accumulated as t += dt.  Kernels get the integer step index n and compute
+ * t = n * dt; with a periodic driving of period P and spp steps per period
+ * (dt = P / spp) they may also use the phase (n mod spp) * dt where it is
+ * exact (codegen.c).
  */
 #ifndef SDK_RUN_H
 #define SDK_RUN_H
@@ -11,17 +19,9 @@
 #include <stdint.h>
 
 #include "core/error.h"
-#include "sim/results.h"
-
-enum {
-  SDK_OBS_DRIFT = 1,
-  SDK_OBS_MOMENTS = 2,
-  SDK_OBS_HIST = 4,
-  SDK_OBS_DENSITY = 8,
-  SDK_OBS_ORDER = 16
-};
-
-#define SDK_MAX_SAVE 1024
+#include "core/log.h"
+#include "observe/observable.h"
+#include "observe/results.h"
 
 struct sdk_ckpt;
 
@@ -30,9 +30,6 @@ struct sdk_ckpt;
 /* Longest run: 2^53 steps, so that the time n * dt of every step is exact in a
  * double and n fits the kernels' 64-bit counters with room to spare. */
 #define SDK_MAX_STEPS ((int64_t)1 << 53)
-/* Most values one sampled observable may hold in memory (grid points x
- * samples x variables, x saved paths or x bins): 2^28 doubles, 2 GiB. */
-#define SDK_MAX_SAMPLE_VALUES ((int64_t)1 << 28)
 
 typedef struct sdk_run_config {
   const char *model; /* built-in name or path */
@@ -43,7 +40,6 @@ typedef struct sdk_run_config {
   sdk_scan_axis scan[SDK_MAX_SCAN]; /* values: NULL until sdk_scan_fill (the run fills its copy) */
   int64_t paths;                    /* per grid point (systems, with particles > 1) */
   int64_t particles;                /* particles per system (--particles); 0: unset (1) */
-  int64_t order_every;              /* --observe order: steps between samples; 0: sample_every */
   double dt;                        /* 0: unset */
   int64_t spp;                      /* 0: unset */
   double t_end;                     /* 0: unset */
@@ -59,19 +55,13 @@ typedef struct sdk_run_config {
   int device;
   int fast_math;
   int64_t cache_max; /* kernel cache cap, bytes (0: default, < 0: none) */
-  unsigned observe;
-  const char *drift_var; /* NULL: first variable */
-  int64_t sample_every;  /* 0: default */
-  int64_t bins;
-  int nhist_range;
-  char hist_range_var[8][64];
-  double hist_range_lo[8], hist_range_hi[8];
-  /* sampled every sample_every steps, with the moments: */
-  int nsave; /* --save-paths: path indices within each grid point */
-  int64_t save_index[SDK_MAX_SAVE];
-  const char *density_var; /* --observe density: this variable (NULL: the first) */
-  double coarse_width;     /* --coarse-grain: bin width (one potential period), 0: off */
+  /* observables: comma-separated names of the registry (sim/obsreg.h);
+   * NULL: "drift".  "paths" is added when obs.nsave > 0 (--save-paths). */
+  const char *observe;
+  sdk_observe_opts obs; /* their options */
+  int64_t sample_every; /* 0: default */
   int quiet, verbose;
+  const sdk_logger *log; /* messages of the library (core/log.h); NULL: dropped */
   const char *command_line;
   const char *model_text; /* if set: the model's text (resume) ... */
   const char *model_path; /* ... and the path it was read from */
@@ -94,6 +84,11 @@ typedef struct sdk_run_config {
 
 /* Defaults for every field. */
 void sdk_run_config_defaults(sdk_run_config *c);
+/* The observables the configuration asks for, in the registry's order (the
+ * order of the results): at most SDK_MAX_OBSERVABLES into out[], *n of them;
+ * SDK_ERR_USAGE naming an unknown one. */
+sdk_err sdk_run_config_observables(const sdk_run_config *c, const sdk_obs_type **out, int *n,
+                                   sdk_errbuf *eb);
 
 /* Parse "NAME=START:STOP:N[:log]" strictly; ax->values stays NULL. */
 sdk_err sdk_scan_parse(const char *spec, sdk_scan_axis *ax, sdk_errbuf *eb);

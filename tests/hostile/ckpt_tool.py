@@ -6,8 +6,11 @@ usage: ckpt_tool.py IN OUT OP...
   set:TAG=TEXT       replace a record's payload by TEXT (\\0 for NUL)
   setfile:TAG=PATH   ... by the bytes of PATH
   argv:A|B|C         replace the stored arguments
-  drop:TAG           remove a record
-  dims:I=V           set entry I of the DIMS record (int64)
+  drop:TAG           remove a record (every one with that tag)
+  dropds:PREFIX      remove the dataset records (OBSD) whose path starts with PREFIX
+  cutds:PREFIX       drop the last 8 bytes of the first such dataset record
+  dims:I=V           set entry I of the DIMS record (int64: step, nvars, ngrid,
+                     paths per grid point, samples, drift mark)
   u32fmt:V           set the format number
   nohash             do not recompute the checksum
 """
@@ -62,9 +65,20 @@ def main():
         elif kind == "dims":
             i, _, v = arg.partition("=")
             r = [r for r in recs if r[0] == b"DIMS"][0]
-            d = list(struct.unpack("<8q", r[1]))
+            d = list(struct.unpack("<6q", r[1]))
             d[int(i)] = int(v)
-            r[1] = struct.pack("<8q", *d)
+            r[1] = struct.pack("<6q", *d)
+        elif kind == "dropds" or kind == "cutds":
+            def ds_path(data):
+                (n,) = struct.unpack("<H", data[:2])
+                return data[2:2 + n].decode()
+            hits = [r for r in recs if r[0] == b"OBSD" and ds_path(r[1]).startswith(arg)]
+            if not hits:
+                sys.exit("no dataset record " + arg)
+            if kind == "dropds":
+                recs = [r for r in recs if not any(r is h for h in hits)]
+            else:
+                hits[0][1] = hits[0][1][:-8]
         elif kind == "u32fmt":
             head = head[:8] + struct.pack("<I", int(arg))
         elif kind == "nohash":

@@ -20,7 +20,7 @@ bad() { # NAME REGEX OPS...
 }
 bad "another format" "has format 1" u32fmt:1
 bad "another version" "written by sdekit 9\.9\.9" set:VERS=9.9.9
-bad "another build" "another build of sdekit" "set:BILD=sdekit 0.1.0 abi 2 ckpt 2 cc 1.0 build evil"
+bad "another build" "another build of sdekit" "set:BILD=sdekit 0.1.0 abi 2 ckpt 3 cc 1.0 build evil"
 bad "another kernel" "written for another kernel" set:KHSH=0123456789abcdef0123456789abcdef
 bad "a kernel hash that is no hash" "corrupt \(kernel hash\)" "set:KHSH=../../x"
 python3 -c 'import struct,sys; sys.stdout.buffer.write(struct.pack("<q", 99))' >"$T/abi"
@@ -35,13 +35,19 @@ bad "arguments not NUL-terminated" "corrupt \(arguments\)" 'set:ARGV=run\0ou'
 bad "huge grid" "wrong size|bad dimensions" dims:2=4611686018427387904
 bad "negative paths" "bad dimensions" dims:3=-1
 bad "overflowing product" "wrong size|bad dimensions" dims:2=4294967296 dims:3=4294967296
-bad "more samples than stored" "wrong size" dims:6=1000000
-bad "mark flag not 0/1" "bad dimensions" dims:7=7
+bad "more samples than stored" "wrong size" dims:4=1000000
+bad "mark flag not 0/1" "bad dimensions" dims:5=7
 bad "step beyond the run" "does not match this run" dims:0=100000000
 bad "another variable count" "wrong size|does not match" dims:1=2
-bad "saved paths without their record" "corrupt|does not match" drop:PATH
-bad "moments without their record" "corrupt|does not match" drop:MEAN drop:VARI
-bad "half of the moments" "incomplete" drop:VARI
+bad "saved paths without their records" "corrupt|does not match" dropds:paths/
+bad "moments without their records" "corrupt|does not match" dropds:moments/
+bad "one of the moments' datasets missing" "does not match" dropds:moments/var_x
+bad "a dataset record cut short" "wrong size|corrupt" cutds:moments/mean_x
+bad "observables' sample counts missing" "does not match" drop:OBSN
+python3 -c 'import struct,sys; sys.stdout.buffer.write(struct.pack("<H", 7) + b"moments" + struct.pack("<q", -5))' >"$T/obsn"
+bad "a negative sample count" "bad dimensions|corrupt" setfile:OBSN=$T/obsn
+python3 -c 'import struct,sys; sys.stdout.buffer.write(struct.pack("<H", 9) + b"../../etc" + struct.pack("<q", 1))' >"$T/obsn2"
+bad "an observable name that is a path" "corrupt|does not match" setfile:OBSN=$T/obsn2
 # truncated at many places: never a crash
 size=$(stat -c %s "$D/ck")
 for cut in 7 11 12 20 40 100 $((size / 3)) $((size / 2)) $((size - 33)) $((size - 1)); do

@@ -1,0 +1,20 @@
+/* sdekit: how numbers are printed in text output (TSV, info, messages).
+ *
+ * Everything computed from the run (statistics, times, bin edges) prints with
+ * %.10g (sdk_fmt_stat): the statistics carry Monte-Carlo errors far above
+ * 1e-10 relative, and adjacent times or bin edges stay distinct unless there
+ * are more than ~1e9 of them.  The values the user chose (scan values, dt,
+ * fixed parameters, the period) print as the shortest of %.15g/%.16g/%.17g
+ * that reads back as the identical double (sdk_fmt_exact): they identify
+ * grid points, so a value read from the TSV compares equal to the one in the
+ * HDF5 file, yet 0.1 still prints as "0.1".  NaN always prints as "nan"
+ * (never "-nan"), so the output is byte-identical for identical inputs.  The
+ * C locale is assumed.  buf must hold at least 32 characters; both return it.
+ */
+#ifndef SDK_NUMFMT_H
+#define SDK_NUMFMT_H
+
+char *sdk_fmt_exact(char *buf, double x);
+char *sdk_fmt_stat(char *buf, double x);
+
+#endif

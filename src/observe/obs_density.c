@@ -1,0 +1,204 @@
+/* density: the density of one variable over the paths of each grid point at
+ * every sample time, count / (paths x bin width).
+ *
+ *   density/step             [nsamples]
+ *   density/t                [grid..., nsamples]
+ *   density/VAR/P            [grid..., nsamples, bins]
+ *   density/VAR/lo, hi       [grid..., nsamples] the bins' range at each sample
+ *   density/VAR/underflow, overflow [grid..., nsamples] (u64) paths outside it
+ *   density/VAR              attributes coarse_grain, bin_width, var
+ *
+ * The range: a fixed --hist-range; or bins exactly one period wide
+ * (--coarse-grain: on the lattice k * width, centred on the data); or, for
+ * systems of particles and a variable declared periodic, x mod period on
+ * [0, period) (the Kuramoto phases); else the data's range at that sample. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "observe/observable.h"
+#include "observe/tsvfmt.h"
+
+typedef struct {
+  int var;
+  int64_t bins, ns;
+  double coarse; /* > 0: bins this wide */
+  double mod;    /* > 0: x mod this period on [0, period) */
+  int fixed;     /* --hist-range index, or -1 */
+  double *lo, *hi;
+  uint64_t *cnt, *un, *ov;
+  double *P, *dlo, *dhi; /* the datasets */
+  uint64_t *dun, *dov;
+} state;
+
+static void density_free(void *p) {
+  state *st = p;
+  if (!st) return;
+  free(st->lo), free(st->hi), free(st->cnt), free(st->un), free(st->ov);
+  free(st);
+}
+
+/* --coarse-grain without a width: one period of the variable, as the model declares it */
+static sdk_err coarse_width(const sdk_obs_ctx *c, state *st, sdk_errbuf *eb) {
+  const sdk_model *m = c->model;
+  int v = st->var;
+  st->coarse = c->opts->coarse_width;
+  if (st->coarse >= 0) return SDK_OK;
+  if (!m->var_period || !m->var_period[v])
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "--coarse-grain: model '%s' declares no period for '%s' ([model] periodic = "
+                    "%s : L); give the width as --coarse-grain=L",
+                    m->name, m->vars[v], m->vars[v]);
+  st->coarse = sdk_var_period(m, v, c->param_values, NULL);
+  if (!(st->coarse > 0) || !isfinite(st->coarse))
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "--coarse-grain: the period of '%s' is %g", m->vars[v],
+                    st->coarse);
+  return SDK_OK;
+}
+
+static sdk_err density_datasets(const sdk_obs_ctx *c, state *st, sdk_errbuf *eb) {
+  char g[96], p[128];
+  sdk_dataset *d;
+  snprintf(g, sizeof g, "density/%s", c->model->vars[st->var]);
+  SDK_CHECK(sdk_obs_times(c, "density", st->ns, eb));
+  int64_t sb[2] = {st->ns, st->bins};
+  snprintf(p, sizeof p, "%s/P", g);
+  SDK_CHECK(sdk_obs_dataset(c, p, SDK_F64, 2, sb, 0, SDK_DS_COMPRESS, &d, eb));
+  st->P = sdk_ds_f64(d);
+  const char *part[4] = {"lo", "hi", "underflow", "overflow"};
+  void **dst[4] = {(void **)&st->dlo, (void **)&st->dhi, (void **)&st->dun, (void **)&st->dov};
+  for (int k = 0; k < 4; k++) {
+    snprintf(p, sizeof p, "%s/%s", g, part[k]);
+    SDK_CHECK(sdk_obs_dataset(c, p, k < 2 ? SDK_F64 : SDK_U64, 1, &st->ns, 0, 0, &d, eb));
+    *dst[k] = d->data;
+  }
+  SDK_CHECK(sdk_store_group_i64(c->store, g, "coarse_grain", st->coarse > 0, eb));
+  SDK_CHECK(sdk_store_group_f64(c->store, g, "bin_width", st->coarse, eb));
+  return sdk_store_group_str(c->store, g, "var", c->model->vars[st->var], eb);
+}
+
+static sdk_err density_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
+  int64_t ng = c->R->ngrid;
+  state *st = calloc(1, sizeof *st);
+  *out = st;
+  if (!st) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  st->bins = c->opts->bins;
+  st->ns = c->nsamples_max;
+  SDK_CHECK(sdk_obs_check_size(c, "density", (double)st->bins, eb));
+  SDK_CHECK(sdk_obs_var(c, "--density-var", c->opts->density_var, &st->var, eb));
+  SDK_CHECK(coarse_width(c, st, eb));
+  st->fixed = -1;
+  for (int i = 0; i < c->opts->nhist_range; i++)
+    if (!strcmp(c->opts->hist_range_var[i], c->model->vars[st->var])) st->fixed = i;
+  if (st->coarse == 0 && c->systems && st->fixed < 0) {
+    st->mod = sdk_var_period(c->model, st->var, c->param_values, c->scan_column);
+    if (!(st->mod > 0) || !isfinite(st->mod)) st->mod = 0; /* scanned or bad: the data's range */
+  }
+  st->lo = malloc((size_t)ng * sizeof(double)), st->hi = malloc((size_t)ng * sizeof(double));
+  st->cnt = malloc((size_t)(ng * st->bins) * sizeof(uint64_t));
+  st->un = malloc((size_t)ng * sizeof(uint64_t)), st->ov = malloc((size_t)ng * sizeof(uint64_t));
+  if (!st->lo || !st->hi || !st->cnt || !st->un || !st->ov)
+    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory for the density");
+  return density_datasets(c, st, eb);
+}
+
+/* The bins' range at grid point g from the data's [lo, hi]. */
+static void range_of(const sdk_obs_ctx *c, const state *st, int64_t g) {
+  double lo = st->lo[g], hi = st->hi[g];
+  int64_t nb = st->bins;
+  if (st->fixed >= 0)
+    lo = c->opts->hist_range_lo[st->fixed], hi = c->opts->hist_range_hi[st->fixed];
+  if (st->coarse > 0) {
+    /* bins exactly one period wide, on the lattice k * width, centred on the data */
+    double w = st->coarse;
+    if (st->fixed < 0) {
+      double mid = 0.5 * (lo + hi);
+      lo = w * floor(mid / w) - w * (double)(nb / 2);
+    } else {
+      lo = w * floor(lo / w);
+    }
+    hi = lo + w * (double)nb;
+  } else if (!(hi > lo)) {
+    double e = fabs(lo) > 0 ? 1e-6 * fabs(lo) : 1e-6;
+    lo -= e, hi += e;
+  }
+  st->lo[g] = lo, st->hi[g] = hi;
+  /* a NaN range keeps NaN paths out of the bin arithmetic */
+  if (c->bad[g]) st->lo[g] = st->hi[g] = NAN;
+}
+
+static sdk_err density_sample(const sdk_obs_ctx *c, void *p, int64_t s, int64_t step,
+                              sdk_errbuf *eb) {
+  state *st = p;
+  int64_t ng = c->R->ngrid, nb = st->bins;
+  if (st->mod > 0) {
+    SDK_CHECK(sdk_paths_histogram_mod(c->paths, st->var, nb, st->mod, st->cnt, eb));
+    for (int64_t g = 0; g < ng; g++)
+      st->lo[g] = 0, st->hi[g] = st->mod, st->un[g] = st->ov[g] = 0;
+  } else {
+    SDK_CHECK(sdk_paths_minmax(c->paths, st->var, st->lo, st->hi, eb));
+    for (int64_t g = 0; g < ng; g++)
+      range_of(c, st, g);
+    SDK_CHECK(
+        sdk_paths_histogram(c->paths, st->var, nb, st->lo, st->hi, st->cnt, st->un, st->ov, eb));
+  }
+  for (int64_t g = 0; g < ng; g++) {
+    int64_t k = g * st->ns + s;
+    st->dlo[k] = st->lo[g], st->dhi[k] = st->hi[g];
+    st->dun[k] = st->un[g], st->dov[k] = st->ov[g];
+    double w = (st->hi[g] - st->lo[g]) / (double)nb;
+    for (int64_t b = 0; b < nb; b++)
+      st->P[k * nb + b] = (double)st->cnt[g * nb + b] / ((double)c->ppg * w);
+  }
+  sdk_obs_time_at(c, "density", s, step);
+  return SDK_OK;
+}
+
+static sdk_err density_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
+  char b0[32], b1[32], b2[32], b3[32];
+  const sdk_store *S = &R->store;
+  const sdk_group_attrs *ga = NULL;
+  const char *vn = NULL;
+  for (int v = 0; v < R->nvars && !ga; v++) { /* the variable is the group's name */
+    char g[96];
+    snprintf(g, sizeof g, "density/%s", R->var_names[v]);
+    if ((ga = sdk_store_group(S, g))) vn = R->var_names[v];
+  }
+  const sdk_dataset *P = vn ? sdk_store_findf(S, "density/%s/P", vn) : NULL;
+  const double *t = sdk_ds_f64(sdk_store_find(S, "density/t"));
+  const double *lo = vn ? sdk_ds_f64(sdk_store_findf(S, "density/%s/lo", vn)) : NULL;
+  const double *hi = vn ? sdk_ds_f64(sdk_store_findf(S, "density/%s/hi", vn)) : NULL;
+  if (!P || !t || !lo || !hi) return SDK_FAIL(eb, SDK_ERR_INTERNAL, "density: incomplete results");
+  int64_t ns = P->dims[P->rank - 2], nb = P->dims[P->rank - 1];
+  int coarse = 0;
+  for (int i = 0; i < ga->nattr; i++)
+    if (!strcmp(ga->attr[i].name, "coarse_grain")) coarse = ga->attr[i].i != 0;
+  fprintf(f, "# density of: %s%s\n", vn, coarse ? " (coarse-grained: bins one period wide)" : "");
+  sdk_tsv_header_start(R, f);
+  fprintf(f, "t\t%s_lo\t%s_hi\tdensity\n", vn, vn);
+  for (int64_t g = 0; g < R->ngrid; g++) {
+    if (g > 0) fputs("\n\n", f);
+    for (int64_t s = 0; s < ns; s++) {
+      if (s > 0) fputc('\n', f);
+      int64_t k = g * ns + s;
+      sdk_fmt_stat(b0, t[k]);
+      for (int64_t b = 0; b < nb; b++) {
+        sdk_tsv_coords(R, g, f);
+        fprintf(f, "%s\t%s\t%s\t%s\n", b0, sdk_fmt_stat(b1, sdk_tsv_bin_edge(lo[k], hi[k], b, nb)),
+                sdk_fmt_stat(b2, sdk_tsv_bin_edge(lo[k], hi[k], b + 1, nb)),
+                sdk_fmt_stat(b3, sdk_ds_f64(P)[k * nb + b]));
+      }
+    }
+  }
+  return SDK_OK;
+}
+
+const sdk_obs_type sdk_obs_density = {
+    .name = "density",
+    .description = "density of one variable at every sample time",
+    .flags = SDK_OBS_SAMPLED,
+    .setup = density_setup,
+    .sample = density_sample,
+    .free = density_free,
+    .write_tsv = density_tsv,
+};

@@ -1,0 +1,92 @@
+/* drift: the time-averaged velocity <<v>> of one variable (the paper's
+ * Eq. 4): for every path the displacement x(T) - x(T0) of the variable over
+ * the drift window [T0, T] (after the transient), divided by T - T0, averaged
+ * over the paths of each grid point with its standard error.
+ *
+ *   drift/value, drift/error   [grid...]; attribute var (also on /drift)
+ *
+ * Computed as moments of (x - x(T0)) on the backend, so the paths of a
+ * running phase lose no digits to |x| >> the displacement's error. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "observe/observable.h"
+#include "observe/tsvfmt.h"
+
+typedef struct {
+  int var;
+  double *value, *error;
+} state;
+
+static void drift_free(void *p) {
+  free(p);
+}
+
+static sdk_err drift_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
+  state *st = calloc(1, sizeof *st);
+  *out = st;
+  if (!st) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  SDK_CHECK(sdk_obs_var(c, "--drift", c->opts->drift_var, &st->var, eb));
+  const char *vn = c->model->vars[st->var];
+  sdk_dataset *d;
+  SDK_CHECK(sdk_obs_dataset(c, "drift/value", SDK_F64, 0, NULL, -1, 0, &d, eb));
+  SDK_CHECK(sdk_ds_attr_str(d, "var", vn, eb));
+  st->value = sdk_ds_f64(d);
+  SDK_CHECK(sdk_obs_dataset(c, "drift/error", SDK_F64, 0, NULL, -1, 0, &d, eb));
+  SDK_CHECK(sdk_ds_attr_str(d, "var", vn, eb));
+  st->error = sdk_ds_f64(d);
+  return sdk_store_group_str(c->store, "drift", "var", vn, eb);
+}
+
+static sdk_err drift_mark(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
+  state *st = p;
+  return sdk_paths_mark(c->paths, st->var, eb);
+}
+
+static sdk_err drift_finish(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
+  state *st = p;
+  const sdk_results *R = c->R;
+  sdk_moments *m = malloc((size_t)R->ngrid * sizeof *m);
+  if (!m) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  sdk_err e = sdk_paths_displacement(c->paths, st->var, 1.0, m, eb);
+  for (int64_t g = 0; g < R->ngrid && e == SDK_OK; g++) {
+    double T = (double)(R->nsteps - R->transient_steps) * R->dt[g];
+    st->value[g] = m[g].mean / T;
+    st->error[g] = m[g].n > 1 ? sqrt(m[g].m2 / (m[g].n - 1) / m[g].n) / T : 0;
+  }
+  free(m);
+  return e;
+}
+
+static sdk_err drift_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
+  char b1[32], b2[32];
+  const sdk_dataset *dv = sdk_store_find(&R->store, "drift/value"),
+                    *de = sdk_store_find(&R->store, "drift/error");
+  const sdk_group_attrs *ga = sdk_store_group(&R->store, "drift");
+  if (!dv || !de || !ga || ga->nattr < 1)
+    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "drift: incomplete results");
+  const char *vn = ga->attr[0].s;
+  fprintf(f, "# drift of: %s\n", vn);
+  sdk_tsv_header_start(R, f);
+  /* grid points that blew up (NaN values) get their count of non-finite paths */
+  fprintf(f, "drift_%s\tdrift_%s_err%s\n", vn, vn, R->nonfinite ? "\tnonfinite" : "");
+  for (int64_t g = 0; g < R->ngrid; g++) {
+    /* 2-D scan: a blank line whenever the axis-0 value changes (splot) */
+    if (R->nscan == 2 && g > 0 && g % R->scan[1].n == 0) fputc('\n', f);
+    sdk_tsv_coords(R, g, f);
+    fprintf(f, "%s\t%s", sdk_fmt_stat(b1, sdk_ds_f64(dv)[g]), sdk_fmt_stat(b2, sdk_ds_f64(de)[g]));
+    if (R->nonfinite) fprintf(f, "\t%lld", (long long)R->nonfinite[g]);
+    fputc('\n', f);
+  }
+  return SDK_OK;
+}
+
+const sdk_obs_type sdk_obs_drift = {
+    .name = "drift",
+    .description = "time-averaged velocity <<v>> of one variable with its standard error",
+    .setup = drift_setup,
+    .transient_end = drift_mark,
+    .finish = drift_finish,
+    .free = drift_free,
+    .write_tsv = drift_tsv,
+};

@@ -1,0 +1,116 @@
+/* moments: mean and variance of every variable over the paths of each grid
+ * point, at every sample time.
+ *
+ *   moments/step               [nsamples] step of each sample
+ *   moments/t                  [grid..., nsamples] step * dt
+ *   moments/mean_VAR, var_VAR  [grid..., nsamples] (variance unbiased: n - 1)
+ *
+ * The moments are Welford sums per chunk of SDK_RED_CHUNK paths merged in
+ * chunk order (Chan et al.), on the backend; paths that are NaN/Inf are left
+ * out (their grid point is then reported and set to NaN by the run). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "observe/observable.h"
+#include "observe/tsvfmt.h"
+
+typedef struct {
+  double **mean, **var; /* [v] -> [g][s] */
+  sdk_moments *mom;     /* [g][v], when the run has none at hand */
+} state;
+
+static void moments_free(void *p) {
+  state *st = p;
+  if (!st) return;
+  free(st->mean);
+  free(st->var);
+  free(st->mom);
+  free(st);
+}
+
+static sdk_err moments_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
+  int nv = c->model->nvars;
+  SDK_CHECK(sdk_obs_check_size(c, "moments", (double)nv, eb));
+  state *st = calloc(1, sizeof *st);
+  if (st) {
+    st->mean = calloc((size_t)nv, sizeof *st->mean);
+    st->var = calloc((size_t)nv, sizeof *st->var);
+    st->mom = malloc((size_t)(c->R->ngrid * nv) * sizeof *st->mom);
+  }
+  *out = st;
+  if (!st || !st->mean || !st->var || !st->mom)
+    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory for the moments");
+  SDK_CHECK(sdk_obs_times(c, "moments", c->nsamples_max, eb));
+  for (int v = 0; v < nv; v++) {
+    char path[128];
+    sdk_dataset *d;
+    snprintf(path, sizeof path, "moments/mean_%s", c->model->vars[v]);
+    SDK_CHECK(sdk_obs_dataset(c, path, SDK_F64, 1, &c->nsamples_max, 0, 0, &d, eb));
+    st->mean[v] = sdk_ds_f64(d);
+    snprintf(path, sizeof path, "moments/var_%s", c->model->vars[v]);
+    SDK_CHECK(sdk_obs_dataset(c, path, SDK_F64, 1, &c->nsamples_max, 0, 0, &d, eb));
+    st->var[v] = sdk_ds_f64(d);
+  }
+  return SDK_OK;
+}
+
+static sdk_err moments_sample(const sdk_obs_ctx *c, void *p, int64_t s, int64_t step,
+                              sdk_errbuf *eb) {
+  state *st = p;
+  int nv = c->model->nvars;
+  const sdk_moments *mom = c->moments_now;
+  if (!mom) {
+    SDK_CHECK(sdk_paths_moments(c->paths, st->mom, NULL, eb));
+    mom = st->mom;
+  }
+  int64_t ns = c->nsamples_max;
+  for (int64_t g = 0; g < c->R->ngrid; g++)
+    for (int v = 0; v < nv; v++) {
+      const sdk_moments *m = &mom[g * nv + v];
+      st->mean[v][g * ns + s] = m->mean;
+      st->var[v][g * ns + s] = m->n > 1 ? m->m2 / (m->n - 1) : 0;
+    }
+  sdk_obs_time_at(c, "moments", s, step);
+  return SDK_OK;
+}
+
+static sdk_err moments_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
+  char b[32];
+  const sdk_store *S = &R->store;
+  const sdk_dataset *t = sdk_store_find(S, "moments/t");
+  if (!t) return SDK_FAIL(eb, SDK_ERR_INTERNAL, "moments: no sample times");
+  int64_t ns = t->dims[t->rank - 1], nv = R->nvars;
+  const double **mv = calloc((size_t)(2 * nv), sizeof *mv);
+  if (!mv) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  for (int64_t v = 0; v < nv; v++) {
+    mv[2 * v] = sdk_ds_f64(sdk_store_findf(S, "moments/mean_%s", R->var_names[v]));
+    mv[2 * v + 1] = sdk_ds_f64(sdk_store_findf(S, "moments/var_%s", R->var_names[v]));
+  }
+  sdk_tsv_header_start(R, f);
+  fputs("t", f);
+  for (int64_t v = 0; v < nv; v++)
+    fprintf(f, "\tmean_%s\tvar_%s", R->var_names[v], R->var_names[v]);
+  fputc('\n', f);
+  for (int64_t g = 0; g < R->ngrid; g++) {
+    if (g > 0) fputc('\n', f);
+    for (int64_t s = 0; s < ns; s++) {
+      sdk_tsv_coords(R, g, f);
+      fputs(sdk_fmt_stat(b, sdk_ds_f64(t)[g * ns + s]), f);
+      for (int64_t k = 0; k < 2 * nv; k++)
+        fprintf(f, "\t%s", sdk_fmt_stat(b, mv[k] ? mv[k][g * ns + s] : 0));
+      fputc('\n', f);
+    }
+  }
+  free(mv);
+  return SDK_OK;
+}
+
+const sdk_obs_type sdk_obs_moments = {
+    .name = "moments",
+    .description = "mean and variance of every variable at every sample time",
+    .flags = SDK_OBS_SAMPLED,
+    .setup = moments_setup,
+    .sample = moments_sample,
+    .free = moments_free,
+    .write_tsv = moments_tsv,
+};

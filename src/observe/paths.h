@@ -1,0 +1,56 @@
+/* sdekit: the paths of a run as the observables see them.
+ *
+ * The state of the paths lives on a backend, cut into shards: each shard is
+ * an ensemble (backend/backend.h) holding the paths [begin, end) of the
+ * global path index g * ppg + i (grid point g, path i).  The reductions below
+ * run on every shard and combine the shards' partial results in one fixed
+ * order, so the totals do not depend on how the paths are cut (that seam
+ * carries MPI: each rank holds some shards).  Shard boundaries fall on whole
+ * reduction chunks (SDK_RED_CHUNK paths of one grid point), and for systems
+ * of particles on whole grid points.
+ */
+#ifndef SDK_PATHS_H
+#define SDK_PATHS_H
+
+#include <stdint.h>
+
+#include "backend/backend.h"
+#include "core/error.h"
+
+typedef struct sdk_shard {
+  sdk_ensemble *ens;
+  int64_t begin, end; /* global path indices held */
+} sdk_shard;
+
+typedef struct sdk_paths {
+  const sdk_backend *be;
+  int nshards;
+  sdk_shard *shard;
+  int64_t ngrid, ppg; /* grid points, paths per grid point */
+  int nvars;
+} sdk_paths;
+
+/* Moments of every variable per grid point: out[g * nvars + v]; the number
+ * of paths with a non-finite variable per grid point into nonfinite[g]. */
+sdk_err sdk_paths_moments(const sdk_paths *p, sdk_moments *out, int64_t *nonfinite, sdk_errbuf *eb);
+/* Save variable `var` of every path as the reference of displacements. */
+sdk_err sdk_paths_mark(const sdk_paths *p, int var, sdk_errbuf *eb);
+/* Moments of (x_var - mark) * scale per grid point. */
+sdk_err sdk_paths_displacement(const sdk_paths *p, int var, double scale, sdk_moments *out,
+                               sdk_errbuf *eb);
+/* Min and max (NaN ignored) of variable var per grid point. */
+sdk_err sdk_paths_minmax(const sdk_paths *p, int var, double *lo, double *hi, sdk_errbuf *eb);
+/* Histogram of variable var per grid point in [lo[g], hi[g]]: counts[g * bins + b],
+ * paths outside in under[g] / over[g]. */
+sdk_err sdk_paths_histogram(const sdk_paths *p, int var, int64_t bins, const double *lo,
+                            const double *hi, uint64_t *counts, uint64_t *under, uint64_t *over,
+                            sdk_errbuf *eb);
+/* Histogram of (x_var mod period) on [0, period) per grid point. */
+sdk_err sdk_paths_histogram_mod(const sdk_paths *p, int var, int64_t bins, double period,
+                                uint64_t *counts, sdk_errbuf *eb);
+/* Read (write = 0) or write row `row` (backend.h: variables, mark, carried
+ * rows) of the global paths [first, first + n) as doubles. */
+sdk_err sdk_paths_rows(const sdk_paths *p, int row, int64_t first, int64_t n, double *buf,
+                       int write, sdk_errbuf *eb);
+
+#endif

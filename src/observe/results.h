@@ -1,0 +1,71 @@
+/* sdekit: the result of one run: what was run, and the observables' datasets.
+ *
+ * The grid of scan points is the Cartesian product of up to two scan axes;
+ * grid point g = i0 * n1 + i1 (axis 0 slowest).  With no scan there is one
+ * grid point.  What the observables computed is in `store` (observe/store.h),
+ * under the names the HDF5 file uses (src/io/io.h lists the layout).
+ */
+#ifndef SDK_RESULTS_H
+#define SDK_RESULTS_H
+
+#include <stdint.h>
+
+#include "observe/store.h"
+
+#define SDK_MAX_SCAN 2
+#define SDK_MAX_OBSERVABLES 32
+
+typedef struct sdk_scan_axis {
+  char name[64]; /* parameter name */
+  double start, stop;
+  int64_t n;      /* number of points (>= 1) */
+  int log;        /* 1: geometric spacing */
+  double *values; /* n values */
+} sdk_scan_axis;
+
+typedef struct sdk_results {
+  /* --- what was run (all strings owned by the producer) --- */
+  const char *version; /* sdekit version string */
+  const char *model_name;
+  const char *model_path; /* file it was read from */
+  const char *model_text; /* full text of the model file */
+  int nvars;
+  const char *const *var_names;
+  int nparams; /* every parameter of the model */
+  const char *const *param_names;
+  const double *param_values; /* value used (after --set); scanned ones: first scan value */
+  int nscan;                  /* 0, 1 or 2 */
+  sdk_scan_axis scan[SDK_MAX_SCAN];
+  int64_t ngrid;     /* product of scan[i].n, 1 when nscan == 0 */
+  int64_t paths;     /* paths per grid point (particles, with particles > 1) */
+  int64_t particles; /* particles per system (1: independent paths) */
+  uint64_t seed;
+  const char *scheme;       /* "euler", "srk2" */
+  const char *precision;    /* "single", "double" */
+  const char *backend;      /* "cpu", "cuda" */
+  const char *command_line; /* how it was invoked (informative) */
+  double period;            /* period of the driving, or 0 when the model has none
+                               (if the period depends on a scanned parameter,
+                               this is the value at grid point 0) */
+  int64_t spp;              /* steps per period, 0 when no period */
+  const double *dt;         /* time step per grid point (ngrid) */
+  int64_t nsteps;           /* total steps */
+  int64_t transient_steps;  /* steps before the drift window opens */
+  int64_t sample_every;
+
+  /* paths that became NaN/Inf per grid point (every statistic of such a
+   * point is NaN); NULL when no point blew up */
+  int64_t *nonfinite; /* ngrid */
+
+  /* --- the observables computed, in the registry's order, and their data --- */
+  int nobs;
+  const char *obs[SDK_MAX_OBSERVABLES];
+  sdk_store store;
+} sdk_results;
+
+/* Does the run have observable `name`? */
+int sdk_results_has(const sdk_results *R, const char *name);
+/* The f64 data of dataset `path` (NULL when absent or not f64). */
+const double *sdk_results_f64(const sdk_results *R, const char *path);
+
+#endif

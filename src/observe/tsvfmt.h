@@ -1,0 +1,23 @@
+/* sdekit: pieces of the gnuplot-ready TSV layout that every observable's
+ * text uses (observe/obs_*.c write_tsv; the common '#' header is io/tsv.c's).
+ *
+ * Layout: a '#' line naming the columns, then one line per value with the
+ * scan coordinates of its grid point first; blocks for gnuplot's `index`
+ * are separated by two blank lines, surfaces (splot) by one. */
+#ifndef SDK_TSVFMT_H
+#define SDK_TSVFMT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/numfmt.h"
+#include "observe/results.h"
+
+/* "# " and the scan names, each followed by a tab (the header line's start). */
+void sdk_tsv_header_start(const sdk_results *R, FILE *f);
+/* The scan coordinates of grid point g, each followed by a tab. */
+void sdk_tsv_coords(const sdk_results *R, int64_t g, FILE *f);
+/* Edge e (0..bins) of the histogram [lo, hi]: the last one is hi exactly. */
+double sdk_tsv_bin_edge(double lo, double hi, int64_t e, int64_t bins);
+
+#endif

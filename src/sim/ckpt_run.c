@@ -1,0 +1,179 @@
+/* A run's state to and from a checkpoint (sim/checkpoint.h has the file):
+ * the paths' state rows on the backend, the sample clock, and every
+ * observable's sample count and sampled datasets (observe/observable.h: a
+ * dataset belongs to the observable whose name is its first path element). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/checkpoint.h"
+#include "sim/run_internal.h"
+
+/* does dataset d belong to observable o (path "NAME/...")? */
+static int owns(const sdk_obs *o, const sdk_dataset *d) {
+  size_t n = strlen(o->type->name);
+  return !strncmp(d->path, o->type->name, n) && d->path[n] == '/';
+}
+
+/* copy `ns` samples of every outer block between sample axes of length
+ * dst_ns and src_ns (elements of 8 bytes, `inner` of them per sample) */
+static void copy_samples(void *dst, int64_t dst_ns, const void *src, int64_t src_ns, int64_t ns,
+                         int64_t outer, int64_t inner) {
+  for (int64_t o = 0; o < outer; o++)
+    memcpy((char *)dst + (size_t)(o * dst_ns * inner) * 8,
+           (const char *)src + (size_t)(o * src_ns * inner) * 8, (size_t)(ns * inner) * 8);
+}
+
+static int64_t outer_of(const int64_t *dims, int axis) {
+  int64_t n = 1;
+  for (int i = 0; i < axis; i++)
+    n *= dims[i];
+  return n;
+}
+
+/* the sampled datasets of the run's observables, their first samples */
+static sdk_err save_datasets(const sdk_plan *p, sdk_ckpt *k, sdk_errbuf *eb) {
+  const sdk_store *S = &p->run->r.store;
+  k->ds = calloc((size_t)(S->n > 0 ? S->n : 1), sizeof *k->ds);
+  if (!k->ds) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory writing a checkpoint");
+  for (int i = 0; i < p->nobs; i++)
+    for (int j = 0; j < S->n; j++) {
+      const sdk_dataset *d = S->ds[j];
+      if (d->sample_axis < 0 || !owns(&p->obs[i], d)) continue;
+      sdk_ckpt_ds *c = &k->ds[k->nds++];
+      int64_t ns = p->obs[i].nsamples, inner = sdk_ds_sample_stride(d);
+      c->path = (char *)d->path;
+      c->type = (int)d->type;
+      c->rank = d->rank;
+      memcpy(c->dims, d->dims, sizeof d->dims);
+      c->dims[d->sample_axis] = ns;
+      int64_t outer = outer_of(d->dims, d->sample_axis);
+      c->data = malloc((size_t)(outer * ns * inner > 0 ? outer * ns * inner : 1) * 8);
+      if (!c->data) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory writing a checkpoint");
+      copy_samples(c->data, ns, d->data, d->dims[d->sample_axis], ns, outer, inner);
+    }
+  return SDK_OK;
+}
+
+/* the paths' state: the variables, the drift mark, the compensated update's rows */
+static sdk_err save_state(const sdk_plan *p, sdk_ckpt *k, sdk_errbuf *eb) {
+  int64_t nv = k->nvars, np = p->ngrid * p->ppg;
+  k->state = calloc((size_t)(nv + 1) * (size_t)np, sizeof(double));
+  k->ncomp = p->be->carried_rows(p->shard.ens);
+  if (k->ncomp) k->comp = malloc((size_t)k->ncomp * (size_t)np * sizeof(double));
+  if (!k->state || (k->ncomp && !k->comp))
+    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory writing a checkpoint");
+  for (int v = 0; v < nv + (p->marked ? 1 : 0); v++)
+    SDK_CHECK(sdk_paths_rows(&p->paths, v, 0, np, k->state + (size_t)v * (size_t)np, 0, eb));
+  for (int v = 0; v < k->ncomp; v++)
+    SDK_CHECK(
+        sdk_paths_rows(&p->paths, (int)nv + 1 + v, 0, np, k->comp + (size_t)v * (size_t)np, 0, eb));
+  return SDK_OK;
+}
+
+sdk_err sdk_ckpt_save_run(const sdk_plan *p, sdk_errbuf *eb) {
+  const sdk_run_config *c = p->c;
+  const sdk_model *m = p->run->model;
+  sdk_ckpt k;
+  memset(&k, 0, sizeof k);
+  k.version = (char *)SDK_VERSION;
+  k.abi = SDK_KERNEL_ABI;
+  k.kernel_hash = (char *)p->khash;
+  k.argc = c->argc;
+  k.argv = c->argv;
+  k.model_text = m->text;
+  k.model_path = m->path;
+  k.step = p->step;
+  k.nvars = m->nvars, k.ngrid = p->ngrid, k.ppg = p->ppg;
+  k.nsamples = p->isample, k.has_mark = p->marked;
+  k.sample_step = p->sample_step;
+  sdk_ckpt_obs obs[SDK_MAX_OBSERVABLES];
+  for (int i = 0; i < p->nobs; i++)
+    obs[i] = (sdk_ckpt_obs){(char *)p->obs[i].type->name, p->obs[i].nsamples};
+  k.nobs = p->nobs;
+  k.obs = obs;
+  sdk_err err = save_state(p, &k, eb);
+  if (err == SDK_OK) err = save_datasets(p, &k, eb);
+  if (err == SDK_OK) err = sdk_ckpt_write(&k, c->checkpoint, eb);
+  free(k.state);
+  free(k.comp);
+  for (int i = 0; i < k.nds; i++)
+    free(k.ds[i].data);
+  free(k.ds);
+  return err;
+}
+
+#define MISMATCH(what)                                                                             \
+  SDK_FAIL(eb, SDK_ERR_FORMAT, "the checkpoint does not match this run's layout%s", what)
+
+/* does the checkpoint's layout fit this run? */
+static sdk_err check_layout(const sdk_plan *p, const sdk_ckpt *k, sdk_errbuf *eb) {
+  int mark = 0;
+  for (int i = 0; i < p->nobs; i++)
+    mark |= p->obs[i].type->transient_end != NULL;
+  if (k->nvars != p->run->model->nvars || k->ngrid != p->ngrid || k->ppg != p->ppg ||
+      k->step > p->nsteps || k->nsamples > p->nsamples_max || (!p->sampling && k->nsamples > 0) ||
+      (k->has_mark && !mark) || (k->has_mark && k->step < p->transient_steps) ||
+      (!k->has_mark && mark && k->step > p->transient_steps) ||
+      (k->nsamples > 0 && k->sample_step[k->nsamples - 1] > k->step) ||
+      k->ncomp != p->be->carried_rows(p->shard.ens) || k->nobs != p->nobs)
+    return MISMATCH("");
+  return SDK_OK;
+}
+
+/* dataset d of the run from the checkpoint's copy with `ns` samples */
+static sdk_err restore_dataset(sdk_dataset *d, const sdk_ckpt *k, int64_t ns, sdk_errbuf *eb) {
+  const sdk_ckpt_ds *c = NULL;
+  for (int i = 0; i < k->nds && !c; i++)
+    if (!strcmp(k->ds[i].path, d->path)) c = &k->ds[i];
+  if (!c) return ns == 0 ? SDK_OK : MISMATCH(" (missing observable data)");
+  if (c->type != (int)d->type || c->rank != d->rank || c->dims[d->sample_axis] != ns ||
+      ns > d->dims[d->sample_axis])
+    return MISMATCH(" (observable data)");
+  for (int i = 0; i < d->rank; i++)
+    if (i != d->sample_axis && c->dims[i] != d->dims[i]) return MISMATCH(" (observable data)");
+  /* sample steps (GROUP/step) must be steps that were taken, in order */
+  size_t n = strlen(d->path);
+  if (d->type == SDK_I64 && n >= 5 && !strcmp(d->path + n - 5, "/step") && d->rank == 1)
+    for (int64_t s = 0; s < ns; s++) {
+      int64_t v = ((const int64_t *)c->data)[s];
+      if (v < 0 || v > k->step || (s > 0 && v <= ((const int64_t *)c->data)[s - 1]))
+        return SDK_FAIL(eb, SDK_ERR_FORMAT, "checkpoint is corrupt (sample steps of %s)", d->path);
+    }
+  copy_samples(d->data, d->dims[d->sample_axis], c->data, ns, ns, outer_of(d->dims, d->sample_axis),
+               sdk_ds_sample_stride(d));
+  return SDK_OK;
+}
+
+static sdk_err restore_observables(sdk_plan *p, const sdk_ckpt *k, sdk_errbuf *eb) {
+  sdk_store *S = &p->run->r.store;
+  for (int i = 0; i < p->nobs; i++) {
+    sdk_obs *o = &p->obs[i];
+    const sdk_ckpt_obs *c = NULL;
+    for (int j = 0; j < k->nobs && !c; j++)
+      if (!strcmp(k->obs[j].name, o->type->name)) c = &k->obs[j];
+    if (!c || ((o->type->flags & SDK_OBS_SAMPLED) && c->nsamples != k->nsamples))
+      return MISMATCH(" (observables)");
+    for (int j = 0; j < S->n; j++)
+      if (S->ds[j]->sample_axis >= 0 && owns(o, S->ds[j]))
+        SDK_CHECK(restore_dataset(S->ds[j], k, c->nsamples, eb));
+    o->nsamples = c->nsamples;
+  }
+  return SDK_OK;
+}
+
+sdk_err sdk_ckpt_restore_run(sdk_plan *p, sdk_errbuf *eb) {
+  const sdk_ckpt *k = p->c->resume;
+  SDK_CHECK(check_layout(p, k, eb));
+  int64_t nv = k->nvars, np = p->ngrid * p->ppg;
+  for (int v = 0; v < nv + (k->has_mark ? 1 : 0); v++)
+    SDK_CHECK(sdk_paths_rows(&p->paths, v, 0, np, k->state + (size_t)v * (size_t)np, 1, eb));
+  for (int v = 0; v < k->ncomp; v++)
+    SDK_CHECK(
+        sdk_paths_rows(&p->paths, (int)nv + 1 + v, 0, np, k->comp + (size_t)v * (size_t)np, 1, eb));
+  SDK_CHECK(restore_observables(p, k, eb));
+  p->step = k->step;
+  p->marked = (int)k->has_mark;
+  p->isample = k->nsamples;
+  if (p->sampling) memcpy(p->sample_step, k->sample_step, (size_t)p->isample * sizeof(int64_t));
+  return SDK_OK;
+}

@@ -1,0 +1,204 @@
+/* The execute stage: advance the paths chunk by chunk, sample the
+ * observables, check for paths that blew up, write checkpoints and stop when
+ * asked (sim/run_internal.h). */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sim/checkpoint.h"
+#include "sim/run_internal.h"
+
+/* the most steps of one backend call: short enough for progress, checkpoints
+ * and a prompt stop */
+#define MAX_CHUNK 1000
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int has_transient_end(const sdk_plan *p) {
+  for (int i = 0; i < p->nobs; i++)
+    if (p->obs[i].type->transient_end) return 1;
+  return 0;
+}
+
+static sdk_err alloc_run(sdk_plan *p, sdk_errbuf *eb) {
+  int64_t ng = p->ngrid, nv = p->run->model->nvars;
+  p->mom = malloc((size_t)(ng * nv) * sizeof *p->mom);
+  p->nonfinite = malloc((size_t)ng * sizeof *p->nonfinite);
+  p->bad = calloc((size_t)ng, sizeof *p->bad);
+  p->bad_step = calloc((size_t)ng, sizeof *p->bad_step);
+  p->sample_step = calloc((size_t)(p->nsamples_max > 0 ? p->nsamples_max : 1), sizeof(int64_t));
+  if (!p->mom || !p->nonfinite || !p->bad || !p->bad_step || !p->sample_step)
+    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory for the observables");
+  p->octx.bad = p->bad;
+  return SDK_OK;
+}
+
+/* Paths that became NaN/Inf: a grid point whose paths blow up is marked and
+ * written as NaN at the end; the others go on (a scan keeps its healthy
+ * points); when none is left the run stops at once. */
+static sdk_err check_finite(sdk_plan *p, sdk_errbuf *eb) {
+  int64_t ng = p->ngrid, nbad = 0;
+  /* (systems with phase sums are checked through them instead, in their
+   * observables: no pass over the state here) */
+  p->octx.moments_now = NULL;
+  if (!(p->sys.on && p->sys.sums_var >= 0)) {
+    SDK_CHECK(sdk_paths_moments(&p->paths, p->mom, p->nonfinite, eb));
+    p->octx.moments_now = p->mom;
+  } else {
+    memset(p->nonfinite, 0, (size_t)ng * sizeof *p->nonfinite);
+  }
+  for (int64_t g = 0; g < ng; g++) {
+    if (p->nonfinite[g] > 0 && !p->bad[g]) p->bad_step[g] = p->step;
+    if (p->nonfinite[g] > p->bad[g]) p->bad[g] = p->nonfinite[g];
+    nbad += p->bad[g] > 0;
+  }
+  if (nbad < ng) return SDK_OK;
+  char gp[300];
+  sdk_grid_point_name(&p->run->r, 0, gp, sizeof gp);
+  return SDK_FAIL(eb, SDK_ERR_NONFINITE,
+                  "%lld of %lld paths became NaN/Inf at %s by step %lld (t = %g)%s; "
+                  "a smaller --dt (or more --spp) may help",
+                  (long long)p->bad[0], (long long)p->ppg, gp, (long long)p->bad_step[0],
+                  (double)p->bad_step[0] * p->run->dt[0],
+                  ng > 1 ? " and so did every other grid point" : "");
+}
+
+static sdk_err sample_all(sdk_plan *p, sdk_errbuf *eb) {
+  if (p->isample >= p->nsamples_max)
+    return SDK_FAIL(eb, SDK_ERR_FORMAT,
+                    "the checkpoint does not match this run's layout (more samples than %lld)",
+                    (long long)p->nsamples_max);
+  p->sample_step[p->isample] = p->step;
+  for (int i = 0; i < p->nobs; i++)
+    if (p->obs[i].type->sample) {
+      SDK_CHECK(p->obs[i].type->sample(&p->octx, p->obs[i].state, p->isample, p->step, eb));
+      p->obs[i].nsamples = p->isample + 1;
+    }
+  p->isample++;
+  return SDK_OK;
+}
+
+static sdk_err transient_over(sdk_plan *p, sdk_errbuf *eb) {
+  for (int i = 0; i < p->nobs; i++)
+    if (p->obs[i].type->transient_end)
+      SDK_CHECK(p->obs[i].type->transient_end(&p->octx, p->obs[i].state, eb));
+  p->marked = 1;
+  return SDK_OK;
+}
+
+/* a checkpoint that cannot be written (disk full, directory gone) must not
+ * cost the results: say so once and go on */
+static sdk_err checkpoint(sdk_plan *p, int *failed, int64_t *saved, sdk_errbuf *eb) {
+  const sdk_run_config *c = p->c;
+  sdk_errbuf ceb = {0};
+  sdk_err ce = sdk_ckpt_save_run(p, &ceb);
+  if (ce == SDK_ERR_IO || ce == SDK_ERR_NOMEM) {
+    if (!*failed && c->warn) {
+      char w[1200];
+      snprintf(w, sizeof w, "%s; the run goes on without it", ceb.msg);
+      c->warn(c->warn_user, w);
+    }
+    *failed = 1;
+    return SDK_OK;
+  }
+  if (ce != SDK_OK) return SDK_FAIL(eb, ce, "%s", ceb.msg);
+  *saved = p->step;
+  return SDK_OK;
+}
+
+/* stopped by a signal: say where, and how to go on */
+static sdk_err interrupted(const sdk_plan *p, int64_t saved, sdk_errbuf *eb) {
+  const sdk_run_config *c = p->c;
+  double t = (double)p->step * p->run->dt[0];
+  long long step = (long long)p->step, n = (long long)p->nsteps;
+  if (c->checkpoint && saved == p->step)
+    return SDK_FAIL(eb, SDK_ERR_INTERRUPTED,
+                    "interrupted at step %lld of %lld (t = %g); checkpoint saved to %s; "
+                    "continue with: sdekit resume %s",
+                    step, n, t, c->checkpoint, c->checkpoint);
+  if (c->checkpoint && saved >= 0)
+    return SDK_FAIL(eb, SDK_ERR_INTERRUPTED,
+                    "interrupted at step %lld of %lld (t = %g); the last checkpoint that could "
+                    "be written holds step %lld; continue with: sdekit resume %s",
+                    step, n, t, (long long)saved, c->checkpoint);
+  if (c->checkpoint)
+    return SDK_FAIL(eb, SDK_ERR_INTERRUPTED,
+                    "interrupted at step %lld of %lld (t = %g); no checkpoint could be saved to "
+                    "%s, nothing was kept",
+                    step, n, t, c->checkpoint);
+  return SDK_FAIL(eb, SDK_ERR_INTERRUPTED,
+                  "interrupted at step %lld of %lld (t = %g); nothing was saved: run with "
+                  "--checkpoint FILE to make a run resumable",
+                  step, n, t);
+}
+
+/* the next step to stop at: a chunk, a sample, the end of the transient */
+static int64_t next_stop(const sdk_plan *p) {
+  int64_t step = p->step, next = step + MAX_CHUNK;
+  if (p->sampling) {
+    int64_t nsmp = (step / p->sample_every + 1) * p->sample_every;
+    if (nsmp < next) next = nsmp;
+  }
+  if (step < p->transient_steps && p->transient_steps < next) next = p->transient_steps;
+  return next > p->nsteps ? p->nsteps : next;
+}
+
+static sdk_err advance(sdk_plan *p, int64_t n, sdk_errbuf *eb) {
+  const sdk_run_config *c = p->c;
+  if (p->sys.on)
+    return sdk_systems_advance(&p->sys, p->be, p->shard.ens, p->step, n, c->seed, p->nobs, p->obs,
+                               &p->octx, eb);
+  return p->be->advance(p->shard.ens, p->step, n, c->seed, eb);
+}
+
+/* one pass of the loop at p->step: checks, samples, checkpoint; *done at the end */
+static sdk_err at_step(sdk_plan *p, double *last_ckpt, int *ckpt_failed, int64_t *saved, int *done,
+                       sdk_errbuf *eb) {
+  const sdk_run_config *c = p->c;
+  int sample_now = p->sampling && p->step % p->sample_every == 0 &&
+                   (p->isample == 0 || p->sample_step[p->isample - 1] < p->step);
+  SDK_CHECK(check_finite(p, eb));
+  if (sample_now) SDK_CHECK(sample_all(p, eb));
+  if (has_transient_end(p) && p->step == p->transient_steps && !p->marked)
+    SDK_CHECK(transient_over(p, eb));
+  int stop_now = c->stop && *c->stop;
+  if (c->checkpoint && p->step > p->step_start &&
+      (stop_now || p->step >= p->nsteps || now_s() - *last_ckpt >= c->checkpoint_every)) {
+    SDK_CHECK(checkpoint(p, ckpt_failed, saved, eb));
+    *last_ckpt = now_s();
+  }
+  if (stop_now && p->step < p->nsteps) return interrupted(p, *saved, eb);
+  *done = p->step >= p->nsteps;
+  return SDK_OK;
+}
+
+sdk_err sdk_execute(sdk_plan *p, sdk_errbuf *eb) {
+  const sdk_run_config *c = p->c;
+  SDK_CHECK(alloc_run(p, eb));
+  if (c->resume) SDK_CHECK(sdk_ckpt_restore_run(p, eb));
+  p->step_start = p->step;
+  SDK_CHECK(sdk_systems_setup(&p->sys, p->ngrid, p->nsteps, p->octx.sums_every, MAX_CHUNK, eb));
+  double t0 = now_s(), last_ckpt = now_s();
+  /* resumed: the checkpoint file already holds this step */
+  int ckpt_failed = 0, done = 0;
+  int64_t saved = c->resume ? c->resume->step : -1;
+  for (;;) {
+    SDK_CHECK(at_step(p, &last_ckpt, &ckpt_failed, &saved, &done, eb));
+    if (done) break;
+    int64_t next = next_stop(p);
+    SDK_CHECK(advance(p, next - p->step, eb));
+    p->step = next;
+    if (c->progress) {
+      double el = now_s() - t0, ps = (double)(p->ngrid * p->ppg);
+      c->progress(c->progress_user, (double)p->step / (double)p->nsteps,
+                  el > 0 ? (double)(p->step - p->step_start) * ps / el : 0);
+    }
+  }
+  p->run->seconds = now_s() - t0;
+  p->run->path_steps = (double)(p->nsteps - p->step_start) * (double)(p->ngrid * p->ppg);
+  return SDK_OK;
+}

@@ -1,0 +1,445 @@
+/* The plan stage: everything derived from the configuration and the model
+ * before a backend is touched (sim/run_internal.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/strbuf.h"
+#include "sim/checkpoint.h"
+#include "sim/obsreg.h"
+#include "sim/run_internal.h"
+
+sdk_err sdk_plan_model(const sdk_run_config *c, sdk_model **m, sdk_errbuf *eb) {
+  if (c->model_text)
+    return sdk_model_parse(c->model_text, c->model_path ? c->model_path : c->model, m, eb);
+  return sdk_model_load(c->model, m, eb);
+}
+
+/* euler for multiplicative noise and for systems of particles (sim/systems.h) */
+static sdk_err plan_scheme(const sdk_run_config *c, const sdk_model *m, int sums, sdk_plan *p,
+                           sdk_errbuf *eb) {
+  const char *sname = c->scheme                                                       ? c->scheme
+                      : (m->multiplicative || m->interacting || m->npart > 0 || sums) ? "euler"
+                                                                                      : "srk2";
+  p->scheme = sdk_scheme_find(sname);
+  if (!p->scheme) {
+    sdk_strbuf b;
+    sdk_sb_init(&b);
+    for (int i = 0; sdk_schemes[i]; i++)
+      sdk_sb_printf(&b, "%s%s", i ? ", " : "", sdk_schemes[i]->name);
+    sdk_err e =
+        SDK_FAIL(eb, SDK_ERR_USAGE, "unknown scheme '%s' (known: %s)", sname, b.s ? b.s : "");
+    sdk_sb_free(&b);
+    return e;
+  }
+  if (p->scheme->additive_only && m->multiplicative)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "scheme %s assumes additive noise but model '%s' has state-dependent noise; "
+                    "use --scheme euler (Ito interpretation)",
+                    p->scheme->name, m->name);
+  if (c->paths <= 0) return SDK_FAIL(eb, SDK_ERR_USAGE, "--paths must be at least 1");
+  return SDK_OK;
+}
+
+static sdk_err no_param(const sdk_model *m, const char *opt, const char *name, sdk_errbuf *eb) {
+  char *known = sdk_model_param_list(m);
+  sdk_err e =
+      SDK_FAIL(eb, SDK_ERR_USAGE, "%s %s: model '%s' has no parameter '%s' (parameters: %s)", opt,
+               name, m->name, name, known ? known : "?");
+  free(known);
+  return e;
+}
+
+/* parameter values: the model's defaults, then --set */
+static sdk_err plan_params(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_errbuf *eb) {
+  const sdk_model *m = r->model;
+  r->param_values = malloc((size_t)(m->nparams + 1) * sizeof(double));
+  r->param_names = malloc((size_t)(m->nparams + 1) * sizeof(char *));
+  p->scan_column = malloc((size_t)(m->nparams + 1) * sizeof(int));
+  if (!r->param_values || !r->param_names || !p->scan_column)
+    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  for (int i = 0; i < m->nparams; i++) {
+    r->param_values[i] = m->pvalues[i];
+    r->param_names[i] = m->params[i];
+    p->scan_column[i] = -1;
+  }
+  for (int i = 0; i < c->nset; i++) {
+    int k = sdk_model_param_index(m, c->set_name[i]);
+    if (k < 0) return no_param(m, "--set", c->set_name[i], eb);
+    r->param_values[k] = c->set_value[i];
+  }
+  return SDK_OK;
+}
+
+/* the grid of scan points: its size is checked before any value is made */
+static sdk_err plan_scan(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_errbuf *eb) {
+  const sdk_model *m = r->model;
+  if (c->nscan > SDK_MAX_SCAN)
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "at most %d --scan axes", SDK_MAX_SCAN);
+  p->ngrid = 1;
+  for (int a = 0; a < c->nscan; a++) {
+    int k = sdk_model_param_index(m, c->scan[a].name);
+    if (k < 0) return no_param(m, "--scan", c->scan[a].name, eb);
+    if (p->scan_column[k] >= 0)
+      return SDK_FAIL(eb, SDK_ERR_USAGE, "--scan %s given twice", c->scan[a].name);
+    p->scan_column[k] = a;
+    p->ngrid *= c->scan[a].n;
+  }
+  if (p->ngrid > (int64_t)1 << 40 || c->paths > ((int64_t)1 << 40) / p->ngrid)
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "too many paths (%lld grid points x %lld paths)",
+                    (long long)p->ngrid, (long long)c->paths);
+  for (int a = 0; a < c->nscan; a++) {
+    sdk_scan_axis *ax = &r->r.scan[a];
+    *ax = c->scan[a];
+    ax->values = NULL;
+    r->r.nscan = a + 1;
+    if (c->scan[a].values) {
+      ax->values = malloc((size_t)ax->n * sizeof(double));
+      if (!ax->values) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+      memcpy(ax->values, c->scan[a].values, (size_t)ax->n * sizeof(double));
+    } else {
+      SDK_CHECK(sdk_scan_fill(ax, eb));
+    }
+    r->param_values[sdk_model_param_index(m, ax->name)] = ax->values[0];
+  }
+  return SDK_OK;
+}
+
+/* parameter values at grid point g */
+static void grid_values(const sdk_run *r, int64_t g, double *pv) {
+  const sdk_model *m = r->model;
+  memcpy(pv, r->param_values, (size_t)m->nparams * sizeof(double));
+  for (int a = r->r.nscan - 1; a >= 0; a--) {
+    pv[sdk_model_param_index(m, r->r.scan[a].name)] = r->r.scan[a].values[g % r->r.scan[a].n];
+    g /= r->r.scan[a].n;
+  }
+}
+
+static double eval_param(void *user, sdk_symkind k, int idx) {
+  const double *pv = user;
+  return k == SDK_SYM_PARAM ? pv[idx] : NAN;
+}
+
+static sdk_err time_options(const sdk_run_config *c, const sdk_model *m, sdk_errbuf *eb) {
+  if (!m->period && (c->spp > 0 || c->periods > 0 || c->transient_periods >= 0))
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "model '%s' has no period ([model] period = ...): use --dt, --t-end and "
+                    "--transient instead of --spp, --periods and --transient-periods",
+                    m->name);
+  if (c->dt < 0 || (c->dt == 0 && c->dt != 0))
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "--dt must be > 0");
+  if (c->spp > 0 && c->dt > 0) return SDK_FAIL(eb, SDK_ERR_USAGE, "give --dt or --spp, not both");
+  if (c->t_end > 0 && c->periods > 0)
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "give --t-end or --periods, not both");
+  if (c->transient >= 0 && c->transient_periods >= 0)
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "give --transient or --transient-periods, not both");
+  return SDK_OK;
+}
+
+/* dt of grid point g: period / spp for a periodic model (the period may depend on a
+ * scanned parameter), else --dt */
+static sdk_err grid_dt(const sdk_run_config *c, sdk_run *r, sdk_plan *p, int64_t g, double *pv,
+                       sdk_errbuf *eb) {
+  const sdk_model *m = r->model;
+  if (!m->period) {
+    r->dt[g] = c->dt > 0 ? c->dt : 0.01;
+    return SDK_OK;
+  }
+  grid_values(r, g, pv);
+  double P = sdk_expr_eval(m->period, eval_param, pv);
+  if (!isfinite(P) || P <= 0) {
+    char gp[300];
+    sdk_grid_point_name(&r->r, g, gp, sizeof gp);
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "%s:%d: period evaluates to %g at %s (must be > 0)", m->path,
+                    m->period_line, P, gp);
+  }
+  if (g == 0) {
+    p->period0 = P;
+    if (c->dt > 0) {
+      double s = floor(P / c->dt + 0.5);
+      p->spp = s < 1 ? 1 : (int64_t)s;
+    } else {
+      p->spp = c->spp > 0 ? c->spp : 100;
+    }
+  }
+  r->dt[g] = P / (double)p->spp;
+  return SDK_OK;
+}
+
+/* the time step of every grid point */
+static sdk_err plan_dt(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_errbuf *eb) {
+  const sdk_model *m = r->model;
+  SDK_CHECK(time_options(c, m, eb));
+  r->dt = malloc((size_t)p->ngrid * sizeof(double));
+  double *pv = malloc((size_t)(m->nparams + 1) * sizeof(double));
+  sdk_err e = !r->dt || !pv ? SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory") : SDK_OK;
+  int varies = 0;
+  for (int64_t g = 0; g < p->ngrid && e == SDK_OK; g++) {
+    e = grid_dt(c, r, p, g, pv, eb);
+    if (e == SDK_OK && g > 0 && r->dt[g] != r->dt[0]) varies = 1;
+  }
+  free(pv);
+  SDK_CHECK(e);
+  if (varies && (c->t_end > 0 || c->transient > 0))
+    return SDK_FAIL(
+        eb, SDK_ERR_USAGE,
+        "the period depends on a scanned parameter, so dt differs between grid "
+        "points: give --periods and --transient-periods instead of --t-end/--transient");
+  p->nsv = c->nscan + (varies ? 1 : 0);
+  p->dt_column = varies ? c->nscan : -1;
+  if (!m->period) p->spp = 0, p->period0 = 0;
+  return SDK_OK;
+}
+
+/* steps of the run and of the transient, counted in doubles first so that no
+ * product can overflow */
+static sdk_err plan_steps(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_errbuf *eb) {
+  double nst;
+  if (r->model->period && c->t_end <= 0)
+    nst = (double)(c->periods > 0 ? c->periods : 100) * (double)p->spp;
+  else
+    nst = floor((c->t_end > 0 ? c->t_end : 10.0) / r->dt[0] + 0.5);
+  if (!(nst <= (double)SDK_MAX_STEPS))
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "the run would take %.4g steps, more than the maximum of %lld (SDK_MAX_STEPS, "
+                    "2^53): give fewer --periods, a shorter --t-end or a larger --dt",
+                    nst, (long long)SDK_MAX_STEPS);
+  p->nsteps = (int64_t)nst;
+  if (p->nsteps < 1) return SDK_FAIL(eb, SDK_ERR_USAGE, "--t-end is shorter than one time step");
+  double tst = 0;
+  if (c->transient_periods >= 0)
+    tst = (double)c->transient_periods * (double)p->spp;
+  else if (c->transient >= 0)
+    tst = floor(c->transient / r->dt[0] + 0.5);
+  if (!(tst <= (double)SDK_MAX_STEPS))
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "the transient would take %.4g steps, more than the maximum of %lld "
+                    "(SDK_MAX_STEPS, 2^53)",
+                    tst, (long long)SDK_MAX_STEPS);
+  p->transient_steps = (int64_t)tst;
+  if (p->transient_steps >= p->nsteps)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "the transient (%lld steps) must be shorter than the run (%lld steps)",
+                    (long long)p->transient_steps, (long long)p->nsteps);
+  if (c->sample_every < 0) return SDK_FAIL(eb, SDK_ERR_USAGE, "--sample-every must be >= 1");
+  p->sample_every = c->sample_every > 0 ? c->sample_every
+                    : p->spp > 0        ? p->spp
+                                        : (p->nsteps >= 100 ? p->nsteps / 100 : 1);
+  /* resumed with a longer --t-end: the default sample interval (1/100 of the
+   * run) would change half way; keep the one the checkpoint was sampled at */
+  const struct sdk_ckpt *k = c->resume;
+  if (k && c->sample_every == 0 && k->nsamples >= 2 && k->sample_step[1] > k->sample_step[0])
+    p->sample_every = k->sample_step[1] - k->sample_step[0];
+  return SDK_OK;
+}
+
+/* per-grid-point values of the kernels: the scanned parameters, then dt when it varies */
+static sdk_err plan_sv(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_errbuf *eb) {
+  p->sv = calloc((size_t)p->ngrid * (size_t)(p->nsv > 0 ? p->nsv : 1), sizeof(double));
+  if (!p->sv) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  for (int64_t g = 0; g < p->ngrid; g++) {
+    int64_t rem = g;
+    for (int a = c->nscan - 1; a >= 0; a--) {
+      p->sv[g * p->nsv + a] = r->r.scan[a].values[rem % c->scan[a].n];
+      rem /= c->scan[a].n;
+    }
+    if (p->dt_column >= 0) p->sv[g * p->nsv + p->dt_column] = r->dt[g];
+  }
+  return SDK_OK;
+}
+
+/* The observables a configuration asks for (c->observe, and paths with
+ * --save-paths), in the registry's order. */
+sdk_err sdk_run_config_observables(const sdk_run_config *c, const sdk_obs_type **out, int *n,
+                                   sdk_errbuf *eb) {
+  int want[SDK_MAX_OBSERVABLES] = {0};
+  const char *s = c->observe ? c->observe : "drift";
+  while (*s) {
+    size_t len = strcspn(s, ",");
+    int k = 0;
+    for (; sdk_registry_observables[k]; k++) {
+      const sdk_obs_type *t = sdk_registry_observables[k];
+      if (strlen(t->name) == len && !strncmp(t->name, s, len) && !(t->flags & SDK_OBS_BY_OPTION))
+        break;
+    }
+    if (!sdk_registry_observables[k] || len == 0) {
+      sdk_strbuf b;
+      sdk_sb_init(&b);
+      for (int i = 0; sdk_registry_observables[i]; i++)
+        if (!(sdk_registry_observables[i]->flags & SDK_OBS_BY_OPTION))
+          sdk_sb_printf(&b, "%s%s", b.len ? ", " : "", sdk_registry_observables[i]->name);
+      sdk_err e = SDK_FAIL(eb, SDK_ERR_USAGE, "--observe: unknown observable '%.*s' (known: %s)",
+                           (int)len, s, b.s ? b.s : "");
+      sdk_sb_free(&b);
+      return e;
+    }
+    want[k] = 1;
+    s += len + (s[len] == ',');
+  }
+  *n = 0;
+  for (int k = 0; sdk_registry_observables[k]; k++) {
+    const sdk_obs_type *t = sdk_registry_observables[k];
+    if (t->flags & SDK_OBS_BY_OPTION) want[k] = !strcmp(t->name, "paths") && c->obs.nsave > 0;
+    if (want[k]) out[(*n)++] = t;
+  }
+  return SDK_OK;
+}
+
+static sdk_err plan_observe_list(const sdk_run_config *c, sdk_plan *p, sdk_errbuf *eb) {
+  const sdk_obs_type *t[SDK_MAX_OBSERVABLES];
+  int n = 0;
+  SDK_CHECK(sdk_run_config_observables(c, t, &n, eb));
+  p->nobs = 0;
+  for (int i = 0; i < n; i++) {
+    p->obs[p->nobs++] = (sdk_obs){.type = t[i]};
+    if (t[i]->flags & SDK_OBS_SAMPLED) p->sampling = 1;
+  }
+  return SDK_OK;
+}
+
+static int wants_sums(const sdk_plan *p) {
+  for (int i = 0; i < p->nobs; i++)
+    if (p->obs[i].type->flags & SDK_OBS_SYSTEM_SUMS) return 1;
+  return 0;
+}
+
+/* what was run, for the results and the observables */
+static void plan_results(const sdk_run_config *c, sdk_run *r, sdk_plan *p) {
+  sdk_results *R = &r->r;
+  const sdk_model *m = r->model;
+  snprintf(r->version, sizeof r->version, "%s", SDK_VERSION);
+  R->version = r->version;
+  R->model_name = m->name;
+  R->model_path = m->file ? m->file : m->path; /* which file was used, resolved */
+  R->model_text = m->text;
+  R->nvars = m->nvars;
+  R->var_names = (const char *const *)m->vars;
+  R->nparams = m->nparams;
+  R->param_names = r->param_names;
+  R->param_values = r->param_values;
+  R->ngrid = p->ngrid;
+  R->paths = p->ppg;
+  R->particles = p->sys.particles;
+  R->seed = c->seed;
+  R->scheme = p->scheme->name;
+  R->precision = c->single ? "single" : "double";
+  R->command_line = c->command_line ? c->command_line : "";
+  R->period = p->period0;
+  R->spp = p->spp;
+  R->dt = r->dt;
+  R->nsteps = p->nsteps;
+  R->transient_steps = p->transient_steps;
+  R->sample_every = p->sample_every;
+  for (int i = 0; i < p->nobs; i++)
+    R->obs[R->nobs++] = p->obs[i].type->name;
+}
+
+/* the observables' view of the run, and their setup */
+sdk_err sdk_plan_observables(sdk_plan *p, sdk_errbuf *eb) {
+  const sdk_run_config *c = p->c;
+  sdk_run *r = p->run;
+  SDK_CHECK(sdk_observe_opts_check(&c->obs, r->model, eb));
+  p->nsamples_max = p->sampling ? p->nsteps / p->sample_every + 1 : 0;
+  sdk_obs_ctx *o = &p->octx;
+  o->model = r->model;
+  o->opts = &c->obs;
+  o->R = &r->r;
+  o->store = &r->r.store;
+  o->paths = &p->paths;
+  o->param_values = r->param_values;
+  o->scan_column = p->scan_column;
+  o->ppg = p->ppg;
+  o->systems = p->sys.on;
+  o->systems_per_grid = p->sys.systems;
+  o->nsamples_max = p->nsamples_max;
+  o->sums_var = p->sys.sums_var;
+  o->sums_period = p->sys.sums_period;
+  o->sums_every = c->obs.order_every > 0 ? c->obs.order_every : p->sample_every;
+  for (int i = 0; i < p->nobs; i++) {
+    const sdk_obs_type *t = p->obs[i].type;
+    if ((t->flags & SDK_OBS_SYSTEMS_ONLY) && !p->sys.on)
+      return SDK_FAIL(eb, SDK_ERR_INTERNAL, "--observe %s needs systems of particles", t->name);
+    SDK_CHECK(t->setup(o, &p->obs[i].state, eb));
+  }
+  return SDK_OK;
+}
+
+sdk_err sdk_plan_make(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_errbuf *eb) {
+  memset(p, 0, sizeof *p);
+  p->c = c;
+  p->run = r;
+  sdk_store_init(&r->r.store);
+  SDK_CHECK(sdk_plan_model(c, &r->model, eb));
+  SDK_CHECK(plan_observe_list(c, p, eb));
+  int sums = wants_sums(p);
+  SDK_CHECK(plan_scheme(c, r->model, sums, p, eb));
+  SDK_CHECK(plan_params(c, r, p, eb));
+  SDK_CHECK(plan_scan(c, r, p, eb));
+  SDK_CHECK(plan_dt(c, r, p, eb));
+  SDK_CHECK(plan_steps(c, r, p, eb));
+  SDK_CHECK(plan_sv(c, r, p, eb));
+  SDK_CHECK(sdk_systems_plan(&p->sys, r->model, c->particles, c->paths, c->scheme, sums,
+                             r->param_values, p->scan_column, eb));
+  p->ppg = p->sys.particles > 1 ? c->paths * p->sys.particles : c->paths;
+  plan_results(c, r, p);
+  return SDK_OK;
+}
+
+void sdk_plan_codegen_opts(const sdk_plan *p, sdk_target t, sdk_codegen_opts *o) {
+  const sdk_run_config *c = p->c;
+  memset(o, 0, sizeof *o);
+  o->model = p->run->model;
+  o->scheme = p->scheme;
+  o->target = t;
+  o->single = c->single;
+  o->pvalues = p->run->param_values;
+  o->scan_column = p->scan_column;
+  o->nsv = p->nsv;
+  o->dt_column = p->dt_column;
+  o->dt = p->run->dt[0];
+  o->spp = p->spp;
+  o->ngrid = p->ngrid;
+  o->sysmode = p->sys.on;
+  o->order_var = p->sys.on ? p->sys.sums_var : -1;
+  o->order_factor = p->sys.sums_factor;
+  o->particles = p->sys.particles;
+  o->compensate = c->single && !c->no_compensation && !p->sys.on;
+  o->comp_defer = o->compensate && t == SDK_TARGET_CUDA;
+}
+
+void sdk_grid_point_name(const sdk_results *R, int64_t g, char *buf, size_t n) {
+  buf[0] = 0;
+  int64_t rem = g;
+  char part[2][128] = {"", ""};
+  for (int a = R->nscan - 1; a >= 0; a--) {
+    snprintf(part[a], sizeof part[a], "%s=%g", R->scan[a].name,
+             R->scan[a].values[rem % R->scan[a].n]);
+    rem /= R->scan[a].n;
+  }
+  if (R->nscan == 0)
+    snprintf(buf, n, "grid point 0");
+  else if (R->nscan == 1)
+    snprintf(buf, n, "grid point %lld (%s)", (long long)g, part[0]);
+  else
+    snprintf(buf, n, "grid point %lld (%s, %s)", (long long)g, part[0], part[1]);
+}
+
+void sdk_plan_free(sdk_plan *p) {
+  for (int i = 0; i < p->nobs; i++)
+    if (p->obs[i].type->free) p->obs[i].type->free(p->obs[i].state);
+  p->nobs = 0;
+  if (p->be && p->shard.ens) p->be->free(&p->shard.ens);
+  if (p->be && p->mod) p->be->module_free(&p->mod);
+  if (p->be && p->ctx) p->be->close(&p->ctx);
+  free(p->src);
+  free(p->scan_column);
+  free(p->sv);
+  free(p->mom);
+  free(p->nonfinite);
+  free(p->bad);
+  free(p->bad_step);
+  free(p->sample_step);
+  sdk_systems_free(&p->sys);
+  memset(p, 0, sizeof *p);
+}

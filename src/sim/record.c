@@ -1,0 +1,57 @@
+/* The record stage: the observables' sample axes cut to the samples taken,
+ * their final computations, and grid points whose paths blew up
+ * (sim/run_internal.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/strbuf.h"
+#include "sim/run_internal.h"
+
+/* Grid points whose paths blew up: every statistic of theirs becomes NaN (a
+ * partial number would look right), their count of non-finite paths goes to
+ * R->nonfinite and a message naming them to r->problem. */
+static sdk_err mark_bad_points(sdk_plan *p, sdk_errbuf *eb) {
+  sdk_run *r = p->run;
+  sdk_results *R = &r->r;
+  int64_t ng = R->ngrid, nbad = 0;
+  for (int64_t g = 0; g < ng; g++)
+    nbad += p->bad[g] > 0;
+  if (!nbad) return SDK_OK;
+  if (!(R->nonfinite = malloc((size_t)ng * sizeof *R->nonfinite)))
+    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  sdk_strbuf m;
+  sdk_sb_init(&m);
+  int64_t listed = 0;
+  for (int64_t g = 0; g < ng; g++) {
+    R->nonfinite[g] = p->bad[g];
+    if (!p->bad[g]) continue;
+    sdk_store_nan_grid_point(&R->store, ng, g);
+    if (listed++ < 3) {
+      char gp[300];
+      sdk_grid_point_name(R, g, gp, sizeof gp);
+      sdk_sb_printf(&m, "%s%lld of %lld paths became NaN/Inf at %s by step %lld (t = %g)",
+                    listed > 1 ? "; " : "", (long long)p->bad[g], (long long)R->paths, gp,
+                    (long long)p->bad_step[g], (double)p->bad_step[g] * R->dt[g]);
+    }
+  }
+  if (listed > 3) sdk_sb_printf(&m, "; and %lld more grid points", (long long)(listed - 3));
+  sdk_sb_printf(&m,
+                "; %s written as NaN with the count of non-finite paths, the other %lld of %lld "
+                "grid points are complete; a smaller --dt (or more --spp) may help",
+                nbad > 1 ? "these are" : "it is", (long long)(ng - nbad), (long long)ng);
+  snprintf(r->problem, sizeof r->problem, "%s", m.s && !m.oom ? m.s : "paths became NaN/Inf");
+  sdk_sb_free(&m);
+  return SDK_OK;
+}
+
+sdk_err sdk_record(sdk_plan *p, sdk_errbuf *eb) {
+  sdk_store *S = &p->run->r.store;
+  for (int i = 0; i < p->nobs; i++) {
+    char prefix[80];
+    snprintf(prefix, sizeof prefix, "%s/", p->obs[i].type->name);
+    sdk_store_trim(S, prefix, p->obs[i].nsamples);
+  }
+  for (int i = 0; i < p->nobs; i++)
+    if (p->obs[i].type->finish) SDK_CHECK(p->obs[i].type->finish(&p->octx, p->obs[i].state, eb));
+  return mark_bad_points(p, eb);
+}

@@ -1,0 +1,93 @@
+/* sdekit: the stages of a run (src/sim), and the plan they pass forward.
+ *
+ *   sdk_plan_make     (plan.c)     configuration + model -> grid, time steps,
+ *                                  sizes, systems; sdk_plan_observables sets up
+ *                                  the observables
+ *   sdk_program_make  (program.c)  kernel source, backend, module, paths
+ *   sdk_execute       (execute.c)  steps, samples, checkpoints (ckpt_run.c)
+ *   sdk_record        (record.c)   observables finish; blown-up grid points
+ *
+ * Each stage reads what the earlier ones filled in and adds its own part;
+ * nothing calls back up.  sdk_plan_free releases everything but the run's
+ * results (struct sdk_run).
+ */
+#ifndef SDK_RUN_INTERNAL_H
+#define SDK_RUN_INTERNAL_H
+
+#include "backend/backend.h"
+#include "codegen/codegen.h"
+#include "observe/observable.h"
+#include "observe/paths.h"
+#include "sim/run.h"
+#include "sim/systems.h"
+
+/* The results and the storage behind them (what sdk_run_execute returns). */
+struct sdk_run {
+  sdk_results r;
+  sdk_model *model;
+  const char **param_names;
+  double *param_values;
+  double *dt;
+  double seconds, path_steps;
+  char device[256];
+  char version[32];
+  char problem[1024]; /* results complete but some grid points NaN (sdk_run_problem) */
+};
+
+typedef struct sdk_plan {
+  const sdk_run_config *c;
+  sdk_run *run;
+  /* ---- plan ---- */
+  const sdk_scheme *scheme;
+  int *scan_column; /* per parameter: -1 = fixed, else its scan axis */
+  int nsv;          /* per-grid-point values of the kernels: scanned parameters, then dt */
+  int dt_column;    /* -1: dt is the same everywhere */
+  double *sv;       /* [ngrid][nsv] */
+  int64_t ngrid;
+  int64_t spp; /* steps per period (0: no period) */
+  double period0;
+  int64_t nsteps, transient_steps, sample_every, nsamples_max;
+  int64_t ppg; /* paths per grid point as held: particles, for systems */
+  sdk_systems sys;
+  int nobs;
+  sdk_obs obs[SDK_MAX_OBSERVABLES];
+  int sampling; /* some observable samples */
+  sdk_obs_ctx octx;
+  /* ---- program ---- */
+  const sdk_backend *be;
+  sdk_bctx *ctx;
+  sdk_module *mod;
+  char *src;
+  char khash[33]; /* hash of the kernel source: a checkpoint continues only its kernel */
+  sdk_shard shard;
+  sdk_paths paths;
+  /* ---- execute ---- */
+  sdk_moments *mom;        /* [g][v] at the current step */
+  int64_t *nonfinite;      /* [g] at the current step */
+  int64_t *bad, *bad_step; /* [g] most non-finite paths seen, and when first */
+  int64_t *sample_step;    /* [nsamples_max] the run's sample clock */
+  int64_t isample, step, step_start;
+  int marked; /* the drift's origin is set (transient over) */
+} sdk_plan;
+
+sdk_err sdk_plan_make(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_errbuf *eb);
+/* The observables' setup (after sdk_plan_make; not needed to generate code). */
+sdk_err sdk_plan_observables(sdk_plan *p, sdk_errbuf *eb);
+void sdk_plan_free(sdk_plan *p);
+/* The model of a run: its stored text (resume), or a file or built-in name. */
+sdk_err sdk_plan_model(const sdk_run_config *c, sdk_model **m, sdk_errbuf *eb);
+/* The code generator's options for this plan on target t. */
+void sdk_plan_codegen_opts(const sdk_plan *p, sdk_target t, sdk_codegen_opts *o);
+/* "grid point g (a=4.2, b=1)" for messages. */
+void sdk_grid_point_name(const sdk_results *R, int64_t g, char *buf, size_t n);
+
+sdk_err sdk_program_make(sdk_plan *p, sdk_errbuf *eb);
+
+sdk_err sdk_execute(sdk_plan *p, sdk_errbuf *eb);
+/* checkpoints (ckpt_run.c): write the run's state at p->step; restore it */
+sdk_err sdk_ckpt_save_run(const sdk_plan *p, sdk_errbuf *eb);
+sdk_err sdk_ckpt_restore_run(sdk_plan *p, sdk_errbuf *eb);
+
+sdk_err sdk_record(sdk_plan *p, sdk_errbuf *eb);
+
+#endif
