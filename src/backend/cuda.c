@@ -15,11 +15,10 @@
 #include <errno.h>
 #include <glob.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "backend/backend.h"
 #include "backend/cache.h"
@@ -52,7 +51,9 @@ enum {
   CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
 };
 
-static struct {
+/* The driver API's entry points.  The library is loaded once per process
+ * (a process has one driver; dlopen and cuInit are process-wide anyway). */
+typedef struct sdk_cu_api {
   int tried, ok;
   char why[256];
   void *dl;
@@ -92,16 +93,16 @@ static struct {
   CUresult (*LaunchCooperativeKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                                       unsigned, unsigned, CUstream, void **);
   CUresult (*OccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int, size_t);
-} cu;
+} sdk_cu_api;
 
 /* ---- NVRTC ---- */
 typedef int nvrtcResult;
 typedef struct _nvrtcProgram *nvrtcProgram;
 
-static struct {
+typedef struct sdk_nvrtc_api {
   int tried, ok;
   char why[512];
-  char path[512];
+  char path[512]; /* the library loaded */
   void *dl;
   int major, minor;
   const char *(*GetErrorString)(nvrtcResult);
@@ -114,7 +115,10 @@ static struct {
   nvrtcResult (*GetProgramLog)(nvrtcProgram, char *);
   nvrtcResult (*GetCUBINSize)(nvrtcProgram, size_t *);
   nvrtcResult (*GetCUBIN)(nvrtcProgram, char *);
-} nv;
+} sdk_nvrtc_api;
+
+static sdk_cu_api sdk_cu;
+static sdk_nvrtc_api sdk_nv;
 
 #define SYM(tab, field, name)                                                                      \
   do {                                                                                             \
@@ -125,127 +129,130 @@ static struct {
     }                                                                                              \
   } while (0)
 
-static int load_driver(void) {
-  if (cu.tried) return cu.ok;
-  cu.tried = 1;
+static int sdk_cu_load(void) {
+  if (sdk_cu.tried) return sdk_cu.ok;
+  sdk_cu.tried = 1;
   const char *missing = NULL;
-  cu.dl = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!cu.dl) {
-    snprintf(cu.why, sizeof cu.why, "no CUDA driver (libcuda.so.1 not found)");
+  sdk_cu.dl = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!sdk_cu.dl) {
+    snprintf(sdk_cu.why, sizeof sdk_cu.why, "no CUDA driver (libcuda.so.1 not found)");
     return 0;
   }
-  SYM(cu, Init, "cuInit");
-  SYM(cu, DriverGetVersion, "cuDriverGetVersion");
-  SYM(cu, DeviceGetCount, "cuDeviceGetCount");
-  SYM(cu, DeviceGet, "cuDeviceGet");
-  SYM(cu, DeviceGetName, "cuDeviceGetName");
-  SYM(cu, DeviceGetAttribute, "cuDeviceGetAttribute");
-  SYM(cu, DeviceTotalMem, "cuDeviceTotalMem_v2");
-  SYM(cu, DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
-  SYM(cu, DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2");
-  SYM(cu, CtxSetCurrent, "cuCtxSetCurrent");
-  SYM(cu, CtxSynchronize, "cuCtxSynchronize");
-  SYM(cu, ModuleLoadData, "cuModuleLoadData");
-  SYM(cu, ModuleUnload, "cuModuleUnload");
-  SYM(cu, ModuleGetFunction, "cuModuleGetFunction");
-  SYM(cu, ModuleGetGlobal, "cuModuleGetGlobal_v2");
-  SYM(cu, FuncGetAttribute, "cuFuncGetAttribute");
-  SYM(cu, MemAlloc, "cuMemAlloc_v2");
-  SYM(cu, MemFree, "cuMemFree_v2");
-  SYM(cu, MemcpyHtoD, "cuMemcpyHtoD_v2");
-  SYM(cu, MemcpyDtoH, "cuMemcpyDtoH_v2");
-  SYM(cu, MemcpyDtoD, "cuMemcpyDtoD_v2");
-  SYM(cu, MemsetD8, "cuMemsetD8_v2");
-  SYM(cu, LaunchKernel, "cuLaunchKernel");
-  SYM(cu, GetErrorString, "cuGetErrorString");
-  SYM(cu, GetErrorName, "cuGetErrorName");
-  SYM(cu, EventCreate, "cuEventCreate");
-  SYM(cu, EventRecord, "cuEventRecord");
-  SYM(cu, EventSynchronize, "cuEventSynchronize");
-  SYM(cu, EventElapsedTime, "cuEventElapsedTime");
-  SYM(cu, EventDestroy, "cuEventDestroy_v2");
-  *(void **)&cu.FuncSetAttribute = dlsym(cu.dl, "cuFuncSetAttribute");
-  *(void **)&cu.LaunchCooperativeKernel = dlsym(cu.dl, "cuLaunchCooperativeKernel");
-  *(void **)&cu.OccupancyMaxActiveBlocksPerMultiprocessor =
-      dlsym(cu.dl, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
-  cu.ok = 1;
+  SYM(sdk_cu, Init, "cuInit");
+  SYM(sdk_cu, DriverGetVersion, "cuDriverGetVersion");
+  SYM(sdk_cu, DeviceGetCount, "cuDeviceGetCount");
+  SYM(sdk_cu, DeviceGet, "cuDeviceGet");
+  SYM(sdk_cu, DeviceGetName, "cuDeviceGetName");
+  SYM(sdk_cu, DeviceGetAttribute, "cuDeviceGetAttribute");
+  SYM(sdk_cu, DeviceTotalMem, "cuDeviceTotalMem_v2");
+  SYM(sdk_cu, DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
+  SYM(sdk_cu, DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2");
+  SYM(sdk_cu, CtxSetCurrent, "cuCtxSetCurrent");
+  SYM(sdk_cu, CtxSynchronize, "cuCtxSynchronize");
+  SYM(sdk_cu, ModuleLoadData, "cuModuleLoadData");
+  SYM(sdk_cu, ModuleUnload, "cuModuleUnload");
+  SYM(sdk_cu, ModuleGetFunction, "cuModuleGetFunction");
+  SYM(sdk_cu, ModuleGetGlobal, "cuModuleGetGlobal_v2");
+  SYM(sdk_cu, FuncGetAttribute, "cuFuncGetAttribute");
+  SYM(sdk_cu, MemAlloc, "cuMemAlloc_v2");
+  SYM(sdk_cu, MemFree, "cuMemFree_v2");
+  SYM(sdk_cu, MemcpyHtoD, "cuMemcpyHtoD_v2");
+  SYM(sdk_cu, MemcpyDtoH, "cuMemcpyDtoH_v2");
+  SYM(sdk_cu, MemcpyDtoD, "cuMemcpyDtoD_v2");
+  SYM(sdk_cu, MemsetD8, "cuMemsetD8_v2");
+  SYM(sdk_cu, LaunchKernel, "cuLaunchKernel");
+  SYM(sdk_cu, GetErrorString, "cuGetErrorString");
+  SYM(sdk_cu, GetErrorName, "cuGetErrorName");
+  SYM(sdk_cu, EventCreate, "cuEventCreate");
+  SYM(sdk_cu, EventRecord, "cuEventRecord");
+  SYM(sdk_cu, EventSynchronize, "cuEventSynchronize");
+  SYM(sdk_cu, EventElapsedTime, "cuEventElapsedTime");
+  SYM(sdk_cu, EventDestroy, "cuEventDestroy_v2");
+  *(void **)&sdk_cu.FuncSetAttribute = dlsym(sdk_cu.dl, "cuFuncSetAttribute");
+  *(void **)&sdk_cu.LaunchCooperativeKernel = dlsym(sdk_cu.dl, "cuLaunchCooperativeKernel");
+  *(void **)&sdk_cu.OccupancyMaxActiveBlocksPerMultiprocessor =
+      dlsym(sdk_cu.dl, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  sdk_cu.ok = 1;
   return 1;
 bad:
-  snprintf(cu.why, sizeof cu.why, "the CUDA driver (libcuda.so.1) lacks %s: too old?", missing);
-  dlclose(cu.dl);
-  cu.dl = NULL;
+  snprintf(sdk_cu.why, sizeof sdk_cu.why, "the CUDA driver (libcuda.so.1) lacks %s: too old?",
+           missing);
+  dlclose(sdk_cu.dl);
+  sdk_cu.dl = NULL;
   return 0;
 }
 
 static void *try_nvrtc(const char *name) {
   void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-  if (h) snprintf(nv.path, sizeof nv.path, "%s", name);
+  if (h) snprintf(sdk_nv.path, sizeof sdk_nv.path, "%s", name);
   return h;
 }
 
-static int load_nvrtc(void) {
-  if (nv.tried) return nv.ok;
-  nv.tried = 1;
+static int sdk_nv_load(const sdk_backend_env *env) {
+  if (sdk_nv.tried) return sdk_nv.ok;
+  sdk_nv.tried = 1;
   const char *missing = NULL;
   static const char *const names[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", NULL};
-  for (int i = 0; names[i] && !nv.dl; i++)
-    nv.dl = try_nvrtc(names[i]);
-  const char *homes[] = {getenv("CUDA_HOME"), getenv("CUDA_PATH"), "/usr/local/cuda"};
-  for (int i = 0; i < 3 && !nv.dl; i++) {
+  for (int i = 0; names[i] && !sdk_nv.dl; i++)
+    sdk_nv.dl = try_nvrtc(names[i]);
+  const char *homes[] = {env ? env->cuda_home : NULL, env ? env->cuda_path : NULL,
+                         "/usr/local/cuda"};
+  for (int i = 0; i < 3 && !sdk_nv.dl; i++) {
     if (!homes[i] || !*homes[i]) continue;
     char pat[600];
     snprintf(pat, sizeof pat, "%s/lib64/libnvrtc.so*", homes[i]);
     glob_t gl;
     if (glob(pat, 0, NULL, &gl) == 0) {
       /* newest version last in lexical order; skip the builtins library */
-      for (size_t k = gl.gl_pathc; k-- > 0 && !nv.dl;)
+      for (size_t k = gl.gl_pathc; k-- > 0 && !sdk_nv.dl;)
         if (!strstr(gl.gl_pathv[k], "builtins") && !strstr(gl.gl_pathv[k], ".alt."))
-          nv.dl = try_nvrtc(gl.gl_pathv[k]);
+          sdk_nv.dl = try_nvrtc(gl.gl_pathv[k]);
       globfree(&gl);
     }
   }
-  if (!nv.dl) {
-    snprintf(nv.why, sizeof nv.why,
+  if (!sdk_nv.dl) {
+    snprintf(sdk_nv.why, sizeof sdk_nv.why,
              "NVRTC not found (tried libnvrtc.so, libnvrtc.so.13, libnvrtc.so.12 and "
              "/usr/local/cuda/lib64/libnvrtc.so*): install the CUDA toolkit's NVRTC");
     return 0;
   }
-  SYM(nv, GetErrorString, "nvrtcGetErrorString");
-  SYM(nv, Version, "nvrtcVersion");
-  SYM(nv, CreateProgram, "nvrtcCreateProgram");
-  SYM(nv, DestroyProgram, "nvrtcDestroyProgram");
-  SYM(nv, CompileProgram, "nvrtcCompileProgram");
-  SYM(nv, GetProgramLogSize, "nvrtcGetProgramLogSize");
-  SYM(nv, GetProgramLog, "nvrtcGetProgramLog");
-  SYM(nv, GetCUBINSize, "nvrtcGetCUBINSize");
-  SYM(nv, GetCUBIN, "nvrtcGetCUBIN");
-  if (nv.Version(&nv.major, &nv.minor) != 0) {
+  SYM(sdk_nv, GetErrorString, "nvrtcGetErrorString");
+  SYM(sdk_nv, Version, "nvrtcVersion");
+  SYM(sdk_nv, CreateProgram, "nvrtcCreateProgram");
+  SYM(sdk_nv, DestroyProgram, "nvrtcDestroyProgram");
+  SYM(sdk_nv, CompileProgram, "nvrtcCompileProgram");
+  SYM(sdk_nv, GetProgramLogSize, "nvrtcGetProgramLogSize");
+  SYM(sdk_nv, GetProgramLog, "nvrtcGetProgramLog");
+  SYM(sdk_nv, GetCUBINSize, "nvrtcGetCUBINSize");
+  SYM(sdk_nv, GetCUBIN, "nvrtcGetCUBIN");
+  if (sdk_nv.Version(&sdk_nv.major, &sdk_nv.minor) != 0) {
     missing = "a working nvrtcVersion";
     goto bad;
   }
-  nv.ok = 1;
+  sdk_nv.ok = 1;
   return 1;
 bad:
-  snprintf(nv.why, sizeof nv.why, "NVRTC (%s) lacks %s: CUDA 11.1 or newer is needed", nv.path,
-           missing);
-  dlclose(nv.dl);
-  nv.dl = NULL;
+  snprintf(sdk_nv.why, sizeof sdk_nv.why, "NVRTC (%s) lacks %s: CUDA 11.1 or newer is needed",
+           sdk_nv.path, missing);
+  dlclose(sdk_nv.dl);
+  sdk_nv.dl = NULL;
   return 0;
 }
 
-/* "cuFoo failed: CUDA_ERROR_X (text)" */
-static sdk_err cu_fail(sdk_errbuf *eb, const char *call, CUresult r) {
+/* "cuda: cuFoo failed: CUDA_ERROR_X (text)" */
+static sdk_err sdk_cu_fail(sdk_errbuf *eb, const char *call, CUresult r) {
   const char *name = NULL, *text = NULL;
-  if (cu.GetErrorName) cu.GetErrorName(r, &name);
-  if (cu.GetErrorString) cu.GetErrorString(r, &text);
+  if (sdk_cu.GetErrorName) sdk_cu.GetErrorName(r, &name);
+  if (sdk_cu.GetErrorString) sdk_cu.GetErrorString(r, &text);
   return SDK_FAIL(eb, SDK_ERR_BACKEND, "cuda: %s failed: %s (%s)", call, name ? name : "?",
                   text ? text : "unknown error");
 }
 
+/* Call sdk_cu.call and return its error from the function. */
 #define CU(eb, call)                                                                               \
   do {                                                                                             \
-    CUresult cu_r_ = (cu.call);                                                                    \
-    if (cu_r_ != CUDA_SUCCESS) return cu_fail((eb), "cu" #call, cu_r_);                            \
+    CUresult cu_r_ = (sdk_cu.call);                                                                \
+    if (cu_r_ != CUDA_SUCCESS) return sdk_cu_fail((eb), "cu" #call, cu_r_);                        \
   } while (0)
 
 /* ---- objects ---- */
@@ -259,7 +266,8 @@ struct sdk_bctx {
   int smem_optin; /* most shared memory a block may ask for */
   size_t mem;
   char name[256];
-  char arch[32]; /* sm_XY: what kernels are compiled for */
+  char arch[32];         /* sm_XY: what kernels are compiled for */
+  sdk_cache_place cache; /* where compiled modules go */
 };
 
 struct sdk_module {
@@ -275,7 +283,7 @@ struct sdk_module {
   int sys_info[8];
 };
 
-/* Shape of a launch of the persistent system kernel (see sys_persist_shape). */
+/* Shape of a launch of the persistent system kernel (see cuda_sys.c). */
 typedef struct {
   unsigned blocks;
   int R, msys;      /* chunks per block resident in shared memory; systems per block */
@@ -333,6 +341,7 @@ static sdk_err cuda_open(const sdk_backend_opts *o, sdk_bctx **out, sdk_errbuf *
   sdk_bctx *c = calloc(1, sizeof *c);
   if (!c) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   c->o = *o;
+  sdk_cache_place_init(&c->cache, o->env.cache_dir, o->env.tmp_dir);
   sdk_err err = SDK_OK;
   if (o->arch) {
     /* compile only: NVRTC, no driver, no device */
@@ -342,26 +351,26 @@ static sdk_err cuda_open(const sdk_backend_opts *o, sdk_bctx **out, sdk_errbuf *
     }
     snprintf(c->arch, sizeof c->arch, "%s", o->arch);
     c->o.arch = NULL; /* do not keep the caller's pointer */
-    if (!load_nvrtc()) {
-      err = SDK_FAIL(eb, SDK_ERR_BACKEND, "%s", nv.why);
+    if (!sdk_nv_load(&o->env)) {
+      err = SDK_FAIL(eb, SDK_ERR_BACKEND, "%s", sdk_nv.why);
       goto fail;
     }
     *out = c;
     return SDK_OK;
   }
-  if (!load_driver()) {
-    err = SDK_FAIL(eb, SDK_ERR_BACKEND, "%s", cu.why);
+  if (!sdk_cu_load()) {
+    err = SDK_FAIL(eb, SDK_ERR_BACKEND, "%s", sdk_cu.why);
     goto fail;
   }
-  CUresult r = cu.Init(0);
+  CUresult r = sdk_cu.Init(0);
   int count = 0;
-  if (r == CUDA_SUCCESS) r = cu.DeviceGetCount(&count);
+  if (r == CUDA_SUCCESS) r = sdk_cu.DeviceGetCount(&count);
   if (r == CUDA_ERROR_NO_DEVICE || (r == CUDA_SUCCESS && count == 0)) {
     err = SDK_FAIL(eb, SDK_ERR_BACKEND, "no CUDA device");
     goto fail;
   }
   if (r != CUDA_SUCCESS) {
-    err = cu_fail(eb, "cuInit", r);
+    err = sdk_cu_fail(eb, "cuInit", r);
     goto fail;
   }
   if (o->device < 0 || o->device >= count) {
@@ -371,9 +380,9 @@ static sdk_err cuda_open(const sdk_backend_opts *o, sdk_bctx **out, sdk_errbuf *
   }
 #define CUF(call, what)                                                                            \
   do {                                                                                             \
-    CUresult r_ = (cu.call);                                                                       \
+    CUresult r_ = (sdk_cu.call);                                                                   \
     if (r_ != CUDA_SUCCESS) {                                                                      \
-      err = cu_fail(eb, what, r_);                                                                 \
+      err = sdk_cu_fail(eb, what, r_);                                                             \
       goto fail;                                                                                   \
     }                                                                                              \
   } while (0)
@@ -386,17 +395,18 @@ static sdk_err cuda_open(const sdk_backend_opts *o, sdk_bctx **out, sdk_errbuf *
   CUF(DeviceGetAttribute(&c->cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, c->dev),
       "cuDeviceGetAttribute");
   CUF(DeviceTotalMem(&c->mem, c->dev), "cuDeviceTotalMem");
-  if (cu.DeviceGetAttribute(&c->coop, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, c->dev) !=
+  if (sdk_cu.DeviceGetAttribute(&c->coop, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, c->dev) !=
           CUDA_SUCCESS ||
-      !cu.LaunchCooperativeKernel || !cu.OccupancyMaxActiveBlocksPerMultiprocessor ||
-      !cu.FuncSetAttribute)
+      !sdk_cu.LaunchCooperativeKernel || !sdk_cu.OccupancyMaxActiveBlocksPerMultiprocessor ||
+      !sdk_cu.FuncSetAttribute)
     c->coop = 0;
-  if (cu.DeviceGetAttribute(&c->smem_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-                            c->dev) != CUDA_SUCCESS)
+  if (sdk_cu.DeviceGetAttribute(&c->smem_optin,
+                                CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                                c->dev) != CUDA_SUCCESS)
     c->smem_optin = 48 * 1024;
   snprintf(c->arch, sizeof c->arch, "sm_%d%d", c->cc_major, c->cc_minor);
-  if (!load_nvrtc()) {
-    err = SDK_FAIL(eb, SDK_ERR_BACKEND, "%s", nv.why);
+  if (!sdk_nv_load(&o->env)) {
+    err = SDK_FAIL(eb, SDK_ERR_BACKEND, "%s", sdk_nv.why);
     goto fail;
   }
   CUF(DevicePrimaryCtxRetain(&c->cx, c->dev), "cuDevicePrimaryCtxRetain");
@@ -406,22 +416,23 @@ static sdk_err cuda_open(const sdk_backend_opts *o, sdk_bctx **out, sdk_errbuf *
   *out = c;
   return SDK_OK;
 fail:
-  if (c->has_device) cu.DevicePrimaryCtxRelease(c->dev);
+  if (c->has_device) sdk_cu.DevicePrimaryCtxRelease(c->dev);
   free(c);
   return err;
 }
 
 static void cuda_close(sdk_bctx **c) {
   if (!c || !*c) return;
-  if ((*c)->has_device) cu.DevicePrimaryCtxRelease((*c)->dev);
+  if ((*c)->has_device) sdk_cu.DevicePrimaryCtxRelease((*c)->dev);
+  sdk_cache_place_close(&(*c)->cache);
   free(*c);
   *c = NULL;
 }
 
 static void cuda_describe(sdk_bctx *c, char *buf, size_t n) {
   if (!c->has_device)
-    snprintf(buf, n, "cuda: no device, compiling for %s with NVRTC %d.%d", c->arch, nv.major,
-             nv.minor);
+    snprintf(buf, n, "cuda: no device, compiling for %s with NVRTC %d.%d", c->arch, sdk_nv.major,
+             sdk_nv.minor);
   else
     snprintf(buf, n, "cuda: device %d, %s, %d SMs, %s, %.1f GiB", c->o.device, c->name, c->sms,
              c->arch, (double)c->mem / (1024.0 * 1024.0 * 1024.0));
@@ -559,25 +570,33 @@ static void resource_line(const char *bin, size_t len, const char *spills, char 
              f2 < 0 ? 0 : f2);
 }
 
-static sdk_err nvrtc_compile(sdk_bctx *c, const char *src, const char *model_path,
-                             const char *const *opts, int nopts, const char *src_path, char **cubin,
-                             size_t *cubin_len, char **log_out, sdk_errbuf *eb) {
+/* "sdekit: NVRTC 12.4 (libnvrtc.so.12): OPTIONS SOURCE" (--verbose) */
+static void log_nvrtc(const sdk_logger *lg, const char *const *opts, int nopts,
+                      const char *src_path) {
+  sdk_strbuf b;
+  sdk_sb_init(&b);
+  sdk_sb_printf(&b, "sdekit: NVRTC %d.%d (%s):", sdk_nv.major, sdk_nv.minor, sdk_nv.path);
+  for (int i = 0; i < nopts; i++)
+    sdk_sb_printf(&b, " %s", opts[i]);
+  sdk_sb_printf(&b, " %s\n", src_path);
+  if (!b.oom) sdk_log(lg, SDK_LOG_DEBUG, "%s", b.s);
+  sdk_sb_free(&b);
+}
+
+static sdk_err sdk_cuda_nvrtc(sdk_bctx *c, const char *src, const char *model_path,
+                              const char *const *opts, int nopts, const char *src_path,
+                              char **cubin, size_t *cubin_len, char **log_out, sdk_errbuf *eb) {
   nvrtcProgram prog = NULL;
-  nvrtcResult r = nv.CreateProgram(&prog, src, "sdekit_kernel.cu", 0, NULL, NULL);
+  nvrtcResult r = sdk_nv.CreateProgram(&prog, src, "sdekit_kernel.cu", 0, NULL, NULL);
   if (r != 0)
     return SDK_FAIL(eb, SDK_ERR_BACKEND, "cuda: nvrtcCreateProgram failed: %s",
-                    nv.GetErrorString(r));
-  if (c->o.verbose) {
-    fprintf(stderr, "sdekit: NVRTC %d.%d (%s):", nv.major, nv.minor, nv.path);
-    for (int i = 0; i < nopts; i++)
-      fprintf(stderr, " %s", opts[i]);
-    fprintf(stderr, " %s\n", src_path);
-  }
-  nvrtcResult rc = nv.CompileProgram(prog, nopts, opts);
+                    sdk_nv.GetErrorString(r));
+  if (sdk_log_on(c->o.logger, SDK_LOG_DEBUG)) log_nvrtc(c->o.logger, opts, nopts, src_path);
+  nvrtcResult rc = sdk_nv.CompileProgram(prog, nopts, opts);
   size_t loglen = 0;
   char *log = NULL;
-  if (nv.GetProgramLogSize(prog, &loglen) == 0 && loglen > 0 && (log = malloc(loglen + 1))) {
-    if (nv.GetProgramLog(prog, log) != 0) log[0] = 0;
+  if (sdk_nv.GetProgramLogSize(prog, &loglen) == 0 && loglen > 0 && (log = malloc(loglen + 1))) {
+    if (sdk_nv.GetProgramLog(prog, log) != 0) log[0] = 0;
     log[loglen] = 0;
   }
   sdk_err err = SDK_OK;
@@ -586,9 +605,9 @@ static sdk_err nvrtc_compile(sdk_bctx *c, const char *src, const char *model_pat
     goto out;
   }
   size_t n = 0;
-  if ((r = nv.GetCUBINSize(prog, &n)) != 0 || n == 0) {
+  if ((r = sdk_nv.GetCUBINSize(prog, &n)) != 0 || n == 0) {
     err = SDK_FAIL(eb, SDK_ERR_BACKEND, "cuda: nvrtcGetCUBINSize failed: %s",
-                   r ? nv.GetErrorString(r) : "empty cubin");
+                   r ? sdk_nv.GetErrorString(r) : "empty cubin");
     goto out;
   }
   char *bin = malloc(n);
@@ -596,9 +615,9 @@ static sdk_err nvrtc_compile(sdk_bctx *c, const char *src, const char *model_pat
     err = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
     goto out;
   }
-  if ((r = nv.GetCUBIN(prog, bin)) != 0) {
+  if ((r = sdk_nv.GetCUBIN(prog, bin)) != 0) {
     free(bin);
-    err = SDK_FAIL(eb, SDK_ERR_BACKEND, "cuda: nvrtcGetCUBIN failed: %s", nv.GetErrorString(r));
+    err = SDK_FAIL(eb, SDK_ERR_BACKEND, "cuda: nvrtcGetCUBIN failed: %s", sdk_nv.GetErrorString(r));
     goto out;
   }
   *cubin = bin;
@@ -607,28 +626,23 @@ static sdk_err nvrtc_compile(sdk_bctx *c, const char *src, const char *model_pat
   log = NULL;
 out:
   free(log);
-  nv.DestroyProgram(&prog);
+  sdk_nv.DestroyProgram(&prog);
   return err;
 }
 
-static void cuda_module_free(sdk_module **m) {
+static void sdk_cuda_module_free(sdk_module **m) {
   if (!m || !*m) return;
-  if ((*m)->mod) cu.ModuleUnload((*m)->mod);
+  if ((*m)->mod) sdk_cu.ModuleUnload((*m)->mod);
   free(*m);
   *m = NULL;
 }
 
-static sdk_err load_module(sdk_bctx *c, const char *cubin, const char *path, sdk_module **out,
-                           char *res, size_t nres, sdk_errbuf *eb) {
-  CU(eb, CtxSetCurrent(c->cx));
-  sdk_module *m = calloc(1, sizeof *m);
-  if (!m) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  CUresult r = cu.ModuleLoadData(&m->mod, cubin);
-  sdk_err err = SDK_OK;
-  if (r != CUDA_SUCCESS) {
-    free(m);
-    return cu_fail(eb, "cuModuleLoadData", r);
-  }
+/* The kernels of a module: sdk_advance or, in a module of systems of
+ * particles, sdk_sys_step (with sdk_sys_info and, for mean-field models on a
+ * device with cooperative launches, the persistent sdk_sys_run), the
+ * reductions; sdk_red_hist_mod where present. */
+static sdk_err module_functions(sdk_bctx *c, sdk_module *m, const char *path, sdk_errbuf *eb) {
+  CUresult r;
   struct {
     CUfunction *f;
     const char *name;
@@ -638,119 +652,153 @@ static sdk_err load_module(sdk_bctx *c, const char *cubin, const char *path, sdk
              {&m->red_minmax, "sdk_red_minmax"},
              {&m->red_hist, "sdk_red_hist"}};
   /* a module of systems of particles has sdk_sys_step instead of sdk_advance */
-  if (cu.ModuleGetFunction(&m->sys_step, m->mod, "sdk_sys_step") != CUDA_SUCCESS)
+  if (sdk_cu.ModuleGetFunction(&m->sys_step, m->mod, "sdk_sys_step") != CUDA_SUCCESS)
     m->sys_step = NULL;
-  if (cu.ModuleGetFunction(&m->red_hist_mod, m->mod, "sdk_red_hist_mod") != CUDA_SUCCESS)
+  if (sdk_cu.ModuleGetFunction(&m->red_hist_mod, m->mod, "sdk_red_hist_mod") != CUDA_SUCCESS)
     m->red_hist_mod = NULL;
   if (m->sys_step) {
     CUdeviceptr ip = 0;
     size_t in = 0;
-    if ((r = cu.ModuleGetGlobal(&ip, &in, m->mod, "sdk_sys_info")) != CUDA_SUCCESS ||
-        in != sizeof m->sys_info || (r = cu.MemcpyDtoH(m->sys_info, ip, in)) != CUDA_SUCCESS) {
-      err = SDK_FAIL(eb, SDK_ERR_BACKEND, "'%s' is not an sdekit kernel module (no sdk_sys_info)",
-                     path);
-      goto bad;
-    }
+    if ((r = sdk_cu.ModuleGetGlobal(&ip, &in, m->mod, "sdk_sys_info")) != CUDA_SUCCESS ||
+        in != sizeof m->sys_info || (r = sdk_cu.MemcpyDtoH(m->sys_info, ip, in)) != CUDA_SUCCESS)
+      return SDK_FAIL(eb, SDK_ERR_BACKEND, "'%s' is not an sdekit kernel module (no sdk_sys_info)",
+                      path);
   }
   /* the persistent system kernel (mean-field modules): its dynamic shared
    * memory may grow to the device's opt-in limit */
   if (m->sys_step && m->sys_info[7] && c->coop) {
     int stat = 0;
-    if (cu.ModuleGetFunction(&m->sys_run, m->mod, "sdk_sys_run") != CUDA_SUCCESS ||
-        cu.FuncGetAttribute(&stat, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, m->sys_run) !=
+    if (sdk_cu.ModuleGetFunction(&m->sys_run, m->mod, "sdk_sys_run") != CUDA_SUCCESS ||
+        sdk_cu.FuncGetAttribute(&stat, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, m->sys_run) !=
             CUDA_SUCCESS ||
         c->smem_optin <= stat ||
-        cu.FuncSetAttribute(m->sys_run, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                            c->smem_optin - stat) != CUDA_SUCCESS)
+        sdk_cu.FuncSetAttribute(m->sys_run, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                c->smem_optin - stat) != CUDA_SUCCESS)
       m->sys_run = NULL;
     else
       m->sys_run_smem = c->smem_optin - stat;
   }
   for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
     if (!(m->sys_step && fns[i].f == &m->advance) &&
-        (r = cu.ModuleGetFunction(fns[i].f, m->mod, fns[i].name)) != CUDA_SUCCESS) {
-      err = SDK_FAIL(eb, SDK_ERR_BACKEND, "'%s' is not an sdekit kernel module (no %s)", path,
-                     fns[i].name);
-      goto bad;
-    }
-  /* the ABI tag, where the module exports it, must match this build */
+        (r = sdk_cu.ModuleGetFunction(fns[i].f, m->mod, fns[i].name)) != CUDA_SUCCESS)
+      return SDK_FAIL(eb, SDK_ERR_BACKEND, "'%s' is not an sdekit kernel module (no %s)", path,
+                      fns[i].name);
+  return SDK_OK;
+}
+
+/* The module's constants: its kernel ABI (must match this build where it is
+ * exported), the rows of its state (compensated update) and the paths per
+ * thread of sdk_advance. */
+static sdk_err module_globals(sdk_module *m, const char *path, sdk_errbuf *eb) {
   CUdeviceptr abi_p = 0;
   size_t abi_n = 0;
   int abi = -1;
-  if (cu.ModuleGetGlobal(&abi_p, &abi_n, m->mod, "sdk_abi") == CUDA_SUCCESS &&
-      abi_n == sizeof abi && cu.MemcpyDtoH(&abi, abi_p, sizeof abi) == CUDA_SUCCESS &&
-      abi != SDK_KERNEL_ABI) {
-    err = SDK_FAIL(eb, SDK_ERR_BACKEND, "'%s' has kernel ABI %d, this sdekit needs %d", path, abi,
-                   SDK_KERNEL_ABI);
-    goto bad;
-  }
+  if (sdk_cu.ModuleGetGlobal(&abi_p, &abi_n, m->mod, "sdk_abi") == CUDA_SUCCESS &&
+      abi_n == sizeof abi && sdk_cu.MemcpyDtoH(&abi, abi_p, sizeof abi) == CUDA_SUCCESS &&
+      abi != SDK_KERNEL_ABI)
+    return SDK_FAIL(eb, SDK_ERR_BACKEND, "'%s' has kernel ABI %d, this sdekit needs %d", path, abi,
+                    SDK_KERNEL_ABI);
   /* compensated update: the module's state has sdk_state_rows rows, 2 or 3
    * nvars (codegen.h) */
   CUdeviceptr rows_p = 0;
   size_t rows_n = 0;
   int rows = 0;
   m->comp = 0;
-  if (cu.ModuleGetGlobal(&rows_p, &rows_n, m->mod, "sdk_state_rows") == CUDA_SUCCESS) {
-    if (rows_n != sizeof rows || cu.MemcpyDtoH(&rows, rows_p, sizeof rows) != CUDA_SUCCESS ||
-        rows < 2) {
-      err = SDK_FAIL(eb, SDK_ERR_BACKEND, "'%s' has an unreadable sdk_state_rows", path);
-      goto bad;
-    }
+  if (sdk_cu.ModuleGetGlobal(&rows_p, &rows_n, m->mod, "sdk_state_rows") == CUDA_SUCCESS) {
+    if (rows_n != sizeof rows || sdk_cu.MemcpyDtoH(&rows, rows_p, sizeof rows) != CUDA_SUCCESS ||
+        rows < 2)
+      return SDK_FAIL(eb, SDK_ERR_BACKEND, "'%s' has an unreadable sdk_state_rows", path);
     m->comp = rows;
   }
   m->ilp = 1;
   CUdeviceptr ilp_p = 0;
   size_t ilp_n = 0;
   int ilp = 1;
-  if (cu.ModuleGetGlobal(&ilp_p, &ilp_n, m->mod, "sdk_paths_per_thread") == CUDA_SUCCESS &&
-      ilp_n == sizeof ilp && cu.MemcpyDtoH(&ilp, ilp_p, sizeof ilp) == CUDA_SUCCESS && ilp >= 1 &&
-      ilp <= 8)
+  if (sdk_cu.ModuleGetGlobal(&ilp_p, &ilp_n, m->mod, "sdk_paths_per_thread") == CUDA_SUCCESS &&
+      ilp_n == sizeof ilp && sdk_cu.MemcpyDtoH(&ilp, ilp_p, sizeof ilp) == CUDA_SUCCESS &&
+      ilp >= 1 && ilp <= 8)
     m->ilp = ilp;
-  /* time-only values of periodic models: fill the per-phase table once */
+  return SDK_OK;
+}
+
+/* Time-only values of periodic models: fill the per-phase table once. */
+static sdk_err module_fill_ttab(sdk_module *m, sdk_errbuf *eb) {
   CUfunction fill;
   CUdeviceptr tab = 0;
   size_t tab_n = 0;
-  if (cu.ModuleGetFunction(&fill, m->mod, "sdk_ttab_fill") == CUDA_SUCCESS &&
-      cu.ModuleGetGlobal(&tab, &tab_n, m->mod, "sdk_ttab") == CUDA_SUCCESS) {
+  CUresult r;
+  if (sdk_cu.ModuleGetFunction(&fill, m->mod, "sdk_ttab_fill") == CUDA_SUCCESS &&
+      sdk_cu.ModuleGetGlobal(&tab, &tab_n, m->mod, "sdk_ttab") == CUDA_SUCCESS) {
     unsigned blocks = (unsigned)((tab_n / 4 + 255) / 256); /* >= one thread per phase */
-    if ((r = cu.LaunchKernel(fill, blocks, 1, 1, 256, 1, 1, 0, NULL, NULL, NULL)) != CUDA_SUCCESS ||
-        (r = cu.CtxSynchronize()) != CUDA_SUCCESS) {
-      err = cu_fail(eb, "sdk_ttab_fill", r);
-      goto bad;
-    }
+    if ((r = sdk_cu.LaunchKernel(fill, blocks, 1, 1, 256, 1, 1, 0, NULL, NULL, NULL)) !=
+            CUDA_SUCCESS ||
+        (r = sdk_cu.CtxSynchronize()) != CUDA_SUCCESS)
+      return sdk_cu_fail(eb, "sdk_ttab_fill", r);
   }
+  return SDK_OK;
+}
+
+/* Load a cubin on the device and check it is an sdekit module of this
+ * build; res (optional) gets sdk_advance's registers from the driver. */
+static sdk_err load_module(sdk_bctx *c, const char *cubin, const char *path, sdk_module **out,
+                           char *res, size_t nres, sdk_errbuf *eb) {
+  CU(eb, CtxSetCurrent(c->cx));
+  sdk_module *m = calloc(1, sizeof *m);
+  if (!m) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  CUresult r = sdk_cu.ModuleLoadData(&m->mod, cubin);
+  sdk_err err = SDK_OK;
+  if (r != CUDA_SUCCESS) {
+    free(m);
+    return sdk_cu_fail(eb, "cuModuleLoadData", r);
+  }
+  SDK_TRY(err, module_functions(c, m, path, eb), bad);
+  SDK_TRY(err, module_globals(m, path, eb), bad);
+  SDK_TRY(err, module_fill_ttab(m, eb), bad);
   int regs = 0, local = 0;
-  if (res && cu.FuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, m->advance) == CUDA_SUCCESS &&
-      cu.FuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, m->advance) == CUDA_SUCCESS)
+  if (res &&
+      sdk_cu.FuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, m->advance) == CUDA_SUCCESS &&
+      sdk_cu.FuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, m->advance) ==
+          CUDA_SUCCESS)
     snprintf(res, nres, "sdk_advance: %d registers/thread, %d bytes local memory/thread", regs,
              local);
   *out = m;
   return SDK_OK;
 bad:
-  cuda_module_free(&m);
+  sdk_cuda_module_free(&m);
   return err;
 }
 
-static sdk_err cuda_compile(sdk_bctx *c, const char *src, const char *model_path, sdk_module **out,
-                            char *report, size_t nreport, sdk_errbuf *eb) {
-  *out = NULL;
-  char dir[4096];
-  SDK_CHECK(sdk_cache_dir(dir, sizeof dir, eb));
-  char archopt[64];
-  snprintf(archopt, sizeof archopt, "--gpu-architecture=%s", c->arch);
-  const char *opts[8];
+/* One module in the cache: cuda-HASH.cubin, its source cuda-HASH.cu and its
+ * record cuda-HASH.txt.  The record names the cubin it describes (key, size,
+ * hash of its bytes): a cubin planted, truncated or left by another build is
+ * rebuilt. */
+typedef struct cache_entry {
+  char dir[4096], hash[33], modkey[96];
+  char bin[4200], src[4200], info[4200];
+} cache_entry;
+
+/* NVRTC's options for the backend's modules; returns their number. */
+static int module_options(const sdk_bctx *c, char *archopt, size_t narch, const char **opts) {
   int nopts = 0;
+  snprintf(archopt, narch, "--gpu-architecture=%s", c->arch);
   opts[nopts++] = archopt;
   opts[nopts++] = "-default-device";
   /* no fast math: no contraction either, like the CPU's -ffp-contract=off */
   opts[nopts++] = c->o.fast_math ? "--use_fast_math" : "--fmad=false";
   opts[nopts++] = "-lineinfo";
   opts[nopts++] = "--ptxas-options=-v";
+  return nopts;
+}
 
+/* The entry of this source: a hash of the build, NVRTC, the architecture,
+ * the options and the source. */
+static sdk_err cache_entry_for(sdk_bctx *c, const char *src, const char *const *opts, int nopts,
+                               cache_entry *ce, sdk_errbuf *eb) {
+  SDK_CHECK(sdk_cache_place_dir(&c->cache, ce->dir, sizeof ce->dir, eb));
   sdk_strbuf key;
   sdk_sb_init(&key);
-  sdk_sb_printf(&key, "sdekit %s abi %d\nnvrtc %d.%d\n%s\n", SDK_VERSION, SDK_KERNEL_ABI, nv.major,
-                nv.minor, c->arch);
+  sdk_sb_printf(&key, "sdekit %s abi %d\nnvrtc %d.%d\n%s\n", SDK_VERSION, SDK_KERNEL_ABI,
+                sdk_nv.major, sdk_nv.minor, c->arch);
   for (int i = 0; i < nopts; i++)
     sdk_sb_printf(&key, "%s\n", opts[i]);
   sdk_sb_puts(&key, src);
@@ -758,83 +806,115 @@ static sdk_err cuda_compile(sdk_bctx *c, const char *src, const char *model_path
     sdk_sb_free(&key);
     return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   }
-  char hash[33];
-  sdk_hash_hex(key.s, key.len, hash);
+  sdk_hash_hex(key.s, key.len, ce->hash);
   sdk_sb_free(&key);
-  char bin_path[4200], src_path[4200], info_path[4200];
-  snprintf(bin_path, sizeof bin_path, "%s/cuda-%s.cubin", dir, hash);
-  snprintf(src_path, sizeof src_path, "%s/cuda-%s.cu", dir, hash);
-  snprintf(info_path, sizeof info_path, "%s/cuda-%s.txt", dir, hash);
-  /* the .txt names the cubin it describes (key, size, hash of its bytes):
-   * a cubin planted, truncated or left by another build is rebuilt */
-  char modkey[96];
-  snprintf(modkey, sizeof modkey, "sdekit-module/1 cuda %s", hash);
+  snprintf(ce->bin, sizeof ce->bin, "%s/cuda-%s.cubin", ce->dir, ce->hash);
+  snprintf(ce->src, sizeof ce->src, "%s/cuda-%s.cu", ce->dir, ce->hash);
+  snprintf(ce->info, sizeof ce->info, "%s/cuda-%s.txt", ce->dir, ce->hash);
+  snprintf(ce->modkey, sizeof ce->modkey, "sdekit-module/1 cuda %s", ce->hash);
+  return SDK_OK;
+}
 
-  size_t len = 0;
-  char *cubin = NULL, *info = NULL, why[300] = "";
-  char *meta = sdk_cache_read(info_path, NULL);
+/* The cached cubin when its record matches it: 1 with *cubin, *len and *info
+ * (ptxas's spill counts, kept after the record) set; else 0, with why the
+ * files were refused (empty when there were none). */
+static int cache_lookup(const cache_entry *ce, char **cubin, size_t *len, char **info, char *why,
+                        size_t nwhy) {
+  char *meta = sdk_cache_read(ce->info, NULL);
   int cached = 0;
+  *cubin = *info = NULL;
+  *len = 0;
   if (meta) {
-    size_t klen = strlen(modkey);
+    size_t klen = strlen(ce->modkey);
     unsigned long long want_len = 0;
     char want_sum[33] = "", sum[33];
     int pos = 0;
-    if (!strncmp(meta, modkey, klen) &&
+    if (!strncmp(meta, ce->modkey, klen) &&
         sscanf(meta + klen, " size=%llu sum=%32[0-9a-f]%n", &want_len, want_sum, &pos) == 2 &&
         meta[klen + pos] == '\n') {
-      cubin = sdk_cache_read(bin_path, &len);
-      if (cubin && len == want_len && len >= 4 && !memcmp(cubin, "\177ELF", 4)) {
-        sdk_hash_hex(cubin, len, sum);
+      *cubin = sdk_cache_read(ce->bin, len);
+      if (*cubin && *len == want_len && *len >= 4 && !memcmp(*cubin, "\177ELF", 4)) {
+        sdk_hash_hex(*cubin, *len, sum);
         cached = !strcmp(sum, want_sum);
       }
       if (!cached)
-        snprintf(why, sizeof why, "%s",
-                 cubin ? "its size or contents do not match its record"
-                       : (errno == ELOOP ? "a symbolic link" : strerror(errno)));
+        snprintf(why, nwhy, "%s",
+                 *cubin ? "its size or contents do not match its record"
+                        : (errno == ELOOP ? "a symbolic link" : strerror(errno)));
     } else {
-      snprintf(why, sizeof why, "its record is not for this source and build");
+      snprintf(why, nwhy, "its record is not for this source and build");
     }
-    if (cached) info = sdk_strdup(meta + klen + pos + 1);
+    if (cached) *info = sdk_strdup(meta + klen + pos + 1);
   } else if (errno != ENOENT) {
-    snprintf(why, sizeof why, "record: %s", errno == ELOOP ? "a symbolic link" : strerror(errno));
+    snprintf(why, nwhy, "record: %s", errno == ELOOP ? "a symbolic link" : strerror(errno));
   }
   free(meta);
-  if (cached) {
-    if (c->o.verbose) fprintf(stderr, "sdekit: cached %s\n", bin_path);
-  } else {
-    free(cubin);
-    cubin = NULL;
-    if (sdk_cache_write(src_path, src, strlen(src)) != 0)
-      return SDK_FAIL(eb, SDK_ERR_IO, "cannot write '%s': %s", src_path, strerror(errno));
-    char *log = NULL;
-    SDK_CHECK(nvrtc_compile(c, src, model_path, opts, nopts, src_path, &cubin, &len, &log, eb));
-    char spills[256];
-    ptxas_spills(log, "sdk_advance", spills, sizeof spills);
-    if (!spills[0]) ptxas_spills(log, "sdk_sys_step", spills, sizeof spills);
-    if (c->o.verbose && log) fprintf(stderr, "%s", log);
-    free(log);
-    info = sdk_strdup(spills);
-    char sum[33];
-    sdk_hash_hex(cubin, len, sum);
-    sdk_strbuf rec;
-    sdk_sb_init(&rec);
-    /* ptxas's spill counts after the record, so that a cache hit can report them too */
-    sdk_sb_printf(&rec, "%s size=%llu sum=%s\n%s", modkey, (unsigned long long)len, sum, spills);
-    /* the cubin first: a reader that sees the new record sees its cubin */
-    int bad = rec.oom || sdk_cache_write(bin_path, cubin, len) != 0 ||
-              sdk_cache_write(info_path, rec.s, rec.len) != 0;
-    int werr = errno;
-    sdk_sb_free(&rec);
-    if (bad) {
-      free(cubin);
-      free(info);
-      return SDK_FAIL(eb, SDK_ERR_IO, "cannot install '%s': %s", bin_path, strerror(werr));
-    }
-    sdk_cache_prune(dir, c->o.cache_max ? c->o.cache_max : SDK_CACHE_MAX_DEFAULT, hash);
+  if (!cached) {
+    free(*cubin);
+    *cubin = NULL;
+    *len = 0;
+  }
+  return cached;
+}
+
+/* Compile with NVRTC and install the cubin and its record in the cache
+ * (source first, for the user to read when NVRTC fails). */
+static sdk_err cache_build(sdk_bctx *c, const cache_entry *ce, const char *src,
+                           const char *model_path, const char *const *opts, int nopts, char **cubin,
+                           size_t *len, char **info, sdk_errbuf *eb) {
+  if (sdk_cache_write(ce->src, src, strlen(src)) != 0)
+    return SDK_FAIL(eb, SDK_ERR_IO, "cannot write '%s': %s", ce->src, strerror(errno));
+  char *log = NULL;
+  SDK_CHECK(sdk_cuda_nvrtc(c, src, model_path, opts, nopts, ce->src, cubin, len, &log, eb));
+  char spills[256];
+  ptxas_spills(log, "sdk_advance", spills, sizeof spills);
+  if (!spills[0]) ptxas_spills(log, "sdk_sys_step", spills, sizeof spills);
+  if (log) sdk_log(c->o.logger, SDK_LOG_DEBUG, "%s", log);
+  free(log);
+  *info = sdk_strdup(spills);
+  char sum[33];
+  sdk_hash_hex(*cubin, *len, sum);
+  sdk_strbuf rec;
+  sdk_sb_init(&rec);
+  /* ptxas's spill counts after the record, so that a cache hit can report them too */
+  sdk_sb_printf(&rec, "%s size=%llu sum=%s\n%s", ce->modkey, (unsigned long long)*len, sum, spills);
+  /* the cubin first: a reader that sees the new record sees its cubin */
+  int bad = rec.oom || sdk_cache_write(ce->bin, *cubin, *len) != 0 ||
+            sdk_cache_write(ce->info, rec.s, rec.len) != 0;
+  int werr = errno;
+  sdk_sb_free(&rec);
+  if (bad) {
+    free(*cubin);
+    free(*info);
+    *cubin = *info = NULL;
+    return SDK_FAIL(eb, SDK_ERR_IO, "cannot install '%s': %s", ce->bin, strerror(werr));
+  }
+  sdk_cache_prune(ce->dir, c->o.cache_max ? c->o.cache_max : SDK_CACHE_MAX_DEFAULT, ce->hash);
+  return SDK_OK;
+}
+
+static sdk_err sdk_cuda_compile(sdk_bctx *c, const char *src, const char *model_path,
+                                sdk_module **out, char *report, size_t nreport, sdk_errbuf *eb) {
+  *out = NULL;
+  char archopt[64];
+  const char *opts[8];
+  int nopts = module_options(c, archopt, sizeof archopt, opts);
+  cache_entry *ce = malloc(sizeof *ce);
+  if (!ce) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  sdk_err err = cache_entry_for(c, src, opts, nopts, ce, eb);
+  size_t len = 0;
+  char *cubin = NULL, *info = NULL, why[300] = "";
+  int cached = err == SDK_OK && cache_lookup(ce, &cubin, &len, &info, why, sizeof why);
+  if (cached)
+    sdk_log(c->o.logger, SDK_LOG_DEBUG, "sdekit: cached %s\n", ce->bin);
+  else if (err == SDK_OK)
+    err = cache_build(c, ce, src, model_path, opts, nopts, &cubin, &len, &info, eb);
+  if (err != SDK_OK) {
+    free(ce);
+    return err;
   }
   char res[512] = "", line[768];
-  sdk_err err = SDK_OK;
-  if (c->has_device) err = load_module(c, cubin, bin_path, out, res, sizeof res, eb);
+  if (c->has_device) err = load_module(c, cubin, ce->bin, out, res, sizeof res, eb);
   resource_line(cubin, len, info, line, sizeof line);
   if (!line[0]) snprintf(line, sizeof line, "%s", res); /* from the driver */
   if (err == SDK_OK && report)
@@ -842,10 +922,11 @@ static sdk_err cuda_compile(sdk_bctx *c, const char *src, const char *model_path
              cached   ? "cached"
              : why[0] ? "rebuilt"
                       : "compiled",
-             bin_path, c->arch, line[0] ? "; " : "", line,
+             ce->bin, c->arch, line[0] ? "; " : "", line,
              why[0] ? " (the cached file was refused: " : "", why, why[0] ? ")" : "");
   free(cubin);
   free(info);
+  free(ce);
   return err;
 }
 
@@ -853,16 +934,16 @@ static sdk_err cuda_compile(sdk_bctx *c, const char *src, const char *model_path
 static void cuda_free(sdk_ensemble **e) {
   if (!e || !*e) return;
   sdk_ensemble *x = *e;
-  if (x->st) cu.MemFree(x->st);
-  if (x->sv) cu.MemFree(x->sv);
-  if (x->mark) cu.MemFree(x->mark);
-  if (x->red) cu.MemFree(x->red);
-  if (x->ev0) cu.EventDestroy(x->ev0);
-  if (x->ev1) cu.EventDestroy(x->ev1);
+  if (x->st) sdk_cu.MemFree(x->st);
+  if (x->sv) sdk_cu.MemFree(x->sv);
+  if (x->mark) sdk_cu.MemFree(x->mark);
+  if (x->red) sdk_cu.MemFree(x->red);
+  if (x->ev0) sdk_cu.EventDestroy(x->ev0);
+  if (x->ev1) sdk_cu.EventDestroy(x->ev1);
   CUdeviceptr sysbufs[] = {x->sys.st2,  x->sys.sums, x->sys.part, x->sys.cnt, x->sys.zsys,
                            x->sys.gcnt, x->sys.obs,  x->sys.hist, x->sys.bar};
   for (size_t i = 0; i < sizeof sysbufs / sizeof sysbufs[0]; i++)
-    if (sysbufs[i]) cu.MemFree(sysbufs[i]);
+    if (sysbufs[i]) sdk_cu.MemFree(sysbufs[i]);
   free(x->host);
   free(x);
   *e = NULL;
@@ -896,7 +977,7 @@ static sdk_err cuda_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, s
     goto fail;
   }
   size_t bytes = (size_t)(mod->comp ? mod->comp : lay->nvars) * (size_t)e->npad * e->esize;
-  CUresult r = cu.MemAlloc(&e->st, bytes);
+  CUresult r = sdk_cu.MemAlloc(&e->st, bytes);
   if (r != CUDA_SUCCESS) {
     err = SDK_FAIL(eb, SDK_ERR_NOMEM,
                    "cuda: cannot allocate %.3g GiB of device memory for %lld paths x %d variables "
@@ -910,9 +991,9 @@ static sdk_err cuda_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, s
   size_t nchunks = (size_t)(lay->ngrid * e->nch);
   e->red_bytes = nchunks * (size_t)lay->nvars * (3 * sizeof(double) + sizeof(int));
   if (e->red_bytes < nchunks * 2 * sizeof(double)) e->red_bytes = nchunks * 2 * sizeof(double);
-  if ((r = cu.MemAlloc(&e->red, e->red_bytes)) != CUDA_SUCCESS) {
+  if ((r = sdk_cu.MemAlloc(&e->red, e->red_bytes)) != CUDA_SUCCESS) {
     e->red = 0;
-    err = cu_fail(eb, "cuMemAlloc", r);
+    err = sdk_cu_fail(eb, "cuMemAlloc", r);
     goto fail;
   }
   e->host = malloc(e->red_bytes);
@@ -930,16 +1011,16 @@ static sdk_err cuda_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, s
     else
       ((double *)hsv)[i] = lay->sv[i];
   }
-  if ((r = cu.MemAlloc(&e->sv, svn * e->esize)) != CUDA_SUCCESS) {
+  if ((r = sdk_cu.MemAlloc(&e->sv, svn * e->esize)) != CUDA_SUCCESS) {
     e->sv = 0;
     free(hsv);
-    err = cu_fail(eb, "cuMemAlloc", r);
+    err = sdk_cu_fail(eb, "cuMemAlloc", r);
     goto fail;
   }
-  r = cu.MemcpyHtoD(e->sv, hsv, svn * e->esize);
+  r = sdk_cu.MemcpyHtoD(e->sv, hsv, svn * e->esize);
   free(hsv);
   if (r != CUDA_SUCCESS) {
-    err = cu_fail(eb, "cuMemcpyHtoD", r);
+    err = sdk_cu_fail(eb, "cuMemcpyHtoD", r);
     goto fail;
   }
   *out = e;
@@ -953,18 +1034,18 @@ static sdk_err launch(sdk_ensemble *e, CUfunction f, const char *name, int64_t b
                       sdk_errbuf *eb) {
   if (blocks <= 0) return SDK_OK;
   CU(eb, CtxSetCurrent(e->ctx->cx));
-  CUresult r = cu.LaunchKernel(f, (unsigned)blocks, 1, 1, 256, 1, 1, 0, NULL, args, NULL);
+  CUresult r = sdk_cu.LaunchKernel(f, (unsigned)blocks, 1, 1, 256, 1, 1, 0, NULL, args, NULL);
   if (r != CUDA_SUCCESS) {
     char what[128];
     snprintf(what, sizeof what, "cuLaunchKernel(%s)", name);
-    return cu_fail(eb, what, r);
+    return sdk_cu_fail(eb, what, r);
   }
   /* errors inside the kernel surface here, attributed to it */
-  r = cu.CtxSynchronize();
+  r = sdk_cu.CtxSynchronize();
   if (r != CUDA_SUCCESS) {
     char what[128];
     snprintf(what, sizeof what, "cuCtxSynchronize after %s", name);
-    return cu_fail(eb, what, r);
+    return sdk_cu_fail(eb, what, r);
   }
   return SDK_OK;
 }
@@ -986,22 +1067,22 @@ static sdk_err cuda_advance(sdk_ensemble *e, int64_t step0, int64_t nsteps, uint
   if (!e->mod->advance)
     return SDK_FAIL(eb, SDK_ERR_INTERNAL,
                     "this module integrates systems of particles (advance_sys)");
-  if (!e->ev0 &&
-      (cu.EventCreate(&e->ev0, 0) != CUDA_SUCCESS || cu.EventCreate(&e->ev1, 0) != CUDA_SUCCESS))
+  if (!e->ev0 && (sdk_cu.EventCreate(&e->ev0, 0) != CUDA_SUCCESS ||
+                  sdk_cu.EventCreate(&e->ev1, 0) != CUDA_SUCCESS))
     e->ev0 = e->ev1 = NULL;
-  int timed = e->ev0 && cu.EventRecord(e->ev0, NULL) == CUDA_SUCCESS;
+  int timed = e->ev0 && sdk_cu.EventRecord(e->ev0, NULL) == CUDA_SUCCESS;
   CU(eb, CtxSetCurrent(e->ctx->cx));
   if (e->npad % (256 * e->mod->ilp))
     return SDK_FAIL(eb, SDK_ERR_INTERNAL, "cuda: %lld paths are not a multiple of %d",
                     (long long)e->npad, 256 * e->mod->ilp);
-  CUresult r = cu.LaunchKernel(e->mod->advance, (unsigned)(e->npad / (256 * e->mod->ilp)), 1, 1,
-                               256, 1, 1, 0, NULL, args, NULL);
-  if (r != CUDA_SUCCESS) return cu_fail(eb, "cuLaunchKernel(sdk_advance)", r);
-  timed = timed && cu.EventRecord(e->ev1, NULL) == CUDA_SUCCESS;
-  if ((r = cu.CtxSynchronize()) != CUDA_SUCCESS)
-    return cu_fail(eb, "cuCtxSynchronize after sdk_advance", r);
+  CUresult r = sdk_cu.LaunchKernel(e->mod->advance, (unsigned)(e->npad / (256 * e->mod->ilp)), 1, 1,
+                                   256, 1, 1, 0, NULL, args, NULL);
+  if (r != CUDA_SUCCESS) return sdk_cu_fail(eb, "cuLaunchKernel(sdk_advance)", r);
+  timed = timed && sdk_cu.EventRecord(e->ev1, NULL) == CUDA_SUCCESS;
+  if ((r = sdk_cu.CtxSynchronize()) != CUDA_SUCCESS)
+    return sdk_cu_fail(eb, "cuCtxSynchronize after sdk_advance", r);
   float ms;
-  if (timed && cu.EventElapsedTime(&ms, e->ev0, e->ev1) == CUDA_SUCCESS) e->last_ms = ms;
+  if (timed && sdk_cu.EventElapsedTime(&ms, e->ev0, e->ev1) == CUDA_SUCCESS) e->last_ms = ms;
   return SDK_OK;
 }
 
@@ -1013,10 +1094,10 @@ static sdk_err cuda_mark(sdk_ensemble *e, int var, sdk_errbuf *eb) {
   CU(eb, CtxSetCurrent(e->ctx->cx));
   size_t n = (size_t)e->npad * e->esize;
   if (!e->mark) {
-    CUresult r = cu.MemAlloc(&e->mark, n);
+    CUresult r = sdk_cu.MemAlloc(&e->mark, n);
     if (r != CUDA_SUCCESS) {
       e->mark = 0;
-      return cu_fail(eb, "cuMemAlloc", r);
+      return sdk_cu_fail(eb, "cuMemAlloc", r);
     }
   }
   CU(eb, MemcpyDtoD(e->mark, e->st + (CUdeviceptr)((size_t)var * n), n));
@@ -1096,17 +1177,17 @@ static sdk_err cuda_histogram(sdk_ensemble *e, int var, int64_t bins, const doub
   /* one allocation: lo, hi, counts, under, over */
   size_t bytes = (size_t)ng * 2 * sizeof(double) + (ncount + 2 * (size_t)ng) * sizeof(uint64_t);
   CUdeviceptr d = 0;
-  CUresult r = cu.MemAlloc(&d, bytes);
-  if (r != CUDA_SUCCESS) return cu_fail(eb, "cuMemAlloc", r);
+  CUresult r = sdk_cu.MemAlloc(&d, bytes);
+  if (r != CUDA_SUCCESS) return sdk_cu_fail(eb, "cuMemAlloc", r);
   CUdeviceptr dlo = d, dhi = d + (size_t)ng * sizeof(double),
               dcnt = d + (size_t)ng * 2 * sizeof(double), dun = dcnt + ncount * sizeof(uint64_t),
               dov = dun + (size_t)ng * sizeof(uint64_t);
   sdk_err err = SDK_OK;
 #define CUH(call, what)                                                                            \
   do {                                                                                             \
-    CUresult r_ = (cu.call);                                                                       \
+    CUresult r_ = (sdk_cu.call);                                                                   \
     if (r_ != CUDA_SUCCESS) {                                                                      \
-      err = cu_fail(eb, what, r_);                                                                 \
+      err = sdk_cu_fail(eb, what, r_);                                                             \
       goto out;                                                                                    \
     }                                                                                              \
   } while (0)
@@ -1126,7 +1207,7 @@ static sdk_err cuda_histogram(sdk_ensemble *e, int var, int64_t bins, const doub
   CUH(MemcpyDtoH(over, dov, (size_t)ng * sizeof(uint64_t)), "cuMemcpyDtoH");
 #undef CUH
 out:
-  cu.MemFree(d);
+  sdk_cu.MemFree(d);
   return err;
 }
 
@@ -1139,10 +1220,10 @@ static sdk_err cuda_read_state(sdk_ensemble *e, int64_t first, int64_t n, double
   for (int v = 0; v < e->lay.nvars; v++) {
     CUdeviceptr src =
         e->st + (CUdeviceptr)(((size_t)v * (size_t)e->npad + (size_t)first) * e->esize);
-    CUresult r = cu.MemcpyDtoH(tmp, src, (size_t)n * e->esize);
+    CUresult r = sdk_cu.MemcpyDtoH(tmp, src, (size_t)n * e->esize);
     if (r != CUDA_SUCCESS) {
       free(tmp);
-      return cu_fail(eb, "cuMemcpyDtoH", r);
+      return sdk_cu_fail(eb, "cuMemcpyDtoH", r);
     }
     for (int64_t i = 0; i < n; i++)
       out[v * n + i] = e->esize == sizeof(float) ? (double)((float *)tmp)[i] : ((double *)tmp)[i];
@@ -1170,10 +1251,10 @@ static sdk_err cuda_rows(sdk_ensemble *e, int row, int64_t first, int64_t n, dou
   } else {
     if (!e->mark) {
       if (!write) return SDK_FAIL(eb, SDK_ERR_INTERNAL, "no drift mark to read");
-      CUresult r = cu.MemAlloc(&e->mark, rowbytes);
+      CUresult r = sdk_cu.MemAlloc(&e->mark, rowbytes);
       if (r != CUDA_SUCCESS) {
         e->mark = 0;
-        return cu_fail(eb, "cuMemAlloc", r);
+        return sdk_cu_fail(eb, "cuMemAlloc", r);
       }
       CU(eb, MemsetD8(e->mark, 0, rowbytes));
     }
@@ -1190,14 +1271,14 @@ static sdk_err cuda_rows(sdk_ensemble *e, int row, int64_t first, int64_t n, dou
       else
         ((double *)tmp)[i] = buf[i];
     }
-    r = cu.MemcpyHtoD(at, tmp, (size_t)n * e->esize);
+    r = sdk_cu.MemcpyHtoD(at, tmp, (size_t)n * e->esize);
   } else {
-    r = cu.MemcpyDtoH(tmp, at, (size_t)n * e->esize);
+    r = sdk_cu.MemcpyDtoH(tmp, at, (size_t)n * e->esize);
     for (int64_t i = 0; r == CUDA_SUCCESS && i < n; i++)
       buf[i] = e->esize == sizeof(float) ? (double)((float *)tmp)[i] : ((double *)tmp)[i];
   }
   free(tmp);
-  if (r != CUDA_SUCCESS) return cu_fail(eb, write ? "cuMemcpyHtoD" : "cuMemcpyDtoH", r);
+  if (r != CUDA_SUCCESS) return sdk_cu_fail(eb, write ? "cuMemcpyHtoD" : "cuMemcpyDtoH", r);
   return SDK_OK;
 }
 
@@ -1211,12 +1292,12 @@ static sdk_err sys_alloc(sdk_ensemble *e, sdk_errbuf *eb) {
   e->sys.nchunk = (N + chunk - 1) / chunk;
   /* chunks per group: a function of N alone (so sums never depend on the
    * device or the kernel), about 1024 groups per system for big systems;
-   * SDK_SYS_CPB overrides it (tuning) */
+   * tuning.sys_cpb overrides it (SDK_SYS_CPB) */
   int64_t cpb = info[1] > 0 ? 1 : e->sys.nchunk / 1024;
-  const char *ce = getenv("SDK_SYS_CPB");
-  if (ce && info[1] == 0 && atoi(ce) >= 1) cpb = atoi(ce);
+  int forced = e->ctx->o.tuning.sys_cpb >= 1;
+  if (forced && info[1] == 0) cpb = e->ctx->o.tuning.sys_cpb;
   if (cpb < 1) cpb = 1;
-  if (cpb > 16 && !ce) cpb = 16;
+  if (cpb > 16 && !forced) cpb = 16;
   e->sys.cpb = cpb;
   e->sys.nblk = (e->sys.nchunk + cpb - 1) / cpb;
   e->sys.sums_step = -1;
@@ -1240,10 +1321,10 @@ static sdk_err sys_alloc(sdk_ensemble *e, sdk_errbuf *eb) {
   };
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) {
     if (!bufs[i].bytes) continue;
-    CUresult r = cu.MemAlloc(bufs[i].p, bufs[i].bytes);
+    CUresult r = sdk_cu.MemAlloc(bufs[i].p, bufs[i].bytes);
     if (r != CUDA_SUCCESS) {
       *bufs[i].p = 0;
-      return cu_fail(eb, "cuMemAlloc", r);
+      return sdk_cu_fail(eb, "cuMemAlloc", r);
     }
   }
   CU(eb, MemsetD8(e->sys.cnt, 0, (size_t)e->sys.nsys * sizeof(unsigned)));
@@ -1271,8 +1352,8 @@ static sdk_err sys_launch(sdk_ensemble *e, int64_t n, int mode, uint64_t seed, C
   /* (programmatic dependent launch, letting the next step's Gaussians overlap
    * this step's tail, measured no faster here and slower for pair systems on
    * the H100: docs/BENCHMARKS.md) */
-  r = cu.LaunchKernel(e->mod->sys_step, grid, 1, 1, tpb, 1, 1, 0, NULL, args, NULL);
-  if (r != CUDA_SUCCESS) return cu_fail(eb, "cuLaunchKernel(sdk_sys_step)", r);
+  r = sdk_cu.LaunchKernel(e->mod->sys_step, grid, 1, 1, tpb, 1, 1, 0, NULL, args, NULL);
+  if (r != CUDA_SUCCESS) return sdk_cu_fail(eb, "cuLaunchKernel(sdk_sys_step)", r);
   if (out != e->st) { /* pair models: the new state is in the other buffer */
     e->sys.st2 = e->st;
     e->st = out;
@@ -1297,11 +1378,10 @@ static int sys_persist_shape_(const sdk_ensemble *e, int res, sys_shape *sh) {
   int nred = m->sys_info[0] > 0 ? m->sys_info[0] : 1, tpb = m->sys_info[5];
   int sms = e->ctx->sms, found = 0, only = 0;
   double best = 0;
-  const char *be = getenv("SDK_SYS_BPS"); /* blocks per multiprocessor (tuning) */
-  if (be && atoi(be) >= 1 && atoi(be) <= 8) only = atoi(be);
+  const sdk_tuning *tu = &e->ctx->o.tuning;
+  if (tu->sys_bps >= 1 && tu->sys_bps <= 8) only = tu->sys_bps; /* blocks per multiprocessor */
   /* at most this many resident chunks per block (tests: partial residency) */
-  const char *re = getenv("SDK_SYS_RMAX");
-  int64_t rmax = re && atoi(re) >= 1 ? atoi(re) : INT64_MAX;
+  int64_t rmax = tu->sys_rmax >= 1 ? tu->sys_rmax : INT64_MAX;
   /* blocks per multiprocessor: the best balance of groups over the
    * multiprocessors (each runs bps blocks of up to ceil(G/B) groups), then the
    * most chunks on chip, then the most warps */
@@ -1325,7 +1405,7 @@ static int sys_persist_shape_(const sdk_ensemble *e, int res, sys_shape *sh) {
         hi = ((int64_t)m->sys_run_smem - (int64_t)base) / (int64_t)cbytes;
       while (lo < hi) {
         int64_t mid = (lo + hi + 1) / 2;
-        if (cu.OccupancyMaxActiveBlocksPerMultiprocessor(
+        if (sdk_cu.OccupancyMaxActiveBlocksPerMultiprocessor(
                 &occ, f, tpb, base + (size_t)mid * cbytes) == CUDA_SUCCESS &&
             occ >= need)
           lo = mid;
@@ -1337,7 +1417,7 @@ static int sys_persist_shape_(const sdk_ensemble *e, int res, sys_shape *sh) {
     }
     size_t smem = base + (size_t)R * cbytes;
     if (smem > (size_t)m->sys_run_smem ||
-        cu.OccupancyMaxActiveBlocksPerMultiprocessor(&occ, f, tpb, smem) != CUDA_SUCCESS ||
+        sdk_cu.OccupancyMaxActiveBlocksPerMultiprocessor(&occ, f, tpb, smem) != CUDA_SUCCESS ||
         occ < need)
       continue;
     int64_t per_sm = slots * need;
@@ -1390,11 +1470,11 @@ static sdk_err sys_persist(sdk_ensemble *e, const sys_shape *sh, int64_t step0, 
                     &nblk,        &cpb,        &s0,    &ns, &sd,   &e->sys.sums,
                     &e->sys.part, &e->sys.bar, &orow,  &oe, &R,    &msys};
     CU(eb, MemsetD8(e->sys.bar, 0, sizeof(unsigned)));
-    CUresult r =
-        cu.LaunchCooperativeKernel(e->mod->sys_run, sh->blocks, 1, 1, (unsigned)e->mod->sys_info[5],
-                                   1, 1, (unsigned)sh->smem, NULL, args);
+    CUresult r = sdk_cu.LaunchCooperativeKernel(e->mod->sys_run, sh->blocks, 1, 1,
+                                                (unsigned)e->mod->sys_info[5], 1, 1,
+                                                (unsigned)sh->smem, NULL, args);
     if (r == CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE) break;
-    if (r != CUDA_SUCCESS) return cu_fail(eb, "cuLaunchCooperativeKernel(sdk_sys_run)", r);
+    if (r != CUDA_SUCCESS) return sdk_cu_fail(eb, "cuLaunchCooperativeKernel(sdk_sys_run)", r);
     done += chunk;
     e->sys.sums_step = step0 + done;
   }
@@ -1402,13 +1482,13 @@ static sdk_err sys_persist(sdk_ensemble *e, const sys_shape *sh, int64_t step0, 
   return SDK_OK;
 }
 
-/* Which kernel runs nsteps steps: $SDK_SYS_KERNEL (launch; persist: the
+/* Which kernel runs nsteps steps: tuning.sys_kernel (launch; persist: the
  * persistent kernel with x in device memory; resident: with as many chunks on
  * chip as fit) where it can run (-1 when it cannot: a forced choice is never
- * silently replaced), else the persistent kernel with as many chunks on chip as
- * fit (when a block spans at most 4 systems), else one launch per step.  The persistent kernel
- * needs cooperative launches and mean-field coupling, and writes order rows only for one system per
- * grid point. */
+ * silently replaced), else the persistent kernel with as many chunks on chip
+ * as fit (when a block spans at most 4 systems), else one launch per step.
+ * The persistent kernel needs cooperative launches and mean-field coupling,
+ * and writes order rows only for one system per grid point. */
 static int sys_choose(sdk_ensemble *e, int order, const char *want, sys_shape *sh) {
   int can = e->mod->sys_run && (!order || e->lay.ppg == e->lay.particles);
   if (want && !strcmp(want, "launch")) return SYS_LAUNCH;
@@ -1424,8 +1504,92 @@ static int sys_choose(sdk_ensemble *e, int order, const char *want, sys_shape *s
   return SYS_LAUNCH;
 }
 
-static sdk_err cuda_advance_sys(sdk_ensemble *e, int64_t step0, int64_t nsteps, uint64_t seed,
-                                int64_t obs_every, double *obs, sdk_errbuf *eb) {
+/* The device buffer of the order rows of this call (grown when needed):
+ * *rows of them. */
+static sdk_err sys_obs_buffer(sdk_ensemble *e, int64_t step0, int64_t nsteps, int64_t obs_every,
+                              int64_t *rows, sdk_errbuf *eb) {
+  *rows = nsteps == 0 ? 1 : (step0 + nsteps) / obs_every - step0 / obs_every;
+  size_t need = (size_t)((*rows > 0 ? *rows : 1) * e->lay.ngrid * 4) * sizeof(double);
+  if (need > e->sys.obs_bytes) {
+    if (e->sys.obs) sdk_cu.MemFree(e->sys.obs);
+    e->sys.obs = 0;
+    e->sys.obs_bytes = 0;
+    CUresult r = sdk_cu.MemAlloc(&e->sys.obs, need);
+    if (r != CUDA_SUCCESS) {
+      e->sys.obs = 0;
+      return sdk_cu_fail(eb, "cuMemAlloc", r);
+    }
+    e->sys.obs_bytes = need;
+  }
+  return SDK_OK;
+}
+
+/* The kernel of this call (sys_choose), with the tuning's choice checked;
+ * the choice is logged when it changes. */
+static sdk_err sys_pick(sdk_ensemble *e, int order, int64_t nsteps, const char *want, int *kindp,
+                        sys_shape *sh, sdk_errbuf *eb) {
+  if (want && strcmp(want, "launch") && strcmp(want, "persist") && strcmp(want, "resident"))
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "SDK_SYS_KERNEL='%s': expected launch, persist, resident or auto", want);
+  int kind = nsteps > 0 ? sys_choose(e, order, want, sh) : SYS_LAUNCH;
+  if (kind < 0)
+    return SDK_FAIL(
+        eb, SDK_ERR_USAGE,
+        "SDK_SYS_KERNEL=%s cannot run these systems here (it needs mean-field "
+        "coupling, cooperative launches, one system per grid point with --observe "
+        "order%s)",
+        want, !strcmp(want, "resident") ? ", and the particles must fit in shared memory" : "");
+  const sdk_logger *lg = e->ctx->o.logger;
+  if (kind != e->sys.kernel)
+    sdk_log(lg, SDK_LOG_DEBUG, "sdekit: systems: %s kernel (%lld groups of %lld particles%s)\n",
+            sys_kernel_names[kind], (long long)(e->sys.nsys * e->sys.nblk),
+            (long long)(e->mod->sys_info[4] * e->sys.cpb),
+            kind == SYS_LAUNCH ? ", one launch per step" : ", cooperative launch");
+  if (kind != SYS_LAUNCH && kind != e->sys.kernel)
+    sdk_log(lg, SDK_LOG_DEBUG,
+            "sdekit: systems: %u blocks, %d chunks per block on chip (%lld of %lld), %zu bytes "
+            "of shared memory\n",
+            sh->blocks, sh->R, (long long)sh->resident,
+            (long long)(e->sys.nsys * e->sys.nblk * e->sys.cpb), sh->smem);
+  e->sys.kernel = kind;
+  *kindp = kind;
+  return SDK_OK;
+}
+
+/* Steps step0 .. step0 + nsteps with the kernel picked: the persistent one
+ * as far as the device takes its launches, then one launch per step. */
+static sdk_err sys_steps(sdk_ensemble *e, int kind, const sys_shape *sh, const char *want,
+                         int64_t step0, int64_t nsteps, uint64_t seed, int64_t obs_every, int order,
+                         sdk_errbuf *eb) {
+  int64_t done = 0;
+  if (kind != SYS_LAUNCH) {
+    SDK_CHECK(
+        sys_persist(e, sh, step0, nsteps, seed, obs_every, order ? e->sys.obs : 0, &done, eb));
+    if (done < nsteps) { /* refused: one launch per step from here on, for this ensemble */
+      if (want)
+        return SDK_FAIL(eb, SDK_ERR_BACKEND,
+                        "cuda: the device refused the cooperative launch of %u blocks (other "
+                        "work on it?), and SDK_SYS_KERNEL=%s asks for it",
+                        sh->blocks, want);
+      e->sys.shape_known[0] = e->sys.shape_known[1] = -1;
+      sdk_log(e->ctx->o.logger, SDK_LOG_DEBUG,
+              "sdekit: systems: cooperative launch refused; one launch per step\n");
+    }
+  }
+  if (done < nsteps) {
+    int64_t row = (step0 + done) / obs_every - step0 / obs_every;
+    for (int64_t n = step0 + done; n < step0 + nsteps; n++) {
+      CUdeviceptr orow = 0;
+      if (order && (n + 1) % obs_every == 0)
+        orow = e->sys.obs + (CUdeviceptr)((size_t)(row++ * e->lay.ngrid * 4) * sizeof(double));
+      SDK_CHECK(sys_launch(e, n, 1, seed, orow, eb));
+    }
+  }
+  return SDK_OK;
+}
+
+static sdk_err sdk_cuda_advance_sys(sdk_ensemble *e, int64_t step0, int64_t nsteps, uint64_t seed,
+                                    int64_t obs_every, double *obs, sdk_errbuf *eb) {
   if (!e->mod->sys_step || e->lay.particles < 1 || e->lay.path0 != 0 ||
       e->lay.ppg % e->lay.particles)
     return SDK_FAIL(eb, SDK_ERR_INTERNAL,
@@ -1435,85 +1599,27 @@ static sdk_err cuda_advance_sys(sdk_ensemble *e, int64_t step0, int64_t nsteps, 
   int order = obs && e->mod->sys_info[2] >= 0;
   int64_t ng = e->lay.ngrid, rows = 0;
   if (obs_every < 1) obs_every = 1;
-  if (order) {
-    rows = nsteps == 0 ? 1 : (step0 + nsteps) / obs_every - step0 / obs_every;
-    size_t need = (size_t)((rows > 0 ? rows : 1) * ng * 4) * sizeof(double);
-    if (need > e->sys.obs_bytes) {
-      if (e->sys.obs) cu.MemFree(e->sys.obs);
-      e->sys.obs = 0;
-      e->sys.obs_bytes = 0;
-      CUresult r = cu.MemAlloc(&e->sys.obs, need);
-      if (r != CUDA_SUCCESS) {
-        e->sys.obs = 0;
-        return cu_fail(eb, "cuMemAlloc", r);
-      }
-      e->sys.obs_bytes = need;
-    }
-  }
+  if (order) SDK_CHECK(sys_obs_buffer(e, step0, nsteps, obs_every, &rows, eb));
   e->last_ms = -1;
-  if (!e->ev0 &&
-      (cu.EventCreate(&e->ev0, 0) != CUDA_SUCCESS || cu.EventCreate(&e->ev1, 0) != CUDA_SUCCESS))
+  if (!e->ev0 && (sdk_cu.EventCreate(&e->ev0, 0) != CUDA_SUCCESS ||
+                  sdk_cu.EventCreate(&e->ev1, 0) != CUDA_SUCCESS))
     e->ev0 = e->ev1 = NULL;
-  int timed = e->ev0 && cu.EventRecord(e->ev0, NULL) == CUDA_SUCCESS;
+  int timed = e->ev0 && sdk_cu.EventRecord(e->ev0, NULL) == CUDA_SUCCESS;
   /* the sums of step0 must be held (a state written from the host, a first call) */
   if (e->sys.sums_step != step0 || nsteps == 0)
     SDK_CHECK(sys_launch(e, step0, 0, seed, nsteps == 0 && order ? e->sys.obs : 0, eb));
-  /* $SDK_SYS_KERNEL: launch, persist, resident, auto (unset: auto) */
-  const char *want = getenv("SDK_SYS_KERNEL");
+  /* tuning.sys_kernel: launch, persist, resident, auto (NULL, empty: auto) */
+  const char *want = e->ctx->o.tuning.sys_kernel;
   if (want && (!*want || !strcmp(want, "auto"))) want = NULL;
-  if (want && strcmp(want, "launch") && strcmp(want, "persist") && strcmp(want, "resident"))
-    return SDK_FAIL(eb, SDK_ERR_USAGE,
-                    "SDK_SYS_KERNEL='%s': expected launch, persist, resident or auto", want);
   sys_shape sh = {0};
-  int kind = nsteps > 0 ? sys_choose(e, order, want, &sh) : SYS_LAUNCH;
-  if (kind < 0)
-    return SDK_FAIL(
-        eb, SDK_ERR_USAGE,
-        "SDK_SYS_KERNEL=%s cannot run these systems here (it needs mean-field "
-        "coupling, cooperative launches, one system per grid point with --observe "
-        "order%s)",
-        want, !strcmp(want, "resident") ? ", and the particles must fit in shared memory" : "");
-  if (e->ctx->o.verbose && kind != e->sys.kernel)
-    fprintf(stderr, "sdekit: systems: %s kernel (%lld groups of %lld particles%s)\n",
-            sys_kernel_names[kind], (long long)(e->sys.nsys * e->sys.nblk),
-            (long long)(e->mod->sys_info[4] * e->sys.cpb),
-            kind == SYS_LAUNCH ? ", one launch per step" : ", cooperative launch");
-  if (kind != SYS_LAUNCH && e->ctx->o.verbose && kind != e->sys.kernel)
-    fprintf(stderr,
-            "sdekit: systems: %u blocks, %d chunks per block on chip (%lld of %lld), %zu bytes "
-            "of shared memory\n",
-            sh.blocks, sh.R, (long long)sh.resident,
-            (long long)(e->sys.nsys * e->sys.nblk * e->sys.cpb), sh.smem);
-  e->sys.kernel = kind;
-  int64_t done = 0;
-  if (kind != SYS_LAUNCH) {
-    SDK_CHECK(
-        sys_persist(e, &sh, step0, nsteps, seed, obs_every, order ? e->sys.obs : 0, &done, eb));
-    if (done < nsteps) { /* refused: one launch per step from here on, for this ensemble */
-      if (want)
-        return SDK_FAIL(eb, SDK_ERR_BACKEND,
-                        "cuda: the device refused the cooperative launch of %u blocks (other "
-                        "work on it?), and SDK_SYS_KERNEL=%s asks for it",
-                        sh.blocks, want);
-      e->sys.shape_known[0] = e->sys.shape_known[1] = -1;
-      if (e->ctx->o.verbose)
-        fprintf(stderr, "sdekit: systems: cooperative launch refused; one launch per step\n");
-    }
-  }
-  if (done < nsteps) {
-    int64_t row = (step0 + done) / obs_every - step0 / obs_every;
-    for (int64_t n = step0 + done; n < step0 + nsteps; n++) {
-      CUdeviceptr orow = 0;
-      if (order && (n + 1) % obs_every == 0)
-        orow = e->sys.obs + (CUdeviceptr)((size_t)(row++ * ng * 4) * sizeof(double));
-      SDK_CHECK(sys_launch(e, n, 1, seed, orow, eb));
-    }
-  }
-  timed = timed && cu.EventRecord(e->ev1, NULL) == CUDA_SUCCESS;
-  CUresult r = cu.CtxSynchronize();
-  if (r != CUDA_SUCCESS) return cu_fail(eb, "cuCtxSynchronize after the system kernels", r);
+  int kind = SYS_LAUNCH;
+  SDK_CHECK(sys_pick(e, order, nsteps, want, &kind, &sh, eb));
+  SDK_CHECK(sys_steps(e, kind, &sh, want, step0, nsteps, seed, obs_every, order, eb));
+  timed = timed && sdk_cu.EventRecord(e->ev1, NULL) == CUDA_SUCCESS;
+  CUresult r = sdk_cu.CtxSynchronize();
+  if (r != CUDA_SUCCESS) return sdk_cu_fail(eb, "cuCtxSynchronize after the system kernels", r);
   float ms;
-  if (timed && cu.EventElapsedTime(&ms, e->ev0, e->ev1) == CUDA_SUCCESS) e->last_ms = ms;
+  if (timed && sdk_cu.EventElapsedTime(&ms, e->ev0, e->ev1) == CUDA_SUCCESS) e->last_ms = ms;
   if (order && rows > 0)
     CU(eb, MemcpyDtoH(obs, e->sys.obs, (size_t)(rows * ng * 4) * sizeof(double)));
   return SDK_OK;
@@ -1528,19 +1634,19 @@ static sdk_err cuda_histogram_mod(sdk_ensemble *e, int var, int64_t bins, double
   size_t ncount = (size_t)(ng * bins);
   CUresult r;
   if (e->sys.hist_bytes < ncount * sizeof(uint64_t)) { /* one buffer for all the samples */
-    if (e->sys.hist) cu.MemFree(e->sys.hist);
+    if (e->sys.hist) sdk_cu.MemFree(e->sys.hist);
     e->sys.hist = 0;
     e->sys.hist_bytes = 0;
-    if ((r = cu.MemAlloc(&e->sys.hist, ncount * sizeof(uint64_t))) != CUDA_SUCCESS) {
+    if ((r = sdk_cu.MemAlloc(&e->sys.hist, ncount * sizeof(uint64_t))) != CUDA_SUCCESS) {
       e->sys.hist = 0;
-      return cu_fail(eb, "cuMemAlloc", r);
+      return sdk_cu_fail(eb, "cuMemAlloc", r);
     }
     e->sys.hist_bytes = ncount * sizeof(uint64_t);
   }
   CUdeviceptr d = e->sys.hist;
   sdk_err err = SDK_OK;
-  if ((r = cu.MemsetD8(d, 0, ncount * sizeof(uint64_t))) != CUDA_SUCCESS) {
-    err = cu_fail(eb, "cuMemsetD8", r);
+  if ((r = sdk_cu.MemsetD8(d, 0, ncount * sizeof(uint64_t))) != CUDA_SUCCESS) {
+    err = sdk_cu_fail(eb, "cuMemsetD8", r);
     goto out;
   }
   {
@@ -1553,35 +1659,35 @@ static sdk_err cuda_histogram_mod(sdk_ensemble *e, int var, int64_t bins, double
     int v = var;
     double P = period;
     void *args[] = {&e->st, &npad, &v, &ppg, &ngrid, &b, &P, &pr, &shbins, &d};
-    r = cu.LaunchKernel(e->mod->red_hist_mod, (unsigned)nb, 1, 1, 256, 1, 1,
-                        (unsigned)shbins * sizeof(unsigned), NULL, args, NULL);
-    if (r == CUDA_SUCCESS) r = cu.CtxSynchronize();
+    r = sdk_cu.LaunchKernel(e->mod->red_hist_mod, (unsigned)nb, 1, 1, 256, 1, 1,
+                            (unsigned)shbins * sizeof(unsigned), NULL, args, NULL);
+    if (r == CUDA_SUCCESS) r = sdk_cu.CtxSynchronize();
     if (r != CUDA_SUCCESS) {
-      err = cu_fail(eb, "sdk_red_hist_mod", r);
+      err = sdk_cu_fail(eb, "sdk_red_hist_mod", r);
       goto out;
     }
   }
-  if ((r = cu.MemcpyDtoH(counts, d, ncount * sizeof(uint64_t))) != CUDA_SUCCESS)
-    err = cu_fail(eb, "cuMemcpyDtoH", r);
+  if ((r = sdk_cu.MemcpyDtoH(counts, d, ncount * sizeof(uint64_t))) != CUDA_SUCCESS)
+    err = sdk_cu_fail(eb, "cuMemcpyDtoH", r);
 out:
   return err;
 }
 
 /* List the devices (for `sdekit devices`); returns the number found. */
-sdk_err sdk_cuda_list_devices(FILE *out, int *count, sdk_errbuf *eb) {
+sdk_err sdk_cuda_list_devices(const sdk_backend_opts *o, FILE *out, int *count, sdk_errbuf *eb) {
   *count = 0;
-  if (!load_driver()) return SDK_FAIL(eb, SDK_ERR_BACKEND, "%s", cu.why);
-  CUresult r = cu.Init(0);
+  if (!sdk_cu_load()) return SDK_FAIL(eb, SDK_ERR_BACKEND, "%s", sdk_cu.why);
+  CUresult r = sdk_cu.Init(0);
   int n = 0;
-  if (r == CUDA_SUCCESS) r = cu.DeviceGetCount(&n);
+  if (r == CUDA_SUCCESS) r = sdk_cu.DeviceGetCount(&n);
   if (r == CUDA_ERROR_NO_DEVICE || (r == CUDA_SUCCESS && n == 0))
     return SDK_FAIL(eb, SDK_ERR_BACKEND, "no CUDA device");
-  if (r != CUDA_SUCCESS) return cu_fail(eb, "cuInit", r);
+  if (r != CUDA_SUCCESS) return sdk_cu_fail(eb, "cuInit", r);
   int drv = 0;
-  cu.DriverGetVersion(&drv);
+  sdk_cu.DriverGetVersion(&drv);
   fprintf(out, "CUDA driver %d.%d; NVRTC %s\n", drv / 1000, (drv % 1000) / 10,
-          load_nvrtc() ? "found" : "not found (needed to run kernels)");
-  if (nv.ok) fprintf(out, "NVRTC %d.%d: %s\n", nv.major, nv.minor, nv.path);
+          sdk_nv_load(&o->env) ? "found" : "not found (needed to run kernels)");
+  if (sdk_nv.ok) fprintf(out, "NVRTC %d.%d: %s\n", sdk_nv.major, sdk_nv.minor, sdk_nv.path);
   fprintf(out, "%-7s %-32s %-8s %5s %10s\n", "device", "name", "arch", "SMs", "memory");
   for (int i = 0; i < n; i++) {
     CUdevice d;
@@ -1607,8 +1713,8 @@ const sdk_backend sdk_backend_cuda = {
     .open = cuda_open,
     .close = cuda_close,
     .describe = cuda_describe,
-    .compile = cuda_compile,
-    .module_free = cuda_module_free,
+    .compile = sdk_cuda_compile,
+    .module_free = sdk_cuda_module_free,
     .alloc = cuda_alloc,
     .free = cuda_free,
     .init = cuda_init,
@@ -1620,7 +1726,7 @@ const sdk_backend sdk_backend_cuda = {
     .histogram = cuda_histogram,
     .read_state = cuda_read_state,
     .last_advance_ms = cuda_last_advance_ms,
-    .advance_sys = cuda_advance_sys,
+    .advance_sys = sdk_cuda_advance_sys,
     .histogram_mod = cuda_histogram_mod,
     .rows = cuda_rows,
     .carried_rows = cuda_carried_rows,
@@ -1731,6 +1837,28 @@ static const char PROG23_SRC[] =
 
 static int cmp_d(const void *a, const void *b);
 
+/* A driver call of the programs below: on failure, its error in err (with
+ * CUresult r) and to the cleanup at out. */
+#define BCU(call)                                                                                  \
+  do {                                                                                             \
+    if ((r = (call)) != CUDA_SUCCESS) {                                                            \
+      err = sdk_cu_fail(eb, #call, r);                                                             \
+      goto out;                                                                                    \
+    }                                                                                              \
+  } while (0)
+
+/* A program compiled as the paper's were: for the device, with fast math. */
+static sdk_err compile_prog(sdk_bctx *c, const char *src, const char *name, char **bin, size_t *len,
+                            sdk_errbuf *eb) {
+  char arch[64];
+  snprintf(arch, sizeof arch, "--gpu-architecture=%s", c->arch);
+  const char *opts[] = {arch, "--use_fast_math", "-default-device"};
+  char *log = NULL;
+  SDK_CHECK(sdk_cuda_nvrtc(c, src, NULL, opts, 3, name, bin, len, &log, eb));
+  free(log);
+  return SDK_OK;
+}
+
 /* The median of v[0..n) (reorders v). */
 static double median(double *v, int n) {
   qsort(v, (size_t)n, sizeof *v, cmp_d);
@@ -1739,9 +1867,9 @@ static double median(double *v, int n) {
 
 /* Milliseconds from e0 (recorded) to now: record e1 and wait for it. */
 static CUresult event_ms(CUevent e0, CUevent e1, float *ms) {
-  CUresult r = cu.EventRecord(e1, NULL);
-  if (r == CUDA_SUCCESS) r = cu.EventSynchronize(e1);
-  if (r == CUDA_SUCCESS) r = cu.EventElapsedTime(ms, e0, e1);
+  CUresult r = sdk_cu.EventRecord(e1, NULL);
+  if (r == CUDA_SUCCESS) r = sdk_cu.EventSynchronize(e1);
+  if (r == CUDA_SUCCESS) r = sdk_cu.EventElapsedTime(ms, e0, e1);
   return r;
 }
 
@@ -1752,16 +1880,12 @@ sdk_err sdk_cuda_bench_kuramoto_paper(sdk_bctx *c, int pairs, int64_t particles,
     return SDK_FAIL(eb, SDK_ERR_BACKEND, "cuda: no device to run the baseline on");
   if (particles < 1 || particles > 0x7fffff00 || repeats < 1)
     return SDK_FAIL(eb, SDK_ERR_USAGE, "cuda: baseline size out of range");
-  char arch[64];
-  snprintf(arch, sizeof arch, "--gpu-architecture=%s", c->arch);
-  const char *opts[] = {arch, "--use_fast_math", "-default-device"};
-  char *bin = NULL, *log = NULL;
+  char *bin = NULL;
   size_t len = 0;
-  SDK_CHECK(nvrtc_compile(c, PROG23_SRC, NULL, opts, 3, "prog23.cu", &bin, &len, &log, eb));
-  free(log);
-  const char *dump = getenv("SDK_BASELINE_CUBIN"); /* for SASS comparisons */
+  SDK_CHECK(compile_prog(c, PROG23_SRC, "prog23.cu", &bin, &len, eb));
+  const char *dump = c->o.tuning.baseline_cubin; /* for SASS comparisons */
   if (dump && *dump && sdk_atomic_write(dump, bin, len, 0, NULL) != SDK_OK)
-    fprintf(stderr, "sdekit: warning: could not write %s\n", dump);
+    sdk_log(c->o.logger, SDK_LOG_WARN, "sdekit: warning: could not write %s\n", dump);
   sdk_err err = SDK_OK;
   CUmodule mod = NULL;
   CUfunction f1, f2;
@@ -1773,27 +1897,20 @@ sdk_err sdk_cuda_bench_kuramoto_paper(sdk_bctx *c, int pairs, int64_t particles,
   unsigned *hs = malloc((size_t)n * sizeof *hs);
   double *ms = calloc((size_t)repeats, sizeof *ms);
   CUresult r;
-#define BCU(call)                                                                                  \
-  do {                                                                                             \
-    if ((r = (call)) != CUDA_SUCCESS) {                                                            \
-      err = cu_fail(eb, #call, r);                                                                 \
-      goto out;                                                                                    \
-    }                                                                                              \
-  } while (0)
   if (!hx || !hp || !hs || !ms) {
     err = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
     goto out;
   }
-  BCU(cu.CtxSetCurrent(c->cx));
-  BCU(cu.ModuleLoadData(&mod, bin));
-  BCU(cu.ModuleGetFunction(&f1, mod, pairs ? "prog2_rhs" : "prog3_sums"));
-  BCU(cu.ModuleGetFunction(&f2, mod, pairs ? "prog2_advance" : "prog3_advance"));
-  BCU(cu.MemAlloc(&x, (size_t)n * 4));
-  BCU(cu.MemAlloc(&sd, (size_t)n * 4));
-  BCU(cu.MemAlloc(&aux, pairs ? (size_t)n * 4 : (size_t)blocks * 4));
-  BCU(cu.MemAlloc(&aux2, (size_t)blocks * 4));
-  BCU(cu.EventCreate(&e0, 0));
-  BCU(cu.EventCreate(&e1, 0));
+  BCU(sdk_cu.CtxSetCurrent(c->cx));
+  BCU(sdk_cu.ModuleLoadData(&mod, bin));
+  BCU(sdk_cu.ModuleGetFunction(&f1, mod, pairs ? "prog2_rhs" : "prog3_sums"));
+  BCU(sdk_cu.ModuleGetFunction(&f2, mod, pairs ? "prog2_advance" : "prog3_advance"));
+  BCU(sdk_cu.MemAlloc(&x, (size_t)n * 4));
+  BCU(sdk_cu.MemAlloc(&sd, (size_t)n * 4));
+  BCU(sdk_cu.MemAlloc(&aux, pairs ? (size_t)n * 4 : (size_t)blocks * 4));
+  BCU(sdk_cu.MemAlloc(&aux2, (size_t)blocks * 4));
+  BCU(sdk_cu.EventCreate(&e0, 0));
+  BCU(sdk_cu.EventCreate(&e1, 0));
   const float K = 4.0f, T = 1.0f, dt = 1.0f / 128, sq = sqrtf(2.0f * T * dt), KN = K / (float)n;
   for (int rep = -1; rep < repeats; rep++) { /* rep -1: warm-up */
     /* uniform initial phases, host-chosen seeds (as the paper's programs) */
@@ -1803,27 +1920,27 @@ sdk_err sdk_cuda_bench_kuramoto_paper(sdk_bctx *c, int pairs, int64_t particles,
       hs[i] = h ? h : 1;
       hx[i] = 6.2831853f * (float)(h >> 8) * (1.0f / 16777216.0f);
     }
-    BCU(cu.MemcpyHtoD(sd, hs, (size_t)n * 4));
-    BCU(cu.MemcpyHtoD(x, hx, (size_t)n * 4));
-    BCU(cu.EventRecord(e0, NULL));
+    BCU(sdk_cu.MemcpyHtoD(sd, hs, (size_t)n * 4));
+    BCU(sdk_cu.MemcpyHtoD(x, hx, (size_t)n * 4));
+    BCU(sdk_cu.EventRecord(e0, NULL));
     for (int64_t k = 0; k < steps; k++) {
       if (pairs) {
         void *a1[] = {&x, &aux, &n};
-        BCU(cu.LaunchKernel(f1, blocks, 1, 1, 256, 1, 1, 0, NULL, a1, NULL));
+        BCU(sdk_cu.LaunchKernel(f1, blocks, 1, 1, 256, 1, 1, 0, NULL, a1, NULL));
         float kn = KN, d = dt, q = sq;
         void *a2[] = {&x, &aux, &sd, &n, &kn, &d, &q};
-        BCU(cu.LaunchKernel(f2, blocks, 1, 1, 256, 1, 1, 0, NULL, a2, NULL));
+        BCU(sdk_cu.LaunchKernel(f2, blocks, 1, 1, 256, 1, 1, 0, NULL, a2, NULL));
       } else {
         void *a1[] = {&x, &n, &aux, &aux2};
-        BCU(cu.LaunchKernel(f1, blocks, 1, 1, 256, 1, 1, 0, NULL, a1, NULL));
-        BCU(cu.MemcpyDtoH(hp, aux, (size_t)blocks * 4));
-        BCU(cu.MemcpyDtoH(hp + blocks, aux2, (size_t)blocks * 4));
+        BCU(sdk_cu.LaunchKernel(f1, blocks, 1, 1, 256, 1, 1, 0, NULL, a1, NULL));
+        BCU(sdk_cu.MemcpyDtoH(hp, aux, (size_t)blocks * 4));
+        BCU(sdk_cu.MemcpyDtoH(hp + blocks, aux2, (size_t)blocks * 4));
         double S = 0, C = 0;
         for (unsigned b = 0; b < blocks; b++)
           S += hp[b], C += hp[blocks + b];
         float Sf = (float)(S / n), Cf = (float)(C / n), k4 = K, d = dt, q = sq;
         void *a2[] = {&x, &sd, &n, &Sf, &Cf, &k4, &d, &q};
-        BCU(cu.LaunchKernel(f2, blocks, 1, 1, 256, 1, 1, 0, NULL, a2, NULL));
+        BCU(sdk_cu.LaunchKernel(f2, blocks, 1, 1, 256, 1, 1, 0, NULL, a2, NULL));
       }
     }
     float t;
@@ -1832,19 +1949,18 @@ sdk_err sdk_cuda_bench_kuramoto_paper(sdk_bctx *c, int pairs, int64_t particles,
   }
   *median_ms = median(ms, repeats);
   /* the final order parameter, a check that the baseline integrates the model */
-  BCU(cu.MemcpyDtoH(hx, x, (size_t)n * 4));
+  BCU(sdk_cu.MemcpyDtoH(hx, x, (size_t)n * 4));
   double S = 0, C = 0;
   for (int i = 0; i < n; i++)
     S += sin(hx[i]), C += cos(hx[i]);
   *r_end = sqrt(S * S + C * C) / n;
-#undef BCU
 out:
-  if (e0) cu.EventDestroy(e0);
-  if (e1) cu.EventDestroy(e1);
+  if (e0) sdk_cu.EventDestroy(e0);
+  if (e1) sdk_cu.EventDestroy(e1);
   CUdeviceptr bufs[] = {x, sd, aux, aux2};
   for (int i = 0; i < 4; i++)
-    if (bufs[i]) cu.MemFree(bufs[i]);
-  if (mod) cu.ModuleUnload(mod);
+    if (bufs[i]) sdk_cu.MemFree(bufs[i]);
+  if (mod) sdk_cu.ModuleUnload(mod);
   free(bin);
   free(hx);
   free(hp);
@@ -1863,32 +1979,32 @@ sdk_err sdk_cuda_bench_copy(sdk_bctx *c, size_t bytes, int repeats, double *GBps
   if (repeats < 1) repeats = 1;
   sdk_err err = SDK_OK;
   CUresult r;
-  if ((r = cu.MemAlloc(&a, bytes)) != CUDA_SUCCESS ||
-      (r = cu.MemAlloc(&b, bytes)) != CUDA_SUCCESS ||
-      (r = cu.MemsetD8(a, 1, bytes)) != CUDA_SUCCESS ||
-      (r = cu.EventCreate(&e0, 0)) != CUDA_SUCCESS ||
-      (r = cu.EventCreate(&e1, 0)) != CUDA_SUCCESS) {
-    err = cu_fail(eb, "copy benchmark setup", r);
+  if ((r = sdk_cu.MemAlloc(&a, bytes)) != CUDA_SUCCESS ||
+      (r = sdk_cu.MemAlloc(&b, bytes)) != CUDA_SUCCESS ||
+      (r = sdk_cu.MemsetD8(a, 1, bytes)) != CUDA_SUCCESS ||
+      (r = sdk_cu.EventCreate(&e0, 0)) != CUDA_SUCCESS ||
+      (r = sdk_cu.EventCreate(&e1, 0)) != CUDA_SUCCESS) {
+    err = sdk_cu_fail(eb, "copy benchmark setup", r);
     goto out;
   }
   for (int i = -1; i < repeats; i++) {
     float t;
-    if ((r = cu.EventRecord(e0, NULL)) != CUDA_SUCCESS ||
-        (r = cu.MemcpyDtoD(b, a, bytes)) != CUDA_SUCCESS ||
-        (r = cu.EventRecord(e1, NULL)) != CUDA_SUCCESS ||
-        (r = cu.EventSynchronize(e1)) != CUDA_SUCCESS ||
-        (r = cu.EventElapsedTime(&t, e0, e1)) != CUDA_SUCCESS) {
-      err = cu_fail(eb, "copy benchmark", r);
+    if ((r = sdk_cu.EventRecord(e0, NULL)) != CUDA_SUCCESS ||
+        (r = sdk_cu.MemcpyDtoD(b, a, bytes)) != CUDA_SUCCESS ||
+        (r = sdk_cu.EventRecord(e1, NULL)) != CUDA_SUCCESS ||
+        (r = sdk_cu.EventSynchronize(e1)) != CUDA_SUCCESS ||
+        (r = sdk_cu.EventElapsedTime(&t, e0, e1)) != CUDA_SUCCESS) {
+      err = sdk_cu_fail(eb, "copy benchmark", r);
       goto out;
     }
     if (i >= 0) ms[i] = t;
   }
   *GBps = 2.0 * (double)bytes / (median(ms, repeats) * 1e-3) / 1e9;
 out:
-  if (e0) cu.EventDestroy(e0);
-  if (e1) cu.EventDestroy(e1);
-  if (a) cu.MemFree(a);
-  if (b) cu.MemFree(b);
+  if (e0) sdk_cu.EventDestroy(e0);
+  if (e1) sdk_cu.EventDestroy(e1);
+  if (a) sdk_cu.MemFree(a);
+  if (b) sdk_cu.MemFree(b);
   return err;
 }
 
@@ -1901,13 +2017,9 @@ sdk_err sdk_cuda_bench_prog1(sdk_bctx *c, int64_t paths, int64_t steps, int repe
                              double *median_ms, double *checksum, sdk_errbuf *eb) {
   if (!c->has_device)
     return SDK_FAIL(eb, SDK_ERR_BACKEND, "cuda: no device to run the baseline on");
-  char arch[64];
-  snprintf(arch, sizeof arch, "--gpu-architecture=%s", c->arch);
-  const char *opts[] = {arch, "--use_fast_math", "-default-device"};
-  char *bin = NULL, *log = NULL;
+  char *bin = NULL;
   size_t len = 0;
-  SDK_CHECK(nvrtc_compile(c, PROG1_SRC, NULL, opts, 3, "prog1.cu", &bin, &len, &log, eb));
-  free(log);
+  SDK_CHECK(compile_prog(c, PROG1_SRC, "prog1.cu", &bin, &len, eb));
   sdk_err err = SDK_OK;
   CUmodule mod = NULL;
   CUfunction fn;
@@ -1918,74 +2030,66 @@ sdk_err sdk_cuda_bench_prog1(sdk_bctx *c, int64_t paths, int64_t steps, int repe
   double *ms = calloc((size_t)repeats, sizeof *ms);
   int n = (int)paths;
   CUresult r;
-#define BCU(call)                                                                                  \
-  do {                                                                                             \
-    if ((r = (call)) != CUDA_SUCCESS) {                                                            \
-      err = cu_fail(eb, #call, r);                                                                 \
-      goto out;                                                                                    \
-    }                                                                                              \
-  } while (0)
-  BCU(cu.CtxSetCurrent(c->cx));
-  BCU(cu.ModuleLoadData(&mod, bin));
-  BCU(cu.ModuleGetFunction(&fn, mod, "prog1"));
+  BCU(sdk_cu.CtxSetCurrent(c->cx));
+  BCU(sdk_cu.ModuleLoadData(&mod, bin));
+  BCU(sdk_cu.ModuleGetFunction(&fn, mod, "prog1"));
   hf = malloc((size_t)n * sizeof *hf);
   hs = malloc((size_t)n * sizeof *hs);
   if (!hf || !hs || !ms) {
     err = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
     goto out;
   }
-  BCU(cu.MemAlloc(&x, (size_t)n * 4));
-  BCU(cu.MemAlloc(&v, (size_t)n * 4));
-  BCU(cu.MemAlloc(&a, (size_t)n * 4));
-  BCU(cu.MemAlloc(&sd, (size_t)n * 4));
+  BCU(sdk_cu.MemAlloc(&x, (size_t)n * 4));
+  BCU(sdk_cu.MemAlloc(&v, (size_t)n * 4));
+  BCU(sdk_cu.MemAlloc(&a, (size_t)n * 4));
+  BCU(sdk_cu.MemAlloc(&sd, (size_t)n * 4));
   /* initial conditions as PROG1: x in [0,1), v in [-2,2), host-chosen seeds */
   uint32_t h = 2463534242u;
   for (int i = 0; i < n; i++) {
     h ^= h << 13, h ^= h >> 17, h ^= h << 5;
     hs[i] = h ? h : 1;
   }
-  BCU(cu.MemcpyHtoD(sd, hs, (size_t)n * 4));
+  BCU(sdk_cu.MemcpyHtoD(sd, hs, (size_t)n * 4));
   for (int i = 0; i < n; i++)
     hf[i] = (float)(hs[i] >> 8) * (1.0f / 16777216.0f);
-  BCU(cu.MemcpyHtoD(x, hf, (size_t)n * 4));
+  BCU(sdk_cu.MemcpyHtoD(x, hf, (size_t)n * 4));
   for (int i = 0; i < n; i++)
     hf[i] = 4.0f * (float)((hs[i] * 2654435761u) >> 8) / 16777216.0f - 2.0f;
-  BCU(cu.MemcpyHtoD(v, hf, (size_t)n * 4));
+  BCU(sdk_cu.MemcpyHtoD(v, hf, (size_t)n * 4));
   for (int i = 0; i < n; i++)
     hf[i] = 4.2f + 9.9f * (float)(i % 100) / 99.0f; /* 100 values of a */
-  BCU(cu.MemcpyHtoD(a, hf, (size_t)n * 4));
-  BCU(cu.EventCreate(&e0, 0));
-  BCU(cu.EventCreate(&e1, 0));
+  BCU(sdk_cu.MemcpyHtoD(a, hf, (size_t)n * 4));
+  BCU(sdk_cu.EventCreate(&e0, 0));
+  BCU(sdk_cu.EventCreate(&e1, 0));
   float gamma = 0.9f, omega = 4.9f, D = 0.001f, f = 0.1f, dt = 6.2831853f / omega / 100.0f;
   int m = 100;
   unsigned blocks = (unsigned)((n + 255) / 256);
   int64_t launches = steps / m > 0 ? steps / m : 1;
   for (int rep = -1; rep < repeats; rep++) { /* rep -1: warm-up */
-    BCU(cu.EventRecord(e0, NULL));
+    BCU(sdk_cu.EventRecord(e0, NULL));
     for (int64_t l = 0; l < launches; l++) {
       float t0 = (float)(l * m) * dt;
       void *args[] = {&x, &v, &a, &sd, &t0, &dt, &m, &gamma, &omega, &D, &f, &n};
-      BCU(cu.LaunchKernel(fn, blocks, 1, 1, 256, 1, 1, 0, NULL, args, NULL));
+      BCU(sdk_cu.LaunchKernel(fn, blocks, 1, 1, 256, 1, 1, 0, NULL, args, NULL));
     }
     float t;
     BCU(event_ms(e0, e1, &t));
     if (rep >= 0) ms[rep] = t;
   }
   *median_ms = median(ms, repeats) * (double)steps / (double)(launches * m);
-  BCU(cu.MemcpyDtoH(hf, x, (size_t)n * 4));
+  BCU(sdk_cu.MemcpyDtoH(hf, x, (size_t)n * 4));
   double sum = 0;
   for (int i = 0; i < n; i++)
     sum += hf[i];
   *checksum = sum / n;
-#undef BCU
 out:
-  if (e0) cu.EventDestroy(e0);
-  if (e1) cu.EventDestroy(e1);
-  if (x) cu.MemFree(x);
-  if (v) cu.MemFree(v);
-  if (a) cu.MemFree(a);
-  if (sd) cu.MemFree(sd);
-  if (mod) cu.ModuleUnload(mod);
+  if (e0) sdk_cu.EventDestroy(e0);
+  if (e1) sdk_cu.EventDestroy(e1);
+  if (x) sdk_cu.MemFree(x);
+  if (v) sdk_cu.MemFree(v);
+  if (a) sdk_cu.MemFree(a);
+  if (sd) sdk_cu.MemFree(sd);
+  if (mod) sdk_cu.ModuleUnload(mod);
   free(bin);
   free(hf);
   free(hs);

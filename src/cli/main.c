@@ -16,6 +16,7 @@
 
 #include "backend/backend.h"
 #include "cli/cli.h"
+#include "cli/env.h"
 #include "core/escape.h"
 #include "core/strbuf.h"
 #include "io/io.h"
@@ -451,6 +452,10 @@ static int parse_run_options(int argc, char **argv, cli_run *cr, int need_model)
   } else if (optind < argc) {
     return usage_error("unexpected argument '%s'", argv[optind]);
   }
+  /* the backend's surroundings and tuning from the environment (cli/env.h) */
+  sdk_err e = sdk_cli_env_run(c, &eb);
+  if (e != SDK_OK) return fail(e, &eb);
+  c->logger = cli_logger(c->verbose);
   return 0;
 }
 

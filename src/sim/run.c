@@ -716,8 +716,10 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
   sdk_backend_opts bo = {.threads = c->threads,
                          .device = c->device,
                          .fast_math = c->fast_math,
-                         .verbose = c->verbose,
-                         .cache_max = c->cache_max};
+                         .cache_max = c->cache_max,
+                         .env = c->env,
+                         .tuning = c->tuning,
+                         .logger = c->logger};
 
   if (!strcmp(c->backend, "auto")) {
     /* the GPU where one is usable, else the CPU */
@@ -1243,8 +1245,10 @@ sdk_err sdk_run_time_advance(const sdk_run_config *c, int64_t nsteps, int repeat
   sdk_backend_opts bo = {.threads = c->threads,
                          .device = c->device,
                          .fast_math = c->fast_math,
-                         .verbose = c->verbose,
-                         .cache_max = c->cache_max};
+                         .cache_max = c->cache_max,
+                         .env = c->env,
+                         .tuning = c->tuning,
+                         .logger = c->logger};
   if (!t) {
     err = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
     goto done;

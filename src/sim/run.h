@@ -10,7 +10,10 @@
 
 #include <stdint.h>
 
+#include "backend/backend.h"
 #include "core/error.h"
+#include "core/log.h"
+#include "core/tuning.h"
 #include "sim/results.h"
 
 enum {
@@ -90,6 +93,12 @@ typedef struct sdk_run_config {
   /* optional progress hook: fraction done, steps per second so far */
   void (*progress)(void *user, double frac, double steps_per_s);
   void *progress_user;
+  /* where the backend keeps its kernels and finds its compilers (backend.h;
+   * the CLI fills it from the environment), the GPU tuning knobs, and where
+   * the backend's messages go (NULL: nowhere) */
+  sdk_backend_env env;
+  sdk_tuning tuning;
+  const sdk_logger *logger;
 } sdk_run_config;
 
 /* Defaults for every field. */
