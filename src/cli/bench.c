@@ -8,6 +8,7 @@
 
 #include "backend/backend.h"
 #include "bench/baseline.h"
+#include "bench/prog_cuda.h"
 #include "cli/cli.h"
 #include "cli/env.h"
 #include "core/escape.h"
