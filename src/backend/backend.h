@@ -60,7 +60,7 @@ typedef struct sdk_backend_opts {
   const char *arch;  /* CUDA: compile for this arch (e.g. sm_90) without a GPU */
   int64_t cache_max; /* kernel cache cap in bytes: 0 = SDK_CACHE_MAX_DEFAULT, < 0 = none */
   sdk_backend_env env;
-  sdk_tuning tuning; /* GPU kernels (speed only, never results) */
+  sdk_tuning tuning; /* the GPU kernels' knobs (core/tuning.h) */
   /* compiler commands, NVRTC options, cache use and the compiler's log
    * (SDK_LOG_DEBUG), which system kernel runs (SDK_LOG_DEBUG); NULL: none */
   const sdk_logger *logger;
