@@ -161,7 +161,7 @@ const sdk_backend *sdk_backend_find(const char *name);
 int64_t sdk_padded_paths(int64_t total);
 
 /* List CUDA devices (ordinal, name, compute capability, SMs, memory) and
- * whether NVRTC is found (searched as o->env says). */
+ * whether NVRTC is found (searched as o->env says; o may be NULL). */
 sdk_err sdk_cuda_list_devices(const sdk_backend_opts *o, FILE *out, int *count, sdk_errbuf *eb);
 
 /* Combine moments (Chan et al. parallel variance). */

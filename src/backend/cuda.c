@@ -541,7 +541,7 @@ sdk_err sdk_cuda_list_devices(const sdk_backend_opts *o, FILE *out, int *count, 
   int drv = 0;
   sdk_cu.DriverGetVersion(&drv);
   fprintf(out, "CUDA driver %d.%d; NVRTC %s\n", drv / 1000, (drv % 1000) / 10,
-          sdk_nv_load(&o->env) ? "found" : "not found (needed to run kernels)");
+          sdk_nv_load(o ? &o->env : NULL) ? "found" : "not found (needed to run kernels)");
   if (sdk_nv.ok) fprintf(out, "NVRTC %d.%d: %s\n", sdk_nv.major, sdk_nv.minor, sdk_nv.path);
   fprintf(out, "%-7s %-32s %-8s %5s %10s\n", "device", "name", "arch", "SMs", "memory");
   for (int i = 0; i < n; i++) {
