@@ -97,6 +97,14 @@ expect "variable xj in a model with [pair]" "'xj' cannot be used.*x of particle 
 printf '[model]\nname = blow\nvars = x\nperiodic = x : 2*pi\n[meanfield]\nS = sin(x)\n[drift]\nx = 1e30*x*x + S\n[init]\nx = 1\n' >blow.sde
 RC=1 expect "systems blowing up" "NaN/Inf.*step" run ./blow.sde --particles 8 --observe order "${Q[@]}"
 
+# the GPU tuning knobs come from the environment through the tool (src/cli/env.c):
+# a system kernel it does not know, or a value out of range, is refused first
+SDK_SYS_KERNEL=fastest expect "SDK_SYS_KERNEL=fastest" \
+  "SDK_SYS_KERNEL='fastest': expected launch, persist, resident or auto" \
+  run kuramoto-meanfield --particles 64 "${Q[@]}"
+SDK_SYS_BPS=9 expect "SDK_SYS_BPS=9" "SDK_SYS_BPS='9': expected a whole number from 1 to 8" \
+  run kuramoto-meanfield --particles 64 "${Q[@]}"
+
 # a good run: order parameter and density in TSV and HDF5
 "$BIN" run kuramoto-meanfield --particles 64 --paths 4 --t-end 1 --dt 0.01 --sample-every 50 \
   --observe order,density --bins 16 --quiet -o good.h5 -o good.tsv >stdout 2>stderr

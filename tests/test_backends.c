@@ -89,6 +89,7 @@ static int direct_open(direct *d, const char *backend, const char *model, int si
   char *src = NULL;
   d->be = sdk_backend_find(backend);
   sdk_backend_opts o = {.fast_math = 0};
+  st_env(&o.env);
   sdk_err e = sdk_run_codegen(&c, !strcmp(backend, "cuda"), &src, &eb);
   if (e == SDK_OK) e = d->be->open(&o, &d->ctx, &eb);
   if (e == SDK_OK) e = d->be->compile(d->ctx, src, NULL, &d->mod, NULL, 0, &eb);
@@ -159,6 +160,7 @@ static void check_blowup(int fast) {
   c.t_end = 1;
   c.fast_math = fast;
   c.observe = "moments";
+  st_env(&c.env);
   sdk_errbuf eb = {0};
   sdk_run *r = NULL;
   sdk_err e = sdk_run_execute(&c, &r, &eb);

@@ -273,9 +273,9 @@ static void test_system_stream(void) {
  * contract, so the same run gives the same bits with each.  A forced kernel
  * that cannot run is an error, so each run below really used its kernel.
  * Case A: one system of 2^21 + 12 particles (vector accesses, a last group of
- * 12), two chunks per group (SDK_SYS_CPB), one block per multiprocessor
- * (SDK_SYS_BPS: blocks own several groups) and at most three resident chunks
- * per block (SDK_SYS_RMAX: some chunks on chip, some in DRAM); per-particle
+ * 12), two chunks per group (tuning.sys_cpb), one block per multiprocessor
+ * (tuning.sys_bps: blocks own several groups) and at most three resident chunks
+ * per block (tuning.sys_rmax: some chunks on chip, some in DRAM); per-particle
  * frequencies (domain 2), r(t) every step.  Case B: three systems of 4099
  * particles (scalar accesses, partial quads), moments. */
 static void test_kernels_agree(void) {
@@ -286,16 +286,13 @@ static void test_kernels_agree(void) {
   static const char *const kern[3] = {"launch", "persist", "resident"};
   for (int cs = 0; cs < 2; cs++) {
     sdk_run *run[3] = {NULL, NULL, NULL};
-    if (cs == 0) {
-      setenv("SDK_SYS_CPB", "2", 1);
-      setenv("SDK_SYS_BPS", "1", 1);
-      setenv("SDK_SYS_RMAX", "3", 1);
-    }
     for (int k = 0; k < 3; k++) {
-      setenv("SDK_SYS_KERNEL", kern[k], 1);
       sdk_run_config c;
       if (cs == 0) {
         config(&c, "kuramoto-meanfield", ((int64_t)1 << 21) + 12, 1, 0.01, 0.3, 1, 61);
+        c.tuning.sys_cpb = 2;
+        c.tuning.sys_bps = 1;
+        c.tuning.sys_rmax = 3;
         c.nset = 1;
         c.set_name[0] = "sigma";
         c.set_value[0] = 0.5;
@@ -307,13 +304,10 @@ static void test_kernels_agree(void) {
       c.obs.nsave = 4;
       c.obs.save_index[0] = 0, c.obs.save_index[1] = 1, c.obs.save_index[2] = 4097;
       c.obs.save_index[3] = cs == 0 ? ((int64_t)1 << 21) + 11 : 3 * 4099 - 1;
+      c.tuning.sys_kernel = kern[k];
       run[k] = st_run(&c);
       TU_CHECK(run[k] != NULL, "case %d with the %s kernel", cs, kern[k]);
     }
-    unsetenv("SDK_SYS_KERNEL");
-    unsetenv("SDK_SYS_CPB");
-    unsetenv("SDK_SYS_BPS");
-    unsetenv("SDK_SYS_RMAX");
     if (run[0] && run[1] && run[2]) {
       const sdk_results *A = sdk_run_results(run[0]);
       const st_view *Av = st_view_of(A);
@@ -344,16 +338,17 @@ static void test_kernels_agree(void) {
       sdk_run_destroy(&run[k]);
   }
   /* a kernel name the backend does not know is an error, not the default */
-  setenv("SDK_SYS_KERNEL", "fastest", 1);
   sdk_run_config cb;
   config(&cb, "kuramoto-meanfield", 4096, 1, 0.01, 0.05, 1, 63);
+  cb.tuning.sys_kernel = "fastest";
+  st_env(&cb.env);
   sdk_run *bad = NULL;
   sdk_errbuf eb = {0};
   TU_CHECK(sdk_run_execute(&cb, &bad, &eb) == SDK_ERR_USAGE && !bad &&
-               strstr(eb.msg, "SDK_SYS_KERNEL='fastest'"),
-           "SDK_SYS_KERNEL=fastest: %s", eb.msg);
+               strstr(eb.msg, "SDK_SYS_KERNEL='fastest'") &&
+               strstr(eb.msg, "expected launch, persist, resident or auto"),
+           "sys_kernel fastest: %s", eb.msg);
   sdk_run_destroy(&bad);
-  unsetenv("SDK_SYS_KERNEL");
 }
 
 /* Identical oscillators above threshold: the stationary r (time average over
@@ -375,7 +370,6 @@ static void test_stationary(void) {
   TU_CHECK(run != NULL, "stationary run");
   if (!run) return;
   const sdk_results *R = sdk_run_results(run);
-  const st_view *Rv = st_view_of(R);
   double mean, se;
   time_average(R, 5, 10, &mean, &se);
   double tol = K_SIGMA * se + fabs(rdt - rs) + 1.0 / (double)N;

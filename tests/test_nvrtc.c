@@ -12,6 +12,7 @@
 #include "codegen/scheme.h"
 #include "model/model.h"
 #include "sim/run.h"
+#include "simtest.h"
 #include "testutil.h"
 
 static char cache[64];
@@ -106,8 +107,9 @@ int main(void) {
     perror("mkdtemp");
     return 1;
   }
-  setenv("SDK_CACHE_DIR", cache, 1); /* compile for real, not from a cache */
   sdk_backend_opts o = {.fast_math = 1, .arch = "sm_90"};
+  st_env(&o.env);          /* where NVRTC is, as for the tool */
+  o.env.cache_dir = cache; /* compile for real, not from a cache */
   sdk_bctx *ctx = NULL, *ctx_ieee = NULL;
   sdk_errbuf eb = {0};
   if (sdk_backend_cuda.open(&o, &ctx, &eb) != SDK_OK) {

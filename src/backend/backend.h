@@ -18,6 +18,8 @@
 #include <stdio.h>
 
 #include "core/error.h"
+#include "core/log.h"
+#include "core/tuning.h"
 
 #define SDK_RED_CHUNK 256
 
@@ -25,13 +27,43 @@ typedef struct sdk_bctx sdk_bctx;         /* an opened backend (device, threads)
 typedef struct sdk_module sdk_module;     /* a compiled kernel module */
 typedef struct sdk_ensemble sdk_ensemble; /* state of all paths on the backend */
 
+/* Where a backend keeps its kernels and finds its compilers.  The library
+ * never reads the environment: the CLI fills this from the variables named
+ * below (src/cli/env.c).  NULL (or empty) everywhere is a working default. */
+typedef struct sdk_backend_env {
+  /* The kernel cache (backend/cache.h has the rules).  NULL: a private
+   * directory of the opened backend, created in tmp_dir when the first
+   * module is compiled and removed when the backend is closed.  The CLI:
+   * $SDK_CACHE_DIR, else $XDG_CACHE_HOME/sdekit, else $HOME/.cache/sdekit. */
+  const char *cache_dir;
+  const char *tmp_dir; /* $TMPDIR; NULL or not absolute: /tmp */
+  /* CPU: the C compiler command, blank-separated words, found through PATH
+   * by posix_spawnp.  NULL: cc.  The CLI: $SDEKIT_CC, else $CC, else clang
+   * when it is on $PATH (it vectorises libm calls through libmvec), else cc. */
+  const char *cc;
+  /* CPU: every flag, replacing the defaults of cpu.c ($SDEKIT_CFLAGS); NULL:
+   * the defaults followed by cflags_extra ($CFLAGS). */
+  const char *cflags, *cflags_extra;
+  /* CUDA: toolkit directories whose lib64/libnvrtc.so* is tried, in this
+   * order, after the dynamic loader's own search and before /usr/local/cuda
+   * ($CUDA_HOME, $CUDA_PATH).  NVRTC is loaded once per process: the first
+   * backend that needs it decides. */
+  const char *cuda_home, *cuda_path;
+} sdk_backend_env;
+
+/* The strings, the tuning's and the logger are used while the backend is
+ * open: they must outlive it. */
 typedef struct sdk_backend_opts {
   int threads;       /* CPU threads, 0 = all */
   int device;        /* GPU ordinal */
   int fast_math;     /* allow fast-math code generation */
-  int verbose;       /* print compiler commands */
   const char *arch;  /* CUDA: compile for this arch (e.g. sm_90) without a GPU */
   int64_t cache_max; /* kernel cache cap in bytes: 0 = SDK_CACHE_MAX_DEFAULT, < 0 = none */
+  sdk_backend_env env;
+  sdk_tuning tuning; /* the GPU kernels' knobs (core/tuning.h) */
+  /* compiler commands, NVRTC options, cache use and the compiler's log
+   * (SDK_LOG_DEBUG), which system kernel runs (SDK_LOG_DEBUG); NULL: none */
+  const sdk_logger *logger;
 } sdk_backend_opts;
 
 typedef struct sdk_layout {
@@ -128,33 +160,9 @@ const sdk_backend *sdk_backend_find(const char *name);
  * blocks of both backends. */
 int64_t sdk_padded_paths(int64_t total);
 
-/* Cache directory for compiled modules ($SDK_CACHE_DIR, $XDG_CACHE_HOME/sdekit,
- * ~/.cache/sdekit, else private to this process), created if needed and
- * checked (backend/cache.h has the rules). */
-sdk_err sdk_cache_dir(char *out, size_t n, sdk_errbuf *eb);
-
-/* List CUDA devices (ordinal, name, compute capability, SMs, memory). */
-sdk_err sdk_cuda_list_devices(FILE *out, int *count, sdk_errbuf *eb);
-
-/* The paper's PROG1 kernel (xorshift, Box-Muller, SRK2, float time, 100 steps
- * per launch, fast math) on the opened CUDA device: median time in ms of
- * `steps` steps of `paths` paths over `repeats`, CUDA events. */
-sdk_err sdk_cuda_bench_prog1(sdk_bctx *c, int64_t paths, int64_t steps, int repeats,
-                             double *median_ms, double *checksum, sdk_errbuf *eb);
-
-/* The paper's PROG3 (pairs = 0: mean-field sums through the host every step)
- * or PROG2 (pairs = 1: tiled all-pairs UpdateRHS + AdvanceSystem) for the
- * Kuramoto model (K = 4, T = 1, dt = 1/128, uniform initial phases), written
- * from its description: median time in ms of `steps` steps of one system of
- * `particles` over `repeats` (CUDA events), and the final order parameter. */
-sdk_err sdk_cuda_bench_kuramoto_paper(sdk_bctx *c, int pairs, int64_t particles, int64_t steps,
-                                      int repeats, double *median_ms, double *r_end,
-                                      sdk_errbuf *eb);
-
-/* Device memory bandwidth for the roofline of `sdekit bench`: a device-to-device
- * copy of `bytes` bytes, median of `repeats` (CUDA events); *GBps counts the
- * bytes read plus the bytes written. */
-sdk_err sdk_cuda_bench_copy(sdk_bctx *c, size_t bytes, int repeats, double *GBps, sdk_errbuf *eb);
+/* List CUDA devices (ordinal, name, compute capability, SMs, memory) and
+ * whether NVRTC is found (searched as o->env says; o may be NULL). */
+sdk_err sdk_cuda_list_devices(const sdk_backend_opts *o, FILE *out, int *count, sdk_errbuf *eb);
 
 /* Combine moments (Chan et al. parallel variance). */
 void sdk_moments_merge(sdk_moments *a, const sdk_moments *b);

@@ -15,32 +15,7 @@
 
 #include "backend/backend.h"
 
-/* the private directory of this process (no persistent cache named) */
-static char private_dir[4096];
-
 static void rm_dir(const char *path, int depth);
-
-static void private_cleanup(void) {
-  if (!private_dir[0]) return;
-  rm_dir(private_dir, 1); /* its files and build directories */
-  private_dir[0] = 0;
-}
-
-int sdk_cache_dir_path(char *out, size_t n) {
-  const char *d = getenv("SDK_CACHE_DIR");
-  const char *x = getenv("XDG_CACHE_HOME");
-  const char *h = getenv("HOME");
-  int w;
-  if (d && *d)
-    w = snprintf(out, n, "%s", d);
-  else if (x && *x == '/') /* XDG: a relative value is invalid and ignored */
-    w = snprintf(out, n, "%s/sdekit", x);
-  else if (h && *h)
-    w = snprintf(out, n, "%s/.cache/sdekit", h);
-  else
-    return 0;
-  return w > 0 && (size_t)w < n;
-}
 
 sdk_err sdk_cache_check_dir(const char *dir, sdk_errbuf *eb) {
   struct stat st;
@@ -82,36 +57,47 @@ static int mkdir_p(const char *path) {
   return 0;
 }
 
-sdk_err sdk_cache_dir_ex(char *out, size_t n, int *is_private, sdk_errbuf *eb) {
-  if (is_private) *is_private = 0;
-  if (sdk_cache_dir_path(out, n)) {
+void sdk_cache_place_init(sdk_cache_place *p, const char *dir, const char *tmp_dir) {
+  memset(p, 0, sizeof *p);
+  if (dir && *dir && snprintf(p->named, sizeof p->named, "%s", dir) >= (int)sizeof p->named)
+    p->too_long = 1;
+  /* a relative TMPDIR is ignored, as by mkdtemp's users everywhere */
+  if (!tmp_dir || *tmp_dir != '/') tmp_dir = "/tmp";
+  snprintf(p->tmp, sizeof p->tmp, "%s", tmp_dir); /* too long: make_private fails */
+}
+
+/* No persistent cache: a directory of this backend only, never a fixed name
+ * another user could create first. */
+static sdk_err make_private(sdk_cache_place *p, sdk_errbuf *eb) {
+  char tmpl[4096];
+  if (snprintf(tmpl, sizeof tmpl, "%s/sdekit-run-XXXXXX", p->tmp) >= (int)sizeof tmpl ||
+      !mkdtemp(tmpl))
+    return SDK_FAIL(eb, SDK_ERR_IO, "cannot create a private kernel cache in '%s': %s", p->tmp,
+                    strerror(errno));
+  snprintf(p->priv, sizeof p->priv, "%s", tmpl);
+  return SDK_OK;
+}
+
+sdk_err sdk_cache_place_dir(sdk_cache_place *p, char *out, size_t n, sdk_errbuf *eb) {
+  if (p->too_long) return SDK_FAIL(eb, SDK_ERR_IO, "cache directory name too long");
+  if (p->named[0]) {
+    if (snprintf(out, n, "%s", p->named) >= (int)n)
+      return SDK_FAIL(eb, SDK_ERR_IO, "cache directory name too long");
     if (mkdir_p(out) != 0)
       return SDK_FAIL(eb, SDK_ERR_IO, "cannot create cache directory '%s': %s", out,
                       strerror(errno));
     return sdk_cache_check_dir(out, eb);
   }
-  /* no persistent cache: a directory of this process only, never a fixed
-   * name another user could create first */
-  if (is_private) *is_private = 1;
-  if (!private_dir[0]) {
-    const char *t = getenv("TMPDIR");
-    if (!t || *t != '/') t = "/tmp";
-    char tmpl[4096];
-    if (snprintf(tmpl, sizeof tmpl, "%s/sdekit-run-XXXXXX", t) >= (int)sizeof tmpl ||
-        !mkdtemp(tmpl))
-      return SDK_FAIL(eb, SDK_ERR_IO, "cannot create a private kernel cache in '%s': %s", t,
-                      strerror(errno));
-    snprintf(private_dir, sizeof private_dir, "%s", tmpl);
-    static int registered;
-    if (!registered && atexit(private_cleanup) == 0) registered = 1;
-  }
-  if (snprintf(out, n, "%s", private_dir) >= (int)n)
+  if (!p->priv[0]) SDK_CHECK(make_private(p, eb));
+  if (snprintf(out, n, "%s", p->priv) >= (int)n)
     return SDK_FAIL(eb, SDK_ERR_IO, "cache directory name too long");
   return sdk_cache_check_dir(out, eb);
 }
 
-sdk_err sdk_cache_dir(char *out, size_t n, sdk_errbuf *eb) {
-  return sdk_cache_dir_ex(out, n, NULL, eb);
+void sdk_cache_place_close(sdk_cache_place *p) {
+  if (!p || !p->priv[0]) return;
+  rm_dir(p->priv, 1); /* its files and build directories */
+  p->priv[0] = 0;
 }
 
 char *sdk_cache_read(const char *path, size_t *len) {

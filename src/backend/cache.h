@@ -10,9 +10,10 @@
  * (mkostemp/mkdtemp) and renamed into place, so concurrent runs compiling
  * the same model never see each other's half-written files.
  *
- * Directory: $SDK_CACHE_DIR, else $XDG_CACHE_HOME/sdekit, else
- * $HOME/.cache/sdekit, else a private directory for this process only
- * (mkdtemp under $TMPDIR or /tmp), removed when the process exits.
+ * Directory: the one the backend's options name (the CLI: $SDK_CACHE_DIR,
+ * else $XDG_CACHE_HOME/sdekit, else $HOME/.cache/sdekit), else a private
+ * directory of the opened backend only (mkdtemp under $TMPDIR or /tmp),
+ * removed when it is closed.
  */
 #ifndef SDK_CACHE_H
 #define SDK_CACHE_H
@@ -28,15 +29,28 @@
 /* No cached module is larger than this (a larger file is not ours). */
 #define SDK_CACHE_FILE_MAX (256LL << 20)
 
-/* The cache directory, created (mode 0700) if needed and checked: a
- * directory, not a symbolic link, owned by the effective user, not
- * writable by group or others.  *is_private (may be NULL) is set when no
- * variable named a persistent directory and a private one is used. */
-sdk_err sdk_cache_dir_ex(char *out, size_t n, int *is_private, sdk_errbuf *eb);
+/* The kernel cache of one opened backend: the directory its options name,
+ * else a private one made on first use; kept in the backend's context (no
+ * state outside it). */
+typedef struct sdk_cache_place {
+  char named[4096]; /* the directory named ("" when none) */
+  char tmp[4096];   /* where the private one goes */
+  char priv[4096];  /* the private directory once made ("" before) */
+  int too_long;     /* the directory named does not fit */
+} sdk_cache_place;
 
-/* Where the persistent cache would be, without creating or checking it;
- * returns 0 when no variable names one (a run would use a private one). */
-int sdk_cache_dir_path(char *out, size_t n);
+/* Remember the directories (copied): dir NULL or empty for a private one,
+ * tmp_dir NULL or not absolute for /tmp. */
+void sdk_cache_place_init(sdk_cache_place *p, const char *dir, const char *tmp_dir);
+
+/* The cache directory into out, created (mode 0700) if needed and checked:
+ * a directory, not a symbolic link, owned by the effective user, not
+ * writable by group or others.  The private one is made on the first call. */
+sdk_err sdk_cache_place_dir(sdk_cache_place *p, char *out, size_t n, sdk_errbuf *eb);
+
+/* Remove the private directory, if one was made, with its files and build
+ * directories.  The named one stays.  Accepts NULL. */
+void sdk_cache_place_close(sdk_cache_place *p);
 
 /* Check an existing directory against the rules above (clear message). */
 sdk_err sdk_cache_check_dir(const char *dir, sdk_errbuf *eb);

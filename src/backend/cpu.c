@@ -34,6 +34,7 @@ struct sdk_bctx {
   char cc[512];
   char cflags[2048];
   char cpu_id[256];
+  sdk_cache_place cache;
 };
 
 struct sdk_module {
@@ -55,19 +56,6 @@ struct sdk_ensemble {
   void *mark;   /* npad reals */
 };
 
-static int on_path(const char *prog) {
-  const char *path = getenv("PATH");
-  if (!path) return 0;
-  char buf[4096];
-  while (*path) {
-    size_t n = strcspn(path, ":");
-    snprintf(buf, sizeof buf, "%.*s/%s", (int)n, path, prog);
-    if (access(buf, X_OK) == 0) return 1;
-    path += n + (path[n] == ':');
-  }
-  return 0;
-}
-
 /* Identify the CPU so a cache shared between machines never serves code
  * built with -march=native for another processor. */
 static void cpu_identity(char *out, size_t n) {
@@ -88,28 +76,21 @@ static sdk_err cpu_open(const sdk_backend_opts *o, sdk_bctx **out, sdk_errbuf *e
   sdk_bctx *c = calloc(1, sizeof *c);
   if (!c) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   c->o = *o;
-  const char *cc = getenv("SDEKIT_CC");
-  if (!cc || !*cc) cc = getenv("CC");
-  int clang = 0;
-  if (!cc || !*cc) {
-    /* clang vectorises libm calls through glibc's libmvec; gcc 12 does not */
-    if (on_path("clang"))
-      cc = "clang";
-    else
-      cc = "cc";
-  }
-  clang = strstr(cc, "clang") != NULL;
+  /* the CLI's default is clang where it is on PATH (backend.h) */
+  const char *cc = o->env.cc && *o->env.cc ? o->env.cc : "cc";
+  int clang = strstr(cc, "clang") != NULL;
   snprintf(c->cc, sizeof c->cc, "%s", cc);
-  const char *flags = getenv("SDEKIT_CFLAGS");
+  const char *flags = o->env.cflags, *extra = o->env.cflags_extra;
   if (flags && *flags) {
     snprintf(c->cflags, sizeof c->cflags, "%s", flags);
   } else {
-    const char *extra = getenv("CFLAGS");
+    /* clang vectorises libm calls through glibc's libmvec; gcc 12 does not */
     snprintf(c->cflags, sizeof c->cflags,
              "-std=gnu11 -O3 -march=native %s -fopenmp -fPIC -shared%s %s",
              o->fast_math ? "-ffast-math -fno-finite-math-only" : "-ffp-contract=off",
              clang && o->fast_math ? " -fveclib=libmvec" : "", extra ? extra : "");
   }
+  sdk_cache_place_init(&c->cache, o->env.cache_dir, o->env.tmp_dir);
   cpu_identity(c->cpu_id, sizeof c->cpu_id);
   *out = c;
   return SDK_OK;
@@ -117,6 +98,7 @@ static sdk_err cpu_open(const sdk_backend_opts *o, sdk_bctx **out, sdk_errbuf *e
 
 static void cpu_close(sdk_bctx **c) {
   if (!c || !*c) return;
+  sdk_cache_place_close(&(*c)->cache);
   free(*c);
   *c = NULL;
 }
@@ -169,6 +151,20 @@ static int split_words(char *s, char **argv, int n, int max) {
 
 extern char **environ;
 
+/* "sdekit: cc -std=gnu11 ... -lm" (--verbose), each word escaped for the terminal. */
+static void log_command(const sdk_logger *lg, char **argv, int n) {
+  sdk_strbuf b;
+  sdk_sb_init(&b);
+  sdk_sb_puts(&b, "sdekit:");
+  for (int i = 0; i < n; i++) {
+    char w[4400];
+    sdk_sb_printf(&b, " %s", sdk_esc_term_buf(argv[i], w, sizeof w));
+  }
+  sdk_sb_puts(&b, "\n");
+  if (!b.oom) sdk_log(lg, SDK_LOG_DEBUG, "%s", b.s);
+  sdk_sb_free(&b);
+}
+
 static void cpu_module_free(sdk_module **m);
 
 /* Run the compiler from an argument vector (no shell), its output to the
@@ -192,14 +188,7 @@ static sdk_err run_compiler(sdk_bctx *c, const char *src_path, const char *obj_p
   argv[n++] = "-lm";
   if (strstr(c->cflags, "libmvec")) argv[n++] = "-lmvec";
   argv[n] = NULL;
-  if (c->o.verbose) {
-    fputs("sdekit:", stderr);
-    for (int i = 0; i < n; i++) {
-      char w[4400];
-      fprintf(stderr, " %s", sdk_esc_term_buf(argv[i], w, sizeof w));
-    }
-    fputc('\n', stderr);
-  }
+  if (sdk_log_on(c->o.logger, SDK_LOG_DEBUG)) log_command(c->o.logger, argv, n);
   posix_spawn_file_actions_t fa;
   if (posix_spawn_file_actions_init(&fa) != 0) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   int rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
@@ -335,7 +324,7 @@ static sdk_err cpu_compile(sdk_bctx *c, const char *src, const char *model_path,
                            char *report, size_t nreport, sdk_errbuf *eb) {
   *out = NULL;
   char dir[4096];
-  SDK_CHECK(sdk_cache_dir(dir, sizeof dir, eb));
+  SDK_CHECK(sdk_cache_place_dir(&c->cache, dir, sizeof dir, eb));
   sdk_strbuf key;
   sdk_sb_init(&key);
   sdk_sb_printf(&key, "sdekit %s abi %d\n%s\n%s\n%s\n", SDK_VERSION, SDK_KERNEL_ABI, c->cc,

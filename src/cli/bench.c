@@ -8,7 +8,9 @@
 
 #include "backend/backend.h"
 #include "bench/baseline.h"
+#include "bench/prog_cuda.h"
 #include "cli/cli.h"
+#include "cli/env.h"
 #include "core/escape.h"
 #include "model/model.h"
 #include "sim/run.h"
@@ -74,6 +76,79 @@ static int time_runs(const sdk_run_config *c, int repeats, double *median, char 
   return 0;
 }
 
+/* The CUDA backend for the paper's programs, with the run's surroundings. */
+static sdk_err open_cuda(const sdk_run_config *c, sdk_bctx **ctx, sdk_errbuf *eb) {
+  sdk_backend_opts bo = {
+      .device = c->device, .fast_math = 1, .env = c->env, .tuning = c->tuning, .logger = c->logger};
+  return sdk_backend_cuda.open(&bo, ctx, eb);
+}
+
+/* The workloads of bench_particles: the observables of each row and, on the
+ * GPU, the system kernel forced (codegen/sys_cuda.c: they give the same bits). */
+static const struct {
+  const char *obs;
+  const char *kernel, *what;
+} PARTICLE_ROWS[] = {
+    {"density,order", NULL, "r(t) every step, P(x;t) every 100 steps"},
+    {"", NULL, "no observables"},
+    {"order", NULL, "r(t) every step only"},
+    {"density", NULL, "P(x;t) every 100 steps only"},
+    {"density,order", "launch", "  the same, one launch per step"},
+    {"density,order", "persist", "  the same, persistent, x in DRAM"},
+    {"density,order", "resident", "  the same, persistent, x on chip"}};
+
+/* The paper's program as scalar C on one core, same process: sized for
+ * about half a second (its rate does not depend on the size). */
+static void particles_cpu_baseline(int pair, double ours) {
+  long long bn = pair ? 4096 : 1 << 18, bs = pair ? 3 : 40;
+  sdk_baseline_result br[3];
+  sdk_baseline_kuramoto_cpu(pair, 256, 2, 1, &br[0]); /* warm-up */
+  for (int i = 0; i < 3; i++)
+    sdk_baseline_kuramoto_cpu(pair, bn, bs, 1u + (unsigned)i, &br[i]);
+  double bt[3] = {br[0].seconds, br[1].seconds, br[2].seconds};
+  qsort(bt, 3, sizeof *bt, cmp);
+  double base = br[0].path_steps / bt[1];
+  printf("%-52s %10.4f %18.3e\n",
+         pair ? "baseline: the paper's PROG2 as scalar C, 1 thread"
+              : "baseline: the paper's PROG3 as scalar C, 1 thread",
+         bt[1], base);
+  printf("  (%lld particles x %lld steps, xorshift + Box-Muller, float; final r = %.3f)\n", bn, bs,
+         br[1].checksum);
+  printf("ratio to the baseline: %.1fx with the observables\n", ours / base);
+}
+
+/* The paper's program for this workload on the GPU, same process, same size
+ * and steps, and the device's copy bandwidth (the roofline). */
+static void particles_cuda_baseline(const sdk_run_config *c, int pair, int64_t steps, int repeats,
+                                    const double *secs) {
+  sdk_errbuf eb = {0};
+  sdk_bctx *ctx = NULL;
+  double N = (double)c->particles, ps = N * (double)steps;
+  size_t es = c->single ? 4 : 8;
+  double gbps = 0, base_ms = 0, rend = 0;
+  if (open_cuda(c, &ctx, &eb) != SDK_OK) return;
+  if (c->single &&
+      sdk_cuda_bench_kuramoto_paper(ctx, pair, c->particles, steps, repeats < 3 ? repeats : 3,
+                                    &base_ms, &rend, &eb) == SDK_OK) {
+    double base = (pair ? N * ps : ps) / (base_ms * 1e-3);
+    printf("%-52s %10.4f %18.3e\n",
+           pair ? "baseline: the paper's PROG2 (tiled UpdateRHS + Advance)"
+                : "baseline: the paper's PROG3 (sums via the host)",
+           base_ms * 1e-3, base);
+    printf("  (Kuramoto, K = 4, T = 1, xorshift + Box-Muller, fast math; final r = %.3f)\n", rend);
+    printf("ratio to the baseline: %.2fx with the observables, %.2fx without\n",
+           base_ms * 1e-3 / secs[0], base_ms * 1e-3 / secs[1]);
+  } else if (c->single) {
+    printf("baseline: %s\n", eb.msg);
+  }
+  if (sdk_cuda_bench_copy(ctx, (size_t)1 << 30, 9, &gbps, &eb) == SDK_OK)
+    printf("device-to-device copy, 1 GiB (read + write): %.1f GB/s%s", gbps, pair ? "\n" : "");
+  if (gbps > 0 && !pair)
+    printf(" -> roofline %.3e particle-steps/s for x in DRAM (%.0f%% reached)\n",
+           gbps * 1e9 / (2.0 * (double)es), 100 * ps / secs[0] / (gbps * 1e9 / (2.0 * es)));
+  sdk_backend_cuda.close(&ctx);
+}
+
 /* Systems of interacting particles: the paper's Kuramoto workloads (PROG2/PROG3). */
 static int bench_particles(sdk_run_config *c, int64_t steps, int repeats, int particles_given,
                            int workload_only) {
@@ -107,37 +182,19 @@ static int bench_particles(sdk_run_config *c, int64_t steps, int repeats, int pa
   int cuda = !strcmp(c->backend, "cuda");
   /* the workload, then without observables; the mean-field model also with
    * each observable alone (what each costs) and, on the GPU, with each of the
-   * system kernels forced (codegen/sys_cuda.c: they give the same bits) */
-  static const struct {
-    const char *obs;
-    const char *kernel, *what;
-  } rows[] = {{"density,order", NULL, "r(t) every step, P(x;t) every 100 steps"},
-              {"", NULL, "no observables"},
-              {"order", NULL, "r(t) every step only"},
-              {"density", NULL, "P(x;t) every 100 steps only"},
-              {"density,order", "launch", "  the same, one launch per step"},
-              {"density,order", "persist", "  the same, persistent, x in DRAM"},
-              {"density,order", "resident", "  the same, persistent, x on chip"}};
+   * system kernels forced */
   int nrows = workload_only ? 1 : pair || !periodic ? 2 : cuda ? 7 : 4;
   double secs[7] = {0};
   char dev[256] = "", why[7][160] = {{0}};
-  const char *env0 = getenv("SDK_SYS_KERNEL");
-  char *saved = env0 ? strdup(env0) : NULL;
+  const char *kernel = c->tuning.sys_kernel; /* SDK_SYS_KERNEL, for the rows that force none */
   for (int i = 0; i < nrows; i++) {
-    c->observe = periodic ? rows[i].obs : "";
-    if (rows[i].kernel) setenv("SDK_SYS_KERNEL", rows[i].kernel, 1);
-    int rc = time_runs(c, repeats, &secs[i], dev, sizeof dev, rows[i].kernel ? why[i] : NULL,
-                       sizeof why[i]);
-    if (saved)
-      setenv("SDK_SYS_KERNEL", saved, 1);
-    else
-      unsetenv("SDK_SYS_KERNEL");
-    if (rc) {
-      free(saved);
-      return rc;
-    }
+    c->observe = periodic ? PARTICLE_ROWS[i].obs : "";
+    c->tuning.sys_kernel = PARTICLE_ROWS[i].kernel ? PARTICLE_ROWS[i].kernel : kernel;
+    int rc = time_runs(c, repeats, &secs[i], dev, sizeof dev,
+                       PARTICLE_ROWS[i].kernel ? why[i] : NULL, sizeof why[i]);
+    c->tuning.sys_kernel = kernel;
+    if (rc) return rc;
   }
-  free(saved);
   double N = (double)c->particles, ps = N * (double)steps;
   printf("sdekit bench: %s, one system of N = %lld particles, %lld Euler steps, %s precision,\n"
          "median of %d runs after a warm-up (the stepping loop, host work included)\n%s\n\n",
@@ -150,62 +207,16 @@ static int bench_particles(sdk_run_config *c, int64_t steps, int repeats, int pa
     printf("%-52s %10s %18s %10s\n", "", "seconds", "particle-steps/s", "GB/s");
   for (int i = 0; i < nrows; i++) {
     if (why[i][0])
-      printf("%-52s %10s %18s  (%s)\n", rows[i].what, "-", "-", why[i]);
+      printf("%-52s %10s %18s  (%s)\n", PARTICLE_ROWS[i].what, "-", "-", why[i]);
     else if (pair)
-      printf("%-52s %10.4f %18.3e\n", rows[i].what, secs[i], N * ps / secs[i]);
+      printf("%-52s %10.4f %18.3e\n", PARTICLE_ROWS[i].what, secs[i], N * ps / secs[i]);
     else
-      printf("%-52s %10.4f %18.3e %10.1f\n", rows[i].what, secs[i], ps / secs[i],
+      printf("%-52s %10.4f %18.3e %10.1f\n", PARTICLE_ROWS[i].what, secs[i], ps / secs[i],
              ps * 2 * (double)es / secs[i] / 1e9);
   }
   if (!pair) printf("(GB/s: one read and one write of x per particle-step, %zu bytes each)\n", es);
-  if (!cuda && !workload_only) {
-    /* the paper's program as scalar C on one core, same process: sized for
-     * about half a second (its rate does not depend on the size) */
-    long long bn = pair ? 4096 : 1 << 18, bs = pair ? 3 : 40;
-    sdk_baseline_result br[3];
-    sdk_baseline_kuramoto_cpu(pair, 256, 2, 1, &br[0]); /* warm-up */
-    for (int i = 0; i < 3; i++)
-      sdk_baseline_kuramoto_cpu(pair, bn, bs, 1u + (unsigned)i, &br[i]);
-    double bt[3] = {br[0].seconds, br[1].seconds, br[2].seconds};
-    qsort(bt, 3, sizeof *bt, cmp);
-    double base = br[0].path_steps / bt[1], ours = (pair ? N * ps : ps) / secs[0];
-    printf("%-52s %10.4f %18.3e\n",
-           pair ? "baseline: the paper's PROG2 as scalar C, 1 thread"
-                : "baseline: the paper's PROG3 as scalar C, 1 thread",
-           bt[1], base);
-    printf("  (%lld particles x %lld steps, xorshift + Box-Muller, float; final r = %.3f)\n", bn,
-           bs, br[1].checksum);
-    printf("ratio to the baseline: %.1fx with the observables\n", ours / base);
-  }
-  if (cuda && !workload_only) {
-    sdk_bctx *ctx = NULL;
-    sdk_backend_opts bo = {.device = c->device, .fast_math = 1};
-    double gbps = 0, base_ms = 0, rend = 0;
-    if (sdk_backend_cuda.open(&bo, &ctx, &eb) == SDK_OK) {
-      /* the paper's program for this workload, same process, same size and steps */
-      if (c->single &&
-          sdk_cuda_bench_kuramoto_paper(ctx, pair, c->particles, steps, repeats < 3 ? repeats : 3,
-                                        &base_ms, &rend, &eb) == SDK_OK) {
-        double base = (pair ? N * ps : ps) / (base_ms * 1e-3);
-        printf("%-52s %10.4f %18.3e\n",
-               pair ? "baseline: the paper's PROG2 (tiled UpdateRHS + Advance)"
-                    : "baseline: the paper's PROG3 (sums via the host)",
-               base_ms * 1e-3, base);
-        printf("  (Kuramoto, K = 4, T = 1, xorshift + Box-Muller, fast math; final r = %.3f)\n",
-               rend);
-        printf("ratio to the baseline: %.2fx with the observables, %.2fx without\n",
-               base_ms * 1e-3 / secs[0], base_ms * 1e-3 / secs[1]);
-      } else if (c->single) {
-        printf("baseline: %s\n", eb.msg);
-      }
-      if (sdk_cuda_bench_copy(ctx, (size_t)1 << 30, 9, &gbps, &eb) == SDK_OK)
-        printf("device-to-device copy, 1 GiB (read + write): %.1f GB/s%s", gbps, pair ? "\n" : "");
-      if (gbps > 0 && !pair)
-        printf(" -> roofline %.3e particle-steps/s for x in DRAM (%.0f%% reached)\n",
-               gbps * 1e9 / (2.0 * (double)es), 100 * ps / secs[0] / (gbps * 1e9 / (2.0 * es)));
-      sdk_backend_cuda.close(&ctx);
-    }
-  }
+  if (!cuda && !workload_only) particles_cpu_baseline(pair, (pair ? N * ps : ps) / secs[0]);
+  if (cuda && !workload_only) particles_cuda_baseline(c, pair, steps, repeats, secs);
   return 0;
 }
 
@@ -244,8 +255,7 @@ static int bench_compensation(sdk_run_config *c, int64_t steps, int repeats, int
 static int bench_cuda(sdk_run_config *c, int64_t steps, int repeats, int paths_given) {
   sdk_errbuf eb = {0};
   sdk_bctx *ctx = NULL;
-  sdk_backend_opts bo = {.device = c->device, .fast_math = 1};
-  sdk_err e = sdk_backend_cuda.open(&bo, &ctx, &eb);
+  sdk_err e = open_cuda(c, &ctx, &eb);
   if (e != SDK_OK) {
     cli_error("%s\n", eb.msg);
     return sdk_err_exit_status(e);
@@ -280,6 +290,41 @@ static int bench_cuda(sdk_run_config *c, int64_t steps, int repeats, int paths_g
   }
   sdk_backend_cuda.close(&ctx);
   return rc;
+}
+
+/* CPU: our kernel against the paper's PROG1 CPU code, in one process. */
+static int bench_cpu(const sdk_run_config *c, int64_t steps, int repeats) {
+  sdk_errbuf eb = {0};
+  sdk_bench_timing tm;
+  sdk_err e = sdk_run_time_advance(c, steps, repeats, &tm, &eb);
+  if (e != SDK_OK) {
+    cli_error("%s\n", eb.msg);
+    return sdk_err_exit_status(e);
+  }
+  double ours = tm.path_steps / tm.median_s;
+  /* baseline: enough work for ~0.3 s per repeat on a current core */
+  const long long bpaths = 4096, bsteps = 2000;
+  double bt[9];
+  int brep = repeats < 9 ? repeats : 9;
+  sdk_baseline_result br;
+  sdk_baseline_prog1_cpu(256, 100, 100, 1, &br); /* warm-up */
+  for (int i = 0; i < brep; i++) {
+    sdk_baseline_prog1_cpu(bpaths, bsteps, 100, 1u + (unsigned)i, &br);
+    bt[i] = br.seconds;
+  }
+  qsort(bt, (size_t)brep, sizeof *bt, cmp);
+  double base = br.path_steps / bt[brep / 2];
+  printf("sdekit bench: josephson (paper Eq. 1), srk2, %s precision, median of %d\n",
+         c->single ? "single" : "double", repeats);
+  printf("%-58s %14s\n", "", "SRK2 steps/s");
+  printf("%-58.58s %14.3e\n", tm.device, ours);
+  printf("  (%lld paths x %lld steps per repeat, %.3f s median, %.3f..%.3f s)\n",
+         (long long)c->paths, (long long)steps, tm.median_s, tm.min_s, tm.max_s);
+  printf("%-58s %14.3e\n", "baseline: paper's PROG1 CPU code, scalar C, 1 thread", base);
+  printf("  (%lld paths x %lld steps, xorshift + Box-Muller + SRK2, float; checksum %.4f)\n",
+         bpaths, bsteps, br.checksum);
+  printf("ratio: %.1fx\n", ours / base);
+  return 0;
 }
 
 int sdk_cli_bench(int argc, char **argv) {
@@ -348,6 +393,13 @@ int sdk_cli_bench(int argc, char **argv) {
       return 2;
     }
   }
+  sdk_errbuf eb = {0};
+  sdk_err e = sdk_cli_env_run(&c, &eb); /* the kernel cache, compilers, tuning */
+  if (e != SDK_OK) {
+    cli_error("%s\n", eb.msg);
+    return sdk_err_exit_status(e);
+  }
+  c.logger = cli_logger(c.verbose);
   if (model) {
     c.model = model;
     return bench_particles(&c, steps, repeats, particles_given, workload_only);
@@ -359,35 +411,5 @@ int sdk_cli_bench(int argc, char **argv) {
   }
   if (comp) return bench_compensation(&c, steps, repeats, paths_given);
   if (!strcmp(c.backend, "cuda")) return bench_cuda(&c, steps, repeats, paths_given);
-  sdk_errbuf eb = {0};
-  sdk_bench_timing tm;
-  sdk_err e = sdk_run_time_advance(&c, steps, repeats, &tm, &eb);
-  if (e != SDK_OK) {
-    cli_error("%s\n", eb.msg);
-    return sdk_err_exit_status(e);
-  }
-  double ours = tm.path_steps / tm.median_s;
-  /* baseline: enough work for ~0.3 s per repeat on a current core */
-  const long long bpaths = 4096, bsteps = 2000;
-  double bt[9];
-  int brep = repeats < 9 ? repeats : 9;
-  sdk_baseline_result br;
-  sdk_baseline_prog1_cpu(256, 100, 100, 1, &br); /* warm-up */
-  for (int i = 0; i < brep; i++) {
-    sdk_baseline_prog1_cpu(bpaths, bsteps, 100, 1u + (unsigned)i, &br);
-    bt[i] = br.seconds;
-  }
-  qsort(bt, (size_t)brep, sizeof *bt, cmp);
-  double base = br.path_steps / bt[brep / 2];
-  printf("sdekit bench: josephson (paper Eq. 1), srk2, %s precision, median of %d\n",
-         c.single ? "single" : "double", repeats);
-  printf("%-58s %14s\n", "", "SRK2 steps/s");
-  printf("%-58.58s %14.3e\n", tm.device, ours);
-  printf("  (%lld paths x %lld steps per repeat, %.3f s median, %.3f..%.3f s)\n",
-         (long long)c.paths, (long long)steps, tm.median_s, tm.min_s, tm.max_s);
-  printf("%-58s %14.3e\n", "baseline: paper's PROG1 CPU code, scalar C, 1 thread", base);
-  printf("  (%lld paths x %lld steps, xorshift + Box-Muller + SRK2, float; checksum %.4f)\n",
-         bpaths, bsteps, br.checksum);
-  printf("ratio: %.1fx\n", ours / base);
-  return 0;
+  return bench_cpu(&c, steps, repeats);
 }

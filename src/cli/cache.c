@@ -9,6 +9,7 @@
 
 #include "backend/cache.h"
 #include "cli/cli.h"
+#include "cli/env.h"
 
 static const char CACHE_HELP[] =
     "usage: sdekit cache list|clean\n"
@@ -83,7 +84,7 @@ int sdk_cli_cache(int argc, char **argv) {
   }
   int clean = !strcmp(argv[1], "clean");
   char dir[4096];
-  if (!sdk_cache_dir_path(dir, sizeof dir)) {
+  if (!sdk_cli_env_cache_dir(dir, sizeof dir)) {
     printf("no persistent kernel cache: SDK_CACHE_DIR, XDG_CACHE_HOME and HOME are unset "
            "(every run uses a private directory, removed at its end)\n");
     return 0;

@@ -27,6 +27,10 @@ sdk_err sdk_plot_inspect(const char *path, FILE *info_out, sdk_errbuf *eb);
  * for the terminal (sdk_esc_term), so no string from a file or the command
  * line can send control sequences to it.  One line, always. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Where the library's messages go: stderr, as they come; with verbose also
+ * the details (compiler commands, cache use, kernel choices). */
+struct sdk_logger;
+const struct sdk_logger *cli_logger(int verbose);
 /* Print text from data (names, descriptions, paths) escaped to a stream. */
 void cli_put_escaped(FILE *f, const char *s);
 #endif

@@ -16,6 +16,7 @@
 
 #include "backend/backend.h"
 #include "cli/cli.h"
+#include "cli/env.h"
 #include "core/escape.h"
 #include "core/strbuf.h"
 #include "io/io.h"
@@ -437,6 +438,10 @@ static int parse_run_options(int argc, char **argv, cli_run *cr, int need_model)
   } else if (optind < argc) {
     return usage_error("unexpected argument '%s'", argv[optind]);
   }
+  /* the backend's surroundings and tuning from the environment (cli/env.h) */
+  sdk_err e = sdk_cli_env_run(c, &eb);
+  if (e != SDK_OK) return fail(e, &eb);
+  c->logger = cli_logger(c->verbose);
   return 0;
 }
 
@@ -562,15 +567,6 @@ static void on_signal(int sig) {
   g_stop = sig;
 }
 
-/* the library's messages (core/log.h): details with --verbose */
-static void log_line(void *user, sdk_log_level level, const char *msg) {
-  (void)user;
-  (void)level;
-  fputs("sdekit: ", stderr);
-  fputs(msg, stderr);
-  fputc('\n', stderr);
-}
-
 static void warn_line(void *user, const char *msg) {
   (void)user;
   fputs("sdekit: warning: ", stderr);
@@ -687,8 +683,6 @@ static int cmd_run_parsed(cli_run *crp, int argc, char **argv, const resume_opts
   sa.sa_flags = SA_RESETHAND;
   sigaction(SIGINT, &sa, &old_int);
   sigaction(SIGTERM, &sa, &old_term);
-  sdk_logger lg = {log_line, NULL, c->verbose ? SDK_LOG_DEBUG : SDK_LOG_INFO};
-  c->log = &lg;
   c->stop = &g_stop;
   c->warn = warn_line;
   c->progress = show_progress;

@@ -4,6 +4,7 @@
 
 #include "cli/cli.h"
 #include "core/escape.h"
+#include "core/log.h"
 #include "core/strbuf.h"
 
 void cli_error(const char *fmt, ...) {
@@ -28,4 +29,17 @@ void cli_put_escaped(FILE *f, const char *s) {
   sdk_esc_term(&b, s);
   if (b.s && !b.oom) fputs(b.s, f);
   sdk_sb_free(&b);
+}
+
+/* The library's messages are the text to print (core/log.h): as they come. */
+static void log_to_stderr(void *user, sdk_log_level level, const char *msg) {
+  (void)user;
+  (void)level;
+  fputs(msg, stderr);
+}
+
+const sdk_logger *cli_logger(int verbose) {
+  static const sdk_logger quiet = {log_to_stderr, NULL, SDK_LOG_INFO};
+  static const sdk_logger loud = {log_to_stderr, NULL, SDK_LOG_DEBUG};
+  return verbose ? &loud : &quiet;
 }

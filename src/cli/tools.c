@@ -5,11 +5,10 @@
 
 #include "backend/backend.h"
 #include "cli/cli.h"
+#include "cli/env.h"
 #include "core/escape.h"
 #include "model/model.h"
 #include "sim/run.h"
-
-/* Defined in backend/cuda.c (the driver is loaded there). */
 
 static int fail(sdk_err e, const sdk_errbuf *eb) {
   cli_error("%s", eb->msg[0] ? eb->msg : sdk_err_name(e));
@@ -28,7 +27,9 @@ int sdk_cli_devices(int argc, char **argv) {
   }
   sdk_errbuf eb = {0};
   int n = 0;
-  sdk_err e = sdk_cuda_list_devices(stdout, &n, &eb);
+  sdk_backend_opts bo = {0}; /* where NVRTC is searched */
+  sdk_err e = sdk_cli_env_backend(&bo.env, &eb);
+  if (e == SDK_OK) e = sdk_cuda_list_devices(&bo, stdout, &n, &eb);
   if (e != SDK_OK) return fail(e, &eb);
   return 0;
 }
@@ -54,9 +55,11 @@ int sdk_cli_compile_cfg(const sdk_run_config *c, const char *arch, int cuda) {
     sdk_backend_opts bo = {.threads = c->threads,
                            .device = c->device,
                            .fast_math = c->fast_math,
-                           .verbose = c->verbose,
                            .cache_max = c->cache_max,
-                           .arch = arch};
+                           .arch = arch,
+                           .env = c->env,
+                           .tuning = c->tuning,
+                           .logger = c->logger};
     e = be->open(&bo, &ctx, &eb);
   }
   char report[4400] = "", where[512] = "", ename[1024];

@@ -6,6 +6,10 @@
  * runs it sets (the CLI prints to stderr; the Python package forwards to its
  * logger).  Without a callback, messages are dropped.  Errors are not logged:
  * they come back as sdk_err with the message in the sdk_errbuf.
+ *
+ * A message is the text to show, as it is to be shown: whole lines with
+ * their newline ("sdekit: cached /path\n"), or a tool's output as it came
+ * (a compiler's log).  The CLI's logger writes each one to stderr unchanged.
  */
 #ifndef SDK_LOG_H
 #define SDK_LOG_H
@@ -22,8 +26,12 @@ typedef struct sdk_logger {
   sdk_log_level min_level; /* messages below it are not even formatted */
 } sdk_logger;
 
-/* printf-style; a NULL logger or one without fn drops the message. */
+/* printf-style, any length; a NULL logger or one without fn drops the
+ * message. */
 void sdk_log(const sdk_logger *lg, sdk_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* Whether a message of this level reaches a logger (to skip building one). */
+int sdk_log_on(const sdk_logger *lg, sdk_log_level level);
 
 #endif

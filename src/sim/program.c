@@ -11,8 +11,10 @@ static sdk_backend_opts backend_opts(const sdk_run_config *c) {
   sdk_backend_opts bo = {.threads = c->threads,
                          .device = c->device,
                          .fast_math = c->fast_math,
-                         .verbose = c->verbose,
-                         .cache_max = c->cache_max};
+                         .cache_max = c->cache_max,
+                         .env = c->env,
+                         .tuning = c->tuning,
+                         .logger = c->logger};
   return bo;
 }
 
@@ -78,6 +80,6 @@ sdk_err sdk_program_make(sdk_plan *p, sdk_errbuf *eb) {
   SDK_CHECK(make_source(p, eb));
   char report[4400] = "";
   SDK_CHECK(p->be->compile(p->ctx, p->src, r->model->path, &p->mod, report, sizeof report, eb));
-  sdk_log(p->c->log, SDK_LOG_DEBUG, "%s", report);
+  sdk_log(p->c->logger, SDK_LOG_DEBUG, "sdekit: %s\n", report);
   return make_paths(p, eb);
 }

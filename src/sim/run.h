@@ -18,8 +18,10 @@
 
 #include <stdint.h>
 
+#include "backend/backend.h"
 #include "core/error.h"
 #include "core/log.h"
+#include "core/tuning.h"
 #include "observe/observable.h"
 #include "observe/results.h"
 
@@ -61,7 +63,6 @@ typedef struct sdk_run_config {
   sdk_observe_opts obs; /* their options */
   int64_t sample_every; /* 0: default */
   int quiet, verbose;
-  const sdk_logger *log; /* messages of the library (core/log.h); NULL: dropped */
   const char *command_line;
   const char *model_text; /* if set: the model's text (resume) ... */
   const char *model_path; /* ... and the path it was read from */
@@ -80,6 +81,12 @@ typedef struct sdk_run_config {
   /* optional progress hook: fraction done, steps per second so far */
   void (*progress)(void *user, double frac, double steps_per_s);
   void *progress_user;
+  /* where the backend keeps its kernels and finds its compilers (backend.h;
+   * the CLI fills it from the environment), the GPU tuning knobs, and where
+   * the backend's messages go (NULL: nowhere) */
+  sdk_backend_env env;
+  sdk_tuning tuning;
+  const sdk_logger *logger;
 } sdk_run_config;
 
 /* Defaults for every field. */

@@ -1,0 +1,224 @@
+/* sdekit: what the CUDA backend's files share (not an interface of the
+ * library: backend/cuda*.c and the paper's baseline programs of src/bench).
+ *
+ *   cuda_driver.c  libcuda and NVRTC, loaded with dlopen: the symbol tables,
+ *                  the error helper
+ *   cuda_module.c  NVRTC compilation, the kernel cache, loading a cubin and
+ *                  checking the module's symbols, resources read from the ELF
+ *   cuda.c         the backend table: open, ensembles, reductions, rows
+ *   cuda_sys.c     systems of interacting particles: the scheduler of the
+ *                  system kernels (one launch per step or persistent)
+ */
+#ifndef SDK_CUDA_INTERNAL_H
+#define SDK_CUDA_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend/backend.h"
+#include "backend/cache.h"
+
+/* ---- the few driver API types and constants used (cuda.h is not needed) ---- */
+typedef int CUresult;
+typedef int CUdevice;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
+typedef unsigned long long CUdeviceptr;
+
+enum {
+  CUDA_SUCCESS = 0,
+  CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE = 720,
+  CUDA_ERROR_NO_DEVICE = 100,
+  CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
+  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+  CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,
+  CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3,
+  CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
+  CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+  CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH = 95,
+  CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
+};
+
+/* The driver API's entry points.  The library is loaded once per process
+ * (a process has one driver; dlopen and cuInit are process-wide anyway). */
+typedef struct sdk_cu_api {
+  int tried, ok;
+  char why[256];
+  void *dl;
+  CUresult (*Init)(unsigned);
+  CUresult (*DriverGetVersion)(int *);
+  CUresult (*DeviceGetCount)(int *);
+  CUresult (*DeviceGet)(CUdevice *, int);
+  CUresult (*DeviceGetName)(char *, int, CUdevice);
+  CUresult (*DeviceGetAttribute)(int *, int, CUdevice);
+  CUresult (*DeviceTotalMem)(size_t *, CUdevice);
+  CUresult (*DevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+  CUresult (*DevicePrimaryCtxRelease)(CUdevice);
+  CUresult (*CtxSetCurrent)(CUcontext);
+  CUresult (*CtxSynchronize)(void);
+  CUresult (*ModuleLoadData)(CUmodule *, const void *);
+  CUresult (*ModuleUnload)(CUmodule);
+  CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*ModuleGetGlobal)(CUdeviceptr *, size_t *, CUmodule, const char *);
+  CUresult (*FuncGetAttribute)(int *, int, CUfunction);
+  CUresult (*MemAlloc)(CUdeviceptr *, size_t);
+  CUresult (*MemFree)(CUdeviceptr);
+  CUresult (*MemcpyHtoD)(CUdeviceptr, const void *, size_t);
+  CUresult (*MemcpyDtoH)(void *, CUdeviceptr, size_t);
+  CUresult (*MemcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t);
+  CUresult (*MemsetD8)(CUdeviceptr, unsigned char, size_t);
+  CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                           unsigned, CUstream, void **, void **);
+  CUresult (*GetErrorString)(CUresult, const char **);
+  CUresult (*GetErrorName)(CUresult, const char **);
+  CUresult (*EventCreate)(CUevent *, unsigned);
+  CUresult (*EventRecord)(CUevent, CUstream);
+  CUresult (*EventSynchronize)(CUevent);
+  CUresult (*EventElapsedTime)(float *, CUevent, CUevent);
+  CUresult (*EventDestroy)(CUevent);
+  /* optional (the persistent system kernels need them) */
+  CUresult (*FuncSetAttribute)(CUfunction, int, int);
+  CUresult (*LaunchCooperativeKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                      unsigned, unsigned, CUstream, void **);
+  CUresult (*OccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int, size_t);
+} sdk_cu_api;
+
+/* ---- NVRTC ---- */
+typedef int nvrtcResult;
+typedef struct _nvrtcProgram *nvrtcProgram;
+
+typedef struct sdk_nvrtc_api {
+  int tried, ok;
+  char why[512];
+  char path[512]; /* the library loaded */
+  void *dl;
+  int major, minor;
+  const char *(*GetErrorString)(nvrtcResult);
+  nvrtcResult (*Version)(int *, int *);
+  nvrtcResult (*CreateProgram)(nvrtcProgram *, const char *, const char *, int, const char *const *,
+                               const char *const *);
+  nvrtcResult (*DestroyProgram)(nvrtcProgram *);
+  nvrtcResult (*CompileProgram)(nvrtcProgram, int, const char *const *);
+  nvrtcResult (*GetProgramLogSize)(nvrtcProgram, size_t *);
+  nvrtcResult (*GetProgramLog)(nvrtcProgram, char *);
+  nvrtcResult (*GetCUBINSize)(nvrtcProgram, size_t *);
+  nvrtcResult (*GetCUBIN)(nvrtcProgram, char *);
+} sdk_nvrtc_api;
+
+extern sdk_cu_api sdk_cu;
+extern sdk_nvrtc_api sdk_nv;
+
+/* Load libcuda.so.1 (the first call; later calls return its result): 1 when
+ * usable, else 0 with the reason in sdk_cu.why. */
+int sdk_cu_load(void);
+
+/* Load NVRTC the same way: libnvrtc.so, .so.13, .so.12 through the dynamic
+ * loader, then the newest lib64/libnvrtc.so* of env->cuda_home,
+ * env->cuda_path and /usr/local/cuda; 0 with the reason in sdk_nv.why. */
+int sdk_nv_load(const sdk_backend_env *env);
+
+/* "cuda: cuFoo failed: CUDA_ERROR_X (text)" */
+sdk_err sdk_cu_fail(sdk_errbuf *eb, const char *call, CUresult r);
+
+/* Call sdk_cu.call and return its error from the function. */
+#define CU(eb, call)                                                                               \
+  do {                                                                                             \
+    CUresult cu_r_ = (sdk_cu.call);                                                                \
+    if (cu_r_ != CUDA_SUCCESS) return sdk_cu_fail((eb), "cu" #call, cu_r_);                        \
+  } while (0)
+
+/* ---- objects ---- */
+struct sdk_bctx {
+  sdk_backend_opts o;
+  int has_device;
+  CUdevice dev;
+  CUcontext cx;
+  int sms, cc_major, cc_minor;
+  int coop;       /* cooperative launches possible */
+  int smem_optin; /* most shared memory a block may ask for */
+  size_t mem;
+  char name[256];
+  char arch[32];         /* sm_XY: what kernels are compiled for */
+  sdk_cache_place cache; /* where compiled modules go */
+};
+
+struct sdk_module {
+  CUmodule mod;
+  int ilp;  /* paths per thread of sdk_advance */
+  int comp; /* compensated update: sdk_state_rows (2 or 3 nvars), 0 without (codegen.h) */
+  CUfunction init, advance, red_moments, red_minmax, red_hist;
+  CUfunction red_hist_mod; /* may be absent (modules of older builds) */
+  CUfunction sys_step;     /* system driver (interacting particles), else NULL */
+  CUfunction sys_run;      /* persistent system kernel (mean-field modules), or NULL */
+  int sys_run_smem;        /* dynamic shared memory it may use (bytes) */
+  /* nred, npair, ocos, osin, particles per chunk, block size, nmean, persistent */
+  int sys_info[8];
+};
+
+/* Shape of a launch of the persistent system kernel (see cuda_sys.c). */
+typedef struct {
+  unsigned blocks;
+  int R, msys;      /* chunks per block resident in shared memory; systems per block */
+  size_t smem;      /* dynamic shared memory per block */
+  int64_t resident; /* chunks resident in all */
+} sys_shape;
+
+struct sdk_ensemble {
+  sdk_bctx *ctx;
+  sdk_module *mod;
+  sdk_layout lay;
+  int64_t npad;
+  int64_t nch;    /* chunks per grid point */
+  size_t esize;   /* bytes per real */
+  CUdeviceptr st; /* nvars * npad reals (2 nvars with compensation) */
+  CUdeviceptr sv; /* ngrid * max(nsv, 1) reals */
+  CUdeviceptr mark;
+  CUdeviceptr red; /* chunk results */
+  size_t red_bytes;
+  void *host;       /* host copy of chunk results */
+  CUevent ev0, ev1; /* around the last advance */
+  double last_ms;   /* its duration by CUDA events, -1 if unknown */
+  struct {          /* systems of particles (allocated by the first advance_sys) */
+    int on;
+    CUdeviceptr st2;  /* second state buffer of pair models (st and st2 swap every step) */
+    CUdeviceptr sums; /* [2][nsys][nred]: the sums of step n in half n & 1 */
+    CUdeviceptr part, cnt, zsys, gcnt, obs, bar;
+    size_t obs_bytes;
+    /* systems; chunks, blocks and chunks per block per system; the step whose
+     * sums are held (-1 none) */
+    int64_t nsys, nchunk, nblk, cpb, sums_step;
+    int kernel; /* the kernel of the last advance (SYS_LAUNCH, ...) */
+                /* shapes of the persistent kernel without and with resident chunks
+                 * (computed once: many occupancy queries): 0 unknown, 1 found, -1 none */
+    int shape_known[2];
+    sys_shape shape[2];
+    CUdeviceptr hist; /* counts of histogram_mod, kept between samples */
+    size_t hist_bytes;
+  } sys;
+};
+
+/* ---- cuda_module.c ---- */
+
+/* Compile src with NVRTC (no cache): the cubin (malloc'ed) and NVRTC's log
+ * (malloc'ed, may be NULL).  src_path names the source in messages; the
+ * command is logged (SDK_LOG_DEBUG). */
+sdk_err sdk_cuda_nvrtc(sdk_bctx *c, const char *src, const char *model_path,
+                       const char *const *opts, int nopts, const char *src_path, char **cubin,
+                       size_t *cubin_len, char **log_out, sdk_errbuf *eb);
+
+/* The backend's compile and module_free (backend.h). */
+sdk_err sdk_cuda_compile(sdk_bctx *c, const char *src, const char *model_path, sdk_module **out,
+                         char *report, size_t nreport, sdk_errbuf *eb);
+void sdk_cuda_module_free(sdk_module **m);
+
+/* ---- cuda_sys.c ---- */
+
+/* The backend's advance_sys (backend.h). */
+sdk_err sdk_cuda_advance_sys(sdk_ensemble *e, int64_t step0, int64_t nsteps, uint64_t seed,
+                             int64_t obs_every, double *obs, sdk_errbuf *eb);
+
+#endif
