@@ -21,7 +21,6 @@ RANK = {"core": 0, "rng": 0, "model": 1, "codegen": 2, "backend": 3, "observe": 
 LIBRARY = {d for d, r in RANK.items() if r <= 6}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/([A-Za-z0-9_./]+)"')
 PRINTS = re.compile(r'\b(stdout|stderr|printf|puts|perror|putchar)\b\s*[(,)]?')
-FUNC_START = re.compile(r'^[A-Za-z_][^;]*\)\s*(__attribute__\(.*\)\s*)?\{\s*$')
 
 
 def strip_strings_and_comments(line, in_comment):
@@ -70,7 +69,7 @@ def main(argv):
                 bad.append("src/%s: %d lines (at most %d)" % (rel, len(lines), max_file))
             graph.setdefault(rel, set())
             in_comment = False
-            func, start = None, 0
+            func, start, sig = None, 0, None
             for n, line in enumerate(lines, 1):
                 m = INCLUDE.match(line)
                 if m:
@@ -89,8 +88,17 @@ def main(argv):
                             and "format(printf" not in code):
                         bad.append("src/%s:%d: the library prints (use the log callback, "
                                    "core/log.h): %s" % (rel, n, line.strip()[:70]))
-                if FUNC_START.match(line) and not line.startswith(("typedef", "struct", "enum")):
-                    func, start = line.split("(")[0].split()[-1].lstrip("*"), n
+                # a function: a definition that starts at column 0 (its
+                # signature may go on over several lines) and ends at "}"
+                if func is None and sig is None and re.match(r"^[A-Za-z_]", line) and \
+                        not line.startswith(("typedef", "struct", "enum", "union", "extern")):
+                    sig = n
+                if sig is not None and func is None:
+                    if line.rstrip().endswith("{") and "(" in "".join(lines[sig - 1:n]):
+                        func, start = lines[sig - 1].split("(")[0].split()[-1].lstrip("*"), sig
+                        sig = None
+                    elif line.rstrip().endswith((";", "}")) or not line.strip():
+                        sig = None
                 elif func and line.startswith("}"):
                     if n - start + 1 > max_func:
                         bad.append("src/%s:%d: function %s is %d lines (at most %d)" %

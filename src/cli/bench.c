@@ -88,14 +88,13 @@ static sdk_err open_cuda(const sdk_run_config *c, sdk_bctx **ctx, sdk_errbuf *eb
 static const struct {
   const char *obs;
   const char *kernel, *what;
-} PARTICLE_ROWS[] = {
-    {"density,order", NULL, "r(t) every step, P(x;t) every 100 steps"},
-    {"", NULL, "no observables"},
-    {"order", NULL, "r(t) every step only"},
-    {"density", NULL, "P(x;t) every 100 steps only"},
-    {"density,order", "launch", "  the same, one launch per step"},
-    {"density,order", "persist", "  the same, persistent, x in DRAM"},
-    {"density,order", "resident", "  the same, persistent, x on chip"}};
+} PARTICLE_ROWS[] = {{"density,order", NULL, "r(t) every step, P(x;t) every 100 steps"},
+                     {"", NULL, "no observables"},
+                     {"order", NULL, "r(t) every step only"},
+                     {"density", NULL, "P(x;t) every 100 steps only"},
+                     {"density,order", "launch", "  the same, one launch per step"},
+                     {"density,order", "persist", "  the same, persistent, x in DRAM"},
+                     {"density,order", "resident", "  the same, persistent, x on chip"}};
 
 /* The paper's program as scalar C on one core, same process: sized for
  * about half a second (its rate does not depend on the size). */

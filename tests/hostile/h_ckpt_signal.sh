@@ -6,8 +6,9 @@
 ARGS=(run josephson --paths 4096 --periods 100000 -o "$T/r.tsv")
 "$BIN" run josephson --paths 16 --periods 2 -o "$T/warm.tsv" --quiet # compile once
 for sig in INT TERM; do
-  # the signal after 1 s; KILL 20 s later if it is not obeyed
-  timeout --preserve-status -s $sig -k 20 1 "$BIN" "${ARGS[@]}" 2>"$T/err.$sig"
+  # the signal after 3 s (the run is well under way even on a loaded machine);
+  # KILL 20 s later if it is not obeyed
+  timeout --preserve-status -s $sig -k 20 3 "$BIN" "${ARGS[@]}" 2>"$T/err.$sig"
   rc=$?
   want=$((128 + $(kill -l $sig)))
   check "SIG$sig: exit $want (got $rc)" test "$rc" = "$want"
@@ -16,7 +17,7 @@ for sig in INT TERM; do
   check "SIG$sig: no output" test ! -e "$T/r.tsv"
 done
 # with --checkpoint: the file to resume
-timeout --preserve-status -s INT -k 20 1 "$BIN" "${ARGS[@]}" --checkpoint "$T/ck" 2>"$T/err.ck"
+timeout --preserve-status -s INT -k 20 3 "$BIN" "${ARGS[@]}" --checkpoint "$T/ck" 2>"$T/err.ck"
 rc=$?
 check "with --checkpoint: exit 130 (got $rc)" test "$rc" = 130
 check "with --checkpoint: names the file" grep -q "checkpoint saved to $T/ck; continue with: sdekit resume $T/ck" "$T/err.ck"
