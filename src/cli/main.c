@@ -16,6 +16,7 @@
 
 #include "backend/backend.h"
 #include "cli/cli.h"
+#include "cli/env.h"
 #include "core/escape.h"
 #include "core/strbuf.h"
 #include "io/io.h"
@@ -237,6 +238,7 @@ static int parse_run_options(int argc, char **argv, cli_run *cr, int need_model)
   sdk_run_config *c = &cr->c;
   sdk_errbuf eb = {0};
   if (cli_cache_max(&c->cache_max)) return 2;
+  c->model_search_path = sdk_cli_env_model_path();
   optind = 1;
   opterr = 0;
   int ch, paths_given = 0;
@@ -812,7 +814,7 @@ static char **sde_files(const char *dir, size_t *count) {
 
 static int cmd_models(int argc, char **argv) {
   const char *dirs[8];
-  int nd = sdk_model_dirs(dirs, 8);
+  int nd = sdk_model_dirs(sdk_cli_env_model_path(), dirs, 8);
   int shown = 0;
   printf("built-in models:\n");
   for (int i = 0; i < nd; i++) {

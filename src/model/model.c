@@ -1009,10 +1009,9 @@ sdk_err sdk_model_parse(const char *text, const char *path, sdk_model **out, sdk
   return sdk_model_parse_buffer(text, strlen(text), path, out, eb);
 }
 
-int sdk_model_dirs(const char **dirs, int maxdirs) {
+int sdk_model_dirs(const char *search_path, const char **dirs, int maxdirs) {
   int n = 0;
-  const char *env = getenv("SDEKIT_MODEL_PATH");
-  if (env && *env && n < maxdirs) dirs[n++] = env;
+  if (search_path && *search_path && n < maxdirs) dirs[n++] = search_path;
 #ifdef SDK_INSTALL_MODELS
   if (n < maxdirs) dirs[n++] = SDK_INSTALL_MODELS;
 #endif
@@ -1021,12 +1020,13 @@ int sdk_model_dirs(const char **dirs, int maxdirs) {
 }
 
 /* Calls fn(dir, len, user) for every directory searched for a bare model
- * name, in order: the entries of SDEKIT_MODEL_PATH (empty entries are
- * skipped: they do not mean the current directory), then the built-in
- * directories.  Stops when fn returns nonzero and returns that value. */
-static int each_model_dir(int (*fn)(const char *dir, size_t len, void *user), void *user) {
+ * name, in order: the entries of search_path (empty entries are skipped:
+ * they do not mean the current directory), then the built-in directories.  Stops when fn returns
+ * nonzero and returns that value. */
+static int each_model_dir(const char *search_path,
+                          int (*fn)(const char *dir, size_t len, void *user), void *user) {
   const char *dirs[8];
-  int nd = sdk_model_dirs(dirs, 8), r = 0;
+  int nd = sdk_model_dirs(search_path, dirs, 8), r = 0;
   for (int i = 0; i < nd && !r; i++)
     for (const char *d = dirs[i]; *d && !r;) {
       size_t len = strcspn(d, ":");
@@ -1079,9 +1079,9 @@ static int cmp_str(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-char *sdk_model_builtin_names(void) {
+char *sdk_model_builtin_names(const char *search_path) {
   name_set ns = {0};
-  each_model_dir(collect_dir, &ns);
+  each_model_dir(search_path, collect_dir, &ns);
   if (ns.n > 1) qsort(ns.names, (size_t)ns.n, sizeof *ns.names, cmp_str);
   char *s = ns.oom ? NULL : join(ns.names, ns.n);
   for (int i = 0; i < ns.n; i++)
@@ -1186,7 +1186,8 @@ static int has_sde_suffix(const char *s) {
   return n >= 4 && !strcmp(s + n - 4, ".sde");
 }
 
-sdk_err sdk_model_load(const char *name, sdk_model **out, sdk_errbuf *eb) {
+sdk_err sdk_model_load_from(const char *name, const char *search_path, sdk_model **out,
+                            sdk_errbuf *eb) {
   *out = NULL;
   if (!name || !*name) return SDK_FAIL(eb, SDK_ERR_USAGE, "empty model name");
   search s = {.name = name, .eb = eb};
@@ -1195,10 +1196,10 @@ sdk_err sdk_model_load(const char *name, sdk_model **out, sdk_errbuf *eb) {
     /* a path: read it, and only it */
     SDK_CHECK(read_model_file(name, &s.text, &s.len, &s.resolved, NULL, eb));
   } else {
-    /* a bare name is a model of SDEKIT_MODEL_PATH or a built-in, never a
+    /* a bare name is a model of the search path or a built-in, never a
      * file of the current directory that happens to have that name */
-    if (!each_model_dir(try_dir, &s)) {
-      char *known = sdk_model_builtin_names();
+    if (!each_model_dir(search_path, try_dir, &s)) {
+      char *known = sdk_model_builtin_names(search_path);
       /* a file of that name (or NAME.sde) here is most likely what was meant */
       char sde[PATH_MAX];
       struct stat st;
@@ -1223,4 +1224,8 @@ sdk_err sdk_model_load(const char *name, sdk_model **out, sdk_errbuf *eb) {
   }
   free(s.resolved);
   return err;
+}
+
+sdk_err sdk_model_load(const char *name, sdk_model **out, sdk_errbuf *eb) {
+  return sdk_model_load_from(name, NULL, out, eb);
 }

@@ -500,7 +500,7 @@ static sdk_err prepare(const sdk_run_config *c, sdk_run **out, plan *p, sdk_errb
             sdk_model_parse(c->model_text, c->model_path ? c->model_path : c->model, &r->model, eb),
             fail);
   else
-    SDK_TRY(err, sdk_model_load(c->model, &r->model, eb), fail);
+    SDK_TRY(err, sdk_model_load_from(c->model, c->model_search_path, &r->model, eb), fail);
   SDK_TRY(err, make_plan(c, r, p, eb), fail);
   *out = r;
   return SDK_OK;
