@@ -281,7 +281,11 @@ static sdk_err write_outputs(const cli_run *cr, const sdk_results *R, int nobs, 
     int h5 = has_suffix(out, ".h5") || has_suffix(out, ".hdf5");
     if (h5) {
       e = sdk_write_h5(R, out, eb);
-    } else if (!strcmp(out, "-") || nobs == 1) {
+    } else if (!strcmp(out, "-")) {
+      for (int i = 0; i < NOBS && e == SDK_OK; i++)
+        if (has_obs(c, i))
+          e = sdk_write_tsv_named(R, OBS_NAMES[i], stdout, "to standard output", eb);
+    } else if (nobs == 1) {
       for (int i = 0; i < NOBS && e == SDK_OK; i++)
         if (has_obs(c, i)) e = sdk_write_tsv_file(R, OBS_NAMES[i], out, eb);
     } else {
