@@ -11,6 +11,14 @@
 #include "model/limits.h"
 #include "model/model_internal.h"
 
+/* A copy of an entry's value without its '#' comment (NULL: out of memory). */
+static char *value_copy(const char *value) {
+  char *copy = sdk_strdup(value);
+  char *hash = copy ? strchr(copy, '#') : NULL;
+  if (hash) *hash = 0;
+  return copy;
+}
+
 static char *trim(char *s) {
   while (isspace((unsigned char)*s))
     s++;
@@ -89,10 +97,8 @@ static sdk_err split_call2(char *s, const char *where, const char *fn, char **a,
 static sdk_err parse_init(sdk_model *m, int v, const char *value, int line, sdk_errbuf *eb) {
   sdk_init_spec *is = &m->init[v];
   is->line = line;
-  char *copy = sdk_strdup(value);
+  char *copy = value_copy(value);
   if (!copy) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  char *hash = strchr(copy, '#');
-  if (hash) *hash = 0;
   char *s = trim(copy);
   sdk_err err = SDK_OK;
   sdk_expr *e = NULL;
@@ -126,10 +132,8 @@ static sdk_err parse_particle(sdk_model *m, sdk_particle_spec *ps, const char *v
   } dists[] = {
       {"normal", SDK_PDIST_NORMAL}, {"uniform", SDK_PDIST_UNIFORM}, {"cauchy", SDK_PDIST_CAUCHY}};
   ps->line = line;
-  char *copy = sdk_strdup(value);
+  char *copy = value_copy(value);
   if (!copy) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  char *hash = strchr(copy, '#');
-  if (hash) *hash = 0;
   char *s = trim(copy);
   sdk_err err = SDK_OK;
   char where[256];
@@ -157,10 +161,8 @@ out:
 /* [model] periodic = VAR : EXPR [, VAR : EXPR ...] */
 static sdk_err parse_periodic(sdk_model *m, const char *value, int line, sdk_errbuf *eb) {
   m->periodic_line = line;
-  char *copy = sdk_strdup(value);
+  char *copy = value_copy(value);
   if (!copy) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  char *hash = strchr(copy, '#');
-  if (hash) *hash = 0;
   sdk_err err = SDK_OK;
   char *item = copy;
   while (err == SDK_OK && item) {
@@ -284,10 +286,8 @@ static sdk_err parse_param(sdk_model *m, const sdk_md_kv *it, sdk_errbuf *eb) {
   if (!sdk_name_valid(it->key) || sdk_name_reserved(it->key))
     return SDK_FAIL(eb, SDK_ERR_MODEL, "%s:%d: '%s' cannot be a parameter name%s", path, it->line,
                     it->key, sdk_name_valid(it->key) ? " (reserved)" : "");
-  char *vcopy = sdk_strdup(it->value);
+  char *vcopy = value_copy(it->value);
   if (!vcopy) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  char *hash = strchr(vcopy, '#');
-  if (hash) *hash = 0;
   int ok = sdk_parse_number(vcopy, &v);
   free(vcopy);
   if (!ok)
