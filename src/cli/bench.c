@@ -153,7 +153,7 @@ static int bench_particles(sdk_run_config *c, int64_t steps, int repeats, int pa
                            int workload_only) {
   sdk_errbuf eb = {0};
   sdk_model *m = NULL;
-  sdk_err e = sdk_model_load(c->model, &m, &eb);
+  sdk_err e = sdk_model_load_from(c->model, c->model_search_path, &m, &eb);
   if (e != SDK_OK) {
     cli_error("%s\n", eb.msg);
     return sdk_err_exit_status(e);
@@ -341,6 +341,7 @@ int sdk_cli_bench(int argc, char **argv) {
                                        {0, 0, 0, 0}};
   sdk_run_config c;
   sdk_run_config_defaults(&c);
+  c.model_search_path = sdk_cli_env_model_path();
   c.model = "josephson";
   c.scheme = "srk2";
   c.paths = 65536;

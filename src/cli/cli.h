@@ -5,6 +5,9 @@
 #include <stdio.h>
 
 #include "core/error.h"
+/* sdekit run, sdekit resume (run.c). */
+int sdk_cli_run(int argc, char **argv);
+int sdk_cli_resume(int argc, char **argv);
 int sdk_cli_bench(int argc, char **argv);
 int sdk_cli_compile(int argc, char **argv);
 struct sdk_run_config;

@@ -45,7 +45,7 @@ int sdk_cli_compile_cfg(const sdk_run_config *c, const char *arch, int cuda) {
   }
   const sdk_backend *be = cuda ? &sdk_backend_cuda : &sdk_backend_cpu;
   sdk_model *m = NULL;
-  sdk_err e = sdk_model_load(c->model, &m, &eb);
+  sdk_err e = sdk_model_load_from(c->model, c->model_search_path, &m, &eb);
   if (e != SDK_OK) return fail(e, &eb);
   char *src = NULL;
   sdk_bctx *ctx = NULL;

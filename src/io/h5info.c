@@ -198,81 +198,74 @@ out:
   free(err);
 }
 
-sdk_err sdk_h5_info(const char *path, FILE *out, sdk_errbuf *eb) {
-  sdk_err e = SDK_OK;
-  char buf[1024], b1[32], b2[32];
-  hid_t file = -1, sg = -1;
-  char **vars = NULL, **pnames = NULL, **axes = NULL;
-  long nvars = -1, npn = -1, nax = -1;
-  double *pvals = NULL, *dt = NULL;
-  axis_info ax[SDK_MAX_SCAN] = {{0}};
+/* An open result file and what every part of the summary needs. */
+typedef struct info {
+  const char *path;
+  hid_t file, sg; /* the file, its scan group */
+  int64_t fv;     /* format_version */
+  char **axes;
+  long nax;
+  axis_info ax[SDK_MAX_SCAN];
+  int64_t ngrid;
+  double *dt; /* [ngrid] */
+} info;
 
-  char ebuf[4096];
-  const char *why = NULL;
-  if ((e = sdk_h5_open_untrusted(path, &file, eb)) != SDK_OK) goto out;
+/* Is it an sdekit result file of a format this sdekit reads? */
+static sdk_err identify(info *in, sdk_errbuf *eb) {
+  char buf[1024];
+  if (sdk_h5_str_attr(in->file, "format", buf, sizeof buf) != 0 || strcmp(buf, "sdekit") != 0)
+    return fail_format(eb, in->path, "no format = \"sdekit\" attribute");
+  if (sdk_h5_num_attr(in->file, "format_version", H5T_NATIVE_INT64, &in->fv, 1) != 0 || in->fv < 1)
+    return fail_format(eb, in->path, "no valid format_version attribute");
+  if (in->fv > SDK_H5_FORMAT_VERSION)
+    return SDK_FAIL(eb, SDK_ERR_FORMAT,
+                    "'%s' was written by a newer sdekit (format %lld; this one reads up to %d)",
+                    in->path, (long long)in->fv, SDK_H5_FORMAT_VERSION);
+  return SDK_OK;
+}
 
-  /* Identify the file. */
-  int64_t fv = 0;
-  if (sdk_h5_str_attr(file, "format", buf, sizeof buf) != 0 || strcmp(buf, "sdekit") != 0) {
-    e = fail_format(eb, path, "no format = \"sdekit\" attribute");
-    goto out;
-  }
-  if (sdk_h5_num_attr(file, "format_version", H5T_NATIVE_INT64, &fv, 1) != 0 || fv < 1) {
-    e = fail_format(eb, path, "no valid format_version attribute");
-    goto out;
-  }
-  if (fv > SDK_H5_FORMAT_VERSION) {
-    e = SDK_FAIL(eb, SDK_ERR_FORMAT,
-                 "'%s' was written by a newer sdekit (format %lld; this one reads up to %d)", path,
-                 (long long)fv, SDK_H5_FORMAT_VERSION);
-    goto out;
-  }
-
-  /* Scan axes and time steps: needed to make sense of everything else. */
-  if (H5Lexists(file, "scan", H5P_DEFAULT) <= 0 || (sg = H5Gopen2(file, "scan", H5P_DEFAULT)) < 0) {
-    e = fail_format(eb, path, "no scan group");
-    goto out;
-  }
-  nax = sdk_h5_strs_attr(sg, "axes", &axes);
-  if (nax < 0 || nax > SDK_MAX_SCAN) {
-    e = fail_format(eb, path, "bad scan/axes attribute");
-    goto out;
-  }
-  int64_t ngrid = 1;
-  for (long i = 0; i < nax; i++) {
-    ax[i].name = axes[i];
-    sdk_esc_term_buf(axes[i], ax[i].ename, sizeof ax[i].ename);
-    if (!sdk_h5_link_name_ok(axes[i]) || !strcmp(axes[i], "dt")) {
-      e = SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': scan axis name '%s' is not a dataset name", path,
-                   axes[i]);
-      goto out;
-    }
-    ax[i].values = read_dset_f64(sg, axes[i], &ax[i].n, &why);
-    if (!ax[i].values || ax[i].n < 1) {
-      e = SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': scan axis /scan/%s %s", path, axes[i],
-                   why ? why : "is empty");
-      goto out;
-    }
+/* Scan axes and time steps: needed to make sense of everything else. */
+static sdk_err read_grid(info *in, sdk_errbuf *eb) {
+  const char *path = in->path, *why = NULL;
+  if (H5Lexists(in->file, "scan", H5P_DEFAULT) <= 0 ||
+      (in->sg = H5Gopen2(in->file, "scan", H5P_DEFAULT)) < 0)
+    return fail_format(eb, path, "no scan group");
+  in->nax = sdk_h5_strs_attr(in->sg, "axes", &in->axes);
+  if (in->nax < 0 || in->nax > SDK_MAX_SCAN)
+    return fail_format(eb, path, "bad scan/axes attribute");
+  in->ngrid = 1;
+  for (long i = 0; i < in->nax; i++) {
+    axis_info *ax = &in->ax[i];
+    ax->name = in->axes[i];
+    sdk_esc_term_buf(in->axes[i], ax->ename, sizeof ax->ename);
+    if (!sdk_h5_link_name_ok(in->axes[i]) || !strcmp(in->axes[i], "dt"))
+      return SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': scan axis name '%s' is not a dataset name", path,
+                      in->axes[i]);
+    ax->values = read_dset_f64(in->sg, in->axes[i], &ax->n, &why);
+    if (!ax->values || ax->n < 1)
+      return SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': scan axis /scan/%s %s", path, in->axes[i],
+                      why ? why : "is empty");
     /* both factors are at most SDK_H5_MAX_ELEMENTS: no overflow */
-    ngrid *= ax[i].n;
-    if (ngrid > SDK_H5_MAX_ELEMENTS) {
-      e = SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': the scan grid has more than 2^27 points", path);
-      goto out;
-    }
+    in->ngrid *= ax->n;
+    if (in->ngrid > SDK_H5_MAX_ELEMENTS)
+      return SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': the scan grid has more than 2^27 points", path);
   }
   hssize_t ndt;
-  dt = read_dset_f64(sg, "dt", &ndt, &why);
-  if (!dt || ndt != ngrid) {
-    e = SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': /scan/dt %s", path,
-                 why ? why : "does not match the scan axes in size");
-    goto out;
-  }
+  in->dt = read_dset_f64(in->sg, "dt", &ndt, &why);
+  if (!in->dt || ndt != in->ngrid)
+    return SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': /scan/dt %s", path,
+                    why ? why : "does not match the scan axes in size");
+  return SDK_OK;
+}
 
-  /* Settings. */
-  fprintf(out, "%-12s %s\n", "file:", esc(path, ebuf, sizeof ebuf));
+/* File, version, model, command, scheme, precision, backend, paths, seed. */
+static void print_origin(FILE *out, const info *in) {
+  char buf[1024], ebuf[4096];
+  hid_t file = in->file;
+  fprintf(out, "%-12s %s\n", "file:", esc(in->path, ebuf, sizeof ebuf));
   if (sdk_h5_str_attr(file, "version", buf, sizeof buf) != 0) snprintf(buf, sizeof buf, "?");
   fprintf(out, "%-12s sdekit %s (format %lld)\n", "written by:", esc(buf, ebuf, sizeof ebuf),
-          (long long)fv);
+          (long long)in->fv);
   {
     char name[256], mpath[512], e2[2048];
     if (sdk_h5_str_attr(file, "model_name", name, sizeof name) != 0)
@@ -287,17 +280,24 @@ sdk_err sdk_h5_info(const char *path, FILE *out, sdk_errbuf *eb) {
   print_str(out, file, "scheme:", "scheme");
   print_str(out, file, "precision:", "precision");
   print_str(out, file, "backend:", "backend");
-  int64_t i64 = 0, nsteps = 0, trans = 0, every = 0, spp = 0;
+  int64_t i64 = 0;
   uint64_t seed = 0;
-  double period = 0;
   if (sdk_h5_num_attr(file, "paths", H5T_NATIVE_INT64, &i64, 1) == 0)
     fprintf(out, "%-12s %lld per grid point\n", "paths:", (long long)i64);
   if (sdk_h5_num_attr(file, "seed", H5T_NATIVE_UINT64, &seed, 1) == 0)
     fprintf(out, "%-12s %llu\n", "seed:", (unsigned long long)seed);
-  double dmin = dt[0], dmax = dt[0];
-  for (int64_t k = 1; k < ngrid; k++) {
-    if (dt[k] < dmin) dmin = dt[k];
-    if (dt[k] > dmax) dmax = dt[k];
+}
+
+/* Time step(s), steps, period. */
+static void print_time(FILE *out, const info *in) {
+  char b1[32], b2[32];
+  hid_t file = in->file;
+  int64_t nsteps = 0, trans = 0, every = 0, spp = 0;
+  double period = 0;
+  double dmin = in->dt[0], dmax = in->dt[0];
+  for (int64_t k = 1; k < in->ngrid; k++) {
+    if (in->dt[k] < dmin) dmin = in->dt[k];
+    if (in->dt[k] > dmax) dmax = in->dt[k];
   }
   if (dmin == dmax)
     fprintf(out, "%-12s %s\n", "dt:", sdk_fmt_exact(b1, dmin));
@@ -319,32 +319,48 @@ sdk_err sdk_h5_info(const char *path, FILE *out, sdk_errbuf *eb) {
     fprintf(out, "%-12s %s (%lld steps per period)\n", "period:", sdk_fmt_exact(b1, period),
             (long long)spp);
   }
-  nvars = sdk_h5_strs_attr(file, "var_names", &vars);
+}
+
+/* Variables and parameters (the scanned ones marked). */
+static void print_names(FILE *out, const info *in) {
+  char ebuf[4096], b1[32];
+  char **vars = NULL, **pnames = NULL;
+  double *pvals = NULL;
+  long nvars = sdk_h5_strs_attr(in->file, "var_names", &vars);
   if (nvars >= 0) {
     fprintf(out, "%-12s", "variables:");
     for (long v = 0; v < nvars; v++)
       fprintf(out, " %s", esc(vars[v], ebuf, sizeof ebuf));
     fputc('\n', out);
   }
-  npn = sdk_h5_strs_attr(file, "param_names", &pnames);
-  if (npn > 0 && attr_npoints(file, "param_values") == npn) {
+  long npn = sdk_h5_strs_attr(in->file, "param_names", &pnames);
+  if (npn > 0 && attr_npoints(in->file, "param_values") == npn) {
     pvals = malloc((size_t)npn * sizeof *pvals);
-    if (pvals && sdk_h5_num_attr(file, "param_values", H5T_NATIVE_DOUBLE, pvals, npn) == 0) {
+    if (pvals && sdk_h5_num_attr(in->file, "param_values", H5T_NATIVE_DOUBLE, pvals, npn) == 0) {
       fprintf(out, "%-12s", "parameters:");
       for (long p = 0; p < npn; p++) {
         int scanned = 0;
-        for (long i = 0; i < nax; i++)
-          scanned |= strcmp(axes[i], pnames[p]) == 0;
+        for (long i = 0; i < in->nax; i++)
+          scanned |= strcmp(in->axes[i], pnames[p]) == 0;
         fprintf(out, " %s=%s%s", esc(pnames[p], ebuf, sizeof ebuf),
                 scanned ? "(scanned)" : sdk_fmt_exact(b1, pvals[p]), p + 1 < npn ? "," : "");
       }
       fputc('\n', out);
     }
   }
-  if (nax == 0) fprintf(out, "%-12s none\n", "scans:");
-  for (long i = 0; i < nax; i++) {
-    hid_t d = H5Dopen2(sg, axes[i], H5P_DEFAULT);
-    double start = ax[i].values[0], stop = ax[i].values[ax[i].n - 1];
+  sdk_h5_free_strs(vars, nvars);
+  sdk_h5_free_strs(pnames, npn);
+  free(pvals);
+}
+
+/* The scan axes: range, points, linear or log. */
+static void print_scans(FILE *out, const info *in) {
+  char b1[32], b2[32];
+  if (in->nax == 0) fprintf(out, "%-12s none\n", "scans:");
+  for (long i = 0; i < in->nax; i++) {
+    const axis_info *ax = &in->ax[i];
+    hid_t d = H5Dopen2(in->sg, in->axes[i], H5P_DEFAULT);
+    double start = ax->values[0], stop = ax->values[ax->n - 1];
     int64_t lg = 0;
     if (d >= 0) {
       sdk_h5_num_attr(d, "start", H5T_NATIVE_DOUBLE, &start, 1);
@@ -352,20 +368,31 @@ sdk_err sdk_h5_info(const char *path, FILE *out, sdk_errbuf *eb) {
       sdk_h5_num_attr(d, "log", H5T_NATIVE_INT64, &lg, 1);
       H5Dclose(d);
     }
-    fprintf(out, "%-12s %s: %s .. %s, n=%lld, %s\n", i == 0 ? "scans:" : "", ax[i].ename,
-            sdk_fmt_exact(b1, start), sdk_fmt_exact(b2, stop), (long long)ax[i].n,
+    fprintf(out, "%-12s %s: %s .. %s, n=%lld, %s\n", i == 0 ? "scans:" : "", ax->ename,
+            sdk_fmt_exact(b1, start), sdk_fmt_exact(b2, stop), (long long)ax->n,
             lg ? "log" : "linear");
   }
+}
 
+sdk_err sdk_h5_info(const char *path, FILE *out, sdk_errbuf *eb) {
+  info in = {.path = path, .file = -1, .sg = -1, .nax = -1};
+  sdk_err e;
+  SDK_TRY(e, sdk_h5_open_untrusted(path, &in.file, eb), out);
+  SDK_TRY(e, identify(&in, eb), out);
+  SDK_TRY(e, read_grid(&in, eb), out);
+  print_origin(out, &in);
+  print_time(out, &in);
+  print_names(out, &in);
+  print_scans(out, &in);
   /* Every dataset, with its shape. */
   fprintf(out, "datasets:\n");
   listing ls = {out};
-  if (H5Lvisit(file, H5_INDEX_NAME, H5_ITER_INC, list_one, &ls) < 0) {
+  if (H5Lvisit(in.file, H5_INDEX_NAME, H5_ITER_INC, list_one, &ls) < 0) {
     e = SDK_FAIL(eb, SDK_ERR_FORMAT, "cannot list the contents of '%s'", path);
     goto out;
   }
-  if (H5Lexists(file, "drift", H5P_DEFAULT) > 0) print_drift(out, file, ax, (int)nax, ngrid);
-
+  if (H5Lexists(in.file, "drift", H5P_DEFAULT) > 0)
+    print_drift(out, in.file, in.ax, (int)in.nax, in.ngrid);
   if (fflush(out) != 0 || ferror(out)) {
     int err = errno;
     e = SDK_FAIL(eb, SDK_ERR_IO, "cannot write the summary of '%s': %s", path,
@@ -373,14 +400,11 @@ sdk_err sdk_h5_info(const char *path, FILE *out, sdk_errbuf *eb) {
   }
 out:
   for (int i = 0; i < SDK_MAX_SCAN; i++)
-    free(ax[i].values);
-  sdk_h5_free_strs(axes, nax);
-  sdk_h5_free_strs(vars, nvars);
-  sdk_h5_free_strs(pnames, npn);
-  free(pvals);
-  free(dt);
-  if (sg >= 0) H5Gclose(sg);
-  if (file >= 0) H5Fclose(file);
+    free(in.ax[i].values);
+  sdk_h5_free_strs(in.axes, in.nax);
+  free(in.dt);
+  if (in.sg >= 0) H5Gclose(in.sg);
+  if (in.file >= 0) H5Fclose(in.file);
   H5Eclear2(H5E_DEFAULT);
   return e;
 }

@@ -48,7 +48,12 @@ sdk_err sdk_write_h5(const sdk_results *r, const char *path, sdk_errbuf *eb);
  * writing to f fails. */
 sdk_err sdk_write_tsv(const sdk_results *r, const char *obs, FILE *f, sdk_errbuf *eb);
 
-/* Same, to a file (temporary + rename) or to stdout when path is "-". */
+/* Same; name says what f is in messages ("cannot write NAME: ..."), where
+ * sdk_write_tsv says "TSV output". */
+sdk_err sdk_write_tsv_named(const sdk_results *r, const char *obs, FILE *f, const char *name,
+                            sdk_errbuf *eb);
+
+/* Same, to the file path (a temporary renamed into place on success). */
 sdk_err sdk_write_tsv_file(const sdk_results *r, const char *obs, const char *path, sdk_errbuf *eb);
 
 /* Print a human-readable summary of an sdekit HDF5 result file.

@@ -105,11 +105,14 @@ sdk_err sdk_write_tsv(const sdk_results *r, const char *obs, FILE *f, sdk_errbuf
   return tsv_write(r, obs, f, "TSV output", eb);
 }
 
+sdk_err sdk_write_tsv_named(const sdk_results *r, const char *obs, FILE *f, const char *name,
+                            sdk_errbuf *eb) {
+  return tsv_write(r, obs, f, name, eb);
+}
+
 sdk_err sdk_write_tsv_file(const sdk_results *r, const char *obs, const char *path,
                            sdk_errbuf *eb) {
   char name[1024];
-  if (path && strcmp(path, "-") == 0) return tsv_write(r, obs, stdout, "to standard output", eb);
-
   sdk_atomic t;
   SDK_CHECK(sdk_atomic_open(&t, path, 0, eb));
   snprintf(name, sizeof name, "'%s'", path);

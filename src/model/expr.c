@@ -160,108 +160,121 @@ static sdk_expr *parse_primary(parser *ps) {
   return e;
 }
 
+/* A decimal number literal at c (a C float suffix allowed). */
+static sdk_expr *parse_number_lit(parser *ps, const char *c) {
+  char *end;
+  errno = 0;
+  double v = strtod(c, &end);
+  /* strtod accepts hex floats and "inf"; we want plain decimals only */
+  if (end == c || (c[0] == '0' && (c[1] == 'x' || c[1] == 'X'))) {
+    perr(ps, "malformed number");
+    return NULL;
+  }
+  /* 1e999 would become inf (and be emitted as the name "inf"), 1e-999
+   * would become 0: refuse rather than approximate */
+  if (errno == ERANGE || !isfinite(v)) {
+    perr(ps, "number out of the range of double precision (about 2.2e-308 to 1.8e308)");
+    return NULL;
+  }
+  if (*end == 'f' || *end == 'F' || *end == 'l' || *end == 'L') end++; /* C suffix */
+  if (isalnum((unsigned char)*end) || *end == '_') {
+    ps->p = end;
+    perr(ps, "malformed number");
+    return NULL;
+  }
+  sdk_expr *e = node(SDK_E_NUM);
+  if (!e) return NULL;
+  e->num = v;
+  ps->p = end;
+  return e;
+}
+
+/* The arguments of call e up to (not including) the closing ')': at most 3. */
+static int parse_args(parser *ps, sdk_expr *e) {
+  skip_ws(ps);
+  if (*ps->p == ')') return 1;
+  for (;;) {
+    if (e->nargs == 3) {
+      perr(ps, "too many arguments");
+      return 0;
+    }
+    e->arg[e->nargs] = parse_expr(ps);
+    if (!e->arg[e->nargs]) return 0;
+    e->nargs++;
+    skip_ws(ps);
+    if (*ps->p != ',') return 1;
+    ps->p++;
+  }
+}
+
+/* A call of the function `name` (taken over), its '(' just read; s is where
+ * the name starts (for messages). */
+static sdk_expr *parse_call(parser *ps, const char *s, char *name) {
+  const fn_info *fi = find_fn(name);
+  if (!fi) {
+    char msg[200];
+    snprintf(msg, sizeof msg, "unknown function '%s'", name);
+    ps->p = s;
+    free(name);
+    perr(ps, msg);
+    return NULL;
+  }
+  sdk_expr *e = node(SDK_E_CALL);
+  if (!e) {
+    free(name);
+    return NULL;
+  }
+  e->name = name;
+  if (!parse_args(ps, e)) {
+    sdk_expr_destroy(&e);
+    return NULL;
+  }
+  if (*ps->p != ')') {
+    perr(ps, "expected ')' after function arguments");
+    sdk_expr_destroy(&e);
+    return NULL;
+  }
+  ps->p++;
+  if (!(e = deep_ok(ps, e))) return NULL;
+  if (e->nargs != fi->nargs) {
+    char msg[200];
+    snprintf(msg, sizeof msg, "%s() takes %d argument%s, not %d", fi->name, fi->nargs,
+             fi->nargs == 1 ? "" : "s", e->nargs);
+    ps->p = s;
+    perr(ps, msg);
+    sdk_expr_destroy(&e);
+    return NULL;
+  }
+  return e;
+}
+
+/* A name at c: a symbol, or a call when '(' follows. */
+static sdk_expr *parse_name(parser *ps, const char *c) {
+  const char *s = c;
+  while (isalnum((unsigned char)*ps->p) || *ps->p == '_')
+    ps->p++;
+  char *name = sdk_strndup(s, (size_t)(ps->p - s));
+  if (!name) return NULL;
+  skip_ws(ps);
+  if (*ps->p == '(') {
+    ps->p++;
+    return parse_call(ps, s, name);
+  }
+  sdk_expr *e = node(SDK_E_SYM);
+  if (!e) {
+    free(name);
+    return NULL;
+  }
+  e->name = name;
+  return e;
+}
+
 static sdk_expr *parse_primary_(parser *ps) {
   skip_ws(ps);
   const char *c = ps->p;
-  if (isdigit((unsigned char)*c) || (*c == '.' && isdigit((unsigned char)c[1]))) {
-    char *end;
-    errno = 0;
-    double v = strtod(c, &end);
-    /* strtod accepts hex floats and "inf"; we want plain decimals only */
-    if (end == c || (c[0] == '0' && (c[1] == 'x' || c[1] == 'X'))) {
-      perr(ps, "malformed number");
-      return NULL;
-    }
-    /* 1e999 would become inf (and be emitted as the name "inf"), 1e-999
-     * would become 0: refuse rather than approximate */
-    if (errno == ERANGE || !isfinite(v)) {
-      perr(ps, "number out of the range of double precision (about 2.2e-308 to 1.8e308)");
-      return NULL;
-    }
-    if (*end == 'f' || *end == 'F' || *end == 'l' || *end == 'L') end++; /* C suffix */
-    if (isalnum((unsigned char)*end) || *end == '_') {
-      ps->p = end;
-      perr(ps, "malformed number");
-      return NULL;
-    }
-    sdk_expr *e = node(SDK_E_NUM);
-    if (!e) return NULL;
-    e->num = v;
-    ps->p = end;
-    return e;
-  }
-  if (isalpha((unsigned char)*c) || *c == '_') {
-    const char *s = c;
-    while (isalnum((unsigned char)*ps->p) || *ps->p == '_')
-      ps->p++;
-    char *name = sdk_strndup(s, (size_t)(ps->p - s));
-    if (!name) return NULL;
-    skip_ws(ps);
-    if (*ps->p == '(') {
-      ps->p++;
-      const fn_info *fi = find_fn(name);
-      if (!fi) {
-        char msg[200];
-        snprintf(msg, sizeof msg, "unknown function '%s'", name);
-        ps->p = s;
-        free(name);
-        perr(ps, msg);
-        return NULL;
-      }
-      sdk_expr *e = node(SDK_E_CALL);
-      if (!e) {
-        free(name);
-        return NULL;
-      }
-      e->name = name;
-      skip_ws(ps);
-      if (*ps->p != ')') {
-        for (;;) {
-          if (e->nargs == 3) {
-            perr(ps, "too many arguments");
-            sdk_expr_destroy(&e);
-            return NULL;
-          }
-          e->arg[e->nargs] = parse_expr(ps);
-          if (!e->arg[e->nargs]) {
-            sdk_expr_destroy(&e);
-            return NULL;
-          }
-          e->nargs++;
-          skip_ws(ps);
-          if (*ps->p == ',') {
-            ps->p++;
-            continue;
-          }
-          break;
-        }
-      }
-      if (*ps->p != ')') {
-        perr(ps, "expected ')' after function arguments");
-        sdk_expr_destroy(&e);
-        return NULL;
-      }
-      ps->p++;
-      if (!(e = deep_ok(ps, e))) return NULL;
-      if (e->nargs != fi->nargs) {
-        char msg[200];
-        snprintf(msg, sizeof msg, "%s() takes %d argument%s, not %d", fi->name, fi->nargs,
-                 fi->nargs == 1 ? "" : "s", e->nargs);
-        ps->p = s;
-        perr(ps, msg);
-        sdk_expr_destroy(&e);
-        return NULL;
-      }
-      return e;
-    }
-    sdk_expr *e = node(SDK_E_SYM);
-    if (!e) {
-      free(name);
-      return NULL;
-    }
-    e->name = name;
-    return e;
-  }
+  if (isdigit((unsigned char)*c) || (*c == '.' && isdigit((unsigned char)c[1])))
+    return parse_number_lit(ps, c);
+  if (isalpha((unsigned char)*c) || *c == '_') return parse_name(ps, c);
   if (*c == '(') {
     ps->p++;
     sdk_expr *e = parse_expr(ps);

@@ -112,10 +112,14 @@ typedef struct sdk_model {
 
 /* Load a model.  A path (anything with a '/' or ending in ".sde") is read
  * as given.  A bare name is looked up as NAME.sde in the directories of
- * $SDEKIT_MODEL_PATH (':'-separated, in order, empty entries skipped), then
- * in the built-in model directories; never in the current directory.  Model
- * files must be regular files of at most SDK_MODEL_MAX_BYTES (model/limits.h);
- * they are opened without blocking, so a FIFO or device is refused at once. */
+ * search_path (':'-separated, in order, empty entries skipped; NULL or "":
+ * none; the CLI passes $SDEKIT_MODEL_PATH), then in the built-in model
+ * directories; never in the current directory.  Model files must be regular
+ * files of at most SDK_MODEL_MAX_BYTES (model/limits.h); they are opened
+ * without blocking, so a FIFO or device is refused at once. */
+sdk_err sdk_model_load_from(const char *name_or_path, const char *search_path, sdk_model **out,
+                            sdk_errbuf *eb);
+/* The same with no search path: a path, or a built-in model. */
 sdk_err sdk_model_load(const char *name_or_path, sdk_model **out, sdk_errbuf *eb);
 /* Parse model text of `len` bytes (need not be NUL-terminated; any NUL byte
  * is an error); `name` is used in messages and as the model's path.  The
@@ -135,12 +139,15 @@ char *sdk_model_var_list(const sdk_model *m);
 /* Index of the first variable declared periodic, -1 if none. */
 int sdk_model_first_periodic(const sdk_model *m);
 
-/* Directories searched for built-in models, ':'-separated, as a string for
- * messages and for `sdekit models`.  Fills dirs[] (at most maxdirs). */
-int sdk_model_dirs(const char **dirs, int maxdirs);
-/* Names of the models a bare name can refer to, sorted, comma-separated
- * (for messages); caller frees; NULL when out of memory. */
-char *sdk_model_builtin_names(void);
+/* Directories searched for a bare model name: search_path (as one string,
+ * ':'-separated, when not NULL or empty), then the built-in ones; for
+ * messages and for `sdekit models`.  Fills dirs[] (at most maxdirs) and
+ * returns their number. */
+int sdk_model_dirs(const char *search_path, const char **dirs, int maxdirs);
+/* Names of the models a bare name can refer to with this search path,
+ * sorted, comma-separated (for messages); caller frees; NULL when out of
+ * memory. */
+char *sdk_model_builtin_names(const char *search_path);
 
 /* Parse a number strictly: the whole string must be a finite decimal. */
 int sdk_parse_number(const char *s, double *out);

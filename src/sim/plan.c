@@ -13,7 +13,7 @@
 sdk_err sdk_plan_model(const sdk_run_config *c, sdk_model **m, sdk_errbuf *eb) {
   if (c->model_text)
     return sdk_model_parse(c->model_text, c->model_path ? c->model_path : c->model, m, eb);
-  return sdk_model_load(c->model, m, eb);
+  return sdk_model_load_from(c->model, c->model_search_path, m, eb);
 }
 
 /* euler for multiplicative noise and for systems of particles (sim/systems.h) */

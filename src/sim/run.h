@@ -35,6 +35,9 @@ struct sdk_ckpt;
 
 typedef struct sdk_run_config {
   const char *model; /* built-in name or path */
+  /* ':'-separated directories searched for a bare model name before the
+   * built-in ones (the CLI's SDEKIT_MODEL_PATH); NULL: the built-ins only */
+  const char *model_search_path;
   int nset;
   const char *set_name[SDK_MAX_SET];
   double set_value[SDK_MAX_SET];

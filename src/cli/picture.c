@@ -1,0 +1,387 @@
+/* Pieces the pictures of `sdekit plot` share: data files, heat-map cells,
+ * curves per grid point, titles, saved paths (see picture.h). */
+#include "cli/picture.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------- data files ---------------- */
+
+FILE *sdk_pic_data_open(sdk_plot *p, char name[32]) {
+  snprintf(name, 32, "d%d.dat", p->ndata++);
+  char path[PATH_MAX];
+  /* no directory: only the script is wanted (sdk_plot_inspect) */
+  snprintf(path, sizeof path, "%s/%s", p->dir ? p->dir : "/dev", p->dir ? name : "null");
+  FILE *f = fopen(path, "w");
+  if (!f) SDK_FAIL(p->eb, SDK_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+  return f;
+}
+
+sdk_err sdk_pic_data_close(sdk_plot *p, FILE *f, const char *name) {
+  int bad = ferror(f);
+  if (fclose(f) != 0 || bad)
+    return SDK_FAIL(p->eb, SDK_ERR_IO, "cannot write the temporary data file %s in %s", name,
+                    p->dir);
+  return SDK_OK;
+}
+
+void sdk_pic_put_num(FILE *f, double x) {
+  if (isfinite(x))
+    fprintf(f, "%.9g", x);
+  else
+    fputs("NaN", f);
+}
+
+void sdk_pic_minmax(const double *v, size_t n, double *lo, double *hi) {
+  *lo = INFINITY;
+  *hi = -INFINITY;
+  for (size_t i = 0; i < n; i++)
+    if (isfinite(v[i])) {
+      if (v[i] < *lo) *lo = v[i];
+      if (v[i] > *hi) *hi = v[i];
+    }
+}
+
+/* ---------------- heat maps ---------------- */
+
+void sdk_pic_edges(const double *c, int64_t n, int lg, double *e) {
+  if (n == 1) {
+    double w = c[0] != 0 ? 0.1 * fabs(c[0]) : 0.5;
+    if (lg && c[0] > 0) {
+      e[0] = c[0] / 1.1;
+      e[1] = c[0] * 1.1;
+    } else {
+      e[0] = c[0] - w / 2;
+      e[1] = c[0] + w / 2;
+    }
+    return;
+  }
+  for (int64_t i = 1; i < n; i++)
+    e[i] = lg && c[i - 1] > 0 && c[i] > 0 ? sqrt(c[i - 1] * c[i]) : 0.5 * (c[i - 1] + c[i]);
+  if (lg && c[0] > 0 && c[1] > 0) {
+    e[0] = c[0] * c[0] / e[1];
+    e[n] = c[n - 1] * c[n - 1] / e[n - 1];
+  } else {
+    e[0] = c[0] - (e[1] - c[0]);
+    e[n] = c[n - 1] + (c[n - 1] - e[n - 1]);
+  }
+}
+
+void sdk_pic_cells(FILE *f, int64_t nx, const double *xe, int64_t ny, const double *ye,
+                   int64_t ye_stride, const double *z, double floor) {
+  /* the same rows in every column: one surface (no seams between columns) */
+  int same = 1;
+  for (int64_t i = 1; ye_stride && same && i < nx; i++)
+    same = memcmp(ye, ye + i * ye_stride, (size_t)(ny + 1) * sizeof *ye) == 0;
+  if (same) ye_stride = 0;
+  if (ye_stride == 0) {
+    /* one grid of corners; corner (i, j) carries cell (i, j), the last row
+     * and column only close the cells before them */
+    for (int64_t i = 0; i <= nx; i++) {
+      int64_t ci = i < nx ? i : nx - 1;
+      for (int64_t j = 0; j <= ny; j++) {
+        int64_t cj = j < ny ? j : ny - 1;
+        double v = z[ci * ny + cj];
+        if (floor > 0 && !(v >= floor)) v = floor;
+        sdk_pic_put_num(f, xe[i]);
+        fputc(' ', f);
+        sdk_pic_put_num(f, ye[j]);
+        fputc(' ', f);
+        sdk_pic_put_num(f, v);
+        fputc('\n', f);
+      }
+      fputc('\n', f);
+    }
+    return;
+  }
+  /* rows differ between columns: every column its own two-scan surface,
+   * reaching a little into the next one so that no seam shows */
+  for (int64_t i = 0; i < nx; i++) {
+    const double *y = ye + i * ye_stride;
+    for (int s = 0; s < 2; s++) {
+      double x = xe[i + s];
+      if (s == 1 && i + 1 < nx) x += 0.01 * (xe[i + 2] - xe[i + 1]);
+      for (int64_t j = 0; j <= ny; j++) {
+        double v = z[i * ny + (j < ny ? j : ny - 1)];
+        if (floor > 0 && !(v >= floor)) v = floor;
+        sdk_pic_put_num(f, x);
+        fputc(' ', f);
+        sdk_pic_put_num(f, y[j]);
+        fputc(' ', f);
+        sdk_pic_put_num(f, v);
+        fputc('\n', f);
+      }
+      fputc('\n', f);
+    }
+    fputc('\n', f);
+  }
+}
+
+double *sdk_pic_regrid(int64_t nx, int64_t nb, const double *lo, const double *hi,
+                       const double *const *col, int64_t maxrows, int64_t *ny, double **ye) {
+  double y0 = INFINITY, y1 = -INFINITY, w = INFINITY;
+  for (int64_t i = 0; i < nx; i++)
+    if (isfinite(lo[i]) && isfinite(hi[i]) && hi[i] > lo[i]) {
+      y0 = fmin(y0, lo[i]);
+      y1 = fmax(y1, hi[i]);
+      w = fmin(w, (hi[i] - lo[i]) / (double)nb);
+    }
+  if (!(y1 > y0)) {
+    y0 = 0;
+    y1 = 1;
+    w = 1.0 / (double)nb;
+  }
+  double nr = ceil((y1 - y0) / w - 1e-6);
+  int64_t n = nr < 1 ? 1 : nr > (double)maxrows ? maxrows : (int64_t)nr;
+  double W = (y1 - y0) / (double)n;
+  double *z = calloc((size_t)(nx * n), sizeof *z), *e = malloc((size_t)(n + 1) * sizeof *e);
+  int64_t *cnt = malloc((size_t)n * sizeof *cnt);
+  if (!z || !e || !cnt) {
+    free(z);
+    free(e);
+    free(cnt);
+    return NULL;
+  }
+  for (int64_t r = 0; r <= n; r++)
+    e[r] = y0 + (double)r * W;
+  for (int64_t i = 0; i < nx; i++) {
+    double bw = (hi[i] - lo[i]) / (double)nb, *zi = z + i * n;
+    if (!(bw > 0) || !isfinite(lo[i])) continue;
+    if (W >= bw * (1 - 1e-9)) {
+      memset(cnt, 0, (size_t)n * sizeof *cnt);
+      for (int64_t j = 0; j < nb; j++) {
+        double r = floor((lo[i] + ((double)j + 0.5) * bw - y0) / W);
+        int64_t ri = r < 0 ? 0 : r >= (double)n ? n - 1 : (int64_t)r;
+        if (isfinite(col[i][j])) {
+          zi[ri] += col[i][j];
+          cnt[ri]++;
+        }
+      }
+      for (int64_t r = 0; r < n; r++)
+        if (cnt[r]) zi[r] /= (double)cnt[r];
+    } else {
+      for (int64_t r = 0; r < n; r++) {
+        double yc = y0 + ((double)r + 0.5) * W;
+        if (yc < lo[i] || yc >= hi[i]) continue;
+        int64_t j = (int64_t)floor((yc - lo[i]) / bw);
+        zi[r] = col[i][j < nb ? j : nb - 1];
+      }
+    }
+  }
+  free(cnt);
+  *ny = n;
+  *ye = e;
+  return z;
+}
+
+/* ---------------- curves per grid point ---------------- */
+
+void sdk_pic_curves(const sdk_plot *p, sdk_curves *c) {
+  const sdk_plotfile *pf = p->pf;
+  memset(c, 0, sizeof *c);
+  if (pf->ngrid <= SDK_PIC_MAX_CURVES) {
+    c->n = pf->ngrid;
+    for (int64_t g = 0; g < pf->ngrid; g++)
+      c->g[g] = g;
+    return;
+  }
+  c->heat = 1;
+  c->hx = pf->nscan == 2 && pf->axn[1] > pf->axn[0] ? 1 : 0;
+  if (pf->nscan == 2) {
+    int64_t idx[2];
+    sdk_pf_grid_index(pf, p->grid >= 0 ? p->grid : 0, idx);
+    c->fixed = idx[1 - c->hx];
+  }
+}
+
+int64_t sdk_pic_heat_grid(const sdk_plotfile *pf, const sdk_curves *c, int64_t k) {
+  if (pf->nscan < 2) return k;
+  return c->hx == 0 ? k * pf->axn[1] + c->fixed : c->fixed * pf->axn[1] + k;
+}
+
+/* Note for the title of a heat map over one axis of a two-axis scan. */
+static void put_fixed_note(sdk_strbuf *b, const sdk_plotfile *pf, const sdk_curves *c) {
+  if (pf->nscan < 2 || !c->heat) return;
+  int o = 1 - c->hx;
+  sdk_gp_sym(b, pf->axname[o]);
+  sdk_sb_puts(b, " = ");
+  sdk_gp_num(b, pf->ax[o][c->fixed]);
+}
+
+double sdk_pic_curves_begin(sdk_strbuf *b, const sdk_plotfile *pf, const sdk_curves *c,
+                            int opaque_key) {
+  sdk_strbuf note;
+  sdk_sb_init(&note);
+  put_fixed_note(&note, pf, c);
+  sdk_pic_multiplot_title(b, pf, -1, note.s);
+  sdk_sb_free(&note);
+  if (c->heat)
+    sdk_gp_heatmap(b);
+  else
+    sdk_sb_printf(b, "set key %s font ',12' spacing 1.1\n",
+                  c->n > 1     ? "at screen 0.79, screen 0.865 left top vertical Left reverse"
+                  : opaque_key ? "top right opaque"
+                               : "top right");
+  return c->heat ? SDK_GP_RIGHT_HEAT : c->n > 1 ? SDK_GP_RIGHT_KEY : SDK_GP_RIGHT_PLAIN;
+}
+
+int sdk_pic_vars(const sdk_plot *p, int *vi) {
+  const sdk_plotfile *pf = p->pf;
+  int n = 0;
+  for (long v = 0; v < pf->nvars && n < SDK_PIC_MAX_PANELS; v++)
+    if (!p->var || !strcmp(p->var, pf->vars[v])) vi[n++] = (int)v;
+  return n;
+}
+
+/* ---------------- titles and labels ---------------- */
+
+void sdk_pic_grid_label(sdk_strbuf *b, const sdk_plotfile *pf, int64_t g) {
+  int64_t idx[2];
+  sdk_pf_grid_index(pf, g, idx);
+  for (int i = 0; i < pf->nscan; i++) {
+    if (i) sdk_sb_puts(b, ", ");
+    sdk_gp_sym(b, pf->axname[i]);
+    sdk_sb_puts(b, " = ");
+    sdk_gp_num(b, pf->ax[i][idx[i]]);
+  }
+}
+
+static int is_scanned(const sdk_plotfile *pf, const char *name) {
+  for (int i = 0; i < pf->nscan; i++)
+    if (!strcmp(pf->axname[i], name)) return 1;
+  return 0;
+}
+
+/* Title: "model, scheme, N paths, dt = ..., precision" and, smaller, the
+ * parameter values (with the scanned ones at grid point g when g >= 0). */
+static void put_title(sdk_strbuf *b, const sdk_plotfile *pf, int64_t g, const char *extra) {
+  sdk_sb_puts(b, "\"");
+  sdk_gp_text(b, pf->model);
+  if (pf->scheme[0]) {
+    sdk_sb_puts(b, ", ");
+    sdk_gp_text(b, pf->scheme);
+  }
+  if (pf->particles > 1) {
+    /* interacting systems: paths = particles x systems */
+    sdk_sb_puts(b, ", ");
+    sdk_gp_count(b, pf->particles, "particle");
+    int64_t sys = pf->paths / pf->particles;
+    if (sys > 1) {
+      sdk_sb_puts(b, " × ");
+      sdk_gp_count(b, sys, "system");
+    }
+  } else if (pf->paths > 0) {
+    sdk_sb_puts(b, ", ");
+    sdk_gp_count(b, pf->paths, "path");
+  }
+  double lo = pf->dt[0], hi = pf->dt[0];
+  if (g >= 0) {
+    lo = hi = pf->dt[g];
+  } else {
+    for (int64_t k = 1; k < pf->ngrid; k++) {
+      if (pf->dt[k] < lo) lo = pf->dt[k];
+      if (pf->dt[k] > hi) hi = pf->dt[k];
+    }
+  }
+  sdk_sb_puts(b, ", {/:Italic dt} = ");
+  sdk_gp_num(b, lo);
+  if (hi != lo) {
+    sdk_sb_puts(b, " … ");
+    sdk_gp_num(b, hi);
+  }
+  if (pf->precision[0]) {
+    sdk_sb_puts(b, ", ");
+    sdk_gp_text(b, pf->precision);
+  }
+  /* second line: parameters */
+  sdk_strbuf l2;
+  sdk_sb_init(&l2);
+  int n = 0;
+  for (long p = 0; p < pf->nparams; p++) {
+    if (is_scanned(pf, pf->pnames[p])) continue;
+    if (n++) sdk_sb_puts(&l2, ", ");
+    sdk_gp_sym(&l2, pf->pnames[p]);
+    sdk_sb_puts(&l2, " = ");
+    sdk_gp_num(&l2, pf->pvals[p]);
+  }
+  if (g >= 0 && pf->nscan) {
+    if (n++) sdk_sb_puts(&l2, ", ");
+    sdk_pic_grid_label(&l2, pf, g);
+  }
+  if (extra && extra[0]) {
+    if (n++) sdk_sb_puts(&l2, "; ");
+    sdk_sb_puts(&l2, extra);
+  }
+  if (n && l2.s) sdk_sb_printf(b, "\\n{/*0.8 %s}", l2.s);
+  sdk_sb_free(&l2);
+  sdk_sb_puts(b, "\"");
+}
+
+void sdk_pic_multiplot_title(sdk_strbuf *b, const sdk_plotfile *pf, int64_t g, const char *extra) {
+  sdk_sb_puts(b, "set multiplot title ");
+  put_title(b, pf, g, extra);
+  sdk_sb_puts(b, " font ',15'\n");
+}
+
+void sdk_pic_time_label(sdk_strbuf *b, const sdk_plotfile *pf) {
+  if (pf->in_periods)
+    sdk_sb_puts(b, "\"time {/:Italic t} / {/:Italic T}  (periods of the driving)\"");
+  else
+    sdk_sb_puts(b, "\"time {/:Italic t}\"");
+}
+
+/* ---------------- saved paths ---------------- */
+
+sdk_err sdk_pic_write_paths(sdk_plot *p, const char *vn, int64_t g, char dn[32], int64_t *npaths,
+                            double *tlo, double *thi, double *xr) {
+  const sdk_plotfile *pf = p->pf;
+  char path[300];
+  int nt = 1;
+  hsize_t tail[H5S_MAX_RANK];
+  *npaths = 0;
+  double *t = sdk_pf_block(pf, "paths/t", g, &nt, tail, p->eb);
+  if (!t) return SDK_ERR_FORMAT;
+  int64_t ns = (int64_t)tail[0];
+  snprintf(path, sizeof path, "paths/%s", vn);
+  nt = 2;
+  double *x = sdk_pf_block(pf, path, g, &nt, tail, p->eb);
+  if (!x) {
+    free(t);
+    return SDK_ERR_FORMAT;
+  }
+  if ((int64_t)tail[1] != ns) {
+    free(t);
+    free(x);
+    return SDK_FAIL(p->eb, SDK_ERR_FORMAT,
+                    "'%s': /%s and /paths/t disagree in the number of samples", pf->path, path);
+  }
+  int64_t np = (int64_t)tail[0];
+  FILE *f = sdk_pic_data_open(p, dn);
+  if (!f) {
+    free(t);
+    free(x);
+    return SDK_ERR_IO;
+  }
+  *tlo = INFINITY;
+  *thi = -INFINITY;
+  if (xr) sdk_pic_minmax(x, (size_t)(np * ns), &xr[0], &xr[1]);
+  for (int64_t k = 0; k < np; k++) {
+    for (int64_t s = 0; s < ns; s++) {
+      double ts = t[s] * pf->tscale;
+      if (ts < *tlo) *tlo = ts;
+      if (ts > *thi) *thi = ts;
+      sdk_pic_put_num(f, ts);
+      fputc(' ', f);
+      sdk_pic_put_num(f, x[k * ns + s]);
+      fputc('\n', f);
+    }
+    fputs("\n\n", f);
+  }
+  *npaths = np;
+  free(t);
+  free(x);
+  return sdk_pic_data_close(p, f, dn);
+}

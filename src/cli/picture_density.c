@@ -1,0 +1,221 @@
+/* The density picture: P(x, t) of one variable (--var, else the first with
+ * a density) at one grid point (--grid, else 0) as a heat map over time,
+ * with a logarithmic colour scale when it spans decades, and the saved
+ * sample paths of that variable drawn on top. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/picture.h"
+
+int sdk_pic_has_density(const sdk_plotfile *pf) {
+  return sdk_pf_any_var(pf, "density/%s/P");
+}
+
+/* The density of one variable at one grid point: ns samples at times t of
+ * nb bins over lo..hi (one range, or one per sample). */
+typedef struct density {
+  double *t, *P, *lo, *hi;
+  int64_t ns, nb;
+  int per_sample;
+  int coarse; /* bins one period of the potential wide */
+} density;
+
+/* The heat map: nx columns (samples) of ny rows, edges xe, ye, values z;
+ * the colour scale's top and bottom. */
+typedef struct cells {
+  int64_t nx, ny;
+  double *xe, *ye, *z;
+  double zmax, cbmin;
+} cells;
+
+static void density_free(density *d, cells *c) {
+  free(d->t);
+  free(d->P);
+  free(d->lo);
+  free(d->hi);
+  free(c->xe);
+  free(c->ye);
+  free(c->z);
+}
+
+/* Read the density of vn at grid point g and check its shapes. */
+static sdk_err density_read(sdk_plot *p, const char *vn, int64_t g, density *d) {
+  const sdk_plotfile *pf = p->pf;
+  char path[300];
+  int nt = 1, ntl = -1, nth = -1;
+  hsize_t tail[H5S_MAX_RANK], tl[H5S_MAX_RANK], th[H5S_MAX_RANK];
+  d->t = sdk_pf_block(pf, "density/t", g, &nt, tail, p->eb);
+  if (!d->t) return SDK_ERR_FORMAT;
+  d->ns = (int64_t)tail[0];
+  nt = 2;
+  snprintf(path, sizeof path, "density/%s/P", vn);
+  d->P = sdk_pf_block(pf, path, g, &nt, tail, p->eb);
+  snprintf(path, sizeof path, "density/%s/lo", vn);
+  if (d->P) d->lo = sdk_pf_block(pf, path, g, &ntl, tl, p->eb);
+  snprintf(path, sizeof path, "density/%s/hi", vn);
+  if (d->lo) d->hi = sdk_pf_block(pf, path, g, &nth, th, p->eb);
+  if (!d->hi) return SDK_ERR_FORMAT;
+  int64_t ns = d->ns;
+  d->nb = (int64_t)tail[1];
+  /* lo/hi: one range per grid point, or one per sample */
+  d->per_sample = ntl == 1;
+  if ((int64_t)tail[0] != ns || d->nb < 1 || ntl != nth || ntl > 1 ||
+      (d->per_sample && ((int64_t)tl[0] != ns || (int64_t)th[0] != ns)))
+    return SDK_FAIL(p->eb, SDK_ERR_FORMAT, "'%s': the density of %s has inconsistent shapes",
+                    pf->path, vn);
+  if (ns < 1) return SDK_FAIL(p->eb, SDK_ERR_FORMAT, "'%s': the density has no samples", pf->path);
+  double cg = 0;
+  snprintf(path, sizeof path, "density/%s", vn);
+  if (sdk_pf_object_num(pf, path, "coarse_grain", &cg) == 0) d->coarse = cg != 0;
+  return SDK_OK;
+}
+
+/* The heat-map cells: columns every ck-th sample (at most SDK_PIC_MAX_COLS),
+ * rows one grid for all (at most SDK_PIC_MAX_ROWS); the colour scale from
+ * the largest value down to the smallest positive one (at most 6 decades). */
+static sdk_err density_cells(sdk_plot *p, const density *d, cells *c) {
+  int64_t ns = d->ns, nb = d->nb;
+  int64_t ck = (ns + SDK_PIC_MAX_COLS - 1) / SDK_PIC_MAX_COLS;
+  int64_t nx = (ns + ck - 1) / ck;
+  c->nx = nx;
+  c->xe = malloc((size_t)(nx + 1) * sizeof *c->xe);
+  double *tc = malloc((size_t)nx * sizeof *tc), *cl = malloc((size_t)nx * sizeof *cl),
+         *ch = malloc((size_t)nx * sizeof *ch);
+  const double **cols = malloc((size_t)nx * sizeof *cols);
+  if (c->xe && tc && cl && ch && cols) {
+    for (int64_t i = 0; i < nx; i++) {
+      int64_t s = i * ck;
+      tc[i] = d->t[s] * p->pf->tscale;
+      cl[i] = d->per_sample ? d->lo[s] : d->lo[0];
+      ch[i] = d->per_sample ? d->hi[s] : d->hi[0];
+      cols[i] = d->P + s * nb;
+    }
+    c->z = sdk_pic_regrid(nx, nb, cl, ch, cols, SDK_PIC_MAX_ROWS, &c->ny, &c->ye);
+  }
+  free(cl);
+  free(ch);
+  free(cols);
+  if (!c->z) {
+    free(tc);
+    return SDK_FAIL(p->eb, SDK_ERR_NOMEM, "out of memory");
+  }
+  double zmax = 0, zminpos = INFINITY;
+  for (int64_t q = 0; q < nx * c->ny; q++)
+    if (isfinite(c->z[q])) {
+      if (c->z[q] > zmax) zmax = c->z[q];
+      if (c->z[q] > 0 && c->z[q] < zminpos) zminpos = c->z[q];
+    }
+  sdk_pic_edges(tc, nx, 0, c->xe);
+  if (nx > 1 && c->xe[0] < 0 && tc[0] >= 0) c->xe[0] = tc[0]; /* do not start before t = 0 */
+  free(tc);
+  if (!(zmax > 0)) zmax = 1;
+  c->cbmin = fmax(zminpos, zmax * 1e-6);
+  if (!(c->cbmin < zmax)) c->cbmin = zmax * 1e-3;
+  c->zmax = zmax;
+  return SDK_OK;
+}
+
+/* The y range y[2]: where the density is visible, and the paths (range pr). */
+static void density_yrange(const cells *c, const double pr[2], double y[2]) {
+  int64_t nx = c->nx, ny = c->ny;
+  const double *ye = c->ye;
+  y[0] = ye[0];
+  y[1] = ye[ny];
+  double oy[2] = {pr[0], pr[1]};
+  for (int64_t i = 0; i < nx; i++)
+    for (int64_t j = 0; j < ny; j++)
+      if (c->z[i * ny + j] >= c->cbmin) {
+        if (ye[j] < oy[0]) oy[0] = ye[j];
+        if (ye[j + 1] > oy[1]) oy[1] = ye[j + 1];
+      }
+  if (oy[0] < oy[1]) {
+    /* a margin where the density does not reach the edge of the bins */
+    double pad = 0.06 * (oy[1] - oy[0]), full[2] = {y[0], y[1]};
+    y[0] = fmin(fmax(oy[0] - pad, full[0]), oy[0]);
+    y[1] = fmax(fmin(oy[1] + pad, full[1]), oy[1]);
+    if (pr[0] < y[0]) y[0] = pr[0] - pad;
+    if (pr[1] > y[1]) y[1] = pr[1] + pad;
+  }
+}
+
+/* The script: the heat map from data file dn, np paths from pn on top. */
+static void density_script(sdk_plot *p, const char *vn, int64_t g, int coarse, const cells *c,
+                           const double y[2], const char *dn, const char *pn, int64_t np) {
+  const sdk_plotfile *pf = p->pf;
+  sdk_strbuf *b = &p->gp;
+  double ylo = y[0], yhi = y[1];
+  /* log colour scale when the density spans decades, else linear */
+  int logcb = c->zmax / c->cbmin > 100;
+  sdk_gp_panel(b, 0, 1, SDK_GP_RIGHT_HEAT, SDK_GP_GAP_SHARED);
+  sdk_pic_multiplot_title(b, pf, g,
+                          coarse ? "coarse-grained: bins one period of the potential wide" : NULL);
+  sdk_gp_heatmap(b);
+  sdk_gp_palette(b, "density");
+  if (logcb) {
+    sdk_sb_puts(b, "set logscale cb\nset format cb '10^{%L}'\nunset mcbtics\n");
+    sdk_sb_printf(b, "set cbrange [%.6g:%.6g]\n", c->cbmin, c->zmax);
+  } else {
+    sdk_sb_printf(b, "set cbrange [0:%.6g]\n", c->zmax);
+  }
+  /* a phase: tics in units of pi */
+  if (fabs(yhi - ylo - 2 * M_PI) < 1e-6 && (fabs(ylo) < 1e-9 || fabs(ylo + M_PI) < 1e-9))
+    sdk_sb_printf(b, "set ytics (%s)\nset mytics 2\n",
+                  ylo > -1 ? "'0' 0, 'π/2' pi/2, 'π' pi, '3π/2' 3*pi/2, '2π' 2*pi"
+                           : "'−π' -pi, '−π/2' -pi/2, '0' 0, 'π/2' pi/2, 'π' pi");
+  sdk_sb_puts(b, "set xlabel ");
+  sdk_pic_time_label(b, pf);
+  sdk_sb_puts(b, "\nset ylabel \"");
+  sdk_gp_sym(b, vn);
+  sdk_sb_puts(b, "\"\nset cblabel \"");
+  sdk_sb_puts(b, coarse ? "coarse-grained " : "");
+  sdk_sb_puts(b, "{/:Italic P}(");
+  sdk_gp_sym(b, vn);
+  sdk_sb_puts(b, ", {/:Italic t})\"\n");
+  sdk_sb_printf(b, "set xrange [%.9g:%.9g]\nset yrange [%.9g:%.9g]\n", c->xe[0], c->xe[c->nx], ylo,
+                yhi);
+  if (np > 0) sdk_sb_puts(b, "set key top left opaque box font ',12'\n");
+  sdk_sb_printf(b, "splot '%s' using 1:2:3 with pm3d", dn);
+  for (int64_t q = 0; q < np; q++)
+    sdk_sb_printf(b, ", '%s' index %lld using 1:2:(0) with lines lw 1.2 lc rgb 'black'%s", pn,
+                  (long long)q, q == 0 ? " title 'sample paths'" : "");
+  sdk_sb_puts(b, "\nunset multiplot\n");
+}
+
+sdk_err sdk_pic_density(sdk_plot *p) {
+  const sdk_plotfile *pf = p->pf;
+  const char *vn = NULL;
+  for (long v = 0; v < pf->nvars && !vn; v++)
+    if ((!p->var || !strcmp(p->var, pf->vars[v])) && sdk_pf_has_f(pf, "density/%s/P", pf->vars[v]))
+      vn = pf->vars[v];
+  if (!vn)
+    return SDK_FAIL(p->eb, SDK_ERR_USAGE, "'%s' has no density of %s", pf->path,
+                    p->var ? p->var : "any variable");
+  int64_t g = p->grid >= 0 ? p->grid : 0;
+  density d = {0};
+  cells c = {0};
+  sdk_err e;
+  SDK_TRY(e, density_read(p, vn, g, &d), out);
+  SDK_TRY(e, density_cells(p, &d, &c), out);
+  char dn[32];
+  FILE *f = sdk_pic_data_open(p, dn);
+  if (!f) {
+    e = SDK_ERR_IO;
+    goto out;
+  }
+  sdk_pic_cells(f, c.nx, c.xe, c.ny, c.ye, 0, c.z, c.cbmin * 0.5);
+  SDK_TRY(e, sdk_pic_data_close(p, f, dn), out);
+  /* sample paths on top */
+  char pn[32] = "";
+  int64_t np = 0;
+  double pr[2] = {INFINITY, -INFINITY}, y[2];
+  if (sdk_pf_has_f(pf, "paths/%s", vn) && sdk_pf_has(pf, "paths/t")) {
+    double a, b;
+    SDK_TRY(e, sdk_pic_write_paths(p, vn, g, pn, &np, &a, &b, pr), out);
+  }
+  density_yrange(&c, pr, y);
+  density_script(p, vn, g, d.coarse, &c, y, dn, pn, np);
+out:
+  density_free(&d, &c);
+  return e;
+}

@@ -1,0 +1,72 @@
+/* Pieces of the model reader shared by its files:
+ *   model.c     the model object (lookup of names, lists, destroy) and the
+ *               checks of model text before it is parsed (size, UTF-8, NUL,
+ *               line length)
+ *   entries.c   the entries of the INI text (libinih) with their line numbers
+ *   sections.c  the sections: [model], [params], [drift], [noise], [init],
+ *               [particle], [meanfield], [pair] into an sdk_model
+ *   resolve.c   the names an expression of each section may use
+ *   lookup.c    where a model name leads: model files, the search path, the
+ *               built-in models */
+#ifndef SDK_MODEL_INTERNAL_H
+#define SDK_MODEL_INTERNAL_H
+
+#include "core/error.h"
+#include "model/expr.h"
+#include "model/model.h"
+
+/* ---- entries.c ---- */
+
+/* One `key = value` entry of section [section], first given on line `line`
+ * (a value continued on indented lines is joined with spaces). */
+typedef struct sdk_md_kv {
+  char *section, *key, *value;
+  int line;
+} sdk_md_kv;
+
+typedef struct sdk_md_entries {
+  sdk_md_kv *items;
+  int n, cap;
+  int oom;
+  int toomany; /* line of the first entry past SDK_MODEL_MAX_ENTRIES */
+} sdk_md_entries;
+
+/* The entries of text (path names it in messages), in the order given: a
+ * malformed line, more than SDK_MODEL_MAX_ENTRIES entries or a key given
+ * twice in a section is an error.  Free c with sdk_md_entries_free in any
+ * case. */
+sdk_err sdk_md_read_entries(const char *text, const char *path, sdk_md_entries *c, sdk_errbuf *eb);
+void sdk_md_entries_free(sdk_md_entries *c);
+
+/* ---- resolve.c ---- */
+
+/* What an expression may refer to, besides the parameters and pi. */
+enum {
+  SDK_MD_VARS = 1,     /* this particle's (path's) variables */
+  SDK_MD_TIME = 2,     /* t */
+  SDK_MD_PART = 4,     /* per-particle parameters */
+  SDK_MD_COUPLING = 8, /* names of [meanfield] and [pair] */
+  SDK_MD_J = 16        /* VARj, NAMEj: particle j of a pair function */
+};
+
+/* Parse text (up to a '#' comment) as the expression of [section] key on
+ * `line` and resolve its names against m with the flags above; an unknown
+ * name is an error that lists the names that are known there. */
+sdk_err sdk_md_expr(const sdk_model *m, const char *text, const char *section, const char *key,
+                    int line, int flags, sdk_expr **out, sdk_errbuf *eb);
+
+/* ---- model.c ---- */
+
+/* Index of a [particle] parameter, of name among names[n]; -1 if none. */
+int sdk_md_part_index(const sdk_model *m, const char *name);
+int sdk_md_name_index(char **names, int n, const char *name);
+/* "a, b, c" ("(none)" for n == 0); caller frees; NULL when out of memory. */
+char *sdk_md_join(char **names, int n);
+
+/* ---- sections.c ---- */
+
+/* Parse model text (checked by sdk_model_parse_buffer, NUL-terminated);
+ * path is used in messages and as the model's path. */
+sdk_err sdk_md_parse_text(const char *text, const char *path, sdk_model **out, sdk_errbuf *eb);
+
+#endif
