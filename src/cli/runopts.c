@@ -330,7 +330,8 @@ static int parse_hist_range(const char *arg, sdk_run_config *c) {
   snprintf(lo, sizeof lo, "%.*s", (int)(colon - eq - 1), eq + 1);
   snprintf(hi, sizeof hi, "%s", colon + 1);
   int k = c->obs.nhist_range;
-  if (!sdk_parse_number(lo, &c->obs.hist_range_lo[k]) || !sdk_parse_number(hi, &c->obs.hist_range_hi[k]))
+  if (!sdk_parse_number(lo, &c->obs.hist_range_lo[k]) ||
+      !sdk_parse_number(hi, &c->obs.hist_range_hi[k]))
     return cli_usage_error("--hist-range '%s': LO and HI must be numbers", arg);
   snprintf(c->obs.hist_range_var[k], sizeof c->obs.hist_range_var[k], "%.*s", (int)(eq - arg), arg);
   c->obs.nhist_range++;
