@@ -26,7 +26,7 @@ static const char CACHE_HELP[] =
 
 int cli_cache_max(int64_t *out) {
   *out = 0; /* the library's default */
-  const char *s = getenv("SDEKIT_CACHE_MAX");
+  const char *s = sdk_cli_env_cache_max();
   if (!s || !*s) return 0;
   char *end = NULL;
   errno = 0;

@@ -110,3 +110,13 @@ sdk_err sdk_cli_env_run(sdk_run_config *c, sdk_errbuf *eb) {
 const char *sdk_cli_env_model_path(void) {
   return getenv("SDEKIT_MODEL_PATH");
 }
+
+/* ---------------- the CLI's own ---------------- */
+
+const char *sdk_cli_env_tmpdir(void) {
+  return getenv("TMPDIR");
+}
+
+const char *sdk_cli_env_cache_max(void) {
+  return getenv("SDEKIT_CACHE_MAX");
+}

@@ -37,4 +37,9 @@ sdk_err sdk_cli_env_run(sdk_run_config *c, sdk_errbuf *eb);
  * before the built-in ones (NULL when unset). */
 const char *sdk_cli_env_model_path(void);
 
+/* TMPDIR (where `sdekit plot` makes its scratch directory) and
+ * SDEKIT_CACHE_MAX (the kernel cache's cap): NULL when unset. */
+const char *sdk_cli_env_tmpdir(void);
+const char *sdk_cli_env_cache_max(void);
+
 #endif

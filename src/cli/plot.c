@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/env.h"
 #include "cli/gnuplot.h"
 #include "cli/picture.h"
 #include "cli/plotfile.h"
@@ -321,7 +322,7 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
  * removed afterwards (kept, and named, with --keep). */
 static sdk_err draw_all(const sdk_plotfile *pf, const plot_args *pa, const int *todo, int ntodo,
                         char outs[][PATH_MAX], sdk_errbuf *eb) {
-  const char *tmp = getenv("TMPDIR");
+  const char *tmp = sdk_cli_env_tmpdir();
   char tmpl[PATH_MAX];
   snprintf(tmpl, sizeof tmpl, "%s/sdekit-plot.XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
   char *dir = mkdtemp(tmpl);
