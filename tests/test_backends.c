@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "observe/paths.h"
 #include "simtest.h"
 #include "testutil.h"
 
@@ -137,7 +138,9 @@ static void check_pieces(int single) {
     finite &= isfinite(xa[i]) != 0;
   sdk_moments m[2];
   int64_t nf = -1;
-  TU_CHECK(a.be->moments(a.ens, m, &nf, &eb) == SDK_OK, "%s", eb.msg);
+  sdk_shard sh = {a.ens, 0, n};
+  sdk_paths all = {.be = a.be, .nshards = 1, .shard = &sh, .ngrid = 1, .ppg = n, .nvars = 2};
+  TU_CHECK(sdk_paths_moments(&all, m, &nf, &eb) == SDK_OK, "%s", eb.msg);
   moved = m[1].n == (double)n && m[1].m2 > 0;
   TU_CHECK(moved && finite && nf == 0, "josephson state: n=%g m2=%g nonfinite=%lld", m[1].n,
            m[1].m2, (long long)nf);

@@ -47,11 +47,13 @@ static void close_kit(kit *k) {
   k->be->close(&k->ctx);
 }
 
-/* Run paths [path0, path0+n) for the given launch lengths; return states. */
+/* Run paths [path0, path0+n) of two grid points of N paths each (a shard of
+ * the global paths, backend.h) for the given launch lengths; return states. */
 static double *simulate(kit *k, int single, int64_t path0, int64_t n, const int64_t *launches,
                         int nl) {
   sdk_errbuf eb = {0};
-  sdk_layout lay = {.nvars = 2, .single = single, .ngrid = 1, .ppg = n, .path0 = path0};
+  sdk_layout lay = {
+      .nvars = 2, .single = single, .ngrid = 2, .ppg = 1000, .path0 = path0, .npaths = n};
   sdk_ensemble *e = NULL;
   double *out = malloc(2 * (size_t)n * sizeof(double));
   int ok = out && k->be->alloc(k->ctx, k->mod, &lay, &e, &eb) == SDK_OK &&

@@ -66,12 +66,19 @@ typedef struct sdk_backend_opts {
   const sdk_logger *logger;
 } sdk_backend_opts;
 
+/* The paths of a run have global indices g * ppg + i (grid point g, path i);
+ * an ensemble holds the shard [path0, path0 + npaths) of them.  Shards begin
+ * and end on reduction chunks: chunk c of grid point g is its paths
+ * c * SDK_RED_CHUNK ... (c + 1) * SDK_RED_CHUNK - 1, with the global id
+ * g * nch + c (nch = sdk_chunks_per_grid(ppg)); systems of particles hold
+ * whole grid points. */
 typedef struct sdk_layout {
   int nvars;
   int single; /* float state */
   int64_t ngrid;
   int64_t ppg;       /* paths per grid point */
   int64_t path0;     /* global index of the first path held here */
+  int64_t npaths;    /* paths held (0: every path from path0 on) */
   int nsv;           /* per-grid-point values */
   const double *sv;  /* ngrid * nsv values (converted to the state type) */
   int64_t particles; /* > 0: module of a system driver (advance_sys), systems of this
@@ -105,16 +112,23 @@ typedef struct sdk_backend {
                      sdk_errbuf *eb);
   /* Save variable `var` of every path as the drift reference point. */
   sdk_err (*mark)(sdk_ensemble *ens, int var, sdk_errbuf *eb);
-  /* Moments of every variable: out[g * nvars + v]; also counts paths with a
-   * non-finite variable per grid point into nonfinite[g] (may be NULL). */
+  /* The reductions work on the paths held and return partial results that
+   * observe/paths.c combines in a fixed order: per chunk (k = chunk id - the
+   * first chunk held, sdk_layout_span) or per grid point (j = g - the first
+   * grid point held).  Within a chunk the order is fixed (the backend's own).
+   *
+   * Moments of every variable per chunk: out[k * nvars + v], and the number
+   * of paths whose variable v is NaN/Inf: nonfinite[k * nvars + v] (may be NULL). */
   sdk_err (*moments)(sdk_ensemble *ens, sdk_moments *out, int64_t *nonfinite, sdk_errbuf *eb);
-  /* Moments of (x_var - mark) * scale per grid point. */
+  /* Moments of (x_var - mark) * scale per chunk: out[k]. */
   sdk_err (*displacement)(sdk_ensemble *ens, int var, double scale, sdk_moments *out,
                           sdk_errbuf *eb);
-  /* Min and max of variable var per grid point. */
+  /* Min and max (NaN left out; +-inf when none) of variable var over the paths
+   * held of each grid point: lo[j], hi[j]. */
   sdk_err (*minmax)(sdk_ensemble *ens, int var, double *lo, double *hi, sdk_errbuf *eb);
-  /* Histogram of variable var per grid point: counts[g * bins + b], with
-   * per-grid-point ranges lo[g]..hi[g]; paths outside go to under/over. */
+  /* Histogram of variable var over the paths held of each grid point, in the
+   * range lo[j]..hi[j]: counts[j * bins + b]; paths outside go to under[j] /
+   * over[j]; NaN nowhere. */
   sdk_err (*histogram)(sdk_ensemble *ens, int var, int64_t bins, const double *lo, const double *hi,
                        uint64_t *counts, uint64_t *under, uint64_t *over, sdk_errbuf *eb);
   /* Copy the state of paths [first, first+n) out as doubles: out[v * n + i]. */
@@ -141,8 +155,8 @@ typedef struct sdk_backend {
    * in a fixed order. */
   sdk_err (*advance_sys)(sdk_ensemble *ens, int64_t step0, int64_t nsteps, uint64_t seed,
                          int64_t obs_every, double *obs, sdk_errbuf *eb);
-  /* Histogram of (x_var mod period), in [0, period), per grid point:
-   * counts[g * bins + b]; NaN goes nowhere.  Integer counts (deterministic). */
+  /* Histogram of (x_var mod period), in [0, period), over the paths held of
+   * each grid point: counts[j * bins + b]; NaN goes nowhere. */
   sdk_err (*histogram_mod)(sdk_ensemble *ens, int var, int64_t bins, double period,
                            uint64_t *counts, sdk_errbuf *eb);
   /* Optional: duration of the last advance by device timers (ms), < 0 if unknown. */
@@ -163,6 +177,18 @@ int64_t sdk_padded_paths(int64_t total);
 /* List CUDA devices (ordinal, name, compute capability, SMs, memory) and
  * whether NVRTC is found (searched as o->env says; o may be NULL). */
 sdk_err sdk_cuda_list_devices(const sdk_backend_opts *o, FILE *out, int *count, sdk_errbuf *eb);
+
+/* Reduction chunks per grid point: ceil(ppg / SDK_RED_CHUNK). */
+int64_t sdk_chunks_per_grid(int64_t ppg);
+/* What a layout holds: the chunk ids [c0, c1) and the grid points [g0, g1). */
+typedef struct sdk_span {
+  int64_t c0, c1, g0, g1, nch;
+} sdk_span;
+sdk_span sdk_layout_span(const sdk_layout *lay);
+/* Paths held: lay->npaths, or every path from path0 on. */
+int64_t sdk_layout_npaths(const sdk_layout *lay);
+/* The paths of grid point g that a layout holds, as local indices [*i0, *i1). */
+void sdk_layout_grid_paths(const sdk_layout *lay, int64_t g, int64_t *i0, int64_t *i1);
 
 /* Combine moments (Chan et al. parallel variance). */
 void sdk_moments_merge(sdk_moments *a, const sdk_moments *b);

@@ -409,7 +409,7 @@ static sdk_err cpu_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, sd
   e->lay = *lay;
   e->lay.sv = NULL;
   e->esize = lay->single ? sizeof(float) : sizeof(double);
-  e->npad = sdk_padded_paths(lay->ngrid * lay->ppg);
+  e->npad = sdk_padded_paths(sdk_layout_npaths(lay));
   size_t bytes = (size_t)lay->nvars * (mod->comp ? 2 : 1) * (size_t)e->npad * e->esize;
   e->st = aligned_alloc(64, (bytes + 63) / 64 * 64);
   size_t nsv = (size_t)(lay->nsv > 0 ? lay->nsv : 1) * (size_t)lay->ngrid;
@@ -459,67 +459,71 @@ static sdk_err cpu_mark(sdk_ensemble *e, int var, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
-/* Paths of grid point g are [g*ppg - path0, (g+1)*ppg - path0) locally. */
-static void reduce_var(const sdk_ensemble *e, const void *base, const void *sub, double scale,
-                       int64_t g, sdk_moments *out, int64_t *nonfinite) {
-  int64_t first = g * e->lay.ppg - e->lay.path0, n = e->lay.ppg;
-  sdk_moments tot = {0, 0, 0};
-  for (int64_t c0 = 0; c0 < n; c0 += SDK_RED_CHUNK) {
-    int64_t c1 = c0 + SDK_RED_CHUNK < n ? c0 + SDK_RED_CHUNK : n;
-    sdk_moments ch = {0, 0, 0};
-    for (int64_t i = c0; i < c1; i++) {
-      double x = get(e, base, first + i);
-      if (sub) x = (x - get(e, sub, first + i)) * scale;
-      if (!isfinite(x)) {
-        if (nonfinite) (*nonfinite)++;
-        continue;
-      }
-      ch.n += 1;
-      double d = x - ch.mean;
-      ch.mean += d / ch.n;
-      ch.m2 += d * (x - ch.mean);
+/* Moments of chunk k (a global chunk id: paths c * SDK_RED_CHUNK .. of grid
+ * point g, k = g * nch + c) of the values at base (minus sub, times scale):
+ * a Welford sum in path order; NaN/Inf values left out and counted. */
+static void reduce_chunk(const sdk_ensemble *e, const void *base, const void *sub, double scale,
+                         int64_t k, int64_t nch, sdk_moments *out, int64_t *nonfinite) {
+  int64_t g = k / nch, c = k - g * nch, ppg = e->lay.ppg;
+  int64_t first = g * ppg - e->lay.path0, i0 = c * SDK_RED_CHUNK;
+  int64_t i1 = i0 + SDK_RED_CHUNK < ppg ? i0 + SDK_RED_CHUNK : ppg;
+  sdk_moments ch = {0, 0, 0};
+  int64_t bad = 0;
+  for (int64_t i = i0; i < i1; i++) {
+    double x = get(e, base, first + i);
+    if (sub) x = (x - get(e, sub, first + i)) * scale;
+    if (!isfinite(x)) {
+      bad++;
+      continue;
     }
-    sdk_moments_merge(&tot, &ch);
+    ch.n += 1;
+    double d = x - ch.mean;
+    ch.mean += d / ch.n;
+    ch.m2 += d * (x - ch.mean);
   }
-  *out = tot;
+  *out = ch;
+  if (nonfinite) *nonfinite = bad;
+}
+
+static const void *row_of(const sdk_ensemble *e, int v) {
+  return (const char *)e->st + (size_t)v * (size_t)e->npad * e->esize;
 }
 
 static sdk_err cpu_moments(sdk_ensemble *e, sdk_moments *out, int64_t *nonfinite, sdk_errbuf *eb) {
   int nv = e->lay.nvars;
-  for (int64_t g = 0; g < e->lay.ngrid; g++) {
-    int64_t nf = 0, nfmax = 0;
+  sdk_span sp = sdk_layout_span(&e->lay);
+  for (int64_t k = sp.c0; k < sp.c1; k++)
     for (int v = 0; v < nv; v++) {
-      nf = 0;
-      const void *base = (const char *)e->st + (size_t)v * (size_t)e->npad * e->esize;
-      reduce_var(e, base, NULL, 1, g, &out[g * nv + v], &nf);
-      if (nf > nfmax) nfmax = nf;
+      int64_t at = (k - sp.c0) * nv + v;
+      reduce_chunk(e, row_of(e, v), NULL, 1, k, sp.nch, &out[at],
+                   nonfinite ? &nonfinite[at] : NULL);
     }
-    if (nonfinite) nonfinite[g] = nfmax;
-  }
   return SDK_OK;
 }
 
 static sdk_err cpu_displacement(sdk_ensemble *e, int var, double scale, sdk_moments *out,
                                 sdk_errbuf *eb) {
   if (!e->mark) return SDK_FAIL(eb, SDK_ERR_INTERNAL, "displacement before mark");
-  const void *base = (const char *)e->st + (size_t)var * (size_t)e->npad * e->esize;
-  for (int64_t g = 0; g < e->lay.ngrid; g++)
-    reduce_var(e, base, e->mark, scale, g, &out[g], NULL);
+  sdk_span sp = sdk_layout_span(&e->lay);
+  for (int64_t k = sp.c0; k < sp.c1; k++)
+    reduce_chunk(e, row_of(e, var), e->mark, scale, k, sp.nch, &out[k - sp.c0], NULL);
   return SDK_OK;
 }
 
 static sdk_err cpu_minmax(sdk_ensemble *e, int var, double *lo, double *hi, sdk_errbuf *eb) {
-  const void *base = (const char *)e->st + (size_t)var * (size_t)e->npad * e->esize;
-  for (int64_t g = 0; g < e->lay.ngrid; g++) {
-    int64_t first = g * e->lay.ppg - e->lay.path0;
+  const void *base = row_of(e, var);
+  sdk_span sp = sdk_layout_span(&e->lay);
+  for (int64_t g = sp.g0; g < sp.g1; g++) {
+    int64_t i0, i1;
+    sdk_layout_grid_paths(&e->lay, g, &i0, &i1);
     double a = INFINITY, b = -INFINITY;
-    for (int64_t i = 0; i < e->lay.ppg; i++) {
-      double x = get(e, base, first + i);
+    for (int64_t i = i0; i < i1; i++) {
+      double x = get(e, base, i);
       if (x < a) a = x;
       if (x > b) b = x;
     }
-    lo[g] = a;
-    hi[g] = b;
+    lo[g - sp.g0] = a;
+    hi[g - sp.g0] = b;
   }
   return SDK_OK;
 }
@@ -527,21 +531,23 @@ static sdk_err cpu_minmax(sdk_ensemble *e, int var, double *lo, double *hi, sdk_
 static sdk_err cpu_histogram(sdk_ensemble *e, int var, int64_t bins, const double *lo,
                              const double *hi, uint64_t *counts, uint64_t *under, uint64_t *over,
                              sdk_errbuf *eb) {
-  const void *base = (const char *)e->st + (size_t)var * (size_t)e->npad * e->esize;
-  for (int64_t g = 0; g < e->lay.ngrid; g++) {
-    int64_t first = g * e->lay.ppg - e->lay.path0;
-    uint64_t *c = counts + g * bins;
+  const void *base = row_of(e, var);
+  sdk_span sp = sdk_layout_span(&e->lay);
+  for (int64_t g = sp.g0; g < sp.g1; g++) {
+    int64_t j = g - sp.g0, i0, i1;
+    sdk_layout_grid_paths(&e->lay, g, &i0, &i1);
+    uint64_t *c = counts + j * bins;
     memset(c, 0, (size_t)bins * sizeof *c);
-    under[g] = over[g] = 0;
-    double w = (hi[g] - lo[g]) / (double)bins;
-    for (int64_t i = 0; i < e->lay.ppg; i++) {
-      double x = get(e, base, first + i);
-      if (x < lo[g])
-        under[g]++;
-      else if (x > hi[g])
-        over[g]++;
+    under[j] = over[j] = 0;
+    double w = (hi[j] - lo[j]) / (double)bins;
+    for (int64_t i = i0; i < i1; i++) {
+      double x = get(e, base, i);
+      if (x < lo[j])
+        under[j]++;
+      else if (x > hi[j])
+        over[j]++;
       else {
-        int64_t b = w > 0 ? (int64_t)((x - lo[g]) / w) : 0;
+        int64_t b = w > 0 ? (int64_t)((x - lo[j]) / w) : 0;
         if (b >= bins) b = bins - 1; /* x == hi belongs to the last bin */
         c[b]++;
       }
@@ -611,13 +617,15 @@ static sdk_err cpu_advance_sys(sdk_ensemble *e, int64_t step0, int64_t nsteps, u
 
 static sdk_err cpu_histogram_mod(sdk_ensemble *e, int var, int64_t bins, double period,
                                  uint64_t *counts, sdk_errbuf *eb) {
-  const void *base = (const char *)e->st + (size_t)var * (size_t)e->npad * e->esize;
-  for (int64_t g = 0; g < e->lay.ngrid; g++) {
-    int64_t first = g * e->lay.ppg - e->lay.path0;
-    uint64_t *c = counts + g * bins;
+  const void *base = row_of(e, var);
+  sdk_span sp = sdk_layout_span(&e->lay);
+  for (int64_t g = sp.g0; g < sp.g1; g++) {
+    int64_t i0, i1;
+    sdk_layout_grid_paths(&e->lay, g, &i0, &i1);
+    uint64_t *c = counts + (g - sp.g0) * bins;
     memset(c, 0, (size_t)bins * sizeof *c);
-    for (int64_t i = 0; i < e->lay.ppg; i++) {
-      double x = get(e, base, first + i);
+    for (int64_t i = i0; i < i1; i++) {
+      double x = get(e, base, i);
       if (!isfinite(x)) continue;
       double u = x / period;
       u -= floor(u); /* in [0, 1], 1 only by rounding */

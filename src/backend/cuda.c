@@ -153,6 +153,8 @@ static sdk_err cuda_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, s
   if (!c->has_device)
     return SDK_FAIL(eb, SDK_ERR_BACKEND, "cuda: compiled for %s only; no device to run on",
                     c->arch);
+  if (lay->path0 != 0 || sdk_layout_npaths(lay) != lay->ngrid * lay->ppg)
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "cuda: an ensemble holds every path of the run");
   CU(eb, CtxSetCurrent(c->cx));
   sdk_ensemble *e = calloc(1, sizeof *e);
   if (!e) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
@@ -303,7 +305,8 @@ static sdk_err cuda_mark(sdk_ensemble *e, int var, sdk_errbuf *eb) {
 }
 
 /* Chunk moments of variables v0..v0+nvr-1 (or the displacement) on the
- * device; merged here in chunk order. */
+ * device: out[k * nvr + v] per chunk k held (backend.h), merged by the caller
+ * in chunk order. */
 static sdk_err chunk_moments(sdk_ensemble *e, int v0, int nvr, CUdeviceptr mark, double scale,
                              sdk_moments *out, int64_t *nonfinite, sdk_errbuf *eb) {
   long long npad = e->npad, ppg = e->lay.ppg, path0 = e->lay.path0, nch = e->nch;
@@ -316,21 +319,9 @@ static sdk_err chunk_moments(sdk_ensemble *e, int v0, int nvr, CUdeviceptr mark,
   CU(eb, MemcpyDtoH(e->host, e->red, nbytes));
   const double *h = e->host;
   const int *hnf = (const int *)(h + nchunks * (size_t)nvr * 3);
-  for (int64_t g = 0; g < e->lay.ngrid; g++) {
-    int64_t nfmax = 0;
-    for (int k = 0; k < nvr; k++) {
-      sdk_moments tot = {0, 0, 0};
-      int64_t nf = 0;
-      for (int64_t c = 0; c < e->nch; c++) {
-        size_t i = (size_t)((g * e->nch + c) * nvr + k);
-        sdk_moments ch = {h[3 * i], h[3 * i + 1], h[3 * i + 2]};
-        sdk_moments_merge(&tot, &ch);
-        nf += hnf[i];
-      }
-      out[g * nvr + k] = tot;
-      if (nf > nfmax) nfmax = nf;
-    }
-    if (nonfinite) nonfinite[g] = nfmax;
+  for (size_t i = 0; i < nchunks * (size_t)nvr; i++) {
+    out[i] = (sdk_moments){h[3 * i], h[3 * i + 1], h[3 * i + 2]};
+    if (nonfinite) nonfinite[i] = hnf[i];
   }
   return SDK_OK;
 }

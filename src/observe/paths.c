@@ -1,19 +1,58 @@
 #include "observe/paths.h"
 
-/* One shard holding every path: the backend's own per-grid-point reductions.
- * (Several shards combine the backends' per-chunk partial results: see
- * sdk_paths_* once the backends return them.) */
-static sdk_err one_shard(const sdk_paths *p, sdk_errbuf *eb) {
-  if (p->nshards != 1 || p->shard[0].begin != 0 || p->shard[0].end != p->ngrid * p->ppg)
-    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "paths cut into %d shards: not supported here",
-                    p->nshards);
-  return SDK_OK;
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The layout a shard's ensemble was made with (its span of chunks and grid
+ * points, backend.h). */
+static sdk_layout shard_layout(const sdk_paths *p, const sdk_shard *sh) {
+  sdk_layout l = {.nvars = p->nvars,
+                  .ngrid = p->ngrid,
+                  .ppg = p->ppg,
+                  .path0 = sh->begin,
+                  .npaths = sh->end - sh->begin};
+  return l;
+}
+
+/* Per-chunk moments of nvr values from every shard, in the order of the
+ * global chunk ids (part[k * nvr + v], nf likewise), merged per grid point
+ * in that order: whatever the cut into shards, the same sums in the same
+ * order, so the same bits. */
+static sdk_err gather_moments(const sdk_paths *p, int nvr, int disp, int var, double scale,
+                              sdk_moments *out, int64_t *nonfinite, sdk_errbuf *eb) {
+  int64_t nch = sdk_chunks_per_grid(p->ppg), nk = p->ngrid * nch;
+  sdk_moments *part = calloc((size_t)(nk * nvr), sizeof *part);
+  int64_t *nf = calloc((size_t)(nk * nvr), sizeof *nf);
+  sdk_err e = !part || !nf ? SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory") : SDK_OK;
+  for (int s = 0; s < p->nshards && e == SDK_OK; s++) {
+    sdk_layout l = shard_layout(p, &p->shard[s]);
+    sdk_span sp = sdk_layout_span(&l);
+    e = disp ? p->be->displacement(p->shard[s].ens, var, scale, part + sp.c0, eb)
+             : p->be->moments(p->shard[s].ens, part + sp.c0 * nvr, nf + sp.c0 * nvr, eb);
+  }
+  for (int64_t g = 0; g < p->ngrid && e == SDK_OK; g++) {
+    int64_t worst = 0;
+    for (int v = 0; v < nvr; v++) {
+      sdk_moments tot = {0, 0, 0};
+      int64_t bad = 0;
+      for (int64_t c = 0; c < nch; c++) {
+        sdk_moments_merge(&tot, &part[(g * nch + c) * nvr + v]);
+        bad += nf[(g * nch + c) * nvr + v];
+      }
+      out[g * nvr + v] = tot;
+      if (bad > worst) worst = bad;
+    }
+    if (nonfinite) nonfinite[g] = worst;
+  }
+  free(part);
+  free(nf);
+  return e;
 }
 
 sdk_err sdk_paths_moments(const sdk_paths *p, sdk_moments *out, int64_t *nonfinite,
                           sdk_errbuf *eb) {
-  SDK_CHECK(one_shard(p, eb));
-  return p->be->moments(p->shard[0].ens, out, nonfinite, eb);
+  return gather_moments(p, p->nvars, 0, 0, 1, out, nonfinite, eb);
 }
 
 sdk_err sdk_paths_mark(const sdk_paths *p, int var, sdk_errbuf *eb) {
@@ -24,28 +63,68 @@ sdk_err sdk_paths_mark(const sdk_paths *p, int var, sdk_errbuf *eb) {
 
 sdk_err sdk_paths_displacement(const sdk_paths *p, int var, double scale, sdk_moments *out,
                                sdk_errbuf *eb) {
-  SDK_CHECK(one_shard(p, eb));
-  return p->be->displacement(p->shard[0].ens, var, scale, out, eb);
+  return gather_moments(p, 1, 1, var, scale, out, NULL, eb);
 }
 
 sdk_err sdk_paths_minmax(const sdk_paths *p, int var, double *lo, double *hi, sdk_errbuf *eb) {
-  SDK_CHECK(one_shard(p, eb));
-  return p->be->minmax(p->shard[0].ens, var, lo, hi, eb);
+  double *plo = malloc((size_t)p->ngrid * sizeof *plo),
+         *phi = malloc((size_t)p->ngrid * sizeof *phi);
+  sdk_err e = !plo || !phi ? SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory") : SDK_OK;
+  for (int64_t g = 0; g < p->ngrid; g++)
+    lo[g] = INFINITY, hi[g] = -INFINITY;
+  for (int s = 0; s < p->nshards && e == SDK_OK; s++) {
+    sdk_layout l = shard_layout(p, &p->shard[s]);
+    sdk_span sp = sdk_layout_span(&l);
+    e = p->be->minmax(p->shard[s].ens, var, plo, phi, eb);
+    for (int64_t g = sp.g0; g < sp.g1 && e == SDK_OK; g++) {
+      if (plo[g - sp.g0] < lo[g]) lo[g] = plo[g - sp.g0];
+      if (phi[g - sp.g0] > hi[g]) hi[g] = phi[g - sp.g0];
+    }
+  }
+  free(plo);
+  free(phi);
+  return e;
+}
+
+/* Counts of every shard added up (integers: any order gives the same). */
+static sdk_err gather_counts(const sdk_paths *p, int var, int64_t bins, const double *lo,
+                             const double *hi, double period, uint64_t *counts, uint64_t *under,
+                             uint64_t *over, sdk_errbuf *eb) {
+  int64_t ng = p->ngrid;
+  uint64_t *pc = malloc((size_t)(ng * bins) * sizeof *pc), *pu = calloc((size_t)ng, sizeof *pu),
+           *po = calloc((size_t)ng, sizeof *po);
+  sdk_err e = !pc || !pu || !po ? SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory") : SDK_OK;
+  if (e == SDK_OK) memset(counts, 0, (size_t)(ng * bins) * sizeof *counts);
+  for (int64_t g = 0; g < ng && under; g++)
+    under[g] = over[g] = 0;
+  for (int s = 0; s < p->nshards && e == SDK_OK; s++) {
+    sdk_layout l = shard_layout(p, &p->shard[s]);
+    sdk_span sp = sdk_layout_span(&l);
+    e = lo ? p->be->histogram(p->shard[s].ens, var, bins, lo + sp.g0, hi + sp.g0, pc, pu, po, eb)
+           : p->be->histogram_mod(p->shard[s].ens, var, bins, period, pc, eb);
+    for (int64_t g = sp.g0; g < sp.g1 && e == SDK_OK; g++) {
+      for (int64_t b = 0; b < bins; b++)
+        counts[g * bins + b] += pc[(g - sp.g0) * bins + b];
+      if (under) under[g] += pu[g - sp.g0], over[g] += po[g - sp.g0];
+    }
+  }
+  free(pc);
+  free(pu);
+  free(po);
+  return e;
 }
 
 sdk_err sdk_paths_histogram(const sdk_paths *p, int var, int64_t bins, const double *lo,
                             const double *hi, uint64_t *counts, uint64_t *under, uint64_t *over,
                             sdk_errbuf *eb) {
-  SDK_CHECK(one_shard(p, eb));
-  return p->be->histogram(p->shard[0].ens, var, bins, lo, hi, counts, under, over, eb);
+  return gather_counts(p, var, bins, lo, hi, 0, counts, under, over, eb);
 }
 
 sdk_err sdk_paths_histogram_mod(const sdk_paths *p, int var, int64_t bins, double period,
                                 uint64_t *counts, sdk_errbuf *eb) {
-  SDK_CHECK(one_shard(p, eb));
   if (!p->be->histogram_mod)
     return SDK_FAIL(eb, SDK_ERR_BACKEND, "backend %s has no periodic histogram", p->be->name);
-  return p->be->histogram_mod(p->shard[0].ens, var, bins, period, counts, eb);
+  return gather_counts(p, var, bins, NULL, NULL, period, counts, NULL, NULL, eb);
 }
 
 sdk_err sdk_paths_rows(const sdk_paths *p, int row, int64_t first, int64_t n, double *buf,

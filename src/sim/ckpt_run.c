@@ -58,7 +58,7 @@ static sdk_err save_datasets(const sdk_plan *p, sdk_ckpt *k, sdk_errbuf *eb) {
 static sdk_err save_state(const sdk_plan *p, sdk_ckpt *k, sdk_errbuf *eb) {
   int64_t nv = k->nvars, np = p->ngrid * p->ppg;
   k->state = calloc((size_t)(nv + 1) * (size_t)np, sizeof(double));
-  k->ncomp = p->be->carried_rows(p->shard.ens);
+  k->ncomp = p->be->carried_rows(p->shards[0].ens);
   if (k->ncomp) k->comp = malloc((size_t)k->ncomp * (size_t)np * sizeof(double));
   if (!k->state || (k->ncomp && !k->comp))
     return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory writing a checkpoint");
@@ -115,7 +115,7 @@ static sdk_err check_layout(const sdk_plan *p, const sdk_ckpt *k, sdk_errbuf *eb
       (k->has_mark && !mark) || (k->has_mark && k->step < p->transient_steps) ||
       (!k->has_mark && mark && k->step > p->transient_steps) ||
       (k->nsamples > 0 && k->sample_step[k->nsamples - 1] > k->step) ||
-      k->ncomp != p->be->carried_rows(p->shard.ens) || k->nobs != p->nobs)
+      k->ncomp != p->be->carried_rows(p->shards[0].ens) || k->nobs != p->nobs)
     return MISMATCH("");
   return SDK_OK;
 }

@@ -149,10 +149,12 @@ static int64_t next_stop(const sdk_plan *p) {
 
 static sdk_err advance(sdk_plan *p, int64_t n, sdk_errbuf *eb) {
   const sdk_run_config *c = p->c;
-  if (p->sys.on)
-    return sdk_systems_advance(&p->sys, p->be, p->shard.ens, p->step, n, c->seed, p->nobs, p->obs,
-                               &p->octx, eb);
-  return p->be->advance(p->shard.ens, p->step, n, c->seed, eb);
+  if (p->sys.on) /* (systems: one shard, sim/program.c) */
+    return sdk_systems_advance(&p->sys, p->be, p->shards[0].ens, p->step, n, c->seed, p->nobs,
+                               p->obs, &p->octx, eb);
+  for (int s = 0; s < p->nshards; s++)
+    SDK_CHECK(p->be->advance(p->shards[s].ens, p->step, n, c->seed, eb));
+  return SDK_OK;
 }
 
 /* one pass of the loop at p->step: checks, samples, checkpoint; *done at the end */

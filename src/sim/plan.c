@@ -429,7 +429,9 @@ void sdk_plan_free(sdk_plan *p) {
   for (int i = 0; i < p->nobs; i++)
     if (p->obs[i].type->free) p->obs[i].type->free(p->obs[i].state);
   p->nobs = 0;
-  if (p->be && p->shard.ens) p->be->free(&p->shard.ens);
+  for (int s = 0; p->be && s < p->nshards; s++)
+    if (p->shards[s].ens) p->be->free(&p->shards[s].ens);
+  free(p->shards);
   if (p->be && p->mod) p->be->module_free(&p->mod);
   if (p->be && p->ctx) p->be->close(&p->ctx);
   free(p->src);

@@ -48,27 +48,48 @@ static sdk_err make_source(sdk_plan *p, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
-/* the paths of the run in one shard on the backend, initialised */
+/* The shards: c->shards (at least 1) nearly equal runs of whole reduction
+ * chunks (observe/paths.h); systems of particles in one. */
+static sdk_err cut_shards(sdk_plan *p, sdk_errbuf *eb) {
+  int64_t nch = sdk_chunks_per_grid(p->ppg), nk = p->ngrid * nch;
+  int64_t n = p->c->shards > 1 && !p->sys.on ? p->c->shards : 1;
+  if (n > nk) n = nk;
+  if (!(p->shards = calloc((size_t)n, sizeof *p->shards)))
+    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  p->nshards = (int)n;
+  for (int64_t s = 0; s <= n; s++) {
+    int64_t k = nk * s / n, g = k / nch, c = k - g * nch;
+    int64_t path = k == nk ? p->ngrid * p->ppg : g * p->ppg + c * SDK_RED_CHUNK;
+    if (s < n) p->shards[s].begin = path;
+    if (s > 0) p->shards[s - 1].end = path;
+  }
+  return SDK_OK;
+}
+
+/* the paths of the run on the backend, initialised, shard by shard */
 static sdk_err make_paths(sdk_plan *p, sdk_errbuf *eb) {
   const sdk_run_config *c = p->c;
-  sdk_layout lay = {.nvars = p->run->model->nvars,
-                    .single = c->single,
-                    .ngrid = p->ngrid,
-                    .ppg = p->ppg,
-                    .path0 = 0,
-                    .nsv = p->nsv,
-                    .sv = p->sv};
-  lay.particles = p->sys.on ? p->sys.particles : 0;
-  SDK_CHECK(p->be->alloc(p->ctx, p->mod, &lay, &p->shard.ens, eb));
-  SDK_CHECK(p->be->init(p->shard.ens, c->seed, eb));
-  p->shard.begin = 0;
-  p->shard.end = p->ngrid * p->ppg;
+  SDK_CHECK(cut_shards(p, eb));
+  for (int s = 0; s < p->nshards; s++) {
+    sdk_shard *sh = &p->shards[s];
+    sdk_layout lay = {.nvars = p->run->model->nvars,
+                      .single = c->single,
+                      .ngrid = p->ngrid,
+                      .ppg = p->ppg,
+                      .path0 = sh->begin,
+                      .npaths = sh->end - sh->begin,
+                      .nsv = p->nsv,
+                      .sv = p->sv};
+    lay.particles = p->sys.on ? p->sys.particles : 0;
+    SDK_CHECK(p->be->alloc(p->ctx, p->mod, &lay, &sh->ens, eb));
+    SDK_CHECK(p->be->init(sh->ens, c->seed, eb));
+  }
   p->paths = (sdk_paths){.be = p->be,
-                         .nshards = 1,
-                         .shard = &p->shard,
+                         .nshards = p->nshards,
+                         .shard = p->shards,
                          .ngrid = p->ngrid,
                          .ppg = p->ppg,
-                         .nvars = lay.nvars};
+                         .nvars = p->run->model->nvars};
   return SDK_OK;
 }
 

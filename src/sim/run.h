@@ -60,6 +60,10 @@ typedef struct sdk_run_config {
   int device;
   int fast_math;
   int64_t cache_max; /* kernel cache cap, bytes (0: default, < 0: none) */
+  /* hold the paths in this many shards (observe/paths.h), each its own
+   * ensemble on the backend, cut on reduction chunks; the results are bitwise
+   * those of one shard (the seam MPI uses; systems of particles: one) */
+  int shards;
   /* observables: comma-separated names of the registry (sim/obsreg.h);
    * NULL: "drift".  "paths" is added when obs.nsave > 0 (--save-paths). */
   const char *observe;

@@ -59,7 +59,8 @@ typedef struct sdk_plan {
   sdk_module *mod;
   char *src;
   char khash[33]; /* hash of the kernel source: a checkpoint continues only its kernel */
-  sdk_shard shard;
+  int nshards;
+  sdk_shard *shards; /* the paths held, cut on chunks (sim/program.c) */
   sdk_paths paths;
   /* ---- execute ---- */
   sdk_moments *mom;        /* [g][v] at the current step */

@@ -20,7 +20,7 @@ static int cmp_double(const void *a, const void *b) {
 static sdk_err time_launches(const sdk_plan *p, int64_t nsteps, int repeats, double *t,
                              sdk_bench_timing *out, sdk_errbuf *eb) {
   const sdk_backend *be = p->be;
-  sdk_ensemble *ens = p->shard.ens;
+  sdk_ensemble *ens = p->shards[0].ens;
   uint64_t seed = p->c->seed;
   /* warm-up: first-touch of memory, module load, clocks */
   SDK_CHECK(be->advance(ens, 0, nsteps / 10 > 0 ? nsteps / 10 : 1, seed, eb));
