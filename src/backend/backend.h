@@ -17,9 +17,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "codegen/abi.h" /* SDK_RED_CHUNK, SDK_KERNEL_ABI: the kernel ABI */
 #include "core/error.h"
-
-#define SDK_RED_CHUNK 256
 
 typedef struct sdk_bctx sdk_bctx;         /* an opened backend (device, threads) */
 typedef struct sdk_module sdk_module;     /* a compiled kernel module */

@@ -66,20 +66,13 @@
 
 #include <stdint.h>
 
+#include "codegen/abi.h"
 #include "codegen/scheme.h"
 #include "core/error.h"
+#include "core/tuning.h"
 #include "model/model.h"
 
 typedef enum { SDK_TARGET_CPU, SDK_TARGET_CUDA } sdk_target;
-
-/* Paths per block of the CPU driver: a fixed block makes results
- * independent of the thread count (no path is ever handled by a remainder
- * loop), and is the unit of the deterministic reductions. */
-#define SDK_CPU_BLOCK 64
-/* Steps whose Gaussians are drawn together before integrating them. */
-#define SDK_CPU_SUBSTEPS 16
-/* Bump when the kernel ABI changes (checked when loading a module). */
-#define SDK_KERNEL_ABI 2
 
 typedef struct sdk_codegen_opts {
   const sdk_model *model;
@@ -107,6 +100,9 @@ typedef struct sdk_codegen_opts {
    * state then has 3 * nvars rows, row 2 nvars + v the high part h_v.
    * 0: a Kahan sum every step (CPU, systems). */
   int comp_defer;
+  /* GPU tuning knobs of the system kernels (sys_qi, sys_minb, run_minb);
+   * NULL or 0: the measured defaults.  They change speed, never results. */
+  const sdk_tuning *tuning;
 } sdk_codegen_opts;
 
 /* Generate the full kernel source; *out is malloc'd. */

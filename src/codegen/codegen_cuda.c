@@ -18,10 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend/backend.h"
 #include "codegen/codegen_internal.h"
-
-#define TPB 256
 
 static const char REDUCTIONS[] =
     "\n/* ---- reductions (deterministic: fixed shapes, integer atomics only) ---- */\n"
@@ -180,7 +177,7 @@ static int gcd4(int n) {
 void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
   const sdk_model *m = o->model;
   int nv = m->nvars, nn = m->nnoise;
-  sdk_sb_printf(b, "\n#define SDK_TPB %d\n#define SDK_RED_CHUNK %d\n", TPB, SDK_RED_CHUNK);
+  sdk_sb_printf(b, "\n#define SDK_TPB %d\n#define SDK_RED_CHUNK %d\n", SDK_CUDA_TPB, SDK_RED_CHUNK);
   sdk_sb_printf(b, "extern \"C\" __device__ const int sdk_abi = %d;\n", SDK_KERNEL_ABI);
   if (o->compensate)
     sdk_sb_printf(b, "extern \"C\" __device__ const int sdk_state_rows = %d;\n",

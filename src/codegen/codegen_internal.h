@@ -92,8 +92,6 @@ void sdk_cg_emit_sys_cuda(sdk_strbuf *b, const sdk_codegen_opts *o);
 /* Does any pair function use particle parameter k of particle j / variable v of particle j? */
 int sdk_cg_pair_uses(const sdk_model *m, int kind, int k);
 
-/* Largest period (in steps) whose time-only values the CUDA driver tabulates. */
-#define SDK_CUDA_MAX_TTAB 65536
 /* CUDA driver (codegen_cuda.c). */
 void sdk_cg_emit_cuda(sdk_strbuf *b, const sdk_codegen_opts *o);
 #endif

@@ -41,7 +41,7 @@
 
 #include "codegen/codegen_internal.h"
 
-#define STPB 256
+#define STPB SDK_CUDA_SYS_TPB
 
 /* const real NAME = <fmt with k>; for the [meanfield] (pair = 0) or [pair] names */
 static void bind_coupling(sdk_strbuf *b, const sdk_model *m, int pair, const char *fmt,
@@ -795,31 +795,31 @@ static void emit_pairs(sdk_strbuf *b, const sdk_codegen_opts *o, const sdk_cg_re
   sdk_sb_puts(b, "}\n");
 }
 
+/* a tuning knob in lo..hi (core/tuning.h), else the default */
+static int knob(int v, int lo, int hi, int dflt) {
+  return v >= lo && v <= hi ? v : dflt;
+}
+
 void sdk_cg_emit_sys_cuda(sdk_strbuf *b, const sdk_codegen_opts *o) {
   const sdk_model *m = o->model;
   int npair = m->npair;
   sdk_cg_red red;
   sdk_cg_red_build(&red, o);
   int nred = red.n;
+  const sdk_tuning none = {0}, *tu = o->tuning ? o->tuning : &none;
   /* quads per thread and chunk (mean-field): several loads in flight per
-   * thread for big systems; SDK_SYS_QI overrides it (1..4, tuning) */
+   * thread for big systems; tuning: sys_qi (1..4) */
   int64_t N = o->particles;
-  int qi = N >= (int64_t)1 << 20 && o->single ? 4 : 1;
-  const char *qe = getenv("SDK_SYS_QI");
-  if (qe && atoi(qe) >= 1 && atoi(qe) <= 4) qi = atoi(qe);
+  int qi = knob(tu->sys_qi, 1, 4, N >= (int64_t)1 << 20 && o->single ? 4 : 1);
   int ch = npair > 0 ? STPB : 1024 * qi;
   /* blocks per multiprocessor to keep resident (registers): measured on the
-   * H100 (docs/BENCHMARKS.md); SDK_SYS_MINB overrides it */
-  int minb = npair > 0 ? 4 : qi >= 2 || !o->single ? 3 : 4;
-  const char *mbe = getenv("SDK_SYS_MINB");
-  if (mbe && atoi(mbe) >= 1 && atoi(mbe) <= 8) minb = atoi(mbe);
+   * H100 (docs/BENCHMARKS.md); tuning: sys_minb (1..8) */
+  int minb = knob(tu->sys_minb, 1, 8, npair > 0 ? 4 : qi >= 2 || !o->single ? 3 : 4);
   /* the persistent kernel holds more live values (its loops over steps and
    * groups): 2 blocks of 256 threads, up to 128 registers (no spills; faster
    * than 3 blocks of 85 on the H100 at 2^20..2^24 particles: docs/BENCHMARKS.md);
-   * SDK_RUN_MINB overrides */
-  int minb_run = 2;
-  const char *mre = getenv("SDK_RUN_MINB");
-  if (mre && atoi(mre) >= 1 && atoi(mre) <= 8) minb_run = atoi(mre);
+   * tuning: run_minb (1..8) */
+  int minb_run = knob(tu->run_minb, 1, 8, 2);
   sdk_sb_printf(b,
                 "\n/* ---- systems of interacting particles ---- */\n#define SDK_MINB %d\n"
                 "#define SDK_MINB_RUN %d\n",

@@ -488,6 +488,7 @@ static void fill_codegen(const sdk_run_config *c, const sdk_run *r, const plan *
   o->particles = p->sys.particles;
   o->compensate = c->single && !c->no_compensation && !p->sys.on;
   o->comp_defer = o->compensate && t == SDK_TARGET_CUDA;
+  o->tuning = &c->tuning;
 }
 
 static sdk_err prepare(const sdk_run_config *c, sdk_run **out, plan *p, sdk_errbuf *eb) {

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "core/error.h"
+#include "core/tuning.h"
 #include "sim/results.h"
 
 enum {
@@ -59,6 +60,7 @@ typedef struct sdk_run_config {
   int device;
   int fast_math;
   int64_t cache_max; /* kernel cache cap, bytes (0: default, < 0: none) */
+  sdk_tuning tuning; /* GPU tuning knobs (core/tuning.h; zero: the defaults) */
   unsigned observe;
   const char *drift_var; /* NULL: first variable */
   int64_t sample_every;  /* 0: default */
