@@ -13,6 +13,7 @@
 #include "model/model.h"
 #include "observe/observe.h"
 #include "sim/checkpoint.h"
+#include "sim/registry.h"
 
 void sdk_run_config_defaults(sdk_run_config *c) {
   memset(c, 0, sizeof *c);
@@ -185,7 +186,7 @@ typedef struct plan {
   int64_t spp;
   double period0;
   int64_t nsteps, transient_steps, sample_every;
-  const sdk_scheme *scheme;
+  const sdk_scheme_type *scheme;
   int drift_var;
   sdk_sysplan sys; /* systems of interacting particles (observe/observe.h) */
 } plan;
@@ -223,18 +224,17 @@ static sdk_err make_plan(const sdk_run_config *c, sdk_run *r, plan *p, sdk_errbu
       : (m->multiplicative || m->interacting || m->npart > 0 || (c->observe & SDK_OBS_ORDER))
           ? "euler"
           : "srk2";
-  p->scheme = sdk_scheme_find(sname);
+  p->scheme = sdk_find_scheme(sname);
   if (!p->scheme) {
     sdk_strbuf b;
     sdk_sb_init(&b);
-    for (int i = 0; sdk_schemes[i]; i++)
-      sdk_sb_printf(&b, "%s%s", i ? ", " : "", sdk_schemes[i]->name);
+    sdk_registry_scheme_names(&b);
     sdk_err e =
         SDK_FAIL(eb, SDK_ERR_USAGE, "unknown scheme '%s' (known: %s)", sname, b.s ? b.s : "");
     sdk_sb_free(&b);
     return e;
   }
-  if (p->scheme->additive_only && m->multiplicative)
+  if (!(p->scheme->noise_kinds & SDK_NOISE_DIAGONAL) && m->multiplicative)
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "scheme %s assumes additive noise but model '%s' has state-dependent noise; "
                     "use --scheme euler (Ito interpretation)",
