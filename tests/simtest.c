@@ -48,3 +48,22 @@ void st_require_backend(void) {
   }
   b->close(&ctx);
 }
+
+int st_srk_linear(const sdk_scheme_type *s, double k, double dt, double *a, double *cw) {
+  const sdk_srk_table *t = s->srk;
+  if (!t) return 0;
+  /* stage i: H_i = p_i x + q_i w with w = b sqrt(dt) psi */
+  double p[SDK_MAX_STAGES], q[SDK_MAX_STAGES], sa = 0, sc = 0;
+  for (int i = 0; i < s->stages; i++) {
+    p[i] = 1, q[i] = t->B[i];
+    for (int j = 0; j < i; j++) {
+      p[i] -= k * dt * t->A[i][j] * p[j];
+      q[i] -= k * dt * t->A[i][j] * q[j];
+    }
+    sa += t->alpha[i] * p[i];
+    sc += t->alpha[i] * q[i];
+  }
+  *a = 1 - k * dt * sa;
+  *cw = 1 - k * dt * sc;
+  return 1;
+}

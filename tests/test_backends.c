@@ -3,8 +3,8 @@
  * opened, e.g. cuda without a device):
  *
  *  - OU: mean and variance at several times against the scheme's exact
- *    discrete-time moments, within 5 standard errors; euler and srk2, single
- *    and double.
+ *    discrete-time moments, within 5 standard errors; every registered
+ *    scheme, single and double.
  *  - advancing in pieces of odd lengths gives bitwise the state of one
  *    advance (random numbers do not depend on how steps are cut).
  *  - a run that blows up stops with SDK_ERR_NONFINITE (also under fast-math).
@@ -28,7 +28,8 @@
 static const char OU_TEXT[] = "[model]\nname = ou\nvars = x\n[params]\nk = 1.0\nD = 0.5\n"
                               "[drift]\nx = -k*x\n[noise]\nx = sqrt(2*D)\n[init]\nx = 1\n";
 
-static void check_ou(const char *scheme, int single) {
+static void check_ou(const sdk_scheme_type *s, int single) {
+  const char *scheme = s->name;
   const double k = 1.0, D = 0.5, x0 = 1.0, dt = 0.01;
   sdk_run_config c;
   sdk_run_config_defaults(&c);
@@ -47,9 +48,9 @@ static void check_ou(const char *scheme, int single) {
   if (!run) return;
   const sdk_results *R = sdk_run_results(run);
   TU_CHECK(R->nsamples == 5, "samples %lld", (long long)R->nsamples);
-  int heun = !strcmp(scheme, "srk2");
-  double a = heun ? 1 - k * dt + k * k * dt * dt / 2 : 1 - k * dt;
-  double cw = heun ? 1 - k * dt / 2 : 1;
+  /* the scheme's one-step map x' = a x + cw w (its SRK table) */
+  double a = NAN, cw = NAN;
+  TU_CHECK(st_srk_linear(s, k, dt, &a, &cw), "%s: no SRK table", scheme);
   for (int64_t s = 1; s < R->nsamples; s++) {
     double n = (double)R->sample_step[s], t = n * dt;
     double m_disc = x0 * pow(a, n);
@@ -310,10 +311,10 @@ static void check_cpu_gpu_josephson(void) {
 int main(void) {
   st_require_backend();
   printf("backend: %s\n", st_backend());
-  check_ou("euler", 1);
-  check_ou("srk2", 1);
-  check_ou("euler", 0);
-  check_ou("srk2", 0);
+  for (int single = 1; single >= 0; single--)
+    for (int i = 0; sdk_registry_schemes[i]; i++)
+      if (sdk_registry_schemes[i]->noise_kinds & SDK_NOISE_ADDITIVE)
+        check_ou(sdk_registry_schemes[i], single);
   check_pieces(1);
   check_pieces(0);
   check_blowup(1);
