@@ -13,6 +13,12 @@
  * path (k = n * SDK_NN + j for channel j of step n) is lane k & 3 of Philox
  * block k >> 2, so a source gives values_per_block = 4 values per block.
  *
+ * A driver either asks for the values of a block by its stream position
+ * (emit_block: the source calls rng/philox.h for the whole block) or, when
+ * it computes several blocks at once itself (sdk_philox_counter and
+ * sdk_philox_blocks of rng/philox.h: the GPU system kernels), hands the
+ * source the Philox words of a block (emit_words, emit_word_lane).
+ *
  * Sources today: gaussian (Box-Muller, noise_gauss.c).  A new one (e.g.
  * three-point values for a weak order 2 scheme) is one file defining its
  * sdk_noise_type, its declaration below and one line of the registry

@@ -33,7 +33,8 @@
  * Philox4x32-10 block per quad and step gives its four particles their
  * values, through the scheme's noise source (noise.h; Gaussian: the
  * Box-Muller pairs (o0,o1) -> lanes 0,1 and (o2,o3) -> lanes 2,3).  The
- * Philox chains of a thread's quads run in lockstep (one key schedule).
+ * Philox chains of a thread's quads run in lockstep (one key schedule:
+ * sdk_philox_blocks of rng/philox.h, which the kernel only calls).
  * Per-particle parameters come from Philox domain 2 (recomputed every step
  * rather than stored: no extra memory traffic).
  *

@@ -20,10 +20,6 @@ void sdk_cg_sys_bind_state(sdk_emit *em, const sdk_codegen_opts *o, int next);
 void sdk_cg_sys_draw_params(sdk_emit *em, const sdk_codegen_opts *o);
 /* An active particle's terms of the system sums, at x_{n+1}: sdk_acc[k]. */
 void sdk_cg_sys_accumulate(sdk_emit *em, const sdk_codegen_opts *o, const sdk_cg_red *red);
-/* The Philox rounds of the thread's nq quads in lockstep (one key schedule):
- * sdk_ph[it] holds the counter of quad it on entry and its block on exit. */
-void sdk_cg_sys_philox(sdk_emit *em, const char *nq);
-
 /* The kernels of the two model kinds (sys_cuda_mf.c, sys_cuda_pairs.c). */
 void sdk_cg_sys_meanfield(sdk_emit *em, const sdk_codegen_opts *o, const sdk_cg_red *red);
 void sdk_cg_sys_pairs(sdk_emit *em, const sdk_codegen_opts *o, const sdk_cg_red *red);

@@ -108,22 +108,6 @@ void sdk_cg_sys_bind_state(sdk_emit *em, const sdk_codegen_opts *o, int next) {
     sdk_cg_bind_time(em, o, "sdk_t0", "sdk_tp0");
 }
 
-void sdk_cg_sys_philox(sdk_emit *em, const char *nq) {
-  sdk_em_block(em);
-  sdk_em_line(em, "sdk_u32 sdk_k0 = (sdk_u32)sdk_seed, sdk_k1 = (sdk_u32)(sdk_seed >> 32);");
-  sdk_em_line(em, "#pragma unroll");
-  sdk_em_open(em, "for (int sdk_r = 0; sdk_r < 10; sdk_r++)");
-  sdk_em_line(em, "#pragma unroll");
-  sdk_em_line(em,
-              "for (int sdk_it = 0; sdk_it < %s; sdk_it++) sdk_philox_round_(sdk_ph[sdk_it], "
-              "sdk_k0, sdk_k1);",
-              nq);
-  sdk_em_line(em, "sdk_k0 += 0x9E3779B9u;");
-  sdk_em_line(em, "sdk_k1 += 0xBB67AE85u;");
-  sdk_em_close(em);
-  sdk_em_close(em);
-}
-
 void sdk_cg_sys_draw_params(sdk_emit *em, const sdk_codegen_opts *o) {
   const sdk_model *m = o->model;
   for (int k = 0; k < m->npart; k++) {

@@ -55,7 +55,8 @@ static void emit_group_head(sdk_emit *em, const sdk_codegen_opts *o) {
 }
 
 /* the noise of the thread's quads (domain 3): their Philox blocks in
- * lockstep, then the values (the loads are in flight meanwhile) */
+ * lockstep (rng/philox.h), then the values (the loads are in flight
+ * meanwhile) */
 static void emit_chunk_noise(sdk_emit *em, const sdk_codegen_opts *o) {
   int nn = o->model->nnoise;
   sdk_em_line(em, "real sdk_zv[SDK_QI][4][%d];", nn);
@@ -68,14 +69,10 @@ static void emit_chunk_noise(sdk_emit *em, const sdk_codegen_opts *o) {
     sdk_em_line(em, "sdk_u32 sdk_ph[SDK_QI][4];");
     sdk_em_line(em, "#pragma unroll");
     sdk_em_open(em, "for (int sdk_it = 0; sdk_it < SDK_QI; sdk_it++)");
-    sdk_em_text(em, "const sdk_u64 sdk_q = sdk_q0 + (sdk_u64)((sdk_i0 + sdk_it * 1024) >> 2);\n"
-                    "sdk_ph[sdk_it][0] = (sdk_u32)sdk_k;\n"
-                    "sdk_ph[sdk_it][1] = ((sdk_u32)(sdk_k >> 32) & 0x7fffffffu) | 0xe0000000u; "
-                    "/* domain 3 */\n"
-                    "sdk_ph[sdk_it][2] = (sdk_u32)sdk_q;\n"
-                    "sdk_ph[sdk_it][3] = (sdk_u32)(sdk_q >> 32);\n");
+    sdk_em_line(em, "const sdk_u64 sdk_q = sdk_q0 + (sdk_u64)((sdk_i0 + sdk_it * 1024) >> 2);");
+    sdk_em_line(em, "sdk_philox_counter(sdk_ph[sdk_it], sdk_q, sdk_k, 3u);");
     sdk_em_close(em);
-    sdk_cg_sys_philox(em, "SDK_QI");
+    sdk_em_line(em, "sdk_philox_blocks(sdk_ph, SDK_QI, sdk_seed);");
     sdk_em_line(em, "#pragma unroll");
     sdk_em_open(em, "for (int sdk_it = 0; sdk_it < SDK_QI; sdk_it++)");
     char d[4][32];

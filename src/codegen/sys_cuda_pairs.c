@@ -19,10 +19,9 @@ static void emit_noise(sdk_emit *em, const sdk_codegen_opts *o) {
   for (int j = 0; j < nn; j++) {
     sdk_em_block(em);
     sdk_em_line(em, "const sdk_u64 sdk_k = (sdk_u64)sdk_n * SDK_NN + %d;", j);
-    sdk_em_text(em, "sdk_u32 sdk_ph[1][4] = {{(sdk_u32)sdk_k, ((sdk_u32)(sdk_k >> 32) & "
-                    "0x7fffffffu) | 0xe0000000u,\n"
-                    "                        (sdk_u32)sdk_q, (sdk_u32)(sdk_q >> 32)}};\n");
-    sdk_cg_sys_philox(em, "1");
+    sdk_em_line(em, "sdk_u32 sdk_ph[1][4];");
+    sdk_em_line(em, "sdk_philox_counter(sdk_ph[0], sdk_q, sdk_k, 3u);");
+    sdk_em_line(em, "sdk_philox_blocks(sdk_ph, 1, sdk_seed);");
     char dst[32];
     snprintf(dst, sizeof dst, "sdk_zv[%d]", j);
     o->scheme->noise->emit_word_lane(em, w, "sdk_lane", dst);
