@@ -7,6 +7,7 @@
 
 #include "backend/backend.h"
 #include "cli/env.h"
+#include "sim/registry.h"
 
 const char *st_backend(void) {
   const char *b = getenv("SDK_TEST_BACKEND");
@@ -47,7 +48,7 @@ sdk_run *st_run(const sdk_run_config *c) {
 }
 
 void st_require_backend(void) {
-  const sdk_backend *b = sdk_backend_find(st_backend());
+  const sdk_backend *b = sdk_find_backend(st_backend());
   sdk_backend_opts o = {0};
   st_env(&o.env);
   sdk_bctx *ctx = NULL;
@@ -176,4 +177,23 @@ const st_view *st_view_of(const sdk_results *R) {
     v->order_psi = dup_ds(R, "order/psi", NULL);
   }
   return v;
+}
+
+int st_srk_linear(const sdk_scheme_type *s, double k, double dt, double *a, double *cw) {
+  const sdk_srk_table *t = s->srk;
+  if (!t) return 0;
+  /* stage i: H_i = p_i x + q_i w with w = b sqrt(dt) psi */
+  double p[SDK_MAX_STAGES], q[SDK_MAX_STAGES], sa = 0, sc = 0;
+  for (int i = 0; i < s->stages; i++) {
+    p[i] = 1, q[i] = t->B[i];
+    for (int j = 0; j < i; j++) {
+      p[i] -= k * dt * t->A[i][j] * p[j];
+      q[i] -= k * dt * t->A[i][j] * q[j];
+    }
+    sa += t->alpha[i] * p[i];
+    sc += t->alpha[i] * q[i];
+  }
+  *a = 1 - k * dt * sa;
+  *cw = 1 - k * dt * sc;
+  return 1;
 }

@@ -1,6 +1,8 @@
 /* Helpers for tests that run simulations through the library API. */
 #ifndef SDK_SIMTEST_H
 #define SDK_SIMTEST_H
+#include "codegen/scheme.h"
+#include "sim/registry.h"
 #include "sim/run.h"
 
 /* Backend named by $SDK_TEST_BACKEND (default "cpu"). */
@@ -38,4 +40,10 @@ typedef struct st_view {
   double *order_r, *order_r_err, *order_psi; /* [g][s] */
 } st_view;
 const st_view *st_view_of(const sdk_results *R);
+
+/* One step of scheme s, from its explicit SRK table, on the linear equation
+ * dx = -k x dt + b dW with additive noise: x' = a x + cw b sqrt(dt) psi
+ * (psi the step's noise value).  Returns 0 (a and cw untouched) for a scheme
+ * without an SRK table. */
+int st_srk_linear(const sdk_scheme_type *s, double k, double dt, double *a, double *cw);
 #endif

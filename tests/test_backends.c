@@ -3,8 +3,8 @@
  * opened, e.g. cuda without a device):
  *
  *  - OU: mean and variance at several times against the scheme's exact
- *    discrete-time moments, within 5 standard errors; euler and srk2, single
- *    and double.
+ *    discrete-time moments, within 5 standard errors; every registered
+ *    scheme, single and double.
  *  - advancing in pieces of odd lengths gives bitwise the state of one
  *    advance (random numbers do not depend on how steps are cut).
  *  - a run that blows up stops with SDK_ERR_NONFINITE (also under fast-math).
@@ -21,6 +21,7 @@
 
 #include "backend/backend.h"
 #include "observe/paths.h"
+#include "sim/registry.h"
 #include "simtest.h"
 #include "testutil.h"
 
@@ -29,7 +30,8 @@
 static const char OU_TEXT[] = "[model]\nname = ou\nvars = x\n[params]\nk = 1.0\nD = 0.5\n"
                               "[drift]\nx = -k*x\n[noise]\nx = sqrt(2*D)\n[init]\nx = 1\n";
 
-static void check_ou(const char *scheme, int single) {
+static void check_ou(const sdk_scheme_type *s, int single) {
+  const char *scheme = s->name;
   const double k = 1.0, D = 0.5, x0 = 1.0, dt = 0.01;
   sdk_run_config c;
   sdk_run_config_defaults(&c);
@@ -49,9 +51,9 @@ static void check_ou(const char *scheme, int single) {
   const sdk_results *R = sdk_run_results(run);
   const st_view *Rv = st_view_of(R);
   TU_CHECK(Rv->nsamples == 5, "samples %lld", (long long)Rv->nsamples);
-  int heun = !strcmp(scheme, "srk2");
-  double a = heun ? 1 - k * dt + k * k * dt * dt / 2 : 1 - k * dt;
-  double cw = heun ? 1 - k * dt / 2 : 1;
+  /* the scheme's one-step map x' = a x + cw w (its SRK table) */
+  double a = NAN, cw = NAN;
+  TU_CHECK(st_srk_linear(s, k, dt, &a, &cw), "%s: no SRK table", scheme);
   for (int64_t s = 1; s < Rv->nsamples; s++) {
     double n = (double)Rv->sample_step[s], t = n * dt;
     double m_disc = x0 * pow(a, n);
@@ -88,7 +90,7 @@ static int direct_open(direct *d, const char *backend, const char *model, int si
   c.single = single;
   c.fast_math = 0;
   char *src = NULL;
-  d->be = sdk_backend_find(backend);
+  d->be = sdk_find_backend(backend);
   sdk_backend_opts o = {.fast_math = 0};
   st_env(&o.env);
   sdk_err e = sdk_run_codegen(&c, !strcmp(backend, "cuda"), &src, &eb);
@@ -323,10 +325,10 @@ static void check_cpu_gpu_josephson(void) {
 int main(void) {
   st_require_backend();
   printf("backend: %s\n", st_backend());
-  check_ou("euler", 1);
-  check_ou("srk2", 1);
-  check_ou("euler", 0);
-  check_ou("srk2", 0);
+  for (int single = 1; single >= 0; single--)
+    for (int i = 0; sdk_registry_schemes[i]; i++)
+      if (sdk_registry_schemes[i]->noise_kinds & SDK_NOISE_ADDITIVE)
+        check_ou(sdk_registry_schemes[i], single);
   check_pieces(1);
   check_pieces(0);
   check_blowup(1);

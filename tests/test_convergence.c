@@ -10,8 +10,9 @@
  *     error (closed form for a linear recursion) within 5 standard errors;
  *  2. the fitted slope agrees with the slope of the exact discrete errors
  *     within 4 standard errors of the fit, and that slope is the scheme's
- *     order (Euler 1, SRK2 2) to within 0.25 (higher-order terms at the
- *     coarsest dt).
+ *     declared weak order (scheme.h; Euler 1, SRK2 2) to within 0.25
+ *     (higher-order terms at the coarsest dt).
+ * Every registered scheme that integrates additive noise is measured.
  * Standard error of a sample variance: s^2 sqrt(2/(N-1)) (Gaussian). */
 #include <math.h>
 #include <stdio.h>
@@ -22,15 +23,17 @@
 
 static const double K = 1.0, D = 0.5, T = 1.6;
 
-static double disc_var(const char *scheme, double dt) {
-  int heun = !strcmp(scheme, "srk2");
-  double a = heun ? 1 - K * dt + K * K * dt * dt / 2 : 1 - K * dt;
-  double cw = heun ? 1 - K * dt / 2 : 1;
+/* the scheme's exact discrete-time variance (its one-step map, x' = a x + cw w) */
+static double disc_var(const sdk_scheme_type *s, double dt) {
+  double a = NAN, cw = NAN;
+  TU_CHECK(st_srk_linear(s, K, dt, &a, &cw), "%s: no SRK table", s->name);
   double n = floor(T / dt + 0.5);
   return cw * cw * 2 * D * dt * (1 - pow(a, 2 * n)) / (1 - a * a);
 }
 
-static void order(const char *scheme, int p, const double *dts, int ndt, int log2paths) {
+static void order(const sdk_scheme_type *s, const double *dts, int ndt, int log2paths) {
+  const char *scheme = s->name;
+  int p = s->weak_order;
   const char *model = st_model_file("[model]\nname = ou0\nvars = x\n[params]\nk = 1\nD = 0.5\n"
                                     "[drift]\nx = -k*x\n[noise]\nx = sqrt(2*D)\n[init]\nx = 0\n",
                                     1);
@@ -56,7 +59,7 @@ static void order(const char *scheme, int p, const double *dts, int ndt, int log
     const st_view *Rv = st_view_of(R);
     double v = Rv->var[Rv->nsamples - 1];
     double se = v * sqrt(2.0 / (double)(c.paths - 1));
-    double err = v - exact, derr = disc_var(scheme, dts[i]) - exact;
+    double err = v - exact, derr = disc_var(s, dts[i]) - exact;
     char what[96];
     snprintf(what, sizeof what, "%s error at dt=%g", scheme, dts[i]);
     TU_NEAR(err, derr, 5 * se, what);
@@ -92,9 +95,18 @@ static void order(const char *scheme, int p, const double *dts, int ndt, int log
 
 int main(void) {
   st_require_backend();
-  const double euler_dt[] = {0.2, 0.1, 0.05, 0.025};
-  const double srk2_dt[] = {0.4, 0.2, 0.1};
-  order("euler", 1, euler_dt, 4, 21);
-  order("srk2", 2, srk2_dt, 3, 23);
+  /* step sizes whose errors are resolved, by the weak order */
+  const double order1_dt[] = {0.2, 0.1, 0.05, 0.025};
+  const double order2_dt[] = {0.4, 0.2, 0.1};
+  for (int i = 0; sdk_registry_schemes[i]; i++) {
+    const sdk_scheme_type *s = sdk_registry_schemes[i];
+    if (!(s->noise_kinds & SDK_NOISE_ADDITIVE)) continue;
+    if (s->weak_order == 1)
+      order(s, order1_dt, 4, 21);
+    else if (s->weak_order == 2)
+      order(s, order2_dt, 3, 23);
+    else
+      TU_CHECK(0, "%s: no step sizes for weak order %d", s->name, s->weak_order);
+  }
   return tu_finish("test_convergence");
 }

@@ -1,5 +1,5 @@
-/* Exact solutions: Ornstein-Uhlenbeck mean and variance (both schemes,
- * both precisions) and geometric Brownian motion's Ito mean (Euler).
+/* Exact solutions: Ornstein-Uhlenbeck mean and variance (every registered
+ * scheme, both precisions) and geometric Brownian motion's Ito mean (Euler).
  *
  * The tolerance is k = 5 standard errors of the estimate plus the known
  * time-discretisation bias of the scheme, computed exactly from the scheme's
@@ -14,7 +14,8 @@
 
 #define K_SIGMA 5.0
 
-static void check_ou(const char *scheme, int single) {
+static void check_ou(const sdk_scheme_type *s, int single) {
+  const char *scheme = s->name;
   const double k = 1.3, D = 0.4, x0 = 1.0, dt = 0.01;
   const char *model = st_model_file("[model]\nname = ou\nvars = x\n[params]\nk = 1.3\nD = 0.4\n"
                                     "[drift]\nx = -k*x\n[noise]\nx = sqrt(2*D)\n[init]\nx = 1\n",
@@ -37,10 +38,9 @@ static void check_ou(const char *scheme, int single) {
   const sdk_results *R = sdk_run_results(run);
   const st_view *Rv = st_view_of(R);
   TU_CHECK(Rv->nsamples == 5, "samples %lld", (long long)Rv->nsamples);
-  int heun = !strcmp(scheme, "srk2");
-  /* one step: x' = a x + c w, w ~ N(0, 2 D dt) */
-  double a = heun ? 1 - k * dt + k * k * dt * dt / 2 : 1 - k * dt;
-  double cw = heun ? 1 - k * dt / 2 : 1;
+  /* one step: x' = a x + c w, w ~ N(0, 2 D dt) (the scheme's SRK table) */
+  double a = NAN, cw = NAN;
+  TU_CHECK(st_srk_linear(s, k, dt, &a, &cw), "%s: no SRK table", scheme);
   for (int64_t s = 1; s < Rv->nsamples; s++) {
     double n = (double)Rv->sample_step[s], t = n * dt;
     double m_exact = x0 * exp(-k * t), v_exact = D / k * (1 - exp(-2 * k * t));
@@ -109,10 +109,10 @@ static void check_gbm(int single) {
 
 int main(void) {
   st_require_backend();
-  check_ou("euler", 1);
-  check_ou("srk2", 1);
-  check_ou("euler", 0);
-  check_ou("srk2", 0);
+  for (int single = 1; single >= 0; single--)
+    for (int i = 0; sdk_registry_schemes[i]; i++)
+      if (sdk_registry_schemes[i]->noise_kinds & SDK_NOISE_ADDITIVE)
+        check_ou(sdk_registry_schemes[i], single);
   check_gbm(1);
   check_gbm(0);
   return tu_finish("test_exact");

@@ -1,12 +1,11 @@
-/* Unit tests: expressions, model files (good and bad), scan specs and the
- * scheme tables. */
+/* Unit tests: expressions, model files (good and bad) and scan specs (the
+ * scheme tables: test_schemes.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "codegen/codegen.h"
-#include "codegen/scheme.h"
 #include "model/expr.h"
 #include "model/limits.h"
 #include "model/model.h"
@@ -389,39 +388,11 @@ static void test_scan(void) {
            "strict numbers");
 }
 
-/* Scheme coefficients are data: check them against their definitions. */
-static void test_schemes(void) {
-  const sdk_scheme *e = sdk_scheme_find("euler"), *h = sdk_scheme_find("srk2");
-  TU_CHECK(e && h && !sdk_scheme_find("rk4"), "registry");
-  if (!e || !h) return;
-  for (int i = 0; sdk_schemes[i]; i++) {
-    const sdk_scheme *s = sdk_schemes[i];
-    double sa = 0, sac = 0;
-    for (int j = 0; j < s->stages; j++) {
-      sa += s->alpha[j];
-      sac += s->alpha[j] * s->c[j];
-      double row = 0;
-      for (int k = 0; k < s->stages; k++) {
-        TU_CHECK(k < j || s->A[j][k] == 0, "%s: A must be strictly lower triangular", s->name);
-        row += s->A[j][k];
-      }
-      TU_NEAR(row, s->c[j], 1e-15, "row sum of A equals c (consistency)");
-    }
-    TU_NEAR(sa, 1, 1e-15, "weights sum to 1 (order 1)");
-    if (s->weak_order >= 2) TU_NEAR(sac, 0.5, 1e-15, "sum alpha c = 1/2 (order 2)");
-  }
-  TU_CHECK(h->stages == 2 && h->A[1][0] == 1 && h->B[1] == 1 && h->alpha[0] == 0.5 &&
-               h->alpha[1] == 0.5 && h->additive_only,
-           "srk2 is the paper's Alg. 2 (Heun)");
-  TU_CHECK(e->stages == 1 && e->alpha[0] == 1 && !e->additive_only, "euler");
-}
-
 int main(void) {
   test_expressions();
   test_model_ok();
   test_model_bad();
   test_model_limits();
   test_scan();
-  test_schemes();
   return tu_finish("test_model");
 }

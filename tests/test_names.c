@@ -129,13 +129,13 @@ int main(void) {
   const char *qn = file_of(PAIR_TPL, PAIR_NAMES, 4), *qz = file_of(PAIR_TPL, PAIR_NEUTRAL, 5);
   TU_CHECK(pn && pz && mn && mz && qn && qz, "model files");
   if (!(pn && pz && mn && mz && qn && qz)) return tu_finish("test_names");
-  const char *schemes[] = {"euler", "srk2"};
   for (int single = 0; single < 2; single++)
-    for (int s = 0; s < 2; s++) {
+    for (int s = 0; sdk_registry_schemes[s]; s++) {
+      const char *scheme = sdk_registry_schemes[s]->name;
       sdk_run_config c;
       sdk_run_config_defaults(&c);
       c.backend = st_backend();
-      c.scheme = schemes[s];
+      c.scheme = scheme;
       c.single = single;
       c.paths = 512;
       c.dt = 0.01;
@@ -147,9 +147,9 @@ int main(void) {
       c.seed = 99;
       c.quiet = 1;
       char what[96];
-      snprintf(what, sizeof what, "paths %s %s", schemes[s], single ? "single" : "double");
+      snprintf(what, sizeof what, "paths %s %s", scheme, single ? "single" : "double");
       compare(&c, pn, pz, NULL, NULL, what);
-      snprintf(what, sizeof what, "paths %s %s scan n", schemes[s], single ? "single" : "double");
+      snprintf(what, sizeof what, "paths %s %s scan n", scheme, single ? "single" : "double");
       c.paths = 128;
       compare(&c, pn, pz, "n=0.5:2:4", "a1=0.5:2:4", what);
     }

@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
-#include "codegen/scheme.h"
 #include "model/model.h"
+#include "sim/registry.h"
 #include "sim/run.h"
 #include "simtest.h"
 #include "testutil.h"
@@ -146,10 +146,10 @@ int main(void) {
     char path[4400];
     snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
     nmodels++;
-    for (int s = 0; sdk_schemes[s]; s++)
+    for (int s = 0; sdk_registry_schemes[s]; s++)
       for (int single = 0; single < 2; single++) {
-        compile_one(ctx, path, sdk_schemes[s]->name, single, 1);
-        compile_one(ctx_ieee, path, sdk_schemes[s]->name, single, 0);
+        compile_one(ctx, path, sdk_registry_schemes[s]->name, single, 1);
+        compile_one(ctx_ieee, path, sdk_registry_schemes[s]->name, single, 0);
       }
   }
   if (d) closedir(d);

@@ -152,9 +152,40 @@ static void test_contract(void) {
   }
 }
 
+/* The pieces generated kernels call (the systems' noise): the counter of a
+ * stream position, and several blocks under one key schedule, agree with
+ * sdk_philox_block block by block. */
+static void test_blocks(void) {
+  static const uint64_t seeds[] = {0, 1, 0x0123456789abcdefull, 0xfedcba9876543210ull};
+  for (unsigned s = 0; s < sizeof seeds / sizeof seeds[0]; s++)
+    for (int n = 1; n <= 4; n++) {
+      sdk_u32 x[4][4], o[4];
+      uint64_t path[4], block[4];
+      unsigned domain[4];
+      for (int i = 0; i < n; i++) {
+        path[i] = 0x0000000100000003ull * (uint64_t)(i + 1) + s;
+        block[i] = (i & 1) ? 0x1fffffff00000001ull - (uint64_t)i : (uint64_t)(7 * i + (int)s);
+        domain[i] = (unsigned)(i + (int)s) & 3u;
+        sdk_philox_counter(x[i], path[i], block[i], domain[i]);
+        sdk_u32 c[4] = {(sdk_u32)block[i], 0, (sdk_u32)path[i], (sdk_u32)(path[i] >> 32)};
+        static const sdk_u32 tag[4] = {0, 0x80000000u, 0xc0000000u, 0xe0000000u};
+        c[1] = (sdk_u32)((block[i] >> 32) & 0x7fffffffu) | tag[domain[i]];
+        for (int j = 0; j < 4; j++)
+          TU_CHECK(x[i][j] == c[j], "seed %u counter %d word %d", s, i, j);
+      }
+      sdk_philox_blocks(x, n, seeds[s]);
+      for (int i = 0; i < n; i++) {
+        sdk_philox_block(seeds[s], path[i], block[i], domain[i], o);
+        for (int j = 0; j < 4; j++)
+          TU_CHECK(x[i][j] == o[j], "seed %u, %d blocks: block %d word %d", s, n, i, j);
+      }
+    }
+}
+
 int main(void) {
   test_kat();
   test_oracle_random();
   test_contract();
+  test_blocks();
   return tu_finish("test_philox");
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "sim/registry.h"
 #include "simtest.h"
 #include "testutil.h"
 
@@ -28,7 +29,7 @@ static int open_kit(kit *k, int threads, int single) {
   c.model = "josephson";
   c.single = single;
   char *src = NULL;
-  k->be = sdk_backend_find(st_backend());
+  k->be = sdk_find_backend(st_backend());
   sdk_backend_opts o = {.threads = threads, .fast_math = 1};
   st_env(&o.env);
   if (sdk_run_codegen(&c, !strcmp(k->be->name, "cuda"), &src, &eb) != SDK_OK ||

@@ -17,11 +17,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "codegen/abi.h" /* SDK_RED_CHUNK, SDK_KERNEL_ABI: the kernel ABI */
 #include "core/error.h"
 #include "core/log.h"
 #include "core/tuning.h"
-
-#define SDK_RED_CHUNK 256
 
 typedef struct sdk_bctx sdk_bctx;         /* an opened backend (device, threads) */
 typedef struct sdk_module sdk_module;     /* a compiled kernel module */
@@ -165,10 +164,6 @@ typedef struct sdk_backend {
 
 extern const sdk_backend sdk_backend_cpu;
 extern const sdk_backend sdk_backend_cuda;
-
-/* NULL-terminated registry, and lookup by name. */
-extern const sdk_backend *const sdk_backends[];
-const sdk_backend *sdk_backend_find(const char *name);
 
 /* Number of paths allocated: ngrid*ppg rounded up to a whole number of
  * blocks of both backends. */

@@ -1,5 +1,22 @@
 /* sdekit: model + scheme (+ observables) -> kernel source.
  *
+ * The generator is layered; each layer calls only the ones below it:
+ *
+ *   codegen.c            the entry point: checks the scheme's capabilities
+ *                        against the model, then prelude + one driver
+ *   cpu_paths.c          drivers: independent paths on the CPU (OpenMP) and
+ *   cuda_paths.c           on the GPU (one thread per path), systems of
+ *   sys_cpu.c, sys_cuda*.c interacting particles on either (sys.h: their
+ *                          shared pieces; common.h: the prelude, parameters
+ *                          and initial conditions every driver uses)
+ *   scheme.h, srk.c,     the step: a scheme is data (capabilities, an SRK
+ *   scheme_*.c             table) and an emitter of one step over locals
+ *   noise.h, noise_*.c   the noise sources: Philox blocks -> noise values
+ *   expr_emit.h          model expressions in the source: names, the time
+ *                          rule (time_rule.c), hoisting, #line
+ *   emit.h               the emitter: lines, blocks, names, literals
+ *   abi.h                the numbers the backends share with the kernels
+ *
  * One generator serves both backends.  The per-path step is emitted once as
  * straight-line code over scalar locals (sdk_x<v> state, sdk_z<j> Gaussians,
  * sdk_t0 time, sdk_dt, sdk_sqdt) with the model's parameters declared as
@@ -64,52 +81,12 @@
 #ifndef SDK_CODEGEN_H
 #define SDK_CODEGEN_H
 
-#include <stdint.h>
-
-#include "codegen/scheme.h"
+#include "codegen/abi.h"
+#include "codegen/opts.h"
 #include "core/error.h"
-#include "model/model.h"
 
-typedef enum { SDK_TARGET_CPU, SDK_TARGET_CUDA } sdk_target;
-
-/* Paths per block of the CPU driver: a fixed block makes results
- * independent of the thread count (no path is ever handled by a remainder
- * loop), and is the unit of the deterministic reductions. */
-#define SDK_CPU_BLOCK 64
-/* Steps whose Gaussians are drawn together before integrating them. */
-#define SDK_CPU_SUBSTEPS 16
-/* Bump when the kernel ABI changes (checked when loading a module). */
-#define SDK_KERNEL_ABI 2
-
-typedef struct sdk_codegen_opts {
-  const sdk_model *model;
-  const sdk_scheme *scheme;
-  sdk_target target;
-  int single;             /* 1: float, 0: double */
-  const double *pvalues;  /* value of every parameter (after --set) */
-  const int *scan_column; /* per parameter: -1 = constant, else column in sv */
-  int nsv;                /* columns of sv */
-  int dt_column;          /* -1: dt is the constant below */
-  double dt;
-  int64_t spp; /* > 0: t = (n mod spp) * dt (periodic driving) */
-  int64_t ngrid;
-  /* systems of interacting particles (see sys.c): the module then holds
-   * sdk_init and the system driver instead of sdk_advance */
-  int sysmode;
-  int order_var;       /* >= 0: reduce exp(i factor x_var) every step (order parameter) */
-  double order_factor; /* 2 pi / period of order_var */
-  int64_t particles;   /* particles per system (tunes the CUDA system kernel) */
-  /* compensated state update (single precision, see above): the state then
-   * has 2 * nvars rows, row nvars + v the carried error of variable v */
-  int compensate;
-  /* with compensate (CUDA independent paths): renormalise at the ends of
-   * the kernel's groups of G steps instead of every step (see above); the
-   * state then has 3 * nvars rows, row 2 nvars + v the high part h_v.
-   * 0: a Kahan sum every step (CPU, systems). */
-  int comp_defer;
-} sdk_codegen_opts;
-
-/* Generate the full kernel source; *out is malloc'd. */
+/* Generate the full kernel source; *out is malloc'd.  Refuses (SDK_ERR_USAGE)
+ * a model the scheme cannot integrate (its capabilities, codegen/scheme.h). */
 sdk_err sdk_codegen(const sdk_codegen_opts *o, char **out, sdk_errbuf *eb);
 
 #endif

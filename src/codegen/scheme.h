@@ -1,63 +1,108 @@
 /* sdekit: integration schemes as data.
  *
- * Every scheme is an explicit stochastic Runge-Kutta method for
+ * A scheme is a const sdk_scheme_type: its name, its capabilities as data
+ * (orders, calculus, which noise kinds and model features it integrates,
+ * number of stages), the coefficient table of an explicit stochastic
+ * Runge-Kutta method where it is one, the noise source its steps draw from,
+ * and the emitter of one step.  Nothing compares scheme names: the
+ * generator refuses a model by the capabilities (codegen.c), the tests
+ * check every registered table against its declared orders
+ * (tests/test_schemes.c), and the registry (sim/registry.c) is the only
+ * place that looks a name up.  A new scheme is one file defining its
+ * sdk_scheme_type plus one line of the registry.
+ *
+ * The step emitter writes one step over scalar locals.  In scope: sdk_x<v>
+ * (the state, updated in place), sdk_z<j> (the noise value of the j-th
+ * noisy variable, from the scheme's noise source, N(0,1) for Gaussian
+ * noise), sdk_t0 (and sdk_tp0 with a period) the step's time, sdk_dt,
+ * sdk_sqdt and the parameters; with opts.compensate also sdk_c<v> (the
+ * carried rounding errors, codegen.h) and, with opts.comp_defer, sdk_hi<v>.
+ *
+ * Explicit stochastic Runge-Kutta schemes (srk.c) for
  *     dX = a(X, t) dt + b(X, t) dW      (diagonal noise)
- * with one Gaussian psi ~ N(0,1) per noisy variable and step:
+ * with one noise value psi per noisy variable and step:
  *
  *   H_i     = X_n + dt * sum_{j<i} A[i][j] a(H_j, t_n + c_j dt) + B[i] * b * sqrt(dt) psi
  *   X_{n+1} = X_n + dt * sum_i alpha[i] a(H_i, t_n + c_i dt) + b * sqrt(dt) psi
  *
- * where b is evaluated at (X_n, t_n).  This covers:
+ * where b is evaluated at (X_n, t_n), or with noise_average at both ends of
+ * the step (see sdk_srk_table).  For additive noise this form has weak
+ * order 1 when sum alpha = 1 and c_i = sum_j A_ij, and weak order 2 when
+ * also sum alpha c = 1/2 and sum alpha B = 1/2 (the a' b dZ term of the
+ * weak Ito-Taylor scheme, Kloeden & Platen 1992, Sec. 14.2, with
+ * dZ -> dt dW / 2), plus noise_average when b depends on t.
  *
- *  - euler: Euler-Maruyama, 1 stage (Kloeden & Platen 1992, Sec. 10.2).
- *    Strong order 1/2, weak order 1.  With state-dependent noise b(X) it
- *    converges to the Ito solution.
- *  - srk2: the stochastic Heun / 2nd-order stochastic Runge-Kutta method of
- *    Januszewski & Kostur 2010, Alg. 2 (after Greiner, Strittmatter &
- *    Honerkamp, J. Stat. Phys. 51, 95 (1988)): H_2 = X_n + dt a(X_n) +
- *    b sqrt(dt) psi, X_{n+1} = X_n + dt/2 (a(X_n) + a(H_2)) + b sqrt(dt) psi.
- *    Weak order 2 for additive noise; it assumes b does not depend on X
- *    (with multiplicative noise it would converge to Stratonovich), so
- *    sdekit rejects state-dependent noise for it.
- *
- * Time-dependent additive noise b(t) in srk2 (heun_noise): b is the Heun
- * average  b_n = (b(t_n) + b(t_n + dt)) / 2,  not b(t_n).  Why: the weak
- * Ito-Taylor scheme of order 2 for additive noise (Kloeden & Platen 1992,
- * Sec. 14.2) has the noise terms  b dW + b_t (dt dW - dZ) + a' b dZ  with
- * dZ = int int dW ds; for weak order 2 dZ may be replaced by dt dW / 2, which
- * leaves  (b + b_t dt/2) dW = b(t_n + dt/2) dW + O(dt^2) dW.  b(t_n) alone
- * misses the b_t dt/2 term: for dx = b(t) dW the variance of one step is
- * b(t_n)^2 dt = int_{t_n}^{t_n+dt} b^2 ds - (b^2)' dt^2 / 2 + O(dt^3), an
- * O(dt^2) local error, i.e. Var x(T) only to first order in dt.  With the
- * average, writing m = t_n + dt/2,
- *   dt ((b(t_n) + b(t_n+dt))/2)^2 = dt (b(m)^2 + b(m) b''(m) dt^2/4) + O(dt^4)
- *   int b^2 ds                    = dt (b(m)^2 + (b'^2 + b b'') dt^2/12) + O(dt^5)
- * so each step errs by dt^3 (b b''/6 - b'^2/12) and Var x(T) by O(dt^2).
- * The drift's a' b dt dW / 2 comes from a(H_2) with b at t_n; the O(dt)
- * difference of b there enters the moments at O(dt^3) only.  The stage
- * times 0 and 1 are the scheme's own (values hoisted per stage time); noise
- * that does not depend on t is evaluated once, as before.
+ * Later schemes fit the same type: Milstein (strong order 1 for diagonal
+ * multiplicative noise; its emitter needs db/dx, a model feature), a weak
+ * order 2 scheme drawing three-point values (its own noise source),
+ * correlated Wiener noise, Poisson jumps or dichotomous noise (noise kinds
+ * the model declares and the scheme lists as supported).
  */
 #ifndef SDK_SCHEME_H
 #define SDK_SCHEME_H
 
+#include "codegen/noise.h"
+
+/* Most stages of a scheme (the hoisting of time-only values keeps one set
+ * of values per stage time). */
 #define SDK_MAX_STAGES 4
 
-typedef struct sdk_scheme {
-  const char *name;
-  const char *description;
-  int stages;
+/* The calculus a scheme's limit solves with state-dependent noise (a model
+ * is an Ito equation: model/model.h). */
+typedef enum { SDK_CALCULUS_ITO, SDK_CALCULUS_STRATONOVICH } sdk_calculus;
+
+/* Noise kinds of a model that a scheme integrates (bits of noise_kinds). */
+enum {
+  SDK_NOISE_ADDITIVE = 1u << 0, /* b(t) independent of the state: dX_v = ... + b_v(t) dW_v */
+  SDK_NOISE_DIAGONAL = 1u << 1, /* multiplicative, diagonal: b_v(X, t) dW_v */
+};
+
+/* Model features a scheme integrates (bits of features). */
+enum {
+  /* a noise amplitude that depends on t, at the scheme's weak order */
+  SDK_FEATURE_TIME_NOISE = 1u << 0,
+  /* systems of interacting particles ([meanfield], [pair], [particle];
+   * the system drivers sys_cpu.c, sys_cuda.c) */
+  SDK_FEATURE_SYSTEMS = 1u << 1,
+};
+
+/* Coefficients of an explicit SRK scheme (the form above).  Entries past
+ * the scheme's stages are 0. */
+typedef struct sdk_srk_table {
   double A[SDK_MAX_STAGES][SDK_MAX_STAGES]; /* strictly lower triangular */
   double B[SDK_MAX_STAGES];                 /* noise weight in stage i */
-  double c[SDK_MAX_STAGES];                 /* stage times (fraction of dt) */
+  double c[SDK_MAX_STAGES];                 /* stage times (fractions of dt) */
   double alpha[SDK_MAX_STAGES];             /* drift weights of the update */
-  int weak_order;                           /* for additive noise */
-  int additive_only;                        /* rejects state-dependent noise */
-  int heun_noise;                           /* b(t) averaged over t_n and t_n + dt (see above) */
-} sdk_scheme;
+  /* 1: a noise amplitude b(t) that depends on t is the average
+   * (b(t_n) + b(t_n + dt)) / 2, taken at a stage whose time is t_n + dt;
+   * needed for weak order 2 with such noise (scheme_srk2.c explains why) */
+  int noise_average;
+} sdk_srk_table;
 
-/* NULL-terminated registry; find by name (NULL if unknown). */
-extern const sdk_scheme *const sdk_schemes[];
-const sdk_scheme *sdk_scheme_find(const char *name);
+struct sdk_codegen_opts;
+struct sdk_cg_hoist;
+/* Emit one step (see above) at em's depth.  h (may be NULL) records the
+ * time-only values the step refers to (expr_emit.h). */
+typedef void (*sdk_step_emit_fn)(sdk_emit *em, const struct sdk_codegen_opts *o,
+                                 struct sdk_cg_hoist *h);
+
+typedef struct sdk_scheme_type {
+  const char *name;
+  const char *description;
+  /* orders of convergence: strong over every noise kind it supports, weak
+   * for additive noise (the paper's setting) */
+  double strong_order;
+  int weak_order;
+  sdk_calculus calculus;
+  unsigned noise_kinds;        /* SDK_NOISE_* */
+  unsigned features;           /* SDK_FEATURE_* */
+  int stages;                  /* drift evaluations per step, 1..SDK_MAX_STAGES */
+  const sdk_srk_table *srk;    /* explicit SRK schemes; NULL for others */
+  const sdk_noise_type *noise; /* the values sdk_z<j> are drawn from */
+  sdk_step_emit_fn emit_step;
+} sdk_scheme_type;
+
+/* The step emitter of every explicit SRK scheme (srk.c): reads scheme->srk. */
+void sdk_srk_emit_step(sdk_emit *em, const struct sdk_codegen_opts *o, struct sdk_cg_hoist *h);
 
 #endif

@@ -5,7 +5,7 @@
 #include "core/escape.h"
 #include "core/strbuf.h"
 #include "io/io.h"
-#include "sim/obsreg.h"
+#include "sim/registry.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -34,8 +34,9 @@
 
 /* Interacting particles: per-particle parameters and [pair] functions (their
  * values live in per-block GPU shared memory), and [meanfield] averages (the
- * generator's reductions hold SDK_CG_MAX_RED sums, two of which may be the
- * order parameter's cos and sin). */
+ * GPU system kernels keep every system sum, these and the order parameter's
+ * cos and sin, in shared memory per warp; the generator itself allocates
+ * them and has no bound of its own). */
 #define SDK_MODEL_MAX_PARTICLE 32
 #define SDK_MODEL_MAX_PAIR 32
 #define SDK_MODEL_MAX_MEANFIELD 62

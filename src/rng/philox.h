@@ -83,14 +83,29 @@ typedef unsigned long long sdk_u64;
 #endif
 #endif
 
+/* The constants of Philox4x32-10 (see above): the multipliers, the Weyl key
+ * increments, the number of rounds. */
+#define SDK_PHILOX_M0 0xD2511F53u
+#define SDK_PHILOX_M1 0xCD9E8D57u
+#define SDK_PHILOX_W0 0x9E3779B9u
+#define SDK_PHILOX_W1 0xBB67AE85u
+#define SDK_PHILOX_ROUNDS 10
+
+/* Fully unrolled loops on the GPU (a no-op elsewhere). */
+#ifdef __CUDA_ARCH__
+#define SDK_RNG_UNROLL_ _Pragma("unroll")
+#else
+#define SDK_RNG_UNROLL_
+#endif
+
 /* One Philox round on x[0..3] with key (k0,k1). */
 SDK_RNG_FN void sdk_philox_round_(sdk_u32 x[4], sdk_u32 k0, sdk_u32 k1) {
 #ifdef __CUDA_ARCH__
-  sdk_u32 hi0 = __umulhi(0xD2511F53u, x[0]), lo0 = 0xD2511F53u * x[0];
-  sdk_u32 hi1 = __umulhi(0xCD9E8D57u, x[2]), lo1 = 0xCD9E8D57u * x[2];
+  sdk_u32 hi0 = __umulhi(SDK_PHILOX_M0, x[0]), lo0 = SDK_PHILOX_M0 * x[0];
+  sdk_u32 hi1 = __umulhi(SDK_PHILOX_M1, x[2]), lo1 = SDK_PHILOX_M1 * x[2];
 #else
-  sdk_u64 p0 = (sdk_u64)0xD2511F53u * x[0];
-  sdk_u64 p1 = (sdk_u64)0xCD9E8D57u * x[2];
+  sdk_u64 p0 = (sdk_u64)SDK_PHILOX_M0 * x[0];
+  sdk_u64 p1 = (sdk_u64)SDK_PHILOX_M1 * x[2];
   sdk_u32 hi0 = (sdk_u32)(p0 >> 32), lo0 = (sdk_u32)p0;
   sdk_u32 hi1 = (sdk_u32)(p1 >> 32), lo1 = (sdk_u32)p1;
 #endif
@@ -110,23 +125,23 @@ SDK_RNG_FN void sdk_philox4x32_10(sdk_u32 c0, sdk_u32 c1, sdk_u32 c2, sdk_u32 c3
   x[2] = c2;
   x[3] = c3;
   sdk_philox_round_(x, k0, k1); /* round 1 */
-  k0 += 0x9E3779B9u, k1 += 0xBB67AE85u;
+  k0 += SDK_PHILOX_W0, k1 += SDK_PHILOX_W1;
   sdk_philox_round_(x, k0, k1);
-  k0 += 0x9E3779B9u, k1 += 0xBB67AE85u;
+  k0 += SDK_PHILOX_W0, k1 += SDK_PHILOX_W1;
   sdk_philox_round_(x, k0, k1);
-  k0 += 0x9E3779B9u, k1 += 0xBB67AE85u;
+  k0 += SDK_PHILOX_W0, k1 += SDK_PHILOX_W1;
   sdk_philox_round_(x, k0, k1);
-  k0 += 0x9E3779B9u, k1 += 0xBB67AE85u;
+  k0 += SDK_PHILOX_W0, k1 += SDK_PHILOX_W1;
   sdk_philox_round_(x, k0, k1); /* round 5 */
-  k0 += 0x9E3779B9u, k1 += 0xBB67AE85u;
+  k0 += SDK_PHILOX_W0, k1 += SDK_PHILOX_W1;
   sdk_philox_round_(x, k0, k1);
-  k0 += 0x9E3779B9u, k1 += 0xBB67AE85u;
+  k0 += SDK_PHILOX_W0, k1 += SDK_PHILOX_W1;
   sdk_philox_round_(x, k0, k1);
-  k0 += 0x9E3779B9u, k1 += 0xBB67AE85u;
+  k0 += SDK_PHILOX_W0, k1 += SDK_PHILOX_W1;
   sdk_philox_round_(x, k0, k1);
-  k0 += 0x9E3779B9u, k1 += 0xBB67AE85u;
+  k0 += SDK_PHILOX_W0, k1 += SDK_PHILOX_W1;
   sdk_philox_round_(x, k0, k1);
-  k0 += 0x9E3779B9u, k1 += 0xBB67AE85u;
+  k0 += SDK_PHILOX_W0, k1 += SDK_PHILOX_W1;
   sdk_philox_round_(x, k0, k1); /* round 10 */
   out[0] = x[0];
   out[1] = x[1];
@@ -134,13 +149,42 @@ SDK_RNG_FN void sdk_philox4x32_10(sdk_u32 c0, sdk_u32 c1, sdk_u32 c2, sdk_u32 c3
   out[3] = x[3];
 }
 
+/* Word 1 of the counter of a block of the stream in a domain (the contract
+ * above: the block's high bits and the domain's). */
+SDK_RNG_FN sdk_u32 sdk_philox_ctr1_(sdk_u64 block, sdk_u32 domain) {
+  return ((sdk_u32)(block >> 32) & 0x7fffffffu) | ((sdk_u32)(domain != 0u) << 31) |
+         ((domain >> 1) << 30) | ((domain >> 1) & domain & 1u) << 29;
+}
+
+/* The counter of one block of the stream (see the contract above). */
+SDK_RNG_FN void sdk_philox_counter(sdk_u32 x[4], sdk_u64 path, sdk_u64 block, sdk_u32 domain) {
+  x[0] = (sdk_u32)block;
+  x[1] = sdk_philox_ctr1_(block, domain);
+  x[2] = (sdk_u32)path;
+  x[3] = (sdk_u32)(path >> 32);
+}
+
 /* The raw 128 bits of one block of the stream (see the contract above). */
 SDK_RNG_FN void sdk_philox_block(sdk_u64 seed, sdk_u64 path, sdk_u64 block, sdk_u32 domain,
                                  sdk_u32 o[4]) {
-  sdk_philox4x32_10((sdk_u32)block,
-                    ((sdk_u32)(block >> 32) & 0x7fffffffu) | ((sdk_u32)(domain != 0u) << 31) |
-                        ((domain >> 1) << 30) | ((domain >> 1) & domain & 1u) << 29,
-                    (sdk_u32)path, (sdk_u32)(path >> 32), (sdk_u32)seed, (sdk_u32)(seed >> 32), o);
+  sdk_philox4x32_10((sdk_u32)block, sdk_philox_ctr1_(block, domain), (sdk_u32)path,
+                    (sdk_u32)(path >> 32), (sdk_u32)seed, (sdk_u32)(seed >> 32), o);
+}
+
+/* Philox4x32-10 of n counters at once under the key of `seed`: x[i] holds a
+ * counter (sdk_philox_counter) on entry and its block's 128 bits on exit.  The
+ * n chains of rounds run in lockstep and share one key schedule (a GPU
+ * thread that owns several blocks of a step: the systems' quads). */
+SDK_RNG_FN void sdk_philox_blocks(sdk_u32 (*x)[4], int n, sdk_u64 seed) {
+  sdk_u32 k0 = (sdk_u32)seed, k1 = (sdk_u32)(seed >> 32);
+  SDK_RNG_UNROLL_
+  for (int r = 0; r < SDK_PHILOX_ROUNDS; r++) {
+    SDK_RNG_UNROLL_
+    for (int i = 0; i < n; i++)
+      sdk_philox_round_(x[i], k0, k1);
+    k0 += SDK_PHILOX_W0;
+    k1 += SDK_PHILOX_W1;
+  }
 }
 
 /* Uniforms in the open interval (0,1). */

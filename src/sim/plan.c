@@ -7,7 +7,7 @@
 
 #include "core/strbuf.h"
 #include "sim/checkpoint.h"
-#include "sim/obsreg.h"
+#include "sim/registry.h"
 #include "sim/run_internal.h"
 
 sdk_err sdk_plan_model(const sdk_run_config *c, sdk_model **m, sdk_errbuf *eb) {
@@ -22,18 +22,17 @@ static sdk_err plan_scheme(const sdk_run_config *c, const sdk_model *m, int sums
   const char *sname = c->scheme                                                       ? c->scheme
                       : (m->multiplicative || m->interacting || m->npart > 0 || sums) ? "euler"
                                                                                       : "srk2";
-  p->scheme = sdk_scheme_find(sname);
+  p->scheme = sdk_find_scheme(sname);
   if (!p->scheme) {
     sdk_strbuf b;
     sdk_sb_init(&b);
-    for (int i = 0; sdk_schemes[i]; i++)
-      sdk_sb_printf(&b, "%s%s", i ? ", " : "", sdk_schemes[i]->name);
+    sdk_registry_scheme_names(&b);
     sdk_err e =
         SDK_FAIL(eb, SDK_ERR_USAGE, "unknown scheme '%s' (known: %s)", sname, b.s ? b.s : "");
     sdk_sb_free(&b);
     return e;
   }
-  if (p->scheme->additive_only && m->multiplicative)
+  if (!(p->scheme->noise_kinds & SDK_NOISE_DIAGONAL) && m->multiplicative)
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "scheme %s assumes additive noise but model '%s' has state-dependent noise; "
                     "use --scheme euler (Ito interpretation)",
@@ -379,7 +378,7 @@ sdk_err sdk_plan_make(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_errb
   SDK_CHECK(plan_dt(c, r, p, eb));
   SDK_CHECK(plan_steps(c, r, p, eb));
   SDK_CHECK(plan_sv(c, r, p, eb));
-  SDK_CHECK(sdk_systems_plan(&p->sys, r->model, c->particles, c->paths, c->scheme, sums,
+  SDK_CHECK(sdk_systems_plan(&p->sys, r->model, c->particles, c->paths, p->scheme, sums,
                              r->param_values, p->scan_column, eb));
   p->ppg = p->sys.particles > 1 ? c->paths * p->sys.particles : c->paths;
   plan_results(c, r, p);
@@ -406,6 +405,7 @@ void sdk_plan_codegen_opts(const sdk_plan *p, sdk_target t, sdk_codegen_opts *o)
   o->particles = p->sys.particles;
   o->compensate = c->single && !c->no_compensation && !p->sys.on;
   o->comp_defer = o->compensate && t == SDK_TARGET_CUDA;
+  o->tuning = &c->tuning;
 }
 
 void sdk_grid_point_name(const sdk_results *R, int64_t g, char *buf, size_t n) {

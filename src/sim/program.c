@@ -5,6 +5,7 @@
 
 #include "core/strbuf.h"
 #include "sim/checkpoint.h"
+#include "sim/registry.h"
 #include "sim/run_internal.h"
 
 static sdk_backend_opts backend_opts(const sdk_run_config *c) {
@@ -26,7 +27,7 @@ static sdk_err open_backend(const sdk_run_config *c, sdk_plan *p, sdk_errbuf *eb
     if (p->be->open(&bo, &p->ctx, NULL) == SDK_OK) return SDK_OK;
     p->ctx = NULL;
     p->be = &sdk_backend_cpu;
-  } else if (!(p->be = sdk_backend_find(c->backend))) {
+  } else if (!(p->be = sdk_find_backend(c->backend))) {
     return SDK_FAIL(eb, SDK_ERR_USAGE, "unknown backend '%s' (known: cpu, cuda, auto)", c->backend);
   }
   return p->be->open(&bo, &p->ctx, eb);

@@ -64,7 +64,7 @@ typedef struct sdk_run_config {
    * ensemble on the backend, cut on reduction chunks; the results are bitwise
    * those of one shard (the seam MPI uses; systems of particles: one) */
   int shards;
-  /* observables: comma-separated names of the registry (sim/obsreg.h);
+  /* observables: comma-separated names of the registry (sim/registry.h);
    * NULL: "drift".  "paths" is added when obs.nsave > 0 (--save-paths). */
   const char *observe;
   sdk_observe_opts obs; /* their options */

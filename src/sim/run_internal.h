@@ -38,7 +38,7 @@ typedef struct sdk_plan {
   const sdk_run_config *c;
   sdk_run *run;
   /* ---- plan ---- */
-  const sdk_scheme *scheme;
+  const sdk_scheme_type *scheme;
   int *scan_column; /* per parameter: -1 = fixed, else its scan axis */
   int nsv;          /* per-grid-point values of the kernels: scanned parameters, then dt */
   int dt_column;    /* -1: dt is the same everywhere */

@@ -4,13 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* the scheme of systems: euler (as the paper's PROG2/PROG3) */
-static sdk_err systems_scheme(const sdk_model *m, const char *scheme, int sums, sdk_errbuf *eb) {
-  if (!scheme || !strcmp(scheme, "euler")) return SDK_OK;
+/* a scheme that integrates systems (euler, as the paper's PROG2/PROG3) */
+static sdk_err systems_scheme(const sdk_model *m, const sdk_scheme_type *scheme, int sums,
+                              sdk_errbuf *eb) {
+  if (scheme->features & SDK_FEATURE_SYSTEMS) return SDK_OK;
   return SDK_FAIL(eb, SDK_ERR_USAGE,
                   "--scheme %s: %s are integrated with --scheme euler only (as the paper's "
                   "PROG2/PROG3)",
-                  scheme,
+                  scheme->name,
                   m->interacting ? "systems of interacting particles"
                   : sums         ? "systems observed with --observe order"
                                  : "models with [particle] parameters");
@@ -40,8 +41,8 @@ static sdk_err systems_sums(sdk_systems *sp, const sdk_model *m, const double *p
 }
 
 sdk_err sdk_systems_plan(sdk_systems *sp, const sdk_model *m, int64_t particles, int64_t paths,
-                         const char *scheme, int sums, const double *pvalues, const int *scanned,
-                         sdk_errbuf *eb) {
+                         const sdk_scheme_type *scheme, int sums, const double *pvalues,
+                         const int *scanned, sdk_errbuf *eb) {
   memset(sp, 0, sizeof *sp);
   sp->sums_var = -1;
   if (particles < 0) return SDK_FAIL(eb, SDK_ERR_USAGE, "--particles must be at least 1");

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "backend/backend.h"
+#include "codegen/scheme.h"
 #include "core/error.h"
 #include "model/model.h"
 #include "observe/observable.h"
@@ -37,14 +38,14 @@ typedef struct sdk_systems {
 } sdk_systems;
 
 /* Decide system mode from the model, --particles N, --paths, the scheme asked
- * for (NULL: the default) and whether an observable needs the phase sums, with
+ * for and whether an observable needs the phase sums, with
  * the parameter values of the run (scanned[i] >= 0 for a scanned parameter).
  * Errors (SDK_ERR_USAGE) for an interacting model without --particles N >= 2,
  * phase sums without a periodic variable or with a period that depends on a
  * scanned parameter or is not > 0, a scheme other than euler. */
 sdk_err sdk_systems_plan(sdk_systems *sp, const sdk_model *m, int64_t particles, int64_t paths,
-                         const char *scheme, int sums, const double *pvalues, const int *scanned,
-                         sdk_errbuf *eb);
+                         const sdk_scheme_type *scheme, int sums, const double *pvalues,
+                         const int *scanned, sdk_errbuf *eb);
 
 /* Rows for the phase sums of runs of nsteps steps sampled every `every` steps;
  * max_chunk: the most steps one sdk_systems_advance call may be given. */

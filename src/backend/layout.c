@@ -2,13 +2,6 @@
 
 #include "backend/backend.h"
 
-const sdk_backend *const sdk_backends[] = {&sdk_backend_cpu, &sdk_backend_cuda, NULL};
-
-const sdk_backend *sdk_backend_find(const char *name) {
-  for (int i = 0; sdk_backends[i]; i++)
-    if (!strcmp(sdk_backends[i]->name, name)) return sdk_backends[i];
-  return NULL;
-}
 
 int64_t sdk_padded_paths(int64_t total) {
   const int64_t q = 512; /* CPU blocks (64), CUDA blocks of 256 threads x 2 paths */

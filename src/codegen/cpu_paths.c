@@ -1,0 +1,159 @@
+/* CPU driver of independent paths: an OpenMP loop over blocks of
+ * SDK_CPU_BLOCK paths (abi.h), each block integrating all steps of a launch
+ * with its state in a small array, the noise of SDK_CPU_SUBSTEPS steps drawn
+ * together and the step vectorised over the block (#pragma omp simd).
+ *
+ *   void sdk_init(st, npad, sv, ppg, ngrid, path0, seed, nthreads)
+ *   void sdk_advance(st, npad, sv, ppg, ngrid, path0, step0, nsteps, seed, nthreads)
+ *
+ * Noise value k = n * SDK_NN + j of step n, channel j, is lane k & 3 of the
+ * path's stream block k >> 2 (rng/philox.h, domain 0), whatever the launch. */
+#include "codegen/common.h"
+#include "codegen/drivers.h"
+#include "codegen/expr_emit.h"
+
+void sdk_cg_cpu_head(sdk_emit *em, const sdk_codegen_opts *o) {
+  const sdk_model *m = o->model;
+  int nv = m->nvars, nn = m->nnoise;
+  /* rows of the block's noise buffer: a sub-chunk's values, whole blocks */
+  int zrows = ((SDK_CPU_SUBSTEPS * (nn > 0 ? nn : 1) + 3) / 4 + 1) * 4;
+  if (o->sysmode) zrows = 4; /* unused there */
+  sdk_em_puts(em, "\n");
+  sdk_em_line(em, "#define SDK_BLK %d", SDK_CPU_BLOCK);
+  sdk_em_line(em, "#define SDK_SUB %d", SDK_CPU_SUBSTEPS);
+  sdk_em_line(em, "#define SDK_ZROWS %d", zrows);
+  sdk_em_line(em, "int sdk_abi(void) { return %d; }", SDK_KERNEL_ABI);
+  if (o->compensate) sdk_em_line(em, "int sdk_state_rows(void) { return %d; }", 2 * nv);
+  sdk_em_line(em, "static int sdk_threads(int n) { return n > 0 ? n : omp_get_max_threads(); }");
+
+  sdk_em_puts(em, "\n");
+  sdk_em_open(em, "void sdk_init(real *restrict st, sdk_i64 npad, const real *restrict sv, "
+                  "sdk_i64 ppg, sdk_i64 ngrid, sdk_i64 path0, sdk_u64 sdk_seed, int nthreads)");
+  sdk_em_line(em, "#pragma omp parallel for schedule(static) num_threads(sdk_threads(nthreads))");
+  sdk_em_open(em, "for (sdk_i64 p = 0; p < npad; p++)");
+  sdk_em_text(em, "const sdk_u64 sdk_gpath = (sdk_u64)(path0 + p);\n"
+                  "sdk_i64 g = (path0 + p) / ppg; if (g >= ngrid) g = ngrid - 1;\n"
+                  "(void)sv; (void)g;\n");
+  sdk_cg_init_path(em, o, 0);
+  sdk_em_close(em);
+  sdk_em_close(em);
+}
+
+/* the block's state in (and, out = 1, back out) */
+static void emit_state_io(sdk_emit *em, const sdk_codegen_opts *o, int out) {
+  sdk_em_line(em, "for (int v = 0; v < SDK_NV; v++)");
+  sdk_em_line(em, "  for (int i = 0; i < SDK_BLK; i++) %s;",
+              out ? "st[v * npad + p0 + i] = xs[v][i]" : "xs[v][i] = st[v * npad + p0 + i]");
+  if (!o->compensate) return;
+  if (!out) /* the carried errors, rows SDK_NV.. (codegen.h) */
+    sdk_em_text(em, "const int sdk_kz = sdk_opq_zero_;\n"
+                    "real cs[SDK_NV][SDK_BLK];\n");
+  sdk_em_line(em, "for (int v = 0; v < SDK_NV; v++)");
+  sdk_em_line(em, "  for (int i = 0; i < SDK_BLK; i++) %s;",
+              out ? "st[(SDK_NV + v) * npad + p0 + i] = cs[v][i]"
+                  : "cs[v][i] = st[(SDK_NV + v) * npad + p0 + i]");
+}
+
+/* this sub-chunk's noise values for all paths of the block */
+static void emit_noise_draw(sdk_emit *em, const sdk_codegen_opts *o) {
+  const sdk_noise_type *nz = o->scheme->noise;
+  sdk_em_text(em, "/* draw this sub-chunk's Gaussians for all paths of the block */\n"
+                  "const sdk_i64 k0 = (step0 + s) * SDK_NN, k1 = (step0 + s + ns) * SDK_NN;\n"
+                  "const sdk_i64 b0 = k0 >> 2, b1 = (k1 + 3) >> 2;\n");
+  sdk_em_open(em, "for (sdk_i64 bk = b0; bk < b1; bk++)");
+  sdk_em_line(em, "#pragma omp simd");
+  sdk_em_open(em, "for (int i = 0; i < SDK_BLK; i++)");
+  sdk_em_line(em, "real g4[%d];", nz->values_per_block);
+  nz->emit_block(em, "sdk_seed", "(sdk_u64)(path0 + p0 + i)", "(sdk_u64)bk", 0, "g4");
+  sdk_em_line(em, "for (int l = 0; l < %d; l++) zb[(bk - b0) * %d + l][i] = g4[l];",
+              nz->values_per_block, nz->values_per_block);
+  sdk_em_close(em);
+  sdk_em_close(em);
+}
+
+/* The per-path body of a step (parameters, state, the step, state back),
+ * written into `body` (the hoisted values it uses are recorded in h);
+ * *split: where the parameters end (the step's time goes there when it is
+ * not hoisted). */
+static void emit_body(const sdk_emit *em, sdk_strbuf *body, size_t *split,
+                      const sdk_codegen_opts *o, sdk_cg_hoist *h) {
+  const sdk_model *m = o->model;
+  int nv = m->nvars;
+  sdk_emit be = sdk_em_child(em, body);
+  sdk_cg_params(&be, o, "spv[%d][i]");
+  *split = body->len;
+  for (int v = 0; v < nv; v++)
+    sdk_em_line(&be, "real sdk_x%d = xs[%d][i];", v, v);
+  for (int v = 0; o->compensate && v < nv; v++)
+    sdk_em_line(&be, "real sdk_c%d = cs[%d][i];", v, v);
+  for (int j = 0; j < m->nnoise; j++)
+    sdk_em_line(&be, "const real sdk_z%d = zb[zo + %d][i];", j, j);
+  o->scheme->emit_step(&be, o, h);
+  for (int v = 0; v < nv; v++)
+    sdk_em_line(&be, "xs[%d][i] = sdk_x%d;", v, v);
+  for (int v = 0; o->compensate && v < nv; v++)
+    sdk_em_line(&be, "cs[%d][i] = sdk_c%d;", v, v);
+}
+
+/* the steps of a sub-chunk: time-only values once per step (hoisted), then
+ * the block's paths */
+static void emit_substeps(sdk_emit *em, const sdk_codegen_opts *o) {
+  sdk_em_open(em, "for (sdk_i64 ss = 0; ss < ns; ss++)");
+  sdk_em_line(em, "const sdk_i64 n = step0 + s + ss;");
+  if (o->model->nnoise > 0) sdk_em_line(em, "const sdk_i64 zo = n * SDK_NN - b0 * 4;");
+  /* the per-path body first, to learn which time-only values it uses */
+  sdk_cg_hoist h;
+  sdk_cg_hoist_init(&h, o, o->dt_column < 0);
+  sdk_strbuf body;
+  sdk_sb_init(&body);
+  size_t split = 0;
+  sdk_emit inner = *em;
+  inner.depth++; /* inside the simd loop below */
+  emit_body(&inner, &body, &split, o, &h);
+  if (h.enabled) {
+    /* the scope of the step's values (its contents are not indented) */
+    sdk_em_line(em, "{");
+    sdk_cg_fixed_params(em, o);
+    sdk_em_start(em, "const real sdk_dt = ");
+    sdk_em_number(em, o->dt);
+    sdk_em_puts(em, ";\n");
+    sdk_cg_step_time(em, o, "n", "");
+    sdk_cg_hoist_decls(em, o, &h);
+  }
+  sdk_em_line(em, "#pragma omp simd");
+  sdk_em_open(em, "for (int i = 0; i < SDK_BLK; i++)");
+  sdk_em_append_range(em, &body, 0, split);
+  if (!h.enabled) sdk_cg_step_time(em, o, "n", "");
+  sdk_em_append_range(em, &body, split, body.len);
+  sdk_sb_free(&body);
+  sdk_em_close(em); /* simd loop */
+  if (h.enabled) sdk_em_line(em, "}");
+  sdk_em_close(em);
+}
+
+void sdk_cg_cpu_paths(sdk_emit *em, const sdk_codegen_opts *o) {
+  sdk_em_puts(em, "\n");
+  sdk_em_open(em, "void sdk_advance(real *restrict st, sdk_i64 npad, const real *restrict sv, "
+                  "sdk_i64 ppg, sdk_i64 ngrid, sdk_i64 path0, sdk_i64 step0, sdk_i64 nsteps, "
+                  "sdk_u64 sdk_seed, int nthreads)");
+  sdk_em_text(em, "const sdk_i64 nblk = npad / SDK_BLK;\n"
+                  "#pragma omp parallel for schedule(static) num_threads(sdk_threads(nthreads))\n");
+  sdk_em_open(em, "for (sdk_i64 blk = 0; blk < nblk; blk++)");
+  sdk_em_text(em, "real xs[SDK_NV][SDK_BLK];\n"
+                  "real spv[SDK_NSV][SDK_BLK];\n"
+                  "real zb[SDK_ZROWS][SDK_BLK];\n"
+                  "const sdk_i64 p0 = blk * SDK_BLK;\n");
+  emit_state_io(em, o, 0);
+  sdk_em_text(em, "for (int i = 0; i < SDK_BLK; i++) {\n"
+                  "  sdk_i64 g = (path0 + p0 + i) / ppg; if (g >= ngrid) g = ngrid - 1;\n"
+                  "  for (int j = 0; j < SDK_NSV; j++) spv[j][i] = sv ? sv[g * SDK_NSV + j] : 0;\n"
+                  "}\n");
+  sdk_em_open(em, "for (sdk_i64 s = 0; s < nsteps; s += SDK_SUB)");
+  sdk_em_line(em, "const sdk_i64 ns = nsteps - s < SDK_SUB ? nsteps - s : SDK_SUB;");
+  if (o->model->nnoise > 0) emit_noise_draw(em, o);
+  emit_substeps(em, o);
+  sdk_em_close(em);
+  emit_state_io(em, o, 1);
+  sdk_em_close(em);
+  sdk_em_close(em);
+}

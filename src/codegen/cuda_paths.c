@@ -1,0 +1,384 @@
+/* CUDA driver of independent paths: kernels for NVRTC (no system headers).
+ *
+ * One thread per path (Januszewski & Kostur 2010, Alg. 1): the path's state,
+ * parameters and noise values stay in registers for all the steps of a
+ * launch; only the final state goes back to global memory.
+ *
+ * Noise follows the stream contract of rng/philox.h exactly as the CPU
+ * driver does: value k = n * SDK_NN + j of step n, noise j, is lane k & 3 of
+ * block k >> 2 of the path's stream (domain 0), so the numbers do not depend
+ * on how the steps are cut into launches.
+ *
+ * Steps are done in groups of G steps whose noise values are exactly whole
+ * Philox blocks (G * SDK_NN a multiple of 4), fully unrolled, so every value
+ * sits in a register named at compile time: no cache index, no refill
+ * branch.  Steps before the first group boundary and after the last whole
+ * group draw their block directly (slow but at most G-1 per end). */
+#include <limits.h>
+#include <stdio.h>
+
+#include "codegen/common.h"
+#include "codegen/drivers.h"
+#include "codegen/expr_emit.h"
+
+void sdk_cg_cuda_head(sdk_emit *em, const sdk_codegen_opts *o) {
+  int nv = o->model->nvars;
+  sdk_em_puts(em, "\n");
+  sdk_em_line(em, "#define SDK_TPB %d", SDK_CUDA_TPB);
+  sdk_em_line(em, "#define SDK_RED_CHUNK %d", SDK_RED_CHUNK);
+  sdk_em_line(em, "extern \"C\" __device__ const int sdk_abi = %d;", SDK_KERNEL_ABI);
+  if (o->compensate)
+    sdk_em_line(em, "extern \"C\" __device__ const int sdk_state_rows = %d;",
+                (o->comp_defer ? 3 : 2) * nv);
+
+  /* init: one thread per path */
+  sdk_em_puts(em, "\n");
+  sdk_em_line(em, "extern \"C\" __global__ void __launch_bounds__(SDK_TPB)");
+  sdk_em_open(em, "sdk_init(real *__restrict__ st, sdk_i64 npad, const real *__restrict__ sv, "
+                  "sdk_i64 ppg, sdk_i64 ngrid, sdk_i64 path0, sdk_u64 sdk_seed)");
+  sdk_em_text(em, "const sdk_i64 p = (sdk_i64)blockIdx.x * SDK_TPB + threadIdx.x;\n"
+                  "if (p >= npad) return;\n"
+                  "const sdk_u64 sdk_gpath = (sdk_u64)(path0 + p);\n"
+                  "sdk_i64 g = (path0 + p) / ppg; if (g >= ngrid) g = ngrid - 1;\n"
+                  "(void)sv; (void)g; (void)sdk_gpath; (void)sdk_seed;\n");
+  sdk_cg_init_path(em, o, o->compensate && o->comp_defer);
+  sdk_em_close(em);
+}
+
+/* What the parts of sdk_advance share. */
+typedef struct {
+  const sdk_codegen_opts *o;
+  int G;          /* steps per group */
+  int nblk_group; /* Philox blocks per group */
+  int defer;      /* deferred compensation: renormalise at the group ends (codegen.h) */
+  int L;          /* paths per thread */
+  /* the time-only values the step takes, from the per-phase table */
+  int nslot, slot_stage[SDK_MAX_STAGES * SDK_CG_MAX_HOIST],
+      slot_k[SDK_MAX_STAGES * SDK_CG_MAX_HOIST];
+  /* within a pass of the steps (see emit_pass) */
+  int pass, grouptab, vecload, per_vec;
+} cu_adv;
+
+static int gcd4(int n) {
+  int a = 4, b = n;
+  while (b) {
+    int t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+/* The table of the time-only values at every phase of the period and stage
+ * time, filled once per module. */
+static void emit_ttab(sdk_emit *em, const cu_adv *a, const sdk_cg_hoist *h) {
+  const sdk_codegen_opts *o = a->o;
+  sdk_em_puts(em, "\n");
+  sdk_em_line(em, "#define SDK_TT_SLOTS %d", a->nslot);
+  sdk_em_line(em, "#define SDK_TT_PHASES %lld", (long long)o->spp);
+  sdk_em_text(em,
+              "extern \"C\" __device__ __align__(16) real sdk_ttab[SDK_TT_PHASES * SDK_TT_SLOTS];\n"
+              "/* fills the table once per module: value of each time-only expression\n"
+              " * at every phase of the period and stage time */\n");
+  sdk_em_open(em, "extern \"C\" __global__ void sdk_ttab_fill(void)");
+  sdk_em_text(em, "const int ph = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                  "if (ph >= SDK_TT_PHASES) return;\n");
+  sdk_cg_fixed_params(em, o);
+  sdk_em_start(em, "const real sdk_dt = ");
+  sdk_em_number(em, o->dt);
+  sdk_em_puts(em, ";\n");
+  /* (no absolute time here: a tabulated value depends on the phase only) */
+  sdk_em_line(em, "const real sdk_tp0 = (real)ph * sdk_dt;");
+  sdk_cg_hoist_decls(em, o, h);
+  for (int sl = 0; sl < a->nslot; sl++)
+    sdk_em_line(em, "sdk_ttab[ph * SDK_TT_SLOTS + %d] = sdk_T%d_%d;", sl, a->slot_stage[sl],
+                a->slot_k[sl]);
+  sdk_em_close(em);
+}
+
+/* The step as a function of one path's state and values (`step`: its body). */
+static void emit_step_fn(sdk_emit *em, const cu_adv *a, const sdk_strbuf *step) {
+  const sdk_codegen_opts *o = a->o;
+  const sdk_model *m = o->model;
+  int nv = m->nvars;
+  sdk_em_puts(em, "\n");
+  sdk_em_start(em, "static __device__ __forceinline__ void sdk_step(");
+  for (int v = 0; v < nv; v++)
+    sdk_em_printf(em, "%sreal &sdk_x%d", v ? ", " : "", v);
+  for (int v = 0; o->compensate && v < nv; v++)
+    sdk_em_printf(em, ", real &sdk_c%d", v);
+  for (int v = 0; a->defer && v < nv; v++)
+    sdk_em_printf(em, ", const real sdk_hi%d", v);
+  for (int i = 0; i < m->nparams; i++)
+    if (o->scan_column[i] >= 0) {
+      sdk_em_puts(em, ", const real ");
+      sdk_em_name(em, m->params[i]);
+    }
+  if (o->dt_column >= 0) sdk_em_puts(em, ", const real sdk_dt");
+  /* the step's absolute time and, with a period, its phase time */
+  sdk_em_puts(em, ", const real sdk_t0");
+  if (o->spp > 0) sdk_em_puts(em, ", const real sdk_tp0");
+  for (int sl = 0; sl < a->nslot; sl++)
+    sdk_em_printf(em, ", const real sdk_T%d_%d", a->slot_stage[sl], a->slot_k[sl]);
+  for (int j = 0; j < m->nnoise; j++)
+    sdk_em_printf(em, ", const real sdk_z%d", j);
+  sdk_em_puts(em, ") {\n");
+  em->depth++;
+  sdk_cg_fixed_params(em, o);
+  for (int i = 0; i < m->nparams; i++)
+    if (o->scan_column[i] >= 0) {
+      sdk_em_start(em, "(void)");
+      sdk_em_name(em, m->params[i]);
+      sdk_em_puts(em, ";\n");
+    }
+  if (o->dt_column < 0) {
+    sdk_em_start(em, "const real sdk_dt = ");
+    sdk_em_number(em, o->dt);
+    sdk_em_puts(em, ";\n");
+  }
+  sdk_em_line(em, "const real sdk_sqdt = %s(sdk_dt);", o->single ? "sqrtf" : "sqrt");
+  sdk_em_line(em, "(void)sdk_sqdt; (void)sdk_t0;%s", o->spp > 0 ? " (void)sdk_tp0;" : "");
+  sdk_em_append(em, step);
+  sdk_em_close(em);
+}
+
+/* The kernel's head: the thread's paths, their values and state. */
+static void emit_advance_head(sdk_emit *em, const cu_adv *a) {
+  const sdk_codegen_opts *o = a->o;
+  const sdk_model *m = o->model;
+  int nv = m->nvars;
+  sdk_em_puts(em, "\n");
+  sdk_em_line(em, "extern \"C\" __global__ void __launch_bounds__(SDK_TPB)");
+  sdk_em_open(em, "sdk_advance(real *__restrict__ st, sdk_i64 npad, const real *__restrict__ sv, "
+                  "sdk_i64 ppg, sdk_i64 ngrid, sdk_i64 path0, sdk_i64 step0, sdk_i64 nsteps, "
+                  "sdk_u64 sdk_seed)");
+  sdk_em_text(em, "const sdk_i64 base = (sdk_i64)blockIdx.x * (SDK_TPB * SDK_ILP) + threadIdx.x;\n"
+                  "if (base >= npad || nsteps <= 0) return;\n"
+                  "(void)sv; (void)sdk_seed;\n");
+  for (int q = 0; q < a->L; q++) {
+    sdk_em_line(em, "const sdk_i64 p%d = base + %d * SDK_TPB;", q, q);
+    sdk_em_line(em, "const sdk_u64 gp%d = (sdk_u64)(path0 + p%d); (void)gp%d;", q, q, q);
+    sdk_em_line(em,
+                "sdk_i64 g%d = (path0 + p%d) / ppg; if (g%d >= ngrid) g%d = ngrid - 1; (void)g%d;",
+                q, q, q, q, q);
+    for (int i = 0; i < m->nparams; i++)
+      if (o->scan_column[i] >= 0)
+        sdk_em_line(em, "const real sp%d_%d = sv[g%d * SDK_NSV + %d];", q, i, q, o->scan_column[i]);
+    if (o->dt_column >= 0)
+      sdk_em_line(em, "const real dt%d = sv[g%d * SDK_NSV + %d];", q, q, o->dt_column);
+    for (int v = 0; v < nv; v++)
+      sdk_em_line(em, "real x%d_%d = st[%d * npad + p%d];", q, v, v, q);
+    for (int v = 0; o->compensate && v < nv; v++)
+      sdk_em_line(em, "real c%d_%d = st[%d * npad + p%d];", q, v, nv + v, q);
+    for (int v = 0; a->defer && v < nv; v++)
+      sdk_em_line(em, "real h%d_%d = st[%d * npad + p%d];", q, v, 2 * nv + v, q);
+  }
+  sdk_em_line(em, "sdk_i64 n = step0;");
+  sdk_em_line(em, "const sdk_i64 nend = step0 + nsteps;");
+  if (o->spp > 0) {
+    const char *pht = o->spp <= INT_MAX ? "int" : "sdk_i64";
+    sdk_em_line(em, "%s sdk_ph = (%s)(step0 %% %lldLL);", pht, pht, (long long)o->spp);
+  }
+}
+
+/* The noise values of path q for step r of the pass: from the group's
+ * blocks (pass 1) or drawn directly. */
+static void emit_noise(sdk_emit *em, const cu_adv *a, int q, int r) {
+  const sdk_noise_type *nz = a->o->scheme->noise;
+  for (int j = 0; j < a->o->model->nnoise; j++) {
+    if (a->pass == 1) {
+      int k = r * a->o->model->nnoise + j;
+      sdk_em_line(em, "const real z%d_%d = r%d_%d[%d];", q, j, q, k >> 2, k & 3);
+      continue;
+    }
+    char path[32];
+    snprintf(path, sizeof path, "gp%d", q);
+    sdk_em_line(em, "real z%d_%d;", q, j);
+    sdk_em_block(em);
+    sdk_em_line(em, "const sdk_i64 k = n * SDK_NN + %d;", j);
+    sdk_em_line(em, "real r[%d];", nz->values_per_block);
+    nz->emit_block(em, "sdk_seed", path, "(sdk_u64)(k >> 2)", 0, "r");
+    sdk_em_line(em, "const int l = (int)(k & 3);");
+    sdk_em_line(em, "z%d_%d = l == 0 ? r[0] : l == 1 ? r[1] : l == 2 ? r[2] : r[3];", q, j);
+    sdk_em_close(em);
+  }
+}
+
+/* "sdk_step(...)" of path q at step r of the pass */
+static void emit_step_call(sdk_emit *em, const cu_adv *a, int q, int r) {
+  const sdk_codegen_opts *o = a->o;
+  const sdk_model *m = o->model;
+  /* time of the step (per path only when dt varies): the step index, and
+   * with a period the phase index */
+  char tph[64], tstep[64];
+  const char *tphase = a->grouptab ? tph : "(real)sdk_ph";
+  snprintf(tph, sizeof tph, "(real)(sdk_ph + %d)", r);
+  if (a->pass == 1)
+    snprintf(tstep, sizeof tstep, "(double)(sdk_n + %d)", r);
+  else
+    snprintf(tstep, sizeof tstep, "(double)n");
+  sdk_em_start(em, "sdk_step(");
+  for (int v = 0; v < m->nvars; v++)
+    sdk_em_printf(em, "%sx%d_%d", v ? ", " : "", q, v);
+  for (int v = 0; o->compensate && v < m->nvars; v++)
+    sdk_em_printf(em, ", c%d_%d", q, v);
+  for (int v = 0; a->defer && v < m->nvars; v++)
+    sdk_em_printf(em, ", h%d_%d", q, v);
+  for (int i = 0; i < m->nparams; i++)
+    if (o->scan_column[i] >= 0) sdk_em_printf(em, ", sp%d_%d", q, i);
+  if (o->dt_column >= 0) {
+    sdk_em_printf(em, ", dt%d, (real)(%s * (double)dt%d)", q, tstep, q);
+    if (o->spp > 0) sdk_em_printf(em, ", %s * dt%d", tphase, q);
+  } else {
+    sdk_em_printf(em, ", (real)(%s * ", tstep);
+    sdk_em_double(em, o->dt);
+    sdk_em_puts(em, ")");
+    if (o->spp > 0) {
+      sdk_em_printf(em, ", %s * ", tphase);
+      sdk_em_number(em, o->dt);
+    }
+  }
+  for (int sl = 0; sl < a->nslot; sl++)
+    sdk_em_printf(em, ", T%d", sl);
+  for (int j = 0; j < m->nnoise; j++)
+    sdk_em_printf(em, ", z%d_%d", q, j);
+  sdk_em_puts(em, ");\n");
+}
+
+/* Step r of a pass: its time-only values, each path's noise and step, and
+ * at a group end the renormalisation of deferred compensation. */
+static void emit_rep(sdk_emit *em, const cu_adv *a, int r) {
+  const sdk_codegen_opts *o = a->o;
+  sdk_em_block(em);
+  for (int sl = 0; sl < a->nslot; sl++) {
+    int idx = r * a->nslot + sl;
+    if (a->vecload)
+      sdk_em_line(em, "const real T%d = sdk_tv%d.%c;", sl, idx / a->per_vec,
+                  "xyzw"[idx % a->per_vec]);
+    else if (a->grouptab)
+      sdk_em_line(em, "const real T%d = sdk_tt[%d];", sl, idx);
+    else
+      sdk_em_line(em, "const real T%d = sdk_ttab[sdk_ph * SDK_TT_SLOTS + %d];", sl, sl);
+  }
+  for (int q = 0; q < a->L; q++) {
+    emit_noise(em, a, q, r);
+    emit_step_call(em, a, q, r);
+  }
+  if (a->pass != 1) sdk_em_line(em, "n++;");
+  /* deferred compensation: Fast2Sum of h + l at every group end (codegen.h) */
+  if (a->defer && (a->pass != 1 || r == a->G - 1)) {
+    if (a->pass != 1) sdk_em_line(em, "if (n %% %d == 0) {", a->G);
+    em->depth++; /* (in pass 1 too, where no brace opens) */
+    for (int q = 0; q < a->L; q++)
+      for (int v = 0; v < o->model->nvars; v++)
+        sdk_em_line(em, "c%d_%d = c%d_%d - (x%d_%d - h%d_%d); h%d_%d = x%d_%d;", q, v, q, v, q, v,
+                    q, v, q, v, q, v);
+    em->depth--;
+    if (a->pass != 1) sdk_em_line(em, "}");
+  }
+  if (o->spp > 0 && !a->grouptab)
+    sdk_em_line(em, "if (++sdk_ph == %lldLL) sdk_ph = 0;", (long long)o->spp);
+  sdk_em_close(em);
+}
+
+/* Pass 0: the steps up to a group boundary; 1: whole groups; 2: the tail. */
+static void emit_pass(sdk_emit *em, cu_adv *a, int pass) {
+  const sdk_codegen_opts *o = a->o;
+  int G = a->G;
+  a->pass = pass;
+  /* with spp a multiple of G, a group never wraps the period: one table
+   * pointer per group; 16-byte loads when its values fill whole vectors */
+  a->grouptab = pass == 1 && a->nslot > 0 && o->spp % G == 0;
+  a->per_vec = o->single ? 4 : 2;
+  a->vecload = a->grouptab && (G * a->nslot) % a->per_vec == 0;
+  if (pass == 0) {
+    sdk_em_open(em, "while (n < nend && (n %% %d) != 0)", G);
+  } else if (pass == 1) {
+    /* whole groups with a 32-bit count and the Philox counter as base +
+     * offset: the 64-bit step arithmetic stays out of the loop, and the
+     * unrolled body amortises the loop control and the table pointer
+     * (38.9 instead of 41.3 SASS instructions per josephson SRK2 step) */
+    sdk_em_open(em, "while (nend - n >= %d)", G);
+    sdk_em_printf(em,
+                  "   const sdk_i64 sdk_left = (nend - n) / %d;\n"
+                  "   const int sdk_ng = sdk_left > (1 << 30) ? (1 << 30) : (int)sdk_left;\n"
+                  "   const sdk_u64 sdk_c0 = (sdk_u64)((n * SDK_NN) >> 2);\n"
+                  "   (void)sdk_c0;\n"
+                  "   #pragma unroll %d\n"
+                  "   for (int sdk_gi = 0; sdk_gi < sdk_ng; sdk_gi++) {\n",
+                  G, o->single ? 4 : 2);
+    /* (the loop's body stays at the level of the while's) */
+    sdk_em_line(em, "const sdk_i64 sdk_n = n + (sdk_i64)sdk_gi * %d; (void)sdk_n;", G);
+  } else {
+    sdk_em_open(em, "while (n < nend)");
+  }
+  if (a->grouptab) sdk_em_line(em, "const real *sdk_tt = sdk_ttab + sdk_ph * SDK_TT_SLOTS;");
+  const char *vt = o->single ? "float4" : "double2";
+  for (int qv = 0; a->vecload && qv < G * a->nslot / a->per_vec; qv++)
+    sdk_em_line(em, "const %s sdk_tv%d = ((const %s *)sdk_tt)[%d];", vt, qv, vt, qv);
+  const sdk_noise_type *nz = o->scheme->noise;
+  for (int q = 0; pass == 1 && q < a->L; q++)
+    for (int k = 0; k < a->nblk_group; k++) {
+      char path[32], block[96], dst[32];
+      snprintf(path, sizeof path, "gp%d", q);
+      snprintf(block, sizeof block, "sdk_c0 + (sdk_u64)sdk_gi * %d + %d", a->nblk_group, k);
+      snprintf(dst, sizeof dst, "r%d_%d", q, k);
+      sdk_em_line(em, "real %s[%d];", dst, nz->values_per_block);
+      nz->emit_block(em, "sdk_seed", path, block, 0, dst);
+    }
+  for (int r = 0; r < (pass == 1 ? G : 1); r++)
+    emit_rep(em, a, r);
+  if (a->grouptab) {
+    sdk_em_line(em, "sdk_ph += %d;", G);
+    sdk_em_line(em, "if (sdk_ph == %lldLL) sdk_ph = 0;", (long long)o->spp);
+  }
+  if (pass == 1) sdk_em_printf(em, "   }\n   n += (sdk_i64)sdk_ng * %d;\n", G);
+  sdk_em_close(em);
+}
+
+void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
+  const sdk_model *m = o->model;
+  int nn = m->nnoise;
+  cu_adv a = {.o = o};
+  a.G = nn > 0 ? 4 / gcd4(nn) : 1;
+  a.nblk_group = nn > 0 ? a.G * nn / 4 : 0;
+  a.defer = o->compensate && o->comp_defer;
+  /* Each thread advances L paths (p and p + SDK_TPB, ...): their steps are
+   * independent, so interleaving them gives the scheduler instructions to
+   * issue while one path waits on a special-function result.  L = 2
+   * measured no faster on the H100 (6.24e11 vs 6.27e11 steps/s,
+   * docs/BENCHMARKS.md): the kernel is bound by issue and the MUFU pipe,
+   * not by latency; keep one path per thread and fewer registers. */
+  a.L = 1;
+  /* time-only subexpressions from a per-phase table (periodic models) */
+  sdk_cg_hoist h;
+  sdk_cg_hoist_init(&h, o, o->spp > 0 && o->spp <= SDK_CUDA_MAX_TTAB && o->dt_column < 0);
+  h.phase_only = 1; /* the table is indexed by the phase */
+  sdk_strbuf step;
+  sdk_sb_init(&step);
+  sdk_emit se = sdk_em_on(&step, o->single);
+  se.depth = 3;
+  o->scheme->emit_step(&se, o, h.enabled ? &h : NULL);
+  for (int i = 0; i < SDK_MAX_STAGES; i++)
+    for (int k = 0; k < h.n; k++)
+      if (h.used[i] & (1u << k)) a.slot_stage[a.nslot] = i, a.slot_k[a.nslot++] = k;
+  if (a.nslot > 0) emit_ttab(em, &a, &h);
+  sdk_em_puts(em, "\n");
+  sdk_em_line(em, "#define SDK_ILP %d", a.L);
+  sdk_em_line(em, "extern \"C\" __device__ const int sdk_paths_per_thread = %d;", a.L);
+  emit_step_fn(em, &a, &step);
+  sdk_sb_free(&step);
+  emit_advance_head(em, &a);
+  for (int pass = 0; pass < 3; pass++)
+    emit_pass(em, &a, pass);
+  for (int q = 0; q < a.L; q++)
+    for (int v = 0; v < m->nvars; v++)
+      sdk_em_line(em, "st[%d * npad + p%d] = x%d_%d;", v, q, q, v);
+  for (int q = 0; o->compensate && q < a.L; q++)
+    for (int v = 0; v < m->nvars; v++)
+      sdk_em_line(em, "st[%d * npad + p%d] = c%d_%d;", m->nvars + v, q, q, v);
+  for (int q = 0; a.defer && q < a.L; q++)
+    for (int v = 0; v < m->nvars; v++)
+      sdk_em_line(em, "st[%d * npad + p%d] = h%d_%d;", 2 * m->nvars + v, q, q, v);
+  sdk_em_close(em);
+}

@@ -1,0 +1,26 @@
+/* sdekit: the drivers, the loops around the step (called by codegen.c).
+ *
+ * A module is the prelude (common.h), then a head with the ABI entries and
+ * sdk_init (shared by independent paths and systems of particles), then
+ * either the driver of independent paths or the system driver of the
+ * target, and on CUDA the reduction kernels. */
+#ifndef SDK_CODEGEN_DRIVERS_H
+#define SDK_CODEGEN_DRIVERS_H
+
+#include "codegen/abi.h"
+#include "codegen/emit.h"
+#include "codegen/opts.h"
+
+/* CPU (cpu_paths.c): ABI entries and sdk_init; sdk_advance of independent paths. */
+void sdk_cg_cpu_head(sdk_emit *em, const sdk_codegen_opts *o);
+void sdk_cg_cpu_paths(sdk_emit *em, const sdk_codegen_opts *o);
+/* CUDA (cuda_paths.c, cuda_reduce.c): ABI entries and sdk_init; sdk_advance
+ * of independent paths; the reduction kernels of the backend. */
+void sdk_cg_cuda_head(sdk_emit *em, const sdk_codegen_opts *o);
+void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o);
+void sdk_cg_cuda_reductions(sdk_emit *em);
+/* Systems of interacting particles (sys_cpu.c; sys_cuda.c, sys_cuda_mf.c). */
+void sdk_cg_sys_cpu(sdk_emit *em, const sdk_codegen_opts *o);
+void sdk_cg_sys_cuda(sdk_emit *em, const sdk_codegen_opts *o);
+
+#endif

@@ -1,0 +1,162 @@
+#include "codegen/emit.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/escape.h"
+
+sdk_emit sdk_em_on(sdk_strbuf *b, int single) {
+  sdk_emit em = {b, 0, single};
+  return em;
+}
+
+sdk_emit sdk_em_child(const sdk_emit *em, sdk_strbuf *b) {
+  sdk_emit c = {b, em->depth, em->single};
+  return c;
+}
+
+void sdk_em_append_range(sdk_emit *em, const sdk_strbuf *part, size_t from, size_t to) {
+  if (part->oom) em->b->oom = 1;
+  if (part->s && from < to && to <= part->len) sdk_sb_putn(em->b, part->s + from, to - from);
+}
+
+void sdk_em_append(sdk_emit *em, const sdk_strbuf *part) {
+  sdk_em_append_range(em, part, 0, part->len);
+}
+
+static void indent(sdk_emit *em, int depth) {
+  for (int i = 0; i < depth; i++)
+    sdk_sb_puts(em->b, "  ");
+}
+
+static void vput(sdk_emit *em, const char *fmt, va_list ap) {
+  char small[256];
+  va_list aq;
+  va_copy(aq, ap);
+  int n = vsnprintf(small, sizeof small, fmt, aq);
+  va_end(aq);
+  if (n < 0) {
+    em->b->oom = 1;
+  } else if ((size_t)n < sizeof small) {
+    sdk_sb_putn(em->b, small, (size_t)n);
+  } else {
+    char *big = malloc((size_t)n + 1);
+    if (!big) {
+      em->b->oom = 1;
+      return;
+    }
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    sdk_sb_putn(em->b, big, (size_t)n);
+    free(big);
+  }
+}
+
+/* indentation (none for a preprocessor line) and the formatted text */
+static void vstart(sdk_emit *em, const char *fmt, va_list ap) {
+  if (fmt[0] != '#') indent(em, em->depth);
+  vput(em, fmt, ap);
+}
+
+void sdk_em_line(sdk_emit *em, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vstart(em, fmt, ap);
+  va_end(ap);
+  sdk_sb_puts(em->b, "\n");
+}
+
+void sdk_em_start(sdk_emit *em, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vstart(em, fmt, ap);
+  va_end(ap);
+}
+
+void sdk_em_open(sdk_emit *em, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vstart(em, fmt, ap);
+  va_end(ap);
+  sdk_sb_puts(em->b, " {\n");
+  em->depth++;
+}
+
+void sdk_em_block(sdk_emit *em) {
+  indent(em, em->depth);
+  sdk_sb_puts(em->b, "{\n");
+  em->depth++;
+}
+
+void sdk_em_close(sdk_emit *em) {
+  if (em->depth > 0) em->depth--;
+  indent(em, em->depth);
+  sdk_sb_puts(em->b, "}\n");
+}
+
+void sdk_em_reopen(sdk_emit *em, const char *fmt, ...) {
+  indent(em, em->depth > 0 ? em->depth - 1 : 0);
+  sdk_sb_puts(em->b, "} ");
+  va_list ap;
+  va_start(ap, fmt);
+  vput(em, fmt, ap);
+  va_end(ap);
+  sdk_sb_puts(em->b, " {\n");
+}
+
+void sdk_em_text(sdk_emit *em, const char *text) {
+  for (const char *p = text; *p;) {
+    const char *nl = strchr(p, '\n');
+    size_t n = nl ? (size_t)(nl - p) + 1 : strlen(p);
+    if (*p != '\n' && *p != '#') indent(em, em->depth);
+    sdk_sb_putn(em->b, p, n);
+    p += n;
+  }
+}
+
+void sdk_em_puts(sdk_emit *em, const char *s) {
+  sdk_sb_puts(em->b, s);
+}
+
+void sdk_em_printf(sdk_emit *em, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vput(em, fmt, ap);
+  va_end(ap);
+}
+
+int sdk_em_name_ok(const char *name) {
+  return name && sdk_is_identifier(name, SDK_EM_MAX_NAME);
+}
+
+void sdk_em_name_to(sdk_strbuf *b, const char *name) {
+  if (sdk_em_name_ok(name)) {
+    sdk_sb_puts(b, "u_");
+    sdk_sb_puts(b, name);
+  } else {
+    /* unreachable (sdk_codegen checks every name first); never data in source */
+    sdk_sb_puts(b, "sdk_invalid_name");
+  }
+}
+
+void sdk_em_name(sdk_emit *em, const char *name) {
+  sdk_em_name_to(em->b, name);
+}
+
+void sdk_em_cstr(sdk_emit *em, const char *s) {
+  sdk_esc_c(em->b, s);
+}
+
+void sdk_em_double(sdk_emit *em, double v) {
+  char buf[64];
+  snprintf(buf, sizeof buf, "%.17g", v);
+  /* a floating literal, never an integer one (1/2 would be 0) */
+  if (!strpbrk(buf, ".eEn")) strcat(buf, ".0");
+  sdk_sb_puts(em->b, buf);
+}
+
+void sdk_em_number(sdk_emit *em, double v) {
+  sdk_em_double(em, v);
+  if (em->single) sdk_sb_puts(em->b, "f");
+}

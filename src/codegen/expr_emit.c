@@ -1,0 +1,232 @@
+/* Model expressions in the source: names, hoisting, #line (expr_emit.h). */
+#include "codegen/expr_emit.h"
+
+#include <string.h>
+
+/* What the emitters below share: the options, the hoisting state (or NULL),
+ * and whether t is the phase time here (inside a phase-time call). */
+typedef struct {
+  const sdk_codegen_opts *o;
+  sdk_cg_hoist *h;
+  int phase;
+  const sdk_expr *pnode; /* the phase-time call being emitted */
+} cg_ctx;
+
+static void emit_sym(void *user, sdk_strbuf *out, const sdk_expr *e) {
+  const cg_ctx *c = user;
+  const sdk_model *m = c->o->model;
+  int k = SDK_OTHER_KIND(e->index), i = SDK_OTHER_INDEX(e->index);
+  switch (e->sym) {
+  case SDK_SYM_TIME: sdk_sb_puts(out, c->phase ? "sdk_tp" : "sdk_t"); return;
+  case SDK_SYM_VAR: sdk_em_name_to(out, e->index < m->nvars ? m->vars[e->index] : NULL); return;
+  case SDK_SYM_PARAM:
+    sdk_em_name_to(out, e->index < m->nparams ? m->params[e->index] : NULL);
+    return;
+  case SDK_SYM_OTHER:
+    if (k == SDK_OTHER_VARJ)
+      sdk_sb_printf(out, "sdk_xj%d", i); /* particle j of a pair */
+    else if (k == SDK_OTHER_PARTJ)
+      sdk_sb_printf(out, "sdk_pj%d", i);
+    else if (k == SDK_OTHER_PART)
+      sdk_em_name_to(out, i < m->npart ? m->part[i].name : NULL);
+    else if (k == SDK_OTHER_MEAN)
+      sdk_em_name_to(out, i < m->nmean ? m->mean_names[i] : NULL);
+    else if (k == SDK_OTHER_PAIR)
+      sdk_em_name_to(out, i < m->npair ? m->pair_names[i] : NULL);
+    else
+      sdk_em_name_to(out, NULL);
+    return;
+  default: sdk_em_name_to(out, NULL); return; /* resolved models have no other symbols */
+  }
+}
+
+static int hoist_node(cg_ctx *c, sdk_strbuf *out, const sdk_expr *e);
+
+static int emit_node(void *user, sdk_strbuf *out, const sdk_expr *e) {
+  cg_ctx *c = user;
+  if (c->h && c->h->enabled && hoist_node(c, out, e)) return 1;
+  if (c->phase || e == c->pnode || !sdk_cg_phase_call(c->o, e)) return 0;
+  /* emit the call again with t as the phase time (this hook then declines it) */
+  c->phase = 1, c->pnode = e;
+  sdk_expr_emit_hook(e, c->o->single, emit_sym, emit_node, c, out);
+  c->phase = 0, c->pnode = NULL;
+  return 1;
+}
+
+/* ---- time-only subexpressions (expr_emit.h) ---- */
+
+/* A value tabulated by phase (h->phase_only) may not use the absolute time. */
+static int time_ok(const cg_ctx *c, const sdk_expr *e) {
+  return !c->h->phase_only || c->phase || !(sdk_cg_time_uses(c->o, e) & SDK_CG_TIME_ABS);
+}
+
+static int hoistable(const cg_ctx *c, const sdk_expr *e) {
+  const sdk_codegen_opts *o = c->o;
+  if (o->dt_column >= 0) return 0; /* t differs between paths then */
+  if (e->kind == SDK_E_SYM || e->kind == SDK_E_NUM) return 0;
+  if (!sdk_expr_uses(e, SDK_SYM_TIME) || sdk_expr_uses(e, SDK_SYM_VAR) ||
+      sdk_expr_uses(e, SDK_SYM_OTHER) || !time_ok(c, e))
+    return 0;
+  /* scanned parameters are per path */
+  /* a depth-first walk holds at most 2 operands per level (a third is popped
+   * first): the parser's depth limit bounds it; when full, not hoisting is safe */
+  enum { NSTACK = 2 * SDK_EXPR_MAX_DEPTH + 4 };
+  const sdk_expr *stack[NSTACK];
+  int sp = 0;
+  stack[sp++] = e;
+  while (sp > 0) {
+    const sdk_expr *x = stack[--sp];
+    if (x->kind == SDK_E_SYM && x->sym == SDK_SYM_PARAM && o->scan_column[x->index] >= 0) return 0;
+    for (int i = 0; i < x->nargs; i++) {
+      if (sp == NSTACK) return 0;
+      stack[sp++] = x->arg[i];
+    }
+  }
+  return 1;
+}
+
+/* no state, no per-path parameter: the same for every path */
+static int path_invariant(const sdk_codegen_opts *o, const sdk_expr *e) {
+  if (sdk_expr_uses(e, SDK_SYM_VAR) || sdk_expr_uses(e, SDK_SYM_OTHER)) return 0;
+  if (e->kind == SDK_E_SYM && e->sym == SDK_SYM_PARAM) return o->scan_column[e->index] < 0;
+  for (int i = 0; i < e->nargs; i++)
+    if (!path_invariant(o, e->arg[i])) return 0;
+  return 1;
+}
+
+static int hoist_slot(sdk_cg_hoist *h, const sdk_expr *root, int phase) {
+  int k = 0;
+  while (k < h->n && h->e[k] != root)
+    k++;
+  if (k == h->n) {
+    if (h->n == SDK_CG_MAX_HOIST) return -1;
+    h->phase[h->n] = phase; /* where t is the phase time, so it is in the value */
+    h->e[h->n++] = root;
+  }
+  return k;
+}
+
+/* a sum whose time-only and constant terms can be combined into one value */
+static int hoist_sum(cg_ctx *c, sdk_strbuf *out, const sdk_expr *e) {
+  sdk_cg_hoist *h = c->h;
+  const sdk_expr *t[16];
+  int sg[16];
+  int n = sdk_cg_flatten_sum(e, 1, t, sg, 0, 16);
+  if (n < 2) return 0;
+  int ninv = 0, ntime = 0;
+  for (int i = 0; i < n; i++)
+    if (path_invariant(h->o, t[i])) {
+      ninv++;
+      ntime += sdk_expr_uses(t[i], SDK_SYM_TIME);
+      if (!time_ok(c, t[i])) return 0;
+    }
+  if (ntime == 0 || ninv < 2 || ninv > SDK_CG_MAX_TERMS || h->o->dt_column >= 0) return 0;
+  int k = hoist_slot(h, e, c->phase);
+  if (k < 0) return 0;
+  h->nterms[k] = 0;
+  for (int i = 0; i < n; i++)
+    if (path_invariant(h->o, t[i])) {
+      h->term[k][h->nterms[k]] = t[i];
+      h->sign[k][h->nterms[k]++] = sg[i];
+    }
+  h->used[h->stage] |= 1u << k;
+  /* the combined value first, then each term: ((T + a*b) - c*d) contracts
+   * into one FMA per product term */
+  sdk_sb_printf(out, "(sdk_T%d_%d", h->stage, k);
+  for (int i = 0; i < n; i++) {
+    if (path_invariant(h->o, t[i])) continue;
+    sdk_sb_puts(out, sg[i] > 0 ? " + (" : " - (");
+    sdk_expr_emit_hook(t[i], h->o->single, emit_sym, emit_node, c, out);
+    sdk_sb_puts(out, ")");
+  }
+  sdk_sb_puts(out, ")");
+  return 1;
+}
+
+static int hoist_node(cg_ctx *c, sdk_strbuf *out, const sdk_expr *e) {
+  sdk_cg_hoist *h = c->h;
+  if (hoistable(c, e)) {
+    int k = hoist_slot(h, e, c->phase);
+    if (k < 0) return 0;
+    h->nterms[k] = 1, h->term[k][0] = e, h->sign[k][0] = 1;
+    h->used[h->stage] |= 1u << k;
+    sdk_sb_printf(out, "sdk_T%d_%d", h->stage, k);
+    return 1;
+  }
+  if (!(e->kind == SDK_E_BINARY && (e->op == '+' || e->op == '-'))) return 0;
+  return hoist_sum(c, out, e);
+}
+
+void sdk_cg_hoist_init(sdk_cg_hoist *h, const sdk_codegen_opts *o, int enabled) {
+  memset(h, 0, sizeof *h);
+  h->o = o;
+  h->enabled = enabled;
+}
+
+/* ---- expressions with their #line ---- */
+
+/* "#line" makes compiler messages about an expression point at the model
+ * file.  The path is data: it goes in as a C string literal (compilers and
+ * NVRTC read the octal escapes back, so their messages name the file). */
+static void emit_line(sdk_emit *em, const sdk_codegen_opts *o, int line) {
+  if (line > 0) {
+    sdk_em_printf(em, "#line %d ", line);
+    sdk_em_cstr(em, o->model->path ? o->model->path : "model");
+    sdk_em_puts(em, "\n");
+  }
+}
+
+/* After a user expression, point line numbers back at the generated text so
+ * that errors in the surrounding code are not blamed on the model file.
+ * (The count is of the buffer being written: a part emitted out of order
+ * numbers its lines from its own start.) */
+static void emit_line_back(sdk_emit *em) {
+  int lines = 1;
+  for (size_t i = 0; i < em->b->len; i++)
+    lines += em->b->s[i] == '\n';
+  sdk_em_printf(em, "\n#line %d \"sdekit-generated\"\n", lines + 1);
+}
+
+static void emit_with(sdk_emit *em, cg_ctx *c, const sdk_expr *e, int line) {
+  sdk_em_puts(em, "\n");
+  emit_line(em, c->o, line);
+  sdk_em_puts(em, "(");
+  sdk_expr_emit_hook(e, c->o->single, emit_sym, emit_node, c, em->b);
+  sdk_em_puts(em, ")");
+  emit_line_back(em);
+}
+
+void sdk_cg_expr(sdk_emit *em, const sdk_codegen_opts *o, const sdk_expr *e, int line) {
+  cg_ctx c = {o, NULL, 0, NULL};
+  emit_with(em, &c, e, line);
+}
+
+void sdk_cg_expr_at(sdk_emit *em, const sdk_codegen_opts *o, const sdk_expr *e, int line,
+                    sdk_cg_hoist *h, int stage, double c) {
+  if (h) h->stage = stage, h->c[stage] = c;
+  cg_ctx ctx = {o, h, 0, NULL};
+  emit_with(em, &ctx, e, line);
+}
+
+void sdk_cg_hoist_decls(sdk_emit *em, const sdk_codegen_opts *o, const sdk_cg_hoist *h) {
+  for (int i = 0; i < SDK_MAX_STAGES; i++)
+    for (int k = 0; k < h->n; k++) {
+      if (!(h->used[i] & (1u << k))) continue;
+      int uses = 0;
+      for (int j = 0; j < h->nterms[k]; j++)
+        uses |= h->phase[k] ? (sdk_expr_uses(h->term[k][j], SDK_SYM_TIME) ? SDK_CG_TIME_PHASE : 0)
+                            : sdk_cg_time_uses(o, h->term[k][j]);
+      sdk_em_line(em, "real sdk_T%d_%d;", i, k);
+      sdk_em_block(em);
+      sdk_cg_bind_time_at(em, o, h->c[i], uses);
+      sdk_em_start(em, "sdk_T%d_%d = ", i, k);
+      cg_ctx c = {o, NULL, h->phase[k], NULL};
+      for (int j = 0; j < h->nterms[k]; j++) {
+        sdk_em_puts(em, h->sign[k][j] > 0 ? (j ? " + (" : "(") : " - (");
+        sdk_expr_emit_hook(h->term[k][j], o->single, emit_sym, emit_node, &c, em->b);
+        sdk_em_puts(em, ")");
+      }
+      sdk_em_puts(em, ";\n");
+      sdk_em_close(em);
+    }
+}

@@ -1,0 +1,44 @@
+/* sdekit: what the generator is asked for (see codegen/codegen.h). */
+#ifndef SDK_CODEGEN_OPTS_H
+#define SDK_CODEGEN_OPTS_H
+
+#include <stdint.h>
+
+#include "codegen/scheme.h"
+#include "core/tuning.h"
+#include "model/model.h"
+
+typedef enum { SDK_TARGET_CPU, SDK_TARGET_CUDA } sdk_target;
+
+typedef struct sdk_codegen_opts {
+  const sdk_model *model;
+  const sdk_scheme_type *scheme;
+  sdk_target target;
+  int single;             /* 1: float, 0: double */
+  const double *pvalues;  /* value of every parameter (after --set) */
+  const int *scan_column; /* per parameter: -1 = constant, else column in sv */
+  int nsv;                /* columns of sv */
+  int dt_column;          /* -1: dt is the constant below */
+  double dt;
+  int64_t spp; /* > 0: t = (n mod spp) * dt (periodic driving) */
+  int64_t ngrid;
+  /* systems of interacting particles (see sys.h): the module then holds
+   * sdk_init and the system driver instead of sdk_advance */
+  int sysmode;
+  int order_var;       /* >= 0: reduce exp(i factor x_var) every step (order parameter) */
+  double order_factor; /* 2 pi / period of order_var */
+  int64_t particles;   /* particles per system (tunes the CUDA system kernel) */
+  /* compensated state update (single precision, codegen.h): the state then
+   * has 2 * nvars rows, row nvars + v the carried error of variable v */
+  int compensate;
+  /* with compensate (CUDA independent paths): renormalise at the ends of
+   * the kernel's groups of G steps instead of every step (codegen.h); the
+   * state then has 3 * nvars rows, row 2 nvars + v the high part h_v.
+   * 0: a Kahan sum every step (CPU, systems). */
+  int comp_defer;
+  /* GPU tuning knobs of the system kernels (sys_qi, sys_minb, run_minb);
+   * NULL or 0: the measured defaults.  They change speed, never results. */
+  const sdk_tuning *tuning;
+} sdk_codegen_opts;
+
+#endif

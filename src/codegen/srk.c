@@ -1,0 +1,158 @@
+/* The step of an explicit stochastic Runge-Kutta scheme (scheme.h gives the
+ * form), from the scheme's coefficient table. */
+#include <stdlib.h>
+
+#include "codegen/expr_emit.h"
+#include "codegen/scheme.h"
+
+/* Bind the model's variable names to the values of `fmt` (with the
+ * variable's index) and t to the stage time t_n + c dt.  (The bindings sit
+ * at the level of the braces of their block, as they always have: the
+ * generated text is compared byte for byte.) */
+static void bind_vars(sdk_emit *em, const sdk_codegen_opts *o, const char *fmt, double c) {
+  const sdk_model *m = o->model;
+  em->depth--;
+  for (int v = 0; v < m->nvars; v++) {
+    sdk_em_start(em, "const real ");
+    sdk_em_name(em, m->vars[v]);
+    sdk_em_puts(em, " = ");
+    sdk_em_printf(em, fmt, v);
+    sdk_em_puts(em, "; (void)");
+    sdk_em_name(em, m->vars[v]);
+    sdk_em_puts(em, ";\n");
+  }
+  sdk_cg_bind_time_at(em, o, c, SDK_CG_TIME_ABS | SDK_CG_TIME_PHASE);
+  em->depth++;
+}
+
+/* The stage whose time is t_n + dt when the scheme averages a time-dependent
+ * noise amplitude over the step and noise expression e depends on t, else 0. */
+static int average_stage(const sdk_scheme_type *s, const sdk_expr *e) {
+  if (!s->srk->noise_average || !sdk_expr_uses(e, SDK_SYM_TIME)) return 0;
+  for (int i = 1; i < s->stages; i++)
+    if (s->srk->c[i] == 1) return i;
+  return 0;
+}
+
+/* noise increments b(X_n, t_n) sqrt(dt) psi (b averaged over t_n and
+ * t_n + dt with noise_average): sdk_w<v> = b sqrt(dt) and each use is
+ * sdk_w<v> * sdk_z<j>, so that it fuses into an FMA (for additive noise
+ * sdk_w is a compile-time constant) */
+static void emit_noise(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h, int v) {
+  const sdk_model *m = o->model;
+  const sdk_scheme_type *s = o->scheme;
+  sdk_em_line(em, "real sdk_w%d;", v);
+  sdk_em_block(em);
+  bind_vars(em, o, "sdk_x%d", 0);
+  sdk_em_start(em, "sdk_w%d = ", v);
+  /* (c_0 = 0: the noise is evaluated at t_n, with the values of stage 0) */
+  sdk_cg_expr_at(em, o, m->noise[v], m->noise_line[v], h, 0, s->srk->c[0]);
+  int se = average_stage(s, m->noise[v]);
+  sdk_em_puts(em, se > 0 ? ";\n" : " * sdk_sqdt;\n");
+  sdk_em_close(em);
+  if (se > 0) {
+    /* b(t) of additive noise averaged over the step (scheme_srk2.c: weak order 2) */
+    sdk_em_block(em);
+    bind_vars(em, o, "sdk_x%d", s->srk->c[se]);
+    sdk_em_start(em, "sdk_w%d = (real)0.5 * (sdk_w%d + ", v, v);
+    sdk_cg_expr_at(em, o, m->noise[v], m->noise_line[v], h, se, s->srk->c[se]);
+    sdk_em_puts(em, ") * sdk_sqdt;\n");
+    sdk_em_close(em);
+  }
+}
+
+/* " + (sdk_dt * W) * sdk_k<i>_<v>": (dt * W) folds to one constant, one FMA per term */
+static void emit_drift_term(sdk_emit *em, double w, int i, int v) {
+  sdk_em_puts(em, " + (sdk_dt");
+  if (w != 1) {
+    sdk_em_puts(em, " * ");
+    sdk_em_number(em, w);
+  }
+  sdk_em_printf(em, ") * sdk_k%d_%d", i, v);
+}
+
+/* stage i: its input H_i, then the drift there, sdk_k<i>_<v> */
+static void emit_stage(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h, int i,
+                       const int *zidx) {
+  const sdk_model *m = o->model;
+  const sdk_srk_table *t = o->scheme->srk;
+  int nv = m->nvars;
+  sdk_em_start(em, "real");
+  for (int v = 0; v < nv; v++)
+    sdk_em_printf(em, "%s sdk_k%d_%d", v ? "," : "", i, v);
+  sdk_em_puts(em, ";\n");
+  sdk_em_block(em);
+  for (int v = 0; v < nv; v++) {
+    sdk_em_start(em, "const real sdk_h%d = sdk_x%d", v, v);
+    for (int j = 0; j < i; j++)
+      if (t->A[i][j] != 0) emit_drift_term(em, t->A[i][j], j, v);
+    if (m->noise[v] && t->B[i] != 0) {
+      sdk_em_puts(em, " + ");
+      if (t->B[i] != 1) {
+        sdk_em_number(em, t->B[i]);
+        sdk_em_puts(em, " * ");
+      }
+      sdk_em_printf(em, "sdk_w%d * sdk_z%d", v, zidx[v]);
+    }
+    sdk_em_puts(em, ";\n");
+  }
+  bind_vars(em, o, "sdk_h%d", t->c[i]);
+  for (int v = 0; v < nv; v++) {
+    sdk_em_start(em, "sdk_k%d_%d = ", i, v);
+    sdk_cg_expr_at(em, o, m->drift[v], m->drift_line[v], h, i, t->c[i]);
+    sdk_em_puts(em, ";\n");
+  }
+  sdk_em_close(em);
+}
+
+/* X_{n+1} of variable v; compensated: a Kahan sum of the increment into x
+ * (codegen.h), deferred: l += incr and x = h + l (the kernel renormalises) */
+static void emit_update(sdk_emit *em, const sdk_codegen_opts *o, int v, const int *zidx) {
+  const sdk_srk_table *t = o->scheme->srk;
+  if (o->compensate) {
+    sdk_em_block(em);
+    sdk_em_start(em, "const real sdk_y = SDK_OPQ(sdk_c%d", v);
+  } else {
+    sdk_em_start(em, "sdk_x%d = sdk_x%d", v, v);
+  }
+  for (int i = 0; i < o->scheme->stages; i++)
+    if (t->alpha[i] != 0) emit_drift_term(em, t->alpha[i], i, v);
+  if (o->model->noise[v]) sdk_em_printf(em, " + sdk_w%d * sdk_z%d", v, zidx[v]);
+  if (!o->compensate) {
+    sdk_em_puts(em, ";\n");
+    return;
+  }
+  sdk_em_puts(em, ");\n");
+  if (o->comp_defer) {
+    sdk_em_line(em, "sdk_c%d = sdk_y;", v);
+    sdk_em_line(em, "sdk_x%d = SDK_OPQ(sdk_hi%d + sdk_y);", v, v);
+  } else {
+    sdk_em_line(em, "const real sdk_s = SDK_OPQ(sdk_x%d + sdk_y);", v);
+    sdk_em_line(em, "sdk_c%d = sdk_y - SDK_OPQ(sdk_s - sdk_x%d);", v, v);
+    sdk_em_line(em, "sdk_x%d = sdk_s;", v);
+  }
+  sdk_em_close(em);
+}
+
+void sdk_srk_emit_step(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h) {
+  const sdk_model *m = o->model;
+  int nv = m->nvars;
+  /* zidx[v]: which noise value (sdk_z<j>) drives noisy variable v */
+  int *zidx = malloc((size_t)(nv > 0 ? nv : 1) * sizeof *zidx);
+  if (!zidx) {
+    em->b->oom = 1; /* reported by whoever takes the text */
+    return;
+  }
+  sdk_em_block(em);
+  for (int v = 0, j = 0; v < nv; v++) {
+    if (!m->noise[v]) continue;
+    zidx[v] = j++;
+    emit_noise(em, o, h, v);
+  }
+  for (int i = 0; i < o->scheme->stages; i++)
+    emit_stage(em, o, h, i, zidx);
+  for (int v = 0; v < nv; v++)
+    emit_update(em, o, v, zidx);
+  sdk_em_close(em);
+  free(zidx);
+}
