@@ -2,7 +2,6 @@
 
 #include "backend/backend.h"
 
-
 int64_t sdk_padded_paths(int64_t total) {
   const int64_t q = 512; /* CPU blocks (64), CUDA blocks of 256 threads x 2 paths */
   return (total + q - 1) / q * q;
