@@ -153,8 +153,8 @@ static sdk_err cuda_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, s
   if (!c->has_device)
     return SDK_FAIL(eb, SDK_ERR_BACKEND, "cuda: compiled for %s only; no device to run on",
                     c->arch);
-  if (lay->path0 != 0 || sdk_layout_npaths(lay) != lay->ngrid * lay->ppg)
-    return SDK_FAIL(eb, SDK_ERR_USAGE, "cuda: an ensemble holds every path of the run");
+  if (lay->particles > 0 && (lay->path0 != 0 || sdk_layout_npaths(lay) != lay->ngrid * lay->ppg))
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "cuda: systems of particles are held in one ensemble");
   CU(eb, CtxSetCurrent(c->cx));
   sdk_ensemble *e = calloc(1, sizeof *e);
   if (!e) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
@@ -163,8 +163,9 @@ static sdk_err cuda_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, s
   e->lay = *lay;
   e->lay.sv = NULL;
   e->esize = lay->single ? sizeof(float) : sizeof(double);
-  e->npad = sdk_padded_paths(lay->ngrid * lay->ppg);
-  e->nch = (lay->ppg + SDK_RED_CHUNK - 1) / SDK_RED_CHUNK;
+  e->npad = sdk_padded_paths(sdk_layout_npaths(lay));
+  e->nch = sdk_chunks_per_grid(lay->ppg);
+  e->span = sdk_layout_span(lay);
   sdk_err err = SDK_OK;
   if (e->npad / 256 > 0x7fffffff || lay->ngrid * e->nch > 0x7fffffff) {
     err = SDK_FAIL(eb, SDK_ERR_USAGE, "cuda: too many paths for one device (%lld)",
@@ -188,7 +189,7 @@ static sdk_err cuda_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, s
     goto fail;
   }
   /* chunk results: moments (3 doubles + 1 int per variable) or min/max */
-  size_t nchunks = (size_t)(lay->ngrid * e->nch);
+  size_t nchunks = (size_t)(e->span.c1 - e->span.c0);
   e->red_bytes = nchunks * (size_t)lay->nvars * (3 * sizeof(double) + sizeof(int));
   if (e->red_bytes < nchunks * 2 * sizeof(double)) e->red_bytes = nchunks * 2 * sizeof(double);
   if ((r = sdk_cu.MemAlloc(&e->red, e->red_bytes)) != CUDA_SUCCESS) {
@@ -310,10 +311,11 @@ static sdk_err cuda_mark(sdk_ensemble *e, int var, sdk_errbuf *eb) {
 static sdk_err chunk_moments(sdk_ensemble *e, int v0, int nvr, CUdeviceptr mark, double scale,
                              sdk_moments *out, int64_t *nonfinite, sdk_errbuf *eb) {
   long long npad = e->npad, ppg = e->lay.ppg, path0 = e->lay.path0, nch = e->nch;
+  long long c0 = e->span.c0;
   int a = v0, b = nvr;
-  size_t nchunks = (size_t)(e->lay.ngrid * e->nch);
+  size_t nchunks = (size_t)(e->span.c1 - e->span.c0);
   CUdeviceptr dout = e->red, dnf = e->red + nchunks * (size_t)nvr * 3 * sizeof(double);
-  void *args[] = {&e->st, &npad, &a, &b, &mark, &scale, &ppg, &path0, &nch, &dout, &dnf};
+  void *args[] = {&e->st, &npad, &a, &b, &mark, &scale, &ppg, &path0, &nch, &c0, &dout, &dnf};
   SDK_CHECK(launch(e, e->mod->red_moments, "sdk_red_moments", (int64_t)nchunks, args, eb));
   size_t nbytes = nchunks * (size_t)nvr * (3 * sizeof(double) + sizeof(int));
   CU(eb, MemcpyDtoH(e->host, e->red, nbytes));
@@ -338,21 +340,19 @@ static sdk_err cuda_displacement(sdk_ensemble *e, int var, double scale, sdk_mom
 
 static sdk_err cuda_minmax(sdk_ensemble *e, int var, double *lo, double *hi, sdk_errbuf *eb) {
   long long npad = e->npad, ppg = e->lay.ppg, path0 = e->lay.path0, nch = e->nch;
+  long long c0 = e->span.c0;
   int v = var;
-  size_t nchunks = (size_t)(e->lay.ngrid * e->nch);
-  void *args[] = {&e->st, &npad, &v, &ppg, &path0, &nch, &e->red};
+  size_t nchunks = (size_t)(e->span.c1 - e->span.c0);
+  void *args[] = {&e->st, &npad, &v, &ppg, &path0, &nch, &c0, &e->red};
   SDK_CHECK(launch(e, e->mod->red_minmax, "sdk_red_minmax", (int64_t)nchunks, args, eb));
   CU(eb, MemcpyDtoH(e->host, e->red, nchunks * 2 * sizeof(double)));
   const double *h = e->host;
-  for (int64_t g = 0; g < e->lay.ngrid; g++) {
-    double a = INFINITY, b = -INFINITY;
-    for (int64_t c = 0; c < e->nch; c++) {
-      size_t i = (size_t)(g * e->nch + c);
-      if (h[2 * i] < a) a = h[2 * i];
-      if (h[2 * i + 1] > b) b = h[2 * i + 1];
-    }
-    lo[g] = a;
-    hi[g] = b;
+  for (int64_t j = 0; j < e->span.g1 - e->span.g0; j++)
+    lo[j] = INFINITY, hi[j] = -INFINITY;
+  for (size_t i = 0; i < nchunks; i++) {
+    int64_t j = ((int64_t)i + e->span.c0) / e->nch - e->span.g0;
+    if (h[2 * i] < lo[j]) lo[j] = h[2 * i];
+    if (h[2 * i + 1] > hi[j]) hi[j] = h[2 * i + 1];
   }
   return SDK_OK;
 }
@@ -361,7 +361,7 @@ static sdk_err cuda_histogram(sdk_ensemble *e, int var, int64_t bins, const doub
                               const double *hi, uint64_t *counts, uint64_t *under, uint64_t *over,
                               sdk_errbuf *eb) {
   CU(eb, CtxSetCurrent(e->ctx->cx));
-  int64_t ng = e->lay.ngrid;
+  int64_t ng = e->span.g1 - e->span.g0; /* the grid points held */
   size_t ncount = (size_t)(ng * bins);
   /* one allocation: lo, hi, counts, under, over */
   size_t bytes = (size_t)ng * 2 * sizeof(double) + (ncount + 2 * (size_t)ng) * sizeof(uint64_t);
@@ -384,10 +384,11 @@ static sdk_err cuda_histogram(sdk_ensemble *e, int var, int64_t bins, const doub
   CUH(MemcpyHtoD(dhi, hi, (size_t)ng * sizeof(double)), "cuMemcpyHtoD");
   CUH(MemsetD8(dcnt, 0, (ncount + 2 * (size_t)ng) * sizeof(uint64_t)), "cuMemsetD8");
   {
-    long long npad = e->npad, ppg = e->lay.ppg, ngrid = ng, path0 = e->lay.path0, nb = bins;
+    long long npad = e->npad, ppg = e->lay.ppg, n = sdk_layout_npaths(&e->lay);
+    long long path0 = e->lay.path0, g0 = e->span.g0, nb = bins;
     int v = var;
-    void *args[] = {&e->st, &npad, &v, &ppg, &ngrid, &path0, &nb, &dlo, &dhi, &dcnt, &dun, &dov};
-    int64_t total = ng * e->lay.ppg;
+    void *args[] = {&e->st, &npad, &v, &ppg, &n, &path0, &g0, &nb, &dlo, &dhi, &dcnt, &dun, &dov};
+    int64_t total = n;
     err = launch(e, e->mod->red_hist, "sdk_red_hist", (total + 255) / 256, args, eb);
     if (err != SDK_OK) goto out;
   }
@@ -476,7 +477,7 @@ static sdk_err cuda_histogram_mod(sdk_ensemble *e, int var, int64_t bins, double
   if (!e->mod->red_hist_mod)
     return SDK_FAIL(eb, SDK_ERR_BACKEND, "cuda: this kernel module has no periodic histogram");
   CU(eb, CtxSetCurrent(e->ctx->cx));
-  int64_t ng = e->lay.ngrid, total = ng * e->lay.ppg;
+  int64_t ng = e->span.g1 - e->span.g0, total = sdk_layout_npaths(&e->lay);
   size_t ncount = (size_t)(ng * bins);
   CUresult r;
   if (e->sys.hist_bytes < ncount * sizeof(uint64_t)) { /* one buffer for all the samples */
@@ -501,10 +502,11 @@ static sdk_err cuda_histogram_mod(sdk_ensemble *e, int var, int64_t bins, double
     if (per < 4096) per = 4096;
     nb = (total + per - 1) / per;
     int shbins = bins <= 8192 ? (int)bins : 0;
-    long long npad = e->npad, ppg = e->lay.ppg, ngrid = ng, b = bins, pr = per;
+    long long npad = e->npad, ppg = e->lay.ppg, n = total, path0 = e->lay.path0;
+    long long g0 = e->span.g0, b = bins, pr = per;
     int v = var;
     double P = period;
-    void *args[] = {&e->st, &npad, &v, &ppg, &ngrid, &b, &P, &pr, &shbins, &d};
+    void *args[] = {&e->st, &npad, &v, &ppg, &n, &path0, &g0, &b, &P, &pr, &shbins, &d};
     r = sdk_cu.LaunchKernel(e->mod->red_hist_mod, (unsigned)nb, 1, 1, 256, 1, 1,
                             (unsigned)shbins * sizeof(unsigned), NULL, args, NULL);
     if (r == CUDA_SUCCESS) r = sdk_cu.CtxSynchronize();

@@ -173,6 +173,7 @@ struct sdk_ensemble {
   sdk_layout lay;
   int64_t npad;
   int64_t nch;    /* chunks per grid point */
+  sdk_span span;  /* the chunks and grid points held (backend.h) */
   size_t esize;   /* bytes per real */
   CUdeviceptr st; /* nvars * npad reals (2 nvars with compensation) */
   CUdeviceptr sv; /* ngrid * max(nsv, 1) reals */

@@ -117,11 +117,28 @@ static int is_opt(char **argv, int argc, int i, const char *name) {
   return 0;
 }
 
-/* SIGINT/SIGTERM during a run with --checkpoint: finish the chunk, save, stop.
- * (A signal handler has nothing but a global to talk to.) */
+/* SIGINT/SIGTERM during a run: finish the chunk, checkpoint if asked, stop.
+ * A second signal a second or more after the first kills at once (the
+ * default action, raised again); one sooner is the same request delivered
+ * twice (`timeout` and some schedulers signal the process and its process
+ * group) and is ignored.  (A signal handler has nothing but globals to talk
+ * to; clock_gettime and sigaction are async-signal-safe.) */
 static volatile sig_atomic_t g_stop = 0;
+static volatile sig_atomic_t g_stop_s = 0; /* monotonic seconds of the first signal */
 static void on_signal(int sig) {
-  g_stop = sig;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  if (!g_stop) {
+    g_stop = sig;
+    g_stop_s = (sig_atomic_t)ts.tv_sec;
+    return;
+  }
+  if ((sig_atomic_t)ts.tv_sec - g_stop_s < 1) return;
+  struct sigaction dfl;
+  memset(&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  sigaction(sig, &dfl, NULL);
+  raise(sig);
 }
 
 static void warn_line(void *user, const char *msg) {
@@ -253,14 +270,13 @@ static int check_run(cli_run *cr, const resume_opts *ro, int nobs) {
 }
 
 /* Run c: SIGINT/SIGTERM finish the chunk, checkpoint if asked, and say
- * where the run stopped (a second signal kills at once, SA_RESETHAND); a
+ * where the run stopped (a second signal later kills at once: on_signal); a
  * progress bar on a terminal. */
 static sdk_err execute(sdk_run_config *c, sdk_run **run, sdk_errbuf *eb) {
   progress pr = {isatty(2) && !c->quiet, 0, mono_s()};
   struct sigaction sa, old_int, old_term;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
-  sa.sa_flags = SA_RESETHAND;
   sigaction(SIGINT, &sa, &old_int);
   sigaction(SIGTERM, &sa, &old_term);
   c->stop = &g_stop;

@@ -20,7 +20,7 @@ bad() { # NAME REGEX OPS...
 }
 bad "another format" "has format 1" u32fmt:1
 bad "another version" "written by sdekit 9\.9\.9" set:VERS=9.9.9
-bad "another build" "another build of sdekit" "set:BILD=sdekit 0.1.0 abi 2 ckpt 3 cc 1.0 build evil"
+bad "another build" "another build of sdekit" "set:BILD=sdekit 0.1.0 abi 3 ckpt 3 cc 1.0 build evil"
 bad "another kernel" "written for another kernel" set:KHSH=0123456789abcdef0123456789abcdef
 bad "a kernel hash that is no hash" "corrupt \(kernel hash\)" "set:KHSH=../../x"
 python3 -c 'import struct,sys; sys.stdout.buffer.write(struct.pack("<q", 99))' >"$T/abi"

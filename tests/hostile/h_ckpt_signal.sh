@@ -15,6 +15,7 @@ for sig in INT TERM; do
   check "SIG$sig: says the step" grep -Eq '^sdekit: interrupted at step [0-9]+ of 10000000 \(t = [0-9.e+]+\)' "$T/err.$sig"
   check "SIG$sig: says how to make it resumable" grep -q 'nothing was saved: run with --checkpoint FILE' "$T/err.$sig"
   check "SIG$sig: no output" test ! -e "$T/r.tsv"
+  [ -n "$(grep -E '^sdekit: interrupted' "$T/err.$sig")" ] || echo "  (stderr of SIG$sig: $(head -c 400 "$T/err.$sig"))" >&2
 done
 # with --checkpoint: the file to resume.  The signal comes once the first
 # checkpoint exists, so the run is surely in its loop however loaded the machine.
