@@ -2,7 +2,7 @@
 # On the GPU machine (the device tool): build, the GPU test suite, GPU golden
 # hashes against an older tree, and benchmarks, in one call.  Logs under $OUT.
 #
-#   bash scripts/gpu-verify.sh [STAGE...]     stages: build tests cpu golden bench
+#   bash scripts/gpu-verify.sh [STAGE...]     stages: build tests cpu golden bench compare
 #                                              (default: build tests golden bench)
 #
 # golden: when .old/ holds another checkout (e.g. `git archive REV | tar -x -C .old`,
@@ -30,7 +30,7 @@ if has build; then
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit --format=csv \
     > "$OUT/gpu.txt" 2>&1
   say "gpu: $(tail -1 "$OUT/gpu.txt")"
-  if [ -d .old ] && has golden; then build .old build-old & fi
+  if [ -d .old ] && { has golden || has compare; }; then build .old build-old & fi
   build . build-gpu && say "build: ok" || { say "build: FAILED"; tail -30 "$OUT/build-build-gpu.log"; exit 1; }
   wait
 fi
@@ -70,6 +70,13 @@ if has bench; then
   kill $clk 2> /dev/null
   say "SM clock during the benchmarks (MHz, min/max): $(cut -d, -f1 "$OUT/clock.txt" | awk '{print $1}' | sort -n | sed -n '1p;$p' | tr '\n' ' ')"
   cat "$OUT/bench.txt" >> "$summary"
+fi
+if has compare && [ -x build-old/sdekit ]; then
+  # throughput of the older tree and this one, alternated (scripts/bench-compare.sh)
+  timeout 420 bash scripts/bench-compare.sh build-old/sdekit "$B" cuda "${ROUNDS:-3}" \
+    > "$OUT/compare.txt" 2>&1
+  say "bench-compare (old = .old, new = this tree, best of ${ROUNDS:-3} alternated):"
+  cat "$OUT/compare.txt" >> "$summary"
 fi
 echo "---- summary ----"
 cat "$summary"
