@@ -352,7 +352,7 @@ static int cmd_run_parsed(cli_run *cr, int argc, char **argv, const resume_opts 
   record_command(cr, argc, argv);
   int rc = cli_run_parse(argc, argv, cr, 1);
   if (cr->help) {
-    fputs(cli_run_help(), stdout);
+    cli_run_help(stdout);
     return 0;
   }
   if (rc) return rc;

@@ -12,6 +12,7 @@
 #include "cli/env.h"
 #include "core/strbuf.h"
 #include "model/model.h"
+#include "sim/registry.h"
 
 int cli_fail(sdk_err e, const sdk_errbuf *eb) {
   cli_error("%s", eb->msg[0] ? eb->msg : sdk_err_name(e));
@@ -48,8 +49,9 @@ static const char RUN_HELP[] =
     "  --periods N               integrate N periods (periodic models)\n"
     "  --transient T             start of the drift window (default 0)\n"
     "  --transient-periods N     the same in periods\n"
-    "  --scheme NAME             euler | srk2 (default: srk2, or euler when the noise is\n"
-    "                            multiplicative)\n"
+    "  --scheme NAME             (default: srk2, or euler when the noise is multiplicative or\n"
+    "                            for systems of particles)\n"
+    "@SCHEMES@"
     "  --seed N                  random seed (default 1); same seed, same results\n"
     "where and how:\n"
     "  --backend NAME            cpu | cuda | auto (default cpu)\n"
@@ -60,10 +62,8 @@ static const char RUN_HELP[] =
     "  --no-compensation         single precision: plain x += dx state update, without the\n"
     "                            compensated (Kahan) sum that keeps long drifting runs exact\n"
     "observables:\n"
-    "  --observe LIST            comma-separated: drift, moments, hist, density, order (default "
-    "drift)\n"
-    "                            order: r(t), psi(t) of the first periodic variable, per system\n"
-    "                            of --particles, averaged over the systems\n"
+    "  --observe LIST            comma-separated (default drift):\n"
+    "@OBSERVABLES@"
     "  --drift VAR               variable whose drift <<v>> is measured (default: the first)\n"
     "  --sample-every N          steps between moment samples (default: one period, or 1/100 of "
     "the run)\n"
@@ -89,8 +89,30 @@ static const char RUN_HELP[] =
     "\n"
     "Results with the same seed and settings are bitwise identical whatever the thread count.\n";
 
-const char *cli_run_help(void) {
-  return RUN_HELP;
+/* The help, with the schemes and observables of the registry. */
+void cli_run_help(FILE *f) {
+  const char *s = RUN_HELP;
+  for (;;) {
+    const char *at = strchr(s, '@');
+    if (!at) break;
+    fwrite(s, 1, (size_t)(at - s), f);
+    if (!strncmp(at, "@SCHEMES@", 9)) {
+      for (int i = 0; sdk_registry_schemes[i]; i++)
+        fprintf(f, "%28s%-9s %s\n", "", sdk_registry_schemes[i]->name,
+                sdk_registry_schemes[i]->description);
+      s = at + 9;
+    } else if (!strncmp(at, "@OBSERVABLES@", 13)) {
+      for (int i = 0; sdk_registry_observables[i]; i++)
+        if (!(sdk_registry_observables[i]->flags & SDK_OBS_BY_OPTION))
+          fprintf(f, "%28s%-9s %s\n", "", sdk_registry_observables[i]->name,
+                  sdk_registry_observables[i]->description);
+      s = at + 13;
+    } else {
+      fputc('@', f);
+      s = at + 1;
+    }
+  }
+  fputs(s, f);
 }
 
 enum {

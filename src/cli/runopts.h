@@ -4,6 +4,8 @@
 #ifndef SDK_CLI_RUNOPTS_H
 #define SDK_CLI_RUNOPTS_H
 
+#include <stdio.h>
+
 #include <stdint.h>
 
 #include "core/error.h"
@@ -32,7 +34,7 @@ int cli_run_parse(int argc, char **argv, cli_run *cr, int need_model);
 /* Free what cli_run_parse allocated (scan axes, --set names, argv_copy). */
 void cli_run_free(cli_run *cr);
 /* The text of `sdekit run --help`. */
-const char *cli_run_help(void);
+void cli_run_help(FILE *f);
 
 /* The commands' error reports (through cli_error): the error's message (or
  * its name) with the exit status that goes with it; a usage error built from

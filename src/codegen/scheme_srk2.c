@@ -36,8 +36,7 @@ static const sdk_srk_table srk2_table = {
 
 const sdk_scheme_type sdk_scheme_srk2 = {
     .name = "srk2",
-    .description =
-        "stochastic Heun / SRK2 of Januszewski & Kostur Alg. 2 (weak order 2, additive noise)",
+    .description = "stochastic Heun, the paper's SRK2 (weak order 2, additive noise)",
     .strong_order = 1,
     .weak_order = 2,
     .calculus = SDK_CALCULUS_STRATONOVICH,
