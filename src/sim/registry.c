@@ -19,7 +19,8 @@
   X(hist)                                                                                          \
   X(density)                                                                                       \
   X(paths)                                                                                         \
-  X(order)
+  X(order)                                                                                         \
+  X(range)
 
 /* The backends (backend/NAME.c defines sdk_backend_NAME). */
 #define SDK_BACKENDS(X)                                                                            \
