@@ -1,0 +1,179 @@
+/* Every observable of the registry (src/sim/registry.c), whatever it is:
+ *  - its table is complete and coherent (name, description, setup, TSV text,
+ *    a hook for each flag);
+ *  - a run with it writes HDF5 and TSV, and its datasets live under NAME/;
+ *  - a run stopped half way (its checkpoint) and resumed gives bitwise the
+ *    results of the run without the stop (checkpoints save observables
+ *    generically: nothing of an observable may be missing from them);
+ * and the range observable (added by the recipe) against its exact answer:
+ * with every path saved, its min and max are those of the saved values.
+ * Runs on $SDK_TEST_BACKEND. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "io/io.h"
+#include "sim/checkpoint.h"
+#include "sim/registry.h"
+#include "simtest.h"
+#include "testutil.h"
+
+static void check_table(const sdk_obs_type *t) {
+  int ok = t->name && t->name[0] && t->description && t->description[0] && t->setup &&
+           t->write_tsv && (!(t->flags & SDK_OBS_SAMPLED) || t->sample) &&
+           (!(t->flags & SDK_OBS_SYSTEM_SUMS) || t->sys_row) &&
+           (t->sample || t->finish || t->sys_row);
+  TU_CHECK(ok, "observable '%s': incomplete table", t->name ? t->name : "?");
+  for (int i = 0; sdk_registry_observables[i] != t; i++)
+    TU_CHECK(strcmp(sdk_registry_observables[i]->name, t->name), "'%s' registered twice", t->name);
+  TU_CHECK(sdk_find_observable(t->name) == t, "'%s' not found by name", t->name);
+}
+
+static void config(sdk_run_config *c, const sdk_obs_type *t) {
+  sdk_run_config_defaults(c);
+  c->backend = st_backend();
+  if (t->flags & SDK_OBS_SYSTEMS_ONLY) {
+    c->model = "kuramoto-meanfield";
+    c->particles = 512;
+    c->paths = 2;
+    c->dt = 0.01;
+    c->t_end = 1;
+  } else {
+    c->model = "ou";
+    c->paths = 500;
+    c->dt = 0.01;
+    c->t_end = 2;
+  }
+  c->observe = t->flags & SDK_OBS_BY_OPTION ? "" : t->name;
+  c->obs.nsave = 2;
+  c->obs.save_index[0] = 0, c->obs.save_index[1] = 3;
+  c->sample_every = 10;
+}
+
+/* NAME/ holds datasets, and nothing of other observables is missing */
+static void check_output(const sdk_obs_type *t, const sdk_results *R) {
+  int mine = 0;
+  size_t n = strlen(t->name);
+  for (int i = 0; i < R->store.n; i++)
+    mine += !strncmp(R->store.ds[i]->path, t->name, n) && R->store.ds[i]->path[n] == '/';
+  TU_CHECK(mine > 0 && sdk_results_has(R, t->name), "%s: no datasets under %s/", t->name, t->name);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  sdk_errbuf eb = {0};
+  sdk_err e = sdk_write_tsv(R, t->name, f, &eb);
+  fclose(f);
+  TU_CHECK(e == SDK_OK && len > 100, "%s: TSV (%s)", t->name, eb.msg);
+  free(buf);
+  char path[] = "/tmp/sdk-obs-XXXXXX";
+  int fd = mkstemp(path);
+  if (fd >= 0) close(fd);
+  e = sdk_write_h5(R, path, &eb);
+  TU_CHECK(e == SDK_OK, "%s: HDF5 (%s)", t->name, eb.msg);
+  unlink(path);
+}
+
+static volatile int g_stop;
+static void stop_half_way(void *user, double frac, double sps) {
+  (void)user, (void)sps;
+  if (frac >= 0.5) g_stop = 1;
+}
+
+static int same_store(const sdk_results *A, const sdk_results *B) {
+  if (A->store.n != B->store.n) return 0;
+  for (int i = 0; i < A->store.n; i++) {
+    const sdk_dataset *a = A->store.ds[i], *b = sdk_store_find(&B->store, a->path);
+    if (!b || a->rank != b->rank || memcmp(a->dims, b->dims, sizeof a->dims) ||
+        memcmp(a->data, b->data, (size_t)sdk_ds_count(a) * 8))
+      return 0;
+  }
+  return 1;
+}
+
+/* stopped half way with a checkpoint, then resumed: the same bits */
+static void check_resume(const sdk_obs_type *t, const sdk_results *whole) {
+  sdk_run_config c;
+  config(&c, t);
+  char ck[] = "/tmp/sdk-obs-ck-XXXXXX";
+  int fd = mkstemp(ck);
+  if (fd >= 0) close(fd);
+  c.checkpoint = ck;
+  c.checkpoint_every = 0;
+  g_stop = 0;
+  c.stop = &g_stop;
+  c.progress = stop_half_way;
+  st_env(&c.env);
+  sdk_errbuf eb = {0};
+  sdk_run *r = NULL;
+  sdk_err e = sdk_run_execute(&c, &r, &eb);
+  TU_CHECK(e == SDK_ERR_INTERRUPTED, "%s: stopped half way (%s)", t->name, eb.msg);
+  sdk_ckpt *k = NULL;
+  e = sdk_ckpt_read(ck, &k, &eb);
+  TU_CHECK(e == SDK_OK, "%s: checkpoint read (%s)", t->name, eb.msg);
+  if (e == SDK_OK) {
+    sdk_run_config c2;
+    config(&c2, t);
+    c2.resume = k;
+    c2.checkpoint = ck;
+    c2.checkpoint_every = 0;
+    sdk_run *r2 = st_run(&c2);
+    TU_CHECK(r2 && same_store(whole, sdk_run_results(r2)),
+             "%s: resumed from step %lld: bitwise the uninterrupted results", t->name,
+             (long long)k->step);
+    sdk_run_destroy(&r2);
+  }
+  sdk_ckpt_destroy(&k);
+  unlink(ck);
+}
+
+/* range: with every path saved, min and max are those of the saved values */
+static void check_range(void) {
+  sdk_run_config c;
+  config(&c, sdk_find_observable("range"));
+  c.paths = 40;
+  c.obs.nsave = 40;
+  for (int i = 0; i < 40; i++)
+    c.obs.save_index[i] = i;
+  sdk_run *r = st_run(&c);
+  TU_CHECK(r != NULL, "range run");
+  if (!r) return;
+  const sdk_results *R = sdk_run_results(r);
+  const double *lo = sdk_results_f64(R, "range/min_x"), *hi = sdk_results_f64(R, "range/max_x");
+  const double *x = sdk_results_f64(R, "paths/x");
+  const sdk_dataset *t = sdk_store_find(&R->store, "range/t");
+  int64_t ns = t ? t->dims[0] : 0, bad = 0;
+  for (int64_t s = 0; lo && hi && x && s < ns; s++) {
+    double a = INFINITY, b = -INFINITY;
+    for (int k = 0; k < 40; k++)
+      a = fmin(a, x[k * ns + s]), b = fmax(b, x[k * ns + s]);
+    bad += a != lo[s] || b != hi[s];
+  }
+  TU_CHECK(lo && hi && x && ns == 21 && bad == 0,
+           "range: min/max of %lld samples equal those of the 40 saved paths (%lld differ)",
+           (long long)ns, (long long)bad);
+  if (lo && hi) printf("range: x in [%.6f, %.6f] at t = 2\n", lo[ns - 1], hi[ns - 1]);
+  sdk_run_destroy(&r);
+}
+
+int main(void) {
+  st_require_backend();
+  int n = 0;
+  for (int i = 0; sdk_registry_observables[i]; i++, n++) {
+    const sdk_obs_type *t = sdk_registry_observables[i];
+    check_table(t);
+    sdk_run_config c;
+    config(&c, t);
+    sdk_run *r = st_run(&c);
+    TU_CHECK(r != NULL, "%s: run", t->name);
+    if (!r) continue;
+    check_output(t, sdk_run_results(r));
+    check_resume(t, sdk_run_results(r));
+    sdk_run_destroy(&r);
+    printf("%-8s %s: output and resume checked\n", t->name, t->description);
+  }
+  TU_CHECK(n >= 7, "%d observables registered", n);
+  check_range();
+  return tu_finish("test_observables");
+}
