@@ -21,8 +21,9 @@
  *
  * Sources today: gaussian (Box-Muller, noise_gauss.c).  A new one (e.g.
  * three-point values for a weak order 2 scheme) is one file defining its
- * sdk_noise_type, its declaration below and one line of the registry
- * (sim/registry.c); a scheme names the source its steps need.
+ * sdk_noise_type sdk_noise_NAME and one line of the registry
+ * (sim/registry.c); a scheme names the source its steps need (declaring it
+ * extern where it is not declared below).
  */
 #ifndef SDK_CODEGEN_NOISE_H
 #define SDK_CODEGEN_NOISE_H

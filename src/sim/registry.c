@@ -33,6 +33,8 @@ SDK_SCHEMES(SDK_DECLARE_SCHEME)
 #define SDK_SCHEME_ENTRY(n) &sdk_scheme_##n,
 const sdk_scheme_type *const sdk_registry_schemes[] = {SDK_SCHEMES(SDK_SCHEME_ENTRY) NULL};
 
+#define SDK_DECLARE_NOISE(n) extern const sdk_noise_type sdk_noise_##n;
+SDK_NOISES(SDK_DECLARE_NOISE)
 #define SDK_NOISE_ENTRY(n) &sdk_noise_##n,
 const sdk_noise_type *const sdk_registry_noises[] = {SDK_NOISES(SDK_NOISE_ENTRY) NULL};
 
@@ -41,6 +43,8 @@ SDK_OBSERVABLES(SDK_DECLARE_OBS)
 #define SDK_OBS_ENTRY(n) &sdk_obs_##n,
 const sdk_obs_type *const sdk_registry_observables[] = {SDK_OBSERVABLES(SDK_OBS_ENTRY) NULL};
 
+#define SDK_DECLARE_BACKEND(n) extern const sdk_backend sdk_backend_##n;
+SDK_BACKENDS(SDK_DECLARE_BACKEND)
 #define SDK_BACKEND_ENTRY(n) &sdk_backend_##n,
 const sdk_backend *const sdk_registry_backends[] = {SDK_BACKENDS(SDK_BACKEND_ENTRY) NULL};
 
