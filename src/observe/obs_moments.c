@@ -75,34 +75,26 @@ static sdk_err moments_sample(const sdk_obs_ctx *c, void *p, int64_t s, int64_t 
 }
 
 static sdk_err moments_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
-  char b[32];
   const sdk_store *S = &R->store;
   const sdk_dataset *t = sdk_store_find(S, "moments/t");
-  if (!t) return SDK_FAIL(eb, SDK_ERR_INTERNAL, "moments: no sample times");
-  int64_t ns = t->dims[t->rank - 1], nv = R->nvars;
-  const double **mv = calloc((size_t)(2 * nv), sizeof *mv);
-  if (!mv) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  for (int64_t v = 0; v < nv; v++) {
-    mv[2 * v] = sdk_ds_f64(sdk_store_findf(S, "moments/mean_%s", R->var_names[v]));
-    mv[2 * v + 1] = sdk_ds_f64(sdk_store_findf(S, "moments/var_%s", R->var_names[v]));
+  int nc = 2 * R->nvars;
+  char(*names)[80] = calloc((size_t)nc, sizeof *names);
+  const char **np = calloc((size_t)nc, sizeof *np);
+  const double **cols = calloc((size_t)nc, sizeof *cols);
+  sdk_err e = t && names && np && cols
+                  ? SDK_OK
+                  : SDK_FAIL(eb, SDK_ERR_INTERNAL, "moments: incomplete results");
+  for (int k = 0; k < nc && e == SDK_OK; k++) {
+    snprintf(names[k], sizeof names[k], "%s_%s", k % 2 ? "var" : "mean", R->var_names[k / 2]);
+    np[k] = names[k];
+    char path[128];
+    snprintf(path, sizeof path, "moments/%s", names[k]);
+    if (!(cols[k] = sdk_results_f64(R, path)))
+      e = SDK_FAIL(eb, SDK_ERR_INTERNAL, "moments: no %s", path);
   }
-  sdk_tsv_header_start(R, f);
-  fputs("t", f);
-  for (int64_t v = 0; v < nv; v++)
-    fprintf(f, "\tmean_%s\tvar_%s", R->var_names[v], R->var_names[v]);
-  fputc('\n', f);
-  for (int64_t g = 0; g < R->ngrid; g++) {
-    if (g > 0) fputc('\n', f);
-    for (int64_t s = 0; s < ns; s++) {
-      sdk_tsv_coords(R, g, f);
-      fputs(sdk_fmt_stat(b, sdk_ds_f64(t)[g * ns + s]), f);
-      for (int64_t k = 0; k < 2 * nv; k++)
-        fprintf(f, "\t%s", sdk_fmt_stat(b, mv[k] ? mv[k][g * ns + s] : 0));
-      fputc('\n', f);
-    }
-  }
-  free(mv);
-  return SDK_OK;
+  if (e == SDK_OK) sdk_tsv_series(R, f, "\n", t->dims[t->rank - 1], sdk_ds_f64(t), nc, np, cols);
+  free(names), free(np), free(cols);
+  return e;
 }
 
 const sdk_obs_type sdk_obs_moments = {

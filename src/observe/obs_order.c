@@ -88,7 +88,7 @@ static sdk_err order_row(const sdk_obs_ctx *c, void *p, int64_t *nsamples, int64
 }
 
 static sdk_err order_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
-  char b0[32], b1[32], b2[32], b3[32];
+  char b0[32];
   const sdk_store *S = &R->store;
   const sdk_group_attrs *ga = sdk_store_group(S, "order");
   const sdk_dataset *t = sdk_store_find(S, "order/t");
@@ -109,17 +109,9 @@ static sdk_err order_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
   fputs("# r = mean over systems of |Z|, Z = <exp(2 pi i x / period)> over a system's particles;\n"
         "# r_err = its standard error over systems; psi = arg of the mean of Z\n",
         f);
-  sdk_tsv_header_start(R, f);
-  fputs("t\tr\tr_err\tpsi\n", f);
-  for (int64_t g = 0; g < R->ngrid; g++) {
-    if (g > 0) fputs("\n\n", f);
-    for (int64_t s = 0; s < ns; s++) {
-      int64_t k = g * ns + s;
-      sdk_tsv_coords(R, g, f);
-      fprintf(f, "%s\t%s\t%s\t%s\n", sdk_fmt_stat(b0, sdk_ds_f64(t)[k]), sdk_fmt_stat(b1, r[k]),
-              sdk_fmt_stat(b2, err[k]), sdk_fmt_stat(b3, psi[k]));
-    }
-  }
+  const char *names[3] = {"r", "r_err", "psi"};
+  const double *cols[3] = {r, err, psi};
+  sdk_tsv_series(R, f, "\n\n", ns, sdk_ds_f64(t), 3, names, cols);
   return SDK_OK;
 }
 

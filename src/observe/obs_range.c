@@ -66,31 +66,25 @@ static sdk_err range_sample(const sdk_obs_ctx *c, void *p, int64_t s, int64_t st
 }
 
 static sdk_err range_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
-  char b[32];
   const sdk_dataset *t = sdk_store_find(&R->store, "range/t");
-  if (!t) return SDK_FAIL(eb, SDK_ERR_INTERNAL, "range: no sample times");
-  int64_t ns = t->dims[t->rank - 1], nv = R->nvars;
-  sdk_tsv_header_start(R, f);
-  fputs("t", f);
-  for (int64_t v = 0; v < nv; v++)
-    fprintf(f, "\tmin_%s\tmax_%s", R->var_names[v], R->var_names[v]);
-  fputc('\n', f);
-  for (int64_t g = 0; g < R->ngrid; g++) {
-    if (g > 0) fputc('\n', f);
-    for (int64_t s = 0; s < ns; s++) {
-      sdk_tsv_coords(R, g, f);
-      fputs(sdk_fmt_stat(b, sdk_ds_f64(t)[g * ns + s]), f);
-      for (int64_t v = 0; v < nv; v++) {
-        const double *lo = sdk_ds_f64(sdk_store_findf(&R->store, "range/min_%s", R->var_names[v]));
-        const double *hi = sdk_ds_f64(sdk_store_findf(&R->store, "range/max_%s", R->var_names[v]));
-        if (!lo || !hi) return SDK_FAIL(eb, SDK_ERR_INTERNAL, "range: incomplete results");
-        fprintf(f, "\t%s", sdk_fmt_stat(b, lo[g * ns + s]));
-        fprintf(f, "\t%s", sdk_fmt_stat(b, hi[g * ns + s]));
-      }
-      fputc('\n', f);
-    }
+  int nc = 2 * R->nvars;
+  char(*names)[80] = calloc((size_t)nc, sizeof *names);
+  const char **np = calloc((size_t)nc, sizeof *np);
+  const double **cols = calloc((size_t)nc, sizeof *cols);
+  sdk_err e = t && names && np && cols
+                  ? SDK_OK
+                  : SDK_FAIL(eb, SDK_ERR_INTERNAL, "range: incomplete results");
+  for (int k = 0; k < nc && e == SDK_OK; k++) {
+    snprintf(names[k], sizeof names[k], "%s_%s", k % 2 ? "max" : "min", R->var_names[k / 2]);
+    np[k] = names[k];
+    cols[k] = sdk_store_findf(&R->store, "range/%s", names[k])
+                  ? sdk_ds_f64(sdk_store_findf(&R->store, "range/%s", names[k]))
+                  : NULL;
+    if (!cols[k]) e = SDK_FAIL(eb, SDK_ERR_INTERNAL, "range: no %s", names[k]);
   }
-  return SDK_OK;
+  if (e == SDK_OK) sdk_tsv_series(R, f, "\n", t->dims[t->rank - 1], sdk_ds_f64(t), nc, np, cols);
+  free(names), free(np), free(cols);
+  return e;
 }
 
 const sdk_obs_type sdk_obs_range = {

@@ -24,3 +24,23 @@ void sdk_tsv_coords(const sdk_results *R, int64_t g, FILE *f) {
 double sdk_tsv_bin_edge(double lo, double hi, int64_t e, int64_t bins) {
   return e == bins ? hi : lo + (hi - lo) * ((double)e / (double)bins);
 }
+
+void sdk_tsv_series(const sdk_results *R, FILE *f, const char *sep, int64_t ns, const double *t,
+                    int ncol, const char *const *names, const double *const *cols) {
+  char b[32];
+  sdk_tsv_header_start(R, f);
+  fputs("t", f);
+  for (int k = 0; k < ncol; k++)
+    fprintf(f, "\t%s", names[k]);
+  fputc('\n', f);
+  for (int64_t g = 0; g < R->ngrid; g++) {
+    if (g > 0) fputs(sep, f);
+    for (int64_t s = 0; s < ns; s++) {
+      sdk_tsv_coords(R, g, f);
+      fputs(sdk_fmt_stat(b, t[g * ns + s]), f);
+      for (int k = 0; k < ncol; k++)
+        fprintf(f, "\t%s", sdk_fmt_stat(b, cols[k][g * ns + s]));
+      fputc('\n', f);
+    }
+  }
+}

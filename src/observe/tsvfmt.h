@@ -17,6 +17,12 @@
 void sdk_tsv_header_start(const sdk_results *R, FILE *f);
 /* The scan coordinates of grid point g, each followed by a tab. */
 void sdk_tsv_coords(const sdk_results *R, int64_t g, FILE *f);
+/* Time series: the header line (scan names, "t", the column names), then per
+ * grid point (blocks separated by `sep`: "\n" for splot surfaces, "\n\n" for
+ * gnuplot's index) one line per sample: coordinates, t, the columns.  t and
+ * every column are [grid][nsamples] arrays. */
+void sdk_tsv_series(const sdk_results *R, FILE *f, const char *sep, int64_t ns, const double *t,
+                    int ncol, const char *const *names, const double *const *cols);
 /* Edge e (0..bins) of the histogram [lo, hi]: the last one is hi exactly. */
 double sdk_tsv_bin_edge(double lo, double hi, int64_t e, int64_t bins);
 
