@@ -75,26 +75,7 @@ static sdk_err moments_sample(const sdk_obs_ctx *c, void *p, int64_t s, int64_t 
 }
 
 static sdk_err moments_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
-  const sdk_store *S = &R->store;
-  const sdk_dataset *t = sdk_store_find(S, "moments/t");
-  int nc = 2 * R->nvars;
-  char(*names)[80] = calloc((size_t)nc, sizeof *names);
-  const char **np = calloc((size_t)nc, sizeof *np);
-  const double **cols = calloc((size_t)nc, sizeof *cols);
-  sdk_err e = t && names && np && cols
-                  ? SDK_OK
-                  : SDK_FAIL(eb, SDK_ERR_INTERNAL, "moments: incomplete results");
-  for (int k = 0; k < nc && e == SDK_OK; k++) {
-    snprintf(names[k], sizeof names[k], "%s_%s", k % 2 ? "var" : "mean", R->var_names[k / 2]);
-    np[k] = names[k];
-    char path[128];
-    snprintf(path, sizeof path, "moments/%s", names[k]);
-    if (!(cols[k] = sdk_results_f64(R, path)))
-      e = SDK_FAIL(eb, SDK_ERR_INTERNAL, "moments: no %s", path);
-  }
-  if (e == SDK_OK) sdk_tsv_series(R, f, "\n", t->dims[t->rank - 1], sdk_ds_f64(t), nc, np, cols);
-  free(names), free(np), free(cols);
-  return e;
+  return sdk_tsv_var_pairs(R, f, "moments", "mean", "var", eb);
 }
 
 const sdk_obs_type sdk_obs_moments = {

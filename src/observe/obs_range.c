@@ -66,25 +66,7 @@ static sdk_err range_sample(const sdk_obs_ctx *c, void *p, int64_t s, int64_t st
 }
 
 static sdk_err range_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
-  const sdk_dataset *t = sdk_store_find(&R->store, "range/t");
-  int nc = 2 * R->nvars;
-  char(*names)[80] = calloc((size_t)nc, sizeof *names);
-  const char **np = calloc((size_t)nc, sizeof *np);
-  const double **cols = calloc((size_t)nc, sizeof *cols);
-  sdk_err e = t && names && np && cols
-                  ? SDK_OK
-                  : SDK_FAIL(eb, SDK_ERR_INTERNAL, "range: incomplete results");
-  for (int k = 0; k < nc && e == SDK_OK; k++) {
-    snprintf(names[k], sizeof names[k], "%s_%s", k % 2 ? "max" : "min", R->var_names[k / 2]);
-    np[k] = names[k];
-    cols[k] = sdk_store_findf(&R->store, "range/%s", names[k])
-                  ? sdk_ds_f64(sdk_store_findf(&R->store, "range/%s", names[k]))
-                  : NULL;
-    if (!cols[k]) e = SDK_FAIL(eb, SDK_ERR_INTERNAL, "range: no %s", names[k]);
-  }
-  if (e == SDK_OK) sdk_tsv_series(R, f, "\n", t->dims[t->rank - 1], sdk_ds_f64(t), nc, np, cols);
-  free(names), free(np), free(cols);
-  return e;
+  return sdk_tsv_var_pairs(R, f, "range", "min", "max", eb);
 }
 
 const sdk_obs_type sdk_obs_range = {

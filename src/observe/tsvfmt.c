@@ -1,5 +1,7 @@
 #include "observe/tsvfmt.h"
 
+#include <stdlib.h>
+
 void sdk_tsv_header_start(const sdk_results *R, FILE *f) {
   fputs("# ", f);
   for (int i = 0; i < R->nscan; i++)
@@ -43,4 +45,25 @@ void sdk_tsv_series(const sdk_results *R, FILE *f, const char *sep, int64_t ns, 
       fputc('\n', f);
     }
   }
+}
+
+sdk_err sdk_tsv_var_pairs(const sdk_results *R, FILE *f, const char *group, const char *a,
+                          const char *b, sdk_errbuf *eb) {
+  const sdk_dataset *t = sdk_store_findf(&R->store, "%s/t", group);
+  int nc = 2 * R->nvars;
+  char(*names)[80] = calloc((size_t)nc, sizeof *names);
+  const char **np = calloc((size_t)nc, sizeof *np);
+  const double **cols = calloc((size_t)nc, sizeof *cols);
+  sdk_err e = t && names && np && cols
+                  ? SDK_OK
+                  : SDK_FAIL(eb, SDK_ERR_INTERNAL, "%s: incomplete results", group);
+  for (int k = 0; k < nc && e == SDK_OK; k++) {
+    snprintf(names[k], sizeof names[k], "%s_%s", k % 2 ? b : a, R->var_names[k / 2]);
+    np[k] = names[k];
+    if (!(cols[k] = sdk_ds_f64(sdk_store_findf(&R->store, "%s/%s", group, names[k]))))
+      e = SDK_FAIL(eb, SDK_ERR_INTERNAL, "%s: no %s", group, names[k]);
+  }
+  if (e == SDK_OK) sdk_tsv_series(R, f, "\n", t->dims[t->rank - 1], sdk_ds_f64(t), nc, np, cols);
+  free(names), free(np), free(cols);
+  return e;
 }

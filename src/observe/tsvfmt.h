@@ -23,6 +23,11 @@ void sdk_tsv_coords(const sdk_results *R, int64_t g, FILE *f);
  * every column are [grid][nsamples] arrays. */
 void sdk_tsv_series(const sdk_results *R, FILE *f, const char *sep, int64_t ns, const double *t,
                     int ncol, const char *const *names, const double *const *cols);
+/* The same for two statistics of every variable VAR, the datasets
+ * GROUP/A_VAR and GROUP/B_VAR (columns in that order, blocks separated by
+ * one blank line), with GROUP/t; SDK_ERR_INTERNAL when one is missing. */
+sdk_err sdk_tsv_var_pairs(const sdk_results *R, FILE *f, const char *group, const char *a,
+                          const char *b, sdk_errbuf *eb);
 /* Edge e (0..bins) of the histogram [lo, hi]: the last one is hi exactly. */
 double sdk_tsv_bin_edge(double lo, double hi, int64_t e, int64_t bins);
 
