@@ -169,9 +169,23 @@ extern const sdk_backend sdk_backend_cuda;
  * blocks of both backends. */
 int64_t sdk_padded_paths(int64_t total);
 
-/* List CUDA devices (ordinal, name, compute capability, SMs, memory) and
- * whether NVRTC is found (searched as o->env says; o may be NULL). */
-sdk_err sdk_cuda_list_devices(const sdk_backend_opts *o, FILE *out, int *count, sdk_errbuf *eb);
+/* The CUDA driver, NVRTC (searched as o->env says; o may be NULL: its
+ * version is 0.0 when not found) and the number of devices; SDK_ERR_BACKEND
+ * without a driver or a device. */
+typedef struct sdk_cuda_sysinfo {
+  int driver; /* 12040: 12.4 */
+  int nvrtc_major, nvrtc_minor;
+  char nvrtc_path[512];
+  int ndevices;
+} sdk_cuda_sysinfo;
+sdk_err sdk_cuda_query(const sdk_backend_opts *o, sdk_cuda_sysinfo *info, sdk_errbuf *eb);
+/* Device i: name, compute capability, multiprocessors, memory (bytes). */
+typedef struct sdk_cuda_devinfo {
+  char name[256];
+  int major, minor, sms;
+  double memory;
+} sdk_cuda_devinfo;
+sdk_err sdk_cuda_query_device(int i, sdk_cuda_devinfo *d, sdk_errbuf *eb);
 
 /* Reduction chunks per grid point: ceil(ppg / SDK_RED_CHUNK). */
 int64_t sdk_chunks_per_grid(int64_t ppg);

@@ -522,8 +522,8 @@ out:
 }
 
 /* List the devices (for `sdekit devices`); returns the number found. */
-sdk_err sdk_cuda_list_devices(const sdk_backend_opts *o, FILE *out, int *count, sdk_errbuf *eb) {
-  *count = 0;
+sdk_err sdk_cuda_query(const sdk_backend_opts *o, sdk_cuda_sysinfo *info, sdk_errbuf *eb) {
+  memset(info, 0, sizeof *info);
   if (!sdk_cu_load()) return SDK_FAIL(eb, SDK_ERR_BACKEND, "%s", sdk_cu.why);
   CUresult r = sdk_cu.Init(0);
   int n = 0;
@@ -531,28 +531,30 @@ sdk_err sdk_cuda_list_devices(const sdk_backend_opts *o, FILE *out, int *count, 
   if (r == CUDA_ERROR_NO_DEVICE || (r == CUDA_SUCCESS && n == 0))
     return SDK_FAIL(eb, SDK_ERR_BACKEND, "no CUDA device");
   if (r != CUDA_SUCCESS) return sdk_cu_fail(eb, "cuInit", r);
-  int drv = 0;
-  sdk_cu.DriverGetVersion(&drv);
-  fprintf(out, "CUDA driver %d.%d; NVRTC %s\n", drv / 1000, (drv % 1000) / 10,
-          sdk_nv_load(o ? &o->env : NULL) ? "found" : "not found (needed to run kernels)");
-  if (sdk_nv.ok) fprintf(out, "NVRTC %d.%d: %s\n", sdk_nv.major, sdk_nv.minor, sdk_nv.path);
-  fprintf(out, "%-7s %-32s %-8s %5s %10s\n", "device", "name", "arch", "SMs", "memory");
-  for (int i = 0; i < n; i++) {
-    CUdevice d;
-    char name[256] = "?";
-    int sms = 0, ma = 0, mi = 0;
-    size_t mem = 0;
-    CU(eb, DeviceGet(&d, i));
-    CU(eb, DeviceGetName(name, (int)sizeof name, d));
-    CU(eb, DeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, d));
-    CU(eb, DeviceGetAttribute(&ma, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d));
-    CU(eb, DeviceGetAttribute(&mi, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d));
-    CU(eb, DeviceTotalMem(&mem, d));
-    char arch[32];
-    snprintf(arch, sizeof arch, "sm_%d%d", ma, mi);
-    fprintf(out, "%-7d %-32s %-8s %5d %6.1f GiB\n", i, name, arch, sms, (double)mem / 1073741824.0);
+  sdk_cu.DriverGetVersion(&info->driver);
+  if (sdk_nv_load(o ? &o->env : NULL)) {
+    info->nvrtc_major = sdk_nv.major;
+    info->nvrtc_minor = sdk_nv.minor;
+    snprintf(info->nvrtc_path, sizeof info->nvrtc_path, "%s", sdk_nv.path);
   }
-  *count = n;
+  info->ndevices = n;
+  return SDK_OK;
+}
+
+sdk_err sdk_cuda_query_device(int i, sdk_cuda_devinfo *d, sdk_errbuf *eb) {
+  memset(d, 0, sizeof *d);
+  if (!sdk_cu_load()) return SDK_FAIL(eb, SDK_ERR_BACKEND, "%s", sdk_cu.why);
+  CUresult r = sdk_cu.Init(0);
+  if (r != CUDA_SUCCESS) return sdk_cu_fail(eb, "cuInit", r);
+  CUdevice dev;
+  CU(eb, DeviceGet(&dev, i));
+  CU(eb, DeviceGetName(d->name, (int)sizeof d->name, dev));
+  CU(eb, DeviceGetAttribute(&d->sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev));
+  CU(eb, DeviceGetAttribute(&d->major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev));
+  CU(eb, DeviceGetAttribute(&d->minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev));
+  size_t mem = 0;
+  CU(eb, DeviceTotalMem(&mem, dev));
+  d->memory = (double)mem;
   return SDK_OK;
 }
 

@@ -5,6 +5,7 @@
  * (cuda_internal.h). */
 #include <dlfcn.h>
 #include <glob.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,6 +13,26 @@
 
 sdk_cu_api sdk_cu;
 sdk_nvrtc_api sdk_nv;
+
+/* The driver and NVRTC are loaded once per process, whichever thread asks
+ * first (runs in distinct threads may open backends at the same time). */
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+static int cu_load_locked(void);
+static int nv_load_locked(const sdk_backend_env *env);
+
+int sdk_cu_load(void) {
+  pthread_mutex_lock(&load_lock);
+  int ok = cu_load_locked();
+  pthread_mutex_unlock(&load_lock);
+  return ok;
+}
+
+int sdk_nv_load(const sdk_backend_env *env) {
+  pthread_mutex_lock(&load_lock);
+  int ok = nv_load_locked(env);
+  pthread_mutex_unlock(&load_lock);
+  return ok;
+}
 
 #define SYM(tab, field, name)                                                                      \
   do {                                                                                             \
@@ -22,7 +43,7 @@ sdk_nvrtc_api sdk_nv;
     }                                                                                              \
   } while (0)
 
-int sdk_cu_load(void) {
+static int cu_load_locked(void) {
   if (sdk_cu.tried) return sdk_cu.ok;
   sdk_cu.tried = 1;
   const char *missing = NULL;
@@ -81,7 +102,7 @@ static void *try_nvrtc(const char *name) {
   return h;
 }
 
-int sdk_nv_load(const sdk_backend_env *env) {
+static int nv_load_locked(const sdk_backend_env *env) {
   if (sdk_nv.tried) return sdk_nv.ok;
   sdk_nv.tried = 1;
   const char *missing = NULL;

@@ -7,9 +7,9 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "backend/cache.h"
 #include "cli/cli.h"
 #include "cli/env.h"
+#include "cli/runopts.h"
 
 static const char CACHE_HELP[] =
     "usage: sdekit cache list|clean\n"
@@ -23,34 +23,6 @@ static const char CACHE_HELP[] =
     "With none of these set, every run uses a private directory removed at its end.\n"
     "Size cap: $SDEKIT_CACHE_MAX bytes (suffix K, M or G; 0 = no cap), default 512M;\n"
     "the least recently used entries are removed first after a new module is built.\n";
-
-int cli_cache_max(int64_t *out) {
-  *out = 0; /* the library's default */
-  const char *s = sdk_cli_env_cache_max();
-  if (!s || !*s) return 0;
-  char *end = NULL;
-  errno = 0;
-  double v = strtod(s, &end);
-  double mul = 1;
-  if (end && *end) {
-    switch (*end) {
-    case 'k':
-    case 'K': mul = 1024.0; break;
-    case 'm':
-    case 'M': mul = 1024.0 * 1024; break;
-    case 'g':
-    case 'G': mul = 1024.0 * 1024 * 1024; break;
-    default: mul = -1;
-    }
-    if (mul > 0) end++;
-  }
-  if (errno || end == s || *end || mul < 0 || !(v >= 0) || v * mul > 9e18) {
-    cli_error("SDEKIT_CACHE_MAX='%s' is not a size in bytes (examples: 0, 100M, 2G)\n", s);
-    return 2;
-  }
-  *out = v == 0 ? -1 : (int64_t)(v * mul); /* 0: no cap */
-  return 0;
-}
 
 static void human(double b, char *out, size_t n) {
   const char *u[] = {"B", "KiB", "MiB", "GiB"};
@@ -83,13 +55,21 @@ int sdk_cli_cache(int argc, char **argv) {
     return 2;
   }
   int clean = !strcmp(argv[1], "clean");
+  sdekit_error err;
+  sdekit_config *c = NULL;
+  if (sdekit_config_create(&c, &err) != SDEKIT_OK ||
+      sdekit_config_set_environment(c, cli_environ(), &err) != SDEKIT_OK) {
+    sdekit_config_destroy(&c);
+    return cli_fail(&err);
+  }
   char dir[4096];
-  if (!sdk_cli_env_cache_dir(dir, sizeof dir)) {
+  snprintf(dir, sizeof dir, "%s", sdekit_config_cache_dir(c));
+  sdekit_config_destroy(&c);
+  if (!dir[0]) {
     printf("no persistent kernel cache: SDK_CACHE_DIR, XDG_CACHE_HOME and HOME are unset "
            "(every run uses a private directory, removed at its end)\n");
     return 0;
   }
-  sdk_errbuf eb = {0};
   struct stat st;
   if (lstat(dir, &st) != 0 && errno == ENOENT) { /* not created yet: empty, not an error */
     printf("kernel cache: ");
@@ -97,14 +77,10 @@ int sdk_cli_cache(int argc, char **argv) {
     printf(" (empty: not created yet)\n");
     return 0;
   }
-  if (sdk_cache_check_dir(dir, &eb) != SDK_OK) {
-    cli_error("%s\n", eb.msg);
-    return 1;
-  }
-  sdk_cache_entry *v = NULL;
+  sdekit_cache_entry *v = NULL;
   size_t n = 0;
-  if (sdk_cache_list(dir, &v, &n, &eb) != SDK_OK) {
-    cli_error("%s\n", eb.msg);
+  if (sdekit_cache_list(dir, &v, &n, &err) != SDEKIT_OK) {
+    cli_error("%s\n", err.message);
     return 1;
   }
   printf("kernel cache: ");
@@ -115,24 +91,24 @@ int sdk_cli_cache(int argc, char **argv) {
   for (size_t i = 0; i < n; i++) {
     char sz[32], ag[32];
     human((double)v[i].size, sz, sizeof sz);
-    age(v[i].mtime, ag, sizeof ag);
+    age((time_t)v[i].mtime, ag, sizeof ag);
     total += (double)v[i].size;
     if (clean) {
-      if (sdk_cache_remove(dir, &v[i]) == 0) {
+      if (sdekit_cache_remove(dir, &v[i], &err) == SDEKIT_OK) {
         removed++;
         freed += (double)v[i].size;
       } else {
         failed++;
-        fprintf(stderr, "sdekit: warning: cannot remove ");
-        cli_put_escaped(stderr, v[i].name);
-        fprintf(stderr, ": %s\n", strerror(errno));
+        fprintf(stderr, "sdekit: warning: ");
+        cli_put_escaped(stderr, err.message);
+        fputc('\n', stderr);
       }
     } else {
       printf("  %-44s %10s  %8s old%s\n", v[i].name, sz, ag,
              v[i].is_dir ? "  (build directory)" : "");
     }
   }
-  free(v);
+  sdekit_free(v);
   char t[32];
   if (clean) {
     human(freed, t, sizeof t);

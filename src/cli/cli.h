@@ -4,20 +4,17 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <sdekit.h>
+
 #include "core/error.h"
 /* sdekit run, sdekit resume (run.c). */
 int sdk_cli_run(int argc, char **argv);
 int sdk_cli_resume(int argc, char **argv);
 int sdk_cli_bench(int argc, char **argv);
 int sdk_cli_compile(int argc, char **argv);
-struct sdk_run_config;
-int sdk_cli_compile_cfg(const struct sdk_run_config *c, const char *arch, int cuda);
 int sdk_cli_devices(int argc, char **argv);
 int sdk_cli_plot(int argc, char **argv);
 int sdk_cli_cache(int argc, char **argv);
-/* The kernel cache cap from $SDEKIT_CACHE_MAX into *bytes (0: the default,
- * -1: no cap); returns 0, or 2 after printing the error for a bad value. */
-int cli_cache_max(int64_t *bytes);
 /* Read a result file the way 'sdekit info' and 'sdekit plot' do, without
  * running gnuplot or writing anything: the summary goes to info_out (skipped
  * when NULL), then every picture the file holds is prepared (data to
@@ -30,8 +27,10 @@ sdk_err sdk_plot_inspect(const char *path, FILE *info_out, sdk_errbuf *eb);
  * for the terminal (sdk_esc_term), so no string from a file or the command
  * line can send control sequences to it.  One line, always. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Where the library's messages go: stderr, as they come; with verbose also
- * the details (compiler commands, cache use, kernel choices). */
+/* Where the library's messages go: stderr, as they come (the library's log
+ * callback; --verbose lowers the level to the details: compiler commands,
+ * cache use, kernel choices). */
+void cli_log(void *user, sdekit_log_level level, const char *msg);
 struct sdk_logger;
 const struct sdk_logger *cli_logger(int verbose);
 /* Print text from data (names, descriptions, paths) escaped to a stream. */

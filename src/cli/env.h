@@ -37,6 +37,9 @@ sdk_err sdk_cli_env_run(sdk_run_config *c, sdk_errbuf *eb);
  * before the built-in ones (NULL when unset). */
 const char *sdk_cli_env_model_path(void);
 
+/* The environment as the library takes it (sdekit_config_set_environment). */
+const char *const *cli_environ(void);
+
 /* TMPDIR (where `sdekit plot` makes its scratch directory) and
  * SDEKIT_CACHE_MAX (the kernel cache's cap): NULL when unset. */
 const char *sdk_cli_env_tmpdir(void);

@@ -4,7 +4,6 @@
  * small ones (models, info, codegen, compile); run and resume are in run.c
  * (their options in runopts.c), plot in plot.c, the rest in the files that
  * cli.h names. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +15,6 @@
 #include "core/escape.h"
 #include "core/strbuf.h"
 #include "io/io.h"
-#include "model/model.h"
-#include "sim/run.h"
 
 static const char MAIN_HELP[] =
     "usage: sdekit COMMAND [options]\n"
@@ -46,77 +43,41 @@ static const char MAIN_HELP[] =
     "  sdekit run josephson --scan a=4.2:14.1:100 --paths 1024 --periods 200 \\\n"
     "         --transient-periods 50 -o drift.tsv\n";
 
-static int has_suffix(const char *s, const char *suf) {
-  size_t a = strlen(s), b = strlen(suf);
-  return a >= b && !strcmp(s + a - b, suf);
-}
-
-static int cmp_names(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The .sde files of a directory, sorted (free each and the array). */
-static char **sde_files(const char *dir, size_t *count) {
-  *count = 0;
-  DIR *d = opendir(dir);
-  if (!d) return NULL;
-  char **v = NULL;
-  size_t n = 0, cap = 0;
-  struct dirent *de;
-  while ((de = readdir(d))) {
-    if (de->d_name[0] == '.' || !has_suffix(de->d_name, ".sde")) continue;
-    if (n == cap) {
-      size_t nc = cap ? 2 * cap : 16;
-      char **nv = realloc(v, nc * sizeof *nv);
-      if (!nv) break;
-      v = nv;
-      cap = nc;
-    }
-    if (!(v[n] = sdk_strdup(de->d_name))) break;
-    n++;
-  }
-  closedir(d);
-  if (n) qsort(v, n, sizeof *v, cmp_names);
-  *count = n;
-  return v;
-}
-
+/* The built-in models and those of SDEKIT_MODEL_PATH, each directory's
+ * sorted by name. */
 static int cmd_models(int argc, char **argv) {
-  const char *dirs[8];
-  int nd = sdk_model_dirs(sdk_cli_env_model_path(), dirs, 8);
+  sdekit_catalog *cat = NULL;
+  sdekit_error err;
+  if (sdekit_catalog_create(sdk_cli_env_model_path(), &cat, &err) != SDEKIT_OK)
+    return cli_fail(&err);
   int shown = 0;
   printf("built-in models:\n");
-  for (int i = 0; i < nd; i++) {
-    size_t nf = 0;
-    char **files = sde_files(dirs[i], &nf);
-    for (size_t f = 0; f < nf; f++) {
-      const char *name = files[f];
-      char path[5000];
-      snprintf(path, sizeof path, "%s/%s", dirs[i], name);
-      sdk_model *m = NULL;
-      sdk_errbuf eb = {0};
-      if (sdk_model_load(path, &m, &eb) == SDK_OK) {
-        char *vars = sdk_model_var_list(m);
-        char en[512], ed[2048], ev[2048];
-        printf("  %-20s %s\n  %-20s vars: %s\n", sdk_esc_term_buf(m->name, en, sizeof en),
-               sdk_esc_term_buf(m->description ? m->description : "", ed, sizeof ed), "",
-               sdk_esc_term_buf(vars ? vars : "", ev, sizeof ev));
-        free(vars);
-        shown++;
-      } else {
-        char en[1024], em[4096];
-        printf("  %-20s (broken: %s)\n", sdk_esc_term_buf(name, en, sizeof en),
-               sdk_esc_term_buf(eb.msg, em, sizeof em));
-      }
-      sdk_model_destroy(&m);
-      free(files[f]);
+  for (int i = 0; i < sdekit_catalog_count(cat); i++) {
+    sdekit_model *m = NULL;
+    char en[1024], ed[2048], ev[2048], em[4096];
+    if (sdekit_model_load(sdekit_catalog_path(cat, i), NULL, &m, &err) == SDEKIT_OK) {
+      sdk_strbuf vars;
+      sdk_sb_init(&vars);
+      for (int v = 0; v < sdekit_model_nvars(m); v++)
+        sdk_sb_printf(&vars, "%s%s", v ? ", " : "", sdekit_model_var(m, v));
+      printf("  %-20s %s\n  %-20s vars: %s\n",
+             sdk_esc_term_buf(sdekit_model_name(m), en, sizeof en),
+             sdk_esc_term_buf(sdekit_model_description(m), ed, sizeof ed), "",
+             sdk_esc_term_buf(vars.s ? vars.s : "", ev, sizeof ev));
+      sdk_sb_free(&vars);
+      shown++;
+    } else {
+      printf("  %-20s (broken: %s)\n", sdk_esc_term_buf(sdekit_catalog_file(cat, i), en, sizeof en),
+             sdk_esc_term_buf(err.message, em, sizeof em));
     }
-    free(files);
+    sdekit_model_destroy(&m);
   }
   char ed0[4096];
   if (!shown)
     printf("  (none found; searched %s)\n",
-           nd ? sdk_esc_term_buf(dirs[0], ed0, sizeof ed0) : "nothing");
+           sdekit_catalog_ndirs(cat) ? sdk_esc_term_buf(sdekit_catalog_dir(cat, 0), ed0, sizeof ed0)
+                                     : "nothing");
+  sdekit_catalog_destroy(&cat);
   return 0;
 }
 
@@ -129,31 +90,33 @@ static int cmd_info(int argc, char **argv) {
   if (stat(argv[1], &st) != 0) return cli_usage_error("cannot read '%s': no such file", argv[1]);
   sdk_errbuf eb = {0};
   sdk_err e = sdk_h5_info(argv[1], stdout, &eb);
-  return e == SDK_OK ? 0 : cli_fail(e, &eb);
+  if (e == SDK_OK) return 0;
+  cli_error("%s", eb.msg[0] ? eb.msg : sdk_err_name(e));
+  return sdk_err_exit_status(e);
 }
 
 static int cmd_codegen(int argc, char **argv) {
   cli_run cr;
   memset(&cr, 0, sizeof cr);
-  sdk_run_config_defaults(&cr.c);
   int rc = cli_run_parse(argc, argv, &cr, 1);
-  if (cr.help || rc) cli_run_free(&cr);
-  if (cr.help) return printf("usage: sdekit codegen MODEL [--backend cpu|cuda] [run options]\n"), 0;
-  if (rc) return rc;
-  sdk_errbuf eb = {0};
+  if (cr.help) {
+    cli_run_free(&cr);
+    return printf("usage: sdekit codegen MODEL [--backend cpu|cuda] [run options]\n"), 0;
+  }
   char *src = NULL;
-  sdk_err e = sdk_run_codegen(&cr.c, !strcmp(cr.c.backend, "cuda"), &src, &eb);
+  sdekit_error err;
+  if (!rc && sdekit_codegen(cr.c, NULL, &src, &err) != SDEKIT_OK) rc = cli_fail(&err);
   cli_run_free(&cr);
-  if (e != SDK_OK) return cli_fail(e, &eb);
+  if (rc) return rc;
   fputs(src, stdout);
-  free(src);
+  sdekit_free(src);
   return 0;
 }
 
 int sdk_cli_compile(int argc, char **argv) {
   cli_run cr;
   memset(&cr, 0, sizeof cr);
-  sdk_run_config_defaults(&cr.c);
+  cr.allow_arch = 1;
   int rc = cli_run_parse(argc, argv, &cr, 1);
   if (cr.help) {
     cli_run_free(&cr);
@@ -162,9 +125,16 @@ int sdk_cli_compile(int argc, char **argv) {
            "spills for CUDA).\nWith --arch, CUDA code is compiled by NVRTC without a GPU.\n");
     return 0;
   }
-  if (!rc) rc = sdk_cli_compile_cfg(&cr.c, cr.arch, !strcmp(cr.c.backend, "cuda"));
+  sdekit_compile_report rep;
+  sdekit_error err;
+  if (!rc && sdekit_compile(cr.c, NULL, cr.arch, &rep, &err) != SDEKIT_OK) rc = cli_fail(&err);
   cli_run_free(&cr);
-  return rc;
+  if (rc) return rc;
+  char ename[1024];
+  printf("sdekit: %s: %s precision, %s, %sfast-math, on %s\nsdekit: %s\n",
+         sdk_esc_term_buf(rep.model, ename, sizeof ename), rep.precision, rep.scheme,
+         rep.fast_math ? "" : "no ", rep.where, rep.report);
+  return 0;
 }
 
 int main(int argc, char **argv) {
@@ -178,7 +148,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (!strcmp(cmd, "--version")) {
-    printf("sdekit %s\n", SDK_VERSION);
+    printf("sdekit %s\n", sdekit_version());
     return 0;
   }
   if (!strcmp(cmd, "run")) return sdk_cli_run(argc - 1, argv + 1);

@@ -31,6 +31,12 @@ void cli_put_escaped(FILE *f, const char *s) {
   sdk_sb_free(&b);
 }
 
+void cli_log(void *user, sdekit_log_level level, const char *msg) {
+  (void)user;
+  (void)level;
+  fputs(msg, stderr);
+}
+
 /* The library's messages are the text to print (core/log.h): as they come. */
 static void log_to_stderr(void *user, sdk_log_level level, const char *msg) {
   (void)user;

@@ -1,6 +1,6 @@
 /* sdekit run and sdekit resume: a run from the command line (options:
  * runopts.h), its checks, signals and progress, and its outputs; resume
- * rebuilds the command line of a checkpoint and runs it on. */
+ * continues a checkpoint (sdekit_config_from_checkpoint).  Public API only. */
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -13,11 +13,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/env.h"
 #include "cli/runopts.h"
-#include "core/strbuf.h"
-#include "io/io.h"
-#include "sim/checkpoint.h"
-#include "sim/run.h"
 
 /* Progress bar on a terminal only. */
 typedef struct progress {
@@ -52,71 +49,6 @@ static void show_progress(void *user, double frac, double sps) {
   fflush(stderr);
 }
 
-static int has_suffix(const char *s, const char *suf) {
-  size_t a = strlen(s), b = strlen(suf);
-  return a >= b && !strcmp(s + a - b, suf);
-}
-
-/* Check up front that the output can be written, so a long run never ends
- * in a write error. */
-static int check_output_dir(const char *out) {
-  if (!strcmp(out, "-")) return 0;
-  char *copy = sdk_strdup(out);
-  if (!copy) return cli_usage_error("out of memory%s", "");
-  char *dir = dirname(copy);
-  struct stat st;
-  int r = 0;
-  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-    r = cli_usage_error("cannot write '%s': the directory does not exist", out);
-  else if (access(dir, W_OK) != 0)
-    r = cli_usage_error("cannot write '%s': the directory is not writable", out);
-  else if (stat(out, &st) == 0 && S_ISDIR(st.st_mode))
-    r = cli_usage_error("cannot write '%s': it is a directory", out);
-  free(copy);
-  return r;
-}
-
-/* The observables the run computes, in the order of its results (names[]
- * holds SDK_MAX_OBSERVABLES); their number. */
-static int obs_list(const sdk_run_config *c, const char **names) {
-  const sdk_obs_type *t[SDK_MAX_OBSERVABLES];
-  int n = 0;
-  if (sdk_run_config_observables(c, t, &n, NULL) != SDK_OK) return 0;
-  for (int i = 0; i < n; i++)
-    names[i] = t[i]->name;
-  return n;
-}
-
-static int has_observable(const sdk_run_config *c, const char *name) {
-  const char *names[SDK_MAX_OBSERVABLES];
-  int n = obs_list(c, names);
-  for (int i = 0; i < n; i++)
-    if (!strcmp(names[i], name)) return 1;
-  return 0;
-}
-
-/* What `sdekit resume` adds to the arguments stored in a checkpoint.  The
- * checkpoint is data (docs/SECURITY.md): it may not choose where files are
- * written, so its outputs land in the checkpoint's own directory under their
- * base names (or where -o says), and it always checkpoints to itself. */
-typedef struct resume_opts {
-  const sdk_ckpt *k;
-  const char *file; /* the checkpoint */
-  const char *outputs[4];
-  int noutputs; /* -o given to resume: these replace the stored ones */
-  int force;    /* replace existing outputs */
-} resume_opts;
-
-/* Is argv[i] the option `name` (as "--name V" or "--name=V")? Returns how
- * many words it takes (0: not it). */
-static int is_opt(char **argv, int argc, int i, const char *name) {
-  size_t n = strlen(name);
-  if (strncmp(argv[i], name, n) != 0) return 0;
-  if (argv[i][n] == '=') return 1;
-  if (argv[i][n] == 0) return i + 1 < argc ? 2 : 1;
-  return 0;
-}
-
 /* SIGINT/SIGTERM during a run: finish the chunk, checkpoint if asked, stop.
  * A second signal a second or more after the first kills at once (the
  * default action, raised again); one sooner is the same request delivered
@@ -141,262 +73,126 @@ static void on_signal(int sig) {
   raise(sig);
 }
 
-static void warn_line(void *user, const char *msg) {
+/* the library polls this after every chunk of steps */
+static int stop_requested(void *user) {
   (void)user;
-  fputs("sdekit: warning: ", stderr);
-  cli_put_escaped(stderr, msg);
-  fputc('\n', stderr);
-}
-
-/* The files an output name stands for (FILE, or BASE.OBS.tsv for several
- * observables), for the check that resume replaces none silently: 1 when
- * one exists (its name in found). */
-static int existing_output(const char *out, int nobs, const sdk_run_config *c, char *found,
-                           size_t n) {
-  struct stat st;
-  int h5 = has_suffix(out, ".h5") || has_suffix(out, ".hdf5");
-  if (h5 || nobs == 1) {
-    snprintf(found, n, "%s", out);
-    return lstat(out, &st) == 0;
-  }
-  size_t blen = strlen(out) - strlen(strrchr(out, '.'));
-  const char *names[SDK_MAX_OBSERVABLES];
-  int no = obs_list(c, names);
-  for (int i = 0; i < no; i++) {
-    snprintf(found, n, "%.*s.%s.tsv", (int)blen, out, names[i]);
-    if (lstat(found, &st) == 0) return 1;
-  }
-  return 0;
-}
-
-/* Record the command as typed (getopt_long reorders argv), less the options
- * that cannot change the results, so that a run resumed from a checkpoint or
- * run with another thread count writes byte-identical files; and keep the
- * arguments in their order for the checkpoint. */
-static void record_command(cli_run *cr, int argc, char **argv) {
-  sdk_strbuf cl;
-  sdk_sb_init(&cl);
-  sdk_sb_puts(&cl, "sdekit");
-  for (int i = 0; i < argc; i++) {
-    static const char *const valued[] = {"--checkpoint", "--checkpoint-every", "--threads", NULL};
-    int skip = 0;
-    for (int k = 0; valued[k] && !skip; k++)
-      skip = is_opt(argv, argc, i, valued[k]);
-    if (!skip && (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "--verbose"))) skip = 1;
-    if (skip) {
-      i += skip - 1;
-      continue;
-    }
-    sdk_sb_printf(&cl, " %s", argv[i]);
-  }
-  cr->argv_copy = malloc(((size_t)argc + 1) * sizeof(char *));
-  if (cr->argv_copy) memcpy(cr->argv_copy, argv, (size_t)argc * sizeof(char *));
-  snprintf(cr->cmdline, sizeof cr->cmdline, "%s", cl.s ? cl.s : "");
-  sdk_sb_free(&cl);
-}
-
-/* Resume: the checkpoint's model text and state; the outputs are the -o of
- * resume, else the run's own moved into the checkpoint's directory. */
-static int apply_resume(cli_run *cr, const resume_opts *ro) {
-  sdk_run_config *c = &cr->c;
-  c->resume = ro->k;
-  c->model_text = ro->k->model_text;
-  c->model_path = ro->k->model_path;
-  c->checkpoint = ro->file;
-  if (ro->noutputs) {
-    cr->noutputs = ro->noutputs;
-    memcpy(cr->outputs, ro->outputs, sizeof cr->outputs);
-    return 0;
-  }
-  char *copy = sdk_strdup(ro->file);
-  if (!copy) return cli_usage_error("out of memory%s", "");
-  const char *dir = dirname(copy);
-  for (int k = 0; k < cr->noutputs; k++) {
-    if (!strcmp(cr->outputs[k], "-")) continue;
-    char *o = sdk_strdup(cr->outputs[k]);
-    if (!o) {
-      free(copy);
-      return cli_usage_error("out of memory%s", "");
-    }
-    snprintf(cr->resolved[k], sizeof cr->resolved[k], "%s/%s", dir, basename(o));
-    free(o);
-    cr->outputs[k] = cr->resolved[k];
-  }
-  free(copy);
-  return 0;
-}
-
-/* How many observables the run writes (one TSV file each). */
-static int count_obs(const sdk_run_config *c) {
-  const char *names[SDK_MAX_OBSERVABLES];
-  return obs_list(c, names);
-}
-
-/* The checks before a run: checkpoint options, --coarse-grain, every
- * output's name and directory (stdout when none is given) and, for resume,
- * that no result file is replaced unless asked.  0 or the exit status. */
-static int check_run(cli_run *cr, const resume_opts *ro, int nobs) {
-  sdk_run_config *c = &cr->c;
-  int rc;
-  if (c->checkpoint_every >= 0 && !c->checkpoint)
-    return cli_usage_error("--checkpoint-every needs --checkpoint FILE%s", "");
-  if (c->checkpoint && c->checkpoint_every < 0) c->checkpoint_every = 600;
-  if (c->checkpoint && (rc = check_output_dir(c->checkpoint))) return rc;
-  if (c->obs.coarse_width != 0 && !has_observable(c, "density"))
-    return cli_usage_error("--coarse-grain goes with --observe density%s", "");
-  if (cr->noutputs == 0) cr->outputs[cr->noutputs++] = "-";
-  for (int k = 0; k < cr->noutputs; k++) {
-    const char *out = cr->outputs[k];
-    int h5 = has_suffix(out, ".h5") || has_suffix(out, ".hdf5");
-    if (!h5 && !strcmp(out, "-") && nobs > 1)
-      return cli_usage_error(
-          "several observables need -o FILE.h5 or -o FILE.tsv (stdout takes one)%s", "");
-    if (!h5 && strcmp(out, "-") && !has_suffix(out, ".tsv") && !has_suffix(out, ".txt") &&
-        !has_suffix(out, ".dat"))
-      return cli_usage_error("-o '%s': expected a name ending in .h5 or .tsv, or - for stdout",
-                             out);
-    if ((rc = check_output_dir(out))) return rc;
-  }
-  /* resume writes where it says, and replaces nothing unless asked */
-  for (int k = 0; ro && k < cr->noutputs; k++) {
-    const char *out = cr->outputs[k];
-    char found[4200];
-    if (strcmp(out, "-") && !ro->force && existing_output(out, nobs, c, found, sizeof found)) {
-      cli_error("'%s' exists: give --force to replace it, or -o FILE to write elsewhere", found);
-      return 2;
-    }
-  }
-  return 0;
+  return g_stop != 0;
 }
 
 /* Run c: SIGINT/SIGTERM finish the chunk, checkpoint if asked, and say
  * where the run stopped (a second signal later kills at once: on_signal); a
  * progress bar on a terminal. */
-static sdk_err execute(sdk_run_config *c, sdk_run **run, sdk_errbuf *eb) {
-  progress pr = {isatty(2) && !c->quiet, 0, mono_s()};
+static sdekit_status execute(sdekit_config *c, sdekit_result **r, sdekit_error *err) {
+  progress pr = {isatty(2) && !sdekit_config_quiet(c), 0, mono_s()};
   struct sigaction sa, old_int, old_term;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
   sigaction(SIGINT, &sa, &old_int);
   sigaction(SIGTERM, &sa, &old_term);
-  c->stop = &g_stop;
-  c->warn = warn_line;
-  c->progress = show_progress;
-  c->progress_user = &pr;
-  sdk_err e = sdk_run_execute(c, run, eb);
+  sdekit_config_set_cancel(c, stop_requested, NULL);
+  sdekit_config_set_progress(c, show_progress, &pr);
+  sdekit_status s = sdekit_run(c, r, err);
   sigaction(SIGINT, &old_int, NULL);
   sigaction(SIGTERM, &old_term, NULL);
   if (pr.on && pr.last_frac > 0 && pr.last_frac < 1) fputc('\n', stderr);
-  return e;
+  return s;
 }
 
-static void wrote(const char *path) {
+static void wrote(void *user, const char *path) {
+  if (*(const int *)user) return; /* quiet */
   fputs("sdekit: wrote ", stderr);
   cli_put_escaped(stderr, path);
   fputc('\n', stderr);
 }
 
-/* Write the results R to every output: HDF5, one TSV (a file, or stdout
- * for "-"), or BASE.OBS.tsv per observable. */
-static sdk_err write_outputs(const cli_run *cr, const sdk_results *R, int nobs, sdk_errbuf *eb) {
-  const sdk_run_config *c = &cr->c;
-  sdk_err e = SDK_OK;
-  const char *names[SDK_MAX_OBSERVABLES];
-  (void)obs_list(c, names);
-  for (int k = 0; k < cr->noutputs && e == SDK_OK; k++) {
-    const char *out = cr->outputs[k];
-    int h5 = has_suffix(out, ".h5") || has_suffix(out, ".hdf5");
-    if (h5) {
-      e = sdk_write_h5(R, out, eb);
-    } else if (!strcmp(out, "-")) {
-      for (int i = 0; i < nobs && e == SDK_OK; i++)
-        e = sdk_write_tsv_named(R, names[i], stdout, "to standard output", eb);
-    } else if (nobs == 1) {
-      e = sdk_write_tsv_file(R, names[0], out, eb);
-    } else {
-      /* several observables: BASE.OBS.tsv */
-      size_t blen = strlen(out) - strlen(strrchr(out, '.'));
-      for (int i = 0; i < nobs && e == SDK_OK; i++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%.*s.%s.tsv", (int)blen, out, names[i]);
-        e = sdk_write_tsv_file(R, names[i], path, eb);
-        if (e == SDK_OK && !c->quiet) wrote(path);
-      }
-    }
-    if (e == SDK_OK && !c->quiet && strcmp(out, "-") && (h5 || nobs == 1)) wrote(out);
+/* Write the results to every output: "-" is stdout (one observable). */
+static sdekit_status write_outputs(const sdekit_config *c, const sdekit_result *r,
+                                   sdekit_error *err) {
+  int quiet = sdekit_config_quiet(c), n = sdekit_config_noutputs(c);
+  sdekit_status s = SDEKIT_OK;
+  for (int k = 0; k < (n ? n : 1) && s == SDEKIT_OK; k++) {
+    const char *out = n ? sdekit_config_output(c, k) : "-";
+    if (!strcmp(out, "-"))
+      s = sdekit_result_write_tsv(r, NULL, stdout, err);
+    else
+      s = sdekit_result_write(r, out, wrote, &quiet, err);
   }
-  return e;
+  return s;
+}
+
+/* A string attribute of the results' root ("" when absent). */
+static const char *root_str(const sdekit_result *r, const char *name) {
+  sdekit_attr a;
+  if (sdekit_result_attr(r, "", name, &a, NULL) != SDEKIT_OK || a.type != SDEKIT_ATTR_STRING)
+    return "";
+  return a.s;
 }
 
 /* The summary line: the model and the file it was read from (data:
  * escaped), path-steps, time, speed, device. */
-static void print_summary(const sdk_results *R, const sdk_run *run) {
+static void print_summary(const sdekit_result *r) {
   fputs("sdekit: ", stderr);
-  cli_put_escaped(stderr, R->model_name);
-  if (R->model_path && R->model_path[0]) {
+  cli_put_escaped(stderr, root_str(r, "model_name"));
+  const char *path = root_str(r, "model_path");
+  if (path[0]) {
     fputs(" (", stderr);
-    cli_put_escaped(stderr, R->model_path);
+    cli_put_escaped(stderr, path);
     fputs(")", stderr);
   }
-  fprintf(stderr, ", %.3g path-steps in %.2f s (%.3g steps/s) on %s\n", sdk_run_path_steps(run),
-          sdk_run_seconds(run),
-          sdk_run_path_steps(run) / (sdk_run_seconds(run) > 0 ? sdk_run_seconds(run) : 1),
-          sdk_run_device(run));
+  double sec = sdekit_result_seconds(r), ps = sdekit_result_path_steps(r);
+  fprintf(stderr, ", %.3g path-steps in %.2f s (%.3g steps/s) on %s\n", ps, sec,
+          ps / (sec > 0 ? sec : 1), sdekit_result_device(r));
 }
 
-/* `sdekit run` with argv (the checkpoint's arguments plus resume's for
- * resume, ro != NULL); cr is filled (free with cli_run_free). */
-static int cmd_run_parsed(cli_run *cr, int argc, char **argv, const resume_opts *ro) {
-  memset(cr, 0, sizeof *cr);
-  sdk_run_config_defaults(&cr->c);
-  record_command(cr, argc, argv);
-  int rc = cli_run_parse(argc, argv, cr, 1);
-  if (cr->help) {
-    cli_run_help(stdout);
-    return 0;
-  }
-  if (rc) return rc;
-  sdk_run_config *c = &cr->c;
-  c->command_line = cr->cmdline;
-  c->argc = cr->argv_copy ? argc : 0;
-  c->argv = cr->argv_copy;
-  if (ro && (rc = apply_resume(cr, ro))) return rc;
-  int nobs = count_obs(c);
-  if ((rc = check_run(cr, ro, nobs))) return rc;
-  sdk_errbuf eb = {0};
-  sdk_run *run = NULL;
-  sdk_err e = execute(c, &run, &eb);
-  if (e == SDK_ERR_INTERRUPTED) {
+/* Check, run and write; resumed: say where the results go, and replace no
+ * file unless forced. */
+static int run_config(sdekit_config *c, int resumed, int force) {
+  sdekit_error err;
+  int nobs = sdekit_config_nobservables(c);
+  if (sdekit_config_noutputs(c) == 0 && nobs > 1)
+    return cli_usage_error("several observables need -o FILE.h5 or -o FILE.tsv (stdout takes one)%s",
+                           "");
+  if (sdekit_config_check_outputs(c, resumed && !force, &err) != SDEKIT_OK) return cli_fail(&err);
+  sdekit_result *r = NULL;
+  sdekit_status s = execute(c, &r, &err);
+  if (s == SDEKIT_ERR_CANCELLED) {
     fputs("sdekit: ", stderr);
-    cli_put_escaped(stderr, eb.msg);
+    cli_put_escaped(stderr, err.message);
     fputc('\n', stderr);
     return 128 + (int)g_stop;
   }
-  if (e != SDK_OK) return cli_fail(e, &eb);
-  const sdk_results *R = sdk_run_results(run);
-  for (int k = 0; ro && k < cr->noutputs; k++)
-    if (strcmp(cr->outputs[k], "-")) {
+  if (s != SDEKIT_OK) return cli_fail(&err);
+  for (int k = 0; resumed && k < sdekit_config_noutputs(c); k++)
+    if (strcmp(sdekit_config_output(c, k), "-")) {
       fputs("sdekit: resume: results go to ", stderr);
-      cli_put_escaped(stderr, cr->outputs[k]);
+      cli_put_escaped(stderr, sdekit_config_output(c, k));
       fputc('\n', stderr);
     }
-  e = write_outputs(cr, R, nobs, &eb);
-  if (e == SDK_OK && !c->quiet) print_summary(R, run);
+  s = write_outputs(c, r, &err);
+  if (s == SDEKIT_OK && !sdekit_config_quiet(c)) print_summary(r);
   /* grid points that blew up: the results are written (NaN there), then
    * reported as an error so that scripts notice */
-  const char *problem = sdk_run_problem(run);
-  int prc = 0;
-  if (e == SDK_OK && problem) {
+  const char *problem = sdekit_result_problem(r);
+  int rc = 0;
+  if (s == SDEKIT_OK && problem) {
     cli_error("%s", problem);
-    prc = 1;
+    rc = 1;
   }
-  sdk_run_destroy(&run);
-  return e == SDK_OK ? prc : cli_fail(e, &eb);
+  sdekit_result_destroy(&r);
+  return s == SDEKIT_OK ? rc : cli_fail(&err);
 }
 
 int sdk_cli_run(int argc, char **argv) {
   cli_run cr;
-  int rc = cmd_run_parsed(&cr, argc, argv, NULL);
+  memset(&cr, 0, sizeof cr);
+  int rc = cli_run_parse(argc, argv, &cr, 1);
+  if (cr.help) {
+    char *h = sdekit_config_help();
+    if (h) fputs(h, stdout);
+    sdekit_free(h);
+  } else if (!rc) {
+    rc = run_config(cr.c, 0, 0);
+  }
   cli_run_free(&cr);
   return rc;
 }
@@ -420,120 +216,98 @@ static const char RESUME_HELP[] =
     "  --stored-model   resume although the model file has changed since, with the model\n"
     "                   text stored in the checkpoint\n";
 
-/* A model file to compare with the checkpoint's text: a regular file of
- * bounded size, opened without waiting on a FIFO; NULL otherwise. */
-static char *read_model_file(const char *path) {
-  enum { MAX_MODEL = 16 << 20 };
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return NULL;
-  struct stat st;
-  char *buf = NULL;
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= MAX_MODEL &&
-      (buf = malloc((size_t)st.st_size + 1))) {
-    size_t got = 0;
-    ssize_t r;
-    while (got < (size_t)st.st_size &&
-           ((r = read(fd, buf + got, (size_t)st.st_size - got)) > 0 || (r < 0 && errno == EINTR)))
-      got += r > 0 ? (size_t)r : 0;
-    buf[got] = 0;
-  }
-  close(fd);
-  return buf;
+/* Is argv[i] the option `name` (as "--name V" or "--name=V")? Returns how
+ * many words it takes (0: not it). */
+static int is_opt(char **argv, int argc, int i, const char *name) {
+  size_t n = strlen(name);
+  if (strncmp(argv[i], name, n) != 0) return 0;
+  if (argv[i][n] == '=') return 1;
+  if (argv[i][n] == 0) return i + 1 < argc ? 2 : 1;
+  return 0;
 }
 
-int sdk_cli_resume(int argc, char **argv) {
-  const char *file = NULL, *periods = NULL, *tend = NULL, *threads = NULL;
-  int force = 0, stored_model = 0, quiet = 0, verbose = 0;
-  resume_opts ro;
-  memset(&ro, 0, sizeof ro);
+/* The options resume takes (RESUME_HELP), applied to the checkpoint's
+ * configuration after it is read. */
+typedef struct resume_args {
+  const char *file, *periods, *tend, *threads;
+  const char *outputs[4];
+  int noutputs, force, stored_model, quiet, verbose;
+} resume_args;
+
+/* 0, 1 for --help (printed), or the exit status of a usage error */
+static int parse_resume(int argc, char **argv, resume_args *ra) {
   for (int i = 1; i < argc; i++) {
     int k;
-    if (!strcmp(argv[i], "--help")) return fputs(RESUME_HELP, stdout), 0;
+    const char **slot = NULL;
+    if (!strcmp(argv[i], "--help")) return fputs(RESUME_HELP, stdout), 1;
     if (!strcmp(argv[i], "--force"))
-      force = 1;
+      ra->force = 1;
     else if (!strcmp(argv[i], "--stored-model"))
-      stored_model = 1;
+      ra->stored_model = 1;
     else if (!strcmp(argv[i], "--quiet"))
-      quiet = 1;
+      ra->quiet = 1;
     else if (!strcmp(argv[i], "--verbose"))
-      verbose = 1;
-    else if (!strcmp(argv[i], "-o") || !strncmp(argv[i], "--output", 8)) {
-      const char *val = !strcmp(argv[i], "-o") || !strcmp(argv[i], "--output") ? argv[i + 1]
-                        : argv[i][8] == '='                                    ? argv[i] + 9
-                                                                               : NULL;
+      ra->verbose = 1;
+    else if ((k = is_opt(argv, argc, i, "-o")) || (k = is_opt(argv, argc, i, "--output")) ||
+             (k = is_opt(argv, argc, i, "--threads")) ||
+             (k = is_opt(argv, argc, i, "--periods")) || (k = is_opt(argv, argc, i, "--t-end"))) {
+      const char *val = k == 2 ? argv[i + 1] : strchr(argv[i], '=') ? strchr(argv[i], '=') + 1
+                                                                     : NULL;
       if (!val) return cli_usage_error("option '%s' needs a value", argv[i]);
-      if (ro.noutputs == 4) return cli_usage_error("at most four -o%s", "");
-      ro.outputs[ro.noutputs++] = val;
-      if (val == argv[i + 1]) i++;
-    } else if ((k = is_opt(argv, argc, i, "--threads"))) {
-      threads = k == 2 ? argv[i + 1] : strchr(argv[i], '=') ? strchr(argv[i], '=') + 1 : NULL;
-      if (!threads) return cli_usage_error("option '%s' needs a value", argv[i]);
-      i += k - 1;
-    } else if ((k = is_opt(argv, argc, i, "--periods")) || (k = is_opt(argv, argc, i, "--t-end"))) {
-      const char *val = k == 2                 ? argv[i + 1]
-                        : strchr(argv[i], '=') ? strchr(argv[i], '=') + 1
-                                               : NULL;
-      if (!val) return cli_usage_error("option '%s' needs a value", argv[i]);
-      if (!strncmp(argv[i], "--periods", 9))
-        periods = val;
+      if (!strncmp(argv[i], "--threads", 9))
+        slot = &ra->threads;
+      else if (!strncmp(argv[i], "--periods", 9))
+        slot = &ra->periods;
+      else if (!strncmp(argv[i], "--t-end", 7))
+        slot = &ra->tend;
+      else if (ra->noutputs == 4)
+        return cli_usage_error("at most four -o%s", "");
       else
-        tend = val;
+        slot = &ra->outputs[ra->noutputs++];
+      *slot = val;
       i += k - 1;
     } else if (argv[i][0] == '-') {
       return cli_usage_error("unknown option '%s' (see 'sdekit resume --help')", argv[i]);
-    } else if (!file) {
-      file = argv[i];
+    } else if (!ra->file) {
+      ra->file = argv[i];
     } else {
       return cli_usage_error("unexpected argument '%s'", argv[i]);
     }
   }
-  if (!file)
+  if (!ra->file)
     return cli_usage_error("usage: sdekit resume CHECKPOINT [--periods N | --t-end T]%s", "");
-  sdk_errbuf eb = {0};
-  sdk_ckpt *k = NULL;
-  sdk_err e = sdk_ckpt_read(file, &k, &eb);
-  if (e != SDK_OK) return cli_fail(e, &eb);
-  /* a checkpoint of another model (the file changed since) is not used silently */
-  char *now = k->model_path[0] ? read_model_file(k->model_path) : NULL;
-  if (now && strcmp(now, k->model_text) != 0 && !stored_model) {
-    cli_error("model file '%s' has changed since checkpoint '%s' was written "
-              "(--stored-model resumes with the model stored in the checkpoint)",
-              k->model_path, file);
-    free(now);
-    sdk_ckpt_destroy(&k);
-    return 2;
-  }
-  free(now);
-  /* the stored arguments, less --periods/--t-end when new ones are given */
-  char **av = calloc((size_t)k->argc + 10, sizeof *av);
-  int ac = 0;
-  if (!av) {
-    sdk_ckpt_destroy(&k);
-    return cli_usage_error("out of memory%s", "");
-  }
-  for (int i = 0; i < k->argc; i++) {
-    int w = 0;
-    if ((periods || tend) && ((w = is_opt(k->argv, k->argc, i, "--periods")) ||
-                              (w = is_opt(k->argv, k->argc, i, "--t-end")))) {
-      i += w - 1;
-      continue;
-    }
-    av[ac++] = k->argv[i];
-  }
-  char pbuf[128], tbuf[128];
-  if (periods) snprintf(pbuf, sizeof pbuf, "--periods=%s", periods), av[ac++] = pbuf;
-  if (tend) snprintf(tbuf, sizeof tbuf, "--t-end=%s", tend), av[ac++] = tbuf;
-  char thbuf[64];
-  if (quiet) av[ac++] = "--quiet";
-  if (verbose) av[ac++] = "--verbose";
-  if (threads) snprintf(thbuf, sizeof thbuf, "--threads=%s", threads), av[ac++] = thbuf;
-  ro.k = k;
-  ro.file = file;
-  ro.force = force;
-  cli_run cr;
-  int rc = cmd_run_parsed(&cr, ac, av, &ro);
-  cli_run_free(&cr);
-  free(av);
-  sdk_ckpt_destroy(&k);
+  return 0;
+}
+
+/* resume's options on the checkpoint's configuration */
+static sdekit_status apply_resume(sdekit_config *c, const resume_args *ra, sdekit_error *err) {
+  sdekit_status s = sdekit_config_set_environment(c, cli_environ(), err);
+  if (!s && ra->periods) s = sdekit_config_option(c, "periods", ra->periods, err);
+  if (!s && ra->tend) s = sdekit_config_option(c, "t-end", ra->tend, err);
+  if (!s && ra->threads) s = sdekit_config_option(c, "threads", ra->threads, err);
+  if (!s && ra->quiet) s = sdekit_config_set_quiet(c, 1, err);
+  if (!s && ra->verbose) s = sdekit_config_set_verbose(c, 1, err);
+  if (!s && ra->noutputs) sdekit_config_clear_outputs(c);
+  for (int k = 0; !s && k < ra->noutputs; k++)
+    s = sdekit_config_add_output(c, ra->outputs[k], err);
+  return s;
+}
+
+int sdk_cli_resume(int argc, char **argv) {
+  resume_args ra;
+  memset(&ra, 0, sizeof ra);
+  int rc = parse_resume(argc, argv, &ra);
+  if (rc) return rc == 1 ? 0 : rc;
+  sdekit_error err;
+  sdekit_config *c = NULL;
+  if (sdekit_config_from_checkpoint(ra.file, ra.stored_model ? SDEKIT_RESUME_STORED_MODEL : 0, &c,
+                                    &err) != SDEKIT_OK)
+    return cli_fail(&err);
+  sdekit_config_set_log(c, cli_log, NULL, SDEKIT_LOG_INFO);
+  if (apply_resume(c, &ra, &err) != SDEKIT_OK)
+    rc = cli_fail(&err);
+  else
+    rc = run_config(c, 1, ra.force);
+  sdekit_config_destroy(&c);
   return rc;
 }

@@ -167,7 +167,7 @@ static sdk_err at_step(sdk_plan *p, double *last_ckpt, int *ckpt_failed, int64_t
   if (sample_now) SDK_CHECK(sample_all(p, eb));
   if (has_transient_end(p) && p->step == p->transient_steps && !p->marked)
     SDK_CHECK(transient_over(p, eb));
-  int stop_now = c->stop && *c->stop;
+  int stop_now = c->cancel && c->cancel(c->cancel_user);
   if (c->checkpoint && p->step > p->step_start &&
       (stop_now || p->step >= p->nsteps || now_s() - *last_ckpt >= c->checkpoint_every)) {
     SDK_CHECK(checkpoint(p, ckpt_failed, saved, eb));

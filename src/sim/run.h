@@ -79,7 +79,10 @@ typedef struct sdk_run_config {
   double checkpoint_every;
   int argc;
   char **argv;
-  volatile int *stop; /* set asynchronously (signal): checkpoint and stop */
+  /* polled after every chunk of steps: nonzero checkpoints (if asked) and
+   * stops the run with SDK_ERR_INTERRUPTED */
+  int (*cancel)(void *user);
+  void *cancel_user;
   /* a problem that does not stop the run (a checkpoint that could not be
    * written): reported once through this hook, if set */
   void (*warn)(void *user, const char *msg);
@@ -128,6 +131,19 @@ void sdk_run_destroy(sdk_run **r);
 
 /* Generate the kernel source a run would use (for sdekit codegen/compile). */
 sdk_err sdk_run_codegen(const sdk_run_config *c, int cuda, char **src, sdk_errbuf *eb);
+
+/* Generate and compile the kernel a run would use, without running it
+ * (sim/compile.c).  CUDA with an arch ("sm_90") needs NVRTC only. */
+typedef struct sdk_compile_report {
+  char model[256];
+  char scheme[32];
+  char precision[16];
+  int fast_math;
+  char where[512];   /* the backend's description */
+  char report[4400]; /* the compiler's resources line */
+} sdk_compile_report;
+sdk_err sdk_run_compile(const sdk_run_config *c, int cuda, const char *arch,
+                        sdk_compile_report *out, sdk_errbuf *eb);
 
 /* Time the backend's advance alone (for sdekit bench): `repeats` launches
  * of nsteps steps after a warm-up; the clock stops after a reduction has

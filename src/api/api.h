@@ -1,0 +1,123 @@
+/* sdekit: the public API's objects (include/sdekit.h) over the internals.
+ *
+ * sdekit_config owns a sdk_run_config and every string it points to; it also
+ * keeps the arguments as they were applied ("items"), which a checkpoint
+ * stores so that `sdekit resume` (sdekit_config_from_checkpoint) rebuilds
+ * the same configuration through the same parser, and from which the
+ * results' command line is made.  sdekit_run runs a copy of the sdk_run_config
+ * with the callbacks attached, so the configuration itself is never written
+ * by a run (distinct runs may share nothing but read-only data).
+ */
+#ifndef SDK_API_H
+#define SDK_API_H
+
+#include <sdekit.h>
+
+#include "core/error.h"
+#include "core/log.h"
+#include "observe/store.h"
+#include "sim/checkpoint.h"
+#include "sim/run.h"
+
+/* An option as applied: its canonical name (NULL for an operand, the model)
+ * and the words that gave it, as typed (one or two) or as made by a setter
+ * ("--paths=1000"). */
+typedef struct api_item {
+  char *name;
+  char *words[2];
+  int nwords;
+} api_item;
+
+#define API_MAX_OUTPUTS 4
+
+struct sdekit_config {
+  sdk_run_config c;
+  /* owned strings behind c's pointers */
+  char *model, *model_search_path, *model_text, *model_label;
+  char *scheme, *backend, *observe, *drift_var, *density_var, *checkpoint;
+  char *command_line;
+  char *set_name[SDK_MAX_SET];
+  char *outputs[API_MAX_OUTPUTS];
+  int noutputs;
+  int quiet, verbose;
+  /* the environment's part (sdekit_config_set_environment, set_cache) */
+  char *cache_dir, *tmp_dir, *cc, *cflags, *cflags_extra, *cuda_home, *cuda_path;
+  char *sys_kernel, *baseline_cubin;
+  /* the arguments as applied, in order */
+  api_item *items;
+  int nitems, cap;
+  /* callbacks */
+  sdekit_progress_fn progress;
+  void *progress_user;
+  sdekit_cancel_fn cancel;
+  void *cancel_user;
+  sdekit_log_fn log;
+  void *log_user;
+  sdekit_log_level log_min;
+  /* resumed from this checkpoint (sdekit_config_from_checkpoint) */
+  sdk_ckpt *ckpt;
+  char *ckpt_file;
+  char resolved[API_MAX_OUTPUTS][4200];
+  /* the observables' names, for sdekit_config_observable */
+  const char *obs_names[SDK_MAX_OBSERVABLES];
+  int nobs;
+};
+
+struct sdekit_model {
+  sdk_model *m;
+};
+
+/* A result: a run's (run != NULL) or a file's; `img` is the file's image
+ * (io/image.h), made on first use for a run's. */
+struct sdekit_result {
+  sdk_run *run;
+  sdk_store img;
+  int have_img;
+  const char *obs[SDK_MAX_OBSERVABLES];
+  int nobs;
+  /* per dataset: its dimension names and standard-error name, resolved */
+  char **names_storage;
+  int nnames;
+};
+
+/* Fill err from an internal error (NULL err: nothing); returns the status. */
+sdekit_status api_fail(sdekit_error *err, sdk_err e, const sdk_errbuf *eb);
+/* The same for a model error of the model at `path` (file and line from the
+ * message's "PATH:LINE:" prefix). */
+sdekit_status api_fail_model(sdekit_error *err, sdk_err e, const sdk_errbuf *eb, const char *path);
+/* A usage error made here (printf-style). */
+sdekit_status api_usage(sdekit_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+sdekit_status api_nomem(sdekit_error *err);
+void api_ok(sdekit_error *err);
+
+/* Replace *slot by a copy of s (NULL: NULL); SDK_ERR_NOMEM on failure. */
+int api_set_str(char **slot, const char *s);
+
+/* Record an applied option (config.c): words as given. */
+sdekit_status api_record(sdekit_config *c, const char *name, const char *w0, const char *w1,
+                         sdekit_error *err);
+/* Drop the recorded items of option `name`. */
+void api_unrecord(sdekit_config *c, const char *name);
+/* Apply option `name` = value to c without recording it (options.c). */
+sdekit_status api_apply_option(sdekit_config *c, const char *name, const char *value,
+                               sdekit_error *err);
+
+/* Options that need each other (--checkpoint-every and --checkpoint,
+ * --coarse-grain and the density): checked before any run. */
+sdekit_status api_check_options(const sdekit_config *c, sdekit_error *err);
+
+/* The run configuration to execute: a copy of c->c with the callbacks, the
+ * logger and the stored arguments attached (run.c). */
+typedef struct api_exec {
+  sdk_run_config rc;
+  sdk_logger logger;
+  const sdekit_config *cfg;
+  char **argv;
+  int argc;
+  char *cmdline;
+} api_exec;
+sdekit_status api_exec_make(const sdekit_config *c, api_exec *x, sdekit_error *err);
+void api_exec_free(api_exec *x);
+
+#endif

@@ -1,0 +1,632 @@
+/* The public API: every option of `sdekit run`, parsed strictly from its
+ * text (the CLI, checkpoints and the typed setters all come through here),
+ * a command line of them, and their help text. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "core/numfmt.h"
+#include "core/strbuf.h"
+#include "model/model.h"
+#include "sim/registry.h"
+
+/* ------------------------------------------------------------ the values */
+
+/* Strict parsers: the whole argument must be the number. */
+static int parse_count(const char *s, int64_t lo, int64_t *out) {
+  double v;
+  if (!sdk_parse_number(s, &v) || v != floor(v) || v < (double)lo || v > 9.0e15) return 0;
+  *out = (int64_t)v;
+  return 1;
+}
+
+static int parse_u64(const char *s, uint64_t *out) {
+  if (!s || !*s) return 0;
+  for (const char *p = s; *p; p++)
+    if (*p < '0' || *p > '9') return 0;
+  errno = 0;
+  char *end;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno || *end) return 0;
+  *out = v;
+  return 1;
+}
+
+/* A string option's value into its owned slot and the run configuration. */
+static sdekit_status set_owned(char **slot, const char **field, const char *v, sdekit_error *err) {
+  if (api_set_str(slot, v) != SDK_OK) return api_nomem(err);
+  *field = *slot;
+  return SDEKIT_OK;
+}
+
+typedef sdekit_status (*opt_fn)(sdekit_config *c, const char *v, sdekit_error *err);
+
+/* --set NAME=VALUE */
+static sdekit_status o_set(sdekit_config *c, const char *arg, sdekit_error *err) {
+  sdk_run_config *rc = &c->c;
+  const char *eq = strchr(arg, '=');
+  double v;
+  if (!eq || eq == arg || (size_t)(eq - arg) >= 64)
+    return api_usage(err, "--set '%s': expected NAME=VALUE", arg);
+  if (!sdk_parse_number(eq + 1, &v))
+    return api_usage(err, "--set '%s': the value must be a number", arg);
+  /* a parameter set twice: the last value counts, as on any command line */
+  for (int i = 0; i < rc->nset; i++)
+    if (strlen(rc->set_name[i]) == (size_t)(eq - arg) &&
+        !strncmp(rc->set_name[i], arg, (size_t)(eq - arg))) {
+      rc->set_value[i] = v;
+      return SDEKIT_OK;
+    }
+  if (rc->nset == SDK_MAX_SET) return api_usage(err, "too many --set (at most %d)", SDK_MAX_SET);
+  char *name = strndup(arg, (size_t)(eq - arg));
+  if (!name) return api_nomem(err);
+  c->set_name[rc->nset] = name;
+  rc->set_name[rc->nset] = name;
+  rc->set_value[rc->nset++] = v;
+  return SDEKIT_OK;
+}
+
+/* "NAME=V1,V2,..." (or one value "NAME=V"): the values as given */
+static sdekit_status scan_list(const char *arg, const char *vals, sdk_scan_axis *ax,
+                               sdekit_error *err) {
+  int64_t n = 1;
+  for (const char *p = vals; *p; p++)
+    n += *p == ',';
+  if (n > 10000000) return api_usage(err, "--scan '%s': more than 1e7 values", arg);
+  ax->values = malloc((size_t)n * sizeof(double));
+  char *copy = strdup(vals);
+  if (!ax->values || !copy) {
+    free(copy);
+    sdk_scan_free(ax);
+    return api_nomem(err);
+  }
+  int64_t k = 0;
+  int bad = 0;
+  for (char *s = copy, *e; !bad; s = e + 1) {
+    e = strchr(s, ',');
+    if (e) *e = 0;
+    bad = !sdk_parse_number(s, &ax->values[k++]);
+    if (!e) break;
+  }
+  free(copy);
+  if (bad) {
+    sdk_scan_free(ax);
+    return api_usage(err,
+                     "--scan '%s': expected NAME=START:STOP:N[:log] or NAME=V1,V2,... with "
+                     "numbers",
+                     arg);
+  }
+  ax->n = n;
+  ax->start = ax->values[0];
+  ax->stop = ax->values[n - 1];
+  ax->log = 0;
+  return SDEKIT_OK;
+}
+
+/* --scan NAME=START:STOP:N[:log] | NAME=V1,V2,... */
+static sdekit_status o_scan(sdekit_config *c, const char *arg, sdekit_error *err) {
+  sdk_run_config *rc = &c->c;
+  if (rc->nscan == SDK_MAX_SCAN) return api_usage(err, "at most two --scan");
+  sdk_scan_axis ax;
+  memset(&ax, 0, sizeof ax);
+  const char *eq = strchr(arg, '=');
+  if (eq && eq != arg && !strchr(eq, ':') && (size_t)(eq - arg) < sizeof ax.name) {
+    snprintf(ax.name, sizeof ax.name, "%.*s", (int)(eq - arg), arg);
+    sdekit_status s = scan_list(arg, eq + 1, &ax, err);
+    if (s != SDEKIT_OK) return s;
+  } else {
+    sdk_errbuf eb = {0};
+    sdk_err e = sdk_scan_parse(arg, &ax, &eb);
+    if (e != SDK_OK) return api_fail(err, e, &eb);
+  }
+  rc->scan[rc->nscan++] = ax;
+  return SDEKIT_OK;
+}
+
+#define COUNT_OPT(fn, opt, lo, field, what)                                                        \
+  static sdekit_status fn(sdekit_config *c, const char *v, sdekit_error *err) {                   \
+    int64_t n;                                                                                     \
+    if (!parse_count(v, lo, &n)) return api_usage(err, "--" opt " '%s': " what, v);               \
+    c->c.field = n;                                                                                \
+    return SDEKIT_OK;                                                                              \
+  }
+
+COUNT_OPT(o_particles, "particles", 1, particles,
+          "expected a whole number >= 1 (particles per system)")
+COUNT_OPT(o_paths, "paths", 1, paths, "expected a whole number >= 1")
+COUNT_OPT(o_spp, "spp", 1, spp, "expected a whole number >= 1")
+COUNT_OPT(o_transp, "transient-periods", 0, transient_periods, "expected a whole number >= 0")
+COUNT_OPT(o_sample, "sample-every", 1, sample_every, "expected a whole number >= 1")
+COUNT_OPT(o_order_every, "order-every", 1, obs.order_every, "expected a whole number >= 1")
+
+/* a resumed run's length is replaced as a whole: --periods or --t-end */
+static void new_length(sdekit_config *c, const char *other) {
+  if (!c->ckpt) return;
+  api_unrecord(c, other);
+  if (!strcmp(other, "t-end"))
+    c->c.t_end = 0;
+  else
+    c->c.periods = 0;
+}
+
+static sdekit_status o_periods(sdekit_config *c, const char *v, sdekit_error *err) {
+  int64_t n;
+  if (!parse_count(v, 1, &n))
+    return api_usage(err, "--periods '%s': expected a whole number >= 1", v);
+  new_length(c, "t-end");
+  c->c.periods = n;
+  return SDEKIT_OK;
+}
+
+#define POSITIVE_OPT(fn, opt, field, cmp, what)                                                    \
+  static sdekit_status fn(sdekit_config *c, const char *v, sdekit_error *err) {                   \
+    double x;                                                                                      \
+    if (!sdk_parse_number(v, &x) || !(x cmp 0)) return api_usage(err, "--" opt " '%s': " what, v); \
+    c->c.field = x;                                                                                \
+    return SDEKIT_OK;                                                                              \
+  }
+
+POSITIVE_OPT(o_dt, "dt", dt, >, "expected a number > 0")
+POSITIVE_OPT(o_trans, "transient", transient, >=, "expected a number >= 0")
+
+static sdekit_status o_tend(sdekit_config *c, const char *v, sdekit_error *err) {
+  double x;
+  if (!sdk_parse_number(v, &x) || !(x > 0))
+    return api_usage(err, "--t-end '%s': expected a number > 0", v);
+  new_length(c, "periods");
+  c->c.t_end = x;
+  return SDEKIT_OK;
+}
+
+static sdekit_status o_scheme(sdekit_config *c, const char *v, sdekit_error *err) {
+  return set_owned(&c->scheme, &c->c.scheme, v, err);
+}
+
+static sdekit_status o_seed(sdekit_config *c, const char *v, sdekit_error *err) {
+  if (!parse_u64(v, &c->c.seed))
+    return api_usage(err, "--seed '%s': expected a whole number >= 0", v);
+  return SDEKIT_OK;
+}
+
+static sdekit_status o_backend(sdekit_config *c, const char *v, sdekit_error *err) {
+  if (strcmp(v, "cpu") && strcmp(v, "cuda") && strcmp(v, "auto"))
+    return api_usage(err, "--backend '%s': expected cpu, cuda or auto", v);
+  return set_owned(&c->backend, &c->c.backend, v, err);
+}
+
+static sdekit_status o_precision(sdekit_config *c, const char *v, sdekit_error *err) {
+  if (!strcmp(v, "single") || !strcmp(v, "float"))
+    c->c.single = 1;
+  else if (!strcmp(v, "double"))
+    c->c.single = 0;
+  else
+    return api_usage(err, "--precision '%s': expected single or double", v);
+  return SDEKIT_OK;
+}
+
+static sdekit_status o_threads(sdekit_config *c, const char *v, sdekit_error *err) {
+  int64_t n;
+  if (!parse_count(v, 1, &n) || n > 4096)
+    return api_usage(err, "--threads '%s': expected a whole number >= 1", v);
+  c->c.threads = (int)n;
+  return SDEKIT_OK;
+}
+
+static sdekit_status o_device(sdekit_config *c, const char *v, sdekit_error *err) {
+  int64_t n;
+  if (!parse_count(v, 0, &n) || n > 1024)
+    return api_usage(err, "--device '%s': expected a GPU ordinal", v);
+  c->c.device = (int)n;
+  return SDEKIT_OK;
+}
+
+static sdekit_status o_nofast(sdekit_config *c, const char *v, sdekit_error *err) {
+  c->c.fast_math = 0;
+  return SDEKIT_OK;
+}
+
+static sdekit_status o_nocomp(sdekit_config *c, const char *v, sdekit_error *err) {
+  c->c.no_compensation = 1;
+  return SDEKIT_OK;
+}
+
+/* --observe LIST (the names are the registry's) */
+static sdekit_status o_observe(sdekit_config *c, const char *v, sdekit_error *err) {
+  if (!v[0] || v[strlen(v) - 1] == ',')
+    return api_usage(err, "--observe '%s': name at least one observable", v);
+  const sdk_obs_type *t[SDK_MAX_OBSERVABLES];
+  int n = 0;
+  sdk_errbuf eb = {0};
+  sdk_run_config probe = c->c;
+  probe.observe = v;
+  if (sdk_run_config_observables(&probe, t, &n, &eb) != SDK_OK) return api_fail(err, SDK_ERR_USAGE, &eb);
+  if (n == 0) return api_usage(err, "--observe '%s': name at least one observable", v);
+  return set_owned(&c->observe, &c->c.observe, v, err);
+}
+
+static sdekit_status o_drift(sdekit_config *c, const char *v, sdekit_error *err) {
+  return set_owned(&c->drift_var, &c->c.obs.drift_var, v, err);
+}
+
+static sdekit_status o_dvar(sdekit_config *c, const char *v, sdekit_error *err) {
+  return set_owned(&c->density_var, &c->c.obs.density_var, v, err);
+}
+
+static sdekit_status o_bins(sdekit_config *c, const char *v, sdekit_error *err) {
+  int64_t n;
+  if (!parse_count(v, 1, &n) || n > 100000000)
+    return api_usage(err, "--bins '%s': expected a whole number between 1 and 1e8", v);
+  c->c.obs.bins = n;
+  return SDEKIT_OK;
+}
+
+/* --hist-range VAR=LO:HI (a variable given again: the last range counts) */
+static sdekit_status o_hrange(sdekit_config *c, const char *arg, sdekit_error *err) {
+  sdk_observe_opts *o = &c->c.obs;
+  const char *eq = strchr(arg, '='), *colon = eq ? strchr(eq, ':') : NULL;
+  if (!eq || !colon || eq == arg || (size_t)(eq - arg) >= 64)
+    return api_usage(err, "--hist-range '%s': expected VAR=LO:HI", arg);
+  int k = o->nhist_range;
+  for (int i = 0; i < o->nhist_range; i++)
+    if (strlen(o->hist_range_var[i]) == (size_t)(eq - arg) &&
+        !strncmp(o->hist_range_var[i], arg, (size_t)(eq - arg)))
+      k = i;
+  if (k == SDK_MAX_HIST_RANGE) return api_usage(err, "--hist-range '%s': expected VAR=LO:HI", arg);
+  char lo[64], hi[64];
+  snprintf(lo, sizeof lo, "%.*s", (int)(colon - eq - 1), eq + 1);
+  snprintf(hi, sizeof hi, "%s", colon + 1);
+  double l, h;
+  if (!sdk_parse_number(lo, &l) || !sdk_parse_number(hi, &h))
+    return api_usage(err, "--hist-range '%s': LO and HI must be numbers", arg);
+  o->hist_range_lo[k] = l;
+  o->hist_range_hi[k] = h;
+  snprintf(o->hist_range_var[k], sizeof o->hist_range_var[k], "%.*s", (int)(eq - arg), arg);
+  if (k == o->nhist_range) o->nhist_range++;
+  return SDEKIT_OK;
+}
+
+/* --save-paths LIST (path indices) */
+static sdekit_status o_save(sdekit_config *c, const char *arg, sdekit_error *err) {
+  sdk_observe_opts *o = &c->c.obs;
+  char *copy = strdup(arg), *save = NULL;
+  if (!copy) return api_nomem(err);
+  int n = 0, bad = !*arg || arg[strlen(arg) - 1] == ',';
+  int64_t idx[SDK_MAX_SAVE];
+  for (char *t = strtok_r(copy, ",", &save); t && !bad; t = strtok_r(NULL, ",", &save)) {
+    int64_t k;
+    if (!parse_count(t, 0, &k) || n == SDK_MAX_SAVE)
+      bad = 1;
+    else
+      idx[n++] = k;
+  }
+  free(copy);
+  if (bad || n == 0)
+    return api_usage(err,
+                     "--save-paths '%s': expected path indices like 0,1,2 (at most %d)", arg,
+                     SDK_MAX_SAVE);
+  memcpy(o->save_index, idx, (size_t)n * sizeof *idx);
+  o->nsave = n;
+  return SDEKIT_OK;
+}
+
+/* --coarse-grain[=WIDTH] */
+static sdekit_status o_coarse(sdekit_config *c, const char *v, sdekit_error *err) {
+  double x;
+  if (!v) {
+    c->c.obs.coarse_width = -1; /* the model's period of the variable */
+    return SDEKIT_OK;
+  }
+  if (!sdk_parse_number(v, &x) || x <= 0)
+    return api_usage(err, "--coarse-grain=%s: the bin width must be a number > 0", v);
+  c->c.obs.coarse_width = x;
+  return SDEKIT_OK;
+}
+
+static sdekit_status o_ckpt(sdekit_config *c, const char *v, sdekit_error *err) {
+  if (!*v) return api_usage(err, "--checkpoint: expected a file name");
+  return set_owned(&c->checkpoint, &c->c.checkpoint, v, err);
+}
+
+static sdekit_status o_ckpt_every(sdekit_config *c, const char *v, sdekit_error *err) {
+  double x;
+  if (!sdk_parse_number(v, &x) || x < 0)
+    return api_usage(err, "--checkpoint-every '%s': expected seconds >= 0", v);
+  c->c.checkpoint_every = x;
+  return SDEKIT_OK;
+}
+
+static sdekit_status o_output(sdekit_config *c, const char *v, sdekit_error *err) {
+  if (c->noutputs == API_MAX_OUTPUTS) return api_usage(err, "at most four -o");
+  if (!*v) return api_usage(err, "-o: expected a file name");
+  if (!(c->outputs[c->noutputs] = strdup(v))) return api_nomem(err);
+  c->noutputs++;
+  return SDEKIT_OK;
+}
+
+static sdekit_status o_quiet(sdekit_config *c, const char *v, sdekit_error *err) {
+  c->quiet = c->c.quiet = 1;
+  return SDEKIT_OK;
+}
+
+static sdekit_status o_verbose(sdekit_config *c, const char *v, sdekit_error *err) {
+  c->verbose = c->c.verbose = 1;
+  return SDEKIT_OK;
+}
+
+/* ------------------------------------------------------------ the table */
+
+enum { REPEAT = 1 };
+
+typedef struct api_opt {
+  const char *name;
+  int arity; /* 0 none, 1 required, 2 optional (--name=VALUE only) */
+  int flags;
+  opt_fn fn;
+} api_opt;
+
+static const api_opt OPTS[] = {
+    {"set", 1, REPEAT, o_set},
+    {"scan", 1, REPEAT, o_scan},
+    {"paths", 1, 0, o_paths},
+    {"particles", 1, 0, o_particles},
+    {"dt", 1, 0, o_dt},
+    {"spp", 1, 0, o_spp},
+    {"t-end", 1, 0, o_tend},
+    {"periods", 1, 0, o_periods},
+    {"transient", 1, 0, o_trans},
+    {"transient-periods", 1, 0, o_transp},
+    {"scheme", 1, 0, o_scheme},
+    {"seed", 1, 0, o_seed},
+    {"backend", 1, 0, o_backend},
+    {"precision", 1, 0, o_precision},
+    {"threads", 1, 0, o_threads},
+    {"device", 1, 0, o_device},
+    {"no-fast-math", 0, 0, o_nofast},
+    {"no-compensation", 0, 0, o_nocomp},
+    {"observe", 1, 0, o_observe},
+    {"drift", 1, 0, o_drift},
+    {"sample-every", 1, 0, o_sample},
+    {"order-every", 1, 0, o_order_every},
+    {"bins", 1, 0, o_bins},
+    {"hist-range", 1, REPEAT, o_hrange},
+    {"save-paths", 1, 0, o_save},
+    {"density-var", 1, 0, o_dvar},
+    {"coarse-grain", 2, 0, o_coarse},
+    {"checkpoint", 1, 0, o_ckpt},
+    {"checkpoint-every", 1, 0, o_ckpt_every},
+    {"output", 1, REPEAT, o_output},
+    {"quiet", 0, 0, o_quiet},
+    {"verbose", 0, 0, o_verbose},
+};
+
+static const api_opt *find_opt(const char *name) {
+  if (name && !strcmp(name, "o")) name = "output";
+  for (size_t i = 0; name && i < sizeof OPTS / sizeof *OPTS; i++)
+    if (!strcmp(OPTS[i].name, name)) return &OPTS[i];
+  return NULL;
+}
+
+SDEKIT_API int sdekit_config_option_arity(const char *name) {
+  const api_opt *o = find_opt(name);
+  return o ? o->arity : -1;
+}
+
+sdekit_status api_apply_option(sdekit_config *c, const char *name, const char *value,
+                               sdekit_error *err) {
+  const api_opt *o = find_opt(name);
+  if (!o) return api_usage(err, "unknown option '--%s' (see 'sdekit run --help')", name);
+  if (o->arity == 1 && !value) {
+    if (!strcmp(o->name, "output")) return api_usage(err, "option '-o' needs a value");
+    return api_usage(err, "option '--%s' needs a value", o->name);
+  }
+  if (o->arity == 0 && value)
+    return api_usage(err, "option '--%s' takes no value", o->name);
+  return o->fn(c, value, err);
+}
+
+SDEKIT_API sdekit_status sdekit_config_option(sdekit_config *c, const char *name,
+                                              const char *value, sdekit_error *err) {
+  if (!c || !name) return api_usage(err, "sdekit_config_option: no configuration or name");
+  const api_opt *o = find_opt(name);
+  sdekit_status s = api_apply_option(c, name, value, err);
+  if (s != SDEKIT_OK) return s;
+  if (!(o->flags & REPEAT)) api_unrecord(c, o->name);
+  char word[4200];
+  if (value)
+    snprintf(word, sizeof word, "--%s=%s", o->name, value);
+  else
+    snprintf(word, sizeof word, "--%s", o->name);
+  return api_record(c, o->name, word, NULL, err);
+}
+
+/* ------------------------------------------------------------ command lines */
+
+/* The option at argv[*i] with its value (the next word when it takes one
+ * and none is attached: *i moves past it). */
+static sdekit_status one_option(sdekit_config *c, int argc, const char *const *argv, int *i,
+                                sdekit_arg_fn other, void *user, sdekit_error *err) {
+  const char *a = argv[*i], *value = NULL, *w1 = NULL;
+  char name[128];
+  if (a[1] != '-') {
+    if (a[1] != 'o') return api_usage(err, "unknown option '%s' (see 'sdekit run --help')", a);
+    /* -o FILE, -oFILE */
+    snprintf(name, sizeof name, "output");
+    if (a[2])
+      value = a + 2;
+    else if (*i + 1 < argc)
+      value = w1 = argv[++*i];
+    else
+      return api_usage(err, "option '-o' needs a value");
+  } else {
+    const char *eq = strchr(a, '=');
+    size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+    if (len >= sizeof name)
+      return api_usage(err, "unknown option '%s' (see 'sdekit run --help')", a);
+    snprintf(name, sizeof name, "%.*s", (int)len, a + 2);
+    const api_opt *o = find_opt(name);
+    if (!o) {
+      /* not ours: the caller's (--help, --arch, ...) */
+      int r = other ? other(user, name, eq ? eq + 1 : NULL) : -1;
+      if (r < 0) return api_usage(err, "unknown option '%s' (see 'sdekit run --help')", a);
+      if (r == 1 && !eq) {
+        if (*i + 1 >= argc) return api_usage(err, "option '%s' needs a value", a);
+        if (other(user, name, argv[++*i]) < 0)
+          return api_usage(err, "option '%s': bad value '%s'", a, argv[*i]);
+      }
+      return SDEKIT_OK;
+    }
+    if (eq) {
+      if (o->arity == 0) return api_usage(err, "option '--%s' takes no value", o->name);
+      value = eq + 1;
+    } else if (o->arity == 1) {
+      if (*i + 1 >= argc) return api_usage(err, "option '%s' needs a value", a);
+      value = w1 = argv[++*i];
+    }
+  }
+  const api_opt *o = find_opt(name);
+  sdekit_status s = api_apply_option(c, name, value, err);
+  if (s != SDEKIT_OK) return s;
+  if (!(o->flags & REPEAT)) api_unrecord(c, o->name);
+  return api_record(c, o->name, w1 ? argv[*i - 1] : a, w1, err);
+}
+
+SDEKIT_API sdekit_status sdekit_config_args(sdekit_config *c, int argc, const char *const *argv,
+                                            sdekit_arg_fn other, void *user, sdekit_error *err) {
+  if (!c || argc < 0 || (argc > 0 && !argv))
+    return api_usage(err, "sdekit_config_args: no arguments");
+  int operands = 0, dashdash = 0;
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    if (!a) return api_usage(err, "sdekit_config_args: argument %d is NULL", i);
+    sdekit_status s = SDEKIT_OK;
+    if (!dashdash && !strcmp(a, "--")) {
+      dashdash = 1;
+    } else if (dashdash || a[0] != '-' || !a[1]) {
+      /* an operand (a lone "-" too, and anything after "--") */
+      if (other)
+        s = other(user, NULL, a) < 0 ? api_usage(err, "unexpected argument '%s'", a) : SDEKIT_OK;
+      else if (++operands > 1)
+        s = api_usage(err, "unexpected argument '%s'", a);
+      else
+        s = sdekit_config_set_model(c, a, err);
+    } else {
+      s = one_option(c, argc, argv, &i, other, user, err);
+    }
+    if (s != SDEKIT_OK) return s;
+  }
+  api_ok(err);
+  return SDEKIT_OK;
+}
+
+/* ------------------------------------------------------------ help */
+
+static const char RUN_HELP[] =
+    "usage: sdekit run MODEL [options]\n"
+    "\n"
+    "MODEL is a path (it contains a '/' or ends in .sde: ./mymodel, mine.sde), or a bare\n"
+    "name, looked up as NAME.sde in the directories of SDEKIT_MODEL_PATH (':'-separated,\n"
+    "in order, before the built-ins) and then among the built-in models (see 'sdekit\n"
+    "models'); never in the current directory.  Model files: regular files of UTF-8 text,\n"
+    "at most 1 MiB (limits: README, 'Where a model comes from').\n"
+    "\n"
+    "parameters:\n"
+    "  --set NAME=VALUE          set a parameter (repeatable)\n"
+    "  --scan NAME=START:STOP:N[:log]\n"
+    "                            scan a parameter over N values (up to two --scan: a grid)\n"
+    "  --scan NAME=V1,V2,...     scan a parameter over the values given\n"
+    "ensemble and time:\n"
+    "  --paths N                 paths per grid point (default 1024; with --particles: 1 system)\n"
+    "  --particles N             every path is a system of N particles (models with [meanfield]\n"
+    "                            or [pair] need N >= 2; integrated with euler)\n"
+    "  --dt DT                   time step (models without a period: default 0.01)\n"
+    "  --spp N                   steps per period of the driving (periodic models; default 100)\n"
+    "  --t-end T                 integrate up to time T (default 10, or 100 periods)\n"
+    "  --periods N               integrate N periods (periodic models)\n"
+    "  --transient T             start of the drift window (default 0)\n"
+    "  --transient-periods N     the same in periods\n"
+    "  --scheme NAME             (default: srk2, or euler when the noise is multiplicative or\n"
+    "                            for systems of particles)\n"
+    "@SCHEMES@"
+    "  --seed N                  random seed (default 1); same seed, same results\n"
+    "where and how:\n"
+    "  --backend NAME            cpu | cuda | auto (default cpu)\n"
+    "  --precision P             single | double (default single)\n"
+    "  --threads N               CPU threads (default: all cores)\n"
+    "  --device N                GPU ordinal (default 0)\n"
+    "  --no-fast-math            compile kernels without fast-math (IEEE-exact order)\n"
+    "  --no-compensation         single precision: plain x += dx state update, without the\n"
+    "                            compensated (Kahan) sum that keeps long drifting runs exact\n"
+    "observables:\n"
+    "  --observe LIST            comma-separated (default drift):\n"
+    "@OBSERVABLES@"
+    "  --drift VAR               variable whose drift <<v>> is measured (default: the first)\n"
+    "  --sample-every N          steps between moment samples (default: one period, or 1/100 of "
+    "the run)\n"
+    "  --order-every N           steps between samples of the order parameter r(t) (default:\n"
+    "                            --sample-every)\n"
+    "  --bins N                  histogram bins (default 100)\n"
+    "  --hist-range VAR=LO:HI    fixed histogram range for VAR (default: from the data)\n"
+    "  --density-var VAR         variable of --observe density (default: the first)\n"
+    "  --coarse-grain[=WIDTH]    density bins exactly one period wide: WIDTH, or the period the\n"
+    "                            model declares for the variable ([model] periodic = x : L)\n"
+    "  --save-paths LIST         store these paths (indices per grid point, e.g. 0,1,2) at\n"
+    "                            every sample\n"
+    "long runs:\n"
+    "  --checkpoint FILE         save the complete state to FILE (atomically) every\n"
+    "                            --checkpoint-every seconds (default 600), at the end, and on\n"
+    "                            SIGINT/SIGTERM; continue with 'sdekit resume FILE'\n"
+    "  --checkpoint-every S      seconds between checkpoints (0: after every chunk of steps)\n"
+    "output:\n"
+    "  -o FILE                   FILE.h5 (HDF5, everything), FILE.tsv (text for gnuplot; one file "
+    "per\n"
+    "                            observable, BASE.OBS.tsv, when there are several) or - (stdout);\n"
+    "                            repeat -o to write several formats from one run\n"
+    "  --quiet                   no progress or summary on stderr\n"
+    "  --verbose                 show compiler commands and cache use\n"
+    "\n"
+    "environment:\n"
+    "  SDEKIT_MODEL_PATH         ':'-separated directories searched for a bare MODEL name\n"
+    "                            before the built-in models\n"
+    "  SDK_CACHE_DIR             the kernel cache (else $XDG_CACHE_HOME/sdekit, else\n"
+    "                            $HOME/.cache/sdekit); SDEKIT_CACHE_MAX caps its size\n"
+    "  SDEKIT_CC, CC             the C compiler of CPU kernels (default: clang if found, else cc);\n"
+    "                            SDEKIT_CFLAGS replaces its flags, CFLAGS adds to them\n"
+    "  CUDA_HOME, CUDA_PATH      where NVRTC is looked for (after the loader's search)\n"
+    "  TMPDIR                    scratch space (private kernel caches, plot files)\n"
+    "\n"
+    "Results with the same seed and settings are bitwise identical whatever the thread count.\n";
+
+SDEKIT_API char *sdekit_config_help(void) {
+  sdk_strbuf b;
+  sdk_sb_init(&b);
+  const char *s = RUN_HELP;
+  for (;;) {
+    const char *at = strchr(s, '@');
+    if (!at) break;
+    sdk_sb_putn(&b, s, (size_t)(at - s));
+    if (!strncmp(at, "@SCHEMES@", 9)) {
+      for (int i = 0; sdk_registry_schemes[i]; i++)
+        sdk_sb_printf(&b, "%28s%-9s %s\n", "", sdk_registry_schemes[i]->name,
+                      sdk_registry_schemes[i]->description);
+      s = at + 9;
+    } else if (!strncmp(at, "@OBSERVABLES@", 13)) {
+      for (int i = 0; sdk_registry_observables[i]; i++)
+        if (!(sdk_registry_observables[i]->flags & SDK_OBS_BY_OPTION))
+          sdk_sb_printf(&b, "%28s%-9s %s\n", "", sdk_registry_observables[i]->name,
+                        sdk_registry_observables[i]->description);
+      s = at + 13;
+    } else {
+      sdk_sb_puts(&b, "@");
+      s = at + 1;
+    }
+  }
+  sdk_sb_puts(&b, s);
+  if (b.oom) {
+    sdk_sb_free(&b);
+    return NULL;
+  }
+  return b.s;
+}

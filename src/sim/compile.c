@@ -1,0 +1,53 @@
+/* Generate and compile a run's kernel without running it (sim/run.h:
+ * sdk_run_compile, for `sdekit compile`): the plan decides the scheme and
+ * the kernel exactly as a run would. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/run_internal.h"
+
+sdk_err sdk_run_compile(const sdk_run_config *c, int cuda, const char *arch,
+                        sdk_compile_report *out, sdk_errbuf *eb) {
+  memset(out, 0, sizeof *out);
+  if (arch && !cuda) return SDK_FAIL(eb, SDK_ERR_USAGE, "--arch applies to --backend cuda only");
+  const sdk_backend *be = cuda ? &sdk_backend_cuda : &sdk_backend_cpu;
+  sdk_run *r = calloc(1, sizeof *r);
+  if (!r) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  sdk_plan p;
+  char *src = NULL;
+  sdk_bctx *ctx = NULL;
+  sdk_module *mod = NULL;
+  sdk_err err = sdk_plan_make(c, r, &p, eb);
+  if (err == SDK_OK) {
+    sdk_codegen_opts o;
+    sdk_plan_codegen_opts(&p, cuda ? SDK_TARGET_CUDA : SDK_TARGET_CPU, &o);
+    err = sdk_codegen(&o, &src, eb);
+  }
+  if (err == SDK_OK) {
+    sdk_backend_opts bo = {.threads = c->threads,
+                           .device = c->device,
+                           .fast_math = c->fast_math,
+                           .cache_max = c->cache_max,
+                           .arch = arch,
+                           .env = c->env,
+                           .tuning = c->tuning,
+                           .logger = c->logger};
+    err = be->open(&bo, &ctx, eb);
+  }
+  if (err == SDK_OK) {
+    be->describe(ctx, out->where, sizeof out->where);
+    err = be->compile(ctx, src, r->model->path, &mod, out->report, sizeof out->report, eb);
+  }
+  if (err == SDK_OK) {
+    snprintf(out->model, sizeof out->model, "%s", r->model->name);
+    snprintf(out->scheme, sizeof out->scheme, "%s", p.scheme->name);
+    snprintf(out->precision, sizeof out->precision, "%s", c->single ? "single" : "double");
+    out->fast_math = c->fast_math;
+  }
+  if (be->module_free) be->module_free(&mod);
+  if (ctx) be->close(&ctx);
+  free(src);
+  sdk_plan_free(&p);
+  sdk_run_destroy(&r);
+  return err;
+}

@@ -1,0 +1,289 @@
+/* The public C API (include/sdekit.h), used as a program outside sdekit
+ * would use it: nothing but <sdekit.h>.
+ *
+ * - versions, errors (a model error carries its file and line)
+ * - the OU variance of a scan against the exact variance of the Euler
+ *   recursion (5 standard errors)
+ * - typed setters and the CLI's option strings give bitwise the same results
+ * - datasets: shapes, dimension names, standard errors; write + read back
+ * - cancellation through the callback, checkpoint, resume: bitwise the
+ *   uninterrupted run
+ * - the log callback; two runs in two threads at once
+ * Backend from $SDK_TEST_BACKEND (default cpu). */
+#include <math.h>
+#include <pthread.h>
+#include <sdekit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define K_SIGMA 5.0
+
+static const char *backend(void) {
+  const char *b = getenv("SDK_TEST_BACKEND");
+  return b && *b ? b : "cpu";
+}
+
+extern char **environ;
+
+/* a call that must succeed (err holds the message otherwise) */
+#define OK(call) TU_CHECK((call) == SDEKIT_OK, "%s: %s", #call, err.message)
+
+/* An OU configuration: the scan k = 0.5, 1, 2 (given as values), Euler in
+ * double precision, moments every 50 steps and the drift. */
+static sdekit_config *ou_config(int64_t paths, sdekit_error *err) {
+  sdekit_config *c = NULL;
+  const double ks[3] = {0.5, 1.0, 2.0};
+  if (sdekit_config_create(&c, err) || sdekit_config_set_environment(c, (const char *const *)environ, err) ||
+      sdekit_config_set_model(c, "ou", err) || sdekit_config_add_scan_values(c, "k", ks, 3, err) ||
+      sdekit_config_set_param(c, "D", 0.4, err) || sdekit_config_set_paths(c, paths, err) ||
+      sdekit_config_set_dt(c, 0.01, err) || sdekit_config_set_t_end(c, 2.0, err) ||
+      sdekit_config_set_scheme(c, "euler", err) || sdekit_config_set_precision(c, "double", err) ||
+      sdekit_config_set_sample_every(c, 50, err) ||
+      sdekit_config_set_observe(c, "moments,drift", err) || sdekit_config_set_seed(c, 4242, err) ||
+      sdekit_config_set_backend(c, backend(), err)) {
+    sdekit_config_destroy(&c);
+    return NULL;
+  }
+  return c;
+}
+
+/* The same from the CLI's words. */
+static sdekit_config *ou_config_args(int64_t paths, sdekit_error *err) {
+  char p[32];
+  snprintf(p, sizeof p, "--paths=%lld", (long long)paths);
+  const char *argv[] = {"ou",        "--scan",   "k=0.5,1,2", "--set",          "D=0.4",   p,
+                        "--dt",      "0.01",     "--t-end",   "2",              "--scheme", "euler",
+                        "--precision", "double", "--sample-every", "50",        "--observe",
+                        "moments,drift", "--seed", "4242",    "--backend",      backend()};
+  sdekit_config *c = NULL;
+  if (sdekit_config_create(&c, err) || sdekit_config_set_environment(c, (const char *const *)environ, err) ||
+      sdekit_config_args(c, (int)(sizeof argv / sizeof *argv), argv, NULL, NULL, err)) {
+    sdekit_config_destroy(&c);
+    return NULL;
+  }
+  return c;
+}
+
+static int same_dataset(const sdekit_result *a, const sdekit_result *b, const char *name) {
+  sdekit_dataset x, y;
+  if (sdekit_result_dataset(a, name, &x, NULL) || sdekit_result_dataset(b, name, &y, NULL)) return 0;
+  size_t es = 8;
+  return x.count == y.count && x.rank == y.rank && !memcmp(x.dims, y.dims, sizeof x.dims) &&
+         !memcmp(x.data, y.data, (size_t)x.count * es);
+}
+
+static int same_all(const sdekit_result *a, const sdekit_result *b) {
+  int n = sdekit_result_ndatasets(a), ok = n > 0 && n == sdekit_result_ndatasets(b);
+  for (int i = 0; ok && i < n; i++)
+    ok = same_dataset(a, b, sdekit_result_dataset_name(a, i));
+  return ok;
+}
+
+static void check_errors(void) {
+  TU_CHECK(sdekit_version_number() == SDEKIT_VERSION_NUMBER, "library %s, header %s",
+           sdekit_version(), SDEKIT_VERSION_STRING);
+  TU_CHECK(!strcmp(sdekit_version(), SDEKIT_VERSION_STRING), "version string");
+  sdekit_model *m = NULL;
+  sdekit_error err;
+  const char *bad = "[model]\nname = bad\nvars = x\n[params]\nk = 1\n[drift]\nx = -k*y\n";
+  sdekit_status s = sdekit_model_from_string(bad, "bad.sde", &m, &err);
+  TU_CHECK(s == SDEKIT_ERR_MODEL && m == NULL, "a bad model is a model error (%d)", s);
+  TU_CHECK(!strcmp(err.file, "bad.sde") && err.line == 7, "file '%s' line %d: %s", err.file,
+           err.line, err.message);
+  TU_CHECK(strstr(err.message, "unknown name 'y'") != NULL, "message: %s", err.message);
+  TU_CHECK(sdekit_status_exit_code(s) == 2, "model errors exit 2");
+  s = sdekit_model_load("no-such-model-anywhere", NULL, &m, &err);
+  TU_CHECK(s == SDEKIT_ERR_USAGE && strstr(err.message, "unknown model"), "%s", err.message);
+  OK(sdekit_model_load("josephson", NULL, &m, &err));
+  TU_CHECK(m && sdekit_model_nvars(m) == 2 && !strcmp(sdekit_model_var(m, 1), "v") &&
+               sdekit_model_has_period(m) && !strcmp(sdekit_model_kind(m), "paths"),
+           "josephson: vars, period, kind");
+  sdekit_model_destroy(&m);
+  sdekit_model_destroy(&m); /* NULL: nothing */
+  sdekit_catalog *cat = NULL;
+  OK(sdekit_catalog_create(NULL, &cat, &err));
+  int found = 0;
+  for (int i = 0; i < sdekit_catalog_count(cat); i++)
+    found |= !strcmp(sdekit_catalog_file(cat, i), "ou.sde");
+  TU_CHECK(found, "the catalog lists ou.sde");
+  sdekit_catalog_destroy(&cat);
+  sdekit_config *c = NULL;
+  OK(sdekit_config_create(&c, &err));
+  s = sdekit_config_set_paths(c, 0, &err);
+  TU_CHECK(s == SDEKIT_ERR_USAGE && !strcmp(err.message, "--paths '0': expected a whole number >= 1"),
+           "%s", err.message);
+  s = sdekit_config_option(c, "no-such-option", "1", &err);
+  TU_CHECK(s == SDEKIT_ERR_USAGE && strstr(err.message, "unknown option"), "%s", err.message);
+  sdekit_result *r = NULL;
+  s = sdekit_run(c, &r, &err);
+  TU_CHECK(s == SDEKIT_ERR_USAGE && r == NULL, "a run without a model: %s", err.message);
+  sdekit_config_destroy(&c);
+  char *h = sdekit_config_help();
+  TU_CHECK(h && strstr(h, "--paths N") && strstr(h, "SDEKIT_MODEL_PATH"), "help text");
+  sdekit_free(h);
+}
+
+/* Var(x_n) of x' = a x + sqrt(2 D dt) w, a = 1 - k dt, x_0 fixed. */
+static double euler_var(double k, double D, double dt, double n) {
+  double a = 1 - k * dt;
+  return 2 * D * dt * (1 - pow(a, 2 * n)) / (1 - a * a);
+}
+
+static void check_ou(sdekit_result **keep) {
+  sdekit_error err;
+  const int64_t N = 1 << 16;
+  sdekit_config *c = ou_config(N, &err), *c2 = ou_config_args(N, &err);
+  TU_CHECK(c && c2, "configurations: %s", err.message);
+  if (!c || !c2) return;
+  sdekit_result *r = NULL, *r2 = NULL;
+  OK(sdekit_run(c, &r, &err));
+  OK(sdekit_run(c2, &r2, &err));
+  if (!r || !r2) return;
+  TU_CHECK(same_all(r, r2), "typed setters and option strings give the same results");
+  TU_CHECK(sdekit_result_nscan(r) == 1 && !strcmp(sdekit_result_scan_name(r, 0), "k"), "scan");
+  int64_t nk = 0;
+  const double *kv = sdekit_result_scan_values(r, 0, &nk);
+  TU_CHECK(nk == 3 && kv && kv[2] == 2.0, "scan values");
+  sdekit_dataset var, t, dv;
+  OK(sdekit_result_dataset(r, "moments/var_x", &var, &err));
+  OK(sdekit_result_dataset(r, "moments/t", &t, &err));
+  TU_CHECK(var.rank == 2 && var.dims[0] == 3 && var.grid_rank == 1 && var.sample_axis == 1,
+           "moments/var_x: rank %d dims %lld x %lld grid %d sample %d", var.rank,
+           (long long)var.dims[0], (long long)var.dims[1], var.grid_rank, var.sample_axis);
+  TU_CHECK(var.dim_names[0] && !strcmp(var.dim_names[0], "k") && var.dim_names[1] &&
+               !strcmp(var.dim_names[1], "sample"),
+           "dimension names");
+  OK(sdekit_result_dataset(r, "drift/value", &dv, &err));
+  TU_CHECK(dv.std_error && !strcmp(dv.std_error, "drift/error"), "drift/value's standard error");
+  const double *v = var.data, *tt = t.data;
+  int64_t ns = var.dims[1];
+  for (int64_t g = 0; g < nk && kv; g++)
+    for (int64_t s = 1; s < ns; s++) {
+      double time = tt[g * ns + s], n = floor(time / 0.01 + 0.5), want = euler_var(kv[g], 0.4, 0.01, n);
+      double got = v[g * ns + s], se = got * sqrt(2.0 / (double)(N - 1));
+      char what[96];
+      snprintf(what, sizeof what, "OU variance k=%g t=%g", kv[g], time);
+      TU_NEAR(got, want, K_SIGMA * se, what);
+      if (s == ns - 1)
+        printf("OU k=%g t=%g: variance %.6f, exact (Euler) %.6f, stationary D/k %.6f (%+.2f se)\n",
+               kv[g], time, got, want, 0.4 / kv[g], (got - want) / se);
+    }
+  sdekit_attr a;
+  OK(sdekit_result_attr(r, "", "seed", &a, &err));
+  TU_CHECK(a.type == SDEKIT_ATTR_U64 && a.u64 && a.u64[0] == 4242, "seed attribute");
+  sdekit_result_destroy(&r2);
+  sdekit_config_destroy(&c);
+  sdekit_config_destroy(&c2);
+  *keep = r;
+}
+
+static void check_file(const sdekit_result *r, const char *dir) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/ou.h5", dir);
+  sdekit_error err;
+  OK(sdekit_result_write(r, path, NULL, NULL, &err));
+  sdekit_result *back = NULL;
+  OK(sdekit_result_read(path, &back, &err));
+  if (!back) return;
+  TU_CHECK(same_all(r, back), "written and read back: the same datasets");
+  TU_CHECK(sdekit_result_nobservables(back) == 2, "observables of the file: %d",
+           sdekit_result_nobservables(back));
+  sdekit_dataset d;
+  OK(sdekit_result_dataset(back, "moments/var_x", &d, &err));
+  TU_CHECK(d.grid_rank == 1 && d.sample_axis == 1, "axes read back");
+  sdekit_result_destroy(&back);
+  sdekit_status s = sdekit_result_read("/nonexistent/ou.h5", &back, &err);
+  TU_CHECK(s != SDEKIT_OK && back == NULL && strstr(err.message, "/nonexistent/ou.h5"), "%s",
+           err.message);
+  unlink(path);
+}
+
+typedef struct cancel_after {
+  int polls, limit;
+} cancel_after;
+
+static int cancel_cb(void *user) {
+  cancel_after *ca = user;
+  return ++ca->polls > ca->limit;
+}
+
+static void check_cancel(const sdekit_result *whole, const char *dir) {
+  sdekit_error err;
+  sdekit_config *c = ou_config(1 << 16, &err);
+  if (!c) return;
+  char ck[4200];
+  snprintf(ck, sizeof ck, "%s/ou.ckpt", dir);
+  OK(sdekit_config_set_checkpoint(c, ck, 0, &err));
+  cancel_after ca = {0, 3};
+  sdekit_config_set_cancel(c, cancel_cb, &ca);
+  sdekit_result *r = NULL;
+  sdekit_status s = sdekit_run(c, &r, &err);
+  TU_CHECK(s == SDEKIT_ERR_CANCELLED && r == NULL, "cancelled run: %d %s", s, err.message);
+  TU_CHECK(strstr(err.message, "checkpoint saved to") != NULL, "%s", err.message);
+  sdekit_config_destroy(&c);
+  OK(sdekit_config_from_checkpoint(ck, 0, &c, &err));
+  if (!c) return;
+  OK(sdekit_run(c, &r, &err));
+  TU_CHECK(r && same_all(whole, r), "resumed = uninterrupted, bitwise");
+  sdekit_result_destroy(&r);
+  sdekit_config_destroy(&c);
+  unlink(ck);
+}
+
+static void count_log(void *user, sdekit_log_level level, const char *msg) {
+  (void)level;
+  (void)msg;
+  ++*(int *)user;
+}
+
+static void *thread_run(void *arg) {
+  sdekit_result **out = arg;
+  sdekit_config *c = ou_config(1 << 14, NULL);
+  if (c) sdekit_run(c, out, NULL);
+  sdekit_config_destroy(&c);
+  return NULL;
+}
+
+static void check_threads_and_log(void) {
+  sdekit_result *a = NULL, *b = NULL, *seq = NULL;
+  pthread_t ta, tb;
+  pthread_create(&ta, NULL, thread_run, &a);
+  pthread_create(&tb, NULL, thread_run, &b);
+  pthread_join(ta, NULL);
+  pthread_join(tb, NULL);
+  sdekit_error err;
+  sdekit_config *c = ou_config(1 << 14, &err);
+  int nlog = 0;
+  if (c) {
+    sdekit_config_set_log(c, count_log, &nlog, SDEKIT_LOG_DEBUG);
+    OK(sdekit_config_set_verbose(c, 1, &err));
+    OK(sdekit_run(c, &seq, &err));
+  }
+  TU_CHECK(a && b && seq && same_all(a, seq) && same_all(b, seq),
+           "two runs in two threads = one run alone");
+  TU_CHECK(nlog > 0, "the log callback heard %d messages", nlog);
+  sdekit_result_destroy(&a);
+  sdekit_result_destroy(&b);
+  sdekit_result_destroy(&seq);
+  sdekit_config_destroy(&c);
+}
+
+int main(void) {
+  char dir[] = "test_api.XXXXXX"; /* in the build tree, not /tmp */
+  if (!mkdtemp(dir)) return perror("mkdtemp"), 1;
+  check_errors();
+  sdekit_result *r = NULL;
+  check_ou(&r);
+  if (r) {
+    check_file(r, dir);
+    check_cancel(r, dir);
+  }
+  sdekit_result_destroy(&r);
+  check_threads_and_log();
+  rmdir(dir);
+  return tu_finish("test_api");
+}
