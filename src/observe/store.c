@@ -244,6 +244,17 @@ static sdk_err attr_assign(sdk_attr *dst, const sdk_attr *src, sdk_errbuf *eb) {
   return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
 }
 
+void sdk_ds_attr_del(sdk_dataset *d, const char *name) {
+  for (int i = 0; i < d->nattr; i++)
+    if (!strcmp(d->attr[i].name, name)) {
+      free(d->attr[i].name);
+      attr_clear(&d->attr[i]);
+      memmove(&d->attr[i], &d->attr[i + 1], (size_t)(d->nattr - i - 1) * sizeof *d->attr);
+      d->nattr--;
+      return;
+    }
+}
+
 sdk_err sdk_ds_attr_set(sdk_dataset *d, const sdk_attr *a, sdk_errbuf *eb) {
   return attr_assign(attr_slot(&d->attr, &d->nattr, a->name), a, eb);
 }

@@ -115,6 +115,8 @@ sdk_err sdk_ds_attr_strs(sdk_dataset *d, const char *name, const char *const *v,
                          sdk_errbuf *eb);
 sdk_err sdk_ds_attr_f64(sdk_dataset *d, const char *name, double v, sdk_errbuf *eb);
 sdk_err sdk_ds_attr_i64(sdk_dataset *d, const char *name, int64_t v, sdk_errbuf *eb);
+/* Remove attribute `name` of d (if it has one), keeping the others' order. */
+void sdk_ds_attr_del(sdk_dataset *d, const char *name);
 /* a copy of attribute a (its name, kind and value) */
 sdk_err sdk_ds_attr_set(sdk_dataset *d, const sdk_attr *a, sdk_errbuf *eb);
 sdk_err sdk_store_group_set(sdk_store *s, const char *group, const sdk_attr *a, sdk_errbuf *eb);
