@@ -1,8 +1,10 @@
 /* Fuzz target: HDF5 result files (what `sdekit info` and `sdekit plot`
- * read).  The input is the file; it is written to the scratch file
- * (fuzz_common.h) and summarised by sdk_h5_info (to /dev/null), then opened by
- * `sdekit plot` with an output directory that does not exist, so the plot
- * reader validates the file and stops before drawing (PATH and TMPDIR point
+ * read, and sdk_read_h5, the library's reader: io/image.h).  The input is
+ * the file; it is written to the scratch file (fuzz_common.h), read into an
+ * image by sdk_read_h5 (and, when that succeeds, written back and read
+ * again), summarised by sdk_h5_info (to /dev/null), then opened by `sdekit
+ * plot` with an output directory that does not exist, so the plot reader
+ * validates the file and stops before drawing (PATH and TMPDIR point
  * nowhere as well, so no gnuplot can ever start from here).
  *
  * The HDF5 library itself is not instrumented: a crash inside libhdf5 on a
@@ -13,6 +15,7 @@
 
 #include "cli/cli.h"
 #include "fuzz_common.h"
+#include "io/image.h"
 #include "io/io.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -25,6 +28,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const char *path = fuzz_file("result.h5", data, size);
   if (!path) return 0;
   sdk_errbuf eb = {0};
+  sdk_store img;
+  if (sdk_read_h5(path, &img, &eb) == SDK_OK) {
+    /* what it read is an image the writer takes, and reads back the same way */
+    const char *again = fuzz_file("again.h5", (const uint8_t *)"", 0);
+    sdk_store img2;
+    if (again && sdk_write_h5_image(&img, again, &eb) == SDK_OK &&
+        sdk_read_h5(again, &img2, &eb) == SDK_OK) {
+      if (img2.n != img.n) abort();
+      sdk_store_free(&img2);
+    }
+    sdk_store_free(&img);
+  }
+  eb = (sdk_errbuf){0};
   (void)sdk_h5_info(path, devnull, &eb);
   char arg0[] = "plot", arg2[] = "-o", arg3[] = "/nonexistent-sdekit-fuzz/fig.png",
        arg4[] = "--quiet";

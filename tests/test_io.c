@@ -333,7 +333,9 @@ static void check_h5_contents(const char *path, const fixture *fx) {
 
   /* root attributes */
   check_str_attr(f, "format", "sdekit");
-  TU_CHECK(num_attr(f, "format_version", H5T_INTEGER, H5T_SGN_2) == 1, "format_version");
+  TU_CHECK(num_attr(f, "format_version", H5T_INTEGER, H5T_SGN_2) == SDK_H5_FORMAT_VERSION &&
+               SDK_H5_FORMAT_VERSION == 2,
+           "format_version");
   check_str_attr(f, "version", "0.1.0");
   check_str_attr(f, "model_name", "washboard");
   check_str_attr(f, "model_path", "models/washboard.ini");

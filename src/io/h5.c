@@ -1,4 +1,7 @@
-/* sdekit: HDF5 writer (layout in io.h). */
+/* sdekit: the HDF5 writer of an image (io/image.h): every dataset and
+ * attribute as the image holds it (the layout is io.h's, made by
+ * sdk_image_of_results in image.c; this file knows no observable). */
+#include "io/image.h"
 #include "io/io.h"
 
 #include "core/atomicfile.h"
@@ -87,6 +90,11 @@ static sdk_err attr_u64(h5w *w, hid_t loc, const char *name, uint64_t x) {
   return attr_write(w, loc, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, 0, 1, &x);
 }
 
+static sdk_err attr_f64s(h5w *w, hid_t loc, const char *name, const double *x, int64_t n) {
+  static const double none = 0;
+  return attr_write(w, loc, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, (hsize_t)n, x ? x : &none);
+}
+
 static hid_t group_create(h5w *w, hid_t loc, const char *name) {
   hid_t g = H5Gcreate2(loc, name, H5P_DEFAULT, w->gcpl, H5P_DEFAULT);
   if (g < 0) h5_fail(w, "creating group '%s'", name);
@@ -160,114 +168,21 @@ static sdk_err dset_f64_z(h5w *w, hid_t loc, const char *name, int rank, const h
   return e;
 }
 
-/* A name that HDF5 takes literally as one link name. */
-static int bad_link_name(const char *s) {
-  return !s || !s[0] || strchr(s, '/') || strcmp(s, ".") == 0;
-}
-
-static sdk_err check_results(const sdk_results *r, const char *path, sdk_errbuf *eb) {
-  if (r->nscan < 0 || r->nscan > SDK_MAX_SCAN)
-    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "writing '%s': bad number of scan axes %d", path,
-                    r->nscan);
-  int64_t ng = 1;
-  for (int i = 0; i < r->nscan; i++) {
-    if (r->scan[i].n < 1 || !r->scan[i].values)
-      return SDK_FAIL(eb, SDK_ERR_INTERNAL, "writing '%s': scan axis %d has no values", path, i);
-    if (bad_link_name(r->scan[i].name) || strcmp(r->scan[i].name, "dt") == 0)
-      return SDK_FAIL(eb, SDK_ERR_INTERNAL,
-                      "writing '%s': scan parameter name '%s' cannot be stored in scan/", path,
-                      r->scan[i].name);
-    ng *= r->scan[i].n;
+/* A path that HDF5 takes literally: names separated by single '/', none
+ * of them empty or "." ("" is the root group, for attributes only). */
+static int bad_path(const char *p) {
+  if (!p[0] || p[0] == '/') return 1;
+  for (const char *s = p; *s;) {
+    const char *e = strchr(s, '/');
+    size_t n = e ? (size_t)(e - s) : strlen(s);
+    if (n == 0 || (n == 1 && s[0] == '.')) return 1;
+    s += n + (e ? 1 : 0);
+    if (e && !*s) return 1; /* a trailing '/' */
   }
-  if (r->nscan == 2 && strcmp(r->scan[0].name, r->scan[1].name) == 0)
-    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "writing '%s': parameter '%s' scanned twice", path,
-                    r->scan[0].name);
-  if (ng != r->ngrid)
-    return SDK_FAIL(eb, SDK_ERR_INTERNAL,
-                    "writing '%s': ngrid %lld does not match the scan axes (%lld)", path,
-                    (long long)r->ngrid, (long long)ng);
-  if (!r->dt) return SDK_FAIL(eb, SDK_ERR_INTERNAL, "writing '%s': no time steps", path);
-  if (r->nvars < 1 || !r->var_names)
-    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "writing '%s': no variables", path);
-  for (int v = 0; v < r->nvars; v++)
-    if (bad_link_name(r->var_names[v]))
-      return SDK_FAIL(eb, SDK_ERR_INTERNAL,
-                      "writing '%s': variable name '%s' cannot be used as an HDF5 name", path,
-                      r->var_names[v] ? r->var_names[v] : "(null)");
-  if (r->nparams < 0 || (r->nparams > 0 && (!r->param_names || !r->param_values)))
-    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "writing '%s': bad parameter list", path);
-  return SDK_OK;
+  return 0;
 }
 
-static sdk_err write_root(h5w *w, const sdk_results *r, hid_t root) {
-  sdk_err e;
-  SDK_CHECK(attr_str(w, root, "format", "sdekit"));
-  SDK_CHECK(attr_i64(w, root, "format_version", SDK_H5_FORMAT_VERSION));
-  SDK_CHECK(attr_str(w, root, "version", r->version));
-  SDK_CHECK(attr_str(w, root, "model_name", r->model_name));
-  SDK_CHECK(attr_str(w, root, "model_path", r->model_path));
-  SDK_CHECK(attr_str(w, root, "model_text", r->model_text));
-  SDK_CHECK(attr_str(w, root, "scheme", r->scheme));
-  SDK_CHECK(attr_str(w, root, "precision", r->precision));
-  SDK_CHECK(attr_str(w, root, "backend", r->backend));
-  SDK_CHECK(attr_u64(w, root, "seed", r->seed));
-  SDK_CHECK(attr_i64(w, root, "paths", r->paths));
-  if (r->particles > 1) SDK_CHECK(attr_i64(w, root, "particles", r->particles));
-  SDK_CHECK(attr_f64(w, root, "period", r->period));
-  SDK_CHECK(attr_i64(w, root, "spp", r->spp));
-  SDK_CHECK(attr_i64(w, root, "nsteps", r->nsteps));
-  SDK_CHECK(attr_i64(w, root, "transient_steps", r->transient_steps));
-  SDK_CHECK(attr_i64(w, root, "sample_every", r->sample_every));
-  SDK_CHECK(attr_str(w, root, "command_line", r->command_line));
-  SDK_CHECK(attr_strs(w, root, "var_names", r->var_names, (hsize_t)r->nvars));
-  SDK_CHECK(attr_strs(w, root, "param_names", r->param_names, (hsize_t)r->nparams));
-  e = attr_write(w, root, "param_values", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, (hsize_t)r->nparams,
-                 r->param_values);
-  return e;
-}
-
-/* Link path from a format; fails (INTERNAL) on truncation.  Objects are
- * created by their full path from the root so that messages name them. */
-__attribute__((format(printf, 4, 5))) static sdk_err link_path(h5w *w, char *buf, size_t n,
-                                                               const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int len = vsnprintf(buf, n, fmt, ap);
-  va_end(ap);
-  if (len < 0 || (size_t)len >= n)
-    return SDK_FAIL(w->eb, SDK_ERR_INTERNAL, "writing '%s': name too long: %.60s...", w->path, buf);
-  return SDK_OK;
-}
-
-static sdk_err write_scan(h5w *w, const sdk_results *r, hid_t file, int rank,
-                          const hsize_t *gdims) {
-  sdk_err e = SDK_OK;
-  char name[512];
-  hid_t g = group_create(w, file, "scan");
-  if (g < 0) return SDK_ERR_IO;
-  const char *axes[SDK_MAX_SCAN];
-  for (int i = 0; i < r->nscan; i++)
-    axes[i] = r->scan[i].name;
-  e = attr_strs(w, g, "axes", axes, (hsize_t)r->nscan);
-  H5Gclose(g);
-  if (e) return e;
-  for (int i = 0; i < r->nscan; i++) {
-    const sdk_scan_axis *a = &r->scan[i];
-    hsize_t n = (hsize_t)a->n;
-    SDK_CHECK(link_path(w, name, sizeof name, "scan/%s", a->name));
-    hid_t d = dset_write(w, file, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, &n, a->values);
-    if (d < 0) return SDK_ERR_IO;
-    if ((e = attr_f64(w, d, "start", a->start)) == SDK_OK &&
-        (e = attr_f64(w, d, "stop", a->stop)) == SDK_OK &&
-        (e = attr_i64(w, d, "n", a->n)) == SDK_OK)
-      e = attr_i64(w, d, "log", a->log ? 1 : 0);
-    H5Dclose(d);
-    if (e) return e;
-  }
-  return dset_f64(w, file, "scan/dt", rank, gdims, r->dt);
-}
-
-/* ---------------- the observables' store (observe/store.h) ---------------- */
+/* ---------------- the image (observe/store.h) ---------------- */
 
 /* the file's and the memory's type of a store type */
 static hid_t file_type(sdk_dtype t, hid_t *mem) {
@@ -309,12 +224,17 @@ static sdk_err write_attrs(h5w *w, hid_t loc, const sdk_attr *a, int n) {
       break;
     case SDK_ATTR_F64: SDK_CHECK(attr_f64(w, loc, a[i].name, a[i].f)); break;
     case SDK_ATTR_I64: SDK_CHECK(attr_i64(w, loc, a[i].name, a[i].i)); break;
+    case SDK_ATTR_U64: SDK_CHECK(attr_u64(w, loc, a[i].name, a[i].u)); break;
+    case SDK_ATTR_F64S: SDK_CHECK(attr_f64s(w, loc, a[i].name, a[i].fs, a[i].nfs)); break;
     }
   }
   return SDK_OK;
 }
 
 static sdk_err write_dataset(h5w *w, hid_t file, const sdk_dataset *d) {
+  if (bad_path(d->path))
+    return SDK_FAIL(w->eb, SDK_ERR_INTERNAL, "writing '%s': '%s' cannot be used as an HDF5 name",
+                    w->path, d->path);
   hsize_t dims[SDK_DS_MAX_RANK];
   for (int i = 0; i < d->rank; i++)
     dims[i] = (hsize_t)d->dims[i];
@@ -335,10 +255,19 @@ static sdk_err write_dataset(h5w *w, hid_t file, const sdk_dataset *d) {
   return e;
 }
 
+/* The root's attributes first, then every dataset, then the groups'
+ * attributes (a group without datasets is made here). */
 static sdk_err write_store(h5w *w, const sdk_store *s, hid_t file) {
+  const sdk_group_attrs *root = sdk_store_group(s, "");
+  if (root) SDK_CHECK(write_attrs(w, file, root->attr, root->nattr));
   for (int i = 0; i < s->n; i++)
     SDK_CHECK(write_dataset(w, file, s->ds[i]));
   for (int i = 0; i < s->ngroups; i++) {
+    if (!s->groups[i].path[0]) continue; /* the root */
+    if (bad_path(s->groups[i].path))
+      return SDK_FAIL(w->eb, SDK_ERR_INTERNAL,
+                      "writing '%s': group '%s' cannot be used as an HDF5 name", w->path,
+                      s->groups[i].path);
     char probe[520];
     snprintf(probe, sizeof probe, "%s/", s->groups[i].path);
     SDK_CHECK(make_groups(w, file, probe));
@@ -351,8 +280,7 @@ static sdk_err write_store(h5w *w, const sdk_store *s, hid_t file) {
   return SDK_OK;
 }
 
-sdk_err sdk_write_h5(const sdk_results *r, const char *path, sdk_errbuf *eb) {
-  SDK_CHECK(check_results(r, path, eb));
+sdk_err sdk_write_h5_image(const sdk_store *img, const char *path, sdk_errbuf *eb) {
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 
   h5w w = {.eb = eb, .path = path, .str_t = -1, .gcpl = -1, .dcpl = -1};
@@ -382,25 +310,8 @@ sdk_err sdk_write_h5(const sdk_results *r, const char *path, sdk_errbuf *eb) {
     e = h5_fail(&w, "creating the file");
     goto fail;
   }
-  hid_t root = file; /* attributes on the file id go to the root group */
-  hsize_t gdims[SDK_MAX_SCAN];
-  int rank = r->nscan;
-  for (int i = 0; i < rank; i++)
-    gdims[i] = (hsize_t)r->scan[i].n;
-
-  SDK_TRY(e, write_root(&w, r, root), fail);
-  SDK_TRY(e, write_scan(&w, r, root, rank, gdims), fail);
-  if (r->nonfinite) {
-    /* grid points whose paths blew up: their values are NaN, this says how many paths */
-    hid_t d = dset_write(&w, root, "nonfinite", H5T_STD_I64LE, H5T_NATIVE_INT64, rank, gdims,
-                         r->nonfinite);
-    if (d < 0) {
-      e = SDK_ERR_IO;
-      goto fail;
-    }
-    H5Dclose(d);
-  }
-  SDK_TRY(e, write_store(&w, &r->store, root), fail);
+  /* (attributes on the file id go to the root group) */
+  SDK_TRY(e, write_store(&w, img, file), fail);
 
   herr_t st = H5Fclose(file);
   file = -1;

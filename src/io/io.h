@@ -1,11 +1,12 @@
 /* sdekit: writing results (HDF5, gnuplot-ready TSV) and summarising result files.
  *
- * HDF5 layout written by sdk_write_h5 (format_version 1).  "grid..." is the
- * grid shape: no dimensions when nscan == 0, [n0] or [n0, n1] (axis 0 slowest,
- * as in sdk_results).  Floating point is IEEE f64 little-endian, integers
- * i64/u64 little-endian, strings variable-length UTF-8.
+ * HDF5 layout written by sdk_write_h5 (format_version 2; io/image.h holds it
+ * as data).  "grid..." is the grid shape: no dimensions when nscan == 0, [n0]
+ * or [n0, n1] (axis 0 slowest, as in sdk_results).  Floating point is IEEE
+ * f64 little-endian, integers i64/u64 little-endian, strings variable-length
+ * UTF-8.
  *
- *   /                          attributes: format ("sdekit"), format_version (1),
+ *   /                          attributes: format ("sdekit"), format_version (2),
  *                              version, model_name, model_path, model_text,
  *                              scheme, precision, backend, seed (u64), paths,
  *                              (particles,) period, spp, nsteps, transient_steps,
@@ -23,6 +24,18 @@
  *                              store written as it is (observe/store.h), chunked
  *                              and deflated where the observable asks
  *
+ * Every dataset has the attribute dims (format_version 2): a string array,
+ * one name per dimension: the scan parameters' names for the grid
+ * dimensions, "sample" for the sample axis (over the observable's step/t),
+ * and the observable's name for any other ("path" in paths/VAR and
+ * paths/index, "bin" in hist/VAR/density and density/VAR/P; "dim<k>" for a
+ * dimension k nobody named).  A dataset with standard errors has the string
+ * attribute standard_error naming the sibling dataset that holds them
+ * (drift/value: "error"; order/r: "r_err").
+ *
+ * Format versions: 1 (sdekit 0.1, issues 1-11) is this layout without dims
+ * and standard_error; 2 adds them.  Both read with sdk_read_h5 (image.h).
+ *
  * Identical inputs give byte-identical files (no timestamps, fixed
  * library-version bounds).  Files are written to a temporary next to the
  * target and renamed into place only on success.
@@ -36,7 +49,7 @@
 #include "core/numfmt.h"
 #include "observe/results.h"
 
-#define SDK_H5_FORMAT_VERSION 1
+#define SDK_H5_FORMAT_VERSION 2
 
 /* Write all results to an HDF5 file at path (atomically replaced). */
 sdk_err sdk_write_h5(const sdk_results *r, const char *path, sdk_errbuf *eb);

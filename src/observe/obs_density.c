@@ -3,7 +3,7 @@
  *
  *   density/step             [nsamples]
  *   density/t                [grid..., nsamples]
- *   density/VAR/P            [grid..., nsamples, bins]
+ *   density/VAR/P            [grid..., nsamples, bins] (the dimension "bin")
  *   density/VAR/lo, hi       [grid..., nsamples] the bins' range at each sample
  *   density/VAR/underflow, overflow [grid..., nsamples] (u64) paths outside it
  *   density/VAR              attributes coarse_grain, bin_width, var
@@ -64,6 +64,7 @@ static sdk_err density_datasets(const sdk_obs_ctx *c, state *st, sdk_errbuf *eb)
   int64_t sb[2] = {st->ns, st->bins};
   snprintf(p, sizeof p, "%s/P", g);
   SDK_CHECK(sdk_obs_dataset(c, p, SDK_F64, 2, sb, 0, SDK_DS_COMPRESS, &d, eb));
+  SDK_CHECK(sdk_ds_dim_name(d, d->rank - 1, "bin", eb));
   st->P = sdk_ds_f64(d);
   const char *part[4] = {"lo", "hi", "underflow", "overflow"};
   void **dst[4] = {(void **)&st->dlo, (void **)&st->dhi, (void **)&st->dun, (void **)&st->dov};

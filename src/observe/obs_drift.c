@@ -3,7 +3,8 @@
  * the drift window [T0, T] (after the transient), divided by T - T0, averaged
  * over the paths of each grid point with its standard error.
  *
- *   drift/value, drift/error   [grid...]; attribute var (also on /drift)
+ *   drift/value, drift/error   [grid...]; attribute var (also on /drift);
+ *                              drift/value's standard_error names "error"
  *
  * Computed as moments of (x - x(T0)) on the backend, so the paths of a
  * running phase lose no digits to |x| >> the displacement's error. */
@@ -31,6 +32,7 @@ static sdk_err drift_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
   sdk_dataset *d;
   SDK_CHECK(sdk_obs_dataset(c, "drift/value", SDK_F64, 0, NULL, -1, 0, &d, eb));
   SDK_CHECK(sdk_ds_attr_str(d, "var", vn, eb));
+  SDK_CHECK(sdk_ds_attr_str(d, "standard_error", "error", eb));
   st->value = sdk_ds_f64(d);
   SDK_CHECK(sdk_obs_dataset(c, "drift/error", SDK_F64, 0, NULL, -1, 0, &d, eb));
   SDK_CHECK(sdk_ds_attr_str(d, "var", vn, eb));

@@ -2,7 +2,7 @@
  * the end of the run, count / (paths x bin width), over the range of the data
  * or a fixed --hist-range (paths outside it are counted, not binned).
  *
- *   hist/VAR/density             [grid..., bins]
+ *   hist/VAR/density             [grid..., bins] (the dimension "bin")
  *   hist/VAR/lo, hist/VAR/hi     [grid...] the range
  *   hist/VAR/underflow, overflow [grid...] (u64) paths below / above it
  */
@@ -61,6 +61,7 @@ static sdk_err hist_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
       sdk_dataset *d;
       snprintf(path, sizeof path, "hist/%s/%s", c->model->vars[v], parts[k]);
       SDK_CHECK(sdk_obs_dataset(c, path, k >= 3 ? SDK_U64 : SDK_F64, k == 0, &bins, -1, 0, &d, eb));
+      if (k == 0) SDK_CHECK(sdk_ds_dim_name(d, d->rank - 1, "bin", eb));
     }
   return SDK_OK;
 }

@@ -9,7 +9,7 @@
  *   psi   = arg(mean over systems of Z)
  *
  *   order/step             [nsamples]
- *   order/t, r, r_err, psi [grid..., nsamples]
+ *   order/t, r, r_err, psi [grid..., nsamples]; order/r's standard_error names "r_err"
  *   order                  attributes var, period, particles, systems, every
  */
 #include <math.h>
@@ -45,6 +45,7 @@ static sdk_err order_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
     sdk_dataset *d;
     SDK_CHECK(sdk_obs_dataset(c, name[k], SDK_F64, 1, &st->nmax, 0, 0, &d, eb));
     *dst[k] = sdk_ds_f64(d);
+    if (k == 0) SDK_CHECK(sdk_ds_attr_str(d, "standard_error", "r_err", eb));
   }
   int64_t np = c->R->particles > 0 ? c->R->particles : 1;
   SDK_CHECK(sdk_store_group_str(c->store, "order", "var", c->model->vars[c->sums_var], eb));

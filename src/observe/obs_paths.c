@@ -5,6 +5,8 @@
  *   paths/step       [nsamples]
  *   paths/t          [grid..., nsamples]
  *   paths/VAR        [grid..., nsaved, nsamples]
+ *
+ * The nsaved dimension is called "path" (the dimension names: observe/store.h).
  */
 #include <stdlib.h>
 
@@ -44,6 +46,7 @@ static sdk_err paths_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
   sdk_dataset *d;
   int64_t nk = o->nsave, ks[2] = {nk, c->nsamples_max};
   SDK_CHECK(sdk_store_add(c->store, "paths/index", SDK_I64, 1, &nk, 0, -1, SDK_DS_COORD, &d, eb));
+  SDK_CHECK(sdk_ds_dim_name(d, 0, "path", eb));
   for (int k = 0; k < o->nsave; k++)
     sdk_ds_i64(d)[k] = o->save_index[k];
   SDK_CHECK(sdk_obs_times(c, "paths", c->nsamples_max, eb));
@@ -51,6 +54,7 @@ static sdk_err paths_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
     char path[96];
     snprintf(path, sizeof path, "paths/%s", c->model->vars[v]);
     SDK_CHECK(sdk_obs_dataset(c, path, SDK_F64, 2, ks, 1, SDK_DS_COMPRESS, &d, eb));
+    SDK_CHECK(sdk_ds_dim_name(d, d->grid_rank, "path", eb));
     st->x[v] = sdk_ds_f64(d);
   }
   return SDK_OK;

@@ -17,13 +17,21 @@ void sdk_store_init(sdk_store *s) {
   memset(s, 0, sizeof *s);
 }
 
+/* Free an attribute's value (not its name); it is left empty. */
+static void attr_clear(sdk_attr *a) {
+  free(a->s);
+  for (int64_t k = 0; k < a->nstr; k++)
+    free(a->strs[k]);
+  free(a->strs);
+  free(a->fs);
+  a->s = NULL, a->strs = NULL, a->nstr = 0, a->fs = NULL, a->nfs = 0;
+  a->f = 0, a->i = 0, a->u = 0;
+}
+
 static void attrs_free(sdk_attr *a, int n) {
   for (int i = 0; i < n; i++) {
     free(a[i].name);
-    free(a[i].s);
-    for (int64_t k = 0; k < a[i].nstr; k++)
-      free(a[i].strs[k]);
-    free(a[i].strs);
+    attr_clear(&a[i]);
   }
   free(a);
 }
@@ -33,8 +41,10 @@ void sdk_store_free(sdk_store *s) {
   for (int i = 0; i < s->n; i++) {
     sdk_dataset *d = s->ds[i];
     free(d->path);
-    free(d->data);
+    if (!(d->flags & SDK_DS_BORROWED)) free(d->data);
     attrs_free(d->attr, d->nattr);
+    for (int k = 0; k < SDK_DS_MAX_RANK; k++)
+      free(d->dim_name[k]);
     free(d);
   }
   free(s->ds);
@@ -86,9 +96,11 @@ sdk_dataset *sdk_store_findf(const sdk_store *s, const char *fmt, ...) {
   return n < 0 || (size_t)n >= sizeof path ? NULL : sdk_store_find(s, path);
 }
 
-sdk_err sdk_store_add(sdk_store *s, const char *path, sdk_dtype type, int rank, const int64_t *dims,
-                      int grid_rank, int sample_axis, unsigned flags, sdk_dataset **out,
-                      sdk_errbuf *eb) {
+/* A dataset: zero-filled and owned, or (SDK_DS_BORROWED) on `data` */
+static sdk_err store_add(sdk_store *s, const char *path, sdk_dtype type, int rank,
+                         const int64_t *dims, int grid_rank, int sample_axis, unsigned flags,
+                         const void *data, sdk_dataset **out, sdk_errbuf *eb) {
+  static const double no_data = 0; /* a borrowed dataset of no elements may come without data */
   *out = NULL;
   if (rank < 0 || rank > SDK_DS_MAX_RANK || grid_rank > rank || sample_axis >= rank)
     return SDK_FAIL(eb, SDK_ERR_INTERNAL, "dataset '%s': bad shape", path);
@@ -100,15 +112,23 @@ sdk_err sdk_store_add(sdk_store *s, const char *path, sdk_dtype type, int rank, 
   for (int i = 0; i < rank; i++)
     if (dims[i] < 0 || __builtin_mul_overflow(count, (uint64_t)dims[i], &count))
       return SDK_FAIL(eb, SDK_ERR_NOMEM, "dataset '%s' is too large", path);
+  if ((flags & SDK_DS_BORROWED) && !data && count > 0)
+    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "dataset '%s': no data to borrow", path);
   sdk_dataset *d = calloc(1, sizeof *d);
   sdk_dataset **grown = realloc(s->ds, (size_t)(s->n + 1) * sizeof *grown);
   if (grown) s->ds = grown;
   if (d) {
     d->path = sdk_strdup(path);
-    d->data = calloc(count ? (size_t)count : 1, type_size(type));
+    if (!(flags & SDK_DS_BORROWED))
+      d->data = calloc(count ? (size_t)count : 1, type_size(type));
+    else
+      d->data = data ? (void *)data : (void *)&no_data;
   }
   if (!d || !grown || !d->path || !d->data) {
-    if (d) free(d->path), free(d->data);
+    if (d) {
+      free(d->path);
+      if (!(flags & SDK_DS_BORROWED)) free(d->data);
+    }
     free(d);
     return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory for '%s' (%llu values)", path,
                     (unsigned long long)count);
@@ -121,6 +141,30 @@ sdk_err sdk_store_add(sdk_store *s, const char *path, sdk_dtype type, int rank, 
   d->flags = flags;
   s->ds[s->n++] = d;
   *out = d;
+  return SDK_OK;
+}
+
+sdk_err sdk_store_add(sdk_store *s, const char *path, sdk_dtype type, int rank, const int64_t *dims,
+                      int grid_rank, int sample_axis, unsigned flags, sdk_dataset **out,
+                      sdk_errbuf *eb) {
+  return store_add(s, path, type, rank, dims, grid_rank, sample_axis, flags & ~SDK_DS_BORROWED,
+                   NULL, out, eb);
+}
+
+sdk_err sdk_store_add_borrowed(sdk_store *s, const char *path, sdk_dtype type, int rank,
+                               const int64_t *dims, int grid_rank, int sample_axis, unsigned flags,
+                               const void *data, sdk_dataset **out, sdk_errbuf *eb) {
+  return store_add(s, path, type, rank, dims, grid_rank, sample_axis, flags | SDK_DS_BORROWED, data,
+                   out, eb);
+}
+
+sdk_err sdk_ds_dim_name(sdk_dataset *d, int axis, const char *name, sdk_errbuf *eb) {
+  if (axis < 0 || axis >= d->rank)
+    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "dataset '%s' has no dimension %d", d->path, axis);
+  char *c = sdk_strdup(name ? name : "");
+  if (!c) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  free(d->dim_name[axis]);
+  d->dim_name[axis] = c;
   return SDK_OK;
 }
 
@@ -152,22 +196,88 @@ static sdk_group_attrs *group_slot(sdk_store *s, const char *group) {
   return x;
 }
 
+sdk_err sdk_store_group_add(sdk_store *s, const char *group, sdk_errbuf *eb) {
+  return group_slot(s, group) ? SDK_OK : SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+}
+
 const sdk_group_attrs *sdk_store_group(const sdk_store *s, const char *group) {
   for (int i = 0; i < s->ngroups; i++)
     if (!strcmp(s->groups[i].path, group)) return &s->groups[i];
   return NULL;
 }
 
-static sdk_err set_str(sdk_attr *a, const char *v, sdk_errbuf *eb) {
-  if (!a) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  free(a->s);
-  a->kind = SDK_ATTR_STR;
-  if (!(a->s = sdk_strdup(v ? v : ""))) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  return SDK_OK;
+const sdk_attr *sdk_attr_find(const sdk_attr *a, int n, const char *name) {
+  for (int i = 0; name && i < n; i++)
+    if (!strcmp(a[i].name, name)) return &a[i];
+  return NULL;
+}
+
+/* Copy src's kind and value into dst (its name stays); dst is left empty on failure. */
+static sdk_err attr_assign(sdk_attr *dst, const sdk_attr *src, sdk_errbuf *eb) {
+  if (!dst) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  attr_clear(dst);
+  dst->kind = src->kind;
+  int ok = 1;
+  switch (src->kind) {
+  case SDK_ATTR_STR: ok = (dst->s = sdk_strdup(src->s ? src->s : "")) != NULL; break;
+  case SDK_ATTR_STRS:
+    if (src->nstr < 0) return SDK_FAIL(eb, SDK_ERR_INTERNAL, "bad string array");
+    ok = (dst->strs = calloc((size_t)src->nstr + 1, sizeof *dst->strs)) != NULL;
+    for (int64_t k = 0; ok && k < src->nstr; k++) {
+      ok = (dst->strs[k] = sdk_strdup(src->strs && src->strs[k] ? src->strs[k] : "")) != NULL;
+      dst->nstr = k + 1; /* (what attr_clear frees) */
+    }
+    break;
+  case SDK_ATTR_F64: dst->f = src->f; break;
+  case SDK_ATTR_I64: dst->i = src->i; break;
+  case SDK_ATTR_U64: dst->u = src->u; break;
+  case SDK_ATTR_F64S:
+    if (src->nfs < 0 || (src->nfs > 0 && !src->fs))
+      return SDK_FAIL(eb, SDK_ERR_INTERNAL, "bad number array");
+    ok = (dst->fs = malloc(((size_t)src->nfs + 1) * sizeof *dst->fs)) != NULL;
+    if (ok && src->nfs > 0) memcpy(dst->fs, src->fs, (size_t)src->nfs * sizeof *dst->fs);
+    if (ok) dst->nfs = src->nfs;
+    break;
+  }
+  if (ok) return SDK_OK;
+  attr_clear(dst);
+  return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+}
+
+void sdk_ds_attr_del(sdk_dataset *d, const char *name) {
+  for (int i = 0; i < d->nattr; i++)
+    if (!strcmp(d->attr[i].name, name)) {
+      free(d->attr[i].name);
+      attr_clear(&d->attr[i]);
+      memmove(&d->attr[i], &d->attr[i + 1], (size_t)(d->nattr - i - 1) * sizeof *d->attr);
+      d->nattr--;
+      return;
+    }
+}
+
+sdk_err sdk_ds_attr_set(sdk_dataset *d, const sdk_attr *a, sdk_errbuf *eb) {
+  return attr_assign(attr_slot(&d->attr, &d->nattr, a->name), a, eb);
 }
 
 sdk_err sdk_ds_attr_str(sdk_dataset *d, const char *name, const char *v, sdk_errbuf *eb) {
-  return set_str(attr_slot(&d->attr, &d->nattr, name), v, eb);
+  sdk_attr a = {.name = (char *)name, .kind = SDK_ATTR_STR, .s = (char *)v};
+  return sdk_ds_attr_set(d, &a, eb);
+}
+
+sdk_err sdk_ds_attr_strs(sdk_dataset *d, const char *name, const char *const *v, int64_t n,
+                         sdk_errbuf *eb) {
+  sdk_attr a = {.name = (char *)name, .kind = SDK_ATTR_STRS, .strs = (char **)v, .nstr = n};
+  return sdk_ds_attr_set(d, &a, eb);
+}
+
+sdk_err sdk_ds_attr_f64(sdk_dataset *d, const char *name, double v, sdk_errbuf *eb) {
+  sdk_attr a = {.name = (char *)name, .kind = SDK_ATTR_F64, .f = v};
+  return sdk_ds_attr_set(d, &a, eb);
+}
+
+sdk_err sdk_ds_attr_i64(sdk_dataset *d, const char *name, int64_t v, sdk_errbuf *eb) {
+  sdk_attr a = {.name = (char *)name, .kind = SDK_ATTR_I64, .i = v};
+  return sdk_ds_attr_set(d, &a, eb);
 }
 
 static sdk_attr *group_attr(sdk_store *s, const char *group, const char *name) {
@@ -175,27 +285,44 @@ static sdk_attr *group_attr(sdk_store *s, const char *group, const char *name) {
   return g ? attr_slot(&g->attr, &g->nattr, name) : NULL;
 }
 
+sdk_err sdk_store_group_set(sdk_store *s, const char *group, const sdk_attr *a, sdk_errbuf *eb) {
+  return attr_assign(group_attr(s, group, a->name), a, eb);
+}
+
 sdk_err sdk_store_group_str(sdk_store *s, const char *group, const char *name, const char *v,
                             sdk_errbuf *eb) {
-  return set_str(group_attr(s, group, name), v, eb);
+  sdk_attr a = {.name = (char *)name, .kind = SDK_ATTR_STR, .s = (char *)v};
+  return sdk_store_group_set(s, group, &a, eb);
+}
+
+sdk_err sdk_store_group_strs(sdk_store *s, const char *group, const char *name,
+                             const char *const *v, int64_t n, sdk_errbuf *eb) {
+  sdk_attr a = {.name = (char *)name, .kind = SDK_ATTR_STRS, .strs = (char **)v, .nstr = n};
+  return sdk_store_group_set(s, group, &a, eb);
 }
 
 sdk_err sdk_store_group_f64(sdk_store *s, const char *group, const char *name, double v,
                             sdk_errbuf *eb) {
-  sdk_attr *a = group_attr(s, group, name);
-  if (!a) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  a->kind = SDK_ATTR_F64;
-  a->f = v;
-  return SDK_OK;
+  sdk_attr a = {.name = (char *)name, .kind = SDK_ATTR_F64, .f = v};
+  return sdk_store_group_set(s, group, &a, eb);
 }
 
 sdk_err sdk_store_group_i64(sdk_store *s, const char *group, const char *name, int64_t v,
                             sdk_errbuf *eb) {
-  sdk_attr *a = group_attr(s, group, name);
-  if (!a) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  a->kind = SDK_ATTR_I64;
-  a->i = v;
-  return SDK_OK;
+  sdk_attr a = {.name = (char *)name, .kind = SDK_ATTR_I64, .i = v};
+  return sdk_store_group_set(s, group, &a, eb);
+}
+
+sdk_err sdk_store_group_u64(sdk_store *s, const char *group, const char *name, uint64_t v,
+                            sdk_errbuf *eb) {
+  sdk_attr a = {.name = (char *)name, .kind = SDK_ATTR_U64, .u = v};
+  return sdk_store_group_set(s, group, &a, eb);
+}
+
+sdk_err sdk_store_group_f64s(sdk_store *s, const char *group, const char *name, const double *v,
+                             int64_t n, sdk_errbuf *eb) {
+  sdk_attr a = {.name = (char *)name, .kind = SDK_ATTR_F64S, .fs = (double *)v, .nfs = n};
+  return sdk_store_group_set(s, group, &a, eb);
 }
 
 /* ---------------- trimming and NaN ---------------- */

@@ -26,12 +26,15 @@
 
 typedef enum sdk_dtype { SDK_F64 = 0, SDK_I64 = 1, SDK_U64 = 2 } sdk_dtype;
 
-/* an attribute: a string, a string array, or one f64/i64/u64 number */
+/* an attribute: a string, a string array, one f64/i64/u64 number, or an
+ * array of f64 (the root's param_values) */
 typedef enum sdk_attr_kind {
   SDK_ATTR_STR,
   SDK_ATTR_STRS,
   SDK_ATTR_F64,
-  SDK_ATTR_I64
+  SDK_ATTR_I64,
+  SDK_ATTR_U64,
+  SDK_ATTR_F64S
 } sdk_attr_kind;
 
 typedef struct sdk_attr {
@@ -42,11 +45,15 @@ typedef struct sdk_attr {
   int64_t nstr; /* STRS */
   double f;     /* F64 */
   int64_t i;    /* I64 */
+  uint64_t u;   /* U64 */
+  double *fs;   /* F64S */
+  int64_t nfs;  /* F64S */
 } sdk_attr;
 
 enum {
   SDK_DS_COMPRESS = 1, /* large: chunked and deflated in HDF5 (paths, densities) */
-  SDK_DS_COORD = 2     /* a coordinate (sample times), not a statistic: never set to NaN */
+  SDK_DS_COORD = 2,    /* a coordinate (sample times), not a statistic: never set to NaN */
+  SDK_DS_BORROWED = 4  /* data belong to someone else (an image of results): never freed */
 };
 
 typedef struct sdk_dataset {
@@ -57,9 +64,13 @@ typedef struct sdk_dataset {
   int grid_rank;   /* the first grid_rank dimensions are the grid (0 for none) */
   int sample_axis; /* -1: none */
   unsigned flags;
-  void *data; /* owned; elements of `type` */
+  void *data; /* owned (unless SDK_DS_BORROWED); elements of `type` */
   int nattr;
   sdk_attr *attr;
+  /* names of dimensions (owned; NULL: none given).  Observables name the
+   * dimensions that are neither grid nor sample ("path", "bin"); an image
+   * (io/image.h) names every one. */
+  char *dim_name[SDK_DS_MAX_RANK];
 } sdk_dataset;
 
 typedef struct sdk_group_attrs {
@@ -72,7 +83,7 @@ typedef struct sdk_store {
   int n;
   sdk_dataset **ds; /* in creation order */
   int ngroups;
-  sdk_group_attrs *groups; /* groups that carry attributes */
+  sdk_group_attrs *groups; /* groups that carry attributes (an image: every group) */
 } sdk_store;
 
 void sdk_store_init(sdk_store *s);
@@ -83,21 +94,50 @@ void sdk_store_free(sdk_store *s);
 sdk_err sdk_store_add(sdk_store *s, const char *path, sdk_dtype type, int rank, const int64_t *dims,
                       int grid_rank, int sample_axis, unsigned flags, sdk_dataset **out,
                       sdk_errbuf *eb);
+/* Add a dataset whose data belong to the caller (SDK_DS_BORROWED: the store
+ * never writes or frees them; they must outlive the store). */
+sdk_err sdk_store_add_borrowed(sdk_store *s, const char *path, sdk_dtype type, int rank,
+                               const int64_t *dims, int grid_rank, int sample_axis, unsigned flags,
+                               const void *data, sdk_dataset **out, sdk_errbuf *eb);
 /* The dataset at `path`, or NULL. */
 sdk_dataset *sdk_store_find(const sdk_store *s, const char *path);
 /* printf-style path */
 sdk_dataset *sdk_store_findf(const sdk_store *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* Attributes of a dataset or of a group (created on first use). */
+/* Name dimension `axis` of d (a copy is kept). */
+sdk_err sdk_ds_dim_name(sdk_dataset *d, int axis, const char *name, sdk_errbuf *eb);
+
+/* Attributes of a dataset or of a group (created on first use; setting one
+ * that exists replaces it, in its place). */
 sdk_err sdk_ds_attr_str(sdk_dataset *d, const char *name, const char *v, sdk_errbuf *eb);
+sdk_err sdk_ds_attr_strs(sdk_dataset *d, const char *name, const char *const *v, int64_t n,
+                         sdk_errbuf *eb);
+sdk_err sdk_ds_attr_f64(sdk_dataset *d, const char *name, double v, sdk_errbuf *eb);
+sdk_err sdk_ds_attr_i64(sdk_dataset *d, const char *name, int64_t v, sdk_errbuf *eb);
+/* Remove attribute `name` of d (if it has one), keeping the others' order. */
+void sdk_ds_attr_del(sdk_dataset *d, const char *name);
+/* a copy of attribute a (its name, kind and value) */
+sdk_err sdk_ds_attr_set(sdk_dataset *d, const sdk_attr *a, sdk_errbuf *eb);
+sdk_err sdk_store_group_set(sdk_store *s, const char *group, const sdk_attr *a, sdk_errbuf *eb);
 sdk_err sdk_store_group_str(sdk_store *s, const char *group, const char *name, const char *v,
                             sdk_errbuf *eb);
+sdk_err sdk_store_group_strs(sdk_store *s, const char *group, const char *name,
+                             const char *const *v, int64_t n, sdk_errbuf *eb);
+sdk_err sdk_store_group_u64(sdk_store *s, const char *group, const char *name, uint64_t v,
+                            sdk_errbuf *eb);
+sdk_err sdk_store_group_f64s(sdk_store *s, const char *group, const char *name, const double *v,
+                             int64_t n, sdk_errbuf *eb);
 sdk_err sdk_store_group_f64(sdk_store *s, const char *group, const char *name, double v,
                             sdk_errbuf *eb);
 sdk_err sdk_store_group_i64(sdk_store *s, const char *group, const char *name, int64_t v,
                             sdk_errbuf *eb);
 const sdk_group_attrs *sdk_store_group(const sdk_store *s, const char *group);
+/* A record for group `group` (with no attributes when new): an image lists
+ * every group of its file. */
+sdk_err sdk_store_group_add(sdk_store *s, const char *group, sdk_errbuf *eb);
+/* Attribute `name` of n attributes, or NULL. */
+const sdk_attr *sdk_attr_find(const sdk_attr *a, int n, const char *name);
 
 /* Elements of a dataset, and the stride of its sample axis (elements between
  * consecutive samples; 0 without a sample axis). */

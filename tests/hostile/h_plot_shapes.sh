@@ -13,42 +13,8 @@ mkdir -p "$TMPDIR"
   -o "$T/base.h5" --quiet 2>"$T/err" || { fail "base run: $(cat "$T/err")"; finish; exit; }
 mkfifo "$T/fifo" "$T/fifo.h5"
 
-cat >"$T/craft.py" <<'PY'
-import shutil, sys
-import h5py, numpy as np
-kind, src, dst, fifo = sys.argv[1:5]
-shutil.copy(src, dst)
-with h5py.File(dst, "r+") as f:
-    if kind == "short_mean":      # moments/mean_x shorter than moments/t
-        m = f["moments/mean_x"][:, :-2]
-        del f["moments/mean_x"]
-        f["moments/mean_x"] = m
-    elif kind == "huge_axis":     # scan axis of 2^40 points, never written
-        del f["scan/a"]
-        f.create_dataset("scan/a", shape=(2**40,), dtype="f8", chunks=(1024,))
-    elif kind == "huge_dims":     # moments/t with dimensions whose product overflows
-        del f["moments/t"]
-        f.create_dataset("moments/t", shape=(2, 2**62), dtype="f8", chunks=(1, 1024))
-    elif kind == "unwritten":     # drift/value declared but never written (fill values)
-        del f["drift/value"]
-        f.create_dataset("drift/value", shape=(2,), dtype="f8", chunks=(2,))
-    elif kind == "external_link": # an external link to an HDF5 "file" that is a FIFO
-        f["elink"] = h5py.ExternalLink(fifo, "/x")
-    elif kind == "external_moments":
-        del f["moments/t"]
-        f["moments/t"] = h5py.ExternalLink(fifo, "/t")
-    elif kind == "soft_link":
-        del f["drift/error"]
-        f["drift/error"] = h5py.SoftLink("/drift/value")
-    elif kind == "external_storage":  # scan/dt's raw data in an outside file (a FIFO)
-        del f["scan/dt"]
-        f.create_dataset("scan/dt", shape=(2,), dtype="f8", external=[(fifo, 0, 16)])
-    elif kind == "virtual":       # scan/dt mapped from a dataset in another file (a FIFO)
-        del f["scan/dt"]
-        lay = h5py.VirtualLayout(shape=(2,), dtype="f8")
-        lay[:] = h5py.VirtualSource(fifo, "dt", shape=(2,))
-        f.create_virtual_dataset("scan/dt", lay, fillvalue=0.01)
-PY
+# the hostile files: tests/hostile/craft_h5.py (shared with tests/test_image.c)
+craft=$SRC/tests/hostile/craft_h5.py
 
 # hostile KIND EXPECT_RE [info] [plot]: craft KIND, run each command (both
 # when none is named) on it with a time and memory limit; one clean error
@@ -67,7 +33,7 @@ hostile() {
   local cmds=("$@")
   [ ${#cmds[@]} -eq 0 ] && cmds=(info plot)
   local h=$T/$kind.h5
-  /usr/bin/python3 "$T/craft.py" "$kind" "$T/base.h5" "$h" "$T/fifo.h5" 2>"$T/err" ||
+  /usr/bin/python3 "$craft" "$kind" "$T/base.h5" "$h" "$T/fifo.h5" 2>"$T/err" ||
     { fail "craft $kind: $(tail -1 "$T/err")"; return; }
   for cmd in "${cmds[@]}"; do
     local before after q=()
