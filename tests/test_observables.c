@@ -76,6 +76,10 @@ static void check_output(const sdk_obs_type *t, const sdk_results *R) {
 }
 
 static volatile int g_stop;
+static int stop_asked(void *user) {
+  (void)user;
+  return g_stop;
+}
 static void stop_half_way(void *user, double frac, double sps) {
   (void)user, (void)sps;
   if (frac >= 0.5) g_stop = 1;
@@ -102,7 +106,7 @@ static void check_resume(const sdk_obs_type *t, const sdk_results *whole) {
   c.checkpoint = ck;
   c.checkpoint_every = 0;
   g_stop = 0;
-  c.stop = &g_stop;
+  c.cancel = stop_asked;
   c.progress = stop_half_way;
   st_env(&c.env);
   sdk_errbuf eb = {0};

@@ -37,17 +37,12 @@ static void free_items(sdekit_config *c) {
 SDEKIT_API void sdekit_config_destroy(sdekit_config **cp) {
   if (!cp || !*cp) return;
   sdekit_config *c = *cp;
-  char **owned[] = {&c->model,        &c->model_search_path,
-                    &c->model_text,   &c->model_label,
-                    &c->scheme,       &c->backend,
-                    &c->observe,      &c->drift_var,
-                    &c->density_var,  &c->checkpoint,
-                    &c->command_line, &c->cache_dir,
-                    &c->tmp_dir,      &c->cc,
-                    &c->cflags,       &c->cflags_extra,
-                    &c->cuda_home,    &c->cuda_path,
-                    &c->sys_kernel,   &c->baseline_cubin,
-                    &c->ckpt_file};
+  char **owned[] = {
+      &c->model,        &c->model_search_path, &c->model_text, &c->model_label, &c->scheme,
+      &c->backend,      &c->observe,           &c->drift_var,  &c->density_var, &c->checkpoint,
+      &c->command_line, &c->cache_dir,         &c->tmp_dir,    &c->cc,          &c->cflags,
+      &c->cflags_extra, &c->cuda_home,         &c->cuda_path,  &c->sys_kernel,  &c->baseline_cubin,
+      &c->ckpt_file};
   for (size_t i = 0; i < sizeof owned / sizeof *owned; i++)
     free(*owned[i]);
   for (int i = 0; i < SDK_MAX_SET; i++)
@@ -127,8 +122,8 @@ SDEKIT_API sdekit_status sdekit_config_set_model_text(sdekit_config *c, const ch
                                                       const char *label, sdekit_error *err) {
   if (!c || !text) return api_usage(err, "no model text");
   if (!label || !*label) label = "<string>";
-  if (api_set_str(&c->model_text, text) != SDK_OK || api_set_str(&c->model_label, label) != SDK_OK ||
-      api_set_str(&c->model, label) != SDK_OK)
+  if (api_set_str(&c->model_text, text) != SDK_OK ||
+      api_set_str(&c->model_label, label) != SDK_OK || api_set_str(&c->model, label) != SDK_OK)
     return api_nomem(err);
   c->c.model_text = c->model_text;
   c->c.model_path = c->model_label;
@@ -223,7 +218,8 @@ SDEKIT_API sdekit_status sdekit_config_add_scan_values(sdekit_config *c, const c
       free(buf);
       return api_usage(err, "--scan %s: value %lld is not a finite number", name, (long long)i);
     }
-    len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? "," : "", sdk_fmt_exact(num, values[i]));
+    len +=
+        (size_t)snprintf(buf + len, cap - len, "%s%s", i ? "," : "", sdk_fmt_exact(num, values[i]));
   }
   sdekit_status s = sdekit_config_option(c, "scan", buf, err);
   free(buf);
@@ -261,8 +257,7 @@ SDEKIT_API sdekit_status sdekit_config_set_transient(sdekit_config *c, double t,
 }
 SDEKIT_API sdekit_status sdekit_config_set_transient_periods(sdekit_config *c, int64_t n,
                                                              sdekit_error *err) {
-  if (c && n < 0)
-    return unset_i64(c, "transient-periods", &c->c.transient_periods, -1, err);
+  if (c && n < 0) return unset_i64(c, "transient-periods", &c->c.transient_periods, -1, err);
   return opt_int(c, "transient-periods", n, err);
 }
 SDEKIT_API sdekit_status sdekit_config_set_scheme(sdekit_config *c, const char *name,
@@ -359,8 +354,8 @@ SDEKIT_API sdekit_status sdekit_config_add_hist_range(sdekit_config *c, const ch
     return api_usage(err, "--hist-range: variable name '%.64s...' too long", var);
   return sdekit_config_option(c, "hist-range", buf, err);
 }
-SDEKIT_API sdekit_status sdekit_config_set_save_paths(sdekit_config *c, const int64_t *index,
-                                                      int n, sdekit_error *err) {
+SDEKIT_API sdekit_status sdekit_config_set_save_paths(sdekit_config *c, const int64_t *index, int n,
+                                                      sdekit_error *err) {
   if (c && n == 0) return c->c.obs.nsave = 0, api_unrecord(c, "save-paths"), api_ok(err), SDEKIT_OK;
   if (!index || n < 0 || n > SDK_MAX_SAVE)
     return api_usage(err, "--save-paths: expected 1 to %d path indices", SDK_MAX_SAVE);
@@ -537,15 +532,14 @@ SDEKIT_API sdekit_status sdekit_config_check_outputs(const sdekit_config *c, int
                        "several observables need -o FILE.h5 or -o FILE.tsv (stdout takes one)");
     if (!is_h5(out) && strcmp(out, "-") && !has_suffix(out, ".tsv") && !has_suffix(out, ".txt") &&
         !has_suffix(out, ".dat"))
-      return api_usage(err, "-o '%s': expected a name ending in .h5 or .tsv, or - for stdout",
-                       out);
+      return api_usage(err, "-o '%s': expected a name ending in .h5 or .tsv, or - for stdout", out);
     if (strcmp(out, "-") && (s = check_dir(out, err)) != SDEKIT_OK) return s;
   }
   for (int k = 0; no_replace && k < c->noutputs; k++) {
     char found[4200];
     if (strcmp(c->outputs[k], "-") && existing_output(c, c->outputs[k], found, sizeof found))
-      return api_usage(err, "'%s' exists: give --force to replace it, or -o FILE to write elsewhere",
-                       found);
+      return api_usage(
+          err, "'%s' exists: give --force to replace it, or -o FILE to write elsewhere", found);
   }
   api_ok(err);
   return SDEKIT_OK;

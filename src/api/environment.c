@@ -74,8 +74,7 @@ static sdekit_status env_int(const char *const *envp, const char *name, int lo, 
   errno = 0;
   long v = strtol(s, &end, 10);
   if (errno || end == s || *end || v < lo || v > hi) {
-    if (hi == INT_MAX)
-      return api_usage(err, "%s='%s': expected a whole number >= %d", name, s, lo);
+    if (hi == INT_MAX) return api_usage(err, "%s='%s': expected a whole number >= %d", name, s, lo);
     return api_usage(err, "%s='%s': expected a whole number from %d to %d", name, s, lo, hi);
   }
   *out = (int)v;

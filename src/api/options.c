@@ -127,9 +127,9 @@ static sdekit_status o_scan(sdekit_config *c, const char *arg, sdekit_error *err
 }
 
 #define COUNT_OPT(fn, opt, lo, field, what)                                                        \
-  static sdekit_status fn(sdekit_config *c, const char *v, sdekit_error *err) {                   \
+  static sdekit_status fn(sdekit_config *c, const char *v, sdekit_error *err) {                    \
     int64_t n;                                                                                     \
-    if (!parse_count(v, lo, &n)) return api_usage(err, "--" opt " '%s': " what, v);               \
+    if (!parse_count(v, lo, &n)) return api_usage(err, "--" opt " '%s': " what, v);                \
     c->c.field = n;                                                                                \
     return SDEKIT_OK;                                                                              \
   }
@@ -162,7 +162,7 @@ static sdekit_status o_periods(sdekit_config *c, const char *v, sdekit_error *er
 }
 
 #define POSITIVE_OPT(fn, opt, field, cmp, what)                                                    \
-  static sdekit_status fn(sdekit_config *c, const char *v, sdekit_error *err) {                   \
+  static sdekit_status fn(sdekit_config *c, const char *v, sdekit_error *err) {                    \
     double x;                                                                                      \
     if (!sdk_parse_number(v, &x) || !(x cmp 0)) return api_usage(err, "--" opt " '%s': " what, v); \
     c->c.field = x;                                                                                \
@@ -242,7 +242,8 @@ static sdekit_status o_observe(sdekit_config *c, const char *v, sdekit_error *er
   sdk_errbuf eb = {0};
   sdk_run_config probe = c->c;
   probe.observe = v;
-  if (sdk_run_config_observables(&probe, t, &n, &eb) != SDK_OK) return api_fail(err, SDK_ERR_USAGE, &eb);
+  if (sdk_run_config_observables(&probe, t, &n, &eb) != SDK_OK)
+    return api_fail(err, SDK_ERR_USAGE, &eb);
   if (n == 0) return api_usage(err, "--observe '%s': name at least one observable", v);
   return set_owned(&c->observe, &c->c.observe, v, err);
 }
@@ -304,8 +305,7 @@ static sdekit_status o_save(sdekit_config *c, const char *arg, sdekit_error *err
   }
   free(copy);
   if (bad || n == 0)
-    return api_usage(err,
-                     "--save-paths '%s': expected path indices like 0,1,2 (at most %d)", arg,
+    return api_usage(err, "--save-paths '%s': expected path indices like 0,1,2 (at most %d)", arg,
                      SDK_MAX_SAVE);
   memcpy(o->save_index, idx, (size_t)n * sizeof *idx);
   o->nsave = n;
@@ -422,13 +422,12 @@ sdekit_status api_apply_option(sdekit_config *c, const char *name, const char *v
     if (!strcmp(o->name, "output")) return api_usage(err, "option '-o' needs a value");
     return api_usage(err, "option '--%s' needs a value", o->name);
   }
-  if (o->arity == 0 && value)
-    return api_usage(err, "option '--%s' takes no value", o->name);
+  if (o->arity == 0 && value) return api_usage(err, "option '--%s' takes no value", o->name);
   return o->fn(c, value, err);
 }
 
-SDEKIT_API sdekit_status sdekit_config_option(sdekit_config *c, const char *name,
-                                              const char *value, sdekit_error *err) {
+SDEKIT_API sdekit_status sdekit_config_option(sdekit_config *c, const char *name, const char *value,
+                                              sdekit_error *err) {
   if (!c || !name) return api_usage(err, "sdekit_config_option: no configuration or name");
   const api_opt *o = find_opt(name);
   sdekit_status s = api_apply_option(c, name, value, err);
@@ -592,7 +591,8 @@ static const char RUN_HELP[] =
     "                            before the built-in models\n"
     "  SDK_CACHE_DIR             the kernel cache (else $XDG_CACHE_HOME/sdekit, else\n"
     "                            $HOME/.cache/sdekit); SDEKIT_CACHE_MAX caps its size\n"
-    "  SDEKIT_CC, CC             the C compiler of CPU kernels (default: clang if found, else cc);\n"
+    "  SDEKIT_CC, CC             the C compiler of CPU kernels (default: clang if found, else "
+    "cc);\n"
     "                            SDEKIT_CFLAGS replaces its flags, CFLAGS adds to them\n"
     "  CUDA_HOME, CUDA_PATH      where NVRTC is looked for (after the loader's search)\n"
     "  TMPDIR                    scratch space (private kernel caches, plot files)\n"

@@ -181,9 +181,8 @@ SDEKIT_API sdekit_status sdekit_result_dataset(const sdekit_result *cr, const ch
   out->count = sdk_ds_count(d);
   out->data = d->data;
   out->coordinate = (d->flags & SDK_DS_COORD) != 0;
-  const sdk_attr *dims = find_attr(d->attr, d->nattr, "dims");
-  for (int k = 0; dims && dims->kind == SDK_ATTR_STRS && k < d->rank && k < dims->nstr; k++)
-    out->dim_names[k] = dims->strs[k];
+  for (int k = 0; k < d->rank; k++)
+    out->dim_names[k] = d->dim_name[k];
   const sdk_attr *se = find_attr(d->attr, d->nattr, "standard_error");
   if (se && se->kind == SDK_ATTR_STR && se->s) {
     /* a sibling's name: the group's path and it */
@@ -254,6 +253,15 @@ static void attr_out(const sdk_attr *a, sdekit_attr *out) {
     out->type = SDEKIT_ATTR_I64;
     out->i64 = &a->i;
     break;
+  case SDK_ATTR_U64:
+    out->type = SDEKIT_ATTR_U64;
+    out->u64 = &a->u;
+    break;
+  case SDK_ATTR_F64S:
+    out->type = SDEKIT_ATTR_F64;
+    out->count = a->nfs;
+    out->f64 = a->fs;
+    break;
   }
 }
 
@@ -270,8 +278,7 @@ SDEKIT_API sdekit_status sdekit_result_attr_at(const sdekit_result *r, const cha
 }
 
 SDEKIT_API sdekit_status sdekit_result_attr(const sdekit_result *r, const char *object,
-                                            const char *name, sdekit_attr *out,
-                                            sdekit_error *err) {
+                                            const char *name, sdekit_attr *out, sdekit_error *err) {
   if (!out || !name) return api_usage(err, "sdekit_result_attr: no name or no place for it");
   int n = -1;
   const sdk_attr *a = r ? attrs_of(r, object, &n) : NULL;

@@ -31,8 +31,8 @@ static void warn_tramp(void *user, const char *msg) {
  * run resumed from a checkpoint or run with another thread count writes
  * byte-identical files. */
 static int recorded(const api_item *it) {
-  static const char *const skip[] = {"checkpoint", "checkpoint-every", "threads", "quiet",
-                                     "verbose", NULL};
+  static const char *const skip[] = {"checkpoint", "checkpoint-every", "threads",
+                                     "quiet",      "verbose",          NULL};
   for (int k = 0; it->name && skip[k]; k++)
     if (!strcmp(it->name, skip[k])) return 0;
   return 1;
@@ -79,9 +79,8 @@ sdekit_status api_exec_make(const sdekit_config *c, api_exec *x, sdekit_error *e
   if (c->log) {
     x->logger.fn = log_tramp;
     x->logger.user = (void *)c;
-    x->logger.min_level = c->verbose && c->log_min > SDEKIT_LOG_DEBUG
-                              ? SDK_LOG_DEBUG
-                              : (sdk_log_level)c->log_min;
+    x->logger.min_level =
+        c->verbose && c->log_min > SDEKIT_LOG_DEBUG ? SDK_LOG_DEBUG : (sdk_log_level)c->log_min;
     rc->logger = &x->logger;
   }
   rc->warn = warn_tramp;

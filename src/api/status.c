@@ -49,8 +49,7 @@ sdekit_status api_fail(sdekit_error *err, sdk_err e, const sdk_errbuf *eb) {
   if (!err) return (sdekit_status)e;
   memset(err, 0, sizeof *err);
   err->status = (sdekit_status)e;
-  snprintf(err->message, sizeof err->message, "%s",
-           eb && eb->msg[0] ? eb->msg : sdk_err_name(e));
+  snprintf(err->message, sizeof err->message, "%s", eb && eb->msg[0] ? eb->msg : sdk_err_name(e));
   size_t n = strlen(err->message);
   while (n > 0 && err->message[n - 1] == '\n')
     err->message[--n] = 0;
@@ -64,8 +63,7 @@ sdekit_status api_fail(sdekit_error *err, sdk_err e, const sdk_errbuf *eb) {
 /* Model messages start "PATH:LINE: " or "PATH: " (model/), PATH being the
  * file the model was read from: the path given, or DIR/NAME.sde found for a
  * bare name.  The file and the line are read back from there. */
-sdekit_status api_fail_model(sdekit_error *err, sdk_err e, const sdk_errbuf *eb,
-                             const char *path) {
+sdekit_status api_fail_model(sdekit_error *err, sdk_err e, const sdk_errbuf *eb, const char *path) {
   sdekit_status s = api_fail(err, e, eb);
   if (!err || e != SDK_ERR_MODEL) return s;
   const char *m = err->message;

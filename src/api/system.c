@@ -33,13 +33,13 @@ SDEKIT_API const char *sdekit_registry_name(const char *kind, int i) {
   if (!kind || i < 0) return NULL;
   if (!strcmp(kind, "scheme"))
     return i < count((const void *const *)sdk_registry_schemes) ? sdk_registry_schemes[i]->name
-                                                                 : NULL;
+                                                                : NULL;
   if (!strcmp(kind, "noise"))
     return i < count((const void *const *)sdk_registry_noises) ? sdk_registry_noises[i]->name
-                                                                : NULL;
+                                                               : NULL;
   if (!strcmp(kind, "backend"))
     return i < count((const void *const *)sdk_registry_backends) ? sdk_registry_backends[i]->name
-                                                                  : NULL;
+                                                                 : NULL;
   if (!strcmp(kind, "observable")) return observable(i) ? observable(i)->name : NULL;
   return NULL;
 }
@@ -110,8 +110,8 @@ SDEKIT_API sdekit_status sdekit_cuda_device(const sdekit_config *c, int ordinal,
 _Static_assert(sizeof(((sdekit_cache_entry *)0)->name) >= sizeof(((sdk_cache_entry *)0)->name),
                "cache entry names");
 
-SDEKIT_API sdekit_status sdekit_cache_list(const char *dir, sdekit_cache_entry **entries,
-                                           size_t *n, sdekit_error *err) {
+SDEKIT_API sdekit_status sdekit_cache_list(const char *dir, sdekit_cache_entry **entries, size_t *n,
+                                           sdekit_error *err) {
   if (!entries || !n) return api_usage(err, "sdekit_cache_list: no place for the entries");
   *entries = NULL;
   *n = 0;
@@ -147,7 +147,8 @@ SDEKIT_API sdekit_status sdekit_cache_remove(const char *dir, const sdekit_cache
   memset(&ce, 0, sizeof ce);
   snprintf(ce.name, sizeof ce.name, "%s", e->name);
   ce.is_dir = e->is_dir;
-  if (!sdk_cache_is_ours(ce.name)) return api_usage(err, "'%s' is not a kernel cache entry", e->name);
+  if (!sdk_cache_is_ours(ce.name))
+    return api_usage(err, "'%s' is not a kernel cache entry", e->name);
   if (sdk_cache_remove(dir, &ce) != 0) {
     sdk_errbuf eb = {0};
     SDK_FAIL(&eb, SDK_ERR_IO, "cannot remove %s: %s", e->name, strerror(errno));

@@ -150,8 +150,8 @@ static int run_config(sdekit_config *c, int resumed, int force) {
   sdekit_error err;
   int nobs = sdekit_config_nobservables(c);
   if (sdekit_config_noutputs(c) == 0 && nobs > 1)
-    return cli_usage_error("several observables need -o FILE.h5 or -o FILE.tsv (stdout takes one)%s",
-                           "");
+    return cli_usage_error(
+        "several observables need -o FILE.h5 or -o FILE.tsv (stdout takes one)%s", "");
   if (sdekit_config_check_outputs(c, resumed && !force, &err) != SDEKIT_OK) return cli_fail(&err);
   sdekit_result *r = NULL;
   sdekit_status s = execute(c, &r, &err);
@@ -249,10 +249,11 @@ static int parse_resume(int argc, char **argv, resume_args *ra) {
     else if (!strcmp(argv[i], "--verbose"))
       ra->verbose = 1;
     else if ((k = is_opt(argv, argc, i, "-o")) || (k = is_opt(argv, argc, i, "--output")) ||
-             (k = is_opt(argv, argc, i, "--threads")) ||
-             (k = is_opt(argv, argc, i, "--periods")) || (k = is_opt(argv, argc, i, "--t-end"))) {
-      const char *val = k == 2 ? argv[i + 1] : strchr(argv[i], '=') ? strchr(argv[i], '=') + 1
-                                                                     : NULL;
+             (k = is_opt(argv, argc, i, "--threads")) || (k = is_opt(argv, argc, i, "--periods")) ||
+             (k = is_opt(argv, argc, i, "--t-end"))) {
+      const char *val = k == 2                 ? argv[i + 1]
+                        : strchr(argv[i], '=') ? strchr(argv[i], '=') + 1
+                                               : NULL;
       if (!val) return cli_usage_error("option '%s' needs a value", argv[i]);
       if (!strncmp(argv[i], "--threads", 9))
         slot = &ra->threads;

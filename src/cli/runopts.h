@@ -11,8 +11,8 @@
 /* A parsed command line. */
 typedef struct cli_run {
   sdekit_config *c;
-  int help;        /* --help was given */
-  int allow_arch;  /* --arch is an option of this command (compile) */
+  int help;       /* --help was given */
+  int allow_arch; /* --arch is an option of this command (compile) */
   const char *arch;
   int nmodels; /* operands seen */
 } cli_run;

@@ -323,7 +323,9 @@ static void plan_results(const sdk_run_config *c, sdk_run *r, sdk_plan *p) {
   R->seed = c->seed;
   R->scheme = p->scheme->name;
   R->precision = c->single ? "single" : "double";
-  R->command_line = c->command_line ? c->command_line : "";
+  /* the results outlive the configuration: their own copy */
+  r->command_line = strdup(c->command_line ? c->command_line : "");
+  R->command_line = r->command_line ? r->command_line : "";
   R->period = p->period0;
   R->spp = p->spp;
   R->dt = r->dt;

@@ -122,6 +122,7 @@ void sdk_run_destroy(sdk_run **rp) {
   free(r->param_names);
   free(r->param_values);
   free(r->dt);
+  free(r->command_line);
   sdk_model_destroy(&r->model);
   free(r);
   *rp = NULL;

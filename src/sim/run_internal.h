@@ -31,6 +31,7 @@ struct sdk_run {
   double seconds, path_steps;
   char device[256];
   char version[32];
+  char *command_line;
   char problem[1024]; /* results complete but some grid points NaN (sdk_run_problem) */
 };
 

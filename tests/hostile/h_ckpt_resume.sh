@@ -15,7 +15,7 @@ mkdir -p "$D" "$T/x/y" "$T/abs" "$T/elsewhere"
   fail "base run"
 
 # outputs: relative escapes and absolute paths stay in the checkpoint's directory
-$TOOL "$D/ck" "$D/paths.ck" "argv:run|ou|--paths|64|--t-end|1|--observe|moments|-o|../../evil.tsv|--output=$T/abs/abs.h5|--checkpoint=$T/elsewhere/ck" ||
+$TOOL "$D/ck" "$D/paths.ck" "argv:ou|--paths|64|--t-end|1|--observe|moments|-o|../../evil.tsv|--output=$T/abs/abs.h5|--checkpoint=$T/elsewhere/ck" ||
   fail "crafting"
 (cd "$T/x/y" && "$BIN" resume "$D/paths.ck" >"$T/out" 2>"$T/err")
 rc=$?
