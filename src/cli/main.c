@@ -82,8 +82,10 @@ static char **sde_files(const char *dir, size_t *count) {
 }
 
 static int cmd_models(int argc, char **argv) {
-  const char *dirs[8];
-  int nd = sdk_model_dirs(sdk_cli_env_model_path(), dirs, 8);
+  sdk_model_dirlist dl;
+  sdk_model_dirs(sdk_cli_env_model_path(), &dl);
+  const char **dirs = dl.dir;
+  int nd = dl.n;
   int shown = 0;
   printf("built-in models:\n");
   for (int i = 0; i < nd; i++) {
