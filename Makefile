@@ -1,17 +1,28 @@
-# Thin wrapper over CMake: make, make check, make demo.
+# Thin wrapper over CMake: make, make check, make demo, make install.
+# Missing Debian packages are installed first when run as root; otherwise
+# make stops and prints the one command that installs them
+# (scripts/install-deps.sh, the one list; DEPS=0 skips the check).
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
+PREFIX ?= /usr/local
+DEPS ?= 1
 
-.PHONY: all configure check check-gpu demo bench clean format format-check asan fuzz
+.PHONY: all configure deps-build deps-check check check-gpu demo figures bench install clean \
+	format format-check asan fuzz
 
 all: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-configure:
+configure: deps-build
 	@test -f $(BUILD)/CMakeCache.txt || cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
 
-check: all
+deps-build deps-check:
+	@[ "$(DEPS)" = 0 ] || ./scripts/install-deps.sh $(@:deps-%=%)
+
+# (deps-check covers deps-build: the two never run apt-get at once under -j)
+check: deps-check
+	$(MAKE) all DEPS=0
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE gpu
 
 check-gpu: all
@@ -19,6 +30,19 @@ check-gpu: all
 
 demo: all
 	./scripts/demo.sh
+
+# The committed pictures of docs/figures, redrawn (the examples write to
+# results/figures otherwise); at the paper's size on a GPU.
+figures: deps-check
+	$(MAKE) all DEPS=0
+	@set -e; for ex in prog1-drift-scan fig3-josephson-density fig4-kuramoto-density; do \
+	  ./examples/$$ex.sh --update-docs; done
+
+# bin/sdekit, lib/libsdekit.so* and .a, include/sdekit.h, share/sdekit/models,
+# lib/pkgconfig/sdekit.pc, lib/cmake/sdekit, share/man/man1/sdekit.1 under
+# PREFIX; the tree can be moved afterwards (cmake/install.cmake).
+install: all
+	cmake --install $(BUILD) --prefix $(abspath $(PREFIX))
 
 bench: all
 	./$(BUILD)/sdekit bench

@@ -14,10 +14,19 @@
 # an earlier run (the title then comes from the data's own header).
 #
 # Writes results/fig3-{single,double}.{h5,density.tsv,paths.tsv} and
-# docs/figures/fig3-josephson-density.png.  Needs build/sdekit ('make') and
-# gnuplot (Debian: gnuplot-nox).
+# results/figures/fig3-josephson-density.png (docs/figures with
+# --update-docs).  Needs build/sdekit ('make') and gnuplot (Debian: gnuplot-nox).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Pictures go to results/figures (ignored by git); --update-docs refreshes
+# the committed ones in docs/figures instead ('make figures').
+FIG=results/figures
+case "${1:-}" in
+  --update-docs) FIG=docs/figures ;;
+  "") ;;
+  *) echo "usage: $0 [--update-docs]" >&2; exit 2 ;;
+esac
+mkdir -p results "$FIG"
 SDK=build/sdekit
 if [ ! -x "$SDK" ]; then
   echo "fig3: $SDK not found; run 'make' first" >&2
@@ -38,7 +47,6 @@ if [ "${PLOT_ONLY:-0}" != 1 ]; then
   fi
   echo "fig3: backend $BACKEND: $PATHS paths, $PERIODS periods, 100 steps per period" \
     "(the paper: 524288 paths, 2000 periods, on a GPU)"
-  mkdir -p results docs/figures
 
   # The same run (same seed) in single and in double precision.  Density and
   # saved paths are sampled once per period (every 100 steps).
@@ -170,6 +178,6 @@ unset multiplot
 EOF
 (cd "$T" && gnuplot fig3.gp)
 [ -n "${FIG3_KEEP:-}" ] && cp -r "$T" "$FIG3_KEEP"
-cp "$T/fig3.png" docs/figures/fig3-josephson-density.png
-echo "fig3: wrote docs/figures/fig3-josephson-density.png" \
+cp "$T/fig3.png" "$FIG"/fig3-josephson-density.png
+echo "fig3: wrote $FIG/fig3-josephson-density.png" \
   "(data: results/fig3-single.h5, results/fig3-double.h5)"

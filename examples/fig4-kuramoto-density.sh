@@ -11,11 +11,21 @@
 # PARTICLES=... BACKEND=cpu|cuda.  RUN_ONLY=1 only computes; PLOT_ONLY=1 only
 # draws from the results/ of an earlier run.
 #
-# Writes results/fig4-kuramoto.h5, docs/figures/fig4-kuramoto-density.png
-# (P(x; t)) and docs/figures/fig4-kuramoto-order.png (r(t), psi(t)).
+# Writes results/fig4-kuramoto.h5, results/figures/fig4-kuramoto-density.png
+# (P(x; t)) and results/figures/fig4-kuramoto-order.png (r(t), psi(t));
+# with --update-docs the pictures go to docs/figures.
 # Needs build/sdekit ('make') and gnuplot (Debian: gnuplot-nox).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Pictures go to results/figures (ignored by git); --update-docs refreshes
+# the committed ones in docs/figures instead ('make figures').
+FIG=results/figures
+case "${1:-}" in
+  --update-docs) FIG=docs/figures ;;
+  "") ;;
+  *) echo "usage: $0 [--update-docs]" >&2; exit 2 ;;
+esac
+mkdir -p results "$FIG"
 SDK=build/sdekit
 if [ ! -x "$SDK" ]; then
   echo "fig4: $SDK not found; run 'make' first" >&2
@@ -42,12 +52,11 @@ if [ "${PLOT_ONLY:-0}" != 1 ]; then
   fi
   echo "fig4: backend $BACKEND: N = $PARTICLES particles, one system, 2000 Euler steps of 0.01" \
     "(the paper: N = 16777216 on a GPU)"
-  mkdir -p results docs/figures
 
   "$SDK" run kuramoto-meanfield --backend "$BACKEND" --particles "$PARTICLES" --paths 1 \
     --dt 0.01 --t-end 20 --scheme euler --seed 2010 --observe density,order --bins 100 \
     --sample-every 10 -o results/fig4-kuramoto.h5
 fi
 [ "${RUN_ONLY:-0}" = 1 ] && exit 0
-"$SDK" plot results/fig4-kuramoto.h5 --observable density -o docs/figures/fig4-kuramoto-density.png
-"$SDK" plot results/fig4-kuramoto.h5 --observable order -o docs/figures/fig4-kuramoto-order.png
+"$SDK" plot results/fig4-kuramoto.h5 --observable density -o "$FIG"/fig4-kuramoto-density.png
+"$SDK" plot results/fig4-kuramoto.h5 --observable order -o "$FIG"/fig4-kuramoto-order.png

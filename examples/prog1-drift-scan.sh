@@ -9,10 +9,20 @@
 # Override with PATHS=... PERIODS=... BACKEND=cpu|cuda.  RUN_ONLY=1 only computes;
 # PLOT_ONLY=1 only draws from the results/ of an earlier run.
 #
-# Writes results/prog1-drift.{h5,tsv} and docs/figures/prog1-drift-scan.png.
+# Writes results/prog1-drift.{h5,tsv} and results/figures/prog1-drift-scan.png
+# (docs/figures with --update-docs).
 # Needs build/sdekit ('make') and gnuplot (Debian: gnuplot-nox).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Pictures go to results/figures (ignored by git); --update-docs refreshes
+# the committed ones in docs/figures instead ('make figures').
+FIG=results/figures
+case "${1:-}" in
+  --update-docs) FIG=docs/figures ;;
+  "") ;;
+  *) echo "usage: $0 [--update-docs]" >&2; exit 2 ;;
+esac
+mkdir -p results "$FIG"
 SDK=build/sdekit
 if [ ! -x "$SDK" ]; then
   echo "prog1: $SDK not found; run 'make' first" >&2
@@ -33,11 +43,10 @@ if [ "${PLOT_ONLY:-0}" != 1 ]; then
   fi
   echo "prog1: backend $BACKEND: 100 values of a, $PATHS paths each, $PERIODS periods" \
     "($((PERIODS / 10)) transient), 100 steps per period"
-  mkdir -p results docs/figures
 
   "$SDK" run josephson --backend "$BACKEND" --scan a=4.2:14.1:100 --paths "$PATHS" \
     --periods "$PERIODS" --transient-periods $((PERIODS / 10)) --spp 100 --scheme srk2 \
     --seed 2010 --observe drift -o results/prog1-drift.h5 -o results/prog1-drift.tsv
 fi
 [ "${RUN_ONLY:-0}" = 1 ] && exit 0
-"$SDK" plot results/prog1-drift.h5 -o docs/figures/prog1-drift-scan.png
+"$SDK" plot results/prog1-drift.h5 -o "$FIG"/prog1-drift-scan.png

@@ -8,6 +8,7 @@
 #include "backend/backend.h"
 #include "cli/env.h"
 #include "sim/registry.h"
+#include "testutil.h"
 
 const char *st_backend(void) {
   const char *b = getenv("SDK_TEST_BACKEND");
@@ -15,8 +16,8 @@ const char *st_backend(void) {
 }
 
 const char *st_model_file(const char *text, int slot) {
-  static char paths[8][64];
-  snprintf(paths[slot], sizeof paths[slot], "/tmp/sdk-test-XXXXXX");
+  static char paths[8][4200];
+  snprintf(paths[slot], sizeof paths[slot], "%s/sdk-test-XXXXXX", tu_scratch());
   int fd = mkstemp(paths[slot]);
   if (fd < 0) return NULL;
   close(fd);

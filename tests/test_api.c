@@ -282,8 +282,8 @@ static void check_threads_and_log(void) {
 }
 
 int main(void) {
-  char dir[] = "test_api.XXXXXX"; /* in the build tree, not /tmp */
-  if (!mkdtemp(dir)) return perror("mkdtemp"), 1;
+  const char *dir = tu_scratch(); /* removed at exit (testutil.h) */
+  if (!dir) return perror("scratch directory"), 1;
   check_errors();
   sdekit_result *r = NULL;
   check_ou(&r);
@@ -293,6 +293,5 @@ int main(void) {
   }
   sdekit_result_destroy(&r);
   check_threads_and_log();
-  rmdir(dir);
   return tu_finish("test_api");
 }

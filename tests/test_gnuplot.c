@@ -38,7 +38,8 @@ int main(void) {
   kat("\xf4\x90\x80\x80", "????"); /* beyond U+10FFFF */
 
   /* sdk_plot_inspect: missing, not HDF5, a FIFO (refused without blocking) */
-  char dir[] = "/tmp/test_gnuplot.XXXXXX", p[256];
+  char dir[4200], p[4400];
+  snprintf(dir, sizeof dir, "%s/test_gnuplot.XXXXXX", tu_scratch());
   TU_CHECK(mkdtemp(dir) != NULL, "mkdtemp");
   sdk_errbuf eb = {0};
   snprintf(p, sizeof p, "%s/none.h5", dir);

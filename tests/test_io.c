@@ -711,12 +711,13 @@ int main(int argc, char **argv) {
   static fixture fx;
   make_fixture(&fx);
   sdk_errbuf eb = {0};
-  char dir[] = "/tmp/test_io.XXXXXX";
+  char dir[4200];
+  snprintf(dir, sizeof dir, "%s/test_io.XXXXXX", tu_scratch());
   if (!mkdtemp(dir)) {
     perror("mkdtemp");
     return 1;
   }
-  char p1[600], p2[600], p3[600], sub[100], path[600];
+  char p1[4400], p2[4400], p3[4400], sub[4300], path[4400];
   snprintf(p1, sizeof p1, "%s/a.h5", dir);
   snprintf(sub, sizeof sub, "%s/sub", dir);
   mkdir(sub, 0777);
@@ -731,7 +732,7 @@ int main(int argc, char **argv) {
   TU_CHECK(e == SDK_OK, "write h5 again: %s", eb.msg);
   TU_CHECK(same_bytes(p1, p2), "two writes of the same results differ");
   /* and from a fresh process */
-  char cmd[1200];
+  char cmd[9000];
   if (strchr(argv[0], '/'))
     snprintf(cmd, sizeof cmd, "'%s' --write-h5 '%s'", argv[0], p3);
   else
@@ -761,7 +762,7 @@ int main(int argc, char **argv) {
   memset(&eb, 0, sizeof eb);
   snprintf(path, sizeof path, "%s/missing/y.h5", dir);
   e = sdk_write_h5(&fx.r, path, &eb);
-  char want[700];
+  char want[4500];
   snprintf(want, sizeof want, "cannot write '%s': No such file or directory", path);
   TU_CHECK(e == SDK_ERR_IO, "unwritable: got %s", sdk_err_name(e));
   TU_CHECK(strcmp(eb.msg, want) == 0, "message '%s' want '%s'", eb.msg, want);

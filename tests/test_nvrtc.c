@@ -15,7 +15,7 @@
 #include "simtest.h"
 #include "testutil.h"
 
-static char cache[64];
+static char cache[4200];
 
 static void rm_cache(void) {
   DIR *d = opendir(cache);
@@ -102,7 +102,7 @@ static void compile_scan(sdk_bctx *ctx) {
 }
 
 int main(void) {
-  snprintf(cache, sizeof cache, "/tmp/sdk-nvrtc-XXXXXX");
+  snprintf(cache, sizeof cache, "%s/sdk-nvrtc-XXXXXX", tu_scratch());
   if (!mkdtemp(cache)) {
     perror("mkdtemp");
     return 1;

@@ -67,7 +67,8 @@ static void check_output(const sdk_obs_type *t, const sdk_results *R) {
   fclose(f);
   TU_CHECK(e == SDK_OK && len > 100, "%s: TSV (%s)", t->name, eb.msg);
   free(buf);
-  char path[] = "/tmp/sdk-obs-XXXXXX";
+  char path[4200];
+  snprintf(path, sizeof path, "%s/sdk-obs-XXXXXX", tu_scratch());
   int fd = mkstemp(path);
   if (fd >= 0) close(fd);
   e = sdk_write_h5(R, path, &eb);
@@ -100,7 +101,8 @@ static int same_store(const sdk_results *A, const sdk_results *B) {
 static void check_resume(const sdk_obs_type *t, const sdk_results *whole) {
   sdk_run_config c;
   config(&c, t);
-  char ck[] = "/tmp/sdk-obs-ck-XXXXXX";
+  char ck[4200];
+  snprintf(ck, sizeof ck, "%s/sdk-obs-ck-XXXXXX", tu_scratch());
   int fd = mkstemp(ck);
   if (fd >= 0) close(fd);
   c.checkpoint = ck;

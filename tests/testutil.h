@@ -30,4 +30,11 @@ int tu_finish(const char *name);
 /* Directory of the source tree (for models/), from $SDK_SOURCE_DIR. */
 const char *tu_source_dir(void);
 
+/* A directory private to this process for the test's files: made under
+ * $TMPDIR (else /tmp) on the first call, removed with its contents at exit,
+ * so a test leaves nothing behind (CTest points TMPDIR into the build tree
+ * and checks that it ends empty: fixture tmp).  Exits the test when it
+ * cannot be made. */
+const char *tu_scratch(void);
+
 #endif

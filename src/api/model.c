@@ -154,8 +154,10 @@ SDEKIT_API sdekit_status sdekit_catalog_create(const char *search_path, sdekit_c
   *out = NULL;
   sdekit_catalog *c = calloc(1, sizeof *c);
   if (!c) return api_nomem(err);
-  const char *dirs[8];
-  int nd = sdk_model_dirs(search_path, dirs, 8), ok = 1;
+  sdk_model_dirlist dl;
+  sdk_model_dirs(search_path, &dl);
+  const char **dirs = dl.dir;
+  int nd = dl.n, ok = 1;
   /* the search path is one ':'-separated string; empty entries are skipped
    * (they do not mean the current directory) */
   for (int i = 0; i < nd && ok; i++)

@@ -1,13 +1,17 @@
 /* Where a model name leads (model/model.h, sdk_model_load): a path is read
  * as given; a bare name is looked up in the directories of the search path
  * the caller passes (the CLI's SDEKIT_MODEL_PATH), then among the built-in
- * models; never in the current directory.  Model files are read as
+ * models, found relative to the binary that holds this code (never through
+ * a path of the build machine); never in the current directory.  Model files are read as
  * untrusted input: regular files only, opened without blocking, at most
  * SDK_MODEL_MAX_BYTES. */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,14 +22,50 @@
 #include "model/limits.h"
 #include "model/model_internal.h"
 
-int sdk_model_dirs(const char *search_path, const char **dirs, int maxdirs) {
-  int n = 0;
-  if (search_path && *search_path && n < maxdirs) dirs[n++] = search_path;
-#ifdef SDK_INSTALL_MODELS
-  if (n < maxdirs) dirs[n++] = SDK_INSTALL_MODELS;
-#endif
-  if (n < maxdirs) dirs[n++] = SDK_SOURCE_DIR "/models";
-  return n;
+/* The directory of the binary object this code was linked into: the
+ * shared library when sdekit is one (its link map names the file the loader
+ * opened), else the executable (the link map of the main program has no
+ * name; /proc/self/exe has it, whatever argv[0] says). */
+static int own_object_dir(char *out, size_t n) {
+  Dl_info info;
+  struct link_map *lm = NULL;
+  if (!dladdr1((void *)(uintptr_t)&own_object_dir, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
+    return 0;
+  const char *file = lm->l_name && lm->l_name[0] ? lm->l_name : "/proc/self/exe";
+  char *real = realpath(file, NULL); /* the file itself, not a link to it */
+  const char *p = real ? real : file;
+  const char *slash = strrchr(p, '/');
+  int w = slash ? snprintf(out, n, "%.*s", (int)(slash - p), p) : -1;
+  free(real);
+  return w > 0 && (size_t)w < n; /* "/x" (an object at the root) is not a prefix */
+}
+
+int sdk_model_builtin_dir(char *out, size_t n) {
+  char dir[PATH_MAX];
+  if (!own_object_dir(dir, sizeof dir)) return 0;
+  /* PREFIX/{bin,lib}/x -> PREFIX/share/...; a build tree or a flat package
+   * has share/ beside the object */
+  static const char *const rel[] = {"/../share/sdekit/models", "/share/sdekit/models"};
+  char cand[PATH_MAX + 32], real[PATH_MAX];
+  struct stat st;
+  for (int i = 0; i < 2; i++) {
+    snprintf(cand, sizeof cand, "%s%s", dir, rel[i]);
+    /* the canonical name (no "..", the build tree's link resolved: the
+     * names of the models in messages and #line are the files' own) */
+    if (stat(cand, &st) == 0 && S_ISDIR(st.st_mode) && realpath(cand, real)) {
+      int w = snprintf(out, n, "%s", real);
+      return w > 0 && (size_t)w < n;
+    }
+  }
+  /* neither exists: name the first, for messages */
+  int w = snprintf(out, n, "%s%s", dir, rel[0]);
+  return w > 0 && (size_t)w < n;
+}
+
+void sdk_model_dirs(const char *search_path, sdk_model_dirlist *d) {
+  d->n = 0;
+  if (search_path && *search_path) d->dir[d->n++] = search_path;
+  if (sdk_model_builtin_dir(d->builtin, sizeof d->builtin)) d->dir[d->n++] = d->builtin;
 }
 
 /* Calls fn(dir, len, user) for every directory searched for a bare model
@@ -34,10 +74,11 @@ int sdk_model_dirs(const char *search_path, const char **dirs, int maxdirs) {
  * nonzero and returns that value. */
 static int each_model_dir(const char *search_path,
                           int (*fn)(const char *dir, size_t len, void *user), void *user) {
-  const char *dirs[8];
-  int nd = sdk_model_dirs(search_path, dirs, 8), r = 0;
-  for (int i = 0; i < nd && !r; i++)
-    for (const char *d = dirs[i]; *d && !r;) {
+  sdk_model_dirlist dl;
+  sdk_model_dirs(search_path, &dl);
+  int r = 0;
+  for (int i = 0; i < dl.n && !r; i++)
+    for (const char *d = dl.dir[i]; *d && !r;) {
       size_t len = strcspn(d, ":");
       if (len > 0) r = fn(d, len, user);
       d += len + (d[len] == ':');

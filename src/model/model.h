@@ -139,11 +139,25 @@ char *sdk_model_var_list(const sdk_model *m);
 /* Index of the first variable declared periodic, -1 if none. */
 int sdk_model_first_periodic(const sdk_model *m);
 
+/* Where the built-in models are, found relative to the binary object that
+ * holds the library (never through a path of the build machine): with DIR
+ * the directory of libsdekit.so when the library is linked shared, of the
+ * executable when linked statically, DIR/../share/sdekit/models (an
+ * installed prefix, moved or not: PREFIX/lib, PREFIX/bin; a Python wheel:
+ * PKG/lib), else DIR/share/sdekit/models (the build tree, where the build
+ * makes it a link to the source models/).  Writes the first that exists,
+ * or the first when neither does, into out; 0 when the binary cannot be
+ * located or the path does not fit. */
+int sdk_model_builtin_dir(char *out, size_t n);
 /* Directories searched for a bare model name: search_path (as one string,
- * ':'-separated, when not NULL or empty), then the built-in ones; for
- * messages and for `sdekit models`.  Fills dirs[] (at most maxdirs) and
- * returns their number. */
-int sdk_model_dirs(const char *search_path, const char **dirs, int maxdirs);
+ * ':'-separated, when not NULL or empty), then the built-in one; for
+ * messages and for `sdekit models`.  The list owns the built-in's name. */
+typedef struct sdk_model_dirlist {
+  int n;
+  const char *dir[2];
+  char builtin[4096];
+} sdk_model_dirlist;
+void sdk_model_dirs(const char *search_path, sdk_model_dirlist *out);
 /* Names of the models a bare name can refer to with this search path,
  * sorted, comma-separated (for messages); caller frees; NULL when out of
  * memory. */
