@@ -11,10 +11,10 @@
 
 #include "cli/cli.h"
 #include "cli/env.h"
+#include "cli/info.h"
 #include "cli/runopts.h"
 #include "core/escape.h"
 #include "core/strbuf.h"
-#include "io/io.h"
 
 static const char MAIN_HELP[] =
     "usage: sdekit COMMAND [options]\n"
@@ -88,11 +88,8 @@ static int cmd_info(int argc, char **argv) {
   }
   struct stat st;
   if (stat(argv[1], &st) != 0) return cli_usage_error("cannot read '%s': no such file", argv[1]);
-  sdk_errbuf eb = {0};
-  sdk_err e = sdk_h5_info(argv[1], stdout, &eb);
-  if (e == SDK_OK) return 0;
-  cli_error("%s", eb.msg[0] ? eb.msg : sdk_err_name(e));
-  return sdk_err_exit_status(e);
+  sdekit_error err = {0};
+  return cli_info(argv[1], stdout, &err) == SDEKIT_OK ? 0 : cli_fail(&err);
 }
 
 static int cmd_codegen(int argc, char **argv) {
