@@ -96,6 +96,20 @@ static void print_str(const info *in, const char *label, const char *attr) {
     fprintf(in->out, "%-12s ?\n", label);
 }
 
+/* Paths; for interacting particles also the systems they form. */
+static void print_paths(const info *in) {
+  int64_t paths = 0, particles = 0;
+  if (cli_attr_i64(in->r, "", "paths", &paths) != 0) return;
+  fprintf(in->out, "%-12s %lld per grid point", "paths:", (long long)paths);
+  if (cli_attr_i64(in->r, "", "particles", &particles) == 0 && particles > 0 &&
+      paths % particles == 0) {
+    long long sys = (long long)(paths / particles);
+    fprintf(in->out, " (%lld system%s of %lld particle%s)", sys, sys == 1 ? "" : "s",
+            (long long)particles, particles == 1 ? "" : "s");
+  }
+  fputc('\n', in->out);
+}
+
 /* File, version, model, command, scheme, precision, backend, paths, seed. */
 static void print_origin(const info *in) {
   char buf[1024], ebuf[4096];
@@ -118,9 +132,7 @@ static void print_origin(const info *in) {
   print_str(in, "scheme:", "scheme");
   print_str(in, "precision:", "precision");
   print_str(in, "backend:", "backend");
-  int64_t paths = 0;
-  if (cli_attr_i64(in->r, "", "paths", &paths) == 0)
-    fprintf(out, "%-12s %lld per grid point\n", "paths:", (long long)paths);
+  print_paths(in);
   uint64_t seed = 0;
   if (cli_attr_u64(in->r, "", "seed", &seed) == 0)
     fprintf(out, "%-12s %llu\n", "seed:", (unsigned long long)seed);
@@ -159,9 +171,18 @@ static void print_time(const info *in) {
   }
 }
 
-/* Variables and parameters (the scanned ones marked). */
+/* The scan axis of parameter name, or NULL. */
+static const axis_info *axis_of(const info *in, const char *name) {
+  for (int i = 0; i < in->nax; i++)
+    if (!strcmp(in->ax[i].name, name)) return &in->ax[i];
+  return NULL;
+}
+
+/* Variables and parameters.  A scanned parameter shows its range: its value
+ * in param_values is no value of the run (NaN, or in files of sdekit 0.2
+ * and before the scan's start). */
 static void print_names(const info *in) {
-  char ebuf[4096], b1[32];
+  char ebuf[4096], b1[32], b2[32];
   FILE *out = in->out;
   const char **vars = NULL, **pnames = NULL;
   double *pvals = NULL;
@@ -178,11 +199,14 @@ static void print_names(const info *in) {
       cli_attr_f64(in->r, "", "param_values", pvals, npn) == 0) {
     fprintf(out, "%-12s", "parameters:");
     for (long p = 0; p < npn; p++) {
-      int scanned = 0;
-      for (int i = 0; i < in->nax; i++)
-        scanned |= strcmp(in->ax[i].name, pnames[p]) == 0;
-      fprintf(out, " %s=%s%s", esc(pnames[p], ebuf, sizeof ebuf),
-              scanned ? "(scanned)" : sdk_fmt_exact(b1, pvals[p]), p + 1 < npn ? "," : "");
+      const axis_info *ax = axis_of(in, pnames[p]);
+      fprintf(out, " %s=", esc(pnames[p], ebuf, sizeof ebuf));
+      if (ax)
+        fprintf(out, "(scanned %s .. %s)", sdk_fmt_exact(b1, ax->start),
+                sdk_fmt_exact(b2, ax->stop));
+      else
+        fputs(sdk_fmt_exact(b1, pvals[p]), out);
+      if (p + 1 < npn) fputc(',', out);
     }
     fputc('\n', out);
   }
