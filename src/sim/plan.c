@@ -82,6 +82,13 @@ static sdk_err plan_scan(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_e
     if (k < 0) return no_param(m, "--scan", c->scan[a].name, eb);
     if (p->scan_column[k] >= 0)
       return SDK_FAIL(eb, SDK_ERR_USAGE, "--scan %s given twice", c->scan[a].name);
+    /* a fixed value and a scan of the same parameter: neither may win silently */
+    for (int i = 0; i < c->nset; i++)
+      if (!strcmp(c->set_name[i], c->scan[a].name))
+        return SDK_FAIL(eb, SDK_ERR_USAGE,
+                        "--set %s and --scan %s: parameter '%s' is either fixed or scanned, "
+                        "give one of them",
+                        c->scan[a].name, c->scan[a].name, c->scan[a].name);
     p->scan_column[k] = a;
     p->ngrid *= c->scan[a].n;
   }
