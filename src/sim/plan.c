@@ -54,9 +54,10 @@ static sdk_err no_param(const sdk_model *m, const char *opt, const char *name, s
 static sdk_err plan_params(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_errbuf *eb) {
   const sdk_model *m = r->model;
   r->param_values = malloc((size_t)(m->nparams + 1) * sizeof(double));
+  r->result_param_values = malloc((size_t)(m->nparams + 1) * sizeof(double));
   r->param_names = malloc((size_t)(m->nparams + 1) * sizeof(char *));
   p->scan_column = malloc((size_t)(m->nparams + 1) * sizeof(int));
-  if (!r->param_values || !r->param_names || !p->scan_column)
+  if (!r->param_values || !r->result_param_values || !r->param_names || !p->scan_column)
     return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   for (int i = 0; i < m->nparams; i++) {
     r->param_values[i] = m->pvalues[i];
@@ -323,7 +324,11 @@ static void plan_results(const sdk_run_config *c, sdk_run *r, sdk_plan *p) {
   R->var_names = (const char *const *)m->vars;
   R->nparams = m->nparams;
   R->param_names = r->param_names;
-  R->param_values = r->param_values;
+  /* the values in force; NaN where they vary over the grid (scanned: their
+   * values are the scan axis) */
+  for (int i = 0; i < m->nparams; i++)
+    r->result_param_values[i] = p->scan_column[i] >= 0 ? NAN : r->param_values[i];
+  R->param_values = r->result_param_values;
   R->ngrid = p->ngrid;
   R->paths = p->ppg;
   R->particles = p->sys.particles;

@@ -26,7 +26,8 @@ struct sdk_run {
   sdk_results r;
   sdk_model *model;
   const char **param_names;
-  double *param_values;
+  double *param_values;        /* in force at grid point 0 (scanned: their first value) */
+  double *result_param_values; /* r.param_values: NaN where they vary over the grid */
   double *dt;
   double seconds, path_steps;
   char device[256];
