@@ -473,12 +473,15 @@ x = 0
 EOF
 expect 2 "parameter value not a number" 3 "pnan\.sde:5" "\bk\b" "abc" run ./pnan.sde "${OQ[@]}" -o out.h5
 
+# a parameter may be an expression of the parameters above it (k = 1+1 is
+# fine now), never of one below it
 mk pexpr <<'EOF'
 [model]
 name = m
 vars = x
 [params]
-k = 1+1
+k = 1+j
+j = 1
 [drift]
 x = -k*x
 [noise]
@@ -486,7 +489,7 @@ x = 1
 [init]
 x = 0
 EOF
-expect 2 "parameter value an expression" 2 "pexpr\.sde:5" "\bk\b" run ./pexpr.sde "${OQ[@]}" -o out.h5
+expect 2 "parameter value an expression of one below it" 3 "pexpr\.sde:5" "\[params\] k" "uses 'j', which is defined below it \(line 6\)" run ./pexpr.sde "${OQ[@]}" -o out.h5
 
 for rw in sin t pi exp; do
   mk "var_$rw" <<EOF

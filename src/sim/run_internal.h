@@ -40,10 +40,15 @@ typedef struct sdk_plan {
   sdk_run *run;
   /* ---- plan ---- */
   const sdk_scheme_type *scheme;
-  int *scan_column; /* per parameter: -1 = fixed, else its scan axis */
-  int nsv;          /* per-grid-point values of the kernels: scanned parameters, then dt */
-  int dt_column;    /* -1: dt is the same everywhere */
-  double *sv;       /* [ngrid][nsv] */
+  /* per parameter: -1 = fixed, else its column in the kernels' per-grid-point
+   * values sv: its scan axis, or nscan + j for the j-th derived parameter that
+   * varies with a scanned one (plan_varying) */
+  int *scan_column;
+  unsigned char *given; /* per parameter: its value given by --set or --scan */
+  int nvary;            /* derived parameters that vary over the grid */
+  int nsv;       /* per-grid-point values of the kernels: scanned, varying derived, then dt */
+  int dt_column; /* -1: dt is the same everywhere */
+  double *sv;    /* [ngrid][nsv] */
   int64_t ngrid;
   int64_t spp; /* steps per period (0: no period) */
   double period0;
