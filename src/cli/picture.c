@@ -301,7 +301,7 @@ static void put_title(sdk_strbuf *b, const sdk_plotfile *pf, int64_t g, const ch
   sdk_sb_init(&l2);
   int n = 0;
   for (long p = 0; p < pf->nparams; p++) {
-    if (is_scanned(pf, pf->pnames[p])) continue;
+    if (is_scanned(pf, pf->pnames[p]) || isnan(pf->pvals[p])) continue; /* varies: NaN */
     if (n++) sdk_sb_puts(&l2, ", ");
     sdk_gp_sym(&l2, pf->pnames[p]);
     sdk_sb_puts(&l2, " = ");

@@ -12,7 +12,12 @@
  *                              (particles,) period, spp, nsteps, transient_steps,
  *                              sample_every, command_line, var_names (string
  *                              array), param_names (string array),
- *                              param_values (f64 array)
+ *                              param_values (f64 array, in param_names order:
+ *                              the value in force for the run, after --set and
+ *                              derived parameters; NaN for a parameter that
+ *                              varies over the grid: a scanned one, whose
+ *                              values are /scan/NAME, or one derived from a
+ *                              scanned one, model/model.h)
  *   /scan/                     attribute axes: scanned parameter names in
  *                              dimension order (empty array when nscan == 0)
  *   /scan/<param>              [n] scan values; attributes start, stop, n, log
