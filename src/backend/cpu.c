@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fenv.h>
 #include <math.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -220,8 +221,16 @@ static sdk_module *open_module(const char *so, const char *key, char *why, size_
     return NULL;
   }
   /* NODELETE: the module brings the OpenMP runtime; unloading it while its
-   * worker threads idle would crash (seen with gcc's libgomp) */
+   * worker threads idle would crash (seen with gcc's libgomp).  A module
+   * linked with -ffast-math carries crtfastmath.o, whose constructor sets
+   * flush-to-zero and denormals-are-zero in the loading thread (gcc < 13,
+   * clang): the caller's floating-point mode is put back, so a run changes
+   * neither the host program's arithmetic nor, through the thread that also
+   * steps paths, which paths see denormals. */
+  fenv_t fe;
+  int saved = fegetenv(&fe) == 0;
   m->dl = dlopen(so, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  if (saved) fesetenv(&fe);
   if (!m->dl) {
     const char *d = dlerror();
     snprintf(why, nwhy, "cannot load: %s", d ? d : "?");
