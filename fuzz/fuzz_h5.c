@@ -2,10 +2,12 @@
  * read, and sdk_read_h5, the library's reader: io/image.h).  The input is
  * the file; it is written to the scratch file (fuzz_common.h), read into an
  * image by sdk_read_h5 (and, when that succeeds, written back and read
- * again), summarised by sdk_h5_info (to /dev/null), then opened by `sdekit
- * plot` with an output directory that does not exist, so the plot reader
- * validates the file and stops before drawing (PATH and TMPDIR point
- * nowhere as well, so no gnuplot can ever start from here).
+ * again), then through sdk_plot_inspect: summarised as `sdekit info` does
+ * it (to /dev/null) and every picture it holds prepared as `sdekit plot`
+ * does it (the scripts in memory, the data to /dev/null); and given to
+ * `sdekit plot` with an output directory that does not exist, so that its
+ * options are checked against the file and it stops before drawing (PATH
+ * and TMPDIR point nowhere as well, so no gnuplot can ever start here).
  *
  * The HDF5 library itself is not instrumented: a crash inside libhdf5 on a
  * corrupt file is its bug, not ours; see fuzz/README.md. */
@@ -40,8 +42,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     sdk_store_free(&img);
   }
-  eb = (sdk_errbuf){0};
-  (void)sdk_h5_info(path, devnull, &eb);
+  sdekit_error err = {0};
+  (void)sdk_plot_inspect(path, devnull, &err);
   char arg0[] = "plot", arg2[] = "-o", arg3[] = "/nonexistent-sdekit-fuzz/fig.png",
        arg4[] = "--quiet";
   char file[4200];

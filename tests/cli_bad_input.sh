@@ -148,6 +148,11 @@ expect 2 "--scan no name" 1 "--scan" run $J --scan =1:2:3 "${JQ[@]}" -o out.h5
 expect 2 "--scan no =" 1 "--scan" run $J --scan a "${JQ[@]}" -o out.h5
 expect 2 "--scan unknown name" 3 "zz" "gamma" "omega" run $J --scan zz=1:2:2 "${JQ[@]}" -o out.h5
 expect 2 "--scan same parameter twice" 1 "\ba\b" run $J --scan a=1:2:2 --scan a=3:4:2 "${JQ[@]}" -o out.h5
+# --set and --scan of one parameter: refused naming it (the scan used to win silently)
+expect 2 "--set and --scan of one parameter" 1 "^sdekit: error: --set a and --scan a: parameter 'a' is either fixed or scanned, give one of them$" \
+  run $J --set a=5 --scan a=1:2:2 "${JQ[@]}" -o out.h5
+expect 2 "--scan and --set of one parameter, other order" 1 "--set D and --scan D: parameter 'D'" \
+  run $J --scan a=1:2:2 --scan D=0.1:0.2:2 --set D=0.5 "${JQ[@]}" -o out.h5
 expect 2 "three --scan" 1 "scan" run $J --scan a=1:2:2 --scan f=0:1:2 --scan D=0.1:0.2:2 "${JQ[@]}" -o out.h5
 expect 2 "--scan value never becomes code" 0 run $J --scan 'a=sin(1):2:2' "${JQ[@]}" -o out.h5
 
@@ -468,12 +473,15 @@ x = 0
 EOF
 expect 2 "parameter value not a number" 3 "pnan\.sde:5" "\bk\b" "abc" run ./pnan.sde "${OQ[@]}" -o out.h5
 
+# a parameter may be an expression of the parameters above it (k = 1+1 is
+# fine now), never of one below it
 mk pexpr <<'EOF'
 [model]
 name = m
 vars = x
 [params]
-k = 1+1
+k = 1+j
+j = 1
 [drift]
 x = -k*x
 [noise]
@@ -481,7 +489,7 @@ x = 1
 [init]
 x = 0
 EOF
-expect 2 "parameter value an expression" 2 "pexpr\.sde:5" "\bk\b" run ./pexpr.sde "${OQ[@]}" -o out.h5
+expect 2 "parameter value an expression of one below it" 3 "pexpr\.sde:5" "\[params\] k" "uses 'j', which is defined below it \(line 6\)" run ./pexpr.sde "${OQ[@]}" -o out.h5
 
 for rw in sin t pi exp; do
   mk "var_$rw" <<EOF

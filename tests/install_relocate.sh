@@ -10,7 +10,11 @@
 #       namespace over them, where unshare allows it; else (b) stands
 #       alone): `sdekit models` lists the built-ins, `sdekit run ou ... -o -`
 #       gives the same numbers as the build tree's binary, and --version is
-#       the header's version.
+#       the header's version;
+#   (d) there too, two programs built against P2 (with sdekit.pc: one on
+#       libsdekit.so, one on libsdekit.a with `pkg-config --static`) and put
+#       in P2/bin find the built-in models through the library: the shared
+#       one relative to libsdekit.so, the static one to itself.
 # Everything goes in a directory under $TMPDIR, removed at the end.
 set -u
 BUILD=$(cd "$1" && pwd)
@@ -55,6 +59,37 @@ else
   done
 fi
 
+# (d) the programs
+cat > "$T/cat.c" << 'EOC'
+#include <sdekit.h>
+#include <stdio.h>
+int main(void) {
+  sdekit_catalog *c = NULL;
+  sdekit_model *m = NULL;
+  sdekit_error e;
+  if (sdekit_catalog_create(NULL, &c, &e) || sdekit_model_load("ou", NULL, &m, &e)) {
+    printf("error: %s\n", e.message);
+    return 1;
+  }
+  for (int i = 0; i < sdekit_catalog_count(c); i++) printf("%s\n", sdekit_catalog_path(c, i));
+  printf("loaded %s (%s) %s\n", sdekit_model_name(m), sdekit_model_path(m), sdekit_version());
+  sdekit_model_destroy(&m);
+  sdekit_catalog_destroy(&c);
+  return 0;
+}
+EOC
+export PKG_CONFIG_PATH=$P/lib/pkgconfig
+cc=${CC:-cc}
+# shellcheck disable=SC2046,SC2016
+"$cc" $(pkg-config --cflags sdekit) -o "$P/bin/cat-shared" "$T/cat.c" $(pkg-config --libs sdekit) \
+  -Wl,-rpath,'$ORIGIN/../lib' > "$T/cc.log" 2>&1 || { cat "$T/cc.log"; fail "cc with sdekit.pc"; }
+static_libs=$(pkg-config --static --libs sdekit | sed "s|-lsdekit|$P/lib/libsdekit.a|")
+# shellcheck disable=SC2046
+"$cc" $(pkg-config --cflags sdekit) -o "$P/bin/cat-static" "$T/cat.c" $static_libs \
+  > "$T/cc.log" 2>&1 || { cat "$T/cc.log"; fail "cc with sdekit.pc --static"; }
+readelf -d "$P/bin/cat-static" | grep -q 'libsdekit' && fail "cat-static needs libsdekit.so"
+unset PKG_CONFIG_PATH
+
 # (c) the commands, in a script run where the trees are hidden (or not)
 cat > "$T/run.sh" << 'EOS'
 set -u
@@ -68,6 +103,10 @@ cd "$O" || exit 1
 "$P/bin/sdekit" models > "$O/models" 2>&1
 "$P/bin/sdekit" run ou --paths 100 --t-end 1 --seed 3 --threads 2 --observe moments --quiet -o - > "$O/ou.tsv" 2> "$O/ou.err"
 echo $? > "$O/ou.rc"
+for k in shared static; do
+  "$P/bin/cat-$k" > "$O/cat-$k" 2>&1
+  echo "$P" > "$O/prefix"
+done
 EOS
 mkdir -p "$T/out"
 under() { case "$1/" in "$2"/*) return 0 ;; esac; return 1; } # is $1 in $2?
@@ -117,6 +156,15 @@ for m in "$SRC"/models/*.sde; do
   grep -qE "^  $name +" "$O/models" || fail "'sdekit models' from the moved tree lacks $name: $(cat "$O/models")"
 done
 [ "$(cat "$O/ou.rc" 2> /dev/null)" = 0 ] || fail "run ou from the moved tree: $(cat "$O/ou.err")"
+R=$(cat "$O/prefix") # P2, or its copy where the trees were hidden
+for k in shared static; do
+  for m in "$SRC"/models/*.sde; do
+    grep -qx "$R/share/sdekit/models/${m##*/}" "$O/cat-$k" ||
+      fail "cat-$k does not list ${m##*/} in $R/share/sdekit/models: $(cat "$O/cat-$k")"
+  done
+  grep -qx "loaded ou ($R/share/sdekit/models/ou.sde) $version" "$O/cat-$k" ||
+    fail "cat-$k: $(cat "$O/cat-$k")"
+done
 # the same numbers as the build tree's binary
 "$BUILD/sdekit" run ou --paths 100 --t-end 1 --seed 3 --threads 2 --observe moments --quiet -o - > "$T/ref.tsv" 2>&1
 if [ "$(grep -v '^#' "$O/ou.tsv")" != "$(grep -v '^#' "$T/ref.tsv")" ] ||

@@ -41,21 +41,22 @@ int main(void) {
   char dir[4200], p[4400];
   snprintf(dir, sizeof dir, "%s/test_gnuplot.XXXXXX", tu_scratch());
   TU_CHECK(mkdtemp(dir) != NULL, "mkdtemp");
-  sdk_errbuf eb = {0};
+  sdekit_error err = {0};
   snprintf(p, sizeof p, "%s/none.h5", dir);
-  TU_CHECK(sdk_plot_inspect(p, NULL, &eb) != SDK_OK && strstr(eb.msg, "none.h5"), "missing: %s",
-           eb.msg);
+  TU_CHECK(sdk_plot_inspect(p, NULL, &err) != SDEKIT_OK && strstr(err.message, "none.h5"),
+           "missing: %s", err.message);
   snprintf(p, sizeof p, "%s/text.h5", dir);
   FILE *f = fopen(p, "w");
   if (f) fputs("not hdf5\n", f), fclose(f);
-  memset(&eb, 0, sizeof eb);
-  TU_CHECK(sdk_plot_inspect(p, NULL, &eb) == SDK_ERR_FORMAT, "text: %s", eb.msg);
+  memset(&err, 0, sizeof err);
+  TU_CHECK(sdk_plot_inspect(p, NULL, &err) == SDEKIT_ERR_FORMAT, "text: %s", err.message);
   unlink(p);
   snprintf(p, sizeof p, "%s/fifo.h5", dir);
   TU_CHECK(mkfifo(p, 0600) == 0, "mkfifo");
-  memset(&eb, 0, sizeof eb);
-  TU_CHECK(sdk_plot_inspect(p, stdout, &eb) == SDK_ERR_FORMAT && strstr(eb.msg, "regular file"),
-           "fifo: %s", eb.msg);
+  memset(&err, 0, sizeof err);
+  TU_CHECK(sdk_plot_inspect(p, stdout, &err) == SDEKIT_ERR_FORMAT &&
+               strstr(err.message, "regular file"),
+           "fifo: %s", err.message);
   unlink(p);
   rmdir(dir);
   return tu_finish("test_gnuplot");

@@ -1,6 +1,7 @@
 /* Tests of src/io: HDF5 writer (layout, reproducibility, atomic replace),
  * TSV writer (parsed back), and the info summary. */
 #include "cli/cli.h"
+#include "cli/info.h"
 #include "io/io.h"
 
 #include <dirent.h>
@@ -751,10 +752,10 @@ int main(int argc, char **argv) {
   check_h5_contents(p1, &fx);
   {
     /* the reader info and plot share (the fuzzing entry point) takes it whole */
-    sdk_errbuf ieb = {0};
+    sdekit_error ierr = {0};
     FILE *dn = fopen("/dev/null", "w");
-    sdk_err ie = sdk_plot_inspect(p1, dn, &ieb);
-    TU_CHECK(ie == SDK_OK, "sdk_plot_inspect of a written file: %d %s", ie, ieb.msg);
+    sdekit_status ie = sdk_plot_inspect(p1, dn, &ierr);
+    TU_CHECK(ie == SDEKIT_OK, "sdk_plot_inspect of a written file: %d %s", ie, ierr.message);
     if (dn) fclose(dn);
   }
 
@@ -838,8 +839,8 @@ int main(int argc, char **argv) {
     char *out = NULL;
     size_t len = 0;
     FILE *o = open_memstream(&out, &len);
-    memset(&eb, 0, sizeof eb);
-    TU_CHECK(sdk_h5_info(path, o, &eb) == SDK_OK, "info noscan: %s", eb.msg);
+    sdekit_error ierr = {0};
+    TU_CHECK(cli_info(path, o, &ierr) == SDEKIT_OK, "info noscan: %s", ierr.message);
     fclose(o);
     TU_CHECK(out && strstr(out, "scans:       none"), "noscan info:\n%s", out);
     free(out);
@@ -854,10 +855,10 @@ int main(int argc, char **argv) {
     char *out = NULL;
     size_t len = 0;
     FILE *o = open_memstream(&out, &len);
-    memset(&eb, 0, sizeof eb);
-    e = sdk_h5_info(p1, o, &eb);
+    sdekit_error ierr = {0};
+    sdekit_status ie = cli_info(p1, o, &ierr);
     fclose(o);
-    TU_CHECK(e == SDK_OK, "info: %s", eb.msg);
+    TU_CHECK(ie == SDEKIT_OK, "info: %s", ierr.message);
     const char *want_info[] = {"washboard (models/washboard.ini)",
                                "srk2",
                                "seed:        18364758544493064720",
@@ -875,22 +876,22 @@ int main(int argc, char **argv) {
     free(out);
 
     snprintf(path, sizeof path, "%s/drift.tsv", dir); /* not HDF5 */
-    memset(&eb, 0, sizeof eb);
-    e = sdk_h5_info(path, stdout, &eb);
-    TU_CHECK(e == SDK_ERR_FORMAT && strstr(eb.msg, "not an HDF5 file"), "info on TSV: %s %s",
-             sdk_err_name(e), eb.msg);
+    memset(&ierr, 0, sizeof ierr);
+    ie = cli_info(path, stdout, &ierr);
+    TU_CHECK(ie == SDEKIT_ERR_FORMAT && strstr(ierr.message, "not an HDF5 file"),
+             "info on TSV: %s %s", sdekit_status_name(ie), ierr.message);
     snprintf(path, sizeof path, "%s/plain.h5", dir); /* HDF5, not sdekit */
     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     H5Fclose(f);
-    memset(&eb, 0, sizeof eb);
-    e = sdk_h5_info(path, stdout, &eb);
-    TU_CHECK(e == SDK_ERR_FORMAT && strstr(eb.msg, "not an sdekit result file"),
-             "info on plain HDF5: %s %s", sdk_err_name(e), eb.msg);
+    memset(&ierr, 0, sizeof ierr);
+    ie = cli_info(path, stdout, &ierr);
+    TU_CHECK(ie == SDEKIT_ERR_FORMAT && strstr(ierr.message, "not an sdekit result file"),
+             "info on plain HDF5: %s %s", sdekit_status_name(ie), ierr.message);
     snprintf(path, sizeof path, "%s/absent.h5", dir);
-    memset(&eb, 0, sizeof eb);
-    e = sdk_h5_info(path, stdout, &eb);
-    TU_CHECK(e == SDK_ERR_IO && strstr(eb.msg, "No such file"), "info on missing: %s %s",
-             sdk_err_name(e), eb.msg);
+    memset(&ierr, 0, sizeof ierr);
+    ie = cli_info(path, stdout, &ierr);
+    TU_CHECK(ie == SDEKIT_ERR_IO && strstr(ierr.message, "No such file"), "info on missing: %s %s",
+             sdekit_status_name(ie), ierr.message);
   }
 
   if (getenv("TEST_IO_KEEP")) {

@@ -15,6 +15,7 @@
 
 #include "backend/backend.h"
 #include "backend/cache.h"
+#include "backend/cpu_reduce.h"
 #include "codegen/codegen.h"
 #include "core/escape.h"
 #include "core/strbuf.h"
@@ -41,8 +42,9 @@ struct sdk_module {
   void *dl;
   init_fn init;
   advance_fn advance;
-  advance_sys_fn advance_sys; /* system driver (interacting particles) */
-  int comp;                   /* compensated update: nvars more state rows (codegen.h) */
+  advance_sys_fn advance_sys;   /* system driver (interacting particles) */
+  int comp;                     /* compensated update: nvars more state rows (codegen.h) */
+  sdk_cpu_parallel_fn parallel; /* the module's OpenMP team (cpu_reduce.h) */
 };
 
 struct sdk_ensemble {
@@ -232,6 +234,7 @@ static sdk_module *open_module(const char *so, const char *key, char *why, size_
   m->advance = (advance_fn)dlsym(m->dl, "sdk_advance");
   m->advance_sys = (advance_sys_fn)dlsym(m->dl, "sdk_advance_sys");
   m->comp = dlsym(m->dl, "sdk_state_rows") != NULL;
+  m->parallel = (sdk_cpu_parallel_fn)dlsym(m->dl, "sdk_parallel");
   if (!k || strcmp(k, key) != 0)
     snprintf(why, nwhy, "its key does not match this source and build");
   else if (!abi || abi() != SDK_KERNEL_ABI || !m->init || (!m->advance && !m->advance_sys))
@@ -330,6 +333,7 @@ static sdk_err cpu_compile(sdk_bctx *c, const char *src, const char *model_path,
   sdk_sb_printf(&key, "sdekit %s abi %d\n%s\n%s\n%s\n", SDK_VERSION, SDK_KERNEL_ABI, c->cc,
                 c->cflags, c->cpu_id);
   sdk_sb_puts(&key, src);
+  sdk_sb_puts(&key, sdk_cpu_parallel_source);
   if (key.oom) {
     sdk_sb_free(&key);
     return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
@@ -341,8 +345,9 @@ static sdk_err cpu_compile(sdk_bctx *c, const char *src, const char *model_path,
    * else (planted, stale, half-written) is refused before and after dlopen */
   char modkey[96];
   snprintf(modkey, sizeof modkey, "sdekit-module/1 cpu %s", hash);
-  sdk_strbuf kl;
+  sdk_strbuf kl; /* appended to the source: the backend's part, the key */
   sdk_sb_init(&kl);
+  sdk_sb_puts(&kl, sdk_cpu_parallel_source);
   sdk_sb_puts(&kl,
               "\n__attribute__((visibility(\"default\"), used)) const char sdk_module_key[] = ");
   sdk_esc_c(&kl, modkey);
@@ -459,91 +464,42 @@ static sdk_err cpu_mark(sdk_ensemble *e, int var, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
-/* Welford sums of up to LANES chunks at once.  Each chunk's sum is the same
- * sequence of operations as one chunk alone (path order, NaN/Inf left out and
- * counted), so the bits do not depend on how chunks are grouped; running
- * them side by side only overlaps their dependency chains (the division's
- * latency bounds one chain: about 2.5x faster with 8). */
-#define LANES 8
-typedef struct {
-  int nl;
-  int64_t first[LANES], len[LANES], maxlen;
-  double n[LANES], mean[LANES], m2[LANES];
-  int64_t bad[LANES];
-} lanes;
-
-#define WELFORD_LANES(T)                                                                           \
-  static void welford_##T(const T *x, const T *sub, double scale, lanes *w) {                      \
-    for (int64_t i = 0; i < w->maxlen; i++)                                                        \
-      for (int j = 0; j < w->nl; j++) {                                                            \
-        if (i >= w->len[j]) continue;                                                              \
-        double v = (double)x[w->first[j] + i];                                                     \
-        if (sub) v = (v - (double)sub[w->first[j] + i]) * scale;                                   \
-        if (!isfinite(v)) {                                                                        \
-          w->bad[j]++;                                                                             \
-          continue;                                                                                \
-        }                                                                                          \
-        w->n[j] += 1;                                                                              \
-        double d = v - w->mean[j];                                                                 \
-        w->mean[j] += d / w->n[j];                                                                 \
-        w->m2[j] += d * (v - w->mean[j]);                                                          \
-      }                                                                                            \
-  }
-WELFORD_LANES(float)
-WELFORD_LANES(double)
-
-/* Moments of the chunks k0 .. k0 + nl - 1 (global chunk ids: paths
- * c * SDK_RED_CHUNK .. of grid point g, k = g * nch + c) of the values at
- * base (minus sub, times scale): out[j * stride], nonfinite[j * stride]. */
-static void reduce_chunks(const sdk_ensemble *e, const void *base, const void *sub, double scale,
-                          int64_t k0, int nl, int64_t nch, sdk_moments *out, int64_t *nonfinite,
-                          int64_t stride) {
-  lanes w;
-  memset(&w, 0, sizeof w);
-  w.nl = nl;
-  int64_t ppg = e->lay.ppg;
-  for (int j = 0; j < nl; j++) {
-    int64_t k = k0 + j, g = k / nch, c = k - g * nch, i0 = c * SDK_RED_CHUNK;
-    w.first[j] = g * ppg - e->lay.path0 + i0;
-    w.len[j] = (i0 + SDK_RED_CHUNK < ppg ? i0 + SDK_RED_CHUNK : ppg) - i0;
-    if (w.len[j] > w.maxlen) w.maxlen = w.len[j];
-  }
-  if (e->esize == sizeof(float))
-    welford_float(base, sub, scale, &w);
-  else
-    welford_double(base, sub, scale, &w);
-  for (int j = 0; j < nl; j++) {
-    out[j * stride] = (sdk_moments){w.n[j], w.mean[j], w.m2[j]};
-    if (nonfinite) nonfinite[j * stride] = w.bad[j];
-  }
-}
-
 static const void *row_of(const sdk_ensemble *e, int v) {
   return (const char *)e->st + (size_t)v * (size_t)e->npad * e->esize;
 }
 
-static sdk_err cpu_moments(sdk_ensemble *e, sdk_moments *out, int64_t *nonfinite, sdk_errbuf *eb) {
-  int nv = e->lay.nvars;
+/* Moments per chunk of the shard's chunks (cpu_reduce.h): rows of nrows
+ * values from base (minus mark, times scale, when sub). */
+static void reduce(const sdk_ensemble *e, const void *base, int nrows, const void *sub,
+                   double scale, sdk_moments *out, int64_t *nonfinite) {
   sdk_span sp = sdk_layout_span(&e->lay);
-  for (int64_t k = sp.c0; k < sp.c1; k += LANES) {
-    int nl = sp.c1 - k < LANES ? (int)(sp.c1 - k) : LANES;
-    for (int v = 0; v < nv; v++) {
-      int64_t at = (k - sp.c0) * nv + v;
-      reduce_chunks(e, row_of(e, v), NULL, 1, k, nl, sp.nch, &out[at],
-                    nonfinite ? &nonfinite[at] : NULL, nv);
-    }
-  }
+  sdk_cpu_reduce r = {.single = e->esize == sizeof(float),
+                      .rows = base,
+                      .row_stride = e->npad,
+                      .nrows = nrows,
+                      .sub = sub,
+                      .scale = scale,
+                      .ppg = e->lay.ppg,
+                      .path0 = e->lay.path0,
+                      .nch = sp.nch,
+                      .c0 = sp.c0,
+                      .c1 = sp.c1,
+                      .out = out,
+                      .nonfinite = nonfinite,
+                      .threads = e->ctx->o.threads,
+                      .parallel = e->mod->parallel};
+  sdk_cpu_reduce_moments(&r);
+}
+
+static sdk_err cpu_moments(sdk_ensemble *e, sdk_moments *out, int64_t *nonfinite, sdk_errbuf *eb) {
+  reduce(e, e->st, e->lay.nvars, NULL, 1, out, nonfinite);
   return SDK_OK;
 }
 
 static sdk_err cpu_displacement(sdk_ensemble *e, int var, double scale, sdk_moments *out,
                                 sdk_errbuf *eb) {
   if (!e->mark) return SDK_FAIL(eb, SDK_ERR_INTERNAL, "displacement before mark");
-  sdk_span sp = sdk_layout_span(&e->lay);
-  for (int64_t k = sp.c0; k < sp.c1; k += LANES) {
-    int nl = sp.c1 - k < LANES ? (int)(sp.c1 - k) : LANES;
-    reduce_chunks(e, row_of(e, var), e->mark, scale, k, nl, sp.nch, &out[k - sp.c0], NULL, 1);
-  }
+  reduce(e, row_of(e, var), 1, e->mark, scale, out, NULL);
   return SDK_OK;
 }
 

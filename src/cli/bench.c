@@ -42,7 +42,13 @@ static const char BENCH_HELP[] =
     "  --compensation     josephson SRK2 in single precision with the compensated state\n"
     "                     update (the default) and with --no-compensation, alternated in\n"
     "                     one process on --backend (cuda: 2^22 paths unless --paths);\n"
-    "                     prints both steps/s and their ratio\n";
+    "                     prints both steps/s and their ratio\n"
+    "  --sampling         the cost of sampling: --model (default ou) with Euler,\n"
+    "                     --observe moments, --paths (default 10^6), --steps (default\n"
+    "                     1000, dt = 0.001) as whole runs with the default 100 samples,\n"
+    "                     with samples every 8 steps and final-only (--sample-every\n"
+    "                     STEPS: samples at t = 0 and t_end alone), alternated in one\n"
+    "                     process; prints steps/s and the ratios to final-only\n";
 
 static int cmp(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -250,6 +256,49 @@ static int bench_compensation(sdk_run_config *c, int64_t steps, int repeats, int
   return 0;
 }
 
+/* The cost of sampling: whole runs (the execute stage: stepping, samples,
+ * NaN checks) with the default sample interval (nsteps / 100), with samples
+ * every 8 steps (the runs then stop only between the 4-step blocks of
+ * Gaussians the kernels draw: a stop inside a block draws it twice), and
+ * with final-only output (--sample-every nsteps: the samples at step 0 and
+ * at the end, which every run checks anyway), alternated in one process,
+ * the best of three rounds' medians kept as in bench_compensation. */
+static int bench_sampling(sdk_run_config *c, int64_t steps, int repeats, int paths_given) {
+  if (!paths_given) c->paths = 1000000;
+  c->scheme = "euler";
+  c->observe = "moments";
+  c->dt = 0.001;
+  c->t_end = (double)steps * c->dt;
+  c->quiet = 1;
+  const int64_t every[3] = {0, 8, steps};
+  double best[3] = {0, 0, 0};
+  char dev[256] = "";
+  for (int round = 0; round < 3; round++)
+    for (int k = 0; k < 3; k++) {
+      c->sample_every = every[k];
+      double med = 0;
+      int rc = time_runs(c, repeats, &med, dev, sizeof dev, NULL, 0);
+      if (rc) return rc;
+      double r = (double)c->paths * (double)steps / med;
+      if (r > best[k]) best[k] = r;
+    }
+  char name[256];
+  sdk_esc_term_buf(c->model, name, sizeof name);
+  printf("sdekit bench: %s, euler, %s precision, %lld paths x %lld steps, --observe moments,\n"
+         "median of %d whole runs, best of 3 alternating rounds; %s\n",
+         name, c->single ? "single" : "double", (long long)c->paths, (long long)steps, repeats,
+         dev);
+  char what[3][80];
+  snprintf(what[0], sizeof what[0], "default sampling (every %lld steps)",
+           (long long)(steps >= 100 ? steps / 100 : 1));
+  snprintf(what[1], sizeof what[1], "--sample-every 8 (stops between noise blocks)");
+  snprintf(what[2], sizeof what[2], "final only (--sample-every %lld)", (long long)steps);
+  for (int k = 0; k < 3; k++)
+    printf("%-46s %12.3e steps/s  %.3f\n", what[k], best[k], best[k] / best[2]);
+  printf("ratio default / final-only: %.3f\n", best[0] / best[2]);
+  return 0;
+}
+
 /* GPU: our kernel and the paper's PROG1 kernel at 2^17..2^24 paths. */
 static int bench_cuda(sdk_run_config *c, int64_t steps, int repeats, int paths_given) {
   sdk_errbuf eb = {0};
@@ -337,6 +386,7 @@ int sdk_cli_bench(int argc, char **argv) {
                                        {"precision", required_argument, 0, 'P'},
                                        {"workload-only", no_argument, 0, 'w'},
                                        {"compensation", no_argument, 0, 'c'},
+                                       {"sampling", no_argument, 0, 'S'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   sdk_run_config c;
@@ -347,7 +397,8 @@ int sdk_cli_bench(int argc, char **argv) {
   c.paths = 65536;
   int64_t steps = 2000;
   int repeats = 5;
-  int paths_given = 0, particles_given = 0, workload_only = 0, comp = 0;
+  int paths_given = 0, particles_given = 0, workload_only = 0, comp = 0, sampling = 0;
+  int steps_given = 0;
   const char *model = NULL;
   optind = 1;
   opterr = 0;
@@ -374,7 +425,7 @@ int sdk_cli_bench(int argc, char **argv) {
       }
       if (ch == 'p') c.paths = (int64_t)v, paths_given = 1;
       if (ch == 'n') c.particles = (int64_t)v, particles_given = 1;
-      if (ch == 's') steps = (int64_t)v;
+      if (ch == 's') steps = (int64_t)v, steps_given = 1;
       if (ch == 'r') repeats = (int)v;
       if (ch == 't') c.threads = (int)v;
       break;
@@ -387,6 +438,7 @@ int sdk_cli_bench(int argc, char **argv) {
       break;
     case 'w': workload_only = 1; break;
     case 'c': comp = 1; break;
+    case 'S': sampling = 1; break;
     case 'h': fputs(BENCH_HELP, stdout); return 0;
     default:
       cli_error("unknown option '%s' (see 'sdekit bench --help')\n", argv[optind - 1]);
@@ -400,6 +452,10 @@ int sdk_cli_bench(int argc, char **argv) {
     return sdk_err_exit_status(e);
   }
   c.logger = cli_logger(c.verbose);
+  if (sampling) {
+    c.model = model ? model : "ou";
+    return bench_sampling(&c, steps_given ? steps : 1000, repeats, paths_given);
+  }
   if (model) {
     c.model = model;
     return bench_particles(&c, steps, repeats, particles_given, workload_only);

@@ -5,8 +5,6 @@
 #include <stdio.h>
 
 #include <sdekit.h>
-
-#include "core/error.h"
 /* sdekit run, sdekit resume (run.c). */
 int sdk_cli_run(int argc, char **argv);
 int sdk_cli_resume(int argc, char **argv);
@@ -19,9 +17,9 @@ int sdk_cli_cache(int argc, char **argv);
  * running gnuplot or writing anything: the summary goes to info_out (skipped
  * when NULL), then every picture the file holds is prepared (data to
  * /dev/null, the script in memory and checked to hold no backquote).  For
- * fuzzing the HDF5 reader (any path: a regular file is required).  SDK_OK, or
- * the error 'sdekit info' / 'sdekit plot' would report (in eb). */
-sdk_err sdk_plot_inspect(const char *path, FILE *info_out, sdk_errbuf *eb);
+ * fuzzing the HDF5 reader (any path: a regular file is required).  SDEKIT_OK,
+ * or the error 'sdekit info' / 'sdekit plot' would report (in err). */
+sdekit_status sdk_plot_inspect(const char *path, FILE *info_out, sdekit_error *err);
 /* The one way the CLI reports an error: "sdekit: error: MESSAGE" on stderr,
  * the message formatted, a trailing newline dropped, and the rest escaped
  * for the terminal (sdk_esc_term), so no string from a file or the command

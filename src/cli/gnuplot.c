@@ -208,12 +208,12 @@ void sdk_gp_cbrange(sdk_strbuf *b, double lo, double hi) {
 
 /* ---------------- running gnuplot ---------------- */
 
-sdk_err sdk_gp_run(const char *dir, const char *script, sdk_errbuf *eb) {
+sdekit_status sdk_gp_run(const char *dir, const char *script, sdekit_error *err) {
   char log[PATH_MAX];
   snprintf(log, sizeof log, "%s/gnuplot.log", dir);
   fflush(NULL);
   pid_t pid = fork();
-  if (pid < 0) return SDK_FAIL(eb, SDK_ERR_IO, "cannot start gnuplot: %s", strerror(errno));
+  if (pid < 0) return CLI_RAISE(err, SDEKIT_ERR_IO, "cannot start gnuplot: %s", strerror(errno));
   if (pid == 0) {
     int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     if (fd >= 0) {
@@ -232,12 +232,13 @@ sdk_err sdk_gp_run(const char *dir, const char *script, sdk_errbuf *eb) {
   }
   int st = 0;
   while (waitpid(pid, &st, 0) < 0)
-    if (errno != EINTR) return SDK_FAIL(eb, SDK_ERR_IO, "waiting for gnuplot: %s", strerror(errno));
-  if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return SDK_OK;
+    if (errno != EINTR)
+      return CLI_RAISE(err, SDEKIT_ERR_IO, "waiting for gnuplot: %s", strerror(errno));
+  if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return SDEKIT_OK;
   if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
-    return SDK_FAIL(eb, SDK_ERR_BACKEND,
-                    "gnuplot is not installed (or not on PATH); on Debian: apt-get install "
-                    "gnuplot-nox");
+    return CLI_RAISE(err, SDEKIT_ERR_BACKEND,
+                     "gnuplot is not installed (or not on PATH); on Debian: apt-get install "
+                     "gnuplot-nox");
   /* the first line that looks like an error, else the last line */
   char line[512], first[512] = "", last[512] = "";
   FILE *lf = fopen(log, "r");
@@ -250,22 +251,26 @@ sdk_err sdk_gp_run(const char *dir, const char *script, sdk_errbuf *eb) {
   }
   if (lf) fclose(lf);
   if (WIFSIGNALED(st))
-    return SDK_FAIL(eb, SDK_ERR_BACKEND, "gnuplot was killed by signal %d", WTERMSIG(st));
-  return SDK_FAIL(eb, SDK_ERR_BACKEND, "gnuplot failed (status %d): %s",
-                  WIFEXITED(st) ? WEXITSTATUS(st) : -1,
-                  first[0]  ? first
-                  : last[0] ? last
-                            : "no message");
+    return CLI_RAISE(err, SDEKIT_ERR_BACKEND, "gnuplot was killed by signal %d", WTERMSIG(st));
+  return CLI_RAISE(err, SDEKIT_ERR_BACKEND, "gnuplot failed (status %d): %s",
+                   WIFEXITED(st) ? WEXITSTATUS(st) : -1,
+                   first[0]  ? first
+                   : last[0] ? last
+                             : "no message");
 }
 
-sdk_err sdk_gp_install_png(const char *src, const char *out, sdk_errbuf *eb) {
+sdekit_status sdk_gp_install_png(const char *src, const char *out, sdekit_error *err) {
   size_t n = 0;
   char *data = sdk_read_file(src, &n);
   if (!data || n < 8 || memcmp(data, "\x89PNG", 4) != 0) {
     free(data);
-    return SDK_FAIL(eb, SDK_ERR_BACKEND, "gnuplot wrote no PNG (is its pngcairo terminal there?)");
+    return CLI_RAISE(err, SDEKIT_ERR_BACKEND,
+                     "gnuplot wrote no PNG (is its pngcairo terminal there?)");
   }
-  sdk_err e = sdk_atomic_write(out, data, n, 0, eb);
+  /* (core/atomicfile.h reports in the library's own terms) */
+  sdk_errbuf eb = {0};
+  sdk_err e = sdk_atomic_write(out, data, n, 0, &eb);
   free(data);
-  return e;
+  if (e == SDK_OK) return SDEKIT_OK;
+  return CLI_RAISE(err, e == SDK_ERR_NOMEM ? SDEKIT_ERR_NOMEM : SDEKIT_ERR_IO, "%s", eb.msg);
 }

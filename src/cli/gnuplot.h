@@ -12,9 +12,10 @@
 #ifndef SDK_CLI_GNUPLOT_H
 #define SDK_CLI_GNUPLOT_H
 
+#include <sdekit.h>
 #include <stdint.h>
 
-#include "core/error.h"
+#include "cli/status.h"
 #include "core/strbuf.h"
 
 /* Append s as literal text for the inside of a double-quoted gnuplot string
@@ -78,11 +79,11 @@ void sdk_gp_cbrange(sdk_strbuf *b, double lo, double hi);
 /* ---- running gnuplot ---- */
 
 /* Run gnuplot on script (a file in dir, run there, output to dir/gnuplot.log).
- * SDK_ERR_BACKEND with gnuplot's first error line when it fails, or a hint
+ * SDEKIT_ERR_BACKEND with gnuplot's first error line when it fails, or a hint
  * when gnuplot is not installed. */
-sdk_err sdk_gp_run(const char *dir, const char *script, sdk_errbuf *eb);
+sdekit_status sdk_gp_run(const char *dir, const char *script, sdekit_error *err);
 /* Copy the PNG src (written by gnuplot) onto out, atomically;
- * SDK_ERR_BACKEND when src is no PNG. */
-sdk_err sdk_gp_install_png(const char *src, const char *out, sdk_errbuf *eb);
+ * SDEKIT_ERR_BACKEND when src is no PNG. */
+sdekit_status sdk_gp_install_png(const char *src, const char *out, sdekit_error *err);
 
 #endif

@@ -11,10 +11,10 @@
 
 #include "cli/cli.h"
 #include "cli/env.h"
+#include "cli/info.h"
 #include "cli/runopts.h"
 #include "core/escape.h"
 #include "core/strbuf.h"
-#include "io/io.h"
 
 static const char MAIN_HELP[] =
     "usage: sdekit COMMAND [options]\n"
@@ -37,6 +37,14 @@ static const char MAIN_HELP[] =
     "  help                     this text\n"
     "\n"
     "options: --help, --version\n"
+    "\n"
+    "environment (details: 'sdekit run --help', man sdekit):\n"
+    "  SDEKIT_MODEL_PATH        ':'-separated directories searched for MODEL names before the\n"
+    "                           built-in models\n"
+    "  SDK_CACHE_DIR            the kernel cache (default $XDG_CACHE_HOME/sdekit or\n"
+    "                           ~/.cache/sdekit); SDEKIT_CACHE_MAX caps its size\n"
+    "  SDEKIT_CC, SDEKIT_CFLAGS the C compiler of CPU kernels and its flags (also CC, CFLAGS)\n"
+    "  CUDA_HOME, CUDA_PATH     where NVRTC is looked for\n"
     "\n"
     "examples:\n"
     "  sdekit run ou --paths 100000 --t-end 5 --observe moments -o ou.h5\n"
@@ -88,11 +96,8 @@ static int cmd_info(int argc, char **argv) {
   }
   struct stat st;
   if (stat(argv[1], &st) != 0) return cli_usage_error("cannot read '%s': no such file", argv[1]);
-  sdk_errbuf eb = {0};
-  sdk_err e = sdk_h5_info(argv[1], stdout, &eb);
-  if (e == SDK_OK) return 0;
-  cli_error("%s", eb.msg[0] ? eb.msg : sdk_err_name(e));
-  return sdk_err_exit_status(e);
+  sdekit_error err = {0};
+  return cli_info(argv[1], stdout, &err) == SDEKIT_OK ? 0 : cli_fail(&err);
 }
 
 static int cmd_codegen(int argc, char **argv) {

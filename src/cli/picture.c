@@ -16,16 +16,16 @@ FILE *sdk_pic_data_open(sdk_plot *p, char name[32]) {
   /* no directory: only the script is wanted (sdk_plot_inspect) */
   snprintf(path, sizeof path, "%s/%s", p->dir ? p->dir : "/dev", p->dir ? name : "null");
   FILE *f = fopen(path, "w");
-  if (!f) SDK_FAIL(p->eb, SDK_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+  if (!f) CLI_RAISE(p->err, SDEKIT_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
   return f;
 }
 
-sdk_err sdk_pic_data_close(sdk_plot *p, FILE *f, const char *name) {
+sdekit_status sdk_pic_data_close(sdk_plot *p, FILE *f, const char *name) {
   int bad = ferror(f);
   if (fclose(f) != 0 || bad)
-    return SDK_FAIL(p->eb, SDK_ERR_IO, "cannot write the temporary data file %s in %s", name,
-                    p->dir);
-  return SDK_OK;
+    return CLI_RAISE(p->err, SDEKIT_ERR_IO, "cannot write the temporary data file %s in %s", name,
+                     p->dir);
+  return SDEKIT_OK;
 }
 
 void sdk_pic_put_num(FILE *f, double x) {
@@ -301,7 +301,7 @@ static void put_title(sdk_strbuf *b, const sdk_plotfile *pf, int64_t g, const ch
   sdk_sb_init(&l2);
   int n = 0;
   for (long p = 0; p < pf->nparams; p++) {
-    if (is_scanned(pf, pf->pnames[p])) continue;
+    if (is_scanned(pf, pf->pnames[p]) || isnan(pf->pvals[p])) continue; /* varies: NaN */
     if (n++) sdk_sb_puts(&l2, ", ");
     sdk_gp_sym(&l2, pf->pnames[p]);
     sdk_sb_puts(&l2, " = ");
@@ -335,35 +335,35 @@ void sdk_pic_time_label(sdk_strbuf *b, const sdk_plotfile *pf) {
 
 /* ---------------- saved paths ---------------- */
 
-sdk_err sdk_pic_write_paths(sdk_plot *p, const char *vn, int64_t g, char dn[32], int64_t *npaths,
-                            double *tlo, double *thi, double *xr) {
+sdekit_status sdk_pic_write_paths(sdk_plot *p, const char *vn, int64_t g, char dn[32],
+                                  int64_t *npaths, double *tlo, double *thi, double *xr) {
   const sdk_plotfile *pf = p->pf;
   char path[300];
   int nt = 1;
-  hsize_t tail[H5S_MAX_RANK];
+  int64_t tail[SDEKIT_MAX_RANK];
   *npaths = 0;
-  double *t = sdk_pf_block(pf, "paths/t", g, &nt, tail, p->eb);
-  if (!t) return SDK_ERR_FORMAT;
+  double *t = sdk_pf_block(pf, "paths/t", g, &nt, tail, p->err);
+  if (!t) return SDEKIT_ERR_FORMAT;
   int64_t ns = (int64_t)tail[0];
   snprintf(path, sizeof path, "paths/%s", vn);
   nt = 2;
-  double *x = sdk_pf_block(pf, path, g, &nt, tail, p->eb);
+  double *x = sdk_pf_block(pf, path, g, &nt, tail, p->err);
   if (!x) {
     free(t);
-    return SDK_ERR_FORMAT;
+    return SDEKIT_ERR_FORMAT;
   }
   if ((int64_t)tail[1] != ns) {
     free(t);
     free(x);
-    return SDK_FAIL(p->eb, SDK_ERR_FORMAT,
-                    "'%s': /%s and /paths/t disagree in the number of samples", pf->path, path);
+    return CLI_RAISE(p->err, SDEKIT_ERR_FORMAT,
+                     "'%s': /%s and /paths/t disagree in the number of samples", pf->path, path);
   }
   int64_t np = (int64_t)tail[0];
   FILE *f = sdk_pic_data_open(p, dn);
   if (!f) {
     free(t);
     free(x);
-    return SDK_ERR_IO;
+    return SDEKIT_ERR_IO;
   }
   *tlo = INFINITY;
   *thi = -INFINITY;

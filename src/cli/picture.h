@@ -15,7 +15,7 @@
 
 #include "cli/gnuplot.h"
 #include "cli/plotfile.h"
-#include "core/error.h"
+#include "cli/status.h"
 #include "core/strbuf.h"
 
 #define SDK_PIC_MAX_CURVES 8   /* more grid points than this: a heat map instead of curves */
@@ -32,43 +32,43 @@ typedef struct sdk_plot {
   int ndata;       /* data files written so far */
   int64_t grid;    /* --grid (-1: not given) */
   const char *var; /* --var (NULL: all) */
-  sdk_errbuf *eb;
+  sdekit_error *err;
 } sdk_plot;
 
 /* A kind of picture: the observable it shows (as --observable names it), a
  * line for `sdekit plot --help`, whether a file holds it, and how to draw it
- * (the script after the preamble; SDK_OK, or the error in p->eb).  A picture
+ * (the script after the preamble; SDEKIT_OK, or the error in p->err).  A picture
  * `on` another is drawn into that one when the file holds both, and alone
  * only when asked for by name (the saved paths on top of the density). */
 typedef struct sdk_picture {
   const char *name;
   const char *help;
   int (*present)(const sdk_plotfile *pf);
-  sdk_err (*draw)(sdk_plot *p);
+  sdekit_status (*draw)(sdk_plot *p);
   const char *on;
 } sdk_picture;
 
 /* The pictures (picture_*.c). */
 int sdk_pic_has_drift(const sdk_plotfile *pf);
-sdk_err sdk_pic_drift(sdk_plot *p);
+sdekit_status sdk_pic_drift(sdk_plot *p);
 int sdk_pic_has_moments(const sdk_plotfile *pf);
-sdk_err sdk_pic_moments(sdk_plot *p);
+sdekit_status sdk_pic_moments(sdk_plot *p);
 int sdk_pic_has_hist(const sdk_plotfile *pf);
-sdk_err sdk_pic_hist(sdk_plot *p);
+sdekit_status sdk_pic_hist(sdk_plot *p);
 int sdk_pic_has_density(const sdk_plotfile *pf);
-sdk_err sdk_pic_density(sdk_plot *p);
+sdekit_status sdk_pic_density(sdk_plot *p);
 int sdk_pic_has_paths(const sdk_plotfile *pf);
-sdk_err sdk_pic_paths(sdk_plot *p);
+sdekit_status sdk_pic_paths(sdk_plot *p);
 int sdk_pic_has_order(const sdk_plotfile *pf);
-sdk_err sdk_pic_order(sdk_plot *p);
+sdekit_status sdk_pic_order(sdk_plot *p);
 
 /* ---- data files (picture.c) ---- */
 
 /* Open a new data file ("d0.dat", "d1.dat", ... in p->dir); name gets its
- * name relative to the directory.  NULL with the error in p->eb. */
+ * name relative to the directory.  NULL with the error in p->err. */
 FILE *sdk_pic_data_open(sdk_plot *p, char name[32]);
-/* Close it; SDK_ERR_IO when anything written to it was lost. */
-sdk_err sdk_pic_data_close(sdk_plot *p, FILE *f, const char *name);
+/* Close it; SDEKIT_ERR_IO when anything written to it was lost. */
+sdekit_status sdk_pic_data_close(sdk_plot *p, FILE *f, const char *name);
 /* A number for gnuplot: %.9g, or NaN (the 'missing' value) when not finite. */
 void sdk_pic_put_num(FILE *f, double x);
 /* lo and hi of the finite values of v[n] (INFINITY, -INFINITY when none). */
@@ -136,7 +136,7 @@ void sdk_pic_time_label(sdk_strbuf *b, const sdk_plotfile *pf);
  * dn as blocks (one per path) of "t x" lines.  *npaths gets the number of
  * paths, *tlo, *thi the time range, xr[2] (if not NULL) the range of the
  * values. */
-sdk_err sdk_pic_write_paths(sdk_plot *p, const char *vn, int64_t g, char dn[32], int64_t *npaths,
-                            double *tlo, double *thi, double *xr);
+sdekit_status sdk_pic_write_paths(sdk_plot *p, const char *vn, int64_t g, char dn[32],
+                                  int64_t *npaths, double *tlo, double *thi, double *xr);
 
 #endif

@@ -40,41 +40,42 @@ static void density_free(density *d, cells *c) {
 }
 
 /* Read the density of vn at grid point g and check its shapes. */
-static sdk_err density_read(sdk_plot *p, const char *vn, int64_t g, density *d) {
+static sdekit_status density_read(sdk_plot *p, const char *vn, int64_t g, density *d) {
   const sdk_plotfile *pf = p->pf;
   char path[300];
   int nt = 1, ntl = -1, nth = -1;
-  hsize_t tail[H5S_MAX_RANK], tl[H5S_MAX_RANK], th[H5S_MAX_RANK];
-  d->t = sdk_pf_block(pf, "density/t", g, &nt, tail, p->eb);
-  if (!d->t) return SDK_ERR_FORMAT;
+  int64_t tail[SDEKIT_MAX_RANK], tl[SDEKIT_MAX_RANK], th[SDEKIT_MAX_RANK];
+  d->t = sdk_pf_block(pf, "density/t", g, &nt, tail, p->err);
+  if (!d->t) return SDEKIT_ERR_FORMAT;
   d->ns = (int64_t)tail[0];
   nt = 2;
   snprintf(path, sizeof path, "density/%s/P", vn);
-  d->P = sdk_pf_block(pf, path, g, &nt, tail, p->eb);
+  d->P = sdk_pf_block(pf, path, g, &nt, tail, p->err);
   snprintf(path, sizeof path, "density/%s/lo", vn);
-  if (d->P) d->lo = sdk_pf_block(pf, path, g, &ntl, tl, p->eb);
+  if (d->P) d->lo = sdk_pf_block(pf, path, g, &ntl, tl, p->err);
   snprintf(path, sizeof path, "density/%s/hi", vn);
-  if (d->lo) d->hi = sdk_pf_block(pf, path, g, &nth, th, p->eb);
-  if (!d->hi) return SDK_ERR_FORMAT;
+  if (d->lo) d->hi = sdk_pf_block(pf, path, g, &nth, th, p->err);
+  if (!d->hi) return SDEKIT_ERR_FORMAT;
   int64_t ns = d->ns;
   d->nb = (int64_t)tail[1];
   /* lo/hi: one range per grid point, or one per sample */
   d->per_sample = ntl == 1;
   if ((int64_t)tail[0] != ns || d->nb < 1 || ntl != nth || ntl > 1 ||
       (d->per_sample && ((int64_t)tl[0] != ns || (int64_t)th[0] != ns)))
-    return SDK_FAIL(p->eb, SDK_ERR_FORMAT, "'%s': the density of %s has inconsistent shapes",
-                    pf->path, vn);
-  if (ns < 1) return SDK_FAIL(p->eb, SDK_ERR_FORMAT, "'%s': the density has no samples", pf->path);
+    return CLI_RAISE(p->err, SDEKIT_ERR_FORMAT, "'%s': the density of %s has inconsistent shapes",
+                     pf->path, vn);
+  if (ns < 1)
+    return CLI_RAISE(p->err, SDEKIT_ERR_FORMAT, "'%s': the density has no samples", pf->path);
   double cg = 0;
   snprintf(path, sizeof path, "density/%s", vn);
   if (sdk_pf_object_num(pf, path, "coarse_grain", &cg) == 0) d->coarse = cg != 0;
-  return SDK_OK;
+  return SDEKIT_OK;
 }
 
 /* The heat-map cells: columns every ck-th sample (at most SDK_PIC_MAX_COLS),
  * rows one grid for all (at most SDK_PIC_MAX_ROWS); the colour scale from
  * the largest value down to the smallest positive one (at most 6 decades). */
-static sdk_err density_cells(sdk_plot *p, const density *d, cells *c) {
+static sdekit_status density_cells(sdk_plot *p, const density *d, cells *c) {
   int64_t ns = d->ns, nb = d->nb;
   int64_t ck = (ns + SDK_PIC_MAX_COLS - 1) / SDK_PIC_MAX_COLS;
   int64_t nx = (ns + ck - 1) / ck;
@@ -98,7 +99,7 @@ static sdk_err density_cells(sdk_plot *p, const density *d, cells *c) {
   free(cols);
   if (!c->z) {
     free(tc);
-    return SDK_FAIL(p->eb, SDK_ERR_NOMEM, "out of memory");
+    return CLI_RAISE(p->err, SDEKIT_ERR_NOMEM, "out of memory");
   }
   double zmax = 0, zminpos = INFINITY;
   for (int64_t q = 0; q < nx * c->ny; q++)
@@ -113,7 +114,7 @@ static sdk_err density_cells(sdk_plot *p, const density *d, cells *c) {
   c->cbmin = fmax(zminpos, zmax * 1e-6);
   if (!(c->cbmin < zmax)) c->cbmin = zmax * 1e-3;
   c->zmax = zmax;
-  return SDK_OK;
+  return SDEKIT_OK;
 }
 
 /* The y range y[2]: where the density is visible, and the paths (range pr). */
@@ -182,36 +183,36 @@ static void density_script(sdk_plot *p, const char *vn, int64_t g, int coarse, c
   sdk_sb_puts(b, "\nunset multiplot\n");
 }
 
-sdk_err sdk_pic_density(sdk_plot *p) {
+sdekit_status sdk_pic_density(sdk_plot *p) {
   const sdk_plotfile *pf = p->pf;
   const char *vn = NULL;
   for (long v = 0; v < pf->nvars && !vn; v++)
     if ((!p->var || !strcmp(p->var, pf->vars[v])) && sdk_pf_has_f(pf, "density/%s/P", pf->vars[v]))
       vn = pf->vars[v];
   if (!vn)
-    return SDK_FAIL(p->eb, SDK_ERR_USAGE, "'%s' has no density of %s", pf->path,
-                    p->var ? p->var : "any variable");
+    return CLI_RAISE(p->err, SDEKIT_ERR_USAGE, "'%s' has no density of %s", pf->path,
+                     p->var ? p->var : "any variable");
   int64_t g = p->grid >= 0 ? p->grid : 0;
   density d = {0};
   cells c = {0};
-  sdk_err e;
-  SDK_TRY(e, density_read(p, vn, g, &d), out);
-  SDK_TRY(e, density_cells(p, &d, &c), out);
+  sdekit_status e;
+  CLI_TRY(e, density_read(p, vn, g, &d), out);
+  CLI_TRY(e, density_cells(p, &d, &c), out);
   char dn[32];
   FILE *f = sdk_pic_data_open(p, dn);
   if (!f) {
-    e = SDK_ERR_IO;
+    e = SDEKIT_ERR_IO;
     goto out;
   }
   sdk_pic_cells(f, c.nx, c.xe, c.ny, c.ye, 0, c.z, c.cbmin * 0.5);
-  SDK_TRY(e, sdk_pic_data_close(p, f, dn), out);
+  CLI_TRY(e, sdk_pic_data_close(p, f, dn), out);
   /* sample paths on top */
   char pn[32] = "";
   int64_t np = 0;
   double pr[2] = {INFINITY, -INFINITY}, y[2];
   if (sdk_pf_has_f(pf, "paths/%s", vn) && sdk_pf_has(pf, "paths/t")) {
     double a, b;
-    SDK_TRY(e, sdk_pic_write_paths(p, vn, g, pn, &np, &a, &b, pr), out);
+    CLI_TRY(e, sdk_pic_write_paths(p, vn, g, pn, &np, &a, &b, pr), out);
   }
   density_yrange(&c, pr, y);
   density_script(p, vn, g, d.coarse, &c, y, dn, pn, np);

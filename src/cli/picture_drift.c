@@ -58,13 +58,13 @@ static void drift_curve(sdk_plot *p, FILE *f, const char *dn, const char *vlab, 
 /* Small two-axis grids: the values (with errors) printed in the cells, from
  * a data file of labels (white on the darkest cells); lo..hi is the range of
  * the values.  Appends the labels to the splot command. */
-static sdk_err drift_labels(sdk_plot *p, const double *val, const double *err, double lo,
-                            double hi) {
+static sdekit_status drift_labels(sdk_plot *p, const double *val, const double *err, double lo,
+                                  double hi) {
   const sdk_plotfile *pf = p->pf;
   int64_t n0 = pf->axn[0], n1 = pf->axn[1];
   char ln[32];
   FILE *lf = sdk_pic_data_open(p, ln);
-  if (!lf) return SDK_ERR_IO;
+  if (!lf) return SDEKIT_ERR_IO;
   double m = fmax(fabs(lo), fabs(hi));
   for (int64_t i = 0; i < n0; i++)
     for (int64_t j = 0; j < n1; j++) {
@@ -81,25 +81,25 @@ static sdk_err drift_labels(sdk_plot *p, const double *val, const double *err, d
               pm ? pm + strlen(" ± ") : "nan", dark ? 0xffffff : 0);
       sdk_sb_free(&vt);
     }
-  SDK_CHECK(sdk_pic_data_close(p, lf, ln));
+  CLI_CHECK(sdk_pic_data_close(p, lf, ln));
   sdk_sb_printf(&p->gp,
                 ", '%s' using 1:2:(0):(strcol(3).\"\\n± \".strcol(4)):5 with labels "
                 "font ',13' tc rgb variable",
                 ln);
-  return SDK_OK;
+  return SDEKIT_OK;
 }
 
 /* Two scan axes: cells coloured by <<v>>. */
-static sdk_err drift_heat(sdk_plot *p, FILE *f, const char *dn, const char *vlab, const double *val,
-                          const double *err) {
+static sdekit_status drift_heat(sdk_plot *p, FILE *f, const char *dn, const char *vlab,
+                                const double *val, const double *err) {
   const sdk_plotfile *pf = p->pf;
   sdk_strbuf *b = &p->gp;
-  sdk_err e = SDK_OK;
+  sdekit_status e = SDEKIT_OK;
   int64_t n0 = pf->axn[0], n1 = pf->axn[1];
   double *xe = malloc((size_t)(n0 + 1) * sizeof *xe);
   double *ye = malloc((size_t)(n1 + 1) * sizeof *ye);
   if (!xe || !ye) {
-    e = SDK_FAIL(p->eb, SDK_ERR_NOMEM, "out of memory");
+    e = CLI_RAISE(p->err, SDEKIT_ERR_NOMEM, "out of memory");
     goto out;
   }
   sdk_pic_edges(pf->ax[0], n0, pf->axlog[0], xe);
@@ -119,7 +119,7 @@ static sdk_err drift_heat(sdk_plot *p, FILE *f, const char *dn, const char *vlab
   sdk_sb_printf(b, "set xrange [%.9g:%.9g]\nset yrange [%.9g:%.9g]\n", xe[0], xe[n0], ye[0],
                 ye[n1]);
   sdk_sb_printf(b, "splot '%s' using 1:2:3 with pm3d", dn);
-  if (pf->ngrid <= SDK_PIC_LABEL_CELLS) SDK_TRY(e, drift_labels(p, val, err, lo, hi), out);
+  if (pf->ngrid <= SDK_PIC_LABEL_CELLS) CLI_TRY(e, drift_labels(p, val, err, lo, hi), out);
   sdk_sb_puts(b, "\n");
 out:
   free(xe);
@@ -127,19 +127,19 @@ out:
   return e;
 }
 
-sdk_err sdk_pic_drift(sdk_plot *p) {
+sdekit_status sdk_pic_drift(sdk_plot *p) {
   const sdk_plotfile *pf = p->pf;
   sdk_strbuf *b = &p->gp;
-  sdk_err e = SDK_OK;
+  sdekit_status e = SDEKIT_OK;
   int nt = 0;
-  hsize_t tail[H5S_MAX_RANK];
+  int64_t tail[SDEKIT_MAX_RANK];
   sdk_strbuf vl;
   sdk_sb_init(&vl);
-  double *val = sdk_pf_block(pf, "drift/value", -1, &nt, tail, p->eb);
+  double *val = sdk_pf_block(pf, "drift/value", -1, &nt, tail, p->err);
   nt = 0;
-  double *err = val ? sdk_pf_block(pf, "drift/error", -1, &nt, tail, p->eb) : NULL;
+  double *err = val ? sdk_pf_block(pf, "drift/error", -1, &nt, tail, p->err) : NULL;
   if (!val || !err) {
-    e = SDK_ERR_FORMAT;
+    e = SDEKIT_ERR_FORMAT;
     goto out;
   }
   char var[256] = "";
@@ -153,7 +153,7 @@ sdk_err sdk_pic_drift(sdk_plot *p) {
   char dn[32];
   FILE *f = sdk_pic_data_open(p, dn);
   if (!f) {
-    e = SDK_ERR_IO;
+    e = SDEKIT_ERR_IO;
     goto out;
   }
   sdk_gp_panel(b, 0, 1, pf->nscan == 2 ? SDK_GP_RIGHT_HEAT : SDK_GP_RIGHT_PLAIN, SDK_GP_GAP_SHARED);
@@ -164,7 +164,7 @@ sdk_err sdk_pic_drift(sdk_plot *p) {
     drift_curve(p, f, dn, vlab, val, err);
   else
     e = drift_heat(p, f, dn, vlab, val, err);
-  if (e != SDK_OK) {
+  if (e != SDEKIT_OK) {
     fclose(f);
     goto out;
   }

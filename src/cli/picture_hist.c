@@ -81,8 +81,8 @@ static double *hist_regrid(const sdk_plotfile *pf, const sdk_curves *c, const hi
 }
 
 /* Heat map over (scan axis, value), into data file f (dn). */
-static sdk_err hist_heat(sdk_plot *p, const sdk_curves *c, const char *vn, FILE *f, const char *dn,
-                         const hist *h) {
+static sdekit_status hist_heat(sdk_plot *p, const sdk_curves *c, const char *vn, FILE *f,
+                               const char *dn, const hist *h) {
   const sdk_plotfile *pf = p->pf;
   sdk_strbuf *b = &p->gp;
   int64_t nx = pf->axn[c->hx], ny = 0;
@@ -90,7 +90,7 @@ static sdk_err hist_heat(sdk_plot *p, const sdk_curves *c, const char *vn, FILE 
   double *z = xe ? hist_regrid(pf, c, h, nx, &ny, &ye) : NULL;
   if (!z) {
     free(xe);
-    return SDK_FAIL(p->eb, SDK_ERR_NOMEM, "out of memory");
+    return CLI_RAISE(p->err, SDEKIT_ERR_NOMEM, "out of memory");
   }
   sdk_pic_edges(pf->ax[c->hx], nx, pf->axlog[c->hx], xe);
   double ylo = ye[0], yhi = ye[ny];
@@ -120,40 +120,40 @@ static sdk_err hist_heat(sdk_plot *p, const sdk_curves *c, const char *vn, FILE 
   sdk_sb_printf(b, "splot '%s' using 1:2:3 with pm3d\n", dn);
   free(xe);
   free(ye);
-  return SDK_OK;
+  return SDEKIT_OK;
 }
 
 /* Read the histograms of vn into h (the caller frees its arrays). */
-static sdk_err hist_read(sdk_plot *p, const char *vn, hist *h) {
+static sdekit_status hist_read(sdk_plot *p, const char *vn, hist *h) {
   const sdk_plotfile *pf = p->pf;
   char path[300];
   int nt = 1;
-  hsize_t tail[H5S_MAX_RANK];
+  int64_t tail[SDEKIT_MAX_RANK];
   snprintf(path, sizeof path, "hist/%s/density", vn);
-  h->dens = sdk_pf_block(pf, path, -1, &nt, tail, p->eb);
+  h->dens = sdk_pf_block(pf, path, -1, &nt, tail, p->err);
   h->nb = h->dens ? (int64_t)tail[0] : 0;
   nt = 0;
   snprintf(path, sizeof path, "hist/%s/lo", vn);
-  if (h->dens) h->lo = sdk_pf_block(pf, path, -1, &nt, tail, p->eb);
+  if (h->dens) h->lo = sdk_pf_block(pf, path, -1, &nt, tail, p->err);
   nt = 0;
   snprintf(path, sizeof path, "hist/%s/hi", vn);
-  if (h->lo) h->hi = sdk_pf_block(pf, path, -1, &nt, tail, p->eb);
-  if (!h->hi) return SDK_ERR_FORMAT;
+  if (h->lo) h->hi = sdk_pf_block(pf, path, -1, &nt, tail, p->err);
+  if (!h->hi) return SDEKIT_ERR_FORMAT;
   if (h->nb < 1)
-    return SDK_FAIL(p->eb, SDK_ERR_FORMAT, "'%s': histogram of %s has no bins", pf->path, vn);
-  return SDK_OK;
+    return CLI_RAISE(p->err, SDEKIT_ERR_FORMAT, "'%s': histogram of %s has no bins", pf->path, vn);
+  return SDEKIT_OK;
 }
 
 /* Panel k of nv: variable vn. */
-static sdk_err hist_panel(sdk_plot *p, const sdk_curves *c, int k, int nv, double right,
-                          const char *vn) {
+static sdekit_status hist_panel(sdk_plot *p, const sdk_curves *c, int k, int nv, double right,
+                                const char *vn) {
   sdk_strbuf *b = &p->gp;
   hist h = {0};
-  sdk_err e = hist_read(p, vn, &h);
+  sdekit_status e = hist_read(p, vn, &h);
   char dn[32];
-  FILE *f = e == SDK_OK ? sdk_pic_data_open(p, dn) : NULL;
-  if (e == SDK_OK && !f) e = SDK_ERR_IO;
-  if (e != SDK_OK) goto out;
+  FILE *f = e == SDEKIT_OK ? sdk_pic_data_open(p, dn) : NULL;
+  if (e == SDEKIT_OK && !f) e = SDEKIT_ERR_IO;
+  if (e != SDEKIT_OK) goto out;
   sdk_gp_panel(b, k, nv, right, SDK_GP_GAP_OWN_AXIS);
   sdk_sb_puts(b, "set xlabel \"");
   sdk_gp_sym(b, vn);
@@ -162,7 +162,7 @@ static sdk_err hist_panel(sdk_plot *p, const sdk_curves *c, int k, int nv, doubl
     hist_curves(p, c, k, vn, f, dn, &h);
   else
     e = hist_heat(p, c, vn, f, dn, &h);
-  if (e == SDK_OK)
+  if (e == SDEKIT_OK)
     e = sdk_pic_data_close(p, f, dn);
   else
     fclose(f);
@@ -173,19 +173,19 @@ out:
   return e;
 }
 
-sdk_err sdk_pic_hist(sdk_plot *p) {
+sdekit_status sdk_pic_hist(sdk_plot *p) {
   const sdk_plotfile *pf = p->pf;
-  sdk_err e = SDK_OK;
+  sdekit_status e = SDEKIT_OK;
   int vi[SDK_PIC_MAX_PANELS], nv = 0;
   for (int k = 0, m = sdk_pic_vars(p, vi); k < m; k++)
     if (sdk_pf_has_f(pf, "hist/%s/density", pf->vars[vi[k]])) vi[nv++] = vi[k];
   if (nv == 0)
-    return SDK_FAIL(p->eb, SDK_ERR_USAGE, "'%s' has no histogram of %s", pf->path,
-                    p->var ? p->var : "any variable");
+    return CLI_RAISE(p->err, SDEKIT_ERR_USAGE, "'%s' has no histogram of %s", pf->path,
+                     p->var ? p->var : "any variable");
   sdk_curves c;
   sdk_pic_curves(p, &c);
   double right = sdk_pic_curves_begin(&p->gp, pf, &c, 0);
-  for (int k = 0; k < nv && e == SDK_OK; k++)
+  for (int k = 0; k < nv && e == SDEKIT_OK; k++)
     e = hist_panel(p, &c, k, nv, right, pf->vars[vi[k]]);
   sdk_sb_puts(&p->gp, "unset multiplot\n");
   return e;

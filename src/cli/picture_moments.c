@@ -85,17 +85,17 @@ static void moments_cells(const sdk_plotfile *pf, const sdk_curves *c, const mom
 }
 
 /* Heat map of the mean of variable vn over (scan axis, t), into f (dn). */
-static sdk_err moments_heat(sdk_plot *p, const sdk_curves *c, int k, int nv, const char *vn,
-                            FILE *f, const char *dn, const moments *mo) {
+static sdekit_status moments_heat(sdk_plot *p, const sdk_curves *c, int k, int nv, const char *vn,
+                                  FILE *f, const char *dn, const moments *mo) {
   const sdk_plotfile *pf = p->pf;
   sdk_strbuf *b = &p->gp;
-  sdk_err e = SDK_OK;
+  sdekit_status e = SDEKIT_OK;
   int64_t nx = pf->axn[c->hx], ns = mo->ns;
   double *xe = malloc((size_t)(nx + 1) * sizeof *xe);
   double *ye = malloc((size_t)nx * (size_t)(ns + 1) * sizeof *ye);
   double *z = malloc((size_t)nx * (size_t)ns * sizeof *z);
   if (!xe || !ye || !z) {
-    e = SDK_FAIL(p->eb, SDK_ERR_NOMEM, "out of memory");
+    e = CLI_RAISE(p->err, SDEKIT_ERR_NOMEM, "out of memory");
     goto out;
   }
   sdk_pic_edges(pf->ax[c->hx], nx, pf->axlog[c->hx], xe);
@@ -133,38 +133,39 @@ out:
 
 /* Read the mean and variance of vn (mo->mean, mo->var: the caller frees),
  * of mo->ns samples per grid point. */
-static sdk_err moments_read(sdk_plot *p, const char *vn, moments *mo, double **mean, double **var) {
+static sdekit_status moments_read(sdk_plot *p, const char *vn, moments *mo, double **mean,
+                                  double **var) {
   const sdk_plotfile *pf = p->pf;
   char path[300];
   int nt = 1;
-  hsize_t tail[H5S_MAX_RANK];
+  int64_t tail[SDEKIT_MAX_RANK];
   snprintf(path, sizeof path, "moments/mean_%s", vn);
-  *mean = sdk_pf_block(pf, path, -1, &nt, tail, p->eb);
-  hsize_t mean_ns = *mean ? tail[0] : 0;
+  *mean = sdk_pf_block(pf, path, -1, &nt, tail, p->err);
+  int64_t mean_ns = *mean ? tail[0] : 0;
   snprintf(path, sizeof path, "moments/var_%s", vn);
   nt = 1;
-  if (*mean) *var = sdk_pf_block(pf, path, -1, &nt, tail, p->eb);
-  if (!*mean || !*var) return SDK_ERR_FORMAT;
+  if (*mean) *var = sdk_pf_block(pf, path, -1, &nt, tail, p->err);
+  if (!*mean || !*var) return SDEKIT_ERR_FORMAT;
   if ((int64_t)mean_ns != mo->ns || (int64_t)tail[0] != mo->ns)
-    return SDK_FAIL(p->eb, SDK_ERR_FORMAT,
-                    "'%s': /moments/mean_%s or var_%s and /moments/t differ in length", pf->path,
-                    vn, vn);
+    return CLI_RAISE(p->err, SDEKIT_ERR_FORMAT,
+                     "'%s': /moments/mean_%s or var_%s and /moments/t differ in length", pf->path,
+                     vn, vn);
   mo->mean = *mean;
   mo->var = *var;
-  return SDK_OK;
+  return SDEKIT_OK;
 }
 
 /* Panel k of nv: variable vn. */
-static sdk_err moments_panel(sdk_plot *p, const sdk_curves *c, int k, int nv, double right,
-                             const char *vn, moments *mo) {
+static sdekit_status moments_panel(sdk_plot *p, const sdk_curves *c, int k, int nv, double right,
+                                   const char *vn, moments *mo) {
   const sdk_plotfile *pf = p->pf;
   sdk_strbuf *b = &p->gp;
   double *mean = NULL, *var = NULL;
-  sdk_err e = moments_read(p, vn, mo, &mean, &var);
+  sdekit_status e = moments_read(p, vn, mo, &mean, &var);
   char dn[32];
-  FILE *f = e == SDK_OK ? sdk_pic_data_open(p, dn) : NULL;
-  if (e == SDK_OK && !f) e = SDK_ERR_IO;
-  if (e != SDK_OK) goto out;
+  FILE *f = e == SDEKIT_OK ? sdk_pic_data_open(p, dn) : NULL;
+  if (e == SDEKIT_OK && !f) e = SDEKIT_ERR_IO;
+  if (e != SDEKIT_OK) goto out;
   sdk_gp_panel(b, k, nv, right, SDK_GP_GAP_SHARED);
   sdk_sb_puts(b, "set xlabel ");
   if (k == nv - 1)
@@ -182,7 +183,7 @@ static sdk_err moments_panel(sdk_plot *p, const sdk_curves *c, int k, int nv, do
     moments_curves(p, c, k, f, dn, mo);
   else
     e = moments_heat(p, c, k, nv, vn, f, dn, mo);
-  if (e == SDK_OK)
+  if (e == SDEKIT_OK)
     e = sdk_pic_data_close(p, f, dn);
   else
     fclose(f);
@@ -192,24 +193,24 @@ out:
   return e;
 }
 
-sdk_err sdk_pic_moments(sdk_plot *p) {
+sdekit_status sdk_pic_moments(sdk_plot *p) {
   const sdk_plotfile *pf = p->pf;
   sdk_strbuf *b = &p->gp;
-  sdk_err e = SDK_OK;
+  sdekit_status e = SDEKIT_OK;
   int vi[SDK_PIC_MAX_PANELS], nv = sdk_pic_vars(p, vi);
   sdk_curves c;
   sdk_pic_curves(p, &c);
   int nt = 1;
-  hsize_t tail[H5S_MAX_RANK];
-  double *t = sdk_pf_block(pf, "moments/t", -1, &nt, tail, p->eb);
-  if (!t) return SDK_ERR_FORMAT;
+  int64_t tail[SDEKIT_MAX_RANK];
+  double *t = sdk_pf_block(pf, "moments/t", -1, &nt, tail, p->err);
+  if (!t) return SDEKIT_ERR_FORMAT;
   moments mo = {.t = t, .ns = (int64_t)tail[0]};
   if (mo.ns < 1) {
     free(t);
-    return SDK_FAIL(p->eb, SDK_ERR_FORMAT, "'%s': the moments have no samples", pf->path);
+    return CLI_RAISE(p->err, SDEKIT_ERR_FORMAT, "'%s': the moments have no samples", pf->path);
   }
   double right = sdk_pic_curves_begin(b, pf, &c, 1);
-  for (int k = 0; k < nv && e == SDK_OK; k++)
+  for (int k = 0; k < nv && e == SDEKIT_OK; k++)
     e = moments_panel(p, &c, k, nv, right, pf->vars[vi[k]], &mo);
   sdk_sb_puts(b, "unset multiplot\n");
   free(t);

@@ -11,10 +11,10 @@ int sdk_pic_has_order(const sdk_plotfile *pf) {
   return sdk_pf_has(pf, "order/r");
 }
 
-sdk_err sdk_pic_order(sdk_plot *p) {
+sdekit_status sdk_pic_order(sdk_plot *p) {
   const sdk_plotfile *pf = p->pf;
   sdk_strbuf *b = &p->gp;
-  sdk_err e = SDK_OK;
+  sdekit_status e = SDEKIT_OK;
   sdk_curves c;
   sdk_pic_curves(p, &c);
   if (c.heat) {
@@ -25,35 +25,36 @@ sdk_err sdk_pic_order(sdk_plot *p) {
       c.g[q] = q * (pf->ngrid - 1) / (c.n - 1);
   }
   int nt = 1;
-  hsize_t tail[H5S_MAX_RANK];
-  double *t = sdk_pf_block(pf, "order/t", -1, &nt, tail, p->eb);
-  if (!t) return SDK_ERR_FORMAT;
+  int64_t tail[SDEKIT_MAX_RANK];
+  double *t = sdk_pf_block(pf, "order/t", -1, &nt, tail, p->err);
+  if (!t) return SDEKIT_ERR_FORMAT;
   int64_t ns = (int64_t)tail[0];
   nt = 1;
-  double *r = sdk_pf_block(pf, "order/r", -1, &nt, tail, p->eb);
+  double *r = sdk_pf_block(pf, "order/r", -1, &nt, tail, p->err);
   double *psi = NULL;
   if (r && (int64_t)tail[0] != ns) {
-    e = SDK_FAIL(p->eb, SDK_ERR_FORMAT, "'%s': /order/r and /order/t differ in length", pf->path);
+    e = CLI_RAISE(p->err, SDEKIT_ERR_FORMAT, "'%s': /order/r and /order/t differ in length",
+                  pf->path);
     goto out;
   }
   if (!r) {
-    e = SDK_ERR_FORMAT;
+    e = SDEKIT_ERR_FORMAT;
     goto out;
   }
   if (sdk_pf_has(pf, "order/psi")) {
     nt = 1;
-    psi = sdk_pf_block(pf, "order/psi", -1, &nt, tail, p->eb);
+    psi = sdk_pf_block(pf, "order/psi", -1, &nt, tail, p->err);
     if (!psi || (int64_t)tail[0] != ns) {
-      e = psi ? SDK_FAIL(p->eb, SDK_ERR_FORMAT, "'%s': /order/psi and /order/t differ in length",
-                         pf->path)
-              : SDK_ERR_FORMAT;
+      e = psi ? CLI_RAISE(p->err, SDEKIT_ERR_FORMAT,
+                          "'%s': /order/psi and /order/t differ in length", pf->path)
+              : SDEKIT_ERR_FORMAT;
       goto out;
     }
   }
   char dn[32];
   FILE *f = sdk_pic_data_open(p, dn);
   if (!f) {
-    e = SDK_ERR_IO;
+    e = SDEKIT_ERR_IO;
     goto out;
   }
   for (int64_t q = 0; q < c.n; q++) {
@@ -71,7 +72,7 @@ sdk_err sdk_pic_order(sdk_plot *p) {
     }
     fputs("\n\n", f);
   }
-  if ((e = sdk_pic_data_close(p, f, dn)) != SDK_OK) goto out;
+  if ((e = sdk_pic_data_close(p, f, dn)) != SDEKIT_OK) goto out;
   sdk_pic_multiplot_title(b, pf, -1, NULL);
   if (c.n > 1)
     sdk_sb_puts(b,

@@ -9,27 +9,27 @@ int sdk_pic_has_paths(const sdk_plotfile *pf) {
   return sdk_pf_any_var(pf, "paths/%s");
 }
 
-sdk_err sdk_pic_paths(sdk_plot *p) {
+sdekit_status sdk_pic_paths(sdk_plot *p) {
   const sdk_plotfile *pf = p->pf;
   sdk_strbuf *b = &p->gp;
-  sdk_err e = SDK_OK;
+  sdekit_status e = SDEKIT_OK;
   int vi[SDK_PIC_MAX_PANELS], nv = 0;
   for (int k = 0, m = sdk_pic_vars(p, vi); k < m; k++)
     if (sdk_pf_has_f(pf, "paths/%s", pf->vars[vi[k]])) vi[nv++] = vi[k];
   if (nv == 0)
-    return SDK_FAIL(p->eb, SDK_ERR_USAGE, "'%s' has no saved paths of %s", pf->path,
-                    p->var ? p->var : "any variable");
+    return CLI_RAISE(p->err, SDEKIT_ERR_USAGE, "'%s' has no saved paths of %s", pf->path,
+                     p->var ? p->var : "any variable");
   int64_t g = p->grid >= 0 ? p->grid : 0;
   double *idx = NULL;
   int64_t nidx = 0;
-  if (sdk_pf_has(pf, "paths/index")) idx = sdk_pf_1d(pf, "paths/index", &nidx, p->eb);
+  if (sdk_pf_has(pf, "paths/index")) idx = sdk_pf_1d(pf, "paths/index", &nidx, p->err);
   sdk_pic_multiplot_title(b, pf, g, "saved sample paths");
-  for (int k = 0; k < nv && e == SDK_OK; k++) {
+  for (int k = 0; k < nv && e == SDEKIT_OK; k++) {
     const char *vn = pf->vars[vi[k]];
     char dn[32];
     int64_t np;
     double tlo, thi;
-    if ((e = sdk_pic_write_paths(p, vn, g, dn, &np, &tlo, &thi, NULL)) != SDK_OK) break;
+    if ((e = sdk_pic_write_paths(p, vn, g, dn, &np, &tlo, &thi, NULL)) != SDEKIT_OK) break;
     sdk_gp_panel(b, k, nv, np <= 10 ? SDK_GP_RIGHT_KEY : SDK_GP_RIGHT_PLAIN, SDK_GP_GAP_SHARED);
     sdk_sb_puts(b, "set xlabel ");
     if (k == nv - 1)

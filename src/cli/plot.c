@@ -6,6 +6,7 @@
  * together with a gnuplot script (cli/gnuplot.h); gnuplot runs there
  * (pngcairo terminal) and the PNG is then put in place atomically.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <ftw.h>
 #include <limits.h>
@@ -20,11 +21,11 @@
 #include "cli/cli.h"
 #include "cli/env.h"
 #include "cli/gnuplot.h"
+#include "cli/info.h"
 #include "cli/picture.h"
 #include "cli/plotfile.h"
+#include "cli/status.h"
 #include "core/strbuf.h"
-#include "io/io.h"
-#include "model/model.h"
 
 /* Every picture, in the order they are drawn and listed. */
 static const sdk_picture PICTURES[] = {
@@ -85,59 +86,61 @@ static void plot_help(void) {
 
 /* Picture k of the file as the script of one gnuplot run (after the preamble
  * that writes png); p->gp holds the script. */
-static sdk_err draw_script(sdk_plot *p, int k, const char *png) {
+static sdekit_status draw_script(sdk_plot *p, int k, const char *png) {
   sdk_sb_init(&p->gp);
   sdk_gp_preamble(&p->gp, png);
-  sdk_err e = PICTURES[k].draw(p);
-  if (e == SDK_OK && p->gp.oom) e = SDK_FAIL(p->eb, SDK_ERR_NOMEM, "out of memory");
+  sdekit_status e = PICTURES[k].draw(p);
+  if (e == SDEKIT_OK && p->gp.oom) e = CLI_RAISE(p->err, SDEKIT_ERR_NOMEM, "out of memory");
   return e;
 }
 
 /* Draw picture k into out: script and data in dir, gnuplot run there, the
  * PNG moved onto out; serial numbers the files in dir. */
-static sdk_err draw_one(const sdk_plotfile *pf, int k, int serial, const char *dir, const char *out,
-                        int64_t grid, const char *var, sdk_errbuf *eb) {
-  sdk_plot p = {.pf = pf, .dir = dir, .grid = grid, .var = var, .eb = eb};
+static sdekit_status draw_one(const sdk_plotfile *pf, int k, int serial, const char *dir,
+                              const char *out, int64_t grid, const char *var, sdekit_error *err) {
+  sdk_plot p = {.pf = pf, .dir = dir, .grid = grid, .var = var, .err = err};
   char png[64], script[64];
   snprintf(png, sizeof png, "%s-%d.png", PICTURES[k].name, serial);
   snprintf(script, sizeof script, "%s-%d.gp", PICTURES[k].name, serial);
-  sdk_err e = draw_script(&p, k, png);
-  if (e == SDK_OK) {
+  sdekit_status e = draw_script(&p, k, png);
+  if (e == SDEKIT_OK) {
     char sp[PATH_MAX];
     snprintf(sp, sizeof sp, "%s/%s", dir, script);
     FILE *f = fopen(sp, "w");
     if (!f || fputs(p.gp.s, f) < 0 || fclose(f) != 0)
-      e = SDK_FAIL(eb, SDK_ERR_IO, "cannot write '%s': %s", sp, strerror(errno));
+      e = CLI_RAISE(err, SDEKIT_ERR_IO, "cannot write '%s': %s", sp, strerror(errno));
   }
   sdk_sb_free(&p.gp);
-  if (e == SDK_OK) e = sdk_gp_run(dir, script, eb);
-  if (e == SDK_OK) {
+  if (e == SDEKIT_OK) e = sdk_gp_run(dir, script, err);
+  if (e == SDEKIT_OK) {
     char src[PATH_MAX];
     snprintf(src, sizeof src, "%s/%s", dir, png);
-    e = sdk_gp_install_png(src, out, eb);
+    e = sdk_gp_install_png(src, out, err);
   }
   return e;
 }
 
 /* ---------------- reading without drawing (fuzzing) ---------------- */
 
-sdk_err sdk_plot_inspect(const char *path, FILE *info_out, sdk_errbuf *eb) {
-  if (info_out) {
-    sdk_err ie = sdk_h5_info(path, info_out, eb);
-    if (ie != SDK_OK) return ie;
-  }
+sdekit_status sdk_plot_inspect(const char *path, FILE *info_out, sdekit_error *err) {
+  sdekit_result *r = NULL;
+  sdekit_status e = sdekit_result_read(path, &r, err);
+  if (e == SDEKIT_OK && info_out) e = cli_info_print(r, path, info_out, err);
   sdk_plotfile pf;
-  sdk_err e = sdk_pf_open(&pf, path, eb);
-  for (int k = 0; k < NPIC && e == SDK_OK; k++) {
+  memset(&pf, 0, sizeof pf);
+  if (e == SDEKIT_OK) e = sdk_pf_attach(&pf, path, r, err);
+  for (int k = 0; k < NPIC && e == SDEKIT_OK; k++) {
     if (!PICTURES[k].present(&pf)) continue;
-    sdk_plot p = {.pf = &pf, .dir = NULL, .grid = -1, .var = NULL, .eb = eb};
+    sdk_plot p = {.pf = &pf, .dir = NULL, .grid = -1, .var = NULL, .err = err};
     e = draw_script(&p, k, "x.png");
     /* what sdk_gp_text promises: no backquote ever reaches a script */
-    if (e == SDK_OK && p.gp.s && strchr(p.gp.s, '`'))
-      e = SDK_FAIL(eb, SDK_ERR_INTERNAL, "a backquote reached the %s script", PICTURES[k].name);
+    if (e == SDEKIT_OK && p.gp.s && strchr(p.gp.s, '`'))
+      e = CLI_RAISE(err, SDEKIT_ERR_INTERNAL, "a backquote reached the %s script",
+                    PICTURES[k].name);
     sdk_sb_free(&p.gp);
   }
   sdk_pf_close(&pf);
+  sdekit_result_destroy(&r);
   return e;
 }
 
@@ -151,9 +154,27 @@ typedef struct plot_args {
   int keep, quiet;
 } plot_args;
 
-static int plot_fail(sdk_err e, const sdk_errbuf *eb) {
-  cli_error("%s", eb->msg[0] ? eb->msg : sdk_err_name(e));
-  return sdk_err_exit_status(e);
+static int plot_fail(sdekit_status e, const sdekit_error *err) {
+  cli_error("%s", err->message[0] ? err->message : sdekit_status_name(e));
+  return sdekit_status_exit_code(e);
+}
+
+/* A decimal number (no hex, inf or nan), spaces around allowed. */
+static int parse_decimal(const char *s, double *out) {
+  while (isspace((unsigned char)*s))
+    s++;
+  if (!*s) return 0;
+  for (const char *p = s; *p; p++)
+    if (!(isdigit((unsigned char)*p) || strchr("+-.eE \t", *p))) return 0;
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (end == s || errno == ERANGE || !isfinite(v)) return 0;
+  while (isspace((unsigned char)*end))
+    end++;
+  if (*end) return 0;
+  *out = v;
+  return 1;
 }
 
 static int has_suffix(const char *s, const char *suf) {
@@ -175,7 +196,7 @@ static int parse_option(const char *a, const char *val, plot_args *pa, const cha
     pa->var = val;
   } else if (!strcmp(a, "--grid")) {
     double g;
-    if (!sdk_parse_number(val, &g) || g < 0 || g != floor(g) || g > 1e15) {
+    if (!parse_decimal(val, &g) || g < 0 || g != floor(g) || g > 1e15) {
       cli_error("--grid '%s': expected a grid point index >= 0\n", val);
       return 2;
     }
@@ -236,26 +257,26 @@ static int parse_args(int argc, char **argv, plot_args *pa) {
 }
 
 /* --var and --grid against what the file holds. */
-static sdk_err check_args(const sdk_plotfile *pf, const plot_args *pa, sdk_errbuf *eb) {
+static sdekit_status check_args(const sdk_plotfile *pf, const plot_args *pa, sdekit_error *err) {
   if (pa->var) {
     int found = 0;
     for (long v = 0; v < pf->nvars; v++)
       found |= !strcmp(pa->var, pf->vars[v]);
     if (!found)
-      return SDK_FAIL(eb, SDK_ERR_USAGE, "--var '%s': '%s' has no such variable", pa->var,
-                      pa->file);
+      return CLI_RAISE(err, SDEKIT_ERR_USAGE, "--var '%s': '%s' has no such variable", pa->var,
+                       pa->file);
   }
   if (pa->grid >= pf->ngrid)
-    return SDK_FAIL(eb, SDK_ERR_USAGE, "--grid %lld: '%s' has %lld grid point%s (0 .. %lld)",
-                    (long long)pa->grid, pa->file, (long long)pf->ngrid, pf->ngrid == 1 ? "" : "s",
-                    (long long)(pf->ngrid - 1));
-  return SDK_OK;
+    return CLI_RAISE(err, SDEKIT_ERR_USAGE, "--grid %lld: '%s' has %lld grid point%s (0 .. %lld)",
+                     (long long)pa->grid, pa->file, (long long)pf->ngrid, pf->ngrid == 1 ? "" : "s",
+                     (long long)(pf->ngrid - 1));
+  return SDEKIT_OK;
 }
 
 /* The pictures to draw (todo, *ntodo of them): the one asked for, or every
  * one the file holds but those drawn on another it holds. */
-static sdk_err choose(const sdk_plotfile *pf, const plot_args *pa, int *todo, int *ntodo,
-                      sdk_errbuf *eb) {
+static sdekit_status choose(const sdk_plotfile *pf, const plot_args *pa, int *todo, int *ntodo,
+                            sdekit_error *err) {
   char held[128] = "";
   *ntodo = 0;
   for (int k = 0; k < NPIC; k++)
@@ -266,17 +287,17 @@ static sdk_err choose(const sdk_plotfile *pf, const plot_args *pa, int *todo, in
       if (pa->want < 0 && on >= 0 && PICTURES[on].present(pf)) continue;
       if (pa->want < 0 || pa->want == k) todo[(*ntodo)++] = k;
     }
-  if (*ntodo > 0) return SDK_OK;
+  if (*ntodo > 0) return SDEKIT_OK;
   if (pa->want >= 0)
-    return SDK_FAIL(eb, SDK_ERR_USAGE, "'%s' has no %s results (it holds: %s)", pa->file,
-                    PICTURES[pa->want].name, held[0] ? held : "nothing to plot");
-  return SDK_FAIL(eb, SDK_ERR_USAGE, "'%s' holds no results to plot", pa->file);
+    return CLI_RAISE(err, SDEKIT_ERR_USAGE, "'%s' has no %s results (it holds: %s)", pa->file,
+                     PICTURES[pa->want].name, held[0] ? held : "nothing to plot");
+  return CLI_RAISE(err, SDEKIT_ERR_USAGE, "'%s' holds no results to plot", pa->file);
 }
 
 /* The output names (FIG.png, or FIG.OBS.png for several pictures), each in
  * a directory that exists and is writable. */
-static sdk_err output_names(const plot_args *pa, const int *todo, int ntodo, char outs[][PATH_MAX],
-                            sdk_errbuf *eb) {
+static sdekit_status output_names(const plot_args *pa, const int *todo, int ntodo,
+                                  char outs[][PATH_MAX], sdekit_error *err) {
   char base[PATH_MAX];
   if (pa->out) {
     snprintf(base, sizeof base, "%.*s", (int)(strlen(pa->out) - 4), pa->out);
@@ -288,8 +309,8 @@ static sdk_err output_names(const plot_args *pa, const int *todo, int ntodo, cha
       n -= 5;
     snprintf(base, sizeof base, "%.*s", (int)n, pa->file);
   }
-  sdk_err e = SDK_OK;
-  for (int k = 0; k < ntodo && e == SDK_OK; k++) {
+  sdekit_status e = SDEKIT_OK;
+  for (int k = 0; k < ntodo && e == SDEKIT_OK; k++) {
     if (ntodo == 1)
       snprintf(outs[k], PATH_MAX, "%s.png", base);
     else
@@ -300,11 +321,13 @@ static sdk_err output_names(const plot_args *pa, const int *todo, int ntodo, cha
     const char *d = slash ? (slash == copy ? "/" : (*slash = 0, copy)) : ".";
     struct stat st;
     if (!copy)
-      e = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+      e = CLI_RAISE(err, SDEKIT_ERR_NOMEM, "out of memory");
     else if (stat(d, &st) != 0 || !S_ISDIR(st.st_mode))
-      e = SDK_FAIL(eb, SDK_ERR_USAGE, "cannot write '%s': the directory does not exist", outs[k]);
+      e = CLI_RAISE(err, SDEKIT_ERR_USAGE, "cannot write '%s': the directory does not exist",
+                    outs[k]);
     else if (access(d, W_OK) != 0)
-      e = SDK_FAIL(eb, SDK_ERR_USAGE, "cannot write '%s': the directory is not writable", outs[k]);
+      e = CLI_RAISE(err, SDEKIT_ERR_USAGE, "cannot write '%s': the directory is not writable",
+                    outs[k]);
     free(copy);
   }
   return e;
@@ -320,19 +343,19 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 
 /* Draw the pictures todo into outs, in a temporary directory that is
  * removed afterwards (kept, and named, with --keep). */
-static sdk_err draw_all(const sdk_plotfile *pf, const plot_args *pa, const int *todo, int ntodo,
-                        char outs[][PATH_MAX], sdk_errbuf *eb) {
+static sdekit_status draw_all(const sdk_plotfile *pf, const plot_args *pa, const int *todo,
+                              int ntodo, char outs[][PATH_MAX], sdekit_error *err) {
   const char *tmp = sdk_cli_env_tmpdir();
   char tmpl[PATH_MAX];
   snprintf(tmpl, sizeof tmpl, "%s/sdekit-plot.XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
   char *dir = mkdtemp(tmpl);
   if (!dir)
-    return SDK_FAIL(eb, SDK_ERR_IO, "cannot create a temporary directory in %s: %s",
-                    tmp && tmp[0] ? tmp : "/tmp", strerror(errno));
-  sdk_err e = SDK_OK;
-  for (int k = 0; k < ntodo && e == SDK_OK; k++) {
-    e = draw_one(pf, todo[k], k, dir, outs[k], pa->grid, pa->var, eb);
-    if (e == SDK_OK && !pa->quiet) {
+    return CLI_RAISE(err, SDEKIT_ERR_IO, "cannot create a temporary directory in %s: %s",
+                     tmp && tmp[0] ? tmp : "/tmp", strerror(errno));
+  sdekit_status e = SDEKIT_OK;
+  for (int k = 0; k < ntodo && e == SDEKIT_OK; k++) {
+    e = draw_one(pf, todo[k], k, dir, outs[k], pa->grid, pa->var, err);
+    if (e == SDEKIT_OK && !pa->quiet) {
       fputs("sdekit: wrote ", stderr);
       cli_put_escaped(stderr, outs[k]);
       fputc('\n', stderr);
@@ -351,16 +374,16 @@ int sdk_cli_plot(int argc, char **argv) {
   plot_args pa;
   int rc = parse_args(argc, argv, &pa);
   if (rc >= 0) return rc;
-  sdk_errbuf eb = {0};
+  sdekit_error err = {0};
   sdk_plotfile pf;
   int todo[NPIC], ntodo = 0;
   char outs[NPIC][PATH_MAX];
-  sdk_err e = sdk_pf_open(&pf, pa.file, &eb);
-  if (e == SDK_OK) e = check_args(&pf, &pa, &eb);
-  if (e == SDK_OK) e = choose(&pf, &pa, todo, &ntodo, &eb);
-  if (e == SDK_OK) e = output_names(&pa, todo, ntodo, outs, &eb);
-  if (e == SDK_OK) e = draw_all(&pf, &pa, todo, ntodo, outs, &eb);
-  rc = e == SDK_OK ? 0 : plot_fail(e, &eb);
+  sdekit_status e = sdk_pf_open(&pf, pa.file, &err);
+  if (e == SDEKIT_OK) e = check_args(&pf, &pa, &err);
+  if (e == SDEKIT_OK) e = choose(&pf, &pa, todo, &ntodo, &err);
+  if (e == SDEKIT_OK) e = output_names(&pa, todo, ntodo, outs, &err);
+  if (e == SDEKIT_OK) e = draw_all(&pf, &pa, todo, ntodo, outs, &err);
+  rc = e == SDEKIT_OK ? 0 : plot_fail(e, &err);
   sdk_pf_close(&pf);
   return rc;
 }

@@ -1,4 +1,4 @@
-/* The reader of result files for `sdekit plot` (see plotfile.h). */
+/* The result file as `sdekit plot` sees it (see plotfile.h). */
 #include "cli/plotfile.h"
 
 #include <math.h>
@@ -7,34 +7,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/h5attr.h"
-#include "io/io.h"
+#include "cli/attrs.h"
+#include "cli/status.h"
 
 int64_t sdk_pf_count(double x) {
   return isfinite(x) && x >= 0 && x <= 4611686018427387904.0 ? (int64_t)x : 0;
 }
 
 int sdk_pf_has(const sdk_plotfile *pf, const char *path) {
-  char buf[1024];
-  size_t n = strlen(path);
-  if (n >= sizeof buf) return 0;
-  for (size_t i = 0; i <= n; i++) {
-    if (path[i] == '/' || path[i] == 0) {
-      memcpy(buf, path, i);
-      buf[i] = 0;
-      if (i && H5Lexists(pf->f, buf, H5P_DEFAULT) <= 0) return 0;
-    }
-  }
-  return 1;
+  return path[0] && sdekit_result_nattrs(pf->r, path) >= 0;
 }
 
 int sdk_pf_has_f(const sdk_plotfile *pf, const char *fmt, ...) {
   char buf[1024];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
+  int n = vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
-  return sdk_pf_has(pf, buf);
+  return n >= 0 && (size_t)n < sizeof buf && sdk_pf_has(pf, buf);
 }
 
 int sdk_pf_any_var(const sdk_plotfile *pf, const char *fmt) {
@@ -43,137 +33,85 @@ int sdk_pf_any_var(const sdk_plotfile *pf, const char *fmt) {
   return 0;
 }
 
-/* Open the dataset path for reading: -1 with the error recorded when it is
- * missing, not a dataset, or may not be read (sdk_h5_dset_problem); else
- * *npoints gets its element count. */
-static hid_t open_dset(const sdk_plotfile *pf, const char *path, int64_t *npoints, sdk_errbuf *eb) {
+/* The dataset path into *d: 0 with the error recorded when it is missing or
+ * not a dataset. */
+static int get_dset(const sdk_plotfile *pf, const char *path, sdekit_dataset *d,
+                    sdekit_error *err) {
   if (!sdk_pf_has(pf, path)) {
-    SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': dataset /%s is missing", pf->path, path);
-    return -1;
+    CLI_RAISE(err, SDEKIT_ERR_FORMAT, "'%s': dataset /%s is missing", pf->path, path);
+    return 0;
   }
-  hid_t d = H5Dopen2(pf->f, path, H5P_DEFAULT);
-  if (d < 0) {
-    SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': /%s is not a dataset", pf->path, path);
-    return -1;
+  if (sdekit_result_dataset(pf->r, path, d, NULL) != SDEKIT_OK) {
+    CLI_RAISE(err, SDEKIT_ERR_FORMAT, "'%s': /%s is not a dataset", pf->path, path);
+    return 0;
   }
-  const char *why = sdk_h5_dset_problem(d, npoints);
-  if (why) {
-    SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': /%s %s", pf->path, path, why);
-    H5Dclose(d);
-    return -1;
-  }
-  return d;
+  return 1;
 }
 
-double *sdk_pf_block(const sdk_plotfile *pf, const char *path, int64_t g, int *ntail, hsize_t *tail,
-                     sdk_errbuf *eb) {
-  double *buf = NULL;
-  int64_t npoints = 0;
-  hid_t d = open_dset(pf, path, &npoints, eb);
-  if (d < 0) return NULL;
-  /* from here every product of dimensions is at most SDK_H5_MAX_ELEMENTS */
-  hid_t sp = H5Dget_space(d), ft = H5Dget_type(d), ms = -1;
-  H5T_class_t c = ft >= 0 ? H5Tget_class(ft) : H5T_NO_CLASS;
-  hsize_t dims[H5S_MAX_RANK];
-  int rank = sp >= 0 ? H5Sget_simple_extent_dims(sp, dims, NULL) : -1;
-  int ok = (c == H5T_FLOAT || c == H5T_INTEGER) && rank >= pf->nscan;
-  for (int i = 0; ok && i < pf->nscan; i++)
-    ok = dims[i] == (hsize_t)pf->axn[i];
-  if (ok && *ntail >= 0) ok = rank == pf->nscan + *ntail;
-  if (!ok) {
-    SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': /%s has an unexpected type or shape (rank %d)", pf->path,
-             path, rank);
-    goto out;
+/* count values of d from element off on, as doubles, into a malloc'd array
+ * (one more element, so that none is of size 0). */
+static double *as_doubles(const sdekit_dataset *d, int64_t off, int64_t count) {
+  double *buf = malloc(((size_t)count + 1) * sizeof *buf);
+  if (!buf) return NULL;
+  for (int64_t i = 0; i < count; i++) {
+    int64_t k = off + i;
+    buf[i] = d->type == SDEKIT_I64   ? (double)((const int64_t *)d->data)[k]
+             : d->type == SDEKIT_U64 ? (double)((const uint64_t *)d->data)[k]
+                                     : ((const double *)d->data)[k];
   }
-  *ntail = rank - pf->nscan;
-  size_t block = 1;
-  for (int i = pf->nscan; i < rank; i++) {
-    tail[i - pf->nscan] = dims[i];
-    block *= dims[i];
-  }
-  size_t count = g < 0 ? block * (size_t)pf->ngrid : block;
-  buf = malloc((count + 1) * sizeof *buf);
-  if (!buf) {
-    SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory reading /%s", path);
-    goto out;
-  }
-  herr_t r = 0;
-  if (count == 0) {
-    r = 0;
-  } else if (g < 0 || pf->nscan == 0) {
-    r = H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
-  } else {
-    hsize_t start[H5S_MAX_RANK] = {0}, cnt[H5S_MAX_RANK], mdim = count;
-    memcpy(cnt, dims, sizeof cnt);
-    if (pf->nscan == 2) {
-      start[0] = (hsize_t)(g / pf->axn[1]);
-      start[1] = (hsize_t)(g % pf->axn[1]);
-    } else {
-      start[0] = (hsize_t)g;
-    }
-    for (int i = 0; i < pf->nscan; i++)
-      cnt[i] = 1;
-    ms = H5Screate_simple(1, &mdim, NULL);
-    r = ms < 0 || H5Sselect_hyperslab(sp, H5S_SELECT_SET, start, NULL, cnt, NULL) < 0
-            ? -1
-            : H5Dread(d, H5T_NATIVE_DOUBLE, ms, sp, H5P_DEFAULT, buf);
-  }
-  if (r < 0) {
-    SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': cannot read /%s", pf->path, path);
-    free(buf);
-    buf = NULL;
-  }
-out:
-  if (ms >= 0) H5Sclose(ms);
-  if (ft >= 0) H5Tclose(ft);
-  if (sp >= 0) H5Sclose(sp);
-  H5Dclose(d);
   return buf;
 }
 
-double *sdk_pf_1d(const sdk_plotfile *pf, const char *path, int64_t *n, sdk_errbuf *eb) {
-  *n = 0;
-  int64_t np = -1;
-  hid_t d = open_dset(pf, path, &np, eb);
-  if (d < 0) return NULL;
-  hid_t sp = H5Dget_space(d), ft = H5Dget_type(d);
-  H5T_class_t c = ft >= 0 ? H5Tget_class(ft) : H5T_NO_CLASS;
-  int rank = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
-  double *buf = NULL;
-  if ((c == H5T_FLOAT || c == H5T_INTEGER) && np >= 0 && rank <= 1) {
-    buf = malloc(((size_t)np + 1) * sizeof *buf);
-    if (buf && np > 0 && H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
-      free(buf);
-      buf = NULL;
-    }
+double *sdk_pf_block(const sdk_plotfile *pf, const char *path, int64_t g, int *ntail, int64_t *tail,
+                     sdekit_error *err) {
+  sdekit_dataset d;
+  if (!get_dset(pf, path, &d, err)) return NULL;
+  /* the reader checked every dataset: each product of dimensions is at most
+   * its count, at most 2^27 */
+  int ok = d.rank >= pf->nscan;
+  for (int i = 0; ok && i < pf->nscan; i++)
+    ok = d.dims[i] == pf->axn[i];
+  if (ok && *ntail >= 0) ok = d.rank == pf->nscan + *ntail;
+  if (!ok) {
+    CLI_RAISE(err, SDEKIT_ERR_FORMAT, "'%s': /%s has an unexpected type or shape (rank %d)",
+              pf->path, path, d.rank);
+    return NULL;
   }
+  *ntail = d.rank - pf->nscan;
+  int64_t block = 1;
+  for (int i = pf->nscan; i < d.rank; i++) {
+    tail[i - pf->nscan] = d.dims[i];
+    block *= d.dims[i];
+  }
+  if (g >= pf->ngrid) {
+    CLI_RAISE(err, SDEKIT_ERR_FORMAT, "'%s': cannot read /%s", pf->path, path);
+    return NULL;
+  }
+  int whole = g < 0 || pf->nscan == 0;
+  double *buf = as_doubles(&d, whole ? 0 : g * block, whole ? block * pf->ngrid : block);
+  if (!buf) CLI_RAISE(err, SDEKIT_ERR_NOMEM, "out of memory reading /%s", path);
+  return buf;
+}
+
+double *sdk_pf_1d(const sdk_plotfile *pf, const char *path, int64_t *n, sdekit_error *err) {
+  *n = 0;
+  sdekit_dataset d;
+  if (!get_dset(pf, path, &d, err)) return NULL;
+  double *buf = d.rank <= 1 ? as_doubles(&d, 0, d.count) : NULL;
   if (buf)
-    *n = np;
+    *n = d.count;
   else
-    SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': cannot read /%s as a list of numbers", pf->path, path);
-  if (ft >= 0) H5Tclose(ft);
-  if (sp >= 0) H5Sclose(sp);
-  H5Dclose(d);
+    CLI_RAISE(err, SDEKIT_ERR_FORMAT, "'%s': cannot read /%s as a list of numbers", pf->path, path);
   return buf;
 }
 
 void sdk_pf_group_str(const sdk_plotfile *pf, const char *grp, const char *attr, char *buf,
                       size_t n) {
-  hid_t g = H5Gopen2(pf->f, grp, H5P_DEFAULT);
-  if (g >= 0) {
-    sdk_h5_str_attr(g, attr, buf, n);
-    H5Gclose(g);
-  }
+  if (sdk_pf_has(pf, grp)) cli_attr_str(pf->r, grp, attr, buf, n);
 }
 
 int sdk_pf_object_num(const sdk_plotfile *pf, const char *obj, const char *attr, double *x) {
-  int r = -1;
-  hid_t o = H5Oopen(pf->f, obj, H5P_DEFAULT);
-  if (o >= 0) {
-    r = sdk_h5_num_attr(o, attr, H5T_NATIVE_DOUBLE, x, 1);
-    H5Oclose(o);
-  }
-  return r;
+  return sdk_pf_has(pf, obj) ? cli_attr_f64(pf->r, obj, attr, x, 1) : -1;
 }
 
 void sdk_pf_grid_index(const sdk_plotfile *pf, int64_t g, int64_t idx[2]) {
@@ -187,111 +125,76 @@ void sdk_pf_grid_index(const sdk_plotfile *pf, int64_t g, int64_t idx[2]) {
 }
 
 void sdk_pf_close(sdk_plotfile *pf) {
-  sdk_h5_free_strs(pf->vars, pf->nvars);
-  sdk_h5_free_strs(pf->pnames, pf->nparams);
+  free(pf->vars);
+  free(pf->pnames);
   free(pf->pvals);
-  for (int i = 0; i < 2; i++) {
-    free(pf->axname[i]);
-    free(pf->ax[i]);
-  }
   free(pf->dt);
-  if (pf->f >= 0) H5Fclose(pf->f);
-  pf->f = -1;
-  H5Eclear2(H5E_DEFAULT);
+  sdekit_result_destroy(&pf->owned);
+  memset(pf, 0, sizeof *pf);
 }
 
 /* The root's attributes: identity, settings, variables and parameters. */
-static sdk_err read_settings(sdk_plotfile *pf, sdk_errbuf *eb) {
+static sdekit_status read_settings(sdk_plotfile *pf, sdekit_error *err) {
+  const sdekit_result *r = pf->r;
   const char *path = pf->path;
-  char buf[256];
-  double fv = 0;
-  if (sdk_h5_str_attr(pf->f, "format", buf, sizeof buf) != 0 || strcmp(buf, "sdekit") != 0)
-    return SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s' is not an sdekit result file", path);
-  if (sdk_h5_num_attr(pf->f, "format_version", H5T_NATIVE_DOUBLE, &fv, 1) == 0 &&
-      fv > SDK_H5_FORMAT_VERSION)
-    return SDK_FAIL(eb, SDK_ERR_FORMAT,
-                    "'%s' was written by a newer sdekit (format %g; this one reads up to %d)", path,
-                    fv, SDK_H5_FORMAT_VERSION);
-  if (sdk_h5_str_attr(pf->f, "model_name", pf->model, sizeof pf->model) != 0)
+  if (cli_attr_str(r, "", "model_name", pf->model, sizeof pf->model) != 0)
     snprintf(pf->model, sizeof pf->model, "?");
-  if (sdk_h5_str_attr(pf->f, "scheme", pf->scheme, sizeof pf->scheme) != 0) pf->scheme[0] = 0;
-  if (sdk_h5_str_attr(pf->f, "precision", pf->precision, sizeof pf->precision) != 0)
-    pf->precision[0] = 0;
+  cli_attr_str(r, "", "scheme", pf->scheme, sizeof pf->scheme);
+  cli_attr_str(r, "", "precision", pf->precision, sizeof pf->precision);
   double x;
-  if (sdk_h5_num_attr(pf->f, "paths", H5T_NATIVE_DOUBLE, &x, 1) == 0) pf->paths = sdk_pf_count(x);
-  if (sdk_h5_num_attr(pf->f, "nsteps", H5T_NATIVE_DOUBLE, &x, 1) == 0) pf->nsteps = sdk_pf_count(x);
-  if (sdk_h5_num_attr(pf->f, "particles", H5T_NATIVE_DOUBLE, &x, 1) == 0)
-    pf->particles = sdk_pf_count(x);
-  if (sdk_h5_num_attr(pf->f, "period", H5T_NATIVE_DOUBLE, &x, 1) == 0 && isfinite(x) && x > 0)
-    pf->period = x;
-  long n = sdk_h5_strs_attr(pf->f, "var_names", &pf->vars);
-  if (n < 1) return SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': no var_names attribute", path);
+  if (cli_attr_f64(r, "", "paths", &x, 1) == 0) pf->paths = sdk_pf_count(x);
+  if (cli_attr_f64(r, "", "nsteps", &x, 1) == 0) pf->nsteps = sdk_pf_count(x);
+  if (cli_attr_f64(r, "", "particles", &x, 1) == 0) pf->particles = sdk_pf_count(x);
+  if (cli_attr_f64(r, "", "period", &x, 1) == 0 && isfinite(x) && x > 0) pf->period = x;
+  long n = cli_attr_strs(r, "", "var_names", &pf->vars);
+  if (n < 1) return CLI_RAISE(err, SDEKIT_ERR_FORMAT, "'%s': no var_names attribute", path);
   pf->nvars = n;
   for (long v = 0; v < n; v++)
-    if (!sdk_h5_link_name_ok(pf->vars[v]))
-      return SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': variable name '%s' is not a dataset name", path,
-                      pf->vars[v]);
-  n = sdk_h5_strs_attr(pf->f, "param_names", &pf->pnames);
+    if (!cli_name_ok(pf->vars[v]))
+      return CLI_RAISE(err, SDEKIT_ERR_FORMAT, "'%s': variable name '%s' is not a dataset name",
+                       path, pf->vars[v]);
+  n = cli_attr_strs(r, "", "param_names", &pf->pnames);
   if (n > 0) {
     pf->nparams = n;
     pf->pvals = malloc((size_t)n * sizeof *pf->pvals);
-    if (!pf->pvals ||
-        sdk_h5_num_attr(pf->f, "param_values", H5T_NATIVE_DOUBLE, pf->pvals, n) != 0) {
-      sdk_h5_free_strs(pf->pnames, pf->nparams);
+    if (!pf->pvals || cli_attr_f64(r, "", "param_values", pf->pvals, n) != 0) {
+      free(pf->pnames);
       free(pf->pvals);
       pf->pnames = NULL;
       pf->pvals = NULL;
       pf->nparams = 0;
     }
   }
-  return SDK_OK;
+  return SDEKIT_OK;
 }
 
 /* The scan axes (names, values, log flags) and the grid they span. */
-static sdk_err read_axes(sdk_plotfile *pf, sdk_errbuf *eb) {
+static sdekit_status read_axes(sdk_plotfile *pf, sdekit_error *err) {
   const char *path = pf->path;
-  double x;
-  hid_t sg = sdk_pf_has(pf, "scan") ? H5Gopen2(pf->f, "scan", H5P_DEFAULT) : -1;
-  if (sg < 0) return SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s' has no scan group", path);
-  char **axes = NULL;
-  long nax = sdk_h5_strs_attr(sg, "axes", &axes);
-  H5Gclose(sg);
-  if (nax < 0 || nax > 2) {
-    sdk_h5_free_strs(axes, nax);
-    return SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': bad scan/axes attribute", path);
-  }
-  pf->nscan = (int)nax;
+  int nax = sdekit_result_nscan(pf->r);
+  if (nax < 0 || nax > 2)
+    return CLI_RAISE(err, SDEKIT_ERR_FORMAT, "'%s': bad scan/axes attribute", path);
+  pf->nscan = nax;
   pf->ngrid = 1;
   for (int i = 0; i < pf->nscan; i++) {
-    pf->axname[i] = axes[i];
-    axes[i] = NULL;
-    if (!sdk_h5_link_name_ok(pf->axname[i]) || !strcmp(pf->axname[i], "dt")) {
-      sdk_h5_free_strs(axes, nax);
-      return SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': scan axis name '%s' is not a dataset name", path,
-                      pf->axname[i]);
-    }
+    const char *name = pf->axname[i] = sdekit_result_scan_name(pf->r, i);
+    if (!cli_name_ok(name) || !strcmp(name, "dt"))
+      return CLI_RAISE(err, SDEKIT_ERR_FORMAT, "'%s': scan axis name '%s' is not a dataset name",
+                       path, name ? name : "");
+    pf->ax[i] = sdekit_result_scan_values(pf->r, i, &pf->axn[i]);
+    if (!pf->ax[i] || pf->axn[i] < 1)
+      return CLI_RAISE(err, SDEKIT_ERR_FORMAT, "'%s': scan axis /scan/%s is empty", path, name);
     char p[300];
-    snprintf(p, sizeof p, "scan/%s", pf->axname[i]);
-    pf->ax[i] = sdk_pf_1d(pf, p, &pf->axn[i], eb);
-    if (!pf->ax[i] || pf->axn[i] < 1) {
-      sdk_h5_free_strs(axes, nax);
-      return pf->ax[i] ? SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': scan axis /%s is empty", path, p)
-                       : SDK_ERR_FORMAT;
-    }
-    hid_t d = H5Dopen2(pf->f, p, H5P_DEFAULT);
-    if (d >= 0) {
-      if (sdk_h5_num_attr(d, "log", H5T_NATIVE_DOUBLE, &x, 1) == 0) pf->axlog[i] = x != 0;
-      H5Dclose(d);
-    }
-    /* both factors are at most SDK_H5_MAX_ELEMENTS: no overflow */
+    double x;
+    snprintf(p, sizeof p, "scan/%s", name);
+    if (cli_attr_f64(pf->r, p, "log", &x, 1) == 0) pf->axlog[i] = x != 0;
+    /* both factors are at most 2^27 (the reader's limit): no overflow */
     pf->ngrid *= pf->axn[i];
-    if (pf->ngrid > SDK_H5_MAX_ELEMENTS) {
-      sdk_h5_free_strs(axes, nax);
-      return SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': the scan grid has more than 2^27 points", path);
-    }
+    if (pf->ngrid > ((int64_t)1 << 27))
+      return CLI_RAISE(err, SDEKIT_ERR_FORMAT, "'%s': the scan grid has more than 2^27 points",
+                       path);
   }
-  sdk_h5_free_strs(axes, nax);
-  return SDK_OK;
+  return SDEKIT_OK;
 }
 
 /* Time in periods of the driving when the period is the same everywhere. */
@@ -300,7 +203,7 @@ static void time_scale(sdk_plotfile *pf) {
   pf->in_periods = 0;
   if (pf->period > 0) {
     double spp = 0;
-    int same = sdk_h5_num_attr(pf->f, "spp", H5T_NATIVE_DOUBLE, &spp, 1) == 0 && spp > 0;
+    int same = cli_attr_f64(pf->r, "", "spp", &spp, 1) == 0 && spp > 0;
     for (int64_t g = 0; same && g < pf->ngrid; g++)
       same = fabs(pf->dt[g] * spp - pf->period) <= 1e-9 * pf->period;
     if (same) {
@@ -310,21 +213,32 @@ static void time_scale(sdk_plotfile *pf) {
   }
 }
 
-sdk_err sdk_pf_open(sdk_plotfile *pf, const char *path, sdk_errbuf *eb) {
+sdekit_status sdk_pf_attach(sdk_plotfile *pf, const char *path, const sdekit_result *r,
+                            sdekit_error *err) {
   memset(pf, 0, sizeof *pf);
-  pf->f = -1;
   pf->path = path;
-  pf->nvars = pf->nparams = 0;
-  sdk_err oe = sdk_h5_open_untrusted(path, &pf->f, eb);
-  /* a missing or unreadable file is a usage error here, as it always was */
-  if (oe != SDK_OK) return oe == SDK_ERR_IO ? SDK_ERR_USAGE : oe;
-
-  SDK_CHECK(read_settings(pf, eb));
-  SDK_CHECK(read_axes(pf, eb));
+  pf->r = r;
+  CLI_CHECK(read_settings(pf, err));
+  CLI_CHECK(read_axes(pf, err));
   int nt = 0;
-  hsize_t tail[H5S_MAX_RANK];
-  pf->dt = sdk_pf_block(pf, "scan/dt", -1, &nt, tail, eb);
-  if (!pf->dt) return SDK_ERR_FORMAT;
+  int64_t tail[SDEKIT_MAX_RANK];
+  pf->dt = sdk_pf_block(pf, "scan/dt", -1, &nt, tail, err);
+  if (!pf->dt) return SDEKIT_ERR_FORMAT;
   time_scale(pf);
-  return SDK_OK;
+  return SDEKIT_OK;
+}
+
+sdekit_status sdk_pf_open(sdk_plotfile *pf, const char *path, sdekit_error *err) {
+  memset(pf, 0, sizeof *pf);
+  sdekit_result *r = NULL;
+  sdekit_status s = sdekit_result_read(path, &r, err);
+  if (s != SDEKIT_OK) {
+    /* a missing or unreadable file is a usage error here, as it always was */
+    if (s == SDEKIT_ERR_IO) s = SDEKIT_ERR_USAGE;
+    if (err) err->status = s;
+    return s;
+  }
+  s = sdk_pf_attach(pf, path, r, err);
+  pf->owned = r;
+  return s;
 }

@@ -1,34 +1,35 @@
-/* The reader of result files for `sdekit plot`.
+/* The result file as `sdekit plot` sees it, over the public API.
  *
- * A result file (layout: src/io/io.h, plus the density, paths and order
- * groups) is a stranger's file: it is opened with sdk_h5_open_untrusted,
- * every name taken from it is checked before it is used to build a path, and
- * every dataset's type and shape is checked against the scan grid and
- * against SDK_H5_MAX_ELEMENTS before anything is allocated or read.  A
- * problem is an error naming the file and the dataset (SDK_ERR_FORMAT), never
- * a crash or a read out of bounds. */
+ * The file is read by sdekit_result_read, which checks it as a stranger's
+ * file (every name, type and shape, the limits of what is read) and refuses
+ * it with a message naming the file and the object.  This layer takes from
+ * the result what every picture needs (settings, variables, parameters, scan
+ * axes, time steps) and hands out datasets as doubles, checking each shape
+ * against the scan grid and what the picture expects: a problem is an error
+ * naming the file and the dataset (SDEKIT_ERR_FORMAT), never a read out of
+ * bounds.  Names from the file are used to make dataset names only when
+ * cli_name_ok holds for them. */
 #ifndef SDK_CLI_PLOTFILE_H
 #define SDK_CLI_PLOTFILE_H
 
-#include <hdf5.h>
+#include <sdekit.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/error.h"
-
-/* An open result file and what every picture needs from it. */
+/* A result file and what every picture needs from it. */
 typedef struct sdk_plotfile {
   const char *path;
-  hid_t f;
+  const sdekit_result *r;
+  sdekit_result *owned;                       /* r, when sdk_pf_open read it */
   char model[256], scheme[64], precision[64]; /* "?", "", "" when absent */
   int64_t paths, nsteps, particles;           /* 0 when absent */
   double period;                              /* of the driving; 0: none */
   long nvars, nparams;
-  char **vars, **pnames; /* variable names are usable as link names */
+  const char **vars, **pnames; /* the result's strings; variable names pass cli_name_ok */
   double *pvals;
   int nscan; /* scan axes: 0, 1 or 2 */
-  char *axname[2];
-  double *ax[2];
+  const char *axname[2];
+  const double *ax[2];
   int64_t axn[2];
   int axlog[2];
   int64_t ngrid; /* grid points: axn[0] * axn[1] (axis 0 slowest) */
@@ -37,14 +38,19 @@ typedef struct sdk_plotfile {
   int in_periods;
 } sdk_plotfile;
 
-/* Open path and read its settings, variables, parameters, scan axes and time
- * steps.  A missing or unreadable file is SDK_ERR_USAGE, anything else wrong
- * SDK_ERR_FORMAT.  Close with sdk_pf_close whatever it returns. */
-sdk_err sdk_pf_open(sdk_plotfile *pf, const char *path, sdk_errbuf *eb);
-/* Free everything, close the file and clear HDF5's error stack. */
+/* Read path (sdekit_result_read) and take its settings, variables,
+ * parameters, scan axes and time steps.  A missing or unreadable file is
+ * SDEKIT_ERR_USAGE, anything else wrong SDEKIT_ERR_FORMAT.  Close with
+ * sdk_pf_close whatever it returns. */
+sdekit_status sdk_pf_open(sdk_plotfile *pf, const char *path, sdekit_error *err);
+/* The same for a result read already (r stays the caller's and must
+ * outlive pf); path names it in messages. */
+sdekit_status sdk_pf_attach(sdk_plotfile *pf, const char *path, const sdekit_result *r,
+                            sdekit_error *err);
+/* Free everything (and the result, when sdk_pf_open read it). */
 void sdk_pf_close(sdk_plotfile *pf);
 
-/* Does the link path (a/b/c) exist?  Checks each component in turn. */
+/* Is there a dataset or group called path (a/b/c)? */
 int sdk_pf_has(const sdk_plotfile *pf, const char *path);
 int sdk_pf_has_f(const sdk_plotfile *pf, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -53,14 +59,14 @@ int sdk_pf_any_var(const sdk_plotfile *pf, const char *fmt);
 
 /* A dataset of shape [grid..., tail...] as doubles, either whole (g < 0) or
  * only grid point g's block.  *ntail: the tail rank wanted, or < 0 for any
- * (set to the actual one); tail[] (H5S_MAX_RANK entries) gets the tail
+ * (set to the actual one); tail[] (SDEKIT_MAX_RANK entries) gets the tail
  * dimensions.  A malloc'd array, or NULL with an error recorded when it is
- * missing or of the wrong type or shape. */
-double *sdk_pf_block(const sdk_plotfile *pf, const char *path, int64_t g, int *ntail, hsize_t *tail,
-                     sdk_errbuf *eb);
-/* A 1-D dataset not indexed by the grid (scan values, step lists); *n gets
- * its length. */
-double *sdk_pf_1d(const sdk_plotfile *pf, const char *path, int64_t *n, sdk_errbuf *eb);
+ * missing or of the wrong shape. */
+double *sdk_pf_block(const sdk_plotfile *pf, const char *path, int64_t g, int *ntail, int64_t *tail,
+                     sdekit_error *err);
+/* A dataset of at most one dimension not indexed by the grid (scan values,
+ * step lists); *n gets its length. */
+double *sdk_pf_1d(const sdk_plotfile *pf, const char *path, int64_t *n, sdekit_error *err);
 
 /* The string attribute attr of group grp into buf (left as it is when the
  * group or the attribute is missing). */

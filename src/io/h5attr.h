@@ -1,4 +1,5 @@
-/* sdekit: HDF5 attribute readers shared by 'sdekit info' and 'sdekit plot'. */
+/* sdekit: opening a stranger's HDF5 file, and the checks and attribute
+ * readers of the result reader (h5read.c, io/image.h). */
 #ifndef SDK_IO_H5ATTR_H
 #define SDK_IO_H5ATTR_H
 
@@ -7,11 +8,11 @@
 
 #include "core/error.h"
 
-/* The most elements 'sdekit info' and 'sdekit plot' read from one dataset
- * (2^27 doubles: 1 GiB).  A file can declare any shape in a few bytes (an
- * unwritten chunked dataset reads as fill values), so every shape is checked
- * against this before anything is allocated.  Results this large are better
- * read piecewise with h5py or similar. */
+/* The most elements sdekit reads from one dataset (2^27 doubles: 1 GiB).  A
+ * file can declare any shape in a few bytes (an unwritten chunked dataset
+ * reads as fill values), so every shape is checked against this before
+ * anything is allocated.  Results this large are better read piecewise with
+ * h5py or similar. */
 #define SDK_H5_MAX_ELEMENTS ((int64_t)1 << 27)
 
 /* Open an sdekit result file for reading, as a stranger's file: it must be a
@@ -37,11 +38,6 @@ int sdk_h5_link_name_ok(const char *name);
 /* A scalar string attribute (variable or fixed length) into buf (truncated
  * to n - 1 characters).  0, or -1 when missing or not a string. */
 int sdk_h5_str_attr(hid_t loc, const char *name, char *buf, size_t n);
-/* A 1-D string array attribute: the count (>= 0) with *out holding that many
- * malloc'd strings (free with sdk_h5_free_strs), or -1 when missing, not
- * strings, or out of memory. */
-long sdk_h5_strs_attr(hid_t loc, const char *name, char ***out);
-void sdk_h5_free_strs(char **v, long n);
 /* A numeric attribute of exactly n elements, converted to mtype (e.g.
  * H5T_NATIVE_DOUBLE) into buf.  0, or -1 when missing, not numeric, or of
  * another size. */

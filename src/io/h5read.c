@@ -417,10 +417,8 @@ static sdk_err axes_of(reader *r, sdk_dataset *d) {
   if (in_scan || !strcmp(leaf, "t") || !strcmp(leaf, "step") || !strcmp(leaf, "index"))
     d->flags |= SDK_DS_COORD;
   char *names[SDK_DS_MAX_RANK] = {0}, dflt[SDK_DS_MAX_RANK][16];
-  if (!dims && r->fv >= 2)
-    return bad(r, d->path,
-               "has no attribute dims (in a file of format 2 every dataset names its "
-               "dimensions)");
+  /* without dims (format 1, or a dataset another program added to a file
+   * of format 2): from the shapes */
   if (dims) {
     if (dims->kind != SDK_ATTR_STRS || dims->nstr != d->rank)
       return bad(r, d->path, "has an attribute dims that does not name its %d dimensions", d->rank);

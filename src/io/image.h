@@ -12,10 +12,12 @@
  * for its sample axis, and what the observable calls the others ("path",
  * "bin"); a dataset that has standard errors names the dataset holding them
  * in its attribute "standard_error" (a sibling's name: "error" for
- * drift/value).  Reading sets grid_rank and sample_axis from "dims"; a file
- * of format_version 1 (without "dims") gets them from the shapes: leading
- * dimensions equal to the scan axes are the grid, and a dimension equal to
- * the length of the group's "step" dataset is the sample axis.
+ * drift/value).  Reading sets grid_rank and sample_axis from "dims"; a
+ * dataset without "dims" (every one of a format_version 1 file, or one that
+ * another program such as h5py added to a file of version 2) gets them from
+ * the shapes: leading dimensions equal to the scan axes are the grid, and a
+ * dimension equal to the length of the group's "step" dataset is the sample
+ * axis.
  *
  * Precisely, for both the image of results and a file read back:
  * - grid: the first nscan dimensions, when they have the scan axes' lengths
@@ -24,10 +26,10 @@
  *   "dims": the first as long as the top-level group's "step"; a dataset
  *   called step is itself [sample]); none under scan/;
  * - every dataset's dim_name[] holds the names of its dimensions ("dims", or
- *   for version 1 the scan parameters, "sample" and "dim<k>");
+ *   without it the scan parameters, "sample" and "dim<k>");
  * - SDK_DS_COORD: the datasets under scan/ and those called t, step or index
  *   (the file does not record it); SDK_DS_COMPRESS: chunked and filtered.
- * Version 1 is ambiguous where a dimension that is not the grid's happens to
+ * The shapes are ambiguous where a dimension that is not the grid's happens to
  * have the scan's length, or one that is not the sample axis the step's
  * (--save-paths of as many paths as there are samples): the first wins.
  *
@@ -80,9 +82,9 @@ sdk_err sdk_write_h5_image(const sdk_store *img, const char *path, sdk_errbuf *e
  * the limits above, every name usable (h5attr.h: sdk_h5_link_name_ok), the
  * root attribute "format" equal to "sdekit" and format_version 1 or 2, the
  * scan group's "axes" naming 1-D f64 datasets scan/<param>, scan/dt over
- * their grid, "dims" naming every dimension (on every dataset of a format 2
- * file), a sample axis as long as its group's "step", and
- * "standard_error" (where present) a sibling f64 dataset of the same shape.
+ * their grid, "dims" (where present) naming every dimension, a sample axis
+ * as long as its group's "step", and "standard_error" (where present) a
+ * sibling f64 dataset of the same shape.
  * Errors as sdk_h5_open_untrusted's (SDK_ERR_IO when the file cannot be
  * read, SDK_ERR_USAGE for a directory), SDK_ERR_NOMEM, else SDK_ERR_FORMAT
  * naming the file and the object ("'FILE': /scan/dt is a virtual

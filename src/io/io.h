@@ -1,4 +1,4 @@
-/* sdekit: writing results (HDF5, gnuplot-ready TSV) and summarising result files.
+/* sdekit: writing results (HDF5, gnuplot-ready TSV).
  *
  * HDF5 layout written by sdk_write_h5 (format_version 2; io/image.h holds it
  * as data).  "grid..." is the grid shape: no dimensions when nscan == 0, [n0]
@@ -12,7 +12,12 @@
  *                              (particles,) period, spp, nsteps, transient_steps,
  *                              sample_every, command_line, var_names (string
  *                              array), param_names (string array),
- *                              param_values (f64 array)
+ *                              param_values (f64 array, in param_names order:
+ *                              the value in force for the run, after --set and
+ *                              derived parameters; NaN for a parameter that
+ *                              varies over the grid: a scanned one, whose
+ *                              values are /scan/NAME, or one derived from a
+ *                              scanned one, model/model.h)
  *   /scan/                     attribute axes: scanned parameter names in
  *                              dimension order (empty array when nscan == 0)
  *   /scan/<param>              [n] scan values; attributes start, stop, n, log
@@ -68,10 +73,5 @@ sdk_err sdk_write_tsv_named(const sdk_results *r, const char *obs, FILE *f, cons
 
 /* Same, to the file path (a temporary renamed into place on success). */
 sdk_err sdk_write_tsv_file(const sdk_results *r, const char *obs, const char *path, sdk_errbuf *eb);
-
-/* Print a human-readable summary of an sdekit HDF5 result file.
- * SDK_ERR_IO when it cannot be read, SDK_ERR_FORMAT when it is not HDF5 or
- * not an sdekit result file. */
-sdk_err sdk_h5_info(const char *path, FILE *out, sdk_errbuf *eb);
 
 #endif

@@ -64,7 +64,10 @@ static void write_settings(const sdk_results *r, const char *obs, FILE *f) {
     fprintf(f, "# period: %s (%lld steps per period)\n", sdk_fmt_exact(b1, r->period),
             (long long)r->spp);
   for (int p = 0; p < r->nparams; p++)
-    if (!is_scanned(r, r->param_names[p]))
+    if (!is_scanned(r, r->param_names[p]) && isnan(r->param_values[p]))
+      fprintf(f, "# param %s: per grid point (defined from a scanned parameter)\n",
+              r->param_names[p]);
+    else if (!is_scanned(r, r->param_names[p]))
       fprintf(f, "# param %s: %s\n", r->param_names[p], sdk_fmt_exact(b1, r->param_values[p]));
   for (int i = 0; i < r->nscan; i++)
     fprintf(f, "# scan %s: %s .. %s, n=%lld, %s\n", r->scan[i].name,

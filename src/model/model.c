@@ -45,8 +45,11 @@ void sdk_model_destroy(sdk_model **mp) {
       sdk_expr_destroy(&m->init[i].b);
     }
   }
-  for (int i = 0; i < m->nparams; i++)
+  for (int i = 0; i < m->nparams; i++) {
     free(m->params[i]);
+    if (m->pexpr) sdk_expr_destroy(&m->pexpr[i]);
+  }
+  free(m->pexpr);
   free(m->vars);
   free(m->params);
   free(m->pvalues);
@@ -100,6 +103,16 @@ int sdk_model_param_index(const sdk_model *m, const char *name) {
   for (int i = 0; i < m->nparams; i++)
     if (!strcmp(m->params[i], name)) return i;
   return -1;
+}
+
+static double param_value(void *user, sdk_symkind k, int idx) {
+  const double *pv = user;
+  return k == SDK_SYM_PARAM ? pv[idx] : NAN;
+}
+
+void sdk_model_derive(const sdk_model *m, const unsigned char *given, double *pv) {
+  for (int i = 0; m->pexpr && i < m->nparams; i++)
+    if (m->pexpr[i] && !(given && given[i])) pv[i] = sdk_expr_eval(m->pexpr[i], param_value, pv);
 }
 
 char *sdk_md_join(char **names, int n) {

@@ -5,7 +5,14 @@
  *   [model]   name, description, vars = x, v   (state variables, in order)
  *             period = EXPR  (optional; period of a time-periodic driving,
  *                             an expression in the parameters)
- *   [params]  NAME = NUMBER  (defaults; overridden by --set, scanned by --scan)
+ *   [params]  NAME = NUMBER | EXPR  (defaults; overridden by --set, scanned by
+ *                             --scan).  EXPR uses the parameters above NAME,
+ *                             pi, e and the math functions (model/expr.h): a
+ *                             derived parameter, e.g. omega = 2*pi*f.  Its value
+ *                             follows the values in force: a run re-evaluates
+ *                             it, in file order, from the --set and scanned
+ *                             values (per grid point), unless NAME itself is
+ *                             given by --set or --scan (sdk_model_derive).
  *   [drift]   VAR = EXPR     (deterministic part a(x,t) of dx = a dt + b dW)
  *   [noise]   VAR = EXPR     (coefficient b of VAR's own Wiener increment;
  *                             diagonal noise; absent means 0)
@@ -84,7 +91,8 @@ typedef struct sdk_model {
   char **vars;
   int nparams;
   char **params;
-  double *pvalues; /* defaults from the file */
+  double *pvalues;  /* defaults from the file (a derived one evaluated from those above) */
+  sdk_expr **pexpr; /* [nparams]: the expression of a derived parameter, else NULL */
   int *param_line;
   sdk_expr **drift; /* [nvars] */
   sdk_expr **noise; /* [nvars], NULL where there is no noise */
@@ -133,6 +141,11 @@ void sdk_model_destroy(sdk_model **m);
 
 int sdk_model_var_index(const sdk_model *m, const char *name);
 int sdk_model_param_index(const sdk_model *m, const char *name);
+/* Re-evaluate the derived parameters ([params] NAME = EXPR) in file order
+ * from the values pv[] in force, except those with given[i] set (a value
+ * given by --set or --scan replaces the parameter's expression); given may
+ * be NULL.  The others keep their values. */
+void sdk_model_derive(const sdk_model *m, const unsigned char *given, double *pv);
 /* Comma-separated list of names (for messages); caller frees. */
 char *sdk_model_param_list(const sdk_model *m);
 char *sdk_model_var_list(const sdk_model *m);

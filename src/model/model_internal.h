@@ -55,6 +55,13 @@ enum {
 sdk_err sdk_md_expr(const sdk_model *m, const char *text, const char *section, const char *key,
                     int line, int flags, sdk_expr **out, sdk_errbuf *eb);
 
+/* Parse text (up to a '#' comment) as the value of parameter k, a derived
+ * parameter: it may use the parameters above it (index < k), pi and the
+ * math functions; a parameter below it or itself is refused (so there are
+ * no cycles), as is an unknown name, with the file and line. */
+sdk_err sdk_md_param_expr(const sdk_model *m, int k, const char *text, sdk_expr **out,
+                          sdk_errbuf *eb);
+
 /* ---- model.c ---- */
 
 /* Index of a [particle] parameter, of name among names[n]; -1 if none. */

@@ -121,3 +121,55 @@ sdk_err sdk_md_expr(const sdk_model *m, const char *text, const char *section, c
   if (err != SDK_OK) sdk_expr_destroy(out);
   return err;
 }
+
+static sdk_symkind resolve_param(void *user, const char *name, int *index) {
+  int i = sdk_model_param_index(user, name);
+  if (i < 0) return SDK_SYM_UNRESOLVED;
+  *index = i;
+  return SDK_SYM_PARAM;
+}
+
+/* a parameter of index >= k that e uses, else -1 (the parser bounds the depth) */
+static int param_from(const sdk_expr *e, int k) {
+  if (e->kind == SDK_E_SYM && e->sym == SDK_SYM_PARAM && e->index >= k) return e->index;
+  for (int i = 0; i < e->nargs; i++) {
+    int j = param_from(e->arg[i], k);
+    if (j >= 0) return j;
+  }
+  return -1;
+}
+
+sdk_err sdk_md_param_expr(const sdk_model *m, int k, const char *text, sdk_expr **out,
+                          sdk_errbuf *eb) {
+  char where[256];
+  snprintf(where, sizeof where, "%s:%d: [params] %s", m->path, m->param_line[k], m->params[k]);
+  char *copy = sdk_strdup(text);
+  if (!copy) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  char *hash = strchr(copy, '#');
+  if (hash) *hash = 0;
+  sdk_err err = sdk_expr_parse(copy, where, out, eb);
+  free(copy);
+  SDK_CHECK(err);
+  sdk_strbuf b;
+  sdk_sb_init(&b);
+  if (k > 0) {
+    sdk_sb_puts(&b, "the parameters above it: ");
+    list_names(&b, m->params, k, "");
+    sdk_sb_puts(&b, "; ");
+  }
+  sdk_sb_puts(&b, "pi");
+  err = sdk_expr_resolve(*out, resolve_param, (void *)m, where, b.s ? b.s : "?", eb);
+  sdk_sb_free(&b);
+  int j = err == SDK_OK ? param_from(*out, k) : -1;
+  if (err == SDK_OK && sdk_expr_uses(*out, SDK_SYM_TIME))
+    err = SDK_FAIL(eb, SDK_ERR_MODEL, "%s: t cannot be used here", where);
+  else if (j == k)
+    err = SDK_FAIL(eb, SDK_ERR_MODEL, "%s: a parameter cannot be defined from itself", where);
+  else if (j > k)
+    err = SDK_FAIL(eb, SDK_ERR_MODEL,
+                   "%s: uses '%s', which is defined below it (line %d): a parameter may use only "
+                   "the parameters above it",
+                   where, m->params[j], m->param_line[j]);
+  if (err != SDK_OK) sdk_expr_destroy(out);
+  return err;
+}

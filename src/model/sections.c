@@ -3,6 +3,7 @@
  * [meanfield] and [pair] are registered, and pass 2 parses every expression
  * with the names its section may use (resolve.c). */
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -272,7 +273,8 @@ static const char *const SECTIONS[] = {"model",    "params",    "drift", "noise"
  * the path's variables, the particle's parameters, the coupling names, t. */
 #define PATH_NAMES (SDK_MD_VARS | SDK_MD_PART | SDK_MD_COUPLING | SDK_MD_TIME)
 
-/* [params] NAME = NUMBER */
+/* [params] NAME = NUMBER, or NAME = EXPR (derived: its expression is read by
+ * derive_params once every parameter is known) */
 static sdk_err parse_param(sdk_model *m, const sdk_md_kv *it, sdk_errbuf *eb) {
   const char *path = m->path;
   double v;
@@ -288,11 +290,8 @@ static sdk_err parse_param(sdk_model *m, const sdk_md_kv *it, sdk_errbuf *eb) {
                     it->key, sdk_name_valid(it->key) ? " (reserved)" : "");
   char *vcopy = value_copy(it->value);
   if (!vcopy) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  int ok = sdk_parse_number(vcopy, &v);
+  if (!sdk_parse_number(vcopy, &v)) v = NAN; /* derived */
   free(vcopy);
-  if (!ok)
-    return SDK_FAIL(eb, SDK_ERR_MODEL, "%s:%d: parameter %s = '%s' is not a number", path, it->line,
-                    it->key, it->value);
   int n = m->nparams;
   char **np = realloc(m->params, (size_t)(n + 1) * sizeof *np);
   if (np) m->params = np;
@@ -300,8 +299,11 @@ static sdk_err parse_param(sdk_model *m, const sdk_md_kv *it, sdk_errbuf *eb) {
   if (nv) m->pvalues = nv;
   int *nl = realloc(m->param_line, (size_t)(n + 1) * sizeof *nl);
   if (nl) m->param_line = nl;
-  if (!np || !nv || !nl || !(m->params[n] = sdk_strdup(it->key)))
+  sdk_expr **ne = realloc(m->pexpr, (size_t)(n + 1) * sizeof *ne);
+  if (ne) m->pexpr = ne;
+  if (!np || !nv || !nl || !ne || !(m->params[n] = sdk_strdup(it->key)))
     return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  m->pexpr[n] = NULL;
   m->pvalues[n] = v;
   m->param_line[n] = it->line;
   m->nparams++;
@@ -323,6 +325,29 @@ static sdk_err parse_model_key(sdk_model *m, const sdk_md_kv *it, sdk_errbuf *eb
                     "%s:%d: unknown key '%s' in [model] (keys: name, description, vars, period, "
                     "periodic)",
                     m->path, it->line, it->key);
+  }
+  return SDK_OK;
+}
+
+static double default_value(void *user, sdk_symkind k, int idx) {
+  const double *pv = user;
+  return k == SDK_SYM_PARAM ? pv[idx] : NAN;
+}
+
+/* The derived parameters' expressions, in file order, and their default
+ * values from the defaults above them. */
+static sdk_err derive_params(sdk_model *m, const sdk_md_entries *c, sdk_errbuf *eb) {
+  for (int i = 0; i < c->n; i++) {
+    const sdk_md_kv *it = &c->items[i];
+    if (strcmp(it->section, "params")) continue;
+    int k = sdk_model_param_index(m, it->key);
+    if (!isnan(m->pvalues[k])) continue; /* a number */
+    SDK_CHECK(sdk_md_param_expr(m, k, it->value, &m->pexpr[k], eb));
+    double v = sdk_expr_eval(m->pexpr[k], default_value, m->pvalues);
+    if (!isfinite(v))
+      return SDK_FAIL(eb, SDK_ERR_MODEL, "%s:%d: [params] %s evaluates to %g (must be finite)",
+                      m->path, it->line, it->key, v);
+    m->pvalues[k] = v;
   }
   return SDK_OK;
 }
@@ -354,7 +379,7 @@ static sdk_err pass_header(sdk_model *m, const sdk_md_entries *c, sdk_errbuf *eb
     if (sdk_model_var_index(m, m->params[i]) >= 0)
       return SDK_FAIL(eb, SDK_ERR_MODEL, "%s:%d: '%s' is both a variable and a parameter", path,
                       m->param_line[i], m->params[i]);
-  return SDK_OK;
+  return derive_params(m, c, eb);
 }
 
 /* In a pair function NAMEj means NAME of particle j: no parameter, particle

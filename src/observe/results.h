@@ -33,8 +33,10 @@ typedef struct sdk_results {
   const char *const *var_names;
   int nparams; /* every parameter of the model */
   const char *const *param_names;
-  const double *param_values; /* value used (after --set); scanned ones: first scan value */
-  int nscan;                  /* 0, 1 or 2 */
+  /* value in force (after --set, derived ones evaluated); NaN where it varies
+   * over the grid: scanned, or derived from a scanned one */
+  const double *param_values;
+  int nscan; /* 0, 1 or 2 */
   sdk_scan_axis scan[SDK_MAX_SCAN];
   int64_t ngrid;     /* product of scan[i].n, 1 when nscan == 0 */
   int64_t paths;     /* paths per grid point (particles, with particles > 1) */

@@ -50,13 +50,17 @@ static sdk_err no_param(const sdk_model *m, const char *opt, const char *name, s
   return e;
 }
 
-/* parameter values: the model's defaults, then --set */
+/* parameter values: the model's defaults, then --set (derived parameters
+ * follow once the scan is known: plan_scan) */
 static sdk_err plan_params(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_errbuf *eb) {
   const sdk_model *m = r->model;
   r->param_values = malloc((size_t)(m->nparams + 1) * sizeof(double));
+  r->result_param_values = malloc((size_t)(m->nparams + 1) * sizeof(double));
   r->param_names = malloc((size_t)(m->nparams + 1) * sizeof(char *));
   p->scan_column = malloc((size_t)(m->nparams + 1) * sizeof(int));
-  if (!r->param_values || !r->param_names || !p->scan_column)
+  p->given = calloc((size_t)(m->nparams + 1), 1);
+  if (!r->param_values || !r->result_param_values || !r->param_names || !p->scan_column ||
+      !p->given)
     return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   for (int i = 0; i < m->nparams; i++) {
     r->param_values[i] = m->pvalues[i];
@@ -67,6 +71,7 @@ static sdk_err plan_params(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk
     int k = sdk_model_param_index(m, c->set_name[i]);
     if (k < 0) return no_param(m, "--set", c->set_name[i], eb);
     r->param_values[k] = c->set_value[i];
+    p->given[k] = 1;
   }
   return SDK_OK;
 }
@@ -82,7 +87,15 @@ static sdk_err plan_scan(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_e
     if (k < 0) return no_param(m, "--scan", c->scan[a].name, eb);
     if (p->scan_column[k] >= 0)
       return SDK_FAIL(eb, SDK_ERR_USAGE, "--scan %s given twice", c->scan[a].name);
+    /* a fixed value and a scan of the same parameter: neither may win silently */
+    for (int i = 0; i < c->nset; i++)
+      if (!strcmp(c->set_name[i], c->scan[a].name))
+        return SDK_FAIL(eb, SDK_ERR_USAGE,
+                        "--set %s and --scan %s: parameter '%s' is either fixed or scanned, "
+                        "give one of them",
+                        c->scan[a].name, c->scan[a].name, c->scan[a].name);
     p->scan_column[k] = a;
+    p->given[k] = 1;
     p->ngrid *= c->scan[a].n;
   }
   if (p->ngrid > (int64_t)1 << 40 || c->paths > ((int64_t)1 << 40) / p->ngrid)
@@ -102,17 +115,39 @@ static sdk_err plan_scan(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_e
     }
     r->param_values[sdk_model_param_index(m, ax->name)] = ax->values[0];
   }
+  sdk_model_derive(m, p->given, r->param_values); /* the values at grid point 0 */
   return SDK_OK;
 }
 
-/* parameter values at grid point g */
-static void grid_values(const sdk_run *r, int64_t g, double *pv) {
+static int uses_varying(const sdk_expr *e, const int *scan_column) {
+  if (e->kind == SDK_E_SYM && e->sym == SDK_SYM_PARAM && scan_column[e->index] >= 0) return 1;
+  for (int i = 0; i < e->nargs; i++)
+    if (uses_varying(e->arg[i], scan_column)) return 1;
+  return 0;
+}
+
+/* Derived parameters defined from a scanned one (through others or not)
+ * vary over the grid: the kernels read them per grid point like a scanned
+ * parameter, from the columns after the scan axes (plan_sv). */
+static void plan_varying(const sdk_run_config *c, sdk_run *r, sdk_plan *p) {
+  const sdk_model *m = r->model;
+  p->nvary = 0;
+  for (int i = 0; i < m->nparams; i++) /* in file order: a parameter uses only those above */
+    if (m->pexpr && m->pexpr[i] && !p->given[i] && uses_varying(m->pexpr[i], p->scan_column))
+      p->scan_column[i] = c->nscan + p->nvary++;
+}
+
+/* parameter values at grid point g: the values in force, the scanned ones
+ * of g, and the derived ones from those */
+static void grid_values(const sdk_plan *p, int64_t g, double *pv) {
+  const sdk_run *r = p->run;
   const sdk_model *m = r->model;
   memcpy(pv, r->param_values, (size_t)m->nparams * sizeof(double));
   for (int a = r->r.nscan - 1; a >= 0; a--) {
     pv[sdk_model_param_index(m, r->r.scan[a].name)] = r->r.scan[a].values[g % r->r.scan[a].n];
     g /= r->r.scan[a].n;
   }
+  sdk_model_derive(m, p->given, pv);
 }
 
 static double eval_param(void *user, sdk_symkind k, int idx) {
@@ -145,7 +180,7 @@ static sdk_err grid_dt(const sdk_run_config *c, sdk_run *r, sdk_plan *p, int64_t
     r->dt[g] = c->dt > 0 ? c->dt : 0.01;
     return SDK_OK;
   }
-  grid_values(r, g, pv);
+  grid_values(p, g, pv);
   double P = sdk_expr_eval(m->period, eval_param, pv);
   if (!isfinite(P) || P <= 0) {
     char gp[300];
@@ -185,8 +220,8 @@ static sdk_err plan_dt(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_err
         eb, SDK_ERR_USAGE,
         "the period depends on a scanned parameter, so dt differs between grid "
         "points: give --periods and --transient-periods instead of --t-end/--transient");
-  p->nsv = c->nscan + (varies ? 1 : 0);
-  p->dt_column = varies ? c->nscan : -1;
+  p->nsv = c->nscan + p->nvary + (varies ? 1 : 0);
+  p->dt_column = varies ? c->nscan + p->nvary : -1;
   if (!m->period) p->spp = 0, p->period0 = 0;
   return SDK_OK;
 }
@@ -233,19 +268,53 @@ static sdk_err plan_steps(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_
   return SDK_OK;
 }
 
-/* per-grid-point values of the kernels: the scanned parameters, then dt when it varies */
+/* a derived parameter that is not finite where the run would use it */
+static sdk_err derived_check(const sdk_run *r, const sdk_plan *p, const double *pv, int64_t g,
+                             sdk_errbuf *eb) {
+  const sdk_model *m = r->model;
+  for (int i = 0; m->pexpr && i < m->nparams; i++) {
+    if (!m->pexpr[i] || p->given[i] || isfinite(pv[i]) || (g >= 0) != (p->scan_column[i] >= 0))
+      continue;
+    char gp[300] = "with the values given";
+    if (g >= 0) {
+      char name[280];
+      sdk_grid_point_name(&r->r, g, name, sizeof name);
+      snprintf(gp, sizeof gp, "at %s", name);
+    }
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "%s:%d: [params] %s evaluates to %g %s (must be finite)",
+                    m->path, m->param_line[i], m->params[i], pv[i], gp);
+  }
+  return SDK_OK;
+}
+
+/* per-grid-point values of the kernels: the scanned parameters, the derived
+ * ones that vary (plan_varying), then dt when it varies */
 static sdk_err plan_sv(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_errbuf *eb) {
+  const sdk_model *m = r->model;
+  SDK_CHECK(derived_check(r, p, r->param_values, -1, eb)); /* the fixed ones */
   p->sv = calloc((size_t)p->ngrid * (size_t)(p->nsv > 0 ? p->nsv : 1), sizeof(double));
-  if (!p->sv) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  for (int64_t g = 0; g < p->ngrid; g++) {
+  double *pv = malloc((size_t)(m->nparams + 1) * sizeof(double));
+  if (!p->sv || !pv) {
+    free(pv);
+    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  }
+  sdk_err e = SDK_OK;
+  for (int64_t g = 0; g < p->ngrid && e == SDK_OK; g++) {
     int64_t rem = g;
     for (int a = c->nscan - 1; a >= 0; a--) {
       p->sv[g * p->nsv + a] = r->r.scan[a].values[rem % c->scan[a].n];
       rem /= c->scan[a].n;
     }
+    if (p->nvary > 0) {
+      grid_values(p, g, pv);
+      for (int i = 0; i < m->nparams; i++)
+        if (p->scan_column[i] >= c->nscan) p->sv[g * p->nsv + p->scan_column[i]] = pv[i];
+      e = derived_check(r, p, pv, g, eb);
+    }
     if (p->dt_column >= 0) p->sv[g * p->nsv + p->dt_column] = r->dt[g];
   }
-  return SDK_OK;
+  free(pv);
+  return e;
 }
 
 /* The observables a configuration asks for (c->observe, and paths with
@@ -316,7 +385,11 @@ static void plan_results(const sdk_run_config *c, sdk_run *r, sdk_plan *p) {
   R->var_names = (const char *const *)m->vars;
   R->nparams = m->nparams;
   R->param_names = r->param_names;
-  R->param_values = r->param_values;
+  /* the values in force; NaN where they vary over the grid (scanned: their
+   * values are the scan axis; derived from a scanned one) */
+  for (int i = 0; i < m->nparams; i++)
+    r->result_param_values[i] = p->scan_column[i] >= 0 ? NAN : r->param_values[i];
+  R->param_values = r->result_param_values;
   R->ngrid = p->ngrid;
   R->paths = p->ppg;
   R->particles = p->sys.particles;
@@ -377,6 +450,7 @@ sdk_err sdk_plan_make(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_errb
   SDK_CHECK(plan_scheme(c, r->model, sums, p, eb));
   SDK_CHECK(plan_params(c, r, p, eb));
   SDK_CHECK(plan_scan(c, r, p, eb));
+  plan_varying(c, r, p);
   SDK_CHECK(plan_dt(c, r, p, eb));
   SDK_CHECK(plan_steps(c, r, p, eb));
   SDK_CHECK(plan_sv(c, r, p, eb));
@@ -438,6 +512,7 @@ void sdk_plan_free(sdk_plan *p) {
   if (p->be && p->ctx) p->be->close(&p->ctx);
   free(p->src);
   free(p->scan_column);
+  free(p->given);
   free(p->sv);
   free(p->mom);
   free(p->nonfinite);

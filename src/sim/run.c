@@ -121,6 +121,7 @@ void sdk_run_destroy(sdk_run **rp) {
   free(r->r.nonfinite);
   free(r->param_names);
   free(r->param_values);
+  free(r->result_param_values);
   free(r->dt);
   free(r->command_line);
   sdk_model_destroy(&r->model);

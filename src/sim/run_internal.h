@@ -26,7 +26,8 @@ struct sdk_run {
   sdk_results r;
   sdk_model *model;
   const char **param_names;
-  double *param_values;
+  double *param_values;        /* in force at grid point 0 (scanned: their first value) */
+  double *result_param_values; /* r.param_values: NaN where they vary over the grid */
   double *dt;
   double seconds, path_steps;
   char device[256];
@@ -40,10 +41,15 @@ typedef struct sdk_plan {
   sdk_run *run;
   /* ---- plan ---- */
   const sdk_scheme_type *scheme;
-  int *scan_column; /* per parameter: -1 = fixed, else its scan axis */
-  int nsv;          /* per-grid-point values of the kernels: scanned parameters, then dt */
-  int dt_column;    /* -1: dt is the same everywhere */
-  double *sv;       /* [ngrid][nsv] */
+  /* per parameter: -1 = fixed, else its column in the kernels' per-grid-point
+   * values sv: its scan axis, or nscan + j for the j-th derived parameter that
+   * varies with a scanned one (plan_varying) */
+  int *scan_column;
+  unsigned char *given; /* per parameter: its value given by --set or --scan */
+  int nvary;            /* derived parameters that vary over the grid */
+  int nsv;       /* per-grid-point values of the kernels: scanned, varying derived, then dt */
+  int dt_column; /* -1: dt is the same everywhere */
+  double *sv;    /* [ngrid][nsv] */
   int64_t ngrid;
   int64_t spp; /* steps per period (0: no period) */
   double period0;

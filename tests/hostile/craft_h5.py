@@ -118,5 +118,10 @@ with h5py.File(dst, "r+") as f:
         f["drift"].attrs.create("var", b"x\n\x1b[31m\xff", dtype=vs)
         d = f["drift"].create_dataset(b"n\nl\x1b\xff", data=np.zeros(2))
         d.attrs.create("dims", ["a"], dtype=vs)
+    elif kind == "added_group":   # a group another program added, without dims
+        g = f.create_group("extra")
+        g["step"] = np.arange(4, dtype=np.int64) * 10
+        g["t"] = np.ones((2, 4))
+        g["v"] = np.zeros((2, 3, 4))
     else:
         sys.exit("craft_h5.py: unknown kind " + kind)

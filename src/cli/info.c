@@ -1,0 +1,345 @@
+/* sdekit info: the summary of a result file (see info.h). */
+#include "cli/info.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/attrs.h"
+#include "cli/status.h"
+#include "core/escape.h"
+#include "core/numfmt.h"
+
+#define INFO_HEAD 5 /* drift table: rows shown at each end of a long table */
+#define INFO_MAX_SCAN 2
+
+/* Every string from the file (and its path) is printed through this: escaped
+ * for the terminal (sdk_esc_term), so a name cannot send control sequences. */
+static const char *esc(const char *s, char *buf, size_t n) {
+  return sdk_esc_term_buf(s, buf, n);
+}
+
+typedef struct axis_info {
+  const char *name;
+  char ename[256]; /* name escaped for printing */
+  const double *values;
+  int64_t n;
+  double start, stop; /* as the scan was asked for (its attributes), else the ends */
+  int64_t log;
+} axis_info;
+
+/* What every part of the summary needs. */
+typedef struct info {
+  const sdekit_result *r;
+  const char *path;
+  FILE *out;
+  int nax;
+  axis_info ax[INFO_MAX_SCAN];
+  int64_t ngrid;
+  double *dt; /* [ngrid] */
+} info;
+
+/* A whole dataset as doubles (malloc'd, *n its count), or NULL when there
+ * is none. */
+static double *read_f64(const sdekit_result *r, const char *name, int64_t *n) {
+  sdekit_dataset d;
+  *n = -1;
+  if (sdekit_result_dataset(r, name, &d, NULL) != SDEKIT_OK) return NULL;
+  double *v = malloc(((size_t)d.count + 1) * sizeof *v);
+  if (!v) return NULL;
+  for (int64_t k = 0; k < d.count; k++)
+    v[k] = d.type == SDEKIT_I64   ? (double)((const int64_t *)d.data)[k]
+           : d.type == SDEKIT_U64 ? (double)((const uint64_t *)d.data)[k]
+                                  : ((const double *)d.data)[k];
+  *n = d.count;
+  return v;
+}
+
+/* Scan axes and time steps: needed to make sense of everything else (the
+ * reader checked that they exist and agree). */
+static sdekit_status read_grid(info *in, sdekit_error *err) {
+  in->nax = sdekit_result_nscan(in->r);
+  if (in->nax > INFO_MAX_SCAN)
+    return CLI_RAISE(err, SDEKIT_ERR_FORMAT, "'%s': bad scan/axes attribute", in->path);
+  in->ngrid = 1;
+  for (int i = 0; i < in->nax; i++) {
+    axis_info *ax = &in->ax[i];
+    ax->name = sdekit_result_scan_name(in->r, i);
+    ax->values = sdekit_result_scan_values(in->r, i, &ax->n);
+    if (!ax->name || !ax->values || ax->n < 1)
+      return CLI_RAISE(err, SDEKIT_ERR_FORMAT, "'%s': scan axis %d is empty", in->path, i);
+    esc(ax->name, ax->ename, sizeof ax->ename);
+    char obj[300];
+    snprintf(obj, sizeof obj, "scan/%s", ax->name);
+    ax->start = ax->values[0];
+    ax->stop = ax->values[ax->n - 1];
+    cli_attr_f64(in->r, obj, "start", &ax->start, 1);
+    cli_attr_f64(in->r, obj, "stop", &ax->stop, 1);
+    cli_attr_i64(in->r, obj, "log", &ax->log);
+    in->ngrid *= ax->n;
+  }
+  int64_t ndt;
+  in->dt = read_f64(in->r, "scan/dt", &ndt);
+  if (!in->dt || ndt != in->ngrid)
+    return CLI_RAISE(err, SDEKIT_ERR_FORMAT, "'%s': /scan/dt does not match the scan axes in size",
+                     in->path);
+  return SDEKIT_OK;
+}
+
+/* "LABEL VALUE" for a string attribute of the root, "?" when there is none. */
+static void print_str(const info *in, const char *label, const char *attr) {
+  char buf[1024], eb[4096];
+  if (cli_attr_str(in->r, "", attr, buf, sizeof buf) == 0)
+    fprintf(in->out, "%-12s %s\n", label, esc(buf, eb, sizeof eb));
+  else
+    fprintf(in->out, "%-12s ?\n", label);
+}
+
+/* Paths; for interacting particles also the systems they form. */
+static void print_paths(const info *in) {
+  int64_t paths = 0, particles = 0;
+  if (cli_attr_i64(in->r, "", "paths", &paths) != 0) return;
+  fprintf(in->out, "%-12s %lld per grid point", "paths:", (long long)paths);
+  if (cli_attr_i64(in->r, "", "particles", &particles) == 0 && particles > 0 &&
+      paths % particles == 0) {
+    long long sys = (long long)(paths / particles);
+    fprintf(in->out, " (%lld system%s of %lld particle%s)", sys, sys == 1 ? "" : "s",
+            (long long)particles, particles == 1 ? "" : "s");
+  }
+  fputc('\n', in->out);
+}
+
+/* File, version, model, command, scheme, precision, backend, paths, seed. */
+static void print_origin(const info *in) {
+  char buf[1024], ebuf[4096];
+  FILE *out = in->out;
+  int64_t fv = 0;
+  cli_attr_i64(in->r, "", "format_version", &fv);
+  fprintf(out, "%-12s %s\n", "file:", esc(in->path, ebuf, sizeof ebuf));
+  if (cli_attr_str(in->r, "", "version", buf, sizeof buf) != 0) snprintf(buf, sizeof buf, "?");
+  fprintf(out, "%-12s sdekit %s (format %lld)\n", "written by:", esc(buf, ebuf, sizeof ebuf),
+          (long long)fv);
+  char name[256], mpath[512], e2[2048];
+  if (cli_attr_str(in->r, "", "model_name", name, sizeof name) != 0)
+    snprintf(name, sizeof name, "?");
+  esc(name, ebuf, sizeof ebuf);
+  if (cli_attr_str(in->r, "", "model_path", mpath, sizeof mpath) == 0 && mpath[0])
+    fprintf(out, "%-12s %s (%s)\n", "model:", ebuf, esc(mpath, e2, sizeof e2));
+  else
+    fprintf(out, "%-12s %s\n", "model:", ebuf);
+  print_str(in, "command:", "command_line");
+  print_str(in, "scheme:", "scheme");
+  print_str(in, "precision:", "precision");
+  print_str(in, "backend:", "backend");
+  print_paths(in);
+  uint64_t seed = 0;
+  if (cli_attr_u64(in->r, "", "seed", &seed) == 0)
+    fprintf(out, "%-12s %llu\n", "seed:", (unsigned long long)seed);
+}
+
+/* Time step(s), steps, period. */
+static void print_time(const info *in) {
+  char b1[32], b2[32];
+  FILE *out = in->out;
+  int64_t nsteps = 0, trans = 0, every = 0, spp = 0;
+  double period = 0;
+  double dmin = in->dt[0], dmax = in->dt[0];
+  for (int64_t k = 1; k < in->ngrid; k++) {
+    if (in->dt[k] < dmin) dmin = in->dt[k];
+    if (in->dt[k] > dmax) dmax = in->dt[k];
+  }
+  if (dmin == dmax)
+    fprintf(out, "%-12s %s\n", "dt:", sdk_fmt_exact(b1, dmin));
+  else
+    fprintf(out, "%-12s %s .. %s (per grid point)\n", "dt:", sdk_fmt_exact(b1, dmin),
+            sdk_fmt_exact(b2, dmax));
+  if (cli_attr_i64(in->r, "", "nsteps", &nsteps) == 0) {
+    fprintf(out, "%-12s %lld", "steps:", (long long)nsteps);
+    if (cli_attr_i64(in->r, "", "transient_steps", &trans) == 0)
+      fprintf(out, " (transient %lld", (long long)trans);
+    else
+      fprintf(out, " (");
+    if (cli_attr_i64(in->r, "", "sample_every", &every) == 0)
+      fprintf(out, ", sample every %lld", (long long)every);
+    fprintf(out, ")\n");
+  }
+  if (cli_attr_f64(in->r, "", "period", &period, 1) == 0 && period > 0) {
+    cli_attr_i64(in->r, "", "spp", &spp);
+    fprintf(out, "%-12s %s (%lld steps per period)\n", "period:", sdk_fmt_exact(b1, period),
+            (long long)spp);
+  }
+}
+
+/* The scan axis of parameter name, or NULL. */
+static const axis_info *axis_of(const info *in, const char *name) {
+  for (int i = 0; i < in->nax; i++)
+    if (!strcmp(in->ax[i].name, name)) return &in->ax[i];
+  return NULL;
+}
+
+/* Variables and parameters.  A scanned parameter shows its range: its value
+ * in param_values is no value of the run (NaN, or in files of sdekit 0.2
+ * and before the scan's start). */
+static void print_names(const info *in) {
+  char ebuf[4096], b1[32], b2[32];
+  FILE *out = in->out;
+  const char **vars = NULL, **pnames = NULL;
+  double *pvals = NULL;
+  long nvars = cli_attr_strs(in->r, "", "var_names", &vars);
+  if (nvars >= 0) {
+    fprintf(out, "%-12s", "variables:");
+    for (long v = 0; v < nvars; v++)
+      fprintf(out, " %s", esc(vars[v], ebuf, sizeof ebuf));
+    fputc('\n', out);
+  }
+  long npn = cli_attr_strs(in->r, "", "param_names", &pnames);
+  if (npn > 0 && cli_attr_count(in->r, "", "param_values") == npn &&
+      (pvals = malloc((size_t)npn * sizeof *pvals)) != NULL &&
+      cli_attr_f64(in->r, "", "param_values", pvals, npn) == 0) {
+    fprintf(out, "%-12s", "parameters:");
+    for (long p = 0; p < npn; p++) {
+      const axis_info *ax = axis_of(in, pnames[p]);
+      fprintf(out, " %s=", esc(pnames[p], ebuf, sizeof ebuf));
+      if (ax)
+        fprintf(out, "(scanned %s .. %s)", sdk_fmt_exact(b1, ax->start),
+                sdk_fmt_exact(b2, ax->stop));
+      else
+        fputs(sdk_fmt_exact(b1, pvals[p]), out);
+      if (p + 1 < npn) fputc(',', out);
+    }
+    fputc('\n', out);
+  }
+  free(vars);
+  free(pnames);
+  free(pvals);
+}
+
+/* The scan axes: range, points, linear or log. */
+static void print_scans(const info *in) {
+  char b1[32], b2[32];
+  if (in->nax == 0) fprintf(in->out, "%-12s none\n", "scans:");
+  for (int i = 0; i < in->nax; i++) {
+    const axis_info *ax = &in->ax[i];
+    fprintf(in->out, "%-12s %s: %s .. %s, n=%lld, %s\n", i == 0 ? "scans:" : "", ax->ename,
+            sdk_fmt_exact(b1, ax->start), sdk_fmt_exact(b2, ax->stop), (long long)ax->n,
+            ax->log ? "log" : "linear");
+  }
+}
+
+/* Every dataset with its type and shape. */
+static void print_datasets(const info *in) {
+  char en[512];
+  fprintf(in->out, "datasets:\n");
+  for (int i = 0; i < sdekit_result_ndatasets(in->r); i++) {
+    sdekit_dataset d;
+    if (sdekit_result_dataset(in->r, sdekit_result_dataset_name(in->r, i), &d, NULL) != SDEKIT_OK)
+      continue;
+    const char *tn = d.type == SDEKIT_I64 ? "int64" : d.type == SDEKIT_U64 ? "uint64" : "float64";
+    char shape[128] = "scalar";
+    if (d.rank > 0) {
+      size_t at = 0;
+      shape[at++] = '[';
+      for (int k = 0; k < d.rank && at < sizeof shape - 24; k++)
+        at += (size_t)snprintf(shape + at, sizeof shape - at, "%s%lld", k ? " x " : "",
+                               (long long)d.dims[k]);
+      snprintf(shape + at, sizeof shape - at, "]");
+    }
+    fprintf(in->out, "  /%-28s %-8s %s\n", esc(d.name, en, sizeof en), tn, shape);
+  }
+}
+
+/* Rows of the drift table: all, or the first and last INFO_HEAD. */
+static int drift_row_shown(int64_t k, int64_t ngrid) {
+  return ngrid <= 2 * INFO_HEAD + 2 || k < INFO_HEAD || k >= ngrid - INFO_HEAD;
+}
+
+static void fmt_num(char *buf, const char *fmt, double x) {
+  if (isnan(x))
+    snprintf(buf, 32, "nan");
+  else
+    snprintf(buf, 32, fmt, x);
+}
+
+/* The drift (and its error) at every grid point, long tables cut short. */
+static void print_drift(const info *in) {
+  FILE *out = in->out;
+  int64_t nv, ne;
+  char vname[256] = "?", b[32], en[1024];
+  double *val = read_f64(in->r, "drift/value", &nv);
+  double *err = read_f64(in->r, "drift/error", &ne);
+  sdekit_dataset d;
+  /* the group's variable ("" when it does not say) */
+  if (sdekit_result_dataset(in->r, "drift", &d, NULL) != SDEKIT_OK)
+    cli_attr_str(in->r, "drift", "var", vname, sizeof vname);
+  if (!val || !err || nv != in->ngrid || ne != in->ngrid) {
+    fprintf(out, "drift: (unreadable or of the wrong size)\n");
+    goto out;
+  }
+  /* column widths from the values */
+  int w[INFO_MAX_SCAN];
+  for (int i = 0; i < in->nax; i++) {
+    w[i] = (int)strlen(in->ax[i].ename);
+    for (int64_t k = 0; k < in->ax[i].n; k++) {
+      int len = (int)strlen(sdk_fmt_exact(b, in->ax[i].values[k]));
+      if (len > w[i]) w[i] = len;
+    }
+  }
+  fprintf(out, "drift of %s:\n ", esc(vname, en, sizeof en));
+  for (int i = 0; i < in->nax; i++)
+    fprintf(out, " %*s", w[i], in->ax[i].ename);
+  fprintf(out, " %15s %10s\n", "drift", "error");
+  for (int64_t k = 0; k < in->ngrid; k++) {
+    if (!drift_row_shown(k, in->ngrid)) {
+      if (k == INFO_HEAD)
+        fprintf(out, "  ... (%lld more)\n", (long long)(in->ngrid - 2 * INFO_HEAD));
+      continue;
+    }
+    int64_t idx[INFO_MAX_SCAN] = {0};
+    if (in->nax == 2) {
+      idx[0] = k / in->ax[1].n;
+      idx[1] = k % in->ax[1].n;
+    } else if (in->nax == 1) {
+      idx[0] = k;
+    }
+    fputc(' ', out);
+    for (int i = 0; i < in->nax; i++)
+      fprintf(out, " %*s", w[i], sdk_fmt_exact(b, in->ax[i].values[idx[i]]));
+    fmt_num(b, "%.8g", val[k]);
+    fprintf(out, " %15s", b);
+    fmt_num(b, "%.3g", err[k]);
+    fprintf(out, " %10s\n", b);
+  }
+out:
+  free(val);
+  free(err);
+}
+
+sdekit_status cli_info_print(const sdekit_result *r, const char *path, FILE *out,
+                             sdekit_error *err) {
+  info in = {.r = r, .path = path, .out = out};
+  sdekit_status e = read_grid(&in, err);
+  if (e == SDEKIT_OK) {
+    print_origin(&in);
+    print_time(&in);
+    print_names(&in);
+    print_scans(&in);
+    print_datasets(&in);
+    if (sdekit_result_nattrs(r, "drift") >= 0) print_drift(&in);
+    if (fflush(out) != 0 || ferror(out)) {
+      int en = errno;
+      e = CLI_RAISE(err, SDEKIT_ERR_IO, "cannot write the summary of '%s': %s", path,
+                    en ? strerror(en) : "write error");
+    }
+  }
+  free(in.dt);
+  return e;
+}
+
+sdekit_status cli_info(const char *path, FILE *out, sdekit_error *err) {
+  sdekit_result *r = NULL;
+  sdekit_status e = sdekit_result_read(path, &r, err);
+  if (e == SDEKIT_OK) e = cli_info_print(r, path, out, err);
+  sdekit_result_destroy(&r);
+  return e;
+}

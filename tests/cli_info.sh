@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# cli_info.sh: what 'sdekit info' (src/cli/info.c) says about a result file.
+#   (a) interacting particles: the paths per grid point are systems of
+#       particles, and info says how many of each ("2 systems of 256
+#       particles"); runs of independent paths say nothing more;
+#   (b) a scanned parameter is shown as scanned, with the range of its scan,
+#       never with the number param_values holds for it: the scan's start in
+#       the files of sdekit 0.2 and before, NaN in later ones (the file is
+#       rewritten both ways with h5py; skipped without it) -- the summary of
+#       either is the same; fixed parameters keep their values;
+#   (c) the lines of a one-axis and a two-axis scan, exactly.
+#
+# Environment (set by CTest): SDK_BIN, SDK_SOURCE_DIR, SDK_CACHE_DIR.
+set -u
+
+BIN=${SDK_BIN:-}
+if [ -z "$BIN" ] || [ ! -x "$BIN" ]; then
+  echo "cli_info: SDK_BIN is not set to an executable sdekit" >&2
+  exit 77
+fi
+T=$(mktemp -d "${TMPDIR:-/tmp}/cli_info.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+export SDK_CACHE_DIR=${SDK_CACHE_DIR:-$T/cache}
+unset SDEKIT_MODEL_PATH
+cd "$T" || exit 1
+
+npass=0
+nfail=0
+pass() { npass=$((npass + 1)); }
+failed() {
+  nfail=$((nfail + 1))
+  echo "FAIL: $*"
+}
+
+# run NAME ARGS...: sdekit run ARGS (quiet); a failure is a failed check.
+run() {
+  local name=$1
+  shift
+  if "$BIN" run "$@" --quiet 2>"$T/err"; then return 0; fi
+  failed "$name: sdekit run $* failed: $(head -c 300 "$T/err")"
+  return 1
+}
+
+# info FILE: sdekit info FILE into $T/info; a failure is a failed check.
+info() {
+  if "$BIN" info "$1" >"$T/info" 2>"$T/err"; then return 0; fi
+  failed "sdekit info $1 failed: $(head -c 300 "$T/err")"
+  return 1
+}
+
+# has NAME LINE: $T/info holds LINE exactly.
+has() {
+  if grep -qxF -- "$2" "$T/info"; then pass; else
+    failed "$1: no line '$2' in:"
+    sed 's/^/    /' "$T/info"
+  fi
+}
+
+# lacks NAME PATTERN: no line of $T/info matches PATTERN (grep -E).
+lacks() {
+  if grep -qE -- "$2" "$T/info"; then
+    failed "$1: a line matches /$2/: $(grep -E -- "$2" "$T/info" | head -2)"
+  else pass; fi
+}
+
+# (a) systems of particles
+if run "meanfield" kuramoto-meanfield --particles 256 --paths 2 --t-end 0.2 --observe order \
+  -o k.h5 && info k.h5; then
+  has "2 systems" "paths:       512 per grid point (2 systems of 256 particles)"
+fi
+if run "all-pairs" kuramoto --particles 64 --t-end 0.1 --observe order -o kp.h5 && info kp.h5; then
+  has "1 system" "paths:       64 per grid point (1 system of 64 particles)"
+fi
+
+# (b), (c): scanned parameters, one and two axes
+if run "ou scan" ou --scan k=0.5:2:4 --paths 200 --t-end 0.5 --observe drift,moments -o o1.h5 &&
+  info o1.h5; then
+  has "ou paths" "paths:       200 per grid point"
+  has "ou parameters" "parameters:  k=(scanned 0.5 .. 2), D=0.5"
+  has "ou scans" "scans:       k: 0.5 .. 2, n=4, linear"
+  has "ou drift header" "    k           drift      error"
+  lacks "ou: no systems" "system"
+  cp "$T/info" o1.info
+fi
+if run "2-axis scan" josephson --scan a=4.2:14.1:3 --scan D=0.0001:0.01:2:log --paths 16 \
+  --periods 2 -o j2.h5 && info j2.h5; then
+  has "2-axis parameters" "parameters:  a=(scanned 4.2 .. 14.1), gamma=0.9, omega=4.9, D=(scanned 0.0001 .. 0.01), f=0.1"
+  has "2-axis scans a" "scans:       a: 4.2 .. 14.1, n=3, linear"
+  has "2-axis scans D" "             D: 0.0001 .. 0.01, n=2, log"
+  has "2-axis drift header" "     a      D           drift      error"
+  lacks "2-axis: no nan" "(^|[ =(])nan([ ,)]|$)"
+  cp "$T/info" j2.info
+fi
+if run "no scan" ou --paths 100 --t-end 0.1 --set k=3 -o o0.h5 && info o0.h5; then
+  has "no scan parameters" "parameters:  k=3, D=0.5"
+  has "no scan scans" "scans:       none"
+fi
+
+# (b) param_values as sdekit 0.2 wrote it (the scan's start) and as later
+# versions do (NaN): the same summary; and a fixed parameter's value shows
+if /usr/bin/python3 -c 'import h5py, numpy' 2>/dev/null && [ -f o1.h5 ] && [ -f j2.h5 ]; then
+  cat >pv.py <<'PY'
+# pv.py SRC DST HOW: copy SRC with param_values of the scanned parameters
+# set to NaN (HOW = nan) or to the scan's first value (HOW = start).
+import shutil, sys
+import h5py
+import numpy as np
+src, dst, how = sys.argv[1:4]
+shutil.copyfile(src, dst)
+with h5py.File(dst, "r+") as f:
+    names = [n.decode() if isinstance(n, bytes) else n for n in f.attrs["param_names"]]
+    axes = [a.decode() if isinstance(a, bytes) else a for a in f["scan"].attrs["axes"]]
+    pv = np.array(f.attrs["param_values"], dtype=float)
+    for a in axes:
+        pv[names.index(a)] = np.nan if how == "nan" else f["scan/" + a][0]
+    f.attrs["param_values"] = pv
+PY
+  for src in o1 j2; do
+    for how in nan start; do
+      if ! /usr/bin/python3 pv.py $src.h5 $src-$how.h5 $how 2>"$T/err"; then
+        failed "pv.py $src $how: $(tail -c 300 "$T/err")"
+        continue
+      fi
+      if info $src-$how.h5; then
+        sed "s/$src-$how\.h5/$src.h5/g" "$T/info" >$src-$how.info
+        if cmp -s $src.info $src-$how.info; then pass; else
+          failed "$src with param_values of the scan ($how): the summary differs:"
+          diff $src.info $src-$how.info
+        fi
+        lacks "$src $how: no nan" "(^|[ =(])nan([ ,)]|$)"
+      fi
+    done
+  done
+else
+  echo "cli_info: python3 with h5py not found; param_values rewritten as NaN not checked"
+fi
+
+echo "cli_info: $npass passed, $nfail failed"
+[ "$nfail" -eq 0 ]
