@@ -106,3 +106,44 @@ def test_progress_callable_and_thread():
     assert "r" in out and seen
     fr = [f for f, _ in seen]
     assert fr == sorted(fr) and fr[-1] == 1.0 and all(s > 0 for _, s in seen)
+
+
+CHILD = r"""
+import sys, sdekit
+def progress(f, sps):
+    print("progress %.3f" % f, flush=True)
+sdekit.run("ou", scan={"k": [0.5, 1.0]}, paths=2 ** 17, t_end=20, dt=0.01, scheme="euler",
+           precision="double", observe=["moments"], seed=77, progress=progress)
+print("finished", flush=True)
+"""
+
+
+def test_ctrl_c_in_another_python_process():
+    """Ctrl-C as a terminal sends it: SIGINT to a Python process in the middle
+    of a run ends it promptly with a KeyboardInterrupt traceback that says where
+    the run stopped, and the run does not finish."""
+    import subprocess
+    import sys
+
+    p = subprocess.Popen([sys.executable, "-c", CHILD], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        for line in p.stdout:
+            if line.startswith("progress "):
+                break
+        else:
+            pytest.fail("the child printed no progress: " + p.stderr.read())
+        sent = time.monotonic()
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+        waited = time.monotonic() - sent
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    # an uncaught KeyboardInterrupt: Python ends itself with SIGINT, as the shell expects
+    assert p.returncode == -signal.SIGINT, err
+    assert "finished" not in out
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("KeyboardInterrupt: interrupted at step "), err
+    assert waited < 5.0, "the child took %.1f s to stop" % waited

@@ -36,6 +36,62 @@ def test_bad_model_file_as_the_cli_says(cli, workdir):
     assert ei2.value.message == ei.value.message and ei2.value.line == 7
 
 
+BAD_MODELS = [
+    # (model text, the line the CLI names (0: none), the message after "FILE:LINE: ")
+    ("[model]\nname = b\nvars = x\n[params]\nk = 1\n[drift]\nx = -k^x\n[noise]\nx = 1\n", 7,
+     "[drift] x: '^' is not a power in C; write pow(a, b) at column 3 of '-k^x'"),
+    ("[model]\nname = b\nvars = x\n[params]\nk = 2*q\nq = k\n[drift]\nx = -k*x\n", 5,
+     "[params] k: uses 'q', which is defined below it (line 6): a parameter may use only the "
+     "parameters above it"),
+    ("[model]\nname = b\nvars = x\n[params]\nk = 1\n[drift]\nx = -k*(x\n", 7,
+     "[drift] x: expected ')' at column 6 of '-k*(x'"),
+    ("[model]\nname = b\nvars = x\n[bogus]\nk = 1\n[drift]\nx = -x\n", 5,
+     "unknown section [bogus] (sections: model, params, drift, noise, init, particle, meanfield, "
+     "pair)"),
+    ("[model]\nname = b\nvars = x, y\n[drift]\nx = -x\n", 0,
+     "[drift] has no equation for variable 'y'"),
+]
+
+
+@pytest.mark.parametrize("text, line, what", BAD_MODELS)
+def test_model_errors_carry_what_the_cli_prints(cli, workdir, text, line, what):
+    path = os.path.join(workdir, "bad-%d.sde" % BAD_MODELS.index((text, line, what)))
+    with open(path, "w") as f:
+        f.write(text)
+    rc, _, err = run_cli(cli, ["run", path, "--paths", "1"], check=False)
+    with pytest.raises(sdekit.ModelError) as ei:
+        sdekit.Model.from_file(path)
+    e = ei.value
+    assert (e.file, e.line) == (path, line)
+    assert e.message == ("%s:%d: %s" % (path, line, what) if line else "%s: %s" % (path, what))
+    assert rc == 2 and err == "sdekit: error: %s\n" % e.message
+    # the same text from a string names its label instead of the file
+    with pytest.raises(sdekit.ModelError) as es:
+        sdekit.Model.from_string(text, label="mine.sde")
+    assert (es.value.file, es.value.line) == ("mine.sde", line)
+    assert es.value.message == e.message.replace(path, "mine.sde", 1)
+
+
+def test_unknown_model_as_the_cli_says(cli):
+    rc, _, err = run_cli(cli, ["run", "no-such-model-anywhere"], check=False)
+    with pytest.raises(sdekit.UsageError) as ei:
+        sdekit.Model.load("no-such-model-anywhere", search_path="")
+    assert rc == 2 and err == "sdekit: error: %s\n" % ei.value.message
+    assert ei.value.message.startswith("unknown model 'no-such-model-anywhere' (see 'sdekit "
+                                       "models': gbm, josephson, ")
+
+
+def test_backend_cuda_without_a_gpu_as_the_cli_says(cli):
+    rc, _, _ = run_cli(cli, ["devices"], check=False)
+    if rc == 0:
+        pytest.skip("this machine has a GPU")
+    rc, _, err = run_cli(cli, ["run", "ou", "--paths", "16", "--backend", "cuda"], check=False)
+    with pytest.raises(sdekit.BackendError) as ei:
+        sdekit.run("ou", paths=16, backend="cuda", progress=False)
+    assert rc == 1 and ei.value.status.exit_code == 1
+    assert err == "sdekit: error: %s\n" % ei.value.message
+
+
 @pytest.mark.parametrize("kw, args", [
     (dict(paths=0), ["--paths", "0"]),
     (dict(bogus=1), ["--bogus", "1"]),
