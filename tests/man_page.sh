@@ -3,8 +3,8 @@
 # the tool says.
 #   (a) every option of 'sdekit run --help' (and of the other commands'
 #       --help) is in the page;
-#   (b) ENVIRONMENT lists every variable the CLI reads (getenv and the
-#       helpers of src/cli/*.c), SDEKIT_MODEL_PATH among them;
+#   (b) ENVIRONMENT lists every variable the CLI reads (getenv in src/cli and
+#       the helpers of src/api/environment.c), SDEKIT_MODEL_PATH among them;
 #   (c) FILES says where the built-in models are;
 #   (d) groff, where installed, formats it without a warning.
 set -u
@@ -31,14 +31,15 @@ while IFS= read -r line; do
 done < <("$BIN" run --help | grep -v '^$')
 
 env_section=$(printf '%s\n' "$text" | sed -n '/^\.SH ENVIRONMENT/,/^\.SH /p')
-vars=$(grep -ohE '(getenv|nonempty|env_int)\("[A-Z_][A-Z0-9_]*"' "$SRC"/src/cli/*.c |
+vars=$(grep -ohE '(getenv|env_get|nonempty|env_int)\((envp, )?"[A-Z_][A-Z0-9_]*"' "$SRC"/src/cli/*.c \
+  "$SRC"/src/api/environment.c |
   grep -oE '"[A-Z0-9_]+"' | tr -d '"' | sort -u)
 nvars=0
 for v in $vars SDEKIT_MODEL_PATH; do
   nvars=$((nvars + 1))
   printf '%s\n' "$env_section" | grep -qw -- "$v" || fail "ENVIRONMENT does not list $v"
 done
-[ "$nvars" -ge 20 ] || fail "found only $nvars variables read in src/cli (expected 20 or more)"
+[ "$nvars" -ge 20 ] || fail "found only $nvars variables read in src/cli and src/api/environment.c (expected 20 or more)"
 
 files_section=$(printf '%s\n' "$text" | sed -n '/^\.SH FILES/,/^\.SH /p')
 printf '%s\n' "$files_section" | grep -qF 'share/sdekit/models' ||

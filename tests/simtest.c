@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "api/api.h"
 #include "backend/backend.h"
-#include "cli/env.h"
 #include "sim/registry.h"
 #include "testutil.h"
 
@@ -30,9 +30,19 @@ const char *st_model_file(const char *text, int slot) {
   return paths[slot];
 }
 
+/* The backend's surroundings from this process's environment, read the way
+ * the CLI has the library read them (sdekit_config_set_environment); the
+ * configuration stays for the strings to point into. */
+extern char **environ;
 void st_env(sdk_backend_env *env) {
-  sdk_errbuf eb = {0};
-  if (sdk_cli_env_backend(env, &eb) != SDK_OK) fprintf(stderr, "environment: %s\n", eb.msg);
+  static sdekit_config *c;
+  sdekit_error err;
+  if (!c && (sdekit_config_create(&c, &err) != SDEKIT_OK ||
+             sdekit_config_set_environment(c, (const char *const *)environ, &err) != SDEKIT_OK)) {
+    fprintf(stderr, "environment: %s\n", err.message);
+    return;
+  }
+  *env = c->c.env;
 }
 
 sdk_run *st_run(const sdk_run_config *c) {

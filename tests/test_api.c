@@ -284,6 +284,17 @@ static void check_threads_and_log(void) {
 int main(void) {
   const char *dir = tu_scratch(); /* removed at exit (testutil.h) */
   if (!dir) return perror("scratch directory"), 1;
+  if (!strcmp(backend(), "cuda")) { /* the GPU list: skipped without a device */
+    sdekit_config *c = NULL;
+    sdekit_cuda_info ci;
+    sdekit_error err;
+    int ok = sdekit_config_create(&c, &err) == SDEKIT_OK &&
+             sdekit_config_set_environment(c, (const char *const *)environ, &err) == SDEKIT_OK &&
+             sdekit_cuda_info_get(c, &ci, &err) == SDEKIT_OK && ci.ndevices > 0 &&
+             ci.nvrtc_major > 0;
+    sdekit_config_destroy(&c);
+    if (!ok) return printf("backend cuda not available: skipped\n"), 77;
+  }
   check_errors();
   sdekit_result *r = NULL;
   check_ou(&r);

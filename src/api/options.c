@@ -235,6 +235,8 @@ static sdekit_status o_nocomp(sdekit_config *c, const char *v, sdekit_error *err
 
 /* --observe LIST (the names are the registry's) */
 static sdekit_status o_observe(sdekit_config *c, const char *v, sdekit_error *err) {
+  /* none: the final state's checks alone (timings of the stepping) */
+  if (!strcmp(v, "none")) return set_owned(&c->observe, &c->c.observe, "", err);
   if (!v[0] || v[strlen(v) - 1] == ',')
     return api_usage(err, "--observe '%s': name at least one observable", v);
   const sdk_obs_type *t[SDK_MAX_OBSERVABLES];
@@ -559,7 +561,7 @@ static const char RUN_HELP[] =
     "  --no-compensation         single precision: plain x += dx state update, without the\n"
     "                            compensated (Kahan) sum that keeps long drifting runs exact\n"
     "observables:\n"
-    "  --observe LIST            comma-separated (default drift):\n"
+    "  --observe LIST            comma-separated (default drift), or none:\n"
     "@OBSERVABLES@"
     "  --drift VAR               variable whose drift <<v>> is measured (default: the first)\n"
     "  --sample-every N          steps between moment samples (default: one period, or 1/100 of "

@@ -2,18 +2,15 @@
  * against the paper's PROG1 step as plain scalar C, in one process. */
 #include <getopt.h>
 #include <math.h>
+#include <sdekit.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/backend.h"
-#include "bench/baseline.h"
-#include "bench/prog_cuda.h"
 #include "cli/cli.h"
 #include "cli/env.h"
+#include "cli/runopts.h"
 #include "core/escape.h"
-#include "model/model.h"
-#include "sim/run.h"
 
 static const char BENCH_HELP[] =
     "usage: sdekit bench [options]\n"
@@ -50,43 +47,106 @@ static const char BENCH_HELP[] =
     "                     STEPS: samples at t = 0 and t_end alone), alternated in one\n"
     "                     process; prints steps/s and the ratios to final-only\n";
 
-static int cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
+/* What the command line sets; every timed configuration is made from it
+ * afresh (bench_config), so one row's settings never leak into the next. */
+typedef struct bench {
+  const char *backend, *model, *precision, *scheme, *observe;
+  int64_t paths, particles, sample_every, order_every, bins;
+  double dt, t_end;
+  int threads, no_compensation;
+  const char *sys_kernel; /* forces SDK_SYS_KERNEL for one row (NULL: as set) */
+} bench;
+
+static int set_opt(sdekit_config *c, const char *name, const char *value, sdekit_error *err) {
+  return sdekit_config_option(c, name, value, err) != SDEKIT_OK;
 }
 
-/* Median loop time of whole runs (after one warm-up run).  With `why`, a
- * run that fails leaves its error there and returns 0. */
-static int time_runs(const sdk_run_config *c, int repeats, double *median, char *device, size_t nd,
-                     char *why, size_t nwhy) {
-  double t[16];
-  if (repeats > 15) repeats = 15;
-  for (int i = -1; i < repeats; i++) {
-    sdk_errbuf eb = {0};
-    sdk_run *run = NULL;
-    sdk_err e = sdk_run_execute(c, &run, &eb);
-    if (e != SDK_OK && why) {
-      snprintf(why, nwhy, "%s", eb.msg);
-      return 0;
-    }
-    if (e != SDK_OK) {
-      cli_error("%s\n", eb.msg);
-      return sdk_err_exit_status(e);
-    }
-    if (i >= 0) t[i] = sdk_run_seconds(run);
-    snprintf(device, nd, "%s", sdk_run_device(run));
-    sdk_run_destroy(&run);
+static int set_int(sdekit_config *c, const char *name, int64_t v, sdekit_error *err) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%lld", (long long)v);
+  return set_opt(c, name, buf, err);
+}
+
+static int set_real(sdekit_config *c, const char *name, double v, sdekit_error *err) {
+  char buf[40];
+  snprintf(buf, sizeof buf, "%.17g", v);
+  return set_opt(c, name, buf, err);
+}
+
+/* The environment with SDK_SYS_KERNEL replaced (for the rows that force a
+ * system kernel), or as it is. */
+static const char **bench_environ(const char *sys_kernel, char *kv, size_t nkv) {
+  const char *const *env = cli_environ();
+  size_t n = 0;
+  while (env[n])
+    n++;
+  const char **out = malloc((n + 2) * sizeof *out);
+  if (!out) return NULL;
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!sys_kernel || strncmp(env[i], "SDK_SYS_KERNEL=", 15)) out[k++] = env[i];
+  if (sys_kernel) {
+    snprintf(kv, nkv, "SDK_SYS_KERNEL=%s", sys_kernel);
+    out[k++] = kv;
   }
-  qsort(t, (size_t)repeats, sizeof *t, cmp);
-  *median = t[repeats / 2];
-  return 0;
+  out[k] = NULL;
+  return out;
 }
 
-/* The CUDA backend for the paper's programs, with the run's surroundings. */
-static sdk_err open_cuda(const sdk_run_config *c, sdk_bctx **ctx, sdk_errbuf *eb) {
-  sdk_backend_opts bo = {
-      .device = c->device, .fast_math = 1, .env = c->env, .tuning = c->tuning, .logger = c->logger};
-  return sdk_backend_cuda.open(&bo, ctx, eb);
+/* A configuration of b: NULL with err set when an option is refused. */
+static sdekit_config *bench_config(const bench *b, sdekit_error *err) {
+  sdekit_config *c = NULL;
+  if (sdekit_config_create(&c, err) != SDEKIT_OK) return NULL;
+  char kv[64];
+  const char **env = bench_environ(b->sys_kernel, kv, sizeof kv);
+  int bad = !env || sdekit_config_set_environment(c, env, err) != SDEKIT_OK;
+  free(env);
+  if (!env) {
+    err->status = SDEKIT_ERR_NOMEM;
+    snprintf(err->message, sizeof err->message, "out of memory");
+  }
+  sdekit_config_set_log(c, cli_log, NULL, SDEKIT_LOG_INFO);
+  bad = bad || sdekit_config_set_model(c, b->model, err) != SDEKIT_OK;
+  bad = bad || set_opt(c, "backend", b->backend, err) || set_opt(c, "scheme", b->scheme, err);
+  bad = bad || set_opt(c, "precision", b->precision, err) || set_opt(c, "quiet", NULL, err);
+  if (b->paths > 0) bad = bad || set_int(c, "paths", b->paths, err);
+  if (b->particles > 0) bad = bad || set_int(c, "particles", b->particles, err);
+  if (b->threads > 0) bad = bad || set_int(c, "threads", b->threads, err);
+  if (b->dt > 0) bad = bad || set_real(c, "dt", b->dt, err);
+  if (b->t_end > 0) bad = bad || set_real(c, "t-end", b->t_end, err);
+  if (b->observe) bad = bad || set_opt(c, "observe", b->observe, err);
+  if (b->sample_every > 0) bad = bad || set_int(c, "sample-every", b->sample_every, err);
+  if (b->order_every > 0) bad = bad || set_int(c, "order-every", b->order_every, err);
+  if (b->bins > 0) bad = bad || set_int(c, "bins", b->bins, err);
+  if (b->no_compensation) bad = bad || set_opt(c, "no-compensation", NULL, err);
+  if (bad) sdekit_config_destroy(&c);
+  return c;
+}
+
+/* Median of whole runs of b (after one warm-up run), or of `steps` steps
+ * alone (steps > 0). */
+static sdekit_status bench_time(const bench *b, int64_t steps, int repeats, sdekit_timing *t,
+                                sdekit_error *err) {
+  sdekit_config *c = bench_config(b, err);
+  if (!c) return err->status;
+  sdekit_status s = steps > 0 ? sdekit_time_steps(c, steps, repeats, t, err)
+                              : sdekit_time_runs(c, repeats, t, err);
+  sdekit_config_destroy(&c);
+  return s;
+}
+
+/* A baseline of the paper's programs (sdekit_time_baseline) with b's
+ * surroundings (the device, the CUDA toolkit). */
+static sdekit_status bench_baseline(const bench *b, const char *prog, const char *backend,
+                                    int64_t size, int64_t steps, int repeats, sdekit_timing *t,
+                                    sdekit_error *err) {
+  sdekit_config *c = NULL;
+  sdekit_status s = sdekit_config_create(&c, err);
+  if (s == SDEKIT_OK) s = sdekit_config_set_environment(c, cli_environ(), err);
+  (void)b;
+  if (s == SDEKIT_OK) s = sdekit_time_baseline(c, prog, backend, size, steps, repeats, 1, t, err);
+  sdekit_config_destroy(&c);
+  return s;
 }
 
 /* The workloads of bench_particles: the observables of each row and, on the
@@ -104,108 +164,115 @@ static const struct {
 
 /* The paper's program as scalar C on one core, same process: sized for
  * about half a second (its rate does not depend on the size). */
-static void particles_cpu_baseline(int pair, double ours) {
+static void particles_cpu_baseline(const bench *b, int pair, double ours) {
   long long bn = pair ? 4096 : 1 << 18, bs = pair ? 3 : 40;
-  sdk_baseline_result br[3];
-  sdk_baseline_kuramoto_cpu(pair, 256, 2, 1, &br[0]); /* warm-up */
-  for (int i = 0; i < 3; i++)
-    sdk_baseline_kuramoto_cpu(pair, bn, bs, 1u + (unsigned)i, &br[i]);
-  double bt[3] = {br[0].seconds, br[1].seconds, br[2].seconds};
-  qsort(bt, 3, sizeof *bt, cmp);
-  double base = br[0].path_steps / bt[1];
+  sdekit_timing t;
+  sdekit_error err;
+  if (bench_baseline(b, pair ? "prog2" : "prog3", "cpu", bn, bs, 3, &t, &err) != SDEKIT_OK) {
+    cli_fail(&err);
+    return;
+  }
+  double base = t.work / t.median_s;
   printf("%-52s %10.4f %18.3e\n",
          pair ? "baseline: the paper's PROG2 as scalar C, 1 thread"
               : "baseline: the paper's PROG3 as scalar C, 1 thread",
-         bt[1], base);
+         t.median_s, base);
   printf("  (%lld particles x %lld steps, xorshift + Box-Muller, float; final r = %.3f)\n", bn, bs,
-         br[1].checksum);
+         t.checksum);
   printf("ratio to the baseline: %.1fx with the observables\n", ours / base);
 }
 
 /* The paper's program for this workload on the GPU, same process, same size
  * and steps, and the device's copy bandwidth (the roofline). */
-static void particles_cuda_baseline(const sdk_run_config *c, int pair, int64_t steps, int repeats,
+static void particles_cuda_baseline(const bench *b, int pair, int64_t steps, int repeats,
                                     const double *secs) {
-  sdk_errbuf eb = {0};
-  sdk_bctx *ctx = NULL;
-  double N = (double)c->particles, ps = N * (double)steps;
-  size_t es = c->single ? 4 : 8;
-  double gbps = 0, base_ms = 0, rend = 0;
-  if (open_cuda(c, &ctx, &eb) != SDK_OK) return;
-  if (c->single &&
-      sdk_cuda_bench_kuramoto_paper(ctx, pair, c->particles, steps, repeats < 3 ? repeats : 3,
-                                    &base_ms, &rend, &eb) == SDK_OK) {
-    double base = (pair ? N * ps : ps) / (base_ms * 1e-3);
-    printf("%-52s %10.4f %18.3e\n",
-           pair ? "baseline: the paper's PROG2 (tiled UpdateRHS + Advance)"
-                : "baseline: the paper's PROG3 (sums via the host)",
-           base_ms * 1e-3, base);
-    printf("  (Kuramoto, K = 4, T = 1, xorshift + Box-Muller, fast math; final r = %.3f)\n", rend);
-    printf("ratio to the baseline: %.2fx with the observables, %.2fx without\n",
-           base_ms * 1e-3 / secs[0], base_ms * 1e-3 / secs[1]);
-  } else if (c->single) {
-    printf("baseline: %s\n", eb.msg);
+  sdekit_timing t;
+  sdekit_error err;
+  double N = (double)b->particles, ps = N * (double)steps;
+  int single = !strcmp(b->precision, "single");
+  size_t es = single ? 4 : 8;
+  double gbps = 0;
+  if (single) {
+    if (bench_baseline(b, pair ? "prog2" : "prog3", "cuda", b->particles, steps,
+                       repeats < 3 ? repeats : 3, &t, &err) == SDEKIT_OK) {
+      printf("%-52s %10.4f %18.3e\n",
+             pair ? "baseline: the paper's PROG2 (tiled UpdateRHS + Advance)"
+                  : "baseline: the paper's PROG3 (sums via the host)",
+             t.median_s, t.work / t.median_s);
+      printf("  (Kuramoto, K = 4, T = 1, xorshift + Box-Muller, fast math; final r = %.3f)\n",
+             t.checksum);
+      printf("ratio to the baseline: %.2fx with the observables, %.2fx without\n",
+             t.median_s / secs[0], t.median_s / secs[1]);
+    } else {
+      printf("baseline: %s\n", err.message);
+    }
   }
-  if (sdk_cuda_bench_copy(ctx, (size_t)1 << 30, 9, &gbps, &eb) == SDK_OK)
+  if (bench_baseline(b, "copy", "cuda", (int64_t)1 << 30, 0, 9, &t, &err) == SDEKIT_OK &&
+      t.median_s > 0)
+    gbps = t.work / t.median_s / 1e9;
+  if (gbps > 0)
     printf("device-to-device copy, 1 GiB (read + write): %.1f GB/s%s", gbps, pair ? "\n" : "");
   if (gbps > 0 && !pair)
     printf(" -> roofline %.3e particle-steps/s for x in DRAM (%.0f%% reached)\n",
            gbps * 1e9 / (2.0 * (double)es), 100 * ps / secs[0] / (gbps * 1e9 / (2.0 * es)));
-  sdk_backend_cuda.close(&ctx);
 }
 
 /* Systems of interacting particles: the paper's Kuramoto workloads (PROG2/PROG3). */
-static int bench_particles(sdk_run_config *c, int64_t steps, int repeats, int particles_given,
+static int bench_particles(bench *b, int64_t steps, int repeats, int particles_given,
                            int workload_only) {
-  sdk_errbuf eb = {0};
-  sdk_model *m = NULL;
-  sdk_err e = sdk_model_load_from(c->model, c->model_search_path, &m, &eb);
-  if (e != SDK_OK) {
-    cli_error("%s\n", eb.msg);
-    return sdk_err_exit_status(e);
-  }
-  int pair = m->npair > 0;
-  if (!m->interacting) {
-    cli_error("bench --model: model '%s' has no [meanfield] or [pair]\n", m->name);
-    sdk_model_destroy(&m);
+  sdekit_error err;
+  sdekit_model *m = NULL;
+  if (sdekit_model_load(b->model, sdk_cli_env_model_path(), &m, &err) != SDEKIT_OK)
+    return cli_fail(&err);
+  const char *kind = sdekit_model_kind(m);
+  int pair = !strcmp(kind, "pair");
+  if (!strcmp(kind, "paths")) {
+    char nm[256];
+    sdk_esc_term_buf(sdekit_model_name(m), nm, sizeof nm);
+    cli_error("bench --model: model '%s' has no [meanfield] or [pair]\n", nm);
+    sdekit_model_destroy(&m);
     return 2;
   }
   char name[256];
-  sdk_esc_term_buf(m->name, name, sizeof name); /* printed below */
-  int periodic = sdk_model_first_periodic(m) >= 0;
-  sdk_model_destroy(&m);
-  if (!particles_given) c->particles = pair ? 65536 : (int64_t)1 << 24;
-  c->paths = 1;
-  c->scheme = "euler";
-  c->dt = 1.0 / 128;
-  c->t_end = (double)steps / 128;
-  c->observe = periodic ? "density,order" : "";
-  c->obs.order_every = 1;
-  c->sample_every = 100;
-  c->obs.bins = 100;
-  c->quiet = 1;
-  int cuda = !strcmp(c->backend, "cuda");
+  sdk_esc_term_buf(sdekit_model_name(m), name, sizeof name); /* printed below */
+  int periodic = sdekit_model_periodic_var(m) >= 0;
+  sdekit_model_destroy(&m);
+  if (!particles_given) b->particles = pair ? 65536 : (int64_t)1 << 24;
+  b->paths = 1;
+  b->scheme = "euler";
+  b->dt = 1.0 / 128;
+  b->t_end = (double)steps / 128;
+  b->order_every = 1;
+  b->sample_every = 100;
+  b->bins = 100;
+  int cuda = !strcmp(b->backend, "cuda");
   /* the workload, then without observables; the mean-field model also with
    * each observable alone (what each costs) and, on the GPU, with each of the
    * system kernels forced */
   int nrows = workload_only ? 1 : pair || !periodic ? 2 : cuda ? 7 : 4;
   double secs[7] = {0};
   char dev[256] = "", why[7][160] = {{0}};
-  const char *kernel = c->tuning.sys_kernel; /* SDK_SYS_KERNEL, for the rows that force none */
   for (int i = 0; i < nrows; i++) {
-    c->observe = periodic ? PARTICLE_ROWS[i].obs : "";
-    c->tuning.sys_kernel = PARTICLE_ROWS[i].kernel ? PARTICLE_ROWS[i].kernel : kernel;
-    int rc = time_runs(c, repeats, &secs[i], dev, sizeof dev,
-                       PARTICLE_ROWS[i].kernel ? why[i] : NULL, sizeof why[i]);
-    c->tuning.sys_kernel = kernel;
-    if (rc) return rc;
+    b->observe = periodic && PARTICLE_ROWS[i].obs[0] ? PARTICLE_ROWS[i].obs : "none";
+    b->sys_kernel = PARTICLE_ROWS[i].kernel;
+    sdekit_timing t;
+    sdekit_status s = bench_time(b, 0, repeats, &t, &err);
+    b->sys_kernel = NULL;
+    if (s != SDEKIT_OK && PARTICLE_ROWS[i].kernel) {
+      snprintf(why[i], sizeof why[i], "%s", err.message);
+      continue;
+    }
+    if (s != SDEKIT_OK) return cli_fail(&err);
+    secs[i] = t.median_s;
+    snprintf(dev, sizeof dev, "%s", t.device);
   }
-  double N = (double)c->particles, ps = N * (double)steps;
+  int single = !strcmp(b->precision, "single");
+  double N = (double)b->particles, ps = N * (double)steps;
   printf("sdekit bench: %s, one system of N = %lld particles, %lld Euler steps, %s precision,\n"
          "median of %d runs after a warm-up (the stepping loop, host work included)\n%s\n\n",
-         name, (long long)c->particles, (long long)steps, c->single ? "single" : "double", repeats,
+         name, (long long)b->particles, (long long)steps, single ? "single" : "double", repeats,
          dev);
-  size_t es = c->single ? 4 : 8;
+  size_t es = single ? 4 : 8;
   if (pair)
     printf("%-52s %10s %18s\n", "", "seconds", "pair interactions/s");
   else
@@ -220,36 +287,32 @@ static int bench_particles(sdk_run_config *c, int64_t steps, int repeats, int pa
              ps * 2 * (double)es / secs[i] / 1e9);
   }
   if (!pair) printf("(GB/s: one read and one write of x per particle-step, %zu bytes each)\n", es);
-  if (!cuda && !workload_only) particles_cpu_baseline(pair, (pair ? N * ps : ps) / secs[0]);
-  if (cuda && !workload_only) particles_cuda_baseline(c, pair, steps, repeats, secs);
+  if (!cuda && !workload_only) particles_cpu_baseline(b, pair, (pair ? N * ps : ps) / secs[0]);
+  if (cuda && !workload_only) particles_cuda_baseline(b, pair, steps, repeats, secs);
   return 0;
 }
 
 /* Single precision with and without the compensated update (codegen.h), in
  * one process: three alternating rounds of each, the best median of each
  * kept (the machine's other load only ever slows a round down). */
-static int bench_compensation(sdk_run_config *c, int64_t steps, int repeats, int paths_given) {
-  c->single = 1;
-  if (!strcmp(c->backend, "cuda") && !paths_given) c->paths = (int64_t)1 << 22;
+static int bench_compensation(bench *b, int64_t steps, int repeats, int paths_given) {
+  b->precision = "single";
+  if (!strcmp(b->backend, "cuda") && !paths_given) b->paths = (int64_t)1 << 22;
   double best[2] = {0, 0};
   char dev[256] = "";
   for (int round = 0; round < 3; round++)
     for (int k = 0; k < 2; k++) {
-      c->no_compensation = k;
-      sdk_errbuf eb = {0};
-      sdk_bench_timing tm;
-      sdk_err e = sdk_run_time_advance(c, steps, repeats, &tm, &eb);
-      if (e != SDK_OK) {
-        cli_error("%s\n", eb.msg);
-        return sdk_err_exit_status(e);
-      }
-      double r = tm.path_steps / tm.median_s;
+      b->no_compensation = k;
+      sdekit_error err;
+      sdekit_timing tm;
+      if (bench_time(b, steps, repeats, &tm, &err) != SDEKIT_OK) return cli_fail(&err);
+      double r = tm.work / tm.median_s;
       if (r > best[k]) best[k] = r;
       snprintf(dev, sizeof dev, "%s", tm.device);
     }
   printf("sdekit bench: josephson (paper Eq. 1), srk2, single precision, %lld paths x %lld steps,\n"
          "median of %d, best of 3 alternating rounds; %s\n",
-         (long long)c->paths, (long long)steps, repeats, dev);
+         (long long)b->paths, (long long)steps, repeats, dev);
   printf("%-40s %14.3e steps/s\n", "compensated (default)", best[0]);
   printf("%-40s %14.3e steps/s\n", "--no-compensation", best[1]);
   printf("ratio compensated / plain: %.3f\n", best[0] / best[1]);
@@ -263,31 +326,30 @@ static int bench_compensation(sdk_run_config *c, int64_t steps, int repeats, int
  * with final-only output (--sample-every nsteps: the samples at step 0 and
  * at the end, which every run checks anyway), alternated in one process,
  * the best of three rounds' medians kept as in bench_compensation. */
-static int bench_sampling(sdk_run_config *c, int64_t steps, int repeats, int paths_given) {
-  if (!paths_given) c->paths = 1000000;
-  c->scheme = "euler";
-  c->observe = "moments";
-  c->dt = 0.001;
-  c->t_end = (double)steps * c->dt;
-  c->quiet = 1;
+static int bench_sampling(bench *b, int64_t steps, int repeats, int paths_given) {
+  if (!paths_given) b->paths = 1000000;
+  b->scheme = "euler";
+  b->observe = "moments";
+  b->dt = 0.001;
+  b->t_end = (double)steps * b->dt;
   const int64_t every[3] = {0, 8, steps};
   double best[3] = {0, 0, 0};
   char dev[256] = "";
   for (int round = 0; round < 3; round++)
     for (int k = 0; k < 3; k++) {
-      c->sample_every = every[k];
-      double med = 0;
-      int rc = time_runs(c, repeats, &med, dev, sizeof dev, NULL, 0);
-      if (rc) return rc;
-      double r = (double)c->paths * (double)steps / med;
+      b->sample_every = every[k];
+      sdekit_error err;
+      sdekit_timing tm;
+      if (bench_time(b, 0, repeats, &tm, &err) != SDEKIT_OK) return cli_fail(&err);
+      double r = (double)b->paths * (double)steps / tm.median_s;
       if (r > best[k]) best[k] = r;
+      snprintf(dev, sizeof dev, "%s", tm.device);
     }
   char name[256];
-  sdk_esc_term_buf(c->model, name, sizeof name);
+  sdk_esc_term_buf(b->model, name, sizeof name);
   printf("sdekit bench: %s, euler, %s precision, %lld paths x %lld steps, --observe moments,\n"
          "median of %d whole runs, best of 3 alternating rounds; %s\n",
-         name, c->single ? "single" : "double", (long long)c->paths, (long long)steps, repeats,
-         dev);
+         name, b->precision, (long long)b->paths, (long long)steps, repeats, dev);
   char what[3][80];
   snprintf(what[0], sizeof what[0], "default sampling (every %lld steps)",
            (long long)(steps >= 100 ? steps / 100 : 1));
@@ -300,79 +362,63 @@ static int bench_sampling(sdk_run_config *c, int64_t steps, int repeats, int pat
 }
 
 /* GPU: our kernel and the paper's PROG1 kernel at 2^17..2^24 paths. */
-static int bench_cuda(sdk_run_config *c, int64_t steps, int repeats, int paths_given) {
-  sdk_errbuf eb = {0};
-  sdk_bctx *ctx = NULL;
-  sdk_err e = open_cuda(c, &ctx, &eb);
-  if (e != SDK_OK) {
-    cli_error("%s\n", eb.msg);
-    return sdk_err_exit_status(e);
-  }
-  char dev[256];
-  sdk_backend_cuda.describe(ctx, dev, sizeof dev);
-  printf("sdekit bench: josephson (paper Eq. 1), SRK2, %lld steps per timed run, median of %d,\n"
-         "CUDA events; ours: %s precision from models/josephson.sde, Philox + Box-Muller;\n"
-         "baseline: the paper's PROG1 kernel (xorshift32, Box-Muller, float t = t0 + i dt,\n"
-         "100 steps per launch, --use_fast_math), same process\n%s\n\n",
-         (long long)steps, repeats, c->single ? "single" : "double", dev);
-  printf("%10s %16s %16s %8s\n", "paths", "ours steps/s", "PROG1 steps/s", "ratio");
+static int bench_cuda(bench *b, int64_t steps, int repeats, int paths_given) {
+  sdekit_error err;
   int lo = 17, hi = 24;
   if (paths_given) lo = hi = -1;
-  int rc = 0;
   for (int k = lo; k <= hi; k++) {
-    int64_t n = k < 0 ? c->paths : (int64_t)1 << k;
-    c->paths = n;
-    c->backend = "cuda";
-    sdk_bench_timing tm;
-    e = sdk_run_time_advance(c, steps, repeats, &tm, &eb);
-    double base_ms = 0, chk = 0;
-    if (e == SDK_OK) e = sdk_cuda_bench_prog1(ctx, n, steps, repeats, &base_ms, &chk, &eb);
-    if (e != SDK_OK) {
-      cli_error("%s\n", eb.msg);
-      rc = sdk_err_exit_status(e);
-      break;
+    int64_t n = k < 0 ? b->paths : (int64_t)1 << k;
+    b->paths = n;
+    sdekit_timing tm, tb;
+    if (bench_time(b, steps, repeats, &tm, &err) != SDEKIT_OK ||
+        bench_baseline(b, "prog1", "cuda", n, steps, repeats, &tb, &err) != SDEKIT_OK)
+      return cli_fail(&err);
+    if (k == lo) {
+      printf("sdekit bench: josephson (paper Eq. 1), SRK2, %lld steps per timed run, median of "
+             "%d,\nCUDA events; ours: %s precision from models/josephson.sde, Philox + "
+             "Box-Muller;\nbaseline: the paper's PROG1 kernel (xorshift32, Box-Muller, float t = "
+             "t0 + i dt,\n100 steps per launch, --use_fast_math), same process\n%s\n\n",
+             (long long)steps, repeats, b->precision, tm.device);
+      printf("%10s %16s %16s %8s\n", "paths", "ours steps/s", "PROG1 steps/s", "ratio");
     }
-    double ours = tm.path_steps / tm.median_s, base = (double)n * (double)steps / (base_ms * 1e-3);
+    double ours = tm.work / tm.median_s, base = tb.work / tb.median_s;
     printf("%10lld %16.3e %16.3e %7.2fx\n", (long long)n, ours, base, ours / base);
     fflush(stdout);
   }
-  sdk_backend_cuda.close(&ctx);
-  return rc;
+  return 0;
 }
 
 /* CPU: our kernel against the paper's PROG1 CPU code, in one process. */
-static int bench_cpu(const sdk_run_config *c, int64_t steps, int repeats) {
-  sdk_errbuf eb = {0};
-  sdk_bench_timing tm;
-  sdk_err e = sdk_run_time_advance(c, steps, repeats, &tm, &eb);
-  if (e != SDK_OK) {
-    cli_error("%s\n", eb.msg);
-    return sdk_err_exit_status(e);
-  }
-  double ours = tm.path_steps / tm.median_s;
+static int bench_cpu(const bench *b, int64_t steps, int repeats) {
+  sdekit_error err;
+  sdekit_timing tm, tb;
+  if (bench_time(b, steps, repeats, &tm, &err) != SDEKIT_OK) return cli_fail(&err);
+  double ours = tm.work / tm.median_s;
   /* baseline: enough work for ~0.3 s per repeat on a current core */
   const long long bpaths = 4096, bsteps = 2000;
-  double bt[9];
-  int brep = repeats < 9 ? repeats : 9;
-  sdk_baseline_result br;
-  sdk_baseline_prog1_cpu(256, 100, 100, 1, &br); /* warm-up */
-  for (int i = 0; i < brep; i++) {
-    sdk_baseline_prog1_cpu(bpaths, bsteps, 100, 1u + (unsigned)i, &br);
-    bt[i] = br.seconds;
-  }
-  qsort(bt, (size_t)brep, sizeof *bt, cmp);
-  double base = br.path_steps / bt[brep / 2];
-  printf("sdekit bench: josephson (paper Eq. 1), srk2, %s precision, median of %d\n",
-         c->single ? "single" : "double", repeats);
+  if (bench_baseline(b, "prog1", "cpu", bpaths, bsteps, repeats < 9 ? repeats : 9, &tb, &err) !=
+      SDEKIT_OK)
+    return cli_fail(&err);
+  double base = tb.work / tb.median_s;
+  printf("sdekit bench: josephson (paper Eq. 1), srk2, %s precision, median of %d\n", b->precision,
+         repeats);
   printf("%-58s %14s\n", "", "SRK2 steps/s");
   printf("%-58.58s %14.3e\n", tm.device, ours);
   printf("  (%lld paths x %lld steps per repeat, %.3f s median, %.3f..%.3f s)\n",
-         (long long)c->paths, (long long)steps, tm.median_s, tm.min_s, tm.max_s);
+         (long long)b->paths, (long long)steps, tm.median_s, tm.min_s, tm.max_s);
   printf("%-58s %14.3e\n", "baseline: paper's PROG1 CPU code, scalar C, 1 thread", base);
   printf("  (%lld paths x %lld steps, xorshift + Box-Muller + SRK2, float; checksum %.4f)\n",
-         bpaths, bsteps, br.checksum);
+         bpaths, bsteps, tb.checksum);
   printf("ratio: %.1fx\n", ours / base);
   return 0;
+}
+
+/* A whole number >= 1 (at most 1e12), or -1. */
+static double whole(const char *s) {
+  char *end;
+  double v = strtod(s, &end);
+  if (end == s || *end || !(v >= 1) || v != floor(v) || v > 1e12) return -1;
+  return v;
 }
 
 int sdk_cli_bench(int argc, char **argv) {
@@ -389,12 +435,11 @@ int sdk_cli_bench(int argc, char **argv) {
                                        {"sampling", no_argument, 0, 'S'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
-  sdk_run_config c;
-  sdk_run_config_defaults(&c);
-  c.model_search_path = sdk_cli_env_model_path();
-  c.model = "josephson";
-  c.scheme = "srk2";
-  c.paths = 65536;
+  bench b = {.backend = "cpu",
+             .model = "josephson",
+             .precision = "single",
+             .scheme = "srk2",
+             .paths = 65536};
   int64_t steps = 2000;
   int repeats = 5;
   int paths_given = 0, particles_given = 0, workload_only = 0, comp = 0, sampling = 0;
@@ -403,7 +448,6 @@ int sdk_cli_bench(int argc, char **argv) {
   optind = 1;
   opterr = 0;
   int ch;
-  double v;
   while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
     switch (ch) {
     case 'b':
@@ -411,30 +455,32 @@ int sdk_cli_bench(int argc, char **argv) {
         cli_error("--backend '%s': expected cpu or cuda\n", optarg);
         return 2;
       }
-      c.backend = optarg;
+      b.backend = optarg;
       break;
     case 'm': model = optarg; break;
     case 'n':
     case 'p':
     case 's':
     case 'r':
-    case 't':
-      if (!sdk_parse_number(optarg, &v) || v < 1 || v != floor(v) || v > 1e12) {
+    case 't': {
+      double v = whole(optarg);
+      if (v < 1) {
         cli_error("%s '%s': expected a whole number >= 1\n", argv[optind - 1], optarg);
         return 2;
       }
-      if (ch == 'p') c.paths = (int64_t)v, paths_given = 1;
-      if (ch == 'n') c.particles = (int64_t)v, particles_given = 1;
+      if (ch == 'p') b.paths = (int64_t)v, paths_given = 1;
+      if (ch == 'n') b.particles = (int64_t)v, particles_given = 1;
       if (ch == 's') steps = (int64_t)v, steps_given = 1;
       if (ch == 'r') repeats = (int)v;
-      if (ch == 't') c.threads = (int)v;
+      if (ch == 't') b.threads = (int)v;
       break;
+    }
     case 'P':
       if (strcmp(optarg, "single") && strcmp(optarg, "double")) {
         cli_error("--precision '%s': expected single or double\n", optarg);
         return 2;
       }
-      c.single = !strcmp(optarg, "single");
+      b.precision = optarg;
       break;
     case 'w': workload_only = 1; break;
     case 'c': comp = 1; break;
@@ -445,27 +491,26 @@ int sdk_cli_bench(int argc, char **argv) {
       return 2;
     }
   }
-  sdk_errbuf eb = {0};
-  sdk_err e = sdk_cli_env_run(&c, &eb); /* the kernel cache, compilers, tuning */
-  if (e != SDK_OK) {
-    cli_error("%s\n", eb.msg);
-    return sdk_err_exit_status(e);
-  }
-  c.logger = cli_logger(c.verbose);
+  /* the environment (kernel cache, compilers, tuning) is checked once here,
+   * before anything is timed */
+  sdekit_error err;
+  sdekit_config *c = bench_config(&b, &err);
+  if (!c) return cli_fail(&err);
+  sdekit_config_destroy(&c);
   if (sampling) {
-    c.model = model ? model : "ou";
-    return bench_sampling(&c, steps_given ? steps : 1000, repeats, paths_given);
+    b.model = model ? model : "ou";
+    return bench_sampling(&b, steps_given ? steps : 1000, repeats, paths_given);
   }
   if (model) {
-    c.model = model;
-    return bench_particles(&c, steps, repeats, particles_given, workload_only);
+    b.model = model;
+    return bench_particles(&b, steps, repeats, particles_given, workload_only);
   }
   if (workload_only) {
     cli_error("--workload-only times the workload of --model MODEL; "
               "give a model with [meanfield] or [pair]\n");
     return 2;
   }
-  if (comp) return bench_compensation(&c, steps, repeats, paths_given);
-  if (!strcmp(c.backend, "cuda")) return bench_cuda(&c, steps, repeats, paths_given);
-  return bench_cpu(&c, steps, repeats);
+  if (comp) return bench_compensation(&b, steps, repeats, paths_given);
+  if (!strcmp(b.backend, "cuda")) return bench_cuda(&b, steps, repeats, paths_given);
+  return bench_cpu(&b, steps, repeats);
 }

@@ -29,8 +29,6 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * callback; --verbose lowers the level to the details: compiler commands,
  * cache use, kernel choices). */
 void cli_log(void *user, sdekit_log_level level, const char *msg);
-struct sdk_logger;
-const struct sdk_logger *cli_logger(int verbose);
 /* Print text from data (names, descriptions, paths) escaped to a stream. */
 void cli_put_escaped(FILE *f, const char *s);
 #endif

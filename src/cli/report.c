@@ -4,7 +4,6 @@
 
 #include "cli/cli.h"
 #include "core/escape.h"
-#include "core/log.h"
 #include "core/strbuf.h"
 
 void cli_error(const char *fmt, ...) {
@@ -35,17 +34,4 @@ void cli_log(void *user, sdekit_log_level level, const char *msg) {
   (void)user;
   (void)level;
   fputs(msg, stderr);
-}
-
-/* The library's messages are the text to print (core/log.h): as they come. */
-static void log_to_stderr(void *user, sdk_log_level level, const char *msg) {
-  (void)user;
-  (void)level;
-  fputs(msg, stderr);
-}
-
-const sdk_logger *cli_logger(int verbose) {
-  static const sdk_logger quiet = {log_to_stderr, NULL, SDK_LOG_INFO};
-  static const sdk_logger loud = {log_to_stderr, NULL, SDK_LOG_DEBUG};
-  return verbose ? &loud : &quiet;
 }
