@@ -1,0 +1,448 @@
+"""sdekit.run, sdekit.resume, sdekit.codegen: a configuration from Python
+arguments, run with progress, cancellation (Ctrl-C) and logging."""
+import ctypes
+import logging
+import math
+import numbers
+import os
+import signal
+import sys
+import threading
+import time
+
+import numpy as np
+
+from . import _errors
+from ._errors import Status
+from ._lib import CANCEL_FN, LOG_FN, PROGRESS_FN, b, lib, s, sdekit_error, take_string
+from ._model import Model
+from ._result import Result
+
+log = logging.getLogger("sdekit")
+
+# The keyword arguments run() names, in the order they are applied (the
+# order of `sdekit run --help`); every other keyword is an option by its CLI
+# name (sample_every -> --sample-every).
+_NAMED = ("paths", "particles", "dt", "spp", "t_end", "periods", "transient",
+          "transient_periods", "scheme", "seed", "backend", "precision", "threads", "device",
+          "observe")
+
+
+class _Config:
+    """Owns one sdekit_config."""
+
+    def __init__(self, p=None):
+        self.p = p if p is not None else ctypes.c_void_p()
+        if p is None:
+            err = sdekit_error()
+            _errors.check(lib.sdekit_config_create(ctypes.byref(self.p), ctypes.byref(err)), err)
+
+    def __del__(self):
+        if self.p and lib is not None:
+            lib.sdekit_config_destroy(ctypes.byref(self.p))
+
+    def call(self, fn, *args):
+        err = sdekit_error()
+        _errors.check(fn(self.p, *args, ctypes.byref(err)), err)
+
+    def option(self, name, value):
+        self.call(lib.sdekit_config_option, b(name), None if value is None else b(value))
+
+    def environment(self, env):
+        if env is None:
+            items = [k + b"=" + v for k, v in os.environb.items()]
+        else:
+            items = [b(k) + b"=" + b(v) for k, v in env.items()]
+        arr = (ctypes.c_char_p * (len(items) + 1))(*items, None)
+        self.call(lib.sdekit_config_set_environment, arr)
+
+
+def _num(v):
+    """A number as the option's text: integers as such, reals exactly (the
+    shortest text that reads back as the same double)."""
+    if isinstance(v, bool):
+        raise TypeError("expected a number, got %r" % (v,))
+    if isinstance(v, numbers.Integral):
+        return str(int(v))
+    if isinstance(v, numbers.Real):
+        return repr(float(v))
+    return str(v)
+
+
+def _text(name, v):
+    """The value of option `name` as the CLI would take it (None: a flag)."""
+    if isinstance(v, (str, bytes, os.PathLike)):
+        return v
+    if isinstance(v, (list, tuple, np.ndarray)):
+        return ",".join(_num(x) if not isinstance(x, str) else x for x in v)
+    return _num(v)
+
+
+def _apply(cfg, name, v):
+    """One option given as a keyword: name with '_' or '-', value in Python."""
+    opt = name.replace("_", "-")
+    if opt in ("fast-math", "compensation"):  # fast_math=False == --no-fast-math
+        if not v:
+            cfg.option("no-" + opt, None)
+        return
+    if opt in ("o", "output"):
+        return  # written after the run (run()'s output=)
+    if opt == "hist-range":
+        items = v.items() if isinstance(v, dict) else None
+        if items is None:
+            for r in ([v] if isinstance(v, str) else v):
+                cfg.option(opt, r)
+        else:
+            for var, (lo, hi) in items:
+                cfg.option(opt, "%s=%s:%s" % (var, _num(lo), _num(hi)))
+        return
+    if opt == "set":
+        for k, x in (v.items() if isinstance(v, dict) else v):
+            cfg.call(lib.sdekit_config_set_param, b(k), float(x))
+        return
+    arity = lib.sdekit_config_option_arity(b(opt))
+    if arity < 0:
+        cfg.option(opt, "")  # the library's "unknown option" error
+        return
+    if v is True or (v is None and arity == 0):
+        if arity == 1:
+            raise _errors.UsageError("option '--%s' needs a value" % opt)
+        cfg.option(opt, None)
+    elif v is False or v is None:
+        return
+    elif arity == 0:
+        raise _errors.UsageError("option '--%s' takes no value (give %s=True)" % (opt, name))
+    else:
+        cfg.option(opt, _text(opt, v))
+
+
+def _scan_axis(cfg, name, v):
+    if isinstance(v, tuple) and len(v) in (3, 4) and (len(v) == 3 or isinstance(v[3], str)):
+        log_ = len(v) == 4
+        if log_ and v[3] != "log":
+            raise _errors.UsageError("--scan %s: a grid is (start, stop, n) or "
+                                     "(start, stop, n, 'log')" % name)
+        n = v[2]
+        if not isinstance(n, numbers.Integral) or isinstance(n, bool):
+            if isinstance(n, numbers.Real) and float(n).is_integer():
+                n = int(n)
+            else:
+                raise _errors.UsageError("--scan %s: N must be a whole number, not %r" % (name, n))
+        cfg.call(lib.sdekit_config_add_scan, b(name), float(v[0]), float(v[1]), int(n),
+                 int(log_))
+        return
+    vals = np.ascontiguousarray(np.asarray(v, dtype=np.float64).ravel()
+                                if np.ndim(v) <= 1 else np.asarray(v, dtype=np.float64))
+    if vals.ndim != 1:
+        raise _errors.UsageError("--scan %s: expected a 1-d sequence of values" % name)
+    ptr = vals.ctypes.data_as(ctypes.POINTER(ctypes.c_double))
+    cfg.call(lib.sdekit_config_add_scan_values, b(name), ptr, len(vals))
+
+
+def _configure(model, params, scan, options, environment):
+    cfg = _Config()
+    cfg.environment(environment)  # first, as the CLI: options given come after
+    if isinstance(model, Model):
+        cfg.call(lib.sdekit_config_set_model_object, model._h)
+    elif isinstance(model, (str, bytes, os.PathLike)):
+        cfg.call(lib.sdekit_config_set_model, b(os.fspath(model)))
+    else:
+        raise TypeError("model: a sdekit.Model, a built-in name or a path, not %r" % (model,))
+    for k, v in (params or {}).items():
+        if np.ndim(v) != 0:
+            raise _errors.UsageError("--set %s: one number (scan it with scan={%r: values})"
+                                     % (k, k))
+        cfg.call(lib.sdekit_config_set_param, b(k), float(v))
+    if scan is not None:
+        if len(scan) > 2:
+            raise _errors.UsageError("at most two --scan")
+        for k, v in scan.items():
+            _scan_axis(cfg, k, v)
+    for k in _NAMED:
+        v = options.pop(k, None)
+        if v is not None:
+            _apply(cfg, k, v)
+    for k, v in options.items():
+        _apply(cfg, k, v)
+    return cfg
+
+
+# ------------------------------------------------------------------ running
+
+
+class _FloatMode:
+    """The calling thread's floating-point mode around a run (x86-64 glibc).
+
+    CPU kernels compiled with fast math (the default) bring crtfastmath,
+    whose constructor turns on flush-to-zero and denormals-are-zero (MXCSR
+    FTZ|DAZ) in the thread that loads them -- for good, in the CLI's process
+    that is the whole run.  Here the process is the user's: so the mode is
+    set as the CLI's would be for the run (FTZ|DAZ with fast math, off
+    without; the OpenMP threads of the kernels take the calling thread's
+    mode at every parallel region) and the caller's mode is restored after
+    it, so that NumPy keeps its subnormal numbers."""
+
+    FTZ_DAZ = 0x8040
+    _libm = None
+
+    def __init__(self, fast_math):
+        self.saved = None
+        libm = self._load()
+        if libm is None:
+            return
+        self.saved = (ctypes.c_ubyte * 32)()
+        if libm.fegetenv(self.saved) != 0:
+            self.saved = None
+            return
+        env = (ctypes.c_ubyte * 32).from_buffer_copy(self.saved)
+        mx = int.from_bytes(bytes(env[28:32]), "little")
+        mx = mx | self.FTZ_DAZ if fast_math else mx & ~self.FTZ_DAZ
+        env[28:32] = list(mx.to_bytes(4, "little"))
+        libm.fesetenv(env)
+
+    @classmethod
+    def _load(cls):
+        if cls._libm is None:
+            import platform
+
+            cls._libm = False
+            if sys.platform.startswith("linux") and platform.machine() in ("x86_64", "AMD64"):
+                try:
+                    cls._libm = ctypes.CDLL("libm.so.6")
+                except OSError:
+                    pass
+        return cls._libm or None
+
+    def restore(self):
+        if self.saved is not None:
+            self._libm.fesetenv(self.saved)
+
+
+class _TextBar:
+    """A progress bar on stderr when tqdm is not there (as the CLI draws it)."""
+
+    def __init__(self):
+        self.start = time.monotonic()
+        self.last = -1.0
+
+    def __call__(self, frac, sps):
+        if frac - self.last < 0.005 and frac < 1:
+            return
+        self.last = frac
+        w, k = 30, int(frac * 30 + 0.5)
+        el = time.monotonic() - self.start
+        left = el * (1 - frac) / frac if frac > 0 else 0
+        sys.stderr.write("\r[%s%s] %5.1f%%  %.3g steps/s  %dm%02ds left "
+                         % ("#" * k, "." * (w - k), 100 * frac, sps, left // 60, left % 60))
+        if frac >= 1:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    def close(self):
+        if 0 < self.last < 1:
+            sys.stderr.write("\n")
+
+
+class _TqdmBar:
+    def __init__(self, tqdm):
+        self.bar = tqdm(total=100, unit="%", bar_format="{l_bar}{bar}| {n:.1f}/100% "
+                        "[{elapsed}<{remaining}{postfix}]", leave=True)
+
+    def __call__(self, frac, sps):
+        self.bar.n = min(100.0, 100.0 * frac)
+        self.bar.set_postfix_str("%.3g steps/s" % sps, refresh=False)
+        self.bar.refresh()
+
+    def close(self):
+        self.bar.close()
+
+
+def _progress_display(progress):
+    """progress=None: a bar when stderr is a terminal (as the CLI); True: a
+    tqdm bar (a text bar without tqdm); a callable: called with (fraction,
+    steps per second); False: nothing."""
+    if progress is None:
+        progress = hasattr(sys.stderr, "isatty") and sys.stderr.isatty()
+    if progress is True:
+        try:
+            from tqdm.auto import tqdm
+        except ImportError:
+            return _TextBar()
+        return _TqdmBar(tqdm)
+    if progress is False:
+        return None
+    if callable(progress):
+        return progress
+    raise TypeError("progress: True, False, None or a callable f(fraction, steps_per_s)")
+
+
+def _log_level():
+    lv = log.getEffectiveLevel()
+    return 0 if lv <= logging.DEBUG else 1 if lv <= logging.INFO else 2
+
+
+_LEVELS = {0: logging.DEBUG, 1: logging.INFO, 2: logging.WARNING}
+
+
+class _Session:
+    """The callbacks of one run and what they saw."""
+
+    def __init__(self, progress, cancel, fast_math=True):
+        self.fast_math = fast_math
+        self.display = _progress_display(progress)
+        self.user_cancel = cancel
+        self.sigint = 0
+        self.exc = None
+        self.cancelled_by_user = False
+        self.c_progress = PROGRESS_FN(self._progress)
+        self.c_cancel = CANCEL_FN(self._cancel)
+        self.c_log = LOG_FN(self._log)
+
+    def _progress(self, _user, frac, sps):
+        if self.display is None or self.exc is not None:
+            return
+        try:
+            self.display(frac, sps)
+        except BaseException as e:  # stops the run; raised when it returns
+            self.exc = e
+
+    def _cancel(self, _user):
+        if self.sigint or self.exc is not None:
+            return 1
+        if self.user_cancel is not None:
+            try:
+                if self.user_cancel():
+                    self.cancelled_by_user = True
+                    return 1
+            except BaseException as e:
+                self.exc = e
+                return 1
+        return 0
+
+    def _log(self, _user, level, msg):
+        try:
+            log.log(_LEVELS.get(level, logging.WARNING), s(msg).rstrip("\n"))
+        except BaseException as e:
+            self.exc = e
+
+    def attach(self, cfg):
+        lib.sdekit_config_set_progress(cfg.p, self.c_progress, None)
+        lib.sdekit_config_set_cancel(cfg.p, self.c_cancel, None)
+        lib.sdekit_config_set_log(cfg.p, self.c_log, None, _log_level())
+
+    def _on_sigint(self, signum, frame):
+        self.sigint = signum
+
+    def run(self, cfg):
+        """sdekit_run with SIGINT turned into a cancellation for its duration."""
+        self.attach(cfg)
+        old = None
+        installed = False
+        if threading.current_thread() is threading.main_thread():
+            old = signal.getsignal(signal.SIGINT)
+            if old is not signal.SIG_IGN:
+                signal.signal(signal.SIGINT, self._on_sigint)
+                installed = True
+        out = ctypes.c_void_p()
+        err = sdekit_error()
+        mode = _FloatMode(self.fast_math)
+        try:
+            st = lib.sdekit_run(cfg.p, ctypes.byref(out), ctypes.byref(err))
+        finally:
+            mode.restore()
+            if installed:
+                signal.signal(signal.SIGINT, old if old is not None else signal.SIG_DFL)
+            if self.display is not None and hasattr(self.display, "close"):
+                self.display.close()
+        r = Result._wrap(out) if st == Status.OK else None
+        if self.exc is not None:
+            raise self.exc
+        if self.sigint:
+            # Ctrl-C: the run stopped after its chunk (a checkpoint, when
+            # configured, was written: the message says where)
+            raise KeyboardInterrupt(s(err.message) if st == Status.CANCELLED else
+                                    "sdekit: interrupted at the end of the run")
+        _errors.check(st, err)
+        return r
+
+
+def _finish(r, output):
+    if output is not None:
+        for o in [output] if isinstance(output, (str, os.PathLike)) else output:
+            r.save(o)
+    return r
+
+
+def run(model, params=None, scan=None, *, progress=None, cancel=None, environment=None,
+        output=None, **options):
+    """Run a model: the arguments of `sdekit run`, as keywords.
+
+    model: a sdekit.Model, a built-in name ("josephson") or a path.
+    params: {name: value} (--set).  scan: {name: values} -- an array or list
+    (the values as given) or a tuple (start, stop, n[, "log"]) (the CLI's
+    START:STOP:N[:log] grid); at most two, a grid with the first slowest.
+    Options by their CLI names: paths, t_end or periods, dt, spp, transient,
+    transient_periods, observe (a list or "drift,moments"), backend,
+    precision, seed, threads, device, scheme, checkpoint, checkpoint_every,
+    sample_every, order_every, bins, hist_range ({var: (lo, hi)}),
+    save_paths (a list), density_var, coarse_grain (True or a width), drift,
+    particles, fast_math=False, compensation=False, verbose.
+    progress: None (a bar on a terminal), True, False or f(fraction, steps_per_s).
+    cancel: a callable polled after every chunk of steps; true stops the run
+    (CancelledError).  Ctrl-C stops it too (KeyboardInterrupt), writing the
+    checkpoint when one is configured.  environment: the variables the
+    library reads (default os.environ: the same compiler and kernel cache as
+    the CLI).  output: file name(s) to save the results to, as -o.
+    Returns a Result.
+    """
+    fast = not (options.get("fast_math", True) is False or options.get("no_fast_math")
+                or options.get("no-fast-math"))
+    cfg = _configure(model, params, scan, dict(options), environment)
+    return _finish(_Session(progress, cancel, fast).run(cfg), output)
+
+
+def resume(checkpoint, *, periods=None, t_end=None, threads=None, stored_model=False,
+           progress=None, cancel=None, environment=None, output=None, fast_math=True):
+    """Continue a run saved with checkpoint=... (or `sdekit run --checkpoint`):
+    the results are bitwise those of the run done in one go.  periods or
+    t_end extend a finished run.  stored_model: resume although the model
+    file changed since, with the text stored in the checkpoint.  fast_math:
+    False for a run made with fast_math=False (--no-fast-math): the
+    floating-point mode of this thread during the run (docs/PYTHON.md)."""
+    p = ctypes.c_void_p()
+    err = sdekit_error()
+    _errors.check(lib.sdekit_config_from_checkpoint(
+        os.fsencode(checkpoint), 1 if stored_model else 0, ctypes.byref(p), ctypes.byref(err)), err)
+    cfg = _Config(p)
+    cfg.environment(environment)
+    for k, v in (("periods", periods), ("t-end", t_end), ("threads", threads)):
+        if v is not None:
+            cfg.option(k, _num(v))
+    return _finish(_Session(progress, cancel, fast_math).run(cfg), output)
+
+
+def codegen(model, params=None, scan=None, *, backend="cpu", environment=None, **options):
+    """The generated kernel source of a run ("cpu" or "cuda"), as `sdekit codegen`."""
+    cfg = _configure(model, params, scan, dict(options), environment)
+    src = ctypes.c_void_p()
+    err = sdekit_error()
+    _errors.check(lib.sdekit_codegen(cfg.p, b(backend), ctypes.byref(src), ctypes.byref(err)), err)
+    return take_string(src.value)
+
+
+def run_help():
+    """The help text of `sdekit run`'s options."""
+    return take_string(lib.sdekit_config_help())
+
+
+def registry(kind):
+    """The registry's names and descriptions: kind "scheme", "observable",
+    "noise" or "backend" -> dict name -> description."""
+    out = {}
+    i = 0
+    while True:
+        n = lib.sdekit_registry_name(b(kind), i)
+        if n is None:
+            return out
+        out[s(n)] = s(lib.sdekit_registry_description(b(kind), i))
+        i += 1

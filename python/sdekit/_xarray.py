@@ -1,0 +1,67 @@
+"""Result.to_xarray(): the results as an xarray.Dataset, without copying.
+
+Dimensions are the datasets' own dimension names: the scan parameters (with
+the scan values as their coordinates), "sample", "bin", "path".  Coordinates
+(the sample times "t", the steps, the saved paths' indices, "dt" per grid
+point) become xarray coordinates; sample times that are the same at every grid
+point become one 1-d coordinate on the sample dimension.
+
+to_xarray("moments"): one observable; variables and dimensions by their names
+within it ("mean_x", "t"; "k", "sample").  to_xarray(): every observable;
+variables by their full names ("moments/mean_x") and the dimensions that are not
+scan axes prefixed with the observable ("moments/sample", "hist/bin"), since two
+observables may sample at different times.
+"""
+import numpy as np
+
+
+def _shared_rows(a, grid_rank):
+    """a without its grid dimensions when every grid point holds the same values."""
+    if grid_rank == 0 or a.ndim <= grid_rank:
+        return None
+    flat = a.reshape((-1,) + a.shape[grid_rank:])
+    if all(np.array_equal(flat[0], row, equal_nan=True) for row in flat[1:]):
+        return flat[0]
+    return None
+
+
+def to_xarray(r, observable=None):
+    try:
+        import xarray as xr
+    except ImportError as e:
+        raise ImportError("Result.to_xarray needs xarray (pip install xarray, or "
+                          "apt-get install python3-xarray)") from e
+    if observable is not None and observable not in r.observables:
+        raise KeyError("no observable %r in the results (they are: %s)"
+                       % (observable, ", ".join(r.observables)))
+    groups = [observable] if observable is not None else list(r.observables)
+    whole = observable is None
+    coords = {}
+    for name, vals in r.scan.items():
+        attrs = {k: v for k, v in r.info("scan/" + name).attrs.items() if k != "dims"}
+        coords[name] = (name, vals, attrs)
+    if "scan/dt" in r:
+        i = r.info("scan/dt")
+        coords["dt"] = (i.dims, r["scan/dt"])
+    data = {}
+    for obs in groups:
+        for name in r.datasets:
+            if not name.startswith(obs + "/"):
+                continue
+            i = r.info(name)
+            key = name if whole else name[len(obs) + 1:]
+            dims = tuple(d if k < i.grid_rank or not whole else "%s/%s" % (obs, d)
+                         for k, d in enumerate(i.dims))
+            attrs = {k: v for k, v in i.attrs.items() if k != "dims"}
+            if i.stderr:
+                attrs["standard_error"] = i.stderr if whole else i.stderr[len(obs) + 1:]
+            a = r[name]
+            if i.coordinate:
+                row = _shared_rows(a, i.grid_rank)
+                if row is not None:
+                    a, dims = row, dims[i.grid_rank:]
+                coords[key] = (dims, a, attrs)
+            else:
+                data[key] = (dims, a, attrs)
+    attrs = {k: v for k, v in r.attrs.items()}
+    return xr.Dataset(data, coords=coords, attrs=attrs)

@@ -1,0 +1,149 @@
+"""Cancellation: Ctrl-C (SIGINT) stops a run through the cancel callback,
+raises KeyboardInterrupt promptly, restores the handler, writes the
+checkpoint, and the checkpoint resumes bitwise; a cancel callable; progress."""
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+import sdekit
+from conftest import assert_same_results
+
+LONG = dict(scan={"k": [0.5, 1.0]}, paths=2 ** 17, t_end=20, dt=0.01, scheme="euler",
+            precision="double", observe=["moments", "drift"], seed=77)
+
+
+def _sigint_when(fraction):
+    """A progress callable and a thread that sends SIGINT to this process once
+    the run is `fraction` done; the time it was sent is in sent[0]."""
+    started = threading.Event()
+    sent = []
+    seen = []
+
+    def progress(f, sps):
+        seen.append(f)
+        if f >= fraction:
+            started.set()
+
+    def timer():
+        if started.wait(60):
+            sent.append(time.monotonic())
+            os.kill(os.getpid(), signal.SIGINT)
+
+    th = threading.Thread(target=timer, daemon=True)
+    th.start()
+    return progress, sent, seen, th
+
+
+def test_sigint_cancels_checkpoints_and_resumes_bitwise(workdir):
+    ckpt = os.path.join(workdir, "long.ckpt")
+    before = signal.getsignal(signal.SIGINT)
+    progress, sent, seen, th = _sigint_when(0.2)
+    with pytest.raises(KeyboardInterrupt) as ei:
+        sdekit.run("ou", checkpoint=ckpt, checkpoint_every=0, progress=progress, **LONG)
+    caught = time.monotonic()
+    th.join(5)
+    assert sent, "the signal was not sent"
+    assert caught - sent[0] < 3.0, "KeyboardInterrupt %.2f s after SIGINT" % (caught - sent[0])
+    assert seen and seen[-1] < 1.0, "the run went to its end"
+    assert "checkpoint saved to" in str(ei.value)
+    assert signal.getsignal(signal.SIGINT) is before  # the handler is back
+    assert os.path.isfile(ckpt)
+    # the interpreter goes on: the checkpoint resumes to the results of one go
+    resumed = sdekit.resume(ckpt, progress=False)
+    whole = sdekit.run("ou", progress=False, **LONG)
+    assert_same_results(resumed, whole)
+    os.unlink(ckpt)
+
+
+def test_sigint_without_checkpoint(workdir):
+    progress, sent, seen, th = _sigint_when(0.1)
+    with pytest.raises(KeyboardInterrupt) as ei:
+        sdekit.run("ou", progress=progress, **LONG)
+    th.join(5)
+    assert sent and seen[-1] < 1.0
+    assert str(ei.value).startswith("interrupted at step ") and "nothing was saved" in str(ei.value)
+    r = sdekit.run("ou", paths=64, t_end=0.1, progress=False)  # still usable
+    assert r["drift/value"].shape == ()
+
+
+def test_cancel_callable():
+    polls = []
+
+    def cancel():
+        polls.append(1)
+        return len(polls) > 3
+
+    with pytest.raises(sdekit.CancelledError) as ei:
+        sdekit.run("ou", cancel=cancel, progress=False, **LONG)
+    assert ei.value.status == sdekit.Status.CANCELLED and len(polls) == 4
+
+
+def test_exception_in_progress_stops_the_run():
+    class Stop(Exception):
+        pass
+
+    def progress(f, sps):
+        if f > 0.05:
+            raise Stop("from progress")
+
+    with pytest.raises(Stop):
+        sdekit.run("ou", progress=progress, **LONG)
+
+
+def test_progress_callable_and_thread():
+    seen = []
+    out = {}
+
+    def work():
+        out["r"] = sdekit.run("ou", paths=4096, t_end=1, progress=lambda f, s: seen.append((f, s)))
+
+    th = threading.Thread(target=work)  # not the main thread: no signal handler, still runs
+    th.start()
+    th.join(120)
+    assert "r" in out and seen
+    fr = [f for f, _ in seen]
+    assert fr == sorted(fr) and fr[-1] == 1.0 and all(s > 0 for _, s in seen)
+
+
+CHILD = r"""
+import sys, sdekit
+def progress(f, sps):
+    print("progress %.3f" % f, flush=True)
+sdekit.run("ou", scan={"k": [0.5, 1.0]}, paths=2 ** 17, t_end=20, dt=0.01, scheme="euler",
+           precision="double", observe=["moments"], seed=77, progress=progress)
+print("finished", flush=True)
+"""
+
+
+def test_ctrl_c_in_another_python_process():
+    """Ctrl-C as a terminal sends it: SIGINT to a Python process in the middle
+    of a run ends it promptly with a KeyboardInterrupt traceback that says where
+    the run stopped, and the run does not finish."""
+    import subprocess
+    import sys
+
+    p = subprocess.Popen([sys.executable, "-c", CHILD], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        for line in p.stdout:
+            if line.startswith("progress "):
+                break
+        else:
+            pytest.fail("the child printed no progress: " + p.stderr.read())
+        sent = time.monotonic()
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+        waited = time.monotonic() - sent
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    # an uncaught KeyboardInterrupt: Python ends itself with SIGINT, as the shell expects
+    assert p.returncode == -signal.SIGINT, err
+    assert "finished" not in out
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("KeyboardInterrupt: interrupted at step "), err
+    assert waited < 5.0, "the child took %.1f s to stop" % waited

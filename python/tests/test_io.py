@@ -1,0 +1,200 @@
+"""Results in and out: arrays are views on the library's memory (no copy),
+sdekit.load reads every kind of file the CLI writes (format 1 and 2) as h5py
+sees it, and what Result.save writes is read by `sdekit info`, `sdekit plot`
+and h5py; result.plot() draws the pictures `sdekit plot` draws."""
+import glob
+import os
+
+import numpy as np
+import pytest
+
+import sdekit
+from sdekit import _plot
+from conftest import run_cli
+
+CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fuzz", "corpus",
+                      "h5")
+
+# CLI runs that between them write every observable, two scan axes, saved
+# paths, systems of particles
+CLI_RUNS = {
+    "ou-grid": ["ou", "--scan", "k=0.5:2:3", "--scan", "D=0.1,0.4", "--paths", "512", "--t-end",
+                "1", "--observe", "drift,moments,hist", "--sample-every", "20"],
+    "josephson-density": ["josephson", "--paths", "256", "--periods", "4", "--spp", "50",
+                          "--observe", "density,drift", "--coarse-grain", "--save-paths", "0,1,2",
+                          "--sample-every", "10"],
+    "kuramoto-order": ["kuramoto-meanfield", "--particles", "256", "--paths", "2", "--t-end",
+                       "0.5", "--dt", "0.01", "--observe", "order,density", "--sample-every",
+                       "5"],
+}
+
+
+def _h5py_datasets(path):
+    h5py = pytest.importorskip("h5py")
+    out = {}
+    with h5py.File(path, "r") as f:
+        f.visititems(lambda n, o: out.__setitem__(n, o[...]) if isinstance(o, h5py.Dataset)
+                     else None)
+        attrs = {k: f.attrs[k] for k in f.attrs}
+    return out, attrs
+
+
+def _same_as_h5py(r, path):
+    data, attrs = _h5py_datasets(path)
+    assert sorted(r.datasets) == sorted(data), path
+    for name, want in data.items():
+        got = r[name]
+        assert got.shape == want.shape and got.dtype == want.dtype, (path, name)
+        assert np.array_equal(got, want, equal_nan=got.dtype.kind == "f"), (path, name)
+    assert r.attrs["model_name"] == attrs["model_name"]
+    assert r.attrs["seed"] == attrs["seed"]
+
+
+def _library_address(r, name):
+    return r._dataset(name).data
+
+
+@pytest.mark.parametrize("source", ["run", "load"])
+def test_arrays_are_views_on_the_library_memory(source, workdir):
+    r = sdekit.run("ou", scan={"k": [0.5, 1.0, 2.0]}, paths=512, t_end=1, sample_every=20,
+                   observe="drift,moments,hist", progress=False)
+    if source == "load":
+        path = os.path.join(workdir, "views.h5")
+        r.save(path)
+        r = sdekit.load(path)
+    for name in r.datasets:
+        a = r[name]
+        # no copy: the array's data is the library's dataset, its base the holder
+        # that keeps the C result alive
+        assert a.__array_interface__["data"][0] == _library_address(r, name), name
+        assert not a.flags.owndata and not a.flags.writeable, name
+        assert a.base.owner is r._h, name
+        assert np.shares_memory(a, r[name])
+    k = r.scan["k"]
+    assert np.shares_memory(k, r["scan/k"]) or k.base.owner is r._h
+    se = r.stderr("drift/value")
+    assert np.shares_memory(se, r["drift/error"])
+
+
+def test_to_xarray_does_not_copy():
+    pytest.importorskip("xarray")
+    r = sdekit.run("ou", scan={"k": [0.5, 1.0]}, paths=256, t_end=1, sample_every=20,
+                   observe="drift,moments", progress=False)
+    ds = r.to_xarray("moments")
+    assert np.shares_memory(ds["var_x"].values, r["moments/var_x"])
+    assert np.shares_memory(ds["k"].values, r.scan["k"])
+    full = r.to_xarray()
+    assert np.shares_memory(full["drift/value"].values, r["drift/value"])
+
+
+@pytest.mark.parametrize("kind", sorted(CLI_RUNS))
+def test_load_reads_what_the_cli_writes(cli, workdir, kind):
+    path = os.path.join(workdir, "cli-%s.h5" % kind)
+    run_cli(cli, ["run"] + CLI_RUNS[kind] + ["--seed", "11", "-o", path])
+    r = sdekit.load(path)
+    _same_as_h5py(r, path)
+    assert r.attrs["format_version"] == 2
+    if kind == "ou-grid":
+        assert list(r.scan) == ["k", "D"] and r["drift/value"].shape == (3, 2)
+        assert r.dims("moments/var_x") == ("k", "D", "sample")
+        assert np.array_equal(r.stderr("drift/value"), r["drift/error"])
+    if kind == "kuramoto-order":
+        assert r.attrs["particles"] == 256
+        assert np.array_equal(r.stderr("order/r"), r["order/r_err"])
+
+
+@pytest.mark.parametrize("path", sorted(glob.glob(os.path.join(CORPUS, "*.h5"))) or
+                         [pytest.param(None, marks=pytest.mark.skip("no fuzz corpus here"))])
+def test_load_reads_older_files(path):
+    """Files of format 1 (before dims and standard_error) and 2 from the fuzz corpus."""
+    r = sdekit.load(path)
+    _same_as_h5py(r, path)
+    assert r.attrs["format_version"] in (1, 2)
+    for name in r.datasets:
+        assert len(r.dims(name)) == r[name].ndim
+
+
+def test_info_plot_and_h5py_read_what_save_writes(cli, workdir):
+    """A Python result saved in the CLI's layout: `sdekit info` and `sdekit plot`
+    read it, and sdekit plot draws the pictures result.plot() draws."""
+    r = sdekit.run("josephson", scan={"a": [4.2, 8.0, 12.0], "D": (0.001, 0.01, 3, "log")},
+                   paths=128, periods=10, transient_periods=1, observe="drift,moments,hist",
+                   sample_every=100, seed=3, progress=False)
+    path = os.path.join(workdir, "py-grid.h5")
+    assert r.save(path) == [path]
+    _same_as_h5py(r, path)
+    _, out, _ = run_cli(cli, ["info", path])
+    assert "model:       josephson" in out and "a: 4.2 .. 12, n=3" in out
+    for name in r.datasets:
+        assert "/" + name in out
+    _check_plot_pictures(cli, workdir, r, path, "py-grid")
+
+
+def test_plot_draws_what_sdekit_plot_draws_for_every_kind(cli, workdir):
+    for kind in sorted(CLI_RUNS):
+        path = os.path.join(workdir, "cli-%s.h5" % kind)
+        if not os.path.exists(path):
+            run_cli(cli, ["run"] + CLI_RUNS[kind] + ["--seed", "11", "-o", path])
+        _check_plot_pictures(cli, workdir, sdekit.load(path), path, kind)
+
+
+def _check_plot_pictures(cli, workdir, r, path, stem):
+    mpl = pytest.importorskip("matplotlib")
+    mpl.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = _plot.pictures(r)
+    assert names
+    for name in names + (["paths"] if "paths/t" in r else []):
+        fig = r.plot(name)
+        assert fig.axes, name
+        fig.savefig(os.path.join(workdir, "%s.py.%s.png" % (stem, name)))
+        plt.close(fig)
+    if not _has_gnuplot():
+        return
+    out = os.path.join(workdir, "%s.cli.png" % stem)
+    run_cli(cli, ["plot", path, "-o", out, "--quiet"])
+    if len(names) == 1:
+        drawn = [names[0]] if os.path.exists(out) else []
+    else:
+        drawn = [n for n in names if os.path.exists(out[:-4] + "." + n + ".png")]
+    others = [f for f in os.listdir(workdir)
+              if f.startswith(stem + ".cli.") and f not in
+              ["%s.cli.%s.png" % (stem, n) for n in names] + ["%s.cli.png" % stem]]
+    assert drawn == names and not others, (stem, names, drawn, others)
+
+
+def _has_gnuplot():
+    import shutil
+
+    return shutil.which("gnuplot") is not None
+
+
+def test_progress_with_tqdm(capsys):
+    pytest.importorskip("tqdm")
+    sdekit.run("ou", paths=20000, t_end=2, progress=True)
+    err = capsys.readouterr().err
+    assert "100.0/100%" in err and "steps/s" in err
+
+
+def test_progress_without_tqdm(capsys, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # import tqdm raises ImportError
+    monkeypatch.setitem(sys.modules, "tqdm.auto", None)
+    sdekit.run("ou", paths=20000, t_end=2, progress=True)
+    err = capsys.readouterr().err
+    assert "[" + "#" * 30 + "] 100.0%" in err and "steps/s" in err
+
+
+def test_backend_auto_without_a_gpu_is_the_cpu(cli):
+    rc, _, _ = run_cli(cli, ["devices"], check=False)
+    if rc == 0:
+        pytest.skip("this machine has a GPU")
+    kw = dict(scan={"k": [0.5, 1.0]}, paths=1024, t_end=1, observe="moments", seed=4,
+              progress=False)
+    a = sdekit.run("ou", backend="auto", **kw)
+    c = sdekit.run("ou", backend="cpu", **kw)
+    assert a.attrs["backend"] == "cpu"
+    for name in c.datasets:
+        assert np.array_equal(a[name], c[name]), name
