@@ -170,54 +170,6 @@ def _configure(model, params, scan, options, environment):
 # ------------------------------------------------------------------ running
 
 
-class _FloatMode:
-    """The calling thread's floating-point mode around a run (x86-64 glibc).
-
-    CPU kernels compiled with fast math (the default) bring crtfastmath,
-    whose constructor turns on flush-to-zero and denormals-are-zero (MXCSR
-    FTZ|DAZ) in the thread that loads them -- for good, in the CLI's process
-    that is the whole run.  Here the process is the user's: so the mode is
-    set as the CLI's would be for the run (FTZ|DAZ with fast math, off
-    without; the OpenMP threads of the kernels take the calling thread's
-    mode at every parallel region) and the caller's mode is restored after
-    it, so that NumPy keeps its subnormal numbers."""
-
-    FTZ_DAZ = 0x8040
-    _libm = None
-
-    def __init__(self, fast_math):
-        self.saved = None
-        libm = self._load()
-        if libm is None:
-            return
-        self.saved = (ctypes.c_ubyte * 32)()
-        if libm.fegetenv(self.saved) != 0:
-            self.saved = None
-            return
-        env = (ctypes.c_ubyte * 32).from_buffer_copy(self.saved)
-        mx = int.from_bytes(bytes(env[28:32]), "little")
-        mx = mx | self.FTZ_DAZ if fast_math else mx & ~self.FTZ_DAZ
-        env[28:32] = list(mx.to_bytes(4, "little"))
-        libm.fesetenv(env)
-
-    @classmethod
-    def _load(cls):
-        if cls._libm is None:
-            import platform
-
-            cls._libm = False
-            if sys.platform.startswith("linux") and platform.machine() in ("x86_64", "AMD64"):
-                try:
-                    cls._libm = ctypes.CDLL("libm.so.6")
-                except OSError:
-                    pass
-        return cls._libm or None
-
-    def restore(self):
-        if self.saved is not None:
-            self._libm.fesetenv(self.saved)
-
-
 class _TextBar:
     """A progress bar on stderr when tqdm is not there (as the CLI draws it)."""
 
@@ -287,8 +239,7 @@ _LEVELS = {0: logging.DEBUG, 1: logging.INFO, 2: logging.WARNING}
 class _Session:
     """The callbacks of one run and what they saw."""
 
-    def __init__(self, progress, cancel, fast_math=True):
-        self.fast_math = fast_math
+    def __init__(self, progress, cancel):
         self.display = _progress_display(progress)
         self.user_cancel = cancel
         self.sigint = 0
@@ -345,11 +296,9 @@ class _Session:
                 installed = True
         out = ctypes.c_void_p()
         err = sdekit_error()
-        mode = _FloatMode(self.fast_math)
         try:
             st = lib.sdekit_run(cfg.p, ctypes.byref(out), ctypes.byref(err))
         finally:
-            mode.restore()
             if installed:
                 signal.signal(signal.SIGINT, old if old is not None else signal.SIG_DFL)
             if self.display is not None and hasattr(self.display, "close"):
@@ -395,20 +344,16 @@ def run(model, params=None, scan=None, *, progress=None, cancel=None, environmen
     the CLI).  output: file name(s) to save the results to, as -o.
     Returns a Result.
     """
-    fast = not (options.get("fast_math", True) is False or options.get("no_fast_math")
-                or options.get("no-fast-math"))
     cfg = _configure(model, params, scan, dict(options), environment)
-    return _finish(_Session(progress, cancel, fast).run(cfg), output)
+    return _finish(_Session(progress, cancel).run(cfg), output)
 
 
 def resume(checkpoint, *, periods=None, t_end=None, threads=None, stored_model=False,
-           progress=None, cancel=None, environment=None, output=None, fast_math=True):
+           progress=None, cancel=None, environment=None, output=None):
     """Continue a run saved with checkpoint=... (or `sdekit run --checkpoint`):
     the results are bitwise those of the run done in one go.  periods or
     t_end extend a finished run.  stored_model: resume although the model
-    file changed since, with the text stored in the checkpoint.  fast_math:
-    False for a run made with fast_math=False (--no-fast-math): the
-    floating-point mode of this thread during the run (docs/PYTHON.md)."""
+    file changed since, with the text stored in the checkpoint."""
     p = ctypes.c_void_p()
     err = sdekit_error()
     _errors.check(lib.sdekit_config_from_checkpoint(
@@ -418,7 +363,7 @@ def resume(checkpoint, *, periods=None, t_end=None, threads=None, stored_model=F
     for k, v in (("periods", periods), ("t-end", t_end), ("threads", threads)):
         if v is not None:
             cfg.option(k, _num(v))
-    return _finish(_Session(progress, cancel, fast_math).run(cfg), output)
+    return _finish(_Session(progress, cancel).run(cfg), output)
 
 
 def codegen(model, params=None, scan=None, *, backend="cpu", environment=None, **options):
