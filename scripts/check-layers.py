@@ -110,7 +110,7 @@ def main(argv):
                     (pending if rel in CLI_PENDING else bad).append(msg)
                 code, in_comment = strip_strings_and_comments(line, in_comment)
                 if d in LIBRARY:
-                    if "getenv" in code:
+                    if re.search(r"(?<![A-Za-z0-9_])(secure_)?getenv\s*\(", code):
                         bad.append("src/%s:%d: getenv in the library (src/cli/env.c reads the "
                                    "environment)" % (rel, n))
                     if (PRINTS.search(code) and "snprintf" not in code

@@ -47,6 +47,14 @@ typedef struct sdk_noise_type {
   void (*emit_words)(sdk_emit *em, const char *const w[4], const char *const dst[4]);
   /* The same for one value only, value `lane` (a C expression, 0..3). */
   void (*emit_word_lane)(sdk_emit *em, const char *const w[4], const char *lane, const char *dst);
+  /* Optional, for sources whose values come in two independent halves
+   * (values 0, 1 and 2, 3): statement filling dst[0], dst[1] with the values
+   * 2 half, 2 half + 1 of the block -- bit for bit those emit_block gives --
+   * where `half` is a C expression (0 or 1).  A driver that needs only one
+   * half of a block (a launch starting or ending inside it) then draws half
+   * the values. */
+  void (*emit_block_half)(sdk_emit *em, const char *seed, const char *path, const char *block,
+                          int domain, const char *half, const char *dst);
 } sdk_noise_type;
 
 /* Standard Gaussian values (Box-Muller on the word pairs (0,1) and (2,3)). */

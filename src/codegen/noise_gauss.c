@@ -14,6 +14,15 @@ static void gauss_block(sdk_emit *em, const char *seed, const char *path, const 
   sdk_em_line(em, "sdk_gauss4(%s, %s, %s, %d, %s);", seed, path, block, domain, dst);
 }
 
+/* one Box-Muller pair: sdk_boxmuller2 is sdk_gauss4's expressions for a pair */
+static void gauss_block_half(sdk_emit *em, const char *seed, const char *path, const char *block,
+                             int domain, const char *half, const char *dst) {
+  sdk_em_line(em, "sdk_u32 sdk_w[4];");
+  sdk_em_line(em, "sdk_philox_block(%s, %s, %s, %d, sdk_w);", seed, path, block, domain);
+  sdk_em_line(em, "sdk_boxmuller2_%c(%s ? sdk_w[2] : sdk_w[0], %s ? sdk_w[3] : sdk_w[1], %s);",
+              em->single ? 'f' : 'd', half, half, dst);
+}
+
 static void gauss_words(sdk_emit *em, const char *const w[4], const char *const dst[4]) {
   sdk_em_line(em, "real sdk_g2[2];");
   for (int h = 0; h < 2; h++) {
@@ -39,4 +48,5 @@ const sdk_noise_type sdk_noise_gaussian = {
     .emit_block = gauss_block,
     .emit_words = gauss_words,
     .emit_word_lane = gauss_word_lane,
+    .emit_block_half = gauss_block_half,
 };
