@@ -80,12 +80,15 @@ int main(void) {
 EOC
 export PKG_CONFIG_PATH=$P/lib/pkgconfig
 cc=${CC:-cc}
+# a sanitizer build's library calls the sanitizer runtimes: its programs link them too
+san=""
+[ "${SANITIZED:-0}" = 1 ] && san="-fsanitize=address,undefined"
 # shellcheck disable=SC2046,SC2016
-"$cc" $(pkg-config --cflags sdekit) -o "$P/bin/cat-shared" "$T/cat.c" $(pkg-config --libs sdekit) \
+"$cc" $san $(pkg-config --cflags sdekit) -o "$P/bin/cat-shared" "$T/cat.c" $(pkg-config --libs sdekit) \
   -Wl,-rpath,'$ORIGIN/../lib' > "$T/cc.log" 2>&1 || { cat "$T/cc.log"; fail "cc with sdekit.pc"; }
 static_libs=$(pkg-config --static --libs sdekit | sed "s|-lsdekit|$P/lib/libsdekit.a|")
 # shellcheck disable=SC2046
-"$cc" $(pkg-config --cflags sdekit) -o "$P/bin/cat-static" "$T/cat.c" $static_libs \
+"$cc" $san $(pkg-config --cflags sdekit) -o "$P/bin/cat-static" "$T/cat.c" $static_libs \
   > "$T/cc.log" 2>&1 || { cat "$T/cc.log"; fail "cc with sdekit.pc --static"; }
 readelf -d "$P/bin/cat-static" | grep -q 'libsdekit' && fail "cat-static needs libsdekit.so"
 unset PKG_CONFIG_PATH
