@@ -93,6 +93,8 @@ expect 2 "missing -o value" 1 "-o" run ou --quiet -o
 expect 2 "missing MODEL" 1 "MODEL|model" run --paths 8 -o out.h5
 expect 2 "bench --workload-only without --model" 2 "--workload-only" "--model" bench --workload-only
 expect 2 "bench --model without interactions" 1 "no \[meanfield\] or \[pair\]" bench --model ou
+expect 2 "bench --paths in hex" 2 "--paths '0x10'" "whole number" bench --paths 0x10
+expect 2 "bench --steps=-3" 2 "--steps '-3'" "whole number" bench --steps=-3
 expect 2 "two models" 1 "ou|unexpected" run ou josephson -o out.h5
 expect 2 "unknown model name" 1 "nosuchmodel" run nosuchmodel -o out.h5
 expect 2 "nonexistent model file" 1 "nothere\.sde" run ./nothere.sde -o out.h5

@@ -11,6 +11,7 @@
 #include "cli/env.h"
 #include "cli/runopts.h"
 #include "core/escape.h"
+#include "core/numfmt.h"
 
 static const char BENCH_HELP[] =
     "usage: sdekit bench [options]\n"
@@ -135,15 +136,14 @@ static sdekit_status bench_time(const bench *b, int64_t steps, int repeats, sdek
   return s;
 }
 
-/* A baseline of the paper's programs (sdekit_time_baseline) with b's
- * surroundings (the device, the CUDA toolkit). */
-static sdekit_status bench_baseline(const bench *b, const char *prog, const char *backend,
-                                    int64_t size, int64_t steps, int repeats, sdekit_timing *t,
+/* A baseline of the paper's programs (sdekit_time_baseline) in this
+ * environment (the CUDA toolkit). */
+static sdekit_status bench_baseline(const char *prog, const char *backend, int64_t size,
+                                    int64_t steps, int repeats, sdekit_timing *t,
                                     sdekit_error *err) {
   sdekit_config *c = NULL;
   sdekit_status s = sdekit_config_create(&c, err);
   if (s == SDEKIT_OK) s = sdekit_config_set_environment(c, cli_environ(), err);
-  (void)b;
   if (s == SDEKIT_OK) s = sdekit_time_baseline(c, prog, backend, size, steps, repeats, 1, t, err);
   sdekit_config_destroy(&c);
   return s;
@@ -164,11 +164,11 @@ static const struct {
 
 /* The paper's program as scalar C on one core, same process: sized for
  * about half a second (its rate does not depend on the size). */
-static void particles_cpu_baseline(const bench *b, int pair, double ours) {
+static void particles_cpu_baseline(int pair, double ours) {
   long long bn = pair ? 4096 : 1 << 18, bs = pair ? 3 : 40;
   sdekit_timing t;
   sdekit_error err;
-  if (bench_baseline(b, pair ? "prog2" : "prog3", "cpu", bn, bs, 3, &t, &err) != SDEKIT_OK) {
+  if (bench_baseline(pair ? "prog2" : "prog3", "cpu", bn, bs, 3, &t, &err) != SDEKIT_OK) {
     cli_fail(&err);
     return;
   }
@@ -193,7 +193,7 @@ static void particles_cuda_baseline(const bench *b, int pair, int64_t steps, int
   size_t es = single ? 4 : 8;
   double gbps = 0;
   if (single) {
-    if (bench_baseline(b, pair ? "prog2" : "prog3", "cuda", b->particles, steps,
+    if (bench_baseline(pair ? "prog2" : "prog3", "cuda", b->particles, steps,
                        repeats < 3 ? repeats : 3, &t, &err) == SDEKIT_OK) {
       printf("%-52s %10.4f %18.3e\n",
              pair ? "baseline: the paper's PROG2 (tiled UpdateRHS + Advance)"
@@ -207,7 +207,7 @@ static void particles_cuda_baseline(const bench *b, int pair, int64_t steps, int
       printf("baseline: %s\n", err.message);
     }
   }
-  if (bench_baseline(b, "copy", "cuda", (int64_t)1 << 30, 0, 9, &t, &err) == SDEKIT_OK &&
+  if (bench_baseline("copy", "cuda", (int64_t)1 << 30, 0, 9, &t, &err) == SDEKIT_OK &&
       t.median_s > 0)
     gbps = t.work / t.median_s / 1e9;
   if (gbps > 0)
@@ -287,7 +287,7 @@ static int bench_particles(bench *b, int64_t steps, int repeats, int particles_g
              ps * 2 * (double)es / secs[i] / 1e9);
   }
   if (!pair) printf("(GB/s: one read and one write of x per particle-step, %zu bytes each)\n", es);
-  if (!cuda && !workload_only) particles_cpu_baseline(b, pair, (pair ? N * ps : ps) / secs[0]);
+  if (!cuda && !workload_only) particles_cpu_baseline(pair, (pair ? N * ps : ps) / secs[0]);
   if (cuda && !workload_only) particles_cuda_baseline(b, pair, steps, repeats, secs);
   return 0;
 }
@@ -371,7 +371,7 @@ static int bench_cuda(bench *b, int64_t steps, int repeats, int paths_given) {
     b->paths = n;
     sdekit_timing tm, tb;
     if (bench_time(b, steps, repeats, &tm, &err) != SDEKIT_OK ||
-        bench_baseline(b, "prog1", "cuda", n, steps, repeats, &tb, &err) != SDEKIT_OK)
+        bench_baseline("prog1", "cuda", n, steps, repeats, &tb, &err) != SDEKIT_OK)
       return cli_fail(&err);
     if (k == lo) {
       printf("sdekit bench: josephson (paper Eq. 1), SRK2, %lld steps per timed run, median of "
@@ -396,7 +396,7 @@ static int bench_cpu(const bench *b, int64_t steps, int repeats) {
   double ours = tm.work / tm.median_s;
   /* baseline: enough work for ~0.3 s per repeat on a current core */
   const long long bpaths = 4096, bsteps = 2000;
-  if (bench_baseline(b, "prog1", "cpu", bpaths, bsteps, repeats < 9 ? repeats : 9, &tb, &err) !=
+  if (bench_baseline("prog1", "cpu", bpaths, bsteps, repeats < 9 ? repeats : 9, &tb, &err) !=
       SDEKIT_OK)
     return cli_fail(&err);
   double base = tb.work / tb.median_s;
@@ -415,9 +415,8 @@ static int bench_cpu(const bench *b, int64_t steps, int repeats) {
 
 /* A whole number >= 1 (at most 1e12), or -1. */
 static double whole(const char *s) {
-  char *end;
-  double v = strtod(s, &end);
-  if (end == s || *end || !(v >= 1) || v != floor(v) || v > 1e12) return -1;
+  double v;
+  if (!sdk_parse_decimal(s, &v) || v < 1 || v != floor(v) || v > 1e12) return -1;
   return v;
 }
 
@@ -447,8 +446,8 @@ int sdk_cli_bench(int argc, char **argv) {
   const char *model = NULL;
   optind = 1;
   opterr = 0;
-  int ch;
-  while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+  int ch, li = 0;
+  while ((ch = getopt_long(argc, argv, "", opts, &li)) != -1) {
     switch (ch) {
     case 'b':
       if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda")) {
@@ -465,7 +464,7 @@ int sdk_cli_bench(int argc, char **argv) {
     case 't': {
       double v = whole(optarg);
       if (v < 1) {
-        cli_error("%s '%s': expected a whole number >= 1\n", argv[optind - 1], optarg);
+        cli_error("--%s '%s': expected a whole number >= 1\n", opts[li].name, optarg);
         return 2;
       }
       if (ch == 'p') b.paths = (int64_t)v, paths_given = 1;

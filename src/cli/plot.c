@@ -25,6 +25,7 @@
 #include "cli/picture.h"
 #include "cli/plotfile.h"
 #include "cli/status.h"
+#include "core/numfmt.h"
 #include "core/strbuf.h"
 
 /* Every picture, in the order they are drawn and listed. */
@@ -159,24 +160,6 @@ static int plot_fail(sdekit_status e, const sdekit_error *err) {
   return sdekit_status_exit_code(e);
 }
 
-/* A decimal number (no hex, inf or nan), spaces around allowed. */
-static int parse_decimal(const char *s, double *out) {
-  while (isspace((unsigned char)*s))
-    s++;
-  if (!*s) return 0;
-  for (const char *p = s; *p; p++)
-    if (!(isdigit((unsigned char)*p) || strchr("+-.eE \t", *p))) return 0;
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (end == s || errno == ERANGE || !isfinite(v)) return 0;
-  while (isspace((unsigned char)*end))
-    end++;
-  if (*end) return 0;
-  *out = v;
-  return 1;
-}
-
 static int has_suffix(const char *s, const char *suf) {
   size_t a = strlen(s), b = strlen(suf);
   return a >= b && !strcmp(s + a - b, suf);
@@ -196,7 +179,7 @@ static int parse_option(const char *a, const char *val, plot_args *pa, const cha
     pa->var = val;
   } else if (!strcmp(a, "--grid")) {
     double g;
-    if (!parse_decimal(val, &g) || g < 0 || g != floor(g) || g > 1e15) {
+    if (!sdk_parse_decimal(val, &g) || g < 0 || g != floor(g) || g > 1e15) {
       cli_error("--grid '%s': expected a grid point index >= 0\n", val);
       return 2;
     }

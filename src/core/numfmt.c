@@ -1,5 +1,7 @@
 #include "core/numfmt.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,4 +25,22 @@ char *sdk_fmt_stat(char *buf, double x) {
   else
     snprintf(buf, 32, "%.10g", x);
   return buf;
+}
+
+int sdk_parse_decimal(const char *s, double *out) {
+  if (!s) return 0;
+  while (isspace((unsigned char)*s))
+    s++;
+  if (!*s) return 0;
+  for (const char *p = s; *p; p++)
+    if (!(isdigit((unsigned char)*p) || strchr("+-.eE \t", *p))) return 0;
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (end == s || errno == ERANGE || !isfinite(v)) return 0;
+  while (isspace((unsigned char)*end))
+    end++;
+  if (*end) return 0;
+  *out = v;
+  return 1;
 }

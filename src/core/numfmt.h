@@ -17,4 +17,9 @@
 char *sdk_fmt_exact(char *buf, double x);
 char *sdk_fmt_stat(char *buf, double x);
 
+/* The one reader of a number typed by a user or read from a text file: a
+ * finite decimal (no hex, inf or nan, which strtod would accept), spaces
+ * around allowed.  1 and *out set, or 0. */
+int sdk_parse_decimal(const char *s, double *out);
+
 #endif

@@ -10,27 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/numfmt.h"
 #include "core/strbuf.h"
 #include "model/limits.h"
 #include "model/model_internal.h"
 
 int sdk_parse_number(const char *s, double *out) {
-  if (!s) return 0;
-  while (isspace((unsigned char)*s))
-    s++;
-  if (!*s) return 0;
-  /* decimal only: no hex, inf or nan, which strtod would accept */
-  for (const char *p = s; *p; p++)
-    if (!(isdigit((unsigned char)*p) || strchr("+-.eE \t", *p))) return 0;
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (end == s || errno == ERANGE || !isfinite(v)) return 0;
-  while (isspace((unsigned char)*end))
-    end++;
-  if (*end) return 0;
-  *out = v;
-  return 1;
+  return sdk_parse_decimal(s, out);
 }
 
 void sdk_model_destroy(sdk_model **mp) {
