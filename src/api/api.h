@@ -37,6 +37,7 @@ struct sdekit_config {
   char *scheme, *backend, *observe, *drift_var, *density_var, *checkpoint;
   char *command_line;
   char *set_name[SDK_MAX_SET];
+  char *obs_expr[SDK_MODEL_MAX_OBSERVE]; /* behind c.obs_expr */
   char *outputs[API_MAX_OUTPUTS];
   int noutputs;
   int quiet, verbose;

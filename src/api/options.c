@@ -291,6 +291,28 @@ static sdekit_status o_hrange(sdekit_config *c, const char *arg, sdekit_error *e
   return SDEKIT_OK;
 }
 
+/* --observe-expr NAME=EXPR (repeatable; the name and the expression are
+ * checked against the model when the run is planned, sim/plan.c) */
+static sdekit_status o_oexpr(sdekit_config *c, const char *arg, sdekit_error *err) {
+  sdk_run_config *rc = &c->c;
+  const char *eq = strchr(arg, '=');
+  if (!eq || eq == arg || (size_t)(eq - arg) > SDK_MODEL_MAX_NAME || !eq[1])
+    return api_usage(err, "--observe-expr '%.80s': expected NAME=EXPR", arg);
+  char name[SDK_MODEL_MAX_NAME + 2];
+  snprintf(name, sizeof name, "%.*s", (int)(eq - arg), arg);
+  if (!sdk_name_valid(name))
+    return api_usage(err, "--observe-expr '%.80s': '%s' is not a valid name (letters, digits, _)",
+                     arg, name);
+  if (rc->nobs_expr == SDK_MODEL_MAX_OBSERVE)
+    return api_usage(err, "--observe-expr: more than %d user observables (the limit)",
+                     SDK_MODEL_MAX_OBSERVE);
+  char *copy = strdup(arg);
+  if (!copy) return api_nomem(err);
+  c->obs_expr[rc->nobs_expr] = copy;
+  rc->obs_expr[rc->nobs_expr++] = copy;
+  return SDEKIT_OK;
+}
+
 /* --save-paths LIST (path indices) */
 static sdekit_status o_save(sdekit_config *c, const char *arg, sdekit_error *err) {
   sdk_observe_opts *o = &c->c.obs;
@@ -389,6 +411,7 @@ static const api_opt OPTS[] = {
     {"no-fast-math", 0, 0, o_nofast},
     {"no-compensation", 0, 0, o_nocomp},
     {"observe", 1, 0, o_observe},
+    {"observe-expr", 1, REPEAT, o_oexpr},
     {"drift", 1, 0, o_drift},
     {"sample-every", 1, 0, o_sample},
     {"order-every", 1, 0, o_order_every},
@@ -563,6 +586,9 @@ static const char RUN_HELP[] =
     "observables:\n"
     "  --observe LIST            comma-separated (default drift), or none:\n"
     "@OBSERVABLES@"
+    "  --observe-expr NAME=EXPR  a user observable (repeatable), as [observe] NAME = EXPR in the\n"
+    "                            model: EXPR in the variables, parameters and t; its mean and\n"
+    "                            standard error at every sample time (switches expr on)\n"
     "  --drift VAR               variable whose drift <<v>> is measured (default: the first)\n"
     "  --sample-every N          steps between moment samples (default: one period, or 1/100 of "
     "the run)\n"

@@ -20,7 +20,8 @@
   X(density)                                                                                       \
   X(paths)                                                                                         \
   X(order)                                                                                         \
-  X(range)
+  X(range)                                                                                         \
+  X(expr)
 
 /* The backends (backend/NAME.c defines sdk_backend_NAME). */
 #define SDK_BACKENDS(X)                                                                            \
