@@ -92,8 +92,82 @@ static void check_mean_error(void) {
            NSEEDS, chi2 / nu);
 }
 
+/* x' = v, v' = -g v + sigma xi (Euler): the covariance recursion of
+ * x_{n+1} = x_n + v_n dt, v_{n+1} = b v_n + sigma dW (b = 1 - g dt) from a
+ * fixed start, iterated exactly. */
+static void langevin_cov(int64_t steps, double g, double sigma, double dt, double *vx, double *cxv,
+                         double *vv) {
+  double b = 1 - g * dt, X = 0, C = 0, V = 0;
+  for (int64_t n = 0; n < steps; n++) {
+    double X1 = X + 2 * dt * C + dt * dt * V, C1 = b * C + b * dt * V;
+    V = b * b * V + sigma * sigma * dt;
+    X = X1;
+    C = C1;
+  }
+  *vx = X, *cxv = C, *vv = V;
+}
+
+static double cov_seen[2][5 * 4 * 2];
+
+static void check_cov(int shards, double *seen) {
+  const double g = 0.7, sigma = 0.9, dt = 0.01;
+  const int64_t NS = 5, N = 20000;
+  sdk_run_config c;
+  sdk_run_config_defaults(&c);
+  c.model = st_model_file("[model]\nname = langevin\nvars = x, v\n[params]\ng = 0.7\n"
+                          "sigma = 0.9\n[drift]\nx = v\nv = -g*v\n[noise]\nv = sigma\n"
+                          "[init]\nx = 0.5\nv = 1\n",
+                          1);
+  c.backend = st_backend();
+  c.scheme = "euler";
+  c.paths = N;
+  c.dt = dt;
+  c.t_end = 2.0;
+  c.sample_every = 50;
+  c.observe = "cov,moments";
+  c.seed = 4242;
+  c.shards = shards;
+  sdk_run *run = st_run(&c);
+  TU_CHECK(run != NULL, "Langevin run");
+  if (!run) return;
+  const sdk_results *R = sdk_run_results(run);
+  const double *val = ds(R, "cov/value", NS * 4), *err = ds(R, "cov/error", NS * 4),
+               *t = ds(R, "cov/t", NS), *var_v = ds(R, "moments/var_v", NS);
+  if (val && err) {
+    memcpy(seen, val, NS * 4 * sizeof *val);
+    memcpy(seen + NS * 4, err, NS * 4 * sizeof *err);
+  }
+  if (val && err && t && var_v)
+    for (int64_t s = 1; s < NS; s++) {
+      double want[3];
+      langevin_cov((int64_t)(t[s] / dt + 0.5), g, sigma, dt, &want[0], &want[1], &want[2]);
+      const int at[3] = {0, 1, 3};
+      const char *nm[3] = {"var x", "cov x v", "var v"};
+      for (int k = 0; k < 3; k++) {
+        double got = val[s * 4 + at[k]], se = err[s * 4 + at[k]];
+        char what[96];
+        snprintf(what, sizeof what, "Langevin %s t=%g (shards %d)", nm[k], t[s], shards);
+        TU_NEAR(got, want[k], K_SIGMA * se, what);
+        printf("%s: %.6f exact %.6f se %.3g (%+.2f se)\n", what, got, want[k], se,
+               (got - want[k]) / se);
+      }
+      TU_CHECK(val[s * 4 + 1] == val[s * 4 + 2] && err[s * 4 + 1] == err[s * 4 + 2],
+               "cov matrix symmetric");
+      TU_NEAR(val[s * 4 + 3], var_v[s], 1e-12 * var_v[s], "cov v,v = moments' var_v");
+      /* the standard error of a variance: sqrt((mu4 - var^2) / n), for a
+       * Gaussian sqrt(2 / n) var */
+      TU_NEAR(err[s * 4 + 3], sqrt(2.0 / N) * val[s * 4 + 3], 0.1 * sqrt(2.0 / N) * val[s * 4 + 3],
+              "cov error of var v, Gaussian");
+    }
+  sdk_run_destroy(&run);
+}
+
 int main(void) {
   st_require_backend();
   check_mean_error();
+  check_cov(1, cov_seen[0]);
+  check_cov(3, cov_seen[1]);
+  TU_CHECK(!memcmp(cov_seen[0], cov_seen[1], sizeof cov_seen[0]),
+           "cov: 1 and 3 shards differ (the reduction must be in chunk order)");
   return tu_finish("test_errors");
 }

@@ -16,6 +16,7 @@
 #define SDK_OBSERVABLES(X)                                                                         \
   X(drift)                                                                                         \
   X(moments)                                                                                       \
+  X(cov)                                                                                           \
   X(hist)                                                                                          \
   X(density)                                                                                       \
   X(paths)                                                                                         \
