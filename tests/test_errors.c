@@ -162,6 +162,69 @@ static void check_cov(int shards, double *seen) {
   sdk_run_destroy(&run);
 }
 
+/* Free Brownian motion dy = sqrt(2 D) dW from a point: var = 2 D t exactly
+ * under Euler, so D_eff = D; x, an OU process, is the drift's variable in
+ * the same run.  Then OU alone: D_eff = the Euler-recursion variance / 2t. */
+static void check_diffusion(void) {
+  const double D = 0.3, k = 1.3, Dou = 0.4, dt = 0.01;
+  const int64_t NS = 5, N = 1 << 14;
+  sdk_run_config c;
+  sdk_run_config_defaults(&c);
+  c.model = st_model_file("[model]\nname = bm\nvars = x, y\n[params]\nk = 1.3\nD = 0.3\n"
+                          "[drift]\nx = -k*x + 1\ny = 0\n[noise]\nx = 0.1\ny = sqrt(2*D)\n"
+                          "[init]\nx = 0\ny = 2\n",
+                          2);
+  c.backend = st_backend();
+  c.scheme = "euler";
+  c.paths = N;
+  c.dt = dt;
+  c.t_end = 2.0;
+  c.sample_every = 50;
+  c.observe = "drift,diffusion";
+  c.obs.drift_var = "x";
+  c.obs.diffusion_var = "y";
+  c.seed = 99;
+  sdk_run *run = st_run(&c);
+  TU_CHECK(run != NULL, "BM run");
+  if (!run) return;
+  const sdk_results *R = sdk_run_results(run);
+  const double *Dt = ds(R, "diffusion/D", NS), *Et = ds(R, "diffusion/D_err", NS),
+               *val = ds(R, "diffusion/value", 1), *err = ds(R, "diffusion/error", 1),
+               *drift = ds(R, "drift/value", 1);
+  if (Dt && Et && val && err && drift) {
+    TU_CHECK(isnan(Dt[0]), "D_eff at t = 0 is NaN");
+    for (int64_t s = 1; s < NS; s++) {
+      TU_NEAR(Dt[s], D, K_SIGMA * Et[s], "BM D_eff(t) = D");
+      /* Gaussian: the standard error of var / 2t is sqrt(2 / n) D */
+      TU_NEAR(Et[s], sqrt(2.0 / N) * D, 0.1 * sqrt(2.0 / N) * D, "BM D_eff standard error");
+    }
+    TU_CHECK(val[0] == Dt[NS - 1] && err[0] == Et[NS - 1], "long-time value = last sample");
+    TU_NEAR(val[0], D, K_SIGMA * err[0], "BM long-time D_eff");
+    /* <<x'>> of x' = -k x + 1 from 0 over [0, 2]: (1 - exp(-2k)) / k / 2 */
+    TU_NEAR(drift[0], (1 - exp(-2 * k)) / k / 2.0, 0.01, "drift in the same run");
+    printf("BM D_eff %.5f +- %.5f (D = %g), drift %.5f\n", val[0], err[0], D, drift[0]);
+  }
+  sdk_run_destroy(&run);
+
+  ou_config(&c, N, 5);
+  c.observe = "diffusion";
+  run = st_run(&c);
+  TU_CHECK(run != NULL, "OU run");
+  if (!run) return;
+  R = sdk_run_results(run);
+  Dt = ds(R, "diffusion/D", NS), Et = ds(R, "diffusion/D_err", NS);
+  const double *t = ds(R, "diffusion/t", NS);
+  if (Dt && Et && t)
+    for (int64_t s = 1; s < NS; s++) {
+      double n = floor(t[s] / dt + 0.5), a = 1 - k * dt;
+      double var = 2 * Dou * dt * (1 - pow(a, 2 * n)) / (1 - a * a);
+      TU_NEAR(Dt[s], var / (2 * t[s]), K_SIGMA * Et[s], "OU D_eff = Euler variance / 2t");
+      printf("OU D_eff t=%.1f %.5f exact %.5f (%+.2f se)\n", t[s], Dt[s], var / (2 * t[s]),
+             (Dt[s] - var / (2 * t[s])) / Et[s]);
+    }
+  sdk_run_destroy(&run);
+}
+
 int main(void) {
   st_require_backend();
   check_mean_error();
@@ -169,5 +232,6 @@ int main(void) {
   check_cov(3, cov_seen[1]);
   TU_CHECK(!memcmp(cov_seen[0], cov_seen[1], sizeof cov_seen[0]),
            "cov: 1 and 3 shards differ (the reduction must be in chunk order)");
+  check_diffusion();
   return tu_finish("test_errors");
 }

@@ -17,6 +17,7 @@
   X(drift)                                                                                         \
   X(moments)                                                                                       \
   X(cov)                                                                                           \
+  X(diffusion)                                                                                     \
   X(hist)                                                                                          \
   X(density)                                                                                       \
   X(paths)                                                                                         \
