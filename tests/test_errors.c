@@ -225,6 +225,42 @@ static void check_diffusion(void) {
   sdk_run_destroy(&run);
 }
 
+/* A two-parameter scan of OU (k slow, D fast): every grid point's D_eff
+ * against its own Euler variance, and cov's one entry against moments' var
+ * (the datasets' grid indexing). */
+static void check_scan(void) {
+  const double dt = 0.01;
+  const int64_t NS = 5, N = 4096;
+  sdk_run_config c;
+  ou_config(&c, N, 77);
+  c.observe = "moments,cov,diffusion";
+  sdk_errbuf eb = {0};
+  TU_CHECK(sdk_scan_parse("k=0.5:2:3", &c.scan[0], &eb) == SDK_OK, "%s", eb.msg);
+  TU_CHECK(sdk_scan_parse("D=0.1:0.4:2", &c.scan[1], &eb) == SDK_OK, "%s", eb.msg);
+  c.nscan = 2;
+  sdk_run *run = st_run(&c);
+  TU_CHECK(run != NULL, "OU scan run");
+  if (run) {
+    const sdk_results *R = sdk_run_results(run);
+    const double *Dt = ds(R, "diffusion/D", 6 * NS), *Et = ds(R, "diffusion/D_err", 6 * NS),
+                 *t = ds(R, "diffusion/t", 6 * NS), *cv = ds(R, "cov/value", 6 * NS),
+                 *var = ds(R, "moments/var_x", 6 * NS);
+    for (int64_t g = 0; g < 6 && Dt && Et && t && cv && var; g++) {
+      double k = 0.5 + 0.75 * (double)(g / 2), D = g % 2 ? 0.4 : 0.1, a = 1 - k * dt;
+      for (int64_t s = 1; s < NS; s++) {
+        int64_t i = g * NS + s;
+        double n = floor(t[i] / dt + 0.5);
+        double v = 2 * D * dt * (1 - pow(a, 2 * n)) / (1 - a * a);
+        TU_NEAR(Dt[i], v / (2 * t[i]), K_SIGMA * Et[i], "scan: OU D_eff at its grid point");
+        TU_NEAR(cv[i], var[i], 1e-12 * var[i], "scan: cov x,x = var_x");
+      }
+    }
+  }
+  sdk_scan_free(&c.scan[0]);
+  sdk_scan_free(&c.scan[1]);
+  sdk_run_destroy(&run);
+}
+
 int main(void) {
   st_require_backend();
   check_mean_error();
@@ -233,5 +269,6 @@ int main(void) {
   TU_CHECK(!memcmp(cov_seen[0], cov_seen[1], sizeof cov_seen[0]),
            "cov: 1 and 3 shards differ (the reduction must be in chunk order)");
   check_diffusion();
+  check_scan();
   return tu_finish("test_errors");
 }
