@@ -258,6 +258,10 @@ static sdekit_status o_dvar(sdekit_config *c, const char *v, sdekit_error *err) 
   return set_owned(&c->density_var, &c->c.obs.density_var, v, err);
 }
 
+static sdekit_status o_diffvar(sdekit_config *c, const char *v, sdekit_error *err) {
+  return set_owned(&c->diffusion_var, &c->c.obs.diffusion_var, v, err);
+}
+
 static sdekit_status o_bins(sdekit_config *c, const char *v, sdekit_error *err) {
   int64_t n;
   if (!parse_count(v, 1, &n) || n > 100000000)
@@ -419,6 +423,7 @@ static const api_opt OPTS[] = {
     {"hist-range", 1, REPEAT, o_hrange},
     {"save-paths", 1, 0, o_save},
     {"density-var", 1, 0, o_dvar},
+    {"diffusion-var", 1, 0, o_diffvar},
     {"coarse-grain", 2, 0, o_coarse},
     {"checkpoint", 1, 0, o_ckpt},
     {"checkpoint-every", 1, 0, o_ckpt_every},
@@ -597,6 +602,7 @@ static const char RUN_HELP[] =
     "  --bins N                  histogram bins (default 100)\n"
     "  --hist-range VAR=LO:HI    fixed histogram range for VAR (default: from the data)\n"
     "  --density-var VAR         variable of --observe density (default: the first)\n"
+    "  --diffusion-var VAR       variable of --observe diffusion (default: that of --drift)\n"
     "  --coarse-grain[=WIDTH]    density bins exactly one period wide: WIDTH, or the period the\n"
     "                            model declares for the variable ([model] periodic = x : L)\n"
     "  --save-paths LIST         store these paths (indices per grid point, e.g. 0,1,2) at\n"

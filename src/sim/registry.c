@@ -16,6 +16,8 @@
 #define SDK_OBSERVABLES(X)                                                                         \
   X(drift)                                                                                         \
   X(moments)                                                                                       \
+  X(cov)                                                                                           \
+  X(diffusion)                                                                                     \
   X(hist)                                                                                          \
   X(density)                                                                                       \
   X(paths)                                                                                         \
