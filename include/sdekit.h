@@ -249,6 +249,14 @@ SDEKIT_API sdekit_status sdekit_config_set_sample_every(sdekit_config *c, int64_
 SDEKIT_API sdekit_status sdekit_config_set_bins(sdekit_config *c, int64_t n, sdekit_error *err);
 SDEKIT_API sdekit_status sdekit_config_add_hist_range(sdekit_config *c, const char *var, double lo,
                                                       double hi, sdekit_error *err);
+/* --observe-expr NAME=EXPR (repeatable): a user observable, as a model's
+ * [observe] NAME = EXPR (EXPR in the variables, parameters and t, the
+ * grammar of [drift]); its mean and standard error over the paths at every
+ * sample time go to expr/mean_NAME and expr/err_NAME (observable "expr",
+ * switched on by any).  The name and the expression are checked against
+ * the model when the run starts. */
+SDEKIT_API sdekit_status sdekit_config_add_observe_expr(sdekit_config *c, const char *name,
+                                                        const char *expr, sdekit_error *err);
 SDEKIT_API sdekit_status sdekit_config_set_save_paths(sdekit_config *c, const int64_t *index, int n,
                                                       sdekit_error *err);
 SDEKIT_API sdekit_status sdekit_config_set_density_var(sdekit_config *c, const char *var,

@@ -134,6 +134,32 @@ static void check_errors(void) {
   sdekit_free(h);
 }
 
+/* --observe-expr through the typed setter: the observable expr comes on with
+ * mean and standard error datasets; the mean of the deterministic k*t is k t */
+static void check_observe_expr(void) {
+  sdekit_error err;
+  sdekit_config *c = ou_config(256, &err);
+  TU_CHECK(c != NULL, "configuration: %s", err.message);
+  if (!c) return;
+  TU_CHECK(sdekit_config_add_observe_expr(c, NULL, "x", &err) == SDEKIT_ERR_USAGE,
+           "no name refused");
+  OK(sdekit_config_add_observe_expr(c, "kt", "k*t", &err));
+  sdekit_result *r = NULL;
+  OK(sdekit_run(c, &r, &err));
+  sdekit_dataset m, t;
+  if (r && sdekit_result_dataset(r, "expr/mean_kt", &m, &err) == SDEKIT_OK &&
+      sdekit_result_dataset(r, "expr/t", &t, &err) == SDEKIT_OK) {
+    const double *mv = m.data, *tv = t.data;
+    int64_t last = m.count - 1; /* k = 2, the last sample */
+    TU_CHECK(m.std_error && !strcmp(m.std_error, "expr/err_kt"), "expr/mean_kt's standard error");
+    TU_CHECK(fabs(mv[last] - 2.0 * tv[last]) < 1e-12, "k*t at k = 2, t = %g: %g", tv[last],
+             mv[last]);
+  } else
+    TU_CHECK(0, "expr/mean_kt: %s", err.message);
+  sdekit_result_destroy(&r);
+  sdekit_config_destroy(&c);
+}
+
 /* Var(x_n) of x' = a x + sqrt(2 D dt) w, a = 1 - k dt, x_0 fixed. */
 static double euler_var(double k, double D, double dt, double n) {
   double a = 1 - k * dt;
@@ -299,6 +325,7 @@ int main(void) {
   check_errors();
   sdekit_result *r = NULL;
   check_ou(&r);
+  check_observe_expr();
   /* a run leaves the caller's floating-point mode as it was: loading a
    * fast-math module must not switch on flush-to-zero in this thread */
   volatile double tiny = 4.9406564584124654e-324, one = 1.0;

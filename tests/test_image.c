@@ -135,6 +135,11 @@ static void config(sdk_run_config *c, const sdk_obs_type *t, int nscan) {
     c->t_end = 0.5;
   }
   c->observe = t->flags & SDK_OBS_BY_OPTION ? "" : t->name;
+  if (t->flags & SDK_OBS_BY_MODEL) { /* user observables of the model */
+    c->nobs_expr = 2;
+    c->obs_expr[0] = "xx=x*x";
+    c->obs_expr[1] = "kt=k*t";
+  }
   c->obs.nsave = 2;
   c->obs.save_index[0] = 0, c->obs.save_index[1] = 1;
   c->sample_every = 10;

@@ -59,6 +59,7 @@ static void compile_one(sdk_bctx *ctx, const char *model, const char *scheme, in
   TU_CHECK(e == SDK_OK, "codegen %s %s: %s", model, scheme, eb.msg);
   if (e == SDK_OK) {
     TU_CHECK(strstr(src, "extern \"C\" __global__") != NULL, "%s: no kernels", model);
+    TU_CHECK(m->nobs == 0 || strstr(src, "sdk_observe(") != NULL, "%s: no sdk_observe", model);
     char report[4400] = "";
     sdk_module *mod = NULL;
     e = sdk_backend_cuda.compile(ctx, src, m->path, &mod, report, sizeof report, &eb);
@@ -155,6 +156,22 @@ int main(void) {
   if (d) closedir(d);
   TU_CHECK(nmodels >= 3, "only %d models found in %s", nmodels, dir);
   TU_CHECK(ncompiled >= 2 * nmodels, "only %d kernels compiled", ncompiled);
+  /* user observables ([observe]: codegen/observe_paths.c), with the state,
+   * a parameter and t, also at the phase time of a periodic driving */
+  const char *obs_model = st_model_file("[model]\nname = obs\nvars = x, v\nperiod = 2*pi/w\n"
+                                        "[params]\nw = 2\nD = 0.1\n[drift]\nx = v\n"
+                                        "v = -sin(x) + cos(w*t)\n[noise]\nv = sqrt(2*D)\n"
+                                        "[observe]\nE = v*v/2 - cos(x)\nF = x*cos(w*t)\n"
+                                        "wt = w*t\n",
+                                        0);
+  int before = ncompiled;
+  for (int s = 0; sdk_registry_schemes[s]; s++)
+    for (int single = 0; single < 2; single++) {
+      compile_one(ctx, obs_model, sdk_registry_schemes[s]->name, single, 1);
+      compile_one(ctx_ieee, obs_model, sdk_registry_schemes[s]->name, single, 0);
+    }
+  TU_CHECK(ncompiled >= before + 4, "[observe] model: only %d kernels compiled",
+           ncompiled - before);
   compile_scan(ctx);
 
   /* an expression NVRTC rejects is reported against the model file */

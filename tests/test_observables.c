@@ -47,6 +47,11 @@ static void config(sdk_run_config *c, const sdk_obs_type *t) {
     c->t_end = 2;
   }
   c->observe = t->flags & SDK_OBS_BY_OPTION ? "" : t->name;
+  if (t->flags & SDK_OBS_BY_MODEL) { /* user observables of the model: a state's, a time's */
+    c->nobs_expr = 2;
+    c->obs_expr[0] = "xx=x*x";
+    c->obs_expr[1] = "kt=k*t";
+  }
   c->obs.nsave = 2;
   c->obs.save_index[0] = 0, c->obs.save_index[1] = 3;
   c->sample_every = 10;

@@ -42,13 +42,15 @@ SDEKIT_API void sdekit_config_destroy(sdekit_config **cp) {
       &c->backend,      &c->observe,           &c->drift_var,  &c->density_var, &c->checkpoint,
       &c->command_line, &c->cache_dir,         &c->tmp_dir,    &c->cc,          &c->cflags,
       &c->cflags_extra, &c->cuda_home,         &c->cuda_path,  &c->sys_kernel,  &c->baseline_cubin,
-      &c->ckpt_file};
+      &c->ckpt_file,    &c->diffusion_var};
   for (size_t i = 0; i < sizeof owned / sizeof *owned; i++)
     free(*owned[i]);
   for (int i = 0; i < SDK_MAX_SET; i++)
     free(c->set_name[i]);
   for (int i = 0; i < c->noutputs; i++)
     free(c->outputs[i]);
+  for (int i = 0; i < c->c.nobs_expr; i++)
+    free(c->obs_expr[i]);
   for (int i = 0; i < c->c.nscan; i++)
     sdk_scan_free(&c->c.scan[i]);
   free_items(c);
@@ -353,6 +355,17 @@ SDEKIT_API sdekit_status sdekit_config_add_hist_range(sdekit_config *c, const ch
       (int)sizeof buf)
     return api_usage(err, "--hist-range: variable name '%.64s...' too long", var);
   return sdekit_config_option(c, "hist-range", buf, err);
+}
+SDEKIT_API sdekit_status sdekit_config_add_observe_expr(sdekit_config *c, const char *name,
+                                                        const char *expr, sdekit_error *err) {
+  if (!name || !*name || !expr) return api_usage(err, "--observe-expr: no name or expression");
+  sdk_strbuf b;
+  sdk_sb_init(&b);
+  sdk_sb_printf(&b, "%s=%s", name, expr);
+  if (!b.s) return api_nomem(err);
+  sdekit_status s = sdekit_config_option(c, "observe-expr", b.s, err);
+  sdk_sb_free(&b);
+  return s;
 }
 SDEKIT_API sdekit_status sdekit_config_set_save_paths(sdekit_config *c, const int64_t *index, int n,
                                                       sdekit_error *err) {

@@ -258,6 +258,10 @@ static sdekit_status o_dvar(sdekit_config *c, const char *v, sdekit_error *err) 
   return set_owned(&c->density_var, &c->c.obs.density_var, v, err);
 }
 
+static sdekit_status o_diffvar(sdekit_config *c, const char *v, sdekit_error *err) {
+  return set_owned(&c->diffusion_var, &c->c.obs.diffusion_var, v, err);
+}
+
 static sdekit_status o_bins(sdekit_config *c, const char *v, sdekit_error *err) {
   int64_t n;
   if (!parse_count(v, 1, &n) || n > 100000000)
@@ -288,6 +292,28 @@ static sdekit_status o_hrange(sdekit_config *c, const char *arg, sdekit_error *e
   o->hist_range_hi[k] = h;
   snprintf(o->hist_range_var[k], sizeof o->hist_range_var[k], "%.*s", (int)(eq - arg), arg);
   if (k == o->nhist_range) o->nhist_range++;
+  return SDEKIT_OK;
+}
+
+/* --observe-expr NAME=EXPR (repeatable; the name and the expression are
+ * checked against the model when the run is planned, sim/plan.c) */
+static sdekit_status o_oexpr(sdekit_config *c, const char *arg, sdekit_error *err) {
+  sdk_run_config *rc = &c->c;
+  const char *eq = strchr(arg, '=');
+  if (!eq || eq == arg || (size_t)(eq - arg) > SDK_MODEL_MAX_NAME || !eq[1])
+    return api_usage(err, "--observe-expr '%.80s': expected NAME=EXPR", arg);
+  char name[SDK_MODEL_MAX_NAME + 2];
+  snprintf(name, sizeof name, "%.*s", (int)(eq - arg), arg);
+  if (!sdk_name_valid(name))
+    return api_usage(err, "--observe-expr '%.80s': '%s' is not a valid name (letters, digits, _)",
+                     arg, name);
+  if (rc->nobs_expr == SDK_MODEL_MAX_OBSERVE)
+    return api_usage(err, "--observe-expr: more than %d user observables (the limit)",
+                     SDK_MODEL_MAX_OBSERVE);
+  char *copy = strdup(arg);
+  if (!copy) return api_nomem(err);
+  c->obs_expr[rc->nobs_expr] = copy;
+  rc->obs_expr[rc->nobs_expr++] = copy;
   return SDEKIT_OK;
 }
 
@@ -389,6 +415,7 @@ static const api_opt OPTS[] = {
     {"no-fast-math", 0, 0, o_nofast},
     {"no-compensation", 0, 0, o_nocomp},
     {"observe", 1, 0, o_observe},
+    {"observe-expr", 1, REPEAT, o_oexpr},
     {"drift", 1, 0, o_drift},
     {"sample-every", 1, 0, o_sample},
     {"order-every", 1, 0, o_order_every},
@@ -396,6 +423,7 @@ static const api_opt OPTS[] = {
     {"hist-range", 1, REPEAT, o_hrange},
     {"save-paths", 1, 0, o_save},
     {"density-var", 1, 0, o_dvar},
+    {"diffusion-var", 1, 0, o_diffvar},
     {"coarse-grain", 2, 0, o_coarse},
     {"checkpoint", 1, 0, o_ckpt},
     {"checkpoint-every", 1, 0, o_ckpt_every},
@@ -563,6 +591,9 @@ static const char RUN_HELP[] =
     "observables:\n"
     "  --observe LIST            comma-separated (default drift), or none:\n"
     "@OBSERVABLES@"
+    "  --observe-expr NAME=EXPR  a user observable (repeatable), as [observe] NAME = EXPR in the\n"
+    "                            model: EXPR in the variables, parameters and t; its mean and\n"
+    "                            standard error at every sample time (switches expr on)\n"
     "  --drift VAR               variable whose drift <<v>> is measured (default: the first)\n"
     "  --sample-every N          steps between moment samples (default: one period, or 1/100 of "
     "the run)\n"
@@ -571,6 +602,7 @@ static const char RUN_HELP[] =
     "  --bins N                  histogram bins (default 100)\n"
     "  --hist-range VAR=LO:HI    fixed histogram range for VAR (default: from the data)\n"
     "  --density-var VAR         variable of --observe density (default: the first)\n"
+    "  --diffusion-var VAR       variable of --observe diffusion (default: that of --drift)\n"
     "  --coarse-grain[=WIDTH]    density bins exactly one period wide: WIDTH, or the period the\n"
     "                            model declares for the variable ([model] periodic = x : L)\n"
     "  --save-paths LIST         store these paths (indices per grid point, e.g. 0,1,2) at\n"

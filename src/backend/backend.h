@@ -158,6 +158,12 @@ typedef struct sdk_backend {
    * each grid point: counts[j * bins + b]; NaN goes nowhere. */
   sdk_err (*histogram_mod)(sdk_ensemble *ens, int var, int64_t bins, double period,
                            uint64_t *counts, sdk_errbuf *eb);
+  /* User observables (modules of a model with them, codegen/observe_paths.c):
+   * evaluate its nobs expressions for every path held at the state after
+   * `step` steps and reduce them per chunk exactly as `moments` reduces
+   * variables: out[k * nobs + j], nonfinite likewise (may be NULL). */
+  sdk_err (*observe)(sdk_ensemble *ens, int64_t step, int nobs, sdk_moments *out,
+                     int64_t *nonfinite, sdk_errbuf *eb);
   /* Optional: duration of the last advance by device timers (ms), < 0 if unknown. */
   double (*last_advance_ms)(sdk_ensemble *ens);
 } sdk_backend;

@@ -31,6 +31,10 @@ typedef int (*advance_sys_fn)(void *st, long long npad, const void *sv, long lon
                               unsigned long long seed, int nthreads, long long N,
                               long long obs_every, double *obs);
 
+typedef void (*observe_fn)(const void *st, long long npad, const void *sv, long long ppg,
+                           long long ngrid, long long path0, long long step, void *out,
+                           int nthreads);
+
 struct sdk_bctx {
   sdk_backend_opts o;
   char cc[512];
@@ -44,6 +48,7 @@ struct sdk_module {
   init_fn init;
   advance_fn advance;
   advance_sys_fn advance_sys;   /* system driver (interacting particles) */
+  observe_fn observe;           /* user observables (codegen/observe_paths.c), or NULL */
   int comp;                     /* compensated update: nvars more state rows (codegen.h) */
   sdk_cpu_parallel_fn parallel; /* the module's OpenMP team (cpu_reduce.h) */
 };
@@ -57,6 +62,8 @@ struct sdk_ensemble {
   void *st;     /* nvars * npad reals */
   void *sv;     /* ngrid * nsv reals */
   void *mark;   /* npad reals */
+  void *obs;    /* user observables: nobs * npad reals, allocated on first use */
+  int nobs;
 };
 
 /* Identify the CPU so a cache shared between machines never serves code
@@ -242,6 +249,7 @@ static sdk_module *open_module(const char *so, const char *key, char *why, size_
   m->init = (init_fn)dlsym(m->dl, "sdk_init");
   m->advance = (advance_fn)dlsym(m->dl, "sdk_advance");
   m->advance_sys = (advance_sys_fn)dlsym(m->dl, "sdk_advance_sys");
+  m->observe = (observe_fn)dlsym(m->dl, "sdk_observe");
   m->comp = dlsym(m->dl, "sdk_state_rows") != NULL;
   m->parallel = (sdk_cpu_parallel_fn)dlsym(m->dl, "sdk_parallel");
   if (!k || strcmp(k, key) != 0)
@@ -409,6 +417,7 @@ static void cpu_free(sdk_ensemble **e) {
   free((*e)->st);
   free((*e)->sv);
   free((*e)->mark);
+  free((*e)->obs);
   free(*e);
   *e = NULL;
 }
@@ -502,6 +511,25 @@ static void reduce(const sdk_ensemble *e, const void *base, int nrows, const voi
 
 static sdk_err cpu_moments(sdk_ensemble *e, sdk_moments *out, int64_t *nonfinite, sdk_errbuf *eb) {
   reduce(e, e->st, e->lay.nvars, NULL, 1, out, nonfinite);
+  return SDK_OK;
+}
+
+/* The module evaluates the expressions into rows of reals, which the
+ * moments reduction then reduces like variables. */
+static sdk_err cpu_observe(sdk_ensemble *e, int64_t step, int nobs, sdk_moments *out,
+                           int64_t *nonfinite, sdk_errbuf *eb) {
+  if (!e->mod->observe)
+    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "this module has no user observables");
+  if (!e->obs || e->nobs != nobs) {
+    free(e->obs);
+    e->nobs = 0;
+    e->obs = malloc((size_t)nobs * (size_t)e->npad * e->esize);
+    if (!e->obs) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory for the user observables");
+    e->nobs = nobs;
+  }
+  e->mod->observe(e->st, e->npad, e->sv, e->lay.ppg, e->lay.ngrid, e->lay.path0, step, e->obs,
+                  e->ctx->o.threads);
+  reduce(e, e->obs, nobs, NULL, 1, out, nonfinite);
   return SDK_OK;
 }
 
@@ -653,6 +681,7 @@ const sdk_backend sdk_backend_cpu = {
     .module_free = cpu_module_free,
     .alloc = cpu_alloc,
     .free = cpu_free,
+    .observe = cpu_observe,
     .init = cpu_init,
     .advance = cpu_advance,
     .mark = cpu_mark,

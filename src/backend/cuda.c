@@ -135,6 +135,7 @@ static void cuda_free(sdk_ensemble **e) {
   if (x->st) sdk_cu.MemFree(x->st);
   if (x->sv) sdk_cu.MemFree(x->sv);
   if (x->mark) sdk_cu.MemFree(x->mark);
+  if (x->obs) sdk_cu.MemFree(x->obs);
   if (x->red) sdk_cu.MemFree(x->red);
   if (x->ev0) sdk_cu.EventDestroy(x->ev0);
   if (x->ev1) sdk_cu.EventDestroy(x->ev1);
@@ -308,14 +309,14 @@ static sdk_err cuda_mark(sdk_ensemble *e, int var, sdk_errbuf *eb) {
 /* Chunk moments of variables v0..v0+nvr-1 (or the displacement) on the
  * device: out[k * nvr + v] per chunk k held (backend.h), merged by the caller
  * in chunk order. */
-static sdk_err chunk_moments(sdk_ensemble *e, int v0, int nvr, CUdeviceptr mark, double scale,
-                             sdk_moments *out, int64_t *nonfinite, sdk_errbuf *eb) {
+static sdk_err chunk_moments(sdk_ensemble *e, CUdeviceptr rows, int v0, int nvr, CUdeviceptr mark,
+                             double scale, sdk_moments *out, int64_t *nonfinite, sdk_errbuf *eb) {
   long long npad = e->npad, ppg = e->lay.ppg, path0 = e->lay.path0, nch = e->nch;
   long long c0 = e->span.c0;
   int a = v0, b = nvr;
   size_t nchunks = (size_t)(e->span.c1 - e->span.c0);
   CUdeviceptr dout = e->red, dnf = e->red + nchunks * (size_t)nvr * 3 * sizeof(double);
-  void *args[] = {&e->st, &npad, &a, &b, &mark, &scale, &ppg, &path0, &nch, &c0, &dout, &dnf};
+  void *args[] = {&rows, &npad, &a, &b, &mark, &scale, &ppg, &path0, &nch, &c0, &dout, &dnf};
   SDK_CHECK(launch(e, e->mod->red_moments, "sdk_red_moments", (int64_t)nchunks, args, eb));
   size_t nbytes = nchunks * (size_t)nvr * (3 * sizeof(double) + sizeof(int));
   CU(eb, MemcpyDtoH(e->host, e->red, nbytes));
@@ -329,13 +330,52 @@ static sdk_err chunk_moments(sdk_ensemble *e, int v0, int nvr, CUdeviceptr mark,
 }
 
 static sdk_err cuda_moments(sdk_ensemble *e, sdk_moments *out, int64_t *nonfinite, sdk_errbuf *eb) {
-  return chunk_moments(e, 0, e->lay.nvars, 0, 1.0, out, nonfinite, eb);
+  return chunk_moments(e, e->st, 0, e->lay.nvars, 0, 1.0, out, nonfinite, eb);
 }
 
 static sdk_err cuda_displacement(sdk_ensemble *e, int var, double scale, sdk_moments *out,
                                  sdk_errbuf *eb) {
   if (!e->mark) return SDK_FAIL(eb, SDK_ERR_INTERNAL, "displacement before mark");
-  return chunk_moments(e, var, 1, e->mark, scale, out, NULL, eb);
+  return chunk_moments(e, e->st, var, 1, e->mark, scale, out, NULL, eb);
+}
+
+/* The module's sdk_observe evaluates the expressions into rows of reals on
+ * the device, which sdk_red_moments then reduces like variables. */
+static sdk_err cuda_observe(sdk_ensemble *e, int64_t step, int nobs, sdk_moments *out,
+                            int64_t *nonfinite, sdk_errbuf *eb) {
+  if (!e->mod->observe)
+    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "this module has no user observables");
+  CU(eb, CtxSetCurrent(e->ctx->cx));
+  size_t nchunks = (size_t)(e->span.c1 - e->span.c0);
+  size_t need = nchunks * (size_t)nobs * (3 * sizeof(double) + sizeof(int));
+  CUresult r;
+  if (need > e->red_bytes) { /* more observables than variables */
+    void *h = realloc(e->host, need);
+    if (!h) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+    e->host = h;
+    sdk_cu.MemFree(e->red);
+    e->red_bytes = 0;
+    if ((r = sdk_cu.MemAlloc(&e->red, need)) != CUDA_SUCCESS) {
+      e->red = 0;
+      return sdk_cu_fail(eb, "cuMemAlloc", r);
+    }
+    e->red_bytes = need;
+  }
+  if (!e->obs || e->nobs != nobs) {
+    if (e->obs) sdk_cu.MemFree(e->obs);
+    e->obs = 0;
+    e->nobs = 0;
+    if ((r = sdk_cu.MemAlloc(&e->obs, (size_t)nobs * (size_t)e->npad * e->esize)) != CUDA_SUCCESS) {
+      e->obs = 0;
+      return sdk_cu_fail(eb, "cuMemAlloc", r);
+    }
+    e->nobs = nobs;
+  }
+  long long npad = e->npad, ppg = e->lay.ppg, ngrid = e->lay.ngrid, path0 = e->lay.path0;
+  long long st = step;
+  void *args[] = {&e->st, &npad, &e->sv, &ppg, &ngrid, &path0, &st, &e->obs};
+  SDK_CHECK(launch(e, e->mod->observe, "sdk_observe", e->npad / 256, args, eb));
+  return chunk_moments(e, e->obs, 0, nobs, 0, 1.0, out, nonfinite, eb);
 }
 
 static sdk_err cuda_minmax(sdk_ensemble *e, int var, double *lo, double *hi, sdk_errbuf *eb) {
@@ -571,6 +611,7 @@ const sdk_backend sdk_backend_cuda = {
     .advance = cuda_advance,
     .mark = cuda_mark,
     .moments = cuda_moments,
+    .observe = cuda_observe,
     .displacement = cuda_displacement,
     .minmax = cuda_minmax,
     .histogram = cuda_histogram,

@@ -152,6 +152,7 @@ struct sdk_module {
   int comp; /* compensated update: sdk_state_rows (2 or 3 nvars), 0 without (codegen.h) */
   CUfunction init, advance, red_moments, red_minmax, red_hist;
   CUfunction red_hist_mod; /* may be absent (modules of older builds) */
+  CUfunction observe;      /* user observables (codegen/observe_paths.c), or NULL */
   CUfunction sys_step;     /* system driver (interacting particles), else NULL */
   CUfunction sys_run;      /* persistent system kernel (mean-field modules), or NULL */
   int sys_run_smem;        /* dynamic shared memory it may use (bytes) */
@@ -178,6 +179,8 @@ struct sdk_ensemble {
   CUdeviceptr st; /* nvars * npad reals (2 nvars with compensation) */
   CUdeviceptr sv; /* ngrid * max(nsv, 1) reals */
   CUdeviceptr mark;
+  CUdeviceptr obs; /* user observables: nobs * npad reals, allocated on first use */
+  int nobs;
   CUdeviceptr red; /* chunk results */
   size_t red_bytes;
   void *host;       /* host copy of chunk results */

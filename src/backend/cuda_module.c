@@ -228,6 +228,8 @@ static sdk_err module_functions(sdk_bctx *c, sdk_module *m, const char *path, sd
     m->sys_step = NULL;
   if (sdk_cu.ModuleGetFunction(&m->red_hist_mod, m->mod, "sdk_red_hist_mod") != CUDA_SUCCESS)
     m->red_hist_mod = NULL;
+  if (sdk_cu.ModuleGetFunction(&m->observe, m->mod, "sdk_observe") != CUDA_SUCCESS)
+    m->observe = NULL;
   if (m->sys_step) {
     CUdeviceptr ip = 0;
     size_t in = 0;

@@ -74,12 +74,14 @@ sdk_err sdk_codegen(const sdk_codegen_opts *o, char **out, sdk_errbuf *eb) {
       sdk_cg_sys_cpu(&em, o); /* interacting systems: their own driver */
     else
       sdk_cg_cpu_paths(&em, o);
+    sdk_cg_observe(&em, o);
   } else {
     sdk_cg_cuda_head(&em, o);
     if (o->sysmode)
       sdk_cg_sys_cuda(&em, o);
     else
       sdk_cg_cuda_paths(&em, o);
+    sdk_cg_observe(&em, o);
     sdk_cg_cuda_reductions(&em);
   }
   *out = sdk_sb_take(&b);

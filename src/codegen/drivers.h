@@ -19,6 +19,9 @@ void sdk_cg_cpu_paths(sdk_emit *em, const sdk_codegen_opts *o);
 void sdk_cg_cuda_head(sdk_emit *em, const sdk_codegen_opts *o);
 void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o);
 void sdk_cg_cuda_reductions(sdk_emit *em);
+/* User observables (observe_paths.c): sdk_observe, for models with an
+ * [observe] section or --observe-expr, independent paths only. */
+void sdk_cg_observe(sdk_emit *em, const sdk_codegen_opts *o);
 /* Systems of interacting particles (sys_cpu.c; sys_cuda.c, sys_cuda_mf.c). */
 void sdk_cg_sys_cpu(sdk_emit *em, const sdk_codegen_opts *o);
 void sdk_cg_sys_cuda(sdk_emit *em, const sdk_codegen_opts *o);

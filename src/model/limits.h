@@ -45,6 +45,7 @@
  * the recursion of the parser and of everything that walks an expression, and
  * keeps the parentheses of the generated C below the 256 levels that clang
  * and NVRTC accept (each level emits at most two). */
+#define SDK_MODEL_MAX_OBSERVE 64 /* user observables ([observe] + --observe-expr) */
 #define SDK_EXPR_MAX_DEPTH 100
 
 #endif

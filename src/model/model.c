@@ -66,6 +66,13 @@ void sdk_model_destroy(sdk_model **mp) {
   free(m->pair_names);
   free(m->pair);
   free(m->pair_line);
+  for (int i = 0; i < m->nobs; i++) {
+    free(m->obs_names[i]);
+    sdk_expr_destroy(&m->obs[i]);
+  }
+  free(m->obs_names);
+  free(m->obs);
+  free(m->obs_line);
   if (m->var_period)
     for (int i = 0; i < m->nvars; i++)
       sdk_expr_destroy(&m->var_period[i]);

@@ -36,6 +36,12 @@
  *
  * The names of [meanfield] and [pair] are usable in [drift] and [noise].
  *
+ *   [observe]   NAME = EXPR   a user observable (--observe expr): EXPR in the
+ *               variables, the parameters and t, the grammar of [drift],
+ *               averaged over the paths at every sample time.  NAME is an
+ *               identifier that is no variable or parameter.  The command
+ *               line adds more (sdk_model_add_observe).
+ *
  * Expressions are C expressions (see model/expr.h) in the variables, the
  * parameters, t and the C math library.  Noise that depends on the state
  * (multiplicative) is integrated in the Ito sense by Euler-Maruyama; schemes
@@ -116,6 +122,11 @@ typedef struct sdk_model {
   int interacting;       /* nmean + npair > 0: needs --particles N >= 2 */
   sdk_expr **var_period; /* [nvars]: period of a variable declared periodic, else NULL */
   int periodic_line;
+  /* user observables ([observe] and --observe-expr), in the order given */
+  int nobs;
+  char **obs_names;
+  sdk_expr **obs; /* [nobs] */
+  int *obs_line;  /* 0: from the command line */
 } sdk_model;
 
 /* Load a model.  A path (anything with a '/' or ending in ".sde") is read
@@ -138,6 +149,9 @@ sdk_err sdk_model_parse_buffer(const char *data, size_t len, const char *name, s
 /* The same for a NUL-terminated text; `path` is used in messages. */
 sdk_err sdk_model_parse(const char *text, const char *path, sdk_model **out, sdk_errbuf *eb);
 void sdk_model_destroy(sdk_model **m);
+/* Add the user observable NAME = EXPR (--observe-expr NAME=EXPR): the
+ * checks of an [observe] entry, messages naming the option. */
+sdk_err sdk_model_add_observe(sdk_model *m, const char *name, const char *expr, sdk_errbuf *eb);
 
 int sdk_model_var_index(const sdk_model *m, const char *name);
 int sdk_model_param_index(const sdk_model *m, const char *name);

@@ -59,6 +59,9 @@ sdk_err sdk_md_expr(const sdk_model *m, const char *text, const char *section, c
  * parameter: it may use the parameters above it (index < k), pi and the
  * math functions; a parameter below it or itself is refused (so there are
  * no cycles), as is an unknown name, with the file and line. */
+/* The same with the place named by `where` in messages. */
+sdk_err sdk_md_expr_at(const sdk_model *m, const char *text, const char *where, int flags,
+                       sdk_expr **out, sdk_errbuf *eb);
 sdk_err sdk_md_param_expr(const sdk_model *m, int k, const char *text, sdk_expr **out,
                           sdk_errbuf *eb);
 
@@ -70,6 +73,10 @@ int sdk_md_name_index(char **names, int n, const char *name);
 /* "a, b, c" ("(none)" for n == 0); caller frees; NULL when out of memory. */
 char *sdk_md_join(char **names, int n);
 
+/* ---- observe.c ---- */
+/* [observe] NAME = text on `line` (0: --observe-expr NAME=text). */
+sdk_err sdk_md_add_observe(sdk_model *m, const char *name, const char *text, int line,
+                           sdk_errbuf *eb);
 /* ---- sections.c ---- */
 
 /* Parse model text (checked by sdk_model_parse_buffer, NUL-terminated);

@@ -101,9 +101,14 @@ static char *known_names(const sdk_model *m, int flags) {
 
 sdk_err sdk_md_expr(const sdk_model *m, const char *text, const char *section, const char *key,
                     int line, int flags, sdk_expr **out, sdk_errbuf *eb) {
-  int time = (flags & SDK_MD_TIME) != 0;
   char where[256];
   snprintf(where, sizeof where, "%s:%d: [%s] %s", m->path, line, section, key);
+  return sdk_md_expr_at(m, text, where, flags, out, eb);
+}
+
+sdk_err sdk_md_expr_at(const sdk_model *m, const char *text, const char *where, int flags,
+                       sdk_expr **out, sdk_errbuf *eb) {
+  int time = (flags & SDK_MD_TIME) != 0;
   /* '#' never occurs in an expression: treat it as the start of a comment */
   char *copy = sdk_strdup(text);
   if (!copy) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");

@@ -266,8 +266,8 @@ static sdk_err add_coupling_name(sdk_model *m, const char *section, const char *
   return SDK_OK;
 }
 
-static const char *const SECTIONS[] = {"model",    "params",    "drift", "noise", "init",
-                                       "particle", "meanfield", "pair",  NULL};
+static const char *const SECTIONS[] = {"model",    "params",    "drift", "noise",   "init",
+                                       "particle", "meanfield", "pair",  "observe", NULL};
 
 /* What the expressions of [drift], [noise] (and, with t, [meanfield]) see:
  * the path's variables, the particle's parameters, the coupling names, t. */
@@ -364,7 +364,7 @@ static sdk_err pass_header(sdk_model *m, const sdk_md_entries *c, sdk_errbuf *eb
     if (!known)
       return SDK_FAIL(eb, SDK_ERR_MODEL,
                       "%s:%d: unknown section [%s] (sections: model, params, drift, noise, init, "
-                      "particle, meanfield, pair)",
+                      "particle, meanfield, pair, observe)",
                       path, it->line, it->section);
     if (!strcmp(it->section, "model"))
       SDK_CHECK(parse_model_key(m, it, eb));
@@ -485,6 +485,8 @@ static sdk_err parse_expressions(sdk_model *m, const sdk_md_kv *it, sdk_errbuf *
     return sdk_md_expr(m, it->value, "pair", it->key, it->line,
                        SDK_MD_VARS | SDK_MD_PART | SDK_MD_TIME | SDK_MD_J, &m->pair[k], eb);
   }
+  if (!strcmp(it->section, "observe"))
+    return sdk_md_add_observe(m, it->key, it->value, it->line, eb);
   if (!strcmp(it->section, "drift") || !strcmp(it->section, "noise") ||
       !strcmp(it->section, "init"))
     return parse_var_entry(m, it, eb);

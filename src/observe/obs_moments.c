@@ -4,10 +4,14 @@
  *   moments/step               [nsamples] step of each sample
  *   moments/t                  [grid..., nsamples] step * dt
  *   moments/mean_VAR, var_VAR  [grid..., nsamples] (variance unbiased: n - 1)
+ *   moments/mean_err_VAR       [grid..., nsamples] the standard error of the
+ *                              mean, sqrt(var / n) over the n finite paths;
+ *                              mean_VAR's standard_error names it
  *
  * The moments are Welford sums per chunk of SDK_RED_CHUNK paths merged in
  * chunk order (Chan et al.), on the backend; paths that are NaN/Inf are left
  * out (their grid point is then reported and set to NaN by the run). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,8 +19,8 @@
 #include "observe/tsvfmt.h"
 
 typedef struct {
-  double **mean, **var; /* [v] -> [g][s] */
-  sdk_moments *mom;     /* [g][v], when the run has none at hand */
+  double **mean, **var, **err; /* [v] -> [g][s] */
+  sdk_moments *mom;            /* [g][v], when the run has none at hand */
 } state;
 
 static void moments_free(void *p) {
@@ -24,21 +28,23 @@ static void moments_free(void *p) {
   if (!st) return;
   free(st->mean);
   free(st->var);
+  free(st->err);
   free(st->mom);
   free(st);
 }
 
 static sdk_err moments_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
   int nv = c->model->nvars;
-  SDK_CHECK(sdk_obs_check_size(c, "moments", (double)nv, eb));
+  SDK_CHECK(sdk_obs_check_size(c, "moments", 3.0 * nv, eb));
   state *st = calloc(1, sizeof *st);
   if (st) {
     st->mean = calloc((size_t)nv, sizeof *st->mean);
     st->var = calloc((size_t)nv, sizeof *st->var);
+    st->err = calloc((size_t)nv, sizeof *st->err);
     st->mom = malloc((size_t)(c->R->ngrid * nv) * sizeof *st->mom);
   }
   *out = st;
-  if (!st || !st->mean || !st->var || !st->mom)
+  if (!st || !st->mean || !st->var || !st->err || !st->mom)
     return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory for the moments");
   SDK_CHECK(sdk_obs_times(c, "moments", c->nsamples_max, eb));
   for (int v = 0; v < nv; v++) {
@@ -47,9 +53,15 @@ static sdk_err moments_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
     snprintf(path, sizeof path, "moments/mean_%s", c->model->vars[v]);
     SDK_CHECK(sdk_obs_dataset(c, path, SDK_F64, 1, &c->nsamples_max, 0, 0, &d, eb));
     st->mean[v] = sdk_ds_f64(d);
+    char errname[96];
+    snprintf(errname, sizeof errname, "mean_err_%s", c->model->vars[v]);
+    SDK_CHECK(sdk_ds_attr_str(d, "standard_error", errname, eb));
     snprintf(path, sizeof path, "moments/var_%s", c->model->vars[v]);
     SDK_CHECK(sdk_obs_dataset(c, path, SDK_F64, 1, &c->nsamples_max, 0, 0, &d, eb));
     st->var[v] = sdk_ds_f64(d);
+    snprintf(path, sizeof path, "moments/mean_err_%s", c->model->vars[v]);
+    SDK_CHECK(sdk_obs_dataset(c, path, SDK_F64, 1, &c->nsamples_max, 0, 0, &d, eb));
+    st->err[v] = sdk_ds_f64(d);
   }
   return SDK_OK;
 }
@@ -68,19 +80,22 @@ static sdk_err moments_sample(const sdk_obs_ctx *c, void *p, int64_t s, int64_t 
     for (int v = 0; v < nv; v++) {
       const sdk_moments *m = &mom[g * nv + v];
       st->mean[v][g * ns + s] = m->mean;
-      st->var[v][g * ns + s] = m->n > 1 ? m->m2 / (m->n - 1) : 0;
+      double var = m->n > 1 ? m->m2 / (m->n - 1) : 0;
+      st->var[v][g * ns + s] = var;
+      st->err[v][g * ns + s] = m->n > 0 ? sqrt(var / m->n) : 0;
     }
   sdk_obs_time_at(c, "moments", s, step);
   return SDK_OK;
 }
 
 static sdk_err moments_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
-  return sdk_tsv_var_pairs(R, f, "moments", "mean", "var", eb);
+  return sdk_tsv_var_cols(R, f, "moments", "mean", "var", "mean_err", eb);
 }
 
 const sdk_obs_type sdk_obs_moments = {
     .name = "moments",
-    .description = "mean and variance of every variable at every sample time",
+    .description =
+        "mean (with its standard error) and variance of every variable at every sample time",
     .flags = SDK_OBS_SAMPLED,
     .setup = moments_setup,
     .sample = moments_sample,

@@ -50,9 +50,10 @@ typedef struct sdk_observe_opts {
   double hist_range_lo[SDK_MAX_HIST_RANGE], hist_range_hi[SDK_MAX_HIST_RANGE];
   int nsave; /* paths: --save-paths, path indices within each grid point */
   int64_t save_index[SDK_MAX_SAVE];
-  const char *density_var; /* density: this variable (NULL: the first) */
-  double coarse_width;     /* density: bins of this width (one period); < 0: the model's period */
-  int64_t order_every;     /* order: steps between samples (0: the sample interval) */
+  const char *density_var;   /* density: this variable (NULL: the first) */
+  double coarse_width;       /* density: bins of this width (one period); < 0: the model's period */
+  int64_t order_every;       /* order: steps between samples (0: the sample interval) */
+  const char *diffusion_var; /* diffusion: this variable (NULL: drift_var, else the first) */
 } sdk_observe_opts;
 
 /* What an observable sees of the run. */
@@ -84,7 +85,8 @@ enum {
   SDK_OBS_SAMPLED = 1,      /* called at every sample step */
   SDK_OBS_SYSTEMS_ONLY = 2, /* needs systems of particles */
   SDK_OBS_SYSTEM_SUMS = 4,  /* the system kernel reduces its sums every step (sys_row) */
-  SDK_OBS_BY_OPTION = 8     /* on when its option is given (paths: --save-paths), not by name */
+  SDK_OBS_BY_OPTION = 8,    /* on when its option is given (paths: --save-paths), not by name */
+  SDK_OBS_BY_MODEL = 16     /* also on when the model has user observables ([observe]) */
 };
 
 typedef struct sdk_obs_type {

@@ -19,8 +19,9 @@ static sdk_layout shard_layout(const sdk_paths *p, const sdk_shard *sh) {
  * global chunk ids (part[k * nvr + v], nf likewise), merged per grid point
  * in that order: whatever the cut into shards, the same sums in the same
  * order, so the same bits. */
-static sdk_err gather_moments(const sdk_paths *p, int nvr, int disp, int var, double scale,
-                              sdk_moments *out, int64_t *nonfinite, sdk_errbuf *eb) {
+enum { GATHER_MOMENTS, GATHER_DISPLACEMENT, GATHER_OBSERVE };
+static sdk_err gather_moments(const sdk_paths *p, int nvr, int mode, int var, double scale,
+                              int64_t step, sdk_moments *out, int64_t *nonfinite, sdk_errbuf *eb) {
   int64_t nch = sdk_chunks_per_grid(p->ppg), nk = p->ngrid * nch;
   sdk_moments *part = calloc((size_t)(nk * nvr), sizeof *part);
   int64_t *nf = calloc((size_t)(nk * nvr), sizeof *nf);
@@ -28,8 +29,13 @@ static sdk_err gather_moments(const sdk_paths *p, int nvr, int disp, int var, do
   for (int s = 0; s < p->nshards && e == SDK_OK; s++) {
     sdk_layout l = shard_layout(p, &p->shard[s]);
     sdk_span sp = sdk_layout_span(&l);
-    e = disp ? p->be->displacement(p->shard[s].ens, var, scale, part + sp.c0, eb)
-             : p->be->moments(p->shard[s].ens, part + sp.c0 * nvr, nf + sp.c0 * nvr, eb);
+    sdk_ensemble *ens = p->shard[s].ens;
+    if (mode == GATHER_DISPLACEMENT)
+      e = p->be->displacement(ens, var, scale, part + sp.c0, eb);
+    else if (mode == GATHER_OBSERVE)
+      e = p->be->observe(ens, step, nvr, part + sp.c0 * nvr, nf + sp.c0 * nvr, eb);
+    else
+      e = p->be->moments(ens, part + sp.c0 * nvr, nf + sp.c0 * nvr, eb);
   }
   for (int64_t g = 0; g < p->ngrid && e == SDK_OK; g++) {
     int64_t worst = 0;
@@ -52,7 +58,7 @@ static sdk_err gather_moments(const sdk_paths *p, int nvr, int disp, int var, do
 
 sdk_err sdk_paths_moments(const sdk_paths *p, sdk_moments *out, int64_t *nonfinite,
                           sdk_errbuf *eb) {
-  return gather_moments(p, p->nvars, 0, 0, 1, out, nonfinite, eb);
+  return gather_moments(p, p->nvars, GATHER_MOMENTS, 0, 1, 0, out, nonfinite, eb);
 }
 
 sdk_err sdk_paths_mark(const sdk_paths *p, int var, sdk_errbuf *eb) {
@@ -63,7 +69,14 @@ sdk_err sdk_paths_mark(const sdk_paths *p, int var, sdk_errbuf *eb) {
 
 sdk_err sdk_paths_displacement(const sdk_paths *p, int var, double scale, sdk_moments *out,
                                sdk_errbuf *eb) {
-  return gather_moments(p, 1, 1, var, scale, out, NULL, eb);
+  return gather_moments(p, 1, GATHER_DISPLACEMENT, var, scale, 0, out, NULL, eb);
+}
+
+sdk_err sdk_paths_observe(const sdk_paths *p, int64_t step, int nobs, sdk_moments *out,
+                          int64_t *nonfinite, sdk_errbuf *eb) {
+  if (!p->be->observe)
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "backend %s has no user observables", p->be->name);
+  return gather_moments(p, nobs, GATHER_OBSERVE, 0, 1, step, out, nonfinite, eb);
 }
 
 sdk_err sdk_paths_minmax(const sdk_paths *p, int var, double *lo, double *hi, sdk_errbuf *eb) {

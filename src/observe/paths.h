@@ -38,6 +38,12 @@ sdk_err sdk_paths_mark(const sdk_paths *p, int var, sdk_errbuf *eb);
 /* Moments of (x_var - mark) * scale per grid point. */
 sdk_err sdk_paths_displacement(const sdk_paths *p, int var, double scale, sdk_moments *out,
                                sdk_errbuf *eb);
+/* Moments of the model's nobs user observables (model.h: [observe]) at the
+ * state after `step` steps per grid point, out[g * nobs + k], reduced in
+ * the chunk order of sdk_paths_moments; the number of paths with a
+ * non-finite value per grid point into nonfinite[g] (may be NULL). */
+sdk_err sdk_paths_observe(const sdk_paths *p, int64_t step, int nobs, sdk_moments *out,
+                          int64_t *nonfinite, sdk_errbuf *eb);
 /* Min and max (NaN ignored) of variable var per grid point. */
 sdk_err sdk_paths_minmax(const sdk_paths *p, int var, double *lo, double *hi, sdk_errbuf *eb);
 /* Histogram of variable var per grid point in [lo[g], hi[g]]: counts[g * bins + b],

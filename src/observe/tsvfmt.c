@@ -49,8 +49,16 @@ void sdk_tsv_series(const sdk_results *R, FILE *f, const char *sep, int64_t ns, 
 
 sdk_err sdk_tsv_var_pairs(const sdk_results *R, FILE *f, const char *group, const char *a,
                           const char *b, sdk_errbuf *eb) {
+  return sdk_tsv_var_cols(R, f, group, a, b, NULL, eb);
+}
+
+sdk_err sdk_tsv_var_cols(const sdk_results *R, FILE *f, const char *group, const char *a,
+                         const char *b, const char *c, sdk_errbuf *eb) {
   const sdk_dataset *t = sdk_store_findf(&R->store, "%s/t", group);
-  int nc = 2 * R->nvars;
+  /* results without the third statistic (files of older versions): the pairs */
+  if (c && R->nvars > 0 && !sdk_store_findf(&R->store, "%s/%s_%s", group, c, R->var_names[0]))
+    c = NULL;
+  int nvar = R->nvars > 0 ? R->nvars : 0, np2 = 2 * nvar, nc = np2 + (c ? nvar : 0);
   char(*names)[80] = calloc((size_t)nc, sizeof *names);
   const char **np = calloc((size_t)nc, sizeof *np);
   const double **cols = calloc((size_t)nc, sizeof *cols);
@@ -58,7 +66,9 @@ sdk_err sdk_tsv_var_pairs(const sdk_results *R, FILE *f, const char *group, cons
                   ? SDK_OK
                   : SDK_FAIL(eb, SDK_ERR_INTERNAL, "%s: incomplete results", group);
   for (int k = 0; k < nc && e == SDK_OK; k++) {
-    snprintf(names[k], sizeof names[k], "%s_%s", k % 2 ? b : a, R->var_names[k / 2]);
+    /* the pairs first, then the third statistic: the pairs' columns stay put */
+    const char *stat = k >= np2 ? c : k % 2 ? b : a;
+    snprintf(names[k], sizeof names[k], "%s_%s", stat, R->var_names[k >= np2 ? k - np2 : k / 2]);
     np[k] = names[k];
     if (!(cols[k] = sdk_ds_f64(sdk_store_findf(&R->store, "%s/%s", group, names[k]))))
       e = SDK_FAIL(eb, SDK_ERR_INTERNAL, "%s: no %s", group, names[k]);

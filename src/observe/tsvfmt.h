@@ -28,6 +28,11 @@ void sdk_tsv_series(const sdk_results *R, FILE *f, const char *sep, int64_t ns, 
  * one blank line), with GROUP/t; SDK_ERR_INTERNAL when one is missing. */
 sdk_err sdk_tsv_var_pairs(const sdk_results *R, FILE *f, const char *group, const char *a,
                           const char *b, sdk_errbuf *eb);
+/* The same with a third statistic GROUP/C_VAR of every variable (c: NULL
+ * for none), its columns after all the pairs (the pairs' columns keep their
+ * places); left out when the results have no GROUP/C_VAR (older files). */
+sdk_err sdk_tsv_var_cols(const sdk_results *R, FILE *f, const char *group, const char *a,
+                         const char *b, const char *c, sdk_errbuf *eb);
 /* Edge e (0..bins) of the histogram [lo, hi]: the last one is hi exactly. */
 double sdk_tsv_bin_edge(double lo, double hi, int64_t e, int64_t bins);
 

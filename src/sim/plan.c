@@ -10,10 +10,28 @@
 #include "sim/registry.h"
 #include "sim/run_internal.h"
 
+/* the model, with the user observables of --observe-expr */
 sdk_err sdk_plan_model(const sdk_run_config *c, sdk_model **m, sdk_errbuf *eb) {
   if (c->model_text)
-    return sdk_model_parse(c->model_text, c->model_path ? c->model_path : c->model, m, eb);
-  return sdk_model_load_from(c->model, c->model_search_path, m, eb);
+    SDK_CHECK(sdk_model_parse(c->model_text, c->model_path ? c->model_path : c->model, m, eb));
+  else
+    SDK_CHECK(sdk_model_load_from(c->model, c->model_search_path, m, eb));
+  for (int i = 0; i < c->nobs_expr; i++) {
+    const char *eq = strchr(c->obs_expr[i], '=');
+    char name[SDK_MODEL_MAX_NAME + 2];
+    sdk_err e = SDK_OK;
+    if (!eq || eq == c->obs_expr[i] || (size_t)(eq - c->obs_expr[i]) > SDK_MODEL_MAX_NAME)
+      e = SDK_FAIL(eb, SDK_ERR_USAGE, "--observe-expr '%.80s': expected NAME=EXPR", c->obs_expr[i]);
+    else {
+      snprintf(name, sizeof name, "%.*s", (int)(eq - c->obs_expr[i]), c->obs_expr[i]);
+      e = sdk_model_add_observe(*m, name, eq + 1, eb);
+    }
+    if (e != SDK_OK) {
+      sdk_model_destroy(m);
+      return e;
+    }
+  }
+  return SDK_OK;
 }
 
 /* euler for multiplicative noise and for systems of particles (sim/systems.h) */
@@ -354,10 +372,27 @@ sdk_err sdk_run_config_observables(const sdk_run_config *c, const sdk_obs_type *
   return SDK_OK;
 }
 
-static sdk_err plan_observe_list(const sdk_run_config *c, sdk_plan *p, sdk_errbuf *eb) {
+static sdk_err plan_observe_list(const sdk_run_config *c, const sdk_model *m, sdk_plan *p,
+                                 sdk_errbuf *eb) {
   const sdk_obs_type *t[SDK_MAX_OBSERVABLES];
   int n = 0;
   SDK_CHECK(sdk_run_config_observables(c, t, &n, eb));
+  if (m->nobs > 0) { /* user observables switch theirs on, in the registry's order */
+    int k = 0, on = 0;
+    for (int i = 0; i < n; i++)
+      on |= (t[i]->flags & SDK_OBS_BY_MODEL) != 0;
+    for (int r = 0; !on && sdk_registry_observables[r] && n < SDK_MAX_OBSERVABLES; r++) {
+      const sdk_obs_type *x = sdk_registry_observables[r];
+      if (k < n && t[k] == x)
+        k++;
+      else if (x->flags & SDK_OBS_BY_MODEL) {
+        memmove(t + k + 1, t + k, (size_t)(n - k) * sizeof *t);
+        t[k++] = x;
+        n++;
+        on = 1;
+      }
+    }
+  }
   p->nobs = 0;
   for (int i = 0; i < n; i++) {
     p->obs[p->nobs++] = (sdk_obs){.type = t[i]};
@@ -445,7 +480,7 @@ sdk_err sdk_plan_make(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_errb
   p->run = r;
   sdk_store_init(&r->r.store);
   SDK_CHECK(sdk_plan_model(c, &r->model, eb));
-  SDK_CHECK(plan_observe_list(c, p, eb));
+  SDK_CHECK(plan_observe_list(c, r->model, p, eb));
   int sums = wants_sums(p);
   SDK_CHECK(plan_scheme(c, r->model, sums, p, eb));
   SDK_CHECK(plan_params(c, r, p, eb));

@@ -16,11 +16,14 @@
 #define SDK_OBSERVABLES(X)                                                                         \
   X(drift)                                                                                         \
   X(moments)                                                                                       \
+  X(cov)                                                                                           \
+  X(diffusion)                                                                                     \
   X(hist)                                                                                          \
   X(density)                                                                                       \
   X(paths)                                                                                         \
   X(order)                                                                                         \
-  X(range)
+  X(range)                                                                                         \
+  X(expr)
 
 /* The backends (backend/NAME.c defines sdk_backend_NAME). */
 #define SDK_BACKENDS(X)                                                                            \

@@ -68,6 +68,10 @@ typedef struct sdk_run_config {
    * NULL: "drift".  "paths" is added when obs.nsave > 0 (--save-paths). */
   const char *observe;
   sdk_observe_opts obs; /* their options */
+  /* --observe-expr NAME=EXPR, in order: user observables added to the
+   * model's [observe] (model.h); any switches the observable expr on */
+  int nobs_expr;
+  const char *obs_expr[SDK_MODEL_MAX_OBSERVE];
   int64_t sample_every; /* 0: default */
   int quiet, verbose;
   const char *command_line;

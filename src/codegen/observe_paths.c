@@ -1,0 +1,64 @@
+/* User observables ([observe], --observe-expr) in the module: every
+ * expression evaluated for every path at the state after `step` steps, into
+ * rows of `real` that the backend then reduces with the moments reduction
+ * (so their means and variances come in the same chunk order, bitwise the
+ * same for any thread count or launch shape).
+ *
+ *   CPU:  void sdk_observe(st, npad, sv, ppg, ngrid, path0, step, out, nthreads)
+ *   CUDA: __global__ sdk_observe(st, npad, sv, ppg, ngrid, path0, step, out),
+ *         one thread per path
+ *
+ * out[k * npad + p] is expression k of path p (the padding paths included:
+ * they evaluate the last grid point's parameters and are never reduced).
+ * Emitted only for models with user observables, so every other module is
+ * unchanged.  t is the time of the state, step * dt (and the phase time
+ * with a period, as in the drift). */
+#include "codegen/common.h"
+#include "codegen/drivers.h"
+#include "codegen/expr_emit.h"
+
+/* the body for path p: parameters, state, time, the expressions */
+static void emit_path(sdk_emit *em, const sdk_codegen_opts *o) {
+  const sdk_model *m = o->model;
+  sdk_em_text(em, "sdk_i64 g = (path0 + p) / ppg; if (g >= ngrid) g = ngrid - 1;\n"
+                  "(void)sv; (void)g;\n");
+  sdk_cg_params(em, o, "sv[g * SDK_NSV + %d]");
+  sdk_em_line(em, "(void)sdk_sqdt;");
+  for (int v = 0; v < m->nvars; v++) {
+    sdk_em_start(em, "const real ");
+    sdk_em_name(em, m->vars[v]);
+    sdk_em_printf(em, " = st[(sdk_i64)%d * npad + p]; (void)", v);
+    sdk_em_name(em, m->vars[v]);
+    sdk_em_puts(em, ";\n");
+  }
+  sdk_cg_step_time(em, o, "step", "");
+  sdk_cg_bind_time(em, o, "sdk_t0", "sdk_tp0");
+  for (int k = 0; k < m->nobs; k++) {
+    sdk_em_start(em, "out[(sdk_i64)%d * npad + p] = (real)", k);
+    sdk_cg_expr(em, o, m->obs[k], m->obs_line[k]);
+    sdk_em_puts(em, ";\n");
+  }
+}
+
+void sdk_cg_observe(sdk_emit *em, const sdk_codegen_opts *o) {
+  if (o->model->nobs == 0 || o->sysmode) return;
+  sdk_em_puts(em, "\n");
+  sdk_em_line(em, "#define SDK_NOBS %d", o->model->nobs);
+  if (o->target == SDK_TARGET_CPU) {
+    sdk_em_open(em, "void sdk_observe(const real *restrict st, sdk_i64 npad, "
+                    "const real *restrict sv, sdk_i64 ppg, sdk_i64 ngrid, sdk_i64 path0, "
+                    "sdk_i64 step, real *restrict out, int nthreads)");
+    sdk_em_line(em, "#pragma omp parallel for schedule(static) num_threads(sdk_threads(nthreads))");
+    sdk_em_open(em, "for (sdk_i64 p = 0; p < npad; p++)");
+  } else {
+    sdk_em_line(em, "extern \"C\" __global__ void __launch_bounds__(SDK_TPB)");
+    sdk_em_open(em, "sdk_observe(const real *__restrict__ st, sdk_i64 npad, "
+                    "const real *__restrict__ sv, sdk_i64 ppg, sdk_i64 ngrid, sdk_i64 path0, "
+                    "sdk_i64 step, real *__restrict__ out)");
+    sdk_em_line(em, "const sdk_i64 p = (sdk_i64)blockIdx.x * SDK_TPB + threadIdx.x;");
+    sdk_em_open(em, "if (p < npad)");
+  }
+  emit_path(em, o);
+  sdk_em_close(em);
+  sdk_em_close(em);
+}
