@@ -46,12 +46,19 @@ static const char BENCH_HELP[] =
     "                     1000, dt = 0.001) as whole runs with the default 100 samples,\n"
     "                     with samples every 8 steps and final-only (--sample-every\n"
     "                     STEPS: samples at t = 0 and t_end alone), alternated in one\n"
-    "                     process; prints steps/s and the ratios to final-only\n";
+    "                     process; prints steps/s and the ratios to final-only\n"
+    "  --observables      the cost of observables on the PROG1 workload: josephson SRK2\n"
+    "                     (--model to change it), --paths (cuda: 2^22, cpu: 65536),\n"
+    "                     --steps (default 20000, dt = 1/100 of the drive's period) as\n"
+    "                     whole runs: no observables (final state only), a user\n"
+    "                     observable E = v*v/2 + sin(2*pi*x) every 100 steps, moments\n"
+    "                     every 100 steps, alternated in one process; prints steps/s\n"
+    "                     and the ratios to the first\n";
 
 /* What the command line sets; every timed configuration is made from it
  * afresh (bench_config), so one row's settings never leak into the next. */
 typedef struct bench {
-  const char *backend, *model, *precision, *scheme, *observe;
+  const char *backend, *model, *precision, *scheme, *observe, *observe_expr;
   int64_t paths, particles, sample_every, order_every, bins;
   double dt, t_end;
   int threads, no_compensation;
@@ -116,6 +123,7 @@ static sdekit_config *bench_config(const bench *b, sdekit_error *err) {
   if (b->dt > 0) bad = bad || set_real(c, "dt", b->dt, err);
   if (b->t_end > 0) bad = bad || set_real(c, "t-end", b->t_end, err);
   if (b->observe) bad = bad || set_opt(c, "observe", b->observe, err);
+  if (b->observe_expr) bad = bad || set_opt(c, "observe-expr", b->observe_expr, err);
   if (b->sample_every > 0) bad = bad || set_int(c, "sample-every", b->sample_every, err);
   if (b->order_every > 0) bad = bad || set_int(c, "order-every", b->order_every, err);
   if (b->bins > 0) bad = bad || set_int(c, "bins", b->bins, err);
@@ -361,6 +369,45 @@ static int bench_sampling(bench *b, int64_t steps, int repeats, int paths_given)
   return 0;
 }
 
+/* The cost of observables on the PROG1 workload (issue 13's budget: a user
+ * observable sampled every 100 steps at most 10% of the throughput): whole
+ * runs alternated in one process, best of three rounds' medians as in
+ * bench_sampling. */
+static int bench_observables(bench *b, int64_t steps, int repeats, int paths_given) {
+  if (!paths_given && !strcmp(b->backend, "cuda")) b->paths = (int64_t)1 << 22;
+  /* josephson's dt is a hundredth of the drive's period 2 pi / omega */
+  b->t_end = (double)steps / 100.0 * (2.0 * 3.14159265358979323846 / 4.9);
+  static const struct {
+    const char *obs, *expr, *what;
+    int every;
+  } rows[] = {{"none", NULL, "no observables (final state only)", 0},
+              {"expr", "E=v*v/2+sin(2*pi*x)", "user observable E every 100 steps", 100},
+              {"moments", NULL, "moments every 100 steps", 100}};
+  enum { NR = sizeof rows / sizeof rows[0] };
+  double best[NR] = {0};
+  char dev[256] = "";
+  for (int round = 0; round < 3; round++)
+    for (int k = 0; k < NR; k++) {
+      b->observe = rows[k].obs;
+      b->observe_expr = rows[k].expr;
+      b->sample_every = rows[k].every ? rows[k].every : steps;
+      sdekit_error err;
+      sdekit_timing tm;
+      if (bench_time(b, 0, repeats, &tm, &err) != SDEKIT_OK) return cli_fail(&err);
+      double r = (double)b->paths * (double)steps / tm.median_s;
+      if (r > best[k]) best[k] = r;
+      snprintf(dev, sizeof dev, "%s", tm.device);
+    }
+  char name[256];
+  sdk_esc_term_buf(b->model, name, sizeof name);
+  printf("sdekit bench: %s, %s, %s precision, %lld paths x %lld steps, median of %d whole\n"
+         "runs, best of 3 alternating rounds; %s\n",
+         name, b->scheme, b->precision, (long long)b->paths, (long long)steps, repeats, dev);
+  for (int k = 0; k < NR; k++)
+    printf("%-46s %12.3e steps/s  %.3f\n", rows[k].what, best[k], best[k] / best[0]);
+  return 0;
+}
+
 /* GPU: our kernel and the paper's PROG1 kernel at 2^17..2^24 paths. */
 static int bench_cuda(bench *b, int64_t steps, int repeats, int paths_given) {
   sdekit_error err;
@@ -432,6 +479,7 @@ int sdk_cli_bench(int argc, char **argv) {
                                        {"workload-only", no_argument, 0, 'w'},
                                        {"compensation", no_argument, 0, 'c'},
                                        {"sampling", no_argument, 0, 'S'},
+                                       {"observables", no_argument, 0, 'O'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   bench b = {.backend = "cpu",
@@ -442,7 +490,7 @@ int sdk_cli_bench(int argc, char **argv) {
   int64_t steps = 2000;
   int repeats = 5;
   int paths_given = 0, particles_given = 0, workload_only = 0, comp = 0, sampling = 0;
-  int steps_given = 0;
+  int steps_given = 0, observables = 0;
   const char *model = NULL;
   optind = 1;
   opterr = 0;
@@ -484,6 +532,7 @@ int sdk_cli_bench(int argc, char **argv) {
     case 'w': workload_only = 1; break;
     case 'c': comp = 1; break;
     case 'S': sampling = 1; break;
+    case 'O': observables = 1; break;
     case 'h': fputs(BENCH_HELP, stdout); return 0;
     default:
       cli_error("unknown option '%s' (see 'sdekit bench --help')\n", argv[optind - 1]);
@@ -499,6 +548,10 @@ int sdk_cli_bench(int argc, char **argv) {
   if (sampling) {
     b.model = model ? model : "ou";
     return bench_sampling(&b, steps_given ? steps : 1000, repeats, paths_given);
+  }
+  if (observables) {
+    if (model) b.model = model;
+    return bench_observables(&b, steps_given ? steps : 20000, repeats, paths_given);
   }
   if (model) {
     b.model = model;
