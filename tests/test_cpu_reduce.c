@@ -169,14 +169,19 @@ static void test_backend_threads(void) {
       be->module_free(&mod);
       be->close(&ctx);
     }
-    int64_t nk = ngrid * sdk_chunks_per_grid(ppg);
+    /* per fold unit (backend.h): 274 chunks a grid point, runs of 64 */
+    sdk_layout all = {.nvars = 2, .ngrid = ngrid, .ppg = ppg};
+    sdk_span sp = sdk_layout_span(&all);
+    int64_t nk = sdk_span_units(&sp, NULL);
+    TU_CHECK(nk == ngrid * 5, "%lld fold units (want %lld)", (long long)nk, (long long)ngrid * 5);
     TU_CHECK(nk * 2 <= (int64_t)(sizeof out[0] / sizeof out[0][0]), "buffer size");
     TU_CHECK(!memcmp(out[0], out[1], (size_t)(nk * 2) * sizeof out[0][0]) &&
                  !memcmp(bad[0], bad[1], (size_t)(nk * 2) * sizeof bad[0][0]),
              "%s: moments with 2 threads (the module's team) differ from 1 thread",
              single ? "single" : "double");
-    TU_CHECK(out[0][0].n == 256 && out[0][nk * 2 - 1].n == ppg - 273 * 256, "chunk sizes %g, %g",
-             out[0][0].n, out[0][nk * 2 - 1].n);
+    TU_CHECK(out[0][0].n == 256 * SDK_RED_FOLD &&
+                 out[0][nk * 2 - 1].n == ppg - 4 * 256 * SDK_RED_FOLD,
+             "unit sizes %g, %g", out[0][0].n, out[0][nk * 2 - 1].n);
   }
 }
 

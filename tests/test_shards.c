@@ -98,6 +98,23 @@ int main(void) {
   compare(&c, cuts2, 1, "josephson single, 2 x 1300 paths", 0);
   sdk_scan_free(&c.scan[0]);
 
+  /* OU: two grid points of 40000 paths, 157 chunks each: runs of
+   * SDK_RED_FOLD chunks that backends fold whole (backend.h: fold units) and
+   * runs that shard boundaries cut, whose chunks the host folds */
+  base(&c, "ou");
+  c.scheme = "euler";
+  c.single = 1;
+  c.paths = 40000;
+  c.t_end = 0.2;
+  c.dt = 0.01;
+  c.observe = "drift,moments";
+  c.obs.nsave = 0;
+  TU_CHECK(sdk_scan_parse("k=0.5:2:2", &c.scan[0], &eb) == SDK_OK, "%s", eb.msg);
+  c.nscan = 1;
+  const int cuts4[] = {2, 3, 5};
+  compare(&c, cuts4, 3, "ou, 2 x 40000 paths", 0);
+  sdk_scan_free(&c.scan[0]);
+
   /* a grid point whose paths blow up: NaN there, its count, the rest equal */
   const char *model = st_model_file("[model]\nname = blowup\nvars = x\n[params]\nc = 0\n"
                                     "[drift]\nx = c * x * x * x\n[noise]\nx = 0.5\n"

@@ -116,10 +116,18 @@ typedef struct sdk_backend {
    * first chunk held, sdk_layout_span) or per grid point (j = g - the first
    * grid point held).  Within a chunk the order is fixed (the backend's own).
    *
-   * Moments of every variable per chunk: out[k * nvars + v], and the number
+   * The moment reductions (moments, displacement, observe) return one partial
+   * result per fold unit of the span (sdk_span_units: a run of SDK_RED_FOLD
+   * chunks of a grid point held whole, or a single chunk of a run the shard
+   * holds only in part), the unit's chunks merged in chunk order by
+   * sdk_moments_merge's arithmetic (sdk_fold_units), so that the host's fold
+   * of the units of all shards (observe/paths.c) gives the same bits for any
+   * cut of the paths.
+   *
+   * Moments of every variable per unit: out[k * nvars + v], and the number
    * of paths whose variable v is NaN/Inf: nonfinite[k * nvars + v] (may be NULL). */
   sdk_err (*moments)(sdk_ensemble *ens, sdk_moments *out, int64_t *nonfinite, sdk_errbuf *eb);
-  /* Moments of (x_var - mark) * scale per chunk: out[k]. */
+  /* Moments of (x_var - mark) * scale per unit: out[k]. */
   sdk_err (*displacement)(sdk_ensemble *ens, int var, double scale, sdk_moments *out,
                           sdk_errbuf *eb);
   /* Min and max (NaN left out; +-inf when none) of variable var over the paths
@@ -160,7 +168,7 @@ typedef struct sdk_backend {
                            uint64_t *counts, sdk_errbuf *eb);
   /* User observables (modules of a model with them, codegen/observe_paths.c):
    * evaluate its nobs expressions for every path held at the state after
-   * `step` steps and reduce them per chunk exactly as `moments` reduces
+   * `step` steps and reduce them per unit exactly as `moments` reduces
    * variables: out[k * nobs + j], nonfinite likewise (may be NULL). */
   sdk_err (*observe)(sdk_ensemble *ens, int64_t step, int nobs, sdk_moments *out,
                      int64_t *nonfinite, sdk_errbuf *eb);
@@ -200,6 +208,19 @@ typedef struct sdk_span {
   int64_t c0, c1, g0, g1, nch;
 } sdk_span;
 sdk_span sdk_layout_span(const sdk_layout *lay);
+/* A fold unit of a span: the chunks [k, k + n) of those held (k counted
+ * from span.c0), all of grid point g and of its run `run` of SDK_RED_FOLD
+ * chunks (chunks run * SDK_RED_FOLD ... of the grid point). */
+typedef struct sdk_unit {
+  int64_t k, n, g, run;
+} sdk_unit;
+/* The fold units of a span in chunk order (into u when not NULL); returns
+ * their number (at most c1 - c0). */
+int64_t sdk_span_units(const sdk_span *sp, sdk_unit *u);
+/* Merge per-chunk partials (chunk[c * nvr + v], nfc likewise, may be NULL)
+ * into per-unit ones (out, nfo), each unit's chunks in order. */
+void sdk_fold_units(const sdk_unit *u, int64_t nu, int nvr, const sdk_moments *chunk,
+                    const int64_t *nfc, sdk_moments *out, int64_t *nfo);
 /* Paths held: lay->npaths, or every path from path0 on. */
 int64_t sdk_layout_npaths(const sdk_layout *lay);
 /* The paths of grid point g that a layout holds, as local indices [*i0, *i1). */

@@ -486,11 +486,21 @@ static const void *row_of(const sdk_ensemble *e, int v) {
   return (const char *)e->st + (size_t)v * (size_t)e->npad * e->esize;
 }
 
-/* Moments per chunk of the shard's chunks (cpu_reduce.h): rows of nrows
- * values from base (minus mark, times scale, when sub). */
-static void reduce(const sdk_ensemble *e, const void *base, int nrows, const void *sub,
-                   double scale, sdk_moments *out, int64_t *nonfinite) {
+/* Moments per fold unit of the shard's chunks (cpu_reduce.h, then
+ * sdk_fold_units): rows of nrows values from base (minus mark, times scale,
+ * when sub). */
+static sdk_err reduce(const sdk_ensemble *e, const void *base, int nrows, const void *sub,
+                      double scale, sdk_moments *out, int64_t *nonfinite, sdk_errbuf *eb) {
   sdk_span sp = sdk_layout_span(&e->lay);
+  size_t nk = (size_t)(sp.c1 - sp.c0) * (size_t)nrows;
+  int64_t nu = sdk_span_units(&sp, NULL);
+  sdk_moments *chunk = malloc((nk ? nk : 1) * sizeof *chunk);
+  int64_t *nfc = nonfinite ? malloc((nk ? nk : 1) * sizeof *nfc) : NULL;
+  sdk_unit *u = malloc((size_t)(nu ? nu : 1) * sizeof *u);
+  if (!chunk || !u || (nonfinite && !nfc)) {
+    free(chunk), free(nfc), free(u);
+    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory for the reductions");
+  }
   sdk_cpu_reduce r = {.single = e->esize == sizeof(float),
                       .rows = base,
                       .row_stride = e->npad,
@@ -502,16 +512,19 @@ static void reduce(const sdk_ensemble *e, const void *base, int nrows, const voi
                       .nch = sp.nch,
                       .c0 = sp.c0,
                       .c1 = sp.c1,
-                      .out = out,
-                      .nonfinite = nonfinite,
+                      .out = chunk,
+                      .nonfinite = nfc,
                       .threads = e->ctx->o.threads,
                       .parallel = e->mod->parallel};
   sdk_cpu_reduce_moments(&r);
+  sdk_span_units(&sp, u);
+  sdk_fold_units(u, nu, nrows, chunk, nfc, out, nonfinite);
+  free(chunk), free(nfc), free(u);
+  return SDK_OK;
 }
 
 static sdk_err cpu_moments(sdk_ensemble *e, sdk_moments *out, int64_t *nonfinite, sdk_errbuf *eb) {
-  reduce(e, e->st, e->lay.nvars, NULL, 1, out, nonfinite);
-  return SDK_OK;
+  return reduce(e, e->st, e->lay.nvars, NULL, 1, out, nonfinite, eb);
 }
 
 /* The module evaluates the expressions into rows of reals, which the
@@ -529,15 +542,13 @@ static sdk_err cpu_observe(sdk_ensemble *e, int64_t step, int nobs, sdk_moments 
   }
   e->mod->observe(e->st, e->npad, e->sv, e->lay.ppg, e->lay.ngrid, e->lay.path0, step, e->obs,
                   e->ctx->o.threads);
-  reduce(e, e->obs, nobs, NULL, 1, out, nonfinite);
-  return SDK_OK;
+  return reduce(e, e->obs, nobs, NULL, 1, out, nonfinite, eb);
 }
 
 static sdk_err cpu_displacement(sdk_ensemble *e, int var, double scale, sdk_moments *out,
                                 sdk_errbuf *eb) {
   if (!e->mark) return SDK_FAIL(eb, SDK_ERR_INTERNAL, "displacement before mark");
-  reduce(e, row_of(e, var), 1, e->mark, scale, out, NULL);
-  return SDK_OK;
+  return reduce(e, row_of(e, var), 1, e->mark, scale, out, NULL, eb);
 }
 
 static sdk_err cpu_minmax(sdk_ensemble *e, int var, double *lo, double *hi, sdk_errbuf *eb) {

@@ -137,6 +137,8 @@ static void cuda_free(sdk_ensemble **e) {
   if (x->mark) sdk_cu.MemFree(x->mark);
   if (x->obs) sdk_cu.MemFree(x->obs);
   if (x->red) sdk_cu.MemFree(x->red);
+  if (x->fold) sdk_cu.MemFree(x->fold);
+  if (x->units) sdk_cu.MemFree(x->units);
   if (x->ev0) sdk_cu.EventDestroy(x->ev0);
   if (x->ev1) sdk_cu.EventDestroy(x->ev1);
   CUdeviceptr sysbufs[] = {x->sys.st2,  x->sys.sums, x->sys.part, x->sys.cnt, x->sys.zsys,
@@ -146,6 +148,28 @@ static void cuda_free(sdk_ensemble **e) {
   free(x->host);
   free(x);
   *e = NULL;
+}
+
+/* The fold units of the span (backend.h) as (first chunk, chunks) pairs on
+ * the device, for sdk_red_fold. */
+static sdk_err upload_units(sdk_ensemble *e, sdk_errbuf *eb) {
+  e->nunits = sdk_span_units(&e->span, NULL);
+  size_t n = (size_t)(e->nunits > 0 ? e->nunits : 1);
+  sdk_unit *u = malloc(n * sizeof *u);
+  long long *kn = malloc(2 * n * sizeof *kn);
+  if (!u || !kn) {
+    free(u), free(kn);
+    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  }
+  sdk_span_units(&e->span, u);
+  for (int64_t j = 0; j < e->nunits; j++)
+    kn[2 * j] = u[j].k, kn[2 * j + 1] = u[j].n;
+  free(u);
+  CUresult r = sdk_cu.MemAlloc(&e->units, 2 * n * sizeof *kn);
+  if (r == CUDA_SUCCESS) r = sdk_cu.MemcpyHtoD(e->units, kn, 2 * n * sizeof *kn);
+  free(kn);
+  if (r != CUDA_SUCCESS) return sdk_cu_fail(eb, "cuMemAlloc/cuMemcpyHtoD", r);
+  return SDK_OK;
 }
 
 static sdk_err cuda_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, sdk_ensemble **out,
@@ -198,7 +222,13 @@ static sdk_err cuda_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, s
     err = sdk_cu_fail(eb, "cuMemAlloc", r);
     goto fail;
   }
+  if ((r = sdk_cu.MemAlloc(&e->fold, e->red_bytes)) != CUDA_SUCCESS) {
+    e->fold = 0;
+    err = sdk_cu_fail(eb, "cuMemAlloc", r);
+    goto fail;
+  }
   e->host = malloc(e->red_bytes);
+  if ((err = upload_units(e, eb)) != SDK_OK) goto fail;
   int64_t nsv = lay->nsv > 0 ? lay->nsv : 1;
   size_t svn = (size_t)(nsv * lay->ngrid);
   void *hsv = calloc(svn, e->esize);
@@ -230,6 +260,21 @@ static sdk_err cuda_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, s
 fail:
   cuda_free(&e);
   return err;
+}
+
+/* A launch of `blocks` blocks of 256 threads, not waited for (stream order:
+ * a later copy to the host waits for it). */
+static sdk_err launch_async(sdk_ensemble *e, CUfunction f, const char *name, int64_t blocks,
+                            void **args, sdk_errbuf *eb) {
+  if (blocks <= 0) return SDK_OK;
+  CU(eb, CtxSetCurrent(e->ctx->cx));
+  CUresult r = sdk_cu.LaunchKernel(f, (unsigned)blocks, 1, 1, 256, 1, 1, 0, NULL, args, NULL);
+  if (r != CUDA_SUCCESS) {
+    char what[128];
+    snprintf(what, sizeof what, "cuLaunchKernel(%s)", name);
+    return sdk_cu_fail(eb, what, r);
+  }
+  return SDK_OK;
 }
 
 static sdk_err launch(sdk_ensemble *e, CUfunction f, const char *name, int64_t blocks, void **args,
@@ -306,23 +351,28 @@ static sdk_err cuda_mark(sdk_ensemble *e, int var, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
-/* Chunk moments of variables v0..v0+nvr-1 (or the displacement) on the
- * device: out[k * nvr + v] per chunk k held (backend.h), merged by the caller
- * in chunk order. */
+/* Moments of variables v0..v0+nvr-1 (or the displacement) on the device per
+ * chunk held, folded there per fold unit (sdk_red_fold): out[k * nvr + v]
+ * per unit k held (backend.h), merged by the caller in unit order.  Only the
+ * units' results cross to the host, 1/SDK_RED_FOLD of the chunks'. */
 static sdk_err chunk_moments(sdk_ensemble *e, CUdeviceptr rows, int v0, int nvr, CUdeviceptr mark,
                              double scale, sdk_moments *out, int64_t *nonfinite, sdk_errbuf *eb) {
   long long npad = e->npad, ppg = e->lay.ppg, path0 = e->lay.path0, nch = e->nch;
-  long long c0 = e->span.c0;
+  long long c0 = e->span.c0, nu = e->nunits;
   int a = v0, b = nvr;
   size_t nchunks = (size_t)(e->span.c1 - e->span.c0);
   CUdeviceptr dout = e->red, dnf = e->red + nchunks * (size_t)nvr * 3 * sizeof(double);
+  CUdeviceptr fout = e->fold, fnf = e->fold + (size_t)nu * (size_t)nvr * 3 * sizeof(double);
   void *args[] = {&rows, &npad, &a, &b, &mark, &scale, &ppg, &path0, &nch, &c0, &dout, &dnf};
-  SDK_CHECK(launch(e, e->mod->red_moments, "sdk_red_moments", (int64_t)nchunks, args, eb));
-  size_t nbytes = nchunks * (size_t)nvr * (3 * sizeof(double) + sizeof(int));
-  CU(eb, MemcpyDtoH(e->host, e->red, nbytes));
+  SDK_CHECK(launch_async(e, e->mod->red_moments, "sdk_red_moments", (int64_t)nchunks, args, eb));
+  void *fargs[] = {&dout, &dnf, &b, &e->units, &nu, &fout, &fnf};
+  int64_t nt = (int64_t)nu * nvr;
+  SDK_CHECK(launch(e, e->mod->red_fold, "sdk_red_fold", (nt + 255) / 256, fargs, eb));
+  size_t nbytes = (size_t)nu * (size_t)nvr * (3 * sizeof(double) + sizeof(int));
+  CU(eb, MemcpyDtoH(e->host, e->fold, nbytes));
   const double *h = e->host;
-  const int *hnf = (const int *)(h + nchunks * (size_t)nvr * 3);
-  for (size_t i = 0; i < nchunks * (size_t)nvr; i++) {
+  const int *hnf = (const int *)(h + (size_t)nu * (size_t)nvr * 3);
+  for (size_t i = 0; i < (size_t)nu * (size_t)nvr; i++) {
     out[i] = (sdk_moments){h[3 * i], h[3 * i + 1], h[3 * i + 2]};
     if (nonfinite) nonfinite[i] = hnf[i];
   }
@@ -354,9 +404,15 @@ static sdk_err cuda_observe(sdk_ensemble *e, int64_t step, int nobs, sdk_moments
     if (!h) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
     e->host = h;
     sdk_cu.MemFree(e->red);
+    sdk_cu.MemFree(e->fold);
     e->red_bytes = 0;
+    e->fold = 0;
     if ((r = sdk_cu.MemAlloc(&e->red, need)) != CUDA_SUCCESS) {
       e->red = 0;
+      return sdk_cu_fail(eb, "cuMemAlloc", r);
+    }
+    if ((r = sdk_cu.MemAlloc(&e->fold, need)) != CUDA_SUCCESS) {
+      e->fold = 0;
       return sdk_cu_fail(eb, "cuMemAlloc", r);
     }
     e->red_bytes = need;
@@ -374,7 +430,7 @@ static sdk_err cuda_observe(sdk_ensemble *e, int64_t step, int nobs, sdk_moments
   long long npad = e->npad, ppg = e->lay.ppg, ngrid = e->lay.ngrid, path0 = e->lay.path0;
   long long st = step;
   void *args[] = {&e->st, &npad, &e->sv, &ppg, &ngrid, &path0, &st, &e->obs};
-  SDK_CHECK(launch(e, e->mod->observe, "sdk_observe", e->npad / 256, args, eb));
+  SDK_CHECK(launch_async(e, e->mod->observe, "sdk_observe", e->npad / 256, args, eb));
   return chunk_moments(e, e->obs, 0, nobs, 0, 1.0, out, nonfinite, eb);
 }
 

@@ -150,7 +150,7 @@ struct sdk_module {
   CUmodule mod;
   int ilp;  /* paths per thread of sdk_advance */
   int comp; /* compensated update: sdk_state_rows (2 or 3 nvars), 0 without (codegen.h) */
-  CUfunction init, advance, red_moments, red_minmax, red_hist;
+  CUfunction init, advance, red_moments, red_fold, red_minmax, red_hist;
   CUfunction red_hist_mod; /* may be absent (modules of older builds) */
   CUfunction observe;      /* user observables (codegen/observe_paths.c), or NULL */
   CUfunction sys_step;     /* system driver (interacting particles), else NULL */
@@ -183,6 +183,9 @@ struct sdk_ensemble {
   int nobs;
   CUdeviceptr red; /* chunk results */
   size_t red_bytes;
+  CUdeviceptr fold;  /* fold unit results (red_bytes too) */
+  CUdeviceptr units; /* the fold units held: (first chunk, chunks) pairs */
+  int64_t nunits;
   void *host;       /* host copy of chunk results */
   CUevent ev0, ev1; /* around the last advance */
   double last_ms;   /* its duration by CUDA events, -1 if unknown */

@@ -52,3 +52,42 @@ void sdk_moments_merge(sdk_moments *a, const sdk_moments *b) {
   a->m2 += b->m2 + d * d * a->n * b->n / n;
   a->n = n;
 }
+
+int64_t sdk_span_units(const sdk_span *sp, sdk_unit *u) {
+  int64_t nu = 0;
+  for (int64_t g = sp->g0; g < sp->g1; g++) {
+    /* the chunks of g held, [a, b) within the grid point */
+    int64_t a = sp->c0 - g * sp->nch, b = sp->c1 - g * sp->nch;
+    if (a < 0) a = 0;
+    if (b > sp->nch) b = sp->nch;
+    for (int64_t r0 = a / SDK_RED_FOLD * SDK_RED_FOLD; r0 < b; r0 += SDK_RED_FOLD) {
+      int64_t r1 = r0 + SDK_RED_FOLD < sp->nch ? r0 + SDK_RED_FOLD : sp->nch;
+      int whole = a <= r0 && r1 <= b;
+      int64_t lo = r0 > a ? r0 : a, hi = r1 < b ? r1 : b;
+      for (int64_t c = lo; c < hi; c += whole ? hi - lo : 1) {
+        if (u)
+          u[nu] = (sdk_unit){.k = g * sp->nch + c - sp->c0,
+                             .n = whole ? hi - lo : 1,
+                             .g = g,
+                             .run = r0 / SDK_RED_FOLD};
+        nu++;
+      }
+    }
+  }
+  return nu;
+}
+
+void sdk_fold_units(const sdk_unit *u, int64_t nu, int nvr, const sdk_moments *chunk,
+                    const int64_t *nfc, sdk_moments *out, int64_t *nfo) {
+  for (int64_t j = 0; j < nu; j++)
+    for (int v = 0; v < nvr; v++) {
+      sdk_moments t = {0, 0, 0};
+      int64_t bad = 0;
+      for (int64_t c = u[j].k; c < u[j].k + u[j].n; c++) {
+        sdk_moments_merge(&t, &chunk[c * nvr + v]);
+        if (nfc) bad += nfc[c * nvr + v];
+      }
+      out[j * nvr + v] = t;
+      if (nfo) nfo[j * nvr + v] = bad;
+    }
+}

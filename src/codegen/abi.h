@@ -30,6 +30,11 @@
  * chunks of SDK_RED_CHUNK consecutive paths (the block size of the CUDA
  * reduction kernels), each reduced in a fixed order. */
 #define SDK_RED_CHUNK 256
+/* Chunks per fold unit: the backends fold the chunk results of every run of
+ * SDK_RED_FOLD chunks of a grid point they hold whole (in chunk order, by
+ * sdk_moments_merge's arithmetic) and return one partial result for it, so
+ * that a GPU sends the host 1/64 of the chunk results (backend.h, units). */
+#define SDK_RED_FOLD 64
 
 /* Threads per block of the CUDA kernels of independent paths (sdk_init,
  * sdk_advance) and of the system kernels (sdk_sys_step, sdk_sys_run). */

@@ -15,44 +15,70 @@ static sdk_layout shard_layout(const sdk_paths *p, const sdk_shard *sh) {
   return l;
 }
 
-/* Per-chunk moments of nvr values from every shard, in the order of the
- * global chunk ids (part[k * nvr + v], nf likewise), merged per grid point
- * in that order: whatever the cut into shards, the same sums in the same
- * order, so the same bits. */
+/* Per-unit moments of nvr values from every shard (backend.h: fold units),
+ * merged per grid point in the order of the global chunk ids: the chunks of
+ * each run of SDK_RED_FOLD chunks in order (a unit held whole comes folded,
+ * the chunks of a run cut by a shard boundary one by one, folded here by the
+ * same arithmetic), then the runs in order.  Whatever the cut into shards,
+ * the same sums in the same order, so the same bits. */
 enum { GATHER_MOMENTS, GATHER_DISPLACEMENT, GATHER_OBSERVE };
 static sdk_err gather_moments(const sdk_paths *p, int nvr, int mode, int var, double scale,
                               int64_t step, sdk_moments *out, int64_t *nonfinite, sdk_errbuf *eb) {
-  int64_t nch = sdk_chunks_per_grid(p->ppg), nk = p->ngrid * nch;
-  sdk_moments *part = calloc((size_t)(nk * nvr), sizeof *part);
-  int64_t *nf = calloc((size_t)(nk * nvr), sizeof *nf);
-  sdk_err e = !part || !nf ? SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory") : SDK_OK;
+  int64_t nu = 0;
+  for (int s = 0; s < p->nshards; s++) {
+    sdk_layout l = shard_layout(p, &p->shard[s]);
+    sdk_span sp = sdk_layout_span(&l);
+    nu += sdk_span_units(&sp, NULL);
+  }
+  sdk_moments *part = calloc((size_t)((nu ? nu : 1) * nvr), sizeof *part);
+  int64_t *nf = calloc((size_t)((nu ? nu : 1) * nvr), sizeof *nf);
+  sdk_unit *u = malloc((size_t)(nu ? nu : 1) * sizeof *u);
+  sdk_moments *run = calloc((size_t)nvr, sizeof *run);
+  int64_t *runbad = calloc((size_t)nvr, sizeof *runbad);
+  sdk_err e =
+      !part || !nf || !u || !run || !runbad ? SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory") : SDK_OK;
+  int64_t at = 0;
   for (int s = 0; s < p->nshards && e == SDK_OK; s++) {
     sdk_layout l = shard_layout(p, &p->shard[s]);
     sdk_span sp = sdk_layout_span(&l);
     sdk_ensemble *ens = p->shard[s].ens;
+    int64_t n = sdk_span_units(&sp, u + at);
     if (mode == GATHER_DISPLACEMENT)
-      e = p->be->displacement(ens, var, scale, part + sp.c0, eb);
+      e = p->be->displacement(ens, var, scale, part + at * nvr, eb);
     else if (mode == GATHER_OBSERVE)
-      e = p->be->observe(ens, step, nvr, part + sp.c0 * nvr, nf + sp.c0 * nvr, eb);
+      e = p->be->observe(ens, step, nvr, part + at * nvr, nf + at * nvr, eb);
     else
-      e = p->be->moments(ens, part + sp.c0 * nvr, nf + sp.c0 * nvr, eb);
+      e = p->be->moments(ens, part + at * nvr, nf + at * nvr, eb);
+    at += n;
   }
-  for (int64_t g = 0; g < p->ngrid && e == SDK_OK; g++) {
-    int64_t worst = 0;
+  for (int64_t g = 0; g < p->ngrid && e == SDK_OK; g++)
+    for (int v = 0; v < nvr; v++)
+      out[g * nvr + v] = (sdk_moments){0, 0, 0};
+  int64_t *bad = nonfinite ? nonfinite : NULL;
+  int64_t *tbad = calloc((size_t)(p->ngrid * nvr), sizeof *tbad);
+  if (!tbad && e == SDK_OK) e = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  /* the units in global chunk order; a run's units are consecutive */
+  for (int64_t j = 0; j < nu && e == SDK_OK; j++) {
     for (int v = 0; v < nvr; v++) {
-      sdk_moments tot = {0, 0, 0};
-      int64_t bad = 0;
-      for (int64_t c = 0; c < nch; c++) {
-        sdk_moments_merge(&tot, &part[(g * nch + c) * nvr + v]);
-        bad += nf[(g * nch + c) * nvr + v];
-      }
-      out[g * nvr + v] = tot;
-      if (bad > worst) worst = bad;
+      sdk_moments_merge(&run[v], &part[j * nvr + v]);
+      runbad[v] += nf[j * nvr + v];
     }
-    if (nonfinite) nonfinite[g] = worst;
+    int last = j + 1 == nu || u[j + 1].g != u[j].g || u[j + 1].run != u[j].run;
+    if (!last) continue;
+    for (int v = 0; v < nvr; v++) {
+      sdk_moments_merge(&out[u[j].g * nvr + v], &run[v]);
+      tbad[u[j].g * nvr + v] += runbad[v];
+      run[v] = (sdk_moments){0, 0, 0};
+      runbad[v] = 0;
+    }
   }
-  free(part);
-  free(nf);
+  for (int64_t g = 0; bad && g < p->ngrid && e == SDK_OK; g++) {
+    int64_t worst = 0;
+    for (int v = 0; v < nvr; v++)
+      if (tbad[g * nvr + v] > worst) worst = tbad[g * nvr + v];
+    bad[g] = worst;
+  }
+  free(part), free(nf), free(u), free(run), free(runbad), free(tbad);
   return e;
 }
 
