@@ -363,12 +363,17 @@ static sdk_err chunk_moments(sdk_ensemble *e, CUdeviceptr rows, int v0, int nvr,
   size_t nchunks = (size_t)(e->span.c1 - e->span.c0);
   CUdeviceptr dout = e->red, dnf = e->red + nchunks * (size_t)nvr * 3 * sizeof(double);
   CUdeviceptr fout = e->fold, fnf = e->fold + (size_t)nu * (size_t)nvr * 3 * sizeof(double);
-  void *args[] = {&rows, &npad, &a, &b, &mark, &scale, &ppg, &path0, &nch, &c0, &dout, &dnf};
-  SDK_CHECK(launch_async(e, e->mod->red_moments, "sdk_red_moments", (int64_t)nchunks, args, eb));
+  long long nchk = (long long)nchunks;
+  void *args[] = {&rows, &npad, &a, &b, &mark, &scale, &ppg, &path0, &nch, &c0, &nchk, &dout, &dnf};
+  /* a warp per chunk */
+  SDK_CHECK(launch_async(e, e->mod->red_moments, "sdk_red_moments",
+                         (int64_t)(nchunks + SDK_RED_CHUNK / 32 - 1) / (SDK_RED_CHUNK / 32), args,
+                         eb));
   void *fargs[] = {&dout, &dnf, &b, &e->units, &nu, &fout, &fnf};
   int64_t nt = (int64_t)nu * nvr;
-  SDK_CHECK(launch(e, e->mod->red_fold, "sdk_red_fold", (nt + 255) / 256, fargs, eb));
+  SDK_CHECK(launch_async(e, e->mod->red_fold, "sdk_red_fold", (nt + 255) / 256, fargs, eb));
   size_t nbytes = (size_t)nu * (size_t)nvr * (3 * sizeof(double) + sizeof(int));
+  /* (the copy waits for the kernels; errors inside them surface here) */
   CU(eb, MemcpyDtoH(e->host, e->fold, nbytes));
   const double *h = e->host;
   const int *hnf = (const int *)(h + (size_t)nu * (size_t)nvr * 3);
