@@ -189,6 +189,7 @@ struct sdk_ensemble {
   void *host;       /* host copy of chunk results */
   CUevent ev0, ev1; /* around the last advance */
   double last_ms;   /* its duration by CUDA events, -1 if unknown */
+  int timed;        /* the events of the last advance are recorded, not yet read */
   struct {          /* systems of particles (allocated by the first advance_sys) */
     int on;
     CUdeviceptr st2;  /* second state buffer of pair models (st and st2 swap every step) */
