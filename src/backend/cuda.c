@@ -173,7 +173,7 @@ static sdk_err cuda_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, s
                    (long long)(lay->ngrid * lay->ppg));
     goto fail;
   }
-  if (mod->comp && mod->comp != 2 * lay->nvars && mod->comp != 3 * lay->nvars) {
+  if (mod->comp && mod->comp < lay->nvars) {
     err = SDK_FAIL(eb, SDK_ERR_INTERNAL, "cuda: module has %d state rows for %d variables",
                    mod->comp, lay->nvars);
     goto fail;

@@ -140,6 +140,10 @@ sdk_err sdk_paths_histogram_mod(const sdk_paths *p, int var, int64_t bins, doubl
   return gather_counts(p, var, bins, NULL, NULL, period, counts, NULL, NULL, eb);
 }
 
+int sdk_paths_carried_rows(const sdk_paths *p) {
+  return p->nshards > 0 ? p->be->carried_rows(p->shard[0].ens) : 0;
+}
+
 sdk_err sdk_paths_rows(const sdk_paths *p, int row, int64_t first, int64_t n, double *buf,
                        int write, sdk_errbuf *eb) {
   for (int s = 0; s < p->nshards && n > 0; s++) {

@@ -54,6 +54,9 @@ sdk_err sdk_paths_histogram(const sdk_paths *p, int var, int64_t bins, const dou
 /* Histogram of (x_var mod period) on [0, period) per grid point. */
 sdk_err sdk_paths_histogram_mod(const sdk_paths *p, int var, int64_t bins, double period,
                                 uint64_t *counts, sdk_errbuf *eb);
+/* The carried rows every shard's state has after the drift mark (backend.h:
+ * rows nvars + 1 ...; codegen.h: compensation, then accumulators). */
+int sdk_paths_carried_rows(const sdk_paths *p);
 /* Read (write = 0) or write row `row` (backend.h: variables, mark, carried
  * rows) of the global paths [first, first + n) as doubles. */
 sdk_err sdk_paths_rows(const sdk_paths *p, int row, int64_t first, int64_t n, double *buf,
