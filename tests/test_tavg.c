@@ -8,7 +8,11 @@
  *  - Josephson junction: the time average of v is the drift <<v>> of x of
  *    the same run within 5 (combined) standard errors;
  *  - bitwise the same cut into 3 shards, and stopped half way (before and
- *    after the transient) and resumed from the checkpoint. */
+ *    after the transient) and resumed from the checkpoint;
+ *  - the histogram of the user observable sq = x*x at t_end is bitwise the
+ *    one computed here from the saved x of every path of the same run
+ *    (x*x rounded to float as the kernel does), also with --hist-range sq;
+ *  - the density over time of sq cut into 3 shards is bitwise that of 1. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,11 +186,112 @@ static void check_shards_resume(void) {
   sdk_run_destroy(&r3);
 }
 
+/* hist of sq = x*x against the saved x of all paths */
+static void check_hist(int fixed) {
+  sdk_run_config c;
+  sdk_run_config_defaults(&c);
+  c.backend = st_backend();
+  c.model = "ou";
+  c.paths = 1000;
+  c.dt = 0.01;
+  c.t_end = 1;
+  c.seed = 7;
+  c.observe = "hist";
+  c.nobs_expr = 1;
+  c.obs_expr[0] = "sq=x*x";
+  c.obs.bins = 16;
+  if (fixed) {
+    c.obs.nhist_range = 1;
+    snprintf(c.obs.hist_range_var[0], sizeof c.obs.hist_range_var[0], "sq");
+    c.obs.hist_range_lo[0] = 0.1, c.obs.hist_range_hi[0] = 1.5;
+  }
+  c.sample_every = 50;
+  c.obs.nsave = 1000;
+  for (int i = 0; i < 1000; i++)
+    c.obs.save_index[i] = i;
+  sdk_run *r = st_run(&c);
+  TU_CHECK(r != NULL, "hist run with sq = x*x");
+  if (!r) return;
+  const sdk_results *R = sdk_run_results(r);
+  const double *den = sdk_results_f64(R, "hist/sq/density"), *lo = sdk_results_f64(R, "hist/sq/lo"),
+               *hi = sdk_results_f64(R, "hist/sq/hi"), *x = sdk_results_f64(R, "paths/x");
+  const uint64_t *un = sdk_ds_u64(sdk_store_find(&R->store, "hist/sq/underflow"));
+  const uint64_t *ov = sdk_ds_u64(sdk_store_find(&R->store, "hist/sq/overflow"));
+  const sdk_dataset *ps = sdk_store_find(&R->store, "paths/step");
+  TU_CHECK(den && lo && hi && x && un && ov && ps, "datasets hist/sq/..., paths/x");
+  if (den && lo && hi && x && un && ov && ps) {
+    int64_t ns = ps->dims[0], cnt[16] = {0}, below = 0, above = 0;
+    double a = INFINITY, b = -INFINITY;
+    for (int k = 0; k < 1000; k++) {
+      float xf = (float)x[k * ns + ns - 1];
+      double v = (double)(float)(xf * xf);
+      a = fmin(a, v), b = fmax(b, v);
+    }
+    if (fixed) a = 0.1, b = 1.5;
+    double w = (b - a) / 16;
+    for (int k = 0; k < 1000; k++) {
+      float xf = (float)x[k * ns + ns - 1];
+      double v = (double)(float)(xf * xf);
+      if (v < a)
+        below++;
+      else if (v > b)
+        above++;
+      else
+        cnt[(int64_t)((v - a) / w) < 16 ? (int64_t)((v - a) / w) : 15]++;
+    }
+    int same = lo[0] == a && hi[0] == b && un[0] == (uint64_t)below && ov[0] == (uint64_t)above;
+    for (int j = 0; j < 16; j++)
+      same &= den[j] == (double)cnt[j] / (1000.0 * w);
+    TU_CHECK(same && ps->dims[0] == 3 && ((const int64_t *)ps->data)[ns - 1] == 100,
+             "hist of sq = x*x%s: bitwise the histogram of the saved x (range [%.9g, %.9g], "
+             "%lld below, %lld above)",
+             fixed ? " with --hist-range sq=0.1:1.5" : "", a, b, (long long)below,
+             (long long)above);
+    printf("hist of sq = x*x%s: [%.6f, %.6f], first bins %lld %lld %lld, %lld below, %lld above: "
+           "equal to the saved paths' (bitwise)\n",
+           fixed ? " (fixed range)" : "", a, b, (long long)cnt[0], (long long)cnt[1],
+           (long long)cnt[2], (long long)below, (long long)above);
+  }
+  sdk_run_destroy(&r);
+}
+
+/* the density over time of a user observable: 3 shards give the bits of 1 */
+static void check_density_shards(void) {
+  sdk_run_config c;
+  sdk_run_config_defaults(&c);
+  c.backend = st_backend();
+  c.model = "ou";
+  c.paths = 3000;
+  c.dt = 0.01;
+  c.t_end = 1;
+  c.observe = "density";
+  c.obs.density_var = "sq";
+  c.nobs_expr = 1;
+  c.obs_expr[0] = "sq=x*x";
+  c.obs.bins = 20;
+  c.sample_every = 20;
+  sdk_run *r1 = st_run(&c);
+  c.shards = 3;
+  sdk_run *r3 = st_run(&c);
+  const sdk_dataset *P = r1 ? sdk_store_find(&sdk_run_results(r1)->store, "density/sq/P") : NULL;
+  TU_CHECK(P && P->dims[0] == 6 && P->dims[1] == 20, "density/sq/P [6, 20]");
+  TU_CHECK(r1 && r3 && same_store(sdk_run_results(r1), sdk_run_results(r3), "density/"),
+           "density of sq = x*x: 3 shards give bitwise that of 1");
+  if (P)
+    printf("density of sq: P(t = 1) first bins %.6f %.6f (1 and 3 shards bitwise equal)\n",
+           sdk_ds_f64(P)[5 * 20], sdk_ds_f64(P)[5 * 20 + 1]);
+  sdk_run_destroy(&r1);
+  sdk_run_destroy(&r3);
+}
+
 int main(void) {
   st_require_backend();
   check_exact(1);
   check_exact(0);
   check_josephson();
   check_shards_resume();
+  check_hist(0);
+  check_hist(1);
+  check_density_shards();
   return tu_finish("test_tavg");
 }

@@ -488,7 +488,10 @@ static sdk_err cpu_mark(sdk_ensemble *e, int var, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
+/* variable v, or user observable v - nvars as last evaluated (backend.h) */
 static const void *row_of(const sdk_ensemble *e, int v) {
+  if (v >= e->lay.nvars)
+    return (const char *)e->obs + (size_t)(v - e->lay.nvars) * (size_t)e->npad * e->esize;
   return (const char *)e->st + (size_t)v * (size_t)e->npad * e->esize;
 }
 
@@ -522,8 +525,7 @@ static sdk_err cpu_moments(sdk_ensemble *e, sdk_moments *out, int64_t *nonfinite
 
 /* The module evaluates the expressions into rows of reals, which the
  * moments reduction then reduces like variables. */
-static sdk_err cpu_observe(sdk_ensemble *e, int64_t step, int nobs, sdk_moments *out,
-                           int64_t *nonfinite, sdk_errbuf *eb) {
+static sdk_err cpu_eval_observe(sdk_ensemble *e, int64_t step, int nobs, sdk_errbuf *eb) {
   if (!e->mod->observe)
     return SDK_FAIL(eb, SDK_ERR_INTERNAL, "this module has no user observables");
   if (!e->obs || e->nobs != nobs) {
@@ -535,6 +537,12 @@ static sdk_err cpu_observe(sdk_ensemble *e, int64_t step, int nobs, sdk_moments 
   }
   e->mod->observe(e->st, e->npad, e->sv, e->lay.ppg, e->lay.ngrid, e->lay.path0, step, e->obs,
                   e->ctx->o.threads);
+  return SDK_OK;
+}
+
+static sdk_err cpu_observe(sdk_ensemble *e, int64_t step, int nobs, sdk_moments *out,
+                           int64_t *nonfinite, sdk_errbuf *eb) {
+  SDK_CHECK(cpu_eval_observe(e, step, nobs, eb));
   reduce(e, e->obs, nobs, NULL, 1, out, nonfinite);
   return SDK_OK;
 }
@@ -546,7 +554,15 @@ static sdk_err cpu_displacement(sdk_ensemble *e, int var, double scale, sdk_mome
   return SDK_OK;
 }
 
+/* a user observable must have been evaluated */
+static sdk_err check_row(const sdk_ensemble *e, int var, sdk_errbuf *eb) {
+  if (var < 0 || (var >= e->lay.nvars && (!e->obs || var - e->lay.nvars >= e->nobs)))
+    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "no row %d to reduce", var);
+  return SDK_OK;
+}
+
 static sdk_err cpu_minmax(sdk_ensemble *e, int var, double *lo, double *hi, sdk_errbuf *eb) {
+  SDK_CHECK(check_row(e, var, eb));
   const void *base = row_of(e, var);
   sdk_span sp = sdk_layout_span(&e->lay);
   for (int64_t g = sp.g0; g < sp.g1; g++) {
@@ -567,6 +583,7 @@ static sdk_err cpu_minmax(sdk_ensemble *e, int var, double *lo, double *hi, sdk_
 static sdk_err cpu_histogram(sdk_ensemble *e, int var, int64_t bins, const double *lo,
                              const double *hi, uint64_t *counts, uint64_t *under, uint64_t *over,
                              sdk_errbuf *eb) {
+  SDK_CHECK(check_row(e, var, eb));
   const void *base = row_of(e, var);
   sdk_span sp = sdk_layout_span(&e->lay);
   for (int64_t g = sp.g0; g < sp.g1; g++) {
@@ -687,6 +704,7 @@ const sdk_backend sdk_backend_cpu = {
     .alloc = cpu_alloc,
     .free = cpu_free,
     .observe = cpu_observe,
+    .eval_observe = cpu_eval_observe,
     .init = cpu_init,
     .advance = cpu_advance,
     .mark = cpu_mark,

@@ -79,6 +79,14 @@ sdk_err sdk_paths_observe(const sdk_paths *p, int64_t step, int nobs, sdk_moment
   return gather_moments(p, nobs, GATHER_OBSERVE, 0, 1, step, out, nonfinite, eb);
 }
 
+sdk_err sdk_paths_eval_observe(const sdk_paths *p, int64_t step, int nobs, sdk_errbuf *eb) {
+  if (!p->be->eval_observe)
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "backend %s has no user observables", p->be->name);
+  for (int s = 0; s < p->nshards; s++)
+    SDK_CHECK(p->be->eval_observe(p->shard[s].ens, step, nobs, eb));
+  return SDK_OK;
+}
+
 sdk_err sdk_paths_minmax(const sdk_paths *p, int var, double *lo, double *hi, sdk_errbuf *eb) {
   double *plo = malloc((size_t)p->ngrid * sizeof *plo),
          *phi = malloc((size_t)p->ngrid * sizeof *phi);
