@@ -173,7 +173,7 @@ static sdk_err tavg_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
 const sdk_obs_type sdk_obs_tavg = {
     .name = "tavg",
     .description = "time average over [transient, t_end] of every user observable and variable, "
-                   "averaged over the paths with its standard error",
+                   "with its standard error",
     .flags = SDK_OBS_TIME_AVERAGES,
     .setup = tavg_setup,
     .finish = tavg_finish,
