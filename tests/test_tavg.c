@@ -12,7 +12,11 @@
  *  - the histogram of the user observable sq = x*x at t_end is bitwise the
  *    one computed here from the saved x of every path of the same run
  *    (x*x rounded to float as the kernel does), also with --hist-range sq;
- *  - the density over time of sq cut into 3 shards is bitwise that of 1. */
+ *  - the density over time of sq cut into 3 shards is bitwise that of 1;
+ *  - in a two-parameter scan of OU (k and D: scanned parameters per grid
+ *    point), <<x^2>> = D/k at every grid point within 5 standard errors;
+ *    in a scan of the Josephson junction's omega (dt per grid point, spp
+ *    fixed) <<v>> equals the drift at every grid point within 5. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -284,6 +288,60 @@ static void check_density_shards(void) {
   sdk_run_destroy(&r3);
 }
 
+static void check_scans(void) {
+  sdk_run_config c;
+  ou_config(&c);
+  c.paths = 2048;
+  sdk_errbuf eb = {0};
+  TU_CHECK(sdk_scan_parse("k=0.5:2:3", &c.scan[0], &eb) == SDK_OK, "%s", eb.msg);
+  TU_CHECK(sdk_scan_parse("D=0.2:0.6:2", &c.scan[1], &eb) == SDK_OK, "%s", eb.msg);
+  c.nscan = 2;
+  sdk_run *r = st_run(&c);
+  TU_CHECK(r != NULL, "OU scan of k and D");
+  if (r) {
+    const sdk_results *R = sdk_run_results(r);
+    const double *m = sdk_results_f64(R, "tavg/mean_sq"), *e = sdk_results_f64(R, "tavg/err_sq");
+    double worst = 0;
+    for (int64_t g = 0; m && e && g < R->ngrid; g++) {
+      double k = R->scan[0].values[g / 2], D = R->scan[1].values[g % 2];
+      worst = fmax(worst, fabs(m[g] - D / k) / e[g]);
+    }
+    TU_CHECK(m && e && R->ngrid == 6 && worst < 5,
+             "OU scan: <<x^2>> = D/k at 6 grid points (worst %.2f se)", worst);
+    printf("OU scan k x D: <<x^2>> = D/k within %.2f se at all 6 grid points\n", worst);
+  }
+  sdk_run_destroy(&r);
+  for (int i = 0; i < 2; i++)
+    sdk_scan_free(&c.scan[i]);
+
+  sdk_run_config j;
+  sdk_run_config_defaults(&j);
+  j.backend = st_backend();
+  j.model = "josephson";
+  j.paths = 256;
+  j.spp = 100;
+  j.periods = 200;
+  j.transient_periods = 20;
+  j.observe = "drift,tavg";
+  TU_CHECK(sdk_scan_parse("omega=3:5:3", &j.scan[0], &eb) == SDK_OK, "%s", eb.msg);
+  j.nscan = 1;
+  r = st_run(&j);
+  TU_CHECK(r != NULL, "josephson scan of omega");
+  if (r) {
+    const sdk_results *R = sdk_run_results(r);
+    const double *d = sdk_results_f64(R, "drift/value"), *de = sdk_results_f64(R, "drift/error");
+    const double *v = sdk_results_f64(R, "tavg/mean_v"), *ve = sdk_results_f64(R, "tavg/err_v");
+    double worst = 0;
+    for (int64_t g = 0; d && de && v && ve && g < R->ngrid; g++)
+      worst = fmax(worst, fabs(v[g] - d[g]) / sqrt(de[g] * de[g] + ve[g] * ve[g]));
+    TU_CHECK(d && v && R->ngrid == 3 && worst < 5,
+             "josephson omega scan: <<v>> = drift at 3 grid points (worst %.2f se)", worst);
+    printf("josephson omega scan: <<v>> = drift within %.2f se at all 3 grid points\n", worst);
+  }
+  sdk_run_destroy(&r);
+  sdk_scan_free(&j.scan[0]);
+}
+
 int main(void) {
   st_require_backend();
   check_exact(1);
@@ -293,5 +351,6 @@ int main(void) {
   check_hist(0);
   check_hist(1);
   check_density_shards();
+  check_scans();
   return tu_finish("test_tavg");
 }
