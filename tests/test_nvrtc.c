@@ -32,6 +32,7 @@ static void rm_cache(void) {
 }
 
 static int ncompiled = 0;
+static const char *observe = NULL; /* --observe of the next compiles (NULL: the default) */
 
 static void compile_one(sdk_bctx *ctx, const char *model, const char *scheme, int single,
                         int fast) {
@@ -41,6 +42,7 @@ static void compile_one(sdk_bctx *ctx, const char *model, const char *scheme, in
   c.scheme = scheme;
   c.single = single;
   c.fast_math = fast;
+  if (observe) c.observe = observe;
   sdk_errbuf eb = {0};
   sdk_model *m = NULL;
   if (sdk_model_load(model, &m, &eb) != SDK_OK) {
@@ -60,6 +62,7 @@ static void compile_one(sdk_bctx *ctx, const char *model, const char *scheme, in
   if (e == SDK_OK) {
     TU_CHECK(strstr(src, "extern \"C\" __global__") != NULL, "%s: no kernels", model);
     TU_CHECK(m->nobs == 0 || strstr(src, "sdk_observe(") != NULL, "%s: no sdk_observe", model);
+    TU_CHECK(!observe || strstr(src, "sdk_tavg(") != NULL, "%s: no sdk_tavg", model);
     char report[4400] = "";
     sdk_module *mod = NULL;
     e = sdk_backend_cuda.compile(ctx, src, m->path, &mod, report, sizeof report, &eb);
@@ -79,10 +82,11 @@ static void compile_one(sdk_bctx *ctx, const char *model, const char *scheme, in
 }
 
 /* The per-grid-point path: scanned parameters read from sv. */
-static void compile_scan(sdk_bctx *ctx) {
+static void compile_scan(sdk_bctx *ctx, const char *obs) {
   sdk_run_config c;
   sdk_run_config_defaults(&c);
   c.model = "josephson";
+  if (obs) c.observe = obs;
   sdk_errbuf eb = {0};
   TU_CHECK(sdk_scan_parse("omega=3:5:4", &c.scan[0], &eb) == SDK_OK, "%s", eb.msg);
   TU_CHECK(sdk_scan_parse("a=1:2:3", &c.scan[1], &eb) == SDK_OK, "%s", eb.msg);
@@ -95,7 +99,8 @@ static void compile_scan(sdk_bctx *ctx) {
     char report[4400];
     sdk_module *mod = NULL;
     e = sdk_backend_cuda.compile(ctx, src, NULL, &mod, report, sizeof report, &eb);
-    TU_CHECK(e == SDK_OK, "NVRTC josephson scan: %s", eb.msg);
+    TU_CHECK(e == SDK_OK, "NVRTC josephson scan%s: %s", obs ? " with time averages" : "", eb.msg);
+    TU_CHECK(!obs || strstr(src, "sdk_tavg(") != NULL, "scan: no sdk_tavg");
   }
   free(src);
   for (int i = 0; i < 2; i++)
@@ -172,7 +177,19 @@ int main(void) {
     }
   TU_CHECK(ncompiled >= before + 4, "[observe] model: only %d kernels compiled",
            ncompiled - before);
-  compile_scan(ctx);
+  /* time averages (codegen.h: accumulators in registers, sdk_tavg after
+   * every step), with user observables, a period and a scan */
+  observe = "tavg";
+  before = ncompiled;
+  for (int s = 0; sdk_registry_schemes[s]; s++)
+    for (int single = 0; single < 2; single++) {
+      compile_one(ctx, obs_model, sdk_registry_schemes[s]->name, single, 1);
+      compile_one(ctx_ieee, obs_model, sdk_registry_schemes[s]->name, single, 0);
+    }
+  observe = NULL;
+  TU_CHECK(ncompiled >= before + 4, "time averages: only %d kernels compiled", ncompiled - before);
+  compile_scan(ctx, NULL);
+  compile_scan(ctx, "tavg,drift");
 
   /* an expression NVRTC rejects is reported against the model file */
   {

@@ -131,7 +131,8 @@ typedef struct sdk_backend {
   sdk_err (*displacement)(sdk_ensemble *ens, int var, double scale, sdk_moments *out,
                           sdk_errbuf *eb);
   /* Min and max (NaN left out; +-inf when none) of variable var over the paths
-   * held of each grid point: lo[j], hi[j]. */
+   * held of each grid point: lo[j], hi[j].  Here and in histogram, var >=
+   * nvars is user observable var - nvars as eval_observe last evaluated it. */
   sdk_err (*minmax)(sdk_ensemble *ens, int var, double *lo, double *hi, sdk_errbuf *eb);
   /* Histogram of variable var over the paths held of each grid point, in the
    * range lo[j]..hi[j]: counts[j * bins + b]; paths outside go to under[j] /
@@ -172,6 +173,10 @@ typedef struct sdk_backend {
    * variables: out[k * nobs + j], nonfinite likewise (may be NULL). */
   sdk_err (*observe)(sdk_ensemble *ens, int64_t step, int nobs, sdk_moments *out,
                      int64_t *nonfinite, sdk_errbuf *eb);
+  /* The same evaluation without the reduction: the values stay on the
+   * backend, where minmax and histogram read them as variables nvars + j
+   * (histograms of user observables) until the next evaluation. */
+  sdk_err (*eval_observe)(sdk_ensemble *ens, int64_t step, int nobs, sdk_errbuf *eb);
   /* Optional: duration of the last advance by device timers (ms), < 0 if unknown. */
   double (*last_advance_ms)(sdk_ensemble *ens);
 } sdk_backend;

@@ -49,7 +49,7 @@ struct sdk_module {
   advance_fn advance;
   advance_sys_fn advance_sys;   /* system driver (interacting particles) */
   observe_fn observe;           /* user observables (codegen/observe_paths.c), or NULL */
-  int comp;                     /* compensated update: nvars more state rows (codegen.h) */
+  int rows;                     /* state rows: sdk_state_rows, else 0 (nvars; codegen.h) */
   sdk_cpu_parallel_fn parallel; /* the module's OpenMP team (cpu_reduce.h) */
 };
 
@@ -250,7 +250,8 @@ static sdk_module *open_module(const char *so, const char *key, char *why, size_
   m->advance = (advance_fn)dlsym(m->dl, "sdk_advance");
   m->advance_sys = (advance_sys_fn)dlsym(m->dl, "sdk_advance_sys");
   m->observe = (observe_fn)dlsym(m->dl, "sdk_observe");
-  m->comp = dlsym(m->dl, "sdk_state_rows") != NULL;
+  int (*rows)(void) = (int (*)(void))dlsym(m->dl, "sdk_state_rows");
+  m->rows = rows ? rows() : 0;
   m->parallel = (sdk_cpu_parallel_fn)dlsym(m->dl, "sdk_parallel");
   if (!k || strcmp(k, key) != 0)
     snprintf(why, nwhy, "its key does not match this source and build");
@@ -433,7 +434,12 @@ static sdk_err cpu_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, sd
   e->lay.sv = NULL;
   e->esize = lay->single ? sizeof(float) : sizeof(double);
   e->npad = sdk_padded_paths(sdk_layout_npaths(lay));
-  size_t bytes = (size_t)lay->nvars * (mod->comp ? 2 : 1) * (size_t)e->npad * e->esize;
+  if (mod->rows && mod->rows < lay->nvars) {
+    free(e);
+    return SDK_FAIL(eb, SDK_ERR_BACKEND, "module has %d state rows for %d variables", mod->rows,
+                    lay->nvars);
+  }
+  size_t bytes = (size_t)(mod->rows ? mod->rows : lay->nvars) * (size_t)e->npad * e->esize;
   e->st = aligned_alloc(64, (bytes + 63) / 64 * 64);
   size_t nsv = (size_t)(lay->nsv > 0 ? lay->nsv : 1) * (size_t)lay->ngrid;
   e->sv = calloc(nsv, e->esize);
@@ -482,7 +488,10 @@ static sdk_err cpu_mark(sdk_ensemble *e, int var, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
+/* variable v, or user observable v - nvars as last evaluated (backend.h) */
 static const void *row_of(const sdk_ensemble *e, int v) {
+  if (v >= e->lay.nvars)
+    return (const char *)e->obs + (size_t)(v - e->lay.nvars) * (size_t)e->npad * e->esize;
   return (const char *)e->st + (size_t)v * (size_t)e->npad * e->esize;
 }
 
@@ -529,8 +538,7 @@ static sdk_err cpu_moments(sdk_ensemble *e, sdk_moments *out, int64_t *nonfinite
 
 /* The module evaluates the expressions into rows of reals, which the
  * moments reduction then reduces like variables. */
-static sdk_err cpu_observe(sdk_ensemble *e, int64_t step, int nobs, sdk_moments *out,
-                           int64_t *nonfinite, sdk_errbuf *eb) {
+static sdk_err cpu_eval_observe(sdk_ensemble *e, int64_t step, int nobs, sdk_errbuf *eb) {
   if (!e->mod->observe)
     return SDK_FAIL(eb, SDK_ERR_INTERNAL, "this module has no user observables");
   if (!e->obs || e->nobs != nobs) {
@@ -542,6 +550,12 @@ static sdk_err cpu_observe(sdk_ensemble *e, int64_t step, int nobs, sdk_moments 
   }
   e->mod->observe(e->st, e->npad, e->sv, e->lay.ppg, e->lay.ngrid, e->lay.path0, step, e->obs,
                   e->ctx->o.threads);
+  return SDK_OK;
+}
+
+static sdk_err cpu_observe(sdk_ensemble *e, int64_t step, int nobs, sdk_moments *out,
+                           int64_t *nonfinite, sdk_errbuf *eb) {
+  SDK_CHECK(cpu_eval_observe(e, step, nobs, eb));
   return reduce(e, e->obs, nobs, NULL, 1, out, nonfinite, eb);
 }
 
@@ -551,7 +565,15 @@ static sdk_err cpu_displacement(sdk_ensemble *e, int var, double scale, sdk_mome
   return reduce(e, row_of(e, var), 1, e->mark, scale, out, NULL, eb);
 }
 
+/* a user observable must have been evaluated */
+static sdk_err check_row(const sdk_ensemble *e, int var, sdk_errbuf *eb) {
+  if (var < 0 || (var >= e->lay.nvars && (!e->obs || var - e->lay.nvars >= e->nobs)))
+    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "no row %d to reduce", var);
+  return SDK_OK;
+}
+
 static sdk_err cpu_minmax(sdk_ensemble *e, int var, double *lo, double *hi, sdk_errbuf *eb) {
+  SDK_CHECK(check_row(e, var, eb));
   const void *base = row_of(e, var);
   sdk_span sp = sdk_layout_span(&e->lay);
   for (int64_t g = sp.g0; g < sp.g1; g++) {
@@ -572,6 +594,7 @@ static sdk_err cpu_minmax(sdk_ensemble *e, int var, double *lo, double *hi, sdk_
 static sdk_err cpu_histogram(sdk_ensemble *e, int var, int64_t bins, const double *lo,
                              const double *hi, uint64_t *counts, uint64_t *under, uint64_t *over,
                              sdk_errbuf *eb) {
+  SDK_CHECK(check_row(e, var, eb));
   const void *base = row_of(e, var);
   sdk_span sp = sdk_layout_span(&e->lay);
   for (int64_t g = sp.g0; g < sp.g1; g++) {
@@ -608,7 +631,7 @@ static sdk_err cpu_read_state(sdk_ensemble *e, int64_t first, int64_t n, double 
 }
 
 static int cpu_carried_rows(const sdk_ensemble *e) {
-  return e->mod->comp ? e->lay.nvars : 0;
+  return e->mod->rows ? e->mod->rows - e->lay.nvars : 0;
 }
 
 static sdk_err cpu_rows(sdk_ensemble *e, int row, int64_t first, int64_t n, double *buf, int write,
@@ -616,9 +639,8 @@ static sdk_err cpu_rows(sdk_ensemble *e, int row, int64_t first, int64_t n, doub
   void *base;
   if (row < e->lay.nvars) {
     base = (char *)e->st + (size_t)row * (size_t)e->npad * e->esize;
-  } else if (row > e->lay.nvars) { /* carried errors of the compensated update */
-    if (!e->mod->comp || row > 2 * e->lay.nvars)
-      return SDK_FAIL(eb, SDK_ERR_INTERNAL, "no state row %d", row);
+  } else if (row > e->lay.nvars) { /* carried rows (codegen.h: compensation, accumulators) */
+    if (row - 1 >= e->mod->rows) return SDK_FAIL(eb, SDK_ERR_INTERNAL, "no state row %d", row);
     base = (char *)e->st + (size_t)(row - 1) * (size_t)e->npad * e->esize;
   } else {
     if (!e->mark) {
@@ -693,6 +715,7 @@ const sdk_backend sdk_backend_cpu = {
     .alloc = cpu_alloc,
     .free = cpu_free,
     .observe = cpu_observe,
+    .eval_observe = cpu_eval_observe,
     .init = cpu_init,
     .advance = cpu_advance,
     .mark = cpu_mark,

@@ -199,7 +199,7 @@ static sdk_err cuda_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, s
                    (long long)(lay->ngrid * lay->ppg));
     goto fail;
   }
-  if (mod->comp && mod->comp != 2 * lay->nvars && mod->comp != 3 * lay->nvars) {
+  if (mod->comp && mod->comp < lay->nvars) {
     err = SDK_FAIL(eb, SDK_ERR_INTERNAL, "cuda: module has %d state rows for %d variables",
                    mod->comp, lay->nvars);
     goto fail;
@@ -402,6 +402,27 @@ static sdk_err cuda_displacement(sdk_ensemble *e, int var, double scale, sdk_mom
 
 /* The module's sdk_observe evaluates the expressions into rows of reals on
  * the device, which sdk_red_moments then reduces like variables. */
+static sdk_err cuda_eval_observe(sdk_ensemble *e, int64_t step, int nobs, sdk_errbuf *eb) {
+  if (!e->mod->observe)
+    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "this module has no user observables");
+  CU(eb, CtxSetCurrent(e->ctx->cx));
+  CUresult r;
+  if (!e->obs || e->nobs != nobs) {
+    if (e->obs) sdk_cu.MemFree(e->obs);
+    e->obs = 0;
+    e->nobs = 0;
+    if ((r = sdk_cu.MemAlloc(&e->obs, (size_t)nobs * (size_t)e->npad * e->esize)) != CUDA_SUCCESS) {
+      e->obs = 0;
+      return sdk_cu_fail(eb, "cuMemAlloc", r);
+    }
+    e->nobs = nobs;
+  }
+  long long npad = e->npad, ppg = e->lay.ppg, ngrid = e->lay.ngrid, path0 = e->lay.path0;
+  long long st = step;
+  void *args[] = {&e->st, &npad, &e->sv, &ppg, &ngrid, &path0, &st, &e->obs};
+  return launch_async(e, e->mod->observe, "sdk_observe", e->npad / 256, args, eb);
+}
+
 static sdk_err cuda_observe(sdk_ensemble *e, int64_t step, int nobs, sdk_moments *out,
                             int64_t *nonfinite, sdk_errbuf *eb) {
   if (!e->mod->observe)
@@ -428,29 +449,30 @@ static sdk_err cuda_observe(sdk_ensemble *e, int64_t step, int nobs, sdk_moments
     }
     e->red_bytes = need;
   }
-  if (!e->obs || e->nobs != nobs) {
-    if (e->obs) sdk_cu.MemFree(e->obs);
-    e->obs = 0;
-    e->nobs = 0;
-    if ((r = sdk_cu.MemAlloc(&e->obs, (size_t)nobs * (size_t)e->npad * e->esize)) != CUDA_SUCCESS) {
-      e->obs = 0;
-      return sdk_cu_fail(eb, "cuMemAlloc", r);
-    }
-    e->nobs = nobs;
-  }
-  long long npad = e->npad, ppg = e->lay.ppg, ngrid = e->lay.ngrid, path0 = e->lay.path0;
-  long long st = step;
-  void *args[] = {&e->st, &npad, &e->sv, &ppg, &ngrid, &path0, &st, &e->obs};
-  SDK_CHECK(launch_async(e, e->mod->observe, "sdk_observe", e->npad / 256, args, eb));
+  SDK_CHECK(cuda_eval_observe(e, step, nobs, eb));
   return chunk_moments(e, e->obs, 0, nobs, 0, 1.0, out, nonfinite, eb);
+}
+
+/* The rows the reduction kernels read for `var`: the state, or the user
+ * observables last evaluated (backend.h); *v becomes the row within them. */
+static sdk_err reduce_base(const sdk_ensemble *e, int *v, CUdeviceptr *base, sdk_errbuf *eb) {
+  *base = e->st;
+  if (*v < e->lay.nvars) return SDK_OK;
+  if (!e->obs || *v - e->lay.nvars >= e->nobs)
+    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "no row %d to reduce", *v);
+  *v -= e->lay.nvars;
+  *base = e->obs;
+  return SDK_OK;
 }
 
 static sdk_err cuda_minmax(sdk_ensemble *e, int var, double *lo, double *hi, sdk_errbuf *eb) {
   long long npad = e->npad, ppg = e->lay.ppg, path0 = e->lay.path0, nch = e->nch;
   long long c0 = e->span.c0;
   int v = var;
+  CUdeviceptr base;
+  SDK_CHECK(reduce_base(e, &v, &base, eb));
   size_t nchunks = (size_t)(e->span.c1 - e->span.c0);
-  void *args[] = {&e->st, &npad, &v, &ppg, &path0, &nch, &c0, &e->red};
+  void *args[] = {&base, &npad, &v, &ppg, &path0, &nch, &c0, &e->red};
   SDK_CHECK(launch(e, e->mod->red_minmax, "sdk_red_minmax", (int64_t)nchunks, args, eb));
   CU(eb, MemcpyDtoH(e->host, e->red, nchunks * 2 * sizeof(double)));
   const double *h = e->host;
@@ -468,6 +490,9 @@ static sdk_err cuda_histogram(sdk_ensemble *e, int var, int64_t bins, const doub
                               const double *hi, uint64_t *counts, uint64_t *under, uint64_t *over,
                               sdk_errbuf *eb) {
   CU(eb, CtxSetCurrent(e->ctx->cx));
+  int v = var;
+  CUdeviceptr base;
+  SDK_CHECK(reduce_base(e, &v, &base, eb));
   int64_t ng = e->span.g1 - e->span.g0; /* the grid points held */
   size_t ncount = (size_t)(ng * bins);
   /* one allocation: lo, hi, counts, under, over */
@@ -493,8 +518,7 @@ static sdk_err cuda_histogram(sdk_ensemble *e, int var, int64_t bins, const doub
   {
     long long npad = e->npad, ppg = e->lay.ppg, n = sdk_layout_npaths(&e->lay);
     long long path0 = e->lay.path0, g0 = e->span.g0, nb = bins;
-    int v = var;
-    void *args[] = {&e->st, &npad, &v, &ppg, &n, &path0, &g0, &nb, &dlo, &dhi, &dcnt, &dun, &dov};
+    void *args[] = {&base, &npad, &v, &ppg, &n, &path0, &g0, &nb, &dlo, &dhi, &dcnt, &dun, &dov};
     int64_t total = n;
     err = launch(e, e->mod->red_hist, "sdk_red_hist", (total + 255) / 256, args, eb);
     if (err != SDK_OK) goto out;
@@ -679,6 +703,7 @@ const sdk_backend sdk_backend_cuda = {
     .mark = cuda_mark,
     .moments = cuda_moments,
     .observe = cuda_observe,
+    .eval_observe = cuda_eval_observe,
     .displacement = cuda_displacement,
     .minmax = cuda_minmax,
     .histogram = cuda_histogram,

@@ -6,6 +6,16 @@
 #include "codegen/drivers.h"
 #include "codegen/emit.h"
 
+void sdk_cg_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l) {
+  int nv = o->model->nvars;
+  l->nvars = nv;
+  l->comp = nv;
+  l->ncomp = !o->compensate ? 0 : o->comp_defer ? 2 * nv : nv;
+  l->tavg = l->comp + l->ncomp;
+  l->ntavg = o->tavg && !o->sysmode ? o->model->nobs + nv : 0;
+  l->total = l->tavg + 2 * l->ntavg;
+}
+
 /* Every name that reaches the source must be an identifier (the model parser
  * ensures it; a model built another way is refused here, not pasted). */
 static sdk_err check_names(const sdk_model *m, sdk_errbuf *eb) {

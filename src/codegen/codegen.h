@@ -85,6 +85,49 @@
 #include "codegen/opts.h"
 #include "core/error.h"
 
+/* The rows of a path's state, st[row * npad + p], in one place (drivers,
+ * backends through sdk_state_rows, observables through the carried rows):
+ *
+ *   [0, nvars)               the variables
+ *   [comp, comp + ncomp)     the compensated update's carried rows (above):
+ *                            0, nvars (Kahan sum) or 2 nvars (deferred: the
+ *                            carried errors, then the high parts)
+ *   [tavg, tavg + 2 ntavg)   time-average accumulators (opts.tavg), present
+ *                            only when time averages are asked for: for
+ *                            quantity j (j < nobs: user observable j, then
+ *                            nobs + v: variable v) row tavg + 2 j is the
+ *                            running sum S_j and row tavg + 2 j + 1 its
+ *                            carried error E_j
+ *   total                    rows allocated (sdk_state_rows when > nvars)
+ *
+ * The backends expose rows nvars.. as carried rows (backend.h), so the
+ * accumulators are the last 2 ntavg carried rows, and checkpoints store
+ * them with the others.  (Boundary rows of first-passage tracking, when a
+ * model has them, go between the compensation rows and the accumulators.)
+ *
+ * Time averages.  Quadrature: the right-point rule over the steps of the
+ * window [T0, T] = [transient_steps dt, nsteps dt]: for every step n with
+ * tavg_from = transient_steps <= n < nsteps, the value f(X_{n+1}, t_{n+1})
+ * at the state after the step is added, so the time average of a path is
+ *   (1/N) sum_{m = T0/dt + 1}^{T/dt} f(X_m, t_m),   N = nsteps - transient_steps,
+ * i.e. (1/(T - T0)) sum f dt.  For a variable v = dx/dt this is the
+ * velocity whose integral is x(T) - x(T0) (the drift): they agree within
+ * statistics (the sum of v dt is not the displacement of the noise).
+ * Exactness: the pair (S, E) is an unevaluated sum updated by Knuth's
+ * TwoSum, whose error term is exact whatever the magnitudes:
+ *   s = fl(S + f);  b = fl(s - S);  E += (S - fl(s - b)) + (f - b);  S = s
+ * (through SDK_OPQ on the CPU, as the compensated update), so S + E is the
+ * exact sum to within the rounding of E (ulp(E), E ~ ulp(S)): a constant 1
+ * sums to exactly N in single precision far beyond 2^24 steps.  Both
+ * precisions keep the pair; the host reads S + E in double. */
+typedef struct sdk_cg_row_layout {
+  int nvars;
+  int comp, ncomp;
+  int tavg, ntavg;
+  int total;
+} sdk_cg_row_layout;
+void sdk_cg_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l);
+
 /* Generate the full kernel source; *out is malloc'd.  Refuses (SDK_ERR_USAGE)
  * a model the scheme cannot integrate (its capabilities, codegen/scheme.h). */
 sdk_err sdk_codegen(const sdk_codegen_opts *o, char **out, sdk_errbuf *eb);

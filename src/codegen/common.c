@@ -1,6 +1,7 @@
 /* The prelude, parameters and initial conditions of every module (common.h). */
 #include "codegen/common.h"
 
+#include "codegen/codegen.h"
 #include "codegen/expr_emit.h"
 
 extern const char sdk_embedded_philox[];
@@ -23,7 +24,8 @@ void sdk_cg_prelude(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_line(em, "#define SDK_NSV %d", o->nsv > 0 ? o->nsv : 1);
   sdk_em_line(em, "#define sdk_gauss4 sdk_gauss4_%c", o->single ? 'f' : 'd');
   sdk_em_line(em, "#define sdk_uniform4 sdk_uniform4_%c", o->single ? 'f' : 'd');
-  if (o->compensate && o->target == SDK_TARGET_CPU)
+  int opq = o->compensate || (o->tavg && !o->sysmode);
+  if (opq && o->target == SDK_TARGET_CPU)
     /* codegen.h: a value the optimiser cannot relate to its operands (x ^ 0,
      * with the 0 from a volatile read once per call into sdk_kz) */
     sdk_em_text(em, "static volatile int sdk_opq_zero_;\n"
@@ -34,8 +36,24 @@ void sdk_cg_prelude(sdk_emit *em, const sdk_codegen_opts *o) {
                     "  return u.f;\n"
                     "}\n"
                     "#define SDK_OPQ(v) sdk_opq_((v), sdk_kz)\n");
-  else if (o->compensate)
+  else if (opq)
     sdk_em_line(em, "#define SDK_OPQ(v) (v)");
+  if (o->tavg && !o->sysmode) {
+    sdk_cg_row_layout l;
+    sdk_cg_rows(o, &l);
+    /* time averages (codegen.h): TwoSum of S + V into (S, E) */
+    sdk_em_line(em, "#define SDK_NTAVG %d", l.ntavg);
+    sdk_em_line(em, "#define SDK_TAVG_ROW %d", l.tavg);
+    sdk_em_line(em, "#define SDK_TAVG_FROM %lldLL", (long long)o->tavg_from);
+    sdk_em_text(em, "#define SDK_TAVG_ADD(S, E, V)                                        \\\n"
+                    "  do {                                                               \\\n"
+                    "    const real sdk_v_ = (V);                                         \\\n"
+                    "    const real sdk_s_ = SDK_OPQ((S) + sdk_v_);                       \\\n"
+                    "    const real sdk_b_ = SDK_OPQ(sdk_s_ - (S));                       \\\n"
+                    "    (E) += ((S) - SDK_OPQ(sdk_s_ - sdk_b_)) + (sdk_v_ - sdk_b_);     \\\n"
+                    "    (S) = sdk_s_;                                                    \\\n"
+                    "  } while (0)\n");
+  }
 }
 
 /* "const real NAME = VALUE;" and "(void)NAME;": VALUE from `fmt` (with col)
@@ -119,4 +137,7 @@ void sdk_cg_init_path(sdk_emit *em, const sdk_codegen_opts *o, int hi) {
     sdk_em_line(em, "st[%d * npad + p] = 0;", nv + v);
   for (int v = 0; hi && v < nv; v++)
     sdk_em_line(em, "st[%d * npad + p] = sdk_x%d;", 2 * nv + v, v);
+  if (o->tavg && !o->sysmode)
+    sdk_em_line(em,
+                "for (int j = 0; j < 2 * SDK_NTAVG; j++) st[(SDK_TAVG_ROW + j) * npad + p] = 0;");
 }

@@ -8,6 +8,7 @@
  *
  * Noise value k = n * SDK_NN + j of step n, channel j, is lane k & 3 of the
  * path's stream block k >> 2 (rng/philox.h, domain 0), whatever the launch. */
+#include "codegen/codegen.h"
 #include "codegen/common.h"
 #include "codegen/drivers.h"
 #include "codegen/expr_emit.h"
@@ -23,7 +24,9 @@ void sdk_cg_cpu_head(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_line(em, "#define SDK_SUB %d", SDK_CPU_SUBSTEPS);
   sdk_em_line(em, "#define SDK_ZROWS %d", zrows);
   sdk_em_line(em, "int sdk_abi(void) { return %d; }", SDK_KERNEL_ABI);
-  if (o->compensate) sdk_em_line(em, "int sdk_state_rows(void) { return %d; }", 2 * nv);
+  sdk_cg_row_layout rl;
+  sdk_cg_rows(o, &rl);
+  if (rl.total > nv) sdk_em_line(em, "int sdk_state_rows(void) { return %d; }", rl.total);
   sdk_em_line(em, "static int sdk_threads(int n) { return n > 0 ? n : omp_get_max_threads(); }");
 
   sdk_em_puts(em, "\n");
@@ -52,6 +55,23 @@ static void emit_state_io(sdk_emit *em, const sdk_codegen_opts *o, int out) {
   sdk_em_line(em, "  for (int i = 0; i < SDK_BLK; i++) %s;",
               out ? "st[(SDK_NV + v) * npad + p0 + i] = cs[v][i]"
                   : "cs[v][i] = st[(SDK_NV + v) * npad + p0 + i]");
+}
+
+/* the block's time-average accumulators in (and, out = 1, back out): rows
+ * SDK_TAVG_ROW.. (codegen.h) */
+static void emit_tavg_io(sdk_emit *em, const sdk_codegen_opts *o, int out) {
+  if (!o->tavg) return;
+  if (!out && !o->compensate) sdk_em_line(em, "const int sdk_kz = sdk_opq_zero_;");
+  if (!out) sdk_em_line(em, "real as[SDK_NTAVG][SDK_BLK], ae[SDK_NTAVG][SDK_BLK];");
+  sdk_em_line(em, "for (int j = 0; j < SDK_NTAVG; j++)");
+  sdk_em_open(em, "for (int i = 0; i < SDK_BLK; i++)");
+  if (out)
+    sdk_em_text(em, "st[(SDK_TAVG_ROW + 2 * j) * npad + p0 + i] = as[j][i];\n"
+                    "st[(SDK_TAVG_ROW + 2 * j + 1) * npad + p0 + i] = ae[j][i];\n");
+  else
+    sdk_em_text(em, "as[j][i] = st[(SDK_TAVG_ROW + 2 * j) * npad + p0 + i];\n"
+                    "ae[j][i] = st[(SDK_TAVG_ROW + 2 * j + 1) * npad + p0 + i];\n");
+  sdk_em_close(em);
 }
 
 /* this sub-chunk's noise values for all paths of the block: whole blocks,
@@ -113,6 +133,10 @@ static void emit_body(const sdk_emit *em, sdk_strbuf *body, size_t *split,
     sdk_em_line(&be, "xs[%d][i] = sdk_x%d;", v, v);
   for (int v = 0; o->compensate && v < nv; v++)
     sdk_em_line(&be, "cs[%d][i] = sdk_c%d;", v, v);
+  if (o->tavg) { /* the state after step n is state n + 1 (codegen.h) */
+    sdk_em_line(&be, "if (n >= SDK_TAVG_FROM)");
+    sdk_cg_tavg_add(&be, o, "sdk_x%d", "as[%d][i]", "ae[%d][i]", "n + 1");
+  }
 }
 
 /* the steps of a sub-chunk: time-only values once per step (hoisted), then
@@ -164,6 +188,7 @@ void sdk_cg_cpu_paths(sdk_emit *em, const sdk_codegen_opts *o) {
                   "real zb[SDK_ZROWS][SDK_BLK];\n"
                   "const sdk_i64 p0 = blk * SDK_BLK;\n");
   emit_state_io(em, o, 0);
+  emit_tavg_io(em, o, 0);
   sdk_em_text(em, "for (int i = 0; i < SDK_BLK; i++) {\n"
                   "  sdk_i64 g = (path0 + p0 + i) / ppg; if (g >= ngrid) g = ngrid - 1;\n"
                   "  for (int j = 0; j < SDK_NSV; j++) spv[j][i] = sv ? sv[g * SDK_NSV + j] : 0;\n"
@@ -174,6 +199,7 @@ void sdk_cg_cpu_paths(sdk_emit *em, const sdk_codegen_opts *o) {
   emit_substeps(em, o);
   sdk_em_close(em);
   emit_state_io(em, o, 1);
+  emit_tavg_io(em, o, 1);
   sdk_em_close(em);
   sdk_em_close(em);
 }

@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <stdio.h>
 
+#include "codegen/codegen.h"
 #include "codegen/common.h"
 #include "codegen/drivers.h"
 #include "codegen/expr_emit.h"
@@ -27,9 +28,10 @@ void sdk_cg_cuda_head(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_line(em, "#define SDK_TPB %d", SDK_CUDA_TPB);
   sdk_em_line(em, "#define SDK_RED_CHUNK %d", SDK_RED_CHUNK);
   sdk_em_line(em, "extern \"C\" __device__ const int sdk_abi = %d;", SDK_KERNEL_ABI);
-  if (o->compensate)
-    sdk_em_line(em, "extern \"C\" __device__ const int sdk_state_rows = %d;",
-                (o->comp_defer ? 3 : 2) * nv);
+  sdk_cg_row_layout rl;
+  sdk_cg_rows(o, &rl);
+  if (rl.total > nv)
+    sdk_em_line(em, "extern \"C\" __device__ const int sdk_state_rows = %d;", rl.total);
 
   /* init: one thread per path */
   sdk_em_puts(em, "\n");
@@ -142,6 +144,65 @@ static void emit_step_fn(sdk_emit *em, const cu_adv *a, const sdk_strbuf *step) 
   sdk_em_close(em);
 }
 
+/* Time averages: the accumulation after a step as a function of one path's
+ * state, values and the index of the state (codegen.h). */
+static void emit_tavg_fn(sdk_emit *em, const cu_adv *a) {
+  const sdk_codegen_opts *o = a->o;
+  const sdk_model *m = o->model;
+  if (!o->tavg) return;
+  sdk_em_puts(em, "\n");
+  sdk_em_start(em, "static __device__ __forceinline__ void sdk_tavg(");
+  for (int v = 0; v < m->nvars; v++)
+    sdk_em_printf(em, "%sconst real sdk_x%d", v ? ", " : "", v);
+  for (int i = 0; i < m->nparams; i++)
+    if (o->scan_column[i] >= 0) {
+      sdk_em_puts(em, ", const real ");
+      sdk_em_name(em, m->params[i]);
+    }
+  if (o->dt_column >= 0) sdk_em_puts(em, ", const real sdk_dt");
+  sdk_em_puts(em, ", const sdk_i64 sdk_na");
+  for (int j = 0; j < m->nobs + m->nvars; j++)
+    sdk_em_printf(em, ", real &sdk_s%d, real &sdk_e%d", j, j);
+  sdk_em_puts(em, ") {\n");
+  em->depth++;
+  sdk_cg_fixed_params(em, o);
+  for (int i = 0; i < m->nparams; i++)
+    if (o->scan_column[i] >= 0) {
+      sdk_em_start(em, "(void)");
+      sdk_em_name(em, m->params[i]);
+      sdk_em_puts(em, ";\n");
+    }
+  if (o->dt_column < 0) {
+    sdk_em_start(em, "const real sdk_dt = ");
+    sdk_em_number(em, o->dt);
+    sdk_em_puts(em, ";\n");
+  }
+  sdk_cg_tavg_add(em, o, "sdk_x%d", "sdk_s%d", "sdk_e%d", "sdk_na");
+  sdk_em_close(em);
+}
+
+/* "if (STEP >= SDK_TAVG_FROM) sdk_tavg(...)" of path q after step r of the pass */
+static void emit_tavg_call(sdk_emit *em, const cu_adv *a, int q, int r) {
+  const sdk_codegen_opts *o = a->o;
+  const sdk_model *m = o->model;
+  if (!o->tavg) return;
+  char step[64];
+  if (a->pass == 1)
+    snprintf(step, sizeof step, "(sdk_n + %d)", r);
+  else
+    snprintf(step, sizeof step, "n");
+  sdk_em_start(em, "if (%s >= SDK_TAVG_FROM) sdk_tavg(", step);
+  for (int v = 0; v < m->nvars; v++)
+    sdk_em_printf(em, "%sx%d_%d", v ? ", " : "", q, v);
+  for (int i = 0; i < m->nparams; i++)
+    if (o->scan_column[i] >= 0) sdk_em_printf(em, ", sp%d_%d", q, i);
+  if (o->dt_column >= 0) sdk_em_printf(em, ", dt%d", q);
+  sdk_em_printf(em, ", %s + 1", step);
+  for (int j = 0; j < m->nobs + m->nvars; j++)
+    sdk_em_printf(em, ", as%d_%d, ae%d_%d", q, j, q, j);
+  sdk_em_puts(em, ");\n");
+}
+
 /* The kernel's head: the thread's paths, their values and state. */
 static void emit_advance_head(sdk_emit *em, const cu_adv *a) {
   const sdk_codegen_opts *o = a->o;
@@ -172,6 +233,11 @@ static void emit_advance_head(sdk_emit *em, const cu_adv *a) {
       sdk_em_line(em, "real c%d_%d = st[%d * npad + p%d];", q, v, nv + v, q);
     for (int v = 0; a->defer && v < nv; v++)
       sdk_em_line(em, "real h%d_%d = st[%d * npad + p%d];", q, v, 2 * nv + v, q);
+    for (int j = 0; o->tavg && j < m->nobs + nv; j++)
+      sdk_em_line(em,
+                  "real as%d_%d = st[(SDK_TAVG_ROW + %d) * npad + p%d], "
+                  "ae%d_%d = st[(SDK_TAVG_ROW + %d) * npad + p%d];",
+                  q, j, 2 * j, q, q, j, 2 * j + 1, q);
   }
   sdk_em_line(em, "sdk_i64 n = step0;");
   sdk_em_line(em, "const sdk_i64 nend = step0 + nsteps;");
@@ -263,6 +329,7 @@ static void emit_rep(sdk_emit *em, const cu_adv *a, int r) {
   for (int q = 0; q < a->L; q++) {
     emit_noise(em, a, q, r);
     emit_step_call(em, a, q, r);
+    emit_tavg_call(em, a, q, r);
   }
   if (a->pass != 1) sdk_em_line(em, "n++;");
   /* deferred compensation: Fast2Sum of h + l at every group end (codegen.h) */
@@ -368,6 +435,7 @@ void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_line(em, "extern \"C\" __device__ const int sdk_paths_per_thread = %d;", a.L);
   emit_step_fn(em, &a, &step);
   sdk_sb_free(&step);
+  emit_tavg_fn(em, &a);
   emit_advance_head(em, &a);
   for (int pass = 0; pass < 3; pass++)
     emit_pass(em, &a, pass);
@@ -380,5 +448,11 @@ void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
   for (int q = 0; a.defer && q < a.L; q++)
     for (int v = 0; v < m->nvars; v++)
       sdk_em_line(em, "st[%d * npad + p%d] = h%d_%d;", 2 * m->nvars + v, q, q, v);
+  for (int q = 0; o->tavg && q < a.L; q++)
+    for (int j = 0; j < m->nobs + m->nvars; j++)
+      sdk_em_line(em,
+                  "st[(SDK_TAVG_ROW + %d) * npad + p%d] = as%d_%d; "
+                  "st[(SDK_TAVG_ROW + %d) * npad + p%d] = ae%d_%d;",
+                  2 * j, q, q, j, 2 * j + 1, q, q, j);
   sdk_em_close(em);
 }

@@ -13,6 +13,8 @@
  * Emitted only for models with user observables, so every other module is
  * unchanged.  t is the time of the state, step * dt (and the phase time
  * with a period, as in the drift). */
+#include <stdio.h>
+
 #include "codegen/common.h"
 #include "codegen/drivers.h"
 #include "codegen/expr_emit.h"
@@ -38,6 +40,41 @@ static void emit_path(sdk_emit *em, const sdk_codegen_opts *o) {
     sdk_cg_expr(em, o, m->obs[k], m->obs_line[k]);
     sdk_em_puts(em, ";\n");
   }
+}
+
+void sdk_cg_tavg_add(sdk_emit *em, const sdk_codegen_opts *o, const char *x_fmt, const char *s_fmt,
+                     const char *e_fmt, const char *n_after) {
+  const sdk_model *m = o->model;
+  char a[64], b[64], x[64];
+  sdk_em_block(em);
+  for (int v = 0; v < m->nvars; v++) {
+    sdk_em_start(em, "const real ");
+    sdk_em_name(em, m->vars[v]);
+    sdk_em_puts(em, " = ");
+    sdk_em_printf(em, x_fmt, v);
+    sdk_em_puts(em, "; (void)");
+    sdk_em_name(em, m->vars[v]);
+    sdk_em_puts(em, ";\n");
+  }
+  sdk_cg_step_time(em, o, n_after, "_a");
+  sdk_cg_bind_time(em, o, "sdk_t0_a", "sdk_tp0_a");
+  for (int j = 0; j < m->nobs + m->nvars; j++) {
+    snprintf(a, sizeof a, s_fmt, j);
+    snprintf(b, sizeof b, e_fmt, j);
+    /* (the value first: an expression brings #line directives, which may
+     * not stand inside a macro's arguments) */
+    sdk_em_start(em, "const real sdk_f%d = ", j);
+    if (j < m->nobs) {
+      sdk_em_puts(em, "(real)");
+      sdk_cg_expr(em, o, m->obs[j], m->obs_line[j]);
+    } else {
+      snprintf(x, sizeof x, x_fmt, j - m->nobs);
+      sdk_em_puts(em, x);
+    }
+    sdk_em_puts(em, ";\n");
+    sdk_em_line(em, "SDK_TAVG_ADD(%s, %s, sdk_f%d);", a, b, j);
+  }
+  sdk_em_close(em);
 }
 
 void sdk_cg_observe(sdk_emit *em, const sdk_codegen_opts *o) {

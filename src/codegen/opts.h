@@ -36,6 +36,12 @@ typedef struct sdk_codegen_opts {
    * state then has 3 * nvars rows, row 2 nvars + v the high part h_v.
    * 0: a Kahan sum every step (CPU, systems). */
   int comp_defer;
+  /* time averages (observe/obs_tavg.c, codegen.h: the accumulator rows):
+   * every step n >= tavg_from adds each user observable and each variable
+   * at the state after the step into per-path accumulators.  0: none, and
+   * the source is what it was without them. */
+  int tavg;
+  int64_t tavg_from;
   /* GPU tuning knobs of the system kernels (sys_qi, sys_minb, run_minb);
    * NULL or 0: the measured defaults.  They change speed, never results. */
   const sdk_tuning *tuning;

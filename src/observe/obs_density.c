@@ -1,5 +1,7 @@
-/* density: the density of one variable over the paths of each grid point at
- * every sample time, count / (paths x bin width).
+/* density: the density of one variable, or one user observable ([observe],
+ * --observe-expr: --density-var NAME; evaluated per path on the backend),
+ * over the paths of each grid point at every sample time,
+ * count / (paths x bin width).
  *
  *   density/step             [nsamples]
  *   density/t                [grid..., nsamples]
@@ -20,7 +22,7 @@
 #include "observe/tsvfmt.h"
 
 typedef struct {
-  int var;
+  int var; /* a variable, or nvars + k: user observable k (sdk_obs_quantity) */
   int64_t bins, ns;
   double coarse; /* > 0: bins this wide */
   double mod;    /* > 0: x mod this period on [0, period) */
@@ -44,6 +46,11 @@ static sdk_err coarse_width(const sdk_obs_ctx *c, state *st, sdk_errbuf *eb) {
   int v = st->var;
   st->coarse = c->opts->coarse_width;
   if (st->coarse >= 0) return SDK_OK;
+  if (v >= m->nvars)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "--coarse-grain: '%s' is a user observable, which has no period; give the "
+                    "width as --coarse-grain=L",
+                    m->obs_names[v - m->nvars]);
   if (!m->var_period || !m->var_period[v])
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "--coarse-grain: model '%s' declares no period for '%s' ([model] periodic = "
@@ -59,7 +66,7 @@ static sdk_err coarse_width(const sdk_obs_ctx *c, state *st, sdk_errbuf *eb) {
 static sdk_err density_datasets(const sdk_obs_ctx *c, state *st, sdk_errbuf *eb) {
   char g[96], p[128];
   sdk_dataset *d;
-  snprintf(g, sizeof g, "density/%s", c->model->vars[st->var]);
+  snprintf(g, sizeof g, "density/%s", sdk_obs_quantity_name(c->model, st->var));
   SDK_CHECK(sdk_obs_times(c, "density", st->ns, eb));
   int64_t sb[2] = {st->ns, st->bins};
   snprintf(p, sizeof p, "%s/P", g);
@@ -75,7 +82,7 @@ static sdk_err density_datasets(const sdk_obs_ctx *c, state *st, sdk_errbuf *eb)
   }
   SDK_CHECK(sdk_store_group_i64(c->store, g, "coarse_grain", st->coarse > 0, eb));
   SDK_CHECK(sdk_store_group_f64(c->store, g, "bin_width", st->coarse, eb));
-  return sdk_store_group_str(c->store, g, "var", c->model->vars[st->var], eb);
+  return sdk_store_group_str(c->store, g, "var", sdk_obs_quantity_name(c->model, st->var), eb);
 }
 
 static sdk_err density_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
@@ -86,11 +93,17 @@ static sdk_err density_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
   st->bins = c->opts->bins;
   st->ns = c->nsamples_max;
   SDK_CHECK(sdk_obs_check_size(c, "density", (double)st->bins, eb));
-  SDK_CHECK(sdk_obs_var(c, "--density-var", c->opts->density_var, &st->var, eb));
+  SDK_CHECK(sdk_obs_quantity(c, "--density-var", c->opts->density_var, &st->var, eb));
+  if (st->var >= c->model->nvars && c->systems)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "--density-var %s: user observables are computed for independent paths only, "
+                    "not systems of particles",
+                    c->opts->density_var);
   SDK_CHECK(coarse_width(c, st, eb));
   st->fixed = -1;
   for (int i = 0; i < c->opts->nhist_range; i++)
-    if (!strcmp(c->opts->hist_range_var[i], c->model->vars[st->var])) st->fixed = i;
+    if (!strcmp(c->opts->hist_range_var[i], sdk_obs_quantity_name(c->model, st->var)))
+      st->fixed = i;
   if (st->coarse == 0 && c->systems && st->fixed < 0) {
     st->mod = sdk_var_period(c->model, st->var, c->param_values, c->scan_column);
     if (!(st->mod > 0) || !isfinite(st->mod)) st->mod = 0; /* scanned or bad: the data's range */
@@ -132,6 +145,8 @@ static sdk_err density_sample(const sdk_obs_ctx *c, void *p, int64_t s, int64_t 
                               sdk_errbuf *eb) {
   state *st = p;
   int64_t ng = c->R->ngrid, nb = st->bins;
+  if (st->var >= c->model->nvars)
+    SDK_CHECK(sdk_paths_eval_observe(c->paths, step, c->model->nobs, eb));
   if (st->mod > 0) {
     SDK_CHECK(sdk_paths_histogram_mod(c->paths, st->var, nb, st->mod, st->cnt, eb));
     for (int64_t g = 0; g < ng; g++)
@@ -164,6 +179,13 @@ static sdk_err density_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
     char g[96];
     snprintf(g, sizeof g, "density/%s", R->var_names[v]);
     if ((ga = sdk_store_group(S, g))) vn = R->var_names[v];
+  }
+  /* a user observable's: the group density/NAME whose attribute var is NAME */
+  for (int i = 0; i < S->ngroups && !ga; i++) {
+    const sdk_attr *a = sdk_attr_find(S->groups[i].attr, S->groups[i].nattr, "var");
+    if (a && a->kind == SDK_ATTR_STR && !strncmp(S->groups[i].path, "density/", 8) &&
+        !strcmp(S->groups[i].path + 8, a->s))
+      ga = &S->groups[i], vn = a->s;
   }
   const sdk_dataset *P = vn ? sdk_store_findf(S, "density/%s/P", vn) : NULL;
   const double *t = sdk_ds_f64(sdk_store_find(S, "density/t"));

@@ -1,11 +1,17 @@
-/* hist: the density of every variable over the paths of each grid point at
- * the end of the run, count / (paths x bin width), over the range of the data
- * or a fixed --hist-range (paths outside it are counted, not binned).
+/* hist: the density of every variable and every user observable ([observe],
+ * --observe-expr) over the paths of each grid point at the end of the run,
+ * count / (paths x bin width), over the range of the data or a fixed
+ * --hist-range (paths outside it are counted, not binned).
  *
  *   hist/VAR/density             [grid..., bins] (the dimension "bin")
  *   hist/VAR/lo, hist/VAR/hi     [grid...] the range
  *   hist/VAR/underflow, overflow [grid...] (u64) paths below / above it
- */
+ *   /hist: attribute observables the user observables' names, whose
+ *                                histograms follow the variables' (only
+ *                                when the model has some)
+ *
+ * A user observable's values are evaluated per path on the backend (codegen/
+ * observe_paths.c) and binned there like a variable's. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +20,7 @@
 #include "observe/tsvfmt.h"
 
 typedef struct {
+  int nq; /* variables, then user observables */
   int64_t bins;
   double *lo, *hi;
   uint64_t *cnt, *un, *ov;
@@ -37,7 +44,8 @@ static int fixed_range(const sdk_observe_opts *o, const char *var) {
 static sdk_err hist_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
   const sdk_results *R = c->R;
   int64_t bins = c->opts->bins, ng = R->ngrid;
-  int nv = c->model->nvars;
+  /* user observables: independent paths only (systems have no sdk_observe) */
+  int nobs = c->systems ? 0 : c->model->nobs, nv = c->model->nvars + nobs;
   if (bins < 1 || bins > 100000000)
     return SDK_FAIL(eb, SDK_ERR_USAGE, "--bins must be between 1 and 1e8");
   if ((double)ng * (double)nv * (double)bins > (double)SDK_MAX_SAMPLE_VALUES)
@@ -49,6 +57,7 @@ static sdk_err hist_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
   *out = st;
   if (!st) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   st->bins = bins;
+  st->nq = nv;
   st->lo = malloc((size_t)ng * sizeof(double)), st->hi = malloc((size_t)ng * sizeof(double));
   st->cnt = malloc((size_t)(ng * bins) * sizeof(uint64_t));
   st->un = malloc((size_t)ng * sizeof(uint64_t)), st->ov = malloc((size_t)ng * sizeof(uint64_t));
@@ -59,18 +68,20 @@ static sdk_err hist_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
     for (int k = 0; k < 5; k++) {
       char path[160];
       sdk_dataset *d;
-      snprintf(path, sizeof path, "hist/%s/%s", c->model->vars[v], parts[k]);
+      snprintf(path, sizeof path, "hist/%s/%s", sdk_obs_quantity_name(c->model, v), parts[k]);
       SDK_CHECK(sdk_obs_dataset(c, path, k >= 3 ? SDK_U64 : SDK_F64, k == 0, &bins, -1, 0, &d, eb));
       if (k == 0) SDK_CHECK(sdk_ds_dim_name(d, d->rank - 1, "bin", eb));
     }
-  return SDK_OK;
+  if (nobs == 0) return SDK_OK;
+  return sdk_store_group_strs(c->store, "hist", "observables",
+                              (const char *const *)c->model->obs_names, nobs, eb);
 }
 
 /* The range of variable v at every grid point: fixed, or that of the data
  * (a degenerate one widened so that it has a bin). */
 static sdk_err hist_range(const sdk_obs_ctx *c, state *st, int v, sdk_errbuf *eb) {
   int64_t ng = c->R->ngrid;
-  int fixed = fixed_range(c->opts, c->model->vars[v]);
+  int fixed = fixed_range(c->opts, sdk_obs_quantity_name(c->model, v));
   if (fixed >= 0) {
     for (int64_t g = 0; g < ng; g++)
       st->lo[g] = c->opts->hist_range_lo[fixed], st->hi[g] = c->opts->hist_range_hi[fixed];
@@ -89,13 +100,15 @@ static sdk_err hist_finish(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
   state *st = p;
   const sdk_results *R = c->R;
   int64_t ng = R->ngrid, bins = st->bins;
-  for (int v = 0; v < c->model->nvars; v++) {
+  int nobs = st->nq - c->model->nvars;
+  if (nobs > 0) SDK_CHECK(sdk_paths_eval_observe(c->paths, R->nsteps, nobs, eb));
+  for (int v = 0; v < st->nq; v++) {
     SDK_CHECK(hist_range(c, st, v, eb));
     /* a grid point whose paths blew up: a NaN range keeps them out of the bins */
     for (int64_t g = 0; g < ng; g++)
       if (c->bad[g]) st->lo[g] = st->hi[g] = NAN;
     SDK_CHECK(sdk_paths_histogram(c->paths, v, bins, st->lo, st->hi, st->cnt, st->un, st->ov, eb));
-    const char *vn = c->model->vars[v];
+    const char *vn = sdk_obs_quantity_name(c->model, v);
     double *den = sdk_ds_f64(sdk_store_findf(c->store, "hist/%s/density", vn));
     double *lo = sdk_ds_f64(sdk_store_findf(c->store, "hist/%s/lo", vn));
     double *hi = sdk_ds_f64(sdk_store_findf(c->store, "hist/%s/hi", vn));
@@ -114,8 +127,11 @@ static sdk_err hist_finish(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
 static sdk_err hist_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
   char b1[32], b2[32], b3[32];
   const sdk_store *S = &R->store;
-  for (int64_t v = 0; v < R->nvars; v++) {
-    const char *vn = R->var_names[v];
+  const sdk_group_attrs *ga = sdk_store_group(S, "hist");
+  const sdk_attr *oa = ga ? sdk_attr_find(ga->attr, ga->nattr, "observables") : NULL;
+  int64_t nobs = oa && oa->kind == SDK_ATTR_STRS ? oa->nstr : 0;
+  for (int64_t v = 0; v < R->nvars + nobs; v++) {
+    const char *vn = v < R->nvars ? R->var_names[v] : oa->strs[v - R->nvars];
     const sdk_dataset *dd = sdk_store_findf(S, "hist/%s/density", vn);
     const double *lo = sdk_ds_f64(sdk_store_findf(S, "hist/%s/lo", vn));
     const double *hi = sdk_ds_f64(sdk_store_findf(S, "hist/%s/hi", vn));
@@ -148,7 +164,7 @@ static sdk_err hist_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
 
 const sdk_obs_type sdk_obs_hist = {
     .name = "hist",
-    .description = "density of every variable at the end of the run",
+    .description = "density of every variable and user observable at the end of the run",
     .setup = hist_setup,
     .finish = hist_finish,
     .free = hist_free,

@@ -51,6 +51,26 @@ sdk_err sdk_obs_var(const sdk_obs_ctx *c, const char *option, const char *name, 
   return e;
 }
 
+static int obs_index(const sdk_model *m, const char *name) {
+  for (int k = 0; name && k < m->nobs; k++)
+    if (!strcmp(m->obs_names[k], name)) return k;
+  return -1;
+}
+
+sdk_err sdk_obs_quantity(const sdk_obs_ctx *c, const char *option, const char *name, int *q,
+                         sdk_errbuf *eb) {
+  int k = obs_index(c->model, name);
+  if (k >= 0 && sdk_model_var_index(c->model, name) < 0) {
+    *q = c->model->nvars + k;
+    return SDK_OK;
+  }
+  return sdk_obs_var(c, option, name, q, eb);
+}
+
+const char *sdk_obs_quantity_name(const sdk_model *m, int q) {
+  return q < m->nvars ? m->vars[q] : m->obs_names[q - m->nvars];
+}
+
 sdk_err sdk_obs_check_size(const sdk_obs_ctx *c, const char *what, double nper, sdk_errbuf *eb) {
   double nsmp = (double)c->nsamples_max, vals = (double)c->R->ngrid * nsmp * nper;
   if (vals <= (double)SDK_MAX_SAMPLE_VALUES) return SDK_OK;
@@ -63,7 +83,8 @@ sdk_err sdk_obs_check_size(const sdk_obs_ctx *c, const char *what, double nper, 
 
 sdk_err sdk_observe_opts_check(const sdk_observe_opts *o, const sdk_model *m, sdk_errbuf *eb) {
   for (int i = 0; i < o->nhist_range; i++) {
-    if (sdk_model_var_index(m, o->hist_range_var[i]) < 0) {
+    if (sdk_model_var_index(m, o->hist_range_var[i]) < 0 &&
+        obs_index(m, o->hist_range_var[i]) < 0) {
       char *known = sdk_model_var_list(m);
       sdk_err e = SDK_FAIL(
           eb, SDK_ERR_USAGE, "--hist-range %s: model '%s' has no variable '%s' (variables: %s)",

@@ -82,11 +82,12 @@ typedef struct sdk_obs_ctx {
 } sdk_obs_ctx;
 
 enum {
-  SDK_OBS_SAMPLED = 1,      /* called at every sample step */
-  SDK_OBS_SYSTEMS_ONLY = 2, /* needs systems of particles */
-  SDK_OBS_SYSTEM_SUMS = 4,  /* the system kernel reduces its sums every step (sys_row) */
-  SDK_OBS_BY_OPTION = 8,    /* on when its option is given (paths: --save-paths), not by name */
-  SDK_OBS_BY_MODEL = 16     /* also on when the model has user observables ([observe]) */
+  SDK_OBS_SAMPLED = 1,       /* called at every sample step */
+  SDK_OBS_SYSTEMS_ONLY = 2,  /* needs systems of particles */
+  SDK_OBS_SYSTEM_SUMS = 4,   /* the system kernel reduces its sums every step (sys_row) */
+  SDK_OBS_BY_OPTION = 8,     /* on when its option is given (paths: --save-paths), not by name */
+  SDK_OBS_BY_MODEL = 16,     /* also on when the model has user observables ([observe]) */
+  SDK_OBS_TIME_AVERAGES = 32 /* the kernel accumulates time averages (codegen.h) */
 };
 
 typedef struct sdk_obs_type {
@@ -126,6 +127,13 @@ void sdk_obs_time_at(const sdk_obs_ctx *c, const char *group, int64_t s, int64_t
 /* Index of variable `name` (NULL: the first), or an error naming `option`. */
 sdk_err sdk_obs_var(const sdk_obs_ctx *c, const char *option, const char *name, int *v,
                     sdk_errbuf *eb);
+/* Index of variable or user observable `name` (NULL: the first variable):
+ * a variable v as v, user observable k as nvars + k (observe/paths.h:
+ * sdk_paths_eval_observe); an error naming `option` for neither. */
+sdk_err sdk_obs_quantity(const sdk_obs_ctx *c, const char *option, const char *name, int *q,
+                         sdk_errbuf *eb);
+/* The name of quantity q (a variable, then the user observables). */
+const char *sdk_obs_quantity_name(const sdk_model *m, int q);
 /* Period of variable v of the model with these parameter values (0 when v
  * is not periodic, NaN when it depends on a scanned parameter). */
 double sdk_var_period(const sdk_model *m, int v, const double *pvalues, const int *scanned);

@@ -105,6 +105,14 @@ sdk_err sdk_paths_observe(const sdk_paths *p, int64_t step, int nobs, sdk_moment
   return gather_moments(p, nobs, GATHER_OBSERVE, 0, 1, step, out, nonfinite, eb);
 }
 
+sdk_err sdk_paths_eval_observe(const sdk_paths *p, int64_t step, int nobs, sdk_errbuf *eb) {
+  if (!p->be->eval_observe)
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "backend %s has no user observables", p->be->name);
+  for (int s = 0; s < p->nshards; s++)
+    SDK_CHECK(p->be->eval_observe(p->shard[s].ens, step, nobs, eb));
+  return SDK_OK;
+}
+
 sdk_err sdk_paths_minmax(const sdk_paths *p, int var, double *lo, double *hi, sdk_errbuf *eb) {
   double *plo = malloc((size_t)p->ngrid * sizeof *plo),
          *phi = malloc((size_t)p->ngrid * sizeof *phi);
@@ -164,6 +172,10 @@ sdk_err sdk_paths_histogram_mod(const sdk_paths *p, int var, int64_t bins, doubl
   if (!p->be->histogram_mod)
     return SDK_FAIL(eb, SDK_ERR_BACKEND, "backend %s has no periodic histogram", p->be->name);
   return gather_counts(p, var, bins, NULL, NULL, period, counts, NULL, NULL, eb);
+}
+
+int sdk_paths_carried_rows(const sdk_paths *p) {
+  return p->nshards > 0 ? p->be->carried_rows(p->shard[0].ens) : 0;
 }
 
 sdk_err sdk_paths_rows(const sdk_paths *p, int row, int64_t first, int64_t n, double *buf,

@@ -44,6 +44,10 @@ sdk_err sdk_paths_displacement(const sdk_paths *p, int var, double scale, sdk_mo
  * non-finite value per grid point into nonfinite[g] (may be NULL). */
 sdk_err sdk_paths_observe(const sdk_paths *p, int64_t step, int nobs, sdk_moments *out,
                           int64_t *nonfinite, sdk_errbuf *eb);
+/* Evaluate the nobs user observables at the state after `step` steps on
+ * every shard, where sdk_paths_minmax and sdk_paths_histogram then read
+ * observable k as var = nvars + k (until the next evaluation). */
+sdk_err sdk_paths_eval_observe(const sdk_paths *p, int64_t step, int nobs, sdk_errbuf *eb);
 /* Min and max (NaN ignored) of variable var per grid point. */
 sdk_err sdk_paths_minmax(const sdk_paths *p, int var, double *lo, double *hi, sdk_errbuf *eb);
 /* Histogram of variable var per grid point in [lo[g], hi[g]]: counts[g * bins + b],
@@ -54,6 +58,9 @@ sdk_err sdk_paths_histogram(const sdk_paths *p, int var, int64_t bins, const dou
 /* Histogram of (x_var mod period) on [0, period) per grid point. */
 sdk_err sdk_paths_histogram_mod(const sdk_paths *p, int var, int64_t bins, double period,
                                 uint64_t *counts, sdk_errbuf *eb);
+/* The carried rows every shard's state has after the drift mark (backend.h:
+ * rows nvars + 1 ...; codegen.h: compensation, then accumulators). */
+int sdk_paths_carried_rows(const sdk_paths *p);
 /* Read (write = 0) or write row `row` (backend.h: variables, mark, carried
  * rows) of the global paths [first, first + n) as doubles. */
 sdk_err sdk_paths_rows(const sdk_paths *p, int row, int64_t first, int64_t n, double *buf,

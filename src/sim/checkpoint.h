@@ -70,8 +70,9 @@ typedef struct sdk_ckpt {
   int64_t step; /* steps done */
   int64_t nvars, ngrid, ppg, nsamples, has_mark;
   double *state;        /* (nvars + 1) * ngrid * ppg: variables, then the drift mark */
-  double *comp;         /* ncomp * ngrid * ppg: carried rows of the compensated update, or NULL */
-  int64_t ncomp;        /* nvars (Kahan every step) or 2 nvars (deferred, codegen.h) */
+  double *comp;         /* ncomp * ngrid * ppg: the carried rows, or NULL */
+  int64_t ncomp;        /* the backend's carried rows (codegen.h, sdk_cg_rows): nvars (Kahan
+                           every step) or 2 nvars (deferred), then 2 per time average */
   int64_t *sample_step; /* nsamples: the run's sample clock */
   /* the observables: samples taken, and their sampled datasets */
   int nobs;

@@ -517,6 +517,9 @@ void sdk_plan_codegen_opts(const sdk_plan *p, sdk_target t, sdk_codegen_opts *o)
   o->compensate = c->single && !c->no_compensation && !p->sys.on;
   o->comp_defer = o->compensate && t == SDK_TARGET_CUDA;
   o->tuning = &c->tuning;
+  for (int i = 0; i < p->nobs; i++)
+    if (p->obs[i].type->flags & SDK_OBS_TIME_AVERAGES) o->tavg = 1;
+  if (o->tavg) o->tavg_from = p->transient_steps;
 }
 
 void sdk_grid_point_name(const sdk_results *R, int64_t g, char *buf, size_t n) {

@@ -1,0 +1,182 @@
+/* tavg: time averages, "as <<v>> is the time-and-ensemble average of v":
+ * for every user observable ([observe], --observe-expr) and every variable
+ * f, the time average of each path over the drift's window [T0, T] (after
+ * the transient), then its mean over the paths of each grid point with the
+ * standard error from the path-to-path variance.
+ *
+ *   tavg/mean_NAME   [grid...] the mean over the paths of the paths' time
+ *                    averages; its standard_error names "err_NAME"
+ *   tavg/err_NAME    [grid...] sqrt(var / n), var the unbiased variance of
+ *                    the paths' time averages (n - 1)
+ *   /tavg: attributes names (the user observables, then the variables),
+ *                    transient and t_end (T0 and T at grid point 0),
+ *                    window_steps (N = nsteps - transient_steps)
+ *
+ * The kernel accumulates, per path and step (codegen.h: the accumulator rows
+ * and the quadrature, the right-point rule: the time average of a path is
+ * (1/N) sum of f at the states after the N steps of the window), so nothing
+ * is sampled; at the end the host reads the rows (S, E) of every path and
+ * reduces (S + E) / N in chunks of SDK_RED_CHUNK paths merged in chunk
+ * order: bitwise the same for any thread count or cut into shards.  A path
+ * whose time average is NaN/Inf is left out of n. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "observe/observable.h"
+#include "observe/tsvfmt.h"
+
+/* paths read from the backend at a time (whole chunks) */
+#define TAVG_BLOCK ((int64_t)SDK_RED_CHUNK * 256)
+
+typedef struct {
+  int nq; /* user observables, then variables */
+  double **mean, **err;
+  double *buf; /* S and E of TAVG_BLOCK paths */
+} state;
+
+static void tavg_free(void *p) {
+  state *st = p;
+  if (!st) return;
+  free(st->mean), free(st->err), free(st->buf);
+  free(st);
+}
+
+static const char *qname(const sdk_model *m, int j) {
+  return j < m->nobs ? m->obs_names[j] : m->vars[j - m->nobs];
+}
+
+static sdk_err tavg_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
+  const sdk_model *m = c->model;
+  const sdk_results *R = c->R;
+  int nq = m->nobs + m->nvars;
+  *out = NULL;
+  if (c->systems)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "--observe tavg: time averages are computed for independent paths only, not "
+                    "systems of particles");
+  state *st = calloc(1, sizeof *st);
+  *out = st;
+  if (!st || !(st->mean = calloc((size_t)nq, sizeof *st->mean)) ||
+      !(st->err = calloc((size_t)nq, sizeof *st->err)) ||
+      !(st->buf = malloc((size_t)(2 * TAVG_BLOCK) * sizeof *st->buf)))
+    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory for the time averages");
+  st->nq = nq;
+  const char **names = calloc((size_t)nq, sizeof *names);
+  if (!names) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  sdk_err e = SDK_OK;
+  for (int j = 0; j < nq && e == SDK_OK; j++) {
+    char path[128], err[96];
+    sdk_dataset *d;
+    names[j] = qname(m, j);
+    snprintf(err, sizeof err, "err_%s", names[j]);
+    snprintf(path, sizeof path, "tavg/mean_%s", names[j]);
+    e = sdk_obs_dataset(c, path, SDK_F64, 0, NULL, -1, 0, &d, eb);
+    if (e == SDK_OK) e = sdk_ds_attr_str(d, "standard_error", err, eb);
+    if (e != SDK_OK) break;
+    st->mean[j] = sdk_ds_f64(d);
+    snprintf(path, sizeof path, "tavg/%s", err);
+    e = sdk_obs_dataset(c, path, SDK_F64, 0, NULL, -1, 0, &d, eb);
+    if (e == SDK_OK) st->err[j] = sdk_ds_f64(d);
+  }
+  if (e == SDK_OK)
+    e = sdk_store_group_strs(c->store, "tavg", "names", (const char *const *)names, nq, eb);
+  free(names);
+  SDK_CHECK(e);
+  SDK_CHECK(sdk_store_group_f64(c->store, "tavg", "transient",
+                                (double)R->transient_steps * R->dt[0], eb));
+  SDK_CHECK(sdk_store_group_f64(c->store, "tavg", "t_end", (double)R->nsteps * R->dt[0], eb));
+  return sdk_store_group_i64(c->store, "tavg", "window_steps", R->nsteps - R->transient_steps, eb);
+}
+
+/* the moments over the paths of grid point g of the time averages of
+ * quantity j, whose rows (S, E) are `row` and row + 1 */
+static sdk_err grid_moments(const sdk_obs_ctx *c, state *st, int row, int64_t g, double nwin,
+                            sdk_moments *tot, sdk_errbuf *eb) {
+  int64_t ppg = c->ppg;
+  *tot = (sdk_moments){0, 0, 0};
+  for (int64_t a = 0; a < ppg; a += TAVG_BLOCK) {
+    int64_t n = ppg - a < TAVG_BLOCK ? ppg - a : TAVG_BLOCK;
+    double *S = st->buf, *E = st->buf + TAVG_BLOCK;
+    SDK_CHECK(sdk_paths_rows(c->paths, row, g * ppg + a, n, S, 0, eb));
+    SDK_CHECK(sdk_paths_rows(c->paths, row + 1, g * ppg + a, n, E, 0, eb));
+    for (int64_t k = 0; k < n; k += SDK_RED_CHUNK) {
+      sdk_moments ch = {0, 0, 0};
+      for (int64_t i = k; i < n && i < k + SDK_RED_CHUNK; i++) {
+        double f = (S[i] + E[i]) / nwin;
+        if (!isfinite(f)) continue;
+        sdk_moments one = {1, f, 0};
+        sdk_moments_merge(&ch, &one);
+      }
+      sdk_moments_merge(tot, &ch);
+    }
+  }
+  return SDK_OK;
+}
+
+static sdk_err tavg_finish(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
+  state *st = p;
+  const sdk_results *R = c->R;
+  int nv = c->model->nvars;
+  /* the accumulators are the last 2 nq carried rows (codegen.h), row
+   * nvars + 1 + k the carried row k (backend.h) */
+  int carried = sdk_paths_carried_rows(c->paths);
+  if (carried < 2 * st->nq)
+    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "tavg: the kernel keeps no time averages");
+  int row0 = nv + 1 + carried - 2 * st->nq;
+  double nwin = (double)(R->nsteps - R->transient_steps);
+  for (int j = 0; j < st->nq; j++)
+    for (int64_t g = 0; g < R->ngrid; g++) {
+      sdk_moments m;
+      SDK_CHECK(grid_moments(c, st, row0 + 2 * j, g, nwin, &m, eb));
+      st->mean[j][g] = m.n > 0 ? m.mean : NAN;
+      st->err[j][g] = m.n > 1 ? sqrt(m.m2 / (m.n - 1) / m.n) : 0;
+    }
+  return SDK_OK;
+}
+
+static sdk_err tavg_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
+  char b1[32], b2[32];
+  const sdk_group_attrs *ga = sdk_store_group(&R->store, "tavg");
+  const sdk_attr *a = ga ? sdk_attr_find(ga->attr, ga->nattr, "names") : NULL;
+  const sdk_attr *t0 = ga ? sdk_attr_find(ga->attr, ga->nattr, "transient") : NULL;
+  const sdk_attr *t1 = ga ? sdk_attr_find(ga->attr, ga->nattr, "t_end") : NULL;
+  if (!a || a->kind != SDK_ATTR_STRS || !t0 || !t1)
+    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "tavg: incomplete results");
+  int nq = (int)a->nstr;
+  const double **mean = calloc((size_t)nq, sizeof *mean), **err = calloc((size_t)nq, sizeof *err);
+  sdk_err e = mean && err ? SDK_OK : SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  for (int j = 0; j < nq && e == SDK_OK; j++) {
+    mean[j] = sdk_ds_f64(sdk_store_findf(&R->store, "tavg/mean_%s", a->strs[j]));
+    err[j] = sdk_ds_f64(sdk_store_findf(&R->store, "tavg/err_%s", a->strs[j]));
+    if (!mean[j] || !err[j]) e = SDK_FAIL(eb, SDK_ERR_INTERNAL, "tavg: no %s", a->strs[j]);
+  }
+  if (e == SDK_OK) {
+    fprintf(f, "# time averages over [%s, %s] (per path, then over the paths)\n",
+            sdk_fmt_stat(b1, t0->f), sdk_fmt_stat(b2, t1->f));
+    sdk_tsv_header_start(R, f);
+    for (int j = 0; j < nq; j++)
+      fprintf(f, "%smean_%s\terr_%s", j ? "\t" : "", a->strs[j], a->strs[j]);
+    fputc('\n', f);
+    for (int64_t g = 0; g < R->ngrid; g++) {
+      if (R->nscan == 2 && g > 0 && g % R->scan[1].n == 0) fputc('\n', f);
+      sdk_tsv_coords(R, g, f);
+      for (int j = 0; j < nq; j++)
+        fprintf(f, "%s%s\t%s", j ? "\t" : "", sdk_fmt_stat(b1, mean[j][g]),
+                sdk_fmt_stat(b2, err[j][g]));
+      fputc('\n', f);
+    }
+  }
+  free(mean), free(err);
+  return e;
+}
+
+const sdk_obs_type sdk_obs_tavg = {
+    .name = "tavg",
+    .description = "time average over [transient, t_end] of every user observable and variable, "
+                   "with its standard error",
+    .flags = SDK_OBS_TIME_AVERAGES,
+    .setup = tavg_setup,
+    .finish = tavg_finish,
+    .free = tavg_free,
+    .write_tsv = tavg_tsv,
+};
