@@ -151,6 +151,22 @@ static void check_pieces(int single, int fast) {
   moved = m[1].n == (double)n && m[1].m2 > 0;
   TU_CHECK(moved && finite && nf == 0, "josephson state: n=%g m2=%g nonfinite=%lld", m[1].n,
            m[1].m2, (long long)nf);
+  /* the check between samples (backend nonfinite) counts what moments
+   * count: NaN in x of paths 3 and 700, Inf in v of 3, 5 and 999 */
+  double bad[3] = {NAN, INFINITY, -INFINITY};
+  TU_CHECK(a.be->rows(a.ens, 0, 3, 1, &bad[0], 1, &eb) == SDK_OK &&
+               a.be->rows(a.ens, 0, 700, 1, &bad[0], 1, &eb) == SDK_OK &&
+               a.be->rows(a.ens, 1, 3, 1, &bad[1], 1, &eb) == SDK_OK &&
+               a.be->rows(a.ens, 1, 5, 1, &bad[2], 1, &eb) == SDK_OK &&
+               a.be->rows(a.ens, 1, 999, 1, &bad[1], 1, &eb) == SDK_OK,
+           "%s", eb.msg);
+  int64_t cnt[2] = {-1, -1}, nfm = -1, nfc = -1;
+  TU_CHECK(a.be->nonfinite(a.ens, cnt, &eb) == SDK_OK, "%s", eb.msg);
+  TU_CHECK(sdk_paths_moments(&all, m, &nfm, &eb) == SDK_OK, "%s", eb.msg);
+  TU_CHECK(sdk_paths_nonfinite(&all, &nfc, &eb) == SDK_OK, "%s", eb.msg);
+  TU_CHECK(cnt[0] == 2 && cnt[1] == 3 && nfm == 3 && nfc == 3,
+           "%s nonfinite: x %lld, v %lld (want 2, 3); paths %lld and %lld (want 3)", st_backend(),
+           (long long)cnt[0], (long long)cnt[1], (long long)nfm, (long long)nfc);
   free(xa);
   free(xb);
   direct_close(&a);

@@ -177,6 +177,10 @@ typedef struct sdk_backend {
    * backend, where minmax and histogram read them as variables nvars + j
    * (histograms of user observables) until the next evaluation. */
   sdk_err (*eval_observe)(sdk_ensemble *ens, int64_t step, int nobs, sdk_errbuf *eb);
+  /* The number of paths whose variable v is NaN/Inf per grid point held:
+   * count[j * nvars + v] (j = g - the first grid point held); the counts
+   * `moments` gives, without the moments (the check between samples). */
+  sdk_err (*nonfinite)(sdk_ensemble *ens, int64_t *count, sdk_errbuf *eb);
   /* Optional: duration of the last advance by device timers (ms), < 0 if unknown. */
   double (*last_advance_ms)(sdk_ensemble *ens);
 } sdk_backend;

@@ -572,6 +572,23 @@ static sdk_err check_row(const sdk_ensemble *e, int var, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
+static sdk_err cpu_nonfinite(sdk_ensemble *e, int64_t *count, sdk_errbuf *eb) {
+  (void)eb;
+  sdk_span sp = sdk_layout_span(&e->lay);
+  for (int64_t g = sp.g0; g < sp.g1; g++) {
+    int64_t i0, i1;
+    sdk_layout_grid_paths(&e->lay, g, &i0, &i1);
+    for (int v = 0; v < e->lay.nvars; v++) {
+      const void *base = row_of(e, v);
+      int64_t bad = 0;
+      for (int64_t i = i0; i < i1; i++)
+        bad += !isfinite(get(e, base, i));
+      count[(g - sp.g0) * e->lay.nvars + v] = bad;
+    }
+  }
+  return SDK_OK;
+}
+
 static sdk_err cpu_minmax(sdk_ensemble *e, int var, double *lo, double *hi, sdk_errbuf *eb) {
   SDK_CHECK(check_row(e, var, eb));
   const void *base = row_of(e, var);
@@ -715,6 +732,7 @@ const sdk_backend sdk_backend_cpu = {
     .alloc = cpu_alloc,
     .free = cpu_free,
     .observe = cpu_observe,
+    .nonfinite = cpu_nonfinite,
     .eval_observe = cpu_eval_observe,
     .init = cpu_init,
     .advance = cpu_advance,

@@ -486,6 +486,25 @@ static sdk_err cuda_minmax(sdk_ensemble *e, int var, double *lo, double *hi, sdk
   return SDK_OK;
 }
 
+/* (the counts use the fold buffer: ngrid held x nvars <= its chunk results) */
+static sdk_err cuda_nonfinite(sdk_ensemble *e, int64_t *count, sdk_errbuf *eb) {
+  CU(eb, CtxSetCurrent(e->ctx->cx));
+  int64_t ng = e->span.g1 - e->span.g0;
+  size_t nc = (size_t)ng * (size_t)e->lay.nvars;
+  if (nc * sizeof(uint64_t) > e->red_bytes)
+    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "cuda: no room for %zu counts", nc);
+  CU(eb, MemsetD8(e->fold, 0, nc * sizeof(uint64_t)));
+  long long npad = e->npad, ppg = e->lay.ppg, n = sdk_layout_npaths(&e->lay);
+  long long path0 = e->lay.path0, g0 = e->span.g0;
+  int nvr = e->lay.nvars;
+  void *args[] = {&e->st, &npad, &nvr, &ppg, &n, &path0, &g0, &e->fold};
+  SDK_CHECK(launch_async(e, e->mod->red_nonfinite, "sdk_red_nonfinite", (n + 255) / 256, args, eb));
+  CU(eb, MemcpyDtoH(e->host, e->fold, nc * sizeof(uint64_t)));
+  for (size_t i = 0; i < nc; i++)
+    count[i] = (int64_t)((const uint64_t *)e->host)[i];
+  return SDK_OK;
+}
+
 static sdk_err cuda_histogram(sdk_ensemble *e, int var, int64_t bins, const double *lo,
                               const double *hi, uint64_t *counts, uint64_t *under, uint64_t *over,
                               sdk_errbuf *eb) {
@@ -703,6 +722,7 @@ const sdk_backend sdk_backend_cuda = {
     .mark = cuda_mark,
     .moments = cuda_moments,
     .observe = cuda_observe,
+    .nonfinite = cuda_nonfinite,
     .eval_observe = cuda_eval_observe,
     .displacement = cuda_displacement,
     .minmax = cuda_minmax,

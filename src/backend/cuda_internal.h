@@ -150,7 +150,7 @@ struct sdk_module {
   CUmodule mod;
   int ilp;  /* paths per thread of sdk_advance */
   int comp; /* compensated update: sdk_state_rows (2 or 3 nvars), 0 without (codegen.h) */
-  CUfunction init, advance, red_moments, red_fold, red_minmax, red_hist;
+  CUfunction init, advance, red_moments, red_fold, red_nonfinite, red_minmax, red_hist;
   CUfunction red_hist_mod; /* may be absent (modules of older builds) */
   CUfunction observe;      /* user observables (codegen/observe_paths.c), or NULL */
   CUfunction sys_step;     /* system driver (interacting particles), else NULL */

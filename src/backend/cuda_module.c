@@ -222,6 +222,7 @@ static sdk_err module_functions(sdk_bctx *c, sdk_module *m, const char *path, sd
              {&m->advance, "sdk_advance"},
              {&m->red_moments, "sdk_red_moments"},
              {&m->red_fold, "sdk_red_fold"},
+             {&m->red_nonfinite, "sdk_red_nonfinite"},
              {&m->red_minmax, "sdk_red_minmax"},
              {&m->red_hist, "sdk_red_hist"}};
   /* a module of systems of particles has sdk_sys_step instead of sdk_advance */

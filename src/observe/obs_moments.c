@@ -96,7 +96,7 @@ const sdk_obs_type sdk_obs_moments = {
     .name = "moments",
     .description =
         "mean (with its standard error) and variance of every variable at every sample time",
-    .flags = SDK_OBS_SAMPLED,
+    .flags = SDK_OBS_SAMPLED | SDK_OBS_MOMENTS_NOW,
     .setup = moments_setup,
     .sample = moments_sample,
     .free = moments_free,

@@ -82,12 +82,13 @@ typedef struct sdk_obs_ctx {
 } sdk_obs_ctx;
 
 enum {
-  SDK_OBS_SAMPLED = 1,       /* called at every sample step */
-  SDK_OBS_SYSTEMS_ONLY = 2,  /* needs systems of particles */
-  SDK_OBS_SYSTEM_SUMS = 4,   /* the system kernel reduces its sums every step (sys_row) */
-  SDK_OBS_BY_OPTION = 8,     /* on when its option is given (paths: --save-paths), not by name */
-  SDK_OBS_BY_MODEL = 16,     /* also on when the model has user observables ([observe]) */
-  SDK_OBS_TIME_AVERAGES = 32 /* the kernel accumulates time averages (codegen.h) */
+  SDK_OBS_SAMPLED = 1,        /* called at every sample step */
+  SDK_OBS_SYSTEMS_ONLY = 2,   /* needs systems of particles */
+  SDK_OBS_SYSTEM_SUMS = 4,    /* the system kernel reduces its sums every step (sys_row) */
+  SDK_OBS_BY_OPTION = 8,      /* on when its option is given (paths: --save-paths), not by name */
+  SDK_OBS_BY_MODEL = 16,      /* also on when the model has user observables ([observe]) */
+  SDK_OBS_TIME_AVERAGES = 32, /* the kernel accumulates time averages (codegen.h) */
+  SDK_OBS_MOMENTS_NOW = 64    /* its sample reads the variables' moments (moments_now) */
 };
 
 typedef struct sdk_obs_type {

@@ -87,6 +87,28 @@ sdk_err sdk_paths_moments(const sdk_paths *p, sdk_moments *out, int64_t *nonfini
   return gather_moments(p, p->nvars, GATHER_MOMENTS, 0, 1, 0, out, nonfinite, eb);
 }
 
+sdk_err sdk_paths_nonfinite(const sdk_paths *p, int64_t *nonfinite, sdk_errbuf *eb) {
+  int nv = p->nvars;
+  int64_t *sum = calloc((size_t)(p->ngrid * nv), sizeof *sum);
+  int64_t *part = malloc((size_t)(p->ngrid * nv) * sizeof *part);
+  sdk_err e = !sum || !part ? SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory") : SDK_OK;
+  for (int s = 0; s < p->nshards && e == SDK_OK; s++) {
+    sdk_layout l = shard_layout(p, &p->shard[s]);
+    sdk_span sp = sdk_layout_span(&l);
+    e = p->be->nonfinite(p->shard[s].ens, part, eb);
+    for (int64_t j = 0; e == SDK_OK && j < (sp.g1 - sp.g0) * nv; j++)
+      sum[sp.g0 * nv + j] += part[j];
+  }
+  for (int64_t g = 0; g < p->ngrid && e == SDK_OK; g++) {
+    int64_t worst = 0;
+    for (int v = 0; v < nv; v++)
+      if (sum[g * nv + v] > worst) worst = sum[g * nv + v];
+    nonfinite[g] = worst;
+  }
+  free(sum), free(part);
+  return e;
+}
+
 sdk_err sdk_paths_mark(const sdk_paths *p, int var, sdk_errbuf *eb) {
   for (int s = 0; s < p->nshards; s++)
     SDK_CHECK(p->be->mark(p->shard[s].ens, var, eb));

@@ -33,6 +33,9 @@ typedef struct sdk_paths {
 /* Moments of every variable per grid point: out[g * nvars + v]; the number
  * of paths with a non-finite variable per grid point into nonfinite[g]. */
 sdk_err sdk_paths_moments(const sdk_paths *p, sdk_moments *out, int64_t *nonfinite, sdk_errbuf *eb);
+/* The number of paths of every grid point with a non-finite variable (the
+ * most over the variables), as sdk_paths_moments counts them: nonfinite[g]. */
+sdk_err sdk_paths_nonfinite(const sdk_paths *p, int64_t *nonfinite, sdk_errbuf *eb);
 /* Save variable `var` of every path as the reference of displacements. */
 sdk_err sdk_paths_mark(const sdk_paths *p, int var, sdk_errbuf *eb);
 /* Moments of (x_var - mark) * scale per grid point. */

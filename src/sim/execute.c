@@ -40,14 +40,19 @@ static sdk_err alloc_run(sdk_plan *p, sdk_errbuf *eb) {
 /* Paths that became NaN/Inf: a grid point whose paths blow up is marked and
  * written as NaN at the end; the others go on (a scan keeps its healthy
  * points); when none is left the run stops at once. */
-static sdk_err check_finite(sdk_plan *p, sdk_errbuf *eb) {
+static sdk_err check_finite(sdk_plan *p, int sample_now, sdk_errbuf *eb) {
   int64_t ng = p->ngrid, nbad = 0;
   /* (systems with phase sums are checked through them instead, in their
    * observables: no pass over the state here) */
   p->octx.moments_now = NULL;
-  if (!(p->sys.on && p->sys.sums_var >= 0)) {
+  int moments = 0; /* a sample that reads the moments: one pass gives both */
+  for (int i = 0; sample_now && i < p->nobs; i++)
+    moments |= (p->obs[i].type->flags & SDK_OBS_MOMENTS_NOW) != 0;
+  if (!(p->sys.on && p->sys.sums_var >= 0) && moments) {
     SDK_CHECK(sdk_paths_moments(&p->paths, p->mom, p->nonfinite, eb));
     p->octx.moments_now = p->mom;
+  } else if (!(p->sys.on && p->sys.sums_var >= 0)) {
+    SDK_CHECK(sdk_paths_nonfinite(&p->paths, p->nonfinite, eb));
   } else {
     memset(p->nonfinite, 0, (size_t)ng * sizeof *p->nonfinite);
   }
@@ -163,7 +168,7 @@ static sdk_err at_step(sdk_plan *p, double *last_ckpt, int *ckpt_failed, int64_t
   const sdk_run_config *c = p->c;
   int sample_now = p->sampling && p->step % p->sample_every == 0 &&
                    (p->isample == 0 || p->sample_step[p->isample - 1] < p->step);
-  SDK_CHECK(check_finite(p, eb));
+  SDK_CHECK(check_finite(p, sample_now, eb));
   if (sample_now) SDK_CHECK(sample_all(p, eb));
   if (has_transient_end(p) && p->step == p->transient_steps && !p->marked)
     SDK_CHECK(transient_over(p, eb));
