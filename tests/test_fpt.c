@@ -13,7 +13,8 @@
  *      int_{-inf}^{y} dz e^{-U(z)/D} by composite Simpson quadrature;
  *   d. a reflecting wall at 0 and an absorbing one at L: (L^2 - x0^2) / (2D);
  *   e. censoring: a run too short reports censored paths, lower_bound = 1,
- *      S(0) = 1 and S(t) non-increasing.
+ *      S(0) = 1 and S(t) non-increasing;
+ * and the results bitwise the same for 1 and 4 shards.
  * Runs on $SDK_TEST_BACKEND. */
 #include <math.h>
 #include <stdio.h>
@@ -150,8 +151,8 @@ static double dw_outer(double y, double D) {
   return exp(dw_u(y) / D) * simpson(dw_inner, D, -6, y, 4000);
 }
 
-/* c: over the barrier of the double well */
-static void double_well(void) {
+/* c: over the barrier of the double well (each scheme) */
+static void double_well(const char *scheme) {
   static const char text[] = "[model]\nname = dw\nvars = x\n[params]\nD = 0.5\n"
                              "[drift]\nx = x - x*x*x\n[noise]\nx = sqrt(2*D)\n[init]\nx = -1\n"
                              "[boundaries]\nover = absorb x >= 1\n";
@@ -159,6 +160,7 @@ static void double_well(void) {
   double exact = simpson(dw_outer, D, -1, 1, 800) / D;
   sdk_run_config c;
   base(&c, text, 4000, 0.005, 100);
+  c.scheme = scheme;
   sdk_run *r = st_run(&c);
   TU_CHECK(r != NULL, "double-well run");
   if (r) {
@@ -168,20 +170,23 @@ static void double_well(void) {
     if (m && e && s && cen) {
       TU_CHECK(cen[0] == 0 && s[0] == 1, "double well: every path over (%lld censored)",
                (long long)cen[0]);
-      within("c. double-well MFPT -1 -> 1", m[0], e[0], exact);
+      char what[96];
+      snprintf(what, sizeof what, "c. double-well MFPT -1 -> 1, %s", scheme);
+      within(what, m[0], e[0], exact);
     }
   }
   sdk_run_destroy(&r);
 }
 
 /* d: reflecting at 0, absorbing at L */
-static void reflection(void) {
+static void reflection(const char *scheme) {
   static const char text[] = "[model]\nname = rbm\nvars = x\n[params]\nD = 1\nL = 1\n"
                              "[drift]\nx = 0\n[noise]\nx = sqrt(2*D)\n[init]\nx = 0.5\n"
                              "[boundaries]\nwall = reflect x <= 0\nexit = absorb x >= L\n";
   const double D = 1, L = 1, x0 = 0.5;
   sdk_run_config c;
   base(&c, text, 20000, 0.001, 5);
+  c.scheme = scheme;
   sdk_run *r = st_run(&c);
   TU_CHECK(r != NULL, "reflection run");
   if (r) {
@@ -192,7 +197,9 @@ static void reflection(void) {
       TU_CHECK(cen[0] == 0, "reflection: %lld censored", (long long)cen[0]);
       TU_CHECK(s[0] == 0 && s[1] == 1, "reflection: no path absorbed at the wall (%g, %g)", s[0],
                s[1]);
-      within("d. reflect at 0, exit at L", m[0], e[0], (L * L - x0 * x0) / (2 * D));
+      char what[96];
+      snprintf(what, sizeof what, "d. reflect at 0, exit at L, %s", scheme);
+      within(what, m[0], e[0], (L * L - x0 * x0) / (2 * D));
     }
   }
   sdk_run_destroy(&r);
@@ -228,12 +235,41 @@ static void censoring(void) {
   sdk_run_destroy(&r);
 }
 
+/* the same results, bitwise, whatever the cut of the paths into shards
+ * (observe/paths.h): the host reduction follows the global path order */
+static void shards(void) {
+  static const char *const names[] = {"fpt/split",    "fpt/mean", "fpt/mean_err", "fpt/exit_mean",
+                                      "fpt/survival", "fpt/hist", "fpt/censored"};
+  sdk_run *r[2] = {NULL, NULL};
+  for (int k = 0; k < 2; k++) {
+    sdk_run_config c;
+    base(&c, BM, 1500, 0.001, 0.15);
+    c.sample_every = 10;
+    c.shards = k ? 4 : 1;
+    r[k] = st_run(&c);
+    TU_CHECK(r[k] != NULL, "shards run %d", k);
+  }
+  int same = r[0] && r[1];
+  for (size_t i = 0; same && i < sizeof names / sizeof *names; i++) {
+    const sdk_dataset *a = sdk_store_find(&sdk_run_results(r[0])->store, names[i]);
+    const sdk_dataset *b = sdk_store_find(&sdk_run_results(r[1])->store, names[i]);
+    same = a && b && sdk_ds_count(a) == sdk_ds_count(b) &&
+           !memcmp(a->data, b->data, (size_t)sdk_ds_count(a) * 8);
+    TU_CHECK(same, "%s: 1 shard and 4 shards differ", names[i]);
+  }
+  printf("f. 1 shard and 4 shards: fpt bitwise identical\n");
+  sdk_run_destroy(&r[0]);
+  sdk_run_destroy(&r[1]);
+}
+
 int main(void) {
   st_require_backend();
   exit_time();
   splitting();
-  double_well();
-  reflection();
+  double_well("srk2");
+  double_well("euler");
+  reflection("srk2");
   censoring();
+  shards();
   return tu_finish("test_fpt");
 }

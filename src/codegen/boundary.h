@@ -21,9 +21,21 @@ int sdk_cg_bridge_var(const sdk_codegen_opts *o, int v);
 void sdk_cg_bound_pre(sdk_emit *em, const sdk_codegen_opts *o, int save);
 /* After the step of step index `n` (a C expression) of path `path`, key
  * `seed`: reflections, then absorptions; with restore (CPU, all lanes
- * compute) a path absorbed before the step gets its saved state back. */
+ * compute) a path absorbed before the step gets its saved state back, and
+ * the bridge draws are left to sdk_cg_bound_draws (sdk_bp<k>). */
 void sdk_cg_bound_post(sdk_emit *em, const sdk_codegen_opts *o, const char *n, const char *path,
                        const char *seed, int restore);
+/* CPU: the number of absorbing boundaries whose bridge draws are deferred
+ * to a scalar pass after the vector loop; the lane's sdk_bp<k> = -ln p, -1
+ * for no draw (declared before the step), copied out to arr[k][i] with
+ * sdk_anyp |= (some draw) (after sdk_cg_bound_post); and the scalar pass
+ * over the block (i over SDK_BLK) drawing where arr[k][i] >= 0 for paths
+ * still alive by status row st[0][i], recording the hit in st[0..2][i]. */
+int sdk_cg_bound_deferred(const sdk_codegen_opts *o);
+void sdk_cg_bound_lane_decls(sdk_emit *em, const sdk_codegen_opts *o);
+void sdk_cg_bound_lane_out(sdk_emit *em, const sdk_codegen_opts *o, const char *arr);
+void sdk_cg_bound_draws(sdk_emit *em, const sdk_codegen_opts *o, const char *n, const char *path,
+                        const char *seed, const char *arr, const char *st);
 /* In sdk_init, after the state is written at st[.. * npad + p]: the
  * boundary rows, a path that starts absorbed marked at step 0. */
 void sdk_cg_bound_init(sdk_emit *em, const sdk_codegen_opts *o);

@@ -130,11 +130,13 @@ static void emit_body(const sdk_emit *em, sdk_strbuf *body, size_t *split,
   if (bound) {
     sdk_em_line(&be, "real sdk_bs = bst[0][i], sdk_bl = bst[1][i], sdk_bh = bst[2][i];");
     sdk_cg_bound_pre(&be, o, 1);
+    sdk_cg_bound_lane_decls(&be, o);
   }
   o->scheme->emit_step(&be, o, h);
   if (bound) {
     sdk_cg_bound_post(&be, o, "n", "(sdk_u64)(path0 + p0 + i)", "sdk_seed", 1);
     sdk_em_line(&be, "bst[0][i] = sdk_bs; bst[1][i] = sdk_bl; bst[2][i] = sdk_bh;");
+    sdk_cg_bound_lane_out(&be, o, "bpr");
   }
   for (int v = 0; v < nv; v++)
     sdk_em_line(&be, "xs[%d][i] = sdk_x%d;", v, v);
@@ -167,13 +169,26 @@ static void emit_substeps(sdk_emit *em, const sdk_codegen_opts *o) {
     sdk_cg_step_time(em, o, "n", "");
     sdk_cg_hoist_decls(em, o, &h);
   }
-  sdk_em_line(em, "#pragma omp simd");
+  int ndef = o->model->nbound > 0 ? sdk_cg_bound_deferred(o) : 0;
+  if (ndef > 0) {
+    /* the bridge probabilities of the block's paths (boundary.c) */
+    sdk_em_line(em, "real bpr[%d][SDK_BLK];", o->model->nbound);
+    sdk_em_line(em, "int sdk_anyp = 0;");
+    sdk_em_line(em, "#pragma omp simd reduction(|:sdk_anyp)");
+  } else {
+    sdk_em_line(em, "#pragma omp simd");
+  }
   sdk_em_open(em, "for (int i = 0; i < SDK_BLK; i++)");
   sdk_em_append_range(em, &body, 0, split);
   if (!h.enabled) sdk_cg_step_time(em, o, "n", "");
   sdk_em_append_range(em, &body, split, body.len);
   sdk_sb_free(&body);
   sdk_em_close(em); /* simd loop */
+  if (ndef > 0) {
+    sdk_em_open(em, "if (sdk_anyp)");
+    sdk_cg_bound_draws(em, o, "n", "(sdk_u64)(path0 + p0 + i)", "sdk_seed", "bpr", "bst");
+    sdk_em_close(em);
+  }
   if (h.enabled) sdk_em_line(em, "}");
   sdk_em_close(em);
 }
