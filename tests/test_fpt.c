@@ -103,6 +103,30 @@ static void exit_time(void) {
   }
 }
 
+/* a scanned level (L), in double precision: x0 (L - x0) / (2D) per grid point */
+static void scanned_level(void) {
+  const double L[3] = {0.8, 1.0, 1.2}, x0 = 0.5, D = 1;
+  sdk_run_config c;
+  base(&c, BM, 20000, 0.001, 2);
+  scan(&c, "L=0.8:1.2:3");
+  c.single = 0;
+  sdk_run *r = st_run(&c);
+  TU_CHECK(r != NULL, "scanned-level run");
+  if (r) {
+    const sdk_results *R = sdk_run_results(r);
+    const double *m = ds(R, "fpt/exit_mean"), *e = ds(R, "fpt/exit_err");
+    const int64_t *cen = ds_i64(R, "fpt/censored");
+    for (int g = 0; m && e && cen && g < 3; g++) {
+      char what[96];
+      snprintf(what, sizeof what, "a. exit time L=%.1f (double)", L[g]);
+      TU_CHECK(cen[g] == 0, "%s: %lld censored", what, (long long)cen[g]);
+      within(what, m[g], e[g], x0 * (L[g] - x0) / (2 * D));
+    }
+  }
+  sdk_run_destroy(&r);
+  sdk_scan_free(&c.scan[0]);
+}
+
 /* b, f: splitting probability of drifted BM, one exact answer per mu */
 static void splitting(void) {
   static const char text[] = "[model]\nname = dbm\nvars = x\n[params]\nD = 0.5\nL = 1\n"
@@ -265,6 +289,7 @@ static void shards(void) {
 int main(void) {
   st_require_backend();
   exit_time();
+  scanned_level();
   splitting();
   double_well("srk2");
   double_well("euler");
