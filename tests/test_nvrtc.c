@@ -60,7 +60,10 @@ static void compile_one(sdk_bctx *ctx, const char *model, const char *scheme, in
   if (e == SDK_OK) {
     TU_CHECK(strstr(src, "extern \"C\" __global__") != NULL, "%s: no kernels", model);
     TU_CHECK(m->nobs == 0 || strstr(src, "sdk_observe(") != NULL, "%s: no sdk_observe", model);
-    TU_CHECK(m->nbound == 0 || strstr(src, "goto sdk_frozen") != NULL, "%s: no boundaries", model);
+    TU_CHECK(m->nbound == 0 ||
+                 (strstr(src, "goto sdk_frozen") && strstr(src, "sdk_live_list(") &&
+                  strstr(src, "const unsigned *__restrict__ sdk_live, sdk_i64 sdk_nlive)")),
+             "%s: no boundaries, or no list of live paths", model);
     char report[4400] = "";
     sdk_module *mod = NULL;
     e = sdk_backend_cuda.compile(ctx, src, m->path, &mod, report, sizeof report, &eb);

@@ -136,6 +136,8 @@ static void cuda_free(sdk_ensemble **e) {
   if (x->sv) sdk_cu.MemFree(x->sv);
   if (x->mark) sdk_cu.MemFree(x->mark);
   if (x->obs) sdk_cu.MemFree(x->obs);
+  if (x->live) sdk_cu.MemFree(x->live);
+  if (x->nlive) sdk_cu.MemFree(x->nlive);
   if (x->red) sdk_cu.MemFree(x->red);
   if (x->ev0) sdk_cu.EventDestroy(x->ev0);
   if (x->ev1) sdk_cu.EventDestroy(x->ev1);
@@ -259,12 +261,39 @@ static sdk_err cuda_init(sdk_ensemble *e, uint64_t seed, sdk_errbuf *eb) {
   return launch(e, e->mod->init, "sdk_init", e->npad / 256, args, eb);
 }
 
+/* [boundaries]: the list of the paths still alive (sdk_live_list), its
+ * length into *n.  Built before every launch: absorbed paths scattered over
+ * the warps would keep them all busy, the listed ones fill whole warps. */
+static sdk_err live_list(sdk_ensemble *e, unsigned long long *n, sdk_errbuf *eb) {
+  CUresult r;
+  if (!e->live) {
+    if ((r = sdk_cu.MemAlloc(&e->live, (size_t)e->npad * sizeof(unsigned))) != CUDA_SUCCESS) {
+      e->live = 0;
+      return sdk_cu_fail(eb, "cuMemAlloc", r);
+    }
+    if ((r = sdk_cu.MemAlloc(&e->nlive, sizeof *n)) != CUDA_SUCCESS) {
+      e->nlive = 0;
+      return sdk_cu_fail(eb, "cuMemAlloc", r);
+    }
+  }
+  CU(eb, MemsetD8(e->nlive, 0, sizeof *n));
+  long long npad = e->npad;
+  void *args[] = {&e->st, &npad, &e->live, &e->nlive};
+  r = sdk_cu.LaunchKernel(e->mod->live, (unsigned)(e->npad / SDK_CUDA_TPB), 1, 1, SDK_CUDA_TPB, 1,
+                          1, 0, NULL, args, NULL);
+  if (r != CUDA_SUCCESS) return sdk_cu_fail(eb, "cuLaunchKernel(sdk_live_list)", r);
+  CU(eb, MemcpyDtoH(n, e->nlive, sizeof *n));
+  return SDK_OK;
+}
+
 static sdk_err cuda_advance(sdk_ensemble *e, int64_t step0, int64_t nsteps, uint64_t seed,
                             sdk_errbuf *eb) {
   long long npad = e->npad, ppg = e->lay.ppg, ngrid = e->lay.ngrid, path0 = e->lay.path0;
   long long s0 = step0, ns = nsteps;
-  unsigned long long s = seed;
-  void *args[] = {&e->st, &npad, &e->sv, &ppg, &ngrid, &path0, &s0, &ns, &s};
+  unsigned long long s = seed, nlive = 0;
+  long long nl = 0;
+  void *args[] = {&e->st, &npad, &e->sv, &ppg, &ngrid, &path0, &s0, &ns, &s, &e->live, &nl};
+  unsigned blocks = (unsigned)(e->npad / (256 * e->mod->ilp));
   e->last_ms = -1;
   if (!e->mod->advance)
     return SDK_FAIL(eb, SDK_ERR_INTERNAL,
@@ -277,8 +306,15 @@ static sdk_err cuda_advance(sdk_ensemble *e, int64_t step0, int64_t nsteps, uint
   if (e->npad % (256 * e->mod->ilp))
     return SDK_FAIL(eb, SDK_ERR_INTERNAL, "cuda: %lld paths are not a multiple of %d",
                     (long long)e->npad, 256 * e->mod->ilp);
-  CUresult r = sdk_cu.LaunchKernel(e->mod->advance, (unsigned)(e->npad / (256 * e->mod->ilp)), 1, 1,
-                                   256, 1, 1, 0, NULL, args, NULL);
+  if (e->mod->live) { /* [boundaries]: over the paths still alive alone (ilp 1) */
+    if (e->mod->ilp != 1 || e->npad > 0xffffffffLL || SDK_CUDA_TPB != 256)
+      return SDK_FAIL(eb, SDK_ERR_INTERNAL, "cuda: no list of live paths for this ensemble");
+    SDK_CHECK(live_list(e, &nlive, eb));
+    if (nlive == 0) return SDK_OK; /* every path absorbed: nothing moves */
+    nl = (long long)nlive;
+    blocks = (unsigned)((nlive + 255) / 256);
+  }
+  CUresult r = sdk_cu.LaunchKernel(e->mod->advance, blocks, 1, 1, 256, 1, 1, 0, NULL, args, NULL);
   if (r != CUDA_SUCCESS) return sdk_cu_fail(eb, "cuLaunchKernel(sdk_advance)", r);
   timed = timed && sdk_cu.EventRecord(e->ev1, NULL) == CUDA_SUCCESS;
   if ((r = sdk_cu.CtxSynchronize()) != CUDA_SUCCESS)

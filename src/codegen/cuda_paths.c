@@ -156,12 +156,28 @@ static void emit_advance_head(sdk_emit *em, const cu_adv *a) {
   int nv = m->nvars;
   sdk_em_puts(em, "\n");
   sdk_em_line(em, "extern \"C\" __global__ void __launch_bounds__(SDK_TPB)");
-  sdk_em_open(em, "sdk_advance(real *__restrict__ st, sdk_i64 npad, const real *__restrict__ sv, "
-                  "sdk_i64 ppg, sdk_i64 ngrid, sdk_i64 path0, sdk_i64 step0, sdk_i64 nsteps, "
-                  "sdk_u64 sdk_seed)");
-  sdk_em_text(em, "const sdk_i64 base = (sdk_i64)blockIdx.x * (SDK_TPB * SDK_ILP) + threadIdx.x;\n"
-                  "if (base >= npad || nsteps <= 0) return;\n"
-                  "(void)sv; (void)sdk_seed;\n");
+  if (m->nbound > 0) {
+    /* [boundaries]: the backend launches one thread per path still alive,
+     * listed by sdk_live_list (L = 1) */
+    sdk_em_open(em, "sdk_advance(real *__restrict__ st, sdk_i64 npad, const real *__restrict__ sv, "
+                    "sdk_i64 ppg, sdk_i64 ngrid, sdk_i64 path0, sdk_i64 step0, sdk_i64 nsteps, "
+                    "sdk_u64 sdk_seed, const unsigned *__restrict__ sdk_live, sdk_i64 sdk_nlive)");
+    sdk_em_text(em, "sdk_i64 base = (sdk_i64)blockIdx.x * (SDK_TPB * SDK_ILP) + threadIdx.x;\n"
+                    "if (sdk_live) {\n"
+                    "  if (base >= sdk_nlive) return;\n"
+                    "  base = (sdk_i64)sdk_live[base];\n"
+                    "}\n"
+                    "if (base >= npad || nsteps <= 0) return;\n"
+                    "(void)sv; (void)sdk_seed;\n");
+  } else {
+    sdk_em_open(em, "sdk_advance(real *__restrict__ st, sdk_i64 npad, const real *__restrict__ sv, "
+                    "sdk_i64 ppg, sdk_i64 ngrid, sdk_i64 path0, sdk_i64 step0, sdk_i64 nsteps, "
+                    "sdk_u64 sdk_seed)");
+    sdk_em_text(em,
+                "const sdk_i64 base = (sdk_i64)blockIdx.x * (SDK_TPB * SDK_ILP) + threadIdx.x;\n"
+                "if (base >= npad || nsteps <= 0) return;\n"
+                "(void)sv; (void)sdk_seed;\n");
+  }
   for (int q = 0; q < a->L; q++) {
     sdk_em_line(em, "const sdk_i64 p%d = base + %d * SDK_TPB;", q, q);
     sdk_em_line(em, "const sdk_u64 gp%d = (sdk_u64)(path0 + p%d); (void)gp%d;", q, q, q);
@@ -360,6 +376,31 @@ static void emit_pass(sdk_emit *em, cu_adv *a, int pass) {
   sdk_em_close(em);
 }
 
+/* [boundaries]: the list of the paths still alive (status row 0), for the
+ * backend to launch sdk_advance over them alone: absorbed paths scattered
+ * over the warps would otherwise keep every warp busy.  One atomic per warp;
+ * the list's order (which warps come first) varies from run to run, the
+ * results do not (a path's steps depend on its index alone).  npad is a
+ * multiple of SDK_TPB and below 2^32 (the backend checks). */
+static void emit_live_list(sdk_emit *em, const sdk_codegen_opts *o) {
+  sdk_cg_row_layout rows;
+  sdk_cg_rows(o, &rows);
+  sdk_em_puts(em, "\n");
+  sdk_em_line(em, "extern \"C\" __global__ void __launch_bounds__(SDK_TPB)");
+  sdk_em_open(em, "sdk_live_list(const real *__restrict__ st, sdk_i64 npad, "
+                  "unsigned *__restrict__ live, unsigned long long *__restrict__ nlive)");
+  sdk_em_line(em, "const sdk_i64 p = (sdk_i64)blockIdx.x * SDK_TPB + threadIdx.x;");
+  sdk_em_line(em, "const int alive = p < npad && st[%d * npad + p] == (real)0;", rows.bound);
+  sdk_em_text(em,
+              "const unsigned mask = __ballot_sync(0xffffffffu, alive);\n"
+              "const int lane = threadIdx.x & 31;\n"
+              "unsigned long long at = 0;\n"
+              "if (lane == 0 && mask) at = atomicAdd(nlive, (unsigned long long)__popc(mask));\n"
+              "at = __shfl_sync(0xffffffffu, at, 0);\n"
+              "if (alive) live[at + __popc(mask & ((1u << lane) - 1u))] = (unsigned)p;\n");
+  sdk_em_close(em);
+}
+
 void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
   const sdk_model *m = o->model;
   int nn = m->nnoise;
@@ -390,6 +431,7 @@ void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
       if (h.used[i] & (1u << k)) a.slot_stage[a.nslot] = i, a.slot_k[a.nslot++] = k;
   if (a.nslot > 0) emit_ttab(em, &a, &h);
   sdk_em_puts(em, "\n");
+  if (m->nbound > 0) emit_live_list(em, o);
   sdk_em_line(em, "#define SDK_ILP %d", a.L);
   sdk_em_line(em, "extern \"C\" __device__ const int sdk_paths_per_thread = %d;", a.L);
   emit_step_fn(em, &a, &step);
