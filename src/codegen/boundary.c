@@ -12,8 +12,13 @@
  *      inside the step.  The hitting step recorded is n + 1: the hitting time is the
  *      END of the step in which the crossing happened, (n + 1) dt.
  * An absorbed path is frozen: its state (at the step end, where it was
- * absorbed) never changes again.  A path that starts on the absorbing side
- * is absorbed at step 0.
+ * absorbed) never changes again.  The CPU driver computes the step for
+ * every lane of its vector loop and puts a frozen lane's state back, and
+ * skips the rest of a launch for a block whose paths are all absorbed; the
+ * CUDA thread of a path leaves its loop when the path is absorbed, and the
+ * backend launches sdk_advance over the list of the paths still alive
+ * (cuda_paths.c, sdk_live_list), so that absorbed paths cost nothing.  A path that starts on the
+ * absorbing side is absorbed at step 0.
  *
  * The bridge correction.  Between x_n and x_{n+1} the path is taken as a
  * Brownian bridge with the noise coefficient frozen at the step start:
