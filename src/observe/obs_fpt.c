@@ -175,8 +175,9 @@ static void fold_chunk(state *st, int64_t g, int64_t len, double dt, double tend
   int nb = st->nb;
   const double *status = st->buf, *lo = st->buf + SDK_RED_CHUNK, *hi = st->buf + 2 * SDK_RED_CHUNK;
   for (int64_t i = 0; i < len; i++) {
-    int b = (int)status[i] - 1;
-    if (b < 0 || b >= nb) { /* alive at t_end (an unknown status counts so too) */
+    /* (rows come from checkpoints too: compare before converting) */
+    int b = status[i] >= 1 && status[i] <= nb ? (int)status[i] - 1 : -1;
+    if (b < 0) { /* alive at t_end (an unknown status counts so too) */
       (*censored)++;
       fold(st->acc + 3 * nb, tend);
       continue;
@@ -184,9 +185,9 @@ static void fold_chunk(state *st, int64_t g, int64_t len, double dt, double tend
     double tau = (lo[i] + hi[i] * 1048576.0) * dt;
     fold(st->acc + 3 * b, tau);
     fold(st->acc + 3 * nb, tau < tend ? tau : tend);
-    int64_t k = tend > 0 ? (int64_t)(tau / tend * (double)st->bins) : 0;
-    if (k >= st->bins) k = st->bins - 1; /* tau = t_end: the last bin */
-    if (k < 0) k = 0;
+    double f = tend > 0 ? tau / tend * (double)st->bins : 0;
+    int64_t k = f >= 0 && f < (double)st->bins ? (int64_t)f : f < 0 ? 0 : st->bins - 1;
+    /* (tau = t_end, or beyond: the last bin; NaN too) */
     st->hist[(g * nb + b) * st->bins + k]++;
   }
 }
