@@ -57,6 +57,35 @@ for f in r.drift.tsv r.moments.tsv r.hist.tsv r.density.tsv r.paths.tsv; do
   if cmp -s "$T/c/$f" "$T/b/$f"; then pass; else failed "extended $f differs from the longer run"; fi
 done
 
+# first passage ([boundaries], --observe fpt): absorbed paths (their frozen
+# state, boundary and hitting step) and --no-bridge-correction survive the
+# checkpoint; interrupted and resumed == one go
+if [ "$BACKEND" = cuda ]; then FP=1048576; else FP=16384; fi
+printf '[model]\nname = bm\nvars = x\n[params]\nD = 0.1\nL = 1\n[drift]\nx = 0.1\n[noise]\nx = sqrt(2*D)\n[init]\nx = 0.5\n[boundaries]\nleft = absorb x <= 0\nright = absorb x >= L\n' >"$T/bm.sde"
+FARGS=(run "$T/bm.sde" --scan L=0.8:1.2:3 --paths $FP --dt 0.001 --t-end 3 --observe fpt,moments
+       --sample-every 100 --backend "$BACKEND" -o r.h5 -o r.tsv)
+for bridge in "" --no-bridge-correction; do
+  rm -rf "$T/fa" "$T/fb"
+  mkdir -p "$T/fa" "$T/fb"
+  (cd "$T/fa" && "$B" "${FARGS[@]}" $bridge --quiet) || failed "uninterrupted fpt run $bridge"
+  cd "$T/fb"
+  "$B" "${FARGS[@]}" $bridge --checkpoint ck --checkpoint-every 0 2>err.txt &
+  pid=$!
+  for i in $(seq 400); do [ -f ck ] && break; sleep 0.02; done
+  kill -INT $pid 2>/dev/null
+  wait $pid
+  rc=$?
+  check "interrupted fpt run $bridge exits 130 (got $rc)" test "$rc" = 130
+  step=$(grep -o 'interrupted at step [0-9]*' err.txt | grep -o '[0-9]*$')
+  echo "fpt $bridge: interrupted at step ${step:-?}"
+  "$B" resume ck --quiet || failed "fpt resume $bridge"
+  for f in r.h5 r.fpt.tsv r.moments.tsv; do
+    if cmp -s "$T/fa/$f" "$T/fb/$f"; then pass; else failed "resumed fpt $f $bridge differs from the uninterrupted one"; fi
+  done
+  cd "$T"
+done
+cmp -s "$T/fa/r.fpt.tsv" /dev/null && failed "fpt: empty output"
+
 # systems of interacting particles with the order parameter: interrupted (at a
 # chunk boundary, possibly an order sample) and resumed, then extended
 if [ "$BACKEND" = cuda ]; then NP=262144; else NP=32768; fi

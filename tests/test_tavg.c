@@ -342,8 +342,49 @@ static void check_scans(void) {
   sdk_scan_free(&j.scan[0]);
 }
 
+/* Absorbing boundaries stop paths before t_end: refused; reflecting ones
+ * keep every path alive: the time average of x of a Brownian motion
+ * reflected at 0 from x = 0 is positive and finite. */
+static void check_boundaries(void) {
+  sdk_run_config c;
+  ou_config(&c);
+  c.paths = 512;
+  c.t_end = 2;
+  c.transient = 0;
+  c.model = st_model_file("[model]\nname = walls\nvars = x\n[params]\nL = 1\n[drift]\nx = 0\n"
+                          "[noise]\nx = 1\n[init]\nx = 0\n[boundaries]\nfloor = reflect x < 0\n"
+                          "top = absorb x >= L\n",
+                          3);
+  st_env(&c.env);
+  sdk_errbuf eb = {0};
+  sdk_run *r = NULL;
+  sdk_err e = sdk_run_execute(&c, &r, &eb);
+  TU_CHECK(e == SDK_ERR_USAGE && strstr(eb.msg, "absorbing boundary ('top')"),
+           "tavg with an absorbing boundary refused: %s", eb.msg);
+  sdk_run_destroy(&r);
+  c.model = st_model_file("[model]\nname = wall\nvars = x\n[drift]\nx = 0\n[noise]\nx = 1\n"
+                          "[init]\nx = 0\n[boundaries]\nfloor = reflect x < 0\n",
+                          3);
+  sdk_run *ok = st_run(&c);
+  TU_CHECK(ok != NULL, "tavg with a reflecting boundary runs");
+  if (ok) {
+    double m = f64(sdk_run_results(ok), "tavg/mean_x"), se = f64(sdk_run_results(ok), "tavg/err_x");
+    /* mirroring at the step ends gives x_m the law of |W(t_m)|, mean
+     * sqrt(2 t_m / pi): the right-point average over the 200 steps */
+    double want = 0;
+    for (int k = 1; k <= 200; k++)
+      want += sqrt(2 * k * 0.01 / M_PI) / 200;
+    TU_CHECK(fabs(m - want) < 5 * se && se > 0, "reflected BM: <<x>> = %.5f +- %.5f, exact %.5f", m,
+             se, want);
+    printf("reflected BM: <<x>> = %.5f +- %.5f, exact %.5f (%+.2f se)\n", m, se, want,
+           (m - want) / se);
+  }
+  sdk_run_destroy(&ok);
+}
+
 int main(void) {
   st_require_backend();
+  check_boundaries();
   check_exact(1);
   check_exact(0);
   check_josephson();

@@ -47,9 +47,10 @@ struct sdk_module {
   void *dl;
   init_fn init;
   advance_fn advance;
-  advance_sys_fn advance_sys;   /* system driver (interacting particles) */
-  observe_fn observe;           /* user observables (codegen/observe_paths.c), or NULL */
-  int rows;                     /* state rows: sdk_state_rows, else 0 (nvars; codegen.h) */
+  advance_sys_fn advance_sys; /* system driver (interacting particles) */
+  observe_fn observe;         /* user observables (codegen/observe_paths.c), or NULL */
+  int rows; /* rows of the state: sdk_state_rows (codegen.h: carried rows of the compensated
+             * update, boundary rows, time averages), 0 when only the variables */
   sdk_cpu_parallel_fn parallel; /* the module's OpenMP team (cpu_reduce.h) */
 };
 
@@ -434,10 +435,10 @@ static sdk_err cpu_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, sd
   e->lay.sv = NULL;
   e->esize = lay->single ? sizeof(float) : sizeof(double);
   e->npad = sdk_padded_paths(sdk_layout_npaths(lay));
-  if (mod->rows && mod->rows < lay->nvars) {
+  if (mod->rows && mod->rows <= lay->nvars) {
     free(e);
-    return SDK_FAIL(eb, SDK_ERR_BACKEND, "module has %d state rows for %d variables", mod->rows,
-                    lay->nvars);
+    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "cpu: module has %d state rows for %d variables",
+                    mod->rows, lay->nvars);
   }
   size_t bytes = (size_t)(mod->rows ? mod->rows : lay->nvars) * (size_t)e->npad * e->esize;
   e->st = aligned_alloc(64, (bytes + 63) / 64 * 64);
@@ -656,8 +657,10 @@ static sdk_err cpu_rows(sdk_ensemble *e, int row, int64_t first, int64_t n, doub
   void *base;
   if (row < e->lay.nvars) {
     base = (char *)e->st + (size_t)row * (size_t)e->npad * e->esize;
-  } else if (row > e->lay.nvars) { /* carried rows (codegen.h: compensation, accumulators) */
-    if (row - 1 >= e->mod->rows) return SDK_FAIL(eb, SDK_ERR_INTERNAL, "no state row %d", row);
+  } else if (row > e->lay.nvars) { /* carried rows: compensated update, boundaries,
+                                    * accumulators */
+    if (!e->mod->rows || row - 1 >= e->mod->rows)
+      return SDK_FAIL(eb, SDK_ERR_INTERNAL, "no state row %d", row);
     base = (char *)e->st + (size_t)(row - 1) * (size_t)e->npad * e->esize;
   } else {
     if (!e->mark) {

@@ -138,6 +138,8 @@ static void cuda_free(sdk_ensemble **e) {
   if (x->sv) sdk_cu.MemFree(x->sv);
   if (x->mark) sdk_cu.MemFree(x->mark);
   if (x->obs) sdk_cu.MemFree(x->obs);
+  if (x->live) sdk_cu.MemFree(x->live);
+  if (x->nlive) sdk_cu.MemFree(x->nlive);
   if (x->red) sdk_cu.MemFree(x->red);
   if (x->fold) sdk_cu.MemFree(x->fold);
   if (x->units) sdk_cu.MemFree(x->units);
@@ -199,7 +201,7 @@ static sdk_err cuda_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, s
                    (long long)(lay->ngrid * lay->ppg));
     goto fail;
   }
-  if (mod->comp && mod->comp < lay->nvars) {
+  if (mod->comp && mod->comp <= lay->nvars) {
     err = SDK_FAIL(eb, SDK_ERR_INTERNAL, "cuda: module has %d state rows for %d variables",
                    mod->comp, lay->nvars);
     goto fail;
@@ -306,12 +308,39 @@ static sdk_err cuda_init(sdk_ensemble *e, uint64_t seed, sdk_errbuf *eb) {
   return launch(e, e->mod->init, "sdk_init", e->npad / 256, args, eb);
 }
 
+/* [boundaries]: the list of the paths still alive (sdk_live_list), its
+ * length into *n.  Built before every launch: absorbed paths scattered over
+ * the warps would keep them all busy, the listed ones fill whole warps. */
+static sdk_err live_list(sdk_ensemble *e, unsigned long long *n, sdk_errbuf *eb) {
+  CUresult r;
+  if (!e->live) {
+    if ((r = sdk_cu.MemAlloc(&e->live, (size_t)e->npad * sizeof(unsigned))) != CUDA_SUCCESS) {
+      e->live = 0;
+      return sdk_cu_fail(eb, "cuMemAlloc", r);
+    }
+    if ((r = sdk_cu.MemAlloc(&e->nlive, sizeof *n)) != CUDA_SUCCESS) {
+      e->nlive = 0;
+      return sdk_cu_fail(eb, "cuMemAlloc", r);
+    }
+  }
+  CU(eb, MemsetD8(e->nlive, 0, sizeof *n));
+  long long npad = e->npad;
+  void *args[] = {&e->st, &npad, &e->live, &e->nlive};
+  r = sdk_cu.LaunchKernel(e->mod->live, (unsigned)(e->npad / SDK_CUDA_TPB), 1, 1, SDK_CUDA_TPB, 1,
+                          1, 0, NULL, args, NULL);
+  if (r != CUDA_SUCCESS) return sdk_cu_fail(eb, "cuLaunchKernel(sdk_live_list)", r);
+  CU(eb, MemcpyDtoH(n, e->nlive, sizeof *n));
+  return SDK_OK;
+}
+
 static sdk_err cuda_advance(sdk_ensemble *e, int64_t step0, int64_t nsteps, uint64_t seed,
                             sdk_errbuf *eb) {
   long long npad = e->npad, ppg = e->lay.ppg, ngrid = e->lay.ngrid, path0 = e->lay.path0;
   long long s0 = step0, ns = nsteps;
-  unsigned long long s = seed;
-  void *args[] = {&e->st, &npad, &e->sv, &ppg, &ngrid, &path0, &s0, &ns, &s};
+  unsigned long long s = seed, nlive = 0;
+  long long nl = 0;
+  void *args[] = {&e->st, &npad, &e->sv, &ppg, &ngrid, &path0, &s0, &ns, &s, &e->live, &nl};
+  unsigned blocks = (unsigned)(e->npad / (256 * e->mod->ilp));
   e->last_ms = -1;
   if (!e->mod->advance)
     return SDK_FAIL(eb, SDK_ERR_INTERNAL,
@@ -324,8 +353,15 @@ static sdk_err cuda_advance(sdk_ensemble *e, int64_t step0, int64_t nsteps, uint
   if (e->npad % (256 * e->mod->ilp))
     return SDK_FAIL(eb, SDK_ERR_INTERNAL, "cuda: %lld paths are not a multiple of %d",
                     (long long)e->npad, 256 * e->mod->ilp);
-  CUresult r = sdk_cu.LaunchKernel(e->mod->advance, (unsigned)(e->npad / (256 * e->mod->ilp)), 1, 1,
-                                   256, 1, 1, 0, NULL, args, NULL);
+  if (e->mod->live) { /* [boundaries]: over the paths still alive alone (ilp 1) */
+    if (e->mod->ilp != 1 || e->npad > 0xffffffffLL || SDK_CUDA_TPB != 256)
+      return SDK_FAIL(eb, SDK_ERR_INTERNAL, "cuda: no list of live paths for this ensemble");
+    SDK_CHECK(live_list(e, &nlive, eb));
+    if (nlive == 0) return SDK_OK; /* every path absorbed: nothing moves */
+    nl = (long long)nlive;
+    blocks = (unsigned)((nlive + 255) / 256);
+  }
+  CUresult r = sdk_cu.LaunchKernel(e->mod->advance, blocks, 1, 1, 256, 1, 1, 0, NULL, args, NULL);
   if (r != CUDA_SUCCESS) return sdk_cu_fail(eb, "cuLaunchKernel(sdk_advance)", r);
   /* not waited for: the reductions that follow queue behind it and the
    * host waits once, for their results (errors inside the kernel surface
@@ -584,7 +620,7 @@ static sdk_err cuda_rows(sdk_ensemble *e, int row, int64_t first, int64_t n, dou
   CUdeviceptr base;
   if (row < e->lay.nvars) {
     base = e->st + (CUdeviceptr)((size_t)row * rowbytes);
-  } else if (row > e->lay.nvars) { /* carried rows of the compensated update */
+  } else if (row > e->lay.nvars) { /* carried rows: compensated update, boundaries */
     if (!e->mod->comp || row - 1 >= e->mod->comp)
       return SDK_FAIL(eb, SDK_ERR_INTERNAL, "no state row %d", row);
     base = e->st + (CUdeviceptr)((size_t)(row - 1) * rowbytes);

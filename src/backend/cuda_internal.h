@@ -149,13 +149,17 @@ struct sdk_bctx {
 struct sdk_module {
   CUmodule mod;
   int ilp;  /* paths per thread of sdk_advance */
-  int comp; /* compensated update: sdk_state_rows (2 or 3 nvars), 0 without (codegen.h) */
+  int comp; /* rows of the state, sdk_state_rows (codegen.h: compensated update, boundaries,
+             * time averages), 0 when only the variables */
   CUfunction init, advance, red_moments, red_fold, red_nonfinite, red_minmax, red_hist;
   CUfunction red_hist_mod; /* may be absent (modules of older builds) */
   CUfunction observe;      /* user observables (codegen/observe_paths.c), or NULL */
-  CUfunction sys_step;     /* system driver (interacting particles), else NULL */
-  CUfunction sys_run;      /* persistent system kernel (mean-field modules), or NULL */
-  int sys_run_smem;        /* dynamic shared memory it may use (bytes) */
+  /* [boundaries] (codegen/cuda_paths.c): lists the paths still alive; its
+   * sdk_advance then takes the list (two more arguments); else NULL */
+  CUfunction live;
+  CUfunction sys_step; /* system driver (interacting particles), else NULL */
+  CUfunction sys_run;  /* persistent system kernel (mean-field modules), or NULL */
+  int sys_run_smem;    /* dynamic shared memory it may use (bytes) */
   /* nred, npair, ocos, osin, particles per chunk, block size, nmean, persistent */
   int sys_info[8];
 };
@@ -180,6 +184,9 @@ struct sdk_ensemble {
   CUdeviceptr sv; /* ngrid * max(nsv, 1) reals */
   CUdeviceptr mark;
   CUdeviceptr obs; /* user observables: nobs * npad reals, allocated on first use */
+  /* [boundaries]: the paths still alive (npad unsigned) and their count, for
+   * sdk_advance over them alone (allocated by the first advance) */
+  CUdeviceptr live, nlive;
   int nobs;
   CUdeviceptr red; /* chunk results */
   size_t red_bytes;

@@ -232,6 +232,7 @@ static sdk_err module_functions(sdk_bctx *c, sdk_module *m, const char *path, sd
     m->red_hist_mod = NULL;
   if (sdk_cu.ModuleGetFunction(&m->observe, m->mod, "sdk_observe") != CUDA_SUCCESS)
     m->observe = NULL;
+  if (sdk_cu.ModuleGetFunction(&m->live, m->mod, "sdk_live_list") != CUDA_SUCCESS) m->live = NULL;
   if (m->sys_step) {
     CUdeviceptr ip = 0;
     size_t in = 0;
@@ -274,8 +275,8 @@ static sdk_err module_globals(sdk_module *m, const char *path, sdk_errbuf *eb) {
       abi != SDK_KERNEL_ABI)
     return SDK_FAIL(eb, SDK_ERR_BACKEND, "'%s' has kernel ABI %d, this sdekit needs %d", path, abi,
                     SDK_KERNEL_ABI);
-  /* carried rows (compensated update, time-average accumulators): the
-   * module's state has sdk_state_rows rows (codegen.h, sdk_cg_rows) */
+  /* more rows than the variables (compensated update, boundaries, time
+   * averages): the module's state has sdk_state_rows rows (codegen.h) */
   CUdeviceptr rows_p = 0;
   size_t rows_n = 0;
   int rows = 0;

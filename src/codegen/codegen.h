@@ -35,6 +35,20 @@
  *   st[(nvars + v) * npad + p]  with compensation: the carried error c_v
  *   the module says how many rows it uses: sdk_state_rows (nvars or 2 nvars)
  *
+ * State rows (sdk_cg_rows: the one place of this arithmetic; the drivers,
+ * the backends (through sdk_state_rows) and the observables use it):
+ *   [0, nvars)                the variables
+ *   [nvars, nvars + ncomp)    the compensated update's carried rows: ncomp =
+ *                             nvars (Kahan) or 2 nvars (CUDA deferred: the
+ *                             errors, then the high parts), 0 without
+ *   bound, bound + 1, + 2     with [boundaries] (boundary.c): the status
+ *                             (0 alive, b + 1 absorbed at boundary b) and the
+ *                             hitting step m as m mod 2^20 and m >> 20: integers
+ *                             below 2^24, exact in single precision (steps
+ *                             below 2^44 in all)
+ *   then further per-path rows (time averages), in that order.
+ * A module with more rows than the variables exports sdk_state_rows = total.
+ *
  * Compensated state update (opts.compensate; single precision by default,
  * --no-compensation turns it off).  x += incr in float rounds to ulp(x)/2
  * every step; once |x| >> |incr| (a drifting phase, Brownian motion with
@@ -92,6 +106,10 @@
  *   [comp, comp + ncomp)     the compensated update's carried rows (above):
  *                            0, nvars (Kahan sum) or 2 nvars (deferred: the
  *                            carried errors, then the high parts)
+ *   [bound, bound + 3)       first-passage rows, only with [boundaries]
+ *                            (boundary.c): status (0 alive, b + 1 absorbed
+ *                            at boundary b), hitting step mod 2^20, hitting
+ *                            step >> 20 (integers below 2^24: exact as floats)
  *   [tavg, tavg + 2 ntavg)   time-average accumulators (opts.tavg), present
  *                            only when time averages are asked for: for
  *                            quantity j (j < nobs: user observable j, then
@@ -102,8 +120,7 @@
  *
  * The backends expose rows nvars.. as carried rows (backend.h), so the
  * accumulators are the last 2 ntavg carried rows, and checkpoints store
- * them with the others.  (Boundary rows of first-passage tracking, when a
- * model has them, go between the compensation rows and the accumulators.)
+ * them with the others.
  *
  * Time averages.  Quadrature: the right-point rule over the steps of the
  * window [T0, T] = [transient_steps dt, nsteps dt]: for every step n with
@@ -120,12 +137,18 @@
  * exact sum to within the rounding of E (ulp(E), E ~ ulp(S)): a constant 1
  * sums to exactly N in single precision far beyond 2^24 steps.  Both
  * precisions keep the pair; the host reads S + E in double. */
+/* Where the blocks of per-path state rows begin (above); -1 where a block
+ * is absent. */
 typedef struct sdk_cg_row_layout {
   int nvars;
-  int comp, ncomp;
-  int tavg, ntavg;
-  int total;
+  int comp;  /* first carried row of the compensated update, -1 without */
+  int ncomp; /* 0, nvars or 2 nvars */
+  int bound; /* first boundary row (status, step mod 2^20, step >> 20), -1 without */
+  int tavg;  /* first time-average row (2 ntavg of them) */
+  int ntavg; /* time-averaged quantities: 0 without */
+  int total; /* rows of the state */
 } sdk_cg_row_layout;
+#define SDK_CG_BOUND_ROWS 3
 void sdk_cg_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l);
 
 /* Generate the full kernel source; *out is malloc'd.  Refuses (SDK_ERR_USAGE)

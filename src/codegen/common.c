@@ -1,6 +1,7 @@
 /* The prelude, parameters and initial conditions of every module (common.h). */
 #include "codegen/common.h"
 
+#include "codegen/boundary.h"
 #include "codegen/codegen.h"
 #include "codegen/expr_emit.h"
 
@@ -140,4 +141,5 @@ void sdk_cg_init_path(sdk_emit *em, const sdk_codegen_opts *o, int hi) {
   if (o->tavg && !o->sysmode)
     sdk_em_line(em,
                 "for (int j = 0; j < 2 * SDK_NTAVG; j++) st[(SDK_TAVG_ROW + j) * npad + p] = 0;");
+  sdk_cg_bound_init(em, o);
 }

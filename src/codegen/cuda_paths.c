@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <stdio.h>
 
+#include "codegen/boundary.h"
 #include "codegen/codegen.h"
 #include "codegen/common.h"
 #include "codegen/drivers.h"
@@ -28,10 +29,10 @@ void sdk_cg_cuda_head(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_line(em, "#define SDK_TPB %d", SDK_CUDA_TPB);
   sdk_em_line(em, "#define SDK_RED_CHUNK %d", SDK_RED_CHUNK);
   sdk_em_line(em, "extern \"C\" __device__ const int sdk_abi = %d;", SDK_KERNEL_ABI);
-  sdk_cg_row_layout rl;
-  sdk_cg_rows(o, &rl);
-  if (rl.total > nv)
-    sdk_em_line(em, "extern \"C\" __device__ const int sdk_state_rows = %d;", rl.total);
+  sdk_cg_row_layout rows;
+  sdk_cg_rows(o, &rows);
+  if (rows.total > nv)
+    sdk_em_line(em, "extern \"C\" __device__ const int sdk_state_rows = %d;", rows.total);
 
   /* init: one thread per path */
   sdk_em_puts(em, "\n");
@@ -109,8 +110,12 @@ static void emit_step_fn(sdk_emit *em, const cu_adv *a, const sdk_strbuf *step) 
     sdk_em_printf(em, "%sreal &sdk_x%d", v ? ", " : "", v);
   for (int v = 0; o->compensate && v < nv; v++)
     sdk_em_printf(em, ", real &sdk_c%d", v);
-  for (int v = 0; a->defer && v < nv; v++)
-    sdk_em_printf(em, ", const real sdk_hi%d", v);
+  int bound = m->nbound > 0;
+  for (int v = 0; a->defer && v < nv; v++) /* (a reflection moves the high part) */
+    sdk_em_printf(em, bound ? ", real &sdk_hi%d" : ", const real sdk_hi%d", v);
+  if (bound)
+    sdk_em_puts(em, ", real &sdk_bs, real &sdk_bl, real &sdk_bh, const sdk_i64 sdk_nstep, "
+                    "const sdk_u64 sdk_seed, const sdk_u64 sdk_gpath");
   for (int i = 0; i < m->nparams; i++)
     if (o->scan_column[i] >= 0) {
       sdk_em_puts(em, ", const real ");
@@ -210,12 +215,28 @@ static void emit_advance_head(sdk_emit *em, const cu_adv *a) {
   int nv = m->nvars;
   sdk_em_puts(em, "\n");
   sdk_em_line(em, "extern \"C\" __global__ void __launch_bounds__(SDK_TPB)");
-  sdk_em_open(em, "sdk_advance(real *__restrict__ st, sdk_i64 npad, const real *__restrict__ sv, "
-                  "sdk_i64 ppg, sdk_i64 ngrid, sdk_i64 path0, sdk_i64 step0, sdk_i64 nsteps, "
-                  "sdk_u64 sdk_seed)");
-  sdk_em_text(em, "const sdk_i64 base = (sdk_i64)blockIdx.x * (SDK_TPB * SDK_ILP) + threadIdx.x;\n"
-                  "if (base >= npad || nsteps <= 0) return;\n"
-                  "(void)sv; (void)sdk_seed;\n");
+  if (m->nbound > 0) {
+    /* [boundaries]: the backend launches one thread per path still alive,
+     * listed by sdk_live_list (L = 1) */
+    sdk_em_open(em, "sdk_advance(real *__restrict__ st, sdk_i64 npad, const real *__restrict__ sv, "
+                    "sdk_i64 ppg, sdk_i64 ngrid, sdk_i64 path0, sdk_i64 step0, sdk_i64 nsteps, "
+                    "sdk_u64 sdk_seed, const unsigned *__restrict__ sdk_live, sdk_i64 sdk_nlive)");
+    sdk_em_text(em, "sdk_i64 base = (sdk_i64)blockIdx.x * (SDK_TPB * SDK_ILP) + threadIdx.x;\n"
+                    "if (sdk_live) {\n"
+                    "  if (base >= sdk_nlive) return;\n"
+                    "  base = (sdk_i64)sdk_live[base];\n"
+                    "}\n"
+                    "if (base >= npad || nsteps <= 0) return;\n"
+                    "(void)sv; (void)sdk_seed;\n");
+  } else {
+    sdk_em_open(em, "sdk_advance(real *__restrict__ st, sdk_i64 npad, const real *__restrict__ sv, "
+                    "sdk_i64 ppg, sdk_i64 ngrid, sdk_i64 path0, sdk_i64 step0, sdk_i64 nsteps, "
+                    "sdk_u64 sdk_seed)");
+    sdk_em_text(em,
+                "const sdk_i64 base = (sdk_i64)blockIdx.x * (SDK_TPB * SDK_ILP) + threadIdx.x;\n"
+                "if (base >= npad || nsteps <= 0) return;\n"
+                "(void)sv; (void)sdk_seed;\n");
+  }
   for (int q = 0; q < a->L; q++) {
     sdk_em_line(em, "const sdk_i64 p%d = base + %d * SDK_TPB;", q, q);
     sdk_em_line(em, "const sdk_u64 gp%d = (sdk_u64)(path0 + p%d); (void)gp%d;", q, q, q);
@@ -238,6 +259,15 @@ static void emit_advance_head(sdk_emit *em, const cu_adv *a) {
                   "real as%d_%d = st[(SDK_TAVG_ROW + %d) * npad + p%d], "
                   "ae%d_%d = st[(SDK_TAVG_ROW + %d) * npad + p%d];",
                   q, j, 2 * j, q, q, j, 2 * j + 1, q);
+    if (m->nbound > 0) {
+      /* the boundary rows (codegen.h); an absorbed path is frozen: nothing to do */
+      sdk_cg_row_layout rows;
+      sdk_cg_rows(o, &rows);
+      sdk_em_line(em, "real bs%d = st[%d * npad + p%d];", q, rows.bound, q);
+      sdk_em_line(em, "real bl%d = st[%d * npad + p%d];", q, rows.bound + 1, q);
+      sdk_em_line(em, "real bh%d = st[%d * npad + p%d];", q, rows.bound + 2, q);
+      sdk_em_line(em, "if (bs%d != (real)0) return;", q);
+    }
   }
   sdk_em_line(em, "sdk_i64 n = step0;");
   sdk_em_line(em, "const sdk_i64 nend = step0 + nsteps;");
@@ -290,6 +320,12 @@ static void emit_step_call(sdk_emit *em, const cu_adv *a, int q, int r) {
     sdk_em_printf(em, ", c%d_%d", q, v);
   for (int v = 0; a->defer && v < m->nvars; v++)
     sdk_em_printf(em, ", h%d_%d", q, v);
+  if (m->nbound > 0) { /* the step's index: the hitting step is one more */
+    if (a->pass == 1)
+      sdk_em_printf(em, ", bs%d, bl%d, bh%d, sdk_n + %d, sdk_seed, gp%d", q, q, q, r, q);
+    else
+      sdk_em_printf(em, ", bs%d, bl%d, bh%d, n, sdk_seed, gp%d", q, q, q, q);
+  }
   for (int i = 0; i < m->nparams; i++)
     if (o->scan_column[i] >= 0) sdk_em_printf(em, ", sp%d_%d", q, i);
   if (o->dt_column >= 0) {
@@ -330,6 +366,8 @@ static void emit_rep(sdk_emit *em, const cu_adv *a, int r) {
     emit_noise(em, a, q, r);
     emit_step_call(em, a, q, r);
     emit_tavg_call(em, a, q, r);
+    /* absorbed: the thread's path (L = 1) is frozen; whole warps leave */
+    if (o->model->nbound > 0) sdk_em_line(em, "if (bs%d != (real)0) goto sdk_frozen;", q);
   }
   if (a->pass != 1) sdk_em_line(em, "n++;");
   /* deferred compensation: Fast2Sum of h + l at every group end (codegen.h) */
@@ -403,6 +441,31 @@ static void emit_pass(sdk_emit *em, cu_adv *a, int pass) {
   sdk_em_close(em);
 }
 
+/* [boundaries]: the list of the paths still alive (status row 0), for the
+ * backend to launch sdk_advance over them alone: absorbed paths scattered
+ * over the warps would otherwise keep every warp busy.  One atomic per warp;
+ * the list's order (which warps come first) varies from run to run, the
+ * results do not (a path's steps depend on its index alone).  npad is a
+ * multiple of SDK_TPB and below 2^32 (the backend checks). */
+static void emit_live_list(sdk_emit *em, const sdk_codegen_opts *o) {
+  sdk_cg_row_layout rows;
+  sdk_cg_rows(o, &rows);
+  sdk_em_puts(em, "\n");
+  sdk_em_line(em, "extern \"C\" __global__ void __launch_bounds__(SDK_TPB)");
+  sdk_em_open(em, "sdk_live_list(const real *__restrict__ st, sdk_i64 npad, "
+                  "unsigned *__restrict__ live, unsigned long long *__restrict__ nlive)");
+  sdk_em_line(em, "const sdk_i64 p = (sdk_i64)blockIdx.x * SDK_TPB + threadIdx.x;");
+  sdk_em_line(em, "const int alive = p < npad && st[%d * npad + p] == (real)0;", rows.bound);
+  sdk_em_text(em,
+              "const unsigned mask = __ballot_sync(0xffffffffu, alive);\n"
+              "const int lane = threadIdx.x & 31;\n"
+              "unsigned long long at = 0;\n"
+              "if (lane == 0 && mask) at = atomicAdd(nlive, (unsigned long long)__popc(mask));\n"
+              "at = __shfl_sync(0xffffffffu, at, 0);\n"
+              "if (alive) live[at + __popc(mask & ((1u << lane) - 1u))] = (unsigned)p;\n");
+  sdk_em_close(em);
+}
+
 void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
   const sdk_model *m = o->model;
   int nn = m->nnoise;
@@ -425,12 +488,15 @@ void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_sb_init(&step);
   sdk_emit se = sdk_em_on(&step, o->single);
   se.depth = 3;
+  sdk_cg_bound_pre(&se, o, 0);
   o->scheme->emit_step(&se, o, h.enabled ? &h : NULL);
+  sdk_cg_bound_post(&se, o, "sdk_nstep", "sdk_gpath", "sdk_seed", 0);
   for (int i = 0; i < SDK_MAX_STAGES; i++)
     for (int k = 0; k < h.n; k++)
       if (h.used[i] & (1u << k)) a.slot_stage[a.nslot] = i, a.slot_k[a.nslot++] = k;
   if (a.nslot > 0) emit_ttab(em, &a, &h);
   sdk_em_puts(em, "\n");
+  if (m->nbound > 0) emit_live_list(em, o);
   sdk_em_line(em, "#define SDK_ILP %d", a.L);
   sdk_em_line(em, "extern \"C\" __device__ const int sdk_paths_per_thread = %d;", a.L);
   emit_step_fn(em, &a, &step);
@@ -439,6 +505,16 @@ void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
   emit_advance_head(em, &a);
   for (int pass = 0; pass < 3; pass++)
     emit_pass(em, &a, pass);
+  if (m->nbound > 0) {
+    sdk_cg_row_layout rows;
+    sdk_cg_rows(o, &rows);
+    sdk_em_line(em, "sdk_frozen:");
+    for (int q = 0; q < a.L; q++)
+      sdk_em_line(em,
+                  "st[%d * npad + p%d] = bs%d; st[%d * npad + p%d] = bl%d; "
+                  "st[%d * npad + p%d] = bh%d;",
+                  rows.bound, q, q, rows.bound + 1, q, q, rows.bound + 2, q, q);
+  }
   for (int q = 0; q < a.L; q++)
     for (int v = 0; v < m->nvars; v++)
       sdk_em_line(em, "st[%d * npad + p%d] = x%d_%d;", v, q, q, v);

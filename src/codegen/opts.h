@@ -42,6 +42,9 @@ typedef struct sdk_codegen_opts {
    * the source is what it was without them. */
   int tavg;
   int64_t tavg_from;
+  /* [boundaries]: the Brownian-bridge correction of absorbing boundaries
+   * (boundary.c); 0: discrete monitoring only (--no-bridge-correction) */
+  int bridge;
   /* GPU tuning knobs of the system kernels (sys_qi, sys_minb, run_minb);
    * NULL or 0: the measured defaults.  They change speed, never results. */
   const sdk_tuning *tuning;

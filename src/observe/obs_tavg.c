@@ -54,6 +54,15 @@ static sdk_err tavg_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "--observe tavg: time averages are computed for independent paths only, not "
                     "systems of particles");
+  /* an absorbed path stops (its thread leaves on the GPU): its average over
+   * the window would be over a time it did not live; refused, not guessed */
+  for (int b = 0; b < m->nbound; b++)
+    if (m->bound[b].kind == SDK_BOUND_ABSORB)
+      return SDK_FAIL(eb, SDK_ERR_USAGE,
+                      "--observe tavg: model '%s' has an absorbing boundary ('%s'): time "
+                      "averages are over the whole window [transient, t_end], which absorbed "
+                      "paths do not live through (reflecting boundaries are fine)",
+                      m->name, m->bound[b].name);
   state *st = calloc(1, sizeof *st);
   *out = st;
   if (!st || !(st->mean = calloc((size_t)nq, sizeof *st->mean)) ||

@@ -88,7 +88,8 @@ enum {
   SDK_OBS_BY_OPTION = 8,      /* on when its option is given (paths: --save-paths), not by name */
   SDK_OBS_BY_MODEL = 16,      /* also on when the model has user observables ([observe]) */
   SDK_OBS_TIME_AVERAGES = 32, /* the kernel accumulates time averages (codegen.h) */
-  SDK_OBS_MOMENTS_NOW = 64    /* its sample reads the variables' moments (moments_now) */
+  SDK_OBS_MOMENTS_NOW = 64,   /* its sample reads the variables' moments (moments_now) */
+  SDK_OBS_BOUNDARIES = 128    /* needs a model with [boundaries] (fpt) */
 };
 
 typedef struct sdk_obs_type {

@@ -343,13 +343,12 @@ static sdk_err parse_state(const records *r, sdk_ckpt *c, sdk_errbuf *eb) {
     return CORRUPT("checkpoint '%s' is corrupt (record 'STAT' has the wrong size)", r->path);
   SDK_CHECK(copy_array(&f[R_STAT], want, (void **)&c->state, r, "STAT", eb));
   if (f[R_COMP].p) {
-    /* the carried rows (codegen.h: the compensated update's nvars or 2
-     * nvars, then accumulators): whole rows of np paths, at most the
-     * compensation's 2 nvars and two rows of time averages for each of the
-     * variables and SDK_MODEL_MAX_OBSERVE user observables */
+    /* the carried rows (codegen.h, sdk_cg_rows): the compensated update's
+     * (nvars or 2 nvars), the boundary rows, then two per time average;
+     * a whole number of rows of np paths */
     uint64_t one;
-    if (!bytes_of(1, np, 1, 1, &one) || f[R_COMP].n % one != 0 || f[R_COMP].n / one < 1 ||
-        f[R_COMP].n / one > 4 * nv + 2 * (uint64_t)SDK_MODEL_MAX_OBSERVE)
+    if (!bytes_of(1, np, 1, 1, &one) || f[R_COMP].n % one != 0 || f[R_COMP].n / one == 0 ||
+        f[R_COMP].n / one > 4 * nv + SDK_CKPT_MAX_EXTRA_ROWS)
       return CORRUPT("checkpoint '%s' is corrupt (record 'COMP' has the wrong size)", r->path);
     c->ncomp = (int64_t)(f[R_COMP].n / one);
     if (!bytes_of((uint64_t)c->ncomp, np, 1, 1, &want))

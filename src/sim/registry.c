@@ -24,7 +24,8 @@
   X(order)                                                                                         \
   X(range)                                                                                         \
   X(expr)                                                                                          \
-  X(tavg)
+  X(tavg)                                                                                          \
+  X(fpt)
 
 /* The backends (backend/NAME.c defines sdk_backend_NAME). */
 #define SDK_BACKENDS(X)                                                                            \
