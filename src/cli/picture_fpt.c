@@ -147,14 +147,14 @@ sdekit_status sdk_pic_fpt(sdk_plot *p) {
       e = hist_panel(p, &fig, &bn);
     if (e == SDEKIT_OK && sdk_pf_has(pf, "fpt/survival")) e = survival_panel(p, &fig);
     if (e == SDEKIT_OK && pf->nscan < 2)
-      e = per_boundary(p, &fig, SDK_PANEL_SCAN, "fpt/split", "fpt/split_err",
-                       "splitting probability", &bn, &nb);
+      e = per_boundary(p, &fig, SDK_PANEL_SCAN, "fpt/split", "fpt/split_err", "splitting prob.",
+                       &bn, &nb);
   } else {
-    e = per_boundary(p, &fig, SDK_PANEL_SCAN, "fpt/split", "fpt/split_err", "splitting probability",
-                     &bn, &nb);
+    e = per_boundary(p, &fig, SDK_PANEL_SCAN, "fpt/split", "fpt/split_err", "splitting prob.", &bn,
+                     &nb);
     if (e == SDEKIT_OK && pf->nscan == 1 && sdk_pf_has(pf, "fpt/mean"))
-      e = per_boundary(p, &fig, SDK_PANEL_SCAN, "fpt/mean", "fpt/mean_err",
-                       "mean first-passage time", &bn, &nb);
+      e = per_boundary(p, &fig, SDK_PANEL_SCAN, "fpt/mean", "fpt/mean_err", "mean {/:Italic τ}",
+                       &bn, &nb);
     if (e == SDEKIT_OK && pf->nscan == 1 && sdk_pf_has(pf, "fpt/survival"))
       e = survival_panel(p, &fig);
   }

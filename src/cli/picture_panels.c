@@ -108,6 +108,35 @@ static double val(const sdk_pic_line *l, const double *a, int64_t g, int64_t s) 
   return a ? a[g * l->gstride + l->off + s * l->sstride] : NAN;
 }
 
+/* y tics about `want` apart over the values (+- errors) of pn drawn at grid
+ * point g (all grid points for SCAN panels): short panels get few labels. */
+static void put_ytics(sdk_strbuf *b, const sdk_pic_panel *pn, const sdk_plotfile *pf, int64_t g,
+                      int want) {
+  double lo = INFINITY, hi = -INFINITY;
+  int scan = pn->kind == SDK_PANEL_SCAN;
+  int64_t g0 = scan ? 0 : g, g1 = scan ? pf->ngrid : g + 1, n = scan ? 1 : pn->nx;
+  for (int q = 0; q < pn->nl; q++)
+    for (int64_t k = g0; k < g1; k++)
+      for (int64_t s = 0; s < n; s++) {
+        double v = val(&pn->l[q], pn->l[q].v, k, s), e = val(&pn->l[q], pn->l[q].e, k, s);
+        if (!isfinite(e)) e = 0;
+        if (isfinite(v)) lo = fmin(lo, v - e), hi = fmax(hi, v + e);
+      }
+  if (pn->kind == SDK_PANEL_HIST) lo = fmin(lo, 0);
+  if (!(hi > lo)) {
+    sdk_sb_puts(b, "set ytics autofreq\n");
+    return;
+  }
+  double raw = (hi - lo) / want, mag = pow(10, floor(log10(raw))), step = mag;
+  if (raw > 5 * mag)
+    step = 10 * mag;
+  else if (raw > 2 * mag)
+    step = 5 * mag;
+  else if (raw > mag)
+    step = 2 * mag;
+  sdk_sb_printf(b, "set ytics %.9g\n", step);
+}
+
 /* Settings every panel starts from (a map panel before may have changed them). */
 static void panel_reset(sdk_strbuf *b) {
   sdk_sb_puts(b, "unset logscale\nset autoscale\nset xtics autofreq\nunset label\n"
@@ -285,12 +314,14 @@ static sdekit_status map_panel(sdk_plot *p, const sdk_pic_panel *pn, int q, FILE
   sdk_gp_cbrange(b, lo, hi);
   sdk_sb_puts(b, "set ylabel \"");
   sdk_gp_sym(b, pf->axname[1]);
-  sdk_sb_printf(b, "\"\nset cblabel \"%s\"\n", l->label.s ? l->label.s : "");
+  sdk_sb_puts(b, "\"\nset cblabel \"");
+  if (pn->nl > 1 && pn->ylab.s && pn->ylab.s[0]) sdk_sb_printf(b, "%s: ", pn->ylab.s);
+  sdk_sb_printf(b, "%s\"\n", l->label.s ? l->label.s : "");
   if (pf->axlog[0]) sdk_sb_puts(b, "set logscale x\n");
   if (pf->axlog[1]) sdk_sb_puts(b, "set logscale y\n");
   sdk_sb_printf(b, "set xrange [%.9g:%.9g]\nset yrange [%.9g:%.9g]\n", xe[0], xe[n0], ye[0],
                 ye[n1]);
-  sdk_sb_printf(b, "splot '%s' index %d using 1:2:3 with pm3d\nset yrange [*:*]\n", dn, q);
+  sdk_sb_printf(b, "splot '%s' using 1:2:3 with pm3d\nset yrange [*:*]\n", dn);
   free(xe), free(ye), free(z);
   return SDEKIT_OK;
 }
@@ -339,6 +370,7 @@ sdekit_status sdk_pic_fig_draw(sdk_plot *p, sdk_pic_fig *fig, int64_t g, const c
       put_xlab(b, pn, pf, !time_only || at == total - 1);
       if (!nmap) sdk_sb_printf(b, "set ylabel \"%s\"\n", pn->ylab.s ? pn->ylab.s : "");
       put_key(b, pn);
+      if (!nmap) put_ytics(b, pn, pf, g, total >= 3 ? 3 : total == 2 ? 4 : 8);
       if (nmap)
         e = map_panel(p, pn, m, f, dn);
       else if (pn->kind == SDK_PANEL_TIME)

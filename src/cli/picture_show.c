@@ -82,13 +82,13 @@ static sdekit_status show_panel(sdk_plot *p, sdk_pic_fig *fig, const char *name,
     gridded = d->dims[i] == pf->axn[i];
   int ntail = gridded ? d->rank - pf->nscan : -1;
   int series = ntail >= 1 && d->sample_axis == d->rank - 1;
+  if (ntail > 2 || (!gridded && d->rank != 1))
+    return CLI_RAISE(p->err, SDEKIT_ERR_USAGE,
+                     "--show '%s': cannot draw a dataset of %d dimensions besides the scan (at "
+                     "most 2; its picture draws it: --observable)",
+                     name, gridded ? ntail : d->rank);
   if (!gridded || (ntail >= 1 && (series || ntail == 2))) {
     /* over the last dimension: at one grid point, or a plain list */
-    if (ntail > 2 || (!gridded && d->rank != 1))
-      return CLI_RAISE(p->err, SDEKIT_ERR_USAGE,
-                       "--show '%s': cannot draw a dataset of %d dimensions besides the scan "
-                       "(at most 2)",
-                       name, gridded ? ntail : d->rank);
     int scan_final = series && ntail == 1 && !over;
     sdk_pic_panel *pn = sdk_pic_fig_panel(fig, scan_final ? SDK_PANEL_SCAN : SDK_PANEL_TIME);
     sdk_pic_line *l;
