@@ -63,6 +63,20 @@ static const double *times_of(sdk_plot *p, sdk_pic_fig *fig, const char *name, i
   return t && n == ns ? t : NULL;
 }
 
+/* Files without the dimension names: a last dimension as long as GROUP/t
+ * is over time. */
+static int has_times(const sdk_plotfile *pf, const char *name, const sdekit_dataset *d) {
+  char tp[300];
+  const char *slash = strrchr(name, '/');
+  sdekit_dataset t;
+  if (!slash || d->rank < 1) return 0;
+  snprintf(tp, sizeof tp, "%.*s/t", (int)(slash - name), name);
+  if (!strcmp(tp, name) || !sdk_pf_has(pf, tp) ||
+      sdekit_result_dataset(pf->r, tp, &t, NULL) != SDEKIT_OK || t.rank < 1)
+    return 0;
+  return t.dims[t.rank - 1] == d->dims[d->rank - 1] && (t.rank == 1 || t.rank == pf->nscan + 1);
+}
+
 /* x = 0, 1, ..., n - 1. */
 static const double *indices(sdk_plot *p, sdk_pic_fig *fig, int64_t n) {
   double *x = malloc((size_t)(n + 1) * sizeof *x);
@@ -81,7 +95,7 @@ static sdekit_status show_panel(sdk_plot *p, sdk_pic_fig *fig, const char *name,
   for (int i = 0; gridded && i < pf->nscan; i++)
     gridded = d->dims[i] == pf->axn[i];
   int ntail = gridded ? d->rank - pf->nscan : -1;
-  int series = ntail >= 1 && d->sample_axis == d->rank - 1;
+  int series = ntail >= 1 && (d->sample_axis == d->rank - 1 || has_times(pf, name, d));
   if (ntail > 2 || (!gridded && d->rank != 1))
     return CLI_RAISE(p->err, SDEKIT_ERR_USAGE,
                      "--show '%s': cannot draw a dataset of %d dimensions besides the scan (at "
