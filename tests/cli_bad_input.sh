@@ -127,6 +127,14 @@ expect 2 "--set code injection" 0 \
 expect 2 "--set without =" 1 "--set" run $J --set a "${JQ[@]}" -o out.h5
 expect 2 "--set =1 (no name)" 1 "--set" run $J --set =1 "${JQ[@]}" -o out.h5
 
+# ---------------- [boundaries], --observe fpt ----------------
+expect 2 "--observe fpt without [boundaries]" 2 "--observe fpt needs a model with \[boundaries\]" \
+  "model 'josephson' has none" run $J --observe fpt "${JQ[@]}" -o out.h5
+printf '[model]\nname = b\nvars = x\n[drift]\nx = 1\n[boundaries]\nr = absorb x*x >= 1\n' >bnd.sde
+expect 2 "[boundaries] not a comparison of one variable" 2 "bnd\.sde:7: \[boundaries\] r:" \
+  "a comparison of one variable" run ./bnd.sde --paths 8 --t-end 0.1 --quiet -o out.h5
+rm -f bnd.sde
+
 # ---------------- --drift, --hist-range ----------------
 expect 2 "--drift unknown variable" 3 "\by\b" "\bx\b" "\bv\b" run $J --drift y "${JQ[@]}" -o out.h5
 expect 2 "--hist-range unknown variable" 3 "\by\b" "\bx\b" "\bv\b" \

@@ -118,11 +118,25 @@ static void same_image(const sdk_store *A, const sdk_store *B, const char *what,
 
 /* ---------------- every observable, 0/1/2 scan axes ---------------- */
 
+/* for observables of [boundaries] (fpt): ou with two absorbing levels, one
+ * of them moving with the scanned k */
+static const char OU_BOUNDED[] = "[model]\nname = ou-bounded\nvars = x\n[params]\nk = 1\n"
+                                 "D = 0.5\n[drift]\nx = -k*x\n[noise]\nx = sqrt(2*D)\n"
+                                 "[boundaries]\nlow = absorb x <= -0.5\n"
+                                 "high = absorb x >= 0.5*k\n";
+
 static void config(sdk_run_config *c, const sdk_obs_type *t, int nscan) {
   sdk_run_config_defaults(c);
   c->backend = st_backend();
   int sys = (t->flags & SDK_OBS_SYSTEMS_ONLY) != 0;
-  if (sys) {
+  if (t->flags & SDK_OBS_BOUNDARIES) {
+    c->model = "ou-bounded.sde";
+    c->model_text = OU_BOUNDED;
+    c->model_path = "ou-bounded.sde";
+    c->paths = 64;
+    c->dt = 0.01;
+    c->t_end = 0.5;
+  } else if (sys) {
     c->model = "kuramoto-meanfield";
     c->particles = 64;
     c->paths = 2;

@@ -389,11 +389,82 @@ static void test_scan(void) {
            "strict numbers");
 }
 
+/* [boundaries] (model/boundaries.c): what is read, and every refusal with
+ * its file:line and message */
+static void test_boundaries(void) {
+  const char *head = "[model]\nname = b\nvars = x, y\n[params]\nL = 2\n[drift]\nx = 1\ny = 0\n"
+                     "[boundaries]\n";
+  char text[1024];
+  snprintf(text, sizeof text,
+           "%sright = absorb x >= 2*L\nfloor = reflect 0 >= y\nleft = absorb x < -L  # c\n", head);
+  sdk_model *m = NULL;
+  sdk_errbuf eb = {0};
+  TU_CHECK(sdk_model_parse(text, "b.sde", &m, &eb) == SDK_OK, "boundaries: %s", eb.msg);
+  if (m) {
+    TU_CHECK(m->nbound == 3, "%d boundaries", m->nbound);
+    const sdk_boundary *b = m->bound;
+    TU_CHECK(!strcmp(b[0].name, "right") && b[0].kind == SDK_BOUND_ABSORB && b[0].var == 0 &&
+                 b[0].upper == 1 && b[0].strict == 0 && b[0].line == 10 &&
+                 sdk_expr_eval(b[0].level, val, NULL) == 4,
+             "right = absorb x >= 2*L");
+    /* E >= VAR is VAR <= E: a lower boundary of y */
+    TU_CHECK(!strcmp(b[1].name, "floor") && b[1].kind == SDK_BOUND_REFLECT && b[1].var == 1 &&
+                 b[1].upper == 0 && b[1].strict == 0,
+             "floor = reflect 0 >= y");
+    TU_CHECK(b[2].upper == 0 && b[2].strict == 1 && sdk_expr_eval(b[2].level, val, NULL) == -2,
+             "left = absorb x < -L");
+  }
+  sdk_model_destroy(&m);
+  const struct {
+    const char *entries, *expect;
+  } bad[] = {
+      {"a = absorb z >= 1\n", "b.sde:10: [boundaries] a: unknown name 'z'"},
+      {"a = absorb x >= y\n",
+       "b.sde:10: [boundaries] a: the level of a boundary may use the parameters only"},
+      {"a = absorb x >= t\n",
+       "b.sde:10: [boundaries] a: the level of a boundary may use the parameters only"},
+      {"a = absorb x + 1 >= L\n", "b.sde:10: [boundaries] a: expected 'absorb' or 'reflect' and "
+                                  "a comparison of one variable"},
+      {"a = absorb x == L\n", "b.sde:10: [boundaries] a: expected 'absorb' or 'reflect' and a "
+                              "comparison of one variable"},
+      {"a = absorb x\n", "expected 'absorb' or 'reflect' and a comparison of one variable"},
+      {"a = stop x >= L\n", "b.sde:10: [boundaries] a: expected 'absorb' or 'reflect' and a "
+                            "comparison (e.g. absorb x >= L)"},
+      {"a = absorb x >= L\na = absorb x <= 0\n", "given twice"},
+      {"a = absorb x >= L\nb = reflect x > 1\n",
+       "b.sde:11: [boundaries] b: an absorbing and a reflecting boundary on the same side of 'x' "
+       "(with 'a' on line 10)"},
+      {"1a = absorb x >= L\n", "cannot be the name of a boundary"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    snprintf(text, sizeof text, "%s%s", head, bad[i].entries);
+    sdk_errbuf eb2 = {0};
+    sdk_err e = sdk_model_parse(text, "b.sde", &m, &eb2);
+    TU_CHECK(e == SDK_ERR_MODEL && m == NULL, "boundaries case %zu accepted", i);
+    TU_CHECK(strstr(eb2.msg, bad[i].expect) != NULL, "boundaries case %zu: '%s' lacks '%s'", i,
+             eb2.msg, bad[i].expect);
+    sdk_model_destroy(&m);
+  }
+  /* the limit, and systems of particles */
+  sdk_strbuf b = sb_new();
+  sdk_sb_puts(&b, head);
+  for (int i = 0; i <= SDK_MODEL_MAX_BOUNDARIES; i++)
+    sdk_sb_printf(&b, "b%d = absorb x >= %d\n", i, i + 1);
+  char *t = sdk_sb_take(&b);
+  if (t) expect_refused("9 boundaries", t, strlen(t), "more than 8 boundaries (the limit)");
+  free(t);
+  expect_refused("boundaries of particles",
+                 "[model]\nname = k\nvars = x\n[meanfield]\nc = cos(x)\n[drift]\nx = c\n"
+                 "[boundaries]\nr = absorb x >= 1\n",
+                 94, "lim.sde:9: [boundaries] are not supported for systems of particles");
+}
+
 int main(void) {
   test_expressions();
   test_model_ok();
   test_model_bad();
   test_model_limits();
   test_scan();
+  test_boundaries();
   return tu_finish("test_model");
 }

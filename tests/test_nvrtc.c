@@ -60,6 +60,7 @@ static void compile_one(sdk_bctx *ctx, const char *model, const char *scheme, in
   if (e == SDK_OK) {
     TU_CHECK(strstr(src, "extern \"C\" __global__") != NULL, "%s: no kernels", model);
     TU_CHECK(m->nobs == 0 || strstr(src, "sdk_observe(") != NULL, "%s: no sdk_observe", model);
+    TU_CHECK(m->nbound == 0 || strstr(src, "goto sdk_frozen") != NULL, "%s: no boundaries", model);
     char report[4400] = "";
     sdk_module *mod = NULL;
     e = sdk_backend_cuda.compile(ctx, src, m->path, &mod, report, sizeof report, &eb);
@@ -171,6 +172,22 @@ int main(void) {
       compile_one(ctx_ieee, obs_model, sdk_registry_schemes[s]->name, single, 0);
     }
   TU_CHECK(ncompiled >= before + 4, "[observe] model: only %d kernels compiled",
+           ncompiled - before);
+  /* [boundaries] (codegen/boundary.c): absorbing with the bridge, reflecting
+   * (the deferred compensation's high part moves), state-dependent noise */
+  const char *bound_model = st_model_file("[model]\nname = bounded\nvars = x, y\n"
+                                          "[params]\nL = 1\nD = 0.5\n[drift]\nx = -x + y\n"
+                                          "y = -y\n[noise]\nx = sqrt(2*D)\ny = 0.1*(1 + y*y)\n"
+                                          "[boundaries]\nleft = absorb x <= -L\n"
+                                          "right = absorb x > 2*L\nfloor = reflect y < 0\n",
+                                          1);
+  before = ncompiled;
+  for (int s = 0; sdk_registry_schemes[s]; s++)
+    for (int single = 0; single < 2; single++) {
+      compile_one(ctx, bound_model, sdk_registry_schemes[s]->name, single, 1);
+      compile_one(ctx_ieee, bound_model, sdk_registry_schemes[s]->name, single, 0);
+    }
+  TU_CHECK(ncompiled >= before + 4, "[boundaries] model: only %d kernels compiled",
            ncompiled - before);
   compile_scan(ctx);
 

@@ -31,10 +31,24 @@ static void check_table(const sdk_obs_type *t) {
   TU_CHECK(sdk_find_observable(t->name) == t, "'%s' not found by name", t->name);
 }
 
+/* Brownian motion with drift between two absorbing boundaries (for fpt):
+ * about half the paths are absorbed half way, some never */
+static const char BOUNDED_MODEL[] = "[model]\nname = bounded\nvars = x\n"
+                                    "[params]\nD = 0.1\nL = 1\n"
+                                    "[drift]\nx = 0.2\n[noise]\nx = sqrt(2*D)\n[init]\nx = 0.5\n"
+                                    "[boundaries]\nleft = absorb x <= 0\nright = absorb x >= L\n";
+
 static void config(sdk_run_config *c, const sdk_obs_type *t) {
   sdk_run_config_defaults(c);
   c->backend = st_backend();
-  if (t->flags & SDK_OBS_SYSTEMS_ONLY) {
+  if (t->flags & SDK_OBS_BOUNDARIES) {
+    c->model = "bounded.sde";
+    c->model_text = BOUNDED_MODEL;
+    c->model_path = "bounded.sde";
+    c->paths = 500;
+    c->dt = 0.01;
+    c->t_end = 2;
+  } else if (t->flags & SDK_OBS_SYSTEMS_ONLY) {
     c->model = "kuramoto-meanfield";
     c->particles = 512;
     c->paths = 2;

@@ -63,7 +63,8 @@ static void test_capabilities(const sdk_scheme_type *s) {
   TU_CHECK(s->noise_kinds & SDK_NOISE_ADDITIVE, "%s: additive noise (the paper's setting)", n);
   TU_CHECK(!(s->noise_kinds & ~(unsigned)(SDK_NOISE_ADDITIVE | SDK_NOISE_DIAGONAL)),
            "%s: known noise kinds", n);
-  TU_CHECK(!(s->features & ~(unsigned)(SDK_FEATURE_TIME_NOISE | SDK_FEATURE_SYSTEMS)),
+  TU_CHECK(!(s->features &
+             ~(unsigned)(SDK_FEATURE_TIME_NOISE | SDK_FEATURE_SYSTEMS | SDK_FEATURE_BOUNDARIES)),
            "%s: known features", n);
   /* a model is an Ito equation: a scheme taking its state-dependent noise
    * must converge to the Ito solution */

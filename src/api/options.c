@@ -233,6 +233,11 @@ static sdekit_status o_nocomp(sdekit_config *c, const char *v, sdekit_error *err
   return SDEKIT_OK;
 }
 
+static sdekit_status o_nobridge(sdekit_config *c, const char *v, sdekit_error *err) {
+  c->c.no_bridge_correction = 1;
+  return SDEKIT_OK;
+}
+
 /* --observe LIST (the names are the registry's) */
 static sdekit_status o_observe(sdekit_config *c, const char *v, sdekit_error *err) {
   /* none: the final state's checks alone (timings of the stepping) */
@@ -414,6 +419,7 @@ static const api_opt OPTS[] = {
     {"device", 1, 0, o_device},
     {"no-fast-math", 0, 0, o_nofast},
     {"no-compensation", 0, 0, o_nocomp},
+    {"no-bridge-correction", 0, 0, o_nobridge},
     {"observe", 1, 0, o_observe},
     {"observe-expr", 1, REPEAT, o_oexpr},
     {"drift", 1, 0, o_drift},
@@ -603,6 +609,9 @@ static const char RUN_HELP[] =
     "  --hist-range VAR=LO:HI    fixed histogram range for VAR (default: from the data)\n"
     "  --density-var VAR         variable of --observe density (default: the first)\n"
     "  --diffusion-var VAR       variable of --observe diffusion (default: that of --drift)\n"
+    "  --no-bridge-correction    [boundaries]: absorb only where a step ends past the level, not\n"
+    "                            with the Brownian-bridge probability of crossing inside a step\n"
+    "                            (which makes escape times accurate to O(dt), not O(sqrt dt))\n"
     "  --coarse-grain[=WIDTH]    density bins exactly one period wide: WIDTH, or the period the\n"
     "                            model declares for the variable ([model] periodic = x : L)\n"
     "  --save-paths LIST         store these paths (indices per grid point, e.g. 0,1,2) at\n"

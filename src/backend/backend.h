@@ -139,9 +139,10 @@ typedef struct sdk_backend {
    * [first, first+n).  write = 0 reads into buf, 1 writes buf (checkpoints). */
   sdk_err (*rows)(sdk_ensemble *ens, int row, int64_t first, int64_t n, double *buf, int write,
                   sdk_errbuf *eb);
-  /* Number of carried rows of the compensated update (rows nvars + 1 ...):
-   * 0 without it, nvars for a Kahan sum every step, 2 nvars when the module
-   * also keeps the high part (codegen.h: deferred renormalisation). */
+  /* Number of carried rows (rows nvars + 1 ...): those of the compensated
+   * update (0 without it, nvars for a Kahan sum every step, 2 nvars when the
+   * module also keeps the high part: codegen.h, deferred renormalisation),
+   * then the boundary rows (codegen.h, sdk_cg_rows). */
   int (*carried_rows)(const sdk_ensemble *ens);
   /* Systems of interacting particles (modules generated in system mode,
    * lay->particles = N): advance every system from step step0 by nsteps

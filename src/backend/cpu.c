@@ -47,9 +47,10 @@ struct sdk_module {
   void *dl;
   init_fn init;
   advance_fn advance;
-  advance_sys_fn advance_sys;   /* system driver (interacting particles) */
-  observe_fn observe;           /* user observables (codegen/observe_paths.c), or NULL */
-  int comp;                     /* compensated update: nvars more state rows (codegen.h) */
+  advance_sys_fn advance_sys; /* system driver (interacting particles) */
+  observe_fn observe;         /* user observables (codegen/observe_paths.c), or NULL */
+  int rows; /* rows of the state: sdk_state_rows (codegen.h: carried rows of the compensated
+             * update, boundary rows), 0 when only the variables */
   sdk_cpu_parallel_fn parallel; /* the module's OpenMP team (cpu_reduce.h) */
 };
 
@@ -250,7 +251,8 @@ static sdk_module *open_module(const char *so, const char *key, char *why, size_
   m->advance = (advance_fn)dlsym(m->dl, "sdk_advance");
   m->advance_sys = (advance_sys_fn)dlsym(m->dl, "sdk_advance_sys");
   m->observe = (observe_fn)dlsym(m->dl, "sdk_observe");
-  m->comp = dlsym(m->dl, "sdk_state_rows") != NULL;
+  int (*rows)(void) = (int (*)(void))dlsym(m->dl, "sdk_state_rows");
+  m->rows = rows ? rows() : 0;
   m->parallel = (sdk_cpu_parallel_fn)dlsym(m->dl, "sdk_parallel");
   if (!k || strcmp(k, key) != 0)
     snprintf(why, nwhy, "its key does not match this source and build");
@@ -433,7 +435,12 @@ static sdk_err cpu_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, sd
   e->lay.sv = NULL;
   e->esize = lay->single ? sizeof(float) : sizeof(double);
   e->npad = sdk_padded_paths(sdk_layout_npaths(lay));
-  size_t bytes = (size_t)lay->nvars * (mod->comp ? 2 : 1) * (size_t)e->npad * e->esize;
+  if (mod->rows && mod->rows <= lay->nvars) {
+    free(e);
+    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "cpu: module has %d state rows for %d variables",
+                    mod->rows, lay->nvars);
+  }
+  size_t bytes = (size_t)(mod->rows ? mod->rows : lay->nvars) * (size_t)e->npad * e->esize;
   e->st = aligned_alloc(64, (bytes + 63) / 64 * 64);
   size_t nsv = (size_t)(lay->nsv > 0 ? lay->nsv : 1) * (size_t)lay->ngrid;
   e->sv = calloc(nsv, e->esize);
@@ -597,7 +604,7 @@ static sdk_err cpu_read_state(sdk_ensemble *e, int64_t first, int64_t n, double 
 }
 
 static int cpu_carried_rows(const sdk_ensemble *e) {
-  return e->mod->comp ? e->lay.nvars : 0;
+  return e->mod->rows ? e->mod->rows - e->lay.nvars : 0;
 }
 
 static sdk_err cpu_rows(sdk_ensemble *e, int row, int64_t first, int64_t n, double *buf, int write,
@@ -605,8 +612,8 @@ static sdk_err cpu_rows(sdk_ensemble *e, int row, int64_t first, int64_t n, doub
   void *base;
   if (row < e->lay.nvars) {
     base = (char *)e->st + (size_t)row * (size_t)e->npad * e->esize;
-  } else if (row > e->lay.nvars) { /* carried errors of the compensated update */
-    if (!e->mod->comp || row > 2 * e->lay.nvars)
+  } else if (row > e->lay.nvars) { /* carried rows: compensated update, boundaries */
+    if (!e->mod->rows || row - 1 >= e->mod->rows)
       return SDK_FAIL(eb, SDK_ERR_INTERNAL, "no state row %d", row);
     base = (char *)e->st + (size_t)(row - 1) * (size_t)e->npad * e->esize;
   } else {

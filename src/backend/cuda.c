@@ -173,7 +173,7 @@ static sdk_err cuda_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, s
                    (long long)(lay->ngrid * lay->ppg));
     goto fail;
   }
-  if (mod->comp && mod->comp != 2 * lay->nvars && mod->comp != 3 * lay->nvars) {
+  if (mod->comp && mod->comp <= lay->nvars) {
     err = SDK_FAIL(eb, SDK_ERR_INTERNAL, "cuda: module has %d state rows for %d variables",
                    mod->comp, lay->nvars);
     goto fail;
@@ -474,7 +474,7 @@ static sdk_err cuda_rows(sdk_ensemble *e, int row, int64_t first, int64_t n, dou
   CUdeviceptr base;
   if (row < e->lay.nvars) {
     base = e->st + (CUdeviceptr)((size_t)row * rowbytes);
-  } else if (row > e->lay.nvars) { /* carried rows of the compensated update */
+  } else if (row > e->lay.nvars) { /* carried rows: compensated update, boundaries */
     if (!e->mod->comp || row - 1 >= e->mod->comp)
       return SDK_FAIL(eb, SDK_ERR_INTERNAL, "no state row %d", row);
     base = e->st + (CUdeviceptr)((size_t)(row - 1) * rowbytes);

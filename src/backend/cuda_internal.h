@@ -149,7 +149,8 @@ struct sdk_bctx {
 struct sdk_module {
   CUmodule mod;
   int ilp;  /* paths per thread of sdk_advance */
-  int comp; /* compensated update: sdk_state_rows (2 or 3 nvars), 0 without (codegen.h) */
+  int comp; /* rows of the state, sdk_state_rows (codegen.h: compensated update, boundaries),
+             * 0 when only the variables */
   CUfunction init, advance, red_moments, red_minmax, red_hist;
   CUfunction red_hist_mod; /* may be absent (modules of older builds) */
   CUfunction observe;      /* user observables (codegen/observe_paths.c), or NULL */

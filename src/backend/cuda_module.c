@@ -272,8 +272,8 @@ static sdk_err module_globals(sdk_module *m, const char *path, sdk_errbuf *eb) {
       abi != SDK_KERNEL_ABI)
     return SDK_FAIL(eb, SDK_ERR_BACKEND, "'%s' has kernel ABI %d, this sdekit needs %d", path, abi,
                     SDK_KERNEL_ABI);
-  /* compensated update: the module's state has sdk_state_rows rows, 2 or 3
-   * nvars (codegen.h) */
+  /* more rows than the variables (compensated update, boundaries): the
+   * module's state has sdk_state_rows rows (codegen.h) */
   CUdeviceptr rows_p = 0;
   size_t rows_n = 0;
   int rows = 0;

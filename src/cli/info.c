@@ -193,6 +193,10 @@ static void print_names(const info *in) {
       fprintf(out, " %s", esc(vars[v], ebuf, sizeof ebuf));
     fputc('\n', out);
   }
+  /* [boundaries] of a run with --observe fpt (their names, in model order) */
+  char bnames[1024];
+  if (cli_attr_str(in->r, "fpt", "boundaries", bnames, sizeof bnames) == 0)
+    fprintf(out, "%-12s %s\n", "boundaries:", esc(bnames, ebuf, sizeof ebuf));
   long npn = cli_attr_strs(in->r, "", "param_names", &pnames);
   if (npn > 0 && cli_attr_count(in->r, "", "param_values") == npn &&
       (pvals = malloc((size_t)npn * sizeof *pvals)) != NULL &&

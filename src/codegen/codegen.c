@@ -53,11 +53,34 @@ static sdk_err check_scheme(const sdk_codegen_opts *o, sdk_errbuf *eb) {
   if (!m->multiplicative && m->nnoise > 0 && !(s->noise_kinds & SDK_NOISE_ADDITIVE))
     return SDK_FAIL(eb, SDK_ERR_USAGE, "scheme %s does not integrate the additive noise of '%s'",
                     s->name, m->name);
+  if (m->nbound > 0 && o->sysmode)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "model '%s' has [boundaries]: they are not supported for systems of particles "
+                    "(--particles) yet",
+                    m->name);
+  if (m->nbound > 0 && !(s->features & SDK_FEATURE_BOUNDARIES))
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "scheme %s does not support [boundaries] (absorbing and reflecting); use "
+                    "--scheme euler or srk2",
+                    s->name);
   if (time_noise(m) && !(s->features & SDK_FEATURE_TIME_NOISE))
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "scheme %s does not integrate the time-dependent noise of model '%s'", s->name,
                     m->name);
   return SDK_OK;
+}
+
+void sdk_cg_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l) {
+  int nv = o->model->nvars;
+  l->nvars = nv;
+  l->ncomp = o->compensate ? (o->comp_defer ? 2 : 1) * nv : 0;
+  l->comp = l->ncomp ? nv : -1;
+  l->total = nv + l->ncomp;
+  l->bound = -1;
+  if (o->model->nbound > 0 && !o->sysmode) {
+    l->bound = l->total;
+    l->total += SDK_CG_BOUND_ROWS;
+  }
 }
 
 sdk_err sdk_codegen(const sdk_codegen_opts *o, char **out, sdk_errbuf *eb) {

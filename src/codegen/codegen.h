@@ -35,6 +35,20 @@
  *   st[(nvars + v) * npad + p]  with compensation: the carried error c_v
  *   the module says how many rows it uses: sdk_state_rows (nvars or 2 nvars)
  *
+ * State rows (sdk_cg_rows: the one place of this arithmetic; the drivers,
+ * the backends (through sdk_state_rows) and the observables use it):
+ *   [0, nvars)                the variables
+ *   [nvars, nvars + ncomp)    the compensated update's carried rows: ncomp =
+ *                             nvars (Kahan) or 2 nvars (CUDA deferred: the
+ *                             errors, then the high parts), 0 without
+ *   bound, bound + 1, + 2     with [boundaries] (boundary.c): the status
+ *                             (0 alive, b + 1 absorbed at boundary b) and the
+ *                             hitting step m as m mod 2^20 and m >> 20: integers
+ *                             below 2^24, exact in single precision (steps
+ *                             below 2^44 in all)
+ *   then further per-path rows (time averages), in that order.
+ * A module with more rows than the variables exports sdk_state_rows = total.
+ *
  * Compensated state update (opts.compensate; single precision by default,
  * --no-compensation turns it off).  x += incr in float rounds to ulp(x)/2
  * every step; once |x| >> |incr| (a drifting phase, Brownian motion with
@@ -84,6 +98,18 @@
 #include "codegen/abi.h"
 #include "codegen/opts.h"
 #include "core/error.h"
+
+/* Where the blocks of per-path state rows begin (see above); -1 where a
+ * block is absent. */
+typedef struct sdk_cg_row_layout {
+  int nvars;
+  int comp;  /* first carried row of the compensated update, -1 without */
+  int ncomp; /* 0, nvars or 2 nvars */
+  int bound; /* first boundary row (status, step mod 2^20, step >> 20), -1 without */
+  int total; /* rows of the state */
+} sdk_cg_row_layout;
+#define SDK_CG_BOUND_ROWS 3
+void sdk_cg_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l);
 
 /* Generate the full kernel source; *out is malloc'd.  Refuses (SDK_ERR_USAGE)
  * a model the scheme cannot integrate (its capabilities, codegen/scheme.h). */

@@ -1,6 +1,7 @@
 /* The prelude, parameters and initial conditions of every module (common.h). */
 #include "codegen/common.h"
 
+#include "codegen/boundary.h"
 #include "codegen/expr_emit.h"
 
 extern const char sdk_embedded_philox[];
@@ -119,4 +120,5 @@ void sdk_cg_init_path(sdk_emit *em, const sdk_codegen_opts *o, int hi) {
     sdk_em_line(em, "st[%d * npad + p] = 0;", nv + v);
   for (int v = 0; hi && v < nv; v++)
     sdk_em_line(em, "st[%d * npad + p] = sdk_x%d;", 2 * nv + v, v);
+  sdk_cg_bound_init(em, o);
 }

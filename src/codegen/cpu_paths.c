@@ -8,6 +8,8 @@
  *
  * Noise value k = n * SDK_NN + j of step n, channel j, is lane k & 3 of the
  * path's stream block k >> 2 (rng/philox.h, domain 0), whatever the launch. */
+#include "codegen/boundary.h"
+#include "codegen/codegen.h"
 #include "codegen/common.h"
 #include "codegen/drivers.h"
 #include "codegen/expr_emit.h"
@@ -23,7 +25,9 @@ void sdk_cg_cpu_head(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_line(em, "#define SDK_SUB %d", SDK_CPU_SUBSTEPS);
   sdk_em_line(em, "#define SDK_ZROWS %d", zrows);
   sdk_em_line(em, "int sdk_abi(void) { return %d; }", SDK_KERNEL_ABI);
-  if (o->compensate) sdk_em_line(em, "int sdk_state_rows(void) { return %d; }", 2 * nv);
+  sdk_cg_row_layout rows;
+  sdk_cg_rows(o, &rows);
+  if (rows.total > nv) sdk_em_line(em, "int sdk_state_rows(void) { return %d; }", rows.total);
   sdk_em_line(em, "static int sdk_threads(int n) { return n > 0 ? n : omp_get_max_threads(); }");
 
   sdk_em_puts(em, "\n");
@@ -44,6 +48,20 @@ static void emit_state_io(sdk_emit *em, const sdk_codegen_opts *o, int out) {
   sdk_em_line(em, "for (int v = 0; v < SDK_NV; v++)");
   sdk_em_line(em, "  for (int i = 0; i < SDK_BLK; i++) %s;",
               out ? "st[v * npad + p0 + i] = xs[v][i]" : "xs[v][i] = st[v * npad + p0 + i]");
+  sdk_cg_row_layout rows;
+  sdk_cg_rows(o, &rows);
+  if (rows.bound >= 0) { /* the boundary rows (codegen.h) */
+    if (!out) sdk_em_line(em, "real bst[%d][SDK_BLK];", SDK_CG_BOUND_ROWS);
+    sdk_em_line(em, "for (int v = 0; v < %d; v++)", SDK_CG_BOUND_ROWS);
+    if (out)
+      sdk_em_line(em,
+                  "  for (int i = 0; i < SDK_BLK; i++) st[(%d + v) * npad + p0 + i] = bst[v][i];",
+                  rows.bound);
+    else
+      sdk_em_line(em,
+                  "  for (int i = 0; i < SDK_BLK; i++) bst[v][i] = st[(%d + v) * npad + p0 + i];",
+                  rows.bound);
+  }
   if (!o->compensate) return;
   if (!out) /* the carried errors, rows SDK_NV.. (codegen.h) */
     sdk_em_text(em, "const int sdk_kz = sdk_opq_zero_;\n"
@@ -108,7 +126,16 @@ static void emit_body(const sdk_emit *em, sdk_strbuf *body, size_t *split,
     sdk_em_line(&be, "real sdk_c%d = cs[%d][i];", v, v);
   for (int j = 0; j < m->nnoise; j++)
     sdk_em_line(&be, "const real sdk_z%d = zb[zo + %d][i];", j, j);
+  int bound = m->nbound > 0;
+  if (bound) {
+    sdk_em_line(&be, "real sdk_bs = bst[0][i], sdk_bl = bst[1][i], sdk_bh = bst[2][i];");
+    sdk_cg_bound_pre(&be, o, 1);
+  }
   o->scheme->emit_step(&be, o, h);
+  if (bound) {
+    sdk_cg_bound_post(&be, o, "n", "(sdk_u64)(path0 + p0 + i)", "sdk_seed", 1);
+    sdk_em_line(&be, "bst[0][i] = sdk_bs; bst[1][i] = sdk_bl; bst[2][i] = sdk_bh;");
+  }
   for (int v = 0; v < nv; v++)
     sdk_em_line(&be, "xs[%d][i] = sdk_x%d;", v, v);
   for (int v = 0; o->compensate && v < nv; v++)
@@ -170,6 +197,12 @@ void sdk_cg_cpu_paths(sdk_emit *em, const sdk_codegen_opts *o) {
                   "}\n");
   sdk_em_open(em, "for (sdk_i64 s = 0; s < nsteps; s += SDK_SUB)");
   sdk_em_line(em, "const sdk_i64 ns = nsteps - s < SDK_SUB ? nsteps - s : SDK_SUB;");
+  if (o->model->nbound > 0) {
+    /* a block whose paths are all absorbed has nothing left to do */
+    sdk_em_line(em, "int sdk_alive = 0;");
+    sdk_em_line(em, "for (int i = 0; i < SDK_BLK; i++) sdk_alive |= bst[0][i] == (real)0;");
+    sdk_em_line(em, "if (!sdk_alive) break;");
+  }
   if (o->model->nnoise > 0) emit_noise_draw(em, o);
   emit_substeps(em, o);
   sdk_em_close(em);

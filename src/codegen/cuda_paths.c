@@ -17,6 +17,8 @@
 #include <limits.h>
 #include <stdio.h>
 
+#include "codegen/boundary.h"
+#include "codegen/codegen.h"
 #include "codegen/common.h"
 #include "codegen/drivers.h"
 #include "codegen/expr_emit.h"
@@ -27,9 +29,10 @@ void sdk_cg_cuda_head(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_line(em, "#define SDK_TPB %d", SDK_CUDA_TPB);
   sdk_em_line(em, "#define SDK_RED_CHUNK %d", SDK_RED_CHUNK);
   sdk_em_line(em, "extern \"C\" __device__ const int sdk_abi = %d;", SDK_KERNEL_ABI);
-  if (o->compensate)
-    sdk_em_line(em, "extern \"C\" __device__ const int sdk_state_rows = %d;",
-                (o->comp_defer ? 3 : 2) * nv);
+  sdk_cg_row_layout rows;
+  sdk_cg_rows(o, &rows);
+  if (rows.total > nv)
+    sdk_em_line(em, "extern \"C\" __device__ const int sdk_state_rows = %d;", rows.total);
 
   /* init: one thread per path */
   sdk_em_puts(em, "\n");
@@ -107,8 +110,12 @@ static void emit_step_fn(sdk_emit *em, const cu_adv *a, const sdk_strbuf *step) 
     sdk_em_printf(em, "%sreal &sdk_x%d", v ? ", " : "", v);
   for (int v = 0; o->compensate && v < nv; v++)
     sdk_em_printf(em, ", real &sdk_c%d", v);
-  for (int v = 0; a->defer && v < nv; v++)
-    sdk_em_printf(em, ", const real sdk_hi%d", v);
+  int bound = m->nbound > 0;
+  for (int v = 0; a->defer && v < nv; v++) /* (a reflection moves the high part) */
+    sdk_em_printf(em, bound ? ", real &sdk_hi%d" : ", const real sdk_hi%d", v);
+  if (bound)
+    sdk_em_puts(em, ", real &sdk_bs, real &sdk_bl, real &sdk_bh, const sdk_i64 sdk_nstep, "
+                    "const sdk_u64 sdk_seed, const sdk_u64 sdk_gpath");
   for (int i = 0; i < m->nparams; i++)
     if (o->scan_column[i] >= 0) {
       sdk_em_puts(em, ", const real ");
@@ -172,6 +179,15 @@ static void emit_advance_head(sdk_emit *em, const cu_adv *a) {
       sdk_em_line(em, "real c%d_%d = st[%d * npad + p%d];", q, v, nv + v, q);
     for (int v = 0; a->defer && v < nv; v++)
       sdk_em_line(em, "real h%d_%d = st[%d * npad + p%d];", q, v, 2 * nv + v, q);
+    if (m->nbound > 0) {
+      /* the boundary rows (codegen.h); an absorbed path is frozen: nothing to do */
+      sdk_cg_row_layout rows;
+      sdk_cg_rows(o, &rows);
+      sdk_em_line(em, "real bs%d = st[%d * npad + p%d];", q, rows.bound, q);
+      sdk_em_line(em, "real bl%d = st[%d * npad + p%d];", q, rows.bound + 1, q);
+      sdk_em_line(em, "real bh%d = st[%d * npad + p%d];", q, rows.bound + 2, q);
+      sdk_em_line(em, "if (bs%d != (real)0) return;", q);
+    }
   }
   sdk_em_line(em, "sdk_i64 n = step0;");
   sdk_em_line(em, "const sdk_i64 nend = step0 + nsteps;");
@@ -224,6 +240,12 @@ static void emit_step_call(sdk_emit *em, const cu_adv *a, int q, int r) {
     sdk_em_printf(em, ", c%d_%d", q, v);
   for (int v = 0; a->defer && v < m->nvars; v++)
     sdk_em_printf(em, ", h%d_%d", q, v);
+  if (m->nbound > 0) { /* the step's index: the hitting step is one more */
+    if (a->pass == 1)
+      sdk_em_printf(em, ", bs%d, bl%d, bh%d, sdk_n + %d, sdk_seed, gp%d", q, q, q, r, q);
+    else
+      sdk_em_printf(em, ", bs%d, bl%d, bh%d, n, sdk_seed, gp%d", q, q, q, q);
+  }
   for (int i = 0; i < m->nparams; i++)
     if (o->scan_column[i] >= 0) sdk_em_printf(em, ", sp%d_%d", q, i);
   if (o->dt_column >= 0) {
@@ -263,6 +285,8 @@ static void emit_rep(sdk_emit *em, const cu_adv *a, int r) {
   for (int q = 0; q < a->L; q++) {
     emit_noise(em, a, q, r);
     emit_step_call(em, a, q, r);
+    /* absorbed: the thread's path (L = 1) is frozen; whole warps leave */
+    if (o->model->nbound > 0) sdk_em_line(em, "if (bs%d != (real)0) goto sdk_frozen;", q);
   }
   if (a->pass != 1) sdk_em_line(em, "n++;");
   /* deferred compensation: Fast2Sum of h + l at every group end (codegen.h) */
@@ -358,7 +382,9 @@ void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_sb_init(&step);
   sdk_emit se = sdk_em_on(&step, o->single);
   se.depth = 3;
+  sdk_cg_bound_pre(&se, o, 0);
   o->scheme->emit_step(&se, o, h.enabled ? &h : NULL);
+  sdk_cg_bound_post(&se, o, "sdk_nstep", "sdk_gpath", "sdk_seed", 0);
   for (int i = 0; i < SDK_MAX_STAGES; i++)
     for (int k = 0; k < h.n; k++)
       if (h.used[i] & (1u << k)) a.slot_stage[a.nslot] = i, a.slot_k[a.nslot++] = k;
@@ -371,6 +397,16 @@ void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
   emit_advance_head(em, &a);
   for (int pass = 0; pass < 3; pass++)
     emit_pass(em, &a, pass);
+  if (m->nbound > 0) {
+    sdk_cg_row_layout rows;
+    sdk_cg_rows(o, &rows);
+    sdk_em_line(em, "sdk_frozen:");
+    for (int q = 0; q < a.L; q++)
+      sdk_em_line(em,
+                  "st[%d * npad + p%d] = bs%d; st[%d * npad + p%d] = bl%d; "
+                  "st[%d * npad + p%d] = bh%d;",
+                  rows.bound, q, q, rows.bound + 1, q, q, rows.bound + 2, q, q);
+  }
   for (int q = 0; q < a.L; q++)
     for (int v = 0; v < m->nvars; v++)
       sdk_em_line(em, "st[%d * npad + p%d] = x%d_%d;", v, q, q, v);

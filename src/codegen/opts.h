@@ -36,6 +36,9 @@ typedef struct sdk_codegen_opts {
    * state then has 3 * nvars rows, row 2 nvars + v the high part h_v.
    * 0: a Kahan sum every step (CPU, systems). */
   int comp_defer;
+  /* [boundaries]: the Brownian-bridge correction of absorbing boundaries
+   * (boundary.c); 0: discrete monitoring only (--no-bridge-correction) */
+  int bridge;
   /* GPU tuning knobs of the system kernels (sys_qi, sys_minb, run_minb);
    * NULL or 0: the measured defaults.  They change speed, never results. */
   const sdk_tuning *tuning;

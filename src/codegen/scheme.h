@@ -64,6 +64,9 @@ enum {
   /* systems of interacting particles ([meanfield], [pair], [particle];
    * the system drivers sys_cpu.c, sys_cuda.c) */
   SDK_FEATURE_SYSTEMS = 1u << 1,
+  /* [boundaries]: the step leaves sdk_bw<v> = b sqrt(dt) (the noise it
+   * used) for the bridge correction (codegen/boundary.c) */
+  SDK_FEATURE_BOUNDARIES = 1u << 2,
 };
 
 /* Coefficients of an explicit SRK scheme (the form above).  Entries past

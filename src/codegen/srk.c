@@ -2,6 +2,7 @@
  * form), from the scheme's coefficient table. */
 #include <stdlib.h>
 
+#include "codegen/boundary.h"
 #include "codegen/expr_emit.h"
 #include "codegen/scheme.h"
 
@@ -59,6 +60,8 @@ static void emit_noise(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h,
     sdk_em_puts(em, ") * sdk_sqdt;\n");
     sdk_em_close(em);
   }
+  /* the noise increment's scale, for the bridge correction (boundary.c) */
+  if (sdk_cg_bridge_var(o, v)) sdk_em_line(em, "sdk_bw%d = sdk_w%d;", v, v);
 }
 
 /* " + (sdk_dt * W) * sdk_k<i>_<v>": (dt * W) folds to one constant, one FMA per term */

@@ -46,6 +46,8 @@
  * keeps the parentheses of the generated C below the 256 levels that clang
  * and NVRTC accept (each level emits at most two). */
 #define SDK_MODEL_MAX_OBSERVE 64 /* user observables ([observe] + --observe-expr) */
+/* [boundaries] entries: each costs three state rows per path and a test per step */
+#define SDK_MODEL_MAX_BOUNDARIES 8
 #define SDK_EXPR_MAX_DEPTH 100
 
 #endif

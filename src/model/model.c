@@ -73,6 +73,11 @@ void sdk_model_destroy(sdk_model **mp) {
   free(m->obs_names);
   free(m->obs);
   free(m->obs_line);
+  for (int i = 0; i < m->nbound; i++) {
+    free(m->bound[i].name);
+    sdk_expr_destroy(&m->bound[i].level);
+  }
+  free(m->bound);
   if (m->var_period)
     for (int i = 0; i < m->nvars; i++)
       sdk_expr_destroy(&m->var_period[i]);

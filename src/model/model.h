@@ -42,6 +42,20 @@
  *               identifier that is no variable or parameter.  The command
  *               line adds more (sdk_model_add_observe).
  *
+ *   [boundaries] NAME = absorb COND | reflect COND   (at most
+ *               SDK_MODEL_MAX_BOUNDARIES): COND compares one variable with an
+ *               expression E in the parameters (scanned ones too):
+ *               VAR >= E, VAR > E (an upper boundary), VAR <= E, VAR < E (a
+ *               lower one).  After every step of a path still alive, a
+ *               reflecting boundary whose COND holds mirrors the variable
+ *               (VAR -> 2E - VAR); an absorbing one whose COND holds (or,
+ *               with the Brownian-bridge correction, that the path crossed
+ *               inside the step) stops the path: its state is frozen and the
+ *               boundary and step are recorded (codegen/boundary.c,
+ *               --observe fpt).  An absorbing and a reflecting boundary may
+ *               not sit on the same side of one variable.  Not for systems
+ *               of particles (for now).
+ *
  * Expressions are C expressions (see model/expr.h) in the variables, the
  * parameters, t and the C math library.  Noise that depends on the state
  * (multiplicative) is integrated in the Ito sense by Euler-Maruyama; schemes
@@ -88,6 +102,18 @@ enum {
 #define SDK_OTHER_KIND(idx) ((idx) >> 16)
 #define SDK_OTHER_INDEX(idx) ((idx)&0xffff)
 
+/* A [boundaries] entry: NAME = absorb|reflect VAR OP LEVEL. */
+typedef enum { SDK_BOUND_ABSORB, SDK_BOUND_REFLECT } sdk_bound_kind;
+typedef struct sdk_boundary {
+  char *name;
+  sdk_bound_kind kind;
+  int var;         /* the variable compared */
+  int upper;       /* 1: VAR >= LEVEL or VAR > LEVEL; 0: VAR <= LEVEL or VAR < LEVEL */
+  int strict;      /* 1: > or < */
+  sdk_expr *level; /* in the parameters only */
+  int line;
+} sdk_boundary;
+
 typedef struct sdk_model {
   char *name, *description;
   char *path; /* file it came from, as named in messages */
@@ -127,6 +153,9 @@ typedef struct sdk_model {
   char **obs_names;
   sdk_expr **obs; /* [nobs] */
   int *obs_line;  /* 0: from the command line */
+  /* [boundaries], in file order */
+  int nbound;
+  sdk_boundary *bound; /* [nbound] */
 } sdk_model;
 
 /* Load a model.  A path (anything with a '/' or ending in ".sde") is read

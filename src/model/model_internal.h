@@ -77,6 +77,13 @@ char *sdk_md_join(char **names, int n);
 /* [observe] NAME = text on `line` (0: --observe-expr NAME=text). */
 sdk_err sdk_md_add_observe(sdk_model *m, const char *name, const char *text, int line,
                            sdk_errbuf *eb);
+/* ---- boundaries.c ---- */
+/* [boundaries] NAME = text on `line`. */
+sdk_err sdk_md_add_boundary(sdk_model *m, const char *name, const char *text, int line,
+                            sdk_errbuf *eb);
+/* After every section: boundaries are refused in models of particles. */
+sdk_err sdk_md_check_boundaries(const sdk_model *m, sdk_errbuf *eb);
+
 /* ---- sections.c ---- */
 
 /* Parse model text (checked by sdk_model_parse_buffer, NUL-terminated);

@@ -86,7 +86,8 @@ enum {
   SDK_OBS_SYSTEMS_ONLY = 2, /* needs systems of particles */
   SDK_OBS_SYSTEM_SUMS = 4,  /* the system kernel reduces its sums every step (sys_row) */
   SDK_OBS_BY_OPTION = 8,    /* on when its option is given (paths: --save-paths), not by name */
-  SDK_OBS_BY_MODEL = 16     /* also on when the model has user observables ([observe]) */
+  SDK_OBS_BY_MODEL = 16,    /* also on when the model has user observables ([observe]) */
+  SDK_OBS_BOUNDARIES = 32   /* needs a model with [boundaries] (fpt) */
 };
 
 typedef struct sdk_obs_type {

@@ -28,6 +28,10 @@ typedef struct sdk_paths {
   sdk_shard *shard;
   int64_t ngrid, ppg; /* grid points, paths per grid point */
   int nvars;
+  /* [boundaries]: the sdk_paths_rows row of the paths' boundary status
+   * (0 alive, b + 1 absorbed at boundary b), followed by the hitting step
+   * as step mod 2^20 and step >> 20 (codegen.h); -1 without boundaries */
+  int bound_row;
 } sdk_paths;
 
 /* Moments of every variable per grid point: out[g * nvars + v]; the number

@@ -342,9 +342,13 @@ static sdk_err parse_state(const records *r, sdk_ckpt *c, sdk_errbuf *eb) {
     return CORRUPT("checkpoint '%s' is corrupt (record 'STAT' has the wrong size)", r->path);
   SDK_CHECK(copy_array(&f[R_STAT], want, (void **)&c->state, r, "STAT", eb));
   if (f[R_COMP].p) {
-    /* the carried rows of the compensated update: nvars or 2 nvars of them */
+    /* the carried rows (codegen.h): the compensated update's (nvars or 2
+     * nvars), then the boundary rows; a whole number of rows of np paths */
     uint64_t one;
-    c->ncomp = bytes_of(nv, np, 1, 1, &one) && f[R_COMP].n == 2 * one ? 2 * c->nvars : c->nvars;
+    if (!bytes_of(1, np, 1, 1, &one) || f[R_COMP].n % one != 0 || f[R_COMP].n / one == 0 ||
+        f[R_COMP].n / one > 2 * nv + SDK_CKPT_MAX_EXTRA_ROWS)
+      return CORRUPT("checkpoint '%s' is corrupt (record 'COMP' has the wrong size)", r->path);
+    c->ncomp = (int64_t)(f[R_COMP].n / one);
     if (!bytes_of((uint64_t)c->ncomp, np, 1, 1, &want))
       return CORRUPT("checkpoint '%s' is corrupt (record 'COMP' has the wrong size)", r->path);
     SDK_CHECK(copy_array(&f[R_COMP], want, (void **)&c->comp, r, "COMP", eb));

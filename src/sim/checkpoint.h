@@ -44,6 +44,8 @@
 
 #define SDK_CKPT_MAX_NAME 255 /* observable names and dataset paths */
 #define SDK_CKPT_MAX_RECORDS 4096
+/* carried rows past the compensated update's (boundaries, accumulators) */
+#define SDK_CKPT_MAX_EXTRA_ROWS 4096
 
 typedef struct sdk_ckpt_obs {
   char *name;
@@ -71,7 +73,8 @@ typedef struct sdk_ckpt {
   int64_t nvars, ngrid, ppg, nsamples, has_mark;
   double *state;        /* (nvars + 1) * ngrid * ppg: variables, then the drift mark */
   double *comp;         /* ncomp * ngrid * ppg: carried rows of the compensated update, or NULL */
-  int64_t ncomp;        /* nvars (Kahan every step) or 2 nvars (deferred, codegen.h) */
+  int64_t ncomp;        /* carried rows (codegen.h): nvars (Kahan every step) or 2 nvars (deferred)
+                         * or none, then the boundary rows; at most 2 nvars + SDK_CKPT_MAX_EXTRA_ROWS */
   int64_t *sample_step; /* nsamples: the run's sample clock */
   /* the observables: samples taken, and their sampled datasets */
   int nobs;

@@ -516,6 +516,7 @@ void sdk_plan_codegen_opts(const sdk_plan *p, sdk_target t, sdk_codegen_opts *o)
   o->particles = p->sys.particles;
   o->compensate = c->single && !c->no_compensation && !p->sys.on;
   o->comp_defer = o->compensate && t == SDK_TARGET_CUDA;
+  o->bridge = !c->no_bridge_correction;
   o->tuning = &c->tuning;
 }
 

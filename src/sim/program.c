@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen/codegen.h"
 #include "core/strbuf.h"
 #include "sim/checkpoint.h"
 #include "sim/registry.h"
@@ -91,6 +92,12 @@ static sdk_err make_paths(sdk_plan *p, sdk_errbuf *eb) {
                          .ngrid = p->ngrid,
                          .ppg = p->ppg,
                          .nvars = p->run->model->nvars};
+  sdk_codegen_opts o;
+  sdk_cg_row_layout rows;
+  sdk_plan_codegen_opts(p, !strcmp(p->be->name, "cuda") ? SDK_TARGET_CUDA : SDK_TARGET_CPU, &o);
+  sdk_cg_rows(&o, &rows);
+  /* (sdk_paths_rows counts the drift mark as row nvars) */
+  p->paths.bound_row = rows.bound >= 0 ? rows.bound + 1 : -1;
   return SDK_OK;
 }
 

@@ -23,7 +23,8 @@
   X(paths)                                                                                         \
   X(order)                                                                                         \
   X(range)                                                                                         \
-  X(expr)
+  X(expr)                                                                                          \
+  X(fpt)
 
 /* The backends (backend/NAME.c defines sdk_backend_NAME). */
 #define SDK_BACKENDS(X)                                                                            \

@@ -56,6 +56,9 @@ typedef struct sdk_run_config {
   const char *backend; /* cpu, cuda, auto */
   int single;
   int no_compensation; /* single precision: plain x += incr (codegen.h) */
+  /* [boundaries]: absorb on discrete monitoring alone, without the
+   * Brownian-bridge crossing probability (codegen/boundary.c) */
+  int no_bridge_correction;
   int threads;
   int device;
   int fast_math;

@@ -1,0 +1,180 @@
+/* Boundaries of a path ([boundaries], model.h): reflection, absorption and
+ * the Brownian-bridge correction, emitted around the step by both drivers.
+ *
+ * After every step n -> n + 1 of a path that is alive (status 0):
+ *   1. every reflecting boundary VAR OP E whose condition holds at the step
+ *      end mirrors the variable: x -> 2E - x (with the compensated update
+ *      x + c -> (2E - x) - c; deferred: h -> 2E - h, l -> -l);
+ *   2. the absorbing boundaries, in model order: the first whose condition
+ *      holds at the step end absorbs the path; else, with the bridge
+ *      correction (on by default, --no-bridge-correction), the path is
+ *      absorbed with the probability that it crossed the level inside the
+ *      step.  The hitting step recorded is n + 1: the hitting time is the
+ *      END of the step in which the crossing happened, (n + 1) dt.
+ * An absorbed path is frozen: its state (at the step end, where it was
+ * absorbed) never changes again.  A path that starts on the absorbing side
+ * is absorbed at step 0.
+ *
+ * The bridge correction.  Between x_n and x_{n+1} the path is taken as a
+ * Brownian bridge with the noise coefficient frozen at the step start:
+ * with distances d0 = |E - x_n|, d1 = |E - x_{n+1}| from the level (both on
+ * the alive side) and w = g sqrt(dt) the noise increment's standard
+ * deviation (g the noise coefficient of the boundary's variable the scheme
+ * uses, at (x_n, t_n); srk2 with a time-dependent g: its average over the
+ * step), the probability that the bridge touched E is (the reflection
+ * principle)
+ *     p = exp(-2 d0 d1 / w^2)
+ * (e.g. Glasserman 2004, Sec. 6.4; Gobet 2000).  Assumptions: diagonal
+ * noise (the variable has its own Wiener increment), drift and noise
+ * coefficient frozen over the step (the drift shifts the bridge's end
+ * points, not its fluctuation); a variable driven only through other
+ * variables (no noise of its own) has w = 0 and p = 0: discrete monitoring
+ * only.  Multiplicative noise works with g frozen at the step start.  With
+ * the correction the error of escape times and splitting probabilities is
+ * O(dt) instead of the O(sqrt dt) of discrete monitoring (the path leaves
+ * unseen between steps; the bias is about 0.5826 sqrt(D dt) of extra
+ * distance, Broadie, Glasserman & Kou 1997).
+ *
+ * The uniform U compared with p: Philox (rng/philox.h) in a domain of its
+ * own, domain 4 = domain 0 offset by block 2^62: absorbing boundary b at
+ * step n of path P uses lane b & 3 of block 2^62 + 2 n + (b >> 2) of P's
+ * stream, drawn with domain 0's counter (domain 0's noise blocks are
+ * k >> 2 < 2^61, k = n * nnoise + j with n < 2^53 and nnoise <= 1024, so
+ * they never reach 2^62; at most 8 boundaries take two blocks per step).
+ * (philox.h is embedded in every kernel, so the contract is written here
+ * rather than there, leaving every other kernel's source unchanged.)  It is
+ * drawn only when 2 d0 d1 < 50 w^2 (p > e^-50): paths far from a boundary
+ * draw nothing, and a draw depends on (seed, path, step) alone.
+ */
+#include "codegen/boundary.h"
+
+#include "codegen/codegen.h"
+#include "codegen/expr_emit.h"
+
+int sdk_cg_bridge_var(const sdk_codegen_opts *o, int v) {
+  const sdk_model *m = o->model;
+  if (!o->bridge || !m->noise[v]) return 0;
+  for (int b = 0; b < m->nbound; b++)
+    if (m->bound[b].kind == SDK_BOUND_ABSORB && m->bound[b].var == v) return 1;
+  return 0;
+}
+
+/* "const real sdk_e = (LEVEL);" */
+static void emit_level(sdk_emit *em, const sdk_codegen_opts *o, const sdk_boundary *b) {
+  sdk_em_start(em, "const real sdk_e = ");
+  sdk_cg_expr(em, o, b->level, b->line);
+  sdk_em_puts(em, ";\n");
+}
+
+/* the condition of boundary b on sdk_x<var> against sdk_e */
+static const char *cmp_of(const sdk_boundary *b) {
+  return b->upper ? (b->strict ? ">" : ">=") : (b->strict ? "<" : "<=");
+}
+
+void sdk_cg_bound_pre(sdk_emit *em, const sdk_codegen_opts *o, int save) {
+  const sdk_model *m = o->model;
+  if (m->nbound == 0) return;
+  for (int v = 0; v < m->nvars; v++)
+    if (sdk_cg_bridge_var(o, v))
+      sdk_em_line(em, "const real sdk_bx%d = sdk_x%d; real sdk_bw%d = 0;", v, v, v);
+  for (int v = 0; save && v < m->nvars; v++) {
+    sdk_em_line(em, "const real sdk_o%d = sdk_x%d;", v, v);
+    if (o->compensate) sdk_em_line(em, "const real sdk_oc%d = sdk_c%d;", v, v);
+  }
+}
+
+static void emit_reflect(sdk_emit *em, const sdk_codegen_opts *o, const sdk_boundary *b) {
+  int v = b->var;
+  sdk_em_block(em);
+  emit_level(em, o, b);
+  sdk_em_open(em, "if (sdk_x%d %s sdk_e)", v, cmp_of(b));
+  if (o->compensate && o->comp_defer) {
+    sdk_em_line(em, "sdk_hi%d = (real)2 * sdk_e - sdk_hi%d;", v, v);
+    sdk_em_line(em, "sdk_c%d = -sdk_c%d;", v, v);
+    sdk_em_line(em, "sdk_x%d = sdk_hi%d + sdk_c%d;", v, v, v);
+  } else {
+    sdk_em_line(em, "sdk_x%d = (real)2 * sdk_e - sdk_x%d;", v, v);
+    if (o->compensate) sdk_em_line(em, "sdk_c%d = -sdk_c%d;", v, v);
+  }
+  sdk_em_close(em);
+  sdk_em_close(em);
+}
+
+static void emit_absorb(sdk_emit *em, const sdk_codegen_opts *o, int k, const char *n,
+                        const char *path, const char *seed) {
+  const sdk_boundary *b = &o->model->bound[k];
+  int v = b->var;
+  sdk_em_open(em, "if (sdk_hit == 0)");
+  emit_level(em, o, b);
+  sdk_em_line(em, "if (sdk_x%d %s sdk_e) sdk_hit = %d;", v, cmp_of(b), k + 1);
+  if (sdk_cg_bridge_var(o, v)) {
+    const char *sx = o->single ? "f" : "d";
+    sdk_em_open(em, "else");
+    if (b->upper)
+      sdk_em_line(em, "const real sdk_d0 = sdk_e - sdk_bx%d, sdk_d1 = sdk_e - sdk_x%d;", v, v);
+    else
+      sdk_em_line(em, "const real sdk_d0 = sdk_bx%d - sdk_e, sdk_d1 = sdk_x%d - sdk_e;", v, v);
+    sdk_em_line(em, "const real sdk_a = (real)2 * sdk_d0 * sdk_d1, sdk_q = sdk_bw%d * sdk_bw%d;", v,
+                v);
+    sdk_em_open(em, "if (sdk_a < (real)50 * sdk_q)");
+    sdk_em_line(em, "real sdk_u[4];");
+    sdk_em_line(
+        em, "sdk_uniform4_%s(%s, %s, ((sdk_u64)1 << 62) + (sdk_u64)(%s) * 2u + %du, 0u, sdk_u);",
+        sx, seed, path, n, k >> 2);
+    sdk_em_line(em, "if (sdk_u[%d] < %s(-sdk_a / sdk_q)) sdk_hit = %d;", k & 3,
+                o->single ? "expf" : "exp", k + 1);
+    sdk_em_close(em);
+    sdk_em_close(em);
+  }
+  sdk_em_close(em);
+}
+
+void sdk_cg_bound_post(sdk_emit *em, const sdk_codegen_opts *o, const char *n, const char *path,
+                       const char *seed, int restore) {
+  const sdk_model *m = o->model;
+  if (m->nbound == 0) return;
+  if (restore) {
+    /* every lane computed the step; a frozen one takes its state back */
+    sdk_em_open(em, "if (sdk_bs != (real)0)");
+    for (int v = 0; v < m->nvars; v++) {
+      sdk_em_line(em, "sdk_x%d = sdk_o%d;", v, v);
+      if (o->compensate) sdk_em_line(em, "sdk_c%d = sdk_oc%d;", v, v);
+    }
+    sdk_em_close(em);
+    sdk_em_open(em, "else");
+  } else {
+    sdk_em_open(em, "if (sdk_bs == (real)0)");
+  }
+  for (int k = 0; k < m->nbound; k++)
+    if (m->bound[k].kind == SDK_BOUND_REFLECT) emit_reflect(em, o, &m->bound[k]);
+  sdk_em_line(em, "int sdk_hit = 0;");
+  for (int k = 0; k < m->nbound; k++)
+    if (m->bound[k].kind == SDK_BOUND_ABSORB) emit_absorb(em, o, k, n, path, seed);
+  sdk_em_open(em, "if (sdk_hit != 0)");
+  sdk_em_line(em, "sdk_bs = (real)sdk_hit;");
+  sdk_em_line(em, "sdk_bl = (real)((sdk_i64)((%s) + 1) & 0xfffff);", n);
+  sdk_em_line(em, "sdk_bh = (real)((sdk_i64)((%s) + 1) >> 20);", n);
+  sdk_em_close(em);
+  sdk_em_close(em);
+}
+
+void sdk_cg_bound_init(sdk_emit *em, const sdk_codegen_opts *o) {
+  const sdk_model *m = o->model;
+  if (m->nbound == 0) return;
+  sdk_cg_row_layout l;
+  sdk_cg_rows(o, &l);
+  sdk_em_block(em);
+  sdk_em_line(em, "int sdk_hit = 0;");
+  for (int k = 0; k < m->nbound; k++) {
+    const sdk_boundary *b = &m->bound[k];
+    if (b->kind != SDK_BOUND_ABSORB) continue;
+    sdk_em_open(em, "if (sdk_hit == 0)");
+    emit_level(em, o, b);
+    sdk_em_line(em, "if (sdk_x%d %s sdk_e) sdk_hit = %d;", b->var, cmp_of(b), k + 1);
+    sdk_em_close(em);
+  }
+  sdk_em_line(em, "st[%d * npad + p] = (real)sdk_hit;", l.bound);
+  sdk_em_line(em, "st[%d * npad + p] = 0;", l.bound + 1);
+  sdk_em_line(em, "st[%d * npad + p] = 0;", l.bound + 2);
+  sdk_em_close(em);
+}

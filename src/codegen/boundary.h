@@ -1,0 +1,31 @@
+/* sdekit: the code of [boundaries] (model.h) around a path's step, shared by
+ * the CPU and CUDA drivers (boundary.c has the maths and the conventions).
+ *
+ * In scope where these are emitted: sdk_x<v> (and sdk_c<v>, sdk_hi<v> of
+ * the compensated update), the parameters, sdk_dt, and three reals of the
+ * path's boundary rows: sdk_bs (status: 0 alive, b + 1 absorbed at boundary
+ * b), sdk_bl and sdk_bh (the hitting step n + 1 as (n + 1) mod 2^20 and
+ * (n + 1) >> 20, exact in single precision).  The rows themselves are
+ * placed by sdk_cg_rows (codegen.h). */
+#ifndef SDK_CODEGEN_BOUNDARY_H
+#define SDK_CODEGEN_BOUNDARY_H
+
+#include "codegen/emit.h"
+#include "codegen/opts.h"
+
+/* Does the step record sdk_bw<v> = b sqrt(dt) of variable v for the bridge
+ * correction (an absorbing boundary on a noisy v, the correction on)? */
+int sdk_cg_bridge_var(const sdk_codegen_opts *o, int v);
+/* Before the step: sdk_bx<v> = x_n of the bridge's variables, real sdk_bw<v>,
+ * and with save (CPU) sdk_o<v> / sdk_oc<v>, the state the step starts from. */
+void sdk_cg_bound_pre(sdk_emit *em, const sdk_codegen_opts *o, int save);
+/* After the step of step index `n` (a C expression) of path `path`, key
+ * `seed`: reflections, then absorptions; with restore (CPU, all lanes
+ * compute) a path absorbed before the step gets its saved state back. */
+void sdk_cg_bound_post(sdk_emit *em, const sdk_codegen_opts *o, const char *n, const char *path,
+                       const char *seed, int restore);
+/* In sdk_init, after the state is written at st[.. * npad + p]: the
+ * boundary rows, a path that starts absorbed marked at step 0. */
+void sdk_cg_bound_init(sdk_emit *em, const sdk_codegen_opts *o);
+
+#endif

@@ -1,0 +1,116 @@
+/* [boundaries] NAME = absorb COND | reflect COND (model.h).
+ *
+ * COND is read with the expression grammar and must be one comparison of a
+ * variable with an expression in the parameters: VAR >= E, VAR > E,
+ * VAR <= E, VAR < E, or the same written the other way round (E <= VAR is
+ * VAR >= E).  The generator emits the test and the mirror itself
+ * (codegen/boundary.c), so nothing but this shape is accepted. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/strbuf.h"
+#include "model/model_internal.h"
+
+/* the comparison's operator seen from the variable's side: 1 upper, 0
+ * lower, -1 not an ordering; *strict for > and < */
+static int side_of(int op, int var_left, int *strict) {
+  *strict = op == '<' || op == '>';
+  int upper = op == '>' || op == 'G' ? 1 : op == '<' || op == 'L' ? 0 : -1;
+  if (upper < 0) return -1;
+  return var_left ? upper : !upper;
+}
+
+static int is_var(const sdk_expr *e) {
+  return e->kind == SDK_E_SYM && e->sym == SDK_SYM_VAR;
+}
+
+/* Split the parsed comparison into the boundary b (var, side, level). */
+static sdk_err shape(sdk_model *m, sdk_expr *e, const char *where, sdk_boundary *b,
+                     sdk_errbuf *eb) {
+  int strict = 0, side = -1, left = 0;
+  if (e->kind == SDK_E_BINARY) {
+    left = is_var(e->arg[0]);
+    if (left || is_var(e->arg[1])) side = side_of(e->op, left, &strict);
+  }
+  if (side < 0)
+    return SDK_FAIL(eb, SDK_ERR_MODEL,
+                    "%s: expected 'absorb' or 'reflect' and a comparison of one variable with an "
+                    "expression in the parameters (VAR >= E, VAR > E, VAR <= E or VAR < E)",
+                    where);
+  sdk_expr *level = e->arg[left ? 1 : 0];
+  if (sdk_expr_uses(level, SDK_SYM_VAR) || sdk_expr_uses(level, SDK_SYM_TIME))
+    return SDK_FAIL(eb, SDK_ERR_MODEL,
+                    "%s: the level of a boundary may use the parameters only (not a variable or t)",
+                    where);
+  b->var = e->arg[left ? 0 : 1]->index;
+  b->upper = side;
+  b->strict = strict;
+  b->level = level;
+  e->arg[left ? 1 : 0] = NULL; /* moved into b */
+  (void)m;
+  return SDK_OK;
+}
+
+sdk_err sdk_md_add_boundary(sdk_model *m, const char *name, const char *text, int line,
+                            sdk_errbuf *eb) {
+  char where[256];
+  snprintf(where, sizeof where, "%s:%d: [boundaries] %.64s", m->path, line, name);
+  if (m->nbound == SDK_MODEL_MAX_BOUNDARIES)
+    return SDK_FAIL(eb, SDK_ERR_MODEL, "%s: more than %d boundaries (the limit)", where,
+                    SDK_MODEL_MAX_BOUNDARIES);
+  /* a label (results, TSV columns), never a name in an expression or in the
+   * source: any identifier, floor and exp too */
+  if (strlen(name) > SDK_MODEL_MAX_NAME || !sdk_name_valid(name))
+    return SDK_FAIL(eb, SDK_ERR_MODEL, "%s: '%.64s' cannot be the name of a boundary", where, name);
+  /* the kind, then the comparison */
+  while (*text == ' ' || *text == '\t')
+    text++;
+  sdk_boundary b = {.line = line};
+  const char *rest;
+  if (!strncmp(text, "absorb", 6) && (text[6] == ' ' || text[6] == '\t')) {
+    b.kind = SDK_BOUND_ABSORB;
+    rest = text + 6;
+  } else if (!strncmp(text, "reflect", 7) && (text[7] == ' ' || text[7] == '\t')) {
+    b.kind = SDK_BOUND_REFLECT;
+    rest = text + 7;
+  } else {
+    return SDK_FAIL(eb, SDK_ERR_MODEL,
+                    "%s: expected 'absorb' or 'reflect' and a comparison (e.g. absorb x >= L)",
+                    where);
+  }
+  sdk_expr *e = NULL;
+  SDK_CHECK(sdk_md_expr_at(m, rest, where, SDK_MD_VARS | SDK_MD_TIME, &e, eb));
+  sdk_err err = shape(m, e, where, &b, eb);
+  sdk_expr_destroy(&e);
+  if (err != SDK_OK) return err;
+  for (int i = 0; i < m->nbound; i++) {
+    const sdk_boundary *o = &m->bound[i];
+    if (o->var == b.var && o->upper == b.upper && o->kind != b.kind) {
+      sdk_expr_destroy(&b.level);
+      return SDK_FAIL(eb, SDK_ERR_MODEL,
+                      "%s: an absorbing and a reflecting boundary on the same side of '%s' (with "
+                      "'%s' on line %d): which one a path meets first is undefined",
+                      where, m->vars[b.var], o->name, o->line);
+    }
+  }
+  sdk_boundary *nb = realloc(m->bound, (size_t)(m->nbound + 1) * sizeof *nb);
+  if (nb) m->bound = nb;
+  b.name = sdk_strdup(name);
+  if (!nb || !b.name) {
+    free(b.name);
+    sdk_expr_destroy(&b.level);
+    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  }
+  m->bound[m->nbound++] = b;
+  return SDK_OK;
+}
+
+sdk_err sdk_md_check_boundaries(const sdk_model *m, sdk_errbuf *eb) {
+  if (m->nbound > 0 && (m->interacting || m->npart > 0))
+    return SDK_FAIL(eb, SDK_ERR_MODEL,
+                    "%s:%d: [boundaries] are not supported for systems of particles ([particle], "
+                    "[meanfield], [pair]) yet",
+                    m->path, m->bound[0].line);
+  return SDK_OK;
+}

@@ -1,0 +1,239 @@
+/* First passage at [boundaries] (codegen/boundary.c, observe/obs_fpt.c)
+ * against exact answers, every estimate within K standard errors (the
+ * computed ones) of the exact value, with fixed seeds:
+ *   a. mean exit time of Brownian motion dx = sqrt(2D) dW from (0, L),
+ *      x0 (L - x0) / (2D), for three x0 (a scan of x0); with the Brownian-
+ *      bridge correction, at a dt where discrete monitoring alone
+ *      (--no-bridge-correction) is off by more than 3% (asserted too);
+ *   b. splitting probability of drifted Brownian motion, P(exit at L) =
+ *      (1 - exp(-mu x0 / D)) / (1 - exp(-mu L / D)), for three mu (f: a scan
+ *      of mu, each grid point its own exact answer);
+ *   c. mean first-passage time over the barrier of the double well U = x^4/4
+ *      - x^2/2 from -1 to 1, T = (1/D) int_{-1}^{1} dy e^{U(y)/D}
+ *      int_{-inf}^{y} dz e^{-U(z)/D} by composite Simpson quadrature;
+ *   d. a reflecting wall at 0 and an absorbing one at L: (L^2 - x0^2) / (2D);
+ *   e. censoring: a run too short reports censored paths, lower_bound = 1,
+ *      S(0) = 1 and S(t) non-increasing.
+ * Runs on $SDK_TEST_BACKEND. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "simtest.h"
+#include "testutil.h"
+
+#define K 5.0 /* tolerance in standard errors */
+
+static void base(sdk_run_config *c, const char *text, int64_t paths, double dt, double tend) {
+  sdk_run_config_defaults(c);
+  c->backend = st_backend();
+  c->model = "fpt-test.sde";
+  c->model_text = text;
+  c->model_path = "fpt-test.sde";
+  c->paths = paths;
+  c->dt = dt;
+  c->t_end = tend;
+  c->observe = "fpt";
+  c->seed = 20261125;
+}
+
+static void scan(sdk_run_config *c, const char *spec) {
+  sdk_errbuf eb = {0};
+  TU_CHECK(sdk_scan_parse(spec, &c->scan[0], &eb) == SDK_OK, "scan %s: %s", spec, eb.msg);
+  c->nscan = 1;
+}
+
+static const double *ds(const sdk_results *R, const char *path) {
+  const double *d = sdk_results_f64(R, path);
+  TU_CHECK(d != NULL, "no dataset %s", path);
+  return d;
+}
+
+static const int64_t *ds_i64(const sdk_results *R, const char *path) {
+  const sdk_dataset *d = sdk_store_find(&R->store, path);
+  TU_CHECK(d && d->type == SDK_I64, "no int64 dataset %s", path);
+  return d && d->type == SDK_I64 ? sdk_ds_i64(d) : NULL;
+}
+
+/* |est - exact| <= K se, printed */
+static void within(const char *what, double est, double se, double exact) {
+  double z = se > 0 ? (est - exact) / se : INFINITY;
+  printf("%-34s estimate %.6f  exact %.6f  se %.6f  z %+.2f\n", what, est, exact, se, z);
+  TU_CHECK(fabs(est - exact) <= K * se, "%s: %.6f vs exact %.6f (%.2f se)", what, est, exact, z);
+}
+
+static const char BM[] = "[model]\nname = bm\nvars = x\n[params]\nD = 1\nL = 1\nx0 = 0.5\n"
+                         "[drift]\nx = 0\n[noise]\nx = sqrt(2*D)\n[init]\nx = x0\n"
+                         "[boundaries]\nleft = absorb x <= 0\nright = absorb x >= L\n";
+
+/* a: mean exit time from (0, L), with and without the bridge correction */
+static void exit_time(void) {
+  const double x0[3] = {0.2, 0.5, 0.8}, D = 1, L = 1;
+  for (int bridge = 1; bridge >= 0; bridge--) {
+    sdk_run_config c;
+    base(&c, BM, 20000, 0.001, 1.5);
+    scan(&c, "x0=0.2:0.8:3");
+    c.no_bridge_correction = !bridge;
+    sdk_run *r = st_run(&c);
+    TU_CHECK(r != NULL, "exit-time run");
+    if (r) {
+      const sdk_results *R = sdk_run_results(r);
+      const double *m = ds(R, "fpt/exit_mean"), *e = ds(R, "fpt/exit_err");
+      const int64_t *cen = ds_i64(R, "fpt/censored");
+      for (int g = 0; m && e && cen && g < 3; g++) {
+        double exact = x0[g] * (L - x0[g]) / (2 * D);
+        char what[96];
+        snprintf(what, sizeof what, "a. exit time x0=%.1f %s", x0[g],
+                 bridge ? "bridge" : "no bridge");
+        TU_CHECK(cen[g] == 0, "%s: %lld censored", what, (long long)cen[g]);
+        if (bridge) {
+          within(what, m[g], e[g], exact);
+        } else {
+          double rel = (m[g] - exact) / exact;
+          printf("%-34s estimate %.6f  exact %.6f  se %.6f  off %+.1f%%\n", what, m[g], exact, e[g],
+                 100 * rel);
+          TU_CHECK(rel > 0.03, "%s: discrete monitoring off by only %.2f%%", what, 100 * rel);
+        }
+      }
+    }
+    sdk_run_destroy(&r);
+    sdk_scan_free(&c.scan[0]);
+  }
+}
+
+/* b, f: splitting probability of drifted BM, one exact answer per mu */
+static void splitting(void) {
+  static const char text[] = "[model]\nname = dbm\nvars = x\n[params]\nD = 0.5\nL = 1\n"
+                             "mu = 1\nx0 = 0.3\n[drift]\nx = mu\n[noise]\nx = sqrt(2*D)\n"
+                             "[init]\nx = x0\n[boundaries]\nleft = absorb x <= 0\n"
+                             "right = absorb x >= L\n";
+  const double mu[3] = {-1, 0.5, 2}, D = 0.5, L = 1, x0 = 0.3;
+  sdk_run_config c;
+  base(&c, text, 20000, 0.001, 4);
+  scan(&c, "mu=-1:2:3");
+  sdk_run *r = st_run(&c);
+  TU_CHECK(r != NULL, "splitting run");
+  if (r) {
+    const sdk_results *R = sdk_run_results(r);
+    const double *s = ds(R, "fpt/split"), *e = ds(R, "fpt/split_err");
+    const int64_t *cen = ds_i64(R, "fpt/censored");
+    for (int g = 0; s && e && cen && g < 3; g++) {
+      double exact = (1 - exp(-mu[g] * x0 / D)) / (1 - exp(-mu[g] * L / D));
+      char what[96];
+      snprintf(what, sizeof what, "b. split at L, mu=%g", mu[g]);
+      TU_CHECK(cen[g] == 0, "%s: %lld censored", what, (long long)cen[g]);
+      within(what, s[g * 2 + 1], e[g * 2 + 1], exact);
+      /* the two boundaries share the paths */
+      TU_CHECK(fabs(s[g * 2] + s[g * 2 + 1] - 1) < 1e-12, "%s: splits add to 1", what);
+    }
+  }
+  sdk_run_destroy(&r);
+  sdk_scan_free(&c.scan[0]);
+}
+
+/* composite Simpson of f over [a, b] with n (even) intervals */
+static double simpson(double (*f)(double, double), double p, double a, double b, int n) {
+  double h = (b - a) / n, s = f(a, p) + f(b, p);
+  for (int i = 1; i < n; i++)
+    s += (i % 2 ? 4 : 2) * f(a + i * h, p);
+  return s * h / 3;
+}
+static double dw_u(double x) {
+  return x * x * x * x / 4 - x * x / 2;
+}
+static double dw_inner(double z, double D) {
+  return exp(-dw_u(z) / D);
+}
+static double dw_outer(double y, double D) {
+  /* int_{-inf}^{y} e^{-U/D}: the integrand is below e^-100 left of -6 */
+  return exp(dw_u(y) / D) * simpson(dw_inner, D, -6, y, 4000);
+}
+
+/* c: over the barrier of the double well */
+static void double_well(void) {
+  static const char text[] = "[model]\nname = dw\nvars = x\n[params]\nD = 0.5\n"
+                             "[drift]\nx = x - x*x*x\n[noise]\nx = sqrt(2*D)\n[init]\nx = -1\n"
+                             "[boundaries]\nover = absorb x >= 1\n";
+  const double D = 0.5;
+  double exact = simpson(dw_outer, D, -1, 1, 800) / D;
+  sdk_run_config c;
+  base(&c, text, 4000, 0.005, 100);
+  sdk_run *r = st_run(&c);
+  TU_CHECK(r != NULL, "double-well run");
+  if (r) {
+    const sdk_results *R = sdk_run_results(r);
+    const double *m = ds(R, "fpt/mean"), *e = ds(R, "fpt/mean_err"), *s = ds(R, "fpt/split");
+    const int64_t *cen = ds_i64(R, "fpt/censored");
+    if (m && e && s && cen) {
+      TU_CHECK(cen[0] == 0 && s[0] == 1, "double well: every path over (%lld censored)",
+               (long long)cen[0]);
+      within("c. double-well MFPT -1 -> 1", m[0], e[0], exact);
+    }
+  }
+  sdk_run_destroy(&r);
+}
+
+/* d: reflecting at 0, absorbing at L */
+static void reflection(void) {
+  static const char text[] = "[model]\nname = rbm\nvars = x\n[params]\nD = 1\nL = 1\n"
+                             "[drift]\nx = 0\n[noise]\nx = sqrt(2*D)\n[init]\nx = 0.5\n"
+                             "[boundaries]\nwall = reflect x <= 0\nexit = absorb x >= L\n";
+  const double D = 1, L = 1, x0 = 0.5;
+  sdk_run_config c;
+  base(&c, text, 20000, 0.001, 5);
+  sdk_run *r = st_run(&c);
+  TU_CHECK(r != NULL, "reflection run");
+  if (r) {
+    const sdk_results *R = sdk_run_results(r);
+    const double *m = ds(R, "fpt/exit_mean"), *e = ds(R, "fpt/exit_err"), *s = ds(R, "fpt/split");
+    const int64_t *cen = ds_i64(R, "fpt/censored");
+    if (m && e && s && cen) {
+      TU_CHECK(cen[0] == 0, "reflection: %lld censored", (long long)cen[0]);
+      TU_CHECK(s[0] == 0 && s[1] == 1, "reflection: no path absorbed at the wall (%g, %g)", s[0],
+               s[1]);
+      within("d. reflect at 0, exit at L", m[0], e[0], (L * L - x0 * x0) / (2 * D));
+    }
+  }
+  sdk_run_destroy(&r);
+}
+
+/* e: a run too short to absorb every path */
+static void censoring(void) {
+  sdk_run_config c;
+  base(&c, BM, 2000, 0.001, 0.1);
+  c.sample_every = 10;
+  sdk_run *r = st_run(&c);
+  TU_CHECK(r != NULL, "censoring run");
+  if (r) {
+    const sdk_results *R = sdk_run_results(r);
+    const double *S = ds(R, "fpt/survival"), *m = ds(R, "fpt/exit_mean");
+    const int64_t *cen = ds_i64(R, "fpt/censored"), *lb = ds_i64(R, "fpt/lower_bound");
+    const sdk_dataset *t = sdk_store_find(&R->store, "fpt/t");
+    if (S && m && cen && lb && t) {
+      int64_t ns = t->dims[t->rank - 1], up = 0;
+      for (int64_t s = 1; s < ns; s++)
+        up += S[s] > S[s - 1];
+      printf("e. censoring: %lld of 2000 censored, lower_bound %lld, S(0) = %g, S(%g) = %g, "
+             "exit_mean %.6f < 0.125\n",
+             (long long)cen[0], (long long)lb[0], S[0], sdk_ds_f64(t)[ns - 1], S[ns - 1], m[0]);
+      TU_CHECK(cen[0] > 0 && lb[0] == 1, "censored %lld, lower_bound %lld", (long long)cen[0],
+               (long long)lb[0]);
+      TU_CHECK(ns == 11 && S[0] == 1 && up == 0 && S[ns - 1] == (double)cen[0] / 2000,
+               "S(t): %lld samples, S(0) = %g, %lld increases, S(t_end) = %g", (long long)ns, S[0],
+               (long long)up, S[ns - 1]);
+      TU_CHECK(m[0] < 0.1 + 1e-12, "exit_mean %g is a lower bound (<= t_end)", m[0]);
+    }
+  }
+  sdk_run_destroy(&r);
+}
+
+int main(void) {
+  st_require_backend();
+  exit_time();
+  splitting();
+  double_well();
+  reflection();
+  censoring();
+  return tu_finish("test_fpt");
+}
