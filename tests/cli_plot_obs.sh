@@ -7,9 +7,9 @@
 #       (yerrorbars), maps (pm3d) for two axes; --grid goes back over time;
 #   (b) --stat variance: moments and cov draw the variance, expr refuses
 #       with the statistics it has; --stat bogus refused;
-#   (c) first passage and time averages (fpt/, tavg/ in the shared layout of
-#       issue 13) in synthetic files written with h5py, unless the run
-#       itself can write them (--observe fpt with a [boundaries] model);
+#   (c) first passage from real runs (a [boundaries] model, when this sdekit
+#       has them), and first passage and time averages (fpt/, tavg/ in the
+#       shared layout of issue 13) in synthetic files written with h5py;
 #   (d) --show NAME: a series with its band, per-grid values with error
 #       bars, an unknown name refused with the list of datasets.
 # Every PNG must start with the PNG signature and be 1000x650.
@@ -157,7 +157,44 @@ if run ou --paths 64 --t-end 1 --scan k=0.5:2:3 --scan D=0.1:0.4:2 "${OBS[@]}" -
   fi
 fi
 
-# (c) first passage and time averages: synthetic groups in the shared layout
+# (c) first passage from a real run, when this sdekit has [boundaries]
+cat >bm.sde <<'EOF'
+[model]
+name = bm-interval
+vars = x
+[params]
+L = 1
+mu = 0.2
+[drift]
+x = mu
+[noise]
+x = 1
+[init]
+x = 0.3
+[boundaries]
+left = absorb x <= 0
+right = absorb x >= L
+EOF
+if "$BIN" run ./bm.sde --paths 500 --t-end 2 --observe fpt --quiet -o r0.h5 2>/dev/null; then
+  draw "real fpt, no scan" r0.png r0.h5 --observable fpt
+  has "real fpt: histogram per boundary" "index 1 using 1:2:3 with boxes" 1
+  has "real fpt: survival band" "using 1:3:4 with filledcurves" 1
+  has "real fpt: the boundaries named" 'set xtics \("left" 1, "right" 2\)' 1
+  if run ./bm.sde --paths 200 --t-end 2 --scan mu=-0.5:0.5:3 --observe fpt -o r1.h5; then
+    draw "real fpt, 1 axis" r1.png r1.h5 --observable fpt
+    has "real fpt, 1 axis: split and mean against mu" "with yerrorbars" 2
+    draw "real fpt, 1 axis, --grid 1" r1g.png r1.h5 --observable fpt --grid 1
+    has "real fpt --grid: the histogram of that grid point" "with boxes" 1
+  fi
+  if run ./bm.sde --paths 200 --t-end 2 --scan mu=-0.5:0.5:3 --scan L=1:2:2 --observe fpt -o r2.h5; then
+    draw "real fpt, 2 axes" r2.png r2.h5 --observable fpt
+    has "real fpt, 2 axes: a map per boundary" "^splot .* with pm3d" 2
+  fi
+else
+  echo "cli_plot_obs: this sdekit has no [boundaries]; the real fpt runs skipped"
+fi
+
+# (c') first passage and time averages: synthetic groups in the shared layout
 if /usr/bin/python3 -c 'import h5py, numpy' 2>/dev/null && [ -f n0.h5 ] && [ -f n1.h5 ]; then
   cat >gen.py <<'EOF'
 # Copy a result file and add fpt/ and tavg/ in the layout of issue 13's

@@ -86,6 +86,39 @@ else
   check "2-parameter run" "failed: $(head -c 300 err)" ok
 fi
 
+# (b') first passage (when this sdekit has [boundaries]): the summary (one
+# block; a surface of scan lines over two axes), the survival per grid point,
+# the histogram per grid point and boundary
+cat >bm.sde <<'EOF'
+[model]
+name = bm-interval
+vars = x
+[params]
+L = 1
+mu = 0.2
+[drift]
+x = mu
+[noise]
+x = 1
+[init]
+x = 0.3
+[boundaries]
+left = absorb x <= 0
+right = absorb x >= L
+EOF
+if "$BIN" run ./bm.sde --paths 64 --t-end 1 --sample-every 10 --bins 5 --scan mu=-0.5:0.5:3 \
+  --observe fpt --quiet -o f1.tsv 2>/dev/null; then
+  read -r nb per sc < <(blocks f1.tsv)
+  check "fpt blocks (1 + 3 + 3 x 2)" "$nb" 10
+  check "fpt summary: one line per grid point" "${per%%,*} $sc" "3 1"
+  check "fpt histograms: 5 bins each" "$(echo "$per" | cut -d, -f5-)" "5,5,5,5,5,5"
+  "$BIN" run ./bm.sde --paths 64 --t-end 1 --sample-every 10 --bins 5 --scan mu=-0.5:0.5:3 \
+    --scan L=1:2:2 --observe fpt --quiet -o f2.tsv 2>err
+  read -r nb per sc < <(blocks f2.tsv)
+  check "fpt 2-D: blocks (1 + 6 + 6 x 2)" "$nb" 19
+  check "fpt 2-D summary: 3 scan lines of 2" "${per%%,*} $sc" "6 3"
+fi
+
 # (c) gnuplot agrees
 if command -v gnuplot >/dev/null 2>&1 && [ -f s.moments.tsv ] && [ -f d.drift.tsv ]; then
   for f in s.moments.tsv s.expr.tsv s.cov.tsv s.diffusion.tsv s.hist.tsv d.drift.tsv; do

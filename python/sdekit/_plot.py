@@ -632,7 +632,8 @@ def _panels(c, fig, panels, note=None):
     """Draw panels stacked: each a dict with kind "time" (lines over time at one
     grid point: x [grid, ns], values and errors [grid, ns]), "scan" (one value
     per grid point against the scan: [grid]; two axes: a map per line) or
-    "hist" (x: bin edges, values [grid, bins]); lines are (label, v, e or None)."""
+    "hist" (x: bin edges [grid, bins + 1], values [grid, bins]); lines are (label, v, e or
+    None)."""
     from matplotlib.colors import Normalize
 
     g = _tgrid(c)
@@ -672,7 +673,7 @@ def _panels(c, fig, panels, note=None):
                                     label="± standard error" if len(lines) == 1 else None)
                 ax.plot(x, y, lw=1.5, color=col, label=label)
             elif kind == "hist":
-                ed = np.asarray(pn["x"], dtype=float)
+                ed = np.asarray(pn["x"][g], dtype=float)
                 ax.bar(ed[:-1], np.asarray(v[g], dtype=float), width=np.diff(ed), align="edge",
                        color=col, alpha=0.35, edgecolor=col, label=label)
             elif c.nscan == 0:
@@ -786,7 +787,7 @@ def _fpt(c, fig):
     if _over_time(c):
         if "fpt/hist" in r and "fpt/hist_edges" in r:
             h = c.block("fpt/hist")  # [grid, nb, bins]
-            panels.append(dict(kind="hist", x=np.asarray(r["fpt/hist_edges"], dtype=float),
+            panels.append(dict(kind="hist", x=c.block("fpt/hist_edges"),  # [grid, bins + 1]
                                xlab="first-passage time $τ$", ylab="paths absorbed",
                                lines=[(bl[b], h[:, b, :], None) for b in range(min(nb, 8))]))
         if surv:

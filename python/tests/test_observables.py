@@ -156,3 +156,51 @@ def test_fpt_and_tavg(obs, workdir):
         ds = r.to_xarray()
         assert ds["fpt/split"].attrs["ancillary_variables"] == "fpt/split_err"
         assert ds["tavg/mean_E"].attrs["ancillary_variables"] == "tavg/err_E"
+
+
+BM = """[model]
+name = bm-interval
+vars = x
+[params]
+L = 1
+mu = 0.2
+[drift]
+x = mu
+[noise]
+x = 1
+[init]
+x = 0.3
+[boundaries]
+left = absorb x <= 0
+right = absorb x >= L
+"""
+
+
+def test_fpt_real_run(workdir):
+    """First passage from a run of a model with [boundaries] (when this sdekit has them)."""
+    path = os.path.join(workdir, "bm.sde")
+    with open(path, "w") as f:
+        f.write(BM)
+    try:
+        r = sdekit.run(path, scan={"mu": [-0.5, 0.0, 0.5]}, paths=500, t_end=2, dt=0.01,
+                       observe="fpt", seed=4, progress=False)
+    except sdekit.Error as e:
+        pytest.skip("this sdekit has no [boundaries]: %s" % e)
+    assert r.info("fpt/split").stderr == "fpt/split_err"
+    assert r.info("fpt/survival").stderr == "fpt/survival_err"
+    split = r["fpt/split"]
+    assert split.shape == (3, 2)
+    # every path leaves [0, 1] by t = 2 here (almost surely): the fractions add up to 1
+    assert np.allclose(split.sum(axis=1) + r["fpt/censored"] / 500, 1)
+    plt = _mpl()
+    fig = r.plot("fpt")
+    assert len(fig.axes) == 3 and _errorbars(fig) == 4 and _bands(fig) == 1
+    plt.close(fig)
+    fig = r.plot("fpt", grid=1)
+    assert fig.axes[0].get_xlabel() == "first-passage time $τ$"
+    plt.close(fig)
+    xr = pytest.importorskip("xarray")
+    ds = r.to_xarray()
+    assert isinstance(ds, xr.Dataset)
+    assert ds["fpt/split"].attrs["ancillary_variables"] == "fpt/split_err"
+    assert ds["fpt/survival"].attrs["ancillary_variables"] == "fpt/survival_err"

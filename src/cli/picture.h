@@ -189,7 +189,7 @@ typedef struct sdk_pic_line {
 typedef struct sdk_pic_panel {
   int kind;
   /* TIME: the sample times ([grid][nx], or [nx] when xshared); HIST: the
-   * bin edges [nx + 1] (shared) */
+   * bin edges ([grid][nx + 1], or [nx + 1] when xshared) */
   const double *x;
   int xshared;
   int64_t nx;

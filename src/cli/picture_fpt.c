@@ -72,11 +72,13 @@ static sdekit_status per_boundary(sdk_plot *p, sdk_pic_fig *fig, int kind, const
 }
 
 /* The histograms of the hitting times per boundary: fpt/hist [grid..., nb,
- * bins] over the edges fpt/hist_edges [bins + 1]. */
+ * bins] over the edges fpt/hist_edges [bins + 1] or [grid..., bins + 1]. */
 static sdekit_status hist_panel(sdk_plot *p, sdk_pic_fig *fig, const bnames *bn) {
   const sdk_plotfile *pf = p->pf;
   int64_t ne;
-  double *edges = sdk_pic_fig_1d(p, fig, "fpt/hist_edges", &ne);
+  int shared;
+  /* the edges [bins + 1], or [grid..., bins + 1] (t_end per grid point) */
+  double *edges = sdk_pic_fig_times(p, fig, "fpt/hist_edges", &shared, &ne);
   if (!edges) return SDEKIT_ERR_FORMAT;
   sdk_pic_panel *pn = sdk_pic_fig_panel(fig, SDK_PANEL_HIST);
   if (!pn) return SDEKIT_OK;
@@ -100,7 +102,7 @@ static sdekit_status hist_panel(sdk_plot *p, sdk_pic_fig *fig, const bnames *bn)
     blabel(&l->label, bn, (int)b);
   }
   pn->x = edges;
-  pn->xshared = 1;
+  pn->xshared = shared;
   pn->nx = tail[1];
   sdk_sb_puts(&pn->xlab, "first-passage time {/:Italic τ}");
   sdk_sb_puts(&pn->ylab, "paths absorbed");

@@ -213,14 +213,15 @@ static void time_panel(sdk_plot *p, const sdk_pic_panel *pn, int64_t g, FILE *f,
 static void hist_panel(sdk_plot *p, const sdk_pic_panel *pn, int64_t g, FILE *f, const char *dn) {
   sdk_strbuf *b = &p->gp;
   sdk_sb_puts(b, "plot ");
+  const double *x = pn->x + (pn->xshared ? 0 : g * (pn->nx + 1));
   for (int q = 0; q < pn->nl; q++) {
     const sdk_pic_line *l = &pn->l[q];
     for (int64_t s = 0; s < pn->nx; s++) {
-      sdk_pic_put_num(f, 0.5 * (pn->x[s] + pn->x[s + 1]));
+      sdk_pic_put_num(f, 0.5 * (x[s] + x[s + 1]));
       fputc(' ', f);
       sdk_pic_put_num(f, val(l, l->v, g, s));
       fputc(' ', f);
-      sdk_pic_put_num(f, pn->x[s + 1] - pn->x[s]);
+      sdk_pic_put_num(f, x[s + 1] - x[s]);
       fputc('\n', f);
     }
     fputs("\n\n", f);
