@@ -244,7 +244,7 @@ static void scan_panel(sdk_plot *p, const sdk_pic_panel *pn, FILE *f, const char
     for (int q = 0; q < pn->nl; q++)
       sdk_sb_printf(b, "%s\"%s\" %d", q ? ", " : "", pn->l[q].label.s ? pn->l[q].label.s : "",
                     q + 1);
-    sdk_sb_puts(b, ")\nset offsets 0, 0, graph 0.25, graph 0.25\n");
+    sdk_sb_puts(b, ")\nset offsets 0, 0, graph 0.45, graph 0.25\n");
     for (int q = 0; q < pn->nl; q++) {
       const sdk_pic_line *l = &pn->l[q];
       double v = val(l, l->v, 0, 0), e = val(l, l->e, 0, 0);
