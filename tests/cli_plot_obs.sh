@@ -11,7 +11,8 @@
 #       has them), and first passage and time averages (fpt/, tavg/ in the
 #       shared layout of issue 13) in synthetic files written with h5py;
 #   (d) --show NAME: a series with its band, per-grid values with error
-#       bars, an unknown name refused with the list of datasets.
+#       bars, an unknown name refused with the list of datasets;
+#   (e) hist and density of a user observable drawn as a variable's.
 # Every PNG must start with the PNG signature and be 1000x650.
 #
 # Environment (set by CTest): SDK_BIN.
@@ -281,6 +282,29 @@ EOF
     n0.h5 --show cov/value
   bad "--show expr variance" "--stat variance: /expr/mean_E has no variance beside it" \
     n0.h5 --show expr/mean_E --stat variance
+  # (e) hist and density of a user observable (hist/E, density/E beside the
+  # variables', as runs that bin them write them): drawn as a variable's,
+  # --var E picks it
+  if run ou --paths 300 --t-end 1 --scan k=0.5:2:3 --observe hist,density,expr \
+    --observe-expr E=x*x -o hq.h5; then
+    /usr/bin/python3 - <<'EOF' || failed "synthetic hist/E"
+import h5py
+with h5py.File("hq.h5", "r+") as f:
+    if "hist/E" not in f:
+        f["hist"].copy("x", "E")
+        f["hist"].attrs["observables"] = ["E"]
+    if "density/E" not in f:
+        f["density"].copy("x", "E")
+        del f["density/x"]
+EOF
+    draw "hist of x and E" hq.png hq.h5 --observable hist
+    has "hist: a panel of E" 'xlabel "\{/:Italic E\}"' 1
+    draw "hist --var E" hqe.png hq.h5 --observable hist --var E
+    has "hist --var E: only E" "^plot " 1
+    draw "density of E" hqd.png hq.h5 --observable density --var E
+    has "density of E" 'ylabel "\{/:Italic E\}"' 1
+    bad "moments --var E" "'hq.h5' has no moments results" hq.h5 --observable moments --var E
+  fi
 else
   echo "cli_plot_obs: python3 with h5py not found; synthetic fpt/tavg files skipped"
 fi

@@ -164,6 +164,13 @@ class _Ctx:
         self.particles = int(a.get("particles", 0) or 0)
         self.nsteps = int(a.get("nsteps", 0) or 0)
         self.vars = list(a.get("var_names") or [])
+        # what hist and density may be of: the variables, then the user observables
+        self.qnames = list(self.vars)
+        for grp, attr in (("expr", "names"), ("hist", "observables"), ("tavg", "names")):
+            names = _group_attr(r, grp, attr) if any(n.startswith(grp + "/") for n in r) else None
+            for n in ([names] if isinstance(names, str) else names or []):
+                if n not in self.qnames and n and "/" not in n:
+                    self.qnames.append(n)
         names = a.get("param_names") or []
         vals = np.atleast_1d(a.get("param_values", []))
         self.params = list(zip(names, vals)) if len(vals) == len(names) else []
@@ -250,8 +257,9 @@ class _Ctx:
         o = 1 - hx
         return "%s = %s" % (_sym(self.axname[o]), _num(self.ax[o][fixed]))
 
-    def vars_drawn(self, pattern=None):
-        vs = [v for v in self.vars if self.var is None or v == self.var]
+    def vars_drawn(self, pattern=None, quantities=False):
+        vs = [v for v in (self.qnames if quantities else self.vars)
+              if self.var is None or v == self.var]
         if pattern:
             vs = [v for v in vs if pattern % v in self.r]
         return vs[:MAX_PANELS]
@@ -411,7 +419,7 @@ def _moments(c, fig):
 def _hist(c, fig):
     from matplotlib.colors import LogNorm
 
-    vs = c.vars_drawn("hist/%s/density")
+    vs = c.vars_drawn("hist/%s/density", quantities=True)
     if not vs:
         raise KeyError("no histogram of %s" % (c.var or "any variable"))
     gs_, hx, fixed = c.curves()
@@ -470,7 +478,7 @@ def _density(c, fig):
     from matplotlib.colors import LogNorm, Normalize
 
     r = c.r
-    vs = [v for v in c.vars if (c.var is None or v == c.var) and "density/%s/P" % v in r]
+    vs = [v for v in c.qnames if (c.var is None or v == c.var) and "density/%s/P" % v in r]
     if not vs:
         raise KeyError("no density of %s" % (c.var or "any variable"))
     v = vs[0]

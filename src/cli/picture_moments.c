@@ -227,6 +227,8 @@ sdekit_status sdk_pic_moments(sdk_plot *p) {
   sdk_strbuf *b = &p->gp;
   sdekit_status e = SDEKIT_OK;
   int vi[SDK_PIC_MAX_PANELS], nv = sdk_pic_vars(p, vi);
+  if (nv == 0) /* --var named a user observable */
+    return CLI_RAISE(p->err, SDEKIT_ERR_USAGE, "'%s' has no moments of %s", pf->path, p->var);
   sdk_curves c;
   sdk_pic_curves(p, &c);
   int nt = 1;

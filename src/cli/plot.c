@@ -94,7 +94,8 @@ static void plot_help(void) {
   picture_names(&b, ", ");
   sdk_sb_puts(
       &b, ")\n"
-          "  --var VAR              only this variable (moments, hist, paths; density: which one)\n"
+          "  --var VAR              only this variable (moments, hist, paths, cov, tavg; density:\n"
+          "                         which one); hist, density, tavg: a user observable too\n"
           "  --grid G               grid point (0-based, axis 0 slowest) for pictures of one grid\n"
           "                         point (density, paths; expr, cov, diffusion, fpt and --show\n"
           "                         over time) and for the fixed axis of two-axis scans\n"
@@ -291,8 +292,8 @@ static int parse_args(int argc, char **argv, plot_args *pa) {
 static sdekit_status check_args(const sdk_plotfile *pf, const plot_args *pa, sdekit_error *err) {
   if (pa->var) {
     int found = 0;
-    for (long v = 0; v < pf->nvars; v++)
-      found |= !strcmp(pa->var, pf->vars[v]);
+    for (long v = 0; v < pf->nq; v++) /* a variable or a user observable */
+      found |= !strcmp(pa->var, pf->qnames[v]);
     if (!found)
       return CLI_RAISE(err, SDEKIT_ERR_USAGE, "--var '%s': '%s' has no such variable", pa->var,
                        pa->file);
