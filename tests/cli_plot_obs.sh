@@ -148,6 +148,14 @@ if run ou --paths 64 --t-end 1 --scan k=0.5:2:3 --scan D=0.1:0.4:2 "${OBS[@]}" -
   bad "expr --stat variance" "--stat variance: the expr picture has no variance" \
     n2.h5 --observable expr --stat variance
   bad "--stat bogus" "--stat 'bogus': expected mean or variance" n2.h5 --stat bogus
+  # --show of a series in a two-axis scan: a map of its last values; --stat
+  # variance: of GROUP/var_X
+  draw "--show moments/mean_x, 2 axes" sm2.png n2.h5 --show moments/mean_x
+  has "--show, 2 axes: a map" "^splot .* with pm3d" 1
+  has "--show, 2 axes: of the mean" 'cblabel "moments/mean\\\\_x"' 1
+  draw "--show moments/mean_x --stat variance, 2 axes" sv2.png n2.h5 --show moments/mean_x \
+    --stat variance
+  has "--show --stat variance, 2 axes: of the variance" 'cblabel "moments/var\\\\_x"' 1
   # without --observable: only the pictures that have a variance
   rm -f all.*.png
   if "$BIN" plot n2.h5 --stat variance -o all.png --quiet 2>"$T/err"; then
