@@ -620,7 +620,10 @@ static void test_tsv(const fixture *fx, const char *dir) {
   c = (cursor){text, text, 0};
   expect_header(&c, "# a\tb\tt\tmean_x\tvar_x\tmean_v\tvar_v", NULL, 0);
   for (int g = 0; g < NG; g++) {
-    if (g > 0) expect_blank(&c);
+    if (g > 0) { /* a gnuplot index block per grid point: two blank lines */
+      expect_blank(&c);
+      expect_blank(&c);
+    }
     for (int s = 0; s < NS; s++) {
       int k = (g * NS + s) * NV;
       double row[7] = {fx->a_vals[g / N1], fx->b_vals[g % N1], fx->step[s] * fx->dt[g], fx->mean[k],
@@ -631,7 +634,7 @@ static void test_tsv(const fixture *fx, const char *dir) {
   expect_end(&c);
   free(text);
 
-  /* hist: one gnuplot index block per variable */
+  /* hist: gnuplot index blocks per variable and grid point */
   text = tsv_to_string(r, "hist", &e, &eb);
   TU_CHECK(e == SDK_OK, "tsv hist: %s", eb.msg);
   c = (cursor){text, text, 0};
@@ -646,7 +649,10 @@ static void test_tsv(const fixture *fx, const char *dir) {
     expect_header(&c, hdr, comments, sizeof comments);
     TU_CHECK(v == 0 || !strstr(comments, "# sdekit:"), "settings repeated in block %d", v);
     for (int g = 0; g < NG; g++) {
-      if (g > 0) expect_blank(&c);
+      if (g > 0) { /* and one per grid point within it */
+        expect_blank(&c);
+        expect_blank(&c);
+      }
       double lo = fx->lo[g * NV + v], hi = fx->hi[g * NV + v], w = (hi - lo) / NB;
       for (int b = 0; b < NB; b++) {
         double row[5] = {fx->a_vals[g / N1], fx->b_vals[g % N1], lo + b * w,

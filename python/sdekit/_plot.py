@@ -11,8 +11,19 @@ with matplotlib instead of gnuplot -- the same data, choices and layout:
            colours when it spans decades), the saved sample paths on top
   paths    the saved sample paths over time (drawn on the density when there is one)
   order    the order parameter r(t) and the mean phase psi(t)
+  expr     each user observable over time with a band of +- one standard error;
+           in a scan its last value against the parameter (error bars; two
+           axes: a map)
+  cov      the covariance entries over time with bands (stat="variance": the
+           variances); in a scan their last values
+  diffusion  D_eff(t) with its band; in a scan the long-time value
+  fpt      first-passage time histograms per boundary, the survival S(t) with
+           its band, splitting probabilities (in a scan: against the parameter,
+           with the mean first-passage times)
+  tavg     time averages with error bars against the scanned parameter
 
-Text from the results (names, the model) is shown as text, never as mathtext.
+Moments also get a band of +- one standard error of the mean, and
+stat="variance" draws the variance.  Text from the results (names, the model) is shown as text, never as mathtext.
 """
 import math
 
@@ -140,11 +151,12 @@ def _regrid(lo, hi, cols, nb, maxrows=MAX_ROWS):
 class _Ctx:
     """What every picture needs from the results (cli/plotfile.c)."""
 
-    def __init__(self, r, var, grid):
+    def __init__(self, r, var, grid, stat="mean"):
         a = r.attrs
         self.r = r
         self.var = var
         self.grid = grid
+        self.stat = stat
         self.model = a.get("model_name", "?")
         self.scheme = a.get("scheme", "")
         self.precision = a.get("precision", "")
@@ -152,6 +164,13 @@ class _Ctx:
         self.particles = int(a.get("particles", 0) or 0)
         self.nsteps = int(a.get("nsteps", 0) or 0)
         self.vars = list(a.get("var_names") or [])
+        # what hist and density may be of: the variables, then the user observables
+        self.qnames = list(self.vars)
+        for grp, attr in (("expr", "names"), ("hist", "observables"), ("tavg", "names")):
+            names = _group_attr(r, grp, attr) if any(n.startswith(grp + "/") for n in r) else None
+            for n in ([names] if isinstance(names, str) else names or []):
+                if n not in self.qnames and n and "/" not in n:
+                    self.qnames.append(n)
         names = a.get("param_names") or []
         vals = np.atleast_1d(a.get("param_values", []))
         self.params = list(zip(names, vals)) if len(vals) == len(names) else []
@@ -238,8 +257,9 @@ class _Ctx:
         o = 1 - hx
         return "%s = %s" % (_sym(self.axname[o]), _num(self.ax[o][fixed]))
 
-    def vars_drawn(self, pattern=None):
-        vs = [v for v in self.vars if self.var is None or v == self.var]
+    def vars_drawn(self, pattern=None, quantities=False):
+        vs = [v for v in (self.qnames if quantities else self.vars)
+              if self.var is None or v == self.var]
         if pattern:
             vs = [v for v in vs if pattern % v in self.r]
         return vs[:MAX_PANELS]
@@ -348,17 +368,25 @@ def _moments(c, fig):
     axs = _axes(fig, len(vs), heat=hx is not None, key=len(gs_) > 1)
     for k, (v, ax) in enumerate(zip(vs, axs)):
         mean, var = c.block("moments/mean_" + v), c.block("moments/var_" + v)
+        se = c.block("moments/mean_err_" + v) if "moments/mean_err_" + v in r else None
+        if c.stat == "variance":
+            mean, var, se = var, None, None
         last = k == len(vs) - 1
         if hx is None:
             for q, g in enumerate(gs_):
                 col = COLORS[q % 8]
-                sd = np.sqrt(np.where(var[g] > 0, var[g], 0))
-                ax.fill_between(t[g], mean[g] - sd, mean[g] + sd, color=col, lw=0,
-                                alpha=0.12 if len(gs_) > 2 else 0.22,
-                                label="mean ± s.d." if len(gs_) == 1 else None)
+                if var is not None:
+                    sd = np.sqrt(np.where(var[g] > 0, var[g], 0))
+                    ax.fill_between(t[g], mean[g] - sd, mean[g] + sd, color=col, lw=0,
+                                    alpha=0.12 if len(gs_) > 2 else 0.22,
+                                    label="mean ± s.d." if len(gs_) == 1 else None)
+                if se is not None:
+                    ax.fill_between(t[g], mean[g] - se[g], mean[g] + se[g], color=col, lw=0,
+                                    alpha=0.45, label="mean ± s.e." if len(gs_) == 1 else None)
                 ax.plot(t[g], mean[g], lw=1.5, color=col,
-                        label="mean" if len(gs_) == 1 else c.grid_label(g))
-            ax.set_ylabel(_sym(v))
+                        label=("variance" if c.stat == "variance" else "mean") if len(gs_) == 1
+                        else c.grid_label(g))
+            ax.set_ylabel(("var " if c.stat == "variance" else "") + _sym(v))
             if k == 0 or len(gs_) == 1:
                 _legend(fig, ax, len(gs_))
         else:
@@ -379,7 +407,8 @@ def _moments(c, fig):
             if last:
                 ax.set_xlabel(_sym(c.axname[hx]))
             mesh = ax.collections[-1]
-            _colorbar(fig, ax, mesh, "mean of " + _sym(v))
+            _colorbar(fig, ax, mesh, ("variance of " if c.stat == "variance" else "mean of ")
+                      + _sym(v))
             continue
         if last:
             ax.set_xlabel(c.time_label())
@@ -390,7 +419,7 @@ def _moments(c, fig):
 def _hist(c, fig):
     from matplotlib.colors import LogNorm
 
-    vs = c.vars_drawn("hist/%s/density")
+    vs = c.vars_drawn("hist/%s/density", quantities=True)
     if not vs:
         raise KeyError("no histogram of %s" % (c.var or "any variable"))
     gs_, hx, fixed = c.curves()
@@ -449,7 +478,7 @@ def _density(c, fig):
     from matplotlib.colors import LogNorm, Normalize
 
     r = c.r
-    vs = [v for v in c.vars if (c.var is None or v == c.var) and "density/%s/P" % v in r]
+    vs = [v for v in c.qnames if (c.var is None or v == c.var) and "density/%s/P" % v in r]
     if not vs:
         raise KeyError("no density of %s" % (c.var or "any variable"))
     v = vs[0]
@@ -577,9 +606,244 @@ def _order(c, fig):
     axs[-1].set_xlabel(c.time_label())
 
 
+# ------------------------------------------------ panels of lines (picture_panels.c)
+
+
+def _no_variance(what, has):
+    raise ValueError("stat='variance': the %s picture has no variance (it holds %s); the "
+                     "variance is held by moments (var_VAR) and cov (the diagonal)" % (what, has))
+
+
+def _over_time(c):
+    return c.nscan == 0 or c.grid is not None
+
+
+def _tgrid(c):
+    return c.grid if c.grid is not None else 0
+
+
+def _times(c, name):
+    """Sample times as [grid point, sample] (times shared by the grid broadcast)."""
+    a = np.asarray(c.r[name], dtype=float) * c.tscale
+    if a.ndim == 1:
+        return np.broadcast_to(a, (c.ngrid, a.size))
+    return a.reshape(c.ngrid, -1)
+
+
+def _err(c, name):
+    """The standard errors of dataset name as a block, or None."""
+    se = c.r.info(name).stderr
+    return c.block(se) if se else None
+
+
+def _panels(c, fig, panels, note=None):
+    """Draw panels stacked: each a dict with kind "time" (lines over time at one
+    grid point: x [grid, ns], values and errors [grid, ns]), "scan" (one value
+    per grid point against the scan: [grid]; two axes: a map per line) or
+    "hist" (x: bin edges [grid, bins + 1], values [grid, bins]); lines are (label, v, e or
+    None)."""
+    from matplotlib.colors import Normalize
+
+    g = _tgrid(c)
+    drawn = []
+    for pn in panels:
+        if pn["kind"] == "scan" and c.nscan == 2:
+            drawn += [dict(pn, lines=[ln], map=True) for ln in pn["lines"]]
+        else:
+            drawn.append(pn)
+    drawn = drawn[:MAX_PANELS]
+    scan_only = all(pn["kind"] == "scan" for pn in panels)
+    c.title(fig, -1 if scan_only or c.nscan == 0 else g, extra=note)
+    maps = any(pn.get("map") for pn in drawn)
+    axs = _axes(fig, len(drawn), heat=maps, hspace=0.45, sharex=False)
+    for pn, ax in zip(drawn, axs):
+        kind, lines = pn["kind"], pn["lines"]
+        if pn.get("map"):
+            label, v, _ = lines[0]
+            n0, n1 = c.axn
+            z = np.asarray(v, dtype=float).reshape(n0, n1)
+            fin = z[np.isfinite(z)]
+            lo, hi = (fin.min(), fin.max()) if fin.size else (0.0, 0.0)
+            norm = Normalize(lo - 0.5, hi + 0.5) if hi == lo else Normalize(lo, hi)
+            mesh = ax.pcolormesh(_edges(c.ax[0], c.axlog[0]), _edges(c.ax[1], c.axlog[1]), z.T,
+                                 cmap=_cmap("sequential"), norm=norm, shading="flat")
+            ax.set_xlabel(_sym(c.axname[0]))
+            ax.set_ylabel(_sym(c.axname[1]))
+            _colorbar(fig, ax, mesh, (pn["ylab"] + ": " if len(pn["lines"]) > 1 or
+                                      pn.get("multi") else "") + label)
+            continue
+        for q, (label, v, e) in enumerate(lines):
+            col = COLORS[q % 8]
+            if kind == "time":
+                x, y = pn["x"][g], np.asarray(v[g], dtype=float)
+                if e is not None:
+                    ax.fill_between(x, y - e[g], y + e[g], color=col, lw=0, alpha=0.25,
+                                    label="± standard error" if len(lines) == 1 else None)
+                ax.plot(x, y, lw=1.5, color=col, label=label)
+            elif kind == "hist":
+                ed = np.asarray(pn["x"][g], dtype=float)
+                ax.bar(ed[:-1], np.asarray(v[g], dtype=float), width=np.diff(ed), align="edge",
+                       color=col, alpha=0.35, edgecolor=col, label=label)
+            elif c.nscan == 0:
+                y = float(v[0])
+                ee = float(e[0]) if e is not None else 0.0
+                ax.errorbar([q + 1], [y], yerr=[ee], fmt="o", ms=8, color=col, capsize=3)
+                ax.annotate(_val_err(y, ee), (q + 1, y + ee), textcoords="offset points",
+                            xytext=(0, 8), ha="center", fontsize=10)
+            else:
+                x = c.ax[0]
+                ax.errorbar(x, v, yerr=e, fmt="o", ms=4, color=col, capsize=2,
+                            label=label if len(lines) > 1 else None)
+                ax.plot(x, v, lw=1, color=col)
+        if kind == "scan" and c.nscan == 0:
+            ax.set_xlim(0.5, len(lines) + 0.5)
+            ax.set_xticks(range(1, len(lines) + 1), [ln[0] for ln in lines])
+            ax.margins(y=0.25)
+        elif kind == "scan":
+            if c.axlog[0]:
+                ax.set_xscale("log")
+            ax.set_xlabel(_sym(c.axname[0]))
+        else:
+            ax.set_xlabel(pn.get("xlab") or c.time_label())
+        ax.set_ylabel(pn["ylab"])
+        if (kind != "scan" or c.nscan == 1) and (
+                len(lines) > 1 or (kind == "time" and lines[0][2] is not None)):
+            ax.legend(loc="upper right", fontsize=9)
+
+
+def _expr(c, fig):
+    if c.stat == "variance":
+        _no_variance("expr", "the mean of every user observable with its standard error")
+    names = _group_attr(c.r, "expr", "names") or []
+    if isinstance(names, str):
+        names = [names]
+    over = _over_time(c)
+    t = _times(c, "expr/t")
+    panels = []
+    for n in names[:MAX_PANELS]:
+        v, e = c.block("expr/mean_" + n), c.block("expr/err_" + n)
+        lab = "⟨%s⟩" % _sym(n)
+        if over:
+            panels.append(dict(kind="time", x=t, lines=[(lab, v, e)], ylab=lab))
+        else:
+            panels.append(dict(kind="scan", lines=[(lab, v[:, -1], e[:, -1])], ylab=lab))
+    _panels(c, fig, panels, None if over else "values at the last sample")
+
+
+def _diffusion(c, fig):
+    if c.stat == "variance":
+        _no_variance("diffusion", "D_eff = variance / 2t with its standard error")
+    var = _group_attr(c.r, "diffusion", "var")
+    lab = "$D_{eff}$" + (" of " + _sym(var) if var else "")
+    if _over_time(c):
+        p = dict(kind="time", x=_times(c, "diffusion/t"),
+                 lines=[(lab, c.block("diffusion/D"), c.block("diffusion/D_err"))], ylab=lab)
+        _panels(c, fig, [p])
+    else:
+        p = dict(kind="scan", lines=[(lab, c.block("diffusion/value"),
+                                      c.block("diffusion/error"))], ylab=lab)
+        _panels(c, fig, [p], "long-time values (the last sample)")
+
+
+def _cov(c, fig):
+    vs = _group_attr(c.r, "cov", "vars") or c.vars
+    if isinstance(vs, str):
+        vs = [vs]
+    val, err = c.block("cov/value"), c.block("cov/error")  # [grid, ns, v, w]
+    over = _over_time(c)
+    lines = []
+    for i, v in enumerate(vs):
+        for j in range(i, len(vs)):
+            w = vs[j]
+            if c.stat == "variance" and i != j:
+                continue
+            if c.var is not None and c.var not in (v, w):
+                continue
+            lab = "var " + _sym(v) if i == j else "cov(%s, %s)" % (_sym(v), _sym(w))
+            a, b = val[:, :, i, j], err[:, :, i, j]
+            lines.append((lab, a, b) if over else (lab, a[:, -1], b[:, -1]))
+    if not lines:
+        raise KeyError("var %r: cov holds no entry of it" % (c.var,))
+    lines = lines[:MAX_CURVES]
+    ylab = lines[0][0] if len(lines) == 1 else "variance" if c.stat == "variance" else "covariance"
+    p = dict(kind="time" if over else "scan", x=_times(c, "cov/t") if over else None,
+             lines=lines, ylab=ylab)
+    _panels(c, fig, [p], None if over else "values at the last sample")
+
+
+def _fpt(c, fig):
+    if c.stat == "variance":
+        _no_variance("fpt", "splitting probabilities, mean first-passage times with their "
+                     "standard errors, histograms, S(t)")
+    r = c.r
+    names = str(_group_attr(r, "fpt", "boundaries") or "").split(",")
+    split = c.block("fpt/split")
+    nb = split.shape[-1]
+    bl = [names[b] if b < len(names) and names[b] else "boundary %d" % b for b in range(nb)]
+
+    def per_boundary(name, ylab):
+        v, e = c.block(name), _err(c, name)
+        return dict(kind="scan", ylab=ylab, multi=True,
+                    lines=[(bl[b], v[:, b], e[:, b] if e is not None else None)
+                           for b in range(min(nb, MAX_CURVES))])
+
+    surv = None
+    if "fpt/survival" in r:
+        surv = dict(kind="time", x=_times(c, "fpt/t"), ylab="survival $S(t)$",
+                    lines=[("$S(t)$", c.block("fpt/survival"), _err(c, "fpt/survival"))])
+    panels = []
+    if _over_time(c):
+        if "fpt/hist" in r and "fpt/hist_edges" in r:
+            h = c.block("fpt/hist")  # [grid, nb, bins]
+            panels.append(dict(kind="hist", x=c.block("fpt/hist_edges"),  # [grid, bins + 1]
+                               xlab="first-passage time $τ$", ylab="paths absorbed",
+                               lines=[(bl[b], h[:, b, :], None) for b in range(min(nb, 8))]))
+        if surv:
+            panels.append(surv)
+        if c.nscan < 2:
+            panels.append(per_boundary("fpt/split", "splitting prob."))
+    else:
+        panels.append(per_boundary("fpt/split", "splitting prob."))
+        if c.nscan == 1 and "fpt/mean" in r:
+            panels.append(per_boundary("fpt/mean", "mean $τ$"))
+        if c.nscan == 1 and surv:
+            panels.append(surv)
+    note = None
+    if "fpt/censored" in r:
+        n = float(np.sum(r["fpt/censored"]))
+        if n > 0:
+            note = "%.0f paths censored at $t_{end}$" % n
+    _panels(c, fig, panels, note)
+
+
+def _tavg(c, fig):
+    if c.stat == "variance":
+        _no_variance("tavg", "the mean of the time averages with its standard error")
+    panels = []
+    for name in c.r.datasets:
+        if not name.startswith("tavg/mean_") or len(name) == len("tavg/mean_"):
+            continue
+        n = name[len("tavg/mean_"):]
+        if c.var is not None and c.var != n:
+            continue
+        lab = "⟨⟨%s⟩⟩" % _sym(n)
+        panels.append(dict(kind="scan", ylab=lab, lines=[(lab, c.block(name), _err(c, name))]))
+    if not panels:
+        raise KeyError("no time average of %s" % (c.var or "anything"))
+    a = c.r._attrs_of("tavg")
+    tr, te = a.get("transient"), a.get("t_end")
+    _panels(c, fig, panels[:MAX_PANELS], "time averages over [%s, %s]" % (
+        _num(tr) if tr is not None else "transient", _num(te) if te is not None else "$t_{end}$"))
+
+
 PICTURES = [
     ("drift", lambda r: "drift/value" in r, _drift, None),
     ("moments", lambda r: "moments/t" in r, _moments, None),
+    ("expr", lambda r: "expr/t" in r, _expr, None),
+    ("cov", lambda r: "cov/value" in r, _cov, None),
+    ("diffusion", lambda r: "diffusion/D" in r, _diffusion, None),
+    ("fpt", lambda r: "fpt/split" in r, _fpt, None),
+    ("tavg", lambda r: any(n.startswith("tavg/mean_") and len(n) > 10 for n in r), _tavg, None),
     ("hist", lambda r: any(n.startswith("hist/") and n.endswith("/density") for n in r), _hist,
      None),
     ("density", lambda r: any(n.startswith("density/") and n.endswith("/P") for n in r), _density,
@@ -595,13 +859,17 @@ def pictures(r):
     return [name for name, _, _, on in PICTURES if name in present and on not in present]
 
 
-def plot(r, what=None, var=None, grid=None, figsize=None):
+def plot(r, what=None, var=None, grid=None, figsize=None, stat="mean"):
     """Draw the pictures of the results (what: one name, a list, or None for
     every picture `sdekit plot` would draw); one Figure, one picture per
     subfigure, stacked.  var: only this variable; grid: the grid point of
-    pictures of one grid point (density, paths) and the fixed axis of a
-    two-axis scan."""
+    pictures of one grid point (density, paths; expr, cov, diffusion, fpt
+    over time) and the fixed axis of a two-axis scan; stat: "mean" or
+    "variance" (moments and cov draw the variance; `sdekit plot --stat`)."""
     import matplotlib.pyplot as plt
+
+    if stat not in ("mean", "variance"):
+        raise ValueError("stat %r: expected 'mean' or 'variance'" % (stat,))
 
     names = pictures(r) if what is None else [what] if isinstance(what, str) else list(what)
     table = {name: draw for name, _, draw, _ in PICTURES}
@@ -616,7 +884,7 @@ def plot(r, what=None, var=None, grid=None, figsize=None):
     w, h = figsize or (10, 6.5)
     fig = plt.figure(figsize=(w, h * len(names)))
     subs = [fig] if len(names) == 1 else list(np.atleast_1d(fig.subfigures(len(names), 1)))
-    ctx = _Ctx(r, var, grid)
+    ctx = _Ctx(r, var, grid, stat)
     for name, sub in zip(names, subs):
         table[name](ctx, sub)
     return fig

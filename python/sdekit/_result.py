@@ -266,11 +266,11 @@ class Result(collections.abc.Mapping):
 
         return to_xarray(self, observable)
 
-    def plot(self, what=None, var=None, grid=None, figsize=None):
+    def plot(self, what=None, var=None, grid=None, figsize=None, stat="mean"):
         """The pictures of `sdekit plot`, drawn with matplotlib; returns the Figure."""
         from ._plot import plot
 
-        return plot(self, what=what, var=var, grid=grid, figsize=figsize)
+        return plot(self, what=what, var=var, grid=grid, figsize=figsize, stat=stat)
 
     def __repr__(self):
         a = self.attrs

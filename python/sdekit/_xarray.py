@@ -10,8 +10,13 @@ to_xarray("moments"): one observable; variables and dimensions by their names
 within it ("mean_x", "t"; "k", "sample").  to_xarray(): every observable;
 variables by their full names ("moments/mean_x") and the dimensions that are not
 scan axes prefixed with the observable ("moments/sample", "hist/bin"), since two
-observables may sample at different times.
+observables may sample at different times.  A dimension the file does not
+name (a dataset another program added) is the dataset's own ("split_dim1").
+A statistic with a standard error names its companion variable in the
+attributes standard_error and ancillary_variables (CF's name).
 """
+import re
+
 import numpy as np
 
 
@@ -50,11 +55,17 @@ def to_xarray(r, observable=None):
                 continue
             i = r.info(name)
             key = name if whole else name[len(obs) + 1:]
+            # dimensions the file does not name (the library calls them dimK:
+            # datasets another program added) are the dataset's own
+            own = [d if k < i.grid_rank or not re.fullmatch(r"dim\d+", d)
+                   else "%s_%s" % (name.rsplit("/", 1)[-1], d) for k, d in enumerate(i.dims)]
             dims = tuple(d if k < i.grid_rank or not whole else "%s/%s" % (obs, d)
-                         for k, d in enumerate(i.dims))
+                         for k, d in enumerate(own))
             attrs = {k: v for k, v in i.attrs.items() if k != "dims"}
             if i.stderr:
+                # the companion variable holding its standard errors (CF's name too)
                 attrs["standard_error"] = i.stderr if whole else i.stderr[len(obs) + 1:]
+                attrs["ancillary_variables"] = attrs["standard_error"]
             a = r[name]
             if i.coordinate:
                 row = _shared_rows(a, i.grid_rank)

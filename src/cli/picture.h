@@ -27,13 +27,18 @@
 /* One picture being drawn. */
 typedef struct sdk_plot {
   const sdk_plotfile *pf;
-  const char *dir; /* temporary directory (gnuplot runs there); NULL: data to /dev/null */
-  sdk_strbuf gp;   /* the script */
-  int ndata;       /* data files written so far */
-  int64_t grid;    /* --grid (-1: not given) */
-  const char *var; /* --var (NULL: all) */
+  const char *dir;  /* temporary directory (gnuplot runs there); NULL: data to /dev/null */
+  sdk_strbuf gp;    /* the script */
+  int ndata;        /* data files written so far */
+  int64_t grid;     /* --grid (-1: not given) */
+  const char *var;  /* --var (NULL: all) */
+  int stat;         /* --stat: SDK_PIC_STAT_MEAN or SDK_PIC_STAT_VARIANCE */
+  const char *show; /* --show: the dataset drawn by the show picture */
   sdekit_error *err;
 } sdk_plot;
+
+#define SDK_PIC_STAT_MEAN 0
+#define SDK_PIC_STAT_VARIANCE 1
 
 /* A kind of picture: the observable it shows (as --observable names it), a
  * line for `sdekit plot --help`, whether a file holds it, and how to draw it
@@ -46,6 +51,7 @@ typedef struct sdk_picture {
   int (*present)(const sdk_plotfile *pf);
   sdekit_status (*draw)(sdk_plot *p);
   const char *on;
+  int variance; /* draws a variance with --stat variance */
 } sdk_picture;
 
 /* The pictures (picture_*.c). */
@@ -61,6 +67,23 @@ int sdk_pic_has_paths(const sdk_plotfile *pf);
 sdekit_status sdk_pic_paths(sdk_plot *p);
 int sdk_pic_has_order(const sdk_plotfile *pf);
 sdekit_status sdk_pic_order(sdk_plot *p);
+int sdk_pic_has_expr(const sdk_plotfile *pf);
+sdekit_status sdk_pic_expr(sdk_plot *p);
+int sdk_pic_has_diffusion(const sdk_plotfile *pf);
+sdekit_status sdk_pic_diffusion(sdk_plot *p);
+int sdk_pic_has_cov(const sdk_plotfile *pf);
+sdekit_status sdk_pic_cov(sdk_plot *p);
+int sdk_pic_has_fpt(const sdk_plotfile *pf);
+sdekit_status sdk_pic_fpt(sdk_plot *p);
+int sdk_pic_has_tavg(const sdk_plotfile *pf);
+sdekit_status sdk_pic_tavg(sdk_plot *p);
+/* --show NAME: any dataset by its shape (picture_show.c); the name must be
+ * a dataset of the file (sdk_pic_show_check says which there are). */
+sdekit_status sdk_pic_show_check(const sdk_plotfile *pf, const char *name, sdekit_error *err);
+sdekit_status sdk_pic_show(sdk_plot *p);
+/* --stat variance asked of a picture that has none: the error naming what
+ * it has (`has`, e.g. "the mean with its standard error"). */
+sdekit_status sdk_pic_no_variance(sdk_plot *p, const char *picture, const char *has);
 
 /* ---- data files (picture.c) ---- */
 
@@ -138,5 +161,79 @@ void sdk_pic_time_label(sdk_strbuf *b, const sdk_plotfile *pf);
  * values. */
 sdekit_status sdk_pic_write_paths(sdk_plot *p, const char *vn, int64_t g, char dn[32],
                                   int64_t *npaths, double *tlo, double *thi, double *xr);
+
+/* ---- figures of panels of lines (picture_panels.c) ----
+ *
+ * Most pictures of named quantities are built from panels stacked one above
+ * the other, each with up to SDK_PIC_MAX_LINES lines of one kind:
+ *   SDK_PANEL_TIME  values over time at one grid point, each line with a band
+ *                   of +- its standard error where it has one;
+ *   SDK_PANEL_SCAN  one value per grid point against the scan: with error
+ *                   bars at each labelled x position (no scan), against the
+ *                   scanned parameter (one axis), or as a map over both axes
+ *                   (two axes: one map panel per line);
+ *   SDK_PANEL_HIST  counts per bin at one grid point (boxes), one colour per
+ *                   line.
+ * Line values are read through strides, so that a picture points into the
+ * datasets as read: element (g, s) of a line (grid point g, sample or bin s)
+ * is v[g * gstride + off + s * sstride], its error the same in e. */
+#define SDK_PIC_MAX_LINES 8
+enum { SDK_PANEL_TIME, SDK_PANEL_SCAN, SDK_PANEL_HIST };
+
+typedef struct sdk_pic_line {
+  sdk_strbuf label;    /* script text: escaped (sdk_gp_text, sdk_gp_sym) */
+  const double *v, *e; /* e: NULL for no error */
+  int64_t gstride, sstride, off;
+} sdk_pic_line;
+
+typedef struct sdk_pic_panel {
+  int kind;
+  /* TIME: the sample times ([grid][nx], or [nx] when xshared); HIST: the
+   * bin edges ([grid][nx + 1], or [nx + 1] when xshared) */
+  const double *x;
+  int xshared;
+  int64_t nx;
+  int nl;
+  sdk_pic_line l[SDK_PIC_MAX_LINES];
+  sdk_strbuf xlab, ylab; /* script text; an empty xlab: time or the scan axis */
+  const char *band;      /* key title of the band of a single line (NULL: none) */
+} sdk_pic_panel;
+
+typedef struct sdk_pic_fig {
+  sdk_pic_panel pan[SDK_PIC_MAX_PANELS];
+  int npan;
+  double *hold[64]; /* the datasets read (sdk_pic_fig_read) */
+  int nhold;
+} sdk_pic_fig;
+
+/* Over time (no scan, or --grid given) rather than against the scan. */
+int sdk_pic_over_time(const sdk_plot *p);
+/* The grid point of pictures over time: --grid, else 0. */
+int64_t sdk_pic_time_grid(const sdk_plot *p);
+/* The next panel of kind (NULL when there are SDK_PIC_MAX_PANELS already). */
+sdk_pic_panel *sdk_pic_fig_panel(sdk_pic_fig *f, int kind);
+/* The next line of a panel (NULL when it has SDK_PIC_MAX_LINES). */
+sdk_pic_line *sdk_pic_panel_line(sdk_pic_panel *pn);
+/* A dataset [grid..., tail...] as doubles, held by the figure (freed with
+ * it); *ntail as for sdk_pf_block.  NULL with the error in p->err. */
+double *sdk_pic_fig_read(sdk_plot *p, sdk_pic_fig *f, const char *path, int *ntail, int64_t *tail);
+/* A list of numbers (sdk_pf_1d), held by the figure. */
+double *sdk_pic_fig_1d(sdk_plot *p, sdk_pic_fig *f, const char *path, int64_t *n);
+/* x (malloc'd; NULL: out of memory, recorded) held by the figure. */
+double *sdk_pic_fig_hold(sdk_plot *p, sdk_pic_fig *f, double *x);
+/* Sample times: path is [grid..., ns] (*shared = 0) or [ns] (*shared = 1). */
+double *sdk_pic_fig_times(sdk_plot *p, sdk_pic_fig *f, const char *path, int *shared, int64_t *ns);
+/* Draw the figure (title, panels; TIME and HIST panels at grid point g,
+ * named in the title in a scan); `note` (script text or NULL) goes into the
+ * title's second line. */
+sdekit_status sdk_pic_fig_draw(sdk_plot *p, sdk_pic_fig *f, int64_t g, const char *note);
+void sdk_pic_fig_free(sdk_pic_fig *f);
+/* A new line of pn from the dataset vpath [grid..., tail...] and its errors
+ * epath (NULL, or absent: none; else of the same shape), both read whole:
+ * gstride is the tail's size, sstride 1, off 0 (the caller picks the part
+ * drawn).  *ntail, tail[] get the tail's rank and dimensions; *out is NULL
+ * (and SDEKIT_OK) when the panel has SDK_PIC_MAX_LINES already. */
+sdekit_status sdk_pic_add_line(sdk_plot *p, sdk_pic_fig *f, sdk_pic_panel *pn, const char *vpath,
+                               const char *epath, int *ntail, int64_t *tail, sdk_pic_line **out);
 
 #endif

@@ -186,9 +186,10 @@ static void density_script(sdk_plot *p, const char *vn, int64_t g, int coarse, c
 sdekit_status sdk_pic_density(sdk_plot *p) {
   const sdk_plotfile *pf = p->pf;
   const char *vn = NULL;
-  for (long v = 0; v < pf->nvars && !vn; v++)
-    if ((!p->var || !strcmp(p->var, pf->vars[v])) && sdk_pf_has_f(pf, "density/%s/P", pf->vars[v]))
-      vn = pf->vars[v];
+  for (long v = 0; v < pf->nq && !vn; v++) /* a variable or a user observable */
+    if ((!p->var || !strcmp(p->var, pf->qnames[v])) &&
+        sdk_pf_has_f(pf, "density/%s/P", pf->qnames[v]))
+      vn = pf->qnames[v];
   if (!vn)
     return CLI_RAISE(p->err, SDEKIT_ERR_USAGE, "'%s' has no density of %s", pf->path,
                      p->var ? p->var : "any variable");

@@ -177,8 +177,11 @@ sdekit_status sdk_pic_hist(sdk_plot *p) {
   const sdk_plotfile *pf = p->pf;
   sdekit_status e = SDEKIT_OK;
   int vi[SDK_PIC_MAX_PANELS], nv = 0;
-  for (int k = 0, m = sdk_pic_vars(p, vi); k < m; k++)
-    if (sdk_pf_has_f(pf, "hist/%s/density", pf->vars[vi[k]])) vi[nv++] = vi[k];
+  /* variables and user observables (their histograms look the same) */
+  for (long q = 0; q < pf->nq && nv < SDK_PIC_MAX_PANELS; q++)
+    if ((!p->var || !strcmp(p->var, pf->qnames[q])) &&
+        sdk_pf_has_f(pf, "hist/%s/density", pf->qnames[q]))
+      vi[nv++] = (int)q;
   if (nv == 0)
     return CLI_RAISE(p->err, SDEKIT_ERR_USAGE, "'%s' has no histogram of %s", pf->path,
                      p->var ? p->var : "any variable");
@@ -186,7 +189,7 @@ sdekit_status sdk_pic_hist(sdk_plot *p) {
   sdk_pic_curves(p, &c);
   double right = sdk_pic_curves_begin(&p->gp, pf, &c, 0);
   for (int k = 0; k < nv && e == SDEKIT_OK; k++)
-    e = hist_panel(p, &c, k, nv, right, pf->vars[vi[k]]);
+    e = hist_panel(p, &c, k, nv, right, pf->qnames[vi[k]]);
   sdk_sb_puts(&p->gp, "unset multiplot\n");
   return e;
 }

@@ -1,7 +1,9 @@
 /* The moments picture: per variable (one panel each), the mean over time
- * with a band of +- one standard deviation for every grid point drawn as a
- * curve, or, for more grid points, the mean as a heat map over (scan axis,
- * time). */
+ * with a band of +- one standard deviation and, inside it, a darker one of
+ * +- the standard error of the mean (files that have mean_err_VAR) for every
+ * grid point drawn as a curve, or, for more grid points, the mean as a heat
+ * map over (scan axis, time).  --stat variance draws the variance instead
+ * (no bands). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +16,9 @@ int sdk_pic_has_moments(const sdk_plotfile *pf) {
 
 /* One variable's moments: [grid][ns] each. */
 typedef struct moments {
-  const double *t, *mean, *var;
+  const double *t, *mean, *var, *err; /* var, err: NULL for none */
   int64_t ns;
+  int variance; /* mean holds the variance (--stat variance) */
 } moments;
 
 /* Curves: mean and band per grid point, into data file f (dn). */
@@ -28,7 +31,8 @@ static void moments_curves(sdk_plot *p, const sdk_curves *c, int k, FILE *f, con
   for (int64_t q = 0; q < c->n; q++) {
     int64_t g = c->g[q];
     for (int64_t s = 0; s < ns; s++) {
-      double m = mo->mean[g * ns + s], v = mo->var[g * ns + s];
+      double m = mo->mean[g * ns + s], v = mo->var ? mo->var[g * ns + s] : 0;
+      double se = mo->err ? mo->err[g * ns + s] : 0;
       sdk_pic_put_num(f, mo->t[g * ns + s] * pf->tscale);
       fputc(' ', f);
       sdk_pic_put_num(f, m);
@@ -36,19 +40,30 @@ static void moments_curves(sdk_plot *p, const sdk_curves *c, int k, FILE *f, con
       sdk_pic_put_num(f, v > 0 ? m - sqrt(v) : m);
       fputc(' ', f);
       sdk_pic_put_num(f, v > 0 ? m + sqrt(v) : m);
+      fputc(' ', f);
+      sdk_pic_put_num(f, se > 0 ? m - se : m);
+      fputc(' ', f);
+      sdk_pic_put_num(f, se > 0 ? m + se : m);
       fputc('\n', f);
     }
     fputs("\n\n", f);
     const char *col = sdk_gp_color(q);
-    sdk_sb_printf(b,
-                  "%s'%s' index %lld using 1:3:4 with filledcurves fs transparent solid %s "
-                  "noborder lc rgb '%s'%s, ",
-                  q ? ", " : "", dn, (long long)q, c->n > 2 ? "0.12" : "0.22", col,
-                  c->n == 1 ? " title 'mean ± s.d.'" : "");
+    if (q) sdk_sb_puts(b, ", ");
+    if (mo->var)
+      sdk_sb_printf(b,
+                    "'%s' index %lld using 1:3:4 with filledcurves fs transparent solid %s "
+                    "noborder lc rgb '%s'%s, ",
+                    dn, (long long)q, c->n > 2 ? "0.12" : "0.22", col,
+                    c->n == 1 ? " title 'mean ± s.d.'" : "");
+    if (mo->err)
+      sdk_sb_printf(b,
+                    "'%s' index %lld using 1:5:6 with filledcurves fs transparent solid 0.45 "
+                    "noborder lc rgb '%s'%s, ",
+                    dn, (long long)q, col, c->n == 1 ? " title 'mean ± s.e.'" : "");
     sdk_sb_printf(b, "'%s' index %lld using 1:2 with lines lw 1.5 lc rgb '%s' title \"", dn,
                   (long long)q, col);
     if (c->n == 1)
-      sdk_sb_puts(b, "mean");
+      sdk_sb_puts(b, mo->variance ? "variance" : "mean");
     else
       sdk_pic_grid_label(b, pf, g);
     sdk_sb_puts(b, "\"");
@@ -118,7 +133,7 @@ static sdekit_status moments_heat(sdk_plot *p, const sdk_curves *c, int k, int n
   }
   sdk_sb_puts(b, pf->in_periods ? "\nset ylabel \"{/:Italic t} / {/:Italic T}\""
                                 : "\nset ylabel \"{/:Italic t}\"");
-  sdk_sb_puts(b, "\nset cblabel \"mean of ");
+  sdk_sb_puts(b, mo->variance ? "\nset cblabel \"variance of " : "\nset cblabel \"mean of ");
   sdk_gp_sym(b, vn);
   sdk_sb_puts(b, "\"\n");
   if (pf->axlog[c->hx]) sdk_sb_puts(b, "set logscale x\n");
@@ -131,10 +146,12 @@ out:
   return e;
 }
 
-/* Read the mean and variance of vn (mo->mean, mo->var: the caller frees),
- * of mo->ns samples per grid point. */
+/* Read the mean, variance and standard error of vn (the caller frees the
+ * three; the error is NULL in files without mean_err_VAR), of mo->ns
+ * samples per grid point, into mo: with --stat variance the variance is
+ * drawn (as mo->mean) without bands. */
 static sdekit_status moments_read(sdk_plot *p, const char *vn, moments *mo, double **mean,
-                                  double **var) {
+                                  double **var, double **err) {
   const sdk_plotfile *pf = p->pf;
   char path[300];
   int nt = 1;
@@ -150,8 +167,19 @@ static sdekit_status moments_read(sdk_plot *p, const char *vn, moments *mo, doub
     return CLI_RAISE(p->err, SDEKIT_ERR_FORMAT,
                      "'%s': /moments/mean_%s or var_%s and /moments/t differ in length", pf->path,
                      vn, vn);
-  mo->mean = *mean;
-  mo->var = *var;
+  snprintf(path, sizeof path, "moments/mean_err_%s", vn);
+  if (sdk_pf_has(pf, path)) {
+    nt = 1;
+    *err = sdk_pf_block(pf, path, -1, &nt, tail, p->err);
+    if (!*err) return SDEKIT_ERR_FORMAT;
+    if ((int64_t)tail[0] != mo->ns)
+      return CLI_RAISE(p->err, SDEKIT_ERR_FORMAT,
+                       "'%s': /moments/mean_err_%s and /moments/t differ in length", pf->path, vn);
+  }
+  mo->variance = p->stat == SDK_PIC_STAT_VARIANCE;
+  mo->mean = mo->variance ? *var : *mean;
+  mo->var = mo->variance ? NULL : *var;
+  mo->err = mo->variance ? NULL : *err;
   return SDEKIT_OK;
 }
 
@@ -160,8 +188,8 @@ static sdekit_status moments_panel(sdk_plot *p, const sdk_curves *c, int k, int 
                                    const char *vn, moments *mo) {
   const sdk_plotfile *pf = p->pf;
   sdk_strbuf *b = &p->gp;
-  double *mean = NULL, *var = NULL;
-  sdekit_status e = moments_read(p, vn, mo, &mean, &var);
+  double *mean = NULL, *var = NULL, *err = NULL;
+  sdekit_status e = moments_read(p, vn, mo, &mean, &var, &err);
   char dn[32];
   FILE *f = e == SDEKIT_OK ? sdk_pic_data_open(p, dn) : NULL;
   if (e == SDEKIT_OK && !f) e = SDEKIT_ERR_IO;
@@ -172,7 +200,7 @@ static sdekit_status moments_panel(sdk_plot *p, const sdk_curves *c, int k, int 
     sdk_pic_time_label(b, pf);
   else
     sdk_sb_puts(b, "''");
-  sdk_sb_puts(b, "\nset ylabel \"");
+  sdk_sb_puts(b, mo->variance ? "\nset ylabel \"var " : "\nset ylabel \"");
   sdk_gp_sym(b, vn);
   sdk_sb_puts(b, "\"\n");
   if (k == nv - 1)
@@ -190,6 +218,7 @@ static sdekit_status moments_panel(sdk_plot *p, const sdk_curves *c, int k, int 
 out:
   free(mean);
   free(var);
+  free(err);
   return e;
 }
 
@@ -198,6 +227,8 @@ sdekit_status sdk_pic_moments(sdk_plot *p) {
   sdk_strbuf *b = &p->gp;
   sdekit_status e = SDEKIT_OK;
   int vi[SDK_PIC_MAX_PANELS], nv = sdk_pic_vars(p, vi);
+  if (nv == 0) /* --var named a user observable */
+    return CLI_RAISE(p->err, SDEKIT_ERR_USAGE, "'%s' has no moments of %s", pf->path, p->var);
   sdk_curves c;
   sdk_pic_curves(p, &c);
   int nt = 1;

@@ -31,17 +31,38 @@
 /* Every picture, in the order they are drawn and listed. */
 static const sdk_picture PICTURES[] = {
     {"drift", "<<v>> against the scanned parameter (a heat map for two scan axes)",
-     sdk_pic_has_drift, sdk_pic_drift, NULL},
-    {"moments", "mean and mean +- standard deviation over time, per variable", sdk_pic_has_moments,
-     sdk_pic_moments, NULL},
-    {"hist", "the final distribution, per variable", sdk_pic_has_hist, sdk_pic_hist, NULL},
+     sdk_pic_has_drift, sdk_pic_drift, NULL, 0},
+    {"moments", "mean with bands of +- s.d. and +- s.e. over time, per variable",
+     sdk_pic_has_moments, sdk_pic_moments, NULL, 1},
+    {"expr", "user observables over time with s.e. bands; in a scan their last values",
+     sdk_pic_has_expr, sdk_pic_expr, NULL, 0},
+    {"cov", "covariance entries over time with s.e. bands; in a scan their last values",
+     sdk_pic_has_cov, sdk_pic_cov, NULL, 1},
+    {"diffusion", "D_eff(t) with its s.e. band; in a scan the long-time value",
+     sdk_pic_has_diffusion, sdk_pic_diffusion, NULL, 0},
+    {"fpt", "first-passage time histograms, survival S(t), splitting probabilities",
+     sdk_pic_has_fpt, sdk_pic_fpt, NULL, 0},
+    {"tavg", "time averages with error bars against the scanned parameter", sdk_pic_has_tavg,
+     sdk_pic_tavg, NULL, 0},
+    {"hist", "the final distribution, per variable", sdk_pic_has_hist, sdk_pic_hist, NULL, 0},
     {"density", "P(x, t) as a heat map (log colour scale), saved sample paths on top",
-     sdk_pic_has_density, sdk_pic_density, NULL},
-    {"paths", "the saved sample paths over time", sdk_pic_has_paths, sdk_pic_paths, "density"},
+     sdk_pic_has_density, sdk_pic_density, NULL, 0},
+    {"paths", "the saved sample paths over time", sdk_pic_has_paths, sdk_pic_paths, "density", 0},
     {"order", "the order parameter r(t) and the mean phase psi(t)", sdk_pic_has_order,
-     sdk_pic_order, NULL},
+     sdk_pic_order, NULL, 0},
 };
 #define NPIC ((int)(sizeof PICTURES / sizeof PICTURES[0]))
+
+/* --show NAME: not one of the pictures drawn by default (todo index NPIC). */
+static int never(const sdk_plotfile *pf) {
+  (void)pf;
+  return 0;
+}
+static const sdk_picture SHOW = {"show", "", never, sdk_pic_show, NULL, 1};
+
+static const sdk_picture *pic_at(int k) {
+  return k < NPIC ? &PICTURES[k] : &SHOW;
+}
 
 /* The picture called name, or -1. */
 static int picture_index(const char *name) {
@@ -63,7 +84,7 @@ static void plot_help(void) {
                   "\n"
                   "Draw what a result file holds with gnuplot (pngcairo, 1000x650):\n");
   for (int k = 0; k < NPIC; k++)
-    sdk_sb_printf(&b, "  %-8s %s\n", PICTURES[k].name, PICTURES[k].help);
+    sdk_sb_printf(&b, "  %-9s %s\n", PICTURES[k].name, PICTURES[k].help);
   sdk_sb_puts(&b,
               "\n"
               "options:\n"
@@ -72,15 +93,20 @@ static void plot_help(void) {
               "  --observable NAME      draw only this one (");
   picture_names(&b, ", ");
   sdk_sb_puts(
-      &b,
-      ")\n"
-      "  --var VAR              only this variable (moments, hist, paths; density: which one)\n"
-      "  --grid G               grid point (0-based, axis 0 slowest) for pictures of one grid\n"
-      "                         point (density, paths) and for the fixed axis of two-axis scans\n"
-      "  --keep                 keep the gnuplot script and data (the directory is printed)\n"
-      "  --quiet                do not report the files written\n"
-      "\n"
-      "Needs gnuplot with the pngcairo terminal (Debian: apt-get install gnuplot-nox).\n");
+      &b, ")\n"
+          "  --var VAR              only this variable (moments, hist, paths, cov, tavg; density:\n"
+          "                         which one); hist, density, tavg: a user observable too\n"
+          "  --grid G               grid point (0-based, axis 0 slowest) for pictures of one grid\n"
+          "                         point (density, paths; expr, cov, diffusion, fpt and --show\n"
+          "                         over time) and for the fixed axis of two-axis scans\n"
+          "  --show NAME            draw the dataset NAME (its HDF5 path, e.g. expr/mean_E,\n"
+          "                         fpt/survival) by its shape, with its standard-error band\n"
+          "  --stat mean|variance   the statistic drawn: variance draws the variance (moments,\n"
+          "                         the diagonal of cov, --show GROUP/mean_X as GROUP/var_X)\n"
+          "  --keep                 keep the gnuplot script and data (the directory is printed)\n"
+          "  --quiet                do not report the files written\n"
+          "\n"
+          "Needs gnuplot with the pngcairo terminal (Debian: apt-get install gnuplot-nox).\n");
   if (b.s && !b.oom) fputs(b.s, stdout);
   sdk_sb_free(&b);
 }
@@ -90,7 +116,7 @@ static void plot_help(void) {
 static sdekit_status draw_script(sdk_plot *p, int k, const char *png) {
   sdk_sb_init(&p->gp);
   sdk_gp_preamble(&p->gp, png);
-  sdekit_status e = PICTURES[k].draw(p);
+  sdekit_status e = pic_at(k)->draw(p);
   if (e == SDEKIT_OK && p->gp.oom) e = CLI_RAISE(p->err, SDEKIT_ERR_NOMEM, "out of memory");
   return e;
 }
@@ -98,11 +124,17 @@ static sdekit_status draw_script(sdk_plot *p, int k, const char *png) {
 /* Draw picture k into out: script and data in dir, gnuplot run there, the
  * PNG moved onto out; serial numbers the files in dir. */
 static sdekit_status draw_one(const sdk_plotfile *pf, int k, int serial, const char *dir,
-                              const char *out, int64_t grid, const char *var, sdekit_error *err) {
-  sdk_plot p = {.pf = pf, .dir = dir, .grid = grid, .var = var, .err = err};
+                              const char *out, const sdk_plot *opts, sdekit_error *err) {
+  sdk_plot p = {.pf = pf,
+                .dir = dir,
+                .grid = opts->grid,
+                .var = opts->var,
+                .stat = opts->stat,
+                .show = opts->show,
+                .err = err};
   char png[64], script[64];
-  snprintf(png, sizeof png, "%s-%d.png", PICTURES[k].name, serial);
-  snprintf(script, sizeof script, "%s-%d.gp", PICTURES[k].name, serial);
+  snprintf(png, sizeof png, "%s-%d.png", pic_at(k)->name, serial);
+  snprintf(script, sizeof script, "%s-%d.gp", pic_at(k)->name, serial);
   sdekit_status e = draw_script(&p, k, png);
   if (e == SDEKIT_OK) {
     char sp[PATH_MAX];
@@ -149,8 +181,9 @@ sdekit_status sdk_plot_inspect(const char *path, FILE *info_out, sdekit_error *e
 
 /* What `sdekit plot` was asked. */
 typedef struct plot_args {
-  const char *file, *out, *var;
+  const char *file, *out, *var, *show;
   int want; /* the picture of --observable, -1: all the file holds */
+  int stat; /* --stat: SDK_PIC_STAT_* */
   int64_t grid;
   int keep, quiet;
 } plot_args;
@@ -177,6 +210,17 @@ static int parse_option(const char *a, const char *val, plot_args *pa, const cha
     *obs = val;
   } else if (!strcmp(a, "--var")) {
     pa->var = val;
+  } else if (!strcmp(a, "--show")) {
+    pa->show = val;
+  } else if (!strcmp(a, "--stat")) {
+    if (!strcmp(val, "mean")) {
+      pa->stat = SDK_PIC_STAT_MEAN;
+    } else if (!strcmp(val, "variance")) {
+      pa->stat = SDK_PIC_STAT_VARIANCE;
+    } else {
+      cli_error("--stat '%s': expected mean or variance\n", val);
+      return 2;
+    }
   } else if (!strcmp(a, "--grid")) {
     double g;
     if (!sdk_parse_decimal(val, &g) || g < 0 || g != floor(g) || g > 1e15) {
@@ -209,7 +253,8 @@ static int parse_args(int argc, char **argv, plot_args *pa) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *val = NULL;
     int takes = !strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--observable") ||
-                !strcmp(a, "--var") || !strcmp(a, "--grid");
+                !strcmp(a, "--var") || !strcmp(a, "--grid") || !strcmp(a, "--show") ||
+                !strcmp(a, "--stat");
     if (takes) {
       if (i + 1 >= argc) {
         cli_error("option '%s' needs a value\n", a);
@@ -232,6 +277,10 @@ static int parse_args(int argc, char **argv, plot_args *pa) {
     sdk_sb_free(&names);
     return 2;
   }
+  if (obs && pa->show) {
+    cli_error("--observable and --show: give one of them\n");
+    return 2;
+  }
   if (pa->out && !has_suffix(pa->out, ".png")) {
     cli_error("-o '%s': expected a name ending in .png\n", pa->out);
     return 2;
@@ -243,8 +292,8 @@ static int parse_args(int argc, char **argv, plot_args *pa) {
 static sdekit_status check_args(const sdk_plotfile *pf, const plot_args *pa, sdekit_error *err) {
   if (pa->var) {
     int found = 0;
-    for (long v = 0; v < pf->nvars; v++)
-      found |= !strcmp(pa->var, pf->vars[v]);
+    for (long v = 0; v < pf->nq; v++) /* a variable or a user observable */
+      found |= !strcmp(pa->var, pf->qnames[v]);
     if (!found)
       return CLI_RAISE(err, SDEKIT_ERR_USAGE, "--var '%s': '%s' has no such variable", pa->var,
                        pa->file);
@@ -260,20 +309,35 @@ static sdekit_status check_args(const sdk_plotfile *pf, const plot_args *pa, sde
  * one the file holds but those drawn on another it holds. */
 static sdekit_status choose(const sdk_plotfile *pf, const plot_args *pa, int *todo, int *ntodo,
                             sdekit_error *err) {
-  char held[128] = "";
+  char held[160] = "";
   *ntodo = 0;
+  if (pa->show) {
+    todo[(*ntodo)++] = NPIC;
+    return sdk_pic_show_check(pf, pa->show, err);
+  }
+  /* --stat variance without --observable: the pictures that have a variance */
+  int only_var = pa->stat == SDK_PIC_STAT_VARIANCE && pa->want < 0, skipped = 0;
   for (int k = 0; k < NPIC; k++)
     if (PICTURES[k].present(pf)) {
       snprintf(held + strlen(held), sizeof held - strlen(held), "%s%s", held[0] ? ", " : "",
                PICTURES[k].name);
       int on = PICTURES[k].on ? picture_index(PICTURES[k].on) : -1;
       if (pa->want < 0 && on >= 0 && PICTURES[on].present(pf)) continue;
+      if (only_var && !PICTURES[k].variance) {
+        skipped++;
+        continue;
+      }
       if (pa->want < 0 || pa->want == k) todo[(*ntodo)++] = k;
     }
   if (*ntodo > 0) return SDEKIT_OK;
   if (pa->want >= 0)
     return CLI_RAISE(err, SDEKIT_ERR_USAGE, "'%s' has no %s results (it holds: %s)", pa->file,
                      PICTURES[pa->want].name, held[0] ? held : "nothing to plot");
+  if (skipped)
+    return CLI_RAISE(err, SDEKIT_ERR_USAGE,
+                     "--stat variance: '%s' holds no results with a variance (it holds: %s; the "
+                     "variance is held by moments and cov)",
+                     pa->file, held);
   return CLI_RAISE(err, SDEKIT_ERR_USAGE, "'%s' holds no results to plot", pa->file);
 }
 
@@ -297,7 +361,7 @@ static sdekit_status output_names(const plot_args *pa, const int *todo, int ntod
     if (ntodo == 1)
       snprintf(outs[k], PATH_MAX, "%s.png", base);
     else
-      snprintf(outs[k], PATH_MAX, "%s.%s.png", base, PICTURES[todo[k]].name);
+      snprintf(outs[k], PATH_MAX, "%s.%s.png", base, pic_at(todo[k])->name);
     /* the directory must exist and be writable */
     char *copy = sdk_strdup(outs[k]);
     char *slash = copy ? strrchr(copy, '/') : NULL;
@@ -337,7 +401,8 @@ static sdekit_status draw_all(const sdk_plotfile *pf, const plot_args *pa, const
                      tmp && tmp[0] ? tmp : "/tmp", strerror(errno));
   sdekit_status e = SDEKIT_OK;
   for (int k = 0; k < ntodo && e == SDEKIT_OK; k++) {
-    e = draw_one(pf, todo[k], k, dir, outs[k], pa->grid, pa->var, err);
+    sdk_plot opts = {.grid = pa->grid, .var = pa->var, .stat = pa->stat, .show = pa->show};
+    e = draw_one(pf, todo[k], k, dir, outs[k], &opts, err);
     if (e == SDEKIT_OK && !pa->quiet) {
       fputs("sdekit: wrote ", stderr);
       cli_put_escaped(stderr, outs[k]);
@@ -359,8 +424,8 @@ int sdk_cli_plot(int argc, char **argv) {
   if (rc >= 0) return rc;
   sdekit_error err = {0};
   sdk_plotfile pf;
-  int todo[NPIC], ntodo = 0;
-  char outs[NPIC][PATH_MAX];
+  int todo[NPIC + 1], ntodo = 0;
+  char outs[NPIC + 1][PATH_MAX];
   sdekit_status e = sdk_pf_open(&pf, pa.file, &err);
   if (e == SDEKIT_OK) e = check_args(&pf, &pa, &err);
   if (e == SDEKIT_OK) e = choose(&pf, &pa, todo, &ntodo, &err);

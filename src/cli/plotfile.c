@@ -28,8 +28,8 @@ int sdk_pf_has_f(const sdk_plotfile *pf, const char *fmt, ...) {
 }
 
 int sdk_pf_any_var(const sdk_plotfile *pf, const char *fmt) {
-  for (long v = 0; v < pf->nvars; v++)
-    if (sdk_pf_has_f(pf, fmt, pf->vars[v])) return 1;
+  for (long v = 0; v < pf->nq; v++)
+    if (sdk_pf_has_f(pf, fmt, pf->qnames[v])) return 1;
   return 0;
 }
 
@@ -125,6 +125,7 @@ void sdk_pf_grid_index(const sdk_plotfile *pf, int64_t g, int64_t idx[2]) {
 }
 
 void sdk_pf_close(sdk_plotfile *pf) {
+  free(pf->qnames);
   free(pf->vars);
   free(pf->pnames);
   free(pf->pvals);
@@ -164,6 +165,36 @@ static sdekit_status read_settings(sdk_plotfile *pf, sdekit_error *err) {
       pf->pvals = NULL;
       pf->nparams = 0;
     }
+  }
+  return SDEKIT_OK;
+}
+
+/* qnames: the variables, then the user observables named by the groups
+ * that list them, each once. */
+static sdekit_status read_quantities(sdk_plotfile *pf, sdekit_error *err) {
+  static const char *const LISTS[][2] = {
+      {"expr", "names"}, {"hist", "observables"}, {"tavg", "names"}};
+  const char **l[3] = {NULL, NULL, NULL};
+  long n[3], total = pf->nvars;
+  for (int i = 0; i < 3; i++) {
+    n[i] = sdk_pf_has(pf, LISTS[i][0]) ? cli_attr_strs(pf->r, LISTS[i][0], LISTS[i][1], &l[i]) : -1;
+    if (n[i] > 0) total += n[i];
+  }
+  pf->qnames = malloc((size_t)total * sizeof *pf->qnames);
+  if (!pf->qnames) {
+    free(l[0]), free(l[1]), free(l[2]);
+    return CLI_RAISE(err, SDEKIT_ERR_NOMEM, "out of memory");
+  }
+  for (long v = 0; v < pf->nvars; v++)
+    pf->qnames[pf->nq++] = pf->vars[v];
+  for (int i = 0; i < 3; i++) {
+    for (long k = 0; k < n[i]; k++) {
+      int seen = !cli_name_ok(l[i][k]);
+      for (long q = 0; q < pf->nq && !seen; q++)
+        seen = !strcmp(pf->qnames[q], l[i][k]);
+      if (!seen) pf->qnames[pf->nq++] = l[i][k];
+    }
+    free(l[i]);
   }
   return SDEKIT_OK;
 }
@@ -219,6 +250,7 @@ sdekit_status sdk_pf_attach(sdk_plotfile *pf, const char *path, const sdekit_res
   pf->path = path;
   pf->r = r;
   CLI_CHECK(read_settings(pf, err));
+  CLI_CHECK(read_quantities(pf, err));
   CLI_CHECK(read_axes(pf, err));
   int nt = 0;
   int64_t tail[SDEKIT_MAX_RANK];

@@ -26,6 +26,10 @@ typedef struct sdk_plotfile {
   double period;                              /* of the driving; 0: none */
   long nvars, nparams;
   const char **vars, **pnames; /* the result's strings; variable names pass cli_name_ok */
+  /* what hist and density may be of: the variables, then the user observables
+   * (/expr names, /hist observables, /tavg names) that pass cli_name_ok */
+  long nq;
+  const char **qnames;
   double *pvals;
   int nscan; /* scan axes: 0, 1 or 2 */
   const char *axname[2];
@@ -54,7 +58,8 @@ void sdk_pf_close(sdk_plotfile *pf);
 int sdk_pf_has(const sdk_plotfile *pf, const char *path);
 int sdk_pf_has_f(const sdk_plotfile *pf, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* Does the dataset fmt % var exist for some variable (fmt holds one %s)? */
+/* Does the dataset fmt % name exist for some variable or user observable
+ * (qnames; fmt holds one %s)? */
 int sdk_pf_any_var(const sdk_plotfile *pf, const char *fmt);
 
 /* A dataset of shape [grid..., tail...] as doubles, either whole (g < 0) or

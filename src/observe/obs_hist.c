@@ -141,7 +141,7 @@ static sdk_err hist_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
       return SDK_FAIL(eb, SDK_ERR_INTERNAL, "hist: incomplete results");
     int64_t nb = dd->dims[dd->rank - 1];
     if (v > 0) fputs("\n\n", f); /* next gnuplot index */
-    fprintf(f, "# hist of: %s (index %lld)\n", vn, (long long)v);
+    fprintf(f, "# hist of: %s (index %lld)\n", vn, (long long)(v * R->ngrid));
     unsigned long long under = 0, over = 0;
     for (int64_t g = 0; g < R->ngrid; g++)
       under += un[g], over += ov[g];
@@ -150,7 +150,7 @@ static sdk_err hist_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
     sdk_tsv_header_start(R, f);
     fprintf(f, "%s_lo\t%s_hi\tdensity\n", vn, vn);
     for (int64_t g = 0; g < R->ngrid; g++) {
-      if (g > 0) fputc('\n', f);
+      if (g > 0) fputs("\n\n", f); /* every grid point's histogram its own index */
       for (int64_t k = 0; k < nb; k++) {
         sdk_tsv_coords(R, g, f);
         fprintf(f, "%s\t%s\t%s\n", sdk_fmt_stat(b1, sdk_tsv_bin_edge(lo[g], hi[g], k, nb)),

@@ -73,7 +73,7 @@ sdk_err sdk_tsv_var_cols(const sdk_results *R, FILE *f, const char *group, const
     if (!(cols[k] = sdk_ds_f64(sdk_store_findf(&R->store, "%s/%s", group, names[k]))))
       e = SDK_FAIL(eb, SDK_ERR_INTERNAL, "%s: no %s", group, names[k]);
   }
-  if (e == SDK_OK) sdk_tsv_series(R, f, "\n", t->dims[t->rank - 1], sdk_ds_f64(t), nc, np, cols);
+  if (e == SDK_OK) sdk_tsv_series(R, f, "\n\n", t->dims[t->rank - 1], sdk_ds_f64(t), nc, np, cols);
   free(names), free(np), free(cols);
   return e;
 }

@@ -2,8 +2,12 @@
  * text uses (observe/obs_*.c write_tsv; the common '#' header is io/tsv.c's).
  *
  * Layout: a '#' line naming the columns, then one line per value with the
- * scan coordinates of its grid point first; blocks for gnuplot's `index`
- * are separated by two blank lines, surfaces (splot) by one. */
+ * scan coordinates of its grid point first.  Blocks (one per grid point of a
+ * time series, per variable of a histogram, ...) are separated by exactly
+ * two blank lines, so that gnuplot's `index` picks one; a single blank line
+ * only separates the scan lines of a surface inside one block (splot: the
+ * rows of a two-parameter scan of one value per grid point, the sample
+ * times of a density). */
 #ifndef SDK_TSVFMT_H
 #define SDK_TSVFMT_H
 
@@ -24,8 +28,9 @@ void sdk_tsv_coords(const sdk_results *R, int64_t g, FILE *f);
 void sdk_tsv_series(const sdk_results *R, FILE *f, const char *sep, int64_t ns, const double *t,
                     int ncol, const char *const *names, const double *const *cols);
 /* The same for two statistics of every variable VAR, the datasets
- * GROUP/A_VAR and GROUP/B_VAR (columns in that order, blocks separated by
- * one blank line), with GROUP/t; SDK_ERR_INTERNAL when one is missing. */
+ * GROUP/A_VAR and GROUP/B_VAR (columns in that order, one block per grid
+ * point, blocks separated by two blank lines), with GROUP/t;
+ * SDK_ERR_INTERNAL when one is missing. */
 sdk_err sdk_tsv_var_pairs(const sdk_results *R, FILE *f, const char *group, const char *a,
                           const char *b, sdk_errbuf *eb);
 /* The same with a third statistic GROUP/C_VAR of every variable (c: NULL

@@ -1,0 +1,182 @@
+/* The first-passage picture (--observe fpt; datasets: the shared design of
+ * issue 13).  At one grid point (no scan, or --grid): the histogram of the
+ * hitting times per boundary, the survival probability S(t) with a band of
+ * +- one standard error and the splitting probabilities (the fraction of
+ * paths absorbed at each boundary) with error bars.  In a scan: the
+ * splitting probability and the mean first-passage time per boundary
+ * against the scanned parameter with error bars, and S(t) at grid point 0
+ * (one axis), or the splitting probabilities as maps (two axes). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/picture.h"
+
+int sdk_pic_has_fpt(const sdk_plotfile *pf) {
+  return sdk_pf_has(pf, "fpt/split");
+}
+
+/* The boundary names (the group attribute, comma separated) for labels. */
+typedef struct bnames {
+  char buf[1024];
+  const char *name[SDK_PIC_MAX_LINES];
+} bnames;
+
+static void read_bnames(const sdk_plotfile *pf, bnames *bn) {
+  memset(bn, 0, sizeof *bn);
+  sdk_pf_group_str(pf, "fpt", "boundaries", bn->buf, sizeof bn->buf);
+  char *s = bn->buf;
+  for (int b = 0; b < SDK_PIC_MAX_LINES && s && *s; b++) {
+    bn->name[b] = s;
+    s = strchr(s, ',');
+    if (s) *s++ = 0;
+  }
+}
+
+/* Line b's label: the boundary's name, or "boundary b". */
+static void blabel(sdk_strbuf *out, const bnames *bn, int b) {
+  if (bn->name[b] && bn->name[b][0])
+    sdk_gp_text(out, bn->name[b]);
+  else
+    sdk_sb_printf(out, "boundary %d", b);
+}
+
+/* A panel of per-boundary values vpath [grid..., nb] (errors epath) with a
+ * line per boundary; returns nb in *nb. */
+static sdekit_status per_boundary(sdk_plot *p, sdk_pic_fig *fig, int kind, const char *vpath,
+                                  const char *epath, const char *ylab, const bnames *bn,
+                                  int64_t *nb) {
+  sdk_pic_panel *pn = sdk_pic_fig_panel(fig, kind);
+  if (!pn) return SDEKIT_OK;
+  int nt;
+  int64_t tail[SDEKIT_MAX_RANK];
+  sdk_pic_line *first;
+  CLI_CHECK(sdk_pic_add_line(p, fig, pn, vpath, epath, &nt, tail, &first));
+  if (nt != 1 || tail[0] < 1)
+    return CLI_RAISE(p->err, SDEKIT_ERR_FORMAT, "'%s': /%s is not [grid..., boundaries]",
+                     p->pf->path, vpath);
+  *nb = tail[0];
+  pn->nl = 0;
+  sdk_sb_free(&first->label);
+  const double *v = first->v, *e = first->e;
+  for (int64_t b = 0; b < tail[0]; b++) {
+    sdk_pic_line *l = sdk_pic_panel_line(pn);
+    if (!l) break;
+    l->v = v;
+    l->e = e;
+    l->gstride = tail[0];
+    l->off = b;
+    blabel(&l->label, bn, (int)b);
+  }
+  sdk_sb_puts(&pn->ylab, ylab);
+  return SDEKIT_OK;
+}
+
+/* The histograms of the hitting times per boundary: fpt/hist [grid..., nb,
+ * bins] over the edges fpt/hist_edges [bins + 1] or [grid..., bins + 1]. */
+static sdekit_status hist_panel(sdk_plot *p, sdk_pic_fig *fig, const bnames *bn) {
+  const sdk_plotfile *pf = p->pf;
+  int64_t ne;
+  int shared;
+  /* the edges [bins + 1], or [grid..., bins + 1] (t_end per grid point) */
+  double *edges = sdk_pic_fig_times(p, fig, "fpt/hist_edges", &shared, &ne);
+  if (!edges) return SDEKIT_ERR_FORMAT;
+  sdk_pic_panel *pn = sdk_pic_fig_panel(fig, SDK_PANEL_HIST);
+  if (!pn) return SDEKIT_OK;
+  int nt;
+  int64_t tail[SDEKIT_MAX_RANK];
+  sdk_pic_line *first;
+  CLI_CHECK(sdk_pic_add_line(p, fig, pn, "fpt/hist", NULL, &nt, tail, &first));
+  if (nt != 2 || tail[1] + 1 != ne)
+    return CLI_RAISE(p->err, SDEKIT_ERR_FORMAT,
+                     "'%s': /fpt/hist is not [grid..., boundaries, bins] over /fpt/hist_edges",
+                     pf->path);
+  pn->nl = 0;
+  sdk_sb_free(&first->label);
+  const double *v = first->v;
+  for (int64_t b = 0; b < tail[0]; b++) {
+    sdk_pic_line *l = sdk_pic_panel_line(pn);
+    if (!l) break;
+    l->v = v;
+    l->gstride = tail[0] * tail[1];
+    l->off = b * tail[1];
+    blabel(&l->label, bn, (int)b);
+  }
+  pn->x = edges;
+  pn->xshared = shared;
+  pn->nx = tail[1];
+  sdk_sb_puts(&pn->xlab, "first-passage time {/:Italic τ}");
+  sdk_sb_puts(&pn->ylab, "paths absorbed");
+  return SDEKIT_OK;
+}
+
+/* S(t) with its band at one grid point. */
+static sdekit_status survival_panel(sdk_plot *p, sdk_pic_fig *fig) {
+  int shared, nt;
+  int64_t ns, tail[SDEKIT_MAX_RANK];
+  const double *t = sdk_pic_fig_times(p, fig, "fpt/t", &shared, &ns);
+  if (!t) return SDEKIT_ERR_FORMAT;
+  sdk_pic_panel *pn = sdk_pic_fig_panel(fig, SDK_PANEL_TIME);
+  if (!pn) return SDEKIT_OK;
+  sdk_pic_line *l;
+  CLI_CHECK(sdk_pic_add_line(p, fig, pn, "fpt/survival", "fpt/survival_err", &nt, tail, &l));
+  if (nt != 1 || tail[0] != ns)
+    return CLI_RAISE(p->err, SDEKIT_ERR_FORMAT, "'%s': /fpt/survival and /fpt/t differ in length",
+                     p->pf->path);
+  pn->x = t;
+  pn->xshared = shared;
+  pn->nx = ns;
+  pn->band = "± standard error";
+  sdk_sb_puts(&pn->ylab, "survival {/:Italic S}({/:Italic t})");
+  sdk_sb_puts(&l->label, "{/:Italic S}({/:Italic t})");
+  return SDEKIT_OK;
+}
+
+sdekit_status sdk_pic_fpt(sdk_plot *p) {
+  const sdk_plotfile *pf = p->pf;
+  if (p->stat == SDK_PIC_STAT_VARIANCE)
+    return sdk_pic_no_variance(p, "fpt",
+                               "splitting probabilities, mean first-passage times with their "
+                               "standard errors, histograms, S(t)");
+  bnames bn;
+  read_bnames(pf, &bn);
+  sdk_pic_fig fig;
+  memset(&fig, 0, sizeof fig);
+  sdekit_status e = SDEKIT_OK;
+  int64_t nb = 0;
+  int over = sdk_pic_over_time(p);
+  if (over) {
+    if (sdk_pf_has(pf, "fpt/hist") && sdk_pf_has(pf, "fpt/hist_edges"))
+      e = hist_panel(p, &fig, &bn);
+    if (e == SDEKIT_OK && sdk_pf_has(pf, "fpt/survival")) e = survival_panel(p, &fig);
+    if (e == SDEKIT_OK && pf->nscan < 2)
+      e = per_boundary(p, &fig, SDK_PANEL_SCAN, "fpt/split", "fpt/split_err", "splitting prob.",
+                       &bn, &nb);
+  } else {
+    e = per_boundary(p, &fig, SDK_PANEL_SCAN, "fpt/split", "fpt/split_err", "splitting prob.", &bn,
+                     &nb);
+    if (e == SDEKIT_OK && pf->nscan == 1 && sdk_pf_has(pf, "fpt/mean"))
+      e = per_boundary(p, &fig, SDK_PANEL_SCAN, "fpt/mean", "fpt/mean_err", "mean {/:Italic τ}",
+                       &bn, &nb);
+    if (e == SDEKIT_OK && pf->nscan == 1 && sdk_pf_has(pf, "fpt/survival"))
+      e = survival_panel(p, &fig);
+  }
+  if (e == SDEKIT_OK) {
+    sdk_strbuf note;
+    sdk_sb_init(&note);
+    /* paths not absorbed by t_end: the mean first-passage time is a lower bound */
+    int nt = 0;
+    int64_t tail[SDEKIT_MAX_RANK];
+    double *cens = sdk_pf_has(pf, "fpt/censored")
+                       ? sdk_pf_block(pf, "fpt/censored", -1, &nt, tail, p->err)
+                       : NULL;
+    double total = 0;
+    for (int64_t g = 0; cens && g < pf->ngrid; g++)
+      total += cens[g];
+    free(cens);
+    if (total > 0) sdk_sb_printf(&note, "%.0f paths censored at {/:Italic t}_{end}", total);
+    e = sdk_pic_fig_draw(p, &fig, sdk_pic_time_grid(p), note.s);
+    sdk_sb_free(&note);
+  }
+  sdk_pic_fig_free(&fig);
+  return e;
+}
