@@ -6,7 +6,8 @@
 # line only separates the scan lines of a surface (two-parameter scans).
 #   (a) a one-parameter scan of 3 points with a time axis: moments, expr, cov
 #       and diffusion have one block per grid point (diffusion one more),
-#       each of the same number of lines; hist one per grid point;
+#       each of the same number of lines; hist one per grid point and
+#       histogrammed quantity (the variable x and the user observable E);
 #   (b) a 3 x 2 scan: the drift is one block of 3 scan lines of 2 points;
 #   (c) gnuplot itself (when installed) counts the same blocks (STATS_blocks).
 # Counting follows gnuplot's rules: '#' lines are skipped, a run of two or
@@ -68,7 +69,7 @@ if "$BIN" run ou --paths 64 --t-end 1 --sample-every 10 --scan k=0.5:2:3 \
   check "expr blocks" "$(blocks s.expr.tsv)" "3 $n1,$n1,$n1 1"
   check "cov blocks" "$(blocks s.cov.tsv)" "3 $n1,$n1,$n1 1"
   check "diffusion blocks" "$(blocks s.diffusion.tsv)" "4 $n1,$n1,$n1,3 1"
-  check "hist blocks" "$(blocks s.hist.tsv)" "3 8,8,8 1"
+  check "hist blocks" "$(blocks s.hist.tsv)" "6 8,8,8,8,8,8 1"
   # exactly two blank lines between blocks, never three
   check "no triple blank lines" "$(awk '/^$/ { b++; if (b > m) m = b; next } { b = 0 } END { print m + 0 }' \
     s.moments.tsv s.expr.tsv s.cov.tsv s.diffusion.tsv s.hist.tsv)" 2
