@@ -53,12 +53,20 @@ static const char BENCH_HELP[] =
     "                     whole runs: no observables (final state only), a user\n"
     "                     observable E = v*v/2 + sin(2*pi*x) every 100 steps, moments\n"
     "                     every 100 steps, alternated in one process; prints steps/s\n"
-    "                     and the ratios to the first\n";
+    "                     and the ratios to the first\n"
+    "  --fpt              the cost of first-passage tracking on the PROG1 workload\n"
+    "                     (josephson SRK2, --paths, --steps as --observables): with two\n"
+    "                     absorbing boundaries out of reach and --observe fpt against no\n"
+    "                     boundaries; and, with a third variable m ~ U(0,1) that never\n"
+    "                     moves and a boundary m >= c, all paths alive (c = 2) against\n"
+    "                     90% absorbed at the first step (c = 0.1)\n";
 
 /* What the command line sets; every timed configuration is made from it
  * afresh (bench_config), so one row's settings never leak into the next. */
 typedef struct bench {
   const char *backend, *model, *precision, *scheme, *observe, *observe_expr;
+  const char *model_text; /* the model as text (bench --fpt), instead of `model` */
+  const char *set;        /* one --set NAME=VALUE, or NULL */
   int64_t paths, particles, sample_every, order_every, bins;
   double dt, t_end;
   int threads, no_compensation;
@@ -114,7 +122,11 @@ static sdekit_config *bench_config(const bench *b, sdekit_error *err) {
     snprintf(err->message, sizeof err->message, "out of memory");
   }
   sdekit_config_set_log(c, cli_log, NULL, SDEKIT_LOG_INFO);
-  bad = bad || sdekit_config_set_model(c, b->model, err) != SDEKIT_OK;
+  if (b->model_text)
+    bad = bad || sdekit_config_set_model_text(c, b->model_text, "bench", err) != SDEKIT_OK;
+  else
+    bad = bad || sdekit_config_set_model(c, b->model, err) != SDEKIT_OK;
+  if (b->set) bad = bad || set_opt(c, "set", b->set, err);
   bad = bad || set_opt(c, "backend", b->backend, err) || set_opt(c, "scheme", b->scheme, err);
   bad = bad || set_opt(c, "precision", b->precision, err) || set_opt(c, "quiet", NULL, err);
   if (b->paths > 0) bad = bad || set_int(c, "paths", b->paths, err);
@@ -408,6 +420,62 @@ static int bench_observables(bench *b, int64_t steps, int repeats, int paths_giv
   return 0;
 }
 
+/* The josephson model (models/josephson.sde) with two absorbing boundaries
+ * at x = -L and x = L, and (MARK) a variable m that never moves with a
+ * boundary at m >= c: with m ~ U(0, 1), c = 0.1 absorbs 90% of the paths at
+ * their first step and leaves the others alive to the end. */
+#define JOSEPHSON_ESCAPE(MARK_VAR, MARK_DRIFT, MARK_INIT, MARK_BOUND)                              \
+  "[model]\nname = josephson-escape\nvars = x, v" MARK_VAR "\nperiod = 2*pi/omega\n"               \
+  "[params]\na = 4.2\ngamma = 0.9\nomega = 4.9\nD = 0.001\nf = 0.1\nL = 1e9\nc = 2\n"              \
+  "[drift]\nx = v\nv = -gamma*v - 2*pi*cos(2*pi*x) + a*cos(omega*t) + f\n" MARK_DRIFT              \
+  "[noise]\nv = sqrt(2*gamma*D)\n"                                                                 \
+  "[init]\nx = uniform(0, 1)\nv = uniform(-2, 2)\n" MARK_INIT                                      \
+  "[boundaries]\nleft = absorb x <= -L\nright = absorb x >= L\n" MARK_BOUND
+
+/* Issue 13's budgets for first passage: two absorbing boundaries cost at
+ * most 25% of the PROG1 throughput while the paths are alive, and with 90%
+ * absorbed a step costs at most a third of one with all alive.  Whole runs
+ * alternated in one process, best of three rounds' medians. */
+static int bench_fpt(bench *b, int64_t steps, int repeats, int paths_given) {
+  if (!paths_given && !strcmp(b->backend, "cuda")) b->paths = (int64_t)1 << 22;
+  b->t_end = (double)steps / 100.0 * (2.0 * 3.14159265358979323846 / 4.9);
+  b->sample_every = steps;
+  static const char two[] = JOSEPHSON_ESCAPE("", "", "", "");
+  static const char marked[] =
+      JOSEPHSON_ESCAPE(", m", "m = 0\n", "m = uniform(0, 1)\n", "marked = absorb m >= c\n");
+  static const struct {
+    const char *text, *obs, *set, *what;
+  } rows[] = {{NULL, "none", NULL, "PROG1: josephson, no boundaries"},
+              {two, "fpt", NULL, "two absorbing boundaries, --observe fpt"},
+              {marked, "fpt", "c=2", "with m: all paths alive"},
+              {marked, "fpt", "c=0.1", "with m: 90% absorbed at the first step"}};
+  enum { NR = sizeof rows / sizeof rows[0] };
+  double best[NR] = {0};
+  char dev[256] = "";
+  for (int round = 0; round < 3; round++)
+    for (int k = 0; k < NR; k++) {
+      b->model_text = rows[k].text;
+      b->observe = rows[k].obs;
+      b->set = rows[k].set;
+      sdekit_error err;
+      sdekit_timing tm;
+      if (bench_time(b, 0, repeats, &tm, &err) != SDEKIT_OK) return cli_fail(&err);
+      double r = (double)b->paths * (double)steps / tm.median_s;
+      if (r > best[k]) best[k] = r;
+      snprintf(dev, sizeof dev, "%s", tm.device);
+    }
+  b->model_text = NULL;
+  b->set = NULL;
+  printf("sdekit bench: josephson, %s, %s precision, %lld paths x %lld steps, median of %d whole\n"
+         "runs, best of 3 alternating rounds; %s\n",
+         b->scheme, b->precision, (long long)b->paths, (long long)steps, repeats, dev);
+  for (int k = 0; k < NR; k++)
+    printf("%-46s %12.3e steps/s  %.3f\n", rows[k].what, best[k], best[k] / best[0]);
+  printf("two boundaries / none: %.3f; step cost with 90%% absorbed / all alive: %.3f\n",
+         best[1] / best[0], best[2] / best[3]);
+  return 0;
+}
+
 /* GPU: our kernel and the paper's PROG1 kernel at 2^17..2^24 paths. */
 static int bench_cuda(bench *b, int64_t steps, int repeats, int paths_given) {
   sdekit_error err;
@@ -480,6 +548,7 @@ int sdk_cli_bench(int argc, char **argv) {
                                        {"compensation", no_argument, 0, 'c'},
                                        {"sampling", no_argument, 0, 'S'},
                                        {"observables", no_argument, 0, 'O'},
+                                       {"fpt", no_argument, 0, 'F'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   bench b = {.backend = "cpu",
@@ -490,7 +559,7 @@ int sdk_cli_bench(int argc, char **argv) {
   int64_t steps = 2000;
   int repeats = 5;
   int paths_given = 0, particles_given = 0, workload_only = 0, comp = 0, sampling = 0;
-  int steps_given = 0, observables = 0;
+  int steps_given = 0, observables = 0, fpt = 0;
   const char *model = NULL;
   optind = 1;
   opterr = 0;
@@ -533,6 +602,7 @@ int sdk_cli_bench(int argc, char **argv) {
     case 'c': comp = 1; break;
     case 'S': sampling = 1; break;
     case 'O': observables = 1; break;
+    case 'F': fpt = 1; break;
     case 'h': fputs(BENCH_HELP, stdout); return 0;
     default:
       cli_error("unknown option '%s' (see 'sdekit bench --help')\n", argv[optind - 1]);
@@ -549,6 +619,7 @@ int sdk_cli_bench(int argc, char **argv) {
     b.model = model ? model : "ou";
     return bench_sampling(&b, steps_given ? steps : 1000, repeats, paths_given);
   }
+  if (fpt) return bench_fpt(&b, steps_given ? steps : 20000, repeats, paths_given);
   if (observables) {
     if (model) b.model = model;
     return bench_observables(&b, steps_given ? steps : 20000, repeats, paths_given);
