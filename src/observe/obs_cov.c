@@ -34,6 +34,7 @@ typedef struct {
   int nv;
   double *value, *error; /* [g][s][v][w] */
   double *buf;           /* [v][SDK_RED_CHUNK] one chunk's variables */
+  sdk_rowcache rc;
   /* running sums of one grid point: n, means, co-moments [v][w], and about
    * the shift ref[v]: s1[v], s21/s12/s11/s22 [v][w] (u = x - ref) */
   double *mean, *cm, *ref, *s1, *s11, *s21, *s12, *s22, *cmean, *ccm;
@@ -43,6 +44,7 @@ static void cov_free(void *p) {
   state *st = p;
   if (!st) return;
   free(st->buf);
+  sdk_rowcache_free(&st->rc);
   free(st->mean);
   free(st);
 }
@@ -160,6 +162,7 @@ static sdk_err cov_sample(const sdk_obs_ctx *c, void *p, int64_t s, int64_t step
   state *st = p;
   int nv = st->nv;
   const sdk_paths *P = c->paths;
+  sdk_rowcache_reset(&st->rc);
   int64_t ns = c->nsamples_max, vv = (int64_t)nv * nv;
   int64_t total = P->nshards > 0 ? P->shard[P->nshards - 1].end : 0;
   int64_t per = c->R->ngrid > 0 ? total / c->R->ngrid : 0;
@@ -170,7 +173,8 @@ static sdk_err cov_sample(const sdk_obs_ctx *c, void *p, int64_t s, int64_t step
     for (int64_t first = 0; first < per; first += SDK_RED_CHUNK) {
       int64_t len = per - first < SDK_RED_CHUNK ? per - first : SDK_RED_CHUNK;
       for (int v = 0; v < nv; v++)
-        SDK_CHECK(sdk_paths_rows(P, v, g * per + first, len, st->buf + v * SDK_RED_CHUNK, 0, eb));
+        SDK_CHECK(sdk_paths_rows_cached(P, &st->rc, v, g * per + first, len,
+                                        st->buf + v * SDK_RED_CHUNK, eb));
       fold_chunk(st, len, &n);
     }
     double *val = st->value + (g * ns + s) * vv, *err = st->error + (g * ns + s) * vv;

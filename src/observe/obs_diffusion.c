@@ -28,9 +28,12 @@
 typedef struct {
   int var;
   double buf[SDK_RED_CHUNK];
+  sdk_rowcache rc;
 } state;
 
 static void diffusion_free(void *p) {
+  state *st = p;
+  if (st) sdk_rowcache_free(&st->rc);
   free(p);
 }
 
@@ -62,7 +65,7 @@ static sdk_err reduce(const sdk_obs_ctx *c, state *st, int64_t g, int64_t per, d
   double n = 0, mean = 0, m2 = 0, ref = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0;
   for (int64_t first = 0; first < per; first += SDK_RED_CHUNK) {
     int64_t len = per - first < SDK_RED_CHUNK ? per - first : SDK_RED_CHUNK;
-    SDK_CHECK(sdk_paths_rows(c->paths, st->var, g * per + first, len, st->buf, 0, eb));
+    SDK_CHECK(sdk_paths_rows_cached(c->paths, &st->rc, st->var, g * per + first, len, st->buf, eb));
     double nb = 0, cm = 0, c2 = 0;
     for (int64_t i = 0; i < len; i++)
       if (isfinite(st->buf[i])) nb += 1, cm += st->buf[i];
@@ -98,6 +101,7 @@ static sdk_err diffusion_sample(const sdk_obs_ctx *c, void *p, int64_t s, int64_
   double *D = sdk_ds_f64(sdk_store_find(c->store, "diffusion/D"));
   double *E = sdk_ds_f64(sdk_store_find(c->store, "diffusion/D_err"));
   if (!D || !E) return SDK_FAIL(eb, SDK_ERR_INTERNAL, "diffusion: no datasets");
+  sdk_rowcache_reset(&st->rc);
   int64_t total = P->nshards > 0 ? P->shard[P->nshards - 1].end : 0;
   int64_t per = c->R->ngrid > 0 ? total / c->R->ngrid : 0, ns = c->nsamples_max;
   for (int64_t g = 0; g < c->R->ngrid; g++)

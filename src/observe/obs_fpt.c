@@ -53,6 +53,7 @@ typedef struct {
   double *edges;                                                      /* [g][bins + 1] */
   double *surv, *surv_err;                                            /* [g][s] */
   double *buf;                                                        /* [3][SDK_RED_CHUNK] */
+  sdk_rowcache rc;
   double *acc; /* per boundary: n, mean, m2 */
 } state;
 
@@ -60,6 +61,7 @@ static void fpt_free(void *p) {
   state *st = p;
   if (!st) return;
   free(st->buf);
+  sdk_rowcache_free(&st->rc);
   free(st->acc);
   free(st);
 }
@@ -143,12 +145,13 @@ static sdk_err fpt_sample(const sdk_obs_ctx *c, void *p, int64_t s, int64_t step
   state *st = p;
   const sdk_paths *P = c->paths;
   if (P->bound_row < 0) return SDK_FAIL(eb, SDK_ERR_INTERNAL, "fpt: the paths have no boundaries");
+  sdk_rowcache_reset(&st->rc);
   int64_t ns = c->nsamples_max, per = per_grid(c);
   for (int64_t g = 0; g < c->R->ngrid; g++) {
     int64_t alive = 0;
     for (int64_t first = 0; first < per; first += SDK_RED_CHUNK) {
       int64_t len = per - first < SDK_RED_CHUNK ? per - first : SDK_RED_CHUNK;
-      SDK_CHECK(sdk_paths_rows(P, P->bound_row, g * per + first, len, st->buf, 0, eb));
+      SDK_CHECK(sdk_paths_rows_cached(P, &st->rc, P->bound_row, g * per + first, len, st->buf, eb));
       for (int64_t i = 0; i < len; i++)
         alive += st->buf[i] == 0;
     }
@@ -197,6 +200,7 @@ static sdk_err fpt_finish(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
   const sdk_paths *P = c->paths;
   if (P->bound_row < 0) return SDK_FAIL(eb, SDK_ERR_INTERNAL, "fpt: the paths have no boundaries");
   int nb = st->nb;
+  sdk_rowcache_reset(&st->rc);
   int64_t per = per_grid(c);
   for (int64_t g = 0; g < c->R->ngrid; g++) {
     double dt = c->R->dt[g], tend = (double)c->R->nsteps * dt, n = (double)per;
@@ -206,8 +210,8 @@ static sdk_err fpt_finish(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
     for (int64_t first = 0; first < per; first += SDK_RED_CHUNK) {
       int64_t len = per - first < SDK_RED_CHUNK ? per - first : SDK_RED_CHUNK;
       for (int r = 0; r < 3; r++)
-        SDK_CHECK(sdk_paths_rows(P, P->bound_row + r, g * per + first, len,
-                                 st->buf + r * SDK_RED_CHUNK, 0, eb));
+        SDK_CHECK(sdk_paths_rows_cached(P, &st->rc, P->bound_row + r, g * per + first, len,
+                                        st->buf + r * SDK_RED_CHUNK, eb));
       fold_chunk(st, g, len, dt, tend, &censored);
     }
     for (int b = 0; b < nb; b++) {

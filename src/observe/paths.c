@@ -211,3 +211,43 @@ sdk_err sdk_paths_rows(const sdk_paths *p, int row, int64_t first, int64_t n, do
   }
   return SDK_OK;
 }
+
+void sdk_rowcache_reset(sdk_rowcache *c) {
+  for (int i = 0; i < c->n; i++)
+    c->e[i].len = 0;
+}
+
+void sdk_rowcache_free(sdk_rowcache *c) {
+  for (int i = 0; i < c->n; i++)
+    free(c->e[i].buf);
+  c->n = 0;
+}
+
+sdk_err sdk_paths_rows_cached(const sdk_paths *p, sdk_rowcache *c, int row, int64_t first,
+                              int64_t n, double *buf, sdk_errbuf *eb) {
+  int64_t total = p->nshards > 0 ? p->shard[p->nshards - 1].end : 0;
+  int k = 0;
+  while (k < c->n && c->e[k].row != row)
+    k++;
+  if (k == c->n) { /* a new row: its entry, or none left (read directly) */
+    if (c->n == SDK_ROWCACHE_ROWS || n > SDK_ROWCACHE_BLOCK)
+      return sdk_paths_rows(p, row, first, n, buf, 0, eb);
+    double *b = malloc((size_t)SDK_ROWCACHE_BLOCK * sizeof *b);
+    if (!b) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+    c->e[c->n].row = row;
+    c->e[c->n].buf = b;
+    c->e[c->n].len = 0;
+    c->n++;
+  }
+  if (first < c->e[k].first || first + n > c->e[k].first + c->e[k].len) {
+    if (n > SDK_ROWCACHE_BLOCK) return sdk_paths_rows(p, row, first, n, buf, 0, eb);
+    int64_t len = total - first < SDK_ROWCACHE_BLOCK ? total - first : SDK_ROWCACHE_BLOCK;
+    if (len < n) len = n;
+    c->e[k].len = 0;
+    SDK_CHECK(sdk_paths_rows(p, row, first, len, c->e[k].buf, 0, eb));
+    c->e[k].first = first;
+    c->e[k].len = len;
+  }
+  memcpy(buf, c->e[k].buf + (first - c->e[k].first), (size_t)n * sizeof *buf);
+  return SDK_OK;
+}

@@ -73,4 +73,26 @@ int sdk_paths_carried_rows(const sdk_paths *p);
 sdk_err sdk_paths_rows(const sdk_paths *p, int row, int64_t first, int64_t n, double *buf,
                        int write, sdk_errbuf *eb);
 
+/* Rows read in blocks: observables that fold the state chunk by chunk on
+ * the host (cov, diffusion, fpt) ask for SDK_RED_CHUNK paths at a time; a
+ * GPU answers each request with a copy of its own (some microseconds), so
+ * the cache reads SDK_ROWCACHE_BLOCK paths of a row at once and serves the
+ * chunks from memory.  The state changes between calls of an observable:
+ * sdk_rowcache_reset before every use (sample, finish). */
+#define SDK_ROWCACHE_ROWS 16
+#define SDK_ROWCACHE_BLOCK ((int64_t)SDK_RED_CHUNK * 256)
+typedef struct sdk_rowcache {
+  int n;
+  struct {
+    int row;
+    int64_t first, len;
+    double *buf; /* SDK_ROWCACHE_BLOCK values */
+  } e[SDK_ROWCACHE_ROWS];
+} sdk_rowcache;
+void sdk_rowcache_reset(sdk_rowcache *c);
+void sdk_rowcache_free(sdk_rowcache *c);
+/* sdk_paths_rows (reading) through the cache: the same values. */
+sdk_err sdk_paths_rows_cached(const sdk_paths *p, sdk_rowcache *c, int row, int64_t first,
+                              int64_t n, double *buf, sdk_errbuf *eb);
+
 #endif
