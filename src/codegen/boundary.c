@@ -180,7 +180,9 @@ void sdk_cg_bound_post(sdk_emit *em, const sdk_codegen_opts *o, const char *n, c
     sdk_em_close(em);
     sdk_em_open(em, "else");
   } else {
-    sdk_em_open(em, "if (sdk_bs == (real)0)");
+    /* (the CUDA thread of an absorbed path leaves its loop at once: every
+     * step it takes is a live path's, no test of sdk_bs needed) */
+    sdk_em_block(em);
   }
   for (int k = 0; k < m->nbound; k++)
     if (m->bound[k].kind == SDK_BOUND_REFLECT) emit_reflect(em, o, &m->bound[k]);
