@@ -129,6 +129,27 @@ static void cuda_describe(sdk_bctx *c, char *buf, size_t n) {
 }
 
 /* ---- ensembles ---- */
+/* The host buffer of reduction results: page-locked when the driver can
+ * (a copy then goes straight to it: each sample's copies wait less). */
+static void host_free(sdk_ensemble *e) {
+  if (e->host && e->host_pinned)
+    sdk_cu.MemFreeHost(e->host);
+  else
+    free(e->host);
+  e->host = NULL;
+  e->host_pinned = 0;
+}
+
+static int host_alloc(sdk_ensemble *e, size_t bytes) {
+  host_free(e);
+  if (sdk_cu.MemAllocHost && sdk_cu.MemAllocHost(&e->host, bytes) == CUDA_SUCCESS) {
+    e->host_pinned = 1;
+    return 1;
+  }
+  e->host = malloc(bytes);
+  return e->host != NULL;
+}
+
 static void cuda_free(sdk_ensemble **e) {
   if (!e || !*e) return;
   sdk_ensemble *x = *e;
@@ -149,7 +170,7 @@ static void cuda_free(sdk_ensemble **e) {
                            x->sys.gcnt, x->sys.obs,  x->sys.hist, x->sys.bar};
   for (size_t i = 0; i < sizeof sysbufs / sizeof sysbufs[0]; i++)
     if (sysbufs[i]) sdk_cu.MemFree(sysbufs[i]);
-  free(x->host);
+  host_free(x);
   free(x);
   *e = NULL;
 }
@@ -231,7 +252,7 @@ static sdk_err cuda_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, s
     err = sdk_cu_fail(eb, "cuMemAlloc", r);
     goto fail;
   }
-  e->host = malloc(e->red_bytes);
+  host_alloc(e, e->red_bytes);
   if ((err = upload_units(e, eb)) != SDK_OK) goto fail;
   int64_t nsv = lay->nsv > 0 ? lay->nsv : 1;
   size_t svn = (size_t)(nsv * lay->ngrid);
@@ -468,9 +489,7 @@ static sdk_err cuda_observe(sdk_ensemble *e, int64_t step, int nobs, sdk_moments
   size_t need = nchunks * (size_t)nobs * (3 * sizeof(double) + sizeof(int));
   CUresult r;
   if (need > e->red_bytes) { /* more observables than variables */
-    void *h = realloc(e->host, need);
-    if (!h) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-    e->host = h;
+    if (!host_alloc(e, need)) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
     sdk_cu.MemFree(e->red);
     sdk_cu.MemFree(e->fold);
     e->red_bytes = 0;

@@ -82,6 +82,9 @@ static int cu_load_locked(void) {
   SYM(sdk_cu, EventSynchronize, "cuEventSynchronize");
   SYM(sdk_cu, EventElapsedTime, "cuEventElapsedTime");
   SYM(sdk_cu, EventDestroy, "cuEventDestroy_v2");
+  *(void **)&sdk_cu.MemAllocHost = dlsym(sdk_cu.dl, "cuMemAllocHost_v2");
+  *(void **)&sdk_cu.MemFreeHost = dlsym(sdk_cu.dl, "cuMemFreeHost");
+  if (!sdk_cu.MemAllocHost || !sdk_cu.MemFreeHost) sdk_cu.MemAllocHost = NULL;
   *(void **)&sdk_cu.FuncSetAttribute = dlsym(sdk_cu.dl, "cuFuncSetAttribute");
   *(void **)&sdk_cu.LaunchCooperativeKernel = dlsym(sdk_cu.dl, "cuLaunchCooperativeKernel");
   *(void **)&sdk_cu.OccupancyMaxActiveBlocksPerMultiprocessor =

@@ -67,6 +67,8 @@ typedef struct sdk_cu_api {
   CUresult (*FuncGetAttribute)(int *, int, CUfunction);
   CUresult (*MemAlloc)(CUdeviceptr *, size_t);
   CUresult (*MemFree)(CUdeviceptr);
+  CUresult (*MemAllocHost)(void **, size_t); /* optional (NULL): page-locked host memory */
+  CUresult (*MemFreeHost)(void *);
   CUresult (*MemcpyHtoD)(CUdeviceptr, const void *, size_t);
   CUresult (*MemcpyDtoH)(void *, CUdeviceptr, size_t);
   CUresult (*MemcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t);
@@ -194,6 +196,7 @@ struct sdk_ensemble {
   CUdeviceptr units; /* the fold units held: (first chunk, chunks) pairs */
   int64_t nunits;
   void *host;       /* host copy of chunk results */
+  int host_pinned;  /* host is page-locked (cuMemAllocHost): copies skip a staging buffer */
   CUevent ev0, ev1; /* around the last advance */
   double last_ms;   /* its duration by CUDA events, -1 if unknown */
   int timed;        /* the events of the last advance are recorded, not yet read */
