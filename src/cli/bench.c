@@ -313,6 +313,21 @@ static int bench_particles(bench *b, int64_t steps, int repeats, int particles_g
   return 0;
 }
 
+/* One timing of a row of the comparisons below (alternated rounds): its
+ * rate, work / median (work <= 0: the timing's own), kept in *best when
+ * higher (the machine's other load only ever slows a round down), and the
+ * device named in dev[256].  Returns 0, or the CLI's exit code. */
+static int keep_best(const bench *b, int64_t steps, int repeats, double work, double *best,
+                     char *dev) {
+  sdekit_error err;
+  sdekit_timing tm;
+  if (bench_time(b, steps, repeats, &tm, &err) != SDEKIT_OK) return cli_fail(&err);
+  double r = (work > 0 ? work : tm.work) / tm.median_s;
+  if (r > *best) *best = r;
+  snprintf(dev, 256, "%s", tm.device);
+  return 0;
+}
+
 /* Single precision with and without the compensated update (codegen.h), in
  * one process: three alternating rounds of each, the best median of each
  * kept (the machine's other load only ever slows a round down). */
@@ -324,12 +339,8 @@ static int bench_compensation(bench *b, int64_t steps, int repeats, int paths_gi
   for (int round = 0; round < 3; round++)
     for (int k = 0; k < 2; k++) {
       b->no_compensation = k;
-      sdekit_error err;
-      sdekit_timing tm;
-      if (bench_time(b, steps, repeats, &tm, &err) != SDEKIT_OK) return cli_fail(&err);
-      double r = tm.work / tm.median_s;
-      if (r > best[k]) best[k] = r;
-      snprintf(dev, sizeof dev, "%s", tm.device);
+      int rc = keep_best(b, steps, repeats, 0, &best[k], dev);
+      if (rc) return rc;
     }
   printf("sdekit bench: josephson (paper Eq. 1), srk2, single precision, %lld paths x %lld steps,\n"
          "median of %d, best of 3 alternating rounds; %s\n",
@@ -359,12 +370,8 @@ static int bench_sampling(bench *b, int64_t steps, int repeats, int paths_given)
   for (int round = 0; round < 3; round++)
     for (int k = 0; k < 3; k++) {
       b->sample_every = every[k];
-      sdekit_error err;
-      sdekit_timing tm;
-      if (bench_time(b, 0, repeats, &tm, &err) != SDEKIT_OK) return cli_fail(&err);
-      double r = (double)b->paths * (double)steps / tm.median_s;
-      if (r > best[k]) best[k] = r;
-      snprintf(dev, sizeof dev, "%s", tm.device);
+      int rc = keep_best(b, 0, repeats, (double)b->paths * (double)steps, &best[k], dev);
+      if (rc) return rc;
     }
   char name[256];
   sdk_esc_term_buf(b->model, name, sizeof name);
@@ -405,12 +412,8 @@ static int bench_observables(bench *b, int64_t steps, int repeats, int paths_giv
       b->observe = rows[k].obs;
       b->observe_expr = rows[k].expr;
       b->sample_every = rows[k].every ? rows[k].every : steps;
-      sdekit_error err;
-      sdekit_timing tm;
-      if (bench_time(b, 0, repeats, &tm, &err) != SDEKIT_OK) return cli_fail(&err);
-      double r = (double)b->paths * (double)steps / tm.median_s;
-      if (r > best[k]) best[k] = r;
-      snprintf(dev, sizeof dev, "%s", tm.device);
+      int rc = keep_best(b, 0, repeats, (double)b->paths * (double)steps, &best[k], dev);
+      if (rc) return rc;
     }
   char name[256];
   sdk_esc_term_buf(b->model, name, sizeof name);
@@ -462,12 +465,9 @@ static int bench_fpt(bench *b, int64_t steps, int repeats, int paths_given) {
         b->model_text = rows[k].text;
         b->observe = rows[k].obs;
         b->set = rows[k].set;
-        sdekit_error err;
-        sdekit_timing tm;
-        if (bench_time(b, alone ? 1000 : 0, repeats, &tm, &err) != SDEKIT_OK) return cli_fail(&err);
-        double r = alone ? tm.work / tm.median_s : (double)b->paths * (double)steps / tm.median_s;
-        if (r > best[alone][k]) best[alone][k] = r;
-        snprintf(dev, sizeof dev, "%s", tm.device);
+        int rc = keep_best(b, alone ? 1000 : 0, repeats,
+                           alone ? 0 : (double)b->paths * (double)steps, &best[alone][k], dev);
+        if (rc) return rc;
       }
   b->model_text = NULL;
   b->set = NULL;

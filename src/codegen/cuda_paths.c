@@ -99,6 +99,37 @@ static void emit_ttab(sdk_emit *em, const cu_adv *a, const sdk_cg_hoist *h) {
   sdk_em_close(em);
 }
 
+/* The per-grid-point values a device function of one path takes as
+ * arguments: ", const real NAME" for every scanned parameter, then the step
+ * when it varies with the grid point. */
+static void emit_value_args(sdk_emit *em, const sdk_codegen_opts *o) {
+  const sdk_model *m = o->model;
+  for (int i = 0; i < m->nparams; i++)
+    if (o->scan_column[i] >= 0) {
+      sdk_em_puts(em, ", const real ");
+      sdk_em_name(em, m->params[i]);
+    }
+  if (o->dt_column >= 0) sdk_em_puts(em, ", const real sdk_dt");
+}
+
+/* ... and the head of its body: the fixed parameters as constants, the
+ * scanned ones marked used, a constant step. */
+static void emit_value_head(sdk_emit *em, const sdk_codegen_opts *o) {
+  const sdk_model *m = o->model;
+  sdk_cg_fixed_params(em, o);
+  for (int i = 0; i < m->nparams; i++)
+    if (o->scan_column[i] >= 0) {
+      sdk_em_start(em, "(void)");
+      sdk_em_name(em, m->params[i]);
+      sdk_em_puts(em, ";\n");
+    }
+  if (o->dt_column < 0) {
+    sdk_em_start(em, "const real sdk_dt = ");
+    sdk_em_number(em, o->dt);
+    sdk_em_puts(em, ";\n");
+  }
+}
+
 /* The step as a function of one path's state and values (`step`: its body). */
 static void emit_step_fn(sdk_emit *em, const cu_adv *a, const sdk_strbuf *step) {
   const sdk_codegen_opts *o = a->o;
@@ -116,12 +147,7 @@ static void emit_step_fn(sdk_emit *em, const cu_adv *a, const sdk_strbuf *step) 
   if (bound)
     sdk_em_puts(em, ", real &sdk_bs, real &sdk_bl, real &sdk_bh, const sdk_i64 sdk_nstep, "
                     "const sdk_u64 sdk_seed, const sdk_u64 sdk_gpath");
-  for (int i = 0; i < m->nparams; i++)
-    if (o->scan_column[i] >= 0) {
-      sdk_em_puts(em, ", const real ");
-      sdk_em_name(em, m->params[i]);
-    }
-  if (o->dt_column >= 0) sdk_em_puts(em, ", const real sdk_dt");
+  emit_value_args(em, o);
   /* the step's absolute time and, with a period, its phase time */
   sdk_em_puts(em, ", const real sdk_t0");
   if (o->spp > 0) sdk_em_puts(em, ", const real sdk_tp0");
@@ -131,18 +157,7 @@ static void emit_step_fn(sdk_emit *em, const cu_adv *a, const sdk_strbuf *step) 
     sdk_em_printf(em, ", const real sdk_z%d", j);
   sdk_em_puts(em, ") {\n");
   em->depth++;
-  sdk_cg_fixed_params(em, o);
-  for (int i = 0; i < m->nparams; i++)
-    if (o->scan_column[i] >= 0) {
-      sdk_em_start(em, "(void)");
-      sdk_em_name(em, m->params[i]);
-      sdk_em_puts(em, ";\n");
-    }
-  if (o->dt_column < 0) {
-    sdk_em_start(em, "const real sdk_dt = ");
-    sdk_em_number(em, o->dt);
-    sdk_em_puts(em, ";\n");
-  }
+  emit_value_head(em, o);
   sdk_em_line(em, "const real sdk_sqdt = %s(sdk_dt);", o->single ? "sqrtf" : "sqrt");
   sdk_em_line(em, "(void)sdk_sqdt; (void)sdk_t0;%s", o->spp > 0 ? " (void)sdk_tp0;" : "");
   sdk_em_append(em, step);
@@ -159,29 +174,13 @@ static void emit_tavg_fn(sdk_emit *em, const cu_adv *a) {
   sdk_em_start(em, "static __device__ __forceinline__ void sdk_tavg(");
   for (int v = 0; v < m->nvars; v++)
     sdk_em_printf(em, "%sconst real sdk_x%d", v ? ", " : "", v);
-  for (int i = 0; i < m->nparams; i++)
-    if (o->scan_column[i] >= 0) {
-      sdk_em_puts(em, ", const real ");
-      sdk_em_name(em, m->params[i]);
-    }
-  if (o->dt_column >= 0) sdk_em_puts(em, ", const real sdk_dt");
+  emit_value_args(em, o);
   sdk_em_puts(em, ", const sdk_i64 sdk_na");
   for (int j = 0; j < m->nobs + m->nvars; j++)
     sdk_em_printf(em, ", real &sdk_s%d, real &sdk_e%d", j, j);
   sdk_em_puts(em, ") {\n");
   em->depth++;
-  sdk_cg_fixed_params(em, o);
-  for (int i = 0; i < m->nparams; i++)
-    if (o->scan_column[i] >= 0) {
-      sdk_em_start(em, "(void)");
-      sdk_em_name(em, m->params[i]);
-      sdk_em_puts(em, ";\n");
-    }
-  if (o->dt_column < 0) {
-    sdk_em_start(em, "const real sdk_dt = ");
-    sdk_em_number(em, o->dt);
-    sdk_em_puts(em, ";\n");
-  }
+  emit_value_head(em, o);
   sdk_cg_tavg_add(em, o, "sdk_x%d", "sdk_s%d", "sdk_e%d", "sdk_na");
   sdk_em_close(em);
 }

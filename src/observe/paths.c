@@ -22,6 +22,17 @@ static sdk_layout shard_layout(const sdk_paths *p, const sdk_shard *sh) {
  * same arithmetic), then the runs in order.  Whatever the cut into shards,
  * the same sums in the same order, so the same bits. */
 enum { GATHER_MOMENTS, GATHER_DISPLACEMENT, GATHER_OBSERVE };
+
+/* A grid point's paths with some non-finite value: the most over its
+ * values' counts (count[g * nvr + v]). */
+static void worst_of(const int64_t *count, int64_t ngrid, int nvr, int64_t *out) {
+  for (int64_t g = 0; g < ngrid; g++) {
+    int64_t worst = 0;
+    for (int v = 0; v < nvr; v++)
+      if (count[g * nvr + v] > worst) worst = count[g * nvr + v];
+    out[g] = worst;
+  }
+}
 static sdk_err gather_moments(const sdk_paths *p, int nvr, int mode, int var, double scale,
                               int64_t step, sdk_moments *out, int64_t *nonfinite, sdk_errbuf *eb) {
   int64_t nu = 0;
@@ -34,9 +45,9 @@ static sdk_err gather_moments(const sdk_paths *p, int nvr, int mode, int var, do
   int64_t *nf = calloc((size_t)((nu ? nu : 1) * nvr), sizeof *nf);
   sdk_unit *u = malloc((size_t)(nu ? nu : 1) * sizeof *u);
   sdk_moments *run = calloc((size_t)nvr, sizeof *run);
-  int64_t *runbad = calloc((size_t)nvr, sizeof *runbad);
+  int64_t *bad = calloc((size_t)(p->ngrid * nvr), sizeof *bad); /* [g][v] */
   sdk_err e =
-      !part || !nf || !u || !run || !runbad ? SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory") : SDK_OK;
+      !part || !nf || !u || !run || !bad ? SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory") : SDK_OK;
   int64_t at = 0;
   for (int s = 0; s < p->nshards && e == SDK_OK; s++) {
     sdk_layout l = shard_layout(p, &p->shard[s]);
@@ -51,34 +62,23 @@ static sdk_err gather_moments(const sdk_paths *p, int nvr, int mode, int var, do
       e = p->be->moments(ens, part + at * nvr, nf + at * nvr, eb);
     at += n;
   }
-  for (int64_t g = 0; g < p->ngrid && e == SDK_OK; g++)
-    for (int v = 0; v < nvr; v++)
-      out[g * nvr + v] = (sdk_moments){0, 0, 0};
-  int64_t *bad = nonfinite ? nonfinite : NULL;
-  int64_t *tbad = calloc((size_t)(p->ngrid * nvr), sizeof *tbad);
-  if (!tbad && e == SDK_OK) e = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  /* the units in global chunk order; a run's units are consecutive */
+  for (int64_t i = 0; i < p->ngrid * nvr && e == SDK_OK; i++)
+    out[i] = (sdk_moments){0, 0, 0};
+  /* the units in global chunk order; a run's units are consecutive: fold
+   * them into run[], then the run into its grid point's total */
   for (int64_t j = 0; j < nu && e == SDK_OK; j++) {
     for (int v = 0; v < nvr; v++) {
       sdk_moments_merge(&run[v], &part[j * nvr + v]);
-      runbad[v] += nf[j * nvr + v];
+      bad[u[j].g * nvr + v] += nf[j * nvr + v];
     }
-    int last = j + 1 == nu || u[j + 1].g != u[j].g || u[j + 1].run != u[j].run;
-    if (!last) continue;
+    if (j + 1 < nu && u[j + 1].g == u[j].g && u[j + 1].run == u[j].run) continue;
     for (int v = 0; v < nvr; v++) {
       sdk_moments_merge(&out[u[j].g * nvr + v], &run[v]);
-      tbad[u[j].g * nvr + v] += runbad[v];
       run[v] = (sdk_moments){0, 0, 0};
-      runbad[v] = 0;
     }
   }
-  for (int64_t g = 0; bad && g < p->ngrid && e == SDK_OK; g++) {
-    int64_t worst = 0;
-    for (int v = 0; v < nvr; v++)
-      if (tbad[g * nvr + v] > worst) worst = tbad[g * nvr + v];
-    bad[g] = worst;
-  }
-  free(part), free(nf), free(u), free(run), free(runbad), free(tbad);
+  if (nonfinite && e == SDK_OK) worst_of(bad, p->ngrid, nvr, nonfinite);
+  free(part), free(nf), free(u), free(run), free(bad);
   return e;
 }
 
@@ -99,12 +99,7 @@ sdk_err sdk_paths_nonfinite(const sdk_paths *p, int64_t *nonfinite, sdk_errbuf *
     for (int64_t j = 0; e == SDK_OK && j < (sp.g1 - sp.g0) * nv; j++)
       sum[sp.g0 * nv + j] += part[j];
   }
-  for (int64_t g = 0; g < p->ngrid && e == SDK_OK; g++) {
-    int64_t worst = 0;
-    for (int v = 0; v < nv; v++)
-      if (sum[g * nv + v] > worst) worst = sum[g * nv + v];
-    nonfinite[g] = worst;
-  }
+  if (e == SDK_OK) worst_of(sum, p->ngrid, nv, nonfinite);
   free(sum), free(part);
   return e;
 }
