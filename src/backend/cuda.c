@@ -176,7 +176,7 @@ static void cuda_free(sdk_ensemble **e) {
 }
 
 /* The fold units of the span (backend.h) as (first chunk, chunks) pairs on
- * the device, for sdk_red_fold. */
+ * the device, for sdk_red_units. */
 static sdk_err upload_units(sdk_ensemble *e, sdk_errbuf *eb) {
   e->nunits = sdk_span_units(&e->span, NULL);
   size_t n = (size_t)(e->nunits > 0 ? e->nunits : 1);
@@ -187,8 +187,11 @@ static sdk_err upload_units(sdk_ensemble *e, sdk_errbuf *eb) {
     return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   }
   sdk_span_units(&e->span, u);
-  for (int64_t j = 0; j < e->nunits; j++)
+  e->unitmax = 1;
+  for (int64_t j = 0; j < e->nunits; j++) {
     kn[2 * j] = u[j].k, kn[2 * j + 1] = u[j].n;
+    if (u[j].n > e->unitmax) e->unitmax = u[j].n;
+  }
   free(u);
   CUresult r = sdk_cu.MemAlloc(&e->units, 2 * n * sizeof *kn);
   if (r == CUDA_SUCCESS) r = sdk_cu.MemcpyHtoD(e->units, kn, 2 * n * sizeof *kn);
@@ -287,19 +290,24 @@ fail:
   return err;
 }
 
-/* A launch of `blocks` blocks of 256 threads, not waited for (stream order:
- * a later copy to the host waits for it). */
-static sdk_err launch_async(sdk_ensemble *e, CUfunction f, const char *name, int64_t blocks,
-                            void **args, sdk_errbuf *eb) {
+/* A launch of `blocks` blocks of `threads` threads, not waited for (stream
+ * order: a later copy to the host waits for it). */
+static sdk_err launch_async_n(sdk_ensemble *e, CUfunction f, const char *name, int64_t blocks,
+                              unsigned threads, void **args, sdk_errbuf *eb) {
   if (blocks <= 0) return SDK_OK;
   CU(eb, CtxSetCurrent(e->ctx->cx));
-  CUresult r = sdk_cu.LaunchKernel(f, (unsigned)blocks, 1, 1, 256, 1, 1, 0, NULL, args, NULL);
+  CUresult r = sdk_cu.LaunchKernel(f, (unsigned)blocks, 1, 1, threads, 1, 1, 0, NULL, args, NULL);
   if (r != CUDA_SUCCESS) {
     char what[128];
     snprintf(what, sizeof what, "cuLaunchKernel(%s)", name);
     return sdk_cu_fail(eb, what, r);
   }
   return SDK_OK;
+}
+
+static sdk_err launch_async(sdk_ensemble *e, CUfunction f, const char *name, int64_t blocks,
+                            void **args, sdk_errbuf *eb) {
+  return launch_async_n(e, f, name, blocks, 256, args, eb);
 }
 
 static sdk_err launch(sdk_ensemble *e, CUfunction f, const char *name, int64_t blocks, void **args,
@@ -415,26 +423,21 @@ static sdk_err cuda_mark(sdk_ensemble *e, int var, sdk_errbuf *eb) {
 }
 
 /* Moments of variables v0..v0+nvr-1 (or the displacement) on the device per
- * chunk held, folded there per fold unit (sdk_red_fold): out[k * nvr + v]
- * per unit k held (backend.h), merged by the caller in unit order.  Only the
- * units' results cross to the host, 1/SDK_RED_FOLD of the chunks'. */
+ * fold unit held (sdk_red_units: the chunks and their fold in one kernel):
+ * out[k * nvr + v] per unit k held (backend.h), merged by the caller in unit
+ * order.  Only the units' results cross to the host, 1/SDK_RED_FOLD of the
+ * chunks'. */
 static sdk_err chunk_moments(sdk_ensemble *e, CUdeviceptr rows, int v0, int nvr, CUdeviceptr mark,
                              double scale, sdk_moments *out, int64_t *nonfinite, sdk_errbuf *eb) {
   long long npad = e->npad, ppg = e->lay.ppg, path0 = e->lay.path0, nch = e->nch;
   long long c0 = e->span.c0, nu = e->nunits;
   int a = v0, b = nvr;
-  size_t nchunks = (size_t)(e->span.c1 - e->span.c0);
-  CUdeviceptr dout = e->red, dnf = e->red + nchunks * (size_t)nvr * 3 * sizeof(double);
   CUdeviceptr fout = e->fold, fnf = e->fold + (size_t)nu * (size_t)nvr * 3 * sizeof(double);
-  long long nchk = (long long)nchunks;
-  void *args[] = {&rows, &npad, &a, &b, &mark, &scale, &ppg, &path0, &nch, &c0, &nchk, &dout, &dnf};
-  /* a warp per chunk */
-  SDK_CHECK(launch_async(e, e->mod->red_moments, "sdk_red_moments",
-                         (int64_t)(nchunks + SDK_RED_CHUNK / 32 - 1) / (SDK_RED_CHUNK / 32), args,
-                         eb));
-  void *fargs[] = {&dout, &dnf, &b, &e->units, &nu, &fout, &fnf};
-  int64_t nt = (int64_t)nu * nvr;
-  SDK_CHECK(launch_async(e, e->mod->red_fold, "sdk_red_fold", (nt + 255) / 256, fargs, eb));
+  void *args[] = {&rows,  &npad, &a,  &b,        &mark, &scale, &ppg,
+                  &path0, &nch,  &c0, &e->units, &fout, &fnf};
+  /* a block per unit, no more warps than its chunks */
+  unsigned warps = e->unitmax < SDK_RED_WARPS ? (unsigned)e->unitmax : SDK_RED_WARPS;
+  SDK_CHECK(launch_async_n(e, e->mod->red_units, "sdk_red_units", nu, 32 * warps, args, eb));
   size_t nbytes = (size_t)nu * (size_t)nvr * (3 * sizeof(double) + sizeof(int));
   /* (the copy waits for the kernels; errors inside them surface here) */
   CU(eb, MemcpyDtoH(e->host, e->fold, nbytes));
@@ -458,7 +461,7 @@ static sdk_err cuda_displacement(sdk_ensemble *e, int var, double scale, sdk_mom
 }
 
 /* The module's sdk_observe evaluates the expressions into rows of reals on
- * the device, which sdk_red_moments then reduces like variables. */
+ * the device, which sdk_red_units then reduces like variables. */
 static sdk_err cuda_eval_observe(sdk_ensemble *e, int64_t step, int nobs, sdk_errbuf *eb) {
   if (!e->mod->observe)
     return SDK_FAIL(eb, SDK_ERR_INTERNAL, "this module has no user observables");

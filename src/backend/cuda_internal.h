@@ -153,7 +153,7 @@ struct sdk_module {
   int ilp;  /* paths per thread of sdk_advance */
   int comp; /* rows of the state, sdk_state_rows (codegen.h: compensated update, boundaries,
              * time averages), 0 when only the variables */
-  CUfunction init, advance, red_moments, red_fold, red_nonfinite, red_minmax, red_hist;
+  CUfunction init, advance, red_units, red_nonfinite, red_minmax, red_hist;
   CUfunction red_hist_mod; /* may be absent (modules of older builds) */
   CUfunction observe;      /* user observables (codegen/observe_paths.c), or NULL */
   /* [boundaries] (codegen/cuda_paths.c): lists the paths still alive; its
@@ -195,6 +195,7 @@ struct sdk_ensemble {
   CUdeviceptr fold;  /* fold unit results (red_bytes too) */
   CUdeviceptr units; /* the fold units held: (first chunk, chunks) pairs */
   int64_t nunits;
+  int64_t unitmax;  /* the most chunks in a unit held */
   void *host;       /* host copy of chunk results */
   int host_pinned;  /* host is page-locked (cuMemAllocHost): copies skip a staging buffer */
   CUevent ev0, ev1; /* around the last advance */

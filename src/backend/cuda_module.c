@@ -220,8 +220,7 @@ static sdk_err module_functions(sdk_bctx *c, sdk_module *m, const char *path, sd
     const char *name;
   } fns[] = {{&m->init, "sdk_init"},
              {&m->advance, "sdk_advance"},
-             {&m->red_moments, "sdk_red_moments"},
-             {&m->red_fold, "sdk_red_fold"},
+             {&m->red_units, "sdk_red_units"},
              {&m->red_nonfinite, "sdk_red_nonfinite"},
              {&m->red_minmax, "sdk_red_minmax"},
              {&m->red_hist, "sdk_red_hist"}};

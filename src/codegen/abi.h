@@ -35,6 +35,9 @@
  * sdk_moments_merge's arithmetic) and return one partial result for it, so
  * that a GPU sends the host 1/64 of the chunk results (backend.h, units). */
 #define SDK_RED_FOLD 64
+/* Warps per block of the CUDA kernel that reduces a fold unit (sdk_red_units):
+ * each takes every SDK_RED_WARPS-th chunk of the unit. */
+#define SDK_RED_WARPS 16
 
 /* Threads per block of the CUDA kernels of independent paths (sdk_init,
  * sdk_advance) and of the system kernels (sdk_sys_step, sdk_sys_run). */

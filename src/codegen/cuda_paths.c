@@ -220,13 +220,18 @@ static void emit_advance_head(sdk_emit *em, const cu_adv *a) {
     sdk_em_open(em, "sdk_advance(real *__restrict__ st, sdk_i64 npad, const real *__restrict__ sv, "
                     "sdk_i64 ppg, sdk_i64 ngrid, sdk_i64 path0, sdk_i64 step0, sdk_i64 nsteps, "
                     "sdk_u64 sdk_seed, const unsigned *__restrict__ sdk_live, sdk_i64 sdk_nlive)");
+    sdk_cg_row_layout rows;
+    sdk_cg_rows(o, &rows);
     sdk_em_text(em, "sdk_i64 base = (sdk_i64)blockIdx.x * (SDK_TPB * SDK_ILP) + threadIdx.x;\n"
-                    "if (sdk_live) {\n"
-                    "  if (base >= sdk_nlive) return;\n"
-                    "  base = (sdk_i64)sdk_live[base];\n"
-                    "}\n"
-                    "if (base >= npad || nsteps <= 0) return;\n"
-                    "(void)sv; (void)sdk_seed;\n");
+                    "if (sdk_live) base = base < sdk_nlive ? (sdk_i64)sdk_live[base] : npad;\n");
+    /* the warp's lanes with a live path: the vote at each group's end names
+     * them (a lane that has returned cannot vote) */
+    sdk_em_line(em,
+                "const int sdk_on = base < npad && nsteps > 0 && st[%d * npad + base] == (real)0;",
+                rows.bound);
+    sdk_em_text(em, "const unsigned sdk_wm = __ballot_sync(0xffffffffu, sdk_on);\n"
+                    "if (!sdk_on) return;\n"
+                    "(void)sv; (void)sdk_seed; (void)sdk_wm;\n");
   } else {
     sdk_em_open(em, "sdk_advance(real *__restrict__ st, sdk_i64 npad, const real *__restrict__ sv, "
                     "sdk_i64 ppg, sdk_i64 ngrid, sdk_i64 path0, sdk_i64 step0, sdk_i64 nsteps, "
@@ -265,7 +270,6 @@ static void emit_advance_head(sdk_emit *em, const cu_adv *a) {
       sdk_em_line(em, "real bs%d = st[%d * npad + p%d];", q, rows.bound, q);
       sdk_em_line(em, "real bl%d = st[%d * npad + p%d];", q, rows.bound + 1, q);
       sdk_em_line(em, "real bh%d = st[%d * npad + p%d];", q, rows.bound + 2, q);
-      sdk_em_line(em, "if (bs%d != (real)0) return;", q);
     }
   }
   sdk_em_line(em, "sdk_i64 n = step0;");
@@ -361,22 +365,32 @@ static void emit_rep(sdk_emit *em, const cu_adv *a, int r) {
     else
       sdk_em_line(em, "const real T%d = sdk_ttab[sdk_ph * SDK_TT_SLOTS + %d];", sl, sl);
   }
+  /* [boundaries]: an absorbed path (L = 1) is frozen from its hitting step
+   * on.  The step is skipped, not left: an exit from the unrolled loop that
+   * only some lanes take costs sdk_advance a third of its registers (80
+   * instead of 48 for josephson with two boundaries), and with them the
+   * occupancy; whole warps leave at a group's end by a vote (emit_pass). */
+  int guard = o->model->nbound > 0;
   for (int q = 0; q < a->L; q++) {
     emit_noise(em, a, q, r);
+    if (guard) sdk_em_open(em, "if (bs%d == (real)0)", q);
     emit_step_call(em, a, q, r);
     emit_tavg_call(em, a, q, r);
-    /* absorbed: the thread's path (L = 1) is frozen; whole warps leave */
-    if (o->model->nbound > 0) sdk_em_line(em, "if (bs%d != (real)0) goto sdk_frozen;", q);
+    if (guard) sdk_em_close(em);
   }
   if (a->pass != 1) sdk_em_line(em, "n++;");
-  /* deferred compensation: Fast2Sum of h + l at every group end (codegen.h) */
+  /* deferred compensation: Fast2Sum of h + l at every group end (codegen.h);
+   * not for a frozen path, whose state stays that of its hitting step */
   if (a->defer && (a->pass != 1 || r == a->G - 1)) {
     if (a->pass != 1) sdk_em_line(em, "if (n %% %d == 0) {", a->G);
     em->depth++; /* (in pass 1 too, where no brace opens) */
-    for (int q = 0; q < a->L; q++)
+    for (int q = 0; q < a->L; q++) {
+      if (guard) sdk_em_open(em, "if (bs%d == (real)0)", q);
       for (int v = 0; v < o->model->nvars; v++)
         sdk_em_line(em, "c%d_%d = c%d_%d - (x%d_%d - h%d_%d); h%d_%d = x%d_%d;", q, v, q, v, q, v,
                     q, v, q, v, q, v);
+      if (guard) sdk_em_close(em);
+    }
     em->depth--;
     if (a->pass != 1) sdk_em_line(em, "}");
   }
@@ -436,6 +450,11 @@ static void emit_pass(sdk_emit *em, cu_adv *a, int pass) {
     sdk_em_line(em, "sdk_ph += %d;", G);
     sdk_em_line(em, "if (sdk_ph == %lldLL) sdk_ph = 0;", (long long)o->spp);
   }
+  /* a warp whose paths are all absorbed leaves (a uniform branch: no cost
+   * in registers, unlike a lane's own exit) */
+  if (pass == 1 && o->model->nbound > 0)
+    for (int q = 0; q < a->L; q++)
+      sdk_em_line(em, "if (__all_sync(sdk_wm, bs%d != (real)0)) goto sdk_frozen;", q);
   if (pass == 1) sdk_em_printf(em, "   }\n   n += (sdk_i64)sdk_ng * %d;\n", G);
   sdk_em_close(em);
 }
