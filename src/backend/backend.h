@@ -171,9 +171,11 @@ typedef struct sdk_backend {
   /* User observables (modules of a model with them, codegen/observe_paths.c):
    * evaluate its nobs expressions for every path held at the state after
    * `step` steps and reduce them per unit exactly as `moments` reduces
-   * variables: out[k * nobs + j], nonfinite likewise (may be NULL). */
+   * variables: out[k * nobs + j], nonfinite likewise (may be NULL).  With
+   * state_nonfinite, also the counts `nonfinite` (below) gives for the
+   * variables, from the same pass where the backend can. */
   sdk_err (*observe)(sdk_ensemble *ens, int64_t step, int nobs, sdk_moments *out,
-                     int64_t *nonfinite, sdk_errbuf *eb);
+                     int64_t *nonfinite, int64_t *state_nonfinite, sdk_errbuf *eb);
   /* The same evaluation without the reduction: the values stay on the
    * backend, where minmax and histogram read them as variables nvars + j
    * (histograms of user observables) until the next evaluation. */

@@ -554,8 +554,11 @@ static sdk_err cpu_eval_observe(sdk_ensemble *e, int64_t step, int nobs, sdk_err
   return SDK_OK;
 }
 
+static sdk_err cpu_nonfinite(sdk_ensemble *e, int64_t *count, sdk_errbuf *eb);
+
 static sdk_err cpu_observe(sdk_ensemble *e, int64_t step, int nobs, sdk_moments *out,
-                           int64_t *nonfinite, sdk_errbuf *eb) {
+                           int64_t *nonfinite, int64_t *state_nonfinite, sdk_errbuf *eb) {
+  if (state_nonfinite) SDK_CHECK(cpu_nonfinite(e, state_nonfinite, eb));
   SDK_CHECK(cpu_eval_observe(e, step, nobs, eb));
   return reduce(e, e->obs, nobs, NULL, 1, out, nonfinite, eb);
 }

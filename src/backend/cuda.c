@@ -171,6 +171,7 @@ static void cuda_free(sdk_ensemble **e) {
   for (size_t i = 0; i < sizeof sysbufs / sizeof sysbufs[0]; i++)
     if (sysbufs[i]) sdk_cu.MemFree(sysbufs[i]);
   host_free(x);
+  free(x->unit_g);
   free(x);
   *e = NULL;
 }
@@ -187,9 +188,16 @@ static sdk_err upload_units(sdk_ensemble *e, sdk_errbuf *eb) {
     return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   }
   sdk_span_units(&e->span, u);
+  free(e->unit_g);
+  e->unit_g = malloc(n * sizeof *e->unit_g);
+  if (!e->unit_g) {
+    free(u), free(kn);
+    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  }
   e->unitmax = 1;
   for (int64_t j = 0; j < e->nunits; j++) {
     kn[2 * j] = u[j].k, kn[2 * j + 1] = u[j].n;
+    e->unit_g[j] = u[j].g;
     if (u[j].n > e->unitmax) e->unitmax = u[j].n;
   }
   free(u);
@@ -483,13 +491,57 @@ static sdk_err cuda_eval_observe(sdk_ensemble *e, int64_t step, int nobs, sdk_er
   return launch_async(e, e->mod->observe, "sdk_observe", e->npad / 256, args, eb);
 }
 
+static sdk_err cuda_nonfinite(sdk_ensemble *e, int64_t *count, sdk_errbuf *eb);
+
+/* sdk_observe_units: the expressions evaluated where they are reduced, in
+ * groups of SDK_OBS_GROUP, and with state_nf the NaN/Inf count of the
+ * variables in the first group's pass (the check between samples). */
+static sdk_err observe_fused(sdk_ensemble *e, int64_t step, int nobs, sdk_moments *out,
+                             int64_t *nonfinite, int64_t *state_nf, sdk_errbuf *eb) {
+  long long npad = e->npad, ppg = e->lay.ppg, path0 = e->lay.path0, nch = e->nch;
+  long long c0 = e->span.c0, st = step;
+  size_t nu = (size_t)e->nunits, nv = (size_t)e->lay.nvars;
+  CUdeviceptr fout = e->fold, fnf = fout + nu * (size_t)nobs * 3 * sizeof(double);
+  CUdeviceptr fns = fnf + nu * (size_t)nobs * sizeof(int);
+  unsigned warps = e->unitmax < SDK_RED_WARPS ? (unsigned)e->unitmax : SDK_RED_WARPS;
+  for (int k0 = 0; k0 < nobs; k0 += SDK_OBS_GROUP) {
+    int k = k0;
+    CUdeviceptr ns = k0 == 0 && state_nf ? fns : 0;
+    void *args[] = {&e->st, &npad,     &e->sv, &ppg,  &path0, &st, &nch,
+                    &c0,    &e->units, &k,     &fout, &fnf,   &ns};
+    SDK_CHECK(launch_async_n(e, e->mod->observe_units, "sdk_observe_units", (int64_t)nu, 32 * warps,
+                             args, eb));
+  }
+  size_t nbytes = nu * (size_t)nobs * (3 * sizeof(double) + sizeof(int));
+  if (state_nf) nbytes += nu * nv * sizeof(int);
+  /* (the copy waits for the kernels; errors inside them surface here) */
+  CU(eb, MemcpyDtoH(e->host, e->fold, nbytes));
+  const double *h = e->host;
+  const int *hnf = (const int *)(h + nu * (size_t)nobs * 3), *hns = hnf + nu * (size_t)nobs;
+  for (size_t i = 0; i < nu * (size_t)nobs; i++) {
+    out[i] = (sdk_moments){h[3 * i], h[3 * i + 1], h[3 * i + 2]};
+    if (nonfinite) nonfinite[i] = hnf[i];
+  }
+  if (state_nf) { /* per grid point held, as cuda_nonfinite */
+    int64_t g0 = e->span.g0;
+    memset(state_nf, 0, (size_t)(e->span.g1 - g0) * nv * sizeof *state_nf);
+    for (size_t j = 0; j < nu; j++)
+      for (size_t v = 0; v < nv; v++)
+        state_nf[(size_t)(e->unit_g[j] - g0) * nv + v] += hns[j * nv + v];
+  }
+  return SDK_OK;
+}
+
 static sdk_err cuda_observe(sdk_ensemble *e, int64_t step, int nobs, sdk_moments *out,
-                            int64_t *nonfinite, sdk_errbuf *eb) {
+                            int64_t *nonfinite, int64_t *state_nf, sdk_errbuf *eb) {
   if (!e->mod->observe)
     return SDK_FAIL(eb, SDK_ERR_INTERNAL, "this module has no user observables");
   CU(eb, CtxSetCurrent(e->ctx->cx));
   size_t nchunks = (size_t)(e->span.c1 - e->span.c0);
   size_t need = nchunks * (size_t)nobs * (3 * sizeof(double) + sizeof(int));
+  size_t fused = (size_t)e->nunits *
+                 ((size_t)nobs * (3 * sizeof(double) + sizeof(int)) + e->lay.nvars * sizeof(int));
+  if (fused > need) need = fused;
   CUresult r;
   if (need > e->red_bytes) { /* more observables than variables */
     if (!host_alloc(e, need)) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
@@ -507,6 +559,8 @@ static sdk_err cuda_observe(sdk_ensemble *e, int64_t step, int nobs, sdk_moments
     }
     e->red_bytes = need;
   }
+  if (e->mod->observe_units) return observe_fused(e, step, nobs, out, nonfinite, state_nf, eb);
+  if (state_nf) SDK_CHECK(cuda_nonfinite(e, state_nf, eb));
   SDK_CHECK(cuda_eval_observe(e, step, nobs, eb));
   return chunk_moments(e, e->obs, 0, nobs, 0, 1.0, out, nonfinite, eb);
 }

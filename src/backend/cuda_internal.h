@@ -154,8 +154,9 @@ struct sdk_module {
   int comp; /* rows of the state, sdk_state_rows (codegen.h: compensated update, boundaries,
              * time averages), 0 when only the variables */
   CUfunction init, advance, red_units, red_nonfinite, red_minmax, red_hist;
-  CUfunction red_hist_mod; /* may be absent (modules of older builds) */
-  CUfunction observe;      /* user observables (codegen/observe_paths.c), or NULL */
+  CUfunction red_hist_mod;  /* may be absent (modules of older builds) */
+  CUfunction observe;       /* user observables (codegen/observe_paths.c), or NULL */
+  CUfunction observe_units; /* their evaluation fused with the reduction, or NULL */
   /* [boundaries] (codegen/cuda_paths.c): lists the paths still alive; its
    * sdk_advance then takes the list (two more arguments); else NULL */
   CUfunction live;
@@ -196,6 +197,7 @@ struct sdk_ensemble {
   CUdeviceptr units; /* the fold units held: (first chunk, chunks) pairs */
   int64_t nunits;
   int64_t unitmax;  /* the most chunks in a unit held */
+  int64_t *unit_g;  /* the grid point of each unit held (host) */
   void *host;       /* host copy of chunk results */
   int host_pinned;  /* host is page-locked (cuMemAllocHost): copies skip a staging buffer */
   CUevent ev0, ev1; /* around the last advance */

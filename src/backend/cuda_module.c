@@ -231,6 +231,8 @@ static sdk_err module_functions(sdk_bctx *c, sdk_module *m, const char *path, sd
     m->red_hist_mod = NULL;
   if (sdk_cu.ModuleGetFunction(&m->observe, m->mod, "sdk_observe") != CUDA_SUCCESS)
     m->observe = NULL;
+  if (sdk_cu.ModuleGetFunction(&m->observe_units, m->mod, "sdk_observe_units") != CUDA_SUCCESS)
+    m->observe_units = NULL;
   if (sdk_cu.ModuleGetFunction(&m->live, m->mod, "sdk_live_list") != CUDA_SUCCESS) m->live = NULL;
   if (m->sys_step) {
     CUdeviceptr ip = 0;

@@ -38,6 +38,10 @@
 /* Warps per block of the CUDA kernel that reduces a fold unit (sdk_red_units):
  * each takes every SDK_RED_WARPS-th chunk of the unit. */
 #define SDK_RED_WARPS 16
+/* User observables reduced per launch of the CUDA kernel that evaluates and
+ * reduces them (sdk_observe_units): its shared memory holds their chunk
+ * results. */
+#define SDK_OBS_GROUP 8
 
 /* Threads per block of the CUDA kernels of independent paths (sdk_init,
  * sdk_advance) and of the system kernels (sdk_sys_step, sdk_sys_run). */

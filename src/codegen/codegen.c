@@ -109,6 +109,7 @@ sdk_err sdk_codegen(const sdk_codegen_opts *o, char **out, sdk_errbuf *eb) {
       sdk_cg_cuda_paths(&em, o);
     sdk_cg_observe(&em, o);
     sdk_cg_cuda_reductions(&em);
+    sdk_cg_observe_units(&em, o);
   }
   *out = sdk_sb_take(&b);
   if (!*out) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory generating code");

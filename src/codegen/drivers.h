@@ -22,6 +22,9 @@ void sdk_cg_cuda_reductions(sdk_emit *em);
 /* User observables (observe_paths.c): sdk_observe, for models with an
  * [observe] section or --observe-expr, independent paths only. */
 void sdk_cg_observe(sdk_emit *em, const sdk_codegen_opts *o);
+/* CUDA: sdk_observe_units, their evaluation fused with their reduction
+ * (after sdk_cg_cuda_reductions, whose device functions it calls). */
+void sdk_cg_observe_units(sdk_emit *em, const sdk_codegen_opts *o);
 /* Time averages (observe_paths.c, codegen.h): a block adding every user
  * observable and every variable at the state after a step into the
  * accumulators; x_fmt, s_fmt, e_fmt: printf formats of an index giving

@@ -75,10 +75,14 @@ static sdk_err expr_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
 static sdk_err expr_sample(const sdk_obs_ctx *c, void *p, int64_t s, int64_t step, sdk_errbuf *eb) {
   state *st = p;
   int64_t ns = c->nsamples_max;
-  SDK_CHECK(sdk_paths_observe(c->paths, step, st->n, st->mom, NULL, eb));
+  const sdk_moments *mom = c->observe_now;
+  if (!mom) {
+    SDK_CHECK(sdk_paths_observe(c->paths, step, st->n, st->mom, NULL, NULL, eb));
+    mom = st->mom;
+  }
   for (int64_t g = 0; g < c->R->ngrid; g++)
     for (int k = 0; k < st->n; k++) {
-      const sdk_moments *m = &st->mom[g * st->n + k];
+      const sdk_moments *m = &mom[g * st->n + k];
       st->mean[k][g * ns + s] = m->n > 0 ? m->mean : NAN;
       st->err[k][g * ns + s] = m->n > 1 ? sqrt(m->m2 / (m->n - 1) / m->n) : 0;
     }
@@ -112,7 +116,7 @@ const sdk_obs_type sdk_obs_expr = {
     .name = "expr",
     .description = "mean and standard error of every user observable ([observe]) at every "
                    "sample time",
-    .flags = SDK_OBS_SAMPLED | SDK_OBS_BY_MODEL,
+    .flags = SDK_OBS_SAMPLED | SDK_OBS_BY_MODEL | SDK_OBS_OBSERVE_NOW,
     .setup = expr_setup,
     .sample = expr_sample,
     .free = expr_free,

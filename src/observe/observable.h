@@ -72,6 +72,10 @@ typedef struct sdk_obs_ctx {
   /* at a sample: the moments of every variable per grid point, when the run
    * has just computed them (it does, to find paths that blew up), else NULL */
   const sdk_moments *moments_now;
+  /* likewise the moments of the user observables per grid point, out[g *
+   * nobs + k] of sdk_paths_observe, when the check has computed them (for a
+   * SDK_OBS_OBSERVE_NOW observable: one pass gives both), else NULL */
+  const sdk_moments *observe_now;
   /* paths found NaN/Inf so far, per grid point (such points end as NaN) */
   const int64_t *bad;
   /* systems with SDK_OBS_SYSTEM_SUMS observables: the variable whose phase
@@ -89,7 +93,8 @@ enum {
   SDK_OBS_BY_MODEL = 16,      /* also on when the model has user observables ([observe]) */
   SDK_OBS_TIME_AVERAGES = 32, /* the kernel accumulates time averages (codegen.h) */
   SDK_OBS_MOMENTS_NOW = 64,   /* its sample reads the variables' moments (moments_now) */
-  SDK_OBS_BOUNDARIES = 128    /* needs a model with [boundaries] (fpt) */
+  SDK_OBS_BOUNDARIES = 128,   /* needs a model with [boundaries] (fpt) */
+  SDK_OBS_OBSERVE_NOW = 256   /* its sample reads the user observables' moments (observe_now) */
 };
 
 typedef struct sdk_obs_type {

@@ -34,7 +34,8 @@ static void worst_of(const int64_t *count, int64_t ngrid, int nvr, int64_t *out)
   }
 }
 static sdk_err gather_moments(const sdk_paths *p, int nvr, int mode, int var, double scale,
-                              int64_t step, sdk_moments *out, int64_t *nonfinite, sdk_errbuf *eb) {
+                              int64_t step, sdk_moments *out, int64_t *nonfinite,
+                              int64_t *state_nonfinite, sdk_errbuf *eb) {
   int64_t nu = 0;
   for (int s = 0; s < p->nshards; s++) {
     sdk_layout l = shard_layout(p, &p->shard[s]);
@@ -46,8 +47,13 @@ static sdk_err gather_moments(const sdk_paths *p, int nvr, int mode, int var, do
   sdk_unit *u = malloc((size_t)(nu ? nu : 1) * sizeof *u);
   sdk_moments *run = calloc((size_t)nvr, sizeof *run);
   int64_t *bad = calloc((size_t)(p->ngrid * nvr), sizeof *bad); /* [g][v] */
-  sdk_err e =
-      !part || !nf || !u || !run || !bad ? SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory") : SDK_OK;
+  /* the variables' NaN/Inf counts per grid point held, summed per grid point */
+  int nv = p->nvars;
+  int64_t *sbad = state_nonfinite ? calloc((size_t)(p->ngrid * nv), sizeof *sbad) : NULL;
+  int64_t *spart = state_nonfinite ? malloc((size_t)(p->ngrid * nv) * sizeof *spart) : NULL;
+  sdk_err e = !part || !nf || !u || !run || !bad || (state_nonfinite && (!sbad || !spart))
+                  ? SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory")
+                  : SDK_OK;
   int64_t at = 0;
   for (int s = 0; s < p->nshards && e == SDK_OK; s++) {
     sdk_layout l = shard_layout(p, &p->shard[s]);
@@ -57,9 +63,11 @@ static sdk_err gather_moments(const sdk_paths *p, int nvr, int mode, int var, do
     if (mode == GATHER_DISPLACEMENT)
       e = p->be->displacement(ens, var, scale, part + at * nvr, eb);
     else if (mode == GATHER_OBSERVE)
-      e = p->be->observe(ens, step, nvr, part + at * nvr, nf + at * nvr, eb);
+      e = p->be->observe(ens, step, nvr, part + at * nvr, nf + at * nvr, spart, eb);
     else
       e = p->be->moments(ens, part + at * nvr, nf + at * nvr, eb);
+    for (int64_t j = 0; spart && e == SDK_OK && j < (sp.g1 - sp.g0) * nv; j++)
+      sbad[sp.g0 * nv + j] += spart[j];
     at += n;
   }
   for (int64_t i = 0; i < p->ngrid * nvr && e == SDK_OK; i++)
@@ -78,13 +86,14 @@ static sdk_err gather_moments(const sdk_paths *p, int nvr, int mode, int var, do
     }
   }
   if (nonfinite && e == SDK_OK) worst_of(bad, p->ngrid, nvr, nonfinite);
-  free(part), free(nf), free(u), free(run), free(bad);
+  if (state_nonfinite && e == SDK_OK) worst_of(sbad, p->ngrid, nv, state_nonfinite);
+  free(part), free(nf), free(u), free(run), free(bad), free(sbad), free(spart);
   return e;
 }
 
 sdk_err sdk_paths_moments(const sdk_paths *p, sdk_moments *out, int64_t *nonfinite,
                           sdk_errbuf *eb) {
-  return gather_moments(p, p->nvars, GATHER_MOMENTS, 0, 1, 0, out, nonfinite, eb);
+  return gather_moments(p, p->nvars, GATHER_MOMENTS, 0, 1, 0, out, nonfinite, NULL, eb);
 }
 
 sdk_err sdk_paths_nonfinite(const sdk_paths *p, int64_t *nonfinite, sdk_errbuf *eb) {
@@ -112,14 +121,14 @@ sdk_err sdk_paths_mark(const sdk_paths *p, int var, sdk_errbuf *eb) {
 
 sdk_err sdk_paths_displacement(const sdk_paths *p, int var, double scale, sdk_moments *out,
                                sdk_errbuf *eb) {
-  return gather_moments(p, 1, GATHER_DISPLACEMENT, var, scale, 0, out, NULL, eb);
+  return gather_moments(p, 1, GATHER_DISPLACEMENT, var, scale, 0, out, NULL, NULL, eb);
 }
 
 sdk_err sdk_paths_observe(const sdk_paths *p, int64_t step, int nobs, sdk_moments *out,
-                          int64_t *nonfinite, sdk_errbuf *eb) {
+                          int64_t *nonfinite, int64_t *state_nonfinite, sdk_errbuf *eb) {
   if (!p->be->observe)
     return SDK_FAIL(eb, SDK_ERR_USAGE, "backend %s has no user observables", p->be->name);
-  return gather_moments(p, nobs, GATHER_OBSERVE, 0, 1, step, out, nonfinite, eb);
+  return gather_moments(p, nobs, GATHER_OBSERVE, 0, 1, step, out, nonfinite, state_nonfinite, eb);
 }
 
 sdk_err sdk_paths_eval_observe(const sdk_paths *p, int64_t step, int nobs, sdk_errbuf *eb) {

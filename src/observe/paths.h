@@ -48,9 +48,11 @@ sdk_err sdk_paths_displacement(const sdk_paths *p, int var, double scale, sdk_mo
 /* Moments of the model's nobs user observables (model.h: [observe]) at the
  * state after `step` steps per grid point, out[g * nobs + k], reduced in
  * the chunk order of sdk_paths_moments; the number of paths with a
- * non-finite value per grid point into nonfinite[g] (may be NULL). */
+ * non-finite value per grid point into nonfinite[g] (may be NULL); with
+ * state_nonfinite, also what sdk_paths_nonfinite gives, from the same pass
+ * where the backend can (the check between samples). */
 sdk_err sdk_paths_observe(const sdk_paths *p, int64_t step, int nobs, sdk_moments *out,
-                          int64_t *nonfinite, sdk_errbuf *eb);
+                          int64_t *nonfinite, int64_t *state_nonfinite, sdk_errbuf *eb);
 /* Evaluate the nobs user observables at the state after `step` steps on
  * every shard, where sdk_paths_minmax and sdk_paths_histogram then read
  * observable k as var = nvars + k (until the next evaluation). */

@@ -27,11 +27,13 @@ static int has_transient_end(const sdk_plan *p) {
 static sdk_err alloc_run(sdk_plan *p, sdk_errbuf *eb) {
   int64_t ng = p->ngrid, nv = p->run->model->nvars;
   p->mom = malloc((size_t)(ng * nv) * sizeof *p->mom);
+  int nk = p->octx.model->nobs > 0 ? p->octx.model->nobs : 1;
+  p->omom = malloc((size_t)(ng * nk) * sizeof *p->omom);
   p->nonfinite = malloc((size_t)ng * sizeof *p->nonfinite);
   p->bad = calloc((size_t)ng, sizeof *p->bad);
   p->bad_step = calloc((size_t)ng, sizeof *p->bad_step);
   p->sample_step = calloc((size_t)(p->nsamples_max > 0 ? p->nsamples_max : 1), sizeof(int64_t));
-  if (!p->mom || !p->nonfinite || !p->bad || !p->bad_step || !p->sample_step)
+  if (!p->mom || !p->omom || !p->nonfinite || !p->bad || !p->bad_step || !p->sample_step)
     return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory for the observables");
   p->octx.bad = p->bad;
   return SDK_OK;
@@ -45,14 +47,25 @@ static sdk_err check_finite(sdk_plan *p, int sample_now, sdk_errbuf *eb) {
   /* (systems with phase sums are checked through them instead, in their
    * observables: no pass over the state here) */
   p->octx.moments_now = NULL;
-  int moments = 0; /* a sample that reads the moments: one pass gives both */
-  for (int i = 0; sample_now && i < p->nobs; i++)
+  p->octx.observe_now = NULL;
+  /* a sample that reads the moments of the variables or of the user
+   * observables: one pass gives them and the counts */
+  int moments = 0, observe = 0;
+  for (int i = 0; sample_now && i < p->nobs; i++) {
     moments |= (p->obs[i].type->flags & SDK_OBS_MOMENTS_NOW) != 0;
+    observe |= (p->obs[i].type->flags & SDK_OBS_OBSERVE_NOW) != 0;
+  }
+  if (p->sys.on && p->sys.sums_var >= 0) observe = 0;
+  if (observe) {
+    SDK_CHECK(sdk_paths_observe(&p->paths, p->step, p->octx.model->nobs, p->omom, NULL,
+                                moments ? NULL : p->nonfinite, eb));
+    p->octx.observe_now = p->omom;
+  }
   if (!(p->sys.on && p->sys.sums_var >= 0) && moments) {
     SDK_CHECK(sdk_paths_moments(&p->paths, p->mom, p->nonfinite, eb));
     p->octx.moments_now = p->mom;
   } else if (!(p->sys.on && p->sys.sums_var >= 0)) {
-    SDK_CHECK(sdk_paths_nonfinite(&p->paths, p->nonfinite, eb));
+    if (!observe) SDK_CHECK(sdk_paths_nonfinite(&p->paths, p->nonfinite, eb));
   } else {
     memset(p->nonfinite, 0, (size_t)ng * sizeof *p->nonfinite);
   }

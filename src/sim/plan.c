@@ -554,6 +554,7 @@ void sdk_plan_free(sdk_plan *p) {
   free(p->given);
   free(p->sv);
   free(p->mom);
+  free(p->omom);
   free(p->nonfinite);
   free(p->bad);
   free(p->bad_step);

@@ -71,6 +71,7 @@ typedef struct sdk_plan {
   sdk_paths paths;
   /* ---- execute ---- */
   sdk_moments *mom;        /* [g][v] at the current step */
+  sdk_moments *omom;       /* [g][k] of the user observables at the current step */
   int64_t *nonfinite;      /* [g] at the current step */
   int64_t *bad, *bad_step; /* [g] most non-finite paths seen, and when first */
   int64_t *sample_step;    /* [nsamples_max] the run's sample clock */
