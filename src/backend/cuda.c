@@ -9,6 +9,7 @@
  * device in a fixed tree order and merged on the host in chunk order, so the
  * results do not depend on the launch shape or on scheduling. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,9 @@ static sdk_err cuda_open(const sdk_backend_opts *o, sdk_bctx **out, sdk_errbuf *
       !sdk_cu.LaunchCooperativeKernel || !sdk_cu.OccupancyMaxActiveBlocksPerMultiprocessor ||
       !sdk_cu.FuncSetAttribute)
     c->coop = 0;
+  if (sdk_cu.DeviceGetAttribute(&c->uva, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, c->dev) !=
+      CUDA_SUCCESS)
+    c->uva = 0;
   if (sdk_cu.DeviceGetAttribute(&c->smem_optin,
                                 CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
                                 c->dev) != CUDA_SUCCESS)
@@ -430,6 +434,26 @@ static sdk_err cuda_mark(sdk_ensemble *e, int var, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
+/* Where the reduction kernels write their unit results: straight into the
+ * page-locked host buffer where the device addresses it (unified
+ * addressing: its host address is its device address), which spares a copy
+ * and its latency at every sample; else the device buffer `fold`, copied by
+ * results_wait. */
+static CUdeviceptr results_base(const sdk_ensemble *e) {
+  return e->host_pinned && e->ctx->uva ? (CUdeviceptr)(uintptr_t)e->host : e->fold;
+}
+
+/* The unit results in e->host once the kernels are done (errors inside them
+ * surface here). */
+static sdk_err results_wait(sdk_ensemble *e, size_t nbytes, sdk_errbuf *eb) {
+  if (results_base(e) != e->fold) {
+    CU(eb, CtxSynchronize());
+  } else {
+    CU(eb, MemcpyDtoH(e->host, e->fold, nbytes));
+  }
+  return SDK_OK;
+}
+
 /* Moments of variables v0..v0+nvr-1 (or the displacement) on the device per
  * fold unit held (sdk_red_units: the chunks and their fold in one kernel):
  * out[k * nvr + v] per unit k held (backend.h), merged by the caller in unit
@@ -440,15 +464,15 @@ static sdk_err chunk_moments(sdk_ensemble *e, CUdeviceptr rows, int v0, int nvr,
   long long npad = e->npad, ppg = e->lay.ppg, path0 = e->lay.path0, nch = e->nch;
   long long c0 = e->span.c0, nu = e->nunits;
   int a = v0, b = nvr;
-  CUdeviceptr fout = e->fold, fnf = e->fold + (size_t)nu * (size_t)nvr * 3 * sizeof(double);
+  CUdeviceptr base = results_base(e);
+  CUdeviceptr fout = base, fnf = base + (size_t)nu * (size_t)nvr * 3 * sizeof(double);
   void *args[] = {&rows,  &npad, &a,  &b,        &mark, &scale, &ppg,
                   &path0, &nch,  &c0, &e->units, &fout, &fnf};
   /* a block per unit, no more warps than its chunks */
   unsigned warps = e->unitmax < SDK_RED_WARPS ? (unsigned)e->unitmax : SDK_RED_WARPS;
   SDK_CHECK(launch_async_n(e, e->mod->red_units, "sdk_red_units", nu, 32 * warps, args, eb));
   size_t nbytes = (size_t)nu * (size_t)nvr * (3 * sizeof(double) + sizeof(int));
-  /* (the copy waits for the kernels; errors inside them surface here) */
-  CU(eb, MemcpyDtoH(e->host, e->fold, nbytes));
+  SDK_CHECK(results_wait(e, nbytes, eb));
   const double *h = e->host;
   const int *hnf = (const int *)(h + (size_t)nu * (size_t)nvr * 3);
   for (size_t i = 0; i < (size_t)nu * (size_t)nvr; i++) {
@@ -501,7 +525,7 @@ static sdk_err observe_fused(sdk_ensemble *e, int64_t step, int nobs, sdk_moment
   long long npad = e->npad, ppg = e->lay.ppg, path0 = e->lay.path0, nch = e->nch;
   long long c0 = e->span.c0, st = step;
   size_t nu = (size_t)e->nunits, nv = (size_t)e->lay.nvars;
-  CUdeviceptr fout = e->fold, fnf = fout + nu * (size_t)nobs * 3 * sizeof(double);
+  CUdeviceptr fout = results_base(e), fnf = fout + nu * (size_t)nobs * 3 * sizeof(double);
   CUdeviceptr fns = fnf + nu * (size_t)nobs * sizeof(int);
   unsigned warps = e->unitmax < SDK_RED_WARPS ? (unsigned)e->unitmax : SDK_RED_WARPS;
   for (int k0 = 0; k0 < nobs; k0 += SDK_OBS_GROUP) {
@@ -514,8 +538,7 @@ static sdk_err observe_fused(sdk_ensemble *e, int64_t step, int nobs, sdk_moment
   }
   size_t nbytes = nu * (size_t)nobs * (3 * sizeof(double) + sizeof(int));
   if (state_nf) nbytes += nu * nv * sizeof(int);
-  /* (the copy waits for the kernels; errors inside them surface here) */
-  CU(eb, MemcpyDtoH(e->host, e->fold, nbytes));
+  SDK_CHECK(results_wait(e, nbytes, eb));
   const double *h = e->host;
   const int *hnf = (const int *)(h + nu * (size_t)nobs * 3), *hns = hnf + nu * (size_t)nobs;
   for (size_t i = 0; i < nu * (size_t)nobs; i++) {

@@ -33,6 +33,7 @@ enum {
   CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE = 720,
   CUDA_ERROR_NO_DEVICE = 100,
   CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
+  CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING = 41,
   CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
   CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
   CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,
@@ -141,6 +142,7 @@ struct sdk_bctx {
   CUcontext cx;
   int sms, cc_major, cc_minor;
   int coop;       /* cooperative launches possible */
+  int uva;        /* unified addressing: page-locked host memory is a device address */
   int smem_optin; /* most shared memory a block may ask for */
   size_t mem;
   char name[256];

@@ -401,7 +401,6 @@ static int bench_observables(bench *b, int64_t steps, int repeats, int paths_giv
     const char *obs, *expr, *what;
     int every;
   } rows[] = {{"none", NULL, "no observables (final state only)", 0},
-              {"none", NULL, "no observables, stops every 100 steps", 100},
               {"expr", "E=v*v/2+sin(2*pi*x)", "user observable E every 100 steps", 100},
               {"moments", NULL, "moments every 100 steps", 100}};
   enum { NR = sizeof rows / sizeof rows[0] };
