@@ -159,10 +159,47 @@ static void check_refused(void) {
   sdk_run_destroy(&r);
 }
 
+/* An observable that is a variable reduces the same values as the moments:
+ * bitwise the same means and standard errors, in both precisions and for a
+ * number of paths that fills neither a chunk nor a fold unit (on CUDA the
+ * expressions are evaluated inside their reduction kernel, the moments come
+ * from the state: two kernels, one arithmetic). */
+static void check_identity(void) {
+  static const char M[] = "[model]\nname = ou2\nvars = x, y\n[params]\nk = 1.5\n"
+                          "[drift]\nx = -k*x\ny = -y\n[noise]\nx = 0.7\ny = 1\n"
+                          "[init]\nx = 1\ny = 0\n[observe]\nX = x\nY = y\n";
+  for (int single = 0; single < 2; single++) {
+    sdk_run_config c;
+    config(&c, st_model_file(M, 3 + single));
+    c.single = single;
+    c.paths = 64 * 256 + 4000 + 17;
+    c.observe = "moments,expr";
+    sdk_run *r = st_run(&c);
+    TU_CHECK(r != NULL, "run with X = x, Y = y (%s)", single ? "single" : "double");
+    if (!r) continue;
+    const sdk_results *R = sdk_run_results(r);
+    int same = 1;
+    const char *pairs[][2] = {{"expr/mean_X", "moments/mean_x"},
+                              {"expr/err_X", "moments/mean_err_x"},
+                              {"expr/mean_Y", "moments/mean_y"},
+                              {"expr/err_Y", "moments/mean_err_y"}};
+    for (int i = 0; i < 4; i++) {
+      const sdk_dataset *a = sdk_store_find(&R->store, pairs[i][0]),
+                        *b = sdk_store_find(&R->store, pairs[i][1]);
+      same &= a && b && sdk_ds_count(a) == sdk_ds_count(b) && sdk_ds_count(a) == 11 &&
+              !memcmp(sdk_ds_f64(a), sdk_ds_f64(b), 8 * (size_t)sdk_ds_count(a));
+    }
+    TU_CHECK(same, "%s: expr X = x, Y = y bitwise the moments' means and standard errors",
+             single ? "single" : "double");
+    sdk_run_destroy(&r);
+  }
+}
+
 int main(void) {
   st_require_backend();
   check_exact(st_model_file(OU, 0));
   check_option();
+  check_identity();
   check_refused();
   return tu_finish("test_obs_expr");
 }
