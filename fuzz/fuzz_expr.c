@@ -1,6 +1,6 @@
 /* Fuzz target: model expressions.  The input is one expression; it is
  * parsed, resolved against a fixed symbol table, evaluated on the host and
- * emitted as C in double and single precision.
+ * emitted as C in double and single precision; so is its derivative.
  *
  * Besides crashes it checks the rule of docs/SECURITY.md: expressions reach
  * the compiler only through the grammar's allowlist.  The emitted C may hold
@@ -136,6 +136,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       sdk_expr_emit(e, single, emit_sym, NULL, &out);
       if (!out.oom && out.s) check_emitted(out.s, single);
       sdk_sb_free(&out);
+    }
+    /* its derivative (model/diff.c): a tree the same walks take, whose
+     * emitted C obeys the same allowlist; a copy equal to the original */
+    sdk_expr *c = sdk_expr_copy(e), *de = NULL;
+    if (c && !sdk_expr_equal(c, e)) abort();
+    sdk_expr_destroy(&c);
+    if (sdk_expr_diff(e, 0, "fuzz:1 [noise] x", &de, &eb) == SDK_OK) {
+      (void)sdk_expr_eval(de, value, NULL);
+      sdk_strbuf out;
+      sdk_sb_init(&out);
+      sdk_expr_emit(de, 0, emit_sym, NULL, &out);
+      if (!out.oom && out.s) check_emitted(out.s, 0);
+      sdk_sb_free(&out);
+      sdk_expr_destroy(&de);
     }
   }
   sdk_expr_destroy(&e);

@@ -37,7 +37,7 @@ fi
 B=build-gpu/sdekit
 
 if has tests; then
-  (cd build-gpu && timeout ${CTEST_TIMEOUT:-420} ctest -V -L gpu) > "$OUT/check-gpu.log" 2>&1
+  (cd build-gpu && timeout ${CTEST_TIMEOUT:-560} ctest -V -L gpu) > "$OUT/check-gpu.log" 2>&1
   say "ctest -L gpu: rc=$? $(grep -E 'tests passed' "$OUT/check-gpu.log")"
   grep -E '^ *[0-9]+/[0-9]+ Test' "$OUT/check-gpu.log" | sed 's/^ *//' | tee -a "$summary"
 fi

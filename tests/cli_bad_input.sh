@@ -203,8 +203,15 @@ expect 2 "period depends on scan and --t-end" 1 "period|dt" \
 
 # ---------------- scheme, precision, backend, observables ----------------
 expect 2 "--scheme bogus" 3 "bogus" "euler" "srk2" run ou --scheme bogus "${OQ[@]}" -o out.h5
-expect 2 "--scheme srk2 on multiplicative gbm" 3 "gbm" "euler" "Ito" \
-  run gbm --scheme srk2 --paths 8 --t-end 0.1 --quiet -o out.h5
+expect 2 "--calculus bogus" 3 "bogus" "ito" "stratonovich" \
+  run gbm --calculus bogus --paths 8 --t-end 0.1 --quiet -o out.h5
+printf '[model]\nname = g\nvars = S\ncalculus = stratonovich\n[drift]\nS = S\n[noise]\nS = tgamma(S)\n[init]\nS = 1\n' >cal.sde
+expect 2 "stratonovich noise without derivative, --scheme euler" 3 "cal\.sde:8 \[noise\] S: tgamma" \
+  "digamma" "--scheme srk2 integrates it" run ./cal.sde --scheme euler --paths 8 --t-end 0.1 --quiet -o out.h5
+printf '[model]\nname = g\nvars = S\ncalculus = Ito\n[drift]\nS = S\n' >cal.sde
+expect 2 "[model] calculus = Ito" 2 "cal\.sde:4: \[model\] calculus must be ito or stratonovich" \
+  "'Ito'" run ./cal.sde --paths 8 --t-end 0.1 --quiet -o out.h5
+rm -f cal.sde
 expect 2 "--precision quad" 1 "quad" run ou --precision quad "${OQ[@]}" -o out.h5
 expect 2 "--backend bogus" 2 "bogus" "cpu" run ou --backend bogus "${OQ[@]}" -o out.h5
 expect 2 "--observe bogus" 2 "bogus" "drift" run ou --observe bogus "${OQ[@]}" -o out.h5

@@ -233,6 +233,16 @@ static sdekit_status o_nocomp(sdekit_config *c, const char *v, sdekit_error *err
   return SDEKIT_OK;
 }
 
+static sdekit_status o_calculus(sdekit_config *c, const char *v, sdekit_error *err) {
+  if (!strcmp(v, "ito"))
+    c->c.calculus = SDK_CALCULUS_ITO;
+  else if (!strcmp(v, "stratonovich"))
+    c->c.calculus = SDK_CALCULUS_STRATONOVICH;
+  else
+    return api_usage(err, "--calculus '%s': expected ito or stratonovich", v);
+  return SDEKIT_OK;
+}
+
 static sdekit_status o_nobridge(sdekit_config *c, const char *v, sdekit_error *err) {
   c->c.no_bridge_correction = 1;
   return SDEKIT_OK;
@@ -420,6 +430,7 @@ static const api_opt OPTS[] = {
     {"no-fast-math", 0, 0, o_nofast},
     {"no-compensation", 0, 0, o_nocomp},
     {"no-bridge-correction", 0, 0, o_nobridge},
+    {"calculus", 1, 0, o_calculus},
     {"observe", 1, 0, o_observe},
     {"observe-expr", 1, REPEAT, o_oexpr},
     {"drift", 1, 0, o_drift},
@@ -585,6 +596,9 @@ static const char RUN_HELP[] =
     "  --scheme NAME             (default: srk2, or euler when the noise is multiplicative or\n"
     "                            for systems of particles)\n"
     "@SCHEMES@"
+    "  --calculus C              ito | stratonovich: the sense of noise that depends on the state\n"
+    "                            (default: the model's [model] calculus, else ito); a scheme\n"
+    "                            of the other calculus corrects the drift by +-1/2 b db/dx\n"
     "  --seed N                  random seed (default 1); same seed, same results\n"
     "where and how:\n"
     "  --backend NAME            cpu | cuda | auto (default cpu)\n"

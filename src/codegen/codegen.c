@@ -2,6 +2,9 @@
  * scheme's capabilities, then the module: prelude, head, one driver. */
 #include "codegen/codegen.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "codegen/common.h"
 #include "codegen/drivers.h"
 #include "codegen/emit.h"
@@ -86,10 +89,71 @@ void sdk_cg_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l) {
   l->total += 2 * l->ntavg;
 }
 
+/* The model as the scheme integrates it.  With noise that depends on the
+ * state, Ito's and Stratonovich's b dW differ in the mean drift they
+ * produce; for diagonal noise b_v(X, t) dW_v the Ito drift is the
+ * Stratonovich drift plus 1/2 b_v db_v/dx_v (Kloeden & Platen 1992, Sec.
+ * 4.9).  When the model's calculus is not the scheme's, *view is the model
+ * with each such drift corrected by that term (+ for an Ito scheme, - for a
+ * Stratonovich one), its new trees in drift[] of *view (free_view);
+ * otherwise *view is a plain copy of the model. */
+static sdk_err calculus_view(const sdk_codegen_opts *o, sdk_model *view, sdk_errbuf *eb) {
+  const sdk_model *m = o->model;
+  *view = *m;
+  view->drift = NULL;
+  if (!m->multiplicative || m->calculus == o->scheme->calculus) return SDK_OK;
+  view->drift = calloc((size_t)m->nvars, sizeof *view->drift);
+  if (!view->drift) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  int sign = o->scheme->calculus == SDK_CALCULUS_ITO ? '+' : '-';
+  for (int v = 0; v < m->nvars; v++) {
+    sdk_expr *f = m->drift[v] ? sdk_expr_copy(m->drift[v]) : sdk_expr_number(0);
+    if (!f) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+    view->drift[v] = f;
+    if (!m->noise[v]) continue;
+    char where[512];
+    snprintf(where, sizeof where, "%s:%d [noise] %s", m->path, m->noise_line[v], m->vars[v]);
+    sdk_expr *db = NULL;
+    sdk_err e = sdk_expr_diff(m->noise[v], v, where, &db, eb);
+    if (e != SDK_OK) return e;
+    if (db->kind == SDK_E_NUM && db->num == 0) {
+      sdk_expr_destroy(&db);
+      continue;
+    }
+    sdk_expr *b = sdk_expr_copy(m->noise[v]);
+    sdk_expr *corr = sdk_expr_binary('*', sdk_expr_binary('*', sdk_expr_number(0.5), b), db);
+    view->drift[v] = sdk_expr_binary(sign, f, corr);
+    if (!view->drift[v]) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  }
+  return SDK_OK;
+}
+
+static void free_view(const sdk_model *m, sdk_model *view) {
+  for (int v = 0; view->drift && v < m->nvars; v++)
+    sdk_expr_destroy(&view->drift[v]);
+  free(view->drift);
+  view->drift = NULL;
+}
+
+static sdk_err codegen(const sdk_codegen_opts *o, char **out, sdk_errbuf *eb);
+
 sdk_err sdk_codegen(const sdk_codegen_opts *o, char **out, sdk_errbuf *eb) {
   *out = NULL;
   SDK_CHECK(check_scheme(o, eb));
   SDK_CHECK(check_names(o->model, eb));
+  sdk_model view;
+  sdk_err e = calculus_view(o, &view, eb);
+  if (e == SDK_OK && view.drift) {
+    sdk_codegen_opts ov = *o;
+    ov.model = &view;
+    e = codegen(&ov, out, eb);
+  } else if (e == SDK_OK) {
+    e = codegen(o, out, eb);
+  }
+  free_view(o->model, &view);
+  return e;
+}
+
+static sdk_err codegen(const sdk_codegen_opts *o, char **out, sdk_errbuf *eb) {
   sdk_strbuf b;
   sdk_sb_init(&b);
   sdk_emit em = sdk_em_on(&b, o->single);

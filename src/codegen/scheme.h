@@ -42,14 +42,14 @@
 #define SDK_SCHEME_H
 
 #include "codegen/noise.h"
+#include "model/model.h" /* sdk_calculus */
 
 /* Most stages of a scheme (the hoisting of time-only values keeps one set
  * of values per stage time). */
 #define SDK_MAX_STAGES 4
 
-/* The calculus a scheme's limit solves with state-dependent noise (a model
- * is an Ito equation: model/model.h). */
-typedef enum { SDK_CALCULUS_ITO, SDK_CALCULUS_STRATONOVICH } sdk_calculus;
+/* (the calculus a scheme's limit solves with state-dependent noise:
+ * sdk_calculus, model/model.h) */
 
 /* Noise kinds of a model that a scheme integrates (bits of noise_kinds). */
 enum {

@@ -3,9 +3,12 @@
  * Honerkamp, J. Stat. Phys. 51, 95 (1988)):
  *   H_2 = X_n + dt a(X_n) + b sqrt(dt) psi,
  *   X_{n+1} = X_n + dt/2 (a(X_n) + a(H_2)) + b sqrt(dt) psi.
- * Weak order 2 for additive noise; it assumes b does not depend on X (with
- * multiplicative noise it would converge to Stratonovich), so sdekit
- * rejects state-dependent noise for it.
+ * Weak order 2 for additive noise.  When b depends on X the update takes
+ * the Heun average of the noise, (b(X_n, t_n) + b(H_2, t_n + dt)) / 2 in
+ * place of b (srk.c, heun_stage): the stochastic Heun method, whose limit is
+ * the Stratonovich solution (strong order 1 for diagonal noise b_v(x_v)); a
+ * model in the Ito sense gets its drift corrected by -1/2 b db/dx
+ * (codegen.c).  For additive noise nothing changes.
  *
  * Time-dependent additive noise b(t) (noise_average): b is the Heun
  * average  b_n = (b(t_n) + b(t_n + dt)) / 2,  not b(t_n).  Why: the weak
@@ -36,11 +39,12 @@ static const sdk_srk_table srk2_table = {
 
 const sdk_scheme_type sdk_scheme_srk2 = {
     .name = "srk2",
-    .description = "stochastic Heun, the paper's SRK2 (weak order 2, additive noise)",
+    .description = "stochastic Heun, the paper's SRK2 (weak order 2 for additive noise; "
+                   "Stratonovich for state-dependent noise)",
     .strong_order = 1,
     .weak_order = 2,
     .calculus = SDK_CALCULUS_STRATONOVICH,
-    .noise_kinds = SDK_NOISE_ADDITIVE,
+    .noise_kinds = SDK_NOISE_ADDITIVE | SDK_NOISE_DIAGONAL,
     .features = SDK_FEATURE_TIME_NOISE | SDK_FEATURE_BOUNDARIES,
     .stages = 2,
     .srk = &srk2_table,

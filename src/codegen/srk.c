@@ -35,6 +35,20 @@ static int average_stage(const sdk_scheme_type *s, const sdk_expr *e) {
   return 0;
 }
 
+/* The stage where a scheme that averages its noise amplitude over the step
+ * (noise_average) evaluates it a second time when the noise depends on the
+ * state: the stage at t_n + dt, whose input H = X_n + dt a + b(X_n) dW is
+ * the Euler predictor, so that the update's (b(X_n) + b(H)) / 2 dW is the
+ * stochastic Heun method, whose limit is the Stratonovich solution
+ * (Kloeden & Platen 1992, Sec. 11.1; Ruemelin 1982).  0: none. */
+static int heun_stage(const sdk_codegen_opts *o) {
+  const sdk_scheme_type *s = o->scheme;
+  if (!o->model->multiplicative || !s->srk->noise_average) return 0;
+  for (int i = 1; i < s->stages; i++)
+    if (s->srk->c[i] == 1 && s->srk->B[i] == 1) return i;
+  return 0;
+}
+
 /* noise increments b(X_n, t_n) sqrt(dt) psi (b averaged over t_n and
  * t_n + dt with noise_average): sdk_w<v> = b sqrt(dt) and each use is
  * sdk_w<v> * sdk_z<j>, so that it fuses into an FMA (for additive noise
@@ -48,7 +62,8 @@ static void emit_noise(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h,
   sdk_em_start(em, "sdk_w%d = ", v);
   /* (c_0 = 0: the noise is evaluated at t_n, with the values of stage 0) */
   sdk_cg_expr_at(em, o, m->noise[v], m->noise_line[v], h, 0, s->srk->c[0]);
-  int se = average_stage(s, m->noise[v]);
+  /* (state-dependent noise: averaged at the Heun stage instead) */
+  int se = heun_stage(o) > 0 ? 0 : average_stage(s, m->noise[v]);
   sdk_em_puts(em, se > 0 ? ";\n" : " * sdk_sqdt;\n");
   sdk_em_close(em);
   if (se > 0) {
@@ -84,6 +99,8 @@ static void emit_stage(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h,
   for (int v = 0; v < nv; v++)
     sdk_em_printf(em, "%s sdk_k%d_%d", v ? "," : "", i, v);
   sdk_em_puts(em, ";\n");
+  for (int v = 0; i > 0 && i == heun_stage(o) && v < nv; v++)
+    if (m->noise[v]) sdk_em_line(em, "real sdk_wh%d;", v);
   sdk_em_block(em);
   for (int v = 0; v < nv; v++) {
     sdk_em_start(em, "const real sdk_h%d = sdk_x%d", v, v);
@@ -105,6 +122,13 @@ static void emit_stage(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h,
     sdk_cg_expr_at(em, o, m->drift[v], m->drift_line[v], h, i, t->c[i]);
     sdk_em_puts(em, ";\n");
   }
+  /* the Heun stage: b at the predictor, sdk_wh<v> = b(H, t_n + dt) sqrt(dt) */
+  for (int v = 0; i > 0 && i == heun_stage(o) && v < nv; v++) {
+    if (!m->noise[v]) continue;
+    sdk_em_start(em, "sdk_wh%d = ", v);
+    sdk_cg_expr_at(em, o, m->noise[v], m->noise_line[v], h, i, t->c[i]);
+    sdk_em_puts(em, " * sdk_sqdt;\n");
+  }
   sdk_em_close(em);
 }
 
@@ -120,7 +144,10 @@ static void emit_update(sdk_emit *em, const sdk_codegen_opts *o, int v, const in
   }
   for (int i = 0; i < o->scheme->stages; i++)
     if (t->alpha[i] != 0) emit_drift_term(em, t->alpha[i], i, v);
-  if (o->model->noise[v]) sdk_em_printf(em, " + sdk_w%d * sdk_z%d", v, zidx[v]);
+  if (o->model->noise[v] && heun_stage(o) > 0)
+    sdk_em_printf(em, " + (real)0.5 * (sdk_w%d + sdk_wh%d) * sdk_z%d", v, v, zidx[v]);
+  else if (o->model->noise[v])
+    sdk_em_printf(em, " + sdk_w%d * sdk_z%d", v, zidx[v]);
   if (!o->compensate) {
     sdk_em_puts(em, ";\n");
     return;

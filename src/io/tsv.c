@@ -43,6 +43,7 @@ static void write_settings(const sdk_results *r, const char *obs, FILE *f) {
   fprintf(f, "# model: %s\n", mb.oom || !mb.s ? "?" : mb.s);
   sdk_sb_free(&mb);
   fprintf(f, "# scheme: %s\n", str_or(r->scheme, "?"));
+  if (r->calculus) fprintf(f, "# calculus: %s\n", r->calculus);
   fprintf(f, "# precision: %s\n", str_or(r->precision, "?"));
   fprintf(f, "# backend: %s\n", str_or(r->backend, "?"));
   fprintf(f, "# paths: %lld\n", (long long)r->paths);

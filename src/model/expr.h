@@ -72,6 +72,27 @@ typedef int (*sdk_emit_node_fn)(void *user, sdk_strbuf *out, const sdk_expr *nod
 void sdk_expr_emit_hook(const sdk_expr *e, int single, sdk_emit_sym_fn fn, sdk_emit_node_fn node,
                         void *user, sdk_strbuf *out);
 
+/* A deep copy (NULL: out of memory). */
+sdk_expr *sdk_expr_copy(const sdk_expr *e);
+/* Trees built by hand (model/diff.c): a number; a binary node of op
+ * ('+', '-', '*', '/', or a comparison code as the parser's) taking
+ * ownership of a and b, folded where both are numbers and simplified where
+ * one is 0 or 1.  NULL when out of memory (a and b are then freed). */
+sdk_expr *sdk_expr_number(double v);
+sdk_expr *sdk_expr_binary(int op, sdk_expr *a, sdk_expr *b);
+
+/* d e / d x_var of a resolved expression, x_var the state variable of index
+ * var (model/diff.c): a new resolved tree, simplified (constants folded,
+ * factors 1 and terms 0 dropped: the derivative of an expression without
+ * x_var is the number 0).  Parameters, t, constants and resolver-defined
+ * names (mean fields) count as constants.  At the points where a function
+ * has no derivative (fabs at 0, floor, fmin at a tie, comparisons) the
+ * derivative is the one-sided one of the branch taken.  SDK_ERR_MODEL,
+ * prefixed by `where`, for tgamma and lgamma of an argument that depends on
+ * x_var (their derivatives need digamma, which the grammar lacks). */
+sdk_err sdk_expr_diff(const sdk_expr *e, int var, const char *where, sdk_expr **out,
+                      sdk_errbuf *eb);
+
 /* Is `name` reserved (t, dt, the constants pi, e, M_PI, M_E, a math function)?
  * Any other identifier may name a variable, parameter or entry of a model. */
 int sdk_name_reserved(const char *name);

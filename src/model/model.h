@@ -3,6 +3,9 @@
  * A model file is INI text (parsed with libinih):
  *
  *   [model]   name, description, vars = x, v   (state variables, in order)
+ *             calculus = ito | stratonovich  (optional, default ito: the sense
+ *                             of b dW when b depends on the state; the run's
+ *                             --calculus overrides it)
  *             period = EXPR  (optional; period of a time-periodic driving,
  *                             an expression in the parameters)
  *   [params]  NAME = NUMBER | EXPR  (defaults; overridden by --set, scanned by
@@ -58,8 +61,9 @@
  *
  * Expressions are C expressions (see model/expr.h) in the variables, the
  * parameters, t and the C math library.  Noise that depends on the state
- * (multiplicative) is integrated in the Ito sense by Euler-Maruyama; schemes
- * that assume additive noise reject it.
+ * (multiplicative) means what the model's calculus says: every scheme
+ * integrates it in that sense, natively or with the drift corrected by
+ * +-1/2 b db/dx (codegen.c), or refuses.
  */
 #ifndef SDK_MODEL_H
 #define SDK_MODEL_H
@@ -114,6 +118,12 @@ typedef struct sdk_boundary {
   int line;
 } sdk_boundary;
 
+/* The calculus of a model's noise ([model] calculus) and of a scheme's limit
+ * with state-dependent noise (codegen/scheme.h).  For diagonal noise
+ * b_v(X, t) dW_v the two describe the same process when the Stratonovich
+ * drift is the Ito drift minus 1/2 b_v db_v/dx_v. */
+typedef enum { SDK_CALCULUS_ITO, SDK_CALCULUS_STRATONOVICH } sdk_calculus;
+
 typedef struct sdk_model {
   char *name, *description;
   char *path; /* file it came from, as named in messages */
@@ -133,7 +143,9 @@ typedef struct sdk_model {
   sdk_expr *period;    /* NULL when none */
   int period_line;
   int multiplicative; /* some noise coefficient depends on the state */
-  int nnoise;         /* number of variables with noise */
+  sdk_calculus calculus;
+  int calculus_line; /* 0: not given in the file (Ito) */
+  int nnoise;        /* number of variables with noise */
   /* interacting particles (all counts 0 for a model of independent paths) */
   int npart;
   sdk_particle_spec *part; /* [npart] */

@@ -321,10 +321,22 @@ static sdk_err parse_model_key(sdk_model *m, const sdk_md_kv *it, sdk_errbuf *eb
     m->description = sdk_strdup(trim(it->value));
   } else if (!strcmp(it->key, "vars")) {
     SDK_CHECK(parse_vars(m, it->value, it->line, eb));
+  } else if (!strcmp(it->key, "calculus")) {
+    char *v = value_copy(it->value);
+    if (!v) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+    const char *t = trim(v);
+    int ito = !strcmp(t, "ito"), strat = !strcmp(t, "stratonovich");
+    free(v);
+    if (!ito && !strat)
+      return SDK_FAIL(eb, SDK_ERR_MODEL,
+                      "%s:%d: [model] calculus must be ito or stratonovich, not '%.40s'", m->path,
+                      it->line, it->value);
+    m->calculus = strat ? SDK_CALCULUS_STRATONOVICH : SDK_CALCULUS_ITO;
+    m->calculus_line = it->line;
   } else if (strcmp(it->key, "period") && strcmp(it->key, "periodic")) {
     return SDK_FAIL(eb, SDK_ERR_MODEL,
-                    "%s:%d: unknown key '%s' in [model] (keys: name, description, vars, period, "
-                    "periodic)",
+                    "%s:%d: unknown key '%s' in [model] (keys: name, description, vars, calculus, "
+                    "period, periodic)",
                     m->path, it->line, it->key);
   }
   return SDK_OK;

@@ -42,7 +42,10 @@ typedef struct sdk_results {
   int64_t paths;     /* paths per grid point (particles, with particles > 1) */
   int64_t particles; /* particles per system (1: independent paths) */
   uint64_t seed;
-  const char *scheme;       /* "euler", "srk2" */
+  const char *scheme; /* "euler", "srk2" */
+  /* "ito" or "stratonovich" where the noise depends on the state (the root
+   * attribute "calculus"); NULL for additive noise, where both agree */
+  const char *calculus;
   const char *precision;    /* "single", "double" */
   const char *backend;      /* "cpu", "cuda" */
   const char *command_line; /* how it was invoked (informative) */

@@ -16,6 +16,7 @@ sdk_err sdk_plan_model(const sdk_run_config *c, sdk_model **m, sdk_errbuf *eb) {
     SDK_CHECK(sdk_model_parse(c->model_text, c->model_path ? c->model_path : c->model, m, eb));
   else
     SDK_CHECK(sdk_model_load_from(c->model, c->model_search_path, m, eb));
+  if (c->calculus >= 0) (*m)->calculus = (sdk_calculus)c->calculus;
   for (int i = 0; i < c->nobs_expr; i++) {
     const char *eq = strchr(c->obs_expr[i], '=');
     char name[SDK_MODEL_MAX_NAME + 2];
@@ -30,6 +31,37 @@ sdk_err sdk_plan_model(const sdk_run_config *c, sdk_model **m, sdk_errbuf *eb) {
       sdk_model_destroy(m);
       return e;
     }
+  }
+  return SDK_OK;
+}
+
+/* A scheme of the other calculus integrates state-dependent noise with the
+ * drift corrected by +-1/2 b db/dx (codegen.c), which needs db/dx; where the
+ * grammar cannot differentiate b, refuse and name a scheme that integrates
+ * the model's calculus as it is. */
+static sdk_err plan_calculus(const sdk_model *m, const sdk_scheme_type *s, sdk_errbuf *eb) {
+  if (!m->multiplicative || m->calculus == s->calculus) return SDK_OK;
+  const char *cname[] = {"ito", "stratonovich"};
+  for (int v = 0; v < m->nvars; v++) {
+    if (!m->noise[v]) continue;
+    char where[512];
+    snprintf(where, sizeof where, "%s:%d [noise] %s", m->path, m->noise_line[v], m->vars[v]);
+    sdk_expr *db = NULL;
+    sdk_errbuf why = {0};
+    sdk_err e = sdk_expr_diff(m->noise[v], v, where, &db, &why);
+    sdk_expr_destroy(&db);
+    if (e == SDK_ERR_NOMEM) return SDK_FAIL(eb, e, "%s", why.msg);
+    if (e == SDK_OK) continue;
+    const char *native = NULL;
+    for (int i = 0; sdk_registry_schemes[i] && !native; i++)
+      if (sdk_registry_schemes[i]->calculus == m->calculus &&
+          (sdk_registry_schemes[i]->noise_kinds & SDK_NOISE_DIAGONAL))
+        native = sdk_registry_schemes[i]->name;
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "%s; scheme %s integrates %s noise with the drift corrected by 1/2 b db/dx, "
+                    "which needs that derivative%s%s%s",
+                    why.msg, s->name, cname[m->calculus], native ? ": --scheme " : "",
+                    native ? native : "", native ? " integrates it without" : "");
   }
   return SDK_OK;
 }
@@ -56,7 +88,7 @@ static sdk_err plan_scheme(const sdk_run_config *c, const sdk_model *m, int sums
                     "use --scheme euler (Ito interpretation)",
                     p->scheme->name, m->name);
   if (c->paths <= 0) return SDK_FAIL(eb, SDK_ERR_USAGE, "--paths must be at least 1");
-  return SDK_OK;
+  return plan_calculus(m, p->scheme, eb);
 }
 
 static sdk_err no_param(const sdk_model *m, const char *opt, const char *name, sdk_errbuf *eb) {
@@ -430,6 +462,9 @@ static void plan_results(const sdk_run_config *c, sdk_run *r, sdk_plan *p) {
   R->particles = p->sys.particles;
   R->seed = c->seed;
   R->scheme = p->scheme->name;
+  R->calculus = !m->multiplicative                         ? NULL
+                : m->calculus == SDK_CALCULUS_STRATONOVICH ? "stratonovich"
+                                                           : "ito";
   R->precision = c->single ? "single" : "double";
   /* the results outlive the configuration: their own copy */
   r->command_line = strdup(c->command_line ? c->command_line : "");

@@ -15,6 +15,7 @@ void sdk_run_config_defaults(sdk_run_config *c) {
   memset(c, 0, sizeof *c);
   c->paths = 1024;
   c->transient = -1;
+  c->calculus = -1;
   c->transient_periods = -1;
   c->scheme = NULL; /* srk2, or euler for multiplicative noise */
   c->seed = 1;

@@ -59,6 +59,9 @@ typedef struct sdk_run_config {
   /* [boundaries]: absorb on discrete monitoring alone, without the
    * Brownian-bridge crossing probability (codegen/boundary.c) */
   int no_bridge_correction;
+  /* the sense of state-dependent noise: -1 the model's ([model] calculus),
+   * else an sdk_calculus (--calculus) */
+  int calculus;
   int threads;
   int device;
   int fast_math;
