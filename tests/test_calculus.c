@@ -12,6 +12,9 @@
  *   Heun:  R = A + B s + s^2 / 2, A = 1 + a + a^2/2, B = 1 + a
  *                                                E R = A + v/2,
  *                                                E R^2 = A^2 + (B^2 + A) v + 3 v^2 / 4
+ *   milstein (Ito, as euler): R = 1 + a + s + (s^2 - v) / 2
+ *                                                E R = 1 + a,
+ *                                                E R^2 = (1 + a)^2 + v + v^2 / 2
  * so E S_N = (E R)^N and E S_N^2 = (E R^2)^N exactly, at any dt: the runs'
  * means of S and S^2 must match them within 4 standard errors, with no
  * discretisation bias to allow for.  The two calculi's answers differ by
@@ -45,8 +48,10 @@ static void config(sdk_run_config *c, const char *model, const char *scheme) {
   c->seed = 11;
 }
 
-/* E S_N and E S_N^2 of the scheme's recursion (above) */
+/* E S_N and E S_N^2 of the scheme's recursion (above); heun 2: milstein */
 static void exact(int heun, int strat_model, double dt, int64_t n, double *m1, double *m2) {
+  int mil = heun == 2;
+  if (mil) heun = 0;
   double mu = 0.5, sg = 0.4, v = sg * sg * dt;
   /* the drift the scheme integrates */
   double m = heun ? (strat_model ? mu : mu - sg * sg / 2) : (strat_model ? mu + sg * sg / 2 : mu);
@@ -57,7 +62,7 @@ static void exact(int heun, int strat_model, double dt, int64_t n, double *m1, d
     er2 = A * A + (B * B + A) * v + 0.75 * v * v;
   } else {
     er = 1 + a;
-    er2 = (1 + a) * (1 + a) + v;
+    er2 = (1 + a) * (1 + a) + v + (mil ? v * v / 2 : 0);
   }
   *m1 = pow(er, (double)n);
   *m2 = pow(er2, (double)n);
@@ -74,7 +79,8 @@ static void check_gbm(const char *scheme, int strat, int by_option) {
   TU_CHECK(r != NULL, "GBM %s with %s", cal, scheme);
   if (!r) return;
   const sdk_results *R = sdk_run_results(r);
-  const double *m = sdk_results_f64(R, "moments/mean_S"), *me = sdk_results_f64(R, "moments/mean_err_S");
+  const double *m = sdk_results_f64(R, "moments/mean_S"),
+               *me = sdk_results_f64(R, "moments/mean_err_S");
   const double *q = sdk_results_f64(R, "expr/mean_S2"), *qe = sdk_results_f64(R, "expr/err_S2");
   const sdk_dataset *st = sdk_store_find(&R->store, "moments/step");
   TU_CHECK(m && me && q && qe && st, "datasets");
@@ -82,7 +88,7 @@ static void check_gbm(const char *scheme, int strat, int by_option) {
     sdk_run_destroy(&r);
     return;
   }
-  int heun = !strcmp(scheme, "srk2");
+  int heun = !strcmp(scheme, "srk2") ? 1 : !strcmp(scheme, "milstein") ? 2 : 0;
   double worst = 0, other = 0;
   int64_t ns = st->dims[0];
   for (int64_t j = 1; j < ns; j++) {
@@ -100,8 +106,10 @@ static void check_gbm(const char *scheme, int strat, int by_option) {
          "worst %.2f se; the other calculus %.1f se away\n",
          scheme, cal, by_option ? " (--calculus)" : "", m[last], me[last], m1, q[last], qe[last],
          m2, worst, other);
-  TU_CHECK(worst < 4, "%s, %s: E S and E S^2 within 4 standard errors of the exact recursion "
-           "(worst %.2f)", scheme, cal, worst);
+  TU_CHECK(worst < 4,
+           "%s, %s: E S and E S^2 within 4 standard errors of the exact recursion "
+           "(worst %.2f)",
+           scheme, cal, worst);
   TU_CHECK(other > 20, "%s, %s: the other calculus's answer is far off (%.1f se)", scheme, cal,
            other);
   TU_CHECK(R->calculus && !strcmp(R->calculus, cal), "results record calculus %s (%s)", cal,
@@ -115,7 +123,8 @@ static int same_results(sdk_run *a, sdk_run *b) {
   int ok = A->store.n == B->store.n && A->store.n > 0;
   for (int i = 0; ok && i < A->store.n; i++) {
     const sdk_dataset *x = A->store.ds[i], *y = sdk_store_find(&B->store, x->path);
-    ok = y && sdk_ds_count(x) == sdk_ds_count(y) && !memcmp(x->data, y->data, 8 * (size_t)sdk_ds_count(x));
+    ok = y && sdk_ds_count(x) == sdk_ds_count(y) &&
+         !memcmp(x->data, y->data, 8 * (size_t)sdk_ds_count(x));
   }
   return ok;
 }
@@ -170,9 +179,10 @@ static void check_refused(void) {
 
 int main(void) {
   st_require_backend();
-  for (int s = 0; s < 2; s++)
+  const char *schemes[] = {"euler", "srk2", "milstein"};
+  for (int s = 0; s < 3; s++)
     for (int strat = 0; strat < 2; strat++)
-      check_gbm(s ? "srk2" : "euler", strat, 0);
+      check_gbm(schemes[s], strat, 0);
   check_gbm("srk2", 1, 1);
   check_gbm("euler", 1, 1);
   check_additive();

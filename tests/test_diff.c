@@ -91,8 +91,8 @@ static void check(const char *text, int var, const double *xs, int n) {
 static void check_zero(const char *text) {
   sdk_expr *e = parse(text), *de = NULL;
   sdk_errbuf eb = {0};
-  TU_CHECK(e && sdk_expr_diff(e, 0, "test", &de, &eb) == SDK_OK && de &&
-               de->kind == SDK_E_NUM && de->num == 0,
+  TU_CHECK(e && sdk_expr_diff(e, 0, "test", &de, &eb) == SDK_OK && de && de->kind == SDK_E_NUM &&
+               de->num == 0,
            "d/dx %s is the number 0", text);
   sdk_expr_destroy(&e);
   sdk_expr_destroy(&de);
@@ -110,22 +110,28 @@ int main(void) {
                        "x*floor(3*x)",   "x*ceil(3*x)",    "x*round(3*x)"};
   for (size_t i = 0; i < sizeof one / sizeof *one; i++)
     check(one[i], 0, xs, 4);
-  const char *positive[] = {"log(x*x + x)", "log10(3*x)", "log2(3*x)", "log1p(x)", "sqrt(x + a)",
-                            "pow(x, 2.5)",  "pow(x, x)",  "pow(a, x)", "tgamma(a) * x"};
+  const char *positive[] = {"log(x*x + x)", "log10(3*x)",  "log2(3*x)",
+                            "log1p(x)",     "sqrt(x + a)", "pow(x, 2.5)",
+                            "pow(x, x)",    "pow(a, x)",   "tgamma(a) * x"};
   for (size_t i = 0; i < sizeof positive / sizeof *positive; i++)
     check(positive[i], 0, pos, 4);
   /* two and three arguments, the variable in each and in both */
-  const char *two[] = {"atan2(x, a)",      "atan2(a, x)",       "atan2(x*x + 1, x)",
-                       "hypot(x, a)",      "hypot(a, 2*x)",     "fmod(3*x + 7, a)",
-                       "fmod(7.5, x + 3)", "fmin(x, 0.1)",      "fmax(x*x, 0.2)",
-                       "copysign(x, a)",   "copysign(a, x)*x",  "fma(x, x, a*x)",
-                       "fma(a, x, 1)",     "pow(x*x + 1, -0.5)"};
+  const char *two[] = {"atan2(x, a)",    "atan2(a, x)",       "atan2(x*x + 1, x)", "hypot(x, a)",
+                       "hypot(a, 2*x)",  "fmod(3*x + 7, a)",  "fmod(7.5, x + 3)",  "fmin(x, 0.1)",
+                       "fmax(x*x, 0.2)", "copysign(x, a)",    "copysign(a, x)*x",  "fma(x, x, a*x)",
+                       "fma(a, x, 1)",   "pow(x*x + 1, -0.5)"};
   for (size_t i = 0; i < sizeof two / sizeof *two; i++)
     check(two[i], 0, any, 4);
   /* operators, the conditional, several variables */
-  const char *ops[] = {"x*y + a/x - (x - y)*(x + 2)", "(x*x - a) / (x*x + 1)", "-x*x*x",
-                       "+x", "x % 0.7 + (x + 3) % (0.5*x + 3)", "x > 0 ? x*x : -x",
-                       "(x < 0.5) * x + !(x > 1)", "x*y*sin(x*y)", "2*(x > 0) + (x < 1 && y < 0) * x"};
+  const char *ops[] = {"x*y + a/x - (x - y)*(x + 2)",
+                       "(x*x - a) / (x*x + 1)",
+                       "-x*x*x",
+                       "+x",
+                       "x % 0.7 + (x + 3) % (0.5*x + 3)",
+                       "x > 0 ? x*x : -x",
+                       "(x < 0.5) * x + !(x > 1)",
+                       "x*y*sin(x*y)",
+                       "2*(x > 0) + (x < 1 && y < 0) * x"};
   for (size_t i = 0; i < sizeof ops / sizeof *ops; i++) {
     check(ops[i], 0, any, 4);
     check(ops[i], 1, any, 4);

@@ -134,6 +134,35 @@ static void free_view(const sdk_model *m, sdk_model *view) {
   view->drift = NULL;
 }
 
+/* The derivatives the Milstein term needs, d b_v / d x_v into dn[v], and
+ * the condition under which one Wiener process per variable makes it strong
+ * order 1: commutative noise, here b_v independent of every other variable
+ * with noise (b_j db_v/dx_j = 0 for j != v); otherwise the double integrals
+ * of pairs of Wiener processes (Levy areas) would be needed. */
+static sdk_err milstein_terms(const sdk_codegen_opts *o, sdk_expr **dn, sdk_errbuf *eb) {
+  const sdk_model *m = o->model;
+  for (int v = 0; v < m->nvars; v++) {
+    if (!m->noise[v]) continue;
+    char where[512];
+    snprintf(where, sizeof where, "%s:%d [noise] %s", m->path, m->noise_line[v], m->vars[v]);
+    SDK_CHECK(sdk_expr_diff(m->noise[v], v, where, &dn[v], eb));
+    for (int j = 0; j < m->nvars; j++) {
+      if (j == v || !m->noise[j]) continue;
+      sdk_expr *d = NULL;
+      SDK_CHECK(sdk_expr_diff(m->noise[v], j, where, &d, eb));
+      int zero = d->kind == SDK_E_NUM && d->num == 0;
+      sdk_expr_destroy(&d);
+      if (!zero)
+        return SDK_FAIL(eb, SDK_ERR_USAGE,
+                        "%s depends on %s, which has noise of its own: the noise is not "
+                        "commutative, and scheme %s would need the Levy areas of the two Wiener "
+                        "processes; use --scheme euler (strong order 1/2)",
+                        where, m->vars[j], o->scheme->name);
+    }
+  }
+  return SDK_OK;
+}
+
 static sdk_err codegen(const sdk_codegen_opts *o, char **out, sdk_errbuf *eb);
 
 sdk_err sdk_codegen(const sdk_codegen_opts *o, char **out, sdk_errbuf *eb) {
@@ -141,14 +170,19 @@ sdk_err sdk_codegen(const sdk_codegen_opts *o, char **out, sdk_errbuf *eb) {
   SDK_CHECK(check_scheme(o, eb));
   SDK_CHECK(check_names(o->model, eb));
   sdk_model view;
+  sdk_codegen_opts ov = *o;
   sdk_err e = calculus_view(o, &view, eb);
-  if (e == SDK_OK && view.drift) {
-    sdk_codegen_opts ov = *o;
-    ov.model = &view;
-    e = codegen(&ov, out, eb);
-  } else if (e == SDK_OK) {
-    e = codegen(o, out, eb);
+  if (e == SDK_OK && view.drift) ov.model = &view;
+  int nv = o->model->nvars;
+  if (e == SDK_OK && o->scheme->srk && o->scheme->srk->milstein) {
+    ov.dnoise = calloc((size_t)(nv > 0 ? nv : 1), sizeof *ov.dnoise);
+    e = ov.dnoise ? milstein_terms(&ov, ov.dnoise, eb)
+                  : SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   }
+  if (e == SDK_OK) e = codegen(&ov, out, eb);
+  for (int v = 0; ov.dnoise && v < nv; v++)
+    sdk_expr_destroy(&ov.dnoise[v]);
+  free(ov.dnoise);
   free_view(o->model, &view);
   return e;
 }

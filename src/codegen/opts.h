@@ -48,6 +48,10 @@ typedef struct sdk_codegen_opts {
   /* GPU tuning knobs of the system kernels (sys_qi, sys_minb, run_minb);
    * NULL or 0: the measured defaults.  They change speed, never results. */
   const sdk_tuning *tuning;
+  /* set by sdk_codegen for a scheme with the Milstein term (scheme.h): per
+   * variable, d noise[v] / d x_v, or NULL where it has no noise (callers
+   * leave it NULL) */
+  sdk_expr **dnoise;
 } sdk_codegen_opts;
 
 #endif

@@ -80,6 +80,11 @@ typedef struct sdk_srk_table {
    * (b(t_n) + b(t_n + dt)) / 2, taken at a stage whose time is t_n + dt;
    * needed for weak order 2 with such noise (scheme_srk2.c explains why) */
   int noise_average;
+  /* 1: the update adds the Milstein term 1/2 b db/dx (dW^2 - dt) of each
+   * noisy variable (b and db/dx at X_n, t_n; the derivative of the noise
+   * with respect to its own variable, sdk_codegen_opts.dnoise), which needs
+   * commutative noise (codegen.c refuses other models) */
+  int milstein;
 } sdk_srk_table;
 
 struct sdk_codegen_opts;

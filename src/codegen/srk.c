@@ -49,6 +49,13 @@ static int heun_stage(const sdk_codegen_opts *o) {
   return 0;
 }
 
+/* Does variable v get the Milstein term (a scheme with it, and noise whose
+ * derivative with respect to v is not 0)? */
+static int milstein_var(const sdk_codegen_opts *o, int v) {
+  const sdk_expr *d = o->dnoise ? o->dnoise[v] : NULL;
+  return o->scheme->srk->milstein && d && !(d->kind == SDK_E_NUM && d->num == 0);
+}
+
 /* noise increments b(X_n, t_n) sqrt(dt) psi (b averaged over t_n and
  * t_n + dt with noise_average): sdk_w<v> = b sqrt(dt) and each use is
  * sdk_w<v> * sdk_z<j>, so that it fuses into an FMA (for additive noise
@@ -73,6 +80,19 @@ static void emit_noise(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h,
     sdk_em_start(em, "sdk_w%d = (real)0.5 * (sdk_w%d + ", v, v);
     sdk_cg_expr_at(em, o, m->noise[v], m->noise_line[v], h, se, s->srk->c[se]);
     sdk_em_puts(em, ") * sdk_sqdt;\n");
+    sdk_em_close(em);
+  }
+  /* the Milstein term's factor 1/2 b db/dx dt (at X_n, t_n), multiplying
+   * psi^2 - 1 = (dW^2 - dt) / dt in the update */
+  if (milstein_var(o, v)) {
+    sdk_em_line(em, "real sdk_mc%d;", v);
+    sdk_em_block(em);
+    bind_vars(em, o, "sdk_x%d", 0);
+    sdk_em_start(em, "sdk_mc%d = (real)0.5 * (", v);
+    sdk_cg_expr_at(em, o, m->noise[v], m->noise_line[v], h, 0, s->srk->c[0]);
+    sdk_em_puts(em, ") * (");
+    sdk_cg_expr_at(em, o, o->dnoise[v], m->noise_line[v], h, 0, s->srk->c[0]);
+    sdk_em_puts(em, ") * sdk_dt;\n");
     sdk_em_close(em);
   }
   /* the noise increment's scale, for the bridge correction (boundary.c) */
@@ -148,6 +168,8 @@ static void emit_update(sdk_emit *em, const sdk_codegen_opts *o, int v, const in
     sdk_em_printf(em, " + (real)0.5 * (sdk_w%d + sdk_wh%d) * sdk_z%d", v, v, zidx[v]);
   else if (o->model->noise[v])
     sdk_em_printf(em, " + sdk_w%d * sdk_z%d", v, zidx[v]);
+  if (milstein_var(o, v))
+    sdk_em_printf(em, " + sdk_mc%d * (sdk_z%d * sdk_z%d - (real)1)", v, zidx[v], zidx[v]);
   if (!o->compensate) {
     sdk_em_puts(em, ";\n");
     return;

@@ -250,8 +250,10 @@ static sdk_expr *dcall(dctx *c, const sdk_expr *e) {
     }
     /* pow(a, b) (b' log a + b a' / a) */
     sdk_expr *t = bin('*', db, call("log", 1, C(a), NULL));
-    if (!za) t = bin('+', t, bin('/', bin('*', C(b), da), C(a)));
-    else sdk_expr_destroy(&da);
+    if (!za)
+      t = bin('+', t, bin('/', bin('*', C(b), da), C(a)));
+    else
+      sdk_expr_destroy(&da);
     return bin('*', C(e), t);
   }
   if (!strcmp(f, "fmod")) /* a - trunc(a / b) b: a' - (a - fmod(a, b)) / b b' */
@@ -326,8 +328,8 @@ sdk_err sdk_expr_diff(const sdk_expr *e, int var, const char *where, sdk_expr **
    * parser's limit on the original makes generous) */
   if ((*out)->depth > 4 * SDK_EXPR_MAX_DEPTH) {
     sdk_expr_destroy(out);
-    return SDK_FAIL(eb, SDK_ERR_MODEL, "%s: its derivative is nested deeper than %d levels",
-                    where, 4 * SDK_EXPR_MAX_DEPTH);
+    return SDK_FAIL(eb, SDK_ERR_MODEL, "%s: its derivative is nested deeper than %d levels", where,
+                    4 * SDK_EXPR_MAX_DEPTH);
   }
   return SDK_OK;
 }

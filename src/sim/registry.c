@@ -6,7 +6,8 @@
  * sdk_scheme_NAME). */
 #define SDK_SCHEMES(X)                                                                             \
   X(euler)                                                                                         \
-  X(srk2)
+  X(srk2)                                                                                          \
+  X(milstein)
 
 /* The noise sources (codegen/noise.h declares them). */
 #define SDK_NOISES(X) X(gaussian)
