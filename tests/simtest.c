@@ -191,7 +191,7 @@ const st_view *st_view_of(const sdk_results *R) {
 }
 
 int st_srk_linear(const sdk_scheme_type *s, double k, double dt, double *a, double *cw) {
-  const sdk_srk_table *t = s->srk;
+  const sdk_srk_table *t = sdk_scheme_additive_form(s);
   if (!t) return 0;
   /* stage i: H_i = p_i x + q_i w with w = b sqrt(dt) psi */
   double p[SDK_MAX_STAGES], q[SDK_MAX_STAGES], sa = 0, sc = 0;

@@ -69,8 +69,9 @@ static void check_time_noise(const char *model, const sdk_scheme_type *s, double
   }
   double exact = g2_integral(T);
   /* the scheme's g: averaged over the step (noise_average) or g(t_n) */
-  TU_CHECK(s->srk != NULL, "%s: no SRK table", scheme);
-  int avg = s->srk && s->srk->noise_average;
+  const sdk_srk_table *t = sdk_scheme_additive_form(s);
+  TU_CHECK(t != NULL, "%s: no SRK table", scheme);
+  int avg = t && t->noise_average;
   double v_disc = avg ? v_heun : v_start, v_other = avg ? v_start : v_heun;
   double se = v_disc * sqrt(2 / (N - 1));
   char what[160];

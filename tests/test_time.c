@@ -49,7 +49,7 @@ static void check(const char *model, const char *label, const sdk_scheme_type *s
   const sdk_results *R = sdk_run_results(run);
   const st_view *Rv = st_view_of(R);
   double dt = R->dt[0];
-  const sdk_srk_table *tab = sch->srk;
+  const sdk_srk_table *tab = sdk_scheme_additive_form(sch);
   TU_CHECK(tab != NULL, "%s: no SRK table", scheme);
   if (!tab) return;
   TU_CHECK(Rv->nsamples >= 4, "%s: %lld samples", label, (long long)Rv->nsamples);

@@ -134,8 +134,8 @@ static void free_view(const sdk_model *m, sdk_model *view) {
   view->drift = NULL;
 }
 
-/* The derivatives the Milstein term needs, d b_v / d x_v into dn[v], and
- * the condition under which one Wiener process per variable makes it strong
+/* The derivatives the Milstein term needs, d b_v / d x_v into dn[v] (dn
+ * NULL: none), and the condition under which one Wiener process per variable makes it strong
  * order 1: commutative noise, here b_v independent of every other variable
  * with noise (b_j db_v/dx_j = 0 for j != v); otherwise the double integrals
  * of pairs of Wiener processes (Levy areas) would be needed. */
@@ -145,7 +145,7 @@ static sdk_err milstein_terms(const sdk_codegen_opts *o, sdk_expr **dn, sdk_errb
     if (!m->noise[v]) continue;
     char where[512];
     snprintf(where, sizeof where, "%s:%d [noise] %s", m->path, m->noise_line[v], m->vars[v]);
-    SDK_CHECK(sdk_expr_diff(m->noise[v], v, where, &dn[v], eb));
+    if (dn) SDK_CHECK(sdk_expr_diff(m->noise[v], v, where, &dn[v], eb));
     for (int j = 0; j < m->nvars; j++) {
       if (j == v || !m->noise[j]) continue;
       sdk_expr *d = NULL;
@@ -178,6 +178,8 @@ sdk_err sdk_codegen(const sdk_codegen_opts *o, char **out, sdk_errbuf *eb) {
     ov.dnoise = calloc((size_t)(nv > 0 ? nv : 1), sizeof *ov.dnoise);
     e = ov.dnoise ? milstein_terms(&ov, ov.dnoise, eb)
                   : SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  } else if (e == SDK_OK && o->scheme->commutative) {
+    e = milstein_terms(&ov, NULL, eb); /* (the check alone) */
   }
   if (e == SDK_OK) e = codegen(&ov, out, eb);
   for (int v = 0; ov.dnoise && v < nv; v++)

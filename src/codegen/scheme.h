@@ -108,9 +108,25 @@ typedef struct sdk_scheme_type {
   const sdk_srk_table *srk;    /* explicit SRK schemes; NULL for others */
   const sdk_noise_type *noise; /* the values sdk_z<j> are drawn from */
   sdk_step_emit_fn emit_step;
+  /* 1: the scheme needs commutative noise (one Wiener process per variable:
+   * b_v independent of the other noisy variables); codegen.c refuses other
+   * models.  Set by the schemes with a Milstein term too (srk->milstein). */
+  int commutative;
+  /* A scheme that is no SRK one but equals an SRK form for additive noise
+   * (weak2: the stochastic Heun method): that table, which the exact
+   * recursions of the tests read (sdk_scheme_additive_form); else NULL. */
+  const sdk_srk_table *additive_srk;
 } sdk_scheme_type;
+
+/* The SRK table a scheme's step is for additive noise: its own, or
+ * additive_srk; NULL when neither. */
+static inline const sdk_srk_table *sdk_scheme_additive_form(const sdk_scheme_type *s) {
+  return s->srk ? s->srk : s->additive_srk;
+}
 
 /* The step emitter of every explicit SRK scheme (srk.c): reads scheme->srk. */
 void sdk_srk_emit_step(sdk_emit *em, const struct sdk_codegen_opts *o, struct sdk_cg_hoist *h);
+/* Platen's weak order 2 step (srk.c, scheme_weak2.c). */
+void sdk_weak2_emit_step(sdk_emit *em, const struct sdk_codegen_opts *o, struct sdk_cg_hoist *h);
 
 #endif

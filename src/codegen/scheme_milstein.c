@@ -33,4 +33,5 @@ const sdk_scheme_type sdk_scheme_milstein = {
     .srk = &milstein_table,
     .noise = &sdk_noise_gaussian,
     .emit_step = sdk_srk_emit_step,
+    .commutative = 1,
 };

@@ -1,5 +1,6 @@
 /* The step of an explicit stochastic Runge-Kutta scheme (scheme.h gives the
  * form), from the scheme's coefficient table. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "codegen/boundary.h"
@@ -205,6 +206,114 @@ void sdk_srk_emit_step(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h)
     emit_stage(em, o, h, i, zidx);
   for (int v = 0; v < nv; v++)
     emit_update(em, o, v, zidx);
+  sdk_em_close(em);
+  free(zidx);
+}
+
+/* X_{n+1} of variable v with the increment `incr` (C text), compensated as
+ * emit_update does */
+static void emit_update_incr(sdk_emit *em, const sdk_codegen_opts *o, int v, const char *incr) {
+  if (!o->compensate) {
+    sdk_em_line(em, "sdk_x%d = sdk_x%d + %s;", v, v, incr);
+    return;
+  }
+  sdk_em_block(em);
+  sdk_em_line(em, "const real sdk_y = SDK_OPQ(sdk_c%d + %s);", v, incr);
+  if (o->comp_defer) {
+    sdk_em_line(em, "sdk_c%d = sdk_y;", v);
+    sdk_em_line(em, "sdk_x%d = SDK_OPQ(sdk_hi%d + sdk_y);", v, v);
+  } else {
+    sdk_em_line(em, "const real sdk_s = SDK_OPQ(sdk_x%d + sdk_y);", v);
+    sdk_em_line(em, "sdk_c%d = sdk_y - SDK_OPQ(sdk_s - sdk_x%d);", v, v);
+    sdk_em_line(em, "sdk_x%d = sdk_s;", v);
+  }
+  sdk_em_close(em);
+}
+
+/* The drifts of every variable at the values of `fmt` and stage time c,
+ * into sdk_k<i>_<v> (declared here) */
+static void emit_drifts(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h, int i,
+                        const char *fmt, double c) {
+  const sdk_model *m = o->model;
+  sdk_em_start(em, "real");
+  for (int v = 0; v < m->nvars; v++)
+    sdk_em_printf(em, "%s sdk_k%d_%d", v ? "," : "", i, v);
+  sdk_em_puts(em, ";\n");
+  sdk_em_block(em);
+  bind_vars(em, o, fmt, c);
+  for (int v = 0; v < m->nvars; v++) {
+    sdk_em_start(em, "sdk_k%d_%d = ", i, v);
+    sdk_cg_expr_at(em, o, m->drift[v], m->drift_line[v], h, i, c);
+    sdk_em_puts(em, ";\n");
+  }
+  sdk_em_close(em);
+}
+
+void sdk_weak2_emit_step(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h) {
+  const sdk_model *m = o->model;
+  int nv = m->nvars;
+  int *zidx = malloc((size_t)(nv > 0 ? nv : 1) * sizeof *zidx);
+  if (!zidx) {
+    em->b->oom = 1;
+    return;
+  }
+  sdk_em_block(em);
+  /* a and b sqrt(dt) at (X_n, t_n) */
+  emit_drifts(em, o, h, 0, "sdk_x%d", 0);
+  for (int v = 0, j = 0; v < nv; v++) {
+    if (!m->noise[v]) continue;
+    zidx[v] = j++;
+    sdk_em_line(em, "real sdk_w%d;", v);
+    sdk_em_block(em);
+    bind_vars(em, o, "sdk_x%d", 0);
+    sdk_em_start(em, "sdk_w%d = ", v);
+    sdk_cg_expr_at(em, o, m->noise[v], m->noise_line[v], h, 0, 0);
+    sdk_em_puts(em, " * sdk_sqdt;\n");
+    sdk_em_close(em);
+    if (sdk_cg_bridge_var(o, v)) sdk_em_line(em, "sdk_bw%d = sdk_w%d;", v, v);
+  }
+  /* the predictor X_n + a dt + b dW, a there at t_n + dt */
+  for (int v = 0; v < nv; v++) {
+    sdk_em_start(em, "const real sdk_p%d = sdk_x%d + sdk_dt * sdk_k0_%d", v, v, v);
+    if (m->noise[v]) sdk_em_printf(em, " + sdk_w%d * sdk_z%d", v, zidx[v]);
+    sdk_em_puts(em, ";\n");
+  }
+  emit_drifts(em, o, h, 1, "sdk_p%d", 1);
+  /* b sqrt(dt) at the supporting values X_n + a dt +- b sqrt(dt) (component
+   * v only) and t_n + dt: sdk_bp<v>, sdk_bm<v>; for noise that does not
+   * depend on the state both are b(t_n + dt) sqrt(dt) */
+  for (int v = 0; v < nv; v++) {
+    if (!m->noise[v]) continue;
+    int state = sdk_expr_uses(m->noise[v], SDK_SYM_VAR);
+    sdk_em_line(em, "real sdk_bp%d, sdk_bm%d;", v, v);
+    for (int sgn = 0; sgn < (state ? 2 : 1); sgn++) {
+      sdk_em_block(em);
+      for (int w = 0; w < nv; w++) {
+        sdk_em_start(em, "const real sdk_r%d = sdk_x%d + sdk_dt * sdk_k0_%d", w, w, w);
+        if (w == v && state) sdk_em_printf(em, " %c sdk_w%d", sgn ? '-' : '+', v);
+        sdk_em_puts(em, ";\n");
+      }
+      bind_vars(em, o, "sdk_r%d", 1);
+      sdk_em_start(em, "sdk_b%c%d = ", sgn ? 'm' : 'p', v);
+      sdk_cg_expr_at(em, o, m->noise[v], m->noise_line[v], h, 1, 1);
+      sdk_em_puts(em, " * sdk_sqdt;\n");
+      if (!state) sdk_em_line(em, "sdk_bm%d = sdk_bp%d;", v, v);
+      sdk_em_close(em);
+    }
+  }
+  /* the update (Kloeden & Platen 1992, (15.1.1) per component) */
+  for (int v = 0; v < nv; v++) {
+    char incr[512];
+    int n =
+        snprintf(incr, sizeof incr, "(sdk_dt * 0.5%s) * sdk_k0_%d + (sdk_dt * 0.5%s) * sdk_k1_%d",
+                 o->single ? "f" : "", v, o->single ? "f" : "", v);
+    if (m->noise[v] && n > 0 && (size_t)n < sizeof incr)
+      snprintf(incr + n, sizeof incr - (size_t)n,
+               " + (real)0.25 * (sdk_bp%d + sdk_bm%d + (real)2 * sdk_w%d) * sdk_z%d"
+               " + (real)0.25 * (sdk_bp%d - sdk_bm%d) * (sdk_z%d * sdk_z%d - (real)1)",
+               v, v, v, zidx[v], v, v, zidx[v], zidx[v]);
+    emit_update_incr(em, o, v, incr);
+  }
   sdk_em_close(em);
   free(zidx);
 }

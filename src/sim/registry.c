@@ -7,7 +7,8 @@
 #define SDK_SCHEMES(X)                                                                             \
   X(euler)                                                                                         \
   X(srk2)                                                                                          \
-  X(milstein)
+  X(milstein)                                                                                      \
+  X(weak2)
 
 /* The noise sources (codegen/noise.h declares them). */
 #define SDK_NOISES(X) X(gaussian)
