@@ -203,6 +203,12 @@ expect 2 "period depends on scan and --t-end" 1 "period|dt" \
 
 # ---------------- scheme, precision, backend, observables ----------------
 expect 2 "--scheme bogus" 3 "bogus" "euler" "srk2" run ou --scheme bogus "${OQ[@]}" -o out.h5
+expect 2 "--noise bogus" 3 "unknown noise 'bogus'" "gaussian" "three-point" \
+  run ou --noise bogus --paths 8 --t-end 0.1 --quiet -o out.h5
+printf '[model]\nname = b\nvars = x\n[drift]\nx = 1\n[noise]\nx = 1\n[init]\nx = 0\n[boundaries]\nr = absorb x >= 1\n' >bnd3.sde
+expect 2 "--noise three-point with [boundaries]" 2 "--noise three-point" "Brownian" \
+  run ./bnd3.sde --noise three-point --paths 8 --t-end 0.1 --quiet -o out.h5
+rm -f bnd3.sde
 expect 2 "--calculus bogus" 3 "bogus" "ito" "stratonovich" \
   run gbm --calculus bogus --paths 8 --t-end 0.1 --quiet -o out.h5
 printf '[model]\nname = g\nvars = S\ncalculus = stratonovich\n[drift]\nS = S\n[noise]\nS = tgamma(S)\n[init]\nS = 1\n' >cal.sde

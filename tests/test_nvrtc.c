@@ -33,6 +33,7 @@ static void rm_cache(void) {
 
 static int ncompiled = 0;
 static const char *observe = NULL; /* --observe of the next compiles (NULL: the default) */
+static const char *noise = NULL;   /* --noise of the next compiles (NULL: the scheme's) */
 
 static void compile_one(sdk_bctx *ctx, const char *model, const char *scheme, int single,
                         int fast) {
@@ -43,6 +44,7 @@ static void compile_one(sdk_bctx *ctx, const char *model, const char *scheme, in
   c.single = single;
   c.fast_math = fast;
   if (observe) c.observe = observe;
+  c.noise = noise;
   sdk_errbuf eb = {0};
   sdk_model *m = NULL;
   if (sdk_model_load(model, &m, &eb) != SDK_OK) {
@@ -53,7 +55,8 @@ static void compile_one(sdk_bctx *ctx, const char *model, const char *scheme, in
   if (m->interacting) c.particles = 64; /* systems of particles (system driver) */
   char *src = NULL;
   sdk_err e = sdk_run_codegen(&c, 1, &src, &eb);
-  if (e == SDK_ERR_USAGE && (strstr(eb.msg, "additive") || strstr(eb.msg, "euler only"))) {
+  if (e == SDK_ERR_USAGE && (strstr(eb.msg, "additive") || strstr(eb.msg, "euler only") ||
+                             strstr(eb.msg, "not commutative") || strstr(eb.msg, "Brownian"))) {
     /* scheme not for this model */
     sdk_model_destroy(&m);
     return;
@@ -165,6 +168,25 @@ int main(void) {
   if (d) closedir(d);
   TU_CHECK(nmodels >= 3, "only %d models found in %s", nmodels, dir);
   TU_CHECK(ncompiled >= 2 * nmodels, "only %d kernels compiled", ncompiled);
+  /* three-point noise (--noise): every model, with weak2 and with euler (the
+   * systems' drivers draw through emit_words / emit_word_lane) */
+  noise = "three-point";
+  int before3 = ncompiled;
+  d = opendir(dir);
+  while (d) {
+    struct dirent *de = readdir(d);
+    if (!de) break;
+    size_t n = strlen(de->d_name);
+    if (n < 5 || strcmp(de->d_name + n - 4, ".sde")) continue;
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+    compile_one(ctx, path, "weak2", 1, 1);
+    compile_one(ctx, path, "euler", 0, 1);
+  }
+  if (d) closedir(d);
+  noise = NULL;
+  TU_CHECK(ncompiled - before3 >= nmodels, "three-point: only %d kernels compiled",
+           ncompiled - before3);
   /* user observables ([observe]: codegen/observe_paths.c), with the state,
    * a parameter and t, also at the phase time of a periodic driving */
   const char *obs_model = st_model_file("[model]\nname = obs\nvars = x, v\nperiod = 2*pi/w\n"

@@ -185,6 +185,10 @@ static sdekit_status o_scheme(sdekit_config *c, const char *v, sdekit_error *err
   return set_owned(&c->scheme, &c->c.scheme, v, err);
 }
 
+static sdekit_status o_noise(sdekit_config *c, const char *v, sdekit_error *err) {
+  return set_owned(&c->noise, &c->c.noise, v, err);
+}
+
 static sdekit_status o_seed(sdekit_config *c, const char *v, sdekit_error *err) {
   if (!parse_u64(v, &c->c.seed))
     return api_usage(err, "--seed '%s': expected a whole number >= 0", v);
@@ -422,6 +426,7 @@ static const api_opt OPTS[] = {
     {"transient", 1, 0, o_trans},
     {"transient-periods", 1, 0, o_transp},
     {"scheme", 1, 0, o_scheme},
+    {"noise", 1, 0, o_noise},
     {"seed", 1, 0, o_seed},
     {"backend", 1, 0, o_backend},
     {"precision", 1, 0, o_precision},
@@ -596,6 +601,10 @@ static const char RUN_HELP[] =
     "  --scheme NAME             (default: srk2, or euler when the noise is multiplicative or\n"
     "                            for systems of particles)\n"
     "@SCHEMES@"
+    "  --noise NAME              the values the scheme's steps draw: gaussian (the default) or\n"
+    "                            three-point (-sqrt 3, 0, sqrt 3 with probabilities 1/6, 2/3,\n"
+    "                            1/6: the moments of a Gaussian up to the fifth, for weak\n"
+    "                            schemes such as weak2; no paths in the strong sense)\n"
     "  --calculus C              ito | stratonovich: the sense of noise that depends on the state\n"
     "                            (default: the model's [model] calculus, else ito); a scheme\n"
     "                            of the other calculus corrects the drift by +-1/2 b db/dx\n"

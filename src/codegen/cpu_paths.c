@@ -94,7 +94,7 @@ static void emit_tavg_io(sdk_emit *em, const sdk_codegen_opts *o, int out) {
  * when the source can draw halves (a launch of 10 steps of one channel then
  * draws 10 values, not 12: sampling every 10 steps costs no extra noise) */
 static void emit_noise_draw(sdk_emit *em, const sdk_codegen_opts *o) {
-  const sdk_noise_type *nz = o->scheme->noise;
+  const sdk_noise_type *nz = sdk_cg_noise(o);
   int nb = nz->values_per_block;
   sdk_em_text(em, "/* draw this sub-chunk's Gaussians for all paths of the block */\n"
                   "const sdk_i64 k0 = (step0 + s) * SDK_NN, k1 = (step0 + s + ns) * SDK_NN;\n"

@@ -283,7 +283,7 @@ static void emit_advance_head(sdk_emit *em, const cu_adv *a) {
 /* The noise values of path q for step r of the pass: from the group's
  * blocks (pass 1) or drawn directly. */
 static void emit_noise(sdk_emit *em, const cu_adv *a, int q, int r) {
-  const sdk_noise_type *nz = a->o->scheme->noise;
+  const sdk_noise_type *nz = sdk_cg_noise(a->o);
   for (int j = 0; j < a->o->model->nnoise; j++) {
     if (a->pass == 1) {
       int k = r * a->o->model->nnoise + j;
@@ -434,7 +434,7 @@ static void emit_pass(sdk_emit *em, cu_adv *a, int pass) {
   const char *vt = o->single ? "float4" : "double2";
   for (int qv = 0; a->vecload && qv < G * a->nslot / a->per_vec; qv++)
     sdk_em_line(em, "const %s sdk_tv%d = ((const %s *)sdk_tt)[%d];", vt, qv, vt, qv);
-  const sdk_noise_type *nz = o->scheme->noise;
+  const sdk_noise_type *nz = sdk_cg_noise(o);
   for (int q = 0; pass == 1 && q < a->L; q++)
     for (int k = 0; k < a->nblk_group; k++) {
       char path[32], block[96], dst[32];

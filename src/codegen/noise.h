@@ -19,8 +19,10 @@
  * sdk_philox_blocks of rng/philox.h: the GPU system kernels), hands the
  * source the Philox words of a block (emit_words, emit_word_lane).
  *
- * Sources today: gaussian (Box-Muller, noise_gauss.c).  A new one (e.g.
- * three-point values for a weak order 2 scheme) is one file defining its
+ * Sources today: gaussian (Box-Muller, noise_gauss.c), the default of every
+ * scheme, and three-point (noise_threepoint.c), which --noise puts in its
+ * place for weak schemes (sdk_codegen_opts.noise).  A new one is one file
+ * defining its
  * sdk_noise_type sdk_noise_NAME and one line of the registry
  * (sim/registry.c); a scheme names the source its steps need (declaring it
  * extern where it is not declared below).
@@ -59,5 +61,7 @@ typedef struct sdk_noise_type {
 
 /* Standard Gaussian values (Box-Muller on the word pairs (0,1) and (2,3)). */
 extern const sdk_noise_type sdk_noise_gaussian;
+/* Three-point values -sqrt(3), 0, sqrt(3) (noise_threepoint.c; --noise three-point). */
+extern const sdk_noise_type sdk_noise_three_point;
 
 #endif

@@ -52,6 +52,13 @@ typedef struct sdk_codegen_opts {
    * variable, d noise[v] / d x_v, or NULL where it has no noise (callers
    * leave it NULL) */
   sdk_expr **dnoise;
+  /* the noise source in place of the scheme's (--noise); NULL: the scheme's */
+  const sdk_noise_type *noise;
 } sdk_codegen_opts;
+
+/* The noise source the steps draw from. */
+static inline const sdk_noise_type *sdk_cg_noise(const sdk_codegen_opts *o) {
+  return o->noise ? o->noise : o->scheme->noise;
+}
 
 #endif

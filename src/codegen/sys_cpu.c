@@ -221,7 +221,7 @@ static void emit_pairs(sdk_emit *em) {
 
 /* this step's noise of a block of particles (domain 3, by quads of a system) */
 static void emit_noise(sdk_emit *em, const sdk_codegen_opts *o) {
-  const sdk_noise_type *nz = o->scheme->noise;
+  const sdk_noise_type *nz = sdk_cg_noise(o);
   int vpb = nz->values_per_block;
   sdk_em_text(em, "/* this step's Gaussians (domain 3, by quads of a system) */\n"
                   "real sdk_zb[SDK_NN][SDK_BLK];\n");

@@ -44,6 +44,7 @@ static void write_settings(const sdk_results *r, const char *obs, FILE *f) {
   sdk_sb_free(&mb);
   fprintf(f, "# scheme: %s\n", str_or(r->scheme, "?"));
   if (r->calculus) fprintf(f, "# calculus: %s\n", r->calculus);
+  if (r->noise) fprintf(f, "# noise: %s\n", r->noise);
   fprintf(f, "# precision: %s\n", str_or(r->precision, "?"));
   fprintf(f, "# backend: %s\n", str_or(r->backend, "?"));
   fprintf(f, "# paths: %lld\n", (long long)r->paths);

@@ -46,6 +46,9 @@ typedef struct sdk_results {
   /* "ito" or "stratonovich" where the noise depends on the state (the root
    * attribute "calculus"); NULL for additive noise, where both agree */
   const char *calculus;
+  /* the noise source when not the scheme's own (--noise; root attribute
+   * "noise"), else NULL */
+  const char *noise;
   const char *precision;    /* "single", "double" */
   const char *backend;      /* "cpu", "cuda" */
   const char *command_line; /* how it was invoked (informative) */

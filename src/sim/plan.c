@@ -88,6 +88,25 @@ static sdk_err plan_scheme(const sdk_run_config *c, const sdk_model *m, int sums
                     "use --scheme euler (Ito interpretation)",
                     p->scheme->name, m->name);
   if (c->paths <= 0) return SDK_FAIL(eb, SDK_ERR_USAGE, "--paths must be at least 1");
+  if (c->noise) {
+    p->noise = sdk_find_noise(c->noise);
+    if (!p->noise) {
+      sdk_strbuf b;
+      sdk_sb_init(&b);
+      for (int i = 0; sdk_registry_noises[i]; i++)
+        sdk_sb_printf(&b, "%s%s", i ? ", " : "", sdk_registry_noises[i]->name);
+      sdk_err e =
+          SDK_FAIL(eb, SDK_ERR_USAGE, "unknown noise '%s' (known: %s)", c->noise, b.s ? b.s : "");
+      sdk_sb_free(&b);
+      return e;
+    }
+    if (p->noise == p->scheme->noise) p->noise = NULL;
+    if (p->noise && m->nbound > 0)
+      return SDK_FAIL(eb, SDK_ERR_USAGE,
+                      "--noise %s: model '%s' has [boundaries], whose Brownian-bridge correction "
+                      "and hitting times need Brownian paths; use the scheme's Gaussian noise",
+                      p->noise->name, m->name);
+  }
   return plan_calculus(m, p->scheme, eb);
 }
 
@@ -462,6 +481,7 @@ static void plan_results(const sdk_run_config *c, sdk_run *r, sdk_plan *p) {
   R->particles = p->sys.particles;
   R->seed = c->seed;
   R->scheme = p->scheme->name;
+  R->noise = p->noise ? p->noise->name : NULL;
   R->calculus = !m->multiplicative                         ? NULL
                 : m->calculus == SDK_CALCULUS_STRATONOVICH ? "stratonovich"
                                                            : "ito";
@@ -552,6 +572,7 @@ void sdk_plan_codegen_opts(const sdk_plan *p, sdk_target t, sdk_codegen_opts *o)
   o->compensate = c->single && !c->no_compensation && !p->sys.on;
   o->comp_defer = o->compensate && t == SDK_TARGET_CUDA;
   o->bridge = !c->no_bridge_correction;
+  o->noise = p->noise;
   o->tuning = &c->tuning;
   for (int i = 0; i < p->nobs; i++)
     if (p->obs[i].type->flags & SDK_OBS_TIME_AVERAGES) o->tavg = 1;

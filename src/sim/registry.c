@@ -11,7 +11,7 @@
   X(weak2)
 
 /* The noise sources (codegen/noise.h declares them). */
-#define SDK_NOISES(X) X(gaussian)
+#define SDK_NOISES(X) X(gaussian) X(three_point)
 
 /* The observables (observe/obs_NAME.c defines sdk_obs_NAME), in the order
  * results are written. */

@@ -52,6 +52,7 @@ typedef struct sdk_run_config {
   double transient;                 /* -1: unset */
   int64_t transient_periods;        /* -1: unset */
   const char *scheme;
+  const char *noise; /* --noise NAME: the noise source (NULL: the scheme's) */
   uint64_t seed;
   const char *backend; /* cpu, cuda, auto */
   int single;

@@ -41,6 +41,7 @@ typedef struct sdk_plan {
   sdk_run *run;
   /* ---- plan ---- */
   const sdk_scheme_type *scheme;
+  const sdk_noise_type *noise; /* --noise; NULL: the scheme's */
   /* per parameter: -1 = fixed, else its column in the kernels' per-grid-point
    * values sv: its scan axis, or nscan + j for the j-th derived parameter that
    * varies with a scanned one (plan_varying) */
