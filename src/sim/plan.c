@@ -66,12 +66,15 @@ static sdk_err plan_calculus(const sdk_model *m, const sdk_scheme_type *s, sdk_e
   return SDK_OK;
 }
 
-/* euler for multiplicative noise and for systems of particles (sim/systems.h) */
+/* The default: srk2, but euler for systems of particles (sim/systems.h)
+ * and for state-dependent noise in the Ito sense (Euler-Maruyama's own;
+ * Stratonovich noise stays with srk2, the Heun method's own). */
 static sdk_err plan_scheme(const sdk_run_config *c, const sdk_model *m, int sums, sdk_plan *p,
                            sdk_errbuf *eb) {
-  const char *sname = c->scheme                                                       ? c->scheme
-                      : (m->multiplicative || m->interacting || m->npart > 0 || sums) ? "euler"
-                                                                                      : "srk2";
+  int ito_mult = m->multiplicative && m->calculus == SDK_CALCULUS_ITO;
+  const char *sname = c->scheme                                              ? c->scheme
+                      : (ito_mult || m->interacting || m->npart > 0 || sums) ? "euler"
+                                                                             : "srk2";
   p->scheme = sdk_find_scheme(sname);
   if (!p->scheme) {
     sdk_strbuf b;
