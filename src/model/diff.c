@@ -111,9 +111,13 @@ static sdk_expr *bin(int op, sdk_expr *a, sdk_expr *b) {
   if (a->kind == SDK_E_NUM && b->kind == SDK_E_NUM && strchr("+-*/", op)) {
     double x = a->num, y = b->num;
     double v = op == '+' ? x + y : op == '-' ? x - y : op == '*' ? x * y : x / y;
-    sdk_expr_destroy(&b);
-    a->num = v;
-    return a;
+    /* (a non-finite value has no C literal: the node stays, as the parser's
+     * tree of 1/0 does) */
+    if (isfinite(v)) {
+      sdk_expr_destroy(&b);
+      a->num = v;
+      return a;
+    }
   }
   switch (op) {
   case '+':
