@@ -19,11 +19,10 @@
 #include "codegen/drivers.h"
 #include "codegen/expr_emit.h"
 
-/* the body for path p: parameters, state, time, the expressions */
-static void emit_path(sdk_emit *em, const sdk_codegen_opts *o) {
+/* What the expressions of path p see: grid point g's parameters, the
+ * state, t at `step` */
+static void emit_bindings(sdk_emit *em, const sdk_codegen_opts *o) {
   const sdk_model *m = o->model;
-  sdk_em_text(em, "sdk_i64 g = (path0 + p) / ppg; if (g >= ngrid) g = ngrid - 1;\n"
-                  "(void)sv; (void)g;\n");
   sdk_cg_params(em, o, "sv[g * SDK_NSV + %d]");
   sdk_em_line(em, "(void)sdk_sqdt;");
   for (int v = 0; v < m->nvars; v++) {
@@ -35,6 +34,14 @@ static void emit_path(sdk_emit *em, const sdk_codegen_opts *o) {
   }
   sdk_cg_step_time(em, o, "step", "");
   sdk_cg_bind_time(em, o, "sdk_t0", "sdk_tp0");
+}
+
+/* the body for path p: parameters, state, time, the expressions */
+static void emit_path(sdk_emit *em, const sdk_codegen_opts *o) {
+  const sdk_model *m = o->model;
+  sdk_em_text(em, "sdk_i64 g = (path0 + p) / ppg; if (g >= ngrid) g = ngrid - 1;\n"
+                  "(void)sv; (void)g;\n");
+  emit_bindings(em, o);
   for (int k = 0; k < m->nobs; k++) {
     sdk_em_start(em, "out[(sdk_i64)%d * npad + p] = (real)", k);
     sdk_cg_expr(em, o, m->obs[k], m->obs_line[k]);
@@ -95,17 +102,7 @@ static void emit_value_fn(sdk_emit *em, const sdk_codegen_opts *o) {
                   "const real *__restrict__ st, sdk_i64 npad, const real *__restrict__ sv, "
                   "sdk_i64 g, sdk_i64 step, sdk_i64 p)");
   sdk_em_line(em, "(void)sv; (void)g; (void)npad;");
-  sdk_cg_params(em, o, "sv[g * SDK_NSV + %d]");
-  sdk_em_line(em, "(void)sdk_sqdt;");
-  for (int v = 0; v < m->nvars; v++) {
-    sdk_em_start(em, "const real ");
-    sdk_em_name(em, m->vars[v]);
-    sdk_em_printf(em, " = st[(sdk_i64)%d * npad + p]; (void)", v);
-    sdk_em_name(em, m->vars[v]);
-    sdk_em_puts(em, ";\n");
-  }
-  sdk_cg_step_time(em, o, "step", "");
-  sdk_cg_bind_time(em, o, "sdk_t0", "sdk_tp0");
+  emit_bindings(em, o);
   for (int k = 0; k < m->nobs; k++) {
     sdk_em_start(em, "if (sdk_k == %d) return (double)(real)", k);
     sdk_cg_expr(em, o, m->obs[k], m->obs_line[k]);

@@ -124,6 +124,9 @@ static inline const sdk_srk_table *sdk_scheme_additive_form(const sdk_scheme_typ
   return s->srk ? s->srk : s->additive_srk;
 }
 
+/* srk2's table (scheme_srk2.c), the additive-noise form of weak2 too. */
+extern const sdk_srk_table sdk_srk2_table;
+
 /* The step emitter of every explicit SRK scheme (srk.c): reads scheme->srk. */
 void sdk_srk_emit_step(sdk_emit *em, const struct sdk_codegen_opts *o, struct sdk_cg_hoist *h);
 /* Platen's weak order 2 step (srk.c, scheme_weak2.c). */

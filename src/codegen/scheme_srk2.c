@@ -29,7 +29,7 @@
  * that does not depend on t is evaluated once, as before. */
 #include "codegen/scheme.h"
 
-static const sdk_srk_table srk2_table = {
+const sdk_srk_table sdk_srk2_table = {
     .A = {{0, 0}, {1, 0}},
     .B = {0, 1},
     .c = {0, 1},
@@ -47,7 +47,7 @@ const sdk_scheme_type sdk_scheme_srk2 = {
     .noise_kinds = SDK_NOISE_ADDITIVE | SDK_NOISE_DIAGONAL,
     .features = SDK_FEATURE_TIME_NOISE | SDK_FEATURE_BOUNDARIES,
     .stages = 2,
-    .srk = &srk2_table,
+    .srk = &sdk_srk2_table,
     .noise = &sdk_noise_gaussian,
     .emit_step = sdk_srk_emit_step,
 };

@@ -17,17 +17,6 @@
  * the fifth, so three-point values (--noise three-point) keep it. */
 #include "codegen/scheme.h"
 
-/* for additive noise b(t): srk2's Heun form with b averaged over the step
- * (a(P) at t_n + dt; b(R+-) = b(t_n + dt), so the noise term is
- * (b(t_n) + b(t_n + dt)) / 2 dW and the last term vanishes) */
-static const sdk_srk_table weak2_additive = {
-    .A = {{0, 0}, {1, 0}},
-    .B = {0, 1},
-    .c = {0, 1},
-    .alpha = {0.5, 0.5},
-    .noise_average = 1,
-};
-
 const sdk_scheme_type sdk_scheme_weak2 = {
     .name = "weak2",
     .description = "Platen's explicit weak order 2 (additive and commutative multiplicative "
@@ -41,5 +30,8 @@ const sdk_scheme_type sdk_scheme_weak2 = {
     .commutative = 1,
     .noise = &sdk_noise_gaussian,
     .emit_step = sdk_weak2_emit_step,
-    .additive_srk = &weak2_additive,
+    /* for additive noise b(t): srk2's Heun form with b averaged over the step
+     * (a(P) at t_n + dt; b(R+-) = b(t_n + dt), so the noise term is
+     * (b(t_n) + b(t_n + dt)) / 2 dW and the last term vanishes) */
+    .additive_srk = &sdk_srk2_table,
 };

@@ -153,24 +153,20 @@ static void emit_stage(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h,
   sdk_em_close(em);
 }
 
-/* X_{n+1} of variable v; compensated: a Kahan sum of the increment into x
- * (codegen.h), deferred: l += incr and x = h + l (the kernel renormalises) */
-static void emit_update(sdk_emit *em, const sdk_codegen_opts *o, int v, const int *zidx) {
-  const sdk_srk_table *t = o->scheme->srk;
+/* X_{n+1} of variable v, as "sdk_x = sdk_x <terms>" where the caller emits
+ * the terms (" + ...") between update_open and update_close; compensated: a
+ * Kahan sum of the increment into x (codegen.h), deferred: l += incr and
+ * x = h + l (the kernel renormalises) */
+static void update_open(sdk_emit *em, const sdk_codegen_opts *o, int v) {
   if (o->compensate) {
     sdk_em_block(em);
     sdk_em_start(em, "const real sdk_y = SDK_OPQ(sdk_c%d", v);
   } else {
     sdk_em_start(em, "sdk_x%d = sdk_x%d", v, v);
   }
-  for (int i = 0; i < o->scheme->stages; i++)
-    if (t->alpha[i] != 0) emit_drift_term(em, t->alpha[i], i, v);
-  if (o->model->noise[v] && heun_stage(o) > 0)
-    sdk_em_printf(em, " + (real)0.5 * (sdk_w%d + sdk_wh%d) * sdk_z%d", v, v, zidx[v]);
-  else if (o->model->noise[v])
-    sdk_em_printf(em, " + sdk_w%d * sdk_z%d", v, zidx[v]);
-  if (milstein_var(o, v))
-    sdk_em_printf(em, " + sdk_mc%d * (sdk_z%d * sdk_z%d - (real)1)", v, zidx[v], zidx[v]);
+}
+
+static void update_close(sdk_emit *em, const sdk_codegen_opts *o, int v) {
   if (!o->compensate) {
     sdk_em_puts(em, ";\n");
     return;
@@ -185,6 +181,20 @@ static void emit_update(sdk_emit *em, const sdk_codegen_opts *o, int v, const in
     sdk_em_line(em, "sdk_x%d = sdk_s;", v);
   }
   sdk_em_close(em);
+}
+
+static void emit_update(sdk_emit *em, const sdk_codegen_opts *o, int v, const int *zidx) {
+  const sdk_srk_table *t = o->scheme->srk;
+  update_open(em, o, v);
+  for (int i = 0; i < o->scheme->stages; i++)
+    if (t->alpha[i] != 0) emit_drift_term(em, t->alpha[i], i, v);
+  if (o->model->noise[v] && heun_stage(o) > 0)
+    sdk_em_printf(em, " + (real)0.5 * (sdk_w%d + sdk_wh%d) * sdk_z%d", v, v, zidx[v]);
+  else if (o->model->noise[v])
+    sdk_em_printf(em, " + sdk_w%d * sdk_z%d", v, zidx[v]);
+  if (milstein_var(o, v))
+    sdk_em_printf(em, " + sdk_mc%d * (sdk_z%d * sdk_z%d - (real)1)", v, zidx[v], zidx[v]);
+  update_close(em, o, v);
 }
 
 void sdk_srk_emit_step(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h) {
@@ -208,26 +218,6 @@ void sdk_srk_emit_step(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h)
     emit_update(em, o, v, zidx);
   sdk_em_close(em);
   free(zidx);
-}
-
-/* X_{n+1} of variable v with the increment `incr` (C text), compensated as
- * emit_update does */
-static void emit_update_incr(sdk_emit *em, const sdk_codegen_opts *o, int v, const char *incr) {
-  if (!o->compensate) {
-    sdk_em_line(em, "sdk_x%d = sdk_x%d + %s;", v, v, incr);
-    return;
-  }
-  sdk_em_block(em);
-  sdk_em_line(em, "const real sdk_y = SDK_OPQ(sdk_c%d + %s);", v, incr);
-  if (o->comp_defer) {
-    sdk_em_line(em, "sdk_c%d = sdk_y;", v);
-    sdk_em_line(em, "sdk_x%d = SDK_OPQ(sdk_hi%d + sdk_y);", v, v);
-  } else {
-    sdk_em_line(em, "const real sdk_s = SDK_OPQ(sdk_x%d + sdk_y);", v);
-    sdk_em_line(em, "sdk_c%d = sdk_y - SDK_OPQ(sdk_s - sdk_x%d);", v, v);
-    sdk_em_line(em, "sdk_x%d = sdk_s;", v);
-  }
-  sdk_em_close(em);
 }
 
 /* The drifts of every variable at the values of `fmt` and stage time c,
@@ -312,7 +302,9 @@ void sdk_weak2_emit_step(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *
                " + (real)0.25 * (sdk_bp%d + sdk_bm%d + (real)2 * sdk_w%d) * sdk_z%d"
                " + (real)0.25 * (sdk_bp%d - sdk_bm%d) * (sdk_z%d * sdk_z%d - (real)1)",
                v, v, v, zidx[v], v, v, zidx[v], zidx[v]);
-    emit_update_incr(em, o, v, incr);
+    update_open(em, o, v);
+    sdk_em_printf(em, " + %s", incr);
+    update_close(em, o, v);
   }
   sdk_em_close(em);
   free(zidx);
