@@ -7,7 +7,8 @@
 
 /* Backend named by $SDK_TEST_BACKEND (default "cpu"). */
 const char *st_backend(void);
-/* Write model text to a temporary .sde file; returns its path (static buffer per call index). */
+/* Write model text to a temporary .sde file; returns its path (static buffer per call index,
+ * slot 0..7; NULL for another slot). */
 const char *st_model_file(const char *text, int slot);
 /* The backend's surroundings as the CLI fills them from the environment
  * (cli/env.h: the kernel cache $SDK_CACHE_DIR, the C compiler, NVRTC's

@@ -60,12 +60,17 @@ static const char BENCH_HELP[] =
     "                     absorbing boundaries out of reach and --observe fpt against no\n"
     "                     boundaries; and, with a third variable m ~ U(0,1) that never\n"
     "                     moves and a boundary m >= c, all paths alive (c = 2) against\n"
-    "                     90% absorbed at the first step (c = 0.1)\n";
+    "                     90% absorbed at the first step (c = 0.1)\n"
+    "  --noises           issue 14's noises on the PROG1 workload (--paths, cuda: 2^22;\n"
+    "                     launches of --steps): srk2 Gaussian, weak2 Gaussian, weak2 and\n"
+    "                     euler with --noise three-point, and josephson on two Wiener\n"
+    "                     processes, independent against correlated (rho = 0.5)\n";
 
 /* What the command line sets; every timed configuration is made from it
  * afresh (bench_config), so one row's settings never leak into the next. */
 typedef struct bench {
   const char *backend, *model, *precision, *scheme, *observe, *observe_expr;
+  const char *noise;      /* --noise, or NULL */
   const char *model_text; /* the model as text (bench --fpt), instead of `model` */
   const char *set;        /* one --set NAME=VALUE, or NULL */
   int64_t paths, particles, sample_every, order_every, bins;
@@ -141,6 +146,7 @@ static sdekit_config *bench_config(const bench *b, sdekit_error *err) {
   if (b->order_every > 0) bad = bad || set_int(c, "order-every", b->order_every, err);
   if (b->bins > 0) bad = bad || set_int(c, "bins", b->bins, err);
   if (b->no_compensation) bad = bad || set_opt(c, "no-compensation", NULL, err);
+  if (b->noise) bad = bad || set_opt(c, "noise", b->noise, err);
   if (bad) sdekit_config_destroy(&c);
   return c;
 }
@@ -484,6 +490,61 @@ static int bench_fpt(bench *b, int64_t steps, int repeats, int paths_given) {
   return 0;
 }
 
+/* josephson with noise on x too, from two Wiener processes, independent or
+ * correlated (CORR: a [model] correlation line) */
+#define JOSEPHSON_2W(CORR)                                                                         \
+  "[model]\nname = josephson-2w\nvars = x, v\nperiod = 2*pi/omega\nwiener = W1, W2\n" CORR         \
+  "[params]\na = 4.2\ngamma = 0.9\nomega = 4.9\nD = 0.001\nf = 0.1\nrho = 0.5\n"                   \
+  "[drift]\nx = v\nv = -gamma*v - 2*pi*cos(2*pi*x) + a*cos(omega*t) + f\n"                         \
+  "[noise]\nx = 0.1*sqrt(2*D)*dW1\nv = sqrt(2*gamma*D)*dW2\n"                                      \
+  "[init]\nx = uniform(0, 1)\nv = uniform(-2, 2)\n"
+
+/* Issue 14's speed figures on the PROG1 workload: launches of `steps` steps
+ * alone (CUDA events on the GPU), alternated in one process, best of three
+ * rounds' medians: srk2 with Gaussian noise (today's PROG1), weak2 with
+ * Gaussian and with three-point noise; and josephson driven by two Wiener
+ * processes, independent against correlated (the 2x2 Cholesky factor). */
+static int bench_noises(bench *b, int64_t steps, int repeats, int paths_given) {
+  if (!paths_given && !strcmp(b->backend, "cuda")) b->paths = (int64_t)1 << 22;
+  static const char indep[] = JOSEPHSON_2W(""),
+                    corr[] = JOSEPHSON_2W("correlation = W1 W2 : rho\n");
+  static const struct {
+    const char *text, *scheme, *noise, *what;
+    int plain;
+  } rows[] = {{NULL, "srk2", NULL, "PROG1: josephson, srk2, Gaussian", 0},
+              {NULL, "weak2", NULL, "weak2, Gaussian", 0},
+              {NULL, "weak2", "three-point", "weak2 --noise three-point", 0},
+              {NULL, "euler", "three-point", "euler --noise three-point", 0},
+              {indep, "srk2", NULL, "two Wiener processes, independent (srk2)", 0},
+              {corr, "srk2", NULL, "two Wiener processes, correlated rho = 0.5", 0},
+              {NULL, "weak2", "three-point", "weak2 three-point --no-compensation", 1},
+              {NULL, "srk2", NULL, "srk2 Gaussian --no-compensation", 1}};
+  enum { NR = sizeof rows / sizeof rows[0] };
+  double best[NR] = {0};
+  char dev[256] = "";
+  for (int round = 0; round < 3; round++)
+    for (int k = 0; k < NR; k++) {
+      b->model_text = rows[k].text;
+      b->scheme = rows[k].scheme;
+      b->noise = rows[k].noise;
+      b->no_compensation = rows[k].plain;
+      int rc = keep_best(b, steps, repeats, 0, &best[k], dev);
+      if (rc) return rc;
+    }
+  b->model_text = NULL;
+  b->noise = NULL;
+  b->no_compensation = 0;
+  printf(
+      "sdekit bench: josephson (paper Eq. 1), %s precision, %lld paths, launches of %lld steps,\n"
+      "median of %d, best of 3 alternating rounds; %s\n",
+      b->precision, (long long)b->paths, (long long)steps, repeats, dev);
+  for (int k = 0; k < NR; k++)
+    printf("%-46s %12.3e steps/s  %.3f\n", rows[k].what, best[k], best[k] / best[0]);
+  printf("weak2 three-point / PROG1 srk2: %.3f; correlated / independent: %.3f\n",
+         best[2] / best[0], best[5] / best[4]);
+  return 0;
+}
+
 /* GPU: our kernel and the paper's PROG1 kernel at 2^17..2^24 paths. */
 static int bench_cuda(bench *b, int64_t steps, int repeats, int paths_given) {
   sdekit_error err;
@@ -557,6 +618,7 @@ int sdk_cli_bench(int argc, char **argv) {
                                        {"sampling", no_argument, 0, 'S'},
                                        {"observables", no_argument, 0, 'O'},
                                        {"fpt", no_argument, 0, 'F'},
+                                       {"noises", no_argument, 0, 'N'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   bench b = {.backend = "cpu",
@@ -567,7 +629,7 @@ int sdk_cli_bench(int argc, char **argv) {
   int64_t steps = 2000;
   int repeats = 5;
   int paths_given = 0, particles_given = 0, workload_only = 0, comp = 0, sampling = 0;
-  int steps_given = 0, observables = 0, fpt = 0;
+  int steps_given = 0, observables = 0, fpt = 0, noises = 0;
   const char *model = NULL;
   optind = 1;
   opterr = 0;
@@ -611,6 +673,7 @@ int sdk_cli_bench(int argc, char **argv) {
     case 'S': sampling = 1; break;
     case 'O': observables = 1; break;
     case 'F': fpt = 1; break;
+    case 'N': noises = 1; break;
     case 'h': fputs(BENCH_HELP, stdout); return 0;
     default:
       cli_error("unknown option '%s' (see 'sdekit bench --help')\n", argv[optind - 1]);
@@ -628,6 +691,7 @@ int sdk_cli_bench(int argc, char **argv) {
     return bench_sampling(&b, steps_given ? steps : 1000, repeats, paths_given);
   }
   if (fpt) return bench_fpt(&b, steps_given ? steps : 20000, repeats, paths_given);
+  if (noises) return bench_noises(&b, steps, repeats, paths_given);
   if (observables) {
     if (model) b.model = model;
     return bench_observables(&b, steps_given ? steps : 20000, repeats, paths_given);

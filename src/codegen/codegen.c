@@ -97,6 +97,45 @@ void sdk_cg_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l) {
  * with each such drift corrected by that term (+ for an Ito scheme, - for a
  * Stratonovich one), its new trees in drift[] of *view (free_view);
  * otherwise *view is a plain copy of the model. */
+/* With shared Wiener processes ([model] wiener), noise sum_k b_vk dW_k and
+ * increments of correlations C_kl, the correction of variable v's drift is
+ *   1/2 sum_j sum_{k,l} C_kl b_jl db_vk/dx_j
+ * (the Ito-Stratonovich relation for the noise matrix B L, C = L L^T). */
+static sdk_err shared_correction(const sdk_model *m, int v, sdk_expr **corr, sdk_errbuf *eb) {
+  int nw = m->nwiener;
+  *corr = NULL;
+  char where[512];
+  snprintf(where, sizeof where, "%s:%d [noise] %s", m->path, m->noise_line[v], m->vars[v]);
+  for (int j = 0; j < m->nvars; j++)
+    for (int k = 0; k < nw; k++) {
+      const sdk_expr *bvk = m->wcoef[v * nw + k];
+      if (!bvk) continue;
+      sdk_expr *db = NULL;
+      SDK_CHECK(sdk_expr_diff(bvk, j, where, &db, eb));
+      if (db->kind == SDK_E_NUM && db->num == 0) {
+        sdk_expr_destroy(&db);
+        continue;
+      }
+      for (int l = 0; l < nw; l++) {
+        const sdk_expr *bjl = m->wcoef[j * nw + l];
+        const sdk_expr *ckl = k == l    ? NULL
+                              : m->corr ? m->corr[(k > l ? k : l) * nw + (k > l ? l : k)]
+                                        : NULL;
+        if (!bjl || (k != l && !ckl)) continue;
+        sdk_expr *t = sdk_expr_binary('*', sdk_expr_copy(bjl), sdk_expr_copy(db));
+        if (ckl) t = sdk_expr_binary('*', sdk_expr_copy(ckl), t);
+        *corr = *corr ? sdk_expr_binary('+', *corr, t) : t;
+        if (!*corr) {
+          sdk_expr_destroy(&db);
+          return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+        }
+      }
+      sdk_expr_destroy(&db);
+    }
+  if (*corr) *corr = sdk_expr_binary('*', sdk_expr_number(0.5), *corr);
+  return SDK_OK;
+}
+
 static sdk_err calculus_view(const sdk_codegen_opts *o, sdk_model *view, sdk_errbuf *eb) {
   const sdk_model *m = o->model;
   *view = *m;
@@ -110,6 +149,13 @@ static sdk_err calculus_view(const sdk_codegen_opts *o, sdk_model *view, sdk_err
     if (!f) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
     view->drift[v] = f;
     if (!m->noise[v]) continue;
+    if (m->nwiener > 0) {
+      sdk_expr *corr = NULL;
+      SDK_CHECK(shared_correction(m, v, &corr, eb));
+      if (corr) view->drift[v] = sdk_expr_binary(sign, f, corr);
+      if (!view->drift[v]) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+      continue;
+    }
     char where[512];
     snprintf(where, sizeof where, "%s:%d [noise] %s", m->path, m->noise_line[v], m->vars[v]);
     sdk_expr *db = NULL;
@@ -141,6 +187,14 @@ static void free_view(const sdk_model *m, sdk_model *view) {
  * of pairs of Wiener processes (Levy areas) would be needed. */
 static sdk_err milstein_terms(const sdk_codegen_opts *o, sdk_expr **dn, sdk_errbuf *eb) {
   const sdk_model *m = o->model;
+  if (m->nwiener > 0 && m->multiplicative)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "%s:%d: model '%s' has state-dependent noise on shared Wiener processes "
+                    "([model] wiener): scheme %s needs one Wiener process per variable there (the "
+                    "general case needs the Levy areas of pairs of Wiener processes); use --scheme "
+                    "euler (Ito) or srk2 (Stratonovich)",
+                    m->path, m->wiener_line, m->name, o->scheme->name);
+  if (m->nwiener > 0) return SDK_OK; /* additive: no Milstein term */
   for (int v = 0; v < m->nvars; v++) {
     if (!m->noise[v]) continue;
     char where[512];

@@ -3,6 +3,7 @@
 
 #include "codegen/boundary.h"
 #include "codegen/codegen.h"
+#include "codegen/events.h"
 #include "codegen/expr_emit.h"
 
 extern const char sdk_embedded_philox[];
@@ -25,6 +26,7 @@ void sdk_cg_prelude(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_line(em, "#define SDK_NSV %d", o->nsv > 0 ? o->nsv : 1);
   sdk_em_line(em, "#define sdk_gauss4 sdk_gauss4_%c", o->single ? 'f' : 'd');
   sdk_em_line(em, "#define sdk_uniform4 sdk_uniform4_%c", o->single ? 'f' : 'd');
+  sdk_cg_events_defs(em, o);
   int opq = o->compensate || (o->tavg && !o->sysmode);
   if (opq && o->target == SDK_TARGET_CPU)
     /* codegen.h: a value the optimiser cannot relate to its operands (x ^ 0,
@@ -97,6 +99,12 @@ void sdk_cg_init(sdk_emit *em, const sdk_codegen_opts *o) {
   for (int v = 0; v < m->nvars; v++) {
     const sdk_init_spec *is = &m->init[v];
     sdk_em_block(em);
+    const sdk_dichotomous *d = sdk_model_dich_of(m, v);
+    if (d && !d->init_given) { /* its stationary distribution (events.c) */
+      sdk_cg_dich_init(em, o, v);
+      sdk_em_close(em);
+      continue;
+    }
     if (is->kind != SDK_INIT_CONST) {
       sdk_em_line(em, "real sdk_r[4];");
       sdk_em_line(em, "%s(sdk_seed, sdk_gpath, %d, 1, sdk_r);",

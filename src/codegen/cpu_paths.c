@@ -12,6 +12,7 @@
 #include "codegen/codegen.h"
 #include "codegen/common.h"
 #include "codegen/drivers.h"
+#include "codegen/events.h"
 #include "codegen/expr_emit.h"
 
 void sdk_cg_cpu_head(sdk_emit *em, const sdk_codegen_opts *o) {
@@ -150,6 +151,7 @@ static void emit_body(const sdk_emit *em, sdk_strbuf *body, size_t *split,
     sdk_cg_bound_lane_decls(&be, o);
   }
   o->scheme->emit_step(&be, o, h);
+  sdk_cg_events(&be, o, "n", "(sdk_u64)(path0 + p0 + i)", "sdk_seed");
   if (bound) {
     sdk_cg_bound_post(&be, o, "n", "(sdk_u64)(path0 + p0 + i)", "sdk_seed", 1);
     sdk_em_line(&be, "bst[0][i] = sdk_bs; bst[1][i] = sdk_bl; bst[2][i] = sdk_bh;");

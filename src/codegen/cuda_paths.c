@@ -21,6 +21,7 @@
 #include "codegen/codegen.h"
 #include "codegen/common.h"
 #include "codegen/drivers.h"
+#include "codegen/events.h"
 #include "codegen/expr_emit.h"
 
 void sdk_cg_cuda_head(sdk_emit *em, const sdk_codegen_opts *o) {
@@ -141,12 +142,13 @@ static void emit_step_fn(sdk_emit *em, const cu_adv *a, const sdk_strbuf *step) 
     sdk_em_printf(em, "%sreal &sdk_x%d", v ? ", " : "", v);
   for (int v = 0; o->compensate && v < nv; v++)
     sdk_em_printf(em, ", real &sdk_c%d", v);
-  int bound = m->nbound > 0;
-  for (int v = 0; a->defer && v < nv; v++) /* (a reflection moves the high part) */
-    sdk_em_printf(em, bound ? ", real &sdk_hi%d" : ", const real sdk_hi%d", v);
-  if (bound)
-    sdk_em_puts(em, ", real &sdk_bs, real &sdk_bl, real &sdk_bh, const sdk_i64 sdk_nstep, "
-                    "const sdk_u64 sdk_seed, const sdk_u64 sdk_gpath");
+  int bound = m->nbound > 0, ev = sdk_cg_has_events(m);
+  /* (a reflection or a dichotomous switch moves the high part) */
+  for (int v = 0; a->defer && v < nv; v++)
+    sdk_em_printf(em, bound || ev ? ", real &sdk_hi%d" : ", const real sdk_hi%d", v);
+  if (bound) sdk_em_puts(em, ", real &sdk_bs, real &sdk_bl, real &sdk_bh");
+  if (bound || ev)
+    sdk_em_puts(em, ", const sdk_i64 sdk_nstep, const sdk_u64 sdk_seed, const sdk_u64 sdk_gpath");
   emit_value_args(em, o);
   /* the step's absolute time and, with a period, its phase time */
   sdk_em_puts(em, ", const real sdk_t0");
@@ -323,11 +325,12 @@ static void emit_step_call(sdk_emit *em, const cu_adv *a, int q, int r) {
     sdk_em_printf(em, ", c%d_%d", q, v);
   for (int v = 0; a->defer && v < m->nvars; v++)
     sdk_em_printf(em, ", h%d_%d", q, v);
-  if (m->nbound > 0) { /* the step's index: the hitting step is one more */
+  if (m->nbound > 0) sdk_em_printf(em, ", bs%d, bl%d, bh%d", q, q, q);
+  if (m->nbound > 0 || sdk_cg_has_events(m)) { /* the step's index: the hitting step is one more */
     if (a->pass == 1)
-      sdk_em_printf(em, ", bs%d, bl%d, bh%d, sdk_n + %d, sdk_seed, gp%d", q, q, q, r, q);
+      sdk_em_printf(em, ", sdk_n + %d, sdk_seed, gp%d", r, q);
     else
-      sdk_em_printf(em, ", bs%d, bl%d, bh%d, n, sdk_seed, gp%d", q, q, q, q);
+      sdk_em_printf(em, ", n, sdk_seed, gp%d", q);
   }
   for (int i = 0; i < m->nparams; i++)
     if (o->scan_column[i] >= 0) sdk_em_printf(em, ", sp%d_%d", q, i);
@@ -508,6 +511,7 @@ void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
   se.depth = 3;
   sdk_cg_bound_pre(&se, o, 0);
   o->scheme->emit_step(&se, o, h.enabled ? &h : NULL);
+  sdk_cg_events(&se, o, "sdk_nstep", "sdk_gpath", "sdk_seed");
   sdk_cg_bound_post(&se, o, "sdk_nstep", "sdk_gpath", "sdk_seed", 0);
   for (int i = 0; i < SDK_MAX_STAGES; i++)
     for (int k = 0; k < h.n; k++)

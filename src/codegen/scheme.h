@@ -129,6 +129,12 @@ extern const sdk_srk_table sdk_srk2_table;
 
 /* The step emitter of every explicit SRK scheme (srk.c): reads scheme->srk. */
 void sdk_srk_emit_step(sdk_emit *em, const struct sdk_codegen_opts *o, struct sdk_cg_hoist *h);
+/* The update of variable v, x_v = x_v + TERMS, where the caller emits
+ * " + ..." terms between the two (srk.c): a Kahan sum into the carried
+ * error when compensated (codegen.h), with deferred renormalisation
+ * x_v = hi_v + c_v under comp_defer. */
+void sdk_cg_update_open(sdk_emit *em, const struct sdk_codegen_opts *o, int v);
+void sdk_cg_update_close(sdk_emit *em, const struct sdk_codegen_opts *o, int v);
 /* Platen's weak order 2 step (srk.c, scheme_weak2.c). */
 void sdk_weak2_emit_step(sdk_emit *em, const struct sdk_codegen_opts *o, struct sdk_cg_hoist *h);
 

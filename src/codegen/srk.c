@@ -100,6 +100,100 @@ static void emit_noise(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h,
   if (sdk_cg_bridge_var(o, v)) sdk_em_line(em, "sdk_bw%d = sdk_w%d;", v, v);
 }
 
+/* Shared Wiener processes ([model] wiener, model.h): the step's increments
+ * sqrt(dt) sdk_y<k>, correlated standard values from the independent sdk_z<k>
+ * by the Cholesky factor L of the correlation matrix (the recursion of
+ * sdk_model_correlation, a zero pivot giving a zero column), and variable
+ * v's noise sum_k b_vk sqrt(dt) sdk_y<k>: its terms sdk_w<v>_<k> =
+ * b_vk sqrt(dt), at (X_n, t_n) or averaged as emit_noise does. */
+static void emit_correlated(sdk_emit *em, const sdk_codegen_opts *o) {
+  const sdk_model *m = o->model;
+  int nw = m->nwiener;
+  if (!m->corr) {
+    for (int k = 0; k < nw; k++)
+      sdk_em_line(em, "const real sdk_y%d = sdk_z%d;", k, k);
+    return;
+  }
+  for (int j = 0; j < nw; j++) {
+    /* the pivot d_j = 1 - sum_k L_jk^2, then column j below it */
+    sdk_em_start(em, "const real sdk_d%d = (real)1", j);
+    for (int k = 0; k < j; k++)
+      sdk_em_printf(em, " - sdk_L%d_%d * sdk_L%d_%d", j, k, j, k);
+    sdk_em_puts(em, ";\n");
+    sdk_em_line(em, "const real sdk_L%d_%d = sdk_d%d > (real)1e-12 ? %s(sdk_d%d) : (real)0;", j, j,
+                j, o->single ? "sqrtf" : "sqrt", j);
+    for (int i = j + 1; i < nw; i++) {
+      const sdk_expr *c = m->corr[i * nw + j];
+      sdk_em_start(em, "const real sdk_L%d_%d = sdk_L%d_%d > (real)0 ? ((", i, j, j, j);
+      if (c)
+        sdk_cg_expr(em, o, c, m->corr_line);
+      else
+        sdk_em_puts(em, "(real)0");
+      sdk_em_puts(em, ")");
+      for (int k = 0; k < j; k++)
+        sdk_em_printf(em, " - sdk_L%d_%d * sdk_L%d_%d", i, k, j, k);
+      sdk_em_printf(em, ") / sdk_L%d_%d : (real)0;\n", j, j);
+    }
+  }
+  for (int k = 0; k < nw; k++) {
+    sdk_em_start(em, "const real sdk_y%d = ", k);
+    for (int l = 0; l <= k; l++)
+      sdk_em_printf(em, "%ssdk_L%d_%d * sdk_z%d", l ? " + " : "", k, l, l);
+    sdk_em_puts(em, ";\n");
+  }
+}
+
+static void emit_noise_shared(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h, int v) {
+  const sdk_model *m = o->model;
+  const sdk_scheme_type *s = o->scheme;
+  int nw = m->nwiener;
+  for (int k = 0; k < nw; k++) {
+    const sdk_expr *b = m->wcoef[v * nw + k];
+    if (!b) continue;
+    sdk_em_line(em, "real sdk_w%d_%d;", v, k);
+    sdk_em_block(em);
+    bind_vars(em, o, "sdk_x%d", 0);
+    sdk_em_start(em, "sdk_w%d_%d = ", v, k);
+    sdk_cg_expr_at(em, o, b, m->noise_line[v], h, 0, s->srk->c[0]);
+    int se = heun_stage(o) > 0 ? 0 : average_stage(s, b);
+    sdk_em_puts(em, se > 0 ? ";\n" : " * sdk_sqdt;\n");
+    sdk_em_close(em);
+    if (se > 0) {
+      sdk_em_block(em);
+      bind_vars(em, o, "sdk_x%d", s->srk->c[se]);
+      sdk_em_start(em, "sdk_w%d_%d = (real)0.5 * (sdk_w%d_%d + ", v, k, v, k);
+      sdk_cg_expr_at(em, o, b, m->noise_line[v], h, se, s->srk->c[se]);
+      sdk_em_puts(em, ") * sdk_sqdt;\n");
+      sdk_em_close(em);
+    }
+  }
+}
+
+/* variable v's noise increment: "sdk_w<v> * sdk_z<j>" (diagonal) or the sum
+ * over its Wiener processes; heun: b averaged over X_n and the predictor */
+static void emit_wz(sdk_emit *em, const sdk_codegen_opts *o, int v, const int *zidx, int heun) {
+  const sdk_model *m = o->model;
+  if (m->nwiener == 0) {
+    if (heun)
+      sdk_em_printf(em, "(real)0.5 * (sdk_w%d + sdk_wh%d) * sdk_z%d", v, v, zidx[v]);
+    else
+      sdk_em_printf(em, "sdk_w%d * sdk_z%d", v, zidx[v]);
+    return;
+  }
+  int nw = m->nwiener, n = 0;
+  for (int k = 0; k < nw; k++)
+    n += m->wcoef[v * nw + k] != NULL;
+  sdk_em_puts(em, heun ? "(real)0.5 * (" : n > 1 ? "(" : "");
+  for (int k = 0, t = 0; k < nw; k++) {
+    if (!m->wcoef[v * nw + k]) continue;
+    if (heun)
+      sdk_em_printf(em, "%s(sdk_w%d_%d + sdk_wh%d_%d) * sdk_y%d", t++ ? " + " : "", v, k, v, k, k);
+    else
+      sdk_em_printf(em, "%ssdk_w%d_%d * sdk_y%d", t++ ? " + " : "", v, k, k);
+  }
+  sdk_em_puts(em, heun || n > 1 ? ")" : "");
+}
+
 /* " + (sdk_dt * W) * sdk_k<i>_<v>": (dt * W) folds to one constant, one FMA per term */
 static void emit_drift_term(sdk_emit *em, double w, int i, int v) {
   sdk_em_puts(em, " + (sdk_dt");
@@ -121,7 +215,12 @@ static void emit_stage(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h,
     sdk_em_printf(em, "%s sdk_k%d_%d", v ? "," : "", i, v);
   sdk_em_puts(em, ";\n");
   for (int v = 0; i > 0 && i == heun_stage(o) && v < nv; v++)
-    if (m->noise[v]) sdk_em_line(em, "real sdk_wh%d;", v);
+    for (int k = 0; m->noise[v] && k < (m->nwiener ? m->nwiener : 1); k++) {
+      if (!m->nwiener)
+        sdk_em_line(em, "real sdk_wh%d;", v);
+      else if (m->wcoef[v * m->nwiener + k])
+        sdk_em_line(em, "real sdk_wh%d_%d;", v, k);
+    }
   sdk_em_block(em);
   for (int v = 0; v < nv; v++) {
     sdk_em_start(em, "const real sdk_h%d = sdk_x%d", v, v);
@@ -133,7 +232,7 @@ static void emit_stage(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h,
         sdk_em_number(em, t->B[i]);
         sdk_em_puts(em, " * ");
       }
-      sdk_em_printf(em, "sdk_w%d * sdk_z%d", v, zidx[v]);
+      emit_wz(em, o, v, zidx, 0);
     }
     sdk_em_puts(em, ";\n");
   }
@@ -146,18 +245,25 @@ static void emit_stage(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h,
   /* the Heun stage: b at the predictor, sdk_wh<v> = b(H, t_n + dt) sqrt(dt) */
   for (int v = 0; i > 0 && i == heun_stage(o) && v < nv; v++) {
     if (!m->noise[v]) continue;
-    sdk_em_start(em, "sdk_wh%d = ", v);
-    sdk_cg_expr_at(em, o, m->noise[v], m->noise_line[v], h, i, t->c[i]);
-    sdk_em_puts(em, " * sdk_sqdt;\n");
+    for (int k = 0; k < (m->nwiener ? m->nwiener : 1); k++) {
+      const sdk_expr *b = m->nwiener ? m->wcoef[v * m->nwiener + k] : m->noise[v];
+      if (!b) continue;
+      if (m->nwiener)
+        sdk_em_start(em, "sdk_wh%d_%d = ", v, k);
+      else
+        sdk_em_start(em, "sdk_wh%d = ", v);
+      sdk_cg_expr_at(em, o, b, m->noise_line[v], h, i, t->c[i]);
+      sdk_em_puts(em, " * sdk_sqdt;\n");
+    }
   }
   sdk_em_close(em);
 }
 
 /* X_{n+1} of variable v, as "sdk_x = sdk_x <terms>" where the caller emits
- * the terms (" + ...") between update_open and update_close; compensated: a
+ * the terms (" + ...") between sdk_cg_update_open and _close (scheme.h); compensated: a
  * Kahan sum of the increment into x (codegen.h), deferred: l += incr and
  * x = h + l (the kernel renormalises) */
-static void update_open(sdk_emit *em, const sdk_codegen_opts *o, int v) {
+void sdk_cg_update_open(sdk_emit *em, const sdk_codegen_opts *o, int v) {
   if (o->compensate) {
     sdk_em_block(em);
     sdk_em_start(em, "const real sdk_y = SDK_OPQ(sdk_c%d", v);
@@ -166,7 +272,7 @@ static void update_open(sdk_emit *em, const sdk_codegen_opts *o, int v) {
   }
 }
 
-static void update_close(sdk_emit *em, const sdk_codegen_opts *o, int v) {
+void sdk_cg_update_close(sdk_emit *em, const sdk_codegen_opts *o, int v) {
   if (!o->compensate) {
     sdk_em_puts(em, ";\n");
     return;
@@ -185,16 +291,16 @@ static void update_close(sdk_emit *em, const sdk_codegen_opts *o, int v) {
 
 static void emit_update(sdk_emit *em, const sdk_codegen_opts *o, int v, const int *zidx) {
   const sdk_srk_table *t = o->scheme->srk;
-  update_open(em, o, v);
+  sdk_cg_update_open(em, o, v);
   for (int i = 0; i < o->scheme->stages; i++)
     if (t->alpha[i] != 0) emit_drift_term(em, t->alpha[i], i, v);
-  if (o->model->noise[v] && heun_stage(o) > 0)
-    sdk_em_printf(em, " + (real)0.5 * (sdk_w%d + sdk_wh%d) * sdk_z%d", v, v, zidx[v]);
-  else if (o->model->noise[v])
-    sdk_em_printf(em, " + sdk_w%d * sdk_z%d", v, zidx[v]);
+  if (o->model->noise[v]) {
+    sdk_em_puts(em, " + ");
+    emit_wz(em, o, v, zidx, heun_stage(o) > 0);
+  }
   if (milstein_var(o, v))
     sdk_em_printf(em, " + sdk_mc%d * (sdk_z%d * sdk_z%d - (real)1)", v, zidx[v], zidx[v]);
-  update_close(em, o, v);
+  sdk_cg_update_close(em, o, v);
 }
 
 void sdk_srk_emit_step(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h) {
@@ -207,10 +313,14 @@ void sdk_srk_emit_step(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h)
     return;
   }
   sdk_em_block(em);
+  if (m->nwiener > 0) emit_correlated(em, o);
   for (int v = 0, j = 0; v < nv; v++) {
     if (!m->noise[v]) continue;
     zidx[v] = j++;
-    emit_noise(em, o, h, v);
+    if (m->nwiener > 0)
+      emit_noise_shared(em, o, h, v);
+    else
+      emit_noise(em, o, h, v);
   }
   for (int i = 0; i < o->scheme->stages; i++)
     emit_stage(em, o, h, i, zidx);
@@ -242,6 +352,16 @@ static void emit_drifts(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h
 void sdk_weak2_emit_step(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h) {
   const sdk_model *m = o->model;
   int nv = m->nvars;
+  if (m->nwiener > 0) {
+    /* shared Wiener processes: additive noise only (codegen.c refuses the
+     * rest), for which this scheme is srk2's form (scheme_weak2.c) */
+    sdk_scheme_type s2 = *o->scheme;
+    s2.srk = &sdk_srk2_table;
+    sdk_codegen_opts o2 = *o;
+    o2.scheme = &s2;
+    sdk_srk_emit_step(em, &o2, h);
+    return;
+  }
   int *zidx = malloc((size_t)(nv > 0 ? nv : 1) * sizeof *zidx);
   if (!zidx) {
     em->b->oom = 1;
@@ -302,9 +422,9 @@ void sdk_weak2_emit_step(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *
                " + (real)0.25 * (sdk_bp%d + sdk_bm%d + (real)2 * sdk_w%d) * sdk_z%d"
                " + (real)0.25 * (sdk_bp%d - sdk_bm%d) * (sdk_z%d * sdk_z%d - (real)1)",
                v, v, v, zidx[v], v, v, zidx[v], zidx[v]);
-    update_open(em, o, v);
+    sdk_cg_update_open(em, o, v);
     sdk_em_printf(em, " + %s", incr);
-    update_close(em, o, v);
+    sdk_cg_update_close(em, o, v);
   }
   sdk_em_close(em);
   free(zidx);

@@ -178,6 +178,7 @@ static sdk_expr *cond(sdk_expr *c, sdk_expr *a, sdk_expr *b) {
 #define C(x) sdk_expr_copy(x)
 
 typedef struct {
+  sdk_symkind sym;
   int var;
   const char *where;
   sdk_errbuf *eb;
@@ -279,7 +280,7 @@ static sdk_expr *d(dctx *c, const sdk_expr *e) {
   if (c->err != SDK_OK) return NULL;
   switch (e->kind) {
   case SDK_E_NUM: return num(0);
-  case SDK_E_SYM: return num(e->sym == SDK_SYM_VAR && e->index == c->var ? 1 : 0);
+  case SDK_E_SYM: return num(e->sym == c->sym && e->index == c->var ? 1 : 0);
   case SDK_E_CALL: return dcall(c, e);
   case SDK_E_UNARY:
     if (e->op == '!') return num(0);
@@ -321,7 +322,12 @@ sdk_expr *sdk_expr_binary(int op, sdk_expr *a, sdk_expr *b) {
 
 sdk_err sdk_expr_diff(const sdk_expr *e, int var, const char *where, sdk_expr **out,
                       sdk_errbuf *eb) {
-  dctx c = {.var = var, .where = where, .eb = eb, .err = SDK_OK};
+  return sdk_expr_diff_sym(e, SDK_SYM_VAR, var, where, out, eb);
+}
+
+sdk_err sdk_expr_diff_sym(const sdk_expr *e, sdk_symkind sym, int index, const char *where,
+                          sdk_expr **out, sdk_errbuf *eb) {
+  dctx c = {.sym = sym, .var = index, .where = where, .eb = eb, .err = SDK_OK};
   *out = d(&c, e);
   if (c.err != SDK_OK) {
     sdk_expr_destroy(out);

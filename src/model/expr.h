@@ -92,6 +92,10 @@ sdk_expr *sdk_expr_binary(int op, sdk_expr *a, sdk_expr *b);
  * x_var (their derivatives need digamma, which the grammar lacks). */
 sdk_err sdk_expr_diff(const sdk_expr *e, int var, const char *where, sdk_expr **out,
                       sdk_errbuf *eb);
+/* The same with respect to the symbol of kind sym and index `index` (e.g.
+ * a Wiener increment dWk, SDK_SYM_OTHER). */
+sdk_err sdk_expr_diff_sym(const sdk_expr *e, sdk_symkind sym, int index, const char *where,
+                          sdk_expr **out, sdk_errbuf *eb);
 
 /* Is `name` reserved (t, dt, the constants pi, e, M_PI, M_E, a math function)?
  * Any other identifier may name a variable, parameter or entry of a model. */

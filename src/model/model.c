@@ -78,6 +78,29 @@ void sdk_model_destroy(sdk_model **mp) {
     sdk_expr_destroy(&m->bound[i].level);
   }
   free(m->bound);
+  for (int i = 0; i < m->nwiener; i++) {
+    free(m->wiener[i]);
+    for (int v = 0; m->wcoef && v < m->nvars; v++)
+      sdk_expr_destroy(&m->wcoef[v * m->nwiener + i]);
+  }
+  for (int i = 0; m->corr && i < m->nwiener * m->nwiener; i++)
+    sdk_expr_destroy(&m->corr[i]);
+  free(m->wiener);
+  free(m->wcoef);
+  free(m->corr);
+  for (int i = 0; i < m->njump; i++) {
+    sdk_expr_destroy(&m->jump[i].rate);
+    sdk_expr_destroy(&m->jump[i].a);
+    sdk_expr_destroy(&m->jump[i].b);
+  }
+  free(m->jump);
+  for (int i = 0; i < m->ndich; i++) {
+    sdk_expr_destroy(&m->dich[i].a);
+    sdk_expr_destroy(&m->dich[i].b);
+    sdk_expr_destroy(&m->dich[i].rab);
+    sdk_expr_destroy(&m->dich[i].rba);
+  }
+  free(m->dich);
   if (m->var_period)
     for (int i = 0; i < m->nvars; i++)
       sdk_expr_destroy(&m->var_period[i]);

@@ -21,6 +21,21 @@
  *                             diagonal noise; absent means 0)
  *   [init]    VAR = NUMBER | uniform(A,B) | normal(M,S)
  *
+ * Noises beyond one Wiener process per variable:
+ *
+ *   [model]   wiener = W1, W2          Wiener processes shared between
+ *             variables: [noise] lines become sums such as
+ *             x = s1*dW1 + eps*x*dW2 (linear in the increments dWk)
+ *             correlation = W1 W2 : RHO [, W1 W3 : RHO2]   correlations of
+ *             the increments (expressions in the parameters; a correlation
+ *             matrix at every grid point, sampled by its Cholesky factor)
+ *   [jumps]   VAR = RATE : fixed(a) | exp(mean) | uniform(a,b) | normal(m,s)
+ *             [centered]   Poisson shot noise (RATE and the amplitude's
+ *             arguments in the parameters; centered subtracts RATE E[z] dt)
+ *   [dichotomous] NAME = A, B, RATE_AB, RATE_BA   telegraph noise: NAME is
+ *             a variable switching between A and B (usable in [drift] and
+ *             [noise]; its own moments are reported like any variable's)
+ *
  * Interacting particles (paper Eq. 2; run with --particles N: every path is
  * then a system of N particles, particle i of system s having the global
  * index s*N + i):
@@ -69,6 +84,7 @@
 #define SDK_MODEL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/error.h"
 #include "model/expr.h"
@@ -96,11 +112,12 @@ typedef struct sdk_particle_spec {
 /* Names of the interacting-particle sections resolve to SDK_SYM_OTHER with
  * index SDK_OTHER(kind, i): */
 enum {
-  SDK_OTHER_PART = 1, /* particle parameter i of this particle */
-  SDK_OTHER_MEAN = 2, /* [meanfield] entry i */
-  SDK_OTHER_PAIR = 3, /* [pair] entry i */
-  SDK_OTHER_VARJ = 4, /* variable i of particle j (pair functions) */
-  SDK_OTHER_PARTJ = 5 /* particle parameter i of particle j (pair functions) */
+  SDK_OTHER_PART = 1,  /* particle parameter i of this particle */
+  SDK_OTHER_MEAN = 2,  /* [meanfield] entry i */
+  SDK_OTHER_PAIR = 3,  /* [pair] entry i */
+  SDK_OTHER_VARJ = 4,  /* variable i of particle j (pair functions) */
+  SDK_OTHER_PARTJ = 5, /* particle parameter i of particle j (pair functions) */
+  SDK_OTHER_WIENER = 6 /* dWi, the increment of Wiener process i ([noise] with wiener) */
 };
 #define SDK_OTHER(kind, i) ((kind) << 16 | (i))
 #define SDK_OTHER_KIND(idx) ((idx) >> 16)
@@ -117,6 +134,36 @@ typedef struct sdk_boundary {
   sdk_expr *level; /* in the parameters only */
   int line;
 } sdk_boundary;
+
+/* [jumps] VAR = RATE : AMPLITUDE [centered]: Poisson shot noise added to VAR
+ * after every step, the number of jumps in a step exactly Poisson(RATE dt),
+ * each of size AMPLITUDE (codegen/events.c). */
+typedef enum {
+  SDK_JUMP_FIXED,   /* fixed(a) */
+  SDK_JUMP_EXP,     /* exp(mean a) */
+  SDK_JUMP_UNIFORM, /* uniform(a, b) */
+  SDK_JUMP_NORMAL   /* normal(mean a, std dev b) */
+} sdk_jump_kind;
+typedef struct sdk_jump {
+  int var;
+  sdk_expr *rate; /* in the parameters */
+  sdk_jump_kind kind;
+  sdk_expr *a, *b; /* in the parameters; b NULL for fixed and exp */
+  int centered;    /* subtract RATE E[z] dt every step */
+  int line;
+} sdk_jump;
+
+/* [dichotomous] NAME = A, B, RATE_AB, RATE_BA: a two-state Markov (telegraph)
+ * noise, a variable of the model (m->vars[var]) without drift or noise whose
+ * value is A or B, switching after every step with the exact probabilities
+ * of the step (codegen/events.c).  Its initial value is drawn from the
+ * stationary distribution unless [init] gives A or B. */
+typedef struct sdk_dichotomous {
+  int var;
+  sdk_expr *a, *b, *rab, *rba; /* in the parameters */
+  int init_given;              /* [init] NAME = A or B; else stationary */
+  int line;
+} sdk_dichotomous;
 
 /* The calculus of a model's noise ([model] calculus) and of a scheme's limit
  * with state-dependent noise (codegen/scheme.h).  For diagonal noise
@@ -168,7 +215,45 @@ typedef struct sdk_model {
   /* [boundaries], in file order */
   int nbound;
   sdk_boundary *bound; /* [nbound] */
+  /* [model] wiener = W1, W2: Wiener processes shared between variables
+   * (0: diagonal noise, one Wiener process per noisy variable).  Then a
+   * [noise] line is a sum of terms COEF * dWk (linear in the dWk), and
+   * wcoef[v * nwiener + k] is the coefficient of dWk in variable v's noise
+   * (NULL where 0); noise[v] stays the whole line and nnoise = nwiener
+   * (the noise channels are the Wiener processes). */
+  int nwiener;
+  char **wiener; /* [nwiener] names; the increments are d<name> */
+  int wiener_line;
+  sdk_expr **wcoef; /* [nvars * nwiener] */
+  /* [model] correlation = Wk Wl : RHO, ...: corr[k * nwiener + l] (k > l)
+   * is the correlation of dWk and dWl, an expression in the parameters
+   * (NULL: 0); every grid point's matrix must be a correlation matrix
+   * (sdk_model_correlation) */
+  sdk_expr **corr;
+  int corr_line;
+  /* [jumps] and [dichotomous], in file order */
+  int njump;
+  sdk_jump *jump;
+  int ndich;
+  sdk_dichotomous *dich;
 } sdk_model;
+
+/* The dichotomous noise that variable v is, or NULL. */
+const sdk_dichotomous *sdk_model_dich_of(const sdk_model *m, int v);
+
+/* The correlation matrix of the Wiener processes at parameter values pv
+ * (nwiener^2 doubles into c, row-major) and its Cholesky factor L (lower,
+ * c = L L^T, into l; may be NULL): 0 when it is one (symmetric, unit
+ * diagonal, every entry in [-1, 1], positive semi-definite), else -1 with
+ * a reason in why (at least 160 bytes).  A semi-definite matrix (rho = +-1)
+ * gets a factor with zero columns. */
+/* The values of [model] correlation, [jumps] and [dichotomous] at
+ * parameter values pv, time step dt and a run of nsteps steps: 0 when
+ * usable, else -1 with the reason (naming the line) in why. */
+int sdk_model_check_noises(const sdk_model *m, const double *pv, double dt, int64_t nsteps,
+                           char *why, size_t nwhy);
+int sdk_model_correlation(const sdk_model *m, const double *pv, double *c, double *l, char *why,
+                          size_t nwhy);
 
 /* Load a model.  A path (anything with a '/' or ending in ".sde") is read
  * as given.  A bare name is looked up as NAME.sde in the directories of

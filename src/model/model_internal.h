@@ -46,7 +46,8 @@ enum {
   SDK_MD_TIME = 2,     /* t */
   SDK_MD_PART = 4,     /* per-particle parameters */
   SDK_MD_COUPLING = 8, /* names of [meanfield] and [pair] */
-  SDK_MD_J = 16        /* VARj, NAMEj: particle j of a pair function */
+  SDK_MD_J = 16,       /* VARj, NAMEj: particle j of a pair function */
+  SDK_MD_WIENER = 32   /* dW<name> of the Wiener processes of [model] wiener */
 };
 
 /* Parse text (up to a '#' comment) as the expression of [section] key on
@@ -83,6 +84,22 @@ sdk_err sdk_md_add_boundary(sdk_model *m, const char *name, const char *text, in
                             sdk_errbuf *eb);
 /* After every section: boundaries are refused in models of particles. */
 sdk_err sdk_md_check_boundaries(const sdk_model *m, sdk_errbuf *eb);
+
+/* ---- noises.c ---- */
+/* [model] wiener (pass 1, before any expression) */
+sdk_err sdk_md_parse_wiener(sdk_model *m, const char *value, int line, sdk_errbuf *eb);
+/* [dichotomous] NAME: registers NAME as a variable (pass 1) */
+sdk_err sdk_md_add_dich_name(sdk_model *m, const char *name, int line, sdk_errbuf *eb);
+/* pass 2: [model] correlation, [dichotomous] NAME = ..., [jumps] VAR = ... */
+sdk_err sdk_md_parse_correlation(sdk_model *m, const char *value, int line, sdk_errbuf *eb);
+sdk_err sdk_md_parse_dich(sdk_model *m, const char *name, const char *value, int line,
+                          sdk_errbuf *eb);
+sdk_err sdk_md_add_jump(sdk_model *m, const char *var, const char *value, int line, sdk_errbuf *eb);
+/* After every section: the Wiener coefficients of each noise line, the
+ * dichotomous variables' drift (none), and what these noises exclude. */
+sdk_err sdk_md_finish_noises(sdk_model *m, sdk_errbuf *eb);
+/* Does e use a variable that is not a dichotomous noise? */
+int sdk_md_uses_state(const sdk_model *m, const sdk_expr *e);
 
 /* ---- sections.c ---- */
 

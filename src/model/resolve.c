@@ -40,6 +40,11 @@ static sdk_symkind resolve(void *user, const char *name, int *index) {
     *index = SDK_OTHER(SDK_OTHER_PAIR, i);
     return SDK_SYM_OTHER;
   }
+  if ((rc->flags & SDK_MD_WIENER) && name[0] == 'd' &&
+      (i = sdk_md_name_index(m->wiener, m->nwiener, name + 1)) >= 0) {
+    *index = SDK_OTHER(SDK_OTHER_WIENER, i);
+    return SDK_SYM_OTHER;
+  }
   size_t n = strlen(name);
   if ((rc->flags & SDK_MD_J) && n > 1 && name[n - 1] == 'j') {
     char base[64];
@@ -94,6 +99,11 @@ static char *known_names(const sdk_model *m, int flags) {
   if ((flags & SDK_MD_COUPLING) && m->npair > 0) {
     sdk_sb_puts(&b, "; [pair] ");
     list_names(&b, m->pair_names, m->npair, "");
+  }
+  if ((flags & SDK_MD_WIENER) && m->nwiener > 0) {
+    sdk_sb_puts(&b, "; increments ");
+    for (int i = 0; i < m->nwiener; i++)
+      sdk_sb_printf(&b, "%sd%s", i ? ", " : "", m->wiener[i]);
   }
   sdk_sb_puts(&b, (flags & SDK_MD_TIME) ? "; t, pi" : "; pi");
   return sdk_sb_take(&b);

@@ -266,9 +266,9 @@ static sdk_err add_coupling_name(sdk_model *m, const char *section, const char *
   return SDK_OK;
 }
 
-static const char *const SECTIONS[] = {"model",   "params",     "drift",     "noise",
-                                       "init",    "particle",   "meanfield", "pair",
-                                       "observe", "boundaries", NULL};
+static const char *const SECTIONS[] = {"model",    "params",      "drift", "noise",   "init",
+                                       "particle", "meanfield",   "pair",  "observe", "boundaries",
+                                       "jumps",    "dichotomous", NULL};
 
 /* What the expressions of [drift], [noise] (and, with t, [meanfield]) see:
  * the path's variables, the particle's parameters, the coupling names, t. */
@@ -333,10 +333,13 @@ static sdk_err parse_model_key(sdk_model *m, const sdk_md_kv *it, sdk_errbuf *eb
                       it->line, it->value);
     m->calculus = strat ? SDK_CALCULUS_STRATONOVICH : SDK_CALCULUS_ITO;
     m->calculus_line = it->line;
-  } else if (strcmp(it->key, "period") && strcmp(it->key, "periodic")) {
+  } else if (!strcmp(it->key, "wiener")) {
+    SDK_CHECK(sdk_md_parse_wiener(m, it->value, it->line, eb));
+  } else if (strcmp(it->key, "period") && strcmp(it->key, "periodic") &&
+             strcmp(it->key, "correlation")) {
     return SDK_FAIL(eb, SDK_ERR_MODEL,
                     "%s:%d: unknown key '%s' in [model] (keys: name, description, vars, calculus, "
-                    "period, periodic)",
+                    "wiener, correlation, period, periodic)",
                     m->path, it->line, it->key);
   }
   return SDK_OK;
@@ -377,13 +380,16 @@ static sdk_err pass_header(sdk_model *m, const sdk_md_entries *c, sdk_errbuf *eb
     if (!known)
       return SDK_FAIL(eb, SDK_ERR_MODEL,
                       "%s:%d: unknown section [%s] (sections: model, params, drift, noise, init, "
-                      "particle, meanfield, pair, observe, boundaries)",
+                      "particle, meanfield, pair, observe, boundaries, jumps, dichotomous)",
                       path, it->line, it->section);
     if (!strcmp(it->section, "model"))
       SDK_CHECK(parse_model_key(m, it, eb));
     else if (!strcmp(it->section, "params"))
       SDK_CHECK(parse_param(m, it, eb));
   }
+  for (int i = 0; i < c->n; i++) /* (variables, after those of [model] vars) */
+    if (!strcmp(c->items[i].section, "dichotomous"))
+      SDK_CHECK(sdk_md_add_dich_name(m, c->items[i].key, c->items[i].line, eb));
   if (!m->name) return SDK_FAIL(eb, SDK_ERR_MODEL, "%s: [model] has no 'name'", path);
   if (!m->description) m->description = sdk_strdup("");
   if (m->nvars == 0)
@@ -470,7 +476,8 @@ static sdk_err parse_var_entry(sdk_model *m, const sdk_md_kv *it, sdk_errbuf *eb
   }
   if (!strcmp(it->section, "noise")) {
     m->noise_line[v] = it->line;
-    SDK_CHECK(sdk_md_expr(m, it->value, "noise", it->key, it->line, PATH_NAMES, &m->noise[v], eb));
+    int flags = PATH_NAMES | (m->nwiener > 0 ? SDK_MD_WIENER : 0);
+    SDK_CHECK(sdk_md_expr(m, it->value, "noise", it->key, it->line, flags, &m->noise[v], eb));
     /* a literal 0 is no noise at all: no random numbers are drawn for it */
     if (m->noise[v]->kind == SDK_E_NUM && m->noise[v]->num == 0) sdk_expr_destroy(&m->noise[v]);
     return SDK_OK;
@@ -498,6 +505,11 @@ static sdk_err parse_expressions(sdk_model *m, const sdk_md_kv *it, sdk_errbuf *
     return sdk_md_expr(m, it->value, "pair", it->key, it->line,
                        SDK_MD_VARS | SDK_MD_PART | SDK_MD_TIME | SDK_MD_J, &m->pair[k], eb);
   }
+  if (!strcmp(it->section, "model") && !strcmp(it->key, "correlation"))
+    return sdk_md_parse_correlation(m, it->value, it->line, eb);
+  if (!strcmp(it->section, "dichotomous"))
+    return sdk_md_parse_dich(m, it->key, it->value, it->line, eb);
+  if (!strcmp(it->section, "jumps")) return sdk_md_add_jump(m, it->key, it->value, it->line, eb);
   if (!strcmp(it->section, "observe"))
     return sdk_md_add_observe(m, it->key, it->value, it->line, eb);
   if (!strcmp(it->section, "boundaries"))
@@ -511,21 +523,23 @@ static sdk_err parse_expressions(sdk_model *m, const sdk_md_kv *it, sdk_errbuf *
 /* Every variable has a drift; the noise is counted and classified; a
  * missing initial condition is 0. */
 static sdk_err finish(sdk_model *m, sdk_errbuf *eb) {
+  SDK_CHECK(sdk_md_finish_noises(m, eb));
   for (int v = 0; v < m->nvars; v++) {
     if (!m->drift[v])
       return SDK_FAIL(eb, SDK_ERR_MODEL, "%s: [drift] has no equation for variable '%s'", m->path,
                       m->vars[v]);
     if (m->noise[v]) {
       m->nnoise++;
-      if (sdk_expr_uses(m->noise[v], SDK_SYM_VAR)) m->multiplicative = 1;
+      if (sdk_md_uses_state(m, m->noise[v])) m->multiplicative = 1;
     }
-    if (!m->init[v].a) { /* default initial condition: 0 */
+    if (!m->init[v].a) { /* default initial condition: 0 (a dichotomous noise's: codegen) */
       m->init[v].kind = SDK_INIT_CONST;
       m->init[v].a = calloc(1, sizeof(sdk_expr));
       if (!m->init[v].a) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
       m->init[v].a->kind = SDK_E_NUM;
     }
   }
+  if (m->nwiener > 0) m->nnoise = m->nwiener; /* (the channels are the Wiener processes) */
   return SDK_OK;
 }
 

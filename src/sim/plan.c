@@ -389,6 +389,27 @@ static sdk_err plan_sv(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_err
   return e;
 }
 
+/* correlations, jumps and dichotomous noises at every grid point */
+static sdk_err plan_noises(const sdk_run *r, const sdk_plan *p, sdk_errbuf *eb) {
+  const sdk_model *m = r->model;
+  if (m->nwiener < 2 && m->njump == 0 && m->ndich == 0) return SDK_OK;
+  double *pv = malloc((size_t)(m->nparams + 1) * sizeof(double));
+  if (!pv) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  sdk_err e = SDK_OK;
+  for (int64_t g = 0; g < p->ngrid && e == SDK_OK; g++) {
+    grid_values(p, g, pv);
+    char why[400];
+    if (sdk_model_check_noises(m, pv, r->dt[p->dt_column >= 0 ? g : 0], p->nsteps, why,
+                               sizeof why)) {
+      char name[280];
+      sdk_grid_point_name(&r->r, g, name, sizeof name);
+      e = SDK_FAIL(eb, SDK_ERR_USAGE, "%s: %s (at %s)", m->path, why, name);
+    }
+  }
+  free(pv);
+  return e;
+}
+
 /* The observables a configuration asks for (c->observe, and paths with
  * --save-paths), in the registry's order. */
 sdk_err sdk_run_config_observables(const sdk_run_config *c, const sdk_obs_type **out, int *n,
@@ -547,6 +568,7 @@ sdk_err sdk_plan_make(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_errb
   SDK_CHECK(plan_dt(c, r, p, eb));
   SDK_CHECK(plan_steps(c, r, p, eb));
   SDK_CHECK(plan_sv(c, r, p, eb));
+  SDK_CHECK(plan_noises(r, p, eb));
   SDK_CHECK(sdk_systems_plan(&p->sys, r->model, c->particles, c->paths, p->scheme, sums,
                              r->param_values, p->scan_column, eb));
   p->ppg = p->sys.particles > 1 ? c->paths * p->sys.particles : c->paths;

@@ -1,0 +1,259 @@
+/* Poisson shot noise ([jumps]) and dichotomous noise ([dichotomous]):
+ * events applied to a path after each of its steps (model/model.h).
+ *
+ * Step n takes the state from t_n to t_{n+1} = t_n + dt by the scheme
+ * (with a dichotomous noise's value of t_n in the drift and noise), then:
+ *
+ *   [jumps] x: N ~ Poisson(RATE dt) exactly, and x += z_1 + ... + z_N
+ *     (minus RATE E[z] dt when centered): the jump-adapted splitting of
+ *     dX = a dt + b dW + dJ, whose jumps are those of the compound Poisson
+ *     process over the step, exactly in law for any RATE dt.  N is drawn by
+ *     inversion (sequential search from a 53-bit uniform) for RATE dt < 10
+ *     and by Hoermann's transformed rejection with squeeze (PTRS; W.
+ *     Hoermann, Insurance Math. Econom. 12, 39-45, 1993) above.  The sum of
+ *     N amplitudes: fixed(a): N a; normal(m, s): N m + s sqrt(N) Z; exp(mean):
+ *     mean times a Gamma(N) variable, the sum of N exponentials for N <= 16
+ *     and Marsaglia & Tsang's method above (ACM TOMS 26, 363-372, 2000);
+ *     uniform(a, b): N a + (b - a) times the sum of N uniforms (the plan
+ *     allows at most 1e5 jumps per step on average).  All in double, in
+ *     either precision.
+ *
+ *   [dichotomous] eta: the two-state Markov chain A <-> B with rates
+ *     k_AB, k_BA over one step: from A it moves to B with probability
+ *     k_AB / k (1 - exp(-k dt)), from B to A with k_BA / k (1 - exp(-k dt)),
+ *     k = k_AB + k_BA: the exact transition probabilities, so the values at
+ *     the step times are exactly the telegraph process's.  The initial value
+ *     is A with the stationary probability k_BA / k unless [init] gives it.
+ *
+ * Random numbers: Philox (rng/philox.h) with domain 0's counter, in block
+ * ranges no other stream reaches (the noise of the steps uses blocks below
+ * 2^61, the bridge of absorbing boundaries [2^62, 2^62 + 2^55)):
+ *   dichotomous entry d at step n of path P: words 2 (d & 1) and 2 (d & 1) + 1
+ *     of block 2^62 + 2^60 + n ceil(ND / 2) + (d >> 1), a 53-bit uniform;
+ *   jump entry j at step n: the words of blocks 2^62 + 2^61 + (n NJ + j) 2^17
+ *     + r, r = 0, 1, ..., in order (n NJ + j < 2^44: the plan bounds the
+ *     steps; a step never needs 2^17 blocks: its rejection loops stop after
+ *     2^14 rounds, which happens with probability below 10^-4000);
+ *   the stationary initial value of dichotomous variable v: words 0 and 1
+ *     of block 2^61 + v of domain 1 (whose initial conditions use blocks
+ *     below 2^8).
+ * So every value depends on (seed, path, step) alone: independent of the
+ * backend, the launch and the thread count, and resume is byte-identical. */
+#include "codegen/events.h"
+
+#include "codegen/codegen.h"
+#include "codegen/expr_emit.h"
+#include "codegen/scheme.h"
+
+int sdk_cg_has_events(const sdk_model *m) {
+  return m->njump + m->ndich > 0;
+}
+
+/* The samplers, in C that compiles as C11 and as CUDA C++. */
+static const char events_defs[] =
+    "#ifdef __CUDACC__\n"
+    "#define SDK_EVFN static __device__\n"
+    "#else\n"
+    "#define SDK_EVFN static inline\n"
+    "#endif\n"
+    "/* a uniform in (0, 1) from 53 bits of two words */\n"
+    "SDK_EVFN double sdk_u53(sdk_u32 a, sdk_u32 b) {\n"
+    "  return ((double)(((sdk_u64)a << 21) | (b >> 11)) + 0.5) * 1.1102230246251565e-16;\n"
+    "}\n";
+
+/* the jump samplers (only where there are jumps: no unused functions) */
+static const char jump_defs[] =
+    "/* the words of a jump entry's blocks, in order (events.c) */\n"
+    "typedef struct { sdk_u64 seed, path, base; sdk_u32 r, k; sdk_u32 o[4]; } sdk_jst;\n"
+    "SDK_EVFN void sdk_jst_init(sdk_jst *s, sdk_u64 seed, sdk_u64 path, sdk_u64 base) {\n"
+    "  s->seed = seed; s->path = path; s->base = base; s->r = 0; s->k = 4;\n"
+    "}\n"
+    "SDK_EVFN sdk_u32 sdk_jword(sdk_jst *s) {\n"
+    "  if (s->k == 4) {\n"
+    "    sdk_philox_block(s->seed, s->path, s->base + s->r, 0, s->o);\n"
+    "    if (s->r < 131071u) s->r++;\n"
+    "    s->k = 0;\n"
+    "  }\n"
+    "  return s->o[s->k++];\n"
+    "}\n"
+    "SDK_EVFN double sdk_ju(sdk_jst *s) { return ((double)sdk_jword(s) + 0.5) * "
+    "2.3283064365386963e-10; }\n"
+    "SDK_EVFN double sdk_jgauss(sdk_jst *s) {\n"
+    "  const double u = sdk_ju(s), v = sdk_ju(s);\n"
+    "  return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);\n"
+    "}\n"
+    "/* N ~ Poisson(mu), emu = exp(-mu) */\n"
+    "SDK_EVFN double sdk_poisson(sdk_jst *s, double mu, double emu) {\n"
+    "  if (mu < 10.0) {\n"
+    "    const sdk_u32 a = sdk_jword(s), b = sdk_jword(s);\n"
+    "    const double u = sdk_u53(a, b);\n"
+    "    double p = emu, f = emu, k = 0;\n"
+    "    while (u > f && p > 0) { k += 1; p *= mu / k; f += p; }\n"
+    "    return k;\n"
+    "  }\n"
+    "  const double smu = sqrt(mu), b = 0.931 + 2.53 * smu, a = -0.059 + 0.02483 * b;\n"
+    "  const double lia = log(1.1239 + 1.1328 / (b - 3.4)), vr = 0.9277 - 3.6224 / (b - 2.0);\n"
+    "  const double lmu = log(mu);\n"
+    "  double k = 0;\n"
+    "  for (int it = 0; it < 16384; it++) {\n"
+    "    const double u = sdk_ju(s) - 0.5, v = sdk_ju(s), us = 0.5 - fabs(u);\n"
+    "    k = floor((2.0 * a / us + b) * u + mu + 0.43);\n"
+    "    if (us >= 0.07 && v <= vr) return k;\n"
+    "    if (k < 0 || (us < 0.013 && v > us)) continue;\n"
+    "    if (log(v) + lia - log(a / (us * us) + b) <= -mu + k * lmu - lgamma(k + 1.0)) return k;\n"
+    "  }\n"
+    "  return k < 0 ? 0 : k;\n"
+    "}\n"
+    "/* a Gamma(n) variable, n >= 1 an integer */\n"
+    "SDK_EVFN double sdk_jgamma(sdk_jst *s, double n) {\n"
+    "  if (n <= 16.0) {\n"
+    "    double g = 0;\n"
+    "    for (int i = 0; i < (int)n; i++) g -= log(sdk_ju(s));\n"
+    "    return g;\n"
+    "  }\n"
+    "  const double d = n - 1.0 / 3.0, c = 1.0 / sqrt(9.0 * d);\n"
+    "  double v = 1;\n"
+    "  for (int it = 0; it < 16384; it++) {\n"
+    "    const double x = sdk_jgauss(s);\n"
+    "    v = 1.0 + c * x;\n"
+    "    if (v <= 0) continue;\n"
+    "    v = v * v * v;\n"
+    "    const double u = sdk_ju(s);\n"
+    "    if (u < 1.0 - 0.0331 * x * x * x * x) break;\n"
+    "    if (log(u) < 0.5 * x * x + d * (1.0 - v + log(v))) break;\n"
+    "  }\n"
+    "  return d * v;\n"
+    "}\n";
+
+void sdk_cg_events_defs(sdk_emit *em, const sdk_codegen_opts *o) {
+  const sdk_model *m = o->model;
+  if (m->njump + m->ndich == 0) return;
+  sdk_em_text(em, events_defs);
+  if (m->njump > 0) sdk_em_text(em, jump_defs);
+}
+
+/* "(double)(E)" of a parameter expression */
+static void emit_dexpr(sdk_emit *em, const sdk_codegen_opts *o, const sdk_expr *e, int line) {
+  sdk_em_puts(em, "(double)(");
+  sdk_cg_expr(em, o, e, line);
+  sdk_em_puts(em, ")");
+}
+
+/* x_v += (real)sdk_J through the carried error when compensated */
+static void add_jump(sdk_emit *em, const sdk_codegen_opts *o, int v) {
+  sdk_cg_update_open(em, o, v);
+  sdk_em_puts(em, " + (real)sdk_J");
+  sdk_cg_update_close(em, o, v);
+}
+
+static void emit_jump(sdk_emit *em, const sdk_codegen_opts *o, int i, const char *step,
+                      const char *path, const char *seed) {
+  const sdk_model *m = o->model;
+  const sdk_jump *j = &m->jump[i];
+  sdk_em_block(em);
+  sdk_em_start(em, "const double sdk_mu = ");
+  emit_dexpr(em, o, j->rate, j->line);
+  sdk_em_puts(em, " * (double)sdk_dt;\n");
+  sdk_em_line(em, "sdk_jst sdk_js;");
+  sdk_em_line(em,
+              "sdk_jst_init(&sdk_js, %s, %s, 0x6000000000000000ull + (((sdk_u64)(%s) * %du + %du) "
+              "<< 17));",
+              seed, path, step, m->njump, i);
+  sdk_em_line(em, "const double sdk_n = sdk_poisson(&sdk_js, sdk_mu, exp(-sdk_mu));");
+  sdk_em_line(em, "double sdk_J = 0;");
+  sdk_em_start(em, "const double sdk_a = ");
+  emit_dexpr(em, o, j->a, j->line);
+  sdk_em_puts(em, ";\n");
+  if (j->b) {
+    sdk_em_start(em, "const double sdk_b = ");
+    emit_dexpr(em, o, j->b, j->line);
+    sdk_em_puts(em, ";\n");
+  }
+  sdk_em_open(em, "if (sdk_n > 0)");
+  switch (j->kind) {
+  case SDK_JUMP_FIXED: sdk_em_line(em, "sdk_J = sdk_n * sdk_a;"); break;
+  case SDK_JUMP_EXP: sdk_em_line(em, "sdk_J = sdk_a * sdk_jgamma(&sdk_js, sdk_n);"); break;
+  case SDK_JUMP_NORMAL:
+    sdk_em_line(em, "sdk_J = sdk_n * sdk_a + sdk_b * sqrt(sdk_n) * sdk_jgauss(&sdk_js);");
+    break;
+  case SDK_JUMP_UNIFORM:
+    sdk_em_line(em, "double sdk_s = 0;");
+    sdk_em_line(em, "for (double sdk_q = 0; sdk_q < sdk_n; sdk_q += 1) sdk_s += sdk_ju(&sdk_js);");
+    sdk_em_line(em, "sdk_J = sdk_n * sdk_a + (sdk_b - sdk_a) * sdk_s;");
+    break;
+  }
+  sdk_em_close(em);
+  if (j->centered) {
+    const char *mean = j->kind == SDK_JUMP_UNIFORM ? "0.5 * (sdk_a + sdk_b)" : "sdk_a";
+    sdk_em_line(em, "sdk_J -= sdk_mu * %s;", mean);
+  }
+  add_jump(em, o, j->var);
+  sdk_em_close(em);
+}
+
+/* x_v = the value sdk_nv (exactly: no carried error) */
+static void set_value(sdk_emit *em, const sdk_codegen_opts *o, int v) {
+  if (o->compensate && o->comp_defer) sdk_em_line(em, "sdk_hi%d = sdk_nv;", v);
+  if (o->compensate) sdk_em_line(em, "sdk_c%d = 0;", v);
+  sdk_em_line(em, "sdk_x%d = sdk_nv;", v);
+}
+
+static void emit_dich(sdk_emit *em, const sdk_codegen_opts *o, int i, const char *step,
+                      const char *path, const char *seed) {
+  const sdk_model *m = o->model;
+  const sdk_dichotomous *d = &m->dich[i];
+  int v = d->var;
+  sdk_em_block(em);
+  sdk_em_start(em, "const double sdk_ka = ");
+  emit_dexpr(em, o, d->rab, d->line);
+  sdk_em_puts(em, ", sdk_kb = ");
+  emit_dexpr(em, o, d->rba, d->line);
+  sdk_em_puts(em, ";\n");
+  sdk_em_line(em, "const double sdk_e = -expm1(-(sdk_ka + sdk_kb) * (double)sdk_dt) / "
+                  "(sdk_ka + sdk_kb);");
+  sdk_em_start(em, "const real sdk_va = (real)");
+  emit_dexpr(em, o, d->a, d->line);
+  sdk_em_puts(em, ", sdk_vb = (real)");
+  emit_dexpr(em, o, d->b, d->line);
+  sdk_em_puts(em, ";\n");
+  sdk_em_line(em, "sdk_u32 sdk_o[4];");
+  sdk_em_line(em,
+              "sdk_philox_block(%s, %s, 0x5000000000000000ull + (sdk_u64)(%s) * %du + %du, 0, "
+              "sdk_o);",
+              seed, path, step, (m->ndich + 1) / 2, i >> 1);
+  sdk_em_line(em, "const double sdk_u = sdk_u53(sdk_o[%d], sdk_o[%d]);", 2 * (i & 1),
+              2 * (i & 1) + 1);
+  sdk_em_line(em, "const int sdk_ina = sdk_x%d == sdk_va;", v);
+  sdk_em_open(em, "if (sdk_u < (sdk_ina ? sdk_ka : sdk_kb) * sdk_e)");
+  sdk_em_line(em, "const real sdk_nv = sdk_ina ? sdk_vb : sdk_va;");
+  set_value(em, o, v);
+  sdk_em_close(em);
+  sdk_em_close(em);
+}
+
+void sdk_cg_events(sdk_emit *em, const sdk_codegen_opts *o, const char *step, const char *path,
+                   const char *seed) {
+  const sdk_model *m = o->model;
+  for (int i = 0; i < m->njump; i++)
+    emit_jump(em, o, i, step, path, seed);
+  for (int i = 0; i < m->ndich; i++)
+    emit_dich(em, o, i, step, path, seed);
+}
+
+void sdk_cg_dich_init(sdk_emit *em, const sdk_codegen_opts *o, int v) {
+  const sdk_dichotomous *d = sdk_model_dich_of(o->model, v);
+  sdk_em_line(em, "sdk_u32 sdk_o[4];");
+  sdk_em_line(em, "sdk_philox_block(sdk_seed, sdk_gpath, 0x2000000000000000ull + %du, 1, sdk_o);",
+              v);
+  sdk_em_start(em, "const double sdk_ka = ");
+  emit_dexpr(em, o, d->rab, d->line);
+  sdk_em_puts(em, ", sdk_kb = ");
+  emit_dexpr(em, o, d->rba, d->line);
+  sdk_em_puts(em, ";\n");
+  sdk_em_start(em, "sdk_x%d = sdk_u53(sdk_o[0], sdk_o[1]) < sdk_kb / (sdk_ka + sdk_kb) ? (real)",
+               v);
+  emit_dexpr(em, o, d->a, d->line);
+  sdk_em_puts(em, " : (real)");
+  emit_dexpr(em, o, d->b, d->line);
+  sdk_em_puts(em, ";\n");
+}
