@@ -218,6 +218,35 @@ printf '[model]\nname = g\nvars = S\ncalculus = Ito\n[drift]\nS = S\n' >cal.sde
 expect 2 "[model] calculus = Ito" 2 "cal\.sde:4: \[model\] calculus must be ito or stratonovich" \
   "'Ito'" run ./cal.sde --paths 8 --t-end 0.1 --quiet -o out.h5
 rm -f cal.sde
+# the noises a model declares: [model] wiener / correlation, [jumps], [dichotomous]
+printf '[model]\nname = w\nvars = x\nwiener = W1, W2\n[drift]\nx = 0\n[noise]\nx = dW1*dW2\n' >nz.sde
+expect 2 "noise line not linear in the increments" 2 "nz\.sde:8: \[noise\] x" "linear in the increments" \
+  run ./nz.sde --paths 8 --t-end 0.1 --quiet -o out.h5
+printf '[model]\nname = w\nvars = x\nwiener = W1, W2\ncorrelation = W1 W3 : 0.5\n[drift]\nx = 0\n[noise]\nx = dW1 + dW2\n' >nz.sde
+expect 2 "correlation of an unknown Wiener process" 2 "nz\.sde:5: \[model\] correlation" "W1, W2" \
+  run ./nz.sde --paths 8 --t-end 0.1 --quiet -o out.h5
+printf '[model]\nname = w\nvars = x\nwiener = W1, W2\ncorrelation = W1 W2 : r\n[params]\nr = 0.5\n[drift]\nx = 0\n[noise]\nx = dW1 + dW2\n' >nz.sde
+expect 2 "correlation out of [-1, 1] at a scanned grid point" 3 "nz\.sde" "must be in \[-1, 1\]" "r=1\.5" \
+  run ./nz.sde --scan r=0.5,1.5 --paths 8 --t-end 0.1 --quiet -o out.h5
+printf '[model]\nname = w\nvars = x\nwiener = A, B\n[drift]\nx = 0\n[noise]\nx = x*dA + dB\n' >nz.sde
+expect 2 "milstein with state-dependent shared noise" 3 "Levy areas" "--scheme" "euler" \
+  run ./nz.sde --scheme milstein --paths 8 --t-end 0.1 --quiet -o out.h5
+printf '[model]\nname = j\nvars = x\n[params]\nlam = 1\n[drift]\nx = 0\n[jumps]\nx = lam : gamma(2)\n' >nz.sde
+expect 2 "[jumps] unknown amplitude" 2 "nz\.sde:9: \[jumps\] x" "fixed\(a\), exp\(mean\)" \
+  run ./nz.sde --paths 8 --t-end 0.1 --quiet -o out.h5
+printf '[model]\nname = j\nvars = x\n[params]\nlam = 1\n[drift]\nx = 0\n[jumps]\nx = lam : exp(1)\n' >nz.sde
+expect 2 "[jumps] negative rate from --set" 2 "nz\.sde:9: \[jumps\] x" "the rate is -1" \
+  run ./nz.sde --set lam=-1 --paths 8 --t-end 0.1 --quiet -o out.h5
+printf '[model]\nname = d\nvars = x\n[dichotomous]\neta = 1, -1, 2\n[drift]\nx = eta\n' >nz.sde
+expect 2 "[dichotomous] with three values" 2 "nz\.sde:5: \[dichotomous\] eta" "RATE_AB, RATE_BA" \
+  run ./nz.sde --paths 8 --t-end 0.1 --quiet -o out.h5
+printf '[model]\nname = d\nvars = x\n[dichotomous]\neta = 1, -1, 2, 2\n[drift]\nx = eta\n[init]\neta = 0\n' >nz.sde
+expect 2 "[dichotomous] starting at neither value" 2 "\[init\] eta = 0" "A = 1 or B = -1" \
+  run ./nz.sde --paths 8 --t-end 0.1 --quiet -o out.h5
+printf '[model]\nname = d\nvars = x\n[dichotomous]\neta = 1, -1, 2, 2\n[drift]\nx = eta\n[boundaries]\nr = absorb x >= 1\n' >nz.sde
+expect 2 "[dichotomous] with [boundaries]" 2 "nz\.sde:5" "together with \[boundaries\]" \
+  run ./nz.sde --paths 8 --t-end 0.1 --quiet -o out.h5
+rm -f nz.sde
 expect 2 "--precision quad" 1 "quad" run ou --precision quad "${OQ[@]}" -o out.h5
 expect 2 "--backend bogus" 2 "bogus" "cpu" run ou --backend bogus "${OQ[@]}" -o out.h5
 expect 2 "--observe bogus" 2 "bogus" "drift" run ou --observe bogus "${OQ[@]}" -o out.h5

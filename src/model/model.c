@@ -131,6 +131,10 @@ static double param_value(void *user, sdk_symkind k, int idx) {
   return k == SDK_SYM_PARAM ? pv[idx] : NAN;
 }
 
+double sdk_model_eval_params(const sdk_expr *e, const double *pv) {
+  return sdk_expr_eval(e, param_value, (void *)pv);
+}
+
 void sdk_model_derive(const sdk_model *m, const unsigned char *given, double *pv) {
   for (int i = 0; m->pexpr && i < m->nparams; i++)
     if (m->pexpr[i] && !(given && given[i])) pv[i] = sdk_expr_eval(m->pexpr[i], param_value, pv);

@@ -249,7 +249,7 @@ const sdk_dichotomous *sdk_model_dich_of(const sdk_model *m, int v);
  * gets a factor with zero columns. */
 /* The values of [model] correlation, [jumps] and [dichotomous] at
  * parameter values pv, time step dt and a run of nsteps steps: 0 when
- * usable, else -1 with the reason (naming the line) in why. */
+ * usable, else -1 with the reason ("FILE:LINE: ...") in why. */
 int sdk_model_check_noises(const sdk_model *m, const double *pv, double dt, int64_t nsteps,
                            char *why, size_t nwhy);
 int sdk_model_correlation(const sdk_model *m, const double *pv, double *c, double *l, char *why,
@@ -286,6 +286,9 @@ int sdk_model_param_index(const sdk_model *m, const char *name);
  * given by --set or --scan replaces the parameter's expression); given may
  * be NULL.  The others keep their values. */
 void sdk_model_derive(const sdk_model *m, const unsigned char *given, double *pv);
+/* The value of an expression in the parameters at parameter values pv
+ * (anything else it uses is NaN). */
+double sdk_model_eval_params(const sdk_expr *e, const double *pv);
 /* Comma-separated list of names (for messages); caller frees. */
 char *sdk_model_param_list(const sdk_model *m);
 char *sdk_model_var_list(const sdk_model *m);

@@ -85,6 +85,12 @@ sdk_err sdk_md_add_boundary(sdk_model *m, const char *name, const char *text, in
 /* After every section: boundaries are refused in models of particles. */
 sdk_err sdk_md_check_boundaries(const sdk_model *m, sdk_errbuf *eb);
 
+/* ---- sections.c (shared by the readers of entries) ---- */
+/* A copy of an entry's value without its '#' comment (NULL: out of memory). */
+char *sdk_md_value_copy(const char *value);
+/* s without leading and trailing white space (in place). */
+char *sdk_md_trim(char *s);
+
 /* ---- noises.c ---- */
 /* [model] wiener (pass 1, before any expression) */
 sdk_err sdk_md_parse_wiener(sdk_model *m, const char *value, int line, sdk_errbuf *eb);

@@ -20,23 +20,6 @@
 /* at most this many Wiener processes in [model] wiener */
 #define MAX_WIENER 16
 
-static char *trim(char *s) {
-  while (*s == ' ' || *s == '\t')
-    s++;
-  size_t n = strlen(s);
-  while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
-    s[--n] = 0;
-  return s;
-}
-
-/* A copy of value up to its '#' comment (NULL: out of memory). */
-static char *value_copy(const char *value) {
-  char *copy = sdk_strdup(value);
-  char *hash = copy ? strchr(copy, '#') : NULL;
-  if (hash) *hash = 0;
-  return copy;
-}
-
 /* Split s in place at its top-level commas (outside parentheses) into at
  * most max pieces; the number of pieces, or -1 when there are more. */
 static int split_commas(char *s, char **piece, int max) {
@@ -78,7 +61,7 @@ int sdk_md_uses_state(const sdk_model *m, const sdk_expr *e) {
 sdk_err sdk_md_parse_wiener(sdk_model *m, const char *value, int line, sdk_errbuf *eb) {
   if (m->nwiener > 0)
     return SDK_FAIL(eb, SDK_ERR_MODEL, "%s:%d: [model] wiener given twice", m->path, line);
-  char *copy = value_copy(value);
+  char *copy = sdk_md_value_copy(value);
   if (!copy) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   sdk_err err = SDK_OK;
   char *save = NULL;
@@ -130,7 +113,7 @@ sdk_err sdk_md_parse_correlation(sdk_model *m, const char *value, int line, sdk_
     m->corr = calloc((size_t)(nw * nw), sizeof *m->corr);
     if (!m->corr) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   }
-  char *copy = value_copy(value);
+  char *copy = sdk_md_value_copy(value);
   if (!copy) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   char *piece[MAX_WIENER * MAX_WIENER];
   int n = split_commas(copy, piece, MAX_WIENER * MAX_WIENER);
@@ -144,7 +127,7 @@ sdk_err sdk_md_parse_correlation(sdk_model *m, const char *value, int line, sdk_
     snprintf(where, sizeof where, "%s:%d: [model] correlation", m->path, line);
     if (!colon) {
       err = SDK_FAIL(eb, SDK_ERR_MODEL, "%s: expected 'W1 W2 : RHO', not '%.60s'", where,
-                     trim(piece[i]));
+                     sdk_md_trim(piece[i]));
       break;
     }
     *colon = 0;
@@ -177,11 +160,6 @@ sdk_err sdk_md_parse_correlation(sdk_model *m, const char *value, int line, sdk_
   return err;
 }
 
-static double eval_param(void *user, sdk_symkind k, int idx) {
-  const double *pv = user;
-  return k == SDK_SYM_PARAM ? pv[idx] : NAN;
-}
-
 int sdk_model_correlation(const sdk_model *m, const double *pv, double *c, double *l, char *why,
                           size_t nwhy) {
   int nw = m->nwiener;
@@ -189,15 +167,16 @@ int sdk_model_correlation(const sdk_model *m, const double *pv, double *c, doubl
     for (int j = 0; j <= k; j++) {
       double r = k == j ? 1 : 0;
       const sdk_expr *e = m->corr ? m->corr[k * nw + j] : NULL;
-      if (k != j && e) r = sdk_expr_eval(e, eval_param, (void *)pv);
+      if (k != j && e) r = sdk_model_eval_params(e, pv);
       if (!(r >= -1 && r <= 1)) {
-        snprintf(why, nwhy, "the correlation of %s and %s is %g (must be in [-1, 1])", m->wiener[k],
-                 m->wiener[j], r);
+        snprintf(why, nwhy,
+                 "%s:%d: [model] correlation: that of %s and %s is %g (must be in [-1, 1])",
+                 m->path, m->corr_line, m->wiener[k], m->wiener[j], r);
         return -1;
       }
       c[k * nw + j] = c[j * nw + k] = r;
     }
-  if (!l) l = c + 0; /* (the factor is computed in any case: it is the check) */
+  /* (the factor is computed in any case: it is the check) */
   double *f = calloc((size_t)(nw * nw > 0 ? nw * nw : 1), sizeof *f);
   if (!f) {
     snprintf(why, nwhy, "out of memory");
@@ -225,9 +204,10 @@ int sdk_model_correlation(const sdk_model *m, const double *pv, double *c, doubl
   }
   if (bad)
     snprintf(why, nwhy,
-             "the correlations of the Wiener processes do not form a correlation matrix (it is "
-             "not positive semi-definite)");
-  else if (l != c)
+             "%s:%d: [model] correlation: the correlations of the Wiener processes do not form a "
+             "correlation matrix (it is not positive semi-definite)",
+             m->path, m->corr_line);
+  else if (l)
     memcpy(l, f, (size_t)(nw * nw) * sizeof *f);
   free(f);
   return bad ? -1 : 0;
@@ -262,7 +242,7 @@ sdk_err sdk_md_parse_dich(sdk_model *m, const char *name, const char *value, int
   sdk_dichotomous *d = (sdk_dichotomous *)sdk_model_dich_of(m, sdk_model_var_index(m, name));
   char where[256];
   snprintf(where, sizeof where, "%s:%d: [dichotomous] %s", m->path, line, name);
-  char *copy = value_copy(value);
+  char *copy = sdk_md_value_copy(value);
   if (!copy) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   char *piece[4];
   int n = split_commas(copy, piece, 4);
@@ -324,7 +304,7 @@ sdk_err sdk_md_add_jump(sdk_model *m, const char *var, const char *value, int li
   memset(j, 0, sizeof *j);
   j->var = v;
   j->line = line;
-  char *copy = value_copy(value);
+  char *copy = sdk_md_value_copy(value);
   if (!copy) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   sdk_err err = SDK_OK;
   /* the last ':' outside parentheses ends RATE (which may hold a ?:) */
@@ -338,12 +318,12 @@ sdk_err sdk_md_add_jump(sdk_model *m, const char *var, const char *value, int li
     else if (*p == ':' && depth == 0)
       colon = p;
   }
-  char *amp = colon ? trim(colon + 1) : NULL, *args = NULL;
+  char *amp = colon ? sdk_md_trim(colon + 1) : NULL, *args = NULL;
   int nargs = 0, kind = amp ? amplitude_kind(amp, &args, &nargs) : -1;
   char *close = args ? strrchr(args, ')') : NULL;
   if (close) {
     *close = 0;
-    char *rest = trim(close + 1);
+    char *rest = sdk_md_trim(close + 1);
     if (!strcmp(rest, "centered"))
       j->centered = 1;
     else if (*rest)
@@ -498,66 +478,67 @@ int sdk_model_check_noises(const sdk_model *m, const double *pv, double dt, int6
     if (bad) return -1;
   }
   if (m->njump > 0 && (double)nsteps * m->njump >= 17592186044416.0) /* 2^44 (events.c) */
-    return snprintf(why, nwhy,
-                    "a run with [jumps] takes at most 2^44 / %d steps (the keying of its random "
-                    "numbers, codegen/events.c)",
-                    m->njump),
+    return snprintf(
+               why, nwhy,
+               "%s: a run with [jumps] takes at most 2^44 / %d steps (the keying of its random "
+               "numbers, codegen/events.c)",
+               m->path, m->njump),
            -1;
   for (int i = 0; i < m->njump; i++) {
     const sdk_jump *j = &m->jump[i];
-    double rate = sdk_expr_eval(j->rate, eval_param, (void *)pv);
-    double a = sdk_expr_eval(j->a, eval_param, (void *)pv);
-    double b = j->b ? sdk_expr_eval(j->b, eval_param, (void *)pv) : 0;
+    double rate = sdk_model_eval_params(j->rate, pv);
+    double a = sdk_model_eval_params(j->a, pv);
+    double b = j->b ? sdk_model_eval_params(j->b, pv) : 0;
     const char *v = m->vars[j->var];
     if (!(rate >= 0 && isfinite(rate)))
-      return snprintf(why, nwhy, "line %d: [jumps] %s: the rate is %g (must be finite and >= 0)",
-                      j->line, v, rate),
+      return snprintf(why, nwhy, "%s:%d: [jumps] %s: the rate is %g (must be finite and >= 0)",
+                      m->path, j->line, v, rate),
              -1;
     if (!isfinite(a) || !isfinite(b))
-      return snprintf(why, nwhy, "line %d: [jumps] %s: the amplitude's arguments must be finite",
-                      j->line, v),
+      return snprintf(why, nwhy, "%s:%d: [jumps] %s: the amplitude's arguments must be finite",
+                      m->path, j->line, v),
              -1;
     if (j->kind == SDK_JUMP_UNIFORM && !(a <= b))
-      return snprintf(why, nwhy, "line %d: [jumps] %s: uniform(a, b) needs a <= b (%g, %g)",
+      return snprintf(why, nwhy, "%s:%d: [jumps] %s: uniform(a, b) needs a <= b (%g, %g)", m->path,
                       j->line, v, a, b),
              -1;
     if (j->kind == SDK_JUMP_NORMAL && !(b >= 0))
-      return snprintf(why, nwhy, "line %d: [jumps] %s: normal(m, s) needs s >= 0 (%g)", j->line, v,
-                      b),
+      return snprintf(why, nwhy, "%s:%d: [jumps] %s: normal(m, s) needs s >= 0 (%g)", m->path,
+                      j->line, v, b),
              -1;
     /* a sum of uniform amplitudes takes one random word per jump */
     if (j->kind == SDK_JUMP_UNIFORM && rate * dt > 1e5)
       return snprintf(why, nwhy,
-                      "line %d: [jumps] %s: %g jumps per step on average: uniform amplitudes are "
+                      "%s:%d: [jumps] %s: %g jumps per step on average: uniform amplitudes are "
                       "summed one by one, up to 1e5 jumps per step (use a smaller --dt)",
-                      j->line, v, rate * dt),
+                      m->path, j->line, v, rate * dt),
              -1;
   }
   for (int i = 0; i < m->ndich; i++) {
     const sdk_dichotomous *d = &m->dich[i];
-    double a = sdk_expr_eval(d->a, eval_param, (void *)pv);
-    double b = sdk_expr_eval(d->b, eval_param, (void *)pv);
-    double ra = sdk_expr_eval(d->rab, eval_param, (void *)pv);
-    double rb = sdk_expr_eval(d->rba, eval_param, (void *)pv);
+    double a = sdk_model_eval_params(d->a, pv);
+    double b = sdk_model_eval_params(d->b, pv);
+    double ra = sdk_model_eval_params(d->rab, pv);
+    double rb = sdk_model_eval_params(d->rba, pv);
     const char *v = m->vars[d->var];
     if (!isfinite(a) || !isfinite(b) || a == b)
       return snprintf(why, nwhy,
-                      "line %d: [dichotomous] %s: the values A = %g, B = %g must be "
+                      "%s:%d: [dichotomous] %s: the values A = %g, B = %g must be "
                       "finite and differ",
-                      d->line, v, a, b),
+                      m->path, d->line, v, a, b),
              -1;
     if (!(ra >= 0 && rb >= 0 && isfinite(ra) && isfinite(rb) && ra + rb > 0))
       return snprintf(why, nwhy,
-                      "line %d: [dichotomous] %s: the rates %g, %g must be finite, >= 0 and not "
+                      "%s:%d: [dichotomous] %s: the rates %g, %g must be finite, >= 0 and not "
                       "both 0",
-                      d->line, v, ra, rb),
+                      m->path, d->line, v, ra, rb),
              -1;
     if (d->init_given) {
-      double x0 = sdk_expr_eval(m->init[d->var].a, eval_param, (void *)pv);
+      double x0 = sdk_model_eval_params(m->init[d->var].a, pv);
       if (x0 != a && x0 != b)
         return snprintf(why, nwhy,
-                        "line %d: [init] %s = %g: a [dichotomous] noise starts at A = %g or B = %g",
-                        m->init[d->var].line, v, x0, a, b),
+                        "%s:%d: [init] %s = %g: a [dichotomous] noise starts at A = %g or B = %g",
+                        m->path, m->init[d->var].line, v, x0, a, b),
                -1;
     }
   }

@@ -12,15 +12,14 @@
 #include "model/limits.h"
 #include "model/model_internal.h"
 
-/* A copy of an entry's value without its '#' comment (NULL: out of memory). */
-static char *value_copy(const char *value) {
+char *sdk_md_value_copy(const char *value) {
   char *copy = sdk_strdup(value);
   char *hash = copy ? strchr(copy, '#') : NULL;
   if (hash) *hash = 0;
   return copy;
 }
 
-static char *trim(char *s) {
+char *sdk_md_trim(char *s) {
   while (isspace((unsigned char)*s))
     s++;
   size_t n = strlen(s);
@@ -35,7 +34,7 @@ static sdk_err parse_vars(sdk_model *m, const char *value, int line, sdk_errbuf 
   sdk_err err = SDK_OK;
   char *save = NULL;
   for (char *tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
-    char *name = trim(tok);
+    char *name = sdk_md_trim(tok);
     if (strlen(name) > SDK_MODEL_MAX_NAME) {
       err = SDK_FAIL(eb, SDK_ERR_MODEL,
                      "%s:%d: variable name '%.20s...' is longer than %d characters (the limit)",
@@ -76,7 +75,7 @@ static sdk_err parse_vars(sdk_model *m, const char *value, int line, sdk_errbuf 
 static sdk_err split_call2(char *s, const char *where, const char *fn, char **a, char **b,
                            sdk_errbuf *eb) {
   char *open = strchr(s, '('), *close = strrchr(s, ')');
-  if (!open || !close || close < open || *trim(close + 1))
+  if (!open || !close || close < open || *sdk_md_trim(close + 1))
     return SDK_FAIL(eb, SDK_ERR_MODEL, "%s: expected %s(A, B)", where, fn);
   *close = 0;
   char *args = open + 1, *comma = NULL;
@@ -98,9 +97,9 @@ static sdk_err split_call2(char *s, const char *where, const char *fn, char **a,
 static sdk_err parse_init(sdk_model *m, int v, const char *value, int line, sdk_errbuf *eb) {
   sdk_init_spec *is = &m->init[v];
   is->line = line;
-  char *copy = value_copy(value);
+  char *copy = sdk_md_value_copy(value);
   if (!copy) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  char *s = trim(copy);
+  char *s = sdk_md_trim(copy);
   sdk_err err = SDK_OK;
   sdk_expr *e = NULL;
   char where[256];
@@ -133,9 +132,9 @@ static sdk_err parse_particle(sdk_model *m, sdk_particle_spec *ps, const char *v
   } dists[] = {
       {"normal", SDK_PDIST_NORMAL}, {"uniform", SDK_PDIST_UNIFORM}, {"cauchy", SDK_PDIST_CAUCHY}};
   ps->line = line;
-  char *copy = value_copy(value);
+  char *copy = sdk_md_value_copy(value);
   if (!copy) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  char *s = trim(copy);
+  char *s = sdk_md_trim(copy);
   sdk_err err = SDK_OK;
   char where[256];
   snprintf(where, sizeof where, "%s:%d: [particle] %s", m->path, line, ps->name);
@@ -162,7 +161,7 @@ out:
 /* [model] periodic = VAR : EXPR [, VAR : EXPR ...] */
 static sdk_err parse_periodic(sdk_model *m, const char *value, int line, sdk_errbuf *eb) {
   m->periodic_line = line;
-  char *copy = value_copy(value);
+  char *copy = sdk_md_value_copy(value);
   if (!copy) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   sdk_err err = SDK_OK;
   char *item = copy;
@@ -186,11 +185,11 @@ static sdk_err parse_periodic(sdk_model *m, const char *value, int line, sdk_err
       err = SDK_FAIL(
           eb, SDK_ERR_MODEL,
           "%s:%d: [model] periodic: expected VAR : PERIOD (e.g. periodic = x : 2*pi), got '%s'",
-          m->path, line, trim(item));
+          m->path, line, sdk_md_trim(item));
       break;
     }
     *colon = 0;
-    char *var = trim(item);
+    char *var = sdk_md_trim(item);
     int v = sdk_model_var_index(m, var);
     if (v < 0) {
       char *known = sdk_model_var_list(m);
@@ -289,7 +288,7 @@ static sdk_err parse_param(sdk_model *m, const sdk_md_kv *it, sdk_errbuf *eb) {
   if (!sdk_name_valid(it->key) || sdk_name_reserved(it->key))
     return SDK_FAIL(eb, SDK_ERR_MODEL, "%s:%d: '%s' cannot be a parameter name%s", path, it->line,
                     it->key, sdk_name_valid(it->key) ? " (reserved)" : "");
-  char *vcopy = value_copy(it->value);
+  char *vcopy = sdk_md_value_copy(it->value);
   if (!vcopy) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   if (!sdk_parse_number(vcopy, &v)) v = NAN; /* derived */
   free(vcopy);
@@ -315,16 +314,16 @@ static sdk_err parse_param(sdk_model *m, const sdk_md_kv *it, sdk_errbuf *eb) {
 static sdk_err parse_model_key(sdk_model *m, const sdk_md_kv *it, sdk_errbuf *eb) {
   if (!strcmp(it->key, "name")) {
     free(m->name);
-    m->name = sdk_strdup(trim(it->value));
+    m->name = sdk_strdup(sdk_md_trim(it->value));
   } else if (!strcmp(it->key, "description")) {
     free(m->description);
-    m->description = sdk_strdup(trim(it->value));
+    m->description = sdk_strdup(sdk_md_trim(it->value));
   } else if (!strcmp(it->key, "vars")) {
     SDK_CHECK(parse_vars(m, it->value, it->line, eb));
   } else if (!strcmp(it->key, "calculus")) {
-    char *v = value_copy(it->value);
+    char *v = sdk_md_value_copy(it->value);
     if (!v) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-    const char *t = trim(v);
+    const char *t = sdk_md_trim(v);
     int ito = !strcmp(t, "ito"), strat = !strcmp(t, "stratonovich");
     free(v);
     if (!ito && !strat)

@@ -403,7 +403,7 @@ static sdk_err plan_noises(const sdk_run *r, const sdk_plan *p, sdk_errbuf *eb) 
                                sizeof why)) {
       char name[280];
       sdk_grid_point_name(&r->r, g, name, sizeof name);
-      e = SDK_FAIL(eb, SDK_ERR_USAGE, "%s: %s (at %s)", m->path, why, name);
+      e = SDK_FAIL(eb, SDK_ERR_USAGE, "%s (at %s)", why, name);
     }
   }
   free(pv);
