@@ -1,5 +1,6 @@
 #include "simtest.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,5 +208,28 @@ int st_srk_linear(const sdk_scheme_type *s, double k, double dt, double *a, doub
   }
   *a = 1 - k * dt * sa;
   *cw = 1 - k * dt * sc;
+  return 1;
+}
+
+void st_fit_slope(const double *x, const double *y, const double *w, int n, double *slope,
+                  double *sslope) {
+  double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (int i = 0; i < n; i++) {
+    sw += w[i], sx += w[i] * x[i], sy += w[i] * y[i];
+    sxx += w[i] * x[i] * x[i], sxy += w[i] * x[i] * y[i];
+  }
+  double det = sw * sxx - sx * sx;
+  *slope = (sw * sxy - sx * sy) / det;
+  *sslope = sqrt(sw / det);
+}
+
+int st_expr_series(const sdk_results *R, const char *name, const double **mean, const double **err,
+                   int64_t *ns) {
+  const sdk_dataset *d = sdk_store_findf(&R->store, "expr/mean_%s", name),
+                    *e = sdk_store_findf(&R->store, "expr/err_%s", name);
+  if (!d || !e) return 0;
+  *mean = sdk_ds_f64(d);
+  *err = sdk_ds_f64(e);
+  *ns = d->dims[0];
   return 1;
 }

@@ -47,4 +47,15 @@ const st_view *st_view_of(const sdk_results *R);
  * (psi the step's noise value).  Returns 0 (a and cw untouched) for a scheme
  * without an SRK table. */
 int st_srk_linear(const sdk_scheme_type *s, double k, double dt, double *a, double *cw);
+
+/* The weighted least-squares slope of y against x (n points, weights w):
+ * *slope and its standard error *sslope. */
+void st_fit_slope(const double *x, const double *y, const double *w, int n, double *slope,
+                  double *sslope);
+
+/* User observable NAME's means and standard errors at every sample of a
+ * run's results (expr/mean_NAME, expr/err_NAME): pointers into the results
+ * and the number of samples; 0 when the run has no such observable. */
+int st_expr_series(const sdk_results *R, const char *name, const double **mean, const double **err,
+                   int64_t *ns);
 #endif

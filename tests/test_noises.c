@@ -68,16 +68,13 @@ static int run_obs(const char *model, const char *scheme, const char *calculus, 
   if (!r) return 0;
   const sdk_results *R = sdk_run_results(r);
   int ok = 1;
+  const sdk_dataset *ts = sdk_store_findf(&R->store, "expr/t");
   for (int o = 0; o < nobs && ok; o++) {
-    const sdk_dataset *d = sdk_store_findf(&R->store, "expr/mean_%s", names[o]),
-                      *e = sdk_store_findf(&R->store, "expr/err_%s", names[o]),
-                      *ts = sdk_store_findf(&R->store, "expr/t");
-    ok = d && e && d->dims[0] <= 64;
-    if (!ok) break;
-    *ns = d->dims[0];
-    for (int64_t s = 0; s < *ns; s++) {
-      m[o * *ns + s] = sdk_ds_f64(d)[s];
-      se[o * *ns + s] = sdk_ds_f64(e)[s];
+    const double *dm = NULL, *de = NULL;
+    ok = st_expr_series(R, names[o], &dm, &de, ns) && *ns <= 64;
+    for (int64_t s = 0; ok && s < *ns; s++) {
+      m[o * *ns + s] = dm[s];
+      se[o * *ns + s] = de[s];
       if (t) t[s] = ts ? sdk_ds_f64(ts)[s] : NAN;
     }
   }

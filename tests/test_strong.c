@@ -82,12 +82,8 @@ static void check_order(const char *scheme, int strat, double order) {
   const char *cal = strat ? "stratonovich" : "ito";
   TU_CHECK(ok, "%s, %s: runs with 1024 saved paths", scheme, cal);
   if (!ok) return;
-  double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
-  for (int i = 0; i < NDT; i++) {
-    sw += w[i], sx += w[i] * x[i], sy += w[i] * y[i];
-    sxx += w[i] * x[i] * x[i], sxy += w[i] * x[i] * y[i];
-  }
-  double det = sw * sxx - sx * sx, slope = (sw * sxy - sx * sy) / det, sslope = sqrt(sw / det);
+  double slope, sslope;
+  st_fit_slope(x, y, w, NDT, &slope, &sslope);
   printf("%-8s %-12s strong errors", scheme, cal);
   for (int i = 0; i < NDT; i++)
     printf(" %.3g+-%.2g", e[i], se[i]);

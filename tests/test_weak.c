@@ -60,13 +60,13 @@ static int run_last(const char *model, const char *scheme, int single, int64_t p
   sdk_run *r = st_run(&c);
   if (!r) return 0;
   const sdk_results *R = sdk_run_results(r);
-  const sdk_dataset *d = sdk_store_findf(&R->store, "expr/mean_%s", name),
-                    *e = sdk_store_findf(&R->store, "expr/err_%s", name);
+  const double *dm = NULL, *de = NULL;
+  int64_t ns = 0;
   const sdk_dataset *d1 = sdk_store_findf(&R->store, "moments/mean_%s", R->var_names[0]),
                     *e1 = sdk_store_findf(&R->store, "moments/mean_err_%s", R->var_names[0]);
-  int ok = d && e && d1 && e1 && d->dims[0] == 2;
+  int ok = st_expr_series(R, name, &dm, &de, &ns) && d1 && e1 && ns == 2;
   if (ok) {
-    *m = sdk_ds_f64(d)[1], *se = sdk_ds_f64(e)[1];
+    *m = dm[1], *se = de[1];
     *m1 = sdk_ds_f64(d1)[1], *se1 = sdk_ds_f64(e1)[1];
   }
   sdk_run_destroy(&r);
@@ -92,12 +92,8 @@ static void check_order_of(const char *what, const char *model, const char *obs,
   }
   TU_CHECK(ok, "%s: %s runs", scheme, what);
   if (!ok) return;
-  double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
-  for (int i = 0; i < NDT; i++) {
-    sw += w[i], sx += w[i] * x[i], sy += w[i] * y[i];
-    sxx += w[i] * x[i] * x[i], sxy += w[i] * x[i] * y[i];
-  }
-  double det = sw * sxx - sx * sx, slope = (sw * sxy - sx * sy) / det, sslope = sqrt(sw / det);
+  double slope, sslope;
+  st_fit_slope(x, y, w, NDT, &slope, &sslope);
   printf("%-6s %-11s %s - exact:", scheme, noise_name ? noise_name : "gaussian", what);
   for (int i = 0; i < NDT; i++)
     printf(" %.3g+-%.2g", err[i], se[i]);

@@ -191,6 +191,15 @@ static void emit_jump(sdk_emit *em, const sdk_codegen_opts *o, int i, const char
   sdk_em_close(em);
 }
 
+/* "const double sdk_ka = RATE_AB, sdk_kb = RATE_BA;" */
+static void emit_rates(sdk_emit *em, const sdk_codegen_opts *o, const sdk_dichotomous *d) {
+  sdk_em_start(em, "const double sdk_ka = ");
+  emit_dexpr(em, o, d->rab, d->line);
+  sdk_em_puts(em, ", sdk_kb = ");
+  emit_dexpr(em, o, d->rba, d->line);
+  sdk_em_puts(em, ";\n");
+}
+
 /* x_v = the value sdk_nv (exactly: no carried error) */
 static void set_value(sdk_emit *em, const sdk_codegen_opts *o, int v) {
   if (o->compensate && o->comp_defer) sdk_em_line(em, "sdk_hi%d = sdk_nv;", v);
@@ -204,11 +213,7 @@ static void emit_dich(sdk_emit *em, const sdk_codegen_opts *o, int i, const char
   const sdk_dichotomous *d = &m->dich[i];
   int v = d->var;
   sdk_em_block(em);
-  sdk_em_start(em, "const double sdk_ka = ");
-  emit_dexpr(em, o, d->rab, d->line);
-  sdk_em_puts(em, ", sdk_kb = ");
-  emit_dexpr(em, o, d->rba, d->line);
-  sdk_em_puts(em, ";\n");
+  emit_rates(em, o, d);
   sdk_em_line(em, "const double sdk_e = -expm1(-(sdk_ka + sdk_kb) * (double)sdk_dt) / "
                   "(sdk_ka + sdk_kb);");
   sdk_em_start(em, "const real sdk_va = (real)");
@@ -245,11 +250,7 @@ void sdk_cg_dich_init(sdk_emit *em, const sdk_codegen_opts *o, int v) {
   sdk_em_line(em, "sdk_u32 sdk_o[4];");
   sdk_em_line(em, "sdk_philox_block(sdk_seed, sdk_gpath, 0x2000000000000000ull + %du, 1, sdk_o);",
               v);
-  sdk_em_start(em, "const double sdk_ka = ");
-  emit_dexpr(em, o, d->rab, d->line);
-  sdk_em_puts(em, ", sdk_kb = ");
-  emit_dexpr(em, o, d->rba, d->line);
-  sdk_em_puts(em, ";\n");
+  emit_rates(em, o, d);
   sdk_em_start(em, "sdk_x%d = sdk_u53(sdk_o[0], sdk_o[1]) < sdk_kb / (sdk_ka + sdk_kb) ? (real)",
                v);
   emit_dexpr(em, o, d->a, d->line);

@@ -61,28 +61,39 @@ static int milstein_var(const sdk_codegen_opts *o, int v) {
  * t_n + dt with noise_average): sdk_w<v> = b sqrt(dt) and each use is
  * sdk_w<v> * sdk_z<j>, so that it fuses into an FMA (for additive noise
  * sdk_w is a compile-time constant) */
-static void emit_noise(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h, int v) {
+/* "real W; W = b sqrt(dt)" for the coefficient b of variable v's noise, W
+ * the local named `w` (b averaged over the step where the scheme says so) */
+static void emit_w(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h, int v,
+                   const sdk_expr *b, const char *w) {
   const sdk_model *m = o->model;
   const sdk_scheme_type *s = o->scheme;
-  sdk_em_line(em, "real sdk_w%d;", v);
+  sdk_em_line(em, "real %s;", w);
   sdk_em_block(em);
   bind_vars(em, o, "sdk_x%d", 0);
-  sdk_em_start(em, "sdk_w%d = ", v);
+  sdk_em_start(em, "%s = ", w);
   /* (c_0 = 0: the noise is evaluated at t_n, with the values of stage 0) */
-  sdk_cg_expr_at(em, o, m->noise[v], m->noise_line[v], h, 0, s->srk->c[0]);
+  sdk_cg_expr_at(em, o, b, m->noise_line[v], h, 0, s->srk->c[0]);
   /* (state-dependent noise: averaged at the Heun stage instead) */
-  int se = heun_stage(o) > 0 ? 0 : average_stage(s, m->noise[v]);
+  int se = heun_stage(o) > 0 ? 0 : average_stage(s, b);
   sdk_em_puts(em, se > 0 ? ";\n" : " * sdk_sqdt;\n");
   sdk_em_close(em);
   if (se > 0) {
     /* b(t) of additive noise averaged over the step (scheme_srk2.c: weak order 2) */
     sdk_em_block(em);
     bind_vars(em, o, "sdk_x%d", s->srk->c[se]);
-    sdk_em_start(em, "sdk_w%d = (real)0.5 * (sdk_w%d + ", v, v);
-    sdk_cg_expr_at(em, o, m->noise[v], m->noise_line[v], h, se, s->srk->c[se]);
+    sdk_em_start(em, "%s = (real)0.5 * (%s + ", w, w);
+    sdk_cg_expr_at(em, o, b, m->noise_line[v], h, se, s->srk->c[se]);
     sdk_em_puts(em, ") * sdk_sqdt;\n");
     sdk_em_close(em);
   }
+}
+
+static void emit_noise(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h, int v) {
+  const sdk_model *m = o->model;
+  const sdk_scheme_type *s = o->scheme;
+  char w[32];
+  snprintf(w, sizeof w, "sdk_w%d", v);
+  emit_w(em, o, h, v, m->noise[v], w);
   /* the Milstein term's factor 1/2 b db/dx dt (at X_n, t_n), multiplying
    * psi^2 - 1 = (dW^2 - dt) / dt in the update */
   if (milstein_var(o, v)) {
@@ -145,27 +156,12 @@ static void emit_correlated(sdk_emit *em, const sdk_codegen_opts *o) {
 
 static void emit_noise_shared(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h, int v) {
   const sdk_model *m = o->model;
-  const sdk_scheme_type *s = o->scheme;
   int nw = m->nwiener;
   for (int k = 0; k < nw; k++) {
-    const sdk_expr *b = m->wcoef[v * nw + k];
-    if (!b) continue;
-    sdk_em_line(em, "real sdk_w%d_%d;", v, k);
-    sdk_em_block(em);
-    bind_vars(em, o, "sdk_x%d", 0);
-    sdk_em_start(em, "sdk_w%d_%d = ", v, k);
-    sdk_cg_expr_at(em, o, b, m->noise_line[v], h, 0, s->srk->c[0]);
-    int se = heun_stage(o) > 0 ? 0 : average_stage(s, b);
-    sdk_em_puts(em, se > 0 ? ";\n" : " * sdk_sqdt;\n");
-    sdk_em_close(em);
-    if (se > 0) {
-      sdk_em_block(em);
-      bind_vars(em, o, "sdk_x%d", s->srk->c[se]);
-      sdk_em_start(em, "sdk_w%d_%d = (real)0.5 * (sdk_w%d_%d + ", v, k, v, k);
-      sdk_cg_expr_at(em, o, b, m->noise_line[v], h, se, s->srk->c[se]);
-      sdk_em_puts(em, ") * sdk_sqdt;\n");
-      sdk_em_close(em);
-    }
+    if (!m->wcoef[v * nw + k]) continue;
+    char w[48];
+    snprintf(w, sizeof w, "sdk_w%d_%d", v, k);
+    emit_w(em, o, h, v, m->wcoef[v * nw + k], w);
   }
 }
 
