@@ -115,6 +115,10 @@ typedef struct sdekit_error {
   /* where in sdekit's source it was raised (for bug reports) */
   const char *source_file;
   int source_line;
+  /* a run over MPI ranks (sdekit_config_set_comm): 1 when this rank failed
+   * alone while the others may wait for it (abort them all:
+   * sdekit_comm_abort); 0 when every rank returned this error together */
+  int alone;
 } sdekit_error;
 
 /* A short name of the status ("model error", "cancelled", ...). */
@@ -382,6 +386,36 @@ SDEKIT_API const char *sdekit_config_observable(const sdekit_config *c, int i);
 enum { SDEKIT_RESUME_STORED_MODEL = 1 };
 SDEKIT_API sdekit_status sdekit_config_from_checkpoint(const char *path, unsigned flags,
                                                        sdekit_config **out, sdekit_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* MPI: one run over several processes (docs/SCALING.md)                     */
+
+/* Launched as `mpirun -np R` or `srun`, every rank makes the same
+ * configuration, sets the world communicator on it and calls sdekit_run:
+ * each rank integrates a share of the paths (on its own GPU: its rank on
+ * the node modulo the node's GPUs, or from --device A,B,...), and every
+ * rank returns bitwise the results of one process, for any R.  Write the
+ * outputs from rank 0 only.  A failing rank with err.alone set failed by
+ * itself: call sdekit_comm_abort so the others stop waiting for it.
+ * Available when sdekit was built with Open MPI (sdekit_mpi_available). */
+typedef struct sdekit_comm sdekit_comm;
+SDEKIT_API int sdekit_mpi_available(void);
+/* The ranks of MPI_COMM_WORLD; initialises MPI when nobody has (mpi4py
+ * may have: that is fine), and then finalises it in sdekit_comm_destroy. */
+SDEKIT_API sdekit_status sdekit_comm_world(sdekit_comm **out, sdekit_error *err);
+SDEKIT_API void sdekit_comm_destroy(sdekit_comm **c);
+SDEKIT_API int sdekit_comm_rank(const sdekit_comm *c);
+SDEKIT_API int sdekit_comm_size(const sdekit_comm *c);
+/* The rank among the ranks of this node. */
+SDEKIT_API int sdekit_comm_local_rank(const sdekit_comm *c);
+/* Collective: 1 on every rank when `flag` is non-zero on any. */
+SDEKIT_API int sdekit_comm_any(const sdekit_comm *c, int flag);
+/* Terminate every rank of the run with this exit status (MPI_Abort). */
+SDEKIT_API void sdekit_comm_abort(const sdekit_comm *c, int code);
+/* Run the configuration over these ranks (NULL: this process alone); the
+ * communicator must outlive the runs. */
+SDEKIT_API sdekit_status sdekit_config_set_comm(sdekit_config *c, const sdekit_comm *comm,
+                                                sdekit_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Running                                                                   */

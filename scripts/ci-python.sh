@@ -19,7 +19,7 @@ VENV=${SDEKIT_VENV:-$ROOT/build/python-venv}
 PY=/usr/bin/python3
 # required, then optional extras (features and tests skip without them)
 NEED="python3-venv python3-numpy python3-pytest python3-setuptools python3-wheel"
-EXTRA="python3-h5py python3-matplotlib python3-tqdm python3-xarray"
+EXTRA="python3-h5py python3-matplotlib python3-tqdm python3-xarray python3-mpi4py"
 
 missing=""
 for p in $NEED $EXTRA; do

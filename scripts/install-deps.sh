@@ -6,7 +6,8 @@
 #
 #   build  make, make demo, make install: the compilers (gcc builds sdekit;
 #          clang with libomp compiles the CPU kernels at run time), CMake,
-#          pkg-config, libinih, libhdf5, Random123 (test_philox)
+#          pkg-config, libinih, libhdf5, Random123 (test_philox), Open MPI
+#          (runs over ranks; optional for CMake, which builds without it)
 #   check  build + make check: gnuplot (sdekit plot), h5dump, Python with
 #          h5py (checkpoint and golden checks), groff (the manual page's lint)
 #   all    check + what CI adds: clang-format (make format-check), the
@@ -17,7 +18,8 @@
 # is printed (exit 1).  On a system without dpkg the list is printed and the
 # build goes on (exit 0): CMake says what it cannot find.
 set -euo pipefail
-BUILD=(cmake make pkg-config gcc libc6-dev clang libomp-dev libinih-dev libhdf5-dev librandom123-dev)
+BUILD=(cmake make pkg-config gcc libc6-dev clang libomp-dev libinih-dev libhdf5-dev librandom123-dev
+  libopenmpi-dev openmpi-bin)
 CHECK=(gnuplot-nox hdf5-tools python3 python3-h5py groff-base)
 ALL=(clang-format libclang-rt-dev)
 case "${1:-all}" in

@@ -43,6 +43,7 @@ class sdekit_error(Structure):
         ("line", c_int),
         ("source_file", c_char_p),
         ("source_line", c_int),
+        ("alone", c_int),
     ]
 
 
@@ -165,6 +166,14 @@ _PROTOTYPES = {
     "sdekit_config_nobservables": (c_int, [_P]),
     "sdekit_config_observable": (c_char_p, [_P, c_int]),
     "sdekit_config_from_checkpoint": (_S, [c_char_p, c_uint, POINTER(_P), _E]),
+    # MPI
+    "sdekit_mpi_available": (c_int, []),
+    "sdekit_comm_world": (_S, [POINTER(_P), _E]),
+    "sdekit_comm_destroy": (None, [POINTER(_P)]),
+    "sdekit_comm_rank": (c_int, [_P]),
+    "sdekit_comm_size": (c_int, [_P]),
+    "sdekit_comm_abort": (None, [_P, c_int]),
+    "sdekit_config_set_comm": (_S, [_P, _P, _E]),
     # running
     "sdekit_run": (_S, [_P, POINTER(_P), _E]),
     "sdekit_codegen": (_S, [_P, c_char_p, POINTER(c_void_p), _E]),

@@ -236,11 +236,46 @@ def _log_level():
 _LEVELS = {0: logging.DEBUG, 1: logging.INFO, 2: logging.WARNING}
 
 
+class _World:
+    """The library's handle on MPI_COMM_WORLD, made once (after mpi4py has
+    initialised MPI) and released before mpi4py finalises it."""
+    handle = None
+
+    @classmethod
+    def get(cls, comm):
+        try:
+            from mpi4py import MPI
+        except ImportError:
+            raise _errors.UsageError("comm=: MPI runs from Python need mpi4py "
+                                     "(Debian: python3-mpi4py)") from None
+        if comm is not True and MPI.Comm.Compare(comm, MPI.COMM_WORLD) not in (MPI.IDENT,
+                                                                               MPI.CONGRUENT):
+            raise _errors.UsageError("comm=: sdekit runs over MPI.COMM_WORLD (or True) only")
+        if not lib.sdekit_mpi_available():
+            raise _errors.UsageError("comm=: this libsdekit was built without MPI")
+        if cls.handle is None:
+            h = ctypes.c_void_p()
+            err = sdekit_error()
+            _errors.check(lib.sdekit_comm_world(ctypes.byref(h), ctypes.byref(err)), err)
+            cls.handle = h
+            import atexit  # (registered after mpi4py's MPI_Finalize: runs before it)
+            atexit.register(cls.release)
+        return cls.handle
+
+    @classmethod
+    def release(cls):
+        if cls.handle is not None:
+            lib.sdekit_comm_destroy(ctypes.byref(cls.handle))
+            cls.handle = None
+
+
 class _Session:
     """The callbacks of one run and what they saw."""
 
-    def __init__(self, progress, cancel):
-        self.display = _progress_display(progress)
+    def __init__(self, progress, cancel, comm=None):
+        self.comm = _World.get(comm) if comm is not None and comm is not False else None
+        self.rank = lib.sdekit_comm_rank(self.comm) if self.comm is not None else 0
+        self.display = _progress_display(progress) if self.rank == 0 else None
         self.user_cancel = cancel
         self.sigint = 0
         self.exc = None
@@ -287,6 +322,9 @@ class _Session:
     def run(self, cfg):
         """sdekit_run with SIGINT turned into a cancellation for its duration."""
         self.attach(cfg)
+        if self.comm is not None:
+            err = sdekit_error()
+            _errors.check(lib.sdekit_config_set_comm(cfg.p, self.comm, ctypes.byref(err)), err)
         old = None
         installed = False
         if threading.current_thread() is threading.main_thread():
@@ -311,11 +349,18 @@ class _Session:
             # configured, was written: the message says where)
             raise KeyboardInterrupt(s(err.message) if st == Status.CANCELLED else
                                     "sdekit: interrupted at the end of the run")
+        if st != Status.OK and self.comm is not None and err.alone:
+            # this rank failed by itself while the others wait for it
+            sys.stderr.write("sdekit: error: rank %d: %s\n" % (self.rank, s(err.message)))
+            sys.stderr.flush()
+            lib.sdekit_comm_abort(self.comm, 1)
         _errors.check(st, err)
         return r
 
 
-def _finish(r, output):
+def _finish(r, output, session=None):
+    if session is not None and session.rank != 0:
+        return r  # several ranks: rank 0 writes
     if output is not None:
         for o in [output] if isinstance(output, (str, os.PathLike)) else output:
             r.save(o)
@@ -342,18 +387,25 @@ def run(model, params=None, scan=None, *, progress=None, cancel=None, environmen
     checkpoint when one is configured.  environment: the variables the
     library reads (default os.environ: the same compiler and kernel cache as
     the CLI).  output: file name(s) to save the results to, as -o.
+    comm: run over MPI ranks (mpi4py's MPI.COMM_WORLD, or True), started as
+    `mpirun -np R python script.py`: every rank calls run() alike, each
+    integrates a share of the paths, and every rank returns bitwise the
+    Result of one process; rank 0 alone writes `output` (docs/SCALING.md).
     Returns a Result.
     """
+    comm = options.pop("comm", None)
     cfg = _configure(model, params, scan, dict(options), environment)
-    return _finish(_Session(progress, cancel).run(cfg), output)
+    session = _Session(progress, cancel, comm)
+    return _finish(session.run(cfg), output, session)
 
 
 def resume(checkpoint, *, periods=None, t_end=None, threads=None, stored_model=False,
-           progress=None, cancel=None, environment=None, output=None):
+           progress=None, cancel=None, environment=None, output=None, comm=None):
     """Continue a run saved with checkpoint=... (or `sdekit run --checkpoint`):
     the results are bitwise those of the run done in one go.  periods or
     t_end extend a finished run.  stored_model: resume although the model
-    file changed since, with the text stored in the checkpoint."""
+    file changed since, with the text stored in the checkpoint.  comm: over
+    MPI ranks, as run() (any number of ranks resumes any checkpoint)."""
     p = ctypes.c_void_p()
     err = sdekit_error()
     _errors.check(lib.sdekit_config_from_checkpoint(
@@ -363,7 +415,8 @@ def resume(checkpoint, *, periods=None, t_end=None, threads=None, stored_model=F
     for k, v in (("periods", periods), ("t-end", t_end), ("threads", threads)):
         if v is not None:
             cfg.option(k, _num(v))
-    return _finish(_Session(progress, cancel).run(cfg), output)
+    session = _Session(progress, cancel, comm)
+    return _finish(session.run(cfg), output, session)
 
 
 def codegen(model, params=None, scan=None, *, backend="cpu", environment=None, **options):

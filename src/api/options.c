@@ -219,11 +219,29 @@ static sdekit_status o_threads(sdekit_config *c, const char *v, sdekit_error *er
   return SDEKIT_OK;
 }
 
+/* --device N, or A,B,...: the GPUs of a node's ranks (by local rank) */
 static sdekit_status o_device(sdekit_config *c, const char *v, sdekit_error *err) {
-  int64_t n;
-  if (!parse_count(v, 0, &n) || n > 1024)
-    return api_usage(err, "--device '%s': expected a GPU ordinal", v);
-  c->c.device = (int)n;
+  int n = 0, list[16];
+  const char *p = v;
+  for (;;) {
+    char one[16];
+    size_t len = strcspn(p, ",");
+    int64_t d;
+    if (n == 16 || len == 0 || len >= sizeof one)
+      return api_usage(err, "--device '%s': expected a GPU ordinal, or up to 16 of them as A,B,...",
+                       v);
+    memcpy(one, p, len);
+    one[len] = 0;
+    if (!parse_count(one, 0, &d) || d > 1024)
+      return api_usage(err, "--device '%s': expected a GPU ordinal, or up to 16 of them as A,B,...",
+                       v);
+    list[n++] = (int)d;
+    if (!p[len]) break;
+    p += len + 1;
+  }
+  c->c.device = list[0];
+  c->c.ndevices = n;
+  memcpy(c->c.devices, list, (size_t)n * sizeof *list);
   return SDEKIT_OK;
 }
 
@@ -619,7 +637,9 @@ static const char RUN_HELP[] =
     "  --backend NAME            cpu | cuda | auto (default cpu)\n"
     "  --precision P             single | double (default single)\n"
     "  --threads N               CPU threads (default: all cores)\n"
-    "  --device N                GPU ordinal (default 0)\n"
+    "  --device N                GPU ordinal (default 0); under MPI a list A,B,... that the\n"
+    "                            ranks of a node take by local rank (default: local rank\n"
+    "                            modulo the node's GPUs)\n"
     "  --no-fast-math            compile kernels without fast-math (IEEE-exact order)\n"
     "  --no-compensation         single precision: plain x += dx state update, without the\n"
     "                            compensated (Kahan) sum that keeps long drifting runs exact\n"
@@ -670,8 +690,11 @@ static const char RUN_HELP[] =
     "                            SDEKIT_CFLAGS replaces its flags, CFLAGS adds to them\n"
     "  CUDA_HOME, CUDA_PATH      where NVRTC is looked for (after the loader's search)\n"
     "  TMPDIR                    scratch space (private kernel caches, plot files)\n"
+    "  SDEKIT_MPI                0: never join MPI ranks, 1: always (default: when started\n"
+    "                            by mpirun or srun; docs/SCALING.md)\n"
     "\n"
-    "Results with the same seed and settings are bitwise identical whatever the thread count.\n";
+    "Results with the same seed and settings are bitwise identical whatever the thread count,\n"
+    "and, under mpirun -np R or srun, whatever the number of ranks (rank 0 writes them).\n";
 
 SDEKIT_API char *sdekit_config_help(void) {
   sdk_strbuf b;

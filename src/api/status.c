@@ -56,6 +56,7 @@ sdekit_status api_fail(sdekit_error *err, sdk_err e, const sdk_errbuf *eb) {
   if (eb) {
     err->source_file = eb->file;
     err->source_line = eb->line;
+    err->alone = eb->alone;
   }
   return err->status;
 }

@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "codegen/abi.h" /* SDK_RED_CHUNK, SDK_KERNEL_ABI: the kernel ABI */
+#include "core/comm.h"
 #include "core/error.h"
 #include "core/log.h"
 #include "core/tuning.h"
@@ -53,8 +54,11 @@ typedef struct sdk_backend_env {
 /* The strings, the tuning's and the logger are used while the backend is
  * open: they must outlive it. */
 typedef struct sdk_backend_opts {
-  int threads;       /* CPU threads, 0 = all */
-  int device;        /* GPU ordinal */
+  int threads; /* CPU threads, 0 = all */
+  int device;  /* GPU ordinal */
+  /* several ranks on a node: take GPU local_rank modulo the node's GPUs
+   * (instead of device) */
+  int by_rank, local_rank;
   int fast_math;     /* allow fast-math code generation */
   const char *arch;  /* CUDA: compile for this arch (e.g. sm_90) without a GPU */
   int64_t cache_max; /* kernel cache cap in bytes: 0 = SDK_CACHE_MAX_DEFAULT, < 0 = none */
@@ -82,6 +86,11 @@ typedef struct sdk_layout {
   const double *sv;  /* ngrid * nsv values (converted to the state type) */
   int64_t particles; /* > 0: module of a system driver (advance_sys), systems of this
                         many consecutive paths (particles); ppg is a multiple of it */
+  /* systems spanning MPI ranks (CPU, mean field): the ranks, and how many of
+   * the system driver's chunks (SDK_CPU_BLOCK particles of a system, from its
+   * start) each rank holds, ranks in order (NULL: the shard holds all) */
+  const sdk_comm *comm;
+  const int64_t *xchunks;
 } sdk_layout;
 
 /* Welford-style moments of one variable at one grid point. */

@@ -29,7 +29,8 @@ typedef void (*advance_fn)(void *st, long long npad, const void *sv, long long p
 typedef int (*advance_sys_fn)(void *st, long long npad, const void *sv, long long ppg,
                               long long ngrid, long long path0, long long step0, long long nsteps,
                               unsigned long long seed, int nthreads, long long N,
-                              long long obs_every, double *obs);
+                              long long obs_every, double *obs, long long nloc,
+                              int (*xchg)(void *, double *), void *xu);
 
 typedef void (*observe_fn)(const void *st, long long npad, const void *sv, long long ppg,
                            long long ngrid, long long path0, long long step, void *out,
@@ -48,6 +49,7 @@ struct sdk_module {
   init_fn init;
   advance_fn advance;
   advance_sys_fn advance_sys; /* system driver (interacting particles) */
+  int sys_nred;               /* its sums per chunk (sdk_sys_nred) */
   observe_fn observe;         /* user observables (codegen/observe_paths.c), or NULL */
   int rows; /* rows of the state: sdk_state_rows (codegen.h: carried rows of the compensated
              * update, boundary rows, time averages), 0 when only the variables */
@@ -250,6 +252,8 @@ static sdk_module *open_module(const char *so, const char *key, char *why, size_
   m->init = (init_fn)dlsym(m->dl, "sdk_init");
   m->advance = (advance_fn)dlsym(m->dl, "sdk_advance");
   m->advance_sys = (advance_sys_fn)dlsym(m->dl, "sdk_advance_sys");
+  int (*nred)(void) = (int (*)(void))dlsym(m->dl, "sdk_sys_nred");
+  m->sys_nred = nred ? nred() : 0;
   m->observe = (observe_fn)dlsym(m->dl, "sdk_observe");
   int (*rows)(void) = (int (*)(void))dlsym(m->dl, "sdk_state_rows");
   m->rows = rows ? rows() : 0;
@@ -689,14 +693,28 @@ static sdk_err cpu_rows(sdk_ensemble *e, int row, int64_t first, int64_t n, doub
   return SDK_OK;
 }
 
+/* Systems spanning MPI ranks: the chunk sums of every other rank into part
+ * (each rank's chunks are consecutive, ranks in order: backend.h, xchunks). */
+static int cpu_xchg(void *user, double *part) {
+  const sdk_ensemble *e = user;
+  int R = sdk_comm_size(e->lay.comm);
+  int64_t bytes[1024];
+  if (R > 1024) return 1;
+  for (int r = 0; r < R; r++)
+    bytes[r] = e->lay.xchunks[r] * e->mod->sys_nred * (int64_t)sizeof *part;
+  return sdk_comm_allgatherv(e->lay.comm, part, bytes, NULL) != SDK_OK;
+}
+
 static sdk_err cpu_advance_sys(sdk_ensemble *e, int64_t step0, int64_t nsteps, uint64_t seed,
                                int64_t obs_every, double *obs, sdk_errbuf *eb) {
-  if (!e->mod->advance_sys || e->lay.particles < 1 || e->lay.path0 != 0 ||
-      e->lay.ppg % e->lay.particles)
+  int span = sdk_comm_size(e->lay.comm) > 1 && e->lay.xchunks;
+  if (!e->mod->advance_sys || e->lay.particles < 1 || (e->lay.path0 != 0 && !span) ||
+      e->lay.ppg % e->lay.particles || (span && sdk_comm_size(e->lay.comm) > 1024))
     return SDK_FAIL(eb, SDK_ERR_INTERNAL,
                     "advance_sys: not a module or layout of particle systems");
   if (e->mod->advance_sys(e->st, e->npad, e->sv, e->lay.ppg, e->lay.ngrid, e->lay.path0, step0,
-                          nsteps, seed, e->ctx->o.threads, e->lay.particles, obs_every, obs))
+                          nsteps, seed, e->ctx->o.threads, e->lay.particles, obs_every, obs,
+                          sdk_layout_npaths(&e->lay), span ? cpu_xchg : NULL, e))
     return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory for %lld particles", (long long)e->npad);
   return SDK_OK;
 }

@@ -64,6 +64,8 @@ static sdk_err cuda_open(const sdk_backend_opts *o, sdk_bctx **out, sdk_errbuf *
     err = sdk_cu_fail(eb, "cuInit", r);
     goto fail;
   }
+  if (o->by_rank) c->o.device = o->local_rank % count;
+  o = &c->o;
   if (o->device < 0 || o->device >= count) {
     err = SDK_FAIL(eb, SDK_ERR_BACKEND, "no CUDA device %d (%d device%s: 0..%d)", o->device, count,
                    count == 1 ? "" : "s", count - 1);

@@ -25,6 +25,18 @@ sdekit_status sdk_plot_inspect(const char *path, FILE *info_out, sdekit_error *e
  * for the terminal (sdk_esc_term), so no string from a file or the command
  * line can send control sequences to it.  One line, always. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* cli_error from any rank (a rank failing alone: mpi.c). */
+void cli_error_rank(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* MPI (mpi.c): started by mpirun/srun, run and resume join the ranks
+ * (cli_mpi_start: 0, or the exit status of a failure); cli_comm is NULL
+ * otherwise.  Only rank 0 prints (cli_error is silent elsewhere). */
+int cli_mpi_start(void);
+void cli_mpi_stop(void);
+const sdekit_comm *cli_comm(void);
+int cli_rank(void);
+/* A run's error: printed once (cli_fail) or, when this rank failed alone,
+ * with the rank, and then every rank is stopped.  Returns the exit status. */
+int cli_run_failed(const sdekit_error *err);
 /* Where the library's messages go: stderr, as they come (the library's log
  * callback; --verbose lowers the level to the details: compiler commands,
  * cache use, kernel choices). */

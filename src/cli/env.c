@@ -25,3 +25,34 @@ const char *sdk_cli_env_tmpdir(void) {
 const char *sdk_cli_env_cache_max(void) {
   return getenv("SDEKIT_CACHE_MAX");
 }
+
+const char *sdk_cli_env_mpi(void) {
+  return getenv("SDEKIT_MPI");
+}
+
+/* the variables the launchers set in every rank they start */
+int sdk_cli_env_mpi_launcher(void) {
+  static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE",
+                                     NULL};
+  for (int i = 0; vars[i]; i++)
+    if (getenv(vars[i])) return 1;
+  return 0;
+}
+
+int sdk_cli_env_mpi_size(void) {
+  static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS", NULL};
+  for (int i = 0; vars[i]; i++) {
+    const char *v = getenv(vars[i]);
+    if (v) return atoi(v);
+  }
+  return 1;
+}
+
+int sdk_cli_env_mpi_rank(void) {
+  static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", NULL};
+  for (int i = 0; vars[i]; i++) {
+    const char *v = getenv(vars[i]);
+    if (v) return atoi(v);
+  }
+  return 0;
+}

@@ -17,4 +17,13 @@ const char *const *cli_environ(void);
 const char *sdk_cli_env_tmpdir(void);
 const char *sdk_cli_env_cache_max(void);
 
+/* MPI: SDEKIT_MPI (0: never join ranks, 1: always; NULL when unset);
+ * whether an MPI launcher (mpirun, srun) started this process, and how many
+ * ranks it says it started (1 when it says nothing). */
+const char *sdk_cli_env_mpi(void);
+int sdk_cli_env_mpi_launcher(void);
+int sdk_cli_env_mpi_size(void);
+/* the rank the launcher gave this process (0 when it says nothing) */
+int sdk_cli_env_mpi_rank(void);
+
 #endif

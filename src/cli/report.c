@@ -6,12 +6,9 @@
 #include "core/escape.h"
 #include "core/strbuf.h"
 
-void cli_error(const char *fmt, ...) {
+static void put_error(const char *fmt, va_list ap) {
   char msg[4096];
-  va_list ap;
-  va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
   size_t n = strlen(msg);
   while (n > 0 && msg[n - 1] == '\n')
     msg[--n] = 0;
@@ -20,6 +17,21 @@ void cli_error(const char *fmt, ...) {
   sdk_esc_term(&b, msg);
   fprintf(stderr, "sdekit: error: %s\n", b.s && !b.oom ? b.s : "(message lost: out of memory)");
   sdk_sb_free(&b);
+}
+
+void cli_error(const char *fmt, ...) {
+  if (cli_rank() != 0) return; /* every rank has it: rank 0 says it */
+  va_list ap;
+  va_start(ap, fmt);
+  put_error(fmt, ap);
+  va_end(ap);
+}
+
+void cli_error_rank(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  put_error(fmt, ap);
+  va_end(ap);
 }
 
 void cli_put_escaped(FILE *f, const char *s) {

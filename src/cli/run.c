@@ -83,7 +83,7 @@ static int stop_requested(void *user) {
  * where the run stopped (a second signal later kills at once: on_signal); a
  * progress bar on a terminal. */
 static sdekit_status execute(sdekit_config *c, sdekit_result **r, sdekit_error *err) {
-  progress pr = {isatty(2) && !sdekit_config_quiet(c), 0, mono_s()};
+  progress pr = {isatty(2) && !sdekit_config_quiet(c) && cli_rank() == 0, 0, mono_s()};
   struct sigaction sa, old_int, old_term;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
@@ -140,8 +140,16 @@ static void print_summary(const sdekit_result *r) {
     fputs(")", stderr);
   }
   double sec = sdekit_result_seconds(r), ps = sdekit_result_path_steps(r);
-  fprintf(stderr, ", %.3g path-steps in %.2f s (%.3g steps/s) on %s\n", ps, sec,
+  int R = sdekit_comm_size(cli_comm());
+  fprintf(stderr, ", %.3g path-steps in %.2f s (%.3g steps/s) on %s", ps, sec,
           ps / (sec > 0 ? sec : 1), sdekit_result_device(r));
+  if (R > 1) fprintf(stderr, " (rank 0; %d ranks)", R);
+  fputc('\n', stderr);
+}
+
+/* the other ranks' messages are rank 0's too */
+static void no_log(void *user, sdekit_log_level level, const char *msg) {
+  (void)user, (void)level, (void)msg;
 }
 
 /* Check, run and write; resumed: say where the results go, and replace no
@@ -153,15 +161,26 @@ static int run_config(sdekit_config *c, int resumed, int force) {
     return cli_usage_error(
         "several observables need -o FILE.h5 or -o FILE.tsv (stdout takes one)%s", "");
   if (sdekit_config_check_outputs(c, resumed && !force, &err) != SDEKIT_OK) return cli_fail(&err);
+  /* several ranks: each runs its share, rank 0 alone speaks and writes */
+  int rank = cli_rank();
+  if (sdekit_config_set_comm(c, cli_comm(), &err) != SDEKIT_OK) return cli_fail(&err);
+  if (rank != 0) sdekit_config_set_log(c, no_log, NULL, SDEKIT_LOG_WARN);
   sdekit_result *r = NULL;
   sdekit_status s = execute(c, &r, &err);
   if (s == SDEKIT_ERR_CANCELLED) {
-    fputs("sdekit: ", stderr);
-    cli_put_escaped(stderr, err.message);
-    fputc('\n', stderr);
-    return 128 + (int)g_stop;
+    if (rank == 0) {
+      fputs("sdekit: ", stderr);
+      cli_put_escaped(stderr, err.message);
+      fputc('\n', stderr);
+    }
+    return 128 + (g_stop ? (int)g_stop : SIGINT);
   }
-  if (s != SDEKIT_OK) return cli_fail(&err);
+  if (s != SDEKIT_OK) return cli_run_failed(&err);
+  if (rank != 0) {
+    int rc = sdekit_result_problem(r) ? 1 : 0;
+    sdekit_result_destroy(&r);
+    return rc;
+  }
   for (int k = 0; resumed && k < sdekit_config_noutputs(c); k++)
     if (strcmp(sdekit_config_output(c, k), "-")) {
       fputs("sdekit: resume: results go to ", stderr);
@@ -182,7 +201,7 @@ static int run_config(sdekit_config *c, int resumed, int force) {
   return s == SDEKIT_OK ? rc : cli_fail(&err);
 }
 
-int sdk_cli_run(int argc, char **argv) {
+static int run_cmd(int argc, char **argv) {
   cli_run cr;
   memset(&cr, 0, sizeof cr);
   int rc = cli_run_parse(argc, argv, &cr, 1);
@@ -194,6 +213,13 @@ int sdk_cli_run(int argc, char **argv) {
     rc = run_config(cr.c, 0, 0);
   }
   cli_run_free(&cr);
+  return rc;
+}
+
+int sdk_cli_run(int argc, char **argv) {
+  int rc = cli_mpi_start();
+  if (!rc) rc = run_cmd(argc, argv);
+  cli_mpi_stop();
   return rc;
 }
 
@@ -294,7 +320,7 @@ static sdekit_status apply_resume(sdekit_config *c, const resume_args *ra, sdeki
   return s;
 }
 
-int sdk_cli_resume(int argc, char **argv) {
+static int resume_cmd(int argc, char **argv) {
   resume_args ra;
   memset(&ra, 0, sizeof ra);
   int rc = parse_resume(argc, argv, &ra);
@@ -310,5 +336,12 @@ int sdk_cli_resume(int argc, char **argv) {
   else
     rc = run_config(c, 1, ra.force);
   sdekit_config_destroy(&c);
+  return rc;
+}
+
+int sdk_cli_resume(int argc, char **argv) {
+  int rc = cli_mpi_start();
+  if (!rc) rc = resume_cmd(argc, argv);
+  cli_mpi_stop();
   return rc;
 }

@@ -17,7 +17,7 @@
 
 /* Bump when the kernel ABI changes (checked when loading a module, part of
  * the kernel cache key and of a checkpoint's identity). */
-#define SDK_KERNEL_ABI 3
+#define SDK_KERNEL_ABI 4
 
 /* Paths per block of the CPU driver: a fixed block makes results
  * independent of the thread count (no path is ever handled by a remainder

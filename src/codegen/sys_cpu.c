@@ -1,7 +1,7 @@
 /* CPU driver for systems of interacting particles (see sys.h).
  *
  * int sdk_advance_sys(st, npad, sv, ppg, ngrid, path0, step0, nsteps, seed,
- *                     nthreads, N, obs_every, obs)
+ *                     nthreads, N, obs_every, obs, nloc, xchg, xu)
  * advances every system by nsteps Euler steps (nsteps = 0: nothing) and
  * writes the order parameter of the states it passes (see backend.h,
  * advance_sys).  Returns 0, or 1 when out of memory.
@@ -10,6 +10,11 @@
  *   - the sums of the reduced expressions per chunk of SDK_BLK particles of a
  *     system (chunks aligned to the system's start), then per system in chunk
  *     order: deterministic, whatever the thread count;
+ *     over MPI ranks (mean field only) a shard holds the nloc particles from
+ *     the global index path0 on, cut on chunks: it sums its own chunks, and
+ *     xchg(xu, part) (the caller's, on the master thread) brings every other
+ *     rank's chunk sums into part, so every rank adds the same numbers in the
+ *     same order as one process holding all (xchg NULL: one shard);
  *   - the pair functions: particle i's sum over j in blocks of SDK_JB
  *     (float within a block, double across blocks), i vectorised;
  *   - the update per block of SDK_BLK particles.
@@ -119,12 +124,19 @@ static void emit_driver_head(sdk_emit *em, const sdk_codegen_opts *o) {
                   "                    sdk_i64 sdk_ngrid, sdk_i64 sdk_path0, sdk_i64 sdk_step0, "
                   "sdk_i64 sdk_nsteps, sdk_u64 sdk_seed,\n"
                   "                    int sdk_nthreads, sdk_i64 sdk_N, sdk_i64 sdk_obs_every, "
-                  "double *sdk_obs) {\n");
+                  "double *sdk_obs,\n"
+                  "                    sdk_i64 sdk_nloc, int (*sdk_xchg)(void *, double *), void "
+                  "*sdk_xu) {\n");
   em->depth++;
   sdk_em_text(
       em, "const sdk_i64 sdk_ntot = sdk_ngrid * sdk_ppg, sdk_nsys = sdk_ntot / sdk_N, sdk_nch = "
           "(sdk_N + SDK_BLK - 1) / SDK_BLK;\n"
           "const sdk_i64 sdk_nblk = sdk_npad / SDK_BLK;\n"
+          "/* this shard's chunks [sdk_q0, sdk_q1) (shards begin and end on chunks) */\n"
+          "const sdk_i64 sdk_e1 = sdk_path0 + sdk_nloc;\n"
+          "const sdk_i64 sdk_q0 = (sdk_path0 / sdk_N) * sdk_nch + (sdk_path0 % sdk_N) / SDK_BLK;\n"
+          "const sdk_i64 sdk_q1 = sdk_e1 >= sdk_ntot ? sdk_nsys * sdk_nch : (sdk_e1 / sdk_N) * "
+          "sdk_nch + (sdk_e1 % sdk_N) / SDK_BLK;\n"
           "double *sdk_sums = calloc((size_t)(sdk_nsys + 1) * SDK_NRED, sizeof(double));\n"
           "double *sdk_part = malloc((size_t)(sdk_nsys * sdk_nch) * SDK_NRED * sizeof(double));\n"
           "real *sdk_pp = malloc((size_t)sdk_npad * SDK_NPART * sizeof(real));\n"
@@ -163,13 +175,19 @@ static void emit_driver_head(sdk_emit *em, const sdk_codegen_opts *o) {
 static void emit_sums(sdk_emit *em, const sdk_cg_red *red) {
   sdk_em_text(em, "/* sums over each system at step n */\n"
                   "#pragma omp for schedule(static)\n"
-                  "for (sdk_i64 sdk_q = 0; sdk_q < sdk_nsys * sdk_nch; sdk_q++) {\n"
+                  "for (sdk_i64 sdk_q = sdk_q0; sdk_q < sdk_q1; sdk_q++) {\n"
                   "  const sdk_i64 sdk_s = sdk_q / sdk_nch, sdk_c = sdk_q - sdk_s * sdk_nch;\n"
                   "  const int sdk_cnt = (int)(sdk_N - sdk_c * SDK_BLK < SDK_BLK ? sdk_N - "
                   "sdk_c * SDK_BLK : SDK_BLK);\n"
                   "  sdk_red_chunk(sdk_st, sdk_npad, sdk_sv, (sdk_s * sdk_N) / sdk_ppg, "
-                  "sdk_pp, sdk_s * sdk_N + sdk_c * SDK_BLK, sdk_cnt, sdk_n, sdk_seed,\n"
+                  "sdk_pp, sdk_s * sdk_N + sdk_c * SDK_BLK - sdk_path0, sdk_cnt, sdk_n, sdk_seed,\n"
                   "                sdk_part + sdk_q * SDK_NRED);\n"
+                  "}\n"
+                  "if (sdk_xchg) {\n"
+                  "  /* the other ranks' chunks (MPI from the master thread only) */\n"
+                  "#pragma omp master\n"
+                  "  sdk_xchg(sdk_xu, sdk_part);\n"
+                  "#pragma omp barrier\n"
                   "}\n"
                   "#pragma omp for schedule(static)\n"
                   "for (sdk_i64 sdk_s = 0; sdk_s < sdk_nsys; sdk_s++)\n"
@@ -262,9 +280,9 @@ static void emit_update(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_text(em,
               "real sdk_mv[SDK_NMEAN][SDK_BLK], sdk_spv[SDK_NSV][SDK_BLK];\n"
               "{\n"
-              "  sdk_i64 sdk_s = sdk_p0 / sdk_N, sdk_bnd = (sdk_s + 1) * sdk_N;\n"
+              "  sdk_i64 sdk_s = (sdk_path0 + sdk_p0) / sdk_N, sdk_bnd = (sdk_s + 1) * sdk_N;\n"
               "  for (int sdk_i = 0; sdk_i < SDK_BLK; sdk_i++) {\n"
-              "    if (sdk_p0 + sdk_i >= sdk_bnd) { sdk_s++; sdk_bnd += sdk_N; }\n"
+              "    if (sdk_path0 + sdk_p0 + sdk_i >= sdk_bnd) { sdk_s++; sdk_bnd += sdk_N; }\n"
               "    const sdk_i64 sdk_sr = sdk_s < sdk_nsys ? sdk_s : sdk_nsys; /* padding: the "
               "zero row */\n"
               "    for (int sdk_k = 0; sdk_k < SDK_NMEAN; sdk_k++)\n"

@@ -31,6 +31,10 @@ typedef struct sdk_errbuf {
   char msg[1024];
   const char *file; /* where it was first raised (for debugging) */
   int line;
+  /* several ranks (core/comm.h): 1 when this rank failed alone, while the
+   * others may wait for it in a collective operation (the caller must
+   * abort them); 0 when every rank returned this error together */
+  int alone;
 } sdk_errbuf;
 
 const char *sdk_err_name(sdk_err e);

@@ -15,6 +15,25 @@ static sdk_layout shard_layout(const sdk_paths *p, const sdk_shard *sh) {
   return l;
 }
 
+int sdk_paths_local(const sdk_paths *p, int s) {
+  return !p->owner || p->owner[s] == sdk_comm_rank(p->comm);
+}
+
+/* Several ranks: the per-unit partials (`per` bytes a unit) of every rank's
+ * shards to every rank.  u_of[s]: the units of shard s. */
+static sdk_err share_units(const sdk_paths *p, const int64_t *u_of, void *buf, int64_t per,
+                           sdk_errbuf *eb) {
+  int R = sdk_comm_size(p->comm);
+  if (R == 1 || !p->owner) return SDK_OK;
+  int64_t *bytes = calloc((size_t)R, sizeof *bytes);
+  if (!bytes) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  for (int s = 0; s < p->nshards; s++)
+    bytes[p->owner[s]] += u_of[s] * per;
+  sdk_err e = sdk_comm_allgatherv(p->comm, buf, bytes, eb);
+  free(bytes);
+  return e;
+}
+
 /* Per-unit moments of nvr values from every shard (backend.h: fold units),
  * merged per grid point in the order of the global chunk ids: the chunks of
  * each run of SDK_RED_FOLD chunks in order (a unit held whole comes folded,
@@ -37,10 +56,12 @@ static sdk_err gather_moments(const sdk_paths *p, int nvr, int mode, int var, do
                               int64_t step, sdk_moments *out, int64_t *nonfinite,
                               int64_t *state_nonfinite, sdk_errbuf *eb) {
   int64_t nu = 0;
+  int64_t *u_of = malloc((size_t)(p->nshards > 0 ? p->nshards : 1) * sizeof *u_of);
+  if (!u_of) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   for (int s = 0; s < p->nshards; s++) {
     sdk_layout l = shard_layout(p, &p->shard[s]);
     sdk_span sp = sdk_layout_span(&l);
-    nu += sdk_span_units(&sp, NULL);
+    nu += u_of[s] = sdk_span_units(&sp, NULL);
   }
   sdk_moments *part = calloc((size_t)((nu ? nu : 1) * nvr), sizeof *part);
   int64_t *nf = calloc((size_t)((nu ? nu : 1) * nvr), sizeof *nf);
@@ -60,6 +81,10 @@ static sdk_err gather_moments(const sdk_paths *p, int nvr, int mode, int var, do
     sdk_span sp = sdk_layout_span(&l);
     sdk_ensemble *ens = p->shard[s].ens;
     int64_t n = sdk_span_units(&sp, u + at);
+    if (!sdk_paths_local(p, s)) {
+      at += n;
+      continue;
+    }
     if (mode == GATHER_DISPLACEMENT)
       e = p->be->displacement(ens, var, scale, part + at * nvr, eb);
     else if (mode == GATHER_OBSERVE)
@@ -70,6 +95,10 @@ static sdk_err gather_moments(const sdk_paths *p, int nvr, int mode, int var, do
       sbad[sp.g0 * nv + j] += spart[j];
     at += n;
   }
+  if (e == SDK_OK) e = share_units(p, u_of, part, nvr * (int64_t)sizeof *part, eb);
+  if (e == SDK_OK) e = share_units(p, u_of, nf, nvr * (int64_t)sizeof *nf, eb);
+  if (e == SDK_OK && sbad)
+    e = sdk_comm_allreduce(p->comm, sbad, p->ngrid * nv, SDK_COMM_I64, SDK_COMM_SUM, eb);
   for (int64_t i = 0; i < p->ngrid * nvr && e == SDK_OK; i++)
     out[i] = (sdk_moments){0, 0, 0};
   /* the units in global chunk order; a run's units are consecutive: fold
@@ -87,7 +116,7 @@ static sdk_err gather_moments(const sdk_paths *p, int nvr, int mode, int var, do
   }
   if (nonfinite && e == SDK_OK) worst_of(bad, p->ngrid, nvr, nonfinite);
   if (state_nonfinite && e == SDK_OK) worst_of(sbad, p->ngrid, nv, state_nonfinite);
-  free(part), free(nf), free(u), free(run), free(bad), free(sbad), free(spart);
+  free(part), free(nf), free(u), free(run), free(bad), free(sbad), free(spart), free(u_of);
   return e;
 }
 
@@ -104,10 +133,13 @@ sdk_err sdk_paths_nonfinite(const sdk_paths *p, int64_t *nonfinite, sdk_errbuf *
   for (int s = 0; s < p->nshards && e == SDK_OK; s++) {
     sdk_layout l = shard_layout(p, &p->shard[s]);
     sdk_span sp = sdk_layout_span(&l);
+    if (!sdk_paths_local(p, s)) continue;
     e = p->be->nonfinite(p->shard[s].ens, part, eb);
     for (int64_t j = 0; e == SDK_OK && j < (sp.g1 - sp.g0) * nv; j++)
       sum[sp.g0 * nv + j] += part[j];
   }
+  if (e == SDK_OK)
+    e = sdk_comm_allreduce(p->comm, sum, p->ngrid * nv, SDK_COMM_I64, SDK_COMM_SUM, eb);
   if (e == SDK_OK) worst_of(sum, p->ngrid, nv, nonfinite);
   free(sum), free(part);
   return e;
@@ -115,7 +147,7 @@ sdk_err sdk_paths_nonfinite(const sdk_paths *p, int64_t *nonfinite, sdk_errbuf *
 
 sdk_err sdk_paths_mark(const sdk_paths *p, int var, sdk_errbuf *eb) {
   for (int s = 0; s < p->nshards; s++)
-    SDK_CHECK(p->be->mark(p->shard[s].ens, var, eb));
+    if (sdk_paths_local(p, s)) SDK_CHECK(p->be->mark(p->shard[s].ens, var, eb));
   return SDK_OK;
 }
 
@@ -135,7 +167,7 @@ sdk_err sdk_paths_eval_observe(const sdk_paths *p, int64_t step, int nobs, sdk_e
   if (!p->be->eval_observe)
     return SDK_FAIL(eb, SDK_ERR_USAGE, "backend %s has no user observables", p->be->name);
   for (int s = 0; s < p->nshards; s++)
-    SDK_CHECK(p->be->eval_observe(p->shard[s].ens, step, nobs, eb));
+    if (sdk_paths_local(p, s)) SDK_CHECK(p->be->eval_observe(p->shard[s].ens, step, nobs, eb));
   return SDK_OK;
 }
 
@@ -148,12 +180,16 @@ sdk_err sdk_paths_minmax(const sdk_paths *p, int var, double *lo, double *hi, sd
   for (int s = 0; s < p->nshards && e == SDK_OK; s++) {
     sdk_layout l = shard_layout(p, &p->shard[s]);
     sdk_span sp = sdk_layout_span(&l);
+    if (!sdk_paths_local(p, s)) continue;
     e = p->be->minmax(p->shard[s].ens, var, plo, phi, eb);
     for (int64_t g = sp.g0; g < sp.g1 && e == SDK_OK; g++) {
       if (plo[g - sp.g0] < lo[g]) lo[g] = plo[g - sp.g0];
       if (phi[g - sp.g0] > hi[g]) hi[g] = phi[g - sp.g0];
     }
   }
+  /* (the extremes are exact whatever the order) */
+  if (e == SDK_OK) e = sdk_comm_allreduce(p->comm, lo, p->ngrid, SDK_COMM_F64, SDK_COMM_MIN, eb);
+  if (e == SDK_OK) e = sdk_comm_allreduce(p->comm, hi, p->ngrid, SDK_COMM_F64, SDK_COMM_MAX, eb);
   free(plo);
   free(phi);
   return e;
@@ -173,6 +209,7 @@ static sdk_err gather_counts(const sdk_paths *p, int var, int64_t bins, const do
   for (int s = 0; s < p->nshards && e == SDK_OK; s++) {
     sdk_layout l = shard_layout(p, &p->shard[s]);
     sdk_span sp = sdk_layout_span(&l);
+    if (!sdk_paths_local(p, s)) continue;
     e = lo ? p->be->histogram(p->shard[s].ens, var, bins, lo + sp.g0, hi + sp.g0, pc, pu, po, eb)
            : p->be->histogram_mod(p->shard[s].ens, var, bins, period, pc, eb);
     for (int64_t g = sp.g0; g < sp.g1 && e == SDK_OK; g++) {
@@ -181,6 +218,12 @@ static sdk_err gather_counts(const sdk_paths *p, int var, int64_t bins, const do
       if (under) under[g] += pu[g - sp.g0], over[g] += po[g - sp.g0];
     }
   }
+  if (e == SDK_OK)
+    e = sdk_comm_allreduce(p->comm, counts, ng * bins, SDK_COMM_U64, SDK_COMM_SUM, eb);
+  if (e == SDK_OK && under)
+    e = sdk_comm_allreduce(p->comm, under, ng, SDK_COMM_U64, SDK_COMM_SUM, eb);
+  if (e == SDK_OK && under)
+    e = sdk_comm_allreduce(p->comm, over, ng, SDK_COMM_U64, SDK_COMM_SUM, eb);
   free(pc);
   free(pu);
   free(po);
@@ -201,19 +244,51 @@ sdk_err sdk_paths_histogram_mod(const sdk_paths *p, int var, int64_t bins, doubl
 }
 
 int sdk_paths_carried_rows(const sdk_paths *p) {
-  return p->nshards > 0 ? p->be->carried_rows(p->shard[0].ens) : 0;
+  return p->carried;
 }
 
-sdk_err sdk_paths_rows(const sdk_paths *p, int row, int64_t first, int64_t n, double *buf,
-                       int write, sdk_errbuf *eb) {
+/* Rows of [first, first + n) shard by shard: read where held, then moved
+ * from the holder to every rank (to = -1) or to rank `to`; written where
+ * held. */
+static sdk_err rows_at(const sdk_paths *p, int row, int64_t first, int64_t n, double *buf,
+                       int write, int to, sdk_errbuf *eb) {
+  int me = sdk_comm_rank(p->comm), one = !p->owner || sdk_comm_size(p->comm) == 1;
   for (int s = 0; s < p->nshards && n > 0; s++) {
     const sdk_shard *sh = &p->shard[s];
     if (first >= sh->end || first + n <= sh->begin) continue;
     int64_t a = first > sh->begin ? first : sh->begin;
     int64_t b = first + n < sh->end ? first + n : sh->end;
-    SDK_CHECK(p->be->rows(sh->ens, row, a - sh->begin, b - a, buf + (a - first), write, eb));
+    double *at = buf ? buf + (a - first) : NULL;
+    int held = sdk_paths_local(p, s);
+    if (write || one) {
+      if (held) SDK_CHECK(p->be->rows(sh->ens, row, a - sh->begin, b - a, at, write, eb));
+      continue;
+    }
+    /* the holder reads (into a buffer of its own when it is not the
+     * receiver), then sends */
+    double *src = at, *tmp = NULL;
+    if (held && !src && !(src = tmp = malloc((size_t)(b - a) * sizeof *tmp)))
+      return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+    sdk_err e = held ? p->be->rows(sh->ens, row, a - sh->begin, b - a, src, 0, eb) : SDK_OK;
+    int64_t bytes = (b - a) * (int64_t)sizeof *buf;
+    if (e == SDK_OK && to < 0)
+      e = sdk_comm_bcast(p->comm, at, bytes, p->owner[s], eb);
+    else if (e == SDK_OK)
+      e = sdk_comm_move(p->comm, me == p->owner[s] ? src : at, bytes, p->owner[s], to, eb);
+    free(tmp);
+    SDK_CHECK(e);
   }
   return SDK_OK;
+}
+
+sdk_err sdk_paths_rows(const sdk_paths *p, int row, int64_t first, int64_t n, double *buf,
+                       int write, sdk_errbuf *eb) {
+  return rows_at(p, row, first, n, buf, write, -1, eb);
+}
+
+sdk_err sdk_paths_rows_root(const sdk_paths *p, int row, int64_t first, int64_t n, double *buf,
+                            sdk_errbuf *eb) {
+  return rows_at(p, row, first, n, buf, 0, 0, eb);
 }
 
 void sdk_rowcache_reset(sdk_rowcache *c) {

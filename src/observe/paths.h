@@ -8,6 +8,16 @@
  * carries MPI: each rank holds some shards).  Shard boundaries fall on whole
  * reduction chunks (SDK_RED_CHUNK paths of one grid point), and for systems
  * of particles on whole grid points.
+ *
+ * Over several ranks (core/comm.h) every rank knows every shard but holds
+ * only its own (ens NULL elsewhere); the shards of a rank are consecutive,
+ * ranks in order.  Every function below is then collective: all ranks call
+ * it with the same arguments, each reduces what it holds, the partial
+ * results cross to every rank (the moments' per-unit partials gathered and
+ * merged in the one global order, counts and extremes exactly combined), so
+ * every rank returns bitwise what one process holding all shards returns.
+ * Rows read go from their holder to every rank (sdk_paths_rows) or to rank
+ * 0 alone (sdk_paths_rows_root); rows written go to their holder only.
  */
 #ifndef SDK_PATHS_H
 #define SDK_PATHS_H
@@ -15,6 +25,7 @@
 #include <stdint.h>
 
 #include "backend/backend.h"
+#include "core/comm.h"
 #include "core/error.h"
 
 typedef struct sdk_shard {
@@ -32,7 +43,13 @@ typedef struct sdk_paths {
    * (0 alive, b + 1 absorbed at boundary b), followed by the hitting step
    * as step mod 2^20 and step >> 20 (codegen.h); -1 without boundaries */
   int bound_row;
+  int carried;          /* the carried rows (sdk_paths_carried_rows) */
+  const sdk_comm *comm; /* NULL: one process */
+  const int *owner;     /* [nshards] the rank holding each shard (NULL: this one) */
 } sdk_paths;
+
+/* Does this rank hold shard s? */
+int sdk_paths_local(const sdk_paths *p, int s);
 
 /* Moments of every variable per grid point: out[g * nvars + v]; the number
  * of paths with a non-finite variable per grid point into nonfinite[g]. */
@@ -74,6 +91,10 @@ int sdk_paths_carried_rows(const sdk_paths *p);
  * rows) of the global paths [first, first + n) as doubles. */
 sdk_err sdk_paths_rows(const sdk_paths *p, int row, int64_t first, int64_t n, double *buf,
                        int write, sdk_errbuf *eb);
+/* Read row `row` of the paths [first, first + n) into rank 0's buf (the
+ * other ranks' buf is not touched and may be NULL): checkpoints. */
+sdk_err sdk_paths_rows_root(const sdk_paths *p, int row, int64_t first, int64_t n, double *buf,
+                            sdk_errbuf *eb);
 
 /* Rows read in blocks: observables that fold the state chunk by chunk on
  * the host (cov, diffusion, fpt) ask for SDK_RED_CHUNK paths at a time; a

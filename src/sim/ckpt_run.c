@@ -54,25 +54,35 @@ static sdk_err save_datasets(const sdk_plan *p, sdk_ckpt *k, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
-/* the paths' state: the variables, the drift mark, the compensated update's rows */
-static sdk_err save_state(const sdk_plan *p, sdk_ckpt *k, sdk_errbuf *eb) {
+/* the paths' state: the variables, the drift mark, the compensated update's
+ * rows; several ranks: gathered to rank 0 (`root`), which alone allocates
+ * (and says whether it could before anything moves) */
+static sdk_err save_state(const sdk_plan *p, sdk_ckpt *k, int root, sdk_errbuf *eb) {
   int64_t nv = k->nvars, np = p->ngrid * p->ppg;
-  k->state = calloc((size_t)(nv + 1) * (size_t)np, sizeof(double));
-  k->ncomp = p->be->carried_rows(p->shards[0].ens);
-  if (k->ncomp) k->comp = malloc((size_t)k->ncomp * (size_t)np * sizeof(double));
-  if (!k->state || (k->ncomp && !k->comp))
-    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory writing a checkpoint");
+  k->ncomp = sdk_paths_carried_rows(&p->paths);
+  int64_t ok = 1;
+  if (root) {
+    k->state = calloc((size_t)(nv + 1) * (size_t)np, sizeof(double));
+    if (k->ncomp) k->comp = malloc((size_t)k->ncomp * (size_t)np * sizeof(double));
+    ok = k->state && (!k->ncomp || k->comp);
+  }
+  SDK_CHECK(sdk_comm_bcast(p->c->comm, &ok, sizeof ok, 0, eb));
+  if (!ok) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory writing a checkpoint");
   for (int v = 0; v < nv + (p->marked ? 1 : 0); v++)
-    SDK_CHECK(sdk_paths_rows(&p->paths, v, 0, np, k->state + (size_t)v * (size_t)np, 0, eb));
+    SDK_CHECK(sdk_paths_rows_root(&p->paths, v, 0, np,
+                                  root ? k->state + (size_t)v * (size_t)np : NULL, eb));
   for (int v = 0; v < k->ncomp; v++)
-    SDK_CHECK(
-        sdk_paths_rows(&p->paths, (int)nv + 1 + v, 0, np, k->comp + (size_t)v * (size_t)np, 0, eb));
+    SDK_CHECK(sdk_paths_rows_root(&p->paths, (int)nv + 1 + v, 0, np,
+                                  root ? k->comp + (size_t)v * (size_t)np : NULL, eb));
   return SDK_OK;
 }
 
+/* Collective over the ranks: the state gathered to rank 0, which writes the
+ * one file (atomically, as ever) and tells every rank how that went. */
 sdk_err sdk_ckpt_save_run(const sdk_plan *p, sdk_errbuf *eb) {
   const sdk_run_config *c = p->c;
   const sdk_model *m = p->run->model;
+  int root = sdk_comm_rank(c->comm) == 0;
   sdk_ckpt k;
   memset(&k, 0, sizeof k);
   k.version = (char *)SDK_VERSION;
@@ -91,14 +101,28 @@ sdk_err sdk_ckpt_save_run(const sdk_plan *p, sdk_errbuf *eb) {
     obs[i] = (sdk_ckpt_obs){(char *)p->obs[i].type->name, p->obs[i].nsamples};
   k.nobs = p->nobs;
   k.obs = obs;
-  sdk_err err = save_state(p, &k, eb);
-  if (err == SDK_OK) err = save_datasets(p, &k, eb);
-  if (err == SDK_OK) err = sdk_ckpt_write(&k, c->checkpoint, eb);
+  sdk_err err = save_state(p, &k, root, eb);
+  if (err == SDK_OK && root) err = save_datasets(p, &k, eb);
+  if (err == SDK_OK && root) err = sdk_ckpt_write(&k, c->checkpoint, eb);
   free(k.state);
   free(k.comp);
   for (int i = 0; i < k.nds; i++)
     free(k.ds[i].data);
   free(k.ds);
+  if (c->comm && sdk_comm_size(c->comm) > 1 && (err == SDK_OK || root)) {
+    /* rank 0's outcome, with its message, on every rank */
+    struct {
+      int64_t e;
+      char msg[sizeof eb->msg];
+    } r = {err, ""};
+    if (root && err != SDK_OK && eb) memcpy(r.msg, eb->msg, sizeof r.msg);
+    SDK_CHECK(sdk_comm_bcast(c->comm, &r, sizeof r, 0, eb));
+    err = (sdk_err)r.e;
+    if (!root && err != SDK_OK && eb) {
+      memcpy(eb->msg, r.msg, sizeof eb->msg);
+      eb->msg[sizeof eb->msg - 1] = 0;
+    }
+  }
   return err;
 }
 
@@ -115,7 +139,7 @@ static sdk_err check_layout(const sdk_plan *p, const sdk_ckpt *k, sdk_errbuf *eb
       (k->has_mark && !mark) || (k->has_mark && k->step < p->transient_steps) ||
       (!k->has_mark && mark && k->step > p->transient_steps) ||
       (k->nsamples > 0 && k->sample_step[k->nsamples - 1] > k->step) ||
-      k->ncomp != p->be->carried_rows(p->shards[0].ens) || k->nobs != p->nobs)
+      k->ncomp != sdk_paths_carried_rows(&p->paths) || k->nobs != p->nobs)
     return MISMATCH("");
   return SDK_OK;
 }

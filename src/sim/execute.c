@@ -115,7 +115,7 @@ static sdk_err checkpoint(sdk_plan *p, int *failed, int64_t *saved, sdk_errbuf *
   sdk_errbuf ceb = {0};
   sdk_err ce = sdk_ckpt_save_run(p, &ceb);
   if (ce == SDK_ERR_IO || ce == SDK_ERR_NOMEM) {
-    if (!*failed && c->warn) {
+    if (!*failed && c->warn && sdk_comm_rank(c->comm) == 0) {
       char w[1200];
       snprintf(w, sizeof w, "%s; the run goes on without it", ceb.msg);
       c->warn(c->warn_user, w);
@@ -167,11 +167,15 @@ static int64_t next_stop(const sdk_plan *p) {
 
 static sdk_err advance(sdk_plan *p, int64_t n, sdk_errbuf *eb) {
   const sdk_run_config *c = p->c;
-  if (p->sys.on) /* (systems: one shard, sim/program.c) */
-    return sdk_systems_advance(&p->sys, p->be, p->shards[0].ens, p->step, n, c->seed, p->nobs,
+  if (p->sys.on) { /* (systems: one shard, or one per rank: sim/program.c) */
+    int s = 0;
+    while (s + 1 < p->nshards && !p->shards[s].ens)
+      s++;
+    return sdk_systems_advance(&p->sys, p->be, p->shards[s].ens, p->step, n, c->seed, p->nobs,
                                p->obs, &p->octx, eb);
+  }
   for (int s = 0; s < p->nshards; s++)
-    SDK_CHECK(p->be->advance(p->shards[s].ens, p->step, n, c->seed, eb));
+    if (p->shards[s].ens) SDK_CHECK(p->be->advance(p->shards[s].ens, p->step, n, c->seed, eb));
   return SDK_OK;
 }
 
@@ -186,8 +190,15 @@ static sdk_err at_step(sdk_plan *p, double *last_ckpt, int *ckpt_failed, int64_t
   if (has_transient_end(p) && p->step == p->transient_steps && !p->marked)
     SDK_CHECK(transient_over(p, eb));
   int stop_now = c->cancel && c->cancel(c->cancel_user);
-  if (c->checkpoint && p->step > p->step_start &&
-      (stop_now || p->step >= p->nsteps || now_s() - *last_ckpt >= c->checkpoint_every)) {
+  int due = now_s() - *last_ckpt >= c->checkpoint_every;
+  if (c->comm) {
+    /* every rank stops and checkpoints at the same step: a signal to any
+     * rank stops all; rank 0's clock times the checkpoints */
+    int64_t f[2] = {stop_now, sdk_comm_rank(c->comm) == 0 && due};
+    SDK_CHECK(sdk_comm_allreduce(c->comm, f, 2, SDK_COMM_I64, SDK_COMM_MAX, eb));
+    stop_now = (int)f[0], due = (int)f[1];
+  }
+  if (c->checkpoint && p->step > p->step_start && (stop_now || p->step >= p->nsteps || due)) {
     SDK_CHECK(checkpoint(p, ckpt_failed, saved, eb));
     *last_ckpt = now_s();
   }
@@ -198,8 +209,12 @@ static sdk_err at_step(sdk_plan *p, double *last_ckpt, int *ckpt_failed, int64_t
 
 sdk_err sdk_execute(sdk_plan *p, sdk_errbuf *eb) {
   const sdk_run_config *c = p->c;
-  SDK_CHECK(alloc_run(p, eb));
-  if (c->resume) SDK_CHECK(sdk_ckpt_restore_run(p, eb));
+  sdk_err err = alloc_run(p, eb);
+  if (err == SDK_OK && c->resume) err = sdk_ckpt_restore_run(p, eb);
+  /* (a checkpoint that does not fit fails every rank alike) */
+  if (c->comm) err = sdk_comm_agree(c->comm, err, eb);
+  SDK_CHECK(err);
+  p->lockstep = 1;
   p->step_start = p->step;
   SDK_CHECK(sdk_systems_setup(&p->sys, p->ngrid, p->nsteps, p->octx.sums_every, MAX_CHUNK, eb));
   double t0 = now_s(), last_ckpt = now_s();

@@ -628,6 +628,8 @@ void sdk_plan_free(sdk_plan *p) {
   for (int s = 0; p->be && s < p->nshards; s++)
     if (p->shards[s].ens) p->be->free(&p->shards[s].ens);
   free(p->shards);
+  free(p->owner);
+  free(p->xchunks);
   if (p->be && p->mod) p->be->module_free(&p->mod);
   if (p->be && p->ctx) p->be->close(&p->ctx);
   free(p->src);

@@ -10,8 +10,11 @@
 #include "sim/run_internal.h"
 
 static sdk_backend_opts backend_opts(const sdk_run_config *c) {
+  int lr = sdk_comm_local_rank(c->comm);
   sdk_backend_opts bo = {.threads = c->threads,
-                         .device = c->device,
+                         .device = c->ndevices > 0 ? c->devices[lr % c->ndevices] : c->device,
+                         .by_rank = c->ndevices == 0 && sdk_comm_local_size(c->comm) > 1,
+                         .local_rank = lr,
                          .fast_math = c->fast_math,
                          .cache_max = c->cache_max,
                          .env = c->env,
@@ -50,13 +53,82 @@ static sdk_err make_source(sdk_plan *p, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
-/* The shards: c->shards (at least 1) nearly equal runs of whole reduction
- * chunks (observe/paths.h); systems of particles in one. */
+/* The system driver's chunk (SDK_CPU_BLOCK particles of a system from its
+ * start) that begins at global particle b, or -1 when none does. */
+static int64_t sys_chunk_at(const sdk_plan *p, int64_t b) {
+  int64_t N = p->sys.particles, nch = (N + SDK_CPU_BLOCK - 1) / SDK_CPU_BLOCK;
+  if (b >= p->ngrid * p->ppg) return p->ngrid * p->ppg / N * nch;
+  return (b % N) % SDK_CPU_BLOCK ? -1 : b / N * nch + (b % N) / SDK_CPU_BLOCK;
+}
+
+/* Systems over R ranks (mean field, CPU): one shard per rank, each cut where
+ * a reduction chunk and a chunk of the system driver begin together, as
+ * near to equal as that allows; xchunks: the driver's chunks per rank. */
+static sdk_err cut_systems(sdk_plan *p, int R, sdk_errbuf *eb) {
+  const sdk_model *m = p->run->model;
+  if (m->npair > 0)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "systems with [pair] terms (all pairs) do not span MPI ranks: every step "
+                    "would need every particle on every rank; run them with one rank (%d were "
+                    "started), or write the coupling as [meanfield]",
+                    R);
+  if (strcmp(p->be->name, "cpu"))
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "systems of particles span MPI ranks on the CPU backend only so far; run "
+                    "--backend %s with one rank (%d were started)",
+                    p->be->name, R);
+  int64_t nch = sdk_chunks_per_grid(p->ppg), nk = p->ngrid * nch, total = p->ngrid * p->ppg;
+  p->nshards = R;
+  p->shards = calloc((size_t)R, sizeof *p->shards);
+  p->owner = calloc((size_t)R, sizeof *p->owner);
+  p->xchunks = calloc((size_t)R, sizeof *p->xchunks);
+  if (!p->shards || !p->owner || !p->xchunks) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  /* the places a shard may begin, in order: the candidates */
+  int64_t nc = 0, *cand = malloc((size_t)(nk > 0 ? nk : 1) * sizeof *cand);
+  if (!cand) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  for (int64_t k = 1; k < nk; k++) {
+    int64_t g = k / nch, b = g * p->ppg + (k - g * nch) * SDK_RED_CHUNK;
+    if (sys_chunk_at(p, b) >= 0) cand[nc++] = b;
+  }
+  /* rank r ends at the candidate nearest to (r + 1) total / R, leaving one
+   * for each rank after it */
+  int64_t at = 0;
+  sdk_err e = SDK_OK;
+  for (int r = 0; r < R && e == SDK_OK; r++) {
+    p->owner[r] = r;
+    p->shards[r].begin = r == 0 ? 0 : p->shards[r - 1].end;
+    int64_t target = total / R * (r + 1) + (total % R) * (r + 1) / R, end = total;
+    if (r < R - 1) {
+      int64_t last = nc - (R - 1 - r); /* the latest candidate this rank may end at */
+      if (at > last) {
+        e = SDK_FAIL(eb, SDK_ERR_USAGE,
+                     "%lld particles of systems of %lld cannot be cut into %d shards on whole "
+                     "chunks: use fewer ranks, or more particles (a multiple of 256 cuts best)",
+                     (long long)total, (long long)p->sys.particles, R);
+        break;
+      }
+      while (at < last && llabs(cand[at + 1] - target) <= llabs(cand[at] - target))
+        at++;
+      end = cand[at++];
+    }
+    p->shards[r].end = end;
+    p->xchunks[r] = sys_chunk_at(p, end) - sys_chunk_at(p, p->shards[r].begin);
+  }
+  free(cand);
+  return e;
+}
+
+/* The shards: nearly equal runs of whole reduction chunks (observe/paths.h),
+ * c->shards of them or one per rank if more, the ranks' in rank order;
+ * systems of particles in one, or one per rank (cut_systems). */
 static sdk_err cut_shards(sdk_plan *p, sdk_errbuf *eb) {
   int64_t nch = sdk_chunks_per_grid(p->ppg), nk = p->ngrid * nch;
-  int64_t n = p->c->shards > 1 && !p->sys.on ? p->c->shards : 1;
+  int R = sdk_comm_size(p->c->comm);
+  if (p->sys.on && R > 1) return cut_systems(p, R, eb);
+  int64_t n = p->sys.on ? 1 : p->c->shards > R ? p->c->shards : R;
   if (n > nk) n = nk;
-  if (!(p->shards = calloc((size_t)n, sizeof *p->shards)))
+  if (!(p->shards = calloc((size_t)n, sizeof *p->shards)) ||
+      !(p->owner = calloc((size_t)n, sizeof *p->owner)))
     return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   p->nshards = (int)n;
   for (int64_t s = 0; s <= n; s++) {
@@ -64,6 +136,8 @@ static sdk_err cut_shards(sdk_plan *p, sdk_errbuf *eb) {
     int64_t path = k == nk ? p->ngrid * p->ppg : g * p->ppg + c * SDK_RED_CHUNK;
     if (s < n) p->shards[s].begin = path;
     if (s > 0) p->shards[s - 1].end = path;
+    /* rank r holds the shards [ceil(r n / R), ceil((r + 1) n / R)) */
+    if (s < n) p->owner[s] = (int)((s * R) / n);
   }
   return SDK_OK;
 }
@@ -72,8 +146,10 @@ static sdk_err cut_shards(sdk_plan *p, sdk_errbuf *eb) {
 static sdk_err make_paths(sdk_plan *p, sdk_errbuf *eb) {
   const sdk_run_config *c = p->c;
   SDK_CHECK(cut_shards(p, eb));
+  int me = sdk_comm_rank(c->comm), carried = -1;
   for (int s = 0; s < p->nshards; s++) {
     sdk_shard *sh = &p->shards[s];
+    if (p->owner[s] != me) continue;
     sdk_layout lay = {.nvars = p->run->model->nvars,
                       .single = c->single,
                       .ngrid = p->ngrid,
@@ -83,15 +159,21 @@ static sdk_err make_paths(sdk_plan *p, sdk_errbuf *eb) {
                       .nsv = p->nsv,
                       .sv = p->sv};
     lay.particles = p->sys.on ? p->sys.particles : 0;
+    if (p->xchunks) lay.comm = c->comm, lay.xchunks = p->xchunks;
     SDK_CHECK(p->be->alloc(p->ctx, p->mod, &lay, &sh->ens, eb));
     SDK_CHECK(p->be->init(sh->ens, c->seed, eb));
+    carried = p->be->carried_rows(sh->ens);
   }
+
   p->paths = (sdk_paths){.be = p->be,
                          .nshards = p->nshards,
                          .shard = p->shards,
                          .ngrid = p->ngrid,
                          .ppg = p->ppg,
-                         .nvars = p->run->model->nvars};
+                         .nvars = p->run->model->nvars,
+                         .carried = carried,
+                         .comm = c->comm,
+                         .owner = p->owner};
   sdk_codegen_opts o;
   sdk_cg_row_layout rows;
   sdk_plan_codegen_opts(p, !strcmp(p->be->name, "cuda") ? SDK_TARGET_CUDA : SDK_TARGET_CPU, &o);
@@ -111,4 +193,12 @@ sdk_err sdk_program_make(sdk_plan *p, sdk_errbuf *eb) {
   SDK_CHECK(p->be->compile(p->ctx, p->src, r->model->path, &p->mod, report, sizeof report, eb));
   sdk_log(p->c->logger, SDK_LOG_DEBUG, "sdekit: %s\n", report);
   return make_paths(p, eb);
+}
+
+sdk_err sdk_program_share(sdk_plan *p, sdk_errbuf *eb) {
+  /* the carried rows, from a rank that holds a shard (one may hold none) */
+  int64_t cr = p->paths.carried;
+  SDK_CHECK(sdk_comm_allreduce(p->c->comm, &cr, 1, SDK_COMM_I64, SDK_COMM_MAX, eb));
+  p->paths.carried = cr > 0 ? (int)cr : 0;
+  return SDK_OK;
 }

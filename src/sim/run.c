@@ -139,8 +139,17 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
   sdk_err err = sdk_plan_make(c, r, &p, eb);
   if (err == SDK_OK) err = sdk_plan_observables(&p, eb);
   if (err == SDK_OK) err = sdk_program_make(&p, eb);
+  /* several ranks: up to here each rank checks and builds alone, and all
+   * learn whether any failed (then all return its error together); from here
+   * on they work in lockstep, and an error of one rank alone (a device
+   * failing) leaves the others waiting for it: eb->alone says so */
+  if (c->comm) err = sdk_comm_agree(c->comm, err, eb);
+  if (err == SDK_OK) err = sdk_program_share(&p, eb);
   if (err == SDK_OK) err = sdk_execute(&p, eb);
   if (err == SDK_OK) err = sdk_record(&p, eb);
+  if (err != SDK_OK && eb && p.lockstep && sdk_comm_size(c->comm) > 1 &&
+      err != SDK_ERR_INTERRUPTED && err != SDK_ERR_NONFINITE)
+    eb->alone = 1;
   sdk_plan_free(&p);
   if (err != SDK_OK) sdk_run_destroy(&r);
   *out = r;

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "backend/backend.h"
+#include "core/comm.h"
 #include "core/error.h"
 #include "core/log.h"
 #include "core/tuning.h"
@@ -65,12 +66,20 @@ typedef struct sdk_run_config {
   int calculus;
   int threads;
   int device;
+  /* --device A,B,...: the GPUs of a node's ranks, rank r taking the one at
+   * its local rank modulo ndevices (0: --device alone, or by the local rank
+   * when several ranks share a node) */
+  int ndevices;
+  int devices[16];
   int fast_math;
   int64_t cache_max; /* kernel cache cap, bytes (0: default, < 0: none) */
   /* hold the paths in this many shards (observe/paths.h), each its own
    * ensemble on the backend, cut on reduction chunks; the results are bitwise
    * those of one shard (the seam MPI uses; systems of particles: one) */
   int shards;
+  /* the ranks of the run (core/comm.h; NULL: one process): each holds some
+   * shards, and every rank returns bitwise the results of one process */
+  const sdk_comm *comm;
   /* observables: comma-separated names of the registry (sim/registry.h);
    * NULL: "drift".  "paths" is added when obs.nsave > 0 (--save-paths). */
   const char *observe;

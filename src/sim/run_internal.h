@@ -68,7 +68,10 @@ typedef struct sdk_plan {
   char *src;
   char khash[33]; /* hash of the kernel source: a checkpoint continues only its kernel */
   int nshards;
-  sdk_shard *shards; /* the paths held, cut on chunks (sim/program.c) */
+  sdk_shard *shards; /* the paths, cut on chunks (sim/program.c); ens NULL where another rank
+                      * holds them */
+  int *owner;        /* [nshards] the rank holding each shard */
+  int64_t *xchunks;  /* systems spanning ranks: the system driver's chunks per rank */
   sdk_paths paths;
   /* ---- execute ---- */
   sdk_moments *mom;        /* [g][v] at the current step */
@@ -78,6 +81,9 @@ typedef struct sdk_plan {
   int64_t *sample_step;    /* [nsamples_max] the run's sample clock */
   int64_t isample, step, step_start;
   int marked; /* the drift's origin is set (transient over) */
+  /* several ranks: past the last agreement (sdk_comm_agree), where an error
+   * of one rank is its own (errbuf.alone) */
+  int lockstep;
 } sdk_plan;
 
 sdk_err sdk_plan_make(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_errbuf *eb);
@@ -92,6 +98,9 @@ void sdk_plan_codegen_opts(const sdk_plan *p, sdk_target t, sdk_codegen_opts *o)
 void sdk_grid_point_name(const sdk_results *R, int64_t g, char *buf, size_t n);
 
 sdk_err sdk_program_make(sdk_plan *p, sdk_errbuf *eb);
+/* After every rank's sdk_program_make succeeded (sdk_comm_agree): what the
+ * ranks learn from each other (collective). */
+sdk_err sdk_program_share(sdk_plan *p, sdk_errbuf *eb);
 
 sdk_err sdk_execute(sdk_plan *p, sdk_errbuf *eb);
 /* checkpoints (ckpt_run.c): write the run's state at p->step; restore it */
