@@ -89,6 +89,13 @@ else
   rc=$?
   check "GPU systems over ranks: refused, exit 2 (got $rc; $(cat err.txt))" test "$rc" = 2
   check "GPU systems over ranks: the reason" grep -q "CPU backend only so far" err.txt
+  # one rank's own failure in the set-up (a GPU that is not there): every rank
+  # stops, rank 0 reports it once with the rank that failed
+  "${MPI[@]}" -np 2 "$B" run ou --paths 1000 --backend cuda --device 0,63 >out.txt 2>err.txt
+  rc=$?
+  check "one rank's failure: exit 1 (got $rc)" test "$rc" = 1
+  check "one rank's failure: one line naming rank 1 ($(cat err.txt))" \
+    test "$(grep -c '^sdekit: error: rank 1: .*no CUDA device 63' err.txt)" = 1
 fi
 
 # first passage with absorbing boundaries (host-side observable over rows)

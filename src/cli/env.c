@@ -39,20 +39,21 @@ int sdk_cli_env_mpi_launcher(void) {
   return 0;
 }
 
-int sdk_cli_env_mpi_size(void) {
-  static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS", NULL};
+/* the first of these variables that is set, as a number (dflt: none is) */
+static int first_int(const char *const *vars, int dflt) {
   for (int i = 0; vars[i]; i++) {
     const char *v = getenv(vars[i]);
     if (v) return atoi(v);
   }
-  return 1;
+  return dflt;
+}
+
+int sdk_cli_env_mpi_size(void) {
+  static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS", NULL};
+  return first_int(vars, 1);
 }
 
 int sdk_cli_env_mpi_rank(void) {
   static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", NULL};
-  for (int i = 0; vars[i]; i++) {
-    const char *v = getenv(vars[i]);
-    if (v) return atoi(v);
-  }
-  return 0;
+  return first_int(vars, 0);
 }
