@@ -86,9 +86,9 @@ typedef struct sdk_layout {
   const double *sv;  /* ngrid * nsv values (converted to the state type) */
   int64_t particles; /* > 0: module of a system driver (advance_sys), systems of this
                         many consecutive paths (particles); ppg is a multiple of it */
-  /* systems spanning MPI ranks (CPU, mean field): the ranks, and how many of
-   * the system driver's chunks (SDK_CPU_BLOCK particles of a system, from its
-   * start) each rank holds, ranks in order (NULL: the shard holds all) */
+  /* systems spanning MPI ranks (mean field): the ranks, and how many of the
+   * system driver's units (sys_unit) each rank holds, ranks in order (NULL:
+   * the shard holds all) */
   const sdk_comm *comm;
   const int64_t *xchunks;
 } sdk_layout;
@@ -173,6 +173,11 @@ typedef struct sdk_backend {
    * in a fixed order. */
   sdk_err (*advance_sys)(sdk_ensemble *ens, int64_t step0, int64_t nsteps, uint64_t seed,
                          int64_t obs_every, double *obs, sdk_errbuf *eb);
+  /* Systems spanning MPI ranks: the particles of the system driver's unit of
+   * work for systems of `particles` (from each system's start; a shard of
+   * such systems begins and ends on units, and lay->xchunks counts them per
+   * rank); 0 when this module's systems cannot span ranks (pair models). */
+  int64_t (*sys_unit)(sdk_bctx *ctx, sdk_module *mod, int64_t particles);
   /* Histogram of (x_var mod period), in [0, period), over the paths held of
    * each grid point: counts[j * bins + b]; NaN goes nowhere. */
   sdk_err (*histogram_mod)(sdk_ensemble *ens, int var, int64_t bins, double period,

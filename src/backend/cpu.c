@@ -719,6 +719,11 @@ static sdk_err cpu_advance_sys(sdk_ensemble *e, int64_t step0, int64_t nsteps, u
   return SDK_OK;
 }
 
+static int64_t cpu_sys_unit(sdk_bctx *ctx, sdk_module *mod, int64_t particles) {
+  (void)ctx, (void)particles;
+  return mod->advance_sys ? SDK_CPU_BLOCK : 0;
+}
+
 static sdk_err cpu_histogram_mod(sdk_ensemble *e, int var, int64_t bins, double period,
                                  uint64_t *counts, sdk_errbuf *eb) {
   const void *base = row_of(e, var);
@@ -744,6 +749,7 @@ static sdk_err cpu_histogram_mod(sdk_ensemble *e, int var, int64_t bins, double 
 
 const sdk_backend sdk_backend_cpu = {
     .advance_sys = cpu_advance_sys,
+    .sys_unit = cpu_sys_unit,
     .histogram_mod = cpu_histogram_mod,
     .rows = cpu_rows,
     .carried_rows = cpu_carried_rows,

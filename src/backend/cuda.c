@@ -178,6 +178,7 @@ static void cuda_free(sdk_ensemble **e) {
     if (sysbufs[i]) sdk_cu.MemFree(sysbufs[i]);
   host_free(x);
   free(x->unit_g);
+  free(x->sys.xbuf);
   free(x);
   *e = NULL;
 }
@@ -220,7 +221,9 @@ static sdk_err cuda_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, s
   if (!c->has_device)
     return SDK_FAIL(eb, SDK_ERR_BACKEND, "cuda: compiled for %s only; no device to run on",
                     c->arch);
-  if (lay->particles > 0 && (lay->path0 != 0 || sdk_layout_npaths(lay) != lay->ngrid * lay->ppg))
+  /* (one ensemble holds the systems, or a shard of them spans MPI ranks) */
+  if (lay->particles > 0 && !lay->xchunks &&
+      (lay->path0 != 0 || sdk_layout_npaths(lay) != lay->ngrid * lay->ppg))
     return SDK_FAIL(eb, SDK_ERR_USAGE, "cuda: systems of particles are held in one ensemble");
   CU(eb, CtxSetCurrent(c->cx));
   sdk_ensemble *e = calloc(1, sizeof *e);
@@ -867,6 +870,7 @@ const sdk_backend sdk_backend_cuda = {
     .read_state = cuda_read_state,
     .last_advance_ms = cuda_last_advance_ms,
     .advance_sys = sdk_cuda_advance_sys,
+    .sys_unit = sdk_cuda_sys_unit,
     .histogram_mod = cuda_histogram_mod,
     .rows = cuda_rows,
     .carried_rows = cuda_carried_rows,

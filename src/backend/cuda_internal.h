@@ -164,6 +164,7 @@ struct sdk_module {
   CUfunction live;
   CUfunction sys_step; /* system driver (interacting particles), else NULL */
   CUfunction sys_run;  /* persistent system kernel (mean-field modules), or NULL */
+  CUfunction sys_sums; /* the systems' sums from part[] (mean field over MPI ranks), or NULL */
   int sys_run_smem;    /* dynamic shared memory it may use (bytes) */
   /* nred, npair, ocos, osin, particles per chunk, block size, nmean, persistent */
   int sys_info[8];
@@ -219,6 +220,7 @@ struct sdk_ensemble {
                  * (computed once: many occupancy queries): 0 unknown, 1 found, -1 none */
     int shape_known[2];
     sys_shape shape[2];
+    double *xbuf;     /* spanning MPI ranks: every rank's group sums (host) */
     CUdeviceptr hist; /* counts of histogram_mod, kept between samples */
     size_t hist_bytes;
   } sys;
@@ -243,5 +245,7 @@ void sdk_cuda_module_free(sdk_module **m);
 /* The backend's advance_sys (backend.h). */
 sdk_err sdk_cuda_advance_sys(sdk_ensemble *e, int64_t step0, int64_t nsteps, uint64_t seed,
                              int64_t obs_every, double *obs, sdk_errbuf *eb);
+/* The backend's sys_unit (backend.h): a group of the system kernels. */
+int64_t sdk_cuda_sys_unit(sdk_bctx *c, sdk_module *m, int64_t particles);
 
 #endif

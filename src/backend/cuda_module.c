@@ -227,6 +227,9 @@ static sdk_err module_functions(sdk_bctx *c, sdk_module *m, const char *path, sd
   /* a module of systems of particles has sdk_sys_step instead of sdk_advance */
   if (sdk_cu.ModuleGetFunction(&m->sys_step, m->mod, "sdk_sys_step") != CUDA_SUCCESS)
     m->sys_step = NULL;
+  if (!m->sys_step ||
+      sdk_cu.ModuleGetFunction(&m->sys_sums, m->mod, "sdk_sys_sums") != CUDA_SUCCESS)
+    m->sys_sums = NULL;
   if (sdk_cu.ModuleGetFunction(&m->red_hist_mod, m->mod, "sdk_red_hist_mod") != CUDA_SUCCESS)
     m->red_hist_mod = NULL;
   if (sdk_cu.ModuleGetFunction(&m->observe, m->mod, "sdk_observe") != CUDA_SUCCESS)

@@ -12,20 +12,37 @@
 
 #include "backend/cuda_internal.h"
 
+/* Chunks per group: a function of N alone (so sums never depend on the
+ * device or the kernel), about 1024 groups per system for big systems;
+ * tuning.sys_cpb overrides it (SDK_SYS_CPB). */
+static int64_t sys_cpb(const sdk_bctx *c, const sdk_module *m, int64_t N) {
+  const int *info = m->sys_info;
+  int64_t nchunk = (N + info[4] - 1) / info[4];
+  int64_t cpb = info[1] > 0 ? 1 : nchunk / 1024;
+  int forced = c->o.tuning.sys_cpb >= 1;
+  if (forced && info[1] == 0) cpb = c->o.tuning.sys_cpb;
+  if (cpb < 1) cpb = 1;
+  if (cpb > 16 && !forced) cpb = 16;
+  return cpb;
+}
+
+int64_t sdk_cuda_sys_unit(sdk_bctx *c, sdk_module *m, int64_t particles) {
+  if (!m->sys_step || !m->sys_sums || m->sys_info[1] > 0 || particles < 1) return 0;
+  return sys_cpb(c, m, particles) * m->sys_info[4];
+}
+
+/* systems spanning MPI ranks: this shard's groups are [b0, b1) */
+static int spanning(const sdk_ensemble *e) {
+  return e->lay.xchunks && sdk_comm_size(e->lay.comm) > 1;
+}
+
 static sdk_err sys_alloc(sdk_ensemble *e, sdk_errbuf *eb) {
   const int *info = e->mod->sys_info;
   int nred = info[0] > 0 ? info[0] : 1, chunk = info[4];
   int64_t N = e->lay.particles;
   e->sys.nsys = e->lay.ngrid * e->lay.ppg / N;
   e->sys.nchunk = (N + chunk - 1) / chunk;
-  /* chunks per group: a function of N alone (so sums never depend on the
-   * device or the kernel), about 1024 groups per system for big systems;
-   * tuning.sys_cpb overrides it (SDK_SYS_CPB) */
-  int64_t cpb = info[1] > 0 ? 1 : e->sys.nchunk / 1024;
-  int forced = e->ctx->o.tuning.sys_cpb >= 1;
-  if (forced && info[1] == 0) cpb = e->ctx->o.tuning.sys_cpb;
-  if (cpb < 1) cpb = 1;
-  if (cpb > 16 && !forced) cpb = 16;
+  int64_t cpb = sys_cpb(e->ctx, e->mod, N);
   e->sys.cpb = cpb;
   e->sys.nblk = (e->sys.nchunk + cpb - 1) / cpb;
   e->sys.sums_step = -1;
@@ -55,16 +72,53 @@ static sdk_err sys_alloc(sdk_ensemble *e, sdk_errbuf *eb) {
       return sdk_cu_fail(eb, "cuMemAlloc", r);
     }
   }
+  if (spanning(e) &&
+      !(e->sys.xbuf = malloc((size_t)(e->sys.nsys * e->sys.nblk * nred) * sizeof(double))))
+    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   CU(eb, MemsetD8(e->sys.cnt, 0, (size_t)e->sys.nsys * sizeof(unsigned)));
   CU(eb, MemsetD8(e->sys.gcnt, 0, (size_t)e->lay.ngrid * sizeof(unsigned)));
   e->sys.on = 1;
   return SDK_OK;
 }
 
-/* One launch of sdk_sys_step: mode 1 steps n -> n + 1, mode 0 only sums step n. */
+/* Systems spanning MPI ranks, after the step kernel wrote this shard's
+ * group sums of the new state: every rank's into part[] (the same array one
+ * device fills), then sdk_sys_sums forms the systems' sums and order rows
+ * exactly as the step kernel's last block would. */
+static sdk_err sys_exchange(sdk_ensemble *e, CUdeviceptr sout, CUdeviceptr obs_row,
+                            sdk_errbuf *eb) {
+  int nred = e->mod->sys_info[0] > 0 ? e->mod->sys_info[0] : 1, R = sdk_comm_size(e->lay.comm);
+  int64_t b0 = 0, *bytes = malloc((size_t)R * sizeof *bytes);
+  if (!bytes) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  for (int r = 0; r < R; r++) {
+    if (r < sdk_comm_rank(e->lay.comm)) b0 += e->lay.xchunks[r];
+    bytes[r] = e->lay.xchunks[r] * nred * (int64_t)sizeof(double);
+  }
+  size_t off = (size_t)(b0 * nred) * sizeof(double),
+         all = (size_t)(e->sys.nsys * e->sys.nblk * nred) * sizeof(double);
+  int me = sdk_comm_rank(e->lay.comm);
+  CUresult r = sdk_cu.MemcpyDtoH((char *)e->sys.xbuf + off, e->sys.part + off, (size_t)bytes[me]);
+  sdk_err err = r != CUDA_SUCCESS ? sdk_cu_fail(eb, "cuMemcpyDtoH (group sums)", r) : SDK_OK;
+  if (err == SDK_OK) err = sdk_comm_allgatherv(e->lay.comm, e->sys.xbuf, bytes, eb);
+  free(bytes);
+  SDK_CHECK(err);
+  CU(eb, MemcpyHtoD(e->sys.part, e->sys.xbuf, all));
+  long long N = e->lay.particles, spg = e->lay.ppg / N;
+  int nblk = (int)e->sys.nblk;
+  CUdeviceptr nocnt = 0;
+  void *args[] = {&e->sys.part, &nblk,        &N,           &spg,    &sout,
+                  &nocnt,       &e->sys.zsys, &e->sys.gcnt, &obs_row};
+  r = sdk_cu.LaunchKernel(e->mod->sys_sums, (unsigned)e->sys.nsys, 1, 1,
+                          (unsigned)e->mod->sys_info[5], 1, 1, 0, NULL, args, NULL);
+  if (r != CUDA_SUCCESS) return sdk_cu_fail(eb, "cuLaunchKernel(sdk_sys_sums)", r);
+  return SDK_OK;
+}
+
+/* One launch of sdk_sys_step: mode 1 steps n -> n + 1, mode 0 only sums step n;
+ * spanning MPI ranks, over this shard's groups, then the exchange. */
 static sdk_err sys_launch(sdk_ensemble *e, int64_t n, int mode, uint64_t seed, CUdeviceptr obs_row,
                           sdk_errbuf *eb) {
-  int nred = e->mod->sys_info[0] > 0 ? e->mod->sys_info[0] : 1;
+  int nred = e->mod->sys_info[0] > 0 ? e->mod->sys_info[0] : 1, span = spanning(e);
   size_t half = (size_t)(e->sys.nsys * nred) * sizeof(double);
   CUdeviceptr s_in = e->sys.sums + (CUdeviceptr)((size_t)(n & 1) * half);
   CUdeviceptr sout = e->sys.sums + (CUdeviceptr)((size_t)((n + mode) & 1) * half);
@@ -72,17 +126,30 @@ static sdk_err sys_launch(sdk_ensemble *e, int64_t n, int mode, uint64_t seed, C
   long long npad = e->npad, ppg = e->lay.ppg, N = e->lay.particles, spg = e->lay.ppg / N, nn = n;
   int nchunk = (int)e->sys.nchunk, nblk = (int)e->sys.nblk, cpb = (int)e->sys.cpb, md = mode;
   unsigned long long sd = seed;
-  void *args[] = {&e->st,  &out,         &npad,       &e->sv,       &ppg,         &N,      &spg,
-                  &nchunk, &nblk,        &cpb,        &nn,          &sd,          &md,     &s_in,
-                  &sout,   &e->sys.part, &e->sys.cnt, &e->sys.zsys, &e->sys.gcnt, &obs_row};
+  long long b0 = 0;
   unsigned grid = (unsigned)(e->sys.nsys * e->sys.nblk), tpb = (unsigned)e->mod->sys_info[5];
+  /* spanning: the kernel indexes particles globally; the shard's state
+   * begins at particle path0 (a group's start) */
+  CUdeviceptr st = e->st, cnt = e->sys.cnt, orow = obs_row;
+  if (span) {
+    for (int r = 0; r < sdk_comm_rank(e->lay.comm); r++)
+      b0 += e->lay.xchunks[r];
+    grid = (unsigned)e->lay.xchunks[sdk_comm_rank(e->lay.comm)];
+    st = out = e->st - (CUdeviceptr)((size_t)e->lay.path0 * e->esize);
+    cnt = 0, orow = 0;
+  }
+  void *args[] = {&st,     &out,         &npad, &e->sv,       &ppg,         &N,    &spg,
+                  &nchunk, &nblk,        &cpb,  &nn,          &sd,          &md,   &s_in,
+                  &sout,   &e->sys.part, &cnt,  &e->sys.zsys, &e->sys.gcnt, &orow, &b0};
   CUresult r;
   /* (programmatic dependent launch, letting the next step's Gaussians overlap
    * this step's tail, measured no faster here and slower for pair systems on
    * the H100: docs/BENCHMARKS.md) */
-  r = sdk_cu.LaunchKernel(e->mod->sys_step, grid, 1, 1, tpb, 1, 1, 0, NULL, args, NULL);
+  r = grid ? sdk_cu.LaunchKernel(e->mod->sys_step, grid, 1, 1, tpb, 1, 1, 0, NULL, args, NULL)
+           : CUDA_SUCCESS;
   if (r != CUDA_SUCCESS) return sdk_cu_fail(eb, "cuLaunchKernel(sdk_sys_step)", r);
-  if (out != e->st) { /* pair models: the new state is in the other buffer */
+  if (span) SDK_CHECK(sys_exchange(e, sout, obs_row, eb));
+  if (!span && out != e->st) { /* pair models: the new state is in the other buffer */
     e->sys.st2 = e->st;
     e->st = out;
   }
@@ -259,7 +326,11 @@ static sdk_err sys_pick(sdk_ensemble *e, int order, int64_t nsteps, const char *
   if (want && strcmp(want, "launch") && strcmp(want, "persist") && strcmp(want, "resident"))
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "SDK_SYS_KERNEL='%s': expected launch, persist, resident or auto", want);
-  int kind = nsteps > 0 ? sys_choose(e, order, want, sh) : SYS_LAUNCH;
+  if (spanning(e) && want && strcmp(want, "launch"))
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "SDK_SYS_KERNEL=%s: systems spanning MPI ranks run one launch per step", want);
+  /* (spanning MPI ranks: one launch per step, each followed by the exchange) */
+  int kind = nsteps > 0 && !spanning(e) ? sys_choose(e, order, want, sh) : SYS_LAUNCH;
   if (kind < 0)
     return SDK_FAIL(
         eb, SDK_ERR_USAGE,
@@ -318,8 +389,8 @@ static sdk_err sys_steps(sdk_ensemble *e, int kind, const sys_shape *sh, const c
 
 sdk_err sdk_cuda_advance_sys(sdk_ensemble *e, int64_t step0, int64_t nsteps, uint64_t seed,
                              int64_t obs_every, double *obs, sdk_errbuf *eb) {
-  if (!e->mod->sys_step || e->lay.particles < 1 || e->lay.path0 != 0 ||
-      e->lay.ppg % e->lay.particles)
+  if (!e->mod->sys_step || e->lay.particles < 1 || (e->lay.path0 != 0 && !spanning(e)) ||
+      e->lay.ppg % e->lay.particles || (spanning(e) && !e->mod->sys_sums))
     return SDK_FAIL(eb, SDK_ERR_INTERNAL,
                     "advance_sys: not a module or layout of particle systems");
   CU(eb, CtxSetCurrent(e->ctx->cx));

@@ -12,6 +12,9 @@
  * its sums (and the order parameter) and the kernel closes. */
 void sdk_cg_sys_step_head(sdk_emit *em);
 void sdk_cg_sys_step_end(sdk_emit *em, const sdk_cg_red *red);
+/* sdk_sys_sums: the systems' sums from every rank's group sums (systems
+ * spanning MPI ranks, mean-field modules). */
+void sdk_cg_sys_sums_kernel(sdk_emit *em, const sdk_cg_red *red);
 /* Bind the model's variable names to sdk_x<v>, and t to step n (next = 0)
  * or, in mode 1, to step n + 1 (next = 1). */
 void sdk_cg_sys_bind_state(sdk_emit *em, const sdk_codegen_opts *o, int next);

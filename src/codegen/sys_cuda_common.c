@@ -15,29 +15,38 @@ static const char STEP_HEAD[] =
     "             sdk_u64 sdk_seed, int sdk_mode, const double *__restrict__ sdk_sums_in, double "
     "*sdk_sums_out,\n"
     "             double *sdk_part, unsigned *sdk_cnt, double *sdk_zsys, unsigned *sdk_gcnt, "
-    "double *sdk_obs_row) {\n"
+    "double *sdk_obs_row,\n"
+    "             sdk_i64 sdk_b0) {\n"
     "  __shared__ double sdk_sred[2 * SDK_STPB / 32][SDK_NRED];\n"
     "  __shared__ double sdk_sz[SDK_STPB / 32][4];\n"
     "  __shared__ double sdk_stot[SDK_NRED];\n"
     "  __shared__ int sdk_slast;\n"
     "  const int sdk_tid = threadIdx.x;\n"
-    "  const sdk_i64 sdk_s = (sdk_i64)blockIdx.x / sdk_nblk;\n"
-    "  const int sdk_c = (int)((sdk_i64)blockIdx.x - sdk_s * sdk_nblk); /* group of the system */\n"
+    "  /* the group: b0 + block (b0 > 0: a shard of the groups, systems spanning MPI ranks) */\n"
+    "  const sdk_i64 sdk_gb = sdk_b0 + (sdk_i64)blockIdx.x;\n"
+    "  const sdk_i64 sdk_s = sdk_gb / sdk_nblk;\n"
+    "  const int sdk_c = (int)(sdk_gb - sdk_s * sdk_nblk); /* group of the system */\n"
     "  const sdk_i64 sdk_g = sdk_s / sdk_spg;\n"
     "  const double sdk_invN = 1.0 / (double)sdk_N;\n"
     "  (void)sdk_ppg; (void)sdk_nchunk; (void)sdk_invN; (void)sdk_g; (void)sdk_st_out;\n";
 
 static const char STEP_TAIL[] =
+    "  /* no counters: the groups of a system span MPI ranks; sdk_sys_sums forms the sums\n"
+    "   * once every rank's group sums are in part[] */\n"
+    "  if (!sdk_cnt) return;\n"
     "  if (sdk_tid == 0)\n"
     "    /* release: part[] before the count; acquire: the others' part[] after it */\n"
     "    sdk_slast = sdk_atom_inc_acqrel(&sdk_cnt[sdk_s]) == (unsigned)(sdk_nblk - 1);\n"
     "  __syncthreads();\n"
-    "  if (!sdk_slast) return;\n"
+    "  if (!sdk_slast) return;\n";
+/* the system's sums from its groups' (and the order parameter): the last
+ * block of sdk_sys_step, or a block of sdk_sys_sums */
+static const char STEP_FINISH[] =
     "  sdk_sys_total(sdk_part + sdk_s * sdk_nblk * SDK_NRED, sdk_nblk, sdk_sred, sdk_stot);\n"
     "  if (sdk_tid == 0) {\n"
     "    for (int sdk_k = 0; sdk_k < SDK_NRED; sdk_k++) sdk_sums_out[sdk_s * SDK_NRED + sdk_k] = "
     "sdk_stot[sdk_k];\n"
-    "    sdk_cnt[sdk_s] = 0u;\n"
+    "    if (sdk_cnt) sdk_cnt[sdk_s] = 0u;\n"
     "  }\n";
 
 void sdk_cg_sys_step_head(sdk_emit *em) {
@@ -96,6 +105,33 @@ static void emit_order_tail(sdk_emit *em, const sdk_cg_red *red) {
 
 void sdk_cg_sys_step_end(sdk_emit *em, const sdk_cg_red *red) {
   sdk_em_puts(em, STEP_TAIL);
+  sdk_em_puts(em, STEP_FINISH);
+  emit_order_tail(em, red);
+  sdk_em_close(em);
+}
+
+/* Systems spanning MPI ranks (mean field): block s forms system s's sums of
+ * the state the step kernel just summed, from part[] holding every rank's
+ * group sums, exactly as the last block of sdk_sys_step does. */
+static const char SUMS_HEAD[] =
+    "\nextern \"C\" __global__ void __launch_bounds__(SDK_STPB, 1)\n"
+    "sdk_sys_sums(const double *sdk_part, int sdk_nblk, sdk_i64 sdk_N, sdk_i64 sdk_spg, double "
+    "*sdk_sums_out,\n"
+    "             unsigned *sdk_cnt, double *sdk_zsys, unsigned *sdk_gcnt, double *sdk_obs_row) "
+    "{\n"
+    "  __shared__ double sdk_sred[2 * SDK_STPB / 32][SDK_NRED];\n"
+    "  __shared__ double sdk_sz[SDK_STPB / 32][4];\n"
+    "  __shared__ double sdk_stot[SDK_NRED];\n"
+    "  __shared__ int sdk_slast;\n"
+    "  const int sdk_tid = threadIdx.x;\n"
+    "  const sdk_i64 sdk_s = blockIdx.x, sdk_g = sdk_s / sdk_spg;\n"
+    "  const double sdk_invN = 1.0 / (double)sdk_N;\n"
+    "  (void)sdk_invN; (void)sdk_g; (void)sdk_slast; (void)sdk_sz;\n";
+
+void sdk_cg_sys_sums_kernel(sdk_emit *em, const sdk_cg_red *red) {
+  sdk_em_puts(em, SUMS_HEAD);
+  em->depth++;
+  sdk_em_puts(em, STEP_FINISH);
   emit_order_tail(em, red);
   sdk_em_close(em);
 }

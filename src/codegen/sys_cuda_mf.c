@@ -247,7 +247,7 @@ static void emit_step_kernel(sdk_emit *em, const sdk_cg_red *red) {
           "0, (const short *)0, sdk_glen, sdk_s, sdk_c, sdk_N,\n"
           "                sdk_spg, sdk_cpb * SDK_CH,\n"
           "                sdk_sv, sdk_n, sdk_seed, sdk_mode, sdk_sums_in + sdk_s * "
-          "SDK_NRED, sdk_part + (sdk_i64)blockIdx.x * SDK_NRED, sdk_sred, 0);\n");
+          "SDK_NRED, sdk_part + sdk_gb * SDK_NRED, sdk_sred, 0);\n");
   sdk_cg_sys_step_end(em, red);
 }
 
@@ -379,5 +379,6 @@ static void emit_run_kernel(sdk_emit *em, const sdk_cg_red *red) {
 void sdk_cg_sys_meanfield(sdk_emit *em, const sdk_codegen_opts *o, const sdk_cg_red *red) {
   emit_group(em, o, red);
   emit_step_kernel(em, red);
+  sdk_cg_sys_sums_kernel(em, red);
   emit_run_kernel(em, red);
 }

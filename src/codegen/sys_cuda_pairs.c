@@ -155,7 +155,7 @@ void sdk_cg_sys_pairs(sdk_emit *em, const sdk_codegen_opts *o, const sdk_cg_red 
     sdk_em_line(em, "if (sdk_act) sdk_st_out[%d * sdk_npad + sdk_gp] = sdk_x%d;", v, v);
   sdk_em_close(em);
   sdk_cg_sys_accumulate(em, o, red);
-  sdk_em_line(em, "sdk_sys_block_sum(sdk_acc, sdk_sred, sdk_part + (sdk_i64)blockIdx.x * SDK_NRED, "
+  sdk_em_line(em, "sdk_sys_block_sum(sdk_acc, sdk_sred, sdk_part + sdk_gb * SDK_NRED, "
                   "0);");
   sdk_cg_sys_step_end(em, red);
 }

@@ -53,17 +53,17 @@ static sdk_err make_source(sdk_plan *p, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
-/* The system driver's chunk (SDK_CPU_BLOCK particles of a system from its
- * start) that begins at global particle b, or -1 when none does. */
-static int64_t sys_chunk_at(const sdk_plan *p, int64_t b) {
-  int64_t N = p->sys.particles, nch = (N + SDK_CPU_BLOCK - 1) / SDK_CPU_BLOCK;
+/* The system driver's unit (`unit` particles of a system from its start,
+ * backend.h sys_unit) that begins at global particle b, or -1 when none does. */
+static int64_t sys_chunk_at(const sdk_plan *p, int64_t unit, int64_t b) {
+  int64_t N = p->sys.particles, nch = (N + unit - 1) / unit;
   if (b >= p->ngrid * p->ppg) return p->ngrid * p->ppg / N * nch;
-  return (b % N) % SDK_CPU_BLOCK ? -1 : b / N * nch + (b % N) / SDK_CPU_BLOCK;
+  return (b % N) % unit ? -1 : b / N * nch + (b % N) / unit;
 }
 
-/* Systems over R ranks (mean field, CPU): one shard per rank, each cut where
- * a reduction chunk and a chunk of the system driver begin together, as
- * near to equal as that allows; xchunks: the driver's chunks per rank. */
+/* Systems over R ranks (mean field): one shard per rank, each cut where a
+ * reduction chunk and a unit of the system driver begin together, as near
+ * to equal as that allows; xchunks: the driver's units per rank. */
 static sdk_err cut_systems(sdk_plan *p, int R, sdk_errbuf *eb) {
   const sdk_model *m = p->run->model;
   if (m->npair > 0)
@@ -72,10 +72,11 @@ static sdk_err cut_systems(sdk_plan *p, int R, sdk_errbuf *eb) {
                     "would need every particle on every rank; run them with one rank (%d were "
                     "started), or write the coupling as [meanfield]",
                     R);
-  if (strcmp(p->be->name, "cpu"))
+  int64_t unit = p->be->sys_unit ? p->be->sys_unit(p->ctx, p->mod, p->sys.particles) : 0;
+  if (unit < 1)
     return SDK_FAIL(eb, SDK_ERR_USAGE,
-                    "systems of particles span MPI ranks on the CPU backend only so far; run "
-                    "--backend %s with one rank (%d were started)",
+                    "these systems cannot span MPI ranks on the %s backend; run them with one "
+                    "rank (%d were started)",
                     p->be->name, R);
   int64_t nch = sdk_chunks_per_grid(p->ppg), nk = p->ngrid * nch, total = p->ngrid * p->ppg;
   p->nshards = R;
@@ -88,7 +89,7 @@ static sdk_err cut_systems(sdk_plan *p, int R, sdk_errbuf *eb) {
   if (!cand) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   for (int64_t k = 1; k < nk; k++) {
     int64_t g = k / nch, b = g * p->ppg + (k - g * nch) * SDK_RED_CHUNK;
-    if (sys_chunk_at(p, b) >= 0) cand[nc++] = b;
+    if (sys_chunk_at(p, unit, b) >= 0) cand[nc++] = b;
   }
   /* rank r ends at the candidate nearest to (r + 1) total / R, leaving one
    * for each rank after it */
@@ -103,8 +104,8 @@ static sdk_err cut_systems(sdk_plan *p, int R, sdk_errbuf *eb) {
       if (at > last) {
         e = SDK_FAIL(eb, SDK_ERR_USAGE,
                      "%lld particles of systems of %lld cannot be cut into %d shards on whole "
-                     "chunks: use fewer ranks, or more particles (a multiple of 256 cuts best)",
-                     (long long)total, (long long)p->sys.particles, R);
+                     "units of %lld: use fewer ranks, or more particles",
+                     (long long)total, (long long)p->sys.particles, R, (long long)unit);
         break;
       }
       while (at < last && llabs(cand[at + 1] - target) <= llabs(cand[at] - target))
@@ -112,7 +113,7 @@ static sdk_err cut_systems(sdk_plan *p, int R, sdk_errbuf *eb) {
       end = cand[at++];
     }
     p->shards[r].end = end;
-    p->xchunks[r] = sys_chunk_at(p, end) - sys_chunk_at(p, p->shards[r].begin);
+    p->xchunks[r] = sys_chunk_at(p, unit, end) - sys_chunk_at(p, unit, p->shards[r].begin);
   }
   free(cand);
   return e;
