@@ -698,18 +698,20 @@ static sdk_err cpu_rows(sdk_ensemble *e, int row, int64_t first, int64_t n, doub
 static int cpu_xchg(void *user, double *part) {
   const sdk_ensemble *e = user;
   int R = sdk_comm_size(e->lay.comm);
-  int64_t bytes[1024];
-  if (R > 1024) return 1;
+  int64_t *bytes = malloc((size_t)R * sizeof *bytes);
+  if (!bytes) return 1;
   for (int r = 0; r < R; r++)
     bytes[r] = e->lay.xchunks[r] * e->mod->sys_nred * (int64_t)sizeof *part;
-  return sdk_comm_allgatherv(e->lay.comm, part, bytes, NULL) != SDK_OK;
+  int bad = sdk_comm_allgatherv(e->lay.comm, part, bytes, NULL) != SDK_OK;
+  free(bytes);
+  return bad;
 }
 
 static sdk_err cpu_advance_sys(sdk_ensemble *e, int64_t step0, int64_t nsteps, uint64_t seed,
                                int64_t obs_every, double *obs, sdk_errbuf *eb) {
   int span = sdk_comm_size(e->lay.comm) > 1 && e->lay.xchunks;
   if (!e->mod->advance_sys || e->lay.particles < 1 || (e->lay.path0 != 0 && !span) ||
-      e->lay.ppg % e->lay.particles || (span && sdk_comm_size(e->lay.comm) > 1024))
+      e->lay.ppg % e->lay.particles)
     return SDK_FAIL(eb, SDK_ERR_INTERNAL,
                     "advance_sys: not a module or layout of particle systems");
   if (e->mod->advance_sys(e->st, e->npad, e->sv, e->lay.ppg, e->lay.ngrid, e->lay.path0, step0,
