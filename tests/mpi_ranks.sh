@@ -149,6 +149,14 @@ cd "$T"
 rc=$?
 check "bad model under mpirun: exit 2 (got $rc)" test "$rc" = 2
 check "bad model under mpirun: one error line ($(cat err.txt))" test "$(grep -c '^sdekit: error:' err.txt)" = 1
+# ranks given different runs (an MPMD launch) are refused together, not left waiting
+"${MPI[@]}" -np 1 "$B" run ou --paths 1000 --backend "$BACKEND" -o r.h5 : \
+  -np 1 "$B" run ou --paths 2000 --backend "$BACKEND" -o r.h5 >out.txt 2>err.txt
+rc=$?
+check "different runs per rank: exit 2 (got $rc)" test "$rc" = 2
+check "different runs per rank: one line ($(cat err.txt))" \
+  test "$(grep -c '^sdekit: error: the MPI ranks were given different runs' err.txt)" = 1
+check "different runs per rank: nothing written" test ! -e r.h5
 "${MPI[@]}" -np 2 "$B" run kuramoto --particles 1024 --backend "$BACKEND" >out.txt 2>err.txt
 rc=$?
 check "all-pairs systems over ranks: refused, exit 2 (got $rc)" test "$rc" = 2

@@ -196,10 +196,51 @@ sdk_err sdk_program_make(sdk_plan *p, sdk_errbuf *eb) {
   return make_paths(p, eb);
 }
 
+/* What must be the same on every rank for their collective steps to match:
+ * the kernel (model, scheme, parameters, precision), the sizes, the clock of
+ * samples, the seed, the observables, where a resumed run starts.  FNV-1a. */
+static uint64_t run_fingerprint(const sdk_plan *p) {
+  uint64_t h = 1469598103934665603ull;
+#define MIX(v)                                                                                     \
+  do {                                                                                             \
+    uint64_t x_ = (uint64_t)(v);                                                                   \
+    for (int b_ = 0; b_ < 8; b_++)                                                                 \
+      h = (h ^ ((x_ >> (8 * b_)) & 0xff)) * 1099511628211ull;                                      \
+  } while (0)
+  for (const char *c = p->khash; *c; c++)
+    MIX(*c);
+  const int64_t v[] = {p->ngrid,
+                       p->ppg,
+                       p->nsteps,
+                       p->transient_steps,
+                       p->sample_every,
+                       p->nsamples_max,
+                       (int64_t)p->c->seed,
+                       p->nobs,
+                       p->c->resume ? p->c->resume->step : -1};
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+    MIX(v[i]);
+  for (int i = 0; i < p->nobs; i++)
+    for (const char *c = p->obs[i].type->name; *c; c++)
+      MIX(*c);
+#undef MIX
+  return h;
+}
+
 sdk_err sdk_program_share(sdk_plan *p, sdk_errbuf *eb) {
+  const sdk_comm *comm = p->c->comm;
   /* the carried rows, from a rank that holds a shard (one may hold none) */
   int64_t cr = p->paths.carried;
-  SDK_CHECK(sdk_comm_allreduce(p->c->comm, &cr, 1, SDK_COMM_I64, SDK_COMM_MAX, eb));
+  SDK_CHECK(sdk_comm_allreduce(comm, &cr, 1, SDK_COMM_I64, SDK_COMM_MAX, eb));
   p->paths.carried = cr > 0 ? (int)cr : 0;
+  /* ranks given different runs (MPMD launches, per-rank scripts) would
+   * meet in different collective operations: refuse them, all together */
+  uint64_t f = run_fingerprint(p), lo = f, hi = f;
+  SDK_CHECK(sdk_comm_allreduce(comm, &lo, 1, SDK_COMM_U64, SDK_COMM_MIN, eb));
+  SDK_CHECK(sdk_comm_allreduce(comm, &hi, 1, SDK_COMM_U64, SDK_COMM_MAX, eb));
+  if (lo != hi)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "the MPI ranks were given different runs (model, options, sizes or "
+                    "checkpoint differ): every rank must run the same command");
   return SDK_OK;
 }

@@ -144,7 +144,7 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
    * on they work in lockstep, and an error of one rank alone (a device
    * failing) leaves the others waiting for it: eb->alone says so */
   if (c->comm) err = sdk_comm_agree(c->comm, err, eb);
-  if (err == SDK_OK) err = sdk_program_share(&p, eb);
+  if (err == SDK_OK) err = sdk_program_share(&p, eb); /* (collective; errors shared) */
   if (err == SDK_OK) err = sdk_execute(&p, eb);
   if (err == SDK_OK) err = sdk_record(&p, eb);
   if (err != SDK_OK && eb && p.lockstep && sdk_comm_size(c->comm) > 1 &&

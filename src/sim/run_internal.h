@@ -99,7 +99,8 @@ void sdk_grid_point_name(const sdk_results *R, int64_t g, char *buf, size_t n);
 
 sdk_err sdk_program_make(sdk_plan *p, sdk_errbuf *eb);
 /* After every rank's sdk_program_make succeeded (sdk_comm_agree): what the
- * ranks learn from each other (collective). */
+ * ranks learn from each other, and the check that they run the same thing
+ * (collective: its errors are every rank's). */
 sdk_err sdk_program_share(sdk_plan *p, sdk_errbuf *eb);
 
 sdk_err sdk_execute(sdk_plan *p, sdk_errbuf *eb);
