@@ -642,6 +642,16 @@ expect 1 "paths blow up: existing .tsv target kept" 1 "NaN|Inf" \
 expect 1 "paths blow up: existing BASE.OBS.tsv targets kept" 1 "NaN|Inf" \
   run ./blowup.sde --scheme euler --observe drift,moments --paths 16 --t-end 5 --quiet -o keep.tsv
 expect 2 "bad input: existing target kept" 1 "quad" run ou --precision quad "${OQ[@]}" -o keep.h5
+
+# MPI (issue 15): --device lists and SDEKIT_MPI (no launcher here: one process)
+expect 2 "device list with an empty entry" 2 "--device '0,,1'" "GPU ordinal" \
+  run ou --device 0,,1 --quiet -o out.h5
+expect 2 "device list with a word" 2 "--device '0,gpu1'" "GPU ordinal" \
+  run ou --device 0,gpu1 --quiet -o out.h5
+expect 2 "device list of 17" 1 "up to 16" run ou --device 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16 \
+  --quiet -o out.h5
+SDEKIT_MPI=yes expect 2 "SDEKIT_MPI neither 0 nor 1" 2 "SDEKIT_MPI='yes'" "expected 0" \
+  run ou --quiet -o out.h5
 for f in keep.h5 keep.tsv keep.drift.tsv keep.moments.tsv; do
   check "$f unchanged after the failed runs" test "$(cat "$f")" = "old $f"
 done

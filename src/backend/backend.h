@@ -249,6 +249,11 @@ void sdk_fold_units(const sdk_unit *u, int64_t nu, int nvr, const sdk_moments *c
                     const int64_t *nfc, sdk_moments *out, int64_t *nfo);
 /* Paths held: lay->npaths, or every path from path0 on. */
 int64_t sdk_layout_npaths(const sdk_layout *lay);
+/* Systems spanning MPI ranks (lay->xchunks): the bytes each rank's units
+ * take at `per` bytes a unit (bytes[r], ranks in order, for an in-place
+ * allgatherv; malloc'ed, NULL when out of memory) and this rank's first
+ * unit (*first). */
+int64_t *sdk_layout_rank_bytes(const sdk_layout *lay, int64_t per, int64_t *first);
 /* The paths of grid point g that a layout holds, as local indices [*i0, *i1). */
 void sdk_layout_grid_paths(const sdk_layout *lay, int64_t g, int64_t *i0, int64_t *i1);
 

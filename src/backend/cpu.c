@@ -67,6 +67,7 @@ struct sdk_ensemble {
   void *mark;   /* npad reals */
   void *obs;    /* user observables: nobs * npad reals, allocated on first use */
   int nobs;
+  int64_t *xbytes; /* systems spanning MPI ranks: each rank's chunk sums, bytes (first use) */
 };
 
 /* Identify the CPU so a cache shared between machines never serves code
@@ -424,6 +425,7 @@ static void cpu_free(sdk_ensemble **e) {
   free((*e)->sv);
   free((*e)->mark);
   free((*e)->obs);
+  free((*e)->xbytes);
   free(*e);
   *e = NULL;
 }
@@ -697,14 +699,7 @@ static sdk_err cpu_rows(sdk_ensemble *e, int row, int64_t first, int64_t n, doub
  * (each rank's chunks are consecutive, ranks in order: backend.h, xchunks). */
 static int cpu_xchg(void *user, double *part) {
   const sdk_ensemble *e = user;
-  int R = sdk_comm_size(e->lay.comm);
-  int64_t *bytes = malloc((size_t)R * sizeof *bytes);
-  if (!bytes) return 1;
-  for (int r = 0; r < R; r++)
-    bytes[r] = e->lay.xchunks[r] * e->mod->sys_nred * (int64_t)sizeof *part;
-  int bad = sdk_comm_allgatherv(e->lay.comm, part, bytes, NULL) != SDK_OK;
-  free(bytes);
-  return bad;
+  return sdk_comm_allgatherv(e->lay.comm, part, e->xbytes, NULL) != SDK_OK;
 }
 
 static sdk_err cpu_advance_sys(sdk_ensemble *e, int64_t step0, int64_t nsteps, uint64_t seed,
@@ -714,6 +709,11 @@ static sdk_err cpu_advance_sys(sdk_ensemble *e, int64_t step0, int64_t nsteps, u
       e->lay.ppg % e->lay.particles)
     return SDK_FAIL(eb, SDK_ERR_INTERNAL,
                     "advance_sys: not a module or layout of particle systems");
+  int64_t first;
+  if (span && !e->xbytes &&
+      !(e->xbytes =
+            sdk_layout_rank_bytes(&e->lay, e->mod->sys_nred * (int64_t)sizeof(double), &first)))
+    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   if (e->mod->advance_sys(e->st, e->npad, e->sv, e->lay.ppg, e->lay.ngrid, e->lay.path0, step0,
                           nsteps, seed, e->ctx->o.threads, e->lay.particles, obs_every, obs,
                           sdk_layout_npaths(&e->lay), span ? cpu_xchg : NULL, e))

@@ -179,6 +179,7 @@ static void cuda_free(sdk_ensemble **e) {
   host_free(x);
   free(x->unit_g);
   free(x->sys.xbuf);
+  free(x->sys.xbytes);
   free(x);
   *e = NULL;
 }

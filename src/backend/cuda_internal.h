@@ -220,7 +220,10 @@ struct sdk_ensemble {
                  * (computed once: many occupancy queries): 0 unknown, 1 found, -1 none */
     int shape_known[2];
     sys_shape shape[2];
-    double *xbuf;     /* spanning MPI ranks: every rank's group sums (host) */
+    /* spanning MPI ranks: every rank's group sums (host), their bytes per
+     * rank, this shard's first group */
+    double *xbuf;
+    int64_t *xbytes, b0;
     CUdeviceptr hist; /* counts of histogram_mod, kept between samples */
     size_t hist_bytes;
   } sys;

@@ -73,7 +73,9 @@ static sdk_err sys_alloc(sdk_ensemble *e, sdk_errbuf *eb) {
     }
   }
   if (spanning(e) &&
-      !(e->sys.xbuf = malloc((size_t)(e->sys.nsys * e->sys.nblk * nred) * sizeof(double))))
+      (!(e->sys.xbuf = malloc((size_t)(e->sys.nsys * e->sys.nblk * nred) * sizeof(double))) ||
+       !(e->sys.xbytes =
+             sdk_layout_rank_bytes(&e->lay, nred * (int64_t)sizeof(double), &e->sys.b0))))
     return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   CU(eb, MemsetD8(e->sys.cnt, 0, (size_t)e->sys.nsys * sizeof(unsigned)));
   CU(eb, MemsetD8(e->sys.gcnt, 0, (size_t)e->lay.ngrid * sizeof(unsigned)));
@@ -87,21 +89,13 @@ static sdk_err sys_alloc(sdk_ensemble *e, sdk_errbuf *eb) {
  * exactly as the step kernel's last block would. */
 static sdk_err sys_exchange(sdk_ensemble *e, CUdeviceptr sout, CUdeviceptr obs_row,
                             sdk_errbuf *eb) {
-  int nred = e->mod->sys_info[0] > 0 ? e->mod->sys_info[0] : 1, R = sdk_comm_size(e->lay.comm);
-  int64_t b0 = 0, *bytes = malloc((size_t)R * sizeof *bytes);
-  if (!bytes) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  for (int r = 0; r < R; r++) {
-    if (r < sdk_comm_rank(e->lay.comm)) b0 += e->lay.xchunks[r];
-    bytes[r] = e->lay.xchunks[r] * nred * (int64_t)sizeof(double);
-  }
-  size_t off = (size_t)(b0 * nred) * sizeof(double),
+  int nred = e->mod->sys_info[0] > 0 ? e->mod->sys_info[0] : 1;
+  size_t off = (size_t)(e->sys.b0 * nred) * sizeof(double),
          all = (size_t)(e->sys.nsys * e->sys.nblk * nred) * sizeof(double);
-  int me = sdk_comm_rank(e->lay.comm);
-  CUresult r = sdk_cu.MemcpyDtoH((char *)e->sys.xbuf + off, e->sys.part + off, (size_t)bytes[me]);
-  sdk_err err = r != CUDA_SUCCESS ? sdk_cu_fail(eb, "cuMemcpyDtoH (group sums)", r) : SDK_OK;
-  if (err == SDK_OK) err = sdk_comm_allgatherv(e->lay.comm, e->sys.xbuf, bytes, eb);
-  free(bytes);
-  SDK_CHECK(err);
+  CUresult r = sdk_cu.MemcpyDtoH((char *)e->sys.xbuf + off, e->sys.part + off,
+                                 (size_t)e->sys.xbytes[sdk_comm_rank(e->lay.comm)]);
+  if (r != CUDA_SUCCESS) return sdk_cu_fail(eb, "cuMemcpyDtoH (group sums)", r);
+  SDK_CHECK(sdk_comm_allgatherv(e->lay.comm, e->sys.xbuf, e->sys.xbytes, eb));
   CU(eb, MemcpyHtoD(e->sys.part, e->sys.xbuf, all));
   long long N = e->lay.particles, spg = e->lay.ppg / N;
   int nblk = (int)e->sys.nblk;
@@ -122,18 +116,18 @@ static sdk_err sys_launch(sdk_ensemble *e, int64_t n, int mode, uint64_t seed, C
   size_t half = (size_t)(e->sys.nsys * nred) * sizeof(double);
   CUdeviceptr s_in = e->sys.sums + (CUdeviceptr)((size_t)(n & 1) * half);
   CUdeviceptr sout = e->sys.sums + (CUdeviceptr)((size_t)((n + mode) & 1) * half);
-  CUdeviceptr out = e->mod->sys_info[1] > 0 && mode ? e->sys.st2 : e->st;
+  /* pair models step into the other buffer (then the two swap) */
+  int swap = e->mod->sys_info[1] > 0 && mode;
+  CUdeviceptr out = swap ? e->sys.st2 : e->st;
   long long npad = e->npad, ppg = e->lay.ppg, N = e->lay.particles, spg = e->lay.ppg / N, nn = n;
   int nchunk = (int)e->sys.nchunk, nblk = (int)e->sys.nblk, cpb = (int)e->sys.cpb, md = mode;
   unsigned long long sd = seed;
-  long long b0 = 0;
+  long long b0 = e->sys.b0;
   unsigned grid = (unsigned)(e->sys.nsys * e->sys.nblk), tpb = (unsigned)e->mod->sys_info[5];
   /* spanning: the kernel indexes particles globally; the shard's state
    * begins at particle path0 (a group's start) */
   CUdeviceptr st = e->st, cnt = e->sys.cnt, orow = obs_row;
   if (span) {
-    for (int r = 0; r < sdk_comm_rank(e->lay.comm); r++)
-      b0 += e->lay.xchunks[r];
     grid = (unsigned)e->lay.xchunks[sdk_comm_rank(e->lay.comm)];
     st = out = e->st - (CUdeviceptr)((size_t)e->lay.path0 * e->esize);
     cnt = 0, orow = 0;
@@ -149,7 +143,7 @@ static sdk_err sys_launch(sdk_ensemble *e, int64_t n, int mode, uint64_t seed, C
            : CUDA_SUCCESS;
   if (r != CUDA_SUCCESS) return sdk_cu_fail(eb, "cuLaunchKernel(sdk_sys_step)", r);
   if (span) SDK_CHECK(sys_exchange(e, sout, obs_row, eb));
-  if (!span && out != e->st) { /* pair models: the new state is in the other buffer */
+  if (swap) { /* pair models: the new state is in the other buffer */
     e->sys.st2 = e->st;
     e->st = out;
   }

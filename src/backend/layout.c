@@ -2,6 +2,8 @@
 
 #include "backend/backend.h"
 
+#include <stdlib.h>
+
 int64_t sdk_padded_paths(int64_t total) {
   const int64_t q = 512; /* CPU blocks (64), CUDA blocks of 256 threads x 2 paths */
   return (total + q - 1) / q * q;
@@ -13,6 +15,17 @@ int64_t sdk_chunks_per_grid(int64_t ppg) {
 
 int64_t sdk_layout_npaths(const sdk_layout *lay) {
   return lay->npaths > 0 ? lay->npaths : lay->ngrid * lay->ppg - lay->path0;
+}
+
+int64_t *sdk_layout_rank_bytes(const sdk_layout *lay, int64_t per, int64_t *first) {
+  int R = sdk_comm_size(lay->comm), me = sdk_comm_rank(lay->comm);
+  int64_t *bytes = malloc((size_t)R * sizeof *bytes);
+  *first = 0;
+  for (int r = 0; bytes && r < R; r++) {
+    if (r < me) *first += lay->xchunks[r];
+    bytes[r] = lay->xchunks[r] * per;
+  }
+  return bytes;
 }
 
 /* the chunk id that path p (global) begins, or the one after the last */

@@ -19,11 +19,18 @@ static int launched(void) {
   const char *force = sdk_cli_env_mpi();
   if (force && !strcmp(force, "0")) return 0;
   if (force && !strcmp(force, "1")) return 1;
-  return sdk_cli_env_mpi_launcher();
+  return force && *force ? -1 : sdk_cli_env_mpi_launcher();
 }
 
 int cli_mpi_start(void) {
-  if (!launched()) return 0;
+  int how = launched();
+  if (how < 0) {
+    if (sdk_cli_env_mpi_rank() == 0)
+      cli_error("SDEKIT_MPI='%s': expected 0 (never join MPI ranks) or 1 (always)",
+                sdk_cli_env_mpi());
+    return 2;
+  }
+  if (!how) return 0;
   if (!sdekit_mpi_available()) {
     if (sdk_cli_env_mpi_size() > 1) {
       /* (no MPI to agree with: the launcher's rank 0 says it) */

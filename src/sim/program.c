@@ -198,33 +198,22 @@ sdk_err sdk_program_make(sdk_plan *p, sdk_errbuf *eb) {
 
 /* What must be the same on every rank for their collective steps to match:
  * the kernel (model, scheme, parameters, precision), the sizes, the clock of
- * samples, the seed, the observables, where a resumed run starts.  FNV-1a. */
+ * samples, the seed, the observables, where a resumed run starts; hashed
+ * (0 when out of memory: the ranks then refuse rather than risk a mismatch). */
 static uint64_t run_fingerprint(const sdk_plan *p) {
-  uint64_t h = 1469598103934665603ull;
-#define MIX(v)                                                                                     \
-  do {                                                                                             \
-    uint64_t x_ = (uint64_t)(v);                                                                   \
-    for (int b_ = 0; b_ < 8; b_++)                                                                 \
-      h = (h ^ ((x_ >> (8 * b_)) & 0xff)) * 1099511628211ull;                                      \
-  } while (0)
-  for (const char *c = p->khash; *c; c++)
-    MIX(*c);
-  const int64_t v[] = {p->ngrid,
-                       p->ppg,
-                       p->nsteps,
-                       p->transient_steps,
-                       p->sample_every,
-                       p->nsamples_max,
-                       (int64_t)p->c->seed,
-                       p->nobs,
-                       p->c->resume ? p->c->resume->step : -1};
-  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
-    MIX(v[i]);
+  sdk_strbuf b;
+  sdk_sb_init(&b);
+  sdk_sb_printf(&b, "%s %lld %lld %lld %lld %lld %lld %llu %lld", p->khash, (long long)p->ngrid,
+                (long long)p->ppg, (long long)p->nsteps, (long long)p->transient_steps,
+                (long long)p->sample_every, (long long)p->nsamples_max,
+                (unsigned long long)p->c->seed,
+                (long long)(p->c->resume ? p->c->resume->step : -1));
   for (int i = 0; i < p->nobs; i++)
-    for (const char *c = p->obs[i].type->name; *c; c++)
-      MIX(*c);
-#undef MIX
-  return h;
+    sdk_sb_printf(&b, " %s", p->obs[i].type->name);
+  char hex[33] = "0";
+  if (!b.oom && b.s) sdk_hash_hex(b.s, strlen(b.s), hex);
+  sdk_sb_free(&b);
+  return strtoull(hex + 16, NULL, 16); /* the second 64-bit lane */
 }
 
 sdk_err sdk_program_share(sdk_plan *p, sdk_errbuf *eb) {
