@@ -88,6 +88,12 @@ static sdekit_status tuning(sdekit_config *c, const char *const *envp, sdekit_er
   if (k && strcmp(k, "auto") && strcmp(k, "launch") && strcmp(k, "persist") &&
       strcmp(k, "resident"))
     return api_usage(err, "SDK_SYS_KERNEL='%s': expected launch, persist, resident or auto", k);
+  const char *pairs = nonempty(envp, "SDK_SYS_PAIRS");
+  if (pairs && strcmp(pairs, "auto") && strcmp(pairs, "full") && strcmp(pairs, "half"))
+    return api_usage(err, "SDK_SYS_PAIRS='%s': expected full, half or auto", pairs);
+  t->sys_pairs = !pairs || !strcmp(pairs, "auto") ? SDK_PAIRS_AUTO
+                 : !strcmp(pairs, "full")         ? SDK_PAIRS_FULL
+                                                  : SDK_PAIRS_HALF;
   sdekit_status s;
   if ((s = env_int(envp, "SDK_SYS_CPB", 1, INT_MAX, &t->sys_cpb, err)) ||
       (s = env_int(envp, "SDK_SYS_BPS", 1, 8, &t->sys_bps, err)) ||

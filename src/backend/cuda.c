@@ -172,8 +172,9 @@ static void cuda_free(sdk_ensemble **e) {
   if (x->units) sdk_cu.MemFree(x->units);
   if (x->ev0) sdk_cu.EventDestroy(x->ev0);
   if (x->ev1) sdk_cu.EventDestroy(x->ev1);
-  CUdeviceptr sysbufs[] = {x->sys.st2,  x->sys.sums, x->sys.part, x->sys.cnt, x->sys.zsys,
-                           x->sys.gcnt, x->sys.obs,  x->sys.hist, x->sys.bar};
+  CUdeviceptr sysbufs[] = {x->sys.st2,  x->sys.sums, x->sys.part, x->sys.cnt,
+                           x->sys.zsys, x->sys.gcnt, x->sys.obs,  x->sys.hist,
+                           x->sys.bar,  x->sys.psum, x->sys.work};
   for (size_t i = 0; i < sizeof sysbufs / sizeof sysbufs[0]; i++)
     if (sysbufs[i]) sdk_cu.MemFree(sysbufs[i]);
   host_free(x);

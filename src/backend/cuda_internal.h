@@ -165,7 +165,11 @@ struct sdk_module {
   CUfunction sys_step; /* system driver (interacting particles), else NULL */
   CUfunction sys_run;  /* persistent system kernel (mean-field modules), or NULL */
   CUfunction sys_sums; /* the systems' sums from part[] (mean field over MPI ranks), or NULL */
-  int sys_run_smem;    /* dynamic shared memory it may use (bytes) */
+  /* pair models with odd or even pair functions: each unordered pair once
+   * (codegen/sys_cuda_pairs.c), the pairs of a last partial tile, and the step
+   * from their sums; or NULL */
+  CUfunction sys_half, sys_edge, sys_step_half;
+  int sys_run_smem; /* dynamic shared memory it may use (bytes) */
   /* nred, npair, ocos, osin, particles per chunk, block size, nmean, persistent */
   int sys_info[8];
 };
@@ -211,6 +215,10 @@ struct sdk_ensemble {
     CUdeviceptr st2;  /* second state buffer of pair models (st and st2 swap every step) */
     CUdeviceptr sums; /* [2][nsys][nred]: the sums of step n in half n & 1 */
     CUdeviceptr part, cnt, zsys, gcnt, obs, bar;
+    /* pair models run by sdk_sys_half (half = 1): the tiles' pair sums
+     * [nsys][npair][ntile][N] and the work list (nwork items of 3 ints) */
+    int half, nwork;
+    CUdeviceptr psum, work;
     size_t obs_bytes;
     /* systems; chunks, blocks and chunks per block per system; the step whose
      * sums are held (-1 none) */

@@ -230,6 +230,11 @@ static sdk_err module_functions(sdk_bctx *c, sdk_module *m, const char *path, sd
   if (!m->sys_step ||
       sdk_cu.ModuleGetFunction(&m->sys_sums, m->mod, "sdk_sys_sums") != CUDA_SUCCESS)
     m->sys_sums = NULL;
+  if (!m->sys_step ||
+      sdk_cu.ModuleGetFunction(&m->sys_half, m->mod, "sdk_sys_half") != CUDA_SUCCESS ||
+      sdk_cu.ModuleGetFunction(&m->sys_edge, m->mod, "sdk_sys_edge") != CUDA_SUCCESS ||
+      sdk_cu.ModuleGetFunction(&m->sys_step_half, m->mod, "sdk_sys_step_half") != CUDA_SUCCESS)
+    m->sys_half = m->sys_edge = m->sys_step_half = NULL;
   if (sdk_cu.ModuleGetFunction(&m->red_hist_mod, m->mod, "sdk_red_hist_mod") != CUDA_SUCCESS)
     m->red_hist_mod = NULL;
   if (sdk_cu.ModuleGetFunction(&m->observe, m->mod, "sdk_observe") != CUDA_SUCCESS)

@@ -36,6 +36,103 @@ static int spanning(const sdk_ensemble *e) {
   return e->lay.xchunks && sdk_comm_size(e->lay.comm) > 1;
 }
 
+/* The work list of sdk_sys_half (codegen/sys_cuda_pairs.c) over nfull full
+ * tiles: for each tile I the tiles I + d (mod nfull), d = 0 .. (nfull - 1) / 2,
+ * and d = nfull / 2 for I < nfull / 2 when nfull is even: each unordered pair
+ * of tiles once.  Each item (I, d0, d1) is one warp's stream of tiles, about
+ * 8192 warps in all, 2 to 8 tiles each (the pipeline of 31 steps to fill is
+ * paid per item).  The cut never changes a result: every tile pair's sums
+ * are written whole by one warp. */
+static int *half_work(int64_t nfull, int64_t nsys, int *nwork) {
+  int64_t per = nfull / 2 + 1, L = (nsys * nfull * per + 8191) / 8192;
+  if (L < 2) L = 2;
+  if (L > 8) L = 8;
+  int64_t n = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    int *w = pass ? malloc((size_t)(3 * n) * sizeof(int)) : NULL;
+    if (pass && !w) return NULL;
+    n = 0;
+    for (int64_t I = 0; I < nfull; I++) {
+      int64_t cnt = (nfull - 1) / 2 + 1 + (nfull % 2 == 0 && I < nfull / 2 && nfull > 1);
+      for (int64_t d = 0; d < cnt; d += L, n++)
+        if (w) {
+          w[3 * n] = (int)I;
+          w[3 * n + 1] = (int)d;
+          w[3 * n + 2] = (int)(d + L < cnt ? d + L : cnt);
+        }
+    }
+    if (pass) {
+      *nwork = (int)n;
+      return w;
+    }
+  }
+  return NULL;
+}
+
+/* Pair models: evaluate each unordered pair once (sdk_sys_half) when the
+ * module has the kernel and SDK_SYS_PAIRS does not say full; by default
+ * from 4 full tiles on and while the tiles' sums take at most an eighth of
+ * the device's memory (SDK_SYS_PAIRS=half: whatever fits).  Both give the
+ * same bits. */
+static sdk_err sys_half_alloc(sdk_ensemble *e, sdk_errbuf *eb) {
+  const sdk_module *m = e->mod;
+  int want = e->ctx->o.tuning.sys_pairs, npair = m->sys_info[1];
+  int64_t N = e->lay.particles, nfull = N / SDK_CUDA_SYS_TPB,
+          ntile = (N + SDK_CUDA_SYS_TPB - 1) / SDK_CUDA_SYS_TPB;
+  if (npair < 1 || want == SDK_PAIRS_FULL) return SDK_OK;
+  if (!m->sys_half)
+    return want == SDK_PAIRS_HALF
+               ? SDK_FAIL(eb, SDK_ERR_USAGE,
+                          "SDK_SYS_PAIRS=half: this module has no sdk_sys_half kernel")
+               : SDK_OK;
+  double bytes = (double)e->sys.nsys * npair * (double)ntile * (double)N * (double)e->esize;
+  if (want != SDK_PAIRS_HALF && (nfull < 4 || bytes > (double)e->ctx->mem / 8)) return SDK_OK;
+  if (bytes > 9e18 || nfull > 0x7fffffff)
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "SDK_SYS_PAIRS=half: %.3g bytes of pair sums", bytes);
+  int *w = NULL;
+  if (nfull > 0 && !(w = half_work(nfull, e->sys.nsys, &e->sys.nwork)))
+    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  CUresult r = sdk_cu.MemAlloc(&e->sys.psum, (size_t)bytes);
+  if (r == CUDA_SUCCESS && w) {
+    r = sdk_cu.MemAlloc(&e->sys.work, (size_t)(3 * e->sys.nwork) * sizeof(int));
+    if (r == CUDA_SUCCESS)
+      r = sdk_cu.MemcpyHtoD(e->sys.work, w, (size_t)(3 * e->sys.nwork) * sizeof(int));
+  }
+  free(w);
+  if (r != CUDA_SUCCESS) {
+    if (e->sys.psum) sdk_cu.MemFree(e->sys.psum);
+    if (e->sys.work) sdk_cu.MemFree(e->sys.work);
+    e->sys.psum = e->sys.work = 0;
+    e->sys.nwork = 0;
+    if (want == SDK_PAIRS_HALF) return sdk_cu_fail(eb, "cuMemAlloc (SDK_SYS_PAIRS=half)", r);
+    return SDK_OK; /* the full loop needs no buffer */
+  }
+  e->sys.half = 1;
+  return SDK_OK;
+}
+
+/* The pairs' tile sums of the state st for sdk_sys_step (sys.half). */
+static sdk_err sys_half_launch(sdk_ensemble *e, CUdeviceptr st, int64_t n, sdk_errbuf *eb) {
+  long long npad = e->npad, N = e->lay.particles, spg = e->lay.ppg / N, nsys = e->sys.nsys, nn = n;
+  int64_t nfull = N / SDK_CUDA_SYS_TPB, ntile = (N + SDK_CUDA_SYS_TPB - 1) / SDK_CUDA_SYS_TPB;
+  CUresult r = CUDA_SUCCESS;
+  if (e->sys.nwork > 0) {
+    int nw = e->sys.nwork;
+    void *args[] = {&st, &npad, &e->sv, &N, &spg, &nsys, &nn, &e->sys.work, &nw, &e->sys.psum};
+    int64_t blocks = (nsys * nw + SDK_CUDA_HALF_WPB - 1) / SDK_CUDA_HALF_WPB;
+    r = sdk_cu.LaunchKernel(e->mod->sys_half, (unsigned)blocks, 1, 1, 32 * SDK_CUDA_HALF_WPB, 1, 1,
+                            0, NULL, args, NULL);
+    if (r != CUDA_SUCCESS) return sdk_cu_fail(eb, "cuLaunchKernel(sdk_sys_half)", r);
+  }
+  if (ntile > nfull) {
+    void *args[] = {&st, &npad, &e->sv, &N, &spg, &nsys, &nn, &e->sys.psum};
+    r = sdk_cu.LaunchKernel(e->mod->sys_edge, (unsigned)(nsys * (ntile + nfull)), 1, 1,
+                            SDK_CUDA_SYS_TPB, 1, 1, 0, NULL, args, NULL);
+    if (r != CUDA_SUCCESS) return sdk_cu_fail(eb, "cuLaunchKernel(sdk_sys_edge)", r);
+  }
+  return SDK_OK;
+}
+
 static sdk_err sys_alloc(sdk_ensemble *e, sdk_errbuf *eb) {
   const int *info = e->mod->sys_info;
   int nred = info[0] > 0 ? info[0] : 1, chunk = info[4];
@@ -79,6 +176,7 @@ static sdk_err sys_alloc(sdk_ensemble *e, sdk_errbuf *eb) {
     return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   CU(eb, MemsetD8(e->sys.cnt, 0, (size_t)e->sys.nsys * sizeof(unsigned)));
   CU(eb, MemsetD8(e->sys.gcnt, 0, (size_t)e->lay.ngrid * sizeof(unsigned)));
+  SDK_CHECK(sys_half_alloc(e, eb));
   e->sys.on = 1;
   return SDK_OK;
 }
@@ -132,16 +230,22 @@ static sdk_err sys_launch(sdk_ensemble *e, int64_t n, int mode, uint64_t seed, C
     st = out = e->st - (CUdeviceptr)((size_t)e->lay.path0 * e->esize);
     cnt = 0, orow = 0;
   }
-  void *args[] = {&st,     &out,         &npad, &e->sv,       &ppg,         &N,    &spg,
-                  &nchunk, &nblk,        &cpb,  &nn,          &sd,          &md,   &s_in,
-                  &sout,   &e->sys.part, &cnt,  &e->sys.zsys, &e->sys.gcnt, &orow, &b0};
+  /* pair models by sdk_sys_half: the tiles' pair sums first, then the step
+   * from them (sdk_sys_step_half takes them as one more argument) */
+  int by_half = e->sys.half && mode;
+  if (by_half) SDK_CHECK(sys_half_launch(e, st, n, eb));
+  void *args[] = {&st,   &out,         &npad,        &e->sv, &ppg, &N,          &spg,  &nchunk,
+                  &nblk, &cpb,         &nn,          &sd,    &md,  &s_in,       &sout, &e->sys.part,
+                  &cnt,  &e->sys.zsys, &e->sys.gcnt, &orow,  &b0,  &e->sys.psum};
+  CUfunction step = by_half ? e->mod->sys_step_half : e->mod->sys_step;
   CUresult r;
   /* (programmatic dependent launch, letting the next step's Gaussians overlap
    * this step's tail, measured no faster here and slower for pair systems on
    * the H100: docs/BENCHMARKS.md) */
-  r = grid ? sdk_cu.LaunchKernel(e->mod->sys_step, grid, 1, 1, tpb, 1, 1, 0, NULL, args, NULL)
-           : CUDA_SUCCESS;
-  if (r != CUDA_SUCCESS) return sdk_cu_fail(eb, "cuLaunchKernel(sdk_sys_step)", r);
+  r = grid ? sdk_cu.LaunchKernel(step, grid, 1, 1, tpb, 1, 1, 0, NULL, args, NULL) : CUDA_SUCCESS;
+  if (r != CUDA_SUCCESS)
+    return sdk_cu_fail(
+        eb, by_half ? "cuLaunchKernel(sdk_sys_step_half)" : "cuLaunchKernel(sdk_sys_step)", r);
   if (span) SDK_CHECK(sys_exchange(e, sout, obs_row, eb));
   if (swap) { /* pair models: the new state is in the other buffer */
     e->sys.st2 = e->st;

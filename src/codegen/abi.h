@@ -47,6 +47,9 @@
  * sdk_advance) and of the system kernels (sdk_sys_step, sdk_sys_run). */
 #define SDK_CUDA_TPB 256
 #define SDK_CUDA_SYS_TPB 256
+/* Warps per block of sdk_sys_half (pair models evaluated once per unordered
+ * pair: codegen/sys_cuda_pairs.c), each on its own item of the work list. */
+#define SDK_CUDA_HALF_WPB 4
 
 /* Largest period (in steps) whose time-only values the CUDA driver tabulates
  * (sdk_ttab, filled by sdk_ttab_fill). */

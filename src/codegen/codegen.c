@@ -8,6 +8,7 @@
 #include "codegen/common.h"
 #include "codegen/drivers.h"
 #include "codegen/emit.h"
+#include "codegen/sys.h"
 
 /* Every name that reaches the source must be an identifier (the model parser
  * ensures it; a model built another way is refused here, not pasted). */
@@ -66,6 +67,18 @@ static sdk_err check_scheme(const sdk_codegen_opts *o, sdk_errbuf *eb) {
                     "scheme %s does not support [boundaries] (absorbing and reflecting); use "
                     "--scheme euler or srk2",
                     s->name);
+  if (o->target == SDK_TARGET_CUDA && o->tuning && o->tuning->sys_pairs == SDK_PAIRS_HALF) {
+    char why[160];
+    if (!o->sysmode || m->npair < 1)
+      return SDK_FAIL(eb, SDK_ERR_USAGE,
+                      "SDK_SYS_PAIRS=half: model '%s' has no [pair] functions (run with "
+                      "--particles N a model with a [pair] section)",
+                      m->name);
+    if (!sdk_cg_pair_half_ok(o, why, sizeof why))
+      return SDK_FAIL(eb, SDK_ERR_USAGE,
+                      "SDK_SYS_PAIRS=half: model '%s' needs every pair evaluated both ways: %s",
+                      m->name, why);
+  }
   if (time_noise(m) && !(s->features & SDK_FEATURE_TIME_NOISE))
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "scheme %s does not integrate the time-dependent noise of model '%s'", s->name,

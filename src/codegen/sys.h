@@ -16,6 +16,8 @@
 #ifndef SDK_CODEGEN_SYS_H
 #define SDK_CODEGEN_SYS_H
 
+#include <stddef.h>
+
 #include "codegen/emit.h"
 #include "codegen/opts.h"
 
@@ -57,5 +59,18 @@ void sdk_cg_bind_coupling(sdk_emit *em, const sdk_model *m, int pair, const char
  * point sdk_g): the parameters, then the step's times sdk_t0 (and with next,
  * those of step n + 1, sdk_t01). */
 void sdk_cg_sys_prologue(sdk_emit *em, const sdk_codegen_opts *o, int next);
+
+/* Pair functions evaluated once per unordered pair (pair_sym.c; the CUDA
+ * half all-pairs kernel, sys_cuda_pairs.c).  The parity of a pair function
+ * under exchanging the particles i and j, as the generated code computes it
+ * (bit for bit, not only as mathematics): 1 even, f(x_j, x_i) = f(x_i, x_j);
+ * -1 odd, f(x_j, x_i) = -f(x_i, x_j); 0 neither shown. */
+int sdk_cg_pair_parity(const sdk_expr *e);
+/* Can the model's pairs be evaluated once per unordered pair?  1 yes; 0 no,
+ * with the reason in why (every [pair] function odd or even, no per-particle
+ * parameters in them, at most SDK_PAIR_HALF_MAXREG variables plus functions:
+ * the half kernel holds 12 of each per thread). */
+#define SDK_PAIR_HALF_MAXREG 6
+int sdk_cg_pair_half_ok(const sdk_codegen_opts *o, char *why, size_t n);
 
 #endif

@@ -8,9 +8,10 @@
 #include "codegen/sys.h"
 
 /* sys_cuda_common.c: the head of sdk_sys_step shared by both model kinds
- * (then one level deep), and its end: the last block of the system forms
- * its sums (and the order parameter) and the kernel closes. */
-void sdk_cg_sys_step_head(sdk_emit *em);
+ * (then one level deep; name: the kernel's, extra: more parameters after
+ * sdk_b0, e.g. ", const real *p"), and its end: the last block of the system
+ * forms its sums (and the order parameter) and the kernel closes. */
+void sdk_cg_sys_step_head(sdk_emit *em, const char *name, const char *extra);
 void sdk_cg_sys_step_end(sdk_emit *em, const sdk_cg_red *red);
 /* sdk_sys_sums: the systems' sums from every rank's group sums (systems
  * spanning MPI ranks, mean-field modules). */

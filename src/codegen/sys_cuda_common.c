@@ -8,7 +8,7 @@
  * the last block of the system forms its sums (and the order parameter). */
 static const char STEP_HEAD[] =
     "\nextern \"C\" __global__ void __launch_bounds__(SDK_STPB, SDK_MINB)\n"
-    "sdk_sys_step(const real *sdk_st_in, real *sdk_st_out, sdk_i64 sdk_npad, const real "
+    "%s(const real *sdk_st_in, real *sdk_st_out, sdk_i64 sdk_npad, const real "
     "*__restrict__ sdk_sv,\n"
     "             sdk_i64 sdk_ppg, sdk_i64 sdk_N, sdk_i64 sdk_spg, int sdk_nchunk, int sdk_nblk, "
     "int sdk_cpb, sdk_i64 sdk_n,\n"
@@ -16,7 +16,7 @@ static const char STEP_HEAD[] =
     "*sdk_sums_out,\n"
     "             double *sdk_part, unsigned *sdk_cnt, double *sdk_zsys, unsigned *sdk_gcnt, "
     "double *sdk_obs_row,\n"
-    "             sdk_i64 sdk_b0) {\n"
+    "             sdk_i64 sdk_b0%s) {\n"
     "  __shared__ double sdk_sred[2 * SDK_STPB / 32][SDK_NRED];\n"
     "  __shared__ double sdk_sz[SDK_STPB / 32][4];\n"
     "  __shared__ double sdk_stot[SDK_NRED];\n"
@@ -49,8 +49,8 @@ static const char STEP_FINISH[] =
     "    if (sdk_cnt) sdk_cnt[sdk_s] = 0u;\n"
     "  }\n";
 
-void sdk_cg_sys_step_head(sdk_emit *em) {
-  sdk_em_puts(em, STEP_HEAD);
+void sdk_cg_sys_step_head(sdk_emit *em, const char *name, const char *extra) {
+  sdk_em_printf(em, STEP_HEAD, name, extra);
   em->depth++;
 }
 

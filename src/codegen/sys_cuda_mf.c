@@ -238,7 +238,7 @@ static void emit_group(sdk_emit *em, const sdk_codegen_opts *o, const sdk_cg_red
 
 /* one launch per step: the block's group */
 static void emit_step_kernel(sdk_emit *em, const sdk_cg_red *red) {
-  sdk_cg_sys_step_head(em);
+  sdk_cg_sys_step_head(em, "sdk_sys_step", "");
   sdk_em_puts(
       em, "  const sdk_i64 sdk_gi0 = (sdk_i64)sdk_c * sdk_cpb * SDK_CH;\n"
           "  const int sdk_glen = (int)(sdk_N - sdk_gi0 < sdk_cpb * SDK_CH ? sdk_N - sdk_gi0 "

@@ -3,6 +3,7 @@
  * tiles of SDK_STPB particles (sys_cuda.c has the contract). */
 #include <stdio.h>
 
+#include "codegen/abi.h"
 #include "codegen/common.h"
 #include "codegen/expr_emit.h"
 #include "codegen/sys_cuda.h"
@@ -30,16 +31,21 @@ static void emit_noise(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_close(em);
 }
 
-/* the kernel up to the pair sums: particle i's state, noise and parameters */
-static void emit_head(sdk_emit *em, const sdk_codegen_opts *o) {
+/* the kernel up to the pair sums: particle i's state, noise and parameters;
+ * half: sdk_sys_step_half, which reads the tiles' pair sums of sdk_sys_half */
+static void emit_head(sdk_emit *em, const sdk_codegen_opts *o, int half) {
   const sdk_model *m = o->model;
-  sdk_cg_sys_step_head(em);
-  /* (16-byte aligned: x_j is read four at a time, see emit_tile) */
-  sdk_em_line(em, "__shared__ __align__(16) real sdk_sx[%d][SDK_STPB];", m->nvars);
+  if (half) {
+    sdk_cg_sys_step_head(em, "sdk_sys_step_half", ", const real *__restrict__ sdk_psum");
+  } else {
+    sdk_cg_sys_step_head(em, "sdk_sys_step", "");
+    /* (16-byte aligned: x_j is read four at a time, see emit_tile) */
+    sdk_em_line(em, "__shared__ __align__(16) real sdk_sx[%d][SDK_STPB];", m->nvars);
+  }
   int npj = 0;
   for (int k = 0; k < m->npart; k++)
     if (sdk_cg_pair_uses(m, SDK_OTHER_PARTJ, k) && !sdk_cg_part_const(o, k)) npj++;
-  if (npj > 0) sdk_em_line(em, "__shared__ real sdk_spj[%d][SDK_STPB];", m->npart);
+  if (npj > 0 && !half) sdk_em_line(em, "__shared__ real sdk_spj[%d][SDK_STPB];", m->npart);
   sdk_cg_sys_prologue(em, o, 1);
   sdk_cg_bind_coupling(
       em, m, 0, "sdk_mode ? (real)(sdk_sums_in[sdk_s * SDK_NRED + %d] * sdk_invN) : (real)0");
@@ -94,17 +100,18 @@ static void emit_tile(sdk_emit *em, const sdk_codegen_opts *o, int pass) {
     }
     sdk_cg_part_bind(em, o, "sdk_spj[%d][sdk_jj]", 1);
     for (int k = 0; k < m->npair; k++) {
-      sdk_em_start(em, "sdk_a%d += ", k);
+      sdk_em_start(em, "sdk_a%d = SDK_PADD(sdk_a%d, ", k, k);
       sdk_cg_expr(em, o, m->pair[k], m->pair_line[k]);
-      sdk_em_puts(em, ";\n");
+      sdk_em_puts(em, ");\n");
     }
     sdk_em_close(em);
   }
   sdk_em_close(em);
 }
 
-/* F_i = (1/N) sum_j f(x_i, x_j): tiles of the system's x_n in shared memory */
-static void emit_pair_sums(sdk_emit *em, const sdk_codegen_opts *o) {
+/* F_i = (1/N) sum_j f(x_i, x_j): tiles of the system's x_n in shared memory
+ * or (half) the tiles' sums of sdk_sys_half and sdk_sys_edge, in the same order */
+static void emit_pair_sums(sdk_emit *em, const sdk_codegen_opts *o, int half) {
   const sdk_model *m = o->model;
   int npair = m->npair;
   sdk_em_line(em, "double sdk_F[%d];", npair);
@@ -112,6 +119,20 @@ static void emit_pair_sums(sdk_emit *em, const sdk_codegen_opts *o) {
     sdk_em_line(em, "sdk_F[%d] = 0.0;", k);
   sdk_em_open(em, "if (sdk_mode)");
   sdk_em_line(em, "const int sdk_ntile = (int)((sdk_N + SDK_STPB - 1) / SDK_STPB);");
+  if (half) {
+    sdk_em_open(em, "if (sdk_act)");
+    sdk_em_line(em,
+                "const real *sdk_pq = sdk_psum + sdk_s * %d * (sdk_i64)sdk_ntile * sdk_N + sdk_li;",
+                npair);
+    sdk_em_open(em, "for (int sdk_tile = 0; sdk_tile < sdk_ntile; sdk_tile++)");
+    for (int k = 0; k < npair; k++)
+      sdk_em_line(em, "sdk_F[%d] += (double)sdk_pq[((sdk_i64)%d * sdk_ntile + sdk_tile) * sdk_N];",
+                  k, k);
+    sdk_em_close(em);
+    sdk_em_close(em);
+    sdk_em_close(em);
+    return;
+  }
   sdk_em_open(em, "for (int sdk_tile = 0; sdk_tile < sdk_ntile; sdk_tile++)");
   sdk_em_text(em, "const sdk_i64 sdk_lj = (sdk_i64)sdk_tile * SDK_STPB + sdk_tid;\n"
                   "__syncthreads();\n");
@@ -141,10 +162,198 @@ static void emit_pair_sums(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_close(em);
 }
 
-void sdk_cg_sys_pairs(sdk_emit *em, const sdk_codegen_opts *o, const sdk_cg_red *red) {
+/* ---- each unordered pair once (odd or even pair functions, pair_sym.c) ----
+ *
+ * The full loop above gives particle i, for every tile J, the float sum
+ *   P[J][i] = f(x_i, x_j0) + f(x_i, x_j0+1) + ...   (j ascending in J),
+ * then F_i = sum over J ascending of P[J][i] in double.  sdk_sys_half writes
+ * the same P[J][i] bit for bit with half the evaluations of f: a warp owns
+ * a full tile I (lane l its rows 8l..8l+7) and a stream of full tiles
+ * J = I + d (mod nfull), d in [d0, d1) (work list: each unordered pair of
+ * tiles once, d = 0 the tile with itself); the columns of J come in blocks
+ * of 4 and flow through the lanes, lane l working on block tau - l at step
+ * tau, each block carrying its four column sums from lane to lane.  So row
+ * i adds j ascending and column j adds i ascending, as the full loop does
+ * for i and for j, and column j adds -f(x_i, x_j) (odd f) or f(x_i, x_j)
+ * (even f), which is exactly the f(x_j, x_i) the full loop computes for j.
+ * Sums are SDK_PADD/SDK_PSUB (no contraction into a fused multiply-add,
+ * here or in the full loop).  sdk_sys_edge does the pairs of a last, partial
+ * tile the full loop's way; sdk_sys_step then adds P[J][i] over J. */
+#define HALF_ROWS 8 /* rows per lane: 32 lanes hold one tile of SDK_STPB */
+#define HALF_COLS 4 /* columns per block flowing through the lanes */
+
+static void emit_half_args(sdk_emit *em, const char *name, const char *extra) {
+  sdk_em_printf(em,
+                "\nextern \"C\" __global__ void __launch_bounds__(%s)\n"
+                "%s(const real *__restrict__ sdk_st_in, sdk_i64 sdk_npad, const real "
+                "*__restrict__ sdk_sv, sdk_i64 sdk_N,\n"
+                "    sdk_i64 sdk_spg, sdk_i64 sdk_nsys, sdk_i64 sdk_n, %sreal *sdk_psum) {\n",
+                extra[0] ? "32 * SDK_HALF_WPB" : "SDK_STPB", name, extra);
+  em->depth++;
+  sdk_em_text(em, "const int sdk_nfull = (int)(sdk_N / SDK_STPB), "
+                  "sdk_ntile = (int)((sdk_N + SDK_STPB - 1) / SDK_STPB);\n"
+                  "(void)sdk_nsys;\n");
+}
+
+/* the system's parameters, times and constant particle parameters (the
+ * others are not used by pair functions of a half-kernel module) */
+static void emit_half_scope(sdk_emit *em, const sdk_codegen_opts *o) {
+  sdk_em_text(em, "const sdk_i64 sdk_g = sdk_s / sdk_spg, sdk_base = sdk_s * sdk_N;\n"
+                  "(void)sdk_g;\n");
+  sdk_cg_sys_prologue(em, o, 0);
+  sdk_cg_part_bind(em, o, "((real)0 * %d)", 0);
+}
+
+/* the pair functions at (sdk_x<v>, sdk_xj<v>) into value names sdk_v<k> */
+static void emit_pair_values(sdk_emit *em, const sdk_codegen_opts *o) {
   const sdk_model *m = o->model;
-  emit_head(em, o);
-  emit_pair_sums(em, o);
+  sdk_cg_part_bind(em, o, "((real)0 * %d)", 1);
+  sdk_cg_sys_bind_state(em, o, 0);
+  for (int k = 0; k < m->npair; k++) {
+    sdk_em_start(em, "const real sdk_v%d = ", k);
+    sdk_cg_expr(em, o, m->pair[k], m->pair_line[k]);
+    sdk_em_puts(em, ";\n");
+  }
+}
+
+static void emit_half(sdk_emit *em, const sdk_codegen_opts *o) {
+  const sdk_model *m = o->model;
+  int nv = m->nvars, np = m->npair;
+  emit_half_args(em, "sdk_sys_half", "const int *__restrict__ sdk_work, int sdk_nwork, ");
+  sdk_em_text(em,
+              "const sdk_i64 sdk_w = (sdk_i64)blockIdx.x * SDK_HALF_WPB + (threadIdx.x >> 5);\n"
+              "if (sdk_w >= sdk_nsys * sdk_nwork) return;\n"
+              "const sdk_i64 sdk_s = sdk_w / sdk_nwork;\n"
+              "const int sdk_it = (int)(sdk_w - sdk_s * sdk_nwork), sdk_lane = threadIdx.x & 31;\n"
+              "const int sdk_I = sdk_work[3 * sdk_it], sdk_d0 = sdk_work[3 * sdk_it + 1], "
+              "sdk_d1 = sdk_work[3 * sdk_it + 2];\n");
+  emit_half_scope(em, o);
+  sdk_em_line(em, "real *sdk_ps = sdk_psum + sdk_s * %d * (sdk_i64)sdk_ntile * sdk_N;", np);
+  sdk_em_line(em, "const sdk_i64 sdk_row = sdk_base + (sdk_i64)sdk_I * SDK_STPB + %d * sdk_lane;",
+              HALF_ROWS);
+  for (int v = 0; v < nv; v++)
+    for (int r = 0; r < HALF_ROWS; r++)
+      sdk_em_line(em, "const real sdk_r%d_%d = sdk_st_in[%d * sdk_npad + sdk_row + %d];", v, r, v,
+                  r);
+  for (int k = 0; k < np; k++) {
+    for (int r = 0; r < HALF_ROWS; r++)
+      sdk_em_line(em, "real sdk_ai%d_%d = (real)0;", k, r);
+    for (int c = 0; c < HALF_COLS; c++)
+      sdk_em_line(em, "real sdk_aj%d_%d = (real)0;", k, c);
+  }
+  sdk_em_line(em, "const int sdk_K = (sdk_d1 - sdk_d0) * (SDK_STPB / %d);", HALF_COLS);
+  sdk_em_open(em, "for (int sdk_tau = 0; sdk_tau < sdk_K + 31; sdk_tau++)");
+  sdk_em_line(em, "const int sdk_b = sdk_tau - sdk_lane;");
+  sdk_em_open(em, "if (sdk_b >= 0 && sdk_b < sdk_K)");
+  sdk_em_line(
+      em, "const int sdk_d = sdk_d0 + sdk_b / (SDK_STPB / %d), sdk_cb = sdk_b %% (SDK_STPB / %d);",
+      HALF_COLS, HALF_COLS);
+  sdk_em_text(em, "int sdk_J = sdk_I + sdk_d;\n"
+                  "if (sdk_J >= sdk_nfull) sdk_J -= sdk_nfull;\n");
+  sdk_em_line(em, "const sdk_i64 sdk_q = sdk_base + (sdk_i64)sdk_J * SDK_STPB + %d * sdk_cb;",
+              HALF_COLS);
+  for (int v = 0; v < nv; v++)
+    for (int c = 0; c < HALF_COLS; c++)
+      sdk_em_line(em, "const real sdk_c%d_%d = __ldg(&sdk_st_in[%d * sdk_npad + sdk_q + %d]);", v,
+                  c, v, c);
+  for (int r = 0; r < HALF_ROWS; r++)
+    for (int c = 0; c < HALF_COLS; c++) {
+      sdk_em_block(em);
+      for (int v = 0; v < nv; v++)
+        sdk_em_line(em, "const real sdk_x%d = sdk_r%d_%d, sdk_xj%d = sdk_c%d_%d; (void)sdk_xj%d;",
+                    v, v, r, v, v, c, v);
+      emit_pair_values(em, o);
+      for (int k = 0; k < np; k++)
+        sdk_em_line(em,
+                    "sdk_ai%d_%d = SDK_PADD(sdk_ai%d_%d, sdk_v%d); "
+                    "sdk_aj%d_%d = %s(sdk_aj%d_%d, sdk_v%d);",
+                    k, r, k, r, k, k, c,
+                    sdk_cg_pair_parity(m->pair[k]) < 0 ? "SDK_PSUB" : "SDK_PADD", k, c, k);
+      sdk_em_close(em);
+    }
+  /* row i's sum over tile J is complete */
+  sdk_em_open(em, "if (sdk_cb == SDK_STPB / %d - 1)", HALF_COLS);
+  for (int k = 0; k < np; k++) {
+    sdk_em_line(em,
+                "real *sdk_o%d = sdk_ps + ((sdk_i64)%d * sdk_ntile + sdk_J) * sdk_N + "
+                "(sdk_i64)sdk_I * SDK_STPB + %d * sdk_lane;",
+                k, k, HALF_ROWS);
+    for (int r = 0; r < HALF_ROWS; r++)
+      sdk_em_line(em, "sdk_o%d[%d] = sdk_ai%d_%d; sdk_ai%d_%d = (real)0;", k, r, k, r, k, r);
+  }
+  sdk_em_close(em);
+  /* column j's sum over tile I is complete in the last lane (the tile with
+   * itself: the rows have them) */
+  sdk_em_open(em, "if (sdk_lane == 31 && sdk_d != 0)");
+  for (int k = 0; k < np; k++) {
+    sdk_em_line(em,
+                "real *sdk_o%d = sdk_ps + ((sdk_i64)%d * sdk_ntile + sdk_I) * sdk_N + "
+                "(sdk_i64)sdk_J * SDK_STPB + %d * sdk_cb;",
+                k, k, HALF_COLS);
+    for (int c = 0; c < HALF_COLS; c++)
+      sdk_em_line(em, "sdk_o%d[%d] = sdk_aj%d_%d;", k, c, k, c);
+  }
+  sdk_em_close(em);
+  sdk_em_close(em);
+  for (int k = 0; k < np; k++)
+    for (int c = 0; c < HALF_COLS; c++)
+      sdk_em_line(em, "sdk_aj%d_%d = __shfl_up_sync(0xffffffffu, sdk_aj%d_%d, 1);", k, c, k, c);
+  sdk_em_open(em, "if (sdk_lane == 0)");
+  for (int k = 0; k < np; k++)
+    for (int c = 0; c < HALF_COLS; c++)
+      sdk_em_line(em, "sdk_aj%d_%d = (real)0;", k, c);
+  sdk_em_close(em);
+  sdk_em_close(em);
+  sdk_em_close(em);
+}
+
+/* the pairs of the last, partial tile: block e < ntile, rows of tile e
+ * against the columns of the partial tile; block ntile + J, rows of the
+ * partial tile against the full tile J; one row per thread, as the full loop */
+static void emit_edge(sdk_emit *em, const sdk_codegen_opts *o) {
+  const sdk_model *m = o->model;
+  int nv = m->nvars, np = m->npair;
+  emit_half_args(em, "sdk_sys_edge", "");
+  sdk_em_text(em, "const int sdk_nb = sdk_ntile + sdk_nfull, sdk_tid = threadIdx.x;\n"
+                  "const sdk_i64 sdk_s = blockIdx.x / sdk_nb;\n"
+                  "const int sdk_e = (int)(blockIdx.x - sdk_s * sdk_nb);\n"
+                  "const int sdk_ti = sdk_e < sdk_ntile ? sdk_e : sdk_nfull, "
+                  "sdk_tj = sdk_e < sdk_ntile ? sdk_nfull : sdk_e - sdk_ntile;\n");
+  sdk_em_line(em, "__shared__ real sdk_sx[%d][SDK_STPB];", nv);
+  emit_half_scope(em, o);
+  sdk_em_text(em, "const sdk_i64 sdk_li = (sdk_i64)sdk_ti * SDK_STPB + sdk_tid, "
+                  "sdk_lj = (sdk_i64)sdk_tj * SDK_STPB + sdk_tid;\n");
+  sdk_em_open(em, "if (sdk_lj < sdk_N)");
+  for (int v = 0; v < nv; v++)
+    sdk_em_line(em, "sdk_sx[%d][sdk_tid] = sdk_st_in[%d * sdk_npad + sdk_base + sdk_lj];", v, v);
+  sdk_em_close(em);
+  sdk_em_text(em, "__syncthreads();\n"
+                  "if (sdk_li >= sdk_N) return;\n"
+                  "const int sdk_cntj = (int)(sdk_N - (sdk_i64)sdk_tj * SDK_STPB < SDK_STPB ? "
+                  "sdk_N - (sdk_i64)sdk_tj * SDK_STPB : SDK_STPB);\n");
+  for (int v = 0; v < nv; v++)
+    sdk_em_line(em, "const real sdk_x%d = sdk_st_in[%d * sdk_npad + sdk_base + sdk_li];", v, v);
+  for (int k = 0; k < np; k++)
+    sdk_em_line(em, "real sdk_a%d = (real)0;", k);
+  sdk_em_open(em, "for (int sdk_jj = 0; sdk_jj < sdk_cntj; sdk_jj++)");
+  for (int v = 0; v < nv; v++)
+    sdk_em_line(em, "const real sdk_xj%d = sdk_sx[%d][sdk_jj]; (void)sdk_xj%d;", v, v, v);
+  emit_pair_values(em, o);
+  for (int k = 0; k < np; k++)
+    sdk_em_line(em, "sdk_a%d = SDK_PADD(sdk_a%d, sdk_v%d);", k, k, k);
+  sdk_em_close(em);
+  for (int k = 0; k < np; k++)
+    sdk_em_line(em,
+                "sdk_psum[((sdk_s * %d + %d) * sdk_ntile + sdk_tj) * sdk_N + sdk_li] = sdk_a%d;",
+                np, k, k);
+  sdk_em_close(em);
+}
+
+/* the step kernel: sdk_sys_step (the pairs' full loop) or sdk_sys_step_half */
+static void emit_step(sdk_emit *em, const sdk_codegen_opts *o, const sdk_cg_red *red, int half) {
+  const sdk_model *m = o->model;
+  emit_head(em, o, half);
+  emit_pair_sums(em, o, half);
   sdk_cg_bind_coupling(em, m, 1, "(real)(sdk_F[%d] * sdk_invN)");
   /* the step, into the other state buffer */
   sdk_em_open(em, "if (sdk_mode)");
@@ -158,4 +367,22 @@ void sdk_cg_sys_pairs(sdk_emit *em, const sdk_codegen_opts *o, const sdk_cg_red 
   sdk_em_line(em, "sdk_sys_block_sum(sdk_acc, sdk_sred, sdk_part + sdk_gb * SDK_NRED, "
                   "0);");
   sdk_cg_sys_step_end(em, red);
+}
+
+void sdk_cg_sys_pairs(sdk_emit *em, const sdk_codegen_opts *o, const sdk_cg_red *red) {
+  char why[160];
+  int half = sdk_cg_pair_half_ok(o, why, sizeof why);
+  /* sums of pair values: plain additions, never fused with a product (the
+   * half kernel's sums must be the full loop's bit for bit) */
+  sdk_em_line(em, "#define SDK_PADD(a, v) %s(a, v)", o->single ? "__fadd_rn" : "__dadd_rn");
+  sdk_em_line(em, "#define SDK_PSUB(a, v) %s(a, v)", o->single ? "__fsub_rn" : "__dsub_rn");
+  emit_step(em, o, red, 0);
+  if (half) {
+    sdk_em_line(em, "#define SDK_HALF_WPB %d", SDK_CUDA_HALF_WPB);
+    emit_half(em, o);
+    emit_edge(em, o);
+    emit_step(em, o, red, 1);
+  } else {
+    sdk_em_printf(em, "/* each pair evaluated twice (no sdk_sys_half): %s */\n", why);
+  }
 }

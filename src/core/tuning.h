@@ -9,12 +9,17 @@
 #ifndef SDK_TUNING_H
 #define SDK_TUNING_H
 
+/* all-pairs kernels: every ordered pair (the paper's PROG2), or each unordered
+ * pair once when the pair functions are odd or even (codegen/pair_sym.c) */
+enum { SDK_PAIRS_AUTO = 0, SDK_PAIRS_FULL = 1, SDK_PAIRS_HALF = 2 };
+
 typedef struct sdk_tuning {
   /* systems of interacting particles on the GPU (backend/cuda_sys.c) */
   const char *sys_kernel; /* SDK_SYS_KERNEL: launch | persist | resident | auto (NULL) */
   int sys_cpb;            /* SDK_SYS_CPB: chunks per group */
   int sys_bps;            /* SDK_SYS_BPS: blocks per multiprocessor of the persistent kernel */
   int sys_rmax;           /* SDK_SYS_RMAX: most chunks a block keeps on chip */
+  int sys_pairs; /* SDK_SYS_PAIRS: pair models' pair sums: SDK_PAIRS_AUTO, _FULL or _HALF */
   /* the generated system kernels (codegen/sys_cuda.c) */
   int sys_qi;   /* SDK_SYS_QI: quads per thread and chunk, 1..4 */
   int sys_minb; /* SDK_SYS_MINB: blocks per multiprocessor (launch bounds), 1..8 */
