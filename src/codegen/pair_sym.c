@@ -35,13 +35,12 @@ static int in(const char *name, const char *const *list, size_t n) {
   return 0;
 }
 
-/* a symbol with i and j exchanged, as (sym, index) */
-static void swap_sym(const sdk_expr *e, int *sym, int *index) {
-  *sym = e->sym, *index = e->index;
-  if (e->sym == SDK_SYM_VAR) {
-    *sym = SDK_SYM_OTHER, *index = (SDK_OTHER_VARJ << 16) | e->index;
-  } else if (e->sym == SDK_SYM_OTHER) {
-    int k = SDK_OTHER_KIND(e->index), i = SDK_OTHER_INDEX(e->index);
+/* a symbol with i and j exchanged (sdk_expr_equal_mapped) */
+static void swap_sym(sdk_symkind *sym, int *index) {
+  if (*sym == SDK_SYM_VAR) {
+    *sym = SDK_SYM_OTHER, *index = (SDK_OTHER_VARJ << 16) | *index;
+  } else if (*sym == SDK_SYM_OTHER) {
+    int k = SDK_OTHER_KIND(*index), i = SDK_OTHER_INDEX(*index);
     if (k == SDK_OTHER_VARJ)
       *sym = SDK_SYM_VAR, *index = i;
     else if (k == SDK_OTHER_PART)
@@ -53,28 +52,7 @@ static void swap_sym(const sdk_expr *e, int *sym, int *index) {
 
 /* Is b the tree a with i and j exchanged? */
 static int swapped(const sdk_expr *a, const sdk_expr *b) {
-  if (a->kind != b->kind || a->nargs != b->nargs) return 0;
-  switch (a->kind) {
-  case SDK_E_NUM: return a->num == b->num;
-  case SDK_E_SYM: {
-    if (a->sym == SDK_SYM_CONST) return b->sym == SDK_SYM_CONST && a->num == b->num;
-    if (a->sym == SDK_SYM_TIME) return b->sym == SDK_SYM_TIME;
-    int s, i;
-    swap_sym(a, &s, &i);
-    return (int)b->sym == s && b->index == i;
-  }
-  case SDK_E_CALL:
-    if (strcmp(a->name, b->name)) return 0;
-    break;
-  case SDK_E_UNARY:
-  case SDK_E_BINARY:
-    if (a->op != b->op) return 0;
-    break;
-  case SDK_E_COND: break;
-  }
-  for (int k = 0; k < a->nargs; k++)
-    if (!swapped(a->arg[k], b->arg[k])) return 0;
-  return 1;
+  return sdk_expr_equal_mapped(a, b, swap_sym);
 }
 
 /* a product at the top (through unary signs): contraction may fuse it */

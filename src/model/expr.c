@@ -476,15 +476,22 @@ sdk_err sdk_expr_resolve(sdk_expr *e, sdk_resolve_fn fn, void *user, const char 
 }
 
 int sdk_expr_equal(const sdk_expr *a, const sdk_expr *b) {
+  return sdk_expr_equal_mapped(a, b, NULL);
+}
+
+int sdk_expr_equal_mapped(const sdk_expr *a, const sdk_expr *b, sdk_sym_map_fn map) {
   if (!a || !b) return a == b;
   if (a->kind != b->kind || a->nargs != b->nargs) return 0;
   switch (a->kind) {
   case SDK_E_NUM: return a->num == b->num;
-  case SDK_E_SYM:
-    if (a->sym != b->sym) return 0;
-    if (a->sym == SDK_SYM_CONST) return a->num == b->num;
-    if (a->sym == SDK_SYM_TIME) return 1;
-    return a->index == b->index;
+  case SDK_E_SYM: {
+    if (a->sym == SDK_SYM_CONST) return b->sym == SDK_SYM_CONST && a->num == b->num;
+    if (a->sym == SDK_SYM_TIME) return b->sym == SDK_SYM_TIME;
+    sdk_symkind s = a->sym;
+    int i = a->index;
+    if (map) map(&s, &i);
+    return b->sym == s && b->index == i;
+  }
   case SDK_E_CALL:
     if (strcmp(a->name, b->name)) return 0;
     break;
@@ -495,7 +502,7 @@ int sdk_expr_equal(const sdk_expr *a, const sdk_expr *b) {
   case SDK_E_COND: break;
   }
   for (int i = 0; i < a->nargs; i++)
-    if (!sdk_expr_equal(a->arg[i], b->arg[i])) return 0;
+    if (!sdk_expr_equal_mapped(a->arg[i], b->arg[i], map)) return 0;
   return 1;
 }
 

@@ -54,6 +54,10 @@ sdk_err sdk_expr_resolve(sdk_expr *e, sdk_resolve_fn fn, void *user, const char 
 
 /* Are two resolved expressions the same tree? */
 int sdk_expr_equal(const sdk_expr *a, const sdk_expr *b);
+/* Is b the tree a with each of a's symbols (other than t and the constants)
+ * replaced by map(&kind, &index)?  (NULL: sdk_expr_equal.) */
+typedef void (*sdk_sym_map_fn)(sdk_symkind *kind, int *index);
+int sdk_expr_equal_mapped(const sdk_expr *a, const sdk_expr *b, sdk_sym_map_fn map);
 
 /* Does the expression mention any symbol of this kind? */
 int sdk_expr_uses(const sdk_expr *e, sdk_symkind kind);
