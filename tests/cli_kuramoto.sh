@@ -104,6 +104,18 @@ SDK_SYS_KERNEL=fastest expect "SDK_SYS_KERNEL=fastest" \
   run kuramoto-meanfield --particles 64 "${Q[@]}"
 SDK_SYS_BPS=9 expect "SDK_SYS_BPS=9" "SDK_SYS_BPS='9': expected a whole number from 1 to 8" \
   run kuramoto-meanfield --particles 64 "${Q[@]}"
+SDK_SYS_PAIRS=both expect "SDK_SYS_PAIRS=both" "SDK_SYS_PAIRS='both': expected full, half or auto" \
+  run kuramoto --particles 64 "${Q[@]}"
+# each unordered pair once is refused, with the reason, where the generator cannot prove the
+# pair functions odd or even (the CUDA source is generated without a GPU)
+printf '[model]\nname = asym\nvars = x\n[pair]\nF = exp(xj - x)\n[drift]\nx = -F\n' >asym.sde
+SDK_SYS_PAIRS=half expect "SDK_SYS_PAIRS=half, exp(xj - x)" \
+  "SDK_SYS_PAIRS=half: model 'asym' needs every pair evaluated both ways: \[pair\] F is not shown to be odd or even" \
+  codegen ./asym.sde --backend cuda --particles 512
+SDK_SYS_PAIRS=half expect "SDK_SYS_PAIRS=half, mean field" "SDK_SYS_PAIRS=half: model 'kuramoto-meanfield' has no \[pair\] functions" \
+  codegen kuramoto-meanfield --backend cuda --particles 512
+SDK_SYS_PAIRS=half "$BIN" codegen kuramoto --backend cuda --particles 512 >half.cu 2>stderr
+check "SDK_SYS_PAIRS=half, kuramoto: the half kernels generated" grep -q "sdk_sys_step_half(" half.cu
 
 # a good run: order parameter and density in TSV and HDF5
 "$BIN" run kuramoto-meanfield --particles 64 --paths 4 --t-end 1 --dt 0.01 --sample-every 50 \
