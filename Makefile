@@ -68,9 +68,10 @@ fuzz:
 	@test -f build-fuzz/CMakeCache.txt || CC=clang cmake -S . -B build-fuzz -DSDK_FUZZ=ON \
 	  -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
 	cmake --build build-fuzz -j $(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS))
-	@set -e; for t in $(FUZZ_TARGETS); do \
-	  echo "fuzz_$$t: $(FUZZ_SECONDS) s"; ./fuzz/run.sh $(CURDIR)/build-fuzz $$t $(FUZZ_SECONDS); \
-	done
+	@# JOBS targets at a time, each on one core for FUZZ_SECONDS; each one's report printed whole
+	@printf '%s\n' $(FUZZ_TARGETS) | xargs -P $(JOBS) -I{} sh -c \
+	  'out=$$(./fuzz/run.sh $(CURDIR)/build-fuzz {} $(FUZZ_SECONDS) 2>&1); rc=$$?; \
+	   printf "fuzz_%s: %s s\n%s\n" {} $(FUZZ_SECONDS) "$$out"; exit $$rc' 
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu')

@@ -15,8 +15,10 @@ build=$1 t=$2 secs=$3
 src=$(cd "$(dirname "$0")/.." && pwd)
 bin=$build/fuzz/fuzz_$t
 corpus=$build/fuzz-corpus/$t arts=$build/fuzz-artifacts/$t log=$build/fuzz-$t.log
-mkdir -p "$corpus" "$arts" "$build/fuzz-tmp"
-export SDK_FUZZ_SCRATCH=$build/fuzz-tmp TMPDIR=$build/fuzz-tmp
+# (scratch per target: `make fuzz` runs targets side by side)
+tmp=$build/fuzz-tmp/$t
+mkdir -p "$corpus" "$arts" "$tmp"
+export SDK_FUZZ_SCRATCH=$tmp TMPDIR=$tmp
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 export LSAN_OPTIONS=suppressions=$src/fuzz/lsan.supp
 flags=(-max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1
@@ -27,7 +29,7 @@ if [ "$t" = h5 ]; then
   # its own leaks from ours
   ASAN_OPTIONS+=:fast_unwind_on_malloc=0
   flags+=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
-  rm -rf "$arts"/* "$build/fuzz-tmp"/*
+  rm -rf "$arts"/* "$tmp"/*
 fi
 rc=0
 "$bin" "${flags[@]}" "$corpus" "$src/fuzz/corpus/$t" "$src/fuzz/regress/$t" >"$log" 2>&1 || rc=$?
@@ -69,5 +71,5 @@ if [ $rc -ne 0 ] && [ $bad -eq 0 ] && [ $lib -eq 0 ]; then
   echo "fuzz_h5 FAILED (exit $rc)"
   bad=1
 fi
-rm -rf "$build/fuzz-tmp"/*
+rm -rf "$tmp"/*
 [ $bad -eq 0 ]

@@ -1,7 +1,10 @@
 /* Every built-in model compiles for the GPU: CUDA source generated for
  * each models/NAME.sde (both precisions, every scheme the model admits, with and
  * without fast-math) goes through NVRTC for sm_90.  No GPU or driver is
- * needed; the test is skipped (77) only when NVRTC itself cannot be loaded. */
+ * needed; the test is skipped (77) only when NVRTC itself cannot be loaded.
+ *
+ *   test_nvrtc [SHARD NSHARDS]: only the compiles k with k % NSHARDS == SHARD
+ *   (in one fixed order), so that CTest runs the shards side by side. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,11 +35,14 @@ static void rm_cache(void) {
 }
 
 static int ncompiled = 0;
+static int shard = 0, nshards = 1,
+           job = 0;                /* this process compiles jobs shard, shard + nshards, .. */
 static const char *observe = NULL; /* --observe of the next compiles (NULL: the default) */
 static const char *noise = NULL;   /* --noise of the next compiles (NULL: the scheme's) */
 
 static void compile_one(sdk_bctx *ctx, const char *model, const char *scheme, int single,
                         int fast) {
+  if (job++ % nshards != shard) return;
   sdk_run_config c;
   sdk_run_config_defaults(&c);
   c.model = model;
@@ -90,6 +96,7 @@ static void compile_one(sdk_bctx *ctx, const char *model, const char *scheme, in
 
 /* The per-grid-point path: scanned parameters read from sv. */
 static void compile_scan(sdk_bctx *ctx, const char *obs) {
+  if (job++ % nshards != shard) return;
   sdk_run_config c;
   sdk_run_config_defaults(&c);
   c.model = "josephson";
@@ -114,7 +121,36 @@ static void compile_scan(sdk_bctx *ctx, const char *obs) {
     sdk_scan_free(&c.scan[i]);
 }
 
-int main(void) {
+/* the built-in models' files, sorted (one order for every shard) */
+static int by_name(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int list_models(const char *dir, char **out, int max) {
+  DIR *d = opendir(dir);
+  int n = 0;
+  while (d) {
+    struct dirent *de = readdir(d);
+    if (!de) break;
+    size_t len = strlen(de->d_name);
+    if (len < 5 || strcmp(de->d_name + len - 4, ".sde") || n == max) continue;
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+    if ((out[n] = strdup(path))) n++;
+  }
+  if (d) closedir(d);
+  qsort(out, (size_t)n, sizeof *out, by_name);
+  return n;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 3) {
+    shard = atoi(argv[1]), nshards = atoi(argv[2]);
+    if (nshards < 1 || shard < 0 || shard >= nshards) {
+      fprintf(stderr, "usage: test_nvrtc [SHARD NSHARDS]\n");
+      return 2;
+    }
+  }
   snprintf(cache, sizeof cache, "%s/sdk-nvrtc-XXXXXX", tu_scratch());
   if (!mkdtemp(cache)) {
     perror("mkdtemp");
@@ -148,50 +184,33 @@ int main(void) {
 
   char dir[4096];
   snprintf(dir, sizeof dir, "%s/models", tu_source_dir());
-  DIR *d = opendir(dir);
-  TU_CHECK(d != NULL, "cannot list %s", dir);
-  int nmodels = 0;
-  while (d) {
-    struct dirent *de = readdir(d);
-    if (!de) break;
-    size_t n = strlen(de->d_name);
-    if (n < 5 || strcmp(de->d_name + n - 4, ".sde")) continue;
-    char path[4400];
-    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-    nmodels++;
+  enum { MAXM = 256 };
+  char *models[MAXM];
+  int nmodels = list_models(dir, models, MAXM);
+  for (int i = 0; i < nmodels; i++)
     for (int s = 0; sdk_registry_schemes[s]; s++)
       for (int single = 0; single < 2; single++) {
-        compile_one(ctx, path, sdk_registry_schemes[s]->name, single, 1);
-        compile_one(ctx_ieee, path, sdk_registry_schemes[s]->name, single, 0);
+        compile_one(ctx, models[i], sdk_registry_schemes[s]->name, single, 1);
+        compile_one(ctx_ieee, models[i], sdk_registry_schemes[s]->name, single, 0);
       }
-  }
-  if (d) closedir(d);
   TU_CHECK(nmodels >= 3, "only %d models found in %s", nmodels, dir);
-  TU_CHECK(ncompiled >= 2 * nmodels, "only %d kernels compiled", ncompiled);
+  TU_CHECK(ncompiled >= 2 * nmodels / nshards, "only %d kernels compiled", ncompiled);
   /* three-point noise (--noise): every model with weak2 (the drivers of
    * independent paths), the systems of particles with euler (their drivers
    * draw through emit_words / emit_word_lane) */
   noise = "three-point";
   int before3 = ncompiled;
-  d = opendir(dir);
-  while (d) {
-    struct dirent *de = readdir(d);
-    if (!de) break;
-    size_t n = strlen(de->d_name);
-    if (n < 5 || strcmp(de->d_name + n - 4, ".sde")) continue;
-    char path[4400];
-    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-    compile_one(ctx, path, "weak2", 1, 1);
+  for (int i = 0; i < nmodels; i++) {
+    compile_one(ctx, models[i], "weak2", 1, 1);
     sdk_model *m3 = NULL;
     sdk_errbuf eb3 = {0};
-    if (sdk_model_load(path, &m3, &eb3) == SDK_OK && m3->interacting)
-      compile_one(ctx, path, "euler", 0, 1);
+    if (sdk_model_load(models[i], &m3, &eb3) == SDK_OK && m3->interacting)
+      compile_one(ctx, models[i], "euler", 0, 1);
     sdk_model_destroy(&m3);
   }
-  if (d) closedir(d);
   noise = NULL;
-  TU_CHECK(ncompiled - before3 >= nmodels - 2, "three-point: only %d kernels compiled",
-           ncompiled - before3);
+  TU_CHECK(ncompiled - before3 >= (nmodels - 2) / nshards - 1,
+           "three-point: only %d kernels compiled", ncompiled - before3);
   /* user observables ([observe]: codegen/observe_paths.c), with the state,
    * a parameter and t, also at the phase time of a periodic driving */
   const char *obs_model = st_model_file("[model]\nname = obs\nvars = x, v\nperiod = 2*pi/w\n"
@@ -206,7 +225,7 @@ int main(void) {
       compile_one(ctx, obs_model, sdk_registry_schemes[s]->name, single, 1);
       compile_one(ctx_ieee, obs_model, sdk_registry_schemes[s]->name, single, 0);
     }
-  TU_CHECK(ncompiled >= before + 4, "[observe] model: only %d kernels compiled",
+  TU_CHECK(ncompiled >= before + 4 / nshards, "[observe] model: only %d kernels compiled",
            ncompiled - before);
   /* time averages (codegen.h: accumulators in registers, sdk_tavg after
    * every step), with user observables, a period and a scan */
@@ -218,7 +237,8 @@ int main(void) {
       compile_one(ctx_ieee, obs_model, sdk_registry_schemes[s]->name, single, 0);
     }
   observe = NULL;
-  TU_CHECK(ncompiled >= before + 4, "time averages: only %d kernels compiled", ncompiled - before);
+  TU_CHECK(ncompiled >= before + 4 / nshards, "time averages: only %d kernels compiled",
+           ncompiled - before);
   compile_scan(ctx, NULL);
   compile_scan(ctx, "tavg,drift");
   /* [boundaries] (codegen/boundary.c): absorbing with the bridge, reflecting
@@ -235,11 +255,13 @@ int main(void) {
       compile_one(ctx, bound_model, sdk_registry_schemes[s]->name, single, 1);
       compile_one(ctx_ieee, bound_model, sdk_registry_schemes[s]->name, single, 0);
     }
-  TU_CHECK(ncompiled >= before + 4, "[boundaries] model: only %d kernels compiled",
+  TU_CHECK(ncompiled >= before + 4 / nshards, "[boundaries] model: only %d kernels compiled",
            ncompiled - before);
+  for (int i = 0; i < nmodels; i++)
+    free(models[i]);
 
   /* an expression NVRTC rejects is reported against the model file */
-  {
+  if (shard == 0) {
     const char *bad_src = "extern \"C\" __global__ void sdk_init() {\n#line 7 \"/x/m.sde\"\n int a "
                           "= undefined_thing;\n}\n";
     sdk_module *mod = NULL;
