@@ -54,7 +54,7 @@ bench: all
 # pass over the single-threaded tests (OMP_NUM_THREADS=1).
 asan:
 	$(MAKE) BUILD=build-asan CMAKE_FLAGS="-DSDK_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug -DSDK_MPI=OFF" all
-	cd build-asan && ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure -j $(JOBS) -LE gpu
+	cd build-asan && SDK_NVRTC_EVERY=4 ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure -j $(JOBS) -LE gpu
 	cd build-asan && OMP_NUM_THREADS=1 ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure \
 	  -R '^(test_model|test_io|test_philox|cli_bad_input)$$'
 

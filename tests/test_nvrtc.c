@@ -4,7 +4,10 @@
  * needed; the test is skipped (77) only when NVRTC itself cannot be loaded.
  *
  *   test_nvrtc [SHARD NSHARDS]: only the compiles k with k % NSHARDS == SHARD
- *   (in one fixed order), so that CTest runs the shards side by side. */
+ *   (in one fixed order), so that CTest runs the shards side by side.
+ *   SDK_NVRTC_EVERY=N: every source is generated and checked, one in N goes
+ *   through NVRTC (`make asan`: the generator under the sanitizers, without
+ *   repeating all of NVRTC's own work, which `make check` does in full). */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +37,8 @@ static void rm_cache(void) {
   rmdir(cache);
 }
 
-static int ncompiled = 0;
+static int ncompiled = 0; /* generated, checked and (unless sampled out) compiled */
+static int every = 1, ngen = 0, nnvrtc = 0; /* SDK_NVRTC_EVERY */
 static int shard = 0, nshards = 1,
            job = 0;                /* this process compiles jobs shard, shard + nshards, .. */
 static const char *observe = NULL; /* --observe of the next compiles (NULL: the default) */
@@ -76,6 +80,13 @@ static void compile_one(sdk_bctx *ctx, const char *model, const char *scheme, in
                  (strstr(src, "goto sdk_frozen") && strstr(src, "sdk_live_list(") &&
                   strstr(src, "const unsigned *__restrict__ sdk_live, sdk_i64 sdk_nlive)")),
              "%s: no boundaries, or no list of live paths", model);
+    if (ngen++ % every != 0) { /* SDK_NVRTC_EVERY */
+      ncompiled++;
+      free(src);
+      sdk_model_destroy(&m);
+      return;
+    }
+    nnvrtc++;
     char report[4400] = "";
     sdk_module *mod = NULL;
     e = sdk_backend_cuda.compile(ctx, src, m->path, &mod, report, sizeof report, &eb);
@@ -151,6 +162,8 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
+  const char *ev = getenv("SDK_NVRTC_EVERY");
+  if (ev && atoi(ev) > 1) every = atoi(ev);
   snprintf(cache, sizeof cache, "%s/sdk-nvrtc-XXXXXX", tu_scratch());
   if (!mkdtemp(cache)) {
     perror("mkdtemp");
@@ -272,6 +285,8 @@ int main(int argc, char **argv) {
     TU_CHECK(strstr(eb3.msg, "expression does not compile: /x/m.sde(7)") != NULL, "message: %s",
              eb3.msg);
   }
+  printf("sources generated and checked: %d; through NVRTC: %d (shard %d of %d, one in %d)\n", ngen,
+         nnvrtc, shard + 1, nshards, every);
   sdk_backend_cuda.close(&ctx);
   sdk_backend_cuda.close(&ctx_ieee);
   rm_cache();
