@@ -21,6 +21,10 @@
  *                  with the step): block = group; the last block of a system
  *                  (acquire-release counter) forms the system's sums and the
  *                  order parameter.  mode 0 only sums x_n (priming).
+ *   sdk_sys_half   pair models with odd or even pair functions (pair_sym.c):
+ *                  each unordered pair once, the tiles' float sums of the full
+ *                  loop bit for bit (sys_cuda_pairs.c); then sdk_sys_step_half,
+ *                  sdk_sys_step with the pair sums read instead of computed.
  *   sdk_sys_run    mean-field models: one cooperative launch for many steps;
  *                  each block owns a fixed run of groups; as many of their
  *                  chunks as fit stay in shared memory for the whole launch

@@ -1,6 +1,8 @@
-/* The CUDA step kernel of pair models: all pairs, tiled (the paper's PROG2).
- * One particle per thread; the system's x_n pass through shared memory in
- * tiles of SDK_STPB particles (sys_cuda.c has the contract). */
+/* The CUDA step kernels of pair models: all pairs, tiled (the paper's PROG2).
+ * sdk_sys_step: one particle per thread, the system's x_n pass through shared
+ * memory in tiles of SDK_STPB particles (sys_cuda.c has the contract); with
+ * odd or even pair functions also sdk_sys_half, sdk_sys_edge and
+ * sdk_sys_step_half, each unordered pair once with the same bits (below). */
 #include <stdio.h>
 
 #include "codegen/abi.h"
@@ -178,17 +180,19 @@ static void emit_pair_sums(sdk_emit *em, const sdk_codegen_opts *o, int half) {
  * (even f), which is exactly the f(x_j, x_i) the full loop computes for j.
  * Sums are SDK_PADD/SDK_PSUB (no contraction into a fused multiply-add,
  * here or in the full loop).  sdk_sys_edge does the pairs of a last, partial
- * tile the full loop's way; sdk_sys_step then adds P[J][i] over J. */
+ * tile the full loop's way; sdk_sys_step_half then adds P[J][i] over J. */
 #define HALF_ROWS 8 /* rows per lane: 32 lanes hold one tile of SDK_STPB */
 #define HALF_COLS 4 /* columns per block flowing through the lanes */
 
-static void emit_half_args(sdk_emit *em, const char *name, const char *extra) {
+/* the head of sdk_sys_half / sdk_sys_edge (bounds: threads per block; extra:
+ * parameters before sdk_psum) */
+static void emit_half_args(sdk_emit *em, const char *name, const char *bounds, const char *extra) {
   sdk_em_printf(em,
                 "\nextern \"C\" __global__ void __launch_bounds__(%s)\n"
                 "%s(const real *__restrict__ sdk_st_in, sdk_i64 sdk_npad, const real "
                 "*__restrict__ sdk_sv, sdk_i64 sdk_N,\n"
                 "    sdk_i64 sdk_spg, sdk_i64 sdk_nsys, sdk_i64 sdk_n, %sreal *sdk_psum) {\n",
-                extra[0] ? "32 * SDK_HALF_WPB" : "SDK_STPB", name, extra);
+                bounds, name, extra);
   em->depth++;
   sdk_em_text(em, "const int sdk_nfull = (int)(sdk_N / SDK_STPB), "
                   "sdk_ntile = (int)((sdk_N + SDK_STPB - 1) / SDK_STPB);\n"
@@ -219,7 +223,8 @@ static void emit_pair_values(sdk_emit *em, const sdk_codegen_opts *o) {
 static void emit_half(sdk_emit *em, const sdk_codegen_opts *o) {
   const sdk_model *m = o->model;
   int nv = m->nvars, np = m->npair;
-  emit_half_args(em, "sdk_sys_half", "const int *__restrict__ sdk_work, int sdk_nwork, ");
+  emit_half_args(em, "sdk_sys_half", "32 * SDK_HALF_WPB",
+                 "const int *__restrict__ sdk_work, int sdk_nwork, ");
   sdk_em_text(em,
               "const sdk_i64 sdk_w = (sdk_i64)blockIdx.x * SDK_HALF_WPB + (threadIdx.x >> 5);\n"
               "if (sdk_w >= sdk_nsys * sdk_nwork) return;\n"
@@ -313,7 +318,7 @@ static void emit_half(sdk_emit *em, const sdk_codegen_opts *o) {
 static void emit_edge(sdk_emit *em, const sdk_codegen_opts *o) {
   const sdk_model *m = o->model;
   int nv = m->nvars, np = m->npair;
-  emit_half_args(em, "sdk_sys_edge", "");
+  emit_half_args(em, "sdk_sys_edge", "SDK_STPB", "");
   sdk_em_text(em, "const int sdk_nb = sdk_ntile + sdk_nfull, sdk_tid = threadIdx.x;\n"
                   "const sdk_i64 sdk_s = blockIdx.x / sdk_nb;\n"
                   "const int sdk_e = (int)(blockIdx.x - sdk_s * sdk_nb);\n"
