@@ -223,6 +223,10 @@ static void emit_pair_values(sdk_emit *em, const sdk_codegen_opts *o) {
 static void emit_half(sdk_emit *em, const sdk_codegen_opts *o) {
   const sdk_model *m = o->model;
   int nv = m->nvars, np = m->npair;
+  /* column j takes -f (odd f) or f (even f) */
+  const char *colop[SDK_MODEL_MAX_PAIR];
+  for (int k = 0; k < np && k < SDK_MODEL_MAX_PAIR; k++)
+    colop[k] = sdk_cg_pair_parity(m->pair[k]) < 0 ? "SDK_PSUB" : "SDK_PADD";
   emit_half_args(em, "sdk_sys_half", "32 * SDK_HALF_WPB",
                  "const int *__restrict__ sdk_work, int sdk_nwork, ");
   sdk_em_text(em,
@@ -272,8 +276,7 @@ static void emit_half(sdk_emit *em, const sdk_codegen_opts *o) {
         sdk_em_line(em,
                     "sdk_ai%d_%d = SDK_PADD(sdk_ai%d_%d, sdk_v%d); "
                     "sdk_aj%d_%d = %s(sdk_aj%d_%d, sdk_v%d);",
-                    k, r, k, r, k, k, c,
-                    sdk_cg_pair_parity(m->pair[k]) < 0 ? "SDK_PSUB" : "SDK_PADD", k, c, k);
+                    k, r, k, r, k, k, c, colop[k], k, c, k);
       sdk_em_close(em);
     }
   /* row i's sum over tile J is complete */
@@ -375,7 +378,7 @@ static void emit_step(sdk_emit *em, const sdk_codegen_opts *o, const sdk_cg_red 
 }
 
 void sdk_cg_sys_pairs(sdk_emit *em, const sdk_codegen_opts *o, const sdk_cg_red *red) {
-  char why[160];
+  char why[160]; /* (the reason names model entries: it stays out of the source) */
   int half = sdk_cg_pair_half_ok(o, why, sizeof why);
   /* sums of pair values: plain additions, never fused with a product (the
    * half kernel's sums must be the full loop's bit for bit) */
@@ -388,6 +391,8 @@ void sdk_cg_sys_pairs(sdk_emit *em, const sdk_codegen_opts *o, const sdk_cg_red 
     emit_edge(em, o);
     emit_step(em, o, red, 1);
   } else {
-    sdk_em_printf(em, "/* each pair evaluated twice (no sdk_sys_half): %s */\n", why);
+    sdk_em_puts(em, "/* each pair evaluated twice: the [pair] functions are not proven odd or "
+                    "even under exchanging the particles, or the half kernel does not take them "
+                    "(codegen/pair_sym.c) */\n");
   }
 }
