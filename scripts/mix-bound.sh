@@ -24,38 +24,32 @@ specs="$specs rb8:burst:8:$R rb16:burst:16:$R"
 python3 "$here/mix-bound.py" $specs > "$work/mix.cu"
 nvcc -arch=sm_90 -O3 -lineinfo "$work/mix.cu" -o "$work/mix"
 cuobjdump -sass "$work/mix" > "$work/mix.sass"
-M=smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__warps_eligible.avg.per_cycle_active
-M=$M,sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active
-M=$M,sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active
-M=$M,sm__pipe_fmalite_cycles_active.avg.pct_of_peak_sustained_active
+# the columns of the table, in order
+metrics=(smsp__issue_active.avg.pct_of_peak_sustained_active
+  smsp__warps_eligible.avg.per_cycle_active
+  sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active
+  sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active
+  sm__pipe_fmalite_cycles_active.avg.pct_of_peak_sustained_active)
+M=$(IFS=,; echo "${metrics[*]}")
+# row NAME INSTR TEXT: one line of the table from $work/NAME.ncu
+row() {
+  local v=()
+  for m in "${metrics[@]}"; do v+=("$(awk -v m="$m" '$1 == m {print $NF}' "$work/$1.ncu")"); done
+  printf '%-6s %6s %7s %9s %6s %7s %6s  %s\n' "$1" "$2" "${v[@]}" "$3"
+}
 printf '%-6s %6s %7s %9s %6s %7s %6s  %s\n' kernel instr issue% eligible alu% heavy% lite% "loop mix"
 for spec in $specs; do
   k=${spec%%:*}
   mix=$(python3 "$here/sass-loop.py" "$k" 1 < "$work/mix.sass")
-  n=$(echo "$mix" | sed -n 's/.*loop of \([0-9]*\) instructions.*/\1/p')
-  ops=$(echo "$mix" | sed -n '2s/^ *//p')
   ncu --kernel-name "$k" --launch-skip 1 --launch-count 1 --metrics "$M" "$work/mix" "$k" > "$work/$k.ncu" 2>&1
-  val() { awk -v m="$1" '$1 == m {print $NF}' "$work/$k.ncu"; }
-  printf '%-6s %6s %7s %9s %6s %7s %6s  %s\n' "$k" "$n" \
-    "$(val smsp__issue_active.avg.pct_of_peak_sustained_active)" \
-    "$(val smsp__warps_eligible.avg.per_cycle_active)" \
-    "$(val sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active)" \
-    "$(val sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active)" \
-    "$(val sm__pipe_fmalite_cycles_active.avg.pct_of_peak_sustained_active)" "$ops"
+  row "$k" "$(echo "$mix" | sed -n 's/.*loop of \([0-9]*\) instructions.*/\1/p')" \
+    "$(echo "$mix" | sed -n '2s/^ *//p')"
 done
 # The kernel itself, when SDEKIT names a build (its 4th launch: 1000 steps of 2^22 paths)
 if [ -n "${SDEKIT:-}" ]; then
   sdekit=$(cd "$(dirname "$SDEKIT")" && pwd)/$(basename "$SDEKIT")
-  k=weak2
   (cd "$work" && ncu --kernel-name regex:sdk_advance --launch-skip 3 --launch-count 1 --metrics "$M" \
     "$sdekit" run josephson --paths 4194304 --periods 60 --scheme weak2 --noise three-point \
-    --backend cuda > "$work/$k.ncu" 2>&1)
-  val() { awk -v m="$1" '$1 == m {print $NF}' "$work/$k.ncu"; }
-  printf '%-6s %6s %7s %9s %6s %7s %6s  %s\n' "$k" - \
-    "$(val smsp__issue_active.avg.pct_of_peak_sustained_active)" \
-    "$(val smsp__warps_eligible.avg.per_cycle_active)" \
-    "$(val sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active)" \
-    "$(val sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active)" \
-    "$(val sm__pipe_fmalite_cycles_active.avg.pct_of_peak_sustained_active)" \
-    "sdk_advance, sdekit run josephson --scheme weak2 --noise three-point (42.5 per step)"
+    --backend cuda > "$work/weak2.ncu" 2>&1)
+  row weak2 - "sdk_advance, sdekit run josephson --scheme weak2 --noise three-point (42.5 per step)"
 fi
