@@ -101,6 +101,19 @@ CANCEL_FN = CFUNCTYPE(c_int, c_void_p)
 LOG_FN = CFUNCTYPE(None, c_void_p, c_int, c_char_p)
 FILE_FN = CFUNCTYPE(None, c_void_p, c_char_p)
 
+class c_str(c_char_p):
+    """c_char_p as an argument type that refuses an embedded NUL: C would see
+    only the text before it (a name "k\\0x" would set k).  b() refuses it
+    first with a message naming the argument; this catches what did not come
+    through b()."""
+
+    @classmethod
+    def from_param(cls, obj):
+        if isinstance(obj, (bytes, bytearray)) and b"\0" in obj:
+            raise ValueError("embedded null character")
+        return c_char_p.from_param(obj)
+
+
 _P = c_void_p  # opaque objects
 _E = POINTER(sdekit_error)
 _S = c_int  # sdekit_status
@@ -113,8 +126,8 @@ _PROTOTYPES = {
     "sdekit_status_exit_code": (c_int, [c_int]),
     "sdekit_free": (None, [c_void_p]),
     # models
-    "sdekit_model_load": (_S, [c_char_p, c_char_p, POINTER(_P), _E]),
-    "sdekit_model_from_string": (_S, [c_char_p, c_char_p, POINTER(_P), _E]),
+    "sdekit_model_load": (_S, [c_str, c_str, POINTER(_P), _E]),
+    "sdekit_model_from_string": (_S, [c_str, c_str, POINTER(_P), _E]),
     "sdekit_model_destroy": (None, [POINTER(_P)]),
     "sdekit_model_name": (c_char_p, [_P]),
     "sdekit_model_description": (c_char_p, [_P]),
@@ -128,7 +141,7 @@ _PROTOTYPES = {
     "sdekit_model_has_period": (c_int, [_P]),
     "sdekit_model_periodic_var": (c_int, [_P]),
     "sdekit_model_kind": (c_char_p, [_P]),
-    "sdekit_catalog_create": (_S, [c_char_p, POINTER(_P), _E]),
+    "sdekit_catalog_create": (_S, [c_str, POINTER(_P), _E]),
     "sdekit_catalog_destroy": (None, [POINTER(_P)]),
     "sdekit_catalog_ndirs": (c_int, [_P]),
     "sdekit_catalog_dir": (c_char_p, [_P, c_int]),
@@ -138,26 +151,26 @@ _PROTOTYPES = {
     # configuration
     "sdekit_config_create": (_S, [POINTER(_P), _E]),
     "sdekit_config_destroy": (None, [POINTER(_P)]),
-    "sdekit_config_set_model": (_S, [_P, c_char_p, _E]),
-    "sdekit_config_set_model_text": (_S, [_P, c_char_p, c_char_p, _E]),
+    "sdekit_config_set_model": (_S, [_P, c_str, _E]),
+    "sdekit_config_set_model_text": (_S, [_P, c_str, c_str, _E]),
     "sdekit_config_set_model_object": (_S, [_P, _P, _E]),
-    "sdekit_config_set_model_search_path": (_S, [_P, c_char_p, _E]),
-    "sdekit_config_set_param": (_S, [_P, c_char_p, c_double, _E]),
-    "sdekit_config_add_scan": (_S, [_P, c_char_p, c_double, c_double, c_int64, c_int, _E]),
-    "sdekit_config_add_scan_values": (_S, [_P, c_char_p, POINTER(c_double), c_int64, _E]),
-    "sdekit_config_set_checkpoint": (_S, [_P, c_char_p, c_double, _E]),
-    "sdekit_config_add_output": (_S, [_P, c_char_p, _E]),
+    "sdekit_config_set_model_search_path": (_S, [_P, c_str, _E]),
+    "sdekit_config_set_param": (_S, [_P, c_str, c_double, _E]),
+    "sdekit_config_add_scan": (_S, [_P, c_str, c_double, c_double, c_int64, c_int, _E]),
+    "sdekit_config_add_scan_values": (_S, [_P, c_str, POINTER(c_double), c_int64, _E]),
+    "sdekit_config_set_checkpoint": (_S, [_P, c_str, c_double, _E]),
+    "sdekit_config_add_output": (_S, [_P, c_str, _E]),
     "sdekit_config_clear_outputs": (None, [_P]),
     "sdekit_config_noutputs": (c_int, [_P]),
     "sdekit_config_output": (c_char_p, [_P, c_int]),
     "sdekit_config_set_quiet": (_S, [_P, c_int, _E]),
     "sdekit_config_set_verbose": (_S, [_P, c_int, _E]),
-    "sdekit_config_option": (_S, [_P, c_char_p, c_char_p, _E]),
-    "sdekit_config_option_arity": (c_int, [c_char_p]),
-    "sdekit_config_set_command_line": (_S, [_P, c_char_p, _E]),
+    "sdekit_config_option": (_S, [_P, c_str, c_str, _E]),
+    "sdekit_config_option_arity": (c_int, [c_str]),
+    "sdekit_config_set_command_line": (_S, [_P, c_str, _E]),
     "sdekit_config_help": (c_void_p, []),
     "sdekit_config_set_environment": (_S, [_P, POINTER(c_char_p), _E]),
-    "sdekit_config_set_cache": (_S, [_P, c_char_p, c_int64, _E]),
+    "sdekit_config_set_cache": (_S, [_P, c_str, c_int64, _E]),
     "sdekit_config_cache_dir": (c_char_p, [_P]),
     "sdekit_config_set_progress": (None, [_P, PROGRESS_FN, c_void_p]),
     "sdekit_config_set_cancel": (None, [_P, CANCEL_FN, c_void_p]),
@@ -165,7 +178,7 @@ _PROTOTYPES = {
     "sdekit_config_check_outputs": (_S, [_P, c_int, _E]),
     "sdekit_config_nobservables": (c_int, [_P]),
     "sdekit_config_observable": (c_char_p, [_P, c_int]),
-    "sdekit_config_from_checkpoint": (_S, [c_char_p, c_uint, POINTER(_P), _E]),
+    "sdekit_config_from_checkpoint": (_S, [c_str, c_uint, POINTER(_P), _E]),
     # MPI
     "sdekit_mpi_available": (c_int, []),
     "sdekit_comm_world": (_S, [POINTER(_P), _E]),
@@ -176,11 +189,11 @@ _PROTOTYPES = {
     "sdekit_config_set_comm": (_S, [_P, _P, _E]),
     # running
     "sdekit_run": (_S, [_P, POINTER(_P), _E]),
-    "sdekit_codegen": (_S, [_P, c_char_p, POINTER(c_void_p), _E]),
+    "sdekit_codegen": (_S, [_P, c_str, POINTER(c_void_p), _E]),
     # results
-    "sdekit_result_read": (_S, [c_char_p, POINTER(_P), _E]),
+    "sdekit_result_read": (_S, [c_str, POINTER(_P), _E]),
     "sdekit_result_destroy": (None, [POINTER(_P)]),
-    "sdekit_result_write": (_S, [_P, c_char_p, FILE_FN, c_void_p, _E]),
+    "sdekit_result_write": (_S, [_P, c_str, FILE_FN, c_void_p, _E]),
     "sdekit_result_seconds": (c_double, [_P]),
     "sdekit_result_path_steps": (c_double, [_P]),
     "sdekit_result_device": (c_char_p, [_P]),
@@ -192,13 +205,13 @@ _PROTOTYPES = {
     "sdekit_result_scan_values": (POINTER(c_double), [_P, c_int, POINTER(c_int64)]),
     "sdekit_result_ndatasets": (c_int, [_P]),
     "sdekit_result_dataset_name": (c_char_p, [_P, c_int]),
-    "sdekit_result_dataset": (_S, [_P, c_char_p, POINTER(sdekit_dataset), _E]),
-    "sdekit_result_nattrs": (c_int, [_P, c_char_p]),
-    "sdekit_result_attr_at": (_S, [_P, c_char_p, c_int, POINTER(sdekit_attr), _E]),
-    "sdekit_result_attr": (_S, [_P, c_char_p, c_char_p, POINTER(sdekit_attr), _E]),
+    "sdekit_result_dataset": (_S, [_P, c_str, POINTER(sdekit_dataset), _E]),
+    "sdekit_result_nattrs": (c_int, [_P, c_str]),
+    "sdekit_result_attr_at": (_S, [_P, c_str, c_int, POINTER(sdekit_attr), _E]),
+    "sdekit_result_attr": (_S, [_P, c_str, c_str, POINTER(sdekit_attr), _E]),
     # registry and devices
-    "sdekit_registry_name": (c_char_p, [c_char_p, c_int]),
-    "sdekit_registry_description": (c_char_p, [c_char_p, c_int]),
+    "sdekit_registry_name": (c_char_p, [c_str, c_int]),
+    "sdekit_registry_description": (c_char_p, [c_str, c_int]),
     "sdekit_cuda_info_get": (_S, [_P, POINTER(sdekit_cuda_info), _E]),
     "sdekit_cuda_device": (_S, [_P, c_int, POINTER(sdekit_device_info), _E]),
 }
@@ -267,13 +280,24 @@ def s(b):
     return b.decode("utf-8", "surrogateescape")
 
 
-def b(x):
-    """A str (or path) as a C string (None stays None)."""
+def b(x, what):
+    """A str, bytes or path as a C string (None stays None); `what` names the
+    argument in the error.  Every string handed to the library comes through
+    here: one with an embedded NUL is refused (as Python's open() does),
+    since C would see only the text before it."""
     if x is None:
         return None
     if isinstance(x, bytes):
-        return x
-    return os.fsencode(x) if isinstance(x, os.PathLike) else str(x).encode("utf-8", "surrogateescape")
+        v = x
+    elif isinstance(x, os.PathLike):
+        v = os.fsencode(x)
+    else:
+        v = str(x).encode("utf-8", "surrogateescape")
+    if b"\0" in v:
+        from ._errors import UsageError  # (_errors imports this module)
+
+        raise UsageError("%s: embedded null character in %r" % (what, x))
+    return v
 
 
 def take_string(ptr):
@@ -286,4 +310,4 @@ def take_string(ptr):
         lib.sdekit_free(ptr)
 
 
-__all__ = ["lib", "path", "s", "b", "take_string"]
+__all__ = ["lib", "path", "s", "b", "c_str", "take_string"]

@@ -69,7 +69,8 @@ class Model:
         """
         h = ctypes.c_void_p()
         err = _lib_error()
-        st = lib.sdekit_model_load(b(os.fspath(name)), b(_search_path(search_path)),
+        st = lib.sdekit_model_load(b(os.fspath(name), "model"),
+                                   b(_search_path(search_path), "search_path"),
                                    ctypes.byref(h), ctypes.byref(err))
         _errors.check(st, err)
         return cls._wrap(h)
@@ -89,7 +90,7 @@ class Model:
         """A model from its text; label names it in messages (default "<string>")."""
         h = ctypes.c_void_p()
         err = _lib_error()
-        st = lib.sdekit_model_from_string(b(text), b(label), ctypes.byref(h), ctypes.byref(err))
+        st = lib.sdekit_model_from_string(b(text, "model text"), b(label, "label"), ctypes.byref(h), ctypes.byref(err))
         _errors.check(st, err)
         return cls._wrap(h)
 
@@ -114,7 +115,7 @@ def models(search_path=None):
     """The models `sdekit models` lists: dict name -> file, search path first."""
     h = ctypes.c_void_p()
     err = _lib_error()
-    st = lib.sdekit_catalog_create(b(_search_path(search_path)), ctypes.byref(h), ctypes.byref(err))
+    st = lib.sdekit_catalog_create(b(_search_path(search_path), "search_path"), ctypes.byref(h), ctypes.byref(err))
     _errors.check(st, err)
     try:
         out = {}

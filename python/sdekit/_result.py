@@ -149,18 +149,18 @@ class Result(collections.abc.Mapping):
     def _dataset(self, name):
         d = sdekit_dataset()
         err = sdekit_error()
-        _errors.check(lib.sdekit_result_dataset(self._h.p, b(name), ctypes.byref(d),
+        _errors.check(lib.sdekit_result_dataset(self._h.p, b(name, "dataset"), ctypes.byref(d),
                                                 ctypes.byref(err)), err)
         return d
 
     def _attrs_of(self, obj):
         p = self._h.p
-        n = lib.sdekit_result_nattrs(p, b(obj))
+        n = lib.sdekit_result_nattrs(p, b(obj, "object"))
         out = {}
         a = sdekit_attr()
         err = sdekit_error()
         for i in range(max(n, 0)):
-            _errors.check(lib.sdekit_result_attr_at(p, b(obj), i, ctypes.byref(a),
+            _errors.check(lib.sdekit_result_attr_at(p, b(obj, "object"), i, ctypes.byref(a),
                                                     ctypes.byref(err)), err)
             out[s(a.name)] = _attr_value(a)
         return out
@@ -256,7 +256,7 @@ class Result(collections.abc.Mapping):
 
         cb = FILE_FN(wrote)
         err = sdekit_error()
-        _errors.check(lib.sdekit_result_write(self._h.p, os.fsencode(path), cb, None,
+        _errors.check(lib.sdekit_result_write(self._h.p, b(path, "path"), cb, None,
                                               ctypes.byref(err)), err)
         return written
 
@@ -284,5 +284,5 @@ def load(path):
     """Read a result file written by sdekit (the CLI's -o FILE.h5, Result.save)."""
     p = ctypes.c_void_p()
     err = sdekit_error()
-    _errors.check(lib.sdekit_result_read(os.fsencode(path), ctypes.byref(p), ctypes.byref(err)), err)
+    _errors.check(lib.sdekit_result_read(b(path, "path"), ctypes.byref(p), ctypes.byref(err)), err)
     return Result._wrap(p)

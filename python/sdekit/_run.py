@@ -46,13 +46,15 @@ class _Config:
         _errors.check(fn(self.p, *args, ctypes.byref(err)), err)
 
     def option(self, name, value):
-        self.call(lib.sdekit_config_option, b(name), None if value is None else b(value))
+        self.call(lib.sdekit_config_option, b(name, "option name"),
+                  None if value is None else b(value, "--%s" % name))
 
     def environment(self, env):
         if env is None:
             items = [k + b"=" + v for k, v in os.environb.items()]
         else:
-            items = [b(k) + b"=" + b(v) for k, v in env.items()]
+            items = [b(k, "environment name") + b"=" + b(v, "environment[%r]" % (k,))
+                     for k, v in env.items()]
         arr = (ctypes.c_char_p * (len(items) + 1))(*items, None)
         self.call(lib.sdekit_config_set_environment, arr)
 
@@ -98,9 +100,9 @@ def _apply(cfg, name, v):
         return
     if opt == "set":
         for k, x in (v.items() if isinstance(v, dict) else v):
-            cfg.call(lib.sdekit_config_set_param, b(k), float(x))
+            cfg.call(lib.sdekit_config_set_param, b(k, "--set name"), float(x))
         return
-    arity = lib.sdekit_config_option_arity(b(opt))
+    arity = lib.sdekit_config_option_arity(b(opt, "option name"))
     if arity < 0:
         cfg.option(opt, "")  # the library's "unknown option" error
         return
@@ -128,7 +130,7 @@ def _scan_axis(cfg, name, v):
                 n = int(n)
             else:
                 raise _errors.UsageError("--scan %s: N must be a whole number, not %r" % (name, n))
-        cfg.call(lib.sdekit_config_add_scan, b(name), float(v[0]), float(v[1]), int(n),
+        cfg.call(lib.sdekit_config_add_scan, b(name, "scan name"), float(v[0]), float(v[1]), int(n),
                  int(log_))
         return
     vals = np.ascontiguousarray(np.asarray(v, dtype=np.float64).ravel()
@@ -136,7 +138,7 @@ def _scan_axis(cfg, name, v):
     if vals.ndim != 1:
         raise _errors.UsageError("--scan %s: expected a 1-d sequence of values" % name)
     ptr = vals.ctypes.data_as(ctypes.POINTER(ctypes.c_double))
-    cfg.call(lib.sdekit_config_add_scan_values, b(name), ptr, len(vals))
+    cfg.call(lib.sdekit_config_add_scan_values, b(name, "scan name"), ptr, len(vals))
 
 
 def _configure(model, params, scan, options, environment):
@@ -145,14 +147,14 @@ def _configure(model, params, scan, options, environment):
     if isinstance(model, Model):
         cfg.call(lib.sdekit_config_set_model_object, model._h)
     elif isinstance(model, (str, bytes, os.PathLike)):
-        cfg.call(lib.sdekit_config_set_model, b(os.fspath(model)))
+        cfg.call(lib.sdekit_config_set_model, b(os.fspath(model), "model"))
     else:
         raise TypeError("model: a sdekit.Model, a built-in name or a path, not %r" % (model,))
     for k, v in (params or {}).items():
         if np.ndim(v) != 0:
             raise _errors.UsageError("--set %s: one number (scan it with scan={%r: values})"
                                      % (k, k))
-        cfg.call(lib.sdekit_config_set_param, b(k), float(v))
+        cfg.call(lib.sdekit_config_set_param, b(k, "params name"), float(v))
     if scan is not None:
         if len(scan) > 2:
             raise _errors.UsageError("at most two --scan")
@@ -409,7 +411,7 @@ def resume(checkpoint, *, periods=None, t_end=None, threads=None, stored_model=F
     p = ctypes.c_void_p()
     err = sdekit_error()
     _errors.check(lib.sdekit_config_from_checkpoint(
-        os.fsencode(checkpoint), 1 if stored_model else 0, ctypes.byref(p), ctypes.byref(err)), err)
+        b(checkpoint, "checkpoint"), 1 if stored_model else 0, ctypes.byref(p), ctypes.byref(err)), err)
     cfg = _Config(p)
     cfg.environment(environment)
     for k, v in (("periods", periods), ("t-end", t_end), ("threads", threads)):
@@ -424,7 +426,7 @@ def codegen(model, params=None, scan=None, *, backend="cpu", environment=None, *
     cfg = _configure(model, params, scan, dict(options), environment)
     src = ctypes.c_void_p()
     err = sdekit_error()
-    _errors.check(lib.sdekit_codegen(cfg.p, b(backend), ctypes.byref(src), ctypes.byref(err)), err)
+    _errors.check(lib.sdekit_codegen(cfg.p, b(backend, "backend"), ctypes.byref(src), ctypes.byref(err)), err)
     return take_string(src.value)
 
 
@@ -439,8 +441,8 @@ def registry(kind):
     out = {}
     i = 0
     while True:
-        n = lib.sdekit_registry_name(b(kind), i)
+        n = lib.sdekit_registry_name(b(kind, "kind"), i)
         if n is None:
             return out
-        out[s(n)] = s(lib.sdekit_registry_description(b(kind), i))
+        out[s(n)] = s(lib.sdekit_registry_description(b(kind, "kind"), i))
         i += 1

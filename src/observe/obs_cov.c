@@ -218,12 +218,14 @@ static sdk_err cov_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
           cols[k + 1][gs] = sdk_ds_f64(de)[gs * vv + v * nv + w];
         }
       }
-    sdk_tsv_series(R, f, "\n\n", ns, sdk_ds_f64(t), 2 * np, nm, (const double *const *)cols);
   }
+  sdk_err e = ok ? sdk_tsv_series(R, f, "cov", "\n\n", ns, sdk_ds_f64(t), 2 * np, nm,
+                                  (const double *const *)cols, eb)
+                 : SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   for (int k = 0; cols && k < 2 * np; k++)
     free(cols[k]);
   free(names), free(nm), free(cols);
-  return ok ? SDK_OK : SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  return e;
 }
 
 const sdk_obs_type sdk_obs_cov = {

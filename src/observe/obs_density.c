@@ -66,7 +66,14 @@ static sdk_err coarse_width(const sdk_obs_ctx *c, state *st, sdk_errbuf *eb) {
 static sdk_err density_datasets(const sdk_obs_ctx *c, state *st, sdk_errbuf *eb) {
   char g[96], p[128];
   sdk_dataset *d;
-  snprintf(g, sizeof g, "density/%s", sdk_obs_quantity_name(c->model, st->var));
+  const char *q = sdk_obs_quantity_name(c->model, st->var);
+  /* density/Q is a group beside the datasets density/step and density/t */
+  if (!strcmp(q, "step") || !strcmp(q, "t"))
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "--observe density of '%s': the group 'density/%s' would clash with the "
+                    "sample %s 'density/%s': rename '%s' (docs/API.md, names the results make)",
+                    q, q, q[0] == 's' ? "steps" : "times", q, q);
+  snprintf(g, sizeof g, "density/%s", q);
   SDK_CHECK(sdk_obs_times(c, "density", st->ns, eb));
   int64_t sb[2] = {st->ns, st->bins};
   snprintf(p, sizeof p, "%s/P", g);
@@ -197,8 +204,7 @@ static sdk_err density_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
   for (int i = 0; i < ga->nattr; i++)
     if (!strcmp(ga->attr[i].name, "coarse_grain")) coarse = ga->attr[i].i != 0;
   fprintf(f, "# density of: %s%s\n", vn, coarse ? " (coarse-grained: bins one period wide)" : "");
-  sdk_tsv_header_start(R, f);
-  fprintf(f, "t\t%s_lo\t%s_hi\tdensity\n", vn, vn);
+  SDK_CHECK(sdk_tsv_header(R, f, "density", eb, "t\t%s_lo\t%s_hi\tdensity", vn, vn));
   for (int64_t g = 0; g < R->ngrid; g++) {
     if (g > 0) fputs("\n\n", f);
     for (int64_t s = 0; s < ns; s++) {

@@ -146,10 +146,10 @@ static sdk_err diffusion_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
   snprintf(n2, sizeof n2, "D_%s_err", vn);
   const char *names[2] = {n1, n2};
   const double *cols[2] = {sdk_ds_f64(dD), sdk_ds_f64(dE)};
-  sdk_tsv_series(R, f, "\n\n", t->dims[t->rank - 1], sdk_ds_f64(t), 2, names, cols);
+  SDK_CHECK(sdk_tsv_series(R, f, "diffusion", "\n\n", t->dims[t->rank - 1], sdk_ds_f64(t), 2, names,
+                           cols, eb));
   fputs("\n\n", f);
-  sdk_tsv_header_start(R, f);
-  fprintf(f, "D_%s\tD_%s_err\n", vn, vn);
+  SDK_CHECK(sdk_tsv_header(R, f, "diffusion", eb, "D_%s\tD_%s_err", vn, vn));
   for (int64_t g = 0; g < R->ngrid; g++) {
     if (R->nscan == 2 && g > 0 && g % R->scan[1].n == 0) fputc('\n', f);
     sdk_tsv_coords(R, g, f);

@@ -69,9 +69,9 @@ static sdk_err drift_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
     return SDK_FAIL(eb, SDK_ERR_INTERNAL, "drift: incomplete results");
   const char *vn = ga->attr[0].s;
   fprintf(f, "# drift of: %s\n", vn);
-  sdk_tsv_header_start(R, f);
   /* grid points that blew up (NaN values) get their count of non-finite paths */
-  fprintf(f, "drift_%s\tdrift_%s_err%s\n", vn, vn, R->nonfinite ? "\tnonfinite" : "");
+  SDK_CHECK(sdk_tsv_header(R, f, "drift", eb, "drift_%s\tdrift_%s_err%s", vn, vn,
+                           R->nonfinite ? "\tnonfinite" : ""));
   for (int64_t g = 0; g < R->ngrid; g++) {
     /* 2-D scan: a blank line whenever the axis-0 value changes (splot) */
     if (R->nscan == 2 && g > 0 && g % R->scan[1].n == 0) fputc('\n', f);

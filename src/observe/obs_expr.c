@@ -107,7 +107,8 @@ static sdk_err expr_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
     if (!(cols[k] = sdk_ds_f64(sdk_store_findf(&R->store, "expr/%s", names[k]))))
       e = SDK_FAIL(eb, SDK_ERR_INTERNAL, "expr: no %s", names[k]);
   }
-  if (e == SDK_OK) sdk_tsv_series(R, f, "\n\n", t->dims[t->rank - 1], sdk_ds_f64(t), nc, np, cols);
+  if (e == SDK_OK)
+    e = sdk_tsv_series(R, f, "expr", "\n\n", t->dims[t->rank - 1], sdk_ds_f64(t), nc, np, cols, eb);
   free(names), free(np), free(cols);
   return e;
 }

@@ -250,17 +250,23 @@ static int boundary_names(const sdk_results *R, char names[][64], int max) {
 
 /* Block 1: one line per grid point with every boundary's splitting
  * probability and mean time, the mean exit time and the censoring. */
-static void tsv_summary(const sdk_results *R, FILE *f, char names[][64], int nb) {
+static sdk_err tsv_summary(const sdk_results *R, FILE *f, char names[][64], int nb,
+                           sdk_errbuf *eb) {
   const double *sp = sdk_results_f64(R, "fpt/split"), *spe = sdk_results_f64(R, "fpt/split_err");
   const double *mn = sdk_results_f64(R, "fpt/mean"), *mne = sdk_results_f64(R, "fpt/mean_err");
   const double *em = sdk_results_f64(R, "fpt/exit_mean"), *ee = sdk_results_f64(R, "fpt/exit_err");
   const int64_t *cen = sdk_ds_i64(sdk_store_find(&R->store, "fpt/censored"));
   const int64_t *lb = sdk_ds_i64(sdk_store_find(&R->store, "fpt/lower_bound"));
-  sdk_tsv_header_start(R, f);
+  sdk_strbuf h;
+  sdk_sb_init(&h);
   for (int b = 0; b < nb; b++)
-    fprintf(f, "split_%s\tsplit_err_%s\tmean_%s\tmean_err_%s\t", names[b], names[b], names[b],
-            names[b]);
-  fprintf(f, "exit_mean\texit_err\tcensored\tlower_bound\n");
+    sdk_sb_printf(&h, "split_%s\tsplit_err_%s\tmean_%s\tmean_err_%s\t", names[b], names[b],
+                  names[b], names[b]);
+  sdk_sb_puts(&h, "exit_mean\texit_err\tcensored\tlower_bound");
+  sdk_err e = h.oom ? SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory")
+                    : sdk_tsv_header(R, f, "fpt", eb, "%s", h.s ? h.s : "");
+  sdk_sb_free(&h);
+  SDK_CHECK(e);
   char num[64];
   for (int64_t g = 0; g < R->ngrid; g++) {
     /* 2-D scan: a blank line whenever the axis-0 value changes (splot) */
@@ -274,18 +280,18 @@ static void tsv_summary(const sdk_results *R, FILE *f, char names[][64], int nb)
     fprintf(f, "%s\t", sdk_fmt_stat(num, em[g]));
     fprintf(f, "%s\t%lld\t%lld\n", sdk_fmt_stat(num, ee[g]), (long long)cen[g], (long long)lb[g]);
   }
+  return SDK_OK;
 }
 
 /* Block 3: per grid point and boundary (blocks separated by two blank
  * lines) the histogram of tau: bin edges and counts. */
-static void tsv_hist(const sdk_results *R, FILE *f, char names[][64], int nb) {
+static sdk_err tsv_hist(const sdk_results *R, FILE *f, char names[][64], int nb, sdk_errbuf *eb) {
   const sdk_dataset *h = sdk_store_find(&R->store, "fpt/hist");
   const double *ed = sdk_results_f64(R, "fpt/hist_edges");
   int64_t bins = h->dims[h->rank - 1];
   const uint64_t *cnt = (const uint64_t *)h->data;
   char num[64];
-  sdk_tsv_header_start(R, f);
-  fprintf(f, "boundary\tt_lo\tt_hi\tcount\n");
+  SDK_CHECK(sdk_tsv_header(R, f, "fpt", eb, "boundary\tt_lo\tt_hi\tcount"));
   for (int64_t g = 0; g < R->ngrid; g++)
     for (int b = 0; b < nb; b++) {
       if (g > 0 || b > 0) fprintf(f, "\n\n");
@@ -297,6 +303,7 @@ static void tsv_hist(const sdk_results *R, FILE *f, char names[][64], int nb) {
                 (unsigned long long)cnt[(g * nb + b) * bins + k]);
       }
     }
+  return SDK_OK;
 }
 
 /* Three kinds of block, separated by two blank lines (gnuplot's index):
@@ -312,14 +319,14 @@ static sdk_err fpt_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
       !sdk_store_find(&R->store, "fpt/censored") || !sdk_store_find(&R->store, "fpt/lower_bound") ||
       !sdk_store_find(&R->store, "fpt/hist") || !sdk_results_f64(R, "fpt/hist_edges"))
     return SDK_FAIL(eb, SDK_ERR_INTERNAL, "fpt: incomplete results");
-  tsv_summary(R, f, names, nb);
+  SDK_CHECK(tsv_summary(R, f, names, nb, eb));
   fprintf(f, "\n\n");
   const char *cn[2] = {"survival", "survival_err"};
   const double *cols[2] = {S, Se};
-  sdk_tsv_series(R, f, "\n\n", t->dims[t->rank - 1], sdk_ds_f64(t), 2, cn, cols);
+  SDK_CHECK(
+      sdk_tsv_series(R, f, "fpt", "\n\n", t->dims[t->rank - 1], sdk_ds_f64(t), 2, cn, cols, eb));
   fprintf(f, "\n\n");
-  tsv_hist(R, f, names, nb);
-  return SDK_OK;
+  return tsv_hist(R, f, names, nb, eb);
 }
 
 const sdk_obs_type sdk_obs_fpt = {

@@ -147,8 +147,7 @@ static sdk_err hist_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
       under += un[g], over += ov[g];
     fprintf(f, "# outside the range (paths, all grid points): %llu below, %llu above\n", under,
             over);
-    sdk_tsv_header_start(R, f);
-    fprintf(f, "%s_lo\t%s_hi\tdensity\n", vn, vn);
+    SDK_CHECK(sdk_tsv_header(R, f, "hist", eb, "%s_lo\t%s_hi\tdensity", vn, vn));
     for (int64_t g = 0; g < R->ngrid; g++) {
       if (g > 0) fputs("\n\n", f); /* every grid point's histogram its own index */
       for (int64_t k = 0; k < nb; k++) {

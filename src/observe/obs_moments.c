@@ -33,8 +33,25 @@ static void moments_free(void *p) {
   free(st);
 }
 
+/* The error of the mean of X is moments/mean_err_X, the name of the mean of a
+ * variable err_X: such a pair is refused (datasets keep the names of files
+ * written so far). */
+static sdk_err moments_names(const sdk_model *m, sdk_errbuf *eb) {
+  for (int v = 0; v < m->nvars; v++)
+    for (int w = 0; w < m->nvars; w++)
+      if (!strncmp(m->vars[w], "err_", 4) && !strcmp(m->vars[w] + 4, m->vars[v]))
+        return SDK_FAIL(eb, SDK_ERR_USAGE,
+                        "--observe moments: variables '%s' and '%s' would both make the dataset "
+                        "'moments/mean_err_%s' (the standard error of the mean of '%s', and the "
+                        "mean of '%s'): rename '%s' (docs/API.md, names the results make)",
+                        m->vars[v], m->vars[w], m->vars[v], m->vars[v], m->vars[w], m->vars[w]);
+  return SDK_OK;
+}
+
 static sdk_err moments_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
   int nv = c->model->nvars;
+  *out = NULL;
+  SDK_CHECK(moments_names(c->model, eb));
   SDK_CHECK(sdk_obs_check_size(c, "moments", 3.0 * nv, eb));
   state *st = calloc(1, sizeof *st);
   if (st) {

@@ -112,8 +112,7 @@ static sdk_err order_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
         f);
   const char *names[3] = {"r", "r_err", "psi"};
   const double *cols[3] = {r, err, psi};
-  sdk_tsv_series(R, f, "\n\n", ns, sdk_ds_f64(t), 3, names, cols);
-  return SDK_OK;
+  return sdk_tsv_series(R, f, "order", "\n\n", ns, sdk_ds_f64(t), 3, names, cols, eb);
 }
 
 const sdk_obs_type sdk_obs_order = {

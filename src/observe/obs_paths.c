@@ -9,6 +9,7 @@
  * The nsaved dimension is called "path" (the dimension names: observe/store.h).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "observe/observable.h"
 #include "observe/tsvfmt.h"
@@ -36,6 +37,14 @@ static sdk_err paths_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
                       "--save-paths: path %lld does not exist (paths are 0..%lld)",
                       (long long)o->save_index[k], (long long)c->ppg - 1);
   SDK_CHECK(sdk_obs_check_size(c, "paths", (double)nv * (double)o->nsave, eb));
+  /* paths/VAR beside the indices and sample steps of the saved paths */
+  for (int v = 0; v < nv; v++)
+    if (!strcmp(c->model->vars[v], "index") || !strcmp(c->model->vars[v], "step"))
+      return SDK_FAIL(eb, SDK_ERR_USAGE,
+                      "--save-paths: variable '%s' would make the dataset 'paths/%s', the %s of "
+                      "the saved paths: rename the variable (docs/API.md, names the results make)",
+                      c->model->vars[v], c->model->vars[v],
+                      c->model->vars[v][0] == 'i' ? "indices" : "sample steps");
   state *st = calloc(1, sizeof *st);
   *out = st;
   if (!st || !(st->x = calloc((size_t)nv, sizeof *st->x)) ||
@@ -86,11 +95,18 @@ static sdk_err paths_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
   if (!x) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   for (int64_t v = 0; v < nv; v++)
     x[v] = sdk_ds_f64(sdk_store_findf(S, "paths/%s", R->var_names[v]));
-  sdk_tsv_header_start(R, f);
-  fputs("path\tt", f);
+  sdk_strbuf h;
+  sdk_sb_init(&h);
+  sdk_sb_puts(&h, "path\tt");
   for (int64_t v = 0; v < nv; v++)
-    fprintf(f, "\t%s", R->var_names[v]);
-  fputc('\n', f);
+    sdk_sb_printf(&h, "\t%s", R->var_names[v]);
+  sdk_err e = h.oom ? SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory")
+                    : sdk_tsv_header(R, f, "paths", eb, "%s", h.s ? h.s : "");
+  sdk_sb_free(&h);
+  if (e != SDK_OK) {
+    free(x);
+    return e;
+  }
   for (int64_t g = 0; g < R->ngrid; g++)
     for (int64_t k = 0; k < nk; k++) {
       if (g > 0 || k > 0) fputs("\n\n", f);

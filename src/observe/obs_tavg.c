@@ -162,10 +162,15 @@ static sdk_err tavg_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
   if (e == SDK_OK) {
     fprintf(f, "# time averages over [%s, %s] (per path, then over the paths)\n",
             sdk_fmt_stat(b1, t0->f), sdk_fmt_stat(b2, t1->f));
-    sdk_tsv_header_start(R, f);
+    sdk_strbuf h;
+    sdk_sb_init(&h);
     for (int j = 0; j < nq; j++)
-      fprintf(f, "%smean_%s\terr_%s", j ? "\t" : "", a->strs[j], a->strs[j]);
-    fputc('\n', f);
+      sdk_sb_printf(&h, "%smean_%s\terr_%s", j ? "\t" : "", a->strs[j], a->strs[j]);
+    e = h.oom ? SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory")
+              : sdk_tsv_header(R, f, "tavg", eb, "%s", h.s ? h.s : "");
+    sdk_sb_free(&h);
+  }
+  if (e == SDK_OK) {
     for (int64_t g = 0; g < R->ngrid; g++) {
       if (R->nscan == 2 && g > 0 && g % R->scan[1].n == 0) fputc('\n', f);
       sdk_tsv_coords(R, g, f);

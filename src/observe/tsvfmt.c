@@ -1,11 +1,71 @@
 #include "observe/tsvfmt.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
-void sdk_tsv_header_start(const sdk_results *R, FILE *f) {
-  fputs("# ", f);
-  for (int i = 0; i < R->nscan; i++)
-    fprintf(f, "%s\t", R->scan[i].name);
+/* The name of field k of a header (the scan names, then the columns). */
+static const char *field(const sdk_results *R, char *const *col, int k) {
+  return k < R->nscan ? R->scan[k].name : col[k - R->nscan];
+}
+
+static void describe(const sdk_results *R, int k, char *out, size_t n) {
+  if (k < R->nscan)
+    snprintf(out, n, "the scanned parameter '%s'", R->scan[k].name);
+  else
+    snprintf(out, n, "column %d", k + 1);
+}
+
+/* Two fields of one name would make the header ambiguous (gnuplot's
+ * columnheader and a reader pick either): refused, naming both. */
+static sdk_err check_unique(const sdk_results *R, const char *obs, char *const *col, int ncol,
+                            sdk_errbuf *eb) {
+  int n = R->nscan + ncol;
+  for (int j = 1; j < n; j++)
+    for (int i = 0; i < j; i++) {
+      if (strcmp(field(R, col, i), field(R, col, j))) continue;
+      char a[96], b[96];
+      describe(R, i, a, sizeof a);
+      describe(R, j, b, sizeof b);
+      return SDK_FAIL(eb, SDK_ERR_USAGE,
+                      "TSV output of --observe %s: %s and %s would both be named '%s' in its "
+                      "header: rename %s (the HDF5 output keeps them apart)",
+                      obs, a, b, field(R, col, i),
+                      i < R->nscan ? "the parameter" : "a variable, observable or boundary");
+    }
+  return SDK_OK;
+}
+
+sdk_err sdk_tsv_header(const sdk_results *R, FILE *f, const char *obs, sdk_errbuf *eb,
+                       const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *cols = NULL;
+  int len = vasprintf(&cols, fmt, ap);
+  va_end(ap);
+  if (len < 0) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  int ncol = 1;
+  for (char *s = cols; *s; s++)
+    ncol += *s == '\t';
+  char **col = calloc((size_t)ncol, sizeof *col), *copy = sdk_strdup(cols);
+  sdk_err e = col && copy ? SDK_OK : SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  if (e == SDK_OK) {
+    char *s = copy;
+    for (int k = 0; k < ncol; k++) {
+      col[k] = s;
+      s += strcspn(s, "\t");
+      if (*s) *s++ = 0;
+    }
+    e = check_unique(R, obs, col, ncol, eb);
+  }
+  if (e == SDK_OK) {
+    fputs("# ", f);
+    for (int i = 0; i < R->nscan; i++)
+      fprintf(f, "%s\t", R->scan[i].name);
+    fprintf(f, "%s\n", cols);
+  }
+  free(col), free(copy), free(cols);
+  return e;
 }
 
 void sdk_tsv_coords(const sdk_results *R, int64_t g, FILE *f) {
@@ -27,14 +87,19 @@ double sdk_tsv_bin_edge(double lo, double hi, int64_t e, int64_t bins) {
   return e == bins ? hi : lo + (hi - lo) * ((double)e / (double)bins);
 }
 
-void sdk_tsv_series(const sdk_results *R, FILE *f, const char *sep, int64_t ns, const double *t,
-                    int ncol, const char *const *names, const double *const *cols) {
+sdk_err sdk_tsv_series(const sdk_results *R, FILE *f, const char *obs, const char *sep, int64_t ns,
+                       const double *t, int ncol, const char *const *names,
+                       const double *const *cols, sdk_errbuf *eb) {
   char b[32];
-  sdk_tsv_header_start(R, f);
-  fputs("t", f);
+  sdk_strbuf h;
+  sdk_sb_init(&h);
+  sdk_sb_puts(&h, "t");
   for (int k = 0; k < ncol; k++)
-    fprintf(f, "\t%s", names[k]);
-  fputc('\n', f);
+    sdk_sb_printf(&h, "\t%s", names[k]);
+  sdk_err e = h.oom || !h.s ? SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory")
+                            : sdk_tsv_header(R, f, obs, eb, "%s", h.s);
+  sdk_sb_free(&h);
+  SDK_CHECK(e);
   for (int64_t g = 0; g < R->ngrid; g++) {
     if (g > 0) fputs(sep, f);
     for (int64_t s = 0; s < ns; s++) {
@@ -45,6 +110,7 @@ void sdk_tsv_series(const sdk_results *R, FILE *f, const char *sep, int64_t ns, 
       fputc('\n', f);
     }
   }
+  return SDK_OK;
 }
 
 sdk_err sdk_tsv_var_pairs(const sdk_results *R, FILE *f, const char *group, const char *a,
@@ -73,7 +139,8 @@ sdk_err sdk_tsv_var_cols(const sdk_results *R, FILE *f, const char *group, const
     if (!(cols[k] = sdk_ds_f64(sdk_store_findf(&R->store, "%s/%s", group, names[k]))))
       e = SDK_FAIL(eb, SDK_ERR_INTERNAL, "%s: no %s", group, names[k]);
   }
-  if (e == SDK_OK) sdk_tsv_series(R, f, "\n\n", t->dims[t->rank - 1], sdk_ds_f64(t), nc, np, cols);
+  if (e == SDK_OK)
+    e = sdk_tsv_series(R, f, group, "\n\n", t->dims[t->rank - 1], sdk_ds_f64(t), nc, np, cols, eb);
   free(names), free(np), free(cols);
   return e;
 }

@@ -15,18 +15,25 @@
 #include <stdio.h>
 
 #include "core/numfmt.h"
+#include "core/strbuf.h"
 #include "observe/results.h"
 
-/* "# " and the scan names, each followed by a tab (the header line's start). */
-void sdk_tsv_header_start(const sdk_results *R, FILE *f);
+/* A header line: "# ", the scan names, then the columns printf'd from fmt
+ * (tab-separated, no newline).  SDK_ERR_USAGE, nothing written, when two of
+ * these names are equal (a scanned parameter named like a column; variables
+ * a_b, c and a, b_c both giving cov_a_b_c): the message names both and the
+ * observable `obs`. */
+sdk_err sdk_tsv_header(const sdk_results *R, FILE *f, const char *obs, sdk_errbuf *eb,
+                       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* The scan coordinates of grid point g, each followed by a tab. */
 void sdk_tsv_coords(const sdk_results *R, int64_t g, FILE *f);
 /* Time series: the header line (scan names, "t", the column names), then per
  * grid point (blocks separated by `sep`: "\n" for splot surfaces, "\n\n" for
  * gnuplot's index) one line per sample: coordinates, t, the columns.  t and
- * every column are [grid][nsamples] arrays. */
-void sdk_tsv_series(const sdk_results *R, FILE *f, const char *sep, int64_t ns, const double *t,
-                    int ncol, const char *const *names, const double *const *cols);
+ * every column are [grid][nsamples] arrays; the header as sdk_tsv_header. */
+sdk_err sdk_tsv_series(const sdk_results *R, FILE *f, const char *obs, const char *sep, int64_t ns,
+                       const double *t, int ncol, const char *const *names,
+                       const double *const *cols, sdk_errbuf *eb);
 /* The same for two statistics of every variable VAR, the datasets
  * GROUP/A_VAR and GROUP/B_VAR (columns in that order, one block per grid
  * point, blocks separated by two blank lines), with GROUP/t;

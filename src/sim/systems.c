@@ -56,6 +56,12 @@ sdk_err sdk_systems_plan(sdk_systems *sp, const sdk_model *m, int64_t particles,
                     m->nmean && m->npair ? "[meanfield], [pair]"
                     : m->nmean           ? "[meanfield]"
                                          : "[pair]");
+  /* |Z| of a system of one particle is 1 whatever its state: an r that says
+   * nothing, so it is refused rather than reported */
+  if (sums && sp->particles < 2)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "--observe order needs systems of particles: give --particles N with N >= 2 "
+                    "(the order parameter of a system of one particle is 1 whatever its state)");
   if (sums) SDK_CHECK(systems_sums(sp, m, pvalues, scanned, eb));
   /* per-particle parameters live in the system driver too */
   sp->on = m->interacting || sums || m->npart > 0;
