@@ -13,6 +13,7 @@
 
 #include <sdekit.h>
 
+#include "core/cnumeric.h"
 #include "core/error.h"
 #include "core/log.h"
 #include "observe/store.h"

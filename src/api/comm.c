@@ -13,6 +13,7 @@ SDEKIT_API int sdekit_mpi_available(void) {
 }
 
 SDEKIT_API sdekit_status sdekit_comm_world(sdekit_comm **out, sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!out) return api_usage(err, "sdekit_comm_world: no place for the communicator");
   *out = NULL;
   sdekit_comm *c = calloc(1, sizeof *c);
@@ -60,6 +61,7 @@ SDEKIT_API void sdekit_comm_abort(const sdekit_comm *c, int code) {
 
 SDEKIT_API sdekit_status sdekit_config_set_comm(sdekit_config *c, const sdekit_comm *comm,
                                                 sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!c) return api_usage(err, "no configuration");
   c->c.comm = comm ? comm->comm : NULL;
   api_ok(err);

@@ -12,6 +12,7 @@
 #include "sim/registry.h"
 
 SDEKIT_API sdekit_status sdekit_config_create(sdekit_config **out, sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!out) return api_usage(err, "sdekit_config_create: no place for the configuration");
   *out = NULL;
   sdekit_config *c = calloc(1, sizeof *c);
@@ -106,6 +107,7 @@ void api_unrecord(sdekit_config *c, const char *name) {
 
 SDEKIT_API sdekit_status sdekit_config_set_model(sdekit_config *c, const char *name_or_path,
                                                  sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!c || !name_or_path || !*name_or_path) return api_usage(err, "empty model name");
   if (api_set_str(&c->model, name_or_path) != SDK_OK) return api_nomem(err);
   c->c.model = c->model;
@@ -122,6 +124,7 @@ SDEKIT_API sdekit_status sdekit_config_set_model(sdekit_config *c, const char *n
 
 SDEKIT_API sdekit_status sdekit_config_set_model_text(sdekit_config *c, const char *text,
                                                       const char *label, sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!c || !text) return api_usage(err, "no model text");
   if (!label || !*label) label = "<string>";
   if (api_set_str(&c->model_text, text) != SDK_OK ||
@@ -137,12 +140,14 @@ SDEKIT_API sdekit_status sdekit_config_set_model_text(sdekit_config *c, const ch
 
 SDEKIT_API sdekit_status sdekit_config_set_model_object(sdekit_config *c, const sdekit_model *m,
                                                         sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!m) return api_usage(err, "no model");
   return sdekit_config_set_model_text(c, sdekit_model_text(m), sdekit_model_path(m), err);
 }
 
 SDEKIT_API sdekit_status sdekit_config_set_model_search_path(sdekit_config *c, const char *path,
                                                              sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!c) return api_usage(err, "no configuration");
   if (api_set_str(&c->model_search_path, path && *path ? path : NULL) != SDK_OK)
     return api_nomem(err);
@@ -187,6 +192,7 @@ static sdekit_status unset_f64(sdekit_config *c, const char *name, double *field
 
 SDEKIT_API sdekit_status sdekit_config_set_param(sdekit_config *c, const char *name, double value,
                                                  sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!c || !name || !*name) return api_usage(err, "--set: no parameter name");
   char buf[128], num[40];
   if (snprintf(buf, sizeof buf, "%s=%s", name, sdk_fmt_exact(num, value)) >= (int)sizeof buf)
@@ -197,6 +203,7 @@ SDEKIT_API sdekit_status sdekit_config_set_param(sdekit_config *c, const char *n
 SDEKIT_API sdekit_status sdekit_config_add_scan(sdekit_config *c, const char *name, double start,
                                                 double stop, int64_t n, int log,
                                                 sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!c || !name || !*name) return api_usage(err, "--scan: no parameter name");
   char buf[256], a[40], b[40];
   if (snprintf(buf, sizeof buf, "%s=%s:%s:%lld%s", name, sdk_fmt_exact(a, start),
@@ -208,6 +215,7 @@ SDEKIT_API sdekit_status sdekit_config_add_scan(sdekit_config *c, const char *na
 SDEKIT_API sdekit_status sdekit_config_add_scan_values(sdekit_config *c, const char *name,
                                                        const double *values, int64_t n,
                                                        sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!c || !name || !*name) return api_usage(err, "--scan: no parameter name");
   if (!values || n < 1 || n > 10000000)
     return api_usage(err, "--scan %s: expected 1 to 1e7 values", name);
@@ -229,41 +237,50 @@ SDEKIT_API sdekit_status sdekit_config_add_scan_values(sdekit_config *c, const c
 }
 
 SDEKIT_API sdekit_status sdekit_config_set_paths(sdekit_config *c, int64_t n, sdekit_error *err) {
+  SDK_C_NUMERIC();
   return opt_int(c, "paths", n, err);
 }
 SDEKIT_API sdekit_status sdekit_config_set_particles(sdekit_config *c, int64_t n,
                                                      sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (c && n == 0) return unset_i64(c, "particles", &c->c.particles, 0, err);
   return opt_int(c, "particles", n, err);
 }
 SDEKIT_API sdekit_status sdekit_config_set_dt(sdekit_config *c, double dt, sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (c && dt == 0) return unset_f64(c, "dt", &c->c.dt, 0.0, err);
   return opt_num(c, "dt", dt, err);
 }
 SDEKIT_API sdekit_status sdekit_config_set_spp(sdekit_config *c, int64_t n, sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (c && n == 0) return unset_i64(c, "spp", &c->c.spp, 0, err);
   return opt_int(c, "spp", n, err);
 }
 SDEKIT_API sdekit_status sdekit_config_set_t_end(sdekit_config *c, double t, sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (c && t == 0) return unset_f64(c, "t-end", &c->c.t_end, 0.0, err);
   return opt_num(c, "t-end", t, err);
 }
 SDEKIT_API sdekit_status sdekit_config_set_periods(sdekit_config *c, int64_t n, sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (c && n == 0) return unset_i64(c, "periods", &c->c.periods, 0, err);
   return opt_int(c, "periods", n, err);
 }
 SDEKIT_API sdekit_status sdekit_config_set_transient(sdekit_config *c, double t,
                                                      sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (c && t < 0) return unset_f64(c, "transient", &c->c.transient, -1.0, err);
   return opt_num(c, "transient", t, err);
 }
 SDEKIT_API sdekit_status sdekit_config_set_transient_periods(sdekit_config *c, int64_t n,
                                                              sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (c && n < 0) return unset_i64(c, "transient-periods", &c->c.transient_periods, -1, err);
   return opt_int(c, "transient-periods", n, err);
 }
 SDEKIT_API sdekit_status sdekit_config_set_scheme(sdekit_config *c, const char *name,
                                                   sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (c && !name) {
     free(c->scheme);
     c->scheme = NULL;
@@ -275,24 +292,29 @@ SDEKIT_API sdekit_status sdekit_config_set_scheme(sdekit_config *c, const char *
 }
 SDEKIT_API sdekit_status sdekit_config_set_seed(sdekit_config *c, uint64_t seed,
                                                 sdekit_error *err) {
+  SDK_C_NUMERIC();
   char buf[32];
   snprintf(buf, sizeof buf, "%llu", (unsigned long long)seed);
   return sdekit_config_option(c, "seed", buf, err);
 }
 SDEKIT_API sdekit_status sdekit_config_set_backend(sdekit_config *c, const char *name,
                                                    sdekit_error *err) {
+  SDK_C_NUMERIC();
   return sdekit_config_option(c, "backend", name ? name : "", err);
 }
 SDEKIT_API sdekit_status sdekit_config_set_precision(sdekit_config *c, const char *name,
                                                      sdekit_error *err) {
+  SDK_C_NUMERIC();
   return sdekit_config_option(c, "precision", name ? name : "", err);
 }
 SDEKIT_API sdekit_status sdekit_config_set_threads(sdekit_config *c, int n, sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (c && n == 0) return c->c.threads = 0, api_unrecord(c, "threads"), api_ok(err), SDEKIT_OK;
   return opt_int(c, "threads", n, err);
 }
 SDEKIT_API sdekit_status sdekit_config_set_device(sdekit_config *c, int ordinal,
                                                   sdekit_error *err) {
+  SDK_C_NUMERIC();
   return opt_int(c, "device", ordinal, err);
 }
 
@@ -308,18 +330,22 @@ static sdekit_status flag(sdekit_config *c, const char *name, int on, int *field
 }
 
 SDEKIT_API sdekit_status sdekit_config_set_fast_math(sdekit_config *c, int on, sdekit_error *err) {
+  SDK_C_NUMERIC();
   return flag(c, "no-fast-math", !on, c ? &c->c.fast_math : NULL, 1, err);
 }
 SDEKIT_API sdekit_status sdekit_config_set_compensation(sdekit_config *c, int on,
                                                         sdekit_error *err) {
+  SDK_C_NUMERIC();
   return flag(c, "no-compensation", !on, c ? &c->c.no_compensation : NULL, 0, err);
 }
 SDEKIT_API sdekit_status sdekit_config_set_quiet(sdekit_config *c, int on, sdekit_error *err) {
+  SDK_C_NUMERIC();
   sdekit_status s = flag(c, "quiet", on, c ? &c->c.quiet : NULL, 0, err);
   if (c && !on) c->quiet = 0;
   return s;
 }
 SDEKIT_API sdekit_status sdekit_config_set_verbose(sdekit_config *c, int on, sdekit_error *err) {
+  SDK_C_NUMERIC();
   sdekit_status s = flag(c, "verbose", on, c ? &c->c.verbose : NULL, 0, err);
   if (c && !on) c->verbose = 0;
   return s;
@@ -333,22 +359,27 @@ SDEKIT_API int sdekit_config_verbose(const sdekit_config *c) {
 
 SDEKIT_API sdekit_status sdekit_config_set_observe(sdekit_config *c, const char *list,
                                                    sdekit_error *err) {
+  SDK_C_NUMERIC();
   return sdekit_config_option(c, "observe", list ? list : "", err);
 }
 SDEKIT_API sdekit_status sdekit_config_set_drift_var(sdekit_config *c, const char *var,
                                                      sdekit_error *err) {
+  SDK_C_NUMERIC();
   return sdekit_config_option(c, "drift", var ? var : "", err);
 }
 SDEKIT_API sdekit_status sdekit_config_set_sample_every(sdekit_config *c, int64_t n,
                                                         sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (c && n == 0) return unset_i64(c, "sample-every", &c->c.sample_every, 0, err);
   return opt_int(c, "sample-every", n, err);
 }
 SDEKIT_API sdekit_status sdekit_config_set_bins(sdekit_config *c, int64_t n, sdekit_error *err) {
+  SDK_C_NUMERIC();
   return opt_int(c, "bins", n, err);
 }
 SDEKIT_API sdekit_status sdekit_config_add_hist_range(sdekit_config *c, const char *var, double lo,
                                                       double hi, sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!var || !*var) return api_usage(err, "--hist-range: no variable");
   char buf[200], a[40], b[40];
   if (snprintf(buf, sizeof buf, "%s=%s:%s", var, sdk_fmt_exact(a, lo), sdk_fmt_exact(b, hi)) >=
@@ -358,6 +389,7 @@ SDEKIT_API sdekit_status sdekit_config_add_hist_range(sdekit_config *c, const ch
 }
 SDEKIT_API sdekit_status sdekit_config_add_observe_expr(sdekit_config *c, const char *name,
                                                         const char *expr, sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!name || !*name || !expr) return api_usage(err, "--observe-expr: no name or expression");
   sdk_strbuf b;
   sdk_sb_init(&b);
@@ -369,6 +401,7 @@ SDEKIT_API sdekit_status sdekit_config_add_observe_expr(sdekit_config *c, const 
 }
 SDEKIT_API sdekit_status sdekit_config_set_save_paths(sdekit_config *c, const int64_t *index, int n,
                                                       sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (c && n == 0) return c->c.obs.nsave = 0, api_unrecord(c, "save-paths"), api_ok(err), SDEKIT_OK;
   if (!index || n < 0 || n > SDK_MAX_SAVE)
     return api_usage(err, "--save-paths: expected 1 to %d path indices", SDK_MAX_SAVE);
@@ -384,16 +417,19 @@ SDEKIT_API sdekit_status sdekit_config_set_save_paths(sdekit_config *c, const in
 }
 SDEKIT_API sdekit_status sdekit_config_set_density_var(sdekit_config *c, const char *var,
                                                        sdekit_error *err) {
+  SDK_C_NUMERIC();
   return sdekit_config_option(c, "density-var", var ? var : "", err);
 }
 SDEKIT_API sdekit_status sdekit_config_set_coarse_grain(sdekit_config *c, double width,
                                                         sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (c && width == 0) return unset_f64(c, "coarse-grain", &c->c.obs.coarse_width, 0.0, err);
   if (c && width < 0) return sdekit_config_option(c, "coarse-grain", NULL, err);
   return opt_num(c, "coarse-grain", width, err);
 }
 SDEKIT_API sdekit_status sdekit_config_set_checkpoint(sdekit_config *c, const char *file,
                                                       double every_s, sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!c) return api_usage(err, "no configuration");
   if (!file) {
     free(c->checkpoint);
@@ -416,6 +452,7 @@ SDEKIT_API sdekit_status sdekit_config_set_checkpoint(sdekit_config *c, const ch
  * arguments: its results keep the command line of the run that began it. */
 SDEKIT_API sdekit_status sdekit_config_add_output(sdekit_config *c, const char *path,
                                                   sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (c && c->ckpt) {
     sdekit_status s = api_apply_option(c, "output", path ? path : "", err);
     if (s == SDEKIT_OK) api_ok(err);
@@ -439,6 +476,7 @@ SDEKIT_API const char *sdekit_config_output(const sdekit_config *c, int i) {
 
 SDEKIT_API sdekit_status sdekit_config_set_command_line(sdekit_config *c, const char *text,
                                                         sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!c) return api_usage(err, "no configuration");
   if (api_set_str(&c->command_line, text) != SDK_OK) return api_nomem(err);
   api_ok(err);
@@ -533,6 +571,7 @@ sdekit_status api_check_options(const sdekit_config *c, sdekit_error *err) {
 
 SDEKIT_API sdekit_status sdekit_config_check_outputs(const sdekit_config *c, int no_replace,
                                                      sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!c) return api_usage(err, "no configuration");
   sdekit_status s = api_check_options(c, err);
   if (s != SDEKIT_OK) return s;

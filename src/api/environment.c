@@ -137,6 +137,7 @@ static int own(char **slot, const char **field, const char *v) {
 
 SDEKIT_API sdekit_status sdekit_config_set_environment(sdekit_config *c, const char *const *envp,
                                                        sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!c) return api_usage(err, "no configuration");
   sdekit_status s;
   int64_t cap = 0;
@@ -164,6 +165,7 @@ SDEKIT_API sdekit_status sdekit_config_set_environment(sdekit_config *c, const c
 
 SDEKIT_API sdekit_status sdekit_config_set_cache(sdekit_config *c, const char *dir,
                                                  int64_t max_bytes, sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!c) return api_usage(err, "no configuration");
   if (!own(&c->cache_dir, &c->c.env.cache_dir, dir && *dir ? dir : NULL)) return api_nomem(err);
   c->c.cache_max = max_bytes;

@@ -8,6 +8,7 @@
 
 SDEKIT_API sdekit_status sdekit_model_load(const char *name_or_path, const char *search_path,
                                            sdekit_model **out, sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!out) return api_usage(err, "sdekit_model_load: no place for the model");
   *out = NULL;
   if (!name_or_path) return api_usage(err, "empty model name");
@@ -26,6 +27,7 @@ SDEKIT_API sdekit_status sdekit_model_load(const char *name_or_path, const char 
 
 SDEKIT_API sdekit_status sdekit_model_from_string(const char *text, const char *label,
                                                   sdekit_model **out, sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!out) return api_usage(err, "sdekit_model_from_string: no place for the model");
   *out = NULL;
   if (!text) return api_usage(err, "no model text");
@@ -150,6 +152,7 @@ static int add_dir(sdekit_catalog *c, const char *dir) {
 
 SDEKIT_API sdekit_status sdekit_catalog_create(const char *search_path, sdekit_catalog **out,
                                                sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!out) return api_usage(err, "sdekit_catalog_create: no place for the catalog");
   *out = NULL;
   sdekit_catalog *c = calloc(1, sizeof *c);

@@ -498,6 +498,7 @@ sdekit_status api_apply_option(sdekit_config *c, const char *name, const char *v
 
 SDEKIT_API sdekit_status sdekit_config_option(sdekit_config *c, const char *name, const char *value,
                                               sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!c || !name) return api_usage(err, "sdekit_config_option: no configuration or name");
   const api_opt *o = find_opt(name);
   sdekit_status s = api_apply_option(c, name, value, err);
@@ -564,6 +565,7 @@ static sdekit_status one_option(sdekit_config *c, int argc, const char *const *a
 
 SDEKIT_API sdekit_status sdekit_config_args(sdekit_config *c, int argc, const char *const *argv,
                                             sdekit_arg_fn other, void *user, sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!c || argc < 0 || (argc > 0 && !argv))
     return api_usage(err, "sdekit_config_args: no arguments");
   int operands = 0, dashdash = 0;
@@ -697,6 +699,7 @@ static const char RUN_HELP[] =
     "and, under mpirun -np R or srun, whatever the number of ranks (rank 0 writes them).\n";
 
 SDEKIT_API char *sdekit_config_help(void) {
+  SDK_C_NUMERIC();
   sdk_strbuf b;
   sdk_sb_init(&b);
   const char *s = RUN_HELP;

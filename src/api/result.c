@@ -31,6 +31,7 @@ static const sdk_store *image(const sdekit_result *cr) {
 
 SDEKIT_API sdekit_status sdekit_result_read(const char *path, sdekit_result **out,
                                             sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!out) return api_usage(err, "sdekit_result_read: no place for the result");
   *out = NULL;
   if (!path || !*path) return api_usage(err, "no result file");
@@ -160,6 +161,7 @@ static const char *keep(sdekit_result *r, char *s) {
 
 SDEKIT_API sdekit_status sdekit_result_dataset(const sdekit_result *cr, const char *name,
                                                sdekit_dataset *out, sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!out) return api_usage(err, "sdekit_result_dataset: no place for the dataset");
   memset(out, 0, sizeof *out);
   const sdk_store *s = cr ? image(cr) : NULL;
@@ -267,6 +269,7 @@ static void attr_out(const sdk_attr *a, sdekit_attr *out) {
 
 SDEKIT_API sdekit_status sdekit_result_attr_at(const sdekit_result *r, const char *object, int i,
                                                sdekit_attr *out, sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!out) return api_usage(err, "sdekit_result_attr_at: no place for the attribute");
   int n = -1;
   const sdk_attr *a = r ? attrs_of(r, object, &n) : NULL;
@@ -279,6 +282,7 @@ SDEKIT_API sdekit_status sdekit_result_attr_at(const sdekit_result *r, const cha
 
 SDEKIT_API sdekit_status sdekit_result_attr(const sdekit_result *r, const char *object,
                                             const char *name, sdekit_attr *out, sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!out || !name) return api_usage(err, "sdekit_result_attr: no name or no place for it");
   int n = -1;
   const sdk_attr *a = r ? attrs_of(r, object, &n) : NULL;
@@ -300,6 +304,7 @@ static int has_suffix(const char *s, const char *suf) {
 
 SDEKIT_API sdekit_status sdekit_result_write_tsv(const sdekit_result *r, const char *observable,
                                                  FILE *f, sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!r || !f) return api_usage(err, "sdekit_result_write_tsv: no results or no stream");
   if (!r->run) return api_usage(err, "TSV is written from the results of a run, not of a file");
   const sdk_results *R = sdk_run_results(r->run);
@@ -317,6 +322,7 @@ SDEKIT_API sdekit_status sdekit_result_write_tsv(const sdekit_result *r, const c
 
 SDEKIT_API sdekit_status sdekit_result_write(const sdekit_result *r, const char *path,
                                              sdekit_file_fn wrote, void *user, sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!r || !path || !*path) return api_usage(err, "sdekit_result_write: no results or no path");
   sdk_errbuf eb = {0};
   sdk_err e = SDK_OK;

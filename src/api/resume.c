@@ -63,6 +63,7 @@ static sdekit_status move_outputs(sdekit_config *c, const char *file, sdekit_err
 
 SDEKIT_API sdekit_status sdekit_config_from_checkpoint(const char *path, unsigned flags,
                                                        sdekit_config **out, sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!out) return api_usage(err, "sdekit_config_from_checkpoint: no place for the configuration");
   *out = NULL;
   if (!path || !*path) return api_usage(err, "no checkpoint file");

@@ -9,7 +9,28 @@
 
 static void log_tramp(void *user, sdk_log_level level, const char *msg) {
   const sdekit_config *c = user;
+  sdk_cnum_out o;
+  sdk_cnum_out_begin(&o);
   c->log(c->log_user, (sdekit_log_level)level, msg);
+  sdk_cnum_out_end(&o);
+}
+
+/* the caller's callbacks run in its own locale (core/cnumeric.h) */
+static void progress_tramp(void *user, double frac, double sps) {
+  const sdekit_config *c = user;
+  sdk_cnum_out o;
+  sdk_cnum_out_begin(&o);
+  c->progress(c->progress_user, frac, sps);
+  sdk_cnum_out_end(&o);
+}
+
+static int cancel_tramp(void *user) {
+  const sdekit_config *c = user;
+  sdk_cnum_out o;
+  sdk_cnum_out_begin(&o);
+  int stop = c->cancel(c->cancel_user);
+  sdk_cnum_out_end(&o);
+  return stop;
 }
 
 /* a problem that does not stop the run (a checkpoint that could not be
@@ -22,7 +43,12 @@ static void warn_tramp(void *user, const char *msg) {
   sdk_sb_puts(&b, "sdekit: warning: ");
   sdk_esc_term(&b, msg);
   sdk_sb_puts(&b, "\n");
-  if (!b.oom) c->log(c->log_user, SDEKIT_LOG_WARN, b.s);
+  if (!b.oom) {
+    sdk_cnum_out o;
+    sdk_cnum_out_begin(&o);
+    c->log(c->log_user, SDEKIT_LOG_WARN, b.s);
+    sdk_cnum_out_end(&o);
+  }
   sdk_sb_free(&b);
 }
 
@@ -85,10 +111,10 @@ sdekit_status api_exec_make(const sdekit_config *c, api_exec *x, sdekit_error *e
   }
   rc->warn = warn_tramp;
   rc->warn_user = (void *)c;
-  rc->progress = c->progress;
-  rc->progress_user = c->progress_user;
-  rc->cancel = c->cancel;
-  rc->cancel_user = c->cancel_user;
+  rc->progress = c->progress ? progress_tramp : NULL;
+  rc->progress_user = (void *)c;
+  rc->cancel = c->cancel ? cancel_tramp : NULL;
+  rc->cancel_user = (void *)c;
   api_ok(err);
   return SDEKIT_OK;
 }
@@ -108,6 +134,7 @@ static sdekit_status run_fail(const sdekit_config *c, sdekit_error *err, sdk_err
 
 SDEKIT_API sdekit_status sdekit_run(const sdekit_config *c, sdekit_result **out,
                                     sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!out) return api_usage(err, "sdekit_run: no place for the results");
   *out = NULL;
   if (!c) return api_usage(err, "sdekit_run: no configuration");
@@ -133,6 +160,7 @@ SDEKIT_API sdekit_status sdekit_run(const sdekit_config *c, sdekit_result **out,
 
 SDEKIT_API sdekit_status sdekit_codegen(const sdekit_config *c, const char *backend, char **source,
                                         sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!source) return api_usage(err, "sdekit_codegen: no place for the source");
   *source = NULL;
   if (!c) return api_usage(err, "sdekit_codegen: no configuration");
@@ -153,6 +181,7 @@ SDEKIT_API sdekit_status sdekit_codegen(const sdekit_config *c, const char *back
 SDEKIT_API sdekit_status sdekit_compile(const sdekit_config *c, const char *backend,
                                         const char *arch, sdekit_compile_report *out,
                                         sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!out) return api_usage(err, "sdekit_compile: no place for the report");
   memset(out, 0, sizeof *out);
   if (!c) return api_usage(err, "sdekit_compile: no configuration");

@@ -72,6 +72,7 @@ static sdk_backend_opts backend_opts(const sdekit_config *c, const sdk_logger *l
 
 SDEKIT_API sdekit_status sdekit_cuda_info_get(const sdekit_config *c, sdekit_cuda_info *out,
                                               sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!out) return api_usage(err, "sdekit_cuda_info_get: no place for it");
   memset(out, 0, sizeof *out);
   sdk_backend_opts bo = backend_opts(c, NULL);
@@ -90,6 +91,7 @@ SDEKIT_API sdekit_status sdekit_cuda_info_get(const sdekit_config *c, sdekit_cud
 
 SDEKIT_API sdekit_status sdekit_cuda_device(const sdekit_config *c, int ordinal,
                                             sdekit_device_info *out, sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!out) return api_usage(err, "sdekit_cuda_device: no place for it");
   memset(out, 0, sizeof *out);
   sdk_cuda_devinfo d;
@@ -112,6 +114,7 @@ _Static_assert(sizeof(((sdekit_cache_entry *)0)->name) >= sizeof(((sdk_cache_ent
 
 SDEKIT_API sdekit_status sdekit_cache_list(const char *dir, sdekit_cache_entry **entries, size_t *n,
                                            sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!entries || !n) return api_usage(err, "sdekit_cache_list: no place for the entries");
   *entries = NULL;
   *n = 0;
@@ -142,6 +145,7 @@ SDEKIT_API sdekit_status sdekit_cache_list(const char *dir, sdekit_cache_entry *
 
 SDEKIT_API sdekit_status sdekit_cache_remove(const char *dir, const sdekit_cache_entry *e,
                                              sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!dir || !e) return api_usage(err, "sdekit_cache_remove: no directory or entry");
   sdk_cache_entry ce;
   memset(&ce, 0, sizeof ce);
@@ -167,6 +171,7 @@ static int cmp_d(const void *a, const void *b) {
 
 SDEKIT_API sdekit_status sdekit_time_steps(const sdekit_config *c, int64_t nsteps, int repeats,
                                            sdekit_timing *out, sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!out || !c) return api_usage(err, "sdekit_time_steps: no configuration or no place");
   memset(out, 0, sizeof *out);
   api_exec x;
@@ -189,6 +194,7 @@ SDEKIT_API sdekit_status sdekit_time_steps(const sdekit_config *c, int64_t nstep
 
 SDEKIT_API sdekit_status sdekit_time_runs(const sdekit_config *c, int repeats, sdekit_timing *out,
                                           sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!out || !c) return api_usage(err, "sdekit_time_runs: no configuration or no place");
   memset(out, 0, sizeof *out);
   if (repeats < 1) repeats = 1;
@@ -280,6 +286,7 @@ SDEKIT_API sdekit_status sdekit_time_baseline(const sdekit_config *c, const char
                                               const char *backend, int64_t size, int64_t steps,
                                               int repeats, unsigned seed, sdekit_timing *out,
                                               sdekit_error *err) {
+  SDK_C_NUMERIC();
   if (!out || !program || !backend) return api_usage(err, "sdekit_time_baseline: missing argument");
   memset(out, 0, sizeof *out);
   if (size < 1 || steps < 1) return api_usage(err, "baseline: size and steps must be >= 1");
