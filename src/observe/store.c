@@ -106,14 +106,6 @@ static sdk_err store_add(sdk_store *s, const char *path, sdk_dtype type, int ran
     return SDK_FAIL(eb, SDK_ERR_INTERNAL, "dataset '%s': bad shape", path);
   if (sdk_store_find(s, path))
     return SDK_FAIL(eb, SDK_ERR_INTERNAL, "dataset '%s' made twice", path);
-  /* a dataset cannot be a group too (HDF5 would fail at the end of the run) */
-  for (int i = 0; i < s->n; i++) {
-    const char *q = s->ds[i]->path;
-    size_t lq = strlen(q), lp = strlen(path);
-    if ((lq < lp && !strncmp(q, path, lq) && path[lq] == '/') ||
-        (lp < lq && !strncmp(q, path, lp) && q[lp] == '/'))
-      return SDK_FAIL(eb, SDK_ERR_INTERNAL, "dataset '%s' beside dataset '%s'", path, q);
-  }
   /* sizes were checked against SDK_MAX_SAMPLE_VALUES when the run was planned;
    * this guards the multiplication itself */
   uint64_t count = 1;
