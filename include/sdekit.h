@@ -162,8 +162,11 @@ SDEKIT_API int sdekit_model_periodic_var(const sdekit_model *m);
 /* "paths" (independent paths), "meanfield" or "pair" (systems of particles). */
 SDEKIT_API const char *sdekit_model_kind(const sdekit_model *m);
 
-/* The built-in and search-path models: the directories searched, in order,
- * and the .sde files found there (sorted by name within a directory). */
+/* The built-in and search-path models: the directories searched, in order
+ * (those of the search path, then the built-in one), and the .sde files
+ * found there (sorted by name within a directory).  A bare model name
+ * loads the file of the first directory that has NAME.sde: a file of a
+ * later directory with the same name is shadowed. */
 typedef struct sdekit_catalog sdekit_catalog;
 SDEKIT_API sdekit_status sdekit_catalog_create(const char *search_path, sdekit_catalog **out,
                                                sdekit_error *err);
@@ -173,6 +176,10 @@ SDEKIT_API const char *sdekit_catalog_dir(const sdekit_catalog *c, int i);
 SDEKIT_API int sdekit_catalog_count(const sdekit_catalog *c);
 SDEKIT_API const char *sdekit_catalog_file(const sdekit_catalog *c, int i); /* "ou.sde" */
 SDEKIT_API const char *sdekit_catalog_path(const sdekit_catalog *c, int i); /* full path */
+/* 1 when directory i is where the built-in models are, 0 for one of the search path. */
+SDEKIT_API int sdekit_catalog_dir_builtin(const sdekit_catalog *c, int i);
+/* The directory (index for sdekit_catalog_dir) of file i; -1 for no such file. */
+SDEKIT_API int sdekit_catalog_entry_dir(const sdekit_catalog *c, int i);
 
 /* ------------------------------------------------------------------------ */
 /* Run configuration                                                         */

@@ -459,6 +459,70 @@ static void test_boundaries(void) {
                  94, "lim.sde:9: [boundaries] are not supported for systems of particles");
 }
 
+/* A comment never ends a value (issue 25, item 3): each physical line loses
+ * its '#' or ';' comment before an indented continuation line is joined to
+ * it, in every section; the model equals the one written without comments. */
+static void test_comments(void) {
+  const char *plain = "[model]\nname = c #1\ndescription = d #2\nvars = x, y\nperiod = 2*pi / w\n"
+                      "[params]\nw = 1 + 1\nL = 2\n[drift]\nx = -x + 1 - 0.5*x\ny = 1\n"
+                      "[noise]\nx = 0.3 * 2\n[init]\nx = uniform(0, 1)\n[observe]\no = x*x + 1\n"
+                      "[boundaries]\nb = absorb x >= L + 1\n";
+  const char *commented =
+      "[model]\nname = c #1\ndescription = d #2\nvars = x, # the position\n    y\n"
+      "period = 2*pi   # the period of cos(w t)\n    / w\n"
+      "[params]\nw = 1 ; a comment\n    + 1\nL = 2\n[drift]\nx = -x   # restoring\n"
+      "    + 1   ; a constant force\n# a line of its own\n    - 0.5*x   # more\ny = 1\n"
+      "[noise]\nx = 0.3#c\n  * 2\n[init]\nx = uniform(0, # from\n\t1)\n"
+      "[observe]\no = x*x # c\n    + 1\n[boundaries]\nb = absorb x >= L # c\n    + 1\n";
+  sdk_model *a = NULL, *b = NULL;
+  sdk_errbuf eb = {0};
+  TU_CHECK(sdk_model_parse(plain, "p.sde", &a, &eb) == SDK_OK, "comments, plain: %s", eb.msg);
+  TU_CHECK(sdk_model_parse(commented, "c.sde", &b, &eb) == SDK_OK, "comments: %s", eb.msg);
+  if (a && b) {
+    TU_CHECK(b->nvars == 2 && b->nparams == 2 && b->pvalues[0] == 2, "vars, params");
+    TU_CHECK(sdk_expr_equal(a->drift[0], b->drift[0]), "drift continued after comments");
+    TU_CHECK(sdk_expr_equal(a->noise[0], b->noise[0]), "noise continued after a comment");
+    TU_CHECK(sdk_expr_equal(a->init[0].b, b->init[0].b) && b->init[0].kind == SDK_INIT_UNIFORM,
+             "init continued after a comment");
+    TU_CHECK(sdk_expr_equal(a->period, b->period), "period continued after a comment");
+    TU_CHECK(b->nobs == 1 && sdk_expr_equal(a->obs[0], b->obs[0]), "observe");
+    TU_CHECK(b->nbound == 1 && sdk_expr_equal(a->bound[0].level, b->bound[0].level), "boundary");
+    /* free text: '#' is a character there */
+    TU_CHECK(!strcmp(b->name, "c #1") && !strcmp(b->description, "d #2"), "name '%s', '%s'",
+             b->name, b->description);
+    TU_CHECK(b->drift_line[0] == 13 && b->bound[0].line == 28, "lines %d, %d", b->drift_line[0],
+             b->bound[0].line);
+  }
+  sdk_model_destroy(&a);
+  sdk_model_destroy(&b);
+}
+
+/* The levels of [boundaries] at a grid point (issue 25, item 5). */
+static void test_boundary_levels(void) {
+  const char *text =
+      "[model]\nname = b\nvars = x, y\n[params]\nlo = 0\nhi = 1\n[drift]\nx = 0\ny = 0\n"
+      "[boundaries]\nlow = reflect x <= lo\nhigh = reflect x > hi\n"
+      "out = absorb y >= hi/lo\n";
+  sdk_model *m = NULL;
+  sdk_errbuf eb = {0};
+  TU_CHECK(sdk_model_parse(text, "b.sde", &m, &eb) == SDK_OK, "levels: %s", eb.msg);
+  if (!m) return;
+  char why[400] = "";
+  double ok[] = {1, 2}, none[] = {1, 1}, crossed[] = {2, 1}, nan0[] = {0, 0};
+  TU_CHECK(sdk_model_check_boundaries(m, ok, why, sizeof why) == 0, "room: %s", why);
+  TU_CHECK(sdk_model_check_boundaries(m, none, why, sizeof why) == -1 &&
+               strstr(why, "b.sde:12: [boundaries] high: reflect x > 1 and low (line 11): reflect "
+                           "x <= 1 leave no room for x between them"),
+           "equal levels: '%s'", why);
+  TU_CHECK(sdk_model_check_boundaries(m, crossed, why, sizeof why) == -1 &&
+               strstr(why, "leave no room"),
+           "crossed levels: '%s'", why);
+  TU_CHECK(sdk_model_check_boundaries(m, nan0, why, sizeof why) == -1 &&
+               strstr(why, "b.sde:13: [boundaries] out: the level of y is nan (must be finite)"),
+           "NaN level: '%s'", why);
+  sdk_model_destroy(&m);
+}
+
 int main(void) {
   test_expressions();
   test_model_ok();
@@ -466,5 +530,7 @@ int main(void) {
   test_model_limits();
   test_scan();
   test_boundaries();
+  test_comments();
+  test_boundary_levels();
   return tu_finish("test_model");
 }

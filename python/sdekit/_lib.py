@@ -148,6 +148,8 @@ _PROTOTYPES = {
     "sdekit_catalog_count": (c_int, [_P]),
     "sdekit_catalog_file": (c_char_p, [_P, c_int]),
     "sdekit_catalog_path": (c_char_p, [_P, c_int]),
+    "sdekit_catalog_dir_builtin": (c_int, [_P, c_int]),
+    "sdekit_catalog_entry_dir": (c_int, [_P, c_int]),
     # configuration
     "sdekit_config_create": (_S, [POINTER(_P), _E]),
     "sdekit_config_destroy": (None, [POINTER(_P)]),

@@ -94,11 +94,13 @@ SDEKIT_API const char *sdekit_model_kind(const sdekit_model *m) {
 
 typedef struct cat_entry {
   char *file, *path;
+  int dir; /* index into dirs */
 } cat_entry;
 
 struct sdekit_catalog {
   int ndirs, dcap;
   char **dirs;
+  int nsearch; /* dirs[0 .. nsearch) are of the search path, the rest built-in */
   int n, cap;
   cat_entry *e;
 };
@@ -135,6 +137,7 @@ static int add_dir(sdekit_catalog *c, const char *dir) {
     }
     cat_entry *e = &c->e[c->n];
     e->file = strdup(de->d_name);
+    e->dir = c->ndirs - 1;
     e->path = malloc(strlen(dir) + n + 2);
     if (e->path) sprintf(e->path, "%s/%s", dir, de->d_name);
     if (!e->file || !e->path) {
@@ -163,7 +166,7 @@ SDEKIT_API sdekit_status sdekit_catalog_create(const char *search_path, sdekit_c
   int nd = dl.n, ok = 1;
   /* the search path is one ':'-separated string; empty entries are skipped
    * (they do not mean the current directory) */
-  for (int i = 0; i < nd && ok; i++)
+  for (int i = 0; i < nd && ok; i++) {
     for (const char *d = dirs[i]; *d && ok;) {
       size_t len = strcspn(d, ":");
       if (len > 0) {
@@ -173,6 +176,8 @@ SDEKIT_API sdekit_status sdekit_catalog_create(const char *search_path, sdekit_c
       }
       d += len + (d[len] == ':');
     }
+    if (dirs[i] != dl.builtin) c->nsearch = c->ndirs;
+  }
   if (!ok) {
     sdekit_catalog_destroy(&c);
     return api_nomem(err);
@@ -203,6 +208,9 @@ SDEKIT_API int sdekit_catalog_ndirs(const sdekit_catalog *c) {
 SDEKIT_API const char *sdekit_catalog_dir(const sdekit_catalog *c, int i) {
   return c && i >= 0 && i < c->ndirs ? c->dirs[i] : NULL;
 }
+SDEKIT_API int sdekit_catalog_dir_builtin(const sdekit_catalog *c, int i) {
+  return c && i >= c->nsearch && i < c->ndirs;
+}
 SDEKIT_API int sdekit_catalog_count(const sdekit_catalog *c) {
   return c ? c->n : 0;
 }
@@ -211,4 +219,7 @@ SDEKIT_API const char *sdekit_catalog_file(const sdekit_catalog *c, int i) {
 }
 SDEKIT_API const char *sdekit_catalog_path(const sdekit_catalog *c, int i) {
   return c && i >= 0 && i < c->n ? c->e[i].path : NULL;
+}
+SDEKIT_API int sdekit_catalog_entry_dir(const sdekit_catalog *c, int i) {
+  return c && i >= 0 && i < c->n ? c->e[i].dir : -1;
 }

@@ -24,7 +24,7 @@ static const char MAIN_HELP[] =
     "commands:\n"
     "  run MODEL [options]      integrate a model (built-in name or .sde file); see 'sdekit run "
     "--help'\n"
-    "  models                   list the built-in models\n"
+    "  models                   list the models of SDEKIT_MODEL_PATH and the built-in ones\n"
     "  resume CHECKPOINT        continue a run saved with --checkpoint\n"
     "  info FILE.h5             summarise a result file\n"
     "  plot FILE.h5 [-o FIG]    draw the results with gnuplot (PNG); see 'sdekit plot --help'\n"
@@ -51,40 +51,72 @@ static const char MAIN_HELP[] =
     "  sdekit run josephson --scan a=4.2:14.1:100 --paths 1024 --periods 200 \\\n"
     "         --transient-periods 50 -o drift.tsv\n";
 
-/* The built-in models and those of SDEKIT_MODEL_PATH, each directory's
- * sorted by name. */
+/* One model of the catalog under the name that runs it (its file's): its
+ * description, variables and the [model] name where that differs. */
+static void show_model(const sdekit_catalog *cat, int i, const char *stem) {
+  sdekit_model *m = NULL;
+  sdekit_error err;
+  char en[1024], ed[2048], ev[2048], em[4096];
+  sdk_esc_term_buf(stem, en, sizeof en);
+  if (sdekit_model_load(sdekit_catalog_path(cat, i), NULL, &m, &err) == SDEKIT_OK) {
+    sdk_strbuf vars;
+    sdk_sb_init(&vars);
+    for (int v = 0; v < sdekit_model_nvars(m); v++)
+      sdk_sb_printf(&vars, "%s%s", v ? ", " : "", sdekit_model_var(m, v));
+    if (strcmp(sdekit_model_name(m), stem))
+      sdk_sb_printf(&vars, "; [model] name: %s", sdekit_model_name(m));
+    printf("  %-20s %s\n  %-20s vars: %s\n", en,
+           sdk_esc_term_buf(sdekit_model_description(m), ed, sizeof ed), "",
+           sdk_esc_term_buf(vars.s ? vars.s : "", ev, sizeof ev));
+    sdk_sb_free(&vars);
+  } else {
+    printf("  %-20s (broken: %s)\n", en, sdk_esc_term_buf(err.message, em, sizeof em));
+  }
+  sdekit_model_destroy(&m);
+}
+
+/* The models a bare name can mean, each directory under its own heading in
+ * the order `sdekit run NAME` searches them (SDEKIT_MODEL_PATH, then the
+ * built-in models), each sorted by name.  A file that an earlier directory
+ * has too is shadowed: run loads the earlier one, which is named. */
 static int cmd_models(int argc, char **argv) {
   sdekit_catalog *cat = NULL;
   sdekit_error err;
   if (sdekit_catalog_create(sdk_cli_env_model_path(), &cat, &err) != SDEKIT_OK)
     return cli_fail(&err);
-  int shown = 0;
-  printf("built-in models:\n");
-  for (int i = 0; i < sdekit_catalog_count(cat); i++) {
-    sdekit_model *m = NULL;
-    char en[1024], ed[2048], ev[2048], em[4096];
-    if (sdekit_model_load(sdekit_catalog_path(cat, i), NULL, &m, &err) == SDEKIT_OK) {
-      sdk_strbuf vars;
-      sdk_sb_init(&vars);
-      for (int v = 0; v < sdekit_model_nvars(m); v++)
-        sdk_sb_printf(&vars, "%s%s", v ? ", " : "", sdekit_model_var(m, v));
-      printf("  %-20s %s\n  %-20s vars: %s\n",
-             sdk_esc_term_buf(sdekit_model_name(m), en, sizeof en),
-             sdk_esc_term_buf(sdekit_model_description(m), ed, sizeof ed), "",
-             sdk_esc_term_buf(vars.s ? vars.s : "", ev, sizeof ev));
-      sdk_sb_free(&vars);
+  int nd = sdekit_catalog_ndirs(cat), n = sdekit_catalog_count(cat), builtin = 0;
+  for (int d = 0; d <= nd; d++) {
+    char en[1024], ep[4096];
+    int in_builtin = d < nd && sdekit_catalog_dir_builtin(cat, d);
+    if (d == nd && builtin) break; /* (the line below when there is no built-in directory) */
+    builtin |= in_builtin;
+    if (d < nd && !in_builtin)
+      printf("models on SDEKIT_MODEL_PATH (%s):\n",
+             sdk_esc_term_buf(sdekit_catalog_dir(cat, d), ep, sizeof ep));
+    else
+      printf("built-in models:\n");
+    int shown = 0;
+    for (int i = 0; d < nd && i < n; i++) {
+      if (sdekit_catalog_entry_dir(cat, i) != d) continue;
+      const char *f = sdekit_catalog_file(cat, i); /* NAME.sde */
+      char stem[1024];
+      snprintf(stem, sizeof stem, "%.*s", (int)(strlen(f) - 4), f);
+      int by = -1;
+      for (int k = 0; k < i && by < 0; k++)
+        if (sdekit_catalog_entry_dir(cat, k) < d && !strcmp(sdekit_catalog_file(cat, k), f)) by = k;
+      if (by < 0) {
+        show_model(cat, i, stem);
+      } else {
+        sdk_esc_term_buf(stem, en, sizeof en);
+        printf("  %-20s (shadowed by %s: 'sdekit run %s' loads that one)\n", en,
+               sdk_esc_term_buf(sdekit_catalog_path(cat, by), ep, sizeof ep), en);
+      }
       shown++;
-    } else {
-      printf("  %-20s (broken: %s)\n", sdk_esc_term_buf(sdekit_catalog_file(cat, i), en, sizeof en),
-             sdk_esc_term_buf(err.message, em, sizeof em));
     }
-    sdekit_model_destroy(&m);
+    if (!shown)
+      printf("  (none found%s%s)\n", in_builtin ? "; searched " : "",
+             in_builtin ? sdk_esc_term_buf(sdekit_catalog_dir(cat, d), ep, sizeof ep) : "");
   }
-  char ed0[4096];
-  if (!shown)
-    printf("  (none found; searched %s)\n",
-           sdekit_catalog_ndirs(cat) ? sdk_esc_term_buf(sdekit_catalog_dir(cat, 0), ed0, sizeof ed0)
-                                     : "nothing");
   sdekit_catalog_destroy(&cat);
   return 0;
 }

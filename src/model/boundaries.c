@@ -5,6 +5,7 @@
  * VAR <= E, VAR < E, or the same written the other way round (E <= VAR is
  * VAR >= E).  The generator emits the test and the mirror itself
  * (codegen/boundary.c), so nothing but this shape is accepted. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,4 +114,45 @@ sdk_err sdk_md_check_boundaries(const sdk_model *m, sdk_errbuf *eb) {
                     "[meanfield], [pair]) yet",
                     m->path, m->bound[0].line);
   return SDK_OK;
+}
+
+static const char *op_of(const sdk_boundary *b) {
+  return b->upper ? (b->strict ? ">" : ">=") : (b->strict ? "<" : "<=");
+}
+
+int sdk_model_check_boundaries(const sdk_model *m, const double *pv, char *why, size_t nwhy) {
+  for (int i = 0; i < m->nbound; i++) {
+    const sdk_boundary *b = &m->bound[i];
+    double e = sdk_model_eval_params(b->level, pv);
+    /* a comparison with NaN is never true: nothing would ever be absorbed
+     * or reflected (the sign of a NaN is noise in the message) */
+    if (!isfinite(e))
+      return snprintf(why, nwhy, "%s:%d: [boundaries] %s: the level of %s is %g (must be finite)",
+                      m->path, b->line, b->name, m->vars[b->var], isnan(e) ? fabs(e) : e),
+             -1;
+  }
+  /* Two reflecting boundaries of one variable must leave room between
+   * them: else each mirrors the path past the other, further every step
+   * (absorbing ones are well defined: the first in model order takes the
+   * path at once). */
+  for (int i = 0; i < m->nbound; i++)
+    for (int k = 0; k < m->nbound; k++) {
+      const sdk_boundary *lo = &m->bound[i], *hi = &m->bound[k];
+      if (lo->kind != SDK_BOUND_REFLECT || hi->kind != SDK_BOUND_REFLECT || lo->var != hi->var ||
+          lo->upper || !hi->upper)
+        continue;
+      double l = sdk_model_eval_params(lo->level, pv), u = sdk_model_eval_params(hi->level, pv);
+      if (!(l < u)) { /* named at the later line, with the earlier one */
+        const sdk_boundary *b = i > k ? lo : hi, *o = i > k ? hi : lo;
+        return snprintf(why, nwhy,
+                        "%s:%d: [boundaries] %s: reflect %s %s %g and %s (line %d): reflect %s %s "
+                        "%g leave no room for %s between them (the lower level must be below the "
+                        "upper)",
+                        m->path, b->line, b->name, m->vars[b->var], op_of(b), b == lo ? l : u,
+                        o->name, o->line, m->vars[o->var], op_of(o), o == lo ? l : u,
+                        m->vars[b->var]),
+               -1;
+      }
+    }
+  return 0;
 }

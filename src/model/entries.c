@@ -8,20 +8,42 @@
 #include "model/limits.h"
 #include "model/model_internal.h"
 
+/* The length of one physical line's value without its comment and the
+ * blanks before it.  libinih hands every physical line of a continued value
+ * to on_ini_kv separately, so this is the one place where a comment is cut
+ * at the end of its own line, before the lines are joined (cut after the
+ * join, it took the continuation lines with it).  A comment starts at '#',
+ * or at ';' after a blank (libinih's rule, which libinih 55 itself applies
+ * to the first line of a value only).  [model] name and description are
+ * free text: their '#' is a character like any other. */
+static size_t value_length(const char *section, const char *name, const char *value) {
+  int text = !strcmp(section, "model") && (!strcmp(name, "name") || !strcmp(name, "description"));
+  size_t n = 0;
+  for (; value[n]; n++)
+    if ((value[n] == '#' && !text) ||
+        (value[n] == ';' && n > 0 && isspace((unsigned char)value[n - 1])))
+      break;
+  while (n > 0 && isspace((unsigned char)value[n - 1]))
+    n--;
+  return n;
+}
+
 /* libinih's handler: collect every entry (c: sdk_md_entries). */
 static int on_ini_kv(void *user, const char *section, const char *name, const char *value) {
   sdk_md_entries *c = user;
   if (c->oom || c->toomany) return 0;
+  size_t b = value_length(section, name, value);
   /* libinih calls again with the same key for an indented continuation
    * line: join it to the previous value */
   if (c->n > 0 && !strcmp(c->items[c->n - 1].section, section) &&
       !strcmp(c->items[c->n - 1].key, name)) {
     sdk_md_kv *last = &c->items[c->n - 1];
-    size_t a = strlen(last->value), b = strlen(value);
+    size_t a = strlen(last->value);
     char *v = realloc(last->value, a + b + 2);
     if (!v) return c->oom = 1, 0;
     v[a] = ' ';
-    memcpy(v + a + 1, value, b + 1);
+    memcpy(v + a + 1, value, b);
+    v[a + 1 + b] = 0;
     last->value = v;
     return 1;
   }
@@ -36,7 +58,7 @@ static int on_ini_kv(void *user, const char *section, const char *name, const ch
   sdk_md_kv *it = &c->items[c->n];
   it->section = sdk_strdup(section);
   it->key = sdk_strdup(name);
-  it->value = sdk_strdup(value);
+  it->value = sdk_strndup(value, b);
   it->line = 0;
   if (!it->section || !it->key || !it->value) {
     free(it->section);

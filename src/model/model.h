@@ -254,6 +254,11 @@ int sdk_model_check_noises(const sdk_model *m, const double *pv, double dt, int6
                            char *why, size_t nwhy);
 int sdk_model_correlation(const sdk_model *m, const double *pv, double *c, double *l, char *why,
                           size_t nwhy);
+/* The levels of [boundaries] at parameter values pv: 0 when each is finite
+ * and every variable's reflecting boundaries leave room between them (the
+ * lower level below the upper), else -1 with the reason ("FILE:LINE: ...")
+ * in why. */
+int sdk_model_check_boundaries(const sdk_model *m, const double *pv, char *why, size_t nwhy);
 
 /* Load a model.  A path (anything with a '/' or ending in ".sde") is read
  * as given.  A bare name is looked up as NAME.sde in the directories of

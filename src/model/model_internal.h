@@ -18,7 +18,8 @@
 /* ---- entries.c ---- */
 
 /* One `key = value` entry of section [section], first given on line `line`
- * (a value continued on indented lines is joined with spaces). */
+ * (a value continued on indented lines is joined with spaces, each line's
+ * '#' comment removed first: entries.c). */
 typedef struct sdk_md_kv {
   char *section, *key, *value;
   int line;
@@ -50,13 +51,13 @@ enum {
   SDK_MD_WIENER = 32   /* dW<name> of the Wiener processes of [model] wiener */
 };
 
-/* Parse text (up to a '#' comment) as the expression of [section] key on
+/* Parse text as the expression of [section] key on
  * `line` and resolve its names against m with the flags above; an unknown
  * name is an error that lists the names that are known there. */
 sdk_err sdk_md_expr(const sdk_model *m, const char *text, const char *section, const char *key,
                     int line, int flags, sdk_expr **out, sdk_errbuf *eb);
 
-/* Parse text (up to a '#' comment) as the value of parameter k, a derived
+/* Parse text as the value of parameter k, a derived
  * parameter: it may use the parameters above it (index < k), pi and the
  * math functions; a parameter below it or itself is refused (so there are
  * no cycles), as is an unknown name, with the file and line. */
@@ -86,8 +87,6 @@ sdk_err sdk_md_add_boundary(sdk_model *m, const char *name, const char *text, in
 sdk_err sdk_md_check_boundaries(const sdk_model *m, sdk_errbuf *eb);
 
 /* ---- sections.c (shared by the readers of entries) ---- */
-/* A copy of an entry's value without its '#' comment (NULL: out of memory). */
-char *sdk_md_value_copy(const char *value);
 /* s without leading and trailing white space (in place). */
 char *sdk_md_trim(char *s);
 

@@ -61,7 +61,7 @@ int sdk_md_uses_state(const sdk_model *m, const sdk_expr *e) {
 sdk_err sdk_md_parse_wiener(sdk_model *m, const char *value, int line, sdk_errbuf *eb) {
   if (m->nwiener > 0)
     return SDK_FAIL(eb, SDK_ERR_MODEL, "%s:%d: [model] wiener given twice", m->path, line);
-  char *copy = sdk_md_value_copy(value);
+  char *copy = sdk_strdup(value);
   if (!copy) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   sdk_err err = SDK_OK;
   char *save = NULL;
@@ -113,7 +113,7 @@ sdk_err sdk_md_parse_correlation(sdk_model *m, const char *value, int line, sdk_
     m->corr = calloc((size_t)(nw * nw), sizeof *m->corr);
     if (!m->corr) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   }
-  char *copy = sdk_md_value_copy(value);
+  char *copy = sdk_strdup(value);
   if (!copy) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   char *piece[MAX_WIENER * MAX_WIENER];
   int n = split_commas(copy, piece, MAX_WIENER * MAX_WIENER);
@@ -242,7 +242,7 @@ sdk_err sdk_md_parse_dich(sdk_model *m, const char *name, const char *value, int
   sdk_dichotomous *d = (sdk_dichotomous *)sdk_model_dich_of(m, sdk_model_var_index(m, name));
   char where[256];
   snprintf(where, sizeof where, "%s:%d: [dichotomous] %s", m->path, line, name);
-  char *copy = sdk_md_value_copy(value);
+  char *copy = sdk_strdup(value);
   if (!copy) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   char *piece[4];
   int n = split_commas(copy, piece, 4);
@@ -304,7 +304,7 @@ sdk_err sdk_md_add_jump(sdk_model *m, const char *var, const char *value, int li
   memset(j, 0, sizeof *j);
   j->var = v;
   j->line = line;
-  char *copy = sdk_md_value_copy(value);
+  char *copy = sdk_strdup(value);
   if (!copy) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   sdk_err err = SDK_OK;
   /* the last ':' outside parentheses ends RATE (which may hold a ?:) */

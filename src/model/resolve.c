@@ -119,7 +119,8 @@ sdk_err sdk_md_expr(const sdk_model *m, const char *text, const char *section, c
 sdk_err sdk_md_expr_at(const sdk_model *m, const char *text, const char *where, int flags,
                        sdk_expr **out, sdk_errbuf *eb) {
   int time = (flags & SDK_MD_TIME) != 0;
-  /* '#' never occurs in an expression: treat it as the start of a comment */
+  /* '#' never occurs in an expression: a comment (a file's comments are cut
+   * line by line already, entries.c; this one is --observe-expr's) */
   char *copy = sdk_strdup(text);
   if (!copy) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   char *hash = strchr(copy, '#');
@@ -158,13 +159,7 @@ sdk_err sdk_md_param_expr(const sdk_model *m, int k, const char *text, sdk_expr 
                           sdk_errbuf *eb) {
   char where[256];
   snprintf(where, sizeof where, "%s:%d: [params] %s", m->path, m->param_line[k], m->params[k]);
-  char *copy = sdk_strdup(text);
-  if (!copy) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  char *hash = strchr(copy, '#');
-  if (hash) *hash = 0;
-  sdk_err err = sdk_expr_parse(copy, where, out, eb);
-  free(copy);
-  SDK_CHECK(err);
+  SDK_CHECK(sdk_expr_parse(text, where, out, eb));
   sdk_strbuf b;
   sdk_sb_init(&b);
   if (k > 0) {
@@ -173,7 +168,7 @@ sdk_err sdk_md_param_expr(const sdk_model *m, int k, const char *text, sdk_expr 
     sdk_sb_puts(&b, "; ");
   }
   sdk_sb_puts(&b, "pi");
-  err = sdk_expr_resolve(*out, resolve_param, (void *)m, where, b.s ? b.s : "?", eb);
+  sdk_err err = sdk_expr_resolve(*out, resolve_param, (void *)m, where, b.s ? b.s : "?", eb);
   sdk_sb_free(&b);
   int j = err == SDK_OK ? param_from(*out, k) : -1;
   if (err == SDK_OK && sdk_expr_uses(*out, SDK_SYM_TIME))

@@ -12,13 +12,6 @@
 #include "model/limits.h"
 #include "model/model_internal.h"
 
-char *sdk_md_value_copy(const char *value) {
-  char *copy = sdk_strdup(value);
-  char *hash = copy ? strchr(copy, '#') : NULL;
-  if (hash) *hash = 0;
-  return copy;
-}
-
 char *sdk_md_trim(char *s) {
   while (isspace((unsigned char)*s))
     s++;
@@ -97,7 +90,7 @@ static sdk_err split_call2(char *s, const char *where, const char *fn, char **a,
 static sdk_err parse_init(sdk_model *m, int v, const char *value, int line, sdk_errbuf *eb) {
   sdk_init_spec *is = &m->init[v];
   is->line = line;
-  char *copy = sdk_md_value_copy(value);
+  char *copy = sdk_strdup(value);
   if (!copy) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   char *s = sdk_md_trim(copy);
   sdk_err err = SDK_OK;
@@ -132,7 +125,7 @@ static sdk_err parse_particle(sdk_model *m, sdk_particle_spec *ps, const char *v
   } dists[] = {
       {"normal", SDK_PDIST_NORMAL}, {"uniform", SDK_PDIST_UNIFORM}, {"cauchy", SDK_PDIST_CAUCHY}};
   ps->line = line;
-  char *copy = sdk_md_value_copy(value);
+  char *copy = sdk_strdup(value);
   if (!copy) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   char *s = sdk_md_trim(copy);
   sdk_err err = SDK_OK;
@@ -161,7 +154,7 @@ out:
 /* [model] periodic = VAR : EXPR [, VAR : EXPR ...] */
 static sdk_err parse_periodic(sdk_model *m, const char *value, int line, sdk_errbuf *eb) {
   m->periodic_line = line;
-  char *copy = sdk_md_value_copy(value);
+  char *copy = sdk_strdup(value);
   if (!copy) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   sdk_err err = SDK_OK;
   char *item = copy;
@@ -288,7 +281,7 @@ static sdk_err parse_param(sdk_model *m, const sdk_md_kv *it, sdk_errbuf *eb) {
   if (!sdk_name_valid(it->key) || sdk_name_reserved(it->key))
     return SDK_FAIL(eb, SDK_ERR_MODEL, "%s:%d: '%s' cannot be a parameter name%s", path, it->line,
                     it->key, sdk_name_valid(it->key) ? " (reserved)" : "");
-  char *vcopy = sdk_md_value_copy(it->value);
+  char *vcopy = sdk_strdup(it->value);
   if (!vcopy) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   if (!sdk_parse_number(vcopy, &v)) v = NAN; /* derived */
   free(vcopy);
@@ -321,7 +314,7 @@ static sdk_err parse_model_key(sdk_model *m, const sdk_md_kv *it, sdk_errbuf *eb
   } else if (!strcmp(it->key, "vars")) {
     SDK_CHECK(parse_vars(m, it->value, it->line, eb));
   } else if (!strcmp(it->key, "calculus")) {
-    char *v = sdk_md_value_copy(it->value);
+    char *v = sdk_strdup(it->value);
     if (!v) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
     const char *t = sdk_md_trim(v);
     int ito = !strcmp(t, "ito"), strat = !strcmp(t, "stratonovich");
