@@ -135,15 +135,14 @@ static sdk_err check_opened(int fd, sdk_cache_dir *d, sdk_errbuf *eb) {
                     "cache directory '%s' is writable by %s (mode %03o): refused (chmod 700 it)",
                     dir, (st.st_mode & S_IWOTH) ? "others" : "its group",
                     (unsigned)(st.st_mode & 0777));
-  if (st.st_nlink == 0)
-    return SDK_FAIL(eb, SDK_ERR_IO, "cache directory '%s' was removed", dir);
+  if (st.st_nlink == 0) return SDK_FAIL(eb, SDK_ERR_IO, "cache directory '%s' was removed", dir);
   /* where the descriptor is: no link on the way, for the compiler's paths */
   char proc[64];
   snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
   ssize_t n = readlink(proc, d->real, sizeof d->real - 1);
   if (n <= 0 || n >= (ssize_t)sizeof d->real - 1 || d->real[0] != '/')
-    return SDK_FAIL(eb, SDK_ERR_IO, "cache directory '%s': cannot find its real path (%s): %s",
-                    dir, proc, n < 0 ? strerror(errno) : "too long or not absolute");
+    return SDK_FAIL(eb, SDK_ERR_IO, "cache directory '%s': cannot find its real path (%s): %s", dir,
+                    proc, n < 0 ? strerror(errno) : "too long or not absolute");
   d->real[n] = 0;
   return check_parents(fd, dir, d->real, eb);
 }
@@ -163,7 +162,9 @@ sdk_err sdk_cache_open_dir(const char *path, sdk_cache_dir *d, sdk_errbuf *eb) {
     int err = errno;
     struct stat st;
     int kind = pfd >= 0 && fstatat(pfd, last, &st, AT_SYMLINK_NOFOLLOW) == 0
-                   ? (S_ISLNK(st.st_mode) ? 1 : S_ISDIR(st.st_mode) ? 0 : 2)
+                   ? (S_ISLNK(st.st_mode)   ? 1
+                      : S_ISDIR(st.st_mode) ? 0
+                                            : 2)
                    : 0;
     if (pfd >= 0) close(pfd);
     if (kind == 1)
@@ -284,8 +285,7 @@ void sdk_cache_place_close(sdk_cache_place *p) {
     while (d && (de = readdir(d))) {
       if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
       if (p->keep_src && is_source(de->d_name)) continue;
-      if (unlinkat(p->dir.fd, de->d_name, 0) != 0 && errno == EISDIR)
-        rm_sub(p->dir.fd, de->d_name);
+      if (unlinkat(p->dir.fd, de->d_name, 0) != 0 && errno == EISDIR) rm_sub(p->dir.fd, de->d_name);
     }
     if (d) closedir(d);
     rmdir(p->priv); /* stays when sources were kept */

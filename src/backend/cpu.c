@@ -306,9 +306,9 @@ static sdk_module *load_checked(int fd, const char *key, char *why, size_t nwhy)
  * there, and only then rename it (and its source) into the cache.  The
  * compiler is given the build directory's real path (backend/cache.h);
  * everything else goes through the descriptors. */
-static sdk_err build_module(sdk_bctx *c, const sdk_cache_dir *d, const char *hash,
-                            const char *src, const char *keyline, const char *key,
-                            const char *model_path, sdk_module **out, sdk_errbuf *eb) {
+static sdk_err build_module(sdk_bctx *c, const sdk_cache_dir *d, const char *hash, const char *src,
+                            const char *keyline, const char *key, const char *model_path,
+                            sdk_module **out, sdk_errbuf *eb) {
   char nsrc[48], nso[48], bsrc[4400], bso[4400], so[4200], csrc[4200];
   sdk_cache_build b;
   SDK_CHECK(sdk_cache_builddir(d, &b, eb));
