@@ -120,10 +120,12 @@ SDEKIT_API sdekit_status sdekit_cache_list(const char *dir, sdekit_cache_entry *
   *n = 0;
   if (!dir || !*dir) return api_usage(err, "no kernel cache directory");
   sdk_errbuf eb = {0};
-  sdk_err e = sdk_cache_check_dir(dir, &eb);
+  sdk_cache_dir d;
+  sdk_err e = sdk_cache_open_dir(dir, &d, &eb);
   sdk_cache_entry *v = NULL;
   size_t m = 0;
-  if (e == SDK_OK) e = sdk_cache_list(dir, &v, &m, &eb);
+  if (e == SDK_OK) e = sdk_cache_list(d.fd, &v, &m, &eb);
+  sdk_cache_close_dir(&d);
   if (e != SDK_OK) return api_fail(err, e, &eb);
   sdekit_cache_entry *out = calloc(m ? m : 1, sizeof *out);
   if (!out) {
@@ -153,9 +155,15 @@ SDEKIT_API sdekit_status sdekit_cache_remove(const char *dir, const sdekit_cache
   ce.is_dir = e->is_dir;
   if (!sdk_cache_is_ours(ce.name))
     return api_usage(err, "'%s' is not a kernel cache entry", e->name);
-  if (sdk_cache_remove(dir, &ce) != 0) {
-    sdk_errbuf eb = {0};
-    SDK_FAIL(&eb, SDK_ERR_IO, "cannot remove %s: %s", e->name, strerror(errno));
+  sdk_errbuf eb = {0};
+  sdk_cache_dir d;
+  sdk_err r = sdk_cache_open_dir(dir, &d, &eb);
+  if (r != SDK_OK) return api_fail(err, r, &eb);
+  int bad = sdk_cache_remove(d.fd, &ce) != 0;
+  int why = errno;
+  sdk_cache_close_dir(&d);
+  if (bad) {
+    SDK_FAIL(&eb, SDK_ERR_IO, "cannot remove %s: %s", e->name, strerror(why));
     return api_fail(err, SDK_ERR_IO, &eb);
   }
   api_ok(err);

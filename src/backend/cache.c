@@ -4,29 +4,128 @@
 #include "core/atomicfile.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "backend/backend.h"
 
-static void rm_dir(const char *path, int depth);
+enum { DIR_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC };
 
-sdk_err sdk_cache_check_dir(const char *dir, sdk_errbuf *eb) {
+/* Six characters of a new name nobody can guess in advance (a name made
+ * first by someone else only costs a retry: O_EXCL, mkdirat). */
+static void random6(char out[7]) {
+  static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  unsigned char r[6];
+  if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    unsigned long long x = (unsigned long long)ts.tv_nsec ^ ((unsigned long long)getpid() << 32) ^
+                           (unsigned long long)(uintptr_t)out;
+    for (int i = 0; i < 6; i++) {
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      r[i] = (unsigned char)(x >> 33);
+    }
+  }
+  for (int i = 0; i < 6; i++)
+    out[i] = abc[r[i] % 62];
+  out[6] = 0;
+}
+
+/* A directory stream of dfd with its own offset (fdopendir of dfd itself
+ * would take it over; of a dup, share its offset). */
+static DIR *open_stream(int dfd, int *sfd) {
+  *sfd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR *d = *sfd >= 0 ? fdopendir(*sfd) : NULL;
+  if (!d && *sfd >= 0) close(*sfd);
+  return d;
+}
+
+/* Split a directory name into its parent and last component, dropping
+ * trailing "/" and "/." first: "link/" and "link/." name the link itself,
+ * which the kernel would otherwise follow.  -1 when the last is "..". */
+static int split_last(const char *path, char *parent, size_t np, char *last, size_t nl) {
+  size_t n = strlen(path);
+  for (;;) {
+    while (n > 1 && path[n - 1] == '/')
+      n--;
+    if (n >= 2 && path[n - 1] == '.' && path[n - 2] == '/')
+      n = n > 2 ? n - 2 : 1; /* "/." is "/" */
+    else
+      break;
+  }
+  size_t i = n;
+  while (i > 0 && path[i - 1] != '/')
+    i--;
+  if (i == 0)
+    snprintf(parent, np, ".");
+  else
+    snprintf(parent, np, "%.*s", (int)(i > 1 ? i - 1 : 1), path);
+  snprintf(last, nl, "%.*s", (int)(n - i), path + i);
+  if (!last[0]) snprintf(last, nl, ".");
+  return strcmp(last, "..") ? 0 : -1;
+}
+
+/* Every parent of the opened directory fd (whose real path is `real`), up
+ * to the root: owned by root or us, and writable by no one else unless
+ * sticky (where others cannot rename what is not theirs).  Otherwise
+ * another user could rename the cache, or a parent, under our feet. */
+static sdk_err check_parents(int fd, const char *path, const char *real, sdk_errbuf *eb) {
+  char up[4096];
+  snprintf(up, sizeof up, "%s", real);
+  struct stat cur;
+  if (fstat(fd, &cur) != 0)
+    return SDK_FAIL(eb, SDK_ERR_IO, "cache directory '%s': %s", path, strerror(errno));
+  int cfd = fd;
+  sdk_err e = SDK_OK;
+  for (int depth = 0; depth < 2048; depth++) {
+    int pfd = openat(cfd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (cfd != fd) close(cfd);
+    cfd = pfd;
+    struct stat st;
+    if (pfd < 0 || fstat(pfd, &st) != 0) {
+      e = SDK_FAIL(eb, SDK_ERR_IO, "cannot check the parents of cache directory '%s': %s", path,
+                   strerror(errno));
+      break;
+    }
+    if (st.st_dev == cur.st_dev && st.st_ino == cur.st_ino) break; /* the root */
+    char *s = strrchr(up, '/');
+    if (s) s[s == up ? 1 : 0] = 0;
+    if (st.st_uid != 0 && st.st_uid != geteuid()) {
+      e = SDK_FAIL(eb, SDK_ERR_IO,
+                   "cache directory '%s': its parent '%s' is owned by uid %ld, who could replace "
+                   "the cache (refused: use a directory under folders only you and root own)",
+                   path, up, (long)st.st_uid);
+      break;
+    }
+    if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)) {
+      e = SDK_FAIL(eb, SDK_ERR_IO,
+                   "cache directory '%s': its parent '%s' is writable by %s without the sticky "
+                   "bit (mode %04o), so another user could replace the cache (refused: use a "
+                   "directory under folders only you can write)",
+                   path, up, (st.st_mode & S_IWOTH) ? "others" : "its group",
+                   (unsigned)(st.st_mode & 07777));
+      break;
+    }
+    cur = st;
+  }
+  if (cfd != fd && cfd >= 0) close(cfd);
+  return e;
+}
+
+/* The checks of an opened cache directory (cache.h); sets d->real. */
+static sdk_err check_opened(int fd, sdk_cache_dir *d, sdk_errbuf *eb) {
+  const char *dir = d->path;
   struct stat st;
-  if (lstat(dir, &st) != 0)
+  if (fstat(fd, &st) != 0)
     return SDK_FAIL(eb, SDK_ERR_IO, "cache directory '%s': %s", dir, strerror(errno));
-  if (S_ISLNK(st.st_mode))
-    return SDK_FAIL(eb, SDK_ERR_IO,
-                    "cache directory '%s' is a symbolic link (refused: name the real directory)",
-                    dir);
-  if (!S_ISDIR(st.st_mode))
-    return SDK_FAIL(eb, SDK_ERR_IO, "cache directory '%s' is not a directory", dir);
   if (st.st_uid != geteuid())
     return SDK_FAIL(eb, SDK_ERR_IO,
                     "cache directory '%s' is owned by uid %ld, not by this user (uid %ld): refused",
@@ -36,11 +135,62 @@ sdk_err sdk_cache_check_dir(const char *dir, sdk_errbuf *eb) {
                     "cache directory '%s' is writable by %s (mode %03o): refused (chmod 700 it)",
                     dir, (st.st_mode & S_IWOTH) ? "others" : "its group",
                     (unsigned)(st.st_mode & 0777));
+  if (st.st_nlink == 0) return SDK_FAIL(eb, SDK_ERR_IO, "cache directory '%s' was removed", dir);
+  /* where the descriptor is: no link on the way, for the compiler's paths */
+  char proc[64];
+  snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+  ssize_t n = readlink(proc, d->real, sizeof d->real - 1);
+  if (n <= 0 || n >= (ssize_t)sizeof d->real - 1 || d->real[0] != '/')
+    return SDK_FAIL(eb, SDK_ERR_IO, "cache directory '%s': cannot find its real path (%s): %s", dir,
+                    proc, n < 0 ? strerror(errno) : "too long or not absolute");
+  d->real[n] = 0;
+  return check_parents(fd, dir, d->real, eb);
+}
+
+sdk_err sdk_cache_open_dir(const char *path, sdk_cache_dir *d, sdk_errbuf *eb) {
+  d->fd = -1;
+  d->real[0] = 0;
+  if (snprintf(d->path, sizeof d->path, "%s", path) >= (int)sizeof d->path)
+    return SDK_FAIL(eb, SDK_ERR_IO, "cache directory name too long");
+  char parent[4096], last[4096];
+  if (split_last(path, parent, sizeof parent, last, sizeof last) != 0)
+    return SDK_FAIL(eb, SDK_ERR_IO,
+                    "cache directory '%s' ends in '..': refused (name the directory itself)", path);
+  int pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int fd = pfd >= 0 ? openat(pfd, last, DIR_FLAGS) : -1;
+  if (fd < 0) {
+    int err = errno;
+    struct stat st;
+    int kind = pfd >= 0 && fstatat(pfd, last, &st, AT_SYMLINK_NOFOLLOW) == 0
+                   ? (S_ISLNK(st.st_mode)   ? 1
+                      : S_ISDIR(st.st_mode) ? 0
+                                            : 2)
+                   : 0;
+    if (pfd >= 0) close(pfd);
+    if (kind == 1)
+      return SDK_FAIL(eb, SDK_ERR_IO,
+                      "cache directory '%s' is a symbolic link (refused: name the real directory)",
+                      path);
+    if (kind == 2) return SDK_FAIL(eb, SDK_ERR_IO, "cache directory '%s' is not a directory", path);
+    return SDK_FAIL(eb, SDK_ERR_IO, "cache directory '%s': %s", path, strerror(err));
+  }
+  close(pfd);
+  sdk_err e = check_opened(fd, d, eb);
+  if (e != SDK_OK) {
+    close(fd);
+    return e;
+  }
+  d->fd = fd;
   return SDK_OK;
 }
 
+void sdk_cache_close_dir(sdk_cache_dir *d) {
+  if (d && d->fd >= 0) close(d->fd);
+  if (d) d->fd = -1;
+}
+
 /* mkdir -p with mode 0700 for what it creates; existing parents are left as
- * they are (only the cache directory itself is checked). */
+ * they are (sdk_cache_open_dir then checks them all). */
 static int mkdir_p(const char *path) {
   char tmp[4096];
   if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp) {
@@ -59,6 +209,7 @@ static int mkdir_p(const char *path) {
 
 void sdk_cache_place_init(sdk_cache_place *p, const char *dir, const char *tmp_dir) {
   memset(p, 0, sizeof *p);
+  p->dir.fd = -1;
   if (dir && *dir && snprintf(p->named, sizeof p->named, "%s", dir) >= (int)sizeof p->named)
     p->too_long = 1;
   /* a relative TMPDIR is ignored, as by mkdtemp's users everywhere */
@@ -78,104 +229,218 @@ static sdk_err make_private(sdk_cache_place *p, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
-sdk_err sdk_cache_place_dir(sdk_cache_place *p, char *out, size_t n, sdk_errbuf *eb) {
+sdk_err sdk_cache_place_dir(sdk_cache_place *p, const sdk_cache_dir **out, sdk_errbuf *eb) {
+  *out = &p->dir;
+  if (p->dir.fd >= 0) return SDK_OK;
   if (p->too_long) return SDK_FAIL(eb, SDK_ERR_IO, "cache directory name too long");
   if (p->named[0]) {
-    if (snprintf(out, n, "%s", p->named) >= (int)n)
-      return SDK_FAIL(eb, SDK_ERR_IO, "cache directory name too long");
-    if (mkdir_p(out) != 0)
-      return SDK_FAIL(eb, SDK_ERR_IO, "cannot create cache directory '%s': %s", out,
+    if (mkdir_p(p->named) != 0)
+      return SDK_FAIL(eb, SDK_ERR_IO, "cannot create cache directory '%s': %s", p->named,
                       strerror(errno));
-    return sdk_cache_check_dir(out, eb);
+    return sdk_cache_open_dir(p->named, &p->dir, eb);
   }
   if (!p->priv[0]) SDK_CHECK(make_private(p, eb));
-  if (snprintf(out, n, "%s", p->priv) >= (int)n)
-    return SDK_FAIL(eb, SDK_ERR_IO, "cache directory name too long");
-  return sdk_cache_check_dir(out, eb);
+  return sdk_cache_open_dir(p->priv, &p->dir, eb);
+}
+
+int sdk_cache_place_private(const sdk_cache_place *p) {
+  return !p->named[0];
+}
+
+void sdk_cache_place_keep_sources(sdk_cache_place *p) {
+  p->keep_src = 1;
+}
+
+sdk_err sdk_cache_check_dir(const char *dir, sdk_errbuf *eb) {
+  sdk_cache_dir d;
+  SDK_CHECK(sdk_cache_open_dir(dir, &d, eb));
+  sdk_cache_close_dir(&d);
+  return SDK_OK;
+}
+
+static int is_source(const char *name) {
+  size_t n = strlen(name);
+  return (n > 2 && !strcmp(name + n - 2, ".c")) || (n > 3 && !strcmp(name + n - 3, ".cu"));
+}
+
+/* Remove directory `name` of dfd with the plain files in it (links are
+ * removed, never followed; a subdirectory stays, and so does it). */
+static int rm_sub(int dfd, const char *name) {
+  int sfd = openat(dfd, name, DIR_FLAGS);
+  DIR *s = sfd >= 0 ? fdopendir(sfd) : NULL;
+  if (!s && sfd >= 0) close(sfd);
+  struct dirent *de;
+  while (s && (de = readdir(s)))
+    if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) unlinkat(sfd, de->d_name, 0);
+  if (s) closedir(s);
+  return unlinkat(dfd, name, AT_REMOVEDIR);
 }
 
 void sdk_cache_place_close(sdk_cache_place *p) {
-  if (!p || !p->priv[0]) return;
-  rm_dir(p->priv, 1); /* its files and build directories */
-  p->priv[0] = 0;
+  if (!p) return;
+  if (p->priv[0]) {
+    int sfd;
+    DIR *d = p->dir.fd >= 0 ? open_stream(p->dir.fd, &sfd) : NULL;
+    struct dirent *de;
+    while (d && (de = readdir(d))) {
+      if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
+      if (p->keep_src && is_source(de->d_name)) continue;
+      if (unlinkat(p->dir.fd, de->d_name, 0) != 0 && errno == EISDIR) rm_sub(p->dir.fd, de->d_name);
+    }
+    if (d) closedir(d);
+    rmdir(p->priv); /* stays when sources were kept */
+    p->priv[0] = 0;
+  }
+  sdk_cache_close_dir(&p->dir);
 }
 
-char *sdk_cache_read(const char *path, size_t *len) {
-  int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return NULL;
+int sdk_cache_open_file(int dfd, const char *name) {
+  int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return -1;
   struct stat st;
-  char *buf = NULL;
-  if (fstat(fd, &st) != 0) goto fail;
-  if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) ||
-      st.st_size > SDK_CACHE_FILE_MAX) {
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+      (st.st_mode & (S_IWGRP | S_IWOTH)) || st.st_size > SDK_CACHE_FILE_MAX) {
+    close(fd);
     errno = EPERM;
-    goto fail;
+    return -1;
+  }
+  return fd;
+}
+
+char *sdk_cache_read_fd(int fd, size_t *len) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return NULL;
+  if (!S_ISREG(st.st_mode) || st.st_size > SDK_CACHE_FILE_MAX) {
+    errno = EPERM;
+    return NULL;
   }
   size_t n = (size_t)st.st_size, got = 0;
-  buf = malloc(n + 1);
-  if (!buf) goto fail;
+  char *buf = malloc(n + 1);
+  if (!buf) return NULL;
   while (got < n) {
-    ssize_t r = read(fd, buf + got, n - got);
+    ssize_t r = pread(fd, buf + got, n - got, (off_t)got);
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) {
-      if (r == 0) errno = EIO; /* shrank while reading */
-      goto fail;
+      int e = r == 0 ? EIO : errno; /* shrank while reading */
+      free(buf);
+      errno = e;
+      return NULL;
     }
     got += (size_t)r;
   }
   buf[n] = 0;
   futimens(fd, NULL); /* recently used: the cap prunes others first */
-  close(fd);
   if (len) *len = n;
   return buf;
-fail:;
+}
+
+char *sdk_cache_read(int dfd, const char *name, size_t *len) {
+  int fd = sdk_cache_open_file(dfd, name);
+  if (fd < 0) return NULL;
+  char *buf = sdk_cache_read_fd(fd, len);
   int e = errno;
-  free(buf);
   close(fd);
   errno = e;
-  return NULL;
+  return buf;
 }
 
-int sdk_cache_write(const char *path, const void *data, size_t len) {
-  /* rebuildable data: no fsync; mode 0600 (core/atomicfile.h) */
-  return sdk_atomic_write(path, data, len, SDK_ATOMIC_PRIVATE | SDK_ATOMIC_NOSYNC, NULL) == SDK_OK
-             ? 0
-             : -1;
+static int write_all(int fd, const void *data, size_t n) {
+  const char *s = data;
+  while (n) {
+    ssize_t w = write(fd, s, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      if (w == 0) errno = ENOSPC;
+      return -1;
+    }
+    s += w;
+    n -= (size_t)w;
+  }
+  return 0;
 }
 
-sdk_err sdk_cache_builddir(const char *dir, char *out, size_t n, sdk_errbuf *eb) {
-  if (snprintf(out, n, "%s/build-XXXXXX", dir) >= (int)n)
-    return SDK_FAIL(eb, SDK_ERR_IO, "cache directory name too long: '%s'", dir);
-  if (!mkdtemp(out))
-    return SDK_FAIL(eb, SDK_ERR_IO, "cannot create a build directory in '%s': %s", dir,
-                    strerror(errno));
+int sdk_cache_write(int dfd, const char *name, const void *data, size_t len) {
+  /* rebuildable data: no fsync; the temporary's name is one
+   * sdk_atomic_tmp_suffix knows, so a killed run's leftover is ours */
+  char tmp[512];
+  int fd = -1;
+  for (int i = 0; i < 100 && fd < 0; i++) {
+    char r[7];
+    random6(r);
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%s", name, r) >= (int)sizeof tmp) {
+      errno = ENAMETOOLONG;
+      return -1;
+    }
+    fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0 && errno != EEXIST) return -1;
+  }
+  if (fd < 0) return -1;
+  int ok = write_all(fd, data, len) == 0, e = errno;
+  if (close(fd) != 0 && ok) ok = 0, e = errno;
+  if (ok && renameat(dfd, tmp, dfd, name) == 0) return 0;
+  if (ok) e = errno;
+  unlinkat(dfd, tmp, 0);
+  errno = e;
+  return -1;
+}
+
+void *sdk_cache_dlopen(int fd, int flags) {
+  /* The loader answers a name it has seen with the object it loaded then,
+   * and /proc/self/fd/N names whatever N holds now: find an N whose name no
+   * object has.  The probe holds a directory, which no object can be, so
+   * that an answer means the name was taken (never "this file is loaded"). */
+  int probe = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC), n = -1;
+  char name[64];
+  for (int start = 0; probe >= 0 && start < (1 << 20);) {
+    n = fcntl(probe, F_DUPFD_CLOEXEC, start);
+    if (n < 0) break;
+    snprintf(name, sizeof name, "/proc/self/fd/%d", n);
+    void *old = dlopen(name, RTLD_LAZY | RTLD_NOLOAD);
+    if (!old) break;
+    dlclose(old);
+    close(n);
+    start = n + 1;
+    n = -1;
+  }
+  if (probe >= 0) close(probe);
+  dlerror(); /* the probe's "cannot open" */
+  if (n < 0) return NULL;
+  void *h = dup3(fd, n, O_CLOEXEC) == n ? dlopen(name, flags) : NULL;
+  close(n);
+  return h;
+}
+
+sdk_err sdk_cache_builddir(const sdk_cache_dir *d, sdk_cache_build *b, sdk_errbuf *eb) {
+  b->fd = -1;
+  int made = 0;
+  for (int i = 0; i < 100 && !made; i++) {
+    char r[7];
+    random6(r);
+    snprintf(b->name, sizeof b->name, "build-%s", r);
+    made = mkdirat(d->fd, b->name, 0700) == 0;
+    if (!made && errno != EEXIST) break;
+  }
+  struct stat st;
+  int bad = !made || (b->fd = openat(d->fd, b->name, DIR_FLAGS)) < 0 || fstat(b->fd, &st) != 0;
+  if (!bad && (st.st_uid != geteuid() || (st.st_mode & 077))) bad = 1, errno = EPERM;
+  if (bad) {
+    int e = errno;
+    if (made) sdk_cache_rm_builddir(d->fd, b);
+    return SDK_FAIL(eb, SDK_ERR_IO, "cannot create a build directory in '%s': %s", d->path,
+                    strerror(e));
+  }
+  if (snprintf(b->real, sizeof b->real, "%s/%s", d->real, b->name) >= (int)sizeof b->real) {
+    sdk_cache_rm_builddir(d->fd, b);
+    return SDK_FAIL(eb, SDK_ERR_IO, "cache directory name too long: '%s'", d->path);
+  }
   return SDK_OK;
 }
 
-static void rm_dir(const char *path, int depth) {
-  int dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (dfd < 0) return;
-  DIR *d = fdopendir(dfd);
-  if (!d) {
-    close(dfd);
-    return;
-  }
-  struct dirent *de;
-  while ((de = readdir(d))) {
-    if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
-    /* a link goes, its target stays */
-    if (unlinkat(dfd, de->d_name, 0) != 0 && errno == EISDIR && depth > 0) {
-      char sub[4400];
-      if (snprintf(sub, sizeof sub, "%s/%s", path, de->d_name) < (int)sizeof sub)
-        rm_dir(sub, depth - 1);
-    }
-  }
-  closedir(d);
-  rmdir(path);
-}
-
-void sdk_cache_rm_builddir(const char *path) {
-  rm_dir(path, 0);
+void sdk_cache_rm_builddir(int dfd, sdk_cache_build *b) {
+  if (b->fd >= 0) close(b->fd);
+  b->fd = -1;
+  if (b->name[0]) rm_sub(dfd, b->name);
+  b->name[0] = 0;
 }
 
 int sdk_cache_check_elf(const void *data, size_t len, const char *key) {
@@ -228,15 +493,12 @@ static int by_age(const void *a, const void *b) {
   return strcmp(x->name, y->name);
 }
 
-sdk_err sdk_cache_list(const char *dir, sdk_cache_entry **out, size_t *n, sdk_errbuf *eb) {
+sdk_err sdk_cache_list(int dirfd, sdk_cache_entry **out, size_t *n, sdk_errbuf *eb) {
   *out = NULL;
   *n = 0;
-  int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
-  if (!d) {
-    if (dfd >= 0) close(dfd);
-    return SDK_FAIL(eb, SDK_ERR_IO, "cannot read cache directory '%s': %s", dir, strerror(errno));
-  }
+  int dfd;
+  DIR *d = open_stream(dirfd, &dfd);
+  if (!d) return SDK_FAIL(eb, SDK_ERR_IO, "cannot read the cache directory: %s", strerror(errno));
   sdk_cache_entry *v = NULL;
   size_t cap = 0, k = 0;
   struct dirent *de;
@@ -280,21 +542,16 @@ sdk_err sdk_cache_list(const char *dir, sdk_cache_entry **out, size_t *n, sdk_er
   return SDK_OK;
 }
 
-int sdk_cache_remove(const char *dir, const sdk_cache_entry *e) {
-  char p[4400];
-  if (snprintf(p, sizeof p, "%s/%s", dir, e->name) >= (int)sizeof p) return -1;
-  if (e->is_dir) {
-    sdk_cache_rm_builddir(p);
-    return access(p, F_OK) == 0 ? -1 : 0;
-  }
-  return unlink(p); /* never follows a link */
+int sdk_cache_remove(int dfd, const sdk_cache_entry *e) {
+  if (e->is_dir) return rm_sub(dfd, e->name);
+  return unlinkat(dfd, e->name, 0); /* never follows a link */
 }
 
-int sdk_cache_prune(const char *dir, int64_t max_bytes, const char *keep) {
+int sdk_cache_prune(int dfd, int64_t max_bytes, const char *keep) {
   if (max_bytes <= 0) return 0;
   sdk_cache_entry *v = NULL;
   size_t n = 0;
-  if (sdk_cache_list(dir, &v, &n, NULL) != SDK_OK) return 0;
+  if (sdk_cache_list(dfd, &v, &n, NULL) != SDK_OK) return 0;
   int64_t total = 0;
   for (size_t i = 0; i < n; i++)
     total += v[i].size;
@@ -304,7 +561,7 @@ int sdk_cache_prune(const char *dir, int64_t max_bytes, const char *keep) {
     if (keep && *keep && strstr(v[i].name, keep)) continue;
     /* a build or a write of a concurrent run */
     if ((v[i].is_dir || strstr(v[i].name, ".tmp-")) && now - v[i].mtime < 3600) continue;
-    if (sdk_cache_remove(dir, &v[i]) == 0) {
+    if (sdk_cache_remove(dfd, &v[i]) == 0) {
       total -= v[i].size;
       removed++;
     }

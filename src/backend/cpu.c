@@ -126,9 +126,9 @@ static void cpu_describe(sdk_bctx *c, char *buf, size_t n) {
 /* Turn the compiler's first error into one line, pointing at the model
  * file when the error is inside a user expression (#line directives).  The
  * compiler saw the source in the build directory (build_src); the message
- * names the copy kept in the cache (src_path). */
+ * names the copy kept in the cache (src_path) and sets *named when it does. */
 static sdk_err compile_error(const char *log, const char *model_path, const char *build_src,
-                             const char *src_path, sdk_errbuf *eb) {
+                             const char *src_path, int *named, sdk_errbuf *eb) {
   const char *l = log;
   size_t nb = strlen(build_src);
   while (l && *l) {
@@ -143,11 +143,13 @@ static sdk_err compile_error(const char *log, const char *model_path, const char
         snprintf(line, sizeof line, "%.*s", (int)(n < 1000 ? n : 1000), l);
       if (model_path && *model_path && !strncmp(l, model_path, strlen(model_path)))
         return SDK_FAIL(eb, SDK_ERR_COMPILE, "expression does not compile: %s", line);
+      *named = 1;
       return SDK_FAIL(eb, SDK_ERR_COMPILE, "generated code did not compile (source kept in %s): %s",
                       src_path, line);
     }
     l = e ? e + 1 : NULL;
   }
+  *named = 1;
   return SDK_FAIL(eb, SDK_ERR_COMPILE, "C compiler failed (source kept in %s): %.300s", src_path,
                   log && *log ? log : "no output");
 }
@@ -223,9 +225,10 @@ static sdk_err run_compiler(sdk_bctx *c, const char *src_path, const char *obj_p
   return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? SDK_OK : SDK_ERR_COMPILE;
 }
 
-/* Load a checked shared object and check its key: a module built from other
- * source (planted, stale) is refused.  why receives the reason. */
-static sdk_module *open_module(const char *so, const char *key, char *why, size_t nwhy) {
+/* Load a checked shared object, through the descriptor it was checked by
+ * (backend/cache.h), and check its key: a module built from other source
+ * (planted, stale) is refused.  why receives the reason. */
+static sdk_module *open_module(int fd, const char *key, char *why, size_t nwhy) {
   sdk_module *m = calloc(1, sizeof *m);
   if (!m) {
     snprintf(why, nwhy, "out of memory");
@@ -240,7 +243,7 @@ static sdk_module *open_module(const char *so, const char *key, char *why, size_
    * steps paths, which paths see denormals. */
   fenv_t fe;
   int saved = fegetenv(&fe) == 0;
-  m->dl = dlopen(so, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  m->dl = sdk_cache_dlopen(fd, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (saved) fesetenv(&fe);
   if (!m->dl) {
     const char *d = dlerror();
@@ -270,9 +273,10 @@ static sdk_module *open_module(const char *so, const char *key, char *why, size_
   return NULL;
 }
 
-/* Create a file that must not exist yet, never through a link. */
-static int create_new(const char *path) {
-  return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+/* Create a file of directory dfd that must not exist yet, never through a
+ * link. */
+static int create_new(int dfd, const char *name) {
+  return openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 }
 
 static int write_all(int fd, const char *s, size_t n) {
@@ -286,72 +290,89 @@ static int write_all(int fd, const char *s, size_t n) {
   return 0;
 }
 
+/* Check a module file opened by sdk_cache_open_file (complete, with the
+ * key) and load it through the same descriptor; NULL with why set. */
+static sdk_module *load_checked(int fd, const char *key, char *why, size_t nwhy) {
+  size_t len = 0;
+  char *bin = sdk_cache_read_fd(fd, &len);
+  int ok = bin && sdk_cache_check_elf(bin, len, key) == 0;
+  free(bin);
+  if (ok) return open_module(fd, key, why, nwhy);
+  snprintf(why, nwhy, "not a complete module built from this source");
+  return NULL;
+}
+
 /* Compile into a private build directory, check and load the result from
- * there, and only then rename it (and its source) into the cache. */
-static sdk_err build_module(sdk_bctx *c, const char *dir, const char *hash, const char *src,
+ * there, and only then rename it (and its source) into the cache.  The
+ * compiler is given the build directory's real path (backend/cache.h);
+ * everything else goes through the descriptors. */
+static sdk_err build_module(sdk_bctx *c, const sdk_cache_dir *d, const char *hash, const char *src,
                             const char *keyline, const char *key, const char *model_path,
                             sdk_module **out, sdk_errbuf *eb) {
-  char bd[4200], bsrc[4400], bso[4400], blog[4400], so[4400], csrc[4400];
-  SDK_CHECK(sdk_cache_builddir(dir, bd, sizeof bd, eb));
-  snprintf(bsrc, sizeof bsrc, "%s/cpu-%s.c", bd, hash);
-  snprintf(bso, sizeof bso, "%s/cpu-%s.so", bd, hash);
-  snprintf(blog, sizeof blog, "%s/compiler.log", bd);
-  snprintf(so, sizeof so, "%s/cpu-%s.so", dir, hash);
-  snprintf(csrc, sizeof csrc, "%s/cpu-%s.c", dir, hash);
+  char nsrc[48], nso[48], bsrc[4400], bso[4400], so[4200], csrc[4200];
+  sdk_cache_build b;
+  SDK_CHECK(sdk_cache_builddir(d, &b, eb));
+  snprintf(nsrc, sizeof nsrc, "cpu-%s.c", hash);
+  snprintf(nso, sizeof nso, "cpu-%s.so", hash);
+  snprintf(bsrc, sizeof bsrc, "%s/%s", b.real, nsrc);
+  snprintf(bso, sizeof bso, "%s/%s", b.real, nso);
+  snprintf(so, sizeof so, "%s/%s", d->path, nso);
+  snprintf(csrc, sizeof csrc, "%s/%s", d->path, nsrc);
   sdk_err e = SDK_OK;
-  int sfd = create_new(bsrc), lfd = -1;
+  int sfd = create_new(b.fd, nsrc), lfd = -1, mfd = -1;
   if (sfd < 0 || write_all(sfd, src, strlen(src)) || write_all(sfd, keyline, strlen(keyline))) {
     e = SDK_FAIL(eb, SDK_ERR_IO, "cannot write '%s': %s", bsrc, strerror(errno));
     goto done;
   }
   close(sfd);
   sfd = -1;
-  lfd = create_new(blog);
+  lfd = create_new(b.fd, "compiler.log");
   if (lfd < 0) {
-    e = SDK_FAIL(eb, SDK_ERR_IO, "cannot write '%s': %s", blog, strerror(errno));
+    e = SDK_FAIL(eb, SDK_ERR_IO, "cannot write '%s/compiler.log': %s", b.real, strerror(errno));
     goto done;
   }
   e = run_compiler(c, bsrc, bso, lfd, eb);
   close(lfd);
   lfd = -1;
   if (e == SDK_ERR_COMPILE) {
-    char *log = sdk_cache_read(blog, NULL);
-    rename(bsrc, csrc); /* kept for the user to read */
-    e = compile_error(log, model_path, bsrc, csrc, eb);
+    char *log = sdk_cache_read(b.fd, "compiler.log", NULL);
+    renameat(b.fd, nsrc, d->fd, nsrc); /* kept for the user to read */
+    int named = 0;
+    e = compile_error(log, model_path, bsrc, csrc, &named, eb);
+    if (named) sdk_cache_place_keep_sources(&c->cache);
     free(log);
     goto done;
   }
   if (e != SDK_OK) goto done;
-  size_t len = 0;
-  char *bin = sdk_cache_read(bso, &len), why[600] = "";
-  int ok = bin && sdk_cache_check_elf(bin, len, key) == 0;
-  free(bin);
-  sdk_module *m = ok ? open_module(bso, key, why, sizeof why) : NULL;
+  char why[600] = "";
+  mfd = sdk_cache_open_file(b.fd, nso);
+  sdk_module *m = mfd >= 0 ? load_checked(mfd, key, why, sizeof why) : NULL;
   if (!m) {
     e = SDK_FAIL(eb, SDK_ERR_BACKEND, "the C compiler's module '%s' is unusable: %s", bso,
-                 ok ? why : "not a complete shared object with the module key");
+                 mfd >= 0 ? why : strerror(errno));
     goto done;
   }
   /* rename is atomic: other runs see the old file or the whole new one */
-  if (rename(bso, so) != 0) {
+  if (renameat(b.fd, nso, d->fd, nso) != 0) {
     e = SDK_FAIL(eb, SDK_ERR_IO, "cannot install '%s': %s", so, strerror(errno));
     cpu_module_free(&m);
     goto done;
   }
-  rename(bsrc, csrc);
+  renameat(b.fd, nsrc, d->fd, nsrc);
   *out = m;
 done:
   if (sfd >= 0) close(sfd);
   if (lfd >= 0) close(lfd);
-  sdk_cache_rm_builddir(bd);
+  if (mfd >= 0) close(mfd);
+  sdk_cache_rm_builddir(d->fd, &b);
   return e;
 }
 
 static sdk_err cpu_compile(sdk_bctx *c, const char *src, const char *model_path, sdk_module **out,
                            char *report, size_t nreport, sdk_errbuf *eb) {
   *out = NULL;
-  char dir[4096];
-  SDK_CHECK(sdk_cache_place_dir(&c->cache, dir, sizeof dir, eb));
+  const sdk_cache_dir *d = NULL;
+  SDK_CHECK(sdk_cache_place_dir(&c->cache, &d, eb));
   sdk_strbuf key;
   sdk_sb_init(&key);
   sdk_sb_printf(&key, "sdekit %s abi %d\n%s\n%s\n%s\n", SDK_VERSION, SDK_KERNEL_ABI, c->cc,
@@ -365,8 +386,9 @@ static sdk_err cpu_compile(sdk_bctx *c, const char *src, const char *model_path,
   char hash[33];
   sdk_hash_hex(key.s, key.len, hash);
   sdk_sb_free(&key);
-  /* the module carries its key: a file in its place built from anything
-   * else (planted, stale, half-written) is refused before and after dlopen */
+  /* the module carries its key: a file in its place without it (stale,
+   * half-written, built from other source) is refused before dlopen; one
+   * with it whose sdk_module_key differs is refused after (README.md) */
   char modkey[96];
   snprintf(modkey, sizeof modkey, "sdekit-module/1 cpu %s", hash);
   sdk_strbuf kl; /* appended to the source: the backend's part, the key */
@@ -380,26 +402,24 @@ static sdk_err cpu_compile(sdk_bctx *c, const char *src, const char *model_path,
     sdk_sb_free(&kl);
     return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   }
-  char so[4200], why[600] = "";
-  snprintf(so, sizeof so, "%s/cpu-%s.so", dir, hash);
+  char nso[48], so[4200], why[600] = "";
+  snprintf(nso, sizeof nso, "cpu-%s.so", hash);
+  snprintf(so, sizeof so, "%s/%s", d->path, nso);
   sdk_module *m = NULL;
-  size_t len = 0;
-  char *bin = sdk_cache_read(so, &len);
-  if (bin) {
-    if (sdk_cache_check_elf(bin, len, modkey) == 0)
-      m = open_module(so, modkey, why, sizeof why);
-    else
-      snprintf(why, sizeof why, "not a complete module built from this source");
+  int fd = sdk_cache_open_file(d->fd, nso);
+  if (fd >= 0) {
+    m = load_checked(fd, modkey, why, sizeof why);
+    close(fd);
   } else if (errno != ENOENT) {
     snprintf(why, sizeof why, "%s", errno == ELOOP ? "a symbolic link" : strerror(errno));
   }
-  free(bin);
   int cached = m != NULL;
   sdk_err e = SDK_OK;
-  if (!m) e = build_module(c, dir, hash, src, kl.s, modkey, model_path, &m, eb);
+  if (!m) e = build_module(c, d, hash, src, kl.s, modkey, model_path, &m, eb);
   sdk_sb_free(&kl);
   if (e != SDK_OK) return e;
-  if (!cached) sdk_cache_prune(dir, c->o.cache_max ? c->o.cache_max : SDK_CACHE_MAX_DEFAULT, hash);
+  if (!cached)
+    sdk_cache_prune(d->fd, c->o.cache_max ? c->o.cache_max : SDK_CACHE_MAX_DEFAULT, hash);
   if (report) {
     if (cached)
       snprintf(report, nreport, "cached %s", so);

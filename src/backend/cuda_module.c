@@ -359,8 +359,10 @@ bad:
  * hash of its bytes): a cubin planted, truncated or left by another build is
  * rebuilt. */
 typedef struct cache_entry {
-  char dir[4096], hash[33], modkey[96];
-  char bin[4200], src[4200], info[4200];
+  const sdk_cache_dir *d; /* the opened cache: every access goes through d->fd */
+  char hash[33], modkey[96];
+  char nbin[48], nsrc[48], ninfo[48];    /* names in the cache */
+  char bin[4200], src[4200], info[4200]; /* the same as paths, for messages */
 } cache_entry;
 
 /* NVRTC's options for the backend's modules; returns their number. */
@@ -380,7 +382,7 @@ static int module_options(const sdk_bctx *c, char *archopt, size_t narch, const 
  * the options and the source. */
 static sdk_err cache_entry_for(sdk_bctx *c, const char *src, const char *const *opts, int nopts,
                                cache_entry *ce, sdk_errbuf *eb) {
-  SDK_CHECK(sdk_cache_place_dir(&c->cache, ce->dir, sizeof ce->dir, eb));
+  SDK_CHECK(sdk_cache_place_dir(&c->cache, &ce->d, eb));
   sdk_strbuf key;
   sdk_sb_init(&key);
   sdk_sb_printf(&key, "sdekit %s abi %d\nnvrtc %d.%d\n%s\n", SDK_VERSION, SDK_KERNEL_ABI,
@@ -394,9 +396,12 @@ static sdk_err cache_entry_for(sdk_bctx *c, const char *src, const char *const *
   }
   sdk_hash_hex(key.s, key.len, ce->hash);
   sdk_sb_free(&key);
-  snprintf(ce->bin, sizeof ce->bin, "%s/cuda-%s.cubin", ce->dir, ce->hash);
-  snprintf(ce->src, sizeof ce->src, "%s/cuda-%s.cu", ce->dir, ce->hash);
-  snprintf(ce->info, sizeof ce->info, "%s/cuda-%s.txt", ce->dir, ce->hash);
+  snprintf(ce->nbin, sizeof ce->nbin, "cuda-%s.cubin", ce->hash);
+  snprintf(ce->nsrc, sizeof ce->nsrc, "cuda-%s.cu", ce->hash);
+  snprintf(ce->ninfo, sizeof ce->ninfo, "cuda-%s.txt", ce->hash);
+  snprintf(ce->bin, sizeof ce->bin, "%s/%s", ce->d->path, ce->nbin);
+  snprintf(ce->src, sizeof ce->src, "%s/%s", ce->d->path, ce->nsrc);
+  snprintf(ce->info, sizeof ce->info, "%s/%s", ce->d->path, ce->ninfo);
   snprintf(ce->modkey, sizeof ce->modkey, "sdekit-module/1 cuda %s", ce->hash);
   return SDK_OK;
 }
@@ -406,7 +411,7 @@ static sdk_err cache_entry_for(sdk_bctx *c, const char *src, const char *const *
  * files were refused (empty when there were none). */
 static int cache_lookup(const cache_entry *ce, char **cubin, size_t *len, char **info, char *why,
                         size_t nwhy) {
-  char *meta = sdk_cache_read(ce->info, NULL);
+  char *meta = sdk_cache_read(ce->d->fd, ce->ninfo, NULL);
   int cached = 0;
   *cubin = *info = NULL;
   *len = 0;
@@ -418,7 +423,7 @@ static int cache_lookup(const cache_entry *ce, char **cubin, size_t *len, char *
     if (!strncmp(meta, ce->modkey, klen) &&
         sscanf(meta + klen, " size=%llu sum=%32[0-9a-f]%n", &want_len, want_sum, &pos) == 2 &&
         meta[klen + pos] == '\n') {
-      *cubin = sdk_cache_read(ce->bin, len);
+      *cubin = sdk_cache_read(ce->d->fd, ce->nbin, len);
       if (*cubin && *len == want_len && *len >= 4 && !memcmp(*cubin, "\177ELF", 4)) {
         sdk_hash_hex(*cubin, *len, sum);
         cached = !strcmp(sum, want_sum);
@@ -448,10 +453,12 @@ static int cache_lookup(const cache_entry *ce, char **cubin, size_t *len, char *
 static sdk_err cache_build(sdk_bctx *c, const cache_entry *ce, const char *src,
                            const char *model_path, const char *const *opts, int nopts, char **cubin,
                            size_t *len, char **info, sdk_errbuf *eb) {
-  if (sdk_cache_write(ce->src, src, strlen(src)) != 0)
+  if (sdk_cache_write(ce->d->fd, ce->nsrc, src, strlen(src)) != 0)
     return SDK_FAIL(eb, SDK_ERR_IO, "cannot write '%s': %s", ce->src, strerror(errno));
   char *log = NULL;
-  SDK_CHECK(sdk_cuda_nvrtc(c, src, model_path, opts, nopts, ce->src, cubin, len, &log, eb));
+  sdk_err e = sdk_cuda_nvrtc(c, src, model_path, opts, nopts, ce->src, cubin, len, &log, eb);
+  if (e == SDK_ERR_COMPILE) sdk_cache_place_keep_sources(&c->cache); /* the message names it */
+  if (e != SDK_OK) return e;
   char spills[256];
   ptxas_spills(log, "sdk_advance", spills, sizeof spills);
   if (!spills[0]) ptxas_spills(log, "sdk_sys_step", spills, sizeof spills);
@@ -465,8 +472,8 @@ static sdk_err cache_build(sdk_bctx *c, const cache_entry *ce, const char *src,
   /* ptxas's spill counts after the record, so that a cache hit can report them too */
   sdk_sb_printf(&rec, "%s size=%llu sum=%s\n%s", ce->modkey, (unsigned long long)*len, sum, spills);
   /* the cubin first: a reader that sees the new record sees its cubin */
-  int bad = rec.oom || sdk_cache_write(ce->bin, *cubin, *len) != 0 ||
-            sdk_cache_write(ce->info, rec.s, rec.len) != 0;
+  int bad = rec.oom || sdk_cache_write(ce->d->fd, ce->nbin, *cubin, *len) != 0 ||
+            sdk_cache_write(ce->d->fd, ce->ninfo, rec.s, rec.len) != 0;
   int werr = errno;
   sdk_sb_free(&rec);
   if (bad) {
@@ -475,7 +482,7 @@ static sdk_err cache_build(sdk_bctx *c, const cache_entry *ce, const char *src,
     *cubin = *info = NULL;
     return SDK_FAIL(eb, SDK_ERR_IO, "cannot install '%s': %s", ce->bin, strerror(werr));
   }
-  sdk_cache_prune(ce->dir, c->o.cache_max ? c->o.cache_max : SDK_CACHE_MAX_DEFAULT, ce->hash);
+  sdk_cache_prune(ce->d->fd, c->o.cache_max ? c->o.cache_max : SDK_CACHE_MAX_DEFAULT, ce->hash);
   return SDK_OK;
 }
 

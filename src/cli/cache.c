@@ -19,7 +19,8 @@ static const char CACHE_HELP[] =
     "  clean   remove every entry sdekit made (nothing else in the directory)\n"
     "\n"
     "Directory: $SDK_CACHE_DIR, else $XDG_CACHE_HOME/sdekit, else $HOME/.cache/sdekit\n"
-    "(created mode 0700; refused if another user owns it or others may write to it).\n"
+    "(created mode 0700; refused if another user owns it or others may write to it,\n"
+    "or to a folder above it without the sticky bit, as /tmp has).\n"
     "With none of these set, every run uses a private directory removed at its end.\n"
     "Size cap: $SDEKIT_CACHE_MAX bytes (suffix K, M or G; 0 = no cap), default 512M;\n"
     "the least recently used entries are removed first after a new module is built.\n";
