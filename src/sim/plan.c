@@ -399,29 +399,31 @@ static sdk_err plan_steps(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_
 }
 
 /* What the time grid changed of what was asked (plan_dt, plan_steps),
- * said once (rank 0) as a notice; the results record it too (plan_results). */
+ * said once (rank 0) as a note at the warning level (the run is not quite
+ * what was asked: a caller's default logging shows it); the results record
+ * it too (plan_results). */
 static void plan_notices(const sdk_run_config *c, const sdk_run *r, const sdk_plan *p) {
-  if (sdk_comm_rank(c->comm) != 0 || !sdk_log_on(c->logger, SDK_LOG_INFO)) return;
+  if (sdk_comm_rank(c->comm) != 0 || !sdk_log_on(c->logger, SDK_LOG_WARN)) return;
   double dt = r->dt[0];
   if (p->dt_asked > 0 && p->dt_column >= 0)
-    sdk_log(c->logger, SDK_LOG_INFO,
+    sdk_log(c->logger, SDK_LOG_WARN,
             "sdekit: note: --dt %.15g gives %lld steps per period at grid point 0; the period "
             "depends on a scanned parameter, so the step is period/%lld at every grid point "
             "(%.15g here; scan/dt has them all)\n",
             p->dt_asked, (long long)p->spp, (long long)p->spp, dt);
   else if (p->dt_asked > 0)
-    sdk_log(c->logger, SDK_LOG_INFO,
+    sdk_log(c->logger, SDK_LOG_WARN,
             "sdekit: note: --dt %.15g does not divide the period %.15g (%.15g steps): the step "
             "is period/%lld = %.15g\n",
             p->dt_asked, p->period0, p->period0 / p->dt_asked, (long long)p->spp, dt);
   if (p->t_end_asked > 0)
-    sdk_log(c->logger, SDK_LOG_INFO,
+    sdk_log(c->logger, SDK_LOG_WARN,
             "sdekit: note: %s %.15g is not a whole number of steps of dt %.15g: the run ends at "
             "t = %.15g (%lld steps)\n",
             c->t_end > 0 ? "--t-end" : "the default t_end", p->t_end_asked, dt,
             (double)p->nsteps * dt, (long long)p->nsteps);
   if (p->transient_asked > 0)
-    sdk_log(c->logger, SDK_LOG_INFO,
+    sdk_log(c->logger, SDK_LOG_WARN,
             "sdekit: note: --transient %.15g is not a whole number of steps of dt %.15g: the "
             "transient ends at t = %.15g (%lld steps)\n",
             p->transient_asked, dt, (double)p->transient_steps * dt, (long long)p->transient_steps);
