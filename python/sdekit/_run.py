@@ -32,6 +32,7 @@ class _Config:
     """Owns one sdekit_config."""
 
     def __init__(self, p=None):
+        self.params = {}  # --set NAME: value, as given (run()'s params= and set=)
         self.p = p if p is not None else ctypes.c_void_p()
         if p is None:
             err = sdekit_error()
@@ -100,6 +101,13 @@ def _apply(cfg, name, v):
         return
     if opt == "set":
         for k, x in (v.items() if isinstance(v, dict) else v):
+            # a parameter given twice (params= and set=, or twice in a list):
+            # neither value may win silently, as on the command line
+            if k in cfg.params:
+                raise _errors.UsageError("--set %s given twice (%s=%s, then %s=%s): give each "
+                                         "parameter once" % (k, k, _num(cfg.params[k]), k,
+                                                             _num(x)))
+            cfg.params[k] = x
             cfg.call(lib.sdekit_config_set_param, b(k, "--set name"), float(x))
         return
     arity = lib.sdekit_config_option_arity(b(opt, "option name"))
@@ -154,6 +162,7 @@ def _configure(model, params, scan, options, environment):
         if np.ndim(v) != 0:
             raise _errors.UsageError("--set %s: one number (scan it with scan={%r: values})"
                                      % (k, k))
+        cfg.params[k] = v
         cfg.call(lib.sdekit_config_set_param, b(k, "params name"), float(v))
     if scan is not None:
         if len(scan) > 2:

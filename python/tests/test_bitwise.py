@@ -24,6 +24,14 @@ OU_KW = dict(params={"D": 0.4}, paths=65536, dt=0.01, t_end=2, scheme="euler",
              progress=False)
 
 
+def with_values(args, **values):
+    """args with the values of some options replaced (an option given twice is refused)."""
+    out = list(args)
+    for name, v in values.items():
+        out[out.index("--" + name.replace("_", "-")) + 1] = str(v)
+    return out
+
+
 def test_ou_variance_bitwise_and_exact(cli, workdir):
     out = os.path.join(workdir, "ou-cli.h5")
     run_cli(cli, ["run", "ou", "--scan", "k=0.5,1,2"] + OU_ARGS + ["-o", out])
@@ -46,8 +54,8 @@ def test_ou_variance_bitwise_and_exact(cli, workdir):
 def test_ou_grid_scan_is_the_cli_grid(cli, workdir):
     """A tuple (start, stop, n) is the CLI's START:STOP:N grid: the same values."""
     out = os.path.join(workdir, "ou-grid.h5")
-    run_cli(cli, ["run", "ou", "--scan", "k=0.3:2.9:7"] + OU_ARGS + ["--paths", "4096",
-                                                                     "-o", out])
+    run_cli(cli, ["run", "ou", "--scan", "k=0.3:2.9:7"] + with_values(OU_ARGS, paths=4096)
+            + ["-o", out])
     c = sdekit.load(out)
     r = sdekit.run("ou", scan={"k": (0.3, 2.9, 7)}, **dict(OU_KW, paths=4096))
     assert_same_results(r, c)
@@ -80,7 +88,7 @@ def test_scan_values_as_given(cli, workdir):
     a = np.linspace(4.2, 14.1, 12)
     out = os.path.join(workdir, "drift-values.h5")
     run_cli(cli, ["run", "josephson", "--scan", "a=" + ",".join(repr(float(x)) for x in a)]
-            + JOSEPHSON + ["--periods", "10", "--transient-periods", "1", "-o", out])
+            + with_values(JOSEPHSON, periods=10, transient_periods=1) + ["-o", out])
     c = sdekit.load(out)
     r = sdekit.run("josephson", scan={"a": a}, **dict(JOSEPHSON_KW, periods=10,
                                                      transient_periods=1))

@@ -1,6 +1,7 @@
 /* The public API: the run configuration (its options are in options.c, the
  * environment in environment.c). */
 #include <libgen.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,10 +191,46 @@ static sdekit_status unset_f64(sdekit_config *c, const char *name, double *field
   return SDEKIT_OK;
 }
 
+/* The setter replaces a parameter's value: its old value and recorded
+ * argument are forgotten first (the option itself refuses a parameter given
+ * twice, as a command line must not keep the last value silently). */
+static void forget_param(sdekit_config *c, const char *name) {
+  sdk_run_config *rc = &c->c;
+  size_t len = strlen(name);
+  for (int i = 0; i < rc->nset; i++) {
+    if (strcmp(rc->set_name[i], name)) continue;
+    free(c->set_name[i]);
+    for (int j = i; j + 1 < rc->nset; j++) {
+      c->set_name[j] = c->set_name[j + 1];
+      rc->set_name[j] = rc->set_name[j + 1];
+      rc->set_value[j] = rc->set_value[j + 1];
+    }
+    rc->nset--;
+    c->set_name[rc->nset] = NULL;
+    rc->set_name[rc->nset] = NULL;
+    break;
+  }
+  int k = 0;
+  for (int i = 0; i < c->nitems; i++) {
+    api_item *it = &c->items[i];
+    const char *v = it->nwords == 2 ? it->words[1] : strchr(it->words[0], '=');
+    if (v && it->nwords == 1) v++;
+    if (it->name && !strcmp(it->name, "set") && v && !strncmp(v, name, len) && v[len] == '=') {
+      free(it->name);
+      free(it->words[0]);
+      free(it->words[1]);
+    } else {
+      c->items[k++] = *it;
+    }
+  }
+  c->nitems = k;
+}
+
 SDEKIT_API sdekit_status sdekit_config_set_param(sdekit_config *c, const char *name, double value,
                                                  sdekit_error *err) {
   SDK_C_NUMERIC();
   if (!c || !name || !*name) return api_usage(err, "--set: no parameter name");
+  if (isfinite(value)) forget_param(c, name); /* else the option's error, the old value kept */
   char buf[128], num[40];
   if (snprintf(buf, sizeof buf, "%s=%s", name, sdk_fmt_exact(num, value)) >= (int)sizeof buf)
     return api_usage(err, "--set: parameter name '%.64s...' too long", name);

@@ -53,12 +53,14 @@ static sdekit_status o_set(sdekit_config *c, const char *arg, sdekit_error *err)
     return api_usage(err, "--set '%s': expected NAME=VALUE", arg);
   if (!sdk_parse_number(eq + 1, &v))
     return api_usage(err, "--set '%s': the value must be a number", arg);
-  /* a parameter set twice: the last value counts, as on any command line */
+  /* a parameter given twice: neither value may win silently
+   * (sdekit_config_set_param replaces, by forgetting the old one first) */
   for (int i = 0; i < rc->nset; i++)
     if (strlen(rc->set_name[i]) == (size_t)(eq - arg) &&
         !strncmp(rc->set_name[i], arg, (size_t)(eq - arg))) {
-      rc->set_value[i] = v;
-      return SDEKIT_OK;
+      char was[40];
+      return api_usage(err, "--set %s given twice (%s=%s, then %s): give each parameter once",
+                       rc->set_name[i], rc->set_name[i], sdk_fmt_exact(was, rc->set_value[i]), arg);
     }
   if (rc->nset == SDK_MAX_SET) return api_usage(err, "too many --set (at most %d)", SDK_MAX_SET);
   char *name = strndup(arg, (size_t)(eq - arg));
@@ -122,6 +124,11 @@ static sdekit_status o_scan(sdekit_config *c, const char *arg, sdekit_error *err
     sdk_err e = sdk_scan_parse(arg, &ax, &eb);
     if (e != SDK_OK) return api_fail(err, e, &eb);
   }
+  for (int i = 0; i < rc->nscan; i++)
+    if (!strcmp(rc->scan[i].name, ax.name)) {
+      sdk_scan_free(&ax);
+      return api_usage(err, "--scan %s given twice: scan each parameter once", ax.name);
+    }
   rc->scan[rc->nscan++] = ax;
   return SDEKIT_OK;
 }
@@ -307,7 +314,7 @@ static sdekit_status o_bins(sdekit_config *c, const char *v, sdekit_error *err) 
   return SDEKIT_OK;
 }
 
-/* --hist-range VAR=LO:HI (a variable given again: the last range counts) */
+/* --hist-range VAR=LO:HI (one range per variable) */
 static sdekit_status o_hrange(sdekit_config *c, const char *arg, sdekit_error *err) {
   sdk_observe_opts *o = &c->c.obs;
   const char *eq = strchr(arg, '='), *colon = eq ? strchr(eq, ':') : NULL;
@@ -316,9 +323,17 @@ static sdekit_status o_hrange(sdekit_config *c, const char *arg, sdekit_error *e
   int k = o->nhist_range;
   for (int i = 0; i < o->nhist_range; i++)
     if (strlen(o->hist_range_var[i]) == (size_t)(eq - arg) &&
-        !strncmp(o->hist_range_var[i], arg, (size_t)(eq - arg)))
-      k = i;
-  if (k == SDK_MAX_HIST_RANGE) return api_usage(err, "--hist-range '%s': expected VAR=LO:HI", arg);
+        !strncmp(o->hist_range_var[i], arg, (size_t)(eq - arg))) {
+      char lo[40], hi[40];
+      return api_usage(err,
+                       "--hist-range %s given twice (%s=%s:%s, then %s): give one range per "
+                       "variable",
+                       o->hist_range_var[i], o->hist_range_var[i],
+                       sdk_fmt_exact(lo, o->hist_range_lo[i]),
+                       sdk_fmt_exact(hi, o->hist_range_hi[i]), arg);
+    }
+  if (k == SDK_MAX_HIST_RANGE)
+    return api_usage(err, "--hist-range '%s': at most %d variables", arg, SDK_MAX_HIST_RANGE);
   char lo[64], hi[64];
   snprintf(lo, sizeof lo, "%.*s", (int)(colon - eq - 1), eq + 1);
   snprintf(hi, sizeof hi, "%s", colon + 1);
@@ -328,7 +343,7 @@ static sdekit_status o_hrange(sdekit_config *c, const char *arg, sdekit_error *e
   o->hist_range_lo[k] = l;
   o->hist_range_hi[k] = h;
   snprintf(o->hist_range_var[k], sizeof o->hist_range_var[k], "%.*s", (int)(eq - arg), arg);
-  if (k == o->nhist_range) o->nhist_range++;
+  o->nhist_range++;
   return SDEKIT_OK;
 }
 
@@ -514,10 +529,27 @@ SDEKIT_API sdekit_status sdekit_config_option(sdekit_config *c, const char *name
 
 /* ------------------------------------------------------------ command lines */
 
+#define NOPTS (sizeof OPTS / sizeof *OPTS)
+
+/* An option that takes a value and does not accumulate, given a second time
+ * in one argument list: the last value would win silently, so it is refused
+ * (given[k]: the value OPTS[k] had, NULL while not given). */
+static sdekit_status given_once(const api_opt *o, const char *value, const char **given,
+                                sdekit_error *err) {
+  if ((o->flags & REPEAT) || o->arity == 0) return SDEKIT_OK;
+  const char **was = &given[o - OPTS];
+  if (*was)
+    return api_usage(err, "--%s given twice (%s, then %s): give it once", o->name,
+                     **was ? *was : "without a value", value ? value : "without a value");
+  *was = value ? value : "";
+  return SDEKIT_OK;
+}
+
 /* The option at argv[*i] with its value (the next word when it takes one
  * and none is attached: *i moves past it). */
 static sdekit_status one_option(sdekit_config *c, int argc, const char *const *argv, int *i,
-                                sdekit_arg_fn other, void *user, sdekit_error *err) {
+                                const char **given, sdekit_arg_fn other, void *user,
+                                sdekit_error *err) {
   const char *a = argv[*i], *value = NULL, *w1 = NULL;
   char name[128];
   if (a[1] != '-') {
@@ -557,7 +589,8 @@ static sdekit_status one_option(sdekit_config *c, int argc, const char *const *a
     }
   }
   const api_opt *o = find_opt(name);
-  sdekit_status s = api_apply_option(c, name, value, err);
+  sdekit_status s = o ? given_once(o, value, given, err) : SDEKIT_OK;
+  if (s == SDEKIT_OK) s = api_apply_option(c, name, value, err);
   if (s != SDEKIT_OK) return s;
   if (!(o->flags & REPEAT)) api_unrecord(c, o->name);
   return api_record(c, o->name, w1 ? argv[*i - 1] : a, w1, err);
@@ -569,6 +602,7 @@ SDEKIT_API sdekit_status sdekit_config_args(sdekit_config *c, int argc, const ch
   if (!c || argc < 0 || (argc > 0 && !argv))
     return api_usage(err, "sdekit_config_args: no arguments");
   int operands = 0, dashdash = 0;
+  const char *given[NOPTS] = {0};
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     if (!a) return api_usage(err, "sdekit_config_args: argument %d is NULL", i);
@@ -584,7 +618,7 @@ SDEKIT_API sdekit_status sdekit_config_args(sdekit_config *c, int argc, const ch
       else
         s = sdekit_config_set_model(c, a, err);
     } else {
-      s = one_option(c, argc, argv, &i, other, user, err);
+      s = one_option(c, argc, argv, &i, given, other, user, err);
     }
     if (s != SDEKIT_OK) return s;
   }
@@ -604,7 +638,8 @@ static const char RUN_HELP[] =
     "at most 1 MiB (limits: README, 'Where a model comes from').\n"
     "\n"
     "parameters:\n"
-    "  --set NAME=VALUE          set a parameter (repeatable)\n"
+    "  --set NAME=VALUE          set a parameter (repeatable, once per parameter; any other\n"
+    "                            option but -o and --observe-expr is given at most once)\n"
     "  --scan NAME=START:STOP:N[:log]\n"
     "                            scan a parameter over N values (up to two --scan: a grid)\n"
     "  --scan NAME=V1,V2,...     scan a parameter over the values given\n"
@@ -612,9 +647,11 @@ static const char RUN_HELP[] =
     "  --paths N                 paths per grid point (default 1024; with --particles: 1 system)\n"
     "  --particles N             every path is a system of N particles (models with [meanfield]\n"
     "                            or [pair] need N >= 2; integrated with euler)\n"
-    "  --dt DT                   time step (models without a period: default 0.01)\n"
+    "  --dt DT                   time step (models without a period: default 0.01; with one,\n"
+    "                            period/N for the nearest whole N, said on stderr)\n"
     "  --spp N                   steps per period of the driving (periodic models; default 100)\n"
-    "  --t-end T                 integrate up to time T (default 10, or 100 periods)\n"
+    "  --t-end T                 integrate up to time T (default 10, or 100 periods): a whole\n"
+    "                            number of steps (with a period: the nearest step, said)\n"
     "  --periods N               integrate N periods (periodic models)\n"
     "  --transient T             start of the drift window (default 0)\n"
     "  --transient-periods N     the same in periods\n"

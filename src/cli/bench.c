@@ -634,7 +634,13 @@ int sdk_cli_bench(int argc, char **argv) {
   optind = 1;
   opterr = 0;
   int ch, li = 0;
+  unsigned char given[128] = {0};
   while ((ch = getopt_long(argc, argv, "", opts, &li)) != -1) {
+    /* an option with a value given twice: the last would win silently */
+    if (ch > 0 && ch < 128 && optarg && given[ch]++) {
+      cli_error("--%s given twice: give it once\n", opts[li].name);
+      return 2;
+    }
     switch (ch) {
     case 'b':
       if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda")) {

@@ -164,6 +164,18 @@ static void print_time(const info *in) {
       fprintf(out, ", sample every %lld", (long long)every);
     fprintf(out, ")\n");
   }
+  /* where the time grid differs from what was asked (the root attributes
+   * of results.h, present only then) */
+  double asked = 0, tend = 0;
+  if (cli_attr_f64(in->r, "", "dt_asked", &asked, 1) == 0)
+    fprintf(out, "%-12s %s (the step is period/spp)\n", "dt asked:", sdk_fmt_exact(b1, asked));
+  if (cli_attr_f64(in->r, "", "t_end", &tend, 1) == 0 &&
+      cli_attr_f64(in->r, "", "t_end_asked", &asked, 1) == 0)
+    fprintf(out, "%-12s %s (asked: %s; the nearest whole number of steps)\n",
+            "t_end:", sdk_fmt_exact(b1, tend), sdk_fmt_exact(b2, asked));
+  if (cli_attr_f64(in->r, "", "transient_asked", &asked, 1) == 0)
+    fprintf(out, "%-12s %s (the transient is transient_steps)\n",
+            "transient asked:", sdk_fmt_exact(b1, asked));
   if (cli_attr_f64(in->r, "", "period", &period, 1) == 0 && period > 0) {
     cli_attr_i64(in->r, "", "spp", &spp);
     fprintf(out, "%-12s %s (%lld steps per period)\n", "period:", sdk_fmt_exact(b1, period),

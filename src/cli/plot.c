@@ -246,7 +246,8 @@ static int parse_option(const char *a, const char *val, plot_args *pa, const cha
 
 /* The command line into *pa: -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, plot_args *pa) {
-  const char *obs = NULL;
+  const char *obs = NULL, *seen[8];
+  int nseen = 0;
   memset(pa, 0, sizeof *pa);
   pa->grid = -1;
   pa->want = -1;
@@ -261,6 +262,14 @@ static int parse_args(int argc, char **argv, plot_args *pa) {
         return 2;
       }
       val = argv[++i];
+      /* the last value would win silently */
+      const char *name = !strcmp(a, "--output") ? "-o" : a;
+      for (int k = 0; k < nseen; k++)
+        if (!strcmp(seen[k], name)) {
+          cli_error("%s given twice: give it once\n", name);
+          return 2;
+        }
+      seen[nseen++] = name;
     }
     int rc = parse_option(a, val, pa, &obs);
     if (rc >= 0) return rc;

@@ -291,6 +291,11 @@ static int parse_resume(int argc, char **argv, resume_args *ra) {
         return cli_usage_error("at most four -o%s", "");
       else
         slot = &ra->outputs[ra->noutputs++];
+      if (*slot) { /* the last value would win silently */
+        char nm[32];
+        snprintf(nm, sizeof nm, "%.*s", (int)strcspn(argv[i], "="), argv[i]);
+        return cli_usage_error("%s given twice: give it once", nm);
+      }
       *slot = val;
       i += k - 1;
     } else if (argv[i][0] == '-') {
@@ -303,6 +308,7 @@ static int parse_resume(int argc, char **argv, resume_args *ra) {
   }
   if (!ra->file)
     return cli_usage_error("usage: sdekit resume CHECKPOINT [--periods N | --t-end T]%s", "");
+  if (ra->periods && ra->tend) return cli_usage_error("give --periods or --t-end, not both%s", "");
   return 0;
 }
 

@@ -30,6 +30,7 @@ static int other(void *user, const char *name, const char *value) {
   if (!strcmp(name, "help") && !value) return cr->help = 1, 0;
   if (cr->allow_arch && !strcmp(name, "arch")) {
     if (!value) return 1; /* the next word */
+    if (cr->arch) cr->arch_twice = 1;
     cr->arch = value;
     return 0;
   }
@@ -47,6 +48,7 @@ int cli_run_parse(int argc, char **argv, cli_run *cr, int need_model) {
   if (sdekit_config_args(cr->c, argc - 1, (const char *const *)argv + 1, other, cr, &err) !=
       SDEKIT_OK)
     return cli_fail(&err);
+  if (cr->arch_twice) return cli_usage_error("--arch given twice: give it once%s", "");
   if (need_model && cr->nmodels == 0)
     return cli_usage_error("missing MODEL (a built-in name or a .sde file)%s", "");
   if (!need_model && cr->nmodels > 0) return cli_usage_error("unexpected argument%s", "");

@@ -14,7 +14,8 @@ typedef struct cli_run {
   int help;       /* --help was given */
   int allow_arch; /* --arch is an option of this command (compile) */
   const char *arch;
-  int nmodels; /* operands seen */
+  int arch_twice; /* --arch given again (refused: the last would win silently) */
+  int nmodels;    /* operands seen */
 } cli_run;
 
 /* Parse argv[1..] (argv[0] is the command) into a new configuration with

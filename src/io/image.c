@@ -68,6 +68,14 @@ static sdk_err root_attrs(const sdk_results *r, sdk_store *img, sdk_errbuf *eb) 
   SDK_CHECK(sdk_store_group_i64(img, g, "nsteps", r->nsteps, eb));
   SDK_CHECK(sdk_store_group_i64(img, g, "transient_steps", r->transient_steps, eb));
   SDK_CHECK(sdk_store_group_i64(img, g, "sample_every", r->sample_every, eb));
+  /* only where the time grid differs from what was asked (results.h) */
+  if (r->dt_asked > 0) SDK_CHECK(sdk_store_group_f64(img, g, "dt_asked", r->dt_asked, eb));
+  if (r->t_end_asked > 0) {
+    SDK_CHECK(sdk_store_group_f64(img, g, "t_end", r->t_end, eb));
+    SDK_CHECK(sdk_store_group_f64(img, g, "t_end_asked", r->t_end_asked, eb));
+  }
+  if (r->transient_asked > 0)
+    SDK_CHECK(sdk_store_group_f64(img, g, "transient_asked", r->transient_asked, eb));
   SDK_CHECK(sdk_store_group_str(img, g, "command_line", r->command_line, eb));
   SDK_CHECK(sdk_store_group_strs(img, g, "var_names", r->var_names, r->nvars, eb));
   SDK_CHECK(sdk_store_group_strs(img, g, "param_names", r->param_names, r->nparams, eb));

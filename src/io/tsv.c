@@ -59,8 +59,14 @@ static void write_settings(const sdk_results *r, const char *obs, FILE *f) {
     fprintf(f, "# dt: %s\n", sdk_fmt_exact(b1, r->dt[0]));
   else
     fprintf(f, "# dt: per grid point\n");
+  if (r->dt_asked > 0) fprintf(f, "# dt_asked: %s\n", sdk_fmt_exact(b1, r->dt_asked));
   fprintf(f, "# steps: %lld\n", (long long)r->nsteps);
+  if (r->t_end_asked > 0)
+    fprintf(f, "# t_end: %s (asked: %s)\n", sdk_fmt_exact(b1, r->t_end),
+            sdk_fmt_exact(b2, r->t_end_asked));
   fprintf(f, "# transient_steps: %lld\n", (long long)r->transient_steps);
+  if (r->transient_asked > 0)
+    fprintf(f, "# transient_asked: %s\n", sdk_fmt_exact(b1, r->transient_asked));
   fprintf(f, "# sample_every: %lld\n", (long long)r->sample_every);
   if (r->period > 0)
     fprintf(f, "# period: %s (%lld steps per period)\n", sdk_fmt_exact(b1, r->period),

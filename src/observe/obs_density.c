@@ -9,6 +9,8 @@
  *   density/VAR/lo, hi       [grid..., nsamples] the bins' range at each sample
  *   density/VAR/underflow, overflow [grid..., nsamples] (u64) paths outside it
  *   density/VAR              attributes coarse_grain, bin_width, var
+ *   density/VAR/bin_width    [grid...] --coarse-grain with a period that differs between
+ *                            grid points (the attribute bin_width is then NaN)
  *
  * The range: a fixed --hist-range; or bins exactly one period wide
  * (--coarse-grain: on the lattice k * width, centred on the data); or, for
@@ -24,7 +26,8 @@
 typedef struct {
   int var; /* a variable, or nvars + k: user observable k (sdk_obs_quantity) */
   int64_t bins, ns;
-  double coarse; /* > 0: bins this wide */
+  double coarse; /* > 0: bins this wide (at every grid point; NaN: per grid point, width) */
+  double *width; /* [ngrid] the bins' width per grid point (--coarse-grain) */
   double mod;    /* > 0: x mod this period on [0, period) */
   int fixed;     /* --hist-range index, or -1 */
   double *lo, *hi;
@@ -36,16 +39,24 @@ typedef struct {
 static void density_free(void *p) {
   state *st = p;
   if (!st) return;
-  free(st->lo), free(st->hi), free(st->cnt), free(st->un), free(st->ov);
+  free(st->lo), free(st->hi), free(st->cnt), free(st->un), free(st->ov), free(st->width);
   free(st);
 }
 
-/* --coarse-grain without a width: one period of the variable, as the model declares it */
+/* --coarse-grain without a width: one period of the variable, as the model
+ * declares it, at each grid point (the period may depend on a scanned
+ * parameter; where it is the same everywhere, st->coarse is that width) */
 static sdk_err coarse_width(const sdk_obs_ctx *c, state *st, sdk_errbuf *eb) {
   const sdk_model *m = c->model;
   int v = st->var;
+  int64_t ng = c->R->ngrid;
   st->coarse = c->opts->coarse_width;
-  if (st->coarse >= 0) return SDK_OK;
+  if (st->coarse == 0) return SDK_OK;
+  if (!(st->width = malloc((size_t)ng * sizeof(double))))
+    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory for the density");
+  for (int64_t g = 0; g < ng && st->coarse > 0; g++)
+    st->width[g] = st->coarse;
+  if (st->coarse > 0) return SDK_OK;
   if (v >= m->nvars)
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "--coarse-grain: '%s' is a user observable, which has no period; give the "
@@ -56,10 +67,20 @@ static sdk_err coarse_width(const sdk_obs_ctx *c, state *st, sdk_errbuf *eb) {
                     "--coarse-grain: model '%s' declares no period for '%s' ([model] periodic = "
                     "%s : L); give the width as --coarse-grain=L",
                     m->name, m->vars[v], m->vars[v]);
-  st->coarse = sdk_var_period(m, v, c->param_values, NULL);
-  if (!(st->coarse > 0) || !isfinite(st->coarse))
-    return SDK_FAIL(eb, SDK_ERR_USAGE, "--coarse-grain: the period of '%s' is %g", m->vars[v],
-                    st->coarse);
+  double *pv = malloc((size_t)(m->nparams + 1) * sizeof(double));
+  if (!pv) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory for the density");
+  for (int64_t g = 0; g < ng; g++) {
+    sdk_obs_grid_params(c, g, pv);
+    double w = st->width[g] = sdk_var_period(m, v, pv, NULL);
+    if (!(w > 0) || !isfinite(w)) {
+      free(pv);
+      return SDK_FAIL(eb, SDK_ERR_USAGE,
+                      "--coarse-grain: the period of '%s' is %g at grid point %lld", m->vars[v], w,
+                      (long long)g);
+    }
+    st->coarse = g == 0 || w == st->coarse ? w : NAN;
+  }
+  free(pv);
   return SDK_OK;
 }
 
@@ -87,8 +108,13 @@ static sdk_err density_datasets(const sdk_obs_ctx *c, state *st, sdk_errbuf *eb)
     SDK_CHECK(sdk_obs_dataset(c, p, k < 2 ? SDK_F64 : SDK_U64, 1, &st->ns, 0, 0, &d, eb));
     *dst[k] = d->data;
   }
-  SDK_CHECK(sdk_store_group_i64(c->store, g, "coarse_grain", st->coarse > 0, eb));
+  SDK_CHECK(sdk_store_group_i64(c->store, g, "coarse_grain", st->coarse != 0, eb));
   SDK_CHECK(sdk_store_group_f64(c->store, g, "bin_width", st->coarse, eb));
+  if (isnan(st->coarse)) { /* the width of every grid point */
+    snprintf(p, sizeof p, "%s/bin_width", g);
+    SDK_CHECK(sdk_obs_dataset(c, p, SDK_F64, 0, NULL, -1, 0, &d, eb));
+    memcpy(d->data, st->width, (size_t)c->R->ngrid * sizeof(double));
+  }
   return sdk_store_group_str(c->store, g, "var", sdk_obs_quantity_name(c->model, st->var), eb);
 }
 
@@ -129,9 +155,9 @@ static void range_of(const sdk_obs_ctx *c, const state *st, int64_t g) {
   int64_t nb = st->bins;
   if (st->fixed >= 0)
     lo = c->opts->hist_range_lo[st->fixed], hi = c->opts->hist_range_hi[st->fixed];
-  if (st->coarse > 0) {
+  if (st->coarse != 0) {
     /* bins exactly one period wide, on the lattice k * width, centred on the data */
-    double w = st->coarse;
+    double w = st->width[g];
     if (st->fixed < 0) {
       double mid = 0.5 * (lo + hi);
       lo = w * floor(mid / w) - w * (double)(nb / 2);

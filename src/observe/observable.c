@@ -118,3 +118,8 @@ double sdk_var_period(const sdk_model *m, int v, const double *pvalues, const in
   double p = sdk_expr_eval(m->var_period[v], pval, &c);
   return c.hit_scan ? NAN : p;
 }
+
+void sdk_obs_grid_params(const sdk_obs_ctx *c, int64_t g, double *pv) {
+  for (int i = 0; i < c->model->nparams; i++)
+    pv[i] = c->scan_column[i] >= 0 ? c->sv[g * c->nsv + c->scan_column[i]] : c->param_values[i];
+}

@@ -64,11 +64,15 @@ typedef struct sdk_obs_ctx {
   sdk_store *store;     /* where the results go (R->store) */
   const sdk_paths *paths;
   const double *param_values; /* after --set; scanned parameters at grid point 0 */
-  const int *scan_column;     /* per parameter: -1, or its scan axis */
-  int64_t ppg;                /* paths per grid point as held (particles, for systems) */
-  int systems;                /* systems of particles (--particles) */
-  int64_t systems_per_grid;   /* systems per grid point */
-  int64_t nsamples_max;       /* samples the run takes at most (the sample axis) */
+  /* per parameter: -1 (fixed), or its column in sv: its scan axis, or after
+   * the axes a derived parameter that varies with a scanned one */
+  const int *scan_column;
+  const double *sv; /* [ngrid][nsv]: the values of those columns per grid point */
+  int nsv;
+  int64_t ppg;              /* paths per grid point as held (particles, for systems) */
+  int systems;              /* systems of particles (--particles) */
+  int64_t systems_per_grid; /* systems per grid point */
+  int64_t nsamples_max;     /* samples the run takes at most (the sample axis) */
   /* at a sample: the moments of every variable per grid point, when the run
    * has just computed them (it does, to find paths that blew up), else NULL */
   const sdk_moments *moments_now;
@@ -144,6 +148,8 @@ const char *sdk_obs_quantity_name(const sdk_model *m, int q);
 /* Period of variable v of the model with these parameter values (0 when v
  * is not periodic, NaN when it depends on a scanned parameter). */
 double sdk_var_period(const sdk_model *m, int v, const double *pvalues, const int *scanned);
+/* The parameter values at grid point g (m->nparams of them into pv). */
+void sdk_obs_grid_params(const sdk_obs_ctx *c, int64_t g, double *pv);
 /* Checks of the options shared by several observables (--hist-range). */
 sdk_err sdk_observe_opts_check(const sdk_observe_opts *o, const sdk_model *m, sdk_errbuf *eb);
 /* The number of values sample-axis datasets of `nper` values per grid point

@@ -60,6 +60,11 @@ typedef struct sdk_results {
   int64_t nsteps;           /* total steps */
   int64_t transient_steps;  /* steps before the drift window opens */
   int64_t sample_every;
+  /* where the time grid differs from what the options or defaults asked
+   * (root attributes of those names, present only then; 0: absent): the
+   * --dt a periodic model replaced by period/spp; the t_end asked (the
+   * run ends at t_end = nsteps dt); the --transient asked */
+  double dt_asked, t_end_asked, t_end, transient_asked;
 
   /* paths that became NaN/Inf per grid point (every statistic of such a
    * point is NaN); NULL when no point blew up */

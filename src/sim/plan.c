@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/comm.h"
 #include "core/strbuf.h"
 #include "sim/checkpoint.h"
 #include "sim/registry.h"
@@ -263,8 +264,21 @@ static sdk_err grid_dt(const sdk_run_config *c, sdk_run *r, sdk_plan *p, int64_t
   if (g == 0) {
     p->period0 = P;
     if (c->dt > 0) {
-      double s = floor(P / c->dt + 0.5);
+      /* a whole number of steps per period: the nearest to P / dt, said
+       * (plan_notices) where it is not P / dt; counted in doubles first */
+      double x = P / c->dt, s = floor(x + 0.5);
+      if (c->dt > P * (1 + SDK_TIME_TOL))
+        return SDK_FAIL(eb, SDK_ERR_USAGE,
+                        "--dt %.15g is longer than the period %.15g of model '%s' (a step must "
+                        "not pass over the driving): give --dt <= %.15g, or --spp N",
+                        c->dt, P, m->name, P);
+      if (!(x <= (double)SDK_MAX_STEPS))
+        return SDK_FAIL(eb, SDK_ERR_USAGE,
+                        "--dt %g gives %.4g steps per period %.15g, more than the maximum of %lld "
+                        "(SDK_MAX_STEPS, 2^53): give a larger --dt or --spp N",
+                        c->dt, x, P, (long long)SDK_MAX_STEPS);
       p->spp = s < 1 ? 1 : (int64_t)s;
+      if (fabs(x - s) > SDK_TIME_TOL * x) p->dt_asked = c->dt;
     } else {
       p->spp = c->spp > 0 ? c->spp : 100;
     }
@@ -292,37 +306,81 @@ static sdk_err plan_dt(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_err
         eb, SDK_ERR_USAGE,
         "the period depends on a scanned parameter, so dt differs between grid "
         "points: give --periods and --transient-periods instead of --t-end/--transient");
+  if (varies && c->dt > 0) p->dt_asked = c->dt; /* the step is period/spp at every grid point */
   p->nsv = c->nscan + p->nvary + (varies ? 1 : 0);
   p->dt_column = varies ? c->nscan + p->nvary : -1;
   if (!m->period) p->spp = 0, p->period0 = 0;
   return SDK_OK;
 }
 
-/* steps of the run and of the transient, counted in doubles first so that no
- * product can overflow */
-static sdk_err plan_steps(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_errbuf *eb) {
-  double nst;
-  if (r->model->period && c->t_end <= 0)
-    nst = (double)(c->periods > 0 ? c->periods : 100) * (double)p->spp;
-  else
-    nst = floor((c->t_end > 0 ? c->t_end : 10.0) / r->dt[0] + 0.5);
-  if (!(nst <= (double)SDK_MAX_STEPS))
+/* A length of time T in steps of dt, counted in doubles first so that no
+ * product can overflow: *n the nearest whole number, *whole whether T is one
+ * (to SDK_TIME_TOL); `what` names T in the error of a run too long. */
+static sdk_err time_steps(double T, double dt, const char *what, double *n, int *whole,
+                          sdk_errbuf *eb) {
+  double x = T / dt;
+  if (!(x <= (double)SDK_MAX_STEPS))
     return SDK_FAIL(eb, SDK_ERR_USAGE,
-                    "the run would take %.4g steps, more than the maximum of %lld (SDK_MAX_STEPS, "
+                    "%s would take %.4g steps, more than the maximum of %lld (SDK_MAX_STEPS, "
                     "2^53): give fewer --periods, a shorter --t-end or a larger --dt",
-                    nst, (long long)SDK_MAX_STEPS);
+                    what, x, (long long)SDK_MAX_STEPS);
+  *n = floor(x + 0.5);
+  *whole = fabs(x - *n) <= SDK_TIME_TOL * x;
+  return SDK_OK;
+}
+
+/* A time the user gave on a model without a period is never changed: one
+ * that is not a whole number of steps of dt is refused with the nearest
+ * that are (and the dt that would fit it). */
+static sdk_err not_whole(const char *opt, double T, double dt, int dt_given, sdk_errbuf *eb) {
+  double x = T / dt, lo = floor(x), hi = ceil(x);
+  char near[64] = "";
+  if (lo >= 1) snprintf(near, sizeof near, "%.15g or ", lo * dt);
+  return SDK_FAIL(eb, SDK_ERR_USAGE,
+                  "%s %.15g is not a whole number of steps of %s %.15g (%.15g steps): give %s "
+                  "%s%.15g, or --dt %.15g (%.15g steps)",
+                  opt, T, dt_given ? "--dt" : "the default dt", dt, x, opt, near, hi * dt, T / hi,
+                  hi);
+}
+
+/* steps of the run and of the transient */
+static sdk_err plan_steps(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_errbuf *eb) {
+  const int periodic = r->model->period != NULL;
+  double nst = 0, dt = r->dt[0];
+  int whole = 1;
+  if (periodic && c->t_end <= 0) {
+    nst = (double)(c->periods > 0 ? c->periods : 100) * (double)p->spp;
+    if (!(nst <= (double)SDK_MAX_STEPS))
+      return SDK_FAIL(eb, SDK_ERR_USAGE,
+                      "the run would take %.4g steps, more than the maximum of %lld "
+                      "(SDK_MAX_STEPS, 2^53): give fewer --periods or fewer --spp",
+                      nst, (long long)SDK_MAX_STEPS);
+  } else {
+    double T = c->t_end > 0 ? c->t_end : 10.0;
+    SDK_CHECK(time_steps(T, dt, "the run", &nst, &whole, eb));
+    if (nst < 1)
+      return SDK_FAIL(eb, SDK_ERR_USAGE,
+                      "--t-end %.15g is shorter than half a time step (dt = %.15g)", T, dt);
+    /* on a periodic model the step is period/spp: the run ends at the step
+     * nearest to --t-end, and says so; without a period a --t-end given is
+     * kept exactly or refused, the default one (10) ends at the nearest step */
+    if (!whole && !periodic && c->t_end > 0) return not_whole("--t-end", T, dt, c->dt > 0, eb);
+    if (!whole) p->t_end_asked = T;
+  }
   p->nsteps = (int64_t)nst;
-  if (p->nsteps < 1) return SDK_FAIL(eb, SDK_ERR_USAGE, "--t-end is shorter than one time step");
   double tst = 0;
-  if (c->transient_periods >= 0)
+  if (c->transient_periods >= 0) {
     tst = (double)c->transient_periods * (double)p->spp;
-  else if (c->transient >= 0)
-    tst = floor(c->transient / r->dt[0] + 0.5);
-  if (!(tst <= (double)SDK_MAX_STEPS))
-    return SDK_FAIL(eb, SDK_ERR_USAGE,
-                    "the transient would take %.4g steps, more than the maximum of %lld "
-                    "(SDK_MAX_STEPS, 2^53)",
-                    tst, (long long)SDK_MAX_STEPS);
+    if (!(tst <= (double)SDK_MAX_STEPS))
+      return SDK_FAIL(eb, SDK_ERR_USAGE,
+                      "the transient would take %.4g steps, more than the maximum of %lld "
+                      "(SDK_MAX_STEPS, 2^53)",
+                      tst, (long long)SDK_MAX_STEPS);
+  } else if (c->transient > 0) {
+    SDK_CHECK(time_steps(c->transient, dt, "the transient", &tst, &whole, eb));
+    if (!whole && !periodic) return not_whole("--transient", c->transient, dt, c->dt > 0, eb);
+    if (!whole) p->transient_asked = c->transient;
+  }
   p->transient_steps = (int64_t)tst;
   if (p->transient_steps >= p->nsteps)
     return SDK_FAIL(eb, SDK_ERR_USAGE,
@@ -338,6 +396,37 @@ static sdk_err plan_steps(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_
   if (k && c->sample_every == 0 && k->nsamples >= 2 && k->sample_step[1] > k->sample_step[0])
     p->sample_every = k->sample_step[1] - k->sample_step[0];
   return SDK_OK;
+}
+
+/* What the time grid changed of what was asked (plan_dt, plan_steps),
+ * said once (rank 0) as a note at the warning level (the run is not quite
+ * what was asked: a caller's default logging shows it); the results record
+ * it too (plan_results). */
+static void plan_notices(const sdk_run_config *c, const sdk_run *r, const sdk_plan *p) {
+  if (sdk_comm_rank(c->comm) != 0 || !sdk_log_on(c->logger, SDK_LOG_WARN)) return;
+  double dt = r->dt[0];
+  if (p->dt_asked > 0 && p->dt_column >= 0)
+    sdk_log(c->logger, SDK_LOG_WARN,
+            "sdekit: note: --dt %.15g gives %lld steps per period at grid point 0; the period "
+            "depends on a scanned parameter, so the step is period/%lld at every grid point "
+            "(%.15g here; scan/dt has them all)\n",
+            p->dt_asked, (long long)p->spp, (long long)p->spp, dt);
+  else if (p->dt_asked > 0)
+    sdk_log(c->logger, SDK_LOG_WARN,
+            "sdekit: note: --dt %.15g does not divide the period %.15g (%.15g steps): the step "
+            "is period/%lld = %.15g\n",
+            p->dt_asked, p->period0, p->period0 / p->dt_asked, (long long)p->spp, dt);
+  if (p->t_end_asked > 0)
+    sdk_log(c->logger, SDK_LOG_WARN,
+            "sdekit: note: %s %.15g is not a whole number of steps of dt %.15g: the run ends at "
+            "t = %.15g (%lld steps)\n",
+            c->t_end > 0 ? "--t-end" : "the default t_end", p->t_end_asked, dt,
+            (double)p->nsteps * dt, (long long)p->nsteps);
+  if (p->transient_asked > 0)
+    sdk_log(c->logger, SDK_LOG_WARN,
+            "sdekit: note: --transient %.15g is not a whole number of steps of dt %.15g: the "
+            "transient ends at t = %.15g (%lld steps)\n",
+            p->transient_asked, dt, (double)p->transient_steps * dt, (long long)p->transient_steps);
 }
 
 /* a derived parameter that is not finite where the run would use it */
@@ -521,6 +610,10 @@ static void plan_results(const sdk_run_config *c, sdk_run *r, sdk_plan *p) {
   R->nsteps = p->nsteps;
   R->transient_steps = p->transient_steps;
   R->sample_every = p->sample_every;
+  R->dt_asked = p->dt_asked;
+  R->t_end_asked = p->t_end_asked;
+  R->t_end = p->t_end_asked > 0 ? (double)p->nsteps * r->dt[0] : 0;
+  R->transient_asked = p->transient_asked;
   for (int i = 0; i < p->nobs; i++)
     R->obs[R->nobs++] = p->obs[i].type->name;
 }
@@ -539,6 +632,8 @@ sdk_err sdk_plan_observables(sdk_plan *p, sdk_errbuf *eb) {
   o->paths = &p->paths;
   o->param_values = r->param_values;
   o->scan_column = p->scan_column;
+  o->sv = p->sv;
+  o->nsv = p->nsv;
   o->ppg = p->ppg;
   o->systems = p->sys.on;
   o->systems_per_grid = p->sys.systems;
@@ -574,6 +669,7 @@ sdk_err sdk_plan_make(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_errb
   SDK_CHECK(sdk_systems_plan(&p->sys, r->model, c->particles, c->paths, p->scheme, sums,
                              r->param_values, p->scan_column, eb));
   p->ppg = p->sys.particles > 1 ? c->paths * p->sys.particles : c->paths;
+  plan_notices(c, r, p);
   plan_results(c, r, p);
   return SDK_OK;
 }

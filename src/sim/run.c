@@ -1,6 +1,7 @@
 #include "sim/run.h"
 
 #include <ctype.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +71,23 @@ sdk_err sdk_scan_parse(const char *spec, sdk_scan_axis *ax, sdk_errbuf *eb) {
     err = SDK_FAIL(eb, SDK_ERR_USAGE, "--scan '%s': a log scan needs START and STOP > 0", spec);
     goto out;
   }
+  /* one point cannot be both START and STOP: neither may be dropped silently */
+  if (ax->n == 1 && ax->start != ax->stop) {
+    err = SDK_FAIL(eb, SDK_ERR_USAGE,
+                   "--scan '%s': N = 1 gives one point, but START and STOP differ: give N >= 2, "
+                   "or one value as --scan %s=%s:%s:1 or --set %s=%s",
+                   spec, ax->name, f[0], f[0], ax->name, f[0]);
+    goto out;
+  }
+  /* the points are START + u (STOP - START): a range wider than the largest
+   * double would make every value NaN or infinite */
+  if (!ax->log && !isfinite(ax->stop - ax->start)) {
+    err = SDK_FAIL(eb, SDK_ERR_USAGE,
+                   "--scan '%s': the range STOP - START overflows (more than %g): scan a "
+                   "narrower range",
+                   spec, DBL_MAX);
+    goto out;
+  }
 out:
   free(rest);
   return err;
@@ -91,8 +109,14 @@ sdk_err sdk_scan_fill(sdk_scan_axis *ax, sdk_errbuf *eb) {
   for (int64_t i = 0; i < ax->n; i++) {
     char buf[40];
     snprintf(buf, sizeof buf, "%.15g", ax->values[i]);
-    ax->values[i] = strtod(buf, NULL);
+    double r = strtod(buf, NULL);
+    if (isfinite(r)) ax->values[i] = r; /* near the largest double, rounding up overflows */
   }
+  for (int64_t i = 0; i < ax->n; i++)
+    if (!isfinite(ax->values[i]))
+      return SDK_FAIL(eb, SDK_ERR_USAGE,
+                      "--scan %s: value %lld of the grid from %g to %g is not a finite number",
+                      ax->name, (long long)i, ax->start, ax->stop);
   if (ax->n > 1) ax->values[ax->n - 1] = ax->stop; /* exact end point */
   return SDK_OK;
 }

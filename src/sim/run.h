@@ -33,6 +33,9 @@ struct sdk_ckpt;
 /* Longest run: 2^53 steps, so that the time n * dt of every step is exact in a
  * double and n fits the kernels' 64-bit counters with room to spare. */
 #define SDK_MAX_STEPS ((int64_t)1 << 53)
+/* A length of time is a whole number of steps when it is one to this
+ * relative tolerance (0.3 / 0.1 is 2.9999999999999996 steps) */
+#define SDK_TIME_TOL 1e-9
 
 typedef struct sdk_run_config {
   const char *model; /* built-in name or path */

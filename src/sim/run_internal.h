@@ -54,6 +54,9 @@ typedef struct sdk_plan {
   int64_t ngrid;
   int64_t spp; /* steps per period (0: no period) */
   double period0;
+  /* what was asked where the time grid could not give it exactly (0: it
+   * could, or nothing was asked): results and notices say so (plan_steps) */
+  double dt_asked, t_end_asked, transient_asked;
   int64_t nsteps, transient_steps, sample_every, nsamples_max;
   int64_t ppg; /* paths per grid point as held: particles, for systems */
   sdk_systems sys;

@@ -1,0 +1,39 @@
+"""Options given twice, one-point scans and the time grid (issue 25, items 7-9): the rules
+of the command line hold through run()."""
+import pytest
+
+import sdekit
+
+
+def test_a_parameter_in_params_and_set_is_refused():
+    with pytest.raises(sdekit.UsageError, match=r"--set k given twice \(k=1, then k=2\)"):
+        sdekit.run("ou", params={"k": 1}, set={"k": 2}, paths=8, t_end=0.1, progress=False)
+
+
+def test_a_hist_range_given_twice_is_refused():
+    with pytest.raises(sdekit.UsageError, match=r"--hist-range x given twice"):
+        sdekit.run("ou", observe="hist", hist_range=["x=0:1", "x=-1:2"], paths=8, t_end=0.1,
+                   progress=False)
+
+
+def test_a_one_point_scan_from_start_to_stop_is_refused():
+    with pytest.raises(sdekit.UsageError, match=r"N = 1 gives one point"):
+        sdekit.run("ou", scan={"k": (1, 2, 1)}, paths=8, t_end=0.1, progress=False)
+
+
+def test_a_scan_range_that_overflows_is_refused():
+    with pytest.raises(sdekit.UsageError, match=r"STOP - START overflows"):
+        sdekit.run("ou", scan={"k": (-1e308, 1e308, 3)}, paths=8, t_end=0.1, progress=False)
+
+
+def test_t_end_not_a_whole_number_of_steps_is_refused():
+    with pytest.raises(sdekit.UsageError, match=r"--t-end 1.2 is not a whole number of steps"):
+        sdekit.run("ou", dt=0.5, t_end=1.2, paths=8, progress=False)
+
+
+def test_the_default_t_end_rounded_is_said_and_recorded(caplog):
+    with caplog.at_level("INFO", logger="sdekit"):
+        r = sdekit.run("ou", dt=0.3, paths=8, observe="moments", progress=False)
+    assert any("the run ends at t = 9.9 (33 steps)" in m for m in caplog.messages)
+    assert r.attrs["t_end"] == pytest.approx(9.9, rel=1e-15)
+    assert r.attrs["t_end_asked"] == 10
