@@ -368,7 +368,11 @@ SDEKIT_API void sdekit_config_set_log(sdekit_config *c, sdekit_log_fn fn, void *
 /* Check what a long run would only find out at its end: every output's
  * name and directory (and, with no_replace, that none of the files it
  * stands for exists), the checkpoint's directory, options that need each
- * other.  sdekit_run does not write outputs, so it does not call this. */
+ * other; and, unless option "force" (--force) is set, that no output and
+ * not the checkpoint is the model file (compared by identity) and that the
+ * checkpoint file does not exist (the progress of a run: only the run
+ * resumed from it may replace it).  sdekit_run does not write outputs, so
+ * it checks only the checkpoint's part. */
 SDEKIT_API sdekit_status sdekit_config_check_outputs(const sdekit_config *c, int no_replace,
                                                      sdekit_error *err);
 

@@ -592,6 +592,7 @@ static void check_hostile(void) {
       {"no_scan", "is not an sdekit result file (no scan group)"},
       {"dt_shape", "/scan/dt is missing or does not match the scan axes"},
       {"samples", "/moments/mean_x has 8 samples where /moments/step has 4"},
+      {"expand", "unpacks to 512 MiB of values from"},
       {"loop", NULL},
       {"odd_names", NULL},
       {"added_group", NULL},

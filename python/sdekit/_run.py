@@ -369,17 +369,39 @@ class _Session:
         return r
 
 
+def _outputs(output):
+    if output is None:
+        return []
+    return [output] if isinstance(output, (str, bytes, os.PathLike)) else list(output)
+
+
+def _check_outputs(cfg, output, force):
+    """Before the run, what `sdekit run` checks: each output's name and
+    directory, and that none is the model file (nor the checkpoint, when
+    it exists, the progress of an earlier run) unless force.  The outputs
+    stay out of the configuration (its checkpoint and recorded command line
+    are those of a run without them)."""
+    if force:
+        cfg.option("force", None)
+    lib.sdekit_config_clear_outputs(cfg.p)  # (a checkpoint's, which Python does not write)
+    try:
+        for o in _outputs(output):
+            cfg.call(lib.sdekit_config_add_output, os.fsencode(o))
+        cfg.call(lib.sdekit_config_check_outputs, 0)
+    finally:
+        lib.sdekit_config_clear_outputs(cfg.p)
+
+
 def _finish(r, output, session=None):
     if session is not None and session.rank != 0:
         return r  # several ranks: rank 0 writes
-    if output is not None:
-        for o in [output] if isinstance(output, (str, os.PathLike)) else output:
-            r.save(o)
+    for o in _outputs(output):
+        r.save(o)
     return r
 
 
 def run(model, params=None, scan=None, *, progress=None, cancel=None, environment=None,
-        output=None, **options):
+        output=None, force=False, **options):
     """Run a model: the arguments of `sdekit run`, as keywords.
 
     model: a sdekit.Model, a built-in name ("josephson") or a path.
@@ -398,6 +420,9 @@ def run(model, params=None, scan=None, *, progress=None, cancel=None, environmen
     checkpoint when one is configured.  environment: the variables the
     library reads (default os.environ: the same compiler and kernel cache as
     the CLI).  output: file name(s) to save the results to, as -o.
+    force: as --force, replace a checkpoint file that exists (the progress
+    of an earlier run: refused otherwise), or the model file itself with an
+    output or the checkpoint.
     comm: run over MPI ranks (mpi4py's MPI.COMM_WORLD, or True), started as
     `mpirun -np R python script.py`: every rank calls run() alike, each
     integrates a share of the paths, and every rank returns bitwise the
@@ -406,17 +431,19 @@ def run(model, params=None, scan=None, *, progress=None, cancel=None, environmen
     """
     comm = options.pop("comm", None)
     cfg = _configure(model, params, scan, dict(options), environment)
+    _check_outputs(cfg, output, force)
     session = _Session(progress, cancel, comm)
     return _finish(session.run(cfg), output, session)
 
 
 def resume(checkpoint, *, periods=None, t_end=None, threads=None, stored_model=False,
-           progress=None, cancel=None, environment=None, output=None, comm=None):
+           progress=None, cancel=None, environment=None, output=None, comm=None, force=False):
     """Continue a run saved with checkpoint=... (or `sdekit run --checkpoint`):
     the results are bitwise those of the run done in one go.  periods or
     t_end extend a finished run.  stored_model: resume although the model
     file changed since, with the text stored in the checkpoint.  comm: over
-    MPI ranks, as run() (any number of ranks resumes any checkpoint)."""
+    MPI ranks, as run() (any number of ranks resumes any checkpoint).
+    output: as run()'s; force: write an output over the model file."""
     p = ctypes.c_void_p()
     err = sdekit_error()
     _errors.check(lib.sdekit_config_from_checkpoint(
@@ -426,6 +453,7 @@ def resume(checkpoint, *, periods=None, t_end=None, threads=None, stored_model=F
     for k, v in (("periods", periods), ("t-end", t_end), ("threads", threads)):
         if v is not None:
             cfg.option(k, _num(v))
+    _check_outputs(cfg, output, force)
     session = _Session(progress, cancel, comm)
     return _finish(session.run(cfg), output, session)
 

@@ -201,3 +201,55 @@ def test_backend_auto_without_a_gpu_is_the_cpu(cli):
     assert a.attrs["backend"] == "cpu"
     for name in c.datasets:
         assert np.array_equal(a[name], c[name]), name
+
+
+def test_full_disk_raises_and_the_interpreter_ends_normally(workdir):
+    """A full disk (RLIMIT_FSIZE with SIGXFSZ ignored: writes past it fail
+    with EFBIG) raises FileError; nothing is left behind and the interpreter
+    exits normally (libhdf5's exit handler crashed it: issue 25 item 10)."""
+    import resource
+    import signal
+    import subprocess
+    import sys
+
+    d = os.path.join(workdir, "full")
+    os.makedirs(d)
+    code = ("import sdekit\n"
+            "try:\n"
+            "    sdekit.run('ou', paths=100, t_end=10, dt=0.001, sample_every=1,\n"
+            "               observe='moments', output='out.h5', progress=False)\n"
+            "except sdekit.FileError as e:\n"
+            "    print('FileError:', e)\n")
+
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64 << 10, 64 << 10))
+
+    p = subprocess.run([sys.executable, "-c", code], cwd=d, preexec_fn=limit,
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert "FileError: cannot write 'out.h5': File too large" in p.stdout
+    assert os.listdir(d) == []
+
+
+def test_model_and_checkpoint_are_not_replaced(workdir):
+    """An existing checkpoint (a run's progress) and the model file are not
+    replaced without force=True (issue 25 item 13)."""
+    d = os.path.join(workdir, "lost")
+    os.makedirs(d)
+    model = os.path.join(d, "m.sde")
+    with open(model, "w") as f:
+        f.write(sdekit.Model.load("ou").text)
+    text = open(model).read()
+    with pytest.raises(sdekit.UsageError, match="is the model file"):
+        sdekit.run(model, paths=64, t_end=1, checkpoint=model, progress=False)
+    assert open(model).read() == text
+    ck = os.path.join(d, "ck")
+    sdekit.run(model, paths=64, t_end=1, checkpoint=ck, progress=False)
+    saved = open(ck, "rb").read()
+    with pytest.raises(sdekit.UsageError, match="exists .*sdekit resume"):
+        sdekit.run(model, paths=64, t_end=1, seed=2, checkpoint=ck, progress=False)
+    assert open(ck, "rb").read() == saved
+    sdekit.run(model, paths=64, t_end=1, seed=2, checkpoint=ck, force=True, progress=False)
+    assert open(ck, "rb").read() != saved
+    sdekit.resume(ck, t_end=2, progress=False)  # saves to its own checkpoint

@@ -12,6 +12,7 @@
 #define SDK_API_H
 
 #include <sdekit.h>
+#include <sys/types.h>
 
 #include "core/cnumeric.h"
 #include "core/error.h"
@@ -43,6 +44,9 @@ struct sdekit_config {
   char *outputs[API_MAX_OUTPUTS];
   int noutputs;
   int quiet, verbose;
+  /* --force: replace files that are refused otherwise (api_check_files);
+   * never recorded, so a checkpoint does not carry it to its resume */
+  int force;
   /* the environment's part (sdekit_config_set_environment, set_cache) */
   char *cache_dir, *tmp_dir, *cc, *cflags, *cflags_extra, *cuda_home, *cuda_path;
   char *sys_kernel, *baseline_cubin;
@@ -60,6 +64,9 @@ struct sdekit_config {
   /* resumed from this checkpoint (sdekit_config_from_checkpoint) */
   sdk_ckpt *ckpt;
   char *ckpt_file;
+  int ckpt_id_known; /* the checkpoint file read: its device and inode */
+  dev_t ckpt_dev;
+  ino_t ckpt_ino;
   char resolved[API_MAX_OUTPUTS][4200];
   /* the observables' names, for sdekit_config_observable */
   const char *obs_names[SDK_MAX_OBSERVABLES];
@@ -109,6 +116,12 @@ sdekit_status api_apply_option(sdekit_config *c, const char *name, const char *v
 /* Options that need each other (--checkpoint-every and --checkpoint,
  * --coarse-grain and the density): checked before any run. */
 sdekit_status api_check_options(const sdekit_config *c, sdekit_error *err);
+
+/* Files whose loss costs work, refused unless --force: an output (with
+ * outputs set; every file it stands for) or the checkpoint that is the
+ * model file, and a checkpoint that exists (the progress of a run), unless
+ * it is the one this configuration was resumed from. */
+sdekit_status api_check_files(const sdekit_config *c, int outputs, sdekit_error *err);
 
 /* The run configuration to execute: a copy of c->c with the callbacks, the
  * logger and the stored arguments attached (run.c). */

@@ -10,6 +10,7 @@
 
 #include "api/api.h"
 #include "core/numfmt.h"
+#include "model/model.h"
 #include "sim/registry.h"
 
 SDEKIT_API sdekit_status sdekit_config_create(sdekit_config **out, sdekit_error *err) {
@@ -578,21 +579,92 @@ SDEKIT_API const char *sdekit_config_observable(const sdekit_config *c, int i) {
   return i >= 0 && i < n ? c->obs_names[i] : NULL;
 }
 
-/* The files an output stands for (FILE, or BASE.OBS.tsv for several
- * observables): 1 when one of them exists, its name in found. */
-static int existing_output(const sdekit_config *c, const char *out, char *found, size_t n) {
-  struct stat st;
+/* The files an output stands for: FILE, or BASE.OBS.tsv for several
+ * observables.  How many, and name i in buf. */
+static int output_files(const sdekit_config *c, const char *out) {
   int nobs = sdekit_config_nobservables(c);
-  if (is_h5(out) || nobs == 1) {
-    snprintf(found, n, "%s", out);
-    return lstat(out, &st) == 0;
+  return is_h5(out) || nobs == 1 ? 1 : nobs;
+}
+
+static void output_file(const sdekit_config *c, const char *out, int i, char *buf, size_t n) {
+  if (output_files(c, out) == 1) {
+    snprintf(buf, n, "%s", out);
+    return;
   }
   size_t blen = strlen(out) - strlen(strrchr(out, '.'));
-  for (int i = 0; i < nobs; i++) {
-    snprintf(found, n, "%.*s.%s.tsv", (int)blen, out, sdekit_config_observable(c, i));
+  snprintf(buf, n, "%.*s.%s.tsv", (int)blen, out, sdekit_config_observable(c, i));
+}
+
+/* An output that exists: 1 with its name in found. */
+static int existing_output(const sdekit_config *c, const char *out, char *found, size_t n) {
+  struct stat st;
+  for (int i = 0; i < output_files(c, out); i++) {
+    output_file(c, out, i, found, n);
     if (lstat(found, &st) == 0) return 1;
   }
   return 0;
+}
+
+/* The model file of a configuration, to protect it: the file a resumed
+ * run's checkpoint names, the file a model object was read from, or where
+ * its name leads.  Its entry and the file it leads to (lstat and stat). */
+typedef struct model_id {
+  char path[4200];
+  struct stat st[2];
+  int have[2];
+} model_id;
+
+static void model_id_of(const sdekit_config *c, model_id *m) {
+  memset(m, 0, sizeof *m);
+  const char *p = c->c.model_text ? c->c.model_path : NULL;
+  if (p)
+    snprintf(m->path, sizeof m->path, "%s", p);
+  else if (!sdk_model_locate(c->c.model, c->c.model_search_path, m->path, sizeof m->path))
+    return;
+  m->have[0] = lstat(m->path, &m->st[0]) == 0;
+  m->have[1] = stat(m->path, &m->st[1]) == 0;
+}
+
+/* Would a file written to `path` (a new file renamed onto the name)
+ * replace the model?  By identity, not by name: the entry that is replaced
+ * is the model's, or the file the model's name leads to. */
+static int is_model(const model_id *m, const char *path) {
+  struct stat st;
+  if (lstat(path, &st) != 0) return 0;
+  for (int i = 0; i < 2; i++)
+    if (m->have[i] && st.st_dev == m->st[i].st_dev && st.st_ino == m->st[i].st_ino) return 1;
+  return 0;
+}
+
+sdekit_status api_check_files(const sdekit_config *c, int outputs, sdekit_error *err) {
+  if (c->force) return SDEKIT_OK;
+  model_id m;
+  model_id_of(c, &m);
+  char f[4200];
+  for (int k = 0; outputs && k < c->noutputs; k++)
+    for (int i = 0; strcmp(c->outputs[k], "-") && i < output_files(c, c->outputs[k]); i++) {
+      output_file(c, c->outputs[k], i, f, sizeof f);
+      if (is_model(&m, f))
+        return api_usage(err,
+                         "output '%s' is the model file '%s': write elsewhere (--force replaces "
+                         "the model)",
+                         f, m.path);
+    }
+  const char *ck = c->c.checkpoint;
+  struct stat st;
+  if (!ck || lstat(ck, &st) != 0) return SDEKIT_OK;
+  if (is_model(&m, ck))
+    return api_usage(err,
+                     "checkpoint '%s' is the model file '%s': save it elsewhere (--force replaces "
+                     "the model)",
+                     ck, m.path);
+  /* a resumed run saves to the checkpoint it was read from */
+  if (c->ckpt_id_known && st.st_dev == c->ckpt_dev && st.st_ino == c->ckpt_ino) return SDEKIT_OK;
+  return api_usage(err,
+                   "checkpoint '%s' exists (a checkpoint is the progress of a run: 'sdekit "
+                   "resume %s' continues it); give --force to replace it, or --checkpoint FILE "
+                   "to save elsewhere",
+                   ck, ck);
 }
 
 sdekit_status api_check_options(const sdekit_config *c, sdekit_error *err) {
@@ -624,7 +696,8 @@ SDEKIT_API sdekit_status sdekit_config_check_outputs(const sdekit_config *c, int
       return api_usage(err, "-o '%s': expected a name ending in .h5 or .tsv, or - for stdout", out);
     if (strcmp(out, "-") && (s = check_dir(out, err)) != SDEKIT_OK) return s;
   }
-  for (int k = 0; no_replace && k < c->noutputs; k++) {
+  if ((s = api_check_files(c, 1, err)) != SDEKIT_OK) return s;
+  for (int k = 0; no_replace && !c->force && k < c->noutputs; k++) {
     char found[4200];
     if (strcmp(c->outputs[k], "-") && existing_output(c, c->outputs[k], found, sizeof found))
       return api_usage(

@@ -436,9 +436,16 @@ static sdekit_status o_verbose(sdekit_config *c, const char *v, sdekit_error *er
   return SDEKIT_OK;
 }
 
+static sdekit_status o_force(sdekit_config *c, const char *v, sdekit_error *err) {
+  c->force = 1;
+  return SDEKIT_OK;
+}
+
 /* ------------------------------------------------------------ the table */
 
-enum { REPEAT = 1 };
+/* NOREC: not recorded (the checkpoint's arguments and the results' command
+ * line leave it out) */
+enum { REPEAT = 1, NOREC = 2 };
 
 typedef struct api_opt {
   const char *name;
@@ -485,6 +492,7 @@ static const api_opt OPTS[] = {
     {"output", 1, REPEAT, o_output},
     {"quiet", 0, 0, o_quiet},
     {"verbose", 0, 0, o_verbose},
+    {"force", 0, NOREC, o_force},
 };
 
 static const api_opt *find_opt(const char *name) {
@@ -517,7 +525,7 @@ SDEKIT_API sdekit_status sdekit_config_option(sdekit_config *c, const char *name
   if (!c || !name) return api_usage(err, "sdekit_config_option: no configuration or name");
   const api_opt *o = find_opt(name);
   sdekit_status s = api_apply_option(c, name, value, err);
-  if (s != SDEKIT_OK) return s;
+  if (s != SDEKIT_OK || (o->flags & NOREC)) return s;
   if (!(o->flags & REPEAT)) api_unrecord(c, o->name);
   char word[4200];
   if (value)
@@ -591,7 +599,7 @@ static sdekit_status one_option(sdekit_config *c, int argc, const char *const *a
   const api_opt *o = find_opt(name);
   sdekit_status s = o ? given_once(o, value, given, err) : SDEKIT_OK;
   if (s == SDEKIT_OK) s = api_apply_option(c, name, value, err);
-  if (s != SDEKIT_OK) return s;
+  if (s != SDEKIT_OK || (o->flags & NOREC)) return s;
   if (!(o->flags & REPEAT)) api_unrecord(c, o->name);
   return api_record(c, o->name, w1 ? argv[*i - 1] : a, w1, err);
 }
@@ -709,13 +717,16 @@ static const char RUN_HELP[] =
     "long runs:\n"
     "  --checkpoint FILE         save the complete state to FILE (atomically) every\n"
     "                            --checkpoint-every seconds (default 600), at the end, and on\n"
-    "                            SIGINT/SIGTERM; continue with 'sdekit resume FILE'\n"
+    "                            SIGINT/SIGTERM; continue with 'sdekit resume FILE' (a FILE\n"
+    "                            that exists is the progress of a run: refused without --force)\n"
     "  --checkpoint-every S      seconds between checkpoints (0: after every chunk of steps)\n"
     "output:\n"
     "  -o FILE                   FILE.h5 (HDF5, everything), FILE.tsv (text for gnuplot; one file "
     "per\n"
     "                            observable, BASE.OBS.tsv, when there are several) or - (stdout);\n"
     "                            repeat -o to write several formats from one run\n"
+    "  --force                   replace an existing --checkpoint FILE, or the model file\n"
+    "                            itself with an output or the checkpoint (refused otherwise)\n"
     "  --quiet                   no progress or summary on stderr\n"
     "  --verbose                 show compiler commands and cache use\n"
     "\n"

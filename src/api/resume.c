@@ -15,27 +15,7 @@
 #include <unistd.h>
 
 #include "api/api.h"
-
-/* A model file to compare with the checkpoint's text: a regular file of
- * bounded size, opened without waiting on a FIFO; NULL otherwise. */
-static char *read_model_file(const char *path) {
-  enum { MAX_MODEL = 16 << 20 };
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return NULL;
-  struct stat st;
-  char *buf = NULL;
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= MAX_MODEL &&
-      (buf = malloc((size_t)st.st_size + 1))) {
-    size_t got = 0;
-    ssize_t r;
-    while (got < (size_t)st.st_size &&
-           ((r = read(fd, buf + got, (size_t)st.st_size - got)) > 0 || (r < 0 && errno == EINTR)))
-      got += r > 0 ? (size_t)r : 0;
-    buf[got] = 0;
-  }
-  close(fd);
-  return buf;
-}
+#include "model/model.h"
 
 /* The outputs moved into the checkpoint's directory (not recorded: the
  * results' command line stays the run's own). */
@@ -73,9 +53,17 @@ SDEKIT_API sdekit_status sdekit_config_from_checkpoint(const char *path, unsigne
   if (e != SDK_OK) return api_fail(err, e, &eb);
   /* a checkpoint of another model (the file changed since) is not used silently */
   if (!(flags & SDEKIT_RESUME_STORED_MODEL) && k->model_path[0]) {
-    char *now = read_model_file(k->model_path);
-    int changed = now && strcmp(now, k->model_text) != 0;
+    /* (read as any model file: a path that is not a regular file any more
+     * is not opened; a file that is gone or unreadable changes nothing) */
+    char *now = NULL, *resolved = NULL;
+    size_t len = 0;
+    int missing = 0;
+    sdk_errbuf meb = {0};
+    int changed =
+        sdk_model_read_file(k->model_path, &now, &len, &resolved, &missing, &meb) == SDK_OK &&
+        now && strcmp(now, k->model_text) != 0;
     free(now);
+    free(resolved);
     if (changed) {
       sdekit_status s = api_usage(err,
                                   "model file '%s' has changed since checkpoint '%s' was written "
@@ -97,6 +85,14 @@ SDEKIT_API sdekit_status sdekit_config_from_checkpoint(const char *path, unsigne
   }
   c->ckpt = k;
   c->c.resume = k;
+  /* the file it may write again (api_check_files): this one, not whatever
+   * takes its name later */
+  struct stat cst;
+  if (lstat(path, &cst) == 0) {
+    c->ckpt_id_known = 1;
+    c->ckpt_dev = cst.st_dev;
+    c->ckpt_ino = cst.st_ino;
+  }
   c->c.model_text = k->model_text;
   c->c.model_path = k->model_path;
   if (api_set_str(&c->ckpt_file, path) != SDK_OK || api_set_str(&c->checkpoint, path) != SDK_OK) {

@@ -138,9 +138,11 @@ SDEKIT_API sdekit_status sdekit_run(const sdekit_config *c, sdekit_result **out,
   if (!out) return api_usage(err, "sdekit_run: no place for the results");
   *out = NULL;
   if (!c) return api_usage(err, "sdekit_run: no configuration");
-  api_exec x;
-  sdekit_status s = api_exec_make(c, &x, err);
+  /* (the checkpoint: the library writes it, whoever calls) */
+  sdekit_status s = api_check_files(c, 0, err);
   if (s != SDEKIT_OK) return s;
+  api_exec x;
+  if ((s = api_exec_make(c, &x, err)) != SDEKIT_OK) return s;
   sdekit_result *r = calloc(1, sizeof *r);
   if (!r) {
     api_exec_free(&x);

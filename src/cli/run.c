@@ -153,14 +153,14 @@ static void no_log(void *user, sdekit_log_level level, const char *msg) {
 }
 
 /* Check, run and write; resumed: say where the results go, and replace no
- * file unless forced. */
-static int run_config(sdekit_config *c, int resumed, int force) {
+ * file unless forced (--force: the configuration's, as for `sdekit run`). */
+static int run_config(sdekit_config *c, int resumed) {
   sdekit_error err;
   int nobs = sdekit_config_nobservables(c);
   if (sdekit_config_noutputs(c) == 0 && nobs > 1)
     return cli_usage_error(
         "several observables need -o FILE.h5 or -o FILE.tsv (stdout takes one)%s", "");
-  if (sdekit_config_check_outputs(c, resumed && !force, &err) != SDEKIT_OK) return cli_fail(&err);
+  if (sdekit_config_check_outputs(c, resumed, &err) != SDEKIT_OK) return cli_fail(&err);
   /* several ranks: each runs its share, rank 0 alone speaks and writes */
   int rank = cli_rank();
   if (sdekit_config_set_comm(c, cli_comm(), &err) != SDEKIT_OK) return cli_fail(&err);
@@ -210,7 +210,7 @@ static int run_cmd(int argc, char **argv) {
     if (h) fputs(h, stdout);
     sdekit_free(h);
   } else if (!rc) {
-    rc = run_config(cr.c, 0, 0);
+    rc = run_config(cr.c, 0);
   }
   cli_run_free(&cr);
   return rc;
@@ -238,7 +238,7 @@ static const char RESUME_HELP[] =
     "here; the run checkpoints to CHECKPOINT itself.\n"
     "  -o FILE          write here instead (repeatable, as for 'sdekit run')\n"
     "  --force          replace result files that exist (resume never does so silently;\n"
-    "                   'sdekit run' replaces its -o files, as typed)\n"
+    "                   'sdekit run' replaces its -o files, as typed), or the model file\n"
     "  --stored-model   resume although the model file has changed since, with the model\n"
     "                   text stored in the checkpoint\n";
 
@@ -320,6 +320,7 @@ static sdekit_status apply_resume(sdekit_config *c, const resume_args *ra, sdeki
   if (!s && ra->threads) s = sdekit_config_option(c, "threads", ra->threads, err);
   if (!s && ra->quiet) s = sdekit_config_set_quiet(c, 1, err);
   if (!s && ra->verbose) s = sdekit_config_set_verbose(c, 1, err);
+  if (!s && ra->force) s = sdekit_config_option(c, "force", NULL, err);
   if (!s && ra->noutputs) sdekit_config_clear_outputs(c);
   for (int k = 0; !s && k < ra->noutputs; k++)
     s = sdekit_config_add_output(c, ra->outputs[k], err);
@@ -340,7 +341,7 @@ static int resume_cmd(int argc, char **argv) {
   if (apply_resume(c, &ra, &err) != SDEKIT_OK)
     rc = cli_fail(&err);
   else
-    rc = run_config(c, 1, ra.force);
+    rc = run_config(c, 1);
   sdekit_config_destroy(&c);
   return rc;
 }

@@ -9,9 +9,9 @@
 #include <errno.h>
 #include <hdf5.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 typedef struct h5w {
   sdk_errbuf *eb;
@@ -280,60 +280,144 @@ static sdk_err write_store(h5w *w, const sdk_store *s, hid_t file) {
   return SDK_OK;
 }
 
-sdk_err sdk_write_h5_image(const sdk_store *img, const char *path, sdk_errbuf *eb) {
-  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+/* The file is built in memory (the core driver, no backing store) and
+ * written by the atomic writer: HDF5 itself never writes to disk.  A failed
+ * write inside HDF5 (disk full, EFBIG) makes its H5Fclose fail, and
+ * libhdf5 1.10 then frees the file but leaves its id registered (HDF5's
+ * HDFFV-11052, CVE-2020-10812, mended upstream in 2023): the library's exit
+ * handler closes it again and the process dies with SIGSEGV after the error
+ * was reported (from Python: the interpreter at its exit).  In
+ * memory nothing fails but an allocation, and every error of the disk is
+ * ours to report, the temporary removed.
+ *
+ * The bytes are the driver's own buffer, taken when the file is closed (its
+ * superblock then final): H5Fget_file_image's copy clears the superblock's
+ * "open for writing" flag without updating its checksum in 1.10, so no
+ * reader opens it; and taking the buffer costs no second copy of the file. */
+typedef struct h5_mem {
+  void *taken; /* the driver's buffer at close */
+} h5_mem;
 
-  h5w w = {.eb = eb, .path = path, .str_t = -1, .gcpl = -1, .dcpl = -1};
+static void *mem_malloc(size_t n, H5FD_file_image_op_t op, void *u) {
+  (void)op, (void)u;
+  return malloc(n);
+}
+static void *mem_memcpy(void *d, const void *s, size_t n, H5FD_file_image_op_t op, void *u) {
+  (void)op, (void)u;
+  return memcpy(d, s, n);
+}
+static void *mem_realloc(void *p, size_t n, H5FD_file_image_op_t op, void *u) {
+  (void)op, (void)u;
+  return realloc(p, n);
+}
+static herr_t mem_free(void *p, H5FD_file_image_op_t op, void *u) {
+  h5_mem *m = u;
+  if (op == H5FD_FILE_IMAGE_OP_FILE_CLOSE && m && !m->taken)
+    m->taken = p;
+  else
+    free(p);
+  return 0;
+}
+/* (the property lists' copies all point at the one h5_mem of the writer) */
+static void *mem_udata_copy(void *u) {
+  return u;
+}
+static herr_t mem_udata_free(void *u) {
+  (void)u;
+  return 0;
+}
+
+/* The file's length as its superblock (version 2, the writer's: 1.8
+ * format) states it after the close: the end-of-file address, little-endian,
+ * after the base and extension addresses.  0 when the image is not such a
+ * file of at most n bytes. */
+static size_t superblock_eof(const unsigned char *b, size_t n) {
+  static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+  if (n < 48 || memcmp(b, sig, 8) != 0 || b[8] != 2 || b[9] != 8) return 0;
+  uint64_t eof = 0;
+  for (int i = 7; i >= 0; i--)
+    eof = eof << 8 | b[28 + i];
+  return eof >= 48 && eof <= n ? (size_t)eof : 0;
+}
+
+/* The file of img in memory, named `label` (HDF5 opens a file of that
+ * name, if there is one, to see whether it has it open already: the
+ * writer's own new, empty temporary). */
+static sdk_err h5_build(h5w *w, const sdk_store *img, const char *label, void **buf, size_t *len) {
   hid_t fcpl = -1, fapl = -1, file = -1;
   sdk_err e = SDK_OK;
-  sdk_atomic t;
-  SDK_CHECK(sdk_atomic_open(&t, path, 0, eb));
-  close(t.fd); /* HDF5 reopens it by name (O_TRUNC keeps the mode we set) */
-  t.fd = -1;
-
+  h5_mem mem = {NULL};
+  H5FD_file_image_callbacks_t cb = {mem_malloc,     mem_memcpy,     mem_realloc, mem_free,
+                                    mem_udata_copy, mem_udata_free, &mem};
+  ssize_t n = -1;
+  *buf = NULL;
+  *len = 0;
   /* Reproducible output: no access/modification times on any object
    * (the file creation list covers the root group), and fixed format
    * versions: 1.8 objects, readable by any HDF5 >= 1.8, whichever
    * library version writes them. */
-  if ((w.str_t = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(w.str_t, H5T_VARIABLE) < 0 ||
-      H5Tset_cset(w.str_t, H5T_CSET_UTF8) < 0 || (w.gcpl = H5Pcreate(H5P_GROUP_CREATE)) < 0 ||
-      H5Pset_obj_track_times(w.gcpl, 0) < 0 || (w.dcpl = H5Pcreate(H5P_DATASET_CREATE)) < 0 ||
-      H5Pset_obj_track_times(w.dcpl, 0) < 0 || (fcpl = H5Pcreate(H5P_FILE_CREATE)) < 0 ||
+  if ((w->str_t = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(w->str_t, H5T_VARIABLE) < 0 ||
+      H5Tset_cset(w->str_t, H5T_CSET_UTF8) < 0 || (w->gcpl = H5Pcreate(H5P_GROUP_CREATE)) < 0 ||
+      H5Pset_obj_track_times(w->gcpl, 0) < 0 || (w->dcpl = H5Pcreate(H5P_DATASET_CREATE)) < 0 ||
+      H5Pset_obj_track_times(w->dcpl, 0) < 0 || (fcpl = H5Pcreate(H5P_FILE_CREATE)) < 0 ||
       H5Pset_obj_track_times(fcpl, 0) < 0 || (fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 ||
+      H5Pset_fapl_core(fapl, (size_t)1 << 20, 0) < 0 ||
+      H5Pset_file_image_callbacks(fapl, &cb) < 0 ||
       H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) < 0 ||
       H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0) {
-    e = h5_fail(&w, "setting up properties");
-    goto fail;
+    e = h5_fail(w, "setting up properties");
+    goto out;
   }
-  file = H5Fcreate(t.tmp, H5F_ACC_TRUNC, fcpl, fapl);
+  file = H5Fcreate(label, H5F_ACC_TRUNC, fcpl, fapl);
   if (file < 0) {
-    e = h5_fail(&w, "creating the file");
-    goto fail;
+    e = h5_fail(w, "creating the file");
+    goto out;
   }
   /* (attributes on the file id go to the root group) */
-  SDK_TRY(e, write_store(&w, img, file), fail);
-
-  herr_t st = H5Fclose(file);
-  file = -1;
-  if (st < 0) {
-    e = h5_fail(&w, "closing the file");
-    goto fail;
-  }
-  H5Pclose(fapl);
-  H5Pclose(fcpl);
-  H5Pclose(w.dcpl);
-  H5Pclose(w.gcpl);
-  H5Tclose(w.str_t);
-  return sdk_atomic_commit(&t, eb);
-
-fail:
-  if (file >= 0) H5Fclose(file); /* strong close: also closes any open objects */
+  SDK_TRY(e, write_store(w, img, file), out);
+  /* (an upper bound on the length: the close releases what the allocators
+   * held at the end) */
+  if (H5Fflush(file, H5F_SCOPE_GLOBAL) < 0 || (n = H5Fget_file_image(file, NULL, 0)) <= 0)
+    e = h5_fail(w, "flushing the file");
+out:
+  /* strong close: also closes any object an error path left open */
+  if (file >= 0 && H5Fclose(file) < 0 && !e) e = h5_fail(w, "closing the file");
   if (fapl >= 0) H5Pclose(fapl);
   if (fcpl >= 0) H5Pclose(fcpl);
-  if (w.dcpl >= 0) H5Pclose(w.dcpl);
-  if (w.gcpl >= 0) H5Pclose(w.gcpl);
-  if (w.str_t >= 0) H5Tclose(w.str_t);
+  if (w->dcpl >= 0) H5Pclose(w->dcpl);
+  if (w->gcpl >= 0) H5Pclose(w->gcpl);
+  if (w->str_t >= 0) H5Tclose(w->str_t);
   H5Eclear2(H5E_DEFAULT);
-  sdk_atomic_abort(&t);
-  return e ? e : SDK_ERR_IO;
+  if (!e && !mem.taken)
+    e = SDK_FAIL(w->eb, SDK_ERR_INTERNAL, "writing '%s': no file image", w->path);
+  if (e) {
+    free(mem.taken);
+    return e;
+  }
+  *buf = mem.taken;
+  *len = superblock_eof(mem.taken, (size_t)n);
+  if (!*len) {
+    free(mem.taken);
+    *buf = NULL;
+    return SDK_FAIL(w->eb, SDK_ERR_INTERNAL, "writing '%s': no superblock in the file image",
+                    w->path);
+  }
+  return SDK_OK;
+}
+
+sdk_err sdk_write_h5_image(const sdk_store *img, const char *path, sdk_errbuf *eb) {
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  h5w w = {.eb = eb, .path = path, .str_t = -1, .gcpl = -1, .dcpl = -1};
+  sdk_atomic t;
+  SDK_CHECK(sdk_atomic_open(&t, path, 0, eb));
+  void *buf = NULL;
+  size_t len = 0;
+  sdk_err e = h5_build(&w, img, t.tmp, &buf, &len);
+  if (e == SDK_OK) e = sdk_atomic_put(&t, buf, len, eb);
+  free(buf);
+  if (e != SDK_OK) {
+    sdk_atomic_abort(&t);
+    return e;
+  }
+  return sdk_atomic_commit(&t, eb);
 }

@@ -4,7 +4,8 @@
  * Two passes over the file.  The first looks at every object without
  * reading data: names, types, shapes, where the data live (h5attr.h's
  * checks), and adds up the elements; only when the whole is within
- * SDK_H5_MAX_TOTAL does the second pass allocate and read.  Then the
+ * SDK_H5_MAX_TOTAL and what the file's size can hold (SDK_H5_MAX_EXPANSION)
+ * does the second pass allocate and read.  Then the
  * structure sdekit itself relies on (the scan axes, scan/dt) is checked and
  * every dataset gets its grid, sample axis and dimension names. */
 #include <hdf5.h>
@@ -491,6 +492,17 @@ static sdk_err read_all(reader *r) {
                     "'%s' holds %lld values in all, more than sdekit reads (SDK_H5_MAX_TOTAL, "
                     "2^29)",
                     r->path, (long long)r->total);
+  /* what the file's bytes may unpack to (every value 8 bytes): the second
+   * pass allocates it all */
+  hsize_t fsize = 0;
+  if (H5Fget_filesize(r->file, &fsize) < 0) fsize = 0;
+  uint64_t need = (uint64_t)r->total * 8, cap = SDK_H5_FREE_BYTES + SDK_H5_MAX_EXPANSION * fsize;
+  if (need > cap)
+    return SDK_FAIL(r->eb, SDK_ERR_FORMAT,
+                    "'%s' unpacks to %llu MiB of values from %llu KiB of file, more than sdekit "
+                    "reads (SDK_H5_MAX_EXPANSION: %d times the file's size plus %llu MiB)",
+                    r->path, (unsigned long long)(need >> 20), (unsigned long long)(fsize >> 10),
+                    SDK_H5_MAX_EXPANSION, (unsigned long long)(SDK_H5_FREE_BYTES >> 20));
   SDK_CHECK(sdk_store_group_add(r->img, "", r->eb));
   SDK_CHECK(read_attrs(r, r->file, "", NULL, ""));
   for (int i = 0; i < r->nent; i++)

@@ -53,12 +53,17 @@
 /* What sdk_read_h5 reads at most, checked before anything is allocated (a
  * file declares any shape in a few bytes).  Every dataset at most
  * SDK_H5_MAX_ELEMENTS (io/h5attr.h: 2^27) elements and all of them together
- * at most SDK_H5_MAX_TOTAL (2^29 elements, 4 GiB); at most
+ * at most SDK_H5_MAX_TOTAL (2^29 elements, 4 GiB), and at most
+ * SDK_H5_MAX_EXPANSION times the file's size plus SDK_H5_FREE_BYTES (a
+ * compressed dataset of zeros or of a constant takes a thousandth of its
+ * size or less: 4 MB of file would otherwise be 4 GiB of memory); at most
  * SDK_H5_MAX_OBJECTS groups and datasets, SDK_H5_MAX_ATTRS attributes on
  * one, an attribute a list of at most SDK_H5_MAX_ATTR_ELEMENTS values
  * (fixed-length strings at most SDK_H5_MAX_ATTR_BYTES in all), a path
  * shorter than SDK_H5_MAX_PATH bytes. */
 #define SDK_H5_MAX_TOTAL ((int64_t)1 << 29)
+#define SDK_H5_MAX_EXPANSION 64
+#define SDK_H5_FREE_BYTES ((uint64_t)256 << 20)
 #define SDK_H5_MAX_OBJECTS 4096
 #define SDK_H5_MAX_ATTRS 1024
 #define SDK_H5_MAX_ATTR_ELEMENTS 65536

@@ -140,21 +140,33 @@ char *sdk_model_builtin_names(const char *search_path) {
   return s;
 }
 
-/* Open a model file for reading: never blocks (a FIFO opens at once with
- * O_NONBLOCK and is then refused), never leaks into a child process.  Reads
- * at most SDK_MODEL_MAX_BYTES, whatever the file claims or grows to.
- * Returns SDK_OK with *text (NUL-terminated) and *len, or an error; with
- * missing != NULL a file that does not exist sets *missing instead. */
-static sdk_err read_model_file(const char *path, char **text, size_t *len, char **resolved,
-                               int *missing, sdk_errbuf *eb) {
+static sdk_err not_regular(const char *path, mode_t mode, sdk_errbuf *eb) {
+  return SDK_FAIL(eb, SDK_ERR_USAGE, "cannot read model file '%s': it is %s, not a regular file",
+                  path,
+                  S_ISDIR(mode)    ? "a directory"
+                  : S_ISFIFO(mode) ? "a FIFO"
+                  : S_ISCHR(mode)  ? "a character device"
+                  : S_ISBLK(mode)  ? "a block device"
+                  : S_ISSOCK(mode) ? "a socket"
+                                   : "a special file");
+}
+
+sdk_err sdk_model_read_file(const char *path, char **text, size_t *len, char **resolved,
+                            int *missing, sdk_errbuf *eb) {
   *text = NULL;
   *resolved = NULL;
+  /* Anything but a regular file is refused before it is opened: opening a
+   * device or a FIFO is an action (a terminal may become the controlling
+   * one, a FIFO's writer is released, a tape rewinds).  The open itself
+   * still neither blocks nor takes a terminal, and fstat checks what was
+   * opened, in case the name changed in between. */
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) return not_regular(path, st.st_mode, eb);
   int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) {
     if (missing && (errno == ENOENT || errno == ENOTDIR)) return *missing = 1, SDK_OK;
     return SDK_FAIL(eb, SDK_ERR_USAGE, "cannot read model file '%s': %s", path, strerror(errno));
   }
-  struct stat st;
   sdk_err err = SDK_OK;
   char *buf = NULL;
   size_t n = 0;
@@ -163,14 +175,7 @@ static sdk_err read_model_file(const char *path, char **text, size_t *len, char 
     goto out;
   }
   if (!S_ISREG(st.st_mode)) {
-    err = SDK_FAIL(eb, SDK_ERR_USAGE, "cannot read model file '%s': it is %s, not a regular file",
-                   path,
-                   S_ISDIR(st.st_mode)    ? "a directory"
-                   : S_ISFIFO(st.st_mode) ? "a FIFO"
-                   : S_ISCHR(st.st_mode)  ? "a character device"
-                   : S_ISBLK(st.st_mode)  ? "a block device"
-                   : S_ISSOCK(st.st_mode) ? "a socket"
-                                          : "a special file");
+    err = not_regular(path, st.st_mode, eb);
     goto out;
   }
   if (st.st_size > SDK_MODEL_MAX_BYTES) {
@@ -227,13 +232,34 @@ static int try_dir(const char *dir, size_t len, void *user) {
   int n = snprintf(s->path, sizeof s->path, "%.*s/%s.sde", (int)len, dir, s->name);
   if (n < 0 || (size_t)n >= sizeof s->path) return 0;
   int missing = 0;
-  s->err = read_model_file(s->path, &s->text, &s->len, &s->resolved, &missing, s->eb);
+  s->err = sdk_model_read_file(s->path, &s->text, &s->len, &s->resolved, &missing, s->eb);
   return s->err != SDK_OK || !missing;
 }
 
 static int has_sde_suffix(const char *s) {
   size_t n = strlen(s);
   return n >= 4 && !strcmp(s + n - 4, ".sde");
+}
+
+static int find_dir(const char *dir, size_t len, void *user) {
+  search *s = user;
+  struct stat st;
+  int n = snprintf(s->path, sizeof s->path, "%.*s/%s.sde", (int)len, dir, s->name);
+  if (n < 0 || (size_t)n >= sizeof s->path) return 0;
+  /* (where sdk_model_load_from stops: at the first name that exists) */
+  return stat(s->path, &st) == 0 || (errno != ENOENT && errno != ENOTDIR);
+}
+
+int sdk_model_locate(const char *name, const char *search_path, char *out, size_t n) {
+  if (!name || !*name) return 0;
+  search s = {.name = name};
+  const char *p = name;
+  if (!strchr(name, '/') && !has_sde_suffix(name)) {
+    if (!each_model_dir(search_path, find_dir, &s)) return 0;
+    p = s.path;
+  }
+  int w = snprintf(out, n, "%s", p);
+  return w > 0 && (size_t)w < n;
 }
 
 sdk_err sdk_model_load_from(const char *name, const char *search_path, sdk_model **out,
@@ -244,7 +270,7 @@ sdk_err sdk_model_load_from(const char *name, const char *search_path, sdk_model
   const char *path = name;
   if (strchr(name, '/') || has_sde_suffix(name)) {
     /* a path: read it, and only it */
-    SDK_CHECK(read_model_file(name, &s.text, &s.len, &s.resolved, NULL, eb));
+    SDK_CHECK(sdk_model_read_file(name, &s.text, &s.len, &s.resolved, NULL, eb));
   } else {
     /* a bare name is a model of the search path or a built-in, never a
      * file of the current directory that happens to have that name */

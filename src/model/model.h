@@ -269,6 +269,19 @@ int sdk_model_check_boundaries(const sdk_model *m, const double *pv, char *why, 
  * without blocking, so a FIFO or device is refused at once. */
 sdk_err sdk_model_load_from(const char *name_or_path, const char *search_path, sdk_model **out,
                             sdk_errbuf *eb);
+/* The file a model name leads to, as sdk_model_load_from would read it
+ * (a path: itself; a bare name: the first NAME.sde of the search path or
+ * the built-ins), without opening it: 1 with the path in out, 0 when there
+ * is none. */
+int sdk_model_locate(const char *name_or_path, const char *search_path, char *out, size_t n);
+/* Read a model file as untrusted input: a regular file only (anything else
+ * is refused before it is opened), opened without blocking or taking a
+ * terminal, at most SDK_MODEL_MAX_BYTES whatever it claims or grows to.
+ * SDK_OK with *text (NUL-terminated, free it), *len and *resolved (its
+ * realpath or NULL, free it); with missing != NULL a file that does not
+ * exist sets *missing instead of failing. */
+sdk_err sdk_model_read_file(const char *path, char **text, size_t *len, char **resolved,
+                            int *missing, sdk_errbuf *eb);
 /* The same with no search path: a path, or a built-in model. */
 sdk_err sdk_model_load(const char *name_or_path, sdk_model **out, sdk_errbuf *eb);
 /* Parse model text of `len` bytes (need not be NUL-terminated; any NUL byte
