@@ -45,7 +45,8 @@ x = -k*x
 x = 0.3
 [init]
 x = 0.2"
-T1="--t-end 1 --dt 0.05 --observe moments"
+T0="--t-end 1 --dt 0.05"
+T1="$T0 --observe moments"
 
 same drift "$HEAD
 [drift]
@@ -79,7 +80,7 @@ x = -k*x
 x = 0.3" $T1
 same observe "$OU
 [observe]
-sq = x*x@@+ 1" $T1 --observe expr
+sq = x*x@@+ 1" $T0 --observe expr
 same boundaries "[model]
 name = c
 vars = x
@@ -102,7 +103,7 @@ periodic = x : 1@@+ 1
 [drift]
 x = 0.5
 [noise]
-x = 1" $T1 --observe density --coarse-grain
+x = 1" $T0 --observe density --coarse-grain
 same vars "[model]
 name = c
 vars = x,@@y
