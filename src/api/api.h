@@ -109,6 +109,9 @@ sdekit_status api_apply_option(sdekit_config *c, const char *name, const char *v
 /* Options that need each other (--checkpoint-every and --checkpoint,
  * --coarse-grain and the density): checked before any run. */
 sdekit_status api_check_options(const sdekit_config *c, sdekit_error *err);
+/* Whether an output of c is TSV (FILE.tsv, .txt, .dat or - for stdout:
+ * anything but HDF5), so that the run checks the TSV headers at its plan. */
+int api_outputs_tsv(const sdekit_config *c);
 
 /* The run configuration to execute: a copy of c->c with the callbacks, the
  * logger and the stored arguments attached (run.c). */
