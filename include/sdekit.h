@@ -436,7 +436,10 @@ typedef struct sdekit_result sdekit_result;
 /* Run the configuration.  SDEKIT_OK with the results in *out (destroy with
  * sdekit_result_destroy); grid points whose paths became NaN or infinite
  * do not fail the run: their statistics are NaN and sdekit_result_problem
- * says which.  On error *out is NULL. */
+ * says which.  On error *out is NULL.  With a TSV output (an output that is
+ * not HDF5), a TSV header that would name two columns alike is refused
+ * before the run (SDEKIT_ERR_USAGE; docs/API.md, "Names the results
+ * make"). */
 SDEKIT_API sdekit_status sdekit_run(const sdekit_config *c, sdekit_result **out, sdekit_error *err);
 
 /* The generated kernel source of a run ("cpu" or "cuda"); free with

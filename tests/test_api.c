@@ -236,6 +236,71 @@ static void check_file(const sdekit_result *r, const char *dir) {
   unlink(path);
 }
 
+static void count_progress(void *user, double fraction, double steps_per_s) {
+  (void)fraction, (void)steps_per_s;
+  ++*(int *)user;
+}
+
+/* Issue 25 item 9: a TSV header naming two columns alike (cov_a_b_c of the
+ * variables a_b, c and of a, b_c).  A configuration with a TSV output is
+ * refused by sdekit_run before it integrates a step; results made without
+ * one are refused by sdekit_result_write with nothing written, not even the
+ * text of the observable before the one that clashes. */
+static void check_tsv_names(const char *dir) {
+  char model[4200], out[4200], one[4200];
+  snprintf(model, sizeof model, "%s/clash.sde", dir);
+  snprintf(out, sizeof out, "%s/clash.tsv", dir);
+  snprintf(one, sizeof one, "%s/clash.drift.tsv", dir);
+  FILE *f = fopen(model, "w");
+  TU_CHECK(f != NULL, "cannot write %s", model);
+  if (!f) return;
+  fputs("[model]\nname = clash\nvars = a_b, c, a, b_c\n[drift]\na_b = -a_b\nc = -c\na = -a\n"
+        "b_c = -b_c\n[noise]\na_b = 1\nc = 1\na = 1\nb_c = 1\n",
+        f);
+  fclose(f);
+  sdekit_error err;
+  sdekit_config *c = NULL;
+  int progress = 0;
+  OK(sdekit_config_create(&c, &err));
+  if (!c) return;
+  OK(sdekit_config_set_environment(c, (const char *const *)environ, &err));
+  OK(sdekit_config_set_model(c, model, &err));
+  OK(sdekit_config_set_paths(c, 8, &err));
+  OK(sdekit_config_set_dt(c, 0.01, &err));
+  OK(sdekit_config_set_t_end(c, 0.1, &err));
+  OK(sdekit_config_set_observe(c, "drift,cov", &err));
+  OK(sdekit_config_set_backend(c, backend(), &err));
+  sdekit_config_set_progress(c, count_progress, &progress);
+  sdekit_result *r = NULL;
+  OK(sdekit_run(c, &r, &err)); /* no output: the HDF5 file keeps the names apart */
+  TU_CHECK(progress > 0, "a run reports its progress");
+  if (r) {
+    sdekit_status s = sdekit_result_write(r, out, NULL, NULL, &err);
+    TU_CHECK(s == SDEKIT_ERR_USAGE && strstr(err.message, "'cov_a_b_c'"), "TSV write: %d %s", s,
+             err.message);
+    TU_CHECK(access(one, F_OK) != 0, "%s written by a write that failed", one);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    s = m ? sdekit_result_write_tsv(r, NULL, m, &err) : SDEKIT_ERR_NOMEM;
+    if (m) fclose(m);
+    TU_CHECK(s == SDEKIT_ERR_USAGE && len == 0, "TSV to a stream: %d, %zu bytes written", s, len);
+    free(text);
+  }
+  sdekit_result_destroy(&r);
+  /* the same configuration with a TSV output */
+  progress = 0;
+  OK(sdekit_config_add_output(c, out, &err));
+  sdekit_status s = sdekit_run(c, &r, &err);
+  TU_CHECK(s == SDEKIT_ERR_USAGE && !r && strstr(err.message, "TSV output of --observe cov") &&
+               strstr(err.message, "'cov_a_b_c'"),
+           "a run with a TSV output: %d %s", s, err.message);
+  TU_CHECK(progress == 0, "refused after %d reports of progress, not before the run", progress);
+  sdekit_result_destroy(&r);
+  sdekit_config_destroy(&c);
+  unlink(model);
+}
+
 typedef struct cancel_after {
   int polls, limit;
 } cancel_after;
@@ -336,5 +401,6 @@ int main(void) {
   }
   sdekit_result_destroy(&r);
   check_threads_and_log();
+  check_tsv_names(dir);
   return tu_finish("test_api");
 }

@@ -69,6 +69,29 @@ static void config(sdk_run_config *c, const sdk_obs_type *t) {
   c->obs.nsave = 2;
   c->obs.save_index[0] = 0, c->obs.save_index[1] = 3;
   c->sample_every = 10;
+  c->tsv = 1; /* its headers are checked at the plan (none may fail there) */
+}
+
+/* The contract the plan's check of the TSV headers relies on (observable.h,
+ * write_tsv): on results of no grid points the text has no data row, only
+ * '#' lines (each one of the whole text's) and blank lines. */
+static void check_headers_alone(const sdk_obs_type *t, const sdk_results *R, const char *whole) {
+  sdk_results none = *R;
+  none.ngrid = 0;
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  sdk_errbuf eb = {0};
+  sdk_err e = f ? t->write_tsv(&none, f, &eb) : SDK_ERR_NOMEM;
+  if (f) fclose(f);
+  TU_CHECK(e == SDK_OK && buf && !strncmp(buf, "# ", 2), "%s: headers alone (%s)", t->name, eb.msg);
+  for (char *l = buf, *nl; l && *l; l = nl + 1) {
+    if (!(nl = strchr(l, '\n'))) break;
+    *nl = 0;
+    TU_CHECK(!*l || (*l == '#' && strstr(whole, l)), "%s: no grid point, yet the line '%s'",
+             t->name, l);
+  }
+  free(buf);
 }
 
 /* NAME/ holds datasets, and nothing of other observables is missing */
@@ -85,6 +108,7 @@ static void check_output(const sdk_obs_type *t, const sdk_results *R) {
   sdk_err e = sdk_write_tsv(R, t->name, f, &eb);
   fclose(f);
   TU_CHECK(e == SDK_OK && len > 100, "%s: TSV (%s)", t->name, eb.msg);
+  if (buf) check_headers_alone(t, R, buf);
   free(buf);
   char path[4200];
   snprintf(path, sizeof path, "%s/sdk-obs-XXXXXX", tu_scratch());

@@ -116,6 +116,9 @@ sdekit_status api_apply_option(sdekit_config *c, const char *name, const char *v
 /* Options that need each other (--checkpoint-every and --checkpoint,
  * --coarse-grain and the density): checked before any run. */
 sdekit_status api_check_options(const sdekit_config *c, sdekit_error *err);
+/* Whether an output of c is TSV (FILE.tsv, .txt, .dat or - for stdout:
+ * anything but HDF5), so that the run checks the TSV headers at its plan. */
+int api_outputs_tsv(const sdekit_config *c);
 
 /* Files whose loss costs work, refused unless --force: an output (with
  * outputs set; every file it stands for) or the checkpoint that is the

@@ -667,6 +667,12 @@ sdekit_status api_check_files(const sdekit_config *c, int outputs, sdekit_error 
                    ck, ck);
 }
 
+int api_outputs_tsv(const sdekit_config *c) {
+  for (int k = 0; k < c->noutputs; k++)
+    if (!is_h5(c->outputs[k])) return 1;
+  return 0;
+}
+
 sdekit_status api_check_options(const sdekit_config *c, sdekit_error *err) {
   if (c->c.checkpoint_every >= 0 && !c->c.checkpoint)
     return api_usage(err, "--checkpoint-every needs --checkpoint FILE");

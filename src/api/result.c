@@ -310,6 +310,10 @@ SDEKIT_API sdekit_status sdekit_result_write_tsv(const sdekit_result *r, const c
   const sdk_results *R = sdk_run_results(r->run);
   sdk_errbuf eb = {0};
   sdk_err e = SDK_OK;
+  /* all or nothing: a later observable's header must not fail the write
+   * after an earlier one's text went out */
+  for (int i = 0; i < R->nobs && e == SDK_OK; i++)
+    if (!observable || !strcmp(observable, R->obs[i])) e = sdk_check_tsv(R, R->obs[i], &eb);
   for (int i = 0; i < R->nobs && e == SDK_OK; i++)
     if (!observable || !strcmp(observable, R->obs[i]))
       e = sdk_write_tsv_named(R, R->obs[i], f, "to standard output", &eb);
@@ -340,8 +344,11 @@ SDEKIT_API sdekit_status sdekit_result_write(const sdekit_result *r, const char 
       e = sdk_write_tsv_file(R, R->obs[0], path, &eb);
       if (e == SDK_OK && wrote) wrote(user, path);
     } else {
-      /* several observables: BASE.OBS.tsv */
+      /* several observables: BASE.OBS.tsv, none written when one's header
+       * cannot be */
       size_t blen = strlen(path) - strlen(strrchr(path, '.'));
+      for (int i = 0; i < R->nobs && e == SDK_OK; i++)
+        e = sdk_check_tsv(R, R->obs[i], &eb);
       for (int i = 0; i < R->nobs && e == SDK_OK; i++) {
         char one[4200];
         snprintf(one, sizeof one, "%.*s.%s.tsv", (int)blen, path, R->obs[i]);

@@ -110,8 +110,8 @@ static sdekit_status write_outputs(const sdekit_config *c, const sdekit_result *
                                    sdekit_error *err) {
   int quiet = sdekit_config_quiet(c), n = sdekit_config_noutputs(c);
   sdekit_status s = SDEKIT_OK;
-  for (int k = 0; k < (n ? n : 1) && s == SDEKIT_OK; k++) {
-    const char *out = n ? sdekit_config_output(c, k) : "-";
+  for (int k = 0; k < n && s == SDEKIT_OK; k++) {
+    const char *out = sdekit_config_output(c, k);
     if (!strcmp(out, "-"))
       s = sdekit_result_write_tsv(r, NULL, stdout, err);
     else
@@ -160,6 +160,10 @@ static int run_config(sdekit_config *c, int resumed) {
   if (sdekit_config_noutputs(c) == 0 && nobs > 1)
     return cli_usage_error(
         "several observables need -o FILE.h5 or -o FILE.tsv (stdout takes one)%s", "");
+  /* no -o: the TSV goes to stdout, an output the library is told of, so
+   * that the run checks its header before it starts */
+  if (sdekit_config_noutputs(c) == 0 && sdekit_config_add_output(c, "-", &err) != SDEKIT_OK)
+    return cli_fail(&err);
   if (sdekit_config_check_outputs(c, resumed, &err) != SDEKIT_OK) return cli_fail(&err);
   /* several ranks: each runs its share, rank 0 alone speaks and writes */
   int rank = cli_rank();

@@ -63,7 +63,8 @@ sdk_err sdk_write_h5(const sdk_results *r, const char *path, sdk_errbuf *eb);
  * order, ...) as tab-separated text for gnuplot: a '#' header of the run's
  * settings, then the observable's own text (its write_tsv).  SDK_ERR_USAGE
  * for an unknown observable or one that was not computed; SDK_ERR_IO when
- * writing to f fails. */
+ * writing to f fails; nothing written when a header would name two columns
+ * alike (observe/tsvfmt.h). */
 sdk_err sdk_write_tsv(const sdk_results *r, const char *obs, FILE *f, sdk_errbuf *eb);
 
 /* Same; name says what f is in messages ("cannot write NAME: ..."), where
@@ -73,5 +74,11 @@ sdk_err sdk_write_tsv_named(const sdk_results *r, const char *obs, FILE *f, cons
 
 /* Same, to the file path (a temporary renamed into place on success). */
 sdk_err sdk_write_tsv_file(const sdk_results *r, const char *obs, const char *path, sdk_errbuf *eb);
+
+/* Whether sdk_write_tsv of obs would fail before writing anything (an
+ * unknown or missing observable, a header naming two columns alike: every
+ * write checks so first), without writing: to check several before writing
+ * any. */
+sdk_err sdk_check_tsv(const sdk_results *r, const char *obs, sdk_errbuf *eb);
 
 #endif

@@ -5,6 +5,7 @@
 #include "core/escape.h"
 #include "core/strbuf.h"
 #include "io/io.h"
+#include "observe/tsvfmt.h"
 #include "sim/registry.h"
 
 #include <errno.h>
@@ -83,8 +84,9 @@ static void write_settings(const sdk_results *r, const char *obs, FILE *f) {
             (long long)r->scan[i].n, r->scan[i].log ? "log" : "linear");
 }
 
-static sdk_err tsv_write(const sdk_results *r, const char *obs, FILE *f, const char *name,
-                         sdk_errbuf *eb) {
+/* The observable obs of r, checked for TSV: known, computed, results whole. */
+static sdk_err tsv_type(const sdk_results *r, const char *obs, const char *name,
+                        const sdk_obs_type **out, sdk_errbuf *eb) {
   const sdk_obs_type *t = sdk_find_observable(obs ? obs : "");
   if (!t) {
     sdk_strbuf b;
@@ -100,7 +102,22 @@ static sdk_err tsv_write(const sdk_results *r, const char *obs, FILE *f, const c
     return SDK_FAIL(eb, SDK_ERR_USAGE, "observable '%s' was not computed in this run", obs);
   if (!r->dt || r->ngrid < 1 || r->nscan < 0 || r->nscan > SDK_MAX_SCAN || !r->var_names)
     return SDK_FAIL(eb, SDK_ERR_INTERNAL, "writing %s: incomplete results", name);
+  *out = t;
+  return SDK_OK;
+}
 
+sdk_err sdk_check_tsv(const sdk_results *r, const char *obs, sdk_errbuf *eb) {
+  const sdk_obs_type *t = NULL;
+  SDK_CHECK(tsv_type(r, obs, "TSV output", &t, eb));
+  return sdk_tsv_check_headers(r, t, eb);
+}
+
+static sdk_err tsv_write(const sdk_results *r, const char *obs, FILE *f, const char *name,
+                         sdk_errbuf *eb) {
+  const sdk_obs_type *t = NULL;
+  SDK_CHECK(tsv_type(r, obs, name, &t, eb));
+  /* a header that cannot be written is found before anything is */
+  SDK_CHECK(sdk_tsv_check_headers(r, t, eb));
   errno = 0;
   write_settings(r, obs, f);
   SDK_CHECK(t->write_tsv(r, f, eb));

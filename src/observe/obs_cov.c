@@ -203,7 +203,7 @@ static sdk_err cov_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
   double **cols = calloc(2 * (size_t)np, sizeof *cols);
   int ok = names && nm && cols;
   for (int k = 0; k < 2 * np && ok; k++)
-    ok = (cols[k] = malloc((size_t)(R->ngrid * ns) * sizeof **cols)) != NULL;
+    ok = (cols[k] = malloc((size_t)(R->ngrid * ns + 1) * sizeof **cols)) != NULL; /* +1: 0 */
   if (ok) {
     int k = 0;
     for (int v = 0; v < nv; v++)

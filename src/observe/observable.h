@@ -16,7 +16,11 @@
  *   sys_row        systems of particles (SDK_OBS_SYSTEM_SUMS): one row of
  *                  per-grid-point sums the system kernel reduced on the device
  *                  (the order parameter), every `every` steps
- *   write_tsv      its gnuplot-ready text (after the common header)
+ *   write_tsv      its gnuplot-ready text (after the common header); its
+ *                  column names go through sdk_tsv_header (observe/tsvfmt.h)
+ *                  and every row it writes is a grid point's (loops over
+ *                  R->ngrid): on results of no grid points it writes its
+ *                  headers alone, which the plan checks before the run
  *
  * Which picture `sdekit plot` draws for it is found by its name in the CLI's
  * table of pictures (src/cli).  Checkpoints save every dataset with a sample

@@ -68,6 +68,22 @@ sdk_err sdk_tsv_header(const sdk_results *R, FILE *f, const char *obs, sdk_errbu
   return e;
 }
 
+sdk_err sdk_tsv_check_headers(const sdk_results *R, const sdk_obs_type *t, sdk_errbuf *eb) {
+  if (!t->write_tsv) return SDK_OK;
+  int64_t none = 0;
+  sdk_results view = *R;
+  view.ngrid = 0;
+  view.nonfinite = &none;
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  sdk_err e = t->write_tsv(&view, f, eb);
+  fclose(f);
+  free(text);
+  return e;
+}
+
 void sdk_tsv_coords(const sdk_results *R, int64_t g, FILE *f) {
   char b[32];
   int64_t idx[SDK_MAX_SCAN] = {0};

@@ -16,6 +16,7 @@
 
 #include "core/numfmt.h"
 #include "core/strbuf.h"
+#include "observe/observable.h"
 #include "observe/results.h"
 
 /* A header line: "# ", the scan names, then the columns printf'd from fmt
@@ -25,6 +26,14 @@
  * observable `obs`. */
 sdk_err sdk_tsv_header(const sdk_results *R, FILE *f, const char *obs, sdk_errbuf *eb,
                        const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Every header observable t's text would have for the results R, checked
+ * as sdk_tsv_header does, without formatting any data: t's writer runs on a
+ * view of R with no grid points (every row of its text is a grid point's:
+ * observable.h, write_tsv) into a scratch stream.  The run's plan calls it
+ * when the results go to TSV, so that a clash is refused before the run
+ * (the datasets exist then, sized for it); a drift's header is checked with
+ * its nonfinite column, which only paths that blow up would add. */
+sdk_err sdk_tsv_check_headers(const sdk_results *R, const sdk_obs_type *t, sdk_errbuf *eb);
 /* The scan coordinates of grid point g, each followed by a tab. */
 void sdk_tsv_coords(const sdk_results *R, int64_t g, FILE *f);
 /* Time series: the header line (scan names, "t", the column names), then per

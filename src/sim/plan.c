@@ -7,6 +7,7 @@
 
 #include "core/comm.h"
 #include "core/strbuf.h"
+#include "observe/tsvfmt.h"
 #include "sim/checkpoint.h"
 #include "sim/registry.h"
 #include "sim/run_internal.h"
@@ -647,6 +648,10 @@ sdk_err sdk_plan_observables(sdk_plan *p, sdk_errbuf *eb) {
       return SDK_FAIL(eb, SDK_ERR_INTERNAL, "--observe %s needs systems of particles", t->name);
     SDK_CHECK(t->setup(o, &p->obs[i].state, eb));
   }
+  /* a TSV header naming two columns alike would fail its write after the
+   * whole run: refused now, from the datasets just made */
+  for (int i = 0; c->tsv && i < p->nobs; i++)
+    SDK_CHECK(sdk_tsv_check_headers(&r->r, p->obs[i].type, eb));
   return SDK_OK;
 }
 

@@ -87,6 +87,9 @@ typedef struct sdk_run_config {
    * NULL: "drift".  "paths" is added when obs.nsave > 0 (--save-paths). */
   const char *observe;
   sdk_observe_opts obs; /* their options */
+  /* the results will be written as TSV (every observable's text): the plan
+   * refuses a header that would name two columns alike */
+  int tsv;
   /* --observe-expr NAME=EXPR, in order: user observables added to the
    * model's [observe] (model.h); any switches the observable expr on */
   int nobs_expr;
