@@ -236,13 +236,20 @@ static void check_file(const sdekit_result *r, const char *dir) {
   unlink(path);
 }
 
+/* a stop after `limit` chunks of steps (the progress callback counts them:
+ * cancel is also polled while the kernel is made) */
 typedef struct cancel_after {
-  int polls, limit;
+  int chunks, limit;
 } cancel_after;
+
+static void chunk_cb(void *user, double frac, double sps) {
+  (void)frac, (void)sps;
+  ((cancel_after *)user)->chunks++;
+}
 
 static int cancel_cb(void *user) {
   cancel_after *ca = user;
-  return ++ca->polls > ca->limit;
+  return ca->chunks >= ca->limit;
 }
 
 static void check_cancel(const sdekit_result *whole, const char *dir) {
@@ -254,6 +261,7 @@ static void check_cancel(const sdekit_result *whole, const char *dir) {
   OK(sdekit_config_set_checkpoint(c, ck, 0, &err));
   cancel_after ca = {0, 3};
   sdekit_config_set_cancel(c, cancel_cb, &ca);
+  sdekit_config_set_progress(c, chunk_cb, &ca);
   sdekit_result *r = NULL;
   sdekit_status s = sdekit_run(c, &r, &err);
   TU_CHECK(s == SDEKIT_ERR_CANCELLED && r == NULL, "cancelled run: %d %s", s, err.message);
