@@ -278,6 +278,38 @@ static void check_cancel(const sdekit_result *whole, const char *dir) {
   unlink(ck);
 }
 
+typedef struct cancel_poll {
+  int polls, at;
+} cancel_poll;
+
+static int cancel_at_poll(void *user) {
+  cancel_poll *cp = user;
+  return ++cp->polls >= cp->at;
+}
+
+/* A stop before the first step: at the first poll (before the backend
+ * opens) and at the second (the code generator's first); nothing to save. */
+static void check_cancel_early(const char *dir) {
+  static const char *const when[] = {"while preparing the run", "while generating the kernel"};
+  for (int k = 0; k < 2; k++) {
+    sdekit_error err;
+    sdekit_config *c = ou_config(1 << 10, &err);
+    if (!c) return;
+    char ck[4200];
+    snprintf(ck, sizeof ck, "%s/early.ckpt", dir);
+    OK(sdekit_config_set_checkpoint(c, ck, 0, &err));
+    cancel_poll cp = {0, k + 1};
+    sdekit_config_set_cancel(c, cancel_at_poll, &cp);
+    sdekit_result *r = NULL;
+    sdekit_status s = sdekit_run(c, &r, &err);
+    TU_CHECK(s == SDEKIT_ERR_CANCELLED && r == NULL && strstr(err.message, when[k]) &&
+                 strstr(err.message, "nothing to save"),
+             "stopped at poll %d: %d %s", k + 1, s, err.message);
+    TU_CHECK(access(ck, F_OK) != 0, "stopped at poll %d: no checkpoint written", k + 1);
+    sdekit_config_destroy(&c);
+  }
+}
+
 static void count_log(void *user, sdekit_log_level level, const char *msg) {
   (void)level;
   (void)msg;
@@ -342,6 +374,7 @@ int main(void) {
     check_file(r, dir);
     check_cancel(r, dir);
   }
+  check_cancel_early(dir);
   sdekit_result_destroy(&r);
   check_threads_and_log();
   return tu_finish("test_api");

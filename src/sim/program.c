@@ -203,24 +203,30 @@ static sdk_err stopped(const sdk_plan *p, const char *when, sdk_errbuf *eb) {
                   when);
 }
 
+/* The end of a stage before the first step: its error (seb), or the stop
+ * message where it was stopped (its own word for it is replaced) or a stop
+ * was asked meanwhile. */
+static sdk_err stage_end(const sdk_plan *p, sdk_err err, const sdk_errbuf *seb, const char *when,
+                         sdk_errbuf *eb) {
+  if (err == SDK_ERR_INTERRUPTED || (err == SDK_OK && stop_asked(p->c)))
+    return stopped(p, when, eb);
+  if (err != SDK_OK && eb) *eb = *seb;
+  return err;
+}
+
 sdk_err sdk_program_make(sdk_plan *p, sdk_errbuf *eb) {
   sdk_run *r = p->run;
   if (stop_asked(p->c)) return stopped(p, "while preparing the run", eb);
   SDK_CHECK(open_backend(p->c, p, eb));
   p->be->describe(p->ctx, r->device, sizeof r->device);
   r->r.backend = p->be->name;
-  SDK_CHECK(make_source(p, eb));
-  if (stop_asked(p->c)) return stopped(p, "while generating the kernel", eb);
+  sdk_errbuf seb = {0};
+  SDK_CHECK(stage_end(p, make_source(p, &seb), &seb, "while generating the kernel", eb));
   char report[4400] = "";
-  sdk_errbuf ceb = {0}; /* (the backend's own word for a stop is replaced) */
-  sdk_err err =
-      p->be->compile(p->ctx, p->src, r->model->path, &p->mod, report, sizeof report, &ceb);
-  if (err == SDK_ERR_INTERRUPTED || (err == SDK_OK && stop_asked(p->c)))
-    return stopped(p, "while compiling the kernel", eb);
-  if (err != SDK_OK) {
-    if (eb) *eb = ceb;
-    return err;
-  }
+  sdk_errbuf ceb = {0};
+  SDK_CHECK(stage_end(
+      p, p->be->compile(p->ctx, p->src, r->model->path, &p->mod, report, sizeof report, &ceb), &ceb,
+      "while compiling the kernel", eb));
   sdk_log(p->c->logger, SDK_LOG_DEBUG, "sdekit: %s\n", report);
   return make_paths(p, eb);
 }
