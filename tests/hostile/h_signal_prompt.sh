@@ -72,8 +72,9 @@ stepping() {
 }
 # periodic checkpoints: the signal once the first exists (the run is stepping)
 stepping TERM term '[ -e ck ]' --checkpoint-every 0
-# the checkpoint written on the signal alone, half a second into the steps
-stepping INT int 'grep -q cached err && sleep 0.5' --checkpoint-every 600
+# the checkpoint written on the signal alone, well into the steps (1.5 s after
+# the kernel is loaded: a step takes 0.1-0.5 s)
+stepping INT int 'grep -q cached err && sleep 1.5' --checkpoint-every 600
 
 # compiling(SIG, NAME, CC): a run stopped while its kernel compiles (an empty
 # cache; CC: the compiler command, or empty for the default)
