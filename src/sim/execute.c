@@ -12,10 +12,11 @@
  * about CHUNK_SECONDS of work, which bounds how soon a stop request (a
  * signal), progress and checkpoints are answered.  The steps where the
  * loop looks for blown-up paths, samples and ends the transient (check_at)
- * do not depend on the chunking: every MAX_CHUNK steps from the run's start
- * and at the samples, as when chunks were always MAX_CHUNK steps; a chunk
- * ends at each of them.  Random numbers are keyed by step, so results do
- * not depend on the chunking either. */
+ * do not depend on the chunking: MAX_CHUNK steps after the last of them, or
+ * the next sample or the end of the transient if sooner, as when chunks
+ * were always MAX_CHUNK steps; a chunk ends at each of them.  Random
+ * numbers are keyed by step, so results do not depend on the chunking
+ * either. */
 #define MAX_CHUNK 1000
 #define CHUNK_SECONDS 0.25
 
