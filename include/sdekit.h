@@ -344,8 +344,10 @@ SDEKIT_API const char *sdekit_config_cache_dir(const sdekit_config *c);
 
 /* Callbacks.  They are called from the thread that called sdekit_run.
  * progress: fraction done (0..1) and path-steps per second so far, after
- * every chunk of steps (a chunk is at most about a second of work).
- * cancel: polled after every chunk; nonzero stops the run: a checkpoint is
+ * every chunk of steps (a chunk is about a quarter of a second of work, or
+ * one step where a step takes longer: docs/API.md).
+ * cancel: polled after every chunk, and while the kernel compiles (which it
+ * then stops); nonzero stops the run: a checkpoint is
  * written when one is configured, and sdekit_run returns
  * SDEKIT_ERR_CANCELLED.  It must be quick; it may be called from a signal
  * context's flag (it can read a volatile sig_atomic_t).

@@ -301,13 +301,20 @@ static void check_tsv_names(const char *dir) {
   unlink(model);
 }
 
+/* a stop after `limit` chunks of steps (the progress callback counts them:
+ * cancel is also polled while the kernel is made) */
 typedef struct cancel_after {
-  int polls, limit;
+  int chunks, limit;
 } cancel_after;
+
+static void chunk_cb(void *user, double frac, double sps) {
+  (void)frac, (void)sps;
+  ((cancel_after *)user)->chunks++;
+}
 
 static int cancel_cb(void *user) {
   cancel_after *ca = user;
-  return ++ca->polls > ca->limit;
+  return ca->chunks >= ca->limit;
 }
 
 static void check_cancel(const sdekit_result *whole, const char *dir) {
@@ -319,6 +326,7 @@ static void check_cancel(const sdekit_result *whole, const char *dir) {
   OK(sdekit_config_set_checkpoint(c, ck, 0, &err));
   cancel_after ca = {0, 3};
   sdekit_config_set_cancel(c, cancel_cb, &ca);
+  sdekit_config_set_progress(c, chunk_cb, &ca);
   sdekit_result *r = NULL;
   sdekit_status s = sdekit_run(c, &r, &err);
   TU_CHECK(s == SDEKIT_ERR_CANCELLED && r == NULL, "cancelled run: %d %s", s, err.message);
@@ -333,6 +341,38 @@ static void check_cancel(const sdekit_result *whole, const char *dir) {
   sdekit_result_destroy(&r);
   sdekit_config_destroy(&c);
   unlink(ck);
+}
+
+typedef struct cancel_poll {
+  int polls, at;
+} cancel_poll;
+
+static int cancel_at_poll(void *user) {
+  cancel_poll *cp = user;
+  return ++cp->polls >= cp->at;
+}
+
+/* A stop before the first step: at the first poll (before the backend
+ * opens) and at the second (the code generator's first); nothing to save. */
+static void check_cancel_early(const char *dir) {
+  static const char *const when[] = {"while preparing the run", "while generating the kernel"};
+  for (int k = 0; k < 2; k++) {
+    sdekit_error err;
+    sdekit_config *c = ou_config(1 << 10, &err);
+    if (!c) return;
+    char ck[4200];
+    snprintf(ck, sizeof ck, "%s/early.ckpt", dir);
+    OK(sdekit_config_set_checkpoint(c, ck, 0, &err));
+    cancel_poll cp = {0, k + 1};
+    sdekit_config_set_cancel(c, cancel_at_poll, &cp);
+    sdekit_result *r = NULL;
+    sdekit_status s = sdekit_run(c, &r, &err);
+    TU_CHECK(s == SDEKIT_ERR_CANCELLED && r == NULL && strstr(err.message, when[k]) &&
+                 strstr(err.message, "nothing to save"),
+             "stopped at poll %d: %d %s", k + 1, s, err.message);
+    TU_CHECK(access(ck, F_OK) != 0, "stopped at poll %d: no checkpoint written", k + 1);
+    sdekit_config_destroy(&c);
+  }
 }
 
 static void count_log(void *user, sdekit_log_level level, const char *msg) {
@@ -399,6 +439,7 @@ int main(void) {
     check_file(r, dir);
     check_cancel(r, dir);
   }
+  check_cancel_early(dir);
   sdekit_result_destroy(&r);
   check_threads_and_log();
   check_tsv_names(dir);

@@ -70,15 +70,16 @@ def test_sigint_without_checkpoint(workdir):
 
 
 def test_cancel_callable():
-    polls = []
+    # a stop after 3 chunks of steps (the progress callable counts them:
+    # cancel is also polled while the kernel is made)
+    chunks = []
 
     def cancel():
-        polls.append(1)
-        return len(polls) > 3
+        return len(chunks) >= 3
 
     with pytest.raises(sdekit.CancelledError) as ei:
-        sdekit.run("ou", cancel=cancel, progress=False, **LONG)
-    assert ei.value.status == sdekit.Status.CANCELLED and len(polls) == 4
+        sdekit.run("ou", cancel=cancel, progress=lambda f, s: chunks.append(f), **LONG)
+    assert ei.value.status == sdekit.Status.CANCELLED and len(chunks) == 3
 
 
 def test_exception_in_progress_stops_the_run():

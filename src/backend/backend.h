@@ -67,6 +67,13 @@ typedef struct sdk_backend_opts {
   /* compiler commands, NVRTC options, cache use and the compiler's log
    * (SDK_LOG_DEBUG), which system kernel runs (SDK_LOG_DEBUG); NULL: none */
   const sdk_logger *logger;
+  /* polled while a kernel compiles (NULL: never); nonzero stops the
+   * compilation and compile returns SDK_ERR_INTERRUPTED.  CPU: the C
+   * compiler runs in a process group of its own, which is then terminated;
+   * CUDA: NVRTC cannot be stopped inside its call, the flag is looked at
+   * before and after it. */
+  int (*cancel)(void *user);
+  void *cancel_user;
 } sdk_backend_opts;
 
 /* The paths of a run have global indices g * ppg + i (grid point g, path i);

@@ -6,12 +6,14 @@
 #include <fcntl.h>
 #include <fenv.h>
 #include <math.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backend/backend.h"
@@ -183,10 +185,69 @@ static void log_command(const sdk_logger *lg, char **argv, int n) {
 
 static void cpu_module_free(sdk_module **m);
 
+static void nap_10ms(void) {
+  struct timespec ts = {0, 10000000};
+  nanosleep(&ts, NULL); /* (a signal ends it early: then the flag is seen at once) */
+}
+
+/* Wait for the compiler.  A stop request (o.cancel, polled every 10 ms)
+ * terminates its process group instead, the driver and the compilers and
+ * linker it started: SIGTERM, which lets them remove their temporary
+ * files, then SIGKILL for whatever is left once the driver is gone (at
+ * most half a second on).  Returns 0 when it exited (*status), 1 when
+ * stopped, -1 on an error (errno). */
+static int wait_compiler(const sdk_bctx *c, pid_t pid, int *status) {
+  int polled = c->o.cancel != NULL;
+  for (;;) {
+    pid_t w = waitpid(pid, status, polled ? WNOHANG : 0);
+    if (w == pid) return 0;
+    if (w < 0 && errno != EINTR) return -1;
+    if (polled && c->o.cancel(c->o.cancel_user)) break;
+    if (w == 0) nap_10ms();
+  }
+  kill(-pid, SIGTERM);
+  for (int i = 0; i < 50; i++) {
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid) break;
+    nap_10ms();
+  }
+  kill(-pid, SIGKILL); /* (the driver, unreaped, still holds the group's id) */
+  while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+    ;
+  return 1;
+}
+
+/* The compiler's environment: ours with TMPDIR set to its build directory,
+ * so that its temporary files go where they are removed whatever becomes of
+ * it (a compiler stopped by a signal leaves them: wait_compiler).  NULL when
+ * out of memory; free the result and *tmpvar. */
+static char **compiler_env(const char *tmpdir, char **tmpvar) {
+  size_t n = 0;
+  while (environ && environ[n])
+    n++;
+  char **env = malloc((n + 2) * sizeof *env);
+  size_t len = strlen("TMPDIR=") + strlen(tmpdir) + 1;
+  *tmpvar = malloc(len);
+  if (!env || !*tmpvar) {
+    free(env);
+    free(*tmpvar);
+    *tmpvar = NULL;
+    return NULL;
+  }
+  snprintf(*tmpvar, len, "TMPDIR=%s", tmpdir);
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (strncmp(environ[i], "TMPDIR=", 7)) env[k++] = environ[i];
+  env[k++] = *tmpvar;
+  env[k] = NULL;
+  return env;
+}
+
 /* Run the compiler from an argument vector (no shell), its output to the
- * log file, its input from /dev/null. */
+ * log file, its input from /dev/null, its temporary files in tmpdir. */
 static sdk_err run_compiler(sdk_bctx *c, const char *src_path, const char *obj_path, int logfd,
-                            sdk_errbuf *eb) {
+                            const char *tmpdir, sdk_errbuf *eb) {
   enum { MAXW = 256 };
   char *argv[MAXW + 8];
   char ccw[sizeof c->cc], flw[sizeof c->cflags];
@@ -210,18 +271,29 @@ static sdk_err run_compiler(sdk_bctx *c, const char *src_path, const char *obj_p
   int rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   if (!rc) rc = posix_spawn_file_actions_adddup2(&fa, logfd, 1);
   if (!rc) rc = posix_spawn_file_actions_adddup2(&fa, logfd, 2);
+  /* stoppable: in a process group of its own, so that all of it can be
+   * stopped (wait_compiler) */
+  posix_spawnattr_t sa;
+  int has_sa = c->o.cancel && posix_spawnattr_init(&sa) == 0;
+  if (!rc && has_sa) rc = posix_spawnattr_setflags(&sa, POSIX_SPAWN_SETPGROUP);
+  if (!rc && has_sa) rc = posix_spawnattr_setpgroup(&sa, 0);
+  char *tmpvar = NULL, **env = compiler_env(tmpdir, &tmpvar);
+  if (!env) rc = ENOMEM;
   pid_t pid = -1;
-  if (!rc) rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+  if (!rc) rc = posix_spawnp(&pid, argv[0], &fa, has_sa ? &sa : NULL, argv, env);
   posix_spawn_file_actions_destroy(&fa);
+  if (has_sa) posix_spawnattr_destroy(&sa);
+  free(env);
+  free(tmpvar);
   if (rc != 0) {
     char w[600];
     return SDK_FAIL(eb, SDK_ERR_BACKEND, "cannot start the C compiler '%s': %s",
                     sdk_esc_term_buf(argv[0], w, sizeof w), strerror(rc));
   }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR)
-      return SDK_FAIL(eb, SDK_ERR_BACKEND, "waiting for the C compiler: %s", strerror(errno));
+  int status = 0, w = wait_compiler(c, pid, &status);
+  if (w < 0)
+    return SDK_FAIL(eb, SDK_ERR_BACKEND, "waiting for the C compiler: %s", strerror(errno));
+  if (w > 0) return SDK_FAIL(eb, SDK_ERR_INTERRUPTED, "interrupted while compiling the kernel");
   return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? SDK_OK : SDK_ERR_COMPILE;
 }
 
@@ -331,7 +403,7 @@ static sdk_err build_module(sdk_bctx *c, const sdk_cache_dir *d, const char *has
     e = SDK_FAIL(eb, SDK_ERR_IO, "cannot write '%s/compiler.log': %s", b.real, strerror(errno));
     goto done;
   }
-  e = run_compiler(c, bsrc, bso, lfd, eb);
+  e = run_compiler(c, bsrc, bso, lfd, b.real, eb);
   close(lfd);
   lfd = -1;
   if (e == SDK_ERR_COMPILE) {

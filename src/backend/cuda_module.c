@@ -448,11 +448,18 @@ static int cache_lookup(const cache_entry *ce, char **cubin, size_t *len, char *
   return cached;
 }
 
+static int stop_asked(const sdk_bctx *c) {
+  return c->o.cancel && c->o.cancel(c->o.cancel_user);
+}
+
 /* Compile with NVRTC and install the cubin and its record in the cache
  * (source first, for the user to read when NVRTC fails). */
 static sdk_err cache_build(sdk_bctx *c, const cache_entry *ce, const char *src,
                            const char *model_path, const char *const *opts, int nopts, char **cubin,
                            size_t *len, char **info, sdk_errbuf *eb) {
+  /* NVRTC cannot be stopped inside its call: a stop request is looked at
+   * before it and after (backend.h, cancel) */
+  if (stop_asked(c)) return SDK_FAIL(eb, SDK_ERR_INTERRUPTED, "interrupted before NVRTC");
   if (sdk_cache_write(ce->d->fd, ce->nsrc, src, strlen(src)) != 0)
     return SDK_FAIL(eb, SDK_ERR_IO, "cannot write '%s': %s", ce->src, strerror(errno));
   char *log = NULL;
@@ -483,6 +490,12 @@ static sdk_err cache_build(sdk_bctx *c, const cache_entry *ce, const char *src,
     return SDK_FAIL(eb, SDK_ERR_IO, "cannot install '%s': %s", ce->bin, strerror(werr));
   }
   sdk_cache_prune(ce->d->fd, c->o.cache_max ? c->o.cache_max : SDK_CACHE_MAX_DEFAULT, ce->hash);
+  if (stop_asked(c)) { /* (the module stays cached for the next run) */
+    free(*cubin);
+    free(*info);
+    *cubin = *info = NULL;
+    return SDK_FAIL(eb, SDK_ERR_INTERRUPTED, "interrupted while NVRTC compiled the kernel");
+  }
   return SDK_OK;
 }
 

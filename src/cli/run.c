@@ -49,7 +49,8 @@ static void show_progress(void *user, double frac, double sps) {
   fflush(stderr);
 }
 
-/* SIGINT/SIGTERM during a run: finish the chunk, checkpoint if asked, stop.
+/* SIGINT/SIGTERM during a run: finish the chunk (about a quarter of a
+ * second of work, docs/API.md) or stop the compiler, checkpoint if asked, stop.
  * A second signal a second or more after the first kills at once (the
  * default action, raised again); one sooner is the same request delivered
  * twice (`timeout` and some schedulers signal the process and its process
@@ -181,7 +182,7 @@ static int run_config(sdekit_config *c, int resumed) {
   }
   if (s != SDEKIT_OK) return cli_run_failed(&err);
   if (rank != 0) {
-    int rc = sdekit_result_problem(r) ? 1 : 0;
+    int rc = g_stop ? 128 + (int)g_stop : sdekit_result_problem(r) ? 1 : 0;
     sdekit_result_destroy(&r);
     return rc;
   }
@@ -200,6 +201,15 @@ static int run_config(sdekit_config *c, int resumed) {
   if (s == SDEKIT_OK && problem) {
     cli_error("%s", problem);
     rc = 1;
+  }
+  /* a signal during the last chunk of steps found the run complete: its
+   * outputs are written, and the exit status still says it was stopped */
+  if (s == SDEKIT_OK && g_stop) {
+    fprintf(stderr,
+            "sdekit: interrupted (signal %d) during the last chunk of steps: the run is "
+            "complete and its results are written\n",
+            (int)g_stop);
+    rc = 128 + (int)g_stop;
   }
   sdekit_result_destroy(&r);
   return s == SDEKIT_OK ? rc : cli_fail(&err);

@@ -232,15 +232,23 @@ static sdk_err milstein_terms(const sdk_codegen_opts *o, sdk_expr **dn, sdk_errb
 
 static sdk_err codegen(const sdk_codegen_opts *o, char **out, sdk_errbuf *eb);
 
+static int stop_asked(const sdk_codegen_opts *o) {
+  return o->cancel && o->cancel(o->cancel_user);
+}
+
 sdk_err sdk_codegen(const sdk_codegen_opts *o, char **out, sdk_errbuf *eb) {
   *out = NULL;
   SDK_CHECK(check_scheme(o, eb));
   SDK_CHECK(check_names(o->model, eb));
   sdk_model view;
   sdk_codegen_opts ov = *o;
+  /* (a stop request is looked at between the stages: the calculus
+   * correction, the Milstein terms, the emission) */
   sdk_err e = calculus_view(o, &view, eb);
   if (e == SDK_OK && view.drift) ov.model = &view;
   int nv = o->model->nvars;
+  if (e == SDK_OK && stop_asked(o))
+    e = SDK_FAIL(eb, SDK_ERR_INTERRUPTED, "interrupted while generating the kernel");
   if (e == SDK_OK && o->scheme->srk && o->scheme->srk->milstein) {
     ov.dnoise = calloc((size_t)(nv > 0 ? nv : 1), sizeof *ov.dnoise);
     e = ov.dnoise ? milstein_terms(&ov, ov.dnoise, eb)
@@ -248,6 +256,8 @@ sdk_err sdk_codegen(const sdk_codegen_opts *o, char **out, sdk_errbuf *eb) {
   } else if (e == SDK_OK && o->scheme->commutative) {
     e = milstein_terms(&ov, NULL, eb); /* (the check alone) */
   }
+  if (e == SDK_OK && stop_asked(o))
+    e = SDK_FAIL(eb, SDK_ERR_INTERRUPTED, "interrupted while generating the kernel");
   if (e == SDK_OK) e = codegen(&ov, out, eb);
   for (int v = 0; ov.dnoise && v < nv; v++)
     sdk_expr_destroy(&ov.dnoise[v]);

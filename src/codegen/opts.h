@@ -54,6 +54,10 @@ typedef struct sdk_codegen_opts {
   sdk_expr **dnoise;
   /* the noise source in place of the scheme's (--noise); NULL: the scheme's */
   const sdk_noise_type *noise;
+  /* polled between the generator's stages (NULL: never): nonzero stops it
+   * with SDK_ERR_INTERRUPTED (a stop request, sdk_run_config.cancel) */
+  int (*cancel)(void *user);
+  void *cancel_user;
 } sdk_codegen_opts;
 
 /* The noise source the steps draw from. */

@@ -8,9 +8,17 @@
 #include "sim/checkpoint.h"
 #include "sim/run_internal.h"
 
-/* the most steps of one backend call: short enough for progress, checkpoints
- * and a prompt stop */
+/* Chunks of steps are sized by time (sdk_execute): at most MAX_CHUNK steps,
+ * about CHUNK_SECONDS of work, which bounds how soon a stop request (a
+ * signal), progress and checkpoints are answered.  The steps where the
+ * loop looks for blown-up paths, samples and ends the transient (check_at)
+ * do not depend on the chunking: MAX_CHUNK steps after the last of them, or
+ * the next sample or the end of the transient if sooner, as when chunks
+ * were always MAX_CHUNK steps; a chunk ends at each of them.  Random
+ * numbers are keyed by step, so results do not depend on the chunking
+ * either. */
 #define MAX_CHUNK 1000
+#define CHUNK_SECONDS 0.25
 
 static double now_s(void) {
   struct timespec ts;
@@ -143,6 +151,11 @@ static sdk_err interrupted(const sdk_plan *p, int64_t saved, sdk_errbuf *eb) {
                     "interrupted at step %lld of %lld (t = %g); the last checkpoint that could "
                     "be written holds step %lld; continue with: sdekit resume %s",
                     step, n, t, (long long)saved, c->checkpoint);
+  if (c->checkpoint && p->step == p->step_start)
+    return SDK_FAIL(eb, SDK_ERR_INTERRUPTED,
+                    "interrupted at step %lld of %lld (t = %g), before the first step: nothing "
+                    "to save to %s; run the command again",
+                    step, n, t, c->checkpoint);
   if (c->checkpoint)
     return SDK_FAIL(eb, SDK_ERR_INTERRUPTED,
                     "interrupted at step %lld of %lld (t = %g); no checkpoint could be saved to "
@@ -154,8 +167,9 @@ static sdk_err interrupted(const sdk_plan *p, int64_t saved, sdk_errbuf *eb) {
                   step, n, t);
 }
 
-/* the next step to stop at: a chunk, a sample, the end of the transient */
-static int64_t next_stop(const sdk_plan *p) {
+/* the next step to look at the paths after p->step: MAX_CHUNK steps on, a
+ * sample, the end of the transient */
+static int64_t next_check(const sdk_plan *p) {
   int64_t step = p->step, next = step + MAX_CHUNK;
   if (p->sampling) {
     int64_t nsmp = (step / p->sample_every + 1) * p->sample_every;
@@ -179,30 +193,76 @@ static sdk_err advance(sdk_plan *p, int64_t n, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
-/* one pass of the loop at p->step: checks, samples, checkpoint; *done at the end */
-static sdk_err at_step(sdk_plan *p, double *last_ckpt, int *ckpt_failed, int64_t *saved, int *done,
-                       sdk_errbuf *eb) {
-  const sdk_run_config *c = p->c;
+/* The loop's state: its clock of checks, the pace of its chunks, its
+ * checkpoints. */
+typedef struct loop {
+  int64_t check_at; /* the next step where the paths are looked at (next_check) */
+  int64_t chunk;    /* steps of the next chunk, at most */
+  int64_t last;     /* steps of the chunk just done (0: none yet) */
+  double began;     /* when it began */
+  double last_ckpt; /* when the last checkpoint was written */
+  int ckpt_failed;
+  int64_t saved; /* the step the checkpoint file holds (-1: none) */
+} loop;
+
+/* The next chunk's steps from the time the last one took, checks and
+ * samples included: what fits CHUNK_SECONDS at its pace, at most twice its
+ * steps (a first chunk of one step, then geometric growth while steps are
+ * quick; a slowdown shrinks the next chunk at once). */
+static int64_t pace_next(const loop *L, double now) {
+  if (L->last <= 0) return L->chunk;
+  double el = now - L->began;
+  double fit = el > 0 ? CHUNK_SECONDS * (double)L->last / el : (double)MAX_CHUNK;
+  int64_t n = 2 * L->last;
+  if (fit < (double)n) n = (int64_t)fit;
+  if (n > MAX_CHUNK) n = MAX_CHUNK;
+  return n < 1 ? 1 : n;
+}
+
+/* the paths at p->step: checks, samples and the end of the transient where
+ * they are due (L->check_at); between them, only a wait for the chunk */
+static sdk_err look(sdk_plan *p, loop *L, sdk_errbuf *eb) {
+  if (p->step != L->check_at) {
+    /* nothing is recorded here (the step a blow-up is reported at must not
+     * depend on the chunking): the count only waits for the chunk's work,
+     * which a GPU runs asynchronously, so that the chunk is timed and a stop
+     * request answered once the work is done, not once it is queued
+     * (systems with phase sums wait in their own advance) */
+    if (p->sys.on && p->sys.sums_var >= 0) return SDK_OK;
+    return sdk_paths_nonfinite(&p->paths, p->nonfinite, eb);
+  }
   int sample_now = p->sampling && p->step % p->sample_every == 0 &&
                    (p->isample == 0 || p->sample_step[p->isample - 1] < p->step);
   SDK_CHECK(check_finite(p, sample_now, eb));
   if (sample_now) SDK_CHECK(sample_all(p, eb));
   if (has_transient_end(p) && p->step == p->transient_steps && !p->marked)
     SDK_CHECK(transient_over(p, eb));
+  L->check_at = next_check(p);
+  return SDK_OK;
+}
+
+/* one pass of the loop at p->step: the paths, the pace, a stop request,
+ * the checkpoint; *done at the end */
+static sdk_err at_step(sdk_plan *p, loop *L, int *done, sdk_errbuf *eb) {
+  const sdk_run_config *c = p->c;
+  SDK_CHECK(look(p, L, eb));
+  int64_t chunk = pace_next(L, now_s());
   int stop_now = c->cancel && c->cancel(c->cancel_user);
-  int due = now_s() - *last_ckpt >= c->checkpoint_every;
+  int due = now_s() - L->last_ckpt >= c->checkpoint_every;
   if (c->comm) {
-    /* every rank stops and checkpoints at the same step: a signal to any
-     * rank stops all; rank 0's clock times the checkpoints */
-    int64_t f[2] = {stop_now, sdk_comm_rank(c->comm) == 0 && due};
-    SDK_CHECK(sdk_comm_allreduce(c->comm, f, 2, SDK_COMM_I64, SDK_COMM_MAX, eb));
-    stop_now = (int)f[0], due = (int)f[1];
+    /* every rank stops, checkpoints and cuts its chunks at the same steps:
+     * a signal to any rank stops all; rank 0's clock times the
+     * checkpoints; the slowest rank paces the chunks */
+    int64_t f[3] = {stop_now, sdk_comm_rank(c->comm) == 0 && due, -chunk};
+    SDK_CHECK(sdk_comm_allreduce(c->comm, f, 3, SDK_COMM_I64, SDK_COMM_MAX, eb));
+    stop_now = (int)f[0], due = (int)f[1], chunk = -f[2];
   }
+  L->chunk = chunk;
   if (c->checkpoint && p->step > p->step_start && (stop_now || p->step >= p->nsteps || due)) {
-    SDK_CHECK(checkpoint(p, ckpt_failed, saved, eb));
-    *last_ckpt = now_s();
+    SDK_CHECK(checkpoint(p, &L->ckpt_failed, &L->saved, eb));
+    L->last_ckpt = now_s();
   }
-  if (stop_now && p->step < p->nsteps) return interrupted(p, *saved, eb);
+  if (stop_now && p->step < p->nsteps) return interrupted(p, L->saved, eb);
   *done = p->step >= p->nsteps;
   return SDK_OK;
 }
@@ -217,14 +277,17 @@ sdk_err sdk_execute(sdk_plan *p, sdk_errbuf *eb) {
   p->lockstep = 1;
   p->step_start = p->step;
   SDK_CHECK(sdk_systems_setup(&p->sys, p->ngrid, p->nsteps, p->octx.sums_every, MAX_CHUNK, eb));
-  double t0 = now_s(), last_ckpt = now_s();
+  double t0 = now_s();
   /* resumed: the checkpoint file already holds this step */
-  int ckpt_failed = 0, done = 0;
-  int64_t saved = c->resume ? c->resume->step : -1;
+  loop L = {
+      .check_at = p->step, .chunk = 1, .last_ckpt = t0, .saved = c->resume ? c->resume->step : -1};
   for (;;) {
-    SDK_CHECK(at_step(p, &last_ckpt, &ckpt_failed, &saved, &done, eb));
+    int done = 0;
+    SDK_CHECK(at_step(p, &L, &done, eb));
     if (done) break;
-    int64_t next = next_stop(p);
+    int64_t next = p->step + L.chunk < L.check_at ? p->step + L.chunk : L.check_at;
+    L.last = next - p->step;
+    L.began = now_s();
     SDK_CHECK(advance(p, next - p->step, eb));
     p->step = next;
     if (c->progress) {

@@ -702,6 +702,8 @@ void sdk_plan_codegen_opts(const sdk_plan *p, sdk_target t, sdk_codegen_opts *o)
   o->bridge = !c->no_bridge_correction;
   o->noise = p->noise;
   o->tuning = &c->tuning;
+  o->cancel = c->cancel;
+  o->cancel_user = c->cancel_user;
   for (int i = 0; i < p->nobs; i++)
     if (p->obs[i].type->flags & SDK_OBS_TIME_AVERAGES) o->tavg = 1;
   if (o->tavg) o->tavg_from = p->transient_steps;

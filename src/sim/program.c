@@ -19,7 +19,9 @@ static sdk_backend_opts backend_opts(const sdk_run_config *c) {
                          .cache_max = c->cache_max,
                          .env = c->env,
                          .tuning = c->tuning,
-                         .logger = c->logger};
+                         .logger = c->logger,
+                         .cancel = c->cancel,
+                         .cancel_user = c->cancel_user};
   return bo;
 }
 
@@ -184,14 +186,47 @@ static sdk_err make_paths(sdk_plan *p, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
+/* A stop request before the first step (sdk_run_config.cancel): nothing
+ * exists yet that a checkpoint could hold. */
+static int stop_asked(const sdk_run_config *c) {
+  return c->cancel && c->cancel(c->cancel_user);
+}
+static sdk_err stopped(const sdk_plan *p, const char *when, sdk_errbuf *eb) {
+  const sdk_run_config *c = p->c;
+  if (c->resume && c->checkpoint)
+    return SDK_FAIL(eb, SDK_ERR_INTERRUPTED,
+                    "interrupted %s, before the first step; the checkpoint %s is unchanged; "
+                    "continue with: sdekit resume %s",
+                    when, c->checkpoint, c->checkpoint);
+  return SDK_FAIL(eb, SDK_ERR_INTERRUPTED,
+                  "interrupted %s, before the first step: nothing to save; run the command again",
+                  when);
+}
+
+/* The end of a stage before the first step: its error (seb), or the stop
+ * message where it was stopped (its own word for it is replaced) or a stop
+ * was asked meanwhile. */
+static sdk_err stage_end(const sdk_plan *p, sdk_err err, const sdk_errbuf *seb, const char *when,
+                         sdk_errbuf *eb) {
+  if (err == SDK_ERR_INTERRUPTED || (err == SDK_OK && stop_asked(p->c)))
+    return stopped(p, when, eb);
+  if (err != SDK_OK && eb) *eb = *seb;
+  return err;
+}
+
 sdk_err sdk_program_make(sdk_plan *p, sdk_errbuf *eb) {
   sdk_run *r = p->run;
+  if (stop_asked(p->c)) return stopped(p, "while preparing the run", eb);
   SDK_CHECK(open_backend(p->c, p, eb));
   p->be->describe(p->ctx, r->device, sizeof r->device);
   r->r.backend = p->be->name;
-  SDK_CHECK(make_source(p, eb));
+  sdk_errbuf seb = {0};
+  SDK_CHECK(stage_end(p, make_source(p, &seb), &seb, "while generating the kernel", eb));
   char report[4400] = "";
-  SDK_CHECK(p->be->compile(p->ctx, p->src, r->model->path, &p->mod, report, sizeof report, eb));
+  sdk_errbuf ceb = {0};
+  SDK_CHECK(stage_end(
+      p, p->be->compile(p->ctx, p->src, r->model->path, &p->mod, report, sizeof report, &ceb), &ceb,
+      "while compiling the kernel", eb));
   sdk_log(p->c->logger, SDK_LOG_DEBUG, "sdekit: %s\n", report);
   return make_paths(p, eb);
 }
