@@ -4,8 +4,10 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "codegen/common.h"
+#include "codegen/correction.h"
 #include "codegen/drivers.h"
 #include "codegen/emit.h"
 #include "codegen/sys.h"
@@ -113,62 +115,33 @@ void sdk_cg_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l) {
 /* With shared Wiener processes ([model] wiener), noise sum_k b_vk dW_k and
  * increments of correlations C_kl, the correction of variable v's drift is
  *   1/2 sum_j sum_{k,l} C_kl b_jl db_vk/dx_j
- * (the Ito-Stratonovich relation for the noise matrix B L, C = L L^T). */
-static sdk_err shared_correction(const sdk_model *m, int v, sdk_expr **corr, sdk_errbuf *eb) {
-  int nw = m->nwiener;
-  *corr = NULL;
-  char where[512];
-  snprintf(where, sizeof where, "%s:%d [noise] %s", m->path, m->noise_line[v], m->vars[v]);
-  for (int j = 0; j < m->nvars; j++)
-    for (int k = 0; k < nw; k++) {
-      const sdk_expr *bvk = m->wcoef[v * nw + k];
-      if (!bvk) continue;
-      sdk_expr *db = NULL;
-      SDK_CHECK(sdk_expr_diff(bvk, j, where, &db, eb));
-      if (db->kind == SDK_E_NUM && db->num == 0) {
-        sdk_expr_destroy(&db);
-        continue;
-      }
-      for (int l = 0; l < nw; l++) {
-        const sdk_expr *bjl = m->wcoef[j * nw + l];
-        const sdk_expr *ckl = k == l    ? NULL
-                              : m->corr ? m->corr[(k > l ? k : l) * nw + (k > l ? l : k)]
-                                        : NULL;
-        if (!bjl || (k != l && !ckl)) continue;
-        sdk_expr *t = sdk_expr_binary('*', sdk_expr_copy(bjl), sdk_expr_copy(db));
-        if (ckl) t = sdk_expr_binary('*', sdk_expr_copy(ckl), t);
-        *corr = *corr ? sdk_expr_binary('+', *corr, t) : t;
-        if (!*corr) {
-          sdk_expr_destroy(&db);
-          return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-        }
-      }
-      sdk_expr_destroy(&db);
-    }
-  if (*corr) *corr = sdk_expr_binary('*', sdk_expr_number(0.5), *corr);
-  return SDK_OK;
-}
-
-static sdk_err calculus_view(const sdk_codegen_opts *o, sdk_model *view, sdk_errbuf *eb) {
+ * (the Ito-Stratonovich relation for the noise matrix B L, C = L L^T), over
+ * locals of the step (correction.h: *corr). */
+static sdk_err calculus_view(const sdk_codegen_opts *o, sdk_model *view, sdk_cg_corr **corr,
+                             sdk_errbuf *eb) {
   const sdk_model *m = o->model;
   *view = *m;
   view->drift = NULL;
+  *corr = NULL;
   if (!m->multiplicative || m->calculus == o->scheme->calculus) return SDK_OK;
   view->drift = calloc((size_t)m->nvars, sizeof *view->drift);
   if (!view->drift) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  if (m->nwiener > 0) {
+    /* (the terms go into view->drift, freed with it) */
+    SDK_CHECK(sdk_cg_corr_build(m, corr, view->drift, eb));
+  }
   int sign = o->scheme->calculus == SDK_CALCULUS_ITO ? '+' : '-';
   for (int v = 0; v < m->nvars; v++) {
     sdk_expr *f = m->drift[v] ? sdk_expr_copy(m->drift[v]) : sdk_expr_number(0);
     if (!f) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-    view->drift[v] = f;
-    if (!m->noise[v]) continue;
     if (m->nwiener > 0) {
-      sdk_expr *corr = NULL;
-      SDK_CHECK(shared_correction(m, v, &corr, eb));
-      if (corr) view->drift[v] = sdk_expr_binary(sign, f, corr);
+      sdk_expr *t = view->drift[v];
+      view->drift[v] = t ? sdk_expr_binary(sign, f, t) : f;
       if (!view->drift[v]) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
       continue;
     }
+    view->drift[v] = f;
+    if (!m->noise[v]) continue;
     char where[512];
     snprintf(where, sizeof where, "%s:%d [noise] %s", m->path, m->noise_line[v], m->vars[v]);
     sdk_expr *db = NULL;
@@ -186,11 +159,12 @@ static sdk_err calculus_view(const sdk_codegen_opts *o, sdk_model *view, sdk_err
   return SDK_OK;
 }
 
-static void free_view(const sdk_model *m, sdk_model *view) {
+static void free_view(const sdk_model *m, sdk_model *view, sdk_cg_corr **corr) {
   for (int v = 0; view->drift && v < m->nvars; v++)
     sdk_expr_destroy(&view->drift[v]);
   free(view->drift);
   view->drift = NULL;
+  sdk_cg_corr_free(corr);
 }
 
 /* The derivatives the Milstein term needs, d b_v / d x_v into dn[v] (dn
@@ -240,35 +214,58 @@ sdk_err sdk_codegen(const sdk_codegen_opts *o, char **out, sdk_errbuf *eb) {
   *out = NULL;
   SDK_CHECK(check_scheme(o, eb));
   SDK_CHECK(check_names(o->model, eb));
-  sdk_model view;
+  sdk_model view = *o->model;
+  view.drift = NULL;
+  sdk_cg_corr *corr = NULL;
   sdk_codegen_opts ov = *o;
-  /* (a stop request is looked at between the stages: the calculus
-   * correction, the Milstein terms, the emission) */
-  sdk_err e = calculus_view(o, &view, eb);
-  if (e == SDK_OK && view.drift) ov.model = &view;
+  sdk_err e = SDK_OK;
   int nv = o->model->nvars;
-  if (e == SDK_OK && stop_asked(o))
-    e = SDK_FAIL(eb, SDK_ERR_INTERRUPTED, "interrupted while generating the kernel");
-  if (e == SDK_OK && o->scheme->srk && o->scheme->srk->milstein) {
+  /* (the scheme's refusals first: a correction may be long to build; a stop
+   * request is looked at between the stages: the Milstein terms, the
+   * calculus correction, the emission) */
+  if (o->scheme->srk && o->scheme->srk->milstein) {
     ov.dnoise = calloc((size_t)(nv > 0 ? nv : 1), sizeof *ov.dnoise);
     e = ov.dnoise ? milstein_terms(&ov, ov.dnoise, eb)
                   : SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  } else if (e == SDK_OK && o->scheme->commutative) {
+  } else if (o->scheme->commutative) {
     e = milstein_terms(&ov, NULL, eb); /* (the check alone) */
   }
+  if (e == SDK_OK && stop_asked(o))
+    e = SDK_FAIL(eb, SDK_ERR_INTERRUPTED, "interrupted while generating the kernel");
+  if (e == SDK_OK) e = calculus_view(o, &view, &corr, eb);
+  if (e == SDK_OK && view.drift) ov.model = &view;
+  ov.corr = corr;
   if (e == SDK_OK && stop_asked(o))
     e = SDK_FAIL(eb, SDK_ERR_INTERRUPTED, "interrupted while generating the kernel");
   if (e == SDK_OK) e = codegen(&ov, out, eb);
   for (int v = 0; ov.dnoise && v < nv; v++)
     sdk_expr_destroy(&ov.dnoise[v]);
   free(ov.dnoise);
-  free_view(o->model, &view);
+  free_view(o->model, &view, &corr);
   return e;
+}
+
+/* The model's size in a message about a kernel too large. */
+static sdk_err too_large(const sdk_codegen_opts *o, sdk_errbuf *eb) {
+  const sdk_model *m = o->model;
+  char size[96], own[96] = "";
+  snprintf(size, sizeof size, "%d variable%s", m->nvars, m->nvars == 1 ? "" : "s");
+  if (m->nwiener > 0)
+    snprintf(size + strlen(size), sizeof size - strlen(size), ", %d Wiener processes", m->nwiener);
+  if (o->corr) /* (most of such a kernel is the correction) */
+    snprintf(own, sizeof own, "integrate it in its own calculus (--scheme %s) or ",
+             m->calculus == SDK_CALCULUS_ITO ? "euler" : "srk2");
+  return SDK_FAIL(eb, SDK_ERR_MODEL,
+                  "%s: model '%s' (%s): the generated kernel would exceed %d MB (the limit, which "
+                  "bounds the time and memory of generating and compiling it); %smake its "
+                  "expressions shorter",
+                  m->path ? m->path : "model", m->name, size, SDK_CODEGEN_MAX_BYTES >> 20, own);
 }
 
 static sdk_err codegen(const sdk_codegen_opts *o, char **out, sdk_errbuf *eb) {
   sdk_strbuf b;
   sdk_sb_init(&b);
+  b.max = SDK_CODEGEN_MAX_BYTES; /* (checked as the text grows) */
   sdk_emit em = sdk_em_on(&b, o->single);
   sdk_cg_prelude(&em, o);
   if (o->target == SDK_TARGET_CPU) {
@@ -287,6 +284,10 @@ static sdk_err codegen(const sdk_codegen_opts *o, char **out, sdk_errbuf *eb) {
     sdk_cg_observe(&em, o);
     sdk_cg_cuda_reductions(&em);
     sdk_cg_observe_units(&em, o);
+  }
+  if (b.over) {
+    sdk_sb_free(&b);
+    return too_large(o, eb);
   }
   *out = sdk_sb_take(&b);
   if (!*out) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory generating code");

@@ -507,7 +507,7 @@ void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
   h.phase_only = 1; /* the table is indexed by the phase */
   sdk_strbuf step;
   sdk_sb_init(&step);
-  sdk_emit se = sdk_em_on(&step, o->single);
+  sdk_emit se = sdk_em_child(em, &step); /* (the size cap) */
   se.depth = 3;
   sdk_cg_bound_pre(&se, o, 0);
   o->scheme->emit_step(&se, o, h.enabled ? &h : NULL);

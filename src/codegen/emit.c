@@ -8,17 +8,28 @@
 #include "core/escape.h"
 
 sdk_emit sdk_em_on(sdk_strbuf *b, int single) {
-  sdk_emit em = {b, 0, single};
+  sdk_emit em = {b, 0, single, 0, 0};
   return em;
 }
 
 sdk_emit sdk_em_child(const sdk_emit *em, sdk_strbuf *b) {
-  sdk_emit c = {b, em->depth, em->single};
+  sdk_emit c = {b, em->depth, em->single, 0, 0};
+  if (b->max == 0) b->max = em->b->max;
   return c;
+}
+
+int sdk_em_lines(sdk_emit *em) {
+  const sdk_strbuf *b = em->b;
+  if (em->nl_at > b->len) em->nl_at = 0, em->nl = 0; /* (not this text's prefix) */
+  for (size_t i = em->nl_at; i < b->len; i++)
+    em->nl += b->s[i] == '\n';
+  em->nl_at = b->len;
+  return 1 + em->nl;
 }
 
 void sdk_em_append_range(sdk_emit *em, const sdk_strbuf *part, size_t from, size_t to) {
   if (part->oom) em->b->oom = 1;
+  if (part->over) em->b->over = 1;
   if (part->s && from < to && to <= part->len) sdk_sb_putn(em->b, part->s + from, to - from);
 }
 

@@ -37,15 +37,23 @@ typedef struct sdk_emit {
   sdk_strbuf *b; /* the text */
   int depth;     /* indentation: 2 * depth spaces */
   int single;    /* numbers are float literals */
+  /* the newlines of b's first nl_at bytes (sdk_em_lines; the text only
+   * grows, so the count of a prefix stays valid in copies of the emitter) */
+  size_t nl_at;
+  int nl;
 } sdk_emit;
 
 /* An emitter at depth 0 writing to b. */
 sdk_emit sdk_em_on(sdk_strbuf *b, int single);
 /* An emitter writing to b with em's depth and precision (a part of the
- * source produced out of order, appended later with sdk_em_append). */
+ * source produced out of order, appended later with sdk_em_append); b takes
+ * em's size cap (sdk_strbuf.max) when it has none. */
 sdk_emit sdk_em_child(const sdk_emit *em, sdk_strbuf *b);
-/* Append the text of another buffer (and its allocation failure), or its
- * bytes [from, to). */
+/* The number of lines of the text so far (1 + its newlines), counted
+ * incrementally: each call costs the text written since the last. */
+int sdk_em_lines(sdk_emit *em);
+/* Append the text of another buffer (and its allocation failure or its
+ * overflow of the size cap), or its bytes [from, to). */
 void sdk_em_append(sdk_emit *em, const sdk_strbuf *part);
 void sdk_em_append_range(sdk_emit *em, const sdk_strbuf *part, size_t from, size_t to);
 

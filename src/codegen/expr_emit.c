@@ -33,6 +33,14 @@ static void emit_sym(void *user, sdk_strbuf *out, const sdk_expr *e) {
       sdk_em_name_to(out, i < m->nmean ? m->mean_names[i] : NULL);
     else if (k == SDK_OTHER_PAIR)
       sdk_em_name_to(out, i < m->npair ? m->pair_names[i] : NULL);
+    else if (k == SDK_OTHER_CG_COEF && m->nwiener > 0) /* (correction.h) */
+      sdk_sb_printf(out, "sdk_Cb%d_%d", i / m->nwiener, i % m->nwiener);
+    else if (k == SDK_OTHER_CG_CORR && m->nwiener > 0)
+      sdk_sb_printf(out, "sdk_Cr%d_%d", i / m->nwiener, i % m->nwiener);
+    else if (k == SDK_OTHER_CG_SUM)
+      sdk_sb_printf(out, "sdk_Cs%d", i);
+    else if (k >= SDK_OTHER_CG_DERIV && m->nvars > 0)
+      sdk_sb_printf(out, "sdk_Cd%d_%d_%d", k - SDK_OTHER_CG_DERIV, i / m->nvars, i % m->nvars);
     else
       sdk_em_name_to(out, NULL);
     return;
@@ -181,10 +189,7 @@ static void emit_line(sdk_emit *em, const sdk_codegen_opts *o, int line) {
  * (The count is of the buffer being written: a part emitted out of order
  * numbers its lines from its own start.) */
 static void emit_line_back(sdk_emit *em) {
-  int lines = 1;
-  for (size_t i = 0; i < em->b->len; i++)
-    lines += em->b->s[i] == '\n';
-  sdk_em_printf(em, "\n#line %d \"sdekit-generated\"\n", lines + 1);
+  sdk_em_printf(em, "\n#line %d \"sdekit-generated\"\n", sdk_em_lines(em) + 1);
 }
 
 static void emit_with(sdk_emit *em, cg_ctx *c, const sdk_expr *e, int line) {
@@ -194,6 +199,11 @@ static void emit_with(sdk_emit *em, cg_ctx *c, const sdk_expr *e, int line) {
   sdk_expr_emit_hook(e, c->o->single, emit_sym, emit_node, c, em->b);
   sdk_em_puts(em, ")");
   emit_line_back(em);
+}
+
+void sdk_cg_expr_plain(sdk_emit *em, const sdk_codegen_opts *o, const sdk_expr *e) {
+  cg_ctx c = {o, NULL, 0, NULL};
+  sdk_expr_emit_hook(e, o->single, emit_sym, emit_node, &c, em->b);
 }
 
 void sdk_cg_expr(sdk_emit *em, const sdk_codegen_opts *o, const sdk_expr *e, int line) {

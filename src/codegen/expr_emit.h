@@ -70,6 +70,9 @@ void sdk_cg_bind_time_at(sdk_emit *em, const sdk_codegen_opts *o, double c, int 
  * names of the scope: u_NAME of the model's names, sdk_xj<v> / sdk_pj<k>
  * for particle j of a pair function, sdk_t / sdk_tp for the time. */
 void sdk_cg_expr(sdk_emit *em, const sdk_codegen_opts *o, const sdk_expr *e, int line);
+/* The expression alone: no parentheses around it, no #line (for trees the
+ * generator built from its own names, correction.h). */
+void sdk_cg_expr_plain(sdk_emit *em, const sdk_codegen_opts *o, const sdk_expr *e);
 
 /* Time-only subexpressions hoisted out of the per-path code.  The bounds
  * are those of an optimisation: past them a subexpression is simply

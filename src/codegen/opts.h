@@ -52,6 +52,10 @@ typedef struct sdk_codegen_opts {
    * variable, d noise[v] / d x_v, or NULL where it has no noise (callers
    * leave it NULL) */
   sdk_expr **dnoise;
+  /* set by sdk_codegen when the drift is corrected for the calculus over
+   * shared Wiener processes: the locals the corrected drifts use
+   * (correction.h; callers leave it NULL) */
+  const struct sdk_cg_corr *corr;
   /* the noise source in place of the scheme's (--noise); NULL: the scheme's */
   const sdk_noise_type *noise;
   /* polled between the generator's stages (NULL: never): nonzero stops it

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "codegen/boundary.h"
+#include "codegen/correction.h"
 #include "codegen/expr_emit.h"
 #include "codegen/scheme.h"
 
@@ -233,6 +234,7 @@ static void emit_stage(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h,
     sdk_em_puts(em, ";\n");
   }
   bind_vars(em, o, "sdk_h%d", t->c[i]);
+  sdk_cg_corr_stage(em, o, h, i, t->c[i]); /* (the locals of a corrected drift) */
   for (int v = 0; v < nv; v++) {
     sdk_em_start(em, "sdk_k%d_%d = ", i, v);
     sdk_cg_expr_at(em, o, m->drift[v], m->drift_line[v], h, i, t->c[i]);
@@ -310,6 +312,7 @@ void sdk_srk_emit_step(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h)
   }
   sdk_em_block(em);
   if (m->nwiener > 0) emit_correlated(em, o);
+  sdk_cg_corr_params(em, o);
   for (int v = 0, j = 0; v < nv; v++) {
     if (!m->noise[v]) continue;
     zidx[v] = j++;

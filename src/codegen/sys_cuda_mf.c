@@ -204,8 +204,11 @@ static void emit_group(sdk_emit *em, const sdk_codegen_opts *o, const sdk_cg_red
   chunk_tpl t = {.at = {0, 0, 0}};
   sdk_strbuf io[4];
   sdk_sb_init(&t.text);
-  for (int k = 0; k < 4; k++)
+  t.text.max = em->b->max; /* (the size cap) */
+  for (int k = 0; k < 4; k++) {
     sdk_sb_init(&io[k]);
+    io[k].max = em->b->max;
+  }
   build_chunk(o, red, &t);
   build_io(o, io);
   emit_group_head(em, o);

@@ -17,7 +17,11 @@ void sdk_sb_free(sdk_strbuf *b) {
 }
 
 static int sb_reserve(sdk_strbuf *b, size_t extra) {
-  if (b->oom) return 0;
+  if (b->oom || b->over) return 0;
+  if (b->max > 0 && (extra > b->max || b->len > b->max - extra)) {
+    b->over = 1;
+    return 0;
+  }
   if (b->len + extra + 1 <= b->cap) return 1;
   size_t cap = b->cap ? b->cap : 256;
   while (cap < b->len + extra + 1)
@@ -56,7 +60,7 @@ void sdk_sb_printf(sdk_strbuf *b, const char *fmt, ...) {
 }
 
 char *sdk_sb_take(sdk_strbuf *b) {
-  if (b->oom) {
+  if (b->oom || b->over) { /* (never a truncated text) */
     sdk_sb_free(b);
     return NULL;
   }

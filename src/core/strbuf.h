@@ -7,6 +7,11 @@ typedef struct sdk_strbuf {
   char *s;
   size_t len, cap;
   int oom; /* set when an allocation failed; further appends are ignored */
+  /* > 0: the text may not grow past max bytes; an append that would is
+   * dropped with every later one and `over` is set (the code generator's
+   * cap, checked as the text grows so that it never gets near memory's end) */
+  size_t max;
+  int over;
 } sdk_strbuf;
 
 void sdk_sb_init(sdk_strbuf *b);
@@ -14,7 +19,8 @@ void sdk_sb_free(sdk_strbuf *b);
 void sdk_sb_puts(sdk_strbuf *b, const char *s);
 void sdk_sb_putn(sdk_strbuf *b, const char *s, size_t n);
 void sdk_sb_printf(sdk_strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Take ownership of the string (never NULL unless oom). */
+/* Take ownership of the string (NULL after oom or over, never a truncated
+ * text). */
 char *sdk_sb_take(sdk_strbuf *b);
 
 char *sdk_strdup(const char *s);

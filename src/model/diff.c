@@ -175,15 +175,44 @@ static sdk_expr *cond(sdk_expr *c, sdk_expr *a, sdk_expr *b) {
   return e;
 }
 
-#define C(x) sdk_expr_copy(x)
-
 typedef struct {
   sdk_symkind sym;
   int var;
   const char *where;
   sdk_errbuf *eb;
   sdk_err err;
+  long *budget; /* nodes left to create (sdk_expr_diff_limited) */
 } dctx;
+
+/* Spend n of the budget: 0 when it is spent (the error is then set, with no
+ * message: the caller words it) */
+static int spend(dctx *c, long n) {
+  if (c->err != SDK_OK) return 0;
+  if (*c->budget < n) {
+    *c->budget = -1;
+    c->err = SDK_ERR_MODEL;
+    return 0;
+  }
+  *c->budget -= n;
+  return 1;
+}
+
+/* nodes of e, counting up to at most `most` + 1 */
+static long count_nodes(const sdk_expr *e, long most) {
+  long n = 1;
+  for (int i = 0; i < e->nargs && n <= most; i++)
+    if (e->arg[i]) n += count_nodes(e->arg[i], most - n);
+  return n;
+}
+
+/* A copy of a subexpression, paid for from the budget: the copies are what
+ * makes a derivative grow (d(u v) holds u and v again, d(f(u)) holds u) */
+static sdk_expr *cp(dctx *c, const sdk_expr *e) {
+  if (c->err != SDK_OK || !spend(c, count_nodes(e, *c->budget))) return NULL;
+  return sdk_expr_copy(e);
+}
+
+#define C(x) cp(c, (x))
 
 static sdk_expr *d(dctx *c, const sdk_expr *e);
 
@@ -277,7 +306,7 @@ static sdk_expr *dcall(dctx *c, const sdk_expr *e) {
 }
 
 static sdk_expr *d(dctx *c, const sdk_expr *e) {
-  if (c->err != SDK_OK) return NULL;
+  if (!spend(c, 1)) return NULL; /* (each visit creates a node or a few) */
   switch (e->kind) {
   case SDK_E_NUM: return num(0);
   case SDK_E_SYM: return num(e->sym == c->sym && e->index == c->var ? 1 : 0);
@@ -316,6 +345,12 @@ sdk_expr *sdk_expr_number(double v) {
   return num(v);
 }
 
+sdk_expr *sdk_expr_symbol(sdk_symkind sym, int index) {
+  sdk_expr *e = mk(SDK_E_SYM);
+  if (e) e->sym = sym, e->index = index, e->depth = 1;
+  return e;
+}
+
 sdk_expr *sdk_expr_binary(int op, sdk_expr *a, sdk_expr *b) {
   return bin(op, a, b);
 }
@@ -327,7 +362,17 @@ sdk_err sdk_expr_diff(const sdk_expr *e, int var, const char *where, sdk_expr **
 
 sdk_err sdk_expr_diff_sym(const sdk_expr *e, sdk_symkind sym, int index, const char *where,
                           sdk_expr **out, sdk_errbuf *eb) {
-  dctx c = {.sym = sym, .var = index, .where = where, .eb = eb, .err = SDK_OK};
+  long budget = SDK_EXPR_MAX_DIFF_NODES;
+  sdk_err err = sdk_expr_diff_limited(e, sym, index, where, &budget, out, eb);
+  if (err != SDK_OK && budget < 0)
+    return SDK_FAIL(eb, err, "%s: its derivative grows past %d expression nodes (the limit)", where,
+                    SDK_EXPR_MAX_DIFF_NODES);
+  return err;
+}
+
+sdk_err sdk_expr_diff_limited(const sdk_expr *e, sdk_symkind sym, int index, const char *where,
+                              long *budget, sdk_expr **out, sdk_errbuf *eb) {
+  dctx c = {.sym = sym, .var = index, .where = where, .eb = eb, .err = SDK_OK, .budget = budget};
   *out = d(&c, e);
   if (c.err != SDK_OK) {
     sdk_expr_destroy(out);

@@ -83,6 +83,8 @@ sdk_expr *sdk_expr_copy(const sdk_expr *e);
  * ownership of a and b, folded where both are numbers and simplified where
  * one is 0 or 1.  NULL when out of memory (a and b are then freed). */
 sdk_expr *sdk_expr_number(double v);
+/* A resolved name (no text) of that kind and index. */
+sdk_expr *sdk_expr_symbol(sdk_symkind sym, int index);
 sdk_expr *sdk_expr_binary(int op, sdk_expr *a, sdk_expr *b);
 
 /* d e / d x_var of a resolved expression, x_var the state variable of index
@@ -100,6 +102,12 @@ sdk_err sdk_expr_diff(const sdk_expr *e, int var, const char *where, sdk_expr **
  * a Wiener increment dWk, SDK_SYM_OTHER). */
 sdk_err sdk_expr_diff_sym(const sdk_expr *e, sdk_symkind sym, int index, const char *where,
                           sdk_expr **out, sdk_errbuf *eb);
+/* Each of these creates at most SDK_EXPR_MAX_DIFF_NODES nodes (model/limits.h;
+ * a longer derivative is SDK_ERR_MODEL).  This one takes the nodes from
+ * *budget (shared by several derivatives) and, when that is spent, sets it
+ * to -1 and returns SDK_ERR_MODEL without a message (the caller words it). */
+sdk_err sdk_expr_diff_limited(const sdk_expr *e, sdk_symkind sym, int index, const char *where,
+                              long *budget, sdk_expr **out, sdk_errbuf *eb);
 
 /* Is `name` reserved (t, dt, the constants pi, e, M_PI, M_E, a math function)?
  * Any other identifier may name a variable, parameter or entry of a model. */

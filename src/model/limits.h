@@ -50,4 +50,25 @@
 #define SDK_MODEL_MAX_BOUNDARIES 8
 #define SDK_EXPR_MAX_DEPTH 100
 
+/* What the code generator makes of a model (issue 25 item 12).  A model
+ * within every limit above can still ask for a kernel of any size: the
+ * Ito-Stratonovich drift correction over shared Wiener processes
+ * ([model] wiener) sums C_kl b_jl db_ik/dx_j over four indices, and a
+ * derivative can be much larger than its expression.  These bound the work
+ * and the memory of generating a kernel; past one, the model is refused
+ * with a message naming its size, never half-generated.
+ *
+ * Nodes that symbolic differentiation may create (visits and copies) for
+ * one derivative, and for all the derivatives of one drift correction
+ * together: the built-in models need a few hundred. */
+#define SDK_EXPR_MAX_DIFF_NODES (1 << 21)
+/* Products C_kl b_jl db_ik/dx_j of one drift correction over shared Wiener
+ * processes (each one term of the generated sum per variable and stage):
+ * 16 variables on 16 fully correlated processes, every coefficient
+ * depending on every variable, have 65536. */
+#define SDK_CODEGEN_MAX_CORR_TERMS (1 << 17)
+/* Size of the generated kernel source, in bytes (checked as it is written,
+ * core/strbuf.h): the built-in models generate 20 to 200 kB. */
+#define SDK_CODEGEN_MAX_BYTES (16 << 20)
+
 #endif

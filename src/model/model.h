@@ -112,12 +112,18 @@ typedef struct sdk_particle_spec {
 /* Names of the interacting-particle sections resolve to SDK_SYM_OTHER with
  * index SDK_OTHER(kind, i): */
 enum {
-  SDK_OTHER_PART = 1,  /* particle parameter i of this particle */
-  SDK_OTHER_MEAN = 2,  /* [meanfield] entry i */
-  SDK_OTHER_PAIR = 3,  /* [pair] entry i */
-  SDK_OTHER_VARJ = 4,  /* variable i of particle j (pair functions) */
-  SDK_OTHER_PARTJ = 5, /* particle parameter i of particle j (pair functions) */
-  SDK_OTHER_WIENER = 6 /* dWi, the increment of Wiener process i ([noise] with wiener) */
+  SDK_OTHER_PART = 1,   /* particle parameter i of this particle */
+  SDK_OTHER_MEAN = 2,   /* [meanfield] entry i */
+  SDK_OTHER_PAIR = 3,   /* [pair] entry i */
+  SDK_OTHER_VARJ = 4,   /* variable i of particle j (pair functions) */
+  SDK_OTHER_PARTJ = 5,  /* particle parameter i of particle j (pair functions) */
+  SDK_OTHER_WIENER = 6, /* dWi, the increment of Wiener process i ([noise] with wiener) */
+  /* locals of the generated step, never in a parsed model: the terms of the
+   * drift correction over shared Wiener processes (codegen/correction.c) */
+  SDK_OTHER_CG_COEF = 7,  /* b_jl, i = j * nwiener + l */
+  SDK_OTHER_CG_CORR = 8,  /* C_kl (k > l), i = k * nwiener + l */
+  SDK_OTHER_CG_SUM = 9,   /* the correction's sum of variable i */
+  SDK_OTHER_CG_DERIV = 10 /* + v: db_vk/dx_j, i = k * nvars + j (v < SDK_MODEL_MAX_VARS) */
 };
 #define SDK_OTHER(kind, i) ((kind) << 16 | (i))
 #define SDK_OTHER_KIND(idx) ((idx) >> 16)
