@@ -103,12 +103,12 @@ scase fpt run "$T/bm.sde" --scan L=0.8:1.2:3 --paths $((4000 * SCALE)) --dt 0.00
 # checkpoints: written by 3 ranks (SIGINT to mpirun: every rank stops at the
 # same step), resumed by 2, then by 4 after one rank is killed
 CARGS=(run josephson --scan a=4:8:3 --paths $((2048 * SCALE)) --periods 2000 --transient-periods 20
-       --observe drift,moments,hist --save-paths 0,5 --sample-every 500 --threads 1
+       --observe drift,moments,hist --save-paths 0,5 --sample-every 500
        --backend "$BACKEND" -o r.h5 -o r.tsv)
 mkdir -p "$T/ck/one" "$T/ck/int" "$T/ck/kill"
 (cd "$T/ck/one" && "$B" "${CARGS[@]}" --threads 2 --quiet) || failed "checkpoint: one process"
 cd "$T/ck/int"
-"${MPI[@]}" -np 3 "$B" "${CARGS[@]}" --checkpoint ck --checkpoint-every 0 2>err.txt &
+"${MPI[@]}" -np 3 "$B" "${CARGS[@]}" --threads 1 --checkpoint ck --checkpoint-every 0 2>err.txt &
 pid=$!
 for i in $(seq 1000); do [ -f ck ] && break; sleep 0.02; done
 sleep 0.3
@@ -125,7 +125,7 @@ same "resumed by 2 ranks" "$T/ck/one" "$T/ck/int"
 
 # kill -9 one rank: the job ends (no hang), the last checkpoint resumes
 cd "$T/ck/kill"
-"${MPI[@]}" -np 3 "$B" "${CARGS[@]}" --checkpoint ck --checkpoint-every 0 >out.txt 2>err.txt &
+"${MPI[@]}" -np 3 "$B" "${CARGS[@]}" --threads 1 --checkpoint ck --checkpoint-every 0 >out.txt 2>err.txt &
 pid=$!
 for i in $(seq 1000); do [ -f ck ] && break; sleep 0.02; done
 sleep 0.3
