@@ -107,6 +107,15 @@ typedef struct sdk_moments {
 
 typedef struct sdk_backend {
   const char *name;
+  /* A chunk of steps that does not end where the run looks at the paths (a
+   * sample, the end of the transient or of the run: sim/execute.c) ends at
+   * a multiple of this step (0 or 1: at any step), so that the chunking
+   * changes no bit of the results.  The CUDA kernel runs the whole groups of
+   * its steps (G steps, G dividing 4: codegen/cuda_paths.c) through another
+   * code path than the steps before and after them, which the compiler may
+   * contract differently: the same step must fall in the same path whatever
+   * the chunks. */
+  int step_align;
   /* Open/close the backend (select device, load driver). */
   sdk_err (*open)(const sdk_backend_opts *o, sdk_bctx **ctx, sdk_errbuf *eb);
   void (*close)(sdk_bctx **ctx);

@@ -219,6 +219,17 @@ static int64_t pace_next(const loop *L, double now) {
   return n < 1 ? 1 : n;
 }
 
+/* Where a chunk that would end at `want` ends: at check_at, or at a
+ * multiple of the backend's step_align (backend.h) that is past p->step, so
+ * that the pace of the chunks changes no bit of the results. */
+static int64_t chunk_end(const sdk_plan *p, int64_t want, int64_t check_at) {
+  int64_t a = p->be->step_align > 1 ? p->be->step_align : 1;
+  if (want >= check_at) return check_at;
+  int64_t e = want - want % a;
+  if (e <= p->step) e += a;
+  return e < check_at ? e : check_at;
+}
+
 /* the paths at p->step: checks, samples and the end of the transient where
  * they are due (L->check_at); between them, only a wait for the chunk */
 static sdk_err look(sdk_plan *p, loop *L, sdk_errbuf *eb) {
@@ -285,7 +296,7 @@ sdk_err sdk_execute(sdk_plan *p, sdk_errbuf *eb) {
     int done = 0;
     SDK_CHECK(at_step(p, &L, &done, eb));
     if (done) break;
-    int64_t next = p->step + L.chunk < L.check_at ? p->step + L.chunk : L.check_at;
+    int64_t next = chunk_end(p, p->step + L.chunk, L.check_at);
     L.last = next - p->step;
     L.began = now_s();
     SDK_CHECK(advance(p, next - p->step, eb));
