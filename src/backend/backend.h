@@ -107,15 +107,16 @@ typedef struct sdk_moments {
 
 typedef struct sdk_backend {
   const char *name;
-  /* A chunk of steps that does not end where the run looks at the paths (a
-   * sample, the end of the transient or of the run: sim/execute.c) ends at
-   * a multiple of this step (0 or 1: at any step), so that the chunking
-   * changes no bit of the results.  The CUDA kernel runs the whole groups of
-   * its steps (G steps, G dividing 4: codegen/cuda_paths.c) through another
-   * code path than the steps before and after them, which the compiler may
-   * contract differently: the same step must fall in the same path whatever
-   * the chunks. */
-  int step_align;
+  /* Nonzero: a chunk of steps of independent paths ends only where the run
+   * looks at the paths (a sample, the end of the transient, MAX_CHUNK steps
+   * after the last look: sim/execute.c), never earlier to keep to its time
+   * target.  The CUDA kernel's bits depend on where its chunks start and
+   * end (measured on the H200: josephson scanned in omega, srk2, double; a
+   * chunk end on a multiple of its step groups is not enough), so its
+   * chunks keep the one schedule that every run, resumed or not, on any
+   * number of ranks, has always had.  Systems of particles are paced on
+   * every backend (their step kernels keep no state across steps). */
+  int fixed_chunks;
   /* Open/close the backend (select device, load driver). */
   sdk_err (*open)(const sdk_backend_opts *o, sdk_bctx **ctx, sdk_errbuf *eb);
   void (*close)(sdk_bctx **ctx);

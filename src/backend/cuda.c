@@ -852,7 +852,7 @@ sdk_err sdk_cuda_query_device(int i, sdk_cuda_devinfo *d, sdk_errbuf *eb) {
 
 const sdk_backend sdk_backend_cuda = {
     .name = "cuda",
-    .step_align = 4,
+    .fixed_chunks = 1,
     .open = cuda_open,
     .close = cuda_close,
     .describe = cuda_describe,

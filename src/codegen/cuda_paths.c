@@ -491,7 +491,7 @@ void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
   const sdk_model *m = o->model;
   int nn = m->nnoise;
   cu_adv a = {.o = o};
-  a.G = nn > 0 ? 4 / gcd4(nn) : 1; /* (divides 4: sdk_backend_cuda.step_align) */
+  a.G = nn > 0 ? 4 / gcd4(nn) : 1;
   a.nblk_group = nn > 0 ? a.G * nn / 4 : 0;
   a.defer = o->compensate && o->comp_defer;
   /* Each thread advances L paths (p and p + SDK_TPB, ...): their steps are

@@ -219,15 +219,11 @@ static int64_t pace_next(const loop *L, double now) {
   return n < 1 ? 1 : n;
 }
 
-/* Where a chunk that would end at `want` ends: at check_at, or at a
- * multiple of the backend's step_align (backend.h) that is past p->step, so
- * that the pace of the chunks changes no bit of the results. */
+/* Where a chunk that would end at `want` ends: never past check_at, and
+ * only there where the backend keeps its chunks fixed (backend.h). */
 static int64_t chunk_end(const sdk_plan *p, int64_t want, int64_t check_at) {
-  int64_t a = p->be->step_align > 1 ? p->be->step_align : 1;
-  if (want >= check_at) return check_at;
-  int64_t e = want - want % a;
-  if (e <= p->step) e += a;
-  return e < check_at ? e : check_at;
+  if (p->be->fixed_chunks && !p->sys.on) return check_at;
+  return want < check_at ? want : check_at;
 }
 
 /* the paths at p->step: checks, samples and the end of the transient where
