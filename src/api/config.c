@@ -89,12 +89,13 @@ sdekit_status api_record(sdekit_config *c, const char *name, const char *w0, con
   return SDEKIT_OK;
 }
 
-void api_unrecord(sdekit_config *c, const char *name) {
+/* Forget the recorded items that `drop` picks. */
+static void drop_items(sdekit_config *c, int (*drop)(const api_item *it, const char *arg),
+                       const char *arg) {
   int k = 0;
   for (int i = 0; i < c->nitems; i++) {
     api_item *it = &c->items[i];
-    int drop = name ? it->name && !strcmp(it->name, name) : !it->name;
-    if (drop) {
+    if (drop(it, arg)) {
       free(it->name);
       free(it->words[0]);
       free(it->words[1]);
@@ -103,6 +104,15 @@ void api_unrecord(sdekit_config *c, const char *name) {
     }
   }
   c->nitems = k;
+}
+
+/* an item of option `name` (NULL: the model, which has none) */
+static int is_option(const api_item *it, const char *name) {
+  return name ? it->name && !strcmp(it->name, name) : !it->name;
+}
+
+void api_unrecord(sdekit_config *c, const char *name) {
+  drop_items(c, is_option, name);
 }
 
 /* ------------------------------------------------------------ the model */
@@ -195,9 +205,16 @@ static sdekit_status unset_f64(sdekit_config *c, const char *name, double *field
 /* The setter replaces a parameter's value: its old value and recorded
  * argument are forgotten first (the option itself refuses a parameter given
  * twice, as a command line must not keep the last value silently). */
+/* a --set item of parameter `name` */
+static int sets_param(const api_item *it, const char *name) {
+  size_t len = strlen(name);
+  const char *v = it->nwords == 2 ? it->words[1] : strchr(it->words[0], '=');
+  if (v && it->nwords == 1) v++;
+  return it->name && !strcmp(it->name, "set") && v && !strncmp(v, name, len) && v[len] == '=';
+}
+
 static void forget_param(sdekit_config *c, const char *name) {
   sdk_run_config *rc = &c->c;
-  size_t len = strlen(name);
   for (int i = 0; i < rc->nset; i++) {
     if (strcmp(rc->set_name[i], name)) continue;
     free(c->set_name[i]);
@@ -211,20 +228,7 @@ static void forget_param(sdekit_config *c, const char *name) {
     rc->set_name[rc->nset] = NULL;
     break;
   }
-  int k = 0;
-  for (int i = 0; i < c->nitems; i++) {
-    api_item *it = &c->items[i];
-    const char *v = it->nwords == 2 ? it->words[1] : strchr(it->words[0], '=');
-    if (v && it->nwords == 1) v++;
-    if (it->name && !strcmp(it->name, "set") && v && !strncmp(v, name, len) && v[len] == '=') {
-      free(it->name);
-      free(it->words[0]);
-      free(it->words[1]);
-    } else {
-      c->items[k++] = *it;
-    }
-  }
-  c->nitems = k;
+  drop_items(c, sets_param, name);
 }
 
 SDEKIT_API sdekit_status sdekit_config_set_param(sdekit_config *c, const char *name, double value,
