@@ -69,7 +69,9 @@ int main(int argc, char **argv) {
   return 0;
 }
 EOC
-if ! "$CC_" -std=c11 -I"$SRC/include" "$T/prog.c" -o "$T/prog" -L"$LIBDIR" -lsdekit \
+SAN=
+[ "${SANITIZED:-0}" = 1 ] && SAN="-fsanitize=address,undefined" # (the library's runtime first)
+if ! "$CC_" -std=c11 $SAN -I"$SRC/include" "$T/prog.c" -o "$T/prog" -L"$LIBDIR" -lsdekit \
   -Wl,-rpath,"$LIBDIR" 2>"$T/cc.err"; then
   echo "h_locale: cannot build the test program: $(head -c 300 "$T/cc.err")" >&2
   exit 1
