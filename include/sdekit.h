@@ -374,8 +374,11 @@ SDEKIT_API void sdekit_config_set_log(sdekit_config *c, sdekit_log_fn fn, void *
  * not the checkpoint is the model file (compared by identity) and that the
  * checkpoint file does not exist (the progress of a run: only the run
  * resumed from it may replace it).  sdekit_run does not write outputs, so
- * it checks only the checkpoint's part. */
-SDEKIT_API sdekit_status sdekit_config_check_outputs(const sdekit_config *c, int no_replace,
+ * it checks only the checkpoint's part.  A TSV output among those checked
+ * has its header checked by sdekit_run before the first step (two columns
+ * of one name are refused), even where the outputs are cleared before the
+ * run and written after it. */
+SDEKIT_API sdekit_status sdekit_config_check_outputs(sdekit_config *c, int no_replace,
                                                      sdekit_error *err);
 
 /* The observables the configuration computes, in the order of the results:

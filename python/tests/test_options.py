@@ -37,3 +37,35 @@ def test_the_default_t_end_rounded_is_said_and_recorded(caplog):
     assert any("the run ends at t = 9.9 (33 steps)" in m for m in caplog.messages)
     assert r.attrs["t_end"] == pytest.approx(9.9, rel=1e-15)
     assert r.attrs["t_end_asked"] == 10
+
+
+CLASH = """[model]
+name = clash
+vars = a_b, c, a, b_c
+[drift]
+a_b = -a_b
+c = -c
+a = -a
+b_c = -b_c
+[noise]
+a_b = 1
+c = 1
+a = 1
+b_c = 1
+"""
+
+
+def test_a_tsv_header_collision_is_refused_before_the_run(tmp_path):
+    # (issue 25 item 9) run() writes its outputs after the run; the header of
+    # a TSV among them is still checked before the first step
+    steps = []
+    out = tmp_path / "clash.tsv"
+    model = sdekit.Model.from_string(CLASH)
+    with pytest.raises(sdekit.UsageError, match=r"TSV output of --observe cov: .*'cov_a_b_c'"):
+        sdekit.run(model, observe="cov", paths=8, dt=0.01, t_end=1, output=str(out),
+                   progress=lambda f, s: steps.append(f))
+    assert steps == [] and not out.exists()
+    # the same run with an HDF5 output is fine (the names stay apart there)
+    r = sdekit.run(model, observe="cov", paths=8, dt=0.01, t_end=0.1,
+                   output=str(tmp_path / "clash.h5"), progress=False)
+    assert (tmp_path / "clash.h5").exists() and r is not None

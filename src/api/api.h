@@ -47,6 +47,10 @@ struct sdekit_config {
   /* --force: replace files that are refused otherwise (api_check_files);
    * never recorded, so a checkpoint does not carry it to its resume */
   int force;
+  /* an output that sdekit_config_check_outputs saw is TSV: the run checks
+   * the TSV headers before it starts also where the caller clears the
+   * outputs first and writes them after the run (Python's output=) */
+  int tsv_checked;
   /* the environment's part (sdekit_config_set_environment, set_cache) */
   char *cache_dir, *tmp_dir, *cc, *cflags, *cflags_extra, *cuda_home, *cuda_path;
   char *sys_kernel, *baseline_cubin;

@@ -688,10 +688,11 @@ sdekit_status api_check_options(const sdekit_config *c, sdekit_error *err) {
   return SDEKIT_OK;
 }
 
-SDEKIT_API sdekit_status sdekit_config_check_outputs(const sdekit_config *c, int no_replace,
+SDEKIT_API sdekit_status sdekit_config_check_outputs(sdekit_config *c, int no_replace,
                                                      sdekit_error *err) {
   SDK_C_NUMERIC();
   if (!c) return api_usage(err, "no configuration");
+  c->tsv_checked = api_outputs_tsv(c);
   sdekit_status s = api_check_options(c, err);
   if (s != SDEKIT_OK) return s;
   if (c->c.checkpoint && (s = check_dir(c->c.checkpoint, err)) != SDEKIT_OK) return s;

@@ -102,7 +102,7 @@ sdekit_status api_exec_make(const sdekit_config *c, api_exec *x, sdekit_error *e
   rc->argv = x->argv;
   rc->command_line = c->command_line ? c->command_line : x->cmdline;
   if (rc->checkpoint && rc->checkpoint_every < 0) rc->checkpoint_every = 600;
-  rc->tsv = api_outputs_tsv(c);
+  rc->tsv = api_outputs_tsv(c) || c->tsv_checked;
   if (c->log) {
     x->logger.fn = log_tramp;
     x->logger.user = (void *)c;
