@@ -12,6 +12,19 @@ import sys
 import h5py
 import numpy as np
 
+
+
+def zeros(f, name, n):
+    """A dataset of n zeros, every chunk written and compressed: a file of a
+    few KB that unpacks to 8 n bytes."""
+    dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+    dcpl.set_chunk((2**22,))
+    dcpl.set_deflate(9)
+    dcpl.set_alloc_time(h5py.h5d.ALLOC_TIME_EARLY)
+    dcpl.set_fill_time(h5py.h5d.FILL_TIME_ALLOC)
+    h5py.h5d.create(f.id, name, h5py.h5t.IEEE_F64LE, h5py.h5s.create_simple((n,)), dcpl=dcpl)
+
+
 kind, src, dst, fifo = sys.argv[1:5]
 shutil.copy(src, dst)
 vs = h5py.string_dtype()
@@ -65,27 +78,13 @@ with h5py.File(dst, "r+") as f:
         f.create_dataset("drift/" + "n" * 250, data=np.zeros(2))
     elif kind == "total":         # 5 x 2^27 values (every chunk written, compressed
         #                           fill values: a small file) over the whole cap
-        n = 2**27
-        space = h5py.h5s.create_simple((n,))
-        dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
-        dcpl.set_chunk((2**22,))
-        dcpl.set_deflate(9)
-        dcpl.set_alloc_time(h5py.h5d.ALLOC_TIME_EARLY)
-        dcpl.set_fill_time(h5py.h5d.FILL_TIME_ALLOC)
-        h5py.h5d.create(f.id, b"big0", h5py.h5t.IEEE_F64LE, space, dcpl=dcpl)
+        zeros(f, b"big0", 2**27)
         for i in range(1, 5):
             f["big%d" % i] = f["big0"]  # hard links: five names, one dataset
     elif kind == "expand":        # 2 x 2^25 values of 0 (512 MiB) from a file of
         #                           about 50 KB: within SDK_H5_MAX_TOTAL, over
         #                           what the file's size may unpack to
-        n = 2**25
-        space = h5py.h5s.create_simple((n,))
-        dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
-        dcpl.set_chunk((2**22,))
-        dcpl.set_deflate(9)
-        dcpl.set_alloc_time(h5py.h5d.ALLOC_TIME_EARLY)
-        dcpl.set_fill_time(h5py.h5d.FILL_TIME_ALLOC)
-        h5py.h5d.create(f.id, b"zero0", h5py.h5t.IEEE_F64LE, space, dcpl=dcpl)
+        zeros(f, b"zero0", 2**25)
         f["zero1"] = f["zero0"]
     elif kind == "dims_count":    # dims naming one dimension of two
         f["moments/mean_x"].attrs.create("dims", ["a"], dtype=vs)

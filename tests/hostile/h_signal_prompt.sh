@@ -28,6 +28,15 @@ stop() {
   wait "$2"
   rc=$?
 }
+
+# stopped NAME SIG PID: send SIG, then the checks every case makes: honoured
+# within the limit, exit 128 + SIG
+stopped() {
+  stop "$2" "$3"
+  local want=$((128 + $(kill -l "$2")))
+  check "$1: SIG$2 honoured within $LIMIT s (took $took s)" prompt
+  check "$1: exit $want (got $rc)" test "$rc" = "$want"
+}
 prompt() { awk -v t="$took" -v l="$LIMIT" 'BEGIN { exit !(t <= l) }'; }
 # wait_for TEST SECONDS: poll until the test holds (or the time is up)
 wait_for() {
@@ -51,10 +60,7 @@ stepping() {
   "$BIN" "${ARGS[@]}" --t-end 0.4 -o r.h5 --checkpoint ck "$@" --verbose 2>err &
   local pid=$!
   wait_for "$wait" 2 || true
-  stop "$sig" $pid
-  local want=$((128 + $(kill -l "$sig")))
-  check "$name: SIG$sig honoured within $LIMIT s (took $took s)" prompt
-  check "$name: exit $want (got $rc)" test "$rc" = "$want"
+  stopped "$name" "$sig" $pid
   check "$name: says where it stopped and that the checkpoint was saved" \
     grep -Eq "^sdekit: interrupted at step [0-9]+ of $NSTEPS \(t = [0-9.e+-]+\); checkpoint saved to ck; continue with: sdekit resume ck" err
   check "$name: no result written" test ! -e r.h5
@@ -92,10 +98,7 @@ compiling() {
   wait_for "[ -n \"\$(child_of $pid)\" ]" 10 || true
   cpid=$(child_of $pid | grep -o '[0-9]*')
   check "$name: the compiler was running at the signal" test -n "$cpid"
-  stop "$sig" $pid
-  local want=$((128 + $(kill -l "$sig")))
-  check "$name: SIG$sig honoured within $LIMIT s (took $took s)" prompt
-  check "$name: exit $want (got $rc)" test "$rc" = "$want"
+  stopped "$name" "$sig" $pid
   check "$name: says it was stopped while compiling" \
     grep -q '^sdekit: interrupted while compiling the kernel, before the first step' err
   check "$name: the compiler is gone" wait_for "[ -n '$cpid' ] && ! alive '$cpid'" 2
