@@ -681,8 +681,6 @@ static sdk_err plan_window(const sdk_run_config *c, sdk_plan *p, sdk_errbuf *eb)
                       "made of whole units of %lld paths",
                       (long long)g, (long long)w->first[g], (long long)w->count[g],
                       (long long)w->key_ppg, (long long)u);
-  if (c->checkpoint || c->resume)
-    return SDK_FAIL(eb, SDK_ERR_USAGE, "a window of paths is not checkpointed yet");
   p->ppg = w->key_ppg;
   return SDK_OK;
 }
