@@ -129,7 +129,7 @@ static sdk_err check_options(driver *d, sdk_errbuf *eb) {
   int64_t ngrid = 1;
   for (int a = 0; a < c->nscan && a < SDK_MAX_SCAN; a++)
     ngrid *= c->scan[a].n > 0 ? c->scan[a].n : 1;
-  int64_t most = ((int64_t)1 << 39) / ngrid / UNIT * UNIT;
+  int64_t most = ((int64_t)1 << 38) / ngrid / UNIT * UNIT;
   if (most < UNIT)
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "--target-se: %lld grid points are too many for batches of %lld paths",
