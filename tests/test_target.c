@@ -213,6 +213,18 @@ static void per_grid_point(void) {
   unlink(ck);
   sdk_run_destroy(&r);
 
+  /* --max-seconds: a bound in time, recorded as such */
+  scan(&c);
+  c.target_se = 1e-4;
+  c.max_seconds = 1e-9;
+  r = st_run(&c);
+  st = ids(r, "target/status"), u = ids(r, "paths_used");
+  const sdk_group_attrs *ga = r ? sdk_store_group(&sdk_run_results(r)->store, "target") : NULL;
+  const sdk_attr *td = ga ? sdk_attr_find(ga->attr, ga->nattr, "timing_dependent") : NULL;
+  TU_CHECK(st && st[0] == 2 && st[2] == 2 && u[0] == SDK_PATH_WINDOW_UNIT && td && td->i == 1,
+           "--max-seconds: status 2 after the first batch, recorded as timing-dependent");
+  sdk_run_destroy(&r);
+
   /* --max-paths: reached, recorded, paths_used == max */
   scan(&c);
   c.target_se = 1e-4;

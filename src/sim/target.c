@@ -310,10 +310,20 @@ static sdk_err batch(driver *d, const sdk_ckpt *resume, sdk_run **out, sdk_errbu
   cc.target_state = d->packed, cc.ntarget_state = d->npacked;
   sdk_err e = sdk_run_execute(&cc, out, eb);
   if (e == SDK_OK) d->seconds += (*out)->seconds, d->path_steps += (*out)->path_steps;
+  if (e != SDK_ERR_INTERRUPTED || !eb) return e;
+  /* a stop says which batch; one before a later batch's first step finds
+   * the checkpoint of the batch before (written at its end) */
+  char msg[sizeof eb->msg];
+  if (d->t.batch > 1 && d->c->checkpoint && strstr(eb->msg, "before the first step"))
+    snprintf(msg, sizeof msg,
+             "interrupted before batch %lld of the paths; the checkpoint %s holds the batch "
+             "before; continue with: sdekit resume %s",
+             (long long)d->t.batch, d->c->checkpoint, d->c->checkpoint);
+  else
+    snprintf(msg, sizeof msg, "batch %lld of the paths: %s", (long long)d->t.batch, eb->msg);
+  memcpy(eb->msg, msg, sizeof msg);
   return e;
 }
-
-static const char *const STATUS_NAMES[] = {"reached", "max-paths", "max-seconds", "NaN/Inf"};
 
 /* The records of the run: target/status, the settings, and a notice where a
  * bound was reached. */
@@ -351,7 +361,6 @@ static sdk_err record(driver *d, sdk_run *run, sdk_errbuf *eb) {
            c->max_seconds,
            hit[MAX_SECONDS] ? "; the paths used there depend on the machine's speed" : "");
   c->warn(c->warn_user, msg);
-  (void)STATUS_NAMES;
   return SDK_OK;
 }
 
