@@ -52,6 +52,13 @@ else
   echo "the run ended (status $rc) before the signal: resume not checked on this machine"
 fi
 
+# a finished run to a standard error is not extended
+mkdir -p x
+(cd x && "$B" run ou --t-end 1 --observe moments --target-se 0.004 --backend "$BACKEND" \
+  --checkpoint c.ckpt -o r.h5 --quiet) || failed "checkpointed run to a standard error"
+out=$(cd x && "$B" resume c.ckpt --t-end 2 --force 2>&1)
+printf '%s' "$out" | grep -q "a run to a standard error cannot be extended" && pass || failed "extend: $out"
+
 refused "EPS 0" "--target-se '0': expected a standard error > 0" --target-se 0
 refused "EPS nan" "--target-rse 'nan': expected a standard error > 0" --target-rse nan
 refused "EPS negative" "expected a standard error > 0" --target-se -1

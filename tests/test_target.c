@@ -199,7 +199,7 @@ static void per_grid_point(void) {
   TU_CHECK(err == SDK_OK && k->target, "checkpoint with the batches' state (%s)", eb.msg);
   if (err == SDK_OK) {
     int64_t batch;
-    memcpy(&batch, (const char *)k->target + 8, 8);
+    memcpy(&batch, (const char *)k->target + 8, 8); /* (the state's head) */
     printf("stopped in batch %lld at step %lld\n", (long long)batch, (long long)k->step);
     TU_CHECK(batch >= 2, "stopped after some batches (in batch %lld)", (long long)batch);
     scan(&c2);

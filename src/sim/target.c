@@ -40,6 +40,7 @@ enum { ACTIVE = -1, REACHED = 0, MAX_PATHS = 1, MAX_SECONDS = 2, BLEW_UP = 3 };
 typedef struct tstate {
   int64_t batch; /* batches begun */
   int64_t ngrid, key;
+  int64_t nsteps;                  /* of every batch (a resume may not change it) */
   int64_t *first, *count, *status; /* the current window; per grid point ACTIVE or the end */
   double seconds;                  /* spent in the batches before this process's first */
 } tstate;
@@ -73,13 +74,13 @@ static const char MAGIC[8] = {'S', 'D', 'K', 'T', 'G', 'T', '0', '1'};
 
 static sdk_err pack(driver *d, sdk_errbuf *eb) {
   const tstate *t = &d->t;
-  size_t n = 8 + 8 * 4 + 24 * (size_t)t->ngrid;
+  size_t n = 8 + 8 * 5 + 24 * (size_t)t->ngrid;
   unsigned char *b = malloc(n), *at = b;
   if (!b) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  int64_t head[3] = {t->batch, t->ngrid, t->key};
+  int64_t head[4] = {t->batch, t->ngrid, t->key, t->nsteps};
   double sec = t->seconds + (now_s() - d->began);
   memcpy(at, MAGIC, 8), at += 8;
-  memcpy(at, head, 24), at += 24;
+  memcpy(at, head, 32), at += 32;
   memcpy(at, &sec, 8), at += 8;
   memcpy(at, t->first, 8 * (size_t)t->ngrid), at += 8 * t->ngrid;
   memcpy(at, t->count, 8 * (size_t)t->ngrid), at += 8 * t->ngrid;
@@ -92,18 +93,24 @@ static sdk_err pack(driver *d, sdk_errbuf *eb) {
 static sdk_err unpack(driver *d, const sdk_ckpt *k, sdk_errbuf *eb) {
   tstate *t = &d->t;
   const unsigned char *b = k->target;
-  int64_t head[3];
-  if (!k->target || !k->carry || k->ntarget != 8 + 8 * 4 + 24 * (size_t)t->ngrid ||
+  int64_t head[4];
+  if (!k->target || !k->carry || k->ntarget != 8 + 8 * 5 + 24 * (size_t)t->ngrid ||
       memcmp(b, MAGIC, 8))
     return SDK_FAIL(eb, SDK_ERR_FORMAT,
                     "checkpoint '%s' holds no state of a run to a standard error, or another "
                     "one's: finish it with the command that wrote it",
                     d->c->checkpoint ? d->c->checkpoint : "?");
-  memcpy(head, b + 8, 24);
-  memcpy(&t->seconds, b + 32, 8);
-  memcpy(t->first, b + 40, 8 * (size_t)t->ngrid);
-  memcpy(t->count, b + 40 + 8 * t->ngrid, 8 * (size_t)t->ngrid);
-  memcpy(t->status, b + 40 + 16 * t->ngrid, 8 * (size_t)t->ngrid);
+  memcpy(head, b + 8, 32);
+  memcpy(&t->seconds, b + 40, 8);
+  memcpy(t->first, b + 48, 8 * (size_t)t->ngrid);
+  memcpy(t->count, b + 48 + 8 * t->ngrid, 8 * (size_t)t->ngrid);
+  memcpy(t->status, b + 48 + 16 * t->ngrid, 8 * (size_t)t->ngrid);
+  /* the earlier batches' paths end where they ended: not extended */
+  if (head[3] != t->nsteps)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "a run to a standard error cannot be extended (--t-end, --periods): the "
+                    "paths of its earlier batches end at step %lld; start a new run",
+                    (long long)head[3]);
   int ok = head[0] >= 1 && head[1] == t->ngrid && head[2] == t->key;
   for (int64_t g = 0; ok && g < t->ngrid; g++)
     ok = t->first[g] >= 0 && t->count[g] >= 0 && t->first[g] <= t->key - t->count[g] &&
@@ -224,6 +231,7 @@ static sdk_err dry_plan(driver *d, sdk_errbuf *eb) {
                  (long long)d->t.ngrid);
   if (e == SDK_OK) e = sdk_plan_observables(&p, eb);
   if (e == SDK_OK) e = find_targets(d, &r->r, eb);
+  d->t.nsteps = p.nsteps;
   sdk_plan_free(&p);
   sdk_run_destroy(&r);
   return e;
