@@ -51,6 +51,10 @@ static void cov_free(void *p) {
 
 static sdk_err cov_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
   int nv = c->model->nvars;
+  SDK_CHECK(sdk_obs_no_windows(c, "cov",
+                               "its sums about a reference taken from the first paths are not "
+                               "carried from batch to batch; run it with a fixed --paths",
+                               eb));
   SDK_CHECK(sdk_obs_check_size(c, "cov", 2.0 * nv * nv, eb));
   state *st = calloc(1, sizeof *st);
   *out = st;

@@ -137,6 +137,11 @@ static sdk_err density_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
   for (int i = 0; i < c->opts->nhist_range; i++)
     if (!strcmp(c->opts->hist_range_var[i], sdk_obs_quantity_name(c->model, st->var)))
       st->fixed = i;
+  if (st->fixed < 0)
+    SDK_CHECK(sdk_obs_no_windows(c, "density",
+                                 "its bins would follow the range of each batch's data; give "
+                                 "--hist-range VAR=LO:HI for its variable",
+                                 eb));
   if (st->coarse == 0 && c->systems && st->fixed < 0) {
     st->mod = sdk_var_period(c->model, st->var, c->param_values, c->scan_column);
     if (!(st->mod > 0) || !isfinite(st->mod)) st->mod = 0; /* scanned or bad: the data's range */
@@ -197,7 +202,7 @@ static sdk_err density_sample(const sdk_obs_ctx *c, void *p, int64_t s, int64_t 
     st->dun[k] = st->un[g], st->dov[k] = st->ov[g];
     double w = (st->hi[g] - st->lo[g]) / (double)nb;
     for (int64_t b = 0; b < nb; b++)
-      st->P[k * nb + b] = (double)st->cnt[g * nb + b] / ((double)c->ppg * w);
+      st->P[k * nb + b] = (double)st->cnt[g * nb + b] / ((double)sdk_paths_used(c->paths, g) * w);
   }
   sdk_obs_time_at(c, "density", s, step);
   return SDK_OK;

@@ -38,6 +38,10 @@ static void diffusion_free(void *p) {
 }
 
 static sdk_err diffusion_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
+  SDK_CHECK(sdk_obs_no_windows(c, "diffusion",
+                               "it reads the paths' rows and its fold is not carried from batch "
+                               "to batch; run it with a fixed --paths",
+                               eb));
   SDK_CHECK(sdk_obs_check_size(c, "diffusion", 2.0, eb));
   state *st = calloc(1, sizeof *st);
   *out = st;

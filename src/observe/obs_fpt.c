@@ -85,6 +85,10 @@ static sdk_err value_ds(const sdk_obs_ctx *c, const char *name, const char *err,
 
 static sdk_err fpt_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
   const sdk_model *m = c->model;
+  SDK_CHECK(sdk_obs_no_windows(c, "fpt",
+                               "its hitting times are folded from the paths' rows and not carried "
+                               "from batch to batch; run it with a fixed --paths",
+                               eb));
   if (m->nbound == 0)
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "--observe fpt needs a model with [boundaries] (model '%s' has none; e.g. "

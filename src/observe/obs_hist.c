@@ -53,6 +53,15 @@ static sdk_err hist_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
                     "histograms of %lld grid points x %d variables x %lld bins exceed the maximum "
                     "of %lld values (SDK_MAX_SAMPLE_VALUES): give fewer --bins",
                     (long long)ng, nv, (long long)bins, (long long)SDK_MAX_SAMPLE_VALUES);
+  for (int v = 0; v < nv; v++)
+    if (fixed_range(c->opts, sdk_obs_quantity_name(c->model, v)) < 0) {
+      char why[200];
+      snprintf(why, sizeof why,
+               "its bins would follow the range of each batch's data; give --hist-range "
+               "%s=LO:HI (for every variable and user observable)",
+               sdk_obs_quantity_name(c->model, v));
+      SDK_CHECK(sdk_obs_no_windows(c, "hist", why, eb));
+    }
   state *st = calloc(1, sizeof *st);
   *out = st;
   if (!st) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
@@ -118,7 +127,8 @@ static sdk_err hist_finish(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
       lo[g] = st->lo[g], hi[g] = st->hi[g], un[g] = st->un[g], ov[g] = st->ov[g];
       double w = (st->hi[g] - st->lo[g]) / (double)bins;
       for (int64_t b = 0; b < bins; b++)
-        den[g * bins + b] = (double)st->cnt[g * bins + b] / ((double)c->ppg * w);
+        den[g * bins + b] =
+            (double)st->cnt[g * bins + b] / ((double)sdk_paths_used(c->paths, g) * w);
     }
   }
   return SDK_OK;

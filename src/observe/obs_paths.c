@@ -31,6 +31,10 @@ static void paths_free(void *p) {
 static sdk_err paths_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
   const sdk_observe_opts *o = c->opts;
   int nv = c->model->nvars;
+  SDK_CHECK(sdk_obs_no_windows(c, "paths (--save-paths)",
+                               "the saved paths would be those of one batch; save them from a run "
+                               "with a fixed --paths",
+                               eb));
   for (int k = 0; k < o->nsave; k++)
     if (o->save_index[k] < 0 || o->save_index[k] >= c->ppg)
       return SDK_FAIL(eb, SDK_ERR_USAGE,

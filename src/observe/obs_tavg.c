@@ -98,13 +98,15 @@ static sdk_err tavg_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
 }
 
 /* the moments over the paths of grid point g of the time averages of
- * quantity j, whose rows (S, E) are `row` and row + 1 */
+ * quantity j, whose rows (S, E) are `row` and row + 1: the fold of the
+ * chunks in path order goes on from *tot (a window of the paths goes on
+ * from the earlier windows' fold: the same sums as one run's) */
 static sdk_err grid_moments(const sdk_obs_ctx *c, state *st, int row, int64_t g, double nwin,
                             sdk_moments *tot, sdk_errbuf *eb) {
-  int64_t ppg = c->ppg;
-  *tot = (sdk_moments){0, 0, 0};
-  for (int64_t a = 0; a < ppg; a += TAVG_BLOCK) {
-    int64_t n = ppg - a < TAVG_BLOCK ? ppg - a : TAVG_BLOCK;
+  int64_t ppg = c->ppg, first, held;
+  sdk_paths_held(c->paths, g, &first, &held);
+  for (int64_t a = first; a < first + held; a += TAVG_BLOCK) {
+    int64_t n = first + held - a < TAVG_BLOCK ? first + held - a : TAVG_BLOCK;
     double *S = st->buf, *E = st->buf + TAVG_BLOCK;
     SDK_CHECK(sdk_paths_rows(c->paths, row, g * ppg + a, n, S, 0, eb));
     SDK_CHECK(sdk_paths_rows(c->paths, row + 1, g * ppg + a, n, E, 0, eb));
@@ -133,10 +135,16 @@ static sdk_err tavg_finish(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
     return SDK_FAIL(eb, SDK_ERR_INTERNAL, "tavg: the kernel keeps no time averages");
   int row0 = nv + 1 + carried - 2 * st->nq;
   double nwin = (double)(R->nsteps - R->transient_steps);
+  sdk_moments *slot = NULL; /* windows of the paths: the carried folds [j][g] */
+  int fresh;
+  if (c->paths->carry)
+    SDK_CHECK(sdk_carry_slot(c->paths->carry, (size_t)(st->nq * R->ngrid) * sizeof *slot,
+                             (void **)&slot, &fresh, eb));
   for (int j = 0; j < st->nq; j++)
     for (int64_t g = 0; g < R->ngrid; g++) {
-      sdk_moments m;
+      sdk_moments m = slot ? slot[j * R->ngrid + g] : (sdk_moments){0, 0, 0};
       SDK_CHECK(grid_moments(c, st, row0 + 2 * j, g, nwin, &m, eb));
+      if (slot) slot[j * R->ngrid + g] = m;
       st->mean[j][g] = m.n > 0 ? m.mean : NAN;
       st->err[j][g] = m.n > 1 ? sqrt(m.m2 / (m.n - 1) / m.n) : 0;
     }

@@ -123,3 +123,12 @@ void sdk_obs_grid_params(const sdk_obs_ctx *c, int64_t g, double *pv) {
   for (int i = 0; i < c->model->nparams; i++)
     pv[i] = c->scan_column[i] >= 0 ? c->sv[g * c->nsv + c->scan_column[i]] : c->param_values[i];
 }
+
+sdk_err sdk_obs_no_windows(const sdk_obs_ctx *c, const char *name, const char *why,
+                           sdk_errbuf *eb) {
+  if (!c->windowed) return SDK_OK;
+  return SDK_FAIL(eb, SDK_ERR_USAGE,
+                  "--observe %s cannot be run in batches of paths (--target-se, --target-rse, "
+                  "--mlmc): %s",
+                  name, why);
+}

@@ -73,7 +73,12 @@ typedef struct sdk_obs_ctx {
   const int *scan_column;
   const double *sv; /* [ngrid][nsv]: the values of those columns per grid point */
   int nsv;
-  int64_t ppg;              /* paths per grid point as held (particles, for systems) */
+  int64_t ppg; /* paths per grid point as held (particles, for systems) */
+  /* the run holds a window of the paths and its results are cumulative over
+   * the windows of a carry (observe/paths.h, sim/run.h): an observable
+   * either gives exactly the results of one run over all the windows' paths
+   * (sdk_paths_used counts them per grid point) or refuses in setup */
+  int windowed;
   int systems;              /* systems of particles (--particles) */
   int64_t systems_per_grid; /* systems per grid point */
   int64_t nsamples_max;     /* samples the run takes at most (the sample axis) */
@@ -154,6 +159,10 @@ const char *sdk_obs_quantity_name(const sdk_model *m, int q);
 double sdk_var_period(const sdk_model *m, int v, const double *pvalues, const int *scanned);
 /* The parameter values at grid point g (m->nparams of them into pv). */
 void sdk_obs_grid_params(const sdk_obs_ctx *c, int64_t g, double *pv);
+/* An observable that cannot give exactly the results of one run from
+ * windows of the paths (sdk_obs_ctx.windowed) refuses them: SDK_ERR_USAGE
+ * naming it, `why` and what works instead; SDK_OK when not windowed. */
+sdk_err sdk_obs_no_windows(const sdk_obs_ctx *c, const char *name, const char *why, sdk_errbuf *eb);
 /* Checks of the options shared by several observables (--hist-range). */
 sdk_err sdk_observe_opts_check(const sdk_observe_opts *o, const sdk_model *m, sdk_errbuf *eb);
 /* The number of values sample-axis datasets of `nper` values per grid point

@@ -34,6 +34,14 @@ static sdk_err share_units(const sdk_paths *p, const int64_t *u_of, void *buf, i
   return e;
 }
 
+/* The carried slot of the reduction being made (paths.h: sdk_carry). */
+static sdk_err carried(const sdk_paths *p, size_t n, void **slot, int *fresh, sdk_errbuf *eb) {
+  int f;
+  SDK_CHECK(sdk_carry_slot(p->carry, n, slot, &f, eb));
+  if (fresh) *fresh = f;
+  return SDK_OK;
+}
+
 /* Per-unit moments of nvr values from every shard (backend.h: fold units),
  * merged per grid point in the order of the global chunk ids: the chunks of
  * each run of SDK_RED_FOLD chunks in order (a unit held whole comes folded,
@@ -99,8 +107,12 @@ static sdk_err gather_moments(const sdk_paths *p, int nvr, int mode, int var, do
   if (e == SDK_OK) e = share_units(p, u_of, nf, nvr * (int64_t)sizeof *nf, eb);
   if (e == SDK_OK && sbad)
     e = sdk_comm_allreduce(p->comm, sbad, p->ngrid * nv, SDK_COMM_I64, SDK_COMM_SUM, eb);
+  /* with a carry: each grid point's fold goes on from the earlier windows' */
+  sdk_moments *slot = NULL;
+  if (e == SDK_OK && p->carry)
+    e = carried(p, (size_t)(p->ngrid * nvr) * sizeof *slot, (void **)&slot, NULL, eb);
   for (int64_t i = 0; i < p->ngrid * nvr && e == SDK_OK; i++)
-    out[i] = (sdk_moments){0, 0, 0};
+    out[i] = slot ? slot[i] : (sdk_moments){0, 0, 0};
   /* the units in global chunk order; a run's units are consecutive: fold
    * them into run[], then the run into its grid point's total */
   for (int64_t j = 0; j < nu && e == SDK_OK; j++) {
@@ -114,6 +126,7 @@ static sdk_err gather_moments(const sdk_paths *p, int nvr, int mode, int var, do
       run[v] = (sdk_moments){0, 0, 0};
     }
   }
+  if (slot && e == SDK_OK) memcpy(slot, out, (size_t)(p->ngrid * nvr) * sizeof *slot);
   if (nonfinite && e == SDK_OK) worst_of(bad, p->ngrid, nvr, nonfinite);
   if (state_nonfinite && e == SDK_OK) worst_of(sbad, p->ngrid, nv, state_nonfinite);
   free(part), free(nf), free(u), free(run), free(bad), free(sbad), free(spart), free(u_of);
@@ -190,6 +203,16 @@ sdk_err sdk_paths_minmax(const sdk_paths *p, int var, double *lo, double *hi, sd
   /* (the extremes are exact whatever the order) */
   if (e == SDK_OK) e = sdk_comm_allreduce(p->comm, lo, p->ngrid, SDK_COMM_F64, SDK_COMM_MIN, eb);
   if (e == SDK_OK) e = sdk_comm_allreduce(p->comm, hi, p->ngrid, SDK_COMM_F64, SDK_COMM_MAX, eb);
+  /* with a carry: the extremes of the earlier windows too */
+  double *slot = NULL;
+  int fresh = 0;
+  if (e == SDK_OK && p->carry)
+    e = carried(p, 2 * (size_t)p->ngrid * sizeof *slot, (void **)&slot, &fresh, eb);
+  for (int64_t g = 0; slot && e == SDK_OK && g < p->ngrid; g++) {
+    if (!fresh && slot[g] < lo[g]) lo[g] = slot[g];
+    if (!fresh && slot[p->ngrid + g] > hi[g]) hi[g] = slot[p->ngrid + g];
+    slot[g] = lo[g], slot[p->ngrid + g] = hi[g];
+  }
   free(plo);
   free(phi);
   return e;
@@ -224,6 +247,17 @@ static sdk_err gather_counts(const sdk_paths *p, int var, int64_t bins, const do
     e = sdk_comm_allreduce(p->comm, under, ng, SDK_COMM_U64, SDK_COMM_SUM, eb);
   if (e == SDK_OK && under)
     e = sdk_comm_allreduce(p->comm, over, ng, SDK_COMM_U64, SDK_COMM_SUM, eb);
+  /* with a carry: the counts of the earlier windows added (the bins must be
+   * the same in every window: the observables refuse ranges from the data) */
+  uint64_t *slot = NULL;
+  if (e == SDK_OK && p->carry)
+    e = carried(p, (size_t)(ng * bins + 2 * ng) * sizeof *slot, (void **)&slot, NULL, eb);
+  for (int64_t i = 0; slot && e == SDK_OK && i < ng * bins; i++)
+    slot[i] = counts[i] += slot[i];
+  for (int64_t g = 0; slot && under && e == SDK_OK && g < ng; g++) {
+    slot[ng * bins + g] = under[g] += slot[ng * bins + g];
+    slot[ng * bins + ng + g] = over[g] += slot[ng * bins + ng + g];
+  }
   free(pc);
   free(pu);
   free(po);
@@ -329,4 +363,177 @@ sdk_err sdk_paths_rows_cached(const sdk_paths *p, sdk_rowcache *c, int row, int6
   }
   memcpy(buf, c->e[k].buf + (first - c->e[k].first), (size_t)n * sizeof *buf);
   return SDK_OK;
+}
+
+/* ---- the carry (paths.h) ---- */
+
+typedef struct carry_slot {
+  int64_t step, seq;
+  size_t n;
+  unsigned char *data;
+} carry_slot;
+
+struct sdk_carry {
+  int64_t step, seq; /* where the reductions are: the next one's key */
+  int64_t nslots, cap, hint;
+  carry_slot *slot;
+  int64_t ngrid;
+  int64_t *used, *bad, *bad_step;
+};
+
+sdk_carry *sdk_carry_create(void) {
+  sdk_carry *c = calloc(1, sizeof *c);
+  if (c) c->step = -1;
+  return c;
+}
+
+void sdk_carry_destroy(sdk_carry **cp) {
+  if (!cp || !*cp) return;
+  sdk_carry *c = *cp;
+  for (int64_t i = 0; i < c->nslots; i++)
+    free(c->slot[i].data);
+  free(c->slot), free(c->used), free(c->bad), free(c->bad_step);
+  free(c);
+  *cp = NULL;
+}
+
+void sdk_carry_begin(sdk_carry *c) {
+  c->step = -1, c->seq = 0, c->hint = 0;
+}
+
+void sdk_carry_step(sdk_carry *c, int64_t step) {
+  if (step != c->step) c->step = step, c->seq = 0;
+}
+
+sdk_err sdk_carry_slot(sdk_carry *c, size_t n, void **out, int *fresh, sdk_errbuf *eb) {
+  int64_t seq = c->seq++;
+  /* the slots come in the order they were made: the next one, mostly */
+  for (int64_t j = 0; j < c->nslots; j++) {
+    carry_slot *s = &c->slot[(c->hint + j) % c->nslots];
+    if (s->step != c->step || s->seq != seq) continue;
+    if (s->n != n)
+      return SDK_FAIL(eb, SDK_ERR_INTERNAL,
+                      "the carried reduction %lld at step %lld has another size: the windows "
+                      "of paths run different programs",
+                      (long long)seq, (long long)c->step);
+    c->hint = (c->hint + j + 1) % c->nslots;
+    *out = s->data, *fresh = 0;
+    return SDK_OK;
+  }
+  if (c->nslots == c->cap) {
+    int64_t cap = c->cap ? 2 * c->cap : 16;
+    carry_slot *ns = realloc(c->slot, (size_t)cap * sizeof *ns);
+    if (!ns) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+    c->slot = ns, c->cap = cap;
+  }
+  carry_slot *s = &c->slot[c->nslots];
+  if (!(s->data = calloc(n ? n : 1, 1))) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  s->step = c->step, s->seq = seq, s->n = n;
+  c->nslots++;
+  c->hint = c->nslots % c->nslots;
+  *out = s->data, *fresh = 1;
+  return SDK_OK;
+}
+
+sdk_err sdk_carry_size(sdk_carry *c, int64_t ngrid, sdk_errbuf *eb) {
+  if (c->used) {
+    if (c->ngrid != ngrid)
+      return SDK_FAIL(eb, SDK_ERR_INTERNAL, "the carry holds %lld grid points, the run %lld",
+                      (long long)c->ngrid, (long long)ngrid);
+    return SDK_OK;
+  }
+  c->used = calloc((size_t)(ngrid > 0 ? ngrid : 1), sizeof *c->used);
+  c->bad = calloc((size_t)(ngrid > 0 ? ngrid : 1), sizeof *c->bad);
+  c->bad_step = calloc((size_t)(ngrid > 0 ? ngrid : 1), sizeof *c->bad_step);
+  if (!c->used || !c->bad || !c->bad_step) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  c->ngrid = ngrid;
+  return SDK_OK;
+}
+
+int64_t *sdk_carry_used(sdk_carry *c) {
+  return c->used;
+}
+int64_t *sdk_carry_bad(sdk_carry *c) {
+  return c->bad;
+}
+int64_t *sdk_carry_bad_step(sdk_carry *c) {
+  return c->bad_step;
+}
+
+/* bytes: "SDKCARY1", step, seq, ngrid, used, bad, bad_step [ngrid], nslots,
+ * then per slot step, seq, n and its n bytes (i64 little-endian as in memory:
+ * checkpoints are read on the machine kind that wrote them) */
+static void put(unsigned char **at, const void *v, size_t n) {
+  if (n) memcpy(*at, v, n);
+  *at += n;
+}
+
+sdk_err sdk_carry_pack(const sdk_carry *c, unsigned char **buf, size_t *len, sdk_errbuf *eb) {
+  size_t n = 8 + 8 * 4 + 24 * (size_t)c->ngrid + 8;
+  for (int64_t i = 0; i < c->nslots; i++)
+    n += 24 + c->slot[i].n;
+  unsigned char *b = malloc(n), *at = b;
+  if (!b) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  int64_t head[4] = {c->step, c->seq, c->ngrid, c->nslots};
+  put(&at, "SDKCARY1", 8);
+  put(&at, head, 24);
+  put(&at, c->used, 8 * (size_t)c->ngrid);
+  put(&at, c->bad, 8 * (size_t)c->ngrid);
+  put(&at, c->bad_step, 8 * (size_t)c->ngrid);
+  put(&at, &head[3], 8);
+  for (int64_t i = 0; i < c->nslots; i++) {
+    int64_t h[3] = {c->slot[i].step, c->slot[i].seq, (int64_t)c->slot[i].n};
+    put(&at, h, 24);
+    put(&at, c->slot[i].data, c->slot[i].n);
+  }
+  *buf = b, *len = n;
+  return SDK_OK;
+}
+
+static int take(const unsigned char **at, const unsigned char *end, void *v, size_t n) {
+  if ((size_t)(end - *at) < n) return 0;
+  if (n) memcpy(v, *at, n);
+  *at += n;
+  return 1;
+}
+
+sdk_err sdk_carry_unpack(sdk_carry *c, const unsigned char *buf, size_t len, sdk_errbuf *eb) {
+  const unsigned char *at = buf, *end = buf + len;
+  char magic[8];
+  int64_t head[4], ns;
+  if (!take(&at, end, magic, 8) || memcmp(magic, "SDKCARY1", 8) || !take(&at, end, head, 24) ||
+      head[2] < 0 || (uint64_t)head[2] > len / 24)
+    return SDK_FAIL(eb, SDK_ERR_FORMAT, "checkpoint is corrupt (carried reductions)");
+  SDK_CHECK(sdk_carry_size(c, head[2], eb));
+  int ok = take(&at, end, c->used, 8 * (size_t)head[2]) &&
+           take(&at, end, c->bad, 8 * (size_t)head[2]) &&
+           take(&at, end, c->bad_step, 8 * (size_t)head[2]) && take(&at, end, &ns, 8) && ns >= 0 &&
+           (uint64_t)ns <= len / 24;
+  c->step = head[0], c->seq = head[1];
+  for (int64_t i = 0; ok && i < ns; i++) {
+    int64_t h[3];
+    ok = take(&at, end, h, 24) && h[2] >= 0 && (uint64_t)h[2] <= (uint64_t)(end - at);
+    void *slot;
+    int fresh;
+    int64_t step = c->step, seq = c->seq;
+    if (!ok) break;
+    c->step = h[0], c->seq = h[1];
+    SDK_CHECK(sdk_carry_slot(c, (size_t)h[2], &slot, &fresh, eb));
+    c->step = step, c->seq = seq;
+    ok = fresh && take(&at, end, slot, (size_t)h[2]);
+  }
+  if (!ok || at != end)
+    return SDK_FAIL(eb, SDK_ERR_FORMAT, "checkpoint is corrupt (carried reductions)");
+  return SDK_OK;
+}
+
+void sdk_paths_held(const sdk_paths *p, int64_t g, int64_t *first, int64_t *n) {
+  *first = p->first ? p->first[g] : 0;
+  *n = p->count ? p->count[g] : p->ppg;
+}
+
+int64_t sdk_paths_used(const sdk_paths *p, int64_t g) {
+  int64_t first, n;
+  sdk_paths_held(p, g, &first, &n);
+  return n + (p->carry && p->carry->used ? p->carry->used[g] : 0);
 }

@@ -33,6 +33,40 @@ typedef struct sdk_shard {
   int64_t begin, end; /* global path indices held */
 } sdk_shard;
 
+/* The carry (sdk_path_window, sim/run.h): the running state of every
+ * reduction across the windows of paths run with it, so that a run over a
+ * window returns results cumulative over all the windows so far.  Each
+ * reduction's state is a slot keyed by (the step, its sequence number at that
+ * step): the same program of reductions finds the same slots in every window.
+ * Moment reductions continue the host's fold (sequential over fold units in
+ * path order, so a window of whole fold units after the earlier ones folds
+ * bitwise as one run over them all), counts add, extremes combine.  Counts of
+ * NaN/Inf between samples (sdk_paths_nonfinite) are per window: the run keeps
+ * its own tally of blown-up grid points in the carry (bad, bad_step). */
+typedef struct sdk_carry sdk_carry;
+sdk_carry *sdk_carry_create(void);
+void sdk_carry_destroy(sdk_carry **c);
+/* A new window begins (not a resumed one): the slots are looked up from the
+ * first reduction at its first step again. */
+void sdk_carry_begin(sdk_carry *c);
+/* The reductions from now on run at `step` (their sequence restarts at 0
+ * when the step changes). */
+void sdk_carry_step(sdk_carry *c, int64_t step);
+/* The next reduction's slot of n bytes: *fresh = 1 when made now (zeroed;
+ * the first window), else its carried bytes; an error when the slot holds
+ * another size (the windows run different programs). */
+sdk_err sdk_carry_slot(sdk_carry *c, size_t n, void **slot, int *fresh, sdk_errbuf *eb);
+/* Per grid point (ngrid of them, fixed by the first window): the paths of
+ * the windows finished (record stage) and the blown-up count and step of
+ * each; NULL until sized. */
+sdk_err sdk_carry_size(sdk_carry *c, int64_t ngrid, sdk_errbuf *eb);
+int64_t *sdk_carry_used(sdk_carry *c);
+int64_t *sdk_carry_bad(sdk_carry *c);
+int64_t *sdk_carry_bad_step(sdk_carry *c);
+/* The carry as bytes (checkpoints) and back (into an empty carry). */
+sdk_err sdk_carry_pack(const sdk_carry *c, unsigned char **buf, size_t *len, sdk_errbuf *eb);
+sdk_err sdk_carry_unpack(sdk_carry *c, const unsigned char *buf, size_t len, sdk_errbuf *eb);
+
 typedef struct sdk_paths {
   const sdk_backend *be;
   int nshards;
@@ -46,7 +80,17 @@ typedef struct sdk_paths {
   int carried;          /* the carried rows (sdk_paths_carried_rows) */
   const sdk_comm *comm; /* NULL: one process */
   const int *owner;     /* [nshards] the rank holding each shard (NULL: this one) */
+  /* a window (sim/run.h sdk_path_window): of grid point g only the paths
+   * [first[g], first[g] + count[g]) are held (NULL: all ppg of every one) */
+  const int64_t *first, *count;
+  sdk_carry *carry; /* NULL: the reductions return this run's alone */
 } sdk_paths;
+
+/* The paths of grid point g held (local indices [*first, *first + *n)). */
+void sdk_paths_held(const sdk_paths *p, int64_t g, int64_t *first, int64_t *n);
+/* The paths of grid point g the results stand for: those held, plus those
+ * of the earlier windows of the carry. */
+int64_t sdk_paths_used(const sdk_paths *p, int64_t g);
 
 /* Does this rank hold shard s? */
 int sdk_paths_local(const sdk_paths *p, int s);

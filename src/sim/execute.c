@@ -32,6 +32,14 @@ static int has_transient_end(const sdk_plan *p) {
   return 0;
 }
 
+/* the paths the run integrates (a window's, or all) */
+static double held_paths(const sdk_plan *p) {
+  double n = 0;
+  for (int s = 0; s < p->nshards; s++)
+    n += (double)(p->shards[s].end - p->shards[s].begin);
+  return n;
+}
+
 static sdk_err alloc_run(sdk_plan *p, sdk_errbuf *eb) {
   int64_t ng = p->ngrid, nv = p->run->model->nvars;
   p->mom = malloc((size_t)(ng * nv) * sizeof *p->mom);
@@ -238,6 +246,7 @@ static sdk_err look(sdk_plan *p, loop *L, sdk_errbuf *eb) {
     if (p->sys.on && p->sys.sums_var >= 0) return SDK_OK;
     return sdk_paths_nonfinite(&p->paths, p->nonfinite, eb);
   }
+  if (p->paths.carry) sdk_carry_step(p->paths.carry, p->step);
   int sample_now = p->sampling && p->step % p->sample_every == 0 &&
                    (p->isample == 0 || p->sample_step[p->isample - 1] < p->step);
   SDK_CHECK(check_finite(p, sample_now, eb));
@@ -281,6 +290,9 @@ sdk_err sdk_execute(sdk_plan *p, sdk_errbuf *eb) {
   /* (a checkpoint that does not fit fails every rank alike) */
   if (c->comm) err = sdk_comm_agree(c->comm, err, eb);
   SDK_CHECK(err);
+  /* a new window looks its carried reductions up from the start (a resumed
+   * one goes on where its checkpoint's carry was) */
+  if (p->paths.carry && !c->resume) sdk_carry_begin(p->paths.carry);
   p->lockstep = 1;
   p->step_start = p->step;
   SDK_CHECK(sdk_systems_setup(&p->sys, p->ngrid, p->nsteps, p->octx.sums_every, MAX_CHUNK, eb));
@@ -298,12 +310,12 @@ sdk_err sdk_execute(sdk_plan *p, sdk_errbuf *eb) {
     SDK_CHECK(advance(p, next - p->step, eb));
     p->step = next;
     if (c->progress) {
-      double el = now_s() - t0, ps = (double)(p->ngrid * p->ppg);
+      double el = now_s() - t0, ps = held_paths(p);
       c->progress(c->progress_user, (double)p->step / (double)p->nsteps,
                   el > 0 ? (double)(p->step - p->step_start) * ps / el : 0);
     }
   }
   p->run->seconds = now_s() - t0;
-  p->run->path_steps = (double)(p->nsteps - p->step_start) * (double)(p->ngrid * p->ppg);
+  p->run->path_steps = (double)(p->nsteps - p->step_start) * held_paths(p);
   return SDK_OK;
 }

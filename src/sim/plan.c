@@ -636,6 +636,7 @@ sdk_err sdk_plan_observables(sdk_plan *p, sdk_errbuf *eb) {
   o->sv = p->sv;
   o->nsv = p->nsv;
   o->ppg = p->ppg;
+  o->windowed = c->window != NULL;
   o->systems = p->sys.on;
   o->systems_per_grid = p->sys.systems;
   o->nsamples_max = p->nsamples_max;
@@ -652,6 +653,37 @@ sdk_err sdk_plan_observables(sdk_plan *p, sdk_errbuf *eb) {
    * whole run: refused now, from the datasets just made */
   for (int i = 0; c->tsv && i < p->nobs; i++)
     SDK_CHECK(sdk_tsv_check_headers(&r->r, p->obs[i].type, eb));
+  return SDK_OK;
+}
+
+/* A window of the paths (run.h sdk_path_window): whole fold units of grid
+ * points of key_ppg paths, independent paths only; the key's paths of all
+ * grid points within the limits of a run (and of a GPU's chunk ids). */
+static sdk_err plan_window(const sdk_run_config *c, sdk_plan *p, sdk_errbuf *eb) {
+  const sdk_path_window *w = c->window;
+  const int64_t u = SDK_PATH_WINDOW_UNIT;
+  if (p->sys.on)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "systems of particles (--particles, [meanfield], [pair]) cannot be run in "
+                    "batches of paths (--target-se, --target-rse, --mlmc): their particles "
+                    "interact within a system; give --paths");
+  if (w->key_ppg < u || w->key_ppg % u || !w->first || !w->count ||
+      w->key_ppg > ((int64_t)1 << 39) / p->ngrid)
+    return SDK_FAIL(eb, SDK_ERR_INTERNAL,
+                    "a window of paths needs a key of a multiple of %lld paths per grid point, "
+                    "at most 2^39 paths in all (%lld grid points x %lld)",
+                    (long long)u, (long long)p->ngrid, (long long)w->key_ppg);
+  for (int64_t g = 0; g < p->ngrid; g++)
+    if (w->first[g] < 0 || w->count[g] < 0 || w->first[g] % u || w->count[g] % u ||
+        w->first[g] > w->key_ppg - w->count[g])
+      return SDK_FAIL(eb, SDK_ERR_INTERNAL,
+                      "the window of paths of grid point %lld ([%lld, +%lld) of %lld) is not "
+                      "made of whole units of %lld paths",
+                      (long long)g, (long long)w->first[g], (long long)w->count[g],
+                      (long long)w->key_ppg, (long long)u);
+  if (c->checkpoint || c->resume)
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "a window of paths is not checkpointed yet");
+  p->ppg = w->key_ppg;
   return SDK_OK;
 }
 
@@ -674,6 +706,7 @@ sdk_err sdk_plan_make(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_errb
   SDK_CHECK(sdk_systems_plan(&p->sys, r->model, c->particles, c->paths, p->scheme, sums,
                              r->param_values, p->scan_column, eb));
   p->ppg = p->sys.particles > 1 ? c->paths * p->sys.particles : c->paths;
+  if (c->window) SDK_CHECK(plan_window(c, p, eb));
   plan_notices(c, r, p);
   plan_results(c, r, p);
   return SDK_OK;

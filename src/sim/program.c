@@ -121,6 +121,40 @@ static sdk_err cut_systems(sdk_plan *p, int R, sdk_errbuf *eb) {
   return e;
 }
 
+/* A window of the paths (run.h): the chunks it holds, of the active grid
+ * points in order, cut into n nearly equal runs like the whole run's (each
+ * run of chunks then cut again where a grid point's part ends), run k on
+ * rank k R / n: shards [g * key_ppg + first[g], + count[g]) and their pieces. */
+static sdk_err cut_window(sdk_plan *p, int R, sdk_errbuf *eb) {
+  const sdk_path_window *w = p->c->window;
+  int64_t nk = 0, ng = p->ngrid, nact = 0;
+  for (int64_t g = 0; g < ng; g++)
+    nk += w->count[g] / SDK_RED_CHUNK, nact += w->count[g] > 0;
+  int64_t n = p->c->shards > R ? p->c->shards : R;
+  if (n > nk) n = nk;
+  int64_t most = n + nact;
+  if (!(p->shards = calloc((size_t)(most > 0 ? most : 1), sizeof *p->shards)) ||
+      !(p->owner = calloc((size_t)(most > 0 ? most : 1), sizeof *p->owner)))
+    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  int64_t g = 0, at = 0; /* the window's chunk `at` is chunk `at - base` of grid point g's part */
+  int64_t base = 0, ns = 0;
+  for (int64_t r = 0; r < n; r++) {
+    int64_t end = nk * (r + 1) / n;
+    while (at < end) {
+      while (w->count[g] / SDK_RED_CHUNK <= at - base)
+        base += w->count[g] / SDK_RED_CHUNK, g++;
+      int64_t part_end = base + w->count[g] / SDK_RED_CHUNK, stop = end < part_end ? end : part_end;
+      int64_t b = g * w->key_ppg + w->first[g] + (at - base) * SDK_RED_CHUNK;
+      p->shards[ns].begin = b;
+      p->shards[ns].end = b + (stop - at) * SDK_RED_CHUNK;
+      p->owner[ns++] = (int)(r * R / n);
+      at = stop;
+    }
+  }
+  p->nshards = (int)ns;
+  return SDK_OK;
+}
+
 /* The shards: nearly equal runs of whole reduction chunks (observe/paths.h),
  * c->shards of them or one per rank if more, the ranks' in rank order;
  * systems of particles in one, or one per rank (cut_systems). */
@@ -128,6 +162,7 @@ static sdk_err cut_shards(sdk_plan *p, sdk_errbuf *eb) {
   int64_t nch = sdk_chunks_per_grid(p->ppg), nk = p->ngrid * nch;
   int R = sdk_comm_size(p->c->comm);
   if (p->sys.on && R > 1) return cut_systems(p, R, eb);
+  if (p->c->window) return cut_window(p, R, eb);
   int64_t n = p->sys.on ? 1 : p->c->shards > R ? p->c->shards : R;
   if (n > nk) n = nk;
   if (!(p->shards = calloc((size_t)n, sizeof *p->shards)) ||
@@ -177,6 +212,11 @@ static sdk_err make_paths(sdk_plan *p, sdk_errbuf *eb) {
                          .carried = carried,
                          .comm = c->comm,
                          .owner = p->owner};
+  if (c->window) {
+    p->paths.first = c->window->first, p->paths.count = c->window->count;
+    if (c->carry) SDK_CHECK(sdk_carry_size(c->carry, p->ngrid, eb));
+    p->paths.carry = c->carry;
+  }
   sdk_codegen_opts o;
   sdk_cg_row_layout rows;
   sdk_plan_codegen_opts(p, !strcmp(p->be->name, "cuda") ? SDK_TARGET_CUDA : SDK_TARGET_CPU, &o);

@@ -44,8 +44,36 @@ static sdk_err mark_bad_points(sdk_plan *p, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
+/* A window of the paths with a carry (run.h): the blown-up paths of the
+ * earlier windows count with this one's; the carry takes this window's
+ * paths and tally.  The paths each grid point's results stand for go to
+ * `paths_used` [grid...], and the results' paths to the most of them. */
+static sdk_err carry_window(sdk_plan *p, sdk_errbuf *eb) {
+  const sdk_run_config *c = p->c;
+  sdk_results *R = &p->run->r;
+  int64_t *used = c->carry ? sdk_carry_used(c->carry) : NULL;
+  int64_t *bad = c->carry ? sdk_carry_bad(c->carry) : NULL;
+  int64_t *bad_step = c->carry ? sdk_carry_bad_step(c->carry) : NULL;
+  sdk_obs_ctx oc = p->octx;
+  sdk_dataset *d;
+  SDK_CHECK(sdk_obs_dataset(&oc, "paths_used", SDK_I64, 0, NULL, -1, 0, &d, eb));
+  R->paths = 0;
+  for (int64_t g = 0; g < p->ngrid; g++) {
+    int64_t n = sdk_paths_used(&p->paths, g);
+    if (bad && bad[g] > 0) {
+      if (!p->bad[g]) p->bad_step[g] = bad_step[g];
+      p->bad[g] += bad[g];
+    }
+    if (used) used[g] = n, bad[g] = p->bad[g], bad_step[g] = p->bad_step[g];
+    sdk_ds_i64(d)[g] = n;
+    if (n > R->paths) R->paths = n;
+  }
+  return SDK_OK;
+}
+
 sdk_err sdk_record(sdk_plan *p, sdk_errbuf *eb) {
   sdk_store *S = &p->run->r.store;
+  if (p->c->carry && p->c->window) sdk_carry_step(p->c->carry, p->nsteps);
   for (int i = 0; i < p->nobs; i++) {
     char prefix[80];
     snprintf(prefix, sizeof prefix, "%s/", p->obs[i].type->name);
@@ -53,5 +81,6 @@ sdk_err sdk_record(sdk_plan *p, sdk_errbuf *eb) {
   }
   for (int i = 0; i < p->nobs; i++)
     if (p->obs[i].type->finish) SDK_CHECK(p->obs[i].type->finish(&p->octx, p->obs[i].state, eb));
+  if (p->c->window) SDK_CHECK(carry_window(p, eb));
   return mark_bad_points(p, eb);
 }

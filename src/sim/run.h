@@ -37,6 +37,19 @@ struct sdk_ckpt;
  * relative tolerance (0.3 / 0.1 is 2.9999999999999996 steps) */
 #define SDK_TIME_TOL 1e-9
 
+/* The run integrates, of every grid point g, only the paths [first[g], first[g] + count[g])
+ * of a grid point of key_ppg paths: path i of grid point g has the global index and random
+ * numbers (rng/philox.h) of g * key_ppg + i, as in a run of key_ppg paths per grid point.
+ * count[g] = 0: grid point g takes no part (costs nothing).  first[g] and count[g] are
+ * multiples of SDK_PATH_WINDOW_UNIT (a fold unit of the reductions, backend.h), and so is
+ * key_ppg: every window is made of whole fold units, so that a carry (observe/paths.h)
+ * continues the reductions' folds bitwise.  Independent paths only (systems refuse). */
+typedef struct sdk_path_window {
+  int64_t key_ppg;
+  const int64_t *first, *count;
+} sdk_path_window;
+#define SDK_PATH_WINDOW_UNIT ((int64_t)SDK_RED_FOLD * SDK_RED_CHUNK)
+
 typedef struct sdk_run_config {
   const char *model; /* built-in name or path */
   /* ':'-separated directories searched for a bare model name before the
@@ -123,6 +136,11 @@ typedef struct sdk_run_config {
   sdk_backend_env env;
   sdk_tuning tuning;
   const sdk_logger *logger;
+  /* a window of the paths (NULL: all c->paths of every grid point); with a
+   * carry the results are cumulative over every window run with it (its
+   * slots are updated; a resumed run restores it from the checkpoint) */
+  const sdk_path_window *window;
+  struct sdk_carry *carry;
 } sdk_run_config;
 
 /* Defaults for every field. */
