@@ -277,6 +277,17 @@ static sdekit_status o_nobridge(sdekit_config *c, const char *v, sdekit_error *e
   return SDEKIT_OK;
 }
 
+static sdekit_status o_dtcheck(sdekit_config *c, const char *v, sdekit_error *err) {
+  c->c.dt_check = 1;
+  return SDEKIT_OK;
+}
+
+/* (that --dt-check is given too is checked by the run: options come in any order) */
+static sdekit_status o_extrap(sdekit_config *c, const char *v, sdekit_error *err) {
+  c->c.extrapolate = 1;
+  return SDEKIT_OK;
+}
+
 /* --observe LIST (the names are the registry's) */
 static sdekit_status o_observe(sdekit_config *c, const char *v, sdekit_error *err) {
   /* none: the final state's checks alone (timings of the stepping) */
@@ -476,6 +487,8 @@ static const api_opt OPTS[] = {
     {"no-compensation", 0, 0, o_nocomp},
     {"no-bridge-correction", 0, 0, o_nobridge},
     {"calculus", 1, 0, o_calculus},
+    {"dt-check", 0, 0, o_dtcheck},
+    {"extrapolate", 0, 0, o_extrap},
     {"observe", 1, 0, o_observe},
     {"observe-expr", 1, REPEAT, o_oexpr},
     {"drift", 1, 0, o_drift},
@@ -690,6 +703,13 @@ static const char RUN_HELP[] =
     "  --no-fast-math            compile kernels without fast-math (IEEE-exact order)\n"
     "  --no-compensation         single precision: plain x += dx state update, without the\n"
     "                            compensated (Kahan) sum that keeps long drifting runs exact\n"
+    "time-step bias:\n"
+    "  --dt-check                every path also integrated at 2 dt with the same noise (the sum\n"
+    "                            of its two steps'); the values with a standard error get\n"
+    "                            GROUP/bias_NAME = (value(2 dt) - value(dt)) / (2^p - 1), p the\n"
+    "                            scheme's weak order, and bias_err_NAME (moments, expr, drift,\n"
+    "                            tavg; sample steps, transient and t-end even numbers of steps)\n"
+    "  --extrapolate             with --dt-check: report value - bias as the value (Richardson)\n"
     "observables:\n"
     "  --observe LIST            comma-separated (default drift), or none:\n"
     "@OBSERVABLES@"

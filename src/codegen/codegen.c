@@ -102,6 +102,16 @@ void sdk_cg_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l) {
   l->tavg = l->total;
   l->ntavg = o->tavg && !o->sysmode ? o->model->nobs + nv : 0;
   l->total += 2 * l->ntavg;
+  l->dtc = l->dtc_comp = l->dtc_z = l->dtc_d0 = l->dtc_tavg = -1;
+  if (!o->dt_check || o->sysmode) return;
+  l->dtc = l->total;
+  l->total += nv;
+  if (o->compensate) l->dtc_comp = l->total, l->total += nv;
+  l->dtc_z = l->total;
+  l->total += o->model->nnoise;
+  l->dtc_d0 = l->total;
+  l->total += nv;
+  if (l->ntavg) l->dtc_tavg = l->total, l->total += 2 * l->ntavg;
 }
 
 /* The model as the scheme integrates it.  With noise that depends on the

@@ -116,6 +116,13 @@
  *                            nobs + v: variable v) row tavg + 2 j is the
  *                            running sum S_j and row tavg + 2 j + 1 its
  *                            carried error E_j
+ *   [dtc, ...)               --dt-check only (opts.dt_check): the coarse
+ *                            path (below): its variables, its carried errors
+ *                            (nvars rows, with compensation), the held noise
+ *                            of the first fine step of a pair (nnoise rows),
+ *                            the coarse - fine difference of each variable at
+ *                            step dtc_mark (nvars rows: the drift's origin),
+ *                            its time-average accumulators (2 ntavg rows)
  *   total                    rows allocated (sdk_state_rows when > nvars)
  *
  * The backends expose rows nvars.. as carried rows (backend.h), so the
@@ -137,6 +144,23 @@
  * exact sum to within the rounding of E (ulp(E), E ~ ulp(S)): a constant 1
  * sums to exactly N in single precision far beyond 2^24 steps.  Both
  * precisions keep the pair; the host reads S + E in double. */
+/* The coupled coarse path (--dt-check, opts.dt_check).  Every path also
+ * carries a copy integrated at 2 dt: coarse step m covers the fine steps
+ * n = 2m and 2m + 1 and is taken right after fine step 2m + 1, at the time
+ * t_{2m} = 2m dt of its start, with the noise values
+ *   zc_j = (z_j(2m) + z_j(2m + 1)) / sqrt(2)
+ * (so its increment sqrt(2 dt) zc_j is the sum of the two fine increments:
+ * the same Brownian path, no other random numbers), by the scheme's own
+ * step emitter run a second time over the coarse locals with sdk_dt = 2 dt
+ * (no hoisting; a Kahan sum every coarse step where compensated, also on
+ * CUDA).  z_j(2m) waits in a row between the two fine steps, so a launch,
+ * sample or checkpoint may end after any step.  Where the fine path is at
+ * an even step the coarse one is at the same time: the plan asks the
+ * samples, the transient and the end to be even numbers of steps.  For any
+ * noise source whose values have the moments of a standard Gaussian up to
+ * the fifth (three-point values: symmetric, E z^2 = 1, E z^4 = 3), zc_j has
+ * them too (symmetric; E zc^2 = 1, E zc^4 = (2 * 3 + 6) / 4 = 3), which is
+ * all a weak order 2 scheme needs (noise_threepoint.c). */
 /* Where the blocks of per-path state rows begin (above); -1 where a block
  * is absent. */
 typedef struct sdk_cg_row_layout {
@@ -146,10 +170,23 @@ typedef struct sdk_cg_row_layout {
   int bound; /* first boundary row (status, step mod 2^20, step >> 20), -1 without */
   int tavg;  /* first time-average row (2 ntavg of them) */
   int ntavg; /* time-averaged quantities: 0 without */
-  int total; /* rows of the state */
+  /* --dt-check (opts.dt_check), the coupled coarse path, -1 without: */
+  int dtc;      /* its variables (nvars rows) */
+  int dtc_comp; /* its carried errors (nvars rows; -1 without compensation) */
+  int dtc_z;    /* the first fine step's noise of the pending pair (nnoise rows) */
+  int dtc_d0;   /* coarse - fine of each variable at step dtc_mark (nvars rows) */
+  int dtc_tavg; /* its time-average accumulators (2 ntavg rows; -1 without tavg) */
+  int total;    /* rows of the state */
 } sdk_cg_row_layout;
 #define SDK_CG_BOUND_ROWS 3
 void sdk_cg_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l);
+
+/* The values sdk_observe evaluates per path (SDK_NOBS): the model's user
+ * observables, then with --dt-check (opts.dt_check) the coupled differences
+ * coarse - fine (codegen.h) of each user observable [nobs, 2 nobs), each
+ * variable [2 nobs, 2 nobs + nvars) and each variable's displacement since
+ * step dtc_mark [2 nobs + nvars, 2 nobs + 2 nvars); 0 for systems. */
+int sdk_cg_nobs_eval(const sdk_codegen_opts *o);
 
 /* Generate the full kernel source; *out is malloc'd.  Refuses (SDK_ERR_USAGE)
  * a model the scheme cannot integrate (its capabilities, codegen/scheme.h). */

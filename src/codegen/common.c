@@ -57,6 +57,17 @@ void sdk_cg_prelude(sdk_emit *em, const sdk_codegen_opts *o) {
                     "    (S) = sdk_s_;                                                    \\\n"
                     "  } while (0)\n");
   }
+  if (o->dt_check && !o->sysmode) {
+    sdk_cg_row_layout l;
+    sdk_cg_rows(o, &l);
+    /* the coupled coarse path's rows (codegen.h) */
+    sdk_em_line(em, "#define SDK_DTC_ROW %d", l.dtc);
+    if (l.dtc_comp >= 0) sdk_em_line(em, "#define SDK_DTC_COMP %d", l.dtc_comp);
+    sdk_em_line(em, "#define SDK_DTC_Z %d", l.dtc_z);
+    sdk_em_line(em, "#define SDK_DTC_D0 %d", l.dtc_d0);
+    if (l.dtc_tavg >= 0) sdk_em_line(em, "#define SDK_DTC_TAVG %d", l.dtc_tavg);
+    sdk_em_line(em, "#define SDK_DTC_MARK %lldLL", (long long)o->dtc_mark);
+  }
 }
 
 /* "const real NAME = VALUE;" and "(void)NAME;": VALUE from `fmt` (with col)
@@ -149,5 +160,13 @@ void sdk_cg_init_path(sdk_emit *em, const sdk_codegen_opts *o, int hi) {
   if (o->tavg && !o->sysmode)
     sdk_em_line(em,
                 "for (int j = 0; j < 2 * SDK_NTAVG; j++) st[(SDK_TAVG_ROW + j) * npad + p] = 0;");
+  if (o->dt_check && !o->sysmode) {
+    /* the coarse path starts where the fine one does; nothing carried yet */
+    sdk_cg_row_layout l;
+    sdk_cg_rows(o, &l);
+    for (int v = 0; v < nv; v++)
+      sdk_em_line(em, "st[%d * npad + p] = sdk_x%d;", l.dtc + v, v);
+    sdk_em_line(em, "for (int j = %d; j < %d; j++) st[j * npad + p] = 0;", l.dtc + nv, l.total);
+  }
   sdk_cg_bound_init(em, o);
 }

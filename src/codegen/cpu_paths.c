@@ -90,6 +90,84 @@ static void emit_tavg_io(sdk_emit *em, const sdk_codegen_opts *o, int out) {
   sdk_em_close(em);
 }
 
+/* --dt-check: the block's coarse path in (and, out = 1, back out): rows
+ * SDK_DTC_ROW.. (codegen.h) */
+static void emit_dtc_io(sdk_emit *em, const sdk_codegen_opts *o, int out) {
+  if (!o->dt_check) return;
+  sdk_cg_row_layout l;
+  sdk_cg_rows(o, &l);
+  int nn = o->model->nnoise;
+  struct {
+    const char *name;
+    int row, n;
+  } blk[] = {{"xcs", l.dtc, o->model->nvars},
+             {"ccs", l.dtc_comp, o->model->nvars},
+             {"zhs", l.dtc_z, nn},
+             {"d0s", l.dtc_d0, o->model->nvars},
+             {"acs", l.dtc_tavg, l.ntavg},
+             {"aces", l.dtc_tavg + 1, l.ntavg}};
+  for (size_t b = 0; b < sizeof blk / sizeof blk[0]; b++) {
+    if (blk[b].row < 0 || blk[b].n == 0) continue;
+    /* (the accumulators interleave: S at row 2 j, E at row 2 j + 1) */
+    int stride = b >= 4 ? 2 : 1;
+    if (!out) sdk_em_line(em, "real %s[%d][SDK_BLK];", blk[b].name, blk[b].n);
+    sdk_em_line(em, "for (int j = 0; j < %d; j++)", blk[b].n);
+    if (out)
+      sdk_em_line(em, "  for (int i = 0; i < SDK_BLK; i++) st[(%d + %d * j) * npad + p0 + i] = %s[j][i];",
+                  blk[b].row, stride, blk[b].name);
+    else
+      sdk_em_line(em, "  for (int i = 0; i < SDK_BLK; i++) %s[j][i] = st[(%d + %d * j) * npad + p0 + i];",
+                  blk[b].name, blk[b].row, stride);
+  }
+}
+
+/* --dt-check: after fine step n, the coupled coarse path (codegen.h): the
+ * noise of an even step waits; after an odd one the coarse step from
+ * t_{n-1} over 2 dt with the pair's summed noise, its time averages, and at
+ * step SDK_DTC_MARK the origin of the displacements. */
+static void emit_coarse(sdk_emit *em, const sdk_codegen_opts *o) {
+  const sdk_model *m = o->model;
+  int nv = m->nvars, nn = m->nnoise;
+  sdk_codegen_opts oc = *o;
+  oc.dt = 2 * o->dt; /* (emitters read sdk_dt; this is for the record) */
+  sdk_em_open(em, "if (((n) & 1) == 0)");
+  for (int j = 0; j < nn; j++)
+    sdk_em_line(em, "zhs[%d][i] = sdk_z%d;", j, j);
+  sdk_em_close(em);
+  sdk_em_open(em, "else");
+  for (int j = 0; j < nn; j++)
+    sdk_em_line(em, "const real sdk_zc%d = (zhs[%d][i] + sdk_z%d) * (real)0.70710678118654752;", j,
+                j, j);
+  sdk_em_line(em, "const real sdk_dtc = (real)2 * sdk_dt;");
+  sdk_cg_step_time(em, o, "n - 1", "_c");
+  sdk_em_block(em);
+  sdk_em_line(em, "const real sdk_dt = sdk_dtc;");
+  sdk_em_line(em, "const real sdk_sqdt = %s(sdk_dt); (void)sdk_sqdt;", o->single ? "sqrtf" : "sqrt");
+  sdk_em_line(em, "const real sdk_t0 = sdk_t0_c; (void)sdk_t0;");
+  if (o->spp > 0) sdk_em_line(em, "const real sdk_tp0 = sdk_tp0_c; (void)sdk_tp0;");
+  for (int j = 0; j < nn; j++)
+    sdk_em_line(em, "const real sdk_z%d = sdk_zc%d;", j, j);
+  for (int v = 0; v < nv; v++)
+    sdk_em_line(em, "real sdk_x%d = xcs[%d][i];", v, v);
+  for (int v = 0; o->compensate && v < nv; v++)
+    sdk_em_line(em, "real sdk_c%d = ccs[%d][i];", v, v);
+  o->scheme->emit_step(em, &oc, NULL);
+  for (int v = 0; v < nv; v++)
+    sdk_em_line(em, "xcs[%d][i] = sdk_x%d;", v, v);
+  for (int v = 0; o->compensate && v < nv; v++)
+    sdk_em_line(em, "ccs[%d][i] = sdk_c%d;", v, v);
+  sdk_em_close(em);
+  if (o->tavg) { /* the coarse state after the pair is state n + 1 */
+    sdk_em_line(em, "if (n - 1 >= SDK_TAVG_FROM)");
+    sdk_cg_tavg_add(em, o, "xcs[%d][i]", "acs[%d][i]", "aces[%d][i]", "n + 1");
+  }
+  sdk_em_open(em, "if (n + 1 == SDK_DTC_MARK)");
+  for (int v = 0; v < nv; v++)
+    sdk_em_line(em, "d0s[%d][i] = xcs[%d][i] - sdk_x%d;", v, v, v);
+  sdk_em_close(em);
+  sdk_em_close(em);
+}
+
 /* this sub-chunk's noise values for all paths of the block: whole blocks,
  * and where a sub-chunk starts or ends inside a block only the half it uses
  * when the source can draw halves (a launch of 10 steps of one channel then
@@ -165,6 +243,7 @@ static void emit_body(const sdk_emit *em, sdk_strbuf *body, size_t *split,
     sdk_em_line(&be, "if (n >= SDK_TAVG_FROM)");
     sdk_cg_tavg_add(&be, o, "sdk_x%d", "as[%d][i]", "ae[%d][i]", "n + 1");
   }
+  if (o->dt_check) emit_coarse(&be, o);
 }
 
 /* the steps of a sub-chunk: time-only values once per step (hoisted), then
@@ -230,6 +309,7 @@ void sdk_cg_cpu_paths(sdk_emit *em, const sdk_codegen_opts *o) {
                   "const sdk_i64 p0 = blk * SDK_BLK;\n");
   emit_state_io(em, o, 0);
   emit_tavg_io(em, o, 0);
+  emit_dtc_io(em, o, 0);
   sdk_em_text(em, "for (int i = 0; i < SDK_BLK; i++) {\n"
                   "  sdk_i64 g = (path0 + p0 + i) / ppg; if (g >= ngrid) g = ngrid - 1;\n"
                   "  for (int j = 0; j < SDK_NSV; j++) spv[j][i] = sv ? sv[g * SDK_NSV + j] : 0;\n"
@@ -247,6 +327,7 @@ void sdk_cg_cpu_paths(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_close(em);
   emit_state_io(em, o, 1);
   emit_tavg_io(em, o, 1);
+  emit_dtc_io(em, o, 1);
   sdk_em_close(em);
   sdk_em_close(em);
 }

@@ -131,13 +131,13 @@ static void emit_value_head(sdk_emit *em, const sdk_codegen_opts *o) {
   }
 }
 
-/* The step as a function of one path's state and values (`step`: its body). */
-static void emit_step_fn(sdk_emit *em, const cu_adv *a, const sdk_strbuf *step) {
+/* The step as a function `name` of one path's state and values (`step`: its body). */
+static void emit_step_fn(sdk_emit *em, const cu_adv *a, const sdk_strbuf *step, const char *name) {
   const sdk_codegen_opts *o = a->o;
   const sdk_model *m = o->model;
   int nv = m->nvars;
   sdk_em_puts(em, "\n");
-  sdk_em_start(em, "static __device__ __forceinline__ void sdk_step(");
+  sdk_em_start(em, "static __device__ __forceinline__ void %s(", name);
   for (int v = 0; v < nv; v++)
     sdk_em_printf(em, "%sreal &sdk_x%d", v ? ", " : "", v);
   for (int v = 0; o->compensate && v < nv; v++)
@@ -209,6 +209,90 @@ static void emit_tavg_call(sdk_emit *em, const cu_adv *a, int q, int r) {
   sdk_em_puts(em, ");\n");
 }
 
+/* --dt-check: after step STEP of path q, the coupled coarse path
+ * (codegen.h): the noise of an even step waits; after an odd one the coarse
+ * step sdk_step_c from t_{STEP-1} over 2 dt with the pair's summed noise,
+ * its time averages, and at step SDK_DTC_MARK the displacements' origin */
+static void emit_coarse_call(sdk_emit *em, const cu_adv *a, int q, int r) {
+  const sdk_codegen_opts *o = a->o;
+  const sdk_model *m = o->model;
+  int nv = m->nvars, nn = m->nnoise;
+  if (!o->dt_check) return;
+  char st[64];
+  if (a->pass == 1)
+    snprintf(st, sizeof st, "(sdk_n + %d)", r);
+  else
+    snprintf(st, sizeof st, "n");
+  sdk_em_open(em, "if ((%s & 1) == 0)", st);
+  for (int j = 0; j < nn; j++)
+    sdk_em_line(em, "zh%d_%d = z%d_%d;", q, j, q, j);
+  sdk_em_close(em);
+  sdk_em_open(em, "else");
+  sdk_em_start(em, "sdk_step_c(");
+  for (int v = 0; v < nv; v++)
+    sdk_em_printf(em, "%sxc%d_%d", v ? ", " : "", q, v);
+  for (int v = 0; o->compensate && v < nv; v++)
+    sdk_em_printf(em, ", cc%d_%d", q, v);
+  for (int i = 0; i < m->nparams; i++)
+    if (o->scan_column[i] >= 0) sdk_em_printf(em, ", sp%d_%d", q, i);
+  if (o->dt_column >= 0) {
+    sdk_em_printf(em, ", (real)2 * dt%d, (real)((double)(%s - 1) * (double)dt%d)", q, st, q);
+    if (o->spp > 0)
+      sdk_em_printf(em, ", (real)((%s - 1) %% %lldLL) * dt%d", st, (long long)o->spp, q);
+  } else {
+    sdk_em_printf(em, ", (real)((double)(%s - 1) * ", st);
+    sdk_em_double(em, o->dt);
+    sdk_em_puts(em, ")");
+    if (o->spp > 0) {
+      sdk_em_printf(em, ", (real)((%s - 1) %% %lldLL) * ", st, (long long)o->spp);
+      sdk_em_number(em, o->dt);
+    }
+  }
+  for (int j = 0; j < nn; j++)
+    sdk_em_printf(em, ", (zh%d_%d + z%d_%d) * (real)0.70710678118654752", q, j, q, j);
+  sdk_em_puts(em, ");\n");
+  if (o->tavg) { /* the coarse state after the pair is state STEP + 1 */
+    sdk_em_start(em, "if (%s - 1 >= SDK_TAVG_FROM) sdk_tavg(", st);
+    for (int v = 0; v < nv; v++)
+      sdk_em_printf(em, "%sxc%d_%d", v ? ", " : "", q, v);
+    for (int i = 0; i < m->nparams; i++)
+      if (o->scan_column[i] >= 0) sdk_em_printf(em, ", sp%d_%d", q, i);
+    if (o->dt_column >= 0) sdk_em_printf(em, ", dt%d", q);
+    sdk_em_printf(em, ", %s + 1", st);
+    for (int j = 0; j < m->nobs + nv; j++)
+      sdk_em_printf(em, ", acs%d_%d, aces%d_%d", q, j, q, j);
+    sdk_em_puts(em, ");\n");
+  }
+  sdk_em_open(em, "if (%s + 1 == SDK_DTC_MARK)", st);
+  for (int v = 0; v < nv; v++)
+    sdk_em_line(em, "d0%d_%d = xc%d_%d - x%d_%d;", q, v, q, v, q, v);
+  sdk_em_close(em);
+  sdk_em_close(em);
+}
+
+/* --dt-check: the coarse path's rows of path q in (out = 0) or out */
+static void emit_coarse_io(sdk_emit *em, const cu_adv *a, int q, int out) {
+  const sdk_codegen_opts *o = a->o;
+  const sdk_model *m = o->model;
+  if (!o->dt_check) return;
+  sdk_cg_row_layout l;
+  sdk_cg_rows(o, &l);
+  struct {
+    const char *name;
+    int row, n, stride;
+  } blk[] = {{"xc", l.dtc, m->nvars, 1},        {"cc", l.dtc_comp, m->nvars, 1},
+             {"zh", l.dtc_z, m->nnoise, 1},     {"d0", l.dtc_d0, m->nvars, 1},
+             {"acs", l.dtc_tavg, l.ntavg, 2},   {"aces", l.dtc_tavg + 1, l.ntavg, 2}};
+  for (size_t b = 0; b < sizeof blk / sizeof blk[0]; b++)
+    for (int j = 0; blk[b].row >= 0 && j < blk[b].n; j++)
+      if (out)
+        sdk_em_line(em, "st[%d * npad + p%d] = %s%d_%d;", blk[b].row + blk[b].stride * j, q,
+                    blk[b].name, q, j);
+      else
+        sdk_em_line(em, "real %s%d_%d = st[%d * npad + p%d];", blk[b].name, q, j,
+                    blk[b].row + blk[b].stride * j, q);
+}
+
 /* The kernel's head: the thread's paths, their values and state. */
 static void emit_advance_head(sdk_emit *em, const cu_adv *a) {
   const sdk_codegen_opts *o = a->o;
@@ -273,6 +357,7 @@ static void emit_advance_head(sdk_emit *em, const cu_adv *a) {
       sdk_em_line(em, "real bl%d = st[%d * npad + p%d];", q, rows.bound + 1, q);
       sdk_em_line(em, "real bh%d = st[%d * npad + p%d];", q, rows.bound + 2, q);
     }
+    emit_coarse_io(em, a, q, 0);
   }
   sdk_em_line(em, "sdk_i64 n = step0;");
   sdk_em_line(em, "const sdk_i64 nend = step0 + nsteps;");
@@ -379,6 +464,7 @@ static void emit_rep(sdk_emit *em, const cu_adv *a, int r) {
     if (guard) sdk_em_open(em, "if (bs%d == (real)0)", q);
     emit_step_call(em, a, q, r);
     emit_tavg_call(em, a, q, r);
+    emit_coarse_call(em, a, q, r);
     if (guard) sdk_em_close(em);
   }
   if (a->pass != 1) sdk_em_line(em, "n++;");
@@ -521,8 +607,23 @@ void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
   if (m->nbound > 0) emit_live_list(em, o);
   sdk_em_line(em, "#define SDK_ILP %d", a.L);
   sdk_em_line(em, "extern \"C\" __device__ const int sdk_paths_per_thread = %d;", a.L);
-  emit_step_fn(em, &a, &step);
+  emit_step_fn(em, &a, &step, "sdk_step");
   sdk_sb_free(&step);
+  if (o->dt_check) {
+    /* the coarse path's step (codegen.h): dt := 2 dt, no hoisting, a Kahan
+     * sum every step where compensated (its rows keep no high parts) */
+    sdk_codegen_opts oc = *o;
+    oc.dt = 2 * o->dt;
+    oc.comp_defer = 0;
+    cu_adv ac = {.o = &oc, .G = a.G, .L = a.L};
+    sdk_strbuf cstep;
+    sdk_sb_init(&cstep);
+    sdk_emit ce = sdk_em_child(em, &cstep);
+    ce.depth = 3;
+    o->scheme->emit_step(&ce, &oc, NULL);
+    emit_step_fn(em, &ac, &cstep, "sdk_step_c");
+    sdk_sb_free(&cstep);
+  }
   emit_tavg_fn(em, &a);
   emit_advance_head(em, &a);
   for (int pass = 0; pass < 3; pass++)
@@ -552,5 +653,7 @@ void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
                   "st[(SDK_TAVG_ROW + %d) * npad + p%d] = as%d_%d; "
                   "st[(SDK_TAVG_ROW + %d) * npad + p%d] = ae%d_%d;",
                   2 * j, q, q, j, 2 * j + 1, q, q, j);
+  for (int q = 0; q < a.L; q++)
+    emit_coarse_io(em, &a, q, 1);
   sdk_em_close(em);
 }

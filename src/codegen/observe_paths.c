@@ -15,6 +15,7 @@
  * with a period, as in the drift). */
 #include <stdio.h>
 
+#include "codegen/codegen.h"
 #include "codegen/common.h"
 #include "codegen/drivers.h"
 #include "codegen/expr_emit.h"
@@ -36,6 +37,48 @@ static void emit_bindings(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_cg_bind_time(em, o, "sdk_t0", "sdk_tp0");
 }
 
+/* --dt-check: value k >= nobs of the module (codegen.h, sdk_cg_nobs_eval)
+ * into `dst` ("return " or "out[...] = "): the coupled difference
+ * coarse - fine of user observable k - nobs, of variable v, or of variable
+ * v's displacement since step dtc_mark; the fine state's names in scope */
+static void emit_diff(sdk_emit *em, const sdk_codegen_opts *o, int k, const char *dst) {
+  const sdk_model *m = o->model;
+  int nobs = m->nobs, nv = m->nvars;
+  sdk_cg_row_layout l;
+  sdk_cg_rows(o, &l);
+  sdk_em_block(em);
+  if (k < 2 * nobs) {
+    sdk_em_start(em, "const real sdk_f = (real)");
+    sdk_cg_expr(em, o, m->obs[k - nobs], m->obs_line[k - nobs]);
+    sdk_em_puts(em, ";\n");
+    sdk_em_block(em);
+    for (int v = 0; v < nv; v++) { /* the coarse path's state under the same names */
+      sdk_em_start(em, "const real ");
+      sdk_em_name(em, m->vars[v]);
+      sdk_em_printf(em, " = st[(sdk_i64)%d * npad + p]; (void)", l.dtc + v);
+      sdk_em_name(em, m->vars[v]);
+      sdk_em_puts(em, ";\n");
+    }
+    sdk_em_start(em, "%s(real)((real)", dst);
+    sdk_cg_expr(em, o, m->obs[k - nobs], m->obs_line[k - nobs]);
+    sdk_em_puts(em, " - sdk_f);\n");
+    sdk_em_close(em);
+  } else {
+    int v = (k - 2 * nobs) % nv, disp = k - 2 * nobs >= nv;
+    sdk_em_start(em, "%s(real)(st[(sdk_i64)%d * npad + p] - st[(sdk_i64)%d * npad + p]", dst,
+                 l.dtc + v, v);
+    if (disp) sdk_em_printf(em, " - st[(sdk_i64)%d * npad + p]", l.dtc_d0 + v);
+    sdk_em_puts(em, ");\n");
+  }
+  sdk_em_close(em);
+}
+
+int sdk_cg_nobs_eval(const sdk_codegen_opts *o) {
+  const sdk_model *m = o->model;
+  if (o->sysmode) return 0;
+  return o->dt_check ? 2 * m->nobs + 2 * m->nvars : m->nobs;
+}
+
 /* the body for path p: parameters, state, time, the expressions */
 static void emit_path(sdk_emit *em, const sdk_codegen_opts *o) {
   const sdk_model *m = o->model;
@@ -46,6 +89,11 @@ static void emit_path(sdk_emit *em, const sdk_codegen_opts *o) {
     sdk_em_start(em, "out[(sdk_i64)%d * npad + p] = (real)", k);
     sdk_cg_expr(em, o, m->obs[k], m->obs_line[k]);
     sdk_em_puts(em, ";\n");
+  }
+  for (int k = m->nobs; k < sdk_cg_nobs_eval(o); k++) {
+    char dst[64];
+    snprintf(dst, sizeof dst, "out[(sdk_i64)%d * npad + p] = ", k);
+    emit_diff(em, o, k, dst);
   }
 }
 
@@ -108,12 +156,16 @@ static void emit_value_fn(sdk_emit *em, const sdk_codegen_opts *o) {
     sdk_cg_expr(em, o, m->obs[k], m->obs_line[k]);
     sdk_em_puts(em, ";\n");
   }
+  for (int k = m->nobs; k < sdk_cg_nobs_eval(o); k++) {
+    sdk_em_line(em, "if (sdk_k == %d)", k);
+    emit_diff(em, o, k, "return (double)");
+  }
   sdk_em_line(em, "return 0.0;");
   sdk_em_close(em);
 }
 
 void sdk_cg_observe_units(sdk_emit *em, const sdk_codegen_opts *o) {
-  if (o->target != SDK_TARGET_CUDA || o->model->nobs == 0 || o->sysmode) return;
+  if (o->target != SDK_TARGET_CUDA || sdk_cg_nobs_eval(o) == 0) return;
   sdk_em_puts(em, "\n");
   sdk_em_line(em, "#define SDK_OBS_GROUP %d", SDK_OBS_GROUP);
   emit_value_fn(em, o);
@@ -171,9 +223,9 @@ void sdk_cg_observe_units(sdk_emit *em, const sdk_codegen_opts *o) {
 }
 
 void sdk_cg_observe(sdk_emit *em, const sdk_codegen_opts *o) {
-  if (o->model->nobs == 0 || o->sysmode) return;
+  if (sdk_cg_nobs_eval(o) == 0) return;
   sdk_em_puts(em, "\n");
-  sdk_em_line(em, "#define SDK_NOBS %d", o->model->nobs);
+  sdk_em_line(em, "#define SDK_NOBS %d", sdk_cg_nobs_eval(o));
   if (o->target == SDK_TARGET_CPU) {
     sdk_em_open(em, "void sdk_observe(const real *restrict st, sdk_i64 npad, "
                     "const real *restrict sv, sdk_i64 ppg, sdk_i64 ngrid, sdk_i64 path0, "

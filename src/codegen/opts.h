@@ -56,6 +56,13 @@ typedef struct sdk_codegen_opts {
    * shared Wiener processes: the locals the corrected drifts use
    * (correction.h; callers leave it NULL) */
   const struct sdk_cg_corr *corr;
+  /* --dt-check (codegen.h: the coupled coarse path): every path also
+   * carries a copy integrated at 2 dt with the sum of its two fine steps'
+   * noise; its rows follow all others.  0: none, and the source is what it
+   * was without it.  dtc_mark: the step (even) whose coarse - fine
+   * difference the displacements of the drift start from (the transient). */
+  int dt_check;
+  int64_t dtc_mark;
   /* the noise source in place of the scheme's (--noise); NULL: the scheme's */
   const sdk_noise_type *noise;
   /* polled between the generator's stages (NULL: never): nonzero stops it

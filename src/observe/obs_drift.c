@@ -11,12 +11,14 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "observe/bias.h"
 #include "observe/observable.h"
 #include "observe/tsvfmt.h"
 
 typedef struct {
   int var;
   double *value, *error;
+  sdk_bias bias; /* --dt-check (observe/bias.h) */
 } state;
 
 static void drift_free(void *p) {
@@ -34,6 +36,7 @@ static sdk_err drift_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
   SDK_CHECK(sdk_ds_attr_str(d, "var", vn, eb));
   SDK_CHECK(sdk_ds_attr_str(d, "standard_error", "error", eb));
   st->value = sdk_ds_f64(d);
+  SDK_CHECK(sdk_bias_setup(c, "drift", "value", d, 0, NULL, -1, &st->bias, eb));
   SDK_CHECK(sdk_obs_dataset(c, "drift/error", SDK_F64, 0, NULL, -1, 0, &d, eb));
   SDK_CHECK(sdk_ds_attr_str(d, "var", vn, eb));
   st->error = sdk_ds_f64(d);
@@ -57,6 +60,17 @@ static sdk_err drift_finish(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
     st->error[g] = m[g].n > 1 ? sqrt(m[g].m2 / (m[g].n - 1) / m[g].n) / T : 0;
   }
   free(m);
+  if (e != SDK_OK || !c->dt_check) return e;
+  /* the coupled difference of the displacement since the transient's end
+   * (codegen.h: the coarse path's origin, step dtc_mark) */
+  sdk_moments *d;
+  int n = c->nobs_eval, k = 2 * c->model->nobs + c->model->nvars + st->var;
+  e = sdk_bias_moments(c, R->nsteps, &d, eb);
+  for (int64_t g = 0; g < R->ngrid && e == SDK_OK; g++) {
+    double T = (double)(R->nsteps - R->transient_steps) * R->dt[g];
+    sdk_bias_set(c, &st->bias, g, &d[g * n + k], 1 / T, &st->value[g], &st->error[g]);
+  }
+  free(d);
   return e;
 }
 
@@ -70,13 +84,16 @@ static sdk_err drift_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
   const char *vn = ga->attr[0].s;
   fprintf(f, "# drift of: %s\n", vn);
   /* grid points that blew up (NaN values) get their count of non-finite paths */
-  SDK_CHECK(sdk_tsv_header(R, f, "drift", eb, "drift_%s\tdrift_%s_err%s", vn, vn,
-                           R->nonfinite ? "\tnonfinite" : ""));
+  const double *bias, *berr;
+  int hb = sdk_tsv_bias_cols(R, "drift", "value", &bias, &berr);
+  SDK_CHECK(sdk_tsv_header(R, f, "drift", eb, "drift_%s\tdrift_%s_err%s%s", vn, vn,
+                           hb ? "\tbias\tbias_err" : "", R->nonfinite ? "\tnonfinite" : ""));
   for (int64_t g = 0; g < R->ngrid; g++) {
     /* 2-D scan: a blank line whenever the axis-0 value changes (splot) */
     if (R->nscan == 2 && g > 0 && g % R->scan[1].n == 0) fputc('\n', f);
     sdk_tsv_coords(R, g, f);
     fprintf(f, "%s\t%s", sdk_fmt_stat(b1, sdk_ds_f64(dv)[g]), sdk_fmt_stat(b2, sdk_ds_f64(de)[g]));
+    if (hb) fprintf(f, "\t%s\t%s", sdk_fmt_stat(b1, bias[g]), sdk_fmt_stat(b2, berr[g]));
     if (R->nonfinite) fprintf(f, "\t%lld", (long long)R->nonfinite[g]);
     fputc('\n', f);
   }
@@ -86,6 +103,7 @@ static sdk_err drift_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
 const sdk_obs_type sdk_obs_drift = {
     .name = "drift",
     .description = "time-averaged velocity <<v>> of one variable with its standard error",
+    .flags = SDK_OBS_BIAS,
     .setup = drift_setup,
     .transient_end = drift_mark,
     .finish = drift_finish,

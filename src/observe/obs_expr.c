@@ -18,6 +18,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "observe/bias.h"
 #include "observe/observable.h"
 #include "observe/tsvfmt.h"
 
@@ -25,12 +26,13 @@ typedef struct {
   int n;
   double **mean, **err; /* [k] -> [g][s] */
   sdk_moments *mom;     /* [g][k] */
+  sdk_bias *bias;       /* [k]: --dt-check (observe/bias.h) */
 } state;
 
 static void expr_free(void *p) {
   state *st = p;
   if (!st) return;
-  free(st->mean), free(st->err), free(st->mom);
+  free(st->mean), free(st->err), free(st->mom), free(st->bias);
   free(st);
 }
 
@@ -53,7 +55,8 @@ static sdk_err expr_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
   *out = st;
   if (!st || !(st->mean = calloc((size_t)n, sizeof *st->mean)) ||
       !(st->err = calloc((size_t)n, sizeof *st->err)) ||
-      !(st->mom = malloc((size_t)(c->R->ngrid * n) * sizeof *st->mom)))
+      !(st->mom = malloc((size_t)(c->R->ngrid * n) * sizeof *st->mom)) ||
+      !(st->bias = calloc((size_t)n, sizeof *st->bias)))
     return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory for the user observables");
   st->n = n;
   SDK_CHECK(sdk_obs_times(c, "expr", ns, eb));
@@ -65,6 +68,7 @@ static sdk_err expr_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
     SDK_CHECK(sdk_obs_dataset(c, path, SDK_F64, 1, &ns, 0, 0, &d, eb));
     SDK_CHECK(sdk_ds_attr_str(d, "standard_error", err, eb));
     st->mean[k] = sdk_ds_f64(d);
+    SDK_CHECK(sdk_bias_setup(c, "expr", path + 5, d, 1, &ns, 0, &st->bias[k], eb));
     snprintf(path, sizeof path, "expr/%s", err);
     SDK_CHECK(sdk_obs_dataset(c, path, SDK_F64, 1, &ns, 0, 0, &d, eb));
     st->err[k] = sdk_ds_f64(d);
@@ -76,16 +80,27 @@ static sdk_err expr_sample(const sdk_obs_ctx *c, void *p, int64_t s, int64_t ste
   state *st = p;
   int64_t ns = c->nsamples_max;
   const sdk_moments *mom = c->observe_now;
-  if (!mom) {
+  sdk_moments *all = NULL; /* --dt-check: the values and their coupled differences */
+  int n = st->n;
+  if (c->dt_check) {
+    sdk_err e = sdk_bias_moments(c, step, &all, eb);
+    if (e != SDK_OK) free(all);
+    SDK_CHECK(e);
+    mom = all, n = c->nobs_eval;
+  } else if (!mom) {
     SDK_CHECK(sdk_paths_observe(c->paths, step, st->n, st->mom, NULL, NULL, eb));
     mom = st->mom;
   }
   for (int64_t g = 0; g < c->R->ngrid; g++)
     for (int k = 0; k < st->n; k++) {
-      const sdk_moments *m = &mom[g * st->n + k];
+      const sdk_moments *m = &mom[g * n + k];
       st->mean[k][g * ns + s] = m->n > 0 ? m->mean : NAN;
       st->err[k][g * ns + s] = m->n > 1 ? sqrt(m->m2 / (m->n - 1) / m->n) : 0;
+      if (all)
+        sdk_bias_set(c, &st->bias[k], g * ns + s, &mom[g * n + st->n + k], 1,
+                     &st->mean[k][g * ns + s], &st->err[k][g * ns + s]);
     }
+  free(all);
   sdk_obs_time_at(c, "expr", s, step);
   return SDK_OK;
 }
@@ -117,7 +132,7 @@ const sdk_obs_type sdk_obs_expr = {
     .name = "expr",
     .description = "mean and standard error of every user observable ([observe]) at every "
                    "sample time",
-    .flags = SDK_OBS_SAMPLED | SDK_OBS_BY_MODEL | SDK_OBS_OBSERVE_NOW,
+    .flags = SDK_OBS_SAMPLED | SDK_OBS_BY_MODEL | SDK_OBS_OBSERVE_NOW | SDK_OBS_BIAS,
     .setup = expr_setup,
     .sample = expr_sample,
     .free = expr_free,

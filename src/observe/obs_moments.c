@@ -15,12 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "observe/bias.h"
 #include "observe/observable.h"
 #include "observe/tsvfmt.h"
 
 typedef struct {
   double **mean, **var, **err; /* [v] -> [g][s] */
   sdk_moments *mom;            /* [g][v], when the run has none at hand */
+  sdk_bias *bias;              /* [v]: --dt-check (observe/bias.h) */
 } state;
 
 static void moments_free(void *p) {
@@ -30,6 +32,7 @@ static void moments_free(void *p) {
   free(st->var);
   free(st->err);
   free(st->mom);
+  free(st->bias);
   free(st);
 }
 
@@ -59,9 +62,10 @@ static sdk_err moments_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
     st->var = calloc((size_t)nv, sizeof *st->var);
     st->err = calloc((size_t)nv, sizeof *st->err);
     st->mom = malloc((size_t)(c->R->ngrid * nv) * sizeof *st->mom);
+    st->bias = calloc((size_t)(nv > 0 ? nv : 1), sizeof *st->bias);
   }
   *out = st;
-  if (!st || !st->mean || !st->var || !st->err || !st->mom)
+  if (!st || !st->mean || !st->var || !st->err || !st->mom || !st->bias)
     return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory for the moments");
   SDK_CHECK(sdk_obs_times(c, "moments", c->nsamples_max, eb));
   for (int v = 0; v < nv; v++) {
@@ -73,6 +77,7 @@ static sdk_err moments_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
     char errname[96];
     snprintf(errname, sizeof errname, "mean_err_%s", c->model->vars[v]);
     SDK_CHECK(sdk_ds_attr_str(d, "standard_error", errname, eb));
+    SDK_CHECK(sdk_bias_setup(c, "moments", path + 8, d, 1, &c->nsamples_max, 0, &st->bias[v], eb));
     snprintf(path, sizeof path, "moments/var_%s", c->model->vars[v]);
     SDK_CHECK(sdk_obs_dataset(c, path, SDK_F64, 1, &c->nsamples_max, 0, 0, &d, eb));
     st->var[v] = sdk_ds_f64(d);
@@ -101,6 +106,17 @@ static sdk_err moments_sample(const sdk_obs_ctx *c, void *p, int64_t s, int64_t 
       st->var[v][g * ns + s] = var;
       st->err[v][g * ns + s] = m->n > 0 ? sqrt(var / m->n) : 0;
     }
+  if (c->dt_check) { /* the coupled differences of the variables (observe/bias.h) */
+    sdk_moments *d;
+    int n = c->nobs_eval, k0 = 2 * c->model->nobs;
+    sdk_err e = sdk_bias_moments(c, step, &d, eb);
+    for (int64_t g = 0; g < c->R->ngrid && e == SDK_OK; g++)
+      for (int v = 0; v < nv; v++)
+        sdk_bias_set(c, &st->bias[v], g * ns + s, &d[g * n + k0 + v], 1,
+                     &st->mean[v][g * ns + s], &st->err[v][g * ns + s]);
+    free(d);
+    SDK_CHECK(e);
+  }
   sdk_obs_time_at(c, "moments", s, step);
   return SDK_OK;
 }
@@ -113,7 +129,7 @@ const sdk_obs_type sdk_obs_moments = {
     .name = "moments",
     .description =
         "mean (with its standard error) and variance of every variable at every sample time",
-    .flags = SDK_OBS_SAMPLED | SDK_OBS_MOMENTS_NOW,
+    .flags = SDK_OBS_SAMPLED | SDK_OBS_MOMENTS_NOW | SDK_OBS_BIAS,
     .setup = moments_setup,
     .sample = moments_sample,
     .free = moments_free,

@@ -22,6 +22,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "observe/bias.h"
 #include "observe/observable.h"
 #include "observe/tsvfmt.h"
 
@@ -31,13 +32,14 @@
 typedef struct {
   int nq; /* user observables, then variables */
   double **mean, **err;
-  double *buf; /* S and E of TAVG_BLOCK paths */
+  double *buf;    /* S and E of TAVG_BLOCK paths (and with --dt-check the coarse path's) */
+  sdk_bias *bias; /* [j]: --dt-check (observe/bias.h) */
 } state;
 
 static void tavg_free(void *p) {
   state *st = p;
   if (!st) return;
-  free(st->mean), free(st->err), free(st->buf);
+  free(st->mean), free(st->err), free(st->buf), free(st->bias);
   free(st);
 }
 
@@ -67,7 +69,8 @@ static sdk_err tavg_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
   *out = st;
   if (!st || !(st->mean = calloc((size_t)nq, sizeof *st->mean)) ||
       !(st->err = calloc((size_t)nq, sizeof *st->err)) ||
-      !(st->buf = malloc((size_t)(2 * TAVG_BLOCK) * sizeof *st->buf)))
+      !(st->buf = malloc((size_t)(4 * TAVG_BLOCK) * sizeof *st->buf)) ||
+      !(st->bias = calloc((size_t)nq, sizeof *st->bias)))
     return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory for the time averages");
   st->nq = nq;
   const char **names = calloc((size_t)nq, sizeof *names);
@@ -81,6 +84,7 @@ static sdk_err tavg_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
     snprintf(path, sizeof path, "tavg/mean_%s", names[j]);
     e = sdk_obs_dataset(c, path, SDK_F64, 0, NULL, -1, 0, &d, eb);
     if (e == SDK_OK) e = sdk_ds_attr_str(d, "standard_error", err, eb);
+    if (e == SDK_OK) e = sdk_bias_setup(c, "tavg", path + 5, d, 0, NULL, -1, &st->bias[j], eb);
     if (e != SDK_OK) break;
     st->mean[j] = sdk_ds_f64(d);
     snprintf(path, sizeof path, "tavg/%s", err);
@@ -98,22 +102,30 @@ static sdk_err tavg_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
 }
 
 /* the moments over the paths of grid point g of the time averages of
- * quantity j, whose rows (S, E) are `row` and row + 1: the fold of the
- * chunks in path order goes on from *tot (a window of the paths goes on
- * from the earlier windows' fold: the same sums as one run's) */
-static sdk_err grid_moments(const sdk_obs_ctx *c, state *st, int row, int64_t g, double nwin,
-                            sdk_moments *tot, sdk_errbuf *eb) {
+ * quantity j, whose rows (S, E) are `row` and row + 1; crow >= 0 (--dt-check):
+ * instead those of the coupled difference coarse - fine, the coarse path's
+ * rows crow, crow + 1 summing its nwin / 2 steps.  The fold of the chunks in
+ * path order goes on from *tot (a window of the paths goes on from the
+ * earlier windows' fold: the same sums as one run's) */
+static sdk_err grid_moments(const sdk_obs_ctx *c, state *st, int row, int crow, int64_t g,
+                            double nwin, sdk_moments *tot, sdk_errbuf *eb) {
   int64_t ppg = c->ppg, first, held;
   sdk_paths_held(c->paths, g, &first, &held);
   for (int64_t a = first; a < first + held; a += TAVG_BLOCK) {
     int64_t n = first + held - a < TAVG_BLOCK ? first + held - a : TAVG_BLOCK;
     double *S = st->buf, *E = st->buf + TAVG_BLOCK;
+    double *Sc = st->buf + 2 * TAVG_BLOCK, *Ec = st->buf + 3 * TAVG_BLOCK;
     SDK_CHECK(sdk_paths_rows(c->paths, row, g * ppg + a, n, S, 0, eb));
     SDK_CHECK(sdk_paths_rows(c->paths, row + 1, g * ppg + a, n, E, 0, eb));
+    if (crow >= 0) {
+      SDK_CHECK(sdk_paths_rows(c->paths, crow, g * ppg + a, n, Sc, 0, eb));
+      SDK_CHECK(sdk_paths_rows(c->paths, crow + 1, g * ppg + a, n, Ec, 0, eb));
+    }
     for (int64_t k = 0; k < n; k += SDK_RED_CHUNK) {
       sdk_moments ch = {0, 0, 0};
       for (int64_t i = k; i < n && i < k + SDK_RED_CHUNK; i++) {
         double f = (S[i] + E[i]) / nwin;
+        if (crow >= 0) f = (Sc[i] + Ec[i]) / (nwin / 2) - f;
         if (!isfinite(f)) continue;
         sdk_moments one = {1, f, 0};
         sdk_moments_merge(&ch, &one);
@@ -134,19 +146,29 @@ static sdk_err tavg_finish(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
   if (carried < 2 * st->nq)
     return SDK_FAIL(eb, SDK_ERR_INTERNAL, "tavg: the kernel keeps no time averages");
   int row0 = nv + 1 + carried - 2 * st->nq;
+  if (c->dt_check) /* the coarse path's rows follow the accumulators (codegen.h) */
+    row0 = c->dtc_row - 2 * st->nq;
   double nwin = (double)(R->nsteps - R->transient_steps);
   sdk_moments *slot = NULL; /* windows of the paths: the carried folds [j][g] */
   int fresh;
   if (c->paths->carry)
-    SDK_CHECK(sdk_carry_slot(c->paths->carry, (size_t)(st->nq * R->ngrid) * sizeof *slot,
+    SDK_CHECK(sdk_carry_slot(c->paths->carry,
+                             (size_t)((c->dt_check ? 2 : 1) * st->nq * R->ngrid) * sizeof *slot,
                              (void **)&slot, &fresh, eb));
   for (int j = 0; j < st->nq; j++)
     for (int64_t g = 0; g < R->ngrid; g++) {
       sdk_moments m = slot ? slot[j * R->ngrid + g] : (sdk_moments){0, 0, 0};
-      SDK_CHECK(grid_moments(c, st, row0 + 2 * j, g, nwin, &m, eb));
+      SDK_CHECK(grid_moments(c, st, row0 + 2 * j, -1, g, nwin, &m, eb));
       if (slot) slot[j * R->ngrid + g] = m;
       st->mean[j][g] = m.n > 0 ? m.mean : NAN;
       st->err[j][g] = m.n > 1 ? sqrt(m.m2 / (m.n - 1) / m.n) : 0;
+      if (!c->dt_check) continue;
+      /* the coupled differences' folds are carried after the values' */
+      sdk_moments *dslot = slot ? &slot[(st->nq + j) * R->ngrid + g] : NULL;
+      m = dslot ? *dslot : (sdk_moments){0, 0, 0};
+      SDK_CHECK(grid_moments(c, st, row0 + 2 * j, c->dtc_tavg_row + 2 * j, g, nwin, &m, eb));
+      if (dslot) *dslot = m;
+      sdk_bias_set(c, &st->bias[j], g, &m, 1, &st->mean[j][g], &st->err[j][g]);
     }
   return SDK_OK;
 }
@@ -196,7 +218,7 @@ const sdk_obs_type sdk_obs_tavg = {
     .name = "tavg",
     .description = "time average over [transient, t_end] of every user observable and variable, "
                    "with its standard error",
-    .flags = SDK_OBS_TIME_AVERAGES,
+    .flags = SDK_OBS_TIME_AVERAGES | SDK_OBS_BIAS,
     .setup = tavg_setup,
     .finish = tavg_finish,
     .free = tavg_free,

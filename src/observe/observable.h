@@ -89,6 +89,12 @@ typedef struct sdk_obs_ctx {
    * nobs + k] of sdk_paths_observe, when the check has computed them (for a
    * SDK_OBS_OBSERVE_NOW observable: one pass gives both), else NULL */
   const sdk_moments *observe_now;
+  /* --dt-check (observe/bias.h): on, the scheme's weak order, --extrapolate;
+   * the values the module's user-observable reduction gives per grid point
+   * (the user observables, then the coupled differences: codegen.h
+   * sdk_cg_nobs_eval); the sdk_paths_rows rows of the coarse path's first
+   * variable and, with time averages, first accumulator (-1 without) */
+  int dt_check, weak_order, extrapolate, nobs_eval, dtc_row, dtc_tavg_row;
   /* paths found NaN/Inf so far, per grid point (such points end as NaN) */
   const int64_t *bad;
   /* systems with SDK_OBS_SYSTEM_SUMS observables: the variable whose phase
@@ -107,7 +113,8 @@ enum {
   SDK_OBS_TIME_AVERAGES = 32, /* the kernel accumulates time averages (codegen.h) */
   SDK_OBS_MOMENTS_NOW = 64,   /* its sample reads the variables' moments (moments_now) */
   SDK_OBS_BOUNDARIES = 128,   /* needs a model with [boundaries] (fpt) */
-  SDK_OBS_OBSERVE_NOW = 256   /* its sample reads the user observables' moments (observe_now) */
+  SDK_OBS_OBSERVE_NOW = 256,  /* its sample reads the user observables' moments (observe_now) */
+  SDK_OBS_BIAS = 512          /* its values get their time-step bias (--dt-check, bias.h) */
 };
 
 typedef struct sdk_obs_type {

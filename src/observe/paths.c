@@ -173,14 +173,29 @@ sdk_err sdk_paths_observe(const sdk_paths *p, int64_t step, int nobs, sdk_moment
                           int64_t *nonfinite, int64_t *state_nonfinite, sdk_errbuf *eb) {
   if (!p->be->observe)
     return SDK_FAIL(eb, SDK_ERR_USAGE, "backend %s has no user observables", p->be->name);
-  return gather_moments(p, nobs, GATHER_OBSERVE, 0, 1, step, out, nonfinite, state_nonfinite, eb);
+  int all = p->nobs_eval;
+  if (all <= nobs)
+    return gather_moments(p, nobs, GATHER_OBSERVE, 0, 1, step, out, nonfinite, state_nonfinite,
+                          eb);
+  /* the module evaluates more (the coupled differences): all of them, the
+   * first nobs given (the same reductions, so the same bits) */
+  sdk_moments *m = malloc((size_t)(p->ngrid * all) * sizeof *m);
+  if (!m) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  sdk_err e = gather_moments(p, all, GATHER_OBSERVE, 0, 1, step, m, nonfinite, state_nonfinite, eb);
+  for (int64_t g = 0; g < p->ngrid && e == SDK_OK; g++)
+    for (int k = 0; k < nobs; k++)
+      out[g * nobs + k] = m[g * all + k];
+  free(m);
+  return e;
 }
 
 sdk_err sdk_paths_eval_observe(const sdk_paths *p, int64_t step, int nobs, sdk_errbuf *eb) {
   if (!p->be->eval_observe)
     return SDK_FAIL(eb, SDK_ERR_USAGE, "backend %s has no user observables", p->be->name);
   for (int s = 0; s < p->nshards; s++)
-    if (sdk_paths_local(p, s)) SDK_CHECK(p->be->eval_observe(p->shard[s].ens, step, nobs, eb));
+    if (sdk_paths_local(p, s))
+      SDK_CHECK(p->be->eval_observe(p->shard[s].ens, step, nobs > p->nobs_eval ? nobs : p->nobs_eval,
+                                    eb));
   return SDK_OK;
 }
 

@@ -78,6 +78,11 @@ typedef struct sdk_paths {
    * as step mod 2^20 and step >> 20 (codegen.h); -1 without boundaries */
   int bound_row;
   int carried;          /* the carried rows (sdk_paths_carried_rows) */
+  /* the values the module's user observables evaluate per path when more
+   * than the model's (--dt-check: then the coupled differences, codegen.h),
+   * 0 otherwise: sdk_paths_observe and sdk_paths_eval_observe evaluate them
+   * all and give the first nobs asked for */
+  int nobs_eval;
   const sdk_comm *comm; /* NULL: one process */
   const int *owner;     /* [nshards] the rank holding each shard (NULL: this one) */
   /* a window (sim/run.h sdk_path_window): of grid point g only the paths

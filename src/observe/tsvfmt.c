@@ -103,30 +103,46 @@ double sdk_tsv_bin_edge(double lo, double hi, int64_t e, int64_t bins) {
   return e == bins ? hi : lo + (hi - lo) * ((double)e / (double)bins);
 }
 
+int sdk_tsv_bias_cols(const sdk_results *R, const char *group, const char *name,
+                      const double **bias, const double **err) {
+  *bias = sdk_ds_f64(sdk_store_findf(&R->store, "%s/bias_%s", group, name));
+  *err = sdk_ds_f64(sdk_store_findf(&R->store, "%s/bias_err_%s", group, name));
+  return *bias && *err;
+}
+
 sdk_err sdk_tsv_series(const sdk_results *R, FILE *f, const char *obs, const char *sep, int64_t ns,
                        const double *t, int ncol, const char *const *names,
                        const double *const *cols, sdk_errbuf *eb) {
   char b[32];
+  /* --dt-check: each column with a bias gets bias_NAME and bias_err_NAME
+   * after all the others (observe/bias.h) */
+  const double **bc = calloc((size_t)(2 * ncol + 1), sizeof *bc);
+  if (!bc) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   sdk_strbuf h;
   sdk_sb_init(&h);
   sdk_sb_puts(&h, "t");
   for (int k = 0; k < ncol; k++)
     sdk_sb_printf(&h, "\t%s", names[k]);
+  for (int k = 0; k < ncol; k++)
+    if (sdk_tsv_bias_cols(R, obs, names[k], &bc[2 * k], &bc[2 * k + 1]))
+      sdk_sb_printf(&h, "\tbias_%s\tbias_err_%s", names[k], names[k]);
   sdk_err e = h.oom || !h.s ? SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory")
                             : sdk_tsv_header(R, f, obs, eb, "%s", h.s);
   sdk_sb_free(&h);
-  SDK_CHECK(e);
-  for (int64_t g = 0; g < R->ngrid; g++) {
+  for (int64_t g = 0; g < R->ngrid && e == SDK_OK; g++) {
     if (g > 0) fputs(sep, f);
     for (int64_t s = 0; s < ns; s++) {
       sdk_tsv_coords(R, g, f);
       fputs(sdk_fmt_stat(b, t[g * ns + s]), f);
       for (int k = 0; k < ncol; k++)
         fprintf(f, "\t%s", sdk_fmt_stat(b, cols[k][g * ns + s]));
+      for (int k = 0; k < 2 * ncol; k++)
+        if (bc[k]) fprintf(f, "\t%s", sdk_fmt_stat(b, bc[k][g * ns + s]));
       fputc('\n', f);
     }
   }
-  return SDK_OK;
+  free(bc);
+  return e;
 }
 
 sdk_err sdk_tsv_var_pairs(const sdk_results *R, FILE *f, const char *group, const char *a,

@@ -39,7 +39,13 @@ void sdk_tsv_coords(const sdk_results *R, int64_t g, FILE *f);
 /* Time series: the header line (scan names, "t", the column names), then per
  * grid point (blocks separated by `sep`: "\n" for splot surfaces, "\n\n" for
  * gnuplot's index) one line per sample: coordinates, t, the columns.  t and
- * every column are [grid][nsamples] arrays; the header as sdk_tsv_header. */
+ * every column are [grid][nsamples] arrays; the header as sdk_tsv_header.
+ * A column NAME whose bias OBS/bias_NAME exists (--dt-check, observe/bias.h)
+ * adds the columns bias_NAME and bias_err_NAME after the others. */
+/* The bias datasets GROUP/bias_NAME and GROUP/bias_err_NAME of a value
+ * GROUP/NAME (observe/bias.h): 1 when both exist. */
+int sdk_tsv_bias_cols(const sdk_results *R, const char *group, const char *name,
+                      const double **bias, const double **err);
 sdk_err sdk_tsv_series(const sdk_results *R, FILE *f, const char *obs, const char *sep, int64_t ns,
                        const double *t, int ncol, const char *const *names,
                        const double *const *cols, sdk_errbuf *eb);

@@ -707,6 +707,7 @@ sdk_err sdk_plan_make(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_errb
                              r->param_values, p->scan_column, eb));
   p->ppg = p->sys.particles > 1 ? c->paths * p->sys.particles : c->paths;
   if (c->window) SDK_CHECK(plan_window(c, p, eb));
+  SDK_CHECK(sdk_plan_dt_check(p, eb));
   plan_notices(c, r, p);
   plan_results(c, r, p);
   return SDK_OK;
@@ -740,6 +741,8 @@ void sdk_plan_codegen_opts(const sdk_plan *p, sdk_target t, sdk_codegen_opts *o)
   for (int i = 0; i < p->nobs; i++)
     if (p->obs[i].type->flags & SDK_OBS_TIME_AVERAGES) o->tavg = 1;
   if (o->tavg) o->tavg_from = p->transient_steps;
+  o->dt_check = c->dt_check && !p->sys.on;
+  o->dtc_mark = p->transient_steps;
 }
 
 void sdk_grid_point_name(const sdk_results *R, int64_t g, char *buf, size_t n) {

@@ -77,6 +77,10 @@ typedef struct sdk_run_config {
   /* [boundaries]: absorb on discrete monitoring alone, without the
    * Brownian-bridge crossing probability (codegen/boundary.c) */
   int no_bridge_correction;
+  /* --dt-check: every path also carries a copy at 2 dt driven by the same
+   * noise (codegen.h), and the values of the observables get their bias
+   * (observe/bias.h); --extrapolate: the values less their bias */
+  int dt_check, extrapolate;
   /* the sense of state-dependent noise: -1 the model's ([model] calculus),
    * else an sdk_calculus (--calculus) */
   int calculus;

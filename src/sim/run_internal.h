@@ -97,6 +97,10 @@ void sdk_plan_free(sdk_plan *p);
 sdk_err sdk_plan_model(const sdk_run_config *c, sdk_model **m, sdk_errbuf *eb);
 /* The code generator's options for this plan on target t. */
 void sdk_plan_codegen_opts(const sdk_plan *p, sdk_target t, sdk_codegen_opts *o);
+/* --dt-check (dtcheck.c): its refusals and the observables' view of it (in
+ * sdk_plan_make); the rows of the coarse path, once the paths exist */
+sdk_err sdk_plan_dt_check(sdk_plan *p, sdk_errbuf *eb);
+void sdk_plan_dt_check_rows(sdk_plan *p, const sdk_codegen_opts *o);
 /* "grid point g (a=4.2, b=1)" for messages. */
 void sdk_grid_point_name(const sdk_results *R, int64_t g, char *buf, size_t n);
 
