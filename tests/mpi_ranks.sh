@@ -63,6 +63,12 @@ scase ou run ou --scan k=0.5:2:3 --paths $((3000 * SCALE)) --t-end 2 --sample-ev
   --threads 1 -o r.h5 -o r.tsv
 # fewer reduction chunks than ranks: some ranks hold nothing
 scase few run ou --paths 100 --t-end 1 --observe moments --save-paths 99 --threads 1 -o r.h5
+# runs to a standard error (issue 26): the batches (windows of the paths cut
+# over the ranks), the carry and the stopping rule give the same bits on any
+# number of ranks
+scase target run ou --scan k=0.5:2:3 --t-end 1 --observe moments,expr --observe-expr x2='x*x' \
+  --target-se $(awk "BEGIN { print 0.004 / sqrt($SCALE) }") --max-paths $((65536 * SCALE)) \
+  --threads 1 -o r.h5 -o r.tsv
 
 # mean-field systems spanning ranks: one system of 20000 particles (not a
 # multiple of the units: the cut finds the places where it may), three of 1000
