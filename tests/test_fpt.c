@@ -14,7 +14,17 @@
  *   d. a reflecting wall at 0 and an absorbing one at L: (L^2 - x0^2) / (2D);
  *   e. censoring: a run too short reports censored paths, lower_bound = 1,
  *      S(0) = 1 and S(t) non-increasing;
- * and the results bitwise the same for 1 and 4 shards.
+ * and the results bitwise the same for 1 and 4 shards;
+ *   g. --target-se (windows with the carry, sim/target.c) on the escape of
+ *      Brownian motion from (-1, 1) from 0, E tau = 1 / (2D): every fpt
+ *      dataset byte for byte that of a plain run of paths_used paths, with
+ *      and without --dt-check, every targeted SE <= EPS;
+ *   h. --dt-check (the coarse path's own boundary rows): the same escape
+ *      under euler at dt = 0.04: the reported bias of the mean exit time
+ *      agrees within 3 SE with value(dt) - exact, and --extrapolate's value
+ *      is closer to the exact one; with --no-bridge-correction (order 1/2)
+ *      the extrapolated value is closer too, and the values of the fine
+ *      path are bitwise those of a run without --dt-check.
  * Runs on $SDK_TEST_BACKEND. */
 #include <math.h>
 #include <stdio.h>
@@ -286,6 +296,122 @@ static void shards(void) {
   sdk_run_destroy(&r[1]);
 }
 
+static const char BM2[] = "[model]\nname = bm2\nvars = x\n[params]\nD = 1\nL = 1\n"
+                          "[drift]\nx = 0\n[noise]\nx = sqrt(2*D)\n[init]\nx = 0\n"
+                          "[boundaries]\nleft = absorb x <= -L\nright = absorb x >= L\n";
+
+/* every fpt/ dataset of a byte for byte in b */
+static int same_fpt(const sdk_run *a, const sdk_run *b) {
+  const sdk_results *A = sdk_run_results(a), *B = sdk_run_results(b);
+  int n = 0;
+  for (int i = 0; i < A->store.n; i++) {
+    const sdk_dataset *x = A->store.ds[i], *y = sdk_store_find(&B->store, x->path);
+    if (strncmp(x->path, "fpt/", 4)) continue;
+    if (!y || sdk_ds_count(x) != sdk_ds_count(y) ||
+        memcmp(x->data, y->data, (size_t)sdk_ds_count(x) * 8)) {
+      printf("  %s differs\n", x->path);
+      return 0;
+    }
+    n++;
+  }
+  return n;
+}
+
+/* the largest standard error of the fpt values (NaN: not all finite) */
+static double worst_se(const sdk_run *r) {
+  const sdk_results *R = sdk_run_results(r);
+  double worst = 0;
+  for (int i = 0; i < R->store.n; i++) {
+    const sdk_dataset *v = R->store.ds[i];
+    const sdk_attr *a = sdk_attr_find(v->attr, v->nattr, "standard_error");
+    if (strncmp(v->path, "fpt/", 4) || !a || a->kind != SDK_ATTR_STR) continue;
+    const double *e = sdk_results_f64(R, sdk_store_findf(&R->store, "fpt/%s", a->s)->path);
+    for (int64_t k = 0; e && k < sdk_ds_count(v); k++)
+      worst = isnan(e[k]) ? NAN : e[k] > worst ? e[k] : worst;
+  }
+  return worst;
+}
+
+/* g: --target-se over windows, against the plain run of paths_used paths */
+static void target(void) {
+  const double eps = 0.0025;
+  for (int dtc = 0; dtc < 2; dtc++) {
+    sdk_run_config c;
+    base(&c, BM2, 1, 0.01, 6); /* (--paths: the batches' business) */
+    c.single = 0;
+    c.dt_check = dtc;
+    c.target_se = eps;
+    c.target_on = "fpt";
+    sdk_run *t = st_run(&c);
+    const sdk_dataset *u = t ? sdk_store_find(&sdk_run_results(t)->store, "paths_used") : NULL;
+    TU_CHECK(u && sdk_ds_i64(u)[0] > 2 * SDK_PATH_WINDOW_UNIT, "g. more than two batches");
+    if (!u) {
+      sdk_run_destroy(&t);
+      continue;
+    }
+    base(&c, BM2, sdk_ds_i64(u)[0], 0.01, 6);
+    c.single = 0;
+    c.dt_check = dtc;
+    sdk_run *p = st_run(&c);
+    int n = p ? same_fpt(t, p) : 0;
+    double w = worst_se(t);
+    const double *m = ds(sdk_run_results(t), "fpt/exit_mean");
+    const double *e = ds(sdk_run_results(t), "fpt/exit_err");
+    printf("g. --target-se %g%s: %lld paths, exit_mean %.6f +- %.6f (exact 0.5), largest SE %.6f, "
+           "%d fpt datasets byte for byte the plain run's\n",
+           eps, dtc ? " --dt-check" : "", (long long)sdk_ds_i64(u)[0], m ? m[0] : NAN,
+           e ? e[0] : NAN, w, n);
+    TU_CHECK(n >= (dtc ? 22 : 14), "g. windows%s: the plain run's bytes (%d datasets)",
+             dtc ? " with --dt-check" : "", n);
+    TU_CHECK(w <= eps, "g. every SE <= %g: %g", eps, w);
+    sdk_run_destroy(&t);
+    sdk_run_destroy(&p);
+  }
+}
+
+static double value_of(const sdk_run *r, const char *path) {
+  const double *v = r ? sdk_results_f64(sdk_run_results(r), path) : NULL;
+  TU_CHECK(v != NULL, "no dataset %s", path);
+  return v ? v[0] : NAN;
+}
+
+/* h: the bias of the mean exit time, with and without the bridge */
+static void dt_check(void) {
+  const double exact = 0.5, dt = 0.04;
+  for (int bridge = 1; bridge >= 0; bridge--) {
+    sdk_run *r[3] = {NULL, NULL, NULL}; /* --dt-check, --extrapolate, neither */
+    for (int k = 0; k < 3; k++) {
+      sdk_run_config c;
+      base(&c, BM2, 1 << 19, dt, 6);
+      c.single = 0;
+      c.sample_every = 10; /* (even: the default would become so under --dt-check) */
+      c.scheme = "euler";
+      c.no_bridge_correction = !bridge;
+      c.dt_check = k < 2;
+      c.extrapolate = k == 1;
+      r[k] = st_run(&c);
+      TU_CHECK(r[k] != NULL, "h. run %d", k);
+    }
+    double v = value_of(r[0], "fpt/exit_mean"), e = value_of(r[0], "fpt/exit_err");
+    double b = value_of(r[0], "fpt/bias_exit_mean"), be = value_of(r[0], "fpt/bias_err_exit_mean");
+    double x = value_of(r[1], "fpt/exit_mean"), xe = value_of(r[1], "fpt/exit_err");
+    double z = (v - exact - b) / sqrt(e * e + be * be);
+    printf("h. euler dt %g %s: exit_mean %.6f +- %.6f, value - exact %+.6f, bias %+.6f +- %.6f "
+           "(%+.2f se), extrapolated %.6f +- %.6f\n",
+           dt, bridge ? "bridge (order 1)" : "no bridge (order 1/2)", v, e, v - exact, b, be, z, x,
+           xe);
+    if (bridge) {
+      TU_CHECK(b > 5 * be, "h. the bias %g is resolved (its SE %g)", b, be);
+      TU_CHECK(fabs(z) <= 3, "h. bias %g vs value - exact %g: %.2f se", b, v - exact, z);
+    }
+    TU_CHECK(fabs(x - exact) < fabs(v - exact), "h. extrapolated %g closer to %g than %g", x, exact,
+             v);
+    TU_CHECK(r[2] && same_fpt(r[2], r[0]) == 14, "h. the fine path's values without --dt-check");
+    for (int k = 0; k < 3; k++)
+      sdk_run_destroy(&r[k]);
+  }
+}
+
 int main(void) {
   st_require_backend();
   exit_time();
@@ -296,5 +422,7 @@ int main(void) {
   reflection("srk2");
   censoring();
   shards();
+  target();
+  dt_check();
   return tu_finish("test_fpt");
 }

@@ -80,6 +80,9 @@ static void compile_one(sdk_bctx *ctx, const char *model, const char *scheme, in
     TU_CHECK(!observe || !strstr(observe, "tavg") || strstr(src, "sdk_tavg(") != NULL,
              "%s: no sdk_tavg", model);
     TU_CHECK(!dt_check || strstr(src, "sdk_step_c(") != NULL, "%s: no coarse step", model);
+    TU_CHECK(!dt_check || m->nbound == 0 ||
+                 (strstr(src, "((sdk_u64)1 << 61)") && strstr(src, "if (cb0_0 == (real)0)")),
+             "%s: --dt-check without the coarse path's boundaries", model);
     TU_CHECK(m->nbound == 0 ||
                  (strstr(src, "goto sdk_frozen") && strstr(src, "sdk_live_list(") &&
                   strstr(src, "const unsigned *__restrict__ sdk_live, sdk_i64 sdk_nlive)")),
@@ -290,6 +293,19 @@ int main(int argc, char **argv) {
     }
   TU_CHECK(ncompiled >= before + 4 / nshards, "[boundaries] model: only %d kernels compiled",
            ncompiled - before);
+  /* --dt-check with [boundaries] (boundary.c: the coarse path's own status,
+   * its step guarded by it, its bridge draws in their block range; the
+   * thread, warp and live list go on while either copy is alive) */
+  dt_check = 1;
+  observe = "fpt";
+  before = ncompiled;
+  for (int s = 0; sdk_registry_schemes[s]; s++)
+    for (int single = 0; single < 2; single++)
+      compile_one(ctx, bound_model, sdk_registry_schemes[s]->name, single, 1);
+  TU_CHECK(ncompiled >= before + 4 / nshards, "--dt-check [boundaries]: only %d kernels compiled",
+           ncompiled - before);
+  observe = NULL;
+  dt_check = 0;
   for (int i = 0; i < nmodels; i++)
     free(models[i]);
 

@@ -46,6 +46,18 @@
  * stream, drawn with domain 0's counter (domain 0's noise blocks are
  * k >> 2 < 2^61, k = n * nnoise + j with n < 2^53 and nnoise <= 1024, so
  * they never reach 2^62; at most 8 boundaries take two blocks per step).
+ * The coupled coarse path of --dt-check (codegen.h: it has boundary rows
+ * of its own, dtc_bound) takes the same steps 1 and 2 after each of its
+ * steps, at 2 dt (w = g sqrt(2 dt), x_n its state at the step start), with
+ * its own uniforms: the coarse step that ends with fine step n (n odd)
+ * uses lane b & 3 of block 2^61 + 2 n + (b >> 2), in [2^61, 2^61 + 2^55):
+ * above every noise block (< 2^61), below the fine path's bridge (2^62..)
+ * and events' ranges (codegen/events.c), so the two copies never share a
+ * draw; its hitting step is in fine steps, n + 1 (the end of the coarse
+ * step, an even step), so both copies' times read tau = m dt.  A coarse
+ * path absorbed is frozen as the fine one, independently: a path whose
+ * fine copy is absorbed goes on while its coarse copy is alive (the CPU
+ * block and the CUDA thread stop when both are).
  * (philox.h is embedded in every kernel, so the contract is written here
  * rather than there, leaving every other kernel's source unchanged.)  It is
  * drawn only when 2 d0 d1 < 50 w^2 (p > e^-50): paths far from a boundary
@@ -126,8 +138,8 @@ static void emit_draw(sdk_emit *em, const sdk_codegen_opts *o, int k, const char
                       const char *path, const char *seed, const char *p, const char *then) {
   sdk_em_line(em, "real sdk_u[4];");
   sdk_em_line(em,
-              "sdk_uniform4_%s(%s, %s, ((sdk_u64)1 << 62) + (sdk_u64)(%s) * 2u + %du, 0u, sdk_u);",
-              o->single ? "f" : "d", seed, path, n, k >> 2);
+              "sdk_uniform4_%s(%s, %s, ((sdk_u64)1 << %d) + (sdk_u64)(%s) * 2u + %du, 0u, sdk_u);",
+              o->single ? "f" : "d", seed, path, o->coarse ? 61 : 62, n, k >> 2);
   sdk_em_line(em, "if (sdk_u[%d] < %s) %s", k & 3, p, then);
 }
 
@@ -257,5 +269,8 @@ void sdk_cg_bound_init(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_line(em, "st[%d * npad + p] = (real)sdk_hit;", l.bound);
   sdk_em_line(em, "st[%d * npad + p] = 0;", l.bound + 1);
   sdk_em_line(em, "st[%d * npad + p] = 0;", l.bound + 2);
+  if (l.dtc_bound >= 0) /* the coarse path (--dt-check) starts as the fine one */
+    for (int r = 0; r < SDK_CG_BOUND_ROWS; r++)
+      sdk_em_line(em, "st[%d * npad + p] = st[%d * npad + p];", l.dtc_bound + r, l.bound + r);
   sdk_em_close(em);
 }

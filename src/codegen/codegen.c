@@ -102,7 +102,7 @@ void sdk_cg_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l) {
   l->tavg = l->total;
   l->ntavg = o->tavg && !o->sysmode ? o->model->nobs + nv : 0;
   l->total += 2 * l->ntavg;
-  l->dtc = l->dtc_comp = l->dtc_z = l->dtc_d0 = l->dtc_tavg = -1;
+  l->dtc = l->dtc_comp = l->dtc_z = l->dtc_d0 = l->dtc_tavg = l->dtc_bound = -1;
   if (!o->dt_check || o->sysmode) return;
   l->dtc = l->total;
   l->total += nv;
@@ -112,6 +112,7 @@ void sdk_cg_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l) {
   l->dtc_d0 = l->total;
   l->total += nv;
   if (l->ntavg) l->dtc_tavg = l->total, l->total += 2 * l->ntavg;
+  if (l->bound >= 0) l->dtc_bound = l->total, l->total += SDK_CG_BOUND_ROWS;
 }
 
 /* The model as the scheme integrates it.  With noise that depends on the

@@ -122,7 +122,10 @@
  *                            of the first fine step of a pair (nnoise rows),
  *                            the coarse - fine difference of each variable at
  *                            step dtc_mark (nvars rows: the drift's origin),
- *                            its time-average accumulators (2 ntavg rows)
+ *                            its time-average accumulators (2 ntavg rows),
+ *                            with [boundaries] its own boundary rows (3, as
+ *                            the fine path's; the hitting step counted in
+ *                            fine steps: boundary.c)
  *   total                    rows allocated (sdk_state_rows when > nvars)
  *
  * The backends expose rows nvars.. as carried rows (backend.h), so the
@@ -171,12 +174,13 @@ typedef struct sdk_cg_row_layout {
   int tavg;  /* first time-average row (2 ntavg of them) */
   int ntavg; /* time-averaged quantities: 0 without */
   /* --dt-check (opts.dt_check), the coupled coarse path, -1 without: */
-  int dtc;      /* its variables (nvars rows) */
-  int dtc_comp; /* its carried errors (nvars rows; -1 without compensation) */
-  int dtc_z;    /* the first fine step's noise of the pending pair (nnoise rows) */
-  int dtc_d0;   /* coarse - fine of each variable at step dtc_mark (nvars rows) */
-  int dtc_tavg; /* its time-average accumulators (2 ntavg rows; -1 without tavg) */
-  int total;    /* rows of the state */
+  int dtc;       /* its variables (nvars rows) */
+  int dtc_comp;  /* its carried errors (nvars rows; -1 without compensation) */
+  int dtc_z;     /* the first fine step's noise of the pending pair (nnoise rows) */
+  int dtc_d0;    /* coarse - fine of each variable at step dtc_mark (nvars rows) */
+  int dtc_tavg;  /* its time-average accumulators (2 ntavg rows; -1 without tavg) */
+  int dtc_bound; /* its boundary rows as bound's (3 rows; -1 without [boundaries]) */
+  int total;     /* rows of the state */
 } sdk_cg_row_layout;
 #define SDK_CG_BOUND_ROWS 3
 void sdk_cg_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l);

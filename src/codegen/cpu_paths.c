@@ -105,11 +105,12 @@ static void emit_dtc_io(sdk_emit *em, const sdk_codegen_opts *o, int out) {
              {"zhs", l.dtc_z, nn},
              {"d0s", l.dtc_d0, o->model->nvars},
              {"acs", l.dtc_tavg, l.ntavg},
-             {"aces", l.dtc_tavg + 1, l.ntavg}};
+             {"aces", l.dtc_tavg + 1, l.ntavg},
+             {"cbst", l.dtc_bound, SDK_CG_BOUND_ROWS}};
   for (size_t b = 0; b < sizeof blk / sizeof blk[0]; b++) {
     if (blk[b].row < 0 || blk[b].n == 0) continue;
     /* (the accumulators interleave: S at row 2 j, E at row 2 j + 1) */
-    int stride = b >= 4 ? 2 : 1;
+    int stride = b == 4 || b == 5 ? 2 : 1;
     if (!out) sdk_em_line(em, "real %s[%d][SDK_BLK];", blk[b].name, blk[b].n);
     sdk_em_line(em, "for (int j = 0; j < %d; j++)", blk[b].n);
     if (out)
@@ -154,7 +155,19 @@ static void emit_coarse(sdk_emit *em, const sdk_codegen_opts *o) {
     sdk_em_line(em, "real sdk_x%d = xcs[%d][i];", v, v);
   for (int v = 0; o->compensate && v < nv; v++)
     sdk_em_line(em, "real sdk_c%d = ccs[%d][i];", v, v);
+  int bound = m->nbound > 0;
+  oc.coarse = 1; /* (its bridge draws: boundary.c) */
+  if (bound) {   /* its own boundary rows, a frozen lane's state put back */
+    sdk_em_line(em, "real sdk_bs = cbst[0][i], sdk_bl = cbst[1][i], sdk_bh = cbst[2][i];");
+    sdk_cg_bound_pre(em, &oc, 1);
+    sdk_cg_bound_lane_decls(em, &oc);
+  }
   o->scheme->emit_step(em, &oc, NULL);
+  if (bound) {
+    sdk_cg_bound_post(em, &oc, "n", "(sdk_u64)(path0 + p0 + i)", "sdk_seed", 1);
+    sdk_em_line(em, "cbst[0][i] = sdk_bs; cbst[1][i] = sdk_bl; cbst[2][i] = sdk_bh;");
+    sdk_cg_bound_lane_out(em, &oc, "cbpr");
+  }
   for (int v = 0; v < nv; v++)
     sdk_em_line(em, "xcs[%d][i] = sdk_x%d;", v, v);
   for (int v = 0; o->compensate && v < nv; v++)
@@ -276,8 +289,10 @@ static void emit_substeps(sdk_emit *em, const sdk_codegen_opts *o) {
   }
   int ndef = o->model->nbound > 0 ? sdk_cg_bound_deferred(o) : 0;
   if (ndef > 0) {
-    /* the bridge probabilities of the block's paths (boundary.c) */
+    /* the bridge probabilities of the block's paths (boundary.c); the
+     * coarse path's of --dt-check, written at its steps (odd n) */
     sdk_em_line(em, "real bpr[%d][SDK_BLK];", o->model->nbound);
+    if (o->dt_check) sdk_em_line(em, "real cbpr[%d][SDK_BLK];", o->model->nbound);
     sdk_em_line(em, "int sdk_anyp = 0;");
     sdk_em_line(em, "#pragma omp simd reduction(|:sdk_anyp)");
   } else {
@@ -292,6 +307,13 @@ static void emit_substeps(sdk_emit *em, const sdk_codegen_opts *o) {
   if (ndef > 0) {
     sdk_em_open(em, "if (sdk_anyp)");
     sdk_cg_bound_draws(em, o, "n", "(sdk_u64)(path0 + p0 + i)", "sdk_seed", "bpr", "bst");
+    if (o->dt_check) {
+      sdk_codegen_opts oc = *o;
+      oc.coarse = 1;
+      sdk_em_open(em, "if ((n & 1) != 0)");
+      sdk_cg_bound_draws(em, &oc, "n", "(sdk_u64)(path0 + p0 + i)", "sdk_seed", "cbpr", "cbst");
+      sdk_em_close(em);
+    }
     sdk_em_close(em);
   }
   if (h.enabled) sdk_em_line(em, "}");
@@ -322,7 +344,11 @@ void sdk_cg_cpu_paths(sdk_emit *em, const sdk_codegen_opts *o) {
   if (o->model->nbound > 0) {
     /* a block whose paths are all absorbed has nothing left to do */
     sdk_em_line(em, "int sdk_alive = 0;");
-    sdk_em_line(em, "for (int i = 0; i < SDK_BLK; i++) sdk_alive |= bst[0][i] == (real)0;");
+    if (o->dt_check) /* (or whose coarse copies are too) */
+      sdk_em_line(em, "for (int i = 0; i < SDK_BLK; i++) sdk_alive |= bst[0][i] == (real)0 || "
+                      "cbst[0][i] == (real)0;");
+    else
+      sdk_em_line(em, "for (int i = 0; i < SDK_BLK; i++) sdk_alive |= bst[0][i] == (real)0;");
     sdk_em_line(em, "if (!sdk_alive) break;");
   }
   if (o->model->nnoise > 0) emit_noise_draw(em, o);

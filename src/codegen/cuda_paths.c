@@ -228,11 +228,16 @@ static void emit_coarse_call(sdk_emit *em, const cu_adv *a, int q, int r) {
     sdk_em_line(em, "zh%d_%d = z%d_%d;", q, j, q, j);
   sdk_em_close(em);
   sdk_em_open(em, "else");
+  /* [boundaries]: the coarse copy has its own status (boundary.c), frozen
+   * when absorbed as the fine one (whose step the caller skips alone) */
+  int bound = m->nbound > 0;
+  if (bound) sdk_em_open(em, "if (cb%d_0 == (real)0)", q);
   sdk_em_start(em, "sdk_step_c(");
   for (int v = 0; v < nv; v++)
     sdk_em_printf(em, "%sxc%d_%d", v ? ", " : "", q, v);
   for (int v = 0; o->compensate && v < nv; v++)
     sdk_em_printf(em, ", cc%d_%d", q, v);
+  if (bound) sdk_em_printf(em, ", cb%d_0, cb%d_1, cb%d_2, %s, sdk_seed, gp%d", q, q, q, st, q);
   for (int i = 0; i < m->nparams; i++)
     if (o->scan_column[i] >= 0) sdk_em_printf(em, ", sp%d_%d", q, i);
   if (o->dt_column >= 0) {
@@ -263,6 +268,7 @@ static void emit_coarse_call(sdk_emit *em, const cu_adv *a, int q, int r) {
       sdk_em_printf(em, ", acs%d_%d, aces%d_%d", q, j, q, j);
     sdk_em_puts(em, ");\n");
   }
+  if (bound) sdk_em_close(em);
   sdk_em_open(em, "if (%s + 1 == SDK_DTC_MARK)", st);
   for (int v = 0; v < nv; v++)
     sdk_em_line(em, "d0%d_%d = xc%d_%d - x%d_%d;", q, v, q, v, q, v);
@@ -280,9 +286,13 @@ static void emit_coarse_io(sdk_emit *em, const cu_adv *a, int q, int out) {
   struct {
     const char *name;
     int row, n, stride;
-  } blk[] = {{"xc", l.dtc, m->nvars, 1},      {"cc", l.dtc_comp, m->nvars, 1},
-             {"zh", l.dtc_z, m->nnoise, 1},   {"d0", l.dtc_d0, m->nvars, 1},
-             {"acs", l.dtc_tavg, l.ntavg, 2}, {"aces", l.dtc_tavg + 1, l.ntavg, 2}};
+  } blk[] = {{"xc", l.dtc, m->nvars, 1},
+             {"cc", l.dtc_comp, m->nvars, 1},
+             {"zh", l.dtc_z, m->nnoise, 1},
+             {"d0", l.dtc_d0, m->nvars, 1},
+             {"acs", l.dtc_tavg, l.ntavg, 2},
+             {"aces", l.dtc_tavg + 1, l.ntavg, 2},
+             {"cb", l.dtc_bound, SDK_CG_BOUND_ROWS, 1}};
   for (size_t b = 0; b < sizeof blk / sizeof blk[0]; b++)
     for (int j = 0; blk[b].row >= 0 && j < blk[b].n; j++)
       if (out)
@@ -312,9 +322,15 @@ static void emit_advance_head(sdk_emit *em, const cu_adv *a) {
                     "if (sdk_live) base = base < sdk_nlive ? (sdk_i64)sdk_live[base] : npad;\n");
     /* the warp's lanes with a live path: the vote at each group's end names
      * them (a lane that has returned cannot vote) */
-    sdk_em_line(em,
-                "const int sdk_on = base < npad && nsteps > 0 && st[%d * npad + base] == (real)0;",
-                rows.bound);
+    if (rows.dtc_bound >= 0) /* --dt-check: or its coarse copy is */
+      sdk_em_line(em,
+                  "const int sdk_on = base < npad && nsteps > 0 && (st[%d * npad + base] == "
+                  "(real)0 || st[%d * npad + base] == (real)0);",
+                  rows.bound, rows.dtc_bound);
+    else
+      sdk_em_line(
+          em, "const int sdk_on = base < npad && nsteps > 0 && st[%d * npad + base] == (real)0;",
+          rows.bound);
     sdk_em_text(em, "const unsigned sdk_wm = __ballot_sync(0xffffffffu, sdk_on);\n"
                     "if (!sdk_on) return;\n"
                     "(void)sv; (void)sdk_seed; (void)sdk_wm;\n");
@@ -464,8 +480,11 @@ static void emit_rep(sdk_emit *em, const cu_adv *a, int r) {
     if (guard) sdk_em_open(em, "if (bs%d == (real)0)", q);
     emit_step_call(em, a, q, r);
     emit_tavg_call(em, a, q, r);
+    /* (--dt-check: the coarse copy goes on after the fine one is absorbed,
+     * under its own status) */
+    if (guard && o->dt_check) sdk_em_close(em);
     emit_coarse_call(em, a, q, r);
-    if (guard) sdk_em_close(em);
+    if (guard && !o->dt_check) sdk_em_close(em);
   }
   if (a->pass != 1) sdk_em_line(em, "n++;");
   /* deferred compensation: Fast2Sum of h + l at every group end (codegen.h);
@@ -542,8 +561,14 @@ static void emit_pass(sdk_emit *em, cu_adv *a, int pass) {
   /* a warp whose paths are all absorbed leaves (a uniform branch: no cost
    * in registers, unlike a lane's own exit) */
   if (pass == 1 && o->model->nbound > 0)
-    for (int q = 0; q < a->L; q++)
-      sdk_em_line(em, "if (__all_sync(sdk_wm, bs%d != (real)0)) goto sdk_frozen;", q);
+    for (int q = 0; q < a->L; q++) {
+      if (o->dt_check)
+        sdk_em_line(
+            em, "if (__all_sync(sdk_wm, bs%d != (real)0 && cb%d_0 != (real)0)) goto sdk_frozen;", q,
+            q);
+      else
+        sdk_em_line(em, "if (__all_sync(sdk_wm, bs%d != (real)0)) goto sdk_frozen;", q);
+    }
   if (pass == 1) sdk_em_printf(em, "   }\n   n += (sdk_i64)sdk_ng * %d;\n", G);
   sdk_em_close(em);
 }
@@ -562,7 +587,13 @@ static void emit_live_list(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_open(em, "sdk_live_list(const real *__restrict__ st, sdk_i64 npad, "
                   "unsigned *__restrict__ live, unsigned long long *__restrict__ nlive)");
   sdk_em_line(em, "const sdk_i64 p = (sdk_i64)blockIdx.x * SDK_TPB + threadIdx.x;");
-  sdk_em_line(em, "const int alive = p < npad && st[%d * npad + p] == (real)0;", rows.bound);
+  if (rows.dtc_bound >= 0) /* --dt-check: or its coarse copy */
+    sdk_em_line(em,
+                "const int alive = p < npad && (st[%d * npad + p] == (real)0 || st[%d * npad + p] "
+                "== (real)0);",
+                rows.bound, rows.dtc_bound);
+  else
+    sdk_em_line(em, "const int alive = p < npad && st[%d * npad + p] == (real)0;", rows.bound);
   sdk_em_text(em,
               "const unsigned mask = __ballot_sync(0xffffffffu, alive);\n"
               "const int lane = threadIdx.x & 31;\n"
@@ -615,12 +646,15 @@ void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
     sdk_codegen_opts oc = *o;
     oc.dt = 2 * o->dt;
     oc.comp_defer = 0;
+    oc.coarse = 1; /* (its bridge draws: boundary.c) */
     cu_adv ac = {.o = &oc, .G = a.G, .L = a.L};
     sdk_strbuf cstep;
     sdk_sb_init(&cstep);
     sdk_emit ce = sdk_em_child(em, &cstep);
     ce.depth = 3;
+    sdk_cg_bound_pre(&ce, &oc, 0);
     o->scheme->emit_step(&ce, &oc, NULL);
+    sdk_cg_bound_post(&ce, &oc, "sdk_nstep", "sdk_gpath", "sdk_seed", 0);
     emit_step_fn(em, &ac, &cstep, "sdk_step_c");
     sdk_sb_free(&cstep);
   }

@@ -63,6 +63,10 @@ typedef struct sdk_codegen_opts {
    * difference the displacements of the drift start from (the transient). */
   int dt_check;
   int64_t dtc_mark;
+  /* set by the drivers on their copy of the options that emits the coarse
+   * step (callers leave it 0): boundary.c then keys the bridge draws of
+   * that path in its own block range */
+  int coarse;
   /* the noise source in place of the scheme's (--noise); NULL: the scheme's */
   const sdk_noise_type *noise;
   /* polled between the generator's stages (NULL: never): nonzero stops it

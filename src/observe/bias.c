@@ -5,10 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-sdk_err sdk_bias_setup(const sdk_obs_ctx *c, const char *group, const char *name,
-                       sdk_dataset *value, int nextra, const int64_t *extra, int sample_axis,
-                       sdk_bias *b, sdk_errbuf *eb) {
+/* p < 0: the scheme's weak order (attribute weak_order), else p (order) */
+static sdk_err setup(const sdk_obs_ctx *c, const char *group, const char *name, sdk_dataset *value,
+                     int nextra, const int64_t *extra, int sample_axis, double p, sdk_bias *b,
+                     sdk_errbuf *eb) {
   b->bias = b->err = NULL;
+  b->order = p < 0 ? c->weak_order : p;
   if (!c->dt_check) return SDK_OK;
   if (c->extrapolate) SDK_CHECK(sdk_ds_attr_i64(value, "extrapolated", 1, eb));
   char path[160], err[128];
@@ -17,7 +19,10 @@ sdk_err sdk_bias_setup(const sdk_obs_ctx *c, const char *group, const char *name
   snprintf(path, sizeof path, "%s/bias_%s", group, name);
   SDK_CHECK(sdk_obs_dataset(c, path, SDK_F64, nextra, extra, sample_axis, 0, &d, eb));
   SDK_CHECK(sdk_ds_attr_str(d, "standard_error", err, eb));
-  SDK_CHECK(sdk_ds_attr_i64(d, "weak_order", c->weak_order, eb));
+  if (p < 0)
+    SDK_CHECK(sdk_ds_attr_i64(d, "weak_order", c->weak_order, eb));
+  else
+    SDK_CHECK(sdk_ds_attr_f64(d, "order", p, eb));
   b->bias = sdk_ds_f64(d);
   snprintf(path, sizeof path, "%s/%s", group, err);
   SDK_CHECK(sdk_obs_dataset(c, path, SDK_F64, nextra, extra, sample_axis, 0, &d, eb));
@@ -25,10 +30,22 @@ sdk_err sdk_bias_setup(const sdk_obs_ctx *c, const char *group, const char *name
   return SDK_OK;
 }
 
+sdk_err sdk_bias_setup(const sdk_obs_ctx *c, const char *group, const char *name,
+                       sdk_dataset *value, int nextra, const int64_t *extra, int sample_axis,
+                       sdk_bias *b, sdk_errbuf *eb) {
+  return setup(c, group, name, value, nextra, extra, sample_axis, -1, b, eb);
+}
+
+sdk_err sdk_bias_setup_order(const sdk_obs_ctx *c, const char *group, const char *name,
+                             sdk_dataset *value, int nextra, const int64_t *extra, int sample_axis,
+                             double p, sdk_bias *b, sdk_errbuf *eb) {
+  return setup(c, group, name, value, nextra, extra, sample_axis, p, b, eb);
+}
+
 void sdk_bias_set(const sdk_obs_ctx *c, const sdk_bias *b, int64_t i, const sdk_moments *d,
                   double scale, double *v, double *err) {
   if (!b->bias) return;
-  double den = ldexp(1.0, c->weak_order) - 1;
+  double den = pow(2.0, b->order) - 1; /* (exact for whole p: 2^p - 1 as before) */
   double bias = d->n > 0 ? d->mean * scale / den : NAN;
   double se = d->n > 1 ? sqrt(d->m2 / (d->n - 1) / d->n) * fabs(scale) / den : 0;
   b->bias[i] = bias;

@@ -31,6 +31,7 @@
 
 typedef struct sdk_bias {
   double *bias, *err; /* NULL without --dt-check */
+  double order;       /* the p of 2^p - 1 */
 } sdk_bias;
 
 /* With --dt-check: GROUP/bias_NAME and GROUP/bias_err_NAME shaped as
@@ -39,6 +40,11 @@ typedef struct sdk_bias {
 sdk_err sdk_bias_setup(const sdk_obs_ctx *c, const char *group, const char *name,
                        sdk_dataset *value, int nextra, const int64_t *extra, int sample_axis,
                        sdk_bias *b, sdk_errbuf *eb);
+/* The same with the order p given (attribute order): the values whose
+ * order is not the scheme's weak order (first passage, obs_fpt.c). */
+sdk_err sdk_bias_setup_order(const sdk_obs_ctx *c, const char *group, const char *name,
+                             sdk_dataset *value, int nextra, const int64_t *extra, int sample_axis,
+                             double p, sdk_bias *b, sdk_errbuf *eb);
 /* Entry i of the bias datasets from the moments d of the coupled
  * difference times `scale` (that of the value); with --extrapolate the value
  * *v and its standard error *err become the extrapolated ones (above). */

@@ -34,6 +34,37 @@
  * do not depend on the backend's threads or on how the paths are cut into
  * shards.  Only the survival is sampled (and kept by checkpoints); the rest
  * comes from the final state, whose boundary rows checkpoints carry.
+ *
+ * Windows of the paths (sim/run.h, --target-se): every fold above is
+ * sequential over the paths in their order (Welford per path, counts), so
+ * its state after the windows so far is all a later window needs: it lives
+ * in the carry (observe/paths.h: one slot for the survival counts at each
+ * sample, one for the final fold: accumulators, censored count, histogram),
+ * each window folds only the paths it holds (sdk_paths_held) onto it, and
+ * the fractions divide by the paths so far (sdk_paths_used).  A window of
+ * whole fold units after the earlier ones thus gives bitwise the results of
+ * one run over all their paths.
+ *
+ * --dt-check (observe/bias.h; the coarse path's own boundary rows: codegen.h
+ * dtc_bound, boundary.c) gives every value above its bias_NAME and
+ * bias_err_NAME from the per-path coupled difference coarse - fine:
+ *   exit_mean   D = min(tau_c, t_end) - min(tau_f, t_end), a path not
+ *               absorbed by t_end counting t_end (the censoring of
+ *               exit_mean itself), so a path absorbed in one copy alone
+ *               contributes the difference of its capped times;
+ *   split[b]    D = 1[coarse absorbed at b] - 1[fine absorbed at b];
+ *   survival    D = 1[coarse alive at t] - 1[fine alive at t];
+ *   mean[b]     a ratio, E[tau 1_b] / P(b), in each copy: its difference is
+ *               R_c - R_f of the ratios, the standard error by the delta
+ *               method from the per-path vector (tau_c 1_cb, 1_cb, tau_f 1_fb,
+ *               1_fb) (its means and co-moments folded like the rest),
+ *               var = w' C w / n, w = (1/P_c, -R_c/P_c, -1/P_f, R_f/P_f).
+ * The Richardson order is that of first-passage functionals, not the
+ * scheme's weak order: 1 with the Brownian-bridge correction (Gobet 2000;
+ * Gobet & Menozzi 2010), 1/2 with discrete monitoring alone
+ * (--no-bridge-correction: the path leaves unseen between steps, an error
+ * of order sqrt(dt)); so p = min(weak order, 1), or 1/2 (attribute order on
+ * every bias dataset).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -41,20 +72,27 @@
 
 #include "codegen/abi.h"
 #include "core/strbuf.h"
+#include "observe/bias.h"
 #include "observe/observable.h"
 #include "observe/tsvfmt.h"
 
+/* A grid point's final fold (the carry's slot, or scratch without one):
+ * FD doubles then FI int64s (observe/paths.h slots hold bytes) */
+#define MV 21 /* the delta method's vector: n, 4 means, 4 x 4 co-moments */
+
 typedef struct {
-  int nb;
-  int64_t bins;
+  int nb, dtc;
+  int64_t bins, nd, ni; /* per grid point in the final fold: doubles, int64s */
   double *split, *split_err, *mean, *mean_err, *exit_mean, *exit_err; /* [g][b], [g] */
   int64_t *censored, *lower;                                          /* [g] */
   uint64_t *hist;                                                     /* [g][b][bins] */
   double *edges;                                                      /* [g][bins + 1] */
   double *surv, *surv_err;                                            /* [g][s] */
-  double *buf;                                                        /* [3][SDK_RED_CHUNK] */
+  double *buf; /* [6][SDK_RED_CHUNK]: fine status, lo, hi, then the coarse path's */
   sdk_rowcache rc;
-  double *acc; /* per boundary: n, mean, m2 */
+  unsigned char *scratch; /* a grid point's fold without a carry */
+  /* --dt-check: the bias datasets (bias.h) */
+  sdk_bias b_split, b_mean, b_exit, b_surv;
 } state;
 
 static void fpt_free(void *p) {
@@ -62,14 +100,15 @@ static void fpt_free(void *p) {
   if (!st) return;
   free(st->buf);
   sdk_rowcache_free(&st->rc);
-  free(st->acc);
+  free(st->scratch);
   free(st);
 }
 
-/* a value dataset [grid..., extra...] and, err != NULL, its error dataset */
+/* a value dataset [grid..., extra...] and, err != NULL, its error dataset
+ * (and with --dt-check its bias datasets into *b) */
 static sdk_err value_ds(const sdk_obs_ctx *c, const char *name, const char *err, int nextra,
                         const int64_t *extra, int sample_axis, double **val, double **everr,
-                        sdk_errbuf *eb) {
+                        sdk_bias *b, sdk_errbuf *eb) {
   char path[64];
   sdk_dataset *d;
   snprintf(path, sizeof path, "fpt/%s", name);
@@ -77,6 +116,11 @@ static sdk_err value_ds(const sdk_obs_ctx *c, const char *name, const char *err,
   *val = sdk_ds_f64(d);
   if (!err) return SDK_OK;
   SDK_CHECK(sdk_ds_attr_str(d, "standard_error", err, eb));
+  if (b) {
+    /* (fpt.c's head: first passage has order 1 with the bridge, 1/2 without) */
+    double p = c->bridge ? (c->weak_order < 1 ? c->weak_order : 1) : 0.5;
+    SDK_CHECK(sdk_bias_setup_order(c, "fpt", name, d, nextra, extra, sample_axis, p, b, eb));
+  }
   snprintf(path, sizeof path, "fpt/%s", err);
   SDK_CHECK(sdk_obs_dataset(c, path, SDK_F64, nextra, extra, sample_axis, 0, &d, eb));
   *everr = sdk_ds_f64(d);
@@ -85,10 +129,6 @@ static sdk_err value_ds(const sdk_obs_ctx *c, const char *name, const char *err,
 
 static sdk_err fpt_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
   const sdk_model *m = c->model;
-  SDK_CHECK(sdk_obs_no_windows(c, "fpt",
-                               "its hitting times are folded from the paths' rows and not carried "
-                               "from batch to batch; run it with a fixed --paths",
-                               eb));
   if (m->nbound == 0)
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "--observe fpt needs a model with [boundaries] (model '%s' has none; e.g. "
@@ -97,19 +137,24 @@ static sdk_err fpt_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
   int64_t bins = c->opts->bins;
   if (bins < 1 || bins > 100000000)
     return SDK_FAIL(eb, SDK_ERR_USAGE, "--bins must be between 1 and 1e8");
-  SDK_CHECK(sdk_obs_check_size(c, "fpt", 2.0, eb));
+  SDK_CHECK(sdk_obs_check_size(c, "fpt", c->dt_check ? 4.0 : 2.0, eb));
   state *st = calloc(1, sizeof *st);
   *out = st;
   if (!st) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory for fpt");
   st->nb = m->nbound;
+  st->dtc = c->dt_check;
   st->bins = bins;
-  st->buf = malloc(3 * (size_t)SDK_RED_CHUNK * sizeof *st->buf);
-  st->acc = calloc(3 * (size_t)(st->nb + 1), sizeof *st->acc);
-  if (!st->buf || !st->acc) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory for fpt");
+  st->nd = 3 * (st->nb + 1) + (st->dtc ? 3 + MV * st->nb : 0);
+  st->ni = 1 + st->nb * bins + (st->dtc ? 2 * st->nb : 0);
+  st->buf = malloc(6 * (size_t)SDK_RED_CHUNK * sizeof *st->buf);
+  st->scratch = malloc((size_t)(st->nd + st->ni) * 8);
+  if (!st->buf || !st->scratch) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory for fpt");
   int64_t nb = st->nb, ns = c->nsamples_max, hb[2] = {nb, bins}, ne = bins + 1;
-  SDK_CHECK(value_ds(c, "split", "split_err", 1, &nb, -1, &st->split, &st->split_err, eb));
-  SDK_CHECK(value_ds(c, "mean", "mean_err", 1, &nb, -1, &st->mean, &st->mean_err, eb));
-  SDK_CHECK(value_ds(c, "exit_mean", "exit_err", 0, NULL, -1, &st->exit_mean, &st->exit_err, eb));
+  SDK_CHECK(
+      value_ds(c, "split", "split_err", 1, &nb, -1, &st->split, &st->split_err, &st->b_split, eb));
+  SDK_CHECK(value_ds(c, "mean", "mean_err", 1, &nb, -1, &st->mean, &st->mean_err, &st->b_mean, eb));
+  SDK_CHECK(value_ds(c, "exit_mean", "exit_err", 0, NULL, -1, &st->exit_mean, &st->exit_err,
+                     &st->b_exit, eb));
   sdk_dataset *d;
   SDK_CHECK(sdk_obs_dataset(c, "fpt/censored", SDK_I64, 0, NULL, -1, 0, &d, eb));
   st->censored = sdk_ds_i64(d);
@@ -126,7 +171,8 @@ static sdk_err fpt_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
   SDK_CHECK(sdk_obs_dataset(c, "fpt/hist_edges", SDK_F64, 1, &ne, -1, 0, &d, eb));
   st->edges = sdk_ds_f64(d);
   SDK_CHECK(sdk_obs_times(c, "fpt", ns, eb));
-  SDK_CHECK(value_ds(c, "survival", "survival_err", 1, &ns, 0, &st->surv, &st->surv_err, eb));
+  SDK_CHECK(value_ds(c, "survival", "survival_err", 1, &ns, 0, &st->surv, &st->surv_err,
+                     &st->b_surv, eb));
   sdk_strbuf names;
   sdk_sb_init(&names);
   for (int b = 0; b < st->nb; b++)
@@ -138,30 +184,66 @@ static sdk_err fpt_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
   return e;
 }
 
-/* paths per grid point as the rows hold them */
-static int64_t per_grid(const sdk_obs_ctx *c) {
+/* The boundary rows r (0 status, 1 step mod 2^20, 2 step >> 20; + 3 the
+ * coarse path's) of the `len` paths of grid point g from local index a into
+ * st->buf + r * SDK_RED_CHUNK. */
+static sdk_err read_rows(const sdk_obs_ctx *c, state *st, int nrows, int64_t g, int64_t a,
+                         int64_t len, sdk_errbuf *eb) {
   const sdk_paths *P = c->paths;
-  int64_t total = P->nshards > 0 ? P->shard[P->nshards - 1].end : 0;
-  return c->R->ngrid > 0 ? total / c->R->ngrid : 0;
+  for (int r = 0; r < nrows; r++) {
+    int row = r < 3 ? P->bound_row + r : c->dtc_bound_row + r - 3;
+    SDK_CHECK(sdk_paths_rows_cached(P, &st->rc, row, g * c->ppg + a, len,
+                                    st->buf + r * SDK_RED_CHUNK, eb));
+  }
+  return SDK_OK;
+}
+
+/* Moments of D in {-1, 0, 1} over n paths, n_plus of them 1, n_minus -1 */
+static sdk_moments sign_moments(double n, double plus, double minus) {
+  double mean = n > 0 ? (plus - minus) / n : 0;
+  sdk_moments d = {n, mean, plus + minus - n * mean * mean};
+  return d;
 }
 
 static sdk_err fpt_sample(const sdk_obs_ctx *c, void *p, int64_t s, int64_t step, sdk_errbuf *eb) {
   state *st = p;
   const sdk_paths *P = c->paths;
-  if (P->bound_row < 0) return SDK_FAIL(eb, SDK_ERR_INTERNAL, "fpt: the paths have no boundaries");
+  if (P->bound_row < 0 || (st->dtc && c->dtc_bound_row < 0))
+    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "fpt: the paths have no boundaries");
   sdk_rowcache_reset(&st->rc);
-  int64_t ns = c->nsamples_max, per = per_grid(c);
-  for (int64_t g = 0; g < c->R->ngrid; g++) {
-    int64_t alive = 0;
-    for (int64_t first = 0; first < per; first += SDK_RED_CHUNK) {
-      int64_t len = per - first < SDK_RED_CHUNK ? per - first : SDK_RED_CHUNK;
-      SDK_CHECK(sdk_paths_rows_cached(P, &st->rc, P->bound_row, g * per + first, len, st->buf, eb));
-      for (int64_t i = 0; i < len; i++)
-        alive += st->buf[i] == 0;
+  int64_t ns = c->nsamples_max, ngrid = c->R->ngrid;
+  /* per grid point the paths alive and, with --dt-check, those alive in
+   * the coarse copy alone and in the fine one alone: carried (fpt.c's head) */
+  int64_t *cnt = NULL;
+  int fresh;
+  size_t w = st->dtc ? 3 : 1;
+  if (P->carry)
+    SDK_CHECK(sdk_carry_slot(P->carry, w * (size_t)ngrid * sizeof *cnt, (void **)&cnt, &fresh, eb));
+  for (int64_t g = 0; g < ngrid; g++) {
+    int64_t a[3] = {0, 0, 0}, first, held;
+    if (cnt) memcpy(a, cnt + w * g, w * sizeof *a);
+    sdk_paths_held(P, g, &first, &held);
+    for (int64_t k = first; k < first + held; k += SDK_RED_CHUNK) {
+      int64_t len = first + held - k < SDK_RED_CHUNK ? first + held - k : SDK_RED_CHUNK;
+      SDK_CHECK(read_rows(c, st, st->dtc ? 4 : 1, g, k, len, eb));
+      const double *fs = st->buf, *cs = st->buf + 3 * SDK_RED_CHUNK;
+      for (int64_t i = 0; i < len; i++) {
+        a[0] += fs[i] == 0;
+        if (!st->dtc) continue;
+        a[1] += cs[i] == 0 && fs[i] != 0;
+        a[2] += fs[i] == 0 && cs[i] != 0;
+      }
     }
-    double n = (double)per, S = per > 0 ? (double)alive / n : NAN;
-    st->surv[g * ns + s] = S;
-    st->surv_err[g * ns + s] = per > 0 ? sqrt(S * (1 - S) / n) : NAN;
+    if (cnt) memcpy(cnt + w * g, a, w * sizeof *a);
+    int64_t used = sdk_paths_used(P, g);
+    double n = (double)used, S = used > 0 ? (double)a[0] / n : NAN;
+    double *v = &st->surv[g * ns + s], *e = &st->surv_err[g * ns + s];
+    *v = S;
+    *e = used > 0 ? sqrt(S * (1 - S) / n) : NAN;
+    if (st->dtc) {
+      sdk_moments d = sign_moments(n, (double)a[1], (double)a[2]);
+      sdk_bias_set(c, &st->b_surv, g * ns + s, &d, 1, v, e);
+    }
   }
   sdk_obs_time_at(c, "fpt", s, step);
   return SDK_OK;
@@ -175,62 +257,133 @@ static void fold(double *a, double x) {
   a[2] += d * (x - a[1]);
 }
 
-/* One chunk of `len` paths of grid point g (rows in st->buf): into the
- * accumulators (acc[b], acc[nb] the exit times) and the histogram. */
-static void fold_chunk(state *st, int64_t g, int64_t len, double dt, double tend,
-                       int64_t *censored) {
+/* the same for a vector of 4 (the delta method's): v = n, mean[4], C[4][4] */
+static void fold4(double *v, const double x[4]) {
+  double d[4];
+  v[0] += 1;
+  for (int i = 0; i < 4; i++) {
+    d[i] = x[i] - v[1 + i];
+    v[1 + i] += d[i] / v[0];
+  }
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 4; j++)
+      v[5 + 4 * i + j] += d[i] * (x[j] - v[1 + j]);
+}
+
+/* a path's status row as the boundary index (-1 alive at t_end: an unknown
+ * status counts so too; rows come from checkpoints: compare before
+ * converting) and its hitting time */
+static int hit_of(const state *st, const double *status, const double *lo, const double *hi,
+                  int64_t i, double dt, double *tau) {
+  int b = status[i] >= 1 && status[i] <= st->nb ? (int)status[i] - 1 : -1;
+  *tau = b < 0 ? NAN : (lo[i] + hi[i] * 1048576.0) * dt;
+  return b;
+}
+
+/* One chunk of `len` paths of grid point g (rows in st->buf) folded onto
+ * its fold f (acc: per boundary, then the exit times; then with --dt-check
+ * the coupled differences) and the histogram hist. */
+static void fold_chunk(state *st, double *f, int64_t *fi, int64_t len, double dt, double tend) {
   int nb = st->nb;
-  const double *status = st->buf, *lo = st->buf + SDK_RED_CHUNK, *hi = st->buf + 2 * SDK_RED_CHUNK;
+  const double *B = st->buf;
+  const int64_t R = SDK_RED_CHUNK;
+  int64_t *censored = fi, *hist = fi + 1, *sgn = fi + 1 + nb * st->bins;
+  double *acc = f, *dexit = f + 3 * (nb + 1), *dmean = dexit + 3;
   for (int64_t i = 0; i < len; i++) {
-    /* (rows come from checkpoints too: compare before converting) */
-    int b = status[i] >= 1 && status[i] <= nb ? (int)status[i] - 1 : -1;
-    if (b < 0) { /* alive at t_end (an unknown status counts so too) */
+    double tau, tc = NAN;
+    int b = hit_of(st, B, B + R, B + 2 * R, i, dt, &tau);
+    if (b < 0) {
       (*censored)++;
-      fold(st->acc + 3 * nb, tend);
-      continue;
+      fold(acc + 3 * nb, tend);
+    } else {
+      fold(acc + 3 * b, tau);
+      fold(acc + 3 * nb, tau < tend ? tau : tend);
+      double x = tend > 0 ? tau / tend * (double)st->bins : 0;
+      int64_t k = x >= 0 && x < (double)st->bins ? (int64_t)x : x < 0 ? 0 : st->bins - 1;
+      /* (tau = t_end, or beyond: the last bin; NaN too) */
+      hist[b * st->bins + k]++;
     }
-    double tau = (lo[i] + hi[i] * 1048576.0) * dt;
-    fold(st->acc + 3 * b, tau);
-    fold(st->acc + 3 * nb, tau < tend ? tau : tend);
-    double f = tend > 0 ? tau / tend * (double)st->bins : 0;
-    int64_t k = f >= 0 && f < (double)st->bins ? (int64_t)f : f < 0 ? 0 : st->bins - 1;
-    /* (tau = t_end, or beyond: the last bin; NaN too) */
-    st->hist[(g * nb + b) * st->bins + k]++;
+    if (!st->dtc) continue;
+    int bc = hit_of(st, B + 3 * R, B + 4 * R, B + 5 * R, i, dt, &tc);
+    double ef = b < 0 || !(tau < tend) ? tend : tau, ec = bc < 0 || !(tc < tend) ? tend : tc;
+    fold(dexit, ec - ef);
+    for (int k = 0; k < nb; k++) {
+      sgn[2 * k] += bc == k && b != k;
+      sgn[2 * k + 1] += b == k && bc != k;
+      const double x[4] = {bc == k ? tc : 0, bc == k, b == k ? tau : 0, b == k};
+      fold4(dmean + MV * k, x);
+    }
+  }
+}
+
+/* --dt-check: the bias of mean[g][b], the difference of the ratios E[tau
+ * 1_b] / P(b) of the coarse and the fine copy (fpt.c's head) */
+static void mean_bias(const sdk_obs_ctx *c, const state *st, const double *v, int64_t i) {
+  double n = v[0], Pc = v[2], Pf = v[4], Rc = v[1] / Pc, Rf = v[3] / Pf;
+  const double w[4] = {1 / Pc, -Rc / Pc, -1 / Pf, Rf / Pf};
+  double q = 0;
+  for (int a = 0; a < 4; a++)
+    for (int b = 0; b < 4; b++)
+      q += w[a] * v[5 + 4 * a + b] * w[b];
+  sdk_moments d = {n > 0 && Pc > 0 && Pf > 0 ? n : 0, Rc - Rf, q};
+  sdk_bias_set(c, &st->b_mean, i, &d, 1, &st->mean[i], &st->mean_err[i]);
+}
+
+/* Grid point g's values from its fold over `used` paths */
+static void grid_values(const sdk_obs_ctx *c, state *st, int64_t g, const double *f,
+                        const int64_t *fi, int64_t used) {
+  int nb = st->nb;
+  double n = (double)used;
+  for (int b = 0; b < nb; b++) {
+    const double *a = f + 3 * b;
+    double p = used > 0 ? a[0] / n : NAN;
+    st->split[g * nb + b] = p;
+    st->split_err[g * nb + b] = used > 0 ? sqrt(p * (1 - p) / n) : NAN;
+    st->mean[g * nb + b] = a[0] > 0 ? a[1] : NAN;
+    st->mean_err[g * nb + b] = a[0] > 1 ? sqrt(a[2] / (a[0] - 1) / a[0]) : NAN;
+  }
+  const double *a = f + 3 * nb;
+  st->exit_mean[g] = a[0] > 0 ? a[1] : NAN;
+  st->exit_err[g] = a[0] > 1 ? sqrt(a[2] / (a[0] - 1) / a[0]) : NAN;
+  st->censored[g] = fi[0];
+  st->lower[g] = fi[0] > 0;
+  memcpy(st->hist + g * nb * st->bins, fi + 1, (size_t)(nb * st->bins) * sizeof *st->hist);
+  if (!st->dtc) return;
+  const double *dexit = f + 3 * (nb + 1), *dmean = dexit + 3;
+  const int64_t *sgn = fi + 1 + nb * st->bins;
+  sdk_moments d = {dexit[0], dexit[1], dexit[2]};
+  sdk_bias_set(c, &st->b_exit, g, &d, 1, &st->exit_mean[g], &st->exit_err[g]);
+  for (int b = 0; b < nb; b++) {
+    d = sign_moments(n, (double)sgn[2 * b], (double)sgn[2 * b + 1]);
+    sdk_bias_set(c, &st->b_split, g * nb + b, &d, 1, &st->split[g * nb + b],
+                 &st->split_err[g * nb + b]);
+    mean_bias(c, st, dmean + MV * b, g * nb + b);
   }
 }
 
 static sdk_err fpt_finish(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
   state *st = p;
   const sdk_paths *P = c->paths;
-  if (P->bound_row < 0) return SDK_FAIL(eb, SDK_ERR_INTERNAL, "fpt: the paths have no boundaries");
-  int nb = st->nb;
+  if (P->bound_row < 0 || (st->dtc && c->dtc_bound_row < 0))
+    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "fpt: the paths have no boundaries");
   sdk_rowcache_reset(&st->rc);
-  int64_t per = per_grid(c);
-  for (int64_t g = 0; g < c->R->ngrid; g++) {
-    double dt = c->R->dt[g], tend = (double)c->R->nsteps * dt, n = (double)per;
-    memset(st->acc, 0, 3 * (size_t)(nb + 1) * sizeof *st->acc);
-    memset(st->hist + g * nb * st->bins, 0, (size_t)(nb * st->bins) * sizeof *st->hist);
-    int64_t censored = 0;
-    for (int64_t first = 0; first < per; first += SDK_RED_CHUNK) {
-      int64_t len = per - first < SDK_RED_CHUNK ? per - first : SDK_RED_CHUNK;
-      for (int r = 0; r < 3; r++)
-        SDK_CHECK(sdk_paths_rows_cached(P, &st->rc, P->bound_row + r, g * per + first, len,
-                                        st->buf + r * SDK_RED_CHUNK, eb));
-      fold_chunk(st, g, len, dt, tend, &censored);
+  int64_t ngrid = c->R->ngrid, rec = (st->nd + st->ni) * 8;
+  unsigned char *slot = NULL;
+  int fresh;
+  if (P->carry)
+    SDK_CHECK(sdk_carry_slot(P->carry, (size_t)(ngrid * rec), (void **)&slot, &fresh, eb));
+  for (int64_t g = 0; g < ngrid; g++) {
+    unsigned char *r = slot ? slot + g * rec : st->scratch;
+    if (!slot) memset(r, 0, (size_t)rec);
+    double *f = (double *)r, dt = c->R->dt[g], tend = (double)c->R->nsteps * dt;
+    int64_t *fi = (int64_t *)(r + st->nd * 8), first, held;
+    sdk_paths_held(P, g, &first, &held);
+    for (int64_t k = first; k < first + held; k += SDK_RED_CHUNK) {
+      int64_t len = first + held - k < SDK_RED_CHUNK ? first + held - k : SDK_RED_CHUNK;
+      SDK_CHECK(read_rows(c, st, st->dtc ? 6 : 3, g, k, len, eb));
+      fold_chunk(st, f, fi, len, dt, tend);
     }
-    for (int b = 0; b < nb; b++) {
-      const double *a = st->acc + 3 * b;
-      double f = per > 0 ? a[0] / n : NAN;
-      st->split[g * nb + b] = f;
-      st->split_err[g * nb + b] = per > 0 ? sqrt(f * (1 - f) / n) : NAN;
-      st->mean[g * nb + b] = a[0] > 0 ? a[1] : NAN;
-      st->mean_err[g * nb + b] = a[0] > 1 ? sqrt(a[2] / (a[0] - 1) / a[0]) : NAN;
-    }
-    const double *a = st->acc + 3 * nb;
-    st->exit_mean[g] = a[0] > 0 ? a[1] : NAN;
-    st->exit_err[g] = a[0] > 1 ? sqrt(a[2] / (a[0] - 1) / a[0]) : NAN;
-    st->censored[g] = censored;
-    st->lower[g] = censored > 0;
+    grid_values(c, st, g, f, fi, sdk_paths_used(P, g));
     for (int64_t e = 0; e <= st->bins; e++)
       st->edges[g * (st->bins + 1) + e] = sdk_tsv_bin_edge(0, tend, e, st->bins);
   }
@@ -337,7 +490,7 @@ const sdk_obs_type sdk_obs_fpt = {
     .name = "fpt",
     .description = "first passage at [boundaries]: splitting probabilities, mean times (with "
                    "standard errors), histograms, survival S(t); censored paths reported",
-    .flags = SDK_OBS_SAMPLED | SDK_OBS_BOUNDARIES,
+    .flags = SDK_OBS_SAMPLED | SDK_OBS_BOUNDARIES | SDK_OBS_BIAS,
     .setup = fpt_setup,
     .sample = fpt_sample,
     .finish = fpt_finish,

@@ -95,6 +95,11 @@ typedef struct sdk_obs_ctx {
    * sdk_cg_nobs_eval); the sdk_paths_rows rows of the coarse path's first
    * variable and, with time averages, first accumulator (-1 without) */
   int dt_check, weak_order, extrapolate, nobs_eval, dtc_row, dtc_tavg_row;
+  /* and with [boundaries] the coarse path's first boundary row (its status,
+   * then its hitting step as the fine path's: codegen.h dtc_bound; -1
+   * without), and whether the Brownian-bridge correction is on (the order
+   * of first-passage values: obs_fpt.c) */
+  int dtc_bound_row, bridge;
   /* paths found NaN/Inf so far, per grid point (such points end as NaN) */
   const int64_t *bad;
   /* systems with SDK_OBS_SYSTEM_SUMS observables: the variable whose phase

@@ -200,7 +200,7 @@ static sdk_err find_targets(driver *d, const sdk_results *R, sdk_errbuf *eb) {
     if (!found)
       return SDK_FAIL(eb, SDK_ERR_USAGE,
                       observed ? "--target-on %.*s: --observe %.*s reports no standard error "
-                                 "(those that do: drift, moments, expr, tavg)"
+                                 "(those that do: drift, moments, expr, tavg, fpt)"
                                : "--target-on %.*s: the run does not observe it (add it to "
                                  "--observe, or name one of the run's observables)",
                       (int)k, s, (int)k, s);
@@ -209,7 +209,7 @@ static sdk_err find_targets(driver *d, const sdk_results *R, sdk_errbuf *eb) {
   if (d->ntargets == 0)
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "--target-se: none of the run's observables reports a standard error; "
-                    "observe one that does (drift, moments, expr, tavg)");
+                    "observe one that does (drift, moments, expr, tavg, fpt)");
   return SDK_OK;
 }
 

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Issue 26: --dt-check refuses, with one error line naming why and what to
 # change, every run whose coarse path at 2 dt it could not make exactly:
-# systems of particles, jumps and dichotomous events, [boundaries], numbers
-# of steps (run, transient, sample interval) that are odd, observables
-# without a value it measures; --extrapolate without it.  Then a resumed
-# --dt-check run continues its coarse path bitwise.
+# systems of particles, jumps and dichotomous events, observables other
+# than fpt of a model with [boundaries], numbers of steps (run, transient,
+# sample interval) that are odd, observables without a value it measures;
+# --extrapolate without it.  Then a resumed --dt-check run continues its
+# coarse path bitwise, also a first-passage run (the coarse path's
+# boundary rows).
 . "$(dirname "$0")/lib.sh"
 cat >"$T/wall.sde" <<'M'
 [model]
@@ -26,7 +28,8 @@ expect_error "dichotomous noise" 2 "dt-check: .*\[jumps\] or \[dichotomous\]" \
   run telegraph_ou $O --dt-check
 expect_error "Poisson jumps" 2 "dt-check: .*\[jumps\] or \[dichotomous\]" \
   run shot_noise_ou $O --dt-check
-expect_error "boundaries" 2 "dt-check: .*\[boundaries\]" run "$T/wall.sde" $O --dt-check
+expect_error "boundaries" 2 "dt-check: .*\[boundaries\].*--observe drift.*--observe fpt" \
+  run "$T/wall.sde" $O --dt-check
 expect_error "an odd number of steps" 2 "dt-check: the run is 101 steps.*--t-end" \
   run ou --paths 64 --t-end 1.01 --dt 0.01 --dt-check
 expect_error "an odd transient" 2 "dt-check: the transient is 11 steps.*--transient" \
@@ -50,4 +53,14 @@ done
 check "the drift's TSV has the bias" grep -q "bias.bias_err" "$T/a.drift.tsv"
 "$BIN" info "$T/a.h5" >"$T/a.txt" 2>&1
 check "info shows the drift's bias" grep -q "bias_err" "$T/a.txt"
+# first passage: the coarse path's boundary rows through the checkpoint
+# (--extrapolate: the values less their bias, so the TSV shows both copies)
+R="run $T/wall.sde --paths 2000 --dt 0.01 --observe fpt --dt-check --extrapolate"
+run_sdk $R --t-end 2 -o "$T/fa.tsv"
+check "the whole fpt run (rc=$rc)" test "$rc" = 0
+run_sdk $R --t-end 1 --checkpoint "$T/fck" -o "$T/fh.tsv"
+run_sdk resume "$T/fck" --t-end 2 -o "$T/fb.tsv"
+check "fpt resumed to the end (rc=$rc)" test "$rc" = 0
+check "fpt TSVs written" test -s "$T/fb.tsv"
+check "fpt extrapolated resumed bitwise" cmp -s <(grep -v '^#' "$T/fa.tsv") <(grep -v '^#' "$T/fb.tsv")
 finish
