@@ -231,18 +231,19 @@ static double level_cost(const drv *d, int l) {
   return (double)(d->nsteps0 << l) * (d->te || l == 0 ? 1.0 : 1.5);
 }
 
-/* --mlmc at grid point g: the paths each level lacks, or a level more, or done */
-static sdk_err mlmc_decide(drv *d, int64_t g, sdk_errbuf *eb) {
+/* Giles' paths per level at grid point g from the variances measured, the
+ * most over the quantities (unrounded), and the largest bias estimate;
+ * 0 when a statistic is not finite (the grid point blew up) */
+static int optimal(const drv *d, int64_t g, double *need, double *bias) {
   int64_t L = d->L[g];
-  double need[SDK_MLMC_MAX_LEVELS] = {0}, bias = 0;
+  *bias = 0;
+  for (int l = 0; l <= L; l++)
+    need[l] = 0;
   for (int q = 0; q < d->nq; q++) {
     double m[SDK_MLMC_MAX_LEVELS], V[SDK_MLMC_MAX_LEVELS], sum = 0;
     for (int l = 0; l <= L; l++) {
       stats(d, l, q, g, &m[l], &V[l]);
-      if (!isfinite(m[l]) || !isfinite(V[l])) {
-        d->status[g] = 2, d->done[g] = 1;
-        return SDK_OK;
-      }
+      if (!isfinite(m[l]) || !isfinite(V[l])) return 0;
       sum += sqrt(V[l] * level_cost(d, l));
     }
     for (int l = 0; l <= L; l++) {
@@ -250,7 +251,18 @@ static sdk_err mlmc_decide(drv *d, int64_t g, sdk_errbuf *eb) {
       if (n > need[l]) need[l] = n;
     }
     double b = fmax(fabs(m[L]), fabs(m[L - 1]) / ldexp(1.0, d->p)) / d->den;
-    if (b > bias) bias = b;
+    if (b > *bias) *bias = b;
+  }
+  return 1;
+}
+
+/* --mlmc at grid point g: the paths each level lacks, or a level more, or done */
+static sdk_err mlmc_decide(drv *d, int64_t g, sdk_errbuf *eb) {
+  int64_t L = d->L[g];
+  double need[SDK_MLMC_MAX_LEVELS], bias;
+  if (!optimal(d, g, need, &bias)) {
+    d->status[g] = 2, d->done[g] = 1;
+    return SDK_OK;
   }
   int more = 0;
   for (int l = 0; l <= L; l++) {
@@ -428,7 +440,13 @@ static sdk_err record_quantity(const drv *d, sdk_run *r, int q, sdk_errbuf *eb) 
 }
 
 static sdk_err record_levels(const drv *d, sdk_run *r, sdk_errbuf *eb) {
-  sdk_dataset *dl, *ds, *dp, *dc, *dd;
+  sdk_dataset *dl, *ds, *dp, *dc, *dd, *dopt;
+  SDK_CHECK(grid_ds(d, r, "mlmc/cost_optimal", SDK_F64, 0, &dopt, eb));
+  SDK_CHECK(sdk_ds_attr_str(dopt, "description",
+                            "sum over the levels of Giles' unrounded optimal paths times the "
+                            "cost of a path (mlmc/cost has the paths run: whole units of "
+                            "16384)",
+                            eb));
   SDK_CHECK(grid_ds(d, r, "mlmc/levels", SDK_I64, 0, &dl, eb));
   SDK_CHECK(grid_ds(d, r, "mlmc/status", SDK_I64, 0, &ds, eb));
   SDK_CHECK(grid_ds(d, r, "mlmc/paths", SDK_I64, 1, &dp, eb));
@@ -437,6 +455,11 @@ static sdk_err record_levels(const drv *d, sdk_run *r, sdk_errbuf *eb) {
   for (int64_t g = 0; g < d->ngrid; g++) {
     sdk_ds_i64(dl)[g] = d->L[g] + 1;
     sdk_ds_i64(ds)[g] = d->status[g];
+    double need[SDK_MLMC_MAX_LEVELS], bias, opt = 0;
+    int ok = optimal(d, g, need, &bias);
+    for (int l = 0; l <= d->L[g]; l++)
+      opt += need[l] * level_cost(d, l);
+    sdk_ds_f64(dopt)[g] = ok ? opt : NAN;
     for (int l = 0; l < d->nlev; l++) {
       int64_t n = l <= d->L[g] ? d->lev[l].used[g] : 0;
       sdk_ds_i64(dp)[g * d->nlev + l] = n;
@@ -456,9 +479,10 @@ static sdk_err record_levels(const drv *d, sdk_run *r, sdk_errbuf *eb) {
 
 static sdk_err record_mlmc(drv *d, sdk_run **out, sdk_errbuf *eb) {
   sdk_run *r = d->lev[0].run;
+  /* (the levels first: the quantities replace level 0's values and errors) */
+  SDK_CHECK(record_levels(d, r, eb));
   for (int q = 0; q < d->nq; q++)
     SDK_CHECK(record_quantity(d, r, q, eb));
-  SDK_CHECK(record_levels(d, r, eb));
   r->seconds = d->seconds, r->path_steps = d->path_steps;
   d->lev[0].run = NULL;
   for (int64_t g = 0; g < d->ngrid; g++)
