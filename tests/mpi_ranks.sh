@@ -5,7 +5,8 @@
 # paths); a checkpoint written by R ranks resumes with another R, also after
 # one rank was killed (-9) mid-run, which takes the job down without a hang;
 # mean-field systems spanning ranks are bitwise those of one process;
-# errors come once, from rank 0.  Backend from $SDK_TEST_BACKEND (default
+# errors come once, from rank 0; runs to a standard error (issue 26) are
+# bitwise across ranks and across a stop on 3 ranks resumed by 2.  Backend from $SDK_TEST_BACKEND (default
 # cpu); MPIEXEC is CMake's mpiexec.
 set -u
 B=${SDK_BIN:?}
@@ -63,6 +64,12 @@ scase ou run ou --scan k=0.5:2:3 --paths $((3000 * SCALE)) --t-end 2 --sample-ev
   --threads 1 -o r.h5 -o r.tsv
 # fewer reduction chunks than ranks: some ranks hold nothing
 scase few run ou --paths 100 --t-end 1 --observe moments --save-paths 99 --threads 1 -o r.h5
+# runs to a standard error (issue 26): the batches (windows of the paths cut
+# over the ranks), the carry and the stopping rule give the same bits on any
+# number of ranks
+scase target run ou --scan k=0.5:2:3 --t-end 1 --observe moments,expr --observe-expr x2='x*x' \
+  --target-se $(awk "BEGIN { print 0.004 / sqrt($SCALE) }") --max-paths $((65536 * SCALE)) \
+  --threads 1 -o r.h5 -o r.tsv
 
 # mean-field systems spanning ranks: one system of 20000 particles (not a
 # multiple of the units: the cut finds the places where it may), three of 1000
@@ -122,6 +129,26 @@ step=$(grep -o 'interrupted at step [0-9]*' err.txt | grep -o '[0-9]*$')
 echo "checkpoint: 3 ranks interrupted at step ${step:-?}; resumed by 2"
 timeout 300 "${MPI[@]}" -np 2 "$B" resume ck --quiet || failed "resume with 2 ranks"
 same "resumed by 2 ranks" "$T/ck/one" "$T/ck/int"
+
+# a run to a standard error stopped by SIGINT in a later batch on 3 ranks,
+# resumed by 2: the single process's file (issue 26)
+TARGS=(run ou --scheme euler --dt 0.0005 --t-end 10 --observe moments,drift
+       --target-se $(awk "BEGIN { print 0.002 / sqrt($SCALE) }") --threads 1
+       --backend "$BACKEND" -o r.h5)
+mkdir -p "$T/tck/one" "$T/tck/int"
+(cd "$T/tck/one" && "$B" "${TARGS[@]}" --quiet) || failed "target: one process"
+cd "$T/tck/int"
+"${MPI[@]}" -np 3 "$B" "${TARGS[@]}" --checkpoint ck --checkpoint-every 0.1 2>err.txt &
+pid=$!
+# (a second after the first checkpoint: a later batch on most machines; a run
+# that ended first resumes from its end, the same file)
+for i in $(seq 1000); do [ -f ck ] && break; sleep 0.02; done
+sleep 1
+kill -INT $pid 2>/dev/null
+wait $pid
+echo "target: $(tail -1 err.txt)"
+timeout 300 "${MPI[@]}" -np 2 "$B" resume ck --quiet --force || failed "target: resume with 2 ranks"
+same "target: stopped on 3 ranks, resumed by 2" "$T/tck/one" "$T/tck/int"
 
 # kill -9 one rank: the job ends (no hang), the last checkpoint resumes
 cd "$T/ck/kill"

@@ -244,6 +244,19 @@ class Result(collections.abc.Mapping):
         """None, or why some statistics are NaN (grid points whose paths blew up)."""
         return s(lib.sdekit_result_problem(self._h.p))
 
+    @property
+    def paths_used(self):
+        """The paths each grid point's results stand for (an int array of the
+        grid's shape) in a run to a standard error (target_se=, target_rse=),
+        else None."""
+        return self["paths_used"] if "paths_used" in self else None
+
+    @property
+    def target_status(self):
+        """Per grid point of a run to a standard error: 0 reached, 1 stopped at
+        max_paths, 2 at max_seconds, 3 paths became NaN/Inf; else None."""
+        return self["target/status"] if "target/status" in self else None
+
     # ---- writing, other forms
     def save(self, path):
         """Write FILE.h5 (every dataset and attribute, the layout of `sdekit run -o`)
@@ -275,9 +288,13 @@ class Result(collections.abc.Mapping):
     def __repr__(self):
         a = self.attrs
         scan = ", ".join("%s[%d]" % (k, len(v)) for k, v in self._scan.items())
+        used = self.paths_used
+        extra = "; scan " + scan if scan else ""
+        if used is not None:
+            lo, hi = int(used.min()), int(used.max())
+            extra += "; paths_used %s" % (lo if lo == hi else "%d..%d" % (lo, hi))
         return "<sdekit.Result %s: %s%s>" % (
-            a.get("model_name", "?"), ", ".join(self._observables) or "no observables",
-            "; scan " + scan if scan else "")
+            a.get("model_name", "?"), ", ".join(self._observables) or "no observables", extra)
 
 
 def load(path):

@@ -45,7 +45,7 @@ SDEKIT_API void sdekit_config_destroy(sdekit_config **cp) {
       &c->backend,      &c->observe,           &c->drift_var,  &c->density_var, &c->checkpoint,
       &c->command_line, &c->cache_dir,         &c->tmp_dir,    &c->cc,          &c->cflags,
       &c->cflags_extra, &c->cuda_home,         &c->cuda_path,  &c->sys_kernel,  &c->baseline_cubin,
-      &c->ckpt_file,    &c->diffusion_var,     &c->noise};
+      &c->ckpt_file,    &c->diffusion_var,     &c->noise,      &c->target_on};
   for (size_t i = 0; i < sizeof owned / sizeof *owned; i++)
     free(*owned[i]);
   for (int i = 0; i < SDK_MAX_SET; i++)

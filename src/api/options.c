@@ -454,6 +454,35 @@ static sdekit_status o_force(sdekit_config *c, const char *v, sdekit_error *err)
   return SDEKIT_OK;
 }
 
+/* --target-se EPS, --target-rse EPS: a tolerance > 0 (sim/target.c checks
+ * that one of them alone is given, and what --target-on names) */
+static sdekit_status target_eps(const char *opt, const char *v, double *out, sdekit_error *err) {
+  double x;
+  if (!sdk_parse_number(v, &x) || !(x > 0) || !isfinite(x))
+    return api_usage(err, "--%s '%s': expected a standard error > 0", opt, v);
+  *out = x;
+  return SDEKIT_OK;
+}
+static sdekit_status o_target_se(sdekit_config *c, const char *v, sdekit_error *err) {
+  return target_eps("target-se", v, &c->c.target_se, err);
+}
+static sdekit_status o_target_rse(sdekit_config *c, const char *v, sdekit_error *err) {
+  return target_eps("target-rse", v, &c->c.target_rse, err);
+}
+static sdekit_status o_target_on(sdekit_config *c, const char *v, sdekit_error *err) {
+  if (!v[0] || v[0] == ',' || v[strlen(v) - 1] == ',' || strstr(v, ",,"))
+    return api_usage(err, "--target-on '%s': expected observable names like moments,expr", v);
+  return set_owned(&c->target_on, &c->c.target_on, v, err);
+}
+COUNT_OPT(o_max_paths, "max-paths", 1, max_paths, "expected a whole number >= 1")
+static sdekit_status o_max_seconds(sdekit_config *c, const char *v, sdekit_error *err) {
+  double x;
+  if (!sdk_parse_number(v, &x) || !(x > 0) || !isfinite(x))
+    return api_usage(err, "--max-seconds '%s': expected seconds > 0", v);
+  c->c.max_seconds = x;
+  return SDEKIT_OK;
+}
+
 /* ------------------------------------------------------------ the table */
 
 /* NOREC: not recorded (the checkpoint's arguments and the results' command
@@ -504,6 +533,11 @@ static const api_opt OPTS[] = {
     {"density-var", 1, 0, o_dvar},
     {"diffusion-var", 1, 0, o_diffvar},
     {"coarse-grain", 2, 0, o_coarse},
+    {"target-se", 1, 0, o_target_se},
+    {"target-rse", 1, 0, o_target_rse},
+    {"target-on", 1, 0, o_target_on},
+    {"max-paths", 1, 0, o_max_paths},
+    {"max-seconds", 1, 0, o_max_seconds},
     {"checkpoint", 1, 0, o_ckpt},
     {"checkpoint-every", 1, 0, o_ckpt_every},
     {"output", 1, REPEAT, o_output},
@@ -747,6 +781,15 @@ static const char RUN_HELP[] =
     "                            model declares for the variable ([model] periodic = x : L)\n"
     "  --save-paths LIST         store these paths (indices per grid point, e.g. 0,1,2) at\n"
     "                            every sample\n"
+    "accuracy (instead of --paths):\n"
+    "  --target-se EPS           add paths in batches until the standard error of every value\n"
+    "                            of the --target-on observables is <= EPS, per grid point\n"
+    "  --target-rse EPS          the same relative to the value: SE <= EPS |value|\n"
+    "  --target-on LIST          observables whose errors count (default: all with one)\n"
+    "  --max-paths N             at most N paths per grid point (whole units of 16384; reaching\n"
+    "                            it is recorded in target/status, said on stderr; exit 0)\n"
+    "  --max-seconds S           stop adding batches after S seconds (the result then depends\n"
+    "                            on the machine's speed: recorded, and said on stderr)\n"
     "long runs:\n"
     "  --checkpoint FILE         save the complete state to FILE (atomically) every\n"
     "                            --checkpoint-every seconds (default 600), at the end, and on\n"

@@ -96,9 +96,36 @@ static void print_str(const info *in, const char *label, const char *attr) {
     fprintf(in->out, "%-12s ?\n", label);
 }
 
+/* A run to a standard error (--target-se): the paths each grid point used
+ * (their range over a scan) and the grid points that stopped at a bound. */
+static void print_target(const info *in) {
+  int64_t n, ns = 0;
+  double *u = read_f64(in->r, "paths_used", &n);
+  double *st = read_f64(in->r, "target/status", &ns);
+  double lo = INFINITY, hi = -INFINITY, eps = 0;
+  int64_t cnt[4] = {0};
+  for (int64_t g = 0; u && g < n; g++)
+    lo = u[g] < lo ? u[g] : lo, hi = u[g] > hi ? u[g] : hi;
+  for (int64_t g = 0; st && g < ns; g++)
+    if (st[g] >= 0 && st[g] < 4) cnt[(int)st[g]]++;
+  if (u && n > 0 && lo == hi)
+    fprintf(in->out, "%-12s %.0f per grid point\n", "paths used:", lo);
+  else if (u && n > 0)
+    fprintf(in->out, "%-12s %.0f to %.0f per grid point\n", "paths used:", lo, hi);
+  int rel = cli_attr_f64(in->r, "target", "target_rse", &eps, 1) == 0;
+  if (st && (rel || cli_attr_f64(in->r, "target", "target_se", &eps, 1) == 0))
+    fprintf(in->out,
+            "%-12s %s %g: reached at %lld grid point%s, --max-paths at %lld, --max-seconds at "
+            "%lld, NaN/Inf at %lld (target/status)\n",
+            "target:", rel ? "--target-rse" : "--target-se", eps, (long long)cnt[0],
+            cnt[0] == 1 ? "" : "s", (long long)cnt[1], (long long)cnt[2], (long long)cnt[3]);
+  free(u), free(st);
+}
+
 /* Paths; for interacting particles also the systems they form. */
 static void print_paths(const info *in) {
   int64_t paths = 0, particles = 0;
+  print_target(in);
   if (cli_attr_i64(in->r, "", "paths", &paths) != 0) return;
   fprintf(in->out, "%-12s %lld per grid point", "paths:", (long long)paths);
   if (cli_attr_i64(in->r, "", "particles", &particles) == 0 && particles > 0 &&

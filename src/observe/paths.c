@@ -484,7 +484,7 @@ static void put(unsigned char **at, const void *v, size_t n) {
 }
 
 sdk_err sdk_carry_pack(const sdk_carry *c, unsigned char **buf, size_t *len, sdk_errbuf *eb) {
-  size_t n = 8 + 8 * 4 + 24 * (size_t)c->ngrid + 8;
+  size_t n = 8 + 24 + 24 * (size_t)c->ngrid + 8;
   for (int64_t i = 0; i < c->nslots; i++)
     n += 24 + c->slot[i].n;
   unsigned char *b = malloc(n), *at = b;

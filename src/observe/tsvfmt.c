@@ -36,6 +36,15 @@ static sdk_err check_unique(const sdk_results *R, const char *obs, char *const *
   return SDK_OK;
 }
 
+/* A run to a standard error (sim/target.c) where some grid point stopped at
+ * a bound: its target/status, else NULL. */
+static const sdk_dataset *bound_hit(const sdk_results *R) {
+  const sdk_dataset *d = sdk_store_find(&R->store, "target/status");
+  for (int64_t g = 0; d && g < R->ngrid; g++)
+    if (sdk_ds_i64(d)[g] != 0) return d;
+  return NULL;
+}
+
 sdk_err sdk_tsv_header(const sdk_results *R, FILE *f, const char *obs, sdk_errbuf *eb,
                        const char *fmt, ...) {
   va_list ap;
@@ -62,6 +71,8 @@ sdk_err sdk_tsv_header(const sdk_results *R, FILE *f, const char *obs, sdk_errbu
     fputs("# ", f);
     for (int i = 0; i < R->nscan; i++)
       fprintf(f, "%s\t", R->scan[i].name);
+    if (sdk_store_find(&R->store, "paths_used")) fputs("paths_used\t", f);
+    if (bound_hit(R)) fputs("status\t", f);
     fprintf(f, "%s\n", cols);
   }
   free(col), free(copy), free(cols);
@@ -97,6 +108,11 @@ void sdk_tsv_coords(const sdk_results *R, int64_t g, FILE *f) {
     fputs(sdk_fmt_exact(b, R->scan[i].values[idx[i]]), f);
     fputc('\t', f);
   }
+  /* runs in batches: the paths each grid point used, and where a bound
+   * stopped some grid point, every one's status */
+  const sdk_dataset *u = sdk_store_find(&R->store, "paths_used"), *st = bound_hit(R);
+  if (u) fprintf(f, "%lld\t", (long long)sdk_ds_i64(u)[g]);
+  if (st) fprintf(f, "%lld\t", (long long)sdk_ds_i64(st)[g]);
 }
 
 double sdk_tsv_bin_edge(double lo, double hi, int64_t e, int64_t bins) {

@@ -42,6 +42,8 @@ void sdk_ckpt_destroy(sdk_ckpt **cp) {
   free(c->model_path);
   free(c->state);
   free(c->comp);
+  free(c->carry);
+  free(c->target);
   free(c->sample_step);
   for (int i = 0; i < c->nobs; i++)
     free(c->obs[i].name);
@@ -115,6 +117,8 @@ sdk_err sdk_ckpt_write(const sdk_ckpt *c, const char *path, sdk_errbuf *eb) {
   rec(&b, "STAT", c->state, (uint64_t)(c->nvars + 1) * np * 8);
   if (c->comp) rec(&b, "COMP", c->comp, (uint64_t)c->ncomp * np * 8);
   rec(&b, "SSTP", c->sample_step, (uint64_t)c->nsamples * 8);
+  if (c->carry) rec(&b, "CARY", c->carry, c->ncarry);
+  if (c->target) rec(&b, "TGTS", c->target, c->ntarget);
   for (int i = 0; i < c->nobs; i++)
     rec_obs(&b, &c->obs[i]);
   for (int i = 0; i < c->nds; i++)
@@ -149,10 +153,12 @@ enum {
   R_SSTP,
   R_OBSN,
   R_OBSD,
+  R_CARY,
+  R_TGTS,
   R_N
 };
-static const char TAGS[R_N][5] = {"VERS", "ABI ", "BILD", "KHSH", "ARGV", "MTXT", "MPTH",
-                                  "DIMS", "STAT", "COMP", "SSTP", "OBSN", "OBSD"};
+static const char TAGS[R_N][5] = {"VERS", "ABI ", "BILD", "KHSH", "ARGV", "MTXT", "MPTH", "DIMS",
+                                  "STAT", "COMP", "SSTP", "OBSN", "OBSD", "CARY", "TGTS"};
 
 typedef struct {
   const char *p;
@@ -448,6 +454,14 @@ sdk_err sdk_ckpt_parse(const void *data, size_t len, const char *path, sdk_ckpt 
   if (err == SDK_OK) err = parse_args(&r, c, eb);
   if (err == SDK_OK) err = parse_state(&r, c, eb);
   if (err == SDK_OK) err = parse_obs(&r, c, eb);
+  /* a run in batches of paths (sim/target.c): the carried reductions and the
+   * driver's state, checked by their readers (sdk_carry_unpack, target.c) */
+  if (err == SDK_OK && r.f[R_CARY].p)
+    err = copy_array(&r.f[R_CARY], r.f[R_CARY].n, &c->carry, &r, "CARY", eb);
+  if (err == SDK_OK && r.f[R_CARY].p) c->ncarry = r.f[R_CARY].n;
+  if (err == SDK_OK && r.f[R_TGTS].p)
+    err = copy_array(&r.f[R_TGTS], r.f[R_TGTS].n, &c->target, &r, "TGTS", eb);
+  if (err == SDK_OK && r.f[R_TGTS].p) c->ntarget = r.f[R_TGTS].n;
   if (err == SDK_OK) err = parse_datasets(&r, c, eb);
   free(r.obs);
   free(r.ds);

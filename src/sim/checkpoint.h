@@ -82,6 +82,12 @@ typedef struct sdk_ckpt {
   sdk_ckpt_obs *obs;
   int nds;
   sdk_ckpt_ds *ds;
+  /* a run in batches of paths (sim/target.c; records CARY and TGTS): the
+   * carried reductions (observe/paths.h sdk_carry_pack) and the driver's
+   * state, or NULL.  Its state holds the current window's paths alone: ngrid
+   * = 1 and ppg = the paths held, grid point by grid point in path order. */
+  void *carry, *target;
+  uint64_t ncarry, ntarget;
 } sdk_ckpt;
 
 /* The build id stored in and required of every checkpoint: version, kernel

@@ -54,11 +54,37 @@ static sdk_err save_datasets(const sdk_plan *p, sdk_ckpt *k, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
+/* The paths a checkpoint holds: all, or a window's (grid point by grid
+ * point in path order, the same whatever the cut into shards and ranks). */
+static int64_t ckpt_paths(const sdk_plan *p) {
+  if (!p->c->window) return p->ngrid * p->ppg;
+  int64_t n = 0;
+  for (int64_t g = 0; g < p->ngrid; g++)
+    n += p->c->window->count[g];
+  return n;
+}
+
+/* Row `row` of the paths a checkpoint holds: read into rank 0's buf (write
+ * = 0) or written from buf (write = 1). */
+static sdk_err ckpt_rows(const sdk_plan *p, int row, double *buf, int write, sdk_errbuf *eb) {
+  const sdk_path_window *w = p->c->window;
+  int64_t at = 0;
+  for (int64_t g = 0; g < (w ? p->ngrid : 1); g++) {
+    int64_t first = w ? g * p->ppg + w->first[g] : 0, n = w ? w->count[g] : ckpt_paths(p);
+    if (n == 0) continue;
+    double *b = buf ? buf + at : NULL;
+    SDK_CHECK(write ? sdk_paths_rows(&p->paths, row, first, n, b, 1, eb)
+                    : sdk_paths_rows_root(&p->paths, row, first, n, b, eb));
+    at += n;
+  }
+  return SDK_OK;
+}
+
 /* the paths' state: the variables, the drift mark, the compensated update's
  * rows; several ranks: gathered to rank 0 (`root`), which alone allocates
  * (and says whether it could before anything moves) */
 static sdk_err save_state(const sdk_plan *p, sdk_ckpt *k, int root, sdk_errbuf *eb) {
-  int64_t nv = k->nvars, np = p->ngrid * p->ppg;
+  int64_t nv = k->nvars, np = ckpt_paths(p);
   k->ncomp = sdk_paths_carried_rows(&p->paths);
   int64_t ok = 1;
   if (root) {
@@ -69,11 +95,9 @@ static sdk_err save_state(const sdk_plan *p, sdk_ckpt *k, int root, sdk_errbuf *
   SDK_CHECK(sdk_comm_bcast(p->c->comm, &ok, sizeof ok, 0, eb));
   if (!ok) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory writing a checkpoint");
   for (int v = 0; v < nv + (p->marked ? 1 : 0); v++)
-    SDK_CHECK(sdk_paths_rows_root(&p->paths, v, 0, np,
-                                  root ? k->state + (size_t)v * (size_t)np : NULL, eb));
+    SDK_CHECK(ckpt_rows(p, v, root ? k->state + (size_t)v * (size_t)np : NULL, 0, eb));
   for (int v = 0; v < k->ncomp; v++)
-    SDK_CHECK(sdk_paths_rows_root(&p->paths, (int)nv + 1 + v, 0, np,
-                                  root ? k->comp + (size_t)v * (size_t)np : NULL, eb));
+    SDK_CHECK(ckpt_rows(p, (int)nv + 1 + v, root ? k->comp + (size_t)v * (size_t)np : NULL, 0, eb));
   return SDK_OK;
 }
 
@@ -94,6 +118,7 @@ sdk_err sdk_ckpt_save_run(const sdk_plan *p, sdk_errbuf *eb) {
   k.model_path = m->path;
   k.step = p->step;
   k.nvars = m->nvars, k.ngrid = p->ngrid, k.ppg = p->ppg;
+  if (c->window) k.ngrid = 1, k.ppg = ckpt_paths(p);
   k.nsamples = p->isample, k.has_mark = p->marked;
   k.sample_step = p->sample_step;
   sdk_ckpt_obs obs[SDK_MAX_OBSERVABLES];
@@ -102,10 +127,17 @@ sdk_err sdk_ckpt_save_run(const sdk_plan *p, sdk_errbuf *eb) {
   k.nobs = p->nobs;
   k.obs = obs;
   sdk_err err = save_state(p, &k, root, eb);
+  /* a run in batches: the carried reductions so far and the driver's state */
+  size_t ncarry = 0;
+  if (err == SDK_OK && root && p->paths.carry)
+    err = sdk_carry_pack(p->paths.carry, (unsigned char **)&k.carry, &ncarry, eb);
+  k.ncarry = ncarry;
+  k.target = (void *)c->target_state, k.ntarget = c->ntarget_state;
   if (err == SDK_OK && root) err = save_datasets(p, &k, eb);
   if (err == SDK_OK && root) err = sdk_ckpt_write(&k, c->checkpoint, eb);
   free(k.state);
   free(k.comp);
+  free(k.carry);
   for (int i = 0; i < k.nds; i++)
     free(k.ds[i].data);
   free(k.ds);
@@ -134,7 +166,8 @@ static sdk_err check_layout(const sdk_plan *p, const sdk_ckpt *k, sdk_errbuf *eb
   int mark = 0;
   for (int i = 0; i < p->nobs; i++)
     mark |= p->obs[i].type->transient_end != NULL;
-  if (k->nvars != p->run->model->nvars || k->ngrid != p->ngrid || k->ppg != p->ppg ||
+  int64_t ngrid = p->c->window ? 1 : p->ngrid, ppg = p->c->window ? ckpt_paths(p) : p->ppg;
+  if (k->nvars != p->run->model->nvars || k->ngrid != ngrid || k->ppg != ppg ||
       k->step > p->nsteps || k->nsamples > p->nsamples_max || (!p->sampling && k->nsamples > 0) ||
       (k->has_mark && !mark) || (k->has_mark && k->step < p->transient_steps) ||
       (!k->has_mark && mark && k->step > p->transient_steps) ||
@@ -188,12 +221,11 @@ static sdk_err restore_observables(sdk_plan *p, const sdk_ckpt *k, sdk_errbuf *e
 sdk_err sdk_ckpt_restore_run(sdk_plan *p, sdk_errbuf *eb) {
   const sdk_ckpt *k = p->c->resume;
   SDK_CHECK(check_layout(p, k, eb));
-  int64_t nv = k->nvars, np = p->ngrid * p->ppg;
+  int64_t nv = k->nvars, np = ckpt_paths(p);
   for (int v = 0; v < nv + (k->has_mark ? 1 : 0); v++)
-    SDK_CHECK(sdk_paths_rows(&p->paths, v, 0, np, k->state + (size_t)v * (size_t)np, 1, eb));
+    SDK_CHECK(ckpt_rows(p, v, k->state + (size_t)v * (size_t)np, 1, eb));
   for (int v = 0; v < k->ncomp; v++)
-    SDK_CHECK(
-        sdk_paths_rows(&p->paths, (int)nv + 1 + v, 0, np, k->comp + (size_t)v * (size_t)np, 1, eb));
+    SDK_CHECK(ckpt_rows(p, (int)nv + 1 + v, k->comp + (size_t)v * (size_t)np, 1, eb));
   SDK_CHECK(restore_observables(p, k, eb));
   p->step = k->step;
   p->marked = (int)k->has_mark;

@@ -346,6 +346,12 @@ static sdk_err check_config(const drv *d, const sdk_run_config *c, sdk_errbuf *e
   if (c->mlmc > 0 && c->target_error > 0)
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "--mlmc and --target-error are two ways to the same error: give one");
+  if (c->target_se != 0 || c->target_rse != 0 || c->max_paths > 0 || c->max_seconds > 0 ||
+      c->target_on)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "%s chooses the paths itself: leave out --target-se, --target-rse, "
+                    "--target-on, --max-paths and --max-seconds",
+                    d->opt);
   if (c->window || c->carry)
     return SDK_FAIL(eb, SDK_ERR_INTERNAL, "%s makes its own windows of paths", d->opt);
   if (c->checkpoint || c->resume)

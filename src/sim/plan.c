@@ -658,7 +658,8 @@ sdk_err sdk_plan_observables(sdk_plan *p, sdk_errbuf *eb) {
 
 /* A window of the paths (run.h sdk_path_window): whole fold units of grid
  * points of key_ppg paths, independent paths only; the key's paths of all
- * grid points within the limits of a run (and of a GPU's chunk ids). */
+ * grid points at most 2^38, so that a GPU's chunk ids g * nch + c stay below
+ * 2^31 (backend/cuda.c). */
 static sdk_err plan_window(const sdk_run_config *c, sdk_plan *p, sdk_errbuf *eb) {
   const sdk_path_window *w = c->window;
   const int64_t u = SDK_PATH_WINDOW_UNIT;
@@ -668,10 +669,10 @@ static sdk_err plan_window(const sdk_run_config *c, sdk_plan *p, sdk_errbuf *eb)
                     "batches of paths (--target-se, --target-rse, --mlmc): their particles "
                     "interact within a system; give --paths");
   if (w->key_ppg < u || w->key_ppg % u || !w->first || !w->count ||
-      w->key_ppg > ((int64_t)1 << 39) / p->ngrid)
+      w->key_ppg > ((int64_t)1 << 38) / p->ngrid)
     return SDK_FAIL(eb, SDK_ERR_INTERNAL,
                     "a window of paths needs a key of a multiple of %lld paths per grid point, "
-                    "at most 2^39 paths in all (%lld grid points x %lld)",
+                    "at most 2^38 paths in all (%lld grid points x %lld)",
                     (long long)u, (long long)p->ngrid, (long long)w->key_ppg);
   for (int64_t g = 0; g < p->ngrid; g++)
     if (w->first[g] < 0 || w->count[g] < 0 || w->first[g] % u || w->count[g] % u ||
@@ -681,8 +682,6 @@ static sdk_err plan_window(const sdk_run_config *c, sdk_plan *p, sdk_errbuf *eb)
                       "made of whole units of %lld paths",
                       (long long)g, (long long)w->first[g], (long long)w->count[g],
                       (long long)w->key_ppg, (long long)u);
-  if (c->checkpoint || c->resume)
-    return SDK_FAIL(eb, SDK_ERR_USAGE, "a window of paths is not checkpointed yet");
   p->ppg = w->key_ppg;
   return SDK_OK;
 }

@@ -160,6 +160,14 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
   *out = NULL;
   /* (runs over windows of paths, each one of these) */
   if (c->mlmc > 0 || c->target_error > 0) return sdk_mlmc_execute(c, out, eb);
+  if (c->target_se != 0 || c->target_rse != 0) return sdk_target_run(c, out, eb);
+  if (!c->window && (c->max_paths > 0 || c->max_seconds > 0 || c->target_on))
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "--%s bounds a run to a standard error: give --target-se "
+                    "or --target-rse with it (or --paths alone)",
+                    c->max_paths > 0     ? "max-paths"
+                    : c->max_seconds > 0 ? "max-seconds"
+                                         : "target-on");
   sdk_run *r = calloc(1, sizeof *r);
   if (!r) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   sdk_plan p;

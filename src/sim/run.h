@@ -148,6 +148,19 @@ typedef struct sdk_run_config {
    * slots are updated; a resumed run restores it from the checkpoint) */
   const sdk_path_window *window;
   struct sdk_carry *carry;
+  /* bytes a checkpoint of this run also stores (record TGTS: the state of
+   * the driver of batches, sim/target.c), or NULL */
+  const void *target_state;
+  size_t ntarget_state;
+  /* --target-se / --target-rse EPS (0: off; one of them): paths are added in
+   * batches (sim/target.c) until the standard error of every value of the
+   * observables --target-on names (NULL: every one with a standard error) is
+   * at most EPS (relative: EPS |value|) at every grid point; --max-paths
+   * (0: the largest key the grid allows) and --max-seconds (0: none) bound it */
+  double target_se, target_rse;
+  const char *target_on;
+  int64_t max_paths;
+  double max_seconds;
 } sdk_run_config;
 
 /* Defaults for every field. */

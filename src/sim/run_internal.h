@@ -117,4 +117,8 @@ sdk_err sdk_ckpt_restore_run(sdk_plan *p, sdk_errbuf *eb);
 
 sdk_err sdk_record(sdk_plan *p, sdk_errbuf *eb);
 
+/* A run to a requested standard error (c->target_se or target_rse):
+ * batches of paths as windows with one carry (sim/target.c). */
+sdk_err sdk_target_run(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb);
+
 #endif

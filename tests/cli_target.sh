@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Runs to a requested standard error from the command line (issue 26):
+# --max-paths reached exits 0 with a notice on stderr and status 1 in the
+# results, `sdekit info` and the TSV show paths_used (and status); SIGINT in a
+# later batch and `sdekit resume` give the uninterrupted run's HDF5 file byte
+# for byte; bad values are refused with one error line.  Backend from
+# $SDK_TEST_BACKEND (default cpu).
+set -u
+B=${SDK_BIN:?}
+[ -x "$B" ] || exit 77
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+BACKEND=${SDK_TEST_BACKEND:-cpu}
+npass=0 nfail=0
+pass() { npass=$((npass + 1)); }
+failed() { nfail=$((nfail + 1)); echo "FAIL: $*" >&2; }
+check() { local name=$1; shift; if "$@"; then pass; else failed "$name"; fi; }
+refused() { # refused NAME PATTERN ARGS...
+  local name=$1 want=$2; shift 2
+  local out
+  out=$("$B" run ou --t-end 0.1 --backend "$BACKEND" "$@" 2>&1 >/dev/null)
+  [ $? -ne 0 ] && [ "$(printf '%s\n' "$out" | grep -c .)" -eq 1 ] &&
+    printf '%s' "$out" | grep -q -- "$want" && pass || failed "$name: $out"
+}
+cd "$T" || exit 1
+
+# --max-paths reached at one grid point: exit 0, a notice, status and paths_used
+"$B" run ou --scan k=0.5:2:3 --t-end 1 --observe moments --target-se 0.004 --max-paths 32768 \
+  --backend "$BACKEND" -o m.h5 -o m.tsv 2>err.txt
+check "--max-paths reached exits 0" [ $? -eq 0 ]
+check "a notice names the bound" grep -q "warning: the standard error --target-se 0.004 was not reached at 1 of 3 grid points: 1 stopped at --max-paths 32768" err.txt
+check "info shows the paths used" grep -q "^paths used:  32768 per grid point" <("$B" info m.h5)
+check "info shows the status" grep -q "^target: .*reached at 2 grid points, --max-paths at 1" <("$B" info m.h5)
+check "TSV: paths_used and status columns" grep -q "^# k	paths_used	status	t	mean_x" m.tsv
+check "TSV: the first grid point stopped at --max-paths" grep -q "^0.5	32768	1	1	" m.tsv
+
+# SIGINT in a later batch, resumed: the same file
+A=(run ou --scheme euler --dt 0.0005 --t-end 10 --observe moments,drift --target-se 0.002
+   --threads 1 --backend "$BACKEND")
+mkdir -p a b
+(cd a && "$B" "${A[@]}" -o r.h5 --quiet) || failed "uninterrupted run"
+(cd b && exec "$B" "${A[@]}" -o r.h5 --checkpoint c.ckpt --checkpoint-every 0.1 --quiet 2>err.txt) &
+pid=$!
+sleep 2
+kill -INT $pid 2>/dev/null
+wait $pid
+rc=$?
+if [ $rc -eq 130 ]; then
+  check "interrupted, then resumed" bash -c "cd b && '$B' resume c.ckpt --quiet"
+  check "resumed: byte-identical HDF5" cmp -s a/r.h5 b/r.h5
+else
+  echo "the run ended (status $rc) before the signal: resume not checked on this machine"
+fi
+
+# a finished run to a standard error is not extended
+mkdir -p x
+(cd x && "$B" run ou --t-end 1 --observe moments --target-se 0.004 --backend "$BACKEND" \
+  --checkpoint c.ckpt -o r.h5 --quiet) || failed "checkpointed run to a standard error"
+out=$(cd x && "$B" resume c.ckpt --t-end 2 --force 2>&1)
+printf '%s' "$out" | grep -q "a run to a standard error cannot be extended" && pass || failed "extend: $out"
+
+refused "EPS 0" "--target-se '0': expected a standard error > 0" --target-se 0
+refused "EPS nan" "--target-rse 'nan': expected a standard error > 0" --target-rse nan
+refused "EPS negative" "expected a standard error > 0" --target-se -1
+refused "both" "--target-se and --target-rse: give one of them" --target-se 0.1 --target-rse 0.1
+refused "not observed" "--target-on drift: the run does not observe it" --observe moments \
+  --target-se 0.1 --target-on drift
+refused "no error" "--target-on range: --observe range reports no standard error" \
+  --observe moments,range --target-se 0.1 --target-on range -o x.h5
+refused "cov" "--observe cov cannot be run in batches" --observe cov --target-se 0.1
+refused "hist" "give --hist-range x=LO:HI" --observe hist --target-se 0.1
+refused "max-paths alone" "--max-paths bounds a run to a standard error" --max-paths 100000
+refused "max-seconds 0" "--max-seconds '0': expected seconds > 0" --target-se 0.1 --max-seconds 0
+echo "cli_target: $npass passed, $nfail failed"
+[ $nfail -eq 0 ]
