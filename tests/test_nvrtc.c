@@ -43,6 +43,7 @@ static int shard = 0, nshards = 1,
            job = 0;                /* this process compiles jobs shard, shard + nshards, .. */
 static const char *observe = NULL; /* --observe of the next compiles (NULL: the default) */
 static const char *noise = NULL;   /* --noise of the next compiles (NULL: the scheme's) */
+static int dt_check = 0;           /* --dt-check of the next compiles */
 
 static void compile_one(sdk_bctx *ctx, const char *model, const char *scheme, int single,
                         int fast) {
@@ -55,6 +56,7 @@ static void compile_one(sdk_bctx *ctx, const char *model, const char *scheme, in
   c.fast_math = fast;
   if (observe) c.observe = observe;
   c.noise = noise;
+  c.dt_check = dt_check;
   sdk_errbuf eb = {0};
   sdk_model *m = NULL;
   if (sdk_model_load(model, &m, &eb) != SDK_OK) {
@@ -75,7 +77,9 @@ static void compile_one(sdk_bctx *ctx, const char *model, const char *scheme, in
   if (e == SDK_OK) {
     TU_CHECK(strstr(src, "extern \"C\" __global__") != NULL, "%s: no kernels", model);
     TU_CHECK(m->nobs == 0 || strstr(src, "sdk_observe(") != NULL, "%s: no sdk_observe", model);
-    TU_CHECK(!observe || strstr(src, "sdk_tavg(") != NULL, "%s: no sdk_tavg", model);
+    TU_CHECK(!observe || !strstr(observe, "tavg") || strstr(src, "sdk_tavg(") != NULL,
+             "%s: no sdk_tavg", model);
+    TU_CHECK(!dt_check || strstr(src, "sdk_step_c(") != NULL, "%s: no coarse step", model);
     TU_CHECK(m->nbound == 0 ||
                  (strstr(src, "goto sdk_frozen") && strstr(src, "sdk_live_list(") &&
                   strstr(src, "const unsigned *__restrict__ sdk_live, sdk_i64 sdk_nlive)")),
@@ -111,6 +115,7 @@ static void compile_scan(sdk_bctx *ctx, const char *obs) {
   sdk_run_config c;
   sdk_run_config_defaults(&c);
   c.model = "josephson";
+  c.dt_check = dt_check;
   if (obs) c.observe = obs;
   sdk_errbuf eb = {0};
   TU_CHECK(sdk_scan_parse("omega=3:5:4", &c.scan[0], &eb) == SDK_OK, "%s", eb.msg);
@@ -254,6 +259,21 @@ int main(int argc, char **argv) {
            ncompiled - before);
   compile_scan(ctx, NULL);
   compile_scan(ctx, "tavg,drift");
+  /* --dt-check (codegen.h: the coupled coarse path, sdk_step_c after every
+   * odd step, its time averages and coupled differences in sdk_observe),
+   * with user observables, a period, both precisions; then in a scan (dt
+   * and the parameters per grid point) */
+  dt_check = 1;
+  observe = "moments,expr,drift,tavg";
+  before = ncompiled;
+  for (int s = 0; sdk_registry_schemes[s]; s++)
+    for (int single = 0; single < 2; single++)
+      compile_one(ctx, obs_model, sdk_registry_schemes[s]->name, single, 1);
+  TU_CHECK(ncompiled >= before + 4 / nshards, "--dt-check: only %d kernels compiled",
+           ncompiled - before);
+  observe = NULL;
+  compile_scan(ctx, "tavg,drift");
+  dt_check = 0;
   /* [boundaries] (codegen/boundary.c): absorbing with the bridge, reflecting
    * (the deferred compensation's high part moves), state-dependent noise */
   const char *bound_model = st_model_file("[model]\nname = bounded\nvars = x, y\n"

@@ -311,6 +311,11 @@ static void print_drift(const info *in) {
   char vname[256] = "?", b[32], en[1024];
   double *val = read_f64(in->r, "drift/value", &nv);
   double *err = read_f64(in->r, "drift/error", &ne);
+  /* --dt-check: the time-step bias and its error (absent otherwise) */
+  int64_t nb = 0, nbe = 0;
+  double *bias = read_f64(in->r, "drift/bias_value", &nb);
+  double *berr = read_f64(in->r, "drift/bias_err_value", &nbe);
+  int hb = bias && berr && nb == in->ngrid && nbe == in->ngrid;
   sdekit_dataset d;
   /* the group's variable ("" when it does not say) */
   if (sdekit_result_dataset(in->r, "drift", &d, NULL) != SDEKIT_OK)
@@ -331,7 +336,9 @@ static void print_drift(const info *in) {
   fprintf(out, "drift of %s:\n ", esc(vname, en, sizeof en));
   for (int i = 0; i < in->nax; i++)
     fprintf(out, " %*s", w[i], in->ax[i].ename);
-  fprintf(out, " %15s %10s\n", "drift", "error");
+  fprintf(out, " %15s %10s", "drift", "error");
+  if (hb) fprintf(out, " %12s %10s", "bias", "bias_err");
+  fputc('\n', out);
   for (int64_t k = 0; k < in->ngrid; k++) {
     if (!drift_row_shown(k, in->ngrid)) {
       if (k == INFO_HEAD)
@@ -351,9 +358,17 @@ static void print_drift(const info *in) {
     fmt_num(b, "%.8g", val[k]);
     fprintf(out, " %15s", b);
     fmt_num(b, "%.3g", err[k]);
-    fprintf(out, " %10s\n", b);
+    fprintf(out, " %10s", b);
+    if (hb) {
+      fmt_num(b, "%.4g", bias[k]);
+      fprintf(out, " %12s", b);
+      fmt_num(b, "%.3g", berr[k]);
+      fprintf(out, " %10s", b);
+    }
+    fputc('\n', out);
   }
 out:
+  free(bias), free(berr);
   free(val);
   free(err);
 }

@@ -113,11 +113,13 @@ static void emit_dtc_io(sdk_emit *em, const sdk_codegen_opts *o, int out) {
     if (!out) sdk_em_line(em, "real %s[%d][SDK_BLK];", blk[b].name, blk[b].n);
     sdk_em_line(em, "for (int j = 0; j < %d; j++)", blk[b].n);
     if (out)
-      sdk_em_line(em, "  for (int i = 0; i < SDK_BLK; i++) st[(%d + %d * j) * npad + p0 + i] = %s[j][i];",
-                  blk[b].row, stride, blk[b].name);
+      sdk_em_line(
+          em, "  for (int i = 0; i < SDK_BLK; i++) st[(%d + %d * j) * npad + p0 + i] = %s[j][i];",
+          blk[b].row, stride, blk[b].name);
     else
-      sdk_em_line(em, "  for (int i = 0; i < SDK_BLK; i++) %s[j][i] = st[(%d + %d * j) * npad + p0 + i];",
-                  blk[b].name, blk[b].row, stride);
+      sdk_em_line(
+          em, "  for (int i = 0; i < SDK_BLK; i++) %s[j][i] = st[(%d + %d * j) * npad + p0 + i];",
+          blk[b].name, blk[b].row, stride);
   }
 }
 
@@ -142,7 +144,8 @@ static void emit_coarse(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_cg_step_time(em, o, "n - 1", "_c");
   sdk_em_block(em);
   sdk_em_line(em, "const real sdk_dt = sdk_dtc;");
-  sdk_em_line(em, "const real sdk_sqdt = %s(sdk_dt); (void)sdk_sqdt;", o->single ? "sqrtf" : "sqrt");
+  sdk_em_line(em, "const real sdk_sqdt = %s(sdk_dt); (void)sdk_sqdt;",
+              o->single ? "sqrtf" : "sqrt");
   sdk_em_line(em, "const real sdk_t0 = sdk_t0_c; (void)sdk_t0;");
   if (o->spp > 0) sdk_em_line(em, "const real sdk_tp0 = sdk_tp0_c; (void)sdk_tp0;");
   for (int j = 0; j < nn; j++)

@@ -280,9 +280,9 @@ static void emit_coarse_io(sdk_emit *em, const cu_adv *a, int q, int out) {
   struct {
     const char *name;
     int row, n, stride;
-  } blk[] = {{"xc", l.dtc, m->nvars, 1},        {"cc", l.dtc_comp, m->nvars, 1},
-             {"zh", l.dtc_z, m->nnoise, 1},     {"d0", l.dtc_d0, m->nvars, 1},
-             {"acs", l.dtc_tavg, l.ntavg, 2},   {"aces", l.dtc_tavg + 1, l.ntavg, 2}};
+  } blk[] = {{"xc", l.dtc, m->nvars, 1},      {"cc", l.dtc_comp, m->nvars, 1},
+             {"zh", l.dtc_z, m->nnoise, 1},   {"d0", l.dtc_d0, m->nvars, 1},
+             {"acs", l.dtc_tavg, l.ntavg, 2}, {"aces", l.dtc_tavg + 1, l.ntavg, 2}};
   for (size_t b = 0; b < sizeof blk / sizeof blk[0]; b++)
     for (int j = 0; blk[b].row >= 0 && j < blk[b].n; j++)
       if (out)

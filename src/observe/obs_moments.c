@@ -112,8 +112,8 @@ static sdk_err moments_sample(const sdk_obs_ctx *c, void *p, int64_t s, int64_t 
     sdk_err e = sdk_bias_moments(c, step, &d, eb);
     for (int64_t g = 0; g < c->R->ngrid && e == SDK_OK; g++)
       for (int v = 0; v < nv; v++)
-        sdk_bias_set(c, &st->bias[v], g * ns + s, &d[g * n + k0 + v], 1,
-                     &st->mean[v][g * ns + s], &st->err[v][g * ns + s]);
+        sdk_bias_set(c, &st->bias[v], g * ns + s, &d[g * n + k0 + v], 1, &st->mean[v][g * ns + s],
+                     &st->err[v][g * ns + s]);
     free(d);
     SDK_CHECK(e);
   }

@@ -175,8 +175,7 @@ sdk_err sdk_paths_observe(const sdk_paths *p, int64_t step, int nobs, sdk_moment
     return SDK_FAIL(eb, SDK_ERR_USAGE, "backend %s has no user observables", p->be->name);
   int all = p->nobs_eval;
   if (all <= nobs)
-    return gather_moments(p, nobs, GATHER_OBSERVE, 0, 1, step, out, nonfinite, state_nonfinite,
-                          eb);
+    return gather_moments(p, nobs, GATHER_OBSERVE, 0, 1, step, out, nonfinite, state_nonfinite, eb);
   /* the module evaluates more (the coupled differences): all of them, the
    * first nobs given (the same reductions, so the same bits) */
   sdk_moments *m = malloc((size_t)(p->ngrid * all) * sizeof *m);
@@ -194,8 +193,8 @@ sdk_err sdk_paths_eval_observe(const sdk_paths *p, int64_t step, int nobs, sdk_e
     return SDK_FAIL(eb, SDK_ERR_USAGE, "backend %s has no user observables", p->be->name);
   for (int s = 0; s < p->nshards; s++)
     if (sdk_paths_local(p, s))
-      SDK_CHECK(p->be->eval_observe(p->shard[s].ens, step, nobs > p->nobs_eval ? nobs : p->nobs_eval,
-                                    eb));
+      SDK_CHECK(p->be->eval_observe(p->shard[s].ens, step,
+                                    nobs > p->nobs_eval ? nobs : p->nobs_eval, eb));
   return SDK_OK;
 }
 

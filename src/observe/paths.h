@@ -77,7 +77,7 @@ typedef struct sdk_paths {
    * (0 alive, b + 1 absorbed at boundary b), followed by the hitting step
    * as step mod 2^20 and step >> 20 (codegen.h); -1 without boundaries */
   int bound_row;
-  int carried;          /* the carried rows (sdk_paths_carried_rows) */
+  int carried; /* the carried rows (sdk_paths_carried_rows) */
   /* the values the module's user observables evaluate per path when more
    * than the model's (--dt-check: then the coupled differences, codegen.h),
    * 0 otherwise: sdk_paths_observe and sdk_paths_eval_observe evaluate them

@@ -45,6 +45,8 @@ sdk_err sdk_plan_dt_check(sdk_plan *p, sdk_errbuf *eb) {
                     m->name);
   SDK_CHECK(even(p->nsteps, "the run", "--t-end (or --dt, --periods, --spp)", eb));
   SDK_CHECK(even(p->transient_steps, "the transient", "--transient (or --transient-periods)", eb));
+  /* the default interval (a period, 1/100 of the run) rounded up to even */
+  if (c->sample_every == 0 && p->sample_every % 2) p->sample_every++;
   if (p->sampling) SDK_CHECK(even(p->sample_every, "the sample interval", "--sample-every", eb));
   for (int i = 0; i < p->nobs; i++)
     if (!(p->obs[i].type->flags & SDK_OBS_BIAS))
