@@ -297,7 +297,17 @@ static sdk_err te_decide(drv *d, int64_t g, sdk_errbuf *eb) {
       d->status[g] = 2, d->done[g] = 1;
       return SDK_OK;
     }
-    finer |= fabs(b) + 2 * be > half;
+    /* the bias measured too large: a finer dt; its bound too large only by
+     * its own standard error (|bias| < EPS/4, 2 SE(bias) > EPS/4: chaotic
+     * coupled paths, or few paths): more paths at this dt, which a finer dt
+     * would not give */
+    if (fabs(b) + 2 * be > half) {
+      if (fabs(b) < half / 2 && 2 * be > half / 2) {
+        double r = 2 * be / (half / 2);
+        if (r > grow) grow = r;
+      } else
+        finer = 1;
+    }
     if (se > half && se / half > grow) grow = se / half;
   }
   if (finer) {
@@ -310,7 +320,7 @@ static sdk_err te_decide(drv *d, int64_t g, sdk_errbuf *eb) {
     d->lev[k + 1].add[g] = d->ninit;
     return SDK_OK;
   }
-  if (grow > 0) { /* SE ~ 1/sqrt(n): the paths that bring it to EPS/2 */
+  if (grow > 0) { /* SE ~ 1/sqrt(n): the paths that bring it to its bound */
     int64_t n = units((double)d->lev[k].used[g] * grow * grow);
     d->lev[k].add[g] = n > d->lev[k].used[g] ? n - d->lev[k].used[g] : UNIT;
     return SDK_OK;
