@@ -177,6 +177,8 @@ static sdekit_status o_periods(sdekit_config *c, const char *v, sdekit_error *er
   }
 
 POSITIVE_OPT(o_dt, "dt", dt, >, "expected a number > 0")
+POSITIVE_OPT(o_mlmc, "mlmc", mlmc, >, "expected an RMS error > 0")
+POSITIVE_OPT(o_terr, "target-error", target_error, >, "expected an error > 0")
 POSITIVE_OPT(o_trans, "transient", transient, >=, "expected a number >= 0")
 
 static sdekit_status o_tend(sdekit_config *c, const char *v, sdekit_error *err) {
@@ -518,6 +520,8 @@ static const api_opt OPTS[] = {
     {"calculus", 1, 0, o_calculus},
     {"dt-check", 0, 0, o_dtcheck},
     {"extrapolate", 0, 0, o_extrap},
+    {"mlmc", 1, 0, o_mlmc},
+    {"target-error", 1, 0, o_terr},
     {"observe", 1, 0, o_observe},
     {"observe-expr", 1, REPEAT, o_oexpr},
     {"drift", 1, 0, o_drift},
@@ -744,6 +748,15 @@ static const char RUN_HELP[] =
     "                            scheme's weak order, and bias_err_NAME (moments, expr, drift,\n"
     "                            tavg; sample steps, transient and t-end even numbers of steps)\n"
     "  --extrapolate             with --dt-check: report value - bias as the value (Richardson)\n"
+    "  --target-error EPS        halve dt from --dt/--spp until |bias| + 2 SE(bias) <= EPS/2 for\n"
+    "                            every value, then add paths until SE <= EPS/2 (target/dt: the dt\n"
+    "                            chosen); values sampled at t = 0 and t_end only\n"
+    "  --mlmc EPS                multilevel Monte Carlo to the RMS error EPS (bias and "
+    "statistics)\n"
+    "                            of the values at t_end and the time averages (moments, expr,\n"
+    "                            tavg, drift): levels dt/2^l of coupled paths, the paths per\n"
+    "                            level from their variances (--paths: the first of each level);\n"
+    "                            the values become the estimates, mlmc/ has every level\n"
     "observables:\n"
     "  --observe LIST            comma-separated (default drift), or none:\n"
     "@OBSERVABLES@"

@@ -10,6 +10,7 @@
 
 #include "core/strbuf.h"
 #include "sim/checkpoint.h"
+#include "sim/mlmc.h"
 #include "sim/run_internal.h"
 
 void sdk_run_config_defaults(sdk_run_config *c) {
@@ -157,6 +158,8 @@ void sdk_run_destroy(sdk_run **rp) {
 /* plan -> program -> execute -> record (sim/run_internal.h) */
 sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) {
   *out = NULL;
+  /* (runs over windows of paths, each one of these) */
+  if (c->mlmc > 0 || c->target_error > 0) return sdk_mlmc_execute(c, out, eb);
   if (c->target_se != 0 || c->target_rse != 0) return sdk_target_run(c, out, eb);
   if (!c->window && (c->max_paths > 0 || c->max_seconds > 0 || c->target_on))
     return SDK_FAIL(eb, SDK_ERR_USAGE,

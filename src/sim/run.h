@@ -81,6 +81,9 @@ typedef struct sdk_run_config {
    * noise (codegen.h), and the values of the observables get their bias
    * (observe/bias.h); --extrapolate: the values less their bias */
   int dt_check, extrapolate;
+  /* > 0: --mlmc EPS, multilevel Monte Carlo to the RMS error EPS; --target-error
+   * EPS, dt halved and paths added until the error is at most EPS (sim/mlmc.h) */
+  double mlmc, target_error;
   /* the sense of state-dependent noise: -1 the model's ([model] calculus),
    * else an sdk_calculus (--calculus) */
   int calculus;

@@ -1,0 +1,586 @@
+/* --mlmc and --target-error: runs over windows of paths (sim/mlmc.h). */
+#include "sim/mlmc.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "observe/paths.h"
+#include "sim/registry.h"
+#include "sim/run_internal.h"
+
+#define UNIT SDK_PATH_WINDOW_UNIT
+#define MAX_Q 64
+
+typedef struct quantity {
+  char name[160];                /* GROUP_NAME */
+  char value[160], err[160];     /* dataset paths */
+  char bias[160], bias_err[160]; /* (--dt-check's) */
+} quantity;
+
+typedef struct level {
+  sdk_carry *carry;
+  int64_t *used, *add; /* [ngrid]: paths run so far, the next window */
+  sdk_run *run;        /* the latest run: results over all its windows */
+} level;
+
+typedef struct drv {
+  sdk_run_config base; /* the caller's, with mlmc and target_error off */
+  int te;              /* 1: --target-error, 0: --mlmc */
+  double eps;
+  int64_t ngrid, key, nsteps0, spp0, ninit;
+  double dt0;
+  int p;      /* the scheme's weak order */
+  double den; /* 2^p - 1 */
+  int nq;
+  quantity q[MAX_Q];
+  int nlev;
+  level lev[SDK_MLMC_MAX_LEVELS];
+  int64_t *L, *status; /* [ngrid]: the finest level (dt index); 0 done, 1 capped, 2 NaN */
+  unsigned char *done;
+  double seconds, path_steps;
+  const char *opt; /* "--mlmc" or "--target-error" */
+} drv;
+
+/* the independent random numbers of level l: the seed mixed with l
+ * (splitmix64's finaliser; level 0 keeps the seed itself) */
+static uint64_t level_seed(uint64_t seed, int l) {
+  if (l == 0) return seed;
+  uint64_t z = seed + (uint64_t)l * 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+static void level_config(const drv *d, int l, sdk_run_config *c) {
+  *c = d->base;
+  if (d->spp0 > 0) {
+    c->spp = d->spp0 << l;
+    c->dt = 0;
+  } else if (l > 0) {
+    c->dt = ldexp(d->dt0, -l);
+    c->spp = 0;
+  }
+  c->seed = level_seed(d->base.seed, l);
+  c->dt_check = d->te || l > 0;
+  c->extrapolate = 0;
+  /* the values wanted are at t_end: sampled at t = 0 and t_end alone */
+  c->sample_every = d->nsteps0 << l;
+  c->paths = d->key;
+  c->progress = NULL;
+  if (l > 0 || d->lev[0].run) c->logger = NULL; /* the plan's notes once */
+}
+
+/* a failed probe of the coupled levels: the message says which option */
+static sdk_err wrap(const drv *d, sdk_err e, sdk_errbuf *eb) {
+  if (!eb || e == SDK_OK) return e;
+  char msg[sizeof eb->msg];
+  snprintf(msg, sizeof msg, "%s", eb->msg);
+  eb->msg[0] = 0;
+  return SDK_FAIL(eb, e, "%s runs %s: %s", d->opt,
+                  d->te ? "the path at 2 dt of --dt-check"
+                        : "levels of coupled paths at dt and 2 dt",
+                  strncmp(msg, "--dt-check: ", 12) ? msg : msg + 12);
+}
+
+/* Plan levels 0 and 1 without running them: the time grid, and every refusal
+ * before any path is run. */
+static sdk_err probe(drv *d, sdk_errbuf *eb) {
+  for (int l = 0; l < 2; l++) {
+    sdk_run_config c;
+    level_config(d, l, &c);
+    c.paths = d->base.paths, c.logger = NULL;
+    if (l == 0)
+      c.sample_every = 0, c.dt_check = 0;
+    else
+      c.sample_every = 2 * d->nsteps0;
+    sdk_run *r = calloc(1, sizeof *r);
+    if (!r) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+    sdk_plan p;
+    sdk_err e = sdk_plan_make(&c, r, &p, eb);
+    if (e == SDK_OK && l == 0) {
+      d->nsteps0 = p.nsteps, d->spp0 = p.spp, d->dt0 = r->dt[0], d->ngrid = p.ngrid;
+      d->p = p.scheme->weak_order, d->den = ldexp(1.0, d->p) - 1;
+      if (!(p.scheme->strong_order > 0) || d->p < 1)
+        e = SDK_FAIL(eb, SDK_ERR_USAGE,
+                     "%s: scheme %s declares no strong and weak order: the paths per level come "
+                     "from how fast the coupled difference shrinks; use euler, milstein, srk2 or "
+                     "weak2",
+                     d->opt, p.scheme->name);
+    }
+    sdk_plan_free(&p);
+    sdk_run_destroy(&r);
+    if (e != SDK_OK) return l == 0 ? e : wrap(d, e, eb);
+  }
+  int64_t cap = ((int64_t)1 << 39) / d->ngrid / UNIT * UNIT;
+  d->key = cap < ((int64_t)1 << 34) ? cap : ((int64_t)1 << 34);
+  if (d->key < 64 * UNIT)
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "%s: %lld grid points are too many to key the paths of",
+                    d->opt, (long long)d->ngrid);
+  if ((d->nsteps0 << (SDK_MLMC_MAX_LEVELS - 1)) > SDK_MAX_STEPS)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "%s: %lld steps at the first dt leave no room for %d levels of halved steps",
+                    d->opt, (long long)d->nsteps0, SDK_MLMC_MAX_LEVELS);
+  return SDK_OK;
+}
+
+/* The values of a run's results that have a measured bias (the datasets
+ * GROUP/bias_NAME of --dt-check) and are one number per grid point, or a
+ * series whose last sample is t_end. */
+static int scalar_shape(const sdk_dataset *v) {
+  if (v->type != SDK_F64) return 0;
+  if (v->sample_axis < 0) return v->rank == v->grid_rank;
+  return v->rank == v->grid_rank + 1 && v->sample_axis == v->rank - 1;
+}
+
+static sdk_err find_quantities(drv *d, const sdk_results *R, sdk_errbuf *eb) {
+  d->nq = 0;
+  for (int i = 0; i < R->store.n; i++) {
+    const char *path = R->store.ds[i]->path, *slash = strrchr(path, '/');
+    if (!slash || strncmp(slash + 1, "bias_", 5) || !strncmp(slash + 1, "bias_err_", 9)) continue;
+    int glen = (int)(slash - path);
+    quantity *q = &d->q[d->nq];
+    snprintf(q->value, sizeof q->value, "%.*s/%s", glen, path, slash + 6);
+    snprintf(q->bias, sizeof q->bias, "%s", path);
+    snprintf(q->bias_err, sizeof q->bias_err, "%.*s/bias_err_%s", glen, path, slash + 6);
+    snprintf(q->name, sizeof q->name, "%.*s_%s", glen, path, slash + 6);
+    const sdk_dataset *v = sdk_store_find(&R->store, q->value);
+    const sdk_attr *a = v ? sdk_attr_find(v->attr, v->nattr, "standard_error") : NULL;
+    if (!v || !a || a->kind != SDK_ATTR_STR || !scalar_shape(v)) continue;
+    snprintf(q->err, sizeof q->err, "%.*s/%s", glen, path, a->s);
+    if (++d->nq == MAX_Q)
+      return SDK_FAIL(eb, SDK_ERR_USAGE, "%s: more than %d values to estimate", d->opt, MAX_Q);
+  }
+  if (d->nq == 0)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "%s: the observables give no value to estimate (moments, expr, drift, tavg)",
+                    d->opt);
+  return SDK_OK;
+}
+
+/* the element of a value-shaped dataset at grid point g and t_end */
+static double at(const sdk_results *R, const char *path, int64_t g) {
+  const sdk_dataset *v = sdk_store_find(&R->store, path);
+  if (!v || !scalar_shape(v)) return NAN;
+  int64_t ns = v->sample_axis >= 0 ? v->dims[v->sample_axis] : 1;
+  if (ns < 1) return NAN;
+  return sdk_ds_f64(v)[g * ns + ns - 1];
+}
+
+static int64_t used_of(const sdk_results *R, const level *v, int64_t g) {
+  const sdk_dataset *u = sdk_store_find(&R->store, "paths_used");
+  return u && sdk_ds_i64(u) ? sdk_ds_i64(u)[g] : v->used[g];
+}
+
+/* The mean and variance per path of what level l estimates for quantity q
+ * at grid point g: P_0 at level 0 (--mlmc), Y_l = P_l - P_(l-1) above. */
+static void stats(const drv *d, int l, int q, int64_t g, double *mean, double *var) {
+  const level *v = &d->lev[l];
+  const sdk_results *R = &v->run->r;
+  double n = (double)used_of(R, v, g);
+  if (l == 0 && !d->te) {
+    double se = at(R, d->q[q].err, g);
+    *mean = at(R, d->q[q].value, g), *var = se * se * n;
+    return;
+  }
+  double se = d->den * at(R, d->q[q].bias_err, g);
+  *mean = -d->den * at(R, d->q[q].bias, g), *var = se * se * n;
+}
+
+static sdk_err run_level(drv *d, int l, sdk_errbuf *eb) {
+  level *v = &d->lev[l];
+  int any = 0;
+  for (int64_t g = 0; g < d->ngrid; g++)
+    any |= v->add[g] > 0;
+  if (!any) return SDK_OK;
+  sdk_run_config c;
+  level_config(d, l, &c);
+  sdk_path_window w = {d->key, v->used, v->add};
+  c.window = &w;
+  c.carry = v->carry;
+  sdk_run *r = NULL;
+  SDK_CHECK(sdk_run_execute(&c, &r, eb));
+  d->seconds += r->seconds, d->path_steps += r->path_steps;
+  for (int64_t g = 0; g < d->ngrid; g++)
+    v->used[g] += v->add[g], v->add[g] = 0;
+  sdk_run_destroy(&v->run);
+  v->run = r;
+  if (d->nq == 0 && c.dt_check) SDK_CHECK(find_quantities(d, &r->r, eb));
+  return SDK_OK;
+}
+
+static sdk_err add_level(drv *d, int l, sdk_errbuf *eb) {
+  if (l < d->nlev) return SDK_OK;
+  level *v = &d->lev[l];
+  v->carry = sdk_carry_create();
+  v->used = calloc((size_t)d->ngrid, sizeof *v->used);
+  v->add = calloc((size_t)d->ngrid, sizeof *v->add);
+  if (!v->carry || !v->used || !v->add) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  d->nlev = l + 1;
+  return SDK_OK;
+}
+
+static int64_t units(double n) {
+  if (!(n > 0)) return 0;
+  if (n > 1e15) n = 1e15;
+  return (int64_t)ceil(n / (double)UNIT) * UNIT;
+}
+
+static double level_cost(const drv *d, int l) {
+  return (double)(d->nsteps0 << l) * (d->te || l == 0 ? 1.0 : 1.5);
+}
+
+/* Giles' paths per level at grid point g from the variances measured, the
+ * most over the quantities (unrounded), and the largest bias estimate;
+ * 0 when a statistic is not finite (the grid point blew up) */
+static int optimal(const drv *d, int64_t g, double *need, double *bias) {
+  int64_t L = d->L[g];
+  *bias = 0;
+  for (int l = 0; l <= L; l++)
+    need[l] = 0;
+  for (int q = 0; q < d->nq; q++) {
+    double m[SDK_MLMC_MAX_LEVELS], V[SDK_MLMC_MAX_LEVELS], sum = 0;
+    for (int l = 0; l <= L; l++) {
+      stats(d, l, q, g, &m[l], &V[l]);
+      if (!isfinite(m[l]) || !isfinite(V[l])) return 0;
+      sum += sqrt(V[l] * level_cost(d, l));
+    }
+    for (int l = 0; l <= L; l++) {
+      double n = 2 / (d->eps * d->eps) * sqrt(V[l] / level_cost(d, l)) * sum;
+      if (n > need[l]) need[l] = n;
+    }
+    double b = fmax(fabs(m[L]), fabs(m[L - 1]) / ldexp(1.0, d->p)) / d->den;
+    if (b > *bias) *bias = b;
+  }
+  return 1;
+}
+
+/* --mlmc at grid point g: the paths each level lacks, or a level more, or done */
+static sdk_err mlmc_decide(drv *d, int64_t g, sdk_errbuf *eb) {
+  int64_t L = d->L[g];
+  double need[SDK_MLMC_MAX_LEVELS], bias;
+  if (!optimal(d, g, need, &bias)) {
+    d->status[g] = 2, d->done[g] = 1;
+    return SDK_OK;
+  }
+  int more = 0;
+  for (int l = 0; l <= L; l++) {
+    int64_t n = units(need[l]);
+    d->lev[l].add[g] = n > d->lev[l].used[g] ? n - d->lev[l].used[g] : 0;
+    more |= d->lev[l].add[g] > 0;
+  }
+  if (more || bias <= d->eps / sqrt(2.0)) {
+    d->done[g] = !more;
+    return SDK_OK;
+  }
+  if (L + 1 >= SDK_MLMC_MAX_LEVELS) {
+    d->status[g] = 1, d->done[g] = 1;
+    return SDK_OK;
+  }
+  SDK_CHECK(add_level(d, (int)L + 1, eb));
+  d->L[g] = L + 1;
+  d->lev[L + 1].add[g] = d->ninit;
+  return SDK_OK;
+}
+
+/* --target-error at grid point g: a finer dt, more paths, or done */
+static sdk_err te_decide(drv *d, int64_t g, sdk_errbuf *eb) {
+  int64_t k = d->L[g];
+  const sdk_results *R = &d->lev[k].run->r;
+  double half = d->eps / 2, grow = 0;
+  int finer = 0;
+  for (int q = 0; q < d->nq; q++) {
+    double b = at(R, d->q[q].bias, g), be = at(R, d->q[q].bias_err, g);
+    double se = at(R, d->q[q].err, g);
+    if (!isfinite(b) || !isfinite(be) || !isfinite(se)) {
+      d->status[g] = 2, d->done[g] = 1;
+      return SDK_OK;
+    }
+    /* the bias measured too large: a finer dt; its bound too large only by
+     * its own standard error (|bias| < EPS/4, 2 SE(bias) > EPS/4: chaotic
+     * coupled paths, or few paths): more paths at this dt, which a finer dt
+     * would not give */
+    if (fabs(b) + 2 * be > half) {
+      if (fabs(b) < half / 2 && 2 * be > half / 2) {
+        double r = 2 * be / (half / 2);
+        if (r > grow) grow = r;
+      } else
+        finer = 1;
+    }
+    if (se > half && se / half > grow) grow = se / half;
+  }
+  if (finer) {
+    if (k + 1 >= SDK_MLMC_MAX_LEVELS) {
+      d->status[g] = 1, d->done[g] = 1;
+      return SDK_OK;
+    }
+    SDK_CHECK(add_level(d, (int)k + 1, eb));
+    d->L[g] = k + 1;
+    d->lev[k + 1].add[g] = d->ninit;
+    return SDK_OK;
+  }
+  if (grow > 0) { /* SE ~ 1/sqrt(n): the paths that bring it to its bound */
+    int64_t n = units((double)d->lev[k].used[g] * grow * grow);
+    d->lev[k].add[g] = n > d->lev[k].used[g] ? n - d->lev[k].used[g] : UNIT;
+    return SDK_OK;
+  }
+  d->done[g] = 1;
+  return SDK_OK;
+}
+
+static sdk_err iterate(drv *d, sdk_errbuf *eb) {
+  for (int l = 0; l < (d->te ? 1 : 3); l++) {
+    SDK_CHECK(add_level(d, l, eb));
+    for (int64_t g = 0; g < d->ngrid; g++)
+      d->lev[l].add[g] = d->ninit;
+  }
+  for (int64_t g = 0; g < d->ngrid; g++)
+    d->L[g] = d->te ? 0 : 2;
+  for (;;) {
+    for (int l = 0; l < d->nlev; l++)
+      SDK_CHECK(run_level(d, l, eb));
+    int left = 0;
+    for (int64_t g = 0; g < d->ngrid; g++) {
+      if (d->done[g]) continue;
+      SDK_CHECK(d->te ? te_decide(d, g, eb) : mlmc_decide(d, g, eb));
+      left |= !d->done[g];
+    }
+    if (!left) return SDK_OK;
+  }
+}
+
+/* ---- what the caller may not combine with it ---- */
+
+static sdk_err check_config(const drv *d, const sdk_run_config *c, sdk_errbuf *eb) {
+  if (c->mlmc > 0 && c->target_error > 0)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "--mlmc and --target-error are two ways to the same error: give one");
+  if (c->target_se != 0 || c->target_rse != 0 || c->max_paths > 0 || c->max_seconds > 0 ||
+      c->target_on)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "%s chooses the paths itself: leave out --target-se, --target-rse, "
+                    "--target-on, --max-paths and --max-seconds",
+                    d->opt);
+  if (c->window || c->carry)
+    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "%s makes its own windows of paths", d->opt);
+  if (c->checkpoint || c->resume)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "%s: checkpoints of its runs over windows of paths are not made yet; run "
+                    "without --checkpoint",
+                    d->opt);
+  if (c->extrapolate || (c->dt_check && !d->te))
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "%s measures the time-step bias itself: leave out --dt-check and --extrapolate",
+                    d->opt);
+  if (c->obs.nsave > 0)
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "%s: --save-paths cannot be combined with it", d->opt);
+  const sdk_obs_type *t[SDK_MAX_OBSERVABLES];
+  int n = 0;
+  SDK_CHECK(sdk_run_config_observables(c, t, &n, eb));
+  for (int i = 0; i < n; i++)
+    if (!(t[i]->flags & SDK_OBS_BIAS))
+      return SDK_FAIL(eb, SDK_ERR_USAGE,
+                      "%s estimates expectations at t_end and time averages (--observe moments, "
+                      "expr, tavg, drift); --observe %s is not one: leave it out",
+                      d->opt, t[i]->name);
+  return SDK_OK;
+}
+
+/* ---- the results ---- */
+
+/* a dataset [grid..., (level)] of the mlmc/ or target/ group */
+static sdk_err grid_ds(const drv *d, sdk_run *r, const char *path, sdk_dtype type, int levels,
+                       sdk_dataset **out, sdk_errbuf *eb) {
+  int64_t dims[SDK_MAX_SCAN + 1];
+  int rank = 0;
+  for (int i = 0; i < r->r.nscan; i++)
+    dims[rank++] = r->r.scan[i].n;
+  int grid_rank = rank;
+  if (levels) dims[rank++] = d->nlev;
+  SDK_CHECK(sdk_store_add(&r->r.store, path, type, rank, dims, grid_rank, -1, 0, out, eb));
+  if (levels) SDK_CHECK(sdk_ds_dim_name(*out, rank - 1, "level", eb));
+  return SDK_OK;
+}
+
+/* the estimate of quantity q at grid point g: value, RMS error, bias,
+ * and E, Var per path of every level (NaN above the grid point's) */
+static void estimate(const drv *d, int q, int64_t g, double *value, double *rms, double *bias,
+                     double *mean, double *var) {
+  int64_t L = d->L[g];
+  double v = 0, s2 = 0;
+  for (int l = 0; l < d->nlev; l++) {
+    mean[l] = var[l] = NAN;
+    if (l > L) continue;
+    stats(d, l, q, g, &mean[l], &var[l]);
+    v += mean[l];
+    s2 += var[l] / (double)used_of(&d->lev[l].run->r, &d->lev[l], g);
+  }
+  *bias = fmax(fabs(mean[L]), fabs(mean[L - 1]) / ldexp(1.0, d->p)) / d->den;
+  *value = v;
+  *rms = sqrt(*bias * *bias + s2);
+}
+
+static sdk_err record_quantity(const drv *d, sdk_run *r, int q, sdk_errbuf *eb) {
+  char path[200], err[200];
+  sdk_dataset *dv, *de, *db, *dm, *dvar;
+  const quantity *Q = &d->q[q];
+  snprintf(err, sizeof err, "rms_error_%s", Q->name);
+  snprintf(path, sizeof path, "mlmc/value_%s", Q->name);
+  SDK_CHECK(grid_ds(d, r, path, SDK_F64, 0, &dv, eb));
+  SDK_CHECK(sdk_ds_attr_str(dv, "standard_error", err, eb));
+  SDK_CHECK(sdk_ds_attr_str(dv, "of", Q->value, eb));
+  snprintf(path, sizeof path, "mlmc/%s", err);
+  SDK_CHECK(grid_ds(d, r, path, SDK_F64, 0, &de, eb));
+  snprintf(path, sizeof path, "mlmc/bias_%s", Q->name);
+  SDK_CHECK(grid_ds(d, r, path, SDK_F64, 0, &db, eb));
+  snprintf(path, sizeof path, "mlmc/mean_%s", Q->name);
+  SDK_CHECK(grid_ds(d, r, path, SDK_F64, 1, &dm, eb));
+  snprintf(path, sizeof path, "mlmc/var_%s", Q->name);
+  SDK_CHECK(grid_ds(d, r, path, SDK_F64, 1, &dvar, eb));
+  sdk_dataset *V = sdk_store_find(&r->r.store, Q->value), *E = sdk_store_find(&r->r.store, Q->err);
+  if (!V || !E || !scalar_shape(V) || !scalar_shape(E))
+    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "%s: no dataset %s at level 0", d->opt, Q->value);
+  SDK_CHECK(sdk_ds_attr_i64(V, "mlmc", 1, eb));
+  int64_t ns = V->sample_axis >= 0 ? V->dims[V->sample_axis] : 1;
+  for (int64_t g = 0; g < d->ngrid; g++) {
+    double *m = sdk_ds_f64(dm) + g * d->nlev, *s = sdk_ds_f64(dvar) + g * d->nlev;
+    double *val = sdk_ds_f64(dv) + g, *rms = sdk_ds_f64(de) + g, *bias = sdk_ds_f64(db) + g;
+    estimate(d, q, g, val, rms, bias, m, s);
+    if (d->status[g] == 2) *val = *rms = *bias = NAN;
+    /* the observable's value at t_end is the estimate, its error the RMS */
+    sdk_ds_f64(V)[g * ns + ns - 1] = *val;
+    sdk_ds_f64(E)[g * ns + ns - 1] = *rms;
+  }
+  return SDK_OK;
+}
+
+static sdk_err record_levels(const drv *d, sdk_run *r, sdk_errbuf *eb) {
+  sdk_dataset *dl, *ds, *dp, *dc, *dd, *dopt;
+  SDK_CHECK(grid_ds(d, r, "mlmc/cost_optimal", SDK_F64, 0, &dopt, eb));
+  SDK_CHECK(sdk_ds_attr_str(dopt, "description",
+                            "sum over the levels of Giles' unrounded optimal paths times the "
+                            "cost of a path (mlmc/cost has the paths run: whole units of "
+                            "16384)",
+                            eb));
+  SDK_CHECK(grid_ds(d, r, "mlmc/levels", SDK_I64, 0, &dl, eb));
+  SDK_CHECK(grid_ds(d, r, "mlmc/status", SDK_I64, 0, &ds, eb));
+  SDK_CHECK(grid_ds(d, r, "mlmc/paths", SDK_I64, 1, &dp, eb));
+  SDK_CHECK(grid_ds(d, r, "mlmc/cost", SDK_F64, 1, &dc, eb));
+  SDK_CHECK(grid_ds(d, r, "mlmc/dt", SDK_F64, 1, &dd, eb));
+  for (int64_t g = 0; g < d->ngrid; g++) {
+    sdk_ds_i64(dl)[g] = d->L[g] + 1;
+    sdk_ds_i64(ds)[g] = d->status[g];
+    double need[SDK_MLMC_MAX_LEVELS], bias, opt = 0;
+    int ok = optimal(d, g, need, &bias);
+    for (int l = 0; l <= d->L[g]; l++)
+      opt += need[l] * level_cost(d, l);
+    sdk_ds_f64(dopt)[g] = ok ? opt : NAN;
+    for (int l = 0; l < d->nlev; l++) {
+      int64_t n = l <= d->L[g] ? d->lev[l].used[g] : 0;
+      sdk_ds_i64(dp)[g * d->nlev + l] = n;
+      sdk_ds_f64(dc)[g * d->nlev + l] = (double)n * level_cost(d, l);
+      sdk_ds_f64(dd)[g * d->nlev + l] = ldexp(r->dt[g], -l);
+    }
+  }
+  const char *names[MAX_Q];
+  for (int q = 0; q < d->nq; q++)
+    names[q] = d->q[q].name;
+  SDK_CHECK(sdk_store_group_strs(&r->r.store, "mlmc", "quantities", names, d->nq, eb));
+  SDK_CHECK(sdk_store_group_f64(&r->r.store, "mlmc", "eps", d->eps, eb));
+  SDK_CHECK(sdk_store_group_i64(&r->r.store, "mlmc", "weak_order", d->p, eb));
+  return sdk_store_group_str(&r->r.store, "mlmc", "cost_model",
+                             "steps per path, x1.5 on coupled levels", eb);
+}
+
+static sdk_err record_mlmc(drv *d, sdk_run **out, sdk_errbuf *eb) {
+  sdk_run *r = d->lev[0].run;
+  /* (the levels first: the quantities replace level 0's values and errors) */
+  SDK_CHECK(record_levels(d, r, eb));
+  for (int q = 0; q < d->nq; q++)
+    SDK_CHECK(record_quantity(d, r, q, eb));
+  r->seconds = d->seconds, r->path_steps = d->path_steps;
+  d->lev[0].run = NULL;
+  for (int64_t g = 0; g < d->ngrid; g++)
+    if (d->status[g] == 1 && sdk_comm_rank(d->base.comm) == 0 &&
+        sdk_log_on(d->base.logger, SDK_LOG_WARN)) {
+      sdk_log(d->base.logger, SDK_LOG_WARN,
+              "sdekit: warning: --mlmc: at grid point %lld the bias estimate is still above "
+              "EPS/sqrt(2) after %d levels (mlmc/status 1)\n",
+              (long long)g, SDK_MLMC_MAX_LEVELS);
+      break;
+    }
+  *out = r;
+  return SDK_OK;
+}
+
+/* grid point g's part of every dataset of `from` into the same-shaped one of r */
+static void copy_grid_point(sdk_run *r, const sdk_run *from, int64_t g, int64_t ngrid) {
+  for (int i = 0; i < r->r.store.n; i++) {
+    sdk_dataset *a = r->r.store.ds[i];
+    const sdk_dataset *b = sdk_store_find(&from->r.store, a->path);
+    if (!b || a->type != b->type || memcmp(a->dims, b->dims, sizeof a->dims) ||
+        (a->grid_rank == 0 && ngrid > 1) || (a->flags & SDK_DS_COORD))
+      continue;
+    int64_t per = sdk_ds_count(a) / ngrid;
+    memcpy((char *)a->data + g * per * 8, (const char *)b->data + g * per * 8, (size_t)per * 8);
+  }
+  r->dt[g] = from->dt[g];
+}
+
+static sdk_err record_te(drv *d, sdk_run **out, sdk_errbuf *eb) {
+  int k = 0;
+  for (int64_t g = 0; g < d->ngrid; g++)
+    if (d->L[g] > k) k = (int)d->L[g];
+  sdk_run *r = d->lev[k].run;
+  for (int64_t g = 0; g < d->ngrid; g++)
+    if (d->L[g] != k) copy_grid_point(r, d->lev[d->L[g]].run, g, d->ngrid);
+  sdk_dataset *dt, *ds;
+  SDK_CHECK(grid_ds(d, r, "target/dt", SDK_F64, 0, &dt, eb));
+  SDK_CHECK(grid_ds(d, r, "target/status", SDK_I64, 0, &ds, eb));
+  for (int64_t g = 0; g < d->ngrid; g++) {
+    sdk_ds_f64(dt)[g] = r->dt[g];
+    sdk_ds_i64(ds)[g] = d->status[g];
+  }
+  SDK_CHECK(sdk_store_group_f64(&r->r.store, "target", "target_error", d->eps, eb));
+  if (sdk_comm_rank(d->base.comm) == 0 && sdk_log_on(d->base.logger, SDK_LOG_WARN))
+    sdk_log(d->base.logger, SDK_LOG_WARN,
+            "sdekit: note: --target-error %.6g: dt %.15g (%lld paths) at grid point 0%s%s\n",
+            d->eps, r->dt[0], (long long)d->lev[d->L[0]].used[0],
+            d->ngrid > 1 ? "; target/dt has every grid point's" : "",
+            d->status[0] == 1 ? "; the bias was still too large at the finest dt tried" : "");
+  r->seconds = d->seconds, r->path_steps = d->path_steps;
+  d->lev[k].run = NULL;
+  *out = r;
+  return SDK_OK;
+}
+
+sdk_err sdk_mlmc_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) {
+  *out = NULL;
+  drv *d = calloc(1, sizeof *d);
+  if (!d) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  d->base = *c;
+  d->te = !(c->mlmc > 0);
+  d->eps = d->te ? c->target_error : c->mlmc;
+  d->opt = d->te ? "--target-error" : "--mlmc";
+  d->base.mlmc = d->base.target_error = 0;
+  sdk_err e = check_config(d, c, eb);
+  if (e == SDK_OK) e = probe(d, eb);
+  if (e == SDK_OK) {
+    d->ninit = units((double)c->paths) > UNIT ? units((double)c->paths) : UNIT;
+    d->L = calloc((size_t)d->ngrid, sizeof *d->L);
+    d->status = calloc((size_t)d->ngrid, sizeof *d->status);
+    d->done = calloc((size_t)d->ngrid, 1);
+    if (!d->L || !d->status || !d->done) e = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  }
+  if (e == SDK_OK) e = iterate(d, eb);
+  if (e == SDK_OK) e = d->te ? record_te(d, out, eb) : record_mlmc(d, out, eb);
+  for (int l = 0; l < d->nlev; l++) {
+    sdk_carry_destroy(&d->lev[l].carry);
+    sdk_run_destroy(&d->lev[l].run);
+    free(d->lev[l].used), free(d->lev[l].add);
+  }
+  free(d->L), free(d->status), free(d->done);
+  free(d);
+  return e;
+}

@@ -1,0 +1,203 @@
+/* --mlmc and --target-error (sim/mlmc.h) against the exact moments of GBM,
+ * dS = mu S dt + sigma S dW (Ito), mu 0.05, sigma 0.2, S0 1:
+ * E S(1) = exp(mu), E S(1)^2 = exp(2 mu + sigma^2).
+ *   - --mlmc 1e-3, euler and milstein, 20 seeds: how many estimates are
+ *     within EPS of the exact value, and the RMS error over the seeds
+ *   - the cost (mlmc/cost, path-steps of the deterministic cost model) over
+ *     EPS = 4e-3 .. 5e-4: the fitted slope of log cost against log EPS
+ *   - bitwise the same results for 1 and 2 threads
+ *   - --target-error on the same model, 20 seeds, and the dt it chose
+ *   - refusals
+ * Runs on $SDK_TEST_BACKEND. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "simtest.h"
+#include "testutil.h"
+
+static const char *MODEL = "[model]\nname = gbm_mlmc\nvars = S\n[params]\nmu = 0.05\n"
+                           "sigma = 0.2\n[drift]\nS = mu*S\n[noise]\nS = sigma*S\n[init]\n"
+                           "S = 1\n[observe]\nS2 = S*S\n";
+
+static void base(sdk_run_config *c, const char *model, const char *scheme, uint64_t seed) {
+  sdk_run_config_defaults(c);
+  c->model = model;
+  c->backend = st_backend();
+  c->seed = seed;
+  c->scheme = scheme;
+  c->t_end = 1;
+  c->dt = 0.25;
+  c->observe = "moments,expr";
+  c->quiet = 1;
+}
+
+static double last(const sdk_results *R, const char *path) {
+  const sdk_dataset *d = sdk_store_find(&R->store, path);
+  return d ? sdk_ds_f64(d)[sdk_ds_count(d) - 1] : NAN;
+}
+
+static double total_cost(const sdk_results *R, const char *path) {
+  const sdk_dataset *d = sdk_store_find(&R->store, path);
+  double s = 0;
+  for (int64_t i = 0; d && i < sdk_ds_count(d); i++)
+    s += sdk_ds_f64(d)[i];
+  return d ? s : NAN;
+}
+
+static const double EXACT_S = 1.0512710963760241, EXACT_S2 = 1.1502737988572274;
+
+/* 20 seeds: each error against the error the run reports (3 of them: the
+ * RMS error of --mlmc, |bias| + 2 SE(bias) + 3 SE of --target-error), the
+ * mean square error over the seeds against EPS^2, and how many are within
+ * EPS (printed: an RMS error EPS keeps about 80% within EPS, not 95%) */
+static void seeds(const char *model, const char *scheme, int target_error) {
+  const double eps = target_error ? 4e-3 : 1e-3;
+  const char *val[2] = {"moments/mean_S", "expr/mean_S2"};
+  const char *err[2] = {"moments/mean_err_S", "expr/err_S2"};
+  const char *bias[2] = {"moments/bias_mean_S", "expr/bias_mean_S2"};
+  const char *berr[2] = {"moments/bias_err_mean_S", "expr/bias_err_mean_S2"};
+  const double exact[2] = {EXACT_S, EXACT_S2};
+  int in[2] = {0, 0}, covered[2] = {0, 0}, rule = 0, n = 0;
+  double ms[2] = {0, 0}, dt_max = 0;
+  for (uint64_t seed = 1; seed <= 20; seed++) {
+    sdk_run_config c;
+    base(&c, model, scheme, seed);
+    if (target_error)
+      c.target_error = eps;
+    else
+      c.mlmc = eps;
+    sdk_run *r = st_run(&c);
+    if (!r) continue;
+    const sdk_results *R = sdk_run_results(r);
+    n++;
+    for (int k = 0; k < 2; k++) {
+      double e = last(R, val[k]) - exact[k], se = last(R, err[k]), bound = 3 * se;
+      if (target_error) {
+        double b = fabs(last(R, bias[k])), be = last(R, berr[k]);
+        bound = b + 2 * be + 3 * se;
+        rule += b + 2 * be <= eps / 2 && se <= eps / 2;
+      }
+      in[k] += fabs(e) <= eps, covered[k] += fabs(e) <= bound, ms[k] += e * e;
+    }
+    if (target_error && last(R, "target/dt") > dt_max) dt_max = last(R, "target/dt");
+    sdk_run_destroy(&r);
+  }
+  const char *what = target_error ? "--target-error 4e-3" : "--mlmc 1e-3";
+  printf("%s %s: within EPS in %d and %d of %d seeds (E S, E S^2); RMS errors over the seeds "
+         "%.3g, %.3g%s\n",
+         what, scheme, in[0], in[1], n, sqrt(ms[0] / n), sqrt(ms[1] / n),
+         target_error ? "" : " (EPS is the RMS error)");
+  TU_CHECK(n == 20, "%s %s: 20 runs", what, scheme);
+  TU_CHECK(covered[0] == n && covered[1] == n,
+           "%s %s: every error within its reported bound (%d, %d)", what, scheme, covered[0],
+           covered[1]);
+  /* over 20 seeds the mean square error is at most EPS^2 up to its own
+   * sampling (relative sd sqrt(2/20) = 0.32: 2 EPS^2 is 3 of them out) */
+  TU_CHECK(ms[0] / n <= 2 * eps * eps && ms[1] / n <= 2 * eps * eps,
+           "%s %s: mean square errors %.3g, %.3g <= 2 EPS^2", what, scheme, ms[0] / n, ms[1] / n);
+  if (target_error) {
+    TU_CHECK(rule == 2 * n, "%s %s: |bias| + 2 SE(bias) <= EPS/2 and SE <= EPS/2 (%d of %d)", what,
+             scheme, rule, 2 * n);
+    TU_CHECK(dt_max > 0 && dt_max < 0.25, "%s %s: chose dt <= %g, below the start 0.25", what,
+             scheme, dt_max);
+  }
+}
+
+static double fit(const double *x, const double *y, int n) {
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (int i = 0; i < n; i++)
+    sx += x[i], sy += y[i], sxx += x[i] * x[i], sxy += x[i] * y[i];
+  return (n * sxy - sx * sy) / (n * sxx - sx * sx);
+}
+
+/* least-squares slopes of log cost against log EPS: of the paths run (whole
+ * units of 16384: at the larger EPS the levels above 0 sit at one unit, a
+ * floor that flattens the slope) and of Giles' optimal numbers of paths from
+ * the variances measured (mlmc/cost_optimal), which the theory is about */
+static void slopes(const char *model, const char *scheme, double want, double tol) {
+  const double eps[4] = {4e-3, 2e-3, 1e-3, 5e-4};
+  double x[4], y[4], yo[4];
+  for (int i = 0; i < 4; i++) {
+    sdk_run_config c;
+    base(&c, model, scheme, 3);
+    c.mlmc = eps[i];
+    sdk_run *r = st_run(&c);
+    y[i] = r ? log(total_cost(sdk_run_results(r), "mlmc/cost")) : NAN;
+    yo[i] = r ? log(total_cost(sdk_run_results(r), "mlmc/cost_optimal")) : NAN;
+    const sdk_dataset *lv = r ? sdk_store_find(&sdk_run_results(r)->store, "mlmc/levels") : NULL;
+    printf("  %s EPS %.0e: cost %.4g path-steps (optimal %.4g), %lld levels\n", scheme, eps[i],
+           exp(y[i]), exp(yo[i]), lv ? (long long)sdk_ds_i64(lv)[0] : -1LL);
+    x[i] = log(eps[i]);
+    sdk_run_destroy(&r);
+  }
+  double s = fit(x, y, 4), so = fit(x, yo, 4);
+  printf("%s: slope of log cost against log EPS: %.3f of the paths run, %.3f of the optimal "
+         "paths (theory %.2f)\n",
+         scheme, s, so, want);
+  TU_CHECK(fabs(so - want) <= tol, "%s: optimal cost slope %.3f within %.2f of %.2f", scheme, so,
+           tol, want);
+  TU_CHECK(s < 0 && s >= want - tol,
+           "%s: cost of the paths run falls with EPS no faster than "
+           "the theory (%.3f)",
+           scheme, s);
+}
+
+static void threads(const char *model) {
+  sdk_run *r[2];
+  for (int t = 0; t < 2; t++) {
+    sdk_run_config c;
+    base(&c, model, "euler", 9);
+    c.mlmc = 2e-3;
+    c.threads = t + 1;
+    r[t] = st_run(&c);
+  }
+  int same = r[0] && r[1], n = 0;
+  for (int i = 0; same && i < sdk_run_results(r[0])->store.n; i++) {
+    const sdk_dataset *a = sdk_run_results(r[0])->store.ds[i];
+    const sdk_dataset *b = sdk_store_find(&sdk_run_results(r[1])->store, a->path);
+    same = b && sdk_ds_count(a) == sdk_ds_count(b) &&
+           !memcmp(a->data, b->data, (size_t)sdk_ds_count(a) * 8);
+    n++;
+  }
+  TU_CHECK(same && n > 10, "--mlmc: 1 and 2 threads give bitwise the same %d datasets", n);
+  sdk_run_destroy(&r[0]);
+  sdk_run_destroy(&r[1]);
+}
+
+static void refused(const char *model, const char *observe, const char *scheme, int dtc, int both,
+                    const char *want) {
+  sdk_run_config c;
+  base(&c, model, scheme, 1);
+  c.mlmc = 1e-3;
+  if (observe) c.observe = observe;
+  c.dt_check = dtc;
+  if (both) c.target_error = 1e-3;
+  sdk_run *r = NULL;
+  sdk_errbuf eb = {0};
+  st_env(&c.env);
+  sdk_err e = sdk_run_execute(&c, &r, &eb);
+  TU_CHECK(e == SDK_ERR_USAGE && strstr(eb.msg, want), "refused (%s): %s", want, eb.msg);
+  sdk_run_destroy(&r);
+}
+
+int main(void) {
+  st_require_backend();
+  const char *model = st_model_file(MODEL, 0);
+  seeds(model, "euler", 0);
+  seeds(model, "milstein", 0);
+  seeds(model, "euler", 1);
+  /* euler: V_l ~ dt_l, cost ~ EPS^-2 (log EPS)^2, whose local slope here is
+   * -2 - 2 / |ln EPS| = -2.3; milstein: V_l ~ dt_l^2, cost ~ EPS^-2 */
+  slopes(model, "euler", -2.3, 0.3);
+  slopes(model, "milstein", -2.0, 0.3);
+  threads(model);
+  refused(model, "moments,hist", "euler", 0, 0, "--observe hist is not one");
+  refused(model, NULL, "euler", 1, 0, "leave out --dt-check");
+  refused(model, NULL, "euler", 0, 1, "give one");
+  const char *bound = st_model_file("[model]\nname = b\nvars = x\n[drift]\nx = 1\n[noise]\nx = 1\n"
+                                    "[init]\nx = 0\n[boundaries]\nr = reflect x <= -5\n",
+                                    1);
+  refused(bound, "moments", "euler", 0, 0, "[boundaries]");
+  return tu_finish("test_mlmc");
+}
