@@ -34,6 +34,30 @@ check "info shows the status" grep -q "^target: .*reached at 2 grid points, --ma
 check "TSV: paths_used and status columns" grep -q "^# k	paths_used	status	t	mean_x" m.tsv
 check "TSV: the first grid point stopped at --max-paths" grep -q "^0.5	32768	1	1	" m.tsv
 
+# a reflecting wall has no exit times (NaN, with a NaN error): no target,
+# so the run ends when the exit's mean time is met, not at --max-paths
+cat > wall.sde <<'EOF2'
+[model]
+name = wall
+vars = x
+[params]
+D = 0.5
+[drift]
+x = 0
+[noise]
+x = sqrt(2*D)
+[init]
+x = 0.5
+[boundaries]
+wall = reflect x <= 0
+exit = absorb x >= 1
+EOF2
+"$B" run wall.sde --dt 0.01 --t-end 20 --observe fpt --target-se 0.01 --max-paths 1048576 \
+  --backend "$BACKEND" -o w.h5 2>werr.txt
+check "reflecting wall: exit 0" [ $? -eq 0 ]
+check "reflecting wall: the target reached, not --max-paths" \
+  grep -q "^target: .*reached at 1 grid point, --max-paths at 0" <("$B" info w.h5)
+
 # SIGINT in a later batch, resumed: the same file
 A=(run ou --scheme euler --dt 0.0005 --t-end 10 --observe moments,drift --target-se 0.002
    --threads 1 --backend "$BACKEND")

@@ -4,8 +4,10 @@
  * so that after every batch the results are those of one run over all the
  * paths so far.  After each batch the standard error of every targeted value
  * (a dataset with a `standard_error` attribute, of the observables
- * --target-on names) at every sample is compared with its tolerance, grid
- * point by grid point: a grid point whose values all meet it is done and
+ * --target-on names, but --dt-check's bias_*; a NaN value with a NaN error,
+ * where no path contributes, is no target) at every sample is compared with
+ * its tolerance, grid point by grid point: a grid point whose values all
+ * meet it is done and
  * takes no part in later batches (count 0: it costs nothing).
  *
  * The stopping rule, the same for every machine: the first check comes after
@@ -181,6 +183,9 @@ static sdk_err find_targets(driver *d, const sdk_results *R, sdk_errbuf *eb) {
     const sdk_attr *a = sdk_attr_find(v->attr, v->nattr, "standard_error");
     const char *slash = strchr(v->path, '/');
     if (!a || a->kind != SDK_ATTR_STR || !slash || v->type != SDK_F64) continue;
+    /* --dt-check's bias_* carry an error too, but they are not the values
+     * asked for: their errors are --target-error's business */
+    if (!strncmp(slash + 1, "bias_", 5)) continue;
     char group[128];
     snprintf(group, sizeof group, "%.*s", (int)(slash - v->path), v->path);
     if (on && !listed(on, group)) continue;
@@ -248,6 +253,10 @@ static double worst_ratio(const driver *d, const sdk_results *R, int64_t g) {
     int64_t per = sdk_ds_count(v) / R->ngrid;
     for (int64_t k = g * per; k < (g + 1) * per; k++) {
       double se = sdk_ds_f64(e)[k], tol = d->rel ? d->eps * fabs(sdk_ds_f64(v)[k]) : d->eps;
+      /* a value with no paths behind it (the mean exit time at a boundary
+       * none reached, or one that reflects) has no error to meet; a value
+       * whose error is not known yet (one hit) is not met */
+      if (isnan(se) && isnan(sdk_ds_f64(v)[k])) continue;
       if (isnan(se)) return INFINITY;
       double r = se <= tol ? se / (tol > 0 ? tol : 1) : tol > 0 ? se / tol : INFINITY;
       if (r > worst) worst = r;
