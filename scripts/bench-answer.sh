@@ -12,33 +12,38 @@
 #   gbm   E S(1)^2 of GBM (mu 0.05, sigma 0.2, S0 1) to 1e-4; exact
 #         exp(2 mu + sigma^2) = 1.150273799
 #
-# Total error means the root mean square error sqrt(bias^2 + SE^2) (Giles'
-# measure, the one --mlmc controls).  Methods, one row each:
+# "To EPS" means what --target-error promises: |bias| <= EPS/2 and SE <= EPS/2
+# (so |value - exact| <= EPS at about 95% confidence; the RMS error is at most
+# EPS/sqrt(2)).  --mlmc promises a bias estimate below EPS/sqrt(2) and an SE
+# <= EPS/2 (RMS <= 0.87 EPS).  Every row is held to its promise; the hand
+# choices are the cheapest (dt, paths) meeting the first one.  Methods:
 #
-#   fixed     sdekit with a (dt, paths) chosen by hand to just reach the error:
-#             the bias at that dt measured (below) or exact, and paths so
-#             that sqrt(bias^2 + SE^2) <= EPS (the cheapest split puts the
-#             bias near EPS/sqrt(3))
+#   fixed     sdekit with a (dt, paths) chosen by hand: the largest dt whose
+#             bias (measured below, or exact) is <= EPS/2, then the paths
+#             for SE <= EPS/2; for gbm also with weak2 (weak order 2: the
+#             best fixed-step choice)
 #   target    sdekit --target-error EPS from a coarse dt (no hand tuning)
-#   mlmc      sdekit --mlmc EPS from a coarse dt_0 (expectations and time
-#             averages only: not the escape time); the value columns hold the
-#             estimate and its RMS error
+#   mlmc      sdekit --mlmc EPS (expectations and time averages only: not the
+#             escape time); the value columns hold the estimate and its RMS
+#             error
 #   jax       bench/peers/answer_jax.py, the same scheme, dt and paths as
 #             "fixed" (so the same error), jit + lax.scan; its own timer
 #             around the second call (the first compiles)
 #
-# The hand choices (measured on 2 CPU cores, 2026-11-27, with sdekit itself):
-#   dw:  srk2, the bias against the exact value at dt 0.08 / 0.04 / 0.02:
-#        +0.0184 / +0.0161 / +0.0082 (+- 0.0020, 2^23 paths each); 0.16 gives
-#        -0.049.  dt 0.04, sd of tau 5.86: SE <= sqrt(0.0335^2 - 0.0161^2) =
-#        0.0294 needs 39700 paths -> 40960.
-#   jj:  srk2, <<v>> at 50/100/200/400 steps per period (2^18 paths, SE
-#        1.6e-4): -0.018366, -0.017226, -0.016740, -0.016557; bias at 200
-#        about -3.4e-4.  spp 200, sd of a path's drift 0.081: 8192 paths give
-#        SE 8.9e-4, RMS 9.5e-4.
-#   gbm: euler, the exact bias of the Euler recursion E S_n^2 at dt 1/160:
-#        -5.25e-5, variance 0.2294: 2^25 paths give SE 8.27e-5, RMS 9.8e-5
-#        (the cheapest n of all: 145..160 steps).
+# The hand choices (measured with sdekit itself, 2026-11-27):
+#   dw:  EPS 0.0335; srk2, the bias against the exact value at dt 0.08 / 0.04
+#        / 0.02: +0.0184 / +0.0161 / +0.0082 (+- 0.0020, 2^23 paths each): dt
+#        0.04 (0.0161 <= 0.01675); sd of tau 5.86: SE <= 0.01675 needs 122400
+#        paths -> 131072.
+#   jj:  EPS 1e-3; srk2, <<v>> at 50/100/200/400 steps per period (2^18
+#        paths, SE 1.6e-4): -0.018366, -0.017226, -0.016740, -0.016557; bias
+#        at 100 about -8.6e-4, at 200 about -3.4e-4 (<= 5e-4): spp 200; sd of
+#        a path's drift 0.081: SE <= 5e-4 needs 26244 paths -> 32768.
+#   gbm: EPS 1e-4; euler, the exact bias of the Euler recursion E S_n^2 is
+#        -5.25e-5 at dt 1/160, -4.2e-5 at dt 1/200 (<= 5e-5): dt 1/200;
+#        weak2's bias (--dt-check, 2^22 paths, double) is -1.6e-5 +- 7e-7 at
+#        dt 1/4; variance of S^2 0.2296: SE <= 5e-5 needs 9.18e7 paths ->
+#        92274688 (5632 x 16384).
 #
 #   scripts/bench-answer.sh cpu|cuda [dw jj gbm]
 #
@@ -138,27 +143,27 @@ want() { case " $METHODS " in *" $1 "*) return 0 ;; esac; return 1; }
 dw() {
   local ref=6.697757907 eps=0.0335 m=examples/double-well.sde
   local common=(--scheme srk2 --t-end 200 --observe fpt)
-  want fixed && sdk_row dw fixed "srk2 dt 0.04, 40960 paths" mean_over mean_err_over $ref \
-    $m "${common[@]}" --dt 0.04 --paths 40960
+  want fixed && sdk_row dw fixed "srk2 dt 0.04, 131072 paths" mean_over mean_err_over $ref \
+    $m "${common[@]}" --dt 0.04 --paths 131072
   # --target-error needs --dt-check, whose path at 2 dt does not track
   # absorption: refused for [boundaries] (so is --mlmc: not an expectation at t_end)
   want target && sdk_row dw target "--target-error $eps from dt 0.16" mean_over mean_err_over \
     $ref $m "${common[@]}" --dt 0.16 --target-error $eps
   want mlmc && row dw mlmc "(escape times: not supported)" "-" "-" "" "" ""
-  want jax && jax_row dw "srk2 dt 0.04, 40960 paths" $ref doublewell --dt 0.04 --paths 40960 \
-    --batch 40960
+  want jax && jax_row dw "srk2 dt 0.04, 131072 paths" $ref doublewell --dt 0.04 --paths 131072 \
+    --batch 131072
 }
 
 jj() {
   local ref=-0.01637 eps=0.001
   local common=(josephson --scheme srk2 --periods 50 --transient-periods 10)
-  want fixed && sdk_row jj fixed "srk2 spp 200, 8192 paths" drift_x drift_x_err $ref \
-    "${common[@]}" --spp 200 --paths 8192
+  want fixed && sdk_row jj fixed "srk2 spp 200, 32768 paths" drift_x drift_x_err $ref \
+    "${common[@]}" --spp 200 --paths 32768
   want target && sdk_row jj target "--target-error $eps from spp 50" drift_x drift_x_err $ref \
     "${common[@]}" --spp 50 --target-error $eps
   want mlmc && sdk_row jj mlmc "--mlmc $eps from spp 50" mean_v err_v $ref \
     "${common[@]}" --spp 50 --observe tavg --mlmc $eps
-  want jax && jax_row jj "srk2 spp 200, 8192 paths" $ref josephson --spp 200 --paths 8192 \
+  want jax && jax_row jj "srk2 spp 200, 32768 paths" $ref josephson --spp 200 --paths 32768 \
     --periods 50 --transient-periods 10
 }
 
@@ -167,16 +172,20 @@ gbm() {
   # one sample of the user observable, at t_end (and t = 0)
   local common=(gbm --set mu=0.05 --set sigma=0.2 --t-end 1 --observe expr
     --observe-expr S2=S*S)
-  want fixed && sdk_row gbm fixed "euler dt 1/160, 2^25 paths" mean_S2 err_S2 $ref \
-    "${common[@]}" --scheme euler --dt 0.00625 --sample-every 160 --paths 33554432
+  want fixed && sdk_row gbm fixed "euler dt 1/200, 92274688 paths" mean_S2 err_S2 $ref \
+    "${common[@]}" --scheme euler --dt 0.005 --sample-every 200 --paths 92274688
+  want fixed && sdk_row gbm fixed "weak2 dt 1/4, 92274688 paths" mean_S2 err_S2 $ref \
+    "${common[@]}" --scheme weak2 --dt 0.25 --sample-every 4 --paths 92274688
   want target && sdk_row gbm target "--target-error $eps from dt 1/4" mean_S2 err_S2 $ref \
     "${common[@]}" --scheme euler --dt 0.25 --sample-every 4 --target-error $eps
+  want mlmc && sdk_row gbm mlmc "--mlmc $eps milstein, dt_0 1" mean_S2 err_S2 $ref \
+    "${common[@]}" --scheme milstein --dt 1 --sample-every 1 --mlmc $eps
   want mlmc && sdk_row gbm mlmc "--mlmc $eps milstein, dt_0 1/4" mean_S2 err_S2 $ref \
     "${common[@]}" --scheme milstein --dt 0.25 --sample-every 4 --mlmc $eps
   want mlmc && sdk_row gbm mlmc "--mlmc $eps euler, dt_0 1/4" mean_S2 err_S2 $ref \
     "${common[@]}" --scheme euler --dt 0.25 --sample-every 4 --mlmc $eps
-  want jax && jax_row gbm "euler dt 1/160, 2^25 paths" $ref gbm --dt 0.00625 \
-    --paths 33554432 --batch 1048576
+  want jax && jax_row gbm "euler dt 1/200, 92274688 paths" $ref gbm --dt 0.005 \
+    --paths 92274688 --batch 4194304
 }
 
 printf "%-4s %-7s %-34s %9s %10s %14s %10s %9s\n" what method settings seconds \
