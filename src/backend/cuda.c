@@ -172,6 +172,7 @@ static void cuda_free(sdk_ensemble **e) {
   if (x->units) sdk_cu.MemFree(x->units);
   if (x->ev0) sdk_cu.EventDestroy(x->ev0);
   if (x->ev1) sdk_cu.EventDestroy(x->ev1);
+  if (x->stream) sdk_cu.StreamDestroy(x->stream);
   CUdeviceptr sysbufs[] = {x->sys.st2,  x->sys.sums, x->sys.part, x->sys.cnt,
                            x->sys.zsys, x->sys.gcnt, x->sys.obs,  x->sys.hist,
                            x->sys.bar,  x->sys.psum, x->sys.work};
@@ -396,8 +397,11 @@ static sdk_err cuda_advance(sdk_ensemble *e, int64_t step0, int64_t nsteps, uint
   if (!e->ev0 && (sdk_cu.EventCreate(&e->ev0, 0) != CUDA_SUCCESS ||
                   sdk_cu.EventCreate(&e->ev1, 0) != CUDA_SUCCESS))
     e->ev0 = e->ev1 = NULL;
-  int timed = e->ev0 && sdk_cu.EventRecord(e->ev0, NULL) == CUDA_SUCCESS;
   CU(eb, CtxSetCurrent(e->ctx->cx));
+  /* (flags 0: a blocking stream, ordered with the NULL stream's work) */
+  if (!e->stream && sdk_cu.StreamCreate && sdk_cu.StreamCreate(&e->stream, 0) != CUDA_SUCCESS)
+    e->stream = NULL;
+  int timed = e->ev0 && sdk_cu.EventRecord(e->ev0, e->stream) == CUDA_SUCCESS;
   if (e->npad % (256 * e->mod->ilp))
     return SDK_FAIL(eb, SDK_ERR_INTERNAL, "cuda: %lld paths are not a multiple of %d",
                     (long long)e->npad, 256 * e->mod->ilp);
@@ -409,12 +413,13 @@ static sdk_err cuda_advance(sdk_ensemble *e, int64_t step0, int64_t nsteps, uint
     nl = (long long)nlive;
     blocks = (unsigned)((nlive + 255) / 256);
   }
-  CUresult r = sdk_cu.LaunchKernel(e->mod->advance, blocks, 1, 1, 256, 1, 1, 0, NULL, args, NULL);
+  CUresult r =
+      sdk_cu.LaunchKernel(e->mod->advance, blocks, 1, 1, 256, 1, 1, 0, e->stream, args, NULL);
   if (r != CUDA_SUCCESS) return sdk_cu_fail(eb, "cuLaunchKernel(sdk_advance)", r);
   /* not waited for: the reductions that follow queue behind it and the
    * host waits once, for their results (errors inside the kernel surface
    * at that copy) */
-  e->timed = timed && sdk_cu.EventRecord(e->ev1, NULL) == CUDA_SUCCESS;
+  e->timed = timed && sdk_cu.EventRecord(e->ev1, e->stream) == CUDA_SUCCESS;
   return SDK_OK;
 }
 

@@ -89,6 +89,9 @@ static int cu_load_locked(void) {
   *(void **)&sdk_cu.LaunchCooperativeKernel = dlsym(sdk_cu.dl, "cuLaunchCooperativeKernel");
   *(void **)&sdk_cu.OccupancyMaxActiveBlocksPerMultiprocessor =
       dlsym(sdk_cu.dl, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  *(void **)&sdk_cu.StreamCreate = dlsym(sdk_cu.dl, "cuStreamCreate");
+  *(void **)&sdk_cu.StreamDestroy = dlsym(sdk_cu.dl, "cuStreamDestroy_v2");
+  if (!sdk_cu.StreamCreate || !sdk_cu.StreamDestroy) sdk_cu.StreamCreate = NULL;
   sdk_cu.ok = 1;
   return 1;
 bad:

@@ -88,6 +88,9 @@ typedef struct sdk_cu_api {
   CUresult (*LaunchCooperativeKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                                       unsigned, unsigned, CUstream, void **);
   CUresult (*OccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int, size_t);
+  /* optional: the advance of each ensemble on a stream of its own */
+  CUresult (*StreamCreate)(CUstream *, unsigned);
+  CUresult (*StreamDestroy)(CUstream);
 } sdk_cu_api;
 
 /* ---- NVRTC ---- */
@@ -203,10 +206,15 @@ struct sdk_ensemble {
   CUdeviceptr fold;  /* fold unit results (red_bytes too) */
   CUdeviceptr units; /* the fold units held: (first chunk, chunks) pairs */
   int64_t nunits;
-  int64_t unitmax;  /* the most chunks in a unit held */
-  int64_t *unit_g;  /* the grid point of each unit held (host) */
-  void *host;       /* host copy of chunk results */
-  int host_pinned;  /* host is page-locked (cuMemAllocHost): copies skip a staging buffer */
+  int64_t unitmax; /* the most chunks in a unit held */
+  int64_t *unit_g; /* the grid point of each unit held (host) */
+  void *host;      /* host copy of chunk results */
+  int host_pinned; /* host is page-locked (cuMemAllocHost): copies skip a staging buffer */
+  /* the stream of its advances (0: the NULL stream): a blocking stream, so
+   * everything else, on the NULL stream, keeps its order with them, while
+   * the advances of several ensembles (a run over windows of paths, one
+   * ensemble per grid point's piece) run side by side on the device */
+  CUstream stream;
   CUevent ev0, ev1; /* around the last advance */
   double last_ms;   /* its duration by CUDA events, -1 if unknown */
   int timed;        /* the events of the last advance are recorded, not yet read */
