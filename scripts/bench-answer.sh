@@ -47,7 +47,8 @@
 #
 #   scripts/bench-answer.sh cpu|cuda [dw jj gbm]
 #
-# Environment: SDEKIT (default build/sdekit), THREADS (cpu, default 2),
+# Environment: SDEKIT (default build/sdekit), THREADS (cpu, default 2), ROW_TIMEOUT
+# (seconds a run may take, default 120),
 # REPEATS (default 3: the median of that many timed runs after a warm-up),
 # PYTHON (for the JAX peers, default python3), JAX=0 skips the peers,
 # METHODS (default "fixed target mlmc jax").  Prints one table row per
@@ -113,10 +114,15 @@ row() { # PROBLEM METHOD SETTINGS SECONDS PATHSTEPS VALUE ERROR REF
 sdk_row() {
   local p=$1 m=$2 s=$3 vc=$4 ec=$5 ref=$6 secs
   shift 6
-  secs=$(timed "$p-$m" "$SDEKIT" run "$@" "${BEOPTS[@]}" --quiet -o "$T/$p-$m.tsv")
+  secs=$(timed "$p-$m" timeout "${ROW_TIMEOUT:-120}" "$SDEKIT" run "$@" "${BEOPTS[@]}" --quiet \
+    -o "$T/$p-$m.tsv")
   if [ -z "$secs" ]; then
     row "$p" "$m" "$s" "" "" "" "" ""
-    sed -n 's/^sdekit: error: /    (error: /p' "$T/$p-$m.err" | head -1 | sed 's/$/)/'
+    if grep -q '^sdekit: error: ' "$T/$p-$m.err"; then
+      sed -n 's/^sdekit: error: /    (error: /p' "$T/$p-$m.err" | head -1 | sed 's/$/)/'
+    else
+      echo "    (did not finish within ${ROW_TIMEOUT:-120} s)"
+    fi
     return
   fi
   # the summary line is on stderr without --quiet: run once more for it
