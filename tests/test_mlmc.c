@@ -96,7 +96,7 @@ static void seeds(const char *model, const char *scheme, int target_error) {
   printf("%s %s: within EPS in %d and %d of %d seeds (E S, E S^2); RMS errors over the seeds "
          "%.3g, %.3g%s\n",
          what, scheme, in[0], in[1], n, sqrt(ms[0] / n), sqrt(ms[1] / n),
-         target_error ? "" : " (RMS error <= 0.87 EPS)");
+         target_error ? "" : " (RMS error <= 0.73 EPS)");
   TU_CHECK(n == 20, "%s %s: 20 runs", what, scheme);
   int want = target_error ? 14 : 19;
   TU_CHECK(in[0] >= want && in[1] >= want,
