@@ -2,8 +2,8 @@
 # Runs to a requested standard error from the command line (issue 26):
 # --max-paths reached exits 0 with a notice on stderr and status 1 in the
 # results, `sdekit info` and the TSV show paths_used (and status); SIGINT in a
-# later batch and `sdekit resume` give the uninterrupted run's HDF5 file byte
-# for byte; bad values are refused with one error line.  Backend from
+# later batch (of --target-se, and of a level of --mlmc) and `sdekit resume`
+# give the uninterrupted run's HDF5 file byte for byte; bad values are refused with one error line.  Backend from
 # $SDK_TEST_BACKEND (default cpu).
 set -u
 B=${SDK_BIN:?}
@@ -74,6 +74,28 @@ if [ $rc -eq 130 ]; then
   check "resumed: byte-identical HDF5" cmp -s a/r.h5 b/r.h5
 else
   echo "the run ended (status $rc) before the signal: resume not checked on this machine"
+fi
+
+# --mlmc (issue 26): SIGINT in a window of one of its levels, resumed: the same
+# file (the driver's levels, carries and paths are in the checkpoint)
+M=(run gbm --set mu=0.05 --set sigma=0.2 --t-end 1 --dt 0.25 --scheme euler --observe moments,expr
+   --observe-expr S2=S*S --mlmc 3e-4 --threads 1 --backend "$BACKEND")
+mkdir -p ma mb
+(cd ma && "$B" "${M[@]}" -o r.h5 --quiet) || failed "uninterrupted --mlmc run"
+(cd mb && exec "$B" "${M[@]}" -o r.h5 --checkpoint c.ckpt --checkpoint-every 0.1 --quiet 2>err.txt) &
+pid=$!
+sleep 1
+kill -INT $pid 2>/dev/null
+wait $pid
+rc=$?
+if [ $rc -eq 130 ]; then
+  echo "--mlmc: $(cat mb/err.txt)"
+  check "--mlmc interrupted, then resumed" bash -c "cd mb && '$B' resume c.ckpt --quiet"
+  check "--mlmc resumed: byte-identical HDF5" cmp -s ma/r.h5 mb/r.h5
+  out=$(cd mb && "$B" resume c.ckpt --t-end 2 --force 2>&1)
+  printf '%s' "$out" | grep -q -- "--mlmc cannot be extended" && pass || failed "mlmc extend: $out"
+else
+  echo "the --mlmc run ended (status $rc) before the signal: resume not checked on this machine"
 fi
 
 # a finished run to a standard error is not extended

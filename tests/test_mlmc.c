@@ -1,18 +1,23 @@
 /* --mlmc and --target-error (sim/mlmc.h) against the exact moments of GBM,
  * dS = mu S dt + sigma S dW (Ito), mu 0.05, sigma 0.2, S0 1:
  * E S(1) = exp(mu), E S(1)^2 = exp(2 mu + sigma^2).
- *   - --mlmc 1e-3, euler and milstein, 20 seeds: how many estimates are
- *     within EPS of the exact value, and the RMS error over the seeds
+ *   - --mlmc 1e-3, euler and milstein, 20 seeds: E S(1) and E S(1)^2 within
+ *     EPS of the exact value in at least 19 of 20 seeds (the issue's test),
+ *     and the RMS error over the seeds
  *   - the cost (mlmc/cost, path-steps of the deterministic cost model) over
- *     EPS = 4e-3 .. 5e-4: the fitted slope of log cost against log EPS
- *   - bitwise the same results for 1 and 2 threads
+ *     EPS = 4e-3 .. 5e-4: the fitted slopes of log cost against log EPS
+ *   - bitwise the same results for 1 and 2 threads, and for a run stopped
+ *     (its checkpoint) and resumed
  *   - --target-error on the same model, 20 seeds, and the dt it chose
  *   - refusals
  * Runs on $SDK_TEST_BACKEND. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "sim/checkpoint.h"
 #include "simtest.h"
 #include "testutil.h"
 
@@ -50,7 +55,11 @@ static const double EXACT_S = 1.0512710963760241, EXACT_S2 = 1.1502737988572274;
 /* 20 seeds: each error against the error the run reports (3 of them: the
  * RMS error of --mlmc, |bias| + 2 SE(bias) + 3 SE of --target-error), the
  * mean square error over the seeds against EPS^2, and how many are within
- * EPS (printed: an RMS error EPS keeps about 80% within EPS, not 95%) */
+ * EPS: --mlmc promises 95% (|bias| + 2 SE <= EPS: the issue's 19 of 20);
+ * --target-error's rule (the issue's: |bias| + 2 SE(bias) <= EPS/2, SE <=
+ * EPS/2) promises at least 84% (the bias at its bound EPS/2: the error
+ * within EPS for -3 <= Z <= 1), of 20 seeds at least 14 (16.8 less 2
+ * binomial sd, 1.6 each) */
 static void seeds(const char *model, const char *scheme, int target_error) {
   const double eps = target_error ? 4e-3 : 1e-3;
   const char *val[2] = {"moments/mean_S", "expr/mean_S2"};
@@ -87,8 +96,13 @@ static void seeds(const char *model, const char *scheme, int target_error) {
   printf("%s %s: within EPS in %d and %d of %d seeds (E S, E S^2); RMS errors over the seeds "
          "%.3g, %.3g%s\n",
          what, scheme, in[0], in[1], n, sqrt(ms[0] / n), sqrt(ms[1] / n),
-         target_error ? "" : " (EPS is the RMS error)");
+         target_error ? "" : " (RMS error <= 0.73 EPS)");
   TU_CHECK(n == 20, "%s %s: 20 runs", what, scheme);
+  int want = target_error ? 14 : 19;
+  TU_CHECK(in[0] >= want && in[1] >= want,
+           "%s %s: E S and E S^2 within EPS in >= %d of 20 seeds "
+           "(%d, %d)",
+           what, scheme, want, in[0], in[1]);
   TU_CHECK(covered[0] == n && covered[1] == n,
            "%s %s: every error within its reported bound (%d, %d)", what, scheme, covered[0],
            covered[1]);
@@ -112,12 +126,13 @@ static double fit(const double *x, const double *y, int n) {
 }
 
 /* least-squares slopes of log cost against log EPS: of the paths run (whole
- * units of 16384: at the larger EPS the levels above 0 sit at one unit, a
- * floor that flattens the slope) and of Giles' optimal numbers of paths from
- * the variances measured (mlmc/cost_optimal), which the theory is about */
+ * chunks of 256, at least --paths 1024 per level) and of Giles' optimal
+ * numbers of paths from the variances measured (mlmc/cost_optimal), each
+ * within `tol` of the theory's slope; for euler also the slope of log(cost /
+ * (ln EPS)^2), which EPS^-2 (log EPS)^2 makes -2 */
 static void slopes(const char *model, const char *scheme, double want, double tol) {
   const double eps[4] = {4e-3, 2e-3, 1e-3, 5e-4};
-  double x[4], y[4], yo[4];
+  double x[4], y[4], yo[4], yl[4];
   for (int i = 0; i < 4; i++) {
     sdk_run_config c;
     base(&c, model, scheme, 3);
@@ -125,22 +140,40 @@ static void slopes(const char *model, const char *scheme, double want, double to
     sdk_run *r = st_run(&c);
     y[i] = r ? log(total_cost(sdk_run_results(r), "mlmc/cost")) : NAN;
     yo[i] = r ? log(total_cost(sdk_run_results(r), "mlmc/cost_optimal")) : NAN;
+    yl[i] = y[i] - 2 * log(fabs(log(eps[i])));
     const sdk_dataset *lv = r ? sdk_store_find(&sdk_run_results(r)->store, "mlmc/levels") : NULL;
     printf("  %s EPS %.0e: cost %.4g path-steps (optimal %.4g), %lld levels\n", scheme, eps[i],
            exp(y[i]), exp(yo[i]), lv ? (long long)sdk_ds_i64(lv)[0] : -1LL);
     x[i] = log(eps[i]);
     sdk_run_destroy(&r);
   }
-  double s = fit(x, y, 4), so = fit(x, yo, 4);
+  double s = fit(x, y, 4), so = fit(x, yo, 4), sl = fit(x, yl, 4);
   printf("%s: slope of log cost against log EPS: %.3f of the paths run, %.3f of the optimal "
-         "paths (theory %.2f)\n",
-         scheme, s, so, want);
+         "paths (theory %.2f, tolerance %.2f)",
+         scheme, s, so, want, tol);
+  if (!strcmp(scheme, "euler")) printf("; of log(cost / (ln EPS)^2): %.3f (theory -2)", sl);
+  printf("\n");
   TU_CHECK(fabs(so - want) <= tol, "%s: optimal cost slope %.3f within %.2f of %.2f", scheme, so,
            tol, want);
-  TU_CHECK(s < 0 && s >= want - tol,
-           "%s: cost of the paths run falls with EPS no faster than "
-           "the theory (%.3f)",
-           scheme, s);
+  TU_CHECK(fabs(s - want) <= tol, "%s: cost slope of the paths run %.3f within %.2f of %.2f",
+           scheme, s, tol, want);
+  if (!strcmp(scheme, "euler"))
+    TU_CHECK(fabs(sl + 2) <= tol, "euler: slope of cost / (ln EPS)^2 %.3f within %.2f of -2", sl,
+             tol);
+}
+
+/* every dataset of a bitwise that of b; *n of them */
+static int same_runs(const sdk_run *a, const sdk_run *b, int *n) {
+  int same = a && b;
+  *n = 0;
+  for (int i = 0; same && i < sdk_run_results(a)->store.n; i++) {
+    const sdk_dataset *x = sdk_run_results(a)->store.ds[i];
+    const sdk_dataset *y = sdk_store_find(&sdk_run_results(b)->store, x->path);
+    same = y && sdk_ds_count(x) == sdk_ds_count(y) &&
+           !memcmp(x->data, y->data, (size_t)sdk_ds_count(x) * 8);
+    ++*n;
+  }
+  return same && *n == sdk_run_results(b)->store.n;
 }
 
 static void threads(const char *model) {
@@ -152,17 +185,67 @@ static void threads(const char *model) {
     c.threads = t + 1;
     r[t] = st_run(&c);
   }
-  int same = r[0] && r[1], n = 0;
-  for (int i = 0; same && i < sdk_run_results(r[0])->store.n; i++) {
-    const sdk_dataset *a = sdk_run_results(r[0])->store.ds[i];
-    const sdk_dataset *b = sdk_store_find(&sdk_run_results(r[1])->store, a->path);
-    same = b && sdk_ds_count(a) == sdk_ds_count(b) &&
-           !memcmp(a->data, b->data, (size_t)sdk_ds_count(a) * 8);
-    n++;
-  }
+  int n, same = same_runs(r[0], r[1], &n);
   TU_CHECK(same && n > 10, "--mlmc: 1 and 2 threads give bitwise the same %d datasets", n);
   sdk_run_destroy(&r[0]);
   sdk_run_destroy(&r[1]);
+}
+
+static int g_polls, g_stop_at;
+static int stop_at(void *u) {
+  (void)u;
+  return ++g_polls >= g_stop_at;
+}
+
+/* stopped at the `at`-th poll of the cancel hook (a checkpoint at every
+ * chunk of steps), resumed from the checkpoint: bitwise the run never
+ * stopped (the windows before the stop's come back from their carries) */
+static void resumed(const char *model, int te, const int *at, int nat) {
+  const char *what = te ? "--target-error" : "--mlmc";
+  sdk_run_config c;
+  base(&c, model, "euler", 5);
+  if (te)
+    c.target_error = 4e-3;
+  else
+    c.mlmc = 2e-3;
+  sdk_run *one = st_run(&c);
+  char ck[4200];
+  snprintf(ck, sizeof ck, "%s/sdk-mlmc-ck-XXXXXX", tu_scratch());
+  int fd = mkstemp(ck);
+  if (fd >= 0) close(fd);
+  for (int i = 0; i < nat; i++) {
+    sdk_run_config c2 = c;
+    c2.checkpoint = ck, c2.checkpoint_every = 0, c2.cancel = stop_at;
+    g_polls = 0, g_stop_at = at[i];
+    st_env(&c2.env);
+    sdk_run *r = NULL;
+    sdk_errbuf eb = {0};
+    sdk_err e = sdk_run_execute(&c2, &r, &eb);
+    TU_CHECK(e == SDK_ERR_INTERRUPTED, "%s stopped at poll %d (%s)", what, at[i], eb.msg);
+    sdk_run_destroy(&r);
+    sdk_ckpt *k = NULL;
+    e = sdk_ckpt_read(ck, &k, &eb);
+    TU_CHECK(e == SDK_OK && k->target, "%s: a checkpoint with the driver's state (%s)", what,
+             eb.msg);
+    if (e != SDK_OK) continue;
+    int64_t head[3];
+    memcpy(head, (const char *)k->target + 8, sizeof head); /* te, levels, current */
+    sdk_run_config c3 = c;
+    c3.checkpoint = ck, c3.checkpoint_every = 0, c3.resume = k;
+    r = st_run(&c3);
+    int n, same = same_runs(one, r, &n);
+    printf("%s stopped at poll %d: in level %lld of %lld at step %lld (%s); resumed: %s\n", what,
+           at[i], (long long)head[2], (long long)head[1], (long long)k->step, eb.msg,
+           same ? "the same bits" : "DIFFERENT");
+    TU_CHECK(same && n > 5,
+             "%s stopped at poll %d and resumed: bitwise the run never stopped (%d "
+             "datasets)",
+             what, at[i], n);
+    sdk_run_destroy(&r);
+    sdk_ckpt_destroy(&k);
+  }
+  unlink(ck);
+  sdk_run_destroy(&one);
 }
 
 static void refused(const char *model, const char *observe, const char *scheme, int dtc, int both,
@@ -192,6 +275,11 @@ int main(void) {
   slopes(model, "euler", -2.3, 0.3);
   slopes(model, "milstein", -2.0, 0.3);
   threads(model);
+  /* (stops in a window of level 0, of level 1, between two windows, in a
+   * level added later, and in later rounds) */
+  const int at_mlmc[6] = {8, 17, 22, 40, 60, 90}, at_te[4] = {8, 14, 30, 50};
+  resumed(model, 0, at_mlmc, 6);
+  resumed(model, 1, at_te, 4);
   refused(model, "moments,hist", "euler", 0, 0, "--observe hist is not one");
   refused(model, NULL, "euler", 1, 0, "leave out --dt-check");
   refused(model, NULL, "euler", 0, 1, "give one");

@@ -62,7 +62,7 @@ static void windows(const char *model, int shards, const sdk_results *one) {
   c.shards = shards;
   sdk_carry *carry = sdk_carry_create();
   int64_t f1[2] = {0, 0}, n1[2] = {U, 2 * U}, f2[2] = {U, 0}, n2[2] = {U, 0};
-  sdk_path_window w1 = {2 * U, f1, n1}, w2 = {2 * U, f2, n2};
+  sdk_path_window w1 = {2 * U, f1, n1, 0}, w2 = {2 * U, f2, n2, 0};
   c.carry = carry;
   c.window = &w1;
   sdk_run *a = st_run(&c);
@@ -92,7 +92,7 @@ static void refused(const char *model, const char *observe, int fixed, const cha
   c.observe = observe;
   if (!fixed) c.obs.nhist_range = 0;
   int64_t f[2] = {0, 0}, n[2] = {U, U};
-  sdk_path_window w = {U, f, n};
+  sdk_path_window w = {U, f, n, 0};
   c.window = &w;
   sdk_run *r = NULL;
   sdk_errbuf eb = {0};

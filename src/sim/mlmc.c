@@ -7,10 +7,14 @@
 #include <string.h>
 
 #include "observe/paths.h"
+#include "sim/checkpoint.h"
 #include "sim/registry.h"
 #include "sim/run_internal.h"
 
-#define UNIT SDK_PATH_WINDOW_UNIT
+/* windows: whole reduction chunks (run.h sdk_path_window.chunks); the key of
+ * the paths: whole fold units */
+#define UNIT SDK_RED_CHUNK
+#define KEY_UNIT SDK_PATH_WINDOW_UNIT
 #define MAX_Q 64
 
 typedef struct quantity {
@@ -23,6 +27,7 @@ typedef struct level {
   sdk_carry *carry;
   int64_t *used, *add; /* [ngrid]: paths run so far, the next window */
   sdk_run *run;        /* the latest run: results over all its windows */
+  int ran;             /* a window of it has run (its carry holds them) */
 } level;
 
 typedef struct drv {
@@ -31,8 +36,9 @@ typedef struct drv {
   double eps;
   int64_t ngrid, key, nsteps0, spp0, ninit;
   double dt0;
-  int p;      /* the scheme's weak order */
-  double den; /* 2^p - 1 */
+  int p;       /* the scheme's weak order */
+  double den;  /* 2^p - 1 */
+  double beta; /* Var Y_l ~ dt_l^beta: twice the scheme's strong order */
   int nq;
   quantity q[MAX_Q];
   int nlev;
@@ -40,7 +46,11 @@ typedef struct drv {
   int64_t *L, *status; /* [ngrid]: the finest level (dt index); 0 done, 1 capped, 2 NaN */
   unsigned char *done;
   double seconds, path_steps;
-  const char *opt; /* "--mlmc" or "--target-error" */
+  const char *opt;       /* "--mlmc" or "--target-error" */
+  int cur;               /* the level whose window runs (checkpoints) */
+  unsigned char *packed; /* the state as bytes (record TGTS) */
+  size_t npacked;
+  int64_t *none; /* [ngrid] zeros: a window of no paths */
 } drv;
 
 /* the independent random numbers of level l: the seed mixed with l
@@ -69,6 +79,7 @@ static void level_config(const drv *d, int l, sdk_run_config *c) {
   c->sample_every = d->nsteps0 << l;
   c->paths = d->key;
   c->progress = NULL;
+  c->resume = NULL;
   if (l > 0 || d->lev[0].run) c->logger = NULL; /* the plan's notes once */
 }
 
@@ -102,6 +113,7 @@ static sdk_err probe(drv *d, sdk_errbuf *eb) {
     if (e == SDK_OK && l == 0) {
       d->nsteps0 = p.nsteps, d->spp0 = p.spp, d->dt0 = r->dt[0], d->ngrid = p.ngrid;
       d->p = p.scheme->weak_order, d->den = ldexp(1.0, d->p) - 1;
+      d->beta = 2 * p.scheme->strong_order;
       if (!(p.scheme->strong_order > 0) || d->p < 1)
         e = SDK_FAIL(eb, SDK_ERR_USAGE,
                      "%s: scheme %s declares no strong and weak order: the paths per level come "
@@ -113,9 +125,9 @@ static sdk_err probe(drv *d, sdk_errbuf *eb) {
     sdk_run_destroy(&r);
     if (e != SDK_OK) return l == 0 ? e : wrap(d, e, eb);
   }
-  int64_t cap = ((int64_t)1 << 39) / d->ngrid / UNIT * UNIT;
+  int64_t cap = ((int64_t)1 << 38) / d->ngrid / KEY_UNIT * KEY_UNIT;
   d->key = cap < ((int64_t)1 << 34) ? cap : ((int64_t)1 << 34);
-  if (d->key < 64 * UNIT)
+  if (d->key < 64 * KEY_UNIT)
     return SDK_FAIL(eb, SDK_ERR_USAGE, "%s: %lld grid points are too many to key the paths of",
                     d->opt, (long long)d->ngrid);
   if ((d->nsteps0 << (SDK_MLMC_MAX_LEVELS - 1)) > SDK_MAX_STEPS)
@@ -188,22 +200,49 @@ static void stats(const drv *d, int l, int q, int64_t g, double *mean, double *v
   *mean = -d->den * at(R, d->q[q].bias, g), *var = se * se * n;
 }
 
-static sdk_err run_level(drv *d, int l, sdk_errbuf *eb) {
-  level *v = &d->lev[l];
+static int any_add(const drv *d, int l) {
   int any = 0;
   for (int64_t g = 0; g < d->ngrid; g++)
-    any |= v->add[g] > 0;
-  if (!any) return SDK_OK;
+    any |= d->lev[l].add[g] > 0;
+  return any;
+}
+
+static sdk_err pack(drv *d, sdk_errbuf *eb);
+
+/* Level l's next window (resume: the window the checkpoint holds, from its
+ * step); its results replace the level's.  again = 1: a window of no paths,
+ * which gives the results of the windows so far from the carry alone (a
+ * resumed driver's levels before its checkpoint's). */
+static sdk_err run_level(drv *d, int l, const sdk_ckpt *resume, int again, sdk_errbuf *eb) {
+  level *v = &d->lev[l];
+  if (!again && !any_add(d, l)) return SDK_OK;
   sdk_run_config c;
   level_config(d, l, &c);
-  sdk_path_window w = {d->key, v->used, v->add};
+  sdk_path_window w = {d->key, v->used, again ? d->none : v->add, 1};
   c.window = &w;
   c.carry = v->carry;
+  c.resume = resume;
+  if (again) c.checkpoint = NULL, c.cancel = NULL;
+  d->cur = l;
+  if (!again && c.checkpoint) {
+    SDK_CHECK(pack(d, eb));
+    c.target_state = d->packed, c.ntarget_state = d->npacked;
+  }
   sdk_run *r = NULL;
-  SDK_CHECK(sdk_run_execute(&c, &r, eb));
+  sdk_err e = sdk_run_execute(&c, &r, eb);
+  if (e == SDK_ERR_INTERRUPTED && eb) {
+    char what[64];
+    snprintf(what, sizeof what, "a window of level %d of %s", l, d->opt);
+    int later = 0; /* (a window before this one has its checkpoint) */
+    for (int k = 0; k < d->nlev; k++)
+      later |= d->lev[k].ran;
+    sdk_windows_interrupted(&c, later, what, eb);
+  }
+  SDK_CHECK(e);
   d->seconds += r->seconds, d->path_steps += r->path_steps;
-  for (int64_t g = 0; g < d->ngrid; g++)
+  for (int64_t g = 0; !again && g < d->ngrid; g++)
     v->used[g] += v->add[g], v->add[g] = 0;
+  v->ran = 1;
   sdk_run_destroy(&v->run);
   v->run = r;
   if (d->nq == 0 && c.dt_check) SDK_CHECK(find_quantities(d, &r->r, eb));
@@ -216,6 +255,7 @@ static sdk_err add_level(drv *d, int l, sdk_errbuf *eb) {
   v->carry = sdk_carry_create();
   v->used = calloc((size_t)d->ngrid, sizeof *v->used);
   v->add = calloc((size_t)d->ngrid, sizeof *v->add);
+  v->ran = 0;
   if (!v->carry || !v->used || !v->add) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   d->nlev = l + 1;
   return SDK_OK;
@@ -232,36 +272,67 @@ static double level_cost(const drv *d, int l) {
 }
 
 /* Giles' paths per level at grid point g from the variances measured, the
- * most over the quantities (unrounded), and the largest bias estimate;
- * 0 when a statistic is not finite (the grid point blew up) */
-static int optimal(const drv *d, int64_t g, double *need, double *bias) {
+ * most over the quantities (unrounded), for the standard error (EPS - b) / 2
+ * of each quantity (b its bias estimate: |bias| + 2 SE <= EPS; sim/mlmc.h),
+ * and the largest bias estimate; *deeper when a level more is needed (a bias
+ * estimate above EPS / sqrt(2)) or cheaper: the paths still to run with it
+ * (its variance and cost per path level L's times 2^-beta and 2, its bias
+ * 2^-p, at least --paths of it) cost less than those without it.  0 when a
+ * statistic is not finite (the grid point blew up). */
+static int optimal(const drv *d, int64_t g, double *need, double *bias, int *deeper) {
   int64_t L = d->L[g];
-  *bias = 0;
+  const double bmax = d->eps / sqrt(2.0);
+  double need1[SDK_MLMC_MAX_LEVELS + 1] = {0};
+  *bias = 0, *deeper = 0;
   for (int l = 0; l <= L; l++)
     need[l] = 0;
   for (int q = 0; q < d->nq; q++) {
-    double m[SDK_MLMC_MAX_LEVELS], V[SDK_MLMC_MAX_LEVELS], sum = 0;
+    double m[SDK_MLMC_MAX_LEVELS], V[SDK_MLMC_MAX_LEVELS + 1], sum = 0;
     for (int l = 0; l <= L; l++) {
       stats(d, l, q, g, &m[l], &V[l]);
       if (!isfinite(m[l]) || !isfinite(V[l])) return 0;
       sum += sqrt(V[l] * level_cost(d, l));
     }
-    for (int l = 0; l <= L; l++) {
-      double n = 2 / (d->eps * d->eps) * sqrt(V[l] / level_cost(d, l)) * sum;
-      if (n > need[l]) need[l] = n;
-    }
     double b = fmax(fabs(m[L]), fabs(m[L - 1]) / ldexp(1.0, d->p)) / d->den;
     if (b > *bias) *bias = b;
+    if (b > bmax) *deeper = 1;
+    V[L + 1] = V[L] * pow(2.0, -d->beta);
+    double se = (d->eps - fmin(b, bmax)) / 2, se1 = (d->eps - fmin(b, bmax) / ldexp(1.0, d->p)) / 2;
+    double sum1 = sum + sqrt(V[L + 1] * 2 * level_cost(d, (int)L));
+    for (int l = 0; l <= L + 1; l++) {
+      double r = sqrt(V[l] / (l <= L ? level_cost(d, l) : 2 * level_cost(d, (int)L)));
+      if (l <= L && r * sum / (se * se) > need[l]) need[l] = r * sum / (se * se);
+      if (r * sum1 / (se1 * se1) > need1[l]) need1[l] = r * sum1 / (se1 * se1);
+    }
   }
+  double now = 0, next = fmax(need1[L + 1], (double)d->ninit) * 2 * level_cost(d, (int)L);
+  for (int l = 0; l <= L; l++) {
+    double u = (double)d->lev[l].used[g];
+    now += fmax(need[l] - u, 0) * level_cost(d, l),
+        next += fmax(need1[l] - u, 0) * level_cost(d, l);
+  }
+  /* (a level more for a saving of 1% or more: never for nothing) */
+  if (next < 0.99 * now) *deeper = 1;
   return 1;
 }
 
-/* --mlmc at grid point g: the paths each level lacks, or a level more, or done */
+/* --mlmc at grid point g: a level more, or the paths each level lacks, or done */
 static sdk_err mlmc_decide(drv *d, int64_t g, sdk_errbuf *eb) {
   int64_t L = d->L[g];
   double need[SDK_MLMC_MAX_LEVELS], bias;
-  if (!optimal(d, g, need, &bias)) {
+  int deeper;
+  if (!optimal(d, g, need, &bias, &deeper)) {
     d->status[g] = 2, d->done[g] = 1;
+    return SDK_OK;
+  }
+  if (deeper && L + 1 < SDK_MLMC_MAX_LEVELS) {
+    SDK_CHECK(add_level(d, (int)L + 1, eb));
+    d->L[g] = L + 1;
+    d->lev[L + 1].add[g] = d->ninit;
+    return SDK_OK;
+  }
+  if (bias > d->eps / sqrt(2.0)) {
+    d->status[g] = 1, d->done[g] = 1;
     return SDK_OK;
   }
   int more = 0;
@@ -270,17 +341,7 @@ static sdk_err mlmc_decide(drv *d, int64_t g, sdk_errbuf *eb) {
     d->lev[l].add[g] = n > d->lev[l].used[g] ? n - d->lev[l].used[g] : 0;
     more |= d->lev[l].add[g] > 0;
   }
-  if (more || bias <= d->eps / sqrt(2.0)) {
-    d->done[g] = !more;
-    return SDK_OK;
-  }
-  if (L + 1 >= SDK_MLMC_MAX_LEVELS) {
-    d->status[g] = 1, d->done[g] = 1;
-    return SDK_OK;
-  }
-  SDK_CHECK(add_level(d, (int)L + 1, eb));
-  d->L[g] = L + 1;
-  d->lev[L + 1].add[g] = d->ninit;
+  d->done[g] = !more;
   return SDK_OK;
 }
 
@@ -329,17 +390,146 @@ static sdk_err te_decide(drv *d, int64_t g, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
-static sdk_err iterate(drv *d, sdk_errbuf *eb) {
-  for (int l = 0; l < (d->te ? 1 : 3); l++) {
-    SDK_CHECK(add_level(d, l, eb));
-    for (int64_t g = 0; g < d->ngrid; g++)
-      d->lev[l].add[g] = d->ninit;
+/* ---- checkpoints: the driver's state (record TGTS), the current level's
+ * carry in record CARY (sim/checkpoint.h) ---- */
+
+static const char MAGIC[8] = {'S', 'D', 'K', 'M', 'L', 'M', 'C', '1'};
+enum { NHEAD = 8 };
+
+/* "SDKMLMC1", i64 te, nlev, cur, ngrid, key, nsteps0, nq, 0, f64 path_steps,
+ * seconds, i64 L, status, done [ngrid], then per level i64 ran, used, add
+ * [ngrid], the carry's length (0: the current level's, in CARY, or a level
+ * never run) and its bytes */
+static sdk_err pack(drv *d, sdk_errbuf *eb) {
+  size_t n = 8 + 8 * NHEAD + 16 + 24 * (size_t)d->ngrid, len[SDK_MLMC_MAX_LEVELS] = {0};
+  unsigned char *carry[SDK_MLMC_MAX_LEVELS] = {0};
+  sdk_err e = SDK_OK;
+  for (int l = 0; l < d->nlev; l++) {
+    if (e == SDK_OK && l != d->cur && d->lev[l].ran)
+      e = sdk_carry_pack(d->lev[l].carry, &carry[l], &len[l], eb);
+    n += 8 + 16 * (size_t)d->ngrid + 8 + len[l];
   }
+  unsigned char *b = e == SDK_OK ? malloc(n) : NULL, *at = b;
+  if (e == SDK_OK && !b) e = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  if (e == SDK_OK) {
+    int64_t head[NHEAD] = {d->te, d->nlev, d->cur, d->ngrid, d->key, d->nsteps0, d->nq, 0};
+    double f[2] = {d->path_steps, d->seconds};
+    size_t ng = 8 * (size_t)d->ngrid;
+    memcpy(at, MAGIC, 8), at += 8;
+    memcpy(at, head, sizeof head), at += sizeof head;
+    memcpy(at, f, 16), at += 16;
+    memcpy(at, d->L, ng), at += ng;
+    memcpy(at, d->status, ng), at += ng;
+    for (int64_t g = 0; g < d->ngrid; g++, at += 8) {
+      int64_t x = d->done[g];
+      memcpy(at, &x, 8);
+    }
+    for (int l = 0; l < d->nlev; l++) {
+      int64_t ran = d->lev[l].ran, nc = (int64_t)len[l];
+      memcpy(at, &ran, 8), at += 8;
+      memcpy(at, d->lev[l].used, ng), at += ng;
+      memcpy(at, d->lev[l].add, ng), at += ng;
+      memcpy(at, &nc, 8), at += 8;
+      if (len[l]) memcpy(at, carry[l], len[l]), at += len[l];
+    }
+    free(d->packed);
+    d->packed = b, d->npacked = n;
+  }
+  for (int l = 0; l < d->nlev; l++)
+    free(carry[l]);
+  return e;
+}
+
+/* the bytes of `n` from *at, within end */
+static int take(const unsigned char **at, const unsigned char *end, void *v, size_t n) {
+  if ((size_t)(end - *at) < n) return 0;
+  if (n) memcpy(v, *at, n);
+  *at += n;
+  return 1;
+}
+
+static int level_ok(const drv *d, const level *v) {
   for (int64_t g = 0; g < d->ngrid; g++)
-    d->L[g] = d->te ? 0 : 2;
-  for (;;) {
+    if (v->used[g] < 0 || v->add[g] < 0 || v->used[g] > d->key - v->add[g] || v->used[g] % UNIT ||
+        v->add[g] % UNIT)
+      return 0;
+  return 1;
+}
+
+static sdk_err unpack(drv *d, const sdk_ckpt *k, sdk_errbuf *eb) {
+  const unsigned char *at = k->target, *end = at ? at + k->ntarget : NULL;
+  char magic[8];
+  int64_t head[NHEAD];
+  double f[2];
+  if (!at || !k->carry || !take(&at, end, magic, 8) || memcmp(magic, MAGIC, 8) ||
+      !take(&at, end, head, sizeof head) || head[0] != d->te)
+    return SDK_FAIL(eb, SDK_ERR_FORMAT,
+                    "checkpoint '%s' holds no state of a run of %s, or another one's: finish it "
+                    "with the command that wrote it",
+                    d->base.checkpoint ? d->base.checkpoint : "?", d->opt);
+  if (head[5] != d->nsteps0)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "%s cannot be extended (--t-end, --periods): its levels' paths end at step "
+                    "%lld of the first dt; start a new run",
+                    d->opt, (long long)head[5]);
+  size_t ng = 8 * (size_t)d->ngrid;
+  int ok = head[1] >= 1 && head[1] <= SDK_MLMC_MAX_LEVELS && head[2] >= 0 && head[2] < head[1] &&
+           head[3] == d->ngrid && head[4] == d->key && take(&at, end, f, 16) &&
+           take(&at, end, d->L, ng) && take(&at, end, d->status, ng);
+  for (int64_t g = 0; ok && g < d->ngrid; g++) {
+    int64_t x = -1;
+    ok = take(&at, end, &x, 8) && (x == 0 || x == 1) && d->L[g] >= 0 && d->L[g] < head[1] &&
+         d->status[g] >= 0 && d->status[g] <= 2;
+    d->done[g] = (unsigned char)x;
+  }
+  for (int l = 0; ok && l < head[1]; l++) {
+    SDK_CHECK(add_level(d, l, eb));
+    level *v = &d->lev[l];
+    int64_t ran = -1, nc = -1;
+    ok = take(&at, end, &ran, 8) && (ran == 0 || ran == 1) && take(&at, end, v->used, ng) &&
+         take(&at, end, v->add, ng) && level_ok(d, v) && take(&at, end, &nc, 8) && nc >= 0 &&
+         nc <= end - at && (nc > 0) == (ran && l != head[2]);
+    v->ran = (int)ran;
+    if (ok && nc > 0) SDK_CHECK(sdk_carry_unpack(v->carry, at, (size_t)nc, eb));
+    at += ok ? nc : 0;
+  }
+  if (!ok || at != end || !any_add(d, (int)head[2]))
+    return SDK_FAIL(eb, SDK_ERR_FORMAT, "checkpoint is corrupt (state of %s)", d->opt);
+  d->cur = (int)head[2];
+  d->path_steps = f[0], d->seconds = f[1];
+  return sdk_carry_unpack(d->lev[d->cur].carry, k->carry, k->ncarry, eb);
+}
+
+/* A resumed driver: the results of its levels that ran before the current
+ * one (from their carries), the current window from the checkpoint, then
+ * the rest of its round. */
+static sdk_err resume_round(drv *d, const sdk_ckpt *k, sdk_errbuf *eb) {
+  SDK_CHECK(unpack(d, k, eb));
+  int cur = d->cur;
+  for (int l = 0; l < d->nlev; l++)
+    if (l != cur && d->lev[l].ran && (l < cur || !any_add(d, l)))
+      SDK_CHECK(run_level(d, l, NULL, 1, eb));
+  SDK_CHECK(run_level(d, cur, k, 0, eb));
+  for (int l = cur + 1; l < d->nlev; l++)
+    SDK_CHECK(run_level(d, l, NULL, 0, eb));
+  return SDK_OK;
+}
+
+static sdk_err iterate(drv *d, sdk_errbuf *eb) {
+  if (d->base.resume) {
+    SDK_CHECK(resume_round(d, d->base.resume, eb));
+  } else {
+    for (int l = 0; l < (d->te ? 1 : 3); l++) {
+      SDK_CHECK(add_level(d, l, eb));
+      for (int64_t g = 0; g < d->ngrid; g++)
+        d->lev[l].add[g] = d->ninit;
+    }
+    for (int64_t g = 0; g < d->ngrid; g++)
+      d->L[g] = d->te ? 0 : 2;
     for (int l = 0; l < d->nlev; l++)
-      SDK_CHECK(run_level(d, l, eb));
+      SDK_CHECK(run_level(d, l, NULL, 0, eb));
+  }
+  for (;;) {
     int left = 0;
     for (int64_t g = 0; g < d->ngrid; g++) {
       if (d->done[g]) continue;
@@ -347,6 +537,8 @@ static sdk_err iterate(drv *d, sdk_errbuf *eb) {
       left |= !d->done[g];
     }
     if (!left) return SDK_OK;
+    for (int l = 0; l < d->nlev; l++)
+      SDK_CHECK(run_level(d, l, NULL, 0, eb));
   }
 }
 
@@ -364,11 +556,6 @@ static sdk_err check_config(const drv *d, const sdk_run_config *c, sdk_errbuf *e
                     d->opt);
   if (c->window || c->carry)
     return SDK_FAIL(eb, SDK_ERR_INTERNAL, "%s makes its own windows of paths", d->opt);
-  if (c->checkpoint || c->resume)
-    return SDK_FAIL(eb, SDK_ERR_USAGE,
-                    "%s: checkpoints of its runs over windows of paths are not made yet; run "
-                    "without --checkpoint",
-                    d->opt);
   if (c->extrapolate || (c->dt_check && !d->te))
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "%s measures the time-step bias itself: leave out --dt-check and --extrapolate",
@@ -460,8 +647,8 @@ static sdk_err record_levels(const drv *d, sdk_run *r, sdk_errbuf *eb) {
   SDK_CHECK(grid_ds(d, r, "mlmc/cost_optimal", SDK_F64, 0, &dopt, eb));
   SDK_CHECK(sdk_ds_attr_str(dopt, "description",
                             "sum over the levels of Giles' unrounded optimal paths times the "
-                            "cost of a path (mlmc/cost has the paths run: whole units of "
-                            "16384)",
+                            "cost of a path (mlmc/cost has the paths run: whole chunks of "
+                            "256, at least --paths per level)",
                             eb));
   SDK_CHECK(grid_ds(d, r, "mlmc/levels", SDK_I64, 0, &dl, eb));
   SDK_CHECK(grid_ds(d, r, "mlmc/status", SDK_I64, 0, &ds, eb));
@@ -472,7 +659,7 @@ static sdk_err record_levels(const drv *d, sdk_run *r, sdk_errbuf *eb) {
     sdk_ds_i64(dl)[g] = d->L[g] + 1;
     sdk_ds_i64(ds)[g] = d->status[g];
     double need[SDK_MLMC_MAX_LEVELS], bias, opt = 0;
-    int ok = optimal(d, g, need, &bias);
+    int deeper, ok = optimal(d, g, need, &bias, &deeper);
     for (int l = 0; l <= d->L[g]; l++)
       opt += need[l] * level_cost(d, l);
     sdk_ds_f64(dopt)[g] = ok ? opt : NAN;
@@ -571,7 +758,9 @@ sdk_err sdk_mlmc_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb)
     d->L = calloc((size_t)d->ngrid, sizeof *d->L);
     d->status = calloc((size_t)d->ngrid, sizeof *d->status);
     d->done = calloc((size_t)d->ngrid, 1);
-    if (!d->L || !d->status || !d->done) e = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+    d->none = calloc((size_t)d->ngrid, sizeof *d->none);
+    if (!d->L || !d->status || !d->done || !d->none)
+      e = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   }
   if (e == SDK_OK) e = iterate(d, eb);
   if (e == SDK_OK) e = d->te ? record_te(d, out, eb) : record_mlmc(d, out, eb);
@@ -580,7 +769,7 @@ sdk_err sdk_mlmc_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb)
     sdk_run_destroy(&d->lev[l].run);
     free(d->lev[l].used), free(d->lev[l].add);
   }
-  free(d->L), free(d->status), free(d->done);
+  free(d->L), free(d->status), free(d->done), free(d->none), free(d->packed);
   free(d);
   return e;
 }

@@ -12,16 +12,42 @@
  * mean is -(2^p - 1) bias_l and whose variance (2^p - 1)^2 bias_err_l^2 N_l.
  * The levels are independent: level l draws from the seed mixed with l.
  *
- *   start     levels 0, 1, 2 with one window unit (16384 paths, or --paths
- *             rounded up to units) each
- *   paths     N_l = ceil(2 EPS^-2 sqrt(V_l / C_l) sum_k sqrt(V_k C_k)) for
- *             every quantity, the most of them, in whole units; the paths
- *             missing run as one window per level (its carry continues
- *             the earlier windows' sums bitwise)
- *   levels    when no level needs more paths: the bias estimate
- *             max(|Y_L|, |Y_(L-1)| / 2^p) / (2^p - 1) (p the weak order) of
- *             every quantity at most EPS / sqrt(2), or a level L + 1 is added
- *             (at most SDK_MLMC_MAX_LEVELS levels: then status 1)
+ *   start     levels 0, 1, 2 with --paths (rounded up to whole reduction
+ *             chunks of 256) each
+ *   levels    b = max(|Y_L|, |Y_(L-1)| / 2^p) / (2^p - 1) (p the weak
+ *             order), the bias estimate of each quantity: a level L + 1 is
+ *             added while b > EPS / sqrt(2) for some quantity (the issue's
+ *             rule; at most SDK_MLMC_MAX_LEVELS levels: then status 1), or
+ *             while the paths still to run with it (its V and C level L's
+ *             times 2^-beta and 2, beta twice the strong order, its b 2^-p,
+ *             at least --paths of it) cost less than those without it
+ *   paths     N_l = ceil(sqrt(V_l / C_l) sum_k sqrt(V_k C_k) / SE^2) with
+ *             SE = (EPS - b) / 2, for every quantity, the most of them: the
+ *             cheapest paths with the standard error SE; the paths missing
+ *             run as one window per level (its carry continues the earlier
+ *             windows' sums)
+ *
+ * What EPS promises: |estimate - exact| <= EPS in about 95% of runs, as
+ * |b| + 2 SE <= EPS.  The bias bound EPS / sqrt(2) alone is Giles' split of
+ * EPS^2 between bias^2 and a variance EPS^2 / 2, an RMS error EPS; but its
+ * standard error EPS / sqrt(2) leaves 16% of the estimates outside EPS even
+ * without bias, and more with a bias near its bound (euler's E S(1)^2 of GBM:
+ * 16 of 20 seeds within EPS with SE EPS / 2).  The RMS error sqrt(b^2 + SE^2)
+ * is at most 0.73 EPS (b = EPS / sqrt(2), SE = 0.15 EPS).
+ *
+ * Windows are whole reduction chunks (run.h sdk_path_window.chunks), not
+ * whole fold units of 16384 paths: the levels' folds are then not bitwise
+ * those of one run over their paths, which MLMC does not need, but the same
+ * bits for any threads, shards and ranks; a floor of 16384 paths per level
+ * would hide the cost's growth EPS^-2 (log EPS)^2 (euler), EPS^-2
+ * (milstein) at the larger EPS.
+ *
+ * Checkpoints (--checkpoint, sdekit resume): the window running writes them
+ * (sim/checkpoint.h), its level's carry in record CARY and this driver's
+ * state in TGTS (the levels, their paths run and to run, the other levels'
+ * carries, which level runs); a resumed driver gets the results of the
+ * other levels from their carries (a window of no paths), ends the window
+ * from its checkpoint and goes on: the same bits as a run never stopped.
  *
  * The cost C_l of a path is its number of steps, times 1.5 on coupled levels
  * (the coarse path's half steps): a deterministic model, never wall time, so

@@ -656,8 +656,9 @@ sdk_err sdk_plan_observables(sdk_plan *p, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
-/* A window of the paths (run.h sdk_path_window): whole fold units of grid
- * points of key_ppg paths, independent paths only; the key's paths of all
+/* A window of the paths (run.h sdk_path_window): whole fold units (whole
+ * chunks with w->chunks) of grid points of key_ppg paths (whole fold units),
+ * independent paths only; the key's paths of all
  * grid points at most 2^38, so that a GPU's chunk ids g * nch + c stay below
  * 2^31 (backend/cuda.c). */
 static sdk_err plan_window(const sdk_run_config *c, sdk_plan *p, sdk_errbuf *eb) {
@@ -674,14 +675,15 @@ static sdk_err plan_window(const sdk_run_config *c, sdk_plan *p, sdk_errbuf *eb)
                     "a window of paths needs a key of a multiple of %lld paths per grid point, "
                     "at most 2^38 paths in all (%lld grid points x %lld)",
                     (long long)u, (long long)p->ngrid, (long long)w->key_ppg);
+  const int64_t wu = w->chunks ? SDK_RED_CHUNK : u;
   for (int64_t g = 0; g < p->ngrid; g++)
-    if (w->first[g] < 0 || w->count[g] < 0 || w->first[g] % u || w->count[g] % u ||
+    if (w->first[g] < 0 || w->count[g] < 0 || w->first[g] % wu || w->count[g] % wu ||
         w->first[g] > w->key_ppg - w->count[g])
       return SDK_FAIL(eb, SDK_ERR_INTERNAL,
                       "the window of paths of grid point %lld ([%lld, +%lld) of %lld) is not "
                       "made of whole units of %lld paths",
                       (long long)g, (long long)w->first[g], (long long)w->count[g],
-                      (long long)w->key_ppg, (long long)u);
+                      (long long)w->key_ppg, (long long)wu);
   p->ppg = w->key_ppg;
   return SDK_OK;
 }

@@ -43,10 +43,16 @@ struct sdk_ckpt;
  * count[g] = 0: grid point g takes no part (costs nothing).  first[g] and count[g] are
  * multiples of SDK_PATH_WINDOW_UNIT (a fold unit of the reductions, backend.h), and so is
  * key_ppg: every window is made of whole fold units, so that a carry (observe/paths.h)
- * continues the reductions' folds bitwise.  Independent paths only (systems refuse). */
+ * continues the reductions' folds bitwise.  Independent paths only (systems refuse).
+ * chunks = 1: first[g] and count[g] need only be whole reduction chunks (SDK_RED_CHUNK
+ * paths; key_ppg still whole units): a fold unit cut by a window's edge is folded chunk by
+ * chunk, so a carried fold is deterministic (every window's partial results fold in one
+ * fixed order, whatever the threads, shards and ranks) but not bitwise that of one run over
+ * the same paths (--mlmc, sim/mlmc.h, needs only the determinism). */
 typedef struct sdk_path_window {
   int64_t key_ppg;
   const int64_t *first, *count;
+  int chunks;
 } sdk_path_window;
 #define SDK_PATH_WINDOW_UNIT ((int64_t)SDK_RED_FOLD * SDK_RED_CHUNK)
 

@@ -120,5 +120,11 @@ sdk_err sdk_record(sdk_plan *p, sdk_errbuf *eb);
 /* A run to a requested standard error (c->target_se or target_rse):
  * batches of paths as windows with one carry (sim/target.c). */
 sdk_err sdk_target_run(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb);
+/* A run over a window of paths of such a driver (sim/target.c, sim/mlmc.c)
+ * was interrupted: eb's message names the window (`what`), or, stopped
+ * before a later window's first step (`later`) with a checkpoint, says that
+ * the checkpoint holds the window before (each window's run writes one at its
+ * end) and how to go on. */
+void sdk_windows_interrupted(const sdk_run_config *c, int later, const char *what, sdk_errbuf *eb);
 
 #endif

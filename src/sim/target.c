@@ -223,7 +223,7 @@ static sdk_err find_targets(driver *d, const sdk_results *R, sdk_errbuf *eb) {
  * the datasets to target. */
 static sdk_err dry_plan(driver *d, sdk_errbuf *eb) {
   sdk_run_config cc = *d->c;
-  sdk_path_window w = {d->t.key, d->t.first, d->t.count};
+  sdk_path_window w = {d->t.key, d->t.first, d->t.count, 0};
   cc.window = &w, cc.carry = NULL, cc.target_se = cc.target_rse = 0;
   for (int64_t g = 0; g < d->t.ngrid; g++)
     d->t.count[g] = UNIT;
@@ -319,7 +319,7 @@ static sdk_err decide(driver *d, const sdk_run *run, sdk_errbuf *eb) {
  * checkpoint holds, from its step). */
 static sdk_err batch(driver *d, const sdk_ckpt *resume, sdk_run **out, sdk_errbuf *eb) {
   sdk_run_config cc = *d->c;
-  sdk_path_window w = {d->t.key, d->t.first, d->t.count};
+  sdk_path_window w = {d->t.key, d->t.first, d->t.count, 0};
   cc.window = &w, cc.carry = d->carry, cc.target_se = cc.target_rse = 0;
   cc.resume = resume;
   if (!resume) d->t.batch++;
@@ -328,18 +328,24 @@ static sdk_err batch(driver *d, const sdk_ckpt *resume, sdk_run **out, sdk_errbu
   sdk_err e = sdk_run_execute(&cc, out, eb);
   if (e == SDK_OK) d->seconds += (*out)->seconds, d->path_steps += (*out)->path_steps;
   if (e != SDK_ERR_INTERRUPTED || !eb) return e;
-  /* a stop says which batch; one before a later batch's first step finds
-   * the checkpoint of the batch before (written at its end) */
-  char msg[sizeof eb->msg];
-  if (d->t.batch > 1 && d->c->checkpoint && strstr(eb->msg, "before the first step"))
-    snprintf(msg, sizeof msg,
-             "interrupted before batch %lld of the paths; the checkpoint %s holds the batch "
-             "before; continue with: sdekit resume %s",
-             (long long)d->t.batch, d->c->checkpoint, d->c->checkpoint);
-  else
-    snprintf(msg, sizeof msg, "batch %lld of the paths: %s", (long long)d->t.batch, eb->msg);
-  memcpy(eb->msg, msg, sizeof msg);
+  char what[64];
+  snprintf(what, sizeof what, "batch %lld of the paths", (long long)d->t.batch);
+  sdk_windows_interrupted(d->c, d->t.batch > 1, what, eb);
   return e;
+}
+
+void sdk_windows_interrupted(const sdk_run_config *c, int later, const char *what, sdk_errbuf *eb) {
+  /* a stop says which window; one before a later window's first step finds
+   * the checkpoint of the window before (written at its end) */
+  char msg[sizeof eb->msg];
+  if (later && c->checkpoint && strstr(eb->msg, "before the first step"))
+    snprintf(msg, sizeof msg,
+             "interrupted before %s; the checkpoint %s holds the one before; continue with: "
+             "sdekit resume %s",
+             what, c->checkpoint, c->checkpoint);
+  else
+    snprintf(msg, sizeof msg, "%s: %s", what, eb->msg);
+  memcpy(eb->msg, msg, sizeof msg);
 }
 
 /* The records of the run: target/status, the settings, and a notice where a

@@ -1,0 +1,42 @@
+"""Multilevel Monte Carlo and a requested total error (issue 26) through run(): mlmc= gives
+the estimates and the mlmc/ datasets, target_error= the dt it chose."""
+import math
+
+import numpy as np
+import pytest
+
+import sdekit
+
+# GBM, dS = mu S dt + sigma S dW: E S(1)^2 = exp(2 mu + sigma^2)
+GBM = dict(params={"mu": 0.05, "sigma": 0.2}, t_end=1, dt=0.25, observe="moments,expr",
+           observe_expr="S2=S*S", progress=False)
+EXACT_S2 = math.exp(2 * 0.05 + 0.2 ** 2)
+
+
+def test_mlmc_milstein():
+    r = sdekit.run("gbm", mlmc=1e-3, scheme="milstein", seed=7, **GBM)
+    levels = int(r["mlmc/levels"])
+    assert levels >= 3
+    paths, cost, dt = r["mlmc/paths"], r["mlmc/cost"], r["mlmc/dt"]
+    assert paths.shape == cost.shape == dt.shape == (levels,)
+    assert np.all(paths > 0) and np.all(np.diff(dt) < 0)
+    value, rms = float(r["mlmc/value_expr_mean_S2"]), float(r["mlmc/rms_error_expr_mean_S2"])
+    # the observable's value at t_end is the estimate, its error the RMS error
+    assert float(np.ravel(r["expr/mean_S2"])[-1]) == value
+    assert float(np.ravel(r["expr/err_S2"])[-1]) == rms
+    assert 0 < rms <= 1e-3
+    assert abs(value - EXACT_S2) <= 1e-3
+    assert r["mlmc/mean_expr_mean_S2"].shape == (levels,)
+
+
+def test_target_error():
+    r = sdekit.run("gbm", target_error=4e-3, scheme="euler", seed=3, **GBM)
+    dt = float(r["target/dt"])
+    assert 0 < dt < 0.25 and int(r["target/status"]) == 0
+    assert abs(float(np.ravel(r["expr/mean_S2"])[-1]) - EXACT_S2) <= 2 * 4e-3
+    assert float(np.ravel(r["expr/err_S2"])[-1]) <= 4e-3 / 2
+
+
+def test_mlmc_refuses_dt_check():
+    with pytest.raises(sdekit.UsageError, match="leave out --dt-check"):
+        sdekit.run("gbm", mlmc=1e-3, dt_check=True, **GBM)
