@@ -39,6 +39,12 @@ static sdk_err open_backend(const sdk_run_config *c, sdk_plan *p, sdk_errbuf *eb
   return p->be->open(&bo, &p->ctx, eb);
 }
 
+void sdk_backend_hold(const sdk_run_config *c, const sdk_backend **be, sdk_bctx **ctx) {
+  sdk_plan p = {0};
+  *be = NULL, *ctx = NULL;
+  if (open_backend(c, &p, NULL) == SDK_OK) *be = p.be, *ctx = p.ctx;
+}
+
 /* the kernel source; it stands for the model, the settings and the build's
  * code generator: a checkpoint continues only the kernel that wrote it */
 static sdk_err make_source(sdk_plan *p, sdk_errbuf *eb) {

@@ -158,9 +158,17 @@ void sdk_run_destroy(sdk_run **rp) {
 /* plan -> program -> execute -> record (sim/run_internal.h) */
 sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) {
   *out = NULL;
-  /* (runs over windows of paths, each one of these) */
-  if (c->mlmc > 0 || c->target_error > 0) return sdk_mlmc_execute(c, out, eb);
-  if (c->target_se != 0 || c->target_rse != 0) return sdk_target_run(c, out, eb);
+  /* (runs over windows of paths, each one of these, the backend held
+   * open between them) */
+  int mlmc = c->mlmc > 0 || c->target_error > 0;
+  if (mlmc || c->target_se != 0 || c->target_rse != 0) {
+    const sdk_backend *be;
+    sdk_bctx *held;
+    sdk_backend_hold(c, &be, &held);
+    sdk_err e = mlmc ? sdk_mlmc_execute(c, out, eb) : sdk_target_run(c, out, eb);
+    if (held) be->close(&held);
+    return e;
+  }
   if (!c->window && (c->max_paths > 0 || c->max_seconds > 0 || c->target_on))
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "--%s bounds a run to a standard error: give --target-se "

@@ -105,6 +105,13 @@ void sdk_plan_dt_check_rows(sdk_plan *p, const sdk_codegen_opts *o);
 void sdk_grid_point_name(const sdk_results *R, int64_t g, char *buf, size_t n);
 
 sdk_err sdk_program_make(sdk_plan *p, sdk_errbuf *eb);
+/* The backend of c opened and held by a driver of many runs (over windows
+ * of paths: target.c, mlmc.c) for their duration, so that what a backend
+ * keeps while any context is open (CUDA: the device's primary context, a
+ * tenth of a second or more to make) is made once, not once per run; *ctx
+ * NULL where it does not open (each run then says why). Close with
+ * (*be)->close(ctx). */
+void sdk_backend_hold(const sdk_run_config *c, const sdk_backend **be, sdk_bctx **ctx);
 /* After every rank's sdk_program_make succeeded (sdk_comm_agree): what the
  * ranks learn from each other, and the check that they run the same thing
  * (collective: its errors are every rank's). */
