@@ -30,6 +30,11 @@
 #             "fixed" (so the same error), jit + lax.scan; its own timer
 #             around the second call (the first compiles)
 #
+# Columns: seconds is the whole process (sdekit: the median wall time of the
+# command, start-up included; jax: its in-process timer), run-s the run alone
+# (sdekit's summary line: without the process start, the CUDA context and the
+# kernel cache; jax: the same timer).
+#
 # The hand choices (measured with sdekit itself, 2026-11-27):
 #   dw:  EPS 0.0335; srk2, the bias against the exact value at dt 0.08 / 0.04
 #        / 0.02: +0.0184 / +0.0161 / +0.0082 (+- 0.0020, 2^23 paths each): dt
@@ -102,12 +107,15 @@ timed() {
 }
 
 steps_of() { sed -n 's/.*, \([0-9.e+]*\) path-steps in .*/\1/p' "$1" | tail -1; }
+# the seconds of the run itself (its summary line), without the process's start-up
+runs_of() { sed -n 's/.* path-steps in \([0-9.e+]*\) s .*/\1/p' "$1" | tail -1; }
 
-row() { # PROBLEM METHOD SETTINGS SECONDS PATHSTEPS VALUE ERROR REF
-  awk -v p="$1" -v m="$2" -v s="$3" -v t="$4" -v n="$5" -v v="$6" -v e="$7" -v r="$8" 'BEGIN {
+row() { # PROBLEM METHOD SETTINGS SECONDS PATHSTEPS VALUE ERROR REF [RUN-SECONDS]
+  awk -v p="$1" -v m="$2" -v s="$3" -v t="$4" -v n="$5" -v v="$6" -v e="$7" -v r="$8" \
+    -v rs="${9:-}" 'BEGIN {
     d = (v != "" && r != "") ? sprintf("%.2e", (v > r) ? v - r : r - v) : "-"
-    printf "%-4s %-7s %-34s %9s %10s %14s %10s %9s\n", p, m, s, (t == "" ? "failed" : t),
-      (n == "" ? "-" : n), (v == "" ? "-" : v), (e == "" ? "-" : e), d }'
+    printf "%-4s %-7s %-34s %9s %7s %10s %14s %10s %9s\n", p, m, s, (t == "" ? "failed" : t),
+      (rs == "" ? "-" : rs), (n == "" ? "-" : n), (v == "" ? "-" : v), (e == "" ? "-" : e), d }'
 }
 
 # sdk_row PROBLEM METHOD SETTINGS VALUECOL ERRCOL REF ARGS...: one sdekit run
@@ -128,7 +136,7 @@ sdk_row() {
   # the summary line is on stderr without --quiet: run once more for it
   "$SDEKIT" run "$@" "${BEOPTS[@]}" -o "$T/$p-$m.tsv" 2> "$T/$p-$m.err" > /dev/null
   row "$p" "$m" "$s" "$secs" "$(steps_of "$T/$p-$m.err")" "$(col "$T/$p-$m.tsv" "$vc")" \
-    "$(col "$T/$p-$m.tsv" "$ec")" "$ref"
+    "$(col "$T/$p-$m.tsv" "$ec")" "$ref" "$(runs_of "$T/$p-$m.err")"
 }
 
 jax_row() { # PROBLEM SETTINGS REF ARGS...
@@ -141,7 +149,7 @@ jax_row() { # PROBLEM SETTINGS REF ARGS...
     return
   fi
   read -r v e secs n <<< "$out"
-  row "$p" jax "$s" "$secs" "-" "$v" "$e" "$ref"
+  row "$p" jax "$s" "$secs" "-" "$v" "$e" "$ref" "$secs"
 }
 
 want() { case " $METHODS " in *" $1 "*) return 0 ;; esac; return 1; }
@@ -194,7 +202,7 @@ gbm() {
     --paths 92274688 --batch 4194304
 }
 
-printf "%-4s %-7s %-34s %9s %10s %14s %10s %9s\n" what method settings seconds \
+printf "%-4s %-7s %-34s %9s %7s %10s %14s %10s %9s\n" what method settings seconds run-s \
   path-steps value error "|v - ref|"
 for p in $PROBLEMS; do
   case $p in

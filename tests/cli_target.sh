@@ -58,6 +58,12 @@ check "reflecting wall: exit 0" [ $? -eq 0 ]
 check "reflecting wall: the target reached, not --max-paths" \
   grep -q "^target: .*reached at 1 grid point, --max-paths at 0" <("$B" info w.h5)
 
+# --mlmc does not take first-passage times (--target-error does)
+out=$("$B" run wall.sde --dt 0.01 --t-end 20 --observe fpt --mlmc 0.05 --backend "$BACKEND" \
+  2>&1 >/dev/null)
+[ $? -ne 0 ] && printf '%s' "$out" | grep -q -- "--observe fpt is not one" && pass ||
+  failed "--mlmc with fpt: $out"
+
 # SIGINT in a later batch, resumed: the same file
 A=(run ou --scheme euler --dt 0.0005 --t-end 10 --observe moments,drift --target-se 0.002
    --threads 1 --backend "$BACKEND")

@@ -566,7 +566,10 @@ static sdk_err check_config(const drv *d, const sdk_run_config *c, sdk_errbuf *e
   int n = 0;
   SDK_CHECK(sdk_run_config_observables(c, t, &n, eb));
   for (int i = 0; i < n; i++)
-    if (!(t[i]->flags & SDK_OBS_BIAS))
+    /* (fpt's values are exit times and ratios of the absorbed paths, not
+     * expectations at t_end whose level differences add up: --target-error
+     * takes them, --mlmc does not) */
+    if (!(t[i]->flags & SDK_OBS_BIAS) || (!d->te && (t[i]->flags & SDK_OBS_BOUNDARIES)))
       return SDK_FAIL(eb, SDK_ERR_USAGE,
                       "%s estimates expectations at t_end and time averages (--observe moments, "
                       "expr, tavg, drift); --observe %s is not one: leave it out",
