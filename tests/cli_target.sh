@@ -64,6 +64,16 @@ out=$("$B" run wall.sde --dt 0.01 --t-end 20 --observe fpt --mlmc 0.05 --backend
 [ $? -ne 0 ] && printf '%s' "$out" | grep -q -- "--observe fpt is not one" && pass ||
   failed "--mlmc with fpt: $out"
 
+# nothing silent: a default or an option these drivers change is said
+out=$("$B" run ou --t-end 3.02 --dt 0.01 --observe moments --dt-check --backend "$BACKEND" \
+  -o dtc.h5 2>&1 >/dev/null)
+printf '%s' "$out" | grep -q "note: --dt-check: the default sample interval is rounded up to 4" &&
+  grep -q "sample every 4)" <("$B" info dtc.h5) && pass || failed "dt-check rounding: $out"
+out=$("$B" run ou --t-end 1 --dt 0.01 --sample-every 10 --observe expr --observe-expr x2=x*x \
+  --mlmc 0.01 --backend "$BACKEND" -o ml.h5 2>&1 >/dev/null)
+printf '%s' "$out" | grep -q "note: --mlmc samples at t = 0 and t_end alone: --sample-every 10" &&
+  pass || failed "mlmc --sample-every: $out"
+
 # SIGINT in a later batch, resumed: the same file
 A=(run ou --scheme euler --dt 0.0005 --t-end 10 --observe moments,drift --target-se 0.002
    --threads 1 --backend "$BACKEND")

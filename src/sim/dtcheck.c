@@ -51,7 +51,14 @@ sdk_err sdk_plan_dt_check(sdk_plan *p, sdk_errbuf *eb) {
   SDK_CHECK(even(p->nsteps, "the run", "--t-end (or --dt, --periods, --spp)", eb));
   SDK_CHECK(even(p->transient_steps, "the transient", "--transient (or --transient-periods)", eb));
   /* the default interval (a period, 1/100 of the run) rounded up to even */
-  if (c->sample_every == 0 && p->sample_every % 2) p->sample_every++;
+  if (c->sample_every == 0 && p->sample_every % 2) {
+    p->sample_every++;
+    if (sdk_comm_rank(c->comm) == 0)
+      sdk_log(c->logger, SDK_LOG_WARN,
+              "sdekit: note: --dt-check: the default sample interval is rounded up to %lld "
+              "steps (the path at 2 dt is there after an even number of steps)\n",
+              (long long)p->sample_every);
+  }
   if (p->sampling) SDK_CHECK(even(p->sample_every, "the sample interval", "--sample-every", eb));
   for (int i = 0; i < p->nobs; i++)
     if (!(p->obs[i].type->flags & SDK_OBS_BIAS))

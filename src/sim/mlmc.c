@@ -756,6 +756,13 @@ sdk_err sdk_mlmc_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb)
   d->base.mlmc = d->base.target_error = 0;
   sdk_err e = check_config(d, c, eb);
   if (e == SDK_OK) e = probe(d, eb);
+  /* (the results record the interval used: sample_every) */
+  if (e == SDK_OK && c->sample_every > 0 && c->sample_every != d->nsteps0 &&
+      sdk_comm_rank(c->comm) == 0)
+    sdk_log(c->logger, SDK_LOG_WARN,
+            "sdekit: note: %s samples at t = 0 and t_end alone: --sample-every %lld is not "
+            "used\n",
+            d->opt, (long long)c->sample_every);
   if (e == SDK_OK) {
     d->ninit = units((double)c->paths) > UNIT ? units((double)c->paths) : UNIT;
     d->L = calloc((size_t)d->ngrid, sizeof *d->L);
