@@ -74,6 +74,11 @@ out=$("$B" run ou --t-end 1 --dt 0.01 --sample-every 10 --observe expr --observe
 printf '%s' "$out" | grep -q "note: --mlmc samples at t = 0 and t_end alone: --sample-every 10" &&
   pass || failed "mlmc --sample-every: $out"
 
+out=$("$B" run josephson --dt 0.013 --periods 4 --target-se 0.05 --backend "$BACKEND" \
+  -o once.h5 2>&1 >/dev/null)
+[ "$(printf '%s\n' "$out" | grep -c "note: --dt 0.013 does not divide the period")" -eq 1 ] &&
+  pass || failed "the plan's note once, not once per batch: $out"
+
 # SIGINT in a later batch, resumed: the same file
 A=(run ou --scheme euler --dt 0.0005 --t-end 10 --observe moments,drift --target-se 0.002
    --threads 1 --backend "$BACKEND")

@@ -50,6 +50,12 @@ sdk_err sdk_plan_dt_check(sdk_plan *p, sdk_errbuf *eb) {
                       m->name, p->obs[i].type->name);
   SDK_CHECK(even(p->nsteps, "the run", "--t-end (or --dt, --periods, --spp)", eb));
   SDK_CHECK(even(p->transient_steps, "the transient", "--transient (or --transient-periods)", eb));
+  for (int i = 0; i < p->nobs; i++)
+    if (!(p->obs[i].type->flags & SDK_OBS_BIAS))
+      return SDK_FAIL(eb, SDK_ERR_USAGE,
+                      "--dt-check: --observe %s has no value whose time-step bias it measures "
+                      "(it does for moments, expr, drift and tavg): leave %s out of --observe",
+                      p->obs[i].type->name, p->obs[i].type->name);
   /* the default interval (a period, 1/100 of the run) rounded up to even */
   if (c->sample_every == 0 && p->sample_every % 2) {
     p->sample_every++;
@@ -60,12 +66,6 @@ sdk_err sdk_plan_dt_check(sdk_plan *p, sdk_errbuf *eb) {
               (long long)p->sample_every);
   }
   if (p->sampling) SDK_CHECK(even(p->sample_every, "the sample interval", "--sample-every", eb));
-  for (int i = 0; i < p->nobs; i++)
-    if (!(p->obs[i].type->flags & SDK_OBS_BIAS))
-      return SDK_FAIL(eb, SDK_ERR_USAGE,
-                      "--dt-check: --observe %s has no value whose time-step bias it measures "
-                      "(it does for moments, expr, drift and tavg): leave %s out of --observe",
-                      p->obs[i].type->name, p->obs[i].type->name);
   p->octx.dt_check = 1;
   p->octx.weak_order = s->weak_order;
   p->octx.extrapolate = c->extrapolate;

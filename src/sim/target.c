@@ -63,6 +63,7 @@ typedef struct driver {
   unsigned char *packed; /* t as bytes, for the batch's checkpoints */
   size_t npacked;
   double began; /* this process's clock at the start */
+  int said;     /* a batch has run with the caller's logger */
   double seconds, path_steps;
 } driver;
 
@@ -225,6 +226,7 @@ static sdk_err dry_plan(driver *d, sdk_errbuf *eb) {
   sdk_run_config cc = *d->c;
   sdk_path_window w = {d->t.key, d->t.first, d->t.count, 0};
   cc.window = &w, cc.carry = NULL, cc.target_se = cc.target_rse = 0;
+  cc.logger = NULL; /* (its notes are the first batch's) */
   for (int64_t g = 0; g < d->t.ngrid; g++)
     d->t.count[g] = UNIT;
   sdk_run *r = calloc(1, sizeof *r);
@@ -322,6 +324,10 @@ static sdk_err batch(driver *d, const sdk_ckpt *resume, sdk_run **out, sdk_errbu
   sdk_path_window w = {d->t.key, d->t.first, d->t.count, 0};
   cc.window = &w, cc.carry = d->carry, cc.target_se = cc.target_rse = 0;
   cc.resume = resume;
+  /* the plan's notes and the kernel's messages once, by this process's
+   * first batch */
+  if (d->said) cc.logger = NULL;
+  d->said = 1;
   if (!resume) d->t.batch++;
   SDK_CHECK(pack(d, eb));
   cc.target_state = d->packed, cc.ntarget_state = d->npacked;
