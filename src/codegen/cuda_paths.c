@@ -187,16 +187,21 @@ static void emit_tavg_fn(sdk_emit *em, const cu_adv *a) {
   sdk_em_close(em);
 }
 
+/* The step just taken, r steps into the pass, as the kernel names it. */
+static void pass_step(const cu_adv *a, int r, char *buf, size_t n) {
+  if (a->pass == 1)
+    snprintf(buf, n, "(sdk_n + %d)", r);
+  else
+    snprintf(buf, n, "n");
+}
+
 /* "if (STEP >= SDK_TAVG_FROM) sdk_tavg(...)" of path q after step r of the pass */
 static void emit_tavg_call(sdk_emit *em, const cu_adv *a, int q, int r) {
   const sdk_codegen_opts *o = a->o;
   const sdk_model *m = o->model;
   if (!o->tavg) return;
   char step[64];
-  if (a->pass == 1)
-    snprintf(step, sizeof step, "(sdk_n + %d)", r);
-  else
-    snprintf(step, sizeof step, "n");
+  pass_step(a, r, step, sizeof step);
   sdk_em_start(em, "if (%s >= SDK_TAVG_FROM) sdk_tavg(", step);
   for (int v = 0; v < m->nvars; v++)
     sdk_em_printf(em, "%sx%d_%d", v ? ", " : "", q, v);
@@ -219,10 +224,7 @@ static void emit_coarse_call(sdk_emit *em, const cu_adv *a, int q, int r) {
   int nv = m->nvars, nn = m->nnoise;
   if (!o->dt_check) return;
   char st[64];
-  if (a->pass == 1)
-    snprintf(st, sizeof st, "(sdk_n + %d)", r);
-  else
-    snprintf(st, sizeof st, "n");
+  pass_step(a, r, st, sizeof st);
   sdk_em_open(em, "if ((%s & 1) == 0)", st);
   for (int j = 0; j < nn; j++)
     sdk_em_line(em, "zh%d_%d = z%d_%d;", q, j, q, j);
