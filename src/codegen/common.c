@@ -6,7 +6,7 @@
 #include "codegen/events.h"
 #include "codegen/expr_emit.h"
 
-extern const char sdk_embedded_philox[];
+extern const char sdk_embedded_philox_h[];
 
 void sdk_cg_prelude(sdk_emit *em, const sdk_codegen_opts *o) {
   const sdk_model *m = o->model;
@@ -19,7 +19,7 @@ void sdk_cg_prelude(sdk_emit *em, const sdk_codegen_opts *o) {
   if (o->target == SDK_TARGET_CPU) sdk_em_text(em, "#include <math.h>\n#include <omp.h>\n");
   sdk_em_line(em, "typedef %s real;", o->single ? "float" : "double");
   sdk_em_line(em, "typedef long long sdk_i64;");
-  sdk_em_puts(em, sdk_embedded_philox);
+  sdk_em_puts(em, sdk_embedded_philox_h);
   sdk_em_puts(em, "\n");
   sdk_em_line(em, "#define SDK_NV %d", m->nvars);
   sdk_em_line(em, "#define SDK_NN %d", m->nnoise);

@@ -37,6 +37,13 @@ void sdk_em_append(sdk_emit *em, const sdk_strbuf *part) {
   sdk_em_append_range(em, part, 0, part->len);
 }
 
+void sdk_em_kernel(sdk_emit *em, const char *text) {
+  size_t n = strlen(text);
+  sdk_sb_putn(em->b, text, n);
+  if (n && text[n - 1] != '\n') sdk_sb_puts(em->b, "\n");
+  sdk_em_printf(em, "#line %d \"sdekit-generated\"\n", sdk_em_lines(em) + 1);
+}
+
 static void indent(sdk_emit *em, int depth) {
   for (int i = 0; i < depth; i++)
     sdk_sb_puts(em->b, "  ");

@@ -74,6 +74,12 @@ void sdk_em_reopen(sdk_emit *em, const char *fmt, ...) __attribute__((format(pri
  * empty lines and preprocessor lines ('#' first) are not indented. */
 void sdk_em_text(sdk_emit *em, const char *text);
 
+/* A fixed kernel file of src/codegen/kernels/ (its text embedded at build
+ * as sdk_embedded_<name>: CMakeLists.txt), which starts with
+ * `#line 1 "kernels/NAME"` so that compiler messages name it; then a #line
+ * back to the generated text. */
+void sdk_em_kernel(sdk_emit *em, const char *text);
+
 /* Raw text, no indentation. */
 void sdk_em_puts(sdk_emit *em, const char *s);
 void sdk_em_printf(sdk_emit *em, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
