@@ -192,6 +192,8 @@ gbm() {
     "${common[@]}" --scheme weak2 --dt 0.25 --sample-every 4 --paths 92274688
   want target && sdk_row gbm target "--target-error $eps from dt 1/4" mean_S2 err_S2 $ref \
     "${common[@]}" --scheme euler --dt 0.25 --sample-every 4 --target-error $eps
+  want mlmc && sdk_row gbm mlmc "--mlmc $eps weak2, dt_0 1" mean_S2 err_S2 $ref \
+    "${common[@]}" --scheme weak2 --dt 1 --sample-every 1 --mlmc $eps
   want mlmc && sdk_row gbm mlmc "--mlmc $eps milstein, dt_0 1" mean_S2 err_S2 $ref \
     "${common[@]}" --scheme milstein --dt 1 --sample-every 1 --mlmc $eps
   want mlmc && sdk_row gbm mlmc "--mlmc $eps milstein, dt_0 1/4" mean_S2 err_S2 $ref \

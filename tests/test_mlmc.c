@@ -9,6 +9,9 @@
  *   - bitwise the same results for 1 and 2 threads, and for a run stopped
  *     (its checkpoint) and resumed
  *   - --target-error on the same model, 20 seeds, and the dt it chose
+ *   - --target-error on the double well's mean escape time (exact by
+ *     quadrature): within EPS, the bound it verified, and its cost against
+ *     the cheapest fixed run that meets the same promise
  *   - refusals
  * Runs on $SDK_TEST_BACKEND. */
 #include <math.h>
@@ -280,12 +283,51 @@ static void refused(const char *model, const char *observe, const char *scheme, 
   sdk_run_destroy(&r);
 }
 
+/* The double well U = x^4/4 - x^2/2, D = 0.5, from x = -1 absorbed at x >= 1
+ * (examples/double-well.sde): the mean escape time, exact 6.697757907 (the
+ * integral formula, quadrature to 1e-12), to EPS = 0.0335 (0.5%) under srk2
+ * from dt 0.16.  The cheapest fixed run that the rule accepts (srk2's bias,
+ * measured against the exact value with 2^23 paths: +0.0184, +0.0161, +0.0082
+ * at dt 0.08, 0.04, 0.02, so a verified |bias| + 2 SE(bias) <= EPS/2 needs dt
+ * 0.02; the sd of the exit time, 5.86, needs 122400 paths for SE <= EPS/2)
+ * is 122400 paths of 200 / 0.02 steps (path-steps count every step to
+ * t_end), 1.22e9.  The run may pay for the coarser dts and the coarse copy
+ * (1.5x): at most 4 times that (the first rule, which halved dt on noisy
+ * few-path bias estimates, ran 1.25e10, ten times, ending at dt 0.0025 on 2
+ * cores). */
+static void escape(uint64_t seed) {
+  static const char *DW = "[model]\nname = dw\nvars = x\n[params]\nD = 0.5\n[drift]\n"
+                          "x = x - x*x*x\n[noise]\nx = sqrt(2*D)\n[init]\nx = -1\n"
+                          "[boundaries]\nover = absorb x >= 1\n";
+  const double exact = 6.697757907, eps = 0.0335;
+  sdk_run_config c;
+  base(&c, st_model_file(DW, 2), "srk2", seed);
+  c.t_end = 200, c.dt = 0.16, c.observe = "fpt", c.target_error = eps;
+  sdk_run *r = st_run(&c);
+  TU_CHECK(r != NULL, "--target-error on the double well ran");
+  if (!r) return;
+  const sdk_results *R = sdk_run_results(r);
+  double v = last(R, "fpt/exit_mean"), bb = last(R, "target/bias_bound");
+  double se = last(R, "fpt/exit_err"), dt = last(R, "target/dt");
+  double fixed = 122400 * (200 / 0.02), cost = sdk_run_path_steps(r);
+  printf("--target-error %g on the double well, seed %llu: %.6f +- %.4f (exact %.6f), dt %g, "
+         "bias bound %.4f, %.3g path-steps (%.2f x the fixed run at dt 0.02)\n",
+         eps, (unsigned long long)seed, v, se, exact, dt, bb, cost, cost / fixed);
+  TU_CHECK(fabs(v - exact) <= eps, "double well: |%.6f - %.6f| <= %g", v, exact, eps);
+  TU_CHECK(bb <= eps / 2 && se <= eps / 2, "double well: bias bound %g and SE %g <= EPS/2", bb, se);
+  TU_CHECK(dt >= 0.01, "double well: dt %g >= 0.01 (0.04 has a bias within EPS/2)", dt);
+  TU_CHECK(cost <= 4 * fixed, "double well: %.3g path-steps <= 4 x %.3g", cost, fixed);
+  sdk_run_destroy(&r);
+}
+
 int main(void) {
   st_require_backend();
   const char *model = st_model_file(MODEL, 0);
   seeds(model, "euler", 0);
   seeds(model, "milstein", 0);
   seeds(model, "euler", 1);
+  for (uint64_t seed = 1; seed <= 3; seed++)
+    escape(seed);
   /* euler: V_l ~ dt_l, cost ~ EPS^-2 (log EPS)^2, whose local slope here is
    * -2 - 2 / |ln EPS| = -2.3; milstein: V_l ~ dt_l^2, cost ~ EPS^-2 */
   slopes(model, "euler", -2.3, 0.3);

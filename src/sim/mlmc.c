@@ -21,6 +21,7 @@ typedef struct quantity {
   char name[160];                /* GROUP_NAME */
   char value[160], err[160];     /* dataset paths */
   char bias[160], bias_err[160]; /* (--dt-check's) */
+  double decay;                  /* 2^order of its bias (attribute weak_order or order) */
 } quantity;
 
 typedef struct level {
@@ -161,6 +162,13 @@ static sdk_err find_quantities(drv *d, const sdk_results *R, sdk_errbuf *eb) {
     const sdk_attr *a = v ? sdk_attr_find(v->attr, v->nattr, "standard_error") : NULL;
     if (!v || !a || a->kind != SDK_ATTR_STR || !scalar_shape(v)) continue;
     snprintf(q->err, sizeof q->err, "%.*s/%s", glen, path, a->s);
+    /* the order of the bias (first-passage values: 1 or 1/2, observe/bias.c) */
+    const sdk_dataset *bd = R->store.ds[i];
+    const sdk_attr *wo = sdk_attr_find(bd->attr, bd->nattr, "weak_order");
+    const sdk_attr *o = sdk_attr_find(bd->attr, bd->nattr, "order");
+    q->decay = ldexp(1.0, d->p);
+    if (wo && wo->kind == SDK_ATTR_I64) q->decay = ldexp(1.0, (int)wo->i);
+    if (o && o->kind == SDK_ATTR_F64) q->decay = pow(2.0, o->f);
     if (++d->nq == MAX_Q)
       return SDK_FAIL(eb, SDK_ERR_USAGE, "%s: more than %d values to estimate", d->opt, MAX_Q);
   }
@@ -345,33 +353,106 @@ static sdk_err mlmc_decide(drv *d, int64_t g, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
-/* --target-error at grid point g: a finer dt, more paths, or done */
+/* --target-error at grid point g: a finer dt, more paths, or done.
+ *
+ * Done when every value meets |b| + 2 SE(b) <= EPS/2 and SE <= EPS/2 (b the
+ * bias as te_bias takes it), never at the first dt.  Otherwise:
+ *   - a bias too large at this dt beyond doubt, |b| - 2 SE(b) >= EPS/2: the
+ *     next dt;
+ *   - a bias above EPS/2 only within its noise: more paths here (4 times,
+ *     which resolve it: deciding on a noisy few-path estimate halved dt
+ *     where nothing called for it, at every level, in the first rule);
+ *   - else the cheaper of two ways by the deterministic cost model (paths
+ *     times steps, level_cost): more paths at this dt, enough for the
+ *     per-path spreads s_b = SE(b) sqrt(n), s_v = SE sqrt(n) to meet both
+ *     bounds given b; or the next dt, whose bias is b over the decay seen
+ *     (2^p, or less: te_factor) and whose spreads are taken as these (no
+ *     shrinking assumed: the coupled difference of chaotic paths does not
+ *     shrink with dt), at twice the cost per path.
+ * More paths at this dt: at least 1/16 more, at most 16 times (the spreads
+ * come from those run). */
+typedef struct te_need {
+  double stay, finer; /* paths needed at this dt, at dt / 2 (HUGE_VAL: never) */
+} te_need;
+
+static te_need te_paths(const drv *d, int q, double b, double be, double se, double n, double f) {
+  const double half = d->eps / 2, sb = be * sqrt(n), sv = se * sqrt(n);
+  const double nv = (sv / half) * (sv / half), bf = fabs(b) / ((d->q[q].decay - 1) / f + 1);
+  te_need t = {HUGE_VAL, HUGE_VAL};
+  if (fabs(b) < half) t.stay = fmax(nv, pow(2 * sb / (half - fabs(b)), 2));
+  if (bf < half) t.finer = fmax(nv, pow(2 * sb / (half - bf), 2));
+  return t;
+}
+
+/* The factor (>= 1) on quantity q's Richardson estimate at grid point g's
+ * dt: (2^p - 1) / (r - 1) when the coupled differences D of the two finest
+ * dts run fell by a ratio r, at its one-sigma lower bound (|D_prev| -
+ * SE) / (|D| + SE), of less than 2^p (floored at 2: weak order 1); 1 at the
+ * first dt, when the previous difference is within its SE of zero (no decay
+ * to see), or when the decay is of the scheme's order.  The estimate assumes
+ * dt in the asymptotic regime, where the bias falls 2^p-fold per halving;
+ * the Josephson junction's <<v>> under srk2 (p = 2) falls 2.3-fold between
+ * 50 and 100 steps per period, where the plain estimate is a third of the
+ * bias: the measured decay keeps the bound honest there. */
+static double te_factor(const drv *d, int64_t g, int q) {
+  int64_t k = d->L[g];
+  if (k < 1) return 1;
+  const sdk_results *R = &d->lev[k].run->r, *P = &d->lev[k - 1].run->r;
+  double b = fabs(at(R, d->q[q].bias, g)), be = at(R, d->q[q].bias_err, g);
+  double bp = fabs(at(P, d->q[q].bias, g)), bep = at(P, d->q[q].bias_err, g);
+  if (!(bp - bep > 0) || !isfinite(b + be)) return 1;
+  double r = (bp - bep) / (b + be), den = d->q[q].decay - 1;
+  if (!(r - 1 < den)) return 1;
+  return den / fmax(r - 1, fmin(1, den));
+}
+
+/* Quantity q's bias at grid point g's dt as the decision takes it: the
+ * estimate times te_factor, and at least the previous dt's estimate over
+ * 2^p, at its two-sigma lower bound (Giles' guard, as --mlmc's: a
+ * difference near zero by chance right after a large one is not taken for a
+ * small bias); *be its SE (times the factor).  |*b| + 2 *be <= EPS / 2 is the bound the run
+ * verifies. */
+static double te_bias(const drv *d, int64_t g, int q, double *be) {
+  int64_t k = d->L[g];
+  const sdk_results *R = &d->lev[k].run->r;
+  double f = te_factor(d, g, q), b = fabs(at(R, d->q[q].bias, g)) * f;
+  *be = at(R, d->q[q].bias_err, g) * f;
+  if (k >= 1) {
+    const sdk_results *P = &d->lev[k - 1].run->r;
+    double bp = fabs(at(P, d->q[q].bias, g)) - 2 * at(P, d->q[q].bias_err, g);
+    b = fmax(b, bp / d->q[q].decay);
+  }
+  return b;
+}
+
 static sdk_err te_decide(drv *d, int64_t g, sdk_errbuf *eb) {
   int64_t k = d->L[g];
   const sdk_results *R = &d->lev[k].run->r;
-  double half = d->eps / 2, grow = 0;
-  int finer = 0;
+  const double half = d->eps / 2, n = (double)d->lev[k].used[g];
+  te_need need = {0, 0};
+  int met = 1, sure = 0, unsure = 0;
   for (int q = 0; q < d->nq; q++) {
-    double b = at(R, d->q[q].bias, g), be = at(R, d->q[q].bias_err, g);
-    double se = at(R, d->q[q].err, g);
+    double be, b = te_bias(d, g, q, &be), se = at(R, d->q[q].err, g), f = te_factor(d, g, q);
     if (!isfinite(b) || !isfinite(be) || !isfinite(se)) {
       d->status[g] = 2, d->done[g] = 1;
       return SDK_OK;
     }
-    /* the bias measured too large: a finer dt; its bound too large only by
-     * its own standard error (|bias| < EPS/4, 2 SE(bias) > EPS/4: chaotic
-     * coupled paths, or few paths): more paths at this dt, which a finer dt
-     * would not give */
-    if (fabs(b) + 2 * be > half) {
-      if (fabs(b) < half / 2 && 2 * be > half / 2) {
-        double r = 2 * be / (half / 2);
-        if (r > grow) grow = r;
-      } else
-        finer = 1;
-    }
-    if (se > half && se / half > grow) grow = se / half;
+    if (fabs(b) + 2 * be <= half && se <= half) continue;
+    met = 0;
+    sure |= fabs(b) - 2 * be >= half, unsure |= fabs(b) >= half;
+    te_need t = te_paths(d, q, b, be, se, n, f);
+    need.stay = fmax(need.stay, t.stay), need.finer = fmax(need.finer, t.finer);
   }
-  if (finer) {
+  /* (never done at the first dt: a bias is trusted once its decay over a
+   * halving has been seen, te_factor and te_bias) */
+  if (met && k > 0) {
+    d->done[g] = 1;
+    return SDK_OK;
+  }
+  const double least = fmax(n / 16, UNIT);
+  double stay = fmax(need.stay - n, least) * level_cost(d, (int)k);
+  double finer = fmax(need.finer, (double)d->ninit) * 2 * level_cost(d, (int)k);
+  if (met || sure || (!unsure && !(stay <= finer))) {
     if (k + 1 >= SDK_MLMC_MAX_LEVELS) {
       d->status[g] = 1, d->done[g] = 1;
       return SDK_OK;
@@ -381,12 +462,9 @@ static sdk_err te_decide(drv *d, int64_t g, sdk_errbuf *eb) {
     d->lev[k + 1].add[g] = d->ninit;
     return SDK_OK;
   }
-  if (grow > 0) { /* SE ~ 1/sqrt(n): the paths that bring it to its bound */
-    int64_t n = units((double)d->lev[k].used[g] * grow * grow);
-    d->lev[k].add[g] = n > d->lev[k].used[g] ? n - d->lev[k].used[g] : UNIT;
-    return SDK_OK;
-  }
-  d->done[g] = 1;
+  double want = unsure ? 4 * n : fmin(fmax(need.stay, n + least), 16 * n);
+  d->lev[k].add[g] = units(want) - d->lev[k].used[g];
+  if (d->lev[k].add[g] < UNIT) d->lev[k].add[g] = UNIT;
   return SDK_OK;
 }
 
@@ -718,6 +796,14 @@ static void copy_grid_point(sdk_run *r, const sdk_run *from, int64_t g, int64_t 
   r->dt[g] = from->dt[g];
 }
 
+/* grid point g's samples of a value dataset (as `at` reads them) times f */
+static void scale_at(sdk_dataset *v, int64_t g, double f) {
+  if (!v || !scalar_shape(v)) return;
+  int64_t ns = v->sample_axis >= 0 ? v->dims[v->sample_axis] : 1;
+  for (int64_t i = 0; i < ns; i++)
+    sdk_ds_f64(v)[g * ns + i] *= f;
+}
+
 static sdk_err record_te(drv *d, sdk_run **out, sdk_errbuf *eb) {
   int k = 0;
   for (int64_t g = 0; g < d->ngrid; g++)
@@ -725,19 +811,38 @@ static sdk_err record_te(drv *d, sdk_run **out, sdk_errbuf *eb) {
   sdk_run *r = d->lev[k].run;
   for (int64_t g = 0; g < d->ngrid; g++)
     if (d->L[g] != k) copy_grid_point(r, d->lev[d->L[g]].run, g, d->ngrid);
-  sdk_dataset *dt, *ds;
+  sdk_dataset *dt, *ds, *df, *dbb;
   SDK_CHECK(grid_ds(d, r, "target/dt", SDK_F64, 0, &dt, eb));
   SDK_CHECK(grid_ds(d, r, "target/status", SDK_I64, 0, &ds, eb));
+  SDK_CHECK(grid_ds(d, r, "target/bias_factor", SDK_F64, 0, &df, eb));
+  SDK_CHECK(grid_ds(d, r, "target/bias_bound", SDK_F64, 0, &dbb, eb));
+  double fmax0 = 1;
   for (int64_t g = 0; g < d->ngrid; g++) {
     sdk_ds_f64(dt)[g] = r->dt[g];
     sdk_ds_i64(ds)[g] = d->status[g];
+    sdk_ds_f64(df)[g] = 1, sdk_ds_f64(dbb)[g] = 0;
   }
+  /* (the factors read the levels' own runs; r's values are level L[g]'s) */
+  for (int q = 0; q < d->nq; q++)
+    for (int64_t g = 0; g < d->ngrid; g++) {
+      double f = te_factor(d, g, q), sb, bb = te_bias(d, g, q, &sb) + 2 * sb;
+      if (bb > sdk_ds_f64(dbb)[g] || isnan(bb)) sdk_ds_f64(dbb)[g] = bb;
+      sdk_dataset *b = (sdk_dataset *)sdk_store_find(&r->r.store, d->q[q].bias);
+      sdk_dataset *be = (sdk_dataset *)sdk_store_find(&r->r.store, d->q[q].bias_err);
+      if (f > sdk_ds_f64(df)[g]) sdk_ds_f64(df)[g] = f;
+      if (g == 0 && f > fmax0) fmax0 = f;
+      if (f > 1) scale_at(b, g, f), scale_at(be, g, f);
+    }
   SDK_CHECK(sdk_store_group_f64(&r->r.store, "target", "target_error", d->eps, eb));
   if (sdk_comm_rank(d->base.comm) == 0 && sdk_log_on(d->base.logger, SDK_LOG_WARN))
     sdk_log(d->base.logger, SDK_LOG_WARN,
-            "sdekit: note: --target-error %.6g: dt %.15g (%lld paths) at grid point 0%s%s\n",
+            "sdekit: note: --target-error %.6g: dt %.15g (%lld paths) at grid point 0%s%s%s\n",
             d->eps, r->dt[0], (long long)d->lev[d->L[0]].used[0],
             d->ngrid > 1 ? "; target/dt has every grid point's" : "",
+            fmax0 > 1 ? "; the bias fell slower than the scheme's weak order says over the "
+                        "last halving of dt: its estimate is scaled by the decay seen "
+                        "(target/bias_factor)"
+                      : "",
             d->status[0] == 1 ? "; the bias was still too large at the finest dt tried" : "");
   r->seconds = d->seconds, r->path_steps = d->path_steps;
   d->lev[k].run = NULL;

@@ -62,12 +62,20 @@
  * (E and Var of P_0, then of Y_l), and levels, status [grid...], paths,
  * cost, dt [grid..., level].
  *
- * --target-error EPS: from the start dt, dt is halved (a new run, its own
- * carry) until |bias| + 2 bias_err <= EPS / 2 for every value with a bias
- * (every grid point on its own), then paths are added at that dt in windows
- * until every standard error is at most EPS / 2: |error| <= |bias| + 2 SE
- * <= EPS with the bias measured.  The result holds each grid point's values
- * from its final dt, with target/dt [grid...] the dt chosen and target/status.
+ * --target-error EPS: runs at dt, dt/2, dt/4, ... (each a run of its own
+ * carry, coupled to 2 dt by --dt-check) until, at a dt past the first,
+ * |bias| + 2 bias_err <= EPS / 2 for every value with a bias (every grid
+ * point on its own) and every standard error is at most EPS / 2: |error| <=
+ * |bias| + 2 SE <= EPS with the bias measured.  Between rounds each grid
+ * point takes the cheaper way on by the cost model below: more paths at its
+ * dt, or the next dt (mlmc.c te_decide).  The bias a decision takes is the
+ * Richardson estimate scaled up when the last halving showed a slower decay
+ * than the scheme's order (te_factor: pre-asymptotic dt) and at least the
+ * previous dt's over 2^p (te_bias: Giles' guard); it is never trusted at the
+ * first dt, before any decay was seen.  The result holds each grid point's
+ * values from its final dt, with target/dt [grid...] the dt chosen,
+ * target/status, target/bias_factor (the scaling, 1 when the decay was the
+ * scheme's) and target/bias_bound (|bias| + 2 SE(bias) as verified).
  */
 #ifndef SDK_MLMC_H
 #define SDK_MLMC_H
