@@ -452,6 +452,14 @@ SDEKIT_API sdekit_status sdekit_run(const sdekit_config *c, sdekit_result **out,
 SDEKIT_API sdekit_status sdekit_codegen(const sdekit_config *c, const char *backend, char **source,
                                         sdekit_error *err);
 
+/* The kernel's identity text: `source` with its comments, whitespace and
+ * #line directives removed (one space kept where tokens would join, the
+ * newline after a preprocessor directive kept).  The kernel cache and a
+ * checkpoint's kernel hash take the kernel by this text, so sources that
+ * differ only in layout are one kernel.  Free with sdekit_free. */
+SDEKIT_API sdekit_status sdekit_codegen_normalised(const char *source, char **normalised,
+                                                   sdekit_error *err);
+
 /* Generate and compile the kernel of a run without running it.  CUDA with
  * an arch ("sm_90") needs NVRTC only, no GPU. */
 typedef struct sdekit_compile_report {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "codegen/identity.h"
 #include "core/escape.h"
 #include "core/strbuf.h"
 
@@ -177,6 +178,19 @@ SDEKIT_API sdekit_status sdekit_codegen(const sdekit_config *c, const char *back
   sdk_err e = sdk_run_codegen(&x.rc, !strcmp(backend, "cuda"), source, &eb);
   api_exec_free(&x);
   if (e != SDK_OK) return run_fail(c, err, e, &eb);
+  api_ok(err);
+  return SDEKIT_OK;
+}
+
+SDEKIT_API sdekit_status sdekit_codegen_normalised(const char *source, char **normalised,
+                                                   sdekit_error *err) {
+  if (!normalised) return api_usage(err, "sdekit_codegen_normalised: no place for the text");
+  *normalised = NULL;
+  if (!source) return api_usage(err, "sdekit_codegen_normalised: no source");
+  sdk_strbuf b;
+  sdk_sb_init(&b);
+  sdk_cg_normalise(source, &b);
+  if (!(*normalised = sdk_sb_take(&b))) return api_nomem(err);
   api_ok(err);
   return SDEKIT_OK;
 }

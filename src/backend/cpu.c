@@ -20,6 +20,7 @@
 #include "backend/cache.h"
 #include "backend/cpu_reduce.h"
 #include "codegen/codegen.h"
+#include "codegen/identity.h"
 #include "core/escape.h"
 #include "core/strbuf.h"
 
@@ -449,7 +450,7 @@ static sdk_err cpu_compile(sdk_bctx *c, const char *src, const char *model_path,
   sdk_sb_init(&key);
   sdk_sb_printf(&key, "sdekit %s abi %d\n%s\n%s\n%s\n", SDK_VERSION, SDK_KERNEL_ABI, c->cc,
                 c->cflags, c->cpu_id);
-  sdk_sb_puts(&key, src);
+  sdk_cg_normalise(src, &key); /* the kernel's identity (codegen/identity.h) */
   sdk_sb_puts(&key, sdk_cpu_parallel_source);
   if (key.oom) {
     sdk_sb_free(&key);

@@ -10,6 +10,7 @@
 
 #include "backend/cuda_internal.h"
 #include "codegen/codegen.h"
+#include "codegen/identity.h"
 #include "core/strbuf.h"
 
 /* Turn NVRTC's first error into one line; point at the model file when the
@@ -379,7 +380,8 @@ static int module_options(const sdk_bctx *c, char *archopt, size_t narch, const 
 }
 
 /* The entry of this source: a hash of the build, NVRTC, the architecture,
- * the options and the source. */
+ * the options and the normalised source (comments, blanks and #line aside:
+ * codegen/identity.h). */
 static sdk_err cache_entry_for(sdk_bctx *c, const char *src, const char *const *opts, int nopts,
                                cache_entry *ce, sdk_errbuf *eb) {
   SDK_CHECK(sdk_cache_place_dir(&c->cache, &ce->d, eb));
@@ -389,7 +391,7 @@ static sdk_err cache_entry_for(sdk_bctx *c, const char *src, const char *const *
                 sdk_nv.major, sdk_nv.minor, c->arch);
   for (int i = 0; i < nopts; i++)
     sdk_sb_printf(&key, "%s\n", opts[i]);
-  sdk_sb_puts(&key, src);
+  sdk_cg_normalise(src, &key); /* the kernel's identity (codegen/identity.h) */
   if (key.oom) {
     sdk_sb_free(&key);
     return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");

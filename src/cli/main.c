@@ -132,22 +132,31 @@ static int cmd_info(int argc, char **argv) {
   return cli_info(argv[1], stdout, &err) == SDEKIT_OK ? 0 : cli_fail(&err);
 }
 
+/* --normalised: the kernel's identity text instead (sdekit_codegen_normalised;
+ * scripts/codegen-golden.sh hashes it) */
 static int cmd_codegen(int argc, char **argv) {
   cli_run cr;
   memset(&cr, 0, sizeof cr);
+  cr.allow_normalised = 1;
   int rc = cli_run_parse(argc, argv, &cr, 1);
   if (cr.help) {
     cli_run_free(&cr);
-    return printf("usage: sdekit codegen MODEL [--backend cpu|cuda] [run options]\n"), 0;
+    return printf("usage: sdekit codegen MODEL [--backend cpu|cuda] [--normalised] [run options]\n"
+                  "  --normalised  the kernel's identity instead: the source without comments,\n"
+                  "                whitespace and #line (the kernel cache and checkpoints key on "
+                  "it)\n"),
+           0;
   }
-  char *src = NULL;
+  char *src = NULL, *norm = NULL;
   sdekit_error err;
   if (!rc && sdekit_codegen(cr.c, NULL, &src, &err) != SDEKIT_OK) rc = cli_fail(&err);
+  if (!rc && cr.normalised && sdekit_codegen_normalised(src, &norm, &err) != SDEKIT_OK)
+    rc = cli_fail(&err);
   cli_run_free(&cr);
-  if (rc) return rc;
-  fputs(src, stdout);
+  if (!rc) fputs(norm ? norm : src, stdout);
   sdekit_free(src);
-  return 0;
+  sdekit_free(norm);
+  return rc;
 }
 
 int sdk_cli_compile(int argc, char **argv) {

@@ -19,7 +19,8 @@ int cli_usage_error(const char *fmt, const char *arg) {
   return 2;
 }
 
-/* What the library does not parse: --help, --arch (compile), the operand. */
+/* What the library does not parse: --help, --arch (compile), --normalised
+ * (codegen), the operand. */
 static int other(void *user, const char *name, const char *value) {
   cli_run *cr = user;
   if (!name) {
@@ -28,6 +29,7 @@ static int other(void *user, const char *name, const char *value) {
     return sdekit_config_set_model(cr->c, value, &err) == SDEKIT_OK ? 0 : -1;
   }
   if (!strcmp(name, "help") && !value) return cr->help = 1, 0;
+  if (cr->allow_normalised && !strcmp(name, "normalised") && !value) return cr->normalised = 1, 0;
   if (cr->allow_arch && !strcmp(name, "arch")) {
     if (!value) return 1; /* the next word */
     if (cr->arch) cr->arch_twice = 1;

@@ -1,6 +1,6 @@
 /* The command lines of `sdekit run`, resume, codegen and compile: the
  * library parses every run option (sdekit_config_args, the same parser a
- * checkpoint goes through); the CLI adds its own few (--help, --arch) and
+ * checkpoint goes through); the CLI adds its own few (--help, --arch, --normalised) and
  * the environment, and turns errors into its one error line. */
 #ifndef SDK_CLI_RUNOPTS_H
 #define SDK_CLI_RUNOPTS_H
@@ -14,8 +14,10 @@ typedef struct cli_run {
   int help;       /* --help was given */
   int allow_arch; /* --arch is an option of this command (compile) */
   const char *arch;
-  int arch_twice; /* --arch given again (refused: the last would win silently) */
-  int nmodels;    /* operands seen */
+  int arch_twice;       /* --arch given again (refused: the last would win silently) */
+  int allow_normalised; /* --normalised is an option of this command (codegen) */
+  int normalised;
+  int nmodels; /* operands seen */
 } cli_run;
 
 /* Parse argv[1..] (argv[0] is the command) into a new configuration with

@@ -300,7 +300,7 @@ static sdk_err codegen(const sdk_codegen_opts *o, char **out, sdk_errbuf *eb) {
     sdk_sb_free(&b);
     return too_large(o, eb);
   }
-  *out = sdk_sb_take(&b);
+  *out = sdk_em_finish(&b); /* (the #line back-references numbered: emit.h) */
   if (!*out) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory generating code");
   return SDK_OK;
 }

@@ -8,23 +8,14 @@
 #include "core/escape.h"
 
 sdk_emit sdk_em_on(sdk_strbuf *b, int single) {
-  sdk_emit em = {b, 0, single, 0, 0};
+  sdk_emit em = {b, 0, single};
   return em;
 }
 
 sdk_emit sdk_em_child(const sdk_emit *em, sdk_strbuf *b) {
-  sdk_emit c = {b, em->depth, em->single, 0, 0};
+  sdk_emit c = {b, em->depth, em->single};
   if (b->max == 0) b->max = em->b->max;
   return c;
-}
-
-int sdk_em_lines(sdk_emit *em) {
-  const sdk_strbuf *b = em->b;
-  if (em->nl_at > b->len) em->nl_at = 0, em->nl = 0; /* (not this text's prefix) */
-  for (size_t i = em->nl_at; i < b->len; i++)
-    em->nl += b->s[i] == '\n';
-  em->nl_at = b->len;
-  return 1 + em->nl;
 }
 
 void sdk_em_append_range(sdk_emit *em, const sdk_strbuf *part, size_t from, size_t to) {
@@ -41,7 +32,34 @@ void sdk_em_kernel(sdk_emit *em, const char *text) {
   size_t n = strlen(text);
   sdk_sb_putn(em->b, text, n);
   if (n && text[n - 1] != '\n') sdk_sb_puts(em->b, "\n");
-  sdk_em_printf(em, "#line %d \"sdekit-generated\"\n", sdk_em_lines(em) + 1);
+  sdk_em_line_back(em);
+}
+
+#define LINE_BACK "#line @ \"sdekit-generated\"\n"
+
+void sdk_em_line_back(sdk_emit *em) {
+  sdk_sb_puts(em->b, LINE_BACK);
+}
+
+char *sdk_em_finish(sdk_strbuf *b) {
+  if (b->oom || b->over || !b->s) return sdk_sb_take(b);
+  const size_t n = sizeof LINE_BACK - 1;
+  sdk_strbuf out;
+  sdk_sb_init(&out);
+  const char *p = b->s, *done = b->s;
+  for (int line = 1;; line++) {
+    if (!strncmp(p, LINE_BACK, n)) {
+      sdk_sb_putn(&out, done, (size_t)(p - done));
+      sdk_sb_printf(&out, "#line %d \"sdekit-generated\"\n", line + 1);
+      done = p + n;
+    }
+    const char *nl = strchr(p, '\n');
+    if (!nl) break;
+    p = nl + 1;
+  }
+  sdk_sb_puts(&out, done);
+  sdk_sb_free(b);
+  return sdk_sb_take(&out);
 }
 
 static void indent(sdk_emit *em, int depth) {

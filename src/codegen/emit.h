@@ -37,10 +37,6 @@ typedef struct sdk_emit {
   sdk_strbuf *b; /* the text */
   int depth;     /* indentation: 2 * depth spaces */
   int single;    /* numbers are float literals */
-  /* the newlines of b's first nl_at bytes (sdk_em_lines; the text only
-   * grows, so the count of a prefix stays valid in copies of the emitter) */
-  size_t nl_at;
-  int nl;
 } sdk_emit;
 
 /* An emitter at depth 0 writing to b. */
@@ -49,9 +45,6 @@ sdk_emit sdk_em_on(sdk_strbuf *b, int single);
  * source produced out of order, appended later with sdk_em_append); b takes
  * em's size cap (sdk_strbuf.max) when it has none. */
 sdk_emit sdk_em_child(const sdk_emit *em, sdk_strbuf *b);
-/* The number of lines of the text so far (1 + its newlines), counted
- * incrementally: each call costs the text written since the last. */
-int sdk_em_lines(sdk_emit *em);
 /* Append the text of another buffer (and its allocation failure or its
  * overflow of the size cap), or its bytes [from, to). */
 void sdk_em_append(sdk_emit *em, const sdk_strbuf *part);
@@ -75,10 +68,22 @@ void sdk_em_reopen(sdk_emit *em, const char *fmt, ...) __attribute__((format(pri
 void sdk_em_text(sdk_emit *em, const char *text);
 
 /* A fixed kernel file of src/codegen/kernels/ (its text embedded at build
- * as sdk_embedded_<name>: CMakeLists.txt), which starts with
- * `#line 1 "kernels/NAME"` so that compiler messages name it; then a #line
- * back to the generated text. */
+ * as sdk_embedded_<name>: CMakeLists.txt; kernels/README.md), which starts
+ * with `#line 2 "kernels/NAME"` so that compiler messages name its physical
+ * lines; then a back-reference to the generated text (sdk_em_line_back). */
 void sdk_em_kernel(sdk_emit *em, const char *text);
+
+/* #line back-references to the generated text (after a model expression or
+ * a kernel file) are numbered in one pass over the finished source, so that
+ * parts emitted out of order (sdk_em_child, sdk_em_append) need no care:
+ * sdk_em_line_back writes, at the start of a line, the marker line
+ * `#line @ "sdekit-generated"`, and sdk_em_finish, called where the
+ * generator finishes the source (codegen.c), takes the text of b with every
+ * marker written `#line N "sdekit-generated"`, N the physical line after it
+ * (NULL after an allocation failure or an overflow of b's cap, as
+ * sdk_sb_take; b is emptied).  A marker left unnumbered does not compile. */
+void sdk_em_line_back(sdk_emit *em);
+char *sdk_em_finish(sdk_strbuf *b);
 
 /* Raw text, no indentation. */
 void sdk_em_puts(sdk_emit *em, const char *s);

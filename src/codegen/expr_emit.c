@@ -185,11 +185,11 @@ static void emit_line(sdk_emit *em, const sdk_codegen_opts *o, int line) {
 }
 
 /* After a user expression, point line numbers back at the generated text so
- * that errors in the surrounding code are not blamed on the model file.
- * (The count is of the buffer being written: a part emitted out of order
- * numbers its lines from its own start.) */
+ * that errors in the surrounding code are not blamed on the model file
+ * (numbered when the source is finished: emit.h, sdk_em_line_back). */
 static void emit_line_back(sdk_emit *em) {
-  sdk_em_printf(em, "\n#line %d \"sdekit-generated\"\n", sdk_em_lines(em) + 1);
+  sdk_em_puts(em, "\n");
+  sdk_em_line_back(em);
 }
 
 static void emit_with(sdk_emit *em, cg_ctx *c, const sdk_expr *e, int line) {

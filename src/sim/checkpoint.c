@@ -255,6 +255,12 @@ static sdk_err scan_records(const char *buf, size_t len, records *r, sdk_errbuf 
     return CORRUPT("'%s' is not an sdekit checkpoint", r->path);
   if (len < 12) return CORRUPT("checkpoint '%s' is truncated or corrupt", r->path);
   memcpy(&fmt, buf + 8, 4);
+  if (fmt == 3)
+    return CORRUPT("checkpoint '%s' has format 3, from an earlier kernel identity (its kernel "
+                   "hash is over the raw source; this sdekit (%s) hashes the normalised source): "
+                   "no kernel of this build continues it; rerun it, or finish it with the sdekit "
+                   "that wrote it",
+                   r->path, SDK_VERSION);
   if (fmt != SDK_CKPT_FORMAT)
     return CORRUPT("checkpoint '%s' has format %u; this sdekit (%s) reads format %d: finish it "
                    "with the sdekit that wrote it",

@@ -36,7 +36,11 @@
 
 #include "core/error.h"
 
-#define SDK_CKPT_FORMAT 3
+/* 4: the kernel hash (KHSH) is over the normalised source
+ * (codegen/identity.h); format 3's was over the raw text, so a checkpoint
+ * of format 3 is refused with its own message (no kernel of this build has
+ * its hash: rerun it) */
+#define SDK_CKPT_FORMAT 4
 /* Limits on what a checkpoint may claim (larger: refused as corrupt). */
 #define SDK_CKPT_MAX_BYTES ((uint64_t)1 << 40) /* 1 TiB */
 #define SDK_CKPT_MAX_ARGS 4096
@@ -64,7 +68,7 @@ typedef struct sdk_ckpt {
   char *version;     /* sdekit version that wrote it */
   int64_t abi;       /* kernel ABI */
   char *build;       /* build id (sdk_ckpt_build_id) */
-  char *kernel_hash; /* hash of the generated kernel source (32 hex digits) */
+  char *kernel_hash; /* the kernel's identity (codegen/identity.h; 32 hex digits) */
   int argc;          /* the run's arguments (after "run"), as typed */
   char **argv;
   char *model_text;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "codegen/codegen.h"
+#include "codegen/identity.h"
 #include "core/strbuf.h"
 #include "sim/checkpoint.h"
 #include "sim/registry.h"
@@ -46,13 +47,14 @@ void sdk_backend_hold(const sdk_run_config *c, const sdk_backend **be, sdk_bctx 
 }
 
 /* the kernel source; it stands for the model, the settings and the build's
- * code generator: a checkpoint continues only the kernel that wrote it */
+ * code generator: a checkpoint continues only the kernel that wrote it (its
+ * identity: the hash of the normalised source, codegen/identity.h) */
 static sdk_err make_source(sdk_plan *p, sdk_errbuf *eb) {
   const sdk_run_config *c = p->c;
   sdk_codegen_opts o;
   sdk_plan_codegen_opts(p, !strcmp(p->be->name, "cuda") ? SDK_TARGET_CUDA : SDK_TARGET_CPU, &o);
   SDK_CHECK(sdk_codegen(&o, &p->src, eb));
-  sdk_hash_hex(p->src, strlen(p->src), p->khash);
+  SDK_CHECK(sdk_cg_identity(p->src, p->khash, eb)); /* (codegen/identity.h) */
   if (c->resume && strcmp(c->resume->kernel_hash, p->khash) != 0)
     return SDK_FAIL(eb, SDK_ERR_FORMAT,
                     "checkpoint '%s' was written for another kernel (another build of sdekit, "

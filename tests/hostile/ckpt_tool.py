@@ -93,4 +93,5 @@ def main():
     open(dst, "wb").write(out)
 
 
-main()
+if __name__ == "__main__":  # (h_ckpt_records.sh imports sdk_hash)
+    main()
