@@ -50,30 +50,18 @@ void sdk_cg_cuda_head(sdk_emit *em, const sdk_codegen_opts *o) {
  * the kernel loads them: the one table behind their loads, their stores and
  * the functions they are passed to by reference (the "0" of their names,
  * x0_1, bs0, is the kernel's; one path per thread: per_thread.cuh). */
-enum { /* the blocks of rows (codegen.h, sdk_cg_rows) */
-       B_VARS,
-       B_COMP,
-       B_HIGH,
-       B_TAVG,
-       B_BOUND,
-       B_DTC,
-       B_DTC_COMP,
-       B_DTC_Z,
-       B_DTC_D0,
-       B_DTC_TAVG,
-       B_DTC_BOUND
-};
-enum {                  /* where a value appears besides its load and store */
-       U_STEP = 1,      /* argument of sdk_step (and parameter of the step functions) */
-       U_STEP_C = 2,    /* argument of sdk_step_c */
-       U_TAVG = 4,      /* state argument of sdk_tavg */
-       U_TAVG_C = 8,    /* ... of the coarse path's sdk_tavg */
-       U_ACC = 16,      /* accumulator arguments of sdk_tavg */
-       U_ACC_C = 32,    /* ... of the coarse path's */
-       U_PAIR = 64,     /* S of an accumulator, the next entry its E: side by side in calls */
-       U_PAIR_IO = 128, /* ... and in one declaration and its store */
-       U_FROZEN = 256,  /* stored first, at sdk_frozen */
-       U_HI = 512       /* a high part: const in sdk_step unless the step moves it */
+/* where a value appears besides its load and store */
+enum {
+  U_STEP = 1,      /* argument of sdk_step (and parameter of the step functions) */
+  U_STEP_C = 2,    /* argument of sdk_step_c */
+  U_TAVG = 4,      /* state argument of sdk_tavg */
+  U_TAVG_C = 8,    /* ... of the coarse path's sdk_tavg */
+  U_ACC = 16,      /* accumulator arguments of sdk_tavg */
+  U_ACC_C = 32,    /* ... of the coarse path's */
+  U_PAIR = 64,     /* S of an accumulator, the next entry its E: side by side in calls */
+  U_PAIR_IO = 128, /* ... and in one declaration and its store */
+  U_FROZEN = 256,  /* stored first, at sdk_frozen */
+  U_HI = 512       /* a high part: const in sdk_step unless the step moves it */
 };
 typedef struct {
   const char *name;  /* NAME0_j, j < the block's rows (NAME0 with one) */
@@ -82,42 +70,29 @@ typedef struct {
   int use;           /* U_* */
   const char *param; /* U_STEP: the step function's parameter */
 } path_value;
-static const path_value path_values[] = {{"x", B_VARS, 0, 1, 0, U_STEP | U_TAVG, "sdk_x%d"},
-                                         {"c", B_COMP, 0, 1, 0, U_STEP, "sdk_c%d"},
-                                         {"h", B_HIGH, 0, 1, 0, U_STEP | U_HI, "sdk_hi%d"},
-                                         {"as", B_TAVG, 0, 2, 0, U_ACC | U_PAIR | U_PAIR_IO, NULL},
-                                         {"ae", B_TAVG, 1, 2, 0, U_ACC, NULL},
-                                         {"bs", B_BOUND, 0, 1, 1, U_STEP | U_FROZEN, "sdk_bs"},
-                                         {"bl", B_BOUND, 1, 1, 1, U_STEP | U_FROZEN, "sdk_bl"},
-                                         {"bh", B_BOUND, 2, 1, 1, U_STEP | U_FROZEN, "sdk_bh"},
-                                         /* --dt-check: the coupled coarse path (codegen.h) */
-                                         {"xc", B_DTC, 0, 1, 0, U_STEP_C | U_TAVG_C, NULL},
-                                         {"cc", B_DTC_COMP, 0, 1, 0, U_STEP_C, NULL},
-                                         {"zh", B_DTC_Z, 0, 1, 0, 0, NULL},
-                                         {"d0", B_DTC_D0, 0, 1, 0, 0, NULL},
-                                         {"acs", B_DTC_TAVG, 0, 2, 0, U_ACC_C | U_PAIR, NULL},
-                                         {"aces", B_DTC_TAVG, 1, 2, 0, U_ACC_C, NULL},
-                                         {"cb", B_DTC_BOUND, 0, 1, 0, U_STEP_C, NULL}};
+static const path_value path_values[] = {
+    {"x", SDK_CG_B_VARS, 0, 1, 0, U_STEP | U_TAVG, "sdk_x%d"},
+    {"c", SDK_CG_B_COMP, 0, 1, 0, U_STEP, "sdk_c%d"},
+    {"h", SDK_CG_B_HIGH, 0, 1, 0, U_STEP | U_HI, "sdk_hi%d"},
+    {"as", SDK_CG_B_TAVG, 0, 2, 0, U_ACC | U_PAIR | U_PAIR_IO, NULL},
+    {"ae", SDK_CG_B_TAVG, 1, 2, 0, U_ACC, NULL},
+    {"bs", SDK_CG_B_BOUND, 0, 1, 1, U_STEP | U_FROZEN, "sdk_bs"},
+    {"bl", SDK_CG_B_BOUND, 1, 1, 1, U_STEP | U_FROZEN, "sdk_bl"},
+    {"bh", SDK_CG_B_BOUND, 2, 1, 1, U_STEP | U_FROZEN, "sdk_bh"},
+    /* --dt-check: the coupled coarse path (codegen.h) */
+    {"xc", SDK_CG_B_DTC, 0, 1, 0, U_STEP_C | U_TAVG_C, NULL},
+    {"cc", SDK_CG_B_DTC_COMP, 0, 1, 0, U_STEP_C, NULL},
+    {"zh", SDK_CG_B_DTC_Z, 0, 1, 0, 0, NULL},
+    {"d0", SDK_CG_B_DTC_D0, 0, 1, 0, 0, NULL},
+    {"acs", SDK_CG_B_DTC_TAVG, 0, 2, 0, U_ACC_C | U_PAIR, NULL},
+    {"aces", SDK_CG_B_DTC_TAVG, 1, 2, 0, U_ACC_C, NULL},
+    {"cb", SDK_CG_B_DTC_BOUND, 0, 1, 0, U_STEP_C, NULL},
+};
 #define NPV (int)(sizeof path_values / sizeof path_values[0])
 
-/* The first row of a value's block and its number of values (0: absent). */
+/* The first row of a value's block (SDK_CG_B_*) and its number of values (0: absent). */
 static int pv_rows(const sdk_cg_row_layout *l, const sdk_model *m, const path_value *e, int *n) {
-  int nv = l->nvars, first = -1;
-  *n = 0;
-  switch (e->block) {
-  case B_VARS: first = 0, *n = nv; break;
-  case B_COMP: first = l->comp, *n = nv; break;
-  case B_HIGH: first = l->ncomp == 2 * nv ? l->comp + nv : -1, *n = nv; break;
-  case B_TAVG: first = l->tavg, *n = l->ntavg; break;
-  case B_BOUND: first = l->bound, *n = SDK_CG_BOUND_ROWS; break;
-  case B_DTC: first = l->dtc, *n = nv; break;
-  case B_DTC_COMP: first = l->dtc_comp, *n = nv; break;
-  case B_DTC_Z: first = l->dtc_z, *n = m->nnoise; break;
-  case B_DTC_D0: first = l->dtc_d0, *n = nv; break;
-  case B_DTC_TAVG: first = l->dtc_tavg, *n = l->ntavg; break;
-  case B_DTC_BOUND: first = l->dtc_bound, *n = SDK_CG_BOUND_ROWS; break;
-  }
-  if (first < 0) *n = 0;
+  int first = sdk_cg_block(l, m->nnoise, e->block, n);
   if (e->one && *n > 0) *n = 1;
   return first;
 }
@@ -131,7 +106,7 @@ static void pv_name(char *buf, size_t len, const path_value *e, int j) {
 }
 static void pv_elem(char *buf, size_t len, const path_value *e, int first, int j) {
   int k = e->skip + e->stride * j;
-  if (e->block == B_TAVG) /* (rows named by the prelude's macro) */
+  if (e->block == SDK_CG_B_TAVG) /* (rows named by the prelude's macro) */
     snprintf(buf, len, "st[(SDK_TAVG_ROW + %d) * npad + p0]", k);
   else
     snprintf(buf, len, "st[%d * npad + p0]", first + k);
