@@ -389,7 +389,7 @@ static sdk_err cuda_advance(sdk_ensemble *e, int64_t step0, int64_t nsteps, uint
   unsigned long long s = seed, nlive = 0;
   long long nl = 0;
   void *args[] = {&e->st, &npad, &e->sv, &ppg, &ngrid, &path0, &s0, &ns, &s, &e->live, &nl};
-  unsigned blocks = (unsigned)(e->npad / (256 * e->mod->ilp));
+  unsigned blocks = (unsigned)(e->npad / 256);
   e->last_ms = -1;
   if (!e->mod->advance)
     return SDK_FAIL(eb, SDK_ERR_INTERNAL,
@@ -402,11 +402,11 @@ static sdk_err cuda_advance(sdk_ensemble *e, int64_t step0, int64_t nsteps, uint
   if (!e->stream && sdk_cu.StreamCreate && sdk_cu.StreamCreate(&e->stream, 0) != CUDA_SUCCESS)
     e->stream = NULL;
   int timed = e->ev0 && sdk_cu.EventRecord(e->ev0, e->stream) == CUDA_SUCCESS;
-  if (e->npad % (256 * e->mod->ilp))
+  if (e->npad % 256)
     return SDK_FAIL(eb, SDK_ERR_INTERNAL, "cuda: %lld paths are not a multiple of %d",
-                    (long long)e->npad, 256 * e->mod->ilp);
-  if (e->mod->live) { /* [boundaries]: over the paths still alive alone (ilp 1) */
-    if (e->mod->ilp != 1 || e->npad > 0xffffffffLL || SDK_CUDA_TPB != 256)
+                    (long long)e->npad, 256);
+  if (e->mod->live) { /* [boundaries]: over the paths still alive alone */
+    if (e->npad > 0xffffffffLL || SDK_CUDA_TPB != 256)
       return SDK_FAIL(eb, SDK_ERR_INTERNAL, "cuda: no list of live paths for this ensemble");
     SDK_CHECK(live_list(e, &nlive, eb));
     if (nlive == 0) return SDK_OK; /* every path absorbed: nothing moves */

@@ -155,7 +155,6 @@ struct sdk_bctx {
 
 struct sdk_module {
   CUmodule mod;
-  int ilp;  /* paths per thread of sdk_advance */
   int comp; /* rows of the state, sdk_state_rows (codegen.h: compensated update, boundaries,
              * time averages), 0 when only the variables */
   CUfunction init, advance, red_units, red_nonfinite, red_minmax, red_hist;

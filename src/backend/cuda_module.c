@@ -297,14 +297,6 @@ static sdk_err module_globals(sdk_module *m, const char *path, sdk_errbuf *eb) {
       return SDK_FAIL(eb, SDK_ERR_BACKEND, "'%s' has an unreadable sdk_state_rows", path);
     m->comp = rows;
   }
-  m->ilp = 1;
-  CUdeviceptr ilp_p = 0;
-  size_t ilp_n = 0;
-  int ilp = 1;
-  if (sdk_cu.ModuleGetGlobal(&ilp_p, &ilp_n, m->mod, "sdk_paths_per_thread") == CUDA_SUCCESS &&
-      ilp_n == sizeof ilp && sdk_cu.MemcpyDtoH(&ilp, ilp_p, sizeof ilp) == CUDA_SUCCESS &&
-      ilp >= 1 && ilp <= 8)
-    m->ilp = ilp;
   return SDK_OK;
 }
 

@@ -115,6 +115,26 @@ void sdk_cg_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l) {
   if (l->bound >= 0) l->dtc_bound = l->total, l->total += SDK_CG_BOUND_ROWS;
 }
 
+int sdk_cg_block(const sdk_cg_row_layout *l, int nnoise, int b, int *n) {
+  int nv = l->nvars, first = -1;
+  *n = 0;
+  switch (b) {
+  case SDK_CG_B_VARS: first = 0, *n = nv; break;
+  case SDK_CG_B_COMP: first = l->comp, *n = nv; break;
+  case SDK_CG_B_HIGH: first = l->ncomp == 2 * nv ? l->comp + nv : -1, *n = nv; break;
+  case SDK_CG_B_TAVG: first = l->tavg, *n = l->ntavg; break;
+  case SDK_CG_B_BOUND: first = l->bound, *n = SDK_CG_BOUND_ROWS; break;
+  case SDK_CG_B_DTC: first = l->dtc, *n = nv; break;
+  case SDK_CG_B_DTC_COMP: first = l->dtc_comp, *n = nv; break;
+  case SDK_CG_B_DTC_Z: first = l->dtc_z, *n = nnoise; break;
+  case SDK_CG_B_DTC_D0: first = l->dtc_d0, *n = nv; break;
+  case SDK_CG_B_DTC_TAVG: first = l->dtc_tavg, *n = l->ntavg; break;
+  case SDK_CG_B_DTC_BOUND: first = l->dtc_bound, *n = SDK_CG_BOUND_ROWS; break;
+  }
+  if (first < 0) *n = 0;
+  return first;
+}
+
 /* The model as the scheme integrates it.  With noise that depends on the
  * state, Ito's and Stratonovich's b dW differ in the mean drift they
  * produce; for diagonal noise b_v(X, t) dW_v the Ito drift is the

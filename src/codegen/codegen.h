@@ -184,6 +184,25 @@ typedef struct sdk_cg_row_layout {
 } sdk_cg_row_layout;
 #define SDK_CG_BOUND_ROWS 3
 void sdk_cg_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l);
+/* The blocks of per-path rows above, as the drivers' tables of per-path
+ * values name them (cuda_paths.c, cpu_paths.c); HIGH: the high parts of
+ * the deferred compensation, the second half of [comp, comp + ncomp). */
+enum {
+  SDK_CG_B_VARS,
+  SDK_CG_B_COMP,
+  SDK_CG_B_HIGH,
+  SDK_CG_B_TAVG,
+  SDK_CG_B_BOUND,
+  SDK_CG_B_DTC,
+  SDK_CG_B_DTC_COMP,
+  SDK_CG_B_DTC_Z,
+  SDK_CG_B_DTC_D0,
+  SDK_CG_B_DTC_TAVG,
+  SDK_CG_B_DTC_BOUND
+};
+/* The first row of block b (SDK_CG_B_*) and *n, its number of values (of
+ * rows, but 2 ntavg rows hold ntavg pairs); *n = 0 where it is absent. */
+int sdk_cg_block(const sdk_cg_row_layout *l, int nnoise, int b, int *n);
 
 /* The values sdk_observe evaluates per path (SDK_NOBS): the model's user
  * observables, then with --dt-check (opts.dt_check) the coupled differences

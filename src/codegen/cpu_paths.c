@@ -8,12 +8,16 @@
  *
  * Noise value k = n * SDK_NN + j of step n, channel j, is lane k & 3 of the
  * path's stream block k >> 2 (rng/philox.h, domain 0), whatever the launch. */
+#include <stdio.h>
+
 #include "codegen/boundary.h"
 #include "codegen/codegen.h"
 #include "codegen/common.h"
 #include "codegen/drivers.h"
 #include "codegen/events.h"
 #include "codegen/expr_emit.h"
+
+extern const char sdk_embedded_init_h[], sdk_embedded_advance_h[];
 
 void sdk_cg_cpu_head(sdk_emit *em, const sdk_codegen_opts *o) {
   const sdk_model *m = o->model;
@@ -29,98 +33,73 @@ void sdk_cg_cpu_head(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_cg_row_layout rows;
   sdk_cg_rows(o, &rows);
   if (rows.total > nv) sdk_em_line(em, "int sdk_state_rows(void) { return %d; }", rows.total);
-  sdk_em_line(em, "static int sdk_threads(int n) { return n > 0 ? n : omp_get_max_threads(); }");
-
   sdk_em_puts(em, "\n");
-  sdk_em_open(em, "void sdk_init(real *restrict st, sdk_i64 npad, const real *restrict sv, "
-                  "sdk_i64 ppg, sdk_i64 ngrid, sdk_i64 path0, sdk_u64 sdk_seed, int nthreads)");
-  sdk_em_line(em, "#pragma omp parallel for schedule(static) num_threads(sdk_threads(nthreads))");
-  sdk_em_open(em, "for (sdk_i64 p = 0; p < npad; p++)");
-  sdk_em_text(em, "const sdk_u64 sdk_gpath = (sdk_u64)(path0 + p);\n"
-                  "sdk_i64 g = (path0 + p) / ppg; if (g >= ngrid) g = ngrid - 1;\n"
-                  "(void)sv; (void)g;\n");
+  sdk_em_kfile k = {.text = sdk_embedded_init_h};
+  sdk_em_slot(em, &k, "path");
   sdk_cg_init_path(em, o, 0);
-  sdk_em_close(em);
-  sdk_em_close(em);
+  sdk_em_slot(em, &k, NULL);
 }
 
-/* the block's state in (and, out = 1, back out) */
+/* The block's arrays of per-path values, NAME[k][i] for value k of path p0
+ * + i, in the order of their rows (codegen.h): the one table behind their
+ * declaration, load and store. */
+typedef struct {
+  const char *name, *name2; /* name2: the E of S side by side, in one loop */
+  int block, skip, stride;  /* value k in row first + skip + stride * k of the block */
+  char var;                 /* the loop's index */
+  const char *count;        /* the number of values as the prelude names it (NULL: a number) */
+  const char *row, *row2;   /* row k: a format of (first + skip, stride) */
+  int decl; /* 0: declared by advance.h; 1: here; 2: here, after sdk_kz (its sums use SDK_OPQ) */
+} block_array;
+static const block_array block_arrays[] = {
+    {"xs", NULL, SDK_CG_B_VARS, 0, 1, 'v', "SDK_NV", "v", NULL, 0},
+    {"bst", NULL, SDK_CG_B_BOUND, 0, 1, 'v', NULL, "(%d + v)", NULL, 1},
+    {"cs", NULL, SDK_CG_B_COMP, 0, 1, 'v', "SDK_NV", "(SDK_NV + v)", NULL, 2},
+    {"as", "ae", SDK_CG_B_TAVG, 0, 2, 'j', "SDK_NTAVG", "(SDK_TAVG_ROW + 2 * j)",
+     "(SDK_TAVG_ROW + 2 * j + 1)", 2},
+    /* --dt-check: the coupled coarse path */
+    {"xcs", NULL, SDK_CG_B_DTC, 0, 1, 'j', NULL, "(%d + %d * j)", NULL, 1},
+    {"ccs", NULL, SDK_CG_B_DTC_COMP, 0, 1, 'j', NULL, "(%d + %d * j)", NULL, 1},
+    {"zhs", NULL, SDK_CG_B_DTC_Z, 0, 1, 'j', NULL, "(%d + %d * j)", NULL, 1},
+    {"d0s", NULL, SDK_CG_B_DTC_D0, 0, 1, 'j', NULL, "(%d + %d * j)", NULL, 1},
+    {"acs", NULL, SDK_CG_B_DTC_TAVG, 0, 2, 'j', NULL, "(%d + %d * j)", NULL, 1},
+    {"aces", NULL, SDK_CG_B_DTC_TAVG, 1, 2, 'j', NULL, "(%d + %d * j)", NULL, 1},
+    {"cbst", NULL, SDK_CG_B_DTC_BOUND, 0, 1, 'j', NULL, "(%d + %d * j)", NULL, 1},
+};
+
+/* The block's arrays in (declared and loaded) or, out = 1, back out. */
 static void emit_state_io(sdk_emit *em, const sdk_codegen_opts *o, int out) {
-  sdk_em_line(em, "for (int v = 0; v < SDK_NV; v++)");
-  sdk_em_line(em, "  for (int i = 0; i < SDK_BLK; i++) %s;",
-              out ? "st[v * npad + p0 + i] = xs[v][i]" : "xs[v][i] = st[v * npad + p0 + i]");
-  sdk_cg_row_layout rows;
-  sdk_cg_rows(o, &rows);
-  if (rows.bound >= 0) { /* the boundary rows (codegen.h) */
-    if (!out) sdk_em_line(em, "real bst[%d][SDK_BLK];", SDK_CG_BOUND_ROWS);
-    sdk_em_line(em, "for (int v = 0; v < %d; v++)", SDK_CG_BOUND_ROWS);
-    if (out)
-      sdk_em_line(em,
-                  "  for (int i = 0; i < SDK_BLK; i++) st[(%d + v) * npad + p0 + i] = bst[v][i];",
-                  rows.bound);
-    else
-      sdk_em_line(em,
-                  "  for (int i = 0; i < SDK_BLK; i++) bst[v][i] = st[(%d + v) * npad + p0 + i];",
-                  rows.bound);
-  }
-  if (!o->compensate) return;
-  if (!out) /* the carried errors, rows SDK_NV.. (codegen.h) */
-    sdk_em_text(em, "const int sdk_kz = sdk_opq_zero_;\n"
-                    "real cs[SDK_NV][SDK_BLK];\n");
-  sdk_em_line(em, "for (int v = 0; v < SDK_NV; v++)");
-  sdk_em_line(em, "  for (int i = 0; i < SDK_BLK; i++) %s;",
-              out ? "st[(SDK_NV + v) * npad + p0 + i] = cs[v][i]"
-                  : "cs[v][i] = st[(SDK_NV + v) * npad + p0 + i]");
-}
-
-/* the block's time-average accumulators in (and, out = 1, back out): rows
- * SDK_TAVG_ROW.. (codegen.h) */
-static void emit_tavg_io(sdk_emit *em, const sdk_codegen_opts *o, int out) {
-  if (!o->tavg) return;
-  if (!out && !o->compensate) sdk_em_line(em, "const int sdk_kz = sdk_opq_zero_;");
-  if (!out) sdk_em_line(em, "real as[SDK_NTAVG][SDK_BLK], ae[SDK_NTAVG][SDK_BLK];");
-  sdk_em_line(em, "for (int j = 0; j < SDK_NTAVG; j++)");
-  sdk_em_open(em, "for (int i = 0; i < SDK_BLK; i++)");
-  if (out)
-    sdk_em_text(em, "st[(SDK_TAVG_ROW + 2 * j) * npad + p0 + i] = as[j][i];\n"
-                    "st[(SDK_TAVG_ROW + 2 * j + 1) * npad + p0 + i] = ae[j][i];\n");
-  else
-    sdk_em_text(em, "as[j][i] = st[(SDK_TAVG_ROW + 2 * j) * npad + p0 + i];\n"
-                    "ae[j][i] = st[(SDK_TAVG_ROW + 2 * j + 1) * npad + p0 + i];\n");
-  sdk_em_close(em);
-}
-
-/* --dt-check: the block's coarse path in (and, out = 1, back out): rows
- * SDK_DTC_ROW.. (codegen.h) */
-static void emit_dtc_io(sdk_emit *em, const sdk_codegen_opts *o, int out) {
-  if (!o->dt_check) return;
   sdk_cg_row_layout l;
   sdk_cg_rows(o, &l);
-  int nn = o->model->nnoise;
-  struct {
-    const char *name;
-    int row, n;
-  } blk[] = {{"xcs", l.dtc, o->model->nvars},
-             {"ccs", l.dtc_comp, o->model->nvars},
-             {"zhs", l.dtc_z, nn},
-             {"d0s", l.dtc_d0, o->model->nvars},
-             {"acs", l.dtc_tavg, l.ntavg},
-             {"aces", l.dtc_tavg + 1, l.ntavg},
-             {"cbst", l.dtc_bound, SDK_CG_BOUND_ROWS}};
-  for (size_t b = 0; b < sizeof blk / sizeof blk[0]; b++) {
-    if (blk[b].row < 0 || blk[b].n == 0) continue;
-    /* (the accumulators interleave: S at row 2 j, E at row 2 j + 1) */
-    int stride = b == 4 || b == 5 ? 2 : 1;
-    if (!out) sdk_em_line(em, "real %s[%d][SDK_BLK];", blk[b].name, blk[b].n);
-    sdk_em_line(em, "for (int j = 0; j < %d; j++)", blk[b].n);
-    if (out)
-      sdk_em_line(
-          em, "  for (int i = 0; i < SDK_BLK; i++) st[(%d + %d * j) * npad + p0 + i] = %s[j][i];",
-          blk[b].row, stride, blk[b].name);
-    else
-      sdk_em_line(
-          em, "  for (int i = 0; i < SDK_BLK; i++) %s[j][i] = st[(%d + %d * j) * npad + p0 + i];",
-          blk[b].name, blk[b].row, stride);
+  int kz = 0;
+  for (size_t b = 0; b < sizeof block_arrays / sizeof block_arrays[0]; b++) {
+    const block_array *a = &block_arrays[b];
+    int n, first = sdk_cg_block(&l, o->model->nnoise, a->block, &n);
+    if (n == 0) continue;
+    char count[16], row[64], row2[64];
+    snprintf(count, sizeof count, "%d", n);
+    const char *cnt = a->count ? a->count : count;
+    snprintf(row, sizeof row, a->row, first + a->skip, a->stride);
+    if (a->name2) snprintf(row2, sizeof row2, a->row2, first + a->skip, a->stride);
+    if (!out && a->decl == 2 && !kz++) sdk_em_line(em, "const int sdk_kz = sdk_opq_zero_;");
+    if (!out && a->decl && a->name2)
+      sdk_em_line(em, "real %s[%s][SDK_BLK], %s[%s][SDK_BLK];", a->name, cnt, a->name2, cnt);
+    else if (!out && a->decl)
+      sdk_em_line(em, "real %s[%s][SDK_BLK];", a->name, cnt);
+    sdk_em_line(em, "for (int %c = 0; %c < %s; %c++)", a->var, a->var, cnt, a->var);
+    em->depth++;
+    if (a->name2) sdk_em_open(em, "for (int i = 0; i < SDK_BLK; i++)"); /* (a pair in one loop) */
+    for (int h = 0; h < (a->name2 ? 2 : 1); h++) {
+      const char *name = h ? a->name2 : a->name, *r = h ? row2 : row;
+      char set[160];
+      if (out)
+        snprintf(set, sizeof set, "st[%s * npad + p0 + i] = %s[%c][i];", r, name, a->var);
+      else
+        snprintf(set, sizeof set, "%s[%c][i] = st[%s * npad + p0 + i];", name, a->var, r);
+      sdk_em_line(em, "%s%s", a->name2 ? "" : "for (int i = 0; i < SDK_BLK; i++) ", set);
+    }
+    if (a->name2) sdk_em_close(em);
+    em->depth--;
   }
 }
 
@@ -322,41 +301,20 @@ static void emit_substeps(sdk_emit *em, const sdk_codegen_opts *o) {
 
 void sdk_cg_cpu_paths(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_puts(em, "\n");
-  sdk_em_open(em, "void sdk_advance(real *restrict st, sdk_i64 npad, const real *restrict sv, "
-                  "sdk_i64 ppg, sdk_i64 ngrid, sdk_i64 path0, sdk_i64 step0, sdk_i64 nsteps, "
-                  "sdk_u64 sdk_seed, int nthreads)");
-  sdk_em_text(em, "const sdk_i64 nblk = npad / SDK_BLK;\n"
-                  "#pragma omp parallel for schedule(static) num_threads(sdk_threads(nthreads))\n");
-  sdk_em_open(em, "for (sdk_i64 blk = 0; blk < nblk; blk++)");
-  sdk_em_text(em, "real xs[SDK_NV][SDK_BLK];\n"
-                  "real spv[SDK_NSV][SDK_BLK];\n"
-                  "real zb[SDK_ZROWS][SDK_BLK];\n"
-                  "const sdk_i64 p0 = blk * SDK_BLK;\n");
+  sdk_em_kfile k = {.text = sdk_embedded_advance_h};
+  sdk_em_slot(em, &k, "load");
   emit_state_io(em, o, 0);
-  emit_tavg_io(em, o, 0);
-  emit_dtc_io(em, o, 0);
-  sdk_em_text(em, "for (int i = 0; i < SDK_BLK; i++) {\n"
-                  "  sdk_i64 g = (path0 + p0 + i) / ppg; if (g >= ngrid) g = ngrid - 1;\n"
-                  "  for (int j = 0; j < SDK_NSV; j++) spv[j][i] = sv ? sv[g * SDK_NSV + j] : 0;\n"
-                  "}\n");
-  sdk_em_open(em, "for (sdk_i64 s = 0; s < nsteps; s += SDK_SUB)");
-  sdk_em_line(em, "const sdk_i64 ns = nsteps - s < SDK_SUB ? nsteps - s : SDK_SUB;");
+  sdk_em_slot(em, &k, "steps");
   if (o->model->nbound > 0) {
     /* a block whose paths are all absorbed has nothing left to do */
     sdk_em_line(em, "int sdk_alive = 0;");
-    if (o->dt_check) /* (or whose coarse copies are too) */
-      sdk_em_line(em, "for (int i = 0; i < SDK_BLK; i++) sdk_alive |= bst[0][i] == (real)0 || "
-                      "cbst[0][i] == (real)0;");
-    else
-      sdk_em_line(em, "for (int i = 0; i < SDK_BLK; i++) sdk_alive |= bst[0][i] == (real)0;");
+    sdk_em_line(em, "for (int i = 0; i < SDK_BLK; i++) sdk_alive |= bst[0][i] == (real)0%s;",
+                o->dt_check ? " || cbst[0][i] == (real)0" : ""); /* (or its coarse copy) */
     sdk_em_line(em, "if (!sdk_alive) break;");
   }
   if (o->model->nnoise > 0) emit_noise_draw(em, o);
   emit_substeps(em, o);
-  sdk_em_close(em);
+  sdk_em_slot(em, &k, "store");
   emit_state_io(em, o, 1);
-  emit_tavg_io(em, o, 1);
-  emit_dtc_io(em, o, 1);
-  sdk_em_close(em);
-  sdk_em_close(em);
+  sdk_em_slot(em, &k, NULL);
 }

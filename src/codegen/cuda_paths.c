@@ -24,6 +24,9 @@
 #include "codegen/events.h"
 #include "codegen/expr_emit.h"
 
+extern const char sdk_embedded_init_cuh[], sdk_embedded_ttab_cuh[], sdk_embedded_live_list_cuh[],
+    sdk_embedded_per_thread_cuh[], sdk_embedded_advance_cuh[], sdk_embedded_advance_live_cuh[];
+
 void sdk_cg_cuda_head(sdk_emit *em, const sdk_codegen_opts *o) {
   int nv = o->model->nvars;
   sdk_em_puts(em, "\n");
@@ -37,16 +40,123 @@ void sdk_cg_cuda_head(sdk_emit *em, const sdk_codegen_opts *o) {
 
   /* init: one thread per path */
   sdk_em_puts(em, "\n");
-  sdk_em_line(em, "extern \"C\" __global__ void __launch_bounds__(SDK_TPB)");
-  sdk_em_open(em, "sdk_init(real *__restrict__ st, sdk_i64 npad, const real *__restrict__ sv, "
-                  "sdk_i64 ppg, sdk_i64 ngrid, sdk_i64 path0, sdk_u64 sdk_seed)");
-  sdk_em_text(em, "const sdk_i64 p = (sdk_i64)blockIdx.x * SDK_TPB + threadIdx.x;\n"
-                  "if (p >= npad) return;\n"
-                  "const sdk_u64 sdk_gpath = (sdk_u64)(path0 + p);\n"
-                  "sdk_i64 g = (path0 + p) / ppg; if (g >= ngrid) g = ngrid - 1;\n"
-                  "(void)sv; (void)g; (void)sdk_gpath; (void)sdk_seed;\n");
+  sdk_em_kfile k = {.text = sdk_embedded_init_cuh};
+  sdk_em_slot(em, &k, "path");
   sdk_cg_init_path(em, o, o->compensate && o->comp_defer);
-  sdk_em_close(em);
+  sdk_em_slot(em, &k, NULL);
+}
+
+/* The values a path carries in registers through sdk_advance, in the order
+ * the kernel loads them: the one table behind their loads, their stores and
+ * the functions they are passed to by reference (the "0" of their names,
+ * x0_1, bs0, is the kernel's; one path per thread: per_thread.cuh). */
+/* where a value appears besides its load and store */
+enum {
+  U_STEP = 1,      /* argument of sdk_step (and parameter of the step functions) */
+  U_STEP_C = 2,    /* argument of sdk_step_c */
+  U_TAVG = 4,      /* state argument of sdk_tavg */
+  U_TAVG_C = 8,    /* ... of the coarse path's sdk_tavg */
+  U_ACC = 16,      /* accumulator arguments of sdk_tavg */
+  U_ACC_C = 32,    /* ... of the coarse path's */
+  U_PAIR = 64,     /* S of an accumulator, the next entry its E: side by side in calls */
+  U_PAIR_IO = 128, /* ... and in one declaration and its store */
+  U_FROZEN = 256,  /* stored first, at sdk_frozen */
+  U_HI = 512       /* a high part: const in sdk_step unless the step moves it */
+};
+typedef struct {
+  const char *name;  /* NAME0_j, j < the block's rows (NAME0 with one) */
+  int block, skip;   /* row: the block's first + skip + stride * j */
+  int stride, one;   /* one: a single row */
+  int use;           /* U_* */
+  const char *param; /* U_STEP: the step function's parameter */
+} path_value;
+static const path_value path_values[] = {
+    {"x", SDK_CG_B_VARS, 0, 1, 0, U_STEP | U_TAVG, "sdk_x%d"},
+    {"c", SDK_CG_B_COMP, 0, 1, 0, U_STEP, "sdk_c%d"},
+    {"h", SDK_CG_B_HIGH, 0, 1, 0, U_STEP | U_HI, "sdk_hi%d"},
+    {"as", SDK_CG_B_TAVG, 0, 2, 0, U_ACC | U_PAIR | U_PAIR_IO, NULL},
+    {"ae", SDK_CG_B_TAVG, 1, 2, 0, U_ACC, NULL},
+    {"bs", SDK_CG_B_BOUND, 0, 1, 1, U_STEP | U_FROZEN, "sdk_bs"},
+    {"bl", SDK_CG_B_BOUND, 1, 1, 1, U_STEP | U_FROZEN, "sdk_bl"},
+    {"bh", SDK_CG_B_BOUND, 2, 1, 1, U_STEP | U_FROZEN, "sdk_bh"},
+    /* --dt-check: the coupled coarse path (codegen.h) */
+    {"xc", SDK_CG_B_DTC, 0, 1, 0, U_STEP_C | U_TAVG_C, NULL},
+    {"cc", SDK_CG_B_DTC_COMP, 0, 1, 0, U_STEP_C, NULL},
+    {"zh", SDK_CG_B_DTC_Z, 0, 1, 0, 0, NULL},
+    {"d0", SDK_CG_B_DTC_D0, 0, 1, 0, 0, NULL},
+    {"acs", SDK_CG_B_DTC_TAVG, 0, 2, 0, U_ACC_C | U_PAIR, NULL},
+    {"aces", SDK_CG_B_DTC_TAVG, 1, 2, 0, U_ACC_C, NULL},
+    {"cb", SDK_CG_B_DTC_BOUND, 0, 1, 0, U_STEP_C, NULL},
+};
+#define NPV (int)(sizeof path_values / sizeof path_values[0])
+
+/* The first row of a value's block (SDK_CG_B_*) and its number of values (0: absent). */
+static int pv_rows(const sdk_cg_row_layout *l, const sdk_model *m, const path_value *e, int *n) {
+  int first = sdk_cg_block(l, m->nnoise, e->block, n);
+  if (e->one && *n > 0) *n = 1;
+  return first;
+}
+
+/* value j of e: its name, and the element of the state it lives in */
+static void pv_name(char *buf, size_t len, const path_value *e, int j) {
+  if (e->one)
+    snprintf(buf, len, "%s0", e->name);
+  else
+    snprintf(buf, len, "%s0_%d", e->name, j);
+}
+static void pv_elem(char *buf, size_t len, const path_value *e, int first, int j) {
+  int k = e->skip + e->stride * j;
+  if (e->block == SDK_CG_B_TAVG) /* (rows named by the prelude's macro) */
+    snprintf(buf, len, "st[(SDK_TAVG_ROW + %d) * npad + p0]", k);
+  else
+    snprintf(buf, len, "st[%d * npad + p0]", first + k);
+}
+
+/* Each value of the table in its row (out = 0: declared and loaded), or
+ * back out; `frozen`: only those stored at sdk_frozen, else the others. */
+static void emit_values_io(sdk_emit *em, const sdk_codegen_opts *o, int out, int frozen) {
+  sdk_cg_row_layout l;
+  sdk_cg_rows(o, &l);
+  for (int i = 0; i < NPV; i++) {
+    const path_value *e = &path_values[i], *e2 = e->use & U_PAIR_IO ? e + 1 : NULL;
+    int n, first = pv_rows(&l, o->model, e, &n);
+    if (out && frozen != !!(e->use & U_FROZEN)) continue;
+    for (int j = 0; j < n; j++) {
+      char a[32], ra[64], b[32], rb[64];
+      pv_name(a, sizeof a, e, j);
+      pv_elem(ra, sizeof ra, e, first, j);
+      if (e2) pv_name(b, sizeof b, e2, j), pv_elem(rb, sizeof rb, e2, first, j);
+      if (out && e2)
+        sdk_em_line(em, "%s = %s; %s = %s;", ra, a, rb, b);
+      else if (out)
+        sdk_em_line(em, "%s = %s;", ra, a);
+      else if (e2)
+        sdk_em_line(em, "real %s = %s, %s = %s;", a, ra, b, rb);
+      else
+        sdk_em_line(em, "real %s = %s;", a, ra);
+    }
+    if (e2) i++;
+  }
+}
+
+/* The values with use bit `use` as arguments of a call, each after ", "
+ * but the first when `lead` is 0; an accumulator pair side by side. */
+static void emit_value_refs(sdk_emit *em, const sdk_codegen_opts *o, int use, int lead) {
+  sdk_cg_row_layout l;
+  sdk_cg_rows(o, &l);
+  for (int i = 0; i < NPV; i++) {
+    const path_value *e = &path_values[i], *e2 = e->use & U_PAIR ? e + 1 : NULL;
+    int n;
+    pv_rows(&l, o->model, e, &n);
+    if (!(e->use & use)) continue;
+    for (int j = 0; j < n; j++) {
+      char a[32];
+      pv_name(a, sizeof a, e, j);
+      sdk_em_printf(em, "%s%s", lead++ ? ", " : "", a);
+      if (e2) pv_name(a, sizeof a, e2, j), sdk_em_printf(em, ", %s", a);
+    }
+    if (e2) i++;
+  }
 }
 
 /* What the parts of sdk_advance share. */
@@ -55,7 +165,6 @@ typedef struct {
   int G;          /* steps per group */
   int nblk_group; /* Philox blocks per group */
   int defer;      /* deferred compensation: renormalise at the group ends (codegen.h) */
-  int L;          /* paths per thread */
   /* the time-only values the step takes, from the per-phase table */
   int nslot, slot_stage[SDK_MAX_STAGES * SDK_CG_MAX_HOIST],
       slot_k[SDK_MAX_STAGES * SDK_CG_MAX_HOIST];
@@ -80,13 +189,8 @@ static void emit_ttab(sdk_emit *em, const cu_adv *a, const sdk_cg_hoist *h) {
   sdk_em_puts(em, "\n");
   sdk_em_line(em, "#define SDK_TT_SLOTS %d", a->nslot);
   sdk_em_line(em, "#define SDK_TT_PHASES %lld", (long long)o->spp);
-  sdk_em_text(em,
-              "extern \"C\" __device__ __align__(16) real sdk_ttab[SDK_TT_PHASES * SDK_TT_SLOTS];\n"
-              "/* fills the table once per module: value of each time-only expression\n"
-              " * at every phase of the period and stage time */\n");
-  sdk_em_open(em, "extern \"C\" __global__ void sdk_ttab_fill(void)");
-  sdk_em_text(em, "const int ph = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                  "if (ph >= SDK_TT_PHASES) return;\n");
+  sdk_em_kfile k = {.text = sdk_embedded_ttab_cuh};
+  sdk_em_slot(em, &k, "values");
   sdk_cg_fixed_params(em, o);
   sdk_em_start(em, "const real sdk_dt = ");
   sdk_em_number(em, o->dt);
@@ -97,7 +201,7 @@ static void emit_ttab(sdk_emit *em, const cu_adv *a, const sdk_cg_hoist *h) {
   for (int sl = 0; sl < a->nslot; sl++)
     sdk_em_line(em, "sdk_ttab[ph * SDK_TT_SLOTS + %d] = sdk_T%d_%d;", sl, a->slot_stage[sl],
                 a->slot_k[sl]);
-  sdk_em_close(em);
+  sdk_em_slot(em, &k, NULL);
 }
 
 /* The per-grid-point values a device function of one path takes as
@@ -111,6 +215,14 @@ static void emit_value_args(sdk_emit *em, const sdk_codegen_opts *o) {
       sdk_em_name(em, m->params[i]);
     }
   if (o->dt_column >= 0) sdk_em_puts(em, ", const real sdk_dt");
+}
+
+/* ... and the path's values passed to one: ", sp0_I" and ", DT" (the step
+ * it takes: dt0 or 2 dt0). */
+static void emit_value_pass(sdk_emit *em, const sdk_codegen_opts *o, const char *dt) {
+  for (int i = 0; i < o->model->nparams; i++)
+    if (o->scan_column[i] >= 0) sdk_em_printf(em, ", sp0_%d", i);
+  if (o->dt_column >= 0) sdk_em_printf(em, ", %s", dt);
 }
 
 /* ... and the head of its body: the fixed parameters as constants, the
@@ -131,22 +243,27 @@ static void emit_value_head(sdk_emit *em, const sdk_codegen_opts *o) {
   }
 }
 
-/* The step as a function `name` of one path's state and values (`step`: its body). */
+/* The step as a function `name` of one path's state and values (`step`: its
+ * body): the values of the table it changes (U_STEP) by reference. */
 static void emit_step_fn(sdk_emit *em, const cu_adv *a, const sdk_strbuf *step, const char *name) {
   const sdk_codegen_opts *o = a->o;
   const sdk_model *m = o->model;
-  int nv = m->nvars;
   sdk_em_puts(em, "\n");
   sdk_em_start(em, "static __device__ __forceinline__ void %s(", name);
-  for (int v = 0; v < nv; v++)
-    sdk_em_printf(em, "%sreal &sdk_x%d", v ? ", " : "", v);
-  for (int v = 0; o->compensate && v < nv; v++)
-    sdk_em_printf(em, ", real &sdk_c%d", v);
-  int bound = m->nbound > 0, ev = sdk_cg_has_events(m);
-  /* (a reflection or a dichotomous switch moves the high part) */
-  for (int v = 0; a->defer && v < nv; v++)
-    sdk_em_printf(em, bound || ev ? ", real &sdk_hi%d" : ", const real sdk_hi%d", v);
-  if (bound) sdk_em_puts(em, ", real &sdk_bs, real &sdk_bl, real &sdk_bh");
+  int bound = m->nbound > 0, ev = sdk_cg_has_events(m), lead = 0;
+  sdk_cg_row_layout l;
+  sdk_cg_rows(o, &l);
+  for (int i = 0; i < NPV; i++) {
+    const path_value *e = &path_values[i];
+    int n;
+    pv_rows(&l, m, e, &n);
+    for (int j = 0; (e->use & U_STEP) && j < n; j++) {
+      /* (a reflection or a dichotomous switch moves the high part) */
+      int in = (e->use & U_HI) && !bound && !ev;
+      sdk_em_printf(em, "%s%s", lead++ ? ", " : "", in ? "const real " : "real &");
+      sdk_em_printf(em, e->param, j);
+    }
+  }
   if (bound || ev)
     sdk_em_puts(em, ", const sdk_i64 sdk_nstep, const sdk_u64 sdk_seed, const sdk_u64 sdk_gpath");
   emit_value_args(em, o);
@@ -195,30 +312,24 @@ static void pass_step(const cu_adv *a, int r, char *buf, size_t n) {
     snprintf(buf, n, "n");
 }
 
-/* "if (STEP >= SDK_TAVG_FROM) sdk_tavg(...)" of path q after step r of the pass */
-static void emit_tavg_call(sdk_emit *em, const cu_adv *a, int q, int r) {
-  const sdk_codegen_opts *o = a->o;
-  const sdk_model *m = o->model;
+/* "if (FROM >= SDK_TAVG_FROM) sdk_tavg(...)" of the fine (coarse = 0) or
+ * the coarse path's state after step `step` */
+static void emit_tavg_call(sdk_emit *em, const sdk_codegen_opts *o, const char *step, int coarse) {
   if (!o->tavg) return;
-  char step[64];
-  pass_step(a, r, step, sizeof step);
-  sdk_em_start(em, "if (%s >= SDK_TAVG_FROM) sdk_tavg(", step);
-  for (int v = 0; v < m->nvars; v++)
-    sdk_em_printf(em, "%sx%d_%d", v ? ", " : "", q, v);
-  for (int i = 0; i < m->nparams; i++)
-    if (o->scan_column[i] >= 0) sdk_em_printf(em, ", sp%d_%d", q, i);
-  if (o->dt_column >= 0) sdk_em_printf(em, ", dt%d", q);
+  sdk_em_start(em, "if (%s%s >= SDK_TAVG_FROM) sdk_tavg(", step, coarse ? " - 1" : "");
+  emit_value_refs(em, o, coarse ? U_TAVG_C : U_TAVG, 0);
+  emit_value_pass(em, o, "dt0");
   sdk_em_printf(em, ", %s + 1", step);
-  for (int j = 0; j < m->nobs + m->nvars; j++)
-    sdk_em_printf(em, ", as%d_%d, ae%d_%d", q, j, q, j);
+  emit_value_refs(em, o, coarse ? U_ACC_C : U_ACC, 1);
   sdk_em_puts(em, ");\n");
 }
 
-/* --dt-check: after step STEP of path q, the coupled coarse path
- * (codegen.h): the noise of an even step waits; after an odd one the coarse
- * step sdk_step_c from t_{STEP-1} over 2 dt with the pair's summed noise,
- * its time averages, and at step SDK_DTC_MARK the displacements' origin */
-static void emit_coarse_call(sdk_emit *em, const cu_adv *a, int q, int r) {
+/* --dt-check: after step STEP, the coupled coarse path (codegen.h): the
+ * noise of an even step waits; after an odd one the coarse step sdk_step_c
+ * from t_{STEP-1} over 2 dt with the pair's summed noise, its time averages
+ * (the coarse state after the pair is state STEP + 1), and at step
+ * SDK_DTC_MARK the displacements' origin */
+static void emit_coarse_call(sdk_emit *em, const cu_adv *a, int r) {
   const sdk_codegen_opts *o = a->o;
   const sdk_model *m = o->model;
   int nv = m->nvars, nn = m->nnoise;
@@ -227,25 +338,20 @@ static void emit_coarse_call(sdk_emit *em, const cu_adv *a, int q, int r) {
   pass_step(a, r, st, sizeof st);
   sdk_em_open(em, "if ((%s & 1) == 0)", st);
   for (int j = 0; j < nn; j++)
-    sdk_em_line(em, "zh%d_%d = z%d_%d;", q, j, q, j);
+    sdk_em_line(em, "zh0_%d = z0_%d;", j, j);
   sdk_em_close(em);
   sdk_em_open(em, "else");
   /* [boundaries]: the coarse copy has its own status (boundary.c), frozen
    * when absorbed as the fine one (whose step the caller skips alone) */
   int bound = m->nbound > 0;
-  if (bound) sdk_em_open(em, "if (cb%d_0 == (real)0)", q);
+  if (bound) sdk_em_open(em, "if (cb0_0 == (real)0)");
   sdk_em_start(em, "sdk_step_c(");
-  for (int v = 0; v < nv; v++)
-    sdk_em_printf(em, "%sxc%d_%d", v ? ", " : "", q, v);
-  for (int v = 0; o->compensate && v < nv; v++)
-    sdk_em_printf(em, ", cc%d_%d", q, v);
-  if (bound) sdk_em_printf(em, ", cb%d_0, cb%d_1, cb%d_2, %s, sdk_seed, gp%d", q, q, q, st, q);
-  for (int i = 0; i < m->nparams; i++)
-    if (o->scan_column[i] >= 0) sdk_em_printf(em, ", sp%d_%d", q, i);
+  emit_value_refs(em, o, U_STEP_C, 0);
+  if (bound) sdk_em_printf(em, ", %s, sdk_seed, gp0", st);
+  emit_value_pass(em, o, "(real)2 * dt0");
   if (o->dt_column >= 0) {
-    sdk_em_printf(em, ", (real)2 * dt%d, (real)((double)(%s - 1) * (double)dt%d)", q, st, q);
-    if (o->spp > 0)
-      sdk_em_printf(em, ", (real)((%s - 1) %% %lldLL) * dt%d", st, (long long)o->spp, q);
+    sdk_em_printf(em, ", (real)((double)(%s - 1) * (double)dt0)", st);
+    if (o->spp > 0) sdk_em_printf(em, ", (real)((%s - 1) %% %lldLL) * dt0", st, (long long)o->spp);
   } else {
     sdk_em_printf(em, ", (real)((double)(%s - 1) * ", st);
     sdk_em_double(em, o->dt);
@@ -256,160 +362,52 @@ static void emit_coarse_call(sdk_emit *em, const cu_adv *a, int q, int r) {
     }
   }
   for (int j = 0; j < nn; j++)
-    sdk_em_printf(em, ", (zh%d_%d + z%d_%d) * (real)0.70710678118654752", q, j, q, j);
+    sdk_em_printf(em, ", (zh0_%d + z0_%d) * (real)0.70710678118654752", j, j);
   sdk_em_puts(em, ");\n");
-  if (o->tavg) { /* the coarse state after the pair is state STEP + 1 */
-    sdk_em_start(em, "if (%s - 1 >= SDK_TAVG_FROM) sdk_tavg(", st);
-    for (int v = 0; v < nv; v++)
-      sdk_em_printf(em, "%sxc%d_%d", v ? ", " : "", q, v);
-    for (int i = 0; i < m->nparams; i++)
-      if (o->scan_column[i] >= 0) sdk_em_printf(em, ", sp%d_%d", q, i);
-    if (o->dt_column >= 0) sdk_em_printf(em, ", dt%d", q);
-    sdk_em_printf(em, ", %s + 1", st);
-    for (int j = 0; j < m->nobs + nv; j++)
-      sdk_em_printf(em, ", acs%d_%d, aces%d_%d", q, j, q, j);
-    sdk_em_puts(em, ");\n");
-  }
+  emit_tavg_call(em, o, st, 1);
   if (bound) sdk_em_close(em);
   sdk_em_open(em, "if (%s + 1 == SDK_DTC_MARK)", st);
   for (int v = 0; v < nv; v++)
-    sdk_em_line(em, "d0%d_%d = xc%d_%d - x%d_%d;", q, v, q, v, q, v);
+    sdk_em_line(em, "d00_%d = xc0_%d - x0_%d;", v, v, v);
   sdk_em_close(em);
   sdk_em_close(em);
 }
 
-/* --dt-check: the coarse path's rows of path q in (out = 0) or out */
-static void emit_coarse_io(sdk_emit *em, const cu_adv *a, int q, int out) {
+/* The kernel's head: the path's scanned values and its state (the slot
+ * `values` of advance*.cuh). */
+static void emit_advance_values(sdk_emit *em, const cu_adv *a) {
   const sdk_codegen_opts *o = a->o;
   const sdk_model *m = o->model;
-  if (!o->dt_check) return;
-  sdk_cg_row_layout l;
-  sdk_cg_rows(o, &l);
-  struct {
-    const char *name;
-    int row, n, stride;
-  } blk[] = {{"xc", l.dtc, m->nvars, 1},
-             {"cc", l.dtc_comp, m->nvars, 1},
-             {"zh", l.dtc_z, m->nnoise, 1},
-             {"d0", l.dtc_d0, m->nvars, 1},
-             {"acs", l.dtc_tavg, l.ntavg, 2},
-             {"aces", l.dtc_tavg + 1, l.ntavg, 2},
-             {"cb", l.dtc_bound, SDK_CG_BOUND_ROWS, 1}};
-  for (size_t b = 0; b < sizeof blk / sizeof blk[0]; b++)
-    for (int j = 0; blk[b].row >= 0 && j < blk[b].n; j++)
-      if (out)
-        sdk_em_line(em, "st[%d * npad + p%d] = %s%d_%d;", blk[b].row + blk[b].stride * j, q,
-                    blk[b].name, q, j);
-      else
-        sdk_em_line(em, "real %s%d_%d = st[%d * npad + p%d];", blk[b].name, q, j,
-                    blk[b].row + blk[b].stride * j, q);
+  for (int i = 0; i < m->nparams; i++)
+    if (o->scan_column[i] >= 0)
+      sdk_em_line(em, "const real sp0_%d = sv[g0 * SDK_NSV + %d];", i, o->scan_column[i]);
+  if (o->dt_column >= 0) sdk_em_line(em, "const real dt0 = sv[g0 * SDK_NSV + %d];", o->dt_column);
+  emit_values_io(em, o, 0, 0);
 }
 
-/* The kernel's head: the thread's paths, their values and state. */
-static void emit_advance_head(sdk_emit *em, const cu_adv *a) {
-  const sdk_codegen_opts *o = a->o;
-  const sdk_model *m = o->model;
-  int nv = m->nvars;
-  sdk_em_puts(em, "\n");
-  sdk_em_line(em, "extern \"C\" __global__ void __launch_bounds__(SDK_TPB)");
-  if (m->nbound > 0) {
-    /* [boundaries]: the backend launches one thread per path still alive,
-     * listed by sdk_live_list (L = 1) */
-    sdk_em_open(em, "sdk_advance(real *__restrict__ st, sdk_i64 npad, const real *__restrict__ sv, "
-                    "sdk_i64 ppg, sdk_i64 ngrid, sdk_i64 path0, sdk_i64 step0, sdk_i64 nsteps, "
-                    "sdk_u64 sdk_seed, const unsigned *__restrict__ sdk_live, sdk_i64 sdk_nlive)");
-    sdk_cg_row_layout rows;
-    sdk_cg_rows(o, &rows);
-    sdk_em_text(em, "sdk_i64 base = (sdk_i64)blockIdx.x * (SDK_TPB * SDK_ILP) + threadIdx.x;\n"
-                    "if (sdk_live) base = base < sdk_nlive ? (sdk_i64)sdk_live[base] : npad;\n");
-    /* the warp's lanes with a live path: the vote at each group's end names
-     * them (a lane that has returned cannot vote) */
-    if (rows.dtc_bound >= 0) /* --dt-check: or its coarse copy is */
-      sdk_em_line(em,
-                  "const int sdk_on = base < npad && nsteps > 0 && (st[%d * npad + base] == "
-                  "(real)0 || st[%d * npad + base] == (real)0);",
-                  rows.bound, rows.dtc_bound);
-    else
-      sdk_em_line(
-          em, "const int sdk_on = base < npad && nsteps > 0 && st[%d * npad + base] == (real)0;",
-          rows.bound);
-    sdk_em_text(em, "const unsigned sdk_wm = __ballot_sync(0xffffffffu, sdk_on);\n"
-                    "if (!sdk_on) return;\n"
-                    "(void)sv; (void)sdk_seed; (void)sdk_wm;\n");
-  } else {
-    sdk_em_open(em, "sdk_advance(real *__restrict__ st, sdk_i64 npad, const real *__restrict__ sv, "
-                    "sdk_i64 ppg, sdk_i64 ngrid, sdk_i64 path0, sdk_i64 step0, sdk_i64 nsteps, "
-                    "sdk_u64 sdk_seed)");
-    sdk_em_text(em,
-                "const sdk_i64 base = (sdk_i64)blockIdx.x * (SDK_TPB * SDK_ILP) + threadIdx.x;\n"
-                "if (base >= npad || nsteps <= 0) return;\n"
-                "(void)sv; (void)sdk_seed;\n");
-  }
-  for (int q = 0; q < a->L; q++) {
-    sdk_em_line(em, "const sdk_i64 p%d = base + %d * SDK_TPB;", q, q);
-    sdk_em_line(em, "const sdk_u64 gp%d = (sdk_u64)(path0 + p%d); (void)gp%d;", q, q, q);
-    sdk_em_line(em,
-                "sdk_i64 g%d = (path0 + p%d) / ppg; if (g%d >= ngrid) g%d = ngrid - 1; (void)g%d;",
-                q, q, q, q, q);
-    for (int i = 0; i < m->nparams; i++)
-      if (o->scan_column[i] >= 0)
-        sdk_em_line(em, "const real sp%d_%d = sv[g%d * SDK_NSV + %d];", q, i, q, o->scan_column[i]);
-    if (o->dt_column >= 0)
-      sdk_em_line(em, "const real dt%d = sv[g%d * SDK_NSV + %d];", q, q, o->dt_column);
-    for (int v = 0; v < nv; v++)
-      sdk_em_line(em, "real x%d_%d = st[%d * npad + p%d];", q, v, v, q);
-    for (int v = 0; o->compensate && v < nv; v++)
-      sdk_em_line(em, "real c%d_%d = st[%d * npad + p%d];", q, v, nv + v, q);
-    for (int v = 0; a->defer && v < nv; v++)
-      sdk_em_line(em, "real h%d_%d = st[%d * npad + p%d];", q, v, 2 * nv + v, q);
-    for (int j = 0; o->tavg && j < m->nobs + nv; j++)
-      sdk_em_line(em,
-                  "real as%d_%d = st[(SDK_TAVG_ROW + %d) * npad + p%d], "
-                  "ae%d_%d = st[(SDK_TAVG_ROW + %d) * npad + p%d];",
-                  q, j, 2 * j, q, q, j, 2 * j + 1, q);
-    if (m->nbound > 0) {
-      /* the boundary rows (codegen.h); an absorbed path is frozen: nothing to do */
-      sdk_cg_row_layout rows;
-      sdk_cg_rows(o, &rows);
-      sdk_em_line(em, "real bs%d = st[%d * npad + p%d];", q, rows.bound, q);
-      sdk_em_line(em, "real bl%d = st[%d * npad + p%d];", q, rows.bound + 1, q);
-      sdk_em_line(em, "real bh%d = st[%d * npad + p%d];", q, rows.bound + 2, q);
-    }
-    emit_coarse_io(em, a, q, 0);
-  }
-  sdk_em_line(em, "sdk_i64 n = step0;");
-  sdk_em_line(em, "const sdk_i64 nend = step0 + nsteps;");
-  if (o->spp > 0) {
-    const char *pht = o->spp <= INT_MAX ? "int" : "sdk_i64";
-    sdk_em_line(em, "%s sdk_ph = (%s)(step0 %% %lldLL);", pht, pht, (long long)o->spp);
-  }
-}
-
-/* The noise values of path q for step r of the pass: from the group's
+/* The noise values of the path for step r of the pass: from the group's
  * blocks (pass 1) or drawn directly. */
-static void emit_noise(sdk_emit *em, const cu_adv *a, int q, int r) {
+static void emit_noise(sdk_emit *em, const cu_adv *a, int r) {
   const sdk_noise_type *nz = sdk_cg_noise(a->o);
   for (int j = 0; j < a->o->model->nnoise; j++) {
     if (a->pass == 1) {
       int k = r * a->o->model->nnoise + j;
-      sdk_em_line(em, "const real z%d_%d = r%d_%d[%d];", q, j, q, k >> 2, k & 3);
+      sdk_em_line(em, "const real z0_%d = r0_%d[%d];", j, k >> 2, k & 3);
       continue;
     }
-    char path[32];
-    snprintf(path, sizeof path, "gp%d", q);
-    sdk_em_line(em, "real z%d_%d;", q, j);
+    sdk_em_line(em, "real z0_%d;", j);
     sdk_em_block(em);
     sdk_em_line(em, "const sdk_i64 k = n * SDK_NN + %d;", j);
     sdk_em_line(em, "real r[%d];", nz->values_per_block);
-    nz->emit_block(em, "sdk_seed", path, "(sdk_u64)(k >> 2)", 0, "r");
+    nz->emit_block(em, "sdk_seed", "gp0", "(sdk_u64)(k >> 2)", 0, "r");
     sdk_em_line(em, "const int l = (int)(k & 3);");
-    sdk_em_line(em, "z%d_%d = l == 0 ? r[0] : l == 1 ? r[1] : l == 2 ? r[2] : r[3];", q, j);
+    sdk_em_line(em, "z0_%d = l == 0 ? r[0] : l == 1 ? r[1] : l == 2 ? r[2] : r[3];", j);
     sdk_em_close(em);
   }
 }
 
-/* "sdk_step(...)" of path q at step r of the pass */
-static void emit_step_call(sdk_emit *em, const cu_adv *a, int q, int r) {
+/* "sdk_step(...)" of the path at step r of the pass */
+static void emit_step_call(sdk_emit *em, const cu_adv *a, int r) {
   const sdk_codegen_opts *o = a->o;
   const sdk_model *m = o->model;
   /* time of the step (per path only when dt varies): the step index, and
@@ -422,24 +420,17 @@ static void emit_step_call(sdk_emit *em, const cu_adv *a, int q, int r) {
   else
     snprintf(tstep, sizeof tstep, "(double)n");
   sdk_em_start(em, "sdk_step(");
-  for (int v = 0; v < m->nvars; v++)
-    sdk_em_printf(em, "%sx%d_%d", v ? ", " : "", q, v);
-  for (int v = 0; o->compensate && v < m->nvars; v++)
-    sdk_em_printf(em, ", c%d_%d", q, v);
-  for (int v = 0; a->defer && v < m->nvars; v++)
-    sdk_em_printf(em, ", h%d_%d", q, v);
-  if (m->nbound > 0) sdk_em_printf(em, ", bs%d, bl%d, bh%d", q, q, q);
+  emit_value_refs(em, o, U_STEP, 0);
   if (m->nbound > 0 || sdk_cg_has_events(m)) { /* the step's index: the hitting step is one more */
     if (a->pass == 1)
-      sdk_em_printf(em, ", sdk_n + %d, sdk_seed, gp%d", r, q);
+      sdk_em_printf(em, ", sdk_n + %d, sdk_seed, gp0", r);
     else
-      sdk_em_printf(em, ", n, sdk_seed, gp%d", q);
+      sdk_em_puts(em, ", n, sdk_seed, gp0");
   }
-  for (int i = 0; i < m->nparams; i++)
-    if (o->scan_column[i] >= 0) sdk_em_printf(em, ", sp%d_%d", q, i);
+  emit_value_pass(em, o, "dt0");
   if (o->dt_column >= 0) {
-    sdk_em_printf(em, ", dt%d, (real)(%s * (double)dt%d)", q, tstep, q);
-    if (o->spp > 0) sdk_em_printf(em, ", %s * dt%d", tphase, q);
+    sdk_em_printf(em, ", (real)(%s * (double)dt0)", tstep);
+    if (o->spp > 0) sdk_em_printf(em, ", %s * dt0", tphase);
   } else {
     sdk_em_printf(em, ", (real)(%s * ", tstep);
     sdk_em_double(em, o->dt);
@@ -452,11 +443,11 @@ static void emit_step_call(sdk_emit *em, const cu_adv *a, int q, int r) {
   for (int sl = 0; sl < a->nslot; sl++)
     sdk_em_printf(em, ", T%d", sl);
   for (int j = 0; j < m->nnoise; j++)
-    sdk_em_printf(em, ", z%d_%d", q, j);
+    sdk_em_printf(em, ", z0_%d", j);
   sdk_em_puts(em, ");\n");
 }
 
-/* Step r of a pass: its time-only values, each path's noise and step, and
+/* Step r of a pass: its time-only values, the path's noise and step, and
  * at a group end the renormalisation of deferred compensation. */
 static void emit_rep(sdk_emit *em, const cu_adv *a, int r) {
   const sdk_codegen_opts *o = a->o;
@@ -471,38 +462,33 @@ static void emit_rep(sdk_emit *em, const cu_adv *a, int r) {
     else
       sdk_em_line(em, "const real T%d = sdk_ttab[sdk_ph * SDK_TT_SLOTS + %d];", sl, sl);
   }
-  /* [boundaries]: an absorbed path (L = 1) is frozen from its hitting step
-   * on.  The step is skipped, not left: an exit from the unrolled loop that
-   * only some lanes take costs sdk_advance a third of its registers (80
-   * instead of 48 for josephson with two boundaries), and with them the
-   * occupancy; whole warps leave at a group's end by a vote (emit_pass). */
+  /* [boundaries]: an absorbed path is frozen from its hitting step on.  The
+   * step is skipped, not left: an exit from the unrolled loop that only
+   * some lanes take costs sdk_advance a third of its registers (80 instead
+   * of 48 for josephson with two boundaries), and with them the occupancy;
+   * whole warps leave at a group's end by a vote (emit_pass). */
   int guard = o->model->nbound > 0;
-  for (int q = 0; q < a->L; q++) {
-    emit_noise(em, a, q, r);
-    if (guard) sdk_em_open(em, "if (bs%d == (real)0)", q);
-    emit_step_call(em, a, q, r);
-    emit_tavg_call(em, a, q, r);
-    /* (--dt-check: the coarse copy goes on after the fine one is absorbed,
-     * under its own status) */
-    if (guard && o->dt_check) sdk_em_close(em);
-    emit_coarse_call(em, a, q, r);
-    if (guard && !o->dt_check) sdk_em_close(em);
-  }
+  emit_noise(em, a, r);
+  if (guard) sdk_em_open(em, "if (bs0 == (real)0)");
+  emit_step_call(em, a, r);
+  char step[64];
+  pass_step(a, r, step, sizeof step);
+  emit_tavg_call(em, o, step, 0);
+  /* (--dt-check: the coarse copy goes on after the fine one is absorbed,
+   * under its own status) */
+  if (guard && o->dt_check) sdk_em_close(em);
+  emit_coarse_call(em, a, r);
+  if (guard && !o->dt_check) sdk_em_close(em);
   if (a->pass != 1) sdk_em_line(em, "n++;");
   /* deferred compensation: Fast2Sum of h + l at every group end (codegen.h);
    * not for a frozen path, whose state stays that of its hitting step */
   if (a->defer && (a->pass != 1 || r == a->G - 1)) {
-    if (a->pass != 1) sdk_em_line(em, "if (n %% %d == 0) {", a->G);
-    em->depth++; /* (in pass 1 too, where no brace opens) */
-    for (int q = 0; q < a->L; q++) {
-      if (guard) sdk_em_open(em, "if (bs%d == (real)0)", q);
-      for (int v = 0; v < o->model->nvars; v++)
-        sdk_em_line(em, "c%d_%d = c%d_%d - (x%d_%d - h%d_%d); h%d_%d = x%d_%d;", q, v, q, v, q, v,
-                    q, v, q, v, q, v);
-      if (guard) sdk_em_close(em);
-    }
-    em->depth--;
-    if (a->pass != 1) sdk_em_line(em, "}");
+    if (a->pass != 1) sdk_em_open(em, "if (n %% %d == 0)", a->G);
+    if (guard) sdk_em_open(em, "if (bs0 == (real)0)");
+    for (int v = 0; v < o->model->nvars; v++)
+      sdk_em_line(em, "c0_%d = c0_%d - (x0_%d - h0_%d); h0_%d = x0_%d;", v, v, v, v, v, v);
+    if (guard) sdk_em_close(em);
+    if (a->pass != 1) sdk_em_close(em);
   }
   if (o->spp > 0 && !a->grouptab)
     sdk_em_line(em, "if (++sdk_ph == %lldLL) sdk_ph = 0;", (long long)o->spp);
@@ -527,15 +513,12 @@ static void emit_pass(sdk_emit *em, cu_adv *a, int pass) {
      * unrolled body amortises the loop control and the table pointer
      * (38.9 instead of 41.3 SASS instructions per josephson SRK2 step) */
     sdk_em_open(em, "while (nend - n >= %d)", G);
-    sdk_em_printf(em,
-                  "   const sdk_i64 sdk_left = (nend - n) / %d;\n"
-                  "   const int sdk_ng = sdk_left > (1 << 30) ? (1 << 30) : (int)sdk_left;\n"
-                  "   const sdk_u64 sdk_c0 = (sdk_u64)((n * SDK_NN) >> 2);\n"
-                  "   (void)sdk_c0;\n"
-                  "   #pragma unroll %d\n"
-                  "   for (int sdk_gi = 0; sdk_gi < sdk_ng; sdk_gi++) {\n",
-                  G, o->single ? 4 : 2);
-    /* (the loop's body stays at the level of the while's) */
+    sdk_em_line(em, "const sdk_i64 sdk_left = (nend - n) / %d;", G);
+    sdk_em_line(em, "const int sdk_ng = sdk_left > (1 << 30) ? (1 << 30) : (int)sdk_left;");
+    sdk_em_line(em, "const sdk_u64 sdk_c0 = (sdk_u64)((n * SDK_NN) >> 2);");
+    sdk_em_line(em, "(void)sdk_c0;");
+    sdk_em_line(em, "#pragma unroll %d", o->single ? 4 : 2);
+    sdk_em_open(em, "for (int sdk_gi = 0; sdk_gi < sdk_ng; sdk_gi++)");
     sdk_em_line(em, "const sdk_i64 sdk_n = n + (sdk_i64)sdk_gi * %d; (void)sdk_n;", G);
   } else {
     sdk_em_open(em, "while (n < nend)");
@@ -545,15 +528,13 @@ static void emit_pass(sdk_emit *em, cu_adv *a, int pass) {
   for (int qv = 0; a->vecload && qv < G * a->nslot / a->per_vec; qv++)
     sdk_em_line(em, "const %s sdk_tv%d = ((const %s *)sdk_tt)[%d];", vt, qv, vt, qv);
   const sdk_noise_type *nz = sdk_cg_noise(o);
-  for (int q = 0; pass == 1 && q < a->L; q++)
-    for (int k = 0; k < a->nblk_group; k++) {
-      char path[32], block[96], dst[32];
-      snprintf(path, sizeof path, "gp%d", q);
-      snprintf(block, sizeof block, "sdk_c0 + (sdk_u64)sdk_gi * %d + %d", a->nblk_group, k);
-      snprintf(dst, sizeof dst, "r%d_%d", q, k);
-      sdk_em_line(em, "real %s[%d];", dst, nz->values_per_block);
-      nz->emit_block(em, "sdk_seed", path, block, 0, dst);
-    }
+  for (int k = 0; pass == 1 && k < a->nblk_group; k++) {
+    char block[96], dst[32];
+    snprintf(block, sizeof block, "sdk_c0 + (sdk_u64)sdk_gi * %d + %d", a->nblk_group, k);
+    snprintf(dst, sizeof dst, "r0_%d", k);
+    sdk_em_line(em, "real %s[%d];", dst, nz->values_per_block);
+    nz->emit_block(em, "sdk_seed", "gp0", block, 0, dst);
+  }
   for (int r = 0; r < (pass == 1 ? G : 1); r++)
     emit_rep(em, a, r);
   if (a->grouptab) {
@@ -563,47 +544,36 @@ static void emit_pass(sdk_emit *em, cu_adv *a, int pass) {
   /* a warp whose paths are all absorbed leaves (a uniform branch: no cost
    * in registers, unlike a lane's own exit) */
   if (pass == 1 && o->model->nbound > 0)
-    for (int q = 0; q < a->L; q++) {
-      if (o->dt_check)
-        sdk_em_line(
-            em, "if (__all_sync(sdk_wm, bs%d != (real)0 && cb%d_0 != (real)0)) goto sdk_frozen;", q,
-            q);
-      else
-        sdk_em_line(em, "if (__all_sync(sdk_wm, bs%d != (real)0)) goto sdk_frozen;", q);
-    }
-  if (pass == 1) sdk_em_printf(em, "   }\n   n += (sdk_i64)sdk_ng * %d;\n", G);
+    sdk_em_line(em, "if (__all_sync(sdk_wm, bs0 != (real)0%s)) goto sdk_frozen;",
+                o->dt_check ? " && cb0_0 != (real)0" : "");
+  if (pass == 1) {
+    sdk_em_close(em);
+    sdk_em_line(em, "n += (sdk_i64)sdk_ng * %d;", G);
+  }
   sdk_em_close(em);
 }
 
-/* [boundaries]: the list of the paths still alive (status row 0), for the
- * backend to launch sdk_advance over them alone: absorbed paths scattered
- * over the warps would otherwise keep every warp busy.  One atomic per warp;
- * the list's order (which warps come first) varies from run to run, the
- * results do not (a path's steps depend on its index alone).  npad is a
- * multiple of SDK_TPB and below 2^32 (the backend checks). */
-static void emit_live_list(sdk_emit *em, const sdk_codegen_opts *o) {
+/* [boundaries]: "... st[BOUND * npad + P] == (real)0 ...", whether the
+ * path P (its fine copy, or with --dt-check also its coarse one) is alive */
+static void emit_alive(sdk_emit *em, const sdk_codegen_opts *o, const char *p) {
   sdk_cg_row_layout rows;
   sdk_cg_rows(o, &rows);
-  sdk_em_puts(em, "\n");
-  sdk_em_line(em, "extern \"C\" __global__ void __launch_bounds__(SDK_TPB)");
-  sdk_em_open(em, "sdk_live_list(const real *__restrict__ st, sdk_i64 npad, "
-                  "unsigned *__restrict__ live, unsigned long long *__restrict__ nlive)");
-  sdk_em_line(em, "const sdk_i64 p = (sdk_i64)blockIdx.x * SDK_TPB + threadIdx.x;");
-  if (rows.dtc_bound >= 0) /* --dt-check: or its coarse copy */
-    sdk_em_line(em,
-                "const int alive = p < npad && (st[%d * npad + p] == (real)0 || st[%d * npad + p] "
-                "== (real)0);",
-                rows.bound, rows.dtc_bound);
+  if (rows.dtc_bound >= 0)
+    sdk_em_printf(em, "(st[%d * npad + %s] == (real)0 || st[%d * npad + %s] == (real)0)",
+                  rows.bound, p, rows.dtc_bound, p);
   else
-    sdk_em_line(em, "const int alive = p < npad && st[%d * npad + p] == (real)0;", rows.bound);
-  sdk_em_text(em,
-              "const unsigned mask = __ballot_sync(0xffffffffu, alive);\n"
-              "const int lane = threadIdx.x & 31;\n"
-              "unsigned long long at = 0;\n"
-              "if (lane == 0 && mask) at = atomicAdd(nlive, (unsigned long long)__popc(mask));\n"
-              "at = __shfl_sync(0xffffffffu, at, 0);\n"
-              "if (alive) live[at + __popc(mask & ((1u << lane) - 1u))] = (unsigned)p;\n");
-  sdk_em_close(em);
+    sdk_em_printf(em, "st[%d * npad + %s] == (real)0", rows.bound, p);
+}
+
+/* [boundaries]: the list of the paths still alive (live_list.cuh). */
+static void emit_live_list(sdk_emit *em, const sdk_codegen_opts *o) {
+  sdk_em_puts(em, "\n");
+  sdk_em_kfile k = {.text = sdk_embedded_live_list_cuh};
+  sdk_em_slot(em, &k, "alive");
+  sdk_em_start(em, "const int alive = p < npad && ");
+  emit_alive(em, o, "p");
+  sdk_em_puts(em, ";\n");
+  sdk_em_slot(em, &k, NULL);
 }
 
 void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
@@ -613,13 +583,6 @@ void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
   a.G = nn > 0 ? 4 / gcd4(nn) : 1;
   a.nblk_group = nn > 0 ? a.G * nn / 4 : 0;
   a.defer = o->compensate && o->comp_defer;
-  /* Each thread advances L paths (p and p + SDK_TPB, ...): their steps are
-   * independent, so interleaving them gives the scheduler instructions to
-   * issue while one path waits on a special-function result.  L = 2
-   * measured no faster on the H100 (6.24e11 vs 6.27e11 steps/s,
-   * docs/BENCHMARKS.md): the kernel is bound by issue and the MUFU pipe,
-   * not by latency; keep one path per thread and fewer registers. */
-  a.L = 1;
   /* time-only subexpressions from a per-phase table (periodic models) */
   sdk_cg_hoist h;
   sdk_cg_hoist_init(&h, o, o->spp > 0 && o->spp <= SDK_CUDA_MAX_TTAB && o->dt_column < 0);
@@ -638,8 +601,7 @@ void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
   if (a.nslot > 0) emit_ttab(em, &a, &h);
   sdk_em_puts(em, "\n");
   if (m->nbound > 0) emit_live_list(em, o);
-  sdk_em_line(em, "#define SDK_ILP %d", a.L);
-  sdk_em_line(em, "extern \"C\" __device__ const int sdk_paths_per_thread = %d;", a.L);
+  sdk_em_kernel(em, sdk_embedded_per_thread_cuh);
   emit_step_fn(em, &a, &step, "sdk_step");
   sdk_sb_free(&step);
   if (o->dt_check) {
@@ -649,7 +611,7 @@ void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
     oc.dt = 2 * o->dt;
     oc.comp_defer = 0;
     oc.coarse = 1; /* (its bridge draws: boundary.c) */
-    cu_adv ac = {.o = &oc, .G = a.G, .L = a.L};
+    cu_adv ac = {.o = &oc, .G = a.G};
     sdk_strbuf cstep;
     sdk_sb_init(&cstep);
     sdk_emit ce = sdk_em_child(em, &cstep);
@@ -661,35 +623,28 @@ void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
     sdk_sb_free(&cstep);
   }
   emit_tavg_fn(em, &a);
-  emit_advance_head(em, &a);
+  sdk_em_puts(em, "\n");
+  sdk_em_kfile k = {.text =
+                        m->nbound > 0 ? sdk_embedded_advance_live_cuh : sdk_embedded_advance_cuh};
+  if (m->nbound > 0) {
+    sdk_em_slot(em, &k, "on");
+    sdk_em_start(em, "const int sdk_on = base < npad && nsteps > 0 && ");
+    emit_alive(em, o, "base");
+    sdk_em_puts(em, ";\n");
+  }
+  sdk_em_slot(em, &k, "values");
+  emit_advance_values(em, &a);
+  sdk_em_slot(em, &k, "steps");
+  if (o->spp > 0) {
+    const char *pht = o->spp <= INT_MAX ? "int" : "sdk_i64";
+    sdk_em_line(em, "%s sdk_ph = (%s)(step0 %% %lldLL);", pht, pht, (long long)o->spp);
+  }
   for (int pass = 0; pass < 3; pass++)
     emit_pass(em, &a, pass);
   if (m->nbound > 0) {
-    sdk_cg_row_layout rows;
-    sdk_cg_rows(o, &rows);
     sdk_em_line(em, "sdk_frozen:");
-    for (int q = 0; q < a.L; q++)
-      sdk_em_line(em,
-                  "st[%d * npad + p%d] = bs%d; st[%d * npad + p%d] = bl%d; "
-                  "st[%d * npad + p%d] = bh%d;",
-                  rows.bound, q, q, rows.bound + 1, q, q, rows.bound + 2, q, q);
+    emit_values_io(em, o, 1, 1);
   }
-  for (int q = 0; q < a.L; q++)
-    for (int v = 0; v < m->nvars; v++)
-      sdk_em_line(em, "st[%d * npad + p%d] = x%d_%d;", v, q, q, v);
-  for (int q = 0; o->compensate && q < a.L; q++)
-    for (int v = 0; v < m->nvars; v++)
-      sdk_em_line(em, "st[%d * npad + p%d] = c%d_%d;", m->nvars + v, q, q, v);
-  for (int q = 0; a.defer && q < a.L; q++)
-    for (int v = 0; v < m->nvars; v++)
-      sdk_em_line(em, "st[%d * npad + p%d] = h%d_%d;", 2 * m->nvars + v, q, q, v);
-  for (int q = 0; o->tavg && q < a.L; q++)
-    for (int j = 0; j < m->nobs + m->nvars; j++)
-      sdk_em_line(em,
-                  "st[(SDK_TAVG_ROW + %d) * npad + p%d] = as%d_%d; "
-                  "st[(SDK_TAVG_ROW + %d) * npad + p%d] = ae%d_%d;",
-                  2 * j, q, q, j, 2 * j + 1, q, q, j);
-  for (int q = 0; q < a.L; q++)
-    emit_coarse_io(em, &a, q, 1);
-  sdk_em_close(em);
+  emit_values_io(em, o, 1, 0);
+  sdk_em_slot(em, &k, NULL);
 }

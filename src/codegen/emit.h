@@ -85,6 +85,23 @@ void sdk_em_kernel(sdk_emit *em, const char *text);
 void sdk_em_line_back(sdk_emit *em);
 char *sdk_em_finish(sdk_strbuf *b);
 
+/* A kernel file with slots, written piece by piece around the generator's
+ * text.  A slot is a part of the file from a line holding the comment
+ * `sdk-slot NAME: what the generator writes there` to one holding the
+ * comment `sdk-slot end`; the lines between are a stand-in that lets the
+ * file compile alone, which the generator's text replaces.  sdk_em_slot writes the file from where
+ * it stands up to slot NAME (NULL: to its end), with a #line naming the file's line before a piece
+ * that does not start the file and a #line back to the generated text after it, and leaves em at
+ * the depth of the slot's marker (two spaces a level; at the end, the depth it had before the
+ * file).  A slot the file lacks is a bug of the generator: the rest of the file is written, which
+ * no compiler accepts. */
+typedef struct sdk_em_kfile {
+  const char *text; /* the file (sdk_embedded_<name>) */
+  const char *at;   /* where the next piece starts; NULL before the first */
+  int depth;        /* em's depth before the file */
+} sdk_em_kfile;
+void sdk_em_slot(sdk_emit *em, sdk_em_kfile *k, const char *name);
+
 /* Raw text, no indentation. */
 void sdk_em_puts(sdk_emit *em, const char *s);
 void sdk_em_printf(sdk_emit *em, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

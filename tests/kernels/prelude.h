@@ -15,6 +15,9 @@
 #include <math.h>
 #include <stddef.h>
 #endif
+#if !defined(__CUDACC_RTC__) && !defined(__cplusplus)
+#include <omp.h> /* (the CPU backend's sources include it) */
+#endif
 
 /* common.c: the precision and the index type, then the RNG header */
 typedef double real;
@@ -35,5 +38,11 @@ typedef long long sdk_i64;
 #define SDK_RED_CHUNK 256
 #define SDK_RED_FOLD 64
 #define SDK_RED_WARPS 16
+
+/* cpu_paths.c: a block of paths, its sub-blocks, the rows of noise a step
+ * draws */
+#define SDK_BLK 64
+#define SDK_SUB 16
+#define SDK_ZROWS 8
 
 #endif

@@ -1,0 +1,19 @@
+#line 2 "kernels/init.cuh"
+/* sdk_init of a CUDA module (cuda_paths.c): one thread per path, independent
+ * paths and systems of particles alike.  The generator writes the path's
+ * parameters, initial values and state rows into the slot. */
+extern "C" __global__ void __launch_bounds__(SDK_TPB)
+    sdk_init(real *__restrict__ st, sdk_i64 npad, const real *__restrict__ sv, sdk_i64 ppg,
+             sdk_i64 ngrid, sdk_i64 path0, sdk_u64 sdk_seed) {
+  const sdk_i64 p = (sdk_i64)blockIdx.x * SDK_TPB + threadIdx.x;
+  if (p >= npad) return;
+  const sdk_u64 sdk_gpath = (sdk_u64)(path0 + p);
+  sdk_i64 g = (path0 + p) / ppg;
+  if (g >= ngrid) g = ngrid - 1;
+  (void)sv;
+  (void)g;
+  (void)sdk_gpath;
+  (void)sdk_seed;
+  /* sdk-slot path: the parameters, the initial values, the state rows (common.c) */
+  /* sdk-slot end */
+}
