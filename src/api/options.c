@@ -204,9 +204,12 @@ static sdekit_status o_seed(sdekit_config *c, const char *v, sdekit_error *err) 
   return SDEKIT_OK;
 }
 
+/* a backend of the registry, or auto */
 static sdekit_status o_backend(sdekit_config *c, const char *v, sdekit_error *err) {
-  if (strcmp(v, "cpu") && strcmp(v, "cuda") && strcmp(v, "auto"))
-    return api_usage(err, "--backend '%s': expected cpu, cuda or auto", v);
+  char known[256];
+  if (strcmp(v, "auto") && !sdk_find_backend(v))
+    return api_usage(err, "--backend '%s': expected %s", v,
+                     sdk_registry_backend_names(known, sizeof known, NULL, "auto", ", ", " or "));
   return set_owned(&c->backend, &c->c.backend, v, err);
 }
 
@@ -705,7 +708,7 @@ static const char RUN_HELP[] =
     "ensemble and time:\n"
     "  --paths N                 paths per grid point (default 1024; with --particles: 1 system)\n"
     "  --particles N             every path is a system of N particles (models with [meanfield]\n"
-    "                            or [pair] need N >= 2; integrated with euler)\n"
+    "                            or [pair] need N >= 2; integrated with @SYSTEMS@)\n"
     "  --dt DT                   time step (models without a period: default 0.01; with one,\n"
     "                            period/N for the nearest whole N, said on stderr)\n"
     "  --spp N                   steps per period of the driving (periodic models; default 100)\n"
@@ -714,13 +717,10 @@ static const char RUN_HELP[] =
     "  --periods N               integrate N periods (periodic models)\n"
     "  --transient T             start of the drift window (default 0)\n"
     "  --transient-periods N     the same in periods\n"
-    "  --scheme NAME             (default: srk2, or euler when the noise is multiplicative in\n"
-    "                            the Ito sense or for systems of particles)\n"
+    "  --scheme NAME             @DEFAULT_SCHEME@"
     "@SCHEMES@"
-    "  --noise NAME              the values the scheme's steps draw: gaussian (the default) or\n"
-    "                            three-point (-sqrt 3, 0, sqrt 3 with probabilities 1/6, 2/3,\n"
-    "                            1/6: the moments of a Gaussian up to the fifth, for weak\n"
-    "                            schemes such as weak2; no paths in the strong sense)\n"
+    "  --noise NAME              the values the scheme's steps draw (default: the scheme's own):\n"
+    "@NOISES@"
     "  --calculus C              ito | stratonovich: the sense of noise that depends on the state\n"
     "                            (default: the model's [model] calculus, else ito); a scheme\n"
     "                            of the other calculus corrects the drift by +-1/2 b db/dx\n"
@@ -732,7 +732,7 @@ static const char RUN_HELP[] =
     "                            RATE_AB, RATE_BA (telegraph noise, a variable NAME)\n"
     "  --seed N                  random seed (default 1); same seed, same results\n"
     "where and how:\n"
-    "  --backend NAME            cpu | cuda | auto (default cpu)\n"
+    "  --backend NAME            @BACKENDS@\n"
     "  --precision P             single | double (default single)\n"
     "  --threads N               CPU threads (default: all cores)\n"
     "  --device N                GPU ordinal (default 0); under MPI a list A,B,... that the\n"
@@ -821,30 +821,78 @@ static const char RUN_HELP[] =
     "Results with the same seed and settings are bitwise identical whatever the thread count,\n"
     "and, under mpirun -np R or srun, whatever the number of ranks (rank 0 writes them).\n";
 
+/* "(default: srk2, or euler when ...)": the defaults sdk_default_scheme
+ * picks from the schemes' rows */
+static void help_default_scheme(sdk_strbuf *b) {
+  const char *add = sdk_default_scheme(0, SDK_CALCULUS_ITO, 0)->name;
+  const char *ito = sdk_default_scheme(1, SDK_CALCULUS_ITO, 0)->name;
+  const char *sys = sdk_default_scheme(0, SDK_CALCULUS_ITO, 1)->name;
+  if (!strcmp(ito, sys))
+    sdk_sb_printf(b,
+                  "(default: %s, or %s when the noise is multiplicative in\n"
+                  "                            the Ito sense or for systems of particles)\n",
+                  add, ito);
+  else
+    sdk_sb_printf(b,
+                  "(default: %s, or %s when the noise is multiplicative in\n"
+                  "                            the Ito sense, %s for systems of particles)\n",
+                  add, ito, sys);
+}
+
+static int takes_systems(const sdk_scheme_type *s) {
+  return (s->features & SDK_FEATURE_SYSTEMS) != 0;
+}
+
+/* the text of placeholder `at` ("@NAME@...") from the registry's rows;
+ * returns its length, 0 when it is none */
+static size_t help_part(sdk_strbuf *b, const char *at) {
+  char names[256];
+  if (!strncmp(at, "@SCHEMES@", 9)) {
+    for (int i = 0; sdk_registry_schemes[i]; i++)
+      sdk_sb_printf(b, "%28s%-9s %s\n", "", sdk_registry_schemes[i]->name,
+                    sdk_registry_schemes[i]->description);
+    return 9;
+  }
+  if (!strncmp(at, "@NOISES@", 8)) {
+    for (int i = 0; sdk_registry_noises[i]; i++)
+      sdk_sb_printf(b, "%28s%-11s %s\n", "", sdk_registry_noises[i]->name,
+                    sdk_registry_noises[i]->description);
+    return 8;
+  }
+  if (!strncmp(at, "@OBSERVABLES@", 13)) {
+    for (int i = 0; sdk_registry_observables[i]; i++)
+      if (!(sdk_registry_observables[i]->flags & SDK_OBS_BY_OPTION))
+        sdk_sb_printf(b, "%28s%-9s %s\n", "", sdk_registry_observables[i]->name,
+                      sdk_registry_observables[i]->description);
+    return 13;
+  }
+  if (!strncmp(at, "@BACKENDS@", 10)) {
+    sdk_sb_printf(b, "%s (default %s)",
+                  sdk_registry_backend_names(names, sizeof names, NULL, "auto", " | ", " | "),
+                  sdk_registry_backends[0]->name);
+    return 10;
+  }
+  if (!strncmp(at, "@SYSTEMS@", 9)) {
+    sdk_sb_puts(b, sdk_registry_scheme_list(names, sizeof names, takes_systems, ", ", " or "));
+    return 9;
+  }
+  if (!strncmp(at, "@DEFAULT_SCHEME@", 16)) {
+    help_default_scheme(b);
+    return 16;
+  }
+  return 0;
+}
+
 SDEKIT_API char *sdekit_config_help(void) {
   SDK_C_NUMERIC();
   sdk_strbuf b;
   sdk_sb_init(&b);
   const char *s = RUN_HELP;
-  for (;;) {
-    const char *at = strchr(s, '@');
-    if (!at) break;
+  for (const char *at; (at = strchr(s, '@'));) {
     sdk_sb_putn(&b, s, (size_t)(at - s));
-    if (!strncmp(at, "@SCHEMES@", 9)) {
-      for (int i = 0; sdk_registry_schemes[i]; i++)
-        sdk_sb_printf(&b, "%28s%-9s %s\n", "", sdk_registry_schemes[i]->name,
-                      sdk_registry_schemes[i]->description);
-      s = at + 9;
-    } else if (!strncmp(at, "@OBSERVABLES@", 13)) {
-      for (int i = 0; sdk_registry_observables[i]; i++)
-        if (!(sdk_registry_observables[i]->flags & SDK_OBS_BY_OPTION))
-          sdk_sb_printf(&b, "%28s%-9s %s\n", "", sdk_registry_observables[i]->name,
-                        sdk_registry_observables[i]->description);
-      s = at + 13;
-    } else {
-      sdk_sb_puts(&b, "@");
-      s = at + 1;
-    }
+    size_t n = help_part(&b, at);
+    if (!n) sdk_sb_puts(&b, "@");
+    s = at + (n ? n : 1);
   }
   sdk_sb_puts(&b, s);
   if (b.oom) {
