@@ -330,9 +330,9 @@ SDEKIT_API sdekit_status sdekit_time_baseline(const sdekit_config *c, const char
     k++;
   if (k == NBASELINES) {
     char known[256];
-    return api_usage(err, "baseline backend '%s': expected %s", backend,
-                     sdk_registry_backend_names(known, sizeof known, has_baseline, NULL, ", ",
-                                                " or "));
+    return api_usage(
+        err, "baseline backend '%s': expected %s", backend,
+        sdk_registry_backend_names(known, sizeof known, has_baseline, NULL, ", ", " or "));
   }
   sdekit_status s = BASELINES[k].run(c, program, size, steps, repeats, seed, out, err);
   if (s == SDEKIT_OK) api_ok(err);

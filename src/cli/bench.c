@@ -337,7 +337,8 @@ static int bench_particles(bench *b, int64_t steps, int repeats, int particles_g
              ps * 2 * (double)es / secs[i] / 1e9);
   }
   if (!pair) printf("(GB/s: one read and one write of x per particle-step, %zu bytes each)\n", es);
-  if (!cuda && !workload_only) particles_cpu_baseline(b->backend, pair, (pair ? N * ps : ps) / secs[0]);
+  if (!cuda && !workload_only)
+    particles_cpu_baseline(b->backend, pair, (pair ? N * ps : ps) / secs[0]);
   if (cuda && !workload_only) particles_cuda_baseline(b, pair, steps, repeats, secs);
   return 0;
 }
@@ -711,7 +712,8 @@ int sdk_cli_bench(int argc, char **argv) {
     }
   }
   /* the paths of the whole-run rows: the backend's (its row in the registry) */
-  if (!paths_given) b.paths = sdekit_registry_value("backend", backend_row(b.backend), "bench-paths");
+  if (!paths_given)
+    b.paths = sdekit_registry_value("backend", backend_row(b.backend), "bench-paths");
   /* the environment (kernel cache, compilers, tuning) is checked once here,
    * before anything is timed */
   sdekit_error err;

@@ -62,8 +62,8 @@ static sdk_err too_many(const sdk_model *m, long long n, const char *own, sdk_er
 
 /* The number of terms of the sums, counted from which variables each
  * coefficient mentions (cheap: no derivative is taken); stops past the limit. */
-static sdk_err count_terms(const sdk_model *m, const int *pc, unsigned char *ment,
-                           const char *own, sdk_errbuf *eb) {
+static sdk_err count_terms(const sdk_model *m, const int *pc, unsigned char *ment, const char *own,
+                           sdk_errbuf *eb) {
   int nv = m->nvars, nw = m->nwiener;
   long long n = 0;
   for (int v = 0; v < nv && n <= SDK_CODEGEN_MAX_CORR_TERMS; v++) {
@@ -130,8 +130,7 @@ static sdk_err add_deriv(sdk_cg_corr *c, int v, int k, int j, sdk_expr *e, sdk_e
  * had locals: the same operands in the same order, the same foldings of
  * numbers, so the same value. */
 static sdk_err build_sum(const sdk_model *m, sdk_cg_corr *c, int v, const int *pc,
-                         const unsigned char *ment, long *budget, const char *own,
-                         sdk_errbuf *eb) {
+                         const unsigned char *ment, long *budget, const char *own, sdk_errbuf *eb) {
   int nv = m->nvars, nw = m->nwiener;
   char where[512];
   snprintf(where, sizeof where, "%s:%d [noise] %s", m->path, m->noise_line[v], m->vars[v]);

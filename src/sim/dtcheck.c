@@ -31,7 +31,8 @@ sdk_err sdk_plan_dt_check(sdk_plan *p, sdk_errbuf *eb) {
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "--dt-check: scheme %s declares no weak order (the Richardson estimate "
                     "divides by 2^p - 1); use a scheme that does (%s)",
-                    s->name, sdk_registry_scheme_list(does, sizeof does, has_weak_order, ", ", ", "));
+                    s->name,
+                    sdk_registry_scheme_list(does, sizeof does, has_weak_order, ", ", ", "));
   if (p->sys.on)
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "--dt-check: model '%s' is run as systems of interacting particles "

@@ -79,9 +79,8 @@ static sdk_err plan_scheme(const sdk_run_config *c, const sdk_model *m, int sums
     sdk_strbuf b;
     sdk_sb_init(&b);
     sdk_registry_scheme_names(&b);
-    sdk_err e =
-        SDK_FAIL(eb, SDK_ERR_USAGE, "unknown scheme '%s' (known: %s)", sname ? sname : "(default)",
-                 b.s ? b.s : "");
+    sdk_err e = SDK_FAIL(eb, SDK_ERR_USAGE, "unknown scheme '%s' (known: %s)",
+                         sname ? sname : "(default)", b.s ? b.s : "");
     sdk_sb_free(&b);
     return e;
   }

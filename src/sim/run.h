@@ -201,8 +201,7 @@ void sdk_run_destroy(sdk_run **r);
 
 /* Generate the kernel source a run on backend `be` would use (for sdekit
  * codegen/compile). */
-sdk_err sdk_run_codegen(const sdk_run_config *c, const sdk_backend *be, char **src,
-                        sdk_errbuf *eb);
+sdk_err sdk_run_codegen(const sdk_run_config *c, const sdk_backend *be, char **src, sdk_errbuf *eb);
 
 /* Generate and compile the kernel a run would use, without running it
  * (sim/compile.c).  A device backend (CUDA) with an arch ("sm_90") needs
