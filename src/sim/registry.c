@@ -30,10 +30,18 @@
   X(tavg)                                                                                          \
   X(fpt)
 
-/* The backends (backend/NAME.c defines sdk_backend_NAME). */
+/* The backends (backend/NAME.c defines sdk_backend_NAME).  A test program
+ * may compile this file with rows of its own (tests/backend_row.c). */
+#ifdef SDK_EXTRA_BACKEND
+#define SDK_APPLY(X, n) X(n) /* (expands n first) */
+#define SDK_EXTRA_BACKENDS(X) SDK_APPLY(X, SDK_EXTRA_BACKEND)
+#else
+#define SDK_EXTRA_BACKENDS(X)
+#endif
 #define SDK_BACKENDS(X)                                                                            \
   X(cpu)                                                                                           \
-  X(cuda)
+  X(cuda)                                                                                          \
+  SDK_EXTRA_BACKENDS(X)
 
 #define SDK_DECLARE_SCHEME(n) extern const sdk_scheme_type sdk_scheme_##n;
 SDK_SCHEMES(SDK_DECLARE_SCHEME)
@@ -143,4 +151,8 @@ const sdk_scheme_type *sdk_default_scheme(int multiplicative, sdk_calculus calcu
       best = s, best_calc = calc;
   }
   return best;
+}
+
+int sdk_scheme_takes_systems(const sdk_scheme_type *s) {
+  return (s->features & SDK_FEATURE_SYSTEMS) != 0;
 }

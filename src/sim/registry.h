@@ -43,6 +43,10 @@ const char *sdk_registry_backend_names(char *buf, size_t size, int (*keep)(const
 const char *sdk_registry_scheme_list(char *buf, size_t size, int (*keep)(const sdk_scheme_type *),
                                      const char *sep, const char *last);
 
+/* 1: the scheme's row says it integrates systems of particles (for
+ * sdk_registry_scheme_list). */
+int sdk_scheme_takes_systems(const sdk_scheme_type *s);
+
 /* The first registered scheme whose limit is of this calculus for
  * state-dependent noise (it integrates such a model without a drift
  * correction); NULL if none. */

@@ -6,24 +6,21 @@
 
 #include "sim/registry.h"
 
-static int takes_systems(const sdk_scheme_type *s) {
-  return (s->features & SDK_FEATURE_SYSTEMS) != 0;
-}
-
 /* a scheme that integrates systems (its row says so: euler, as the paper's
  * PROG2/PROG3) */
 static sdk_err systems_scheme(const sdk_model *m, const sdk_scheme_type *scheme, int sums,
                               sdk_errbuf *eb) {
-  if (takes_systems(scheme)) return SDK_OK;
+  if (sdk_scheme_takes_systems(scheme)) return SDK_OK;
   char with[256];
-  return SDK_FAIL(eb, SDK_ERR_USAGE,
-                  "--scheme %s: %s are integrated with --scheme %s only (as the paper's "
-                  "PROG2/PROG3)",
-                  scheme->name,
-                  m->interacting ? "systems of interacting particles"
-                  : sums         ? "systems observed with --observe order"
-                                 : "models with [particle] parameters",
-                  sdk_registry_scheme_list(with, sizeof with, takes_systems, ", ", " or "));
+  return SDK_FAIL(
+      eb, SDK_ERR_USAGE,
+      "--scheme %s: %s are integrated with --scheme %s only (as the paper's "
+      "PROG2/PROG3)",
+      scheme->name,
+      m->interacting ? "systems of interacting particles"
+      : sums         ? "systems observed with --observe order"
+                     : "models with [particle] parameters",
+      sdk_registry_scheme_list(with, sizeof with, sdk_scheme_takes_systems, ", ", " or "));
 }
 
 /* the variable and period of the phase sums */
