@@ -157,7 +157,7 @@ static void test_noise(const sdk_noise_type *z) {
     sdk_noise_block(&em, z, "SEED", "PATH", "BLOCK", 3, "DST");
     sdk_noise_words(&em, z, w, d);
     sdk_noise_lane(&em, z, w, "LANE", "ONE");
-    if (z->halves) sdk_noise_half(&em, z, "SEED", "PATH", "BLOCK", 3, "HALF", "TWO");
+    if (z->halves) sdk_noise_at(&em, z, "SEED", "PATH", "BLOCK", 3, "HALF", "TWO");
     TU_CHECK(!z->halves || (b.s && strstr(b.s, "HALF") && strstr(b.s, "TWO")), "%s: a half",
              z->name);
     TU_CHECK(!b.oom && b.s, "%s: emitted", z->name);

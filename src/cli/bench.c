@@ -91,12 +91,14 @@ static int on_device(const char *backend) {
   return sdekit_registry_value("backend", backend_row(backend), "device") == 1;
 }
 
-/* "cpu | cuda": the registry's backends */
-static const char *backend_names(char *buf, size_t n) {
+/* the registry's backends, "cpu | cuda" (sep " | ", last " | ") or "cpu or
+ * cuda" (sep ", ", last " or ") */
+static const char *backend_names(char *buf, size_t n, const char *sep, const char *last) {
   size_t at = 0;
   buf[0] = 0;
   for (int i = 0; sdekit_registry_name("backend", i) && at < n; i++) {
-    int k = snprintf(buf + at, n - at, "%s%s", i ? " | " : "", sdekit_registry_name("backend", i));
+    const char *s = i == 0 ? "" : sdekit_registry_name("backend", i + 1) ? sep : last;
+    int k = snprintf(buf + at, n - at, "%s%s", s, sdekit_registry_name("backend", i));
     at += k > 0 ? (size_t)k : 0;
   }
   return buf;
@@ -665,7 +667,8 @@ int sdk_cli_bench(int argc, char **argv) {
     case 'b':
       if (backend_row(optarg) < 0) {
         char names[256];
-        cli_error("--backend '%s': expected %s\n", optarg, backend_names(names, sizeof names));
+        cli_error("--backend '%s': expected %s\n", optarg,
+                  backend_names(names, sizeof names, ", ", " or "));
         return 2;
       }
       b.backend = optarg;
@@ -703,7 +706,8 @@ int sdk_cli_bench(int argc, char **argv) {
     case 'N': noises = 1; break;
     case 'h': {
       char names[256];
-      printf(BENCH_HELP, backend_names(names, sizeof names), sdekit_registry_name("backend", 0));
+      printf(BENCH_HELP, backend_names(names, sizeof names, " | ", " | "),
+             sdekit_registry_name("backend", 0));
       return 0;
     }
     default:

@@ -204,7 +204,7 @@ static void emit_noise_draw(sdk_emit *em, const sdk_codegen_opts *o) {
     sdk_em_line(em, "#pragma omp simd");
     sdk_em_open(em, "for (int i = 0; i < SDK_BLK; i++)");
     sdk_em_line(em, "real g2[2];");
-    sdk_noise_half(em, nz, "sdk_seed", "(sdk_u64)(path0 + p0 + i)", "(sdk_u64)bk", 0, "half", "g2");
+    sdk_noise_at(em, nz, "sdk_seed", "(sdk_u64)(path0 + p0 + i)", "(sdk_u64)bk", 0, "half", "g2");
     sdk_em_line(em, "zb[(bk - b0) * 4 + 2 * half][i] = g2[0];");
     sdk_em_line(em, "zb[(bk - b0) * 4 + 2 * half + 1][i] = g2[1];");
     sdk_em_close(em);

@@ -40,6 +40,8 @@
 #ifndef SDK_CODEGEN_NOISE_H
 #define SDK_CODEGEN_NOISE_H
 
+#include <stddef.h>
+
 #include "codegen/emit.h"
 
 typedef enum {
@@ -77,22 +79,12 @@ typedef struct sdk_noise_type {
 /* "sdk_u32 VAR[4];" and the Philox words of the draw's block into it. */
 void sdk_noise_fetch(sdk_emit *em, const sdk_noise_draw *d, const char *var);
 
-/* The drivers' calls, one per shape. */
-static inline void sdk_noise_block(sdk_emit *em, const sdk_noise_type *nz, const char *seed,
-                                   const char *path, const char *block, int domain,
-                                   const char *dst) {
-  sdk_noise_draw d = {.shape = SDK_DRAW_BLOCK,
-                      .seed = seed,
-                      .path = path,
-                      .block = block,
-                      .domain = domain,
-                      .dst = dst};
-  nz->emit(em, &d);
-}
-static inline void sdk_noise_half(sdk_emit *em, const sdk_noise_type *nz, const char *seed,
-                                  const char *path, const char *block, int domain, const char *half,
-                                  const char *dst) {
-  sdk_noise_draw d = {.shape = SDK_DRAW_HALF,
+/* The drivers' calls, one per shape: a block by its stream position
+ * (half: NULL for the whole block, else which half, SDK_DRAW_HALF) ... */
+static inline void sdk_noise_at(sdk_emit *em, const sdk_noise_type *nz, const char *seed,
+                                const char *path, const char *block, int domain, const char *half,
+                                const char *dst) {
+  sdk_noise_draw d = {.shape = half ? SDK_DRAW_HALF : SDK_DRAW_BLOCK,
                       .seed = seed,
                       .path = path,
                       .block = block,
@@ -101,6 +93,12 @@ static inline void sdk_noise_half(sdk_emit *em, const sdk_noise_type *nz, const 
                       .dst = dst};
   nz->emit(em, &d);
 }
+static inline void sdk_noise_block(sdk_emit *em, const sdk_noise_type *nz, const char *seed,
+                                   const char *path, const char *block, int domain,
+                                   const char *dst) {
+  sdk_noise_at(em, nz, seed, path, block, domain, NULL, dst);
+}
+/* ... words a driver computed, one lane of them, the definitions */
 static inline void sdk_noise_words(sdk_emit *em, const sdk_noise_type *nz, const char *const w[4],
                                    const char *const dst[4]) {
   sdk_noise_draw d = {.shape = SDK_DRAW_WORDS, .w = w, .dsts = dst};
