@@ -619,6 +619,13 @@ static int bench_cpu(const bench *b, int64_t steps, int repeats) {
   return 0;
 }
 
+static int bench_help(void) {
+  char names[256];
+  printf(BENCH_HELP, backend_names(names, sizeof names, " | ", " | "),
+         sdekit_registry_name("backend", 0));
+  return 0;
+}
+
 /* A whole number >= 1 (at most 1e12), or -1. */
 static double whole(const char *s) {
   double v;
@@ -704,12 +711,7 @@ int sdk_cli_bench(int argc, char **argv) {
     case 'O': observables = 1; break;
     case 'F': fpt = 1; break;
     case 'N': noises = 1; break;
-    case 'h': {
-      char names[256];
-      printf(BENCH_HELP, backend_names(names, sizeof names, " | ", " | "),
-             sdekit_registry_name("backend", 0));
-      return 0;
-    }
+    case 'h': return bench_help();
     default:
       cli_error("unknown option '%s' (see 'sdekit bench --help')\n", argv[optind - 1]);
       return 2;
