@@ -231,7 +231,7 @@ SDEKIT_API sdekit_status sdekit_config_set_transient_periods(sdekit_config *c, i
                                                              sdekit_error *err);
 
 /* Where and how: --scheme (sdekit_registry "scheme"), --seed, --backend
- * (cpu, cuda, auto), --precision (single, double), --threads (0: all
+ * (sdekit_registry "backend": cpu, cuda; or auto), --precision (single, double), --threads (0: all
  * cores), --device, --no-fast-math (on = 0), --no-compensation (on = 0). */
 SDEKIT_API sdekit_status sdekit_config_set_scheme(sdekit_config *c, const char *name,
                                                   sdekit_error *err);
@@ -572,6 +572,12 @@ SDEKIT_API sdekit_status sdekit_result_attr(const sdekit_result *r, const char *
  * "backend"): name i and its one-line description; NULL past the end. */
 SDEKIT_API const char *sdekit_registry_name(const char *kind, int i);
 SDEKIT_API const char *sdekit_registry_description(const char *kind, int i);
+/* A value of row i of the registry's backends (kind "backend"), by key:
+ * "device" 1 when it computes on a device that --device picks (a GPU), else
+ * 0; "auto" its rank for --backend auto (tried from the highest down; 0:
+ * never); "bench-paths" the paths `sdekit bench` times by default.  -1 for
+ * another kind or key, or past the end. */
+SDEKIT_API int64_t sdekit_registry_value(const char *kind, int i, const char *key);
 
 /* CUDA devices (the configuration says where NVRTC is; may be NULL). */
 typedef struct sdekit_device_info {

@@ -94,7 +94,7 @@ static int direct_open(direct *d, const char *backend, const char *model, int si
   d->be = sdk_find_backend(backend);
   sdk_backend_opts o = {.fast_math = fast};
   st_env(&o.env);
-  sdk_err e = sdk_run_codegen(&c, !strcmp(backend, "cuda"), &src, &eb);
+  sdk_err e = sdk_run_codegen(&c, d->be, &src, &eb);
   if (e == SDK_OK) e = d->be->open(&o, &d->ctx, &eb);
   if (e == SDK_OK) e = d->be->compile(d->ctx, src, NULL, &d->mod, NULL, 0, &eb);
   free(src);

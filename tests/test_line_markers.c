@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/strbuf.h"
+#include "sim/registry.h"
 #include "sim/run.h"
 #include "testutil.h"
 
@@ -189,7 +190,7 @@ static void one(const config *k) {
   }
   char *src = NULL;
   int before = nbad, m0 = nmarkers;
-  sdk_err e = sdk_run_codegen(&c, k->cuda, &src, &eb);
+  sdk_err e = sdk_run_codegen(&c, sdk_find_backend(k->cuda ? "cuda" : "cpu"), &src, &eb);
   TU_CHECK(e == SDK_OK, "%s: %s", what, eb.msg);
   if (e == SDK_OK) check_source(what, src);
   TU_CHECK(nmarkers > m0, "%s: no #line markers", what);

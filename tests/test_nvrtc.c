@@ -66,7 +66,7 @@ static void compile_one(sdk_bctx *ctx, const char *model, const char *scheme, in
   /* periodic models: a scan of the first parameter exercises per-grid-point values */
   if (m->interacting) c.particles = 64; /* systems of particles (system driver) */
   char *src = NULL;
-  sdk_err e = sdk_run_codegen(&c, 1, &src, &eb);
+  sdk_err e = sdk_run_codegen(&c, &sdk_backend_cuda, &src, &eb);
   if (e == SDK_ERR_USAGE && (strstr(eb.msg, "additive") || strstr(eb.msg, "euler only") ||
                              strstr(eb.msg, "not commutative") || strstr(eb.msg, "Brownian"))) {
     /* scheme not for this model */
@@ -125,7 +125,7 @@ static void compile_scan(sdk_bctx *ctx, const char *obs) {
   TU_CHECK(sdk_scan_parse("a=1:2:3", &c.scan[1], &eb) == SDK_OK, "%s", eb.msg);
   c.nscan = 2;
   char *src = NULL;
-  sdk_err e = sdk_run_codegen(&c, 1, &src, &eb);
+  sdk_err e = sdk_run_codegen(&c, &sdk_backend_cuda, &src, &eb);
   TU_CHECK(e == SDK_OK, "codegen scan: %s", eb.msg);
   if (e == SDK_OK) {
     TU_CHECK(strstr(src, "sv[g * SDK_NSV + 2]") != NULL, "dt per grid point not read from sv");

@@ -21,6 +21,7 @@
 
 #include "io/io.h"
 #include "model/model.h"
+#include "sim/registry.h"
 #include "simtest.h"
 #include "testutil.h"
 
@@ -150,10 +151,11 @@ static void test_model(void) {
 /* kernel sources of two configurations are identical on both targets */
 static int same_source(const sdk_run_config *a, const sdk_run_config *b) {
   int same = 1;
-  for (int cuda = 0; cuda < 2; cuda++) {
+  for (int k = 0; sdk_registry_backends[k]; k++) {
+    const sdk_backend *be = sdk_registry_backends[k];
     char *sa = NULL, *sb = NULL;
     sdk_errbuf eb = {0};
-    sdk_err ea = sdk_run_codegen(a, cuda, &sa, &eb), e2 = sdk_run_codegen(b, cuda, &sb, &eb);
+    sdk_err ea = sdk_run_codegen(a, be, &sa, &eb), e2 = sdk_run_codegen(b, be, &sb, &eb);
     same &= ea == SDK_OK && e2 == SDK_OK && !strcmp(sa, sb);
     free(sa);
     free(sb);

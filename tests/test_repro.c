@@ -32,8 +32,7 @@ static int open_kit(kit *k, int threads, int single) {
   k->be = sdk_find_backend(st_backend());
   sdk_backend_opts o = {.threads = threads, .fast_math = 1};
   st_env(&o.env);
-  if (sdk_run_codegen(&c, !strcmp(k->be->name, "cuda"), &src, &eb) != SDK_OK ||
-      k->be->open(&o, &k->ctx, &eb) != SDK_OK ||
+  if (sdk_run_codegen(&c, k->be, &src, &eb) != SDK_OK || k->be->open(&o, &k->ctx, &eb) != SDK_OK ||
       k->be->compile(k->ctx, src, "josephson", &k->mod, NULL, 0, &eb) != SDK_OK) {
     fprintf(stderr, "setup failed: %s\n", eb.msg);
     free(src);

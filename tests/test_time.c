@@ -89,7 +89,8 @@ static void check_source(const char *model, const char *label, int expect_phase)
   c.single = 0;
   char *src = NULL;
   sdk_errbuf eb = {0};
-  TU_CHECK(sdk_run_codegen(&c, 0, &src, &eb) == SDK_OK, "%s codegen: %s", label, eb.msg);
+  TU_CHECK(sdk_run_codegen(&c, &sdk_backend_cpu, &src, &eb) == SDK_OK, "%s codegen: %s", label,
+           eb.msg);
   if (!src) return;
   TU_CHECK(strstr(src, "(u_c * sdk_t)") != NULL, "%s: the ramp uses the absolute time", label);
   int phase = strstr(src, "cos((u_omega * sdk_tp))") != NULL;

@@ -214,6 +214,7 @@ _PROTOTYPES = {
     # registry and devices
     "sdekit_registry_name": (c_char_p, [c_str, c_int]),
     "sdekit_registry_description": (c_char_p, [c_str, c_int]),
+    "sdekit_registry_value": (c_int64, [c_str, c_int, c_str]),
     "sdekit_cuda_info_get": (_S, [_P, POINTER(sdekit_cuda_info), _E]),
     "sdekit_cuda_device": (_S, [_P, c_int, POINTER(sdekit_device_info), _E]),
 }

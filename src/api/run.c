@@ -7,6 +7,7 @@
 #include "codegen/identity.h"
 #include "core/escape.h"
 #include "core/strbuf.h"
+#include "sim/registry.h"
 
 static void log_tramp(void *user, sdk_log_level level, const char *msg) {
   const sdekit_config *c = user;
@@ -169,13 +170,16 @@ SDEKIT_API sdekit_status sdekit_codegen(const sdekit_config *c, const char *back
   *source = NULL;
   if (!c) return api_usage(err, "sdekit_codegen: no configuration");
   if (!backend) backend = c->c.backend;
-  if (strcmp(backend, "cpu") && strcmp(backend, "cuda"))
-    return api_usage(err, "codegen: backend '%s': expected cpu or cuda", backend);
+  const sdk_backend *be = sdk_find_backend(backend);
+  char known[256];
+  if (!be)
+    return api_usage(err, "codegen: backend '%s': expected %s", backend,
+                     sdk_registry_backend_names(known, sizeof known, NULL, NULL, ", ", " or "));
   api_exec x;
   sdekit_status s = api_exec_make(c, &x, err);
   if (s != SDEKIT_OK) return s;
   sdk_errbuf eb = {0};
-  sdk_err e = sdk_run_codegen(&x.rc, !strcmp(backend, "cuda"), source, &eb);
+  sdk_err e = sdk_run_codegen(&x.rc, be, source, &eb);
   api_exec_free(&x);
   if (e != SDK_OK) return run_fail(c, err, e, &eb);
   api_ok(err);
@@ -203,14 +207,17 @@ SDEKIT_API sdekit_status sdekit_compile(const sdekit_config *c, const char *back
   memset(out, 0, sizeof *out);
   if (!c) return api_usage(err, "sdekit_compile: no configuration");
   if (!backend) backend = c->c.backend;
-  if (strcmp(backend, "cpu") && strcmp(backend, "cuda"))
-    return api_usage(err, "compile: backend '%s': expected cpu or cuda", backend);
+  const sdk_backend *be = sdk_find_backend(backend);
+  char known[256];
+  if (!be)
+    return api_usage(err, "compile: backend '%s': expected %s", backend,
+                     sdk_registry_backend_names(known, sizeof known, NULL, NULL, ", ", " or "));
   api_exec x;
   sdekit_status s = api_exec_make(c, &x, err);
   if (s != SDEKIT_OK) return s;
   sdk_errbuf eb = {0};
   sdk_compile_report rep;
-  sdk_err e = sdk_run_compile(&x.rc, !strcmp(backend, "cuda"), arch, &rep, &eb);
+  sdk_err e = sdk_run_compile(&x.rc, be, arch, &rep, &eb);
   api_exec_free(&x);
   if (e != SDK_OK) return run_fail(c, err, e, &eb);
   _Static_assert(sizeof out->report == sizeof rep.report && sizeof out->where == sizeof rep.where,

@@ -49,9 +49,16 @@ SDEKIT_API const char *sdekit_registry_description(const char *kind, int i) {
   if (!strcmp(kind, "scheme")) return sdk_registry_schemes[i]->description;
   if (!strcmp(kind, "noise")) return sdk_registry_noises[i]->description;
   if (!strcmp(kind, "observable")) return observable(i)->description;
-  return !strcmp(sdk_registry_backends[i]->name, "cuda")
-             ? "NVIDIA GPUs: kernels compiled by NVRTC, run through the driver API"
-             : "CPU cores: kernels compiled by the system C compiler, OpenMP threads";
+  return sdk_registry_backends[i]->description;
+}
+
+SDEKIT_API int64_t sdekit_registry_value(const char *kind, int i, const char *key) {
+  if (!sdekit_registry_name(kind, i) || !key || strcmp(kind, "backend")) return -1;
+  const sdk_backend *b = sdk_registry_backends[i];
+  if (!strcmp(key, "device")) return b->device;
+  if (!strcmp(key, "auto")) return b->auto_rank;
+  if (!strcmp(key, "bench-paths")) return b->bench_paths;
+  return -1;
 }
 
 /* ------------------------------------------------------------ CUDA */
@@ -226,8 +233,10 @@ SDEKIT_API sdekit_status sdekit_time_runs(const sdekit_config *c, int repeats, s
 }
 
 /* The paper's programs on one CPU core: a warm-up, then the median. */
-static sdekit_status cpu_baseline(const char *program, int64_t size, int64_t steps, int repeats,
-                                  unsigned seed, sdekit_timing *out, sdekit_error *err) {
+static sdekit_status cpu_baseline(const sdekit_config *c, const char *program, int64_t size,
+                                  int64_t steps, int repeats, unsigned seed, sdekit_timing *out,
+                                  sdekit_error *err) {
+  (void)c;
   int prog1 = !strcmp(program, "prog1"), pairs = !strcmp(program, "prog2");
   if (!prog1 && !pairs && strcmp(program, "prog3"))
     return api_usage(err, "baseline '%s' on the CPU: expected prog1, prog2 or prog3", program);
@@ -257,8 +266,9 @@ static sdekit_status cpu_baseline(const char *program, int64_t size, int64_t ste
 
 /* The paper's programs on the GPU (and the copy roofline). */
 static sdekit_status cuda_baseline(const sdekit_config *c, const char *program, int64_t size,
-                                   int64_t steps, int repeats, sdekit_timing *out,
+                                   int64_t steps, int repeats, unsigned seed, sdekit_timing *out,
                                    sdekit_error *err) {
+  (void)seed;
   sdk_logger lg = {0};
   sdk_backend_opts bo = backend_opts(c, &lg);
   sdk_bctx *ctx = NULL;
@@ -290,6 +300,21 @@ static sdekit_status cuda_baseline(const sdekit_config *c, const char *program, 
   return SDEKIT_OK;
 }
 
+/* The paper's programs by the backend they are the baselines of (a backend
+ * without a row here has none). */
+static const struct {
+  const sdk_backend *backend;
+  sdekit_status (*run)(const sdekit_config *c, const char *program, int64_t size, int64_t steps,
+                       int repeats, unsigned seed, sdekit_timing *out, sdekit_error *err);
+} BASELINES[] = {{&sdk_backend_cpu, cpu_baseline}, {&sdk_backend_cuda, cuda_baseline}};
+enum { NBASELINES = sizeof BASELINES / sizeof BASELINES[0] };
+
+static int has_baseline(const sdk_backend *b) {
+  for (int k = 0; k < NBASELINES; k++)
+    if (BASELINES[k].backend == b) return 1;
+  return 0;
+}
+
 SDEKIT_API sdekit_status sdekit_time_baseline(const sdekit_config *c, const char *program,
                                               const char *backend, int64_t size, int64_t steps,
                                               int repeats, unsigned seed, sdekit_timing *out,
@@ -299,13 +324,17 @@ SDEKIT_API sdekit_status sdekit_time_baseline(const sdekit_config *c, const char
   memset(out, 0, sizeof *out);
   if (size < 1 || steps < 1) return api_usage(err, "baseline: size and steps must be >= 1");
   if (repeats < 1) repeats = 1;
-  sdekit_status s;
-  if (!strcmp(backend, "cpu"))
-    s = cpu_baseline(program, size, steps, repeats, seed, out, err);
-  else if (!strcmp(backend, "cuda"))
-    s = cuda_baseline(c, program, size, steps, repeats, out, err);
-  else
-    s = api_usage(err, "baseline backend '%s': expected cpu or cuda", backend);
+  const sdk_backend *be = sdk_find_backend(backend);
+  int k = 0;
+  while (k < NBASELINES && (!be || BASELINES[k].backend != be))
+    k++;
+  if (k == NBASELINES) {
+    char known[256];
+    return api_usage(
+        err, "baseline backend '%s': expected %s", backend,
+        sdk_registry_backend_names(known, sizeof known, has_baseline, NULL, ", ", " or "));
+  }
+  sdekit_status s = BASELINES[k].run(c, program, size, steps, repeats, seed, out, err);
   if (s == SDEKIT_OK) api_ok(err);
   return s;
 }

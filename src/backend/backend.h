@@ -105,8 +105,24 @@ typedef struct sdk_moments {
   double n, mean, m2; /* m2: sum of squared deviations */
 } sdk_moments;
 
+/* A backend is a row of data and a table of operations: what it is (its
+ * name and description), the kernels it compiles (target), how it is chosen
+ * (device, auto_rank) and how `sdekit bench` sizes it.  Nothing outside the
+ * registry (sim/registry.c) compares a backend's name: options, messages,
+ * listings and the code generator read these fields. */
 typedef struct sdk_backend {
   const char *name;
+  const char *description; /* one line, for listings (sdekit_registry_description) */
+  sdk_target target;       /* the code generator's target of its modules */
+  /* 1: it computes on a device that --device picks (a GPU), and compiles for
+   * an --arch without one (sdekit compile --arch); 0: on the host */
+  int device;
+  /* --backend auto opens the backends of rank > 0 from the highest rank down
+   * and takes the first that opens (the last one's error is the run's) */
+  int auto_rank;
+  /* `sdekit bench`'s paths of its whole-run rows when --paths is not given
+   * (enough to fill the device) */
+  int64_t bench_paths;
   /* Nonzero: a chunk of steps of independent paths ends only where the run
    * looks at the paths (a sample, the end of the transient, MAX_CHUNK steps
    * after the last look: sim/execute.c), never earlier to keep to its time

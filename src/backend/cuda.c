@@ -857,6 +857,11 @@ sdk_err sdk_cuda_query_device(int i, sdk_cuda_devinfo *d, sdk_errbuf *eb) {
 
 const sdk_backend sdk_backend_cuda = {
     .name = "cuda",
+    .description = "NVIDIA GPUs: kernels compiled by NVRTC, run through the driver API",
+    .target = SDK_TARGET_CUDA,
+    .device = 1,
+    .auto_rank = 2,
+    .bench_paths = (int64_t)1 << 22,
     .fixed_chunks = 1,
     .open = cuda_open,
     .close = cuda_close,

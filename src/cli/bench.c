@@ -20,7 +20,7 @@ static const char BENCH_HELP[] =
     "process, the paper's PROG1 CPU code (xorshift, Box-Muller, SRK2; scalar C, one\n"
     "thread), and prints steps/s of both and their ratio.\n"
     "\n"
-    "  --backend NAME     cpu | cuda (default cpu)\n"
+    "  --backend NAME     %s (default %s)\n"
     "  --paths N          paths (default 65536)\n"
     "  --steps N          steps per timed launch (default 2000)\n"
     "  --repeats N        timed repeats, median reported (default 5)\n"
@@ -60,7 +60,7 @@ static const char BENCH_HELP[] =
     "                     absorbing boundaries out of reach and --observe fpt against no\n"
     "                     boundaries; and, with a third variable m ~ U(0,1) that never\n"
     "                     moves and a boundary m >= c, all paths alive (c = 2) against\n"
-    "                     90% absorbed at the first step (c = 0.1)\n"
+    "                     90%% absorbed at the first step (c = 0.1)\n"
     "  --noises           issue 14's noises on the PROG1 workload (--paths, cuda: 2^22;\n"
     "                     launches of --steps): srk2 Gaussian, weak2 Gaussian, weak2 and\n"
     "                     euler with --noise three-point, and josephson on two Wiener\n"
@@ -78,6 +78,31 @@ typedef struct bench {
   int threads, no_compensation;
   const char *sys_kernel; /* forces SDK_SYS_KERNEL for one row (NULL: as set) */
 } bench;
+
+/* The backend's row in the registry, or -1. */
+static int backend_row(const char *name) {
+  for (int i = 0; sdekit_registry_name("backend", i); i++)
+    if (!strcmp(sdekit_registry_name("backend", i), name)) return i;
+  return -1;
+}
+
+/* it computes on a device (its row's "device": the GPU's bench) */
+static int on_device(const char *backend) {
+  return sdekit_registry_value("backend", backend_row(backend), "device") == 1;
+}
+
+/* the registry's backends, "cpu | cuda" (sep " | ", last " | ") or "cpu or
+ * cuda" (sep ", ", last " or ") */
+static const char *backend_names(char *buf, size_t n, const char *sep, const char *last) {
+  size_t at = 0;
+  buf[0] = 0;
+  for (int i = 0; sdekit_registry_name("backend", i) && at < n; i++) {
+    const char *s = i == 0 ? "" : sdekit_registry_name("backend", i + 1) ? sep : last;
+    int k = snprintf(buf + at, n - at, "%s%s", s, sdekit_registry_name("backend", i));
+    at += k > 0 ? (size_t)k : 0;
+  }
+  return buf;
+}
 
 static int set_opt(sdekit_config *c, const char *name, const char *value, sdekit_error *err) {
   return sdekit_config_option(c, name, value, err) != SDEKIT_OK;
@@ -191,11 +216,11 @@ static const struct {
 
 /* The paper's program as scalar C on one core, same process: sized for
  * about half a second (its rate does not depend on the size). */
-static void particles_cpu_baseline(int pair, double ours) {
+static void particles_cpu_baseline(const char *backend, int pair, double ours) {
   long long bn = pair ? 4096 : 1 << 18, bs = pair ? 3 : 40;
   sdekit_timing t;
   sdekit_error err;
-  if (bench_baseline(pair ? "prog2" : "prog3", "cpu", bn, bs, 3, &t, &err) != SDEKIT_OK) {
+  if (bench_baseline(pair ? "prog2" : "prog3", backend, bn, bs, 3, &t, &err) != SDEKIT_OK) {
     cli_fail(&err);
     return;
   }
@@ -220,7 +245,7 @@ static void particles_cuda_baseline(const bench *b, int pair, int64_t steps, int
   size_t es = single ? 4 : 8;
   double gbps = 0;
   if (single) {
-    if (bench_baseline(pair ? "prog2" : "prog3", "cuda", b->particles, steps,
+    if (bench_baseline(pair ? "prog2" : "prog3", b->backend, b->particles, steps,
                        repeats < 3 ? repeats : 3, &t, &err) == SDEKIT_OK) {
       printf("%-52s %10.4f %18.3e\n",
              pair ? "baseline: the paper's PROG2 (tiled UpdateRHS + Advance)"
@@ -234,7 +259,7 @@ static void particles_cuda_baseline(const bench *b, int pair, int64_t steps, int
       printf("baseline: %s\n", err.message);
     }
   }
-  if (bench_baseline("copy", "cuda", (int64_t)1 << 30, 0, 9, &t, &err) == SDEKIT_OK &&
+  if (bench_baseline("copy", b->backend, (int64_t)1 << 30, 0, 9, &t, &err) == SDEKIT_OK &&
       t.median_s > 0)
     gbps = t.work / t.median_s / 1e9;
   if (gbps > 0)
@@ -272,7 +297,7 @@ static int bench_particles(bench *b, int64_t steps, int repeats, int particles_g
   b->order_every = 1;
   b->sample_every = 100;
   b->bins = 100;
-  int cuda = !strcmp(b->backend, "cuda");
+  int cuda = on_device(b->backend); /* the GPU's programs and system kernels */
   /* the workload, then without observables; the mean-field model also with
    * each observable alone (what each costs) and, on the GPU, with each of the
    * system kernels forced */
@@ -314,7 +339,8 @@ static int bench_particles(bench *b, int64_t steps, int repeats, int particles_g
              ps * 2 * (double)es / secs[i] / 1e9);
   }
   if (!pair) printf("(GB/s: one read and one write of x per particle-step, %zu bytes each)\n", es);
-  if (!cuda && !workload_only) particles_cpu_baseline(pair, (pair ? N * ps : ps) / secs[0]);
+  if (!cuda && !workload_only)
+    particles_cpu_baseline(b->backend, pair, (pair ? N * ps : ps) / secs[0]);
   if (cuda && !workload_only) particles_cuda_baseline(b, pair, steps, repeats, secs);
   return 0;
 }
@@ -337,9 +363,8 @@ static int keep_best(const bench *b, int64_t steps, int repeats, double work, do
 /* Single precision with and without the compensated update (codegen.h), in
  * one process: three alternating rounds of each, the best median of each
  * kept (the machine's other load only ever slows a round down). */
-static int bench_compensation(bench *b, int64_t steps, int repeats, int paths_given) {
+static int bench_compensation(bench *b, int64_t steps, int repeats) {
   b->precision = "single";
-  if (!strcmp(b->backend, "cuda") && !paths_given) b->paths = (int64_t)1 << 22;
   double best[2] = {0, 0};
   char dev[256] = "";
   for (int round = 0; round < 3; round++)
@@ -399,8 +424,7 @@ static int bench_sampling(bench *b, int64_t steps, int repeats, int paths_given)
  * observable sampled every 100 steps at most 10% of the throughput): whole
  * runs alternated in one process, best of three rounds' medians as in
  * bench_sampling. */
-static int bench_observables(bench *b, int64_t steps, int repeats, int paths_given) {
-  if (!paths_given && !strcmp(b->backend, "cuda")) b->paths = (int64_t)1 << 22;
+static int bench_observables(bench *b, int64_t steps, int repeats) {
   /* josephson's dt is a hundredth of the drive's period 2 pi / omega */
   b->t_end = (double)steps / 100.0 * (2.0 * 3.14159265358979323846 / 4.9);
   static const struct {
@@ -446,8 +470,7 @@ static int bench_observables(bench *b, int64_t steps, int repeats, int paths_giv
  * most 25% of the PROG1 throughput while the paths are alive, and with 90%
  * absorbed a step costs at most a third of one with all alive.  Whole runs
  * alternated in one process, best of three rounds' medians. */
-static int bench_fpt(bench *b, int64_t steps, int repeats, int paths_given) {
-  if (!paths_given && !strcmp(b->backend, "cuda")) b->paths = (int64_t)1 << 22;
+static int bench_fpt(bench *b, int64_t steps, int repeats) {
   b->t_end = (double)steps / 100.0 * (2.0 * 3.14159265358979323846 / 4.9);
   b->sample_every = steps;
   static const char two[] = JOSEPHSON_ESCAPE("", "", "", "");
@@ -504,8 +527,7 @@ static int bench_fpt(bench *b, int64_t steps, int repeats, int paths_given) {
  * rounds' medians: srk2 with Gaussian noise (today's PROG1), weak2 with
  * Gaussian and with three-point noise; and josephson driven by two Wiener
  * processes, independent against correlated (the 2x2 Cholesky factor). */
-static int bench_noises(bench *b, int64_t steps, int repeats, int paths_given) {
-  if (!paths_given && !strcmp(b->backend, "cuda")) b->paths = (int64_t)1 << 22;
+static int bench_noises(bench *b, int64_t steps, int repeats) {
   static const char indep[] = JOSEPHSON_2W(""),
                     corr[] = JOSEPHSON_2W("correlation = W1 W2 : rho\n");
   static const struct {
@@ -555,7 +577,7 @@ static int bench_cuda(bench *b, int64_t steps, int repeats, int paths_given) {
     b->paths = n;
     sdekit_timing tm, tb;
     if (bench_time(b, steps, repeats, &tm, &err) != SDEKIT_OK ||
-        bench_baseline("prog1", "cuda", n, steps, repeats, &tb, &err) != SDEKIT_OK)
+        bench_baseline("prog1", b->backend, n, steps, repeats, &tb, &err) != SDEKIT_OK)
       return cli_fail(&err);
     if (k == lo) {
       printf("sdekit bench: josephson (paper Eq. 1), SRK2, %lld steps per timed run, median of "
@@ -580,7 +602,7 @@ static int bench_cpu(const bench *b, int64_t steps, int repeats) {
   double ours = tm.work / tm.median_s;
   /* baseline: enough work for ~0.3 s per repeat on a current core */
   const long long bpaths = 4096, bsteps = 2000;
-  if (bench_baseline("prog1", "cpu", bpaths, bsteps, repeats < 9 ? repeats : 9, &tb, &err) !=
+  if (bench_baseline("prog1", b->backend, bpaths, bsteps, repeats < 9 ? repeats : 9, &tb, &err) !=
       SDEKIT_OK)
     return cli_fail(&err);
   double base = tb.work / tb.median_s;
@@ -594,6 +616,13 @@ static int bench_cpu(const bench *b, int64_t steps, int repeats) {
   printf("  (%lld paths x %lld steps, xorshift + Box-Muller + SRK2, float; checksum %.4f)\n",
          bpaths, bsteps, tb.checksum);
   printf("ratio: %.1fx\n", ours / base);
+  return 0;
+}
+
+static int bench_help(void) {
+  char names[256];
+  printf(BENCH_HELP, backend_names(names, sizeof names, " | ", " | "),
+         sdekit_registry_name("backend", 0));
   return 0;
 }
 
@@ -621,7 +650,7 @@ int sdk_cli_bench(int argc, char **argv) {
                                        {"noises", no_argument, 0, 'N'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
-  bench b = {.backend = "cpu",
+  bench b = {.backend = sdekit_registry_name("backend", 0),
              .model = "josephson",
              .precision = "single",
              .scheme = "srk2",
@@ -643,8 +672,10 @@ int sdk_cli_bench(int argc, char **argv) {
     }
     switch (ch) {
     case 'b':
-      if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda")) {
-        cli_error("--backend '%s': expected cpu or cuda\n", optarg);
+      if (backend_row(optarg) < 0) {
+        char names[256];
+        cli_error("--backend '%s': expected %s\n", optarg,
+                  backend_names(names, sizeof names, ", ", " or "));
         return 2;
       }
       b.backend = optarg;
@@ -680,12 +711,15 @@ int sdk_cli_bench(int argc, char **argv) {
     case 'O': observables = 1; break;
     case 'F': fpt = 1; break;
     case 'N': noises = 1; break;
-    case 'h': fputs(BENCH_HELP, stdout); return 0;
+    case 'h': return bench_help();
     default:
       cli_error("unknown option '%s' (see 'sdekit bench --help')\n", argv[optind - 1]);
       return 2;
     }
   }
+  /* the paths of the whole-run rows: the backend's (its row in the registry) */
+  if (!paths_given)
+    b.paths = sdekit_registry_value("backend", backend_row(b.backend), "bench-paths");
   /* the environment (kernel cache, compilers, tuning) is checked once here,
    * before anything is timed */
   sdekit_error err;
@@ -696,11 +730,11 @@ int sdk_cli_bench(int argc, char **argv) {
     b.model = model ? model : "ou";
     return bench_sampling(&b, steps_given ? steps : 1000, repeats, paths_given);
   }
-  if (fpt) return bench_fpt(&b, steps_given ? steps : 20000, repeats, paths_given);
-  if (noises) return bench_noises(&b, steps, repeats, paths_given);
+  if (fpt) return bench_fpt(&b, steps_given ? steps : 20000, repeats);
+  if (noises) return bench_noises(&b, steps, repeats);
   if (observables) {
     if (model) b.model = model;
-    return bench_observables(&b, steps_given ? steps : 20000, repeats, paths_given);
+    return bench_observables(&b, steps_given ? steps : 20000, repeats);
   }
   if (model) {
     b.model = model;
@@ -711,7 +745,7 @@ int sdk_cli_bench(int argc, char **argv) {
               "give a model with [meanfield] or [pair]\n");
     return 2;
   }
-  if (comp) return bench_compensation(&b, steps, repeats, paths_given);
-  if (!strcmp(b.backend, "cuda")) return bench_cuda(&b, steps, repeats, paths_given);
+  if (comp) return bench_compensation(&b, steps, repeats);
+  if (on_device(b.backend)) return bench_cuda(&b, steps, repeats, paths_given);
   return bench_cpu(&b, steps, repeats);
 }

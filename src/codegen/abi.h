@@ -19,6 +19,11 @@
  * the kernel cache key and of a checkpoint's identity). */
 #define SDK_KERNEL_ABI 4
 
+/* The language a module is generated in: C for the system compiler
+ * (OpenMP) or CUDA C++ for NVRTC.  A backend's row names the one its
+ * compile takes (backend/backend.h: sdk_backend.target). */
+typedef enum { SDK_TARGET_CPU, SDK_TARGET_CUDA } sdk_target;
+
 /* Paths per block of the CPU driver: a fixed block makes results
  * independent of the thread count (no path is ever handled by a remainder
  * loop), and is the unit of the deterministic reductions. */

@@ -159,7 +159,7 @@ static sdk_err calculus_view(const sdk_codegen_opts *o, sdk_model *view, sdk_cg_
   if (!view->drift) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   if (m->nwiener > 0) {
     /* (the terms go into view->drift, freed with it) */
-    SDK_CHECK(sdk_cg_corr_build(m, corr, view->drift, eb));
+    SDK_CHECK(sdk_cg_corr_build(m, o->own_scheme, corr, view->drift, eb));
   }
   int sign = o->scheme->calculus == SDK_CALCULUS_ITO ? '+' : '-';
   for (int v = 0; v < m->nvars; v++) {
@@ -283,9 +283,8 @@ static sdk_err too_large(const sdk_codegen_opts *o, sdk_errbuf *eb) {
   snprintf(size, sizeof size, "%d variable%s", m->nvars, m->nvars == 1 ? "" : "s");
   if (m->nwiener > 0)
     snprintf(size + strlen(size), sizeof size - strlen(size), ", %d Wiener processes", m->nwiener);
-  if (o->corr) /* (most of such a kernel is the correction) */
-    snprintf(own, sizeof own, "integrate it in its own calculus (--scheme %s) or ",
-             m->calculus == SDK_CALCULUS_ITO ? "euler" : "srk2");
+  if (o->corr && o->own_scheme) /* (most of such a kernel is the correction) */
+    snprintf(own, sizeof own, "integrate it in its own calculus (--scheme %s) or ", o->own_scheme);
   return SDK_FAIL(eb, SDK_ERR_MODEL,
                   "%s: model '%s' (%s): the generated kernel would exceed %d MB (the limit, which "
                   "bounds the time and memory of generating and compiling it); %smake its "

@@ -44,19 +44,26 @@ static void mentions_of(const sdk_model *m, int v, unsigned char *ment) {
     if (m->wcoef[v * nw + k]) mention(m->wcoef[v * nw + k], ment + (size_t)k * (size_t)nv);
 }
 
-static sdk_err too_many(const sdk_model *m, long long n, sdk_errbuf *eb) {
+/* " (--scheme NAME)" of a scheme in the model's own calculus, or "" */
+static const char *own_clause(const char *own, char *buf, size_t n) {
+  snprintf(buf, n, "%s%s%s", own ? " (--scheme " : "", own ? own : "", own ? ")" : "");
+  return buf;
+}
+
+static sdk_err too_many(const sdk_model *m, long long n, const char *own, sdk_errbuf *eb) {
+  char cl[96];
   return SDK_FAIL(eb, SDK_ERR_MODEL,
                   "%s:%d: model '%s' (%d variables, %d Wiener processes): its drift correction "
                   "between the Ito and Stratonovich calculus would sum over %lld terms (the limit "
-                  "is %d); integrate the model in its own calculus (--scheme %s), which needs no "
-                  "correction",
+                  "is %d); integrate the model in its own calculus%s, which needs no correction",
                   m->path, m->wiener_line, m->name, m->nvars, m->nwiener, n,
-                  SDK_CODEGEN_MAX_CORR_TERMS, m->calculus == SDK_CALCULUS_ITO ? "euler" : "srk2");
+                  SDK_CODEGEN_MAX_CORR_TERMS, own_clause(own, cl, sizeof cl));
 }
 
 /* The number of terms of the sums, counted from which variables each
  * coefficient mentions (cheap: no derivative is taken); stops past the limit. */
-static sdk_err count_terms(const sdk_model *m, const int *pc, unsigned char *ment, sdk_errbuf *eb) {
+static sdk_err count_terms(const sdk_model *m, const int *pc, unsigned char *ment, const char *own,
+                           sdk_errbuf *eb) {
   int nv = m->nvars, nw = m->nwiener;
   long long n = 0;
   for (int v = 0; v < nv && n <= SDK_CODEGEN_MAX_CORR_TERMS; v++) {
@@ -66,7 +73,7 @@ static sdk_err count_terms(const sdk_model *m, const int *pc, unsigned char *men
       for (int j = 0; j < nv; j++)
         if (ment[(size_t)k * (size_t)nv + (size_t)j]) n += pc[j * nw + k];
   }
-  return n > SDK_CODEGEN_MAX_CORR_TERMS ? too_many(m, n, eb) : SDK_OK;
+  return n > SDK_CODEGEN_MAX_CORR_TERMS ? too_many(m, n, own, eb) : SDK_OK;
 }
 
 /* a leaf of a term: a number stays one (so that the term folds as the
@@ -123,7 +130,7 @@ static sdk_err add_deriv(sdk_cg_corr *c, int v, int k, int j, sdk_expr *e, sdk_e
  * had locals: the same operands in the same order, the same foldings of
  * numbers, so the same value. */
 static sdk_err build_sum(const sdk_model *m, sdk_cg_corr *c, int v, const int *pc,
-                         const unsigned char *ment, long *budget, sdk_errbuf *eb) {
+                         const unsigned char *ment, long *budget, const char *own, sdk_errbuf *eb) {
   int nv = m->nvars, nw = m->nwiener;
   char where[512];
   snprintf(where, sizeof where, "%s:%d [noise] %s", m->path, m->noise_line[v], m->vars[v]);
@@ -134,14 +141,15 @@ static sdk_err build_sum(const sdk_model *m, sdk_cg_corr *c, int v, const int *p
       if (!bvk || !ment[(size_t)k * (size_t)nv + (size_t)j] || !pc[j * nw + k]) continue;
       sdk_expr *db = NULL;
       sdk_err err = sdk_expr_diff_limited(bvk, SDK_SYM_VAR, j, where, budget, &db, eb);
+      char cl[96];
       if (err != SDK_OK && *budget < 0)
         err = SDK_FAIL(eb, err,
                        "%s: model '%s' (%d variables, %d Wiener processes): the derivatives of "
                        "its drift correction between the Ito and Stratonovich calculus grow past "
-                       "%d expression nodes (the limit); integrate the model in its own calculus "
-                       "(--scheme %s), which needs no correction",
+                       "%d expression nodes (the limit); integrate the model in its own "
+                       "calculus%s, which needs no correction",
                        where, m->name, nv, nw, SDK_EXPR_MAX_DIFF_NODES,
-                       m->calculus == SDK_CALCULUS_ITO ? "euler" : "srk2");
+                       own_clause(own, cl, sizeof cl));
       if (err == SDK_OK && db->kind == SDK_E_NUM && db->num == 0) {
         sdk_expr_destroy(&db);
         continue;
@@ -227,7 +235,8 @@ static sdk_err mark_all(sdk_cg_corr *c, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
-sdk_err sdk_cg_corr_build(const sdk_model *m, sdk_cg_corr **out, sdk_expr **term, sdk_errbuf *eb) {
+sdk_err sdk_cg_corr_build(const sdk_model *m, const char *own, sdk_cg_corr **out, sdk_expr **term,
+                          sdk_errbuf *eb) {
   int nv = m->nvars, nw = m->nwiener;
   *out = NULL;
   unsigned char *ment = malloc((size_t)(nv > 0 ? nv : 1) * (size_t)nw);
@@ -242,14 +251,14 @@ sdk_err sdk_cg_corr_build(const sdk_model *m, sdk_cg_corr **out, sdk_expr **term
   sdk_err err = SDK_OK;
   if (!ment || !pc || !c || !c->sum || !c->coef_used || !c->corr_used)
     err = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  if (err == SDK_OK) err = count_terms(m, pc, ment, eb);
+  if (err == SDK_OK) err = count_terms(m, pc, ment, own, eb);
   long budget = SDK_EXPR_MAX_DIFF_NODES;
   int any = 0;
   for (int v = 0; err == SDK_OK && v < nv; v++) {
     term[v] = NULL;
     if (!m->noise[v]) continue;
     mentions_of(m, v, ment);
-    err = build_sum(m, c, v, pc, ment, &budget, eb);
+    err = build_sum(m, c, v, pc, ment, &budget, own, eb);
     if (err != SDK_OK || !c->sum[v]) continue;
     /* 1/2 sum, a number where the sum folded to one */
     if (c->sum[v]->kind == SDK_E_NUM) {

@@ -40,8 +40,10 @@ typedef struct sdk_cg_corr {
  * corrects v's drift, 1/2 sdk_Cs<v> or a number (NULL: none).  Refuses a
  * model whose sums would exceed SDK_CODEGEN_MAX_CORR_TERMS terms or whose
  * derivatives SDK_EXPR_MAX_DIFF_NODES nodes (model/limits.h), before
- * building them. */
-sdk_err sdk_cg_corr_build(const sdk_model *m, sdk_cg_corr **out, sdk_expr **term, sdk_errbuf *eb);
+ * building them; its messages name `own` (NULL: none), a scheme of the
+ * model's calculus (sdk_codegen_opts.own_scheme). */
+sdk_err sdk_cg_corr_build(const sdk_model *m, const char *own, sdk_cg_corr **out, sdk_expr **term,
+                          sdk_errbuf *eb);
 void sdk_cg_corr_free(sdk_cg_corr **c);
 
 /* The correlations the sums use (sdk_Cr), once per step: needs the

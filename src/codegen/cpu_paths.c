@@ -174,7 +174,7 @@ static void emit_noise_draw(sdk_emit *em, const sdk_codegen_opts *o) {
                   "const sdk_i64 k0 = (step0 + s) * SDK_NN, k1 = (step0 + s + ns) * SDK_NN;\n"
                   "const sdk_i64 b0 = k0 >> 2, b1 = (k1 + 3) >> 2;\n");
   sdk_em_open(em, "for (sdk_i64 bk = b0; bk < b1; bk++)");
-  if (nz->emit_block_half && nb == 4) {
+  if (nz->halves && nb == 4) {
     /* the values [lo, hi) of this block are used */
     sdk_em_line(em, "const sdk_i64 lo = k0 > bk * 4 ? k0 - bk * 4 : 0;");
     sdk_em_line(em, "const sdk_i64 hi = k1 < bk * 4 + 4 ? k1 - bk * 4 : 4;");
@@ -183,8 +183,7 @@ static void emit_noise_draw(sdk_emit *em, const sdk_codegen_opts *o) {
     sdk_em_line(em, "#pragma omp simd");
     sdk_em_open(em, "for (int i = 0; i < SDK_BLK; i++)");
     sdk_em_line(em, "real g2[2];");
-    nz->emit_block_half(em, "sdk_seed", "(sdk_u64)(path0 + p0 + i)", "(sdk_u64)bk", 0, "half",
-                        "g2");
+    sdk_noise_at(em, nz, "sdk_seed", "(sdk_u64)(path0 + p0 + i)", "(sdk_u64)bk", 0, "half", "g2");
     sdk_em_line(em, "zb[(bk - b0) * 4 + 2 * half][i] = g2[0];");
     sdk_em_line(em, "zb[(bk - b0) * 4 + 2 * half + 1][i] = g2[1];");
     sdk_em_close(em);
@@ -194,7 +193,7 @@ static void emit_noise_draw(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_line(em, "#pragma omp simd");
   sdk_em_open(em, "for (int i = 0; i < SDK_BLK; i++)");
   sdk_em_line(em, "real g4[%d];", nb);
-  nz->emit_block(em, "sdk_seed", "(sdk_u64)(path0 + p0 + i)", "(sdk_u64)bk", 0, "g4");
+  sdk_noise_block(em, nz, "sdk_seed", "(sdk_u64)(path0 + p0 + i)", "(sdk_u64)bk", 0, "g4");
   sdk_em_line(em, "for (int l = 0; l < %d; l++) zb[(bk - b0) * %d + l][i] = g4[l];", nb, nb);
   sdk_em_close(em);
   sdk_em_close(em);

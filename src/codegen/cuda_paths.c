@@ -399,7 +399,7 @@ static void emit_noise(sdk_emit *em, const cu_adv *a, int r) {
     sdk_em_block(em);
     sdk_em_line(em, "const sdk_i64 k = n * SDK_NN + %d;", j);
     sdk_em_line(em, "real r[%d];", nz->values_per_block);
-    nz->emit_block(em, "sdk_seed", "gp0", "(sdk_u64)(k >> 2)", 0, "r");
+    sdk_noise_block(em, nz, "sdk_seed", "gp0", "(sdk_u64)(k >> 2)", 0, "r");
     sdk_em_line(em, "const int l = (int)(k & 3);");
     sdk_em_line(em, "z0_%d = l == 0 ? r[0] : l == 1 ? r[1] : l == 2 ? r[2] : r[3];", j);
     sdk_em_close(em);
@@ -533,7 +533,7 @@ static void emit_pass(sdk_emit *em, cu_adv *a, int pass) {
     snprintf(block, sizeof block, "sdk_c0 + (sdk_u64)sdk_gi * %d + %d", a->nblk_group, k);
     snprintf(dst, sizeof dst, "r0_%d", k);
     sdk_em_line(em, "real %s[%d];", dst, nz->values_per_block);
-    nz->emit_block(em, "sdk_seed", "gp0", block, 0, dst);
+    sdk_noise_block(em, nz, "sdk_seed", "gp0", block, 0, dst);
   }
   for (int r = 0; r < (pass == 1 ? G : 1); r++)
     emit_rep(em, a, r);

@@ -11,11 +11,7 @@
 
 #include "codegen/noise.h"
 
-static void three_defs(sdk_emit *em, int words) {
-  (void)em, (void)words;
-}
-
-/* dst = the value of word w */
+/* the arithmetic, once: dst = the value of word w */
 static void three_value(sdk_emit *em, const char *w, const char *dst) {
   sdk_em_line(em,
               "%s = %s < 715827883u ? -(real)1.7320508075688772 : "
@@ -23,46 +19,40 @@ static void three_value(sdk_emit *em, const char *w, const char *dst) {
               dst, w, w);
 }
 
-static void three_block(sdk_emit *em, const char *seed, const char *path, const char *block,
-                        int domain, const char *dst) {
-  sdk_em_block(em);
-  sdk_em_line(em, "sdk_u32 sdk_o[4];");
-  sdk_em_line(em, "sdk_philox_block(%s, %s, %s, %d, sdk_o);", seed, path, block, domain);
-  for (int k = 0; k < 4; k++) {
-    char w[16], d[80];
-    snprintf(w, sizeof w, "sdk_o[%d]", k);
-    snprintf(d, sizeof d, "%s[%d]", dst, k);
-    three_value(em, w, d);
+static void three_emit(sdk_emit *em, const sdk_noise_draw *d) {
+  char w[64], v[80];
+  switch (d->shape) {
+  case SDK_DRAW_DEFS: break;
+  case SDK_DRAW_BLOCK:
+    sdk_em_block(em);
+    sdk_noise_fetch(em, d, "sdk_o");
+    for (int k = 0; k < 4; k++) {
+      snprintf(w, sizeof w, "sdk_o[%d]", k);
+      snprintf(v, sizeof v, "%s[%d]", d->dst, k);
+      three_value(em, w, v);
+    }
+    sdk_em_close(em);
+    break;
+  case SDK_DRAW_HALF: /* values 2 half and 2 half + 1: the words of that half */
+    sdk_noise_fetch(em, d, "sdk_w");
+    for (int k = 0; k < 2; k++) {
+      snprintf(w, sizeof w, "(%s ? sdk_w[%d] : sdk_w[%d])", d->half, 2 + k, k);
+      snprintf(v, sizeof v, "%s[%d]", d->dst, k);
+      three_value(em, w, v);
+    }
+    break;
+  case SDK_DRAW_WORDS:
+    for (int k = 0; k < 4; k++)
+      three_value(em, d->w[k], d->dsts[k]);
+    break;
+  case SDK_DRAW_LANE:
+    sdk_em_block(em);
+    sdk_em_line(em, "const sdk_u32 sdk_o1 = (%s) == 0 ? %s : (%s) == 1 ? %s : (%s) == 2 ? %s : %s;",
+                d->lane, d->w[0], d->lane, d->w[1], d->lane, d->w[2], d->w[3]);
+    three_value(em, "sdk_o1", d->dst);
+    sdk_em_close(em);
+    break;
   }
-  sdk_em_close(em);
-}
-
-static void three_words(sdk_emit *em, const char *const w[4], const char *const dst[4]) {
-  for (int k = 0; k < 4; k++)
-    three_value(em, w[k], dst[k]);
-}
-
-static void three_word_lane(sdk_emit *em, const char *const w[4], const char *lane,
-                            const char *dst) {
-  sdk_em_block(em);
-  sdk_em_line(em, "const sdk_u32 sdk_o1 = (%s) == 0 ? %s : (%s) == 1 ? %s : (%s) == 2 ? %s : %s;",
-              lane, w[0], lane, w[1], lane, w[2], w[3]);
-  three_value(em, "sdk_o1", dst);
-  sdk_em_close(em);
-}
-
-/* values 2 half and 2 half + 1: the words of that half */
-static void three_block_half(sdk_emit *em, const char *seed, const char *path, const char *block,
-                             int domain, const char *half, const char *dst) {
-  sdk_em_line(em, "sdk_u32 sdk_w[4];");
-  sdk_em_line(em, "sdk_philox_block(%s, %s, %s, %d, sdk_w);", seed, path, block, domain);
-  char w0[64], w1[64], d0[80], d1[80];
-  snprintf(w0, sizeof w0, "(%s ? sdk_w[2] : sdk_w[0])", half);
-  snprintf(w1, sizeof w1, "(%s ? sdk_w[3] : sdk_w[1])", half);
-  snprintf(d0, sizeof d0, "%s[0]", dst);
-  snprintf(d1, sizeof d1, "%s[1]", dst);
-  three_value(em, w0, d0);
-  three_value(em, w1, d1);
 }
 
 const sdk_noise_type sdk_noise_three_point = {
@@ -70,9 +60,6 @@ const sdk_noise_type sdk_noise_three_point = {
     .description = "three-point values -sqrt(3), 0, sqrt(3) with probabilities 1/6, 2/3, 1/6 "
                    "(weak schemes; the moments of a Gaussian up to the fifth)",
     .values_per_block = 4,
-    .emit_defs = three_defs,
-    .emit_block = three_block,
-    .emit_words = three_words,
-    .emit_word_lane = three_word_lane,
-    .emit_block_half = three_block_half,
+    .halves = 1,
+    .emit = three_emit,
 };

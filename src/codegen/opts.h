@@ -4,11 +4,10 @@
 
 #include <stdint.h>
 
+#include "codegen/abi.h" /* sdk_target */
 #include "codegen/scheme.h"
 #include "core/tuning.h"
 #include "model/model.h"
-
-typedef enum { SDK_TARGET_CPU, SDK_TARGET_CUDA } sdk_target;
 
 typedef struct sdk_codegen_opts {
   const sdk_model *model;
@@ -67,6 +66,9 @@ typedef struct sdk_codegen_opts {
    * step (callers leave it 0): boundary.c then keys the bridge draws of
    * that path in its own block range */
   int coarse;
+  /* for messages: a registered scheme of the model's calculus, which needs
+   * no drift correction (sim/registry.h sdk_native_scheme); NULL: none named */
+  const char *own_scheme;
   /* the noise source in place of the scheme's (--noise); NULL: the scheme's */
   const sdk_noise_type *noise;
   /* polled between the generator's stages (NULL: never): nonzero stops it

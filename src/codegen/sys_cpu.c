@@ -250,8 +250,8 @@ static void emit_noise(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_line(em, "#pragma omp simd");
   sdk_em_open(em, "for (int sdk_q = 0; sdk_q < SDK_BLK / 4; sdk_q++)");
   sdk_em_line(em, "real sdk_g4[%d];", vpb);
-  nz->emit_block(em, "sdk_seed", "(sdk_u64)((sdk_path0 + sdk_p0) >> 2) + (sdk_u64)sdk_q", "sdk_k",
-                 3, "sdk_g4");
+  sdk_noise_block(em, nz, "sdk_seed", "(sdk_u64)((sdk_path0 + sdk_p0) >> 2) + (sdk_u64)sdk_q",
+                  "sdk_k", 3, "sdk_g4");
   sdk_em_line(em, "for (int sdk_l = 0; sdk_l < 4; sdk_l++) sdk_zb[sdk_j][4 * sdk_q + sdk_l] = "
                   "sdk_g4[sdk_l];");
   sdk_em_close(em);
@@ -261,7 +261,8 @@ static void emit_noise(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_line(em, "const sdk_i64 sdk_p = sdk_path0 + sdk_p0 + sdk_i, sdk_s = sdk_p / sdk_N, sdk_li "
                   "= sdk_p - sdk_s * sdk_N;");
   sdk_em_line(em, "real sdk_g4[%d];", vpb);
-  nz->emit_block(em, "sdk_seed", "(sdk_u64)(sdk_s * sdk_nq + (sdk_li >> 2))", "sdk_k", 3, "sdk_g4");
+  sdk_noise_block(em, nz, "sdk_seed", "(sdk_u64)(sdk_s * sdk_nq + (sdk_li >> 2))", "sdk_k", 3,
+                  "sdk_g4");
   sdk_em_line(em, "sdk_zb[sdk_j][sdk_i] = sdk_g4[sdk_li & 3];");
   sdk_em_close(em);
   sdk_em_close(em);

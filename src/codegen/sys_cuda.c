@@ -200,7 +200,7 @@ void sdk_cg_sys_cuda(sdk_emit *em, const sdk_codegen_opts *o) {
   for (int k = 0; k < SDK_SYS_INFO_N; k++)
     sdk_em_printf(em, "%s%d", k ? ", " : "", info[k]);
   sdk_em_puts(em, "};\n");
-  sdk_cg_noise(o)->emit_defs(em, 1);
+  sdk_noise_defs(em, sdk_cg_noise(o), 1);
   sdk_em_puts(em, SYS_HELPERS);
   sdk_em_line(em, "#define SDK_SINGLE %d", o->single);
   sdk_em_puts(em, SYS_VEC);

@@ -81,7 +81,7 @@ static void emit_chunk_noise(sdk_emit *em, const sdk_codegen_opts *o) {
       snprintf(d[l], sizeof d[l], "sdk_zv[sdk_it][%d][%d]", l, j);
       dst[l] = d[l];
     }
-    sdk_cg_noise(o)->emit_words(em, w, dst);
+    sdk_noise_words(em, sdk_cg_noise(o), w, dst);
     sdk_em_close(em);
     sdk_em_close(em);
   }

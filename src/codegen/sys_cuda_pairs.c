@@ -27,7 +27,7 @@ static void emit_noise(sdk_emit *em, const sdk_codegen_opts *o) {
     sdk_em_line(em, "sdk_philox_blocks(sdk_ph, 1, sdk_seed);");
     char dst[32];
     snprintf(dst, sizeof dst, "sdk_zv[%d]", j);
-    sdk_cg_noise(o)->emit_word_lane(em, w, "sdk_lane", dst);
+    sdk_noise_lane(em, sdk_cg_noise(o), w, "sdk_lane", dst);
     sdk_em_close(em);
   }
   sdk_em_close(em);

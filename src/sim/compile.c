@@ -4,13 +4,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/registry.h"
 #include "sim/run_internal.h"
 
-sdk_err sdk_run_compile(const sdk_run_config *c, int cuda, const char *arch,
+static int on_device(const sdk_backend *b) {
+  return b->device;
+}
+
+sdk_err sdk_run_compile(const sdk_run_config *c, const sdk_backend *be, const char *arch,
                         sdk_compile_report *out, sdk_errbuf *eb) {
   memset(out, 0, sizeof *out);
-  if (arch && !cuda) return SDK_FAIL(eb, SDK_ERR_USAGE, "--arch applies to --backend cuda only");
-  const sdk_backend *be = cuda ? &sdk_backend_cuda : &sdk_backend_cpu;
+  char names[256];
+  if (arch && !be->device)
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "--arch applies to --backend %s only",
+                    sdk_registry_backend_names(names, sizeof names, on_device, NULL, ", ", " or "));
   sdk_run *r = calloc(1, sizeof *r);
   if (!r) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   sdk_plan p;
@@ -20,7 +27,7 @@ sdk_err sdk_run_compile(const sdk_run_config *c, int cuda, const char *arch,
   sdk_err err = sdk_plan_make(c, r, &p, eb);
   if (err == SDK_OK) {
     sdk_codegen_opts o;
-    sdk_plan_codegen_opts(&p, cuda ? SDK_TARGET_CUDA : SDK_TARGET_CPU, &o);
+    sdk_plan_codegen_opts(&p, be->target, &o);
     err = sdk_codegen(&o, &src, eb);
   }
   if (err == SDK_OK) {

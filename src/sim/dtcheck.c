@@ -2,6 +2,7 @@
  * (codegen/codegen.h: the coupled coarse path; observe/bias.h: the bias). */
 #include "codegen/codegen.h"
 #include "codegen/events.h"
+#include "sim/registry.h"
 #include "sim/run_internal.h"
 
 /* a number of fine steps the coarse path must also end on */
@@ -13,6 +14,10 @@ static sdk_err even(int64_t n, const char *what, const char *option, sdk_errbuf 
                   what, (long long)n, option);
 }
 
+static int has_weak_order(const sdk_scheme_type *s) {
+  return s->weak_order >= 1;
+}
+
 sdk_err sdk_plan_dt_check(sdk_plan *p, sdk_errbuf *eb) {
   const sdk_run_config *c = p->c;
   const sdk_model *m = p->run->model;
@@ -21,11 +26,13 @@ sdk_err sdk_plan_dt_check(sdk_plan *p, sdk_errbuf *eb) {
                     "--extrapolate needs --dt-check (the bias it takes off is measured by it)");
   if (!c->dt_check) return SDK_OK;
   const sdk_scheme_type *s = p->scheme;
+  char does[256];
   if (s->weak_order < 1)
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "--dt-check: scheme %s declares no weak order (the Richardson estimate "
-                    "divides by 2^p - 1); use a scheme that does (euler, milstein, srk2, weak2)",
-                    s->name);
+                    "divides by 2^p - 1); use a scheme that does (%s)",
+                    s->name,
+                    sdk_registry_scheme_list(does, sizeof does, has_weak_order, ", ", ", "));
   if (p->sys.on)
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "--dt-check: model '%s' is run as systems of interacting particles "

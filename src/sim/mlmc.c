@@ -96,6 +96,10 @@ static sdk_err wrap(const drv *d, sdk_err e, sdk_errbuf *eb) {
                   strncmp(msg, "--dt-check: ", 12) ? msg : msg + 12);
 }
 
+static int has_orders(const sdk_scheme_type *s) {
+  return s->strong_order > 0 && s->weak_order >= 1;
+}
+
 /* Plan levels 0 and 1 without running them: the time grid, and every refusal
  * before any path is run. */
 static sdk_err probe(drv *d, sdk_errbuf *eb) {
@@ -115,12 +119,13 @@ static sdk_err probe(drv *d, sdk_errbuf *eb) {
       d->nsteps0 = p.nsteps, d->spp0 = p.spp, d->dt0 = r->dt[0], d->ngrid = p.ngrid;
       d->p = p.scheme->weak_order, d->den = ldexp(1.0, d->p) - 1;
       d->beta = 2 * p.scheme->strong_order;
+      char use[256];
       if (!(p.scheme->strong_order > 0) || d->p < 1)
         e = SDK_FAIL(eb, SDK_ERR_USAGE,
                      "%s: scheme %s declares no strong and weak order: the paths per level come "
-                     "from how fast the coupled difference shrinks; use euler, milstein, srk2 or "
-                     "weak2",
-                     d->opt, p.scheme->name);
+                     "from how fast the coupled difference shrinks; use %s",
+                     d->opt, p.scheme->name,
+                     sdk_registry_scheme_list(use, sizeof use, has_orders, ", ", " or "));
     }
     sdk_plan_free(&p);
     sdk_run_destroy(&r);

@@ -54,11 +54,8 @@ static sdk_err plan_calculus(const sdk_model *m, const sdk_scheme_type *s, sdk_e
     sdk_expr_destroy(&db);
     if (e == SDK_ERR_NOMEM) return SDK_FAIL(eb, e, "%s", why.msg);
     if (e == SDK_OK) continue;
-    const char *native = NULL;
-    for (int i = 0; sdk_registry_schemes[i] && !native; i++)
-      if (sdk_registry_schemes[i]->calculus == m->calculus &&
-          (sdk_registry_schemes[i]->noise_kinds & SDK_NOISE_DIAGONAL))
-        native = sdk_registry_schemes[i]->name;
+    const sdk_scheme_type *own = sdk_native_scheme(m->calculus);
+    const char *native = own ? own->name : NULL;
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "%s; scheme %s integrates %s noise with the drift corrected by 1/2 b db/dx, "
                     "which needs that derivative%s%s%s",
@@ -68,30 +65,30 @@ static sdk_err plan_calculus(const sdk_model *m, const sdk_scheme_type *s, sdk_e
   return SDK_OK;
 }
 
-/* The default: srk2, but euler for systems of particles (sim/systems.h)
- * and for state-dependent noise in the Ito sense (Euler-Maruyama's own;
- * Stratonovich noise stays with srk2, the Heun method's own). */
+/* The default from the schemes' rows (sdk_default_scheme): today srk2, but
+ * euler for systems of particles (sim/systems.h) and for state-dependent
+ * noise in the Ito sense (Euler-Maruyama's own; Stratonovich noise stays
+ * with srk2, the Heun method's own). */
 static sdk_err plan_scheme(const sdk_run_config *c, const sdk_model *m, int sums, sdk_plan *p,
                            sdk_errbuf *eb) {
-  int ito_mult = m->multiplicative && m->calculus == SDK_CALCULUS_ITO;
-  const char *sname = c->scheme                                              ? c->scheme
-                      : (ito_mult || m->interacting || m->npart > 0 || sums) ? "euler"
-                                                                             : "srk2";
-  p->scheme = sdk_find_scheme(sname);
+  const char *sname = c->scheme;
+  p->scheme = sname ? sdk_find_scheme(sname)
+                    : sdk_default_scheme(m->multiplicative, m->calculus,
+                                         m->interacting || m->npart > 0 || sums);
   if (!p->scheme) {
     sdk_strbuf b;
     sdk_sb_init(&b);
     sdk_registry_scheme_names(&b);
-    sdk_err e =
-        SDK_FAIL(eb, SDK_ERR_USAGE, "unknown scheme '%s' (known: %s)", sname, b.s ? b.s : "");
+    sdk_err e = SDK_FAIL(eb, SDK_ERR_USAGE, "unknown scheme '%s' (known: %s)",
+                         sname ? sname : "(default)", b.s ? b.s : "");
     sdk_sb_free(&b);
     return e;
   }
   if (!(p->scheme->noise_kinds & SDK_NOISE_DIAGONAL) && m->multiplicative)
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "scheme %s assumes additive noise but model '%s' has state-dependent noise; "
-                    "use --scheme euler (Ito interpretation)",
-                    p->scheme->name, m->name);
+                    "use --scheme %s (Ito interpretation)",
+                    p->scheme->name, m->name, sdk_default_scheme(1, SDK_CALCULUS_ITO, 0)->name);
   if (c->paths <= 0) return SDK_FAIL(eb, SDK_ERR_USAGE, "--paths must be at least 1");
   if (c->noise) {
     p->noise = sdk_find_noise(c->noise);
@@ -736,6 +733,8 @@ void sdk_plan_codegen_opts(const sdk_plan *p, sdk_target t, sdk_codegen_opts *o)
   o->comp_defer = o->compensate && t == SDK_TARGET_CUDA;
   o->bridge = !c->no_bridge_correction;
   o->noise = p->noise;
+  const sdk_scheme_type *own = sdk_native_scheme(o->model->calculus);
+  o->own_scheme = own ? own->name : NULL;
   o->tuning = &c->tuning;
   o->cancel = c->cancel;
   o->cancel_user = c->cancel_user;

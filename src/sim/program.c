@@ -26,16 +26,35 @@ static sdk_backend_opts backend_opts(const sdk_run_config *c) {
   return bo;
 }
 
-/* the backend asked for; "auto": the GPU where one is usable, else the CPU */
+/* the backend asked for; "auto": the backends of auto_rank > 0 from the
+ * highest rank down (ties in registry order: the GPU where one is usable,
+ * else the CPU), the first that opens, the last one's error the run's */
 static sdk_err open_backend(const sdk_run_config *c, sdk_plan *p, sdk_errbuf *eb) {
   sdk_backend_opts bo = backend_opts(c);
+  p->be = NULL;
   if (!strcmp(c->backend, "auto")) {
-    p->be = &sdk_backend_cuda;
-    if (p->be->open(&bo, &p->ctx, NULL) == SDK_OK) return SDK_OK;
-    p->ctx = NULL;
-    p->be = &sdk_backend_cpu;
-  } else if (!(p->be = sdk_find_backend(c->backend))) {
-    return SDK_FAIL(eb, SDK_ERR_USAGE, "unknown backend '%s' (known: cpu, cuda, auto)", c->backend);
+    const sdk_backend *order[SDK_REGISTRY_MAX];
+    int n = 0;
+    for (int i = 0; sdk_registry_backends[i] && n < SDK_REGISTRY_MAX; i++) {
+      const sdk_backend *b = sdk_registry_backends[i];
+      int k = b->auto_rank > 0 ? n++ : -1;
+      for (; k > 0 && order[k - 1]->auto_rank < b->auto_rank; k--)
+        order[k] = order[k - 1];
+      if (k >= 0) order[k] = b;
+    }
+    for (int k = 0; k + 1 < n; k++) {
+      p->be = order[k];
+      if (p->be->open(&bo, &p->ctx, NULL) == SDK_OK) return SDK_OK;
+      p->ctx = NULL;
+    }
+    if (n > 0) p->be = order[n - 1];
+  } else {
+    p->be = sdk_find_backend(c->backend);
+  }
+  if (!p->be) {
+    char known[256];
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "unknown backend '%s' (known: %s)", c->backend,
+                    sdk_registry_backend_names(known, sizeof known, NULL, "auto", ", ", ", "));
   }
   return p->be->open(&bo, &p->ctx, eb);
 }
@@ -52,7 +71,7 @@ void sdk_backend_hold(const sdk_run_config *c, const sdk_backend **be, sdk_bctx 
 static sdk_err make_source(sdk_plan *p, sdk_errbuf *eb) {
   const sdk_run_config *c = p->c;
   sdk_codegen_opts o;
-  sdk_plan_codegen_opts(p, !strcmp(p->be->name, "cuda") ? SDK_TARGET_CUDA : SDK_TARGET_CPU, &o);
+  sdk_plan_codegen_opts(p, p->be->target, &o);
   SDK_CHECK(sdk_codegen(&o, &p->src, eb));
   SDK_CHECK(sdk_cg_identity(p->src, p->khash, eb)); /* (codegen/identity.h) */
   if (c->resume && strcmp(c->resume->kernel_hash, p->khash) != 0)
@@ -227,7 +246,7 @@ static sdk_err make_paths(sdk_plan *p, sdk_errbuf *eb) {
   }
   sdk_codegen_opts o;
   sdk_cg_row_layout rows;
-  sdk_plan_codegen_opts(p, !strcmp(p->be->name, "cuda") ? SDK_TARGET_CUDA : SDK_TARGET_CPU, &o);
+  sdk_plan_codegen_opts(p, p->be->target, &o);
   sdk_cg_rows(&o, &rows);
   /* (sdk_paths_rows counts the drift mark as row nvars) */
   p->paths.bound_row = rows.bound >= 0 ? rows.bound + 1 : -1;

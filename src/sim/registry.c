@@ -1,5 +1,6 @@
 #include "sim/registry.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* The schemes, one line each (the file codegen/scheme_NAME.c defines
@@ -29,10 +30,18 @@
   X(tavg)                                                                                          \
   X(fpt)
 
-/* The backends (backend/NAME.c defines sdk_backend_NAME). */
+/* The backends (backend/NAME.c defines sdk_backend_NAME).  A test program
+ * may compile this file with rows of its own (tests/backend_row.c). */
+#ifdef SDK_EXTRA_BACKEND
+#define SDK_APPLY(X, n) X(n) /* (expands n first) */
+#define SDK_EXTRA_BACKENDS(X) SDK_APPLY(X, SDK_EXTRA_BACKEND)
+#else
+#define SDK_EXTRA_BACKENDS(X)
+#endif
 #define SDK_BACKENDS(X)                                                                            \
   X(cpu)                                                                                           \
-  X(cuda)
+  X(cuda)                                                                                          \
+  SDK_EXTRA_BACKENDS(X)
 
 #define SDK_DECLARE_SCHEME(n) extern const sdk_scheme_type sdk_scheme_##n;
 SDK_SCHEMES(SDK_DECLARE_SCHEME)
@@ -82,4 +91,68 @@ const sdk_backend *sdk_find_backend(const char *name) {
 void sdk_registry_scheme_names(sdk_strbuf *b) {
   for (int i = 0; sdk_registry_schemes[i]; i++)
     sdk_sb_printf(b, "%s%s", i ? ", " : "", sdk_registry_schemes[i]->name);
+}
+
+/* names[0 .. n) as "a, b or c" into buf: sep between two, last before the
+ * final one (cut short at n - 1 bytes) */
+static const char *join(char *buf, size_t size, const char *const *names, int n, const char *sep,
+                        const char *last) {
+  size_t at = 0;
+  buf[0] = 0;
+  for (int i = 0; i < n && at < size; i++) {
+    int k = snprintf(buf + at, size - at, "%s%s", i == 0 ? "" : i == n - 1 ? last : sep, names[i]);
+    at += k > 0 ? (size_t)k : 0;
+  }
+  return buf;
+}
+
+const char *sdk_registry_backend_names(char *buf, size_t size, int (*keep)(const sdk_backend *),
+                                       const char *also, const char *sep, const char *last) {
+  const char *names[SDK_REGISTRY_MAX + 1];
+  int n = 0;
+  for (int i = 0; sdk_registry_backends[i] && n < SDK_REGISTRY_MAX; i++)
+    if (!keep || keep(sdk_registry_backends[i])) names[n++] = sdk_registry_backends[i]->name;
+  if (also) names[n++] = also;
+  return join(buf, size, names, n, sep, last);
+}
+
+const char *sdk_registry_scheme_list(char *buf, size_t size, int (*keep)(const sdk_scheme_type *),
+                                     const char *sep, const char *last) {
+  const char *names[SDK_REGISTRY_MAX];
+  int n = 0;
+  for (int i = 0; sdk_registry_schemes[i] && n < SDK_REGISTRY_MAX; i++)
+    if (!keep || keep(sdk_registry_schemes[i])) {
+      int k = n++; /* insertion in name order */
+      for (; k > 0 && strcmp(names[k - 1], sdk_registry_schemes[i]->name) > 0; k--)
+        names[k] = names[k - 1];
+      names[k] = sdk_registry_schemes[i]->name;
+    }
+  return join(buf, size, names, n, sep, last);
+}
+
+const sdk_scheme_type *sdk_native_scheme(sdk_calculus calculus) {
+  for (int i = 0; sdk_registry_schemes[i]; i++)
+    if (sdk_registry_schemes[i]->calculus == calculus &&
+        (sdk_registry_schemes[i]->noise_kinds & SDK_NOISE_DIAGONAL))
+      return sdk_registry_schemes[i];
+  return NULL;
+}
+
+const sdk_scheme_type *sdk_default_scheme(int multiplicative, sdk_calculus calculus, int systems) {
+  const sdk_scheme_type *best = NULL;
+  int best_calc = 0;
+  for (int i = 0; sdk_registry_schemes[i]; i++) {
+    const sdk_scheme_type *s = sdk_registry_schemes[i];
+    unsigned kind = multiplicative ? SDK_NOISE_DIAGONAL : SDK_NOISE_ADDITIVE;
+    if (s->commutative || !(s->noise_kinds & kind)) continue;
+    if (systems && !(s->features & SDK_FEATURE_SYSTEMS)) continue;
+    int calc = multiplicative && s->calculus == calculus; /* no correction of the drift */
+    if (!best || calc > best_calc || (calc == best_calc && s->weak_order > best->weak_order))
+      best = s, best_calc = calc;
+  }
+  return best;
+}
+
+int sdk_scheme_takes_systems(const sdk_scheme_type *s) {
+  return (s->features & SDK_FEATURE_SYSTEMS) != 0;
 }

@@ -11,6 +11,7 @@
 #include "core/strbuf.h"
 #include "sim/checkpoint.h"
 #include "sim/mlmc.h"
+#include "sim/registry.h"
 #include "sim/run_internal.h"
 
 void sdk_run_config_defaults(sdk_run_config *c) {
@@ -21,7 +22,7 @@ void sdk_run_config_defaults(sdk_run_config *c) {
   c->transient_periods = -1;
   c->scheme = NULL; /* srk2, or euler for multiplicative noise */
   c->seed = 1;
-  c->backend = "cpu";
+  c->backend = sdk_registry_backends[0]->name; /* the registry's first */
   c->single = 1;
   c->fast_math = 1;
   c->observe = "drift";
@@ -199,7 +200,8 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
   return err;
 }
 
-sdk_err sdk_run_codegen(const sdk_run_config *c, int cuda, char **src, sdk_errbuf *eb) {
+sdk_err sdk_run_codegen(const sdk_run_config *c, const sdk_backend *be, char **src,
+                        sdk_errbuf *eb) {
   *src = NULL;
   sdk_run *r = calloc(1, sizeof *r);
   if (!r) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
@@ -207,7 +209,7 @@ sdk_err sdk_run_codegen(const sdk_run_config *c, int cuda, char **src, sdk_errbu
   sdk_err err = sdk_plan_make(c, r, &p, eb);
   if (err == SDK_OK) {
     sdk_codegen_opts o;
-    sdk_plan_codegen_opts(&p, cuda ? SDK_TARGET_CUDA : SDK_TARGET_CPU, &o);
+    sdk_plan_codegen_opts(&p, be->target, &o);
     err = sdk_codegen(&o, src, eb);
   }
   sdk_plan_free(&p);

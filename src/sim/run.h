@@ -199,11 +199,13 @@ const char *sdk_run_device(const sdk_run *r);
 const char *sdk_run_problem(const sdk_run *r);
 void sdk_run_destroy(sdk_run **r);
 
-/* Generate the kernel source a run would use (for sdekit codegen/compile). */
-sdk_err sdk_run_codegen(const sdk_run_config *c, int cuda, char **src, sdk_errbuf *eb);
+/* Generate the kernel source a run on backend `be` would use (for sdekit
+ * codegen/compile). */
+sdk_err sdk_run_codegen(const sdk_run_config *c, const sdk_backend *be, char **src, sdk_errbuf *eb);
 
 /* Generate and compile the kernel a run would use, without running it
- * (sim/compile.c).  CUDA with an arch ("sm_90") needs NVRTC only. */
+ * (sim/compile.c).  A device backend (CUDA) with an arch ("sm_90") needs
+ * its compiler only (NVRTC), no device. */
 typedef struct sdk_compile_report {
   char model[256];
   char scheme[32];
@@ -212,7 +214,7 @@ typedef struct sdk_compile_report {
   char where[512];   /* the backend's description */
   char report[4400]; /* the compiler's resources line */
 } sdk_compile_report;
-sdk_err sdk_run_compile(const sdk_run_config *c, int cuda, const char *arch,
+sdk_err sdk_run_compile(const sdk_run_config *c, const sdk_backend *be, const char *arch,
                         sdk_compile_report *out, sdk_errbuf *eb);
 
 /* Time the backend's advance alone (for sdekit bench): `repeats` launches

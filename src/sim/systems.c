@@ -4,17 +4,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* a scheme that integrates systems (euler, as the paper's PROG2/PROG3) */
+#include "sim/registry.h"
+
+/* a scheme that integrates systems (its row says so: euler, as the paper's
+ * PROG2/PROG3) */
 static sdk_err systems_scheme(const sdk_model *m, const sdk_scheme_type *scheme, int sums,
                               sdk_errbuf *eb) {
-  if (scheme->features & SDK_FEATURE_SYSTEMS) return SDK_OK;
-  return SDK_FAIL(eb, SDK_ERR_USAGE,
-                  "--scheme %s: %s are integrated with --scheme euler only (as the paper's "
-                  "PROG2/PROG3)",
-                  scheme->name,
-                  m->interacting ? "systems of interacting particles"
-                  : sums         ? "systems observed with --observe order"
-                                 : "models with [particle] parameters");
+  if (sdk_scheme_takes_systems(scheme)) return SDK_OK;
+  char with[256];
+  return SDK_FAIL(
+      eb, SDK_ERR_USAGE,
+      "--scheme %s: %s are integrated with --scheme %s only (as the paper's "
+      "PROG2/PROG3)",
+      scheme->name,
+      m->interacting ? "systems of interacting particles"
+      : sums         ? "systems observed with --observe order"
+                     : "models with [particle] parameters",
+      sdk_registry_scheme_list(with, sizeof with, sdk_scheme_takes_systems, ", ", " or "));
 }
 
 /* the variable and period of the phase sums */
