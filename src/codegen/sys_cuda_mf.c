@@ -7,16 +7,6 @@
 #include "codegen/expr_emit.h"
 #include "codegen/sys_cuda.h"
 
-/* The chunk of a group, emitted once with three holes (its loads, whether
- * particle li is one, its stores) and completed four times: whole chunks
- * (no bounds checks; vector accesses when N % 4 == 0) and partial ones, for
- * x in shared and in device memory.  (Its #line numbers count the lines of
- * this text, holes empty, as they always have.) */
-typedef struct {
-  sdk_strbuf text;
-  size_t at[3]; /* offsets of the holes: loads, act, stores */
-} chunk_tpl;
-
 /* the group function's head: parameters, times, couplings, the chunk loop */
 static void emit_group_head(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_text(
@@ -90,16 +80,14 @@ static void emit_chunk_noise(sdk_emit *em, const sdk_codegen_opts *o) {
 
 /* each particle of the thread's quads: its step, then its terms of the sums */
 static void emit_chunk_particles(sdk_emit *em, const sdk_codegen_opts *o, const sdk_cg_red *red,
-                                 chunk_tpl *t) {
+                                 int part) {
   const sdk_model *m = o->model;
   sdk_em_line(em, "#pragma unroll");
   sdk_em_open(em, "for (int sdk_it = 0; sdk_it < SDK_QI; sdk_it++)");
   sdk_em_line(em, "#pragma unroll");
   sdk_em_open(em, "for (int sdk_l = 0; sdk_l < 4; sdk_l++)");
   sdk_em_line(em, "const int sdk_li = sdk_i0 + sdk_it * 1024 + sdk_l;");
-  sdk_em_start(em, "const int sdk_act = ");
-  t->at[1] = t->text.len;
-  sdk_em_puts(em, ";\n");
+  sdk_em_line(em, "const int sdk_act = %s;", part ? "(sdk_li < sdk_glen)" : "(1)");
   sdk_em_line(em, "const sdk_i64 sdk_gp = sdk_s * sdk_N + sdk_gi0 + sdk_li; /* global particle "
                   "index */");
   sdk_em_line(em, "(void)sdk_act; (void)sdk_gp;");
@@ -118,125 +106,80 @@ static void emit_chunk_particles(sdk_emit *em, const sdk_codegen_opts *o, const 
   sdk_em_close(em);
 }
 
-/* the chunk with its holes (x_n -> x_{n+1} of its particles and the sums of
- * the reduced expressions of x_{n+1}; mode 0: of x_n, no step) */
-static void build_chunk(const sdk_codegen_opts *o, const sdk_cg_red *red, chunk_tpl *t) {
-  sdk_emit em = sdk_em_on(&t->text, o->single);
-  em.depth = 2;
-  sdk_em_line(&em, "{"); /* (its contents are not indented) */
-  sdk_em_line(&em, "real sdk_xv[SDK_QI][4][%d];", o->model->nvars);
-  sdk_em_line(&em, "#pragma unroll");
-  sdk_em_open(&em, "for (int sdk_it = 0; sdk_it < SDK_QI; sdk_it++)");
-  sdk_em_line(&em, "const int sdk_li = sdk_i0 + sdk_it * 1024;");
-  t->at[0] = t->text.len;
-  sdk_em_close(&em);
-  if (o->model->nnoise > 0) emit_chunk_noise(&em, o);
-  emit_chunk_particles(&em, o, red, t);
-  sdk_em_open(&em, "if (sdk_mode)");
-  sdk_em_line(&em, "#pragma unroll");
-  sdk_em_open(&em, "for (int sdk_it = 0; sdk_it < SDK_QI; sdk_it++)");
-  sdk_em_line(&em, "const int sdk_li = sdk_i0 + sdk_it * 1024;");
-  t->at[2] = t->text.len;
-  sdk_em_close(&em);
-  sdk_em_close(&em);
-  sdk_em_line(&em, "}");
-}
-
-/* The loads and stores of a chunk: io[0], io[1] whole (vector accesses when
- * N % 4 == 0), io[2], io[3] partial (bounds-checked); x at sdk_xb, variable
- * v at v * sdk_vs, the chunk at sdk_off. */
-static void build_io(const sdk_codegen_opts *o, sdk_strbuf io[4]) {
-  int vec = o->particles % 4 == 0;
-  sdk_emit e[4];
-  for (int k = 0; k < 4; k++) {
-    e[k] = sdk_em_on(&io[k], o->single);
-    e[k].depth = k % 2 ? 4 : 3;
-  }
+/* The loads (store = 0) or the stores of the thread's quads of a chunk: x at
+ * sdk_xb, variable v at v * sdk_vs, the chunk at sdk_off; a whole chunk by
+ * vector accesses when N % 4 == 0, a partial one (part) bounds-checked. */
+static void emit_chunk_io(sdk_emit *em, const sdk_codegen_opts *o, int store, int part) {
+  int vec = o->particles % 4 == 0 && !part;
+  sdk_em_line(em, "#pragma unroll");
+  sdk_em_open(em, "for (int sdk_it = 0; sdk_it < SDK_QI; sdk_it++)");
+  sdk_em_line(em, "const int sdk_li = sdk_i0 + sdk_it * 1024;");
   for (int v = 0; v < o->model->nvars; v++) {
-    char xv[4][32];
-    for (int l = 0; l < 4; l++)
-      snprintf(xv[l], sizeof xv[l], "sdk_xv[sdk_it][%d][%d]", l, v);
     if (vec) {
-      sdk_em_line(&e[0], "SDK_LD4(sdk_xb + %d * sdk_vs + sdk_li + sdk_off, %s, %s, %s, %s);", v,
-                  xv[0], xv[1], xv[2], xv[3]);
-      sdk_em_line(&e[1], "SDK_ST4(sdk_xb + %d * sdk_vs + sdk_li + sdk_off, %s, %s, %s, %s);", v,
-                  xv[0], xv[1], xv[2], xv[3]);
-    } else {
-      sdk_em_line(&e[0], "#pragma unroll");
-      sdk_em_line(&e[0],
-                  "for (int sdk_l = 0; sdk_l < 4; sdk_l++) sdk_xv[sdk_it][sdk_l][%d] = sdk_xb[%d "
-                  "* sdk_vs + sdk_li + sdk_off + sdk_l];",
-                  v, v);
-      sdk_em_line(&e[1], "#pragma unroll");
-      sdk_em_line(&e[1],
-                  "for (int sdk_l = 0; sdk_l < 4; sdk_l++) sdk_xb[%d * sdk_vs + sdk_li + sdk_off "
-                  "+ sdk_l] = sdk_xv[sdk_it][sdk_l][%d];",
-                  v, v);
+      sdk_em_start(em, "%s(sdk_xb + %d * sdk_vs + sdk_li + sdk_off, ",
+                   store ? "SDK_ST4" : "SDK_LD4", v);
+      for (int l = 0; l < 4; l++)
+        sdk_em_printf(em, "%ssdk_xv[sdk_it][%d][%d]", l ? ", " : "", l, v);
+      sdk_em_puts(em, ");\n");
+      continue;
     }
-    sdk_em_line(&e[2], "#pragma unroll");
-    sdk_em_line(&e[2],
-                "for (int sdk_l = 0; sdk_l < 4; sdk_l++) sdk_xv[sdk_it][sdk_l][%d] = sdk_li + "
-                "sdk_l < sdk_glen ? sdk_xb[%d * sdk_vs + sdk_li + sdk_off + sdk_l] : (real)0;",
-                v, v);
-    sdk_em_line(&e[3], "#pragma unroll");
-    sdk_em_line(&e[3],
-                "for (int sdk_l = 0; sdk_l < 4; sdk_l++) if (sdk_li + sdk_l < sdk_glen) sdk_xb[%d "
-                "* sdk_vs + sdk_li + sdk_off + sdk_l] = sdk_xv[sdk_it][sdk_l][%d];",
-                v, v);
+    char xb[64];
+    snprintf(xb, sizeof xb, "sdk_xb[%d * sdk_vs + sdk_li + sdk_off + sdk_l]", v);
+    sdk_em_line(em, "#pragma unroll");
+    sdk_em_start(em, "for (int sdk_l = 0; sdk_l < 4; sdk_l++) ");
+    if (store)
+      sdk_em_printf(em, "%s%s = sdk_xv[sdk_it][sdk_l][%d];\n",
+                    part ? "if (sdk_li + sdk_l < sdk_glen) " : "", xb, v);
+    else if (part)
+      sdk_em_printf(em, "sdk_xv[sdk_it][sdk_l][%d] = sdk_li + sdk_l < sdk_glen ? %s : (real)0;\n",
+                    v, xb);
+    else
+      sdk_em_printf(em, "sdk_xv[sdk_it][sdk_l][%d] = %s;\n", v, xb);
   }
+  sdk_em_close(em);
 }
 
-/* the chunk completed: partial (w = 1) or whole */
-static void emit_chunk(sdk_emit *em, const chunk_tpl *t, const sdk_strbuf io[4], int w) {
-  const sdk_strbuf *ld = &io[2 * w], *st = &io[2 * w + 1];
-  sdk_em_append_range(em, &t->text, 0, t->at[0]);
-  sdk_em_append(em, ld);
-  sdk_em_append_range(em, &t->text, t->at[0], t->at[1]);
-  sdk_em_puts(em, w ? "(sdk_li < sdk_glen)" : "(1)");
-  sdk_em_append_range(em, &t->text, t->at[1], t->at[2]);
-  sdk_em_append(em, st);
-  sdk_em_append_range(em, &t->text, t->at[2], t->text.len);
+/* A chunk of the group, whole or partial (part): x_n -> x_{n+1} of its
+ * particles and the sums of the reduced expressions of x_{n+1} (mode 0: of
+ * x_n, no step). */
+static void emit_chunk(sdk_emit *em, const sdk_codegen_opts *o, const sdk_cg_red *red, int part) {
+  sdk_em_block(em);
+  sdk_em_line(em, "real sdk_xv[SDK_QI][4][%d];", o->model->nvars);
+  emit_chunk_io(em, o, 0, part);
+  if (o->model->nnoise > 0) emit_chunk_noise(em, o);
+  emit_chunk_particles(em, o, red, part);
+  sdk_em_open(em, "if (sdk_mode)");
+  emit_chunk_io(em, o, 1, part);
+  sdk_em_close(em);
+  sdk_em_close(em);
 }
 
 /* The group function: every chunk of the group, x in shared memory (its
  * slot) or in device memory, whole or partial. */
 static void emit_group(sdk_emit *em, const sdk_codegen_opts *o, const sdk_cg_red *red) {
-  chunk_tpl t = {.at = {0, 0, 0}};
-  sdk_strbuf io[4];
-  sdk_sb_init(&t.text);
-  t.text.max = em->b->max; /* (the size cap) */
-  for (int k = 0; k < 4; k++) {
-    sdk_sb_init(&io[k]);
-    io[k].max = em->b->max;
-  }
-  build_chunk(o, red, &t);
-  build_io(o, io);
+  static const char *const side[2][3] = {
+      {"sdk_xs; /* resident */", "sdk_vss", "(sdk_slot - sdk_cc) * SDK_CH"},
+      {"sdk_xg; /* in device memory */", "sdk_npad", "0"}};
   emit_group_head(em, o);
-  /* (the branches below are not indented) */
   sdk_em_line(em, "const int sdk_slot = sdk_slot_of ? sdk_slot_of[sdk_j0 + sdk_cc] : -1;");
-  sdk_em_line(em, "if (sdk_slot >= 0) {");
-  sdk_em_text(em, "  real *const sdk_xb = sdk_xs; /* resident */\n"
-                  "  const sdk_i64 sdk_vs = sdk_vss;\n"
-                  "  const int sdk_off = (sdk_slot - sdk_cc) * SDK_CH;\n");
-  for (int side = 0; side < 2; side++) {
-    if (side == 1)
-      sdk_em_text(em, "} else {\n"
-                      "  real *const sdk_xb = sdk_xg; /* in device memory */\n"
-                      "  const sdk_i64 sdk_vs = sdk_npad;\n"
-                      "  const int sdk_off = 0;\n");
-    sdk_em_line(em, "if (sdk_glen - sdk_cc * SDK_CH >= SDK_CH) {");
-    emit_chunk(em, &t, io, 0);
-    sdk_em_line(em, "} else {");
-    emit_chunk(em, &t, io, 1);
-    sdk_em_line(em, "}");
+  for (int s = 0; s < 2; s++) {
+    if (s == 0)
+      sdk_em_open(em, "if (sdk_slot >= 0)");
+    else
+      sdk_em_reopen(em, "else");
+    sdk_em_line(em, "real *const sdk_xb = %s", side[s][0]);
+    sdk_em_line(em, "const sdk_i64 sdk_vs = %s;", side[s][1]);
+    sdk_em_line(em, "const int sdk_off = %s;", side[s][2]);
+    sdk_em_open(em, "if (sdk_glen - sdk_cc * SDK_CH >= SDK_CH)");
+    emit_chunk(em, o, red, 0);
+    sdk_em_reopen(em, "else");
+    emit_chunk(em, o, red, 1);
+    sdk_em_close(em);
   }
-  sdk_em_line(em, "}");
+  sdk_em_close(em);
   sdk_em_close(em);
   sdk_em_line(em, "sdk_sys_block_sum(sdk_acc, sdk_sred, sdk_part_g, sdk_half);");
   sdk_em_close(em);
-  sdk_sb_free(&t.text);
-  for (int k = 0; k < 4; k++)
-    sdk_sb_free(&io[k]);
 }
 
 /* one launch per step: the block's group */
