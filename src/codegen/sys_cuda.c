@@ -89,6 +89,11 @@ void sdk_cg_sys_cuda(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_line(em, "#define SDK_QI %d", qi);
   sdk_em_line(em, "#define SDK_CH %d", ch);
   sdk_em_line(em, "#define SDK_NRED %d", nred > 0 ? nred : 1);
+  /* the kernel files' choices (kernels/sys_step.cuh, sys_run.cuh): a pair
+   * model; the order parameter's sums (-1: none) */
+  sdk_em_line(em, "#define SDK_PAIRS %d", npair > 0);
+  sdk_em_line(em, "#define SDK_OCOS %d", red.ocos);
+  sdk_em_line(em, "#define SDK_OSIN %d", red.osin);
   /* what the backend needs to launch the kernels (abi.h, SDK_SYS_INFO_*) */
   int info[SDK_SYS_INFO_N] = {
       [SDK_SYS_INFO_NRED] = nred,      [SDK_SYS_INFO_NPAIR] = npair,
