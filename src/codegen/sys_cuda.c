@@ -42,12 +42,15 @@
  * Per-particle parameters come from Philox domain 2 (recomputed every step
  * rather than stored: no extra memory traffic).
  *
- * Files: sys_cuda_common.c (the parts both kinds share), sys_cuda_mf.c
- * (mean-field models: sdk_sys_group, sdk_sys_step, sdk_sys_run),
- * sys_cuda_pairs.c (pair models: sdk_sys_step), this file (the module's
- * head); kernels/sys_sums.cuh (the block's, the system's sums and the grid
- * barrier) and kernels/sys_ld4.cuh (vector accesses), fixed text every
- * system module holds. */
+ * Files: the kernels are kernel files (kernels/, each explains its own):
+ * sys_sums.cuh (the block's and the system's sums, the grid barrier),
+ * sys_ld4.cuh (vector accesses), sys_group.cuh and sys_chunk.cuh (the
+ * mean-field group function), sys_step.cuh (sdk_sys_step, sdk_sys_step_half,
+ * sdk_sys_sums), sys_run.cuh (sdk_sys_run), sys_half.cuh (sdk_sys_half,
+ * sdk_sys_edge); the generator writes the model's code at their hooks
+ * (emit.h, sdk_em_kernel_hooks): sys_cuda_mf.c (mean-field models),
+ * sys_cuda_pairs.c (pair models), sys_cuda_common.c (both), this file (the
+ * module's head). */
 #include "codegen/sys_cuda.h"
 #include "codegen/drivers.h"
 

@@ -56,6 +56,8 @@ static inline void sdk_hook_(int n, ...) {
 #define SDK_NPAIR 1
 #define SDK_NPART 1
 #define SDK_JB 256
+#define SDK_NDRAW 1
+#define SDK_NOISE_VPB 4
 #ifndef __cplusplus
 int sdk_threads(int n);
 #endif
