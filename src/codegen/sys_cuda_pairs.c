@@ -28,6 +28,10 @@ static const sdk_codegen_opts *opts(const void *c) {
   return ((const pair_ctx *)c)->o;
 }
 
+static const sdk_model *model(const void *c) {
+  return opts(c)->model;
+}
+
 /* sys_step.cuh: the parameters, times and mean fields of the system, the
  * tiles' particle parameters of particle j */
 static void hook_scope(sdk_emit *em, const void *c) {
@@ -45,8 +49,7 @@ static void hook_scope(sdk_emit *em, const void *c) {
 
 /* sys_step.cuh: particle i's x_n, its noise and its parameters */
 static void hook_particle(sdk_emit *em, const void *c) {
-  const sdk_codegen_opts *o = opts(c);
-  const sdk_model *m = o->model;
+  const sdk_model *m = model(c);
   for (int v = 0; v < m->nvars; v++)
     sdk_em_line(em, "real sdk_x%d = sdk_st_in[%d * sdk_npad + sdk_gp];", v, v);
 }
@@ -74,23 +77,20 @@ static void hook_params(sdk_emit *em, const void *c) {
 
 /* sys_step.cuh: F = 0, F += the tiles' sums of sdk_sys_half, or a tile's */
 static void hook_pair_zero(sdk_emit *em, const void *c) {
-  const sdk_codegen_opts *o = opts(c);
-  const sdk_model *m = o->model;
+  const sdk_model *m = model(c);
   for (int k = 0; k < m->npair; k++)
     sdk_em_line(em, "sdk_F[%d] = 0.0;", k);
 }
 
 static void hook_pair_tile_sums(sdk_emit *em, const void *c) {
-  const sdk_codegen_opts *o = opts(c);
-  const sdk_model *m = o->model;
+  const sdk_model *m = model(c);
   for (int k = 0; k < m->npair; k++)
     sdk_em_line(em, "sdk_F[%d] += (double)sdk_pq[((sdk_i64)%d * sdk_ntile + sdk_tile) * sdk_N];", k,
                 k);
 }
 
 static void hook_tile_close(sdk_emit *em, const void *c) {
-  const sdk_codegen_opts *o = opts(c);
-  const sdk_model *m = o->model;
+  const sdk_model *m = model(c);
   for (int k = 0; k < m->npair; k++)
     sdk_em_line(em, "sdk_F[%d] += (double)sdk_a%d;", k, k);
 }
@@ -166,8 +166,7 @@ static void hook_tile_part(sdk_emit *em, const void *c) {
 /* sys_step.cuh: the pair fields, the step into the other state buffer, the
  * particle's terms of the sums */
 static void hook_coupling(sdk_emit *em, const void *c) {
-  const sdk_codegen_opts *o = opts(c);
-  const sdk_model *m = o->model;
+  const sdk_model *m = model(c);
   sdk_cg_bind_coupling(em, m, 1, "(real)(sdk_F[%d] * sdk_invN)");
 }
 
@@ -231,8 +230,7 @@ static void emit_pair_values(sdk_emit *em, const sdk_codegen_opts *o) {
 
 /* the lane's rows of tile I, their sums and the column sums */
 static void hook_rows(sdk_emit *em, const void *c) {
-  const sdk_codegen_opts *o = opts(c);
-  const sdk_model *m = o->model;
+  const sdk_model *m = model(c);
   for (int v = 0; v < m->nvars; v++)
     for (int r = 0; r < HALF_ROWS; r++)
       sdk_em_line(em, "const real sdk_r%d_%d = sdk_st_in[%d * sdk_npad + sdk_row + %d];", v, r, v,
@@ -274,8 +272,7 @@ static void hook_pairs(sdk_emit *em, const void *c) {
 
 /* row i's sums over tile J, column j's over tile I, into psum */
 static void hook_rows_out(sdk_emit *em, const void *c) {
-  const sdk_codegen_opts *o = opts(c);
-  const sdk_model *m = o->model;
+  const sdk_model *m = model(c);
   for (int k = 0; k < m->npair; k++) {
     sdk_em_line(em,
                 "real *sdk_o%d = sdk_ps + ((sdk_i64)%d * sdk_ntile + sdk_J) * sdk_N + "
@@ -287,8 +284,7 @@ static void hook_rows_out(sdk_emit *em, const void *c) {
 }
 
 static void hook_cols_out(sdk_emit *em, const void *c) {
-  const sdk_codegen_opts *o = opts(c);
-  const sdk_model *m = o->model;
+  const sdk_model *m = model(c);
   for (int k = 0; k < m->npair; k++) {
     sdk_em_line(em,
                 "real *sdk_o%d = sdk_ps + ((sdk_i64)%d * sdk_ntile + sdk_I) * sdk_N + "
@@ -301,16 +297,14 @@ static void hook_cols_out(sdk_emit *em, const void *c) {
 
 /* the column sums to the next lane (lane 0 starts new ones) */
 static void hook_shift(sdk_emit *em, const void *c) {
-  const sdk_codegen_opts *o = opts(c);
-  const sdk_model *m = o->model;
+  const sdk_model *m = model(c);
   for (int k = 0; k < m->npair; k++)
     for (int col = 0; col < HALF_COLS; col++)
       sdk_em_line(em, "sdk_aj%d_%d = __shfl_up_sync(0xffffffffu, sdk_aj%d_%d, 1);", k, col, k, col);
 }
 
 static void hook_cols_zero(sdk_emit *em, const void *c) {
-  const sdk_codegen_opts *o = opts(c);
-  const sdk_model *m = o->model;
+  const sdk_model *m = model(c);
   for (int k = 0; k < m->npair; k++)
     for (int col = 0; col < HALF_COLS; col++)
       sdk_em_line(em, "sdk_aj%d_%d = (real)0;", k, col);
@@ -319,15 +313,13 @@ static void hook_cols_zero(sdk_emit *em, const void *c) {
 /* sdk_sys_edge: x_j of the partial tile or of tile J, particle i, a pair,
  * particle i's sums */
 static void hook_edge_load(sdk_emit *em, const void *c) {
-  const sdk_codegen_opts *o = opts(c);
-  const sdk_model *m = o->model;
+  const sdk_model *m = model(c);
   for (int v = 0; v < m->nvars; v++)
     sdk_em_line(em, "sdk_sx[%d][sdk_tid] = sdk_st_in[%d * sdk_npad + sdk_base + sdk_lj];", v, v);
 }
 
 static void hook_edge_row(sdk_emit *em, const void *c) {
-  const sdk_codegen_opts *o = opts(c);
-  const sdk_model *m = o->model;
+  const sdk_model *m = model(c);
   for (int v = 0; v < m->nvars; v++)
     sdk_em_line(em, "const real sdk_x%d = sdk_st_in[%d * sdk_npad + sdk_base + sdk_li];", v, v);
   for (int k = 0; k < m->npair; k++)
@@ -345,8 +337,7 @@ static void hook_edge_pair(sdk_emit *em, const void *c) {
 }
 
 static void hook_edge_out(sdk_emit *em, const void *c) {
-  const sdk_codegen_opts *o = opts(c);
-  const sdk_model *m = o->model;
+  const sdk_model *m = model(c);
   for (int k = 0; k < m->npair; k++)
     sdk_em_line(em,
                 "sdk_psum[((sdk_s * %d + %d) * sdk_ntile + sdk_tj) * sdk_N + sdk_li] = sdk_a%d;",
