@@ -115,7 +115,7 @@ SDK_SYS_PAIRS=half expect "SDK_SYS_PAIRS=half, exp(xj - x)" \
 SDK_SYS_PAIRS=half expect "SDK_SYS_PAIRS=half, mean field" "SDK_SYS_PAIRS=half: model 'kuramoto-meanfield' has no \[pair\] functions" \
   codegen kuramoto-meanfield --backend cuda --particles 512
 SDK_SYS_PAIRS=half "$BIN" codegen kuramoto --backend cuda --particles 512 >half.cu 2>stderr
-check "SDK_SYS_PAIRS=half, kuramoto: the half kernels generated" grep -q "sdk_sys_step_half(" half.cu
+check "SDK_SYS_PAIRS=half, kuramoto: the half kernels generated" grep -q "sdk_sys_half(" half.cu
 
 # a good run: order parameter and density in TSV and HDF5
 "$BIN" run kuramoto-meanfield --particles 64 --paths 4 --t-end 1 --dt 0.01 --sample-every 50 \

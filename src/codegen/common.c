@@ -6,7 +6,7 @@
 #include "codegen/events.h"
 #include "codegen/expr_emit.h"
 
-extern const char sdk_embedded_philox_h[];
+extern const char sdk_embedded_philox_h[], sdk_embedded_opaque_h[], sdk_embedded_tavg_add_h[];
 
 void sdk_cg_prelude(sdk_emit *em, const sdk_codegen_opts *o) {
   const sdk_model *m = o->model;
@@ -29,16 +29,7 @@ void sdk_cg_prelude(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_cg_events_defs(em, o);
   int opq = o->compensate || (o->tavg && !o->sysmode);
   if (opq && o->target == SDK_TARGET_CPU)
-    /* codegen.h: a value the optimiser cannot relate to its operands (x ^ 0,
-     * with the 0 from a volatile read once per call into sdk_kz) */
-    sdk_em_text(em, "static volatile int sdk_opq_zero_;\n"
-                    "static inline real sdk_opq_(real v, int k) {\n"
-                    "  union { real f; int i; } u;\n"
-                    "  u.f = v;\n"
-                    "  u.i ^= k;\n"
-                    "  return u.f;\n"
-                    "}\n"
-                    "#define SDK_OPQ(v) sdk_opq_((v), sdk_kz)\n");
+    sdk_em_kernel(em, sdk_embedded_opaque_h);
   else if (opq)
     sdk_em_line(em, "#define SDK_OPQ(v) (v)");
   if (o->tavg && !o->sysmode) {
@@ -48,14 +39,7 @@ void sdk_cg_prelude(sdk_emit *em, const sdk_codegen_opts *o) {
     sdk_em_line(em, "#define SDK_NTAVG %d", l.ntavg);
     sdk_em_line(em, "#define SDK_TAVG_ROW %d", l.tavg);
     sdk_em_line(em, "#define SDK_TAVG_FROM %lldLL", (long long)o->tavg_from);
-    sdk_em_text(em, "#define SDK_TAVG_ADD(S, E, V)                                        \\\n"
-                    "  do {                                                               \\\n"
-                    "    const real sdk_v_ = (V);                                         \\\n"
-                    "    const real sdk_s_ = SDK_OPQ((S) + sdk_v_);                       \\\n"
-                    "    const real sdk_b_ = SDK_OPQ(sdk_s_ - (S));                       \\\n"
-                    "    (E) += ((S) - SDK_OPQ(sdk_s_ - sdk_b_)) + (sdk_v_ - sdk_b_);     \\\n"
-                    "    (S) = sdk_s_;                                                    \\\n"
-                    "  } while (0)\n");
+    sdk_em_kernel(em, sdk_embedded_tavg_add_h);
   }
   if (o->dt_check && !o->sysmode) {
     sdk_cg_row_layout l;

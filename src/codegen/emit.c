@@ -119,6 +119,50 @@ void sdk_em_slot(sdk_emit *em, sdk_em_kfile *k, const char *name) {
   k->at = nl ? nl + 1 : after;
 }
 
+/* the hook of the line at p (after its indentation), or NULL if none */
+static const char *hook_name(const char *p, size_t *len) {
+  static const char tag[] = "SDK_HOOK(";
+  if (strncmp(p, tag, sizeof tag - 1)) return NULL;
+  p += sizeof tag - 1;
+  *len = strcspn(p, ",)\n");
+  return p;
+}
+
+void sdk_em_kernel_hooks(sdk_emit *em, const char *text, const sdk_em_hook *hooks, int nhooks,
+                         const void *ctx) {
+  /* line 1 is `#line 2 "kernels/NAME"`: the file's name for the lines after a hook */
+  const char *file = strchr(text, '"');
+  int flen = file ? (int)strcspn(++file, "\"\n") : 0;
+  const char *from = text, *p = text;
+  for (int line = 1; *p; line++) {
+    const char *nl = strchr(p, '\n');
+    const char *next = nl ? nl + 1 : p + strlen(p);
+    size_t sp = strspn(p, " "), len;
+    const char *name = hook_name(p + sp, &len);
+    if (name) {
+      sdk_sb_putn(em->b, from, (size_t)(p - from));
+      sdk_em_line_back(em);
+      int k = 0;
+      while (k < nhooks && (strlen(hooks[k].name) != len || strncmp(hooks[k].name, name, len)))
+        k++;
+      int depth = em->depth;
+      em->depth = (int)sp / 2;
+      if (k < nhooks)
+        hooks[k].fn(em, ctx);
+      else /* (a generator bug: the kernel does not compile) */
+        sdk_em_printf(em, "#error kernel hook %.*s has no code\n", (int)len, name);
+      em->depth = depth;
+      sdk_em_printf(em, "#line %d \"%.*s\"\n", line + 1, flen, file);
+      from = next;
+    }
+    p = next;
+  }
+  size_t n = strlen(from);
+  sdk_sb_putn(em->b, from, n);
+  if (n && from[n - 1] != '\n') sdk_sb_puts(em->b, "\n");
+  sdk_em_line_back(em);
+}
+
 static void indent(sdk_emit *em, int depth) {
   for (int i = 0; i < depth; i++)
     sdk_sb_puts(em->b, "  ");

@@ -102,6 +102,23 @@ typedef struct sdk_em_kfile {
 } sdk_em_kfile;
 void sdk_em_slot(sdk_emit *em, sdk_em_kfile *k, const char *name);
 
+/* A kernel file with hooks: places where the generator writes the code that
+ * depends on the model.  A line `SDK_HOOK(NAME, v...);` of the file is
+ * replaced by the code of the hook NAME (hooks[k].fn(em, ctx) for
+ * hooks[k].name NAME, written at the depth of the line's indentation; a
+ * hook without code is written `#error`); the file resumes after it with a
+ * `#line` naming its physical line, so that messages name the file or the
+ * generated code.  The values v... are those the hook's code reads, for the
+ * file's compile on its own (tests/kernels/prelude.h: a call using them).
+ * Written on the line's own, a hook keeps the tokens of the file and of its
+ * code as they are: nothing else of the kernel is assembled from text. */
+typedef struct sdk_em_hook {
+  const char *name;
+  void (*fn)(sdk_emit *em, const void *ctx);
+} sdk_em_hook;
+void sdk_em_kernel_hooks(sdk_emit *em, const char *text, const sdk_em_hook *hooks, int nhooks,
+                         const void *ctx);
+
 /* Raw text, no indentation. */
 void sdk_em_puts(sdk_emit *em, const char *s);
 void sdk_em_printf(sdk_emit *em, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

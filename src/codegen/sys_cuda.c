@@ -42,117 +42,20 @@
  * Per-particle parameters come from Philox domain 2 (recomputed every step
  * rather than stored: no extra memory traffic).
  *
- * Files: sys_cuda_common.c (the parts both kinds share), sys_cuda_mf.c
- * (mean-field models: sdk_sys_group, sdk_sys_step, sdk_sys_run),
- * sys_cuda_pairs.c (pair models: sdk_sys_step), this file (the module's
- * head and the helpers every system module holds). */
+ * Files: the kernels are kernel files (kernels/, each explains its own):
+ * sys_sums.cuh (the block's and the system's sums, the grid barrier),
+ * sys_ld4.cuh (vector accesses), sys_group.cuh and sys_chunk.cuh (the
+ * mean-field group function), sys_step.cuh (sdk_sys_step, sdk_sys_step_half,
+ * sdk_sys_sums), sys_run.cuh (sdk_sys_run), sys_half.cuh (sdk_sys_half,
+ * sdk_sys_edge); the generator writes the model's code at their hooks
+ * (emit.h, sdk_em_kernel_hooks): sys_cuda_mf.c (mean-field models),
+ * sys_cuda_pairs.c (pair models), sys_cuda_common.c (both), this file (the
+ * module's head). */
 #include "codegen/sys_cuda.h"
 #include "codegen/drivers.h"
 
-/* Helpers of every system module: the block's sum of a group, the system's
- * sum of its groups, the grid barrier. */
-static const char SYS_HELPERS[] =
-    "static __device__ __forceinline__ unsigned sdk_atom_inc_acqrel(unsigned *sdk_p) {\n"
-    "  unsigned sdk_old;\n"
-    "  asm volatile(\"atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;\" : \"=r\"(sdk_old) : "
-    "\"l\"(sdk_p) : \"memory\");\n"
-    "  return sdk_old;\n"
-    "}\n"
-    "/* thread 0: out[k] = the warps' sums sred[w][k] in the order w = 0..7 */\n"
-    "static __device__ __forceinline__ void sdk_warps_in_order(double (*sdk_sred)[SDK_NRED], "
-    "double *sdk_out) {\n"
-    "  if (threadIdx.x == 0)\n"
-    "    for (int sdk_k = 0; sdk_k < SDK_NRED; sdk_k++) {\n"
-    "      double sdk_a = 0.0;\n"
-    "      for (int sdk_w = 0; sdk_w < SDK_STPB / 32; sdk_w++) sdk_a += sdk_sred[sdk_w][sdk_k];\n"
-    "      sdk_out[sdk_k] = sdk_a;\n"
-    "    }\n"
-    "}\n"
-    "/* group: the threads' sums (in real), warps by shuffles, the 8 warps in order in\n"
-    " * double -> part_g[k] (written by thread 0).  sred alternates between two halves\n"
-    " * from one group to the next, so one barrier per group suffices: a half is\n"
-    " * written again only after the next group's barrier, which thread 0 reaches\n"
-    " * after reading it. */\n"
-    "static __device__ __forceinline__ void sdk_sys_block_sum(const real *sdk_acc,\n"
-    "                                                         double (*sdk_sred)[SDK_NRED],\n"
-    "                                                         double *sdk_part_g, int sdk_half) "
-    "{\n"
-    "  sdk_sred += sdk_half * (SDK_STPB / 32);\n"
-    "  const int sdk_tid = threadIdx.x, sdk_lane = sdk_tid & 31, sdk_warp = sdk_tid >> 5;\n"
-    "#pragma unroll\n"
-    "  for (int sdk_k = 0; sdk_k < SDK_NRED; sdk_k++) {\n"
-    "    real sdk_v = sdk_acc[sdk_k];\n"
-    "#pragma unroll\n"
-    "    for (int sdk_o = 16; sdk_o > 0; sdk_o >>= 1) sdk_v += __shfl_down_sync(0xffffffffu, "
-    "sdk_v, sdk_o);\n"
-    "    if (sdk_lane == 0) sdk_sred[sdk_warp][sdk_k] = (double)sdk_v;\n"
-    "  }\n"
-    "  __syncthreads();\n"
-    "  sdk_warps_in_order(sdk_sred, sdk_part_g);\n"
-    "}\n"
-    "/* system: its nblk group sums (part_s[c * SDK_NRED + k], written by other\n"
-    " * blocks: read through L2) in the fixed order of the contract -> tot[k]\n"
-    " * (shared; every thread of the block calls this) */\n"
-    "static __device__ __forceinline__ void sdk_sys_total(const double *sdk_part_s, int "
-    "sdk_nblk,\n"
-    "                                                     double (*sdk_sred)[SDK_NRED], double "
-    "*sdk_tot) {\n"
-    "  const int sdk_tid = threadIdx.x, sdk_lane = sdk_tid & 31, sdk_warp = sdk_tid >> 5;\n"
-    "#pragma unroll\n"
-    "  for (int sdk_k = 0; sdk_k < SDK_NRED; sdk_k++) {\n"
-    "    const double *sdk_pk = sdk_part_s + sdk_k;\n"
-    "    double sdk_a = 0.0, sdk_a1 = 0.0, sdk_a2 = 0.0, sdk_a3 = 0.0;\n"
-    "    int sdk_q = sdk_tid;\n"
-    "    for (; sdk_q + 3 * SDK_STPB < sdk_nblk; sdk_q += 4 * SDK_STPB) {\n"
-    "      sdk_a += __ldcg(sdk_pk + (sdk_i64)sdk_q * SDK_NRED);\n"
-    "      sdk_a1 += __ldcg(sdk_pk + (sdk_i64)(sdk_q + SDK_STPB) * SDK_NRED);\n"
-    "      sdk_a2 += __ldcg(sdk_pk + (sdk_i64)(sdk_q + 2 * SDK_STPB) * SDK_NRED);\n"
-    "      sdk_a3 += __ldcg(sdk_pk + (sdk_i64)(sdk_q + 3 * SDK_STPB) * SDK_NRED);\n"
-    "    }\n"
-    "    for (; sdk_q < sdk_nblk; sdk_q += SDK_STPB) sdk_a += __ldcg(sdk_pk + (sdk_i64)sdk_q * "
-    "SDK_NRED);\n"
-    "    double sdk_v = (sdk_a + sdk_a1) + (sdk_a2 + sdk_a3);\n"
-    "#pragma unroll\n"
-    "    for (int sdk_o = 16; sdk_o > 0; sdk_o >>= 1) sdk_v += __shfl_down_sync(0xffffffffu, "
-    "sdk_v, sdk_o);\n"
-    "    if (sdk_lane == 0) sdk_sred[sdk_warp][sdk_k] = sdk_v;\n"
-    "  }\n"
-    "  __syncthreads();\n"
-    "  sdk_warps_in_order(sdk_sred, sdk_tot);\n"
-    "  __syncthreads();\n"
-    "}\n"
-    "/* The persistent kernel's step barrier: every block arrives once per step\n"
-    " * (release: its group sums, written by the same thread, before the count) and\n"
-    " * waits for all B arrivals of the step (acquire: the others' sums after it).\n"
-    " * The count only grows during a launch: no reset, no generation. */\n"
-    "static __device__ __forceinline__ void sdk_grid_sync(unsigned *sdk_bar, unsigned "
-    "sdk_target) {\n"
-    "  __syncthreads();\n"
-    "  if (threadIdx.x == 0) {\n"
-    "    asm volatile(\"red.release.gpu.global.add.u32 [%0], 1;\" : : \"l\"(sdk_bar) : "
-    "\"memory\");\n"
-    "    unsigned sdk_v;\n"
-    "    do\n"
-    "      asm volatile(\"ld.acquire.gpu.global.u32 %0, [%1];\" : \"=r\"(sdk_v) : "
-    "\"l\"(sdk_bar) : \"memory\");\n"
-    "    while ((int)(sdk_v - sdk_target) < 0);\n"
-    "  }\n"
-    "  __syncthreads();\n"
-    "}\n";
-
-/* Four consecutive values of a state row: vector accesses when N % 4 == 0. */
-static const char SYS_VEC[] =
-    "#if SDK_SINGLE\n"
-    "#define SDK_LD4(p, a, b, c, d) do { const float4 sdk_v4 = *(const float4 *)(p); "
-    "a = sdk_v4.x; b = sdk_v4.y; c = sdk_v4.z; d = sdk_v4.w; } while (0)\n"
-    "#define SDK_ST4(p, a, b, c, d) (*(float4 *)(p) = make_float4(a, b, c, d))\n"
-    "#else\n"
-    "#define SDK_LD4(p, a, b, c, d) do { const double2 sdk_v0 = *(const double2 *)(p), "
-    "sdk_v1 = *((const double2 *)(p) + 1); a = sdk_v0.x; b = sdk_v0.y; c = sdk_v1.x; d = "
-    "sdk_v1.y; } while (0)\n"
-    "#define SDK_ST4(p, a, b, c, d) do { *(double2 *)(p) = make_double2(a, b); "
-    "*((double2 *)(p) + 1) = make_double2(c, d); } while (0)\n"
-    "#endif\n";
+/* the fixed kernel text of every system module (kernels/) */
+extern const char sdk_embedded_sys_sums_cuh[], sdk_embedded_sys_ld4_cuh[];
 
 /* a tuning knob in lo..hi (core/tuning.h), else the default */
 static int knob(int v, int lo, int hi, int dflt) {
@@ -189,6 +92,11 @@ void sdk_cg_sys_cuda(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_line(em, "#define SDK_QI %d", qi);
   sdk_em_line(em, "#define SDK_CH %d", ch);
   sdk_em_line(em, "#define SDK_NRED %d", nred > 0 ? nred : 1);
+  /* the kernel files' choices (kernels/sys_step.cuh, sys_run.cuh): a pair
+   * model; the order parameter's sums (-1: none) */
+  sdk_em_line(em, "#define SDK_PAIRS %d", npair > 0);
+  sdk_em_line(em, "#define SDK_OCOS %d", red.ocos);
+  sdk_em_line(em, "#define SDK_OSIN %d", red.osin);
   /* what the backend needs to launch the kernels (abi.h, SDK_SYS_INFO_*) */
   int info[SDK_SYS_INFO_N] = {
       [SDK_SYS_INFO_NRED] = nred,      [SDK_SYS_INFO_NPAIR] = npair,
@@ -201,9 +109,9 @@ void sdk_cg_sys_cuda(sdk_emit *em, const sdk_codegen_opts *o) {
     sdk_em_printf(em, "%s%d", k ? ", " : "", info[k]);
   sdk_em_puts(em, "};\n");
   sdk_noise_defs(em, sdk_cg_noise(o), 1);
-  sdk_em_puts(em, SYS_HELPERS);
+  sdk_em_kernel(em, sdk_embedded_sys_sums_cuh);
   sdk_em_line(em, "#define SDK_SINGLE %d", o->single);
-  sdk_em_puts(em, SYS_VEC);
+  sdk_em_kernel(em, sdk_embedded_sys_ld4_cuh);
   if (npair > 0)
     sdk_cg_sys_pairs(em, o, &red);
   else

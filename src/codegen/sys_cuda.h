@@ -7,15 +7,11 @@
 #include "codegen/opts.h"
 #include "codegen/sys.h"
 
-/* sys_cuda_common.c: the head of sdk_sys_step shared by both model kinds
- * (then one level deep; name: the kernel's, extra: more parameters after
- * sdk_b0, e.g. ", const real *p"), and its end: the last block of the system
- * forms its sums (and the order parameter) and the kernel closes. */
-void sdk_cg_sys_step_head(sdk_emit *em, const char *name, const char *extra);
-void sdk_cg_sys_step_end(sdk_emit *em, const sdk_cg_red *red);
-/* sdk_sys_sums: the systems' sums from every rank's group sums (systems
- * spanning MPI ranks, mean-field modules). */
-void sdk_cg_sys_sums_kernel(sdk_emit *em, const sdk_cg_red *red);
+/* sys_cuda_common.c: kernels/sys_step.cuh, its kernel sdk_sys_sums (sums =
+ * 1), sdk_sys_step_half (half = 1) or sdk_sys_step, with the pair models'
+ * hooks (emit.h; none for mean-field models). */
+void sdk_cg_sys_step_kernel(sdk_emit *em, int sums, int half, const sdk_em_hook *hooks, int nhooks,
+                            const void *ctx);
 /* Bind the model's variable names to sdk_x<v>, and t to step n (next = 0)
  * or, in mode 1, to step n + 1 (next = 1). */
 void sdk_cg_sys_bind_state(sdk_emit *em, const sdk_codegen_opts *o, int next);

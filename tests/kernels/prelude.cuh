@@ -13,4 +13,33 @@
 #define SDK_TT_SLOTS 2
 #define SDK_TT_PHASES 100
 
+/* systems of particles (codegen/sys_cuda.c) */
+#define SDK_STPB 256
+#define SDK_SINGLE 0
+#define SDK_MINB 3
+#define SDK_MINB_RUN 2
+#define SDK_QI 1
+#define SDK_CH 1024
+/* sys_step.cuh: which kernel (1: sdk_sys_sums; 1: sdk_sys_step_half) */
+#ifndef SDK_SYS_SUMS
+#define SDK_SYS_SUMS 0
+#endif
+#ifndef SDK_STEP_HALF
+#define SDK_STEP_HALF 0
+#endif
+/* pair models' half kernels (sys_cuda_pairs.c) */
+#define SDK_HALF_WPB 4
+#define SDK_HALF_ROWS 8
+#define SDK_HALF_COLS 4
+/* What the kernel files call of each other (sys_sums.cuh's helpers, the
+ * group function of sys_group.cuh), the generator writing them before: here
+ * stand-ins, templates, which a file's own definitions outrank. */
+template <class... T> static __device__ unsigned sdk_atom_inc_acqrel(T...) {
+  return 0u;
+}
+template <class... T> static __device__ void sdk_sys_block_sum(T...) {}
+template <class... T> static __device__ void sdk_sys_total(T...) {}
+template <class... T> static __device__ void sdk_grid_sync(T...) {}
+template <class... T> static __device__ void sdk_sys_group(T...) {}
+
 #endif
