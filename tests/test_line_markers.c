@@ -2,9 +2,12 @@
  *
  *   #line N "sdekit-generated"   the line after it is physical line N of the
  *                                generated text;
- *   #line N "kernels/NAME"       the lines after it, up to the next #line,
- *                                are src/codegen/kernels/NAME from line N to
- *                                its end;
+ *   #line N "kernels/NAME"       the lines after it, up to the next #line
+ *                                (or the end of the source), are
+ *                                src/codegen/kernels/NAME from line N on, and
+ *                                they stop at the file's end or before one of
+ *                                its hook lines (SDK_HOOK, where the generator
+ *                                writes its code: emit.h);
  *   #line N "MODEL FILE"         N is a line of the model file, and one that
  *                                names a model name the expression after it
  *                                uses (u_NAME), when it uses any.
@@ -62,18 +65,18 @@ static void unquote(const char *s, char *out, size_t n) {
 
 static int nmarkers, nbad, nkernel, nmodel;
 
-/* the file's lines (cached by name: a few files) */
+/* the file's lines (cached by name: the kernel and model files) */
 static struct {
   char name[4200];
   char *text;
   lines l;
-} files[16];
+} files[64];
 static int nfiles;
 
 static const lines *file_lines(const char *path) {
   for (int i = 0; i < nfiles; i++)
     if (!strcmp(files[i].name, path)) return &files[i].l;
-  if (nfiles == 16) return NULL;
+  if (nfiles == (int)(sizeof files / sizeof *files)) return NULL;
   size_t len = 0;
   char *t = sdk_read_file(path, &len);
   if (!t) return NULL;
@@ -119,7 +122,8 @@ static void check_model(const char *what, const lines *g, int i, long n, const c
     bad(what, i, "the model line names none of the expression's names: %s", g->line[i]);
 }
 
-/* a marker to a kernel file: the text after it is the file from line N on */
+/* a marker to a kernel file: the text after it is the file from line N on,
+ * to its end or to a hook line */
 static void check_kernel(const char *what, const lines *g, int i, long n, const char *name) {
   char path[4200];
   snprintf(path, sizeof path, "%s/src/codegen/%s", tu_source_dir(), name);
@@ -132,7 +136,10 @@ static void check_kernel(const char *what, const lines *g, int i, long n, const 
       return (void)bad(what, i + 1 + k, "differs from the kernel file: %s", g->line[i + 1 + k]);
     k++;
   }
-  if (n + k != f->n + 1) bad(what, i, "not the kernel file to its end: %s", g->line[i]);
+  if (n + k > f->n) return;
+  const char *rest = f->line[n + k] + strspn(f->line[n + k], " ");
+  if (strncmp(rest, "SDK_HOOK(", 9) != 0)
+    bad(what, i, "stops short of the kernel file's end, not at a hook: %s", g->line[i]);
 }
 
 static void check_source(const char *what, char *src) {

@@ -128,8 +128,15 @@ void sdk_cg_init(sdk_emit *em, const sdk_codegen_opts *o) {
   }
 }
 
-void sdk_cg_init_path(sdk_emit *em, const sdk_codegen_opts *o, int hi) {
-  int nv = o->model->nvars;
+/* The context of init.h's and init.cuh's hook path. */
+typedef struct {
+  const sdk_codegen_opts *o;
+  int hi; /* the high parts too */
+} init_ctx;
+
+static void hook_path(sdk_emit *em, const void *c) {
+  const sdk_codegen_opts *o = ((const init_ctx *)c)->o;
+  int nv = o->model->nvars, hi = ((const init_ctx *)c)->hi;
   sdk_cg_params(em, o, "sv[g * SDK_NSV + %d]");
   sdk_em_line(em, "(void)sdk_sqdt;");
   for (int v = 0; v < nv; v++)
@@ -153,4 +160,10 @@ void sdk_cg_init_path(sdk_emit *em, const sdk_codegen_opts *o, int hi) {
     sdk_em_line(em, "for (int j = %d; j < %d; j++) st[j * npad + p] = 0;", l.dtc + nv, l.total);
   }
   sdk_cg_bound_init(em, o);
+}
+
+void sdk_cg_init_kernel(sdk_emit *em, const sdk_codegen_opts *o, const char *file, int hi) {
+  static const sdk_em_hook hooks[] = {{"path", hook_path}};
+  const init_ctx c = {o, hi};
+  sdk_em_kernel_hooks(em, file, hooks, 1, &c);
 }

@@ -19,10 +19,11 @@ void sdk_cg_fixed_params(sdk_emit *em, const sdk_codegen_opts *o);
  * sdk_gpath in scope; assigns sdk_x<v> (rng/philox.h domain 1). */
 void sdk_cg_init(sdk_emit *em, const sdk_codegen_opts *o);
 
-/* The body of sdk_init for path p of grid point g: its parameters (sv), its
+/* sdk_init: the kernel file `file` (kernels/init.h or init.cuh) with, at its
+ * hook `path`, the body for path p of grid point g: its parameters (sv), its
  * initial state into st (rows 0..nvars-1), with compensation the zero
  * carried errors (rows nvars..) and with hi the high parts (rows 2 nvars..,
  * codegen.h: deferred compensation). */
-void sdk_cg_init_path(sdk_emit *em, const sdk_codegen_opts *o, int hi);
+void sdk_cg_init_kernel(sdk_emit *em, const sdk_codegen_opts *o, const char *file, int hi);
 
 #endif

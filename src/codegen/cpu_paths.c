@@ -34,10 +34,7 @@ void sdk_cg_cpu_head(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_cg_rows(o, &rows);
   if (rows.total > nv) sdk_em_line(em, "int sdk_state_rows(void) { return %d; }", rows.total);
   sdk_em_puts(em, "\n");
-  sdk_em_kfile k = {.text = sdk_embedded_init_h};
-  sdk_em_slot(em, &k, "path");
-  sdk_cg_init_path(em, o, 0);
-  sdk_em_slot(em, &k, NULL);
+  sdk_cg_init_kernel(em, o, sdk_embedded_init_h, 0);
 }
 
 /* The block's arrays of per-path values, NAME[k][i] for value k of path p0
@@ -67,7 +64,8 @@ static const block_array block_arrays[] = {
     {"cbst", NULL, SDK_CG_B_DTC_BOUND, 0, 1, 'j', NULL, "(%d + %d * j)", NULL, 1},
 };
 
-/* The block's arrays in (declared and loaded) or, out = 1, back out. */
+/* The block's arrays in (declared and loaded) or, out = 1, back out (the
+ * hooks load and store of advance.h). */
 static void emit_state_io(sdk_emit *em, const sdk_codegen_opts *o, int out) {
   sdk_cg_row_layout l;
   sdk_cg_rows(o, &l);
@@ -298,12 +296,22 @@ static void emit_substeps(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_close(em);
 }
 
-void sdk_cg_cpu_paths(sdk_emit *em, const sdk_codegen_opts *o) {
-  sdk_em_puts(em, "\n");
-  sdk_em_kfile k = {.text = sdk_embedded_advance_h};
-  sdk_em_slot(em, &k, "load");
-  emit_state_io(em, o, 0);
-  sdk_em_slot(em, &k, "steps");
+/* The context of advance.h's hooks. */
+typedef struct {
+  const sdk_codegen_opts *o;
+} adv_ctx;
+
+static void hook_load(sdk_emit *em, const void *c) {
+  emit_state_io(em, ((const adv_ctx *)c)->o, 0);
+}
+
+static void hook_store(sdk_emit *em, const void *c) {
+  emit_state_io(em, ((const adv_ctx *)c)->o, 1);
+}
+
+/* a sub-chunk: its noise, then its steps */
+static void hook_steps(sdk_emit *em, const void *c) {
+  const sdk_codegen_opts *o = ((const adv_ctx *)c)->o;
   if (o->model->nbound > 0) {
     /* a block whose paths are all absorbed has nothing left to do */
     sdk_em_line(em, "int sdk_alive = 0;");
@@ -313,7 +321,12 @@ void sdk_cg_cpu_paths(sdk_emit *em, const sdk_codegen_opts *o) {
   }
   if (o->model->nnoise > 0) emit_noise_draw(em, o);
   emit_substeps(em, o);
-  sdk_em_slot(em, &k, "store");
-  emit_state_io(em, o, 1);
-  sdk_em_slot(em, &k, NULL);
+}
+
+void sdk_cg_cpu_paths(sdk_emit *em, const sdk_codegen_opts *o) {
+  static const sdk_em_hook hooks[] = {
+      {"load", hook_load}, {"steps", hook_steps}, {"store", hook_store}};
+  const adv_ctx c = {o};
+  sdk_em_puts(em, "\n");
+  sdk_em_kernel_hooks(em, sdk_embedded_advance_h, hooks, 3, &c);
 }

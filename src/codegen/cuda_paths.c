@@ -40,10 +40,7 @@ void sdk_cg_cuda_head(sdk_emit *em, const sdk_codegen_opts *o) {
 
   /* init: one thread per path */
   sdk_em_puts(em, "\n");
-  sdk_em_kfile k = {.text = sdk_embedded_init_cuh};
-  sdk_em_slot(em, &k, "path");
-  sdk_cg_init_path(em, o, o->compensate && o->comp_defer);
-  sdk_em_slot(em, &k, NULL);
+  sdk_cg_init_kernel(em, o, sdk_embedded_init_cuh, o->compensate && o->comp_defer);
 }
 
 /* The values a path carries in registers through sdk_advance, in the order
@@ -159,12 +156,14 @@ static void emit_value_refs(sdk_emit *em, const sdk_codegen_opts *o, int use, in
   }
 }
 
-/* What the parts of sdk_advance share. */
+/* What the parts of sdk_advance share: the context of the hooks of the
+ * kernel files (advance*.cuh, ttab.cuh, live_list.cuh). */
 typedef struct {
   const sdk_codegen_opts *o;
-  int G;          /* steps per group */
-  int nblk_group; /* Philox blocks per group */
-  int defer;      /* deferred compensation: renormalise at the group ends (codegen.h) */
+  const sdk_cg_hoist *h; /* the time-only values hoisted into the table (NULL: none) */
+  int G;                 /* steps per group */
+  int nblk_group;        /* Philox blocks per group */
+  int defer;             /* deferred compensation: renormalise at the group ends (codegen.h) */
   /* the time-only values the step takes, from the per-phase table */
   int nslot, slot_stage[SDK_MAX_STAGES * SDK_CG_MAX_HOIST],
       slot_k[SDK_MAX_STAGES * SDK_CG_MAX_HOIST];
@@ -182,26 +181,30 @@ static int gcd4(int n) {
   return a;
 }
 
-/* The table of the time-only values at every phase of the period and stage
- * time, filled once per module. */
-static void emit_ttab(sdk_emit *em, const cu_adv *a, const sdk_cg_hoist *h) {
+/* ttab.cuh's hook values: the table's row at phase ph */
+static void hook_ttab_values(sdk_emit *em, const void *c) {
+  const cu_adv *a = c;
   const sdk_codegen_opts *o = a->o;
-  sdk_em_puts(em, "\n");
-  sdk_em_line(em, "#define SDK_TT_SLOTS %d", a->nslot);
-  sdk_em_line(em, "#define SDK_TT_PHASES %lld", (long long)o->spp);
-  sdk_em_kfile k = {.text = sdk_embedded_ttab_cuh};
-  sdk_em_slot(em, &k, "values");
   sdk_cg_fixed_params(em, o);
   sdk_em_start(em, "const real sdk_dt = ");
   sdk_em_number(em, o->dt);
   sdk_em_puts(em, ";\n");
   /* (no absolute time here: a tabulated value depends on the phase only) */
   sdk_em_line(em, "const real sdk_tp0 = (real)ph * sdk_dt;");
-  sdk_cg_hoist_decls(em, o, h);
+  sdk_cg_hoist_decls(em, o, a->h);
   for (int sl = 0; sl < a->nslot; sl++)
     sdk_em_line(em, "sdk_ttab[ph * SDK_TT_SLOTS + %d] = sdk_T%d_%d;", sl, a->slot_stage[sl],
                 a->slot_k[sl]);
-  sdk_em_slot(em, &k, NULL);
+}
+
+/* The table of the time-only values at every phase of the period and stage
+ * time, filled once per module. */
+static void emit_ttab(sdk_emit *em, const cu_adv *a) {
+  static const sdk_em_hook hooks[] = {{"values", hook_ttab_values}};
+  sdk_em_puts(em, "\n");
+  sdk_em_line(em, "#define SDK_TT_SLOTS %d", a->nslot);
+  sdk_em_line(em, "#define SDK_TT_PHASES %lld", (long long)a->o->spp);
+  sdk_em_kernel_hooks(em, sdk_embedded_ttab_cuh, hooks, 1, a);
 }
 
 /* The per-grid-point values a device function of one path takes as
@@ -373,10 +376,9 @@ static void emit_coarse_call(sdk_emit *em, const cu_adv *a, int r) {
   sdk_em_close(em);
 }
 
-/* The kernel's head: the path's scanned values and its state (the slot
- * `values` of advance*.cuh). */
-static void emit_advance_values(sdk_emit *em, const cu_adv *a) {
-  const sdk_codegen_opts *o = a->o;
+/* advance*.cuh's hook values: the path's scanned values and its state */
+static void hook_values(sdk_emit *em, const void *c) {
+  const sdk_codegen_opts *o = ((const cu_adv *)c)->o;
   const sdk_model *m = o->model;
   for (int i = 0; i < m->nparams; i++)
     if (o->scan_column[i] >= 0)
@@ -553,27 +555,43 @@ static void emit_pass(sdk_emit *em, cu_adv *a, int pass) {
   sdk_em_close(em);
 }
 
-/* [boundaries]: "... st[BOUND * npad + P] == (real)0 ...", whether the
- * path P (its fine copy, or with --dt-check also its coarse one) is alive */
+/* [boundaries]: "st[BOUND * npad + P] == (real)0;", whether the path P
+ * (its fine copy, or with --dt-check also its coarse one) is alive: the end
+ * of an expression (the hooks on of advance_live.cuh, alive of
+ * live_list.cuh) */
 static void emit_alive(sdk_emit *em, const sdk_codegen_opts *o, const char *p) {
   sdk_cg_row_layout rows;
   sdk_cg_rows(o, &rows);
   if (rows.dtc_bound >= 0)
-    sdk_em_printf(em, "(st[%d * npad + %s] == (real)0 || st[%d * npad + %s] == (real)0)",
-                  rows.bound, p, rows.dtc_bound, p);
+    sdk_em_line(em, "(st[%d * npad + %s] == (real)0 || st[%d * npad + %s] == (real)0);", rows.bound,
+                p, rows.dtc_bound, p);
   else
-    sdk_em_printf(em, "st[%d * npad + %s] == (real)0", rows.bound, p);
+    sdk_em_line(em, "st[%d * npad + %s] == (real)0;", rows.bound, p);
 }
 
-/* [boundaries]: the list of the paths still alive (live_list.cuh). */
-static void emit_live_list(sdk_emit *em, const sdk_codegen_opts *o) {
-  sdk_em_puts(em, "\n");
-  sdk_em_kfile k = {.text = sdk_embedded_live_list_cuh};
-  sdk_em_slot(em, &k, "alive");
-  sdk_em_start(em, "const int alive = p < npad && ");
-  emit_alive(em, o, "p");
-  sdk_em_puts(em, ";\n");
-  sdk_em_slot(em, &k, NULL);
+static void hook_on(sdk_emit *em, const void *c) {
+  emit_alive(em, ((const cu_adv *)c)->o, "base");
+}
+
+static void hook_alive(sdk_emit *em, const void *c) {
+  emit_alive(em, ((const cu_adv *)c)->o, "p");
+}
+
+/* advance*.cuh's hook steps: the passes of the steps, the state rows back */
+static void hook_steps(sdk_emit *em, const void *c) {
+  cu_adv a = *(const cu_adv *)c; /* (a pass's fields change) */
+  const sdk_codegen_opts *o = a.o;
+  if (o->spp > 0) {
+    const char *pht = o->spp <= INT_MAX ? "int" : "sdk_i64";
+    sdk_em_line(em, "%s sdk_ph = (%s)(step0 %% %lldLL);", pht, pht, (long long)o->spp);
+  }
+  for (int pass = 0; pass < 3; pass++)
+    emit_pass(em, &a, pass);
+  if (o->model->nbound > 0) {
+    sdk_em_line(em, "sdk_frozen:");
+    emit_values_io(em, o, 1, 1);
+  }
+  emit_values_io(em, o, 1, 0);
 }
 
 void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
@@ -598,9 +616,14 @@ void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
   for (int i = 0; i < SDK_MAX_STAGES; i++)
     for (int k = 0; k < h.n; k++)
       if (h.used[i] & (1u << k)) a.slot_stage[a.nslot] = i, a.slot_k[a.nslot++] = k;
-  if (a.nslot > 0) emit_ttab(em, &a, &h);
+  a.h = &h;
+  if (a.nslot > 0) emit_ttab(em, &a);
   sdk_em_puts(em, "\n");
-  if (m->nbound > 0) emit_live_list(em, o);
+  if (m->nbound > 0) { /* the list of the paths still alive */
+    static const sdk_em_hook live[] = {{"alive", hook_alive}};
+    sdk_em_puts(em, "\n");
+    sdk_em_kernel_hooks(em, sdk_embedded_live_list_cuh, live, 1, &a);
+  }
   sdk_em_kernel(em, sdk_embedded_per_thread_cuh);
   emit_step_fn(em, &a, &step, "sdk_step");
   sdk_sb_free(&step);
@@ -623,28 +646,9 @@ void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
     sdk_sb_free(&cstep);
   }
   emit_tavg_fn(em, &a);
+  static const sdk_em_hook hooks[] = {
+      {"on", hook_on}, {"values", hook_values}, {"steps", hook_steps}};
   sdk_em_puts(em, "\n");
-  sdk_em_kfile k = {.text =
-                        m->nbound > 0 ? sdk_embedded_advance_live_cuh : sdk_embedded_advance_cuh};
-  if (m->nbound > 0) {
-    sdk_em_slot(em, &k, "on");
-    sdk_em_start(em, "const int sdk_on = base < npad && nsteps > 0 && ");
-    emit_alive(em, o, "base");
-    sdk_em_puts(em, ";\n");
-  }
-  sdk_em_slot(em, &k, "values");
-  emit_advance_values(em, &a);
-  sdk_em_slot(em, &k, "steps");
-  if (o->spp > 0) {
-    const char *pht = o->spp <= INT_MAX ? "int" : "sdk_i64";
-    sdk_em_line(em, "%s sdk_ph = (%s)(step0 %% %lldLL);", pht, pht, (long long)o->spp);
-  }
-  for (int pass = 0; pass < 3; pass++)
-    emit_pass(em, &a, pass);
-  if (m->nbound > 0) {
-    sdk_em_line(em, "sdk_frozen:");
-    emit_values_io(em, o, 1, 1);
-  }
-  emit_values_io(em, o, 1, 0);
-  sdk_em_slot(em, &k, NULL);
+  sdk_em_kernel_hooks(em, m->nbound > 0 ? sdk_embedded_advance_live_cuh : sdk_embedded_advance_cuh,
+                      hooks, 3, &a);
 }

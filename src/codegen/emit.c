@@ -55,68 +55,8 @@ char *sdk_em_finish(sdk_strbuf *b) {
   return sdk_sb_take(&out);
 }
 
-/* the text [s, s + n) of a kernel file, then a #line back to the generated text */
-static void kernel_piece(sdk_emit *em, const char *s, size_t n) {
-  sdk_sb_putn(em->b, s, n);
-  if (n && s[n - 1] != '\n') sdk_sb_puts(em->b, "\n");
-  sdk_em_line_back(em);
-}
-
 void sdk_em_kernel(sdk_emit *em, const char *text) {
-  kernel_piece(em, text, strlen(text));
-}
-
-/* the line of the file that holds `at` (1 + the newlines before it) */
-static int file_line(const char *text, const char *at) {
-  int line = 1;
-  for (const char *p = text; p < at; p++)
-    line += *p == '\n';
-  return line;
-}
-
-/* the start of the line after the marker of slot `name`, or NULL; *mark:
- * the marker line's start */
-static const char *find_slot(const char *from, const char *name, const char **mark) {
-  size_t n = strlen(name);
-  for (const char *p = strstr(from, "/* sdk-slot "); p; p = strstr(p + 1, "/* sdk-slot ")) {
-    const char *s = p + strlen("/* sdk-slot ");
-    if (strncmp(s, name, n) != 0 || (s[n] != ':' && s[n] != ' ')) continue;
-    const char *ls = p;
-    while (ls > from && ls[-1] != '\n')
-      ls--;
-    const char *nl = strchr(p, '\n');
-    *mark = ls;
-    return nl ? nl + 1 : p + strlen(p);
-  }
-  return NULL;
-}
-
-void sdk_em_slot(sdk_emit *em, sdk_em_kfile *k, const char *name) {
-  const char *from = k->at ? k->at : k->text;
-  if (!k->at) {
-    k->depth = em->depth;
-  } else { /* the file's name from its first line, #line 2 "kernels/NAME" */
-    const char *q = strchr(k->text, '"'), *nl = strchr(k->text, '\n');
-    const char *e = q ? strchr(q + 1, '"') : NULL;
-    if (q && e && (!nl || e < nl))
-      sdk_em_printf(em, "#line %d %.*s\n", file_line(k->text, from), (int)(e - q + 1), q);
-  }
-  const char *mark = NULL, *after = name ? find_slot(from, name, &mark) : NULL;
-  if (!after) { /* the rest (or a slot that is missing: see emit.h) */
-    kernel_piece(em, from, strlen(from));
-    k->at = from + strlen(from);
-    em->depth = k->depth;
-    return;
-  }
-  kernel_piece(em, from, (size_t)(mark - from));
-  int spaces = 0;
-  while (mark[spaces] == ' ')
-    spaces++;
-  em->depth = spaces / 2;
-  /* past the stand-in, to the line after the slot's end */
-  const char *end = strstr(after, "/* sdk-slot end */");
-  const char *nl = end ? strchr(end, '\n') : NULL;
-  k->at = nl ? nl + 1 : after;
+  sdk_em_kernel_hooks(em, text, NULL, 0, NULL);
 }
 
 /* the hook of the line at p (after its indentation), or NULL if none */

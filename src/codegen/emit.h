@@ -70,7 +70,9 @@ void sdk_em_text(sdk_emit *em, const char *text);
 /* A fixed kernel file of src/codegen/kernels/ (its text embedded at build
  * as sdk_embedded_<name>: CMakeLists.txt; kernels/README.md), which starts
  * with `#line 2 "kernels/NAME"` so that compiler messages name its physical
- * lines; then a back-reference to the generated text (sdk_em_line_back). */
+ * lines; then a back-reference to the generated text (sdk_em_line_back).
+ * (sdk_em_kernel_hooks below, the one way a file is written, without
+ * hooks). */
 void sdk_em_kernel(sdk_emit *em, const char *text);
 
 /* #line back-references to the generated text (after a model expression or
@@ -85,23 +87,6 @@ void sdk_em_kernel(sdk_emit *em, const char *text);
 void sdk_em_line_back(sdk_emit *em);
 char *sdk_em_finish(sdk_strbuf *b);
 
-/* A kernel file with slots, written piece by piece around the generator's
- * text.  A slot is a part of the file from a line holding the comment
- * `sdk-slot NAME: what the generator writes there` to one holding the
- * comment `sdk-slot end`; the lines between are a stand-in that lets the
- * file compile alone, which the generator's text replaces.  sdk_em_slot writes the file from where
- * it stands up to slot NAME (NULL: to its end), with a #line naming the file's line before a piece
- * that does not start the file and a #line back to the generated text after it, and leaves em at
- * the depth of the slot's marker (two spaces a level; at the end, the depth it had before the
- * file).  A slot the file lacks is a bug of the generator: the rest of the file is written, which
- * no compiler accepts. */
-typedef struct sdk_em_kfile {
-  const char *text; /* the file (sdk_embedded_<name>) */
-  const char *at;   /* where the next piece starts; NULL before the first */
-  int depth;        /* em's depth before the file */
-} sdk_em_kfile;
-void sdk_em_slot(sdk_emit *em, sdk_em_kfile *k, const char *name);
-
 /* A kernel file with hooks: places where the generator writes the code that
  * depends on the model.  A line `SDK_HOOK(NAME, v...);` of the file is
  * replaced by the code of the hook NAME (hooks[k].fn(em, ctx) for
@@ -109,9 +94,14 @@ void sdk_em_slot(sdk_emit *em, sdk_em_kfile *k, const char *name);
  * hook without code is written `#error`); the file resumes after it with a
  * `#line` naming its physical line, so that messages name the file or the
  * generated code.  The values v... are those the hook's code reads, for the
- * file's compile on its own (tests/kernels/prelude.h: a call using them).
- * Written on the line's own, a hook keeps the tokens of the file and of its
- * code as they are: nothing else of the kernel is assembled from text. */
+ * file's compile on its own (tests/kernels/prelude.h: a call using them,
+ * of value 1).  A hook's code is statements, or the end of an expression
+ * that the line before begins (`const int alive = p < npad &&` then
+ * `SDK_HOOK(alive, st, npad, p);`: the code writes the operand and the
+ * `;`).  Written on the line's own, a hook keeps the tokens of the file and
+ * of its code as they are: nothing else of the kernel is assembled from
+ * text.  ctx: what the hooks' functions read (a small struct of the
+ * caller's). */
 typedef struct sdk_em_hook {
   const char *name;
   void (*fn)(sdk_emit *em, const void *ctx);

@@ -17,6 +17,16 @@
 #define __shared__
 #define __forceinline__ inline
 #define __launch_bounds__(...)
+#define __align__(n) __attribute__((aligned(n)))
+
+struct float4 {
+  float x, y, z, w;
+};
+struct double2 {
+  double x, y;
+};
+float4 make_float4(float, float, float, float);
+double2 make_double2(double, double);
 
 struct sdk_host_uint3_ {
   unsigned x, y, z;
@@ -30,6 +40,7 @@ float __int_as_float(int);
 double __dmul_rn(double, double);
 double __fma_rn(double, double, double);
 unsigned __umulhi(unsigned, unsigned);
+template <class T> T __ldcg(const T *);
 int __popc(unsigned);
 int __all_sync(unsigned, int);
 int __any_sync(unsigned, int);

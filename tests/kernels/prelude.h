@@ -30,7 +30,9 @@ typedef long long sdk_i64;
 #define SDK_NSV 3 /* values per grid point (scans) */
 #define sdk_gauss4 sdk_gauss4_d
 #define sdk_uniform4 sdk_uniform4_d
+#ifndef SDK_KERNEL_FILE_opaque_h /* (the CPU's definition: kernels/opaque.h) */
 #define SDK_OPQ(v) (v)
+#endif
 
 /* abi.h, through the drivers' heads (cuda_paths.c, cuda_reduce.c): sizes of
  * the reductions and of a CUDA block */
@@ -44,16 +46,25 @@ typedef long long sdk_i64;
 #define SDK_BLK 64
 #define SDK_SUB 16
 #define SDK_ZROWS 8
+/* ... and the threads of a call (defined by kernels/init.h, the first CPU
+ * file that uses it; check.sh defines SDK_KERNEL_FILE_<NAME> for each file) */
+#if !defined(__cplusplus) && !defined(SDK_KERNEL_FILE_init_h)
+int sdk_threads(int n);
+#endif
 
 /* Kernel hooks (codegen/emit.h, sdk_em_kernel_hooks): the generator writes
  * the model's code in place of each line SDK_HOOK(NAME, v...);.  On its
  * own the file calls nothing that uses v..., the values the hook's code
- * reads (so that no variable is unused). */
+ * reads (so that no variable is unused); its value, 1, stands for a hook
+ * that ends an expression (`... &&` on the line before). */
 #ifdef __cplusplus
-template <class... T> static __device__ inline void sdk_hook_(int, const T &...) {}
+template <class... T> static __device__ inline int sdk_hook_(int, const T &...) {
+  return 1;
+}
 #else
-static inline void sdk_hook_(int n, ...) {
+static inline int sdk_hook_(int n, ...) {
   (void)n;
+  return 1;
 }
 #endif
 #define SDK_HOOK(name, ...) sdk_hook_(0, ##__VA_ARGS__)
@@ -83,8 +94,5 @@ static inline void sdk_hook_(int n, ...) {
 #define SDK_JB 256
 #define SDK_NDRAW 1
 #define SDK_NOISE_VPB 4
-#ifndef __cplusplus
-int sdk_threads(int n);
-#endif
 
 #endif

@@ -2,7 +2,9 @@
 /* sdk_advance of independent paths on the CPU (cpu_paths.c): an OpenMP loop
  * over blocks of SDK_BLK paths, each block integrating steps [step0, step0 +
  * nsteps) with its state in small arrays, the noise of SDK_SUB steps drawn
- * together and the step vectorised over the block (#pragma omp simd). */
+ * together and the step vectorised over the block (#pragma omp simd).  Hooks
+ * (codegen/cpu_paths.c): load (the block's rows of the state in), steps (the
+ * sub-chunk's noise, then its steps), store (the block's rows out). */
 void sdk_advance(real *restrict st, sdk_i64 npad, const real *restrict sv, sdk_i64 ppg,
                  sdk_i64 ngrid, sdk_i64 path0, sdk_i64 step0, sdk_i64 nsteps, sdk_u64 sdk_seed,
                  int nthreads) {
@@ -13,8 +15,7 @@ void sdk_advance(real *restrict st, sdk_i64 npad, const real *restrict sv, sdk_i
     real spv[SDK_NSV][SDK_BLK];
     real zb[SDK_ZROWS][SDK_BLK];
     const sdk_i64 p0 = blk * SDK_BLK;
-    /* sdk-slot load: the block's rows of the state in */
-    /* sdk-slot end */
+    SDK_HOOK(load, st, npad, p0, xs);
     /* the block's scanned values */
     for (int i = 0; i < SDK_BLK; i++) {
       sdk_i64 g = (path0 + p0 + i) / ppg;
@@ -24,10 +25,8 @@ void sdk_advance(real *restrict st, sdk_i64 npad, const real *restrict sv, sdk_i
     }
     for (sdk_i64 s = 0; s < nsteps; s += SDK_SUB) {
       const sdk_i64 ns = nsteps - s < SDK_SUB ? nsteps - s : SDK_SUB;
-      /* sdk-slot steps: the sub-chunk's noise, then its steps */
-      /* sdk-slot end */
+      SDK_HOOK(steps, st, npad, path0, p0, step0, s, ns, sdk_seed, xs, spv, zb);
     }
-    /* sdk-slot store: the block's rows of the state out */
-    /* sdk-slot end */
+    SDK_HOOK(store, st, npad, p0, xs);
   }
 }

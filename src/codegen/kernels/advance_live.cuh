@@ -1,7 +1,10 @@
 #line 2 "kernels/advance_live.cuh"
 /* sdk_advance of independent paths on CUDA (cuda_paths.c), models with
  * [boundaries]: as advance.cuh, launched by the backend over the paths still
- * alive (sdk_live, listed by sdk_live_list) or, sdk_live NULL, over all. */
+ * alive (sdk_live, listed by sdk_live_list) or, sdk_live NULL, over all.
+ * Hooks (codegen/cuda_paths.c): on (the end of sdk_on: whether the path's
+ * status row, or with --dt-check its coarse copy's, is 0), values and steps
+ * as in advance.cuh (an absorbed warp jumps to sdk_frozen). */
 extern "C" __global__ void __launch_bounds__(SDK_TPB)
     sdk_advance(real *__restrict__ st, sdk_i64 npad, const real *__restrict__ sv, sdk_i64 ppg,
                 sdk_i64 ngrid, sdk_i64 path0, sdk_i64 step0, sdk_i64 nsteps, sdk_u64 sdk_seed,
@@ -10,9 +13,8 @@ extern "C" __global__ void __launch_bounds__(SDK_TPB)
   if (sdk_live) base = base < sdk_nlive ? (sdk_i64)sdk_live[base] : npad;
   /* the warp's lanes with a live path: the vote at each group's end names
    * them (a lane that has returned cannot vote) */
-  /* sdk-slot on: whether the path's status row (or with --dt-check its coarse copy's) is 0 */
-  const int sdk_on = base < npad && nsteps > 0;
-  /* sdk-slot end */
+  const int sdk_on = base < npad && nsteps > 0 && /* and alive (the hook): */
+                     SDK_HOOK(on, st, npad, base);
   const unsigned sdk_wm = __ballot_sync(0xffffffffu, sdk_on);
   if (!sdk_on) return;
   (void)sv;
@@ -25,11 +27,8 @@ extern "C" __global__ void __launch_bounds__(SDK_TPB)
   sdk_i64 g0 = (path0 + p0) / ppg;
   if (g0 >= ngrid) g0 = ngrid - 1;
   (void)g0;
-  /* sdk-slot values: the scanned parameters, the step, the state rows in registers */
-  /* sdk-slot end */
+  SDK_HOOK(values, sv, g0, st, npad, p0);
   sdk_i64 n = step0;
   const sdk_i64 nend = step0 + nsteps;
-  /* sdk-slot steps: the passes of the steps (an absorbed warp jumps to sdk_frozen), the state rows
-   * back */
-  /* sdk-slot end */
+  SDK_HOOK(steps, st, npad, p0, n, nend, step0, sdk_seed, gp0, sdk_wm);
 }

@@ -1,7 +1,7 @@
 #line 2 "kernels/init.cuh"
 /* sdk_init of a CUDA module (cuda_paths.c): one thread per path, independent
- * paths and systems of particles alike.  The generator writes the path's
- * parameters, initial values and state rows into the slot. */
+ * paths and systems of particles alike.  Hook (codegen/common.c): path (the
+ * path's parameters, initial values and state rows). */
 extern "C" __global__ void __launch_bounds__(SDK_TPB)
     sdk_init(real *__restrict__ st, sdk_i64 npad, const real *__restrict__ sv, sdk_i64 ppg,
              sdk_i64 ngrid, sdk_i64 path0, sdk_u64 sdk_seed) {
@@ -14,6 +14,5 @@ extern "C" __global__ void __launch_bounds__(SDK_TPB)
   (void)g;
   (void)sdk_gpath;
   (void)sdk_seed;
-  /* sdk-slot path: the parameters, the initial values, the state rows (common.c) */
-  /* sdk-slot end */
+  SDK_HOOK(path, st, npad, p, sv, g, sdk_gpath, sdk_seed);
 }

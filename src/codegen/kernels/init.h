@@ -1,7 +1,7 @@
 #line 2 "kernels/init.h"
 /* sdk_init of a CPU module (cpu_paths.c): the paths in an OpenMP loop,
- * independent paths and systems of particles alike.  The generator writes
- * the path's parameters, initial values and state rows into the slot. */
+ * independent paths and systems of particles alike.  Hook (codegen/common.c):
+ * path (the path's parameters, initial values and state rows). */
 
 /* the threads of a call: nthreads, or OpenMP's default when 0 */
 static int sdk_threads(int n) {
@@ -17,7 +17,6 @@ void sdk_init(real *restrict st, sdk_i64 npad, const real *restrict sv, sdk_i64 
     if (g >= ngrid) g = ngrid - 1;
     (void)sv;
     (void)g;
-    /* sdk-slot path: the parameters, the initial values, the state rows (common.c) */
-    /* sdk-slot end */
+    SDK_HOOK(path, st, npad, p, sv, g, sdk_gpath, sdk_seed);
   }
 }

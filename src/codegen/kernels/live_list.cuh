@@ -4,14 +4,15 @@
  * over the warps would otherwise keep every warp busy.  One atomic per warp;
  * the list's order (which warps come first) varies from run to run, the
  * results do not (a path's steps depend on its index alone).  npad is a
- * multiple of SDK_TPB and below 2^32 (the backend checks). */
+ * multiple of SDK_TPB and below 2^32 (the backend checks).  Hook
+ * (codegen/cuda_paths.c): alive (the end of `alive`: whether path p's status
+ * row, or with --dt-check its coarse copy's, is 0). */
 extern "C" __global__ void __launch_bounds__(SDK_TPB)
     sdk_live_list(const real *__restrict__ st, sdk_i64 npad, unsigned *__restrict__ live,
                   unsigned long long *__restrict__ nlive) {
   const sdk_i64 p = (sdk_i64)blockIdx.x * SDK_TPB + threadIdx.x;
-  /* sdk-slot alive: whether path p's status row (or with --dt-check its coarse copy's) is 0 */
-  const int alive = p < npad;
-  /* sdk-slot end */
+  const int alive = p < npad && /* and alive (the hook): */
+                    SDK_HOOK(alive, st, npad, p);
   const unsigned mask = __ballot_sync(0xffffffffu, alive);
   const int lane = threadIdx.x & 31;
   unsigned long long at = 0;
