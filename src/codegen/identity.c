@@ -12,8 +12,9 @@ static int word(char c) {
 /* Would a and b, written side by side, read as one token (or start a
  * comment, or glue a prefix to a literal, or an exponent to its sign)? */
 static int joins(char a, char b) {
+  /* (every pair with its space, the last too: the scan steps by 3) */
   static const char PAIRS[] = "++ -- -> && || << >> <= >= == != += -= *= /= %= &= |= ^= ## :: "
-                              "/* // <: :> <% %> %:";
+                              "/* // <: :> <% %> %: ";
   if (word(a) && (word(b) || b == '"' || b == '\'')) return 1;
   if ((a == 'e' || a == 'E' || a == 'p' || a == 'P') && (b == '+' || b == '-')) return 1;
   for (const char *p = PAIRS; *p; p += 3)
