@@ -8,6 +8,8 @@
  *                                they stop at the file's end or before one of
  *                                its hook lines (SDK_HOOK, where the generator
  *                                writes its code: emit.h);
+ *   #line N "rng/philox.h"       the same for src/rng/philox.h, which the
+ *                                generator writes whole;
  *   #line N "MODEL FILE"         N is a line of the model file, and one that
  *                                names a model name the expression after it
  *                                uses (u_NAME), when it uses any.
@@ -63,7 +65,7 @@ static void unquote(const char *s, char *out, size_t n) {
   out[k] = 0;
 }
 
-static int nmarkers, nbad, nkernel, nmodel;
+static int nmarkers, nbad, nkernel, nmodel, nphilox;
 
 /* the file's lines (cached by name: the kernel and model files) */
 static struct {
@@ -122,11 +124,12 @@ static void check_model(const char *what, const lines *g, int i, long n, const c
     bad(what, i, "the model line names none of the expression's names: %s", g->line[i]);
 }
 
-/* a marker to a kernel file: the text after it is the file from line N on,
- * to its end or to a hook line */
-static void check_kernel(const char *what, const lines *g, int i, long n, const char *name) {
+/* a marker to a kernel file (under src/DIR): the text after it is the file
+ * from line N on, to its end or to a hook line */
+static void check_kernel(const char *what, const lines *g, int i, long n, const char *dir,
+                         const char *name) {
   char path[4200];
-  snprintf(path, sizeof path, "%s/src/codegen/%s", tu_source_dir(), name);
+  snprintf(path, sizeof path, "%s/src/%s%s", tu_source_dir(), dir, name);
   const lines *f = file_lines(path);
   nkernel++;
   if (!f) return (void)bad(what, i, "no kernel file %s", path);
@@ -159,7 +162,10 @@ static void check_source(const char *what, char *src) {
         bad(what, i, "#line %s", d);
       }
     } else if (!strncmp(file, "kernels/", 8)) {
-      check_kernel(what, &g, i, n, file);
+      check_kernel(what, &g, i, n, "codegen/", file);
+    } else if (!strcmp(file, "rng/philox.h")) {
+      nphilox++;
+      check_kernel(what, &g, i, n, "", file);
     } else {
       check_model(what, &g, i, n, file);
     }
@@ -232,9 +238,12 @@ int main(void) {
   };
   for (size_t i = 0; i < sizeof C / sizeof *C; i++)
     one(&C[i]);
-  printf("test_line_markers: %d markers (%d into kernel files, %d into model files), %d wrong\n",
-         nmarkers, nkernel, nmodel, nbad);
+  printf("test_line_markers: %d markers (%d into kernel files, %d of them rng/philox.h, %d into "
+         "model files), %d wrong\n",
+         nmarkers, nkernel, nphilox, nmodel, nbad);
   TU_CHECK(nbad == 0, "%d of %d #line markers wrong", nbad, nmarkers);
+  TU_CHECK(nphilox == (int)(sizeof C / sizeof *C), "rng/philox.h marked in %d of %d sources",
+           nphilox, (int)(sizeof C / sizeof *C));
   for (int i = 0; i < nfiles; i++) {
     free(files[i].text);
     free(files[i].l.line);

@@ -91,19 +91,6 @@ static int on_device(const char *backend) {
   return sdekit_registry_value("backend", backend_row(backend), "device") == 1;
 }
 
-/* the registry's backends, "cpu | cuda" (sep " | ", last " | ") or "cpu or
- * cuda" (sep ", ", last " or ") */
-static const char *backend_names(char *buf, size_t n, const char *sep, const char *last) {
-  size_t at = 0;
-  buf[0] = 0;
-  for (int i = 0; sdekit_registry_name("backend", i) && at < n; i++) {
-    const char *s = i == 0 ? "" : sdekit_registry_name("backend", i + 1) ? sep : last;
-    int k = snprintf(buf + at, n - at, "%s%s", s, sdekit_registry_name("backend", i));
-    at += k > 0 ? (size_t)k : 0;
-  }
-  return buf;
-}
-
 static int set_opt(sdekit_config *c, const char *name, const char *value, sdekit_error *err) {
   return sdekit_config_option(c, name, value, err) != SDEKIT_OK;
 }
@@ -621,7 +608,7 @@ static int bench_cpu(const bench *b, int64_t steps, int repeats) {
 
 static int bench_help(void) {
   char names[256];
-  printf(BENCH_HELP, backend_names(names, sizeof names, " | ", " | "),
+  printf(BENCH_HELP, cli_backend_names(names, sizeof names, " | ", " | "),
          sdekit_registry_name("backend", 0));
   return 0;
 }
@@ -675,7 +662,7 @@ int sdk_cli_bench(int argc, char **argv) {
       if (backend_row(optarg) < 0) {
         char names[256];
         cli_error("--backend '%s': expected %s\n", optarg,
-                  backend_names(names, sizeof names, ", ", " or "));
+                  cli_backend_names(names, sizeof names, ", ", " or "));
         return 2;
       }
       b.backend = optarg;

@@ -41,6 +41,10 @@ int cli_run_failed(const sdekit_error *err);
  * callback; --verbose lowers the level to the details: compiler commands,
  * cache use, kernel choices). */
 void cli_log(void *user, sdekit_log_level level, const char *msg);
+/* The registry's backends in its order, for help texts: "cpu | cuda"
+ * (sep " | ", last " | "), "cpu|cuda" or "cpu or cuda" (sep ", ", last
+ * " or "); buf, truncated to n. */
+const char *cli_backend_names(char *buf, size_t n, const char *sep, const char *last);
 /* Print text from data (names, descriptions, paths) escaped to a stream. */
 void cli_put_escaped(FILE *f, const char *s);
 #endif

@@ -30,7 +30,7 @@ static const char MAIN_HELP[] =
     "  plot FILE.h5 [-o FIG]    draw the results with gnuplot (PNG); see 'sdekit plot --help'\n"
     "  bench [options]          time the josephson SRK2 workload against the paper's scalar CPU "
     "code\n"
-    "  codegen MODEL [options]  print the generated kernel source (--backend cpu|cuda)\n"
+    "  codegen MODEL [options]  print the generated kernel source (--backend %s)\n"
     "  compile MODEL [options]  generate and compile the kernel, report the result\n"
     "  devices                  list CUDA devices\n"
     "  cache list|clean         show or empty the kernel cache; see 'sdekit cache --help'\n"
@@ -141,10 +141,12 @@ static int cmd_codegen(int argc, char **argv) {
   int rc = cli_run_parse(argc, argv, &cr, 1);
   if (cr.help) {
     cli_run_free(&cr);
-    return printf("usage: sdekit codegen MODEL [--backend cpu|cuda] [--normalised] [run options]\n"
+    char names[256];
+    return printf("usage: sdekit codegen MODEL [--backend %s] [--normalised] [run options]\n"
                   "  --normalised  the kernel's identity instead: the source without comments,\n"
                   "                whitespace and #line (the kernel cache and checkpoints key on "
-                  "it)\n"),
+                  "it)\n",
+                  cli_backend_names(names, sizeof names, "|", "|")),
            0;
   }
   char *src = NULL, *norm = NULL;
@@ -166,9 +168,11 @@ int sdk_cli_compile(int argc, char **argv) {
   int rc = cli_run_parse(argc, argv, &cr, 1);
   if (cr.help) {
     cli_run_free(&cr);
-    printf("usage: sdekit compile MODEL [--backend cpu|cuda] [--arch sm_XY] [--precision P] [run "
+    char names[256];
+    printf("usage: sdekit compile MODEL [--backend %s] [--arch sm_XY] [--precision P] [run "
            "options]\n\nGenerates and compiles the kernel and reports the result (registers and "
-           "spills for CUDA).\nWith --arch, CUDA code is compiled by NVRTC without a GPU.\n");
+           "spills for CUDA).\nWith --arch, CUDA code is compiled by NVRTC without a GPU.\n",
+           cli_backend_names(names, sizeof names, "|", "|"));
     return 0;
   }
   sdekit_compile_report rep;
@@ -184,13 +188,14 @@ int sdk_cli_compile(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+  char names[256];
   if (argc < 2) {
-    fputs(MAIN_HELP, stderr);
+    fprintf(stderr, MAIN_HELP, cli_backend_names(names, sizeof names, "|", "|"));
     return 2;
   }
   const char *cmd = argv[1];
   if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
-    fputs(MAIN_HELP, stdout);
+    printf(MAIN_HELP, cli_backend_names(names, sizeof names, "|", "|"));
     return 0;
   }
   if (!strcmp(cmd, "--version")) {

@@ -47,3 +47,14 @@ void cli_log(void *user, sdekit_log_level level, const char *msg) {
   (void)level;
   fputs(msg, stderr);
 }
+
+const char *cli_backend_names(char *buf, size_t n, const char *sep, const char *last) {
+  size_t at = 0;
+  buf[0] = 0;
+  for (int i = 0; sdekit_registry_name("backend", i) && at < n; i++) {
+    const char *s = i == 0 ? "" : sdekit_registry_name("backend", i + 1) ? sep : last;
+    int k = snprintf(buf + at, n - at, "%s%s", s, sdekit_registry_name("backend", i));
+    at += k > 0 ? (size_t)k : 0;
+  }
+  return buf;
+}

@@ -39,23 +39,62 @@ static int time_noise(const sdk_model *m) {
   return 0;
 }
 
+/* what a scheme must have (scheme.h) for systems, state-dependent noise,
+ * [boundaries], non-commutative noise */
+static int can_systems(const sdk_scheme_type *s) {
+  return (s->features & SDK_FEATURE_SYSTEMS) != 0;
+}
+static int can_diagonal(const sdk_scheme_type *s) {
+  return (s->noise_kinds & SDK_NOISE_DIAGONAL) != 0;
+}
+static int can_bound(const sdk_scheme_type *s) {
+  return (s->features & SDK_FEATURE_BOUNDARIES) != 0;
+}
+static int can_general(const sdk_scheme_type *s) {
+  return can_diagonal(s) && !s->commutative;
+}
+
+/* For a refusal: "--scheme euler (Ito) or srk2 (Stratonovich)", the
+ * registered schemes that can (o->schemes), each with its calculus when
+ * `calc` (state-dependent noise, where it matters), into buf; "another
+ * scheme" when none is known. */
+static const char *able(const sdk_codegen_opts *o, int (*can)(const sdk_scheme_type *), int calc,
+                        char *buf, size_t n) {
+  int k = 0, total = 0;
+  for (int i = 0; o->schemes && o->schemes[i]; i++)
+    total += can(o->schemes[i]) != 0;
+  size_t at = (size_t)snprintf(buf, n, "--scheme ");
+  for (int i = 0; o->schemes && o->schemes[i] && at < n; i++) {
+    const sdk_scheme_type *s = o->schemes[i];
+    if (!can(s)) continue;
+    k++;
+    const char *sep = k == 1 ? "" : k == total ? " or " : ", ";
+    const char *c = s->calculus == SDK_CALCULUS_ITO ? " (Ito)" : " (Stratonovich)";
+    int w = snprintf(buf + at, n - at, "%s%s%s", sep, s->name, calc ? c : "");
+    at += w > 0 ? (size_t)w : 0;
+  }
+  if (k == 0) snprintf(buf, n, "another scheme");
+  return buf;
+}
+
 /* Can the scheme integrate this model (its capabilities, scheme.h)? */
 static sdk_err check_scheme(const sdk_codegen_opts *o, sdk_errbuf *eb) {
   const sdk_scheme_type *s = o->scheme;
   const sdk_model *m = o->model;
-  if (o->sysmode && !(s->features & SDK_FEATURE_SYSTEMS))
+  char alt[256];
+  if (o->sysmode && !can_systems(s))
     return SDK_FAIL(eb, SDK_ERR_USAGE,
-                    "systems of interacting particles are integrated with --scheme euler only "
-                    "(as the paper's PROG2/PROG3), not %s",
-                    s->name);
+                    "systems of interacting particles are integrated with %s only (as the "
+                    "paper's PROG2/PROG3), not %s",
+                    able(o, can_systems, 0, alt, sizeof alt), s->name);
   if (!o->sysmode && m->interacting)
     return SDK_FAIL(eb, SDK_ERR_USAGE, "model '%s' couples particles: run it with --particles N",
                     m->name);
-  if (m->multiplicative && !(s->noise_kinds & SDK_NOISE_DIAGONAL))
+  if (m->multiplicative && !can_diagonal(s))
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "scheme %s assumes additive noise but model '%s' has state-dependent noise; "
-                    "use --scheme euler (Ito interpretation)",
-                    s->name, m->name);
+                    "use %s",
+                    s->name, m->name, able(o, can_diagonal, 1, alt, sizeof alt));
   if (!m->multiplicative && m->nnoise > 0 && !(s->noise_kinds & SDK_NOISE_ADDITIVE))
     return SDK_FAIL(eb, SDK_ERR_USAGE, "scheme %s does not integrate the additive noise of '%s'",
                     s->name, m->name);
@@ -64,11 +103,10 @@ static sdk_err check_scheme(const sdk_codegen_opts *o, sdk_errbuf *eb) {
                     "model '%s' has [boundaries]: they are not supported for systems of particles "
                     "(--particles) yet",
                     m->name);
-  if (m->nbound > 0 && !(s->features & SDK_FEATURE_BOUNDARIES))
+  if (m->nbound > 0 && !can_bound(s))
     return SDK_FAIL(eb, SDK_ERR_USAGE,
-                    "scheme %s does not support [boundaries] (absorbing and reflecting); use "
-                    "--scheme euler or srk2",
-                    s->name);
+                    "scheme %s does not support [boundaries] (absorbing and reflecting); use %s",
+                    s->name, able(o, can_bound, 0, alt, sizeof alt));
   if (o->target == SDK_TARGET_CUDA && o->tuning && o->tuning->sys_pairs == SDK_PAIRS_HALF) {
     char why[160];
     if (!o->sysmode || m->npair < 1)
@@ -205,13 +243,14 @@ static void free_view(const sdk_model *m, sdk_model *view, sdk_cg_corr **corr) {
  * of pairs of Wiener processes (Levy areas) would be needed. */
 static sdk_err milstein_terms(const sdk_codegen_opts *o, sdk_expr **dn, sdk_errbuf *eb) {
   const sdk_model *m = o->model;
+  char alt[256];
   if (m->nwiener > 0 && m->multiplicative)
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "%s:%d: model '%s' has state-dependent noise on shared Wiener processes "
                     "([model] wiener): scheme %s needs one Wiener process per variable there (the "
-                    "general case needs the Levy areas of pairs of Wiener processes); use --scheme "
-                    "euler (Ito) or srk2 (Stratonovich)",
-                    m->path, m->wiener_line, m->name, o->scheme->name);
+                    "general case needs the Levy areas of pairs of Wiener processes); use %s",
+                    m->path, m->wiener_line, m->name, o->scheme->name,
+                    able(o, can_general, 1, alt, sizeof alt));
   if (m->nwiener > 0) return SDK_OK; /* additive: no Milstein term */
   for (int v = 0; v < m->nvars; v++) {
     if (!m->noise[v]) continue;
@@ -228,8 +267,9 @@ static sdk_err milstein_terms(const sdk_codegen_opts *o, sdk_expr **dn, sdk_errb
         return SDK_FAIL(eb, SDK_ERR_USAGE,
                         "%s depends on %s, which has noise of its own: the noise is not "
                         "commutative, and scheme %s would need the Levy areas of the two Wiener "
-                        "processes; use --scheme euler (strong order 1/2)",
-                        where, m->vars[j], o->scheme->name);
+                        "processes; use %s (strong order 1/2 there)",
+                        where, m->vars[j], o->scheme->name,
+                        able(o, can_general, 1, alt, sizeof alt));
     }
   }
   return SDK_OK;

@@ -19,8 +19,10 @@ void sdk_cg_prelude(sdk_emit *em, const sdk_codegen_opts *o) {
   if (o->target == SDK_TARGET_CPU) sdk_em_text(em, "#include <math.h>\n#include <omp.h>\n");
   sdk_em_line(em, "typedef %s real;", o->single ? "float" : "double");
   sdk_em_line(em, "typedef long long sdk_i64;");
+  /* (messages about it name rng/philox.h and its line) */
+  sdk_em_puts(em, "#line 1 \"rng/philox.h\"\n");
   sdk_em_puts(em, sdk_embedded_philox_h);
-  sdk_em_puts(em, "\n");
+  sdk_em_line_back(em);
   sdk_em_line(em, "#define SDK_NV %d", m->nvars);
   sdk_em_line(em, "#define SDK_NN %d", m->nnoise);
   sdk_em_line(em, "#define SDK_NSV %d", o->nsv > 0 ? o->nsv : 1);

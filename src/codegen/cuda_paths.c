@@ -25,7 +25,8 @@
 #include "codegen/expr_emit.h"
 
 extern const char sdk_embedded_init_cuh[], sdk_embedded_ttab_cuh[], sdk_embedded_live_list_cuh[],
-    sdk_embedded_per_thread_cuh[], sdk_embedded_advance_cuh[], sdk_embedded_advance_live_cuh[];
+    sdk_embedded_per_thread_cuh[], sdk_embedded_advance_cuh[], sdk_embedded_advance_live_cuh[],
+    sdk_embedded_path_cuh[];
 
 void sdk_cg_cuda_head(sdk_emit *em, const sdk_codegen_opts *o) {
   int nv = o->model->nvars;
@@ -376,7 +377,7 @@ static void emit_coarse_call(sdk_emit *em, const cu_adv *a, int r) {
   sdk_em_close(em);
 }
 
-/* advance*.cuh's hook values: the path's scanned values and its state */
+/* path.cuh's hook values: the path's scanned values and its state */
 static void hook_values(sdk_emit *em, const void *c) {
   const sdk_codegen_opts *o = ((const cu_adv *)c)->o;
   const sdk_model *m = o->model;
@@ -577,7 +578,7 @@ static void hook_alive(sdk_emit *em, const void *c) {
   emit_alive(em, ((const cu_adv *)c)->o, "p");
 }
 
-/* advance*.cuh's hook steps: the passes of the steps, the state rows back */
+/* path.cuh's hook steps: the passes of the steps, the state rows back */
 static void hook_steps(sdk_emit *em, const void *c) {
   cu_adv a = *(const cu_adv *)c; /* (a pass's fields change) */
   const sdk_codegen_opts *o = a.o;
@@ -592,6 +593,12 @@ static void hook_steps(sdk_emit *em, const void *c) {
     emit_values_io(em, o, 1, 1);
   }
   emit_values_io(em, o, 1, 0);
+}
+
+/* advance*.cuh's hook path: the file path.cuh, which both share */
+static void hook_path(sdk_emit *em, const void *c) {
+  static const sdk_em_hook hooks[] = {{"values", hook_values}, {"steps", hook_steps}};
+  sdk_em_kernel_hooks(em, sdk_embedded_path_cuh, hooks, 2, c);
 }
 
 void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
@@ -646,9 +653,8 @@ void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
     sdk_sb_free(&cstep);
   }
   emit_tavg_fn(em, &a);
-  static const sdk_em_hook hooks[] = {
-      {"on", hook_on}, {"values", hook_values}, {"steps", hook_steps}};
+  static const sdk_em_hook hooks[] = {{"on", hook_on}, {"path", hook_path}};
   sdk_em_puts(em, "\n");
   sdk_em_kernel_hooks(em, m->nbound > 0 ? sdk_embedded_advance_live_cuh : sdk_embedded_advance_cuh,
-                      hooks, 3, &a);
+                      hooks, 2, &a);
 }

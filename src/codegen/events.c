@@ -45,91 +45,17 @@
 #include "codegen/expr_emit.h"
 #include "codegen/scheme.h"
 
+extern const char sdk_embedded_event_draws_h[], sdk_embedded_jump_draws_h[];
+
 int sdk_cg_has_events(const sdk_model *m) {
   return m->njump + m->ndich > 0;
 }
 
-/* The samplers, in C that compiles as C11 and as CUDA C++. */
-static const char events_defs[] =
-    "#ifdef __CUDACC__\n"
-    "#define SDK_EVFN static __device__\n"
-    "#else\n"
-    "#define SDK_EVFN static inline\n"
-    "#endif\n"
-    "/* a uniform in (0, 1) from 53 bits of two words */\n"
-    "SDK_EVFN double sdk_u53(sdk_u32 a, sdk_u32 b) {\n"
-    "  return ((double)(((sdk_u64)a << 21) | (b >> 11)) + 0.5) * 1.1102230246251565e-16;\n"
-    "}\n";
-
-/* the jump samplers (only where there are jumps: no unused functions) */
-static const char jump_defs[] =
-    "/* the words of a jump entry's blocks, in order (events.c) */\n"
-    "typedef struct { sdk_u64 seed, path, base; sdk_u32 r, k; sdk_u32 o[4]; } sdk_jst;\n"
-    "SDK_EVFN void sdk_jst_init(sdk_jst *s, sdk_u64 seed, sdk_u64 path, sdk_u64 base) {\n"
-    "  s->seed = seed; s->path = path; s->base = base; s->r = 0; s->k = 4;\n"
-    "}\n"
-    "SDK_EVFN sdk_u32 sdk_jword(sdk_jst *s) {\n"
-    "  if (s->k == 4) {\n"
-    "    sdk_philox_block(s->seed, s->path, s->base + s->r, 0, s->o);\n"
-    "    if (s->r < 131071u) s->r++;\n"
-    "    s->k = 0;\n"
-    "  }\n"
-    "  return s->o[s->k++];\n"
-    "}\n"
-    "SDK_EVFN double sdk_ju(sdk_jst *s) { return ((double)sdk_jword(s) + 0.5) * "
-    "2.3283064365386963e-10; }\n"
-    "SDK_EVFN double sdk_jgauss(sdk_jst *s) {\n"
-    "  const double u = sdk_ju(s), v = sdk_ju(s);\n"
-    "  return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);\n"
-    "}\n"
-    "/* N ~ Poisson(mu), emu = exp(-mu) */\n"
-    "SDK_EVFN double sdk_poisson(sdk_jst *s, double mu, double emu) {\n"
-    "  if (mu < 10.0) {\n"
-    "    const sdk_u32 a = sdk_jword(s), b = sdk_jword(s);\n"
-    "    const double u = sdk_u53(a, b);\n"
-    "    double p = emu, f = emu, k = 0;\n"
-    "    while (u > f && p > 0) { k += 1; p *= mu / k; f += p; }\n"
-    "    return k;\n"
-    "  }\n"
-    "  const double smu = sqrt(mu), b = 0.931 + 2.53 * smu, a = -0.059 + 0.02483 * b;\n"
-    "  const double lia = log(1.1239 + 1.1328 / (b - 3.4)), vr = 0.9277 - 3.6224 / (b - 2.0);\n"
-    "  const double lmu = log(mu);\n"
-    "  double k = 0;\n"
-    "  for (int it = 0; it < 16384; it++) {\n"
-    "    const double u = sdk_ju(s) - 0.5, v = sdk_ju(s), us = 0.5 - fabs(u);\n"
-    "    k = floor((2.0 * a / us + b) * u + mu + 0.43);\n"
-    "    if (us >= 0.07 && v <= vr) return k;\n"
-    "    if (k < 0 || (us < 0.013 && v > us)) continue;\n"
-    "    if (log(v) + lia - log(a / (us * us) + b) <= -mu + k * lmu - lgamma(k + 1.0)) return k;\n"
-    "  }\n"
-    "  return k < 0 ? 0 : k;\n"
-    "}\n"
-    "/* a Gamma(n) variable, n >= 1 an integer */\n"
-    "SDK_EVFN double sdk_jgamma(sdk_jst *s, double n) {\n"
-    "  if (n <= 16.0) {\n"
-    "    double g = 0;\n"
-    "    for (int i = 0; i < (int)n; i++) g -= log(sdk_ju(s));\n"
-    "    return g;\n"
-    "  }\n"
-    "  const double d = n - 1.0 / 3.0, c = 1.0 / sqrt(9.0 * d);\n"
-    "  double v = 1;\n"
-    "  for (int it = 0; it < 16384; it++) {\n"
-    "    const double x = sdk_jgauss(s);\n"
-    "    v = 1.0 + c * x;\n"
-    "    if (v <= 0) continue;\n"
-    "    v = v * v * v;\n"
-    "    const double u = sdk_ju(s);\n"
-    "    if (u < 1.0 - 0.0331 * x * x * x * x) break;\n"
-    "    if (log(u) < 0.5 * x * x + d * (1.0 - v + log(v))) break;\n"
-    "  }\n"
-    "  return d * v;\n"
-    "}\n";
-
 void sdk_cg_events_defs(sdk_emit *em, const sdk_codegen_opts *o) {
   const sdk_model *m = o->model;
   if (m->njump + m->ndich == 0) return;
-  sdk_em_text(em, events_defs);
-  if (m->njump > 0) sdk_em_text(em, jump_defs);
+  sdk_em_kernel(em, sdk_embedded_event_draws_h);
+  if (m->njump > 0) sdk_em_kernel(em, sdk_embedded_jump_draws_h);
 }
 
 /* "(double)(E)" of a parameter expression */

@@ -20,6 +20,8 @@
 #include "codegen/drivers.h"
 #include "codegen/expr_emit.h"
 
+extern const char sdk_embedded_observe_units_cuh[];
+
 /* What the expressions of path p see: grid point g's parameters, the
  * state, t at `step` */
 static void emit_bindings(sdk_emit *em, const sdk_codegen_opts *o) {
@@ -132,18 +134,10 @@ void sdk_cg_tavg_add(sdk_emit *em, const sdk_codegen_opts *o, const char *x_fmt,
   sdk_em_close(em);
 }
 
-/* CUDA: the reduction of the expressions fused with their evaluation
- * (after the reductions of the module, whose device functions it uses):
- *
- *   sdk_observe_units(st, npad, sv, ppg, path0, step, nch, chunk0, units, k0,
- *                     out, nf, nfs)
- *
- * a block per fold unit as sdk_red_units: every path's expressions k0 ..
- * k0 + SDK_OBS_GROUP - 1 (those there are) evaluated where they are
- * reduced, never stored, into out[(j * SDK_NOBS + k) * 3 + {n, mean, m2}]
- * and nf[j * SDK_NOBS + k] for unit j; with nfs, the paths of the unit whose
- * variable v is NaN/Inf, nfs[j * SDK_NV + v] (the check between samples, in
- * the same pass).  The values are those sdk_observe stores: (real)EXPR. */
+/* CUDA: expression sdk_k of path p (the value sdk_observe stores,
+ * (real)EXPR), which sdk_observe_units (kernels/observe_units.cuh, after the
+ * module's reductions, whose device functions it uses) reduces where it is
+ * evaluated, never storing it */
 static void emit_value_fn(sdk_emit *em, const sdk_codegen_opts *o) {
   const sdk_model *m = o->model;
   sdk_em_open(em, "static __device__ __forceinline__ double sdk_obs_value_(int sdk_k, "
@@ -169,57 +163,7 @@ void sdk_cg_observe_units(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_puts(em, "\n");
   sdk_em_line(em, "#define SDK_OBS_GROUP %d", SDK_OBS_GROUP);
   emit_value_fn(em, o);
-  sdk_em_text(
-      em,
-      "extern \"C\" __global__ void __launch_bounds__(32 * SDK_RED_WARPS, 2)\n"
-      "sdk_observe_units(const real *__restrict__ st, sdk_i64 npad, const real *__restrict__ sv,\n"
-      "                  sdk_i64 ppg, sdk_i64 path0, sdk_i64 step, sdk_i64 nch, sdk_i64 chunk0,\n"
-      "                  const sdk_i64 *__restrict__ units, int k0, double *__restrict__ out,\n"
-      "                  int *__restrict__ nf, int *__restrict__ nfs) {\n"
-      "  __shared__ double sr[SDK_OBS_GROUP][SDK_RED_FOLD][3], "
-      "sy[SDK_OBS_GROUP][SDK_RED_FOLD][2];\n"
-      "  __shared__ int sb[SDK_OBS_GROUP][SDK_RED_FOLD], sbs[SDK_NV];\n"
-      "  const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;\n"
-      "  const sdk_i64 j = blockIdx.x, first = chunk0 + units[2 * j];\n"
-      "  const int nc = (int)units[2 * j + 1];\n"
-      "  const int nk = SDK_NOBS - k0 < SDK_OBS_GROUP ? SDK_NOBS - k0 : SDK_OBS_GROUP;\n"
-      "  for (int v = threadIdx.x; v < SDK_NV; v += blockDim.x) sbs[v] = 0;\n"
-      "  __syncthreads();\n"
-      "  for (int c = wid; c < nc; c += nw) {\n"
-      "    const sdk_i64 chunk = first + c, g = chunk / nch, cc = chunk - g * nch;\n"
-      "    const sdk_i64 i0 = cc * SDK_RED_CHUNK + lane, p0 = g * ppg - path0 + i0;\n"
-      "    for (int v = 0; nfs && v < SDK_NV; v++) {\n"
-      "      int bad = 0;\n"
-      "      for (int q = 0; q < 8; q++) {\n"
-      "        const int in = i0 + 32 * q < ppg;\n"
-      "        const double x = in ? (double)st[(sdk_i64)v * npad + p0 + 32 * q] : 0.0;\n"
-      "        bad += __popc(__ballot_sync(0xffffffffu, in && !sdk_finite_(x)));\n"
-      "      }\n"
-      "      if (lane == 0 && bad) atomicAdd(&sbs[v], bad);\n"
-      "    }\n"
-      "    for (int kk = 0; kk < nk; kk++) {\n"
-      "      double x[8];\n"
-      "      int ok[8], bad = 0;\n"
-      "      for (int q = 0; q < 8; q++) {\n"
-      "        const int in = i0 + 32 * q < ppg;\n"
-      "        x[q] = in ? sdk_obs_value_(k0 + kk, st, npad, sv, g, step, p0 + 32 * q) : 0.0;\n"
-      "        ok[q] = in && sdk_finite_(x[q]);\n"
-      "        bad += __popc(__ballot_sync(0xffffffffu, in && !ok[q]));\n"
-      "      }\n"
-      "      double n, m, q2;\n"
-      "      int rb;\n"
-      "      sdk_chunk_tree_(x, ok, bad, lane, n, m, q2, rb);\n"
-      "      if (lane == 0) { sr[kk][c][0] = n; sr[kk][c][1] = m; sr[kk][c][2] = q2; sb[kk][c] = "
-      "rb; }\n"
-      "    }\n"
-      "  }\n"
-      "  __syncthreads();\n"
-      "  for (int kk = wid; kk < nk; kk += nw)\n"
-      "    sdk_unit_fold_(sr[kk], sy[kk], sb[kk], nc, lane, out + (j * SDK_NOBS + k0 + kk) * 3,\n"
-      "                   nf ? nf + j * SDK_NOBS + k0 + kk : NULL);\n"
-      "  for (int v = threadIdx.x; nfs && v < SDK_NV; v += blockDim.x) nfs[j * SDK_NV + v] = "
-      "sbs[v];\n"
-      "}\n");
+  sdk_em_kernel(em, sdk_embedded_observe_units_cuh);
 }
 
 void sdk_cg_observe(sdk_emit *em, const sdk_codegen_opts *o) {

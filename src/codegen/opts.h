@@ -69,6 +69,10 @@ typedef struct sdk_codegen_opts {
   /* for messages: a registered scheme of the model's calculus, which needs
    * no drift correction (sim/registry.h sdk_native_scheme); NULL: none named */
   const char *own_scheme;
+  /* for messages: the registered schemes (sim/registry.h, NULL-terminated),
+   * of which a refusal names those that can integrate the model; NULL: none
+   * named */
+  const sdk_scheme_type *const *schemes;
   /* the noise source in place of the scheme's (--noise); NULL: the scheme's */
   const sdk_noise_type *noise;
   /* polled between the generator's stages (NULL: never): nonzero stops it

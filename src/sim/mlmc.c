@@ -38,7 +38,6 @@ typedef struct drv {
   int64_t ngrid, key, nsteps0, spp0, ninit;
   double dt0;
   int p;       /* the scheme's weak order */
-  double den;  /* 2^p - 1 */
   double beta; /* Var Y_l ~ dt_l^beta: twice the scheme's strong order */
   int nq;
   quantity q[MAX_Q];
@@ -117,7 +116,7 @@ static sdk_err probe(drv *d, sdk_errbuf *eb) {
     sdk_err e = sdk_plan_make(&c, r, &p, eb);
     if (e == SDK_OK && l == 0) {
       d->nsteps0 = p.nsteps, d->spp0 = p.spp, d->dt0 = r->dt[0], d->ngrid = p.ngrid;
-      d->p = p.scheme->weak_order, d->den = ldexp(1.0, d->p) - 1;
+      d->p = p.scheme->weak_order;
       d->beta = 2 * p.scheme->strong_order;
       char use[256];
       if (!(p.scheme->strong_order > 0) || d->p < 1)
@@ -209,8 +208,9 @@ static void stats(const drv *d, int l, int q, int64_t g, double *mean, double *v
     *mean = at(R, d->q[q].value, g), *var = se * se * n;
     return;
   }
-  double se = d->den * at(R, d->q[q].bias_err, g);
-  *mean = -d->den * at(R, d->q[q].bias, g), *var = se * se * n;
+  const double den = d->q[q].decay - 1; /* (the bias is the difference over 2^p - 1) */
+  double se = den * at(R, d->q[q].bias_err, g);
+  *mean = -den * at(R, d->q[q].bias, g), *var = se * se * n;
 }
 
 static int any_add(const drv *d, int l) {
@@ -306,11 +306,12 @@ static int optimal(const drv *d, int64_t g, double *need, double *bias, int *dee
       if (!isfinite(m[l]) || !isfinite(V[l])) return 0;
       sum += sqrt(V[l] * level_cost(d, l));
     }
-    double b = fmax(fabs(m[L]), fabs(m[L - 1]) / ldexp(1.0, d->p)) / d->den;
+    const double dec = d->q[q].decay;
+    double b = fmax(fabs(m[L]), fabs(m[L - 1]) / dec) / (dec - 1);
     if (b > *bias) *bias = b;
     if (b > bmax) *deeper = 1;
     V[L + 1] = V[L] * pow(2.0, -d->beta);
-    double se = (d->eps - fmin(b, bmax)) / 2, se1 = (d->eps - fmin(b, bmax) / ldexp(1.0, d->p)) / 2;
+    double se = (d->eps - fmin(b, bmax)) / 2, se1 = (d->eps - fmin(b, bmax) / dec) / 2;
     double sum1 = sum + sqrt(V[L + 1] * 2 * level_cost(d, (int)L));
     for (int l = 0; l <= L + 1; l++) {
       double r = sqrt(V[l] / (l <= L ? level_cost(d, l) : 2 * level_cost(d, (int)L)));
@@ -415,12 +416,13 @@ static double te_factor(const drv *d, int64_t g, int q) {
  * estimate times te_factor, and at least the previous dt's estimate over
  * 2^p, at its two-sigma lower bound (Giles' guard, as --mlmc's: a
  * difference near zero by chance right after a large one is not taken for a
- * small bias); *be its SE (times the factor).  |*b| + 2 *be <= EPS / 2 is the bound the run
- * verifies. */
-static double te_bias(const drv *d, int64_t g, int q, double *be) {
+ * small bias); *be its SE (times the factor), *factor the factor.  |*b| + 2 *be <= EPS / 2 is the
+ * bound the run verifies. */
+static double te_bias(const drv *d, int64_t g, int q, double *be, double *factor) {
   int64_t k = d->L[g];
   const sdk_results *R = &d->lev[k].run->r;
   double f = te_factor(d, g, q), b = fabs(at(R, d->q[q].bias, g)) * f;
+  *factor = f;
   *be = at(R, d->q[q].bias_err, g) * f;
   if (k >= 1) {
     const sdk_results *P = &d->lev[k - 1].run->r;
@@ -437,7 +439,7 @@ static sdk_err te_decide(drv *d, int64_t g, sdk_errbuf *eb) {
   te_need need = {0, 0};
   int met = 1, sure = 0, unsure = 0;
   for (int q = 0; q < d->nq; q++) {
-    double be, b = te_bias(d, g, q, &be), se = at(R, d->q[q].err, g), f = te_factor(d, g, q);
+    double be, f, b = te_bias(d, g, q, &be, &f), se = at(R, d->q[q].err, g);
     if (!isfinite(b) || !isfinite(be) || !isfinite(se)) {
       d->status[g] = 2, d->done[g] = 1;
       return SDK_OK;
@@ -689,7 +691,8 @@ static void estimate(const drv *d, int q, int64_t g, double *value, double *rms,
     v += mean[l];
     s2 += var[l] / (double)used_of(&d->lev[l].run->r, &d->lev[l], g);
   }
-  *bias = fmax(fabs(mean[L]), fabs(mean[L - 1]) / ldexp(1.0, d->p)) / d->den;
+  const double dec = d->q[q].decay;
+  *bias = fmax(fabs(mean[L]), fabs(mean[L - 1]) / dec) / (dec - 1);
   *value = v;
   *rms = sqrt(*bias * *bias + s2);
 }
@@ -830,7 +833,7 @@ static sdk_err record_te(drv *d, sdk_run **out, sdk_errbuf *eb) {
   /* (the factors read the levels' own runs; r's values are level L[g]'s) */
   for (int q = 0; q < d->nq; q++)
     for (int64_t g = 0; g < d->ngrid; g++) {
-      double f = te_factor(d, g, q), sb, bb = te_bias(d, g, q, &sb) + 2 * sb;
+      double f, sb, bb = te_bias(d, g, q, &sb, &f) + 2 * sb;
       if (bb > sdk_ds_f64(dbb)[g] || isnan(bb)) sdk_ds_f64(dbb)[g] = bb;
       sdk_dataset *b = (sdk_dataset *)sdk_store_find(&r->r.store, d->q[q].bias);
       sdk_dataset *be = (sdk_dataset *)sdk_store_find(&r->r.store, d->q[q].bias_err);

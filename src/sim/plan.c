@@ -735,6 +735,7 @@ void sdk_plan_codegen_opts(const sdk_plan *p, sdk_target t, sdk_codegen_opts *o)
   o->noise = p->noise;
   const sdk_scheme_type *own = sdk_native_scheme(o->model->calculus);
   o->own_scheme = own ? own->name : NULL;
+  o->schemes = sdk_registry_schemes;
   o->tuning = &c->tuning;
   o->cancel = c->cancel;
   o->cancel_user = c->cancel_user;

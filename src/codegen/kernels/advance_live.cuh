@@ -3,8 +3,9 @@
  * [boundaries]: as advance.cuh, launched by the backend over the paths still
  * alive (sdk_live, listed by sdk_live_list) or, sdk_live NULL, over all.
  * Hooks (codegen/cuda_paths.c): on (the end of sdk_on: whether the path's
- * status row, or with --dt-check its coarse copy's, is 0), values and steps
- * as in advance.cuh (an absorbed warp jumps to sdk_frozen). */
+ * status row, or with --dt-check its coarse copy's, is 0), path as in
+ * advance.cuh (path.cuh; its steps read the warp mask sdk_wm: an absorbed
+ * warp jumps to sdk_frozen). */
 extern "C" __global__ void __launch_bounds__(SDK_TPB)
     sdk_advance(real *__restrict__ st, sdk_i64 npad, const real *__restrict__ sv, sdk_i64 ppg,
                 sdk_i64 ngrid, sdk_i64 path0, sdk_i64 step0, sdk_i64 nsteps, sdk_u64 sdk_seed,
@@ -20,15 +21,5 @@ extern "C" __global__ void __launch_bounds__(SDK_TPB)
   (void)sv;
   (void)sdk_seed;
   (void)sdk_wm;
-  /* the path, its stream (rng/philox.h) and its grid point */
-  const sdk_i64 p0 = base + 0 * SDK_TPB;
-  const sdk_u64 gp0 = (sdk_u64)(path0 + p0);
-  (void)gp0;
-  sdk_i64 g0 = (path0 + p0) / ppg;
-  if (g0 >= ngrid) g0 = ngrid - 1;
-  (void)g0;
-  SDK_HOOK(values, sv, g0, st, npad, p0);
-  sdk_i64 n = step0;
-  const sdk_i64 nend = step0 + nsteps;
-  SDK_HOOK(steps, st, npad, p0, n, nend, step0, sdk_seed, gp0, sdk_wm);
+  SDK_HOOK(path, st, npad, sv, ppg, ngrid, path0, step0, nsteps, sdk_seed, base, sdk_wm);
 }
