@@ -56,6 +56,20 @@ typedef struct sdk_path_window {
 } sdk_path_window;
 #define SDK_PATH_WINDOW_UNIT ((int64_t)SDK_RED_FOLD * SDK_RED_CHUNK)
 
+/* Values given per path (issue 28), arrays of doubles by name: a parameter's
+ * (sdk_run_config.path_params) or a variable's initial value (.init).  Of
+ * name k, values[k][i] is the value of path i % ppg of grid point i / ppg
+ * when count == ngrid * ppg, and of path i of every grid point when count ==
+ * ppg (ppg: the paths per grid point; path i of a grid point is the one with
+ * the random numbers of index i there, whatever the shards, ranks, windows
+ * and resumes).  The caller owns the arrays; n == 0: none given. */
+typedef struct sdk_path_values {
+  int n;
+  const char *const *names;
+  const double *const *values;
+  int64_t count;
+} sdk_path_values;
+
 typedef struct sdk_run_config {
   const char *model; /* built-in name or path */
   /* ':'-separated directories searched for a bare model name before the
@@ -167,6 +181,11 @@ typedef struct sdk_run_config {
   const char *target_on;
   int64_t max_paths;
   double max_seconds;
+  /* issue 28: per-path parameter values (--path-params) and initial states
+   * (--init-from), see sdk_path_values; --save-final: every path's final
+   * state (and per-path parameters) into the results */
+  sdk_path_values path_params, init;
+  int save_final;
 } sdk_run_config;
 
 /* Defaults for every field. */
