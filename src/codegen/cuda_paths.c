@@ -25,8 +25,7 @@
 #include "codegen/expr_emit.h"
 
 extern const char sdk_embedded_init_cuh[], sdk_embedded_ttab_cuh[], sdk_embedded_live_list_cuh[],
-    sdk_embedded_per_thread_cuh[], sdk_embedded_advance_cuh[], sdk_embedded_advance_live_cuh[],
-    sdk_embedded_path_cuh[];
+    sdk_embedded_advance_cuh[], sdk_embedded_advance_live_cuh[], sdk_embedded_path_cuh[];
 
 void sdk_cg_cuda_head(sdk_emit *em, const sdk_codegen_opts *o) {
   int nv = o->model->nvars;
@@ -47,7 +46,7 @@ void sdk_cg_cuda_head(sdk_emit *em, const sdk_codegen_opts *o) {
 /* The values a path carries in registers through sdk_advance, in the order
  * the kernel loads them: the one table behind their loads, their stores and
  * the functions they are passed to by reference (the "0" of their names,
- * x0_1, bs0, is the kernel's; one path per thread: per_thread.cuh). */
+ * x0_1, bs0, is the kernel's; one path per thread: path.cuh). */
 /* where a value appears besides its load and store */
 enum {
   U_STEP = 1,      /* argument of sdk_step (and parameter of the step functions) */
@@ -631,7 +630,6 @@ void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
     sdk_em_puts(em, "\n");
     sdk_em_kernel_hooks(em, sdk_embedded_live_list_cuh, live, 1, &a);
   }
-  sdk_em_kernel(em, sdk_embedded_per_thread_cuh);
   emit_step_fn(em, &a, &step, "sdk_step");
   sdk_sb_free(&step);
   if (o->dt_check) {

@@ -7,9 +7,7 @@
 
 #include "prelude.h"
 
-/* cuda_paths.c: the fixed paths per thread (kept for the kernel identity),
- * the time table of periodic drives */
-#define SDK_ILP 1
+/* cuda_paths.c: the time table of periodic drives */
 #define SDK_TT_SLOTS 2
 #define SDK_TT_PHASES 100
 

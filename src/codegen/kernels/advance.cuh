@@ -8,7 +8,7 @@
 extern "C" __global__ void __launch_bounds__(SDK_TPB)
     sdk_advance(real *__restrict__ st, sdk_i64 npad, const real *__restrict__ sv, sdk_i64 ppg,
                 sdk_i64 ngrid, sdk_i64 path0, sdk_i64 step0, sdk_i64 nsteps, sdk_u64 sdk_seed) {
-  const sdk_i64 base = (sdk_i64)blockIdx.x * (SDK_TPB * SDK_ILP) + threadIdx.x;
+  const sdk_i64 base = (sdk_i64)blockIdx.x * SDK_TPB + threadIdx.x;
   if (base >= npad || nsteps <= 0) return;
   (void)sv;
   (void)sdk_seed;

@@ -10,7 +10,7 @@ extern "C" __global__ void __launch_bounds__(SDK_TPB)
     sdk_advance(real *__restrict__ st, sdk_i64 npad, const real *__restrict__ sv, sdk_i64 ppg,
                 sdk_i64 ngrid, sdk_i64 path0, sdk_i64 step0, sdk_i64 nsteps, sdk_u64 sdk_seed,
                 const unsigned *__restrict__ sdk_live, sdk_i64 sdk_nlive) {
-  sdk_i64 base = (sdk_i64)blockIdx.x * (SDK_TPB * SDK_ILP) + threadIdx.x;
+  sdk_i64 base = (sdk_i64)blockIdx.x * SDK_TPB + threadIdx.x;
   if (sdk_live) base = base < sdk_nlive ? (sdk_i64)sdk_live[base] : npad;
   /* the warp's lanes with a live path: the vote at each group's end names
    * them (a lane that has returned cannot vote) */

@@ -3,7 +3,10 @@
  * advance_live.cuh share (written at their hook path: cuda_paths.c): the
  * path's index, its Philox stream (rng/philox.h: the key is the global path
  * index, so a path's numbers do not depend on the launch that runs it) and
- * its grid point, then the scanned values and the steps.
+ * its grid point, then the scanned values and the steps.  One path per
+ * thread: two (p and p + SDK_TPB) measured no faster on the H100 (6.24e11
+ * against 6.27e11 steps/s, docs/BENCHMARKS.md), the kernel being bound by
+ * issue and the MUFU pipe, not by latency.
  * Hooks (codegen/cuda_paths.c): values (the scanned parameters, the step,
  * the state rows in registers), steps (the passes of the steps, the state
  * rows back; with [boundaries] they also read advance_live.cuh's warp mask
@@ -16,7 +19,7 @@ static __device__ void sdk_path_alone_(real *__restrict__ st, sdk_i64 npad,
                                        sdk_i64 path0, sdk_i64 step0, sdk_i64 nsteps,
                                        sdk_u64 sdk_seed, sdk_i64 base) {
 #endif
-  const sdk_i64 p0 = base + 0 * SDK_TPB;
+  const sdk_i64 p0 = base;
   const sdk_u64 gp0 = (sdk_u64)(path0 + p0);
   (void)gp0;
   sdk_i64 g0 = (path0 + p0) / ppg;
