@@ -3,12 +3,7 @@
 # `mpirun -np R sdekit run ...` is byte-identical to the single-process run
 # for R = 1..4 (R that does not divide the work, R with ranks that hold no
 # paths); a checkpoint written by R ranks resumes with another R, also after
-# one rank was killed (-9) mid-run, which takes the job down without a hang;# --mlmc (issue 26): its levels' windows of whole chunks cut over the ranks,
-# the carries and the allocation give the same bits on any number of ranks
-scase mlmc run gbm --set mu=0.05 --set sigma=0.2 --t-end 1 --dt 0.25 --scheme milstein \
-  --observe moments,expr --observe-expr S2='S*S' --mlmc $(awk "BEGIN { print 0.002 / sqrt($SCALE) }") \
-  --threads 1 -o r.h5 -o r.tsv
-
+# one rank was killed (-9) mid-run, which takes the job down without a hang;
 # mean-field systems spanning ranks are bitwise those of one process;
 # errors come once, from rank 0; runs to a standard error (issue 26) are
 # bitwise across ranks and across a stop on 3 ranks resumed by 2.  Backend from $SDK_TEST_BACKEND (default
@@ -74,6 +69,12 @@ scase few run ou --paths 100 --t-end 1 --observe moments --save-paths 99 --threa
 # number of ranks
 scase target run ou --scan k=0.5:2:3 --t-end 1 --observe moments,expr --observe-expr x2='x*x' \
   --target-se $(awk "BEGIN { print 0.004 / sqrt($SCALE) }") --max-paths $((65536 * SCALE)) \
+  --threads 1 -o r.h5 -o r.tsv
+
+# --mlmc (issue 26): its levels' windows of whole chunks cut over the ranks,
+# the carries and the allocation give the same bits on any number of ranks
+scase mlmc run gbm --set mu=0.05 --set sigma=0.2 --t-end 1 --dt 0.25 --scheme milstein \
+  --observe moments,expr --observe-expr S2='S*S' --mlmc $(awk "BEGIN { print 0.002 / sqrt($SCALE) }") \
   --threads 1 -o r.h5 -o r.tsv
 
 # mean-field systems spanning ranks: one system of 20000 particles (not a
