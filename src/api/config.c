@@ -45,7 +45,8 @@ SDEKIT_API void sdekit_config_destroy(sdekit_config **cp) {
       &c->backend,      &c->observe,           &c->drift_var,  &c->density_var, &c->checkpoint,
       &c->command_line, &c->cache_dir,         &c->tmp_dir,    &c->cc,          &c->cflags,
       &c->cflags_extra, &c->cuda_home,         &c->cuda_path,  &c->sys_kernel,  &c->baseline_cubin,
-      &c->ckpt_file,    &c->diffusion_var,     &c->noise,      &c->target_on};
+      &c->ckpt_file,    &c->diffusion_var,     &c->noise,      &c->target_on,
+      &c->init_from,    &c->path_params_file};
   for (size_t i = 0; i < sizeof owned / sizeof *owned; i++)
     free(*owned[i]);
   for (int i = 0; i < SDK_MAX_SET; i++)
@@ -57,6 +58,8 @@ SDEKIT_API void sdekit_config_destroy(sdekit_config **cp) {
   for (int i = 0; i < c->c.nscan; i++)
     sdk_scan_free(&c->c.scan[i]);
   free_items(c);
+  api_values_free(&c->init_arr);
+  api_values_free(&c->pp_arr);
   sdk_ckpt_destroy(&c->ckpt);
   free(c);
   *cp = NULL;
