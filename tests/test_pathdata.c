@@ -88,8 +88,8 @@ static void round_trip(const char *model, double *x, double *v) {
   r = st_run(&c);
   TU_CHECK(r && same_final(r, "x", x, NP, 0), "--dt-check: the states back bit for bit");
   /* the coarse path starts where the fine one does: their difference is 0 */
-  const sdk_dataset *b = r ? sdk_store_find(&sdk_run_results(r)->store, "moments/bias_mean_x")
-                           : NULL;
+  const sdk_dataset *b =
+      r ? sdk_store_find(&sdk_run_results(r)->store, "moments/bias_mean_x") : NULL;
   int zero = b != NULL;
   for (int64_t i = 0; b && i < sdk_ds_count(b); i++)
     zero &= sdk_ds_f64(b)[i] == 0;
@@ -117,8 +117,8 @@ static void per_grid(const char *model, double *x, double *v) {
     ok = ok && d && d->rank == 2 && d->dims[0] == 4 && d->dims[1] == 1000;
     for (int64_t i = 0; ok && i < 4000; i++)
       ok = sdk_ds_f64(d)[i] == v[every ? i % 1000 : i];
-    TU_CHECK(ok, "4 grid points x 1000 paths, %s", every ? "the same values at every grid point"
-                                                         : "values per grid point and path");
+    TU_CHECK(ok, "4 grid points x 1000 paths, %s",
+             every ? "the same values at every grid point" : "values per grid point and path");
     sdk_run_destroy(&r);
   }
 }
@@ -144,8 +144,7 @@ static void split(void) {
       sdk_run *one = ou_run(1.0, noise, comp, NULL), *a = ou_run(0.5, noise, comp, NULL);
       const sdk_dataset *fa = a ? sdk_store_find(&sdk_run_results(a)->store, "final/x") : NULL;
       sdk_run *b = fa ? ou_run(0.5, noise, comp, sdk_ds_f64(fa)) : NULL;
-      const sdk_dataset *f1 = one ? sdk_store_find(&sdk_run_results(one)->store, "final/x")
-                                  : NULL,
+      const sdk_dataset *f1 = one ? sdk_store_find(&sdk_run_results(one)->store, "final/x") : NULL,
                         *fb = b ? sdk_store_find(&sdk_run_results(b)->store, "final/x") : NULL;
       int same = f1 && fb && !memcmp(sdk_ds_f64(f1), sdk_ds_f64(fb), 4096 * sizeof(double));
       double maxd = 0;

@@ -40,13 +40,19 @@ static void free_items(sdekit_config *c) {
 SDEKIT_API void sdekit_config_destroy(sdekit_config **cp) {
   if (!cp || !*cp) return;
   sdekit_config *c = *cp;
-  char **owned[] = {
-      &c->model,        &c->model_search_path, &c->model_text, &c->model_label, &c->scheme,
-      &c->backend,      &c->observe,           &c->drift_var,  &c->density_var, &c->checkpoint,
-      &c->command_line, &c->cache_dir,         &c->tmp_dir,    &c->cc,          &c->cflags,
-      &c->cflags_extra, &c->cuda_home,         &c->cuda_path,  &c->sys_kernel,  &c->baseline_cubin,
-      &c->ckpt_file,    &c->diffusion_var,     &c->noise,      &c->target_on,
-      &c->init_from,    &c->path_params_file};
+  char **owned[] = {&c->model,        &c->model_search_path,
+                    &c->model_text,   &c->model_label,
+                    &c->scheme,       &c->backend,
+                    &c->observe,      &c->drift_var,
+                    &c->density_var,  &c->checkpoint,
+                    &c->command_line, &c->cache_dir,
+                    &c->tmp_dir,      &c->cc,
+                    &c->cflags,       &c->cflags_extra,
+                    &c->cuda_home,    &c->cuda_path,
+                    &c->sys_kernel,   &c->baseline_cubin,
+                    &c->ckpt_file,    &c->diffusion_var,
+                    &c->noise,        &c->target_on,
+                    &c->init_from,    &c->path_params_file};
   for (size_t i = 0; i < sizeof owned / sizeof *owned; i++)
     free(*owned[i]);
   for (int i = 0; i < SDK_MAX_SET; i++)

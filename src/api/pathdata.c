@@ -21,8 +21,7 @@ SDEKIT_API sdekit_status sdekit_config_path_values(sdekit_config *c, const char 
   if (!c || !which) return api_usage(err, "sdekit_config_path_values: no configuration");
   int init = !strcmp(which, "init");
   if (!init && strcmp(which, "path_params"))
-    return api_usage(err, "sdekit_config_path_values: '%s' is neither init nor path_params",
-                     which);
+    return api_usage(err, "sdekit_config_path_values: '%s' is neither init nor path_params", which);
   api_values *v = init ? &c->init_arr : &c->pp_arr;
   if (!name) { /* forget every array given */
     api_values_free(v);
@@ -63,7 +62,8 @@ static sdekit_status one_kind(const sdekit_config *c, api_exec *x, int k, int64_
   *ppg = 0;
   memset(pv, 0, sizeof *pv);
   if (file && a->n)
-    return api_usage(err, "%s and arrays (%s=) both given: give one", opt, k ? "path_params" : "init");
+    return api_usage(err, "%s and arrays (%s=) both given: give one", opt,
+                     k ? "path_params" : "init");
   if (!file && !a->n) return SDEKIT_OK;
   /* a resumed run's state is the checkpoint's: the file is not read again */
   if (!k && c->c.resume) return SDEKIT_OK;

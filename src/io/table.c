@@ -99,7 +99,7 @@ static sdk_err take_grid(sdk_table *t, int64_t k, const char *label, sdk_errbuf 
 /* the header's dictionary, parsed strictly: {'descr': D, 'fortran_order':
  * B, 'shape': (N, ...), } in any order, each key once */
 typedef struct npy_hdr {
-  int nfield;            /* 0: a plain array */
+  int nfield; /* 0: a plain array */
   char field[SDK_TABLE_MAX_COLUMNS][201];
   char type[SDK_TABLE_MAX_COLUMNS][8]; /* "<f8" etc.; [0] for a plain array */
   int fortran;
@@ -190,7 +190,10 @@ static sdk_err npy_header(const char *s, size_t n, npy_hdr *h, const char *label
   while (!eat(&c, '}')) {
     char key[32];
     if (!quoted(&c, key, sizeof key) || !eat(&c, ':')) goto bad;
-    int k = !strcmp(key, "descr") ? 0 : !strcmp(key, "fortran_order") ? 1 : !strcmp(key, "shape") ? 2 : -1;
+    int k = !strcmp(key, "descr")           ? 0
+            : !strcmp(key, "fortran_order") ? 1
+            : !strcmp(key, "shape")         ? 2
+                                            : -1;
     if (k < 0 || seen[k]++) goto bad;
     if (k == 0 && !npy_descr(&c, h)) goto bad;
     if (k == 1 && !(word(&c, "False") || (word(&c, "True") && (h->fortran = 1)))) goto bad;
@@ -466,7 +469,8 @@ static sdk_err read_all(const char *path, unsigned char **out, size_t *len, sdk_
   while (e == SDK_OK && got < (size_t)st.st_size) {
     ssize_t r = read(fd, b + got, (size_t)st.st_size - got);
     if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) e = SDK_FAIL(eb, SDK_ERR_IO, "cannot read '%s': %s", path, r ? strerror(errno) : "it shrank");
+    if (r <= 0)
+      e = SDK_FAIL(eb, SDK_ERR_IO, "cannot read '%s': %s", path, r ? strerror(errno) : "it shrank");
     else
       got += (size_t)r;
   }

@@ -159,7 +159,8 @@ sdk_err sdk_table_h5(const char *path, const char *group, sdk_table *t, sdk_errb
       e = SDK_FAIL(eb, SDK_ERR_FORMAT, "%s: no group '%.200s'", path, g);
   }
   hid_t loc = e == SDK_OK && g ? H5Gopen2(f, g, H5P_DEFAULT) : f;
-  if (e == SDK_OK && loc < 0) e = SDK_FAIL(eb, SDK_ERR_FORMAT, "%s: '%.200s' is not a group", path, g);
+  if (e == SDK_OK && loc < 0)
+    e = SDK_FAIL(eb, SDK_ERR_FORMAT, "%s: '%.200s' is not a group", path, g);
   char where[260];
   snprintf(where, sizeof where, g ? "group '%s'" : "the root group", g ? g : "");
   if (e == SDK_OK) e = read_loc(loc, path, where, t, eb);

@@ -28,6 +28,13 @@ static sdk_err check_count(const sdk_plan *p, const sdk_path_values *v, const ch
                   what, (long long)v->count, (long long)p->ppg);
 }
 
+/* the index of name among names[0..n), or -1 */
+static int find_name(const char *const *names, int n, const char *name) {
+  for (int k = 0; k < n; k++)
+    if (!strcmp(names[k], name)) return k;
+  return -1;
+}
+
 static sdk_err check_init(sdk_plan *p, sdk_errbuf *eb) {
   const sdk_run_config *c = p->c;
   const sdk_model *m = p->run->model;
@@ -44,40 +51,28 @@ static sdk_err check_init(sdk_plan *p, sdk_errbuf *eb) {
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "--init-from: the model has [boundaries], whose initial status comes from the "
                     "model's [init]; initial states from data are not supported with them yet");
-  for (int k = 0; k < v->n; k++) {
-    int found = 0;
-    for (int j = 0; j < m->nvars && !found; j++)
-      found = !strcmp(v->names[k], m->vars[j]);
-    if (!found)
+  for (int k = 0; k < v->n; k++)
+    if (find_name((const char *const *)m->vars, m->nvars, v->names[k]) < 0)
       return SDK_FAIL(eb, SDK_ERR_USAGE, "--init-from: '%.200s' is not a variable of model %s",
                       v->names[k], m->name);
-  }
-  for (int j = 0; j < m->nvars; j++) {
-    int found = 0;
-    for (int k = 0; k < v->n && !found; k++)
-      found = !strcmp(v->names[k], m->vars[j]);
+  for (int j = 0; j < m->nvars; j++)
     /* the simplest honest rule: every variable from the data, none from
      * [init] (a mix would hide a column that was meant to be there) */
-    if (!found)
+    if (find_name(v->names, v->n, m->vars[j]) < 0)
       return SDK_FAIL(eb, SDK_ERR_USAGE,
                       "--init-from: no values for variable '%s' (the data must give every "
                       "variable of the model)",
                       m->vars[j]);
-  }
   return check_count(p, v, "--init-from", eb);
 }
 
 static sdk_err check_params(sdk_plan *p, sdk_errbuf *eb) {
   const sdk_model *m = p->run->model;
   const sdk_path_values *v = &p->c->path_params;
-  for (int k = 0; k < v->n; k++) {
-    int found = 0;
-    for (int j = 0; j < m->nparams && !found; j++)
-      found = !strcmp(v->names[k], m->params[j]);
-    if (!found)
+  for (int k = 0; k < v->n; k++)
+    if (find_name((const char *const *)m->params, m->nparams, v->names[k]) < 0)
       return SDK_FAIL(eb, SDK_ERR_USAGE, "--path-params: '%.200s' is not a parameter of model %s",
                       v->names[k], m->name);
-  }
   SDK_CHECK(check_count(p, v, "--path-params", eb));
   /* HOOK (issue 28, part P): the kernels take per-path parameters from
    * c->path_params; until they do, a run given them is refused rather than
@@ -125,9 +120,7 @@ sdk_err sdk_program_upload_init(sdk_plan *p, sdk_errbuf *eb) {
   int me = sdk_comm_rank(c->comm);
   sdk_err e = SDK_OK;
   for (int v = 0; v < m->nvars && e == SDK_OK; v++) {
-    const double *src = NULL;
-    for (int k = 0; k < iv->n; k++)
-      if (!strcmp(iv->names[k], m->vars[v])) src = iv->values[k];
+    const double *src = iv->values[find_name(iv->names, iv->n, m->vars[v])]; /* (checked) */
     int rows[3], nr = init_rows(p, v, rows);
     for (int s = 0; s < p->nshards && e == SDK_OK; s++) {
       const sdk_shard *sh = &p->shards[s];
