@@ -34,6 +34,7 @@ x = rng.normal(size=3000) * 10 ** rng.uniform(-8, 8, 3000)
 np.save("x.npy", x)
 with open("x.tsv", "w") as f:
     f.write("# initial states\nx\n" + "".join(repr(float(v)) + "\n" for v in x))
+np.savez_compressed("x.npz", x=x)
 with h5py.File("x.h5", "w") as f:
     f["t"] = np.array(list(zip(x)), dtype=[("x", "<f4")]).astype([("x", "<f8")])
     f["t"][...] = np.array(list(zip(x)), dtype=[("x", "<f8")])
@@ -43,17 +44,18 @@ PY
 R=(run ou --set D=0 --precision double --t-end 0.01 --dt 0.01 --save-final --backend "$BACKEND" --quiet)
 "$B" "${R[@]}" --set k=0 --init-from x=x.npy -o a.h5 || failed "npy run"
 "$B" "${R[@]}" --set k=0 --init-from x.tsv -o b.h5 || failed "TSV run"
+"$B" "${R[@]}" --set k=0 --init-from x.npz -o f.h5 || failed "npz run"
 "$B" "${R[@]}" --set k=0 --init-from x.h5 -o c.h5 || failed "HDF5 compound run"
 "$B" "${R[@]}" --set k=0 --init-from a.h5 -o d.h5 || failed "result run"
 "$B" "${R[@]}" --set k=0 --init-from g.h5:group=g:grid=1 -o e.h5 || failed "HDF5 group, grid point"
 /usr/bin/python3 -c '
 import h5py, numpy as np, sys
 x = np.load("x.npy")
-for f, w in (("a", x), ("b", x), ("c", x), ("d", x), ("e", -x)):
+for f, w in (("a", x), ("b", x), ("c", x), ("d", x), ("e", -x), ("f", x)):
     got = h5py.File(f + ".h5", "r")["final/x"][()]
     if got.shape != x.shape or not np.array_equal(got.view(np.uint64), w.view(np.uint64)):
         sys.exit(f + " differs")
-' && pass || failed "final states equal the data bit for bit (npy, TSV, HDF5, result, grid point)"
+' && pass || failed "final states equal the data bit for bit (npy, npz, TSV, HDF5, result, grid point)"
 check "the paths follow the data" grep -q . <("$B" info a.h5 | grep "paths: *3000 per grid point")
 
 # checkpoints: interrupted and resumed == one go; the data are not read again

@@ -716,6 +716,12 @@ SDEKIT_API sdekit_status sdekit_config_check_outputs(sdekit_config *c, int no_re
       return api_usage(err, "-o '%s': expected a name ending in .h5 or .tsv, or - for stdout", out);
     if (strcmp(out, "-") && (s = check_dir(out, err)) != SDEKIT_OK) return s;
   }
+  int h5 = 0;
+  for (int k = 0; k < c->noutputs; k++)
+    h5 |= is_h5(c->outputs[k]);
+  /* the final states have no TSV form: written nowhere would be lost */
+  if (c->c.save_final && c->noutputs > 0 && !h5)
+    return api_usage(err, "--save-final writes final/VAR to an HDF5 result: give -o FILE.h5");
   if ((s = api_check_files(c, 1, err)) != SDEKIT_OK) return s;
   for (int k = 0; no_replace && !c->force && k < c->noutputs; k++) {
     char found[4200];

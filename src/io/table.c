@@ -264,8 +264,8 @@ static double npy_value(const unsigned char *p, const char *ty) {
   return (double)s;
 }
 
-static sdk_err parse_npy(const unsigned char *buf, size_t len, const char *label, const char *name,
-                         sdk_table *t, sdk_errbuf *eb) {
+sdk_err sdk_table_npy(const unsigned char *buf, size_t len, const char *label, const char *name,
+                      sdk_table *t, sdk_errbuf *eb) {
   if (len < 10 || buf[6] < 1 || buf[6] > 3)
     return SDK_FAIL(eb, SDK_ERR_FORMAT, "%s: a truncated or unknown .npy version", label);
   size_t hl, off;
@@ -430,12 +430,13 @@ sdk_err sdk_table_parse(const unsigned char *buf, size_t len, const char *label,
   memset(t, 0, sizeof *t);
   sdk_err e;
   if (len >= 6 && !memcmp(buf, "\x93NUMPY", 6))
-    e = parse_npy(buf, len, label, name, t, eb);
+    e = sdk_table_npy(buf, len, label, name, t, eb);
   else if (len >= 4 && !memcmp(buf, "PK\x03\x04", 4))
-    e = SDK_FAIL(eb, SDK_ERR_FORMAT,
-                 "%s: a .npz (zip) archive; not read yet: save the arrays as one structured "
-                 ".npy, an HDF5 file or a TSV table",
-                 label);
+    e = name ? SDK_FAIL(eb, SDK_ERR_USAGE,
+                        "%s: NAME=FILE names the array of a plain .npy file only (an .npz names "
+                        "its arrays)",
+                        label)
+             : sdk_table_npz(buf, len, label, t, eb);
   else if (len >= 8 && !memcmp(buf, "\x89HDF\r\n\x1a\n", 8))
     e = SDK_FAIL(eb, SDK_ERR_FORMAT, "%s: HDF5 is read from a file only", label);
   else if (name)

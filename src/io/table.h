@@ -4,6 +4,8 @@
  * Formats, told apart by their first bytes:
  *   NumPy .npy   a structured array whose fields are the names, or a plain
  *                array named by the spec ("x=start.npy")
+ *   NumPy .npz   an array per name (np.savez, np.savez_compressed: stored or
+ *                deflated members)
  *   HDF5         an sdekit result with final states (final/<var>, written
  *                by --save-final); else a dataset per name at the root (or
  *                in the group the spec names, ":group=G"), or one compound

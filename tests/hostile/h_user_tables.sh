@@ -31,6 +31,23 @@ hdr = b"{'descr': '<f8', 'fortran_order': False, 'shape': (1125899906842624,), }
 hdr = hdr + b" " * (63 - len(hdr) % 64) + b"\n"
 open(f"{d}/huge.npy", "wb").write(b"\x93NUMPY\x01\x00" + len(hdr).to_bytes(2, "little") + hdr)
 open(f"{d}/badheader.npy", "wb").write(b"\x93NUMPY\x01\x00\x10\x00{'descr': os.sys}")
+np.savez(f"{d}/ok.npz", x=np.arange(3.0))
+np.savez_compressed(f"{d}/shapes.npz", x=np.arange(3.0), k=np.arange(4.0))
+np.savez(f"{d}/cplx.npz", x=np.zeros(3, complex))
+import zipfile
+with zipfile.ZipFile(f"{d}/text.npz", "w") as z: z.writestr("x.txt", "1\n2\n")
+with zipfile.ZipFile(f"{d}/bzip2.npz", "w", zipfile.ZIP_BZIP2) as z:
+    z.writestr("x.npy", open(f"{d}/plain.npy", "rb").read())
+raw = open(f"{d}/shapes.npz", "rb").read()
+open(f"{d}/cut.npz", "wb").write(raw[: len(raw) // 2])
+# a deflated member claiming to unpack to 2^31 bytes (a zip bomb's header)
+z = zipfile.ZipFile(f"{d}/shapes.npz")
+info = z.infolist()[0]
+cd = raw.rfind(b"PK\x01\x02")
+cd = raw.find(b"PK\x01\x02")
+bomb = bytearray(raw)
+bomb[cd + 24:cd + 28] = (2**31).to_bytes(4, "little")
+open(f"{d}/bomb.npz", "wb").write(bomb)
 with h5py.File(f"{d}/strings.h5", "w") as f: f["x"] = np.array([b"a", b"b"])
 with h5py.File(f"{d}/shapes.h5", "w") as f: f["x"] = np.zeros(3); f["v"] = np.zeros(4)
 with h5py.File(f"{d}/nan.h5", "w") as f: f["x"] = np.array([0.0, np.nan])
@@ -73,6 +90,13 @@ e "huge declared shape" "huge.npy: the shape has too many values" "x=$D/huge.npy
 e "malformed header" "badheader.npy: a (malformed|truncated) .npy header" "x=$D/badheader.npy"
 e "plain npy without a name" "plain.npy: a plain array names no variable" "$D/plain.npy"
 e "wrong name" "'y' is not a variable of model ou" "y=$D/plain.npy"
+e "npz not of arrays" "text.npz: a member that is not NAME.npy" "$D/text.npz"
+e "npz shapes differ" "shapes.npz: array '.' has a shape other than" "$D/shapes.npz"
+e "npz complex" "cplx.npz: 'x' has the type '<c16'" "$D/cplx.npz"
+e "npz bzip2" "bzip2.npz: member 'x.npy' is compressed by method 12" "$D/bzip2.npz"
+e "npz cut short" "cut.npz: a zip \(.npz\) without its directory" "$D/cut.npz"
+e "npz bomb" "bomb.npz: member '.\.npy' declares an impossible size" "$D/bomb.npz"
+e "npz named" "ok.npz: NAME=FILE names the array of a plain .npy file only" "x=$D/ok.npz"
 e "HDF5 strings" "strings.h5: dataset 'x' is not numbers" "$D/strings.h5"
 e "HDF5 shapes differ" "shapes.h5: dataset '.' has a shape other than" "$D/shapes.h5"
 e "HDF5 NaN" "nan.h5: 'x' is nan at path 1" "$D/nan.h5"
@@ -104,6 +128,8 @@ expect_error "FIFO" 2 "fifo' is not a regular file" "${R[@]}" --init-from "x=$D/
 check "FIFO refused at once" test $((SECONDS - start)) -lt 10
 expect_error "path-params checked" 2 "--path-params: 'nope' is not a parameter of model ou" \
   "${R[@]}" --path-params "nope=$D/plain.npy"
+expect_error "save-final to TSV only" 2 "--save-final writes final/VAR to an HDF5 result" \
+  run ou --t-end 0.1 --save-final -o "$W/r.tsv"
 # a good table runs
 run_sdk "${R[@]}" --init-from "$D/ok.tsv" --quiet
 check "a good TSV runs (exit $rc: $(head -c 200 "$ERRF"))" test "$rc" -eq 0
