@@ -270,6 +270,17 @@ SDEKIT_API sdekit_status sdekit_config_add_observe_expr(sdekit_config *c, const 
                                                         const char *expr, sdekit_error *err);
 SDEKIT_API sdekit_status sdekit_config_set_save_paths(sdekit_config *c, const int64_t *index, int n,
                                                       sdekit_error *err);
+/* Values per path by name (issue 28): which = "init" (the initial state of
+ * variable `name`) or "path_params" (the value of parameter `name`), n
+ * doubles: one per path (the same at every grid point) or one per grid point
+ * and path (grid point slowest).  The array is the caller's: it is NOT
+ * copied and must stay valid until the last run of c has returned.  Every
+ * name needs the same n; NaN and Inf are refused; the number of paths is n
+ * unless set (then a run refuses a mismatch).  name NULL forgets every array
+ * of `which`.  The same rules as --init-from and --path-params' files. */
+SDEKIT_API sdekit_status sdekit_config_path_values(sdekit_config *c, const char *which,
+                                                   const char *name, const double *values,
+                                                   int64_t n, sdekit_error *err);
 SDEKIT_API sdekit_status sdekit_config_set_density_var(sdekit_config *c, const char *var,
                                                        sdekit_error *err);
 SDEKIT_API sdekit_status sdekit_config_set_coarse_grain(sdekit_config *c, double width,

@@ -64,6 +64,13 @@ scase ou run ou --scan k=0.5:2:3 --paths $((3000 * SCALE)) --t-end 2 --sample-ev
   --threads 1 -o r.h5 -o r.tsv
 # fewer reduction chunks than ranks: some ranks hold nothing
 scase few run ou --paths 100 --t-end 1 --observe moments --save-paths 99 --threads 1 -o r.h5
+# initial states from data (issue 28): every rank uploads its share, the
+# final states come to rank 0 shard by shard
+if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+  /usr/bin/python3 -c "import numpy as np; np.save('$T/x0.npy', np.random.default_rng(1).normal(size=(3, 5000)))"
+  scase initfrom run ou --scan k=0.5:2:3 --t-end 1 --observe moments --init-from "x=$T/x0.npy" \
+    --save-final --threads 1 -o r.h5
+fi
 # runs to a standard error (issue 26): the batches (windows of the paths cut
 # over the ranks), the carry and the stopping rule give the same bits on any
 # number of ranks

@@ -33,6 +33,7 @@ class _Config:
 
     def __init__(self, p=None):
         self.params = {}  # --set NAME: value, as given (run()'s params= and set=)
+        self.keep = []  # arrays the library holds by pointer (init=, path_params=)
         self.p = p if p is not None else ctypes.c_void_p()
         if p is None:
             err = sdekit_error()
@@ -149,6 +150,37 @@ def _scan_axis(cfg, name, v):
     cfg.call(lib.sdekit_config_add_scan_values, b(name, "scan name"), ptr, len(vals))
 
 
+def _path_values(cfg, which, v, options):
+    """init= / path_params=: a file name (--init-from, --path-params), or
+    {name: array}: one value per path ([paths]) or per grid point and path
+    ([grid points, paths]), any real dtype, converted to float64 once and
+    handed to the library by pointer (kept alive with the configuration)."""
+    if isinstance(v, (str, bytes, os.PathLike)):
+        cfg.option("init-from" if which == "init" else "path-params", os.fsdecode(v))
+        return
+    if not isinstance(v, dict) or not v:
+        raise TypeError("%s=: a file name or {name: array}, not %r" % (which, type(v).__name__))
+    shape = None
+    for name, a in v.items():
+        arr = np.asarray(a)
+        if arr.dtype.kind not in "fiu":
+            raise _errors.UsageError("%s[%r]: expected real numbers, not dtype %s"
+                                     % (which, name, arr.dtype))
+        if arr.ndim not in (1, 2):
+            raise _errors.UsageError("%s[%r]: expected [paths] or [grid points, paths], not "
+                                     "shape %s" % (which, name, arr.shape))
+        if shape is not None and arr.shape != shape:
+            raise _errors.UsageError("%s[%r]: shape %s, but others have %s"
+                                     % (which, name, arr.shape, shape))
+        shape = arr.shape
+        arr = np.ascontiguousarray(arr, dtype=np.float64)
+        cfg.keep.append(arr)
+        cfg.call(lib.sdekit_config_path_values, b(which, "which"), b(name, "%s name" % which),
+                 arr.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), arr.size)
+    if len(shape) == 2 and options.get("paths") is None:
+        options["paths"] = shape[1]
+
+
 def _configure(model, params, scan, options, environment):
     cfg = _Config()
     cfg.environment(environment)  # first, as the CLI: options given come after
@@ -169,6 +201,10 @@ def _configure(model, params, scan, options, environment):
             raise _errors.UsageError("at most two --scan")
         for k, v in scan.items():
             _scan_axis(cfg, k, v)
+    for k in ("init", "path_params"):
+        v = options.pop(k, None)
+        if v is not None:
+            _path_values(cfg, k, v, options)
     for k in _NAMED:
         v = options.pop(k, None)
         if v is not None:
@@ -414,6 +450,12 @@ def run(model, params=None, scan=None, *, progress=None, cancel=None, environmen
     sample_every, order_every, bins, hist_range ({var: (lo, hi)}),
     save_paths (a list), density_var, coarse_grain (True or a width), drift,
     particles, fast_math=False, compensation=False, verbose.
+    Data (README: Bringing your own data): init={"x": array} or a file (the
+    initial state of every path, every variable), path_params={"k": array}
+    or a file, save_final=True (Result: "final/x", [grid points, paths] or
+    [paths]).  Arrays: [paths] or [grid points, paths], any real dtype
+    (converted to float64 once, not copied per call); the paths follow them
+    unless paths= is given.
     progress: None (a bar on a terminal), True, False or f(fraction, steps_per_s).
     cancel: a callable polled after every chunk of steps; true stops the run
     (CancelledError).  Ctrl-C stops it too (KeyboardInterrupt), writing the

@@ -17,6 +17,7 @@
 #include "core/cnumeric.h"
 #include "core/error.h"
 #include "core/log.h"
+#include "io/table.h"
 #include "observe/store.h"
 #include "sim/checkpoint.h"
 #include "sim/run.h"
@@ -32,12 +33,25 @@ typedef struct api_item {
 
 #define API_MAX_OUTPUTS 4
 
+/* arrays of values per path by name, given through the C API (the caller's:
+ * borrowed, never copied), sdekit_config_path_values */
+typedef struct api_values {
+  int n;
+  char *names[SDK_TABLE_MAX_COLUMNS];
+  const double *values[SDK_TABLE_MAX_COLUMNS];
+  int64_t count;
+} api_values;
+
 struct sdekit_config {
   sdk_run_config c;
   /* owned strings behind c's pointers */
   char *model, *model_search_path, *model_text, *model_label;
   char *scheme, *backend, *observe, *drift_var, *density_var, *checkpoint;
   char *diffusion_var, *noise, *target_on;
+  /* issue 28: --init-from and --path-params (files read when a run starts,
+   * api/pathdata.c), and arrays given by sdekit_config_path_values */
+  char *init_from, *path_params_file;
+  api_values init_arr, pp_arr;
   char *command_line;
   char *set_name[SDK_MAX_SET];
   char *obs_expr[SDK_MODEL_MAX_OBSERVE]; /* behind c.obs_expr */
@@ -139,8 +153,23 @@ typedef struct api_exec {
   char **argv;
   int argc;
   char *cmdline;
+  /* the values per path of the run (api/pathdata.c): the tables read from
+   * files, the names and arrays rc.init / rc.path_params point at, and the
+   * --paths the data gave (stored with the arguments, so that a resumed run,
+   * which does not read the data again, has the same paths) */
+  sdk_table tab[2];
+  const char **names[2];
+  const double **vals[2];
+  char paths_word[48];
 } api_exec;
 sdekit_status api_exec_make(const sdekit_config *c, api_exec *x, sdekit_error *err);
 void api_exec_free(api_exec *x);
+/* pathdata.c: the init and path_params of run x from the config's files or
+ * arrays (not --init-from's on resume: the checkpoint has the state); the
+ * paths per grid point from the data where paths_given is 0 */
+sdekit_status api_exec_data(const sdekit_config *c, api_exec *x, int paths_given,
+                            sdekit_error *err);
+void api_exec_data_free(api_exec *x);
+void api_values_free(api_values *v);
 
 #endif

@@ -40,12 +40,19 @@ static void free_items(sdekit_config *c) {
 SDEKIT_API void sdekit_config_destroy(sdekit_config **cp) {
   if (!cp || !*cp) return;
   sdekit_config *c = *cp;
-  char **owned[] = {
-      &c->model,        &c->model_search_path, &c->model_text, &c->model_label, &c->scheme,
-      &c->backend,      &c->observe,           &c->drift_var,  &c->density_var, &c->checkpoint,
-      &c->command_line, &c->cache_dir,         &c->tmp_dir,    &c->cc,          &c->cflags,
-      &c->cflags_extra, &c->cuda_home,         &c->cuda_path,  &c->sys_kernel,  &c->baseline_cubin,
-      &c->ckpt_file,    &c->diffusion_var,     &c->noise,      &c->target_on};
+  char **owned[] = {&c->model,        &c->model_search_path,
+                    &c->model_text,   &c->model_label,
+                    &c->scheme,       &c->backend,
+                    &c->observe,      &c->drift_var,
+                    &c->density_var,  &c->checkpoint,
+                    &c->command_line, &c->cache_dir,
+                    &c->tmp_dir,      &c->cc,
+                    &c->cflags,       &c->cflags_extra,
+                    &c->cuda_home,    &c->cuda_path,
+                    &c->sys_kernel,   &c->baseline_cubin,
+                    &c->ckpt_file,    &c->diffusion_var,
+                    &c->noise,        &c->target_on,
+                    &c->init_from,    &c->path_params_file};
   for (size_t i = 0; i < sizeof owned / sizeof *owned; i++)
     free(*owned[i]);
   for (int i = 0; i < SDK_MAX_SET; i++)
@@ -57,6 +64,8 @@ SDEKIT_API void sdekit_config_destroy(sdekit_config **cp) {
   for (int i = 0; i < c->c.nscan; i++)
     sdk_scan_free(&c->c.scan[i]);
   free_items(c);
+  api_values_free(&c->init_arr);
+  api_values_free(&c->pp_arr);
   sdk_ckpt_destroy(&c->ckpt);
   free(c);
   *cp = NULL;
@@ -707,6 +716,12 @@ SDEKIT_API sdekit_status sdekit_config_check_outputs(sdekit_config *c, int no_re
       return api_usage(err, "-o '%s': expected a name ending in .h5 or .tsv, or - for stdout", out);
     if (strcmp(out, "-") && (s = check_dir(out, err)) != SDEKIT_OK) return s;
   }
+  int h5 = 0;
+  for (int k = 0; k < c->noutputs; k++)
+    h5 |= is_h5(c->outputs[k]);
+  /* the final states have no TSV form: written nowhere would be lost */
+  if (c->c.save_final && c->noutputs > 0 && !h5)
+    return api_usage(err, "--save-final writes final/VAR to an HDF5 result: give -o FILE.h5");
   if ((s = api_check_files(c, 1, err)) != SDEKIT_OK) return s;
   for (int k = 0; no_replace && !c->force && k < c->noutputs; k++) {
     char found[4200];

@@ -486,6 +486,22 @@ static sdekit_status o_max_seconds(sdekit_config *c, const char *v, sdekit_error
   return SDEKIT_OK;
 }
 
+/* --init-from SPEC, --path-params SPEC (io/table.h: [NAME=]FILE[:grid=K]):
+ * the files are read when the run starts (api/pathdata.c), and not again by
+ * a resumed run; --save-final */
+static sdekit_status o_init_from(sdekit_config *c, const char *v, sdekit_error *err) {
+  if (!v[0]) return api_usage(err, "--init-from: expected a file");
+  return api_set_str(&c->init_from, v) == SDK_OK ? SDEKIT_OK : api_nomem(err);
+}
+static sdekit_status o_path_params(sdekit_config *c, const char *v, sdekit_error *err) {
+  if (!v[0]) return api_usage(err, "--path-params: expected a file");
+  return api_set_str(&c->path_params_file, v) == SDK_OK ? SDEKIT_OK : api_nomem(err);
+}
+static sdekit_status o_save_final(sdekit_config *c, const char *v, sdekit_error *err) {
+  c->c.save_final = 1;
+  return SDEKIT_OK;
+}
+
 /* ------------------------------------------------------------ the table */
 
 /* NOREC: not recorded (the checkpoint's arguments and the results' command
@@ -533,6 +549,9 @@ static const api_opt OPTS[] = {
     {"bins", 1, 0, o_bins},
     {"hist-range", 1, REPEAT, o_hrange},
     {"save-paths", 1, 0, o_save},
+    {"save-final", 0, 0, o_save_final},
+    {"init-from", 1, 0, o_init_from},
+    {"path-params", 1, 0, o_path_params},
     {"density-var", 1, 0, o_dvar},
     {"diffusion-var", 1, 0, o_diffvar},
     {"coarse-grain", 2, 0, o_coarse},

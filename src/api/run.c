@@ -81,8 +81,12 @@ sdekit_status api_exec_make(const sdekit_config *c, api_exec *x, sdekit_error *e
   for (int i = 0; i < c->nitems; i++)
     paths_given |= c->items[i].name && !strcmp(c->items[i].name, "paths");
   if (rc->particles > 1 && !paths_given) rc->paths = 1;
-  /* the arguments a checkpoint stores, in order */
-  int nw = 0;
+  if ((s = api_exec_data(c, x, paths_given, err)) != SDEKIT_OK) {
+    api_exec_free(x);
+    return s;
+  }
+  /* the arguments a checkpoint stores, in order (and the paths the data gave) */
+  int nw = 1;
   for (int i = 0; i < c->nitems; i++)
     nw += c->items[i].nwords;
   x->argv = calloc((size_t)nw + 1, sizeof *x->argv);
@@ -94,6 +98,10 @@ sdekit_status api_exec_make(const sdekit_config *c, api_exec *x, sdekit_error *e
       x->argv[x->argc++] = c->items[i].words[k];
       if (recorded(&c->items[i])) sdk_sb_printf(&cl, " %s", c->items[i].words[k]);
     }
+  if (x->argv && x->paths_word[0]) {
+    x->argv[x->argc++] = x->paths_word;
+    sdk_sb_printf(&cl, " %s", x->paths_word);
+  }
   x->cmdline = cl.oom ? NULL : cl.s;
   if (!x->argv || !x->cmdline) {
     if (!x->cmdline) sdk_sb_free(&cl);
@@ -123,6 +131,7 @@ sdekit_status api_exec_make(const sdekit_config *c, api_exec *x, sdekit_error *e
 }
 
 void api_exec_free(api_exec *x) {
+  api_exec_data_free(x);
   free(x->argv);
   free(x->cmdline);
   x->argv = NULL;

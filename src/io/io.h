@@ -23,6 +23,9 @@
  *   /scan/<param>              [n] scan values; attributes start, stop, n, log
  *   /scan/dt                   [grid...] time step per grid point
  *   /nonfinite                 [grid...] paths that became NaN/Inf (only when some did)
+ *   /final/<var>               [ngrid][paths] ([paths] without a scan): every path's
+ *                              final state (--save-final, sim/pathdata.c), chunked
+ *                              and deflated; dims "grid_point", "path"
  *   /<observable>/...          each observable's datasets and attributes, as its
  *                              file in src/observe/obs_*.c lists them (drift,
  *                              moments, hist, density, paths, order): the result

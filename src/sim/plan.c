@@ -706,6 +706,7 @@ sdk_err sdk_plan_make(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_errb
   p->ppg = p->sys.particles > 1 ? c->paths * p->sys.particles : c->paths;
   if (c->window) SDK_CHECK(plan_window(c, p, eb));
   SDK_CHECK(sdk_plan_dt_check(p, eb));
+  SDK_CHECK(sdk_plan_path_data(p, eb));
   plan_notices(c, r, p);
   plan_results(c, r, p);
   return SDK_OK;

@@ -251,7 +251,7 @@ static sdk_err make_paths(sdk_plan *p, sdk_errbuf *eb) {
   /* (sdk_paths_rows counts the drift mark as row nvars) */
   p->paths.bound_row = rows.bound >= 0 ? rows.bound + 1 : -1;
   sdk_plan_dt_check_rows(p, &o);
-  return SDK_OK;
+  return sdk_program_upload_init(p, eb);
 }
 
 /* A stop request before the first step (sdk_run_config.cancel): nothing

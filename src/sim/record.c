@@ -82,5 +82,6 @@ sdk_err sdk_record(sdk_plan *p, sdk_errbuf *eb) {
   for (int i = 0; i < p->nobs; i++)
     if (p->obs[i].type->finish) SDK_CHECK(p->obs[i].type->finish(&p->octx, p->obs[i].state, eb));
   if (p->c->window) SDK_CHECK(carry_window(p, eb));
+  SDK_CHECK(sdk_record_final(p, eb));
   return mark_bad_points(p, eb);
 }

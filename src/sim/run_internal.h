@@ -124,6 +124,15 @@ sdk_err sdk_ckpt_restore_run(sdk_plan *p, sdk_errbuf *eb);
 
 sdk_err sdk_record(sdk_plan *p, sdk_errbuf *eb);
 
+/* Values per path from the user (pathdata.c, issue 28): the plan's checks of
+ * c->init and c->path_params (names, counts, what supports them); the
+ * initial states written over the init kernel's, shard by shard (not on
+ * resume: the checkpoint holds the state); --save-final's final/<var>
+ * [ngrid][paths] ([paths] without a scan) into the results on rank 0. */
+sdk_err sdk_plan_path_data(sdk_plan *p, sdk_errbuf *eb);
+sdk_err sdk_program_upload_init(sdk_plan *p, sdk_errbuf *eb);
+sdk_err sdk_record_final(sdk_plan *p, sdk_errbuf *eb);
+
 /* A run to a requested standard error (c->target_se or target_rse):
  * batches of paths as windows with one carry (sim/target.c). */
 sdk_err sdk_target_run(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb);

@@ -1,0 +1,77 @@
+"""Your data in and out (issue 28): init= and path_params= as NumPy arrays
+(any real dtype, converted to float64 once, handed over by pointer) or file
+names, save_final=True, and the final states read back as arrays by
+sdekit.load and given to the next run, bit for bit."""
+import numpy as np
+import pytest
+
+import sdekit
+
+FROZEN = """[model]
+name = frozen
+vars = x, v
+[params]
+k = 1
+[drift]
+x = 0
+v = 0
+[noise]
+x = 0
+v = 0
+[init]
+x = 0
+v = 0
+"""
+
+KW = dict(precision="double", t_end=0.01, dt=0.01, save_final=True, progress=False, quiet=True)
+
+
+@pytest.fixture
+def frozen(tmp_path):
+    p = tmp_path / "frozen.sde"
+    p.write_text(FROZEN)
+    return str(p)
+
+
+def test_round_trip_arrays_and_files(frozen, tmp_path):
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=100000)
+    v = rng.normal(size=100000).astype(np.float32)  # converted once
+    r = sdekit.run(frozen, init={"x": x, "v": v}, **KW)
+    assert r["final/x"].shape == (100000,)
+    assert np.array_equal(r["final/x"].view(np.uint64), x.view(np.uint64))
+    assert np.array_equal(r["final/v"], v.astype(np.float64))
+    out = str(tmp_path / "r.h5")
+    r.save(out)
+    back = sdekit.load(out)
+    assert np.array_equal(back["final/x"].view(np.uint64), x.view(np.uint64))
+    # the result file as the next run's initial states
+    r2 = sdekit.run(frozen, init=out, **KW)
+    assert np.array_equal(r2["final/x"].view(np.uint64), x.view(np.uint64))
+    # an .npy file of a structured array
+    a = np.zeros(100000, dtype=[("x", "<f8"), ("v", "<i4")])
+    a["x"], a["v"] = x, np.arange(100000)
+    np.save(tmp_path / "a.npy", a)
+    r3 = sdekit.run(frozen, init=str(tmp_path / "a.npy"), **KW)
+    assert np.array_equal(r3["final/v"], np.arange(100000.0))
+
+
+def test_per_grid_point(frozen):
+    g = np.arange(12.0).reshape(3, 4)
+    r = sdekit.run(frozen, scan={"k": (1, 2, 3)}, init={"x": g, "v": -g}, **KW)
+    assert r["final/x"].shape == (3, 4)
+    assert np.array_equal(r["final/v"], -g)
+
+
+def test_refusals(frozen):
+    x = np.zeros(10)
+    with pytest.raises(sdekit.UsageError, match="no values for variable 'v'"):
+        sdekit.run(frozen, init={"x": x}, **KW)
+    with pytest.raises(sdekit.UsageError, match="NaN and Inf are refused"):
+        sdekit.run(frozen, init={"x": np.array([1.0, np.nan]), "v": np.zeros(2)}, **KW)
+    with pytest.raises(sdekit.UsageError, match="expected real numbers"):
+        sdekit.run(frozen, init={"x": np.zeros(2, complex), "v": np.zeros(2)}, **KW)
+    with pytest.raises(sdekit.UsageError, match="10 values per name, but the run has 12 paths"):
+        sdekit.run(frozen, init={"x": x, "v": x}, paths=12, **KW)
+    with pytest.raises(sdekit.UsageError, match="'nope' is not a parameter"):
+        sdekit.run(frozen, init={"x": x, "v": x}, path_params={"nope": x}, **KW)

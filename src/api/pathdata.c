@@ -1,0 +1,124 @@
+/* The public API's values per path (issue 28): --init-from and --path-params
+ * (files, read by io/table.h when a run starts) and arrays by name from the
+ * caller (sdekit_config_path_values), into sdk_run_config.init and
+ * .path_params (sim/run.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+
+void api_values_free(api_values *v) {
+  for (int i = 0; i < v->n; i++)
+    free(v->names[i]);
+  memset(v, 0, sizeof *v);
+}
+
+SDEKIT_API sdekit_status sdekit_config_path_values(sdekit_config *c, const char *which,
+                                                   const char *name, const double *values,
+                                                   int64_t n, sdekit_error *err) {
+  SDK_C_NUMERIC();
+  if (!c || !which) return api_usage(err, "sdekit_config_path_values: no configuration");
+  int init = !strcmp(which, "init");
+  if (!init && strcmp(which, "path_params"))
+    return api_usage(err, "sdekit_config_path_values: '%s' is neither init nor path_params", which);
+  api_values *v = init ? &c->init_arr : &c->pp_arr;
+  if (!name) { /* forget every array given */
+    api_values_free(v);
+    api_ok(err);
+    return SDEKIT_OK;
+  }
+  if (!name[0] || strlen(name) > 200)
+    return api_usage(err, "%s: a name of 1 to 200 characters", which);
+  if (!values || n < 1 || n > SDK_TABLE_MAX_VALUES)
+    return api_usage(err, "%s '%s': expected 1 to %lld values", which, name,
+                     (long long)SDK_TABLE_MAX_VALUES);
+  if (v->n > 0 && n != v->count)
+    return api_usage(err, "%s '%s': %lld values, but '%s' has %lld: every name needs as many",
+                     which, name, (long long)n, v->names[0], (long long)v->count);
+  for (int i = 0; i < v->n; i++)
+    if (!strcmp(v->names[i], name)) return api_usage(err, "%s '%s' given twice", which, name);
+  if (v->n == SDK_TABLE_MAX_COLUMNS)
+    return api_usage(err, "%s: more than %d names", which, SDK_TABLE_MAX_COLUMNS);
+  for (int64_t i = 0; i < n; i++)
+    if (!(values[i] - values[i] == 0))
+      return api_usage(err, "%s '%s': value %lld is %g: NaN and Inf are refused", which, name,
+                       (long long)i, values[i]);
+  if (!(v->names[v->n] = strdup(name))) return api_nomem(err);
+  v->values[v->n++] = values;
+  v->count = n;
+  api_ok(err);
+  return SDEKIT_OK;
+}
+
+/* The values of one kind (k = 0 init, 1 path_params): a file's table or the
+ * caller's arrays; *ppg the paths per grid point they imply (0: none). */
+static sdekit_status one_kind(const sdekit_config *c, api_exec *x, int k, int64_t *ppg,
+                              sdekit_error *err) {
+  const char *file = k ? c->path_params_file : c->init_from;
+  const char *opt = k ? "--path-params" : "--init-from";
+  const api_values *a = k ? &c->pp_arr : &c->init_arr;
+  sdk_path_values *pv = k ? &x->rc.path_params : &x->rc.init;
+  *ppg = 0;
+  memset(pv, 0, sizeof *pv);
+  if (file && a->n)
+    return api_usage(err, "%s and arrays (%s=) both given: give one", opt,
+                     k ? "path_params" : "init");
+  if (!file && !a->n) return SDEKIT_OK;
+  /* a resumed run's state is the checkpoint's: the file is not read again */
+  if (!k && c->c.resume) return SDEKIT_OK;
+  int n = a->n;
+  int64_t count = a->count;
+  if (file) {
+    sdk_errbuf eb = {0};
+    sdk_err e = sdk_table_read(file, &x->tab[k], &eb);
+    if (e != SDK_OK) {
+      sdekit_status s = api_fail(err, e, &eb);
+      return s;
+    }
+    n = x->tab[k].n;
+    count = (x->tab[k].ngrid ? x->tab[k].ngrid : 1) * x->tab[k].count;
+    *ppg = x->tab[k].count;
+  } else {
+    *ppg = count;
+  }
+  x->names[k] = calloc((size_t)n, sizeof *x->names[k]);
+  x->vals[k] = calloc((size_t)n, sizeof *x->vals[k]);
+  if (!x->names[k] || !x->vals[k]) return api_nomem(err);
+  for (int i = 0; i < n; i++) {
+    x->names[k][i] = file ? x->tab[k].names[i] : a->names[i];
+    x->vals[k][i] = file ? x->tab[k].value[i] : a->values[i];
+  }
+  *pv = (sdk_path_values){.n = n, .names = x->names[k], .values = x->vals[k], .count = count};
+  return SDEKIT_OK;
+}
+
+sdekit_status api_exec_data(const sdekit_config *c, api_exec *x, int paths_given,
+                            sdekit_error *err) {
+  int64_t ppg[2];
+  for (int k = 0; k < 2; k++) {
+    sdekit_status s = one_kind(c, x, k, &ppg[k], err);
+    if (s != SDEKIT_OK) return s;
+  }
+  if (ppg[0] && ppg[1] && ppg[0] != ppg[1])
+    return api_usage(err,
+                     "the initial states (--init-from) give %lld paths per grid point and the "
+                     "per-path parameters (--path-params) %lld: they must agree",
+                     (long long)ppg[0], (long long)ppg[1]);
+  int64_t n = ppg[0] ? ppg[0] : ppg[1];
+  /* the number of paths follows the data unless --paths says otherwise
+   * (then the plan refuses a mismatch) */
+  if (n && !paths_given) {
+    x->rc.paths = n;
+    snprintf(x->paths_word, sizeof x->paths_word, "--paths=%lld", (long long)n);
+  }
+  return SDEKIT_OK;
+}
+
+void api_exec_data_free(api_exec *x) {
+  for (int k = 0; k < 2; k++) {
+    sdk_table_free(&x->tab[k]);
+    free(x->names[k]), free(x->vals[k]);
+    x->names[k] = NULL, x->vals[k] = NULL;
+  }
+}

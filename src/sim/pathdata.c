@@ -1,0 +1,174 @@
+/* Values per path from the user (issue 28): the checks of the plan on
+ * sdk_run_config.init and .path_params, the initial states uploaded over
+ * the init kernel's, and the final states into the results (--save-final). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model.h"
+#include "sim/run_internal.h"
+
+/* paths uploaded or read per call of the backend's rows (bounded host
+ * buffers, whatever the size of a shard) */
+#define PATHDATA_BLOCK ((int64_t)1 << 16)
+
+/* count == ppg or ngrid * ppg (run.h), and what the names must be */
+static sdk_err check_count(const sdk_plan *p, const sdk_path_values *v, const char *what,
+                           sdk_errbuf *eb) {
+  if (v->count == p->ppg || v->count == p->ngrid * p->ppg) return SDK_OK;
+  if (p->ngrid > 1)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "%s: %lld values per name, but the run has %lld paths per grid point and %lld "
+                    "grid points (give %lld, or %lld: one per grid point and path)",
+                    what, (long long)v->count, (long long)p->ppg, (long long)p->ngrid,
+                    (long long)p->ppg, (long long)(p->ngrid * p->ppg));
+  return SDK_FAIL(eb, SDK_ERR_USAGE,
+                  "%s: %lld values per name, but the run has %lld paths (--paths, or leave it "
+                  "out to take the file's number)",
+                  what, (long long)v->count, (long long)p->ppg);
+}
+
+/* the index of name among names[0..n), or -1 */
+static int find_name(const char *const *names, int n, const char *name) {
+  for (int k = 0; k < n; k++)
+    if (!strcmp(names[k], name)) return k;
+  return -1;
+}
+
+static sdk_err check_init(sdk_plan *p, sdk_errbuf *eb) {
+  const sdk_run_config *c = p->c;
+  const sdk_model *m = p->run->model;
+  const sdk_path_values *v = &c->init;
+  if (p->sys.on)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "--init-from: initial states from data are for independent paths; systems of "
+                    "particles are not supported yet");
+  if (c->window)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "--init-from is not supported with batches of paths (--target-se, "
+                    "--target-rse, --target-error, --mlmc) yet");
+  if (m->nbound > 0)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "--init-from: the model has [boundaries], whose initial status comes from the "
+                    "model's [init]; initial states from data are not supported with them yet");
+  for (int k = 0; k < v->n; k++)
+    if (find_name((const char *const *)m->vars, m->nvars, v->names[k]) < 0)
+      return SDK_FAIL(eb, SDK_ERR_USAGE, "--init-from: '%.200s' is not a variable of model %s",
+                      v->names[k], m->name);
+  for (int j = 0; j < m->nvars; j++)
+    /* the simplest honest rule: every variable from the data, none from
+     * [init] (a mix would hide a column that was meant to be there) */
+    if (find_name(v->names, v->n, m->vars[j]) < 0)
+      return SDK_FAIL(eb, SDK_ERR_USAGE,
+                      "--init-from: no values for variable '%s' (the data must give every "
+                      "variable of the model)",
+                      m->vars[j]);
+  return check_count(p, v, "--init-from", eb);
+}
+
+static sdk_err check_params(sdk_plan *p, sdk_errbuf *eb) {
+  const sdk_model *m = p->run->model;
+  const sdk_path_values *v = &p->c->path_params;
+  for (int k = 0; k < v->n; k++)
+    if (find_name((const char *const *)m->params, m->nparams, v->names[k]) < 0)
+      return SDK_FAIL(eb, SDK_ERR_USAGE, "--path-params: '%.200s' is not a parameter of model %s",
+                      v->names[k], m->name);
+  SDK_CHECK(check_count(p, v, "--path-params", eb));
+  /* HOOK (issue 28, part P): the kernels take per-path parameters from
+   * c->path_params; until they do, a run given them is refused rather than
+   * run with the model's values (a wrong number that looks right). */
+  return SDK_FAIL(eb, SDK_ERR_USAGE,
+                  "--path-params: per-path parameter values are read and checked, but this build "
+                  "cannot integrate with them yet");
+}
+
+sdk_err sdk_plan_path_data(sdk_plan *p, sdk_errbuf *eb) {
+  const sdk_run_config *c = p->c;
+  if (c->init.n > 0 && !c->resume) SDK_CHECK(check_init(p, eb));
+  if (c->path_params.n > 0) SDK_CHECK(check_params(p, eb));
+  if (c->save_final && (p->sys.on || c->window))
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "--save-final is for one run of independent paths (not systems of particles, "
+                    "nor batches of paths: --target-se, --target-rse, --target-error, --mlmc)");
+  return SDK_OK;
+}
+
+/* the backend rows that start as variable v's value (backend.h: state rows
+ * from nvars on are backend rows one higher): the variable, the high part of
+ * the deferred compensation, the coarse path of --dt-check */
+static int init_rows(const sdk_plan *p, int v, int *rows) {
+  sdk_codegen_opts o;
+  sdk_cg_row_layout l;
+  sdk_plan_codegen_opts(p, p->be->target, &o);
+  sdk_cg_rows(&o, &l);
+  int n = 0, k;
+  rows[n++] = v;
+  int hi = sdk_cg_block(&l, 0, SDK_CG_B_HIGH, &k);
+  if (hi >= 0) rows[n++] = hi + v + 1;
+  int dtc = sdk_cg_block(&l, 0, SDK_CG_B_DTC, &k);
+  if (dtc >= 0) rows[n++] = dtc + v + 1;
+  return n;
+}
+
+sdk_err sdk_program_upload_init(sdk_plan *p, sdk_errbuf *eb) {
+  const sdk_run_config *c = p->c;
+  const sdk_path_values *iv = &c->init;
+  const sdk_model *m = p->run->model;
+  if (iv->n == 0 || c->resume) return SDK_OK; /* a resumed run's state is the checkpoint's */
+  double *buf = malloc((size_t)PATHDATA_BLOCK * sizeof *buf);
+  if (!buf) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  int me = sdk_comm_rank(c->comm);
+  sdk_err e = SDK_OK;
+  for (int v = 0; v < m->nvars && e == SDK_OK; v++) {
+    const double *src = iv->values[find_name(iv->names, iv->n, m->vars[v])]; /* (checked) */
+    int rows[3], nr = init_rows(p, v, rows);
+    for (int s = 0; s < p->nshards && e == SDK_OK; s++) {
+      const sdk_shard *sh = &p->shards[s];
+      if (p->owner[s] != me) continue;
+      for (int64_t a = sh->begin; a < sh->end && e == SDK_OK; a += PATHDATA_BLOCK) {
+        int64_t n = sh->end - a < PATHDATA_BLOCK ? sh->end - a : PATHDATA_BLOCK;
+        /* global path a + i is path (a + i) % ppg of grid point (a + i) / ppg */
+        for (int64_t i = 0; i < n; i++)
+          buf[i] = src[iv->count == p->ppg ? (a + i) % p->ppg : a + i];
+        for (int r = 0; r < nr && e == SDK_OK; r++)
+          e = p->be->rows(sh->ens, rows[r], a - sh->begin, n, buf, 1, eb);
+      }
+    }
+  }
+  free(buf);
+  return e;
+}
+
+sdk_err sdk_record_final(sdk_plan *p, sdk_errbuf *eb) {
+  const sdk_run_config *c = p->c;
+  if (!c->save_final) return SDK_OK;
+  sdk_results *R = &p->run->r;
+  const sdk_model *m = p->run->model;
+  int root = sdk_comm_rank(c->comm) == 0, one = p->ngrid == 1 && R->nscan == 0;
+  int64_t dims[2] = {p->ngrid, p->ppg};
+  for (int v = 0; v < m->nvars; v++) {
+    sdk_dataset *d = NULL;
+    double *out = NULL;
+    if (root) {
+      char path[300];
+      snprintf(path, sizeof path, "final/%s", m->vars[v]);
+      /* grid points flattened ([ngrid][paths] whatever the scan axes): what
+       * --init-from reads back; a coordinate-like record, never NaN-ed */
+      SDK_CHECK(sdk_store_add(&R->store, path, SDK_F64, one ? 1 : 2, one ? dims + 1 : dims, 0, -1,
+                              SDK_DS_COMPRESS | SDK_DS_COORD, &d, eb));
+      if (!one) SDK_CHECK(sdk_ds_dim_name(d, 0, "grid_point", eb));
+      SDK_CHECK(sdk_ds_dim_name(d, one ? 0 : 1, "path", eb));
+      out = sdk_ds_f64(d);
+    }
+    /* shard by shard through rank 0, a block at a time: no second copy */
+    int64_t total = p->ngrid * p->ppg;
+    for (int64_t a = 0; a < total; a += PATHDATA_BLOCK) {
+      int64_t n = total - a < PATHDATA_BLOCK ? total - a : PATHDATA_BLOCK;
+      SDK_CHECK(sdk_paths_rows_root(&p->paths, v, a, n, out ? out + a : NULL, eb));
+    }
+  }
+  /* HOOK (issue 28, part P): the per-path parameters go to final/<param>
+   * here, from c->path_params (or the kernels' per-path rows), once they
+   * exist. */
+  return SDK_OK;
+}
