@@ -37,7 +37,7 @@ struct sdekit_config {
   /* owned strings behind c's pointers */
   char *model, *model_search_path, *model_text, *model_label;
   char *scheme, *backend, *observe, *drift_var, *density_var, *checkpoint;
-  char *diffusion_var, *noise, *target_on;
+  char *diffusion_var, *noise, *target_on, *sample_times;
   char *command_line;
   char *set_name[SDK_MAX_SET];
   char *obs_expr[SDK_MODEL_MAX_OBSERVE]; /* behind c.obs_expr */
