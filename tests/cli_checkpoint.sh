@@ -86,6 +86,34 @@ for bridge in "" --no-bridge-correction; do
 done
 cmp -s "$T/fa/r.fpt.tsv" /dev/null && failed "fpt: empty output"
 
+# --sample-times (issue 28): log-spaced samples, dt chosen for them, stored
+# in the checkpoint's arguments; interrupted and resumed == one go; the
+# finished run extended past the last time == a longer run in one go
+if [ "$BACKEND" = cuda ]; then SP=4194304; else SP=65536; fi
+SARGS=(run ou --paths $SP --observe moments,range --observe-expr x2=x*x --save-paths 0,7
+       --sample-times log:0.01:100:5 --backend "$BACKEND" -o r.h5 -o r.tsv)
+mkdir -p "$T/sa" "$T/sb" "$T/sc"
+(cd "$T/sa" && "$B" "${SARGS[@]}" --quiet) || failed "uninterrupted sample-times run"
+cd "$T/sb"
+"$B" "${SARGS[@]}" --checkpoint ck --checkpoint-every 0 2>err.txt &
+pid=$!
+for i in $(seq 400); do [ -f ck ] && break; sleep 0.02; done
+kill -INT $pid 2>/dev/null
+wait $pid
+rc=$?
+check "interrupted sample-times run exits 130 (got $rc)" test "$rc" = 130
+step=$(grep -o 'interrupted at step [0-9]*' err.txt | grep -o '[0-9]*$')
+echo "sample-times: interrupted at step ${step:-?}"
+"$B" resume ck --quiet || failed "sample-times resume"
+for f in r.h5 r.moments.tsv r.range.tsv r.expr.tsv r.paths.tsv; do
+  if cmp -s "$T/sa/$f" "$T/sb/$f"; then pass; else failed "resumed sample-times $f differs from the uninterrupted one"; fi
+done
+(cd "$T/sc" && "$B" "${SARGS[@]}" --t-end 120 --quiet) || failed "long sample-times run"
+"$B" resume ck --t-end 120 --force --quiet || failed "extend sample-times by resume"
+for f in r.moments.tsv r.range.tsv r.expr.tsv r.paths.tsv; do
+  if cmp -s "$T/sc/$f" "$T/sb/$f"; then pass; else failed "extended sample-times $f differs from the longer run"; fi
+done
+
 # systems of interacting particles with the order parameter: interrupted (at a
 # chunk boundary, possibly an order sample) and resumed, then extended
 if [ "$BACKEND" = cuda ]; then NP=262144; else NP=32768; fi
