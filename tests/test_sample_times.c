@@ -115,15 +115,23 @@ static void check_bitwise(const char *model) {
   sdk_run_destroy(&b);
 }
 
-static void check_dt_check(const char *model) {
+/* moments at the times given, with --dt-check or to a standard error */
+static sdk_run *run_moments(const char *model, int64_t paths, const char *times, int dt_check,
+                            double target_se, const char *label) {
   sdk_run_config c;
   base(&c, model);
-  c.paths = 1024;
+  c.paths = paths;
   c.observe = "moments";
-  c.dt_check = 1;
-  c.sample_times = "0.1,0.25,1";
+  c.dt_check = dt_check;
+  c.target_se = target_se;
+  c.sample_times = times;
   sdk_run *r = st_run(&c);
-  TU_CHECK(r != NULL, "--dt-check with the times");
+  TU_CHECK(r != NULL, "%s with the times", label);
+  return r;
+}
+
+static void check_dt_check(const char *model) {
+  sdk_run *r = run_moments(model, 1024, "0.1,0.25,1", 1, 0, "--dt-check");
   if (!r) return;
   const sdk_results *R = sdk_run_results(r);
   const sdk_dataset *st = sdk_store_find(&R->store, "moments/step");
@@ -136,14 +144,7 @@ static void check_dt_check(const char *model) {
 }
 
 static void check_batches(const char *model) {
-  sdk_run_config c;
-  base(&c, model);
-  c.paths = 4096;
-  c.observe = "moments";
-  c.target_se = 0.02;
-  c.sample_times = "lin:0:2:5";
-  sdk_run *r = st_run(&c);
-  TU_CHECK(r != NULL, "--target-se with the times");
+  sdk_run *r = run_moments(model, 4096, "lin:0:2:5", 0, 0.02, "--target-se");
   if (!r) return;
   const sdk_results *R = sdk_run_results(r);
   const sdk_dataset *t = sdk_store_find(&R->store, "moments/t");
