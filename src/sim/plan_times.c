@@ -59,8 +59,9 @@ static sdk_err not_boundary(const sdk_run_config *c, const sdk_plan *p, int64_t 
   return SDK_FAIL(eb, SDK_ERR_USAGE,
                   "--sample-times: time %lld, t = %.15g, is not a step boundary of dt %.15g "
                   "(%s): it is %.15g steps; the nearest boundaries are t = %.15g (step %.0f) and "
-                  "t = %.15g (step %.0f); give times on step boundaries, another --dt%s",
+                  "t = %.15g (step %.0f); give times on step boundaries, another %s%s",
                   (long long)i + 1, t, dt, dt_origin(c, p), x, lo * dt, lo, hi * dt, hi,
+                  c->spp > 0 ? "--spp" : "--dt",
                   c->sample_times && (!strncmp(c->sample_times, "lin:", 4) ||
                                       !strncmp(c->sample_times, "log:", 4))
                       ? ", or append :round to round each time to the nearest step"
