@@ -257,6 +257,12 @@ SDEKIT_API sdekit_status sdekit_config_set_drift_var(sdekit_config *c, const cha
                                                      sdekit_error *err);
 SDEKIT_API sdekit_status sdekit_config_set_sample_every(sdekit_config *c, int64_t n,
                                                         sdekit_error *err);
+/* --sample-times: the observables sample at exactly these n times (increasing,
+ * >= 0, each a whole number of steps: README "Bringing your own data"), given
+ * as an array; n = 0: unset (every --sample-every steps).  lin:A:B:N and
+ * log:A:B:N[:round]: sdekit_config_option(c, "sample-times", "log:0.01:100:41"). */
+SDEKIT_API sdekit_status sdekit_config_set_sample_times(sdekit_config *c, const double *times,
+                                                        int64_t n, sdekit_error *err);
 SDEKIT_API sdekit_status sdekit_config_set_bins(sdekit_config *c, int64_t n, sdekit_error *err);
 SDEKIT_API sdekit_status sdekit_config_add_hist_range(sdekit_config *c, const char *var, double lo,
                                                       double hi, sdekit_error *err);

@@ -198,6 +198,36 @@ expect 2 "--seed abc" 1 "--seed" run ou --seed abc "${OQ[@]}" -o out.h5
 expect 2 "--threads 0" 1 "--threads" run ou --threads 0 "${OQ[@]}" -o out.h5
 expect 2 "--bins 0" 1 "--bins" run ou --observe hist --bins 0 "${OQ[@]}" -o out.h5
 expect 2 "--sample-every 0" 1 "--sample-every" run ou --observe moments --sample-every 0 "${OQ[@]}" -o out.h5
+# --sample-times (issue 28): syntax, order, the step boundaries, the end
+ST=(run ou --observe moments --paths 8 --quiet -o out.h5)
+expect 2 "--sample-times not a step boundary" 4 "time 2, t = 0.125, is not a step boundary" \
+  "--dt" "t = 0.12 \(step 12\)" "t = 0.13 \(step 13\)" "${ST[@]}" --dt 0.01 --sample-times 0.1,0.125
+expect 2 "--sample-times decreasing" 2 "must increase" "0.05" "${ST[@]}" --sample-times 0.1,0.05
+expect 2 "--sample-times equal" 1 "must increase" "${ST[@]}" --sample-times 0.1,0.1
+expect 2 "--sample-times beyond t_end" 2 "after the end of the run" "t_end = 1" \
+  "${ST[@]}" --t-end 1 --sample-times 0.5,2
+expect 2 "--sample-times negative" 1 "negative" "${ST[@]}" --sample-times -1,2
+expect 2 "--sample-times not a number" 2 "'abc' is not a number" "lin:A:B:N" \
+  "${ST[@]}" --sample-times 0.1,abc
+expect 2 "--sample-times empty field" 1 "is not a number" "${ST[@]}" --sample-times 0.1,
+expect 2 "--sample-times lin missing N" 1 "expected increasing times" "${ST[@]}" --sample-times lin:0:1
+expect 2 "--sample-times lin N=1" 1 "expected increasing times" "${ST[@]}" --sample-times lin:0:1:1
+expect 2 "--sample-times bad suffix" 1 "expected increasing times" "${ST[@]}" --sample-times lin:0:1:5:rnd
+expect 2 "--sample-times log from 0" 1 "0 < A < B" "${ST[@]}" --sample-times log:0:1:5
+expect 2 "--sample-times log incommensurate" 3 "no time step" "--dt" ":round" \
+  "${ST[@]}" --sample-times log:0.01:1:7
+expect 2 "--sample-times round to the same step" 1 "round to the same step" \
+  "${ST[@]}" --dt 0.1 --sample-times log:0.1:1:9:round
+expect 2 "--sample-times round to 0" 1 "rounds to t = 0" "${ST[@]}" --dt 0.1 --sample-times log:0.01:1:3:round
+expect 2 "--sample-times and --sample-every" 1 "not both" "${ST[@]}" --sample-times 1,2 --sample-every 3
+expect 2 "--sample-times with nothing sampled" 1 "none of the observables" \
+  run ou --paths 8 --quiet -o out.h5 --sample-times 1,2
+expect 2 "--sample-times with --mlmc" 1 "--sample-times cannot be combined" \
+  "${ST[@]}" --sample-times 1,2 --mlmc 0.1
+expect 2 "--sample-times odd step with --dt-check" 2 "odd number of steps" "even" \
+  "${ST[@]}" --dt 0.01 --dt-check --sample-times 0.02,0.03
+expect 2 "--sample-times with a scanned period" 1 "differs between grid points" \
+  run $J --scan omega=4:5:2 --observe moments --paths 8 --quiet -o out.h5 --sample-times 1,2
 expect 2 "period depends on scan and --t-end" 1 "period|dt" \
   run $J --scan omega=4:5:2 --t-end 5 --paths 8 --quiet -o out.h5
 

@@ -57,6 +57,24 @@ for f in r.drift.tsv r.moments.tsv r.hist.tsv r.density.tsv r.paths.tsv; do
   if cmp -s "$T/c/$f" "$T/b/$f"; then pass; else failed "extended $f differs from the longer run"; fi
 done
 
+# interrupt_resume LABEL ARGS...: in the current directory, run ARGS with a
+# checkpoint after every chunk, interrupt it (SIGINT) as soon as the
+# checkpoint exists (exit 130), and resume it
+interrupt_resume() {
+  local label=$1 rc step i pid
+  shift
+  "$B" "$@" --checkpoint ck --checkpoint-every 0 2>err.txt &
+  pid=$!
+  for i in $(seq 400); do [ -f ck ] && break; sleep 0.02; done
+  kill -INT $pid 2>/dev/null
+  wait $pid
+  rc=$?
+  check "interrupted $label run exits 130 (got $rc)" test "$rc" = 130
+  step=$(grep -o 'interrupted at step [0-9]*' err.txt | grep -o '[0-9]*$')
+  echo "$label: interrupted at step ${step:-?}"
+  "$B" resume ck --quiet || failed "$label resume"
+}
+
 # first passage ([boundaries], --observe fpt): absorbed paths (their frozen
 # state, boundary and hitting step) and --no-bridge-correction survive the
 # checkpoint; interrupted and resumed == one go
@@ -69,22 +87,32 @@ for bridge in "" --no-bridge-correction; do
   mkdir -p "$T/fa" "$T/fb"
   (cd "$T/fa" && "$B" "${FARGS[@]}" $bridge --quiet) || failed "uninterrupted fpt run $bridge"
   cd "$T/fb"
-  "$B" "${FARGS[@]}" $bridge --checkpoint ck --checkpoint-every 0 2>err.txt &
-  pid=$!
-  for i in $(seq 400); do [ -f ck ] && break; sleep 0.02; done
-  kill -INT $pid 2>/dev/null
-  wait $pid
-  rc=$?
-  check "interrupted fpt run $bridge exits 130 (got $rc)" test "$rc" = 130
-  step=$(grep -o 'interrupted at step [0-9]*' err.txt | grep -o '[0-9]*$')
-  echo "fpt $bridge: interrupted at step ${step:-?}"
-  "$B" resume ck --quiet || failed "fpt resume $bridge"
+  interrupt_resume "fpt $bridge" "${FARGS[@]}" $bridge
   for f in r.h5 r.fpt.tsv r.moments.tsv; do
     if cmp -s "$T/fa/$f" "$T/fb/$f"; then pass; else failed "resumed fpt $f $bridge differs from the uninterrupted one"; fi
   done
   cd "$T"
 done
 cmp -s "$T/fa/r.fpt.tsv" /dev/null && failed "fpt: empty output"
+
+# --sample-times (issue 28): log-spaced samples, dt chosen for them, stored
+# in the checkpoint's arguments; interrupted and resumed == one go; the
+# finished run extended past the last time == a longer run in one go
+if [ "$BACKEND" = cuda ]; then SP=4194304; else SP=65536; fi
+SARGS=(run ou --paths $SP --observe moments,range --observe-expr x2=x*x --save-paths 0,7
+       --sample-times log:0.01:100:5 --backend "$BACKEND" -o r.h5 -o r.tsv)
+mkdir -p "$T/sa" "$T/sb" "$T/sc"
+(cd "$T/sa" && "$B" "${SARGS[@]}" --quiet) || failed "uninterrupted sample-times run"
+cd "$T/sb"
+interrupt_resume sample-times "${SARGS[@]}"
+for f in r.h5 r.moments.tsv r.range.tsv r.expr.tsv r.paths.tsv; do
+  if cmp -s "$T/sa/$f" "$T/sb/$f"; then pass; else failed "resumed sample-times $f differs from the uninterrupted one"; fi
+done
+(cd "$T/sc" && "$B" "${SARGS[@]}" --t-end 120 --quiet) || failed "long sample-times run"
+"$B" resume ck --t-end 120 --force --quiet || failed "extend sample-times by resume"
+for f in r.moments.tsv r.range.tsv r.expr.tsv r.paths.tsv; do
+  if cmp -s "$T/sc/$f" "$T/sb/$f"; then pass; else failed "extended sample-times $f differs from the longer run"; fi
+done
 
 # systems of interacting particles with the order parameter: interrupted (at a
 # chunk boundary, possibly an order sample) and resumed, then extended
@@ -94,16 +122,7 @@ KARGS=(run kuramoto-meanfield --particles $NP --paths 2 --set sigma=0.5 --dt 0.0
 mkdir -p "$T/ka" "$T/kb" "$T/kc"
 (cd "$T/ka" && "$B" "${KARGS[@]}" --quiet) || failed "uninterrupted kuramoto run"
 cd "$T/kb"
-"$B" "${KARGS[@]}" --checkpoint ck --checkpoint-every 0 2>err.txt &
-pid=$!
-for i in $(seq 400); do [ -f ck ] && break; sleep 0.02; done
-kill -INT $pid 2>/dev/null
-wait $pid
-rc=$?
-check "interrupted kuramoto run exits 130 (got $rc)" test "$rc" = 130
-step=$(grep -o 'interrupted at step [0-9]*' err.txt | grep -o '[0-9]*$')
-echo "kuramoto: interrupted at step ${step:-?}"
-"$B" resume ck --quiet || failed "kuramoto resume"
+interrupt_resume kuramoto "${KARGS[@]}"
 for f in r.h5 r.order.tsv r.density.tsv r.moments.tsv; do
   if cmp -s "$T/ka/$f" "$T/kb/$f"; then pass; else failed "resumed kuramoto $f differs from the uninterrupted one"; fi
 done

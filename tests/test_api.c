@@ -6,6 +6,7 @@
  *   recursion (5 standard errors)
  * - typed setters and the CLI's option strings give bitwise the same results
  * - datasets: shapes, dimension names, standard errors; write + read back
+ * - sample times as an array: bitwise the --sample-every run at those times
  * - cancellation through the callback, checkpoint, resume: bitwise the
  *   uninterrupted run
  * - the log callback; two runs in two threads at once; the caller's
@@ -156,6 +157,31 @@ static void check_observe_expr(void) {
              mv[last]);
   } else
     TU_CHECK(0, "expr/mean_kt: %s", err.message);
+  sdekit_result_destroy(&r);
+  sdekit_config_destroy(&c);
+}
+
+/* sdekit_config_set_sample_times: the times of a --sample-every 50 run as an
+ * array give its datasets bitwise; not finite or 2-d refused; n = 0 unsets */
+static void check_sample_times(const sdekit_result *every) {
+  sdekit_error err;
+  sdekit_config *c = ou_config(1 << 16, &err); /* check_ou's */
+  TU_CHECK(c != NULL, "configuration: %s", err.message);
+  if (!c) return;
+  const double bad[2] = {0.5, NAN}, t[5] = {0, 0.5, 1, 1.5, 2};
+  TU_CHECK(sdekit_config_set_sample_times(c, bad, 2, &err) == SDEKIT_ERR_USAGE &&
+               strstr(err.message, "not a finite number"),
+           "a NaN time refused: %s", err.message);
+  OK(sdekit_config_set_sample_every(c, 0, &err));
+  OK(sdekit_config_set_sample_times(c, t, 5, &err));
+  sdekit_result *r = NULL;
+  OK(sdekit_run(c, &r, &err));
+  TU_CHECK(r && same_all(every, r), "--sample-times 0,0.5,...,2 == --sample-every 50");
+  sdekit_result_destroy(&r);
+  OK(sdekit_config_set_sample_times(c, NULL, 0, &err)); /* unset: the default interval */
+  OK(sdekit_config_set_sample_every(c, 50, &err));
+  OK(sdekit_run(c, &r, &err));
+  TU_CHECK(r && same_all(every, r), "sample times unset");
   sdekit_result_destroy(&r);
   sdekit_config_destroy(&c);
 }
@@ -436,6 +462,7 @@ int main(void) {
   volatile double tiny = 4.9406564584124654e-324, one = 1.0;
   TU_CHECK(tiny * one > 0, "denormals survive a run (the caller's MXCSR untouched)");
   if (r) {
+    check_sample_times(r);
     check_file(r, dir);
     check_cancel(r, dir);
   }

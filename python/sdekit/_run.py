@@ -100,6 +100,16 @@ def _apply(cfg, name, v):
             for var, (lo, hi) in items:
                 cfg.option(opt, "%s=%s:%s" % (var, _num(lo), _num(hi)))
         return
+    if opt == "sample-times" and not isinstance(v, (str, bytes)):
+        # an array or list of times (float64 once, through the typed setter);
+        # "lin:A:B:N", "log:A:B:N[:round]" or "T1,T2" as text go as the CLI's
+        t = np.ascontiguousarray(np.asarray(v, dtype=np.float64))
+        if t.ndim != 1:
+            raise _errors.UsageError("--sample-times: expected a 1-d sequence of times, not an "
+                                     "array of shape %s" % (t.shape,))
+        cfg.call(lib.sdekit_config_set_sample_times,
+                 t.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), len(t))
+        return
     if opt == "set":
         for k, x in (v.items() if isinstance(v, dict) else v):
             # a parameter given twice (params= and set=, or twice in a list):
@@ -447,7 +457,8 @@ def run(model, params=None, scan=None, *, progress=None, cancel=None, environmen
     Options by their CLI names: paths, t_end or periods, dt, spp, transient,
     transient_periods, observe (a list or "drift,moments"), backend,
     precision, seed, threads, device, scheme, checkpoint, checkpoint_every,
-    sample_every, order_every, bins, hist_range ({var: (lo, hi)}),
+    sample_every, sample_times (a list or array of times, or "lin:A:B:N",
+    "log:A:B:N[:round]": --sample-times), order_every, bins, hist_range ({var: (lo, hi)}),
     save_paths (a list), density_var, coarse_grain (True or a width), drift,
     particles, fast_math=False, compensation=False, verbose.
     Data (README: Bringing your own data): init={"x": array} or a file (the

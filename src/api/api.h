@@ -47,7 +47,7 @@ struct sdekit_config {
   /* owned strings behind c's pointers */
   char *model, *model_search_path, *model_text, *model_label;
   char *scheme, *backend, *observe, *drift_var, *density_var, *checkpoint;
-  char *diffusion_var, *noise, *target_on;
+  char *diffusion_var, *noise, *target_on, *sample_times;
   /* issue 28: --init-from and --path-params (files read when a run starts,
    * api/pathdata.c), and arrays given by sdekit_config_path_values */
   char *init_from, *path_params_file;

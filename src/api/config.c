@@ -12,6 +12,7 @@
 #include "core/numfmt.h"
 #include "model/model.h"
 #include "sim/registry.h"
+#include "sim/sample_times.h"
 
 SDEKIT_API sdekit_status sdekit_config_create(sdekit_config **out, sdekit_error *err) {
   SDK_C_NUMERIC();
@@ -52,7 +53,8 @@ SDEKIT_API void sdekit_config_destroy(sdekit_config **cp) {
                     &c->sys_kernel,   &c->baseline_cubin,
                     &c->ckpt_file,    &c->diffusion_var,
                     &c->noise,        &c->target_on,
-                    &c->init_from,    &c->path_params_file};
+                    &c->init_from,    &c->path_params_file,
+                    &c->sample_times};
   for (size_t i = 0; i < sizeof owned / sizeof *owned; i++)
     free(*owned[i]);
   for (int i = 0; i < SDK_MAX_SET; i++)
@@ -423,6 +425,38 @@ SDEKIT_API sdekit_status sdekit_config_set_sample_every(sdekit_config *c, int64_
   SDK_C_NUMERIC();
   if (c && n == 0) return unset_i64(c, "sample-every", &c->c.sample_every, 0, err);
   return opt_int(c, "sample-every", n, err);
+}
+SDEKIT_API sdekit_status sdekit_config_set_sample_times(sdekit_config *c, const double *times,
+                                                        int64_t n, sdekit_error *err) {
+  SDK_C_NUMERIC();
+  if (c && n == 0) {
+    free(c->sample_times);
+    c->sample_times = NULL;
+    c->c.sample_times = NULL;
+    api_unrecord(c, "sample-times");
+    api_ok(err);
+    return SDEKIT_OK;
+  }
+  if (!c || !times || n < 0 || n > SDK_MAX_SAMPLE_TIMES)
+    return api_usage(err, "--sample-times: expected 1 to %d times", SDK_MAX_SAMPLE_TIMES);
+  /* written out exactly (sdk_fmt_exact) and through the option, so that a
+   * checkpoint stores what a command line would */
+  size_t cap = (size_t)n * 26 + 1;
+  char *buf = malloc(cap), num[40];
+  if (!buf) return api_nomem(err);
+  size_t len = 0;
+  buf[0] = 0;
+  for (int64_t i = 0; i < n; i++) {
+    if (times[i] != times[i] || times[i] - times[i] != 0) {
+      free(buf);
+      return api_usage(err, "--sample-times: time %lld is not a finite number", (long long)i + 1);
+    }
+    len +=
+        (size_t)snprintf(buf + len, cap - len, "%s%s", i ? "," : "", sdk_fmt_exact(num, times[i]));
+  }
+  sdekit_status s = sdekit_config_option(c, "sample-times", buf, err);
+  free(buf);
+  return s;
 }
 SDEKIT_API sdekit_status sdekit_config_set_bins(sdekit_config *c, int64_t n, sdekit_error *err) {
   SDK_C_NUMERIC();

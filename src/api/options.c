@@ -12,6 +12,7 @@
 #include "core/strbuf.h"
 #include "model/model.h"
 #include "sim/registry.h"
+#include "sim/sample_times.h"
 
 /* ------------------------------------------------------------ the values */
 
@@ -147,6 +148,17 @@ COUNT_OPT(o_paths, "paths", 1, paths, "expected a whole number >= 1")
 COUNT_OPT(o_spp, "spp", 1, spp, "expected a whole number >= 1")
 COUNT_OPT(o_transp, "transient-periods", 0, transient_periods, "expected a whole number >= 0")
 COUNT_OPT(o_sample, "sample-every", 1, sample_every, "expected a whole number >= 1")
+
+/* --sample-times SPEC: checked now (syntax, order), kept as text so that a
+ * checkpoint stores it as given; the plan reads it again against dt */
+static sdekit_status o_sample_times(sdekit_config *c, const char *v, sdekit_error *err) {
+  sdk_sample_times st;
+  sdk_errbuf eb = {0};
+  sdk_err e = sdk_sample_times_parse(v, &st, &eb);
+  if (e != SDK_OK) return api_fail(err, e, &eb);
+  sdk_sample_times_free(&st);
+  return set_owned(&c->sample_times, &c->c.sample_times, v, err);
+}
 COUNT_OPT(o_order_every, "order-every", 1, obs.order_every, "expected a whole number >= 1")
 
 /* a resumed run's length is replaced as a whole: --periods or --t-end */
@@ -545,6 +557,7 @@ static const api_opt OPTS[] = {
     {"observe-expr", 1, REPEAT, o_oexpr},
     {"drift", 1, 0, o_drift},
     {"sample-every", 1, 0, o_sample},
+    {"sample-times", 1, 0, o_sample_times},
     {"order-every", 1, 0, o_order_every},
     {"bins", 1, 0, o_bins},
     {"hist-range", 1, REPEAT, o_hrange},
@@ -600,12 +613,18 @@ SDEKIT_API sdekit_status sdekit_config_option(sdekit_config *c, const char *name
   sdekit_status s = api_apply_option(c, name, value, err);
   if (s != SDEKIT_OK || (o->flags & NOREC)) return s;
   if (!(o->flags & REPEAT)) api_unrecord(c, o->name);
-  char word[4200];
+  /* (the word as long as the value: a list of 10^7 scan values or sample
+   * times is recorded whole, never cut) */
+  size_t len = strlen(o->name) + (value ? strlen(value) : 0) + 4;
+  char *word = malloc(len);
+  if (!word) return api_nomem(err);
   if (value)
-    snprintf(word, sizeof word, "--%s=%s", o->name, value);
+    snprintf(word, len, "--%s=%s", o->name, value);
   else
-    snprintf(word, sizeof word, "--%s", o->name);
-  return api_record(c, o->name, word, NULL, err);
+    snprintf(word, len, "--%s", o->name);
+  s = api_record(c, o->name, word, NULL, err);
+  free(word);
+  return s;
 }
 
 /* ------------------------------------------------------------ command lines */

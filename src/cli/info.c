@@ -187,7 +187,10 @@ static void print_time(const info *in) {
       fprintf(out, " (transient %lld", (long long)trans);
     else
       fprintf(out, " (");
-    if (cli_attr_i64(in->r, "", "sample_every", &every) == 0)
+    char spacing[16];
+    if (cli_attr_str(in->r, "", "sample_times", spacing, sizeof spacing) == 0)
+      fprintf(out, ", sampled at the times given (--sample-times, %s)", spacing);
+    else if (cli_attr_i64(in->r, "", "sample_every", &every) == 0)
       fprintf(out, ", sample every %lld", (long long)every);
     fprintf(out, ")\n");
   }

@@ -207,6 +207,7 @@ static sdekit_status moments_panel(sdk_plot *p, const sdk_curves *c, int k, int 
     sdk_sb_puts(b, "set format x '%g'\n");
   else
     sdk_sb_puts(b, "set format x ''\n");
+  if (!c->heat && pf->tlog) sdk_sb_puts(b, "set logscale x\n");
   if (!c->heat)
     moments_curves(p, c, k, f, dn, mo);
   else

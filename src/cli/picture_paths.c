@@ -38,7 +38,8 @@ sdekit_status sdk_pic_paths(sdk_plot *p) {
       sdk_sb_puts(b, "''");
     sdk_sb_printf(b, "\nset format x %s\nset ylabel \"", k == nv - 1 ? "'%g'" : "''");
     sdk_gp_sym(b, vn);
-    sdk_sb_printf(b, "\"\nset xrange [%.9g:%.9g]\n", tlo, thi > tlo ? thi : tlo + 1);
+    sdk_sb_printf(b, "\"\nset xrange [%.9g:%.9g]\n%s", tlo, thi > tlo ? thi : tlo + 1,
+                  pf->tlog && tlo > 0 ? "set logscale x\n" : "");
     if (np <= 10)
       sdk_sb_puts(
           b,

@@ -230,6 +230,9 @@ static sdekit_status read_axes(sdk_plotfile *pf, sdekit_error *err) {
 
 /* Time in periods of the driving when the period is the same everywhere. */
 static void time_scale(sdk_plotfile *pf) {
+  char spacing[8];
+  pf->tlog = cli_attr_str(pf->r, "", "sample_times", spacing, sizeof spacing) == 0 &&
+             !strcmp(spacing, "log");
   pf->tscale = 1;
   pf->in_periods = 0;
   if (pf->period > 0) {

@@ -40,6 +40,9 @@ typedef struct sdk_plotfile {
   double *dt;    /* [ngrid] */
   double tscale; /* multiply times by this for the time axis (1/period or 1) */
   int in_periods;
+  /* sampled at log-spaced times (--sample-times log:...: root attribute
+   * sample_times "log", every time > 0): the curves over time on a log axis */
+  int tlog;
 } sdk_plotfile;
 
 /* Read path (sdekit_result_read) and take its settings, variables,

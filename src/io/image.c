@@ -68,6 +68,9 @@ static sdk_err root_attrs(const sdk_results *r, sdk_store *img, sdk_errbuf *eb) 
   SDK_CHECK(sdk_store_group_i64(img, g, "nsteps", r->nsteps, eb));
   SDK_CHECK(sdk_store_group_i64(img, g, "transient_steps", r->transient_steps, eb));
   SDK_CHECK(sdk_store_group_i64(img, g, "sample_every", r->sample_every, eb));
+  /* --sample-times: how they were spaced (the times are every GROUP/t) */
+  if (r->sample_spacing)
+    SDK_CHECK(sdk_store_group_str(img, g, "sample_times", r->sample_spacing, eb));
   /* only where the time grid differs from what was asked (results.h) */
   if (r->dt_asked > 0) SDK_CHECK(sdk_store_group_f64(img, g, "dt_asked", r->dt_asked, eb));
   if (r->t_end_asked > 0) {

@@ -68,7 +68,11 @@ static void write_settings(const sdk_results *r, const char *obs, FILE *f) {
   fprintf(f, "# transient_steps: %lld\n", (long long)r->transient_steps);
   if (r->transient_asked > 0)
     fprintf(f, "# transient_asked: %s\n", sdk_fmt_exact(b1, r->transient_asked));
-  fprintf(f, "# sample_every: %lld\n", (long long)r->sample_every);
+  if (r->sample_spacing)
+    fprintf(f, "# sample_times: %lld, %s (the column t)\n", (long long)r->nsample_times,
+            r->sample_spacing);
+  else
+    fprintf(f, "# sample_every: %lld\n", (long long)r->sample_every);
   if (r->period > 0)
     fprintf(f, "# period: %s (%lld steps per period)\n", sdk_fmt_exact(b1, r->period),
             (long long)r->spp);

@@ -35,8 +35,10 @@ void sdk_obs_time_at(const sdk_obs_ctx *c, const char *group, int64_t s, int64_t
   if (!st || !t) return;
   int64_t ns = st->dims[0];
   sdk_ds_i64(st)[s] = step;
+  /* (--sample-times: the times as given, each within SDK_TIME_TOL of its step) */
+  const double *given = s < c->R->nsample_times ? c->R->sample_times : NULL;
   for (int64_t g = 0; g < c->R->ngrid; g++)
-    sdk_ds_f64(t)[g * ns + s] = (double)step * c->R->dt[g];
+    sdk_ds_f64(t)[g * ns + s] = given ? given[s] : (double)step * c->R->dt[g];
 }
 
 sdk_err sdk_obs_var(const sdk_obs_ctx *c, const char *option, const char *name, int *v,

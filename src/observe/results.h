@@ -59,7 +59,13 @@ typedef struct sdk_results {
   const double *dt;         /* time step per grid point (ngrid) */
   int64_t nsteps;           /* total steps */
   int64_t transient_steps;  /* steps before the drift window opens */
-  int64_t sample_every;
+  int64_t sample_every;     /* 0 with sample_times */
+  /* --sample-times: the time of every sample (every grid point's), and how
+   * they were spaced ("list", "lin", "log"; root attribute "sample_times");
+   * NULL, 0: samples every sample_every steps */
+  const double *sample_times;
+  int64_t nsample_times;
+  const char *sample_spacing;
   /* where the time grid differs from what the options or defaults asked
    * (root attributes of those names, present only then; 0: absent): the
    * --dt a periodic model replaced by period/spp; the t_end asked (the

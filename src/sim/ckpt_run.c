@@ -174,6 +174,9 @@ static sdk_err check_layout(const sdk_plan *p, const sdk_ckpt *k, sdk_errbuf *eb
       (k->nsamples > 0 && k->sample_step[k->nsamples - 1] > k->step) ||
       k->ncomp != sdk_paths_carried_rows(&p->paths) || k->nobs != p->nobs)
     return MISMATCH("");
+  /* --sample-times: the samples taken are the first of this run's */
+  for (int64_t s = 0; p->sample_steps && s < k->nsamples; s++)
+    if (k->sample_step[s] != p->sample_steps[s]) return MISMATCH(" (sample times)");
   return SDK_OK;
 }
 

@@ -179,7 +179,11 @@ static sdk_err interrupted(const sdk_plan *p, int64_t saved, sdk_errbuf *eb) {
  * sample, the end of the transient */
 static int64_t next_check(const sdk_plan *p) {
   int64_t step = p->step, next = step + MAX_CHUNK;
-  if (p->sampling) {
+  if (p->sample_steps) {
+    if (p->isample < p->times.n && p->sample_steps[p->isample] > step &&
+        p->sample_steps[p->isample] < next)
+      next = p->sample_steps[p->isample];
+  } else if (p->sampling) {
     int64_t nsmp = (step / p->sample_every + 1) * p->sample_every;
     if (nsmp < next) next = nsmp;
   }
@@ -247,8 +251,10 @@ static sdk_err look(sdk_plan *p, loop *L, sdk_errbuf *eb) {
     return sdk_paths_nonfinite(&p->paths, p->nonfinite, eb);
   }
   if (p->paths.carry) sdk_carry_step(p->paths.carry, p->step);
-  int sample_now = p->sampling && p->step % p->sample_every == 0 &&
-                   (p->isample == 0 || p->sample_step[p->isample - 1] < p->step);
+  int sample_now = p->sample_steps
+                       ? p->isample < p->times.n && p->sample_steps[p->isample] == p->step
+                       : p->sampling && p->step % p->sample_every == 0 &&
+                             (p->isample == 0 || p->sample_step[p->isample - 1] < p->step);
   SDK_CHECK(check_finite(p, sample_now, eb));
   if (sample_now) SDK_CHECK(sample_all(p, eb));
   if (has_transient_end(p) && p->step == p->transient_steps && !p->marked)

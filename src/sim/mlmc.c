@@ -645,8 +645,9 @@ static sdk_err check_config(const drv *d, const sdk_run_config *c, sdk_errbuf *e
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "%s measures the time-step bias itself: leave out --dt-check and --extrapolate",
                     d->opt);
-  if (c->obs.nsave > 0)
-    return SDK_FAIL(eb, SDK_ERR_USAGE, "%s: --save-paths cannot be combined with it", d->opt);
+  if (c->obs.nsave > 0 || c->sample_times) /* (levels sample at t = 0 and t_end alone) */
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "%s: --%s cannot be combined with it", d->opt,
+                    c->obs.nsave > 0 ? "save-paths" : "sample-times");
   const sdk_obs_type *t[SDK_MAX_OBSERVABLES];
   int n = 0;
   SDK_CHECK(sdk_run_config_observables(c, t, &n, eb));

@@ -346,7 +346,9 @@ static sdk_err plan_steps(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_
   const int periodic = r->model->period != NULL;
   double nst = 0, dt = r->dt[0];
   int whole = 1;
-  if (periodic && c->t_end <= 0) {
+  /* --sample-times without --t-end (--periods): the run ends at the last */
+  const double last = r->sample_times ? r->sample_times[p->times.n - 1] : 0;
+  if (periodic && c->t_end <= 0 && !(last > 0 && c->periods <= 0)) {
     nst = (double)(c->periods > 0 ? c->periods : 100) * (double)p->spp;
     if (!(nst <= (double)SDK_MAX_STEPS))
       return SDK_FAIL(eb, SDK_ERR_USAGE,
@@ -354,7 +356,7 @@ static sdk_err plan_steps(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_
                       "(SDK_MAX_STEPS, 2^53): give fewer --periods or fewer --spp",
                       nst, (long long)SDK_MAX_STEPS);
   } else {
-    double T = c->t_end > 0 ? c->t_end : 10.0;
+    double T = c->t_end > 0 ? c->t_end : last > 0 ? last : 10.0;
     SDK_CHECK(time_steps(T, dt, "the run", &nst, &whole, eb));
     if (nst < 1)
       return SDK_FAIL(eb, SDK_ERR_USAGE,
@@ -391,7 +393,8 @@ static sdk_err plan_steps(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_
   /* resumed with a longer --t-end: the default sample interval (1/100 of the
    * run) would change half way; keep the one the checkpoint was sampled at */
   const struct sdk_ckpt *k = c->resume;
-  if (k && c->sample_every == 0 && k->nsamples >= 2 && k->sample_step[1] > k->sample_step[0])
+  if (k && c->sample_every == 0 && !c->sample_times && k->nsamples >= 2 &&
+      k->sample_step[1] > k->sample_step[0])
     p->sample_every = k->sample_step[1] - k->sample_step[0];
   return SDK_OK;
 }
@@ -621,7 +624,9 @@ sdk_err sdk_plan_observables(sdk_plan *p, sdk_errbuf *eb) {
   const sdk_run_config *c = p->c;
   sdk_run *r = p->run;
   SDK_CHECK(sdk_observe_opts_check(&c->obs, r->model, eb));
-  p->nsamples_max = p->sampling ? p->nsteps / p->sample_every + 1 : 0;
+  p->nsamples_max = !p->sampling      ? 0
+                    : p->sample_steps ? p->times.n
+                                      : p->nsteps / p->sample_every + 1;
   sdk_obs_ctx *o = &p->octx;
   o->model = r->model;
   o->opts = &c->obs;
@@ -698,7 +703,9 @@ sdk_err sdk_plan_make(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_errb
   SDK_CHECK(plan_scan(c, r, p, eb));
   plan_varying(c, r, p);
   SDK_CHECK(plan_dt(c, r, p, eb));
+  SDK_CHECK(sdk_plan_sample_dt(c, r, p, eb));
   SDK_CHECK(plan_steps(c, r, p, eb));
+  SDK_CHECK(sdk_plan_sample_steps(c, r, p, eb));
   SDK_CHECK(plan_sv(c, r, p, eb));
   SDK_CHECK(plan_noises(r, p, eb));
   SDK_CHECK(sdk_systems_plan(&p->sys, r->model, c->particles, c->paths, p->scheme, sums,
@@ -785,6 +792,8 @@ void sdk_plan_free(sdk_plan *p) {
   free(p->bad);
   free(p->bad_step);
   free(p->sample_step);
+  free(p->sample_steps);
+  sdk_sample_times_free(&p->times);
   sdk_systems_free(&p->sys);
   memset(p, 0, sizeof *p);
 }

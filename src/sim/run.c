@@ -150,6 +150,7 @@ void sdk_run_destroy(sdk_run **rp) {
   free(r->param_values);
   free(r->result_param_values);
   free(r->dt);
+  free(r->sample_times);
   free(r->command_line);
   sdk_model_destroy(&r->model);
   free(r);

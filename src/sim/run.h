@@ -135,6 +135,8 @@ typedef struct sdk_run_config {
   int nobs_expr;
   const char *obs_expr[SDK_MODEL_MAX_OBSERVE];
   int64_t sample_every; /* 0: default */
+  /* --sample-times SPEC (sim/sample_times.h; NULL: every sample_every steps) */
+  const char *sample_times;
   int quiet, verbose;
   const char *command_line;
   const char *model_text; /* if set: the model's text (resume) ... */

@@ -19,6 +19,7 @@
 #include "observe/observable.h"
 #include "observe/paths.h"
 #include "sim/run.h"
+#include "sim/sample_times.h"
 #include "sim/systems.h"
 
 /* The results and the storage behind them (what sdk_run_execute returns). */
@@ -29,6 +30,7 @@ struct sdk_run {
   double *param_values;        /* in force at grid point 0 (scanned: their first value) */
   double *result_param_values; /* r.param_values: NaN where they vary over the grid */
   double *dt;
+  double *sample_times; /* --sample-times: r.sample_times (NULL: none given) */
   double seconds, path_steps;
   char device[256];
   char version[32];
@@ -58,6 +60,11 @@ typedef struct sdk_plan {
    * could, or nothing was asked): results and notices say so (plan_steps) */
   double dt_asked, t_end_asked, transient_asked;
   int64_t nsteps, transient_steps, sample_every, nsamples_max;
+  /* --sample-times (plan_times.c): how they were given (their values are
+   * run->sample_times), and their steps, the sample clock instead of
+   * sample_every (then 0) */
+  sdk_sample_times times;
+  int64_t *sample_steps;
   int64_t ppg; /* paths per grid point as held: particles, for systems */
   sdk_systems sys;
   int nobs;
@@ -93,6 +100,11 @@ sdk_err sdk_plan_make(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_errb
 /* The observables' setup (after sdk_plan_make; not needed to generate code). */
 sdk_err sdk_plan_observables(sdk_plan *p, sdk_errbuf *eb);
 void sdk_plan_free(sdk_plan *p);
+/* --sample-times (plan_times.c): the step that fits the times where dt is
+ * free (after the step of every grid point), and the step of every time
+ * (after the steps of the run) */
+sdk_err sdk_plan_sample_dt(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_errbuf *eb);
+sdk_err sdk_plan_sample_steps(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_errbuf *eb);
 /* The model of a run: its stored text (resume), or a file or built-in name. */
 sdk_err sdk_plan_model(const sdk_run_config *c, sdk_model **m, sdk_errbuf *eb);
 /* The code generator's options for this plan on target t. */
