@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "model/model.h"
 #include "sim/run.h"
@@ -129,6 +130,11 @@ sdk_err sdk_scan_table_read(const char *path, sdk_scan_axis *out, int max, int *
   *n = 0;
   FILE *f = fopen(path, "r");
   if (!f) return SDK_FAIL(eb, SDK_ERR_USAGE, "--scan-file %s: %s", path, strerror(errno));
+  struct stat st;
+  if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+    fclose(f);
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "--scan-file %s: a directory, not a table", path);
+  }
   table t = {.path = path, .col = out, .max = max, .eb = eb};
   sdk_err e = read_lines(&t, f);
   fclose(f);
