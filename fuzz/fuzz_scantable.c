@@ -20,9 +20,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   volatile double sink = 0;
   for (int k = 0; k < n; k++) {
     size_t len = strlen(ax[k].name);
-    if (len == 0 || len >= sizeof ax[k].name || strspn(ax[k].name,
-                                                       "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"
-                                                       "OPQRSTUVWXYZ0123456789_") != len)
+    if (len == 0 || len >= sizeof ax[k].name ||
+        strspn(ax[k].name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"
+                           "OPQRSTUVWXYZ0123456789_") != len)
       abort();
     if (ax[k].n != ax[0].n || ax[k].zip != (k > 0)) abort();
     for (int64_t i = 0; i < ax[k].n; i++)

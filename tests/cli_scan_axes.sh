@@ -51,21 +51,8 @@ check() { # NAME GOT WANT
   fi
 }
 
-cat >ou3.sde <<'EOF'
-[model]
-name = ou3
-vars = x
-[params]
-k = 1.0
-D = 0.5
-m = 0.0
-[drift]
-x = -k*(x - m)
-[noise]
-x = sqrt(2*D)
-[init]
-x = 1.0
-EOF
+SRC=${SDK_SOURCE_DIR:-$(cd "$(dirname "$0")/.." && pwd)}
+cp "$SRC/tests/scan-ou3.sde" ou3.sde || exit 1
 RUN=(run ./ou3.sde --paths 4096 --t-end 1 --seed 7 --precision double --backend "$BACKEND"
   --observe drift --quiet)
 
