@@ -254,6 +254,16 @@ SDEKIT_API sdekit_status sdekit_config_add_scan(sdekit_config *c, const char *na
   return sdekit_config_option(c, "scan", buf, err);
 }
 
+char *api_scan_word(const char *prefix, const char *name, int zip, const double *v, int64_t n) {
+  size_t cap = strlen(prefix) + strlen(name) + 3 + (size_t)n * 26;
+  char *buf = malloc(cap), num[40];
+  if (!buf) return NULL;
+  size_t len = (size_t)snprintf(buf, cap, "%s%s%s=", prefix, zip ? "+" : "", name);
+  for (int64_t i = 0; i < n; i++)
+    len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? "," : "", sdk_fmt_exact(num, v[i]));
+  return buf;
+}
+
 /* --scan [+]NAME=V1,V2,... through the option parser (recorded as a command
  * line would be); zip: '+', moving with the --scan before it */
 static sdekit_status scan_values_opt(sdekit_config *c, const char *name, const double *values,
@@ -261,18 +271,11 @@ static sdekit_status scan_values_opt(sdekit_config *c, const char *name, const d
   if (!c || !name || !*name) return api_usage(err, "--scan: no parameter name");
   if (!values || n < 1 || n > 10000000)
     return api_usage(err, "--scan %s: expected 1 to 1e7 values", name);
-  size_t cap = strlen(name) + 3 + (size_t)n * 26;
-  char *buf = malloc(cap), num[40];
-  if (!buf) return api_nomem(err);
-  size_t len = (size_t)snprintf(buf, cap, "%s%s=", zip ? "+" : "", name);
-  for (int64_t i = 0; i < n; i++) {
-    if (values[i] != values[i] || values[i] - values[i] != 0) {
-      free(buf);
+  for (int64_t i = 0; i < n; i++)
+    if (values[i] != values[i] || values[i] - values[i] != 0)
       return api_usage(err, "--scan %s: value %lld is not a finite number", name, (long long)i);
-    }
-    len +=
-        (size_t)snprintf(buf + len, cap - len, "%s%s", i ? "," : "", sdk_fmt_exact(num, values[i]));
-  }
+  char *buf = api_scan_word("", name, zip, values, n);
+  if (!buf) return api_nomem(err);
   sdekit_status s = sdekit_config_option(c, "scan", buf, err);
   free(buf);
   return s;

@@ -233,7 +233,17 @@ static sdekit_status o_scan_file(sdekit_config *c, const char *path, sdekit_erro
   sdk_errbuf eb = {0};
   sdk_err e = sdk_scan_table_read(path, ax, SDK_MAX_SCAN_PARAMS, &n, &eb);
   if (e != SDK_OK) return api_fail(err, e, &eb);
-  return scan_append(&c->c, ax, n, "--scan-file", err);
+  sdk_run_config *rc = &c->c;
+  sdekit_status s = scan_append(rc, ax, n, "--scan-file", err);
+  /* recorded as the values read, not the file's name: a resumed run must
+   * not read a table changed since (the option is NOREC) */
+  for (int k = 0; s == SDEKIT_OK && k < n; k++) {
+    const sdk_scan_axis *a = &rc->scan[rc->nscan - n + k];
+    char *word = api_scan_word("--scan=", a->name, k > 0, a->values, a->n);
+    s = word ? api_record(c, "scan", word, NULL, err) : api_nomem(err);
+    free(word);
+  }
+  return s;
 }
 
 #define COUNT_OPT(fn, opt, lo, field, what)                                                        \
@@ -605,7 +615,7 @@ typedef struct api_opt {
 static const api_opt OPTS[] = {
     {"set", 1, REPEAT, o_set},
     {"scan", 1, REPEAT, o_scan},
-    {"scan-file", 1, REPEAT, o_scan_file},
+    {"scan-file", 1, REPEAT | NOREC, o_scan_file},
     {"paths", 1, 0, o_paths},
     {"particles", 1, 0, o_particles},
     {"dt", 1, 0, o_dt},

@@ -56,4 +56,17 @@ check crlf_rc [ "$rc" -eq 0 ]
 check crlf_points awk '!/^#/ && NF { n++; if (n == 1 && ($1 != 4.2 || $2 != 0.1)) bad++;
   if (n == 2 && ($1 != 5 || $2 != 0.2)) bad++ } END { exit !(n == 2 && !bad) }' "$W/crlf.tsv"
 rm -f "$W/out.h5" "$W/crlf.tsv"
+
+# a checkpoint keeps the values read, not the file's name: a table changed
+# (or gone) before the resume changes nothing
+printf 'a\tf\n4.2\t0\n6\t0.1\n' >"$T/ck.tsv"
+run_sdk run josephson --scan-file "$T/ck.tsv" --paths 8 --periods 2 --quiet --checkpoint "$T/ck" \
+  -o "$T/r1.h5"
+check ckpt_run_rc [ "$rc" -eq 0 ]
+rm -f "$T/ck.tsv" && printf 'a\tf\n9\t0\n6\t0.1\n' >"$T/ck.tsv"
+run_sdk resume "$T/ck" --periods 3 --force --quiet -o "$T/r2.h5"
+check ckpt_resume_rc [ "$rc" -eq 0 ]
+run_sdk info "$T/r2.h5"
+check ckpt_resume_keeps_table grep -Eq 'scans: +a: 4\.2 \.\. 6, n=2' "$OUTF"
+check ckpt_resume_keeps_zipped grep -Eq 'f: moves with a \(zipped\)' "$OUTF"
 finish
