@@ -56,3 +56,12 @@ def test_plot_refuses_three_axes(ou3):
     r3 = sdekit.run(ou3, scan={"k": (0.5, 1.5, 2), "D": [0.25, 0.5], "m": (0, 1, 2)}, **RUN)
     with pytest.raises(sdekit.UsageError, match="3 scan axes"):
         r3.plot()
+
+
+def test_xarray_has_zipped_coordinates(ou3):
+    pytest.importorskip("xarray")
+    r = sdekit.run(ou3, scan={("k", "D"): ((0.5, 1.5, 3), (0.25, 0.75, 3)), "m": (0, 1, 2)}, **RUN)
+    x = r.to_xarray("drift")
+    assert x["value"].dims == ("k", "m")
+    assert x.coords["D"].dims == ("k",)
+    np.testing.assert_array_equal(x.coords["D"].values, [0.25, 0.5, 0.75])
