@@ -165,7 +165,8 @@ static sdk_err grid_size(const sdk_run_config *c, const sdk_model *m, sdk_plan *
   double table = pts * (double)(c->nscan + m->nparams + 1) * 8;
   if (pts > (double)SDK_MAX_GRID || pts * paths > (double)((int64_t)1 << 40))
     return SDK_FAIL(eb, SDK_ERR_USAGE,
-                    "the scan grid has %.6g grid points (%s) x %lld paths: more than the maximum "
+                    "too many paths or grid points: the scan grid has %.6g grid points (%s) x "
+                    "%lld paths, more than the maximum "
                     "of %lld grid points or 2^40 paths; the paths' states alone would need "
                     "%.3g GiB and the per-point tables %.3g GiB: scan fewer points",
                     pts, dims, (long long)c->paths, (long long)SDK_MAX_GRID, state / 1073741824.0,
