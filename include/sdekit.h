@@ -206,8 +206,15 @@ SDEKIT_API sdekit_status sdekit_config_set_model_search_path(sdekit_config *c, c
 
 /* Parameters: --set NAME=VALUE; --scan NAME=START:STOP:N[:log] (N values,
  * rounded to 15 significant digits, the end point exact; log: geometric);
- * --scan NAME=V1,V2,... (the values as given).  At most two scan axes (a
- * grid, axis 0 slowest); a parameter both set and scanned is an error. */
+ * --scan NAME=V1,V2,... (the values as given).  Each --scan is an axis of
+ * the grid (row-major, the first axis slowest), at most SDEKIT_MAX_SCAN of
+ * them and SDK_MAX_GRID (2^27) grid points; a parameter both set and scanned
+ * is an error.  Zipped parameters move together along one axis, with the
+ * same number of points: --scan A,B=RANGE_A,RANGE_B, --scan +B=... (B moves
+ * with the --scan before it), --scan-file TABLE (a header of names, a row
+ * per grid point) or sdekit_config_add_scan_table (names[k] takes
+ * values[k][0..n-1]; nnames >= 1). */
+#define SDEKIT_MAX_SCAN 5
 SDEKIT_API sdekit_status sdekit_config_set_param(sdekit_config *c, const char *name, double value,
                                                  sdekit_error *err);
 SDEKIT_API sdekit_status sdekit_config_add_scan(sdekit_config *c, const char *name, double start,
@@ -215,6 +222,10 @@ SDEKIT_API sdekit_status sdekit_config_add_scan(sdekit_config *c, const char *na
 SDEKIT_API sdekit_status sdekit_config_add_scan_values(sdekit_config *c, const char *name,
                                                        const double *values, int64_t n,
                                                        sdekit_error *err);
+SDEKIT_API sdekit_status sdekit_config_add_scan_table(sdekit_config *c, int nnames,
+                                                      const char *const *names,
+                                                      const double *const *values, int64_t n,
+                                                      sdekit_error *err);
 
 /* The ensemble and time (0 or, for the transients, -1: unset, the default
  * applies): --paths, --particles, --dt, --spp, --t-end, --periods,
@@ -524,7 +535,9 @@ SDEKIT_API const char *sdekit_result_problem(const sdekit_result *r);
 SDEKIT_API int sdekit_result_nobservables(const sdekit_result *r);
 SDEKIT_API const char *sdekit_result_observable(const sdekit_result *r, int i);
 
-/* The scan: number of axes (0, 1 or 2), and axis i's parameter and values. */
+/* The scan: number of axes (0 .. SDEKIT_MAX_SCAN), and axis i's (first)
+ * parameter and values; parameters zipped with an axis are datasets
+ * scan/NAME with the attribute zipped_with naming the axis's parameter. */
 SDEKIT_API int sdekit_result_nscan(const sdekit_result *r);
 SDEKIT_API const char *sdekit_result_scan_name(const sdekit_result *r, int i);
 SDEKIT_API const double *sdekit_result_scan_values(const sdekit_result *r, int i, int64_t *n);

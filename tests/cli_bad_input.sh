@@ -163,7 +163,56 @@ expect 2 "--set and --scan of one parameter" 1 "^sdekit: error: --set a and --sc
   run $J --set a=5 --scan a=1:2:2 "${JQ[@]}" -o out.h5
 expect 2 "--scan and --set of one parameter, other order" 1 "--set D and --scan D: parameter 'D'" \
   run $J --scan a=1:2:2 --scan D=0.1:0.2:2 --set D=0.5 "${JQ[@]}" -o out.h5
-expect 2 "three --scan" 1 "scan" run $J --scan a=1:2:2 --scan f=0:1:2 --scan D=0.1:0.2:2 "${JQ[@]}" -o out.h5
+# any number of axes up to SDK_MAX_SCAN (5); the grid's size is the real limit,
+# refused with its points and memory before anything is allocated (issue 28)
+cat >six.sde <<'EOF'
+[model]
+name = six
+vars = x
+[params]
+p1 = 1
+p2 = 1
+p3 = 1
+p4 = 1
+p5 = 1
+p6 = 1
+[drift]
+x = -p1*x + p2 + p3 + p4 + p5 + p6
+[noise]
+x = 1
+[init]
+x = 0
+EOF
+expect 2 "six --scan axes" 2 "--scan p6: at most 5 scan axes" "zip" \
+  run ./six.sde --scan p1=1:2:2 --scan p2=1:2:2 --scan p3=1:2:2 --scan p4=1:2:2 --scan p5=1:2:2 \
+  --scan p6=1:2:2 --paths 8 --t-end 0.1 --quiet -o out.h5
+expect 2 "grid too large" 3 "1e\+12 grid points \(10000 x 10000 x 10000\)" "GiB" "maximum of 134217728" \
+  run $J --scan a=1:2:10000 --scan f=0:1:10000 --scan D=0.1:0.2:10000 "${JQ[@]}" -o out.h5
+expect 2 "zipped --scan, N differ" 2 "same N" "a has 3 points, f has 4" \
+  run $J --scan a,f=1:2:3,0:1:4 "${JQ[@]}" -o out.h5
+expect 2 "zipped --scan, fewer ranges than names" 1 "2 names but 1 ranges" \
+  run $J --scan a,f=1:2:3 "${JQ[@]}" -o out.h5
+expect 2 "--scan +NAME, N differ" 2 "same N" "a has 3 points, f has 2" \
+  run $J --scan a=1:2:3 --scan +f=0:1:2 "${JQ[@]}" -o out.h5
+expect 2 "--scan +NAME with no --scan before" 1 "there is none" \
+  run $J --scan +f=0:1:2 "${JQ[@]}" -o out.h5
+expect 2 "zipped --scan names a parameter twice" 1 "\ba\b.*twice" \
+  run $J --scan a,a=1:2:3,0:1:3 "${JQ[@]}" -o out.h5
+printf 'a\tf\n1\t0\n2\tnan\n' >nan.tsv
+expect 2 "--scan-file NaN" 2 "nan\.tsv:3" "not a finite number" run $J --scan-file nan.tsv "${JQ[@]}" -o out.h5
+printf 'a\tf\n1\t0\n2\n' >ragged.tsv
+expect 2 "--scan-file ragged row" 2 "ragged\.tsv:3" "1 fields, the header has 2" \
+  run $J --scan-file ragged.tsv "${JQ[@]}" -o out.h5
+printf 'a\tzz\n1\t0\n' >unknown.tsv
+expect 2 "--scan-file unknown name" 2 "unknown\.tsv:1: --scan-file column zz" "has no parameter" run $J --scan-file unknown.tsv "${JQ[@]}" -o out.h5
+printf 'a\ta\n1\t0\n' >dup.tsv
+printf 'f\ta\n1\t0\n' >good.tsv
+expect 2 "--scan-file duplicate name" 2 "dup\.tsv:1" "'a' named twice" \
+  run $J --scan-file dup.tsv "${JQ[@]}" -o out.h5
+expect 2 "--scan-file missing" 1 "no-such\.tsv" run $J --scan-file no-such.tsv "${JQ[@]}" -o out.h5
+expect 2 "--scan-file and --scan of one parameter" 1 "\ba\b.*twice" \
+  run $J --scan a=1:2:2 --scan-file good.tsv "${JQ[@]}" -o out.h5
+rm -f six.sde nan.tsv ragged.tsv unknown.tsv dup.tsv good.tsv
 expect 2 "--scan value never becomes code" 0 run $J --scan 'a=sin(1):2:2' "${JQ[@]}" -o out.h5
 
 # ---------------- time stepping and ensemble ----------------

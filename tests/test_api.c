@@ -439,6 +439,46 @@ static void check_threads_and_log(void) {
   sdekit_config_destroy(&c);
 }
 
+/* sdekit_config_add_scan_table: the zipped values, added whole or refused whole;
+ * the run equals the same points given as --scan k=LIST --scan +D=LIST. */
+static void check_scan_table(void) {
+  sdekit_error err;
+  const double k[3] = {0.5, 1, 2}, d[3] = {0.1, 0.2, 0.4}, bad[3] = {0.1, NAN, 0.4};
+  const char *names[2] = {"k", "D"}, *twice[2] = {"k", "k"};
+  const double *vals[2] = {k, d}, *badv[2] = {k, bad};
+  sdekit_config *c = NULL;
+  sdekit_result *a = NULL, *b = NULL;
+  OK(sdekit_config_create(&c, &err));
+  TU_CHECK(sdekit_config_add_scan_table(c, 2, names, badv, 3, &err) == SDEKIT_ERR_USAGE &&
+               strstr(err.message, "not a finite number"),
+           "a NaN in a table is refused: %s", err.message);
+  TU_CHECK(sdekit_config_add_scan_table(c, 2, twice, vals, 3, &err) == SDEKIT_ERR_USAGE &&
+               strstr(err.message, "twice"),
+           "a name twice in a table is refused: %s", err.message);
+  const char *argv[] = {"ou",        "--paths", "64",        "--t-end", "0.5",
+                        "--observe", "drift",   "--backend", backend()};
+  OK(sdekit_config_set_environment(c, (const char *const *)environ, &err));
+  OK(sdekit_config_args(c, 9, argv, NULL, NULL, &err));
+  OK(sdekit_config_add_scan_table(c, 2, names, vals, 3, &err)); /* nothing added before */
+  OK(sdekit_run(c, &a, &err));
+  sdekit_config_destroy(&c);
+  const char *argv2[] = {
+      "ou",        "--paths", "64",     "--t-end",   "0.5",    "--observe",     "drift",
+      "--backend", backend(), "--scan", "k=0.5,1,2", "--scan", "+D=0.1,0.2,0.4"};
+  OK(sdekit_config_create(&c, &err));
+  OK(sdekit_config_set_environment(c, (const char *const *)environ, &err));
+  OK(sdekit_config_args(c, 13, argv2, NULL, NULL, &err));
+  OK(sdekit_run(c, &b, &err));
+  sdekit_config_destroy(&c);
+  if (a && b) {
+    TU_CHECK(sdekit_result_nscan(a) == 1, "a table is one axis (%d)", sdekit_result_nscan(a));
+    TU_CHECK(same_dataset(a, b, "drift/value") && same_dataset(a, b, "scan/D"),
+             "scan table = --scan k=LIST --scan +D=LIST, bit for bit");
+  }
+  sdekit_result_destroy(&a);
+  sdekit_result_destroy(&b);
+}
+
 int main(void) {
   const char *dir = tu_scratch(); /* removed at exit (testutil.h) */
   if (!dir) return perror("scratch directory"), 1;
@@ -470,5 +510,6 @@ int main(void) {
   sdekit_result_destroy(&r);
   check_threads_and_log();
   check_tsv_names(dir);
+  check_scan_table();
   return tu_finish("test_api");
 }

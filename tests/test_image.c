@@ -575,7 +575,7 @@ static void check_hostile(void) {
       {"unwritten_z", "/drift/value declares more data than the file holds (chunks never"},
       {"f32", "/drift/error is of a type sdekit does not read"},
       {"strings", "/drift/note is of a type sdekit does not read"},
-      {"rank7", "/drift/deep has 7 dimensions; sdekit reads at most 6"},
+      {"rank7", "/drift/deep has 9 dimensions; sdekit reads at most 8"},
       {"named_type", "/drift/type is neither a group nor a dataset"},
       {"long_name", "the name /drift/nnnnn"},
       {"total", "values in all, more than sdekit reads (SDK_H5_MAX_TOTAL, 2^29)"},

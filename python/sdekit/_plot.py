@@ -29,6 +29,8 @@ import math
 
 import numpy as np
 
+from . import _errors
+
 MAX_CURVES = 8
 MAX_PANELS = 4
 MAX_COLS = 600
@@ -179,6 +181,13 @@ class _Ctx:
         self.axn = [len(v) for v in self.ax]
         self.axlog = [bool(r.info("scan/" + n).attrs.get("log", 0)) for n in self.axname]
         self.nscan = len(self.axname)
+        if self.nscan > 2:
+            # a picture of more axes would pick or merge some: refused, not drawn wrong
+            raise _errors.UsageError(
+                "the result has %d scan axes (%s): plot draws at most 2; slice the arrays "
+                "(r[name] has one dimension per axis, e.g. r['drift/value'][:, 0, :]) and draw "
+                "them with matplotlib, or rerun with fewer scans"
+                % (self.nscan, ", ".join(self.axname)))
         self.ngrid = int(np.prod(self.axn)) if self.axn else 1
         self.dt = np.ravel(r["scan/dt"]) if "scan/dt" in r else np.zeros(self.ngrid)
         period = float(a.get("period", 0) or 0)

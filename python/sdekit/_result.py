@@ -196,7 +196,8 @@ class Result(collections.abc.Mapping):
         vals = np.atleast_1d(a.get("param_values", []))
         if len(vals) != len(names):
             return {}
-        return {n: float(v) for n, v in zip(names, vals) if n not in self._scan}
+        return {n: float(v) for n, v in zip(names, vals)
+                if n not in self._scan and "scan/" + n not in self}
 
     def info(self, name):
         """A DatasetInfo: shape, dims, sample axis, standard error's name, attributes."""

@@ -137,8 +137,46 @@ def _apply(cfg, name, v):
         cfg.option(opt, _text(opt, v))
 
 
+def _is_grid(v):
+    return isinstance(v, tuple) and len(v) in (3, 4) and (len(v) == 3 or isinstance(v[3], str))
+
+
+def _scan_values(name, v):
+    vals = np.ascontiguousarray(np.asarray(v, dtype=np.float64).ravel()
+                                if np.ndim(v) <= 1 else np.asarray(v, dtype=np.float64))
+    if vals.ndim != 1:
+        raise _errors.UsageError("--scan %s: expected a 1-d sequence of values" % name)
+    return vals
+
+
+def _scan_zipped(cfg, names, specs):
+    """Parameters moving together along one axis: all (start, stop, n[, 'log']) ranges
+    (the CLI's --scan a,b=R1,R2) or all arrays of one length (sdekit_config_add_scan_table)."""
+    label = ",".join(names)
+    if isinstance(specs, np.ndarray) or not isinstance(specs, (list, tuple)) \
+            or len(specs) != len(names):
+        raise _errors.UsageError("--scan %s: give one range or array per name (%d)"
+                                 % (label, len(names)))
+    if all(_is_grid(v) for v in specs):
+        for j, (n, v) in enumerate(zip(names, specs)):
+            _scan_axis(cfg, ("+" if j else "") + n, v)
+        return
+    if any(_is_grid(v) for v in specs):
+        raise _errors.UsageError("--scan %s: give all ranges (start, stop, n) or all arrays"
+                                 % label)
+    cols = [_scan_values(n, v) for n, v in zip(names, specs)]
+    if len({len(c) for c in cols}) != 1:
+        raise _errors.UsageError("--scan %s: zipped parameters need the same number of values "
+                                 "(%s)" % (label, ", ".join(str(len(c)) for c in cols)))
+    keep = [b(n, "scan name") for n in names]  # alive until the call returns
+    cnames = (ctypes.c_char_p * len(names))(*keep)
+    cvals = (ctypes.POINTER(ctypes.c_double) * len(names))(
+        *[c.ctypes.data_as(ctypes.POINTER(ctypes.c_double)) for c in cols])
+    cfg.call(lib.sdekit_config_add_scan_table, len(names), cnames, cvals, len(cols[0]))
+
+
 def _scan_axis(cfg, name, v):
-    if isinstance(v, tuple) and len(v) in (3, 4) and (len(v) == 3 or isinstance(v[3], str)):
+    if _is_grid(v):
         log_ = len(v) == 4
         if log_ and v[3] != "log":
             raise _errors.UsageError("--scan %s: a grid is (start, stop, n) or "
@@ -152,10 +190,7 @@ def _scan_axis(cfg, name, v):
         cfg.call(lib.sdekit_config_add_scan, b(name, "scan name"), float(v[0]), float(v[1]), int(n),
                  int(log_))
         return
-    vals = np.ascontiguousarray(np.asarray(v, dtype=np.float64).ravel()
-                                if np.ndim(v) <= 1 else np.asarray(v, dtype=np.float64))
-    if vals.ndim != 1:
-        raise _errors.UsageError("--scan %s: expected a 1-d sequence of values" % name)
+    vals = _scan_values(name, v)
     ptr = vals.ctypes.data_as(ctypes.POINTER(ctypes.c_double))
     cfg.call(lib.sdekit_config_add_scan_values, b(name, "scan name"), ptr, len(vals))
 
@@ -207,10 +242,12 @@ def _configure(model, params, scan, options, environment):
         cfg.params[k] = v
         cfg.call(lib.sdekit_config_set_param, b(k, "params name"), float(v))
     if scan is not None:
-        if len(scan) > 2:
-            raise _errors.UsageError("at most two --scan")
         for k, v in scan.items():
-            _scan_axis(cfg, k, v)
+            names = list(k) if isinstance(k, tuple) else k.split(",") if "," in k else None
+            if names:
+                _scan_zipped(cfg, names, v)
+            else:
+                _scan_axis(cfg, k, v)
     for k in ("init", "path_params"):
         v = options.pop(k, None)
         if v is not None:
@@ -453,7 +490,11 @@ def run(model, params=None, scan=None, *, progress=None, cancel=None, environmen
     model: a sdekit.Model, a built-in name ("josephson") or a path.
     params: {name: value} (--set).  scan: {name: values} -- an array or list
     (the values as given) or a tuple (start, stop, n[, "log"]) (the CLI's
-    START:STOP:N[:log] grid); at most two, a grid with the first slowest.
+    START:STOP:N[:log] grid); each an axis of the grid (row-major, the first
+    slowest; at most 5).  A key of several names, ("k", "D") or "k,D", moves
+    them together along one axis (zipped): its value one range or array per
+    name, all of one length; the result's arrays have one dimension per axis,
+    r.scan the axes' first parameters, r["scan/D"] a zipped one's values.
     Options by their CLI names: paths, t_end or periods, dt, spp, transient,
     transient_periods, observe (a list or "drift,moments"), backend,
     precision, seed, threads, device, scheme, checkpoint, checkpoint_every,

@@ -45,6 +45,11 @@ def to_xarray(r, observable=None):
     for name, vals in r.scan.items():
         attrs = {k: v for k, v in r.info("scan/" + name).attrs.items() if k != "dims"}
         coords[name] = (name, vals, attrs)
+    for name in r:  # parameters zipped with an axis: coordinates along it
+        if name.startswith("scan/") and "zipped_with" in r.info(name).attrs:
+            i = r.info(name)
+            attrs = {k: v for k, v in i.attrs.items() if k != "dims"}
+            coords[name[5:]] = (i.dims, r[name], attrs)
     if "scan/dt" in r:
         i = r.info("scan/dt")
         coords["dt"] = (i.dims, r["scan/dt"])

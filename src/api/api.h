@@ -123,6 +123,9 @@ void api_ok(sdekit_error *err);
 int api_set_str(char **slot, const char *s);
 
 /* Record an applied option (config.c): words as given. */
+/* "PREFIX[+]NAME=V1,V2,..." with every value exact (core/numfmt.h), malloc'd;
+ * NULL when out of memory.  The values must be finite. */
+char *api_scan_word(const char *prefix, const char *name, int zip, const double *v, int64_t n);
 sdekit_status api_record(sdekit_config *c, const char *name, const char *w0, const char *w1,
                          sdekit_error *err);
 /* Drop the recorded items of option `name`. */

@@ -265,28 +265,67 @@ SDEKIT_API sdekit_status sdekit_config_add_scan(sdekit_config *c, const char *na
   return sdekit_config_option(c, "scan", buf, err);
 }
 
+char *api_scan_word(const char *prefix, const char *name, int zip, const double *v, int64_t n) {
+  size_t cap = strlen(prefix) + strlen(name) + 3 + (size_t)n * 26;
+  char *buf = malloc(cap), num[40];
+  if (!buf) return NULL;
+  size_t len = (size_t)snprintf(buf, cap, "%s%s%s=", prefix, zip ? "+" : "", name);
+  for (int64_t i = 0; i < n; i++)
+    len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? "," : "", sdk_fmt_exact(num, v[i]));
+  return buf;
+}
+
+/* --scan [+]NAME=V1,V2,... through the option parser (recorded as a command
+ * line would be); zip: '+', moving with the --scan before it */
+static sdekit_status scan_values_opt(sdekit_config *c, const char *name, const double *values,
+                                     int64_t n, int zip, sdekit_error *err) {
+  if (!c || !name || !*name) return api_usage(err, "--scan: no parameter name");
+  if (!values || n < 1 || n > 10000000)
+    return api_usage(err, "--scan %s: expected 1 to 1e7 values", name);
+  for (int64_t i = 0; i < n; i++)
+    if (values[i] != values[i] || values[i] - values[i] != 0)
+      return api_usage(err, "--scan %s: value %lld is not a finite number", name, (long long)i);
+  char *buf = api_scan_word("", name, zip, values, n);
+  if (!buf) return api_nomem(err);
+  sdekit_status s = sdekit_config_option(c, "scan", buf, err);
+  free(buf);
+  return s;
+}
+
 SDEKIT_API sdekit_status sdekit_config_add_scan_values(sdekit_config *c, const char *name,
                                                        const double *values, int64_t n,
                                                        sdekit_error *err) {
   SDK_C_NUMERIC();
-  if (!c || !name || !*name) return api_usage(err, "--scan: no parameter name");
-  if (!values || n < 1 || n > 10000000)
-    return api_usage(err, "--scan %s: expected 1 to 1e7 values", name);
-  size_t cap = strlen(name) + 2 + (size_t)n * 26;
-  char *buf = malloc(cap), num[40];
-  if (!buf) return api_nomem(err);
-  size_t len = (size_t)snprintf(buf, cap, "%s=", name);
-  for (int64_t i = 0; i < n; i++) {
-    if (values[i] != values[i] || values[i] - values[i] != 0) {
-      free(buf);
-      return api_usage(err, "--scan %s: value %lld is not a finite number", name, (long long)i);
-    }
-    len +=
-        (size_t)snprintf(buf + len, cap - len, "%s%s", i ? "," : "", sdk_fmt_exact(num, values[i]));
+  return scan_values_opt(c, name, values, n, 0, err);
+}
+
+SDEKIT_API sdekit_status sdekit_config_add_scan_table(sdekit_config *c, int nnames,
+                                                      const char *const *names,
+                                                      const double *const *values, int64_t n,
+                                                      sdekit_error *err) {
+  SDK_C_NUMERIC();
+  if (!c || nnames < 1 || !names || !values)
+    return api_usage(err, "--scan: a table needs at least one parameter name and its values");
+  /* all checked first: a table is added whole or not at all */
+  if (c->c.nscan + nnames > SDK_MAX_SCAN_PARAMS)
+    return api_usage(err, "--scan: more than %d scanned parameters in all", SDK_MAX_SCAN_PARAMS);
+  if (n < 1 || n > 10000000) return api_usage(err, "--scan: expected 1 to 1e7 values");
+  for (int k = 0; k < nnames; k++) {
+    if (!names[k] || !*names[k] || !values[k])
+      return api_usage(err, "--scan: parameter %d of the table has no name or no values", k);
+    for (int j = 0; j < c->c.nscan + k; j++)
+      if (!strcmp(j < c->c.nscan ? c->c.scan[j].name : names[j - c->c.nscan], names[k]))
+        return api_usage(err, "--scan: parameter %.64s scanned twice", names[k]);
+    for (int64_t i = 0; i < n; i++)
+      if (values[k][i] != values[k][i] || values[k][i] - values[k][i] != 0)
+        return api_usage(err, "--scan %.64s: value %lld is not a finite number", names[k],
+                         (long long)i);
   }
-  sdekit_status s = sdekit_config_option(c, "scan", buf, err);
-  free(buf);
-  return s;
+  for (int k = 0; k < nnames; k++) {
+    sdekit_status s = scan_values_opt(c, names[k], values[k], n, k > 0, err);
+    if (s != SDEKIT_OK) return s;
+  }
+  return SDEKIT_OK;
 }
 
 SDEKIT_API sdekit_status sdekit_config_set_paths(sdekit_config *c, int64_t n, sdekit_error *err) {

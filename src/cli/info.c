@@ -12,7 +12,7 @@
 #include "core/numfmt.h"
 
 #define INFO_HEAD 5 /* drift table: rows shown at each end of a long table */
-#define INFO_MAX_SCAN 2
+#define INFO_MAX_SCAN SDEKIT_MAX_SCAN
 
 /* Every string from the file (and its path) is printed through this: escaped
  * for the terminal (sdk_esc_term), so a name cannot send control sequences. */
@@ -271,6 +271,16 @@ static void print_scans(const info *in) {
             sdk_fmt_exact(b1, ax->start), sdk_fmt_exact(b2, ax->stop), (long long)ax->n,
             ax->log ? "log" : "linear");
   }
+  /* parameters zipped with an axis: scan/NAME with attribute zipped_with */
+  for (int i = 0; i < sdekit_result_ndatasets(in->r); i++) {
+    const char *name = sdekit_result_dataset_name(in->r, i);
+    char with[256], en[512], ew[512];
+    if (!name || strncmp(name, "scan/", 5) ||
+        cli_attr_str(in->r, name, "zipped_with", with, sizeof with) != 0)
+      continue;
+    fprintf(in->out, "%-12s %s: moves with %s (zipped)\n", "", esc(name + 5, en, sizeof en),
+            esc(with, ew, sizeof ew));
+  }
 }
 
 /* Every dataset with its type and shape. */
@@ -348,12 +358,10 @@ static void print_drift(const info *in) {
         fprintf(out, "  ... (%lld more)\n", (long long)(in->ngrid - 2 * INFO_HEAD));
       continue;
     }
-    int64_t idx[INFO_MAX_SCAN] = {0};
-    if (in->nax == 2) {
-      idx[0] = k / in->ax[1].n;
-      idx[1] = k % in->ax[1].n;
-    } else if (in->nax == 1) {
-      idx[0] = k;
+    int64_t idx[INFO_MAX_SCAN] = {0}, rem = k;
+    for (int i = in->nax - 1; i >= 0; i--) { /* row-major: the last axis fastest */
+      idx[i] = rem % in->ax[i].n;
+      rem /= in->ax[i].n;
     }
     fputc(' ', out);
     for (int i = 0; i < in->nax; i++)

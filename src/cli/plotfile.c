@@ -203,8 +203,23 @@ static sdekit_status read_quantities(sdk_plotfile *pf, sdekit_error *err) {
 static sdekit_status read_axes(sdk_plotfile *pf, sdekit_error *err) {
   const char *path = pf->path;
   int nax = sdekit_result_nscan(pf->r);
-  if (nax < 0 || nax > 2)
+  if (nax < 0 || nax > SDEKIT_MAX_SCAN)
     return CLI_RAISE(err, SDEKIT_ERR_FORMAT, "'%s': bad scan/axes attribute", path);
+  /* a picture of more axes would have to pick or merge some: refused rather
+   * than drawn over a grid it does not show */
+  if (nax > 2) {
+    char names[256] = "";
+    size_t len = 0;
+    for (int i = 0; i < nax && len < sizeof names; i++)
+      len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "",
+                              sdekit_result_scan_name(pf->r, i));
+    return CLI_RAISE(err, SDEKIT_ERR_USAGE,
+                     "'%s' has %d scan axes (%s): sdekit plot draws at most 2.  Plot the TSV "
+                     "output's blocks (one per combination of all but the last axis: gnuplot's "
+                     "index), or the arrays of sdekit.load() (one dimension per axis) in Python, "
+                     "or rerun with fewer --scan",
+                     path, nax, names);
+  }
   pf->nscan = nax;
   pf->ngrid = 1;
   for (int i = 0; i < pf->nscan; i++) {

@@ -382,7 +382,10 @@ static sdk_err read_scan(reader *r) {
   r->nscan = (int)a->nstr;
   for (int i = 0; i < r->nscan; i++) {
     const char *name = a->strs[i];
-    if (!sdk_h5_link_name_ok(name) || !strcmp(name, "dt") || (i == 1 && !strcmp(name, a->strs[0])))
+    int twice = 0;
+    for (int j = 0; j < i; j++)
+      twice |= !strcmp(name, a->strs[j]);
+    if (!sdk_h5_link_name_ok(name) || !strcmp(name, "dt") || twice)
       return bad(r, "scan", "lists an axis '%.200s' that is not a parameter's dataset name", name);
     const sdk_dataset *d = sdk_store_findf(r->img, "scan/%s", name);
     if (!d || d->type != SDK_F64 || d->rank != 1 || d->dims[0] < 1)

@@ -18,19 +18,22 @@ static int bad_link_name(const char *s) {
 static sdk_err check_results(const sdk_results *r, const char *what, sdk_errbuf *eb) {
   if (r->nscan < 0 || r->nscan > SDK_MAX_SCAN)
     return SDK_FAIL(eb, SDK_ERR_INTERNAL, "%s: bad number of scan axes %d", what, r->nscan);
+  if (r->nzip < 0 || r->nzip > SDK_MAX_SCAN_PARAMS)
+    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "%s: bad number of zipped parameters %d", what, r->nzip);
   int64_t ng = 1;
-  for (int i = 0; i < r->nscan; i++) {
-    if (r->scan[i].n < 1 || !r->scan[i].values)
-      return SDK_FAIL(eb, SDK_ERR_INTERNAL, "%s: scan axis %d has no values", what, i);
-    if (bad_link_name(r->scan[i].name) || strcmp(r->scan[i].name, "dt") == 0)
+  for (int j = 0; j < sdk_results_nscan_params(r); j++) {
+    const sdk_scan_axis *a = sdk_results_scan_param(r, j);
+    if (!a || a->axis < 0 || a->axis >= r->nscan || a->n != r->scan[a->axis].n || !a->values)
+      return SDK_FAIL(eb, SDK_ERR_INTERNAL, "%s: scanned parameter %d has no values", what, j);
+    if (bad_link_name(a->name) || strcmp(a->name, "dt") == 0)
       return SDK_FAIL(eb, SDK_ERR_INTERNAL,
-                      "%s: scan parameter name '%s' cannot be stored in scan/", what,
-                      r->scan[i].name);
-    ng *= r->scan[i].n;
+                      "%s: scan parameter name '%s' cannot be stored in scan/", what, a->name);
+    for (int i = 0; i < j; i++)
+      if (!strcmp(sdk_results_scan_param(r, i)->name, a->name))
+        return SDK_FAIL(eb, SDK_ERR_INTERNAL, "%s: parameter '%s' scanned twice", what, a->name);
   }
-  if (r->nscan == 2 && strcmp(r->scan[0].name, r->scan[1].name) == 0)
-    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "%s: parameter '%s' scanned twice", what,
-                    r->scan[0].name);
+  for (int i = 0; i < r->nscan; i++)
+    ng *= r->scan[i].n;
   if (ng != r->ngrid)
     return SDK_FAIL(eb, SDK_ERR_INTERNAL, "%s: ngrid %lld does not match the scan axes (%lld)",
                     what, (long long)r->ngrid, (long long)ng);
@@ -108,15 +111,17 @@ static sdk_err name_dims(const sdk_results *r, sdk_dataset *d, char *const *give
   return sdk_ds_attr_strs(d, "dims", (const char *const *)d->dim_name, d->rank, eb);
 }
 
-/* scan/<param> for every axis (with its start, stop, n, log), scan/dt,
+/* scan/<param> for every scanned parameter (with its start, stop, n, log;
+ * a zipped one also zipped_with, the axis's first parameter), scan/dt,
  * nonfinite: in a 1-D scan scan/<param> is itself indexed by the grid. */
 static sdk_err scan_datasets(const sdk_results *r, sdk_store *img, sdk_errbuf *eb) {
   char path[128];
   sdk_dataset *d;
   int64_t gdims[SDK_MAX_SCAN] = {0};
-  for (int i = 0; i < r->nscan; i++) {
-    const sdk_scan_axis *a = &r->scan[i];
-    gdims[i] = a->n;
+  for (int i = 0; i < r->nscan; i++)
+    gdims[i] = r->scan[i].n;
+  for (int i = 0; i < sdk_results_nscan_params(r); i++) {
+    const sdk_scan_axis *a = sdk_results_scan_param(r, i);
     snprintf(path, sizeof path, "scan/%s", a->name);
     SDK_CHECK(sdk_store_add_borrowed(img, path, SDK_F64, 1, &a->n, r->nscan == 1, -1, SDK_DS_COORD,
                                      a->values, &d, eb));
@@ -124,7 +129,9 @@ static sdk_err scan_datasets(const sdk_results *r, sdk_store *img, sdk_errbuf *e
     SDK_CHECK(sdk_ds_attr_f64(d, "stop", a->stop, eb));
     SDK_CHECK(sdk_ds_attr_i64(d, "n", a->n, eb));
     SDK_CHECK(sdk_ds_attr_i64(d, "log", a->log ? 1 : 0, eb));
-    char *given[1] = {(char *)a->name};
+    const char *first = r->scan[a->axis].name;
+    if (a != &r->scan[a->axis]) SDK_CHECK(sdk_ds_attr_str(d, "zipped_with", first, eb));
+    char *given[1] = {(char *)first};
     SDK_CHECK(name_dims(r, d, given, eb));
   }
   SDK_CHECK(sdk_store_add_borrowed(img, "scan/dt", SDK_F64, r->nscan, gdims, r->nscan, -1,

@@ -1,10 +1,9 @@
 /* sdekit: writing results (HDF5, gnuplot-ready TSV).
  *
  * HDF5 layout written by sdk_write_h5 (format_version 2; io/image.h holds it
- * as data).  "grid..." is the grid shape: no dimensions when nscan == 0, [n0]
- * or [n0, n1] (axis 0 slowest, as in sdk_results).  Floating point is IEEE
- * f64 little-endian, integers i64/u64 little-endian, strings variable-length
- * UTF-8.
+ * as data).  "grid..." is the grid shape: no dimensions when nscan == 0, else
+ * [n0, n1, ...] one per axis (row-major, axis 0 slowest, as in sdk_results).  Floating point is
+ * IEEE f64 little-endian, integers i64/u64 little-endian, strings variable-length UTF-8.
  *
  *   /                          attributes: format ("sdekit"), format_version (2),
  *                              version, model_name, model_path, model_text,
@@ -20,7 +19,9 @@
  *                              scanned one, model/model.h)
  *   /scan/                     attribute axes: scanned parameter names in
  *                              dimension order (empty array when nscan == 0)
- *   /scan/<param>              [n] scan values; attributes start, stop, n, log
+ *   /scan/<param>              [n] scan values; attributes start, stop, n, log;
+ *                              a parameter zipped with an axis (moving with
+ *                              it) also zipped_with: the axis's first parameter
  *   /scan/dt                   [grid...] time step per grid point
  *   /nonfinite                 [grid...] paths that became NaN/Inf (only when some did)
  *   /final/<var>               [ngrid][paths] ([paths] without a scan): every path's

@@ -19,8 +19,8 @@
 /* ---------------- TSV ---------------- */
 
 static int is_scanned(const sdk_results *r, const char *name) {
-  for (int i = 0; i < r->nscan; i++)
-    if (strcmp(r->scan[i].name, name) == 0) return 1;
+  for (int i = 0; i < sdk_results_nscan_params(r); i++)
+    if (strcmp(sdk_results_scan_param(r, i)->name, name) == 0) return 1;
   return 0;
 }
 
@@ -82,10 +82,18 @@ static void write_settings(const sdk_results *r, const char *obs, FILE *f) {
               r->param_names[p]);
     else if (!is_scanned(r, r->param_names[p]))
       fprintf(f, "# param %s: %s\n", r->param_names[p], sdk_fmt_exact(b1, r->param_values[p]));
-  for (int i = 0; i < r->nscan; i++)
-    fprintf(f, "# scan %s: %s .. %s, n=%lld, %s\n", r->scan[i].name,
-            sdk_fmt_exact(b1, r->scan[i].start), sdk_fmt_exact(b2, r->scan[i].stop),
-            (long long)r->scan[i].n, r->scan[i].log ? "log" : "linear");
+  for (int i = 0; i < sdk_results_nscan_params(r); i++) {
+    const sdk_scan_axis *a = sdk_results_scan_param(r, i);
+    fprintf(f, "# scan %s: %s .. %s, n=%lld, %s", a->name, sdk_fmt_exact(b1, a->start),
+            sdk_fmt_exact(b2, a->stop), (long long)a->n, a->log ? "log" : "linear");
+    if (a != &r->scan[a->axis]) fprintf(f, ", zipped with %s", r->scan[a->axis].name);
+    fputc('\n', f);
+  }
+  if (r->nscan > 2)
+    fprintf(f,
+            "# grid: a block per combination of all scan axes but %s, each headed by "
+            "'# block: NAME=VALUE ...', two blank lines between blocks (gnuplot: index)\n",
+            r->scan[r->nscan - 1].name);
 }
 
 /* The observable obs of r, checked for TSV: known, computed, results whole. */

@@ -155,7 +155,7 @@ static sdk_err diffusion_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
   fputs("\n\n", f);
   SDK_CHECK(sdk_tsv_header(R, f, "diffusion", eb, "D_%s\tD_%s_err", vn, vn));
   for (int64_t g = 0; g < R->ngrid; g++) {
-    if (R->nscan == 2 && g > 0 && g % R->scan[1].n == 0) fputc('\n', f);
+    sdk_tsv_grid_break(R, g, f);
     sdk_tsv_coords(R, g, f);
     fprintf(f, "%s\t%s\n", sdk_fmt_stat(b1, sdk_ds_f64(dv)[g]),
             sdk_fmt_stat(b2, sdk_ds_f64(de)[g]));

@@ -89,8 +89,8 @@ static sdk_err drift_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
   SDK_CHECK(sdk_tsv_header(R, f, "drift", eb, "drift_%s\tdrift_%s_err%s%s", vn, vn,
                            hb ? "\tbias\tbias_err" : "", R->nonfinite ? "\tnonfinite" : ""));
   for (int64_t g = 0; g < R->ngrid; g++) {
-    /* 2-D scan: a blank line whenever the axis-0 value changes (splot) */
-    if (R->nscan == 2 && g > 0 && g % R->scan[1].n == 0) fputc('\n', f);
+    /* 2-D scan: a blank line where axis 0 changes (splot); more: blocks */
+    sdk_tsv_grid_break(R, g, f);
     sdk_tsv_coords(R, g, f);
     fprintf(f, "%s\t%s", sdk_fmt_stat(b1, sdk_ds_f64(dv)[g]), sdk_fmt_stat(b2, sdk_ds_f64(de)[g]));
     if (hb) fprintf(f, "\t%s\t%s", sdk_fmt_stat(b1, bias[g]), sdk_fmt_stat(b2, berr[g]));

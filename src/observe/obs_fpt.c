@@ -426,8 +426,8 @@ static sdk_err tsv_summary(const sdk_results *R, FILE *f, char names[][64], int 
   SDK_CHECK(e);
   char num[64];
   for (int64_t g = 0; g < R->ngrid; g++) {
-    /* 2-D scan: a blank line whenever the axis-0 value changes (splot) */
-    if (R->nscan == 2 && g > 0 && g % R->scan[1].n == 0) fputc('\n', f);
+    /* 2-D scan: a blank line where axis 0 changes (splot); more: blocks */
+    sdk_tsv_grid_break(R, g, f);
     sdk_tsv_coords(R, g, f);
     for (int b = 0; b < nb; b++) {
       const double v[4] = {sp[g * nb + b], spe[g * nb + b], mn[g * nb + b], mne[g * nb + b]};

@@ -202,7 +202,7 @@ static sdk_err tavg_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
   }
   if (e == SDK_OK) {
     for (int64_t g = 0; g < R->ngrid; g++) {
-      if (R->nscan == 2 && g > 0 && g % R->scan[1].n == 0) fputc('\n', f);
+      sdk_tsv_grid_break(R, g, f);
       sdk_tsv_coords(R, g, f);
       for (int j = 0; j < nq; j++)
         fprintf(f, "%s%s\t%s", j ? "\t" : "", sdk_fmt_stat(b1, mean[j][g]),

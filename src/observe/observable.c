@@ -11,7 +11,10 @@ sdk_err sdk_obs_dataset(const sdk_obs_ctx *c, const char *path, sdk_dtype type, 
   int64_t dims[SDK_DS_MAX_RANK];
   int rank = 0;
   if (R->nscan + nextra > SDK_DS_MAX_RANK)
-    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "dataset '%s': too many dimensions", path);
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "dataset '%s' would have %d dimensions (%d scan axes and %d of its own), "
+                    "more than %d: scan fewer axes (zip parameters that move together)",
+                    path, R->nscan + nextra, R->nscan, nextra, SDK_DS_MAX_RANK);
   for (int i = 0; i < R->nscan; i++)
     dims[rank++] = R->scan[i].n;
   for (int i = 0; i < nextra; i++)

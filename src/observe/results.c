@@ -11,3 +11,22 @@ int sdk_results_has(const sdk_results *R, const char *name) {
 const double *sdk_results_f64(const sdk_results *R, const char *path) {
   return R ? sdk_ds_f64(sdk_store_find(&R->store, path)) : NULL;
 }
+
+int sdk_results_nscan_params(const sdk_results *R) {
+  return R->nscan + R->nzip;
+}
+
+const sdk_scan_axis *sdk_results_scan_param(const sdk_results *R, int j) {
+  for (int a = 0; a < R->nscan; a++) {
+    if (j-- == 0) return &R->scan[a];
+    for (int z = 0; z < R->nzip; z++)
+      if (R->zip[z].axis == a && j-- == 0) return &R->zip[z];
+  }
+  return NULL;
+}
+
+int64_t sdk_results_grid_index(const sdk_results *R, int64_t g, int a) {
+  for (int b = R->nscan - 1; b > a; b--)
+    g /= R->scan[b].n;
+  return g % R->scan[a].n;
+}

@@ -1,9 +1,12 @@
 /* sdekit: the result of one run: what was run, and the observables' datasets.
  *
- * The grid of scan points is the Cartesian product of up to two scan axes;
- * grid point g = i0 * n1 + i1 (axis 0 slowest).  With no scan there is one
- * grid point.  What the observables computed is in `store` (observe/store.h),
- * under the names the HDF5 file uses (src/io/io.h lists the layout).
+ * The grid of scan points is the Cartesian product of up to SDK_MAX_SCAN
+ * scan axes, row-major: grid point g = ((i0 * n1 + i1) * n2 + i2) ... (axis 0,
+ * the first --scan, slowest).  An axis may move several parameters together
+ * (a zipped scan, --scan a,b=... or --scan-file): scan[a] is its first
+ * parameter and zip[] holds the others, each with the axis it moves with.
+ * With no scan there is one grid point.  What the observables computed is in `store`
+ * (observe/store.h), under the names the HDF5 file uses (src/io/io.h lists the layout).
  */
 #ifndef SDK_RESULTS_H
 #define SDK_RESULTS_H
@@ -12,7 +15,13 @@
 
 #include "observe/store.h"
 
-#define SDK_MAX_SCAN 2
+/* grid dimensions: with the 3 an observable adds (cov: sample, var, var)
+ * within SDK_DS_MAX_RANK (8); the grid's size is the real limit */
+#define SDK_MAX_SCAN 5
+/* parameters scanned in all, zipped ones included */
+#define SDK_MAX_SCAN_PARAMS 32
+/* grid points at most: beyond this the per-point tables alone take GiB */
+#define SDK_MAX_GRID ((int64_t)1 << 27)
 #define SDK_MAX_OBSERVABLES 32
 
 typedef struct sdk_scan_axis {
@@ -21,6 +30,10 @@ typedef struct sdk_scan_axis {
   int64_t n;      /* number of points (>= 1) */
   int log;        /* 1: geometric spacing */
   double *values; /* n values */
+  /* a run's configuration: 1 when it moves with the entry before it (one
+   * axis of the grid, zipped); the results: the axis it spans (plan.c) */
+  int zip, axis;
+  char origin[160]; /* "FILE:LINE: --scan-file column" when read from a table, else "" */
 } sdk_scan_axis;
 
 typedef struct sdk_results {
@@ -36,8 +49,10 @@ typedef struct sdk_results {
   /* value in force (after --set, derived ones evaluated); NaN where it varies
    * over the grid: scanned, or derived from a scanned one */
   const double *param_values;
-  int nscan; /* 0, 1 or 2 */
+  int nscan; /* grid dimensions, 0 .. SDK_MAX_SCAN */
   sdk_scan_axis scan[SDK_MAX_SCAN];
+  int nzip; /* parameters moving with an axis besides its first (zip[j].axis) */
+  sdk_scan_axis zip[SDK_MAX_SCAN_PARAMS];
   int64_t ngrid;     /* product of scan[i].n, 1 when nscan == 0 */
   int64_t paths;     /* paths per grid point (particles, with particles > 1) */
   int64_t particles; /* particles per system (1: independent paths) */
@@ -81,6 +96,13 @@ typedef struct sdk_results {
   const char *obs[SDK_MAX_OBSERVABLES];
   sdk_store store;
 } sdk_results;
+
+/* The scanned parameters in the order of the columns of TSV files: each
+ * axis's first parameter, then those zipped with it. */
+int sdk_results_nscan_params(const sdk_results *R);
+const sdk_scan_axis *sdk_results_scan_param(const sdk_results *R, int j);
+/* The index along axis a of grid point g (row-major, axis 0 slowest). */
+int64_t sdk_results_grid_index(const sdk_results *R, int64_t g, int a);
 
 /* Does the run have observable `name`? */
 int sdk_results_has(const sdk_results *R, const char *name);

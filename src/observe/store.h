@@ -22,7 +22,7 @@
 
 #include "core/error.h"
 
-#define SDK_DS_MAX_RANK 6
+#define SDK_DS_MAX_RANK 8 /* = SDEKIT_MAX_RANK of the public API */
 
 typedef enum sdk_dtype { SDK_F64 = 0, SDK_I64 = 1, SDK_U64 = 2 } sdk_dtype;
 

@@ -6,12 +6,13 @@
 
 /* The name of field k of a header (the scan names, then the columns). */
 static const char *field(const sdk_results *R, char *const *col, int k) {
-  return k < R->nscan ? R->scan[k].name : col[k - R->nscan];
+  int ns = sdk_results_nscan_params(R);
+  return k < ns ? sdk_results_scan_param(R, k)->name : col[k - ns];
 }
 
 static void describe(const sdk_results *R, int k, char *out, size_t n) {
-  if (k < R->nscan)
-    snprintf(out, n, "the scanned parameter '%s'", R->scan[k].name);
+  if (k < sdk_results_nscan_params(R))
+    snprintf(out, n, "the scanned parameter '%s'", sdk_results_scan_param(R, k)->name);
   else
     snprintf(out, n, "column %d", k + 1);
 }
@@ -20,7 +21,7 @@ static void describe(const sdk_results *R, int k, char *out, size_t n) {
  * columnheader and a reader pick either): refused, naming both. */
 static sdk_err check_unique(const sdk_results *R, const char *obs, char *const *col, int ncol,
                             sdk_errbuf *eb) {
-  int n = R->nscan + ncol;
+  int n = sdk_results_nscan_params(R) + ncol;
   for (int j = 1; j < n; j++)
     for (int i = 0; i < j; i++) {
       if (strcmp(field(R, col, i), field(R, col, j))) continue;
@@ -31,7 +32,8 @@ static sdk_err check_unique(const sdk_results *R, const char *obs, char *const *
                       "TSV output of --observe %s: %s and %s would both be named '%s' in its "
                       "header: rename %s (the HDF5 output keeps them apart)",
                       obs, a, b, field(R, col, i),
-                      i < R->nscan ? "the parameter" : "a variable, observable or boundary");
+                      i < sdk_results_nscan_params(R) ? "the parameter"
+                                                      : "a variable, observable or boundary");
     }
   return SDK_OK;
 }
@@ -69,8 +71,8 @@ sdk_err sdk_tsv_header(const sdk_results *R, FILE *f, const char *obs, sdk_errbu
   }
   if (e == SDK_OK) {
     fputs("# ", f);
-    for (int i = 0; i < R->nscan; i++)
-      fprintf(f, "%s\t", R->scan[i].name);
+    for (int i = 0; i < sdk_results_nscan_params(R); i++)
+      fprintf(f, "%s\t", sdk_results_scan_param(R, i)->name);
     if (sdk_store_find(&R->store, "paths_used")) fputs("paths_used\t", f);
     if (bound_hit(R)) fputs("status\t", f);
     fprintf(f, "%s\n", cols);
@@ -97,15 +99,9 @@ sdk_err sdk_tsv_check_headers(const sdk_results *R, const sdk_obs_type *t, sdk_e
 
 void sdk_tsv_coords(const sdk_results *R, int64_t g, FILE *f) {
   char b[32];
-  int64_t idx[SDK_MAX_SCAN] = {0};
-  if (R->nscan == 2) {
-    idx[0] = g / R->scan[1].n;
-    idx[1] = g % R->scan[1].n;
-  } else if (R->nscan == 1) {
-    idx[0] = g;
-  }
-  for (int i = 0; i < R->nscan; i++) {
-    fputs(sdk_fmt_exact(b, R->scan[i].values[idx[i]]), f);
+  for (int i = 0; i < sdk_results_nscan_params(R); i++) {
+    const sdk_scan_axis *ax = sdk_results_scan_param(R, i);
+    fputs(sdk_fmt_exact(b, ax->values[sdk_results_grid_index(R, g, ax->axis)]), f);
     fputc('\t', f);
   }
   /* runs in batches: the paths each grid point used, and where a bound
@@ -113,6 +109,22 @@ void sdk_tsv_coords(const sdk_results *R, int64_t g, FILE *f) {
   const sdk_dataset *u = sdk_store_find(&R->store, "paths_used"), *st = bound_hit(R);
   if (u) fprintf(f, "%lld\t", (long long)sdk_ds_i64(u)[g]);
   if (st) fprintf(f, "%lld\t", (long long)sdk_ds_i64(st)[g]);
+}
+
+void sdk_tsv_grid_break(const sdk_results *R, int64_t g, FILE *f) {
+  int last = R->nscan - 1;
+  if (R->nscan == 2 && g > 0 && g % R->scan[1].n == 0) fputc('\n', f);
+  if (R->nscan <= 2 || g % R->scan[last].n != 0) return;
+  char b[32];
+  if (g > 0) fputs("\n\n", f);
+  fputs("# block:", f);
+  for (int i = 0; i < sdk_results_nscan_params(R); i++) {
+    const sdk_scan_axis *ax = sdk_results_scan_param(R, i);
+    if (ax->axis == last) continue;
+    fprintf(f, " %s=%s", ax->name,
+            sdk_fmt_exact(b, ax->values[sdk_results_grid_index(R, g, ax->axis)]));
+  }
+  fputc('\n', f);
 }
 
 double sdk_tsv_bin_edge(double lo, double hi, int64_t e, int64_t bins) {

@@ -61,6 +61,12 @@ sdk_err sdk_tsv_var_pairs(const sdk_results *R, FILE *f, const char *group, cons
 sdk_err sdk_tsv_var_cols(const sdk_results *R, FILE *f, const char *group, const char *a,
                          const char *b, const char *c, sdk_errbuf *eb);
 /* Edge e (0..bins) of the histogram [lo, hi]: the last one is hi exactly. */
+/* Before the row of grid point g in a table of one row per grid point: a
+ * two-axis scan, a blank line where axis 0 changes (gnuplot's splot); more
+ * axes, a block per combination of all but the last axis, headed by a line
+ * "# block: NAME=VALUE ..." and apart from the one before by two blank lines
+ * (gnuplot's index). */
+void sdk_tsv_grid_break(const sdk_results *R, int64_t g, FILE *f);
 double sdk_tsv_bin_edge(double lo, double hi, int64_t e, int64_t bins);
 
 #endif

@@ -147,43 +147,88 @@ static sdk_err plan_params(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk
   return SDK_OK;
 }
 
-/* the grid of scan points: its size is checked before any value is made */
+/* The size of the grid, refused with its memory before anything is made: a
+ * mistyped N or one axis too many must not start a run of years. */
+static sdk_err grid_size(const sdk_run_config *c, const sdk_model *m, sdk_plan *p, sdk_errbuf *eb) {
+  double pts = 1; /* counted in doubles: a product of axes cannot overflow */
+  char dims[256] = "";
+  size_t len = 0;
+  for (int a = 0; a < c->nscan; a++)
+    if (a == 0 || !c->scan[a].zip) {
+      pts *= (double)c->scan[a].n;
+      if (len < sizeof dims)
+        len += (size_t)snprintf(dims + len, sizeof dims - len, "%s%lld", len ? " x " : "",
+                                (long long)c->scan[a].n);
+    }
+  double paths = c->paths > 0 ? (double)c->paths : 1, word = c->single ? 4 : 8;
+  double state = pts * paths * (double)(m->nvars > 0 ? m->nvars : 1) * word;
+  double table = pts * (double)(c->nscan + m->nparams + 1) * 8;
+  if (pts > (double)SDK_MAX_GRID || pts * paths > (double)((int64_t)1 << 40))
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "too many paths or grid points: the scan grid has %.6g grid points (%s) x "
+                    "%lld paths, more than the maximum "
+                    "of %lld grid points or 2^40 paths; the paths' states alone would need "
+                    "%.3g GiB and the per-point tables %.3g GiB: scan fewer points",
+                    pts, dims, (long long)c->paths, (long long)SDK_MAX_GRID, state / 1073741824.0,
+                    table / 1073741824.0);
+  p->ngrid = (int64_t)pts;
+  return SDK_OK;
+}
+
+/* One scanned parameter's values, into the results: copied from the
+ * configuration, or filled from its range. */
+static sdk_err scan_values(const sdk_scan_axis *in, sdk_scan_axis *ax, int axis, sdk_errbuf *eb) {
+  *ax = *in;
+  ax->values = NULL;
+  ax->axis = axis;
+  ax->zip = 0;
+  if (!in->values) return sdk_scan_fill(ax, eb);
+  ax->values = malloc((size_t)ax->n * sizeof(double));
+  if (!ax->values) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  memcpy(ax->values, in->values, (size_t)ax->n * sizeof(double));
+  return SDK_OK;
+}
+
+/* the grid of scan points: its size is checked before any value is made.
+ * Entries of the configuration with the same .axis (consecutive) are zipped:
+ * one dimension of the grid, the same number of points each. */
 static sdk_err plan_scan(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_errbuf *eb) {
   const sdk_model *m = r->model;
-  if (c->nscan > SDK_MAX_SCAN)
-    return SDK_FAIL(eb, SDK_ERR_USAGE, "at most %d --scan axes", SDK_MAX_SCAN);
-  p->ngrid = 1;
-  for (int a = 0; a < c->nscan; a++) {
-    int k = sdk_model_param_index(m, c->scan[a].name);
-    if (k < 0) return no_param(m, "--scan", c->scan[a].name, eb);
+  if (c->nscan > SDK_MAX_SCAN_PARAMS)
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "at most %d scanned parameters", SDK_MAX_SCAN_PARAMS);
+  for (int a = 0, axis = -1; a < c->nscan; a++) {
+    const sdk_scan_axis *ax = &c->scan[a];
+    int first = a == 0 || !ax->zip;
+    if ((axis += first) >= SDK_MAX_SCAN)
+      return SDK_FAIL(eb, SDK_ERR_USAGE,
+                      "--scan %s: at most %d scan axes (a grid of more dimensions is too large "
+                      "to run; zip parameters that move together into one axis)",
+                      ax->name, SDK_MAX_SCAN);
+    if (!first && ax->n != c->scan[a - 1].n)
+      return SDK_FAIL(eb, SDK_ERR_USAGE,
+                      "--scan %s: zipped with %s, it needs the same number of points (%lld, not "
+                      "%lld)",
+                      ax->name, c->scan[a - 1].name, (long long)c->scan[a - 1].n, (long long)ax->n);
+    int k = sdk_model_param_index(m, ax->name);
+    if (k < 0) return no_param(m, ax->origin[0] ? ax->origin : "--scan", ax->name, eb);
     if (p->scan_column[k] >= 0)
-      return SDK_FAIL(eb, SDK_ERR_USAGE, "--scan %s given twice", c->scan[a].name);
+      return SDK_FAIL(eb, SDK_ERR_USAGE, "--scan %s given twice", ax->name);
     /* a fixed value and a scan of the same parameter: neither may win silently */
     for (int i = 0; i < c->nset; i++)
-      if (!strcmp(c->set_name[i], c->scan[a].name))
+      if (!strcmp(c->set_name[i], ax->name))
         return SDK_FAIL(eb, SDK_ERR_USAGE,
                         "--set %s and --scan %s: parameter '%s' is either fixed or scanned, "
                         "give one of them",
-                        c->scan[a].name, c->scan[a].name, c->scan[a].name);
+                        ax->name, ax->name, ax->name);
     p->scan_column[k] = a;
     p->given[k] = 1;
-    p->ngrid *= c->scan[a].n;
   }
-  if (p->ngrid > (int64_t)1 << 40 || c->paths > ((int64_t)1 << 40) / p->ngrid)
-    return SDK_FAIL(eb, SDK_ERR_USAGE, "too many paths (%lld grid points x %lld paths)",
-                    (long long)p->ngrid, (long long)c->paths);
+  SDK_CHECK(grid_size(c, m, p, eb));
   for (int a = 0; a < c->nscan; a++) {
-    sdk_scan_axis *ax = &r->r.scan[a];
-    *ax = c->scan[a];
-    ax->values = NULL;
-    r->r.nscan = a + 1;
-    if (c->scan[a].values) {
-      ax->values = malloc((size_t)ax->n * sizeof(double));
-      if (!ax->values) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-      memcpy(ax->values, c->scan[a].values, (size_t)ax->n * sizeof(double));
-    } else {
-      SDK_CHECK(sdk_scan_fill(ax, eb));
-    }
+    int first = a == 0 || !c->scan[a].zip;
+    sdk_scan_axis *ax = first ? &r->r.scan[r->r.nscan++] : &r->r.zip[r->r.nzip++];
+    SDK_CHECK(scan_values(&c->scan[a], ax, r->r.nscan - 1, eb));
+    p->scan_col[a] = ax;
     r->param_values[sdk_model_param_index(m, ax->name)] = ax->values[0];
   }
   sdk_model_derive(m, p->given, r->param_values); /* the values at grid point 0 */
@@ -214,9 +259,9 @@ static void grid_values(const sdk_plan *p, int64_t g, double *pv) {
   const sdk_run *r = p->run;
   const sdk_model *m = r->model;
   memcpy(pv, r->param_values, (size_t)m->nparams * sizeof(double));
-  for (int a = r->r.nscan - 1; a >= 0; a--) {
-    pv[sdk_model_param_index(m, r->r.scan[a].name)] = r->r.scan[a].values[g % r->r.scan[a].n];
-    g /= r->r.scan[a].n;
+  for (int j = 0; j < p->c->nscan; j++) {
+    const sdk_scan_axis *ax = p->scan_col[j];
+    pv[sdk_model_param_index(m, ax->name)] = ax->values[sdk_results_grid_index(&r->r, g, ax->axis)];
   }
   sdk_model_derive(m, p->given, pv);
 }
@@ -462,10 +507,9 @@ static sdk_err plan_sv(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_err
   }
   sdk_err e = SDK_OK;
   for (int64_t g = 0; g < p->ngrid && e == SDK_OK; g++) {
-    int64_t rem = g;
-    for (int a = c->nscan - 1; a >= 0; a--) {
-      p->sv[g * p->nsv + a] = r->r.scan[a].values[rem % c->scan[a].n];
-      rem /= c->scan[a].n;
+    for (int j = 0; j < c->nscan; j++) {
+      const sdk_scan_axis *ax = p->scan_col[j];
+      p->sv[g * p->nsv + j] = ax->values[sdk_results_grid_index(&r->r, g, ax->axis)];
     }
     if (p->nvary > 0) {
       grid_values(p, g, pv);
@@ -755,20 +799,17 @@ void sdk_plan_codegen_opts(const sdk_plan *p, sdk_target t, sdk_codegen_opts *o)
 }
 
 void sdk_grid_point_name(const sdk_results *R, int64_t g, char *buf, size_t n) {
-  buf[0] = 0;
-  int64_t rem = g;
-  char part[2][128] = {"", ""};
-  for (int a = R->nscan - 1; a >= 0; a--) {
-    snprintf(part[a], sizeof part[a], "%s=%g", R->scan[a].name,
-             R->scan[a].values[rem % R->scan[a].n]);
-    rem /= R->scan[a].n;
-  }
-  if (R->nscan == 0)
+  if (R->nscan == 0) {
     snprintf(buf, n, "grid point 0");
-  else if (R->nscan == 1)
-    snprintf(buf, n, "grid point %lld (%s)", (long long)g, part[0]);
-  else
-    snprintf(buf, n, "grid point %lld (%s, %s)", (long long)g, part[0], part[1]);
+    return;
+  }
+  size_t len = (size_t)snprintf(buf, n, "grid point %lld (", (long long)g);
+  for (int j = 0; j < sdk_results_nscan_params(R) && len < n; j++) {
+    const sdk_scan_axis *ax = sdk_results_scan_param(R, j);
+    len += (size_t)snprintf(buf + len, n - len, "%s%s=%g", j ? ", " : "", ax->name,
+                            ax->values[sdk_results_grid_index(R, g, ax->axis)]);
+  }
+  if (len < n) snprintf(buf + len, n - len, ")");
 }
 
 void sdk_plan_free(sdk_plan *p) {

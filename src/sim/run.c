@@ -144,6 +144,8 @@ void sdk_run_destroy(sdk_run **rp) {
   sdk_run *r = *rp;
   for (int i = 0; i < r->r.nscan; i++)
     sdk_scan_free(&r->r.scan[i]);
+  for (int i = 0; i < r->r.nzip; i++)
+    sdk_scan_free(&r->r.zip[i]);
   sdk_store_free(&r->r.store);
   free(r->r.nonfinite);
   free(r->param_names);

@@ -79,15 +79,17 @@ typedef struct sdk_run_config {
   const char *set_name[SDK_MAX_SET];
   double set_value[SDK_MAX_SET];
   int nscan;
-  sdk_scan_axis scan[SDK_MAX_SCAN]; /* values: NULL until sdk_scan_fill (the run fills its copy) */
-  int64_t paths;                    /* per grid point (systems, with particles > 1) */
-  int64_t particles;                /* particles per system (--particles); 0: unset (1) */
-  double dt;                        /* 0: unset */
-  int64_t spp;                      /* 0: unset */
-  double t_end;                     /* 0: unset */
-  int64_t periods;                  /* 0: unset */
-  double transient;                 /* -1: unset */
-  int64_t transient_periods;        /* -1: unset */
+  /* the scanned parameters, each a grid axis or (.zip) moving with the one
+   * before it; values: NULL until sdk_scan_fill (the run fills its copy) */
+  sdk_scan_axis scan[SDK_MAX_SCAN_PARAMS];
+  int64_t paths;             /* per grid point (systems, with particles > 1) */
+  int64_t particles;         /* particles per system (--particles); 0: unset (1) */
+  double dt;                 /* 0: unset */
+  int64_t spp;               /* 0: unset */
+  double t_end;              /* 0: unset */
+  int64_t periods;           /* 0: unset */
+  double transient;          /* -1: unset */
+  int64_t transient_periods; /* -1: unset */
   const char *scheme;
   const char *noise; /* --noise NAME: the noise source (NULL: the scheme's) */
   uint64_t seed;

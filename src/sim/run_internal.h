@@ -45,9 +45,13 @@ typedef struct sdk_plan {
   const sdk_scheme_type *scheme;
   const sdk_noise_type *noise; /* --noise; NULL: the scheme's */
   /* per parameter: -1 = fixed, else its column in the kernels' per-grid-point
-   * values sv: its scan axis, or nscan + j for the j-th derived parameter that
+   * values sv: its entry in the configuration's scan list (scan_col), or
+   * nscan + j (nscan: the configuration's) for the j-th derived parameter that
    * varies with a scanned one (plan_varying) */
   int *scan_column;
+  /* per scanned parameter (the configuration's order): its axis and values in
+   * the results (run->r.scan or run->r.zip) */
+  const sdk_scan_axis *scan_col[SDK_MAX_SCAN_PARAMS];
   unsigned char *given; /* per parameter: its value given by --set or --scan */
   int nvary;            /* derived parameters that vary over the grid */
   int nsv;       /* per-grid-point values of the kernels: scanned, varying derived, then dt */

@@ -137,8 +137,8 @@ static sdk_err check_options(driver *d, sdk_errbuf *eb) {
   d->rel = c->target_rse > 0;
   d->eps = d->rel ? c->target_rse : c->target_se;
   int64_t ngrid = 1;
-  for (int a = 0; a < c->nscan && a < SDK_MAX_SCAN; a++)
-    ngrid *= c->scan[a].n > 0 ? c->scan[a].n : 1;
+  for (int a = 0; a < c->nscan && a < SDK_MAX_SCAN_PARAMS; a++)
+    if (!c->scan[a].zip && c->scan[a].n > 0 && ngrid <= SDK_MAX_GRID) ngrid *= c->scan[a].n;
   int64_t most = ((int64_t)1 << 38) / ngrid / UNIT * UNIT;
   if (most < UNIT)
     return SDK_FAIL(eb, SDK_ERR_USAGE,

@@ -71,7 +71,7 @@ with h5py.File(dst, "r+") as f:
     elif kind == "strings":       # a dataset of strings
         f.create_dataset("drift/note", data=np.array(["a", "b"], dtype=object), dtype=vs)
     elif kind == "rank7":         # more dimensions than sdekit keeps
-        f.create_dataset("drift/deep", data=np.zeros((1,) * 7))
+        f.create_dataset("drift/deep", data=np.zeros((1,) * 9))
     elif kind == "named_type":    # a committed datatype among the datasets
         f["drift/type"] = np.dtype("f8")
     elif kind == "long_name":     # a name of 250 bytes
