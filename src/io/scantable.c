@@ -4,10 +4,12 @@
 #include "io/scantable.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "model/model.h"
 #include "sim/run.h"
@@ -128,12 +130,20 @@ static sdk_err read_lines(table *t, FILE *f) {
 
 sdk_err sdk_scan_table_read(const char *path, sdk_scan_axis *out, int max, int *n, sdk_errbuf *eb) {
   *n = 0;
-  FILE *f = fopen(path, "r");
-  if (!f) return SDK_FAIL(eb, SDK_ERR_USAGE, "--scan-file %s: %s", path, strerror(errno));
+  /* (non-blocking: a FIFO or device is refused before anything waits on it) */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return SDK_FAIL(eb, SDK_ERR_USAGE, "--scan-file %s: %s", path, strerror(errno));
   struct stat st;
-  if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-    fclose(f);
-    return SDK_FAIL(eb, SDK_ERR_USAGE, "--scan-file %s: a directory, not a table", path);
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    int dir = S_ISDIR(st.st_mode);
+    close(fd);
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "--scan-file %s: %s, not a table", path,
+                    dir ? "a directory" : "not a regular file (a FIFO or device)");
+  }
+  FILE *f = fdopen(fd, "r");
+  if (!f) {
+    close(fd);
+    return SDK_FAIL(eb, SDK_ERR_NOMEM, "--scan-file %s: %s", path, strerror(errno));
   }
   table t = {.path = path, .col = out, .max = max, .eb = eb};
   sdk_err e = read_lines(&t, f);

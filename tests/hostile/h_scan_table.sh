@@ -41,6 +41,9 @@ head -c 4096 /dev/urandom >"$T/random.bin" 2>/dev/null
 expect_error binary 2 'random\.bin:[0-9]+: ' run "${J[@]}" --scan-file "$T/random.bin"
 mkdir -p "$T/dir.tsv"
 expect_error directory 2 'dir\.tsv' run "${J[@]}" --scan-file "$T/dir.tsv"
+# a FIFO: refused at once, nothing waits on a writer that never comes
+mkfifo "$T/fifo.tsv"
+expect_error fifo 2 'fifo\.tsv.*not a regular file' run "${J[@]}" --scan-file "$T/fifo.tsv"
 t unknown.tsv 'omega\tzz\n1\t2\n'
 expect_error unknown_name 2 'unknown\.tsv:1: --scan-file column zz: model .josephson. has no parameter .zz.' \
   run "${J[@]}" --scan-file "$T/unknown.tsv"
