@@ -180,7 +180,12 @@ typedef struct sdk_cg_row_layout {
   int dtc_d0;    /* coarse - fine of each variable at step dtc_mark (nvars rows) */
   int dtc_tavg;  /* its time-average accumulators (2 ntavg rows; -1 without tavg) */
   int dtc_bound; /* its boundary rows as bound's (3 rows; -1 without [boundaries]) */
-  int total;     /* rows of the state */
+  /* the per-path values of the [particle] parameters of independent paths
+   * (sdk_cg_ppar_row): drawn once by sdk_init, read-only afterwards (the
+   * drivers load them with the state and never store them), -1 without */
+  int ppar;
+  int nppar;
+  int total; /* rows of the state */
 } sdk_cg_row_layout;
 #define SDK_CG_BOUND_ROWS 3
 void sdk_cg_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l);
@@ -198,11 +203,25 @@ enum {
   SDK_CG_B_DTC_Z,
   SDK_CG_B_DTC_D0,
   SDK_CG_B_DTC_TAVG,
-  SDK_CG_B_DTC_BOUND
+  SDK_CG_B_DTC_BOUND,
+  SDK_CG_B_PPAR
 };
 /* The first row of block b (SDK_CG_B_*) and *n, its number of values (of
  * rows, but 2 ntavg rows hold ntavg pairs); *n = 0 where it is absent. */
 int sdk_cg_block(const sdk_cg_row_layout *l, int nnoise, int b, int *n);
+
+/* Independent paths of a model with [particle] parameters (no [meanfield]
+ * or [pair]; systems of particles keep theirs in the system driver): each
+ * path is one particle, whose parameters are drawn once, as the system
+ * driver draws them (sys.h: Philox domain 2, block k for parameter k, lane
+ * 0, keyed by the global particle index, here the path's global index), so
+ * a path's values are those of the particle of the same index in a run of
+ * systems of one particle.  The parameters that are the same for every
+ * path (sdk_cg_part_const) stay constants of the source; the others have a
+ * row each, in the order of [particle], at the end of the state (above:
+ * [ppar, ppar + nppar)).  The row of particle parameter k within that
+ * block, or -1 where it is a constant (or the options are of systems). */
+int sdk_cg_ppar_row(const sdk_codegen_opts *o, int k);
 
 /* The values sdk_observe evaluates per path (SDK_NOBS): the model's user
  * observables, then with --dt-check (opts.dt_check) the coupled differences

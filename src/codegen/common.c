@@ -1,10 +1,13 @@
 /* The prelude, parameters and initial conditions of every module (common.h). */
 #include "codegen/common.h"
 
+#include <stdio.h>
+
 #include "codegen/boundary.h"
 #include "codegen/codegen.h"
 #include "codegen/events.h"
 #include "codegen/expr_emit.h"
+#include "codegen/sys.h"
 
 extern const char sdk_embedded_philox_h[], sdk_embedded_opaque_h[], sdk_embedded_tavg_add_h[];
 
@@ -91,6 +94,29 @@ void sdk_cg_fixed_params(sdk_emit *em, const sdk_codegen_opts *o) {
     if (o->scan_column[i] < 0) declare(em, m->params[i], NULL, -1, o->pvalues[i]);
 }
 
+void sdk_cg_ppar_bind(sdk_emit *em, const sdk_codegen_opts *o, const char *fmt) {
+  const sdk_model *m = o->model;
+  for (int k = 0; k < m->npart; k++) {
+    int j = sdk_cg_ppar_row(o, k);
+    if (j >= 0 && !fmt) {
+      sdk_em_start(em, "(void)");
+      sdk_em_name(em, m->part[k].name);
+      sdk_em_puts(em, ";\n");
+      continue;
+    }
+    sdk_em_start(em, "const real ");
+    sdk_em_name(em, m->part[k].name);
+    sdk_em_puts(em, " = ");
+    if (j >= 0)
+      sdk_em_printf(em, fmt, j);
+    else
+      sdk_cg_expr(em, o, m->part[k].a, m->part[k].line);
+    sdk_em_puts(em, "; (void)");
+    sdk_em_name(em, m->part[k].name);
+    sdk_em_puts(em, ";\n");
+  }
+}
+
 void sdk_cg_init(sdk_emit *em, const sdk_codegen_opts *o) {
   const sdk_model *m = o->model;
   for (int v = 0; v < m->nvars; v++) {
@@ -162,6 +188,17 @@ static void hook_path(sdk_emit *em, const void *c) {
     sdk_em_line(em, "for (int j = %d; j < %d; j++) st[j * npad + p] = 0;", l.dtc + nv, l.total);
   }
   sdk_cg_bound_init(em, o);
+  /* [particle] parameters of independent paths (codegen.h): drawn as the
+   * system driver draws those of the particle of the same global index */
+  sdk_cg_row_layout l;
+  sdk_cg_rows(o, &l);
+  for (int k = 0; l.ppar >= 0 && k < o->model->npart; k++) {
+    int j = sdk_cg_ppar_row(o, k);
+    if (j < 0) continue;
+    char dst[64];
+    snprintf(dst, sizeof dst, "st[%d * npad + p]", l.ppar + j);
+    sdk_cg_part_draw(em, o, k, "sdk_gpath", dst);
+  }
 }
 
 void sdk_cg_init_kernel(sdk_emit *em, const sdk_codegen_opts *o, const char *file, int hi) {

@@ -66,15 +66,18 @@ static sdk_err plan_calculus(const sdk_model *m, const sdk_scheme_type *s, sdk_e
 }
 
 /* The default from the schemes' rows (sdk_default_scheme): today srk2, but
- * euler for systems of particles (sim/systems.h) and for state-dependent
- * noise in the Ito sense (Euler-Maruyama's own; Stratonovich noise stays
- * with srk2, the Heun method's own). */
+ * euler for systems of particles (sim/systems.h: interacting models, or
+ * [particle] parameters with --particles N > 1; with one particle per path
+ * they are per-path values of independent paths, any scheme) and for
+ * state-dependent noise in the Ito sense (Euler-Maruyama's own;
+ * Stratonovich noise stays with srk2, the Heun method's own). */
 static sdk_err plan_scheme(const sdk_run_config *c, const sdk_model *m, int sums, sdk_plan *p,
                            sdk_errbuf *eb) {
   const char *sname = c->scheme;
-  p->scheme = sname ? sdk_find_scheme(sname)
-                    : sdk_default_scheme(m->multiplicative, m->calculus,
-                                         m->interacting || m->npart > 0 || sums);
+  p->scheme =
+      sname ? sdk_find_scheme(sname)
+            : sdk_default_scheme(m->multiplicative, m->calculus,
+                                 m->interacting || (m->npart > 0 && c->particles > 1) || sums);
   if (!p->scheme) {
     sdk_strbuf b;
     sdk_sb_init(&b);
