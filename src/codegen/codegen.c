@@ -159,11 +159,21 @@ void sdk_cg_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l) {
   ppar_rows(o, l);
 }
 
-int sdk_cg_ppar_row(const sdk_codegen_opts *o, int k) {
-  if (o->sysmode || sdk_cg_part_const(o, k)) return -1;
+/* does [particle] parameter k (part = 1) or parameter k (part = 0) have a
+ * row of per-path values? */
+static int has_row(const sdk_codegen_opts *o, int part, int k) {
+  if (o->sysmode) return 0;
+  if (!part) return o->path_param && o->path_param[k] >= 0;
+  return (o->path_part && o->path_part[k] >= 0) || !sdk_cg_part_const(o, k);
+}
+
+int sdk_cg_ppar_row(const sdk_codegen_opts *o, int part, int k) {
+  if (!has_row(o, part, k)) return -1;
   int j = 0;
-  for (int i = 0; i < k; i++)
-    j += !sdk_cg_part_const(o, i);
+  for (int i = 0; i < (part ? k : o->model->npart); i++)
+    j += has_row(o, 1, i);
+  for (int i = 0; !part && i < k; i++)
+    j += has_row(o, 0, i);
   return j;
 }
 
@@ -171,8 +181,10 @@ int sdk_cg_ppar_row(const sdk_codegen_opts *o, int k) {
  * moves) */
 static void ppar_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l) {
   int n = 0;
-  for (int k = 0; !o->sysmode && k < o->model->npart; k++)
-    n += sdk_cg_ppar_row(o, k) >= 0;
+  for (int k = 0; k < o->model->npart; k++)
+    n += has_row(o, 1, k);
+  for (int i = 0; i < o->model->nparams; i++)
+    n += has_row(o, 0, i);
   l->ppar = n > 0 ? l->total : -1;
   l->nppar = n;
   l->total += n;

@@ -210,18 +210,23 @@ enum {
  * rows, but 2 ntavg rows hold ntavg pairs); *n = 0 where it is absent. */
 int sdk_cg_block(const sdk_cg_row_layout *l, int nnoise, int b, int *n);
 
-/* Independent paths of a model with [particle] parameters (no [meanfield]
- * or [pair]; systems of particles keep theirs in the system driver): each
- * path is one particle, whose parameters are drawn once, as the system
+/* Per-path parameters of independent paths (the block [ppar, ppar +
+ * nppar) above, at the end of the state so that no other row moves).
+ * [particle] parameters of a model without [meanfield] or [pair] (systems
+ * of particles keep theirs in the system driver): each path is one
+ * particle, whose parameters are drawn once by sdk_init as the system
  * driver draws them (sys.h: Philox domain 2, block k for parameter k, lane
  * 0, keyed by the global particle index, here the path's global index), so
  * a path's values are those of the particle of the same index in a run of
- * systems of one particle.  The parameters that are the same for every
- * path (sdk_cg_part_const) stay constants of the source; the others have a
- * row each, in the order of [particle], at the end of the state (above:
- * [ppar, ppar + nppar)).  The row of particle parameter k within that
- * block, or -1 where it is a constant (or the options are of systems). */
-int sdk_cg_ppar_row(const sdk_codegen_opts *o, int k);
+ * systems of one particle.  Those that are the same for every path
+ * (sdk_cg_part_const) stay constants of the source.  Values given as data
+ * (opts path_param, path_part) are written by the host after sdk_init
+ * (sim/pathparams.c), for [particle] parameters in place of the draw.
+ * The rows: the [particle] parameters with values per path in the order of
+ * [particle], then the parameters given per path in the order of [params].
+ * The row within the block of [particle] parameter k (part = 1) or
+ * parameter k (part = 0), or -1 where it has none. */
+int sdk_cg_ppar_row(const sdk_codegen_opts *o, int part, int k);
 
 /* The values sdk_observe evaluates per path (SDK_NOBS): the model's user
  * observables, then with --dt-check (opts.dt_check) the coupled differences

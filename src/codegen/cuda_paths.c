@@ -213,8 +213,8 @@ static void emit_ttab(sdk_emit *em, const cu_adv *a) {
 
 /* The per-grid-point values a device function of one path takes as
  * arguments: ", const real NAME" for every scanned parameter, then the step
- * when it varies with the grid point, then the path's [particle] parameters
- * that are not constants (codegen.h). */
+ * when it varies with the grid point, then the path's per-path parameters
+ * (codegen.h: [particle] ones that are not constants, those given as data). */
 static void emit_value_args(sdk_emit *em, const sdk_codegen_opts *o) {
   const sdk_model *m = o->model;
   for (int i = 0; i < m->nparams; i++)
@@ -224,9 +224,14 @@ static void emit_value_args(sdk_emit *em, const sdk_codegen_opts *o) {
     }
   if (o->dt_column >= 0) sdk_em_puts(em, ", const real sdk_dt");
   for (int k = 0; k < m->npart; k++)
-    if (sdk_cg_ppar_row(o, k) >= 0) {
+    if (sdk_cg_ppar_row(o, 1, k) >= 0) {
       sdk_em_puts(em, ", const real ");
       sdk_em_name(em, m->part[k].name);
+    }
+  for (int i = 0; i < m->nparams; i++)
+    if (sdk_cg_ppar_row(o, 0, i) >= 0) {
+      sdk_em_puts(em, ", const real ");
+      sdk_em_name(em, m->params[i]);
     }
 }
 
@@ -237,7 +242,11 @@ static void emit_value_pass(sdk_emit *em, const sdk_codegen_opts *o, const char 
     if (o->scan_column[i] >= 0) sdk_em_printf(em, ", sp0_%d", i);
   if (o->dt_column >= 0) sdk_em_printf(em, ", %s", dt);
   for (int k = 0; k < o->model->npart; k++) {
-    int j = sdk_cg_ppar_row(o, k);
+    int j = sdk_cg_ppar_row(o, 1, k);
+    if (j >= 0) sdk_em_printf(em, ", pp0_%d", j);
+  }
+  for (int i = 0; i < o->model->nparams; i++) {
+    int j = sdk_cg_ppar_row(o, 0, i);
     if (j >= 0) sdk_em_printf(em, ", pp0_%d", j);
   }
 }

@@ -708,6 +708,7 @@ sdk_err sdk_plan_make(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_errb
                              r->param_values, p->scan_column, eb));
   p->ppg = p->sys.particles > 1 ? c->paths * p->sys.particles : c->paths;
   if (c->window) SDK_CHECK(plan_window(c, p, eb));
+  SDK_CHECK(sdk_plan_path_params(p, eb));
   SDK_CHECK(sdk_plan_dt_check(p, eb));
   plan_notices(c, r, p);
   plan_results(c, r, p);
@@ -747,6 +748,8 @@ void sdk_plan_codegen_opts(const sdk_plan *p, sdk_target t, sdk_codegen_opts *o)
   if (o->tavg) o->tavg_from = p->transient_steps;
   o->dt_check = c->dt_check && !p->sys.on;
   o->dtc_mark = p->transient_steps;
+  o->path_param = p->pp_param;
+  o->path_part = p->pp_part;
 }
 
 void sdk_grid_point_name(const sdk_results *R, int64_t g, char *buf, size_t n) {
@@ -780,6 +783,8 @@ void sdk_plan_free(sdk_plan *p) {
   free(p->src);
   free(p->scan_column);
   free(p->given);
+  free(p->pp_param);
+  free(p->pp_part);
   free(p->sv);
   free(p->mom);
   free(p->omom);
