@@ -149,27 +149,6 @@ static void check_draws(void) {
   sdk_run_destroy(&run);
 }
 
-static int same_store(const sdk_results *A, const sdk_results *B) {
-  if (A->store.n != B->store.n) return 0;
-  for (int i = 0; i < A->store.n; i++) {
-    const sdk_dataset *a = A->store.ds[i], *b = sdk_store_find(&B->store, a->path);
-    if (!b || a->rank != b->rank || memcmp(a->dims, b->dims, sizeof a->dims) ||
-        memcmp(a->data, b->data, (size_t)sdk_ds_count(a) * 8))
-      return 0;
-  }
-  return 1;
-}
-
-static volatile int g_stop;
-static int stop_asked(void *user) {
-  (void)user;
-  return g_stop;
-}
-static void stop_half_way(void *user, double frac, double sps) {
-  (void)user, (void)sps;
-  if (frac >= 0.5) g_stop = 1;
-}
-
 static void repro_config(sdk_run_config *c) {
   config(c, st_model_file(QOU, 0));
   c->paths = 70000; /* (partial chunks) */
@@ -189,33 +168,17 @@ static void check_repro(void) {
   c.threads = 2;
   c.shards = 3;
   sdk_run *many = st_run(&c);
-  TU_CHECK(many && same_store(sdk_run_results(one), sdk_run_results(many)),
+  TU_CHECK(many && st_same_store(sdk_run_results(one), sdk_run_results(many)),
            "[particle] run: 1 thread, 1 shard = 2 threads, 3 shards, bitwise");
   sdk_run_destroy(&many);
   char ck[4200];
-  snprintf(ck, sizeof ck, "%s/sdk-pp-ck-XXXXXX", tu_scratch());
-  int fd = mkstemp(ck);
-  if (fd >= 0) close(fd);
   repro_config(&c);
-  c.checkpoint = ck;
-  c.checkpoint_every = 0;
-  g_stop = 0;
-  c.cancel = stop_asked;
-  c.progress = stop_half_way;
-  st_env(&c.env);
-  sdk_errbuf eb = {0};
-  sdk_run *r = NULL;
-  sdk_err e = sdk_run_execute(&c, &r, &eb);
-  sdk_run_destroy(&r);
-  TU_CHECK(e == SDK_ERR_INTERRUPTED, "[particle] run stopped half way (%s)", eb.msg);
-  sdk_ckpt *k = NULL;
-  e = sdk_ckpt_read(ck, &k, &eb);
-  TU_CHECK(e == SDK_OK, "checkpoint read (%s)", eb.msg);
-  if (e == SDK_OK) {
+  sdk_ckpt *k = st_stop_half_way(&c, ck, sizeof ck, "[particle] run");
+  if (k) {
     repro_config(&c);
     c.resume = k;
     sdk_run *r2 = st_run(&c);
-    TU_CHECK(r2 && same_store(sdk_run_results(one), sdk_run_results(r2)),
+    TU_CHECK(r2 && st_same_store(sdk_run_results(one), sdk_run_results(r2)),
              "[particle] run resumed from step %lld: bitwise the uninterrupted results",
              (long long)k->step);
     sdk_run_destroy(&r2);
@@ -228,8 +191,8 @@ static void check_repro(void) {
 static const char *FOU = "[model]\nname = fou\nvars = x\n[params]\nD = 0.4\nk = 1.3\n"
                          "[drift]\nx = -k*x\n[noise]\nx = sqrt(2*D)\n[init]\nx = 0\n";
 
-static void pp_config(sdk_run_config *c, const char *model, int single, const char **names,
-                      const double **values, int n, int64_t count) {
+static void pp_config(sdk_run_config *c, const char *model, int single, const char *const *names,
+                      const double *const *values, int n, int64_t count) {
   config(c, model);
   c->single = single;
   c->paths = 20000;
@@ -248,12 +211,29 @@ static void same_runs(sdk_run *a, sdk_run *b, double tol, int bitwise, const cha
   double dm = 0;
   for (int64_t q = 1; A && B && q < A->nsamples; q++)
     dm = fmax(dm, fabs(A->var[q] - B->var[q]) / A->var[q]);
-  int same = a && b && same_store(sdk_run_results(a), sdk_run_results(b));
+  int same = a && b && st_same_store(sdk_run_results(a), sdk_run_results(b));
   TU_CHECK(A && B && dm <= tol && (same || !bitwise),
            "%s: the same variances (relative difference %.2g)%s", what, dm,
            bitwise ? ", bitwise" : "");
   printf("%s: largest relative difference of the variance %.3g, %s\n", what, dm,
          same ? "bitwise equal" : "not bitwise");
+}
+
+/* model a (without path_params) against model b with the values v of k */
+static void pair(const char *a, const char *b, int single, const double *v, int64_t P, int bitwise,
+                 const char *what) {
+  const char *names[] = {"k"};
+  const double *values[] = {v};
+  char full[200];
+  snprintf(full, sizeof full, "%s (%s)", what, single ? "single" : "double");
+  sdk_run_config c;
+  pp_config(&c, a, single, names, values, 0, 0);
+  sdk_run *ra = st_run(&c);
+  pp_config(&c, b, single, names, values, 1, P);
+  sdk_run *rb = st_run(&c);
+  same_runs(ra, rb, single ? 1e-5 : 1e-12, bitwise, full);
+  sdk_run_destroy(&ra);
+  sdk_run_destroy(&rb);
 }
 
 /* a constant array is the fixed parameter; the [particle] draws given as
@@ -264,25 +244,14 @@ static void check_path_params(int single) {
   if (!v) return;
   for (int64_t i = 0; i < P; i++)
     v[i] = 1.3;
-  const char *names[] = {"k"};
-  const double *values[] = {v};
-  char what[160];
-  sdk_run_config c;
-  pp_config(&c, st_model_file(FOU, 2), single, names, values, 0, 0);
-  sdk_run *fixed = st_run(&c);
-  pp_config(&c, st_model_file(FOU, 2), single, names, values, 1, P);
-  sdk_run *given = st_run(&c);
   /* (not bitwise on the CPU: a constant k lets the fast-math compiler fold
    * and reassociate what a value from memory does not) */
-  snprintf(what, sizeof what, "path_params k = 1.3 against [params] k = 1.3 (%s)",
-           single ? "single" : "double");
-  same_runs(fixed, given, single ? 1e-5 : 1e-12, 0, what);
-  sdk_run_destroy(&fixed);
-  sdk_run_destroy(&given);
+  pair(st_model_file(FOU, 2), st_model_file(FOU, 2), single, v, P, 0,
+       "path_params k = 1.3 against [params] k = 1.3");
   /* the draws of the [particle] parameter, in the run's precision: the
    * same rows, the same kernel but for the names, so bitwise where the
-   * host rounds the draw as the kernel does (double; in single the kernel
-   * may contract it into an FMA) */
+   * host rounds the draw as the kernel does (double on the CPU; in single
+   * the kernel may contract it into an FMA) */
   for (int64_t i = 0; i < P; i++) {
     if (single) {
       float u[4];
@@ -294,15 +263,9 @@ static void check_path_params(int single) {
       v[i] = 0.5 + 1.5 * u[0];
     }
   }
-  pp_config(&c, st_model_file(QOU, 0), single, names, values, 0, 0);
-  sdk_run *drawn = st_run(&c);
-  pp_config(&c, st_model_file(FOU, 2), single, names, values, 1, P);
-  sdk_run *data = st_run(&c);
-  snprintf(what, sizeof what, "path_params k = the [particle] draws against [particle] (%s)",
-           single ? "single" : "double");
-  same_runs(drawn, data, single ? 1e-5 : 1e-12, !single && !strcmp(st_backend(), "cpu"), what);
-  sdk_run_destroy(&drawn);
-  sdk_run_destroy(&data);
+  pair(st_model_file(QOU, 0), st_model_file(FOU, 2), single, v, P,
+       !single && !strcmp(st_backend(), "cpu"),
+       "path_params k = the [particle] draws against [particle]");
   free(v);
 }
 
@@ -328,21 +291,22 @@ static void check_refusals(void) {
   sdk_run_config c;
   const char *unk[] = {"kk"}, *k[] = {"k"}, *two[] = {"k", "k"};
   const double *vok[] = {ok, ok}, *vnan[] = {nan_}, *vinf[] = {inf_};
-  pp_config(&c, fou, 0, unk, vok, 1, P);
-  c.paths = P;
-  refuse(&c, "'kk' is no parameter", "unknown name");
-  pp_config(&c, fou, 0, k, vok, 1, P - 1);
-  c.paths = P;
-  refuse(&c, "has 999 values; it needs 1000", "wrong count");
-  pp_config(&c, fou, 0, k, vnan, 1, P);
-  c.paths = P;
-  refuse(&c, "value 17 of 'k' is NaN", "NaN");
-  pp_config(&c, fou, 0, k, vinf, 1, P);
-  c.paths = P;
-  refuse(&c, "value 3 of 'k' is infinite", "Inf");
-  pp_config(&c, fou, 0, two, vok, 2, P);
-  c.paths = P;
-  refuse(&c, "'k' is given twice", "a name twice");
+  const struct {
+    const char *const *names;
+    const double *const *values;
+    int n;
+    int64_t count;
+    const char *want, *what;
+  } bad[] = {{unk, vok, 1, P, "'kk' is no parameter", "unknown name"},
+             {k, vok, 1, P - 1, "has 999 values; it needs 1000", "wrong count"},
+             {k, vnan, 1, P, "value 17 of 'k' is NaN", "NaN"},
+             {k, vinf, 1, P, "value 3 of 'k' is infinite", "Inf"},
+             {two, vok, 2, P, "'k' is given twice", "a name twice"}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    pp_config(&c, fou, 0, bad[i].names, bad[i].values, bad[i].n, bad[i].count);
+    c.paths = P;
+    refuse(&c, bad[i].want, bad[i].what);
+  }
   pp_config(&c, fou, 0, k, vok, 1, P);
   c.paths = P;
   c.nset = 1;
