@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backend/backend.h"
 #include "rng/philox.h"
 #include "sim/checkpoint.h"
 #include "simtest.h"
@@ -67,6 +68,11 @@ static double inv_k(double k, const void *u) {
   (void)u;
   return DIFF / k;
 }
+
+/* QOU with D given per path (path_params) and a constant [particle] c */
+static const char *QPP = "[model]\nname = qpp\nvars = x\n[params]\nD = 1\n"
+                         "[particle]\nk = uniform(0.5, 2)\nc = 3\n"
+                         "[drift]\nx = -k*x + 0*c\n[noise]\nx = sqrt(2*D)\n[init]\nx = 0\n";
 
 static void config(sdk_run_config *c, const char *model) {
   sdk_run_config_defaults(c);
@@ -220,9 +226,9 @@ static void same_runs(sdk_run *a, sdk_run *b, double tol, int bitwise, const cha
 }
 
 /* model a (without path_params) against model b with the values v of k */
-static void pair(const char *a, const char *b, int single, const double *v, int64_t P, int bitwise,
-                 const char *what) {
-  const char *names[] = {"k"};
+static void pair(const char *a, const char *b, const char *name, int single, const double *v,
+                 int64_t P, int bitwise, const char *what) {
+  const char *names[] = {name};
   const double *values[] = {v};
   char full[200];
   snprintf(full, sizeof full, "%s (%s)", what, single ? "single" : "double");
@@ -246,7 +252,7 @@ static void check_path_params(int single) {
     v[i] = 1.3;
   /* (not bitwise on the CPU: a constant k lets the fast-math compiler fold
    * and reassociate what a value from memory does not) */
-  pair(st_model_file(FOU, 2), st_model_file(FOU, 2), single, v, P, 0,
+  pair(st_model_file(FOU, 2), st_model_file(FOU, 2), "k", single, v, P, 0,
        "path_params k = 1.3 against [params] k = 1.3");
   /* the draws of the [particle] parameter, in the run's precision: the
    * same rows, the same kernel but for the names, so bitwise where the
@@ -263,9 +269,15 @@ static void check_path_params(int single) {
       v[i] = 0.5 + 1.5 * u[0];
     }
   }
-  pair(st_model_file(QOU, 0), st_model_file(FOU, 2), single, v, P,
+  pair(st_model_file(QOU, 0), st_model_file(FOU, 2), "k", single, v, P,
        !single && !strcmp(st_backend(), "cpu"),
        "path_params k = the [particle] draws against [particle]");
+  /* a [particle] parameter drawn, a constant one, and D given per path:
+   * both kinds of rows in one kernel */
+  for (int64_t i = 0; i < P; i++)
+    v[i] = 0.4;
+  pair(st_model_file(QOU, 0), st_model_file(QPP, 4), "D", single, v, P, 0,
+       "[particle] k with path_params D = 0.4 against [particle] k");
   free(v);
 }
 
@@ -328,6 +340,50 @@ static void check_refusals(void) {
   refuse(&c, "used in [init]", "a parameter of [init]");
 }
 
+/* The CUDA kernels of per-path parameters compile (NVRTC for sm_90, no
+ * device needed): every scheme, both precisions, with time averages and
+ * --dt-check; skipped where NVRTC cannot be loaded. */
+static void check_cuda_text(void) {
+  char cache[4200];
+  snprintf(cache, sizeof cache, "%s/sdk-pp-nvrtc-XXXXXX", tu_scratch());
+  if (!mkdtemp(cache)) return;
+  sdk_backend_opts o = {.fast_math = 1, .arch = "sm_90"};
+  st_env(&o.env);
+  o.env.cache_dir = cache;
+  sdk_bctx *ctx = NULL;
+  sdk_errbuf eb = {0};
+  if (sdk_backend_cuda.open(&o, &ctx, &eb) != SDK_OK) {
+    printf("CUDA kernels not compiled: %s\n", eb.msg);
+    return;
+  }
+  static double d[1000];
+  for (int i = 0; i < 1000; i++)
+    d[i] = 0.4;
+  const char *names[] = {"D"};
+  const double *values[] = {d};
+  for (int i = 0; sdk_registry_schemes[i]; i++)
+    for (int single = 0; single < 2; single++) {
+      const char *scheme = sdk_registry_schemes[i]->name;
+      sdk_run_config c;
+      pp_config(&c, st_model_file(QPP, 4), single, names, values, 1, 1000);
+      c.paths = 1000;
+      c.scheme = scheme;
+      if (!single) c.observe = "moments,tavg", c.dt_check = 1;
+      char *src = NULL, report[4400] = "";
+      sdk_module *mod = NULL;
+      sdk_err e = sdk_run_codegen(&c, &sdk_backend_cuda, &src, &eb);
+      if (e == SDK_OK)
+        e = sdk_backend_cuda.compile(ctx, src, "qpp", &mod, report, sizeof report, &eb);
+      TU_CHECK(e == SDK_OK && strstr(src, "const real pp0_1 = st[") && !strstr(src, "= pp0_"),
+               "CUDA %s %s: compiled, the per-path rows loaded and never stored (%s)", scheme,
+               single ? "single" : "double", eb.msg);
+      printf("CUDA %-8s %s: %s\n", scheme, single ? "single" : "double", report);
+      if (mod) sdk_backend_cuda.module_free(&mod);
+      free(src);
+    }
+  sdk_backend_cuda.close(&ctx); /* (the cache goes with the scratch directory) */
+}
+
 int main(void) {
   st_require_backend();
   var_at w = {0};
@@ -342,5 +398,6 @@ int main(void) {
   check_path_params(0);
   check_path_params(1);
   check_refusals();
+  check_cuda_text();
   return tu_finish("test_pathparams");
 }
