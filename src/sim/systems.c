@@ -19,7 +19,8 @@ static sdk_err systems_scheme(const sdk_model *m, const sdk_scheme_type *scheme,
       scheme->name,
       m->interacting ? "systems of interacting particles"
       : sums         ? "systems observed with --observe order"
-                     : "models with [particle] parameters",
+                     : "systems of particles with [particle] parameters (--particles N > 1; "
+                       "with one particle per path any scheme takes them)",
       sdk_registry_scheme_list(with, sizeof with, sdk_scheme_takes_systems, ", ", " or "));
 }
 
