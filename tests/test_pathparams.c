@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "observe/paths.h"
 #include "rng/philox.h"
 #include "sim/checkpoint.h"
 #include "simtest.h"
@@ -340,6 +341,49 @@ static void check_refusals(void) {
   refuse(&c, "used in [init]", "a parameter of [init]");
 }
 
+/* shards, and batches of paths (windows with a carry, as --target-se runs
+ * them): a [particle] parameter drawn and D given per path (different for
+ * every path) follow the key index, so three shards, or two windows of one
+ * fold unit each, are bitwise the run of both units at once */
+static void check_windows(void) {
+  const int64_t U = SDK_PATH_WINDOW_UNIT;
+  double *d = malloc((size_t)(2 * U) * sizeof *d);
+  if (!d) return;
+  for (int64_t i = 0; i < 2 * U; i++)
+    d[i] = 0.2 + 0.4 * (double)(i % 7) / 6;
+  const char *names[] = {"D"};
+  const double *values[] = {d};
+  sdk_run_config c;
+  pp_config(&c, st_model_file(QPP, 4), 0, names, values, 1, 2 * U);
+  c.paths = 2 * U;
+  sdk_run *one = st_run(&c);
+  c.shards = 3;
+  sdk_run *cut = st_run(&c);
+  TU_CHECK(one && cut && st_same_store(sdk_run_results(one), sdk_run_results(cut)),
+           "path_params run in 3 shards: bitwise the run in one");
+  sdk_run_destroy(&cut);
+  c.shards = 1;
+  sdk_carry *carry = sdk_carry_create();
+  int64_t f1[1] = {0}, n1[1] = {U}, f2[1] = {U}, n2[1] = {U};
+  sdk_path_window w1 = {2 * U, f1, n1, 0}, w2 = {2 * U, f2, n2, 0};
+  c.carry = carry;
+  c.window = &w1;
+  sdk_run *a = st_run(&c);
+  c.window = &w2;
+  sdk_run *b = a ? st_run(&c) : NULL;
+  const st_view *A = one ? st_view_of(sdk_run_results(one)) : NULL;
+  const st_view *B = b ? st_view_of(sdk_run_results(b)) : NULL;
+  TU_CHECK(A && B && A->nsamples == B->nsamples && A->nsamples > 1 &&
+               !memcmp(A->mean, B->mean, (size_t)A->nsamples * sizeof *A->mean) &&
+               !memcmp(A->var, B->var, (size_t)A->nsamples * sizeof *A->var),
+           "per-path parameters in two windows of %lld paths: bitwise the one run", (long long)U);
+  sdk_run_destroy(&one);
+  sdk_run_destroy(&a);
+  sdk_run_destroy(&b);
+  sdk_carry_destroy(&carry);
+  free(d);
+}
+
 /* The CUDA kernels of per-path parameters compile (NVRTC for sm_90, no
  * device needed): every scheme, both precisions, with time averages and
  * --dt-check; skipped where NVRTC cannot be loaded. */
@@ -398,6 +442,7 @@ int main(void) {
   check_path_params(0);
   check_path_params(1);
   check_refusals();
+  check_windows();
   check_cuda_text();
   return tu_finish("test_pathparams");
 }
