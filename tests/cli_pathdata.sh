@@ -46,7 +46,8 @@ R=(run ou --set D=0 --precision double --t-end 0.01 --dt 0.01 --save-final --bac
 "$B" "${R[@]}" --set k=0 --init-from x.tsv -o b.h5 || failed "TSV run"
 "$B" "${R[@]}" --set k=0 --init-from x.npz -o f.h5 || failed "npz run"
 "$B" "${R[@]}" --set k=0 --init-from x.h5 -o c.h5 || failed "HDF5 compound run"
-"$B" "${R[@]}" --set k=0 --init-from a.h5 -o d.h5 || failed "result run"
+# (a result's final states continue under another seed: below)
+"$B" "${R[@]}" --set k=0 --seed 2 --init-from a.h5 -o d.h5 || failed "result run"
 "$B" "${R[@]}" --set k=0 --init-from g.h5:group=g:grid=1 -o e.h5 || failed "HDF5 group, grid point"
 /usr/bin/python3 -c '
 import h5py, numpy as np, sys
@@ -75,5 +76,48 @@ rm -f ../y.tsv
 "$B" resume ck --quiet || failed "resume without the data file"
 cd ..
 check "resumed result equals the one-go result byte for byte" cmp -s one/r.h5 two/r.h5
+# A run continued from a result (its final states and, with [particle], its
+# paths' own parameters: final_params/) counts its steps from 0 again: under
+# the seed that drove those paths it would repeat their noise, so that seed
+# is refused; under another, quenched-disorder OU continued from t = 1 to
+# t = 2 has the variance of one run to t = 2, E[D/k (1 - exp(-4k))] with k
+# uniform on [0.5, 2] (within 4 SE), and each path keeps its k.
+cat >q.sde <<'EOF2'
+[model]
+name = quenched-ou
+vars = x
+[params]
+D = 0.4
+[particle]
+k = uniform(0.5, 2)
+[drift]
+x = -k*x
+[noise]
+x = sqrt(2*D)
+[init]
+x = 0
+EOF2
+Q=(run q.sde --paths 40000 --dt 0.005 --precision double --save-final --backend "$BACKEND" --quiet)
+"$B" "${Q[@]}" --t-end 1 -o h1.h5 || failed "quenched, first half"
+"$B" "${Q[@]}" --t-end 1 --init-from h1.h5 --path-params h1.h5:group=final_params -o h2.h5 \
+  2>same_seed.txt
+check "a continuation under the same seed is refused" \
+  grep -q "driven by --seed 1.*give another --seed" same_seed.txt
+"$B" "${Q[@]}" --t-end 1 --seed 2 --init-from h1.h5 --path-params h1.h5:group=final_params \
+  -o h2.h5 || failed "quenched, second half"
+check "continued: each path keeps its k, the variance of one run to t = 2" \
+  /usr/bin/python3 - <<'PY'
+import h5py, numpy as np, sys
+a, b = h5py.File("h1.h5"), h5py.File("h2.h5")
+if not np.array_equal(a["final_params/k"][:], b["final_params/k"][:]): sys.exit("k changed")
+x = b["final/x"][:]
+k = np.linspace(0.5, 2, 200001)
+f = 0.4 / k * (1 - np.exp(-4 * k))
+exact = (f[0] + f[-1] + 2 * f[1:-1].sum()) * (k[1] - k[0]) / 2 / 1.5
+v = x.var()
+se = np.sqrt(np.mean((x - x.mean()) ** 4) - v * v) / np.sqrt(len(x))
+print("continued variance %.5f, exact %.5f, SE %.5f (%.2f SE)" % (v, exact, se, (v - exact) / se))
+sys.exit(0 if abs(v - exact) < 4 * se else 1)
+PY
 echo "cli_pathdata: $npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]

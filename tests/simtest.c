@@ -8,6 +8,7 @@
 
 #include "api/api.h"
 #include "backend/backend.h"
+#include "sim/checkpoint.h"
 #include "sim/registry.h"
 #include "testutil.h"
 
@@ -232,4 +233,46 @@ int st_expr_series(const sdk_results *R, const char *name, const double **mean, 
   *err = sdk_ds_f64(e);
   *ns = d->dims[0];
   return 1;
+}
+
+int st_same_store(const sdk_results *A, const sdk_results *B) {
+  if (A->store.n != B->store.n) return 0;
+  for (int i = 0; i < A->store.n; i++) {
+    const sdk_dataset *a = A->store.ds[i], *b = sdk_store_find(&B->store, a->path);
+    if (!b || a->rank != b->rank || memcmp(a->dims, b->dims, sizeof a->dims) ||
+        memcmp(a->data, b->data, (size_t)sdk_ds_count(a) * 8))
+      return 0;
+  }
+  return 1;
+}
+
+static volatile int st_stop;
+static int st_stop_asked(void *user) {
+  (void)user;
+  return st_stop;
+}
+static void st_stop_at_half(void *user, double frac, double sps) {
+  (void)user, (void)sps;
+  if (frac >= 0.5) st_stop = 1;
+}
+
+sdk_ckpt *st_stop_half_way(sdk_run_config *c, char *ck, size_t n, const char *what) {
+  snprintf(ck, n, "%s/sdk-ck-XXXXXX", tu_scratch());
+  int fd = mkstemp(ck);
+  if (fd >= 0) close(fd);
+  c->checkpoint = ck;
+  c->checkpoint_every = 0;
+  st_stop = 0;
+  c->cancel = st_stop_asked;
+  c->progress = st_stop_at_half;
+  st_env(&c->env);
+  sdk_errbuf eb = {0};
+  sdk_run *r = NULL;
+  sdk_err e = sdk_run_execute(c, &r, &eb);
+  sdk_run_destroy(&r);
+  TU_CHECK(e == SDK_ERR_INTERRUPTED, "%s: stopped half way (%s)", what, eb.msg);
+  sdk_ckpt *k = NULL;
+  e = sdk_ckpt_read(ck, &k, &eb);
+  TU_CHECK(e == SDK_OK, "%s: checkpoint read (%s)", what, eb.msg);
+  return k;
 }

@@ -58,4 +58,12 @@ void st_fit_slope(const double *x, const double *y, const double *w, int n, doub
  * and the number of samples; 0 when the run has no such observable. */
 int st_expr_series(const sdk_results *R, const char *name, const double **mean, const double **err,
                    int64_t *ns);
+/* Every dataset of A is in B with the same shape and bytes, and back. */
+int st_same_store(const sdk_results *A, const sdk_results *B);
+/* Run c stopped half way (its cancel and progress callbacks) with a
+ * checkpoint into a scratch file, whose path goes into ck (n bytes; the
+ * caller removes it): the checkpoint read back, or NULL after a failed
+ * check naming `what`. */
+struct sdk_ckpt;
+struct sdk_ckpt *st_stop_half_way(sdk_run_config *c, char *ck, size_t n, const char *what);
 #endif

@@ -119,56 +119,20 @@ static void check_output(const sdk_obs_type *t, const sdk_results *R) {
   unlink(path);
 }
 
-static volatile int g_stop;
-static int stop_asked(void *user) {
-  (void)user;
-  return g_stop;
-}
-static void stop_half_way(void *user, double frac, double sps) {
-  (void)user, (void)sps;
-  if (frac >= 0.5) g_stop = 1;
-}
-
-static int same_store(const sdk_results *A, const sdk_results *B) {
-  if (A->store.n != B->store.n) return 0;
-  for (int i = 0; i < A->store.n; i++) {
-    const sdk_dataset *a = A->store.ds[i], *b = sdk_store_find(&B->store, a->path);
-    if (!b || a->rank != b->rank || memcmp(a->dims, b->dims, sizeof a->dims) ||
-        memcmp(a->data, b->data, (size_t)sdk_ds_count(a) * 8))
-      return 0;
-  }
-  return 1;
-}
-
 /* stopped half way with a checkpoint, then resumed: the same bits */
 static void check_resume(const sdk_obs_type *t, const sdk_results *whole) {
   sdk_run_config c;
   config(&c, t);
   char ck[4200];
-  snprintf(ck, sizeof ck, "%s/sdk-obs-ck-XXXXXX", tu_scratch());
-  int fd = mkstemp(ck);
-  if (fd >= 0) close(fd);
-  c.checkpoint = ck;
-  c.checkpoint_every = 0;
-  g_stop = 0;
-  c.cancel = stop_asked;
-  c.progress = stop_half_way;
-  st_env(&c.env);
-  sdk_errbuf eb = {0};
-  sdk_run *r = NULL;
-  sdk_err e = sdk_run_execute(&c, &r, &eb);
-  TU_CHECK(e == SDK_ERR_INTERRUPTED, "%s: stopped half way (%s)", t->name, eb.msg);
-  sdk_ckpt *k = NULL;
-  e = sdk_ckpt_read(ck, &k, &eb);
-  TU_CHECK(e == SDK_OK, "%s: checkpoint read (%s)", t->name, eb.msg);
-  if (e == SDK_OK) {
+  sdk_ckpt *k = st_stop_half_way(&c, ck, sizeof ck, t->name);
+  if (k) {
     sdk_run_config c2;
     config(&c2, t);
     c2.resume = k;
     c2.checkpoint = ck;
     c2.checkpoint_every = 0;
     sdk_run *r2 = st_run(&c2);
-    TU_CHECK(r2 && same_store(whole, sdk_run_results(r2)),
+    TU_CHECK(r2 && st_same_store(whole, sdk_run_results(r2)),
              "%s: resumed from step %lld: bitwise the uninterrupted results", t->name,
              (long long)k->step);
     sdk_run_destroy(&r2);

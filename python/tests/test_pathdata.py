@@ -45,8 +45,11 @@ def test_round_trip_arrays_and_files(frozen, tmp_path):
     r.save(out)
     back = sdekit.load(out)
     assert np.array_equal(back["final/x"].view(np.uint64), x.view(np.uint64))
-    # the result file as the next run's initial states
-    r2 = sdekit.run(frozen, init=out, **KW)
+    # the result file as the next run's initial states (under another seed:
+    # its own would repeat the noise that drove those paths, and is refused)
+    with pytest.raises(sdekit.UsageError, match="give another --seed"):
+        sdekit.run(frozen, init=out, **KW)
+    r2 = sdekit.run(frozen, init=out, seed=2, **KW)
     assert np.array_equal(r2["final/x"].view(np.uint64), x.view(np.uint64))
     # an .npy file of a structured array
     a = np.zeros(100000, dtype=[("x", "<f8"), ("v", "<i4")])
@@ -73,5 +76,5 @@ def test_refusals(frozen):
         sdekit.run(frozen, init={"x": np.zeros(2, complex), "v": np.zeros(2)}, **KW)
     with pytest.raises(sdekit.UsageError, match="10 values per name, but the run has 12 paths"):
         sdekit.run(frozen, init={"x": x, "v": x}, paths=12, **KW)
-    with pytest.raises(sdekit.UsageError, match="'nope' is not a parameter"):
+    with pytest.raises(sdekit.UsageError, match="'nope' is no parameter"):
         sdekit.run(frozen, init={"x": x, "v": x}, path_params={"nope": x}, **KW)

@@ -76,6 +76,17 @@ static sdekit_status one_kind(const sdekit_config *c, api_exec *x, int k, int64_
       sdekit_status s = api_fail(err, e, &eb);
       return s;
     }
+    /* a run continued from a result's final states counts its steps from 0
+     * again, and so the keys of its random numbers (seed, path, step): with
+     * the seed that drove those paths it would drive them by the same
+     * numbers once more, a noise correlated with their past (a variance
+     * that looks plausible and is wrong) */
+    if (!k && x->tab[k].has_seed && (uint64_t)x->tab[k].seed == x->rc.seed)
+      return api_usage(err,
+                       "--init-from %s: its paths were driven by --seed %llu, and a continued run "
+                       "counts its steps (the keys of its random numbers) from 0 again: with that "
+                       "seed it would repeat their noise; give another --seed",
+                       file, (unsigned long long)x->rc.seed);
     n = x->tab[k].n;
     count = (x->tab[k].ngrid ? x->tab[k].ngrid : 1) * x->tab[k].count;
     *ppg = x->tab[k].count;

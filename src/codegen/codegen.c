@@ -126,6 +126,8 @@ static sdk_err check_scheme(const sdk_codegen_opts *o, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
+static void ppar_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l);
+
 void sdk_cg_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l) {
   int nv = o->model->nvars;
   l->nvars = nv;
@@ -141,7 +143,10 @@ void sdk_cg_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l) {
   l->ntavg = o->tavg && !o->sysmode ? o->model->nobs + nv : 0;
   l->total += 2 * l->ntavg;
   l->dtc = l->dtc_comp = l->dtc_z = l->dtc_d0 = l->dtc_tavg = l->dtc_bound = -1;
-  if (!o->dt_check || o->sysmode) return;
+  if (!o->dt_check || o->sysmode) {
+    ppar_rows(o, l);
+    return;
+  }
   l->dtc = l->total;
   l->total += nv;
   if (o->compensate) l->dtc_comp = l->total, l->total += nv;
@@ -151,6 +156,38 @@ void sdk_cg_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l) {
   l->total += nv;
   if (l->ntavg) l->dtc_tavg = l->total, l->total += 2 * l->ntavg;
   if (l->bound >= 0) l->dtc_bound = l->total, l->total += SDK_CG_BOUND_ROWS;
+  ppar_rows(o, l);
+}
+
+/* does [particle] parameter k (part = 1) or parameter k (part = 0) have a
+ * row of per-path values? */
+static int has_row(const sdk_codegen_opts *o, int part, int k) {
+  if (o->sysmode) return 0;
+  if (!part) return o->path_param && o->path_param[k] >= 0;
+  return (o->path_part && o->path_part[k] >= 0) || !sdk_cg_part_const(o, k);
+}
+
+int sdk_cg_ppar_row(const sdk_codegen_opts *o, int part, int k) {
+  if (!has_row(o, part, k)) return -1;
+  int j = 0;
+  for (int i = 0; i < (part ? k : o->model->npart); i++)
+    j += has_row(o, 1, i);
+  for (int i = 0; !part && i < k; i++)
+    j += has_row(o, 0, i);
+  return j;
+}
+
+/* (after every other block, so that no row of a model without [particle]
+ * moves) */
+static void ppar_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l) {
+  int n = 0;
+  for (int k = 0; k < o->model->npart; k++)
+    n += has_row(o, 1, k);
+  for (int i = 0; i < o->model->nparams; i++)
+    n += has_row(o, 0, i);
+  l->ppar = n > 0 ? l->total : -1;
+  l->nppar = n;
+  l->total += n;
 }
 
 int sdk_cg_block(const sdk_cg_row_layout *l, int nnoise, int b, int *n) {
@@ -168,6 +205,7 @@ int sdk_cg_block(const sdk_cg_row_layout *l, int nnoise, int b, int *n) {
   case SDK_CG_B_DTC_D0: first = l->dtc_d0, *n = nv; break;
   case SDK_CG_B_DTC_TAVG: first = l->dtc_tavg, *n = l->ntavg; break;
   case SDK_CG_B_DTC_BOUND: first = l->dtc_bound, *n = SDK_CG_BOUND_ROWS; break;
+  case SDK_CG_B_PPAR: first = l->ppar, *n = l->nppar; break;
   }
   if (first < 0) *n = 0;
   return first;

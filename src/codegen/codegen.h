@@ -180,7 +180,12 @@ typedef struct sdk_cg_row_layout {
   int dtc_d0;    /* coarse - fine of each variable at step dtc_mark (nvars rows) */
   int dtc_tavg;  /* its time-average accumulators (2 ntavg rows; -1 without tavg) */
   int dtc_bound; /* its boundary rows as bound's (3 rows; -1 without [boundaries]) */
-  int total;     /* rows of the state */
+  /* the per-path values of the [particle] parameters of independent paths
+   * (sdk_cg_ppar_row): drawn once by sdk_init, read-only afterwards (the
+   * drivers load them with the state and never store them), -1 without */
+  int ppar;
+  int nppar;
+  int total; /* rows of the state */
 } sdk_cg_row_layout;
 #define SDK_CG_BOUND_ROWS 3
 void sdk_cg_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l);
@@ -198,11 +203,30 @@ enum {
   SDK_CG_B_DTC_Z,
   SDK_CG_B_DTC_D0,
   SDK_CG_B_DTC_TAVG,
-  SDK_CG_B_DTC_BOUND
+  SDK_CG_B_DTC_BOUND,
+  SDK_CG_B_PPAR
 };
 /* The first row of block b (SDK_CG_B_*) and *n, its number of values (of
  * rows, but 2 ntavg rows hold ntavg pairs); *n = 0 where it is absent. */
 int sdk_cg_block(const sdk_cg_row_layout *l, int nnoise, int b, int *n);
+
+/* Per-path parameters of independent paths (the block [ppar, ppar +
+ * nppar) above, at the end of the state so that no other row moves).
+ * [particle] parameters of a model without [meanfield] or [pair] (systems
+ * of particles keep theirs in the system driver): each path is one
+ * particle, whose parameters are drawn once by sdk_init as the system
+ * driver draws them (sys.h: Philox domain 2, block k for parameter k, lane
+ * 0, keyed by the global particle index, here the path's global index), so
+ * a path's values are those of the particle of the same index in a run of
+ * systems of one particle.  Those that are the same for every path
+ * (sdk_cg_part_const) stay constants of the source.  Values given as data
+ * (opts path_param, path_part) are written by the host after sdk_init
+ * (sim/pathparams.c), for [particle] parameters in place of the draw.
+ * The rows: the [particle] parameters with values per path in the order of
+ * [particle], then the parameters given per path in the order of [params].
+ * The row within the block of [particle] parameter k (part = 1) or
+ * parameter k (part = 0), or -1 where it has none. */
+int sdk_cg_ppar_row(const sdk_codegen_opts *o, int part, int k);
 
 /* The values sdk_observe evaluates per path (SDK_NOBS): the model's user
  * observables, then with --dt-check (opts.dt_check) the coupled differences

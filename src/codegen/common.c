@@ -1,10 +1,13 @@
 /* The prelude, parameters and initial conditions of every module (common.h). */
 #include "codegen/common.h"
 
+#include <stdio.h>
+
 #include "codegen/boundary.h"
 #include "codegen/codegen.h"
 #include "codegen/events.h"
 #include "codegen/expr_emit.h"
+#include "codegen/sys.h"
 
 extern const char sdk_embedded_philox_h[], sdk_embedded_opaque_h[], sdk_embedded_tavg_add_h[];
 
@@ -72,10 +75,16 @@ static void declare(sdk_emit *em, const char *name, const char *fmt, int col, do
   sdk_em_puts(em, ";\n");
 }
 
+/* a parameter whose values are per path rows (codegen.h): declared by
+ * sdk_cg_ppar_bind instead */
+static int per_path(const sdk_codegen_opts *o, int i) {
+  return o->path_param && o->path_param[i] >= 0 && !o->sysmode;
+}
+
 void sdk_cg_params(sdk_emit *em, const sdk_codegen_opts *o, const char *sp_fmt) {
   const sdk_model *m = o->model;
   for (int i = 0; i < m->nparams; i++)
-    declare(em, m->params[i], sp_fmt, o->scan_column[i], o->pvalues[i]);
+    if (!per_path(o, i)) declare(em, m->params[i], sp_fmt, o->scan_column[i], o->pvalues[i]);
   sdk_em_start(em, "const real sdk_dt = ");
   if (o->dt_column >= 0)
     sdk_em_printf(em, sp_fmt, o->dt_column);
@@ -88,7 +97,43 @@ void sdk_cg_params(sdk_emit *em, const sdk_codegen_opts *o, const char *sp_fmt) 
 void sdk_cg_fixed_params(sdk_emit *em, const sdk_codegen_opts *o) {
   const sdk_model *m = o->model;
   for (int i = 0; i < m->nparams; i++)
-    if (o->scan_column[i] < 0) declare(em, m->params[i], NULL, -1, o->pvalues[i]);
+    if (o->scan_column[i] < 0 && !per_path(o, i))
+      declare(em, m->params[i], NULL, -1, o->pvalues[i]);
+}
+
+/* "const real NAME = <fmt with j>; (void)NAME;", or with fmt NULL "(void)NAME;" */
+static void bind_row(sdk_emit *em, const char *name, const char *fmt, int j) {
+  if (fmt) {
+    sdk_em_start(em, "const real ");
+    sdk_em_name(em, name);
+    sdk_em_puts(em, " = ");
+    sdk_em_printf(em, fmt, j);
+    sdk_em_puts(em, "; (void)");
+  } else {
+    sdk_em_start(em, "(void)");
+  }
+  sdk_em_name(em, name);
+  sdk_em_puts(em, ";\n");
+}
+
+void sdk_cg_ppar_bind(sdk_emit *em, const sdk_codegen_opts *o, const char *fmt) {
+  const sdk_model *m = o->model;
+  for (int k = 0; k < m->npart; k++) {
+    int j = sdk_cg_ppar_row(o, 1, k);
+    if (j >= 0) {
+      bind_row(em, m->part[k].name, fmt, j);
+      continue;
+    }
+    sdk_em_start(em, "const real ");
+    sdk_em_name(em, m->part[k].name);
+    sdk_em_puts(em, " = ");
+    sdk_cg_expr(em, o, m->part[k].a, m->part[k].line);
+    sdk_em_puts(em, "; (void)");
+    sdk_em_name(em, m->part[k].name);
+    sdk_em_puts(em, ";\n");
+  }
+  for (int i = 0; i < m->nparams; i++)
+    if (per_path(o, i)) bind_row(em, m->params[i], fmt, sdk_cg_ppar_row(o, 0, i));
 }
 
 void sdk_cg_init(sdk_emit *em, const sdk_codegen_opts *o) {
@@ -162,6 +207,24 @@ static void hook_path(sdk_emit *em, const void *c) {
     sdk_em_line(em, "for (int j = %d; j < %d; j++) st[j * npad + p] = 0;", l.dtc + nv, l.total);
   }
   sdk_cg_bound_init(em, o);
+  /* per-path parameters of independent paths (codegen.h): the [particle]
+   * ones drawn as the system driver draws those of the particle of the same
+   * global index; those given as data 0 until the host writes them */
+  sdk_cg_row_layout l;
+  sdk_cg_rows(o, &l);
+  for (int k = 0; l.ppar >= 0 && k < o->model->npart; k++) {
+    int j = sdk_cg_ppar_row(o, 1, k);
+    if (j < 0) continue;
+    char dst[64];
+    snprintf(dst, sizeof dst, "st[%d * npad + p]", l.ppar + j);
+    if (o->path_part && o->path_part[k] >= 0)
+      sdk_em_line(em, "%s = 0;", dst);
+    else
+      sdk_cg_part_draw(em, o, k, "sdk_gpath", dst);
+  }
+  for (int i = 0; l.ppar >= 0 && i < o->model->nparams; i++)
+    if (per_path(o, i))
+      sdk_em_line(em, "st[%d * npad + p] = 0;", l.ppar + sdk_cg_ppar_row(o, 0, i));
 }
 
 void sdk_cg_init_kernel(sdk_emit *em, const sdk_codegen_opts *o, const char *file, int hi) {

@@ -15,6 +15,12 @@ void sdk_cg_prelude(sdk_emit *em, const sdk_codegen_opts *o);
 void sdk_cg_params(sdk_emit *em, const sdk_codegen_opts *o, const char *sp_fmt);
 /* The parameters that are the same for every path. */
 void sdk_cg_fixed_params(sdk_emit *em, const sdk_codegen_opts *o);
+/* The [particle] parameters of independent paths (codegen.h) as locals of
+ * a path's code: "const real NAME = ...;" for each, a constant one from its
+ * value, the others from fmt (printf with the parameter's row within the
+ * block, sdk_cg_ppar_row); fmt NULL: only "(void)NAME;" for those (they are
+ * the arguments of a function) and the constants. */
+void sdk_cg_ppar_bind(sdk_emit *em, const sdk_codegen_opts *o, const char *fmt);
 /* Initial conditions of one path: needs the parameters, sdk_seed and
  * sdk_gpath in scope; assigns sdk_x<v> (rng/philox.h domain 1). */
 void sdk_cg_init(sdk_emit *em, const sdk_codegen_opts *o);

@@ -47,21 +47,24 @@ typedef struct {
   const char *count;        /* the number of values as the prelude names it (NULL: a number) */
   const char *row, *row2;   /* row k: a format of (first + skip, stride) */
   int decl; /* 0: declared by advance.h; 1: here; 2: here, after sdk_kz (its sums use SDK_OPQ) */
+  int ro;   /* read-only: loaded, never stored back */
 } block_array;
 static const block_array block_arrays[] = {
-    {"xs", NULL, SDK_CG_B_VARS, 0, 1, 'v', "SDK_NV", "v", NULL, 0},
-    {"bst", NULL, SDK_CG_B_BOUND, 0, 1, 'v', NULL, "(%d + v)", NULL, 1},
-    {"cs", NULL, SDK_CG_B_COMP, 0, 1, 'v', "SDK_NV", "(SDK_NV + v)", NULL, 2},
+    {"xs", NULL, SDK_CG_B_VARS, 0, 1, 'v', "SDK_NV", "v", NULL, 0, 0},
+    {"bst", NULL, SDK_CG_B_BOUND, 0, 1, 'v', NULL, "(%d + v)", NULL, 1, 0},
+    {"cs", NULL, SDK_CG_B_COMP, 0, 1, 'v', "SDK_NV", "(SDK_NV + v)", NULL, 2, 0},
     {"as", "ae", SDK_CG_B_TAVG, 0, 2, 'j', "SDK_NTAVG", "(SDK_TAVG_ROW + 2 * j)",
-     "(SDK_TAVG_ROW + 2 * j + 1)", 2},
+     "(SDK_TAVG_ROW + 2 * j + 1)", 2, 0},
     /* --dt-check: the coupled coarse path */
-    {"xcs", NULL, SDK_CG_B_DTC, 0, 1, 'j', NULL, "(%d + %d * j)", NULL, 1},
-    {"ccs", NULL, SDK_CG_B_DTC_COMP, 0, 1, 'j', NULL, "(%d + %d * j)", NULL, 1},
-    {"zhs", NULL, SDK_CG_B_DTC_Z, 0, 1, 'j', NULL, "(%d + %d * j)", NULL, 1},
-    {"d0s", NULL, SDK_CG_B_DTC_D0, 0, 1, 'j', NULL, "(%d + %d * j)", NULL, 1},
-    {"acs", NULL, SDK_CG_B_DTC_TAVG, 0, 2, 'j', NULL, "(%d + %d * j)", NULL, 1},
-    {"aces", NULL, SDK_CG_B_DTC_TAVG, 1, 2, 'j', NULL, "(%d + %d * j)", NULL, 1},
-    {"cbst", NULL, SDK_CG_B_DTC_BOUND, 0, 1, 'j', NULL, "(%d + %d * j)", NULL, 1},
+    {"xcs", NULL, SDK_CG_B_DTC, 0, 1, 'j', NULL, "(%d + %d * j)", NULL, 1, 0},
+    {"ccs", NULL, SDK_CG_B_DTC_COMP, 0, 1, 'j', NULL, "(%d + %d * j)", NULL, 1, 0},
+    {"zhs", NULL, SDK_CG_B_DTC_Z, 0, 1, 'j', NULL, "(%d + %d * j)", NULL, 1, 0},
+    {"d0s", NULL, SDK_CG_B_DTC_D0, 0, 1, 'j', NULL, "(%d + %d * j)", NULL, 1, 0},
+    {"acs", NULL, SDK_CG_B_DTC_TAVG, 0, 2, 'j', NULL, "(%d + %d * j)", NULL, 1, 0},
+    {"aces", NULL, SDK_CG_B_DTC_TAVG, 1, 2, 'j', NULL, "(%d + %d * j)", NULL, 1, 0},
+    {"cbst", NULL, SDK_CG_B_DTC_BOUND, 0, 1, 'j', NULL, "(%d + %d * j)", NULL, 1, 0},
+    /* the [particle] parameters of the paths (codegen.h), drawn by sdk_init */
+    {"pps", NULL, SDK_CG_B_PPAR, 0, 1, 'j', NULL, "(%d + %d * j)", NULL, 1, 1},
 };
 
 /* The block's arrays in (declared and loaded) or, out = 1, back out (the
@@ -73,7 +76,7 @@ static void emit_state_io(sdk_emit *em, const sdk_codegen_opts *o, int out) {
   for (size_t b = 0; b < sizeof block_arrays / sizeof block_arrays[0]; b++) {
     const block_array *a = &block_arrays[b];
     int n, first = sdk_cg_block(&l, o->model->nnoise, a->block, &n);
-    if (n == 0) continue;
+    if (n == 0 || (out && a->ro)) continue;
     char count[16], row[64], row2[64];
     snprintf(count, sizeof count, "%d", n);
     const char *cnt = a->count ? a->count : count;
@@ -207,6 +210,7 @@ static void emit_body(const sdk_emit *em, sdk_strbuf *body, size_t *split,
   int nv = m->nvars;
   sdk_emit be = sdk_em_child(em, body);
   sdk_cg_params(&be, o, "spv[%d][i]");
+  sdk_cg_ppar_bind(&be, o, "pps[%d][i]");
   *split = body->len;
   for (int v = 0; v < nv; v++)
     sdk_em_line(&be, "real sdk_x%d = xs[%d][i];", v, v);

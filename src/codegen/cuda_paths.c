@@ -58,7 +58,8 @@ enum {
   U_PAIR = 64,     /* S of an accumulator, the next entry its E: side by side in calls */
   U_PAIR_IO = 128, /* ... and in one declaration and its store */
   U_FROZEN = 256,  /* stored first, at sdk_frozen */
-  U_HI = 512       /* a high part: const in sdk_step unless the step moves it */
+  U_HI = 512,      /* a high part: const in sdk_step unless the step moves it */
+  U_RO = 1024      /* read-only: loaded, never stored (passed by value as a parameter) */
 };
 typedef struct {
   const char *name;  /* NAME0_j, j < the block's rows (NAME0 with one) */
@@ -84,6 +85,8 @@ static const path_value path_values[] = {
     {"acs", SDK_CG_B_DTC_TAVG, 0, 2, 0, U_ACC_C | U_PAIR, NULL},
     {"aces", SDK_CG_B_DTC_TAVG, 1, 2, 0, U_ACC_C, NULL},
     {"cb", SDK_CG_B_DTC_BOUND, 0, 1, 0, U_STEP_C, NULL},
+    /* the [particle] parameters of the path (codegen.h), drawn by sdk_init */
+    {"pp", SDK_CG_B_PPAR, 0, 1, 0, U_RO, NULL},
 };
 #define NPV (int)(sizeof path_values / sizeof path_values[0])
 
@@ -117,7 +120,7 @@ static void emit_values_io(sdk_emit *em, const sdk_codegen_opts *o, int out, int
   for (int i = 0; i < NPV; i++) {
     const path_value *e = &path_values[i], *e2 = e->use & U_PAIR_IO ? e + 1 : NULL;
     int n, first = pv_rows(&l, o->model, e, &n);
-    if (out && frozen != !!(e->use & U_FROZEN)) continue;
+    if (out && (frozen != !!(e->use & U_FROZEN) || (e->use & U_RO))) continue;
     for (int j = 0; j < n; j++) {
       char a[32], ra[64], b[32], rb[64];
       pv_name(a, sizeof a, e, j);
@@ -130,7 +133,7 @@ static void emit_values_io(sdk_emit *em, const sdk_codegen_opts *o, int out, int
       else if (e2)
         sdk_em_line(em, "real %s = %s, %s = %s;", a, ra, b, rb);
       else
-        sdk_em_line(em, "real %s = %s;", a, ra);
+        sdk_em_line(em, "%sreal %s = %s;", e->use & U_RO ? "const " : "", a, ra);
     }
     if (e2) i++;
   }
@@ -209,7 +212,8 @@ static void emit_ttab(sdk_emit *em, const cu_adv *a) {
 
 /* The per-grid-point values a device function of one path takes as
  * arguments: ", const real NAME" for every scanned parameter, then the step
- * when it varies with the grid point. */
+ * when it varies with the grid point, then the path's per-path parameters
+ * (codegen.h: [particle] ones that are not constants, those given as data). */
 static void emit_value_args(sdk_emit *em, const sdk_codegen_opts *o) {
   const sdk_model *m = o->model;
   for (int i = 0; i < m->nparams; i++)
@@ -218,21 +222,40 @@ static void emit_value_args(sdk_emit *em, const sdk_codegen_opts *o) {
       sdk_em_name(em, m->params[i]);
     }
   if (o->dt_column >= 0) sdk_em_puts(em, ", const real sdk_dt");
+  for (int k = 0; k < m->npart; k++)
+    if (sdk_cg_ppar_row(o, 1, k) >= 0) {
+      sdk_em_puts(em, ", const real ");
+      sdk_em_name(em, m->part[k].name);
+    }
+  for (int i = 0; i < m->nparams; i++)
+    if (sdk_cg_ppar_row(o, 0, i) >= 0) {
+      sdk_em_puts(em, ", const real ");
+      sdk_em_name(em, m->params[i]);
+    }
 }
 
-/* ... and the path's values passed to one: ", sp0_I" and ", DT" (the step
- * it takes: dt0 or 2 dt0). */
+/* ... and the path's values passed to one: ", sp0_I", ", DT" (the step
+ * it takes: dt0 or 2 dt0) and ", pp0_J". */
 static void emit_value_pass(sdk_emit *em, const sdk_codegen_opts *o, const char *dt) {
   for (int i = 0; i < o->model->nparams; i++)
     if (o->scan_column[i] >= 0) sdk_em_printf(em, ", sp0_%d", i);
   if (o->dt_column >= 0) sdk_em_printf(em, ", %s", dt);
+  for (int k = 0; k < o->model->npart; k++) {
+    int j = sdk_cg_ppar_row(o, 1, k);
+    if (j >= 0) sdk_em_printf(em, ", pp0_%d", j);
+  }
+  for (int i = 0; i < o->model->nparams; i++) {
+    int j = sdk_cg_ppar_row(o, 0, i);
+    if (j >= 0) sdk_em_printf(em, ", pp0_%d", j);
+  }
 }
 
 /* ... and the head of its body: the fixed parameters as constants, the
- * scanned ones marked used, a constant step. */
+ * scanned ones marked used, the [particle] ones, a constant step. */
 static void emit_value_head(sdk_emit *em, const sdk_codegen_opts *o) {
   const sdk_model *m = o->model;
   sdk_cg_fixed_params(em, o);
+  sdk_cg_ppar_bind(em, o, NULL);
   for (int i = 0; i < m->nparams; i++)
     if (o->scan_column[i] >= 0) {
       sdk_em_start(em, "(void)");

@@ -12,6 +12,12 @@ typedef struct {
   const sdk_expr *pnode; /* the phase-time call being emitted */
 } cg_ctx;
 
+/* a parameter whose value differs between paths: scanned, or given per
+ * path (codegen.h) */
+static int varies(const sdk_codegen_opts *o, int i) {
+  return o->scan_column[i] >= 0 || (o->path_param && o->path_param[i] >= 0);
+}
+
 static void emit_sym(void *user, sdk_strbuf *out, const sdk_expr *e) {
   const cg_ctx *c = user;
   const sdk_model *m = c->o->model;
@@ -75,7 +81,7 @@ static int hoistable(const cg_ctx *c, const sdk_expr *e) {
   if (!sdk_expr_uses(e, SDK_SYM_TIME) || sdk_expr_uses(e, SDK_SYM_VAR) ||
       sdk_expr_uses(e, SDK_SYM_OTHER) || !time_ok(c, e))
     return 0;
-  /* scanned parameters are per path */
+  /* scanned parameters (and those given per path) are per path */
   /* a depth-first walk holds at most 2 operands per level (a third is popped
    * first): the parser's depth limit bounds it; when full, not hoisting is safe */
   enum { NSTACK = 2 * SDK_EXPR_MAX_DEPTH + 4 };
@@ -84,7 +90,7 @@ static int hoistable(const cg_ctx *c, const sdk_expr *e) {
   stack[sp++] = e;
   while (sp > 0) {
     const sdk_expr *x = stack[--sp];
-    if (x->kind == SDK_E_SYM && x->sym == SDK_SYM_PARAM && o->scan_column[x->index] >= 0) return 0;
+    if (x->kind == SDK_E_SYM && x->sym == SDK_SYM_PARAM && varies(o, x->index)) return 0;
     for (int i = 0; i < x->nargs; i++) {
       if (sp == NSTACK) return 0;
       stack[sp++] = x->arg[i];
@@ -96,7 +102,7 @@ static int hoistable(const cg_ctx *c, const sdk_expr *e) {
 /* no state, no per-path parameter: the same for every path */
 static int path_invariant(const sdk_codegen_opts *o, const sdk_expr *e) {
   if (sdk_expr_uses(e, SDK_SYM_VAR) || sdk_expr_uses(e, SDK_SYM_OTHER)) return 0;
-  if (e->kind == SDK_E_SYM && e->sym == SDK_SYM_PARAM) return o->scan_column[e->index] < 0;
+  if (e->kind == SDK_E_SYM && e->sym == SDK_SYM_PARAM) return !varies(o, e->index);
   for (int i = 0; i < e->nargs; i++)
     if (!path_invariant(o, e->arg[i])) return 0;
   return 1;

@@ -75,6 +75,11 @@ typedef struct sdk_codegen_opts {
   const sdk_scheme_type *const *schemes;
   /* the noise source in place of the scheme's (--noise); NULL: the scheme's */
   const sdk_noise_type *noise;
+  /* per-path values given as data (sdk_run_config.path_params, codegen.h):
+   * path_param[i] >= 0 where the paths' values of parameter i are rows of
+   * the state, path_part[k] >= 0 likewise for [particle] parameter k (then
+   * not drawn); NULL: none */
+  const int *path_param, *path_part;
   /* polled between the generator's stages (NULL: never): nonzero stops it
    * with SDK_ERR_INTERRUPTED (a stop request, sdk_run_config.cancel) */
   int (*cancel)(void *user);

@@ -41,6 +41,9 @@ typedef struct sdk_table {
   double **value; /* [n][ngrid * count] */
   int64_t ngrid;  /* 0: 1-D columns; else the grid points of 2-D ones */
   int64_t count;  /* values per column per grid point */
+  /* an sdekit result's: the seed of the run that wrote it (has_seed 1) */
+  uint64_t seed;
+  int has_seed;
 } sdk_table;
 
 /* Read the table of spec (above) into t (owned; sdk_table_free). */

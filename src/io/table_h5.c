@@ -164,6 +164,10 @@ sdk_err sdk_table_h5(const char *path, const char *group, sdk_table *t, sdk_errb
   char where[260];
   snprintf(where, sizeof where, g ? "group '%s'" : "the root group", g ? g : "");
   if (e == SDK_OK) e = read_loc(loc, path, where, t, eb);
+  /* (whose paths' noise a continuation must not repeat: api/pathdata.c) */
+  unsigned long long seed;
+  if (e == SDK_OK && result && sdk_h5_num_attr(f, "seed", H5T_NATIVE_ULLONG, &seed, 1) == 0)
+    t->seed = seed, t->has_seed = 1;
   if (g && loc >= 0) H5Gclose(loc);
   H5Fclose(f);
   H5Eclear2(H5E_DEFAULT);

@@ -45,7 +45,12 @@
  *   [particle]  NAME = NUMBER | normal(M,S) | uniform(A,B) | cauchy(LOC,SCALE)
  *               (per-particle parameters drawn once from Philox domain 2,
  *               keyed by the global particle index; usable in every
- *               expression of the particle below)
+ *               expression of the particle below).  In a model without
+ *               [meanfield] and [pair] run with one particle per path (no
+ *               --particles N > 1) they are per-path values of independent
+ *               paths, any scheme: the particle index is the path's global
+ *               index, so the values are those systems of one particle
+ *               would draw (codegen/codegen.h, sdk_cg_ppar_row)
  *   [meanfield] NAME = EXPR   the average of EXPR (in one particle's variables)
  *               over the N particles of the system, recomputed every step
  *   [pair]      NAME = EXPR   (1/N) sum over j of EXPR, where VARj (and NAMEj

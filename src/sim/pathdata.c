@@ -66,26 +66,10 @@ static sdk_err check_init(sdk_plan *p, sdk_errbuf *eb) {
   return check_count(p, v, "--init-from", eb);
 }
 
-static sdk_err check_params(sdk_plan *p, sdk_errbuf *eb) {
-  const sdk_model *m = p->run->model;
-  const sdk_path_values *v = &p->c->path_params;
-  for (int k = 0; k < v->n; k++)
-    if (find_name((const char *const *)m->params, m->nparams, v->names[k]) < 0)
-      return SDK_FAIL(eb, SDK_ERR_USAGE, "--path-params: '%.200s' is not a parameter of model %s",
-                      v->names[k], m->name);
-  SDK_CHECK(check_count(p, v, "--path-params", eb));
-  /* HOOK (issue 28, part P): the kernels take per-path parameters from
-   * c->path_params; until they do, a run given them is refused rather than
-   * run with the model's values (a wrong number that looks right). */
-  return SDK_FAIL(eb, SDK_ERR_USAGE,
-                  "--path-params: per-path parameter values are read and checked, but this build "
-                  "cannot integrate with them yet");
-}
-
 sdk_err sdk_plan_path_data(sdk_plan *p, sdk_errbuf *eb) {
   const sdk_run_config *c = p->c;
   if (c->init.n > 0 && !c->resume) SDK_CHECK(check_init(p, eb));
-  if (c->path_params.n > 0) SDK_CHECK(check_params(p, eb));
+  /* (c->path_params: checked by sdk_plan_path_params, pathparams.c) */
   if (c->save_final && (p->sys.on || c->window))
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "--save-final is for one run of independent paths (not systems of particles, "
@@ -139,36 +123,54 @@ sdk_err sdk_program_upload_init(sdk_plan *p, sdk_errbuf *eb) {
   return e;
 }
 
-sdk_err sdk_record_final(sdk_plan *p, sdk_errbuf *eb) {
-  const sdk_run_config *c = p->c;
-  if (!c->save_final) return SDK_OK;
+/* GROUP/NAME from the paths' row `row` (sdk_paths_rows' numbering): grid
+ * points flattened ([ngrid][paths] whatever the scan axes, what --init-from
+ * reads back), a coordinate-like record, never NaN-ed; shard by shard
+ * through rank 0, a block at a time: no second copy */
+static sdk_err save_row(sdk_plan *p, const char *group, const char *name, int row, sdk_errbuf *eb) {
   sdk_results *R = &p->run->r;
-  const sdk_model *m = p->run->model;
-  int root = sdk_comm_rank(c->comm) == 0, one = p->ngrid == 1 && R->nscan == 0;
+  int root = sdk_comm_rank(p->c->comm) == 0, one = p->ngrid == 1 && R->nscan == 0;
   int64_t dims[2] = {p->ngrid, p->ppg};
-  for (int v = 0; v < m->nvars; v++) {
-    sdk_dataset *d = NULL;
-    double *out = NULL;
-    if (root) {
-      char path[300];
-      snprintf(path, sizeof path, "final/%s", m->vars[v]);
-      /* grid points flattened ([ngrid][paths] whatever the scan axes): what
-       * --init-from reads back; a coordinate-like record, never NaN-ed */
-      SDK_CHECK(sdk_store_add(&R->store, path, SDK_F64, one ? 1 : 2, one ? dims + 1 : dims, 0, -1,
-                              SDK_DS_COMPRESS | SDK_DS_COORD, &d, eb));
-      if (!one) SDK_CHECK(sdk_ds_dim_name(d, 0, "grid_point", eb));
-      SDK_CHECK(sdk_ds_dim_name(d, one ? 0 : 1, "path", eb));
-      out = sdk_ds_f64(d);
-    }
-    /* shard by shard through rank 0, a block at a time: no second copy */
-    int64_t total = p->ngrid * p->ppg;
-    for (int64_t a = 0; a < total; a += PATHDATA_BLOCK) {
-      int64_t n = total - a < PATHDATA_BLOCK ? total - a : PATHDATA_BLOCK;
-      SDK_CHECK(sdk_paths_rows_root(&p->paths, v, a, n, out ? out + a : NULL, eb));
-    }
+  sdk_dataset *d = NULL;
+  double *out = NULL;
+  if (root) {
+    char path[300];
+    snprintf(path, sizeof path, "%s/%s", group, name);
+    SDK_CHECK(sdk_store_add(&R->store, path, SDK_F64, one ? 1 : 2, one ? dims + 1 : dims, 0, -1,
+                            SDK_DS_COMPRESS | SDK_DS_COORD, &d, eb));
+    if (!one) SDK_CHECK(sdk_ds_dim_name(d, 0, "grid_point", eb));
+    SDK_CHECK(sdk_ds_dim_name(d, one ? 0 : 1, "path", eb));
+    out = sdk_ds_f64(d);
   }
-  /* HOOK (issue 28, part P): the per-path parameters go to final/<param>
-   * here, from c->path_params (or the kernels' per-path rows), once they
-   * exist. */
+  int64_t total = p->ngrid * p->ppg;
+  for (int64_t a = 0; a < total; a += PATHDATA_BLOCK) {
+    int64_t n = total - a < PATHDATA_BLOCK ? total - a : PATHDATA_BLOCK;
+    SDK_CHECK(sdk_paths_rows_root(&p->paths, row, a, n, out ? out + a : NULL, eb));
+  }
+  return SDK_OK;
+}
+
+sdk_err sdk_record_final(sdk_plan *p, sdk_errbuf *eb) {
+  if (!p->c->save_final) return SDK_OK;
+  const sdk_model *m = p->run->model;
+  for (int v = 0; v < m->nvars; v++)
+    SDK_CHECK(save_row(p, "final", m->vars[v], v, eb));
+  /* the parameters each path has its own value of ([particle] draws, values
+   * given per path: codegen.h sdk_cg_ppar_row), from their rows (state row
+   * r >= nvars is row r + 1 of sdk_paths_rows, which counts the drift mark
+   * as row nvars), into final_params/ (final/ holds the state alone, which
+   * --init-from reads whole), so that a run continued with --init-from R.h5
+   * and --path-params R.h5:group=final_params has its paths' own values */
+  sdk_codegen_opts o;
+  sdk_cg_row_layout l;
+  sdk_plan_codegen_opts(p, p->be->target, &o);
+  sdk_cg_rows(&o, &l);
+  for (int part = 1; part >= 0 && l.ppar >= 0; part--)
+    for (int k = 0; k < (part ? m->npart : m->nparams); k++) {
+      int r = sdk_cg_ppar_row(&o, part, k);
+      if (r >= 0)
+        SDK_CHECK(
+            save_row(p, "final_params", part ? m->part[k].name : m->params[k], l.ppar + r + 1, eb));
+    }
   return SDK_OK;
 }

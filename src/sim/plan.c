@@ -66,15 +66,18 @@ static sdk_err plan_calculus(const sdk_model *m, const sdk_scheme_type *s, sdk_e
 }
 
 /* The default from the schemes' rows (sdk_default_scheme): today srk2, but
- * euler for systems of particles (sim/systems.h) and for state-dependent
- * noise in the Ito sense (Euler-Maruyama's own; Stratonovich noise stays
- * with srk2, the Heun method's own). */
+ * euler for systems of particles (sim/systems.h: interacting models, or
+ * [particle] parameters with --particles N > 1; with one particle per path
+ * they are per-path values of independent paths, any scheme) and for
+ * state-dependent noise in the Ito sense (Euler-Maruyama's own;
+ * Stratonovich noise stays with srk2, the Heun method's own). */
 static sdk_err plan_scheme(const sdk_run_config *c, const sdk_model *m, int sums, sdk_plan *p,
                            sdk_errbuf *eb) {
   const char *sname = c->scheme;
-  p->scheme = sname ? sdk_find_scheme(sname)
-                    : sdk_default_scheme(m->multiplicative, m->calculus,
-                                         m->interacting || m->npart > 0 || sums);
+  p->scheme =
+      sname ? sdk_find_scheme(sname)
+            : sdk_default_scheme(m->multiplicative, m->calculus,
+                                 m->interacting || (m->npart > 0 && c->particles > 1) || sums);
   if (!p->scheme) {
     sdk_strbuf b;
     sdk_sb_init(&b);
@@ -756,6 +759,7 @@ sdk_err sdk_plan_make(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_errb
                              r->param_values, p->scan_column, eb));
   p->ppg = p->sys.particles > 1 ? c->paths * p->sys.particles : c->paths;
   if (c->window) SDK_CHECK(plan_window(c, p, eb));
+  SDK_CHECK(sdk_plan_path_params(p, eb));
   SDK_CHECK(sdk_plan_dt_check(p, eb));
   SDK_CHECK(sdk_plan_path_data(p, eb));
   plan_notices(c, r, p);
@@ -796,6 +800,8 @@ void sdk_plan_codegen_opts(const sdk_plan *p, sdk_target t, sdk_codegen_opts *o)
   if (o->tavg) o->tavg_from = p->transient_steps;
   o->dt_check = c->dt_check && !p->sys.on;
   o->dtc_mark = p->transient_steps;
+  o->path_param = p->pp_param;
+  o->path_part = p->pp_part;
 }
 
 void sdk_grid_point_name(const sdk_results *R, int64_t g, char *buf, size_t n) {
@@ -826,6 +832,8 @@ void sdk_plan_free(sdk_plan *p) {
   free(p->src);
   free(p->scan_column);
   free(p->given);
+  free(p->pp_param);
+  free(p->pp_part);
   free(p->sv);
   free(p->mom);
   free(p->omom);

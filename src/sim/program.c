@@ -227,6 +227,7 @@ static sdk_err make_paths(sdk_plan *p, sdk_errbuf *eb) {
     if (p->xchunks) lay.comm = c->comm, lay.xchunks = p->xchunks;
     SDK_CHECK(p->be->alloc(p->ctx, p->mod, &lay, &sh->ens, eb));
     SDK_CHECK(p->be->init(sh->ens, c->seed, eb));
+    SDK_CHECK(sdk_path_params_write(p, sh, eb));
     carried = p->be->carried_rows(sh->ens);
   }
 

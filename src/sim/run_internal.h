@@ -53,7 +53,11 @@ typedef struct sdk_plan {
    * the results (run->r.scan or run->r.zip) */
   const sdk_scan_axis *scan_col[SDK_MAX_SCAN_PARAMS];
   unsigned char *given; /* per parameter: its value given by --set or --scan */
-  int nvary;            /* derived parameters that vary over the grid */
+  /* given per path as data (c->path_params, pathparams.c): per parameter and
+   * per [particle] parameter the index of its name there, else -1; NULL
+   * when none is */
+  int *pp_param, *pp_part;
+  int nvary;     /* derived parameters that vary over the grid */
   int nsv;       /* per-grid-point values of the kernels: scanned, varying derived, then dt */
   int dt_column; /* -1: dt is the same everywhere */
   double *sv;    /* [ngrid][nsv] */
@@ -117,6 +121,11 @@ void sdk_plan_codegen_opts(const sdk_plan *p, sdk_target t, sdk_codegen_opts *o)
  * sdk_plan_make); the rows of the coarse path, once the paths exist */
 sdk_err sdk_plan_dt_check(sdk_plan *p, sdk_errbuf *eb);
 void sdk_plan_dt_check_rows(sdk_plan *p, const sdk_codegen_opts *o);
+/* Parameters given per path (pathparams.c): their refusals (in
+ * sdk_plan_make), and their values written into a shard's rows after
+ * sdk_init. */
+sdk_err sdk_plan_path_params(sdk_plan *p, sdk_errbuf *eb);
+sdk_err sdk_path_params_write(const sdk_plan *p, const sdk_shard *sh, sdk_errbuf *eb);
 /* "grid point g (a=4.2, b=1)" for messages. */
 void sdk_grid_point_name(const sdk_results *R, int64_t g, char *buf, size_t n);
 

@@ -19,7 +19,8 @@ static sdk_err systems_scheme(const sdk_model *m, const sdk_scheme_type *scheme,
       scheme->name,
       m->interacting ? "systems of interacting particles"
       : sums         ? "systems observed with --observe order"
-                     : "models with [particle] parameters",
+                     : "systems of particles with [particle] parameters (--particles N > 1; "
+                       "with one particle per path any scheme takes them)",
       sdk_registry_scheme_list(with, sizeof with, sdk_scheme_takes_systems, ", ", " or "));
 }
 
@@ -69,8 +70,10 @@ sdk_err sdk_systems_plan(sdk_systems *sp, const sdk_model *m, int64_t particles,
                     "--observe order needs systems of particles: give --particles N with N >= 2 "
                     "(the order parameter of a system of one particle is 1 whatever its state)");
   if (sums) SDK_CHECK(systems_sums(sp, m, pvalues, scanned, eb));
-  /* per-particle parameters live in the system driver too */
-  sp->on = m->interacting || sums || m->npart > 0;
+  /* per-particle parameters of systems of N > 1 particles live in the
+   * system driver; with one particle per path they are per-path values of
+   * the paths' own driver (codegen/codegen.h sdk_cg_ppar_row) */
+  sp->on = m->interacting || sums || (m->npart > 0 && sp->particles > 1);
   if (sp->on) SDK_CHECK(systems_scheme(m, scheme, sums, eb));
   if (sp->particles > 1 && paths > ((int64_t)1 << 40) / sp->particles)
     return SDK_FAIL(eb, SDK_ERR_USAGE, "too many particles (%lld paths x %lld particles)",

@@ -126,7 +126,7 @@ e "symlink to a device" "zero.npy' is not a regular file" "x=$D/zero.npy"
 start=$SECONDS
 expect_error "FIFO" 2 "fifo' is not a regular file" "${R[@]}" --init-from "x=$D/fifo"
 check "FIFO refused at once" test $((SECONDS - start)) -lt 10
-expect_error "path-params checked" 2 "--path-params: 'nope' is not a parameter of model ou" \
+expect_error "path-params checked" 2 "--path-params: 'nope' is no parameter of model 'ou'" \
   "${R[@]}" --path-params "nope=$D/plain.npy"
 expect_error "save-final to TSV only" 2 "--save-final writes final/VAR to an HDF5 result" \
   run ou --t-end 0.1 --save-final -o "$W/r.tsv"
