@@ -428,8 +428,38 @@ static void check_cuda_text(void) {
   sdk_backend_cuda.close(&ctx); /* (the cache goes with the scratch directory) */
 }
 
+/* No silent scheme switch: the default for a [particle] model is the general
+ * one (srk2); where a model changes it (state-dependent Ito noise, systems
+ * of particles) the results say why (scheme_why: root attribute
+ * scheme_default, and a note on the logger) */
+static void check_default_scheme(void) {
+  static const struct {
+    const char *model;
+    int64_t particles;
+    const char *scheme, *why;
+  } K[] = {{NULL, 0, "srk2", NULL},
+           {"gbm", 0, "euler", "state-dependent noise in the Ito sense"},
+           {"kuramoto-meanfield", 256, "euler", "systems of particles"}};
+  for (size_t i = 0; i < sizeof K / sizeof *K; i++) {
+    sdk_run_config c;
+    config(&c, K[i].model ? K[i].model : st_model_file(QOU, 7));
+    c.paths = K[i].particles ? 1 : 256, c.particles = K[i].particles, c.t_end = 0.01;
+    st_env(&c.env);
+    sdk_run *r = NULL;
+    sdk_errbuf eb = {0};
+    TU_CHECK(sdk_run_execute(&c, &r, &eb) == SDK_OK, "%s: %s", K[i].model, eb.msg);
+    const sdk_results *R = r ? sdk_run_results(r) : NULL;
+    TU_CHECK(R && !strcmp(R->scheme, K[i].scheme) &&
+                 (K[i].why ? R->scheme_why && !strcmp(R->scheme_why, K[i].why) : !R->scheme_why),
+             "default scheme of %s: %s (%s)", K[i].model ? K[i].model : "qou", R ? R->scheme : "?",
+             R && R->scheme_why ? R->scheme_why : "said to be the general");
+    sdk_run_destroy(&r);
+  }
+}
+
 int main(void) {
   st_require_backend();
+  check_default_scheme();
   var_at w = {0};
   double inf = k_average(inv_k, &w), want = DIFF * log(4.0) / 1.5;
   TU_CHECK(fabs(inf - want) < 1e-12 * want, "Simpson: E[D/k] %.15g, D ln(4)/1.5 = %.15g", inf,

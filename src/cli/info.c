@@ -157,6 +157,9 @@ static void print_origin(const info *in) {
     fprintf(out, "%-12s %s\n", "model:", ebuf);
   print_str(in, "command:", "command_line");
   print_str(in, "scheme:", "scheme");
+  char why[256], ew[1024];
+  if (cli_attr_str(in->r, "", "scheme_default", why, sizeof why) == 0)
+    fprintf(out, "%-12s the default for %s (not asked for)\n", "", esc(why, ew, sizeof ew));
   print_str(in, "precision:", "precision");
   print_str(in, "backend:", "backend");
   print_paths(in);

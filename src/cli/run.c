@@ -130,8 +130,15 @@ static const char *root_str(const sdekit_result *r, const char *name) {
 }
 
 /* The summary line: the model and the file it was read from (data:
- * escaped), path-steps, time, speed, device. */
+ * escaped), path-steps, time, speed, device; before it, the reason for a
+ * scheme not asked for that is not the general default (never silent). */
 static void print_summary(const sdekit_result *r) {
+  const char *why = root_str(r, "scheme_default");
+  if (why[0]) {
+    fprintf(stderr, "sdekit: note: scheme %s, the default for ", root_str(r, "scheme"));
+    cli_put_escaped(stderr, why);
+    fputs("; --scheme picks another\n", stderr);
+  }
   fputs("sdekit: ", stderr);
   cli_put_escaped(stderr, root_str(r, "model_name"));
   const char *path = root_str(r, "model_path");

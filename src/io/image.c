@@ -59,6 +59,7 @@ static sdk_err root_attrs(const sdk_results *r, sdk_store *img, sdk_errbuf *eb) 
   SDK_CHECK(sdk_store_group_str(img, g, "model_path", r->model_path, eb));
   SDK_CHECK(sdk_store_group_str(img, g, "model_text", r->model_text, eb));
   SDK_CHECK(sdk_store_group_str(img, g, "scheme", r->scheme, eb));
+  if (r->scheme_why) SDK_CHECK(sdk_store_group_str(img, g, "scheme_default", r->scheme_why, eb));
   if (r->calculus) SDK_CHECK(sdk_store_group_str(img, g, "calculus", r->calculus, eb));
   if (r->noise) SDK_CHECK(sdk_store_group_str(img, g, "noise", r->noise, eb));
   SDK_CHECK(sdk_store_group_str(img, g, "precision", r->precision, eb));

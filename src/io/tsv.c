@@ -43,7 +43,9 @@ static void write_settings(const sdk_results *r, const char *obs, FILE *f) {
   }
   fprintf(f, "# model: %s\n", mb.oom || !mb.s ? "?" : mb.s);
   sdk_sb_free(&mb);
-  fprintf(f, "# scheme: %s\n", str_or(r->scheme, "?"));
+  fprintf(f, "# scheme: %s", str_or(r->scheme, "?"));
+  if (r->scheme_why) fprintf(f, " (the default for %s)", r->scheme_why);
+  fputc('\n', f);
   if (r->calculus) fprintf(f, "# calculus: %s\n", r->calculus);
   if (r->noise) fprintf(f, "# noise: %s\n", r->noise);
   fprintf(f, "# precision: %s\n", str_or(r->precision, "?"));

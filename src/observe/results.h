@@ -58,6 +58,10 @@ typedef struct sdk_results {
   int64_t particles; /* particles per system (1: independent paths) */
   uint64_t seed;
   const char *scheme; /* "euler", "srk2" */
+  /* NULL, or why the scheme, not asked for, is not the general default
+   * (the model's: "systems of particles", ...; root attribute
+   * "scheme_default") */
+  const char *scheme_why;
   /* "ito" or "stratonovich" where the noise depends on the state (the root
    * attribute "calculus"); NULL for additive noise, where both agree */
   const char *calculus;

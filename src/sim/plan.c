@@ -74,10 +74,14 @@ static sdk_err plan_calculus(const sdk_model *m, const sdk_scheme_type *s, sdk_e
 static sdk_err plan_scheme(const sdk_run_config *c, const sdk_model *m, int sums, sdk_plan *p,
                            sdk_errbuf *eb) {
   const char *sname = c->scheme;
+  int systems = m->interacting || (m->npart > 0 && c->particles > 1) || sums;
   p->scheme =
-      sname ? sdk_find_scheme(sname)
-            : sdk_default_scheme(m->multiplicative, m->calculus,
-                                 m->interacting || (m->npart > 0 && c->particles > 1) || sums);
+      sname ? sdk_find_scheme(sname) : sdk_default_scheme(m->multiplicative, m->calculus, systems);
+  /* a default that the model changes is recorded (results' scheme_why: the
+   * root attribute scheme_default, the TSV header) and said by the CLI once
+   * the run succeeded (cli/run.c), never silent */
+  if (!sname && p->scheme && p->scheme != sdk_default_scheme(0, m->calculus, 0))
+    p->scheme_why = systems ? "systems of particles" : "state-dependent noise in the Ito sense";
   if (!p->scheme) {
     sdk_strbuf b;
     sdk_sb_init(&b);
@@ -644,6 +648,7 @@ static void plan_results(const sdk_run_config *c, sdk_run *r, sdk_plan *p) {
   R->particles = p->sys.particles;
   R->seed = c->seed;
   R->scheme = p->scheme->name;
+  R->scheme_why = p->scheme_why;
   R->noise = p->noise ? p->noise->name : NULL;
   R->calculus = !m->multiplicative                         ? NULL
                 : m->calculus == SDK_CALCULUS_STRATONOVICH ? "stratonovich"

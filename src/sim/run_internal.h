@@ -43,6 +43,8 @@ typedef struct sdk_plan {
   sdk_run *run;
   /* ---- plan ---- */
   const sdk_scheme_type *scheme;
+  /* why the default scheme is not the general one (plan_scheme), or NULL */
+  const char *scheme_why;
   const sdk_noise_type *noise; /* --noise; NULL: the scheme's */
   /* per parameter: -1 = fixed, else its column in the kernels' per-grid-point
    * values sv: its entry in the configuration's scan list (scan_col), or
