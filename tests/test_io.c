@@ -170,6 +170,7 @@ static void make_fixture(fixture *fx) {
   r->scan[1].n = N1;
   r->scan[1].log = 1;
   r->scan[1].values = fx->b_vals;
+  r->scan[1].axis = 1; /* (each axis's own index: results.h) */
   r->ngrid = NG;
   r->paths = 1024;
   r->seed = 0xFEDCBA9876543210ull; /* above INT64_MAX: must stay unsigned */
