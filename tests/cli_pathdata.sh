@@ -8,7 +8,12 @@
 set -u
 B=${SDK_BIN:?}
 [ -x "$B" ] || exit 77
-/usr/bin/python3 -c 'import h5py, numpy' 2>/dev/null || { echo "h5py missing: skipped"; exit 77; }
+# (the first Python with h5py and NumPy: the system's, or one on PATH)
+PY3=
+for p in /usr/bin/python3 python3; do
+  if "$p" -c 'import h5py, numpy' 2>/dev/null; then PY3=$p; break; fi
+done
+[ -n "$PY3" ] || { echo "h5py missing: skipped"; exit 77; }
 BACKEND=${SDK_TEST_BACKEND:-cpu}
 if [ "$BACKEND" = cuda ]; then "$B" devices >/dev/null 2>&1 || { echo "no CUDA device: skipped"; exit 77; }; fi
 T=$(mktemp -d)
@@ -18,7 +23,7 @@ npass=0 nfail=0
 pass() { npass=$((npass + 1)); }
 failed() { nfail=$((nfail + 1)); echo "FAIL: $*" >&2; }
 check() { local name=$1; shift; if "$@"; then pass; else failed "$name"; fi; }
-same() { /usr/bin/python3 - "$@" <<'PY'
+same() { "$PY3" - "$@" <<'PY'
 import sys, h5py, numpy as np
 a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
 for k in sys.argv[3:]:
@@ -27,7 +32,7 @@ for k in sys.argv[3:]:
         sys.exit(1)
 PY
 }
-/usr/bin/python3 - <<'PY'
+"$PY3" - <<'PY'
 import numpy as np, h5py
 rng = np.random.default_rng(7)
 x = rng.normal(size=3000) * 10 ** rng.uniform(-8, 8, 3000)
@@ -49,7 +54,7 @@ R=(run ou --set D=0 --precision double --t-end 0.01 --dt 0.01 --save-final --bac
 # (a result's final states continue under another seed: below)
 "$B" "${R[@]}" --set k=0 --seed 2 --init-from a.h5 -o d.h5 || failed "result run"
 "$B" "${R[@]}" --set k=0 --init-from g.h5:group=g:grid=1 -o e.h5 || failed "HDF5 group, grid point"
-/usr/bin/python3 -c '
+"$PY3" -c '
 import h5py, numpy as np, sys
 x = np.load("x.npy")
 for f, w in (("a", x), ("b", x), ("c", x), ("d", x), ("e", -x), ("f", x)):
@@ -106,7 +111,7 @@ check "a continuation under the same seed is refused" \
 "$B" "${Q[@]}" --t-end 1 --seed 2 --init-from h1.h5 --path-params h1.h5:group=final_params \
   -o h2.h5 || failed "quenched, second half"
 check "continued: each path keeps its k, the variance of one run to t = 2" \
-  /usr/bin/python3 - <<'PY'
+  "$PY3" - <<'PY'
 import h5py, numpy as np, sys
 a, b = h5py.File("h1.h5"), h5py.File("h2.h5")
 if not np.array_equal(a["final_params/k"][:], b["final_params/k"][:]): sys.exit("k changed")
