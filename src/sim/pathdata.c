@@ -77,21 +77,24 @@ sdk_err sdk_plan_path_data(sdk_plan *p, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
-/* the backend rows that start as variable v's value (backend.h: state rows
- * from nvars on are backend rows one higher): the variable, the high part of
- * the deferred compensation, the coarse path of --dt-check */
-static int init_rows(const sdk_plan *p, int v, int *rows) {
-  sdk_codegen_opts o;
-  sdk_cg_row_layout l;
-  sdk_plan_codegen_opts(p, p->be->target, &o);
-  sdk_cg_rows(&o, &l);
-  int n = 0, k;
-  rows[n++] = v;
-  int hi = sdk_cg_block(&l, 0, SDK_CG_B_HIGH, &k);
-  if (hi >= 0) rows[n++] = hi + v + 1;
-  int dtc = sdk_cg_block(&l, 0, SDK_CG_B_DTC, &k);
-  if (dtc >= 0) rows[n++] = dtc + v + 1;
-  return n;
+sdk_err sdk_path_values_put(const sdk_plan *p, const sdk_shard *sh, const double *v, int64_t count,
+                            const int *rows, int nrows, sdk_errbuf *eb) {
+  int64_t n = sh->end - sh->begin, piece = n < PATHDATA_BLOCK ? n : PATHDATA_BLOCK;
+  double *buf = malloc((size_t)(piece > 0 ? piece : 1) * sizeof *buf);
+  if (!buf) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  sdk_err e = SDK_OK;
+  for (int64_t a = 0; a < n && e == SDK_OK; a += piece) {
+    int64_t len = n - a < piece ? n - a : piece;
+    /* global path gp is path gp % ppg of grid point gp / ppg */
+    for (int64_t j = 0; j < len; j++) {
+      int64_t gp = sh->begin + a + j;
+      buf[j] = v[count == p->ppg ? gp % p->ppg : gp];
+    }
+    for (int r = 0; r < nrows && e == SDK_OK; r++)
+      e = p->be->rows(sh->ens, rows[r], a, len, buf, 1, eb);
+  }
+  free(buf);
+  return e;
 }
 
 sdk_err sdk_program_upload_init(sdk_plan *p, sdk_errbuf *eb) {
@@ -99,28 +102,26 @@ sdk_err sdk_program_upload_init(sdk_plan *p, sdk_errbuf *eb) {
   const sdk_path_values *iv = &c->init;
   const sdk_model *m = p->run->model;
   if (iv->n == 0 || c->resume) return SDK_OK; /* a resumed run's state is the checkpoint's */
-  double *buf = malloc((size_t)PATHDATA_BLOCK * sizeof *buf);
-  if (!buf) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  /* the backend rows that start as variable v's value (backend.h: state rows
+   * from nvars on are backend rows one higher): the variable, the high part
+   * of the deferred compensation, the coarse path of --dt-check */
+  sdk_codegen_opts o;
+  sdk_cg_row_layout l;
+  sdk_plan_codegen_opts(p, p->be->target, &o);
+  sdk_cg_rows(&o, &l);
+  int k, hi = sdk_cg_block(&l, 0, SDK_CG_B_HIGH, &k), dtc = sdk_cg_block(&l, 0, SDK_CG_B_DTC, &k);
   int me = sdk_comm_rank(c->comm);
-  sdk_err e = SDK_OK;
-  for (int v = 0; v < m->nvars && e == SDK_OK; v++) {
+  for (int v = 0; v < m->nvars; v++) {
     const double *src = iv->values[find_name(iv->names, iv->n, m->vars[v])]; /* (checked) */
-    int rows[3], nr = init_rows(p, v, rows);
-    for (int s = 0; s < p->nshards && e == SDK_OK; s++) {
-      const sdk_shard *sh = &p->shards[s];
-      if (p->owner[s] != me) continue;
-      for (int64_t a = sh->begin; a < sh->end && e == SDK_OK; a += PATHDATA_BLOCK) {
-        int64_t n = sh->end - a < PATHDATA_BLOCK ? sh->end - a : PATHDATA_BLOCK;
-        /* global path a + i is path (a + i) % ppg of grid point (a + i) / ppg */
-        for (int64_t i = 0; i < n; i++)
-          buf[i] = src[iv->count == p->ppg ? (a + i) % p->ppg : a + i];
-        for (int r = 0; r < nr && e == SDK_OK; r++)
-          e = p->be->rows(sh->ens, rows[r], a - sh->begin, n, buf, 1, eb);
-      }
-    }
+    int rows[3], nr = 0;
+    rows[nr++] = v;
+    if (hi >= 0) rows[nr++] = hi + v + 1;
+    if (dtc >= 0) rows[nr++] = dtc + v + 1;
+    for (int s = 0; s < p->nshards; s++)
+      if (p->owner[s] == me)
+        SDK_CHECK(sdk_path_values_put(p, &p->shards[s], src, iv->count, rows, nr, eb));
   }
-  free(buf);
-  return e;
+  return SDK_OK;
 }
 
 /* GROUP/NAME from the paths' row `row` (sdk_paths_rows' numbering): grid

@@ -16,9 +16,6 @@
 #include "model/model.h"
 #include "sim/run_internal.h"
 
-/* paths written per call of the backend's row operation */
-#define PIECE ((int64_t)1 << 16)
-
 /* does e use parameter i? */
 static int uses_param(const sdk_expr *e, int i) {
   if (!e) return 0;
@@ -157,26 +154,13 @@ sdk_err sdk_path_params_write(const sdk_plan *p, const sdk_shard *sh, sdk_errbuf
   sdk_cg_row_layout l;
   sdk_plan_codegen_opts(p, p->be->target, &o);
   sdk_cg_rows(&o, &l);
-  int64_t n = sh->end - sh->begin, piece = n < PIECE ? n : PIECE;
-  double *buf = malloc((size_t)(piece > 0 ? piece : 1) * sizeof(double));
-  if (!buf) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  sdk_err e = SDK_OK;
-  for (int q = 0; q < m->npart + m->nparams && e == SDK_OK; q++) {
+  for (int q = 0; q < m->npart + m->nparams; q++) {
     int part = q < m->npart, idx = part ? q : q - m->npart;
     int name = part ? p->pp_part[idx] : p->pp_param[idx];
     if (name < 0) continue;
     /* (the backends' row nvars is the drift mark: state row r is row r + 1) */
     int row = l.ppar + sdk_cg_ppar_row(&o, part, idx) + 1;
-    const double *v = pv->values[name];
-    for (int64_t a = 0; a < n && e == SDK_OK; a += piece) {
-      int64_t len = n - a < piece ? n - a : piece;
-      for (int64_t j = 0; j < len; j++) {
-        int64_t gp = sh->begin + a + j, g = gp / p->ppg, i = gp % p->ppg;
-        buf[j] = v[pv->count == p->ppg ? i : g * p->ppg + i];
-      }
-      e = p->be->rows(sh->ens, row, a, len, buf, 1, eb);
-    }
+    SDK_CHECK(sdk_path_values_put(p, sh, pv->values[name], pv->count, &row, 1, eb));
   }
-  free(buf);
-  return e;
+  return SDK_OK;
 }
