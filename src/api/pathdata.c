@@ -120,7 +120,7 @@ sdekit_status api_exec_data(const sdekit_config *c, api_exec *x, int paths_given
   /* the number of paths follows the data unless --paths says otherwise
    * (then the plan refuses a mismatch) */
   if (n && !paths_given) {
-    x->rc.paths = n;
+    x->rc.paths = n, x->rc.paths_from_data = 1;
     snprintf(x->paths_word, sizeof x->paths_word, "--paths=%lld", (long long)n);
   }
   return SDEKIT_OK;

@@ -458,6 +458,20 @@ static sdk_err plan_steps(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_
 static void plan_notices(const sdk_run_config *c, const sdk_run *r, const sdk_plan *p) {
   if (sdk_comm_rank(c->comm) != 0 || !sdk_log_on(c->logger, SDK_LOG_WARN)) return;
   double dt = r->dt[0];
+  if (p->dt_default > 0)
+    sdk_log(c->logger, SDK_LOG_WARN,
+            "sdekit: note: dt %.15g (not the default %.15g), so that every --sample-times time "
+            "is a step boundary\n",
+            dt, p->dt_default);
+  if (c->paths_from_data)
+    sdk_log(c->logger, SDK_LOG_WARN,
+            "sdekit: note: %lld paths per grid point, the number the data give (--init-from, "
+            "--path-params; no --paths)\n",
+            (long long)c->paths);
+  if (r->sample_times && c->t_end <= 0 && c->periods <= 0)
+    sdk_log(c->logger, SDK_LOG_WARN,
+            "sdekit: note: no --t-end: the run ends at the last sample time, t = %.15g\n",
+            (double)p->nsteps * dt);
   if (p->dt_asked > 0 && p->dt_column >= 0)
     sdk_log(c->logger, SDK_LOG_WARN,
             "sdekit: note: --dt %.15g gives %lld steps per period at grid point 0; the period "

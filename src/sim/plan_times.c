@@ -40,6 +40,7 @@ sdk_err sdk_plan_sample_dt(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk
     p->spp = (int64_t)floor(p->period0 / dt + 0.5);
     dt = p->period0 / (double)p->spp;
   }
+  if (dt != r->dt[0]) p->dt_default = r->dt[0]; /* (said: plan.c plan_notices) */
   for (int64_t g = 0; g < p->ngrid; g++)
     r->dt[g] = dt;
   return SDK_OK;

@@ -190,6 +190,8 @@ typedef struct sdk_run_config {
    * state (and per-path parameters) into the results */
   sdk_path_values path_params, init;
   int save_final;
+  /* 1: paths is the data's number of paths (no --paths given): said in a note */
+  int paths_from_data;
 } sdk_run_config;
 
 /* Defaults for every field. */

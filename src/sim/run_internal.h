@@ -74,6 +74,7 @@ typedef struct sdk_plan {
    * run->sample_times), and their steps, the sample clock instead of
    * sample_every (then 0) */
   sdk_sample_times times;
+  double dt_default; /* the dt before --sample-times chose one (0: none chosen) */
   int64_t *sample_steps;
   int64_t ppg; /* paths per grid point as held: particles, for systems */
   sdk_systems sys;

@@ -146,6 +146,15 @@ sdk_err sdk_sample_times_dt(const sdk_sample_times *st, const double *also, int 
     *dt = dmax;
     return SDK_OK;
   }
+  /* the default itself where every time is a whole number of its steps
+   * (with `even`, of two of them): the same run as with --dt DEFAULT */
+  int fits = 1;
+  for (int64_t i = 0; fits && i < st->n + nalso; i++)
+    fits = whole_steps(i < st->n ? st->t[i] : also[i - st->n], even ? 2 * dmax : dmax);
+  if (fits) {
+    *dt = dmax;
+    return SDK_OK;
+  }
   const double eps = SDK_TIME_TOL * lo;
   for (int64_t i = 0; i < st->n + nalso; i++) {
     double t = i < st->n ? st->t[i] : also[i - st->n];
