@@ -8,11 +8,19 @@
 # errors come once, from rank 0; runs to a standard error (issue 26) are
 # bitwise across ranks and across a stop on 3 ranks resumed by 2.  Backend from $SDK_TEST_BACKEND (default
 # cpu); MPIEXEC is CMake's mpiexec.
+#
+# SDK_TEST_LAUNCH=team runs the same cases as in-process ranks of one process
+# (issue 32, sim/ranks.c): `--ranks R` on the CPU, `--device A,B,...` on the
+# GPU (R GPUs where the machine has them, else GPUs named again: two ranks
+# sharing one); the cases of separate processes (a killed rank, MPMD) are MPI's.
 set -u
 B=${SDK_BIN:?}
 MPIEXEC=${MPIEXEC:-mpirun}
+LAUNCH=${SDK_TEST_LAUNCH:-mpi}
 [ -x "$B" ] || exit 77
-command -v "$MPIEXEC" >/dev/null || { echo "no $MPIEXEC: skipped"; exit 77; }
+if [ "$LAUNCH" = mpi ]; then
+  command -v "$MPIEXEC" >/dev/null || { echo "no $MPIEXEC: skipped"; exit 77; }
+fi
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 BACKEND=${SDK_TEST_BACKEND:-cpu}
@@ -31,6 +39,33 @@ else
   SCALE=1
 fi
 
+NGPU=1
+if [ "$BACKEND" = cuda ] && [ "$LAUNCH" = team ]; then
+  NGPU=$("$B" devices 2>/dev/null | grep -c '^ *[0-9]')
+  [ "$NGPU" -ge 1 ] || NGPU=1
+fi
+# the options that lay a team of NP in-process ranks out
+team_opts() {
+  if [ "$BACKEND" = cuda ]; then
+    local l="" i
+    for i in $(seq 0 $(($1 - 1))); do l="$l${l:+,}$((i % NGPU))"; done
+    echo "--device $l"
+  else
+    echo "--ranks $1"
+  fi
+}
+# cmd_for NP ARGS...: CMD=(sdekit ARGS on NP ranks), to run as "${CMD[@]}"
+# (under timeout, or with & so that the job is sdekit or mpirun itself)
+cmd_for() {
+  local np=$1; shift
+  if [ "$LAUNCH" = team ]; then
+    # shellcheck disable=SC2207
+    CMD=("$B" "$@" $(team_opts "$np"))
+  else
+    CMD=("${MPI[@]}" -np "$np" "$B" "$@")
+  fi
+}
+
 # same(NAME DIR_A DIR_B): every file of DIR_A byte-identical in DIR_B
 same() {
   local name=$1 a=$2 b=$3 n=0
@@ -48,7 +83,7 @@ scase() {
   (cd "$T/$name/one" && "$B" "$@" --backend "$BACKEND" --quiet) || failed "$name: one process"
   for np in $(seq 1 "$NPMAX"); do
     mkdir -p "$T/$name/np$np"
-    (cd "$T/$name/np$np" && timeout 300 "${MPI[@]}" -np "$np" "$B" "$@" --backend "$BACKEND" --quiet) ||
+    (cd "$T/$name/np$np" && cmd_for "$np" "$@" --backend "$BACKEND" --quiet && timeout 300 "${CMD[@]}") ||
       failed "$name: mpirun -np $np"
     same "$name -np $np" "$T/$name/one" "$T/$name/np$np"
   done
@@ -64,6 +99,16 @@ scase ou run ou --scan k=0.5:2:3 --paths $((3000 * SCALE)) --t-end 2 --sample-ev
   --threads 1 -o r.h5 -o r.tsv
 # fewer reduction chunks than ranks: some ranks hold nothing
 scase few run ou --paths 100 --t-end 1 --observe moments --save-paths 99 --threads 1 -o r.h5
+# --device all: every GPU of the machine, one process
+if [ "$LAUNCH" = team ] && [ "$BACKEND" = cuda ]; then
+  mkdir -p "$T/prog1/all"
+  (cd "$T/prog1/all" && timeout 300 "$B" run josephson --scan a=4:8:7 --paths $((1500 * SCALE)) \
+    --periods 60 --transient-periods 20 --observe drift,moments,density -o r.h5 -o r.tsv \
+    --backend cuda --device all 2>err.txt) || failed "--device all"
+  same "--device all ($NGPU GPUs)" "$T/prog1/one" "$T/prog1/all"
+  grep -q "in-process ranks" "$T/prog1/all/err.txt" || [ "$NGPU" = 1 ] ||
+    failed "--device all: the summary names the ranks ($(tail -1 "$T/prog1/all/err.txt"))"
+fi
 # initial states from data (issue 28): every rank uploads its share, the
 # final states come to rank 0 shard by shard
 if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
@@ -94,10 +139,12 @@ scase meanfield3 run kuramoto-meanfield --particles $N3 --paths 3 --set sigma=0.
   --t-end 4 --observe order,density,moments --sample-every 20 --threads 1 -o r.h5 -o r.tsv
 # a system's checkpoint from 3 ranks at t = 2, extended to t = 4 by 2 ranks
 mkdir -p "$T/mfck" && cd "$T/mfck"
-timeout 300 "${MPI[@]}" -np 3 "$B" run kuramoto-meanfield --particles $N1 --set sigma=0.5 \
+cmd_for 3 run kuramoto-meanfield --particles $N1 --set sigma=0.5 \
   --dt 0.01 --t-end 2 --observe order,density,moments --sample-every 20 --threads 1 \
-  --backend "$BACKEND" --checkpoint ck -o r.h5 -o r.tsv --quiet || failed "meanfield: checkpointed run"
-timeout 300 "${MPI[@]}" -np 2 "$B" resume ck --t-end 4 --force --quiet >/dev/null 2>&1 ||
+  --backend "$BACKEND" --checkpoint ck -o r.h5 -o r.tsv --quiet
+timeout 300 "${CMD[@]}" || failed "meanfield: checkpointed run"
+cmd_for 2 resume ck --t-end 4 --force --quiet
+timeout 300 "${CMD[@]}" >/dev/null 2>&1 ||
   failed "meanfield: resume with 2 ranks"
 # (r.h5 records the command line, whose --t-end differs: the text files)
 for f in r.order.tsv r.density.tsv r.moments.tsv; do
@@ -108,7 +155,11 @@ cd "$T"
 if [ "$BACKEND" != cpu ]; then
   # one rank's own failure in the set-up (a GPU that is not there): every rank
   # stops, rank 0 reports it once with the rank that failed
-  "${MPI[@]}" -np 2 "$B" run ou --paths 1000 --backend cuda --device 0,63 >out.txt 2>err.txt
+  if [ "$LAUNCH" = team ]; then
+    "$B" run ou --paths 1000 --backend cuda --device 0,63 >out.txt 2>err.txt
+  else
+    "${MPI[@]}" -np 2 "$B" run ou --paths 1000 --backend cuda --device 0,63 >out.txt 2>err.txt
+  fi
   rc=$?
   check "one rank's failure: exit 1 (got $rc)" test "$rc" = 1
   check "one rank's failure: one line naming rank 1 ($(cat err.txt))" \
@@ -128,7 +179,8 @@ CARGS=(run josephson --scan a=4:8:3 --paths $((2048 * SCALE)) --periods 2000 --t
 mkdir -p "$T/ck/one" "$T/ck/int" "$T/ck/kill"
 (cd "$T/ck/one" && "$B" "${CARGS[@]}" --threads 2 --quiet) || failed "checkpoint: one process"
 cd "$T/ck/int"
-"${MPI[@]}" -np 3 "$B" "${CARGS[@]}" --threads 1 --checkpoint ck --checkpoint-every 0 2>err.txt &
+cmd_for 3 "${CARGS[@]}" --threads 1 --checkpoint ck --checkpoint-every 0
+"${CMD[@]}" 2>err.txt &
 pid=$!
 for i in $(seq 1000); do [ -f ck ] && break; sleep 0.02; done
 sleep 0.3
@@ -140,7 +192,8 @@ check "interrupted mpirun -np 3 fails (got $rc; $(tail -2 err.txt))" test "$rc" 
 check "one interrupt message (rank 0)" test "$(grep -c 'interrupted at step' err.txt)" = 1
 step=$(grep -o 'interrupted at step [0-9]*' err.txt | grep -o '[0-9]*$')
 echo "checkpoint: 3 ranks interrupted at step ${step:-?}; resumed by 2"
-timeout 300 "${MPI[@]}" -np 2 "$B" resume ck --quiet || failed "resume with 2 ranks"
+cmd_for 2 resume ck --quiet
+timeout 300 "${CMD[@]}" || failed "resume with 2 ranks"
 same "resumed by 2 ranks" "$T/ck/one" "$T/ck/int"
 
 # a run to a standard error stopped by SIGINT in a later batch on 3 ranks,
@@ -151,7 +204,8 @@ TARGS=(run ou --scheme euler --dt 0.0005 --t-end 10 --observe moments,drift
 mkdir -p "$T/tck/one" "$T/tck/int"
 (cd "$T/tck/one" && "$B" "${TARGS[@]}" --quiet) || failed "target: one process"
 cd "$T/tck/int"
-"${MPI[@]}" -np 3 "$B" "${TARGS[@]}" --checkpoint ck --checkpoint-every 0.1 2>err.txt &
+cmd_for 3 "${TARGS[@]}" --checkpoint ck --checkpoint-every 0.1
+"${CMD[@]}" 2>err.txt &
 pid=$!
 # (a second after the first checkpoint: a later batch on most machines; a run
 # that ended first resumes from its end, the same file)
@@ -160,10 +214,13 @@ sleep 1
 kill -INT $pid 2>/dev/null
 wait $pid
 echo "target: $(tail -1 err.txt)"
-timeout 300 "${MPI[@]}" -np 2 "$B" resume ck --quiet --force || failed "target: resume with 2 ranks"
+cmd_for 2 resume ck --quiet --force
+timeout 300 "${CMD[@]}" || failed "target: resume with 2 ranks"
 same "target: stopped on 3 ranks, resumed by 2" "$T/tck/one" "$T/tck/int"
 
 # kill -9 one rank: the job ends (no hang), the last checkpoint resumes
+# (separate processes: MPI's alone)
+if [ "$LAUNCH" = mpi ]; then
 cd "$T/ck/kill"
 "${MPI[@]}" -np 3 "$B" "${CARGS[@]}" --threads 1 --checkpoint ck --checkpoint-every 0 >out.txt 2>err.txt &
 pid=$!
@@ -182,14 +239,17 @@ echo "kill: rank pid $victim killed, mpirun ended in $(($(date +%s) - t0)) s wit
 check "killed run wrote no results" test ! -e r.h5
 timeout 300 "${MPI[@]}" -np 4 "$B" resume ck --quiet || failed "resume with 4 ranks after the kill"
 same "resumed by 4 ranks after a kill" "$T/ck/one" "$T/ck/kill"
+fi
 cd "$T"
 
 # errors: one line, from rank 0, the exit status of one process
-"${MPI[@]}" -np 3 "$B" run nosuchmodel >out.txt 2>err.txt
+cmd_for 3 run nosuchmodel
+"${CMD[@]}" >out.txt 2>err.txt
 rc=$?
 check "bad model under mpirun: exit 2 (got $rc)" test "$rc" = 2
 check "bad model under mpirun: one error line ($(cat err.txt))" test "$(grep -c '^sdekit: error:' err.txt)" = 1
 # ranks given different runs (an MPMD launch) are refused together, not left waiting
+if [ "$LAUNCH" = mpi ]; then
 "${MPI[@]}" -np 1 "$B" run ou --paths 1000 --backend "$BACKEND" -o r.h5 : \
   -np 1 "$B" run ou --paths 2000 --backend "$BACKEND" -o r.h5 >out.txt 2>err.txt
 rc=$?
@@ -197,11 +257,13 @@ check "different runs per rank: exit 2 (got $rc)" test "$rc" = 2
 check "different runs per rank: one line ($(cat err.txt))" \
   test "$(grep -c '^sdekit: error: the MPI ranks were given different runs' err.txt)" = 1
 check "different runs per rank: nothing written" test ! -e r.h5
-"${MPI[@]}" -np 2 "$B" run kuramoto --particles 1024 --backend "$BACKEND" >out.txt 2>err.txt
+fi
+cmd_for 2 run kuramoto --particles 1024 --backend "$BACKEND"
+"${CMD[@]}" >out.txt 2>err.txt
 rc=$?
 check "all-pairs systems over ranks: refused, exit 2 (got $rc)" test "$rc" = 2
 check "all-pairs systems over ranks: the reason ($(cat err.txt))" grep -q "do not span MPI ranks" err.txt
 check "all-pairs systems over ranks: one line" test "$(grep -c '^sdekit: error:' err.txt)" = 1
 
-echo "mpi_ranks: $npass passed, $nfail failed"
+echo "mpi_ranks ($LAUNCH): $npass passed, $nfail failed"
 [ "$nfail" = 0 ]

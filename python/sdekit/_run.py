@@ -497,7 +497,8 @@ def run(model, params=None, scan=None, *, progress=None, cancel=None, environmen
     r.scan the axes' first parameters, r["scan/D"] a zipped one's values.
     Options by their CLI names: paths, t_end or periods, dt, spp, transient,
     transient_periods, observe (a list or "drift,moments"), backend,
-    precision, seed, threads, device, scheme, checkpoint, checkpoint_every,
+    precision, seed, threads, device (an ordinal, a list, or "all": one
+    process on those GPUs, bitwise the results of one), ranks, scheme, checkpoint, checkpoint_every,
     sample_every, sample_times (a list or array of times, or "lin:A:B:N",
     "log:A:B:N[:round]": --sample-times), order_every, bins, hist_range ({var: (lo, hi)}),
     save_paths (a list), density_var, coarse_grain (True or a width), drift,

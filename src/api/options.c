@@ -356,22 +356,37 @@ static sdekit_status o_threads(sdekit_config *c, const char *v, sdekit_error *er
   return SDEKIT_OK;
 }
 
-/* --device N, or A,B,...: the GPUs of a node's ranks (by local rank) */
+/* --ranks N: the layout of N ranks from one process, on any backend */
+static sdekit_status o_ranks(sdekit_config *c, const char *v, sdekit_error *err) {
+  int64_t n;
+  if (!parse_count(v, 1, &n) || n > 64)
+    return api_usage(err, "--ranks '%s': expected a whole number from 1 to 64", v);
+  c->c.ranks = (int)n;
+  return SDEKIT_OK;
+}
+
+/* --device N, A,B,... or all: one GPU; in-process ranks on several (sim/ranks.c);
+ * under MPI, the GPUs of a node's ranks (by local rank) */
 static sdekit_status o_device(sdekit_config *c, const char *v, sdekit_error *err) {
-  int n = 0, list[16];
+  int n = 0, list[SDK_MAX_DEVICES];
   const char *p = v;
+  if (!strcmp(v, "all")) {
+    c->c.device = 0;
+    c->c.ndevices = SDK_DEVICES_ALL;
+    return SDEKIT_OK;
+  }
   for (;;) {
     char one[16];
     size_t len = strcspn(p, ",");
     int64_t d;
-    if (n == 16 || len == 0 || len >= sizeof one)
-      return api_usage(err, "--device '%s': expected a GPU ordinal, or up to 16 of them as A,B,...",
-                       v);
+    if (n == SDK_MAX_DEVICES || len == 0 || len >= sizeof one)
+      return api_usage(
+          err, "--device '%s': expected a GPU ordinal, up to 16 of them as A,B,..., or all", v);
     memcpy(one, p, len);
     one[len] = 0;
     if (!parse_count(one, 0, &d) || d > 1024)
-      return api_usage(err, "--device '%s': expected a GPU ordinal, or up to 16 of them as A,B,...",
-                       v);
+      return api_usage(
+          err, "--device '%s': expected a GPU ordinal, up to 16 of them as A,B,..., or all", v);
     list[n++] = (int)d;
     if (!p[len]) break;
     p += len + 1;
@@ -659,6 +674,7 @@ static const api_opt OPTS[] = {
     {"precision", 1, 0, o_precision},
     {"threads", 1, 0, o_threads},
     {"device", 1, 0, o_device},
+    {"ranks", 1, 0, o_ranks},
     {"no-fast-math", 0, 0, o_nofast},
     {"no-compensation", 0, 0, o_nocomp},
     {"no-bridge-correction", 0, 0, o_nobridge},

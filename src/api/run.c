@@ -56,10 +56,11 @@ static void warn_tramp(void *user, const char *msg) {
 
 /* The command line recorded with the results: "sdekit run" and the
  * arguments as applied, less those that cannot change a result, so that a
- * run resumed from a checkpoint or run with another thread count writes
- * byte-identical files. */
+ * run resumed from a checkpoint or run with another thread count, on
+ * other GPUs or on several (--device all, --ranks) writes byte-identical
+ * files. */
 static int recorded(const api_item *it) {
-  static const char *const skip[] = {"checkpoint", "checkpoint-every", "threads",
+  static const char *const skip[] = {"checkpoint", "checkpoint-every", "threads", "device", "ranks",
                                      "quiet",      "verbose",          NULL};
   for (int k = 0; it->name && skip[k]; k++)
     if (!strcmp(it->name, skip[k])) return 0;

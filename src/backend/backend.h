@@ -133,6 +133,9 @@ typedef struct sdk_backend {
    * number of ranks, has always had.  Systems of particles are paced on
    * every backend (their step kernels keep no state across steps). */
   int fixed_chunks;
+  /* The number of devices of this machine (--device all), for a backend of
+   * device = 1; NULL for the host's. */
+  sdk_err (*count_devices)(const sdk_backend_opts *o, int *n, sdk_errbuf *eb);
   /* Open/close the backend (select device, load driver). */
   sdk_err (*open)(const sdk_backend_opts *o, sdk_bctx **ctx, sdk_errbuf *eb);
   void (*close)(sdk_bctx **ctx);

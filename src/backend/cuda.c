@@ -818,6 +818,14 @@ out:
   return err;
 }
 
+static sdk_err cuda_count(const sdk_backend_opts *o, int *n, sdk_errbuf *eb) {
+  sdk_cuda_sysinfo info;
+  *n = 0;
+  SDK_CHECK(sdk_cuda_query(o, &info, eb));
+  *n = info.ndevices;
+  return SDK_OK;
+}
+
 /* List the devices (for `sdekit devices`); returns the number found. */
 sdk_err sdk_cuda_query(const sdk_backend_opts *o, sdk_cuda_sysinfo *info, sdk_errbuf *eb) {
   memset(info, 0, sizeof *info);
@@ -863,6 +871,7 @@ const sdk_backend sdk_backend_cuda = {
     .auto_rank = 2,
     .bench_paths = (int64_t)1 << 22,
     .fixed_chunks = 1,
+    .count_devices = cuda_count,
     .open = cuda_open,
     .close = cuda_close,
     .describe = cuda_describe,

@@ -246,7 +246,8 @@ int sdk_cli_run(int argc, char **argv) {
 
 static const char RESUME_HELP[] =
     "usage: sdekit resume CHECKPOINT [--periods N | --t-end T] [-o FILE]... [--force]\n"
-    "                                [--stored-model] [--threads N] [--quiet]\n"
+    "                                [--stored-model] [--threads N] [--device D] [--ranks N]\n"
+    "                                [--quiet]\n"
     "\n"
     "Continues a run saved with --checkpoint (after SIGINT/SIGTERM, a crash, or its end):\n"
     "the same arguments, model and state; the results are bitwise those of the run done\n"
@@ -261,7 +262,10 @@ static const char RESUME_HELP[] =
     "  --force          replace result files that exist (resume never does so silently;\n"
     "                   'sdekit run' replaces its -o files, as typed), or the model file\n"
     "  --stored-model   resume although the model file has changed since, with the model\n"
-    "                   text stored in the checkpoint\n";
+    "                   text stored in the checkpoint\n"
+    "  --threads N, --device D, --ranks N\n"
+    "                   where to run it now (as for 'sdekit run'): any number of GPUs or\n"
+    "                   ranks resumes a checkpoint of any other, with the same results\n";
 
 /* Is argv[i] the option `name` (as "--name V" or "--name=V")? Returns how
  * many words it takes (0: not it). */
@@ -276,7 +280,7 @@ static int is_opt(char **argv, int argc, int i, const char *name) {
 /* The options resume takes (RESUME_HELP), applied to the checkpoint's
  * configuration after it is read. */
 typedef struct resume_args {
-  const char *file, *periods, *tend, *threads;
+  const char *file, *periods, *tend, *threads, *device, *ranks;
   const char *outputs[4];
   int noutputs, force, stored_model, quiet, verbose;
 } resume_args;
@@ -297,7 +301,8 @@ static int parse_resume(int argc, char **argv, resume_args *ra) {
       ra->verbose = 1;
     else if ((k = is_opt(argv, argc, i, "-o")) || (k = is_opt(argv, argc, i, "--output")) ||
              (k = is_opt(argv, argc, i, "--threads")) || (k = is_opt(argv, argc, i, "--periods")) ||
-             (k = is_opt(argv, argc, i, "--t-end"))) {
+             (k = is_opt(argv, argc, i, "--t-end")) || (k = is_opt(argv, argc, i, "--device")) ||
+             (k = is_opt(argv, argc, i, "--ranks"))) {
       const char *val = k == 2                 ? argv[i + 1]
                         : strchr(argv[i], '=') ? strchr(argv[i], '=') + 1
                                                : NULL;
@@ -308,6 +313,10 @@ static int parse_resume(int argc, char **argv, resume_args *ra) {
         slot = &ra->periods;
       else if (!strncmp(argv[i], "--t-end", 7))
         slot = &ra->tend;
+      else if (!strncmp(argv[i], "--device", 8))
+        slot = &ra->device;
+      else if (!strncmp(argv[i], "--ranks", 7))
+        slot = &ra->ranks;
       else if (ra->noutputs == 4)
         return cli_usage_error("at most four -o%s", "");
       else
@@ -339,6 +348,8 @@ static sdekit_status apply_resume(sdekit_config *c, const resume_args *ra, sdeki
   if (!s && ra->periods) s = sdekit_config_option(c, "periods", ra->periods, err);
   if (!s && ra->tend) s = sdekit_config_option(c, "t-end", ra->tend, err);
   if (!s && ra->threads) s = sdekit_config_option(c, "threads", ra->threads, err);
+  if (!s && ra->device) s = sdekit_config_option(c, "device", ra->device, err);
+  if (!s && ra->ranks) s = sdekit_config_option(c, "ranks", ra->ranks, err);
   if (!s && ra->quiet) s = sdekit_config_set_quiet(c, 1, err);
   if (!s && ra->verbose) s = sdekit_config_set_verbose(c, 1, err);
   if (!s && ra->force) s = sdekit_config_option(c, "force", NULL, err);

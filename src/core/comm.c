@@ -1,6 +1,7 @@
 /* The ranks of a run (core/comm.h): MPI when built with it, else one
  * process. */
 #include "core/comm.h"
+#include "core/comm_team.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +13,8 @@
 
 struct sdk_comm {
   int rank, size, local_rank, local_size;
-  int owns_init; /* MPI_Init was ours: MPI_Finalize is too */
+  int owns_init;  /* MPI_Init was ours: MPI_Finalize is too */
+  sdk_team *team; /* in-process ranks (core/comm_team.c); NULL: MPI */
 #ifdef SDK_HAVE_MPI
   MPI_Comm comm;
 #endif
@@ -79,6 +81,10 @@ sdk_err sdk_comm_world(sdk_comm **out, sdk_errbuf *eb) {
 void sdk_comm_destroy(sdk_comm **cp) {
   if (!cp || !*cp) return;
   sdk_comm *c = *cp;
+  if (c->team) { /* the team's own: sdk_comm_team_destroy */
+    *cp = NULL;
+    return;
+  }
   int fin = 0;
   MPI_Finalized(&fin);
   if (!fin) {
@@ -93,8 +99,8 @@ static MPI_Datatype mpi_type(sdk_comm_type t) {
   return t == SDK_COMM_I64 ? MPI_INT64_T : t == SDK_COMM_U64 ? MPI_UINT64_T : MPI_DOUBLE;
 }
 
-sdk_err sdk_comm_allreduce(const sdk_comm *c, void *buf, int64_t n, sdk_comm_type t, sdk_comm_op op,
-                           sdk_errbuf *eb) {
+static sdk_err mpi_allreduce(const sdk_comm *c, void *buf, int64_t n, sdk_comm_type t,
+                             sdk_comm_op op, sdk_errbuf *eb) {
   if (!c || c->size == 1 || n <= 0) return SDK_OK;
   MPI_Op o = op == SDK_COMM_SUM ? MPI_SUM : op == SDK_COMM_MIN ? MPI_MIN : MPI_MAX;
   for (int64_t at = 0; at < n; at += PIECE / 8) {
@@ -106,7 +112,7 @@ sdk_err sdk_comm_allreduce(const sdk_comm *c, void *buf, int64_t n, sdk_comm_typ
   return SDK_OK;
 }
 
-sdk_err sdk_comm_allgatherv(const sdk_comm *c, void *buf, const int64_t *bytes, sdk_errbuf *eb) {
+static sdk_err mpi_allgatherv(const sdk_comm *c, void *buf, const int64_t *bytes, sdk_errbuf *eb) {
   if (!c || c->size == 1) return SDK_OK;
   int *cnt = malloc((size_t)c->size * sizeof *cnt), *off = malloc((size_t)c->size * sizeof *off);
   sdk_err e = !cnt || !off ? SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory") : SDK_OK;
@@ -126,7 +132,7 @@ sdk_err sdk_comm_allgatherv(const sdk_comm *c, void *buf, const int64_t *bytes, 
   return e;
 }
 
-sdk_err sdk_comm_bcast(const sdk_comm *c, void *buf, int64_t nbytes, int root, sdk_errbuf *eb) {
+static sdk_err mpi_bcast(const sdk_comm *c, void *buf, int64_t nbytes, int root, sdk_errbuf *eb) {
   if (!c || c->size == 1) return SDK_OK;
   for (int64_t at = 0; at < nbytes; at += PIECE) {
     int k = (int)(nbytes - at < PIECE ? nbytes - at : PIECE);
@@ -136,8 +142,8 @@ sdk_err sdk_comm_bcast(const sdk_comm *c, void *buf, int64_t nbytes, int root, s
   return SDK_OK;
 }
 
-sdk_err sdk_comm_move(const sdk_comm *c, void *buf, int64_t nbytes, int from, int to,
-                      sdk_errbuf *eb) {
+static sdk_err mpi_move(const sdk_comm *c, void *buf, int64_t nbytes, int from, int to,
+                        sdk_errbuf *eb) {
   if (!c || c->size == 1 || from == to || (c->rank != from && c->rank != to)) return SDK_OK;
   for (int64_t at = 0; at < nbytes; at += PIECE) {
     int k = (int)(nbytes - at < PIECE ? nbytes - at : PIECE), rc;
@@ -150,7 +156,7 @@ sdk_err sdk_comm_move(const sdk_comm *c, void *buf, int64_t nbytes, int from, in
   return SDK_OK;
 }
 
-void sdk_comm_abort(const sdk_comm *c, int code) {
+static void mpi_abort(const sdk_comm *c, int code) {
   if (c) MPI_Abort(c->comm, code);
 }
 
@@ -164,29 +170,96 @@ sdk_err sdk_comm_world(sdk_comm **out, sdk_errbuf *eb) {
 void sdk_comm_destroy(sdk_comm **c) {
   if (c) *c = NULL;
 }
-sdk_err sdk_comm_allreduce(const sdk_comm *c, void *buf, int64_t n, sdk_comm_type t, sdk_comm_op op,
-                           sdk_errbuf *eb) {
+static sdk_err mpi_allreduce(const sdk_comm *c, void *buf, int64_t n, sdk_comm_type t,
+                             sdk_comm_op op, sdk_errbuf *eb) {
   (void)c, (void)buf, (void)n, (void)t, (void)op, (void)eb;
   return SDK_OK;
 }
-sdk_err sdk_comm_allgatherv(const sdk_comm *c, void *buf, const int64_t *bytes, sdk_errbuf *eb) {
+static sdk_err mpi_allgatherv(const sdk_comm *c, void *buf, const int64_t *bytes, sdk_errbuf *eb) {
   (void)c, (void)buf, (void)bytes, (void)eb;
   return SDK_OK;
 }
-sdk_err sdk_comm_bcast(const sdk_comm *c, void *buf, int64_t nbytes, int root, sdk_errbuf *eb) {
+static sdk_err mpi_bcast(const sdk_comm *c, void *buf, int64_t nbytes, int root, sdk_errbuf *eb) {
   (void)c, (void)buf, (void)nbytes, (void)root, (void)eb;
   return SDK_OK;
 }
-sdk_err sdk_comm_move(const sdk_comm *c, void *buf, int64_t nbytes, int from, int to,
-                      sdk_errbuf *eb) {
+static sdk_err mpi_move(const sdk_comm *c, void *buf, int64_t nbytes, int from, int to,
+                        sdk_errbuf *eb) {
   (void)c, (void)buf, (void)nbytes, (void)from, (void)to, (void)eb;
   return SDK_OK;
 }
-void sdk_comm_abort(const sdk_comm *c, int code) {
+static void mpi_abort(const sdk_comm *c, int code) {
   (void)c, (void)code;
 }
 
 #endif
+
+/* In-process ranks go through the team; MPI ranks through MPI. */
+sdk_err sdk_comm_allreduce(const sdk_comm *c, void *buf, int64_t n, sdk_comm_type t, sdk_comm_op op,
+                           sdk_errbuf *eb) {
+  if (c && c->team) return sdk_team_allreduce(c->team, c->rank, buf, n, t, op, eb);
+  return mpi_allreduce(c, buf, n, t, op, eb);
+}
+sdk_err sdk_comm_allgatherv(const sdk_comm *c, void *buf, const int64_t *bytes, sdk_errbuf *eb) {
+  if (c && c->team) return sdk_team_allgatherv(c->team, c->rank, buf, bytes, eb);
+  return mpi_allgatherv(c, buf, bytes, eb);
+}
+sdk_err sdk_comm_bcast(const sdk_comm *c, void *buf, int64_t nbytes, int root, sdk_errbuf *eb) {
+  if (c && c->team) return sdk_team_bcast(c->team, c->rank, buf, nbytes, root, eb);
+  return mpi_bcast(c, buf, nbytes, root, eb);
+}
+sdk_err sdk_comm_move(const sdk_comm *c, void *buf, int64_t nbytes, int from, int to,
+                      sdk_errbuf *eb) {
+  if (c && c->team) return sdk_team_move(c->team, c->rank, buf, nbytes, from, to, eb);
+  return mpi_move(c, buf, nbytes, from, to, eb);
+}
+void sdk_comm_abort(const sdk_comm *c, int code) {
+  if (c && c->team)
+    sdk_team_break(c->team);
+  else
+    mpi_abort(c, code);
+}
+
+sdk_err sdk_comm_team_create(int size, sdk_comm ***ranks, sdk_errbuf *eb) {
+  *ranks = NULL;
+  sdk_team *t;
+  SDK_CHECK(sdk_team_create(size, &t, eb));
+  sdk_comm **r = calloc((size_t)size + 1, sizeof *r);
+  sdk_comm *all = calloc((size_t)size, sizeof *all);
+  if (!r || !all) {
+    free(r), free(all);
+    sdk_team_destroy(&t);
+    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  }
+  for (int i = 0; i < size; i++) {
+    all[i] = (sdk_comm){.rank = i, .size = size, .local_rank = i, .local_size = size, .team = t};
+    r[i] = &all[i];
+  }
+  *ranks = r;
+  return SDK_OK;
+}
+
+void sdk_comm_team_destroy(sdk_comm ***ranks) {
+  if (!ranks || !*ranks) return;
+  sdk_comm **r = *ranks;
+  if (r[0]) {
+    sdk_team_destroy(&r[0]->team);
+    free(r[0]);
+  }
+  free(r);
+  *ranks = NULL;
+}
+
+int sdk_comm_in_process(const sdk_comm *c) {
+  return c && c->team;
+}
+
+void sdk_comm_lock(const sdk_comm *c) {
+  if (c && c->team) sdk_team_lock(c->team);
+}
+void sdk_comm_unlock(const sdk_comm *c) {
+  if (c && c->team) sdk_team_unlock(c->team);
+}
 
 /* every rank's (error, message), the lowest failing rank's returned */
 sdk_err sdk_comm_agree(const sdk_comm *c, sdk_err err, sdk_errbuf *eb) {

@@ -10,6 +10,10 @@
  * process); the rows a host-side observable or a checkpoint reads; and one
  * small agreement per chunk of steps (stop, checkpoint now).
  *
+ * The ranks are MPI processes, or the threads of one process (an in-process
+ * team: several GPUs from one process, sim/ranks.c), with the same operations
+ * and bitwise the same results.
+ *
  * A NULL communicator is one process: every function below is then the
  * identity (rank 0 of 1) and costs nothing.  Open MPI is optional at build
  * time (SDK_HAVE_MPI, CMake's FindMPI); without it sdk_comm_world fails with
@@ -62,7 +66,23 @@ sdk_err sdk_comm_move(const sdk_comm *c, void *buf, int64_t nbytes, int from, in
  * when the ranks did not all fail with the same message), on every rank:
  * all ranks return the same error together.  err: this rank's result. */
 sdk_err sdk_comm_agree(const sdk_comm *c, sdk_err err, sdk_errbuf *eb);
-/* Terminate every rank (MPI_Abort); for the caller, never the library. */
+/* Terminate every rank (MPI_Abort); for the caller, never the library.  In-process
+ * ranks are not terminated: the team is broken (core/comm_team.h), so that every
+ * rank waiting in a collective operation returns an error. */
 void sdk_comm_abort(const sdk_comm *c, int code);
+
+/* In-process ranks (core/comm_team.h): size communicators ranks[0..size) of one
+ * team, rank r's to be used by one thread alone; each is its own node's rank r
+ * of size.  sdk_comm_team_destroy frees them all (sdk_comm_destroy of one of
+ * them does nothing). */
+sdk_err sdk_comm_team_create(int size, sdk_comm ***ranks, sdk_errbuf *eb);
+void sdk_comm_team_destroy(sdk_comm ***ranks);
+/* 1 for a rank of an in-process team */
+int sdk_comm_in_process(const sdk_comm *c);
+/* Between lock and unlock no other in-process rank of c's team is between its
+ * own: for a library that is not thread-safe (HDF5).  Nothing for MPI ranks and
+ * one process. */
+void sdk_comm_lock(const sdk_comm *c);
+void sdk_comm_unlock(const sdk_comm *c);
 
 #endif

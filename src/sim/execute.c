@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "sim/checkpoint.h"
 #include "sim/run_internal.h"
 
@@ -19,12 +20,6 @@
  * either. */
 #define MAX_CHUNK 1000
 #define CHUNK_SECONDS 0.25
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int has_transient_end(const sdk_plan *p) {
   for (int i = 0; i < p->nobs; i++)
@@ -268,9 +263,9 @@ static sdk_err look(sdk_plan *p, loop *L, sdk_errbuf *eb) {
 static sdk_err at_step(sdk_plan *p, loop *L, int *done, sdk_errbuf *eb) {
   const sdk_run_config *c = p->c;
   SDK_CHECK(look(p, L, eb));
-  int64_t chunk = pace_next(L, now_s());
+  int64_t chunk = pace_next(L, sdk_now_s());
   int stop_now = c->cancel && c->cancel(c->cancel_user);
-  int due = now_s() - L->last_ckpt >= c->checkpoint_every;
+  int due = sdk_now_s() - L->last_ckpt >= c->checkpoint_every;
   if (c->comm) {
     /* every rank stops, checkpoints and cuts its chunks at the same steps:
      * a signal to any rank stops all; rank 0's clock times the
@@ -282,7 +277,7 @@ static sdk_err at_step(sdk_plan *p, loop *L, int *done, sdk_errbuf *eb) {
   L->chunk = chunk;
   if (c->checkpoint && p->step > p->step_start && (stop_now || p->step >= p->nsteps || due)) {
     SDK_CHECK(checkpoint(p, &L->ckpt_failed, &L->saved, eb));
-    L->last_ckpt = now_s();
+    L->last_ckpt = sdk_now_s();
   }
   if (stop_now && p->step < p->nsteps) return interrupted(p, L->saved, eb);
   *done = p->step >= p->nsteps;
@@ -302,7 +297,7 @@ sdk_err sdk_execute(sdk_plan *p, sdk_errbuf *eb) {
   p->lockstep = 1;
   p->step_start = p->step;
   SDK_CHECK(sdk_systems_setup(&p->sys, p->ngrid, p->nsteps, p->octx.sums_every, MAX_CHUNK, eb));
-  double t0 = now_s();
+  double t0 = sdk_now_s();
   /* resumed: the checkpoint file already holds this step */
   loop L = {
       .check_at = p->step, .chunk = 1, .last_ckpt = t0, .saved = c->resume ? c->resume->step : -1};
@@ -312,16 +307,16 @@ sdk_err sdk_execute(sdk_plan *p, sdk_errbuf *eb) {
     if (done) break;
     int64_t next = chunk_end(p, p->step + L.chunk, L.check_at);
     L.last = next - p->step;
-    L.began = now_s();
+    L.began = sdk_now_s();
     SDK_CHECK(advance(p, next - p->step, eb));
     p->step = next;
     if (c->progress) {
-      double el = now_s() - t0, ps = held_paths(p);
+      double el = sdk_now_s() - t0, ps = held_paths(p);
       c->progress(c->progress_user, (double)p->step / (double)p->nsteps,
                   el > 0 ? (double)(p->step - p->step_start) * ps / el : 0);
     }
   }
-  p->run->seconds = now_s() - t0;
+  p->run->seconds = sdk_now_s() - t0;
   p->run->path_steps = (double)(p->nsteps - p->step_start) * held_paths(p);
   return SDK_OK;
 }

@@ -5,6 +5,7 @@
 
 #include "codegen/codegen.h"
 #include "codegen/identity.h"
+#include "core/clock.h"
 #include "core/strbuf.h"
 #include "sim/checkpoint.h"
 #include "sim/registry.h"
@@ -14,7 +15,7 @@ static sdk_backend_opts backend_opts(const sdk_run_config *c) {
   int lr = sdk_comm_local_rank(c->comm);
   sdk_backend_opts bo = {.threads = c->threads,
                          .device = c->ndevices > 0 ? c->devices[lr % c->ndevices] : c->device,
-                         .by_rank = c->ndevices == 0 && sdk_comm_local_size(c->comm) > 1,
+                         .by_rank = c->ndevices <= 0 && sdk_comm_local_size(c->comm) > 1,
                          .local_rank = lr,
                          .fast_math = c->fast_math,
                          .cache_max = c->cache_max,
@@ -286,18 +287,29 @@ static sdk_err stage_end(const sdk_plan *p, sdk_err err, const sdk_errbuf *seb, 
 sdk_err sdk_program_make(sdk_plan *p, sdk_errbuf *eb) {
   sdk_run *r = p->run;
   if (stop_asked(p->c)) return stopped(p, "while preparing the run", eb);
+  double t0 = sdk_now_s();
   SDK_CHECK(open_backend(p->c, p, eb));
+  p->t_open = sdk_now_s() - t0;
   p->be->describe(p->ctx, r->device, sizeof r->device);
   r->r.backend = p->be->name;
   sdk_errbuf seb = {0};
   SDK_CHECK(stage_end(p, make_source(p, &seb), &seb, "while generating the kernel", eb));
   char report[4400] = "";
   sdk_errbuf ceb = {0};
-  SDK_CHECK(stage_end(
-      p, p->be->compile(p->ctx, p->src, r->model->path, &p->mod, report, sizeof report, &ceb), &ceb,
-      "while compiling the kernel", eb));
+  /* in-process ranks (sim/ranks.c) compile one at a time: the first compiles,
+   * the others find its kernel in the cache; NVRTC and the compiler see one
+   * caller */
+  double t1 = sdk_now_s();
+  sdk_comm_lock(p->c->comm);
+  sdk_err ce = p->be->compile(p->ctx, p->src, r->model->path, &p->mod, report, sizeof report, &ceb);
+  sdk_comm_unlock(p->c->comm);
+  SDK_CHECK(stage_end(p, ce, &ceb, "while compiling the kernel", eb));
   sdk_log(p->c->logger, SDK_LOG_DEBUG, "sdekit: %s\n", report);
-  return make_paths(p, eb);
+  double t2 = sdk_now_s();
+  p->t_compile = t2 - t1;
+  sdk_err e = make_paths(p, eb);
+  p->t_paths = sdk_now_s() - t2;
+  return e;
 }
 
 /* What must be the same on every rank for their collective steps to match:

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "core/strbuf.h"
 #include "sim/checkpoint.h"
 #include "sim/mlmc.h"
@@ -159,8 +160,15 @@ void sdk_run_destroy(sdk_run **rp) {
   *rp = NULL;
 }
 
-/* plan -> program -> execute -> record (sim/run_internal.h) */
 sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) {
+  int n;
+  *out = NULL;
+  SDK_CHECK(sdk_run_team_size(c, &n, eb));
+  return n > 1 ? sdk_run_team(c, n, out, eb) : sdk_run_rank(c, out, eb);
+}
+
+/* plan -> program -> execute -> record (sim/run_internal.h) */
+sdk_err sdk_run_rank(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) {
   *out = NULL;
   /* (runs over windows of paths, each one of these, the backend held
    * open between them) */
@@ -183,20 +191,34 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
   sdk_run *r = calloc(1, sizeof *r);
   if (!r) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   sdk_plan p;
+  double t[5];
+  t[0] = sdk_now_s();
   sdk_err err = sdk_plan_make(c, r, &p, eb);
   if (err == SDK_OK) err = sdk_plan_observables(&p, eb);
+  t[1] = sdk_now_s();
   if (err == SDK_OK) err = sdk_program_make(&p, eb);
+  t[2] = sdk_now_s();
   /* several ranks: up to here each rank checks and builds alone, and all
    * learn whether any failed (then all return its error together); from here
    * on they work in lockstep, and an error of one rank alone (a device
    * failing) leaves the others waiting for it: eb->alone says so */
   if (c->comm) err = sdk_comm_agree(c->comm, err, eb);
   if (err == SDK_OK) err = sdk_program_share(&p, eb); /* (collective; errors shared) */
+  t[3] = sdk_now_s();
   if (err == SDK_OK) err = sdk_execute(&p, eb);
   if (err == SDK_OK) err = sdk_record(&p, eb);
+  t[4] = sdk_now_s();
   if (err != SDK_OK && eb && p.lockstep && sdk_comm_size(c->comm) > 1 &&
       err != SDK_ERR_INTERRUPTED && err != SDK_ERR_NONFINITE)
     eb->alone = 1;
+  /* where a run's time goes outside the steps (--verbose; docs/BENCHMARKS.md) */
+  if (err == SDK_OK)
+    sdk_log(c->logger, SDK_LOG_DEBUG,
+            "sdekit: times: plan %.3f s, backend open %.3f s, kernel %.3f s (compile or cache), "
+            "paths %.3f s (allocate, initialise), ranks agree %.3f s, steps and samples %.3f s, "
+            "the rest of execute and record %.3f s\n",
+            t[1] - t[0], p.t_open, p.t_compile, p.t_paths, t[3] - t[2], r->seconds,
+            t[4] - t[3] - r->seconds);
   sdk_plan_free(&p);
   if (err != SDK_OK) sdk_run_destroy(&r);
   *out = r;

@@ -20,6 +20,9 @@
 
 #include "backend/backend.h"
 #include "core/comm.h"
+
+#define SDK_MAX_DEVICES 16
+#define SDK_DEVICES_ALL (-1)
 #include "core/error.h"
 #include "core/log.h"
 #include "core/tuning.h"
@@ -113,9 +116,16 @@ typedef struct sdk_run_config {
   int device;
   /* --device A,B,...: the GPUs of a node's ranks, rank r taking the one at
    * its local rank modulo ndevices (0: --device alone, or by the local rank
-   * when several ranks share a node) */
+   * when several ranks share a node).  Without MPI ranks (comm NULL), a list
+   * of several makes the run an in-process team of as many ranks, one thread
+   * per GPU (sim/ranks.c); SDK_DEVICES_ALL: every GPU of this machine (under
+   * MPI: by the local rank) */
   int ndevices;
-  int devices[16];
+  int devices[SDK_MAX_DEVICES];
+  /* > 1: the run as this many in-process ranks on any backend (threads of
+   * this process laid out as as many MPI ranks: for tests that the results do
+   * not depend on the layout); --device's list takes precedence */
+  int ranks;
   int fast_math;
   int64_t cache_max; /* kernel cache cap, bytes (0: default, < 0: none) */
   /* hold the paths in this many shards (observe/paths.h), each its own

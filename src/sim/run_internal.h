@@ -41,6 +41,8 @@ struct sdk_run {
 typedef struct sdk_plan {
   const sdk_run_config *c;
   sdk_run *run;
+  /* seconds in the program stage's parts (--verbose: sim/run.c) */
+  double t_open, t_compile, t_paths;
   /* ---- plan ---- */
   const sdk_scheme_type *scheme;
   /* why the default scheme is not the general one (plan_scheme), or NULL */
@@ -131,6 +133,14 @@ sdk_err sdk_plan_path_params(sdk_plan *p, sdk_errbuf *eb);
 sdk_err sdk_path_params_write(const sdk_plan *p, const sdk_shard *sh, sdk_errbuf *eb);
 /* "grid point g (a=4.2, b=1)" for messages. */
 void sdk_grid_point_name(const sdk_results *R, int64_t g, char *buf, size_t n);
+
+/* One rank's run (or one process's): plan -> program -> execute -> record. */
+sdk_err sdk_run_rank(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb);
+/* A run as an in-process team of ranks (ranks.c): how many (1: none; the
+ * list of --device, all GPUs for --device all, or c->ranks), and the run with
+ * one thread per rank, rank 0 on the caller's thread. */
+sdk_err sdk_run_team_size(const sdk_run_config *c, int *n, sdk_errbuf *eb);
+sdk_err sdk_run_team(const sdk_run_config *c, int n, sdk_run **out, sdk_errbuf *eb);
 
 sdk_err sdk_program_make(sdk_plan *p, sdk_errbuf *eb);
 /* The backend of c opened and held by a driver of many runs (over windows

@@ -29,6 +29,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "core/strbuf.h"
 #include "sim/checkpoint.h"
 #include "sim/run_internal.h"
@@ -67,12 +68,6 @@ typedef struct driver {
   double seconds, path_steps;
 } driver;
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static const char MAGIC[8] = {'S', 'D', 'K', 'T', 'G', 'T', '0', '1'};
 
 static sdk_err pack(driver *d, sdk_errbuf *eb) {
@@ -81,7 +76,7 @@ static sdk_err pack(driver *d, sdk_errbuf *eb) {
   unsigned char *b = malloc(n), *at = b;
   if (!b) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   int64_t head[4] = {t->batch, t->ngrid, t->key, t->nsteps};
-  double sec = t->seconds + (now_s() - d->began);
+  double sec = t->seconds + (sdk_now_s() - d->began);
   memcpy(at, MAGIC, 8), at += 8;
   memcpy(at, head, 32), at += 32;
   memcpy(at, &sec, 8), at += 8;
@@ -284,7 +279,7 @@ static sdk_err decide(driver *d, const sdk_run *run, sdk_errbuf *eb) {
   const sdk_dataset *used = sdk_store_find(&R->store, "paths_used");
   if (!used) return SDK_FAIL(eb, SDK_ERR_INTERNAL, "a batch of paths without paths_used");
   /* the time bound: rank 0's clock decides for all */
-  double spent = t->seconds + (now_s() - d->began);
+  double spent = t->seconds + (sdk_now_s() - d->began);
   SDK_CHECK(sdk_comm_bcast(d->c->comm, &spent, sizeof spent, 0, eb));
   int out_of_time = d->c->max_seconds > 0 && spent >= d->c->max_seconds;
   int64_t nactive = 0;
@@ -401,7 +396,7 @@ static void driver_free(driver *d) {
 
 sdk_err sdk_target_run(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) {
   *out = NULL;
-  driver d = {.c = c, .began = now_s()};
+  driver d = {.c = c, .began = sdk_now_s()};
   sdk_err e = check_options(&d, eb);
   if (e == SDK_OK) e = dry_plan(&d, eb);
   const sdk_ckpt *resume = c->resume;

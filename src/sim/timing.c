@@ -3,13 +3,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "sim/run_internal.h"
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -27,7 +22,7 @@ static sdk_err time_launches(const sdk_plan *p, int64_t nsteps, int repeats, dou
   SDK_CHECK(be->minmax(ens, 0, &out->check_lo, &out->check_hi, eb)); /* synchronises */
   int64_t step = nsteps;
   for (int i = 0; i < repeats; i++) {
-    double t0 = now_s();
+    double t0 = sdk_now_s();
     SDK_CHECK(be->advance(ens, step, nsteps, seed, eb));
     double ms = be->last_advance_ms ? be->last_advance_ms(ens) : -1;
     if (ms >= 0) { /* device timers (CUDA events) */
@@ -35,7 +30,7 @@ static sdk_err time_launches(const sdk_plan *p, int64_t nsteps, int repeats, dou
     } else {
       double lo, hi;
       SDK_CHECK(be->minmax(ens, 0, &lo, &hi, eb)); /* waits for the device */
-      t[i] = now_s() - t0;
+      t[i] = sdk_now_s() - t0;
     }
     step += nsteps;
   }
