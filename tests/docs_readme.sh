@@ -43,6 +43,35 @@ says() {
   *) fail "README.md does not say: $1" ;;
   esac
 }
+# near TEMPLATE V1 V2 ...: the README says TEMPLATE, each @ in it a number that
+# is Vi as the README prints it: within one unit of its last printed digit (a
+# last digit may round the other way where another CPU or compiler gives the
+# kernels' floating point other last bits)
+near() {
+  local tpl=$1 re rep i
+  shift
+  nchk=$((nchk + 1))
+  [ $# -le 9 ] || { fail "near: at most 9 numbers in one statement ($tpl)"; return; }
+  re=$(printf '%s' "$tpl" | sed -e 's/[][\.*^$()+?{}|/]/\\&/g' -e 's/@/([-+0-9.eE]+)/g')
+  rep=
+  for ((i = 1; i <= $#; i++)); do rep="$rep \\$i"; done
+  local m
+  m=$(printf '%s' "$RM" | grep -oE -- "$re" | head -1)
+  if [ -z "$m" ]; then
+    fail "README.md does not say: $tpl (with $*)"
+    return
+  fi
+  local got
+  got=$(printf '%s' "$m" | sed -E "s/^$re\$/$rep/")
+  # shellcheck disable=SC2086
+  set -- $got "$@"
+  local n=$(($# / 2)) bad
+  bad=$(awk -v n=$n 'function unit(r,  a, m, d) { split(r, a, /[eE]/); m = a[1]
+      d = index(m, ".") ? length(m) - index(m, ".") : 0; return 10 ^ (-d) * 10 ^ (a[2] + 0) }
+    BEGIN { for (i = 1; i <= n; i++) { r = ARGV[i]; v = ARGV[i + n]
+      if (v == "" || (v - r > 1.0001 * unit(r)) || (r - v > 1.0001 * unit(r))) printf "%s (runs give %s) ", r, v } }' "$@")
+  [ -z "$bad" ] || fail "README.md says '$m': $bad"
+}
 # run CMD: CMD is in the README; run it here, sdekit being the tool under test
 sdekit() { "$BIN" "$@"; }
 run() {
@@ -68,18 +97,18 @@ mkdir results
 
 # Escape times
 if run "sdekit run examples/double-well.sde --scan D=0.25:0.5:6 --paths 10000 --dt 0.005 --t-end 200 --observe fpt -o results/escape.h5 -o results/escape.tsv"; then
-  says "at D = 0.5: $(printf '%.3f +- %.3f' "$(col results/escape.tsv mean_over 0.5)" \
-    "$(col results/escape.tsv mean_err_over 0.5)")"
+  near "at D = 0.5: @ +- @, against" "$(col results/escape.tsv mean_over 0.5)" \
+    "$(col results/escape.tsv mean_err_over 0.5)"
 fi
 
 # The time-step bias: the washboard
 wb="sdekit run examples/washboard.sde --scheme srk2 --dt 0.05 --t-end 40 --transient 4 --paths 524288 --seed 2 --observe drift --dt-check"
 if run "$wb -o wb.tsv"; then
-  says "$(printf '<<v>> = %.5f +- %.5f and a bias of %.5f +- %.5f' "$(col wb.tsv drift_x)" \
-    "$(col wb.tsv drift_x_err)" "$(col wb.tsv bias)" "$(col wb.tsv bias_err)")"
+  near "<<v>> = @ +- @ and a bias of @ +- @." "$(col wb.tsv drift_x)" \
+    "$(col wb.tsv drift_x_err)" "$(col wb.tsv bias)" "$(col wb.tsv bias_err)"
 fi
 if eval "$wb --extrapolate -o wbx.tsv" > /dev/null 2>&1; then
-  says "$(printf '(%.5f here' "$(col wbx.tsv drift_x)")"
+  near "(@ here" "$(col wbx.tsv drift_x)"
 else
   fail "$wb --extrapolate failed"
 fi
@@ -87,26 +116,24 @@ fi
 # ... and Brownian motion leaving (-1, 1)
 bm="sdekit run examples/bm-exit.sde --scheme euler --precision double --dt 0.04 --t-end 6 --paths 524288 --observe fpt --dt-check"
 if run "$bm -o bm.h5 -o bm.tsv"; then
-  v=$(printf '%.5f +- %.5f' "$(col bm.tsv exit_mean)" "$(col bm.tsv exit_err)")
-  says "-o bm.tsv # exit_mean $v"
-  says "the mean exit time $v"
+  near "-o bm.tsv # exit_mean @ +- @ " "$(col bm.tsv exit_mean)" "$(col bm.tsv exit_err)"
+  near "the mean exit time @ +- @ " "$(col bm.tsv exit_mean)" "$(col bm.tsv exit_err)"
   if [ $have_h5dump = 1 ]; then
-    says "$(printf 'has a bias of %.5f +- %.5f' "$(h5 bm.h5 /fpt/bias_exit_mean)" \
-      "$(h5 bm.h5 /fpt/bias_err_exit_mean)")"
+    near "has a bias of @ +- @ " "$(h5 bm.h5 /fpt/bias_exit_mean)" \
+      "$(h5 bm.h5 /fpt/bias_err_exit_mean)"
   fi
 fi
 says "sdekit run examples/bm-exit.sde ... --dt-check --extrapolate -o bmx.tsv"
 if eval "$bm --extrapolate -o bmx.tsv" > /dev/null 2>&1; then
-  v=$(printf '%.5f +- %.5f' "$(col bmx.tsv exit_mean)" "$(col bmx.tsv exit_err)")
-  says "-o bmx.tsv # exit_mean $v"
-  says "the extrapolated value is $v"
+  near "-o bmx.tsv # exit_mean @ +- @ " "$(col bmx.tsv exit_mean)" "$(col bmx.tsv exit_err)"
+  near "the extrapolated value is @ +- @:" "$(col bmx.tsv exit_mean)" "$(col bmx.tsv exit_err)"
 else
   fail "$bm --extrapolate failed"
 fi
 says "With discrete monitoring alone (\`--no-bridge-correction\`)"
 if eval "$bm --no-bridge-correction -o d.tsv" > /dev/null 2>&1 &&
   eval "$bm --no-bridge-correction --extrapolate -o dx.tsv" > /dev/null 2>&1; then
-  says "$(printf '(%.3f -> %.3f there)' "$(col d.tsv exit_mean)" "$(col dx.tsv exit_mean)")"
+  near "(@ -> @ there)" "$(col d.tsv exit_mean)" "$(col dx.tsv exit_mean)"
 else
   fail "$bm --no-bridge-correction failed"
 fi
@@ -124,9 +151,9 @@ if run "sdekit run gbm --set mu=0.05 --set sigma=0.2 --t-end 1 --dt 0.25 --schem
   [ $have_h5dump = 1 ]; then
   levels=$(h5 gbm.h5 /mlmc/paths | paste -sd, | sed -E 's/,/, /g; s/, ([0-9]+)$/ and \1/')
   nlev=$(h5 gbm.h5 /mlmc/paths | wc -l)
-  says "$(printf 'gives %.5f +- %.5f (exact 1.150274) from %d levels of %s paths' \
-    "$(h5 gbm.h5 /expr/mean_S2 | tail -1)" "$(h5 gbm.h5 /expr/err_S2 | tail -1)" "$nlev" "$levels")"
-  says "($(h5 gbm.h5 /mlmc/cost | awk '{s += $1} END {printf "%.1e", s}' | sed -E 's/e\+0*/e/') path-steps;"
+  near "gives @ +- @ (exact 1.150274) from $nlev levels of $levels paths" \
+    "$(h5 gbm.h5 /expr/mean_S2 | tail -1)" "$(h5 gbm.h5 /expr/err_S2 | tail -1)"
+  near "(@ path-steps;" "$(h5 gbm.h5 /mlmc/cost | awk '{s += $1} END {print s}')"
 fi
 
 # Scans of three axes
@@ -148,13 +175,21 @@ fi
 if [ -n "$TESTDIR" ]; then
   o=$("$TESTDIR/test_strong" 2>&1) || fail "test_strong failed"
   ord() { printf '%s\n' "$o" | awk -v s="$1" -v c="$2" -v k="$3" \
-    '$1 == s && $2 == c && $0 ~ k { for (i = 1; i < NF; i++) if ($i == "order") { print $(i+1), $(i+2), $(i+3); exit } }'; }
-  says "euler $(ord euler ito strong), milstein $(ord milstein ito strong) (Ito) and $(ord milstein stratonovich strong) (Stratonovich), srk2 $(ord srk2 stratonovich strong) (Stratonovich) and $(ord srk2 ito strong) (Ito)"
+    '$1 == s && $2 == c && $0 ~ k { for (i = 1; i < NF; i++) if ($i == "order") { print $(i+1), $(i+3); exit } }'; }
+  # shellcheck disable=SC2046
+  near "euler @ +- @, milstein @ +- @ (Ito) and @ +- @ (Stratonovich), srk2" \
+    $(ord euler ito strong) $(ord milstein ito strong) $(ord milstein stratonovich strong)
+  # shellcheck disable=SC2046
+  near "(Stratonovich), srk2 @ +- @ (Stratonovich) and @ +- @ (Ito)" \
+    $(ord srk2 stratonovich strong) $(ord srk2 ito strong)
   o=$("$TESTDIR/test_weak" 2>&1) || fail "test_weak failed"
   ord() { printf '%s\n' "$o" | awk -v s="$1" -v c="$2" -v k="$3" \
-    '$1 == s && $2 == c && index($0, k) { for (i = 1; i < NF; i++) if ($i == "order") { print $(i+1), $(i+2), $(i+3); exit } }'; }
-  says "euler $(ord euler gaussian OU), weak2 $(ord weak2 gaussian OU) (and on GBM's E S(1)^2 from 2^23 paths: $(ord euler gaussian GBM) and $(ord weak2 gaussian GBM),"
-  says "(euler $(ord euler three-point OU), weak2 $(ord weak2 three-point OU) on OU)"
+    '$1 == s && $2 == c && index($0, k) { for (i = 1; i < NF; i++) if ($i == "order") { print $(i+1), $(i+3); exit } }'; }
+  # shellcheck disable=SC2046
+  near "euler @ +- @, weak2 @ +- @ (and on GBM's E S(1)^2 from 2^23 paths: @ +- @ and @ +- @," \
+    $(ord euler gaussian OU) $(ord weak2 gaussian OU) $(ord euler gaussian GBM) $(ord weak2 gaussian GBM)
+  # shellcheck disable=SC2046
+  near "(euler @ +- @, weak2 @ +- @ on OU)" $(ord euler three-point OU) $(ord weak2 three-point OU)
 fi
 echo "docs_readme: $nchk statements checked, $nfail failed"
 [ $nfail -eq 0 ]
