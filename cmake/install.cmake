@@ -10,6 +10,7 @@
 #   lib/pkgconfig/sdekit.pc            pkg-config sdekit (--static: libsdekit.a)
 #   lib/cmake/sdekit/                  find_package(sdekit): sdekit::sdekit (the shared library)
 #   share/man/man1/sdekit.1            from the --help texts (cmake/manpage.cmake)
+#   share/man/man5/sdekit-model.5      the model files (docs/man/sdekit-model.5.in)
 include(CMakePackageConfigHelpers)
 
 if(CMAKE_INSTALL_LIBDIR MATCHES "/" OR CMAKE_INSTALL_BINDIR MATCHES "/")
@@ -27,6 +28,10 @@ add_custom_command(OUTPUT ${SDK_MAN}
   DEPENDS sdekit ${CMAKE_SOURCE_DIR}/docs/man/sdekit.1.in ${CMAKE_SOURCE_DIR}/cmake/manpage.cmake
   COMMENT "Generating the manual page sdekit.1")
 add_custom_target(sdekit_man ALL DEPENDS ${SDK_MAN})
+# The model files' page: hand-written (docs/MODEL.md is its long form), the version filled in.
+set(SDK_VERSION ${PROJECT_VERSION})
+set(SDK_MAN5 ${CMAKE_BINARY_DIR}/sdekit-model.5)
+configure_file(${CMAKE_SOURCE_DIR}/docs/man/sdekit-model.5.in ${SDK_MAN5} @ONLY)
 
 # pkg-config: the prefix is found from the .pc file's own place (pcfiledir),
 # so that the tree can be moved.  Libs.private: what libsdekit.a needs.
@@ -77,3 +82,4 @@ install(EXPORT sdekitTargets NAMESPACE sdekit:: FILE sdekitTargets.cmake
 install(FILES ${CMAKE_BINARY_DIR}/sdekitConfig.cmake ${CMAKE_BINARY_DIR}/sdekitConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/sdekit)
 install(FILES ${SDK_MAN} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+install(FILES ${SDK_MAN5} DESTINATION ${CMAKE_INSTALL_MANDIR}/man5)

@@ -38,7 +38,7 @@ version=$(sed -nE 's/^#define SDEKIT_VERSION_STRING +"(.*)"$/\1/p' "$SRC/include
 for f in bin/sdekit lib/libsdekit.so lib/libsdekit.so.$major lib/libsdekit.so.$version \
   lib/libsdekit.a include/sdekit.h lib/pkgconfig/sdekit.pc lib/cmake/sdekit/sdekitConfig.cmake \
   lib/cmake/sdekit/sdekitConfigVersion.cmake lib/cmake/sdekit/sdekitTargets.cmake \
-  share/man/man1/sdekit.1; do
+  share/man/man1/sdekit.1 share/man/man5/sdekit-model.5; do
   [ -e "$P/$f" ] || fail "not installed: $f"
 done
 for m in "$SRC"/models/*.sde; do
