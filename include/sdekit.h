@@ -462,6 +462,24 @@ SDEKIT_API sdekit_status sdekit_config_set_comm(sdekit_config *c, const sdekit_c
                                                 sdekit_error *err);
 
 /* ------------------------------------------------------------------------ */
+/* Sessions: many runs in one process                                        */
+
+/* A session keeps open, between the runs given it, what each run would
+ * otherwise make and destroy: on a GPU the device's context (a tenth of a
+ * second to a second per run, docs/BENCHMARKS.md).  The results do not depend
+ * on it.  Give it to the configurations of the runs (sdekit_config_set_session;
+ * the session must outlive them) and destroy it after the last run; runs on
+ * several threads may share one.  Python keeps one per process. */
+typedef struct sdekit_session sdekit_session;
+SDEKIT_API sdekit_status sdekit_session_create(sdekit_session **out, sdekit_error *err);
+SDEKIT_API void sdekit_session_destroy(sdekit_session **s);
+/* Run the configuration in this session (NULL: none). */
+SDEKIT_API sdekit_status sdekit_config_set_session(sdekit_config *c, sdekit_session *s,
+                                                   sdekit_error *err);
+/* The number of device contexts the session holds (0 for runs on the CPU). */
+SDEKIT_API int sdekit_session_held(const sdekit_session *s);
+
+/* ------------------------------------------------------------------------ */
 /* Running                                                                   */
 
 typedef struct sdekit_result sdekit_result;

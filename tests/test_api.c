@@ -479,6 +479,50 @@ static void check_scan_table(void) {
   sdekit_result_destroy(&b);
 }
 
+/* every dataset of a in b, with the same bytes */
+static int same_datasets(const sdekit_result *a, const sdekit_result *b) {
+  int n = sdekit_result_ndatasets(a), same = n == sdekit_result_ndatasets(b) && n > 0;
+  for (int i = 0; same && i < n; i++) {
+    sdekit_dataset da, db;
+    sdekit_error err;
+    const char *name = sdekit_result_dataset_name(a, i);
+    same = sdekit_result_dataset(a, name, &da, &err) == SDEKIT_OK &&
+           sdekit_result_dataset(b, name, &db, &err) == SDEKIT_OK && da.count == db.count &&
+           da.type == db.type && !memcmp(da.data, db.data, (size_t)da.count * 8);
+  }
+  return same;
+}
+
+/* A session (issue 32): runs given it keep a device's context between them
+ * (one held context on a GPU, none on the CPU) and give the same bits; a
+ * second configuration in the same session finds it held. */
+static void check_session(void) {
+  sdekit_error err;
+  sdekit_session *s = NULL;
+  sdekit_result *plain = NULL, *one = NULL, *two = NULL;
+  sdekit_config *c = ou_config(2000, &err);
+  TU_CHECK(c != NULL, "session: configuration: %s", err.message);
+  if (!c) return;
+  OK(sdekit_session_create(&s, &err));
+  OK(sdekit_run(c, &plain, &err));
+  OK(sdekit_config_set_session(c, s, &err));
+  OK(sdekit_run(c, &one, &err));
+  int held = sdekit_session_held(s);
+  OK(sdekit_run(c, &two, &err));
+  int gpu = !strcmp(backend(), "cuda");
+  TU_CHECK(held == gpu && sdekit_session_held(s) == gpu,
+           "session: %d context(s) held after one run, %d after two (expected %d)", held,
+           sdekit_session_held(s), gpu);
+  TU_CHECK(plain && one && two && same_datasets(plain, one) && same_datasets(plain, two),
+           "session: runs in a session give the bits of a run without one");
+  sdekit_config_destroy(&c);
+  sdekit_session_destroy(&s);
+  TU_CHECK(s == NULL, "session: destroyed");
+  sdekit_result_destroy(&plain);
+  sdekit_result_destroy(&one);
+  sdekit_result_destroy(&two);
+}
+
 int main(void) {
   const char *dir = tu_scratch(); /* removed at exit (testutil.h) */
   if (!dir) return perror("scratch directory"), 1;
@@ -511,5 +555,6 @@ int main(void) {
   check_threads_and_log();
   check_tsv_names(dir);
   check_scan_table();
+  check_session();
   return tu_finish("test_api");
 }

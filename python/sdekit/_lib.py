@@ -193,6 +193,10 @@ _PROTOTYPES = {
     "sdekit_comm_size": (c_int, [_P]),
     "sdekit_comm_abort": (None, [_P, c_int]),
     "sdekit_config_set_comm": (_S, [_P, _P, _E]),
+    "sdekit_session_create": (_S, [POINTER(_P), _E]),
+    "sdekit_session_destroy": (None, [POINTER(_P)]),
+    "sdekit_config_set_session": (_S, [_P, _P, _E]),
+    "sdekit_session_held": (c_int, [_P]),
     # running
     "sdekit_run": (_S, [_P, POINTER(_P), _E]),
     "sdekit_codegen": (_S, [_P, c_str, POINTER(c_void_p), _E]),

@@ -363,6 +363,30 @@ class _World:
             cls.handle = None
 
 
+class _Held:
+    """The process's sdekit_session: what the runs keep open between them (a
+    GPU's context), so that a second run does not make it again. Made at the
+    first run, released at exit."""
+    handle = None
+
+    @classmethod
+    def get(cls):
+        if cls.handle is None:
+            h = ctypes.c_void_p()
+            err = sdekit_error()
+            _errors.check(lib.sdekit_session_create(ctypes.byref(h), ctypes.byref(err)), err)
+            cls.handle = h
+            import atexit
+            atexit.register(cls.release)
+        return cls.handle
+
+    @classmethod
+    def release(cls):
+        if cls.handle is not None:
+            lib.sdekit_session_destroy(ctypes.byref(cls.handle))
+            cls.handle = None
+
+
 class _Session:
     """The callbacks of one run and what they saw."""
 
@@ -416,6 +440,8 @@ class _Session:
     def run(self, cfg):
         """sdekit_run with SIGINT turned into a cancellation for its duration."""
         self.attach(cfg)
+        err = sdekit_error()
+        _errors.check(lib.sdekit_config_set_session(cfg.p, _Held.get(), ctypes.byref(err)), err)
         if self.comm is not None:
             err = sdekit_error()
             _errors.check(lib.sdekit_config_set_comm(cfg.p, self.comm, ctypes.byref(err)), err)

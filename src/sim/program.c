@@ -10,6 +10,7 @@
 #include "sim/checkpoint.h"
 #include "sim/registry.h"
 #include "sim/run_internal.h"
+#include "sim/session.h"
 
 static sdk_backend_opts backend_opts(const sdk_run_config *c) {
   int lr = sdk_comm_local_rank(c->comm);
@@ -45,7 +46,7 @@ static sdk_err open_backend(const sdk_run_config *c, sdk_plan *p, sdk_errbuf *eb
     }
     for (int k = 0; k + 1 < n; k++) {
       p->be = order[k];
-      if (p->be->open(&bo, &p->ctx, NULL) == SDK_OK) return SDK_OK;
+      if (p->be->open(&bo, &p->ctx, NULL) == SDK_OK) goto opened;
       p->ctx = NULL;
     }
     if (n > 0) p->be = order[n - 1];
@@ -57,7 +58,11 @@ static sdk_err open_backend(const sdk_run_config *c, sdk_plan *p, sdk_errbuf *eb
     return SDK_FAIL(eb, SDK_ERR_USAGE, "unknown backend '%s' (known: %s)", c->backend,
                     sdk_registry_backend_names(known, sizeof known, NULL, "auto", ", ", ", "));
   }
-  return p->be->open(&bo, &p->ctx, eb);
+  SDK_CHECK(p->be->open(&bo, &p->ctx, eb));
+opened:
+  /* (a device taken by local rank: one per process) */
+  sdk_session_hold(c->session, p->be, &bo, bo.by_rank ? -1 : bo.device);
+  return SDK_OK;
 }
 
 void sdk_backend_hold(const sdk_run_config *c, const sdk_backend **be, sdk_bctx **ctx) {

@@ -132,6 +132,9 @@ typedef struct sdk_run_config {
    * ensemble on the backend, cut on reduction chunks; the results are bitwise
    * those of one shard (the seam MPI uses; systems of particles: one) */
   int shards;
+  /* what a caller of many runs keeps open between them (sim/session.h;
+   * NULL: none) */
+  struct sdk_session *session;
   /* the ranks of the run (core/comm.h; NULL: one process): each holds some
    * shards, and every rank returns bitwise the results of one process */
   const sdk_comm *comm;

@@ -1,0 +1,29 @@
+/* sdekit: a session, what a caller of many runs keeps open between them
+ * (the C API's sdekit_session; Python keeps one per process).
+ *
+ * A run opens its backend and closes it at its end; on a GPU, closing the
+ * last hold of the device's primary context destroys it, and the next run
+ * makes it again (a tenth of a second to a second, docs/BENCHMARKS.md). A
+ * session given to runs (sdk_run_config.session) keeps a hold of each device
+ * backend a run opened, so that later runs find the context alive. It holds
+ * no results and changes none. Runs of several threads may share one
+ * session (the ranks of --device all: each holds its own GPU). */
+#ifndef SDK_SESSION_H
+#define SDK_SESSION_H
+
+#include "backend/backend.h"
+
+typedef struct sdk_session sdk_session;
+
+sdk_err sdk_session_create(sdk_session **out, sdk_errbuf *eb);
+/* Releases what it holds. */
+void sdk_session_destroy(sdk_session **s);
+/* After a run opened backend be with options bo: hold a context of it too,
+ * once per (backend, device); nothing for a backend on the host, or when
+ * opening fails (the run goes on: a session only saves time). */
+void sdk_session_hold(sdk_session *s, const sdk_backend *be, const sdk_backend_opts *bo,
+                      int device);
+/* The number of contexts held (for tests). */
+int sdk_session_held(const sdk_session *s);
+
+#endif
