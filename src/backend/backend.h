@@ -53,6 +53,18 @@ typedef struct sdk_backend_env {
 
 /* The strings, the tuning's and the logger are used while the backend is
  * open: they must outlive it. */
+/* Modules kept between runs (a session, sim/session.h): a device backend's
+ * compile asks take() for its module by key (the device and the cache entry)
+ * before loading it, and the run's end gives the module to put() instead of
+ * unloading it; put() returns 1 when it kept it (it frees it later with
+ * free_module), 0 when the caller must free it. */
+typedef struct sdk_module_shelf {
+  void *user;
+  struct sdk_module *(*take)(void *user, const char *key);
+  int (*put)(void *user, const char *key, struct sdk_module *m,
+             void (*free_module)(struct sdk_module **m));
+} sdk_module_shelf;
+
 typedef struct sdk_backend_opts {
   int threads; /* CPU threads, 0 = all */
   int device;  /* GPU ordinal */
@@ -74,6 +86,7 @@ typedef struct sdk_backend_opts {
    * before and after it. */
   int (*cancel)(void *user);
   void *cancel_user;
+  const sdk_module_shelf *shelf; /* NULL: none */
 } sdk_backend_opts;
 
 /* The paths of a run have global indices g * ppg + i (grid point g, path i);

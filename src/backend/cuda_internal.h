@@ -155,6 +155,15 @@ struct sdk_bctx {
 
 struct sdk_module {
   CUmodule mod;
+  CUcontext cx; /* the context it was loaded into */
+  /* where it goes at the run's end instead of being unloaded (NULL: nowhere),
+   * under this key (backend.h sdk_module_shelf) */
+  const sdk_module_shelf *shelf;
+  char key[128];
+  /* a module that may outlive its run holds its device's primary context
+   * itself (released after the module is unloaded) */
+  int retained;
+  CUdevice dev;
   int comp; /* rows of the state, sdk_state_rows (codegen.h: compensated update, boundaries,
              * time averages), 0 when only the variables */
   CUfunction init, advance, red_units, red_nonfinite, red_minmax, red_hist;

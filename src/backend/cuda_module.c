@@ -203,11 +203,16 @@ out:
   return err;
 }
 
-void sdk_cuda_module_free(sdk_module **m) {
-  if (!m || !*m) return;
-  if ((*m)->mod) sdk_cu.ModuleUnload((*m)->mod);
-  free(*m);
-  *m = NULL;
+void sdk_cuda_module_free(sdk_module **mp) {
+  if (!mp || !*mp) return;
+  sdk_module *m = *mp;
+  *mp = NULL;
+  if (m->shelf && m->shelf->put(m->shelf->user, m->key, m, sdk_cuda_module_free)) return;
+  /* (a session frees its modules on any thread: the module's context current) */
+  if (m->mod && (!m->cx || sdk_cu.CtxSetCurrent(m->cx) == CUDA_SUCCESS))
+    sdk_cu.ModuleUnload(m->mod);
+  if (m->retained) sdk_cu.DevicePrimaryCtxRelease(m->dev);
+  free(m);
 }
 
 /* The kernels of a module: sdk_advance or, in a module of systems of
@@ -324,6 +329,7 @@ static sdk_err load_module(sdk_bctx *c, const char *cubin, const char *path, sdk
   CU(eb, CtxSetCurrent(c->cx));
   sdk_module *m = calloc(1, sizeof *m);
   if (!m) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  m->cx = c->cx;
   CUresult r = sdk_cu.ModuleLoadData(&m->mod, cubin);
   sdk_err err = SDK_OK;
   if (r != CUDA_SUCCESS) {
@@ -493,6 +499,11 @@ static sdk_err cache_build(sdk_bctx *c, const cache_entry *ce, const char *src,
   return SDK_OK;
 }
 
+static sdk_err make_current(sdk_bctx *c, sdk_errbuf *eb) {
+  CU(eb, CtxSetCurrent(c->cx));
+  return SDK_OK;
+}
+
 sdk_err sdk_cuda_compile(sdk_bctx *c, const char *src, const char *model_path, sdk_module **out,
                          char *report, size_t nreport, sdk_errbuf *eb) {
   *out = NULL;
@@ -503,7 +514,17 @@ sdk_err sdk_cuda_compile(sdk_bctx *c, const char *src, const char *model_path, s
   if (!ce) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   sdk_err err = cache_entry_for(c, src, opts, nopts, ce, eb);
   size_t len = 0;
-  char *cubin = NULL, *info = NULL, why[300] = "";
+  char *cubin = NULL, *info = NULL, why[300] = "", key[128];
+  /* kept by the session from an earlier run on this device: nothing to load */
+  snprintf(key, sizeof key, "%d/%s", c->o.device, err == SDK_OK ? ce->nbin : "");
+  sdk_module *kept =
+      err == SDK_OK && c->has_device && c->o.shelf ? c->o.shelf->take(c->o.shelf->user, key) : NULL;
+  if (kept) {
+    if (report) snprintf(report, nreport, "kept from an earlier run of this session: %s", ce->bin);
+    free(ce);
+    *out = kept;
+    return make_current(c, eb);
+  }
   int cached = err == SDK_OK && cache_lookup(ce, &cubin, &len, &info, why, sizeof why);
   if (cached)
     sdk_log(c->o.logger, SDK_LOG_DEBUG, "sdekit: cached %s\n", ce->bin);
@@ -515,6 +536,14 @@ sdk_err sdk_cuda_compile(sdk_bctx *c, const char *src, const char *model_path, s
   }
   char res[512] = "", line[768];
   if (c->has_device) err = load_module(c, cubin, ce->bin, out, res, sizeof res, eb);
+  CUcontext held;
+  if (err == SDK_OK && *out && c->o.shelf &&
+      sdk_cu.DevicePrimaryCtxRetain(&held, c->dev) == CUDA_SUCCESS) {
+    (*out)->shelf = c->o.shelf;
+    (*out)->retained = 1;
+    (*out)->dev = c->dev;
+    snprintf((*out)->key, sizeof(*out)->key, "%s", key);
+  }
   resource_line(cubin, len, info, line, sizeof line);
   if (!line[0]) snprintf(line, sizeof line, "%s", res); /* from the driver */
   if (err == SDK_OK && report)

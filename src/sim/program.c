@@ -24,7 +24,8 @@ static sdk_backend_opts backend_opts(const sdk_run_config *c) {
                          .tuning = c->tuning,
                          .logger = c->logger,
                          .cancel = c->cancel,
-                         .cancel_user = c->cancel_user};
+                         .cancel_user = c->cancel_user,
+                         .shelf = sdk_session_shelf(c->session)};
   return bo;
 }
 

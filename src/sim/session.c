@@ -2,9 +2,12 @@
 #include "sim/session.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define SESSION_MAX 16
+#define SHELF_MAX 32
 
 typedef struct held {
   const sdk_backend *be;
@@ -12,22 +15,75 @@ typedef struct held {
   sdk_bctx *ctx;
 } held;
 
+typedef struct kept {
+  char key[128];
+  struct sdk_module *m;
+  void (*free_module)(struct sdk_module **m);
+} kept;
+
 struct sdk_session {
   pthread_mutex_t mu;
-  int n;
+  int n, nkept, closing;
   held h[SESSION_MAX];
+  kept k[SHELF_MAX];
+  sdk_module_shelf shelf;
 };
+
+/* the shelf (backend.h): a module taken is the taker's alone until it is put back */
+static struct sdk_module *take(void *user, const char *key) {
+  sdk_session *s = user;
+  struct sdk_module *m = NULL;
+  pthread_mutex_lock(&s->mu);
+  for (int i = 0; i < s->nkept && !m; i++)
+    if (!strcmp(s->k[i].key, key)) {
+      m = s->k[i].m;
+      s->k[i] = s->k[--s->nkept];
+    }
+  pthread_mutex_unlock(&s->mu);
+  return m;
+}
+
+static int put(void *user, const char *key, struct sdk_module *m,
+               void (*free_module)(struct sdk_module **m)) {
+  sdk_session *s = user;
+  int ok = 0;
+  pthread_mutex_lock(&s->mu);
+  if (!s->closing && s->nkept < SHELF_MAX && strlen(key) < sizeof s->k[0].key) {
+    ok = 1;
+    for (int i = 0; i < s->nkept && ok; i++)
+      ok = strcmp(s->k[i].key, key) != 0; /* (two runs loaded it at once: one is enough) */
+  }
+  if (ok) {
+    kept *k = &s->k[s->nkept++];
+    snprintf(k->key, sizeof k->key, "%s", key);
+    k->m = m;
+    k->free_module = free_module;
+  }
+  pthread_mutex_unlock(&s->mu);
+  return ok;
+}
+
+const sdk_module_shelf *sdk_session_shelf(const sdk_session *s) {
+  return s ? &s->shelf : NULL;
+}
 
 sdk_err sdk_session_create(sdk_session **out, sdk_errbuf *eb) {
   *out = calloc(1, sizeof **out);
   if (!*out) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   pthread_mutex_init(&(*out)->mu, NULL);
+  (*out)->shelf = (sdk_module_shelf){.user = *out, .take = take, .put = put};
   return SDK_OK;
 }
 
 void sdk_session_destroy(sdk_session **sp) {
   if (!sp || !*sp) return;
   sdk_session *s = *sp;
+  /* the modules first, while the contexts they live in are held */
+  pthread_mutex_lock(&s->mu);
+  s->closing = 1;
+  pthread_mutex_unlock(&s->mu);
+  for (int i = 0; i < s->nkept; i++)
+    s->k[i].free_module(&s->k[i].m);
   for (int i = 0; i < s->n; i++)
     s->h[i].be->close(&s->h[i].ctx);
   pthread_mutex_destroy(&s->mu);
@@ -50,4 +106,8 @@ void sdk_session_hold(sdk_session *s, const sdk_backend *be, const sdk_backend_o
 
 int sdk_session_held(const sdk_session *s) {
   return s ? s->n : 0;
+}
+
+int sdk_session_kept(const sdk_session *s) {
+  return s ? s->nkept : 0;
 }

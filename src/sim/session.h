@@ -6,8 +6,10 @@
  * makes it again (a tenth of a second to a second, docs/BENCHMARKS.md). A
  * session given to runs (sdk_run_config.session) keeps a hold of each device
  * backend a run opened, so that later runs find the context alive. It holds
- * no results and changes none. Runs of several threads may share one
- * session (the ranks of --device all: each holds its own GPU). */
+ * no results and changes none.  It also keeps the modules (compiled
+ * kernels loaded on a device) of its runs, so that a later run of the same
+ * kernel on the same device loads nothing (its shelf, backend.h). Runs of several threads may share
+ * one session (the ranks of --device all: each holds its own GPU). */
 #ifndef SDK_SESSION_H
 #define SDK_SESSION_H
 
@@ -23,7 +25,11 @@ void sdk_session_destroy(sdk_session **s);
  * opening fails (the run goes on: a session only saves time). */
 void sdk_session_hold(sdk_session *s, const sdk_backend *be, const sdk_backend_opts *bo,
                       int device);
-/* The number of contexts held (for tests). */
+/* The shelf of its modules, for the backend options of its runs (NULL for
+ * no session). */
+const sdk_module_shelf *sdk_session_shelf(const sdk_session *s);
+/* The number of contexts held, and of modules kept (for tests). */
 int sdk_session_held(const sdk_session *s);
+int sdk_session_kept(const sdk_session *s);
 
 #endif
