@@ -71,14 +71,17 @@ if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
   /usr/bin/python3 -c "import numpy as np; np.save('$T/x0.npy', np.random.default_rng(1).normal(size=(3, 5000)))"
   scase initfrom run ou --scan k=0.5:2:3 --t-end 1 --observe moments --init-from "x=$T/x0.npy" \
     --save-final --threads 1 -o r.h5
-  # each rank reads its own share of the file (.npy records, HDF5
-  # hyperslabs, TSV rows): --init-from and --path-params from each format
+  # each rank reads its own share of the file (.npy records, .npz stored
+  # members, HDF5 hyperslabs, TSV rows; deflated .npz members unpacked):
+  # --init-from and --path-params from each format
   /usr/bin/python3 - "$T" <<'PY'
 import sys, numpy as np
 t = sys.argv[1]
 g = np.random.default_rng(2)
 x, k = g.normal(size=(3, 5000)), g.uniform(0.5, 2, size=5000)
 np.save(f"{t}/k.npy", k)
+np.savez(f"{t}/x0.npz", x=x)
+np.savez_compressed(f"{t}/k.npz", k=k)
 np.savetxt(f"{t}/x0.tsv", x[1], header="x", comments="", fmt="%.17g")
 np.savetxt(f"{t}/k.tsv", k, header="k", comments="", fmt="%.17g")
 try:
@@ -90,6 +93,8 @@ except ImportError:
 PY
   scase share_npy run ou --set D=0.3 --t-end 1 --observe moments --init-from "x=$T/x0.npy:grid=2" \
     --path-params "k=$T/k.npy" --save-final --threads 1 -o r.h5
+  scase share_npz run ou --scan D=0.1:0.3:3 --t-end 1 --observe moments --init-from "$T/x0.npz" \
+    --path-params "$T/k.npz" --save-final --threads 1 -o r.h5
   scase share_tsv run ou --scan D=0.1:0.3:3 --t-end 1 --observe moments --init-from "$T/x0.tsv" \
     --path-params "$T/k.tsv" --save-final --threads 1 -o r.h5
   if [ -f "$T/x0.h5" ]; then

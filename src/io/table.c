@@ -302,20 +302,3 @@ sdk_err sdk_npy_slice(const sdk_npy *h, const sdk_bytes *b, int k, int64_t first
   free(w);
   return e;
 }
-
-sdk_err sdk_table_npy(const unsigned char *buf, size_t len, const char *label, const char *name,
-                      sdk_table *t, sdk_errbuf *eb) {
-  sdk_npy *h = malloc(sizeof *h);
-  if (!h) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  sdk_bytes b = {.mem = buf, .len = len, .fd = -1};
-  sdk_err e = sdk_npy_layout(buf, len, len, label, name, h, eb);
-  if (e == SDK_OK) t->ngrid = h->ngrid, t->count = h->count;
-  int64_t total = (h->ngrid ? h->ngrid : 1) * h->count;
-  for (int k = 0; e == SDK_OK && k < (h->nfield ? h->nfield : 1); k++) {
-    double *v;
-    e = sdk_table_add(t, label, h->field[k], total, &v, eb);
-    if (e == SDK_OK) e = sdk_npy_slice(h, &b, k, 0, total, v, label, eb);
-  }
-  free(h);
-  return e;
-}

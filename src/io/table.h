@@ -54,8 +54,9 @@ typedef struct sdk_table {
  * first + n) of column k in the order of sdk_table.value (after grid=K),
  * each checked finite.  A .npy is read at the slice's records, HDF5 as a
  * hyperslab, a TSV parsed again from the nearest of every 4096th row
- * (their places kept at the opening); an .npz, whose members may be
- * deflated, is read whole at the opening.  Slices change nothing in the
+ * (their places kept at the opening), an .npz's stored members (np.savez)
+ * like a .npy; its deflated members (np.savez_compressed) are unpacked at
+ * the opening and held.  Slices change nothing in the
  * source (several threads may ask at once, but for HDF5, whose library
  * serialises nothing unless built thread-safe). */
 typedef struct sdk_table_src sdk_table_src;

@@ -45,13 +45,25 @@ sdk_err sdk_npy_layout(const unsigned char *buf, size_t len, size_t total, const
  * doubles, read from b a window of records at a time. */
 sdk_err sdk_npy_slice(const sdk_npy *h, const sdk_bytes *b, int k, int64_t first, int64_t n,
                       double *out, const char *label, sdk_errbuf *eb);
-/* A NumPy .npy in memory (table.c), its columns added to t (a plain array
- * as column `name`; t's shape set to the array's); an .npz (table_npz.c):
- * each member NAME.npy so, all of one shape. */
-sdk_err sdk_table_npy(const unsigned char *buf, size_t len, const char *label, const char *name,
-                      sdk_table *t, sdk_errbuf *eb);
-sdk_err sdk_table_npz(const unsigned char *buf, size_t len, const char *label, sdk_table *t,
-                      sdk_errbuf *eb);
+/* A NumPy .npz (table_npz.c): its members' layouts (a stored member's
+ * values in b's file, a deflated one's unpacked into own), the columns'
+ * names and shape into t (values NULL); column k is field col_field[k] of
+ * member col_member[k]. */
+typedef struct sdk_npz_member {
+  sdk_npy *h;
+  sdk_bytes b;
+  unsigned char *own;
+} sdk_npz_member;
+typedef struct sdk_npz {
+  int n;
+  sdk_npz_member *m;
+  int col_member[SDK_TABLE_MAX_COLUMNS], col_field[SDK_TABLE_MAX_COLUMNS];
+} sdk_npz;
+sdk_err sdk_npz_open(const sdk_bytes *b, const char *label, sdk_npz *z, sdk_table *t,
+                     sdk_errbuf *eb);
+sdk_err sdk_npz_slice(const sdk_npz *z, int k, int64_t first, int64_t n, double *out,
+                      const char *label, sdk_errbuf *eb);
+void sdk_npz_free(sdk_npz *z);
 /* The columns of an open HDF5 file f (table_h5.c): an sdekit result's
  * final/<var>, or a dataset per name in `group` (NULL: the root), or one
  * compound dataset there; their names and shape into t (values NULL), where

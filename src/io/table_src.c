@@ -22,7 +22,7 @@
 /* the longest line of a text table */
 #define TSV_MAX_LINE ((size_t)1 << 26)
 
-enum { SRC_MEM, SRC_NPY, SRC_H5, SRC_TSV };
+enum { SRC_NPY, SRC_NPZ, SRC_H5, SRC_TSV };
 
 typedef struct tsv_mark {
   int64_t off, lineno; /* where row k * TSV_STEP starts, and its line's number */
@@ -31,11 +31,12 @@ typedef struct tsv_mark {
 struct sdk_table_src {
   int kind;
   char label[4096]; /* the file (or the label of bytes in memory) */
-  sdk_table t;      /* names and shape; values only for SRC_MEM */
+  sdk_table t;      /* names and shape (values NULL) */
   int64_t grid;     /* grid=K (-1: none): column i is the file's K * count + i */
   int64_t ngrid;    /* the file's grid points (0: 1-D), before grid=K */
   sdk_bytes b;      /* SRC_NPY, SRC_TSV */
   sdk_npy *npy;
+  sdk_npz npz;
   hid_t h5f;
   sdk_table_h5 h5;
   tsv_mark *mark; /* SRC_TSV: rows / TSV_STEP + 1 of them */
@@ -313,14 +314,8 @@ static sdk_err open_kind(sdk_table_src *s, const char *name, const char *group, 
     return SDK_OK;
   }
   if (npz) {
-    /* (its members may be deflated: read whole, here) */
-    unsigned char *buf = malloc(s->b.len);
-    if (!buf) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-    sdk_err e = sdk_bytes_read(&s->b, 0, s->b.len, buf, s->label, eb);
-    if (e == SDK_OK) e = sdk_table_npz(buf, s->b.len, s->label, &s->t, eb);
-    free(buf);
-    s->kind = SRC_MEM;
-    return e;
+    s->kind = SRC_NPZ;
+    return sdk_npz_open(&s->b, s->label, &s->npz, &s->t, eb);
   }
   if (h5) {
     SDK_CHECK(s->b.mem ? sdk_h5_open_image(s->b.mem, s->b.len, s->label, &s->h5f, eb)
@@ -421,8 +416,8 @@ sdk_err sdk_table_slice(const sdk_table_src *s, int k, int64_t first, int64_t n,
   sdk_table whole = s->t; /* (the file's shape, for the readers) */
   whole.ngrid = s->ngrid;
   sdk_err e = SDK_OK;
-  if (s->kind == SRC_MEM)
-    memcpy(out, s->t.value[k] + at, (size_t)n * sizeof *out);
+  if (s->kind == SRC_NPZ)
+    e = sdk_npz_slice(&s->npz, k, at, n, out, s->label, eb);
   else if (s->kind == SRC_NPY)
     e = sdk_npy_slice(s->npy, &s->b, k, at, n, out, s->label, eb);
   else if (s->kind == SRC_H5)
@@ -448,6 +443,7 @@ void sdk_table_close(sdk_table_src **sp) {
   if (!s) return;
   sdk_table_free(&s->t);
   sdk_table_h5_close(&s->h5);
+  sdk_npz_free(&s->npz);
   if (s->h5f >= 0) H5Fclose(s->h5f), H5Eclear2(H5E_DEFAULT);
   if (s->b.fd >= 0) close(s->b.fd);
   free(s->npy), free(s->mark), free(s);
