@@ -53,6 +53,25 @@ static int number_class(H5T_class_t c) {
   return c == H5T_FLOAT || c == H5T_INTEGER;
 }
 
+/* Why numbers of type ty cannot be read exactly (NULL: they can): a float
+ * other than IEEE 754 single or double, or an integer with bits that are
+ * not its value, whose conversion HDF5 makes from the bits it has and the
+ * destination's (a file can declare any layout of bits: found by fuzzing,
+ * reads of different extents then gave different values) */
+static const char *type_problem(hid_t ty) {
+  if (H5Tget_class(ty) == H5T_FLOAT) {
+    const hid_t ieee[] = {H5T_IEEE_F32LE, H5T_IEEE_F32BE, H5T_IEEE_F64LE, H5T_IEEE_F64BE};
+    for (int i = 0; i < 4; i++)
+      if (H5Tequal(ty, ieee[i]) > 0) return NULL;
+    return "a floating-point type other than IEEE 754 single or double precision";
+  }
+  size_t size = H5Tget_size(ty);
+  if ((size == 1 || size == 2 || size == 4 || size == 8) && H5Tget_precision(ty) == 8 * size &&
+      H5Tget_offset(ty) == 0)
+    return NULL;
+  return "an integer type with padding bits or of an odd size";
+}
+
 /* the fields of compound dataset d as columns (names and shape: the values
  * are read by sdk_table_h5_slice) */
 static sdk_err read_compound(hid_t d, hid_t ty, const char *label, sdk_table *t, sdk_errbuf *eb) {
@@ -68,7 +87,12 @@ static sdk_err read_compound(hid_t d, hid_t ty, const char *label, sdk_table *t,
       e = SDK_FAIL(eb, SDK_ERR_FORMAT,
                    "%s: field '%.200s' is not a number (integers or floating point only)", label,
                    name);
-    else
+    hid_t mt = e == SDK_OK && number_class(c) ? H5Tget_member_type(ty, (unsigned)k) : -1;
+    const char *why = mt >= 0 ? type_problem(mt) : NULL;
+    if (mt >= 0) H5Tclose(mt);
+    if (why)
+      e = SDK_FAIL(eb, SDK_ERR_FORMAT, "%s: field '%.200s' has %s", label, name, why);
+    else if (e == SDK_OK && number_class(c))
       e = sdk_table_add(t, label, name, total, NULL, eb);
     if (name) H5free_memory(name);
   }
@@ -82,12 +106,14 @@ static sdk_err read_column(hid_t d, const char *name, const char *label, sdk_tab
   snprintf(what, sizeof what, "dataset '%s'", name);
   hid_t ty = H5Dget_type(d);
   H5T_class_t c = ty >= 0 ? H5Tget_class(ty) : H5T_NO_CLASS;
+  const char *why = number_class(c) ? type_problem(ty) : NULL;
   if (ty >= 0) H5Tclose(ty);
   if (!number_class(c))
     return SDK_FAIL(eb, SDK_ERR_FORMAT,
                     "%s: %s is not numbers (integers or floating point only; complex, strings "
                     "and compounds among other datasets are refused)",
                     label, what);
+  if (why) return SDK_FAIL(eb, SDK_ERR_FORMAT, "%s: %s has %s", label, what, why);
   int64_t ng, cnt;
   SDK_CHECK(shape_of(d, label, what, &ng, &cnt, eb));
   if (t->n == 0)
@@ -181,12 +207,17 @@ sdk_err sdk_table_h5_slice(const sdk_table_h5 *h, const sdk_table *t, int k, int
     if (mt < 0 || H5Tinsert(mt, t->names[k], 0, H5T_NATIVE_DOUBLE) < 0)
       e = SDK_FAIL(eb, SDK_ERR_NOMEM, "%s: field '%.200s' cannot be read", label, t->names[k]);
   }
-  /* the slice of the flattened [ngrid][count], a hyperslab per grid point */
+  /* the slice of the flattened [ngrid][count]: the rest of a grid point's
+   * row, the whole rows after it as one block, the start of the last row */
   hid_t fs = e == SDK_OK ? H5Dget_space(d) : -1;
   for (int64_t j = 0; e == SDK_OK && j < n;) {
-    int64_t i = first + j, g = i / t->count, p = i % t->count;
-    int64_t m = t->count - p < n - j ? t->count - p : n - j;
-    hsize_t start[2] = {(hsize_t)g, (hsize_t)p}, cnt[2] = {1, (hsize_t)m}, mdim = (hsize_t)m;
+    int64_t i = first + j, g = i / t->count, p = i % t->count, rows = 1, m;
+    if (p == 0 && n - j >= t->count)
+      rows = (n - j) / t->count, m = rows * t->count;
+    else
+      m = t->count - p < n - j ? t->count - p : n - j;
+    hsize_t start[2] = {(hsize_t)g, (hsize_t)p}, cnt[2] = {(hsize_t)rows, (hsize_t)(m / rows)},
+            mdim = (hsize_t)m;
     int two = t->ngrid > 0;
     hid_t ms = H5Screate_simple(1, &mdim, NULL);
     if (fs < 0 || ms < 0 ||
