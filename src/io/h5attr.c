@@ -145,8 +145,7 @@ sdk_err sdk_h5_open_image(const void *buf, size_t len, const char *label, hid_t 
   /* the core driver over a copy of the bytes, nothing written back */
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f = -1;
   if (fapl >= 0 && H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0 &&
-      H5Pset_sieve_buf_size(fapl, 0) >= 0 && H5Pset_fapl_core(fapl, 1 << 16, 0) >= 0 &&
-      H5Pset_file_image(fapl, (void *)buf, len) >= 0)
+      H5Pset_fapl_core(fapl, 1 << 16, 0) >= 0 && H5Pset_file_image(fapl, (void *)buf, len) >= 0)
     f = H5Fopen(label, H5F_ACC_RDONLY, fapl);
   if (fapl >= 0) H5Pclose(fapl);
   if (f < 0) {
