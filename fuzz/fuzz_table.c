@@ -1,7 +1,8 @@
 /* Fuzz target: the reader of users' tables (io/table.h: --init-from,
  * --path-params).  The first input byte selects the way in, the rest is the
  * file:
- *   bit 0 clear: the bytes parsed in memory (NumPy .npy, TSV), with a name
+ *   bit 0 clear: the bytes parsed in memory (NumPy .npy and .npz, TSV,
+ *                HDF5 as a file image), with a name
  *                for a plain .npy array when bit 1 is set;
  *   bit 0 set:   the bytes written to the scratch file and read by
  *                sdk_table_read (also HDF5: a dataset per name, a compound

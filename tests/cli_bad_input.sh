@@ -199,9 +199,9 @@ expect 2 "--scan +NAME with no --scan before" 1 "there is none" \
 expect 2 "zipped --scan names a parameter twice" 1 "\ba\b.*twice" \
   run $J --scan a,a=1:2:3,0:1:3 "${JQ[@]}" -o out.h5
 printf 'a\tf\n1\t0\n2\tnan\n' >nan.tsv
-expect 2 "--scan-file NaN" 2 "nan\.tsv:3" "not a finite number" run $J --scan-file nan.tsv "${JQ[@]}" -o out.h5
+expect 2 "--scan-file NaN" 2 "nan\.tsv:3" "is not a number" run $J --scan-file nan.tsv "${JQ[@]}" -o out.h5
 printf 'a\tf\n1\t0\n2\n' >ragged.tsv
-expect 2 "--scan-file ragged row" 2 "ragged\.tsv:3" "1 fields, the header has 2" \
+expect 2 "--scan-file ragged row" 2 "ragged\.tsv:3" "1 values, the header names 2" \
   run $J --scan-file ragged.tsv "${JQ[@]}" -o out.h5
 printf 'a\tzz\n1\t0\n' >unknown.tsv
 expect 2 "--scan-file unknown name" 2 "unknown\.tsv:1: --scan-file column zz" "has no parameter" run $J --scan-file unknown.tsv "${JQ[@]}" -o out.h5

@@ -5,7 +5,8 @@
 # paths); a checkpoint written by R ranks resumes with another R, also after
 # one rank was killed (-9) mid-run, which takes the job down without a hang;
 # mean-field systems spanning ranks are bitwise those of one process;
-# errors come once, from rank 0; runs to a standard error (issue 26) are
+# errors come once, from rank 0; --init-from and --path-params (.npy, TSV,
+# HDF5), each rank reading its own share, bitwise; runs to a standard error (issue 26) are
 # bitwise across ranks and across a stop on 3 ranks resumed by 2.  Backend from $SDK_TEST_BACKEND (default
 # cpu); MPIEXEC is CMake's mpiexec.
 #
@@ -115,6 +116,47 @@ if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
   /usr/bin/python3 -c "import numpy as np; np.save('$T/x0.npy', np.random.default_rng(1).normal(size=(3, 5000)))"
   scase initfrom run ou --scan k=0.5:2:3 --t-end 1 --observe moments --init-from "x=$T/x0.npy" \
     --save-final --threads 1 -o r.h5
+  # each rank reads its own share of the file (.npy records, .npz stored
+  # members, HDF5 hyperslabs, TSV rows; deflated .npz members unpacked):
+  # --init-from and --path-params from each format
+  /usr/bin/python3 - "$T" <<'PY'
+import sys, numpy as np
+t = sys.argv[1]
+g = np.random.default_rng(2)
+x, k = g.normal(size=(3, 5000)), g.uniform(0.5, 2, size=5000)
+np.save(f"{t}/k.npy", k)
+np.savez(f"{t}/x0.npz", x=x)
+np.savez_compressed(f"{t}/k.npz", k=k)
+np.savetxt(f"{t}/x0.tsv", x[1], header="x", comments="", fmt="%.17g")
+np.savetxt(f"{t}/k.tsv", k, header="k", comments="", fmt="%.17g")
+try:
+    import h5py
+    with h5py.File(f"{t}/x0.h5", "w") as f: f["x"] = x
+    with h5py.File(f"{t}/k.h5", "w") as f: f["k"] = k
+except ImportError:
+    pass
+PY
+  scase share_npy run ou --set D=0.3 --t-end 1 --observe moments --init-from "x=$T/x0.npy:grid=2" \
+    --path-params "k=$T/k.npy" --save-final --threads 1 -o r.h5
+  scase share_npz run ou --scan D=0.1:0.3:3 --t-end 1 --observe moments --init-from "$T/x0.npz" \
+    --path-params "$T/k.npz" --save-final --threads 1 -o r.h5
+  scase share_tsv run ou --scan D=0.1:0.3:3 --t-end 1 --observe moments --init-from "$T/x0.tsv" \
+    --path-params "$T/k.tsv" --save-final --threads 1 -o r.h5
+  if [ -f "$T/x0.h5" ]; then
+    scase share_h5 run ou --scan D=0.1:0.3:3 --t-end 1 --observe moments --init-from "$T/x0.h5" \
+      --path-params "$T/k.h5" --save-final --threads 1 -o r.h5
+  fi
+  # the values a rank's reader is asked for: its own shards' alone, every
+  # value once over the ranks (tests/test_pathdata.c, shares)
+  TP=$(dirname "$B")/tests/test_pathdata
+  if [ -x "$TP" ]; then
+    for np in 2 3; do
+      out=$(timeout 300 "${MPI[@]}" -np $np "$TP" mpi 2>&1)
+      check "test_pathdata mpi -np $np ($(echo "$out" | grep -c FAIL) failed)" \
+        test "$(echo "$out" | grep -c 'test_pathdata mpi: .* 0 failed')" = $np
+      echo "$out" | grep '^rank' | sort
+    done
+  fi
 fi
 # runs to a standard error (issue 26): the batches (windows of the paths cut
 # over the ranks), the carry and the stopping rule give the same bits on any

@@ -12,7 +12,10 @@
  *     error of the compensated sum is not in the final states); with noise
  *     the second half draws the random numbers of steps 0.. again, not
  *     those of steps N/2.. (Philox keys (seed, path, step)): the same law,
- *     other numbers, which this test shows rather than hides. */
+ *     other numbers, which this test shows rather than hides;
+ *   - values from a reader (a file's: sdk_path_values.read) are asked for
+ *     by each rank for its own paths alone, every value once over the
+ *     ranks (`test_pathdata mpi` under mpirun: tests/mpi_ranks.sh). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,7 +64,7 @@ static void round_trip(const char *model, double *x, double *v) {
     for (int comp = 0; comp < 2; comp++) {
       sdk_run_config c;
       base(&c, model);
-      c.init = (sdk_path_values){2, names, vals, NP};
+      c.init = (sdk_path_values){.n = 2, .names = names, .values = vals, .count = NP};
       c.paths = NP;
       c.shards = shards[k];
       c.no_compensation = !comp;
@@ -73,7 +76,7 @@ static void round_trip(const char *model, double *x, double *v) {
     }
   sdk_run_config c;
   base(&c, model);
-  c.init = (sdk_path_values){2, names, vals, NP};
+  c.init = (sdk_path_values){.n = 2, .names = names, .values = vals, .count = NP};
   c.paths = NP;
   c.single = 1;
   sdk_run *r = st_run(&c);
@@ -81,7 +84,7 @@ static void round_trip(const char *model, double *x, double *v) {
            "single precision: the initial states rounded to float");
   sdk_run_destroy(&r);
   base(&c, model);
-  c.init = (sdk_path_values){2, names, vals, NP};
+  c.init = (sdk_path_values){.n = 2, .names = names, .values = vals, .count = NP};
   c.paths = NP;
   c.dt_check = 1;
   c.observe = "moments";
@@ -109,7 +112,8 @@ static void per_grid(const char *model, double *x, double *v) {
     c.nscan = 1;
     TU_CHECK(sdk_scan_parse("k=1:2:4", &c.scan[0], NULL) == SDK_OK, "scan");
     c.paths = 1000;
-    c.init = (sdk_path_values){2, names, vals, every ? 1000 : 4000};
+    c.init =
+        (sdk_path_values){.n = 2, .names = names, .values = vals, .count = every ? 1000 : 4000};
     c.shards = 5;
     sdk_run *r = st_run(&c);
     int ok = r != NULL;
@@ -134,7 +138,7 @@ static sdk_run *ou_run(double t_end, int noise, int comp, const double *x0) {
   c.set_name[0] = "D";
   c.set_value[0] = noise ? 0.5 : 0;
   c.no_compensation = !comp;
-  if (x0) c.init = (sdk_path_values){1, names, vals, 4096};
+  if (x0) c.init = (sdk_path_values){.n = 1, .names = names, .values = vals, .count = 4096};
   return st_run(&c);
 }
 
@@ -162,7 +166,73 @@ static void split(void) {
     }
 }
 
-int main(void) {
+/* A reader that counts the values asked for (sdk_path_values.read): a
+ * rank asks for those of its own shards alone, each once. */
+typedef struct counter {
+  const double *const *vals;
+  int64_t *hits; /* [2][count] */
+  int64_t count, asked, calls, largest;
+} counter;
+
+static sdk_err count_read(void *ctx, int k, int64_t first, int64_t n, double *out, sdk_errbuf *eb) {
+  counter *c = ctx;
+  (void)eb;
+  memcpy(out, c->vals[k] + first, (size_t)n * sizeof *out);
+  for (int64_t i = first; i < first + n; i++)
+    c->hits[k * c->count + i]++;
+  c->asked += n, c->calls++;
+  if (n > c->largest) c->largest = n;
+  return SDK_OK;
+}
+
+/* 4 grid points x 30000 paths in 7 shards over the ranks of comm (NULL:
+ * one process): together the ranks ask for every value once (count =
+ * ngrid * ppg) or once per grid point (count = ppg), none twice, in pieces
+ * of at most 65536, and the final states are the values bit for bit */
+static void shares(const char *model, double *x, double *v, sdk_comm *comm) {
+  const char *names[] = {"x", "v"};
+  const double *vals[] = {x, v};
+  int R = sdk_comm_size(comm), me = sdk_comm_rank(comm);
+  for (int every = 0; every < 2; every++) {
+    int64_t ppg = 30000, count = every ? ppg : 4 * ppg;
+    counter ct = {.vals = vals, .count = count, .hits = calloc((size_t)(2 * count), 8)};
+    if (!ct.hits) return;
+    sdk_run_config c;
+    base(&c, model);
+    c.comm = comm;
+    c.nscan = 1;
+    TU_CHECK(sdk_scan_parse("k=1:2:4", &c.scan[0], NULL) == SDK_OK, "scan");
+    c.paths = ppg;
+    c.init = (sdk_path_values){
+        .n = 2, .names = names, .count = count, .read = count_read, .read_ctx = &ct};
+    c.shards = 7;
+    sdk_run *r = st_run(&c);
+    const sdk_dataset *d = r ? sdk_store_find(&sdk_run_results(r)->store, "final/v") : NULL;
+    int ok = me != 0 || (d && sdk_ds_count(d) == 4 * ppg);
+    for (int64_t i = 0; ok && me == 0 && i < 4 * ppg; i++)
+      ok = sdk_ds_f64(d)[i] == v[every ? i % ppg : i];
+    TU_CHECK(r && ok, "rank %d: %d ranks, values from a reader: the final states bit for bit", me,
+             R);
+    int64_t mine = ct.asked;
+    TU_CHECK(sdk_comm_allreduce(comm, ct.hits, 2 * count, SDK_COMM_I64, SDK_COMM_SUM, NULL) ==
+                 SDK_OK,
+             "allreduce");
+    int64_t want = every ? 4 : 1, bad = 0;
+    for (int64_t i = 0; i < 2 * count; i++)
+      bad += ct.hits[i] != want;
+    printf("rank %d of %d (%s): %lld of %lld values asked for (%lld calls, at most %lld at once)\n",
+           me, R, every ? "the same for every grid point" : "per grid point and path",
+           (long long)mine, (long long)(2 * 4 * ppg), (long long)ct.calls, (long long)ct.largest);
+    TU_CHECK(bad == 0 && ct.largest <= 65536 && (R == 1 || mine < 2 * 4 * ppg),
+             "rank %d of %d: the ranks together ask for every value %lld time(s), none more "
+             "(%lld wrong), at most 65536 at once",
+             me, R, (long long)want, (long long)bad);
+    free(ct.hits);
+    sdk_run_destroy(&r);
+  }
+}
+
+int main(int argc, char **argv) {
   st_require_backend();
   const char *model = st_model_file(FROZEN, 0);
   double *x = malloc(NP * sizeof *x), *v = malloc(NP * sizeof *v);
@@ -174,8 +244,20 @@ int main(void) {
     x[i] = ldexp(x[i], (int)(s % 40) - 20);
     v[i] = -x[i] * 3.0 + (double)i;
   }
+  /* `test_pathdata mpi` under mpirun (tests/mpi_ranks.sh): the shares alone */
+  if (argc > 1 && !strcmp(argv[1], "mpi")) {
+    sdk_comm *comm = NULL;
+    sdk_errbuf eb = {0};
+    TU_CHECK(sdk_comm_world(&comm, &eb) == SDK_OK, "MPI: %s", eb.msg);
+    if (comm) shares(model, x, v, comm);
+    int fails = tu_finish("test_pathdata mpi");
+    sdk_comm_destroy(&comm);
+    free(x), free(v);
+    return fails;
+  }
   round_trip(model, x, v);
   per_grid(model, x, v);
+  shares(model, x, v, NULL);
   split();
   free(x), free(v);
   return tu_finish("test_pathdata");

@@ -206,7 +206,7 @@ static void pp_config(sdk_run_config *c, const char *model, int single, const ch
   c->dt = 0.01;
   c->t_end = 1;
   c->sample_every = 10;
-  c->path_params = (sdk_path_values){n, names, values, count};
+  c->path_params = (sdk_path_values){.n = n, .names = names, .values = values, .count = count};
 }
 
 /* runs a and b, which compute the same paths with values of k that are

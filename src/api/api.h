@@ -156,11 +156,12 @@ typedef struct api_exec {
   char **argv;
   int argc;
   char *cmdline;
-  /* the values per path of the run (api/pathdata.c): the tables read from
-   * files, the names and arrays rc.init / rc.path_params point at, and the
+  /* the values per path of the run (api/pathdata.c): the tables of files
+   * (opened: the run reads its own paths' values from them), the names and
+   * arrays rc.init / rc.path_params point at, and the
    * --paths the data gave (stored with the arguments, so that a resumed run,
    * which does not read the data again, has the same paths) */
-  sdk_table tab[2];
+  sdk_table_src *src[2];
   const char **names[2];
   const double **vals[2];
   char paths_word[48];

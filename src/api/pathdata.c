@@ -1,6 +1,7 @@
 /* The public API's values per path (issue 28): --init-from and --path-params
- * (files, read by io/table.h when a run starts) and arrays by name from the
- * caller (sdekit_config_path_values), into sdk_run_config.init and
+ * (files, opened by io/table.h when a run starts: names and shape; the run
+ * reads the values of the paths each rank holds) and arrays by name from
+ * the caller (sdekit_config_path_values), into sdk_run_config.init and
  * .path_params (sim/run.h). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,10 @@ SDEKIT_API sdekit_status sdekit_config_path_values(sdekit_config *c, const char 
   return SDEKIT_OK;
 }
 
+static sdk_err read_file(void *ctx, int k, int64_t first, int64_t n, double *out, sdk_errbuf *eb) {
+  return sdk_table_slice(ctx, k, first, n, out, eb);
+}
+
 /* The values of one kind (k = 0 init, 1 path_params): a file's table or the
  * caller's arrays; *ppg the paths per grid point they imply (0: none). */
 static sdekit_status one_kind(const sdekit_config *c, api_exec *x, int k, int64_t *ppg,
@@ -69,27 +74,26 @@ static sdekit_status one_kind(const sdekit_config *c, api_exec *x, int k, int64_
   if (!k && c->c.resume) return SDEKIT_OK;
   int n = a->n;
   int64_t count = a->count;
+  const sdk_table *t = NULL;
   if (file) {
     sdk_errbuf eb = {0};
-    sdk_err e = sdk_table_read(file, &x->tab[k], &eb);
-    if (e != SDK_OK) {
-      sdekit_status s = api_fail(err, e, &eb);
-      return s;
-    }
+    sdk_err e = sdk_table_open(file, &x->src[k], &eb);
+    if (e != SDK_OK) return api_fail(err, e, &eb);
+    t = sdk_table_src_meta(x->src[k]);
     /* a run continued from a result's final states counts its steps from 0
      * again, and so the keys of its random numbers (seed, path, step): with
      * the seed that drove those paths it would drive them by the same
      * numbers once more, a noise correlated with their past (a variance
      * that looks plausible and is wrong) */
-    if (!k && x->tab[k].has_seed && (uint64_t)x->tab[k].seed == x->rc.seed)
+    if (!k && t->has_seed && (uint64_t)t->seed == x->rc.seed)
       return api_usage(err,
                        "--init-from %s: its paths were driven by --seed %llu, and a continued run "
                        "counts its steps (the keys of its random numbers) from 0 again: with that "
                        "seed it would repeat their noise; give another --seed",
                        file, (unsigned long long)x->rc.seed);
-    n = x->tab[k].n;
-    count = (x->tab[k].ngrid ? x->tab[k].ngrid : 1) * x->tab[k].count;
-    *ppg = x->tab[k].count;
+    n = t->n;
+    count = (t->ngrid ? t->ngrid : 1) * t->count;
+    *ppg = t->count;
   } else {
     *ppg = count;
   }
@@ -97,10 +101,12 @@ static sdekit_status one_kind(const sdekit_config *c, api_exec *x, int k, int64_
   x->vals[k] = calloc((size_t)n, sizeof *x->vals[k]);
   if (!x->names[k] || !x->vals[k]) return api_nomem(err);
   for (int i = 0; i < n; i++) {
-    x->names[k][i] = file ? x->tab[k].names[i] : a->names[i];
-    x->vals[k][i] = file ? x->tab[k].value[i] : a->values[i];
+    x->names[k][i] = file ? t->names[i] : a->names[i];
+    x->vals[k][i] = file ? NULL : a->values[i];
   }
   *pv = (sdk_path_values){.n = n, .names = x->names[k], .values = x->vals[k], .count = count};
+  /* a file's values are read by the run, each rank its own paths' */
+  if (file) pv->values = NULL, pv->read = read_file, pv->read_ctx = x->src[k];
   return SDEKIT_OK;
 }
 
@@ -128,7 +134,7 @@ sdekit_status api_exec_data(const sdekit_config *c, api_exec *x, int paths_given
 
 void api_exec_data_free(api_exec *x) {
   for (int k = 0; k < 2; k++) {
-    sdk_table_free(&x->tab[k]);
+    sdk_table_close(&x->src[k]);
     free(x->names[k]), free(x->vals[k]);
     x->names[k] = NULL, x->vals[k] = NULL;
   }

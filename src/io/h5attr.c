@@ -84,6 +84,29 @@ static herr_t find_non_hard(hid_t g, const char *name, const H5L_info_t *info, v
   return 1; /* stop: one is enough to refuse the file */
 }
 
+/* every link of open file f a hard link (else f closed and an error):
+ * H5Lvisit recurses only into hard-linked groups; the callback sees every
+ * link without traversing it */
+static sdk_err refuse_links(hid_t f, const char *path, hid_t *file, sdk_errbuf *eb) {
+  link_scan ls = {"", H5L_TYPE_HARD};
+  herr_t r = H5Lvisit(f, H5_INDEX_NAME, H5_ITER_INC, find_non_hard, &ls);
+  if (r < 0 || ls.bad[0]) {
+    H5Fclose(f);
+    H5Eclear2(H5E_DEFAULT);
+    if (r < 0 && !ls.bad[0])
+      return SDK_FAIL(eb, SDK_ERR_FORMAT, "cannot list the contents of '%s'", path);
+    return SDK_FAIL(eb, SDK_ERR_FORMAT,
+                    "'%s': /%s is %s link; links to other places are not followed in a result "
+                    "file",
+                    path, ls.bad,
+                    ls.type == H5L_TYPE_SOFT       ? "a soft"
+                    : ls.type == H5L_TYPE_EXTERNAL ? "an external"
+                                                   : "a user-defined");
+  }
+  *file = f;
+  return SDK_OK;
+}
+
 sdk_err sdk_h5_open_untrusted(const char *path, hid_t *file, sdk_errbuf *eb) {
   *file = -1;
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -112,25 +135,24 @@ sdk_err sdk_h5_open_untrusted(const char *path, hid_t *file, sdk_errbuf *eb) {
     H5Eclear2(H5E_DEFAULT);
     return SDK_FAIL(eb, SDK_ERR_FORMAT, "cannot open '%s' as an HDF5 file", path);
   }
-  /* H5Lvisit recurses only into hard-linked groups; the callback sees every
-   * link without traversing it. */
-  link_scan ls = {"", H5L_TYPE_HARD};
-  herr_t r = H5Lvisit(f, H5_INDEX_NAME, H5_ITER_INC, find_non_hard, &ls);
-  if (r < 0 || ls.bad[0]) {
-    H5Fclose(f);
+  return refuse_links(f, path, file, eb);
+}
+
+sdk_err sdk_h5_open_image(const void *buf, size_t len, const char *label, hid_t *file,
+                          sdk_errbuf *eb) {
+  *file = -1;
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  /* the core driver over a copy of the bytes, nothing written back */
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f = -1;
+  if (fapl >= 0 && H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0 &&
+      H5Pset_fapl_core(fapl, 1 << 16, 0) >= 0 && H5Pset_file_image(fapl, (void *)buf, len) >= 0)
+    f = H5Fopen(label, H5F_ACC_RDONLY, fapl);
+  if (fapl >= 0) H5Pclose(fapl);
+  if (f < 0) {
     H5Eclear2(H5E_DEFAULT);
-    if (r < 0 && !ls.bad[0])
-      return SDK_FAIL(eb, SDK_ERR_FORMAT, "cannot list the contents of '%s'", path);
-    return SDK_FAIL(eb, SDK_ERR_FORMAT,
-                    "'%s': /%s is %s link; links to other places are not followed in a result "
-                    "file",
-                    path, ls.bad,
-                    ls.type == H5L_TYPE_SOFT       ? "a soft"
-                    : ls.type == H5L_TYPE_EXTERNAL ? "an external"
-                                                   : "a user-defined");
+    return SDK_FAIL(eb, SDK_ERR_FORMAT, "cannot open '%s' as an HDF5 file", label);
   }
-  *file = f;
-  return SDK_OK;
+  return refuse_links(f, label, file, eb);
 }
 
 const char *sdk_h5_dset_problem(hid_t d, int64_t *npoints) {

@@ -22,6 +22,10 @@
  * at another file, a FIFO or a device).  On success *file is open (close
  * with H5Fclose).  SDK_ERR_IO / SDK_ERR_FORMAT with a message naming path. */
 sdk_err sdk_h5_open_untrusted(const char *path, hid_t *file, sdk_errbuf *eb);
+/* The same for an HDF5 file's bytes in memory (a file image, copied; what
+ * the fuzzers read), named `label` in messages. */
+sdk_err sdk_h5_open_image(const void *buf, size_t len, const char *label, hid_t *file,
+                          sdk_errbuf *eb);
 
 /* Why dataset d may not be read, or NULL when it may: its data in external
  * files or another dataset (virtual), more than SDK_H5_MAX_ELEMENTS elements

@@ -1,6 +1,8 @@
-/* sdekit: the --scan-file table reader (io/scantable.h).  Strict: every
- * doubt about the file is an error naming its line, since a value read
- * wrongly would be a grid point run with parameters nobody asked for. */
+/* sdekit: the --scan-file table reader (io/scantable.h), on the one parser
+ * of headed tables of numbers (io/table_internal.h, sdk_tbl_tsv_row).
+ * Strict: every doubt about the file is an error naming its line, since a
+ * value read wrongly would be a grid point run with parameters nobody asked
+ * for. */
 #include "io/scantable.h"
 
 #include <errno.h>
@@ -11,18 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "model/model.h"
+#include "io/table_internal.h"
 #include "sim/run.h"
 
 #define MAX_ROWS 10000000 /* the most values a --scan takes */
-
-typedef struct table {
-  const char *path;
-  sdk_scan_axis *col;
-  int ncol, max;
-  int64_t nrow, cap;
-  sdk_errbuf *eb;
-} table;
 
 static int is_ident(const char *s) {
   if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_')) return 0;
@@ -33,99 +27,72 @@ static int is_ident(const char *s) {
   return 1;
 }
 
-/* The next field of line *s (fields split by tabs and spaces), NUL-ended in place. */
-static char *field(char **s) {
-  char *p = *s + strspn(*s, " \t\r");
-  if (!*p) return NULL;
-  char *e = p + strcspn(p, " \t\r");
-  *s = *e ? e + 1 : e;
-  *e = 0;
-  return p;
-}
-
-static sdk_err header(table *t, char *line, int64_t ln) {
-  for (char *f; (f = field(&line));) {
-    if (t->ncol == t->max)
-      return SDK_FAIL(t->eb, SDK_ERR_USAGE, "%s:%lld: more than %d columns (parameters)", t->path,
-                      (long long)ln, t->max);
-    if (strlen(f) >= sizeof t->col->name || !is_ident(f))
-      return SDK_FAIL(t->eb, SDK_ERR_USAGE,
+/* the header's names: identifiers, each once, at most max */
+static sdk_err header(sdk_lines *L, sdk_scan_axis *col, int max, int *ncol, sdk_errbuf *eb) {
+  char *f[SDK_TABLE_MAX_COLUMNS];
+  int n;
+  SDK_CHECK(
+      sdk_tbl_tsv_header(L, f, max < SDK_TABLE_MAX_COLUMNS ? max : SDK_TABLE_MAX_COLUMNS, &n, eb));
+  if (n == 0)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "%s:%lld: no rows (a header of parameter names, then one row of numbers per "
+                    "grid point)",
+                    L->label, (long long)L->lineno);
+  if (n < 0)
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "%s:%lld: more than %d columns (parameters)", L->label,
+                    (long long)L->lineno, max);
+  for (int k = 0; k < n; k++) {
+    if (strlen(f[k]) >= sizeof col->name || !is_ident(f[k]))
+      return SDK_FAIL(eb, SDK_ERR_USAGE,
                       "%s:%lld: column %d of the header is not a parameter name (letters, digits "
                       "and _, not starting with a digit, at most %zu characters)",
-                      t->path, (long long)ln, t->ncol + 1, sizeof t->col->name - 1);
-    for (int k = 0; k < t->ncol; k++)
-      if (!strcmp(t->col[k].name, f))
-        return SDK_FAIL(t->eb, SDK_ERR_USAGE, "%s:%lld: parameter '%s' named twice in the header",
-                        t->path, (long long)ln, f);
-    sdk_scan_axis *c = &t->col[t->ncol++];
+                      L->label, (long long)L->lineno, k + 1, sizeof col->name - 1);
+    for (int j = 0; j < k; j++)
+      if (!strcmp(col[j].name, f[k]))
+        return SDK_FAIL(eb, SDK_ERR_USAGE, "%s:%lld: parameter '%s' named twice in the header",
+                        L->label, (long long)L->lineno, f[k]);
+    sdk_scan_axis *c = &col[k];
     memset(c, 0, sizeof *c);
-    snprintf(c->name, sizeof c->name, "%s", f);
-    snprintf(c->origin, sizeof c->origin, "%.120s:%lld: --scan-file column", t->path,
-             (long long)ln);
-    c->zip = t->ncol > 1;
+    snprintf(c->name, sizeof c->name, "%s", f[k]);
+    snprintf(c->origin, sizeof c->origin, "%.120s:%lld: --scan-file column", L->label,
+             (long long)L->lineno);
+    c->zip = k > 0;
+    *ncol = k + 1;
   }
-  if (t->ncol == 0)
-    return SDK_FAIL(t->eb, SDK_ERR_USAGE, "%s:%lld: the header names no parameter", t->path,
-                    (long long)ln);
   return SDK_OK;
 }
 
-static sdk_err row(table *t, char *line, int64_t ln) {
-  if (t->nrow == MAX_ROWS)
-    return SDK_FAIL(t->eb, SDK_ERR_USAGE, "%s:%lld: more than %d rows (grid points)", t->path,
-                    (long long)ln, MAX_ROWS);
-  if (t->nrow == t->cap) {
-    t->cap = t->cap ? 2 * t->cap : 64;
-    for (int k = 0; k < t->ncol; k++) {
-      double *v = realloc(t->col[k].values, (size_t)t->cap * sizeof(double));
-      if (!v) return SDK_FAIL(t->eb, SDK_ERR_NOMEM, "out of memory");
-      t->col[k].values = v;
+/* the rows, one value of every column each (io/table_internal.h's parser) */
+static sdk_err rows(sdk_lines *L, sdk_scan_axis *col, int ncol, int64_t *nrow, sdk_errbuf *eb) {
+  const char *names[SDK_TABLE_MAX_COLUMNS];
+  for (int k = 0; k < ncol; k++)
+    names[k] = col[k].name;
+  double v[SDK_TABLE_MAX_COLUMNS];
+  int64_t cap = 0;
+  for (int got = 1;;) {
+    SDK_CHECK(sdk_tbl_tsv_row(L, ncol, names, v, &got, eb));
+    if (!got) break;
+    if (*nrow == MAX_ROWS)
+      return SDK_FAIL(eb, SDK_ERR_USAGE, "%s:%lld: more than %d rows (grid points)", L->label,
+                      (long long)L->lineno, MAX_ROWS);
+    if (*nrow == cap) {
+      cap = cap ? 2 * cap : 64;
+      for (int k = 0; k < ncol; k++) {
+        double *nv = realloc(col[k].values, (size_t)cap * sizeof(double));
+        if (!nv) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+        col[k].values = nv;
+      }
     }
+    for (int k = 0; k < ncol; k++)
+      col[k].values[*nrow] = v[k];
+    ++*nrow;
   }
-  int k = 0;
-  for (char *f; (f = field(&line)); k++) {
-    if (k == t->ncol)
-      return SDK_FAIL(t->eb, SDK_ERR_USAGE, "%s:%lld: more than the %d fields of the header",
-                      t->path, (long long)ln, t->ncol);
-    if (!sdk_parse_number(f, &t->col[k].values[t->nrow]))
-      return SDK_FAIL(t->eb, SDK_ERR_USAGE,
-                      "%s:%lld: field %d (%s) is not a finite number: '%.40s'", t->path,
-                      (long long)ln, k + 1, t->col[k].name, f);
-  }
-  if (k < t->ncol)
-    return SDK_FAIL(t->eb, SDK_ERR_USAGE, "%s:%lld: %d fields, the header has %d", t->path,
-                    (long long)ln, k, t->ncol);
-  t->nrow++;
+  if (*nrow == 0)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "%s:%lld: no rows (a header of parameter names, then one row of numbers per "
+                    "grid point)",
+                    L->label, (long long)L->lineno);
   return SDK_OK;
-}
-
-static sdk_err read_lines(table *t, FILE *f) {
-  char *line = NULL;
-  size_t cap = 0;
-  ssize_t len;
-  int64_t ln = 0;
-  sdk_err e = SDK_OK;
-  while (e == SDK_OK && (len = getline(&line, &cap, f)) >= 0) {
-    ln++;
-    if ((size_t)len != strlen(line))
-      e = SDK_FAIL(t->eb, SDK_ERR_USAGE, "%s:%lld: a NUL byte (not a text file)", t->path,
-                   (long long)ln);
-    else if (line[strspn(line, " \t\r\n")] == 0 || line[strspn(line, " \t")] == '#')
-      continue;
-    else {
-      line[strcspn(line, "\n")] = 0;
-      e = t->ncol == 0 ? header(t, line, ln) : row(t, line, ln);
-    }
-  }
-  if (e == SDK_OK && ferror(f))
-    e = SDK_FAIL(t->eb, SDK_ERR_IO, "%s: read error: %s", t->path, strerror(errno));
-  if (e == SDK_OK && t->nrow == 0)
-    e = SDK_FAIL(t->eb, SDK_ERR_USAGE,
-                 "%s:%lld: no rows (a header of parameter names, then one "
-                 "row of numbers per grid point)",
-                 t->path, (long long)ln);
-  free(line);
-  return e;
 }
 
 sdk_err sdk_scan_table_read(const char *path, sdk_scan_axis *out, int max, int *n, sdk_errbuf *eb) {
@@ -140,23 +107,24 @@ sdk_err sdk_scan_table_read(const char *path, sdk_scan_axis *out, int max, int *
     return SDK_FAIL(eb, SDK_ERR_USAGE, "--scan-file %s: %s, not a table", path,
                     dir ? "a directory" : "not a regular file (a FIFO or device)");
   }
-  FILE *f = fdopen(fd, "r");
-  if (!f) {
-    close(fd);
-    return SDK_FAIL(eb, SDK_ERR_NOMEM, "--scan-file %s: %s", path, strerror(errno));
-  }
-  table t = {.path = path, .col = out, .max = max, .eb = eb};
-  sdk_err e = read_lines(&t, f);
-  fclose(f);
-  for (int k = 0; k < t.ncol; k++) {
+  sdk_bytes b = {.fd = fd, .len = (size_t)st.st_size};
+  sdk_lines L;
+  sdk_lines_init(&L, &b, path, 0, 0);
+  int ncol = 0;
+  int64_t nrow = 0;
+  sdk_err e = header(&L, out, max, &ncol, eb);
+  if (e == SDK_OK) e = rows(&L, out, ncol, &nrow, eb);
+  sdk_lines_free(&L);
+  close(fd);
+  for (int k = 0; k < ncol; k++) {
     if (e != SDK_OK) {
       sdk_scan_free(&out[k]);
       continue;
     }
-    out[k].n = t.nrow;
+    out[k].n = nrow;
     out[k].start = out[k].values[0];
-    out[k].stop = out[k].values[t.nrow - 1];
+    out[k].stop = out[k].values[nrow - 1];
   }
-  if (e == SDK_OK) *n = t.ncol;
+  if (e == SDK_OK) *n = ncol;
   return e;
 }

@@ -1,6 +1,6 @@
-/* Named columns of doubles from a user's file (io/table.h): the spec, the
- * file read as an untrusted one, the NumPy .npy and TSV parsers, and the
- * checks every format shares (io/table_h5.c reads HDF5). */
+/* Named columns of doubles from a user's file (io/table.h): the table, the
+ * checks every format shares and the NumPy .npy parser (io/table_src.c
+ * opens files and reads TSV, table_h5.c HDF5, table_npz.c .npz). */
 #include "io/table.h"
 
 #include <errno.h>
@@ -51,62 +51,26 @@ sdk_err sdk_table_add(sdk_table *t, const char *label, const char *name, int64_t
   if (v) t->value = v;
   if (!nm || !v) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   t->names[t->n] = strdup(name);
-  t->value[t->n] = malloc((size_t)nvalues * sizeof(double));
+  t->value[t->n] = out ? malloc((size_t)nvalues * sizeof(double)) : NULL;
   t->n++;
-  if (!t->names[t->n - 1] || !t->value[t->n - 1])
+  if (!t->names[t->n - 1] || (out && !t->value[t->n - 1]))
     return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  *out = t->value[t->n - 1];
+  if (out) *out = t->value[t->n - 1];
   return SDK_OK;
 }
 
-/* Every value finite, and the table not empty. */
+/* Columns present, and values in them (each value is checked finite where
+ * it is read: sdk_table_slice). */
 sdk_err sdk_table_check(const sdk_table *t, const char *label, sdk_errbuf *eb) {
   if (t->n == 0) return SDK_FAIL(eb, SDK_ERR_FORMAT, "%s: no columns of numbers", label);
   if (t->count < 1) return SDK_FAIL(eb, SDK_ERR_FORMAT, "%s: no values", label);
-  int64_t rows = t->ngrid ? t->ngrid : 1;
-  for (int k = 0; k < t->n; k++)
-    for (int64_t i = 0; i < rows * t->count; i++)
-      if (!isfinite(t->value[k][i])) {
-        if (t->ngrid)
-          return SDK_FAIL(eb, SDK_ERR_FORMAT,
-                          "%s: '%s' is %g at grid point %lld, path %lld: NaN and Inf are refused",
-                          label, t->names[k], t->value[k][i], (long long)(i / t->count),
-                          (long long)(i % t->count));
-        return SDK_FAIL(eb, SDK_ERR_FORMAT, "%s: '%s' is %g at path %lld: NaN and Inf are refused",
-                        label, t->names[k], t->value[k][i], (long long)i);
-      }
-  return SDK_OK;
-}
-
-/* Grid point K of 2-D columns, as 1-D ones. */
-static sdk_err take_grid(sdk_table *t, int64_t k, const char *label, sdk_errbuf *eb) {
-  if (!t->ngrid)
-    return SDK_FAIL(eb, SDK_ERR_USAGE,
-                    "%s: grid=%lld asked, but the columns have one value per path, not one per "
-                    "grid point and path",
-                    label, (long long)k);
-  if (k >= t->ngrid)
-    return SDK_FAIL(eb, SDK_ERR_USAGE, "%s: grid=%lld asked, but the file has %lld grid points",
-                    label, (long long)k, (long long)t->ngrid);
-  for (int c = 0; c < t->n; c++)
-    memmove(t->value[c], t->value[c] + k * t->count, (size_t)t->count * sizeof(double));
-  t->ngrid = 0;
   return SDK_OK;
 }
 
 /* ------------------------------------------------------------ .npy */
 
-/* the header's dictionary, parsed strictly: {'descr': D, 'fortran_order':
- * B, 'shape': (N, ...), } in any order, each key once */
-typedef struct npy_hdr {
-  int nfield; /* 0: a plain array */
-  char field[SDK_TABLE_MAX_COLUMNS][201];
-  char type[SDK_TABLE_MAX_COLUMNS][8]; /* "<f8" etc.; [0] for a plain array */
-  int fortran;
-  int rank;
-  int64_t shape[2];
-} npy_hdr;
-
+/* (the header's dictionary, parsed strictly: {'descr': D, 'fortran_order':
+ * B, 'shape': (N, ...), } in any order, each key once, into sdk_npy) */
 typedef struct cur {
   const char *s, *end;
 } cur;
@@ -143,7 +107,7 @@ static int word(cur *c, const char *w) {
   return 1;
 }
 
-static int npy_descr(cur *c, npy_hdr *h) {
+static int npy_descr(cur *c, sdk_npy *h) {
   skip_ws(c);
   if (c->s < c->end && *c->s != '[') return quoted(c, h->type[0], sizeof h->type[0]);
   if (!eat(c, '[')) return 0;
@@ -163,7 +127,7 @@ static int npy_descr(cur *c, npy_hdr *h) {
   return h->nfield > 0;
 }
 
-static int npy_shape(cur *c, npy_hdr *h) {
+static int npy_shape(cur *c, sdk_npy *h) {
   if (!eat(c, '(')) return 0;
   h->rank = 0;
   while (!eat(c, ')')) {
@@ -182,7 +146,7 @@ static int npy_shape(cur *c, npy_hdr *h) {
   return 1;
 }
 
-static sdk_err npy_header(const char *s, size_t n, npy_hdr *h, const char *label, sdk_errbuf *eb) {
+static sdk_err npy_header(const char *s, size_t n, sdk_npy *h, const char *label, sdk_errbuf *eb) {
   cur c = {s, s + n};
   int seen[3] = {0, 0, 0};
   memset(h, 0, sizeof *h);
@@ -264,9 +228,9 @@ static double npy_value(const unsigned char *p, const char *ty) {
   return (double)s;
 }
 
-sdk_err sdk_table_npy(const unsigned char *buf, size_t len, const char *label, const char *name,
-                      sdk_table *t, sdk_errbuf *eb) {
-  if (len < 10 || buf[6] < 1 || buf[6] > 3)
+sdk_err sdk_npy_layout(const unsigned char *buf, size_t len, size_t total, const char *label,
+                       const char *name, sdk_npy *h, sdk_errbuf *eb) {
+  if (total < 10 || len < 10 || buf[6] < 1 || buf[6] > 3)
     return SDK_FAIL(eb, SDK_ERR_FORMAT, "%s: a truncated or unknown .npy version", label);
   size_t hl, off;
   if (buf[6] == 1)
@@ -278,263 +242,63 @@ sdk_err sdk_table_npy(const unsigned char *buf, size_t len, const char *label, c
     off = 12;
   if (hl > 1 << 20 || hl > len - off)
     return SDK_FAIL(eb, SDK_ERR_FORMAT, "%s: a truncated .npy header", label);
-  npy_hdr *h = malloc(sizeof *h);
-  if (!h) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  sdk_err e = npy_header((const char *)buf + off, hl, h, label, eb);
-  int nf = h->nfield ? h->nfield : 1, rec = 0, at[SDK_TABLE_MAX_COLUMNS];
-  for (int k = 0; e == SDK_OK && k < nf; k++) {
+  SDK_CHECK(npy_header((const char *)buf + off, hl, h, label, eb));
+  int nf = h->nfield ? h->nfield : 1;
+  h->rec = 0;
+  for (int k = 0; k < nf; k++) {
     int sz = 0;
     char what[240];
     snprintf(what, sizeof what, "'%s'", h->nfield ? h->field[k] : name ? name : "the array");
-    e = npy_type(h->type[k], what, label, &sz, eb);
-    at[k] = rec, rec += sz;
+    SDK_CHECK(npy_type(h->type[k], what, label, &sz, eb));
+    h->at[k] = h->rec, h->rec += sz;
   }
-  if (e == SDK_OK && !h->nfield && !name)
-    e = SDK_FAIL(eb, SDK_ERR_USAGE,
-                 "%s: a plain array names no variable or parameter: give its name, NAME=%s, or "
-                 "save a structured array with named fields",
-                 label, label);
-  int64_t n0 = h->shape[0], n1 = h->rank == 2 ? h->shape[1] : 1, total = 0;
-  if (e == SDK_OK && (n0 < 1 || n1 < 1 || n0 > SDK_TABLE_MAX_VALUES / n1))
-    e = SDK_FAIL(eb, SDK_ERR_FORMAT, "%s: the shape has %s", label,
-                 n0 < 1 || n1 < 1 ? "no values" : "too many values");
-  if (e == SDK_OK) {
-    total = n0 * n1;
-    size_t need = (size_t)total * (size_t)rec, have = len - off - hl;
-    if (have != need)
-      e = SDK_FAIL(eb, SDK_ERR_FORMAT,
-                   "%s: the header declares %lld values (%zu bytes) but the file holds %zu bytes "
-                   "of data",
-                   label, (long long)total * nf, need, have);
-  }
-  t->ngrid = h->rank == 2 ? n0 : 0;
-  t->count = h->rank == 2 ? n1 : n0;
-  for (int k = 0; e == SDK_OK && k < nf; k++) {
-    double *v;
-    e = sdk_table_add(t, label, h->nfield ? h->field[k] : name, total, &v, eb);
-    const unsigned char *d = buf + off + hl + at[k];
-    for (int64_t i = 0; e == SDK_OK && i < total; i++) {
-      /* Fortran order: element (a, b) at b * n0 + a */
-      int64_t src = h->fortran && h->rank == 2 ? (i % n1) * n0 + i / n1 : i;
-      v[i] = npy_value(d + (size_t)src * (size_t)rec, h->type[k]);
-    }
-  }
-  free(h);
-  return e;
+  if (!h->nfield && !name)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "%s: a plain array names no variable or parameter: give its name, NAME=%s, or "
+                    "save a structured array with named fields",
+                    label, label);
+  if (!h->nfield) snprintf(h->field[0], sizeof h->field[0], "%s", name);
+  int64_t n0 = h->shape[0], n1 = h->rank == 2 ? h->shape[1] : 1;
+  if (n0 < 1 || n1 < 1 || n0 > SDK_TABLE_MAX_VALUES / n1)
+    return SDK_FAIL(eb, SDK_ERR_FORMAT, "%s: the shape has %s", label,
+                    n0 < 1 || n1 < 1 ? "no values" : "too many values");
+  int64_t all = n0 * n1;
+  size_t need = (size_t)all * (size_t)h->rec, have = total - off - hl;
+  if (have != need)
+    return SDK_FAIL(eb, SDK_ERR_FORMAT,
+                    "%s: the header declares %lld values (%zu bytes) but the file holds %zu bytes "
+                    "of data",
+                    label, (long long)all * nf, need, have);
+  h->data = off + hl;
+  h->ngrid = h->rank == 2 ? n0 : 0;
+  h->count = h->rank == 2 ? n1 : n0;
+  return SDK_OK;
 }
 
-/* ------------------------------------------------------------ TSV */
-
-/* the next line of [*p, end): its start and length; *p moves past it */
-static size_t next_line(const char **p, const char *end, const char **line) {
-  *line = *p;
-  const char *nl = memchr(*p, '\n', (size_t)(end - *p));
-  size_t n = nl ? (size_t)(nl - *p) : (size_t)(end - *p);
-  *p = nl ? nl + 1 : end;
-  if (n && (*line)[n - 1] == '\r') n--;
-  return n;
-}
-static int blank_or_comment(const char *l, size_t n) {
-  size_t i = 0;
-  while (i < n && (l[i] == ' ' || l[i] == '\t'))
-    i++;
-  return i == n || l[i] == '#';
-}
-/* the fields of a line, split on tabs and spaces, into f[] (NUL-terminated
- * copies in tmp); the number of fields, or -1 when more than max */
-static int split(const char *l, size_t n, char *tmp, char **f, int max) {
-  memcpy(tmp, l, n);
-  tmp[n] = 0;
-  int k = 0;
-  for (char *s = tmp; *s;) {
-    while (*s == ' ' || *s == '\t')
-      *s++ = 0;
-    if (!*s) break;
-    if (k == max) return -1;
-    f[k++] = s;
-    while (*s && *s != ' ' && *s != '\t')
-      s++;
-  }
-  return k;
+/* Fortran order: element (a, b) of [n0][n1] is record b * n0 + a */
+static int64_t npy_record(const sdk_npy *h, int64_t i) {
+  if (!h->fortran || h->rank != 2) return i;
+  return (i % h->shape[1]) * h->shape[0] + i / h->shape[1];
 }
 
-static sdk_err parse_tsv(const unsigned char *buf, size_t len, const char *label, sdk_table *t,
-                         sdk_errbuf *eb) {
-  const char *p = (const char *)buf, *end = p + len, *l;
-  if (memchr(buf, 0, len))
-    return SDK_FAIL(eb, SDK_ERR_FORMAT, "%s: not a text file (a NUL byte)", label);
-  size_t n = 0;
-  int64_t lineno = 0, rows = 0;
-  do {
-    if (p >= end) return SDK_FAIL(eb, SDK_ERR_FORMAT, "%s: no header line of names", label);
-    n = next_line(&p, end, &l), lineno++;
-  } while (blank_or_comment(l, n));
-  char *tmp = malloc(n + 1), *f[SDK_TABLE_MAX_COLUMNS];
-  if (!tmp) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  int nc = split(l, n, tmp, f, SDK_TABLE_MAX_COLUMNS);
-  sdk_err e = nc < 0 ? SDK_FAIL(eb, SDK_ERR_FORMAT, "%s: more than %d columns", label,
-                                SDK_TABLE_MAX_COLUMNS)
-                     : SDK_OK;
-  /* the rows, counted first: each column is allocated once */
-  for (const char *q = p; e == SDK_OK && q < end;) {
-    size_t m = next_line(&q, end, &l);
-    rows += !blank_or_comment(l, m);
-  }
-  if (e == SDK_OK && rows == 0)
-    e = SDK_FAIL(eb, SDK_ERR_FORMAT, "%s: a header but no rows of values", label);
-  if (e == SDK_OK && rows > SDK_TABLE_MAX_VALUES / nc)
-    e = SDK_FAIL(eb, SDK_ERR_FORMAT, "%s: too many values", label);
-  for (int k = 0; e == SDK_OK && k < nc; k++) {
-    double *v;
-    double x;
-    if (sdk_parse_number(f[k], &x))
-      e = SDK_FAIL(eb, SDK_ERR_FORMAT,
-                   "%s:%lld: the header's column %d is the number '%.40s': expected a line of "
-                   "names before the values",
-                   label, (long long)lineno, k + 1, f[k]);
-    else
-      e = sdk_table_add(t, label, f[k], rows, &v, eb);
-  }
-  t->count = rows;
-  char *row = NULL, *g[SDK_TABLE_MAX_COLUMNS + 1];
-  int64_t r = 0;
-  while (e == SDK_OK && p < end) {
-    n = next_line(&p, end, &l), lineno++;
-    if (blank_or_comment(l, n)) continue;
-    char *nr = realloc(row, n + 1);
-    if (!nr) {
-      e = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-      break;
-    }
-    row = nr;
-    int k = split(l, n, row, g, nc + 1);
-    if (k != nc) {
-      e = SDK_FAIL(eb, SDK_ERR_FORMAT, "%s:%lld: %s%d values, the header names %d", label,
-                   (long long)lineno, k < 0 ? "more than " : "", k < 0 ? nc + 1 : k, nc);
-      break;
-    }
-    for (int c = 0; c < nc && e == SDK_OK; c++)
-      if (!sdk_parse_number(g[c], &t->value[c][r]))
-        e = SDK_FAIL(eb, SDK_ERR_FORMAT, "%s:%lld: '%.40s' (column '%s') is not a number", label,
-                     (long long)lineno, g[c], t->names[c]);
-    r++;
-  }
-  free(row), free(tmp);
-  return e;
-}
-
-/* ------------------------------------------------------------ reading */
-
-sdk_err sdk_table_parse(const unsigned char *buf, size_t len, const char *label, const char *name,
-                        sdk_table *t, sdk_errbuf *eb) {
-  memset(t, 0, sizeof *t);
-  sdk_err e;
-  if (len >= 6 && !memcmp(buf, "\x93NUMPY", 6))
-    e = sdk_table_npy(buf, len, label, name, t, eb);
-  else if (len >= 4 && !memcmp(buf, "PK\x03\x04", 4))
-    e = name ? SDK_FAIL(eb, SDK_ERR_USAGE,
-                        "%s: NAME=FILE names the array of a plain .npy file only (an .npz names "
-                        "its arrays)",
-                        label)
-             : sdk_table_npz(buf, len, label, t, eb);
-  else if (len >= 8 && !memcmp(buf, "\x89HDF\r\n\x1a\n", 8))
-    e = SDK_FAIL(eb, SDK_ERR_FORMAT, "%s: HDF5 is read from a file only", label);
-  else if (name)
-    e = SDK_FAIL(eb, SDK_ERR_USAGE, "%s: NAME=FILE names the array of a plain .npy file only",
-                 label);
-  else
-    e = parse_tsv(buf, len, label, t, eb);
-  if (e == SDK_OK) e = sdk_table_check(t, label, eb);
-  if (e != SDK_OK) sdk_table_free(t);
-  return e;
-}
-
-/* the whole of a regular file (a FIFO, device or directory refused before
- * anything is read from it) */
-static sdk_err read_all(const char *path, unsigned char **out, size_t *len, sdk_errbuf *eb) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) {
-    int err = errno;
-    return SDK_FAIL(eb, SDK_ERR_IO, "cannot read '%s': %s", path, strerror(err));
-  }
-  struct stat st;
+sdk_err sdk_npy_slice(const sdk_npy *h, const sdk_bytes *b, int k, int64_t first, int64_t n,
+                      double *out, const char *label, sdk_errbuf *eb) {
+  /* a window of whole records read at a time (the records of a Fortran
+   * order array's column are strided; a window serves those nearby) */
+  int64_t per = ((int64_t)1 << 20) / h->rec, lo = 0, hi = 0;
+  unsigned char *w = malloc((size_t)(per * h->rec));
+  if (!w) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  int64_t records = (h->ngrid ? h->ngrid : 1) * h->count;
   sdk_err e = SDK_OK;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-    e = SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s' is not a regular file (a directory, FIFO or device)",
-                 path);
-  else if (st.st_size > ((off_t)1 << 34))
-    e = SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s': larger than 16 GiB", path);
-  unsigned char *b = e == SDK_OK ? malloc((size_t)st.st_size + 1) : NULL;
-  if (e == SDK_OK && !b) e = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory reading '%s'", path);
-  size_t got = 0;
-  while (e == SDK_OK && got < (size_t)st.st_size) {
-    ssize_t r = read(fd, b + got, (size_t)st.st_size - got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0)
-      e = SDK_FAIL(eb, SDK_ERR_IO, "cannot read '%s': %s", path, r ? strerror(errno) : "it shrank");
-    else
-      got += (size_t)r;
-  }
-  close(fd);
-  if (e != SDK_OK) return free(b), e;
-  *out = b, *len = got;
-  return SDK_OK;
-}
-
-/* "[NAME=]FILE[:grid=K][:group=G]" into its parts (suffixes from the right) */
-static sdk_err split_spec(const char *spec, char *file, size_t nf, char *name, size_t nn,
-                          int64_t *grid, char *group, size_t ng, sdk_errbuf *eb) {
-  *grid = -1, name[0] = group[0] = 0;
-  if (strlen(spec) >= nf) return SDK_FAIL(eb, SDK_ERR_USAGE, "'%.100s...': too long", spec);
-  snprintf(file, nf, "%s", spec);
-  for (char *c; (c = strrchr(file, ':'));) {
-    if (!strncmp(c, ":grid=", 6)) {
-      double v;
-      if (!sdk_parse_number(c + 6, &v) || v != floor(v) || v < 0 || v > 1e15)
-        return SDK_FAIL(eb, SDK_ERR_USAGE, "'%s': grid=K needs a grid point index >= 0", spec);
-      if (*grid >= 0) return SDK_FAIL(eb, SDK_ERR_USAGE, "'%s': grid= given twice", spec);
-      *grid = (int64_t)v;
-    } else if (!strncmp(c, ":group=", 7)) {
-      if (group[0] || !c[7] || strlen(c + 7) >= ng)
-        return SDK_FAIL(eb, SDK_ERR_USAGE, "'%s': group= needs one group name", spec);
-      snprintf(group, ng, "%s", c + 7);
-    } else {
-      break;
+  for (int64_t j = 0; j < n && e == SDK_OK; j++) {
+    int64_t r = npy_record(h, first + j);
+    if (r < lo || r >= hi) {
+      lo = r, hi = r + per < records ? r + per : records;
+      e = sdk_bytes_read(b, h->data + (size_t)(lo * h->rec), (size_t)((hi - lo) * h->rec), w, label,
+                         eb);
     }
-    *c = 0;
+    if (e == SDK_OK) out[j] = npy_value(w + (size_t)((r - lo) * h->rec + h->at[k]), h->type[k]);
   }
-  char *eq = strchr(file, '=');
-  if (eq && eq > file && (size_t)(eq - file) < nn && !memchr(file, '/', (size_t)(eq - file))) {
-    memcpy(name, file, (size_t)(eq - file));
-    name[eq - file] = 0;
-    memmove(file, eq + 1, strlen(eq + 1) + 1);
-  }
-  if (!file[0]) return SDK_FAIL(eb, SDK_ERR_USAGE, "'%s': no file named", spec);
-  return SDK_OK;
-}
-
-sdk_err sdk_table_read(const char *spec, sdk_table *t, sdk_errbuf *eb) {
-  char file[4096], name[201], group[201];
-  int64_t grid;
-  memset(t, 0, sizeof *t);
-  SDK_CHECK(split_spec(spec, file, sizeof file, name, sizeof name, &grid, group, sizeof group, eb));
-  unsigned char *buf = NULL;
-  size_t len = 0;
-  SDK_CHECK(read_all(file, &buf, &len, eb));
-  sdk_err e;
-  if (len >= 8 && !memcmp(buf, "\x89HDF\r\n\x1a\n", 8)) {
-    free(buf);
-    if (name[0])
-      return SDK_FAIL(eb, SDK_ERR_USAGE, "%s: NAME=FILE names the array of a plain .npy file only",
-                      file);
-    e = sdk_table_h5(file, group[0] ? group : NULL, t, eb);
-    if (e == SDK_OK) e = sdk_table_check(t, file, eb);
-  } else {
-    e = group[0] ? SDK_FAIL(eb, SDK_ERR_USAGE, "%s: group= is for HDF5 files", file)
-                 : sdk_table_parse(buf, len, file, name[0] ? name : NULL, t, eb);
-    free(buf);
-  }
-  if (e == SDK_OK && grid >= 0) e = take_grid(t, grid, file, eb);
-  if (e != SDK_OK) sdk_table_free(t);
+  free(w);
   return e;
 }

@@ -27,6 +27,7 @@
 #ifndef SDK_IO_TABLE_H
 #define SDK_IO_TABLE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/error.h"
@@ -46,11 +47,33 @@ typedef struct sdk_table {
   int has_seed;
 } sdk_table;
 
+/* A table opened for reading in slices, so that a reader holds the values
+ * it asks for alone (each MPI rank its own paths'): sdk_table_open reads
+ * and checks the names and the shape (of a TSV every row, whose places are
+ * not fixed), meta's values stay NULL; sdk_table_slice gives values [first,
+ * first + n) of column k in the order of sdk_table.value (after grid=K),
+ * each checked finite.  A .npy is read at the slice's records, HDF5 as a
+ * hyperslab, a TSV parsed again from the nearest of every 4096th row
+ * (their places kept at the opening), an .npz's stored members (np.savez)
+ * like a .npy; its deflated members (np.savez_compressed) are unpacked at
+ * the opening and held.  Slices change nothing in the
+ * source (several threads may ask at once, but for HDF5, whose library
+ * serialises nothing unless built thread-safe). */
+typedef struct sdk_table_src sdk_table_src;
+sdk_err sdk_table_open(const char *spec, sdk_table_src **out, sdk_errbuf *eb);
+/* the same from bytes in memory (borrowed until sdk_table_close) */
+sdk_err sdk_table_open_mem(const unsigned char *buf, size_t len, const char *label,
+                           const char *name, sdk_table_src **out, sdk_errbuf *eb);
+const sdk_table *sdk_table_src_meta(const sdk_table_src *s);
+sdk_err sdk_table_slice(const sdk_table_src *s, int k, int64_t first, int64_t n, double *out,
+                        sdk_errbuf *eb);
+void sdk_table_close(sdk_table_src **s);
+
 /* Read the table of spec (above) into t (owned; sdk_table_free). */
 sdk_err sdk_table_read(const char *spec, sdk_table *t, sdk_errbuf *eb);
 /* The same from bytes in memory (what the fuzzers call); `label` names them
- * in messages; name: the column of a plain .npy array (or NULL). HDF5 is
- * not read from memory. */
+ * in messages; name: the column of a plain .npy array (or NULL); HDF5 as a
+ * file image (io/h5attr.h, sdk_h5_open_image). */
 sdk_err sdk_table_parse(const unsigned char *buf, size_t len, const char *label, const char *name,
                         sdk_table *t, sdk_errbuf *eb);
 void sdk_table_free(sdk_table *t);

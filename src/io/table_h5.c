@@ -53,7 +53,27 @@ static int number_class(H5T_class_t c) {
   return c == H5T_FLOAT || c == H5T_INTEGER;
 }
 
-/* the fields of compound dataset d as columns */
+/* Why numbers of type ty cannot be read exactly (NULL: they can): a float
+ * other than IEEE 754 single or double, or an integer with bits that are
+ * not its value, whose conversion HDF5 makes from the bits it has and the
+ * destination's (a file can declare any layout of bits: found by fuzzing,
+ * reads of different extents then gave different values) */
+static const char *type_problem(hid_t ty) {
+  if (H5Tget_class(ty) == H5T_FLOAT) {
+    const hid_t ieee[] = {H5T_IEEE_F32LE, H5T_IEEE_F32BE, H5T_IEEE_F64LE, H5T_IEEE_F64BE};
+    for (int i = 0; i < 4; i++)
+      if (H5Tequal(ty, ieee[i]) > 0) return NULL;
+    return "a floating-point type other than IEEE 754 single or double precision";
+  }
+  size_t size = H5Tget_size(ty);
+  if ((size == 1 || size == 2 || size == 4 || size == 8) && H5Tget_precision(ty) == 8 * size &&
+      H5Tget_offset(ty) == 0)
+    return NULL;
+  return "an integer type with padding bits or of an odd size";
+}
+
+/* the fields of compound dataset d as columns (names and shape: the values
+ * are read by sdk_table_h5_slice) */
 static sdk_err read_compound(hid_t d, hid_t ty, const char *label, sdk_table *t, sdk_errbuf *eb) {
   int nm = H5Tget_nmembers(ty);
   sdk_err e = shape_of(d, label, "the compound dataset", &t->ngrid, &t->count, eb);
@@ -61,41 +81,39 @@ static sdk_err read_compound(hid_t d, hid_t ty, const char *label, sdk_table *t,
   for (int k = 0; e == SDK_OK && k < nm; k++) {
     char *name = H5Tget_member_name(ty, (unsigned)k);
     H5T_class_t c = H5Tget_member_class(ty, (unsigned)k);
-    double *v = NULL;
     if (!name)
       e = SDK_FAIL(eb, SDK_ERR_FORMAT, "%s: a field of the compound dataset has no name", label);
     else if (!number_class(c))
       e = SDK_FAIL(eb, SDK_ERR_FORMAT,
                    "%s: field '%.200s' is not a number (integers or floating point only)", label,
                    name);
-    else
-      e = sdk_table_add(t, label, name, total, &v, eb);
-    if (e == SDK_OK) {
-      /* one double member of that name: HDF5 converts the field by name */
-      hid_t mt = H5Tcreate(H5T_COMPOUND, sizeof(double));
-      if (mt < 0 || H5Tinsert(mt, name, 0, H5T_NATIVE_DOUBLE) < 0 ||
-          H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0)
-        e = SDK_FAIL(eb, SDK_ERR_FORMAT, "%s: field '%.200s' cannot be read", label, name);
-      if (mt >= 0) H5Tclose(mt);
-    }
+    hid_t mt = e == SDK_OK && number_class(c) ? H5Tget_member_type(ty, (unsigned)k) : -1;
+    const char *why = mt >= 0 ? type_problem(mt) : NULL;
+    if (mt >= 0) H5Tclose(mt);
+    if (why)
+      e = SDK_FAIL(eb, SDK_ERR_FORMAT, "%s: field '%.200s' has %s", label, name, why);
+    else if (e == SDK_OK && number_class(c))
+      e = sdk_table_add(t, label, name, total, NULL, eb);
     if (name) H5free_memory(name);
   }
   return e;
 }
 
-/* dataset `name` of loc as a column */
+/* dataset `name` of loc as a column (its name and shape) */
 static sdk_err read_column(hid_t d, const char *name, const char *label, sdk_table *t,
                            sdk_errbuf *eb) {
   char what[260];
   snprintf(what, sizeof what, "dataset '%s'", name);
   hid_t ty = H5Dget_type(d);
   H5T_class_t c = ty >= 0 ? H5Tget_class(ty) : H5T_NO_CLASS;
+  const char *why = number_class(c) ? type_problem(ty) : NULL;
   if (ty >= 0) H5Tclose(ty);
   if (!number_class(c))
     return SDK_FAIL(eb, SDK_ERR_FORMAT,
                     "%s: %s is not numbers (integers or floating point only; complex, strings "
                     "and compounds among other datasets are refused)",
                     label, what);
+  if (why) return SDK_FAIL(eb, SDK_ERR_FORMAT, "%s: %s has %s", label, what, why);
   int64_t ng, cnt;
   SDK_CHECK(shape_of(d, label, what, &ng, &cnt, eb));
   if (t->n == 0)
@@ -106,15 +124,11 @@ static sdk_err read_column(hid_t d, const char *name, const char *label, sdk_tab
                     "[0]: one dimension)",
                     label, what, t->names[0], (long long)ng, (long long)cnt, (long long)t->ngrid,
                     (long long)t->count);
-  double *v;
-  SDK_CHECK(sdk_table_add(t, label, name, (ng ? ng : 1) * cnt, &v, eb));
-  if (H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0)
-    return SDK_FAIL(eb, SDK_ERR_FORMAT, "%s: %s cannot be read", label, what);
-  return SDK_OK;
+  return sdk_table_add(t, label, name, (ng ? ng : 1) * cnt, NULL, eb);
 }
 
 static sdk_err read_loc(hid_t loc, const char *label, const char *where, sdk_table *t,
-                        sdk_errbuf *eb) {
+                        char *compound, sdk_errbuf *eb) {
   h5_names *ns = calloc(1, sizeof *ns);
   if (!ns) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   sdk_err e = SDK_OK;
@@ -132,10 +146,11 @@ static sdk_err read_loc(hid_t loc, const char *label, const char *where, sdk_tab
       break;
     }
     hid_t ty = H5Dget_type(d);
-    int compound = ty >= 0 && H5Tget_class(ty) == H5T_COMPOUND;
-    if (compound && ns->n == 1)
+    int is_compound = ty >= 0 && H5Tget_class(ty) == H5T_COMPOUND;
+    if (is_compound && ns->n == 1) {
       e = read_compound(d, ty, label, t, eb);
-    else
+      snprintf(compound, 201, "%s", ns->name[k]);
+    } else
       e = read_column(d, ns->name[k], label, t, eb);
     if (ty >= 0) H5Tclose(ty);
     H5Dclose(d);
@@ -144,9 +159,9 @@ static sdk_err read_loc(hid_t loc, const char *label, const char *where, sdk_tab
   return e;
 }
 
-sdk_err sdk_table_h5(const char *path, const char *group, sdk_table *t, sdk_errbuf *eb) {
-  hid_t f;
-  SDK_CHECK(sdk_h5_open_untrusted(path, &f, eb));
+sdk_err sdk_table_h5_open(hid_t f, const char *label, const char *group, sdk_table_h5 *h,
+                          sdk_table *t, sdk_errbuf *eb) {
+  h->loc = -1, h->compound[0] = 0, h->group = 0;
   char fmt[32] = "";
   int result = sdk_h5_str_attr(f, "format", fmt, sizeof fmt) == 0 && !strcmp(fmt, "sdekit");
   const char *g = group ? group : result ? "final" : NULL;
@@ -154,22 +169,68 @@ sdk_err sdk_table_h5(const char *path, const char *group, sdk_table *t, sdk_errb
   if (g && (!sdk_h5_link_name_ok(g) || H5Lexists(f, g, H5P_DEFAULT) <= 0)) {
     if (result && !group)
       e = SDK_FAIL(eb, SDK_ERR_FORMAT,
-                   "%s: an sdekit result without final states (run it with --save-final)", path);
+                   "%s: an sdekit result without final states (run it with --save-final)", label);
     else
-      e = SDK_FAIL(eb, SDK_ERR_FORMAT, "%s: no group '%.200s'", path, g);
+      e = SDK_FAIL(eb, SDK_ERR_FORMAT, "%s: no group '%.200s'", label, g);
   }
   hid_t loc = e == SDK_OK && g ? H5Gopen2(f, g, H5P_DEFAULT) : f;
   if (e == SDK_OK && loc < 0)
-    e = SDK_FAIL(eb, SDK_ERR_FORMAT, "%s: '%.200s' is not a group", path, g);
+    e = SDK_FAIL(eb, SDK_ERR_FORMAT, "%s: '%.200s' is not a group", label, g);
+  if (e == SDK_OK) h->loc = loc, h->group = g != NULL;
   char where[260];
   snprintf(where, sizeof where, g ? "group '%s'" : "the root group", g ? g : "");
-  if (e == SDK_OK) e = read_loc(loc, path, where, t, eb);
+  if (e == SDK_OK) e = read_loc(loc, label, where, t, h->compound, eb);
   /* (whose paths' noise a continuation must not repeat: api/pathdata.c) */
   unsigned long long seed;
   if (e == SDK_OK && result && sdk_h5_num_attr(f, "seed", H5T_NATIVE_ULLONG, &seed, 1) == 0)
     t->seed = seed, t->has_seed = 1;
-  if (g && loc >= 0) H5Gclose(loc);
-  H5Fclose(f);
+  H5Eclear2(H5E_DEFAULT);
+  return e;
+}
+
+void sdk_table_h5_close(sdk_table_h5 *h) {
+  if (h->group && h->loc >= 0) H5Gclose(h->loc);
+  h->loc = -1, h->group = 0;
+}
+
+sdk_err sdk_table_h5_slice(const sdk_table_h5 *h, const sdk_table *t, int k, int64_t first,
+                           int64_t n, double *out, const char *label, sdk_errbuf *eb) {
+  const char *dname = h->compound[0] ? h->compound : t->names[k];
+  hid_t d = H5Dopen2(h->loc, dname, H5P_DEFAULT), mt = H5T_NATIVE_DOUBLE;
+  sdk_err e = d < 0
+                  ? SDK_FAIL(eb, SDK_ERR_FORMAT, "%s: dataset '%s' cannot be opened", label, dname)
+                  : SDK_OK;
+  /* a compound's field by name: one double member of that name, which HDF5
+   * converts from the field */
+  if (e == SDK_OK && h->compound[0]) {
+    mt = H5Tcreate(H5T_COMPOUND, sizeof(double));
+    if (mt < 0 || H5Tinsert(mt, t->names[k], 0, H5T_NATIVE_DOUBLE) < 0)
+      e = SDK_FAIL(eb, SDK_ERR_NOMEM, "%s: field '%.200s' cannot be read", label, t->names[k]);
+  }
+  /* the slice of the flattened [ngrid][count]: the rest of a grid point's
+   * row, the whole rows after it as one block, the start of the last row */
+  hid_t fs = e == SDK_OK ? H5Dget_space(d) : -1;
+  for (int64_t j = 0; e == SDK_OK && j < n;) {
+    int64_t i = first + j, g = i / t->count, p = i % t->count, rows = 1, m;
+    if (p == 0 && n - j >= t->count)
+      rows = (n - j) / t->count, m = rows * t->count;
+    else
+      m = t->count - p < n - j ? t->count - p : n - j;
+    hsize_t start[2] = {(hsize_t)g, (hsize_t)p}, cnt[2] = {(hsize_t)rows, (hsize_t)(m / rows)},
+            mdim = (hsize_t)m;
+    int two = t->ngrid > 0;
+    hid_t ms = H5Screate_simple(1, &mdim, NULL);
+    if (fs < 0 || ms < 0 ||
+        H5Sselect_hyperslab(fs, H5S_SELECT_SET, two ? start : start + 1, NULL, two ? cnt : cnt + 1,
+                            NULL) < 0 ||
+        H5Dread(d, mt, ms, fs, H5P_DEFAULT, out + j) < 0)
+      e = SDK_FAIL(eb, SDK_ERR_FORMAT, "%s: '%.200s' cannot be read", label, t->names[k]);
+    if (ms >= 0) H5Sclose(ms);
+    j += m;
+  }
+  if (fs >= 0) H5Sclose(fs);
+  if (h->compound[0] && mt >= 0) H5Tclose(mt);
+  if (d >= 0) H5Dclose(d);
   H5Eclear2(H5E_DEFAULT);
   return e;
 }

@@ -77,7 +77,15 @@ sdk_err sdk_plan_path_data(sdk_plan *p, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
-sdk_err sdk_path_values_put(const sdk_plan *p, const sdk_shard *sh, const double *v, int64_t count,
+/* values [i0, i0 + n) of name k of v into out: copied, or read */
+static sdk_err get_values(const sdk_path_values *v, int k, int64_t i0, int64_t n, double *out,
+                          sdk_errbuf *eb) {
+  if (!v->values) return v->read(v->read_ctx, k, i0, n, out, eb);
+  memcpy(out, v->values[k] + i0, (size_t)n * sizeof *out);
+  return SDK_OK;
+}
+
+sdk_err sdk_path_values_put(const sdk_plan *p, const sdk_shard *sh, const sdk_path_values *v, int k,
                             const int *rows, int nrows, sdk_errbuf *eb) {
   int64_t n = sh->end - sh->begin, piece = n < PATHDATA_BLOCK ? n : PATHDATA_BLOCK;
   double *buf = malloc((size_t)(piece > 0 ? piece : 1) * sizeof *buf);
@@ -85,10 +93,15 @@ sdk_err sdk_path_values_put(const sdk_plan *p, const sdk_shard *sh, const double
   sdk_err e = SDK_OK;
   for (int64_t a = 0; a < n && e == SDK_OK; a += piece) {
     int64_t len = n - a < piece ? n - a : piece;
-    /* global path gp is path gp % ppg of grid point gp / ppg */
-    for (int64_t j = 0; j < len; j++) {
-      int64_t gp = sh->begin + a + j;
-      buf[j] = v[count == p->ppg ? gp % p->ppg : gp];
+    /* global path gp is path gp % ppg of grid point gp / ppg: the value of
+     * index gp, or of gp % ppg when the values are the same for every grid
+     * point (then a piece across a grid point's end is two runs) */
+    for (int64_t j = 0; j < len && e == SDK_OK;) {
+      int64_t gp = sh->begin + a + j, i0 = v->count == p->ppg ? gp % p->ppg : gp;
+      int64_t run = v->count == p->ppg ? p->ppg - i0 : len - j;
+      if (run > len - j) run = len - j;
+      e = get_values(v, k, i0, run, buf + j, eb);
+      j += run;
     }
     for (int r = 0; r < nrows && e == SDK_OK; r++)
       e = p->be->rows(sh->ens, rows[r], a, len, buf, 1, eb);
@@ -112,14 +125,14 @@ sdk_err sdk_program_upload_init(sdk_plan *p, sdk_errbuf *eb) {
   int k, hi = sdk_cg_block(&l, 0, SDK_CG_B_HIGH, &k), dtc = sdk_cg_block(&l, 0, SDK_CG_B_DTC, &k);
   int me = sdk_comm_rank(c->comm);
   for (int v = 0; v < m->nvars; v++) {
-    const double *src = iv->values[find_name(iv->names, iv->n, m->vars[v])]; /* (checked) */
+    int name = find_name(iv->names, iv->n, m->vars[v]); /* (checked) */
     int rows[3], nr = 0;
     rows[nr++] = v;
     if (hi >= 0) rows[nr++] = hi + v + 1;
     if (dtc >= 0) rows[nr++] = dtc + v + 1;
     for (int s = 0; s < p->nshards; s++)
       if (p->owner[s] == me)
-        SDK_CHECK(sdk_path_values_put(p, &p->shards[s], src, iv->count, rows, nr, eb));
+        SDK_CHECK(sdk_path_values_put(p, &p->shards[s], iv, name, rows, nr, eb));
   }
   return SDK_OK;
 }

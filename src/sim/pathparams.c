@@ -108,9 +108,8 @@ static sdk_err check_values(const sdk_plan *p, const char *name, const double *v
                     "--path-params: '%s' has %lld values; it needs %lld (one per path)%s", name,
                     (long long)count, (long long)p->ppg,
                     p->ngrid > 1 ? " or one per path and grid point" : "");
-  if (!v && count > 0)
-    return SDK_FAIL(eb, SDK_ERR_USAGE, "--path-params: '%s' has no values", name);
-  for (int64_t j = 0; j < count; j++)
+  /* (values from a reader: checked where they are read, a rank's alone) */
+  for (int64_t j = 0; v && j < count; j++)
     if (!isfinite(v[j]))
       return SDK_FAIL(eb, SDK_ERR_USAGE, "--path-params: value %lld of '%s' is %s", (long long)j,
                       name, isnan(v[j]) ? "NaN" : "infinite");
@@ -125,7 +124,7 @@ sdk_err sdk_plan_path_params(sdk_plan *p, sdk_errbuf *eb) {
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "--path-params: values per path are for independent paths, not systems of "
                     "particles (--particles, [meanfield], [pair])");
-  if (!pv->names || !pv->values)
+  if (!pv->names || (!pv->values && !pv->read))
     return SDK_FAIL(eb, SDK_ERR_USAGE, "--path-params: %d names without their values", pv->n);
   p->pp_param = malloc((size_t)(m->nparams + 1) * sizeof(int));
   p->pp_part = malloc((size_t)(m->npart + 1) * sizeof(int));
@@ -140,7 +139,7 @@ sdk_err sdk_plan_path_params(sdk_plan *p, sdk_errbuf *eb) {
     int *slot = i >= 0 ? &p->pp_param[i] : &p->pp_part[k];
     if (*slot >= 0)
       return SDK_FAIL(eb, SDK_ERR_USAGE, "--path-params: '%s' is given twice", pv->names[n]);
-    SDK_CHECK(check_values(p, pv->names[n], pv->values[n], pv->count, eb));
+    SDK_CHECK(check_values(p, pv->names[n], pv->values ? pv->values[n] : NULL, pv->count, eb));
     *slot = n;
   }
   return SDK_OK;
@@ -160,7 +159,7 @@ sdk_err sdk_path_params_write(const sdk_plan *p, const sdk_shard *sh, sdk_errbuf
     if (name < 0) continue;
     /* (the backends' row nvars is the drift mark: state row r is row r + 1) */
     int row = l.ppar + sdk_cg_ppar_row(&o, part, idx) + 1;
-    SDK_CHECK(sdk_path_values_put(p, sh, pv->values[name], pv->count, &row, 1, eb));
+    SDK_CHECK(sdk_path_values_put(p, sh, pv, name, &row, 1, eb));
   }
   return SDK_OK;
 }

@@ -65,12 +65,25 @@ typedef struct sdk_path_window {
  * when count == ngrid * ppg, and of path i of every grid point when count ==
  * ppg (ppg: the paths per grid point; path i of a grid point is the one with
  * the random numbers of index i there, whatever the shards, ranks, windows
- * and resumes).  The caller owns the arrays; n == 0: none given. */
+ * and resumes).  The caller owns the arrays; n == 0: none given.
+ *
+ * Or, with values NULL, the values stay where they are (a file: io/table.h)
+ * and `read` gives them on demand: values [first, first + n) of name k, in
+ * the order above, into out[0..n), each checked finite (an error naming the
+ * data, the name and the path otherwise).  The run asks only for the values
+ * of the shards its rank holds, after the shards are cut, a bounded piece at
+ * a time, so that a rank holds O(its paths) of them, never all (MPI ranks:
+ * docs/ARCHITECTURE.md).  read_ctx is only read by `read` (several ranks of
+ * one process may call it at once). */
+typedef sdk_err (*sdk_path_read_fn)(void *ctx, int k, int64_t first, int64_t n, double *out,
+                                    sdk_errbuf *eb);
 typedef struct sdk_path_values {
   int n;
   const char *const *names;
   const double *const *values;
   int64_t count;
+  sdk_path_read_fn read;
+  void *read_ctx;
 } sdk_path_values;
 
 typedef struct sdk_run_config {

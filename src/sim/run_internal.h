@@ -170,11 +170,12 @@ sdk_err sdk_record(sdk_plan *p, sdk_errbuf *eb);
 sdk_err sdk_plan_path_data(sdk_plan *p, sdk_errbuf *eb);
 sdk_err sdk_program_upload_init(sdk_plan *p, sdk_errbuf *eb);
 sdk_err sdk_record_final(sdk_plan *p, sdk_errbuf *eb);
-/* Values per path v (count == ppg: the same for every grid point, else
- * ngrid * ppg, sdk_path_values) written into backend rows rows[0..nrows) of
- * shard sh, a block of paths at a time (the initial states, the parameters
- * given per path: pathparams.c). */
-sdk_err sdk_path_values_put(const sdk_plan *p, const sdk_shard *sh, const double *v, int64_t count,
+/* The values per path of name k of v (count == ppg: the same for every grid
+ * point, else ngrid * ppg, sdk_path_values) written into backend rows
+ * rows[0..nrows) of shard sh, a block of paths at a time (the initial
+ * states, the parameters given per path: pathparams.c); from v's arrays,
+ * or from its reader, asked for the shard's values alone. */
+sdk_err sdk_path_values_put(const sdk_plan *p, const sdk_shard *sh, const sdk_path_values *v, int k,
                             const int *rows, int nrows, sdk_errbuf *eb);
 
 /* A run to a requested standard error (c->target_se or target_rse):

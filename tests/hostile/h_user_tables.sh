@@ -58,6 +58,13 @@ with h5py.File(f"{d}/cplx.h5", "w") as f:
     f["t"] = np.zeros(3, dtype=[("x", "<f8"), ("v", "<c16")])
 with h5py.File(f"{d}/empty.h5", "w") as f: f.create_group("g")
 with h5py.File(f"{d}/rank3.h5", "w") as f: f["x"] = np.zeros((2, 2, 2))
+# types whose bits HDF5 converts partly from the destination (fuzz_h5table)
+def odd(path, t):
+    with h5py.File(path, "w") as f:
+        ds = h5py.h5d.create(f.id, b"x", t, h5py.h5s.create_simple((4,)))
+        ds.write(h5py.h5s.ALL, h5py.h5s.ALL, np.arange(4.0), mtype=h5py.h5t.NATIVE_DOUBLE)
+t = h5py.h5t.IEEE_F64LE.copy(); t.set_ebias(1000); odd(f"{d}/oddfloat.h5", t)
+t = h5py.h5t.STD_I32LE.copy(); t.set_precision(20); odd(f"{d}/oddint.h5", t)
 PY
 printf '# c\nx\n1\n2\n3\n' >"$D/ok.tsv"
 printf 'x\tk\n1\t2\n3\n' >"$D/ragged.tsv"
@@ -105,6 +112,8 @@ e "HDF5 external link" "external.h5.*external link" "$D/external.h5"
 e "HDF5 complex field" "cplx.h5: field 'v' is not a number" "$D/cplx.h5"
 e "HDF5 no datasets" "empty.h5: no datasets in the root group" "$D/empty.h5"
 e "HDF5 3-D" "rank3.h5: dataset 'x' has 3 dimensions" "$D/rank3.h5"
+e "HDF5 non-IEEE float" "oddfloat.h5: dataset 'x' has a floating-point type other than IEEE" "$D/oddfloat.h5"
+e "HDF5 integer with padding" "oddint.h5: dataset 'x' has an integer type with padding bits" "$D/oddint.h5"
 e "HDF5 missing group" "ok.h5|no group 'nope'" "$D/nan.h5:group=nope"
 e "TSV ragged" "ragged.tsv:3: 1 values, the header names 2" "$D/ragged.tsv"
 e "TSV too many" "toomany.tsv:2: 3 values, the header names 2" "$D/toomany.tsv"
