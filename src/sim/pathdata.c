@@ -77,10 +77,16 @@ sdk_err sdk_plan_path_data(sdk_plan *p, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
-/* values [i0, i0 + n) of name k of v into out: copied, or read */
-static sdk_err get_values(const sdk_path_values *v, int k, int64_t i0, int64_t n, double *out,
-                          sdk_errbuf *eb) {
-  if (!v->values) return v->read(v->read_ctx, k, i0, n, out, eb);
+/* values [i0, i0 + n) of name k of v into out: copied, or read (by one
+ * in-process rank at a time: the reader and libhdf5 are not thread-safe) */
+static sdk_err get_values(const sdk_comm *comm, const sdk_path_values *v, int k, int64_t i0,
+                          int64_t n, double *out, sdk_errbuf *eb) {
+  if (!v->values) {
+    sdk_comm_lock(comm);
+    sdk_err e = v->read(v->read_ctx, k, i0, n, out, eb);
+    sdk_comm_unlock(comm);
+    return e;
+  }
   memcpy(out, v->values[k] + i0, (size_t)n * sizeof *out);
   return SDK_OK;
 }
@@ -100,7 +106,7 @@ sdk_err sdk_path_values_put(const sdk_plan *p, const sdk_shard *sh, const sdk_pa
       int64_t gp = sh->begin + a + j, i0 = v->count == p->ppg ? gp % p->ppg : gp;
       int64_t run = v->count == p->ppg ? p->ppg - i0 : len - j;
       if (run > len - j) run = len - j;
-      e = get_values(v, k, i0, run, buf + j, eb);
+      e = get_values(p->c->comm, v, k, i0, run, buf + j, eb);
       j += run;
     }
     for (int r = 0; r < nrows && e == SDK_OK; r++)
