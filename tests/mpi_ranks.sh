@@ -149,7 +149,7 @@ PY
   # the values a rank's reader is asked for: its own shards' alone, every
   # value once over the ranks (tests/test_pathdata.c, shares)
   TP=$(dirname "$B")/tests/test_pathdata
-  if [ -x "$TP" ]; then
+  if [ -x "$TP" ] && [ "$LAUNCH" = mpi ]; then
     for np in 2 3; do
       out=$(timeout 300 "${MPI[@]}" -np $np "$TP" mpi 2>&1)
       check "test_pathdata mpi -np $np ($(echo "$out" | grep -c FAIL) failed)" \
