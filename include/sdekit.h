@@ -147,7 +147,9 @@ SDEKIT_API void sdekit_model_destroy(sdekit_model **m);
 
 SDEKIT_API const char *sdekit_model_name(const sdekit_model *m);
 SDEKIT_API const char *sdekit_model_description(const sdekit_model *m); /* "" if none */
-SDEKIT_API const char *sdekit_model_path(const sdekit_model *m);        /* or the label */
+/* The file read, as a resolved absolute path (a run of the model records
+ * it), or the label of sdekit_model_from_string. */
+SDEKIT_API const char *sdekit_model_path(const sdekit_model *m);
 SDEKIT_API const char *sdekit_model_text(const sdekit_model *m);
 SDEKIT_API int sdekit_model_nvars(const sdekit_model *m);
 SDEKIT_API const char *sdekit_model_var(const sdekit_model *m, int i);
@@ -333,6 +335,9 @@ SDEKIT_API sdekit_status sdekit_config_option(sdekit_config *c, const char *name
 /* How option `name` takes a value: 0 never, 1 always, 2 optionally
  * (--name=VALUE only); -1: no such option. */
 SDEKIT_API int sdekit_config_option_arity(const char *name);
+/* The name of option i (0, 1, ...: the order of `sdekit run --help`'s table),
+ * NULL past the last: what a binding offers for a mistyped option. */
+SDEKIT_API const char *sdekit_config_option_name(int i);
 
 /* A command line of `sdekit run` (without "sdekit run": argv[0] is the
  * first argument): "--name VALUE", "--name=VALUE", "-o FILE", "-oFILE",

@@ -88,6 +88,18 @@ OQ=(--paths 8 --t-end 0.1 --quiet)   # tiny ou run
 # ---------------- the command line ----------------
 expect 2 "unknown command" 1 "frobnicate" frobnicate
 expect 2 "unknown option" 1 "--bogus" run ou --bogus -o out.h5
+# a mistyped name: the one it probably meant (issue 29)
+expect 2 "unknown option: the nearest" 1 "unknown option '--tend' \(did you mean '--t-end'\?" \
+  run ou --tend 5 -o out.h5
+expect 2 "unknown option=VALUE: the nearest" 1 "'--pathz=8' \(did you mean '--paths'\?" \
+  run ou --pathz=8 -o out.h5
+expect 2 "unknown command: the nearest" 1 "unknown command 'rnu' \(did you mean 'run'\?" rnu ou
+# `sdekit devices` answers, GPU or not: exit 0, the table or why there is none
+devices_answers() {
+  "$BIN" devices >"$T/stdout" 2>"$T/stderr" </dev/null || return 1
+  [ ! -s "$T/stderr" ] && grep -Eq '^(device +name|no usable CUDA GPU here \(.+\); runs use --backend cpu$)' "$T/stdout"
+}
+check "devices exits 0 and says what it found" devices_answers
 expect 2 "missing option value (last argument)" 1 "--paths" run ou -o out.h5 --paths
 expect 2 "missing -o value" 1 "-o" run ou --quiet -o
 expect 2 "missing MODEL" 1 "MODEL|model" run --paths 8 -o out.h5

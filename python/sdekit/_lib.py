@@ -173,6 +173,7 @@ _PROTOTYPES = {
     "sdekit_config_set_verbose": (_S, [_P, c_int, _E]),
     "sdekit_config_option": (_S, [_P, c_str, c_str, _E]),
     "sdekit_config_option_arity": (c_int, [c_str]),
+    "sdekit_config_option_name": (c_char_p, [c_int]),
     "sdekit_config_set_command_line": (_S, [_P, c_str, _E]),
     "sdekit_config_help": (c_void_p, []),
     "sdekit_config_set_environment": (_S, [_P, POINTER(c_char_p), _E]),

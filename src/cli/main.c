@@ -14,6 +14,7 @@
 #include "cli/info.h"
 #include "cli/runopts.h"
 #include "core/escape.h"
+#include "core/nearest.h"
 #include "core/strbuf.h"
 
 static const char MAIN_HELP[] =
@@ -212,5 +213,13 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "devices")) return sdk_cli_devices(argc - 1, argv + 1);
   if (!strcmp(cmd, "plot")) return sdk_cli_plot(argc - 1, argv + 1);
   if (!strcmp(cmd, "cache")) return sdk_cli_cache(argc - 1, argv + 1);
+  static const char *const commands[] = {"run",     "resume", "models",  "info",
+                                         "codegen", "bench",  "compile", "devices",
+                                         "plot",    "cache",  "help"};
+  int k = sdk_nearest(cmd, commands, sizeof commands / sizeof *commands);
+  if (k >= 0) {
+    cli_error("unknown command '%s' (did you mean '%s'? see 'sdekit --help')", cmd, commands[k]);
+    return 2;
+  }
   return cli_usage_error("unknown command '%s' (see 'sdekit --help')", cmd);
 }

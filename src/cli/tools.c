@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "cli/env.h"
 #include "cli/runopts.h"
+#include "core/escape.h"
 
 int sdk_cli_devices(int argc, char **argv) {
   if (argc > 1) {
@@ -21,10 +22,19 @@ int sdk_cli_devices(int argc, char **argv) {
   sdekit_cuda_info info;
   int rc = 0;
   if (sdekit_config_create(&c, &err) != SDEKIT_OK ||
-      sdekit_config_set_environment(c, cli_environ(), &err) != SDEKIT_OK || /* where NVRTC is */
-      sdekit_cuda_info_get(c, &info, &err) != SDEKIT_OK) {
+      sdekit_config_set_environment(c, cli_environ(), &err) != SDEKIT_OK) { /* where NVRTC is */
     sdekit_config_destroy(&c);
     return cli_fail(&err);
+  }
+  if (sdekit_cuda_info_get(c, &info, &err) != SDEKIT_OK) {
+    sdekit_config_destroy(&c);
+    if (err.status != SDEKIT_ERR_BACKEND) return cli_fail(&err);
+    /* no driver, no device, or a driver that cannot start: an answer, not
+     * a failure of this command */
+    char why[1024];
+    printf("no usable CUDA GPU here (%s); runs use --backend cpu\n",
+           sdk_esc_term_buf(err.message, why, sizeof why));
+    return 0;
   }
   printf("CUDA driver %d.%d; NVRTC %s\n", info.driver_version / 1000,
          (info.driver_version % 1000) / 10,
