@@ -360,11 +360,11 @@ SDEKIT_API sdekit_status sdekit_config_set_command_line(sdekit_config *c, const 
 SDEKIT_API char *sdekit_config_help(void);
 
 /* The environment, as "NAME=VALUE" strings ending in NULL (environ): the
- * kernel cache directory and size cap (SDK_CACHE_DIR, XDG_CACHE_HOME,
+ * kernel cache directory and size cap (SDEKIT_CACHE_DIR, XDG_CACHE_HOME,
  * HOME, SDEKIT_CACHE_MAX), the C compiler (SDEKIT_CC, CC, SDEKIT_CFLAGS,
  * CFLAGS, PATH), the CUDA toolkit (CUDA_HOME, CUDA_PATH), TMPDIR, the model
  * search path (SDEKIT_MODEL_PATH) and the GPU tuning knobs (SDK_SYS_*,
- * SDK_RUN_MINB).  A malformed value is SDEKIT_ERR_USAGE naming the
+ * SDEKIT_RUN_MINB).  A malformed value is SDEKIT_ERR_USAGE naming the
  * variable.  Without this call none of them applies. */
 SDEKIT_API sdekit_status sdekit_config_set_environment(sdekit_config *c, const char *const *envp,
                                                        sdekit_error *err);

@@ -5,7 +5,7 @@
 # behind (neither the -o target nor a *.tmp.* temporary).
 #
 # Environment (set by CTest): SDK_BIN (the sdekit binary), SDK_SOURCE_DIR,
-# SDK_CACHE_DIR (kernel cache; a private one is used when unset).
+# SDEKIT_CACHE_DIR (kernel cache; a private one is used when unset).
 set -u
 
 BIN=${SDK_BIN:-}
@@ -15,7 +15,7 @@ if [ -z "$BIN" ] || [ ! -x "$BIN" ]; then
 fi
 T=$(mktemp -d "${TMPDIR:-/tmp}/cli_bad_input.XXXXXX") || exit 1
 trap 'chmod -R u+w "$T" 2>/dev/null; rm -rf "$T"' EXIT
-export SDK_CACHE_DIR=${SDK_CACHE_DIR:-$T/cache}
+export SDEKIT_CACHE_DIR=${SDEKIT_CACHE_DIR:-$T/cache}
 unset SDEKIT_MODEL_PATH
 W=$T/w # the working directory: everything in it is a file this script made
 mkdir "$W" && cd "$W" || exit 1

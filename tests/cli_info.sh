@@ -10,7 +10,7 @@
 #       either is the same; fixed parameters keep their values;
 #   (c) the lines of a one-axis and a two-axis scan, exactly.
 #
-# Environment (set by CTest): SDK_BIN, SDK_SOURCE_DIR, SDK_CACHE_DIR.
+# Environment (set by CTest): SDK_BIN, SDK_SOURCE_DIR, SDEKIT_CACHE_DIR.
 set -u
 
 BIN=${SDK_BIN:-}
@@ -20,7 +20,7 @@ if [ -z "$BIN" ] || [ ! -x "$BIN" ]; then
 fi
 T=$(mktemp -d "${TMPDIR:-/tmp}/cli_info.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
-export SDK_CACHE_DIR=${SDK_CACHE_DIR:-$T/cache}
+export SDEKIT_CACHE_DIR=${SDEKIT_CACHE_DIR:-$T/cache}
 unset SDEKIT_MODEL_PATH
 cd "$T" || exit 1
 

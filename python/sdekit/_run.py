@@ -315,8 +315,8 @@ def _configure(fn, model, params, scan, options, environment):
             _path_values(cfg, k, v, options)
     for k in _NAMED:
         v = options.pop(k, None)
-        if v is not None:
-            _apply(cfg, k, opts[k], v)
+        if v is not None:  # (paths= may come from init=/path_params= data)
+            _apply(cfg, k, opts[k] if k in opts else _option_of(fn, k, v), v)
     for k, v in options.items():
         _apply(cfg, k, opts[k], v)
     return cfg

@@ -145,7 +145,7 @@ static const char RUN_HELP[] =
     "environment:\n"
     "  SDEKIT_MODEL_PATH         ':'-separated directories searched for a bare MODEL name\n"
     "                            before the built-in models\n"
-    "  SDK_CACHE_DIR             the kernel cache (else $XDG_CACHE_HOME/sdekit, else\n"
+    "  SDEKIT_CACHE_DIR             the kernel cache (else $XDG_CACHE_HOME/sdekit, else\n"
     "                            $HOME/.cache/sdekit); SDEKIT_CACHE_MAX caps its size\n"
     "  SDEKIT_CC, CC             the C compiler of CPU kernels (default: clang if found, else "
     "cc);\n"
@@ -154,6 +154,8 @@ static const char RUN_HELP[] =
     "  TMPDIR                    scratch space (private kernel caches, plot files)\n"
     "  SDEKIT_MPI                0: never join MPI ranks, 1: always (default: when started\n"
     "                            by mpirun or srun; docs/SCALING.md)\n"
+    "  (the SDK_ names of earlier releases, SDK_CACHE_DIR and the GPU knobs, are taken until\n"
+    "  the next release, with a note)\n"
     "\n"
     "Results with the same seed and settings are bitwise identical whatever the thread count,\n"
     "and, under mpirun -np R or srun, whatever the number of ranks (rank 0 writes them).\n";
