@@ -426,7 +426,8 @@ static sdk_err sys_pick(sdk_ensemble *e, int order, int64_t nsteps, const char *
                     "SDEKIT_SYS_KERNEL='%s': expected launch, persist, resident or auto", want);
   if (spanning(e) && want && strcmp(want, "launch"))
     return SDK_FAIL(eb, SDK_ERR_USAGE,
-                    "SDEKIT_SYS_KERNEL=%s: systems spanning MPI ranks run one launch per step", want);
+                    "SDEKIT_SYS_KERNEL=%s: systems spanning MPI ranks run one launch per step",
+                    want);
   /* (spanning MPI ranks: one launch per step, each followed by the exchange) */
   int kind = nsteps > 0 && !spanning(e) ? sys_choose(e, order, want, sh) : SYS_LAUNCH;
   if (kind < 0)
