@@ -108,8 +108,10 @@ sdk_err sdk_paths_moments(const sdk_paths *p, sdk_moments *out, int64_t *nonfini
 sdk_err sdk_paths_nonfinite(const sdk_paths *p, int64_t *nonfinite, sdk_errbuf *eb);
 /* [boundaries]: the path-steps the paths held integrated from step `from`
  * to step `to` into *out (on every rank): a path absorbed at its hitting
- * step m (bound_row) took m - from of them, one still alive to - from; the
- * kernels skip absorbed paths, so this is the work done (the speed line). */
+ * step m (bound_row) took m - from of them, one still alive to - from: the
+ * steps that moved a path (the speed line's; codegen/boundary.c: CUDA skips
+ * absorbed paths, the CPU skips blocks of them and discards the lanes of the
+ * others in a block with live ones, which are not counted). */
 sdk_err sdk_paths_steps_done(const sdk_paths *p, int64_t from, int64_t to, double *out,
                              sdk_errbuf *eb);
 /* Save variable `var` of every path as the reference of displacements. */
