@@ -93,6 +93,8 @@ expect 2 "unknown option: the nearest" 1 "unknown option '--tend' \(did you mean
   run ou --tend 5 -o out.h5
 expect 2 "unknown option=VALUE: the nearest" 1 "'--pathz=8' \(did you mean '--paths'\?" \
   run ou --pathz=8 -o out.h5
+expect 2 "resume: unknown option: the nearest" 1 "'--tend' \(did you mean '--t-end'\?" \
+  resume x.ckpt --tend 5
 expect 2 "unknown command: the nearest" 1 "unknown command 'rnu' \(did you mean 'run'\?" rnu ou
 # `sdekit devices` answers, GPU or not: exit 0, the table or why there is none
 devices_answers() {
