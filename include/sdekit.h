@@ -374,6 +374,10 @@ SDEKIT_API sdekit_status sdekit_config_set_cache(sdekit_config *c, const char *d
                                                  int64_t max_bytes, sdekit_error *err);
 /* The kernel cache directory in use ("" when private). */
 SDEKIT_API const char *sdekit_config_cache_dir(const sdekit_config *c);
+/* The note on the environment's deprecated names (SDK_CACHE_DIR and the
+ * like, taken for SDEKIT_... until the next release), "" when none: a run
+ * logs it when it starts; a caller that does not run says it itself. */
+SDEKIT_API const char *sdekit_config_environment_note(const sdekit_config *c);
 
 /* Callbacks.  They are called from the thread that called sdekit_run.
  * progress: fraction done (0..1) and path-steps per second so far, after

@@ -179,6 +179,7 @@ _PROTOTYPES = {
     "sdekit_config_set_environment": (_S, [_P, POINTER(c_char_p), _E]),
     "sdekit_config_set_cache": (_S, [_P, c_str, c_int64, _E]),
     "sdekit_config_cache_dir": (c_char_p, [_P]),
+    "sdekit_config_environment_note": (c_char_p, [_P]),
     "sdekit_config_set_progress": (None, [_P, PROGRESS_FN, c_void_p]),
     "sdekit_config_set_cancel": (None, [_P, CANCEL_FN, c_void_p]),
     "sdekit_config_set_log": (None, [_P, LOG_FN, c_void_p, c_int]),

@@ -51,3 +51,20 @@ def test_new_name_wins(workdir, caplog):
     assert _notes(caplog) == [
         "sdekit: note: SDK_CACHE_DIR is deprecated: use SDEKIT_CACHE_DIR (the old names are "
         "taken until the next release; where both are set, the new one: SDEKIT_CACHE_DIR)"]
+
+
+def test_cli_cache_says_it_too(cli, workdir):
+    """`sdekit cache list` runs nothing: it says the note itself."""
+    import subprocess
+    d = os.path.join(workdir, "cache-cli")
+    env = dict(os.environ)
+    env.pop("SDEKIT_CACHE_DIR", None)
+    env["SDK_CACHE_DIR"] = d
+    p = subprocess.run([cli, "cache", "list"], env=env, capture_output=True, text=True)
+    assert p.returncode == 0 and p.stdout.startswith("kernel cache: %s" % d)
+    assert p.stderr == ("sdekit: note: SDK_CACHE_DIR is deprecated: use SDEKIT_CACHE_DIR (the old "
+                        "names are taken until the next release)\n")
+    env["SDEKIT_CACHE_DIR"] = d
+    del env["SDK_CACHE_DIR"]
+    p = subprocess.run([cli, "cache", "list"], env=env, capture_output=True, text=True)
+    assert p.returncode == 0 and p.stderr == ""

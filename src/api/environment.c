@@ -228,6 +228,10 @@ SDEKIT_API sdekit_status sdekit_config_set_cache(sdekit_config *c, const char *d
   return SDEKIT_OK;
 }
 
+SDEKIT_API const char *sdekit_config_environment_note(const sdekit_config *c) {
+  return c && c->env_note ? c->env_note : "";
+}
+
 SDEKIT_API const char *sdekit_config_cache_dir(const sdekit_config *c) {
   return c && c->c.env.cache_dir ? c->c.env.cache_dir : "";
 }

@@ -65,6 +65,9 @@ int sdk_cli_cache(int argc, char **argv) {
   }
   char dir[4096];
   snprintf(dir, sizeof dir, "%s", sdekit_config_cache_dir(c));
+  /* (said here: no run starts to log it) */
+  if (*sdekit_config_environment_note(c))
+    fprintf(stderr, "sdekit: note: %s\n", sdekit_config_environment_note(c));
   sdekit_config_destroy(&c);
   if (!dir[0]) {
     printf("no persistent kernel cache: SDEKIT_CACHE_DIR, XDG_CACHE_HOME and HOME are unset "
