@@ -138,9 +138,9 @@ def _apply(cfg, name, opt, v):
     """Option opt given as keyword `name` (its C API name with '_' for '-'),
     its value in Python."""
     if opt.startswith("no-"):  # fast_math=False == --no-fast-math
-        if not isinstance(v, bool):
+        if not isinstance(v, (bool, np.bool_)):
             raise TypeError("%s= is True or False, not %r" % (name, v))
-        if v == name.startswith("no_"):  # (no_fast_math=True: deprecated)
+        if bool(v) == name.startswith("no_"):  # (no_fast_math=True: deprecated)
             cfg.option(opt, None)
         return
     if opt == "observe-expr":  # {"E": "v*v/2"}, ["E=v*v/2"] or "E=v*v/2"
