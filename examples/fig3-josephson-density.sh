@@ -7,7 +7,7 @@
 #          wide) over time, with five sample paths on top;
 #   right: the final coarse-grained distribution from the same run in single
 #          and in double precision, overlaid.
-# On a GPU (build/sdekit devices succeeds) it runs at the paper's size; on the
+# On a GPU (build/sdekit devices --count is not 0) it runs at the paper's size; on the
 # CPU it scales down (2^14 paths, 400 periods) and says so.  Override with
 # PATHS=... PERIODS=... BACKEND=cpu|cuda.  RUN_ONLY=1 only computes (say on a
 # GPU machine without gnuplot); PLOT_ONLY=1 only draws from the results/ of
@@ -38,7 +38,7 @@ if [ "${RUN_ONLY:-0}" != 1 ] && ! command -v gnuplot >/dev/null 2>&1; then
 fi
 if [ "${PLOT_ONLY:-0}" != 1 ]; then
   if [ -z "${BACKEND:-}" ]; then
-    if "$SDK" devices >/dev/null 2>&1; then BACKEND=cuda; else BACKEND=cpu; fi
+    if [ "$("$SDK" devices --count 2>/dev/null || echo 0)" != 0 ]; then BACKEND=cuda; else BACKEND=cpu; fi
   fi
   if [ "$BACKEND" = cuda ]; then
     PATHS=${PATHS:-524288} PERIODS=${PERIODS:-2000} BINS=${BINS:-600}

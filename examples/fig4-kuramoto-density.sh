@@ -6,7 +6,7 @@
 # over time shows the spontaneous synchronisation; the order parameter r(t)
 # goes from O(1/sqrt(N)) to the stationary r = 0.8315 of r = I1(Kr/T)/I0(Kr/T).
 # Euler, dt = 0.01, 2000 steps, P(x; t) and r(t) every 10 steps.
-# On a GPU (build/sdekit devices succeeds) it runs at the paper's size; on the
+# On a GPU (build/sdekit devices --count is not 0) it runs at the paper's size; on the
 # CPU it scales down (2^18 particles) and says so.  Override with
 # PARTICLES=... BACKEND=cpu|cuda.  RUN_ONLY=1 only computes; PLOT_ONLY=1 only
 # draws from the results/ of an earlier run.
@@ -43,7 +43,7 @@ if [ "${RUN_ONLY:-0}" != 1 ] && ! command -v gnuplot >/dev/null 2>&1; then
 fi
 if [ "${PLOT_ONLY:-0}" != 1 ]; then
   if [ -z "${BACKEND:-}" ]; then
-    if "$SDK" devices >/dev/null 2>&1; then BACKEND=cuda; else BACKEND=cpu; fi
+    if [ "$("$SDK" devices --count 2>/dev/null || echo 0)" != 0 ]; then BACKEND=cuda; else BACKEND=cpu; fi
   fi
   if [ "$BACKEND" = cuda ]; then
     PARTICLES=${PARTICLES:-16777216}

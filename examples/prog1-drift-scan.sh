@@ -4,7 +4,7 @@
 # gamma = 0.9, omega = 4.9, D = 0.001, f = 0.1) against the amplitude of the
 # ac drive, a = 4.2 .. 14.1 in 100 points; SRK2, 100 steps per period, the
 # first tenth of the run discarded as transient.
-# On a GPU (build/sdekit devices succeeds): 16384 paths per point over 2000
+# On a GPU (build/sdekit devices --count is not 0): 16384 paths per point over 2000
 # periods; on the CPU it scales down (1024 paths, 500 periods) and says so.
 # Override with PATHS=... PERIODS=... BACKEND=cpu|cuda.  RUN_ONLY=1 only computes;
 # PLOT_ONLY=1 only draws from the results/ of an earlier run.
@@ -34,7 +34,7 @@ if [ "${RUN_ONLY:-0}" != 1 ] && ! command -v gnuplot >/dev/null 2>&1; then
 fi
 if [ "${PLOT_ONLY:-0}" != 1 ]; then
   if [ -z "${BACKEND:-}" ]; then
-    if "$SDK" devices >/dev/null 2>&1; then BACKEND=cuda; else BACKEND=cpu; fi
+    if [ "$("$SDK" devices --count 2>/dev/null || echo 0)" != 0 ]; then BACKEND=cuda; else BACKEND=cpu; fi
   fi
   if [ "$BACKEND" = cuda ]; then
     PATHS=${PATHS:-16384} PERIODS=${PERIODS:-2000}

@@ -147,7 +147,9 @@ SDEKIT_API void sdekit_model_destroy(sdekit_model **m);
 
 SDEKIT_API const char *sdekit_model_name(const sdekit_model *m);
 SDEKIT_API const char *sdekit_model_description(const sdekit_model *m); /* "" if none */
-SDEKIT_API const char *sdekit_model_path(const sdekit_model *m);        /* or the label */
+/* The file read, as a resolved absolute path (a run of the model records
+ * it), or the label of sdekit_model_from_string. */
+SDEKIT_API const char *sdekit_model_path(const sdekit_model *m);
 SDEKIT_API const char *sdekit_model_text(const sdekit_model *m);
 SDEKIT_API int sdekit_model_nvars(const sdekit_model *m);
 SDEKIT_API const char *sdekit_model_var(const sdekit_model *m, int i);
@@ -333,6 +335,9 @@ SDEKIT_API sdekit_status sdekit_config_option(sdekit_config *c, const char *name
 /* How option `name` takes a value: 0 never, 1 always, 2 optionally
  * (--name=VALUE only); -1: no such option. */
 SDEKIT_API int sdekit_config_option_arity(const char *name);
+/* The name of option i (0, 1, ...: the order of `sdekit run --help`'s table),
+ * NULL past the last: what a binding offers for a mistyped option. */
+SDEKIT_API const char *sdekit_config_option_name(int i);
 
 /* A command line of `sdekit run` (without "sdekit run": argv[0] is the
  * first argument): "--name VALUE", "--name=VALUE", "-o FILE", "-oFILE",
@@ -355,11 +360,11 @@ SDEKIT_API sdekit_status sdekit_config_set_command_line(sdekit_config *c, const 
 SDEKIT_API char *sdekit_config_help(void);
 
 /* The environment, as "NAME=VALUE" strings ending in NULL (environ): the
- * kernel cache directory and size cap (SDK_CACHE_DIR, XDG_CACHE_HOME,
+ * kernel cache directory and size cap (SDEKIT_CACHE_DIR, XDG_CACHE_HOME,
  * HOME, SDEKIT_CACHE_MAX), the C compiler (SDEKIT_CC, CC, SDEKIT_CFLAGS,
  * CFLAGS, PATH), the CUDA toolkit (CUDA_HOME, CUDA_PATH), TMPDIR, the model
  * search path (SDEKIT_MODEL_PATH) and the GPU tuning knobs (SDK_SYS_*,
- * SDK_RUN_MINB).  A malformed value is SDEKIT_ERR_USAGE naming the
+ * SDEKIT_RUN_MINB).  A malformed value is SDEKIT_ERR_USAGE naming the
  * variable.  Without this call none of them applies. */
 SDEKIT_API sdekit_status sdekit_config_set_environment(sdekit_config *c, const char *const *envp,
                                                        sdekit_error *err);
@@ -369,6 +374,10 @@ SDEKIT_API sdekit_status sdekit_config_set_cache(sdekit_config *c, const char *d
                                                  int64_t max_bytes, sdekit_error *err);
 /* The kernel cache directory in use ("" when private). */
 SDEKIT_API const char *sdekit_config_cache_dir(const sdekit_config *c);
+/* The note on the environment's deprecated names (SDK_CACHE_DIR and the
+ * like, taken for SDEKIT_... until the next release), "" when none: a run
+ * logs it when it starts; a caller that does not run says it itself. */
+SDEKIT_API const char *sdekit_config_environment_note(const sdekit_config *c);
 
 /* Callbacks.  They are called from the thread that called sdekit_run.
  * progress: fraction done (0..1) and path-steps per second so far, after

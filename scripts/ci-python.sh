@@ -52,7 +52,7 @@ fi
 t0=$(date +%s)
 SCRATCH=$(mktemp -d "$ROOT/build/ci-python.XXXXXX")
 trap 'rm -rf "$SCRATCH"' EXIT
-export TMPDIR="$SCRATCH" SDK_CACHE_DIR="$ROOT/build/python-cache"
+export TMPDIR="$SCRATCH" SDEKIT_CACHE_DIR="$ROOT/build/python-cache"
 rm -rf "$VENV"
 "$PY" -m venv --system-site-packages "$VENV"
 export PYTHONDONTWRITEBYTECODE=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1

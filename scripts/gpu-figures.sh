@@ -5,7 +5,7 @@
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-out}; mkdir -p "$OUT"
 [ -d .debs ] && eval "$(scripts/device-deps.sh .debs 2>/dev/null)"
-export SDK_CACHE_DIR=$PWD/build/kcache PATH=/usr/local/cuda/bin:$PATH
+export SDEKIT_CACHE_DIR=$PWD/build/kcache PATH=/usr/local/cuda/bin:$PATH
 make -j16 > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
 for ex in prog1-drift-scan fig3-josephson-density fig4-kuramoto-density; do
   t0=$SECONDS; RUN_ONLY=1 bash examples/$ex.sh > "$OUT/$ex.log" 2>&1

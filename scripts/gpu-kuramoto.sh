@@ -10,7 +10,7 @@ set -uo pipefail
 stages=${*:-tests mf}
 OUT=${OUT:-$PWD/gpu-out}; mkdir -p "$OUT"
 [ -d .debs ] && eval "$(scripts/device-deps.sh .debs 2>/dev/null)"
-export SDK_CACHE_DIR=$PWD/build-gpu/kcache PATH=/usr/local/cuda/bin:$PATH
+export SDEKIT_CACHE_DIR=$PWD/build-gpu/kcache PATH=/usr/local/cuda/bin:$PATH
 t0=$(date +%s)
 { cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release ${SDK_CMAKE_ARGS:-} && cmake --build build-gpu -j16; } > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
 echo "build: $(( $(date +%s) - t0 )) s"
@@ -34,12 +34,12 @@ if has mf; then
 fi
 if has pairs; then
   for p in 0; do
-    SDK_BASELINE_CUBIN=$OUT/prog2.cubin $B bench --backend cuda --model kuramoto --repeats 3 > "$OUT/bench-pairs-$p.txt" 2>&1
+    SDEKIT_BASELINE_CUBIN=$OUT/prog2.cubin $B bench --backend cuda --model kuramoto --repeats 3 > "$OUT/bench-pairs-$p.txt" 2>&1
     { echo "== pairs N=65536"; grep -E "r\(t\)|no obs|baseline|ratio|error" "$OUT/bench-pairs-$p.txt"; } | tee -a "$summary"
   done
 fi
 if has variants; then
-  for v in ${SYS_VARIANTS:-SDK_RUN_MINB=2 SDK_SYS_BPS=1 SDK_SYS_BPS=2 SDK_SYS_QI=4}; do
+  for v in ${SYS_VARIANTS:-SDEKIT_RUN_MINB=2 SDEKIT_SYS_BPS=1 SDEKIT_SYS_BPS=2 SDEKIT_SYS_QI=4}; do
     for n in ${VAR_N:-16777216 4194304}; do
       env ${v//,/ } $B bench --backend cuda --model kuramoto-meanfield --particles $n --repeats 3 --workload-only > "$OUT/var.txt" 2>&1
       { echo "== $v N=$n: $(grep -E "^r\(t\) every step, P|error" "$OUT/var.txt")"; } | tee -a "$summary"

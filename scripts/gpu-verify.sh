@@ -17,7 +17,7 @@ stages=${*:-build tests golden bench}
 has() { case " $stages " in *" $1 "*) return 0 ;; esac; return 1; }
 [ -d .debs ] && eval "$(scripts/device-deps.sh .debs 2> "$OUT/deps.log")"
 export PATH=$PWD/.deps/root/usr/bin:/usr/local/cuda/bin:$PATH
-export SDK_CACHE_DIR=$PWD/build-gpu/kcache
+export SDEKIT_CACHE_DIR=$PWD/build-gpu/kcache
 summary=$OUT/summary.txt
 : > "$summary"
 say() { echo "$*" | tee -a "$summary"; }
@@ -47,7 +47,7 @@ if has cpu; then
 fi
 
 if has golden && [ -x build-old/sdekit ]; then
-  SDK_CACHE_DIR=$PWD/build-old/kcache GOLDEN_EXTRA="--backend cuda ${OLD_EXTRA:-}" \
+  SDEKIT_CACHE_DIR=$PWD/build-old/kcache GOLDEN_EXTRA="--backend cuda ${OLD_EXTRA:-}" \
     timeout 200 sh scripts/golden.sh build-old > "$OUT/golden-old.txt" 2> "$OUT/golden-old.err"
   GOLDEN_EXTRA="--backend cuda ${NEW_EXTRA---no-compensation}" \
     timeout 200 sh scripts/golden.sh build-gpu > "$OUT/golden-new.txt" 2> "$OUT/golden-new.err"

@@ -5,7 +5,7 @@
 # behind (neither the -o target nor a *.tmp.* temporary).
 #
 # Environment (set by CTest): SDK_BIN (the sdekit binary), SDK_SOURCE_DIR,
-# SDK_CACHE_DIR (kernel cache; a private one is used when unset).
+# SDEKIT_CACHE_DIR (kernel cache; a private one is used when unset).
 set -u
 
 BIN=${SDK_BIN:-}
@@ -15,7 +15,7 @@ if [ -z "$BIN" ] || [ ! -x "$BIN" ]; then
 fi
 T=$(mktemp -d "${TMPDIR:-/tmp}/cli_bad_input.XXXXXX") || exit 1
 trap 'chmod -R u+w "$T" 2>/dev/null; rm -rf "$T"' EXIT
-export SDK_CACHE_DIR=${SDK_CACHE_DIR:-$T/cache}
+export SDEKIT_CACHE_DIR=${SDEKIT_CACHE_DIR:-$T/cache}
 unset SDEKIT_MODEL_PATH
 W=$T/w # the working directory: everything in it is a file this script made
 mkdir "$W" && cd "$W" || exit 1
@@ -88,6 +88,20 @@ OQ=(--paths 8 --t-end 0.1 --quiet)   # tiny ou run
 # ---------------- the command line ----------------
 expect 2 "unknown command" 1 "frobnicate" frobnicate
 expect 2 "unknown option" 1 "--bogus" run ou --bogus -o out.h5
+# a mistyped name: the one it probably meant (issue 29)
+expect 2 "unknown option: the nearest" 1 "unknown option '--tend' \(did you mean '--t-end'\?" \
+  run ou --tend 5 -o out.h5
+expect 2 "unknown option=VALUE: the nearest" 1 "'--pathz=8' \(did you mean '--paths'\?" \
+  run ou --pathz=8 -o out.h5
+expect 2 "resume: unknown option: the nearest" 1 "'--tend' \(did you mean '--t-end'\?" \
+  resume x.ckpt --tend 5
+expect 2 "unknown command: the nearest" 1 "unknown command 'rnu' \(did you mean 'run'\?" rnu ou
+# `sdekit devices` answers, GPU or not: exit 0, the table or why there is none
+devices_answers() {
+  "$BIN" devices >"$T/stdout" 2>"$T/stderr" </dev/null || return 1
+  [ ! -s "$T/stderr" ] && grep -Eq '^(device +name|no usable CUDA GPU here \(.+\); runs use --backend cpu$)' "$T/stdout"
+}
+check "devices exits 0 and says what it found" devices_answers
 expect 2 "missing option value (last argument)" 1 "--paths" run ou -o out.h5 --paths
 expect 2 "missing -o value" 1 "-o" run ou --quiet -o
 expect 2 "missing MODEL" 1 "MODEL|model" run --paths 8 -o out.h5

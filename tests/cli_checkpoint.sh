@@ -15,7 +15,7 @@ failed() { nfail=$((nfail + 1)); echo "FAIL: $*" >&2; }
 check() { local name=$1; shift; if "$@"; then pass; else failed "$name"; fi; }
 
 if [ "$BACKEND" = cuda ]; then
-  "$B" devices >/dev/null 2>&1 || { echo "no CUDA device: skipped"; exit 77; }
+  [ "$("$B" devices --count 2>/dev/null || echo 0)" != 0 ] || { echo "no CUDA device: skipped"; exit 77; }
   PATHS=262144; PERIODS=3000
 else
   PATHS=4096; PERIODS=1000

@@ -10,7 +10,7 @@
 #       either is the same; fixed parameters keep their values;
 #   (c) the lines of a one-axis and a two-axis scan, exactly.
 #
-# Environment (set by CTest): SDK_BIN, SDK_SOURCE_DIR, SDK_CACHE_DIR.
+# Environment (set by CTest): SDK_BIN, SDK_SOURCE_DIR, SDEKIT_CACHE_DIR.
 set -u
 
 BIN=${SDK_BIN:-}
@@ -20,7 +20,7 @@ if [ -z "$BIN" ] || [ ! -x "$BIN" ]; then
 fi
 T=$(mktemp -d "${TMPDIR:-/tmp}/cli_info.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
-export SDK_CACHE_DIR=${SDK_CACHE_DIR:-$T/cache}
+export SDEKIT_CACHE_DIR=${SDEKIT_CACHE_DIR:-$T/cache}
 unset SDEKIT_MODEL_PATH
 cd "$T" || exit 1
 
@@ -90,6 +90,34 @@ if run "2-axis scan" josephson --scan a=4.2:14.1:3 --scan D=0.0001:0.01:2:log --
   has "2-axis drift header" "     a      D           drift      error"
   lacks "2-axis: no nan" "(^|[ =(])nan([ ,)]|$)"
   cp "$T/info" j2.info
+fi
+# (d) a table of the values of every observable kind with standard errors
+# (issue 29: it showed the drift alone): the series at their last sample
+if run "every kind" ou --scan k=0.5:1:2 --paths 200 --t-end 0.5 --sample-every 25 \
+  --observe drift,moments,expr,cov,diffusion,tavg --observe-expr E=x*x -o all.h5 && info all.h5; then
+  has "cov table" "cov at the last sample (step 50):"
+  has "cov header" "    k             cov      error"
+  has "diffusion table" "diffusion of x (the series at the last sample, step 50):"
+  has "diffusion header" "    k               D      D_err       diffusion      error"
+  has "drift table" "drift of x:"
+  has "expr table" "expr at the last sample (step 50):"
+  has "expr header" "    k          mean_E      err_E"
+  has "moments table" "moments at the last sample (step 50):"
+  has "tavg table" "tavg:"
+  has "tavg header" "    k          mean_E      err_E          mean_x      err_x"
+  lacks "every kind: no nan" "(^|[ =(])nan([ ,)]|$)"
+  [ "$(grep -cE '^ +(0\.5|1) ' "$T/info")" = 12 ] && pass ||
+    failed "every kind: 6 tables of 2 rows: $(grep -cE '^ +(0\.5|1) ' "$T/info") rows"
+fi
+if run "fpt" "$SDK_SOURCE_DIR/examples/double-well.sde" --scan D=0.4:0.5:2 --paths 300 --dt 0.01 \
+  --t-end 20 --observe fpt -o f.h5 && info f.h5; then
+  has "fpt table" "fpt (the series at the last sample, step 2000):"
+  has "fpt header" "    D       exit_mean   exit_err            mean   mean_err           split  split_err        survival survival_err"
+fi
+if run "order" kuramoto --particles 16 --paths 16 --t-end 0.2 --observe order -o ko.h5 &&
+  info ko.h5; then
+  has "order table" "order of x at the last sample (step 20):"
+  has "order header" "                r      r_err"
 fi
 if run "no scan" ou --paths 100 --t-end 0.1 --set k=3 -o o0.h5 && info o0.h5; then
   has "no scan parameters" "parameters:  k=3, D=0.5"

@@ -4,7 +4,7 @@
 # status 2, nothing on stdout and no output file; a good run writes the order
 # parameter and the density of the periodic variable in TSV and HDF5.
 #
-# Environment (set by CTest): SDK_BIN, SDK_SOURCE_DIR, SDK_CACHE_DIR.
+# Environment (set by CTest): SDK_BIN, SDK_SOURCE_DIR, SDEKIT_CACHE_DIR.
 set -u
 BIN=${SDK_BIN:-}
 if [ -z "$BIN" ] || [ ! -x "$BIN" ]; then
@@ -13,7 +13,7 @@ if [ -z "$BIN" ] || [ ! -x "$BIN" ]; then
 fi
 T=$(mktemp -d "${TMPDIR:-/tmp}/cli_kuramoto.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
-export SDK_CACHE_DIR=${SDK_CACHE_DIR:-$T/cache}
+export SDEKIT_CACHE_DIR=${SDEKIT_CACHE_DIR:-$T/cache}
 unset SDEKIT_MODEL_PATH
 cd "$T" || exit 1
 npass=0
@@ -99,23 +99,23 @@ RC=1 expect "systems blowing up" "NaN/Inf.*step" run ./blow.sde --particles 8 --
 
 # the GPU tuning knobs come from the environment through the tool (src/cli/env.c):
 # a system kernel it does not know, or a value out of range, is refused first
-SDK_SYS_KERNEL=fastest expect "SDK_SYS_KERNEL=fastest" \
-  "SDK_SYS_KERNEL='fastest': expected launch, persist, resident or auto" \
+SDEKIT_SYS_KERNEL=fastest expect "SDEKIT_SYS_KERNEL=fastest" \
+  "SDEKIT_SYS_KERNEL='fastest': expected launch, persist, resident or auto" \
   run kuramoto-meanfield --particles 64 "${Q[@]}"
-SDK_SYS_BPS=9 expect "SDK_SYS_BPS=9" "SDK_SYS_BPS='9': expected a whole number from 1 to 8" \
+SDEKIT_SYS_BPS=9 expect "SDEKIT_SYS_BPS=9" "SDEKIT_SYS_BPS='9': expected a whole number from 1 to 8" \
   run kuramoto-meanfield --particles 64 "${Q[@]}"
-SDK_SYS_PAIRS=both expect "SDK_SYS_PAIRS=both" "SDK_SYS_PAIRS='both': expected full, half or auto" \
+SDEKIT_SYS_PAIRS=both expect "SDEKIT_SYS_PAIRS=both" "SDEKIT_SYS_PAIRS='both': expected full, half or auto" \
   run kuramoto --particles 64 "${Q[@]}"
 # each unordered pair once is refused, with the reason, where the generator cannot prove the
 # pair functions odd or even (the CUDA source is generated without a GPU)
 printf '[model]\nname = asym\nvars = x\n[pair]\nF = exp(xj - x)\n[drift]\nx = -F\n' >asym.sde
-SDK_SYS_PAIRS=half expect "SDK_SYS_PAIRS=half, exp(xj - x)" \
-  "SDK_SYS_PAIRS=half: model 'asym' needs every pair evaluated both ways: \[pair\] F is not shown to be odd or even" \
+SDEKIT_SYS_PAIRS=half expect "SDEKIT_SYS_PAIRS=half, exp(xj - x)" \
+  "SDEKIT_SYS_PAIRS=half: model 'asym' needs every pair evaluated both ways: \[pair\] F is not shown to be odd or even" \
   codegen ./asym.sde --backend cuda --particles 512
-SDK_SYS_PAIRS=half expect "SDK_SYS_PAIRS=half, mean field" "SDK_SYS_PAIRS=half: model 'kuramoto-meanfield' has no \[pair\] functions" \
+SDEKIT_SYS_PAIRS=half expect "SDEKIT_SYS_PAIRS=half, mean field" "SDEKIT_SYS_PAIRS=half: model 'kuramoto-meanfield' has no \[pair\] functions" \
   codegen kuramoto-meanfield --backend cuda --particles 512
-SDK_SYS_PAIRS=half "$BIN" codegen kuramoto --backend cuda --particles 512 >half.cu 2>stderr
-check "SDK_SYS_PAIRS=half, kuramoto: the half kernels generated" grep -q "sdk_sys_half(" half.cu
+SDEKIT_SYS_PAIRS=half "$BIN" codegen kuramoto --backend cuda --particles 512 >half.cu 2>stderr
+check "SDEKIT_SYS_PAIRS=half, kuramoto: the half kernels generated" grep -q "sdk_sys_half(" half.cu
 
 # a good run: order parameter and density in TSV and HDF5
 "$BIN" run kuramoto-meanfield --particles 64 --paths 4 --t-end 1 --dt 0.01 --sample-every 50 \

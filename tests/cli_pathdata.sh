@@ -15,7 +15,7 @@ for p in /usr/bin/python3 python3; do
 done
 [ -n "$PY3" ] || { echo "h5py missing: skipped"; exit 77; }
 BACKEND=${SDK_TEST_BACKEND:-cpu}
-if [ "$BACKEND" = cuda ]; then "$B" devices >/dev/null 2>&1 || { echo "no CUDA device: skipped"; exit 77; }; fi
+if [ "$BACKEND" = cuda ]; then [ "$("$B" devices --count 2>/dev/null || echo 0)" != 0 ] || { echo "no CUDA device: skipped"; exit 77; }; fi
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 cd "$T" || exit 1

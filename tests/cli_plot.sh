@@ -11,7 +11,7 @@
 # Every PNG must start with the PNG signature, be larger than 5 kB and be
 # 1000x650 according to its IHDR chunk.
 #
-# Environment (set by CTest): SDK_BIN, SDK_SOURCE_DIR, SDK_CACHE_DIR.
+# Environment (set by CTest): SDK_BIN, SDK_SOURCE_DIR, SDEKIT_CACHE_DIR.
 set -u
 
 BIN=${SDK_BIN:-}
@@ -25,7 +25,7 @@ if ! command -v gnuplot >/dev/null 2>&1; then
 fi
 T=$(mktemp -d "${TMPDIR:-/tmp}/cli_plot.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
-export SDK_CACHE_DIR=${SDK_CACHE_DIR:-$T/cache}
+export SDEKIT_CACHE_DIR=${SDEKIT_CACHE_DIR:-$T/cache}
 unset SDEKIT_MODEL_PATH
 cd "$T" || exit 1
 

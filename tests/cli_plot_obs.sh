@@ -29,7 +29,7 @@ if ! command -v gnuplot >/dev/null 2>&1; then
 fi
 T=$(mktemp -d "${TMPDIR:-/tmp}/cli_plot_obs.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
-export SDK_CACHE_DIR=${SDK_CACHE_DIR:-$T/cache}
+export SDEKIT_CACHE_DIR=${SDEKIT_CACHE_DIR:-$T/cache}
 export TMPDIR=$T/tmp
 mkdir -p "$TMPDIR"
 unset SDEKIT_MODEL_PATH

@@ -8,7 +8,7 @@
 #   (g) 'sdekit models', 'sdekit --help', 'sdekit run --help'.
 #
 # Environment (set by CTest): SDK_BIN (the sdekit binary), SDK_SOURCE_DIR,
-# SDK_CACHE_DIR (kernel cache; a private one is used when unset).
+# SDEKIT_CACHE_DIR (kernel cache; a private one is used when unset).
 set -u
 
 BIN=${SDK_BIN:-}
@@ -18,7 +18,7 @@ if [ -z "$BIN" ] || [ ! -x "$BIN" ]; then
 fi
 T=$(mktemp -d "${TMPDIR:-/tmp}/cli_repro.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
-export SDK_CACHE_DIR=${SDK_CACHE_DIR:-$T/cache}
+export SDEKIT_CACHE_DIR=${SDEKIT_CACHE_DIR:-$T/cache}
 unset SDEKIT_MODEL_PATH
 cd "$T" || exit 1
 

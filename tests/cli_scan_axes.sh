@@ -32,11 +32,11 @@ fi
 command -v h5dump >/dev/null 2>&1 || { echo "cli_scan_axes: no h5dump: skipped"; exit 77; }
 BACKEND=${SDK_TEST_BACKEND:-cpu}
 if [ "$BACKEND" = cuda ]; then
-  "$BIN" devices >/dev/null 2>&1 || { echo "no CUDA device: skipped"; exit 77; }
+  [ "$("$BIN" devices --count 2>/dev/null || echo 0)" != 0 ] || { echo "no CUDA device: skipped"; exit 77; }
 fi
 T=$(mktemp -d "${TMPDIR:-/tmp}/cli_scan_axes.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
-export SDK_CACHE_DIR=${SDK_CACHE_DIR:-$T/cache}
+export SDEKIT_CACHE_DIR=${SDEKIT_CACHE_DIR:-$T/cache}
 unset SDEKIT_MODEL_PATH
 cd "$T" || exit 1
 

@@ -22,7 +22,7 @@ SRC=$(cd "$2" && pwd)
 CMAKE=$3
 T=$(mktemp -d "${TMPDIR:-/tmp}/install_relocate.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
-export SDK_CACHE_DIR=${SDK_CACHE_DIR:-$T/cache}
+export SDEKIT_CACHE_DIR=${SDEKIT_CACHE_DIR:-$T/cache}
 unset SDEKIT_MODEL_PATH
 nfail=0
 fail() { nfail=$((nfail + 1)); echo "FAIL: $*"; }
@@ -98,7 +98,7 @@ cat > "$T/run.sh" << 'EOS'
 set -u
 P=$1
 O=$2
-export HOME=$O/home SDK_CACHE_DIR=$O/cache TMPDIR=$O
+export HOME=$O/home SDEKIT_CACHE_DIR=$O/cache TMPDIR=$O
 unset SDEKIT_MODEL_PATH
 mkdir -p "$HOME"
 cd "$O" || exit 1

@@ -31,9 +31,14 @@ while IFS= read -r line; do
 done < <("$BIN" run --help | grep -v '^$')
 
 env_section=$(printf '%s\n' "$text" | sed -n '/^\.SH ENVIRONMENT/,/^\.SH /p')
-vars=$(grep -ohE '(getenv|env_get|nonempty|env_int)\((envp, )?"[A-Z_][A-Z0-9_]*"' "$SRC"/src/cli/*.c \
-  "$SRC"/src/api/environment.c |
-  grep -oE '"[A-Z0-9_]+"' | tr -d '"' | sort -u)
+# (sdekit's own variables by their name less SDEKIT_ where the old SDK_ name
+# is still taken: env_int, renamed)
+vars=$({
+  grep -ohE '(getenv|env_get|nonempty)\((envp, )?"[A-Z_][A-Z0-9_]*"' "$SRC"/src/cli/*.c \
+    "$SRC"/src/api/environment.c | grep -oE '"[A-Z0-9_]+"' | tr -d '"'
+  grep -ohE '(env_int|renamed)\(envp, "[A-Z_][A-Z0-9_]*"' "$SRC"/src/api/environment.c |
+    grep -oE '"[A-Z0-9_]+"' | tr -d '"' | sed 's/^/SDEKIT_/'
+} | sort -u)
 nvars=0
 for v in $vars SDEKIT_MODEL_PATH; do
   nvars=$((nvars + 1))

@@ -34,7 +34,7 @@ pass() { npass=$((npass + 1)); }
 failed() { nfail=$((nfail + 1)); echo "FAIL: $*" >&2; }
 check() { local name=$1; shift; if "$@"; then pass; else failed "$name"; fi; }
 if [ "$BACKEND" = cuda ]; then
-  "$B" devices >/dev/null 2>&1 || { echo "no CUDA device: skipped"; exit 77; }
+  [ "$("$B" devices --count 2>/dev/null || echo 0)" != 0 ] || { echo "no CUDA device: skipped"; exit 77; }
   SCALE=16
 else
   SCALE=1
@@ -42,7 +42,7 @@ fi
 
 NGPU=1
 if [ "$BACKEND" = cuda ] && [ "$LAUNCH" = team ]; then
-  NGPU=$("$B" devices 2>/dev/null | grep -c '^ *[0-9]')
+  NGPU=$("$B" devices --count 2>/dev/null || echo 1)
   [ "$NGPU" -ge 1 ] || NGPU=1
 fi
 # the options that lay a team of NP in-process ranks out

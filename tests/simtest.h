@@ -11,7 +11,7 @@ const char *st_backend(void);
  * slot 0..7; NULL for another slot). */
 const char *st_model_file(const char *text, int slot);
 /* The backend's surroundings as the CLI fills them from the environment
- * (cli/env.h: the kernel cache $SDK_CACHE_DIR, the C compiler, NVRTC's
+ * (cli/env.h: the kernel cache $SDEKIT_CACHE_DIR, the C compiler, NVRTC's
  * toolkit), so that tests build what the tool builds, in its cache. */
 void st_env(sdk_backend_env *env);
 /* Run (with st_env unless the configuration names a compiler); on failure

@@ -347,7 +347,7 @@ static void test_kernels_agree(void) {
   sdk_run *bad = NULL;
   sdk_errbuf eb = {0};
   TU_CHECK(sdk_run_execute(&cb, &bad, &eb) == SDK_ERR_USAGE && !bad &&
-               strstr(eb.msg, "SDK_SYS_KERNEL='fastest'") &&
+               strstr(eb.msg, "SDEKIT_SYS_KERNEL='fastest'") &&
                strstr(eb.msg, "expected launch, persist, resident or auto"),
            "sys_kernel fastest: %s", eb.msg);
   sdk_run_destroy(&bad);
@@ -410,7 +410,7 @@ static void test_pair_parity(void) {
 }
 
 /* The half all-pairs kernel (each unordered pair once) gives the full loop's
- * bits: SDK_SYS_PAIRS half against full (tuning.sys_pairs), in single and
+ * bits: SDEKIT_SYS_PAIRS half against full (tuning.sys_pairs), in single and
  * double precision, with a partial last tile (the edge kernel), an odd and
  * an even number of full tiles, several systems, per-particle frequencies,
  * and a model of two variables with odd and even pair functions. */
@@ -494,7 +494,7 @@ static void test_half_pairs(void) {
   sdk_run *bad = NULL;
   sdk_errbuf eb = {0};
   TU_CHECK(sdk_run_execute(&c, &bad, &eb) == SDK_ERR_USAGE && !bad &&
-               strstr(eb.msg, "SDK_SYS_PAIRS=half") && strstr(eb.msg, "[pair] F is not shown"),
+               strstr(eb.msg, "SDEKIT_SYS_PAIRS=half") && strstr(eb.msg, "[pair] F is not shown"),
            "forced half on exp(xj - x): %s", eb.msg);
   sdk_run_destroy(&bad);
 }

@@ -20,7 +20,8 @@ class Model:
 
     Attributes: name, description, vars (tuple of variable names), params
     (dict name -> value in the file, after [params] expressions), text (the
-    model file's text), path (the file read, or the label of from_string),
+    model file's text), path (the file read, as a resolved absolute path, or
+    the label of from_string),
     kind ("paths", "meanfield" or "pair"), has_period, periodic_var (the
     first variable declared periodic, or None).
     """

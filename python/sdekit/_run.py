@@ -1,6 +1,7 @@
 """sdekit.run, sdekit.resume, sdekit.codegen: a configuration from Python
 arguments, run with progress, cancellation (Ctrl-C) and logging."""
 import ctypes
+import difflib
 import logging
 import math
 import numbers
@@ -9,6 +10,7 @@ import signal
 import sys
 import threading
 import time
+import warnings
 
 import numpy as np
 
@@ -82,15 +84,69 @@ def _text(name, v):
     return _num(v)
 
 
-def _apply(cfg, name, v):
-    """One option given as a keyword: name with '_' or '-', value in Python."""
-    opt = name.replace("_", "-")
-    if opt in ("fast-math", "compensation"):  # fast_math=False == --no-fast-math
-        if not v:
-            cfg.option("no-" + opt, None)
+# The keywords of run() and codegen() that are not options (the candidates,
+# with the options, of the name a mistyped keyword probably meant).
+_OWN = ("model", "params", "scan", "progress", "cancel", "environment", "output", "force", "comm",
+        "init", "path_params")
+_KEYWORDS = None
+
+
+def _keywords():
+    """{keyword: option}: every option of the library's one table by its C
+    API name with '_' for '-', a negative flag by what it switches
+    (fast_math=False: --no-fast-math); -o and --force are run()'s output=
+    and force=."""
+    global _KEYWORDS
+    if _KEYWORDS is None:
+        kw = {}
+        i = 0
+        while lib.sdekit_config_option_name(i) is not None:
+            opt = s(lib.sdekit_config_option_name(i))
+            i += 1
+            if opt not in ("output", "force"):
+                kw[(opt[3:] if opt.startswith("no-") else opt).replace("-", "_")] = opt
+        _KEYWORDS = kw
+    return _KEYWORDS
+
+
+def _option_of(fn, key, value):
+    """The option of keyword `key` of fn(), or a TypeError naming it (and the
+    keyword it probably meant).  no_NAME=True, the spelling before NAME=False,
+    is taken with a DeprecationWarning (for one release)."""
+    kw = _keywords()
+    name = key.replace("-", "_")
+    if name in kw:
+        return kw[name]
+    if name.startswith("no_") and kw.get(name[3:]) == name.replace("_", "-"):
+        warnings.warn("%s(%s=%r) is deprecated and will be removed: give %s=%r" %
+                      (fn, key, value, name[3:], not value), DeprecationWarning, stacklevel=4)
+        return kw[name[3:]]
+    near = difflib.get_close_matches(name, list(kw) + list(_OWN), n=1)
+    raise TypeError("%s() got an unexpected keyword argument %r%s" %
+                    (fn, key, "; did you mean %r?" % near[0] if near else ""))
+
+
+def _name_values(v):
+    """NAME=VALUE items from a dict {name: value} or a list of "NAME=VALUE"
+    texts (or one such text)."""
+    if isinstance(v, dict):
+        return ["%s=%s" % (k, x if isinstance(x, (str, bytes)) else _num(x)) for k, x in v.items()]
+    return [v] if isinstance(v, (str, bytes)) else list(v)
+
+
+def _apply(cfg, name, opt, v):
+    """Option opt given as keyword `name` (its C API name with '_' for '-'),
+    its value in Python."""
+    if opt.startswith("no-"):  # fast_math=False == --no-fast-math
+        if not isinstance(v, (bool, np.bool_)):
+            raise TypeError("%s= is True or False, not %r" % (name, v))
+        if bool(v) == name.startswith("no_"):  # (no_fast_math=True: deprecated)
+            cfg.option(opt, None)
         return
-    if opt in ("o", "output"):
-        return  # written after the run (run()'s output=)
+    if opt == "observe-expr":  # {"E": "v*v/2"}, ["E=v*v/2"] or "E=v*v/2"
+        for item in _name_values(v):
+            cfg.option(opt, item)
+        return
     if opt == "hist-range":
         items = v.items() if isinstance(v, dict) else None
         if items is None:
@@ -122,9 +178,6 @@ def _apply(cfg, name, v):
             cfg.call(lib.sdekit_config_set_param, b(k, "--set name"), float(x))
         return
     arity = lib.sdekit_config_option_arity(b(opt, "option name"))
-    if arity < 0:
-        cfg.option(opt, "")  # the library's "unknown option" error
-        return
     if v is True or (v is None and arity == 0):
         if arity == 1:
             raise _errors.UsageError("option '--%s' needs a value" % opt)
@@ -133,6 +186,9 @@ def _apply(cfg, name, v):
         return
     elif arity == 0:
         raise _errors.UsageError("option '--%s' takes no value (give %s=True)" % (opt, name))
+    elif isinstance(v, (list, tuple)) and not isinstance(v, str) and opt == "scan-file":
+        for x in v:  # repeatable
+            cfg.option(opt, os.fspath(x))
     else:
         cfg.option(opt, _text(opt, v))
 
@@ -226,7 +282,12 @@ def _path_values(cfg, which, v, options):
         options["paths"] = shape[1]
 
 
-def _configure(model, params, scan, options, environment):
+def _configure(fn, model, params, scan, options, environment):
+    # every keyword checked before anything is done
+    opts = {}
+    for k, v in options.items():
+        if k not in ("init", "path_params"):
+            opts[k] = _option_of(fn, k, v)
     cfg = _Config()
     cfg.environment(environment)  # first, as the CLI: options given come after
     if isinstance(model, Model):
@@ -254,10 +315,10 @@ def _configure(model, params, scan, options, environment):
             _path_values(cfg, k, v, options)
     for k in _NAMED:
         v = options.pop(k, None)
-        if v is not None:
-            _apply(cfg, k, v)
+        if v is not None:  # (paths= may come from init=/path_params= data)
+            _apply(cfg, k, opts[k] if k in opts else _option_of(fn, k, v), v)
     for k, v in options.items():
-        _apply(cfg, k, v)
+        _apply(cfg, k, opts[k], v)
     return cfg
 
 
@@ -528,7 +589,11 @@ def run(model, params=None, scan=None, *, progress=None, cancel=None, environmen
     sample_every, sample_times (a list or array of times, or "lin:A:B:N",
     "log:A:B:N[:round]": --sample-times), order_every, bins, hist_range ({var: (lo, hi)}),
     save_paths (a list), density_var, coarse_grain (True or a width), drift,
-    particles, fast_math=False, compensation=False, verbose.
+    particles, fast_math=False, compensation=False, bridge_correction=False,
+    observe_expr ({name: expression}), verbose: every option by the C API's
+    name with '_' for '-', a switch as NAME=False, a NAME=VALUE list as a
+    dict; an unknown keyword is a TypeError.  Deprecated (a warning; removed
+    in the next release): no_fast_math=True and the like.
     Data (README: Bringing your own data): init={"x": array} or a file (the
     initial state of every path, every variable), path_params={"k": array}
     or a file, save_final=True (Result: "final/x", [grid points, paths] or
@@ -551,7 +616,7 @@ def run(model, params=None, scan=None, *, progress=None, cancel=None, environmen
     Returns a Result.
     """
     comm = options.pop("comm", None)
-    cfg = _configure(model, params, scan, dict(options), environment)
+    cfg = _configure("run", model, params, scan, dict(options), environment)
     _check_outputs(cfg, output, force)
     session = _Session(progress, cancel, comm)
     return _finish(session.run(cfg), output, session)
@@ -581,7 +646,7 @@ def resume(checkpoint, *, periods=None, t_end=None, threads=None, stored_model=F
 
 def codegen(model, params=None, scan=None, *, backend="cpu", environment=None, **options):
     """The generated kernel source of a run ("cpu" or "cuda"), as `sdekit codegen`."""
-    cfg = _configure(model, params, scan, dict(options), environment)
+    cfg = _configure("codegen", model, params, scan, dict(options), environment)
     src = ctypes.c_void_p()
     err = sdekit_error()
     _errors.check(lib.sdekit_codegen(cfg.p, b(backend, "backend"), ctypes.byref(src), ctypes.byref(err)), err)

@@ -82,8 +82,7 @@ def test_unknown_model_as_the_cli_says(cli):
 
 
 def test_backend_cuda_without_a_gpu_as_the_cli_says(cli):
-    rc, _, _ = run_cli(cli, ["devices"], check=False)
-    if rc == 0:
+    if run_cli(cli, ["devices", "--count"])[1].strip() != "0":
         pytest.skip("this machine has a GPU")
     rc, _, err = run_cli(cli, ["run", "ou", "--paths", "16", "--backend", "cuda"], check=False)
     with pytest.raises(sdekit.BackendError) as ei:
@@ -94,7 +93,6 @@ def test_backend_cuda_without_a_gpu_as_the_cli_says(cli):
 
 @pytest.mark.parametrize("kw, args", [
     (dict(paths=0), ["--paths", "0"]),
-    (dict(bogus=1), ["--bogus", "1"]),
     (dict(scan={"k": (1, 2, 0)}), ["--scan", "k=1:2:0"]),
     (dict(backend="gpu"), ["--backend", "gpu"]),
     (dict(precision="quad"), ["--precision", "quad"]),

@@ -48,7 +48,7 @@ def test_from_file_bare_name_is_the_current_directory(workdir, monkeypatch):
     shutil.copyfile(sdekit.Model.load("gbm").path, os.path.join(workdir, "gbm"))
     monkeypatch.chdir(workdir)
     here = sdekit.Model.from_file("gbm")
-    assert here.path == "./gbm" and os.path.samefile(here.path, os.path.join(workdir, "gbm"))
+    assert here.path == os.path.realpath(os.path.join(workdir, "gbm"))  # (absolute: issue 29)
     # while load("gbm") is the built-in, never the current directory's file
     assert not os.path.samefile(sdekit.Model.load("gbm").path, "gbm")
 

@@ -62,8 +62,8 @@ def test_nul_in_paths(workdir, result):
 
 def test_nul_in_environment(workdir):
     cache = os.path.join(workdir, "nulcache")
-    msg = _nul(lambda: sdekit.run("ou", environment={"SDK_CACHE_DIR": cache + "\0b"}, **Q))
-    assert "SDK_CACHE_DIR" in msg
+    msg = _nul(lambda: sdekit.run("ou", environment={"SDEKIT_CACHE_DIR": cache + "\0b"}, **Q))
+    assert "SDEKIT_CACHE_DIR" in msg
     assert not os.path.exists(cache)
     _nul(lambda: sdekit.run("ou", environment={"SDK\0_CACHE_DIR": cache}, **Q))
 

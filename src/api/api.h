@@ -68,6 +68,9 @@ struct sdekit_config {
   /* the environment's part (sdekit_config_set_environment, set_cache) */
   char *cache_dir, *tmp_dir, *cc, *cflags, *cflags_extra, *cuda_home, *cuda_path;
   char *sys_kernel, *baseline_cubin;
+  /* the note on the environment's deprecated SDK_ names, said when a run
+   * starts (NULL: none) */
+  char *env_note;
   /* the arguments as applied, in order */
   api_item *items;
   int nitems, cap;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "api/api.h"
+#include "core/strbuf.h"
 
 /* $name in envp, or NULL. */
 static const char *env_get(const char *const *envp, const char *name) {
@@ -21,6 +22,49 @@ static const char *env_get(const char *const *envp, const char *name) {
 static const char *nonempty(const char *const *envp, const char *name) {
   const char *s = env_get(envp, name);
   return s && *s ? s : NULL;
+}
+
+/* sdekit's own variables are SDEKIT_NAME; until the next release the old
+ * name SDK_NAME is taken where SDEKIT_NAME is not set, and said in one note
+ * (all the old names the environment has, and which of them a new one
+ * overrides) when a run starts. */
+static const char *const RENAMED[] = {"CACHE_DIR", "SYS_KERNEL",    "SYS_PAIRS", "SYS_CPB",
+                                      "SYS_BPS",   "SYS_RMAX",      "SYS_QI",    "SYS_MINB",
+                                      "RUN_MINB",  "BASELINE_CUBIN"};
+#define NRENAMED (sizeof RENAMED / sizeof *RENAMED)
+
+/* SDEKIT_var, else SDK_var (var: one of RENAMED), "" as unset; name (n
+ * bytes) gets the one it came from */
+static const char *renamed(const char *const *envp, const char *var, char *name, size_t n) {
+  snprintf(name, n, "SDEKIT_%s", var);
+  const char *v = nonempty(envp, name);
+  if (v) return v;
+  snprintf(name, n, "SDK_%s", var);
+  return nonempty(envp, name);
+}
+
+/* the note on the old names in envp (nothing when there are none):
+ * "SDK_A, SDK_B deprecated: use SDEKIT_A, SDEKIT_B (...)" */
+static void renamed_note(const char *const *envp, sdk_strbuf *b) {
+  sdk_strbuf neu, both;
+  sdk_sb_init(&neu);
+  sdk_sb_init(&both);
+  int n = 0, nboth = 0;
+  for (size_t i = 0; i < NRENAMED; i++) {
+    char old[64], name[64];
+    snprintf(old, sizeof old, "SDK_%s", RENAMED[i]);
+    snprintf(name, sizeof name, "SDEKIT_%s", RENAMED[i]);
+    if (!env_get(envp, old)) continue;
+    sdk_sb_printf(b, "%s%s", n ? ", " : "", old);
+    sdk_sb_printf(&neu, "%s%s", n++ ? ", " : "", name);
+    if (env_get(envp, name)) sdk_sb_printf(&both, "%s%s", nboth++ ? ", " : "", name);
+  }
+  if (n)
+    sdk_sb_printf(b, " %s deprecated: use %s (the old names are taken until the next release%s%s)",
+                  n > 1 ? "are" : "is", neu.s, nboth ? "; where both are set, the new one: " : "",
+                  nboth ? both.s : "");
+  sdk_sb_free(&neu);
+  sdk_sb_free(&both);
 }
 
 /* An executable prog in a directory of $PATH. */
@@ -65,9 +109,10 @@ static sdekit_status cache_max(const char *s, int64_t *out, sdekit_error *err) {
 }
 
 /* $name as a whole number in lo..hi into *out; unset or empty: 0. */
-static sdekit_status env_int(const char *const *envp, const char *name, int lo, int hi, int *out,
+static sdekit_status env_int(const char *const *envp, const char *var, int lo, int hi, int *out,
                              sdekit_error *err) {
-  const char *s = nonempty(envp, name);
+  char name[64];
+  const char *s = renamed(envp, var, name, sizeof name);
   *out = 0;
   if (!s) return SDEKIT_OK;
   char *end = NULL;
@@ -84,37 +129,40 @@ static sdekit_status env_int(const char *const *envp, const char *name, int lo, 
 /* The GPU tuning knobs (core/tuning.h). */
 static sdekit_status tuning(sdekit_config *c, const char *const *envp, sdekit_error *err) {
   sdk_tuning *t = &c->c.tuning;
-  const char *k = nonempty(envp, "SDK_SYS_KERNEL");
+  char kname[64], pname[64], cname[64];
+  const char *k = renamed(envp, "SYS_KERNEL", kname, sizeof kname);
+  const char *pairs = renamed(envp, "SYS_PAIRS", pname, sizeof pname);
   if (k && strcmp(k, "auto") && strcmp(k, "launch") && strcmp(k, "persist") &&
       strcmp(k, "resident"))
-    return api_usage(err, "SDK_SYS_KERNEL='%s': expected launch, persist, resident or auto", k);
-  const char *pairs = nonempty(envp, "SDK_SYS_PAIRS");
+    return api_usage(err, "%s='%s': expected launch, persist, resident or auto", kname, k);
   if (pairs && strcmp(pairs, "auto") && strcmp(pairs, "full") && strcmp(pairs, "half"))
-    return api_usage(err, "SDK_SYS_PAIRS='%s': expected full, half or auto", pairs);
+    return api_usage(err, "%s='%s': expected full, half or auto", pname, pairs);
   t->sys_pairs = !pairs || !strcmp(pairs, "auto") ? SDK_PAIRS_AUTO
                  : !strcmp(pairs, "full")         ? SDK_PAIRS_FULL
                                                   : SDK_PAIRS_HALF;
   sdekit_status s;
-  if ((s = env_int(envp, "SDK_SYS_CPB", 1, INT_MAX, &t->sys_cpb, err)) ||
-      (s = env_int(envp, "SDK_SYS_BPS", 1, 8, &t->sys_bps, err)) ||
-      (s = env_int(envp, "SDK_SYS_RMAX", 1, INT_MAX, &t->sys_rmax, err)) ||
-      (s = env_int(envp, "SDK_SYS_QI", 1, 4, &t->sys_qi, err)) ||
-      (s = env_int(envp, "SDK_SYS_MINB", 1, 8, &t->sys_minb, err)) ||
-      (s = env_int(envp, "SDK_RUN_MINB", 1, 8, &t->run_minb, err)))
+  if ((s = env_int(envp, "SYS_CPB", 1, INT_MAX, &t->sys_cpb, err)) ||
+      (s = env_int(envp, "SYS_BPS", 1, 8, &t->sys_bps, err)) ||
+      (s = env_int(envp, "SYS_RMAX", 1, INT_MAX, &t->sys_rmax, err)) ||
+      (s = env_int(envp, "SYS_QI", 1, 4, &t->sys_qi, err)) ||
+      (s = env_int(envp, "SYS_MINB", 1, 8, &t->sys_minb, err)) ||
+      (s = env_int(envp, "RUN_MINB", 1, 8, &t->run_minb, err)))
     return s;
   if (api_set_str(&c->sys_kernel, k && strcmp(k, "auto") ? k : NULL) != SDK_OK ||
-      api_set_str(&c->baseline_cubin, nonempty(envp, "SDK_BASELINE_CUBIN")) != SDK_OK)
+      api_set_str(&c->baseline_cubin, renamed(envp, "BASELINE_CUBIN", cname, sizeof cname)) !=
+          SDK_OK)
     return api_nomem(err);
   t->sys_kernel = c->sys_kernel;
   t->baseline_cubin = c->baseline_cubin;
   return SDEKIT_OK;
 }
 
-/* The persistent kernel cache: $SDK_CACHE_DIR, else $XDG_CACHE_HOME/sdekit
+/* The persistent kernel cache: $SDEKIT_CACHE_DIR, else $XDG_CACHE_HOME/sdekit
  * (an absolute XDG_CACHE_HOME only), else $HOME/.cache/sdekit; none: a
  * private directory per run. */
 static int cache_dir(const char *const *envp, char *out, size_t n) {
-  const char *d = env_get(envp, "SDK_CACHE_DIR");
+  char name[64];
+  const char *d = renamed(envp, "CACHE_DIR", name, sizeof name);
   const char *x = env_get(envp, "XDG_CACHE_HOME");
   const char *h = env_get(envp, "HOME");
   int w;
@@ -157,6 +205,13 @@ SDEKIT_API sdekit_status sdekit_config_set_environment(sdekit_config *c, const c
       !own(&c->cuda_path, &e->cuda_path, env_get(envp, "CUDA_PATH")))
     return api_nomem(err);
   c->c.cache_max = cap;
+  sdk_strbuf note;
+  sdk_sb_init(&note);
+  renamed_note(envp, &note);
+  int oom = note.oom || api_set_str(&c->env_note, note.s && *note.s ? note.s : NULL) != SDK_OK;
+  sdk_sb_free(&note);
+  if (oom) return api_nomem(err);
+  c->c.env_note = c->env_note;
   if ((s = sdekit_config_set_model_search_path(c, env_get(envp, "SDEKIT_MODEL_PATH"), err)))
     return s;
   api_ok(err);
@@ -171,6 +226,10 @@ SDEKIT_API sdekit_status sdekit_config_set_cache(sdekit_config *c, const char *d
   c->c.cache_max = max_bytes;
   api_ok(err);
   return SDEKIT_OK;
+}
+
+SDEKIT_API const char *sdekit_config_environment_note(const sdekit_config *c) {
+  return c && c->env_note ? c->env_note : "";
 }
 
 SDEKIT_API const char *sdekit_config_cache_dir(const sdekit_config *c) {

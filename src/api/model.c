@@ -59,6 +59,9 @@ SDEKIT_API const char *sdekit_model_description(const sdekit_model *m) {
   return m && m->m->description ? m->m->description : "";
 }
 SDEKIT_API const char *sdekit_model_path(const sdekit_model *m) {
+  /* the file as a resolved absolute path (what a run of the model records,
+   * README: 'Where a model comes from'), else the path given or the label */
+  if (m && m->m->file) return m->m->file;
   return m && m->m->path ? m->m->path : "";
 }
 SDEKIT_API const char *sdekit_model_text(const sdekit_model *m) {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "core/nearest.h"
 #include "core/numfmt.h"
 #include "core/strbuf.h"
 #include "io/scantable.h"
@@ -723,10 +724,31 @@ SDEKIT_API int sdekit_config_option_arity(const char *name) {
   return o ? o->arity : -1;
 }
 
+SDEKIT_API const char *sdekit_config_option_name(int i) {
+  return i >= 0 && (size_t)i < sizeof OPTS / sizeof *OPTS ? OPTS[i].name : NULL;
+}
+
+/* "unknown option 'typed'", with the option the name (typed without its
+ * dashes and any =VALUE) probably meant */
+static sdekit_status unknown_option(const char *typed, const char *name, sdekit_error *err) {
+  const char *names[sizeof OPTS / sizeof *OPTS];
+  for (size_t i = 0; i < sizeof OPTS / sizeof *OPTS; i++)
+    names[i] = OPTS[i].name;
+  int k = sdk_nearest(name, names, sizeof OPTS / sizeof *OPTS);
+  if (k >= 0)
+    return api_usage(err, "unknown option '%s' (did you mean '--%s'? see 'sdekit run --help')",
+                     typed, names[k]);
+  return api_usage(err, "unknown option '%s' (see 'sdekit run --help')", typed);
+}
+
 sdekit_status api_apply_option(sdekit_config *c, const char *name, const char *value,
                                sdekit_error *err) {
   const api_opt *o = find_opt(name);
-  if (!o) return api_usage(err, "unknown option '--%s' (see 'sdekit run --help')", name);
+  if (!o) {
+    char typed[160];
+    snprintf(typed, sizeof typed, "--%s", name);
+    return unknown_option(typed, name, err);
+  }
   if (o->arity == 1 && !value) {
     if (!strcmp(o->name, "output")) return api_usage(err, "option '-o' needs a value");
     return api_usage(err, "option '--%s' needs a value", o->name);
@@ -783,7 +805,7 @@ static sdekit_status one_option(sdekit_config *c, int argc, const char *const *a
   const char *a = argv[*i], *value = NULL, *w1 = NULL;
   char name[128];
   if (a[1] != '-') {
-    if (a[1] != 'o') return api_usage(err, "unknown option '%s' (see 'sdekit run --help')", a);
+    if (a[1] != 'o') return unknown_option(a, a + 1, err);
     /* -o FILE, -oFILE */
     snprintf(name, sizeof name, "output");
     if (a[2])
@@ -802,7 +824,7 @@ static sdekit_status one_option(sdekit_config *c, int argc, const char *const *a
     if (!o) {
       /* not ours: the caller's (--help, --arch, ...) */
       int r = other ? other(user, name, eq ? eq + 1 : NULL) : -1;
-      if (r < 0) return api_usage(err, "unknown option '%s' (see 'sdekit run --help')", a);
+      if (r < 0) return unknown_option(a, name, err);
       if (r == 1 && !eq) {
         if (*i + 1 >= argc) return api_usage(err, "option '%s' needs a value", a);
         if (other(user, name, argv[++*i]) < 0)

@@ -34,7 +34,7 @@ typedef struct sdk_backend_env {
   /* The kernel cache (backend/cache.h has the rules).  NULL: a private
    * directory of the opened backend, created in tmp_dir when the first
    * module is compiled and removed when the backend is closed.  The CLI:
-   * $SDK_CACHE_DIR, else $XDG_CACHE_HOME/sdekit, else $HOME/.cache/sdekit. */
+   * $SDEKIT_CACHE_DIR, else $XDG_CACHE_HOME/sdekit, else $HOME/.cache/sdekit. */
   const char *cache_dir;
   const char *tmp_dir; /* $TMPDIR; NULL or not absolute: /tmp */
   /* CPU: the C compiler command, blank-separated words, found through PATH

@@ -20,7 +20,7 @@
  * root or us and is writable by nobody else (or is sticky, like /tmp), so
  * no other user can rename anything on that path.
  *
- * Directory: the one the backend's options name (the CLI: $SDK_CACHE_DIR,
+ * Directory: the one the backend's options name (the CLI: $SDEKIT_CACHE_DIR,
  * else $XDG_CACHE_HOME/sdekit, else $HOME/.cache/sdekit), else a private
  * directory of the opened backend only (mkdtemp under $TMPDIR or /tmp),
  * removed when it is closed.

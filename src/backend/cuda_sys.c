@@ -14,7 +14,7 @@
 
 /* Chunks per group: a function of N alone (so sums never depend on the
  * device or the kernel), about 1024 groups per system for big systems;
- * tuning.sys_cpb overrides it (SDK_SYS_CPB). */
+ * tuning.sys_cpb overrides it (SDEKIT_SYS_CPB). */
 static int64_t sys_cpb(const sdk_bctx *c, const sdk_module *m, int64_t N) {
   const int *info = m->sys_info;
   int64_t nchunk = (N + info[4] - 1) / info[4];
@@ -70,9 +70,9 @@ static int *half_work(int64_t nfull, int64_t nsys, int *nwork) {
 }
 
 /* Pair models: evaluate each unordered pair once (sdk_sys_half) when the
- * module has the kernel and SDK_SYS_PAIRS does not say full; by default
+ * module has the kernel and SDEKIT_SYS_PAIRS does not say full; by default
  * from 4 full tiles on and while the tiles' sums take at most an eighth of
- * the device's memory (SDK_SYS_PAIRS=half: whatever fits).  Both give the
+ * the device's memory (SDEKIT_SYS_PAIRS=half: whatever fits).  Both give the
  * same bits. */
 static sdk_err sys_half_alloc(sdk_ensemble *e, sdk_errbuf *eb) {
   const sdk_module *m = e->mod;
@@ -83,12 +83,12 @@ static sdk_err sys_half_alloc(sdk_ensemble *e, sdk_errbuf *eb) {
   if (!m->sys_half)
     return want == SDK_PAIRS_HALF
                ? SDK_FAIL(eb, SDK_ERR_USAGE,
-                          "SDK_SYS_PAIRS=half: this module has no sdk_sys_half kernel")
+                          "SDEKIT_SYS_PAIRS=half: this module has no sdk_sys_half kernel")
                : SDK_OK;
   double bytes = (double)e->sys.nsys * npair * (double)ntile * (double)N * (double)e->esize;
   if (want != SDK_PAIRS_HALF && (nfull < 4 || bytes > (double)e->ctx->mem / 8)) return SDK_OK;
   if (bytes > 9e18 || nfull > 0x7fffffff)
-    return SDK_FAIL(eb, SDK_ERR_USAGE, "SDK_SYS_PAIRS=half: %.3g bytes of pair sums", bytes);
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "SDEKIT_SYS_PAIRS=half: %.3g bytes of pair sums", bytes);
   int *w = NULL;
   if (nfull > 0 && !(w = half_work(nfull, e->sys.nsys, &e->sys.nwork)))
     return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
@@ -104,7 +104,7 @@ static sdk_err sys_half_alloc(sdk_ensemble *e, sdk_errbuf *eb) {
     if (e->sys.work) sdk_cu.MemFree(e->sys.work);
     e->sys.psum = e->sys.work = 0;
     e->sys.nwork = 0;
-    if (want == SDK_PAIRS_HALF) return sdk_cu_fail(eb, "cuMemAlloc (SDK_SYS_PAIRS=half)", r);
+    if (want == SDK_PAIRS_HALF) return sdk_cu_fail(eb, "cuMemAlloc (SDEKIT_SYS_PAIRS=half)", r);
     return SDK_OK; /* the full loop needs no buffer */
   }
   e->sys.half = 1;
@@ -423,16 +423,17 @@ static sdk_err sys_pick(sdk_ensemble *e, int order, int64_t nsteps, const char *
                         sys_shape *sh, sdk_errbuf *eb) {
   if (want && strcmp(want, "launch") && strcmp(want, "persist") && strcmp(want, "resident"))
     return SDK_FAIL(eb, SDK_ERR_USAGE,
-                    "SDK_SYS_KERNEL='%s': expected launch, persist, resident or auto", want);
+                    "SDEKIT_SYS_KERNEL='%s': expected launch, persist, resident or auto", want);
   if (spanning(e) && want && strcmp(want, "launch"))
     return SDK_FAIL(eb, SDK_ERR_USAGE,
-                    "SDK_SYS_KERNEL=%s: systems spanning MPI ranks run one launch per step", want);
+                    "SDEKIT_SYS_KERNEL=%s: systems spanning MPI ranks run one launch per step",
+                    want);
   /* (spanning MPI ranks: one launch per step, each followed by the exchange) */
   int kind = nsteps > 0 && !spanning(e) ? sys_choose(e, order, want, sh) : SYS_LAUNCH;
   if (kind < 0)
     return SDK_FAIL(
         eb, SDK_ERR_USAGE,
-        "SDK_SYS_KERNEL=%s cannot run these systems here (it needs mean-field "
+        "SDEKIT_SYS_KERNEL=%s cannot run these systems here (it needs mean-field "
         "coupling, cooperative launches, one system per grid point with --observe "
         "order%s)",
         want, !strcmp(want, "resident") ? ", and the particles must fit in shared memory" : "");
@@ -466,7 +467,7 @@ static sdk_err sys_steps(sdk_ensemble *e, int kind, const sys_shape *sh, const c
       if (want)
         return SDK_FAIL(eb, SDK_ERR_BACKEND,
                         "cuda: the device refused the cooperative launch of %u blocks (other "
-                        "work on it?), and SDK_SYS_KERNEL=%s asks for it",
+                        "work on it?), and SDEKIT_SYS_KERNEL=%s asks for it",
                         sh->blocks, want);
       e->sys.shape_known[0] = e->sys.shape_known[1] = -1;
       sdk_log(e->ctx->o.logger, SDK_LOG_DEBUG,

@@ -22,7 +22,7 @@ sdk_err sdk_cuda_bench_prog1(sdk_bctx *c, int64_t paths, int64_t steps, int repe
  * from its description: median time in ms of `steps` steps of one system of
  * `particles` over `repeats` (CUDA events), and the final order parameter.
  * The cubin goes to the opened backend's tuning.baseline_cubin when set
- * (SDK_BASELINE_CUBIN: SASS comparisons; a warning when it cannot be written). */
+ * (SDEKIT_BASELINE_CUBIN: SASS comparisons; a warning when it cannot be written). */
 sdk_err sdk_cuda_bench_kuramoto_paper(sdk_bctx *c, int pairs, int64_t particles, int64_t steps,
                                       int repeats, double *median_ms, double *r_end,
                                       sdk_errbuf *eb);

@@ -76,7 +76,7 @@ typedef struct bench {
   int64_t paths, particles, sample_every, order_every, bins;
   double dt, t_end;
   int threads, no_compensation;
-  const char *sys_kernel; /* forces SDK_SYS_KERNEL for one row (NULL: as set) */
+  const char *sys_kernel; /* forces SDEKIT_SYS_KERNEL for one row (NULL: as set) */
 } bench;
 
 /* The backend's row in the registry, or -1. */
@@ -107,7 +107,7 @@ static int set_real(sdekit_config *c, const char *name, double v, sdekit_error *
   return set_opt(c, name, buf, err);
 }
 
-/* The environment with SDK_SYS_KERNEL replaced (for the rows that force a
+/* The environment with SDEKIT_SYS_KERNEL replaced (for the rows that force a
  * system kernel), or as it is. */
 static const char **bench_environ(const char *sys_kernel, char *kv, size_t nkv) {
   const char *const *env = cli_environ();
@@ -118,9 +118,11 @@ static const char **bench_environ(const char *sys_kernel, char *kv, size_t nkv) 
   if (!out) return NULL;
   size_t k = 0;
   for (size_t i = 0; i < n; i++)
-    if (!sys_kernel || strncmp(env[i], "SDK_SYS_KERNEL=", 15)) out[k++] = env[i];
+    if (!sys_kernel ||
+        (strncmp(env[i], "SDEKIT_SYS_KERNEL=", 18) && strncmp(env[i], "SDK_SYS_KERNEL=", 15)))
+      out[k++] = env[i];
   if (sys_kernel) {
-    snprintf(kv, nkv, "SDK_SYS_KERNEL=%s", sys_kernel);
+    snprintf(kv, nkv, "SDEKIT_SYS_KERNEL=%s", sys_kernel);
     out[k++] = kv;
   }
   out[k] = NULL;

@@ -18,7 +18,7 @@ static const char CACHE_HELP[] =
     "  list    show each entry with its size and age, and the total\n"
     "  clean   remove every entry sdekit made (nothing else in the directory)\n"
     "\n"
-    "Directory: $SDK_CACHE_DIR, else $XDG_CACHE_HOME/sdekit, else $HOME/.cache/sdekit\n"
+    "Directory: $SDEKIT_CACHE_DIR, else $XDG_CACHE_HOME/sdekit, else $HOME/.cache/sdekit\n"
     "(created mode 0700; refused if another user owns it or others may write to it,\n"
     "or to a folder above it without the sticky bit, as /tmp has).\n"
     "With none of these set, every run uses a private directory removed at its end.\n"
@@ -65,9 +65,12 @@ int sdk_cli_cache(int argc, char **argv) {
   }
   char dir[4096];
   snprintf(dir, sizeof dir, "%s", sdekit_config_cache_dir(c));
+  /* (said here: no run starts to log it) */
+  if (*sdekit_config_environment_note(c))
+    fprintf(stderr, "sdekit: note: %s\n", sdekit_config_environment_note(c));
   sdekit_config_destroy(&c);
   if (!dir[0]) {
-    printf("no persistent kernel cache: SDK_CACHE_DIR, XDG_CACHE_HOME and HOME are unset "
+    printf("no persistent kernel cache: SDEKIT_CACHE_DIR, XDG_CACHE_HOME and HOME are unset "
            "(every run uses a private directory, removed at its end)\n");
     return 0;
   }

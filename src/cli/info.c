@@ -11,7 +11,7 @@
 #include "core/escape.h"
 #include "core/numfmt.h"
 
-#define INFO_HEAD 5 /* drift table: rows shown at each end of a long table */
+#define INFO_HEAD 5 /* values tables: rows shown at each end of a long table */
 #define INFO_MAX_SCAN SDEKIT_MAX_SCAN
 
 /* Every string from the file (and its path) is printed through this: escaped
@@ -308,8 +308,8 @@ static void print_datasets(const info *in) {
   }
 }
 
-/* Rows of the drift table: all, or the first and last INFO_HEAD. */
-static int drift_row_shown(int64_t k, int64_t ngrid) {
+/* Rows of a values table: all, or the first and last INFO_HEAD. */
+static int row_shown(int64_t k, int64_t ngrid) {
   return ngrid <= 2 * INFO_HEAD + 2 || k < INFO_HEAD || k >= ngrid - INFO_HEAD;
 }
 
@@ -320,27 +320,113 @@ static void fmt_num(char *buf, const char *fmt, double x) {
     snprintf(buf, 32, fmt, x);
 }
 
-/* The drift (and its error) at every grid point, long tables cut short. */
-static void print_drift(const info *in) {
-  FILE *out = in->out;
-  int64_t nv, ne;
-  char vname[256] = "?", b[32], en[1024];
-  double *val = read_f64(in->r, "drift/value", &nv);
-  double *err = read_f64(in->r, "drift/error", &ne);
-  /* --dt-check: the time-step bias and its error (absent otherwise) */
-  int64_t nb = 0, nbe = 0;
-  double *bias = read_f64(in->r, "drift/bias_value", &nb);
-  double *berr = read_f64(in->r, "drift/bias_err_value", &nbe);
-  int hb = bias && berr && nb == in->ngrid && nbe == in->ngrid;
-  sdekit_dataset d;
-  /* the group's variable ("" when it does not say) */
-  if (sdekit_result_dataset(in->r, "drift", &d, NULL) != SDEKIT_OK)
-    cli_attr_str(in->r, "drift", "var", vname, sizeof vname);
-  if (!val || !err || nv != in->ngrid || ne != in->ngrid) {
-    fprintf(out, "drift: (unreadable or of the wrong size)\n");
-    goto out;
+/* One value and its standard error per grid point: a statistic's element
+ * (at the last sample when it has a sample axis) of grid point k is
+ * val[k * stride + off]. */
+typedef struct vcol {
+  char head[128], ehead[128]; /* escaped */
+  double *val, *err;          /* the whole datasets (shared by a dataset's columns) */
+  int64_t stride, off;
+  int own; /* frees val and err */
+} vcol;
+
+#define INFO_MAX_COLS 64 /* columns of one observable shown (the rest: its datasets) */
+#define INFO_COLS_PER_TABLE 4
+
+/* the column header of statistic `short_name` of group g: "value" is the
+ * group's own (drift), "NAME_value" is NAME (bias_value: bias) */
+static void col_head(const char *g, const char *short_name, char *out, size_t n) {
+  size_t len = strlen(short_name);
+  if (!strcmp(short_name, "value"))
+    snprintf(out, n, "%s", g);
+  else if (len > 6 && !strcmp(short_name + len - 6, "_value"))
+    snprintf(out, n, "%.*s", (int)(len - 6), short_name);
+  else
+    snprintf(out, n, "%s", short_name);
+}
+
+/* the label of index j of the dimensions after the grid and sample axes:
+ * variable names for "var" dimensions, the boundaries of fpt, else j */
+static void index_label(const info *in, const sdekit_dataset *d, int first, int64_t j, char *out,
+                        size_t n) {
+  const char **vars = NULL;
+  long nv = cli_attr_strs(in->r, "", "var_names", &vars);
+  char bn[1024] = "";
+  cli_attr_str(in->r, "fpt", "boundaries", bn, sizeof bn);
+  size_t at = 0;
+  int64_t idx[SDEKIT_MAX_RANK], rem = j;
+  for (int k = d->rank - 1; k >= first; k--)
+    idx[k] = rem % d->dims[k], rem /= d->dims[k];
+  for (int k = first; k < d->rank && at < n; k++) {
+    char one[256] = "";
+    if (d->dim_names[k] && !strcmp(d->dim_names[k], "var") && idx[k] < nv)
+      snprintf(one, sizeof one, "%s", vars[idx[k]]);
+    else if (!strncmp(d->name, "fpt/", 4) && bn[0]) { /* the k-th comma-separated name */
+      const char *s = bn;
+      for (int64_t i = 0; i < idx[k] && s; i++)
+        s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL;
+      if (s) snprintf(one, sizeof one, "%.*s", (int)strcspn(s, ","), s);
+    }
+    if (!one[0]) snprintf(one, sizeof one, "%lld", (long long)idx[k]);
+    at += (size_t)snprintf(out + at, n - at, "%s%s", k > first ? "," : "[", one);
   }
-  /* column widths from the values */
+  if (at < n) snprintf(out + at, n - at, "]");
+  free(vars);
+}
+
+/* The columns of the statistics of group g (those with a standard error, on
+ * the scan grid): *n of them into c[], *nsampled of those datasets series
+ * over the samples; *step the last sample's step (-1 without). */
+static void group_cols(const info *in, const char *g, vcol *c, int *n, int64_t *step,
+                       int *nsampled) {
+  size_t gl = strlen(g);
+  *n = *nsampled = 0;
+  *step = -1;
+  for (int i = 0; i < sdekit_result_ndatasets(in->r) && *n < INFO_MAX_COLS; i++) {
+    sdekit_dataset d, e;
+    const char *name = sdekit_result_dataset_name(in->r, i);
+    if (!name || strncmp(name, g, gl) || name[gl] != '/' ||
+        sdekit_result_dataset(in->r, name, &d, NULL) != SDEKIT_OK || !d.std_error ||
+        d.grid_rank != in->nax || (d.sample_axis >= 0 && d.sample_axis != d.grid_rank) ||
+        sdekit_result_dataset(in->r, d.std_error, &e, NULL) != SDEKIT_OK || e.count != d.count ||
+        d.count % in->ngrid)
+      continue;
+    int64_t stride = d.count / in->ngrid, ns = d.sample_axis >= 0 ? d.dims[d.sample_axis] : 1;
+    int rest = d.grid_rank + (d.sample_axis >= 0);
+    if (ns < 1) continue;
+    if (d.sample_axis >= 0) {
+      ++*nsampled;
+      int64_t nst;
+      char sn[300];
+      snprintf(sn, sizeof sn, "%s/step", g);
+      double *st = read_f64(in->r, sn, &nst);
+      if (st && nst >= ns) *step = (int64_t)st[ns - 1];
+      free(st);
+    }
+    int64_t nv, ne, per = stride / ns;
+    double *val = read_f64(in->r, name, &nv), *err = read_f64(in->r, d.std_error, &ne);
+    char head[128], en[512], ix[256];
+    col_head(g, name + gl + 1, head, sizeof head);
+    for (int64_t j = 0; j < per && *n < INFO_MAX_COLS && val && err; j++) {
+      vcol *v = &c[(*n)++];
+      *v = (vcol){.val = val, .err = err, .stride = stride, .off = (ns - 1) * per + j, .own = !j};
+      ix[0] = 0;
+      if (per > 1) index_label(in, &d, rest, j, ix, sizeof ix);
+      snprintf(en, sizeof en, "%s%s", head, ix);
+      esc(en, v->head, sizeof v->head);
+      /* (the error's column: "error" beside a group's own value) */
+      col_head(g, d.std_error + gl + 1, en, sizeof en);
+      snprintf(en + strlen(en), sizeof en - strlen(en), "%s", ix);
+      esc(!strcmp(name + gl + 1, "value") ? "error" : en, v->ehead, sizeof v->ehead);
+    }
+    if (!val || !err || *n == 0 || c[*n - 1].val != val) free(val), free(err);
+  }
+}
+/* Columns [c0, c1) of a values table, a row per grid point (long tables
+ * cut short), the scan coordinates first. */
+static void print_table(const info *in, const vcol *c, int c0, int c1) {
+  FILE *out = in->out;
+  char b[32];
   int w[INFO_MAX_SCAN];
   for (int i = 0; i < in->nax; i++) {
     w[i] = (int)strlen(in->ax[i].ename);
@@ -349,14 +435,14 @@ static void print_drift(const info *in) {
       if (len > w[i]) w[i] = len;
     }
   }
-  fprintf(out, "drift of %s:\n ", esc(vname, en, sizeof en));
+  fputc(' ', out);
   for (int i = 0; i < in->nax; i++)
     fprintf(out, " %*s", w[i], in->ax[i].ename);
-  fprintf(out, " %15s %10s", "drift", "error");
-  if (hb) fprintf(out, " %12s %10s", "bias", "bias_err");
+  for (int j = c0; j < c1; j++)
+    fprintf(out, " %15s %10s", c[j].head, c[j].ehead);
   fputc('\n', out);
   for (int64_t k = 0; k < in->ngrid; k++) {
-    if (!drift_row_shown(k, in->ngrid)) {
+    if (!row_shown(k, in->ngrid)) {
       if (k == INFO_HEAD)
         fprintf(out, "  ... (%lld more)\n", (long long)(in->ngrid - 2 * INFO_HEAD));
       continue;
@@ -369,22 +455,48 @@ static void print_drift(const info *in) {
     fputc(' ', out);
     for (int i = 0; i < in->nax; i++)
       fprintf(out, " %*s", w[i], sdk_fmt_exact(b, in->ax[i].values[idx[i]]));
-    fmt_num(b, "%.8g", val[k]);
-    fprintf(out, " %15s", b);
-    fmt_num(b, "%.3g", err[k]);
-    fprintf(out, " %10s", b);
-    if (hb) {
-      fmt_num(b, "%.4g", bias[k]);
-      fprintf(out, " %12s", b);
-      fmt_num(b, "%.3g", berr[k]);
-      fprintf(out, " %10s", b);
+    for (int j = c0; j < c1; j++) {
+      fmt_num(b, "%.8g", c[j].val[k * c[j].stride + c[j].off]);
+      fprintf(out, " %*s", (int)(strlen(c[j].head) > 15 ? strlen(c[j].head) : 15), b);
+      fmt_num(b, "%.3g", c[j].err[k * c[j].stride + c[j].off]);
+      fprintf(out, " %*s", (int)(strlen(c[j].ehead) > 10 ? strlen(c[j].ehead) : 10), b);
     }
     fputc('\n', out);
   }
-out:
-  free(bias), free(berr);
-  free(val);
-  free(err);
+}
+
+/* The values of every observable with standard errors (drift, tavg, fpt,
+ * diffusion's long-time value; moments, expr, cov, order, the survival and
+ * D_eff at the last sample), a table per observable in the file's order. */
+static void print_values(const info *in) {
+  char seen[2048] = ",";
+  for (int i = 0; i < sdekit_result_ndatasets(in->r); i++) {
+    const char *name = sdekit_result_dataset_name(in->r, i);
+    char g[256], key[260], vname[256], en[1024];
+    size_t gl = name ? strcspn(name, "/") : 0;
+    if (!name || !name[gl] || gl >= sizeof g || !strncmp(name, "scan/", 5)) continue;
+    snprintf(g, sizeof g, "%.*s", (int)gl, name);
+    snprintf(key, sizeof key, ",%s,", g);
+    if (strstr(seen, key) || strlen(seen) + gl + 2 >= sizeof seen) continue;
+    strcat(seen, key + 1);
+    vcol c[INFO_MAX_COLS];
+    int n, nsampled;
+    int64_t step;
+    group_cols(in, g, c, &n, &step, &nsampled);
+    if (n == 0) continue;
+    fprintf(in->out, "%s", esc(g, en, sizeof en));
+    if (cli_attr_str(in->r, g, "var", vname, sizeof vname) == 0)
+      fprintf(in->out, " of %s", esc(vname, en, sizeof en));
+    if (step >= 0 && nsampled < n)
+      fprintf(in->out, " (the series at the last sample, step %lld)", (long long)step);
+    else if (step >= 0)
+      fprintf(in->out, " at the last sample (step %lld)", (long long)step);
+    fprintf(in->out, ":\n");
+    for (int j = 0; j < n; j += INFO_COLS_PER_TABLE)
+      print_table(in, c, j, j + INFO_COLS_PER_TABLE < n ? j + INFO_COLS_PER_TABLE : n);
+    for (int j = 0; j < n; j++)
+      if (c[j].own) free(c[j].val), free(c[j].err);
+  }
 }
 
 sdekit_status cli_info_print(const sdekit_result *r, const char *path, FILE *out,
@@ -397,7 +509,7 @@ sdekit_status cli_info_print(const sdekit_result *r, const char *path, FILE *out
     print_names(&in);
     print_scans(&in);
     print_datasets(&in);
-    if (sdekit_result_nattrs(r, "drift") >= 0) print_drift(&in);
+    print_values(&in);
     if (fflush(out) != 0 || ferror(out)) {
       int en = errno;
       e = CLI_RAISE(err, SDEKIT_ERR_IO, "cannot write the summary of '%s': %s", path,

@@ -1,5 +1,6 @@
 /* sdekit info: a summary of a result file (the run's settings, variables,
- * parameters, scan axes, every dataset with its shape, the drift table),
+ * parameters, scan axes, every dataset with its shape, a table of the values
+ * with standard errors of every observable: the series at their last sample),
  * from the public API's view of the file (sdekit_result_read). */
 #ifndef SDK_CLI_INFO_H
 #define SDK_CLI_INFO_H

@@ -14,6 +14,7 @@
 #include "cli/info.h"
 #include "cli/runopts.h"
 #include "core/escape.h"
+#include "core/nearest.h"
 #include "core/strbuf.h"
 
 static const char MAIN_HELP[] =
@@ -41,7 +42,7 @@ static const char MAIN_HELP[] =
     "environment (details: 'sdekit run --help', man sdekit):\n"
     "  SDEKIT_MODEL_PATH        ':'-separated directories searched for MODEL names before the\n"
     "                           built-in models\n"
-    "  SDK_CACHE_DIR            the kernel cache (default $XDG_CACHE_HOME/sdekit or\n"
+    "  SDEKIT_CACHE_DIR            the kernel cache (default $XDG_CACHE_HOME/sdekit or\n"
     "                           ~/.cache/sdekit); SDEKIT_CACHE_MAX caps its size\n"
     "  SDEKIT_CC, SDEKIT_CFLAGS the C compiler of CPU kernels and its flags (also CC, CFLAGS)\n"
     "  CUDA_HOME, CUDA_PATH     where NVRTC is looked for\n"
@@ -212,5 +213,13 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "devices")) return sdk_cli_devices(argc - 1, argv + 1);
   if (!strcmp(cmd, "plot")) return sdk_cli_plot(argc - 1, argv + 1);
   if (!strcmp(cmd, "cache")) return sdk_cli_cache(argc - 1, argv + 1);
+  static const char *const commands[] = {"run",     "resume", "models",  "info",
+                                         "codegen", "bench",  "compile", "devices",
+                                         "plot",    "cache",  "help"};
+  int k = sdk_nearest(cmd, commands, sizeof commands / sizeof *commands);
+  if (k >= 0) {
+    cli_error("unknown command '%s' (did you mean '%s'? see 'sdekit --help')", cmd, commands[k]);
+    return 2;
+  }
   return cli_usage_error("unknown command '%s' (see 'sdekit --help')", cmd);
 }

@@ -15,6 +15,7 @@
 #include "cli/cli.h"
 #include "cli/env.h"
 #include "cli/runopts.h"
+#include "core/nearest.h"
 
 /* Progress bar on a terminal only. */
 typedef struct progress {
@@ -329,6 +330,16 @@ static int parse_resume(int argc, char **argv, resume_args *ra) {
       *slot = val;
       i += k - 1;
     } else if (argv[i][0] == '-') {
+      static const char *const opts[] = {"--force",  "--stored-model", "--quiet",   "--verbose",
+                                         "--output", "--threads",      "--periods", "--t-end"};
+      char nm[128];
+      snprintf(nm, sizeof nm, "%.*s", (int)strcspn(argv[i], "="), argv[i]);
+      int near = sdk_nearest(nm, opts, sizeof opts / sizeof *opts);
+      if (near >= 0) {
+        cli_error("unknown option '%s' (did you mean '%s'? see 'sdekit resume --help')", argv[i],
+                  opts[near]);
+        return 2;
+      }
       return cli_usage_error("unknown option '%s' (see 'sdekit resume --help')", argv[i]);
     } else if (!ra->file) {
       ra->file = argv[i];

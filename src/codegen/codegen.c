@@ -111,12 +111,12 @@ static sdk_err check_scheme(const sdk_codegen_opts *o, sdk_errbuf *eb) {
     char why[160];
     if (!o->sysmode || m->npair < 1)
       return SDK_FAIL(eb, SDK_ERR_USAGE,
-                      "SDK_SYS_PAIRS=half: model '%s' has no [pair] functions (run with "
+                      "SDEKIT_SYS_PAIRS=half: model '%s' has no [pair] functions (run with "
                       "--particles N a model with a [pair] section)",
                       m->name);
     if (!sdk_cg_pair_half_ok(o, why, sizeof why))
       return SDK_FAIL(eb, SDK_ERR_USAGE,
-                      "SDK_SYS_PAIRS=half: model '%s' needs every pair evaluated both ways: %s",
+                      "SDEKIT_SYS_PAIRS=half: model '%s' needs every pair evaluated both ways: %s",
                       m->name, why);
   }
   if (time_noise(m) && !(s->features & SDK_FEATURE_TIME_NOISE))

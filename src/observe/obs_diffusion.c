@@ -1,6 +1,9 @@
-/* diffusion: the effective diffusion coefficient of one variable,
- * D_eff(t) = (<x^2> - <x>^2) / (2 t), at every sample time, and its
- * long-time value (the last sample) with standard errors.
+/* diffusion: the effective diffusion coefficient of one variable at every
+ * sample time, and its long-time value (the last sample) with standard
+ * errors: without a transient D_eff(t) = var x(t) / (2 t); with --transient
+ * T0 the estimator over the window [T0, t], D_eff(t) = var(x(t) - x(T0)) /
+ * (2 (t - T0)), NaN at the samples t <= T0 (x(T0): the drift mark, so the
+ * variable must be --drift's; refused otherwise).
  *
  *   diffusion/step             [nsamples] step of each sample
  *   diffusion/t                [grid..., nsamples] step * dt
@@ -26,8 +29,8 @@
 #include "observe/tsvfmt.h"
 
 typedef struct {
-  int var;
-  double buf[SDK_RED_CHUNK];
+  int var, mark_var; /* the variable, and the one the drift mark holds */
+  double buf[SDK_RED_CHUNK], origin[SDK_RED_CHUNK];
   sdk_rowcache rc;
 } state;
 
@@ -48,7 +51,14 @@ static sdk_err diffusion_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb)
   if (!st) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   const char *name = c->opts->diffusion_var ? c->opts->diffusion_var : c->opts->drift_var;
   SDK_CHECK(sdk_obs_var(c, "--diffusion-var", name, &st->var, eb));
+  SDK_CHECK(sdk_obs_var(c, "--drift", c->opts->drift_var, &st->mark_var, eb));
   const char *vn = c->model->vars[st->var];
+  if (c->R->transient_steps > 0 && st->var != st->mark_var)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "--observe diffusion with a transient measures the displacement since its "
+                    "end, which the run keeps for --drift's variable (%s) alone: give --drift %s "
+                    "too, or no --diffusion-var",
+                    c->model->vars[st->mark_var], vn);
   SDK_CHECK(sdk_obs_times(c, "diffusion", c->nsamples_max, eb));
   const char *paths[4] = {"diffusion/D", "diffusion/D_err", "diffusion/value", "diffusion/error"};
   const char *se[4] = {"D_err", NULL, "error", NULL};
@@ -63,13 +73,28 @@ static sdk_err diffusion_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb)
   return sdk_store_group_str(c->store, "diffusion", "var", vn, eb);
 }
 
-/* D_eff and its standard error of grid point g (paths [g * per, (g + 1) * per)). */
-static sdk_err reduce(const sdk_obs_ctx *c, state *st, int64_t g, int64_t per, double t, double *D,
-                      double *err, sdk_errbuf *eb) {
+/* The window's origin x(T0) of every path, kept as the drift's is (the
+ * same variable, so the two marks are one). */
+static sdk_err diffusion_mark(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
+  state *st = p;
+  return sdk_paths_mark(c->paths, st->mark_var, eb);
+}
+
+/* D_eff and its standard error of grid point g (paths [g * per, (g + 1) *
+ * per)) over a window of length t; from_mark: of x - x(T0) */
+static sdk_err reduce(const sdk_obs_ctx *c, state *st, int64_t g, int64_t per, double t,
+                      int from_mark, double *D, double *err, sdk_errbuf *eb) {
   double n = 0, mean = 0, m2 = 0, ref = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0;
+  int mark_row = c->model->nvars; /* backend.h: the drift mark */
   for (int64_t first = 0; first < per; first += SDK_RED_CHUNK) {
     int64_t len = per - first < SDK_RED_CHUNK ? per - first : SDK_RED_CHUNK;
     SDK_CHECK(sdk_paths_rows_cached(c->paths, &st->rc, st->var, g * per + first, len, st->buf, eb));
+    if (from_mark) {
+      SDK_CHECK(
+          sdk_paths_rows_cached(c->paths, &st->rc, mark_row, g * per + first, len, st->origin, eb));
+      for (int64_t i = 0; i < len; i++)
+        st->buf[i] -= st->origin[i];
+    }
     double nb = 0, cm = 0, c2 = 0;
     for (int64_t i = 0; i < len; i++)
       if (isfinite(st->buf[i])) nb += 1, cm += st->buf[i];
@@ -108,9 +133,15 @@ static sdk_err diffusion_sample(const sdk_obs_ctx *c, void *p, int64_t s, int64_
   sdk_rowcache_reset(&st->rc);
   int64_t total = P->nshards > 0 ? P->shard[P->nshards - 1].end : 0;
   int64_t per = c->R->ngrid > 0 ? total / c->R->ngrid : 0, ns = c->nsamples_max;
-  for (int64_t g = 0; g < c->R->ngrid; g++)
-    SDK_CHECK(
-        reduce(c, st, g, per, (double)step * c->R->dt[g], &D[g * ns + s], &E[g * ns + s], eb));
+  int64_t t0 = c->R->transient_steps;
+  for (int64_t g = 0; g < c->R->ngrid; g++) {
+    if (t0 > 0 && step <= t0) { /* the window has not begun (no mark yet) */
+      D[g * ns + s] = E[g * ns + s] = NAN;
+      continue;
+    }
+    SDK_CHECK(reduce(c, st, g, per, (double)(step - t0) * c->R->dt[g], t0 > 0, &D[g * ns + s],
+                     &E[g * ns + s], eb));
+  }
   sdk_obs_time_at(c, "diffusion", s, step);
   return SDK_OK;
 }
@@ -165,10 +196,11 @@ static sdk_err diffusion_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
 
 const sdk_obs_type sdk_obs_diffusion = {
     .name = "diffusion",
-    .description = "effective diffusion coefficient D_eff(t) = var / 2t of one variable, with "
-                   "standard errors",
+    .description = "effective diffusion coefficient D_eff(t) = var / 2t of one variable (over "
+                   "[transient, t]), with standard errors",
     .flags = SDK_OBS_SAMPLED,
     .setup = diffusion_setup,
+    .transient_end = diffusion_mark,
     .sample = diffusion_sample,
     .finish = diffusion_finish,
     .free = diffusion_free,

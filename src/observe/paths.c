@@ -158,6 +158,36 @@ sdk_err sdk_paths_nonfinite(const sdk_paths *p, int64_t *nonfinite, sdk_errbuf *
   return e;
 }
 
+sdk_err sdk_paths_steps_done(const sdk_paths *p, int64_t from, int64_t to, double *out,
+                             sdk_errbuf *eb) {
+  enum { BLOCK = 4096 };
+  double *buf = malloc(3 * BLOCK * sizeof *buf);
+  if (!buf) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  int64_t done = 0;
+  sdk_err e = SDK_OK;
+  for (int s = 0; s < p->nshards && e == SDK_OK; s++) {
+    const sdk_shard *sh = &p->shard[s];
+    if (!sdk_paths_local(p, s)) continue;
+    for (int64_t a = 0; a < sh->end - sh->begin && e == SDK_OK; a += BLOCK) {
+      int64_t n = sh->end - sh->begin - a < BLOCK ? sh->end - sh->begin - a : BLOCK;
+      /* status (0 alive, b + 1 absorbed), hitting step mod 2^20, step >> 20 */
+      for (int r = 0; r < 3 && e == SDK_OK; r++)
+        e = p->be->rows(sh->ens, p->bound_row + r, a, n, buf + r * BLOCK, 0, eb);
+      for (int64_t i = 0; i < n && e == SDK_OK; i++) {
+        int64_t m =
+            buf[i] == 0 ? to : (int64_t)buf[BLOCK + i] + ((int64_t)buf[2 * BLOCK + i] << 20);
+        done += m > to ? to - from : m > from ? m - from : 0;
+      }
+    }
+  }
+  free(buf);
+  SDK_CHECK(e);
+  if (p->owner && sdk_comm_size(p->comm) > 1)
+    SDK_CHECK(sdk_comm_allreduce(p->comm, &done, 1, SDK_COMM_I64, SDK_COMM_SUM, eb));
+  *out = (double)done;
+  return SDK_OK;
+}
+
 sdk_err sdk_paths_mark(const sdk_paths *p, int var, sdk_errbuf *eb) {
   for (int s = 0; s < p->nshards; s++)
     if (sdk_paths_local(p, s)) SDK_CHECK(p->be->mark(p->shard[s].ens, var, eb));

@@ -106,6 +106,14 @@ sdk_err sdk_paths_moments(const sdk_paths *p, sdk_moments *out, int64_t *nonfini
 /* The number of paths of every grid point with a non-finite variable (the
  * most over the variables), as sdk_paths_moments counts them: nonfinite[g]. */
 sdk_err sdk_paths_nonfinite(const sdk_paths *p, int64_t *nonfinite, sdk_errbuf *eb);
+/* [boundaries]: the path-steps the paths held integrated from step `from`
+ * to step `to` into *out (on every rank): a path absorbed at its hitting
+ * step m (bound_row) took m - from of them, one still alive to - from: the
+ * steps that moved a path (the speed line's; codegen/boundary.c: CUDA skips
+ * absorbed paths, the CPU skips blocks of them and discards the lanes of the
+ * others in a block with live ones, which are not counted). */
+sdk_err sdk_paths_steps_done(const sdk_paths *p, int64_t from, int64_t to, double *out,
+                             sdk_errbuf *eb);
 /* Save variable `var` of every path as the reference of displacements. */
 sdk_err sdk_paths_mark(const sdk_paths *p, int var, sdk_errbuf *eb);
 /* Moments of (x_var - mark) * scale per grid point. */

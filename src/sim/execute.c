@@ -317,6 +317,10 @@ sdk_err sdk_execute(sdk_plan *p, sdk_errbuf *eb) {
     }
   }
   p->run->seconds = sdk_now_s() - t0;
+  /* the steps integrated: absorbed paths stop (counted from their boundary
+   * rows, after the timing) */
+  if (p->paths.bound_row >= 0)
+    return sdk_paths_steps_done(&p->paths, p->step_start, p->nsteps, &p->run->path_steps, eb);
   p->run->path_steps = (double)(p->nsteps - p->step_start) * held_paths(p);
   return SDK_OK;
 }

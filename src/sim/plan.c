@@ -457,6 +457,7 @@ static sdk_err plan_steps(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_
  * it too (plan_results). */
 static void plan_notices(const sdk_run_config *c, const sdk_run *r, const sdk_plan *p) {
   if (sdk_comm_rank(c->comm) != 0 || !sdk_log_on(c->logger, SDK_LOG_WARN)) return;
+  if (c->env_note) sdk_log(c->logger, SDK_LOG_WARN, "sdekit: note: %s\n", c->env_note);
   double dt = r->dt[0];
   if (p->dt_default > 0)
     sdk_log(c->logger, SDK_LOG_WARN,

@@ -218,6 +218,9 @@ typedef struct sdk_run_config {
   int save_final;
   /* 1: paths is the data's number of paths (no --paths given): said in a note */
   int paths_from_data;
+  /* a note said once when the run starts (the deprecated names of the
+   * environment that the caller took: api/environment.c), or NULL */
+  const char *env_note;
 } sdk_run_config;
 
 /* Defaults for every field. */

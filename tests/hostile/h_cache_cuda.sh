@@ -7,7 +7,7 @@
 said() { cat "$OUTF" "$ERRF" | grep -q "$1"; }
 
 C=$T/cc
-comp() { SDK_CACHE_DIR=$C run_sdk compile "$1" --backend cuda --arch sm_90; }
+comp() { SDEKIT_CACHE_DIR=$C run_sdk compile "$1" --backend cuda --arch sm_90; }
 comp ou
 if [ "$rc" -ne 0 ]; then
   if grep -q NVRTC "$ERRF"; then
@@ -33,7 +33,7 @@ check "truncated cubin: rebuilt" said "rebuilt .*cuda-"
 check "truncated cubin: restored" cmp -s "$BIN_F" "$T/good.cubin"
 
 # planted: another model's cubin and record under this name
-SDK_CACHE_DIR=$T/other run_sdk compile gbm --backend cuda --arch sm_90
+SDEKIT_CACHE_DIR=$T/other run_sdk compile gbm --backend cuda --arch sm_90
 OB=$(find "$T/other" -name 'cuda-*.cubin' | head -1)
 cp "$OB" "$BIN_F"
 comp ou

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Issue 10 item 5: no child process is started through a shell.  Quotes,
-# $(...), backticks, spaces and newlines in SDK_CACHE_DIR, in a model path
+# $(...), backticks, spaces and newlines in SDEKIT_CACHE_DIR, in a model path
 # and in the compiler flags are data: the run works (or errors cleanly) and
 # no command hidden in them runs (no PWNED file appears anywhere).
 . "$(dirname "$0")/lib.sh"
@@ -28,7 +28,7 @@ for name in "${evil_names[@]}"; do
   mkdir -p "$d" || { fail "mkdir $i"; continue; }
   # the model at a hostile path, the cache in a hostile directory
   cp "$SRC/models/ou.sde" "$d/m$i.sde"
-  SDK_CACHE_DIR="$d/cache dir" run_sdk run "$d/m$i.sde" --paths 64 --t-end 0.1 -o "$T/out$i.tsv"
+  SDEKIT_CACHE_DIR="$d/cache dir" run_sdk run "$d/m$i.sde" --paths 64 --t-end 0.1 -o "$T/out$i.tsv"
   if [ "$rc" -eq 0 ]; then
     pass "run with hostile paths $i"
     check "hostile paths $i: output written" test -s "$T/out$i.tsv"

@@ -18,14 +18,14 @@ RUN=(run ou --paths 64 --t-end 0.1)
 # --- (a) a link named with a trailing "/" or "/." --------------------------
 mkdir -p "$T/real" && chmod 700 "$T/real"
 ln -s "$T/real" "$T/link"
-SDK_CACHE_DIR=$T/link/ expect_error "cache dir 'link/' refused" 1 \
+SDEKIT_CACHE_DIR=$T/link/ expect_error "cache dir 'link/' refused" 1 \
   "cache directory '.*/link/' is a symbolic link" "${RUN[@]}" -o "$T/a1.tsv"
-SDK_CACHE_DIR=$T/link/. expect_error "cache dir 'link/.' refused" 1 \
+SDEKIT_CACHE_DIR=$T/link/. expect_error "cache dir 'link/.' refused" 1 \
   "cache directory '.*/link/\.' is a symbolic link" "${RUN[@]}" -o "$T/a2.tsv"
-SDK_CACHE_DIR=$T/link//./ expect_error "cache dir 'link//./' refused" 1 \
+SDEKIT_CACHE_DIR=$T/link//./ expect_error "cache dir 'link//./' refused" 1 \
   "cache directory '.*/link//\./' is a symbolic link" "${RUN[@]}" -o "$T/a3.tsv"
 check "link target: nothing written into it" test -z "$(ls -A "$T/real")"
-SDK_CACHE_DIR=$T/real/ run_sdk "${RUN[@]}" -o "$T/a4.tsv"
+SDEKIT_CACHE_DIR=$T/real/ run_sdk "${RUN[@]}" -o "$T/a4.tsv"
 check "a real directory named 'real/' is accepted ($(head -c 200 "$ERRF" | tr '\n' '|'))" \
   test "$rc" -eq 0
 
@@ -35,25 +35,25 @@ chmod 2775 "$T/grp"
 chmod 0777 "$T/wor"
 chmod 1777 "$T/sticky"
 chmod 0777 "$T/deep"
-SDK_CACHE_DIR=$T/grp/cache expect_error "cache under a group-writable parent refused" 1 \
+SDEKIT_CACHE_DIR=$T/grp/cache expect_error "cache under a group-writable parent refused" 1 \
   "cache directory '.*/grp/cache': its parent '.*/grp' is writable by its group" \
   "${RUN[@]}" -o "$T/b1.tsv"
-SDK_CACHE_DIR=$T/wor/cache expect_error "cache under a world-writable parent refused" 1 \
+SDEKIT_CACHE_DIR=$T/wor/cache expect_error "cache under a world-writable parent refused" 1 \
   "cache directory '.*/wor/cache': its parent '.*/wor' is writable by others" \
   "${RUN[@]}" -o "$T/b2.tsv"
-SDK_CACHE_DIR=$T/deep/a/cache expect_error "cache under a world-writable grandparent refused" 1 \
+SDEKIT_CACHE_DIR=$T/deep/a/cache expect_error "cache under a world-writable grandparent refused" 1 \
   "its parent '.*/deep' is writable by others" "${RUN[@]}" -o "$T/b3.tsv"
 ln -s "$T/grp" "$T/grplink"
-SDK_CACHE_DIR=$T/grplink/cache expect_error "unsafe parent reached through a link refused" 1 \
+SDEKIT_CACHE_DIR=$T/grplink/cache expect_error "unsafe parent reached through a link refused" 1 \
   "its parent '.*/grp' is writable by its group" "${RUN[@]}" -o "$T/b4.tsv"
 check "refused caches: no module written" \
   test -z "$(find "$T/grp" "$T/wor" "$T/deep" -name 'cpu-*')"
-SDK_CACHE_DIR=$T/sticky/cache run_sdk "${RUN[@]}" -o "$T/b5.tsv"
+SDEKIT_CACHE_DIR=$T/sticky/cache run_sdk "${RUN[@]}" -o "$T/b5.tsv"
 check "cache under a sticky world-writable parent accepted ($(head -c 200 "$ERRF" | tr '\n' '|'))" \
   test "$rc" -eq 0 -a -s "$T/b5.tsv"
 mkdir -p "$T/tmpw" && chmod 0777 "$T/tmpw"
 (
-  unset HOME XDG_CACHE_HOME SDK_CACHE_DIR
+  unset HOME XDG_CACHE_HOME SDEKIT_CACHE_DIR
   TMPDIR=$T/tmpw "$BIN" "${RUN[@]}" -o "$T/b6.tsv" </dev/null >"$T/b6.out" 2>"$T/b6.err"
 )
 check "private cache under a non-sticky world-writable TMPDIR refused" \
@@ -67,7 +67,7 @@ check "refused private cache: removed" test -z "$(ls -A "$T/tmpw")"
 # module whenever a run has replaced it, while sdekit runs ou again and again.
 P=$T/par
 mkdir -p "$P"
-SDK_CACHE_DIR=$P/cache run_sdk "${RUN[@]}" -o "$T/c0.tsv"
+SDEKIT_CACHE_DIR=$P/cache run_sdk "${RUN[@]}" -o "$T/c0.tsv"
 check "race: reference run" test "$rc" -eq 0
 SO=$(find "$P/cache" -maxdepth 1 -name 'cpu-*.so' | head -1)
 MARK=$T/CONSTRUCTOR_RAN
@@ -112,7 +112,7 @@ EOF
   t0=$SECONDS runs=0 clean=0 ran_at=0 nfailed=0
   while [ "$runs" -lt 40 ] && [ $((SECONDS - t0)) -lt 60 ]; do
     runs=$((runs + 1))
-    SDK_CACHE_DIR=$P/cache run_sdk "${RUN[@]}" -o "$T/c.tsv"
+    SDEKIT_CACHE_DIR=$P/cache run_sdk "${RUN[@]}" -o "$T/c.tsv"
     if [ -e "$MARK" ]; then
       ran_at=$runs
       break
@@ -135,7 +135,7 @@ fi
 # --- (d) no persistent cache: a compile error names a source that exists ----
 mkdir -p "$T/tmpd"
 (
-  unset HOME XDG_CACHE_HOME SDK_CACHE_DIR
+  unset HOME XDG_CACHE_HOME SDEKIT_CACHE_DIR
   TMPDIR=$T/tmpd SDEKIT_CFLAGS='-std=gnu11 -O0 -fPIC -shared -Dsdk_init=(' \
     "$BIN" "${RUN[@]}" -o "$T/d.tsv" </dev/null >"$T/d.out" 2>"$T/d.err"
 )

@@ -10,7 +10,7 @@ RUN=(--paths 256 --t-end 0.5 --observe moments)
 in_cache() {
   local c=$1
   shift
-  SDK_CACHE_DIR=$c run_sdk "$@"
+  SDEKIT_CACHE_DIR=$c run_sdk "$@"
 }
 not() { ! "$@"; }
 modfile() { find "$1" -maxdepth 1 -name "cpu-*.$2" | head -1; }
@@ -43,7 +43,7 @@ pids=()
 for i in 1 2 3 4 5 6 7 8; do
   (
     sleep "$(printf "0.%02d" $((i * 6)))"
-    exec env SDK_CACHE_DIR="$C8" "$BIN" run "$T/fresh.sde" --paths 64 --t-end 0.05 \
+    exec env SDEKIT_CACHE_DIR="$C8" "$BIN" run "$T/fresh.sde" --paths 64 --t-end 0.05 \
       --observe moments -o "$T/p$i.tsv" </dev/null >"$T/p$i.out" 2>"$T/p$i.err"
   ) &
   pids+=($!)
@@ -110,18 +110,18 @@ check "no build directory or temporary left ($(leftovers "$C"))" test -z "$(left
 mkdir -p "$T/ww" "$T/gw" "$T/real"
 chmod 0777 "$T/ww"
 chmod 0770 "$T/gw"
-SDK_CACHE_DIR=$T/ww expect_error "world-writable cache dir refused" 1 \
+SDEKIT_CACHE_DIR=$T/ww expect_error "world-writable cache dir refused" 1 \
   "cache directory '.*/ww' is writable by others" run ou --paths 64 --t-end 0.1 -o "$T/x.tsv"
-SDK_CACHE_DIR=$T/gw expect_error "group-writable cache dir refused" 1 \
+SDEKIT_CACHE_DIR=$T/gw expect_error "group-writable cache dir refused" 1 \
   "cache directory '.*/gw' is writable by its group" run ou --paths 64 --t-end 0.1 -o "$T/x.tsv"
 ln -s "$T/real" "$T/linkdir"
-SDK_CACHE_DIR=$T/linkdir expect_error "cache dir that is a symbolic link refused" 1 \
+SDEKIT_CACHE_DIR=$T/linkdir expect_error "cache dir that is a symbolic link refused" 1 \
   "cache directory '.*/linkdir' is a symbolic link" run ou --paths 64 --t-end 0.1 -o "$T/x.tsv"
 if [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1; then
   mkdir -p "$T/foreign"
   chmod 0700 "$T/foreign"
   chown nobody "$T/foreign"
-  SDK_CACHE_DIR=$T/foreign expect_error "foreign-owned cache dir refused" 1 \
+  SDEKIT_CACHE_DIR=$T/foreign expect_error "foreign-owned cache dir refused" 1 \
     "cache directory '.*/foreign' is owned by uid [0-9]+, not by this user" \
     run ou --paths 64 --t-end 0.1 -o "$T/x.tsv"
   check "foreign dir: nothing written into it" test -z "$(ls -A "$T/foreign")"
@@ -131,10 +131,10 @@ else
 fi
 check "refused dirs: nothing written into them" test -z "$(find "$T/ww" "$T/gw" "$T/real" -mindepth 1)"
 
-# --- no HOME, XDG_CACHE_HOME or SDK_CACHE_DIR: a private directory ----------
+# --- no HOME, XDG_CACHE_HOME or SDEKIT_CACHE_DIR: a private directory ----------
 mkdir -p "$T/tmpd"
 (
-  unset HOME XDG_CACHE_HOME SDK_CACHE_DIR
+  unset HOME XDG_CACHE_HOME SDEKIT_CACHE_DIR
   TMPDIR=$T/tmpd "$BIN" run ou --paths 64 --t-end 0.1 --verbose -o "$T/nohome.tsv" \
     </dev/null >"$T/nh.out" 2>"$T/nh.err"
 )

@@ -88,10 +88,10 @@ compiling() {
   local sig=$1 name=$2 cc=$3 pid cpid
   rm -rf "$name" && mkdir -p "$name/tmp" && cd "$name" || return
   if [ -n "$cc" ]; then
-    SDK_CACHE_DIR=$PWD/cache TMPDIR=$PWD/tmp SDEKIT_CC=$cc "$BIN" "${ARGS[@]}" --t-end 0.4 \
+    SDEKIT_CACHE_DIR=$PWD/cache TMPDIR=$PWD/tmp SDEKIT_CC=$cc "$BIN" "${ARGS[@]}" --t-end 0.4 \
       -o r.h5 --checkpoint ck 2>err &
   else
-    SDK_CACHE_DIR=$PWD/cache TMPDIR=$PWD/tmp "$BIN" "${ARGS[@]}" --t-end 0.4 -o r.h5 \
+    SDEKIT_CACHE_DIR=$PWD/cache TMPDIR=$PWD/tmp "$BIN" "${ARGS[@]}" --t-end 0.4 -o r.h5 \
       --checkpoint ck 2>err &
   fi
   pid=$!

@@ -4,7 +4,7 @@
 # asserts the clean outcome of a hostile or unusual input: one
 # "sdekit: error:" line naming the problem and the file, the documented exit
 # status, no file created outside the output, no process spawned, nothing
-# lost.  Environment (set by CTest): SDK_BIN, SDK_SOURCE_DIR, SDK_CACHE_DIR.
+# lost.  Environment (set by CTest): SDK_BIN, SDK_SOURCE_DIR, SDEKIT_CACHE_DIR.
 set -u
 BIN=${SDK_BIN:-}
 if [ -z "$BIN" ] || [ ! -x "$BIN" ]; then
@@ -14,7 +14,7 @@ fi
 SRC=${SDK_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 T=$(mktemp -d "${TMPDIR:-/tmp}/sdk_hostile.XXXXXX") || exit 1
 trap 'chmod -R u+w "$T" 2>/dev/null; rm -rf "$T"' EXIT
-export SDK_CACHE_DIR=${SDK_CACHE_DIR:-$T/cache}
+export SDEKIT_CACHE_DIR=${SDEKIT_CACHE_DIR:-$T/cache}
 unset SDEKIT_MODEL_PATH
 W=$T/w
 mkdir -p "$W" && cd "$W" || exit 1

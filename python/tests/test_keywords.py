@@ -1,0 +1,88 @@
+"""Issue 29, Interface: one rule for run()'s keywords (the C API's option
+names with '_' for '-', booleans as NAME=False, dicts for NAME=VALUE lists),
+a TypeError naming an unknown keyword and the one it probably meant, and the
+model a Model object's results record."""
+import os
+import warnings
+
+import pytest
+
+import sdekit
+
+KW = dict(paths=64, t_end=0.5, seed=3, progress=False)
+
+
+def test_unknown_keyword_is_a_type_error():
+    with pytest.raises(TypeError, match=r"run\(\) got an unexpected keyword argument 'tend'; "
+                                        r"did you mean 't_end'\?"):
+        sdekit.run("ou", tend=1, **KW)
+    with pytest.raises(TypeError, match=r"codegen\(\) got an unexpected keyword argument "
+                                        r"'obsrve'; did you mean 'observe'\?"):
+        sdekit.codegen("ou", obsrve="moments")
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'progres'; did you mean "
+                                        r"'progress'\?"):
+        sdekit.run("ou", progres=False, paths=64)
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'zzzz'$"):
+        sdekit.run("ou", zzzz=1, **KW)
+    # -o is run()'s output= (it was taken and silently dropped)
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'o'"):
+        sdekit.run("ou", o="x.h5", **KW)
+
+
+def test_booleans_by_their_name():
+    a = sdekit.run("ou", fast_math=False, compensation=False, **KW)
+    line = a.attrs["command_line"]
+    assert "--no-fast-math" in line and "--no-compensation" in line
+    b = sdekit.run("ou", fast_math=True, compensation=True, **KW)
+    assert "fast-math" not in b.attrs["command_line"]
+    c = sdekit.run("ou", bridge_correction=False, **KW)
+    assert "--no-bridge-correction" in c.attrs["command_line"]
+    with pytest.raises(TypeError, match="fast_math= is True or False"):
+        sdekit.run("ou", fast_math="no", **KW)
+
+
+def test_old_negative_spelling_is_deprecated():
+    """no_fast_math=True, the spelling before fast_math=False: still taken, for one
+    release, with a DeprecationWarning pointing at the caller."""
+    with pytest.warns(DeprecationWarning, match=r"no_fast_math=True\) is deprecated.*"
+                                                r"fast_math=False") as w:
+        a = sdekit.run("ou", no_fast_math=True, **KW)
+    assert w[0].filename == __file__
+    assert "--no-fast-math" in a.attrs["command_line"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        b = sdekit.run("ou", fast_math=False, **KW)
+    assert b.attrs["command_line"] == a.attrs["command_line"]
+
+
+def test_name_value_lists_as_dicts():
+    a = sdekit.run("ou", observe="expr", observe_expr={"E": "x*x/2", "Q": "x"}, **KW)
+    b = sdekit.run("ou", observe="expr", observe_expr=["E=x*x/2", "Q=x"], **KW)
+    for r in (a, b):
+        assert "--observe-expr=E=x*x/2 --observe-expr=Q=x" in r.attrs["command_line"]
+    assert (a["expr/mean_E"] == b["expr/mean_E"]).all()
+    c = sdekit.run("ou", observe="expr", observe_expr="E=x*x/2", **KW)
+    assert (c["expr/mean_E"] == a["expr/mean_E"]).all()
+
+
+def test_model_object_records_text_and_absolute_path(workdir, monkeypatch):
+    """README ('Where a model comes from'): the results record the file used as a
+    resolved absolute path, and its text -- also for a Model read from a
+    relative path."""
+    builtin = sdekit.Model.load("ou")
+    d = os.path.join(workdir, "relmodel")
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "mine.sde"), "w", encoding="utf-8") as f:
+        f.write(builtin.text)
+    monkeypatch.chdir(d)
+    m = sdekit.Model.from_file("mine.sde")
+    want = os.path.realpath(os.path.join(d, "mine.sde"))
+    assert m.path == want
+    r = sdekit.run(m, **KW)
+    assert r.attrs["model_path"] == want and r.attrs["model_text"] == builtin.text
+    r.save("r.tsv")
+    with open("r.tsv", encoding="utf-8") as f:
+        assert "# model: ou (%s)\n" % want in f.read()
+    # from text: the label is all there is
+    s = sdekit.run(sdekit.Model.from_string(builtin.text, label="mine"), **KW)
+    assert s.attrs["model_path"] == "mine" and s.attrs["model_text"] == builtin.text
