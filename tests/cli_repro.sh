@@ -183,5 +183,15 @@ for o in --set --scan --paths --dt --spp --t-end --periods --transient --transie
   check "(g) run --help mentions $o" grep -Eq -- "(^|[[:space:]])$o([[:space:]=]|$)" "$T/runhelp.txt"
 done
 
+# (h) --verbose says where the time went (issue 32): the library's stages and
+# the process's; the parts add up to no more than the whole
+"$BIN" run ou --paths 2000 --t-end 1 --verbose -o "$T/v.h5" 2>"$T/verbose.txt"
+check "--verbose: the stages of the run ($(grep -c 'times: plan' "$T/verbose.txt"))" \
+  test "$(grep -c '^sdekit: times: plan [0-9.]* s, backend open [0-9.]* s, kernel' "$T/verbose.txt")" = 1
+line=$(grep '^sdekit: process times:' "$T/verbose.txt")
+check "--verbose: the process's times ($line)" awk -v l="$line" 'BEGIN {
+  n = split(l, w, " "); all = w[4]; before = w[8]; run = -1; wr = -1
+  for (i = 1; i <= n; i++) { if (w[i] == "run," ) run = w[i - 3]; if (w[i] == "writing") wr = w[i - 2] }
+  exit !(all > 0 && before >= -0.011 && run > 0 && wr >= 0 && before + run + wr <= all + 0.002) }'
 echo "cli_repro: $npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]

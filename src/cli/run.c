@@ -156,6 +156,39 @@ static void print_summary(const sdekit_result *r) {
   fputc('\n', stderr);
 }
 
+/* Seconds since this process started (/proc/self/stat's start time, in clock
+ * ticks since boot: 10 ms steps), or -1 where that cannot be read. */
+static double process_age(void) {
+  FILE *f = fopen("/proc/self/stat", "r");
+  char buf[1024];
+  size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+  if (f) fclose(f);
+  buf[n] = 0;
+  const char *p = strrchr(buf, ')'); /* (the command's name may hold spaces) */
+  unsigned long long start = 0;
+  /* after ") ": state, then fields 4..21, then starttime (field 22) */
+  if (!p || sscanf(p + 2,
+                   "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d "
+                   "%*d %llu",
+                   &start) != 1)
+    return -1;
+  struct timespec ts;
+  long tck = sysconf(_SC_CLK_TCK);
+  if (tck <= 0 || clock_gettime(CLOCK_BOOTTIME, &ts) != 0) return -1;
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec - (double)start / (double)tck;
+}
+
+/* --verbose: where the whole process's time went (docs/BENCHMARKS.md) */
+static void print_process_times(double run_s, double write_s) {
+  double age = process_age();
+  if (age >= 0)
+    fprintf(
+        stderr,
+        "sdekit: process times: %.3f s in all: %.3f s before the run (start, loading the "
+        "libraries, arguments, model; 10 ms steps), %.3f s the run, %.3f s writing the results\n",
+        age, age - run_s - write_s, run_s, write_s);
+}
+
 /* the other ranks' messages are rank 0's too */
 static void no_log(void *user, sdekit_log_level level, const char *msg) {
   (void)user, (void)level, (void)msg;
@@ -179,7 +212,9 @@ static int run_config(sdekit_config *c, int resumed) {
   if (sdekit_config_set_comm(c, cli_comm(), &err) != SDEKIT_OK) return cli_fail(&err);
   if (rank != 0) sdekit_config_set_log(c, no_log, NULL, SDEKIT_LOG_WARN);
   sdekit_result *r = NULL;
+  double t0 = mono_s();
   sdekit_status s = execute(c, &r, &err);
+  double t1 = mono_s();
   if (s == SDEKIT_ERR_CANCELLED) {
     if (rank == 0) {
       fputs("sdekit: ", stderr);
@@ -201,6 +236,7 @@ static int run_config(sdekit_config *c, int resumed) {
       fputc('\n', stderr);
     }
   s = write_outputs(c, r, &err);
+  if (s == SDEKIT_OK && sdekit_config_verbose(c)) print_process_times(t1 - t0, mono_s() - t1);
   if (s == SDEKIT_OK && !sdekit_config_quiet(c)) print_summary(r);
   /* grid points that blew up: the results are written (NaN there), then
    * reported as an error so that scripts notice */
