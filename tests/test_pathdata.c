@@ -209,8 +209,14 @@ static void shares(const char *model, double *x, double *v, sdk_comm *comm) {
     sdk_run *r = st_run(&c);
     const sdk_dataset *d = r ? sdk_store_find(&sdk_run_results(r)->store, "final/v") : NULL;
     int ok = me != 0 || (d && sdk_ds_count(d) == 4 * ppg);
-    for (int64_t i = 0; ok && me == 0 && i < 4 * ppg; i++)
+    for (int64_t i = 0; ok && me == 0 && i < 4 * ppg; i++) {
       ok = sdk_ds_f64(d)[i] == v[every ? i % ppg : i];
+      if (!ok) /* (where, for the record) */
+        printf("final/v[%lld] (grid point %lld, path %lld) = %.17g, given %.17g\n", (long long)i,
+               (long long)(i / ppg), (long long)(i % ppg), sdk_ds_f64(d)[i],
+               v[every ? i % ppg : i]);
+    }
+    if (me == 0 && !d) printf("no final/v (run %s)\n", r ? "done" : "failed");
     TU_CHECK(r && ok, "rank %d: %d ranks, values from a reader: the final states bit for bit", me,
              R);
     int64_t mine = ct.asked;
