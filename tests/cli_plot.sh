@@ -223,6 +223,10 @@ fi
 bad "missing file" 2 nosuch.h5
 echo "not hdf5" >text.h5
 bad "not HDF5" 2 text.h5
+# a TSV result (or any text table): says that plots come from the .h5 result
+printf '# sdekit\n' >res.tsv
+bad "tsv" 2 res.tsv
+if ! grep -q 'plots are drawn from the .h5 result' "$T/err"; then failed "tsv: $(cat "$T/err")"; fi
 if [ -f j1.h5 ]; then
   bad "unknown observable" 2 j1.h5 --observable nonsense
   bad "observable not in file" 2 j1.h5 --observable moments

@@ -290,6 +290,13 @@ static int parse_args(int argc, char **argv, plot_args *pa) {
     cli_error("--observable and --show: give one of them\n");
     return 2;
   }
+  /* the TSV written beside a result is its text, not something to draw */
+  if (has_suffix(pa->file, ".tsv") || has_suffix(pa->file, ".txt")) {
+    cli_error("'%s' is a text table: plots are drawn from the .h5 result (sdekit run -o RESULT.h5 "
+              "writes it; then sdekit plot RESULT.h5)\n",
+              pa->file);
+    return 2;
+  }
   if (pa->out && !has_suffix(pa->out, ".png")) {
     cli_error("-o '%s': expected a name ending in .png\n", pa->out);
     return 2;
