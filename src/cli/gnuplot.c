@@ -18,30 +18,11 @@
 
 /* Length of the well-formed UTF-8 sequence at s for a code point >= U+00A0
  * (no overlong forms, no surrogates, at most U+10FFFF), else 0. */
+/* Well-formed UTF-8 from U+00A0 up: its length (0: anything else). */
 static int utf8_len(const unsigned char *s) {
-  unsigned c = s[0];
-  int n;
   unsigned cp;
-  if (c >= 0xC2 && c <= 0xDF) {
-    n = 2;
-    cp = c & 0x1F;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    n = 3;
-    cp = c & 0x0F;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    n = 4;
-    cp = c & 0x07;
-  } else {
-    return 0;
-  }
-  for (int i = 1; i < n; i++) {
-    if ((s[i] & 0xC0) != 0x80) return 0;
-    cp = cp << 6 | (s[i] & 0x3F);
-  }
-  if (cp < 0xA0 || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10FFFF ||
-      (cp >= 0xD800 && cp <= 0xDFFF))
-    return 0;
-  return n;
+  int n = sdk_utf8_decode(s, &cp);
+  return n > 0 && cp >= 0xA0 ? n : 0;
 }
 
 void sdk_gp_text(sdk_strbuf *b, const char *s) {
@@ -76,65 +57,40 @@ void sdk_gp_text(sdk_strbuf *b, const char *s) {
 
 /* ---------------- pieces of text ---------------- */
 
-static const char *const GREEK[][2] = {
-    {"alpha", "α"}, {"beta", "β"},  {"gamma", "γ"}, {"delta", "δ"},  {"epsilon", "ε"},
-    {"zeta", "ζ"},  {"eta", "η"},   {"theta", "θ"}, {"kappa", "κ"},  {"lambda", "λ"},
-    {"mu", "μ"},    {"nu", "ν"},    {"xi", "ξ"},    {"rho", "ρ"},    {"sigma", "σ"},
-    {"tau", "τ"},   {"phi", "φ"},   {"chi", "χ"},   {"psi", "ψ"},    {"omega", "ω"},
-    {"Gamma", "Γ"}, {"Delta", "Δ"}, {"Theta", "Θ"}, {"Lambda", "Λ"}, {"Sigma", "Σ"},
-    {"Phi", "Φ"},   {"Psi", "Ψ"},   {"Omega", "Ω"}};
+void sdk_gp_label(sdk_strbuf *b, const sdk_label *l) {
+  for (int i = 0; i < l->n; i++) {
+    static const char *const OPEN[] = {"", "{/:Italic ", "_{", "^{"};
+    sdk_sb_puts(b, OPEN[l->r[i].style]);
+    sdk_gp_text(b, l->r[i].s);
+    if (l->r[i].style != SDK_LAB_TEXT) sdk_sb_puts(b, "}");
+  }
+  if (l->oom) b->oom = 1;
+}
+
+/* A label made by fill(l, ...), written as gnuplot text. */
+static void via_label(sdk_strbuf *b, sdk_label *l) {
+  sdk_gp_label(b, l);
+  sdk_lab_free(l);
+}
 
 void sdk_gp_sym(sdk_strbuf *b, const char *name) {
-  for (size_t i = 0; i < sizeof GREEK / sizeof GREEK[0]; i++)
-    if (!strcmp(name, GREEK[i][0])) {
-      sdk_sb_printf(b, "{/:Italic %s}", GREEK[i][1]);
-      return;
-    }
-  if (strlen(name) == 1 &&
-      ((name[0] >= 'a' && name[0] <= 'z') || (name[0] >= 'A' && name[0] <= 'Z'))) {
-    sdk_sb_printf(b, "{/:Italic %c}", name[0]);
-    return;
-  }
-  sdk_gp_text(b, name);
+  sdk_label l = {0};
+  sdk_lab_sym(&l, name);
+  via_label(b, &l);
 }
 
 void sdk_gp_num(sdk_strbuf *b, double x) {
-  char buf[64];
-  snprintf(buf, sizeof buf, "%.4g", x);
-  /* 1e-05 -> 1e-5 */
-  char *e = strchr(buf, 'e');
-  if (e) {
-    char *p = e + 1;
-    if (*p == '+') memmove(p, p + 1, strlen(p));
-    if (*p == '-') p++;
-    while (p[0] == '0' && p[1])
-      memmove(p, p + 1, strlen(p));
-  }
-  sdk_sb_puts(b, buf);
+  sdk_fmt_num(b, x);
 }
 
 void sdk_gp_count(sdk_strbuf *b, int64_t n, const char *what) {
-  int k = 0;
-  while (k < 62 && ((int64_t)1 << k) < n)
-    k++;
-  if (n >= 1024 && ((int64_t)1 << k) == n)
-    sdk_sb_printf(b, "2^{%d} %ss", k, what);
-  else
-    sdk_sb_printf(b, "%lld %s%s", (long long)n, what, n == 1 ? "" : "s");
+  sdk_label l = {0};
+  sdk_lab_count(&l, n, what);
+  via_label(b, &l);
 }
 
 void sdk_gp_val_err(sdk_strbuf *b, double v, double e) {
-  if (isfinite(v) && isfinite(e) && e > 0 && fabs(v) < 1e6) {
-    int dec = 1 - (int)floor(log10(e));
-    if (dec < 0) dec = 0;
-    if (dec <= 10) {
-      sdk_sb_printf(b, "%.*f ± %.*f", dec, v, dec, e);
-      return;
-    }
-  }
-  sdk_gp_num(b, v);
-  sdk_sb_puts(b, " ± ");
-  sdk_gp_num(b, e);
+  sdk_fmt_val_err(b, v, e);
 }
 
 /* ---------------- layout ---------------- */
@@ -154,18 +110,17 @@ void sdk_gp_preamble(sdk_strbuf *b, const char *png) {
                 png);
 }
 
-/* The plot area in screen fractions (right edges and gaps: gnuplot.h). */
-#define AREA_TOP 0.865
-#define AREA_BOTTOM 0.115
-#define AREA_LEFT 0.125
-
 void sdk_gp_panel(sdk_strbuf *b, int k, int n, double right, double gap) {
-  double h = (AREA_TOP - AREA_BOTTOM + gap) / n, top = AREA_TOP - k * h;
-  double bottom = top - h + gap;
+  double l, r, bottom, top;
+  sdk_fig_area(k, n, right, gap, &l, &r, &bottom, &top);
+  sdk_gp_margins(b, l, r, bottom, top);
+}
+
+void sdk_gp_margins(sdk_strbuf *b, double left, double right, double bottom, double top) {
   sdk_sb_printf(b,
                 "set tmargin at screen %.4f\nset bmargin at screen %.4f\n"
                 "set lmargin at screen %.4f\nset rmargin at screen %.4f\n",
-                top, bottom, AREA_LEFT, right);
+                top, bottom, left, right);
 }
 
 const char *sdk_gp_color(int64_t i) {
@@ -193,17 +148,16 @@ void sdk_gp_heatmap(sdk_strbuf *b) {
 }
 
 void sdk_gp_cbrange(sdk_strbuf *b, double lo, double hi) {
-  if (!(lo <= hi)) return;
-  if (lo < 0 && hi > 0) {
-    double m = fmax(-lo, hi);
-    sdk_gp_palette(b, "diverging");
-    sdk_sb_printf(b, "set cbrange [%.9g:%.9g]\n", -m, m);
-  } else {
-    sdk_gp_palette(b, "sequential");
-    if (hi == lo)
-      sdk_sb_printf(b, "set cbrange [%.9g:%.9g]\n", lo - 0.5 - fabs(lo) * 0.1,
-                    hi + 0.5 + fabs(hi) * 0.1);
-  }
+  int pal, set;
+  double clo, chi;
+  sdk_fig_cbrange(lo, hi, &pal, &set, &clo, &chi);
+  sdk_gp_cbrange_set(b, pal, set, clo, chi);
+}
+
+void sdk_gp_cbrange_set(sdk_strbuf *b, int palette, int set, double lo, double hi) {
+  if (palette < 0) return;
+  sdk_gp_palette(b, palette == SDK_PAL_DIVERGING ? "diverging" : "sequential");
+  if (set) sdk_sb_printf(b, "set cbrange [%.9g:%.9g]\n", lo, hi);
 }
 
 /* ---------------- running gnuplot ---------------- */

@@ -15,6 +15,7 @@
 #include <sdekit.h>
 #include <stdint.h>
 
+#include "cli/figure.h"
 #include "cli/status.h"
 #include "core/strbuf.h"
 
@@ -33,6 +34,11 @@
 void sdk_gp_text(sdk_strbuf *b, const char *s);
 
 /* ---- pieces of text (inside a double-quoted enhanced-text string) ---- */
+
+/* A label of a figure description (cli/figure.h): text runs through
+ * sdk_gp_text, italic ones in {/:Italic ...}, sub- and superscripts as
+ * _{...} and ^{...}. */
+void sdk_gp_label(sdk_strbuf *b, const sdk_label *l);
 
 /* A parameter or variable name as a symbol: Greek letters by name (alpha ->
  * italic α), single ASCII letters in italics, anything else as it is
@@ -62,6 +68,8 @@ void sdk_gp_preamble(sdk_strbuf *b, const char *png);
 #define SDK_GP_GAP_OWN_AXIS 0.14 /* panels with x axes of their own */
 /* Margins of panel k of n (0 on top), right edge at `right`. */
 void sdk_gp_panel(sdk_strbuf *b, int k, int n, double right, double gap);
+/* Margins of a plot area given in screen fractions. */
+void sdk_gp_margins(sdk_strbuf *b, double left, double right, double bottom, double top);
 
 /* Colour of curve i: Okabe-Ito colours (yellow replaced by grey),
  * distinguishable, print well; they repeat after eight. */
@@ -75,6 +83,9 @@ void sdk_gp_heatmap(sdk_strbuf *b);
 /* Palette and colour range for values lo..hi: diverging around zero when
  * they change sign, else sequential (a range around a single value). */
 void sdk_gp_cbrange(sdk_strbuf *b, double lo, double hi);
+/* The same, chosen already (sdk_fig_cbrange): palette (-1: none) and, when
+ * set, the range lo..hi. */
+void sdk_gp_cbrange_set(sdk_strbuf *b, int palette, int set, double lo, double hi);
 
 /* ---- running gnuplot ---- */
 

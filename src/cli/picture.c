@@ -238,15 +238,22 @@ int sdk_pic_vars(const sdk_plot *p, int *vi) {
 
 /* ---------------- titles and labels ---------------- */
 
-void sdk_pic_grid_label(sdk_strbuf *b, const sdk_plotfile *pf, int64_t g) {
+void sdk_pic_grid_lab(sdk_label *l, const sdk_plotfile *pf, int64_t g) {
   int64_t idx[2];
   sdk_pf_grid_index(pf, g, idx);
   for (int i = 0; i < pf->nscan; i++) {
-    if (i) sdk_sb_puts(b, ", ");
-    sdk_gp_sym(b, pf->axname[i]);
-    sdk_sb_puts(b, " = ");
-    sdk_gp_num(b, pf->ax[i][idx[i]]);
+    if (i) sdk_lab_text(l, ", ");
+    sdk_lab_sym(l, pf->axname[i]);
+    sdk_lab_text(l, " = ");
+    sdk_lab_num(l, pf->ax[i][idx[i]]);
   }
+}
+
+void sdk_pic_grid_label(sdk_strbuf *b, const sdk_plotfile *pf, int64_t g) {
+  sdk_label l = {0};
+  sdk_pic_grid_lab(&l, pf, g);
+  sdk_gp_label(b, &l);
+  sdk_lab_free(&l);
 }
 
 static int is_scanned(const sdk_plotfile *pf, const char *name) {
@@ -255,27 +262,25 @@ static int is_scanned(const sdk_plotfile *pf, const char *name) {
   return 0;
 }
 
-/* Title: "model, scheme, N paths, dt = ..., precision" and, smaller, the
- * parameter values (with the scanned ones at grid point g when g >= 0). */
-static void put_title(sdk_strbuf *b, const sdk_plotfile *pf, int64_t g, const char *extra) {
-  sdk_sb_puts(b, "\"");
-  sdk_gp_text(b, pf->model);
+/* "model, scheme, N paths, dt = ..., precision". */
+static void title_line(sdk_label *b, const sdk_plotfile *pf, int64_t g) {
+  sdk_lab_text(b, pf->model);
   if (pf->scheme[0]) {
-    sdk_sb_puts(b, ", ");
-    sdk_gp_text(b, pf->scheme);
+    sdk_lab_text(b, ", ");
+    sdk_lab_text(b, pf->scheme);
   }
   if (pf->particles > 1) {
     /* interacting systems: paths = particles x systems */
-    sdk_sb_puts(b, ", ");
-    sdk_gp_count(b, pf->particles, "particle");
+    sdk_lab_text(b, ", ");
+    sdk_lab_count(b, pf->particles, "particle");
     int64_t sys = pf->paths / pf->particles;
     if (sys > 1) {
-      sdk_sb_puts(b, " × ");
-      sdk_gp_count(b, sys, "system");
+      sdk_lab_text(b, " × ");
+      sdk_lab_count(b, sys, "system");
     }
   } else if (pf->paths > 0) {
-    sdk_sb_puts(b, ", ");
-    sdk_gp_count(b, pf->paths, "path");
+    sdk_lab_text(b, ", ");
+    sdk_lab_count(b, pf->paths, "path");
   }
   double lo = pf->dt[0], hi = pf->dt[0];
   if (g >= 0) {
@@ -286,51 +291,83 @@ static void put_title(sdk_strbuf *b, const sdk_plotfile *pf, int64_t g, const ch
       if (pf->dt[k] > hi) hi = pf->dt[k];
     }
   }
-  sdk_sb_puts(b, ", {/:Italic dt} = ");
-  sdk_gp_num(b, lo);
+  sdk_lab_text(b, ", ");
+  sdk_lab_italic(b, "dt");
+  sdk_lab_text(b, " = ");
+  sdk_lab_num(b, lo);
   if (hi != lo) {
-    sdk_sb_puts(b, " … ");
-    sdk_gp_num(b, hi);
+    sdk_lab_text(b, " … ");
+    sdk_lab_num(b, hi);
   }
   if (pf->precision[0]) {
-    sdk_sb_puts(b, ", ");
-    sdk_gp_text(b, pf->precision);
+    sdk_lab_text(b, ", ");
+    sdk_lab_text(b, pf->precision);
   }
-  /* second line: parameters */
-  sdk_strbuf l2;
-  sdk_sb_init(&l2);
+}
+
+/* The parameters (with the scanned ones at grid point g when g >= 0); the
+ * number of entries. */
+static int param_line(sdk_label *l2, const sdk_plotfile *pf, int64_t g) {
   int n = 0;
   for (long p = 0; p < pf->nparams; p++) {
     if (is_scanned(pf, pf->pnames[p]) || isnan(pf->pvals[p])) continue; /* varies: NaN */
-    if (n++) sdk_sb_puts(&l2, ", ");
-    sdk_gp_sym(&l2, pf->pnames[p]);
-    sdk_sb_puts(&l2, " = ");
-    sdk_gp_num(&l2, pf->pvals[p]);
+    if (n++) sdk_lab_text(l2, ", ");
+    sdk_lab_sym(l2, pf->pnames[p]);
+    sdk_lab_text(l2, " = ");
+    sdk_lab_num(l2, pf->pvals[p]);
   }
   if (g >= 0 && pf->nscan) {
-    if (n++) sdk_sb_puts(&l2, ", ");
-    sdk_pic_grid_label(&l2, pf, g);
+    if (n++) sdk_lab_text(l2, ", ");
+    sdk_pic_grid_lab(l2, pf, g);
   }
-  if (extra && extra[0]) {
-    if (n++) sdk_sb_puts(&l2, "; ");
-    sdk_sb_puts(&l2, extra);
+  return n;
+}
+
+void sdk_pic_title(sdk_label *title, sdk_label *sub, const sdk_plotfile *pf, int64_t g,
+                   const sdk_label *note) {
+  title_line(title, pf, g);
+  int n = param_line(sub, pf, g);
+  if (note && !sdk_lab_empty(note)) {
+    if (n) sdk_lab_text(sub, "; ");
+    sdk_lab_cat(sub, note);
   }
-  if (n && l2.s) sdk_sb_printf(b, "\\n{/*0.8 %s}", l2.s);
-  sdk_sb_free(&l2);
-  sdk_sb_puts(b, "\"");
 }
 
 void sdk_pic_multiplot_title(sdk_strbuf *b, const sdk_plotfile *pf, int64_t g, const char *extra) {
-  sdk_sb_puts(b, "set multiplot title ");
-  put_title(b, pf, g, extra);
-  sdk_sb_puts(b, " font ',15'\n");
+  sdk_label t = {0}, l2 = {0};
+  title_line(&t, pf, g);
+  int n = param_line(&l2, pf, g);
+  sdk_sb_puts(b, "set multiplot title \"");
+  sdk_gp_label(b, &t);
+  if (n || (extra && extra[0])) {
+    sdk_sb_puts(b, "\\n{/*0.8 ");
+    sdk_gp_label(b, &l2);
+    /* extra: script text of the caller's */
+    if (extra && extra[0]) sdk_sb_printf(b, "%s%s", n ? "; " : "", extra);
+    sdk_sb_puts(b, "}");
+  }
+  sdk_sb_puts(b, "\" font ',15'\n");
+  sdk_lab_free(&t);
+  sdk_lab_free(&l2);
+}
+
+void sdk_pic_time_lab(sdk_label *l, const sdk_plotfile *pf) {
+  sdk_lab_text(l, "time ");
+  sdk_lab_italic(l, "t");
+  if (pf->in_periods) {
+    sdk_lab_text(l, " / ");
+    sdk_lab_italic(l, "T");
+    sdk_lab_text(l, "  (periods of the driving)");
+  }
 }
 
 void sdk_pic_time_label(sdk_strbuf *b, const sdk_plotfile *pf) {
-  if (pf->in_periods)
-    sdk_sb_puts(b, "\"time {/:Italic t} / {/:Italic T}  (periods of the driving)\"");
-  else
-    sdk_sb_puts(b, "\"time {/:Italic t}\"");
+  sdk_label l = {0};
+  sdk_pic_time_lab(&l, pf);
+  sdk_sb_puts(b, "\"");
+  sdk_gp_label(b, &l);
+  sdk_sb_puts(b, "\"");
+  sdk_lab_free(&l);
 }
 
 /* ---------------- saved paths ---------------- */

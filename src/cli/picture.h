@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cli/figure.h"
 #include "cli/gnuplot.h"
 #include "cli/plotfile.h"
 #include "cli/status.h"
@@ -34,6 +35,9 @@ typedef struct sdk_plot {
   const char *var;  /* --var (NULL: all) */
   int stat;         /* --stat: SDK_PIC_STAT_MEAN or SDK_PIC_STAT_VARIANCE */
   const char *show; /* --show: the dataset drawn by the show picture */
+  /* --spec: the pictures that are figure descriptions fill *spec instead of
+   * drawing (one left empty has none yet) */
+  sdk_figure *spec;
   sdekit_error *err;
 } sdk_plot;
 
@@ -150,8 +154,15 @@ int sdk_pic_vars(const sdk_plot *p, int *vi);
 void sdk_pic_multiplot_title(sdk_strbuf *b, const sdk_plotfile *pf, int64_t g, const char *extra);
 /* "a = 4.2, b = 1" for grid point g (empty with no scan). */
 void sdk_pic_grid_label(sdk_strbuf *b, const sdk_plotfile *pf, int64_t g);
+void sdk_pic_grid_lab(sdk_label *l, const sdk_plotfile *pf, int64_t g);
+/* The title of a figure: "model, scheme, N paths, dt = ..., precision" and
+ * the subtitle: the parameter values (the scanned ones at grid point g when
+ * g >= 0) and `note` (may be NULL), after "; ". */
+void sdk_pic_title(sdk_label *title, sdk_label *sub, const sdk_plotfile *pf, int64_t g,
+                   const sdk_label *note);
 /* The time axis label, quoted: t, or t / T in periods of the driving. */
 void sdk_pic_time_label(sdk_strbuf *b, const sdk_plotfile *pf);
+void sdk_pic_time_lab(sdk_label *l, const sdk_plotfile *pf);
 
 /* ---- saved paths (picture.c: the paths picture and the density draw them) ---- */
 
@@ -181,7 +192,7 @@ sdekit_status sdk_pic_write_paths(sdk_plot *p, const char *vn, int64_t g, char d
 enum { SDK_PANEL_TIME, SDK_PANEL_SCAN, SDK_PANEL_HIST };
 
 typedef struct sdk_pic_line {
-  sdk_strbuf label;    /* script text: escaped (sdk_gp_text, sdk_gp_sym) */
+  sdk_label label;
   const double *v, *e; /* e: NULL for no error */
   int64_t gstride, sstride, off;
 } sdk_pic_line;
@@ -195,8 +206,8 @@ typedef struct sdk_pic_panel {
   int64_t nx;
   int nl;
   sdk_pic_line l[SDK_PIC_MAX_LINES];
-  sdk_strbuf xlab, ylab; /* script text; an empty xlab: time or the scan axis */
-  const char *band;      /* key title of the band of a single line (NULL: none) */
+  sdk_label xlab, ylab; /* an empty xlab: time or the scan axis */
+  const char *band;     /* key title of the band of a single line (NULL: none) */
 } sdk_pic_panel;
 
 typedef struct sdk_pic_fig {
@@ -223,10 +234,16 @@ double *sdk_pic_fig_1d(sdk_plot *p, sdk_pic_fig *f, const char *path, int64_t *n
 double *sdk_pic_fig_hold(sdk_plot *p, sdk_pic_fig *f, double *x);
 /* Sample times: path is [grid..., ns] (*shared = 0) or [ns] (*shared = 1). */
 double *sdk_pic_fig_times(sdk_plot *p, sdk_pic_fig *f, const char *path, int *shared, int64_t *ns);
-/* Draw the figure (title, panels; TIME and HIST panels at grid point g,
- * named in the title in a scan); `note` (script text or NULL) goes into the
- * title's second line. */
-sdekit_status sdk_pic_fig_draw(sdk_plot *p, sdk_pic_fig *f, int64_t g, const char *note);
+/* The figure's description (title, panels; TIME and HIST panels at grid
+ * point g, named in the title in a scan) into *out; `note` (or NULL) goes
+ * into the subtitle. */
+sdekit_status sdk_pic_fig_describe(sdk_plot *p, const sdk_pic_fig *f, int64_t g,
+                                   const sdk_label *note, sdk_figure *out);
+/* Describe the figure and draw it (into p->spec instead with --spec). */
+sdekit_status sdk_pic_fig_draw(sdk_plot *p, sdk_pic_fig *f, int64_t g, const sdk_label *note);
+/* Draw a figure description: the script into p->gp, the data into files of
+ * p->dir (figure_gp.c). */
+sdekit_status sdk_pic_render(sdk_plot *p, const sdk_figure *f);
 void sdk_pic_fig_free(sdk_pic_fig *f);
 /* A new line of pn from the dataset vpath [grid..., tail...] and its errors
  * epath (NULL, or absent: none; else of the same shape), both read whole:

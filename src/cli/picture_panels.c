@@ -28,8 +28,6 @@ sdk_pic_panel *sdk_pic_fig_panel(sdk_pic_fig *f, int kind) {
   sdk_pic_panel *pn = &f->pan[f->npan++];
   memset(pn, 0, sizeof *pn);
   pn->kind = kind;
-  sdk_sb_init(&pn->xlab);
-  sdk_sb_init(&pn->ylab);
   return pn;
 }
 
@@ -37,17 +35,16 @@ sdk_pic_line *sdk_pic_panel_line(sdk_pic_panel *pn) {
   if (pn->nl >= SDK_PIC_MAX_LINES) return NULL;
   sdk_pic_line *l = &pn->l[pn->nl++];
   memset(l, 0, sizeof *l);
-  sdk_sb_init(&l->label);
   l->sstride = 1;
   return l;
 }
 
 void sdk_pic_fig_free(sdk_pic_fig *f) {
   for (int k = 0; k < f->npan; k++) {
-    sdk_sb_free(&f->pan[k].xlab);
-    sdk_sb_free(&f->pan[k].ylab);
+    sdk_lab_free(&f->pan[k].xlab);
+    sdk_lab_free(&f->pan[k].ylab);
     for (int i = 0; i < f->pan[k].nl; i++)
-      sdk_sb_free(&f->pan[k].l[i].label);
+      sdk_lab_free(&f->pan[k].l[i].label);
   }
   for (int i = 0; i < f->nhold; i++)
     free(f->hold[i]);
@@ -102,31 +99,26 @@ double *sdk_pic_fig_times(sdk_plot *p, sdk_pic_fig *f, const char *path, int *sh
   return NULL;
 }
 
-/* ---------------- drawing ---------------- */
+/* ---------------- the description ---------------- */
 
 static double val(const sdk_pic_line *l, const double *a, int64_t g, int64_t s) {
   return a ? a[g * l->gstride + l->off + s * l->sstride] : NAN;
 }
 
-/* y tics about `want` apart over the values (+- errors) of pn drawn at grid
- * point g (all grid points for SCAN panels): short panels get few labels. */
-static void put_ytics(sdk_strbuf *b, const sdk_pic_panel *pn, const sdk_plotfile *pf, int64_t g,
-                      int want) {
+/* y tics about `want` apart over the values (+- errors) drawn: short panels
+ * get few labels (0: the renderer's own, when the values span nothing). */
+static double ystep(const sdk_fig_panel *pn, int want) {
   double lo = INFINITY, hi = -INFINITY;
-  int scan = pn->kind == SDK_PANEL_SCAN;
-  int64_t g0 = scan ? 0 : g, g1 = scan ? pf->ngrid : g + 1, n = scan ? 1 : pn->nx;
-  for (int q = 0; q < pn->nl; q++)
-    for (int64_t k = g0; k < g1; k++)
-      for (int64_t s = 0; s < n; s++) {
-        double v = val(&pn->l[q], pn->l[q].v, k, s), e = val(&pn->l[q], pn->l[q].e, k, s);
-        if (!isfinite(e)) e = 0;
-        if (isfinite(v)) lo = fmin(lo, v - e), hi = fmax(hi, v + e);
-      }
-  if (pn->kind == SDK_PANEL_HIST) lo = fmin(lo, 0);
-  if (!(hi > lo)) {
-    sdk_sb_puts(b, "set ytics autofreq\n");
-    return;
+  for (int q = 0; q < pn->nseries; q++) {
+    const sdk_fig_series *s = &pn->s[q];
+    for (int64_t k = 0; k < s->n; k++) {
+      double a = s->lo ? s->lo[k] : s->err ? s->y[k] - s->err[k] : s->y[k];
+      double b = s->hi ? s->hi[k] : s->err ? s->y[k] + s->err[k] : s->y[k];
+      if (isfinite(s->y[k])) lo = fmin(lo, a), hi = fmax(hi, b);
+    }
   }
+  if (pn->kind == SDK_FIG_BOXES) lo = fmin(lo, 0);
+  if (!(hi > lo)) return 0;
   double raw = (hi - lo) / want, mag = pow(10, floor(log10(raw))), step = mag;
   if (raw > 5 * mag)
     step = 10 * mag;
@@ -134,197 +126,127 @@ static void put_ytics(sdk_strbuf *b, const sdk_pic_panel *pn, const sdk_plotfile
     step = 5 * mag;
   else if (raw > mag)
     step = 2 * mag;
-  sdk_sb_printf(b, "set ytics %.9g\n", step);
+  return step;
 }
 
-/* Settings every panel starts from (a map panel before may have changed them). */
-static void panel_reset(sdk_strbuf *b) {
-  sdk_sb_puts(b, "unset logscale\nset autoscale\nset xtics autofreq\nunset label\n"
-                 "set offsets 0, 0, 0, 0\nset format x '%g'\nset format y '%g'\n"
-                 "set grid lc rgb '#d8d8d8' lw 0.7\nunset colorbox\nset xzeroaxis lt -1 lw 0.5\n");
+/* The x label: the panel's own, else time or the scan axis. */
+static void xlabel(sdk_fig_panel *out, const sdk_pic_panel *pn, const sdk_plotfile *pf) {
+  if (!sdk_lab_empty(&pn->xlab))
+    sdk_lab_cat(&out->xlabel, &pn->xlab);
+  else if (pn->kind == SDK_PANEL_SCAN && pf->nscan > 0)
+    sdk_lab_sym(&out->xlabel, pf->axname[0]);
+  else if (pn->kind != SDK_PANEL_SCAN)
+    sdk_pic_time_lab(&out->xlabel, pf);
 }
 
-static void put_xlab(sdk_strbuf *b, const sdk_pic_panel *pn, const sdk_plotfile *pf, int shown) {
-  sdk_sb_puts(b, "set xlabel ");
-  if (!shown) {
-    sdk_sb_puts(b, "''\nset format x ''\n");
-    return;
-  }
-  if (pn->xlab.s && pn->xlab.s[0]) {
-    sdk_sb_printf(b, "\"%s\"", pn->xlab.s);
-  } else if (pn->kind == SDK_PANEL_SCAN && pf->nscan > 0) {
-    sdk_sb_puts(b, "\"");
-    sdk_gp_sym(b, pf->axname[0]);
-    sdk_sb_puts(b, "\"");
-  } else if (pn->kind == SDK_PANEL_SCAN) {
-    sdk_sb_puts(b, "''");
-  } else {
-    sdk_pic_time_label(b, pf);
-  }
-  sdk_sb_puts(b, "\n");
-}
-
-static void put_key(sdk_strbuf *b, const sdk_pic_panel *pn) {
-  if (pn->nl > 1 || pn->band)
-    sdk_sb_puts(b, "set key top right opaque font ',11' spacing 1.05 samplen 2\n");
-  else
-    sdk_sb_puts(b, "unset key\n");
-}
-
-/* Over time at grid point g: per line a block "t v v-e v+e". */
-static void time_panel(sdk_plot *p, const sdk_pic_panel *pn, int64_t g, FILE *f, const char *dn) {
-  const sdk_plotfile *pf = p->pf;
-  sdk_strbuf *b = &p->gp;
+/* Over time at grid point g: per line its values with a band of +- its
+ * error where it has one. */
+static void time_desc(sdk_figure *fig, sdk_fig_panel *out, const sdk_pic_panel *pn,
+                      const sdk_plotfile *pf, int64_t g) {
   int64_t ns = pn->nx;
-  sdk_sb_puts(b, "plot ");
   for (int q = 0; q < pn->nl; q++) {
     const sdk_pic_line *l = &pn->l[q];
-    for (int64_t s = 0; s < ns; s++) {
-      double t = pn->x[(pn->xshared ? 0 : g * ns) + s] * pf->tscale, v = val(l, l->v, g, s);
-      double e = val(l, l->e, g, s);
-      sdk_pic_put_num(f, t);
-      fputc(' ', f);
-      sdk_pic_put_num(f, v);
-      fputc(' ', f);
-      sdk_pic_put_num(f, isfinite(e) ? v - e : v);
-      fputc(' ', f);
-      sdk_pic_put_num(f, isfinite(e) ? v + e : v);
-      fputc('\n', f);
+    sdk_fig_series *s = sdk_fig_series_new(fig, out, ns, l->e ? "xylh" : "xy");
+    if (!s) return;
+    s->color = q;
+    sdk_lab_cat(&s->title, &l->label);
+    for (int64_t k = 0; k < ns; k++) {
+      double v = val(l, l->v, g, k), e = val(l, l->e, g, k);
+      s->x[k] = pn->x[(pn->xshared ? 0 : g * ns) + k] * pf->tscale;
+      s->y[k] = v;
+      if (s->lo) s->lo[k] = isfinite(e) ? v - e : v, s->hi[k] = isfinite(e) ? v + e : v;
     }
-    fputs("\n\n", f);
-    const char *col = sdk_gp_color(q);
-    if (l->e) {
-      sdk_sb_printf(b,
-                    "%s'%s' index %d using 1:3:4 with filledcurves fs transparent solid 0.25 "
-                    "noborder lc rgb '%s'",
-                    q ? ", " : "", dn, q, col);
-      if (pn->band && pn->nl == 1) sdk_sb_printf(b, " title \"%s\"", pn->band);
-      sdk_sb_puts(b, ", ");
-    } else if (q) {
-      sdk_sb_puts(b, ", ");
-    }
-    sdk_sb_printf(b, "'%s' index %d using 1:2 with lines lw 1.5 lc rgb '%s' title \"%s\"", dn, q,
-                  col, l->label.s ? l->label.s : "");
   }
-  sdk_sb_puts(b, "\n");
 }
 
-/* Counts per bin at grid point g: per line a block "centre count width". */
-static void hist_panel(sdk_plot *p, const sdk_pic_panel *pn, int64_t g, FILE *f, const char *dn) {
-  sdk_strbuf *b = &p->gp;
-  sdk_sb_puts(b, "plot ");
+/* Counts per bin at grid point g: boxes over the bins. */
+static void hist_desc(sdk_figure *fig, sdk_fig_panel *out, const sdk_pic_panel *pn, int64_t g) {
   const double *x = pn->x + (pn->xshared ? 0 : g * (pn->nx + 1));
   for (int q = 0; q < pn->nl; q++) {
     const sdk_pic_line *l = &pn->l[q];
-    for (int64_t s = 0; s < pn->nx; s++) {
-      sdk_pic_put_num(f, 0.5 * (x[s] + x[s + 1]));
-      fputc(' ', f);
-      sdk_pic_put_num(f, val(l, l->v, g, s));
-      fputc(' ', f);
-      sdk_pic_put_num(f, x[s + 1] - x[s]);
-      fputc('\n', f);
+    sdk_fig_series *s = sdk_fig_series_new(fig, out, pn->nx, "xyw");
+    if (!s) return;
+    s->color = q;
+    sdk_lab_cat(&s->title, &l->label);
+    for (int64_t k = 0; k < pn->nx; k++) {
+      s->x[k] = 0.5 * (x[k] + x[k + 1]);
+      s->y[k] = val(l, l->v, g, k);
+      s->w[k] = x[k + 1] - x[k];
     }
-    fputs("\n\n", f);
-    sdk_sb_printf(b,
-                  "%s'%s' index %d using 1:2:3 with boxes fs transparent solid 0.35 border lc "
-                  "rgb '%s' title \"%s\"",
-                  q ? ", " : "", dn, q, sdk_gp_color(q), l->label.s ? l->label.s : "");
   }
-  sdk_sb_puts(b, "\n");
 }
 
-/* Against the scan, no scan or one axis: per line a block "x v e". */
-static void scan_panel(sdk_plot *p, const sdk_pic_panel *pn, FILE *f, const char *dn) {
-  const sdk_plotfile *pf = p->pf;
-  sdk_strbuf *b = &p->gp;
+/* Against the scan, no scan or one axis: points with error bars, on a
+ * category axis (no scan: each line at its own named position, its value
+ * written above it) or against the scanned parameter, joined. */
+static void scan_desc(sdk_figure *fig, sdk_fig_panel *out, const sdk_pic_panel *pn,
+                      const sdk_plotfile *pf) {
   int64_t n = pf->nscan == 1 ? pf->axn[0] : 1;
+  out->psize = pf->nscan == 0 ? 1.8 : n > 40 ? 0.6 : 1.1;
   if (pf->nscan == 0) {
-    /* each line at its own labelled position, its value written above it */
-    sdk_sb_printf(b, "set xrange [0.5:%d.5]\nset xtics (", pn->nl);
-    for (int q = 0; q < pn->nl; q++)
-      sdk_sb_printf(b, "%s\"%s\" %d", q ? ", " : "", pn->l[q].label.s ? pn->l[q].label.s : "",
-                    q + 1);
-    sdk_sb_puts(b, ")\nset offsets 0, 0, graph 0.45, graph 0.25\n");
     for (int q = 0; q < pn->nl; q++) {
       const sdk_pic_line *l = &pn->l[q];
+      sdk_lab_cat(&out->cat[out->ncat++], &l->label);
       double v = val(l, l->v, 0, 0), e = val(l, l->e, 0, 0);
       if (!isfinite(v)) continue;
-      sdk_sb_printf(b, "set label %d \"", q + 1);
+      sdk_fig_note *nt = &out->note[out->nnote++];
       if (isfinite(e))
-        sdk_gp_val_err(b, v, e);
+        sdk_lab_val_err(&nt->text, v, e);
       else
-        sdk_gp_num(b, v);
-      sdk_sb_printf(b, "\" at first %d, first %.9g center offset 0, 1.6 font ',12'\n", q + 1,
-                    v + (isfinite(e) ? e : 0));
+        sdk_lab_num(&nt->text, v);
+      nt->x = q + 1;
+      nt->y = v + (isfinite(e) ? e : 0);
     }
   } else {
-    if (pf->axlog[0]) sdk_sb_puts(b, "set logscale x\n");
-    if (n > 40) sdk_sb_puts(b, "set bars small\n");
-    sdk_sb_puts(b,
-                "set autoscale xfix\nset offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n");
+    out->xlog = pf->axlog[0];
+    out->small_bars = n > 40;
+    out->xfit = 1;
+    out->joined = 1;
   }
-  sdk_sb_puts(b, "plot ");
   for (int q = 0; q < pn->nl; q++) {
     const sdk_pic_line *l = &pn->l[q];
+    sdk_fig_series *s = sdk_fig_series_new(fig, out, n, "xye");
+    if (!s) return;
+    s->color = q;
+    if (pf->nscan && pn->nl > 1) sdk_lab_cat(&s->title, &l->label);
     for (int64_t k = 0; k < n; k++) {
       double e = val(l, l->e, k, 0);
-      sdk_pic_put_num(f, pf->nscan ? pf->ax[0][k] : q + 1);
-      fputc(' ', f);
-      sdk_pic_put_num(f, val(l, l->v, k, 0));
-      fputc(' ', f);
-      sdk_pic_put_num(f, isfinite(e) ? e : 0);
-      fputc('\n', f);
+      s->x[k] = pf->nscan ? pf->ax[0][k] : q + 1;
+      s->y[k] = val(l, l->v, k, 0);
+      s->err[k] = isfinite(e) ? e : 0;
     }
-    fputs("\n\n", f);
-    const char *col = sdk_gp_color(q);
-    sdk_sb_printf(b,
-                  "%s'%s' index %d using 1:2:3 with yerrorbars pt 7 ps %s lc rgb '%s' title \"%s\"",
-                  q ? ", " : "", dn, q,
-                  pf->nscan == 0 ? "1.8"
-                  : n > 40       ? "0.6"
-                                 : "1.1",
-                  col, pf->nscan && pn->nl > 1 && pn->l[q].label.s ? pn->l[q].label.s : "");
-    if (pf->nscan) sdk_sb_printf(b, ", '' index %d using 1:2 with lines lw 1 lc rgb '%s'", q, col);
   }
-  sdk_sb_puts(b, "\n");
 }
 
-/* Two scan axes: line q as a map over both. */
-static sdekit_status map_panel(sdk_plot *p, const sdk_pic_panel *pn, int q, FILE *f,
-                               const char *dn) {
-  const sdk_plotfile *pf = p->pf;
-  sdk_strbuf *b = &p->gp;
+/* Two scan axes: line q of pn as a map over both. */
+static void map_desc(sdk_figure *fig, sdk_fig_panel *out, const sdk_pic_panel *pn, int q,
+                     const sdk_plotfile *pf) {
   const sdk_pic_line *l = &pn->l[q];
   int64_t n0 = pf->axn[0], n1 = pf->axn[1];
-  double *xe = malloc((size_t)(n0 + 1) * sizeof *xe), *ye = malloc((size_t)(n1 + 1) * sizeof *ye);
-  double *z = malloc((size_t)pf->ngrid * sizeof *z);
-  if (!xe || !ye || !z) {
-    free(xe), free(ye), free(z);
-    return CLI_RAISE(p->err, SDEKIT_ERR_NOMEM, "out of memory");
+  out->nx = n0;
+  out->ny = n1;
+  out->xe = malloc((size_t)(n0 + 1) * sizeof *out->xe);
+  out->ye = malloc((size_t)(n1 + 1) * sizeof *out->ye);
+  out->z = malloc((size_t)pf->ngrid * sizeof *out->z);
+  if (!out->xe || !out->ye || !out->z) {
+    fig->oom = 1;
+    return;
   }
   for (int64_t g = 0; g < pf->ngrid; g++)
-    z[g] = val(l, l->v, g, 0);
-  sdk_pic_edges(pf->ax[0], n0, pf->axlog[0], xe);
-  sdk_pic_edges(pf->ax[1], n1, pf->axlog[1], ye);
-  sdk_pic_cells(f, n0, xe, n1, ye, 0, z, 0);
-  fputs("\n\n", f);
+    out->z[g] = val(l, l->v, g, 0);
+  sdk_pic_edges(pf->ax[0], n0, pf->axlog[0], out->xe);
+  sdk_pic_edges(pf->ax[1], n1, pf->axlog[1], out->ye);
   double lo, hi;
-  sdk_pic_minmax(z, (size_t)pf->ngrid, &lo, &hi);
-  sdk_gp_heatmap(b);
-  sdk_sb_puts(b, "set cbrange [*:*]\n");
-  sdk_gp_cbrange(b, lo, hi);
-  sdk_sb_puts(b, "set ylabel \"");
-  sdk_gp_sym(b, pf->axname[1]);
-  sdk_sb_puts(b, "\"\nset cblabel \"");
-  if (pn->nl > 1 && pn->ylab.s && pn->ylab.s[0]) sdk_sb_printf(b, "%s: ", pn->ylab.s);
-  sdk_sb_printf(b, "%s\"\n", l->label.s ? l->label.s : "");
-  if (pf->axlog[0]) sdk_sb_puts(b, "set logscale x\n");
-  if (pf->axlog[1]) sdk_sb_puts(b, "set logscale y\n");
-  sdk_sb_printf(b, "set xrange [%.9g:%.9g]\nset yrange [%.9g:%.9g]\n", xe[0], xe[n0], ye[0],
-                ye[n1]);
-  sdk_sb_printf(b, "splot '%s' using 1:2:3 with pm3d\nset yrange [*:*]\n", dn);
-  free(xe), free(ye), free(z);
-  return SDEKIT_OK;
+  sdk_pic_minmax(out->z, (size_t)pf->ngrid, &lo, &hi);
+  sdk_fig_cbrange(lo, hi, &out->palette, &out->cbset, &out->cblo, &out->cbhi);
+  sdk_lab_sym(&out->ylabel, pf->axname[1]);
+  if (pn->nl > 1 && !sdk_lab_empty(&pn->ylab)) {
+    sdk_lab_cat(&out->cblabel, &pn->ylab);
+    sdk_lab_text(&out->cblabel, ": ");
+  }
+  sdk_lab_cat(&out->cblabel, &l->label);
+  out->xlog = pf->axlog[0];
+  out->ylog = pf->axlog[1];
 }
 
 /* The panels drawn: a SCAN panel of a two-axis scan is one map per line. */
@@ -339,9 +261,32 @@ static int count_panels(const sdk_pic_fig *fig, int nscan, int *maps) {
   return n < SDK_PIC_MAX_PANELS ? n : SDK_PIC_MAX_PANELS;
 }
 
-sdekit_status sdk_pic_fig_draw(sdk_plot *p, sdk_pic_fig *fig, int64_t g, const char *note) {
+/* Panel `at` of `total` from pn (its map m when nmap), at grid point g. */
+static void panel_desc(sdk_figure *out, const sdk_pic_panel *pn, const sdk_plotfile *pf, int64_t g,
+                       int nmap, int m, int at, int total, double right, int time_only) {
+  static const int KIND[] = {SDK_FIG_LINES, SDK_FIG_POINTS, SDK_FIG_BOXES};
+  sdk_fig_panel *o = sdk_fig_panel_new(out, nmap ? SDK_FIG_MAP : KIND[pn->kind]);
+  sdk_fig_area(at, total, right, time_only ? SDK_GP_GAP_SHARED : SDK_GP_GAP_OWN_AXIS, &o->left,
+               &o->right, &o->bottom, &o->top);
+  o->xtics = !time_only || at == total - 1;
+  if (o->xtics) xlabel(o, pn, pf);
+  if (!nmap) sdk_lab_cat(&o->ylabel, &pn->ylab);
+  o->key = pn->nl > 1 || pn->band;
+  if (pn->band) sdk_lab_text(&o->band, pn->band);
+  if (nmap)
+    map_desc(out, o, pn, m, pf);
+  else if (pn->kind == SDK_PANEL_TIME)
+    time_desc(out, o, pn, pf, g);
+  else if (pn->kind == SDK_PANEL_HIST)
+    hist_desc(out, o, pn, g);
+  else
+    scan_desc(out, o, pn, pf);
+  if (!nmap) o->ystep = ystep(o, total >= 3 ? 3 : total == 2 ? 4 : 8);
+}
+
+sdekit_status sdk_pic_fig_describe(sdk_plot *p, const sdk_pic_fig *fig, int64_t g,
+                                   const sdk_label *note, sdk_figure *out) {
   const sdk_plotfile *pf = p->pf;
-  sdk_strbuf *b = &p->gp;
   int maps, total = count_panels(fig, pf->nscan, &maps), at = 0, scan_only = 1, time_only = 1;
   for (int k = 0; k < fig->npan; k++) {
     scan_only &= fig->pan[k].kind == SDK_PANEL_SCAN;
@@ -350,41 +295,25 @@ sdekit_status sdk_pic_fig_draw(sdk_plot *p, sdk_pic_fig *fig, int64_t g, const c
   if (total < 1 || g >= pf->ngrid)
     return CLI_RAISE(p->err, SDEKIT_ERR_INTERNAL, "a picture with nothing to draw");
   double right = maps ? SDK_GP_RIGHT_HEAT : SDK_GP_RIGHT_PLAIN;
-  double gap = time_only ? SDK_GP_GAP_SHARED : SDK_GP_GAP_OWN_AXIS;
-  sdk_pic_multiplot_title(b, pf, scan_only || pf->nscan == 0 ? -1 : g, note);
-  char dn[32];
-  FILE *f = sdk_pic_data_open(p, dn);
-  if (!f) return SDEKIT_ERR_IO;
-  sdekit_status e = SDEKIT_OK;
-  for (int k = 0; k < fig->npan && at < total && e == SDEKIT_OK; k++) {
+  sdk_pic_title(&out->title, &out->subtitle, pf, scan_only || pf->nscan == 0 ? -1 : g, note);
+  for (int k = 0; k < fig->npan && at < total; k++) {
     const sdk_pic_panel *pn = &fig->pan[k];
     int nmap = pn->kind == SDK_PANEL_SCAN && pf->nscan == 2 ? pn->nl : 0;
-    for (int m = 0; m < (nmap ? nmap : 1) && at < total && e == SDEKIT_OK; m++, at++) {
-      /* every panel reads its own data file: the indices count from 0 */
-      if (at > 0) {
-        e = sdk_pic_data_close(p, f, dn);
-        f = e == SDEKIT_OK ? sdk_pic_data_open(p, dn) : NULL;
-        if (!f) return e == SDEKIT_OK ? SDEKIT_ERR_IO : e;
-      }
-      panel_reset(b);
-      sdk_gp_panel(b, at, total, right, gap);
-      put_xlab(b, pn, pf, !time_only || at == total - 1);
-      if (!nmap) sdk_sb_printf(b, "set ylabel \"%s\"\n", pn->ylab.s ? pn->ylab.s : "");
-      put_key(b, pn);
-      if (!nmap) put_ytics(b, pn, pf, g, total >= 3 ? 3 : total == 2 ? 4 : 8);
-      if (nmap)
-        e = map_panel(p, pn, m, f, dn);
-      else if (pn->kind == SDK_PANEL_TIME)
-        time_panel(p, pn, g, f, dn);
-      else if (pn->kind == SDK_PANEL_HIST)
-        hist_panel(p, pn, g, f, dn);
-      else
-        scan_panel(p, pn, f, dn);
-    }
+    for (int m = 0; m < (nmap ? nmap : 1) && at < total; m++, at++)
+      panel_desc(out, pn, pf, g, nmap, m, at, total, right, time_only);
   }
-  sdk_sb_puts(b, "unset multiplot\n");
-  sdekit_status ec = sdk_pic_data_close(p, f, dn);
-  return e != SDEKIT_OK ? e : ec;
+  int oom = out->oom || out->title.oom || out->subtitle.oom;
+  return oom ? CLI_RAISE(p->err, SDEKIT_ERR_NOMEM, "out of memory") : SDEKIT_OK;
+}
+
+sdekit_status sdk_pic_fig_draw(sdk_plot *p, sdk_pic_fig *fig, int64_t g, const sdk_label *note) {
+  sdk_figure desc;
+  memset(&desc, 0, sizeof desc);
+  sdk_figure *out = p->spec ? p->spec : &desc;
+  sdekit_status e = sdk_pic_fig_describe(p, fig, g, note, out);
+  if (e == SDEKIT_OK && !p->spec) e = sdk_pic_render(p, out);
+  sdk_fig_free(&desc);
+  return e;
 }
 
 sdekit_status sdk_pic_add_line(sdk_plot *p, sdk_pic_fig *f, sdk_pic_panel *pn, const char *vpath,

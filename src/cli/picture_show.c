@@ -86,6 +86,14 @@ static const double *indices(sdk_plot *p, sdk_pic_fig *fig, int64_t n) {
 }
 
 /* The panel of dataset name (errors epath, may be NULL) by its shape. */
+/* "NAME[k]": entry k of a dataset. */
+static void index_label(sdk_label *l, const char *name, int64_t k) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "[%lld]", (long long)k);
+  sdk_lab_text(l, name);
+  sdk_lab_text(l, buf);
+}
+
 static sdekit_status show_panel(sdk_plot *p, sdk_pic_fig *fig, const char *name, const char *epath,
                                 const sdekit_dataset *d) {
   const sdk_plotfile *pf = p->pf;
@@ -117,7 +125,7 @@ static sdekit_status show_panel(sdk_plot *p, sdk_pic_fig *fig, const char *name,
       l->v = v;
       nt = 1;
     }
-    sdk_gp_text(&l->label, name);
+    sdk_lab_text(&l->label, name);
     if (scan_final) {
       l->off = nx - 1;
       return SDEKIT_OK;
@@ -126,7 +134,7 @@ static sdekit_status show_panel(sdk_plot *p, sdk_pic_fig *fig, const char *name,
     if (!x) {
       x = indices(p, fig, nx);
       shared = 1;
-      sdk_sb_puts(&pn->xlab, "index");
+      sdk_lab_text(&pn->xlab, "index");
     }
     if (!x) return SDEKIT_ERR_NOMEM;
     pn->x = x;
@@ -138,7 +146,7 @@ static sdekit_status show_panel(sdk_plot *p, sdk_pic_fig *fig, const char *name,
       const double *v = l->v, *e = l->e;
       int64_t rows = tail[0];
       pn->nl = 0;
-      sdk_sb_free(&l->label);
+      sdk_lab_free(&l->label);
       for (int64_t r = 0; r < rows; r++) {
         sdk_pic_line *lr = sdk_pic_panel_line(pn);
         if (!lr) break;
@@ -146,8 +154,7 @@ static sdekit_status show_panel(sdk_plot *p, sdk_pic_fig *fig, const char *name,
         lr->e = e;
         lr->gstride = rows * nx;
         lr->off = r * nx;
-        sdk_gp_text(&lr->label, name);
-        sdk_sb_printf(&lr->label, "[%lld]", (long long)r);
+        index_label(&lr->label, name, r);
       }
     }
     return SDEKIT_OK;
@@ -156,11 +163,11 @@ static sdekit_status show_panel(sdk_plot *p, sdk_pic_fig *fig, const char *name,
   sdk_pic_panel *pn = sdk_pic_fig_panel(fig, SDK_PANEL_SCAN);
   sdk_pic_line *l;
   CLI_CHECK(sdk_pic_add_line(p, fig, pn, name, epath, &nt, tail, &l));
-  sdk_gp_text(&l->label, name);
+  sdk_lab_text(&l->label, name);
   if (nt == 1) {
     const double *v = l->v, *e = l->e;
     pn->nl = 0;
-    sdk_sb_free(&l->label);
+    sdk_lab_free(&l->label);
     for (int64_t k = 0; k < tail[0]; k++) {
       sdk_pic_line *lk = sdk_pic_panel_line(pn);
       if (!lk) break;
@@ -168,8 +175,7 @@ static sdekit_status show_panel(sdk_plot *p, sdk_pic_fig *fig, const char *name,
       lk->e = e;
       lk->gstride = tail[0];
       lk->off = k;
-      sdk_gp_text(&lk->label, name);
-      sdk_sb_printf(&lk->label, "[%lld]", (long long)k);
+      index_label(&lk->label, name, k);
     }
   }
   return SDEKIT_OK;
@@ -194,7 +200,7 @@ sdekit_status sdk_pic_show(sdk_plot *p) {
   sdekit_status e = show_panel(p, &fig, name, epath, &d);
   if (e == SDEKIT_OK) {
     sdk_pic_panel *pn = &fig.pan[0];
-    sdk_gp_text(&pn->ylab, name);
+    sdk_lab_text(&pn->ylab, name);
     e = sdk_pic_fig_draw(p, &fig, sdk_pic_time_grid(p), NULL);
   }
   sdk_pic_fig_free(&fig);

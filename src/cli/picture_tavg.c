@@ -44,31 +44,32 @@ sdekit_status sdk_pic_tavg(sdk_plot *p) {
       e = CLI_RAISE(p->err, SDEKIT_ERR_FORMAT, "'%s': /%s is not one value per grid point",
                     pf->path, path);
     if (e != SDEKIT_OK) break;
-    sdk_sb_puts(&pn->ylab, "⟨⟨");
-    sdk_gp_sym(&pn->ylab, name);
-    sdk_sb_puts(&pn->ylab, "⟩⟩");
-    sdk_sb_puts(&l->label, pn->ylab.s ? pn->ylab.s : "");
+    sdk_lab_text(&pn->ylab, "⟨⟨");
+    sdk_lab_sym(&pn->ylab, name);
+    sdk_lab_text(&pn->ylab, "⟩⟩");
+    sdk_lab_cat(&l->label, &pn->ylab);
   }
   if (e == SDEKIT_OK && fig.npan == 0)
     e = CLI_RAISE(p->err, SDEKIT_ERR_USAGE, "--var '%s': '%s' has no time average of it",
                   p->var ? p->var : "", pf->path);
   if (e == SDEKIT_OK) {
-    sdk_strbuf note;
-    sdk_sb_init(&note);
+    sdk_label note = {0};
     double tr;
-    sdk_sb_puts(&note, "time averages over [");
+    sdk_lab_text(&note, "time averages over [");
     if (sdk_pf_object_num(pf, "tavg", "transient", &tr) == 0)
-      sdk_gp_num(&note, tr);
+      sdk_lab_num(&note, tr);
     else
-      sdk_sb_puts(&note, "transient");
-    sdk_sb_puts(&note, ", ");
-    if (sdk_pf_object_num(pf, "tavg", "t_end", &tr) == 0)
-      sdk_gp_num(&note, tr);
-    else
-      sdk_sb_puts(&note, "{/:Italic t}_{end}");
-    sdk_sb_puts(&note, "]");
-    e = sdk_pic_fig_draw(p, &fig, 0, note.s);
-    sdk_sb_free(&note);
+      sdk_lab_text(&note, "transient");
+    sdk_lab_text(&note, ", ");
+    if (sdk_pf_object_num(pf, "tavg", "t_end", &tr) == 0) {
+      sdk_lab_num(&note, tr);
+    } else {
+      sdk_lab_italic(&note, "t");
+      sdk_lab_sub(&note, "end");
+    }
+    sdk_lab_text(&note, "]");
+    e = sdk_pic_fig_draw(p, &fig, 0, &note);
+    sdk_lab_free(&note);
   }
   sdk_pic_fig_free(&fig);
   return e;

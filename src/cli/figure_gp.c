@@ -1,0 +1,212 @@
+/* The gnuplot renderer of figure descriptions (cli/figure.h): the script
+ * into p->gp, each panel's data into a file of its own.  It decides nothing
+ * about the figure: every label, range, scale, tick spacing and position
+ * comes from the description; this file only says them in gnuplot's terms
+ * (text through sdk_gp_label alone). */
+#include <math.h>
+#include <stdio.h>
+
+#include "cli/picture.h"
+
+/* Settings every panel starts from (a map panel before may have changed them). */
+static void panel_reset(sdk_strbuf *b) {
+  sdk_sb_puts(b, "unset logscale\nset autoscale\nset xtics autofreq\nunset label\n"
+                 "set offsets 0, 0, 0, 0\nset format x '%g'\nset format y '%g'\n"
+                 "set grid lc rgb '#d8d8d8' lw 0.7\nunset colorbox\nset xzeroaxis lt -1 lw 0.5\n");
+}
+
+/* A quoted label, '' when empty. */
+static void quoted(sdk_strbuf *b, const sdk_label *l) {
+  if (sdk_lab_empty(l)) {
+    sdk_sb_puts(b, "''");
+    return;
+  }
+  sdk_sb_puts(b, "\"");
+  sdk_gp_label(b, l);
+  sdk_sb_puts(b, "\"");
+}
+
+static void put_title(sdk_strbuf *b, const sdk_figure *f) {
+  sdk_sb_puts(b, "set multiplot title \"");
+  sdk_gp_label(b, &f->title);
+  if (!sdk_lab_empty(&f->subtitle)) {
+    sdk_sb_puts(b, "\\n{/*0.8 ");
+    sdk_gp_label(b, &f->subtitle);
+    sdk_sb_puts(b, "}");
+  }
+  sdk_sb_puts(b, "\" font ',15'\n");
+}
+
+static void put_axes(sdk_strbuf *b, const sdk_fig_panel *pn) {
+  sdk_gp_margins(b, pn->left, pn->right, pn->bottom, pn->top);
+  sdk_sb_puts(b, "set xlabel ");
+  if (!pn->xtics)
+    sdk_sb_puts(b, "''\nset format x ''\n");
+  else {
+    quoted(b, &pn->xlabel);
+    sdk_sb_puts(b, "\n");
+  }
+  if (pn->kind != SDK_FIG_MAP) {
+    sdk_sb_puts(b, "set ylabel \"");
+    sdk_gp_label(b, &pn->ylabel);
+    sdk_sb_puts(b, "\"\n");
+  }
+  if (pn->key)
+    sdk_sb_puts(b, "set key top right opaque font ',11' spacing 1.05 samplen 2\n");
+  else
+    sdk_sb_puts(b, "unset key\n");
+  if (pn->kind == SDK_FIG_MAP) return;
+  if (pn->ystep > 0)
+    sdk_sb_printf(b, "set ytics %.9g\n", pn->ystep);
+  else
+    sdk_sb_puts(b, "set ytics autofreq\n");
+}
+
+static void put_row(FILE *f, const double *v, int n) {
+  for (int i = 0; i < n; i++) {
+    if (i) fputc(' ', f);
+    sdk_pic_put_num(f, v[i]);
+  }
+  fputc('\n', f);
+}
+
+/* Curves with bands: per series a block "x y lo hi". */
+static void lines(sdk_strbuf *b, const sdk_fig_panel *pn, FILE *f, const char *dn) {
+  sdk_sb_puts(b, "plot ");
+  for (int q = 0; q < pn->nseries; q++) {
+    const sdk_fig_series *s = &pn->s[q];
+    for (int64_t k = 0; k < s->n; k++) {
+      double row[4] = {s->x[k], s->y[k], s->lo ? s->lo[k] : s->y[k], s->hi ? s->hi[k] : s->y[k]};
+      put_row(f, row, 4);
+    }
+    fputs("\n\n", f);
+    const char *col = sdk_gp_color(s->color);
+    if (s->lo) {
+      sdk_sb_printf(b,
+                    "%s'%s' index %d using 1:3:4 with filledcurves fs transparent solid 0.25 "
+                    "noborder lc rgb '%s'",
+                    q ? ", " : "", dn, q, col);
+      if (!sdk_lab_empty(&pn->band) && pn->nseries == 1) {
+        sdk_sb_puts(b, " title \"");
+        sdk_gp_label(b, &pn->band);
+        sdk_sb_puts(b, "\"");
+      }
+      sdk_sb_puts(b, ", ");
+    } else if (q) {
+      sdk_sb_puts(b, ", ");
+    }
+    sdk_sb_printf(b, "'%s' index %d using 1:2 with lines lw 1.5 lc rgb '%s' title \"", dn, q, col);
+    sdk_gp_label(b, &s->title);
+    sdk_sb_puts(b, "\"");
+  }
+  sdk_sb_puts(b, "\n");
+}
+
+/* Bars: per series a block "centre count width". */
+static void boxes(sdk_strbuf *b, const sdk_fig_panel *pn, FILE *f, const char *dn) {
+  sdk_sb_puts(b, "plot ");
+  for (int q = 0; q < pn->nseries; q++) {
+    const sdk_fig_series *s = &pn->s[q];
+    for (int64_t k = 0; k < s->n; k++) {
+      double row[3] = {s->x[k], s->y[k], s->w[k]};
+      put_row(f, row, 3);
+    }
+    fputs("\n\n", f);
+    sdk_sb_printf(b,
+                  "%s'%s' index %d using 1:2:3 with boxes fs transparent solid 0.35 border lc "
+                  "rgb '%s' title \"",
+                  q ? ", " : "", dn, q, sdk_gp_color(s->color));
+    sdk_gp_label(b, &s->title);
+    sdk_sb_puts(b, "\"");
+  }
+  sdk_sb_puts(b, "\n");
+}
+
+/* Points with error bars: per series a block "x y err". */
+static void points(sdk_strbuf *b, const sdk_fig_panel *pn, FILE *f, const char *dn) {
+  if (pn->ncat > 0) {
+    sdk_sb_printf(b, "set xrange [0.5:%d.5]\nset xtics (", pn->ncat);
+    for (int q = 0; q < pn->ncat; q++) {
+      sdk_sb_puts(b, q ? ", \"" : "\"");
+      sdk_gp_label(b, &pn->cat[q]);
+      sdk_sb_printf(b, "\" %d", q + 1);
+    }
+    sdk_sb_puts(b, ")\nset offsets 0, 0, graph 0.45, graph 0.25\n");
+    for (int q = 0; q < pn->nnote; q++) {
+      /* numbered by their x, the category's position */
+      sdk_sb_printf(b, "set label %d \"", (int)pn->note[q].x);
+      sdk_gp_label(b, &pn->note[q].text);
+      sdk_sb_printf(b, "\" at first %d, first %.9g center offset 0, 1.6 font ',12'\n",
+                    (int)pn->note[q].x, pn->note[q].y);
+    }
+  }
+  if (pn->xlog) sdk_sb_puts(b, "set logscale x\n");
+  if (pn->small_bars) sdk_sb_puts(b, "set bars small\n");
+  if (pn->xfit)
+    sdk_sb_puts(b,
+                "set autoscale xfix\nset offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n");
+  sdk_sb_puts(b, "plot ");
+  for (int q = 0; q < pn->nseries; q++) {
+    const sdk_fig_series *s = &pn->s[q];
+    for (int64_t k = 0; k < s->n; k++) {
+      double row[3] = {s->x[k], s->y[k], s->err[k]};
+      put_row(f, row, 3);
+    }
+    fputs("\n\n", f);
+    const char *col = sdk_gp_color(s->color);
+    sdk_sb_printf(b, "%s'%s' index %d using 1:2:3 with yerrorbars pt 7 ps %g lc rgb '%s' title \"",
+                  q ? ", " : "", dn, q, pn->psize, col);
+    sdk_gp_label(b, &s->title);
+    sdk_sb_puts(b, "\"");
+    if (pn->joined) sdk_sb_printf(b, ", '' index %d using 1:2 with lines lw 1 lc rgb '%s'", q, col);
+  }
+  sdk_sb_puts(b, "\n");
+}
+
+/* A heat map: the cells into the data file. */
+static void map(sdk_strbuf *b, const sdk_fig_panel *pn, FILE *f, const char *dn) {
+  sdk_pic_cells(f, pn->nx, pn->xe, pn->ny, pn->ye, 0, pn->z, 0);
+  fputs("\n\n", f);
+  sdk_gp_heatmap(b);
+  sdk_sb_puts(b, "set cbrange [*:*]\n");
+  sdk_gp_cbrange_set(b, pn->palette, pn->cbset, pn->cblo, pn->cbhi);
+  sdk_sb_puts(b, "set ylabel \"");
+  sdk_gp_label(b, &pn->ylabel);
+  sdk_sb_puts(b, "\"\nset cblabel \"");
+  sdk_gp_label(b, &pn->cblabel);
+  sdk_sb_puts(b, "\"\n");
+  if (pn->xlog) sdk_sb_puts(b, "set logscale x\n");
+  if (pn->ylog) sdk_sb_puts(b, "set logscale y\n");
+  sdk_sb_printf(b, "set xrange [%.9g:%.9g]\nset yrange [%.9g:%.9g]\n", pn->xe[0], pn->xe[pn->nx],
+                pn->ye[0], pn->ye[pn->ny]);
+  sdk_sb_printf(b, "splot '%s' using 1:2:3 with pm3d\nset yrange [*:*]\n", dn);
+}
+
+sdekit_status sdk_pic_render(sdk_plot *p, const sdk_figure *fig) {
+  sdk_strbuf *b = &p->gp;
+  put_title(b, fig);
+  char dn[32];
+  FILE *f = sdk_pic_data_open(p, dn);
+  if (!f) return SDEKIT_ERR_IO;
+  for (int k = 0; k < fig->npanels; k++) {
+    const sdk_fig_panel *pn = &fig->p[k];
+    /* every panel reads its own data file: the indices count from 0 */
+    if (k > 0) {
+      sdekit_status e = sdk_pic_data_close(p, f, dn);
+      f = e == SDEKIT_OK ? sdk_pic_data_open(p, dn) : NULL;
+      if (!f) return e == SDEKIT_OK ? SDEKIT_ERR_IO : e;
+    }
+    panel_reset(b);
+    put_axes(b, pn);
+    if (pn->kind == SDK_FIG_MAP)
+      map(b, pn, f, dn);
+    else if (pn->kind == SDK_FIG_LINES)
+      lines(b, pn, f, dn);
+    else if (pn->kind == SDK_FIG_BOXES)
+      boxes(b, pn, f, dn);
+    else
+      points(b, pn, f, dn);
+  }
+  sdk_sb_puts(b, "unset multiplot\n");
+  return sdk_pic_data_close(p, f, dn);
+}
