@@ -103,6 +103,25 @@ bad() {
   fi
 }
 
+# spec NAME TEST ARGS...: sdekit plot --spec ARGS prints one figure
+# description, valid JSON, for which the Python expression TEST holds (d: the
+# figure).
+spec() {
+  local name=$1 test=$2
+  shift 2
+  if ! "$BIN" plot --spec "$@" >"$T/spec.json" 2>"$T/err"; then
+    failed "$name: sdekit plot --spec $* failed: $(head -c 300 "$T/err")"
+  elif /usr/bin/python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1]))["figures"]
+d = f[0]
+sys.exit(not (len(f) == 1 and ('"$test"')))' "$T/spec.json"; then
+    pass
+  else
+    failed "$name: the description fails $test"
+  fi
+}
+
 OBS=(--observe moments,expr,cov,diffusion --observe-expr E=x*x --observe-expr A=x+1)
 run() { "$BIN" run "$@" --quiet 2>"$T/err" || { failed "sdekit run $*: $(head -c 300 "$T/err")"; return 1; }; }
 
@@ -133,6 +152,15 @@ if run ou --paths 128 --t-end 1 --scan k=0.5:2:4 "${OBS[@]}" -o n1.h5; then
   draw "expr, 1 axis, --grid 2" e1g.png n1.h5 --observable expr --grid 2
   has "expr --grid: over time again" "with filledcurves" 2
   has "expr --grid: the grid point in the title" 'k\} = 1.5' +
+  # --spec: the figure description as JSON, what gnuplot draws
+  spec "spec expr, 1 axis" 'd["figure"] == "expr" and len(d["panels"]) == 2 and
+    all(p["kind"] == "points" and p["xlabel"] == [["italic", "k"]] and len(p["series"][0]["x"]) == 4
+        for p in d["panels"])' n1.h5 --observable expr
+  spec "spec expr --grid: over time" 'd["panels"][0]["kind"] == "lines" and
+    d["panels"][0]["series"][0]["lo"] is not None and ["italic", "k"] in d["subtitle"]' \
+    n1.h5 --observable expr --grid 2
+  bad "spec of a picture not described yet" "--spec: the moments picture has no figure description" \
+    n1.h5 --observable moments --spec
 fi
 if run ou --paths 64 --t-end 1 --scan k=0.5:2:3 --scan D=0.1:0.4:2 "${OBS[@]}" -o n2.h5; then
   draw "expr, 2 axes" e2.png n2.h5 --observable expr

@@ -51,18 +51,22 @@ static const char *const GREEK[][2] = {
     {"Gamma", "Γ"}, {"Delta", "Δ"}, {"Theta", "Θ"}, {"Lambda", "Λ"}, {"Sigma", "Σ"},
     {"Phi", "Φ"},   {"Psi", "Ψ"},   {"Omega", "Ω"}};
 
-void sdk_lab_sym(sdk_label *l, const char *name) {
+void sdk_lab_sym_as(sdk_label *l, const char *name, int style) {
   for (size_t i = 0; i < sizeof GREEK / sizeof GREEK[0]; i++)
     if (!strcmp(name, GREEK[i][0])) {
-      sdk_lab_italic(l, GREEK[i][1]);
+      sdk_lab_add(l, style | SDK_LAB_ITALIC, GREEK[i][1]);
       return;
     }
   if (strlen(name) == 1 &&
       ((name[0] >= 'a' && name[0] <= 'z') || (name[0] >= 'A' && name[0] <= 'Z'))) {
-    sdk_lab_italic(l, name);
+    sdk_lab_add(l, style | SDK_LAB_ITALIC, name);
     return;
   }
-  sdk_lab_text(l, name);
+  sdk_lab_add(l, style, name);
+}
+
+void sdk_lab_sym(sdk_label *l, const char *name) {
+  sdk_lab_sym_as(l, name, SDK_LAB_TEXT);
 }
 
 void sdk_fmt_num(sdk_strbuf *b, double x) {
@@ -182,8 +186,10 @@ static void panel_free(sdk_fig_panel *pn) {
   sdk_lab_free(&pn->cblabel);
   for (int k = 0; k < pn->ncat; k++)
     sdk_lab_free(&pn->cat[k]);
-  for (int k = 0; k < pn->nnote; k++)
+  for (int k = 0; k < pn->nnote; k++) {
     sdk_lab_free(&pn->note[k].text);
+    sdk_lab_free(&pn->note[k].text2);
+  }
   for (int k = 0; k < pn->nseries; k++) {
     sdk_fig_series *s = &pn->s[k];
     sdk_lab_free(&s->title);
@@ -262,7 +268,7 @@ int sdk_utf8_decode(const unsigned char *s, unsigned *cpo) {
  * \u00XX, every
  * byte that is not well-formed UTF-8 as U+FFFD, so that any string from a
  * result file gives valid JSON that says what it held. */
-static void json_str(sdk_strbuf *b, const char *s) {
+void sdk_fig_json_str(sdk_strbuf *b, const char *s) {
   const unsigned char *p = (const unsigned char *)(s ? s : "");
   sdk_sb_puts(b, "\"");
   while (*p) {
@@ -305,13 +311,17 @@ static void json_arr(sdk_strbuf *b, const char *key, const double *v, int64_t n)
   sdk_sb_puts(b, "]");
 }
 
-/* A label: [[style, text], ...] with style "", "italic", "sub" or "sup". */
+/* A label: [[style, text], ...] with style "" or words of "italic", "sub",
+ * "sup" ("italic sub"). */
 static void json_label(sdk_strbuf *b, const char *key, const sdk_label *l) {
-  static const char *const STYLE[] = {"", "italic", "sub", "sup"};
   sdk_sb_printf(b, "\"%s\": [", key);
   for (int i = 0; i < l->n; i++) {
-    sdk_sb_printf(b, "%s[\"%s\", ", i ? ", " : "", STYLE[l->r[i].style]);
-    json_str(b, l->r[i].s);
+    int st = l->r[i].style;
+    sdk_sb_printf(b, "%s[\"%s%s%s%s%s\", ", i ? ", " : "", st & SDK_LAB_ITALIC ? "italic" : "",
+                  st & SDK_LAB_ITALIC && st & ~SDK_LAB_ITALIC ? " " : "",
+                  st & SDK_LAB_SUB ? "sub" : "", st & SDK_LAB_SUB && st & SDK_LAB_SUP ? " " : "",
+                  st & SDK_LAB_SUP ? "sup" : "");
+    sdk_fig_json_str(b, l->r[i].s);
     sdk_sb_puts(b, "]");
   }
   sdk_sb_puts(b, "]");
@@ -360,7 +370,9 @@ static void json_panel(sdk_strbuf *b, const sdk_fig_panel *pn) {
   for (int k = 0; k < pn->nnote; k++) {
     sdk_sb_puts(b, k ? ", {" : "{");
     json_label(b, "text", &pn->note[k].text);
-    sdk_sb_puts(b, ", \"x\": ");
+    sdk_sb_puts(b, ", ");
+    json_label(b, "text2", &pn->note[k].text2);
+    sdk_sb_printf(b, ", \"white\": %s, \"x\": ", pn->note[k].white ? "true" : "false");
     json_num(b, pn->note[k].x);
     sdk_sb_puts(b, ", \"y\": ");
     json_num(b, pn->note[k].y);
@@ -396,7 +408,7 @@ static void json_panel(sdk_strbuf *b, const sdk_fig_panel *pn) {
 
 void sdk_fig_json(sdk_strbuf *b, const sdk_figure *f) {
   sdk_sb_puts(b, "{\"figure\": ");
-  json_str(b, f->name);
+  sdk_fig_json_str(b, f->name);
   sdk_sb_puts(b, ", ");
   json_label(b, "title", &f->title);
   sdk_sb_puts(b, ", ");

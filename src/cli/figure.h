@@ -18,7 +18,8 @@
 
 /* ---- labels ---- */
 
-enum { SDK_LAB_TEXT, SDK_LAB_ITALIC, SDK_LAB_SUB, SDK_LAB_SUP };
+/* styles: flags (an italic subscript is SDK_LAB_ITALIC | SDK_LAB_SUB) */
+enum { SDK_LAB_TEXT = 0, SDK_LAB_ITALIC = 1, SDK_LAB_SUB = 2, SDK_LAB_SUP = 4 };
 
 typedef struct sdk_lab_run {
   int style;
@@ -39,6 +40,8 @@ void sdk_lab_sup(sdk_label *l, const char *s);
 /* A parameter or variable name as a symbol: Greek letters by name (alpha ->
  * italic α), single ASCII letters in italics, anything else as text. */
 void sdk_lab_sym(sdk_label *l, const char *name);
+/* The same with style added (SDK_LAB_SUB: as a subscript). */
+void sdk_lab_sym_as(sdk_label *l, const char *name, int style);
 /* x as %.4g with a short exponent (1e-5, not 1e-05). */
 void sdk_lab_num(sdk_label *l, double x);
 /* "2^19 paths" (19 a superscript) for powers of two from 1024 on, else
@@ -85,10 +88,15 @@ typedef struct sdk_fig_series {
   double *w;       /* BOXES: widths */
 } sdk_fig_series;
 
+/* A text in the plot: on POINTS above the point (x, y), on a MAP in the
+ * cell at (x, y), in two lines (text2 may be empty), white on dark cells. */
 typedef struct sdk_fig_note {
-  sdk_label text;
-  double x, y; /* data coordinates; drawn centred, above */
+  sdk_label text, text2;
+  double x, y; /* data coordinates */
+  int white;
 } sdk_fig_note;
+
+#define SDK_FIG_MAX_NOTES 32
 
 typedef struct sdk_fig_panel {
   int kind;
@@ -106,7 +114,7 @@ typedef struct sdk_fig_panel {
   int ncat;       /* POINTS on a category axis: the categories' names */
   sdk_label cat[SDK_FIG_MAX_SERIES];
   int nnote;
-  sdk_fig_note note[SDK_FIG_MAX_SERIES];
+  sdk_fig_note note[SDK_FIG_MAX_NOTES];
   int nseries;
   sdk_fig_series s[SDK_FIG_MAX_SERIES];
   /* MAP */
@@ -147,5 +155,9 @@ void sdk_fig_cbrange(double lo, double hi, int *palette, int *set, double *clo, 
 /* The figure as JSON (one object, keys in a fixed order; numbers %.17g,
  * not finite ones null). */
 void sdk_fig_json(sdk_strbuf *b, const sdk_figure *f);
+/* A JSON string: '"' and '\\' escaped, control characters (C0, DEL, C1) as
+ * \\u00XX, every byte that is not well-formed UTF-8 as U+FFFD: any string from
+ * a result file gives valid JSON. */
+void sdk_fig_json_str(sdk_strbuf *b, const char *s);
 
 #endif

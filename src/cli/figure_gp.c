@@ -163,11 +163,23 @@ static void points(sdk_strbuf *b, const sdk_fig_panel *pn, FILE *f, const char *
   sdk_sb_puts(b, "\n");
 }
 
-/* A heat map: the cells into the data file. */
+/* A heat map: the cells into the data file, the notes into the cells. */
 static void map(sdk_strbuf *b, const sdk_fig_panel *pn, FILE *f, const char *dn) {
+  for (int k = 0; k < pn->nnote; k++) {
+    const sdk_fig_note *nt = &pn->note[k];
+    sdk_sb_printf(b, "set label %d \"", k + 1);
+    sdk_gp_label(b, &nt->text);
+    if (!sdk_lab_empty(&nt->text2)) {
+      sdk_sb_puts(b, "\\n");
+      sdk_gp_label(b, &nt->text2);
+    }
+    sdk_sb_printf(b, "\" at first %.9g, first %.9g, first 0 center front font ',13' tc rgb '%s'\n",
+                  nt->x, nt->y, nt->white ? "#ffffff" : "#000000");
+  }
   sdk_pic_cells(f, pn->nx, pn->xe, pn->ny, pn->ye, 0, pn->z, 0);
   fputs("\n\n", f);
   sdk_gp_heatmap(b);
+  sdk_sb_puts(b, "unset xzeroaxis\n");
   sdk_sb_puts(b, "set cbrange [*:*]\n");
   sdk_gp_cbrange_set(b, pn->palette, pn->cbset, pn->cblo, pn->cbhi);
   sdk_sb_puts(b, "set ylabel \"");

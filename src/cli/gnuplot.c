@@ -59,10 +59,13 @@ void sdk_gp_text(sdk_strbuf *b, const char *s) {
 
 void sdk_gp_label(sdk_strbuf *b, const sdk_label *l) {
   for (int i = 0; i < l->n; i++) {
-    static const char *const OPEN[] = {"", "{/:Italic ", "_{", "^{"};
-    sdk_sb_puts(b, OPEN[l->r[i].style]);
+    int st = l->r[i].style;
+    if (st & SDK_LAB_SUB) sdk_sb_puts(b, "_{");
+    if (st & SDK_LAB_SUP) sdk_sb_puts(b, "^{");
+    if (st & SDK_LAB_ITALIC) sdk_sb_puts(b, "{/:Italic ");
     sdk_gp_text(b, l->r[i].s);
-    if (l->r[i].style != SDK_LAB_TEXT) sdk_sb_puts(b, "}");
+    for (int k = 0; k < 3; k++)
+      if (st & (1 << k)) sdk_sb_puts(b, "}");
   }
   if (l->oom) b->oom = 1;
 }

@@ -218,6 +218,38 @@ static void scan_desc(sdk_figure *fig, sdk_fig_panel *out, const sdk_pic_panel *
   }
 }
 
+/* Small maps: the values (with errors) written in the cells, white on the
+ * darkest ones (lo..hi: the range of the values). */
+static void cell_notes(sdk_fig_panel *out, const sdk_pic_line *l, const sdk_plotfile *pf, double lo,
+                       double hi) {
+  double m = fmax(fabs(lo), fabs(hi));
+  for (int64_t i = 0; i < pf->axn[0]; i++)
+    for (int64_t j = 0; j < pf->axn[1] && out->nnote < SDK_FIG_MAX_NOTES; j++) {
+      int64_t g = i * pf->axn[1] + j;
+      double v = val(l, l->v, g, 0), e = val(l, l->e, g, 0);
+      if (!isfinite(v)) continue;
+      sdk_fig_note *nt = &out->note[out->nnote++];
+      nt->x = pf->ax[0][i];
+      nt->y = pf->ax[1][j];
+      sdk_lab_num(&nt->text, v);
+      if (isfinite(e)) {
+        sdk_strbuf t;
+        sdk_sb_init(&t);
+        sdk_fmt_val_err(&t, v, e);
+        /* "v ± e" in two lines: v, then ± e */
+        char *pm = t.s ? strstr(t.s, " ± ") : NULL;
+        if (pm) {
+          *pm = 0;
+          sdk_lab_free(&nt->text);
+          sdk_lab_text(&nt->text, t.s);
+          sdk_lab_text(&nt->text2, pm + 1);
+        }
+        sdk_sb_free(&t);
+      }
+      nt->white = lo < 0 && hi > 0 ? fabs(v) > 0.6 * m : hi > lo && v < lo + 0.45 * (hi - lo);
+    }
+}
+
 /* Two scan axes: line q of pn as a map over both. */
 static void map_desc(sdk_figure *fig, sdk_fig_panel *out, const sdk_pic_panel *pn, int q,
                      const sdk_plotfile *pf) {
@@ -245,6 +277,7 @@ static void map_desc(sdk_figure *fig, sdk_fig_panel *out, const sdk_pic_panel *p
     sdk_lab_text(&out->cblabel, ": ");
   }
   sdk_lab_cat(&out->cblabel, &l->label);
+  if (pf->ngrid <= SDK_PIC_LABEL_CELLS) cell_notes(out, l, pf, lo, hi);
   out->xlog = pf->axlog[0];
   out->ylog = pf->axlog[1];
 }

@@ -104,6 +104,8 @@ static void plot_help(void) {
           "  --stat mean|variance   the statistic drawn: variance draws the variance (moments,\n"
           "                         the diagonal of cov, --show GROUP/mean_X as GROUP/var_X)\n"
           "  --keep                 keep the gnuplot script and data (the directory is printed)\n"
+          "  --spec                 print the figure descriptions as JSON instead of drawing\n"
+          "                         (what every renderer draws: panels, curves, axes, labels)\n"
           "  --quiet                do not report the files written\n"
           "\n"
           "Needs gnuplot with the pngcairo terminal (Debian: apt-get install gnuplot-nox).\n");
@@ -185,7 +187,7 @@ typedef struct plot_args {
   int want; /* the picture of --observable, -1: all the file holds */
   int stat; /* --stat: SDK_PIC_STAT_* */
   int64_t grid;
-  int keep, quiet;
+  int keep, quiet, spec;
 } plot_args;
 
 static int plot_fail(sdekit_status e, const sdekit_error *err) {
@@ -230,6 +232,8 @@ static int parse_option(const char *a, const char *val, plot_args *pa, const cha
     pa->grid = (int64_t)g;
   } else if (!strcmp(a, "--keep")) {
     pa->keep = 1;
+  } else if (!strcmp(a, "--spec")) {
+    pa->spec = 1;
   } else if (!strcmp(a, "--quiet")) {
     pa->quiet = 1;
   } else if (a[0] == '-' && a[1]) {
@@ -404,6 +408,58 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
   return 0;
 }
 
+/* ---------------- descriptions (--spec) ---------------- */
+
+/* The description of picture k into b as JSON; a picture that has none
+ * (drawn by its own script still) is refused by name. */
+static sdekit_status spec_one(const sdk_plotfile *pf, int k, const sdk_plot *opts, sdk_strbuf *b,
+                              sdekit_error *err) {
+  sdk_figure fig;
+  memset(&fig, 0, sizeof fig);
+  fig.name = pic_at(k)->name;
+  sdk_plot p = {.pf = pf,
+                .dir = NULL,
+                .grid = opts->grid,
+                .var = opts->var,
+                .stat = opts->stat,
+                .show = opts->show,
+                .spec = &fig,
+                .err = err};
+  sdk_sb_init(&p.gp);
+  sdekit_status e = pic_at(k)->draw(&p);
+  sdk_sb_free(&p.gp);
+  if (e == SDEKIT_OK && fig.npanels == 0)
+    e = CLI_RAISE(err, SDEKIT_ERR_USAGE,
+                  "--spec: the %s picture has no figure description yet (issue 29); the "
+                  "pictures described are expr, cov, diffusion, fpt, tavg and --show",
+                  pic_at(k)->name);
+  if (e == SDEKIT_OK) sdk_fig_json(b, &fig);
+  sdk_fig_free(&fig);
+  return e;
+}
+
+/* {"file": ..., "figures": [...]} on stdout. */
+static sdekit_status spec_all(const sdk_plotfile *pf, const plot_args *pa, const int *todo,
+                              int ntodo, sdekit_error *err) {
+  sdk_plot opts = {.grid = pa->grid, .var = pa->var, .stat = pa->stat, .show = pa->show};
+  sdk_strbuf b;
+  sdk_sb_init(&b);
+  sdk_sb_puts(&b, "{\"file\": ");
+  sdk_fig_json_str(&b, pa->file);
+  sdk_sb_puts(&b, ", \"figures\": [");
+  sdekit_status e = SDEKIT_OK;
+  for (int k = 0; k < ntodo && e == SDEKIT_OK; k++) {
+    if (k) sdk_sb_puts(&b, ",\n");
+    e = spec_one(pf, todo[k], &opts, &b, err);
+  }
+  sdk_sb_puts(&b, "]}\n");
+  if (e == SDEKIT_OK && b.oom) e = CLI_RAISE(err, SDEKIT_ERR_NOMEM, "out of memory");
+  if (e == SDEKIT_OK && (fputs(b.s, stdout) < 0 || fflush(stdout) != 0))
+    e = CLI_RAISE(err, SDEKIT_ERR_IO, "cannot write the description: %s", strerror(errno));
+  sdk_sb_free(&b);
+  return e;
+}
+
 /* Draw the pictures todo into outs, in a temporary directory that is
  * removed afterwards (kept, and named, with --keep). */
 static sdekit_status draw_all(const sdk_plotfile *pf, const plot_args *pa, const int *todo,
@@ -445,8 +501,12 @@ int sdk_cli_plot(int argc, char **argv) {
   sdekit_status e = sdk_pf_open(&pf, pa.file, &err);
   if (e == SDEKIT_OK) e = check_args(&pf, &pa, &err);
   if (e == SDEKIT_OK) e = choose(&pf, &pa, todo, &ntodo, &err);
-  if (e == SDEKIT_OK) e = output_names(&pa, todo, ntodo, outs, &err);
-  if (e == SDEKIT_OK) e = draw_all(&pf, &pa, todo, ntodo, outs, &err);
+  if (e == SDEKIT_OK && pa.spec) {
+    e = spec_all(&pf, &pa, todo, ntodo, &err);
+  } else {
+    if (e == SDEKIT_OK) e = output_names(&pa, todo, ntodo, outs, &err);
+    if (e == SDEKIT_OK) e = draw_all(&pf, &pa, todo, ntodo, outs, &err);
+  }
   rc = e == SDEKIT_OK ? 0 : plot_fail(e, &err);
   sdk_pf_close(&pf);
   return rc;
