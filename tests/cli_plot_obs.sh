@@ -105,7 +105,9 @@ bad() {
 
 # spec NAME TEST ARGS...: sdekit plot --spec ARGS prints one figure
 # description, valid JSON, for which the Python expression TEST holds (d: the
-# figure).
+# figure), and which keeps the layout rule: no key over a plot area (keys sit
+# right of every panel), no two panels overlapping, and below a panel that
+# shows its x tick labels a gap of at least 0.09 of the height for them.
 spec() {
   local name=$1 test=$2
   shift 2
@@ -115,7 +117,18 @@ spec() {
 import json, sys
 f = json.load(open(sys.argv[1]))["figures"]
 d = f[0]
-sys.exit(not (len(f) == 1 and ('"$test"')))' "$T/spec.json"; then
+def layout_ok(d):
+    ps = d["panels"]
+    for p in ps:
+        if p["key"] and any(p["key"][0] < q["box"][1] for q in ps):
+            return False
+    ps = sorted(ps, key=lambda p: -p["box"][3])
+    for up, lo in zip(ps, ps[1:]):
+        room = 0.09 if up["xtics"] else 0
+        if up["box"][2] - lo["box"][3] < room - 1e-9 or lo["box"][3] > up["box"][2]:
+            return False
+    return True
+sys.exit(not (len(f) == 1 and layout_ok(d) and ('"$test"')))' "$T/spec.json"; then
     pass
   else
     failed "$name: the description fails $test"
@@ -227,6 +240,17 @@ if "$BIN" run ./bm.sde --paths 500 --t-end 2 --observe fpt --quiet -o r0.h5 2>/d
     draw "real fpt, 2 axes" r2.png r2.h5 --observable fpt
     has "real fpt, 2 axes: a map per boundary" "^splot .* with pm3d" 2
   fi
+  # one boundary: no splitting probability (identically 1)
+  grep -v '^left' bm.sde >bm1.sde
+  if run ./bm1.sde --paths 200 --t-end 2 --observe fpt -o q0.h5; then
+    spec "one boundary: no splitting panel" 'all(p["ylabel"] != [["", "splitting prob."]]
+      for p in d["panels"]) and len(d["panels"]) == 2' q0.h5 --observable fpt
+  fi
+  if run ./bm1.sde --paths 200 --t-end 2 --scan mu=-0.5:0.5:3 --observe fpt -o q1.h5; then
+    spec "one boundary, 1 axis: the mean, no splitting" 'all(p["ylabel"] != [["", "splitting prob."]]
+      for p in d["panels"]) and d["panels"][0]["ylabel"] == [["", "mean "], ["italic", "τ"]]' \
+      q1.h5 --observable fpt
+  fi
 else
   echo "cli_plot_obs: this sdekit has no [boundaries]; the real fpt runs skipped"
 fi
@@ -318,6 +342,32 @@ EOF
     n0.h5 --show cov/value
   bad "--show expr variance" "--stat variance: /expr/mean_E has no variance beside it" \
     n0.h5 --show expr/mean_E --stat variance
+  # (f) issue 29's fixes, checked in the figure descriptions (--spec)
+  # a scan's fpt figure: the scanned k is on the x axis, not in the subtitle;
+  # S(t) at one grid point says which, on a log axis (it spans decades)
+  spec "fpt in a scan: k not named fixed" '["italic", "k"] not in d["subtitle"] and
+    ["italic", "k"] in d["panels"][-1]["series"][0]["title"] and d["panels"][-1]["ylog"]' \
+    f1.h5 --observable fpt
+  spec "fpt: keys outside the plot areas" 'all(p["key"] for p in d["panels"]) and
+    all(p["key"][0] > p["box"][1] for p in d["panels"])' f1.h5 --observable fpt
+  spec "fpt: S(t) on a log axis" 'any(p["ylog"] for p in d["panels"]) and
+    d["panels"][1]["ylabel"][0] == ["", "survival "]' f0.h5 --observable fpt
+  # --show of a series in a scan: over time, a curve per grid point (not its
+  # last value against the parameter)
+  spec "--show fpt/survival in a scan: curves over time" 'len(d["panels"]) == 1 and
+    d["panels"][0]["kind"] == "lines" and len(d["panels"][0]["series"]) == 4 and
+    ["italic", "k"] not in d["subtitle"]' f1.h5 --show fpt/survival
+  # time averages without a scan: one panel, a named point each
+  spec "tavg, no scan: one panel" 'len(d["panels"]) == 1 and len(d["panels"][0]["categories"]) == 2' \
+    f0.h5 --observable tavg
+  # --log
+  spec "--log x" 'all(p["xlog"] and not p["ylog"] for p in d["panels"])' n0.h5 --observable expr \
+    --log x
+  spec "--log xy" 'all(p["xlog"] and p["ylog"] and p["yrange"][0] > 0 for p in d["panels"])' \
+    n0.h5 --observable expr --log xy
+  draw "--log y drawn" ly.png n0.h5 --observable expr --log y
+  has "--log y: in the script" "set logscale y" 2
+  bad "--log z" "--log 'z': expected x, y or xy" n0.h5 --log z
   # (e) hist and density of a user observable (hist/E, density/E beside the
   # variables', as runs that bin them write them): drawn as a variable's,
   # --var E picks it

@@ -351,7 +351,26 @@ static void json_panel(sdk_strbuf *b, const sdk_fig_panel *pn) {
       b, ", \"xtics\": %s, \"xlog\": %s, \"ylog\": %s, \"ystep\": ", pn->xtics ? "true" : "false",
       pn->xlog ? "true" : "false", pn->ylog ? "true" : "false");
   json_num(b, pn->ystep);
-  sdk_sb_printf(b, ", \"key\": %s, ", pn->key ? "true" : "false");
+  sdk_sb_puts(b, ", \"yrange\": ");
+  if (pn->yset) {
+    sdk_sb_puts(b, "[");
+    json_num(b, pn->ylo);
+    sdk_sb_puts(b, ", ");
+    json_num(b, pn->yhi);
+    sdk_sb_puts(b, "]");
+  } else {
+    sdk_sb_puts(b, "null");
+  }
+  sdk_sb_puts(b, ", \"key\": ");
+  if (pn->key) {
+    sdk_sb_puts(b, "[");
+    json_num(b, pn->keyx);
+    sdk_sb_puts(b, ", ");
+    json_num(b, pn->keyy);
+    sdk_sb_puts(b, "], ");
+  } else {
+    sdk_sb_puts(b, "null, ");
+  }
   json_label(b, "band", &pn->band);
   if (pn->kind == SDK_FIG_POINTS) {
     sdk_sb_puts(b, ", \"psize\": ");

@@ -104,8 +104,15 @@ typedef struct sdk_fig_panel {
   sdk_label xlabel, ylabel;
   int xtics;      /* x tick labels shown (stacked panels share the lowest's) */
   int xlog, ylog; /* logarithmic axes */
-  double ystep;   /* y tick spacing; 0: the renderer's own */
-  int key;        /* a key (top right, opaque) */
+  int yset;       /* the y range ylo..yhi (else the data's) */
+  double ylo, yhi;
+  /* y tick spacing (on a log axis: the factor between ticks); 0: the
+   * renderer's own */
+  double ystep;
+  /* a key, outside the plot area (never over the data): its top left
+   * corner at keyx, keyy (figure fractions) */
+  int key;
+  double keyx, keyy;
   sdk_label band; /* the key's entry of the band of a single curve (empty: none) */
   double psize;   /* POINTS: marker size (1 = the renderer's normal) */
   int joined;     /* POINTS joined by lines */

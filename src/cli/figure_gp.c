@@ -52,10 +52,16 @@ static void put_axes(sdk_strbuf *b, const sdk_fig_panel *pn) {
     sdk_sb_puts(b, "\"\n");
   }
   if (pn->key)
-    sdk_sb_puts(b, "set key top right opaque font ',11' spacing 1.05 samplen 2\n");
+    sdk_sb_printf(b,
+                  "set key at screen %.4f, screen %.4f left top vertical Left reverse font ',11' "
+                  "spacing 1.05 samplen 2\n",
+                  pn->keyx, pn->keyy);
   else
     sdk_sb_puts(b, "unset key\n");
   if (pn->kind == SDK_FIG_MAP) return;
+  if (pn->kind != SDK_FIG_POINTS && pn->xlog) sdk_sb_puts(b, "set logscale x\n");
+  if (pn->ylog) sdk_sb_puts(b, "set logscale y\nset format y '10^{%L}'\n");
+  if (pn->yset) sdk_sb_printf(b, "set yrange [%.9g:%.9g]\n", pn->ylo, pn->yhi);
   if (pn->ystep > 0)
     sdk_sb_printf(b, "set ytics %.9g\n", pn->ystep);
   else

@@ -38,8 +38,12 @@ typedef struct sdk_plot {
   /* --spec: the pictures that are figure descriptions fill *spec instead of
    * drawing (one left empty has none yet) */
   sdk_figure *spec;
+  int log; /* --log: SDK_PIC_LOG_X | SDK_PIC_LOG_Y (0: the figure's choice) */
   sdekit_error *err;
 } sdk_plot;
+
+#define SDK_PIC_LOG_X 1
+#define SDK_PIC_LOG_Y 2
 
 #define SDK_PIC_STAT_MEAN 0
 #define SDK_PIC_STAT_VARIANCE 1
@@ -208,12 +212,15 @@ typedef struct sdk_pic_panel {
   sdk_pic_line l[SDK_PIC_MAX_LINES];
   sdk_label xlab, ylab; /* an empty xlab: time or the scan axis */
   const char *band;     /* key title of the band of a single line (NULL: none) */
+  int logy;             /* positive values that may span decades: a log y axis when they do */
 } sdk_pic_panel;
 
 typedef struct sdk_pic_fig {
   sdk_pic_panel pan[SDK_PIC_MAX_PANELS];
   int npan;
   double *hold[64]; /* the datasets read (sdk_pic_fig_read) */
+  int per_grid;     /* the lines are the grid points: the title names none */
+  int last_sample;  /* values at the last sample against the scan */
   int nhold;
 } sdk_pic_fig;
 

@@ -127,6 +127,7 @@ static sdekit_status survival_panel(sdk_plot *p, sdk_pic_fig *fig) {
   pn->xshared = shared;
   pn->nx = ns;
   pn->band = "± standard error";
+  pn->logy = 1; /* a probability falling over decades */
   sdk_lab_italic(&l->label, "S");
   sdk_lab_text(&l->label, "(");
   sdk_lab_italic(&l->label, "t");
@@ -149,17 +150,24 @@ sdekit_status sdk_pic_fpt(sdk_plot *p) {
   sdekit_status e = SDEKIT_OK;
   int64_t nb = 0;
   int over = sdk_pic_over_time(p);
+  /* with one boundary every absorbed path ends there: its splitting
+   * probability is 1 and says nothing */
+  sdekit_dataset sd;
+  int split = !(sdekit_result_dataset(pf->r, "fpt/split", &sd, NULL) == SDEKIT_OK && sd.rank > 0 &&
+                sd.dims[sd.rank - 1] == 1);
   if (over) {
     if (sdk_pf_has(pf, "fpt/hist") && sdk_pf_has(pf, "fpt/hist_edges"))
       e = hist_panel(p, &fig, &bn);
     if (e == SDEKIT_OK && sdk_pf_has(pf, "fpt/survival")) e = survival_panel(p, &fig);
-    if (e == SDEKIT_OK && pf->nscan < 2)
+    if (e == SDEKIT_OK && pf->nscan < 2 && split)
       e = per_boundary(p, &fig, SDK_PANEL_SCAN, "fpt/split", "fpt/split_err", "splitting prob.",
                        NULL, &bn, &nb);
   } else {
-    e = per_boundary(p, &fig, SDK_PANEL_SCAN, "fpt/split", "fpt/split_err", "splitting prob.", NULL,
-                     &bn, &nb);
-    if (e == SDEKIT_OK && pf->nscan == 1 && sdk_pf_has(pf, "fpt/mean"))
+    if (split)
+      e = per_boundary(p, &fig, SDK_PANEL_SCAN, "fpt/split", "fpt/split_err", "splitting prob.",
+                       NULL, &bn, &nb);
+    /* the mean against one axis, or as the map of one boundary */
+    if (e == SDEKIT_OK && (pf->nscan == 1 || !split) && sdk_pf_has(pf, "fpt/mean"))
       e = per_boundary(p, &fig, SDK_PANEL_SCAN, "fpt/mean", "fpt/mean_err", "mean ", "τ", &bn, &nb);
     if (e == SDEKIT_OK && pf->nscan == 1 && sdk_pf_has(pf, "fpt/survival"))
       e = survival_panel(p, &fig);

@@ -294,9 +294,56 @@ static int count_panels(const sdk_pic_fig *fig, int nscan, int *maps) {
   return n < SDK_PIC_MAX_PANELS ? n : SDK_PIC_MAX_PANELS;
 }
 
-/* Panel `at` of `total` from pn (its map m when nmap), at grid point g. */
-static void panel_desc(sdk_figure *out, const sdk_pic_panel *pn, const sdk_plotfile *pf, int64_t g,
-                       int nmap, int m, int at, int total, double right, int time_only) {
+/* The range of the positive values of the panel's curves (0, 0: none). */
+static void positive_range(const sdk_fig_panel *o, double *lo, double *hi) {
+  *lo = INFINITY;
+  *hi = 0;
+  for (int q = 0; q < o->nseries; q++)
+    for (int64_t k = 0; k < o->s[q].n; k++) {
+      double y = o->s[q].y[k];
+      if (y > 0 && isfinite(y)) *lo = fmin(*lo, y), *hi = fmax(*hi, y);
+    }
+  if (!(*hi > 0)) *lo = *hi = 0;
+}
+
+/* Do the positive values of the panel span a decade or more? */
+static int spans_decades(const sdk_fig_panel *o) {
+  double lo, hi;
+  positive_range(o, &lo, &hi);
+  return hi > 0 && hi >= 10 * lo;
+}
+
+/* A log y axis: whole decades around the positive values (bands reaching
+ * 0 do not stretch it), ticks a power of ten apart, about `want` of them. */
+static void log_y(sdk_fig_panel *o, int want) {
+  double lo, hi;
+  positive_range(o, &lo, &hi);
+  o->ylog = 1;
+  o->ystep = 0;
+  if (!(hi > 0)) return;
+  double d0 = floor(log10(lo)), d1 = ceil(log10(hi));
+  if (d1 <= d0) d1 = d0 + 1;
+  o->yset = 1;
+  o->ylo = pow(10, d0);
+  o->yhi = pow(10, d1);
+  o->ystep = pow(10, ceil((d1 - d0) / want));
+}
+
+/* In a figure against the scan, a panel at one grid point names it in
+ * its curves' titles (the subtitle names only what is fixed). */
+static void at_grid(sdk_fig_panel *o, const sdk_plotfile *pf, int64_t g) {
+  for (int q = 0; q < o->nseries; q++) {
+    sdk_lab_text(&o->s[q].title, " at ");
+    sdk_pic_grid_lab(&o->s[q].title, pf, g);
+  }
+  o->key = 1;
+}
+
+/* Panel `at` of `total` from pn (its map m when nmap), at grid point g;
+ * `mixed`: a figure against the scan with panels at one grid point. */
+static void panel_desc(sdk_plot *p, sdk_figure *out, const sdk_pic_panel *pn, int64_t g, int nmap,
+                       int m, int at, int total, double right, int time_only, int mixed) {
+  const sdk_plotfile *pf = p->pf;
   static const int KIND[] = {SDK_FIG_LINES, SDK_FIG_POINTS, SDK_FIG_BOXES};
   sdk_fig_panel *o = sdk_fig_panel_new(out, nmap ? SDK_FIG_MAP : KIND[pn->kind]);
   sdk_fig_area(at, total, right, time_only ? SDK_GP_GAP_SHARED : SDK_GP_GAP_OWN_AXIS, &o->left,
@@ -314,26 +361,56 @@ static void panel_desc(sdk_figure *out, const sdk_pic_panel *pn, const sdk_plotf
     hist_desc(out, o, pn, g);
   else
     scan_desc(out, o, pn, pf);
-  if (!nmap) o->ystep = ystep(o, total >= 3 ? 3 : total == 2 ? 4 : 8);
+  if (mixed && pn->kind != SDK_PANEL_SCAN) at_grid(o, pf, g);
+  if (nmap) {
+    o->key = 0;
+    return;
+  }
+  int want = total >= 3 ? 3 : total == 2 ? 4 : 8;
+  if (p->log & SDK_PIC_LOG_X) o->xlog = 1;
+  if ((pn->logy && spans_decades(o)) || (p->log & SDK_PIC_LOG_Y))
+    log_y(o, want);
+  else
+    o->ystep = ystep(o, want);
+}
+
+/* Keys go outside the plot areas, to the right of each panel at its top:
+ * when any panel has one, every panel makes room for it. */
+static void place_keys(sdk_figure *out) {
+  int any = 0;
+  for (int k = 0; k < out->npanels; k++)
+    any |= out->p[k].key;
+  for (int k = 0; any && k < out->npanels; k++) {
+    sdk_fig_panel *o = &out->p[k];
+    o->right = SDK_GP_RIGHT_KEY;
+    o->keyx = SDK_GP_RIGHT_KEY + 0.01;
+    o->keyy = o->top;
+  }
 }
 
 sdekit_status sdk_pic_fig_describe(sdk_plot *p, const sdk_pic_fig *fig, int64_t g,
                                    const sdk_label *note, sdk_figure *out) {
   const sdk_plotfile *pf = p->pf;
   int maps, total = count_panels(fig, pf->nscan, &maps), at = 0, scan_only = 1, time_only = 1;
+  int any_scan = 0;
   for (int k = 0; k < fig->npan; k++) {
     scan_only &= fig->pan[k].kind == SDK_PANEL_SCAN;
     time_only &= fig->pan[k].kind == SDK_PANEL_TIME;
+    any_scan |= fig->pan[k].kind == SDK_PANEL_SCAN;
   }
+  /* panels against the scan beside panels at one grid point */
+  int mixed = pf->nscan > 0 && any_scan && !scan_only;
   if (total < 1 || g >= pf->ngrid)
     return CLI_RAISE(p->err, SDEKIT_ERR_INTERNAL, "a picture with nothing to draw");
   double right = maps ? SDK_GP_RIGHT_HEAT : SDK_GP_RIGHT_PLAIN;
-  sdk_pic_title(&out->title, &out->subtitle, pf, scan_only || pf->nscan == 0 ? -1 : g, note);
+  int named = !(scan_only || mixed || fig->per_grid || pf->nscan == 0);
+  sdk_pic_title(&out->title, &out->subtitle, pf, named ? g : -1, note);
   for (int k = 0; k < fig->npan && at < total; k++) {
     const sdk_pic_panel *pn = &fig->pan[k];
     int nmap = pn->kind == SDK_PANEL_SCAN && pf->nscan == 2 ? pn->nl : 0;
     for (int m = 0; m < (nmap ? nmap : 1) && at < total; m++, at++)
-      panel_desc(out, pn, pf, g, nmap, m, at, total, right, time_only);
+      panel_desc(p, out, pn, g, nmap, m, at, total, right, time_only, mixed);
+    if (!maps) place_keys(out);
   }
   int oom = out->oom || out->title.oom || out->subtitle.oom;
   return oom ? CLI_RAISE(p->err, SDEKIT_ERR_NOMEM, "out of memory") : SDEKIT_OK;

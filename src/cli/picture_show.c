@@ -85,7 +85,6 @@ static const double *indices(sdk_plot *p, sdk_pic_fig *fig, int64_t n) {
   return sdk_pic_fig_hold(p, fig, x);
 }
 
-/* The panel of dataset name (errors epath, may be NULL) by its shape. */
 /* "NAME[k]": entry k of a dataset. */
 static void index_label(sdk_label *l, const char *name, int64_t k) {
   char buf[32];
@@ -94,6 +93,30 @@ static void index_label(sdk_label *l, const char *name, int64_t k) {
   sdk_lab_text(l, buf);
 }
 
+/* A series over time in a scan of one axis and few points: a curve per
+ * grid point (times shared), each named by its grid point; *done = 0 when
+ * it cannot be. */
+static void per_grid_lines(sdk_plot *p, sdk_pic_fig *fig, sdk_pic_panel *pn, int64_t nx,
+                           int *done) {
+  const sdk_pic_line first = pn->l[0];
+  *done = 0;
+  if (!pn->xshared) return;
+  pn->nl = 0;
+  for (int64_t g = 0; g < p->pf->ngrid; g++) {
+    sdk_pic_line *l = sdk_pic_panel_line(pn);
+    l->v = first.v;
+    l->e = first.e;
+    l->gstride = first.gstride;
+    l->off = g * nx;
+    sdk_pic_grid_lab(&l->label, p->pf, g);
+  }
+  /* the panel is drawn at grid point 0, its lines point into every one */
+  fig->per_grid = 1;
+  pn->band = NULL;
+  *done = 1;
+}
+
+/* The panel of dataset name (errors epath, may be NULL) by its shape. */
 static sdekit_status show_panel(sdk_plot *p, sdk_pic_fig *fig, const char *name, const char *epath,
                                 const sdekit_dataset *d) {
   const sdk_plotfile *pf = p->pf;
@@ -110,8 +133,12 @@ static sdekit_status show_panel(sdk_plot *p, sdk_pic_fig *fig, const char *name,
                      "most 2; its picture draws it: --observable)",
                      name, gridded ? ntail : d->rank);
   if (!gridded || (ntail >= 1 && (series || ntail == 2))) {
-    /* over the last dimension: at one grid point, or a plain list */
-    int scan_final = series && ntail == 1 && !over;
+    /* over the last dimension: at one grid point, or a plain list; in a
+     * scan, a curve per grid point (a few along one axis) or else the last
+     * samples against the scan */
+    int per_grid =
+        series && ntail == 1 && !over && pf->nscan == 1 && pf->ngrid <= SDK_PIC_MAX_LINES;
+    int scan_final = series && ntail == 1 && !over && !per_grid;
     sdk_pic_panel *pn = sdk_pic_fig_panel(fig, scan_final ? SDK_PANEL_SCAN : SDK_PANEL_TIME);
     sdk_pic_line *l;
     int64_t nx;
@@ -128,6 +155,7 @@ static sdekit_status show_panel(sdk_plot *p, sdk_pic_fig *fig, const char *name,
     sdk_lab_text(&l->label, name);
     if (scan_final) {
       l->off = nx - 1;
+      fig->last_sample = 1;
       return SDEKIT_OK;
     }
     const double *x = series ? times_of(p, fig, name, &shared, nx) : NULL;
@@ -141,6 +169,16 @@ static sdekit_status show_panel(sdk_plot *p, sdk_pic_fig *fig, const char *name,
     pn->xshared = shared;
     pn->nx = nx;
     pn->band = l->e ? "± standard error" : NULL;
+    if (per_grid) {
+      int done;
+      per_grid_lines(p, fig, pn, nx, &done);
+      if (!done) { /* times per grid point: the last samples against the scan */
+        pn->kind = SDK_PANEL_SCAN;
+        l->off = nx - 1;
+        fig->last_sample = 1;
+      }
+      return SDEKIT_OK;
+    }
     if (nt == 2) {
       /* a line per row */
       const double *v = l->v, *e = l->e;
@@ -200,8 +238,11 @@ sdekit_status sdk_pic_show(sdk_plot *p) {
   sdekit_status e = show_panel(p, &fig, name, epath, &d);
   if (e == SDEKIT_OK) {
     sdk_pic_panel *pn = &fig.pan[0];
+    sdk_label note = {0};
     sdk_lab_text(&pn->ylab, name);
-    e = sdk_pic_fig_draw(p, &fig, sdk_pic_time_grid(p), NULL);
+    if (fig.last_sample) sdk_lab_text(&note, "values at the last sample");
+    e = sdk_pic_fig_draw(p, &fig, sdk_pic_time_grid(p), &note);
+    sdk_lab_free(&note);
   }
   sdk_pic_fig_free(&fig);
   return e;

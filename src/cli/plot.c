@@ -104,6 +104,8 @@ static void plot_help(void) {
           "  --stat mean|variance   the statistic drawn: variance draws the variance (moments,\n"
           "                         the diagonal of cov, --show GROUP/mean_X as GROUP/var_X)\n"
           "  --keep                 keep the gnuplot script and data (the directory is printed)\n"
+          "  --log x|y|xy           logarithmic axes (by default where a quantity spans\n"
+          "                         decades: the survival S(t)); pictures of figure descriptions\n"
           "  --spec                 print the figure descriptions as JSON instead of drawing\n"
           "                         (what every renderer draws: panels, curves, axes, labels)\n"
           "  --quiet                do not report the files written\n"
@@ -133,6 +135,7 @@ static sdekit_status draw_one(const sdk_plotfile *pf, int k, int serial, const c
                 .var = opts->var,
                 .stat = opts->stat,
                 .show = opts->show,
+                .log = opts->log,
                 .err = err};
   char png[64], script[64];
   snprintf(png, sizeof png, "%s-%d.png", pic_at(k)->name, serial);
@@ -188,6 +191,7 @@ typedef struct plot_args {
   int stat; /* --stat: SDK_PIC_STAT_* */
   int64_t grid;
   int keep, quiet, spec;
+  int log; /* --log: SDK_PIC_LOG_* */
 } plot_args;
 
 static int plot_fail(sdekit_status e, const sdekit_error *err) {
@@ -232,6 +236,15 @@ static int parse_option(const char *a, const char *val, plot_args *pa, const cha
     pa->grid = (int64_t)g;
   } else if (!strcmp(a, "--keep")) {
     pa->keep = 1;
+  } else if (!strcmp(a, "--log")) {
+    pa->log = !strcmp(val, "x")    ? SDK_PIC_LOG_X
+              : !strcmp(val, "y")  ? SDK_PIC_LOG_Y
+              : !strcmp(val, "xy") ? SDK_PIC_LOG_X | SDK_PIC_LOG_Y
+                                   : -1;
+    if (pa->log < 0) {
+      cli_error("--log '%s': expected x, y or xy\n", val);
+      return 2;
+    }
   } else if (!strcmp(a, "--spec")) {
     pa->spec = 1;
   } else if (!strcmp(a, "--quiet")) {
@@ -259,7 +272,7 @@ static int parse_args(int argc, char **argv, plot_args *pa) {
     const char *a = argv[i], *val = NULL;
     int takes = !strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--observable") ||
                 !strcmp(a, "--var") || !strcmp(a, "--grid") || !strcmp(a, "--show") ||
-                !strcmp(a, "--stat");
+                !strcmp(a, "--stat") || !strcmp(a, "--log");
     if (takes) {
       if (i + 1 >= argc) {
         cli_error("option '%s' needs a value\n", a);
@@ -423,6 +436,7 @@ static sdekit_status spec_one(const sdk_plotfile *pf, int k, const sdk_plot *opt
                 .var = opts->var,
                 .stat = opts->stat,
                 .show = opts->show,
+                .log = opts->log,
                 .spec = &fig,
                 .err = err};
   sdk_sb_init(&p.gp);
@@ -441,7 +455,8 @@ static sdekit_status spec_one(const sdk_plotfile *pf, int k, const sdk_plot *opt
 /* {"file": ..., "figures": [...]} on stdout. */
 static sdekit_status spec_all(const sdk_plotfile *pf, const plot_args *pa, const int *todo,
                               int ntodo, sdekit_error *err) {
-  sdk_plot opts = {.grid = pa->grid, .var = pa->var, .stat = pa->stat, .show = pa->show};
+  sdk_plot opts = {
+      .grid = pa->grid, .var = pa->var, .stat = pa->stat, .show = pa->show, .log = pa->log};
   sdk_strbuf b;
   sdk_sb_init(&b);
   sdk_sb_puts(&b, "{\"file\": ");
@@ -473,7 +488,8 @@ static sdekit_status draw_all(const sdk_plotfile *pf, const plot_args *pa, const
                      tmp && tmp[0] ? tmp : "/tmp", strerror(errno));
   sdekit_status e = SDEKIT_OK;
   for (int k = 0; k < ntodo && e == SDEKIT_OK; k++) {
-    sdk_plot opts = {.grid = pa->grid, .var = pa->var, .stat = pa->stat, .show = pa->show};
+    sdk_plot opts = {
+        .grid = pa->grid, .var = pa->var, .stat = pa->stat, .show = pa->show, .log = pa->log};
     e = draw_one(pf, todo[k], k, dir, outs[k], &opts, err);
     if (e == SDEKIT_OK && !pa->quiet) {
       fputs("sdekit: wrote ", stderr);
