@@ -98,9 +98,18 @@ void sdk_gp_val_err(sdk_strbuf *b, double v, double e) {
 
 /* ---------------- layout ---------------- */
 
+/* The terminals, one per format, at the same size: 1000x650 pixels (a PDF
+ * at 72 points an inch, as pngcairo sizes its fonts). */
+static const char *const TERMINAL[] = {"pngcairo size 1000,650", "pdfcairo size 13.89in,9.03in",
+                                       "svg size 1000,650"};
+
 void sdk_gp_preamble(sdk_strbuf *b, const char *png) {
+  sdk_gp_preamble_fmt(b, png, SDK_GP_PNG);
+}
+
+void sdk_gp_preamble_fmt(sdk_strbuf *b, const char *out, int fmt) {
   sdk_sb_printf(b,
-                "set terminal pngcairo size 1000,650 enhanced font 'DejaVu Sans,14' linewidth 1.5\n"
+                "set terminal %s enhanced font 'DejaVu Sans,14' linewidth 1.5\n"
                 "set encoding utf8\n"
                 "set output '%s'\n"
                 "set datafile missing 'NaN'\n"
@@ -110,7 +119,7 @@ void sdk_gp_preamble(sdk_strbuf *b, const char *png) {
                 "set title font ',15'\n"
                 "set xlabel font ',15'\nset ylabel font ',15'\nset cblabel font ',15'\n"
                 "set mxtics\nset mytics\n",
-                png);
+                TERMINAL[fmt], out);
 }
 
 void sdk_gp_panel(sdk_strbuf *b, int k, int n, double right, double gap) {
@@ -216,13 +225,34 @@ sdekit_status sdk_gp_run(const char *dir, const char *script, sdekit_error *err)
                              : "no message");
 }
 
+const char *sdk_gp_ext(int fmt) {
+  static const char *const EXT[] = {"png", "pdf", "svg"};
+  return EXT[fmt];
+}
+
+int sdk_gp_format(const char *name) {
+  size_t n = strlen(name);
+  for (int f = SDK_GP_PNG; f <= SDK_GP_SVG; f++)
+    if (n >= 4 && name[n - 4] == '.' && !strcmp(name + n - 3, sdk_gp_ext(f))) return f;
+  return -1;
+}
+
 sdekit_status sdk_gp_install_png(const char *src, const char *out, sdekit_error *err) {
+  return sdk_gp_install(src, out, SDK_GP_PNG, err);
+}
+
+sdekit_status sdk_gp_install(const char *src, const char *out, int fmt, sdekit_error *err) {
+  static const char *const WHAT[] = {"PNG (is its pngcairo terminal there?)",
+                                     "PDF (is its pdfcairo terminal there?)", "SVG"};
   size_t n = 0;
   char *data = sdk_read_file(src, &n);
-  if (!data || n < 8 || memcmp(data, "\x89PNG", 4) != 0) {
+  int ok = data && n >= 8 &&
+           (fmt == SDK_GP_PNG   ? !memcmp(data, "\x89PNG", 4)
+            : fmt == SDK_GP_PDF ? !memcmp(data, "%PDF", 4)
+                                : strstr(data, "<svg") != NULL);
+  if (!ok) {
     free(data);
-    return CLI_RAISE(err, SDEKIT_ERR_BACKEND,
-                     "gnuplot wrote no PNG (is its pngcairo terminal there?)");
+    return CLI_RAISE(err, SDEKIT_ERR_BACKEND, "gnuplot wrote no %s", WHAT[fmt]);
   }
   /* (core/atomicfile.h reports in the library's own terms) */
   sdk_errbuf eb = {0};

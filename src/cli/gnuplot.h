@@ -57,6 +57,15 @@ void sdk_gp_val_err(sdk_strbuf *b, double v, double e);
 /* The start of every script: the pngcairo terminal (1000x650), UTF-8, the
  * output file png (a generated name), and the common style. */
 void sdk_gp_preamble(sdk_strbuf *b, const char *png);
+/* Output formats: the terminal by the output's name. */
+enum { SDK_GP_PNG, SDK_GP_PDF, SDK_GP_SVG };
+/* The format of an output name (.png, .pdf, .svg), or -1. */
+int sdk_gp_format(const char *name);
+/* Its extension without the dot: "png", "pdf", "svg". */
+const char *sdk_gp_ext(int fmt);
+/* The preamble for out (a generated name) in format fmt (pdfcairo, svg:
+ * vector output, the same size and fonts). */
+void sdk_gp_preamble_fmt(sdk_strbuf *b, const char *out, int fmt);
 
 /* The plot area is placed explicitly (screen fractions) so that stacked
  * panels, heat maps and curve plots line up.  Right edges: */
@@ -96,5 +105,8 @@ sdekit_status sdk_gp_run(const char *dir, const char *script, sdekit_error *err)
 /* Copy the PNG src (written by gnuplot) onto out, atomically;
  * SDEKIT_ERR_BACKEND when src is no PNG. */
 sdekit_status sdk_gp_install_png(const char *src, const char *out, sdekit_error *err);
+/* The same for a file of format fmt (a PDF starts with %PDF, an SVG holds
+ * <svg). */
+sdekit_status sdk_gp_install(const char *src, const char *out, int fmt, sdekit_error *err);
 
 #endif

@@ -38,7 +38,8 @@ typedef struct sdk_plot {
   /* --spec: the pictures that are figure descriptions fill *spec instead of
    * drawing (one left empty has none yet) */
   sdk_figure *spec;
-  int log; /* --log: SDK_PIC_LOG_X | SDK_PIC_LOG_Y (0: the figure's choice) */
+  int log;    /* --log: SDK_PIC_LOG_X | SDK_PIC_LOG_Y (0: the figure's choice) */
+  int format; /* SDK_GP_PNG, _PDF, _SVG (by -o's name) */
   sdekit_error *err;
 } sdk_plot;
 

@@ -89,7 +89,8 @@ static void plot_help(void) {
               "\n"
               "options:\n"
               "  -o FIG.png             output (default: FILE with .png for .h5); with several\n"
-              "                         observables in the file, one picture each: FIG.OBS.png\n"
+              "                         observables in the file, one picture each: FIG.OBS.png;\n"
+              "                         FIG.pdf or FIG.svg: vector output (pdfcairo, svg)\n"
               "  --observable NAME      draw only this one (");
   picture_names(&b, ", ");
   sdk_sb_puts(
@@ -119,7 +120,7 @@ static void plot_help(void) {
  * that writes png); p->gp holds the script. */
 static sdekit_status draw_script(sdk_plot *p, int k, const char *png) {
   sdk_sb_init(&p->gp);
-  sdk_gp_preamble(&p->gp, png);
+  sdk_gp_preamble_fmt(&p->gp, png, p->format);
   sdekit_status e = pic_at(k)->draw(p);
   if (e == SDEKIT_OK && p->gp.oom) e = CLI_RAISE(p->err, SDEKIT_ERR_NOMEM, "out of memory");
   return e;
@@ -136,9 +137,10 @@ static sdekit_status draw_one(const sdk_plotfile *pf, int k, int serial, const c
                 .stat = opts->stat,
                 .show = opts->show,
                 .log = opts->log,
+                .format = opts->format,
                 .err = err};
   char png[64], script[64];
-  snprintf(png, sizeof png, "%s-%d.png", pic_at(k)->name, serial);
+  snprintf(png, sizeof png, "%s-%d.%s", pic_at(k)->name, serial, sdk_gp_ext(opts->format));
   snprintf(script, sizeof script, "%s-%d.gp", pic_at(k)->name, serial);
   sdekit_status e = draw_script(&p, k, png);
   if (e == SDEKIT_OK) {
@@ -153,7 +155,7 @@ static sdekit_status draw_one(const sdk_plotfile *pf, int k, int serial, const c
   if (e == SDEKIT_OK) {
     char src[PATH_MAX];
     snprintf(src, sizeof src, "%s/%s", dir, png);
-    e = sdk_gp_install_png(src, out, err);
+    e = sdk_gp_install(src, out, opts->format, err);
   }
   return e;
 }
@@ -314,8 +316,8 @@ static int parse_args(int argc, char **argv, plot_args *pa) {
               pa->file);
     return 2;
   }
-  if (pa->out && !has_suffix(pa->out, ".png")) {
-    cli_error("-o '%s': expected a name ending in .png\n", pa->out);
+  if (pa->out && sdk_gp_format(pa->out) < 0) {
+    cli_error("-o '%s': expected a name ending in .png, .pdf or .svg\n", pa->out);
     return 2;
   }
   return -1;
@@ -379,6 +381,7 @@ static sdekit_status choose(const sdk_plotfile *pf, const plot_args *pa, int *to
 static sdekit_status output_names(const plot_args *pa, const int *todo, int ntodo,
                                   char outs[][PATH_MAX], sdekit_error *err) {
   char base[PATH_MAX];
+  const char *ext = sdk_gp_ext(pa->out ? sdk_gp_format(pa->out) : SDK_GP_PNG);
   if (pa->out) {
     snprintf(base, sizeof base, "%.*s", (int)(strlen(pa->out) - 4), pa->out);
   } else {
@@ -392,9 +395,9 @@ static sdekit_status output_names(const plot_args *pa, const int *todo, int ntod
   sdekit_status e = SDEKIT_OK;
   for (int k = 0; k < ntodo && e == SDEKIT_OK; k++) {
     if (ntodo == 1)
-      snprintf(outs[k], PATH_MAX, "%s.png", base);
+      snprintf(outs[k], PATH_MAX, "%s.%s", base, ext);
     else
-      snprintf(outs[k], PATH_MAX, "%s.%s.png", base, pic_at(todo[k])->name);
+      snprintf(outs[k], PATH_MAX, "%s.%s.%s", base, pic_at(todo[k])->name, ext);
     /* the directory must exist and be writable */
     char *copy = sdk_strdup(outs[k]);
     char *slash = copy ? strrchr(copy, '/') : NULL;
@@ -488,8 +491,12 @@ static sdekit_status draw_all(const sdk_plotfile *pf, const plot_args *pa, const
                      tmp && tmp[0] ? tmp : "/tmp", strerror(errno));
   sdekit_status e = SDEKIT_OK;
   for (int k = 0; k < ntodo && e == SDEKIT_OK; k++) {
-    sdk_plot opts = {
-        .grid = pa->grid, .var = pa->var, .stat = pa->stat, .show = pa->show, .log = pa->log};
+    sdk_plot opts = {.grid = pa->grid,
+                     .var = pa->var,
+                     .stat = pa->stat,
+                     .show = pa->show,
+                     .log = pa->log,
+                     .format = pa->out ? sdk_gp_format(pa->out) : SDK_GP_PNG};
     e = draw_one(pf, todo[k], k, dir, outs[k], &opts, err);
     if (e == SDEKIT_OK && !pa->quiet) {
       fputs("sdekit: wrote ", stderr);
