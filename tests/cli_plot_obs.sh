@@ -122,11 +122,24 @@ def layout_ok(d):
     for p in ps:
         if p["key"] and any(p["key"][0] < q["box"][1] for q in ps):
             return False
-    ps = sorted(ps, key=lambda p: -p["box"][3])
-    for up, lo in zip(ps, ps[1:]):
-        room = 0.09 if up["xtics"] else 0
-        if up["box"][2] - lo["box"][3] < room - 1e-9 or lo["box"][3] > up["box"][2]:
-            return False
+        l, r, b, t = p["box"]
+        # tick labels: about 20 across the width, 30 up the height at most
+        for step, lo, hi, room in ((p["xstep"], "x", None, 20 * (r - l)),
+                                   (p["ystep"] if not p["ylog"] else 0, "y", None, 30 * (t - b))):
+            if step:
+                v = [s[lo][k] for s in p["series"] for k in range(s["n"]) if s[lo][k] is not None]
+                if v and (max(v) - min(v)) / step + 1 > room:
+                    return False
+    for i, p in enumerate(ps):
+        for q in ps[i + 1:]:
+            # side by side: room for the y tick labels of the right one; above
+            # each other: for the x tick labels of the upper one
+            apart_x = p["box"][1] + 0.08 <= q["box"][0] or q["box"][1] + 0.08 <= p["box"][0]
+            up, lo = (p, q) if p["box"][3] > q["box"][3] else (q, p)
+            room = 0.09 if up["xtics"] else 0
+            apart_y = up["box"][2] - lo["box"][3] >= room - 1e-9
+            if not (apart_x or apart_y):
+                return False
     return True
 sys.exit(not (len(f) == 1 and layout_ok(d) and ('"$test"')))' "$T/spec.json"; then
     pass
@@ -348,8 +361,9 @@ EOF
   spec "fpt in a scan: k not named fixed" '["italic", "k"] not in d["subtitle"] and
     ["italic", "k"] in d["panels"][-1]["series"][0]["title"] and d["panels"][-1]["ylog"]' \
     f1.h5 --observable fpt
-  spec "fpt: keys outside the plot areas" 'all(p["key"] for p in d["panels"]) and
-    all(p["key"][0] > p["box"][1] for p in d["panels"])' f1.h5 --observable fpt
+  spec "fpt: keys outside the plot areas, each once" 'd["panels"][0]["key"] and
+    not d["panels"][1]["key"] and all(not p["key"] or p["key"][0] > p["box"][1]
+    for p in d["panels"])' f1.h5 --observable fpt
   spec "fpt: S(t) on a log axis" 'any(p["ylog"] for p in d["panels"]) and
     d["panels"][1]["ylabel"][0] == ["", "survival "]' f0.h5 --observable fpt
   # --show of a series in a scan: over time, a curve per grid point (not its
@@ -360,6 +374,12 @@ EOF
   # time averages without a scan: one panel, a named point each
   spec "tavg, no scan: one panel" 'len(d["panels"]) == 1 and len(d["panels"][0]["categories"]) == 2' \
     f0.h5 --observable tavg
+  # histograms of three or more quantities: two columns, few tick labels
+  if run ou2_correlated --paths 500 --t-end 1 --observe hist --observe-expr E=x*x -o h3.h5; then
+    spec "hist of 3+: two columns" 'len(d["panels"]) >= 3 and
+      len(set(p["box"][0] for p in d["panels"])) == 2 and all(p["xstep"] > 0 for p in d["panels"])' \
+      h3.h5 --observable hist
+  fi
   # --log
   spec "--log x" 'all(p["xlog"] and not p["ylog"] for p in d["panels"])' n0.h5 --observable expr \
     --log x

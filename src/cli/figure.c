@@ -220,6 +220,20 @@ void sdk_fig_area(int k, int n, double right, double gap, double *left, double *
   *rightp = right;
 }
 
+void sdk_fig_grid_area(int k, int n, double right, double *left, double *rightp, double *bottom,
+                       double *top) {
+  const double gap = 0.14, colgap = 0.11;
+  if (n <= 2) {
+    sdk_fig_area(k, n, right, gap, left, rightp, bottom, top);
+    return;
+  }
+  int rows = (n + 1) / 2, row = k / 2, col = k % 2;
+  double w = (right - AREA_LEFT - colgap) / 2;
+  sdk_fig_area(row, rows, right, gap, left, rightp, bottom, top);
+  *left = AREA_LEFT + col * (w + colgap);
+  *rightp = *left + w;
+}
+
 void sdk_fig_cbrange(double lo, double hi, int *palette, int *set, double *clo, double *chi) {
   *palette = -1;
   *set = 0;
@@ -330,7 +344,8 @@ static void json_label(sdk_strbuf *b, const char *key, const sdk_label *l) {
 static void json_series(sdk_strbuf *b, const sdk_fig_series *s) {
   sdk_sb_puts(b, "{");
   json_label(b, "title", &s->title);
-  sdk_sb_printf(b, ", \"color\": %d, \"n\": %lld", s->color, (long long)s->n);
+  sdk_sb_printf(b, ", \"color\": %d, \"steps\": %s, \"fill\": %s, \"n\": %lld", s->color,
+                s->steps ? "true" : "false", s->fill ? "true" : "false", (long long)s->n);
   json_arr(b, "x", s->x, s->n);
   json_arr(b, "y", s->y, s->n);
   json_arr(b, "lo", s->lo, s->n);
@@ -351,6 +366,8 @@ static void json_panel(sdk_strbuf *b, const sdk_fig_panel *pn) {
       b, ", \"xtics\": %s, \"xlog\": %s, \"ylog\": %s, \"ystep\": ", pn->xtics ? "true" : "false",
       pn->xlog ? "true" : "false", pn->ylog ? "true" : "false");
   json_num(b, pn->ystep);
+  sdk_sb_puts(b, ", \"xstep\": ");
+  json_num(b, pn->xstep);
   sdk_sb_puts(b, ", \"yrange\": ");
   if (pn->yset) {
     sdk_sb_puts(b, "[");
@@ -405,8 +422,11 @@ static void json_panel(sdk_strbuf *b, const sdk_fig_panel *pn) {
     json_arr(b, "z", pn->z, pn->nx * pn->ny);
     sdk_sb_puts(b, ", ");
     json_label(b, "cblabel", &pn->cblabel);
-    sdk_sb_printf(b, ", \"palette\": \"%s\", \"cbrange\": ",
-                  pn->palette == SDK_PAL_DIVERGING ? "diverging" : "sequential");
+    static const char *const PAL[] = {"sequential", "diverging", "density"};
+    sdk_sb_printf(b, ", \"palette\": \"%s\", \"cblog\": %s, \"zfloor\": ",
+                  PAL[pn->palette < 0 ? 0 : pn->palette], pn->cblog ? "true" : "false");
+    json_num(b, pn->zfloor);
+    sdk_sb_puts(b, ", \"cbrange\": ");
     if (pn->cbset) {
       sdk_sb_puts(b, "[");
       json_num(b, pn->cblo);

@@ -76,7 +76,7 @@ void sdk_fmt_val_err(sdk_strbuf *b, double v, double e);
  *   MAP     a heat map: cells xe[i]..xe[i+1] x ye[j]..ye[j+1] coloured by
  *           z[i * ny + j]. */
 enum { SDK_FIG_LINES, SDK_FIG_POINTS, SDK_FIG_BOXES, SDK_FIG_MAP };
-enum { SDK_PAL_SEQUENTIAL, SDK_PAL_DIVERGING };
+enum { SDK_PAL_SEQUENTIAL, SDK_PAL_DIVERGING, SDK_PAL_DENSITY };
 
 typedef struct sdk_fig_series {
   sdk_label title; /* the key's entry (empty: none) */
@@ -86,6 +86,8 @@ typedef struct sdk_fig_series {
   double *lo, *hi; /* LINES: the band (NULL: none) */
   double *err;     /* POINTS: error bar half-widths (0: none) */
   double *w;       /* BOXES: widths */
+  int steps;       /* LINES: drawn as steps centred on x (histograms) */
+  int fill;        /* LINES: the area under the curve filled */
 } sdk_fig_series;
 
 /* A text in the plot: on POINTS above the point (x, y), on a MAP in the
@@ -109,6 +111,7 @@ typedef struct sdk_fig_panel {
   /* y tick spacing (on a log axis: the factor between ticks); 0: the
    * renderer's own */
   double ystep;
+  double xstep; /* x tick spacing (linear axes); 0: the renderer's own */
   /* a key, outside the plot area (never over the data): its top left
    * corner at keyx, keyy (figure fractions) */
   int key;
@@ -131,6 +134,8 @@ typedef struct sdk_fig_panel {
   int palette;
   int cbset; /* the colour range cblo..cbhi (else the data's) */
   double cblo, cbhi;
+  int cblog;     /* a logarithmic colour scale */
+  double zfloor; /* > 0: values below it (or not finite) drawn as it */
 } sdk_fig_panel;
 
 typedef struct sdk_figure {
@@ -153,6 +158,11 @@ void sdk_fig_free(sdk_figure *f);
  * `right`, `gap` between panels. */
 void sdk_fig_area(int k, int n, double right, double gap, double *left, double *rightp,
                   double *bottom, double *top);
+/* The plot area of panel k of n panels with x axes of their own: stacked
+ * for up to two, else in two columns (k row by row), with room for the tick
+ * labels and axis labels between them. */
+void sdk_fig_grid_area(int k, int n, double right, double *left, double *rightp, double *bottom,
+                       double *top);
 
 /* The colour range and palette of values lo..hi: diverging around zero
  * when they change sign, else sequential (a range around a single value);

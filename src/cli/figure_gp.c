@@ -12,7 +12,8 @@
 static void panel_reset(sdk_strbuf *b) {
   sdk_sb_puts(b, "unset logscale\nset autoscale\nset xtics autofreq\nunset label\n"
                  "set offsets 0, 0, 0, 0\nset format x '%g'\nset format y '%g'\n"
-                 "set grid lc rgb '#d8d8d8' lw 0.7\nunset colorbox\nset xzeroaxis lt -1 lw 0.5\n");
+                 "set grid lc rgb '#d8d8d8' lw 0.7\nunset colorbox\nset xzeroaxis lt -1 lw 0.5\n"
+                 "set format cb '%g'\n");
 }
 
 /* A quoted label, '' when empty. */
@@ -61,6 +62,7 @@ static void put_axes(sdk_strbuf *b, const sdk_fig_panel *pn) {
   if (pn->kind == SDK_FIG_MAP) return;
   if (pn->kind != SDK_FIG_POINTS && pn->xlog) sdk_sb_puts(b, "set logscale x\n");
   if (pn->ylog) sdk_sb_puts(b, "set logscale y\nset format y '10^{%L}'\n");
+  if (pn->xstep > 0 && !pn->xlog) sdk_sb_printf(b, "set xtics %.9g\n", pn->xstep);
   if (pn->yset) sdk_sb_printf(b, "set yrange [%.9g:%.9g]\n", pn->ylo, pn->yhi);
   if (pn->ystep > 0)
     sdk_sb_printf(b, "set ytics %.9g\n", pn->ystep);
@@ -87,6 +89,11 @@ static void lines(sdk_strbuf *b, const sdk_fig_panel *pn, FILE *f, const char *d
     }
     fputs("\n\n", f);
     const char *col = sdk_gp_color(s->color);
+    if (s->fill)
+      sdk_sb_printf(b,
+                    "%s'%s' index %d using 1:2 with boxes fs transparent solid 0.22 noborder lc "
+                    "rgb '%s', ",
+                    q ? ", " : "", dn, q, col);
     if (s->lo) {
       sdk_sb_printf(b,
                     "%s'%s' index %d using 1:3:4 with filledcurves fs transparent solid 0.25 "
@@ -98,10 +105,11 @@ static void lines(sdk_strbuf *b, const sdk_fig_panel *pn, FILE *f, const char *d
         sdk_sb_puts(b, "\"");
       }
       sdk_sb_puts(b, ", ");
-    } else if (q) {
+    } else if (q && !s->fill) {
       sdk_sb_puts(b, ", ");
     }
-    sdk_sb_printf(b, "'%s' index %d using 1:2 with lines lw 1.5 lc rgb '%s' title \"", dn, q, col);
+    sdk_sb_printf(b, "'%s' index %d using 1:2 with %s lw 1.5 lc rgb '%s' title \"", dn, q,
+                  s->steps ? "histeps" : "lines", col);
     sdk_gp_label(b, &s->title);
     sdk_sb_puts(b, "\"");
   }
@@ -182,12 +190,18 @@ static void map(sdk_strbuf *b, const sdk_fig_panel *pn, FILE *f, const char *dn)
     sdk_sb_printf(b, "\" at first %.9g, first %.9g, first 0 center front font ',13' tc rgb '%s'\n",
                   nt->x, nt->y, nt->white ? "#ffffff" : "#000000");
   }
-  sdk_pic_cells(f, pn->nx, pn->xe, pn->ny, pn->ye, 0, pn->z, 0);
+  sdk_pic_cells(f, pn->nx, pn->xe, pn->ny, pn->ye, 0, pn->z, pn->zfloor);
   fputs("\n\n", f);
   sdk_gp_heatmap(b);
   sdk_sb_puts(b, "unset xzeroaxis\n");
   sdk_sb_puts(b, "set cbrange [*:*]\n");
-  sdk_gp_cbrange_set(b, pn->palette, pn->cbset, pn->cblo, pn->cbhi);
+  if (pn->cblog) sdk_sb_puts(b, "set logscale cb\nset format cb '10^{%L}'\nunset mcbtics\n");
+  if (pn->palette == SDK_PAL_DENSITY) {
+    sdk_gp_palette(b, "density");
+    if (pn->cbset) sdk_sb_printf(b, "set cbrange [%.9g:%.9g]\n", pn->cblo, pn->cbhi);
+  } else {
+    sdk_gp_cbrange_set(b, pn->palette, pn->cbset, pn->cblo, pn->cbhi);
+  }
   sdk_sb_puts(b, "set ylabel \"");
   sdk_gp_label(b, &pn->ylabel);
   sdk_sb_puts(b, "\"\nset cblabel \"");

@@ -202,13 +202,20 @@ int64_t sdk_pic_heat_grid(const sdk_plotfile *pf, const sdk_curves *c, int64_t k
   return c->hx == 0 ? k * pf->axn[1] + c->fixed : c->fixed * pf->axn[1] + k;
 }
 
-/* Note for the title of a heat map over one axis of a two-axis scan. */
-static void put_fixed_note(sdk_strbuf *b, const sdk_plotfile *pf, const sdk_curves *c) {
+void sdk_pic_fixed_note(sdk_label *l, const sdk_plotfile *pf, const sdk_curves *c) {
   if (pf->nscan < 2 || !c->heat) return;
   int o = 1 - c->hx;
-  sdk_gp_sym(b, pf->axname[o]);
-  sdk_sb_puts(b, " = ");
-  sdk_gp_num(b, pf->ax[o][c->fixed]);
+  sdk_lab_sym(l, pf->axname[o]);
+  sdk_lab_text(l, " = ");
+  sdk_lab_num(l, pf->ax[o][c->fixed]);
+}
+
+/* Note for the title of a heat map over one axis of a two-axis scan. */
+static void put_fixed_note(sdk_strbuf *b, const sdk_plotfile *pf, const sdk_curves *c) {
+  sdk_label l = {0};
+  sdk_pic_fixed_note(&l, pf, c);
+  sdk_gp_label(b, &l);
+  sdk_lab_free(&l);
 }
 
 double sdk_pic_curves_begin(sdk_strbuf *b, const sdk_plotfile *pf, const sdk_curves *c,

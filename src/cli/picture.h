@@ -147,6 +147,9 @@ int64_t sdk_pic_heat_grid(const sdk_plotfile *pf, const sdk_curves *c, int64_t k
  * point; returns the right edge of its panels. */
 double sdk_pic_curves_begin(sdk_strbuf *b, const sdk_plotfile *pf, const sdk_curves *c,
                             int opaque_key);
+/* The fixed axis of a heat map over one axis of a two-axis scan, as a note
+ * for the subtitle ("f = 0.1"; nothing otherwise). */
+void sdk_pic_fixed_note(sdk_label *l, const sdk_plotfile *pf, const sdk_curves *c);
 /* The variables drawn: --var, or all (up to SDK_PIC_MAX_PANELS); their
  * indices into vi, their number returned. */
 int sdk_pic_vars(const sdk_plot *p, int *vi);
@@ -252,6 +255,19 @@ sdekit_status sdk_pic_fig_draw(sdk_plot *p, sdk_pic_fig *f, int64_t g, const sdk
 /* Draw a figure description: the script into p->gp, the data into files of
  * p->dir (figure_gp.c). */
 sdekit_status sdk_pic_render(sdk_plot *p, const sdk_figure *f);
+/* Keys outside the plot areas, right of each panel at its top (the right
+ * column of panels makes room), a key the panel above has already shown
+ * once; maps have none. */
+void sdk_pic_place_keys(sdk_figure *f);
+/* Tick spacing: 1, 2 or 5 times a power of ten, about `want` ticks over
+ * lo..hi (0: none fits); over the values (+- errors, from 0 when filled) or
+ * the x values of a panel. */
+double sdk_pic_nice_step(double lo, double hi, int want);
+double sdk_pic_ystep(const sdk_fig_panel *pn, int want);
+double sdk_pic_xstep(const sdk_fig_panel *pn, int want);
+/* A figure described: into *p->spec (--spec), else drawn; f is emptied
+ * either way. */
+sdekit_status sdk_pic_emit(sdk_plot *p, sdk_figure *f);
 void sdk_pic_fig_free(sdk_pic_fig *f);
 /* A new line of pn from the dataset vpath [grid..., tail...] and its errors
  * epath (NULL, or absent: none; else of the same shape), both read whole:

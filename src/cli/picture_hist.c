@@ -1,7 +1,9 @@
-/* The histogram picture: per variable (one panel each), the final
- * distribution of every grid point drawn as a curve (filled for a single
- * one), or, for more grid points, a heat map over (scan axis, value) with a
- * logarithmic colour scale. */
+/* The histogram picture: per variable (one panel each: stacked for two,
+ * in two columns for more, each with its own x axis and room for its tick
+ * labels), the final distribution of every grid point drawn as a curve
+ * (filled for a single one), or, for more grid points, a heat map over
+ * (scan axis, value) with a logarithmic colour scale.  A figure
+ * description (cli/figure.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,45 +20,47 @@ typedef struct hist {
   int64_t nb;
 } hist;
 
-/* Curves: the histogram of every grid point drawn, into data file f (dn). */
-static void hist_curves(sdk_plot *p, const sdk_curves *c, int k, const char *vn, FILE *f,
-                        const char *dn, const hist *h) {
-  const sdk_plotfile *pf = p->pf;
-  sdk_strbuf *b = &p->gp;
+/* The title of the curve of grid point g (c->n curves). */
+static void curve_title(sdk_label *t, const sdk_plotfile *pf, const sdk_curves *c, int64_t g) {
+  if (c->n == 1 && pf->nsteps > 0) {
+    sdk_lab_text(t, "at ");
+    sdk_lab_italic(t, "t");
+    sdk_lab_text(t, " = ");
+    sdk_lab_num(t, (double)pf->nsteps * pf->dt[g] * pf->tscale);
+    if (pf->in_periods) {
+      sdk_lab_text(t, " ");
+      sdk_lab_italic(t, "T");
+    }
+  } else if (c->n == 1) {
+    sdk_lab_text(t, "final distribution");
+  } else {
+    sdk_pic_grid_lab(t, pf, g);
+  }
+}
+
+/* Curves: the histogram of every grid point drawn, as steps. */
+static void hist_curves(sdk_figure *fig, sdk_fig_panel *o, const sdk_plotfile *pf,
+                        const sdk_curves *c, const char *vn, const hist *h) {
   int64_t nb = h->nb;
-  sdk_sb_puts(b, "set ylabel \"{/:Italic P}(");
-  sdk_gp_sym(b, vn);
-  sdk_sb_puts(b, ")\"\nplot ");
+  sdk_lab_italic(&o->ylabel, "P");
+  sdk_lab_text(&o->ylabel, "(");
+  sdk_lab_sym(&o->ylabel, vn);
+  sdk_lab_text(&o->ylabel, ")");
   for (int64_t q = 0; q < c->n; q++) {
     int64_t g = c->g[q];
     double w = (h->hi[g] - h->lo[g]) / (double)nb;
+    sdk_fig_series *s = sdk_fig_series_new(fig, o, nb, "xy");
+    if (!s) return;
+    s->color = (int)q;
+    s->steps = 1;
+    s->fill = c->n == 1;
     for (int64_t j = 0; j < nb; j++) {
-      sdk_pic_put_num(f, h->lo[g] + (j + 0.5) * w);
-      fputc(' ', f);
-      sdk_pic_put_num(f, h->dens[g * nb + j]);
-      fputc('\n', f);
+      s->x[j] = h->lo[g] + (j + 0.5) * w;
+      s->y[j] = h->dens[g * nb + j];
     }
-    fputs("\n\n", f);
-    const char *col = sdk_gp_color(q);
-    if (c->n == 1)
-      sdk_sb_printf(
-          b, "'%s' index 0 using 1:2 with boxes fs transparent solid 0.22 noborder lc rgb '%s', ",
-          dn, col);
-    sdk_sb_printf(b, "%s'%s' index %lld using 1:2 with histeps lw 1.5 lc rgb '%s' title \"",
-                  q ? ", " : "", dn, (long long)q, col);
-    if (c->n == 1 && pf->nsteps > 0) {
-      sdk_sb_puts(b, "at {/:Italic t} = ");
-      sdk_gp_num(b, (double)pf->nsteps * pf->dt[g] * pf->tscale);
-      if (pf->in_periods) sdk_sb_puts(b, " {/:Italic T}");
-    } else if (c->n == 1) {
-      sdk_sb_puts(b, "final distribution");
-    } else {
-      sdk_pic_grid_label(b, pf, g);
-    }
-    sdk_sb_puts(b, "\"");
+    curve_title(&s->title, pf, c, g);
   }
-  sdk_sb_puts(b, "\n");
-  if (k == 0 && c->n > 1) sdk_sb_puts(b, "unset key\n");
+  o->key = 1;
 }
 
 /* The histograms along the heat axis on one grid of rows (sdk_pic_regrid):
@@ -80,47 +84,41 @@ static double *hist_regrid(const sdk_plotfile *pf, const sdk_curves *c, const hi
   return z;
 }
 
-/* Heat map over (scan axis, value), into data file f (dn). */
-static sdekit_status hist_heat(sdk_plot *p, const sdk_curves *c, const char *vn, FILE *f,
-                               const char *dn, const hist *h) {
-  const sdk_plotfile *pf = p->pf;
-  sdk_strbuf *b = &p->gp;
+/* Heat map over (scan axis, value), the colour logarithmic: distributions
+ * at different parameters differ a lot. */
+static void hist_heat(sdk_figure *fig, sdk_fig_panel *o, const sdk_plotfile *pf,
+                      const sdk_curves *c, const char *vn, const hist *h) {
   int64_t nx = pf->axn[c->hx], ny = 0;
-  double *ye = NULL, *xe = malloc((size_t)(nx + 1) * sizeof *xe);
-  double *z = xe ? hist_regrid(pf, c, h, nx, &ny, &ye) : NULL;
-  if (!z) {
-    free(xe);
-    return CLI_RAISE(p->err, SDEKIT_ERR_NOMEM, "out of memory");
+  o->xe = malloc((size_t)(nx + 1) * sizeof *o->xe);
+  o->z = o->xe ? hist_regrid(pf, c, h, nx, &ny, &o->ye) : NULL;
+  if (!o->z) {
+    fig->oom = 1;
+    return;
   }
-  sdk_pic_edges(pf->ax[c->hx], nx, pf->axlog[c->hx], xe);
-  double ylo = ye[0], yhi = ye[ny];
-  /* log colour scale: distributions at different parameters differ a lot */
+  o->nx = nx;
+  o->ny = ny;
+  sdk_pic_edges(pf->ax[c->hx], nx, pf->axlog[c->hx], o->xe);
   double zlo, zhi, zminpos = INFINITY;
-  sdk_pic_minmax(z, (size_t)(nx * ny), &zlo, &zhi);
+  sdk_pic_minmax(o->z, (size_t)(nx * ny), &zlo, &zhi);
   for (int64_t q = 0; q < nx * ny; q++)
-    if (z[q] > 0 && z[q] < zminpos) zminpos = z[q];
+    if (o->z[q] > 0 && o->z[q] < zminpos) zminpos = o->z[q];
   if (!(zhi > 0)) zhi = 1;
   double cbmin = fmax(zminpos, zhi * 1e-5);
   if (!(cbmin < zhi)) cbmin = zhi * 1e-3;
-  sdk_pic_cells(f, nx, xe, ny, ye, 0, z, cbmin * 0.5);
-  free(z);
-  sdk_gp_palette(b, "density");
-  sdk_sb_printf(
-      b, "set logscale cb\nset format cb '10^{%%L}'\nunset mcbtics\nset cbrange [%.6g:%.6g]\n",
-      cbmin, zhi);
-  sdk_sb_puts(b, "set xlabel \"");
-  sdk_gp_sym(b, pf->axname[c->hx]);
-  sdk_sb_puts(b, "\"\nset ylabel \"");
-  sdk_gp_sym(b, vn);
-  sdk_sb_puts(b, "\"\nset cblabel \"{/:Italic P}(");
-  sdk_gp_sym(b, vn);
-  sdk_sb_puts(b, ")\"\n");
-  if (pf->axlog[c->hx]) sdk_sb_puts(b, "set logscale x\n");
-  sdk_sb_printf(b, "set xrange [%.9g:%.9g]\nset yrange [%.9g:%.9g]\n", xe[0], xe[nx], ylo, yhi);
-  sdk_sb_printf(b, "splot '%s' using 1:2:3 with pm3d\n", dn);
-  free(xe);
-  free(ye);
-  return SDEKIT_OK;
+  o->zfloor = cbmin * 0.5;
+  o->palette = SDK_PAL_DENSITY;
+  o->cblog = 1;
+  o->cbset = 1;
+  o->cblo = cbmin;
+  o->cbhi = zhi;
+  sdk_lab_free(&o->xlabel);
+  sdk_lab_sym(&o->xlabel, pf->axname[c->hx]);
+  o->xlog = pf->axlog[c->hx];
+  sdk_lab_sym(&o->ylabel, vn);
+  sdk_lab_italic(&o->cblabel, "P");
+  sdk_lab_text(&o->cblabel, "(");
+  sdk_lab_sym(&o->cblabel, vn);
+  sdk_lab_text(&o->cblabel, ")");
 }
 
 /* Read the histograms of vn into h (the caller frees its arrays). */
@@ -145,28 +143,29 @@ static sdekit_status hist_read(sdk_plot *p, const char *vn, hist *h) {
 }
 
 /* Panel k of nv: variable vn. */
-static sdekit_status hist_panel(sdk_plot *p, const sdk_curves *c, int k, int nv, double right,
+static sdekit_status hist_panel(sdk_plot *p, sdk_figure *fig, const sdk_curves *c, int k, int nv,
                                 const char *vn) {
-  sdk_strbuf *b = &p->gp;
+  const sdk_plotfile *pf = p->pf;
   hist h = {0};
   sdekit_status e = hist_read(p, vn, &h);
-  char dn[32];
-  FILE *f = e == SDEKIT_OK ? sdk_pic_data_open(p, dn) : NULL;
-  if (e == SDEKIT_OK && !f) e = SDEKIT_ERR_IO;
-  if (e != SDEKIT_OK) goto out;
-  sdk_gp_panel(b, k, nv, right, SDK_GP_GAP_OWN_AXIS);
-  sdk_sb_puts(b, "set xlabel \"");
-  sdk_gp_sym(b, vn);
-  sdk_sb_puts(b, "\"\n");
-  if (!c->heat)
-    hist_curves(p, c, k, vn, f, dn, &h);
-  else
-    e = hist_heat(p, c, vn, f, dn, &h);
-  if (e == SDEKIT_OK)
-    e = sdk_pic_data_close(p, f, dn);
-  else
-    fclose(f);
-out:
+  sdk_fig_panel *o =
+      e == SDEKIT_OK ? sdk_fig_panel_new(fig, c->heat ? SDK_FIG_MAP : SDK_FIG_LINES) : NULL;
+  if (o) {
+    /* curves have a key, right of the panels */
+    sdk_fig_grid_area(k, nv, c->heat ? SDK_GP_RIGHT_HEAT : SDK_GP_RIGHT_KEY, &o->left, &o->right,
+                      &o->bottom, &o->top);
+    sdk_lab_sym(&o->xlabel, vn);
+    if (!c->heat)
+      hist_curves(fig, o, pf, c, vn, &h);
+    else
+      hist_heat(fig, o, pf, c, vn, &h);
+    if (p->log & SDK_PIC_LOG_X) o->xlog = 1;
+    if (!c->heat && (p->log & SDK_PIC_LOG_Y)) o->ylog = 1;
+    /* few tick labels in small panels: they must not run into each other */
+    int rows = nv > 2 ? (nv + 1) / 2 : nv, narrow = nv > 2;
+    if (!c->heat && !o->ylog) o->ystep = sdk_pic_ystep(o, rows > 1 ? 4 : 8);
+    if (!c->heat && !o->xlog) o->xstep = sdk_pic_xstep(o, narrow ? 4 : 8);
+  }
   free(h.dens);
   free(h.lo);
   free(h.hi);
@@ -187,9 +186,18 @@ sdekit_status sdk_pic_hist(sdk_plot *p) {
                      p->var ? p->var : "any variable");
   sdk_curves c;
   sdk_pic_curves(p, &c);
-  double right = sdk_pic_curves_begin(&p->gp, pf, &c, 0);
+  sdk_figure fig;
+  memset(&fig, 0, sizeof fig);
+  sdk_label note = {0};
+  sdk_pic_fixed_note(&note, pf, &c);
+  sdk_pic_title(&fig.title, &fig.subtitle, pf, -1, &note);
+  sdk_lab_free(&note);
   for (int k = 0; k < nv && e == SDEKIT_OK; k++)
-    e = hist_panel(p, &c, k, nv, right, pf->qnames[vi[k]]);
-  sdk_sb_puts(&p->gp, "unset multiplot\n");
-  return e;
+    e = hist_panel(p, &fig, &c, k, nv, pf->qnames[vi[k]]);
+  if (e != SDEKIT_OK) {
+    sdk_fig_free(&fig);
+    return e;
+  }
+  sdk_pic_place_keys(&fig);
+  return sdk_pic_emit(p, &fig);
 }

@@ -107,18 +107,32 @@ static double val(const sdk_pic_line *l, const double *a, int64_t g, int64_t s) 
 
 /* y tics about `want` apart over the values (+- errors) drawn: short panels
  * get few labels (0: the renderer's own, when the values span nothing). */
-static double ystep(const sdk_fig_panel *pn, int want) {
+double sdk_pic_ystep(const sdk_fig_panel *pn, int want) {
   double lo = INFINITY, hi = -INFINITY;
+  int filled = pn->kind == SDK_FIG_BOXES;
   for (int q = 0; q < pn->nseries; q++) {
     const sdk_fig_series *s = &pn->s[q];
+    filled |= s->fill;
     for (int64_t k = 0; k < s->n; k++) {
       double a = s->lo ? s->lo[k] : s->err ? s->y[k] - s->err[k] : s->y[k];
       double b = s->hi ? s->hi[k] : s->err ? s->y[k] + s->err[k] : s->y[k];
       if (isfinite(s->y[k])) lo = fmin(lo, a), hi = fmax(hi, b);
     }
   }
-  if (pn->kind == SDK_FIG_BOXES) lo = fmin(lo, 0);
-  if (!(hi > lo)) return 0;
+  if (filled) lo = fmin(lo, 0);
+  return sdk_pic_nice_step(lo, hi, want);
+}
+
+double sdk_pic_xstep(const sdk_fig_panel *pn, int want) {
+  double lo = INFINITY, hi = -INFINITY;
+  for (int q = 0; q < pn->nseries; q++)
+    for (int64_t k = 0; k < pn->s[q].n; k++)
+      if (isfinite(pn->s[q].x[k])) lo = fmin(lo, pn->s[q].x[k]), hi = fmax(hi, pn->s[q].x[k]);
+  return sdk_pic_nice_step(lo, hi, want);
+}
+
+double sdk_pic_nice_step(double lo, double hi, int want) {
+  if (!(hi > lo) || !isfinite(hi - lo)) return 0;
   double raw = (hi - lo) / want, mag = pow(10, floor(log10(raw))), step = mag;
   if (raw > 5 * mag)
     step = 10 * mag;
@@ -371,21 +385,60 @@ static void panel_desc(sdk_plot *p, sdk_figure *out, const sdk_pic_panel *pn, in
   if ((pn->logy && spans_decades(o)) || (p->log & SDK_PIC_LOG_Y))
     log_y(o, want);
   else
-    o->ystep = ystep(o, want);
+    o->ystep = sdk_pic_ystep(o, want);
 }
 
-/* Keys go outside the plot areas, to the right of each panel at its top:
- * when any panel has one, every panel makes room for it. */
-static void place_keys(sdk_figure *out) {
+static int same_label(const sdk_label *a, const sdk_label *b) {
+  if (a->n != b->n) return 0;
+  for (int i = 0; i < a->n; i++)
+    if (a->r[i].style != b->r[i].style || strcmp(a->r[i].s, b->r[i].s)) return 0;
+  return 1;
+}
+
+/* Does panel b's key say what a's says? */
+static int same_key(const sdk_fig_panel *a, const sdk_fig_panel *b) {
+  if (!a->key || a->nseries != b->nseries || !same_label(&a->band, &b->band)) return 0;
+  for (int q = 0; q < a->nseries; q++)
+    if (!same_label(&a->s[q].title, &b->s[q].title)) return 0;
+  return 1;
+}
+
+void sdk_pic_place_keys(sdk_figure *out) {
   int any = 0;
-  for (int k = 0; k < out->npanels; k++)
+  for (int k = 0; k < out->npanels; k++) {
+    if (out->p[k].kind == SDK_FIG_MAP) out->p[k].key = 0;
+    /* a key an earlier panel shows already: once */
+    for (int j = 0; j < k && out->p[k].key; j++)
+      if (same_key(&out->p[j], &out->p[k])) out->p[k].key = 0;
     any |= out->p[k].key;
+  }
+  /* the right column ends where the keys begin */
+  double right = 0;
+  for (int k = 0; k < out->npanels; k++)
+    right = fmax(right, out->p[k].right);
   for (int k = 0; any && k < out->npanels; k++) {
     sdk_fig_panel *o = &out->p[k];
-    o->right = SDK_GP_RIGHT_KEY;
+    if (o->right == right) o->right = SDK_GP_RIGHT_KEY;
     o->keyx = SDK_GP_RIGHT_KEY + 0.01;
     o->keyy = o->top;
   }
+}
+
+sdekit_status sdk_pic_emit(sdk_plot *p, sdk_figure *f) {
+  if (f->oom || f->title.oom || f->subtitle.oom) {
+    sdk_fig_free(f);
+    return CLI_RAISE(p->err, SDEKIT_ERR_NOMEM, "out of memory");
+  }
+  if (p->spec) {
+    const char *name = p->spec->name;
+    *p->spec = *f; /* the description moves into *p->spec */
+    p->spec->name = name;
+    memset(f, 0, sizeof *f);
+    return SDEKIT_OK;
+  }
+  sdekit_status e = sdk_pic_render(p, f);
+  sdk_fig_free(f);
+  return e;
 }
 
 sdekit_status sdk_pic_fig_describe(sdk_plot *p, const sdk_pic_fig *fig, int64_t g,
@@ -410,7 +463,7 @@ sdekit_status sdk_pic_fig_describe(sdk_plot *p, const sdk_pic_fig *fig, int64_t 
     int nmap = pn->kind == SDK_PANEL_SCAN && pf->nscan == 2 ? pn->nl : 0;
     for (int m = 0; m < (nmap ? nmap : 1) && at < total; m++, at++)
       panel_desc(p, out, pn, g, nmap, m, at, total, right, time_only, mixed);
-    if (!maps) place_keys(out);
+    if (!maps) sdk_pic_place_keys(out);
   }
   int oom = out->oom || out->title.oom || out->subtitle.oom;
   return oom ? CLI_RAISE(p->err, SDEKIT_ERR_NOMEM, "out of memory") : SDEKIT_OK;
