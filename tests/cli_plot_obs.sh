@@ -380,6 +380,17 @@ EOF
       len(set(p["box"][0] for p in d["panels"])) == 2 and all(p["xstep"] > 0 for p in d["panels"])' \
       h3.h5 --observable hist
   fi
+  # saved paths beside a density: in a panel of their own on the same axes,
+  # not over the map (they hid it)
+  if run ou --paths 200 --t-end 1 --observe density --save-paths 0,1 -o dp.h5; then
+    spec "density and paths: the paths below the map" 'd["panels"][0]["kind"] == "map" and
+      d["panels"][0]["series"] == [] and d["panels"][1]["kind"] == "lines" and
+      len(d["panels"][1]["series"]) == 2 and
+      d["panels"][1]["xrange"] == [d["panels"][0]["xe"][0], d["panels"][0]["xe"][-1]] and
+      d["panels"][1]["yrange"] == d["panels"][0]["yrange"]' dp.h5 --observable density
+    spec "paths alone" 'd["figure"] == "paths" and len(d["panels"][0]["series"]) == 2' \
+      dp.h5 --observable paths
+  fi
   # --log
   spec "--log x" 'all(p["xlog"] and not p["ylog"] for p in d["panels"])' n0.h5 --observable expr \
     --log x

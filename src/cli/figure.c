@@ -184,6 +184,8 @@ static void panel_free(sdk_fig_panel *pn) {
   sdk_lab_free(&pn->ylabel);
   sdk_lab_free(&pn->band);
   sdk_lab_free(&pn->cblabel);
+  for (int k = 0; k < pn->nyt; k++)
+    sdk_lab_free(&pn->ytl[k]);
   for (int k = 0; k < pn->ncat; k++)
     sdk_lab_free(&pn->cat[k]);
   for (int k = 0; k < pn->nnote; k++) {
@@ -344,8 +346,9 @@ static void json_label(sdk_strbuf *b, const char *key, const sdk_label *l) {
 static void json_series(sdk_strbuf *b, const sdk_fig_series *s) {
   sdk_sb_puts(b, "{");
   json_label(b, "title", &s->title);
-  sdk_sb_printf(b, ", \"color\": %d, \"steps\": %s, \"fill\": %s, \"n\": %lld", s->color,
-                s->steps ? "true" : "false", s->fill ? "true" : "false", (long long)s->n);
+  sdk_sb_printf(b, ", \"color\": %d, \"steps\": %s, \"fill\": %s, \"thin\": %s, \"n\": %lld",
+                s->color, s->steps ? "true" : "false", s->fill ? "true" : "false",
+                s->thin ? "true" : "false", (long long)s->n);
   json_arr(b, "x", s->x, s->n);
   json_arr(b, "y", s->y, s->n);
   json_arr(b, "lo", s->lo, s->n);
@@ -366,7 +369,25 @@ static void json_panel(sdk_strbuf *b, const sdk_fig_panel *pn) {
       b, ", \"xtics\": %s, \"xlog\": %s, \"ylog\": %s, \"ystep\": ", pn->xtics ? "true" : "false",
       pn->xlog ? "true" : "false", pn->ylog ? "true" : "false");
   json_num(b, pn->ystep);
-  sdk_sb_puts(b, ", \"xstep\": ");
+  sdk_sb_puts(b, ", \"xrange\": ");
+  if (pn->xset) {
+    sdk_sb_puts(b, "[");
+    json_num(b, pn->xlo);
+    sdk_sb_puts(b, ", ");
+    json_num(b, pn->xhi);
+    sdk_sb_puts(b, "]");
+  } else {
+    sdk_sb_puts(b, "null");
+  }
+  sdk_sb_puts(b, ", \"yticks\": [");
+  for (int k = 0; k < pn->nyt; k++) {
+    sdk_sb_puts(b, k ? ", {\"at\": " : "{\"at\": ");
+    json_num(b, pn->ytv[k]);
+    sdk_sb_puts(b, ", ");
+    json_label(b, "text", &pn->ytl[k]);
+    sdk_sb_puts(b, "}");
+  }
+  sdk_sb_puts(b, "], \"xstep\": ");
   json_num(b, pn->xstep);
   sdk_sb_puts(b, ", \"yrange\": ");
   if (pn->yset) {

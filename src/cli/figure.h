@@ -65,7 +65,7 @@ void sdk_fmt_val_err(sdk_strbuf *b, double v, double e);
 /* ---- figures ---- */
 
 #define SDK_FIG_MAX_PANELS 4
-#define SDK_FIG_MAX_SERIES 8
+#define SDK_FIG_MAX_SERIES 16
 
 /* Kinds of panel:
  *   LINES   curves y(x), each with a band lo..hi where it has one;
@@ -87,6 +87,7 @@ typedef struct sdk_fig_series {
   double *err;     /* POINTS: error bar half-widths (0: none) */
   double *w;       /* BOXES: widths */
   int steps;       /* LINES: drawn as steps centred on x (histograms) */
+  int thin;        /* LINES: a thinner line (many sample paths) */
   int fill;        /* LINES: the area under the curve filled */
 } sdk_fig_series;
 
@@ -106,7 +107,13 @@ typedef struct sdk_fig_panel {
   sdk_label xlabel, ylabel;
   int xtics;      /* x tick labels shown (stacked panels share the lowest's) */
   int xlog, ylog; /* logarithmic axes */
-  int yset;       /* the y range ylo..yhi (else the data's) */
+  int xset;       /* the x range xlo..xhi (else the data's) */
+  double xlo, xhi;
+  /* y ticks at ytv[k] named ytl[k] (a phase in units of pi), nyt of them */
+  int nyt;
+  double ytv[5];
+  sdk_label ytl[5];
+  int yset; /* the y range ylo..yhi (else the data's) */
   double ylo, yhi;
   /* y tick spacing (on a log axis: the factor between ticks); 0: the
    * renderer's own */

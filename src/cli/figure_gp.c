@@ -38,6 +38,17 @@ static void put_title(sdk_strbuf *b, const sdk_figure *f) {
   sdk_sb_puts(b, "\" font ',15'\n");
 }
 
+/* y ticks named (a phase in units of pi). */
+static void named_ytics(sdk_strbuf *b, const sdk_fig_panel *pn) {
+  sdk_sb_puts(b, "set ytics (");
+  for (int k = 0; k < pn->nyt; k++) {
+    sdk_sb_puts(b, k ? ", \"" : "\"");
+    sdk_gp_label(b, &pn->ytl[k]);
+    sdk_sb_printf(b, "\" %.17g", pn->ytv[k]);
+  }
+  sdk_sb_puts(b, ")\nset mytics 2\n");
+}
+
 static void put_axes(sdk_strbuf *b, const sdk_fig_panel *pn) {
   sdk_gp_margins(b, pn->left, pn->right, pn->bottom, pn->top);
   sdk_sb_puts(b, "set xlabel ");
@@ -63,8 +74,11 @@ static void put_axes(sdk_strbuf *b, const sdk_fig_panel *pn) {
   if (pn->kind != SDK_FIG_POINTS && pn->xlog) sdk_sb_puts(b, "set logscale x\n");
   if (pn->ylog) sdk_sb_puts(b, "set logscale y\nset format y '10^{%L}'\n");
   if (pn->xstep > 0 && !pn->xlog) sdk_sb_printf(b, "set xtics %.9g\n", pn->xstep);
+  if (pn->xset) sdk_sb_printf(b, "set xrange [%.9g:%.9g]\n", pn->xlo, pn->xhi);
   if (pn->yset) sdk_sb_printf(b, "set yrange [%.9g:%.9g]\n", pn->ylo, pn->yhi);
-  if (pn->ystep > 0)
+  if (pn->nyt > 0)
+    named_ytics(b, pn);
+  else if (pn->ystep > 0)
     sdk_sb_printf(b, "set ytics %.9g\n", pn->ystep);
   else
     sdk_sb_puts(b, "set ytics autofreq\n");
@@ -108,8 +122,8 @@ static void lines(sdk_strbuf *b, const sdk_fig_panel *pn, FILE *f, const char *d
     } else if (q && !s->fill) {
       sdk_sb_puts(b, ", ");
     }
-    sdk_sb_printf(b, "'%s' index %d using 1:2 with %s lw 1.5 lc rgb '%s' title \"", dn, q,
-                  s->steps ? "histeps" : "lines", col);
+    sdk_sb_printf(b, "'%s' index %d using 1:2 with %s lw %s lc rgb '%s' title \"", dn, q,
+                  s->steps ? "histeps" : "lines", s->thin ? "1.2" : "1.5", col);
     sdk_gp_label(b, &s->title);
     sdk_sb_puts(b, "\"");
   }
@@ -210,7 +224,8 @@ static void map(sdk_strbuf *b, const sdk_fig_panel *pn, FILE *f, const char *dn)
   if (pn->xlog) sdk_sb_puts(b, "set logscale x\n");
   if (pn->ylog) sdk_sb_puts(b, "set logscale y\n");
   sdk_sb_printf(b, "set xrange [%.9g:%.9g]\nset yrange [%.9g:%.9g]\n", pn->xe[0], pn->xe[pn->nx],
-                pn->ye[0], pn->ye[pn->ny]);
+                pn->yset ? pn->ylo : pn->ye[0], pn->yset ? pn->yhi : pn->ye[pn->ny]);
+  if (pn->nyt > 0) named_ytics(b, pn);
   sdk_sb_printf(b, "splot '%s' using 1:2:3 with pm3d\nset yrange [*:*]\n", dn);
 }
 

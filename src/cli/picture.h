@@ -172,15 +172,6 @@ void sdk_pic_title(sdk_label *title, sdk_label *sub, const sdk_plotfile *pf, int
 void sdk_pic_time_label(sdk_strbuf *b, const sdk_plotfile *pf);
 void sdk_pic_time_lab(sdk_label *l, const sdk_plotfile *pf);
 
-/* ---- saved paths (picture.c: the paths picture and the density draw them) ---- */
-
-/* Write the saved paths of variable vn at grid point g into a new data file
- * dn as blocks (one per path) of "t x" lines.  *npaths gets the number of
- * paths, *tlo, *thi the time range, xr[2] (if not NULL) the range of the
- * values. */
-sdekit_status sdk_pic_write_paths(sdk_plot *p, const char *vn, int64_t g, char dn[32],
-                                  int64_t *npaths, double *tlo, double *thi, double *xr);
-
 /* ---- figures of panels of lines (picture_panels.c) ----
  *
  * Most pictures of named quantities are built from panels stacked one above
@@ -268,6 +259,14 @@ double sdk_pic_xstep(const sdk_fig_panel *pn, int want);
 /* A figure described: into *p->spec (--spec), else drawn; f is emptied
  * either way. */
 sdekit_status sdk_pic_emit(sdk_plot *p, sdk_figure *f);
+/* The saved paths of variable vn at grid point g as the curves of panel o
+ * (up to SDK_FIG_MAX_SERIES, named in a key when there are at most 10), its
+ * x range the time range, its y label vn; *npaths: how many there are
+ * (picture_paths.c). */
+sdekit_status sdk_pic_paths_panel(sdk_plot *p, sdk_figure *fig, sdk_fig_panel *o, const char *vn,
+                                  int64_t g, int64_t *npaths);
+/* "saved sample paths", or "the first 16 of 40 ..." when not all are drawn. */
+void sdk_pic_paths_note(sdk_label *l, int64_t npaths);
 void sdk_pic_fig_free(sdk_pic_fig *f);
 /* A new line of pn from the dataset vpath [grid..., tail...] and its errors
  * epath (NULL, or absent: none; else of the same shape), both read whole:

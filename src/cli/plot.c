@@ -448,7 +448,8 @@ static sdekit_status spec_one(const sdk_plotfile *pf, int k, const sdk_plot *opt
   if (e == SDEKIT_OK && fig.npanels == 0)
     e = CLI_RAISE(err, SDEKIT_ERR_USAGE,
                   "--spec: the %s picture has no figure description yet (issue 29); the "
-                  "pictures described are expr, cov, diffusion, fpt, tavg and --show",
+                  "pictures described are drift, expr, cov, diffusion, fpt, tavg, hist, density, "
+                  "paths and --show",
                   pic_at(k)->name);
   if (e == SDEKIT_OK) sdk_fig_json(b, &fig);
   sdk_fig_free(&fig);
