@@ -185,8 +185,9 @@ if run ou --paths 128 --t-end 1 --scan k=0.5:2:4 "${OBS[@]}" -o n1.h5; then
   spec "spec expr --grid: over time" 'd["panels"][0]["kind"] == "lines" and
     d["panels"][0]["series"][0]["lo"] is not None and ["italic", "k"] in d["subtitle"]' \
     n1.h5 --observable expr --grid 2
-  bad "spec of a picture not described yet" "--spec: the moments picture has no figure description" \
-    n1.h5 --observable moments --spec
+  spec "spec moments, 1 axis: curves with two bands" 'd["figure"] == "moments" and
+    len(d["panels"][0]["series"]) == 4 and d["panels"][0]["series"][0]["lo2"] is not None' \
+    n1.h5 --observable moments
 fi
 if run ou --paths 64 --t-end 1 --scan k=0.5:2:3 --scan D=0.1:0.4:2 "${OBS[@]}" -o n2.h5; then
   draw "expr, 2 axes" e2.png n2.h5 --observable expr

@@ -163,6 +163,8 @@ sdk_fig_panel *sdk_fig_panel_new(sdk_figure *f, int kind) {
   pn->kind = kind;
   pn->xtics = 1;
   pn->psize = 1;
+  pn->band_alpha = 0.25;
+  pn->band2_alpha = 0.45;
   return pn;
 }
 
@@ -172,9 +174,9 @@ sdk_fig_series *sdk_fig_series_new(sdk_figure *f, sdk_fig_panel *pn, int64_t n, 
   memset(s, 0, sizeof *s);
   s->n = n;
   size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(double);
-  double **arr[] = {&s->x, &s->y, &s->lo, &s->hi, &s->err, &s->w};
-  const char *names = "xylhew";
-  for (int i = 0; i < 6; i++)
+  double **arr[] = {&s->x, &s->y, &s->lo, &s->hi, &s->err, &s->w, &s->lo2, &s->hi2};
+  const char *names = "xylhewLH";
+  for (int i = 0; i < 8; i++)
     if (strchr(what, names[i]) && !(*arr[i] = calloc(1, bytes))) f->oom = 1;
   return f->oom ? NULL : s;
 }
@@ -183,6 +185,7 @@ static void panel_free(sdk_fig_panel *pn) {
   sdk_lab_free(&pn->xlabel);
   sdk_lab_free(&pn->ylabel);
   sdk_lab_free(&pn->band);
+  sdk_lab_free(&pn->band2);
   sdk_lab_free(&pn->cblabel);
   for (int k = 0; k < pn->nyt; k++)
     sdk_lab_free(&pn->ytl[k]);
@@ -196,6 +199,7 @@ static void panel_free(sdk_fig_panel *pn) {
     sdk_fig_series *s = &pn->s[k];
     sdk_lab_free(&s->title);
     free(s->x), free(s->y), free(s->lo), free(s->hi), free(s->err), free(s->w);
+    free(s->lo2), free(s->hi2);
   }
   free(pn->xe), free(pn->ye), free(pn->z);
 }
@@ -317,6 +321,20 @@ static void json_num(sdk_strbuf *b, double x) {
     sdk_sb_puts(b, "null");
 }
 
+/* `, "key": [a, b]`, or null when not set. */
+static void json_pair(sdk_strbuf *b, const char *key, int set, double a, double c) {
+  sdk_sb_printf(b, ", \"%s\": ", key);
+  if (!set) {
+    sdk_sb_puts(b, "null");
+    return;
+  }
+  sdk_sb_puts(b, "[");
+  json_num(b, a);
+  sdk_sb_puts(b, ", ");
+  json_num(b, c);
+  sdk_sb_puts(b, "]");
+}
+
 static void json_arr(sdk_strbuf *b, const char *key, const double *v, int64_t n) {
   if (!v) return;
   sdk_sb_printf(b, ", \"%s\": [", key);
@@ -353,6 +371,8 @@ static void json_series(sdk_strbuf *b, const sdk_fig_series *s) {
   json_arr(b, "y", s->y, s->n);
   json_arr(b, "lo", s->lo, s->n);
   json_arr(b, "hi", s->hi, s->n);
+  json_arr(b, "lo2", s->lo2, s->n);
+  json_arr(b, "hi2", s->hi2, s->n);
   json_arr(b, "err", s->err, s->n);
   json_arr(b, "w", s->w, s->n);
   sdk_sb_puts(b, "}");
@@ -369,16 +389,7 @@ static void json_panel(sdk_strbuf *b, const sdk_fig_panel *pn) {
       b, ", \"xtics\": %s, \"xlog\": %s, \"ylog\": %s, \"ystep\": ", pn->xtics ? "true" : "false",
       pn->xlog ? "true" : "false", pn->ylog ? "true" : "false");
   json_num(b, pn->ystep);
-  sdk_sb_puts(b, ", \"xrange\": ");
-  if (pn->xset) {
-    sdk_sb_puts(b, "[");
-    json_num(b, pn->xlo);
-    sdk_sb_puts(b, ", ");
-    json_num(b, pn->xhi);
-    sdk_sb_puts(b, "]");
-  } else {
-    sdk_sb_puts(b, "null");
-  }
+  json_pair(b, "xrange", pn->xset, pn->xlo, pn->xhi);
   sdk_sb_puts(b, ", \"yticks\": [");
   for (int k = 0; k < pn->nyt; k++) {
     sdk_sb_puts(b, k ? ", {\"at\": " : "{\"at\": ");
@@ -389,27 +400,16 @@ static void json_panel(sdk_strbuf *b, const sdk_fig_panel *pn) {
   }
   sdk_sb_puts(b, "], \"xstep\": ");
   json_num(b, pn->xstep);
-  sdk_sb_puts(b, ", \"yrange\": ");
-  if (pn->yset) {
-    sdk_sb_puts(b, "[");
-    json_num(b, pn->ylo);
-    sdk_sb_puts(b, ", ");
-    json_num(b, pn->yhi);
-    sdk_sb_puts(b, "]");
-  } else {
-    sdk_sb_puts(b, "null");
-  }
-  sdk_sb_puts(b, ", \"key\": ");
-  if (pn->key) {
-    sdk_sb_puts(b, "[");
-    json_num(b, pn->keyx);
-    sdk_sb_puts(b, ", ");
-    json_num(b, pn->keyy);
-    sdk_sb_puts(b, "], ");
-  } else {
-    sdk_sb_puts(b, "null, ");
-  }
+  json_pair(b, "yrange", pn->yset, pn->ylo, pn->yhi);
+  json_pair(b, "key", pn->key, pn->keyx, pn->keyy);
+  sdk_sb_puts(b, ", ");
   json_label(b, "band", &pn->band);
+  sdk_sb_puts(b, ", ");
+  json_label(b, "band2", &pn->band2);
+  sdk_sb_puts(b, ", \"band_alpha\": ");
+  json_num(b, pn->band_alpha);
+  sdk_sb_puts(b, ", \"band2_alpha\": ");
+  json_num(b, pn->band2_alpha);
   if (pn->kind == SDK_FIG_POINTS) {
     sdk_sb_puts(b, ", \"psize\": ");
     json_num(b, pn->psize);
@@ -439,7 +439,8 @@ static void json_panel(sdk_strbuf *b, const sdk_fig_panel *pn) {
   if (pn->kind == SDK_FIG_MAP) {
     sdk_sb_printf(b, ", \"nx\": %lld, \"ny\": %lld", (long long)pn->nx, (long long)pn->ny);
     json_arr(b, "xe", pn->xe, pn->nx + 1);
-    json_arr(b, "ye", pn->ye, pn->ny + 1);
+    sdk_sb_printf(b, ", \"ye_stride\": %lld", (long long)pn->ye_stride);
+    json_arr(b, "ye", pn->ye, pn->ye_stride ? pn->nx * pn->ye_stride : pn->ny + 1);
     json_arr(b, "z", pn->z, pn->nx * pn->ny);
     sdk_sb_puts(b, ", ");
     json_label(b, "cblabel", &pn->cblabel);
@@ -447,16 +448,7 @@ static void json_panel(sdk_strbuf *b, const sdk_fig_panel *pn) {
     sdk_sb_printf(b, ", \"palette\": \"%s\", \"cblog\": %s, \"zfloor\": ",
                   PAL[pn->palette < 0 ? 0 : pn->palette], pn->cblog ? "true" : "false");
     json_num(b, pn->zfloor);
-    sdk_sb_puts(b, ", \"cbrange\": ");
-    if (pn->cbset) {
-      sdk_sb_puts(b, "[");
-      json_num(b, pn->cblo);
-      sdk_sb_puts(b, ", ");
-      json_num(b, pn->cbhi);
-      sdk_sb_puts(b, "]");
-    } else {
-      sdk_sb_puts(b, "null");
-    }
+    json_pair(b, "cbrange", pn->cbset, pn->cblo, pn->cbhi);
   }
   sdk_sb_puts(b, ", \"series\": [");
   for (int k = 0; k < pn->nseries; k++) {

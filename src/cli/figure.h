@@ -68,7 +68,8 @@ void sdk_fmt_val_err(sdk_strbuf *b, double v, double e);
 #define SDK_FIG_MAX_SERIES 16
 
 /* Kinds of panel:
- *   LINES   curves y(x), each with a band lo..hi where it has one;
+ *   LINES   curves y(x), each with a band lo..hi where it has one (and a
+ *           second one inside it, lo2..hi2);
  *   POINTS  points with error bars y +- err, joined by a thin line when
  *           `joined`; on a category axis (`ncat` > 0) point k sits at x = k + 1
  *           named by cat[k], its value written above it (notes);
@@ -82,13 +83,14 @@ typedef struct sdk_fig_series {
   sdk_label title; /* the key's entry (empty: none) */
   int color;       /* index of the curve colour */
   int64_t n;
-  double *x, *y;
-  double *lo, *hi; /* LINES: the band (NULL: none) */
-  double *err;     /* POINTS: error bar half-widths (0: none) */
-  double *w;       /* BOXES: widths */
-  int steps;       /* LINES: drawn as steps centred on x (histograms) */
-  int thin;        /* LINES: a thinner line (many sample paths) */
-  int fill;        /* LINES: the area under the curve filled */
+  double *x, *y;     /* a point with x not finite: a gap in the curve */
+  double *lo, *hi;   /* LINES: the band (NULL: none) */
+  double *lo2, *hi2; /* LINES: a second band inside it (NULL: none) */
+  double *err;       /* POINTS: error bar half-widths (0: none) */
+  double *w;         /* BOXES: widths */
+  int steps;         /* LINES: drawn as steps centred on x (histograms) */
+  int thin;          /* LINES: a thinner line (many sample paths) */
+  int fill;          /* LINES: the area under the curve filled */
 } sdk_fig_series;
 
 /* A text in the plot: on POINTS above the point (x, y), on a MAP in the
@@ -123,12 +125,14 @@ typedef struct sdk_fig_panel {
    * corner at keyx, keyy (figure fractions) */
   int key;
   double keyx, keyy;
-  sdk_label band; /* the key's entry of the band of a single curve (empty: none) */
-  double psize;   /* POINTS: marker size (1 = the renderer's normal) */
-  int joined;     /* POINTS joined by lines */
-  int small_bars; /* POINTS: error bars without caps (many points) */
-  int xfit;       /* x range fitted to the data, with a margin of 3 % (POINTS) */
-  int ncat;       /* POINTS on a category axis: the categories' names */
+  sdk_label band;                 /* the key's entry of the band of a single curve (empty: none) */
+  sdk_label band2;                /* the same of the second band */
+  double band_alpha, band2_alpha; /* the bands' opacities */
+  double psize;                   /* POINTS: marker size (1 = the renderer's normal) */
+  int joined;                     /* POINTS joined by lines */
+  int small_bars;                 /* POINTS: error bars without caps (many points) */
+  int xfit;                       /* x range fitted to the data, with a margin of 3 % (POINTS) */
+  int ncat;                       /* POINTS on a category axis: the categories' names */
   sdk_label cat[SDK_FIG_MAX_SERIES];
   int nnote;
   sdk_fig_note note[SDK_FIG_MAX_NOTES];
@@ -137,6 +141,8 @@ typedef struct sdk_fig_panel {
   /* MAP */
   int64_t nx, ny;
   double *xe, *ye, *z;
+  int64_t ye_stride; /* 0: the rows ye[0..ny] of every column; else column i's rows at
+                      * ye + i * ye_stride */
   sdk_label cblabel;
   int palette;
   int cbset; /* the colour range cblo..cbhi (else the data's) */
@@ -156,7 +162,7 @@ typedef struct sdk_figure {
 /* A panel added to f (NULL when it has SDK_FIG_MAX_PANELS). */
 sdk_fig_panel *sdk_fig_panel_new(sdk_figure *f, int kind);
 /* A series added to a panel, with n points and the arrays named in `what`
- * ("xy", "xylh", "xye", "xyw": x y lo hi err w) allocated; NULL when it
+ * ("xy", "xylh", "xye", "xyw", "xylhLH": x y lo hi err w lo2 hi2) allocated; NULL when it
  * has SDK_FIG_MAX_SERIES or memory ran out (f->oom). */
 sdk_fig_series *sdk_fig_series_new(sdk_figure *f, sdk_fig_panel *pn, int64_t n, const char *what);
 void sdk_fig_free(sdk_figure *f);

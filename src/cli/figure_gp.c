@@ -98,28 +98,38 @@ static void lines(sdk_strbuf *b, const sdk_fig_panel *pn, FILE *f, const char *d
   for (int q = 0; q < pn->nseries; q++) {
     const sdk_fig_series *s = &pn->s[q];
     for (int64_t k = 0; k < s->n; k++) {
-      double row[4] = {s->x[k], s->y[k], s->lo ? s->lo[k] : s->y[k], s->hi ? s->hi[k] : s->y[k]};
-      put_row(f, row, 4);
+      if (!isfinite(s->x[k])) { /* a gap in the curve */
+        fputc('\n', f);
+        continue;
+      }
+      double row[6] = {s->x[k],
+                       s->y[k],
+                       s->lo ? s->lo[k] : s->y[k],
+                       s->hi ? s->hi[k] : s->y[k],
+                       s->lo2 ? s->lo2[k] : s->y[k],
+                       s->hi2 ? s->hi2[k] : s->y[k]};
+      put_row(f, row, s->lo2 ? 6 : 4);
     }
     fputs("\n\n", f);
     const char *col = sdk_gp_color(s->color);
+    if (q) sdk_sb_puts(b, ", ");
     if (s->fill)
       sdk_sb_printf(b,
-                    "%s'%s' index %d using 1:2 with boxes fs transparent solid 0.22 noborder lc "
+                    "'%s' index %d using 1:2 with boxes fs transparent solid 0.22 noborder lc "
                     "rgb '%s', ",
-                    q ? ", " : "", dn, q, col);
-    if (s->lo) {
+                    dn, q, col);
+    for (int k = 0; k < 2; k++) {
+      if (!(k ? s->lo2 : s->lo)) continue;
       sdk_sb_printf(b,
-                    "%s'%s' index %d using 1:3:4 with filledcurves fs transparent solid 0.25 "
+                    "'%s' index %d using 1:%d:%d with filledcurves fs transparent solid %.2f "
                     "noborder lc rgb '%s'",
-                    q ? ", " : "", dn, q, col);
-      if (!sdk_lab_empty(&pn->band) && pn->nseries == 1) {
+                    dn, q, k ? 5 : 3, k ? 6 : 4, k ? pn->band2_alpha : pn->band_alpha, col);
+      const sdk_label *bt = k ? &pn->band2 : &pn->band;
+      if (!sdk_lab_empty(bt) && pn->nseries == 1) {
         sdk_sb_puts(b, " title \"");
-        sdk_gp_label(b, &pn->band);
+        sdk_gp_label(b, bt);
         sdk_sb_puts(b, "\"");
       }
-      sdk_sb_puts(b, ", ");
-    } else if (q && !s->fill) {
       sdk_sb_puts(b, ", ");
     }
     sdk_sb_printf(b, "'%s' index %d using 1:2 with %s lw %s lc rgb '%s' title \"", dn, q,
@@ -204,7 +214,7 @@ static void map(sdk_strbuf *b, const sdk_fig_panel *pn, FILE *f, const char *dn)
     sdk_sb_printf(b, "\" at first %.9g, first %.9g, first 0 center front font ',13' tc rgb '%s'\n",
                   nt->x, nt->y, nt->white ? "#ffffff" : "#000000");
   }
-  sdk_pic_cells(f, pn->nx, pn->xe, pn->ny, pn->ye, 0, pn->z, pn->zfloor);
+  sdk_pic_cells(f, pn->nx, pn->xe, pn->ny, pn->ye, pn->ye_stride, pn->z, pn->zfloor);
   fputs("\n\n", f);
   sdk_gp_heatmap(b);
   sdk_sb_puts(b, "unset xzeroaxis\n");

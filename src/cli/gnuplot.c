@@ -70,42 +70,12 @@ void sdk_gp_label(sdk_strbuf *b, const sdk_label *l) {
   if (l->oom) b->oom = 1;
 }
 
-/* A label made by fill(l, ...), written as gnuplot text. */
-static void via_label(sdk_strbuf *b, sdk_label *l) {
-  sdk_gp_label(b, l);
-  sdk_lab_free(l);
-}
-
-void sdk_gp_sym(sdk_strbuf *b, const char *name) {
-  sdk_label l = {0};
-  sdk_lab_sym(&l, name);
-  via_label(b, &l);
-}
-
-void sdk_gp_num(sdk_strbuf *b, double x) {
-  sdk_fmt_num(b, x);
-}
-
-void sdk_gp_count(sdk_strbuf *b, int64_t n, const char *what) {
-  sdk_label l = {0};
-  sdk_lab_count(&l, n, what);
-  via_label(b, &l);
-}
-
-void sdk_gp_val_err(sdk_strbuf *b, double v, double e) {
-  sdk_fmt_val_err(b, v, e);
-}
-
 /* ---------------- layout ---------------- */
 
 /* The terminals, one per format, at the same size: 1000x650 pixels (a PDF
  * at 72 points an inch, as pngcairo sizes its fonts). */
 static const char *const TERMINAL[] = {"pngcairo size 1000,650", "pdfcairo size 13.89in,9.03in",
                                        "svg size 1000,650"};
-
-void sdk_gp_preamble(sdk_strbuf *b, const char *png) {
-  sdk_gp_preamble_fmt(b, png, SDK_GP_PNG);
-}
 
 void sdk_gp_preamble_fmt(sdk_strbuf *b, const char *out, int fmt) {
   sdk_sb_printf(b,
@@ -120,12 +90,6 @@ void sdk_gp_preamble_fmt(sdk_strbuf *b, const char *out, int fmt) {
                 "set xlabel font ',15'\nset ylabel font ',15'\nset cblabel font ',15'\n"
                 "set mxtics\nset mytics\n",
                 TERMINAL[fmt], out);
-}
-
-void sdk_gp_panel(sdk_strbuf *b, int k, int n, double right, double gap) {
-  double l, r, bottom, top;
-  sdk_fig_area(k, n, right, gap, &l, &r, &bottom, &top);
-  sdk_gp_margins(b, l, r, bottom, top);
 }
 
 void sdk_gp_margins(sdk_strbuf *b, double left, double right, double bottom, double top) {
@@ -157,13 +121,6 @@ void sdk_gp_heatmap(sdk_strbuf *b) {
   sdk_sb_puts(b, "set view map\nset pm3d map corners2color c1 noborder clipcb\n"
                  "unset grid\nset tics front\nset style fill solid 1 noborder\n"
                  "set colorbox user origin graph 1.03, graph 0 size graph 0.035, graph 1\n");
-}
-
-void sdk_gp_cbrange(sdk_strbuf *b, double lo, double hi) {
-  int pal, set;
-  double clo, chi;
-  sdk_fig_cbrange(lo, hi, &pal, &set, &clo, &chi);
-  sdk_gp_cbrange_set(b, pal, set, clo, chi);
 }
 
 void sdk_gp_cbrange_set(sdk_strbuf *b, int palette, int set, double lo, double hi) {
@@ -235,10 +192,6 @@ int sdk_gp_format(const char *name) {
   for (int f = SDK_GP_PNG; f <= SDK_GP_SVG; f++)
     if (n >= 4 && name[n - 4] == '.' && !strcmp(name + n - 3, sdk_gp_ext(f))) return f;
   return -1;
-}
-
-sdekit_status sdk_gp_install_png(const char *src, const char *out, sdekit_error *err) {
-  return sdk_gp_install(src, out, SDK_GP_PNG, err);
 }
 
 sdekit_status sdk_gp_install(const char *src, const char *out, int fmt, sdekit_error *err) {

@@ -202,37 +202,18 @@ int64_t sdk_pic_heat_grid(const sdk_plotfile *pf, const sdk_curves *c, int64_t k
   return c->hx == 0 ? k * pf->axn[1] + c->fixed : c->fixed * pf->axn[1] + k;
 }
 
-void sdk_pic_fixed_note(sdk_label *l, const sdk_plotfile *pf, const sdk_curves *c) {
-  if (pf->nscan < 2 || !c->heat) return;
-  int o = 1 - c->hx;
-  sdk_lab_sym(l, pf->axname[o]);
-  sdk_lab_text(l, " = ");
-  sdk_lab_num(l, pf->ax[o][c->fixed]);
-}
-
-/* Note for the title of a heat map over one axis of a two-axis scan. */
-static void put_fixed_note(sdk_strbuf *b, const sdk_plotfile *pf, const sdk_curves *c) {
-  sdk_label l = {0};
-  sdk_pic_fixed_note(&l, pf, c);
-  sdk_gp_label(b, &l);
-  sdk_lab_free(&l);
-}
-
-double sdk_pic_curves_begin(sdk_strbuf *b, const sdk_plotfile *pf, const sdk_curves *c,
-                            int opaque_key) {
-  sdk_strbuf note;
-  sdk_sb_init(&note);
-  put_fixed_note(&note, pf, c);
-  sdk_pic_multiplot_title(b, pf, -1, note.s);
-  sdk_sb_free(&note);
-  if (c->heat)
-    sdk_gp_heatmap(b);
-  else
-    sdk_sb_printf(b, "set key %s font ',12' spacing 1.1\n",
-                  c->n > 1     ? "at screen 0.79, screen 0.865 left top vertical Left reverse"
-                  : opaque_key ? "top right opaque"
-                               : "top right");
-  return c->heat ? SDK_GP_RIGHT_HEAT : c->n > 1 ? SDK_GP_RIGHT_KEY : SDK_GP_RIGHT_PLAIN;
+void sdk_pic_curves_figure(sdk_figure *f, const sdk_plotfile *pf, const sdk_curves *c) {
+  sdk_label note = {0};
+  memset(f, 0, sizeof *f);
+  if (pf->nscan == 2 && c->heat) {
+    /* a heat map over one axis of a two-axis scan: the other is fixed */
+    int o = 1 - c->hx;
+    sdk_lab_sym(&note, pf->axname[o]);
+    sdk_lab_text(&note, " = ");
+    sdk_lab_num(&note, pf->ax[o][c->fixed]);
+  }
+  sdk_pic_title(&f->title, &f->subtitle, pf, -1, &note);
+  sdk_lab_free(&note);
 }
 
 int sdk_pic_vars(const sdk_plot *p, int *vi) {
@@ -254,13 +235,6 @@ void sdk_pic_grid_lab(sdk_label *l, const sdk_plotfile *pf, int64_t g) {
     sdk_lab_text(l, " = ");
     sdk_lab_num(l, pf->ax[i][idx[i]]);
   }
-}
-
-void sdk_pic_grid_label(sdk_strbuf *b, const sdk_plotfile *pf, int64_t g) {
-  sdk_label l = {0};
-  sdk_pic_grid_lab(&l, pf, g);
-  sdk_gp_label(b, &l);
-  sdk_lab_free(&l);
 }
 
 static int is_scanned(const sdk_plotfile *pf, const char *name) {
@@ -340,24 +314,6 @@ void sdk_pic_title(sdk_label *title, sdk_label *sub, const sdk_plotfile *pf, int
   }
 }
 
-void sdk_pic_multiplot_title(sdk_strbuf *b, const sdk_plotfile *pf, int64_t g, const char *extra) {
-  sdk_label t = {0}, l2 = {0};
-  title_line(&t, pf, g);
-  int n = param_line(&l2, pf, g);
-  sdk_sb_puts(b, "set multiplot title \"");
-  sdk_gp_label(b, &t);
-  if (n || (extra && extra[0])) {
-    sdk_sb_puts(b, "\\n{/*0.8 ");
-    sdk_gp_label(b, &l2);
-    /* extra: script text of the caller's */
-    if (extra && extra[0]) sdk_sb_printf(b, "%s%s", n ? "; " : "", extra);
-    sdk_sb_puts(b, "}");
-  }
-  sdk_sb_puts(b, "\" font ',15'\n");
-  sdk_lab_free(&t);
-  sdk_lab_free(&l2);
-}
-
 void sdk_pic_time_lab(sdk_label *l, const sdk_plotfile *pf) {
   sdk_lab_text(l, "time ");
   sdk_lab_italic(l, "t");
@@ -368,11 +324,14 @@ void sdk_pic_time_lab(sdk_label *l, const sdk_plotfile *pf) {
   }
 }
 
-void sdk_pic_time_label(sdk_strbuf *b, const sdk_plotfile *pf) {
-  sdk_label l = {0};
-  sdk_pic_time_lab(&l, pf);
-  sdk_sb_puts(b, "\"");
-  sdk_gp_label(b, &l);
-  sdk_sb_puts(b, "\"");
-  sdk_lab_free(&l);
+/* A phase (a range of 2 pi from 0 or -pi): y ticks in units of pi. */
+void sdk_pic_phase_tics(sdk_fig_panel *o, double ylo, double yhi) {
+  static const char *const POS[] = {"0", "π/2", "π", "3π/2", "2π"};
+  static const char *const SYM[] = {"−π", "−π/2", "0", "π/2", "π"};
+  if (!(fabs(yhi - ylo - 2 * M_PI) < 1e-6 && (fabs(ylo) < 1e-9 || fabs(ylo + M_PI) < 1e-9))) return;
+  for (int k = 0; k < 5; k++) {
+    o->ytv[k] = (ylo > -1 ? 0 : -M_PI) + k * M_PI / 2;
+    sdk_lab_text(&o->ytl[k], ylo > -1 ? POS[k] : SYM[k]);
+  }
+  o->nyt = 5;
 }

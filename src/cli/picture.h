@@ -1,9 +1,10 @@
 /* The pictures of `sdekit plot`: one per kind of observable, each in its own
  * file (picture_drift.c, picture_moments.c, ...), found through the table in
  * plot.c.  A picture reads what it needs from the result file
- * (cli/plotfile.h), writes its data as text files for gnuplot and appends
- * its part of the script (cli/gnuplot.h); this header holds the context they
- * share and the pieces several of them use.
+ * (cli/plotfile.h) and decides its figure as a description (cli/figure.h):
+ * panels, curves, axes, labels, scales, keys; sdk_pic_emit hands it to the
+ * gnuplot renderer (figure_gp.c) or, with --spec, out as JSON.  This header
+ * holds the context they share and the pieces several of them use.
  *
  * A new observable's picture is one new file with its two functions below
  * and one line in the table of plot.c. */
@@ -143,33 +144,23 @@ typedef struct sdk_curves {
 void sdk_pic_curves(const sdk_plot *p, sdk_curves *c);
 /* Grid point of the k-th value along the heat axis (the other axis fixed). */
 int64_t sdk_pic_heat_grid(const sdk_plotfile *pf, const sdk_curves *c, int64_t k);
-/* Title and key (or heat-map settings) of a picture of curves per grid
- * point; returns the right edge of its panels. */
-double sdk_pic_curves_begin(sdk_strbuf *b, const sdk_plotfile *pf, const sdk_curves *c,
-                            int opaque_key);
-/* The fixed axis of a heat map over one axis of a two-axis scan, as a note
- * for the subtitle ("f = 0.1"; nothing otherwise). */
-void sdk_pic_fixed_note(sdk_label *l, const sdk_plotfile *pf, const sdk_curves *c);
+/* A new figure of curves per grid point (c), its title made: the fixed axis
+ * of a heat map over one axis of a two-axis scan in the subtitle. */
+void sdk_pic_curves_figure(sdk_figure *f, const sdk_plotfile *pf, const sdk_curves *c);
 /* The variables drawn: --var, or all (up to SDK_PIC_MAX_PANELS); their
  * indices into vi, their number returned. */
 int sdk_pic_vars(const sdk_plot *p, int *vi);
 
 /* ---- titles and labels (picture.c) ---- */
 
-/* "set multiplot title" with the model, scheme, paths, dt, precision and,
- * smaller, the parameter values (the scanned ones at grid point g when
- * g >= 0) and `extra` (script text, may be NULL). */
-void sdk_pic_multiplot_title(sdk_strbuf *b, const sdk_plotfile *pf, int64_t g, const char *extra);
 /* "a = 4.2, b = 1" for grid point g (empty with no scan). */
-void sdk_pic_grid_label(sdk_strbuf *b, const sdk_plotfile *pf, int64_t g);
 void sdk_pic_grid_lab(sdk_label *l, const sdk_plotfile *pf, int64_t g);
 /* The title of a figure: "model, scheme, N paths, dt = ..., precision" and
  * the subtitle: the parameter values (the scanned ones at grid point g when
  * g >= 0) and `note` (may be NULL), after "; ". */
 void sdk_pic_title(sdk_label *title, sdk_label *sub, const sdk_plotfile *pf, int64_t g,
                    const sdk_label *note);
-/* The time axis label, quoted: t, or t / T in periods of the driving. */
-void sdk_pic_time_label(sdk_strbuf *b, const sdk_plotfile *pf);
+/* The time axis label: time t, or t / T in periods of the driving. */
 void sdk_pic_time_lab(sdk_label *l, const sdk_plotfile *pf);
 
 /* ---- figures of panels of lines (picture_panels.c) ----
@@ -267,6 +258,9 @@ sdekit_status sdk_pic_paths_panel(sdk_plot *p, sdk_figure *fig, sdk_fig_panel *o
                                   int64_t g, int64_t *npaths);
 /* "saved sample paths", or "the first 16 of 40 ..." when not all are drawn. */
 void sdk_pic_paths_note(sdk_label *l, int64_t npaths);
+/* A phase (a y range of 2 pi from 0 or -pi): y ticks in units of pi
+ * (nothing for another range). */
+void sdk_pic_phase_tics(sdk_fig_panel *o, double ylo, double yhi);
 void sdk_pic_fig_free(sdk_pic_fig *f);
 /* A new line of pn from the dataset vpath [grid..., tail...] and its errors
  * epath (NULL, or absent: none; else of the same shape), both read whole:

@@ -141,18 +141,6 @@ static void density_yrange(const cells *c, const double pr[2], double y[2]) {
   }
 }
 
-/* A phase (a range of 2 pi from 0 or -pi): y ticks in units of pi. */
-static void phase_tics(sdk_fig_panel *o, double ylo, double yhi) {
-  static const char *const POS[] = {"0", "π/2", "π", "3π/2", "2π"};
-  static const char *const SYM[] = {"−π", "−π/2", "0", "π/2", "π"};
-  if (!(fabs(yhi - ylo - 2 * M_PI) < 1e-6 && (fabs(ylo) < 1e-9 || fabs(ylo + M_PI) < 1e-9))) return;
-  for (int k = 0; k < 5; k++) {
-    o->ytv[k] = (ylo > -1 ? 0 : -M_PI) + k * M_PI / 2;
-    sdk_lab_text(&o->ytl[k], ylo > -1 ? POS[k] : SYM[k]);
-  }
-  o->nyt = 5;
-}
-
 /* The density map (cells c, moved into the panel) with y range y[2]. */
 static void density_map(sdk_fig_panel *o, const sdk_plotfile *pf, const char *vn, int coarse,
                         cells *c, const double y[2]) {
@@ -172,7 +160,7 @@ static void density_map(sdk_fig_panel *o, const sdk_plotfile *pf, const char *vn
   o->yset = 1;
   o->ylo = y[0];
   o->yhi = y[1];
-  phase_tics(o, y[0], y[1]);
+  sdk_pic_phase_tics(o, y[0], y[1]);
   sdk_lab_sym(&o->ylabel, vn);
   if (coarse) sdk_lab_text(&o->cblabel, "coarse-grained ");
   sdk_lab_italic(&o->cblabel, "P");
@@ -232,7 +220,7 @@ sdekit_status sdk_pic_density(sdk_plot *p) {
     o->yset = 1;
     o->ylo = y[0];
     o->yhi = y[1];
-    phase_tics(o, y[0], y[1]);
+    sdk_pic_phase_tics(o, y[0], y[1]);
     if (!o->nyt) o->ystep = sdk_pic_nice_step(y[0], y[1], 4);
   }
   sdk_label note = {0};

@@ -187,11 +187,7 @@ sdekit_status sdk_pic_hist(sdk_plot *p) {
   sdk_curves c;
   sdk_pic_curves(p, &c);
   sdk_figure fig;
-  memset(&fig, 0, sizeof fig);
-  sdk_label note = {0};
-  sdk_pic_fixed_note(&note, pf, &c);
-  sdk_pic_title(&fig.title, &fig.subtitle, pf, -1, &note);
-  sdk_lab_free(&note);
+  sdk_pic_curves_figure(&fig, pf, &c);
   for (int k = 0; k < nv && e == SDEKIT_OK; k++)
     e = hist_panel(p, &fig, &c, k, nv, pf->qnames[vi[k]]);
   if (e != SDEKIT_OK) {

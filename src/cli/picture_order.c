@@ -1,6 +1,7 @@
 /* The order-parameter picture: r(t) and, below it, the mean phase psi(t)
  * (--observe order), a curve per grid point; for more grid points than
- * SDK_PIC_MAX_CURVES a handful spread over the grid. */
+ * SDK_PIC_MAX_CURVES a handful spread over the grid.  A figure description
+ * (cli/figure.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,9 +12,31 @@ int sdk_pic_has_order(const sdk_plotfile *pf) {
   return sdk_pf_has(pf, "order/r");
 }
 
+/* The curves of panel o from values v [grid][ns] at times t: a curve per
+ * grid point of c; `wrap`: a phase, its line broken where it wraps. */
+static void order_curves(const sdk_plotfile *pf, sdk_figure *fig, sdk_fig_panel *o,
+                         const sdk_curves *c, const double *t, const double *v, int64_t ns,
+                         int wrap, int titled) {
+  for (int64_t q = 0; q < c->n; q++) {
+    int64_t g = c->g[q], n = ns;
+    const double *vg = v + g * ns;
+    for (int64_t s = 1; wrap && s < ns; s++)
+      n += fabs(vg[s] - vg[s - 1]) > M_PI;
+    sdk_fig_series *se = sdk_fig_series_new(fig, o, n, "xy");
+    if (!se) return;
+    se->color = (int)q;
+    for (int64_t s = 0, k = 0; s < ns; s++) {
+      if (wrap && s > 0 && fabs(vg[s] - vg[s - 1]) > M_PI) se->x[k] = se->y[k] = NAN, k++;
+      se->x[k] = t[g * ns + s] * pf->tscale;
+      se->y[k++] = vg[s];
+    }
+    if (titled && c->n > 1) sdk_pic_grid_lab(&se->title, pf, g);
+  }
+  o->key = titled && c->n > 1;
+}
+
 sdekit_status sdk_pic_order(sdk_plot *p) {
   const sdk_plotfile *pf = p->pf;
-  sdk_strbuf *b = &p->gp;
   sdekit_status e = SDEKIT_OK;
   sdk_curves c;
   sdk_pic_curves(p, &c);
@@ -32,6 +55,8 @@ sdekit_status sdk_pic_order(sdk_plot *p) {
   nt = 1;
   double *r = sdk_pf_block(pf, "order/r", -1, &nt, tail, p->err);
   double *psi = NULL;
+  sdk_figure fig;
+  memset(&fig, 0, sizeof fig);
   if (r && (int64_t)tail[0] != ns) {
     e = CLI_RAISE(p->err, SDEKIT_ERR_FORMAT, "'%s': /order/r and /order/t differ in length",
                   pf->path);
@@ -51,64 +76,37 @@ sdekit_status sdk_pic_order(sdk_plot *p) {
       goto out;
     }
   }
-  char dn[32];
-  FILE *f = sdk_pic_data_open(p, dn);
-  if (!f) {
-    e = SDEKIT_ERR_IO;
-    goto out;
-  }
-  for (int64_t q = 0; q < c.n; q++) {
-    int64_t g = c.g[q];
-    for (int64_t s = 0; s < ns; s++) {
-      double ps = psi ? psi[g * ns + s] : NAN;
-      /* break the psi line where it wraps around */
-      if (psi && s > 0 && fabs(ps - psi[g * ns + s - 1]) > M_PI) fputc('\n', f);
-      sdk_pic_put_num(f, t[g * ns + s] * pf->tscale);
-      fputc(' ', f);
-      sdk_pic_put_num(f, r[g * ns + s]);
-      fputc(' ', f);
-      sdk_pic_put_num(f, ps);
-      fputc('\n', f);
+  sdk_pic_title(&fig.title, &fig.subtitle, pf, -1, NULL);
+  int np = psi ? 2 : 1;
+  for (int k = 0; k < np; k++) {
+    sdk_fig_panel *o = sdk_fig_panel_new(&fig, SDK_FIG_LINES);
+    /* one time axis, labelled below the lowest panel */
+    sdk_fig_area(k, np, SDK_GP_RIGHT_PLAIN, SDK_GP_GAP_SHARED, &o->left, &o->right, &o->bottom,
+                 &o->top);
+    o->xtics = k == np - 1;
+    if (o->xtics) sdk_pic_time_lab(&o->xlabel, pf);
+    o->yset = 1;
+    if (k == 0) {
+      sdk_lab_text(&o->ylabel, "order parameter ");
+      sdk_lab_italic(&o->ylabel, "r");
+      o->ylo = 0;
+      o->yhi = 1.05;
+      order_curves(pf, &fig, o, &c, t, r, ns, 0, 1);
+      o->ystep = sdk_pic_nice_step(0, 1.05, np == 2 ? 4 : 8);
+    } else {
+      sdk_lab_text(&o->ylabel, "mean phase ");
+      sdk_lab_italic(&o->ylabel, "ψ");
+      o->ylo = -M_PI;
+      o->yhi = M_PI;
+      sdk_pic_phase_tics(o, -M_PI, M_PI);
+      order_curves(pf, &fig, o, &c, t, psi, ns, 1, 0);
     }
-    fputs("\n\n", f);
+    if (p->log & SDK_PIC_LOG_X) o->xlog = 1;
   }
-  if ((e = sdk_pic_data_close(p, f, dn)) != SDEKIT_OK) goto out;
-  sdk_pic_multiplot_title(b, pf, -1, NULL);
-  if (c.n > 1)
-    sdk_sb_puts(b,
-                "set key at screen 0.79, screen 0.865 left top vertical Left reverse font ',12'\n");
-  else
-    sdk_sb_puts(b, "unset key\n");
-  for (int panel = 0; panel < (psi ? 2 : 1); panel++) {
-    int last = panel == (psi ? 1 : 0);
-    sdk_gp_panel(b, panel, psi ? 2 : 1, c.n > 1 ? SDK_GP_RIGHT_KEY : SDK_GP_RIGHT_PLAIN,
-                 SDK_GP_GAP_SHARED);
-    sdk_sb_puts(b, "set xlabel ");
-    if (last)
-      sdk_pic_time_label(b, pf);
-    else
-      sdk_sb_puts(b, "''");
-    sdk_sb_printf(b, "\nset format x %s\n", last ? "'%g'" : "''");
-    if (panel == 0)
-      sdk_sb_puts(b, "set ylabel \"order parameter {/:Italic r}\"\nset yrange [0:1.05]\n");
-    else
-      sdk_sb_puts(b, "set ylabel \"mean phase {/:Italic ψ}\"\nset yrange [-pi:pi]\n"
-                     "set ytics ('−π' -pi, '−π/2' -pi/2, '0' 0, 'π/2' pi/2, 'π' pi)\n"
-                     "unset key\n");
-    sdk_sb_puts(b, "plot ");
-    for (int64_t q = 0; q < c.n; q++) {
-      sdk_sb_printf(b, "%s'%s' index %lld using 1:%d with lines lw 1.5 lc rgb '%s'", q ? ", " : "",
-                    dn, (long long)q, panel == 0 ? 2 : 3, sdk_gp_color(q));
-      if (c.n > 1 && panel == 0) {
-        sdk_sb_puts(b, " title \"");
-        sdk_pic_grid_label(b, pf, c.g[q]);
-        sdk_sb_puts(b, "\"");
-      }
-    }
-    sdk_sb_puts(b, "\n");
-  }
-  sdk_sb_puts(b, "unset multiplot\n");
+  sdk_pic_place_keys(&fig);
+  e = sdk_pic_emit(p, &fig);
 out:
+  sdk_fig_free(&fig);
   free(t);
   free(r);
   free(psi);

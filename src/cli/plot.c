@@ -130,15 +130,10 @@ static sdekit_status draw_script(sdk_plot *p, int k, const char *png) {
  * PNG moved onto out; serial numbers the files in dir. */
 static sdekit_status draw_one(const sdk_plotfile *pf, int k, int serial, const char *dir,
                               const char *out, const sdk_plot *opts, sdekit_error *err) {
-  sdk_plot p = {.pf = pf,
-                .dir = dir,
-                .grid = opts->grid,
-                .var = opts->var,
-                .stat = opts->stat,
-                .show = opts->show,
-                .log = opts->log,
-                .format = opts->format,
-                .err = err};
+  sdk_plot p = *opts; /* the options; the rest is this drawing's */
+  p.pf = pf;
+  p.dir = dir;
+  p.err = err;
   char png[64], script[64];
   snprintf(png, sizeof png, "%s-%d.%s", pic_at(k)->name, serial, sdk_gp_ext(opts->format));
   snprintf(script, sizeof script, "%s-%d.gp", pic_at(k)->name, serial);
@@ -426,31 +421,21 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 
 /* ---------------- descriptions (--spec) ---------------- */
 
-/* The description of picture k into b as JSON; a picture that has none
- * (drawn by its own script still) is refused by name. */
+/* The description of picture k into b as JSON. */
 static sdekit_status spec_one(const sdk_plotfile *pf, int k, const sdk_plot *opts, sdk_strbuf *b,
                               sdekit_error *err) {
   sdk_figure fig;
   memset(&fig, 0, sizeof fig);
   fig.name = pic_at(k)->name;
-  sdk_plot p = {.pf = pf,
-                .dir = NULL,
-                .grid = opts->grid,
-                .var = opts->var,
-                .stat = opts->stat,
-                .show = opts->show,
-                .log = opts->log,
-                .spec = &fig,
-                .err = err};
+  sdk_plot p = *opts; /* the options; the rest is this description's */
+  p.pf = pf;
+  p.spec = &fig;
+  p.err = err;
   sdk_sb_init(&p.gp);
   sdekit_status e = pic_at(k)->draw(&p);
   sdk_sb_free(&p.gp);
   if (e == SDEKIT_OK && fig.npanels == 0)
-    e = CLI_RAISE(err, SDEKIT_ERR_USAGE,
-                  "--spec: the %s picture has no figure description yet (issue 29); the "
-                  "pictures described are drift, expr, cov, diffusion, fpt, tavg, hist, density, "
-                  "paths and --show",
-                  pic_at(k)->name);
+    e = CLI_RAISE(err, SDEKIT_ERR_INTERNAL, "the %s picture described no panel", pic_at(k)->name);
   if (e == SDEKIT_OK) sdk_fig_json(b, &fig);
   sdk_fig_free(&fig);
   return e;
