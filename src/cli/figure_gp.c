@@ -3,10 +3,93 @@
  * about the figure: every label, range, scale, tick spacing and position
  * comes from the description; this file only says them in gnuplot's terms
  * (text through sdk_gp_label alone). */
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-#include "cli/picture.h"
+#include "cli/render.h"
+
+/* ---------------- data files ---------------- */
+
+FILE *sdk_pic_data_open(sdk_plot *p, char name[32]) {
+  snprintf(name, 32, "d%d.dat", p->ndata++);
+  char path[PATH_MAX];
+  /* no directory: only the script is wanted (sdk_plot_inspect) */
+  snprintf(path, sizeof path, "%s/%s", p->dir ? p->dir : "/dev", p->dir ? name : "null");
+  FILE *f = fopen(path, "w");
+  if (!f) CLI_RAISE(p->err, SDEKIT_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+  return f;
+}
+
+sdekit_status sdk_pic_data_close(sdk_plot *p, FILE *f, const char *name) {
+  int bad = ferror(f);
+  if (fclose(f) != 0 || bad)
+    return CLI_RAISE(p->err, SDEKIT_ERR_IO, "cannot write the temporary data file %s in %s", name,
+                     p->dir);
+  return SDEKIT_OK;
+}
+
+void sdk_pic_put_num(FILE *f, double x) {
+  if (isfinite(x))
+    fprintf(f, "%.9g", x);
+  else
+    fputs("NaN", f);
+}
+
+void sdk_pic_cells(FILE *f, int64_t nx, const double *xe, int64_t ny, const double *ye,
+                   int64_t ye_stride, const double *z, double floor) {
+  /* the same rows in every column: one surface (no seams between columns) */
+  int same = 1;
+  for (int64_t i = 1; ye_stride && same && i < nx; i++)
+    same = memcmp(ye, ye + i * ye_stride, (size_t)(ny + 1) * sizeof *ye) == 0;
+  if (same) ye_stride = 0;
+  if (ye_stride == 0) {
+    /* one grid of corners; corner (i, j) carries cell (i, j), the last row
+     * and column only close the cells before them */
+    for (int64_t i = 0; i <= nx; i++) {
+      int64_t ci = i < nx ? i : nx - 1;
+      for (int64_t j = 0; j <= ny; j++) {
+        int64_t cj = j < ny ? j : ny - 1;
+        double v = z[ci * ny + cj];
+        if (floor > 0 && !(v >= floor)) v = floor;
+        sdk_pic_put_num(f, xe[i]);
+        fputc(' ', f);
+        sdk_pic_put_num(f, ye[j]);
+        fputc(' ', f);
+        sdk_pic_put_num(f, v);
+        fputc('\n', f);
+      }
+      fputc('\n', f);
+    }
+    return;
+  }
+  /* rows differ between columns: every column its own two-scan surface,
+   * reaching a little into the next one so that no seam shows */
+  for (int64_t i = 0; i < nx; i++) {
+    const double *y = ye + i * ye_stride;
+    for (int s = 0; s < 2; s++) {
+      double x = xe[i + s];
+      if (s == 1 && i + 1 < nx) x += 0.01 * (xe[i + 2] - xe[i + 1]);
+      for (int64_t j = 0; j <= ny; j++) {
+        double v = z[i * ny + (j < ny ? j : ny - 1)];
+        if (floor > 0 && !(v >= floor)) v = floor;
+        sdk_pic_put_num(f, x);
+        fputc(' ', f);
+        sdk_pic_put_num(f, y[j]);
+        fputc(' ', f);
+        sdk_pic_put_num(f, v);
+        fputc('\n', f);
+      }
+      fputc('\n', f);
+    }
+    fputc('\n', f);
+  }
+}
+
+/* ---------------- the script ---------------- */
 
 /* Settings every panel starts from (a map panel before may have changed them). */
 static void panel_reset(sdk_strbuf *b) {

@@ -16,9 +16,9 @@
 #include <sdekit.h>
 #include <stdint.h>
 
-#include "cli/figure.h"
-#include "cli/status.h"
 #include "core/strbuf.h"
+#include "figure/figure.h"
+#include "figure/status.h"
 
 /* Append s as literal text for the inside of a double-quoted gnuplot string
  * that is drawn in enhanced-text mode.  What gnuplot 5.4 does with such a
@@ -54,14 +54,6 @@ const char *sdk_gp_ext(int fmt);
  * the output file out (a generated name), and the common style. */
 void sdk_gp_preamble_fmt(sdk_strbuf *b, const char *out, int fmt);
 
-/* The plot area is placed explicitly (screen fractions) so that stacked
- * panels, heat maps and curve plots line up.  Right edges: */
-#define SDK_GP_RIGHT_PLAIN 0.965
-#define SDK_GP_RIGHT_KEY 0.78  /* room for a key outside on the right */
-#define SDK_GP_RIGHT_HEAT 0.82 /* room for the colour box and its label */
-/* Gaps between panels: */
-#define SDK_GP_GAP_SHARED 0.045  /* panels sharing the x axis */
-#define SDK_GP_GAP_OWN_AXIS 0.14 /* panels with x axes of their own */
 /* Margins of a plot area given in screen fractions. */
 void sdk_gp_margins(sdk_strbuf *b, double left, double right, double bottom, double top);
 

@@ -22,11 +22,12 @@
 #include "cli/env.h"
 #include "cli/gnuplot.h"
 #include "cli/info.h"
-#include "cli/picture.h"
-#include "cli/plotfile.h"
-#include "cli/status.h"
+#include "cli/render.h"
 #include "core/numfmt.h"
 #include "core/strbuf.h"
+#include "figure/picture.h"
+#include "figure/plotfile.h"
+#include "figure/status.h"
 
 /* Every picture, in the order they are drawn and listed. */
 static const sdk_picture PICTURES[] = {
@@ -119,10 +120,18 @@ static void plot_help(void) {
 /* Picture k of the file as the script of one gnuplot run (after the preamble
  * that writes png); p->gp holds the script. */
 static sdekit_status draw_script(sdk_plot *p, int k, const char *png) {
+  sdk_figure fig;
+  memset(&fig, 0, sizeof fig);
+  fig.name = pic_at(k)->name;
+  p->spec = &fig;
   sdk_sb_init(&p->gp);
   sdk_gp_preamble_fmt(&p->gp, png, p->format);
+  /* the picture decides the figure, the renderer draws it */
   sdekit_status e = pic_at(k)->draw(p);
+  if (e == SDEKIT_OK) e = sdk_pic_render(p, &fig);
   if (e == SDEKIT_OK && p->gp.oom) e = CLI_RAISE(p->err, SDEKIT_ERR_NOMEM, "out of memory");
+  sdk_fig_free(&fig);
+  p->spec = NULL;
   return e;
 }
 

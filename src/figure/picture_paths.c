@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/picture.h"
+#include "figure/picture.h"
 
 int sdk_pic_has_paths(const sdk_plotfile *pf) {
   return sdk_pf_any_var(pf, "paths/%s");
@@ -81,7 +81,7 @@ sdekit_status sdk_pic_paths(sdk_plot *p) {
   int64_t np = 0;
   for (int k = 0; k < nv && e == SDEKIT_OK; k++) {
     sdk_fig_panel *o = sdk_fig_panel_new(&fig, SDK_FIG_LINES);
-    sdk_fig_area(k, nv, SDK_GP_RIGHT_PLAIN, SDK_GP_GAP_SHARED, &o->left, &o->right, &o->bottom,
+    sdk_fig_area(k, nv, SDK_FIG_RIGHT_PLAIN, SDK_FIG_GAP_SHARED, &o->left, &o->right, &o->bottom,
                  &o->top);
     /* one time axis, labelled below the lowest panel */
     o->xtics = k == nv - 1;

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/picture.h"
+#include "figure/picture.h"
 
 sdekit_status sdk_pic_show_check(const sdk_plotfile *pf, const char *name, sdekit_error *err) {
   sdekit_dataset d;

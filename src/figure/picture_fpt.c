@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/picture.h"
+#include "figure/picture.h"
 
 int sdk_pic_has_fpt(const sdk_plotfile *pf) {
   return sdk_pf_has(pf, "fpt/split");

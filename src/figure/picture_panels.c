@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/picture.h"
+#include "figure/picture.h"
 
 int sdk_pic_over_time(const sdk_plot *p) {
   return p->pf->nscan == 0 || p->grid >= 0;
@@ -360,7 +360,7 @@ static void panel_desc(sdk_plot *p, sdk_figure *out, const sdk_pic_panel *pn, in
   const sdk_plotfile *pf = p->pf;
   static const int KIND[] = {SDK_FIG_LINES, SDK_FIG_POINTS, SDK_FIG_BOXES};
   sdk_fig_panel *o = sdk_fig_panel_new(out, nmap ? SDK_FIG_MAP : KIND[pn->kind]);
-  sdk_fig_area(at, total, right, time_only ? SDK_GP_GAP_SHARED : SDK_GP_GAP_OWN_AXIS, &o->left,
+  sdk_fig_area(at, total, right, time_only ? SDK_FIG_GAP_SHARED : SDK_FIG_GAP_OWN_AXIS, &o->left,
                &o->right, &o->bottom, &o->top);
   o->xtics = !time_only || at == total - 1;
   if (o->xtics) xlabel(o, pn, pf);
@@ -418,8 +418,8 @@ void sdk_pic_place_keys(sdk_figure *out) {
     right = fmax(right, out->p[k].right);
   for (int k = 0; any && k < out->npanels; k++) {
     sdk_fig_panel *o = &out->p[k];
-    if (o->right == right) o->right = SDK_GP_RIGHT_KEY;
-    o->keyx = SDK_GP_RIGHT_KEY + 0.01;
+    if (o->right == right) o->right = SDK_FIG_RIGHT_KEY;
+    o->keyx = SDK_FIG_RIGHT_KEY + 0.01;
     o->keyy = o->top;
   }
 }
@@ -429,16 +429,11 @@ sdekit_status sdk_pic_emit(sdk_plot *p, sdk_figure *f) {
     sdk_fig_free(f);
     return CLI_RAISE(p->err, SDEKIT_ERR_NOMEM, "out of memory");
   }
-  if (p->spec) {
-    const char *name = p->spec->name;
-    *p->spec = *f; /* the description moves into *p->spec */
-    p->spec->name = name;
-    memset(f, 0, sizeof *f);
-    return SDEKIT_OK;
-  }
-  sdekit_status e = sdk_pic_render(p, f);
-  sdk_fig_free(f);
-  return e;
+  const char *name = p->spec->name;
+  *p->spec = *f; /* the description moves into *p->spec */
+  p->spec->name = name;
+  memset(f, 0, sizeof *f);
+  return SDEKIT_OK;
 }
 
 sdekit_status sdk_pic_fig_describe(sdk_plot *p, const sdk_pic_fig *fig, int64_t g,
@@ -455,7 +450,7 @@ sdekit_status sdk_pic_fig_describe(sdk_plot *p, const sdk_pic_fig *fig, int64_t 
   int mixed = pf->nscan > 0 && any_scan && !scan_only;
   if (total < 1 || g >= pf->ngrid)
     return CLI_RAISE(p->err, SDEKIT_ERR_INTERNAL, "a picture with nothing to draw");
-  double right = maps ? SDK_GP_RIGHT_HEAT : SDK_GP_RIGHT_PLAIN;
+  double right = maps ? SDK_FIG_RIGHT_HEAT : SDK_FIG_RIGHT_PLAIN;
   int named = !(scan_only || mixed || fig->per_grid || pf->nscan == 0);
   sdk_pic_title(&out->title, &out->subtitle, pf, named ? g : -1, note);
   for (int k = 0; k < fig->npan && at < total; k++) {
@@ -463,20 +458,14 @@ sdekit_status sdk_pic_fig_describe(sdk_plot *p, const sdk_pic_fig *fig, int64_t 
     int nmap = pn->kind == SDK_PANEL_SCAN && pf->nscan == 2 ? pn->nl : 0;
     for (int m = 0; m < (nmap ? nmap : 1) && at < total; m++, at++)
       panel_desc(p, out, pn, g, nmap, m, at, total, right, time_only, mixed);
-    if (!maps) sdk_pic_place_keys(out);
   }
+  if (!maps) sdk_pic_place_keys(out);
   int oom = out->oom || out->title.oom || out->subtitle.oom;
   return oom ? CLI_RAISE(p->err, SDEKIT_ERR_NOMEM, "out of memory") : SDEKIT_OK;
 }
 
 sdekit_status sdk_pic_fig_draw(sdk_plot *p, sdk_pic_fig *fig, int64_t g, const sdk_label *note) {
-  sdk_figure desc;
-  memset(&desc, 0, sizeof desc);
-  sdk_figure *out = p->spec ? p->spec : &desc;
-  sdekit_status e = sdk_pic_fig_describe(p, fig, g, note, out);
-  if (e == SDEKIT_OK && !p->spec) e = sdk_pic_render(p, out);
-  sdk_fig_free(&desc);
-  return e;
+  return sdk_pic_fig_describe(p, fig, g, note, p->spec);
 }
 
 sdekit_status sdk_pic_add_line(sdk_plot *p, sdk_pic_fig *f, sdk_pic_panel *pn, const char *vpath,

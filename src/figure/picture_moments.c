@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/picture.h"
+#include "figure/picture.h"
 
 int sdk_pic_has_moments(const sdk_plotfile *pf) {
   return sdk_pf_has(pf, "moments/t");
@@ -163,7 +163,7 @@ static sdekit_status moments_panel(sdk_plot *p, sdk_figure *fig, const sdk_curve
       e == SDEKIT_OK ? sdk_fig_panel_new(fig, c->heat ? SDK_FIG_MAP : SDK_FIG_LINES) : NULL;
   if (o) {
     /* one time axis (curves) or scan axis (maps), labelled below the lowest */
-    sdk_fig_area(k, nv, c->heat ? SDK_GP_RIGHT_HEAT : SDK_GP_RIGHT_PLAIN, SDK_GP_GAP_SHARED,
+    sdk_fig_area(k, nv, c->heat ? SDK_FIG_RIGHT_HEAT : SDK_FIG_RIGHT_PLAIN, SDK_FIG_GAP_SHARED,
                  &o->left, &o->right, &o->bottom, &o->top);
     o->xtics = k == nv - 1;
     if (c->heat) {

@@ -14,11 +14,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cli/figure.h"
-#include "cli/gnuplot.h"
-#include "cli/plotfile.h"
-#include "cli/status.h"
 #include "core/strbuf.h"
+#include "figure/figure.h"
+#include "figure/plotfile.h"
+#include "figure/status.h"
 
 #define SDK_PIC_MAX_CURVES 8   /* more grid points than this: a heat map instead of curves */
 #define SDK_PIC_MAX_PANELS 4   /* variables shown one above the other */
@@ -95,15 +94,8 @@ sdekit_status sdk_pic_show(sdk_plot *p);
  * it has (`has`, e.g. "the mean with its standard error"). */
 sdekit_status sdk_pic_no_variance(sdk_plot *p, const char *picture, const char *has);
 
-/* ---- data files (picture.c) ---- */
+/* ---- values (picture.c) ---- */
 
-/* Open a new data file ("d0.dat", "d1.dat", ... in p->dir); name gets its
- * name relative to the directory.  NULL with the error in p->err. */
-FILE *sdk_pic_data_open(sdk_plot *p, char name[32]);
-/* Close it; SDEKIT_ERR_IO when anything written to it was lost. */
-sdekit_status sdk_pic_data_close(sdk_plot *p, FILE *f, const char *name);
-/* A number for gnuplot: %.9g, or NaN (the 'missing' value) when not finite. */
-void sdk_pic_put_num(FILE *f, double x);
 /* lo and hi of the finite values of v[n] (INFINITY, -INFINITY when none). */
 void sdk_pic_minmax(const double *v, size_t n, double *lo, double *hi);
 
@@ -113,12 +105,6 @@ void sdk_pic_minmax(const double *v, size_t n, double *lo, double *hi);
  * log axis, lg), the outer edges mirrored.  A single centre gets a width of
  * 10 %. */
 void sdk_pic_edges(const double *c, int64_t n, int lg, double *e);
-/* Heat-map cells for 'pm3d corners2color c1': column i spans xe[i]..xe[i+1];
- * its rows span ye_i[j]..ye_i[j+1] with ye_i = ye + i * ye_stride (stride 0:
- * the same rows for every column); z[i * ny + j] colours cell (i, j).  Values
- * that are not finite or (with floor > 0) below floor are written as floor. */
-void sdk_pic_cells(FILE *f, int64_t nx, const double *xe, int64_t ny, const double *ye,
-                   int64_t ye_stride, const double *z, double floor);
 /* Columns whose values col[i][j] sit in nb equal bins over lo[i]..hi[i] put
  * onto one grid of equal rows over min lo .. max hi (as fine as the finest
  * column, at most maxrows rows), so that the heat map is one surface without
@@ -232,11 +218,8 @@ double *sdk_pic_fig_times(sdk_plot *p, sdk_pic_fig *f, const char *path, int *sh
  * into the subtitle. */
 sdekit_status sdk_pic_fig_describe(sdk_plot *p, const sdk_pic_fig *f, int64_t g,
                                    const sdk_label *note, sdk_figure *out);
-/* Describe the figure and draw it (into p->spec instead with --spec). */
+/* Describe the figure into p->spec. */
 sdekit_status sdk_pic_fig_draw(sdk_plot *p, sdk_pic_fig *f, int64_t g, const sdk_label *note);
-/* Draw a figure description: the script into p->gp, the data into files of
- * p->dir (figure_gp.c). */
-sdekit_status sdk_pic_render(sdk_plot *p, const sdk_figure *f);
 /* Keys outside the plot areas, right of each panel at its top (the right
  * column of panels makes room), a key the panel above has already shown
  * once; maps have none. */
@@ -247,8 +230,7 @@ void sdk_pic_place_keys(sdk_figure *f);
 double sdk_pic_nice_step(double lo, double hi, int want);
 double sdk_pic_ystep(const sdk_fig_panel *pn, int want);
 double sdk_pic_xstep(const sdk_fig_panel *pn, int want);
-/* A figure described: into *p->spec (--spec), else drawn; f is emptied
- * either way. */
+/* A figure described: moved into *p->spec (f is emptied). */
 sdekit_status sdk_pic_emit(sdk_plot *p, sdk_figure *f);
 /* The saved paths of variable vn at grid point g as the curves of panel o
  * (up to SDK_FIG_MAX_SERIES, named in a key when there are at most 10), its

@@ -64,6 +64,15 @@ void sdk_fmt_val_err(sdk_strbuf *b, double v, double e);
 
 /* ---- figures ---- */
 
+/* The plot area is placed explicitly (screen fractions) so that stacked
+ * panels, heat maps and curve plots line up.  Right edges: */
+#define SDK_FIG_RIGHT_PLAIN 0.965
+#define SDK_FIG_RIGHT_KEY 0.78  /* room for a key outside on the right */
+#define SDK_FIG_RIGHT_HEAT 0.82 /* room for the colour box and its label */
+/* Gaps between panels: */
+#define SDK_FIG_GAP_SHARED 0.045  /* panels sharing the x axis */
+#define SDK_FIG_GAP_OWN_AXIS 0.14 /* panels with x axes of their own */
+
 #define SDK_FIG_MAX_PANELS 4
 #define SDK_FIG_MAX_SERIES 16
 

@@ -1,6 +1,6 @@
 /* The figure description (cli/figure.h): labels, the figure's storage, and
  * its JSON. */
-#include "cli/figure.h"
+#include "figure/figure.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
  * (picture_panels.c), like the other values per grid point. */
 #include <string.h>
 
-#include "cli/picture.h"
+#include "figure/picture.h"
 
 int sdk_pic_has_drift(const sdk_plotfile *pf) {
   return sdk_pf_has(pf, "drift/value");

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/picture.h"
+#include "figure/picture.h"
 
 int sdk_pic_has_density(const sdk_plotfile *pf) {
   return sdk_pf_any_var(pf, "density/%s/P");
@@ -196,11 +196,11 @@ sdekit_status sdk_pic_density(sdk_plot *p) {
   sdk_fig_panel *m = sdk_fig_panel_new(&fig, SDK_FIG_MAP), *o = NULL;
   double y[2], pr[2] = {INFINITY, -INFINITY};
   int64_t np = 0;
-  sdk_fig_area(0, paths ? 2 : 1, SDK_GP_RIGHT_HEAT, SDK_GP_GAP_SHARED, &m->left, &m->right,
+  sdk_fig_area(0, paths ? 2 : 1, SDK_FIG_RIGHT_HEAT, SDK_FIG_GAP_SHARED, &m->left, &m->right,
                &m->bottom, &m->top);
   if (paths) {
     o = sdk_fig_panel_new(&fig, SDK_FIG_LINES);
-    sdk_fig_area(1, 2, SDK_GP_RIGHT_HEAT, SDK_GP_GAP_SHARED, &o->left, &o->right, &o->bottom,
+    sdk_fig_area(1, 2, SDK_FIG_RIGHT_HEAT, SDK_FIG_GAP_SHARED, &o->left, &o->right, &o->bottom,
                  &o->top);
     CLI_TRY(e, sdk_pic_paths_panel(p, &fig, o, vn, g, &np), out);
     for (int q = 0; q < o->nseries; q++)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/picture.h"
+#include "figure/picture.h"
 
 int sdk_pic_has_hist(const sdk_plotfile *pf) {
   return sdk_pf_any_var(pf, "hist/%s/density");
@@ -152,7 +152,7 @@ static sdekit_status hist_panel(sdk_plot *p, sdk_figure *fig, const sdk_curves *
       e == SDEKIT_OK ? sdk_fig_panel_new(fig, c->heat ? SDK_FIG_MAP : SDK_FIG_LINES) : NULL;
   if (o) {
     /* curves have a key, right of the panels */
-    sdk_fig_grid_area(k, nv, c->heat ? SDK_GP_RIGHT_HEAT : SDK_GP_RIGHT_KEY, &o->left, &o->right,
+    sdk_fig_grid_area(k, nv, c->heat ? SDK_FIG_RIGHT_HEAT : SDK_FIG_RIGHT_KEY, &o->left, &o->right,
                       &o->bottom, &o->top);
     sdk_lab_sym(&o->xlabel, vn);
     if (!c->heat)

@@ -4,7 +4,7 @@
  * error bars (one axis) or as a map (two axes). */
 #include <string.h>
 
-#include "cli/picture.h"
+#include "figure/picture.h"
 
 int sdk_pic_has_diffusion(const sdk_plotfile *pf) {
   return sdk_pf_has(pf, "diffusion/D");

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/picture.h"
+#include "figure/picture.h"
 
 int sdk_pic_has_order(const sdk_plotfile *pf) {
   return sdk_pf_has(pf, "order/r");
@@ -81,7 +81,7 @@ sdekit_status sdk_pic_order(sdk_plot *p) {
   for (int k = 0; k < np; k++) {
     sdk_fig_panel *o = sdk_fig_panel_new(&fig, SDK_FIG_LINES);
     /* one time axis, labelled below the lowest panel */
-    sdk_fig_area(k, np, SDK_GP_RIGHT_PLAIN, SDK_GP_GAP_SHARED, &o->left, &o->right, &o->bottom,
+    sdk_fig_area(k, np, SDK_FIG_RIGHT_PLAIN, SDK_FIG_GAP_SHARED, &o->left, &o->right, &o->bottom,
                  &o->top);
     o->xtics = k == np - 1;
     if (o->xtics) sdk_pic_time_lab(&o->xlabel, pf);

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/attrs.h"
-#include "cli/picture.h"
+#include "figure/attrs.h"
+#include "figure/picture.h"
 
 int sdk_pic_has_cov(const sdk_plotfile *pf) {
   return sdk_pf_has(pf, "cov/value");
