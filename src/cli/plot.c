@@ -25,58 +25,10 @@
 #include "cli/render.h"
 #include "core/numfmt.h"
 #include "core/strbuf.h"
+#include "figure/figures.h"
 #include "figure/picture.h"
 #include "figure/plotfile.h"
 #include "figure/status.h"
-
-/* Every picture, in the order they are drawn and listed. */
-static const sdk_picture PICTURES[] = {
-    {"drift", "<<v>> against the scanned parameter (a heat map for two scan axes)",
-     sdk_pic_has_drift, sdk_pic_drift, NULL, 0},
-    {"moments", "mean with bands of +- s.d. and +- s.e. over time, per variable",
-     sdk_pic_has_moments, sdk_pic_moments, NULL, 1},
-    {"expr", "user observables over time with s.e. bands; in a scan their last values",
-     sdk_pic_has_expr, sdk_pic_expr, NULL, 0},
-    {"cov", "covariance entries over time with s.e. bands; in a scan their last values",
-     sdk_pic_has_cov, sdk_pic_cov, NULL, 1},
-    {"diffusion", "D_eff(t) with its s.e. band; in a scan the long-time value",
-     sdk_pic_has_diffusion, sdk_pic_diffusion, NULL, 0},
-    {"fpt", "first-passage time histograms, survival S(t), splitting probabilities",
-     sdk_pic_has_fpt, sdk_pic_fpt, NULL, 0},
-    {"tavg", "time averages with error bars against the scanned parameter", sdk_pic_has_tavg,
-     sdk_pic_tavg, NULL, 0},
-    {"hist", "the final distribution, per variable", sdk_pic_has_hist, sdk_pic_hist, NULL, 0},
-    {"density", "P(x, t) as a heat map (log colour scale), saved sample paths on top",
-     sdk_pic_has_density, sdk_pic_density, NULL, 0},
-    {"paths", "the saved sample paths over time", sdk_pic_has_paths, sdk_pic_paths, "density", 0},
-    {"order", "the order parameter r(t) and the mean phase psi(t)", sdk_pic_has_order,
-     sdk_pic_order, NULL, 0},
-};
-#define NPIC ((int)(sizeof PICTURES / sizeof PICTURES[0]))
-
-/* --show NAME: not one of the pictures drawn by default (todo index NPIC). */
-static int never(const sdk_plotfile *pf) {
-  (void)pf;
-  return 0;
-}
-static const sdk_picture SHOW = {"show", "", never, sdk_pic_show, NULL, 1};
-
-static const sdk_picture *pic_at(int k) {
-  return k < NPIC ? &PICTURES[k] : &SHOW;
-}
-
-/* The picture called name, or -1. */
-static int picture_index(const char *name) {
-  for (int k = 0; k < NPIC; k++)
-    if (!strcmp(name, PICTURES[k].name)) return k;
-  return -1;
-}
-
-/* The pictures' names: "drift, moments, ..." with `last` before the last. */
-static void picture_names(sdk_strbuf *b, const char *last) {
-  for (int k = 0; k < NPIC; k++)
-    sdk_sb_printf(b, "%s%s", k == 0 ? "" : k == NPIC - 1 ? last : ", ", PICTURES[k].name);
-}
 
 static void plot_help(void) {
   sdk_strbuf b;
@@ -84,8 +36,8 @@ static void plot_help(void) {
   sdk_sb_puts(&b, "usage: sdekit plot FILE.h5 [options]\n"
                   "\n"
                   "Draw what a result file holds with gnuplot (pngcairo, 1000x650):\n");
-  for (int k = 0; k < NPIC; k++)
-    sdk_sb_printf(&b, "  %-9s %s\n", PICTURES[k].name, PICTURES[k].help);
+  for (int k = 0; k < sdk_figs_count(); k++)
+    sdk_sb_printf(&b, "  %-9s %s\n", sdk_figs_at(k)->name, sdk_figs_at(k)->help);
   sdk_sb_puts(&b,
               "\n"
               "options:\n"
@@ -93,7 +45,7 @@ static void plot_help(void) {
               "                         observables in the file, one picture each: FIG.OBS.png;\n"
               "                         FIG.pdf or FIG.svg: vector output (pdfcairo, svg)\n"
               "  --observable NAME      draw only this one (");
-  picture_names(&b, ", ");
+  sdk_figs_names(&b, ", ");
   sdk_sb_puts(
       &b, ")\n"
           "  --var VAR              only this variable (moments, hist, paths, cov, tavg; density:\n"
@@ -122,12 +74,12 @@ static void plot_help(void) {
 static sdekit_status draw_script(sdk_plot *p, int k, const char *png) {
   sdk_figure fig;
   memset(&fig, 0, sizeof fig);
-  fig.name = pic_at(k)->name;
+  fig.name = sdk_figs_at(k)->name;
   p->spec = &fig;
   sdk_sb_init(&p->gp);
   sdk_gp_preamble_fmt(&p->gp, png, p->format);
   /* the picture decides the figure, the renderer draws it */
-  sdekit_status e = pic_at(k)->draw(p);
+  sdekit_status e = sdk_figs_at(k)->draw(p);
   if (e == SDEKIT_OK) e = sdk_pic_render(p, &fig);
   if (e == SDEKIT_OK && p->gp.oom) e = CLI_RAISE(p->err, SDEKIT_ERR_NOMEM, "out of memory");
   sdk_fig_free(&fig);
@@ -144,8 +96,8 @@ static sdekit_status draw_one(const sdk_plotfile *pf, int k, int serial, const c
   p.dir = dir;
   p.err = err;
   char png[64], script[64];
-  snprintf(png, sizeof png, "%s-%d.%s", pic_at(k)->name, serial, sdk_gp_ext(opts->format));
-  snprintf(script, sizeof script, "%s-%d.gp", pic_at(k)->name, serial);
+  snprintf(png, sizeof png, "%s-%d.%s", sdk_figs_at(k)->name, serial, sdk_gp_ext(opts->format));
+  snprintf(script, sizeof script, "%s-%d.gp", sdk_figs_at(k)->name, serial);
   sdekit_status e = draw_script(&p, k, png);
   if (e == SDEKIT_OK) {
     char sp[PATH_MAX];
@@ -173,14 +125,14 @@ sdekit_status sdk_plot_inspect(const char *path, FILE *info_out, sdekit_error *e
   sdk_plotfile pf;
   memset(&pf, 0, sizeof pf);
   if (e == SDEKIT_OK) e = sdk_pf_attach(&pf, path, r, err);
-  for (int k = 0; k < NPIC && e == SDEKIT_OK; k++) {
-    if (!PICTURES[k].present(&pf)) continue;
+  for (int k = 0; k < sdk_figs_count() && e == SDEKIT_OK; k++) {
+    if (!sdk_figs_at(k)->present(&pf)) continue;
     sdk_plot p = {.pf = &pf, .dir = NULL, .grid = -1, .var = NULL, .err = err};
     e = draw_script(&p, k, "x.png");
     /* what sdk_gp_text promises: no backquote ever reaches a script */
     if (e == SDEKIT_OK && p.gp.s && strchr(p.gp.s, '`'))
       e = CLI_RAISE(err, SDEKIT_ERR_INTERNAL, "a backquote reached the %s script",
-                    PICTURES[k].name);
+                    sdk_figs_at(k)->name);
     sdk_sb_free(&p.gp);
   }
   sdk_pf_close(&pf);
@@ -301,10 +253,10 @@ static int parse_args(int argc, char **argv, plot_args *pa) {
     cli_error("missing FILE.h5 (usage: sdekit plot FILE.h5 [-o FIG.png])\n");
     return 2;
   }
-  if (obs && (pa->want = picture_index(obs)) < 0) {
+  if (obs && (pa->want = sdk_figs_index(obs)) < 0) {
     sdk_strbuf names;
     sdk_sb_init(&names);
-    picture_names(&names, " or ");
+    sdk_figs_names(&names, " or ");
     cli_error("--observable '%s': expected %s\n", obs, names.s ? names.s : "");
     sdk_sb_free(&names);
     return 2;
@@ -325,59 +277,6 @@ static int parse_args(int argc, char **argv, plot_args *pa) {
     return 2;
   }
   return -1;
-}
-
-/* --var and --grid against what the file holds. */
-static sdekit_status check_args(const sdk_plotfile *pf, const plot_args *pa, sdekit_error *err) {
-  if (pa->var) {
-    int found = 0;
-    for (long v = 0; v < pf->nq; v++) /* a variable or a user observable */
-      found |= !strcmp(pa->var, pf->qnames[v]);
-    if (!found)
-      return CLI_RAISE(err, SDEKIT_ERR_USAGE, "--var '%s': '%s' has no such variable", pa->var,
-                       pa->file);
-  }
-  if (pa->grid >= pf->ngrid)
-    return CLI_RAISE(err, SDEKIT_ERR_USAGE, "--grid %lld: '%s' has %lld grid point%s (0 .. %lld)",
-                     (long long)pa->grid, pa->file, (long long)pf->ngrid, pf->ngrid == 1 ? "" : "s",
-                     (long long)(pf->ngrid - 1));
-  return SDEKIT_OK;
-}
-
-/* The pictures to draw (todo, *ntodo of them): the one asked for, or every
- * one the file holds but those drawn on another it holds. */
-static sdekit_status choose(const sdk_plotfile *pf, const plot_args *pa, int *todo, int *ntodo,
-                            sdekit_error *err) {
-  char held[160] = "";
-  *ntodo = 0;
-  if (pa->show) {
-    todo[(*ntodo)++] = NPIC;
-    return sdk_pic_show_check(pf, pa->show, err);
-  }
-  /* --stat variance without --observable: the pictures that have a variance */
-  int only_var = pa->stat == SDK_PIC_STAT_VARIANCE && pa->want < 0, skipped = 0;
-  for (int k = 0; k < NPIC; k++)
-    if (PICTURES[k].present(pf)) {
-      snprintf(held + strlen(held), sizeof held - strlen(held), "%s%s", held[0] ? ", " : "",
-               PICTURES[k].name);
-      int on = PICTURES[k].on ? picture_index(PICTURES[k].on) : -1;
-      if (pa->want < 0 && on >= 0 && PICTURES[on].present(pf)) continue;
-      if (only_var && !PICTURES[k].variance) {
-        skipped++;
-        continue;
-      }
-      if (pa->want < 0 || pa->want == k) todo[(*ntodo)++] = k;
-    }
-  if (*ntodo > 0) return SDEKIT_OK;
-  if (pa->want >= 0)
-    return CLI_RAISE(err, SDEKIT_ERR_USAGE, "'%s' has no %s results (it holds: %s)", pa->file,
-                     PICTURES[pa->want].name, held[0] ? held : "nothing to plot");
-  if (skipped)
-    return CLI_RAISE(err, SDEKIT_ERR_USAGE,
-                     "--stat variance: '%s' holds no results with a variance (it holds: %s; the "
-                     "variance is held by moments and cov)",
-                     pa->file, held);
-  return CLI_RAISE(err, SDEKIT_ERR_USAGE, "'%s' holds no results to plot", pa->file);
 }
 
 /* The output names (FIG.png, or FIG.OBS.png for several pictures), each in
@@ -401,7 +300,7 @@ static sdekit_status output_names(const plot_args *pa, const int *todo, int ntod
     if (ntodo == 1)
       snprintf(outs[k], PATH_MAX, "%s.%s", base, ext);
     else
-      snprintf(outs[k], PATH_MAX, "%s.%s.%s", base, pic_at(todo[k])->name, ext);
+      snprintf(outs[k], PATH_MAX, "%s.%s.%s", base, sdk_figs_at(todo[k])->name, ext);
     /* the directory must exist and be writable */
     char *copy = sdk_strdup(outs[k]);
     char *slash = copy ? strrchr(copy, '/') : NULL;
@@ -428,45 +327,12 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
   return 0;
 }
 
-/* ---------------- descriptions (--spec) ---------------- */
-
-/* The description of picture k into b as JSON. */
-static sdekit_status spec_one(const sdk_plotfile *pf, int k, const sdk_plot *opts, sdk_strbuf *b,
-                              sdekit_error *err) {
-  sdk_figure fig;
-  memset(&fig, 0, sizeof fig);
-  fig.name = pic_at(k)->name;
-  sdk_plot p = *opts; /* the options; the rest is this description's */
-  p.pf = pf;
-  p.spec = &fig;
-  p.err = err;
-  sdk_sb_init(&p.gp);
-  sdekit_status e = pic_at(k)->draw(&p);
-  sdk_sb_free(&p.gp);
-  if (e == SDEKIT_OK && fig.npanels == 0)
-    e = CLI_RAISE(err, SDEKIT_ERR_INTERNAL, "the %s picture described no panel", pic_at(k)->name);
-  if (e == SDEKIT_OK) sdk_fig_json(b, &fig);
-  sdk_fig_free(&fig);
-  return e;
-}
-
-/* {"file": ..., "figures": [...]} on stdout. */
-static sdekit_status spec_all(const sdk_plotfile *pf, const plot_args *pa, const int *todo,
-                              int ntodo, sdekit_error *err) {
-  sdk_plot opts = {
-      .grid = pa->grid, .var = pa->var, .stat = pa->stat, .show = pa->show, .log = pa->log};
+/* The descriptions of the pictures todo as JSON on stdout (--spec). */
+static sdekit_status spec_all(const sdk_plotfile *pf, const sdekit_figure_options *fo,
+                              const int *todo, int ntodo, sdekit_error *err) {
   sdk_strbuf b;
   sdk_sb_init(&b);
-  sdk_sb_puts(&b, "{\"file\": ");
-  sdk_fig_json_str(&b, pa->file);
-  sdk_sb_puts(&b, ", \"figures\": [");
-  sdekit_status e = SDEKIT_OK;
-  for (int k = 0; k < ntodo && e == SDEKIT_OK; k++) {
-    if (k) sdk_sb_puts(&b, ",\n");
-    e = spec_one(pf, todo[k], &opts, &b, err);
-  }
-  sdk_sb_puts(&b, "]}\n");
-  if (e == SDEKIT_OK && b.oom) e = CLI_RAISE(err, SDEKIT_ERR_NOMEM, "out of memory");
+  sdekit_status e = sdk_figs_json(pf, fo, todo, ntodo, &b, err);
   if (e == SDEKIT_OK && (fputs(b.s, stdout) < 0 || fflush(stdout) != 0))
     e = CLI_RAISE(err, SDEKIT_ERR_IO, "cannot write the description: %s", strerror(errno));
   sdk_sb_free(&b);
@@ -514,13 +380,19 @@ int sdk_cli_plot(int argc, char **argv) {
   if (rc >= 0) return rc;
   sdekit_error err = {0};
   sdk_plotfile pf;
-  int todo[NPIC + 1], ntodo = 0;
-  char outs[NPIC + 1][PATH_MAX];
+  int todo[SDK_FIGS_MAX + 1], ntodo = 0;
+  char outs[SDK_FIGS_MAX + 1][PATH_MAX];
+  sdekit_figure_options fo = {.observable = pa.want >= 0 ? sdk_figs_at(pa.want)->name : NULL,
+                              .var = pa.var,
+                              .show = pa.show,
+                              .grid = pa.grid,
+                              .stat = pa.stat,
+                              .log = pa.log};
   sdekit_status e = sdk_pf_open(&pf, pa.file, &err);
-  if (e == SDEKIT_OK) e = check_args(&pf, &pa, &err);
-  if (e == SDEKIT_OK) e = choose(&pf, &pa, todo, &ntodo, &err);
+  if (e == SDEKIT_OK) e = sdk_figs_check(&pf, &fo, &err);
+  if (e == SDEKIT_OK) e = sdk_figs_choose(&pf, &fo, todo, &ntodo, &err);
   if (e == SDEKIT_OK && pa.spec) {
-    e = spec_all(&pf, &pa, todo, ntodo, &err);
+    e = spec_all(&pf, &fo, todo, ntodo, &err);
   } else {
     if (e == SDEKIT_OK) e = output_names(&pa, todo, ntodo, outs, &err);
     if (e == SDEKIT_OK) e = draw_all(&pf, &pa, todo, ntodo, outs, &err);
