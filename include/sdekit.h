@@ -535,12 +535,15 @@ typedef struct sdekit_figure_options {
   int log;                /* 1: log x, 2: log y, 3: both; 0: where a quantity spans decades */
 } sdekit_figure_options;
 
-/* The figures of the result file at path (opts NULL: all, defaults) as
- * JSON into *json (free with sdekit_free).  SDEKIT_ERR_USAGE for a file or
- * an option it cannot serve, SDEKIT_ERR_FORMAT for a file that is wrong,
- * each with a message naming the file and the problem. */
-SDEKIT_API sdekit_status sdekit_figure_describe(const char *path, const sdekit_figure_options *opts,
-                                                char **json, sdekit_error *err);
+/* The figures of results r (read from a file or just run; `name` names
+ * them in messages and the JSON, e.g. the file's path) with opts (NULL: all
+ * the results hold, defaults) as JSON into *json (free with sdekit_free).
+ * SDEKIT_ERR_USAGE for an option the results cannot serve,
+ * SDEKIT_ERR_FORMAT for results that are wrong, each with a message naming
+ * them and the problem. */
+SDEKIT_API sdekit_status sdekit_figure_describe(const sdekit_result *r, const char *name,
+                                               const sdekit_figure_options *opts, char **json,
+                                               sdekit_error *err);
 
 /* Write: FILE.h5 / FILE.hdf5 (everything), FILE.tsv (.txt, .dat: text for
  * gnuplot; with several observables one file each, BASE.OBS.tsv).  Files

@@ -3,6 +3,7 @@ sdekit.load reads every kind of file the CLI writes (format 1 and 2) as h5py
 sees it, and what Result.save writes is read by `sdekit info`, `sdekit plot`
 and h5py; result.plot() draws the pictures `sdekit plot` draws."""
 import glob
+import json
 import os
 
 import numpy as np
@@ -148,6 +149,10 @@ def _check_plot_pictures(cli, workdir, r, path, stem):
 
     names = _plot.pictures(r)
     assert names
+    # parity: the figures Python draws are the ones sdekit plot describes
+    # (one description, decided in the library; the renderers only draw it)
+    _, out, _ = run_cli(cli, ["plot", "--spec", path])
+    assert _plot.describe(r)["figures"] == json.loads(out)["figures"], stem
     for name in names + (["paths"] if "paths/t" in r else []):
         fig = r.plot(name)
         assert fig.axes, name

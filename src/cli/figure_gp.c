@@ -304,7 +304,7 @@ static void map(sdk_strbuf *b, const sdk_fig_panel *pn, FILE *f, const char *dn)
   sdk_sb_puts(b, "set cbrange [*:*]\n");
   if (pn->cblog) sdk_sb_puts(b, "set logscale cb\nset format cb '10^{%L}'\nunset mcbtics\n");
   if (pn->palette == SDK_PAL_DENSITY) {
-    sdk_gp_palette(b, "density");
+    sdk_gp_palette(b, SDK_PAL_DENSITY);
     if (pn->cbset) sdk_sb_printf(b, "set cbrange [%.9g:%.9g]\n", pn->cblo, pn->cbhi);
   } else {
     sdk_gp_cbrange_set(b, pn->palette, pn->cbset, pn->cblo, pn->cbhi);

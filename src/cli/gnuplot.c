@@ -100,21 +100,16 @@ void sdk_gp_margins(sdk_strbuf *b, double left, double right, double bottom, dou
 }
 
 const char *sdk_gp_color(int64_t i) {
-  static const char *const COLORS[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
-                                       "#E69F00", "#56B4E9", "#000000", "#7F7F7F"};
-  return COLORS[i % 8];
+  return sdk_fig_color(i);
 }
 
-void sdk_gp_palette(sdk_strbuf *b, const char *kind) {
-  if (!strcmp(kind, "diverging"))
-    sdk_sb_puts(b, "set palette defined (-1 '#2166ac', -0.5 '#92c5de', 0 '#f7f7f7', 0.5 '#f4a582', "
-                   "1 '#b2182b')\n");
-  else if (!strcmp(kind, "density"))
-    sdk_sb_puts(b, "set palette defined (0 '#ffffff', 0.12 '#fff3b0', 0.35 '#fec44f', 0.6 "
-                   "'#f46d43', 0.82 '#c2185b', 1 '#4a0a50')\n");
-  else
-    sdk_sb_puts(b, "set palette defined (0 '#440154', 0.25 '#3b528b', 0.5 '#21918c', 0.75 "
-                   "'#5ec962', 1 '#fde725')\n");
+void sdk_gp_palette(sdk_strbuf *b, int palette) {
+  int n;
+  const sdk_fig_stop *st = sdk_fig_palette(palette, &n);
+  sdk_sb_puts(b, "set palette defined (");
+  for (int k = 0; k < n; k++)
+    sdk_sb_printf(b, "%s%g '%s'", k ? ", " : "", st[k].at, st[k].color);
+  sdk_sb_puts(b, ")\n");
 }
 
 void sdk_gp_heatmap(sdk_strbuf *b) {
@@ -125,7 +120,7 @@ void sdk_gp_heatmap(sdk_strbuf *b) {
 
 void sdk_gp_cbrange_set(sdk_strbuf *b, int palette, int set, double lo, double hi) {
   if (palette < 0) return;
-  sdk_gp_palette(b, palette == SDK_PAL_DIVERGING ? "diverging" : "sequential");
+  sdk_gp_palette(b, palette);
   if (set) sdk_sb_printf(b, "set cbrange [%.9g:%.9g]\n", lo, hi);
 }
 

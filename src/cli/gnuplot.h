@@ -57,12 +57,10 @@ void sdk_gp_preamble_fmt(sdk_strbuf *b, const char *out, int fmt);
 /* Margins of a plot area given in screen fractions. */
 void sdk_gp_margins(sdk_strbuf *b, double left, double right, double bottom, double top);
 
-/* Colour of curve i: Okabe-Ito colours (yellow replaced by grey),
- * distinguishable, print well; they repeat after eight. */
+/* Colour of curve i (sdk_fig_color). */
 const char *sdk_gp_color(int64_t i);
-/* A palette: "diverging" (blue-white-red, around zero), "density" (white to
- * dark purple), anything else the sequential viridis-like one. */
-void sdk_gp_palette(sdk_strbuf *b, const char *kind);
+/* The palette SDK_PAL_* (sdk_fig_palette). */
+void sdk_gp_palette(sdk_strbuf *b, int palette);
 /* Heat-map settings common to all (pm3d map, cells coloured by corner 1,
  * colour box to the right). */
 void sdk_gp_heatmap(sdk_strbuf *b);

@@ -240,6 +240,23 @@ void sdk_fig_grid_area(int k, int n, double right, double *left, double *rightp,
   *rightp = *left + w;
 }
 
+const char *sdk_fig_color(int64_t i) {
+  static const char *const COLORS[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
+                                       "#E69F00", "#56B4E9", "#000000", "#7F7F7F"};
+  return COLORS[i % 8];
+}
+
+const sdk_fig_stop *sdk_fig_palette(int palette, int *n) {
+  static const sdk_fig_stop SEQ[] = {
+      {0, "#440154"}, {0.25, "#3b528b"}, {0.5, "#21918c"}, {0.75, "#5ec962"}, {1, "#fde725"}};
+  static const sdk_fig_stop DIV[] = {
+      {-1, "#2166ac"}, {-0.5, "#92c5de"}, {0, "#f7f7f7"}, {0.5, "#f4a582"}, {1, "#b2182b"}};
+  static const sdk_fig_stop DEN[] = {{0, "#ffffff"},   {0.12, "#fff3b0"}, {0.35, "#fec44f"},
+                                     {0.6, "#f46d43"}, {0.82, "#c2185b"}, {1, "#4a0a50"}};
+  *n = palette == SDK_PAL_DENSITY ? 6 : 5;
+  return palette == SDK_PAL_DIVERGING ? DIV : palette == SDK_PAL_DENSITY ? DEN : SEQ;
+}
+
 void sdk_fig_cbrange(double lo, double hi, int *palette, int *set, double *clo, double *chi) {
   *palette = -1;
   *set = 0;
@@ -364,8 +381,8 @@ static void json_label(sdk_strbuf *b, const char *key, const sdk_label *l) {
 static void json_series(sdk_strbuf *b, const sdk_fig_series *s) {
   sdk_sb_puts(b, "{");
   json_label(b, "title", &s->title);
-  sdk_sb_printf(b, ", \"color\": %d, \"steps\": %s, \"fill\": %s, \"thin\": %s, \"n\": %lld",
-                s->color, s->steps ? "true" : "false", s->fill ? "true" : "false",
+  sdk_sb_printf(b, ", \"color\": \"%s\", \"steps\": %s, \"fill\": %s, \"thin\": %s, \"n\": %lld",
+                sdk_fig_color(s->color), s->steps ? "true" : "false", s->fill ? "true" : "false",
                 s->thin ? "true" : "false", (long long)s->n);
   json_arr(b, "x", s->x, s->n);
   json_arr(b, "y", s->y, s->n);
@@ -444,9 +461,12 @@ static void json_panel(sdk_strbuf *b, const sdk_fig_panel *pn) {
     json_arr(b, "z", pn->z, pn->nx * pn->ny);
     sdk_sb_puts(b, ", ");
     json_label(b, "cblabel", &pn->cblabel);
-    static const char *const PAL[] = {"sequential", "diverging", "density"};
-    sdk_sb_printf(b, ", \"palette\": \"%s\", \"cblog\": %s, \"zfloor\": ",
-                  PAL[pn->palette < 0 ? 0 : pn->palette], pn->cblog ? "true" : "false");
+    int n;
+    const sdk_fig_stop *st = sdk_fig_palette(pn->palette, &n);
+    sdk_sb_puts(b, ", \"palette\": [");
+    for (int k = 0; k < n; k++)
+      sdk_sb_printf(b, "%s[%g, \"%s\"]", k ? ", " : "", st[k].at, st[k].color);
+    sdk_sb_printf(b, "], \"cblog\": %s, \"zfloor\": ", pn->cblog ? "true" : "false");
     json_num(b, pn->zfloor);
     json_pair(b, "cbrange", pn->cbset, pn->cblo, pn->cbhi);
   }

@@ -186,6 +186,18 @@ void sdk_fig_area(int k, int n, double right, double gap, double *left, double *
 void sdk_fig_grid_area(int k, int n, double right, double *left, double *rightp, double *bottom,
                        double *top);
 
+/* Colour of curve i: Okabe-Ito colours (yellow replaced by grey),
+ * distinguishable, print well; they repeat after eight ("#0072B2"). */
+const char *sdk_fig_color(int64_t i);
+/* The stops of palette SDK_PAL_* (*n of them): diverging (blue-white-red
+ * over -1..1, around zero), density (white to dark purple), sequential
+ * (viridis-like), each from 0 to 1 but the diverging one. */
+typedef struct sdk_fig_stop {
+  double at;
+  const char *color;
+} sdk_fig_stop;
+const sdk_fig_stop *sdk_fig_palette(int palette, int *n);
+
 /* The colour range and palette of values lo..hi: diverging around zero
  * when they change sign, else sequential (a range around a single value);
  * palette -1 (none chosen) when there are no values. */

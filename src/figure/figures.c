@@ -160,19 +160,21 @@ sdekit_status sdk_figs_json(const sdk_plotfile *pf, const sdekit_figure_options 
   return e;
 }
 
-sdekit_status sdekit_figure_describe(const char *path, const sdekit_figure_options *opts,
-                                     char **json, sdekit_error *err) {
+sdekit_status sdekit_figure_describe(const sdekit_result *r, const char *name,
+                                     const sdekit_figure_options *opts, char **json,
+                                     sdekit_error *err) {
   static const sdekit_figure_options none = {.grid = -1};
   const sdekit_figure_options *o = opts ? opts : &none;
   if (err) memset(err, 0, sizeof *err);
-  if (!json || !path)
-    return CLI_RAISE(err, SDEKIT_ERR_USAGE, "sdekit_figure_describe: path and json are required");
+  if (!json || !r)
+    return CLI_RAISE(err, SDEKIT_ERR_USAGE, "sdekit_figure_describe: r and json are required");
   *json = NULL;
   sdk_plotfile pf;
   int todo[NPIC + 1], ntodo = 0;
   sdk_strbuf b;
   sdk_sb_init(&b);
-  sdekit_status e = sdk_pf_open(&pf, path, err);
+  memset(&pf, 0, sizeof pf);
+  sdekit_status e = sdk_pf_attach(&pf, name ? name : "results", r, err);
   if (e == SDEKIT_OK) e = sdk_figs_check(&pf, o, err);
   if (e == SDEKIT_OK) e = sdk_figs_choose(&pf, o, todo, &ntodo, err);
   if (e == SDEKIT_OK) e = sdk_figs_json(&pf, o, todo, ntodo, &b, err);

@@ -403,10 +403,20 @@ static int same_key(const sdk_fig_panel *a, const sdk_fig_panel *b) {
   return 1;
 }
 
+/* Has the key of panel o an entry (a curve with a title, a band named)? */
+static int key_entries(const sdk_fig_panel *o) {
+  int n = 0;
+  for (int q = 0; q < o->nseries; q++)
+    n += !sdk_lab_empty(&o->s[q].title);
+  if (o->nseries == 1 && o->kind == SDK_FIG_LINES)
+    n += (o->s[0].lo && !sdk_lab_empty(&o->band)) + (o->s[0].lo2 && !sdk_lab_empty(&o->band2));
+  return n;
+}
+
 void sdk_pic_place_keys(sdk_figure *out) {
   int any = 0;
   for (int k = 0; k < out->npanels; k++) {
-    if (out->p[k].kind == SDK_FIG_MAP) out->p[k].key = 0;
+    if (out->p[k].kind == SDK_FIG_MAP || !key_entries(&out->p[k])) out->p[k].key = 0;
     /* a key an earlier panel shows already: once */
     for (int j = 0; j < k && out->p[k].key; j++)
       if (same_key(&out->p[j], &out->p[k])) out->p[k].key = 0;
