@@ -392,6 +392,25 @@ EOF
     spec "paths alone" 'd["figure"] == "paths" and len(d["panels"][0]["series"]) == 2' \
       dp.h5 --observable paths
   fi
+  # every kind of this file as PDF and SVG too (cli_plot: the others)
+  for f in n1 f0 f1; do
+    for fmt in pdf svg; do
+      rm -f vo.*
+      if "$BIN" plot $f.h5 -o vo.$fmt --quiet 2>"$T/err"; then
+        for v in vo.*; do
+          if [ $fmt = pdf ] && [ "$(head -c 4 "$v")" = "%PDF" ]; then
+            pass
+          elif [ $fmt = svg ] && grep -q '</svg>' "$v"; then
+            pass
+          else
+            failed "$f as $fmt: $v is no $fmt file"
+          fi
+        done
+      else
+        failed "$f as $fmt: $(head -c 300 "$T/err")"
+      fi
+    done
+  done
   # --log
   spec "--log x" 'all(p["xlog"] and not p["ylog"] for p in d["panels"])' n0.h5 --observable expr \
     --log x
