@@ -35,7 +35,7 @@ static void plot_help(void) {
   sdk_sb_init(&b);
   sdk_sb_puts(&b, "usage: sdekit plot FILE.h5 [options]\n"
                   "\n"
-                  "Draw what a result file holds with gnuplot (pngcairo, 1000x650):\n");
+                  "Draw what a result file holds with gnuplot (1000x650: PNG, or PDF, SVG):\n");
   for (int k = 0; k < sdk_figs_count(); k++)
     sdk_sb_printf(&b, "  %-9s %s\n", sdk_figs_at(k)->name, sdk_figs_at(k)->help);
   sdk_sb_puts(&b,
