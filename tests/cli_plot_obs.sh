@@ -345,7 +345,10 @@ EOF
   draw "--show fpt/split, 1 axis" s2.png f1.h5 --show fpt/split
   has "--show split: an entry per boundary" "index 1 using 1:2:3 with yerrorbars" 1
   draw "--show expr/mean_E, 1 axis" s3.png n1.h5 --show expr/mean_E
-  has "--show expr/mean_E: last values against k" "with yerrorbars" 1
+  # a series in a scan of one axis: a curve per grid point over time (its
+  # last value against k said nothing about it)
+  has "--show expr/mean_E, 1 axis: a curve per k" "index 3 using 1:3:4 with filledcurves" 1
+  has "--show expr/mean_E, 1 axis: named by k" 'title "\{/:Italic k\} = 2"' 1
   draw "--show moments/mean_x --stat variance" s4.png n0.h5 --show moments/mean_x --stat variance
   has "--show variance: var_x drawn" 'ylabel "moments/var\\\\_x"' 1
   bad "--show unknown" "--show 'nosuch': 'f0.h5' has no such dataset (it has: cov/error, " \

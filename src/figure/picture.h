@@ -171,6 +171,8 @@ typedef struct sdk_pic_line {
   sdk_label label;
   const double *v, *e; /* e: NULL for no error */
   int64_t gstride, sstride, off;
+  int own_times; /* TIME: its times are those of grid point xg, not the panel's */
+  int64_t xg;
 } sdk_pic_line;
 
 typedef struct sdk_pic_panel {

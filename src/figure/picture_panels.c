@@ -166,7 +166,8 @@ static void time_desc(sdk_figure *fig, sdk_fig_panel *out, const sdk_pic_panel *
     sdk_lab_cat(&s->title, &l->label);
     for (int64_t k = 0; k < ns; k++) {
       double v = val(l, l->v, g, k), e = val(l, l->e, g, k);
-      s->x[k] = pn->x[(pn->xshared ? 0 : g * ns) + k] * pf->tscale;
+      int64_t tg = l->own_times ? l->xg : g;
+      s->x[k] = pn->x[(pn->xshared ? 0 : tg * ns) + k] * pf->tscale;
       s->y[k] = v;
       if (s->lo) s->lo[k] = isfinite(e) ? v - e : v, s->hi[k] = isfinite(e) ? v + e : v;
     }

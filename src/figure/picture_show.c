@@ -94,13 +94,9 @@ static void index_label(sdk_label *l, const char *name, int64_t k) {
 }
 
 /* A series over time in a scan of one axis and few points: a curve per
- * grid point (times shared), each named by its grid point; *done = 0 when
- * it cannot be. */
-static void per_grid_lines(sdk_plot *p, sdk_pic_fig *fig, sdk_pic_panel *pn, int64_t nx,
-                           int *done) {
+ * grid point over its own times, each named by its grid point. */
+static void per_grid_lines(sdk_plot *p, sdk_pic_fig *fig, sdk_pic_panel *pn, int64_t nx) {
   const sdk_pic_line first = pn->l[0];
-  *done = 0;
-  if (!pn->xshared) return;
   pn->nl = 0;
   for (int64_t g = 0; g < p->pf->ngrid; g++) {
     sdk_pic_line *l = sdk_pic_panel_line(pn);
@@ -108,12 +104,13 @@ static void per_grid_lines(sdk_plot *p, sdk_pic_fig *fig, sdk_pic_panel *pn, int
     l->e = first.e;
     l->gstride = first.gstride;
     l->off = g * nx;
+    l->own_times = 1;
+    l->xg = g;
     sdk_pic_grid_lab(&l->label, p->pf, g);
   }
   /* the panel is drawn at grid point 0, its lines point into every one */
   fig->per_grid = 1;
   pn->band = NULL;
-  *done = 1;
 }
 
 /* The panel of dataset name (errors epath, may be NULL) by its shape. */
@@ -170,13 +167,7 @@ static sdekit_status show_panel(sdk_plot *p, sdk_pic_fig *fig, const char *name,
     pn->nx = nx;
     pn->band = l->e ? "± standard error" : NULL;
     if (per_grid) {
-      int done;
-      per_grid_lines(p, fig, pn, nx, &done);
-      if (!done) { /* times per grid point: the last samples against the scan */
-        pn->kind = SDK_PANEL_SCAN;
-        l->off = nx - 1;
-        fig->last_sample = 1;
-      }
+      per_grid_lines(p, fig, pn, nx);
       return SDEKIT_OK;
     }
     if (nt == 2) {
