@@ -542,8 +542,8 @@ typedef struct sdekit_figure_options {
  * SDEKIT_ERR_FORMAT for results that are wrong, each with a message naming
  * them and the problem. */
 SDEKIT_API sdekit_status sdekit_figure_describe(const sdekit_result *r, const char *name,
-                                               const sdekit_figure_options *opts, char **json,
-                                               sdekit_error *err);
+                                                const sdekit_figure_options *opts, char **json,
+                                                sdekit_error *err);
 
 /* Write: FILE.h5 / FILE.hdf5 (everything), FILE.tsv (.txt, .dat: text for
  * gnuplot; with several observables one file each, BASE.OBS.tsv).  Files
