@@ -14,7 +14,7 @@
 
 /* ---------------- data files ---------------- */
 
-FILE *sdk_pic_data_open(sdk_plot *p, char name[32]) {
+FILE *sdk_pic_data_open(sdk_gp_out *p, char name[32]) {
   snprintf(name, 32, "d%d.dat", p->ndata++);
   char path[PATH_MAX];
   /* no directory: only the script is wanted (sdk_plot_inspect) */
@@ -24,7 +24,7 @@ FILE *sdk_pic_data_open(sdk_plot *p, char name[32]) {
   return f;
 }
 
-sdekit_status sdk_pic_data_close(sdk_plot *p, FILE *f, const char *name) {
+sdekit_status sdk_pic_data_close(sdk_gp_out *p, FILE *f, const char *name) {
   int bad = ferror(f);
   if (fclose(f) != 0 || bad)
     return CLI_RAISE(p->err, SDEKIT_ERR_IO, "cannot write the temporary data file %s in %s", name,
@@ -322,7 +322,7 @@ static void map(sdk_strbuf *b, const sdk_fig_panel *pn, FILE *f, const char *dn)
   sdk_sb_printf(b, "splot '%s' using 1:2:3 with pm3d\nset yrange [*:*]\n", dn);
 }
 
-sdekit_status sdk_pic_render(sdk_plot *p, const sdk_figure *fig) {
+sdekit_status sdk_pic_render(sdk_gp_out *p, const sdk_figure *fig) {
   sdk_strbuf *b = &p->gp;
   put_title(b, fig);
   char dn[32];

@@ -69,49 +69,44 @@ static void plot_help(void) {
   sdk_sb_free(&b);
 }
 
-/* Picture k of the file as the script of one gnuplot run (after the preamble
- * that writes png); p->gp holds the script. */
-static sdekit_status draw_script(sdk_plot *p, int k, const char *png) {
+/* Picture k described and drawn as the script of one gnuplot run into
+ * o->gp (after the preamble that writes png, of format fmt). */
+static sdekit_status draw_script(const sdk_plotfile *pf, const sdekit_figure_options *fo, int k,
+                                 sdk_gp_out *o, const char *png, int fmt) {
   sdk_figure fig;
-  memset(&fig, 0, sizeof fig);
-  fig.name = sdk_figs_at(k)->name;
-  p->spec = &fig;
-  sdk_sb_init(&p->gp);
-  sdk_gp_preamble_fmt(&p->gp, png, p->format);
   /* the picture decides the figure, the renderer draws it */
-  sdekit_status e = sdk_figs_at(k)->draw(p);
-  if (e == SDEKIT_OK) e = sdk_pic_render(p, &fig);
-  if (e == SDEKIT_OK && p->gp.oom) e = CLI_RAISE(p->err, SDEKIT_ERR_NOMEM, "out of memory");
+  sdekit_status e = sdk_figs_describe(pf, fo, k, &fig, o->err);
+  sdk_sb_init(&o->gp);
+  sdk_gp_preamble_fmt(&o->gp, png, fmt);
+  if (e == SDEKIT_OK) e = sdk_pic_render(o, &fig);
+  if (e == SDEKIT_OK && o->gp.oom) e = CLI_RAISE(o->err, SDEKIT_ERR_NOMEM, "out of memory");
   sdk_fig_free(&fig);
-  p->spec = NULL;
   return e;
 }
 
-/* Draw picture k into out: script and data in dir, gnuplot run there, the
- * PNG moved onto out; serial numbers the files in dir. */
-static sdekit_status draw_one(const sdk_plotfile *pf, int k, int serial, const char *dir,
-                              const char *out, const sdk_plot *opts, sdekit_error *err) {
-  sdk_plot p = *opts; /* the options; the rest is this drawing's */
-  p.pf = pf;
-  p.dir = dir;
-  p.err = err;
+/* Draw picture k into out (format fmt): script and data in dir, gnuplot
+ * run there, the picture moved onto out; serial numbers the files in dir. */
+static sdekit_status draw_one(const sdk_plotfile *pf, const sdekit_figure_options *fo, int fmt,
+                              int k, int serial, const char *dir, const char *out,
+                              sdekit_error *err) {
+  sdk_gp_out o = {.dir = dir, .err = err};
   char png[64], script[64];
-  snprintf(png, sizeof png, "%s-%d.%s", sdk_figs_at(k)->name, serial, sdk_gp_ext(opts->format));
+  snprintf(png, sizeof png, "%s-%d.%s", sdk_figs_at(k)->name, serial, sdk_gp_ext(fmt));
   snprintf(script, sizeof script, "%s-%d.gp", sdk_figs_at(k)->name, serial);
-  sdekit_status e = draw_script(&p, k, png);
+  sdekit_status e = draw_script(pf, fo, k, &o, png, fmt);
   if (e == SDEKIT_OK) {
     char sp[PATH_MAX];
     snprintf(sp, sizeof sp, "%s/%s", dir, script);
     FILE *f = fopen(sp, "w");
-    if (!f || fputs(p.gp.s, f) < 0 || fclose(f) != 0)
+    if (!f || fputs(o.gp.s, f) < 0 || fclose(f) != 0)
       e = CLI_RAISE(err, SDEKIT_ERR_IO, "cannot write '%s': %s", sp, strerror(errno));
   }
-  sdk_sb_free(&p.gp);
+  sdk_sb_free(&o.gp);
   if (e == SDEKIT_OK) e = sdk_gp_run(dir, script, err);
   if (e == SDEKIT_OK) {
     char src[PATH_MAX];
     snprintf(src, sizeof src, "%s/%s", dir, png);
-    e = sdk_gp_install(src, out, opts->format, err);
+    e = sdk_gp_install(src, out, fmt, err);
   }
   return e;
 }
@@ -125,15 +120,16 @@ sdekit_status sdk_plot_inspect(const char *path, FILE *info_out, sdekit_error *e
   sdk_plotfile pf;
   memset(&pf, 0, sizeof pf);
   if (e == SDEKIT_OK) e = sdk_pf_attach(&pf, path, r, err);
+  const sdekit_figure_options fo = {.grid = -1};
   for (int k = 0; k < sdk_figs_count() && e == SDEKIT_OK; k++) {
     if (!sdk_figs_at(k)->present(&pf)) continue;
-    sdk_plot p = {.pf = &pf, .dir = NULL, .grid = -1, .var = NULL, .err = err};
-    e = draw_script(&p, k, "x.png");
+    sdk_gp_out o = {.dir = NULL, .err = err};
+    e = draw_script(&pf, &fo, k, &o, "x.png", SDK_GP_PNG);
     /* what sdk_gp_text promises: no backquote ever reaches a script */
-    if (e == SDEKIT_OK && p.gp.s && strchr(p.gp.s, '`'))
+    if (e == SDEKIT_OK && o.gp.s && strchr(o.gp.s, '`'))
       e = CLI_RAISE(err, SDEKIT_ERR_INTERNAL, "a backquote reached the %s script",
                     sdk_figs_at(k)->name);
-    sdk_sb_free(&p.gp);
+    sdk_sb_free(&o.gp);
   }
   sdk_pf_close(&pf);
   sdekit_result_destroy(&r);
@@ -341,8 +337,9 @@ static sdekit_status spec_all(const sdk_plotfile *pf, const sdekit_figure_option
 
 /* Draw the pictures todo into outs, in a temporary directory that is
  * removed afterwards (kept, and named, with --keep). */
-static sdekit_status draw_all(const sdk_plotfile *pf, const plot_args *pa, const int *todo,
-                              int ntodo, char outs[][PATH_MAX], sdekit_error *err) {
+static sdekit_status draw_all(const sdk_plotfile *pf, const plot_args *pa,
+                              const sdekit_figure_options *fo, const int *todo, int ntodo,
+                              char outs[][PATH_MAX], sdekit_error *err) {
   const char *tmp = sdk_cli_env_tmpdir();
   char tmpl[PATH_MAX];
   snprintf(tmpl, sizeof tmpl, "%s/sdekit-plot.XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
@@ -352,13 +349,8 @@ static sdekit_status draw_all(const sdk_plotfile *pf, const plot_args *pa, const
                      tmp && tmp[0] ? tmp : "/tmp", strerror(errno));
   sdekit_status e = SDEKIT_OK;
   for (int k = 0; k < ntodo && e == SDEKIT_OK; k++) {
-    sdk_plot opts = {.grid = pa->grid,
-                     .var = pa->var,
-                     .stat = pa->stat,
-                     .show = pa->show,
-                     .log = pa->log,
-                     .format = pa->out ? sdk_gp_format(pa->out) : SDK_GP_PNG};
-    e = draw_one(pf, todo[k], k, dir, outs[k], &opts, err);
+    int fmt = pa->out ? sdk_gp_format(pa->out) : SDK_GP_PNG;
+    e = draw_one(pf, fo, fmt, todo[k], k, dir, outs[k], err);
     if (e == SDEKIT_OK && !pa->quiet) {
       fputs("sdekit: wrote ", stderr);
       cli_put_escaped(stderr, outs[k]);
@@ -395,7 +387,7 @@ int sdk_cli_plot(int argc, char **argv) {
     e = spec_all(&pf, &fo, todo, ntodo, &err);
   } else {
     if (e == SDEKIT_OK) e = output_names(&pa, todo, ntodo, outs, &err);
-    if (e == SDEKIT_OK) e = draw_all(&pf, &pa, todo, ntodo, outs, &err);
+    if (e == SDEKIT_OK) e = draw_all(&pf, &pa, &fo, todo, ntodo, outs, &err);
   }
   rc = e == SDEKIT_OK ? 0 : plot_fail(e, &err);
   sdk_pf_close(&pf);

@@ -134,9 +134,7 @@ sdekit_status sdk_figs_describe(const sdk_plotfile *pf, const sdekit_figure_opti
                 .log = o->log,
                 .spec = fig,
                 .err = err};
-  sdk_sb_init(&p.gp);
   sdekit_status e = sdk_figs_at(k)->draw(&p);
-  sdk_sb_free(&p.gp);
   if (e == SDEKIT_OK && fig->npanels == 0)
     e = CLI_RAISE(err, SDEKIT_ERR_INTERNAL, "the %s picture described no panel", fig->name);
   return e;

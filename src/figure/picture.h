@@ -25,21 +25,15 @@
 #define SDK_PIC_MAX_ROWS 600   /* heat-map rows (bins) kept */
 #define SDK_PIC_LABEL_CELLS 25 /* drift heat maps this small get the values printed in */
 
-/* One picture being drawn. */
+/* One picture being described: the results, the options, the figure. */
 typedef struct sdk_plot {
   const sdk_plotfile *pf;
-  const char *dir;  /* temporary directory (gnuplot runs there); NULL: data to /dev/null */
-  sdk_strbuf gp;    /* the script */
-  int ndata;        /* data files written so far */
   int64_t grid;     /* --grid (-1: not given) */
   const char *var;  /* --var (NULL: all) */
   int stat;         /* --stat: SDK_PIC_STAT_MEAN or SDK_PIC_STAT_VARIANCE */
   const char *show; /* --show: the dataset drawn by the show picture */
-  /* --spec: the pictures that are figure descriptions fill *spec instead of
-   * drawing (one left empty has none yet) */
-  sdk_figure *spec;
-  int log;    /* --log: SDK_PIC_LOG_X | SDK_PIC_LOG_Y (0: the figure's choice) */
-  int format; /* SDK_GP_PNG, _PDF, _SVG (by -o's name) */
+  sdk_figure *spec; /* the figure the picture describes */
+  int log;          /* --log: SDK_PIC_LOG_X | SDK_PIC_LOG_Y (0: the figure's choice) */
   sdekit_error *err;
 } sdk_plot;
 
