@@ -31,7 +31,7 @@ def describe(r, what=None, var=None, grid=None, stat="mean", show=None, log=None
                               grid=-1 if grid is None else int(grid),
                               stat=1 if stat == "variance" else 0, log=_LOG[log])
     out, err = ctypes.c_void_p(), sdekit_error()
-    _errors.check(lib.sdekit_figure_describe(r._h.p, b(getattr(r, "path", None) or "results", "name"),
+    _errors.check(lib.sdekit_figure_describe(r._h.p, b(getattr(r, "_source", None) or "results", "name"),
                                              ctypes.byref(o), ctypes.byref(out),
                                              ctypes.byref(err)), err)
     return json.loads(take_string(out.value))

@@ -306,4 +306,6 @@ def load(path):
     p = ctypes.c_void_p()
     err = sdekit_error()
     _errors.check(lib.sdekit_result_read(b(path, "path"), ctypes.byref(p), ctypes.byref(err)), err)
-    return Result._wrap(p)
+    r = Result._wrap(p)
+    r._source = path  # names the file in messages (the pictures')
+    return r
