@@ -31,12 +31,12 @@ check-gpu: all
 demo: all
 	./scripts/demo.sh
 
-# The committed pictures of docs/figures, redrawn (the examples write to
-# results/figures otherwise); at the paper's size on a GPU.
+# The committed pictures of docs/figures, every one, redrawn by one script
+# (the examples write to results/figures otherwise); at the paper's size on
+# a GPU.
 figures: deps-check
 	$(MAKE) all DEPS=0
-	@set -e; for ex in prog1-drift-scan fig3-josephson-density fig4-kuramoto-density; do \
-	  ./examples/$$ex.sh --update-docs; done
+	./scripts/figures.sh
 
 # bin/sdekit, lib/libsdekit.so* and .a, include/sdekit.h, share/sdekit/models,
 # lib/pkgconfig/sdekit.pc, lib/cmake/sdekit, share/man/man1/sdekit.1 under

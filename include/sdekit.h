@@ -540,6 +540,38 @@ SDEKIT_API sdekit_status sdekit_result_read(const char *path, sdekit_result **ou
                                             sdekit_error *err);
 SDEKIT_API void sdekit_result_destroy(sdekit_result **r);
 
+/* ---- figures ----
+ * What `sdekit plot` draws from a result file, decided once, as a
+ * description every renderer draws without deciding anything: figures of
+ * panels (their places in the figure), curves with bands and error bars,
+ * maps, axes with labels, ranges, log scales and tick spacing, keys,
+ * titles.  Labels are runs of plain text, each with a style ("", "italic",
+ * "sub", "sup", combined as "italic sub"), to be escaped by the renderer.
+ * The JSON is what `sdekit plot --spec FILE.h5` prints:
+ *   {"file": ..., "figures": [{"figure": "fpt", "title": [[style, text], ...],
+ *    "subtitle": [...], "panels": [{"kind": "lines"|"points"|"boxes"|"map",
+ *    "box": [left, right, bottom, top], "xlabel", "ylabel", ..., "series":
+ *    [{"title", "color", "x", "y", "lo", "hi", ...}]}]}]}
+ * (numbers not finite are null).  Options as `sdekit plot` takes them. */
+typedef struct sdekit_figure_options {
+  const char *observable; /* one picture (drift, moments, ...); NULL: all the file holds */
+  const char *var;        /* only this variable or user observable; NULL: all */
+  const char *show;       /* a dataset drawn by its shape (HDF5 path); NULL: none */
+  int64_t grid;           /* grid point of pictures of one; -1: the figure's choice */
+  int stat;               /* 0: the mean, 1: the variance */
+  int log;                /* 1: log x, 2: log y, 3: both; 0: where a quantity spans decades */
+} sdekit_figure_options;
+
+/* The figures of results r (read from a file or just run; `name` names
+ * them in messages and the JSON, e.g. the file's path) with opts (NULL: all
+ * the results hold, defaults) as JSON into *json (free with sdekit_free).
+ * SDEKIT_ERR_USAGE for an option the results cannot serve,
+ * SDEKIT_ERR_FORMAT for results that are wrong, each with a message naming
+ * them and the problem. */
+SDEKIT_API sdekit_status sdekit_figure_describe(const sdekit_result *r, const char *name,
+                                                const sdekit_figure_options *opts, char **json,
+                                                sdekit_error *err);
+
 /* Write: FILE.h5 / FILE.hdf5 (everything), FILE.tsv (.txt, .dat: text for
  * gnuplot; with several observables one file each, BASE.OBS.tsv).  Files
  * are replaced atomically.  `wrote` (may be NULL) is called with each file

@@ -2,14 +2,15 @@
 """The structural rules of docs/ARCHITECTURE.md, checked on the source tree.
 
 1. Layers: a file in src/D includes headers of D itself and of layers below
-   it only (cli -> api -> io, bench -> sim -> observe -> backend -> codegen ->
-   model -> rng, core).
+   it only (cli -> figure -> api -> io, bench -> sim -> observe -> backend ->
+   codegen -> model -> rng, core).
 2. The library (every layer below cli) never reads the environment
    (getenv) and never prints (stdout, stderr, printf, puts, perror).
 3. No header include cycles.
 4. Sizes: no file in src/ over 900 lines, no function over 120 lines.
-5. The command-line tool uses the public API alone: a file in src/cli
-   includes "cli/..." headers, <sdekit.h>, the small core utilities
+5. The command-line tool and the figures use the public API alone: a file in
+   src/cli includes "cli/..." and "figure/..." headers, one in src/figure
+   "figure/..." headers, and both <sdekit.h>, the small core utilities
    "core/strbuf.h", "core/escape.h", "core/numfmt.h", "core/atomicfile.h",
    "core/nearest.h", and system headers, never a library's internals or the libraries the
    library wraps (<hdf5.h>, <ini.h>, CUDA, OpenMP).
@@ -22,8 +23,11 @@ import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
 RANK = {"core": 0, "rng": 0, "model": 1, "codegen": 2, "backend": 3, "observe": 4,
-        "sim": 5, "io": 6, "bench": 6, "api": 7, "cli": 8}
-LIBRARY = {d for d, r in RANK.items() if r <= 7}
+        "sim": 5, "io": 6, "bench": 6, "api": 7, "figure": 8, "cli": 9}
+LIBRARY = {d for d, r in RANK.items() if r <= 8}
+# the layers on the public API alone (rule 5): their own headers, <sdekit.h>,
+# the core utilities; the command-line tool also the figures'
+PUBLIC_ONLY = {"cli": ("cli/", "figure/"), "figure": ("figure/",)}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/([A-Za-z0-9_./]+)"')
 QUOTED = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 ANGLED = re.compile(r'^\s*#\s*include\s+<([^>]+)>')
@@ -59,10 +63,10 @@ def strip_strings_and_comments(line, in_comment):
     return "".join(out), in_comment
 
 
-def cli_include_problem(line):
-    """Why an include line breaks rule 5 in src/cli, or None."""
+def cli_include_problem(line, d="cli"):
+    """Why an include line breaks rule 5 in src/cli or src/figure, or None."""
     m = QUOTED.match(line)
-    if m and not (m.group(1).startswith("cli/") or m.group(1) in CLI_CORE):
+    if m and not (m.group(1).startswith(PUBLIC_ONLY[d]) or m.group(1) in CLI_CORE):
         return "includes \"%s\"" % m.group(1)
     m = ANGLED.match(line)
     if m and WRAPPED.match(m.group(1)):
@@ -103,10 +107,10 @@ def main(argv):
                                    (rel, n, dep, m.group(2)))
                     if f.endswith(".h"):
                         graph[rel].add("%s/%s" % (dep, m.group(2)))
-                why = cli_include_problem(line) if d == "cli" else None
+                why = cli_include_problem(line, d) if d in PUBLIC_ONLY else None
                 if why:
-                    msg = ("src/%s:%d: %s (the CLI uses <sdekit.h>, cli/ and core/strbuf, escape, "
-                           "numfmt, atomicfile, nearest only)" % (rel, n, why))
+                    msg = ("src/%s:%d: %s (%s uses <sdekit.h>, %s and core/strbuf, escape, "
+                           "numfmt, atomicfile, nearest only)" % (rel, n, why, d, ", ".join(PUBLIC_ONLY[d])))
                     (pending if rel in CLI_PENDING else bad).append(msg)
                 code, in_comment = strip_strings_and_comments(line, in_comment)
                 if d in LIBRARY:

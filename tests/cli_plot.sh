@@ -9,7 +9,8 @@
 #       observable the file lacks, --grid out of range: one error line, exit 2;
 #       gnuplot missing: one error line, exit 1.
 # Every PNG must start with the PNG signature, be larger than 5 kB and be
-# 1000x650 according to its IHDR chunk.
+# 1000x650 according to its IHDR chunk; every picture drawn as PDF and SVG
+# (-o FIG.pdf, FIG.svg) must be one.
 #
 # Environment (set by CTest): SDK_BIN, SDK_SOURCE_DIR, SDEKIT_CACHE_DIR.
 set -u
@@ -219,16 +220,43 @@ else
   echo "cli_plot: python3 with h5py not found; synthetic density/paths/order files skipped"
 fi
 
+# (b') vector output: every picture of every file above as PDF and SVG
+for h in ou j1 j2 j0 j20 rd k; do
+  [ -f $h.h5 ] || continue
+  for fmt in pdf svg; do
+    rm -f vec.*
+    if plot "$h as $fmt" $h.h5 -o vec.$fmt; then
+      n=0
+      for v in vec.*; do
+        n=$((n + 1))
+        if [ $fmt = pdf ] && [ "$(head -c 4 "$v")" = "%PDF" ]; then
+          pass
+        elif [ $fmt = svg ] && grep -q '<svg' "$v" && grep -q '</svg>' "$v"; then
+          pass
+        else
+          failed "$h as $fmt: $v is no $fmt file ($(head -c 20 "$v" | od -c | head -1))"
+        fi
+      done
+      [ $n -ge 1 ] || failed "$h as $fmt: nothing written"
+    fi
+  done
+done
+
 # (c) bad input
 bad "missing file" 2 nosuch.h5
 echo "not hdf5" >text.h5
 bad "not HDF5" 2 text.h5
+# a TSV result (or any text table): says that plots come from the .h5 result
+printf '# sdekit\n' >res.tsv
+bad "tsv" 2 res.tsv
+if ! grep -q 'plots are drawn from the .h5 result' "$T/err"; then failed "tsv: $(cat "$T/err")"; fi
 if [ -f j1.h5 ]; then
   bad "unknown observable" 2 j1.h5 --observable nonsense
   bad "observable not in file" 2 j1.h5 --observable moments
   bad "grid out of range" 2 j1.h5 --grid 2
   bad "unknown variable" 2 j1.h5 --var nosuch
-  bad "not .png" 2 j1.h5 -o fig.jpg
+  bad "not .png, .pdf or .svg" 2 j1.h5 -o fig.jpg
+  grep -q "expected a name ending in .png, .pdf or .svg" "$T/err" || failed "-o fig.jpg: $(cat "$T/err")"
   bad "no directory" 2 j1.h5 -o nodir/fig.png
   # gnuplot not on PATH: a clear message, exit 1
   PATH=/nonexistent "$BIN" plot j1.h5 -o nognuplot.png >"$T/out" 2>"$T/err"

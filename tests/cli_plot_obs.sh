@@ -103,6 +103,51 @@ bad() {
   fi
 }
 
+# spec NAME TEST ARGS...: sdekit plot --spec ARGS prints one figure
+# description, valid JSON, for which the Python expression TEST holds (d: the
+# figure), and which keeps the layout rule: no key over a plot area (keys sit
+# right of every panel), no two panels overlapping, and below a panel that
+# shows its x tick labels a gap of at least 0.09 of the height for them.
+spec() {
+  local name=$1 test=$2
+  shift 2
+  if ! "$BIN" plot --spec "$@" >"$T/spec.json" 2>"$T/err"; then
+    failed "$name: sdekit plot --spec $* failed: $(head -c 300 "$T/err")"
+  elif /usr/bin/python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1]))["figures"]
+d = f[0]
+def layout_ok(d):
+    ps = d["panels"]
+    for p in ps:
+        if p["key"] and any(p["key"][0] < q["box"][1] for q in ps):
+            return False
+        l, r, b, t = p["box"]
+        # tick labels: about 20 across the width, 30 up the height at most
+        for step, lo, hi, room in ((p["xstep"], "x", None, 20 * (r - l)),
+                                   (p["ystep"] if not p["ylog"] else 0, "y", None, 30 * (t - b))):
+            if step:
+                v = [s[lo][k] for s in p["series"] for k in range(s["n"]) if s[lo][k] is not None]
+                if v and (max(v) - min(v)) / step + 1 > room:
+                    return False
+    for i, p in enumerate(ps):
+        for q in ps[i + 1:]:
+            # side by side: room for the y tick labels of the right one; above
+            # each other: for the x tick labels of the upper one
+            apart_x = p["box"][1] + 0.08 <= q["box"][0] or q["box"][1] + 0.08 <= p["box"][0]
+            up, lo = (p, q) if p["box"][3] > q["box"][3] else (q, p)
+            room = 0.09 if up["xtics"] else 0
+            apart_y = up["box"][2] - lo["box"][3] >= room - 1e-9
+            if not (apart_x or apart_y):
+                return False
+    return True
+sys.exit(not (len(f) == 1 and layout_ok(d) and ('"$test"')))' "$T/spec.json"; then
+    pass
+  else
+    failed "$name: the description fails $test"
+  fi
+}
+
 OBS=(--observe moments,expr,cov,diffusion --observe-expr E=x*x --observe-expr A=x+1)
 run() { "$BIN" run "$@" --quiet 2>"$T/err" || { failed "sdekit run $*: $(head -c 300 "$T/err")"; return 1; }; }
 
@@ -133,6 +178,16 @@ if run ou --paths 128 --t-end 1 --scan k=0.5:2:4 "${OBS[@]}" -o n1.h5; then
   draw "expr, 1 axis, --grid 2" e1g.png n1.h5 --observable expr --grid 2
   has "expr --grid: over time again" "with filledcurves" 2
   has "expr --grid: the grid point in the title" 'k\} = 1.5' +
+  # --spec: the figure description as JSON, what gnuplot draws
+  spec "spec expr, 1 axis" 'd["figure"] == "expr" and len(d["panels"]) == 2 and
+    all(p["kind"] == "points" and p["xlabel"] == [["italic", "k"]] and len(p["series"][0]["x"]) == 4
+        for p in d["panels"])' n1.h5 --observable expr
+  spec "spec expr --grid: over time" 'd["panels"][0]["kind"] == "lines" and
+    d["panels"][0]["series"][0]["lo"] is not None and ["italic", "k"] in d["subtitle"]' \
+    n1.h5 --observable expr --grid 2
+  spec "spec moments, 1 axis: curves with two bands" 'd["figure"] == "moments" and
+    len(d["panels"][0]["series"]) == 4 and d["panels"][0]["series"][0]["lo2"] is not None' \
+    n1.h5 --observable moments
 fi
 if run ou --paths 64 --t-end 1 --scan k=0.5:2:3 --scan D=0.1:0.4:2 "${OBS[@]}" -o n2.h5; then
   draw "expr, 2 axes" e2.png n2.h5 --observable expr
@@ -198,6 +253,17 @@ if "$BIN" run ./bm.sde --paths 500 --t-end 2 --observe fpt --quiet -o r0.h5 2>/d
   if run ./bm.sde --paths 200 --t-end 2 --scan mu=-0.5:0.5:3 --scan L=1:2:2 --observe fpt -o r2.h5; then
     draw "real fpt, 2 axes" r2.png r2.h5 --observable fpt
     has "real fpt, 2 axes: a map per boundary" "^splot .* with pm3d" 2
+  fi
+  # one boundary: no splitting probability (identically 1)
+  grep -v '^left' bm.sde >bm1.sde
+  if run ./bm1.sde --paths 200 --t-end 2 --observe fpt -o q0.h5; then
+    spec "one boundary: no splitting panel" 'all(p["ylabel"] != [["", "splitting prob."]]
+      for p in d["panels"]) and len(d["panels"]) == 2' q0.h5 --observable fpt
+  fi
+  if run ./bm1.sde --paths 200 --t-end 2 --scan mu=-0.5:0.5:3 --observe fpt -o q1.h5; then
+    spec "one boundary, 1 axis: the mean, no splitting" 'all(p["ylabel"] != [["", "splitting prob."]]
+      for p in d["panels"]) and d["panels"][0]["ylabel"] == [["", "mean "], ["italic", "τ"]]' \
+      q1.h5 --observable fpt
   fi
 else
   echo "cli_plot_obs: this sdekit has no [boundaries]; the real fpt runs skipped"
@@ -279,7 +345,10 @@ EOF
   draw "--show fpt/split, 1 axis" s2.png f1.h5 --show fpt/split
   has "--show split: an entry per boundary" "index 1 using 1:2:3 with yerrorbars" 1
   draw "--show expr/mean_E, 1 axis" s3.png n1.h5 --show expr/mean_E
-  has "--show expr/mean_E: last values against k" "with yerrorbars" 1
+  # a series in a scan of one axis: a curve per grid point over time (its
+  # last value against k said nothing about it)
+  has "--show expr/mean_E, 1 axis: a curve per k" "index 3 using 1:3:4 with filledcurves" 1
+  has "--show expr/mean_E, 1 axis: named by k" 'title "\{/:Italic k\} = 2"' 1
   draw "--show moments/mean_x --stat variance" s4.png n0.h5 --show moments/mean_x --stat variance
   has "--show variance: var_x drawn" 'ylabel "moments/var\\\\_x"' 1
   bad "--show unknown" "--show 'nosuch': 'f0.h5' has no such dataset (it has: cov/error, " \
@@ -290,6 +359,69 @@ EOF
     n0.h5 --show cov/value
   bad "--show expr variance" "--stat variance: /expr/mean_E has no variance beside it" \
     n0.h5 --show expr/mean_E --stat variance
+  # (f) issue 29's fixes, checked in the figure descriptions (--spec)
+  # a scan's fpt figure: the scanned k is on the x axis, not in the subtitle;
+  # S(t) at one grid point says which, on a log axis (it spans decades)
+  spec "fpt in a scan: k not named fixed" '["italic", "k"] not in d["subtitle"] and
+    ["italic", "k"] in d["panels"][-1]["series"][0]["title"] and d["panels"][-1]["ylog"]' \
+    f1.h5 --observable fpt
+  spec "fpt: keys outside the plot areas, each once" 'd["panels"][0]["key"] and
+    not d["panels"][1]["key"] and all(not p["key"] or p["key"][0] > p["box"][1]
+    for p in d["panels"])' f1.h5 --observable fpt
+  spec "fpt: S(t) on a log axis" 'any(p["ylog"] for p in d["panels"]) and
+    d["panels"][1]["ylabel"][0] == ["", "survival "]' f0.h5 --observable fpt
+  # --show of a series in a scan: over time, a curve per grid point (not its
+  # last value against the parameter)
+  spec "--show fpt/survival in a scan: curves over time" 'len(d["panels"]) == 1 and
+    d["panels"][0]["kind"] == "lines" and len(d["panels"][0]["series"]) == 4 and
+    ["italic", "k"] not in d["subtitle"]' f1.h5 --show fpt/survival
+  # time averages without a scan: one panel, a named point each
+  spec "tavg, no scan: one panel" 'len(d["panels"]) == 1 and len(d["panels"][0]["categories"]) == 2' \
+    f0.h5 --observable tavg
+  # histograms of three or more quantities: two columns, few tick labels
+  if run ou2_correlated --paths 500 --t-end 1 --observe hist --observe-expr E=x*x -o h3.h5; then
+    spec "hist of 3+: two columns" 'len(d["panels"]) >= 3 and
+      len(set(p["box"][0] for p in d["panels"])) == 2 and all(p["xstep"] > 0 for p in d["panels"])' \
+      h3.h5 --observable hist
+  fi
+  # saved paths beside a density: in a panel of their own on the same axes,
+  # not over the map (they hid it)
+  if run ou --paths 200 --t-end 1 --observe density --save-paths 0,1 -o dp.h5; then
+    spec "density and paths: the paths below the map" 'd["panels"][0]["kind"] == "map" and
+      d["panels"][0]["series"] == [] and d["panels"][1]["kind"] == "lines" and
+      len(d["panels"][1]["series"]) == 2 and
+      d["panels"][1]["xrange"] == [d["panels"][0]["xe"][0], d["panels"][0]["xe"][-1]] and
+      d["panels"][1]["yrange"] == d["panels"][0]["yrange"]' dp.h5 --observable density
+    spec "paths alone" 'd["figure"] == "paths" and len(d["panels"][0]["series"]) == 2' \
+      dp.h5 --observable paths
+  fi
+  # every kind of this file as PDF and SVG too (cli_plot: the others)
+  for f in n1 f0 f1; do
+    for fmt in pdf svg; do
+      rm -f vo.*
+      if "$BIN" plot $f.h5 -o vo.$fmt --quiet 2>"$T/err"; then
+        for v in vo.*; do
+          if [ $fmt = pdf ] && [ "$(head -c 4 "$v")" = "%PDF" ]; then
+            pass
+          elif [ $fmt = svg ] && grep -q '</svg>' "$v"; then
+            pass
+          else
+            failed "$f as $fmt: $v is no $fmt file"
+          fi
+        done
+      else
+        failed "$f as $fmt: $(head -c 300 "$T/err")"
+      fi
+    done
+  done
+  # --log
+  spec "--log x" 'all(p["xlog"] and not p["ylog"] for p in d["panels"])' n0.h5 --observable expr \
+    --log x
+  spec "--log xy" 'all(p["xlog"] and p["ylog"] and p["yrange"][0] > 0 for p in d["panels"])' \
+    n0.h5 --observable expr --log xy
+  draw "--log y drawn" ly.png n0.h5 --observable expr --log y
+  has "--log y: in the script" "set logscale y" 2
+  bad "--log z" "--log 'z': expected x, y or xy" n0.h5 --log z
   # (e) hist and density of a user observable (hist/E, density/E beside the
   # variables', as runs that bin them write them): drawn as a variable's,
   # --var E picks it

@@ -76,6 +76,17 @@ class sdekit_attr(Structure):
     ]
 
 
+class sdekit_figure_options(Structure):
+    _fields_ = [
+        ("observable", c_char_p),
+        ("var", c_char_p),
+        ("show", c_char_p),
+        ("grid", c_int64),
+        ("stat", c_int),
+        ("log", c_int),
+    ]
+
+
 class sdekit_device_info(Structure):
     _fields_ = [
         ("ordinal", c_int),
@@ -202,6 +213,8 @@ _PROTOTYPES = {
     # running
     "sdekit_run": (_S, [_P, POINTER(_P), _E]),
     "sdekit_codegen": (_S, [_P, c_str, POINTER(c_void_p), _E]),
+    "sdekit_figure_describe": (_S, [_P, c_str, POINTER(sdekit_figure_options), POINTER(c_void_p),
+                                    _E]),
     # results
     "sdekit_result_read": (_S, [c_str, POINTER(_P), _E]),
     "sdekit_result_destroy": (None, [POINTER(_P)]),

@@ -280,11 +280,14 @@ class Result(collections.abc.Mapping):
 
         return to_xarray(self, observable)
 
-    def plot(self, what=None, var=None, grid=None, figsize=None, stat="mean"):
-        """The pictures of `sdekit plot`, drawn with matplotlib; returns the Figure."""
+    def plot(self, what=None, var=None, grid=None, figsize=None, stat="mean", show=None,
+             log=None):
+        """The pictures of `sdekit plot`, drawn with matplotlib; returns the Figure
+        (save it as PNG, PDF or SVG by the name's extension)."""
         from ._plot import plot
 
-        return plot(self, what=what, var=var, grid=grid, figsize=figsize, stat=stat)
+        return plot(self, what=what, var=var, grid=grid, figsize=figsize, stat=stat, show=show,
+                    log=log)
 
     def __repr__(self):
         a = self.attrs
@@ -303,4 +306,6 @@ def load(path):
     p = ctypes.c_void_p()
     err = sdekit_error()
     _errors.check(lib.sdekit_result_read(b(path, "path"), ctypes.byref(p), ctypes.byref(err)), err)
-    return Result._wrap(p)
+    r = Result._wrap(p)
+    r._source = path  # names the file in messages (the pictures')
+    return r

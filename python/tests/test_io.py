@@ -3,6 +3,7 @@ sdekit.load reads every kind of file the CLI writes (format 1 and 2) as h5py
 sees it, and what Result.save writes is read by `sdekit info`, `sdekit plot`
 and h5py; result.plot() draws the pictures `sdekit plot` draws."""
 import glob
+import json
 import os
 
 import numpy as np
@@ -148,6 +149,10 @@ def _check_plot_pictures(cli, workdir, r, path, stem):
 
     names = _plot.pictures(r)
     assert names
+    # parity: the figures Python draws are the ones sdekit plot describes
+    # (one description, decided in the library; the renderers only draw it)
+    _, out, _ = run_cli(cli, ["plot", "--spec", path])
+    assert _plot.describe(r)["figures"] == json.loads(out)["figures"], stem
     for name in names + (["paths"] if "paths/t" in r else []):
         fig = r.plot(name)
         assert fig.axes, name
@@ -252,3 +257,31 @@ def test_model_and_checkpoint_are_not_replaced(workdir):
     sdekit.run(model, paths=64, t_end=1, seed=2, checkpoint=ck, force=True, progress=False)
     assert open(ck, "rb").read() != saved
     sdekit.resume(ck, t_end=2, progress=False)  # saves to its own checkpoint
+
+
+def test_plot_log_show_and_vector_output(cli, workdir):
+    """Result.plot takes sdekit plot's --log and --show, and saves PDF and SVG
+    (matplotlib by the extension); its descriptions are --spec's."""
+    mpl = pytest.importorskip("matplotlib")
+    mpl.use("Agg")
+    import matplotlib.pyplot as plt
+
+    path = os.path.join(workdir, "cli-ou-observables.h5")
+    if not os.path.exists(path):
+        run_cli(cli, ["run"] + CLI_RUNS["ou-observables"] + ["--seed", "11", "-o", path])
+    r = sdekit.load(path)
+    d = _plot.describe(r, "expr", log="y")["figures"][0]
+    assert all(p["ylog"] for p in d["panels"])
+    _, out, _ = run_cli(cli, ["plot", "--spec", path, "--observable", "expr", "--log", "y"])
+    assert json.loads(out)["figures"][0] == d
+    d = _plot.describe(r, show="expr/mean_E")["figures"][0]
+    assert d["panels"][0]["kind"] == "lines" and len(d["panels"][0]["series"]) == 3
+    with pytest.raises(ValueError, match="log 'z'"):
+        r.plot("expr", log="z")
+    for ext, head in (("pdf", b"%PDF"), ("svg", b"<?xml")):
+        fig = r.plot("expr", log="y")
+        out = os.path.join(workdir, "expr-log." + ext)
+        fig.savefig(out)
+        plt.close(fig)
+        with open(out, "rb") as f:
+            assert f.read(5).startswith(head), ext

@@ -18,30 +18,11 @@
 
 /* Length of the well-formed UTF-8 sequence at s for a code point >= U+00A0
  * (no overlong forms, no surrogates, at most U+10FFFF), else 0. */
+/* Well-formed UTF-8 from U+00A0 up: its length (0: anything else). */
 static int utf8_len(const unsigned char *s) {
-  unsigned c = s[0];
-  int n;
   unsigned cp;
-  if (c >= 0xC2 && c <= 0xDF) {
-    n = 2;
-    cp = c & 0x1F;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    n = 3;
-    cp = c & 0x0F;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    n = 4;
-    cp = c & 0x07;
-  } else {
-    return 0;
-  }
-  for (int i = 1; i < n; i++) {
-    if ((s[i] & 0xC0) != 0x80) return 0;
-    cp = cp << 6 | (s[i] & 0x3F);
-  }
-  if (cp < 0xA0 || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10FFFF ||
-      (cp >= 0xD800 && cp <= 0xDFFF))
-    return 0;
-  return n;
+  int n = sdk_utf8_decode(s, &cp);
+  return n > 0 && cp >= 0xA0 ? n : 0;
 }
 
 void sdk_gp_text(sdk_strbuf *b, const char *s) {
@@ -76,72 +57,29 @@ void sdk_gp_text(sdk_strbuf *b, const char *s) {
 
 /* ---------------- pieces of text ---------------- */
 
-static const char *const GREEK[][2] = {
-    {"alpha", "α"}, {"beta", "β"},  {"gamma", "γ"}, {"delta", "δ"},  {"epsilon", "ε"},
-    {"zeta", "ζ"},  {"eta", "η"},   {"theta", "θ"}, {"kappa", "κ"},  {"lambda", "λ"},
-    {"mu", "μ"},    {"nu", "ν"},    {"xi", "ξ"},    {"rho", "ρ"},    {"sigma", "σ"},
-    {"tau", "τ"},   {"phi", "φ"},   {"chi", "χ"},   {"psi", "ψ"},    {"omega", "ω"},
-    {"Gamma", "Γ"}, {"Delta", "Δ"}, {"Theta", "Θ"}, {"Lambda", "Λ"}, {"Sigma", "Σ"},
-    {"Phi", "Φ"},   {"Psi", "Ψ"},   {"Omega", "Ω"}};
-
-void sdk_gp_sym(sdk_strbuf *b, const char *name) {
-  for (size_t i = 0; i < sizeof GREEK / sizeof GREEK[0]; i++)
-    if (!strcmp(name, GREEK[i][0])) {
-      sdk_sb_printf(b, "{/:Italic %s}", GREEK[i][1]);
-      return;
-    }
-  if (strlen(name) == 1 &&
-      ((name[0] >= 'a' && name[0] <= 'z') || (name[0] >= 'A' && name[0] <= 'Z'))) {
-    sdk_sb_printf(b, "{/:Italic %c}", name[0]);
-    return;
+void sdk_gp_label(sdk_strbuf *b, const sdk_label *l) {
+  for (int i = 0; i < l->n; i++) {
+    int st = l->r[i].style;
+    if (st & SDK_LAB_SUB) sdk_sb_puts(b, "_{");
+    if (st & SDK_LAB_SUP) sdk_sb_puts(b, "^{");
+    if (st & SDK_LAB_ITALIC) sdk_sb_puts(b, "{/:Italic ");
+    sdk_gp_text(b, l->r[i].s);
+    for (int k = 0; k < 3; k++)
+      if (st & (1 << k)) sdk_sb_puts(b, "}");
   }
-  sdk_gp_text(b, name);
-}
-
-void sdk_gp_num(sdk_strbuf *b, double x) {
-  char buf[64];
-  snprintf(buf, sizeof buf, "%.4g", x);
-  /* 1e-05 -> 1e-5 */
-  char *e = strchr(buf, 'e');
-  if (e) {
-    char *p = e + 1;
-    if (*p == '+') memmove(p, p + 1, strlen(p));
-    if (*p == '-') p++;
-    while (p[0] == '0' && p[1])
-      memmove(p, p + 1, strlen(p));
-  }
-  sdk_sb_puts(b, buf);
-}
-
-void sdk_gp_count(sdk_strbuf *b, int64_t n, const char *what) {
-  int k = 0;
-  while (k < 62 && ((int64_t)1 << k) < n)
-    k++;
-  if (n >= 1024 && ((int64_t)1 << k) == n)
-    sdk_sb_printf(b, "2^{%d} %ss", k, what);
-  else
-    sdk_sb_printf(b, "%lld %s%s", (long long)n, what, n == 1 ? "" : "s");
-}
-
-void sdk_gp_val_err(sdk_strbuf *b, double v, double e) {
-  if (isfinite(v) && isfinite(e) && e > 0 && fabs(v) < 1e6) {
-    int dec = 1 - (int)floor(log10(e));
-    if (dec < 0) dec = 0;
-    if (dec <= 10) {
-      sdk_sb_printf(b, "%.*f ± %.*f", dec, v, dec, e);
-      return;
-    }
-  }
-  sdk_gp_num(b, v);
-  sdk_sb_puts(b, " ± ");
-  sdk_gp_num(b, e);
+  if (l->oom) b->oom = 1;
 }
 
 /* ---------------- layout ---------------- */
 
-void sdk_gp_preamble(sdk_strbuf *b, const char *png) {
+/* The terminals, one per format, at the same size: 1000x650 pixels (a PDF
+ * at 72 points an inch, as pngcairo sizes its fonts). */
+static const char *const TERMINAL[] = {"pngcairo size 1000,650", "pdfcairo size 13.89in,9.03in",
+                                       "svg size 1000,650"};
+
+void sdk_gp_preamble_fmt(sdk_strbuf *b, const char *out, int fmt) {
   sdk_sb_printf(b,
-                "set terminal pngcairo size 1000,650 enhanced font 'DejaVu Sans,14' linewidth 1.5\n"
+                "set terminal %s enhanced font 'DejaVu Sans,14' linewidth 1.5\n"
                 "set encoding utf8\n"
                 "set output '%s'\n"
                 "set datafile missing 'NaN'\n"
@@ -151,39 +89,27 @@ void sdk_gp_preamble(sdk_strbuf *b, const char *png) {
                 "set title font ',15'\n"
                 "set xlabel font ',15'\nset ylabel font ',15'\nset cblabel font ',15'\n"
                 "set mxtics\nset mytics\n",
-                png);
+                TERMINAL[fmt], out);
 }
 
-/* The plot area in screen fractions (right edges and gaps: gnuplot.h). */
-#define AREA_TOP 0.865
-#define AREA_BOTTOM 0.115
-#define AREA_LEFT 0.125
-
-void sdk_gp_panel(sdk_strbuf *b, int k, int n, double right, double gap) {
-  double h = (AREA_TOP - AREA_BOTTOM + gap) / n, top = AREA_TOP - k * h;
-  double bottom = top - h + gap;
+void sdk_gp_margins(sdk_strbuf *b, double left, double right, double bottom, double top) {
   sdk_sb_printf(b,
                 "set tmargin at screen %.4f\nset bmargin at screen %.4f\n"
                 "set lmargin at screen %.4f\nset rmargin at screen %.4f\n",
-                top, bottom, AREA_LEFT, right);
+                top, bottom, left, right);
 }
 
 const char *sdk_gp_color(int64_t i) {
-  static const char *const COLORS[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
-                                       "#E69F00", "#56B4E9", "#000000", "#7F7F7F"};
-  return COLORS[i % 8];
+  return sdk_fig_color(i);
 }
 
-void sdk_gp_palette(sdk_strbuf *b, const char *kind) {
-  if (!strcmp(kind, "diverging"))
-    sdk_sb_puts(b, "set palette defined (-1 '#2166ac', -0.5 '#92c5de', 0 '#f7f7f7', 0.5 '#f4a582', "
-                   "1 '#b2182b')\n");
-  else if (!strcmp(kind, "density"))
-    sdk_sb_puts(b, "set palette defined (0 '#ffffff', 0.12 '#fff3b0', 0.35 '#fec44f', 0.6 "
-                   "'#f46d43', 0.82 '#c2185b', 1 '#4a0a50')\n");
-  else
-    sdk_sb_puts(b, "set palette defined (0 '#440154', 0.25 '#3b528b', 0.5 '#21918c', 0.75 "
-                   "'#5ec962', 1 '#fde725')\n");
+void sdk_gp_palette(sdk_strbuf *b, int palette) {
+  int n;
+  const sdk_fig_stop *st = sdk_fig_palette(palette, &n);
+  sdk_sb_puts(b, "set palette defined (");
+  for (int k = 0; k < n; k++)
+    sdk_sb_printf(b, "%s%g '%s'", k ? ", " : "", st[k].at, st[k].color);
+  sdk_sb_puts(b, ")\n");
 }
 
 void sdk_gp_heatmap(sdk_strbuf *b) {
@@ -192,18 +118,10 @@ void sdk_gp_heatmap(sdk_strbuf *b) {
                  "set colorbox user origin graph 1.03, graph 0 size graph 0.035, graph 1\n");
 }
 
-void sdk_gp_cbrange(sdk_strbuf *b, double lo, double hi) {
-  if (!(lo <= hi)) return;
-  if (lo < 0 && hi > 0) {
-    double m = fmax(-lo, hi);
-    sdk_gp_palette(b, "diverging");
-    sdk_sb_printf(b, "set cbrange [%.9g:%.9g]\n", -m, m);
-  } else {
-    sdk_gp_palette(b, "sequential");
-    if (hi == lo)
-      sdk_sb_printf(b, "set cbrange [%.9g:%.9g]\n", lo - 0.5 - fabs(lo) * 0.1,
-                    hi + 0.5 + fabs(hi) * 0.1);
-  }
+void sdk_gp_cbrange_set(sdk_strbuf *b, int palette, int set, double lo, double hi) {
+  if (palette < 0) return;
+  sdk_gp_palette(b, palette);
+  if (set) sdk_sb_printf(b, "set cbrange [%.9g:%.9g]\n", lo, hi);
 }
 
 /* ---------------- running gnuplot ---------------- */
@@ -259,13 +177,30 @@ sdekit_status sdk_gp_run(const char *dir, const char *script, sdekit_error *err)
                              : "no message");
 }
 
-sdekit_status sdk_gp_install_png(const char *src, const char *out, sdekit_error *err) {
+const char *sdk_gp_ext(int fmt) {
+  static const char *const EXT[] = {"png", "pdf", "svg"};
+  return EXT[fmt];
+}
+
+int sdk_gp_format(const char *name) {
+  size_t n = strlen(name);
+  for (int f = SDK_GP_PNG; f <= SDK_GP_SVG; f++)
+    if (n >= 4 && name[n - 4] == '.' && !strcmp(name + n - 3, sdk_gp_ext(f))) return f;
+  return -1;
+}
+
+sdekit_status sdk_gp_install(const char *src, const char *out, int fmt, sdekit_error *err) {
+  static const char *const WHAT[] = {"PNG (is its pngcairo terminal there?)",
+                                     "PDF (is its pdfcairo terminal there?)", "SVG"};
   size_t n = 0;
   char *data = sdk_read_file(src, &n);
-  if (!data || n < 8 || memcmp(data, "\x89PNG", 4) != 0) {
+  int ok = data && n >= 8 &&
+           (fmt == SDK_GP_PNG   ? !memcmp(data, "\x89PNG", 4)
+            : fmt == SDK_GP_PDF ? !memcmp(data, "%PDF", 4)
+                                : strstr(data, "<svg") != NULL);
+  if (!ok) {
     free(data);
-    return CLI_RAISE(err, SDEKIT_ERR_BACKEND,
-                     "gnuplot wrote no PNG (is its pngcairo terminal there?)");
+    return CLI_RAISE(err, SDEKIT_ERR_BACKEND, "gnuplot wrote no %s", WHAT[fmt]);
   }
   /* (core/atomicfile.h reports in the library's own terms) */
   sdk_errbuf eb = {0};

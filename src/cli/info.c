@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/attrs.h"
-#include "cli/status.h"
 #include "core/escape.h"
 #include "core/numfmt.h"
+#include "figure/attrs.h"
+#include "figure/status.h"
 
 #define INFO_HEAD 5 /* values tables: rows shown at each end of a long table */
 #define INFO_MAX_SCAN SDEKIT_MAX_SCAN

@@ -22,76 +22,30 @@
 #include "cli/env.h"
 #include "cli/gnuplot.h"
 #include "cli/info.h"
-#include "cli/picture.h"
-#include "cli/plotfile.h"
-#include "cli/status.h"
+#include "cli/render.h"
 #include "core/numfmt.h"
 #include "core/strbuf.h"
-
-/* Every picture, in the order they are drawn and listed. */
-static const sdk_picture PICTURES[] = {
-    {"drift", "<<v>> against the scanned parameter (a heat map for two scan axes)",
-     sdk_pic_has_drift, sdk_pic_drift, NULL, 0},
-    {"moments", "mean with bands of +- s.d. and +- s.e. over time, per variable",
-     sdk_pic_has_moments, sdk_pic_moments, NULL, 1},
-    {"expr", "user observables over time with s.e. bands; in a scan their last values",
-     sdk_pic_has_expr, sdk_pic_expr, NULL, 0},
-    {"cov", "covariance entries over time with s.e. bands; in a scan their last values",
-     sdk_pic_has_cov, sdk_pic_cov, NULL, 1},
-    {"diffusion", "D_eff(t) with its s.e. band; in a scan the long-time value",
-     sdk_pic_has_diffusion, sdk_pic_diffusion, NULL, 0},
-    {"fpt", "first-passage time histograms, survival S(t), splitting probabilities",
-     sdk_pic_has_fpt, sdk_pic_fpt, NULL, 0},
-    {"tavg", "time averages with error bars against the scanned parameter", sdk_pic_has_tavg,
-     sdk_pic_tavg, NULL, 0},
-    {"hist", "the final distribution, per variable", sdk_pic_has_hist, sdk_pic_hist, NULL, 0},
-    {"density", "P(x, t) as a heat map (log colour scale), saved sample paths on top",
-     sdk_pic_has_density, sdk_pic_density, NULL, 0},
-    {"paths", "the saved sample paths over time", sdk_pic_has_paths, sdk_pic_paths, "density", 0},
-    {"order", "the order parameter r(t) and the mean phase psi(t)", sdk_pic_has_order,
-     sdk_pic_order, NULL, 0},
-};
-#define NPIC ((int)(sizeof PICTURES / sizeof PICTURES[0]))
-
-/* --show NAME: not one of the pictures drawn by default (todo index NPIC). */
-static int never(const sdk_plotfile *pf) {
-  (void)pf;
-  return 0;
-}
-static const sdk_picture SHOW = {"show", "", never, sdk_pic_show, NULL, 1};
-
-static const sdk_picture *pic_at(int k) {
-  return k < NPIC ? &PICTURES[k] : &SHOW;
-}
-
-/* The picture called name, or -1. */
-static int picture_index(const char *name) {
-  for (int k = 0; k < NPIC; k++)
-    if (!strcmp(name, PICTURES[k].name)) return k;
-  return -1;
-}
-
-/* The pictures' names: "drift, moments, ..." with `last` before the last. */
-static void picture_names(sdk_strbuf *b, const char *last) {
-  for (int k = 0; k < NPIC; k++)
-    sdk_sb_printf(b, "%s%s", k == 0 ? "" : k == NPIC - 1 ? last : ", ", PICTURES[k].name);
-}
+#include "figure/figures.h"
+#include "figure/picture.h"
+#include "figure/plotfile.h"
+#include "figure/status.h"
 
 static void plot_help(void) {
   sdk_strbuf b;
   sdk_sb_init(&b);
   sdk_sb_puts(&b, "usage: sdekit plot FILE.h5 [options]\n"
                   "\n"
-                  "Draw what a result file holds with gnuplot (pngcairo, 1000x650):\n");
-  for (int k = 0; k < NPIC; k++)
-    sdk_sb_printf(&b, "  %-9s %s\n", PICTURES[k].name, PICTURES[k].help);
+                  "Draw what a result file holds with gnuplot (1000x650: PNG, or PDF, SVG):\n");
+  for (int k = 0; k < sdk_figs_count(); k++)
+    sdk_sb_printf(&b, "  %-9s %s\n", sdk_figs_at(k)->name, sdk_figs_at(k)->help);
   sdk_sb_puts(&b,
               "\n"
               "options:\n"
               "  -o FIG.png             output (default: FILE with .png for .h5); with several\n"
-              "                         observables in the file, one picture each: FIG.OBS.png\n"
+              "                         observables in the file, one picture each: FIG.OBS.png;\n"
+              "                         FIG.pdf or FIG.svg: vector output (pdfcairo, svg)\n"
               "  --observable NAME      draw only this one (");
-  picture_names(&b, ", ");
+  sdk_figs_names(&b, ", ");
   sdk_sb_puts(
       &b, ")\n"
           "  --var VAR              only this variable (moments, hist, paths, cov, tavg; density:\n"
@@ -104,6 +58,10 @@ static void plot_help(void) {
           "  --stat mean|variance   the statistic drawn: variance draws the variance (moments,\n"
           "                         the diagonal of cov, --show GROUP/mean_X as GROUP/var_X)\n"
           "  --keep                 keep the gnuplot script and data (the directory is printed)\n"
+          "  --log x|y|xy           logarithmic axes (by default where a quantity spans\n"
+          "                         decades: the survival S(t)); pictures of figure descriptions\n"
+          "  --spec                 print the figure descriptions as JSON instead of drawing\n"
+          "                         (what every renderer draws: panels, curves, axes, labels)\n"
           "  --quiet                do not report the files written\n"
           "\n"
           "Needs gnuplot with the pngcairo terminal (Debian: apt-get install gnuplot-nox).\n");
@@ -111,44 +69,44 @@ static void plot_help(void) {
   sdk_sb_free(&b);
 }
 
-/* Picture k of the file as the script of one gnuplot run (after the preamble
- * that writes png); p->gp holds the script. */
-static sdekit_status draw_script(sdk_plot *p, int k, const char *png) {
-  sdk_sb_init(&p->gp);
-  sdk_gp_preamble(&p->gp, png);
-  sdekit_status e = pic_at(k)->draw(p);
-  if (e == SDEKIT_OK && p->gp.oom) e = CLI_RAISE(p->err, SDEKIT_ERR_NOMEM, "out of memory");
+/* Picture k described and drawn as the script of one gnuplot run into
+ * o->gp (after the preamble that writes png, of format fmt). */
+static sdekit_status draw_script(const sdk_plotfile *pf, const sdekit_figure_options *fo, int k,
+                                 sdk_gp_out *o, const char *png, int fmt) {
+  sdk_figure fig;
+  /* the picture decides the figure, the renderer draws it */
+  sdekit_status e = sdk_figs_describe(pf, fo, k, &fig, o->err);
+  sdk_sb_init(&o->gp);
+  sdk_gp_preamble_fmt(&o->gp, png, fmt);
+  if (e == SDEKIT_OK) e = sdk_pic_render(o, &fig);
+  if (e == SDEKIT_OK && o->gp.oom) e = CLI_RAISE(o->err, SDEKIT_ERR_NOMEM, "out of memory");
+  sdk_fig_free(&fig);
   return e;
 }
 
-/* Draw picture k into out: script and data in dir, gnuplot run there, the
- * PNG moved onto out; serial numbers the files in dir. */
-static sdekit_status draw_one(const sdk_plotfile *pf, int k, int serial, const char *dir,
-                              const char *out, const sdk_plot *opts, sdekit_error *err) {
-  sdk_plot p = {.pf = pf,
-                .dir = dir,
-                .grid = opts->grid,
-                .var = opts->var,
-                .stat = opts->stat,
-                .show = opts->show,
-                .err = err};
+/* Draw picture k into out (format fmt): script and data in dir, gnuplot
+ * run there, the picture moved onto out; serial numbers the files in dir. */
+static sdekit_status draw_one(const sdk_plotfile *pf, const sdekit_figure_options *fo, int fmt,
+                              int k, int serial, const char *dir, const char *out,
+                              sdekit_error *err) {
+  sdk_gp_out o = {.dir = dir, .err = err};
   char png[64], script[64];
-  snprintf(png, sizeof png, "%s-%d.png", pic_at(k)->name, serial);
-  snprintf(script, sizeof script, "%s-%d.gp", pic_at(k)->name, serial);
-  sdekit_status e = draw_script(&p, k, png);
+  snprintf(png, sizeof png, "%s-%d.%s", sdk_figs_at(k)->name, serial, sdk_gp_ext(fmt));
+  snprintf(script, sizeof script, "%s-%d.gp", sdk_figs_at(k)->name, serial);
+  sdekit_status e = draw_script(pf, fo, k, &o, png, fmt);
   if (e == SDEKIT_OK) {
     char sp[PATH_MAX];
     snprintf(sp, sizeof sp, "%s/%s", dir, script);
     FILE *f = fopen(sp, "w");
-    if (!f || fputs(p.gp.s, f) < 0 || fclose(f) != 0)
+    if (!f || fputs(o.gp.s, f) < 0 || fclose(f) != 0)
       e = CLI_RAISE(err, SDEKIT_ERR_IO, "cannot write '%s': %s", sp, strerror(errno));
   }
-  sdk_sb_free(&p.gp);
+  sdk_sb_free(&o.gp);
   if (e == SDEKIT_OK) e = sdk_gp_run(dir, script, err);
   if (e == SDEKIT_OK) {
     char src[PATH_MAX];
     snprintf(src, sizeof src, "%s/%s", dir, png);
-    e = sdk_gp_install_png(src, out, err);
+    e = sdk_gp_install(src, out, fmt, err);
   }
   return e;
 }
@@ -162,15 +120,16 @@ sdekit_status sdk_plot_inspect(const char *path, FILE *info_out, sdekit_error *e
   sdk_plotfile pf;
   memset(&pf, 0, sizeof pf);
   if (e == SDEKIT_OK) e = sdk_pf_attach(&pf, path, r, err);
-  for (int k = 0; k < NPIC && e == SDEKIT_OK; k++) {
-    if (!PICTURES[k].present(&pf)) continue;
-    sdk_plot p = {.pf = &pf, .dir = NULL, .grid = -1, .var = NULL, .err = err};
-    e = draw_script(&p, k, "x.png");
+  const sdekit_figure_options fo = {.grid = -1};
+  for (int k = 0; k < sdk_figs_count() && e == SDEKIT_OK; k++) {
+    if (!sdk_figs_at(k)->present(&pf)) continue;
+    sdk_gp_out o = {.dir = NULL, .err = err};
+    e = draw_script(&pf, &fo, k, &o, "x.png", SDK_GP_PNG);
     /* what sdk_gp_text promises: no backquote ever reaches a script */
-    if (e == SDEKIT_OK && p.gp.s && strchr(p.gp.s, '`'))
+    if (e == SDEKIT_OK && o.gp.s && strchr(o.gp.s, '`'))
       e = CLI_RAISE(err, SDEKIT_ERR_INTERNAL, "a backquote reached the %s script",
-                    PICTURES[k].name);
-    sdk_sb_free(&p.gp);
+                    sdk_figs_at(k)->name);
+    sdk_sb_free(&o.gp);
   }
   sdk_pf_close(&pf);
   sdekit_result_destroy(&r);
@@ -185,7 +144,8 @@ typedef struct plot_args {
   int want; /* the picture of --observable, -1: all the file holds */
   int stat; /* --stat: SDK_PIC_STAT_* */
   int64_t grid;
-  int keep, quiet;
+  int keep, quiet, spec;
+  int log; /* --log: SDK_PIC_LOG_* */
 } plot_args;
 
 static int plot_fail(sdekit_status e, const sdekit_error *err) {
@@ -230,6 +190,17 @@ static int parse_option(const char *a, const char *val, plot_args *pa, const cha
     pa->grid = (int64_t)g;
   } else if (!strcmp(a, "--keep")) {
     pa->keep = 1;
+  } else if (!strcmp(a, "--log")) {
+    pa->log = !strcmp(val, "x")    ? SDK_PIC_LOG_X
+              : !strcmp(val, "y")  ? SDK_PIC_LOG_Y
+              : !strcmp(val, "xy") ? SDK_PIC_LOG_X | SDK_PIC_LOG_Y
+                                   : -1;
+    if (pa->log < 0) {
+      cli_error("--log '%s': expected x, y or xy\n", val);
+      return 2;
+    }
+  } else if (!strcmp(a, "--spec")) {
+    pa->spec = 1;
   } else if (!strcmp(a, "--quiet")) {
     pa->quiet = 1;
   } else if (a[0] == '-' && a[1]) {
@@ -255,7 +226,7 @@ static int parse_args(int argc, char **argv, plot_args *pa) {
     const char *a = argv[i], *val = NULL;
     int takes = !strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--observable") ||
                 !strcmp(a, "--var") || !strcmp(a, "--grid") || !strcmp(a, "--show") ||
-                !strcmp(a, "--stat");
+                !strcmp(a, "--stat") || !strcmp(a, "--log");
     if (takes) {
       if (i + 1 >= argc) {
         cli_error("option '%s' needs a value\n", a);
@@ -278,10 +249,10 @@ static int parse_args(int argc, char **argv, plot_args *pa) {
     cli_error("missing FILE.h5 (usage: sdekit plot FILE.h5 [-o FIG.png])\n");
     return 2;
   }
-  if (obs && (pa->want = picture_index(obs)) < 0) {
+  if (obs && (pa->want = sdk_figs_index(obs)) < 0) {
     sdk_strbuf names;
     sdk_sb_init(&names);
-    picture_names(&names, " or ");
+    sdk_figs_names(&names, " or ");
     cli_error("--observable '%s': expected %s\n", obs, names.s ? names.s : "");
     sdk_sb_free(&names);
     return 2;
@@ -290,64 +261,18 @@ static int parse_args(int argc, char **argv, plot_args *pa) {
     cli_error("--observable and --show: give one of them\n");
     return 2;
   }
-  if (pa->out && !has_suffix(pa->out, ".png")) {
-    cli_error("-o '%s': expected a name ending in .png\n", pa->out);
+  /* the TSV written beside a result is its text, not something to draw */
+  if (has_suffix(pa->file, ".tsv") || has_suffix(pa->file, ".txt")) {
+    cli_error("'%s' is a text table: plots are drawn from the .h5 result (sdekit run -o RESULT.h5 "
+              "writes it; then sdekit plot RESULT.h5)\n",
+              pa->file);
+    return 2;
+  }
+  if (pa->out && sdk_gp_format(pa->out) < 0) {
+    cli_error("-o '%s': expected a name ending in .png, .pdf or .svg\n", pa->out);
     return 2;
   }
   return -1;
-}
-
-/* --var and --grid against what the file holds. */
-static sdekit_status check_args(const sdk_plotfile *pf, const plot_args *pa, sdekit_error *err) {
-  if (pa->var) {
-    int found = 0;
-    for (long v = 0; v < pf->nq; v++) /* a variable or a user observable */
-      found |= !strcmp(pa->var, pf->qnames[v]);
-    if (!found)
-      return CLI_RAISE(err, SDEKIT_ERR_USAGE, "--var '%s': '%s' has no such variable", pa->var,
-                       pa->file);
-  }
-  if (pa->grid >= pf->ngrid)
-    return CLI_RAISE(err, SDEKIT_ERR_USAGE, "--grid %lld: '%s' has %lld grid point%s (0 .. %lld)",
-                     (long long)pa->grid, pa->file, (long long)pf->ngrid, pf->ngrid == 1 ? "" : "s",
-                     (long long)(pf->ngrid - 1));
-  return SDEKIT_OK;
-}
-
-/* The pictures to draw (todo, *ntodo of them): the one asked for, or every
- * one the file holds but those drawn on another it holds. */
-static sdekit_status choose(const sdk_plotfile *pf, const plot_args *pa, int *todo, int *ntodo,
-                            sdekit_error *err) {
-  char held[160] = "";
-  *ntodo = 0;
-  if (pa->show) {
-    todo[(*ntodo)++] = NPIC;
-    return sdk_pic_show_check(pf, pa->show, err);
-  }
-  /* --stat variance without --observable: the pictures that have a variance */
-  int only_var = pa->stat == SDK_PIC_STAT_VARIANCE && pa->want < 0, skipped = 0;
-  for (int k = 0; k < NPIC; k++)
-    if (PICTURES[k].present(pf)) {
-      snprintf(held + strlen(held), sizeof held - strlen(held), "%s%s", held[0] ? ", " : "",
-               PICTURES[k].name);
-      int on = PICTURES[k].on ? picture_index(PICTURES[k].on) : -1;
-      if (pa->want < 0 && on >= 0 && PICTURES[on].present(pf)) continue;
-      if (only_var && !PICTURES[k].variance) {
-        skipped++;
-        continue;
-      }
-      if (pa->want < 0 || pa->want == k) todo[(*ntodo)++] = k;
-    }
-  if (*ntodo > 0) return SDEKIT_OK;
-  if (pa->want >= 0)
-    return CLI_RAISE(err, SDEKIT_ERR_USAGE, "'%s' has no %s results (it holds: %s)", pa->file,
-                     PICTURES[pa->want].name, held[0] ? held : "nothing to plot");
-  if (skipped)
-    return CLI_RAISE(err, SDEKIT_ERR_USAGE,
-                     "--stat variance: '%s' holds no results with a variance (it holds: %s; the "
-                     "variance is held by moments and cov)",
-                     pa->file, held);
-  return CLI_RAISE(err, SDEKIT_ERR_USAGE, "'%s' holds no results to plot", pa->file);
 }
 
 /* The output names (FIG.png, or FIG.OBS.png for several pictures), each in
@@ -355,6 +280,7 @@ static sdekit_status choose(const sdk_plotfile *pf, const plot_args *pa, int *to
 static sdekit_status output_names(const plot_args *pa, const int *todo, int ntodo,
                                   char outs[][PATH_MAX], sdekit_error *err) {
   char base[PATH_MAX];
+  const char *ext = sdk_gp_ext(pa->out ? sdk_gp_format(pa->out) : SDK_GP_PNG);
   if (pa->out) {
     snprintf(base, sizeof base, "%.*s", (int)(strlen(pa->out) - 4), pa->out);
   } else {
@@ -368,9 +294,9 @@ static sdekit_status output_names(const plot_args *pa, const int *todo, int ntod
   sdekit_status e = SDEKIT_OK;
   for (int k = 0; k < ntodo && e == SDEKIT_OK; k++) {
     if (ntodo == 1)
-      snprintf(outs[k], PATH_MAX, "%s.png", base);
+      snprintf(outs[k], PATH_MAX, "%s.%s", base, ext);
     else
-      snprintf(outs[k], PATH_MAX, "%s.%s.png", base, pic_at(todo[k])->name);
+      snprintf(outs[k], PATH_MAX, "%s.%s.%s", base, sdk_figs_at(todo[k])->name, ext);
     /* the directory must exist and be writable */
     char *copy = sdk_strdup(outs[k]);
     char *slash = copy ? strrchr(copy, '/') : NULL;
@@ -397,10 +323,23 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
   return 0;
 }
 
+/* The descriptions of the pictures todo as JSON on stdout (--spec). */
+static sdekit_status spec_all(const sdk_plotfile *pf, const sdekit_figure_options *fo,
+                              const int *todo, int ntodo, sdekit_error *err) {
+  sdk_strbuf b;
+  sdk_sb_init(&b);
+  sdekit_status e = sdk_figs_json(pf, fo, todo, ntodo, &b, err);
+  if (e == SDEKIT_OK && (fputs(b.s, stdout) < 0 || fflush(stdout) != 0))
+    e = CLI_RAISE(err, SDEKIT_ERR_IO, "cannot write the description: %s", strerror(errno));
+  sdk_sb_free(&b);
+  return e;
+}
+
 /* Draw the pictures todo into outs, in a temporary directory that is
  * removed afterwards (kept, and named, with --keep). */
-static sdekit_status draw_all(const sdk_plotfile *pf, const plot_args *pa, const int *todo,
-                              int ntodo, char outs[][PATH_MAX], sdekit_error *err) {
+static sdekit_status draw_all(const sdk_plotfile *pf, const plot_args *pa,
+                              const sdekit_figure_options *fo, const int *todo, int ntodo,
+                              char outs[][PATH_MAX], sdekit_error *err) {
   const char *tmp = sdk_cli_env_tmpdir();
   char tmpl[PATH_MAX];
   snprintf(tmpl, sizeof tmpl, "%s/sdekit-plot.XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
@@ -410,8 +349,8 @@ static sdekit_status draw_all(const sdk_plotfile *pf, const plot_args *pa, const
                      tmp && tmp[0] ? tmp : "/tmp", strerror(errno));
   sdekit_status e = SDEKIT_OK;
   for (int k = 0; k < ntodo && e == SDEKIT_OK; k++) {
-    sdk_plot opts = {.grid = pa->grid, .var = pa->var, .stat = pa->stat, .show = pa->show};
-    e = draw_one(pf, todo[k], k, dir, outs[k], &opts, err);
+    int fmt = pa->out ? sdk_gp_format(pa->out) : SDK_GP_PNG;
+    e = draw_one(pf, fo, fmt, todo[k], k, dir, outs[k], err);
     if (e == SDEKIT_OK && !pa->quiet) {
       fputs("sdekit: wrote ", stderr);
       cli_put_escaped(stderr, outs[k]);
@@ -433,13 +372,23 @@ int sdk_cli_plot(int argc, char **argv) {
   if (rc >= 0) return rc;
   sdekit_error err = {0};
   sdk_plotfile pf;
-  int todo[NPIC + 1], ntodo = 0;
-  char outs[NPIC + 1][PATH_MAX];
+  int todo[SDK_FIGS_MAX + 1], ntodo = 0;
+  char outs[SDK_FIGS_MAX + 1][PATH_MAX];
+  sdekit_figure_options fo = {.observable = pa.want >= 0 ? sdk_figs_at(pa.want)->name : NULL,
+                              .var = pa.var,
+                              .show = pa.show,
+                              .grid = pa.grid,
+                              .stat = pa.stat,
+                              .log = pa.log};
   sdekit_status e = sdk_pf_open(&pf, pa.file, &err);
-  if (e == SDEKIT_OK) e = check_args(&pf, &pa, &err);
-  if (e == SDEKIT_OK) e = choose(&pf, &pa, todo, &ntodo, &err);
-  if (e == SDEKIT_OK) e = output_names(&pa, todo, ntodo, outs, &err);
-  if (e == SDEKIT_OK) e = draw_all(&pf, &pa, todo, ntodo, outs, &err);
+  if (e == SDEKIT_OK) e = sdk_figs_check(&pf, &fo, &err);
+  if (e == SDEKIT_OK) e = sdk_figs_choose(&pf, &fo, todo, &ntodo, &err);
+  if (e == SDEKIT_OK && pa.spec) {
+    e = spec_all(&pf, &fo, todo, ntodo, &err);
+  } else {
+    if (e == SDEKIT_OK) e = output_names(&pa, todo, ntodo, outs, &err);
+    if (e == SDEKIT_OK) e = draw_all(&pf, &pa, &fo, todo, ntodo, outs, &err);
+  }
   rc = e == SDEKIT_OK ? 0 : plot_fail(e, &err);
   sdk_pf_close(&pf);
   return rc;

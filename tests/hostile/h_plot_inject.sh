@@ -6,7 +6,8 @@
 # (backquotes, system(), quotes, newline + '!', @macro, enhanced-text markup,
 # backslashes); each file is drawn as every picture it can give.  No payload
 # may run a command; each plot must draw its PNGs (the names stay valid
-# dataset names, so nothing is refused) and exit 0.
+# dataset names, so nothing is refused) and exit 0.  The figure description
+# (--spec) of each is valid JSON holding the string as it is.
 . "$(dirname "$0")/lib.sh"
 /usr/bin/python3 -c 'import h5py, numpy' 2>/dev/null || { echo "h5py missing: skipped"; exit 77; }
 export TMPDIR=$T/tmp
@@ -98,6 +99,19 @@ for f in b1 b2 bk; do
       rm -rf "$TMPDIR"/sdekit-plot.*
       rm -f "$W"/PWNED*
     done
+    # the figure description (--spec): valid JSON that holds the model name
+    # as the file has it (each byte that is no UTF-8 as U+FFFD)
+    [ $f = bk ] && continue
+    "$BIN" plot --spec "$h" --observable drift >"$T/spec.json" 2>"$T/err"
+    if PAY="$pay" /usr/bin/python3 -c '
+import json, os, sys
+d = json.load(open(sys.argv[1]), strict=True)
+want = os.fsencode(os.environ["PAY"]).decode("utf-8", "replace")
+sys.exit(d["figures"][0]["title"][0][1] != want)' "$T/spec.json"; then
+      pass "$f payload $n: --spec is valid JSON with the name intact"
+    else
+      fail "$f payload $n: --spec: $(head -c 300 "$T/err") $(head -c 200 "$T/spec.json")"
+    fi
   done
 done
 finish

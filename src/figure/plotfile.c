@@ -1,5 +1,5 @@
 /* The result file as `sdekit plot` sees it (see plotfile.h). */
-#include "cli/plotfile.h"
+#include "figure/plotfile.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/attrs.h"
-#include "cli/status.h"
+#include "figure/attrs.h"
+#include "figure/status.h"
 
 int64_t sdk_pf_count(double x) {
   return isfinite(x) && x >= 0 && x <= 4611686018427387904.0 ? (int64_t)x : 0;

@@ -1,5 +1,5 @@
 /* Errors in the command-line tool's own code (see status.h). */
-#include "cli/status.h"
+#include "figure/status.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/picture.h"
+#include "figure/picture.h"
 
 int sdk_pic_has_fpt(const sdk_plotfile *pf) {
   return sdk_pf_has(pf, "fpt/split");
@@ -33,18 +33,17 @@ static void read_bnames(const sdk_plotfile *pf, bnames *bn) {
 }
 
 /* Line b's label: the boundary's name, or "boundary b". */
-static void blabel(sdk_strbuf *out, const bnames *bn, int b) {
-  if (bn->name[b] && bn->name[b][0])
-    sdk_gp_text(out, bn->name[b]);
-  else
-    sdk_sb_printf(out, "boundary %d", b);
+static void blabel(sdk_label *out, const bnames *bn, int b) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "boundary %d", b);
+  sdk_lab_text(out, bn->name[b] && bn->name[b][0] ? bn->name[b] : buf);
 }
 
 /* A panel of per-boundary values vpath [grid..., nb] (errors epath) with a
  * line per boundary; returns nb in *nb. */
 static sdekit_status per_boundary(sdk_plot *p, sdk_pic_fig *fig, int kind, const char *vpath,
-                                  const char *epath, const char *ylab, const bnames *bn,
-                                  int64_t *nb) {
+                                  const char *epath, const char *ylab, const char *ysym,
+                                  const bnames *bn, int64_t *nb) {
   sdk_pic_panel *pn = sdk_pic_fig_panel(fig, kind);
   if (!pn) return SDEKIT_OK;
   int nt;
@@ -56,7 +55,7 @@ static sdekit_status per_boundary(sdk_plot *p, sdk_pic_fig *fig, int kind, const
                      p->pf->path, vpath);
   *nb = tail[0];
   pn->nl = 0;
-  sdk_sb_free(&first->label);
+  sdk_lab_free(&first->label);
   const double *v = first->v, *e = first->e;
   for (int64_t b = 0; b < tail[0]; b++) {
     sdk_pic_line *l = sdk_pic_panel_line(pn);
@@ -67,7 +66,8 @@ static sdekit_status per_boundary(sdk_plot *p, sdk_pic_fig *fig, int kind, const
     l->off = b;
     blabel(&l->label, bn, (int)b);
   }
-  sdk_sb_puts(&pn->ylab, ylab);
+  sdk_lab_text(&pn->ylab, ylab);
+  if (ysym) sdk_lab_italic(&pn->ylab, ysym);
   return SDEKIT_OK;
 }
 
@@ -91,7 +91,7 @@ static sdekit_status hist_panel(sdk_plot *p, sdk_pic_fig *fig, const bnames *bn)
                      "'%s': /fpt/hist is not [grid..., boundaries, bins] over /fpt/hist_edges",
                      pf->path);
   pn->nl = 0;
-  sdk_sb_free(&first->label);
+  sdk_lab_free(&first->label);
   const double *v = first->v;
   for (int64_t b = 0; b < tail[0]; b++) {
     sdk_pic_line *l = sdk_pic_panel_line(pn);
@@ -104,8 +104,9 @@ static sdekit_status hist_panel(sdk_plot *p, sdk_pic_fig *fig, const bnames *bn)
   pn->x = edges;
   pn->xshared = shared;
   pn->nx = tail[1];
-  sdk_sb_puts(&pn->xlab, "first-passage time {/:Italic τ}");
-  sdk_sb_puts(&pn->ylab, "paths absorbed");
+  sdk_lab_text(&pn->xlab, "first-passage time ");
+  sdk_lab_italic(&pn->xlab, "τ");
+  sdk_lab_text(&pn->ylab, "paths absorbed");
   return SDEKIT_OK;
 }
 
@@ -126,8 +127,13 @@ static sdekit_status survival_panel(sdk_plot *p, sdk_pic_fig *fig) {
   pn->xshared = shared;
   pn->nx = ns;
   pn->band = "± standard error";
-  sdk_sb_puts(&pn->ylab, "survival {/:Italic S}({/:Italic t})");
-  sdk_sb_puts(&l->label, "{/:Italic S}({/:Italic t})");
+  pn->logy = 1; /* a probability falling over decades */
+  sdk_lab_italic(&l->label, "S");
+  sdk_lab_text(&l->label, "(");
+  sdk_lab_italic(&l->label, "t");
+  sdk_lab_text(&l->label, ")");
+  sdk_lab_text(&pn->ylab, "survival ");
+  sdk_lab_cat(&pn->ylab, &l->label);
   return SDEKIT_OK;
 }
 
@@ -144,25 +150,30 @@ sdekit_status sdk_pic_fpt(sdk_plot *p) {
   sdekit_status e = SDEKIT_OK;
   int64_t nb = 0;
   int over = sdk_pic_over_time(p);
+  /* with one boundary every absorbed path ends there: its splitting
+   * probability is 1 and says nothing */
+  sdekit_dataset sd;
+  int split = !(sdekit_result_dataset(pf->r, "fpt/split", &sd, NULL) == SDEKIT_OK && sd.rank > 0 &&
+                sd.dims[sd.rank - 1] == 1);
   if (over) {
     if (sdk_pf_has(pf, "fpt/hist") && sdk_pf_has(pf, "fpt/hist_edges"))
       e = hist_panel(p, &fig, &bn);
     if (e == SDEKIT_OK && sdk_pf_has(pf, "fpt/survival")) e = survival_panel(p, &fig);
-    if (e == SDEKIT_OK && pf->nscan < 2)
+    if (e == SDEKIT_OK && pf->nscan < 2 && split)
       e = per_boundary(p, &fig, SDK_PANEL_SCAN, "fpt/split", "fpt/split_err", "splitting prob.",
-                       &bn, &nb);
+                       NULL, &bn, &nb);
   } else {
-    e = per_boundary(p, &fig, SDK_PANEL_SCAN, "fpt/split", "fpt/split_err", "splitting prob.", &bn,
-                     &nb);
-    if (e == SDEKIT_OK && pf->nscan == 1 && sdk_pf_has(pf, "fpt/mean"))
-      e = per_boundary(p, &fig, SDK_PANEL_SCAN, "fpt/mean", "fpt/mean_err", "mean {/:Italic τ}",
-                       &bn, &nb);
+    if (split)
+      e = per_boundary(p, &fig, SDK_PANEL_SCAN, "fpt/split", "fpt/split_err", "splitting prob.",
+                       NULL, &bn, &nb);
+    /* the mean against one axis, or as the map of one boundary */
+    if (e == SDEKIT_OK && (pf->nscan == 1 || !split) && sdk_pf_has(pf, "fpt/mean"))
+      e = per_boundary(p, &fig, SDK_PANEL_SCAN, "fpt/mean", "fpt/mean_err", "mean ", "τ", &bn, &nb);
     if (e == SDEKIT_OK && pf->nscan == 1 && sdk_pf_has(pf, "fpt/survival"))
       e = survival_panel(p, &fig);
   }
   if (e == SDEKIT_OK) {
-    sdk_strbuf note;
-    sdk_sb_init(&note);
+    sdk_label note = {0};
     /* paths not absorbed by t_end: the mean first-passage time is a lower bound */
     int nt = 0;
     int64_t tail[SDEKIT_MAX_RANK];
@@ -173,9 +184,15 @@ sdekit_status sdk_pic_fpt(sdk_plot *p) {
     for (int64_t g = 0; cens && g < pf->ngrid; g++)
       total += cens[g];
     free(cens);
-    if (total > 0) sdk_sb_printf(&note, "%.0f paths censored at {/:Italic t}_{end}", total);
-    e = sdk_pic_fig_draw(p, &fig, sdk_pic_time_grid(p), note.s);
-    sdk_sb_free(&note);
+    if (total > 0) {
+      char buf[64];
+      snprintf(buf, sizeof buf, "%.0f paths censored at ", total);
+      sdk_lab_text(&note, buf);
+      sdk_lab_italic(&note, "t");
+      sdk_lab_sub(&note, "end");
+    }
+    e = sdk_pic_fig_draw(p, &fig, sdk_pic_time_grid(p), &note);
+    sdk_lab_free(&note);
   }
   sdk_pic_fig_free(&fig);
   return e;

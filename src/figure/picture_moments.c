@@ -3,12 +3,12 @@
  * +- the standard error of the mean (files that have mean_err_VAR) for every
  * grid point drawn as a curve, or, for more grid points, the mean as a heat
  * map over (scan axis, time).  --stat variance draws the variance instead
- * (no bands). */
+ * (no bands).  A figure description (cli/figure.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/picture.h"
+#include "figure/picture.h"
 
 int sdk_pic_has_moments(const sdk_plotfile *pf) {
   return sdk_pf_has(pf, "moments/t");
@@ -21,55 +21,36 @@ typedef struct moments {
   int variance; /* mean holds the variance (--stat variance) */
 } moments;
 
-/* Curves: mean and band per grid point, into data file f (dn). */
-static void moments_curves(sdk_plot *p, const sdk_curves *c, int k, FILE *f, const char *dn,
-                           const moments *mo) {
-  const sdk_plotfile *pf = p->pf;
-  sdk_strbuf *b = &p->gp;
+/* Curves: mean and bands per grid point (c->n of them) into panel o. */
+static void moments_curves(const sdk_plotfile *pf, sdk_figure *fig, sdk_fig_panel *o,
+                           const sdk_curves *c, const moments *mo) {
   int64_t ns = mo->ns;
-  sdk_sb_puts(b, "plot ");
+  o->band_alpha = c->n > 2 ? 0.12 : 0.22;
+  if (c->n == 1 && mo->var) sdk_lab_text(&o->band, "mean ± s.d.");
+  if (c->n == 1 && mo->err) sdk_lab_text(&o->band2, "mean ± s.e.");
   for (int64_t q = 0; q < c->n; q++) {
     int64_t g = c->g[q];
-    for (int64_t s = 0; s < ns; s++) {
-      double m = mo->mean[g * ns + s], v = mo->var ? mo->var[g * ns + s] : 0;
-      double se = mo->err ? mo->err[g * ns + s] : 0;
-      sdk_pic_put_num(f, mo->t[g * ns + s] * pf->tscale);
-      fputc(' ', f);
-      sdk_pic_put_num(f, m);
-      fputc(' ', f);
-      sdk_pic_put_num(f, v > 0 ? m - sqrt(v) : m);
-      fputc(' ', f);
-      sdk_pic_put_num(f, v > 0 ? m + sqrt(v) : m);
-      fputc(' ', f);
-      sdk_pic_put_num(f, se > 0 ? m - se : m);
-      fputc(' ', f);
-      sdk_pic_put_num(f, se > 0 ? m + se : m);
-      fputc('\n', f);
+    sdk_fig_series *s = sdk_fig_series_new(fig, o, ns,
+                                           mo->err   ? "xylhLH"
+                                           : mo->var ? "xylh"
+                                                     : "xy");
+    if (!s) return;
+    s->color = (int)q;
+    for (int64_t k = 0; k < ns; k++) {
+      double m = mo->mean[g * ns + k], v = mo->var ? mo->var[g * ns + k] : 0;
+      double se = mo->err ? mo->err[g * ns + k] : 0;
+      s->x[k] = mo->t[g * ns + k] * pf->tscale;
+      s->y[k] = m;
+      if (s->lo) s->lo[k] = v > 0 ? m - sqrt(v) : m, s->hi[k] = v > 0 ? m + sqrt(v) : m;
+      if (s->lo2) s->lo2[k] = se > 0 ? m - se : m, s->hi2[k] = se > 0 ? m + se : m;
     }
-    fputs("\n\n", f);
-    const char *col = sdk_gp_color(q);
-    if (q) sdk_sb_puts(b, ", ");
-    if (mo->var)
-      sdk_sb_printf(b,
-                    "'%s' index %lld using 1:3:4 with filledcurves fs transparent solid %s "
-                    "noborder lc rgb '%s'%s, ",
-                    dn, (long long)q, c->n > 2 ? "0.12" : "0.22", col,
-                    c->n == 1 ? " title 'mean ± s.d.'" : "");
-    if (mo->err)
-      sdk_sb_printf(b,
-                    "'%s' index %lld using 1:5:6 with filledcurves fs transparent solid 0.45 "
-                    "noborder lc rgb '%s'%s, ",
-                    dn, (long long)q, col, c->n == 1 ? " title 'mean ± s.e.'" : "");
-    sdk_sb_printf(b, "'%s' index %lld using 1:2 with lines lw 1.5 lc rgb '%s' title \"", dn,
-                  (long long)q, col);
     if (c->n == 1)
-      sdk_sb_puts(b, mo->variance ? "variance" : "mean");
+      sdk_lab_text(&s->title, mo->variance ? "variance" : "mean");
     else
-      sdk_pic_grid_label(b, pf, g);
-    sdk_sb_puts(b, "\"");
+      sdk_pic_grid_lab(&s->title, pf, g);
   }
-  sdk_sb_puts(b, "\n");
-  if (k == 0 && c->n > 1) sdk_sb_puts(b, "unset key\n");
+  o->key = 1;
+  o->xlog = pf->tlog;
 }
 
 /* Heat-map cells of the mean: column i is the i-th value of the heat axis,
@@ -99,51 +80,40 @@ static void moments_cells(const sdk_plotfile *pf, const sdk_curves *c, const mom
   }
 }
 
-/* Heat map of the mean of variable vn over (scan axis, t), into f (dn). */
-static sdekit_status moments_heat(sdk_plot *p, const sdk_curves *c, int k, int nv, const char *vn,
-                                  FILE *f, const char *dn, const moments *mo) {
-  const sdk_plotfile *pf = p->pf;
-  sdk_strbuf *b = &p->gp;
-  sdekit_status e = SDEKIT_OK;
+/* Heat map of the mean of variable vn over (scan axis, t) into panel o. */
+static void moments_heat(const sdk_plotfile *pf, sdk_figure *fig, sdk_fig_panel *o,
+                         const sdk_curves *c, const char *vn, const moments *mo) {
   int64_t nx = pf->axn[c->hx], ns = mo->ns;
-  double *xe = malloc((size_t)(nx + 1) * sizeof *xe);
-  double *ye = malloc((size_t)nx * (size_t)(ns + 1) * sizeof *ye);
-  double *z = malloc((size_t)nx * (size_t)ns * sizeof *z);
-  if (!xe || !ye || !z) {
-    e = CLI_RAISE(p->err, SDEKIT_ERR_NOMEM, "out of memory");
-    goto out;
+  o->xe = malloc((size_t)(nx + 1) * sizeof *o->xe);
+  o->ye = malloc((size_t)nx * (size_t)(ns + 1) * sizeof *o->ye);
+  o->z = malloc((size_t)nx * (size_t)ns * sizeof *o->z);
+  if (!o->xe || !o->ye || !o->z) {
+    fig->oom = 1;
+    return;
   }
-  sdk_pic_edges(pf->ax[c->hx], nx, pf->axlog[c->hx], xe);
+  o->nx = nx;
+  o->ny = ns;
+  o->ye_stride = ns + 1;
+  sdk_pic_edges(pf->ax[c->hx], nx, pf->axlog[c->hx], o->xe);
   double tr[2];
-  moments_cells(pf, c, mo, nx, z, ye, tr);
-  sdk_pic_cells(f, nx, xe, ns, ye, ns + 1, z, 0);
+  moments_cells(pf, c, mo, nx, o->z, o->ye, tr);
   double lo, hi;
-  sdk_pic_minmax(z, (size_t)(nx * ns), &lo, &hi);
-  sdk_gp_palette(b, "sequential");
-  sdk_sb_puts(b, "unset logscale cb\nset format cb '%g'\nset cbrange [*:*]\n");
-  if (hi == lo) sdk_sb_printf(b, "set cbrange [%.9g:%.9g]\n", lo - 1, hi + 1);
+  sdk_pic_minmax(o->z, (size_t)(nx * ns), &lo, &hi);
+  o->palette = SDK_PAL_SEQUENTIAL;
+  if (hi == lo) o->cbset = 1, o->cblo = lo - 1, o->cbhi = hi + 1;
   /* x: the scan axis; y: time; colour: the mean */
-  sdk_sb_puts(b, "set xlabel ");
-  if (k == nv - 1) {
-    sdk_sb_puts(b, "\"");
-    sdk_gp_sym(b, pf->axname[c->hx]);
-    sdk_sb_puts(b, "\"");
-  } else {
-    sdk_sb_puts(b, "''");
+  if (o->xtics) sdk_lab_sym(&o->xlabel, pf->axname[c->hx]);
+  sdk_lab_italic(&o->ylabel, "t");
+  if (pf->in_periods) {
+    sdk_lab_text(&o->ylabel, " / ");
+    sdk_lab_italic(&o->ylabel, "T");
   }
-  sdk_sb_puts(b, pf->in_periods ? "\nset ylabel \"{/:Italic t} / {/:Italic T}\""
-                                : "\nset ylabel \"{/:Italic t}\"");
-  sdk_sb_puts(b, mo->variance ? "\nset cblabel \"variance of " : "\nset cblabel \"mean of ");
-  sdk_gp_sym(b, vn);
-  sdk_sb_puts(b, "\"\n");
-  if (pf->axlog[c->hx]) sdk_sb_puts(b, "set logscale x\n");
-  sdk_sb_printf(b, "set xrange [%.9g:%.9g]\nset yrange [%.9g:%.9g]\n", xe[0], xe[nx], tr[0], tr[1]);
-  sdk_sb_printf(b, "splot '%s' using 1:2:3 with pm3d\n", dn);
-out:
-  free(xe);
-  free(ye);
-  free(z);
-  return e;
+  sdk_lab_text(&o->cblabel, mo->variance ? "variance of " : "mean of ");
+  sdk_lab_sym(&o->cblabel, vn);
+  o->xlog = pf->axlog[c->hx];
+  o->yset = 1;
+  o->ylo = tr[0];
+  o->yhi = tr[1];
 }
 
 /* Read the mean, variance and standard error of vn (the caller frees the
@@ -184,39 +154,29 @@ static sdekit_status moments_read(sdk_plot *p, const char *vn, moments *mo, doub
 }
 
 /* Panel k of nv: variable vn. */
-static sdekit_status moments_panel(sdk_plot *p, const sdk_curves *c, int k, int nv, double right,
+static sdekit_status moments_panel(sdk_plot *p, sdk_figure *fig, const sdk_curves *c, int k, int nv,
                                    const char *vn, moments *mo) {
   const sdk_plotfile *pf = p->pf;
-  sdk_strbuf *b = &p->gp;
   double *mean = NULL, *var = NULL, *err = NULL;
   sdekit_status e = moments_read(p, vn, mo, &mean, &var, &err);
-  char dn[32];
-  FILE *f = e == SDEKIT_OK ? sdk_pic_data_open(p, dn) : NULL;
-  if (e == SDEKIT_OK && !f) e = SDEKIT_ERR_IO;
-  if (e != SDEKIT_OK) goto out;
-  sdk_gp_panel(b, k, nv, right, SDK_GP_GAP_SHARED);
-  sdk_sb_puts(b, "set xlabel ");
-  if (k == nv - 1)
-    sdk_pic_time_label(b, pf);
-  else
-    sdk_sb_puts(b, "''");
-  sdk_sb_puts(b, mo->variance ? "\nset ylabel \"var " : "\nset ylabel \"");
-  sdk_gp_sym(b, vn);
-  sdk_sb_puts(b, "\"\n");
-  if (k == nv - 1)
-    sdk_sb_puts(b, "set format x '%g'\n");
-  else
-    sdk_sb_puts(b, "set format x ''\n");
-  if (!c->heat && pf->tlog) sdk_sb_puts(b, "set logscale x\n");
-  if (!c->heat)
-    moments_curves(p, c, k, f, dn, mo);
-  else
-    e = moments_heat(p, c, k, nv, vn, f, dn, mo);
-  if (e == SDEKIT_OK)
-    e = sdk_pic_data_close(p, f, dn);
-  else
-    fclose(f);
-out:
+  sdk_fig_panel *o =
+      e == SDEKIT_OK ? sdk_fig_panel_new(fig, c->heat ? SDK_FIG_MAP : SDK_FIG_LINES) : NULL;
+  if (o) {
+    /* one time axis (curves) or scan axis (maps), labelled below the lowest */
+    sdk_fig_area(k, nv, c->heat ? SDK_FIG_RIGHT_HEAT : SDK_FIG_RIGHT_PLAIN, SDK_FIG_GAP_SHARED,
+                 &o->left, &o->right, &o->bottom, &o->top);
+    o->xtics = k == nv - 1;
+    if (c->heat) {
+      moments_heat(pf, fig, o, c, vn, mo);
+    } else {
+      if (o->xtics) sdk_pic_time_lab(&o->xlabel, pf);
+      if (mo->variance) sdk_lab_text(&o->ylabel, "var ");
+      sdk_lab_sym(&o->ylabel, vn);
+      moments_curves(pf, fig, o, c, mo);
+      if (p->log & SDK_PIC_LOG_X) o->xlog = 1;
+      if (p->log & SDK_PIC_LOG_Y) o->ylog = 1;
+    }
+  }
   free(mean);
   free(var);
   free(err);
@@ -225,7 +185,6 @@ out:
 
 sdekit_status sdk_pic_moments(sdk_plot *p) {
   const sdk_plotfile *pf = p->pf;
-  sdk_strbuf *b = &p->gp;
   sdekit_status e = SDEKIT_OK;
   int vi[SDK_PIC_MAX_PANELS], nv = sdk_pic_vars(p, vi);
   if (nv == 0) /* --var named a user observable */
@@ -241,10 +200,17 @@ sdekit_status sdk_pic_moments(sdk_plot *p) {
     free(t);
     return CLI_RAISE(p->err, SDEKIT_ERR_FORMAT, "'%s': the moments have no samples", pf->path);
   }
-  double right = sdk_pic_curves_begin(b, pf, &c, 1);
+  sdk_figure fig;
+  sdk_pic_curves_figure(&fig, pf, &c);
   for (int k = 0; k < nv && e == SDEKIT_OK; k++)
-    e = moments_panel(p, &c, k, nv, right, pf->vars[vi[k]], &mo);
-  sdk_sb_puts(b, "unset multiplot\n");
+    e = moments_panel(p, &fig, &c, k, nv, pf->vars[vi[k]], &mo);
   free(t);
-  return e;
+  if (e != SDEKIT_OK) {
+    sdk_fig_free(&fig);
+    return e;
+  }
+  for (int k = 0; k < fig.npanels && !c.heat; k++)
+    fig.p[k].ystep = fig.p[k].ylog ? 0 : sdk_pic_ystep(&fig.p[k], nv >= 3 ? 3 : nv == 2 ? 4 : 8);
+  sdk_pic_place_keys(&fig);
+  return sdk_pic_emit(p, &fig);
 }

@@ -1,9 +1,10 @@
 /* The pictures of `sdekit plot`: one per kind of observable, each in its own
  * file (picture_drift.c, picture_moments.c, ...), found through the table in
  * plot.c.  A picture reads what it needs from the result file
- * (cli/plotfile.h), writes its data as text files for gnuplot and appends
- * its part of the script (cli/gnuplot.h); this header holds the context they
- * share and the pieces several of them use.
+ * (cli/plotfile.h) and decides its figure as a description (cli/figure.h):
+ * panels, curves, axes, labels, scales, keys; sdk_pic_emit hands it to the
+ * gnuplot renderer (figure_gp.c) or, with --spec, out as JSON.  This header
+ * holds the context they share and the pieces several of them use.
  *
  * A new observable's picture is one new file with its two functions below
  * and one line in the table of plot.c. */
@@ -13,10 +14,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cli/gnuplot.h"
-#include "cli/plotfile.h"
-#include "cli/status.h"
 #include "core/strbuf.h"
+#include "figure/figure.h"
+#include "figure/plotfile.h"
+#include "figure/status.h"
 
 #define SDK_PIC_MAX_CURVES 8   /* more grid points than this: a heat map instead of curves */
 #define SDK_PIC_MAX_PANELS 4   /* variables shown one above the other */
@@ -24,18 +25,20 @@
 #define SDK_PIC_MAX_ROWS 600   /* heat-map rows (bins) kept */
 #define SDK_PIC_LABEL_CELLS 25 /* drift heat maps this small get the values printed in */
 
-/* One picture being drawn. */
+/* One picture being described: the results, the options, the figure. */
 typedef struct sdk_plot {
   const sdk_plotfile *pf;
-  const char *dir;  /* temporary directory (gnuplot runs there); NULL: data to /dev/null */
-  sdk_strbuf gp;    /* the script */
-  int ndata;        /* data files written so far */
   int64_t grid;     /* --grid (-1: not given) */
   const char *var;  /* --var (NULL: all) */
   int stat;         /* --stat: SDK_PIC_STAT_MEAN or SDK_PIC_STAT_VARIANCE */
   const char *show; /* --show: the dataset drawn by the show picture */
+  sdk_figure *spec; /* the figure the picture describes */
+  int log;          /* --log: SDK_PIC_LOG_X | SDK_PIC_LOG_Y (0: the figure's choice) */
   sdekit_error *err;
 } sdk_plot;
+
+#define SDK_PIC_LOG_X 1
+#define SDK_PIC_LOG_Y 2
 
 #define SDK_PIC_STAT_MEAN 0
 #define SDK_PIC_STAT_VARIANCE 1
@@ -85,15 +88,8 @@ sdekit_status sdk_pic_show(sdk_plot *p);
  * it has (`has`, e.g. "the mean with its standard error"). */
 sdekit_status sdk_pic_no_variance(sdk_plot *p, const char *picture, const char *has);
 
-/* ---- data files (picture.c) ---- */
+/* ---- values (picture.c) ---- */
 
-/* Open a new data file ("d0.dat", "d1.dat", ... in p->dir); name gets its
- * name relative to the directory.  NULL with the error in p->err. */
-FILE *sdk_pic_data_open(sdk_plot *p, char name[32]);
-/* Close it; SDEKIT_ERR_IO when anything written to it was lost. */
-sdekit_status sdk_pic_data_close(sdk_plot *p, FILE *f, const char *name);
-/* A number for gnuplot: %.9g, or NaN (the 'missing' value) when not finite. */
-void sdk_pic_put_num(FILE *f, double x);
 /* lo and hi of the finite values of v[n] (INFINITY, -INFINITY when none). */
 void sdk_pic_minmax(const double *v, size_t n, double *lo, double *hi);
 
@@ -103,12 +99,6 @@ void sdk_pic_minmax(const double *v, size_t n, double *lo, double *hi);
  * log axis, lg), the outer edges mirrored.  A single centre gets a width of
  * 10 %. */
 void sdk_pic_edges(const double *c, int64_t n, int lg, double *e);
-/* Heat-map cells for 'pm3d corners2color c1': column i spans xe[i]..xe[i+1];
- * its rows span ye_i[j]..ye_i[j+1] with ye_i = ye + i * ye_stride (stride 0:
- * the same rows for every column); z[i * ny + j] colours cell (i, j).  Values
- * that are not finite or (with floor > 0) below floor are written as floor. */
-void sdk_pic_cells(FILE *f, int64_t nx, const double *xe, int64_t ny, const double *ye,
-                   int64_t ye_stride, const double *z, double floor);
 /* Columns whose values col[i][j] sit in nb equal bins over lo[i]..hi[i] put
  * onto one grid of equal rows over min lo .. max hi (as fine as the finest
  * column, at most maxrows rows), so that the heat map is one surface without
@@ -134,33 +124,24 @@ typedef struct sdk_curves {
 void sdk_pic_curves(const sdk_plot *p, sdk_curves *c);
 /* Grid point of the k-th value along the heat axis (the other axis fixed). */
 int64_t sdk_pic_heat_grid(const sdk_plotfile *pf, const sdk_curves *c, int64_t k);
-/* Title and key (or heat-map settings) of a picture of curves per grid
- * point; returns the right edge of its panels. */
-double sdk_pic_curves_begin(sdk_strbuf *b, const sdk_plotfile *pf, const sdk_curves *c,
-                            int opaque_key);
+/* A new figure of curves per grid point (c), its title made: the fixed axis
+ * of a heat map over one axis of a two-axis scan in the subtitle. */
+void sdk_pic_curves_figure(sdk_figure *f, const sdk_plotfile *pf, const sdk_curves *c);
 /* The variables drawn: --var, or all (up to SDK_PIC_MAX_PANELS); their
  * indices into vi, their number returned. */
 int sdk_pic_vars(const sdk_plot *p, int *vi);
 
 /* ---- titles and labels (picture.c) ---- */
 
-/* "set multiplot title" with the model, scheme, paths, dt, precision and,
- * smaller, the parameter values (the scanned ones at grid point g when
- * g >= 0) and `extra` (script text, may be NULL). */
-void sdk_pic_multiplot_title(sdk_strbuf *b, const sdk_plotfile *pf, int64_t g, const char *extra);
 /* "a = 4.2, b = 1" for grid point g (empty with no scan). */
-void sdk_pic_grid_label(sdk_strbuf *b, const sdk_plotfile *pf, int64_t g);
-/* The time axis label, quoted: t, or t / T in periods of the driving. */
-void sdk_pic_time_label(sdk_strbuf *b, const sdk_plotfile *pf);
-
-/* ---- saved paths (picture.c: the paths picture and the density draw them) ---- */
-
-/* Write the saved paths of variable vn at grid point g into a new data file
- * dn as blocks (one per path) of "t x" lines.  *npaths gets the number of
- * paths, *tlo, *thi the time range, xr[2] (if not NULL) the range of the
- * values. */
-sdekit_status sdk_pic_write_paths(sdk_plot *p, const char *vn, int64_t g, char dn[32],
-                                  int64_t *npaths, double *tlo, double *thi, double *xr);
+void sdk_pic_grid_lab(sdk_label *l, const sdk_plotfile *pf, int64_t g);
+/* The title of a figure: "model, scheme, N paths, dt = ..., precision" and
+ * the subtitle: the parameter values (the scanned ones at grid point g when
+ * g >= 0) and `note` (may be NULL), after "; ". */
+void sdk_pic_title(sdk_label *title, sdk_label *sub, const sdk_plotfile *pf, int64_t g,
+                   const sdk_label *note);
+/* The time axis label: time t, or t / T in periods of the driving. */
+void sdk_pic_time_lab(sdk_label *l, const sdk_plotfile *pf);
 
 /* ---- figures of panels of lines (picture_panels.c) ----
  *
@@ -181,9 +162,11 @@ sdekit_status sdk_pic_write_paths(sdk_plot *p, const char *vn, int64_t g, char d
 enum { SDK_PANEL_TIME, SDK_PANEL_SCAN, SDK_PANEL_HIST };
 
 typedef struct sdk_pic_line {
-  sdk_strbuf label;    /* script text: escaped (sdk_gp_text, sdk_gp_sym) */
+  sdk_label label;
   const double *v, *e; /* e: NULL for no error */
   int64_t gstride, sstride, off;
+  int own_times; /* TIME: its times are those of grid point xg, not the panel's */
+  int64_t xg;
 } sdk_pic_line;
 
 typedef struct sdk_pic_panel {
@@ -195,14 +178,17 @@ typedef struct sdk_pic_panel {
   int64_t nx;
   int nl;
   sdk_pic_line l[SDK_PIC_MAX_LINES];
-  sdk_strbuf xlab, ylab; /* script text; an empty xlab: time or the scan axis */
-  const char *band;      /* key title of the band of a single line (NULL: none) */
+  sdk_label xlab, ylab; /* an empty xlab: time or the scan axis */
+  const char *band;     /* key title of the band of a single line (NULL: none) */
+  int logy;             /* positive values that may span decades: a log y axis when they do */
 } sdk_pic_panel;
 
 typedef struct sdk_pic_fig {
   sdk_pic_panel pan[SDK_PIC_MAX_PANELS];
   int npan;
   double *hold[64]; /* the datasets read (sdk_pic_fig_read) */
+  int per_grid;     /* the lines are the grid points: the title names none */
+  int last_sample;  /* values at the last sample against the scan */
   int nhold;
 } sdk_pic_fig;
 
@@ -223,10 +209,36 @@ double *sdk_pic_fig_1d(sdk_plot *p, sdk_pic_fig *f, const char *path, int64_t *n
 double *sdk_pic_fig_hold(sdk_plot *p, sdk_pic_fig *f, double *x);
 /* Sample times: path is [grid..., ns] (*shared = 0) or [ns] (*shared = 1). */
 double *sdk_pic_fig_times(sdk_plot *p, sdk_pic_fig *f, const char *path, int *shared, int64_t *ns);
-/* Draw the figure (title, panels; TIME and HIST panels at grid point g,
- * named in the title in a scan); `note` (script text or NULL) goes into the
- * title's second line. */
-sdekit_status sdk_pic_fig_draw(sdk_plot *p, sdk_pic_fig *f, int64_t g, const char *note);
+/* The figure's description (title, panels; TIME and HIST panels at grid
+ * point g, named in the title in a scan) into *out; `note` (or NULL) goes
+ * into the subtitle. */
+sdekit_status sdk_pic_fig_describe(sdk_plot *p, const sdk_pic_fig *f, int64_t g,
+                                   const sdk_label *note, sdk_figure *out);
+/* Describe the figure into p->spec. */
+sdekit_status sdk_pic_fig_draw(sdk_plot *p, sdk_pic_fig *f, int64_t g, const sdk_label *note);
+/* Keys outside the plot areas, right of each panel at its top (the right
+ * column of panels makes room), a key the panel above has already shown
+ * once; maps have none. */
+void sdk_pic_place_keys(sdk_figure *f);
+/* Tick spacing: 1, 2 or 5 times a power of ten, about `want` ticks over
+ * lo..hi (0: none fits); over the values (+- errors, from 0 when filled) or
+ * the x values of a panel. */
+double sdk_pic_nice_step(double lo, double hi, int want);
+double sdk_pic_ystep(const sdk_fig_panel *pn, int want);
+double sdk_pic_xstep(const sdk_fig_panel *pn, int want);
+/* A figure described: moved into *p->spec (f is emptied). */
+sdekit_status sdk_pic_emit(sdk_plot *p, sdk_figure *f);
+/* The saved paths of variable vn at grid point g as the curves of panel o
+ * (up to SDK_FIG_MAX_SERIES, named in a key when there are at most 10), its
+ * x range the time range, its y label vn; *npaths: how many there are
+ * (picture_paths.c). */
+sdekit_status sdk_pic_paths_panel(sdk_plot *p, sdk_figure *fig, sdk_fig_panel *o, const char *vn,
+                                  int64_t g, int64_t *npaths);
+/* "saved sample paths", or "the first 16 of 40 ..." when not all are drawn. */
+void sdk_pic_paths_note(sdk_label *l, int64_t npaths);
+/* A phase (a y range of 2 pi from 0 or -pi): y ticks in units of pi
+ * (nothing for another range). */
+void sdk_pic_phase_tics(sdk_fig_panel *o, double ylo, double yhi);
 void sdk_pic_fig_free(sdk_pic_fig *f);
 /* A new line of pn from the dataset vpath [grid..., tail...] and its errors
  * epath (NULL, or absent: none; else of the same shape), both read whole:

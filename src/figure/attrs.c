@@ -1,5 +1,5 @@
 /* Attributes of a result for info and plot (see attrs.h). */
-#include "cli/attrs.h"
+#include "figure/attrs.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/attrs.h"
-#include "cli/picture.h"
+#include "figure/attrs.h"
+#include "figure/picture.h"
 
 int sdk_pic_has_expr(const sdk_plotfile *pf) {
   return sdk_pf_has(pf, "expr/t");
@@ -36,10 +36,10 @@ static sdekit_status expr_panel(sdk_plot *p, sdk_pic_fig *fig, const char *name,
   pn->nx = ns;
   pn->band = "± standard error";
   if (!over) l->off = ns - 1; /* the last sample */
-  sdk_sb_puts(&pn->ylab, "⟨");
-  sdk_gp_sym(&pn->ylab, name);
-  sdk_sb_puts(&pn->ylab, "⟩");
-  sdk_sb_puts(&l->label, pn->ylab.s ? pn->ylab.s : "");
+  sdk_lab_text(&pn->ylab, "⟨");
+  sdk_lab_sym(&pn->ylab, name);
+  sdk_lab_text(&pn->ylab, "⟩");
+  sdk_lab_cat(&l->label, &pn->ylab);
   return SDEKIT_OK;
 }
 
@@ -72,11 +72,10 @@ sdekit_status sdk_pic_expr(sdk_plot *p) {
       e = expr_panel(p, &fig, names[k], t, shared, ns);
   }
   if (e == SDEKIT_OK) {
-    sdk_strbuf note;
-    sdk_sb_init(&note);
-    if (!sdk_pic_over_time(p)) sdk_sb_puts(&note, "values at the last sample");
-    e = sdk_pic_fig_draw(p, &fig, sdk_pic_time_grid(p), note.s);
-    sdk_sb_free(&note);
+    sdk_label note = {0};
+    if (!sdk_pic_over_time(p)) sdk_lab_text(&note, "values at the last sample");
+    e = sdk_pic_fig_draw(p, &fig, sdk_pic_time_grid(p), &note);
+    sdk_lab_free(&note);
   }
   sdk_pic_fig_free(&fig);
   free(names);

@@ -1,12 +1,13 @@
 /* The density picture: P(x, t) of one variable (--var, else the first with
  * a density) at one grid point (--grid, else 0) as a heat map over time,
  * with a logarithmic colour scale when it spans decades, and the saved
- * sample paths of that variable drawn on top. */
+ * sample paths of that variable in a panel below on the same axes (drawn
+ * on top they hid the density).  A figure description (cli/figure.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/picture.h"
+#include "figure/picture.h"
 
 int sdk_pic_has_density(const sdk_plotfile *pf) {
   return sdk_pf_any_var(pf, "density/%s/P");
@@ -140,47 +141,35 @@ static void density_yrange(const cells *c, const double pr[2], double y[2]) {
   }
 }
 
-/* The script: the heat map from data file dn, np paths from pn on top. */
-static void density_script(sdk_plot *p, const char *vn, int64_t g, int coarse, const cells *c,
-                           const double y[2], const char *dn, const char *pn, int64_t np) {
-  const sdk_plotfile *pf = p->pf;
-  sdk_strbuf *b = &p->gp;
-  double ylo = y[0], yhi = y[1];
+/* The density map (cells c, moved into the panel) with y range y[2]. */
+static void density_map(sdk_fig_panel *o, const sdk_plotfile *pf, const char *vn, int coarse,
+                        cells *c, const double y[2]) {
+  o->nx = c->nx;
+  o->ny = c->ny;
+  o->xe = c->xe;
+  o->ye = c->ye;
+  o->z = c->z;
+  c->xe = c->ye = c->z = NULL;
+  o->zfloor = c->cbmin * 0.5;
+  o->palette = SDK_PAL_DENSITY;
   /* log colour scale when the density spans decades, else linear */
-  int logcb = c->zmax / c->cbmin > 100;
-  sdk_gp_panel(b, 0, 1, SDK_GP_RIGHT_HEAT, SDK_GP_GAP_SHARED);
-  sdk_pic_multiplot_title(b, pf, g,
-                          coarse ? "coarse-grained: bins one period of the potential wide" : NULL);
-  sdk_gp_heatmap(b);
-  sdk_gp_palette(b, "density");
-  if (logcb) {
-    sdk_sb_puts(b, "set logscale cb\nset format cb '10^{%L}'\nunset mcbtics\n");
-    sdk_sb_printf(b, "set cbrange [%.6g:%.6g]\n", c->cbmin, c->zmax);
-  } else {
-    sdk_sb_printf(b, "set cbrange [0:%.6g]\n", c->zmax);
-  }
-  /* a phase: tics in units of pi */
-  if (fabs(yhi - ylo - 2 * M_PI) < 1e-6 && (fabs(ylo) < 1e-9 || fabs(ylo + M_PI) < 1e-9))
-    sdk_sb_printf(b, "set ytics (%s)\nset mytics 2\n",
-                  ylo > -1 ? "'0' 0, 'π/2' pi/2, 'π' pi, '3π/2' 3*pi/2, '2π' 2*pi"
-                           : "'−π' -pi, '−π/2' -pi/2, '0' 0, 'π/2' pi/2, 'π' pi");
-  sdk_sb_puts(b, "set xlabel ");
-  sdk_pic_time_label(b, pf);
-  sdk_sb_puts(b, "\nset ylabel \"");
-  sdk_gp_sym(b, vn);
-  sdk_sb_puts(b, "\"\nset cblabel \"");
-  sdk_sb_puts(b, coarse ? "coarse-grained " : "");
-  sdk_sb_puts(b, "{/:Italic P}(");
-  sdk_gp_sym(b, vn);
-  sdk_sb_puts(b, ", {/:Italic t})\"\n");
-  sdk_sb_printf(b, "set xrange [%.9g:%.9g]\nset yrange [%.9g:%.9g]\n", c->xe[0], c->xe[c->nx], ylo,
-                yhi);
-  if (np > 0) sdk_sb_puts(b, "set key top left opaque box font ',12'\n");
-  sdk_sb_printf(b, "splot '%s' using 1:2:3 with pm3d", dn);
-  for (int64_t q = 0; q < np; q++)
-    sdk_sb_printf(b, ", '%s' index %lld using 1:2:(0) with lines lw 1.2 lc rgb 'black'%s", pn,
-                  (long long)q, q == 0 ? " title 'sample paths'" : "");
-  sdk_sb_puts(b, "\nunset multiplot\n");
+  o->cblog = c->zmax / c->cbmin > 100;
+  o->cbset = 1;
+  o->cblo = o->cblog ? c->cbmin : 0;
+  o->cbhi = c->zmax;
+  o->yset = 1;
+  o->ylo = y[0];
+  o->yhi = y[1];
+  sdk_pic_phase_tics(o, y[0], y[1]);
+  sdk_lab_sym(&o->ylabel, vn);
+  if (coarse) sdk_lab_text(&o->cblabel, "coarse-grained ");
+  sdk_lab_italic(&o->cblabel, "P");
+  sdk_lab_text(&o->cblabel, "(");
+  sdk_lab_sym(&o->cblabel, vn);
+  sdk_lab_text(&o->cblabel, ", ");
+  sdk_lab_italic(&o->cblabel, "t");
+  sdk_lab_text(&o->cblabel, ")");
+  (void)pf;
 }
 
 sdekit_status sdk_pic_density(sdk_plot *p) {
@@ -196,28 +185,56 @@ sdekit_status sdk_pic_density(sdk_plot *p) {
   int64_t g = p->grid >= 0 ? p->grid : 0;
   density d = {0};
   cells c = {0};
+  sdk_figure fig;
+  memset(&fig, 0, sizeof fig);
   sdekit_status e;
   CLI_TRY(e, density_read(p, vn, g, &d), out);
   CLI_TRY(e, density_cells(p, &d, &c), out);
-  char dn[32];
-  FILE *f = sdk_pic_data_open(p, dn);
-  if (!f) {
-    e = SDEKIT_ERR_IO;
-    goto out;
-  }
-  sdk_pic_cells(f, c.nx, c.xe, c.ny, c.ye, 0, c.z, c.cbmin * 0.5);
-  CLI_TRY(e, sdk_pic_data_close(p, f, dn), out);
-  /* sample paths on top */
-  char pn[32] = "";
+  /* the saved paths in a panel of their own below, on the same axes: on
+   * top of the density they hid it */
+  int paths = sdk_pf_has_f(pf, "paths/%s", vn) && sdk_pf_has(pf, "paths/t");
+  sdk_fig_panel *m = sdk_fig_panel_new(&fig, SDK_FIG_MAP), *o = NULL;
+  double y[2], pr[2] = {INFINITY, -INFINITY};
   int64_t np = 0;
-  double pr[2] = {INFINITY, -INFINITY}, y[2];
-  if (sdk_pf_has_f(pf, "paths/%s", vn) && sdk_pf_has(pf, "paths/t")) {
-    double a, b;
-    CLI_TRY(e, sdk_pic_write_paths(p, vn, g, pn, &np, &a, &b, pr), out);
+  sdk_fig_area(0, paths ? 2 : 1, SDK_FIG_RIGHT_HEAT, SDK_FIG_GAP_SHARED, &m->left, &m->right,
+               &m->bottom, &m->top);
+  if (paths) {
+    o = sdk_fig_panel_new(&fig, SDK_FIG_LINES);
+    sdk_fig_area(1, 2, SDK_FIG_RIGHT_HEAT, SDK_FIG_GAP_SHARED, &o->left, &o->right, &o->bottom,
+                 &o->top);
+    CLI_TRY(e, sdk_pic_paths_panel(p, &fig, o, vn, g, &np), out);
+    for (int q = 0; q < o->nseries; q++)
+      for (int64_t k = 0; k < o->s[q].n; k++)
+        if (isfinite(o->s[q].y[k]))
+          pr[0] = fmin(pr[0], o->s[q].y[k]), pr[1] = fmax(pr[1], o->s[q].y[k]);
   }
   density_yrange(&c, pr, y);
-  density_script(p, vn, g, d.coarse, &c, y, dn, pn, np);
+  density_map(m, pf, vn, d.coarse, &c, y);
+  m->xtics = !paths;
+  if (!paths) sdk_pic_time_lab(&m->xlabel, pf);
+  if (o) {
+    sdk_pic_time_lab(&o->xlabel, pf);
+    o->xset = 1; /* the map's time range */
+    o->xlo = m->xe[0];
+    o->xhi = m->xe[m->nx];
+    o->yset = 1;
+    o->ylo = y[0];
+    o->yhi = y[1];
+    sdk_pic_phase_tics(o, y[0], y[1]);
+    if (!o->nyt) o->ystep = sdk_pic_nice_step(y[0], y[1], 4);
+  }
+  sdk_label note = {0};
+  if (d.coarse) sdk_lab_text(&note, "coarse-grained: bins one period of the potential wide");
+  if (paths) {
+    if (d.coarse) sdk_lab_text(&note, "; ");
+    sdk_pic_paths_note(&note, np);
+  }
+  sdk_pic_title(&fig.title, &fig.subtitle, pf, g, &note);
+  sdk_lab_free(&note);
+  sdk_pic_place_keys(&fig);
+  e = sdk_pic_emit(p, &fig);
 out:
+  sdk_fig_free(&fig);
   density_free(&d, &c);
   return e;
 }

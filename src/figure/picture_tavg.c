@@ -1,12 +1,13 @@
 /* The time-average picture: every tavg/mean_NAME (the ensemble mean of the
  * per-path time averages over [transient, t_end]) with its standard error
- * tavg/err_NAME, each in a panel of its own (up to SDK_PIC_MAX_PANELS):
- * the value with its error bar (no scan), against the scanned parameter
- * (one axis), or as a map (two axes). */
+ * tavg/err_NAME: without a scan all in one panel, each a named point with
+ * its error bar and value; in a scan each in a panel of its own (up to
+ * SDK_PIC_MAX_PANELS) against the scanned parameter (one axis) or as a map
+ * (two axes). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/picture.h"
+#include "figure/picture.h"
 
 #define PREFIX "tavg/mean_"
 
@@ -32,7 +33,9 @@ sdekit_status sdk_pic_tavg(sdk_plot *p) {
     if (!path || strncmp(path, PREFIX, strlen(PREFIX)) || !path[strlen(PREFIX)]) continue;
     const char *name = path + strlen(PREFIX);
     if (p->var && strcmp(p->var, name)) continue;
-    sdk_pic_panel *pn = sdk_pic_fig_panel(&fig, SDK_PANEL_SCAN);
+    /* no scan: one panel, a named point per average; else a panel each */
+    sdk_pic_panel *pn =
+        pf->nscan == 0 && fig.npan ? &fig.pan[0] : sdk_pic_fig_panel(&fig, SDK_PANEL_SCAN);
     if (!pn) break;
     char ep[300];
     snprintf(ep, sizeof ep, "tavg/err_%s", name);
@@ -40,35 +43,41 @@ sdekit_status sdk_pic_tavg(sdk_plot *p) {
     int64_t tail[SDEKIT_MAX_RANK];
     sdk_pic_line *l;
     e = sdk_pic_add_line(p, &fig, pn, path, ep, &nt, tail, &l);
+    if (e == SDEKIT_OK && !l) break; /* SDK_PIC_MAX_LINES averages drawn */
     if (e == SDEKIT_OK && nt != 0)
       e = CLI_RAISE(p->err, SDEKIT_ERR_FORMAT, "'%s': /%s is not one value per grid point",
                     pf->path, path);
     if (e != SDEKIT_OK) break;
-    sdk_sb_puts(&pn->ylab, "⟨⟨");
-    sdk_gp_sym(&pn->ylab, name);
-    sdk_sb_puts(&pn->ylab, "⟩⟩");
-    sdk_sb_puts(&l->label, pn->ylab.s ? pn->ylab.s : "");
+    sdk_lab_text(&l->label, "⟨⟨");
+    sdk_lab_sym(&l->label, name);
+    sdk_lab_text(&l->label, "⟩⟩");
+    sdk_lab_free(&pn->ylab);
+    if (pn->nl == 1)
+      sdk_lab_cat(&pn->ylab, &l->label);
+    else
+      sdk_lab_text(&pn->ylab, "time average");
   }
   if (e == SDEKIT_OK && fig.npan == 0)
     e = CLI_RAISE(p->err, SDEKIT_ERR_USAGE, "--var '%s': '%s' has no time average of it",
                   p->var ? p->var : "", pf->path);
   if (e == SDEKIT_OK) {
-    sdk_strbuf note;
-    sdk_sb_init(&note);
+    sdk_label note = {0};
     double tr;
-    sdk_sb_puts(&note, "time averages over [");
+    sdk_lab_text(&note, "time averages over [");
     if (sdk_pf_object_num(pf, "tavg", "transient", &tr) == 0)
-      sdk_gp_num(&note, tr);
+      sdk_lab_num(&note, tr);
     else
-      sdk_sb_puts(&note, "transient");
-    sdk_sb_puts(&note, ", ");
-    if (sdk_pf_object_num(pf, "tavg", "t_end", &tr) == 0)
-      sdk_gp_num(&note, tr);
-    else
-      sdk_sb_puts(&note, "{/:Italic t}_{end}");
-    sdk_sb_puts(&note, "]");
-    e = sdk_pic_fig_draw(p, &fig, 0, note.s);
-    sdk_sb_free(&note);
+      sdk_lab_text(&note, "transient");
+    sdk_lab_text(&note, ", ");
+    if (sdk_pf_object_num(pf, "tavg", "t_end", &tr) == 0) {
+      sdk_lab_num(&note, tr);
+    } else {
+      sdk_lab_italic(&note, "t");
+      sdk_lab_sub(&note, "end");
+    }
+    sdk_lab_text(&note, "]");
+    e = sdk_pic_fig_draw(p, &fig, 0, &note);
+    sdk_lab_free(&note);
   }
   sdk_pic_fig_free(&fig);
   return e;

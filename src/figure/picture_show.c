@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/picture.h"
+#include "figure/picture.h"
 
 sdekit_status sdk_pic_show_check(const sdk_plotfile *pf, const char *name, sdekit_error *err) {
   sdekit_dataset d;
@@ -85,6 +85,34 @@ static const double *indices(sdk_plot *p, sdk_pic_fig *fig, int64_t n) {
   return sdk_pic_fig_hold(p, fig, x);
 }
 
+/* "NAME[k]": entry k of a dataset. */
+static void index_label(sdk_label *l, const char *name, int64_t k) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "[%lld]", (long long)k);
+  sdk_lab_text(l, name);
+  sdk_lab_text(l, buf);
+}
+
+/* A series over time in a scan of one axis and few points: a curve per
+ * grid point over its own times, each named by its grid point. */
+static void per_grid_lines(sdk_plot *p, sdk_pic_fig *fig, sdk_pic_panel *pn, int64_t nx) {
+  const sdk_pic_line first = pn->l[0];
+  pn->nl = 0;
+  for (int64_t g = 0; g < p->pf->ngrid; g++) {
+    sdk_pic_line *l = sdk_pic_panel_line(pn);
+    l->v = first.v;
+    l->e = first.e;
+    l->gstride = first.gstride;
+    l->off = g * nx;
+    l->own_times = 1;
+    l->xg = g;
+    sdk_pic_grid_lab(&l->label, p->pf, g);
+  }
+  /* the panel is drawn at grid point 0, its lines point into every one */
+  fig->per_grid = 1;
+  pn->band = NULL;
+}
+
 /* The panel of dataset name (errors epath, may be NULL) by its shape. */
 static sdekit_status show_panel(sdk_plot *p, sdk_pic_fig *fig, const char *name, const char *epath,
                                 const sdekit_dataset *d) {
@@ -102,8 +130,12 @@ static sdekit_status show_panel(sdk_plot *p, sdk_pic_fig *fig, const char *name,
                      "most 2; its picture draws it: --observable)",
                      name, gridded ? ntail : d->rank);
   if (!gridded || (ntail >= 1 && (series || ntail == 2))) {
-    /* over the last dimension: at one grid point, or a plain list */
-    int scan_final = series && ntail == 1 && !over;
+    /* over the last dimension: at one grid point, or a plain list; in a
+     * scan, a curve per grid point (a few along one axis) or else the last
+     * samples against the scan */
+    int per_grid =
+        series && ntail == 1 && !over && pf->nscan == 1 && pf->ngrid <= SDK_PIC_MAX_LINES;
+    int scan_final = series && ntail == 1 && !over && !per_grid;
     sdk_pic_panel *pn = sdk_pic_fig_panel(fig, scan_final ? SDK_PANEL_SCAN : SDK_PANEL_TIME);
     sdk_pic_line *l;
     int64_t nx;
@@ -117,28 +149,33 @@ static sdekit_status show_panel(sdk_plot *p, sdk_pic_fig *fig, const char *name,
       l->v = v;
       nt = 1;
     }
-    sdk_gp_text(&l->label, name);
+    sdk_lab_text(&l->label, name);
     if (scan_final) {
       l->off = nx - 1;
+      fig->last_sample = 1;
       return SDEKIT_OK;
     }
     const double *x = series ? times_of(p, fig, name, &shared, nx) : NULL;
     if (!x) {
       x = indices(p, fig, nx);
       shared = 1;
-      sdk_sb_puts(&pn->xlab, "index");
+      sdk_lab_text(&pn->xlab, "index");
     }
     if (!x) return SDEKIT_ERR_NOMEM;
     pn->x = x;
     pn->xshared = shared;
     pn->nx = nx;
     pn->band = l->e ? "± standard error" : NULL;
+    if (per_grid) {
+      per_grid_lines(p, fig, pn, nx);
+      return SDEKIT_OK;
+    }
     if (nt == 2) {
       /* a line per row */
       const double *v = l->v, *e = l->e;
       int64_t rows = tail[0];
       pn->nl = 0;
-      sdk_sb_free(&l->label);
+      sdk_lab_free(&l->label);
       for (int64_t r = 0; r < rows; r++) {
         sdk_pic_line *lr = sdk_pic_panel_line(pn);
         if (!lr) break;
@@ -146,8 +183,7 @@ static sdekit_status show_panel(sdk_plot *p, sdk_pic_fig *fig, const char *name,
         lr->e = e;
         lr->gstride = rows * nx;
         lr->off = r * nx;
-        sdk_gp_text(&lr->label, name);
-        sdk_sb_printf(&lr->label, "[%lld]", (long long)r);
+        index_label(&lr->label, name, r);
       }
     }
     return SDEKIT_OK;
@@ -156,11 +192,11 @@ static sdekit_status show_panel(sdk_plot *p, sdk_pic_fig *fig, const char *name,
   sdk_pic_panel *pn = sdk_pic_fig_panel(fig, SDK_PANEL_SCAN);
   sdk_pic_line *l;
   CLI_CHECK(sdk_pic_add_line(p, fig, pn, name, epath, &nt, tail, &l));
-  sdk_gp_text(&l->label, name);
+  sdk_lab_text(&l->label, name);
   if (nt == 1) {
     const double *v = l->v, *e = l->e;
     pn->nl = 0;
-    sdk_sb_free(&l->label);
+    sdk_lab_free(&l->label);
     for (int64_t k = 0; k < tail[0]; k++) {
       sdk_pic_line *lk = sdk_pic_panel_line(pn);
       if (!lk) break;
@@ -168,8 +204,7 @@ static sdekit_status show_panel(sdk_plot *p, sdk_pic_fig *fig, const char *name,
       lk->e = e;
       lk->gstride = tail[0];
       lk->off = k;
-      sdk_gp_text(&lk->label, name);
-      sdk_sb_printf(&lk->label, "[%lld]", (long long)k);
+      index_label(&lk->label, name, k);
     }
   }
   return SDEKIT_OK;
@@ -194,8 +229,11 @@ sdekit_status sdk_pic_show(sdk_plot *p) {
   sdekit_status e = show_panel(p, &fig, name, epath, &d);
   if (e == SDEKIT_OK) {
     sdk_pic_panel *pn = &fig.pan[0];
-    sdk_gp_text(&pn->ylab, name);
-    e = sdk_pic_fig_draw(p, &fig, sdk_pic_time_grid(p), NULL);
+    sdk_label note = {0};
+    sdk_lab_text(&pn->ylab, name);
+    if (fig.last_sample) sdk_lab_text(&note, "values at the last sample");
+    e = sdk_pic_fig_draw(p, &fig, sdk_pic_time_grid(p), &note);
+    sdk_lab_free(&note);
   }
   sdk_pic_fig_free(&fig);
   return e;

@@ -4,7 +4,7 @@
  * error bars (one axis) or as a map (two axes). */
 #include <string.h>
 
-#include "cli/picture.h"
+#include "figure/picture.h"
 
 int sdk_pic_has_diffusion(const sdk_plotfile *pf) {
   return sdk_pf_has(pf, "diffusion/D");
@@ -41,14 +41,17 @@ sdekit_status sdk_pic_diffusion(sdk_plot *p) {
                     pf->path);
   }
   if (e == SDEKIT_OK) {
-    sdk_sb_puts(&pn->ylab, "{/:Italic D}_{eff}");
+    sdk_label note = {0};
+    sdk_lab_italic(&pn->ylab, "D");
+    sdk_lab_sub(&pn->ylab, "eff");
     if (var[0]) {
-      sdk_sb_puts(&pn->ylab, " of ");
-      sdk_gp_sym(&pn->ylab, var);
+      sdk_lab_text(&pn->ylab, " of ");
+      sdk_lab_sym(&pn->ylab, var);
     }
-    sdk_sb_puts(&l->label, pn->ylab.s ? pn->ylab.s : "");
-    e = sdk_pic_fig_draw(p, &fig, sdk_pic_time_grid(p),
-                         over ? NULL : "long-time values (the last sample)");
+    sdk_lab_cat(&l->label, &pn->ylab);
+    if (!over) sdk_lab_text(&note, "long-time values (the last sample)");
+    e = sdk_pic_fig_draw(p, &fig, sdk_pic_time_grid(p), &note);
+    sdk_lab_free(&note);
   }
   sdk_pic_fig_free(&fig);
   return e;

@@ -7,25 +7,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/attrs.h"
-#include "cli/picture.h"
+#include "figure/attrs.h"
+#include "figure/picture.h"
 
 int sdk_pic_has_cov(const sdk_plotfile *pf) {
   return sdk_pf_has(pf, "cov/value");
 }
 
 /* The label of entry (v, w): var x, or cov(x, y). */
-static void entry_label(sdk_strbuf *b, const char *const *vars, int v, int w) {
+static void entry_label(sdk_label *b, const char *const *vars, int v, int w) {
   if (v == w) {
-    sdk_sb_puts(b, "var ");
-    sdk_gp_sym(b, vars[v]);
+    sdk_lab_text(b, "var ");
+    sdk_lab_sym(b, vars[v]);
     return;
   }
-  sdk_sb_puts(b, "cov(");
-  sdk_gp_sym(b, vars[v]);
-  sdk_sb_puts(b, ", ");
-  sdk_gp_sym(b, vars[w]);
-  sdk_sb_puts(b, ")");
+  sdk_lab_text(b, "cov(");
+  sdk_lab_sym(b, vars[v]);
+  sdk_lab_text(b, ", ");
+  sdk_lab_sym(b, vars[w]);
+  sdk_lab_text(b, ")");
 }
 
 /* The entries of vars (nv of them) drawn, as lines of pn. */
@@ -42,7 +42,7 @@ static sdekit_status cov_lines(sdk_plot *p, sdk_pic_fig *fig, sdk_pic_panel *pn,
                      (long long)ns, nv, nv);
   pn->nl = 0; /* the first line only read the datasets: the entries follow */
   const double *val = first->v, *err = first->e;
-  sdk_sb_free(&first->label);
+  sdk_lab_free(&first->label);
   for (int v = 0; v < nv; v++)
     for (int w = v; w < nv; w++) {
       if (p->stat == SDK_PIC_STAT_VARIANCE && w != v) continue;
@@ -83,13 +83,16 @@ sdekit_status sdk_pic_cov(sdk_plot *p) {
   if (e == SDEKIT_OK && pn->nl == 0)
     e = CLI_RAISE(p->err, SDEKIT_ERR_USAGE, "--var '%s': /cov holds no entry of it", p->var);
   if (e == SDEKIT_OK) {
-    sdk_sb_puts(&pn->ylab, p->stat == SDK_PIC_STAT_VARIANCE ? "variance" : "covariance");
+    sdk_label note = {0};
+    sdk_lab_text(&pn->ylab, p->stat == SDK_PIC_STAT_VARIANCE ? "variance" : "covariance");
     if (pn->nl == 1) {
-      sdk_sb_free(&pn->ylab);
-      sdk_sb_puts(&pn->ylab, pn->l[0].label.s ? pn->l[0].label.s : "");
+      sdk_lab_free(&pn->ylab);
+      sdk_lab_cat(&pn->ylab, &pn->l[0].label);
       pn->band = "± standard error";
     }
-    e = sdk_pic_fig_draw(p, &fig, sdk_pic_time_grid(p), over ? NULL : "values at the last sample");
+    if (!over) sdk_lab_text(&note, "values at the last sample");
+    e = sdk_pic_fig_draw(p, &fig, sdk_pic_time_grid(p), &note);
+    sdk_lab_free(&note);
   }
   sdk_pic_fig_free(&fig);
   free(vars);
