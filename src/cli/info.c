@@ -385,9 +385,18 @@ static void group_cols(const info *in, const char *g, vcol *c, int *n, int64_t *
   for (int i = 0; i < sdekit_result_ndatasets(in->r) && *n < INFO_MAX_COLS; i++) {
     sdekit_dataset d, e;
     const char *name = sdekit_result_dataset_name(in->r, i);
+    char alt[300];
     if (!name || strncmp(name, g, gl) || name[gl] != '/' ||
-        sdekit_result_dataset(in->r, name, &d, NULL) != SDEKIT_OK || !d.std_error ||
-        d.grid_rank != in->nax || (d.sample_axis >= 0 && d.sample_axis != d.grid_rank) ||
+        sdekit_result_dataset(in->r, name, &d, NULL) != SDEKIT_OK)
+      continue;
+    /* (files that do not link a value to its error: G/value and G/error, as
+     * the drift has always been written) */
+    if (!d.std_error && !strcmp(name + gl + 1, "value")) {
+      snprintf(alt, sizeof alt, "%s/error", g);
+      d.std_error = alt;
+    }
+    if (!d.std_error || d.grid_rank != in->nax ||
+        (d.sample_axis >= 0 && d.sample_axis != d.grid_rank) ||
         sdekit_result_dataset(in->r, d.std_error, &e, NULL) != SDEKIT_OK || e.count != d.count ||
         d.count % in->ngrid)
       continue;
