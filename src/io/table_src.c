@@ -85,7 +85,7 @@ sdk_err sdk_lines_next(sdk_lines *L, int *got, sdk_errbuf *eb) {
       return SDK_OK;
     }
     /* the window holds no whole line: move it on, larger when it is full */
-    memmove(L->buf, L->buf + L->lo, L->hi - L->lo);
+    if (L->buf) memmove(L->buf, L->buf + L->lo, L->hi - L->lo); /* (none yet: nothing to move) */
     L->base += L->lo, L->hi -= L->lo, L->lo = 0;
     if (L->hi + 1 >= L->cap) {
       if (L->cap >= TSV_MAX_LINE)
