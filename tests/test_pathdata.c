@@ -185,7 +185,7 @@ static sdk_err count_read(void *ctx, int k, int64_t first, int64_t n, double *ou
   return SDK_OK;
 }
 
-/* 4 grid points x 30000 paths in 7 shards over the ranks of comm (NULL:
+/* 4 grid points x 25000 paths (NP / 4) in 7 shards over the ranks of comm (NULL:
  * one process): together the ranks ask for every value once (count =
  * ngrid * ppg) or once per grid point (count = ppg), none twice, in pieces
  * of at most 65536, and the final states are the values bit for bit */
@@ -194,7 +194,7 @@ static void shares(const char *model, double *x, double *v, sdk_comm *comm) {
   const double *vals[] = {x, v};
   int R = sdk_comm_size(comm), me = sdk_comm_rank(comm);
   for (int every = 0; every < 2; every++) {
-    int64_t ppg = 30000, count = every ? ppg : 4 * ppg;
+    int64_t ppg = NP / 4, count = every ? ppg : 4 * ppg; /* (4 ppg values: all of x and v) */
     counter ct = {.vals = vals, .count = count, .hits = calloc((size_t)(2 * count), 8)};
     if (!ct.hits) return;
     sdk_run_config c;
