@@ -391,10 +391,34 @@ def _log_level():
 _LEVELS = {0: logging.DEBUG, 1: logging.INFO, 2: logging.WARNING}
 
 
-class _World:
+class _ProcessHandle:
+    """A library object made once per process at its first use and released
+    at exit; a subclass names the functions that create and destroy it."""
+    handle = None
+    create = destroy = None
+
+    @classmethod
+    def made(cls):
+        if cls.handle is None:
+            h = ctypes.c_void_p()
+            err = sdekit_error()
+            _errors.check(getattr(lib, cls.create)(ctypes.byref(h), ctypes.byref(err)), err)
+            cls.handle = h
+            import atexit  # (_World: registered after mpi4py's MPI_Finalize, runs before it)
+            atexit.register(cls.release)
+        return cls.handle
+
+    @classmethod
+    def release(cls):
+        if cls.handle is not None:
+            getattr(lib, cls.destroy)(ctypes.byref(cls.handle))
+            cls.handle = None
+
+
+class _World(_ProcessHandle):
     """The library's handle on MPI_COMM_WORLD, made once (after mpi4py has
     initialised MPI) and released before mpi4py finalises it."""
-    handle = None
+    create, destroy = "sdekit_comm_world", "sdekit_comm_destroy"
 
     @classmethod
     def get(cls, comm):
@@ -408,44 +432,17 @@ class _World:
             raise _errors.UsageError("comm=: sdekit runs over MPI.COMM_WORLD (or True) only")
         if not lib.sdekit_mpi_available():
             raise _errors.UsageError("comm=: this libsdekit was built without MPI")
-        if cls.handle is None:
-            h = ctypes.c_void_p()
-            err = sdekit_error()
-            _errors.check(lib.sdekit_comm_world(ctypes.byref(h), ctypes.byref(err)), err)
-            cls.handle = h
-            import atexit  # (registered after mpi4py's MPI_Finalize: runs before it)
-            atexit.register(cls.release)
-        return cls.handle
-
-    @classmethod
-    def release(cls):
-        if cls.handle is not None:
-            lib.sdekit_comm_destroy(ctypes.byref(cls.handle))
-            cls.handle = None
+        return cls.made()
 
 
-class _Held:
+class _Held(_ProcessHandle):
     """The process's sdekit_session: what the runs keep open between them (a
-    GPU's context), so that a second run does not make it again. Made at the
-    first run, released at exit."""
-    handle = None
+    GPU's context and kernels), so that a second run does not make them again."""
+    create, destroy = "sdekit_session_create", "sdekit_session_destroy"
 
     @classmethod
     def get(cls):
-        if cls.handle is None:
-            h = ctypes.c_void_p()
-            err = sdekit_error()
-            _errors.check(lib.sdekit_session_create(ctypes.byref(h), ctypes.byref(err)), err)
-            cls.handle = h
-            import atexit
-            atexit.register(cls.release)
-        return cls.handle
-
-    @classmethod
-    def release(cls):
-        if cls.handle is not None:
-            lib.sdekit_session_destroy(ctypes.byref(cls.handle))
-            cls.handle = None
+        return cls.made()
 
 
 class _Session:
