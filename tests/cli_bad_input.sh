@@ -259,6 +259,12 @@ expect 2 "--transient -1" 1 "--transient" run ou --transient -1 "${OQ[@]}" -o ou
 expect 2 "--seed -1" 1 "--seed" run ou --seed -1 "${OQ[@]}" -o out.h5
 expect 2 "--seed abc" 1 "--seed" run ou --seed abc "${OQ[@]}" -o out.h5
 expect 2 "--threads 0" 1 "--threads" run ou --threads 0 "${OQ[@]}" -o out.h5
+# several GPUs from one process (issue 32): --ranks, --device lists and all
+expect 2 "--ranks 0" 1 "--ranks '0'" run ou --ranks 0 "${OQ[@]}" -o out.h5
+expect 2 "--ranks 65" 1 "from 1 to 64" run ou --ranks 65 "${OQ[@]}" -o out.h5
+expect 2 "--device 0,,1" 1 "--device '0,,1'" run ou --device 0,,1 "${OQ[@]}" -o out.h5
+expect 2 "--device all on the CPU" 2 "--device all" "cpu backend" run ou --device all --backend cpu "${OQ[@]}" -o out.h5
+expect 2 "--device 0,1 on the CPU" 2 "--device 0" "cpu backend" run ou --device 0,1 --backend cpu "${OQ[@]}" -o out.h5
 expect 2 "--bins 0" 1 "--bins" run ou --observe hist --bins 0 "${OQ[@]}" -o out.h5
 expect 2 "--sample-every 0" 1 "--sample-every" run ou --observe moments --sample-every 0 "${OQ[@]}" -o out.h5
 # --sample-times (issue 28): syntax, order, the step boundaries, the end
