@@ -60,7 +60,7 @@ for a in "$arts"/crash-* "$arts"/leak-* "$arts"/timeout-* "$arts"/oom-*; do
   out=$("$bin" -runs=1 -timeout=10 -rss_limit_mb=2048 -close_fd_mask=1 "$a" 2>&1 || true)
   # first stack frame outside the sanitizer runtime, libFuzzer and libc
   frame=$(printf '%s\n' "$out" | grep -E '^ +#[0-9]+ ' |
-    grep -vE '__interceptor_|__asan|__sanitizer|libclang_rt|fuzzer::|libc\.so|sysdeps/| in (malloc|calloc|realloc|__mem[a-z_0-9]*) ' |
+    grep -vE '__interceptor_|__asan|__sanitizer|libclang_rt|fuzzer::|libc\.so|sysdeps/| in (malloc|calloc|realloc|free|mem(move|cpy|set|cmp)|str[a-z]*|__mem[a-z_0-9]*) ' |
     head -1 || true)
   # a leak input that leaks no more on replay was one fuzz/lsan.supp names
   case "$a" in *leak-*)
