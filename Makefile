@@ -63,7 +63,7 @@ asan:
 # New corpus entries, crash inputs and logs stay in build-fuzz/ (copy a crash
 # input to fuzz/regress/TARGET/ with the fix).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= model expr checkpoint h5 scantable h5table
+FUZZ_TARGETS ?= model expr checkpoint h5 scantable h5table table
 fuzz:
 	@test -f build-fuzz/CMakeCache.txt || CC=clang cmake -S . -B build-fuzz -DSDK_FUZZ=ON \
 	  -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo

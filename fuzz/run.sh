@@ -6,7 +6,7 @@
 # (fuzz-TARGET.log) and the targets' scratch files.  Exit status 1 when the
 # target crashed, leaked, hung or hit undefined behaviour in our code.
 #
-# h5, h5table: libhdf5 is not instrumented and has memory-safety bugs of its
+# h5, h5table, table: libhdf5 is not instrumented and has memory-safety bugs of its
 # own on corrupt files (fuzz/hdf5-bugs/).  Those targets run in libFuzzer's fork mode
 # and keeps going after a crash; afterwards every crash input is replayed
 # and fails the run unless the faulting frame is inside libhdf5.
@@ -25,7 +25,7 @@ flags=(-max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 -print_final_stats
   -close_fd_mask=3 -artifact_prefix="$arts/")
 [ -f "$src/fuzz/$t.dict" ] && flags+=(-dict="$src/fuzz/$t.dict")
 hdf5=0
-case $t in h5 | h5table) hdf5=1 ;; esac
+case $t in h5 | h5table | table) hdf5=1 ;; esac
 if [ $hdf5 = 1 ]; then
   # libhdf5 has no frame pointers: unwind slowly so that lsan.supp can tell
   # its own leaks from ours
@@ -46,7 +46,7 @@ if [ $hdf5 = 0 ]; then
   fi
   exit 0
 fi
-# h5, h5table: triage every crash input found in this run
+# h5, h5table, table: triage every crash input found in this run
 bad=0 lib=0
 for a in "$arts"/crash-* "$arts"/leak-* "$arts"/timeout-* "$arts"/oom-*; do
   [ -e "$a" ] || continue
