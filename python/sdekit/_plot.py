@@ -42,19 +42,24 @@ def pictures(r):
     return [f["figure"] for f in describe(r)["figures"]]
 
 
+# characters mathtext sets as they are, and those it needs escaped; any other
+# (backslash, caret, quotes, control characters) cannot be set literally in
+# mathtext, so a run holding one is drawn as plain text
+_MATH_AS_IS = set("!&'()*+,-./:;<=>?@[]|~")
+_MATH_ESCAPED = {"_": r"\_", "{": r"\{", "}": r"\}", "$": r"\$", "%": r"\%", "#": r"\mathrm{\#}",
+                 " ": r"\ "}
+
+
 def _math(text):
-    """text inside mathtext, every character shown as it is."""
+    """text inside mathtext, every character shown as it is; None if it cannot be."""
     out = []
     for ch in text:
-        if ch.isalnum() and ord(ch) < 0x2000:
+        if (ch.isalnum() and ord(ch) < 0x2000) or ch in _MATH_AS_IS:
             out.append(ch)
-        elif ch == " ":
-            out.append(r"\ ")
-        elif ch in "_{}$#%&":
-            out.append("\\" + ch)
+        elif ch in _MATH_ESCAPED:
+            out.append(_MATH_ESCAPED[ch])
         else:
-            out.append(r"\mathrm{%s}" % ch if ch not in "\\^~" else r"\backslash" if ch == "\\"
-                       else r"\^{}" if ch == "^" else r"\~{}")
+            return None
     return "".join(out)
 
 
@@ -63,11 +68,12 @@ def _label(runs):
     out = []
     for style, text in runs:
         words = style.split()
-        if not words:
+        m = _math(text)
+        if not words or m is None:
             out.append(text.replace("$", r"\$"))
             continue
         # (mathtext sets letters in italics by itself)
-        m = _math(text) if "italic" in words else r"\mathrm{%s}" % _math(text)
+        m = m if "italic" in words else r"\mathrm{%s}" % m
         if "sub" in words:
             m = "{}_{%s}" % m
         if "sup" in words:

@@ -13,6 +13,7 @@ import sdekit
 from sdekit import _plot
 from conftest import run_cli
 
+EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples")
 CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fuzz", "corpus",
                       "h5")
 
@@ -30,6 +31,10 @@ CLI_RUNS = {
     "kuramoto-order": ["kuramoto-meanfield", "--particles", "256", "--paths", "2", "--t-end",
                        "0.5", "--dt", "0.01", "--observe", "order,density", "--sample-every",
                        "5"],
+    "fpt-scan": [os.path.join(EXAMPLES, "double-well.sde"), "--scan", "D=0.3:0.5:2", "--paths",
+                 "256", "--t-end", "20", "--dt", "0.01", "--observe", "fpt"],
+    "ou-tavg": ["ou", "--paths", "256", "--t-end", "1", "--observe", "tavg,expr",
+                "--observe-expr", "E=x*x"],
 }
 
 
@@ -285,3 +290,45 @@ def test_plot_log_show_and_vector_output(cli, workdir):
         plt.close(fig)
         with open(out, "rb") as f:
             assert f.read(5).startswith(head), ext
+
+
+# Strings a result file holds (names, model path, command line) in the
+# pictures: matplotlib's mathtext must neither choke on them nor change them
+# (tests/hostile/h_plot_inject.sh does the same for gnuplot).
+PLOT_PAYLOADS = ["a$x$b", "$", "$$", "\\", "tail\\", "back\\slash \\$ \\frac{a}{",
+                 "{}^_%#&~", "\\mathrm{x} $\\alpha$", "100% $5 & {x}_{y}^{z}",
+                 "'; `touch PWNED` \"", "esc\x1b]0;t\x07 \xff"]
+
+
+def test_plot_draws_hostile_strings_as_written(cli, workdir):
+    mpl = pytest.importorskip("matplotlib")
+    pytest.importorskip("h5py")
+    mpl.use("Agg")
+    import importlib.util
+    import matplotlib.pyplot as plt
+
+    spec = importlib.util.spec_from_file_location(
+        "plot_taint", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                   "tests", "hostile", "plot_taint.py"))
+    plot_taint = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(plot_taint)
+    src = os.path.join(workdir, "hostile-src.h5")
+    run_cli(cli, ["run", "josephson", "--scan", "a=4.2:14.1:2", "--observe",
+                  "drift,moments,hist,density", "--save-paths", "0,1", "--paths", "64",
+                  "--periods", "5", "--seed", "3", "-o", src])
+    for n, pay in enumerate(PLOT_PAYLOADS):
+        dst = os.path.join(workdir, "hostile-%d.h5" % n)
+        plot_taint.taint(src, dst, pay.encode("utf-8", "surrogateescape"))
+        r = sdekit.load(dst)
+        for name in _plot.pictures(r) + ["paths"]:
+            fig = r.plot(name)
+            fig.canvas.draw()  # mathtext parses here: no payload may break it
+            ren = fig.canvas.get_renderer()
+            sub = fig.texts[1]  # the subtitle: plain runs that hold the payload
+            want = "".join(t for _, t in _plot.describe(r, name)["figures"][0]["subtitle"])
+            assert pay in want or "\ufffd" in want, (pay, want)
+            lit = fig.text(0, 0, want, fontsize=sub.get_fontsize(), parse_math=False)
+            # drawn as written: the same width as the text set literally
+            assert abs(sub.get_window_extent(ren).width - lit.get_window_extent(ren).width) < 0.5, \
+                (pay, name, sub.get_text())
+            plt.close(fig)

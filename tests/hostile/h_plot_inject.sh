@@ -20,42 +20,6 @@ q run josephson --scan a=4.2:14.1:2 --scan f=0:0.2:2 --observe drift,moments,his
 q run kuramoto-meanfield --particles 256 --paths 2 --t-end 1 --observe order --sample-every 10 \
   -o "$T/bk.h5" || { finish; exit; }
 
-cat >"$T/taint.py" <<'PY'
-# taint.py SRC DST PAYLOAD: copy SRC with PAYLOAD in every string attribute
-# plot reads.  Names used as HDF5 link names get the payload with '/'
-# replaced (a '/' there is refused as a dataset name, tested elsewhere) and
-# a per-name suffix to keep them distinct; datasets are renamed to match.
-import os, shutil, sys
-import h5py
-src, dst, pay = sys.argv[1], sys.argv[2], os.fsencode(sys.argv[3])  # raw bytes, even bad UTF-8
-shutil.copy(src, dst)
-name = lambda i: pay.replace(b"/", b"|") + b"_" + str(i).encode()
-vs = h5py.string_dtype()
-with h5py.File(dst, "r+") as f:
-    for a in ("model_name", "scheme", "precision", "model_path", "command_line", "version"):
-        f.attrs.create(a, pay, dtype=vs)
-    old_vars = [v.decode() if isinstance(v, bytes) else v for v in f.attrs["var_names"]]
-    new_vars = [name(i) for i in range(len(old_vars))]
-    f.attrs.create("var_names", new_vars, dtype=vs)
-    for o, n in zip(old_vars, new_vars):
-        for g, pre in (("moments", "mean_"), ("moments", "var_"), ("hist", ""), ("density", ""),
-                       ("paths", "")):
-            if g in f and pre + o in f[g]:
-                grp = f[g]
-                grp.id.links.move((pre + o).encode(), grp.id, pre.encode() + n)
-    if "drift" in f:
-        dv = f["drift"].attrs["var"]
-        dv = dv.decode() if isinstance(dv, bytes) else dv
-        f["drift"].attrs.create("var", new_vars[old_vars.index(dv)], dtype=vs)
-    pn = [p.decode() if isinstance(p, bytes) else p for p in f.attrs["param_names"]]
-    axes = [a.decode() if isinstance(a, bytes) else a for a in f["scan"].attrs["axes"]]
-    newp = [name(100 + i) for i in range(len(pn))]
-    sg = f["scan"]
-    for a in axes:
-        sg.id.links.move(a.encode(), sg.id, newp[pn.index(a)])
-    f["scan"].attrs.create("axes", [newp[pn.index(a)] for a in axes], dtype=vs)
-    f.attrs.create("param_names", newp, dtype=vs)
-PY
 
 payloads=(
   '`touch PWNED`'
@@ -77,7 +41,7 @@ for f in b1 b2 bk; do
   for pay in "${payloads[@]}"; do
     n=$((n + 1))
     h=$T/t$n.h5
-    /usr/bin/python3 "$T/taint.py" "$T/$f.h5" "$h" "$pay" || { fail "taint $f $n"; continue; }
+    /usr/bin/python3 "$SRC/tests/hostile/plot_taint.py" "$T/$f.h5" "$h" "$pay" || { fail "taint $f $n"; continue; }
     for obs in all paths; do
       [ $obs = paths ] && [ $f != b1 ] && continue
       args=()
