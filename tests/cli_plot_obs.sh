@@ -422,6 +422,25 @@ EOF
   draw "--log y drawn" ly.png n0.h5 --observable expr --log y
   has "--log y: in the script" "set logscale y" 2
   bad "--log z" "--log 'z': expected x, y or xy" n0.h5 --log z
+  # log-spaced samples (issue 29): time on a log axis; the mean-square
+  # displacement of Brownian motion (its variance, spanning decades) on log-log
+  # axes; a mean that crosses zero stays linear; evenly spaced samples stay linear
+  printf '[model]\nname = bm\nvars = x\n[params]\nD = 0.5\n[drift]\nx = 0\n[noise]\nx = sqrt(2*D)\n[init]\nx = 0\n' >bm.sde
+  if run bm.sde --paths 512 --t-end 10 --dt 0.001 --sample-times log:0.01:10:31:round \
+    --observe moments,diffusion -o msd.h5; then
+    spec "log-spaced samples: log time, the mean linear" 'd["panels"][0]["xlog"] and
+      not d["panels"][0]["ylog"]' msd.h5 --observable moments
+    spec "log-spaced samples: the MSD on log-log axes" 'd["panels"][0]["xlog"] and
+      d["panels"][0]["ylog"]' msd.h5 --observable moments --stat variance
+    spec "log-spaced samples: D_eff over log time" 'd["panels"][0]["xlog"]' msd.h5 \
+      --observable diffusion
+    spec "--log y overrides the choice" 'not d["panels"][0]["xlog"] and d["panels"][0]["ylog"]' \
+      msd.h5 --observable moments --stat variance --log y
+  fi
+  if run bm.sde --paths 512 --t-end 10 --dt 0.01 --sample-every 10 --observe moments -o msdl.h5; then
+    spec "evenly spaced samples: linear axes" 'not d["panels"][0]["xlog"] and
+      not d["panels"][0]["ylog"]' msdl.h5 --observable moments --stat variance
+  fi
   # (e) hist and density of a user observable (hist/E, density/E beside the
   # variables', as runs that bin them write them): drawn as a variable's,
   # --var E picks it

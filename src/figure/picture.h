@@ -225,6 +225,11 @@ void sdk_pic_place_keys(sdk_figure *f);
  * the x values of a panel. */
 double sdk_pic_nice_step(double lo, double hi, int want);
 double sdk_pic_ystep(const sdk_fig_panel *pn, int want);
+/* The scales of panel o (its curves made) and its y ticks (about `want`):
+ * --log's, else log y where `logy` (a quantity that may span decades) and
+ * the values do; a panel over `time` sampled at log-spaced times gets a log
+ * time axis, and a positive quantity over it that spans decades log y. */
+void sdk_pic_scales(const sdk_plot *p, sdk_fig_panel *o, int logy, int time, int want);
 double sdk_pic_xstep(const sdk_fig_panel *pn, int want);
 /* A figure described: moved into *p->spec (f is emptied). */
 sdekit_status sdk_pic_emit(sdk_plot *p, sdk_figure *f);

@@ -173,8 +173,7 @@ static sdekit_status moments_panel(sdk_plot *p, sdk_figure *fig, const sdk_curve
       if (mo->variance) sdk_lab_text(&o->ylabel, "var ");
       sdk_lab_sym(&o->ylabel, vn);
       moments_curves(pf, fig, o, c, mo);
-      if (p->log & SDK_PIC_LOG_X) o->xlog = 1;
-      if (p->log & SDK_PIC_LOG_Y) o->ylog = 1;
+      sdk_pic_scales(p, o, 0, 1, nv >= 3 ? 3 : nv == 2 ? 4 : 8);
     }
   }
   free(mean);
@@ -209,8 +208,6 @@ sdekit_status sdk_pic_moments(sdk_plot *p) {
     sdk_fig_free(&fig);
     return e;
   }
-  for (int k = 0; k < fig.npanels && !c.heat; k++)
-    fig.p[k].ystep = fig.p[k].ylog ? 0 : sdk_pic_ystep(&fig.p[k], nv >= 3 ? 3 : nv == 2 ? 4 : 8);
   sdk_pic_place_keys(&fig);
   return sdk_pic_emit(p, &fig);
 }

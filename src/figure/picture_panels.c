@@ -344,6 +344,42 @@ static void log_y(sdk_fig_panel *o, int want) {
   o->ystep = pow(10, ceil((d1 - d0) / want));
 }
 
+/* Are the panel's sample times log-spaced (--sample-times log:A:B:N)?  All
+ * positive, two decades or more, and the middle sample near the geometric
+ * middle (within half a decade; evenly spaced times put it at the
+ * arithmetic middle, a decade or more above). */
+static int log_spaced(const sdk_fig_panel *o) {
+  if (o->nseries < 1) return 0;
+  for (int q = 0; q < o->nseries; q++) {
+    const sdk_fig_series *s = &o->s[q];
+    if (s->n < 3 || !(s->x[0] > 0) || !(s->x[s->n - 1] >= 100 * s->x[0])) return 0;
+    if (!(s->x[s->n / 2] <= sqrt(10 * s->x[0] * s->x[s->n - 1]))) return 0;
+  }
+  return 1;
+}
+
+/* Every finite value of the panel's curves positive (a log axis shows them all)? */
+static int all_positive(const sdk_fig_panel *o) {
+  for (int q = 0; q < o->nseries; q++)
+    for (int64_t k = 0; k < o->s[q].n; k++)
+      if (!(o->s[q].y[k] > 0) && isfinite(o->s[q].y[k])) return 0;
+  return 1;
+}
+
+void sdk_pic_scales(const sdk_plot *p, sdk_fig_panel *o, int logy, int time, int want) {
+  /* the figure's choice unless --log: log time when the samples are, and
+   * then a positive quantity spanning decades (a mean-square displacement)
+   * on a log axis too */
+  int lx = p->log ? (p->log & SDK_PIC_LOG_X) != 0 : time && log_spaced(o);
+  int ly = p->log ? (p->log & SDK_PIC_LOG_Y) != 0
+                  : (logy || (lx && all_positive(o))) && spans_decades(o);
+  o->xlog = lx;
+  if (ly)
+    log_y(o, want);
+  else
+    o->ystep = sdk_pic_ystep(o, want);
+}
+
 /* In a figure against the scan, a panel at one grid point names it in
  * its curves' titles (the subtitle names only what is fixed). */
 static void at_grid(sdk_fig_panel *o, const sdk_plotfile *pf, int64_t g) {
@@ -382,11 +418,7 @@ static void panel_desc(sdk_plot *p, sdk_figure *out, const sdk_pic_panel *pn, in
     return;
   }
   int want = total >= 3 ? 3 : total == 2 ? 4 : 8;
-  if (p->log & SDK_PIC_LOG_X) o->xlog = 1;
-  if ((pn->logy && spans_decades(o)) || (p->log & SDK_PIC_LOG_Y))
-    log_y(o, want);
-  else
-    o->ystep = sdk_pic_ystep(o, want);
+  sdk_pic_scales(p, o, pn->logy, pn->kind == SDK_PANEL_TIME, want);
 }
 
 static int same_label(const sdk_label *a, const sdk_label *b) {
