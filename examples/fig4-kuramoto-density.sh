@@ -31,8 +31,11 @@ if [ ! -x "$SDK" ]; then
   echo "fig4: $SDK not found; run 'make' first" >&2
   exit 1
 fi
-if ! "$SDK" models 2>/dev/null | grep -q '^  kuramoto-meanfield ' ||
-  ! "$SDK" run --help | grep -q -- '--particles'; then
+# (whole outputs first: under pipefail, grep -q leaving early is a failure
+# of the pipe when the writer gets SIGPIPE)
+models=$("$SDK" models 2>/dev/null || true)
+runhelp=$("$SDK" run --help 2>/dev/null || true)
+if ! grep -q '^  kuramoto-meanfield ' <<<"$models" || ! grep -q -- '--particles' <<<"$runhelp"; then
   echo "fig4: this sdekit has no kuramoto-meanfield model or no --particles option" \
     "(interacting particles, issue 4); nothing done" >&2
   exit 1
