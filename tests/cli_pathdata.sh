@@ -124,5 +124,55 @@ se = np.sqrt(np.mean((x - x.mean()) ** 4) - v * v) / np.sqrt(len(x))
 print("continued variance %.5f, exact %.5f, SE %.5f (%.2f SE)" % (v, exact, se, (v - exact) / se))
 sys.exit(0 if abs(v - exact) < 4 * se else 1)
 PY
+# [boundaries]: the initial states from data take the place of [init] in the
+# init kernel, which derives the boundary status from them: the same x = -1
+# given as data gives bitwise the first passages of [init]'s x = -1; paths
+# that start beyond an absorbing level are absorbed at t = 0
+cat >w.sde <<'EOF2'
+[model]
+name = well
+vars = x
+[params]
+D = 0.5
+b = 1
+[drift]
+x = x - x*x*x
+[noise]
+x = sqrt(2*D)
+[init]
+x = -1
+[boundaries]
+over = absorb x >= b
+EOF2
+"$PY3" -c '
+import numpy as np
+np.save("m1.npy", np.full(2000, -1.0))
+np.save("beyond.npy", np.where(np.arange(2000) % 2 == 0, 1.5, -1.0))'
+W=(run w.sde --dt 0.01 --t-end 20 --observe fpt --backend "$BACKEND" --quiet)
+"$B" "${W[@]}" --paths 2000 -o w0.h5 || failed "well from [init]"
+"$B" "${W[@]}" --init-from x=m1.npy -o w1.h5 || failed "well from data"
+"$B" "${W[@]}" --init-from x=beyond.npy -o w2.h5 || failed "well from data beyond the level"
+check "[boundaries]: the first passages from data equal those from [init] bit for bit" \
+  "$PY3" - <<'PY'
+import h5py, numpy as np, sys
+a, b = h5py.File("w0.h5", "r"), h5py.File("w1.h5", "r")
+names = []
+a["fpt"].visit(lambda n: names.append(n) if isinstance(a["fpt"][n], h5py.Dataset) else None)
+if not names: sys.exit("no fpt datasets")
+for n in names:
+    x, y = np.asarray(a["fpt"][n][()]), np.asarray(b["fpt"][n][()])
+    if x.shape != y.shape or x.tobytes() != y.tobytes():
+        sys.exit("fpt/" + n + " differs")
+PY
+check "[boundaries]: paths from beyond the level absorbed at t = 0" "$PY3" - <<'PY'
+import h5py, numpy as np, sys
+f, g = h5py.File("w2.h5", "r"), h5py.File("w1.h5", "r")
+# half the paths start beyond the level: their exit times are 0, the others'
+# those of w1's paths of the same index, so the mean exit time halves exactly
+# when every path is absorbed
+m2, m1 = f["fpt/exit_mean"][()], g["fpt/exit_mean"][()]
+print("mean exit time: all from -1 %s, half from 1.5 %s" % (m1, m2))
+sys.exit(0 if np.all(m2 < 0.75 * m1) and np.all(m2 > 0) else 1)
+PY
 echo "cli_pathdata: $npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]

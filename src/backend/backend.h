@@ -111,6 +111,9 @@ typedef struct sdk_layout {
    * the shard holds all) */
   const sdk_comm *comm;
   const int64_t *xchunks;
+  /* the state starts zeroed (padding paths included): sdk_init reads the
+   * variables written before it (--init-from, codegen's init_given) */
+  int zero;
 } sdk_layout;
 
 /* Welford-style moments of one variable at one grid point. */

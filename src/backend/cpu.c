@@ -541,6 +541,7 @@ static sdk_err cpu_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, sd
   }
   size_t bytes = (size_t)(mod->rows ? mod->rows : lay->nvars) * (size_t)e->npad * e->esize;
   e->st = aligned_alloc(64, (bytes + 63) / 64 * 64);
+  if (e->st && lay->zero) memset(e->st, 0, bytes);
   size_t nsv = (size_t)(lay->nsv > 0 ? lay->nsv : 1) * (size_t)lay->ngrid;
   e->sv = calloc(nsv, e->esize);
   if (!e->st || !e->sv) {

@@ -261,6 +261,10 @@ static sdk_err cuda_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, s
     e->st = 0;
     goto fail;
   }
+  if (lay->zero && (r = sdk_cu.MemsetD8(e->st, 0, bytes)) != CUDA_SUCCESS) {
+    err = sdk_cu_fail(eb, "cuMemsetD8", r);
+    goto fail;
+  }
   /* chunk results: moments (3 doubles + 1 int per variable) or min/max */
   size_t nchunks = (size_t)(e->span.c1 - e->span.c0);
   e->red_bytes = nchunks * (size_t)lay->nvars * (3 * sizeof(double) + sizeof(int));

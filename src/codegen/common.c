@@ -187,8 +187,11 @@ static void hook_path(sdk_emit *em, const void *c) {
   sdk_cg_params(em, o, "sv[g * SDK_NSV + %d]");
   sdk_em_line(em, "(void)sdk_sqdt;");
   for (int v = 0; v < nv; v++)
-    sdk_em_line(em, "real sdk_x%d;", v);
-  sdk_cg_init(em, o);
+    if (o->init_given)
+      sdk_em_line(em, "real sdk_x%d = st[%d * npad + p];", v, v);
+    else
+      sdk_em_line(em, "real sdk_x%d;", v);
+  if (!o->init_given) sdk_cg_init(em, o);
   for (int v = 0; v < nv; v++)
     sdk_em_line(em, "st[%d * npad + p] = sdk_x%d;", v, v);
   for (int v = 0; o->compensate && v < nv; v++)

@@ -30,6 +30,11 @@ typedef struct sdk_codegen_opts {
   /* compensated state update (single precision, codegen.h): the state then
    * has 2 * nvars rows, row nvars + v the carried error of variable v */
   int compensate;
+  /* the variables' initial values are given as data (--init-from): sdk_init
+   * reads them from the state (written before it) instead of drawing
+   * [init], and derives the other rows (high parts, coarse copy, boundary
+   * status) from them */
+  int init_given;
   /* with compensate (CUDA independent paths): renormalise at the ends of
    * the kernel's groups of G steps instead of every step (codegen.h); the
    * state then has 3 * nvars rows, row 2 nvars + v the high part h_v.

@@ -47,10 +47,6 @@ static sdk_err check_init(sdk_plan *p, sdk_errbuf *eb) {
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "--init-from is not supported with batches of paths (--target-se, "
                     "--target-rse, --target-error, --mlmc) yet");
-  if (m->nbound > 0)
-    return SDK_FAIL(eb, SDK_ERR_USAGE,
-                    "--init-from: the model has [boundaries], whose initial status comes from the "
-                    "model's [init]; initial states from data are not supported with them yet");
   for (int k = 0; k < v->n; k++)
     if (find_name((const char *const *)m->vars, m->nvars, v->names[k]) < 0)
       return SDK_FAIL(eb, SDK_ERR_USAGE, "--init-from: '%.200s' is not a variable of model %s",
@@ -116,29 +112,17 @@ sdk_err sdk_path_values_put(const sdk_plan *p, const sdk_shard *sh, const sdk_pa
   return e;
 }
 
-sdk_err sdk_program_upload_init(sdk_plan *p, sdk_errbuf *eb) {
+sdk_err sdk_program_upload_init(sdk_plan *p, sdk_shard *sh, sdk_errbuf *eb) {
   const sdk_run_config *c = p->c;
   const sdk_path_values *iv = &c->init;
   const sdk_model *m = p->run->model;
   if (iv->n == 0 || c->resume) return SDK_OK; /* a resumed run's state is the checkpoint's */
-  /* the backend rows that start as variable v's value (backend.h: state rows
-   * from nvars on are backend rows one higher): the variable, the high part
-   * of the deferred compensation, the coarse path of --dt-check */
-  sdk_codegen_opts o;
-  sdk_cg_row_layout l;
-  sdk_plan_codegen_opts(p, p->be->target, &o);
-  sdk_cg_rows(&o, &l);
-  int k, hi = sdk_cg_block(&l, 0, SDK_CG_B_HIGH, &k), dtc = sdk_cg_block(&l, 0, SDK_CG_B_DTC, &k);
-  int me = sdk_comm_rank(c->comm);
+  /* the variables alone: sdk_init derives every other row from them (the
+   * high parts of the deferred compensation, the coarse path of
+   * --dt-check, the status at [boundaries]) as it does from [init] */
   for (int v = 0; v < m->nvars; v++) {
     int name = find_name(iv->names, iv->n, m->vars[v]); /* (checked) */
-    int rows[3], nr = 0;
-    rows[nr++] = v;
-    if (hi >= 0) rows[nr++] = hi + v + 1;
-    if (dtc >= 0) rows[nr++] = dtc + v + 1;
-    for (int s = 0; s < p->nshards; s++)
-      if (p->owner[s] == me)
-        SDK_CHECK(sdk_path_values_put(p, &p->shards[s], iv, name, rows, nr, eb));
+    SDK_CHECK(sdk_path_values_put(p, sh, iv, name, &v, 1, eb));
   }
   return SDK_OK;
 }

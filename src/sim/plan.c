@@ -822,6 +822,7 @@ void sdk_plan_codegen_opts(const sdk_plan *p, sdk_target t, sdk_codegen_opts *o)
   o->dtc_mark = p->transient_steps;
   o->path_param = p->pp_param;
   o->path_part = p->pp_part;
+  o->init_given = sdk_init_given(c) && !p->sys.on;
 }
 
 void sdk_grid_point_name(const sdk_results *R, int64_t g, char *buf, size_t n) {

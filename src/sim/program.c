@@ -232,7 +232,9 @@ static sdk_err make_paths(sdk_plan *p, sdk_errbuf *eb) {
                       .sv = p->sv};
     lay.particles = p->sys.on ? p->sys.particles : 0;
     if (p->xchunks) lay.comm = c->comm, lay.xchunks = p->xchunks;
+    lay.zero = sdk_init_given(c) && !p->sys.on;
     SDK_CHECK(p->be->alloc(p->ctx, p->mod, &lay, &sh->ens, eb));
+    SDK_CHECK(sdk_program_upload_init(p, sh, eb));
     SDK_CHECK(p->be->init(sh->ens, c->seed, eb));
     SDK_CHECK(sdk_path_params_write(p, sh, eb));
     carried = p->be->carried_rows(sh->ens);
@@ -259,7 +261,7 @@ static sdk_err make_paths(sdk_plan *p, sdk_errbuf *eb) {
   /* (sdk_paths_rows counts the drift mark as row nvars) */
   p->paths.bound_row = rows.bound >= 0 ? rows.bound + 1 : -1;
   sdk_plan_dt_check_rows(p, &o);
-  return sdk_program_upload_init(p, eb);
+  return SDK_OK;
 }
 
 /* A stop request before the first step (sdk_run_config.cancel): nothing

@@ -215,6 +215,10 @@ typedef struct sdk_run_config {
    * (--init-from), see sdk_path_values; --save-final: every path's final
    * state (and per-path parameters) into the results */
   sdk_path_values path_params, init;
+  /* initial states come as data although init holds none: a resumed run
+   * of one that had them (its checkpoint holds the state; its kernels must
+   * stay the same).  sdk_init_given: init has values, or init_given */
+  int init_given;
   int save_final;
   /* 1: paths is the data's number of paths (no --paths given): said in a note */
   int paths_from_data;

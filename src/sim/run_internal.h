@@ -164,11 +164,15 @@ sdk_err sdk_record(sdk_plan *p, sdk_errbuf *eb);
 
 /* Values per path from the user (pathdata.c, issue 28): the plan's checks of
  * c->init and c->path_params (names, counts, what supports them); the
- * initial states written over the init kernel's, shard by shard (not on
+ * initial states of shard sh written into its zeroed state before the init
+ * kernel, which takes them as its variables (codegen's init_given; not on
  * resume: the checkpoint holds the state); --save-final's final/<var>
  * [ngrid][paths] ([paths] without a scan) into the results on rank 0. */
 sdk_err sdk_plan_path_data(sdk_plan *p, sdk_errbuf *eb);
-sdk_err sdk_program_upload_init(sdk_plan *p, sdk_errbuf *eb);
+static inline int sdk_init_given(const sdk_run_config *c) {
+  return c->init.n > 0 || c->init_given;
+}
+sdk_err sdk_program_upload_init(sdk_plan *p, sdk_shard *sh, sdk_errbuf *eb);
 sdk_err sdk_record_final(sdk_plan *p, sdk_errbuf *eb);
 /* The values per path of name k of v (count == ppg: the same for every grid
  * point, else ngrid * ppg, sdk_path_values) written into backend rows
