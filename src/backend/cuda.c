@@ -269,13 +269,11 @@ static sdk_err cuda_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, s
   size_t nchunks = (size_t)(e->span.c1 - e->span.c0);
   e->red_bytes = nchunks * (size_t)lay->nvars * (3 * sizeof(double) + sizeof(int));
   if (e->red_bytes < nchunks * 2 * sizeof(double)) e->red_bytes = nchunks * 2 * sizeof(double);
-  if ((r = sdk_cu.MemAlloc(&e->red, e->red_bytes)) != CUDA_SUCCESS) {
+  if ((r = sdk_cu.MemAlloc(&e->red, e->red_bytes)) != CUDA_SUCCESS)
     e->red = 0;
-    err = sdk_cu_fail(eb, "cuMemAlloc", r);
-    goto fail;
-  }
-  if ((r = sdk_cu.MemAlloc(&e->fold, e->red_bytes)) != CUDA_SUCCESS) {
+  else if ((r = sdk_cu.MemAlloc(&e->fold, e->red_bytes)) != CUDA_SUCCESS)
     e->fold = 0;
+  if (r != CUDA_SUCCESS) {
     err = sdk_cu_fail(eb, "cuMemAlloc", r);
     goto fail;
   }
