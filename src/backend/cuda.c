@@ -261,10 +261,6 @@ static sdk_err cuda_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, s
     e->st = 0;
     goto fail;
   }
-  if (lay->zero && (r = sdk_cu.MemsetD8(e->st, 0, bytes)) != CUDA_SUCCESS) {
-    err = sdk_cu_fail(eb, "cuMemsetD8", r);
-    goto fail;
-  }
   /* chunk results: moments (3 doubles + 1 int per variable) or min/max */
   size_t nchunks = (size_t)(e->span.c1 - e->span.c0);
   e->red_bytes = nchunks * (size_t)lay->nvars * (3 * sizeof(double) + sizeof(int));
@@ -299,10 +295,12 @@ static sdk_err cuda_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, s
     err = sdk_cu_fail(eb, "cuMemAlloc", r);
     goto fail;
   }
+  const char *what = "cuMemcpyHtoD";
   r = sdk_cu.MemcpyHtoD(e->sv, hsv, svn * e->esize);
   free(hsv);
+  if (r == CUDA_SUCCESS && lay->zero) what = "cuMemsetD8", r = sdk_cu.MemsetD8(e->st, 0, bytes);
   if (r != CUDA_SUCCESS) {
-    err = sdk_cu_fail(eb, "cuMemcpyHtoD", r);
+    err = sdk_cu_fail(eb, what, r);
     goto fail;
   }
   *out = e;
