@@ -174,5 +174,28 @@ m2, m1 = f["fpt/exit_mean"][()], g["fpt/exit_mean"][()]
 print("mean exit time: all from -1 %s, half from 1.5 %s" % (m1, m2))
 sys.exit(0 if np.all(m2 < 0.75 * m1) and np.all(m2 > 0) else 1)
 PY
+# systems of particles: a value per particle (particle i of system s is value
+# s * N + i), the systems following the data: r(0) of each system is that of
+# its phases; the same in 2 in-process ranks bit for bit
+"$PY3" -c '
+import numpy as np
+np.save("ph.npy", np.random.default_rng(5).uniform(0, 2 * np.pi, 4096))'
+K=(run kuramoto-meanfield --particles 1024 --t-end 0.1 --dt 0.01 --observe order --sample-every 10
+  --init-from x=ph.npy --backend "$BACKEND" --quiet)
+"$B" "${K[@]}" -o k1.h5 2>k1.err || failed "kuramoto from data"
+check "systems: the note counts systems" grep -q "4 systems of 1024 particles" k1.err
+"$B" "${K[@]}" --ranks 2 -o k2.h5 2>/dev/null || failed "kuramoto from data, 2 ranks"
+check "systems from data: 2 in-process ranks bit for bit" same k1.h5 k2.h5 order/r order/psi
+check "systems from data: r(0) is that of the given phases" "$PY3" - <<'PY'
+import h5py, numpy as np, sys
+x = np.load("ph.npy").astype(np.float32).astype(float).reshape(4, 1024)
+want = np.abs(np.exp(1j * x).mean(axis=1)).mean()
+got = h5py.File("k1.h5", "r")["order/r"][0]
+print("r(0) %.9f, of the data %.9f" % (got, want))
+sys.exit(0 if abs(got - want) < 1e-6 else 1)
+PY
+"$B" run kuramoto-meanfield --particles 1000 --t-end 0.1 --init-from x=ph.npy -o k3.h5 2>k3.err
+check "systems: values not a whole number of systems refused" \
+  grep -q "not a whole number of systems of --particles 1000" k3.err
 echo "cli_pathdata: $npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]

@@ -125,7 +125,15 @@ sdekit_status api_exec_data(const sdekit_config *c, api_exec *x, int paths_given
                      (long long)ppg[0], (long long)ppg[1]);
   int64_t n = ppg[0] ? ppg[0] : ppg[1];
   /* the number of paths follows the data unless --paths says otherwise
-   * (then the plan refuses a mismatch) */
+   * (then the plan refuses a mismatch); systems of particles: a value per
+   * particle, so paths (systems) are the values over the particles */
+  int64_t np = x->rc.particles > 1 ? x->rc.particles : 1;
+  if (n && !paths_given && n % np)
+    return api_usage(err,
+                     "the data give %lld values per name, not a whole number of systems of "
+                     "--particles %lld (a value per particle of every system)",
+                     (long long)n, (long long)np);
+  n /= np;
   if (n && !paths_given) {
     x->rc.paths = n, x->rc.paths_from_data = 1;
     snprintf(x->paths_word, sizeof x->paths_word, "--paths=%lld", (long long)n);

@@ -22,6 +22,13 @@ static sdk_err check_count(const sdk_plan *p, const sdk_path_values *v, const ch
                     "grid points (give %lld, or %lld: one per grid point and path)",
                     what, (long long)v->count, (long long)p->ppg, (long long)p->ngrid,
                     (long long)p->ppg, (long long)(p->ngrid * p->ppg));
+  if (p->sys.on && p->sys.particles > 1)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "%s: %lld values per name, but the run has %lld systems of %lld particles "
+                    "(a value per particle: %lld; --paths gives the systems, or leave it out to "
+                    "take the file's number)",
+                    what, (long long)v->count, (long long)(p->ppg / p->sys.particles),
+                    (long long)p->sys.particles, (long long)p->ppg);
   return SDK_FAIL(eb, SDK_ERR_USAGE,
                   "%s: %lld values per name, but the run has %lld paths (--paths, or leave it "
                   "out to take the file's number)",
@@ -39,10 +46,6 @@ static sdk_err check_init(sdk_plan *p, sdk_errbuf *eb) {
   const sdk_run_config *c = p->c;
   const sdk_model *m = p->run->model;
   const sdk_path_values *v = &c->init;
-  if (p->sys.on)
-    return SDK_FAIL(eb, SDK_ERR_USAGE,
-                    "--init-from: initial states from data are for independent paths; systems of "
-                    "particles are not supported yet");
   if (c->window)
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "--init-from is not supported with batches of paths (--target-se, "

@@ -464,7 +464,12 @@ static void plan_notices(const sdk_run_config *c, const sdk_run *r, const sdk_pl
             "sdekit: note: dt %.15g (not the default %.15g), so that every --sample-times time "
             "is a step boundary\n",
             dt, p->dt_default);
-  if (c->paths_from_data)
+  if (c->paths_from_data && p->sys.on && p->sys.particles > 1)
+    sdk_log(c->logger, SDK_LOG_WARN,
+            "sdekit: note: %lld systems of %lld particles per grid point, the number the data "
+            "give (--init-from, --path-params; no --paths)\n",
+            (long long)c->paths, (long long)p->sys.particles);
+  else if (c->paths_from_data)
     sdk_log(c->logger, SDK_LOG_WARN,
             "sdekit: note: %lld paths per grid point, the number the data give (--init-from, "
             "--path-params; no --paths)\n",
@@ -822,7 +827,7 @@ void sdk_plan_codegen_opts(const sdk_plan *p, sdk_target t, sdk_codegen_opts *o)
   o->dtc_mark = p->transient_steps;
   o->path_param = p->pp_param;
   o->path_part = p->pp_part;
-  o->init_given = sdk_init_given(c) && !p->sys.on;
+  o->init_given = sdk_init_given(c);
 }
 
 void sdk_grid_point_name(const sdk_results *R, int64_t g, char *buf, size_t n) {

@@ -232,7 +232,7 @@ static sdk_err make_paths(sdk_plan *p, sdk_errbuf *eb) {
                       .sv = p->sv};
     lay.particles = p->sys.on ? p->sys.particles : 0;
     if (p->xchunks) lay.comm = c->comm, lay.xchunks = p->xchunks;
-    lay.zero = sdk_init_given(c) && !p->sys.on;
+    lay.zero = sdk_init_given(c);
     SDK_CHECK(p->be->alloc(p->ctx, p->mod, &lay, &sh->ens, eb));
     SDK_CHECK(sdk_program_upload_init(p, sh, eb));
     SDK_CHECK(p->be->init(sh->ens, c->seed, eb));
