@@ -194,6 +194,20 @@ got = h5py.File("k1.h5", "r")["order/r"][0]
 print("r(0) %.9f, of the data %.9f" % (got, want))
 sys.exit(0 if abs(got - want) < 1e-6 else 1)
 PY
+# --save-final of systems: every particle's final phase (3 ranks the same),
+# and a run continued from them starts where the first ended
+S=(run kuramoto-meanfield --particles 1024 --paths 3 --t-end 1 --dt 0.01 --observe order
+  --sample-every 10 --save-final --backend "$BACKEND" --quiet)
+"$B" "${S[@]}" -o ks1.h5 || failed "kuramoto --save-final"
+"$B" "${S[@]}" --ranks 3 -o ks3.h5 || failed "kuramoto --save-final, 3 ranks"
+check "systems --save-final: 3 in-process ranks bit for bit" same ks1.h5 ks3.h5 final/x order/r
+"$B" run kuramoto-meanfield --particles 1024 --t-end 0.1 --dt 0.01 --observe order \
+  --init-from ks1.h5 --seed 5 --backend "$BACKEND" --quiet -o kc.h5 2>/dev/null ||
+  failed "kuramoto continued"
+check "systems continued from their final states: r(0) is the first run's last r" "$PY3" -c '
+import h5py, sys
+a, c = h5py.File("ks1.h5", "r"), h5py.File("kc.h5", "r")
+sys.exit(0 if a["order/r"][-1] == c["order/r"][0] else 1)'
 "$B" run kuramoto-meanfield --particles 1000 --t-end 0.1 --init-from x=ph.npy -o k3.h5 2>k3.err
 check "systems: values not a whole number of systems refused" \
   grep -q "not a whole number of systems of --particles 1000" k3.err

@@ -69,10 +69,10 @@ sdk_err sdk_plan_path_data(sdk_plan *p, sdk_errbuf *eb) {
   const sdk_run_config *c = p->c;
   if (c->init.n > 0 && !c->resume) SDK_CHECK(check_init(p, eb));
   /* (c->path_params: checked by sdk_plan_path_params, pathparams.c) */
-  if (c->save_final && (p->sys.on || c->window))
+  if (c->save_final && c->window)
     return SDK_FAIL(eb, SDK_ERR_USAGE,
-                    "--save-final is for one run of independent paths (not systems of particles, "
-                    "nor batches of paths: --target-se, --target-rse, --target-error, --mlmc)");
+                    "--save-final is for one run of the paths (not batches of paths: --target-se, "
+                    "--target-rse, --target-error, --mlmc)");
   return SDK_OK;
 }
 
