@@ -10,8 +10,9 @@
  *    C_{n - n'} cos(2 pi k (n - n') / M), at every bin within 5 standard
  *    errors, for the Hann and the rectangular window; its sum over the bins
  *    times 1/(M h) against the windowed mean square; the continuum limit,
- *    the Lorentzian 2 D / (k^2 + w^2) (two-sided in w) = 4 pi S(f) / ..., is
- *    printed beside it;
+ *    the Lorentzian 2 D / (k^2 + w^2) two-sided in w (4 D / (k^2 + w^2)
+ *    one-sided in f), is printed beside it (the short segments on purpose
+ *    make the window's and the sampling's corrections large);
  *  - Josephson junction: the voltage v's spectrum has its largest bin
  *    (f > 0) at the drive's frequency omega / 2 pi;
  *  - bitwise the same over 3 shards, 3 in-process ranks, and stopped half

@@ -80,6 +80,10 @@ int sdk_pic_has_fpt(const sdk_plotfile *pf);
 sdekit_status sdk_pic_fpt(sdk_plot *p);
 int sdk_pic_has_tavg(const sdk_plotfile *pf);
 sdekit_status sdk_pic_tavg(sdk_plot *p);
+int sdk_pic_has_acf(const sdk_plotfile *pf);
+sdekit_status sdk_pic_acf(sdk_plot *p);
+int sdk_pic_has_psd(const sdk_plotfile *pf);
+sdekit_status sdk_pic_psd(sdk_plot *p);
 /* --show NAME: any dataset by its shape (picture_show.c); the name must be
  * a dataset of the file (sdk_pic_show_check says which there are). */
 sdekit_status sdk_pic_show_check(const sdk_plotfile *pf, const char *name, sdekit_error *err);
@@ -181,6 +185,7 @@ typedef struct sdk_pic_panel {
   sdk_label xlab, ylab; /* an empty xlab: time or the scan axis */
   const char *band;     /* key title of the band of a single line (NULL: none) */
   int logy;             /* positive values that may span decades: a log y axis when they do */
+  int logx;             /* a log x axis (positive x: spectra) */
 } sdk_pic_panel;
 
 typedef struct sdk_pic_fig {

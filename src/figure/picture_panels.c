@@ -382,7 +382,7 @@ static void panel_desc(sdk_plot *p, sdk_figure *out, const sdk_pic_panel *pn, in
     return;
   }
   int want = total >= 3 ? 3 : total == 2 ? 4 : 8;
-  if (p->log & SDK_PIC_LOG_X) o->xlog = 1;
+  if ((p->log & SDK_PIC_LOG_X) || pn->logx) o->xlog = 1;
   if ((pn->logy && spans_decades(o)) || (p->log & SDK_PIC_LOG_Y))
     log_y(o, want);
   else

@@ -11,13 +11,16 @@
  *   S(f_k) = c_k (h / U) |sum_n w_n x_n exp(-2 pi i k n / M)|^2,
  * U = sum_n w_n^2, c_k = 2 for 0 < k < M/2 and 1 at k = 0 and M/2: one-sided,
  * so that sum_k S(f_k) / (M h) is the mean square of the windowed samples
- * (the variance, for a process of mean 0: no mean is subtracted, a mean mu
- * shows as the line mu^2 M h / U... at f = 0).  The two-sided spectrum in
- * angular frequency is S(f) / (4 pi) at w = 2 pi f.  For a sampled process
- * its expectation is the discrete-time spectrum (aliased) smoothed by the
- * window: E S(f_k) = c_k (h / U) sum_{n,n'} w_n w_n' C((n - n') h)
- * cos(2 pi k (n - n') / M) for the autocovariance C (tests/test_corr.c
- * checks it for the Euler-sampled OU process).
+ * (the variance, for a process of mean 0; no mean is subtracted, so a mean
+ * mu adds (h / U) mu^2 (sum_n w_n)^2 at f = 0, leaking into the first bins
+ * through the window).  The two-sided spectrum in angular frequency,
+ * S2(w) = int C(s) exp(-i w s) ds (the OU process's Lorentzian
+ * 2 D / (k^2 + w^2) for C(s) = (D/k) exp(-k |s|)), is S(f) / 2 at w = 2 pi f.
+ * For the sampled process the expectation is not the Lorentzian but the
+ * discrete-time spectrum (aliased) smoothed by the window:
+ *   E S(f_k) = c_k (h / U) sum_{n,n'} w_n w_n' C((n - n') h) cos(2 pi k (n - n') / M)
+ * (tests/test_corr.c checks it for the Euler-sampled OU process, where C is
+ * the AR(1) autocovariance 2 D dt / (1 - r^2) r^m, r = 1 - k dt).
  *
  *   psd/f        [grid..., M/2 + 1]  f_k
  *   psd/S_X      [grid..., M/2 + 1]  S(f_k); standard_error names err_X
