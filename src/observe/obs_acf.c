@@ -19,8 +19,8 @@
  * m^2 has the bias var(m) = O(1/(n N)) relative to C(0)'s scale, far below
  * the standard error.  Paths with a non-finite sum are left out (n counts
  * the others).  Computed on the host from the samples (obs_corr.h): per
- * path and sample, O(max_lag) products; the rows cross from a GPU at every
- * sample. */
+ * path and sample, O(max_lag) products (below: qrow); the rows cross from a
+ * GPU at every sample. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -30,7 +30,7 @@ typedef struct {
   sdk_corr k;
   int64_t K;
   double **cov, **err, **mean, *lag;
-  double *buf; /* x, r, s, hi, lo of a block; at the end (K + 1) sums of a block */
+  double *buf; /* of a block of paths: sums [K + 1], ring [2 K], hi, lo, x */
 } state;
 
 static void acf_free(void *p) {
@@ -60,7 +60,7 @@ static sdk_err acf_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
   if (!(st->cov = calloc((size_t)nq, sizeof *st->cov)) ||
       !(st->err = calloc((size_t)nq, sizeof *st->err)) ||
       !(st->mean = calloc((size_t)nq, sizeof *st->mean)) ||
-      !(st->buf = malloc((size_t)((K + 5) * st->k.block) * sizeof *st->buf)))
+      !(st->buf = malloc((size_t)((3 * K + 4) * st->k.block) * sizeof *st->buf)))
     return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory for the acf");
   sdk_dataset *d;
   SDK_CHECK(sdk_obs_dataset(c, "acf/lag", SDK_F64, 1, &K, -1, SDK_DS_COORD, &d, eb));
@@ -90,34 +90,66 @@ static sdk_err acf_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
   return sdk_store_group_i64(c->store, "acf", "samples", st->k.nsmp, eb);
 }
 
-/* the rows of quantity j: ring [K], sums [2 K], the sum of x [2] */
+/* The rows of quantity j: a ring of the last 2 K samples (sample m in row
+ * m mod 2 K), then K + 1 pairs: the sums of x_t x_{t-s} for s < K, the sum
+ * of x.  The products are added K samples at a time, when sample m with
+ * (m + 1) mod K = 0 arrives (all the partners of those K are in the ring):
+ * the rows cross 2 + about 8 times per sample instead of 5 K times; the
+ * samples since the last such block are added at the end from the ring
+ * (acf_finish), so a checkpoint anywhere holds what is needed. */
 static int qrow(const sdk_obs_ctx *c, const state *st, int j) {
-  return sdk_corr_row(c, "acf") + 2 + j * (int)(3 * st->K + 2);
+  return sdk_corr_row(c, "acf") + 2 + j * (int)(4 * st->K + 2);
 }
 
-/* sample j (after the transient) of the paths [a, a + n) into their rows */
+/* the pairs of quantity j of the paths [a, a + n) into sums[l * nb + i]
+ * (l < K: lag l; l = K: the sum of x), or back (write) */
+static sdk_err sums_rows(const sdk_obs_ctx *c, state *st, int j, int64_t a, int64_t n, double *sums,
+                         int write, sdk_errbuf *eb) {
+  int64_t K = st->K, nb = st->k.block;
+  double *hi = st->buf + (3 * K + 1) * nb, *lo = hi + nb;
+  int row = qrow(c, st, j) + 2 * (int)K;
+  for (int64_t l = 0; l <= K; l++)
+    SDK_CHECK(sdk_corr_pair(c->paths, row + 2 * (int)l, a, n, sums + l * nb, hi, lo, write, eb));
+  return SDK_OK;
+}
+
+/* add samples [from, to) (at most K, the last in the ring) of the paths
+ * [a, a + n) into sums: x_t x_{t-s} for every lag s < K with t - s >= 0,
+ * and x_t, in the order of t */
+static sdk_err add_samples(const sdk_obs_ctx *c, state *st, int j, int64_t from, int64_t to,
+                           int64_t a, int64_t n, double *sums, sdk_errbuf *eb) {
+  int64_t K = st->K, nb = st->k.block, R = 2 * K;
+  double *ring = st->buf + (K + 1) * nb;
+  int row = qrow(c, st, j);
+  for (int64_t m = from - (K - 1) > 0 ? from - (K - 1) : 0; m < to; m++)
+    SDK_CHECK(sdk_paths_rows(c->paths, row + (int)(m % R), a, n, ring + (m % R) * nb, 0, eb));
+  for (int64_t t = from; t < to; t++) {
+    const double *x = ring + (t % R) * nb;
+    for (int64_t lag = 0; lag < K && lag <= t; lag++) {
+      const double *y = ring + ((t - lag) % R) * nb;
+      double *sl = sums + lag * nb;
+      for (int64_t i = 0; i < n; i++)
+        sl[i] += x[i] * y[i];
+    }
+    double *sm = sums + K * nb;
+    for (int64_t i = 0; i < n; i++)
+      sm[i] += x[i];
+  }
+  return SDK_OK;
+}
+
+/* sample smp (after the transient) of the paths [a, a + n) into the ring;
+ * at the end of a block of K samples their products into the sums */
 static sdk_err add_block(const sdk_obs_ctx *c, state *st, int j, int64_t smp, int64_t a, int64_t n,
                          sdk_errbuf *eb) {
-  const sdk_paths *P = c->paths;
   int64_t K = st->K, nb = st->k.block;
-  double *x = st->buf, *r = x + nb, *s = r + nb, *hi = s + nb, *lo = hi + nb;
-  int row = qrow(c, st, j);
-  SDK_CHECK(sdk_paths_rows(P, st->k.q[j], a, n, x, 0, eb));
-  SDK_CHECK(sdk_paths_rows(P, row + (int)(smp % K), a, n, x, 1, eb));
-  for (int64_t lag = 0; lag < K && lag <= smp; lag++) {
-    if (lag > 0) SDK_CHECK(sdk_paths_rows(P, row + (int)((smp - lag) % K), a, n, r, 0, eb));
-    const double *y = lag > 0 ? r : x;
-    int sr = row + (int)K + 2 * (int)lag;
-    SDK_CHECK(sdk_corr_pair(P, sr, a, n, s, hi, lo, 0, eb));
-    for (int64_t i = 0; i < n; i++)
-      s[i] += x[i] * y[i];
-    SDK_CHECK(sdk_corr_pair(P, sr, a, n, s, hi, lo, 1, eb));
-  }
-  int mr = row + 3 * (int)K;
-  SDK_CHECK(sdk_corr_pair(P, mr, a, n, s, hi, lo, 0, eb));
-  for (int64_t i = 0; i < n; i++)
-    s[i] += x[i];
-  return sdk_corr_pair(P, mr, a, n, s, hi, lo, 1, eb);
+  double *x = st->buf + (3 * K + 3) * nb;
+  SDK_CHECK(sdk_paths_rows(c->paths, st->k.q[j], a, n, x, 0, eb));
+  SDK_CHECK(sdk_paths_rows(c->paths, qrow(c, st, j) + (int)(smp % (2 * K)), a, n, x, 1, eb));
+  if ((smp + 1) % K) return SDK_OK;
+  SDK_CHECK(sums_rows(c, st, j, a, n, st->buf, 0, eb));
+  SDK_CHECK(add_samples(c, st, j, smp + 1 - K, smp + 1, a, n, st->buf, eb));
+  return sums_rows(c, st, j, a, n, st->buf, 1, eb);
 }
 
 static sdk_err acf_sample(const sdk_obs_ctx *c, void *p, int64_t s, int64_t step, sdk_errbuf *eb) {
@@ -132,17 +164,12 @@ static sdk_err acf_sample(const sdk_obs_ctx *c, void *p, int64_t s, int64_t step
   return sdk_corr_count(c->paths, sdk_corr_row(c, "acf"), &count, 1, eb);
 }
 
-/* the sums of quantity j of the paths [a, a + n): sums[lag * nb + i] for
- * lag < K, the sum of x at lag K; *n of the block's rows */
-static sdk_err read_sums(const sdk_obs_ctx *c, state *st, int j, int64_t a, int64_t n, double *sums,
-                         sdk_errbuf *eb) {
-  int64_t K = st->K, nb = st->k.block;
-  double *hi = st->buf + (K + 1) * nb, *lo = hi + nb;
-  int row = qrow(c, st, j);
-  for (int64_t lag = 0; lag <= K; lag++)
-    SDK_CHECK(
-        sdk_corr_pair(c->paths, row + (int)K + 2 * (int)lag, a, n, sums + lag * nb, hi, lo, 0, eb));
-  return SDK_OK;
+/* the sums of quantity j over all N samples of the paths [a, a + n):
+ * those of the rows and the samples since the last block */
+static sdk_err read_sums(const sdk_obs_ctx *c, state *st, int j, int64_t a, int64_t n, int64_t N,
+                         double *sums, sdk_errbuf *eb) {
+  SDK_CHECK(sums_rows(c, st, j, a, n, sums, 0, eb));
+  return N % st->K ? add_samples(c, st, j, N - N % st->K, N, a, n, sums, eb) : SDK_OK;
 }
 
 /* one grid point's quantity j: pass 0 folds the time means a_i, pass 1
@@ -155,16 +182,19 @@ static sdk_err grid_point(const sdk_obs_ctx *c, state *st, int j, int64_t g, int
     double m = mom[K].mean;
     for (int64_t a = 0; a < ppg; a += nb) {
       int64_t n = ppg - a < nb ? ppg - a : nb;
-      SDK_CHECK(read_sums(c, st, j, g * ppg + a, n, sums, eb));
+      SDK_CHECK(read_sums(c, st, j, g * ppg + a, n, N, sums, eb));
+      double *okv = st->buf + (3 * K + 3) * nb; /* (scratch) */
+      for (int64_t i = 0; i < n; i++) {         /* a path with any sum not finite is left out */
+        okv[i] = 1;
+        for (int64_t l = 0; l <= K && okv[i] != 0; l++)
+          okv[i] = isfinite(sums[l * nb + i]);
+      }
       for (int64_t k = 0; k < n; k += SDK_RED_CHUNK) {
         sdk_moments ch[1];
         for (int64_t lag = pass ? 0 : K; lag <= (pass ? K - 1 : K); lag++) {
           ch[0] = (sdk_moments){0, 0, 0};
           for (int64_t i = k; i < n && i < k + SDK_RED_CHUNK; i++) {
-            int ok = isfinite(sums[K * nb + i]);
-            for (int64_t l = 0; l < K && ok; l++)
-              ok = isfinite(sums[l * nb + i]);
-            if (!ok) continue;
+            if (okv[i] == 0) continue;
             double ai = sums[K * nb + i] / (double)N;
             double v = pass ? sums[lag * nb + i] / (double)(N - lag) - 2 * m * ai : ai;
             sdk_moments one = {1, v, 0};

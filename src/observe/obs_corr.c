@@ -75,7 +75,7 @@ static int block_rows(const sdk_obs_ctx *c, const char *name) {
   char bad[128];
   int nq = quantities(c, q, bad, sizeof bad);
   if (nq <= 0 || !on(c, name)) return 0;
-  if (!strcmp(name, "acf")) return 2 + nq * (3 * (int)(sdk_corr_max_lag(c) + 1) + 2);
+  if (!strcmp(name, "acf")) return 2 + nq * (4 * (int)(sdk_corr_max_lag(c) + 1) + 2);
   int64_t m = sdk_corr_segment(c);
   return 2 + nq * (int)(m + 2 * (m / 2 + 1));
 }

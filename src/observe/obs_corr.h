@@ -17,7 +17,7 @@
  * path 0 (the first two rows of each observable's block).
  *
  * The rows: acf's block (if on), then psd's, from the context's host_row:
- *   acf: count pair, then per quantity: ring [K], sums [2 K], sum of x [2]
+ *   acf: count pair, then per quantity: ring [2 K], sums [2 K], sum of x [2]
  *        (K = max_lag + 1)
  *   psd: count pair, then per quantity: ring [M], sums of |X_k|^2 [2 (M/2 + 1)]
  */

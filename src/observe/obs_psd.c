@@ -90,7 +90,10 @@ static sdk_err psd_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
                     "--psd-segment)",
                     (long long)M, (long long)st->k.nsmp);
   st->M = M, st->B = M / 2 + 1;
-  st->nb = st->k.block < 4096 ? st->k.block : 4096;
+  /* paths per block: the ring of a block (M x nb) about 2 MiB, so that a
+   * path's M strided values stay in cache */
+  st->nb = ((int64_t)1 << 18) / M / SDK_RED_CHUNK * SDK_RED_CHUNK;
+  if (st->nb < SDK_RED_CHUNK) st->nb = SDK_RED_CHUNK;
   int nq = st->k.nq, rect = c->opts->psd_window == 1;
   SDK_CHECK(alloc(st, nq, eb));
   for (int64_t n = 0; n < M; n++)
@@ -221,15 +224,18 @@ static sdk_err psd_finish(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
                                     st->sum + k * nb, st->hi, st->lo, 0, eb);
           if (e != SDK_OK) return free(mom), e;
         }
+        /* a path with any sum not finite is left out of every bin */
+        for (int64_t i = 0; i < n; i++) {
+          st->hi[i] = 1;
+          for (int64_t l = 0; l < B && st->hi[i]; l++)
+            st->hi[i] = isfinite(st->sum[l * nb + i]);
+        }
         for (int64_t i0 = 0; i0 < n; i0 += SDK_RED_CHUNK)
           for (int64_t k = 0; k < B; k++) {
             double ck = (k == 0 || 2 * k == M ? 1 : 2) * h / U / (double)nseg;
             sdk_moments ch = {0, 0, 0};
             for (int64_t i = i0; i < n && i < i0 + SDK_RED_CHUNK; i++) {
-              int ok = 1;
-              for (int64_t l = 0; l < B && ok; l++)
-                ok = isfinite(st->sum[l * nb + i]);
-              if (!ok) continue;
+              if (st->hi[i] == 0) continue;
               sdk_moments one = {1, ck * st->sum[k * nb + i], 0};
               sdk_moments_merge(&ch, &one);
             }
