@@ -29,8 +29,10 @@
  *
  * Computed on the host from the samples (obs_corr.h): each sample goes into
  * a ring of M rows per path; every M/2 samples the last M are transformed
- * (a radix-2 FFT of this file: the same bits on every machine, no library
- * whose planner could choose differently between ranks). */
+ * (a radix-2 FFT of this file, two paths' segments per complex transform:
+ * the same bits on every machine, no library whose planner could choose
+ * differently between ranks; Debian's fftw3 would be a new dependency for
+ * transforms of at most 65536 points). */
 #include <math.h>
 #include <stdlib.h>
 
@@ -90,9 +92,9 @@ static sdk_err psd_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
                     "--psd-segment)",
                     (long long)M, (long long)st->k.nsmp);
   st->M = M, st->B = M / 2 + 1;
-  /* paths per block: the ring of a block (M x nb) about 2 MiB, so that a
-   * path's M strided values stay in cache */
-  st->nb = ((int64_t)1 << 18) / M / SDK_RED_CHUNK * SDK_RED_CHUNK;
+  /* paths per block: few enough that the ring and the sums of a block
+   * (M x nb, B x nb) stay in cache while each path's column is read */
+  st->nb = ((int64_t)1 << 16) / M / SDK_RED_CHUNK * SDK_RED_CHUNK;
   if (st->nb < SDK_RED_CHUNK) st->nb = SDK_RED_CHUNK;
   int nq = st->k.nq, rect = c->opts->psd_window == 1;
   SDK_CHECK(alloc(st, nq, eb));
@@ -170,12 +172,21 @@ static sdk_err segment(const sdk_obs_ctx *c, state *st, int j, int64_t smp, int6
   for (int64_t k = 0; k < B; k++)
     SDK_CHECK(sdk_corr_pair(c->paths, row + (int)M + 2 * (int)k, a, n, st->sum + k * nb, st->hi,
                             st->lo, 0, eb));
-  for (int64_t i = 0; i < n; i++) {
-    for (int64_t m = 0; m < M; m++)
-      st->re[m] = st->w[m] * st->ring[m * nb + i], st->im[m] = 0;
+  /* two real segments per complex transform, paths i and i + 1 of the block
+   * (blocks start at fixed global paths: the same pairs on every layout) as
+   * z = a + i b: A_k = (Z_k + conj Z_{M-k}) / 2, B_k = (Z_k - conj Z_{M-k}) / 2i */
+  for (int64_t i = 0; i < n; i += 2) {
+    int two = i + 1 < n;
+    for (int64_t m = 0; m < M; m++) {
+      st->re[m] = st->w[m] * st->ring[m * nb + i];
+      st->im[m] = two ? st->w[m] * st->ring[m * nb + i + 1] : 0;
+    }
     fft(st, st->re, st->im);
-    for (int64_t k = 0; k < B; k++)
-      st->sum[k * nb + i] += st->re[k] * st->re[k] + st->im[k] * st->im[k];
+    for (int64_t k = 0; k < B; k++) {
+      double zr = st->re[k], zi = st->im[k], wr = st->re[(M - k) % M], wi = st->im[(M - k) % M];
+      st->sum[k * nb + i] += 0.25 * ((zr + wr) * (zr + wr) + (zi - wi) * (zi - wi));
+      if (two) st->sum[k * nb + i + 1] += 0.25 * ((zr - wr) * (zr - wr) + (zi + wi) * (zi + wi));
+    }
   }
   for (int64_t k = 0; k < B; k++)
     SDK_CHECK(sdk_corr_pair(c->paths, row + (int)M + 2 * (int)k, a, n, st->sum + k * nb, st->hi,
