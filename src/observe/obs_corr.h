@@ -42,8 +42,9 @@ typedef struct sdk_corr {
 } sdk_corr;
 
 /* The chosen variables, the sample clock, and the checks both share (the
- * name of the observable in messages); `need` samples after the transient
- * at least. */
+ * name of the observable in messages): independent paths, no absorbing
+ * boundary, no windows, equally spaced samples, at least 2 of them after
+ * the transient. */
 sdk_err sdk_corr_setup(const sdk_obs_ctx *c, const char *name, sdk_corr *k, sdk_errbuf *eb);
 /* --max-lag (its default: the smaller of 64 and half the samples after the
  * transient) and --psd-segment (default: the largest power of 2 <= the
