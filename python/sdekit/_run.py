@@ -586,6 +586,7 @@ def run(model, params=None, scan=None, *, progress=None, cancel=None, environmen
     sample_every, sample_times (a list or array of times, or "lin:A:B:N",
     "log:A:B:N[:round]": --sample-times), order_every, bins, hist_range ({var: (lo, hi)}),
     save_paths (a list), density_var, coarse_grain (True or a width), drift,
+    corr_vars, max_lag, psd_segment, psd_window (acf, psd),
     particles, fast_math=False, compensation=False, bridge_correction=False,
     observe_expr ({name: expression}), verbose: every option by the C API's
     name with '_' for '-', a switch as NAME=False, a NAME=VALUE list as a

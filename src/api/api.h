@@ -48,6 +48,7 @@ struct sdekit_config {
   char *model, *model_search_path, *model_text, *model_label;
   char *scheme, *backend, *observe, *drift_var, *density_var, *checkpoint;
   char *diffusion_var, *noise, *target_on, *sample_times;
+  char *corr_vars; /* --corr-vars (acf, psd) */
   /* issue 28: --init-from and --path-params (files read when a run starts,
    * api/pathdata.c), and arrays given by sdekit_config_path_values */
   char *init_from, *path_params_file;

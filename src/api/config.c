@@ -68,7 +68,8 @@ SDEKIT_API void sdekit_config_destroy(sdekit_config **cp) {
                     &c->target_on,
                     &c->init_from,
                     &c->path_params_file,
-                    &c->sample_times};
+                    &c->sample_times,
+                    &c->corr_vars};
   for (size_t i = 0; i < sizeof owned / sizeof *owned; i++)
     free(*owned[i]);
   for (int i = 0; i < SDK_MAX_SET; i++)

@@ -463,6 +463,20 @@ static sdekit_status o_diffvar(sdekit_config *c, const char *v, sdekit_error *er
   return set_owned(&c->diffusion_var, &c->c.obs.diffusion_var, v, err);
 }
 
+/* --observe acf, psd (observe/obs_corr.h) */
+static sdekit_status o_corr_vars(sdekit_config *c, const char *v, sdekit_error *err) {
+  return set_owned(&c->corr_vars, &c->c.obs.corr_vars, v, err);
+}
+COUNT_OPT(o_max_lag, "max-lag", 1, obs.max_lag, "expected a whole number >= 1 (sample intervals)")
+COUNT_OPT(o_psd_segment, "psd-segment", 4, obs.psd_segment,
+          "expected a power of 2 >= 4 (samples per segment)")
+static sdekit_status o_psd_window(sdekit_config *c, const char *v, sdekit_error *err) {
+  if (strcmp(v, "hann") && strcmp(v, "rect"))
+    return api_usage(err, "--psd-window '%s': expected hann or rect", v);
+  c->c.obs.psd_window = !strcmp(v, "rect");
+  return SDEKIT_OK;
+}
+
 static sdekit_status o_bins(sdekit_config *c, const char *v, sdekit_error *err) {
   int64_t n;
   if (!parse_count(v, 1, &n) || n > 100000000)
@@ -710,6 +724,10 @@ static const api_opt OPTS[] = {
     {"quiet", 0, 0, o_quiet},
     {"verbose", 0, 0, o_verbose},
     {"force", 0, NOREC, o_force},
+    {"corr-vars", 1, 0, o_corr_vars},
+    {"max-lag", 1, 0, o_max_lag},
+    {"psd-segment", 1, 0, o_psd_segment},
+    {"psd-window", 1, 0, o_psd_window},
 };
 
 static const api_opt *find_opt(const char *name) {

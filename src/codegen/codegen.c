@@ -139,6 +139,9 @@ void sdk_cg_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l) {
     l->bound = l->total;
     l->total += SDK_CG_BOUND_ROWS;
   }
+  l->host = l->total;
+  l->nhost = o->sysmode ? 0 : o->host_rows;
+  l->total += l->nhost;
   l->tavg = l->total;
   l->ntavg = o->tavg && !o->sysmode ? o->model->nobs + nv : 0;
   l->total += 2 * l->ntavg;

@@ -110,6 +110,8 @@
  *                            (boundary.c): status (0 alive, b + 1 absorbed
  *                            at boundary b), hitting step mod 2^20, hitting
  *                            step >> 20 (integers below 2^24: exact as floats)
+ *   [host, host + nhost)     rows the host keeps per path between samples
+ *                            (opts.host_rows: acf, psd), only when asked for
  *   [tavg, tavg + 2 ntavg)   time-average accumulators (opts.tavg), present
  *                            only when time averages are asked for: for
  *                            quantity j (j < nobs: user observable j, then
@@ -171,6 +173,8 @@ typedef struct sdk_cg_row_layout {
   int comp;  /* first carried row of the compensated update, -1 without */
   int ncomp; /* 0, nvars or 2 nvars */
   int bound; /* first boundary row (status, step mod 2^20, step >> 20), -1 without */
+  int host;  /* first of the rows the host keeps (opts.host_rows) */
+  int nhost; /* their number: 0 without */
   int tavg;  /* first time-average row (2 ntavg of them) */
   int ntavg; /* time-averaged quantities: 0 without */
   /* --dt-check (opts.dt_check), the coupled coarse path, -1 without: */

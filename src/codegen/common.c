@@ -201,6 +201,12 @@ static void hook_path(sdk_emit *em, const void *c) {
   if (o->tavg && !o->sysmode)
     sdk_em_line(em,
                 "for (int j = 0; j < 2 * SDK_NTAVG; j++) st[(SDK_TAVG_ROW + j) * npad + p] = 0;");
+  if (o->host_rows > 0 && !o->sysmode) { /* the host's rows (codegen.h) start empty */
+    sdk_cg_row_layout l;
+    sdk_cg_rows(o, &l);
+    sdk_em_line(em, "for (int j = %d; j < %d; j++) st[j * npad + p] = 0;", l.host,
+                l.host + l.nhost);
+  }
   if (o->dt_check && !o->sysmode) {
     /* the coarse path starts where the fine one does; nothing carried yet */
     sdk_cg_row_layout l;

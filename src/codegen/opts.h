@@ -46,6 +46,10 @@ typedef struct sdk_codegen_opts {
    * the source is what it was without them. */
   int tavg;
   int64_t tavg_from;
+  /* rows of per-path state the host keeps between samples (observe/obs_corr.h:
+   * --observe acf, psd), zeroed by sdk_init, never read or written by a step;
+   * 0: none, and the source is what it was without them */
+  int host_rows;
   /* [boundaries]: the Brownian-bridge correction of absorbing boundaries
    * (boundary.c); 0: discrete monitoring only (--no-bridge-correction) */
   int bridge;

@@ -29,6 +29,10 @@ static const sdk_picture PICTURES[] = {
     {"paths", "the saved sample paths over time", sdk_pic_has_paths, sdk_pic_paths, "density", 0},
     {"order", "the order parameter r(t) and the mean phase psi(t)", sdk_pic_has_order,
      sdk_pic_order, NULL, 0},
+    {"acf", "autocovariance against the lag with s.e. bands, per variable", sdk_pic_has_acf,
+     sdk_pic_acf, NULL, 0},
+    {"psd", "power spectral density with s.e. bands on log-log axes, per variable", sdk_pic_has_psd,
+     sdk_pic_psd, NULL, 0},
 };
 #define NPIC ((int)(sizeof PICTURES / sizeof PICTURES[0]))
 _Static_assert(sizeof PICTURES / sizeof PICTURES[0] <= SDK_FIGS_MAX, "SDK_FIGS_MAX too small");

@@ -80,6 +80,10 @@ int sdk_pic_has_fpt(const sdk_plotfile *pf);
 sdekit_status sdk_pic_fpt(sdk_plot *p);
 int sdk_pic_has_tavg(const sdk_plotfile *pf);
 sdekit_status sdk_pic_tavg(sdk_plot *p);
+int sdk_pic_has_acf(const sdk_plotfile *pf);
+sdekit_status sdk_pic_acf(sdk_plot *p);
+int sdk_pic_has_psd(const sdk_plotfile *pf);
+sdekit_status sdk_pic_psd(sdk_plot *p);
 /* --show NAME: any dataset by its shape (picture_show.c); the name must be
  * a dataset of the file (sdk_pic_show_check says which there are). */
 sdekit_status sdk_pic_show_check(const sdk_plotfile *pf, const char *name, sdekit_error *err);
@@ -181,6 +185,7 @@ typedef struct sdk_pic_panel {
   sdk_label xlab, ylab; /* an empty xlab: time or the scan axis */
   const char *band;     /* key title of the band of a single line (NULL: none) */
   int logy;             /* positive values that may span decades: a log y axis when they do */
+  int logx;             /* a log x axis (positive x: spectra) */
 } sdk_pic_panel;
 
 typedef struct sdk_pic_fig {
@@ -226,10 +231,11 @@ void sdk_pic_place_keys(sdk_figure *f);
 double sdk_pic_nice_step(double lo, double hi, int want);
 double sdk_pic_ystep(const sdk_fig_panel *pn, int want);
 /* The scales of panel o (its curves made) and its y ticks (about `want`):
- * --log's, else log y where `logy` (a quantity that may span decades) and
- * the values do; a panel over `time` sampled at log-spaced times gets a log
- * time axis, and a positive quantity over it that spans decades log y. */
-void sdk_pic_scales(const sdk_plot *p, sdk_fig_panel *o, int logy, int time, int want);
+ * --log's, else log x where `logx` (a frequency), log y where `logy` (a
+ * quantity that may span decades) and the values do; a panel over `time`
+ * sampled at log-spaced times gets a log time axis; over a log x axis a
+ * positive quantity that spans decades gets log y. */
+void sdk_pic_scales(const sdk_plot *p, sdk_fig_panel *o, int logx, int logy, int time, int want);
 double sdk_pic_xstep(const sdk_fig_panel *pn, int want);
 /* A figure described: moved into *p->spec (f is emptied). */
 sdekit_status sdk_pic_emit(sdk_plot *p, sdk_figure *f);

@@ -173,7 +173,7 @@ static sdekit_status moments_panel(sdk_plot *p, sdk_figure *fig, const sdk_curve
       if (mo->variance) sdk_lab_text(&o->ylabel, "var ");
       sdk_lab_sym(&o->ylabel, vn);
       moments_curves(pf, fig, o, c, mo);
-      sdk_pic_scales(p, o, 0, 1, nv >= 3 ? 3 : nv == 2 ? 4 : 8);
+      sdk_pic_scales(p, o, 0, 0, 1, nv >= 3 ? 3 : nv == 2 ? 4 : 8);
     }
   }
   free(mean);

@@ -366,11 +366,11 @@ static int all_positive(const sdk_fig_panel *o) {
   return 1;
 }
 
-void sdk_pic_scales(const sdk_plot *p, sdk_fig_panel *o, int logy, int time, int want) {
+void sdk_pic_scales(const sdk_plot *p, sdk_fig_panel *o, int logx, int logy, int time, int want) {
   /* the figure's choice unless --log: log time when the samples are, and
    * then a positive quantity spanning decades (a mean-square displacement)
    * on a log axis too */
-  int lx = p->log ? (p->log & SDK_PIC_LOG_X) != 0 : time && log_spaced(o);
+  int lx = p->log ? (p->log & SDK_PIC_LOG_X) != 0 : logx || (time && log_spaced(o));
   int ly = p->log ? (p->log & SDK_PIC_LOG_Y) != 0
                   : (logy || (lx && all_positive(o))) && spans_decades(o);
   o->xlog = lx;
@@ -418,7 +418,7 @@ static void panel_desc(sdk_plot *p, sdk_figure *out, const sdk_pic_panel *pn, in
     return;
   }
   int want = total >= 3 ? 3 : total == 2 ? 4 : 8;
-  sdk_pic_scales(p, o, pn->logy, pn->kind == SDK_PANEL_TIME, want);
+  sdk_pic_scales(p, o, pn->logx, pn->logy, pn->kind == SDK_PANEL_TIME, want);
 }
 
 static int same_label(const sdk_label *a, const sdk_label *b) {

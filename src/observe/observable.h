@@ -58,6 +58,10 @@ typedef struct sdk_observe_opts {
   double coarse_width;       /* density: bins of this width (one period); < 0: the model's period */
   int64_t order_every;       /* order: steps between samples (0: the sample interval) */
   const char *diffusion_var; /* diffusion: this variable (NULL: drift_var, else the first) */
+  const char *corr_vars;     /* acf, psd: NAME[,NAME...] (NULL: every variable) */
+  int64_t max_lag;           /* acf: largest lag in sample intervals (0: obs_corr.h's default) */
+  int64_t psd_segment;       /* psd: samples per segment (0: obs_corr.h's default) */
+  int psd_window;            /* psd: 0 hann, 1 rect */
 } sdk_observe_opts;
 
 /* What an observable sees of the run. */
@@ -107,6 +111,9 @@ typedef struct sdk_obs_ctx {
   int sums_var;
   double sums_period;
   int64_t sums_every;
+  /* the first sdk_paths_rows row the host keeps per path (acf, psd:
+   * obs_corr.h; codegen.h host rows), -1 without */
+  int host_row;
 } sdk_obs_ctx;
 
 enum {

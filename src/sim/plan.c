@@ -7,6 +7,7 @@
 
 #include "core/comm.h"
 #include "core/strbuf.h"
+#include "observe/obs_corr.h"
 #include "observe/tsvfmt.h"
 #include "sim/checkpoint.h"
 #include "sim/registry.h"
@@ -823,6 +824,9 @@ void sdk_plan_codegen_opts(const sdk_plan *p, sdk_target t, sdk_codegen_opts *o)
   for (int i = 0; i < p->nobs; i++)
     if (p->obs[i].type->flags & SDK_OBS_TIME_AVERAGES) o->tavg = 1;
   if (o->tavg) o->tavg_from = p->transient_steps;
+  sdk_obs_ctx oc = p->octx; /* (as sdk_plan_observables will set it: codegen alone does not) */
+  oc.model = p->run->model, oc.opts = &p->c->obs, oc.R = &p->run->r, oc.systems = p->sys.on;
+  o->host_rows = sdk_corr_host_rows(&oc);
   o->dt_check = c->dt_check && !p->sys.on;
   o->dtc_mark = p->transient_steps;
   o->path_param = p->pp_param;

@@ -1,0 +1,71 @@
+/* sdekit: what --observe acf and --observe psd share (obs_acf.c, obs_psd.c).
+ *
+ * Both are computed on the host from the sampled states, the same on every
+ * backend: at every sample after the transient (equally spaced, every
+ * sample_every steps; --sample-times is refused) each path's value of every
+ * chosen variable goes into rows of per-path state that the kernel leaves
+ * alone (codegen.h: the host rows, opts.host_rows, zeroed by sdk_init), so
+ * that checkpoints store them (record COMP) and a resumed run, any thread
+ * count and any cut into ranks continue them bitwise: every per-path
+ * operation is the same wherever the path lives, and the reductions over the
+ * paths at the end fold chunks of SDK_RED_CHUNK paths in path order.
+ *
+ * Sums over the samples are kept as two rows (hi, lo) = ((float)S, S -
+ * (float)S): in single precision S is then held to ~2^-48 relative, in double
+ * exactly (hi + lo == S), one layout for both precisions.  The number of
+ * samples after the transient so far is kept in the count pair of the global
+ * path 0 (the first two rows of each observable's block).
+ *
+ * The rows: acf's block (if on), then psd's, from the context's host_row:
+ *   acf: count pair, then per quantity: ring [2 K], sums [2 K], sum of x [2]
+ *        (K = max_lag + 1)
+ *   psd: count pair, then per quantity: ring [M], sums of |X_k|^2 [2 (M/2 + 1)]
+ */
+#ifndef SDK_OBS_CORR_H
+#define SDK_OBS_CORR_H
+
+#include <stdint.h>
+
+#include "observe/observable.h"
+
+#define SDK_CORR_MAXQ 64
+#define SDK_CORR_MAX_LAG 65536
+#define SDK_CORR_MAX_SEGMENT 65536
+
+typedef struct sdk_corr {
+  int nq;
+  int q[SDK_CORR_MAXQ]; /* the variables */
+  int64_t first;        /* the first sample step after the transient */
+  int64_t every;        /* steps between samples */
+  int64_t nsmp;         /* samples after the transient the run takes */
+  int64_t block;        /* paths per block of rows read */
+} sdk_corr;
+
+/* The chosen variables, the sample clock, and the checks both share (the
+ * name of the observable in messages): independent paths, no absorbing
+ * boundary, no windows, equally spaced samples, at least 2 of them after
+ * the transient. */
+sdk_err sdk_corr_setup(const sdk_obs_ctx *c, const char *name, sdk_corr *k, sdk_errbuf *eb);
+/* --max-lag (its default: the smaller of 64 and half the samples after the
+ * transient) and --psd-segment (default: the largest power of 2 <= the
+ * samples after the transient, at most 256) as the run resolves them. */
+int64_t sdk_corr_max_lag(const sdk_obs_ctx *c);
+int64_t sdk_corr_segment(const sdk_obs_ctx *c);
+/* The host rows acf and psd need (sdk_codegen_opts.host_rows) and the first
+ * sdk_paths_rows row of observable `name`'s block. */
+int sdk_corr_host_rows(const sdk_obs_ctx *c);
+int sdk_corr_row(const sdk_obs_ctx *c, const char *name);
+/* A sum as its (hi, lo) pair and back. */
+void sdk_corr_split(double s, double *hi, double *lo);
+/* Read (write = 0) or write the pair at rows (row, row + 1) of the global
+ * paths [first, first + n) as sums; hi and lo are scratch of n values. */
+sdk_err sdk_corr_pair(const sdk_paths *p, int row, int64_t first, int64_t n, double *sum,
+                      double *hi, double *lo, int write, sdk_errbuf *eb);
+/* The count of samples after the transient (global path 0's pair at row). */
+sdk_err sdk_corr_count(const sdk_paths *p, int row, int64_t *n, int write, sdk_errbuf *eb);
+/* The TSV of acf/psd: per grid point one row per lag or bin: coordinates,
+ * the coordinate dataset GROUP/X, then Y_NAME and err_NAME of every name. */
+sdk_err sdk_corr_tsv(const sdk_results *R, FILE *f, const char *group, const char *x, const char *y,
+                     sdk_errbuf *eb);
+
+#endif
