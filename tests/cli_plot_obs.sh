@@ -437,6 +437,12 @@ EOF
     spec "--log y overrides the choice" 'not d["panels"][0]["xlog"] and d["panels"][0]["ylog"]' \
       msd.h5 --observable moments --stat variance --log y
   fi
+  # the power spectral density on log-log axes (issue 29, issue 31's psd)
+  if run ou --paths 256 --t-end 20 --dt 0.01 --sample-every 1 --observe psd --psd-segment 256 \
+    -o psd.h5; then
+    spec "psd: log-log axes" 'd["figure"] == "psd" and d["panels"][0]["xlog"] and
+      d["panels"][0]["ylog"]' psd.h5 --observable psd
+  fi
   if run bm.sde --paths 512 --t-end 10 --dt 0.01 --sample-every 10 --observe moments -o msdl.h5; then
     spec "evenly spaced samples: linear axes" 'not d["panels"][0]["xlog"] and
       not d["panels"][0]["ylog"]' msdl.h5 --observable moments --stat variance
