@@ -8,14 +8,19 @@
  *    steps taken grow as rtol^(-1/q);
  *  - the same bits for 1 and 2 threads, 1 and 3 shards, 1 and 3 ranks, and
  *    chunks cut at every step (sample_every 1) or every 7;
- *  - one clear error for each bad input and unsupported combination.
+ *  - one clear error for each bad input and unsupported combination;
+ *  - the CUDA kernels of the same runs (gbm/milstein, and two additive noises
+ *    with srk2) compile through NVRTC for sm_90 without a GPU (skipped where
+ *    NVRTC cannot be loaded); test_adaptive_gpu runs it all on the GPU.
  * (Interrupted + resumed runs: tests/test_observables.c runs the adaptive
  * observable through its checkpoint and resume check.) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "backend/backend.h"
 #include "rng/btree.h"
 #include "simtest.h"
 #include "testutil.h"
@@ -212,9 +217,46 @@ static void test_refusals(void) {
   refused(&c, "--adaptive");
 }
 
+static const char OU2[] = "[model]\nname = ou2\nvars = x, y\n[params]\nk = 1\n[drift]\n"
+                          "x = -k*x + y\ny = -y*y*y\n[noise]\nx = 0.5\ny = 0.3\n[init]\n"
+                          "x = 1\ny = 0\n";
+
+/* the CUDA source of adaptive runs through NVRTC (no device needed) */
+static void test_cuda_source(void) {
+  sdk_backend_opts bo = {.fast_math = 1, .arch = "sm_90"};
+  st_env(&bo.env);
+  char cache[4200];
+  snprintf(cache, sizeof cache, "%s/nvrtc-XXXXXX", tu_scratch());
+  if (!mkdtemp(cache)) return;
+  bo.env.cache_dir = cache; /* compile for real, not from a cache */
+  sdk_bctx *ctx = NULL;
+  sdk_errbuf eb = {0};
+  if (sdk_backend_cuda.open(&bo, &ctx, &eb) != SDK_OK) {
+    printf("CUDA source: not compiled (%s)\n", eb.msg);
+    return;
+  }
+  for (int k = 0; k < 2; k++) {
+    sdk_run_config c;
+    base(&c);
+    c.backend = "cuda";
+    if (k == 1) c.model = st_model_file(OU2, 2), c.scheme = "srk2";
+    char *src = NULL;
+    sdk_err e = sdk_run_codegen(&c, &sdk_backend_cuda, &src, &eb);
+    TU_CHECK(e == SDK_OK && strstr(src, "sdk_btree_incr("), "CUDA codegen: %s", eb.msg);
+    char report[4400] = "";
+    sdk_module *mod = NULL;
+    if (e == SDK_OK) e = sdk_backend_cuda.compile(ctx, src, NULL, &mod, report, sizeof report, &eb);
+    TU_CHECK(e == SDK_OK, "NVRTC %s: %s", c.scheme, eb.msg);
+    printf("CUDA source (%s): %s\n", c.scheme, report);
+    free(src);
+  }
+  sdk_backend_cuda.close(&ctx);
+}
+
 int main(void) {
   st_require_backend();
   test_refusals();
+  test_cuda_source();
   test_strong_order();
   test_layouts();
   return tu_finish("test_adaptive");
