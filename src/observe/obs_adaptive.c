@@ -11,7 +11,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "core/numfmt.h"
 #include "observe/observable.h"
 #include "observe/tsvfmt.h"
 
@@ -84,16 +83,7 @@ static sdk_err adaptive_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
     if (!(v[k] = sdk_results_f64(R, path)))
       return SDK_FAIL(eb, SDK_ERR_INTERNAL, "adaptive: incomplete results");
   }
-  SDK_CHECK(sdk_tsv_header(R, f, "adaptive", eb, "%s\t%s\t%s\t%s\t%s", NAMES[0], NAMES[1], NAMES[2],
-                           NAMES[3], NAMES[4]));
-  char num[64];
-  for (int64_t g = 0; g < R->ngrid; g++) {
-    sdk_tsv_grid_break(R, g, f);
-    sdk_tsv_coords(R, g, f);
-    for (int k = 0; k < NOUT; k++)
-      fprintf(f, "%s%c", sdk_fmt_stat(num, v[k][g]), k + 1 < NOUT ? '\t' : '\n');
-  }
-  return SDK_OK;
+  return sdk_tsv_grid_rows(R, f, "adaptive", NOUT, NAMES, v, eb);
 }
 
 const sdk_obs_type sdk_obs_adaptive = {
