@@ -64,6 +64,11 @@ sdk_err sdk_plan_adaptive(sdk_plan *p, sdk_errbuf *eb) {
   SDK_CHECK(sdk_adaptive_config(c, eb));
   if (!c->adaptive) return SDK_OK;
   const double dt = p->run->dt[0], finest = ldexp(dt, -SDK_BTREE_DEPTH);
+  if (c->dt_max > 0 && dt != c->dt_max) /* (--sample-times chose another time grid) */
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "--dt-max %.15g: the --sample-times are not whole steps of it (dt-max "
+                    "%.15g would be)",
+                    c->dt_max, dt);
   if (c->dt_max > 0 && c->dt > c->dt_max)
     return SDK_FAIL(eb, SDK_ERR_USAGE, "--dt %.15g (the first try) is larger than --dt-max %.15g",
                     c->dt, c->dt_max);
