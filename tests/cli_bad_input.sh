@@ -787,7 +787,7 @@ expect 2 "adaptive: dt-min > dt-max" 1 "--dt-min 0.5 is larger than --dt-max 0.1
 expect 2 "adaptive: dt-min below the tree" 1 "--dt-min 1e-12 is below the Brownian tree's finest step" \
   $A --dt-max 0.1 --dt-min 1e-12
 expect 2 "adaptive: sample times off the grid of dt-max" 1 "--dt-max 0.25: the --sample-times are not whole steps of it" \
-  $A --dt-max 0.25 --sample-times 0.3,1
+  $A --dt-max 0.25 --sample-times 0.3,1 --observe moments
 expect 2 "adaptive: rtol without --adaptive" 1 "need --adaptive" run gbm --rtol 1e-3 --quiet -o out.h5
 expect 2 "adaptive: a scheme without an estimator" 1 "scheme euler has no error estimator.*use --scheme milstein" \
   run gbm --adaptive --scheme euler --precision double --paths 8 --quiet -o out.h5
