@@ -5,7 +5,8 @@
  *    Brownian tree (W(T) from rng/btree.h on the host): it decreases with
  *    rtol at the estimator's order (q = 1: error ~ rtol; slope printed and
  *    checked within 4 of its standard errors and +-0.25 of 1), and the
- *    steps taken grow as rtol^(-1/q);
+ *    steps taken grow as rtol^(-1/q); srk2 - euler on an additive-noise
+ *    model against a run at rtol 1e-6 on the same tree: error ~ rtol^(2/3);
  *  - the same bits for 1 and 2 threads, 1 and 3 shards, 1 and 3 ranks, and
  *    chunks cut at every step (sample_every 1) or every 7;
  *  - one clear error for each bad input and unsupported combination;
@@ -117,6 +118,47 @@ static void test_strong_order(void) {
   TU_CHECK(fabs(slope - 1) <= 0.25 + 4 * sslope, "strong order in rtol: %.3f +- %.3f", slope,
            sslope);
   TU_CHECK(cs < -0.6 && cs > -1.4, "work against rtol: slope %.3f", cs);
+}
+
+/* srk2 (Heun) with additive noise, its estimate srk2 - euler of order
+ * q = 3/2: h ~ rtol^(2/q), so the strong error of Heun (order 1 in h) falls
+ * as rtol^(2/3), measured against a run at rtol 1e-6 on the same tree */
+static void test_additive_order(const char *model) {
+  static const double rtol[] = {1e-2, 3e-3, 1e-3, 3e-4, 1e-6};
+  enum { NR = sizeof rtol / sizeof rtol[0] };
+  double *x[NR] = {0};
+  double acc[NR];
+  sdk_run_config c;
+  for (int k = 0; k < NR; k++) {
+    base(&c);
+    c.model = model, c.scheme = "srk2", c.paths = NP / 4;
+    c.rtol = rtol[k], c.atol = 1e-8;
+    sdk_run *r = st_run(&c);
+    const sdk_dataset *d = r ? sdk_store_find(&sdk_run_results(r)->store, "final/x") : NULL;
+    TU_CHECK(d && sdk_ds_count(d) == NP / 4, "additive run at rtol %g", rtol[k]);
+    if (d) x[k] = malloc(NP / 4 * sizeof *x[k]), memcpy(x[k], sdk_ds_f64(d), NP / 4 * 8);
+    acc[k] = r ? result(r, "accepted_mean") : NAN;
+    sdk_run_destroy(&r);
+  }
+  double lr[NR - 1], le[NR - 1], w[NR - 1];
+  for (int k = 0; k < NR - 1 && x[k] && x[NR - 1]; k++) {
+    double s1 = 0, s2 = 0;
+    for (int p = 0; p < NP / 4; p++) {
+      double e = fabs(x[k][p] - x[NR - 1][p]);
+      s1 += e, s2 += e * e;
+    }
+    double mean = s1 / (NP / 4), se = sqrt((s2 / (NP / 4) - mean * mean) / (NP / 4));
+    printf("srk2 additive: rtol %-7g E|x - x_ref| %.4e +- %.1e, %.1f sub-steps per path\n", rtol[k],
+           mean, se, acc[k]);
+    lr[k] = log(rtol[k]), le[k] = log(mean), w[k] = mean * mean / (se * se);
+  }
+  double slope, sslope;
+  st_fit_slope(lr, le, w, NR - 1, &slope, &sslope);
+  printf("srk2 additive: strong error ~ rtol^%.3f +- %.3f (q = 3/2: 2/3)\n", slope, sslope);
+  TU_CHECK(fabs(slope - 2.0 / 3) <= 0.2 + 4 * sslope, "additive order in rtol: %.3f +- %.3f", slope,
+           sslope);
+  for (int k = 0; k < NR; k++)
+    free(x[k]);
 }
 
 /* the final states of a run: the same bits under every layout */
@@ -258,6 +300,7 @@ int main(void) {
   test_refusals();
   test_cuda_source();
   test_strong_order();
+  test_additive_order(st_model_file(OU2, 3));
   test_layouts();
   return tu_finish("test_adaptive");
 }
