@@ -94,80 +94,60 @@ sdk_err sdk_cg_adaptive_check(const sdk_codegen_opts *o, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
-/* "NAME = VALUE;" as a double literal */
-static void const_double(sdk_emit *em, const char *decl, double v) {
-  sdk_em_start(em, "%s", decl);
-  sdk_em_puts(em, " = ");
+extern const char sdk_embedded_btree_h[], sdk_embedded_adapt_step_h[];
+
+/* "#define NAME VALUE" with a double literal */
+static void define_double(sdk_emit *em, const char *name, double v) {
+  sdk_em_start(em, "#define %s ", name);
   sdk_em_double(em, v);
-  sdk_em_puts(em, ";\n");
+  sdk_em_puts(em, "\n");
 }
 
-/* the error norm of the pair and the controller's decision (above) */
-static void emit_control(sdk_emit *em, const sdk_codegen_opts *o, int nv) {
+void sdk_cg_adaptive_head(sdk_emit *em, const sdk_codegen_opts *o) {
+  if (!o->adaptive) return;
+  sdk_em_puts(em, "#line 1 \"rng/btree.h\"\n");
+  sdk_em_puts(em, sdk_embedded_btree_h);
+  sdk_em_line_back(em);
+  /* the holes of kernels/adapt_step.h: the controller's rows as the driver
+   * holds them (cpu_paths.c: the block's arrays; cuda_paths.c: sdk_step's
+   * reference parameters), the levels and the thresholds (above) */
+  if (o->target == SDK_TARGET_CPU)
+    sdk_em_line(em, "#define SDK_ADAPT_ROW(k) ads[k][i]");
+  else
+    sdk_em_line(em, "#define SDK_ADAPT_ROW(k) sdk_ad##k");
+  sdk_em_line(em, "#define SDK_ADAPT_LEV0 %d", o->adapt_lev0);
+  sdk_em_line(em, "#define SDK_ADAPT_LEVMAX %d", o->adapt_levmax);
   const double q = o->scheme->est_order;
-  sdk_em_line(em, "double sdk_err = 0;");
-  for (int v = 0; v < nv; v++)
-    sdk_em_line(em,
-                "sdk_err = fmax(sdk_err, fabs(sdk_x%d - sdk_e%d) / (sdk_atol + sdk_rtol * "
-                "fmax(fabs(sdk_y%d), fabs(sdk_x%d))));",
-                v, v, v, v);
-  sdk_em_line(em, "if (sdk_err != sdk_err) sdk_err = 1e300; /* NaN: down to dt-min */");
-  sdk_em_open(em, "if (sdk_err <= 1 || sdk_lev >= %d)", o->adapt_levmax);
-  sdk_em_line(em, "sdk_pos += sdk_hu;");
-  sdk_em_line(em, "sdk_nacc += 1;");
-  sdk_em_line(em, "if (sdk_lev > sdk_ldeep) sdk_ldeep = sdk_lev;");
-  sdk_em_start(em, "if (sdk_lev > 0 && sdk_err <= ");
-  sdk_em_double(em, pow(SAFETY / 2, q));
-  sdk_em_puts(em, ") sdk_lev--;\n");
-  sdk_em_close(em);
-  sdk_em_open(em, "else");
-  for (int v = 0; v < nv; v++)
-    sdk_em_line(em, "sdk_x%d = sdk_y%d;", v, v);
-  sdk_em_line(em, "sdk_nrej += 1;");
-  sdk_em_line(em, "sdk_lev += 1;");
+  define_double(em, "SDK_ADAPT_GROW", pow(SAFETY / 2, q));
   for (int k = 1; k < 4; k++) {
-    sdk_em_start(em, "if (sdk_err > ");
-    sdk_em_double(em, pow(SAFETY * (double)(1 << k), q));
-    sdk_em_puts(em, ") sdk_lev += 1;\n");
+    char name[32];
+    snprintf(name, sizeof name, "SDK_ADAPT_SHRINK%d", k);
+    define_double(em, name, pow(SAFETY * (double)(1 << k), q));
   }
-  sdk_em_line(em, "if (sdk_lev > %d) sdk_lev = %d;", o->adapt_levmax, o->adapt_levmax);
-  sdk_em_close(em);
 }
 
-void sdk_cg_adaptive_step(sdk_emit *em, const sdk_codegen_opts *o, const char *rows, const char *n,
-                          const char *path, const char *seed) {
-  const sdk_model *m = o->model;
-  const int nv = m->nvars, nn = m->nnoise, D = SDK_BTREE_DEPTH;
-  char r[4][64];
-  for (int k = 0; k < 4; k++)
-    snprintf(r[k], sizeof r[k], rows, k);
-  sdk_em_line(em, "/* adaptive sub-steps of step %s (codegen/adaptive.c) */", n);
-  sdk_em_block(em);
-  sdk_em_line(em, "const double sdk_tb = sdk_t0, sdk_db = sdk_dt;");
-  const_double(em, "const double sdk_rtol", o->rtol);
-  const_double(em, "const double sdk_atol", o->atol);
-  const_double(em, "const double sdk_unit", ldexp(1.0, -D));
-  sdk_em_line(em, "int sdk_lev = %d + (int)%s, sdk_ldeep = (int)%s;", o->adapt_lev0, r[0], r[3]);
-  sdk_em_line(em, "double sdk_nacc = %s, sdk_nrej = %s;", r[1], r[2]);
-  sdk_em_line(em, "sdk_u64 sdk_pos = 0;");
-  sdk_em_open(em, "while (sdk_pos < (1ull << %d))", D);
-  /* the next try's end must be a multiple of its length */
-  sdk_em_line(em,
-              "while (sdk_lev < %d && (sdk_pos & ((1ull << (%d - sdk_lev)) - 1u)) != 0u) "
-              "sdk_lev++;",
-              o->adapt_levmax, D);
-  sdk_em_line(em, "const sdk_u64 sdk_hu = 1ull << (%d - sdk_lev);", D);
-  sdk_em_block(em);
-  sdk_em_line(em, "const real sdk_dt = sdk_db * ((double)sdk_hu * sdk_unit);");
-  sdk_em_line(em, "const real sdk_sqdt = sqrt(sdk_dt); (void)sdk_sqdt;");
-  sdk_em_line(em, "const real sdk_t0 = sdk_tb + sdk_db * ((double)sdk_pos * sdk_unit); "
-                  "(void)sdk_t0;");
-  sdk_em_line(em, "const double sdk_zs = 1.0 / sqrt((double)sdk_hu * sdk_unit); (void)sdk_zs;");
+/* The context of adapt_step.h's hooks. */
+typedef struct {
+  const sdk_codegen_opts *o;
+  const char *n, *path, *seed;
+} adapt_ctx;
+
+/* the sub-step's noise: the tree's increments (rng/btree.h) */
+static void hook_noise(sdk_emit *em, const void *c) {
+  const adapt_ctx *a = c;
+  int nn = a->o->model->nnoise;
   for (int j = 0; j < nn; j++)
     sdk_em_line(em,
                 "const real sdk_z%d = sdk_btree_incr(%s, %s, (sdk_u64)(%s), %d, %d, sdk_pos, "
                 "sdk_pos + sdk_hu) * sdk_zs;",
-                j, seed, path, n, nn, j);
+                j, a->seed, a->path, a->n, nn, j);
+}
+
+/* the scheme's step and its embedded partner's from the same state, and
+ * the error norm of their difference */
+static void hook_pair(sdk_emit *em, const void *c) {
+  const sdk_codegen_opts *o = ((const adapt_ctx *)c)->o;
+  const int nv = o->model->nvars;
   for (int v = 0; v < nv; v++)
     sdk_em_line(em, "const real sdk_y%d = sdk_x%d;", v, v);
   sdk_em_block(em); /* the kept step: the scheme's */
@@ -175,7 +155,7 @@ void sdk_cg_adaptive_step(sdk_emit *em, const sdk_codegen_opts *o, const char *r
   sdk_em_close(em);
   for (int v = 0; v < nv; v++)
     sdk_em_line(em, "real sdk_e%d;", v);
-  sdk_em_block(em); /* its embedded partner from the same start */
+  sdk_em_block(em); /* its embedded partner */
   sdk_codegen_opts oe = *o;
   oe.scheme = o->scheme->embedded;
   for (int v = 0; v < nv; v++)
@@ -184,12 +164,25 @@ void sdk_cg_adaptive_step(sdk_emit *em, const sdk_codegen_opts *o, const char *r
   for (int v = 0; v < nv; v++)
     sdk_em_line(em, "sdk_e%d = sdk_x%d;", v, v);
   sdk_em_close(em);
-  emit_control(em, o, nv);
-  sdk_em_close(em); /* the sub-step's scope */
-  sdk_em_close(em); /* while */
-  sdk_em_line(em, "%s = (real)(sdk_lev - %d);", r[0], o->adapt_lev0);
-  sdk_em_line(em, "%s = (real)sdk_nacc;", r[1]);
-  sdk_em_line(em, "%s = (real)sdk_nrej;", r[2]);
-  sdk_em_line(em, "%s = (real)sdk_ldeep;", r[3]);
-  sdk_em_close(em);
+  for (int v = 0; v < nv; v++) {
+    sdk_em_start(em, "sdk_err = fmax(sdk_err, fabs(sdk_x%d - sdk_e%d) / (", v, v);
+    sdk_em_double(em, o->atol);
+    sdk_em_puts(em, " + ");
+    sdk_em_double(em, o->rtol);
+    sdk_em_printf(em, " * fmax(fabs(sdk_y%d), fabs(sdk_x%d))));\n", v, v);
+  }
+}
+
+static void hook_back(sdk_emit *em, const void *c) {
+  const sdk_codegen_opts *o = ((const adapt_ctx *)c)->o;
+  for (int v = 0; v < o->model->nvars; v++)
+    sdk_em_line(em, "sdk_x%d = sdk_y%d;", v, v);
+}
+
+void sdk_cg_adaptive_step(sdk_emit *em, const sdk_codegen_opts *o, const char *n, const char *path,
+                          const char *seed) {
+  static const sdk_em_hook hooks[] = {
+      {"noise", hook_noise}, {"pair", hook_pair}, {"back", hook_back}};
+  const adapt_ctx c = {o, n, path, seed};
+  sdk_em_kernel_hooks(em, sdk_embedded_adapt_step_h, hooks, 3, &c);
 }

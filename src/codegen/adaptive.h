@@ -15,13 +15,17 @@
  * opts.adaptive. */
 sdk_err sdk_cg_adaptive_check(const sdk_codegen_opts *o, sdk_errbuf *eb);
 
-/* One step n of dt of a path, taken as accepted dyadic sub-steps (in place
- * of the step's noise and the scheme's step): the state in sdk_x<v>, the
- * parameters, sdk_t0 (step n's time) and sdk_dt in scope; `rows` a format
- * of one %d giving the controller's carried values (SDK_CG_ADAPT_ROWS,
- * codegen.h), `n`, `path` and `seed` C expressions of the step (sdk_i64),
- * the global path index and the seed (sdk_u64). */
-void sdk_cg_adaptive_step(sdk_emit *em, const sdk_codegen_opts *o, const char *rows, const char *n,
-                          const char *path, const char *seed);
+/* The module's head with --adaptive: the Brownian tree (rng/btree.h) and
+ * the holes of kernels/adapt_step.h.  Nothing without opts.adaptive. */
+void sdk_cg_adaptive_head(sdk_emit *em, const sdk_codegen_opts *o);
+
+/* One step n of dt of a path, taken as accepted dyadic sub-steps
+ * (kernels/adapt_step.h, in place of the step's noise and the scheme's
+ * step): the state in sdk_x<v>, the parameters, sdk_t0 (step n's time),
+ * sdk_dt and the controller's rows (SDK_ADAPT_ROW, the head) in scope;
+ * `n`, `path` and `seed` C expressions of the step (sdk_i64), the global
+ * path index and the seed (sdk_u64). */
+void sdk_cg_adaptive_step(sdk_emit *em, const sdk_codegen_opts *o, const char *n, const char *path,
+                          const char *seed);
 
 #endif

@@ -3,14 +3,14 @@
 
 #include <stdio.h>
 
+#include "codegen/adaptive.h"
 #include "codegen/boundary.h"
 #include "codegen/codegen.h"
 #include "codegen/events.h"
 #include "codegen/expr_emit.h"
 #include "codegen/sys.h"
 
-extern const char sdk_embedded_philox_h[], sdk_embedded_opaque_h[], sdk_embedded_tavg_add_h[],
-    sdk_embedded_btree_h[];
+extern const char sdk_embedded_philox_h[], sdk_embedded_opaque_h[], sdk_embedded_tavg_add_h[];
 
 void sdk_cg_prelude(sdk_emit *em, const sdk_codegen_opts *o) {
   const sdk_model *m = o->model;
@@ -27,11 +27,7 @@ void sdk_cg_prelude(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_puts(em, "#line 1 \"rng/philox.h\"\n");
   sdk_em_puts(em, sdk_embedded_philox_h);
   sdk_em_line_back(em);
-  if (o->adaptive) { /* the Brownian tree of adaptive steps (codegen/adaptive.c) */
-    sdk_em_puts(em, "#line 1 \"rng/btree.h\"\n");
-    sdk_em_puts(em, sdk_embedded_btree_h);
-    sdk_em_line_back(em);
-  }
+  sdk_cg_adaptive_head(em, o); /* (--adaptive: its Brownian tree) */
   sdk_em_line(em, "#define SDK_NV %d", m->nvars);
   sdk_em_line(em, "#define SDK_NN %d", m->nnoise);
   sdk_em_line(em, "#define SDK_NSV %d", o->nsv > 0 ? o->nsv : 1);

@@ -228,7 +228,7 @@ static void emit_body(const sdk_emit *em, sdk_strbuf *body, size_t *split,
     sdk_cg_bound_lane_decls(&be, o);
   }
   if (o->adaptive)
-    sdk_cg_adaptive_step(&be, o, "ads[%d][i]", "n", "(sdk_u64)(path0 + p0 + i)", "sdk_seed");
+    sdk_cg_adaptive_step(&be, o, "n", "(sdk_u64)(path0 + p0 + i)", "sdk_seed");
   else
     o->scheme->emit_step(&be, o, h);
   sdk_cg_events(&be, o, "n", "(sdk_u64)(path0 + p0 + i)", "sdk_seed");

@@ -643,7 +643,7 @@ void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
   se.depth = 3;
   sdk_cg_bound_pre(&se, o, 0);
   if (o->adaptive) /* (its noise from the Brownian tree, inside the step) */
-    sdk_cg_adaptive_step(&se, o, "sdk_ad%d", "sdk_nstep", "sdk_gpath", "sdk_seed");
+    sdk_cg_adaptive_step(&se, o, "sdk_nstep", "sdk_gpath", "sdk_seed");
   else
     o->scheme->emit_step(&se, o, h.enabled ? &h : NULL);
   sdk_cg_events(&se, o, "sdk_nstep", "sdk_gpath", "sdk_seed");
