@@ -7,11 +7,13 @@
  *    checked within 4 of its standard errors and +-0.25 of 1), and the
  *    steps taken grow as rtol^(-1/q); srk2 - euler on an additive-noise
  *    model against a run at rtol 1e-6 on the same tree: error ~ rtol^(2/3);
+ *  - single precision: the same strong error at rtol 1e-3 (its rounding is
+ *    far below it);
  *  - the same bits for 1 and 2 threads, 1 and 3 shards, 1 and 3 ranks, and
  *    chunks cut at every step (sample_every 1) or every 7;
  *  - one clear error for each bad input and unsupported combination;
- *  - the CUDA kernels of the same runs (gbm/milstein, and two additive noises
- *    with srk2) compile through NVRTC for sm_90 without a GPU (skipped where
+ *  - the CUDA kernels of the same runs (gbm/milstein in both precisions, and
+ *    two additive noises with srk2) compile through NVRTC for sm_90 without a GPU (skipped where
  *    NVRTC cannot be loaded); test_adaptive_gpu runs it all on the GPU.
  * (Interrupted + resumed runs: tests/test_observables.c runs the adaptive
  * observable through its checkpoint and resume check.) */
@@ -77,13 +79,15 @@ static void test_strong_order(void) {
   double *ex = malloc(NP * sizeof *ex);
   for (int p = 0; p < NP; p++)
     ex[p] = exact(30, (sdk_u64)p);
-  for (int k = 0; k < NR; k++) {
+  double err3[2] = {0, 0}, se3[2] = {0, 0};
+  for (int k = 0; k <= NR; k++) { /* (k = NR: single precision at rtol 1e-3) */
     sdk_run_config c;
     base(&c);
-    c.rtol = rtol[k];
+    c.rtol = k < NR ? rtol[k] : 1e-3;
+    c.single = k == NR;
     c.atol = 1e-8;
     sdk_run *r = st_run(&c);
-    TU_CHECK(r != NULL, "run at rtol %g", rtol[k]);
+    TU_CHECK(r != NULL, "run at rtol %g", c.rtol);
     const double *S = r ? final_of(r) : NULL;
     TU_CHECK(S != NULL, "final/S");
     if (!S) {
@@ -98,13 +102,21 @@ static void test_strong_order(void) {
     }
     double mean = s1 / NP, se = sqrt((s2 / NP - mean * mean) / NP);
     double acc = result(r, "accepted_mean"), rej = result(r, "rejected_mean");
-    printf("rtol %-7g E|S - S_exact| %.4e +- %.1e  steps/path: accepted %.1f rejected %.1f "
+    printf("%s rtol %-7g E|S - S_exact| %.4e +- %.1e  steps/path: accepted %.1f rejected %.1f "
            "(max %.0f), smallest dt %.3g\n",
-           rtol[k], mean, se, acc, rej, result(r, "accepted_max"), result(r, "dt_min"));
-    lr[k] = log(rtol[k]), le[k] = log(mean), w[k] = mean * mean / (se * se);
-    lc[k] = log(acc + rej);
+           c.single ? "single" : "double", c.rtol, mean, se, acc, rej, result(r, "accepted_max"),
+           result(r, "dt_min"));
+    if (c.rtol == 1e-3) err3[c.single] = mean, se3[c.single] = se;
+    if (k < NR) {
+      lr[k] = log(rtol[k]), le[k] = log(mean), w[k] = mean * mean / (se * se);
+      lc[k] = log(acc + rej);
+    }
     sdk_run_destroy(&r);
   }
+  /* (the same paths and tree: the two errors differ by float rounding
+   * and the controller's decisions it moves, not by sampling) */
+  TU_CHECK(fabs(err3[1] - err3[0]) <= 4 * (se3[0] + se3[1]),
+           "single %.4e against double %.4e at rtol 1e-3", err3[1], err3[0]);
   free(ex);
   double slope, sslope, cs, scs;
   st_fit_slope(lr, le, w, NR, &slope, &sslope);
@@ -239,9 +251,6 @@ static void test_refusals(void) {
   c.scheme = "srk2";
   refused(&c, "scheme srk2 has no error estimator");
   base(&c);
-  c.single = 1;
-  refused(&c, "double precision only");
-  base(&c);
   c.dt_check = 1;
   refused(&c, "--adaptive cannot be combined with --dt-check");
   base(&c);
@@ -277,10 +286,11 @@ static void test_cuda_source(void) {
     printf("CUDA source: not compiled (%s)\n", eb.msg);
     return;
   }
-  for (int k = 0; k < 2; k++) {
+  for (int k = 0; k < 3; k++) { /* milstein, srk2 in double; milstein in single */
     sdk_run_config c;
     base(&c);
     c.backend = "cuda";
+    c.single = k == 2;
     if (k == 1) c.model = st_model_file(OU2, 2), c.scheme = "srk2";
     char *src = NULL;
     sdk_err e = sdk_run_codegen(&c, &sdk_backend_cuda, &src, &eb);
@@ -289,7 +299,7 @@ static void test_cuda_source(void) {
     sdk_module *mod = NULL;
     if (e == SDK_OK) e = sdk_backend_cuda.compile(ctx, src, NULL, &mod, report, sizeof report, &eb);
     TU_CHECK(e == SDK_OK, "NVRTC %s: %s", c.scheme, eb.msg);
-    printf("CUDA source (%s): %s\n", c.scheme, report);
+    printf("CUDA source (%s, %s): %s\n", c.scheme, c.single ? "single" : "double", report);
     free(src);
   }
   sdk_backend_cuda.close(&ctx);

@@ -63,8 +63,6 @@ sdk_err sdk_cg_adaptive_check(const sdk_codegen_opts *o, sdk_errbuf *eb) {
           "not done yet";
   else if (sdk_cg_has_events(m))
     why = "[jumps] and [dichotomous] noise have no Brownian-tree equivalent yet";
-  else if (o->single)
-    why = "adaptive steps run in double precision only (--precision double)";
   else if (sdk_cg_noise(o) != &sdk_noise_gaussian)
     why = "the Brownian tree gives Gaussian increments only (no --noise)";
   else if (o->dt_check)

@@ -9,7 +9,7 @@
 /* Refuse (SDK_ERR_USAGE, one message naming the reason) what the adaptive
  * steps cannot integrate correctly: a scheme without an error estimator
  * valid for the model's noise (naming one with it), systems, [boundaries],
- * events, periodic time tables, single precision, a noise source other
+ * events, periodic time tables, a noise source other
  * than the Gaussian, --dt-check, time averages, a dt that varies over the
  * grid, and levels outside the tree (rng/btree.h).  SDK_OK without
  * opts.adaptive. */

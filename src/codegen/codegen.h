@@ -190,9 +190,10 @@ typedef struct sdk_cg_row_layout {
 } sdk_cg_row_layout;
 #define SDK_CG_BOUND_ROWS 3
 /* --adaptive (adaptive.c): the level of the next try less the first try's,
- * the accepted and the rejected sub-steps, the deepest level accepted (the
- * smallest step dt 2^-l); all 0 at the start */
-#define SDK_CG_ADAPT_ROWS 4
+ * the accepted and the rejected sub-steps (each as its count mod 2^20 and
+ * its count >> 20: exact in single precision), the deepest level accepted
+ * (the smallest step dt 2^-l); all 0 at the start */
+#define SDK_CG_ADAPT_ROWS 6
 void sdk_cg_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l);
 /* The blocks of per-path rows above, as the drivers' tables of per-path
  * values name them (cuda_paths.c, cpu_paths.c); HIGH: the high parts of

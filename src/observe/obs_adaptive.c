@@ -20,7 +20,7 @@ static const char *const NAMES[] = {"accepted_mean", "accepted_max", "rejected_m
 
 typedef struct {
   double *out[NOUT]; /* [g] */
-  double *buf;       /* 3 rows of a chunk of paths */
+  double *buf;       /* 5 rows of a chunk of paths */
 } state;
 
 static void adaptive_free(void *p) {
@@ -32,7 +32,7 @@ static void adaptive_free(void *p) {
 static sdk_err adaptive_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
   state *st = calloc(1, sizeof *st);
   *out = st;
-  if (!st || !(st->buf = malloc(3 * SDK_RED_CHUNK * sizeof *st->buf)))
+  if (!st || !(st->buf = malloc(5 * SDK_RED_CHUNK * sizeof *st->buf)))
     return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory for the adaptive steps' counts");
   for (int k = 0; k < NOUT; k++) {
     char path[64];
@@ -54,16 +54,19 @@ static sdk_err adaptive_finish(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
     double sum[2] = {0, 0}, max[2] = {0, 0}, deep = 0;
     for (int64_t k = first; k < first + held; k += SDK_RED_CHUNK) {
       int64_t len = first + held - k < SDK_RED_CHUNK ? first + held - k : SDK_RED_CHUNK;
-      for (int r = 0; r < 3; r++) /* rows 1, 2, 3: accepted, rejected, deepest level */
+      /* rows 1..5: accepted mod 2^20 and >> 20, rejected likewise, the
+       * deepest level (codegen.h) */
+      for (int r = 0; r < 5; r++)
         SDK_CHECK(sdk_paths_rows(P, P->adapt_row + 1 + r, g * c->ppg + k, len,
                                  st->buf + r * SDK_RED_CHUNK, 0, eb));
       for (int64_t i = 0; i < len; i++) {
         for (int r = 0; r < 2; r++) {
-          double x = st->buf[r * SDK_RED_CHUNK + i];
+          const double *lo = st->buf + 2 * r * SDK_RED_CHUNK, *hi = lo + SDK_RED_CHUNK;
+          double x = lo[i] + 1048576.0 * hi[i];
           sum[r] += x;
           max[r] = x > max[r] ? x : max[r];
         }
-        double l = st->buf[2 * SDK_RED_CHUNK + i];
+        double l = st->buf[4 * SDK_RED_CHUNK + i];
         deep = l > deep ? l : deep;
       }
     }

@@ -38,6 +38,9 @@ void sdk_plan_adaptive_opts(const sdk_plan *p, sdk_codegen_opts *o) {
   o->adaptive = c->adaptive;
   if (!c->adaptive) return;
   levels(p, &o->adapt_lev0, &o->adapt_levmax);
+  /* (a path takes few sub-steps per step of dt: the state's update is not
+   * compensated, so that a rejected sub-step has only the state to undo) */
+  o->compensate = o->comp_defer = 0;
   o->rtol = c->rtol > 0 ? c->rtol : 1e-3;
   o->atol = c->atol > 0 ? c->atol : 1e-6;
 }

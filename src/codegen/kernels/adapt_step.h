@@ -20,8 +20,11 @@ static void sdk_adapt_alone_(real sdk_t0, real sdk_dt, real *sdk_row) {
   {
     const double sdk_tb = sdk_t0, sdk_db = sdk_dt;
     const double sdk_unit = 1.0 / (double)(1ull << SDK_BTREE_DEPTH);
-    int sdk_lev = SDK_ADAPT_LEV0 + (int)SDK_ADAPT_ROW(0), sdk_ldeep = (int)SDK_ADAPT_ROW(3);
-    double sdk_nacc = SDK_ADAPT_ROW(1), sdk_nrej = SDK_ADAPT_ROW(2);
+    /* the counts as two rows each, mod 2^20 and >> 20: exact in single
+     * precision too */
+    int sdk_lev = SDK_ADAPT_LEV0 + (int)SDK_ADAPT_ROW(0), sdk_ldeep = (int)SDK_ADAPT_ROW(5);
+    double sdk_nacc = SDK_ADAPT_ROW(1) + 1048576.0 * SDK_ADAPT_ROW(2);
+    double sdk_nrej = SDK_ADAPT_ROW(3) + 1048576.0 * SDK_ADAPT_ROW(4);
     sdk_u64 sdk_pos = 0;
     while (sdk_pos < (1ull << SDK_BTREE_DEPTH)) {
       /* the sub-step's end must be a multiple of its length */
@@ -55,9 +58,11 @@ static void sdk_adapt_alone_(real sdk_t0, real sdk_dt, real *sdk_row) {
       }
     }
     SDK_ADAPT_ROW(0) = (real)(sdk_lev - SDK_ADAPT_LEV0);
-    SDK_ADAPT_ROW(1) = (real)sdk_nacc;
-    SDK_ADAPT_ROW(2) = (real)sdk_nrej;
-    SDK_ADAPT_ROW(3) = (real)sdk_ldeep;
+    SDK_ADAPT_ROW(1) = (real)fmod(sdk_nacc, 1048576.0);
+    SDK_ADAPT_ROW(2) = (real)floor(sdk_nacc / 1048576.0);
+    SDK_ADAPT_ROW(3) = (real)fmod(sdk_nrej, 1048576.0);
+    SDK_ADAPT_ROW(4) = (real)floor(sdk_nrej / 1048576.0);
+    SDK_ADAPT_ROW(5) = (real)sdk_ldeep;
   }
 #ifdef SDK_KERNEL_ALONE
 #undef SDK_ADAPT_ROW
