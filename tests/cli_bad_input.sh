@@ -777,6 +777,21 @@ blown "paths blow up at a scan point" "^sdekit: error: .*grid point 1\b.*k=5.*Na
 blown "josephson with far too large a time step" "^sdekit: error: 16 of 16 paths became NaN/Inf at grid point 1 \(gamma=100\)" \
   run $J --scan gamma=1:100:2 --spp 1 --paths 16 --periods 2000 --quiet -o out.h5
 
+# --adaptive (issue 30): bad tolerances and bounds, one error each
+A="run gbm --adaptive --scheme milstein --precision double --paths 8 --t-end 1 --quiet -o out.h5"
+expect 2 "adaptive: rtol 0" 1 "--rtol '0': expected a relative tolerance > 0" $A --rtol 0
+expect 2 "adaptive: rtol < 0" 1 "--rtol '-1e-3'" $A --rtol -1e-3
+expect 2 "adaptive: atol 0" 1 "--atol '0': expected an absolute tolerance > 0" $A --atol 0
+expect 2 "adaptive: dt-min > dt-max" 1 "--dt-min 0.5 is larger than --dt-max 0.1" \
+  $A --dt-max 0.1 --dt-min 0.5
+expect 2 "adaptive: dt-min below the tree" 1 "--dt-min 1e-12 is below the Brownian tree's finest step" \
+  $A --dt-max 0.1 --dt-min 1e-12
+expect 2 "adaptive: sample times off the grid of dt-max" 1 "--dt-max 0.25: the --sample-times are not whole steps of it" \
+  $A --dt-max 0.25 --sample-times 0.3,1 --observe moments
+expect 2 "adaptive: rtol without --adaptive" 1 "need --adaptive" run gbm --rtol 1e-3 --quiet -o out.h5
+expect 2 "adaptive: a scheme without an estimator" 1 "scheme euler has no error estimator.*use --scheme milstein" \
+  run gbm --adaptive --scheme euler --precision double --paths 8 --quiet -o out.h5
+
 # everything above left the work dir as it was (no files, no temporaries)
 left=$(find . -mindepth 1 -name '*.tmp.*' | head -5)
 check "no temporaries left in the work dir" test -z "$left"

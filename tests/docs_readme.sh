@@ -6,7 +6,7 @@
 # README gives them, must be in the README's text:
 #   the escape times (examples/double-well.sde), --dt-check and --extrapolate
 #   on the washboard and on Brownian motion leaving (-1, 1) (examples/), the
-#   paths --target-se used, --mlmc on GBM, a scan of three axes, the dt
+#   paths --target-se used, --mlmc on GBM, --adaptive on GBM, a scan of three axes, the dt
 #   --sample-times chose.
 # With TESTDIR (the build's tests/), the figures of the README's "Trust" that
 # the test programs print are compared too: test_strong's strong orders and
@@ -154,6 +154,15 @@ if run "sdekit run gbm --set mu=0.05 --set sigma=0.2 --t-end 1 --dt 0.25 --schem
   near "gives @ +- @ (exact 1.150274) from $nlev levels of $levels paths" \
     "$(h5 gbm.h5 /expr/mean_S2 | tail -1)" "$(h5 gbm.h5 /expr/err_S2 | tail -1)"
   near "(@ path-steps;" "$(h5 gbm.h5 /mlmc/cost | awk '{s += $1} END {print s}')"
+fi
+
+# Adaptive time steps
+if run "sdekit run gbm --adaptive --scheme milstein --precision double --set sigma=0.8 --dt-max 0.25 --rtol 1e-3 --t-end 1 --paths 10000 --observe moments -o gbm-ad.tsv"; then
+  near "gives E S(1) = @ +- @ (exact 1.64872) with @ accepted and @ rejected" \
+    "$(col gbm-ad.moments.tsv mean_S 1)" "$(col gbm-ad.moments.tsv mean_err_S 1)" \
+    "$(col gbm-ad.adaptive.tsv accepted_mean)" "$(col gbm-ad.adaptive.tsv rejected_mean)"
+  near "(at most @ and @), the smallest @." "$(col gbm-ad.adaptive.tsv accepted_max)" \
+    "$(col gbm-ad.adaptive.tsv rejected_max)" "$(col gbm-ad.adaptive.tsv dt_min)"
 fi
 
 # Scans of three axes

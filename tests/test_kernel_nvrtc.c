@@ -95,6 +95,23 @@ int main(void) {
     sdk_sb_free(&src);
     free(names[i]);
   }
+  /* the Brownian tree of adaptive steps (rng/btree.h, after philox.h as in a
+   * kernel) with a kernel that calls it */
+  char btree[4400];
+  snprintf(btree, sizeof btree, "%s/src/rng/btree.h", tu_source_dir());
+  sdk_strbuf src;
+  sdk_sb_init(&src);
+  TU_CHECK(expand(prelude, &src, 0) && expand(btree, &src, 0), "cannot read %s", btree);
+  sdk_sb_puts(&src, "extern \"C\" __global__ void sdk_btree_probe(double *o) {\n"
+                    "  o[threadIdx.x] = sdk_btree_incr(1u, threadIdx.x, 2u, 3u, 1u, 5u, 1u << 20)"
+                    " + sdk_btree_b(1u, 0u, 0u, 1u, 0u, 77u);\n}\n");
+  char report[4400] = "";
+  sdk_module *mod = NULL;
+  sdk_errbuf ce = {0};
+  TU_CHECK(sdk_backend_cuda.compile(ctx, src.s, NULL, &mod, report, sizeof report, &ce) == SDK_OK,
+           "NVRTC rng/btree.h: %s", ce.msg);
+  printf("rng/btree.h %s\n", report);
+  sdk_sb_free(&src);
   sdk_backend_cuda.close(&ctx);
   /* (the cache's files go with the scratch folder) */
   return tu_finish("test_kernel_nvrtc");

@@ -61,6 +61,8 @@ static void config(sdk_run_config *c, const sdk_obs_type *t) {
     c->t_end = 2;
   }
   c->observe = t->flags & SDK_OBS_BY_OPTION ? "" : t->name;
+  if (!strcmp(t->name, "adaptive")) /* (on with its option) */
+    c->adaptive = 1, c->dt_max = 0.1, c->dt = 0.05, c->rtol = 0.01;
   if (t->flags & SDK_OBS_BY_MODEL) { /* user observables of the model: a state's, a time's */
     c->nobs_expr = 2;
     c->obs_expr[0] = "xx=x*x";

@@ -657,6 +657,17 @@ static sdekit_status o_save_final(sdekit_config *c, const char *v, sdekit_error 
   return SDEKIT_OK;
 }
 
+/* --adaptive and its tolerances and bounds (sim/adaptive.c checks them
+ * together) */
+static sdekit_status o_adaptive(sdekit_config *c, const char *v, sdekit_error *err) {
+  c->c.adaptive = 1;
+  return SDEKIT_OK;
+}
+POSITIVE_OPT(o_rtol, "rtol", rtol, >, "expected a relative tolerance > 0")
+POSITIVE_OPT(o_atol, "atol", atol, >, "expected an absolute tolerance > 0")
+POSITIVE_OPT(o_dt_min, "dt-min", dt_min, >, "expected a number > 0")
+POSITIVE_OPT(o_dt_max, "dt-max", dt_max, >, "expected a number > 0")
+
 /* ------------------------------------------------------------ the table */
 
 /* NOREC: not recorded (the checkpoint's arguments and the results' command
@@ -728,6 +739,11 @@ static const api_opt OPTS[] = {
     {"max-lag", 1, 0, o_max_lag},
     {"psd-segment", 1, 0, o_psd_segment},
     {"psd-window", 1, 0, o_psd_window},
+    {"adaptive", 0, 0, o_adaptive},
+    {"rtol", 1, 0, o_rtol},
+    {"atol", 1, 0, o_atol},
+    {"dt-min", 1, 0, o_dt_min},
+    {"dt-max", 1, 0, o_dt_max},
 };
 
 static const api_opt *find_opt(const char *name) {

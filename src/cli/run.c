@@ -16,6 +16,7 @@
 #include "cli/env.h"
 #include "cli/runopts.h"
 #include "core/nearest.h"
+#include "figure/attrs.h"
 
 /* Progress bar on a terminal only. */
 typedef struct progress {
@@ -152,6 +153,16 @@ static void print_summary(const sdekit_result *r) {
   int R = sdekit_comm_size(cli_comm());
   fprintf(stderr, ", %.3g path-steps in %.2f s (%.3g steps/s) on %s", ps, sec,
           ps / (sec > 0 ? sec : 1), sdekit_result_device(r));
+  /* --adaptive: the sub-steps its paths accepted (adaptive/, per path) */
+  sdekit_dataset acc;
+  int64_t paths = 0;
+  if (sdekit_result_dataset(r, "adaptive/accepted_mean", &acc, NULL) == SDEKIT_OK &&
+      acc.type == SDEKIT_F64 && cli_attr_i64(r, "", "paths", &paths) == 0) {
+    double n = 0;
+    for (int64_t g = 0; g < acc.count; g++)
+      n += ((const double *)acc.data)[g] * (double)paths;
+    fprintf(stderr, "; %.3g accepted sub-steps (%.3g/s)", n, n / (sec > 0 ? sec : 1));
+  }
   if (R > 1) fprintf(stderr, " (rank 0; %d ranks)", R);
   fputc('\n', stderr);
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen/adaptive.h"
 #include "codegen/common.h"
 #include "codegen/correction.h"
 #include "codegen/drivers.h"
@@ -145,6 +146,8 @@ void sdk_cg_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l) {
   l->tavg = l->total;
   l->ntavg = o->tavg && !o->sysmode ? o->model->nobs + nv : 0;
   l->total += 2 * l->ntavg;
+  l->adapt = -1;
+  if (o->adaptive && !o->sysmode) l->adapt = l->total, l->total += SDK_CG_ADAPT_ROWS;
   l->dtc = l->dtc_comp = l->dtc_z = l->dtc_d0 = l->dtc_tavg = l->dtc_bound = -1;
   if (!o->dt_check || o->sysmode) {
     ppar_rows(o, l);
@@ -209,6 +212,7 @@ int sdk_cg_block(const sdk_cg_row_layout *l, int nnoise, int b, int *n) {
   case SDK_CG_B_DTC_TAVG: first = l->dtc_tavg, *n = l->ntavg; break;
   case SDK_CG_B_DTC_BOUND: first = l->dtc_bound, *n = SDK_CG_BOUND_ROWS; break;
   case SDK_CG_B_PPAR: first = l->ppar, *n = l->nppar; break;
+  case SDK_CG_B_ADAPT: first = l->adapt, *n = SDK_CG_ADAPT_ROWS; break;
   }
   if (first < 0) *n = 0;
   return first;
@@ -325,6 +329,7 @@ static int stop_asked(const sdk_codegen_opts *o) {
 sdk_err sdk_codegen(const sdk_codegen_opts *o, char **out, sdk_errbuf *eb) {
   *out = NULL;
   SDK_CHECK(check_scheme(o, eb));
+  SDK_CHECK(sdk_cg_adaptive_check(o, eb));
   SDK_CHECK(check_names(o->model, eb));
   sdk_model view = *o->model;
   view.drift = NULL;

@@ -189,9 +189,15 @@ typedef struct sdk_cg_row_layout {
    * drivers load them with the state and never store them), -1 without */
   int ppar;
   int nppar;
+  int adapt; /* --adaptive: the step controller's rows (adaptive.h), -1 without */
   int total; /* rows of the state */
 } sdk_cg_row_layout;
 #define SDK_CG_BOUND_ROWS 3
+/* --adaptive (adaptive.c): the level of the next try less the first try's,
+ * the accepted and the rejected sub-steps (each as its count mod 2^20 and
+ * its count >> 20: exact in single precision), the deepest level accepted
+ * (the smallest step dt 2^-l); all 0 at the start */
+#define SDK_CG_ADAPT_ROWS 6
 void sdk_cg_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l);
 /* The blocks of per-path rows above, as the drivers' tables of per-path
  * values name them (cuda_paths.c, cpu_paths.c); HIGH: the high parts of
@@ -208,7 +214,8 @@ enum {
   SDK_CG_B_DTC_D0,
   SDK_CG_B_DTC_TAVG,
   SDK_CG_B_DTC_BOUND,
-  SDK_CG_B_PPAR
+  SDK_CG_B_PPAR,
+  SDK_CG_B_ADAPT
 };
 /* The first row of block b (SDK_CG_B_*) and *n, its number of values (of
  * rows, but 2 ntavg rows hold ntavg pairs); *n = 0 where it is absent. */

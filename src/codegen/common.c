@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 
+#include "codegen/adaptive.h"
 #include "codegen/boundary.h"
 #include "codegen/codegen.h"
 #include "codegen/events.h"
@@ -26,6 +27,7 @@ void sdk_cg_prelude(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_puts(em, "#line 1 \"rng/philox.h\"\n");
   sdk_em_puts(em, sdk_embedded_philox_h);
   sdk_em_line_back(em);
+  sdk_cg_adaptive_head(em, o); /* (--adaptive: its Brownian tree) */
   sdk_em_line(em, "#define SDK_NV %d", m->nvars);
   sdk_em_line(em, "#define SDK_NN %d", m->nnoise);
   sdk_em_line(em, "#define SDK_NSV %d", o->nsv > 0 ? o->nsv : 1);
@@ -216,6 +218,11 @@ static void hook_path(sdk_emit *em, const void *c) {
     sdk_em_line(em, "for (int j = %d; j < %d; j++) st[j * npad + p] = 0;", l.dtc + nv, l.total);
   }
   sdk_cg_bound_init(em, o);
+  sdk_cg_row_layout la;
+  sdk_cg_rows(o, &la);
+  if (la.adapt >= 0) /* the step controller's rows (codegen.h) */
+    sdk_em_line(em, "for (int j = %d; j < %d; j++) st[j * npad + p] = 0;", la.adapt,
+                la.adapt + SDK_CG_ADAPT_ROWS);
   /* per-path parameters of independent paths (codegen.h): the [particle]
    * ones drawn as the system driver draws those of the particle of the same
    * global index; those given as data 0 until the host writes them */

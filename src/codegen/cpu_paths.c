@@ -10,6 +10,7 @@
  * path's stream block k >> 2 (rng/philox.h, domain 0), whatever the launch. */
 #include <stdio.h>
 
+#include "codegen/adaptive.h"
 #include "codegen/boundary.h"
 #include "codegen/codegen.h"
 #include "codegen/common.h"
@@ -65,6 +66,8 @@ static const block_array block_arrays[] = {
     {"cbst", NULL, SDK_CG_B_DTC_BOUND, 0, 1, 'j', NULL, "(%d + %d * j)", NULL, 1, 0},
     /* the [particle] parameters of the paths (codegen.h), drawn by sdk_init */
     {"pps", NULL, SDK_CG_B_PPAR, 0, 1, 'j', NULL, "(%d + %d * j)", NULL, 1, 1},
+    /* --adaptive: the step controller's rows (codegen/adaptive.c) */
+    {"ads", NULL, SDK_CG_B_ADAPT, 0, 1, 'j', NULL, "(%d + %d * j)", NULL, 1, 0},
 };
 
 /* The block's arrays in (declared and loaded) or, out = 1, back out (the
@@ -216,7 +219,7 @@ static void emit_body(const sdk_emit *em, sdk_strbuf *body, size_t *split,
     sdk_em_line(&be, "real sdk_x%d = xs[%d][i];", v, v);
   for (int v = 0; o->compensate && v < nv; v++)
     sdk_em_line(&be, "real sdk_c%d = cs[%d][i];", v, v);
-  for (int j = 0; j < m->nnoise; j++)
+  for (int j = 0; j < m->nnoise && !o->adaptive; j++)
     sdk_em_line(&be, "const real sdk_z%d = zb[zo + %d][i];", j, j);
   int bound = m->nbound > 0;
   if (bound) {
@@ -224,7 +227,10 @@ static void emit_body(const sdk_emit *em, sdk_strbuf *body, size_t *split,
     sdk_cg_bound_pre(&be, o, 1);
     sdk_cg_bound_lane_decls(&be, o);
   }
-  o->scheme->emit_step(&be, o, h);
+  if (o->adaptive)
+    sdk_cg_adaptive_step(&be, o, "n", "(sdk_u64)(path0 + p0 + i)", "sdk_seed");
+  else
+    o->scheme->emit_step(&be, o, h);
   sdk_cg_events(&be, o, "n", "(sdk_u64)(path0 + p0 + i)", "sdk_seed");
   if (bound) {
     sdk_cg_bound_post(&be, o, "n", "(sdk_u64)(path0 + p0 + i)", "sdk_seed", 1);
@@ -247,10 +253,11 @@ static void emit_body(const sdk_emit *em, sdk_strbuf *body, size_t *split,
 static void emit_substeps(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_open(em, "for (sdk_i64 ss = 0; ss < ns; ss++)");
   sdk_em_line(em, "const sdk_i64 n = step0 + s + ss;");
-  if (o->model->nnoise > 0) sdk_em_line(em, "const sdk_i64 zo = n * SDK_NN - b0 * 4;");
+  if (o->model->nnoise > 0 && !o->adaptive)
+    sdk_em_line(em, "const sdk_i64 zo = n * SDK_NN - b0 * 4;");
   /* the per-path body first, to learn which time-only values it uses */
   sdk_cg_hoist h;
-  sdk_cg_hoist_init(&h, o, o->dt_column < 0);
+  sdk_cg_hoist_init(&h, o, o->dt_column < 0 && !o->adaptive);
   sdk_strbuf body;
   sdk_sb_init(&body);
   size_t split = 0;
@@ -323,7 +330,7 @@ static void hook_steps(sdk_emit *em, const void *c) {
                 o->dt_check ? " || cbst[0][i] == (real)0" : ""); /* (or its coarse copy) */
     sdk_em_line(em, "if (!sdk_alive) break;");
   }
-  if (o->model->nnoise > 0) emit_noise_draw(em, o);
+  if (o->model->nnoise > 0 && !o->adaptive) emit_noise_draw(em, o);
   emit_substeps(em, o);
 }
 

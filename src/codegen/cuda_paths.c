@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <stdio.h>
 
+#include "codegen/adaptive.h"
 #include "codegen/boundary.h"
 #include "codegen/codegen.h"
 #include "codegen/common.h"
@@ -87,6 +88,8 @@ static const path_value path_values[] = {
     {"cb", SDK_CG_B_DTC_BOUND, 0, 1, 0, U_STEP_C, NULL},
     /* the [particle] parameters of the path (codegen.h), drawn by sdk_init */
     {"pp", SDK_CG_B_PPAR, 0, 1, 0, U_RO, NULL},
+    /* --adaptive: the step controller's rows (codegen/adaptive.c) */
+    {"ad", SDK_CG_B_ADAPT, 0, 1, 0, U_STEP, "sdk_ad%d"},
 };
 #define NPV (int)(sizeof path_values / sizeof path_values[0])
 
@@ -290,7 +293,7 @@ static void emit_step_fn(sdk_emit *em, const cu_adv *a, const sdk_strbuf *step, 
       sdk_em_printf(em, e->param, j);
     }
   }
-  if (bound || ev)
+  if (bound || ev || o->adaptive)
     sdk_em_puts(em, ", const sdk_i64 sdk_nstep, const sdk_u64 sdk_seed, const sdk_u64 sdk_gpath");
   emit_value_args(em, o);
   /* the step's absolute time and, with a period, its phase time */
@@ -298,7 +301,7 @@ static void emit_step_fn(sdk_emit *em, const cu_adv *a, const sdk_strbuf *step, 
   if (o->spp > 0) sdk_em_puts(em, ", const real sdk_tp0");
   for (int sl = 0; sl < a->nslot; sl++)
     sdk_em_printf(em, ", const real sdk_T%d_%d", a->slot_stage[sl], a->slot_k[sl]);
-  for (int j = 0; j < m->nnoise; j++)
+  for (int j = 0; j < m->nnoise && !o->adaptive; j++) /* (adaptive: the tree's, inside) */
     sdk_em_printf(em, ", const real sdk_z%d", j);
   sdk_em_puts(em, ") {\n");
   em->depth++;
@@ -414,7 +417,7 @@ static void hook_values(sdk_emit *em, const void *c) {
  * blocks (pass 1) or drawn directly. */
 static void emit_noise(sdk_emit *em, const cu_adv *a, int r) {
   const sdk_noise_type *nz = sdk_cg_noise(a->o);
-  for (int j = 0; j < a->o->model->nnoise; j++) {
+  for (int j = 0; j < a->o->model->nnoise && !a->o->adaptive; j++) {
     if (a->pass == 1) {
       int k = r * a->o->model->nnoise + j;
       sdk_em_line(em, "const real z0_%d = r0_%d[%d];", j, k >> 2, k & 3);
@@ -446,7 +449,7 @@ static void emit_step_call(sdk_emit *em, const cu_adv *a, int r) {
     snprintf(tstep, sizeof tstep, "(double)n");
   sdk_em_start(em, "sdk_step(");
   emit_value_refs(em, o, U_STEP, 0);
-  if (m->nbound > 0 || sdk_cg_has_events(m)) { /* the step's index: the hitting step is one more */
+  if (m->nbound > 0 || sdk_cg_has_events(m) || o->adaptive) { /* the step's index */
     if (a->pass == 1)
       sdk_em_printf(em, ", sdk_n + %d, sdk_seed, gp0", r);
     else
@@ -467,7 +470,7 @@ static void emit_step_call(sdk_emit *em, const cu_adv *a, int r) {
   }
   for (int sl = 0; sl < a->nslot; sl++)
     sdk_em_printf(em, ", T%d", sl);
-  for (int j = 0; j < m->nnoise; j++)
+  for (int j = 0; j < m->nnoise && !o->adaptive; j++)
     sdk_em_printf(em, ", z0_%d", j);
   sdk_em_puts(em, ");\n");
 }
@@ -627,8 +630,8 @@ void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
   const sdk_model *m = o->model;
   int nn = m->nnoise;
   cu_adv a = {.o = o};
-  a.G = nn > 0 ? 4 / gcd4(nn) : 1;
-  a.nblk_group = nn > 0 ? a.G * nn / 4 : 0;
+  a.G = nn > 0 && !o->adaptive ? 4 / gcd4(nn) : 1;
+  a.nblk_group = nn > 0 && !o->adaptive ? a.G * nn / 4 : 0;
   a.defer = o->compensate && o->comp_defer;
   /* time-only subexpressions from a per-phase table (periodic models) */
   sdk_cg_hoist h;
@@ -639,7 +642,10 @@ void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_emit se = sdk_em_child(em, &step); /* (the size cap) */
   se.depth = 3;
   sdk_cg_bound_pre(&se, o, 0);
-  o->scheme->emit_step(&se, o, h.enabled ? &h : NULL);
+  if (o->adaptive) /* (its noise from the Brownian tree, inside the step) */
+    sdk_cg_adaptive_step(&se, o, "sdk_nstep", "sdk_gpath", "sdk_seed");
+  else
+    o->scheme->emit_step(&se, o, h.enabled ? &h : NULL);
   sdk_cg_events(&se, o, "sdk_nstep", "sdk_gpath", "sdk_seed");
   sdk_cg_bound_post(&se, o, "sdk_nstep", "sdk_gpath", "sdk_seed", 0);
   for (int i = 0; i < SDK_MAX_STAGES; i++)

@@ -93,6 +93,13 @@ typedef struct sdk_codegen_opts {
    * with SDK_ERR_INTERRUPTED (a stop request, sdk_run_config.cancel) */
   int (*cancel)(void *user);
   void *cancel_user;
+  /* --adaptive (codegen/adaptive.c): each step n of dt is integrated by
+   * dyadic sub-steps dt 2^-l on the path's Brownian tree (rng/btree.h),
+   * l from adapt_lev0 (the first try) to adapt_levmax (dt-min), controlled
+   * by the scheme's embedded pair against rtol, atol.  0: fixed steps. */
+  int adaptive;
+  int adapt_lev0, adapt_levmax;
+  double rtol, atol;
 } sdk_codegen_opts;
 
 /* The noise source the steps draw from. */

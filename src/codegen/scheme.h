@@ -116,7 +116,17 @@ typedef struct sdk_scheme_type {
    * (weak2: the stochastic Heun method): that table, which the exact
    * recursions of the tests read (sdk_scheme_additive_form); else NULL. */
   const sdk_srk_table *additive_srk;
+  /* Adaptive steps (--adaptive, codegen/adaptive.c): the lower-order scheme
+   * of the embedded pair whose difference from this one estimates the local
+   * error, the noise kinds (SDK_NOISE_*) for which that estimate is valid,
+   * and its order q (estimate ~ h^q); NULL: no estimator. */
+  const struct sdk_scheme_type *embedded;
+  unsigned est_noise;
+  double est_order;
 } sdk_scheme_type;
+
+/* Euler-Maruyama (scheme_euler.c), the lower member of the embedded pairs. */
+extern const sdk_scheme_type sdk_scheme_euler;
 
 /* The SRK table a scheme's step is for additive noise: its own, or
  * additive_srk; NULL when neither. */

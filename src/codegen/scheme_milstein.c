@@ -34,4 +34,9 @@ const sdk_scheme_type sdk_scheme_milstein = {
     .noise = &sdk_noise_gaussian,
     .emit_step = sdk_srk_emit_step,
     .commutative = 1,
+    /* Milstein - Euler = 1/2 b db/dx (dW^2 - h): Euler's local error, O(h)
+     * (zero for additive noise, where the two are the same scheme) */
+    .embedded = &sdk_scheme_euler,
+    .est_noise = SDK_NOISE_DIAGONAL,
+    .est_order = 1,
 };

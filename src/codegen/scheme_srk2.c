@@ -50,4 +50,9 @@ const sdk_scheme_type sdk_scheme_srk2 = {
     .srk = &sdk_srk2_table,
     .noise = &sdk_noise_gaussian,
     .emit_step = sdk_srk_emit_step,
+    /* Heun - Euler = h/2 (a(H_2) - a(X_n)) = h/2 a' (a h + b dW) + ...: the
+     * local error of Euler for additive noise, O(h^{3/2}) */
+    .embedded = &sdk_scheme_euler,
+    .est_noise = SDK_NOISE_ADDITIVE,
+    .est_order = 1.5,
 };

@@ -166,7 +166,7 @@ static sdk_err diffusion_finish(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
 /* The series D_VAR, D_VAR_err per grid point, then (after two blank lines:
  * gnuplot's next index) the long-time value per grid point. */
 static sdk_err diffusion_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
-  char b1[32], b2[32], n1[80], n2[80];
+  char n1[80], n2[80];
   const sdk_dataset *t = sdk_store_find(&R->store, "diffusion/t");
   const sdk_dataset *dD = sdk_store_find(&R->store, "diffusion/D");
   const sdk_dataset *dE = sdk_store_find(&R->store, "diffusion/D_err");
@@ -184,14 +184,8 @@ static sdk_err diffusion_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
   SDK_CHECK(sdk_tsv_series(R, f, "diffusion", "\n\n", t->dims[t->rank - 1], sdk_ds_f64(t), 2, names,
                            cols, eb));
   fputs("\n\n", f);
-  SDK_CHECK(sdk_tsv_header(R, f, "diffusion", eb, "D_%s\tD_%s_err", vn, vn));
-  for (int64_t g = 0; g < R->ngrid; g++) {
-    sdk_tsv_grid_break(R, g, f);
-    sdk_tsv_coords(R, g, f);
-    fprintf(f, "%s\t%s\n", sdk_fmt_stat(b1, sdk_ds_f64(dv)[g]),
-            sdk_fmt_stat(b2, sdk_ds_f64(de)[g]));
-  }
-  return SDK_OK;
+  const double *vals[2] = {sdk_ds_f64(dv), sdk_ds_f64(de)};
+  return sdk_tsv_grid_rows(R, f, "diffusion", 2, names, vals, eb);
 }
 
 const sdk_obs_type sdk_obs_diffusion = {

@@ -77,6 +77,10 @@ typedef struct sdk_paths {
    * (0 alive, b + 1 absorbed at boundary b), followed by the hitting step
    * as step mod 2^20 and step >> 20 (codegen.h); -1 without boundaries */
   int bound_row;
+  /* --adaptive: the sdk_paths_rows row of the step controller's first row
+   * (codegen.h SDK_CG_ADAPT_ROWS: level, accepted, rejected, deepest level);
+   * -1 without */
+  int adapt_row;
   int carried; /* the carried rows (sdk_paths_carried_rows) */
   /* the values the module's user observables evaluate per path when more
    * than the model's (--dt-check: then the coupled differences, codegen.h),

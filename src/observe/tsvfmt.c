@@ -111,6 +111,26 @@ void sdk_tsv_coords(const sdk_results *R, int64_t g, FILE *f) {
   if (st) fprintf(f, "%lld\t", (long long)sdk_ds_i64(st)[g]);
 }
 
+sdk_err sdk_tsv_grid_rows(const sdk_results *R, FILE *f, const char *obs, int ncol,
+                          const char *const *names, const double *const *cols, sdk_errbuf *eb) {
+  sdk_strbuf h;
+  sdk_sb_init(&h);
+  for (int k = 0; k < ncol; k++)
+    sdk_sb_printf(&h, "%s%s", k ? "\t" : "", names[k]);
+  sdk_err e = h.oom ? SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory")
+                    : sdk_tsv_header(R, f, obs, eb, "%s", h.s ? h.s : "");
+  sdk_sb_free(&h);
+  SDK_CHECK(e);
+  char num[64];
+  for (int64_t g = 0; g < R->ngrid; g++) {
+    sdk_tsv_grid_break(R, g, f);
+    sdk_tsv_coords(R, g, f);
+    for (int k = 0; k < ncol; k++)
+      fprintf(f, "%s%c", sdk_fmt_stat(num, cols[k][g]), k + 1 < ncol ? '\t' : '\n');
+  }
+  return SDK_OK;
+}
+
 void sdk_tsv_grid_break(const sdk_results *R, int64_t g, FILE *f) {
   int last = R->nscan - 1;
   if (R->nscan == 2 && g > 0 && g % R->scan[1].n == 0) fputc('\n', f);

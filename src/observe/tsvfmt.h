@@ -67,6 +67,11 @@ sdk_err sdk_tsv_var_cols(const sdk_results *R, FILE *f, const char *group, const
  * "# block: NAME=VALUE ..." and apart from the one before by two blank lines
  * (gnuplot's index). */
 void sdk_tsv_grid_break(const sdk_results *R, int64_t g, FILE *f);
+/* A table of one row per grid point: the header (as sdk_tsv_header) of the
+ * ncol names, then per grid point (sdk_tsv_grid_break before it) its
+ * coordinates and the values of the columns, each a [grid] array. */
+sdk_err sdk_tsv_grid_rows(const sdk_results *R, FILE *f, const char *obs, int ncol,
+                          const char *const *names, const double *const *cols, sdk_errbuf *eb);
 double sdk_tsv_bin_edge(double lo, double hi, int64_t e, int64_t bins);
 
 #endif

@@ -45,6 +45,11 @@
  *     g0 = r cos(2 pi v), g1 = r sin(2 pi v);  g2, g3 likewise from (o2,o3).
  *   Gaussian k is g[k & 3].  Uniforms of a block use the same counter.
  *
+ *   Adaptive time steps (issue 30) draw the nodes of a path's virtual
+ *   Brownian tree (rng/btree.h, which documents the keying) from domain 0's
+ *   blocks [2^62 + 2^61 + 2^60, 2^63), by (path, base interval, node,
+ *   Wiener channel), apart from every other stream.
+ *
  * Uniform conversions U, both in the open interval (0,1):
  *   double: U(o) = (o + 0.5) * 2^-32                 in [2^-33, 1 - 2^-33]
  *   float:  U(o) = (o >> 9) * 2^-23 + 2^-24          in [2^-24, 1 - 2^-24]

@@ -301,7 +301,7 @@ static sdk_err grid_dt(const sdk_run_config *c, sdk_run *r, sdk_plan *p, int64_t
                        sdk_errbuf *eb) {
   const sdk_model *m = r->model;
   if (!m->period) {
-    r->dt[g] = c->dt > 0 ? c->dt : 0.01;
+    r->dt[g] = c->adaptive && c->dt_max > 0 ? c->dt_max : c->dt > 0 ? c->dt : 0.01;
     return SDK_OK;
   }
   grid_values(p, g, pv);
@@ -605,7 +605,9 @@ sdk_err sdk_run_config_observables(const sdk_run_config *c, const sdk_obs_type *
   *n = 0;
   for (int k = 0; sdk_registry_observables[k]; k++) {
     const sdk_obs_type *t = sdk_registry_observables[k];
-    if (t->flags & SDK_OBS_BY_OPTION) want[k] = !strcmp(t->name, "paths") && c->obs.nsave > 0;
+    if (t->flags & SDK_OBS_BY_OPTION)
+      want[k] = (!strcmp(t->name, "paths") && c->obs.nsave > 0) ||
+                (!strcmp(t->name, "adaptive") && c->adaptive);
     if (want[k]) out[(*n)++] = t;
   }
   return SDK_OK;
@@ -786,6 +788,7 @@ sdk_err sdk_plan_make(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_errb
   p->ppg = p->sys.particles > 1 ? c->paths * p->sys.particles : c->paths;
   if (c->window) SDK_CHECK(plan_window(c, p, eb));
   SDK_CHECK(sdk_plan_path_params(p, eb));
+  SDK_CHECK(sdk_plan_adaptive(p, eb));
   SDK_CHECK(sdk_plan_dt_check(p, eb));
   SDK_CHECK(sdk_plan_path_data(p, eb));
   plan_notices(c, r, p);
@@ -832,6 +835,7 @@ void sdk_plan_codegen_opts(const sdk_plan *p, sdk_target t, sdk_codegen_opts *o)
   o->path_param = p->pp_param;
   o->path_part = p->pp_part;
   o->init_given = sdk_init_given(c);
+  sdk_plan_adaptive_opts(p, o);
 }
 
 void sdk_grid_point_name(const sdk_results *R, int64_t g, char *buf, size_t n) {

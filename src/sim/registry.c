@@ -30,7 +30,8 @@
   X(tavg)                                                                                          \
   X(fpt)                                                                                           \
   X(acf)                                                                                           \
-  X(psd)
+  X(psd)                                                                                           \
+  X(adaptive)
 
 /* The backends (backend/NAME.c defines sdk_backend_NAME).  A test program
  * may compile this file with rows of its own (tests/backend_row.c). */

@@ -172,6 +172,7 @@ sdk_err sdk_run_rank(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) {
   *out = NULL;
   /* (runs over windows of paths, each one of these, the backend held
    * open between them) */
+  SDK_CHECK(sdk_adaptive_config(c, eb));
   int mlmc = c->mlmc > 0 || c->target_error > 0;
   if (mlmc || c->target_se != 0 || c->target_rse != 0) {
     const sdk_backend *be;

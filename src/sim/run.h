@@ -225,6 +225,12 @@ typedef struct sdk_run_config {
   /* a note said once when the run starts (the deprecated names of the
    * environment that the caller took: api/environment.c), or NULL */
   const char *env_note;
+  /* --adaptive (sim/adaptive.c, codegen/adaptive.c): steps per path,
+   * controlled to --rtol, --atol, between --dt-min and --dt-max (the step of
+   * the run's time grid), --dt the first try; 0: unset (rtol 1e-3, atol
+   * 1e-6, dt-min the Brownian tree's finest step, dt-max --dt) */
+  int adaptive;
+  double rtol, atol, dt_min, dt_max;
 } sdk_run_config;
 
 /* Defaults for every field. */

@@ -125,6 +125,12 @@ void sdk_plan_codegen_opts(const sdk_plan *p, sdk_target t, sdk_codegen_opts *o)
 /* --dt-check (dtcheck.c): its refusals and the observables' view of it (in
  * sdk_plan_make); the rows of the coarse path, once the paths exist */
 sdk_err sdk_plan_dt_check(sdk_plan *p, sdk_errbuf *eb);
+/* --adaptive (adaptive.c): the options it cannot be combined with (before
+ * any driver of windows takes the run), its refusals and levels, and the
+ * generator's options of it */
+sdk_err sdk_adaptive_config(const sdk_run_config *c, sdk_errbuf *eb);
+sdk_err sdk_plan_adaptive(sdk_plan *p, sdk_errbuf *eb);
+void sdk_plan_adaptive_opts(const sdk_plan *p, sdk_codegen_opts *o);
 void sdk_plan_dt_check_rows(sdk_plan *p, const sdk_codegen_opts *o);
 /* Parameters given per path (pathparams.c): their refusals (in
  * sdk_plan_make), and their values written into a shard's rows after

@@ -34,6 +34,15 @@ typedef long long sdk_i64;
 #ifdef SDK_KERNEL_FILE_jump_draws_h
 #include "../../src/codegen/kernels/event_draws.h"
 #endif
+/* adaptive.c (--adaptive): the Brownian tree, the step controller's levels
+ * and thresholds (its rows, SDK_ADAPT_ROW, are the driver's) */
+#include "../../src/rng/btree.h"
+#define SDK_ADAPT_LEV0 0
+#define SDK_ADAPT_LEVMAX 24
+#define SDK_ADAPT_GROW 0.2025
+#define SDK_ADAPT_SHRINK1 1.8
+#define SDK_ADAPT_SHRINK2 3.6
+#define SDK_ADAPT_SHRINK3 7.2
 #ifndef SDK_KERNEL_FILE_opaque_h /* (the CPU's definition: kernels/opaque.h) */
 #define SDK_OPQ(v) (v)
 #endif

@@ -1,0 +1,186 @@
+/* Adaptive time steps per path (issue 30, --adaptive).
+ *
+ * The plan's step dt is the largest step (dt-max), the base interval of the
+ * path's virtual Brownian tree (rng/btree.h): step n of the run, [n dt,
+ * (n + 1) dt], is taken as dyadic sub-steps h = dt 2^-l whose ends are
+ * multiples of h, l in [0, levmax], levmax = log2(dt / dt-min) <= the
+ * tree's depth.  The noise of a sub-step is the tree's increment over it,
+ * sdk_z_j = dW_j / sqrt(h), so a rejected sub-step is retried on the same
+ * Brownian path, refined by the bridge, and a value never depends on the
+ * steps tried before it: results are the same bits on any thread count,
+ * chunk size, rank layout, and after a resume (the controller's state is
+ * carried in rows of the state, SDK_CG_ADAPT_ROWS).  Every step n ends
+ * exactly at (n + 1) dt, so sample times, checkpoints and observables keep
+ * their meaning.
+ *
+ * Error estimate: the scheme's embedded pair (scheme.h: embedded,
+ * est_noise, est_order q): both take the sub-step from X_n with the same
+ * increments; the higher one's result is kept, the difference of the two,
+ *   err = max_v |X_v - E_v| / (atol + rtol max(|X_n,v|, |X_v|)),
+ * is the lower one's local error, of order h^q (milstein - euler for
+ * diagonal multiplicative Ito noise, q = 1; srk2 - euler for additive
+ * noise, q = 3/2).  The kept solution is one order better than the
+ * estimate (local extrapolation).
+ *
+ * The controller: the I controller h' = h * 0.9 err^(-1/q) on the dyadic
+ * grid.  A sub-step is accepted when err <= 1, or when h is already the
+ * smallest (dt-min: accepted whatever err, as fixed steps of dt-min would
+ * be); then the next try is 2 h when the factor is >= 2, err <= 0.45^q
+ * (and when the next point is a multiple of 2 h), else h.  A rejected
+ * sub-step is retried at h 2^-k, the smallest k in 1..4 with 2^-k at most
+ * the factor, err <= (0.9 2^k)^q.  The thresholds are constants of the
+ * source, so the decisions are comparisons, the same on every backend.  A
+ * NaN err is rejected down to dt-min, then accepted (the path blows up and
+ * is counted as the fixed steps' are). */
+#include "codegen/adaptive.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "codegen/codegen.h"
+#include "codegen/events.h"
+#include "codegen/scheme.h"
+#include "rng/btree.h"
+
+/* 0.9: the usual safety factor of step-size control */
+#define SAFETY 0.9
+
+/* does scheme s estimate its error for the model's kind of noise? */
+static int estimates(const sdk_scheme_type *s, const sdk_model *m) {
+  unsigned kind = m->multiplicative ? SDK_NOISE_DIAGONAL : SDK_NOISE_ADDITIVE;
+  return s->embedded && (s->est_noise & kind) && (s->noise_kinds & kind) &&
+         (!m->multiplicative || s->calculus == m->calculus);
+}
+
+sdk_err sdk_cg_adaptive_check(const sdk_codegen_opts *o, sdk_errbuf *eb) {
+  const sdk_model *m = o->model;
+  if (!o->adaptive) return SDK_OK;
+  const char *why = NULL;
+  if (o->sysmode || m->interacting)
+    why = "systems of interacting particles take their steps together";
+  else if (m->nbound > 0)
+    why = "[boundaries] need the bridge crossing probability in the step controller, which is "
+          "not done yet";
+  else if (sdk_cg_has_events(m))
+    why = "[jumps] and [dichotomous] noise have no Brownian-tree equivalent yet";
+  else if (sdk_cg_noise(o) != &sdk_noise_gaussian)
+    why = "the Brownian tree gives Gaussian increments only (no --noise)";
+  else if (o->dt_check)
+    why = "--dt-check couples fixed steps of dt and 2 dt";
+  else if (o->tavg)
+    why = "time averages (tavg) add the state after every fixed step";
+  else if (o->spp > 0 || o->dt_column >= 0)
+    why = "periodic models tabulate the drive at the fixed steps";
+  if (why) return SDK_FAIL(eb, SDK_ERR_USAGE, "--adaptive: %s", why);
+  if (!estimates(o->scheme, m)) {
+    char alt[160] = "";
+    size_t len = 0;
+    for (int i = 0; o->schemes && o->schemes[i] && len < sizeof alt; i++)
+      if (estimates(o->schemes[i], m))
+        len += (size_t)snprintf(alt + len, sizeof alt - len, "%s%s", len ? " or " : "",
+                                o->schemes[i]->name);
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "--adaptive: scheme %s has no error estimator for the %s noise of model "
+                    "'%s'%s%s",
+                    o->scheme->name, m->multiplicative ? "multiplicative" : "additive", m->name,
+                    alt[0] ? "; use --scheme " : "", alt);
+  }
+  if (o->adapt_lev0 < 0 || o->adapt_lev0 > o->adapt_levmax || o->adapt_levmax > SDK_BTREE_DEPTH ||
+      !(o->rtol > 0) || !(o->atol >= 0))
+    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "--adaptive: levels %d..%d, rtol %g, atol %g",
+                    o->adapt_lev0, o->adapt_levmax, o->rtol, o->atol);
+  return SDK_OK;
+}
+
+extern const char sdk_embedded_btree_h[], sdk_embedded_adapt_step_h[];
+
+/* "#define NAME VALUE" with a double literal */
+static void define_double(sdk_emit *em, const char *name, double v) {
+  sdk_em_start(em, "#define %s ", name);
+  sdk_em_double(em, v);
+  sdk_em_puts(em, "\n");
+}
+
+void sdk_cg_adaptive_head(sdk_emit *em, const sdk_codegen_opts *o) {
+  if (!o->adaptive) return;
+  sdk_em_puts(em, "#line 1 \"rng/btree.h\"\n");
+  sdk_em_puts(em, sdk_embedded_btree_h);
+  sdk_em_line_back(em);
+  /* the holes of kernels/adapt_step.h: the controller's rows as the driver
+   * holds them (cpu_paths.c: the block's arrays; cuda_paths.c: sdk_step's
+   * reference parameters), the levels and the thresholds (above) */
+  if (o->target == SDK_TARGET_CPU)
+    sdk_em_line(em, "#define SDK_ADAPT_ROW(k) ads[k][i]");
+  else
+    sdk_em_line(em, "#define SDK_ADAPT_ROW(k) sdk_ad##k");
+  sdk_em_line(em, "#define SDK_ADAPT_LEV0 %d", o->adapt_lev0);
+  sdk_em_line(em, "#define SDK_ADAPT_LEVMAX %d", o->adapt_levmax);
+  const double q = o->scheme->est_order;
+  define_double(em, "SDK_ADAPT_GROW", pow(SAFETY / 2, q));
+  for (int k = 1; k < 4; k++) {
+    char name[32];
+    snprintf(name, sizeof name, "SDK_ADAPT_SHRINK%d", k);
+    define_double(em, name, pow(SAFETY * (double)(1 << k), q));
+  }
+}
+
+/* The context of adapt_step.h's hooks. */
+typedef struct {
+  const sdk_codegen_opts *o;
+  const char *n, *path, *seed;
+} adapt_ctx;
+
+/* the sub-step's noise: the tree's increments (rng/btree.h) */
+static void hook_noise(sdk_emit *em, const void *c) {
+  const adapt_ctx *a = c;
+  int nn = a->o->model->nnoise;
+  for (int j = 0; j < nn; j++)
+    sdk_em_line(em,
+                "const real sdk_z%d = sdk_btree_incr(%s, %s, (sdk_u64)(%s), %d, %d, sdk_pos, "
+                "sdk_pos + sdk_hu) * sdk_zs;",
+                j, a->seed, a->path, a->n, nn, j);
+}
+
+/* the scheme's step and its embedded partner's from the same state, and
+ * the error norm of their difference */
+static void hook_pair(sdk_emit *em, const void *c) {
+  const sdk_codegen_opts *o = ((const adapt_ctx *)c)->o;
+  const int nv = o->model->nvars;
+  for (int v = 0; v < nv; v++)
+    sdk_em_line(em, "const real sdk_y%d = sdk_x%d;", v, v);
+  sdk_em_block(em); /* the kept step: the scheme's */
+  o->scheme->emit_step(em, o, NULL);
+  sdk_em_close(em);
+  for (int v = 0; v < nv; v++)
+    sdk_em_line(em, "real sdk_e%d;", v);
+  sdk_em_block(em); /* its embedded partner */
+  sdk_codegen_opts oe = *o;
+  oe.scheme = o->scheme->embedded;
+  for (int v = 0; v < nv; v++)
+    sdk_em_line(em, "real sdk_x%d = sdk_y%d;", v, v);
+  oe.scheme->emit_step(em, &oe, NULL);
+  for (int v = 0; v < nv; v++)
+    sdk_em_line(em, "sdk_e%d = sdk_x%d;", v, v);
+  sdk_em_close(em);
+  for (int v = 0; v < nv; v++) {
+    sdk_em_start(em, "sdk_err = fmax(sdk_err, fabs(sdk_x%d - sdk_e%d) / (", v, v);
+    sdk_em_double(em, o->atol);
+    sdk_em_puts(em, " + ");
+    sdk_em_double(em, o->rtol);
+    sdk_em_printf(em, " * fmax(fabs(sdk_y%d), fabs(sdk_x%d))));\n", v, v);
+  }
+}
+
+static void hook_back(sdk_emit *em, const void *c) {
+  const sdk_codegen_opts *o = ((const adapt_ctx *)c)->o;
+  for (int v = 0; v < o->model->nvars; v++)
+    sdk_em_line(em, "sdk_x%d = sdk_y%d;", v, v);
+}
+
+void sdk_cg_adaptive_step(sdk_emit *em, const sdk_codegen_opts *o, const char *n, const char *path,
+                          const char *seed) {
+  static const sdk_em_hook hooks[] = {
+      {"noise", hook_noise}, {"pair", hook_pair}, {"back", hook_back}};
+  const adapt_ctx c = {o, n, path, seed};
+  sdk_em_kernel_hooks(em, sdk_embedded_adapt_step_h, hooks, 3, &c);
+}

@@ -1,0 +1,70 @@
+#line 2 "kernels/adapt_step.h"
+/* One step n of dt (dt-max) of a path as adaptive dyadic sub-steps
+ * (codegen/adaptive.c explains the construction, the estimate and the
+ * controller): written by both drivers in place of the step's noise and the
+ * scheme's step, with the state in sdk_x<v>, the parameters, sdk_t0 (step
+ * n's time) and sdk_dt in scope.  Hooks (adaptive.c): noise (the Brownian
+ * tree's increments over the sub-step as sdk_z<j>, rng/btree.h), pair (the
+ * scheme's step from sdk_y<v> = sdk_x<v> and its embedded partner's, and
+ * their error norm sdk_err), back (sdk_x<v> = sdk_y<v>: a rejected
+ * sub-step).  Holes (adaptive.c, at the module's head): SDK_ADAPT_ROW(k)
+ * the controller's carried value k (codegen.h SDK_CG_ADAPT_ROWS),
+ * SDK_ADAPT_LEV0 and SDK_ADAPT_LEVMAX the levels of the first try and of
+ * dt-min, SDK_ADAPT_GROW the error below which the next try doubles,
+ * SDK_ADAPT_SHRINK1..3 those above which a retry is 2, 3, 4 levels finer;
+ * SDK_BTREE_DEPTH (rng/btree.h). */
+#ifdef SDK_KERNEL_ALONE
+static void sdk_adapt_alone_(real sdk_t0, real sdk_dt, real *sdk_row) {
+#define SDK_ADAPT_ROW(k) sdk_row[k]
+#endif
+  {
+    const double sdk_tb = sdk_t0, sdk_db = sdk_dt;
+    const double sdk_unit = 1.0 / (double)(1ull << SDK_BTREE_DEPTH);
+    /* the counts as two rows each, mod 2^20 and >> 20: exact in single
+     * precision too */
+    int sdk_lev = SDK_ADAPT_LEV0 + (int)SDK_ADAPT_ROW(0), sdk_ldeep = (int)SDK_ADAPT_ROW(5);
+    double sdk_nacc = SDK_ADAPT_ROW(1) + 1048576.0 * SDK_ADAPT_ROW(2);
+    double sdk_nrej = SDK_ADAPT_ROW(3) + 1048576.0 * SDK_ADAPT_ROW(4);
+    sdk_u64 sdk_pos = 0;
+    while (sdk_pos < (1ull << SDK_BTREE_DEPTH)) {
+      /* the sub-step's end must be a multiple of its length */
+      while (sdk_lev < SDK_ADAPT_LEVMAX &&
+             (sdk_pos & ((1ull << (SDK_BTREE_DEPTH - sdk_lev)) - 1u)) != 0u)
+        sdk_lev++;
+      const sdk_u64 sdk_hu = 1ull << (SDK_BTREE_DEPTH - sdk_lev);
+      {
+        const real sdk_dt = sdk_db * ((double)sdk_hu * sdk_unit);
+        const real sdk_sqdt = sqrt(sdk_dt);
+        const real sdk_t0 = sdk_tb + sdk_db * ((double)sdk_pos * sdk_unit);
+        /* z = dW / sqrt(h): the tree's B increment over the sub-step */
+        const double sdk_zs = 1.0 / sqrt((double)sdk_hu * sdk_unit);
+        double sdk_err = 0;
+        (void)sdk_sqdt, (void)sdk_t0, (void)sdk_zs;
+        SDK_HOOK(noise, sdk_pos, sdk_hu, sdk_zs);
+        SDK_HOOK(pair, sdk_dt, sdk_sqdt, sdk_t0, sdk_err);
+        if (sdk_err != sdk_err) sdk_err = 1e300; /* NaN: down to dt-min, then taken */
+        if (sdk_err <= 1 || sdk_lev >= SDK_ADAPT_LEVMAX) {
+          sdk_pos += sdk_hu;
+          sdk_nacc += 1;
+          if (sdk_lev > sdk_ldeep) sdk_ldeep = sdk_lev;
+          if (sdk_lev > 0 && sdk_err <= SDK_ADAPT_GROW) sdk_lev--;
+        } else {
+          SDK_HOOK(back);
+          sdk_nrej += 1;
+          sdk_lev += 1 + (sdk_err > SDK_ADAPT_SHRINK1) + (sdk_err > SDK_ADAPT_SHRINK2) +
+                     (sdk_err > SDK_ADAPT_SHRINK3);
+          if (sdk_lev > SDK_ADAPT_LEVMAX) sdk_lev = SDK_ADAPT_LEVMAX;
+        }
+      }
+    }
+    SDK_ADAPT_ROW(0) = (real)(sdk_lev - SDK_ADAPT_LEV0);
+    SDK_ADAPT_ROW(1) = (real)fmod(sdk_nacc, 1048576.0);
+    SDK_ADAPT_ROW(2) = (real)floor(sdk_nacc / 1048576.0);
+    SDK_ADAPT_ROW(3) = (real)fmod(sdk_nrej, 1048576.0);
+    SDK_ADAPT_ROW(4) = (real)floor(sdk_nrej / 1048576.0);
+    SDK_ADAPT_ROW(5) = (real)sdk_ldeep;
+  }
+#ifdef SDK_KERNEL_ALONE
+#undef SDK_ADAPT_ROW
+}
+#endif

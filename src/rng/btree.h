@@ -1,0 +1,132 @@
+/* A virtual Brownian tree: the Wiener path of a path's time line as a pure
+ * function of (seed, path, base interval, node), for adaptive time steps
+ * (issue 30).  Like rng/philox.h it compiles unchanged as C11, CUDA C++ and
+ * under NVRTC (where philox.h has been pasted before it and nothing is
+ * included).
+ *
+ * Construction (Levy's, as the virtual Brownian tree of Gaines & Lyons,
+ * SIAM J. Appl. Math. 57, 1455 (1997), and Li, Wong, Chen & Duvenaud,
+ * AISTATS 2020).  A path's time line is cut into base intervals of length
+ * Delta, interval n being [n Delta, (n + 1) Delta]; within one, W(n Delta +
+ * s Delta) - W(n Delta) = sqrt(Delta) B(s), s in [0, 1], with B a standard
+ * Brownian motion on [0, 1] that is fixed at the dyadic points
+ * s = i 2^-D, i = 0 .. 2^D (D = SDK_BTREE_DEPTH) by
+ *   B(0) = 0,  B(1) = z_0,
+ *   B(mid) = (B(lo) + B(hi)) / 2 + sqrt(hi - lo) / 2 * z_m
+ * for the midpoint of the dyadic interval j of level l, [j 2^-l, (j+1) 2^-l]
+ * (l = 0 .. D-1, node m = 2^l + j; the Brownian bridge: B(mid) given its
+ * ends is Gaussian with their mean and variance (hi - lo) / 4).  The z_m
+ * are independent standard Gaussians, so B has exactly the law of Brownian
+ * motion at those points, base intervals and channels are independent, and
+ * a value never depends on which others were asked for before: the
+ * increment over a step [t, t + h] with dyadic ends is the same whether the
+ * step was tried once or halved after rejections, on any thread, launch or
+ * MPI rank.  A value at level l costs l + 1 Gaussians (the descent from the
+ * root); an increment over an aligned dyadic step of length 2^-k costs at
+ * most 2 k + 1 (the common part of the two descents is walked once).
+ *
+ * The depth limit: steps are multiples of Delta 2^-D, so the smallest step
+ * an adaptive run may take (dt-min) is at least Delta 2^-D, Delta being the
+ * base interval (the largest step, dt-max); the plan refuses a dt-min below.
+ *
+ * Random numbers (the stream contract of rng/philox.h): z_m of channel c
+ * (of NW Wiener processes) in base interval n of path P is Gaussian
+ *   k = (n 2^D + m) NW + c
+ * of domain 0 offset by block SDK_BTREE_BLOCK0 = 2^62 + 2^61 + 2^60, i.e.
+ * lane k & 3 of block SDK_BTREE_BLOCK0 + (k >> 2) of path P, drawn by
+ * sdk_gauss2_d (its half (k >> 1) & 1).  The blocks stay in
+ * [2^62 + 2^61 + 2^60, 2^63), which no other stream reaches, when
+ * (n + 1) NW <= 2^(62 - D) (sdk_btree_fits).  Values are in double on
+ * every backend, so a single-precision kernel takes the same increments,
+ * rounded once. */
+#ifndef SDK_RNG_BTREE_H
+#define SDK_RNG_BTREE_H
+
+#ifndef SDK_RNG_PHILOX_H
+#include "philox.h" /* (its own folder: C, nvcc and the tests alike) */
+#endif
+
+/* Levels of the tree below the root: the finest step is Delta 2^-D. */
+#define SDK_BTREE_DEPTH 24
+/* The first Philox block of the tree's Gaussians (domain 0). */
+#define SDK_BTREE_BLOCK0 0x7000000000000000ull
+
+/* 1 when base intervals 0 .. nint - 1 of nw channels stay in the tree's
+ * block range (see above). */
+SDK_RNG_FN int sdk_btree_fits(sdk_u64 nint, sdk_u64 nw) {
+  return nw >= 1u && nw <= (1ull << 20) && nint <= ((1ull << (62 - SDK_BTREE_DEPTH)) / nw);
+}
+
+/* z_m of channel c (of nw) in base interval n of path `path` (see above). */
+SDK_RNG_FN double sdk_btree_z_(sdk_u64 seed, sdk_u64 path, sdk_u64 n, sdk_u32 nw, sdk_u32 c,
+                               sdk_u64 m) {
+  const sdk_u64 k = ((n << SDK_BTREE_DEPTH) + m) * nw + c;
+  double g[2];
+  sdk_gauss2_d(seed, path, SDK_BTREE_BLOCK0 + (k >> 2), 0u, (sdk_u32)(k >> 1) & 1u, g);
+  return g[k & 1u];
+}
+
+/* The standard deviation of the bridge at a midpoint of level l,
+ * sqrt(2^-l) / 2, exact to rounding for every l (a power of two, times
+ * sqrt(1/2) at odd levels). */
+SDK_RNG_FN double sdk_btree_sd_(int l) {
+  double p = 0.5;
+  for (int i = 0; i < (l >> 1); i++)
+    p *= 0.5;
+  return (l & 1) ? p * 0.70710678118654752440 : p;
+}
+
+/* B at position i (units 2^-D) from a node of level l whose ends lo, hi
+ * (units 2^-D) have the values blo, bhi, i in [lo, hi]. */
+SDK_RNG_FN double sdk_btree_descend_(sdk_u64 seed, sdk_u64 path, sdk_u64 n, sdk_u32 nw, sdk_u32 c,
+                                     sdk_u64 lo, sdk_u64 hi, double blo, double bhi, int l,
+                                     sdk_u64 i) {
+  while (i != lo && i != hi) {
+    const sdk_u64 mid = (lo + hi) >> 1;
+    const sdk_u64 m = (1ull << l) + (lo >> (SDK_BTREE_DEPTH - l));
+    const double bm = 0.5 * (blo + bhi) + sdk_btree_sd_(l) * sdk_btree_z_(seed, path, n, nw, c, m);
+    if (i < mid)
+      hi = mid, bhi = bm;
+    else
+      lo = mid, blo = bm;
+    l++;
+  }
+  return i == lo ? blo : bhi;
+}
+
+/* B(i 2^-D) of channel c (of nw) in base interval n of path `path`,
+ * i in [0, 2^D]: the standard Brownian motion of the interval (multiply by
+ * sqrt(Delta) for W). */
+SDK_RNG_FN double sdk_btree_b(sdk_u64 seed, sdk_u64 path, sdk_u64 n, sdk_u32 nw, sdk_u32 c,
+                              sdk_u64 i) {
+  const double b1 = sdk_btree_z_(seed, path, n, nw, c, 0u);
+  return sdk_btree_descend_(seed, path, n, nw, c, 0u, 1ull << SDK_BTREE_DEPTH, 0.0, b1, 0, i);
+}
+
+/* B(ib 2^-D) - B(ia 2^-D), 0 <= ia <= ib <= 2^D: the increment of the
+ * standard Brownian motion of base interval n over [ia, ib] (units 2^-D),
+ * bit for bit sdk_btree_b(ib) - sdk_btree_b(ia); the descents share their
+ * common part. */
+SDK_RNG_FN double sdk_btree_incr(sdk_u64 seed, sdk_u64 path, sdk_u64 n, sdk_u32 nw, sdk_u32 c,
+                                 sdk_u64 ia, sdk_u64 ib) {
+  sdk_u64 lo = 0u, hi = 1ull << SDK_BTREE_DEPTH;
+  double blo = 0.0, bhi = sdk_btree_z_(seed, path, n, nw, c, 0u);
+  int l = 0;
+  if (ia == ib) return 0.0;
+  for (;;) {
+    if (ia == lo && ib == hi) return bhi - blo;
+    const sdk_u64 mid = (lo + hi) >> 1;
+    const sdk_u64 m = (1ull << l) + (lo >> (SDK_BTREE_DEPTH - l));
+    const double bm = 0.5 * (blo + bhi) + sdk_btree_sd_(l) * sdk_btree_z_(seed, path, n, nw, c, m);
+    if (ib <= mid)
+      hi = mid, bhi = bm;
+    else if (ia >= mid)
+      lo = mid, blo = bm;
+    else
+      return sdk_btree_descend_(seed, path, n, nw, c, mid, hi, bm, bhi, l + 1, ib) -
+             sdk_btree_descend_(seed, path, n, nw, c, lo, mid, blo, bm, l + 1, ia);
+    l++;
+  }
+}
+
+#endif /* SDK_RNG_BTREE_H */

@@ -1,0 +1,97 @@
+/* --adaptive in the plan (issue 30): the options' checks, the levels of
+ * the dyadic sub-steps, and the refusals of what the adaptive steps cannot
+ * integrate (the generator's, codegen/adaptive.c, asked here so that a run
+ * stops before it starts).  The run's time grid has the step dt-max (the
+ * base interval of the Brownian tree, rng/btree.h); a step n of it is taken
+ * as sub-steps dt-max 2^-l, l in [lev0, levmax]: lev0 the first try (--dt,
+ * rounded down to such a step), levmax that of --dt-min (rounded up). */
+#include <math.h>
+
+#include "codegen/adaptive.h"
+#include "rng/btree.h"
+#include "sim/run_internal.h"
+
+/* 1e-12: a step given as dt-max 2^-l in decimal is that level */
+#define LEVEL_TOL 1e-12
+
+/* the level of the largest dyadic step dt 2^-l at most h */
+static int level_below(double dt, double h) {
+  int l = 0;
+  while (l < 64 && ldexp(dt, -l) > h * (1 + LEVEL_TOL))
+    l++;
+  return l;
+}
+
+static void levels(const sdk_plan *p, int *lev0, int *levmax) {
+  const sdk_run_config *c = p->c;
+  const double dt = p->run->dt[0];
+  *lev0 = c->dt > 0 ? level_below(dt, c->dt) : 0;
+  *levmax = SDK_BTREE_DEPTH;
+  if (c->dt_min > 0) { /* the deepest level whose step is at least dt-min */
+    int l = level_below(dt, c->dt_min);
+    *levmax = ldexp(dt, -l) < c->dt_min * (1 - LEVEL_TOL) ? l - 1 : l;
+  }
+}
+
+void sdk_plan_adaptive_opts(const sdk_plan *p, sdk_codegen_opts *o) {
+  const sdk_run_config *c = p->c;
+  o->adaptive = c->adaptive;
+  if (!c->adaptive) return;
+  levels(p, &o->adapt_lev0, &o->adapt_levmax);
+  /* (a path takes few sub-steps per step of dt: the state's update is not
+   * compensated, so that a rejected sub-step has only the state to undo) */
+  o->compensate = o->comp_defer = 0;
+  o->rtol = c->rtol > 0 ? c->rtol : 1e-3;
+  o->atol = c->atol > 0 ? c->atol : 1e-6;
+}
+
+sdk_err sdk_adaptive_config(const sdk_run_config *c, sdk_errbuf *eb) {
+  if (!c->adaptive) {
+    if (c->rtol > 0 || c->atol > 0 || c->dt_min > 0 || c->dt_max > 0)
+      return SDK_FAIL(eb, SDK_ERR_USAGE, "--rtol, --atol, --dt-min and --dt-max need --adaptive");
+    return SDK_OK;
+  }
+  const char *other = c->mlmc > 0                             ? "--mlmc"
+                      : c->target_error > 0                   ? "--target-error"
+                      : c->target_se > 0 || c->target_rse > 0 ? "--target-se/--target-rse"
+                      : c->dt_check                           ? "--dt-check"
+                      : c->window                             ? "windows of paths"
+                                                              : NULL;
+  if (other)
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "--adaptive cannot be combined with %s (yet)", other);
+  return SDK_OK;
+}
+
+sdk_err sdk_plan_adaptive(sdk_plan *p, sdk_errbuf *eb) {
+  const sdk_run_config *c = p->c;
+  SDK_CHECK(sdk_adaptive_config(c, eb));
+  if (!c->adaptive) return SDK_OK;
+  const double dt = p->run->dt[0], finest = ldexp(dt, -SDK_BTREE_DEPTH);
+  if (c->dt_max > 0 && dt != c->dt_max) /* (--sample-times chose another time grid) */
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "--dt-max %.15g: the --sample-times are not whole steps of it (dt-max "
+                    "%.15g would be)",
+                    c->dt_max, dt);
+  if (c->dt_max > 0 && c->dt > c->dt_max)
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "--dt %.15g (the first try) is larger than --dt-max %.15g",
+                    c->dt, c->dt_max);
+  if (c->dt_min > 0 && c->dt_min > dt)
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "--dt-min %.15g is larger than --dt-max %.15g", c->dt_min,
+                    dt);
+  if (c->dt_min > 0 && c->dt_min < finest * (1 - LEVEL_TOL))
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "--dt-min %.15g is below the Brownian tree's finest step, dt-max 2^-%d = "
+                    "%.15g (rng/btree.h): give a larger --dt-min or --dt-max",
+                    c->dt_min, SDK_BTREE_DEPTH, finest);
+  sdk_codegen_opts o;
+  sdk_plan_codegen_opts(p, SDK_TARGET_CPU, &o);
+  if (o.adapt_lev0 > o.adapt_levmax)
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "--dt %.15g (the first try) is below --dt-min %.15g", c->dt,
+                    c->dt_min);
+  if (!sdk_btree_fits((sdk_u64)p->nsteps, (sdk_u64)(o.model->nnoise > 0 ? o.model->nnoise : 1)))
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "--adaptive: %lld steps of dt-max with %d noises exceed the Brownian tree's "
+                    "random numbers (at most 2^%d steps x noises): give a larger --dt-max",
+                    (long long)p->nsteps, o.model->nnoise, 62 - SDK_BTREE_DEPTH);
+  return sdk_cg_adaptive_check(&o, eb);
+}
