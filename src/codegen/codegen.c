@@ -10,6 +10,7 @@
 #include "codegen/correction.h"
 #include "codegen/drivers.h"
 #include "codegen/emit.h"
+#include "codegen/resets.h"
 #include "codegen/sys.h"
 
 /* Every name that reaches the source must be an identifier (the model parser
@@ -103,6 +104,14 @@ static sdk_err check_scheme(const sdk_codegen_opts *o, sdk_errbuf *eb) {
                     "model '%s' has [boundaries]: they are not supported for systems of particles "
                     "(--particles) yet",
                     m->name);
+  if (m->nevent > 0 && (o->sysmode || o->dt_check))
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "model '%s' has [events]: not supported with %s", m->name,
+                    o->sysmode ? "systems of particles (--particles)" : "--dt-check");
+  if (m->nevent > 0 && !can_bound(s))
+    return SDK_FAIL(
+        eb, SDK_ERR_USAGE,
+        "scheme %s does not support [events] (it leaves no noise for the bridge); use %s", s->name,
+        able(o, can_bound, 0, alt, sizeof alt));
   if (m->nbound > 0 && !can_bound(s))
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "scheme %s does not support [boundaries] (absorbing and reflecting); use %s",
@@ -142,6 +151,9 @@ void sdk_cg_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l) {
   l->tavg = l->total;
   l->ntavg = o->tavg && !o->sysmode ? o->model->nobs + nv : 0;
   l->total += 2 * l->ntavg;
+  l->evt = -1;
+  l->nevt = o->sysmode ? 0 : o->model->nevent * SDK_CG_RESET_ROWS;
+  if (l->nevt > 0) l->evt = l->total, l->total += l->nevt;
   l->dtc = l->dtc_comp = l->dtc_z = l->dtc_d0 = l->dtc_tavg = l->dtc_bound = -1;
   if (!o->dt_check || o->sysmode) {
     ppar_rows(o, l);
@@ -206,6 +218,7 @@ int sdk_cg_block(const sdk_cg_row_layout *l, int nnoise, int b, int *n) {
   case SDK_CG_B_DTC_TAVG: first = l->dtc_tavg, *n = l->ntavg; break;
   case SDK_CG_B_DTC_BOUND: first = l->dtc_bound, *n = SDK_CG_BOUND_ROWS; break;
   case SDK_CG_B_PPAR: first = l->ppar, *n = l->nppar; break;
+  case SDK_CG_B_EVENTS: first = l->evt, *n = l->nevt; break;
   }
   if (first < 0) *n = 0;
   return first;

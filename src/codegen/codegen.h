@@ -110,6 +110,8 @@
  *                            (boundary.c): status (0 alive, b + 1 absorbed
  *                            at boundary b), hitting step mod 2^20, hitting
  *                            step >> 20 (integers below 2^24: exact as floats)
+ *   [evt, evt + nevt)        with [events] after the time averages (below):
+ *                            their records (resets.c)
  *   [tavg, tavg + 2 ntavg)   time-average accumulators (opts.tavg), present
  *                            only when time averages are asked for: for
  *                            quantity j (j < nobs: user observable j, then
@@ -173,6 +175,8 @@ typedef struct sdk_cg_row_layout {
   int bound; /* first boundary row (status, step mod 2^20, step >> 20), -1 without */
   int tavg;  /* first time-average row (2 ntavg of them) */
   int ntavg; /* time-averaged quantities: 0 without */
+  int evt;   /* [events]: first row of their records (resets.h), -1 without */
+  int nevt;  /* their rows: SDK_CG_RESET_ROWS per event */
   /* --dt-check (opts.dt_check), the coupled coarse path, -1 without: */
   int dtc;       /* its variables (nvars rows) */
   int dtc_comp;  /* its carried errors (nvars rows; -1 without compensation) */
@@ -204,7 +208,8 @@ enum {
   SDK_CG_B_DTC_D0,
   SDK_CG_B_DTC_TAVG,
   SDK_CG_B_DTC_BOUND,
-  SDK_CG_B_PPAR
+  SDK_CG_B_PPAR,
+  SDK_CG_B_EVENTS
 };
 /* The first row of block b (SDK_CG_B_*) and *n, its number of values (of
  * rows, but 2 ntavg rows hold ntavg pairs); *n = 0 where it is absent. */

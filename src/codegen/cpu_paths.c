@@ -16,6 +16,7 @@
 #include "codegen/drivers.h"
 #include "codegen/events.h"
 #include "codegen/expr_emit.h"
+#include "codegen/resets.h"
 
 extern const char sdk_embedded_init_h[], sdk_embedded_advance_h[];
 
@@ -224,7 +225,14 @@ static void emit_body(const sdk_emit *em, sdk_strbuf *body, size_t *split,
     sdk_cg_bound_pre(&be, o, 1);
     sdk_cg_bound_lane_decls(&be, o);
   }
+  sdk_cg_resets_pre(&be, o);
   o->scheme->emit_step(&be, o, h);
+  if (o->model->nevent > 0) { /* the path's [events] rows (resets.h) */
+    sdk_cg_row_layout l;
+    sdk_cg_rows(o, &l);
+    sdk_em_line(&be, "real *const sdk_er = st + (sdk_i64)%d * npad + p0 + i;", l.evt);
+    sdk_em_line(&be, "const sdk_i64 sdk_ern = npad;");
+  }
   sdk_cg_events(&be, o, "n", "(sdk_u64)(path0 + p0 + i)", "sdk_seed");
   if (bound) {
     sdk_cg_bound_post(&be, o, "n", "(sdk_u64)(path0 + p0 + i)", "sdk_seed", 1);

@@ -119,7 +119,8 @@ enum {
   SDK_OBS_MOMENTS_NOW = 64,   /* its sample reads the variables' moments (moments_now) */
   SDK_OBS_BOUNDARIES = 128,   /* needs a model with [boundaries] (fpt) */
   SDK_OBS_OBSERVE_NOW = 256,  /* its sample reads the user observables' moments (observe_now) */
-  SDK_OBS_BIAS = 512          /* its values get their time-step bias (--dt-check, bias.h) */
+  SDK_OBS_BIAS = 512,         /* its values get their time-step bias (--dt-check, bias.h) */
+  SDK_OBS_EVENTS = 1024       /* needs a model with [events] (events) */
 };
 
 typedef struct sdk_obs_type {

@@ -258,6 +258,7 @@ static sdk_err make_paths(sdk_plan *p, sdk_errbuf *eb) {
   sdk_cg_rows(&o, &rows);
   /* (sdk_paths_rows counts the drift mark as row nvars) */
   p->paths.bound_row = rows.bound >= 0 ? rows.bound + 1 : -1;
+  p->paths.event_row = rows.evt >= 0 ? rows.evt + 1 : -1;
   sdk_plan_dt_check_rows(p, &o);
   return sdk_program_upload_init(p, eb);
 }

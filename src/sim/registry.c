@@ -28,7 +28,8 @@
   X(range)                                                                                         \
   X(expr)                                                                                          \
   X(tavg)                                                                                          \
-  X(fpt)
+  X(fpt)                                                                                           \
+  X(events)
 
 /* The backends (backend/NAME.c defines sdk_backend_NAME).  A test program
  * may compile this file with rows of its own (tests/backend_row.c). */
