@@ -225,21 +225,6 @@ static sdk_err ev_finish(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
-/* the event names of the results (the group attribute), split */
-static int event_names(const sdk_results *R, char names[][64], int max) {
-  const sdk_group_attrs *ga = sdk_store_group(&R->store, "events");
-  const sdk_attr *a = ga ? sdk_attr_find(ga->attr, ga->nattr, "events") : NULL;
-  if (!a || a->kind != SDK_ATTR_STR) return 0;
-  int n = 0;
-  const char *s = a->s;
-  while (*s && n < max) {
-    size_t k = strcspn(s, ",");
-    snprintf(names[n++], 64, "%.*s", (int)(k < 63 ? k : 63), s);
-    s += k + (s[k] == ',');
-  }
-  return n;
-}
-
 static const char *const VALS[] = {"count",        "count_err",       "rate",
                                    "rate_err",     "interval_mean",   "interval_mean_err",
                                    "interval_var", "interval_var_err"};
@@ -249,7 +234,7 @@ static const char *const VALS[] = {"count",        "count_err",       "rate",
  * event's values, then per grid point and event the interval histogram. */
 static sdk_err ev_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
   char names[SDK_MODEL_MAX_BOUNDARIES][64], path[64], num[64];
-  int ne = event_names(R, names, SDK_MODEL_MAX_BOUNDARIES);
+  int ne = sdk_obs_group_names(R, "events", "events", names, SDK_MODEL_MAX_BOUNDARIES);
   const double *v[NVALS];
   for (int j = 0; j < NVALS; j++) {
     snprintf(path, sizeof path, "events/%s", VALS[j]);
