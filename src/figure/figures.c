@@ -29,6 +29,8 @@ static const sdk_picture PICTURES[] = {
     {"paths", "the saved sample paths over time", sdk_pic_has_paths, sdk_pic_paths, "density", 0},
     {"order", "the order parameter r(t) and the mean phase psi(t)", sdk_pic_has_order,
      sdk_pic_order, NULL, 0},
+    {"events", "interval histograms between events; in a scan mean intervals and rates",
+     sdk_pic_has_events, sdk_pic_events, NULL, 0},
 };
 #define NPIC ((int)(sizeof PICTURES / sizeof PICTURES[0]))
 _Static_assert(sizeof PICTURES / sizeof PICTURES[0] <= SDK_FIGS_MAX, "SDK_FIGS_MAX too small");

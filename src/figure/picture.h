@@ -80,6 +80,8 @@ int sdk_pic_has_fpt(const sdk_plotfile *pf);
 sdekit_status sdk_pic_fpt(sdk_plot *p);
 int sdk_pic_has_tavg(const sdk_plotfile *pf);
 sdekit_status sdk_pic_tavg(sdk_plot *p);
+int sdk_pic_has_events(const sdk_plotfile *pf);
+sdekit_status sdk_pic_events(sdk_plot *p);
 /* --show NAME: any dataset by its shape (picture_show.c); the name must be
  * a dataset of the file (sdk_pic_show_check says which there are). */
 sdekit_status sdk_pic_show_check(const sdk_plotfile *pf, const char *name, sdekit_error *err);
