@@ -100,6 +100,13 @@ static sdk_err ev_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
                     "[events] spike = when v >= 1 : v = 0)",
                     m->name);
   SDK_CHECK(sdk_obs_no_windows(c, "events", "its interval folds are not continued", eb));
+  /* a path's bin counts are `real` rows, exact below 2^24 in single
+   * precision, and a run of n steps fires an event at most n times */
+  if (c->R->precision && !strcmp(c->R->precision, "single") && c->R->nsteps >= (1 << 24))
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "--observe events: %lld steps in single precision could count more than 2^24 "
+                    "intervals in one bin of a path (inexact); use --precision double",
+                    (long long)c->R->nsteps);
   state *st = calloc(1, sizeof *st);
   *out = st;
   if (!st) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory for events");

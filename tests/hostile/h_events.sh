@@ -60,6 +60,8 @@ printf '%s\n' '[model]' 'name = e' 'vars = x' '[drift]' 'x = 1' '[noise]' 'x = 1
   '[boundaries]' 'b = absorb x <= -1' '[events]' 'a = when x >= 1 : x = 0' >"$W/bnd.sde"
 expect_error with-boundaries 2 "bnd\.sde:11: \[events\] are not supported with \[boundaries\]" \
   run "$W/bnd.sde" $R -o "$T/a.tsv"
+expect_error single-too-long 2 "--observe events: 20000000 steps in single precision .*use --precision double" \
+  run "$W/ok.sde" --paths 16 --dt 1e-6 --t-end 20 --observe events -o "$T/a.tsv"
 check nothing-written [ ! -e "$T/a.tsv" ]
 # the good model runs and counts
 run_sdk run "$W/ok.sde" $R --observe events -o "$T/ok.tsv"
