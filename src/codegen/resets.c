@@ -54,10 +54,9 @@
  * Random numbers: Philox (rng/philox.h) with domain 0's counter, event k at
  * step n of path P: blocks 2^61 + 2^56 + 2 (n NEV + k) and the next one
  * (NEV the events of the model; kernels/reset_draws.h says which words),
- * in [2^61 + 2^56, 2^61 + 2^57) for n < 2^51 / NEV: above the coarse path's
- * bridge ([2^61, 2^61 + 2^55)), below the boundaries' and the other
- * events' ranges (>= 2^62); drawn only where needed, so every value
- * depends on (seed, path, step) alone. */
+ * in [2^61 + 2^56, 2^61 + 2^57) while n NEV < 2^55 (steps below 2^44, NEV <= 8): above the coarse
+ * path's bridge ([2^61, 2^61 + 2^55)), below the boundaries' and the other events' ranges (>=
+ * 2^62); drawn only where needed, so every value depends on (seed, path, step) alone. */
 #include "codegen/resets.h"
 
 #include <stdio.h>

@@ -158,7 +158,14 @@ static int inside(const sdk_boundary *b, double x, double e) {
   return b->upper ? (b->strict ? x > e : x >= e) : (b->strict ? x < e : x <= e);
 }
 
-int sdk_model_check_events(const sdk_model *m, const double *pv, char *why, size_t nwhy) {
+int sdk_model_check_events(const sdk_model *m, const double *pv, int64_t nsteps, char *why,
+                           size_t nwhy) {
+  if (m->nevent > 0 && nsteps >= (int64_t)1 << 44)
+    return snprintf(why, nwhy,
+                    "%s:%d: [events]: a run with events takes fewer than 2^44 steps (their records "
+                    "and random numbers; %lld asked)",
+                    m->path, m->event[0].line, (long long)nsteps),
+           -1;
   for (int i = 0; i < m->nevent; i++) {
     const sdk_event *ev = &m->event[i];
     const sdk_boundary *b = &ev->cond;

@@ -290,9 +290,11 @@ int sdk_model_correlation(const sdk_model *m, const double *pv, double *c, doubl
 int sdk_model_check_boundaries(const sdk_model *m, const double *pv, char *why, size_t nwhy);
 /* The levels of [events] at parameter values pv: 0 when each is finite and
  * no reset of an event's variable to a value in the parameters alone
- * leaves it inside COND (a reset that could never end), else -1 with the
- * reason in why. */
-int sdk_model_check_events(const sdk_model *m, const double *pv, char *why, size_t nwhy);
+ * leaves it inside COND (a reset that could never end), and a run of
+ * nsteps < 2^44 steps (the rows' step numbers, the keying of the draws),
+ * else -1 with the reason in why. */
+int sdk_model_check_events(const sdk_model *m, const double *pv, int64_t nsteps, char *why,
+                           size_t nwhy);
 
 /* Load a model.  A path (anything with a '/' or ending in ".sde") is read
  * as given.  A bare name is looked up as NAME.sde in the directories of

@@ -560,7 +560,7 @@ static sdk_err plan_noises(const sdk_run *r, const sdk_plan *p, sdk_errbuf *eb) 
     if (sdk_model_check_noises(m, pv, r->dt[p->dt_column >= 0 ? g : 0], p->nsteps, why,
                                sizeof why) ||
         sdk_model_check_boundaries(m, pv, why, sizeof why) ||
-        sdk_model_check_events(m, pv, why, sizeof why)) {
+        sdk_model_check_events(m, pv, p->nsteps, why, sizeof why)) {
       char name[280];
       sdk_grid_point_name(&r->r, g, name, sizeof name);
       e = SDK_FAIL(eb, SDK_ERR_USAGE, "%s (at %s)", why, name);
