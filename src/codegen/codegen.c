@@ -104,9 +104,14 @@ static sdk_err check_scheme(const sdk_codegen_opts *o, sdk_errbuf *eb) {
                     "model '%s' has [boundaries]: they are not supported for systems of particles "
                     "(--particles) yet",
                     m->name);
-  if (m->nevent > 0 && (o->sysmode || o->dt_check))
-    return SDK_FAIL(eb, SDK_ERR_USAGE, "model '%s' has [events]: not supported with %s", m->name,
-                    o->sysmode ? "systems of particles (--particles)" : "--dt-check");
+  /* (time averages: the CPU driver adds them in its vector loop, before
+   * the resets of its scalar pass, resets.h) */
+  if (m->nevent > 0 && (o->sysmode || o->dt_check || o->tavg))
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "model '%s' has [events]: not supported with %s yet",
+                    m->name,
+                    o->sysmode    ? "systems of particles (--particles)"
+                    : o->dt_check ? "--dt-check"
+                                  : "time averages (--observe tavg)");
   if (m->nevent > 0 && !can_bound(s))
     return SDK_FAIL(
         eb, SDK_ERR_USAGE,

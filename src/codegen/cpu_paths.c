@@ -227,12 +227,6 @@ static void emit_body(const sdk_emit *em, sdk_strbuf *body, size_t *split,
   }
   sdk_cg_resets_pre(&be, o);
   o->scheme->emit_step(&be, o, h);
-  if (o->model->nevent > 0) { /* the path's [events] rows (resets.h) */
-    sdk_cg_row_layout l;
-    sdk_cg_rows(o, &l);
-    sdk_em_line(&be, "real *const sdk_er = st + (sdk_i64)%d * npad + p0 + i;", l.evt);
-    sdk_em_line(&be, "const sdk_i64 sdk_ern = npad;");
-  }
   sdk_cg_events(&be, o, "n", "(sdk_u64)(path0 + p0 + i)", "sdk_seed");
   if (bound) {
     sdk_cg_bound_post(&be, o, "n", "(sdk_u64)(path0 + p0 + i)", "sdk_seed", 1);
@@ -283,6 +277,9 @@ static void emit_substeps(sdk_emit *em, const sdk_codegen_opts *o) {
     if (o->dt_check) sdk_em_line(em, "real cbpr[%d][SDK_BLK];", o->model->nbound);
     sdk_em_line(em, "int sdk_anyp = 0;");
     sdk_em_line(em, "#pragma omp simd reduction(|:sdk_anyp)");
+  } else if (o->model->nevent > 0) { /* (resets.h: the scalar pass below) */
+    sdk_cg_resets_lane_decls(em, o);
+    sdk_em_line(em, "#pragma omp simd reduction(|:sdk_anye)");
   } else {
     sdk_em_line(em, "#pragma omp simd");
   }
@@ -304,6 +301,8 @@ static void emit_substeps(sdk_emit *em, const sdk_codegen_opts *o) {
     }
     sdk_em_close(em);
   }
+  if (o->model->nevent > 0)
+    sdk_cg_resets_scalar(em, o, "n", "(sdk_u64)(path0 + p0 + i)", "sdk_seed");
   if (h.enabled) sdk_em_line(em, "}");
   sdk_em_close(em);
 }

@@ -63,6 +63,7 @@
 
 #include "codegen/boundary.h"
 #include "codegen/codegen.h"
+#include "codegen/common.h"
 #include "codegen/events.h"
 #include "codegen/expr_emit.h"
 
@@ -125,10 +126,98 @@ static void emit_detect(sdk_emit *em, const sdk_codegen_opts *o, int k, const ch
   sdk_em_close(em);
 }
 
+/* CPU, in the vector loop: x_n and w of each event's variable into the
+ * block's arrays sdk_evx / sdk_evw (by event) and whether some event may
+ * have fired (sdk_rs_cross's own tests: inside at the step end, or a bridge
+ * probability above e^-50) into sdk_evc[i] and sdk_anye; the rest is the
+ * scalar pass's (a draw or a record in the vector loop would make every lane
+ * pay it: 20x slower, like boundary.c's bridge draws). */
+static void emit_lane(sdk_emit *em, const sdk_codegen_opts *o) {
+  const sdk_model *m = o->model;
+  sdk_em_line(em, "int sdk_c = 0;");
+  for (int k = 0; k < m->nevent; k++) {
+    const sdk_boundary *b = &m->event[k].cond;
+    int v = b->var, bv = sdk_cg_bridge_var(o, v);
+    char w[32];
+    snprintf(w, sizeof w, bv ? "sdk_bw%d" : "0", v);
+    sdk_em_line(em, "sdk_evx[%d][i] = sdk_ex%d; sdk_evw[%d][i] = %s;", k, v, k, w);
+    sdk_em_block(em);
+    sdk_em_start(em, "const real sdk_e = ");
+    sdk_cg_expr(em, o, b->level, m->event[k].line);
+    sdk_em_puts(em, ";\n");
+    char x0[32], x1[32];
+    snprintf(x0, sizeof x0, "sdk_ex%d", v);
+    snprintf(x1, sizeof x1, "sdk_x%d", v);
+    sdk_em_line(em, "const double sdk_d0 = (double)%s - (double)%s;", b->upper ? "sdk_e" : x0,
+                b->upper ? x0 : "sdk_e");
+    sdk_em_line(em, "const double sdk_d1 = (double)%s - (double)%s;", b->upper ? "sdk_e" : x1,
+                b->upper ? x1 : "sdk_e");
+    sdk_em_line(em, "const double sdk_w = (double)sdk_evw[%d][i], sdk_a = 2 * sdk_d0 * sdk_d1;", k);
+    sdk_em_line(em,
+                "sdk_c |= !(sdk_ex%d %s sdk_e) && ((sdk_x%d %s sdk_e) || (%d && sdk_w * sdk_w > 0 "
+                "&& sdk_a < 50 * (sdk_w * sdk_w)));",
+                v, op_of(b), v, op_of(b), o->bridge && bv);
+    sdk_em_close(em);
+  }
+  sdk_em_line(em, "sdk_evc[i] = sdk_c;");
+  sdk_em_line(em, "sdk_anye |= sdk_c;");
+}
+
+static void emit_full(sdk_emit *em, const sdk_codegen_opts *o, const char *step, const char *path,
+                      const char *seed);
+
 void sdk_cg_resets(sdk_emit *em, const sdk_codegen_opts *o, const char *step, const char *path,
                    const char *seed) {
+  if (o->model->nevent == 0) return;
+  if (o->target == SDK_TARGET_CPU)
+    emit_lane(em, o);
+  else
+    emit_full(em, o, step, path, seed);
+}
+
+void sdk_cg_resets_lane_decls(sdk_emit *em, const sdk_codegen_opts *o) {
+  int ne = o->model->nevent;
+  sdk_em_line(em, "real sdk_evx[%d][SDK_BLK], sdk_evw[%d][SDK_BLK];", ne, ne);
+  sdk_em_line(em, "int sdk_evc[SDK_BLK];");
+  sdk_em_line(em, "int sdk_anye = 0;");
+}
+
+void sdk_cg_resets_scalar(sdk_emit *em, const sdk_codegen_opts *o, const char *step,
+                          const char *path, const char *seed) {
   const sdk_model *m = o->model;
-  if (m->nevent == 0) return;
+  sdk_cg_row_layout l;
+  sdk_cg_rows(o, &l);
+  sdk_em_open(em, "if (sdk_anye)");
+  sdk_em_open(em, "for (int i = 0; i < SDK_BLK; i++)");
+  sdk_em_line(em, "if (!sdk_evc[i]) continue;");
+  sdk_cg_params(em, o, "spv[%d][i]");
+  sdk_cg_ppar_bind(em, o, "pps[%d][i]");
+  for (int v = 0; v < m->nvars; v++)
+    sdk_em_line(em, "real sdk_x%d = xs[%d][i];", v, v);
+  for (int v = 0; o->compensate && v < m->nvars; v++)
+    sdk_em_line(em, "real sdk_c%d = cs[%d][i];", v, v);
+  for (int k = 0; k < m->nevent; k++) {
+    int v = m->event[k].cond.var;
+    if (seen(m, k, v)) continue;
+    sdk_em_line(em, "const real sdk_ex%d = sdk_evx[%d][i], sdk_bw%d = sdk_evw[%d][i];", v, k, v, k);
+    sdk_em_line(em, "(void)sdk_bw%d;", v);
+  }
+  sdk_em_line(em, "real *const sdk_er = st + (sdk_i64)%d * npad + p0 + i;", l.evt);
+  sdk_em_line(em, "const sdk_i64 sdk_ern = npad;");
+  emit_full(em, o, step, path, seed);
+  for (int v = 0; v < m->nvars; v++)
+    sdk_em_line(em, "xs[%d][i] = sdk_x%d;", v, v);
+  for (int v = 0; o->compensate && v < m->nvars; v++)
+    sdk_em_line(em, "cs[%d][i] = sdk_c%d;", v, v);
+  sdk_em_close(em);
+  sdk_em_close(em);
+}
+
+/* the detection, the resets and the records (CUDA: in the step; CPU: in
+ * the scalar pass) */
+static void emit_full(sdk_emit *em, const sdk_codegen_opts *o, const char *step, const char *path,
+                      const char *seed) {
+  const sdk_model *m = o->model;
   sdk_em_block(em);
   for (int k = 0; k < m->nevent; k++)
     sdk_em_line(em, "int sdk_f%d = 0; double sdk_th%d = 1;", k, k);

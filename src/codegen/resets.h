@@ -24,6 +24,13 @@ void sdk_cg_resets_pre(sdk_emit *em, const sdk_codegen_opts *o);
  * event row and the distance between rows). */
 void sdk_cg_resets(sdk_emit *em, const sdk_codegen_opts *o, const char *step, const char *path,
                    const char *seed);
+/* CPU: sdk_cg_resets leaves in the vector loop only whether an event may
+ * have fired (and x_n, w) in the block's arrays these declare (before the
+ * loop); the scalar pass after it (i over SDK_BLK, the state in xs / cs)
+ * does the rest for those paths. */
+void sdk_cg_resets_lane_decls(sdk_emit *em, const sdk_codegen_opts *o);
+void sdk_cg_resets_scalar(sdk_emit *em, const sdk_codegen_opts *o, const char *step,
+                          const char *path, const char *seed);
 /* In sdk_init: the event rows at 0. */
 void sdk_cg_resets_init(sdk_emit *em, const sdk_codegen_opts *o);
 

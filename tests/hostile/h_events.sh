@@ -64,6 +64,8 @@ expect_error single-too-long 2 "--observe events: 20000000 steps in single preci
   run "$W/ok.sde" --paths 16 --dt 1e-6 --t-end 20 --observe events -o "$T/a.tsv"
 expect_error too-many-steps 2 "ok\.sde:13: \[events\]: a run with events takes fewer than 2\^44 steps" \
   run "$W/ok.sde" --paths 16 --dt 1e-13 --t-end 10 --precision double -o "$T/a.tsv"
+expect_error tavg 2 "model 'e' has \[events\]: not supported with time averages \(--observe tavg\) yet" \
+  run "$W/ok.sde" $R --observe tavg -o "$T/a.tsv"
 check nothing-written [ ! -e "$T/a.tsv" ]
 # the good model runs and counts
 run_sdk run "$W/ok.sde" $R --observe events -o "$T/ok.tsv"
