@@ -13,31 +13,8 @@ int sdk_pic_has_events(const sdk_plotfile *pf) {
   return sdk_pf_has(pf, "events/interval_mean");
 }
 
-/* the event names (the group attribute, comma separated) as line labels */
-typedef struct enames {
-  char buf[1024];
-  const char *name[SDK_PIC_MAX_LINES];
-} enames;
-
-static void read_names(const sdk_plotfile *pf, enames *en) {
-  memset(en, 0, sizeof *en);
-  sdk_pf_group_str(pf, "events", "events", en->buf, sizeof en->buf);
-  char *s = en->buf;
-  for (int k = 0; k < SDK_PIC_MAX_LINES && s && *s; k++) {
-    en->name[k] = s;
-    s = strchr(s, ',');
-    if (s) *s++ = 0;
-  }
-}
-
-static void elabel(sdk_label *out, const enames *en, int k) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "event %d", k);
-  sdk_lab_text(out, en->name[k] && en->name[k][0] ? en->name[k] : buf);
-}
-
 /* the histograms as densities over the edges events/hist_edges */
-static sdekit_status hist_panel(sdk_plot *p, sdk_pic_fig *fig, const enames *en) {
+static sdekit_status hist_panel(sdk_plot *p, sdk_pic_fig *fig, const sdk_pic_names *en) {
   const sdk_plotfile *pf = p->pf;
   int shared, nt = -1;
   int64_t ne, tail[SDEKIT_MAX_RANK];
@@ -71,7 +48,7 @@ static sdekit_status hist_panel(sdk_plot *p, sdk_pic_fig *fig, const enames *en)
     l->gstride = nev * nb;
     l->sstride = 1;
     l->off = k * nb;
-    elabel(&l->label, en, (int)k);
+    sdk_pic_name_label(&l->label, en, (int)k, "event");
   }
   pn->x = edges; /* [nb + 1], or [grid][nb + 1] */
   pn->xshared = shared;
@@ -83,7 +60,7 @@ static sdekit_status hist_panel(sdk_plot *p, sdk_pic_fig *fig, const enames *en)
 
 /* a value per event against the scan */
 static sdekit_status per_event(sdk_plot *p, sdk_pic_fig *fig, const char *vpath, const char *epath,
-                               const char *ylab, const enames *en) {
+                               const char *ylab, const sdk_pic_names *en) {
   sdk_pic_panel *pn = sdk_pic_fig_panel(fig, SDK_PANEL_SCAN);
   if (!pn) return SDEKIT_OK;
   int nt;
@@ -103,7 +80,7 @@ static sdekit_status per_event(sdk_plot *p, sdk_pic_fig *fig, const char *vpath,
     l->e = e;
     l->gstride = tail[0];
     l->off = k;
-    elabel(&l->label, en, (int)k);
+    sdk_pic_name_label(&l->label, en, (int)k, "event");
   }
   sdk_lab_text(&pn->ylab, ylab);
   return SDEKIT_OK;
@@ -115,8 +92,8 @@ sdekit_status sdk_pic_events(sdk_plot *p) {
     return sdk_pic_no_variance(p, "events",
                                "counts, rates, mean intervals with their standard errors and "
                                "interval histograms");
-  enames en;
-  read_names(pf, &en);
+  sdk_pic_names en;
+  sdk_pic_read_names(pf, "events", "events", &en);
   sdk_pic_fig fig;
   memset(&fig, 0, sizeof fig);
   sdekit_status e = SDEKIT_OK;
