@@ -98,6 +98,9 @@ scase prog1 run josephson --scan a=4:8:7 --paths $((1500 * SCALE)) --periods 60 
 scase ou run ou --scan k=0.5:2:3 --paths $((3000 * SCALE)) --t-end 2 --sample-every 25 \
   --observe moments,hist,cov,diffusion,expr --observe-expr x2='x*x' --save-paths 0,7,2999 \
   --threads 1 -o r.h5 -o r.tsv
+# [events] (issue 31): the per-path event rows read over the ranks
+scase events run reset_bm --paths $((3000 * SCALE)) --t-end 20 --observe events --threads 1 \
+  -o r.h5 -o r.tsv
 # fewer reduction chunks than ranks: some ranks hold nothing
 scase few run ou --paths 100 --t-end 1 --observe moments --save-paths 99 --threads 1 -o r.h5
 # --device all: every GPU of the machine, one process

@@ -38,10 +38,22 @@ static const char BOUNDED_MODEL[] = "[model]\nname = bounded\nvars = x\n"
                                     "[drift]\nx = 0.2\n[noise]\nx = sqrt(2*D)\n[init]\nx = 0.5\n"
                                     "[boundaries]\nleft = absorb x <= 0\nright = absorb x >= L\n";
 
+/* Brownian motion with drift reset at a level (for events) */
+static const char RESET_MODEL[] = "[model]\nname = resets\nvars = x\n[params]\nD = 0.1\nL = 0.5\n"
+                                  "[drift]\nx = 1\n[noise]\nx = sqrt(2*D)\n"
+                                  "[events]\nfire = when x >= L : x = 0\n";
+
 static void config(sdk_run_config *c, const sdk_obs_type *t) {
   sdk_run_config_defaults(c);
   c->backend = st_backend();
-  if (t->flags & SDK_OBS_BOUNDARIES) {
+  if (t->flags & SDK_OBS_EVENTS) {
+    c->model = "resets.sde";
+    c->model_text = RESET_MODEL;
+    c->model_path = "resets.sde";
+    c->paths = 500;
+    c->dt = 0.01;
+    c->t_end = 2;
+  } else if (t->flags & SDK_OBS_BOUNDARIES) {
     c->model = "bounded.sde";
     c->model_text = BOUNDED_MODEL;
     c->model_path = "bounded.sde";

@@ -79,6 +79,8 @@ int sdk_cg_bridge_var(const sdk_codegen_opts *o, int v) {
   if (!o->bridge || !m->noise[v]) return 0;
   for (int b = 0; b < m->nbound; b++)
     if (m->bound[b].kind == SDK_BOUND_ABSORB && m->bound[b].var == v) return 1;
+  for (int k = 0; k < m->nevent; k++) /* (the crossings of [events]: resets.c) */
+    if (m->event[k].cond.var == v) return 1;
   return 0;
 }
 

@@ -14,7 +14,8 @@
 #include "codegen/opts.h"
 
 /* Does the step record sdk_bw<v> = b sqrt(dt) of variable v for the bridge
- * correction (an absorbing boundary on a noisy v, the correction on)? */
+ * correction (an absorbing boundary or an [events] condition on a noisy v,
+ * the correction on)? */
 int sdk_cg_bridge_var(const sdk_codegen_opts *o, int v);
 /* Before the step: sdk_bx<v> = x_n of the bridge's variables, real sdk_bw<v>,
  * and with save (CPU) sdk_o<v> / sdk_oc<v>, the state the step starts from. */

@@ -11,6 +11,7 @@
 #include "codegen/correction.h"
 #include "codegen/drivers.h"
 #include "codegen/emit.h"
+#include "codegen/resets.h"
 #include "codegen/sys.h"
 
 /* Every name that reaches the source must be an identifier (the model parser
@@ -104,6 +105,19 @@ static sdk_err check_scheme(const sdk_codegen_opts *o, sdk_errbuf *eb) {
                     "model '%s' has [boundaries]: they are not supported for systems of particles "
                     "(--particles) yet",
                     m->name);
+  /* (time averages: the CPU driver adds them in its vector loop, before
+   * the resets of its scalar pass, resets.h) */
+  if (m->nevent > 0 && (o->sysmode || o->dt_check || o->tavg))
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "model '%s' has [events]: not supported with %s yet",
+                    m->name,
+                    o->sysmode    ? "systems of particles (--particles)"
+                    : o->dt_check ? "--dt-check"
+                                  : "time averages (--observe tavg)");
+  if (m->nevent > 0 && !can_bound(s))
+    return SDK_FAIL(
+        eb, SDK_ERR_USAGE,
+        "scheme %s does not support [events] (it leaves no noise for the bridge); use %s", s->name,
+        able(o, can_bound, 0, alt, sizeof alt));
   if (m->nbound > 0 && !can_bound(s))
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "scheme %s does not support [boundaries] (absorbing and reflecting); use %s",
@@ -148,6 +162,9 @@ void sdk_cg_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l) {
   l->total += 2 * l->ntavg;
   l->adapt = -1;
   if (o->adaptive && !o->sysmode) l->adapt = l->total, l->total += SDK_CG_ADAPT_ROWS;
+  l->evt = -1;
+  l->nevt = o->sysmode ? 0 : o->model->nevent * SDK_CG_RESET_ROWS;
+  if (l->nevt > 0) l->evt = l->total, l->total += l->nevt;
   l->dtc = l->dtc_comp = l->dtc_z = l->dtc_d0 = l->dtc_tavg = l->dtc_bound = -1;
   if (!o->dt_check || o->sysmode) {
     ppar_rows(o, l);
@@ -213,6 +230,7 @@ int sdk_cg_block(const sdk_cg_row_layout *l, int nnoise, int b, int *n) {
   case SDK_CG_B_DTC_BOUND: first = l->dtc_bound, *n = SDK_CG_BOUND_ROWS; break;
   case SDK_CG_B_PPAR: first = l->ppar, *n = l->nppar; break;
   case SDK_CG_B_ADAPT: first = l->adapt, *n = SDK_CG_ADAPT_ROWS; break;
+  case SDK_CG_B_EVENTS: first = l->evt, *n = l->nevt; break;
   }
   if (first < 0) *n = 0;
   return first;

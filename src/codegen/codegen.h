@@ -112,6 +112,8 @@
  *                            step >> 20 (integers below 2^24: exact as floats)
  *   [host, host + nhost)     rows the host keeps per path between samples
  *                            (opts.host_rows: acf, psd), only when asked for
+ *   [evt, evt + nevt)        with [events] after the time averages (below):
+ *                            their records (resets.c)
  *   [tavg, tavg + 2 ntavg)   time-average accumulators (opts.tavg), present
  *                            only when time averages are asked for: for
  *                            quantity j (j < nobs: user observable j, then
@@ -177,6 +179,8 @@ typedef struct sdk_cg_row_layout {
   int nhost; /* their number: 0 without */
   int tavg;  /* first time-average row (2 ntavg of them) */
   int ntavg; /* time-averaged quantities: 0 without */
+  int evt;   /* [events]: first row of their records (resets.h), -1 without */
+  int nevt;  /* their rows: SDK_CG_RESET_ROWS per event */
   /* --dt-check (opts.dt_check), the coupled coarse path, -1 without: */
   int dtc;       /* its variables (nvars rows) */
   int dtc_comp;  /* its carried errors (nvars rows; -1 without compensation) */
@@ -215,7 +219,8 @@ enum {
   SDK_CG_B_DTC_TAVG,
   SDK_CG_B_DTC_BOUND,
   SDK_CG_B_PPAR,
-  SDK_CG_B_ADAPT
+  SDK_CG_B_ADAPT,
+  SDK_CG_B_EVENTS
 };
 /* The first row of block b (SDK_CG_B_*) and *n, its number of values (of
  * rows, but 2 ntavg rows hold ntavg pairs); *n = 0 where it is absent. */

@@ -17,6 +17,7 @@
 #include "codegen/drivers.h"
 #include "codegen/events.h"
 #include "codegen/expr_emit.h"
+#include "codegen/resets.h"
 
 extern const char sdk_embedded_init_h[], sdk_embedded_advance_h[];
 
@@ -227,6 +228,7 @@ static void emit_body(const sdk_emit *em, sdk_strbuf *body, size_t *split,
     sdk_cg_bound_pre(&be, o, 1);
     sdk_cg_bound_lane_decls(&be, o);
   }
+  sdk_cg_resets_pre(&be, o);
   if (o->adaptive)
     sdk_cg_adaptive_step(&be, o, "n", "(sdk_u64)(path0 + p0 + i)", "sdk_seed");
   else
@@ -282,6 +284,9 @@ static void emit_substeps(sdk_emit *em, const sdk_codegen_opts *o) {
     if (o->dt_check) sdk_em_line(em, "real cbpr[%d][SDK_BLK];", o->model->nbound);
     sdk_em_line(em, "int sdk_anyp = 0;");
     sdk_em_line(em, "#pragma omp simd reduction(|:sdk_anyp)");
+  } else if (o->model->nevent > 0) { /* (resets.h: the scalar pass below) */
+    sdk_cg_resets_lane_decls(em, o);
+    sdk_em_line(em, "#pragma omp simd reduction(|:sdk_anye)");
   } else {
     sdk_em_line(em, "#pragma omp simd");
   }
@@ -303,6 +308,8 @@ static void emit_substeps(sdk_emit *em, const sdk_codegen_opts *o) {
     }
     sdk_em_close(em);
   }
+  if (o->model->nevent > 0)
+    sdk_cg_resets_scalar(em, o, "n", "(sdk_u64)(path0 + p0 + i)", "sdk_seed");
   if (h.enabled) sdk_em_line(em, "}");
   sdk_em_close(em);
 }

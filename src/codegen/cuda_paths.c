@@ -24,6 +24,7 @@
 #include "codegen/drivers.h"
 #include "codegen/events.h"
 #include "codegen/expr_emit.h"
+#include "codegen/resets.h"
 
 extern const char sdk_embedded_init_cuh[], sdk_embedded_ttab_cuh[], sdk_embedded_live_list_cuh[],
     sdk_embedded_advance_cuh[], sdk_embedded_advance_live_cuh[], sdk_embedded_path_cuh[];
@@ -295,6 +296,8 @@ static void emit_step_fn(sdk_emit *em, const cu_adv *a, const sdk_strbuf *step, 
   }
   if (bound || ev || o->adaptive)
     sdk_em_puts(em, ", const sdk_i64 sdk_nstep, const sdk_u64 sdk_seed, const sdk_u64 sdk_gpath");
+  if (m->nevent > 0 && !o->coarse) /* the path's [events] rows (resets.h) */
+    sdk_em_puts(em, ", real *const sdk_er, const sdk_i64 sdk_ern");
   emit_value_args(em, o);
   /* the step's absolute time and, with a period, its phase time */
   sdk_em_puts(em, ", const real sdk_t0");
@@ -454,6 +457,11 @@ static void emit_step_call(sdk_emit *em, const cu_adv *a, int r) {
       sdk_em_printf(em, ", sdk_n + %d, sdk_seed, gp0", r);
     else
       sdk_em_puts(em, ", n, sdk_seed, gp0");
+  }
+  if (m->nevent > 0) {
+    sdk_cg_row_layout l;
+    sdk_cg_rows(o, &l);
+    sdk_em_printf(em, ", st + (sdk_i64)%d * npad + p0, npad", l.evt);
   }
   emit_value_pass(em, o, "dt0");
   if (o->dt_column >= 0) {
@@ -642,6 +650,7 @@ void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_emit se = sdk_em_child(em, &step); /* (the size cap) */
   se.depth = 3;
   sdk_cg_bound_pre(&se, o, 0);
+  sdk_cg_resets_pre(&se, o);
   if (o->adaptive) /* (its noise from the Brownian tree, inside the step) */
     sdk_cg_adaptive_step(&se, o, "sdk_nstep", "sdk_gpath", "sdk_seed");
   else

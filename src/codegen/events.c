@@ -43,19 +43,21 @@
 
 #include "codegen/codegen.h"
 #include "codegen/expr_emit.h"
+#include "codegen/resets.h"
 #include "codegen/scheme.h"
 
 extern const char sdk_embedded_event_draws_h[], sdk_embedded_jump_draws_h[];
 
 int sdk_cg_has_events(const sdk_model *m) {
-  return m->njump + m->ndich > 0;
+  return m->njump + m->ndich + m->nevent > 0;
 }
 
 void sdk_cg_events_defs(sdk_emit *em, const sdk_codegen_opts *o) {
   const sdk_model *m = o->model;
-  if (m->njump + m->ndich == 0) return;
+  if (m->njump + m->ndich + m->nevent == 0) return;
   sdk_em_kernel(em, sdk_embedded_event_draws_h);
   if (m->njump > 0) sdk_em_kernel(em, sdk_embedded_jump_draws_h);
+  sdk_cg_resets_defs(em, o);
 }
 
 /* "(double)(E)" of a parameter expression */
@@ -126,8 +128,7 @@ static void emit_rates(sdk_emit *em, const sdk_codegen_opts *o, const sdk_dichot
   sdk_em_puts(em, ";\n");
 }
 
-/* x_v = the value sdk_nv (exactly: no carried error) */
-static void set_value(sdk_emit *em, const sdk_codegen_opts *o, int v) {
+void sdk_cg_event_set(sdk_emit *em, const sdk_codegen_opts *o, int v) {
   if (o->compensate && o->comp_defer) sdk_em_line(em, "sdk_hi%d = sdk_nv;", v);
   if (o->compensate) sdk_em_line(em, "sdk_c%d = 0;", v);
   sdk_em_line(em, "sdk_x%d = sdk_nv;", v);
@@ -157,7 +158,7 @@ static void emit_dich(sdk_emit *em, const sdk_codegen_opts *o, int i, const char
   sdk_em_line(em, "const int sdk_ina = sdk_x%d == sdk_va;", v);
   sdk_em_open(em, "if (sdk_u < (sdk_ina ? sdk_ka : sdk_kb) * sdk_e)");
   sdk_em_line(em, "const real sdk_nv = sdk_ina ? sdk_vb : sdk_va;");
-  set_value(em, o, v);
+  sdk_cg_event_set(em, o, v);
   sdk_em_close(em);
   sdk_em_close(em);
 }
@@ -169,6 +170,7 @@ void sdk_cg_events(sdk_emit *em, const sdk_codegen_opts *o, const char *step, co
     emit_jump(em, o, i, step, path, seed);
   for (int i = 0; i < m->ndich; i++)
     emit_dich(em, o, i, step, path, seed);
+  sdk_cg_resets(em, o, step, path, seed);
 }
 
 void sdk_cg_dich_init(sdk_emit *em, const sdk_codegen_opts *o, int v) {

@@ -33,6 +33,8 @@ static const sdk_picture PICTURES[] = {
      sdk_pic_acf, NULL, 0},
     {"psd", "power spectral density with s.e. bands on log-log axes, per variable", sdk_pic_has_psd,
      sdk_pic_psd, NULL, 0},
+    {"events", "interval histograms between events; in a scan mean intervals and rates",
+     sdk_pic_has_events, sdk_pic_events, NULL, 0},
 };
 #define NPIC ((int)(sizeof PICTURES / sizeof PICTURES[0]))
 _Static_assert(sizeof PICTURES / sizeof PICTURES[0] <= SDK_FIGS_MAX, "SDK_FIGS_MAX too small");

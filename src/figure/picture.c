@@ -258,3 +258,21 @@ void sdk_pic_phase_tics(sdk_fig_panel *o, double ylo, double yhi) {
   }
   o->nyt = 5;
 }
+
+void sdk_pic_read_names(const sdk_plotfile *pf, const char *group, const char *attr,
+                        sdk_pic_names *nm) {
+  memset(nm, 0, sizeof *nm);
+  sdk_pf_group_str(pf, group, attr, nm->buf, sizeof nm->buf);
+  char *s = nm->buf;
+  for (int k = 0; k < SDK_PIC_MAX_LINES && s && *s; k++) {
+    nm->name[k] = s;
+    s = strchr(s, ',');
+    if (s) *s++ = 0;
+  }
+}
+
+void sdk_pic_name_label(sdk_label *out, const sdk_pic_names *nm, int k, const char *what) {
+  char buf[48];
+  snprintf(buf, sizeof buf, "%s %d", what, k);
+  sdk_lab_text(out, nm->name[k] && nm->name[k][0] ? nm->name[k] : buf);
+}

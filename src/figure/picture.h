@@ -84,6 +84,8 @@ int sdk_pic_has_acf(const sdk_plotfile *pf);
 sdekit_status sdk_pic_acf(sdk_plot *p);
 int sdk_pic_has_psd(const sdk_plotfile *pf);
 sdekit_status sdk_pic_psd(sdk_plot *p);
+int sdk_pic_has_events(const sdk_plotfile *pf);
+sdekit_status sdk_pic_events(sdk_plot *p);
 /* --show NAME: any dataset by its shape (picture_show.c); the name must be
  * a dataset of the file (sdk_pic_show_check says which there are). */
 sdekit_status sdk_pic_show_check(const sdk_plotfile *pf, const char *name, sdekit_error *err);
@@ -258,5 +260,15 @@ void sdk_pic_fig_free(sdk_pic_fig *f);
  * (and SDEKIT_OK) when the panel has SDK_PIC_MAX_LINES already. */
 sdekit_status sdk_pic_add_line(sdk_plot *p, sdk_pic_fig *f, sdk_pic_panel *pn, const char *vpath,
                                const char *epath, int *ntail, int64_t *tail, sdk_pic_line **out);
+
+/* The names of a comma-separated string attribute of a group (fpt's
+ * boundaries, events' events) as line labels: name k, or "WHAT k". */
+typedef struct sdk_pic_names {
+  char buf[1024];
+  const char *name[SDK_PIC_MAX_LINES];
+} sdk_pic_names;
+void sdk_pic_read_names(const sdk_plotfile *pf, const char *group, const char *attr,
+                        sdk_pic_names *nm);
+void sdk_pic_name_label(sdk_label *out, const sdk_pic_names *nm, int k, const char *what);
 
 #endif

@@ -15,35 +15,11 @@ int sdk_pic_has_fpt(const sdk_plotfile *pf) {
   return sdk_pf_has(pf, "fpt/split");
 }
 
-/* The boundary names (the group attribute, comma separated) for labels. */
-typedef struct bnames {
-  char buf[1024];
-  const char *name[SDK_PIC_MAX_LINES];
-} bnames;
-
-static void read_bnames(const sdk_plotfile *pf, bnames *bn) {
-  memset(bn, 0, sizeof *bn);
-  sdk_pf_group_str(pf, "fpt", "boundaries", bn->buf, sizeof bn->buf);
-  char *s = bn->buf;
-  for (int b = 0; b < SDK_PIC_MAX_LINES && s && *s; b++) {
-    bn->name[b] = s;
-    s = strchr(s, ',');
-    if (s) *s++ = 0;
-  }
-}
-
-/* Line b's label: the boundary's name, or "boundary b". */
-static void blabel(sdk_label *out, const bnames *bn, int b) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "boundary %d", b);
-  sdk_lab_text(out, bn->name[b] && bn->name[b][0] ? bn->name[b] : buf);
-}
-
 /* A panel of per-boundary values vpath [grid..., nb] (errors epath) with a
  * line per boundary; returns nb in *nb. */
 static sdekit_status per_boundary(sdk_plot *p, sdk_pic_fig *fig, int kind, const char *vpath,
                                   const char *epath, const char *ylab, const char *ysym,
-                                  const bnames *bn, int64_t *nb) {
+                                  const sdk_pic_names *bn, int64_t *nb) {
   sdk_pic_panel *pn = sdk_pic_fig_panel(fig, kind);
   if (!pn) return SDEKIT_OK;
   int nt;
@@ -64,7 +40,7 @@ static sdekit_status per_boundary(sdk_plot *p, sdk_pic_fig *fig, int kind, const
     l->e = e;
     l->gstride = tail[0];
     l->off = b;
-    blabel(&l->label, bn, (int)b);
+    sdk_pic_name_label(&l->label, bn, (int)b, "boundary");
   }
   sdk_lab_text(&pn->ylab, ylab);
   if (ysym) sdk_lab_italic(&pn->ylab, ysym);
@@ -73,7 +49,7 @@ static sdekit_status per_boundary(sdk_plot *p, sdk_pic_fig *fig, int kind, const
 
 /* The histograms of the hitting times per boundary: fpt/hist [grid..., nb,
  * bins] over the edges fpt/hist_edges [bins + 1] or [grid..., bins + 1]. */
-static sdekit_status hist_panel(sdk_plot *p, sdk_pic_fig *fig, const bnames *bn) {
+static sdekit_status hist_panel(sdk_plot *p, sdk_pic_fig *fig, const sdk_pic_names *bn) {
   const sdk_plotfile *pf = p->pf;
   int64_t ne;
   int shared;
@@ -99,7 +75,7 @@ static sdekit_status hist_panel(sdk_plot *p, sdk_pic_fig *fig, const bnames *bn)
     l->v = v;
     l->gstride = tail[0] * tail[1];
     l->off = b * tail[1];
-    blabel(&l->label, bn, (int)b);
+    sdk_pic_name_label(&l->label, bn, (int)b, "boundary");
   }
   pn->x = edges;
   pn->xshared = shared;
@@ -143,8 +119,8 @@ sdekit_status sdk_pic_fpt(sdk_plot *p) {
     return sdk_pic_no_variance(p, "fpt",
                                "splitting probabilities, mean first-passage times with their "
                                "standard errors, histograms, S(t)");
-  bnames bn;
-  read_bnames(pf, &bn);
+  sdk_pic_names bn;
+  sdk_pic_read_names(pf, "fpt", "boundaries", &bn);
   sdk_pic_fig fig;
   memset(&fig, 0, sizeof fig);
   sdekit_status e = SDEKIT_OK;

@@ -26,9 +26,10 @@ static int is_var(const sdk_expr *e) {
   return e->kind == SDK_E_SYM && e->sym == SDK_SYM_VAR;
 }
 
-/* Split the parsed comparison into the boundary b (var, side, level). */
-static sdk_err shape(sdk_model *m, sdk_expr *e, const char *where, sdk_boundary *b,
-                     sdk_errbuf *eb) {
+/* Split the parsed comparison into the boundary b (var, side, level);
+ * `what` starts the message of a wrong shape. */
+static sdk_err shape(const sdk_model *m, sdk_expr *e, const char *where, const char *what,
+                     sdk_boundary *b, sdk_errbuf *eb) {
   int strict = 0, side = -1, left = 0;
   if (e->kind == SDK_E_BINARY) {
     left = is_var(e->arg[0]);
@@ -36,9 +37,9 @@ static sdk_err shape(sdk_model *m, sdk_expr *e, const char *where, sdk_boundary 
   }
   if (side < 0)
     return SDK_FAIL(eb, SDK_ERR_MODEL,
-                    "%s: expected 'absorb' or 'reflect' and a comparison of one variable with an "
-                    "expression in the parameters (VAR >= E, VAR > E, VAR <= E or VAR < E)",
-                    where);
+                    "%s: expected %sa comparison of one variable with an expression in the "
+                    "parameters (VAR >= E, VAR > E, VAR <= E or VAR < E)",
+                    where, what);
   sdk_expr *level = e->arg[left ? 1 : 0];
   if (sdk_expr_uses(level, SDK_SYM_VAR) || sdk_expr_uses(level, SDK_SYM_TIME))
     return SDK_FAIL(eb, SDK_ERR_MODEL,
@@ -51,6 +52,15 @@ static sdk_err shape(sdk_model *m, sdk_expr *e, const char *where, sdk_boundary 
   e->arg[left ? 1 : 0] = NULL; /* moved into b */
   (void)m;
   return SDK_OK;
+}
+
+sdk_err sdk_md_comparison(const sdk_model *m, const char *text, const char *where, const char *what,
+                          sdk_boundary *b, sdk_errbuf *eb) {
+  sdk_expr *e = NULL;
+  SDK_CHECK(sdk_md_expr_at(m, text, where, SDK_MD_VARS | SDK_MD_TIME, &e, eb));
+  sdk_err err = shape(m, e, where, what, b, eb);
+  sdk_expr_destroy(&e);
+  return err;
 }
 
 sdk_err sdk_md_add_boundary(sdk_model *m, const char *name, const char *text, int line,
@@ -80,11 +90,7 @@ sdk_err sdk_md_add_boundary(sdk_model *m, const char *name, const char *text, in
                     "%s: expected 'absorb' or 'reflect' and a comparison (e.g. absorb x >= L)",
                     where);
   }
-  sdk_expr *e = NULL;
-  SDK_CHECK(sdk_md_expr_at(m, rest, where, SDK_MD_VARS | SDK_MD_TIME, &e, eb));
-  sdk_err err = shape(m, e, where, &b, eb);
-  sdk_expr_destroy(&e);
-  if (err != SDK_OK) return err;
+  SDK_CHECK(sdk_md_comparison(m, rest, where, "'absorb' or 'reflect' and ", &b, eb));
   for (int i = 0; i < m->nbound; i++) {
     const sdk_boundary *o = &m->bound[i];
     if (o->var == b.var && o->upper == b.upper && o->kind != b.kind) {

@@ -101,6 +101,13 @@ void sdk_model_destroy(sdk_model **mp) {
     sdk_expr_destroy(&m->dich[i].rba);
   }
   free(m->dich);
+  for (int i = 0; i < m->nevent; i++) {
+    free(m->event[i].name);
+    sdk_expr_destroy(&m->event[i].cond.level);
+    for (int k = 0; k < m->event[i].nreset; k++)
+      sdk_expr_destroy(&m->event[i].reset[k]);
+  }
+  free(m->event);
   if (m->var_period)
     for (int i = 0; i < m->nvars; i++)
       sdk_expr_destroy(&m->var_period[i]);

@@ -176,6 +176,21 @@ typedef struct sdk_dichotomous {
   int line;
 } sdk_dichotomous;
 
+/* [events] NAME = when COND : VAR = EXPR [, VAR = EXPR]: after a step in
+ * which the path crosses into COND (one comparison of a variable with an
+ * expression in the parameters, as [boundaries]; inside the step by the
+ * Brownian-bridge probability too), the variables are set to the EXPRs (in
+ * the variables, the parameters and t, at the step's end) and the event is
+ * counted (codegen/resets.c, --observe events). */
+typedef struct sdk_event {
+  char *name;
+  sdk_boundary cond; /* var, upper, strict, level (name and kind unused) */
+  int nreset;
+  int reset_var[SDK_MODEL_MAX_VARS];
+  sdk_expr *reset[SDK_MODEL_MAX_VARS];
+  int line;
+} sdk_event;
+
 /* The calculus of a model's noise ([model] calculus) and of a scheme's limit
  * with state-dependent noise (codegen/scheme.h).  For diagonal noise
  * b_v(X, t) dW_v the two describe the same process when the Stratonovich
@@ -247,6 +262,9 @@ typedef struct sdk_model {
   sdk_jump *jump;
   int ndich;
   sdk_dichotomous *dich;
+  /* [events], in file order */
+  int nevent;
+  sdk_event *event;
 } sdk_model;
 
 /* The dichotomous noise that variable v is, or NULL. */
@@ -270,6 +288,13 @@ int sdk_model_correlation(const sdk_model *m, const double *pv, double *c, doubl
  * lower level below the upper), else -1 with the reason ("FILE:LINE: ...")
  * in why. */
 int sdk_model_check_boundaries(const sdk_model *m, const double *pv, char *why, size_t nwhy);
+/* The levels of [events] at parameter values pv: 0 when each is finite and
+ * no reset of an event's variable to a value in the parameters alone
+ * leaves it inside COND (a reset that could never end), and a run of
+ * nsteps < 2^44 steps (the rows' step numbers, the keying of the draws),
+ * else -1 with the reason in why. */
+int sdk_model_check_events(const sdk_model *m, const double *pv, int64_t nsteps, char *why,
+                           size_t nwhy);
 
 /* Load a model.  A path (anything with a '/' or ending in ".sde") is read
  * as given.  A bare name is looked up as NAME.sde in the directories of

@@ -85,6 +85,18 @@ sdk_err sdk_md_add_boundary(sdk_model *m, const char *name, const char *text, in
                             sdk_errbuf *eb);
 /* After every section: boundaries are refused in models of particles. */
 sdk_err sdk_md_check_boundaries(const sdk_model *m, sdk_errbuf *eb);
+/* COND (text) as one comparison of a variable with an expression in the
+ * parameters into b's var, upper, strict and level (shared with [events]);
+ * `what` starts the message of a wrong shape ("" or e.g. "'absorb' or
+ * 'reflect' and "). */
+sdk_err sdk_md_comparison(const sdk_model *m, const char *text, const char *where, const char *what,
+                          sdk_boundary *b, sdk_errbuf *eb);
+/* ---- events_model.c ---- */
+/* [events] NAME = when COND : VAR = EXPR [, VAR = EXPR] on `line`. */
+sdk_err sdk_md_add_event(sdk_model *m, const char *name, const char *text, int line,
+                         sdk_errbuf *eb);
+/* After every section: what [events] exclude (systems, [boundaries], ...). */
+sdk_err sdk_md_check_events(const sdk_model *m, sdk_errbuf *eb);
 
 /* ---- sections.c (shared by the readers of entries) ---- */
 /* s without leading and trailing white space (in place). */

@@ -258,9 +258,9 @@ static sdk_err add_coupling_name(sdk_model *m, const char *section, const char *
   return SDK_OK;
 }
 
-static const char *const SECTIONS[] = {"model",    "params",      "drift", "noise",   "init",
-                                       "particle", "meanfield",   "pair",  "observe", "boundaries",
-                                       "jumps",    "dichotomous", NULL};
+static const char *const SECTIONS[] = {"model",    "params",      "drift",  "noise",   "init",
+                                       "particle", "meanfield",   "pair",   "observe", "boundaries",
+                                       "jumps",    "dichotomous", "events", NULL};
 
 /* What the expressions of [drift], [noise] (and, with t, [meanfield]) see:
  * the path's variables, the particle's parameters, the coupling names, t. */
@@ -372,7 +372,7 @@ static sdk_err pass_header(sdk_model *m, const sdk_md_entries *c, sdk_errbuf *eb
     if (!known)
       return SDK_FAIL(eb, SDK_ERR_MODEL,
                       "%s:%d: unknown section [%s] (sections: model, params, drift, noise, init, "
-                      "particle, meanfield, pair, observe, boundaries, jumps, dichotomous)",
+                      "particle, meanfield, pair, observe, boundaries, jumps, dichotomous, events)",
                       path, it->line, it->section);
     if (!strcmp(it->section, "model"))
       SDK_CHECK(parse_model_key(m, it, eb));
@@ -506,6 +506,7 @@ static sdk_err parse_expressions(sdk_model *m, const sdk_md_kv *it, sdk_errbuf *
     return sdk_md_add_observe(m, it->key, it->value, it->line, eb);
   if (!strcmp(it->section, "boundaries"))
     return sdk_md_add_boundary(m, it->key, it->value, it->line, eb);
+  if (!strcmp(it->section, "events")) return sdk_md_add_event(m, it->key, it->value, it->line, eb);
   if (!strcmp(it->section, "drift") || !strcmp(it->section, "noise") ||
       !strcmp(it->section, "init"))
     return parse_var_entry(m, it, eb);
@@ -553,6 +554,7 @@ sdk_err sdk_md_parse_text(const char *text, const char *path, sdk_model **out, s
     SDK_TRY(err, parse_expressions(m, &c.items[i], eb), fail);
   SDK_TRY(err, finish(m, eb), fail);
   SDK_TRY(err, sdk_md_check_boundaries(m, eb), fail);
+  SDK_TRY(err, sdk_md_check_events(m, eb), fail);
   sdk_md_entries_free(&c);
   *out = m;
   return SDK_OK;

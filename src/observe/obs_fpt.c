@@ -390,21 +390,6 @@ static sdk_err fpt_finish(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
-/* the boundary names of the results (the group attribute), split */
-static int boundary_names(const sdk_results *R, char names[][64], int max) {
-  const sdk_group_attrs *ga = sdk_store_group(&R->store, "fpt");
-  const sdk_attr *a = ga ? sdk_attr_find(ga->attr, ga->nattr, "boundaries") : NULL;
-  if (!a || a->kind != SDK_ATTR_STR) return 0;
-  int n = 0;
-  const char *s = a->s;
-  while (*s && n < max) {
-    size_t k = strcspn(s, ",");
-    snprintf(names[n++], 64, "%.*s", (int)(k < 63 ? k : 63), s);
-    s += k + (s[k] == ',');
-  }
-  return n;
-}
-
 /* Block 1: one line per grid point with every boundary's splitting
  * probability and mean time, the mean exit time and the censoring. */
 static sdk_err tsv_summary(const sdk_results *R, FILE *f, char names[][64], int nb,
@@ -470,7 +455,7 @@ static sdk_err fpt_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
   const double *S = sdk_results_f64(R, "fpt/survival"),
                *Se = sdk_results_f64(R, "fpt/survival_err");
   char names[SDK_MODEL_MAX_BOUNDARIES][64];
-  int nb = boundary_names(R, names, SDK_MODEL_MAX_BOUNDARIES);
+  int nb = sdk_obs_group_names(R, "fpt", "boundaries", names, SDK_MODEL_MAX_BOUNDARIES);
   if (!t || !S || !Se || nb < 1 || !sdk_results_f64(R, "fpt/split") ||
       !sdk_results_f64(R, "fpt/mean") || !sdk_results_f64(R, "fpt/exit_mean") ||
       !sdk_store_find(&R->store, "fpt/censored") || !sdk_store_find(&R->store, "fpt/lower_bound") ||

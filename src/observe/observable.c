@@ -137,3 +137,18 @@ sdk_err sdk_obs_no_windows(const sdk_obs_ctx *c, const char *name, const char *w
                   "--mlmc): %s",
                   name, why);
 }
+
+int sdk_obs_group_names(const sdk_results *R, const char *group, const char *attr, char names[][64],
+                        int max) {
+  const sdk_group_attrs *ga = sdk_store_group(&R->store, group);
+  const sdk_attr *a = ga ? sdk_attr_find(ga->attr, ga->nattr, attr) : NULL;
+  if (!a || a->kind != SDK_ATTR_STR) return 0;
+  int n = 0;
+  const char *s = a->s;
+  while (*s && n < max) {
+    size_t k = strcspn(s, ",");
+    snprintf(names[n++], 64, "%.*s", (int)(k < 63 ? k : 63), s);
+    s += k + (s[k] == ',');
+  }
+  return n;
+}

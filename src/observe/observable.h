@@ -126,7 +126,8 @@ enum {
   SDK_OBS_MOMENTS_NOW = 64,   /* its sample reads the variables' moments (moments_now) */
   SDK_OBS_BOUNDARIES = 128,   /* needs a model with [boundaries] (fpt) */
   SDK_OBS_OBSERVE_NOW = 256,  /* its sample reads the user observables' moments (observe_now) */
-  SDK_OBS_BIAS = 512          /* its values get their time-step bias (--dt-check, bias.h) */
+  SDK_OBS_BIAS = 512,         /* its values get their time-step bias (--dt-check, bias.h) */
+  SDK_OBS_EVENTS = 1024       /* needs a model with [events] (events) */
 };
 
 typedef struct sdk_obs_type {
@@ -187,5 +188,10 @@ sdk_err sdk_observe_opts_check(const sdk_observe_opts *o, const sdk_model *m, sd
 /* The number of values sample-axis datasets of `nper` values per grid point
  * and sample would hold, against SDK_MAX_SAMPLE_VALUES. */
 sdk_err sdk_obs_check_size(const sdk_obs_ctx *c, const char *what, double nper, sdk_errbuf *eb);
+/* The names of a comma-separated string attribute `attr` of the results'
+ * group (fpt's boundaries, events' events), split into names (at most max,
+ * each cut at 63 characters); their number, 0 without the attribute. */
+int sdk_obs_group_names(const sdk_results *R, const char *group, const char *attr, char names[][64],
+                        int max);
 
 #endif

@@ -93,6 +93,9 @@ typedef struct sdk_paths {
    * [first[g], first[g] + count[g]) are held (NULL: all ppg of every one) */
   const int64_t *first, *count;
   sdk_carry *carry; /* NULL: the reductions return this run's alone */
+  /* [events]: the sdk_paths_rows row of their first record row
+   * (codegen/resets.h), -1 without */
+  int event_row;
 } sdk_paths;
 
 /* The paths of grid point g held (local indices [*first, *first + *n)). */

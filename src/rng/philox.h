@@ -27,6 +27,12 @@
  *   domain 1 offset by block 2^62, domain 3 domain 2 offset by block 2^61;
  *   domains 0, 1, 2 are unchanged from the earlier forms).
  *
+ *   [events] (codegen/resets.c) draw in domain 0's counter, blocks
+ *   [2^61 + 2^56, 2^61 + 2^57): event k of NEV at step n of path p takes
+ *   blocks 2^61 + 2^56 + 2 (n NEV + k) and the next (the bridge's uniform,
+ *   then the crossing time's Gaussian and uniform), only where it crosses or
+ *   may have; above every noise block and the coarse bridge's range.
+ *
  *   Domain 3 is the noise of systems of interacting particles, whose
  *   particles all take every step together: one block serves four
  *   consecutive particles of a system at one step.  Particle i of system s

@@ -555,7 +555,8 @@ static sdk_err plan_sv(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_err
  * grid point */
 static sdk_err plan_noises(const sdk_run *r, const sdk_plan *p, sdk_errbuf *eb) {
   const sdk_model *m = r->model;
-  if (m->nwiener < 2 && m->njump == 0 && m->ndich == 0 && m->nbound == 0) return SDK_OK;
+  if (m->nwiener < 2 && m->njump == 0 && m->ndich == 0 && m->nbound == 0 && m->nevent == 0)
+    return SDK_OK;
   double *pv = malloc((size_t)(m->nparams + 1) * sizeof(double));
   if (!pv) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   sdk_err e = SDK_OK;
@@ -564,7 +565,8 @@ static sdk_err plan_noises(const sdk_run *r, const sdk_plan *p, sdk_errbuf *eb) 
     char why[400];
     if (sdk_model_check_noises(m, pv, r->dt[p->dt_column >= 0 ? g : 0], p->nsteps, why,
                                sizeof why) ||
-        sdk_model_check_boundaries(m, pv, why, sizeof why)) {
+        sdk_model_check_boundaries(m, pv, why, sizeof why) ||
+        sdk_model_check_events(m, pv, p->nsteps, why, sizeof why)) {
       char name[280];
       sdk_grid_point_name(&r->r, g, name, sizeof name);
       e = SDK_FAIL(eb, SDK_ERR_USAGE, "%s (at %s)", why, name);

@@ -31,7 +31,8 @@
   X(fpt)                                                                                           \
   X(acf)                                                                                           \
   X(psd)                                                                                           \
-  X(adaptive)
+  X(adaptive)                                                                                      \
+  X(events)
 
 /* The backends (backend/NAME.c defines sdk_backend_NAME).  A test program
  * may compile this file with rows of its own (tests/backend_row.c). */

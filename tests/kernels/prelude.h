@@ -31,7 +31,7 @@ typedef long long sdk_i64;
 #define sdk_gauss4 sdk_gauss4_d
 #define sdk_uniform4 sdk_uniform4_d
 /* events.c: jump_draws.h comes after event_draws.h, whose helpers it calls */
-#ifdef SDK_KERNEL_FILE_jump_draws_h
+#if defined(SDK_KERNEL_FILE_jump_draws_h) || defined(SDK_KERNEL_FILE_reset_draws_h)
 #include "../../src/codegen/kernels/event_draws.h"
 #endif
 /* adaptive.c (--adaptive): the Brownian tree, the step controller's levels
@@ -43,6 +43,7 @@ typedef long long sdk_i64;
 #define SDK_ADAPT_SHRINK1 1.8
 #define SDK_ADAPT_SHRINK2 3.6
 #define SDK_ADAPT_SHRINK3 7.2
+#define SDK_RS_BINS 44           /* (resets.c, before reset_draws.h) */
 #ifndef SDK_KERNEL_FILE_opaque_h /* (the CPU's definition: kernels/opaque.h) */
 #define SDK_OPQ(v) (v)
 #endif
