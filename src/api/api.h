@@ -134,6 +134,9 @@ sdekit_status api_record(sdekit_config *c, const char *name, const char *w0, con
                          sdekit_error *err);
 /* Drop the recorded items of option `name`. */
 void api_unrecord(sdekit_config *c, const char *name);
+/* --scan and --scan-file (options_scan.c; options.c's table calls them). */
+sdekit_status api_opt_scan(sdekit_config *c, const char *arg, sdekit_error *err);
+sdekit_status api_opt_scan_file(sdekit_config *c, const char *path, sdekit_error *err);
 /* Apply option `name` = value to c without recording it (options.c). */
 sdekit_status api_apply_option(sdekit_config *c, const char *name, const char *value,
                                sdekit_error *err);
