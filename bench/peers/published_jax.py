@@ -41,7 +41,7 @@ def _steps(spec):
 def linear(spec):
     dt_ = _dtype(spec)
     n, steps, dt = spec["paths"], _steps(spec), spec["dt"]
-    a, b, u0 = 1.01, 0.87, 0.1
+    a, b, u0 = 1.5, 0.01, 0.1
 
     @jax.jit
     def f(key):
