@@ -178,6 +178,9 @@ def _time_ours(spec, repeats, backend):
 
 def _peer():
     """The JAX peers, or (None, why)."""
+    # JAX would otherwise take 75% of the GPU's memory at its first use, before sdekit's
+    # next workload allocates
+    os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
     try:
         import jax  # noqa: F401
     except ImportError:
@@ -228,8 +231,11 @@ def run_one(name, size, backend, repeats, use_jax, k):
     agree = "within %g SE of ours" % k if abs(jval - val) <= tol else (
         "NOT within %g SE" % k if tol == tol else "not compared: no SE")
     bad |= agree.startswith("NOT")
-    print("  jax: %s per call; %s = %.6g +- %.2g (%s); ours/jax speed %.2fx"
-          % (_fmt_s(jsec), what, jval, jse, agree, jsec / sec))
+    import jax
+    dev = jax.devices()[0]
+    print("  jax (%s %s): %s per call; %s = %.6g +- %.2g (%s); ours/jax speed %.2fx"
+          % (dev.platform, getattr(dev, "device_kind", ""), _fmt_s(jsec), what, jval, jse,
+             agree, jsec / sec))
     return bad
 
 
@@ -256,6 +262,10 @@ def main(argv=None):
         return 2
     if a.repeats < 1:
         print("sdekit bench: --repeats must be at least 1", file=sys.stderr)
+        return 2
+    if not os.path.isdir(PUBLISHED):
+        print("sdekit bench: --published needs the source tree's bench/ next to this package "
+              "(%s is not there)" % ascii(PUBLISHED), file=sys.stderr)
         return 2
     backend = a.backend or _default_backend()
     bad = 0
