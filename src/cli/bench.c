@@ -64,7 +64,9 @@ static const char BENCH_HELP[] =
     "  --noises           issue 14's noises on the PROG1 workload (--paths, cuda: 2^22;\n"
     "                     launches of --steps): srk2 Gaussian, weak2 Gaussian, weak2 and\n"
     "                     euler with --noise three-point, and josephson on two Wiener\n"
-    "                     processes, independent against correlated (rho = 0.5)\n";
+    "                     processes, independent against correlated (rho = 0.5)\n"
+    "  --published NAME   published workloads side by side with their JAX versions:\n"
+    "                     `--published list` names them (python/sdekit/bench.py)\n";
 
 /* What the command line sets; every timed configuration is made from it
  * afresh (bench_config), so one row's settings never leak into the next. */
@@ -639,6 +641,8 @@ int sdk_cli_bench(int argc, char **argv) {
                                        {"noises", no_argument, 0, 'N'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
+  for (int i = 1; i < argc; i++) /* the published workloads: the Python driver's */
+    if (strncmp(argv[i], "--published", 11) == 0) return sdk_cli_bench_published(argc, argv);
   bench b = {.backend = sdekit_registry_name("backend", 0),
              .model = "josephson",
              .precision = "single",

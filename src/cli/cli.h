@@ -9,6 +9,8 @@
 int sdk_cli_run(int argc, char **argv);
 int sdk_cli_resume(int argc, char **argv);
 int sdk_cli_bench(int argc, char **argv);
+/* sdekit bench --published: starts the Python driver (bench_published.c). */
+int sdk_cli_bench_published(int argc, char **argv);
 int sdk_cli_compile(int argc, char **argv);
 int sdk_cli_devices(int argc, char **argv);
 int sdk_cli_plot(int argc, char **argv);
