@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen/colored_levy.h"
 #include "codegen/common.h"
 #include "codegen/correction.h"
 #include "codegen/drivers.h"
@@ -123,7 +124,7 @@ static sdk_err check_scheme(const sdk_codegen_opts *o, sdk_errbuf *eb) {
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "scheme %s does not integrate the time-dependent noise of model '%s'", s->name,
                     m->name);
-  return SDK_OK;
+  return sdk_cg_colored_levy_check(o, eb);
 }
 
 static void ppar_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l);

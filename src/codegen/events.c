@@ -42,18 +42,19 @@
 #include "codegen/events.h"
 
 #include "codegen/codegen.h"
+#include "codegen/colored_levy.h"
 #include "codegen/expr_emit.h"
 #include "codegen/scheme.h"
 
 extern const char sdk_embedded_event_draws_h[], sdk_embedded_jump_draws_h[];
 
 int sdk_cg_has_events(const sdk_model *m) {
-  return m->njump + m->ndich > 0;
+  return m->njump + m->ndich + m->ncolored > 0;
 }
 
 void sdk_cg_events_defs(sdk_emit *em, const sdk_codegen_opts *o) {
   const sdk_model *m = o->model;
-  if (m->njump + m->ndich == 0) return;
+  if (m->njump + m->ndich + m->nlevy == 0) return; /* ([levy]: sdk_u53) */
   sdk_em_kernel(em, sdk_embedded_event_draws_h);
   if (m->njump > 0) sdk_em_kernel(em, sdk_embedded_jump_draws_h);
 }
@@ -169,6 +170,7 @@ void sdk_cg_events(sdk_emit *em, const sdk_codegen_opts *o, const char *step, co
     emit_jump(em, o, i, step, path, seed);
   for (int i = 0; i < m->ndich; i++)
     emit_dich(em, o, i, step, path, seed);
+  sdk_cg_colored_events(em, o);
 }
 
 void sdk_cg_dich_init(sdk_emit *em, const sdk_codegen_opts *o, int v) {
