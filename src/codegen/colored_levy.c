@@ -20,7 +20,7 @@
  *     exp(-t |k|^a (1 - i b sign(k) tan(pi a / 2))) for a != 1 and
  *     exp(-t |k| (1 + i b (2 / pi) sign(k) ln|k|)) for a = 1.  For a = 2 it
  *     is sqrt(2) W (variance 2 t).  Its increment over a step is
- *       a != 1: dt^(1/a) X,   a = 1: dt (X - (2 / pi) b ln dt),
+ *       a != 1: dt^(1/a) X,   a = 1: dt (X + (2 / pi) b ln dt),
  *     X ~ S_a(1, b, 0) by Chambers, Mallows & Stuck (J. Amer. Statist.
  *     Assoc. 71, 340-344, 1976; in the form of R. Weron, Statist. Probab.
  *     Lett. 28, 165-171, 1996): V uniform in (-pi/2, pi/2), W ~ Exp(1),
@@ -31,7 +31,10 @@
  *       a = 1:  X = (2 / pi) ((pi/2 + b V) tan V
  *                   - b ln((pi/2) W cos V / (pi/2 + b V)));
  *       a = 2:  X = 2 sqrt(W) sin V (the same law, exactly Gaussian).
- *     The drivers put X scaled by dt^(1/a - 1/2) (a = 1: sqrt(dt) (X - (2/pi)
+ *     (for a = 1, c X ~ S_1(c, b, -(2/pi) b c ln c): Samorodnitsky & Taqqu,
+ *     Property 1.2.3).  So a = 1 with b != 0 makes SCALE L(t) ~ S_1(SCALE t,
+ *     b, -(2/pi) b SCALE t ln SCALE).
+ *     The drivers put X scaled by dt^(1/a - 1/2) (a = 1: sqrt(dt) (X + (2/pi)
  *     b ln dt)) in the place of the channel's Gaussian value, so that the
  *     scheme's b sqrt(dt) z is SCALE times the increment.  W = -ln U is
  *     taken from a 53-bit uniform in double (its small values make the
@@ -223,10 +226,10 @@ void sdk_cg_levy_z(sdk_emit *em, const sdk_codegen_opts *o, int l, const char *s
     sdk_em_puts(em, ")) - (real)sdk_lw));\n");
   }
   if (a == 1) {
-    /* dt (X - (2/pi) b ln dt) = sqrt(dt) z */
+    /* dt (X + (2/pi) b ln dt) = sqrt(dt) z */
     sdk_em_start(em, "%s = (sdk_X", dst);
     if (b != 0) {
-      sdk_em_puts(em, " - ");
+      sdk_em_puts(em, " + ");
       sdk_em_number(em, 2 / SDK_PI * b);
       if (o->dt_column < 0) {
         sdk_em_puts(em, " * ");
