@@ -227,7 +227,7 @@ static void check_increments(int single) {
   snprintf(text + len, sizeof text - (size_t)len, "[observe]\n");
   for (int i = 0; i < NLAWS; i++)
     cf_observables(text, sizeof text, LAWS[i].v);
-  sdk_run *R = run(text, 2, "euler", single, (int64_t)1 << 19, dt, T, 10, "expr");
+  sdk_run *R = run(text, 2, "euler", single, (int64_t)1 << 18, dt, T, 10, "expr");
   if (!R) return;
   printf("s L(1) after 10 steps, %s precision: E exp(i k x) of S_a(s, b, mu)\n",
          single ? "single" : "double");
@@ -241,7 +241,7 @@ static void check_increments(int single) {
 }
 
 static void check_levy_ou(const char *scheme, int single) {
-  const double k = 1, s = 0.5, dt = 0.01, T = 4;
+  const double k = 1, s = 0.5, dt = 0.01, T = 3;
   const double la[2] = {1.5, 0.7}, lb[2] = {0.5, 0};
   char text[2048] = "[model]\nname = levyou\nvars = x, y\n[params]\nk = 1\ns = 0.5\n"
                     "[drift]\nx = -k*x\ny = -k*y\n[levy]\nx = 1.5, 0.5, s\ny = 0.7, 0, s\n"
@@ -251,7 +251,7 @@ static void check_levy_ou(const char *scheme, int single) {
   double A = 0, C = 0;
   if (!st_srk_linear(sdk_find_scheme(scheme), k, dt, &A, &C)) return;
   int64_t n = llround(T / dt);
-  sdk_run *R = run(text, 3, scheme, single, (int64_t)1 << 17, dt, T, n, "expr");
+  sdk_run *R = run(text, 3, scheme, single, (int64_t)1 << 16, dt, T, n, "expr");
   if (!R) return;
   printf("%s %s: Levy OU dx = -k x dt + s dL from 0 at T = %g\n", scheme,
          single ? "single" : "double", T);
@@ -277,7 +277,7 @@ static void exit_time(double a, double dt, double *m, double *e) {
            "[levy]\nx = %g, 0, s\n[init]\nx = 0.3\n[boundaries]\nup = absorb x >= L\n"
            "lo = absorb x <= -L\n",
            a);
-  sdk_run *R = run(text, 4, "euler", 0, 100000, dt, 12, 0, "fpt");
+  sdk_run *R = run(text, 4, "euler", 0, 50000, dt, 12, 0, "fpt");
   *m = *e = NAN;
   if (!R) return;
   const sdk_results *res = sdk_run_results(R);

@@ -36,9 +36,12 @@
  *     b, -(2/pi) b SCALE t ln SCALE).
  *     The drivers put X scaled by dt^(1/a - 1/2) (a = 1: sqrt(dt) (X + (2/pi)
  *     b ln dt)) in the place of the channel's Gaussian value, so that the
- *     scheme's b sqrt(dt) z is SCALE times the increment.  W = -ln U is
- *     taken from a 53-bit uniform in double (its small values make the
- *     heavy tail for a < 1), V from one word in the run's precision.
+ *     scheme's b sqrt(dt) z is SCALE times the increment.  W = -ln(1 - Q),
+ *     Q uniform from two words with full relative precision near 0 (small W
+ *     makes the heavy tail for a < 1): in double a 53-bit uniform (W down to
+ *     2^-54), in single a float of the two words (W down to 1e-10, Q below
+ *     1 - 2^-24: W up to 16.6, P(W > 16.6) = 6e-8); V from word 2 in the
+ *     run's precision.
  *
  * Random numbers: Philox (rng/philox.h).  A coloured noise's Gaussian of
  * step n is a channel of the step's own noise (model.h: the channels of the
@@ -184,7 +187,11 @@ void sdk_cg_levy_z(sdk_emit *em, const sdk_codegen_opts *o, int l, const char *s
               "sdk_philox_block(%s, %s, 0x4400000000000000ull + (sdk_u64)(%s) * %du + %du, 0, "
               "sdk_o);",
               seed, path, step, m->nlevy, l);
-  sdk_em_line(em, "const double sdk_lw = log(-log(sdk_u53(sdk_o[0], sdk_o[1])));");
+  if (o->single) /* (words 0, 1 as a float of full relative precision near 0, below 1) */
+    sdk_em_line(em, "const real sdk_lw = logf(-log1pf(-fminf(((float)sdk_o[0] + (float)sdk_o[1] * "
+                    "2.3283064e-10f + 0.5f) * 2.3283064e-10f, 0.99999994f)));");
+  else
+    sdk_em_line(em, "const double sdk_lw = log(-log1p(-sdk_u53(sdk_o[0], sdk_o[1])));");
   sdk_em_start(em, "const real sdk_v = ");
   sdk_em_number(em, SDK_PI);
   sdk_em_puts(em, " * (sdk_u01_");
@@ -193,7 +200,8 @@ void sdk_cg_levy_z(sdk_emit *em, const sdk_codegen_opts *o, int l, const char *s
   sdk_em_number(em, 0.5);
   sdk_em_puts(em, ");\n");
   if (a == 2) {
-    sdk_em_line(em, "const real sdk_X = (real)2 * (real)exp(0.5 * sdk_lw) * sin%s(sdk_v);", f);
+    sdk_em_line(em, "const real sdk_X = (real)2 * exp%s((real)0.5 * (real)sdk_lw) * sin%s(sdk_v);",
+                f, f);
   } else if (a == 1) {
     sdk_em_start(em, "const real sdk_p = ");
     sdk_em_number(em, SDK_PI / 2);
