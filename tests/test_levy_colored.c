@@ -44,6 +44,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "sim/checkpoint.h"
 
 #include "simtest.h"
 #include "testutil.h"
@@ -304,6 +307,59 @@ static void check_getoor(void) {
   TU_CHECK(m1 > m2 && m2 > exact, "the bias of monitoring at the steps is positive and shrinks");
 }
 
+/* ---- the same bits: threads and shards, a run stopped half way and resumed ---- */
+
+static const char BOTH[] = "[model]\nname = both\nvars = x, y\n[params]\nk = 1\ns = 0.5\n"
+                           "[colored]\neta = 0.2, 0.4\n[drift]\nx = -k*x + eta\ny = -k*y + x\n"
+                           "[levy]\ny = 1.2, 0.3, s\n[observe]\nE = eta*y\n";
+
+static void repro_config(sdk_run_config *c, int single) {
+  sdk_run_config_defaults(c);
+  c->backend = st_backend();
+  c->model = st_model_file(BOTH, 6);
+  c->scheme = "srk2";
+  c->single = single;
+  c->paths = 30000; /* (partial chunks) */
+  c->dt = 0.01;
+  c->t_end = 2;
+  c->sample_every = 20;
+  c->observe = "moments,expr";
+  c->seed = 99;
+}
+
+static void check_repro(int single) {
+  sdk_run_config c;
+  repro_config(&c, single);
+  c.threads = 1;
+  sdk_run *one = st_run(&c);
+  TU_CHECK(one != NULL, "repro run");
+  if (!one) return;
+  c.threads = 2;
+  c.shards = 3;
+  sdk_run *many = st_run(&c);
+  TU_CHECK(many && st_same_store(sdk_run_results(one), sdk_run_results(many)),
+           "[colored] and [levy]: 1 thread, 1 shard = 2 threads, 3 shards, bitwise");
+  sdk_run_destroy(&many);
+  char ck[4200];
+  repro_config(&c, single);
+  sdk_ckpt *k = st_stop_half_way(&c, ck, sizeof ck, "[colored] and [levy] run");
+  if (k) {
+    repro_config(&c, single);
+    c.resume = k;
+    sdk_run *r2 = st_run(&c);
+    TU_CHECK(r2 && st_same_store(sdk_run_results(one), sdk_run_results(r2)),
+             "[colored] and [levy] resumed from step %lld: bitwise the uninterrupted results",
+             (long long)k->step);
+    printf("[colored] and [levy], %s: threads, shards and a resume from step %lld: the same "
+           "bits\n",
+           single ? "single" : "double", (long long)k->step);
+    sdk_run_destroy(&r2);
+  }
+  sdk_ckpt_destroy(&k);
+  unlink(ck);
+  sdk_run_destroy(&one);
+}
+
 /* ---- refusals ---- */
 
 static void refused(const char *text, const char *scheme, const char *want) {
@@ -358,6 +414,8 @@ static void check_refusals(void) {
 int main(void) {
   st_require_backend();
   check_refusals();
+  check_repro(1);
+  check_repro(0);
   check_colored_ou("euler", 0);
   check_colored_ou("srk2", 1);
   check_colored_relax();
