@@ -363,19 +363,7 @@ static void check_repro(int single) {
 /* ---- refusals ---- */
 
 static void refused(const char *text, const char *scheme, const char *want) {
-  sdk_run_config c;
-  sdk_run_config_defaults(&c);
-  c.backend = st_backend();
-  c.model = st_model_file(text, 5);
-  c.scheme = scheme;
-  c.paths = 10;
-  c.t_end = 0.1;
-  sdk_errbuf eb = {0};
-  sdk_run *r = NULL;
-  st_env(&c.env);
-  sdk_err e = sdk_run_execute(&c, &r, &eb);
-  TU_CHECK(e != SDK_OK && strstr(eb.msg, want), "refused with '%s' (got: %s)", want, eb.msg);
-  sdk_run_destroy(&r);
+  st_refused(text, 5, scheme, want, NULL);
 }
 
 static void check_refusals(void) {

@@ -30,35 +30,24 @@ const sdk_levy *sdk_model_levy_of(const sdk_model *m, int v) {
 /* ---- [colored] NAME = TAU, D ---- */
 
 sdk_err sdk_md_add_colored_name(sdk_model *m, const char *name, int line, sdk_errbuf *eb) {
-  sdk_colored *c = realloc(m->colored, (size_t)(m->ncolored + 1) * sizeof *c);
-  if (!c) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  m->colored = c;
-  SDK_CHECK(sdk_md_noise_var(m, "colored", name, line, eb));
-  memset(&c[m->ncolored], 0, sizeof *c);
-  c[m->ncolored].var = m->nvars - 1;
-  c[m->ncolored++].line = line;
+  void *a = m->colored;
+  sdk_err e =
+      sdk_md_noise_entry(m, "colored", name, line, &a, &m->ncolored, sizeof *m->colored, eb);
+  m->colored = a;
+  SDK_CHECK(e);
+  m->colored[m->ncolored - 1].var = m->nvars - 1;
+  m->colored[m->ncolored - 1].line = line;
   return SDK_OK;
 }
 
 sdk_err sdk_md_parse_colored(sdk_model *m, const char *name, const char *value, int line,
                              sdk_errbuf *eb) {
   sdk_colored *c = (sdk_colored *)sdk_model_colored_of(m, sdk_model_var_index(m, name));
-  char where[256];
-  snprintf(where, sizeof where, "%s:%d: [colored] %s", m->path, line, name);
-  char *copy = sdk_strdup(value);
-  if (!copy) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  char *piece[2];
-  int n = sdk_md_split_commas(copy, piece, 2);
-  sdk_err err = SDK_OK;
-  if (n != 2 || !c)
-    err = SDK_FAIL(eb, SDK_ERR_MODEL,
-                   "%s: expected TAU, D (the correlation time and the intensity: "
-                   "d eta = -eta/TAU dt + sqrt(2 D)/TAU dW)",
-                   where);
-  if (err == SDK_OK) err = sdk_md_expr_at(m, piece[0], where, 0, &c->tau, eb);
-  if (err == SDK_OK) err = sdk_md_expr_at(m, piece[1], where, 0, &c->d, eb);
-  free(copy);
-  return err;
+  sdk_expr **const dst[2] = {c ? &c->tau : NULL, c ? &c->d : NULL};
+  return sdk_md_noise_exprs(m, "colored", name, value, line, 2, dst,
+                            "TAU, D (the correlation time and the intensity: "
+                            "d eta = -eta/TAU dt + sqrt(2 D)/TAU dW)",
+                            eb);
 }
 
 /* ---- [levy] VAR = ALPHA, BETA, SCALE ---- */
@@ -77,15 +66,8 @@ sdk_err sdk_md_add_levy(sdk_model *m, const char *var, const char *value, int li
                         sdk_errbuf *eb) {
   char where[256];
   snprintf(where, sizeof where, "%s:%d: [levy] %s", m->path, line, var);
-  int v = sdk_model_var_index(m, var);
-  if (v < 0 || sdk_model_dich_of(m, v) || sdk_model_colored_of(m, v)) {
-    char *known = sdk_model_var_list(m);
-    sdk_err err =
-        SDK_FAIL(eb, SDK_ERR_MODEL, "%s: '%s' is no variable of the model (variables: %s)", where,
-                 var, known ? known : "?");
-    free(known);
-    return err;
-  }
+  int v = -1;
+  SDK_CHECK(sdk_md_plain_var(m, where, var, &v, eb));
   sdk_levy *nl = realloc(m->levy, (size_t)(m->nlevy + 1) * sizeof *nl);
   if (!nl) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   m->levy = nl;

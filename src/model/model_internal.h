@@ -96,6 +96,20 @@ sdk_err sdk_md_parse_wiener(sdk_model *m, const char *value, int line, sdk_errbu
 /* A new variable NAME declared by a noise section [section] (pass 1). */
 sdk_err sdk_md_noise_var(sdk_model *m, const char *section, const char *name, int line,
                          sdk_errbuf *eb);
+/* *v = the index of variable `var`, which must be no dichotomous or
+ * coloured noise, else an error "WHERE: 'var' is no variable ...". */
+sdk_err sdk_md_plain_var(const sdk_model *m, const char *where, const char *var, int *v,
+                         sdk_errbuf *eb);
+/* A new entry of *count entries of `size` bytes at *arr (realloc'd, zeroed)
+ * for the noise variable NAME of [section] (sdk_md_noise_var). */
+sdk_err sdk_md_noise_entry(sdk_model *m, const char *section, const char *name, int line,
+                           void **arr, int *count, size_t size, sdk_errbuf *eb);
+/* The n (<= 4) comma-separated expressions in the parameters of the entry
+ * [section] NAME = value on `line` into *dst[i] (dst[0] NULL: no such
+ * noise), else "FILE:LINE: [section] NAME: expected EXPECTED". */
+sdk_err sdk_md_noise_exprs(sdk_model *m, const char *section, const char *name, const char *value,
+                           int line, int n, sdk_expr **const *dst, const char *expected,
+                           sdk_errbuf *eb);
 /* [dichotomous] NAME: registers NAME as a variable (pass 1) */
 sdk_err sdk_md_add_dich_name(sdk_model *m, const char *name, int line, sdk_errbuf *eb);
 /* pass 2: [model] correlation, [dichotomous] NAME = ..., [jumps] VAR = ... */

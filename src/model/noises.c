@@ -235,36 +235,63 @@ sdk_err sdk_md_noise_var(sdk_model *m, const char *section, const char *name, in
   return SDK_OK;
 }
 
-sdk_err sdk_md_add_dich_name(sdk_model *m, const char *name, int line, sdk_errbuf *eb) {
-  sdk_dichotomous *d = realloc(m->dich, (size_t)(m->ndich + 1) * sizeof *d);
-  if (!d) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  m->dich = d;
-  SDK_CHECK(sdk_md_noise_var(m, "dichotomous", name, line, eb));
-  memset(&d[m->ndich], 0, sizeof *d);
-  d[m->ndich].var = m->nvars - 1;
-  d[m->ndich++].line = line;
+sdk_err sdk_md_noise_entry(sdk_model *m, const char *section, const char *name, int line,
+                           void **arr, int *count, size_t size, sdk_errbuf *eb) {
+  char *a = realloc(*arr, (size_t)(*count + 1) * size);
+  if (!a) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  *arr = a;
+  SDK_CHECK(sdk_md_noise_var(m, section, name, line, eb));
+  memset(a + (size_t)*count * size, 0, size);
+  (*count)++;
   return SDK_OK;
+}
+
+sdk_err sdk_md_add_dich_name(sdk_model *m, const char *name, int line, sdk_errbuf *eb) {
+  void *a = m->dich;
+  sdk_err e = sdk_md_noise_entry(m, "dichotomous", name, line, &a, &m->ndich, sizeof *m->dich, eb);
+  m->dich = a;
+  SDK_CHECK(e);
+  m->dich[m->ndich - 1].var = m->nvars - 1;
+  m->dich[m->ndich - 1].line = line;
+  return SDK_OK;
+}
+
+sdk_err sdk_md_noise_exprs(sdk_model *m, const char *section, const char *name, const char *value,
+                           int line, int n, sdk_expr **const *dst, const char *expected,
+                           sdk_errbuf *eb) {
+  char where[256];
+  snprintf(where, sizeof where, "%s:%d: [%s] %s", m->path, line, section, name);
+  char *copy = sdk_strdup(value);
+  if (!copy) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  char *piece[4];
+  int k = sdk_md_split_commas(copy, piece, 4);
+  sdk_err err = SDK_OK;
+  if (k != n || !dst[0]) err = SDK_FAIL(eb, SDK_ERR_MODEL, "%s: expected %s", where, expected);
+  for (int i = 0; err == SDK_OK && i < n; i++)
+    err = sdk_md_expr_at(m, piece[i], where, 0, dst[i], eb);
+  free(copy);
+  return err;
 }
 
 sdk_err sdk_md_parse_dich(sdk_model *m, const char *name, const char *value, int line,
                           sdk_errbuf *eb) {
   sdk_dichotomous *d = (sdk_dichotomous *)sdk_model_dich_of(m, sdk_model_var_index(m, name));
-  char where[256];
-  snprintf(where, sizeof where, "%s:%d: [dichotomous] %s", m->path, line, name);
-  char *copy = sdk_strdup(value);
-  if (!copy) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  char *piece[4];
-  int n = sdk_md_split_commas(copy, piece, 4);
-  sdk_err err = SDK_OK;
-  if (n != 4 || !d)
-    err = SDK_FAIL(eb, SDK_ERR_MODEL,
-                   "%s: expected A, B, RATE_AB, RATE_BA (the two values and the rates of "
-                   "switching from A to B and back)",
-                   where);
-  sdk_expr **dst[4] = {d ? &d->a : NULL, d ? &d->b : NULL, d ? &d->rab : NULL, d ? &d->rba : NULL};
-  for (int i = 0; err == SDK_OK && i < 4; i++)
-    err = sdk_md_expr_at(m, piece[i], where, 0, dst[i], eb);
-  free(copy);
+  sdk_expr **const dst[4] = {d ? &d->a : NULL, d ? &d->b : NULL, d ? &d->rab : NULL,
+                             d ? &d->rba : NULL};
+  return sdk_md_noise_exprs(m, "dichotomous", name, value, line, 4, dst,
+                            "A, B, RATE_AB, RATE_BA (the two values and the rates of "
+                            "switching from A to B and back)",
+                            eb);
+}
+
+sdk_err sdk_md_plain_var(const sdk_model *m, const char *where, const char *var, int *v,
+                         sdk_errbuf *eb) {
+  *v = sdk_model_var_index(m, var);
+  if (*v >= 0 && !sdk_model_dich_of(m, *v) && !sdk_model_colored_of(m, *v)) return SDK_OK;
+  char *known = sdk_model_var_list(m);
+  sdk_err err = SDK_FAIL(eb, SDK_ERR_MODEL, "%s: '%s' is no variable of the model (variables: %s)",
+                         where, var, known ? known : "?");
+  free(known);
   return err;
 }
 
@@ -297,15 +324,8 @@ sdk_err sdk_md_add_jump(sdk_model *m, const char *var, const char *value, int li
                         sdk_errbuf *eb) {
   char where[256];
   snprintf(where, sizeof where, "%s:%d: [jumps] %s", m->path, line, var);
-  int v = sdk_model_var_index(m, var);
-  if (v < 0 || sdk_model_dich_of(m, v)) {
-    char *known = sdk_model_var_list(m);
-    sdk_err err =
-        SDK_FAIL(eb, SDK_ERR_MODEL, "%s: '%s' is no variable of the model (variables: %s)", where,
-                 var, known ? known : "?");
-    free(known);
-    return err;
-  }
+  int v = -1;
+  SDK_CHECK(sdk_md_plain_var(m, where, var, &v, eb));
   sdk_jump *nj = realloc(m->jump, (size_t)(m->njump + 1) * sizeof *nj);
   if (!nj) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   m->jump = nj;
