@@ -216,6 +216,11 @@ printf '[model]\nname = bm\nvars = x\n[params]\nD = 0.1\nL = 1\n[drift]\nx = 0.1
 scase fpt run "$T/bm.sde" --scan L=0.8:1.2:3 --paths $((4000 * SCALE)) --dt 0.001 --t-end 2 \
   --observe fpt,moments --sample-every 100 --threads 1 -o r.h5 -o r.tsv
 
+# coloured and alpha-stable Levy noise (issue 31: their own Philox blocks and a carried row)
+printf '[model]\nname = lc\nvars = x, y\n[colored]\neta = 0.2, 0.4\n[drift]\nx = -x + eta\ny = -y\n[levy]\ny = 1.2, 0.3, 0.5\n' >"$T/lc.sde"
+scase levy_colored run "$T/lc.sde" --paths $((3000 * SCALE)) --dt 0.01 --t-end 1 \
+  --observe moments,hist --sample-every 20 --threads 1 -o r.h5 -o r.tsv
+
 # checkpoints: written by 3 ranks (SIGINT to mpirun: every rank stops at the
 # same step), resumed by 2, then by 4 after one rank is killed
 CARGS=(run josephson --scan a=4:8:3 --paths $((2048 * SCALE)) --periods 2000 --transient-periods 20

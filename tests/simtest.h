@@ -17,6 +17,11 @@ void st_env(sdk_backend_env *env);
 /* Run (with st_env unless the configuration names a compiler); on failure
  * print the error and return NULL. */
 sdk_run *st_run(const sdk_run_config *c);
+/* The model `text` (st_model_file slot) run with `scheme` (NULL: the
+ * default) must fail with a message containing want1 (and want2 unless
+ * NULL): a check. */
+void st_refused(const char *text, int slot, const char *scheme, const char *want1,
+                const char *want2);
 /* Skip (exit 77) when the chosen backend cannot be opened. */
 void st_require_backend(void);
 

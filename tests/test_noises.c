@@ -362,20 +362,7 @@ static void check_dich_relax(void) {
 /* ---- refusals ---- */
 
 static void refused(const char *text, const char *scheme, const char *want1, const char *want2) {
-  sdk_run_config c;
-  sdk_run_config_defaults(&c);
-  c.backend = st_backend();
-  c.model = st_model_file(text, 0);
-  c.scheme = scheme;
-  c.paths = 10;
-  c.t_end = 0.1;
-  sdk_errbuf eb = {0};
-  sdk_run *r = NULL;
-  st_env(&c.env);
-  sdk_err e = sdk_run_execute(&c, &r, &eb);
-  TU_CHECK(e != SDK_OK && strstr(eb.msg, want1) && (!want2 || strstr(eb.msg, want2)),
-           "refused with '%s' (got: %s)", want1, eb.msg);
-  sdk_run_destroy(&r);
+  st_refused(text, 0, scheme, want1, want2);
 }
 
 static void check_refusals(void) {

@@ -67,8 +67,10 @@ static void compile_one(sdk_bctx *ctx, const char *model, const char *scheme, in
   if (m->interacting) c.particles = 64; /* systems of particles (system driver) */
   char *src = NULL;
   sdk_err e = sdk_run_codegen(&c, &sdk_backend_cuda, &src, &eb);
-  if (e == SDK_ERR_USAGE && (strstr(eb.msg, "additive") || strstr(eb.msg, "euler only") ||
-                             strstr(eb.msg, "not commutative") || strstr(eb.msg, "Brownian"))) {
+  if (e == SDK_ERR_USAGE &&
+      (strstr(eb.msg, "additive") || strstr(eb.msg, "euler only") ||
+       strstr(eb.msg, "not commutative") || strstr(eb.msg, "Brownian") ||
+       strstr(eb.msg, "than its increments") || strstr(eb.msg, "needs Gaussian values"))) {
     /* scheme not for this model */
     sdk_model_destroy(&m);
     return;

@@ -61,10 +61,12 @@ sdk_err sdk_cg_adaptive_check(const sdk_codegen_opts *o, sdk_errbuf *eb) {
   else if (m->nbound > 0)
     why = "[boundaries] need the bridge crossing probability in the step controller, which is "
           "not done yet";
-  else if (sdk_cg_has_events(m))
-    why = "[jumps] and [dichotomous] noise have no Brownian-tree equivalent yet";
   else if (m->nevent > 0)
     why = "[events] detect their crossings within the fixed steps";
+  else if (m->ncolored + m->nlevy > 0)
+    why = "[colored] and [levy] noise move by the fixed steps (no Brownian-tree equivalent yet)";
+  else if (sdk_cg_has_events(m))
+    why = "[jumps] and [dichotomous] noise have no Brownian-tree equivalent yet";
   else if (sdk_cg_noise(o) != &sdk_noise_gaussian)
     why = "the Brownian tree gives Gaussian increments only (no --noise)";
   else if (o->dt_check)

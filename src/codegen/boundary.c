@@ -76,7 +76,8 @@
 
 int sdk_cg_bridge_var(const sdk_codegen_opts *o, int v) {
   const sdk_model *m = o->model;
-  if (!o->bridge || !m->noise[v]) return 0;
+  /* (a [levy] path jumps: no bridge; sim/plan.c says so) */
+  if (!o->bridge || !m->noise[v] || sdk_model_levy_of(m, v)) return 0;
   for (int b = 0; b < m->nbound; b++)
     if (m->bound[b].kind == SDK_BOUND_ABSORB && m->bound[b].var == v) return 1;
   for (int k = 0; k < m->nevent; k++) /* (the crossings of [events]: resets.c) */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "codegen/adaptive.h"
+#include "codegen/colored_levy.h"
 #include "codegen/common.h"
 #include "codegen/correction.h"
 #include "codegen/drivers.h"
@@ -138,7 +139,7 @@ static sdk_err check_scheme(const sdk_codegen_opts *o, sdk_errbuf *eb) {
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "scheme %s does not integrate the time-dependent noise of model '%s'", s->name,
                     m->name);
-  return SDK_OK;
+  return sdk_cg_colored_levy_check(o, eb);
 }
 
 static void ppar_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l);

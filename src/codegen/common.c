@@ -6,6 +6,7 @@
 #include "codegen/adaptive.h"
 #include "codegen/boundary.h"
 #include "codegen/codegen.h"
+#include "codegen/colored_levy.h"
 #include "codegen/events.h"
 #include "codegen/expr_emit.h"
 #include "codegen/resets.h"
@@ -147,6 +148,10 @@ void sdk_cg_init(sdk_emit *em, const sdk_codegen_opts *o) {
     const sdk_dichotomous *d = sdk_model_dich_of(m, v);
     if (d && !d->init_given) { /* its stationary distribution (events.c) */
       sdk_cg_dich_init(em, o, v);
+      sdk_em_close(em);
+      continue;
+    }
+    if (sdk_cg_colored_init(em, o, v)) { /* its stationary distribution */
       sdk_em_close(em);
       continue;
     }

@@ -13,6 +13,7 @@
 #include "codegen/adaptive.h"
 #include "codegen/boundary.h"
 #include "codegen/codegen.h"
+#include "codegen/colored_levy.h"
 #include "codegen/common.h"
 #include "codegen/drivers.h"
 #include "codegen/events.h"
@@ -220,8 +221,15 @@ static void emit_body(const sdk_emit *em, sdk_strbuf *body, size_t *split,
     sdk_em_line(&be, "real sdk_x%d = xs[%d][i];", v, v);
   for (int v = 0; o->compensate && v < nv; v++)
     sdk_em_line(&be, "real sdk_c%d = cs[%d][i];", v, v);
-  for (int j = 0; j < m->nnoise && !o->adaptive; j++)
-    sdk_em_line(&be, "const real sdk_z%d = zb[zo + %d][i];", j, j);
+  for (int j = 0; j < m->nnoise && !o->adaptive; j++) {
+    int l = sdk_cg_levy_channel(m, j); /* (alpha-stable in place of Gaussian) */
+    sdk_em_line(&be, l < 0 ? "const real sdk_z%d = zb[zo + %d][i];" : "real sdk_z%d;", j, j);
+    if (l >= 0) {
+      char z[32];
+      snprintf(z, sizeof z, "sdk_z%d", j);
+      sdk_cg_levy_z(&be, o, l, "n", "(sdk_u64)(path0 + p0 + i)", "sdk_seed", "sdk_dt", z);
+    }
+  }
   int bound = m->nbound > 0;
   if (bound) {
     sdk_em_line(&be, "real sdk_bs = bst[0][i], sdk_bl = bst[1][i], sdk_bh = bst[2][i];");

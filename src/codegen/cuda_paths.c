@@ -20,6 +20,7 @@
 #include "codegen/adaptive.h"
 #include "codegen/boundary.h"
 #include "codegen/codegen.h"
+#include "codegen/colored_levy.h"
 #include "codegen/common.h"
 #include "codegen/drivers.h"
 #include "codegen/events.h"
@@ -421,6 +422,16 @@ static void hook_values(sdk_emit *em, const void *c) {
 static void emit_noise(sdk_emit *em, const cu_adv *a, int r) {
   const sdk_noise_type *nz = sdk_cg_noise(a->o);
   for (int j = 0; j < a->o->model->nnoise && !a->o->adaptive; j++) {
+    int l = sdk_cg_levy_channel(a->o->model, j); /* (alpha-stable in place of Gaussian) */
+    if (l >= 0) {
+      char st[64], z[32], dt[40];
+      pass_step(a, r, st, sizeof st);
+      snprintf(z, sizeof z, "z0_%d", j);
+      snprintf(dt, sizeof dt, a->o->dt_column >= 0 ? "dt0" : "%.17g", a->o->dt);
+      sdk_em_line(em, "real z0_%d;", j);
+      sdk_cg_levy_z(em, a->o, l, st, "gp0", "sdk_seed", dt, z);
+      continue;
+    }
     if (a->pass == 1) {
       int k = r * a->o->model->nnoise + j;
       sdk_em_line(em, "const real z0_%d = r0_%d[%d];", j, k >> 2, k & 3);

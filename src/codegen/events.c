@@ -42,6 +42,7 @@
 #include "codegen/events.h"
 
 #include "codegen/codegen.h"
+#include "codegen/colored_levy.h"
 #include "codegen/expr_emit.h"
 #include "codegen/resets.h"
 #include "codegen/scheme.h"
@@ -49,12 +50,12 @@
 extern const char sdk_embedded_event_draws_h[], sdk_embedded_jump_draws_h[];
 
 int sdk_cg_has_events(const sdk_model *m) {
-  return m->njump + m->ndich + m->nevent > 0;
+  return m->njump + m->ndich + m->nevent + m->ncolored > 0;
 }
 
 void sdk_cg_events_defs(sdk_emit *em, const sdk_codegen_opts *o) {
   const sdk_model *m = o->model;
-  if (m->njump + m->ndich + m->nevent == 0) return;
+  if (m->njump + m->ndich + m->nevent + m->nlevy == 0) return; /* ([levy]: sdk_u53) */
   sdk_em_kernel(em, sdk_embedded_event_draws_h);
   if (m->njump > 0) sdk_em_kernel(em, sdk_embedded_jump_draws_h);
   sdk_cg_resets_defs(em, o);
@@ -170,6 +171,7 @@ void sdk_cg_events(sdk_emit *em, const sdk_codegen_opts *o, const char *step, co
     emit_jump(em, o, i, step, path, seed);
   for (int i = 0; i < m->ndich; i++)
     emit_dich(em, o, i, step, path, seed);
+  sdk_cg_colored_events(em, o);
   sdk_cg_resets(em, o, step, path, seed);
 }
 

@@ -139,6 +139,11 @@ sdk_err sdk_md_check_events(const sdk_model *m, sdk_errbuf *eb) {
   else if (m->nwiener > 0)
     no = "shared Wiener processes ([model] wiener: the bridge correction needs a variable's own "
          "noise)";
+  else if (m->nlevy > 0)
+    no = "[levy] noise (a stable path jumps over a level: the events' Brownian bridge does not "
+         "apply)";
+  else if (m->ncolored > 0)
+    no = "[colored] noise (the order of its update after a step and a reset is not defined yet)";
   if (no)
     return SDK_FAIL(eb, SDK_ERR_MODEL, "%s:%d: [events] are not supported with %s", m->path,
                     ev->line, no);

@@ -108,6 +108,14 @@ void sdk_model_destroy(sdk_model **mp) {
       sdk_expr_destroy(&m->event[i].reset[k]);
   }
   free(m->event);
+  for (int i = 0; i < m->ncolored; i++) {
+    sdk_expr_destroy(&m->colored[i].tau);
+    sdk_expr_destroy(&m->colored[i].d);
+  }
+  free(m->colored);
+  for (int i = 0; i < m->nlevy; i++)
+    sdk_expr_destroy(&m->levy[i].scale);
+  free(m->levy);
   if (m->var_period)
     for (int i = 0; i < m->nvars; i++)
       sdk_expr_destroy(&m->var_period[i]);

@@ -35,6 +35,10 @@
  *   [dichotomous] NAME = A, B, RATE_AB, RATE_BA   telegraph noise: NAME is
  *             a variable switching between A and B (usable in [drift] and
  *             [noise]; its own moments are reported like any variable's)
+ *   [colored] NAME = TAU, D   Ornstein-Uhlenbeck noise, a variable like a
+ *             dichotomous noise (sdk_colored below)
+ *   [levy]    VAR = ALPHA, BETA, SCALE   alpha-stable noise SCALE dL of VAR
+ *             in place of a [noise] line (sdk_levy below)
  *
  * Interacting particles (paper Eq. 2; run with --particles N: every path is
  * then a system of N particles, particle i of system s having the global
@@ -190,6 +194,30 @@ typedef struct sdk_event {
   sdk_expr *reset[SDK_MODEL_MAX_VARS];
   int line;
 } sdk_event;
+/* [colored] NAME = TAU, D: Ornstein-Uhlenbeck (coloured) noise of
+ * correlation time TAU and intensity D, a variable of the model (like a
+ * dichotomous noise: no drift or noise line, held at its value of t_n over
+ * step n) updated after every step by the exact transition of
+ * d eta = -eta / TAU dt + sqrt(2 D) / TAU dW (codegen/colored_levy.c).  Its
+ * initial value is drawn from the stationary N(0, D / TAU) unless [init]
+ * gives it. */
+typedef struct sdk_colored {
+  int var;
+  sdk_expr *tau, *d; /* in the parameters */
+  int init_given;
+  int line;
+} sdk_colored;
+
+/* [levy] VAR = ALPHA, BETA, SCALE: VAR's noise is SCALE dL, L the
+ * alpha-stable Levy motion with L(t) ~ S_alpha(t^(1/alpha), beta, 0)
+ * (Samorodnitsky-Taqqu S1); SCALE (the noise line, noise[var]) may use the
+ * state (Ito sense, euler only: codegen/colored_levy.c). */
+typedef struct sdk_levy {
+  int var;
+  double alpha, beta;
+  sdk_expr *scale; /* until the model is finished; then noise[var] */
+  int line;
+} sdk_levy;
 
 /* The calculus of a model's noise ([model] calculus) and of a scheme's limit
  * with state-dependent noise (codegen/scheme.h).  For diagonal noise
@@ -265,10 +293,22 @@ typedef struct sdk_model {
   /* [events], in file order */
   int nevent;
   sdk_event *event;
+  /* [colored] and [levy], in file order */
+  int ncolored;
+  sdk_colored *colored;
+  int nlevy;
+  sdk_levy *levy;
 } sdk_model;
 
 /* The dichotomous noise that variable v is, or NULL. */
 const sdk_dichotomous *sdk_model_dich_of(const sdk_model *m, int v);
+/* The coloured noise that variable v is, the Levy noise variable v takes,
+ * or NULL. */
+const sdk_colored *sdk_model_colored_of(const sdk_model *m, int v);
+const sdk_levy *sdk_model_levy_of(const sdk_model *m, int v);
+/* Does e use a variable that is not a dichotomous or coloured noise (the
+ * state, which changes within a step)? */
+int sdk_md_uses_state(const sdk_model *m, const sdk_expr *e);
 
 /* The correlation matrix of the Wiener processes at parameter values pv
  * (nwiener^2 doubles into c, row-major) and its Cholesky factor L (lower,

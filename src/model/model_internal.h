@@ -105,6 +105,23 @@ char *sdk_md_trim(char *s);
 /* ---- noises.c ---- */
 /* [model] wiener (pass 1, before any expression) */
 sdk_err sdk_md_parse_wiener(sdk_model *m, const char *value, int line, sdk_errbuf *eb);
+/* A new variable NAME declared by a noise section [section] (pass 1). */
+sdk_err sdk_md_noise_var(sdk_model *m, const char *section, const char *name, int line,
+                         sdk_errbuf *eb);
+/* *v = the index of variable `var`, which must be no dichotomous or
+ * coloured noise, else an error "WHERE: 'var' is no variable ...". */
+sdk_err sdk_md_plain_var(const sdk_model *m, const char *where, const char *var, int *v,
+                         sdk_errbuf *eb);
+/* A new entry of *count entries of `size` bytes at *arr (realloc'd, zeroed)
+ * for the noise variable NAME of [section] (sdk_md_noise_var). */
+sdk_err sdk_md_noise_entry(sdk_model *m, const char *section, const char *name, int line,
+                           void **arr, int *count, size_t size, sdk_errbuf *eb);
+/* The n (<= 4) comma-separated expressions in the parameters of the entry
+ * [section] NAME = value on `line` into *dst[i] (dst[0] NULL: no such
+ * noise), else "FILE:LINE: [section] NAME: expected EXPECTED". */
+sdk_err sdk_md_noise_exprs(sdk_model *m, const char *section, const char *name, const char *value,
+                           int line, int n, sdk_expr **const *dst, const char *expected,
+                           sdk_errbuf *eb);
 /* [dichotomous] NAME: registers NAME as a variable (pass 1) */
 sdk_err sdk_md_add_dich_name(sdk_model *m, const char *name, int line, sdk_errbuf *eb);
 /* pass 2: [model] correlation, [dichotomous] NAME = ..., [jumps] VAR = ... */
@@ -115,8 +132,21 @@ sdk_err sdk_md_add_jump(sdk_model *m, const char *var, const char *value, int li
 /* After every section: the Wiener coefficients of each noise line, the
  * dichotomous variables' drift (none), and what these noises exclude. */
 sdk_err sdk_md_finish_noises(sdk_model *m, sdk_errbuf *eb);
-/* Does e use a variable that is not a dichotomous noise? */
-int sdk_md_uses_state(const sdk_model *m, const sdk_expr *e);
+/* Split s in place at its top-level commas (outside parentheses) into at
+ * most max pieces; the number of pieces, or -1 when there are more. */
+int sdk_md_split_commas(char *s, char **piece, int max);
+/* ---- colored_levy.c ---- */
+/* [colored] NAME: registers NAME as a variable (pass 1) */
+sdk_err sdk_md_add_colored_name(sdk_model *m, const char *name, int line, sdk_errbuf *eb);
+/* pass 2: [colored] NAME = TAU, D and [levy] VAR = ALPHA, BETA, SCALE */
+sdk_err sdk_md_parse_colored(sdk_model *m, const char *name, const char *value, int line,
+                             sdk_errbuf *eb);
+sdk_err sdk_md_add_levy(sdk_model *m, const char *var, const char *value, int line, sdk_errbuf *eb);
+/* After every section (from sdk_md_finish_noises): their variables' drift
+ * and noise lines, and what they exclude. */
+sdk_err sdk_md_finish_colored_levy(sdk_model *m, sdk_errbuf *eb);
+/* Their values at parameter values pv (sdk_model_check_noises). */
+int sdk_md_check_colored_levy(const sdk_model *m, const double *pv, char *why, size_t nwhy);
 
 /* ---- sections.c ---- */
 

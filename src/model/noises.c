@@ -22,7 +22,7 @@
 
 /* Split s in place at its top-level commas (outside parentheses) into at
  * most max pieces; the number of pieces, or -1 when there are more. */
-static int split_commas(char *s, char **piece, int max) {
+int sdk_md_split_commas(char *s, char **piece, int max) {
   int n = 0, depth = 0;
   piece[n++] = s;
   for (char *p = s; *p; p++) {
@@ -46,7 +46,9 @@ const sdk_dichotomous *sdk_model_dich_of(const sdk_model *m, int v) {
 }
 
 static int uses_state_(const sdk_model *m, const sdk_expr *e) {
-  if (e->kind == SDK_E_SYM && e->sym == SDK_SYM_VAR && !sdk_model_dich_of(m, e->index)) return 1;
+  if (e->kind == SDK_E_SYM && e->sym == SDK_SYM_VAR && !sdk_model_dich_of(m, e->index) &&
+      !sdk_model_colored_of(m, e->index))
+    return 1;
   for (int i = 0; i < e->nargs; i++)
     if (uses_state_(m, e->arg[i])) return 1;
   return 0;
@@ -116,7 +118,7 @@ sdk_err sdk_md_parse_correlation(sdk_model *m, const char *value, int line, sdk_
   char *copy = sdk_strdup(value);
   if (!copy) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   char *piece[MAX_WIENER * MAX_WIENER];
-  int n = split_commas(copy, piece, MAX_WIENER * MAX_WIENER);
+  int n = sdk_md_split_commas(copy, piece, MAX_WIENER * MAX_WIENER);
   sdk_err err = SDK_OK;
   if (n < 0)
     err = SDK_FAIL(eb, SDK_ERR_MODEL, "%s:%d: [model] correlation has too many entries", m->path,
@@ -215,47 +217,81 @@ int sdk_model_correlation(const sdk_model *m, const double *pv, double *c, doubl
 
 /* ---- [dichotomous] NAME = A, B, RATE_AB, RATE_BA ---- */
 
-sdk_err sdk_md_add_dich_name(sdk_model *m, const char *name, int line, sdk_errbuf *eb) {
+sdk_err sdk_md_noise_var(sdk_model *m, const char *section, const char *name, int line,
+                         sdk_errbuf *eb) {
   if (strlen(name) > SDK_MODEL_MAX_NAME || !sdk_name_valid(name) || sdk_name_reserved(name))
-    return SDK_FAIL(eb, SDK_ERR_MODEL, "%s:%d: '%.64s' cannot be the name of a [dichotomous] noise",
-                    m->path, line, name);
+    return SDK_FAIL(eb, SDK_ERR_MODEL, "%s:%d: '%.64s' cannot be the name of a [%s] noise", m->path,
+                    line, name, section);
   if (sdk_model_var_index(m, name) >= 0)
-    return SDK_FAIL(eb, SDK_ERR_MODEL, "%s:%d: [dichotomous] %s: '%s' is already a variable",
-                    m->path, line, name, name);
+    return SDK_FAIL(eb, SDK_ERR_MODEL, "%s:%d: [%s] %s: '%s' is already a variable", m->path, line,
+                    section, name, name);
   if (m->nvars == SDK_MODEL_MAX_VARS)
     return SDK_FAIL(eb, SDK_ERR_MODEL, "%s:%d: more than %d variables (the limit)", m->path, line,
                     SDK_MODEL_MAX_VARS);
   char **v = realloc(m->vars, (size_t)(m->nvars + 1) * sizeof *v);
   if (v) m->vars = v;
-  sdk_dichotomous *d = realloc(m->dich, (size_t)(m->ndich + 1) * sizeof *d);
-  if (d) m->dich = d;
-  if (!v || !d || !(v[m->nvars] = sdk_strdup(name)))
-    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  memset(&d[m->ndich], 0, sizeof *d);
-  d[m->ndich].var = m->nvars++;
-  d[m->ndich++].line = line;
+  if (!v || !(v[m->nvars] = sdk_strdup(name))) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  m->nvars++;
   return SDK_OK;
+}
+
+sdk_err sdk_md_noise_entry(sdk_model *m, const char *section, const char *name, int line,
+                           void **arr, int *count, size_t size, sdk_errbuf *eb) {
+  char *a = realloc(*arr, (size_t)(*count + 1) * size);
+  if (!a) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  *arr = a;
+  SDK_CHECK(sdk_md_noise_var(m, section, name, line, eb));
+  memset(a + (size_t)*count * size, 0, size);
+  (*count)++;
+  return SDK_OK;
+}
+
+sdk_err sdk_md_add_dich_name(sdk_model *m, const char *name, int line, sdk_errbuf *eb) {
+  void *a = m->dich;
+  sdk_err e = sdk_md_noise_entry(m, "dichotomous", name, line, &a, &m->ndich, sizeof *m->dich, eb);
+  m->dich = a;
+  SDK_CHECK(e);
+  m->dich[m->ndich - 1].var = m->nvars - 1;
+  m->dich[m->ndich - 1].line = line;
+  return SDK_OK;
+}
+
+sdk_err sdk_md_noise_exprs(sdk_model *m, const char *section, const char *name, const char *value,
+                           int line, int n, sdk_expr **const *dst, const char *expected,
+                           sdk_errbuf *eb) {
+  char where[256];
+  snprintf(where, sizeof where, "%s:%d: [%s] %s", m->path, line, section, name);
+  char *copy = sdk_strdup(value);
+  if (!copy) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  char *piece[4];
+  int k = sdk_md_split_commas(copy, piece, 4);
+  sdk_err err = SDK_OK;
+  if (k != n || !dst[0]) err = SDK_FAIL(eb, SDK_ERR_MODEL, "%s: expected %s", where, expected);
+  for (int i = 0; err == SDK_OK && i < n; i++)
+    err = sdk_md_expr_at(m, piece[i], where, 0, dst[i], eb);
+  free(copy);
+  return err;
 }
 
 sdk_err sdk_md_parse_dich(sdk_model *m, const char *name, const char *value, int line,
                           sdk_errbuf *eb) {
   sdk_dichotomous *d = (sdk_dichotomous *)sdk_model_dich_of(m, sdk_model_var_index(m, name));
-  char where[256];
-  snprintf(where, sizeof where, "%s:%d: [dichotomous] %s", m->path, line, name);
-  char *copy = sdk_strdup(value);
-  if (!copy) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  char *piece[4];
-  int n = split_commas(copy, piece, 4);
-  sdk_err err = SDK_OK;
-  if (n != 4 || !d)
-    err = SDK_FAIL(eb, SDK_ERR_MODEL,
-                   "%s: expected A, B, RATE_AB, RATE_BA (the two values and the rates of "
-                   "switching from A to B and back)",
-                   where);
-  sdk_expr **dst[4] = {d ? &d->a : NULL, d ? &d->b : NULL, d ? &d->rab : NULL, d ? &d->rba : NULL};
-  for (int i = 0; err == SDK_OK && i < 4; i++)
-    err = sdk_md_expr_at(m, piece[i], where, 0, dst[i], eb);
-  free(copy);
+  sdk_expr **const dst[4] = {d ? &d->a : NULL, d ? &d->b : NULL, d ? &d->rab : NULL,
+                             d ? &d->rba : NULL};
+  return sdk_md_noise_exprs(m, "dichotomous", name, value, line, 4, dst,
+                            "A, B, RATE_AB, RATE_BA (the two values and the rates of "
+                            "switching from A to B and back)",
+                            eb);
+}
+
+sdk_err sdk_md_plain_var(const sdk_model *m, const char *where, const char *var, int *v,
+                         sdk_errbuf *eb) {
+  *v = sdk_model_var_index(m, var);
+  if (*v >= 0 && !sdk_model_dich_of(m, *v) && !sdk_model_colored_of(m, *v)) return SDK_OK;
+  char *known = sdk_model_var_list(m);
+  sdk_err err = SDK_FAIL(eb, SDK_ERR_MODEL, "%s: '%s' is no variable of the model (variables: %s)",
+                         where, var, known ? known : "?");
+  free(known);
   return err;
 }
 
@@ -288,15 +324,8 @@ sdk_err sdk_md_add_jump(sdk_model *m, const char *var, const char *value, int li
                         sdk_errbuf *eb) {
   char where[256];
   snprintf(where, sizeof where, "%s:%d: [jumps] %s", m->path, line, var);
-  int v = sdk_model_var_index(m, var);
-  if (v < 0 || sdk_model_dich_of(m, v)) {
-    char *known = sdk_model_var_list(m);
-    sdk_err err =
-        SDK_FAIL(eb, SDK_ERR_MODEL, "%s: '%s' is no variable of the model (variables: %s)", where,
-                 var, known ? known : "?");
-    free(known);
-    return err;
-  }
+  int v = -1;
+  SDK_CHECK(sdk_md_plain_var(m, where, var, &v, eb));
   sdk_jump *nj = realloc(m->jump, (size_t)(m->njump + 1) * sizeof *nj);
   if (!nj) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   m->jump = nj;
@@ -338,7 +367,7 @@ sdk_err sdk_md_add_jump(sdk_model *m, const char *var, const char *value, int li
     *colon = 0;
     j->kind = (sdk_jump_kind)kind;
     char *piece[2];
-    int n = split_commas(args, piece, 2);
+    int n = sdk_md_split_commas(args, piece, 2);
     if (n != nargs)
       err = SDK_FAIL(eb, SDK_ERR_MODEL, "%s: the amplitude takes %d argument%s", where, nargs,
                      nargs > 1 ? "s" : "");
@@ -421,6 +450,7 @@ static sdk_err check_increment_names(const sdk_model *m, sdk_errbuf *eb) {
 }
 
 sdk_err sdk_md_finish_noises(sdk_model *m, sdk_errbuf *eb) {
+  SDK_CHECK(sdk_md_finish_colored_levy(m, eb));
   int systems = m->interacting || m->npart > 0;
   int line = m->nwiener ? m->wiener_line
              : m->njump ? m->jump[0].line
@@ -470,6 +500,7 @@ sdk_err sdk_md_finish_noises(sdk_model *m, sdk_errbuf *eb) {
 
 int sdk_model_check_noises(const sdk_model *m, const double *pv, double dt, int64_t nsteps,
                            char *why, size_t nwhy) {
+  if (sdk_md_check_colored_levy(m, pv, why, nwhy)) return -1;
   if (m->nwiener > 1) {
     double *c = malloc((size_t)(m->nwiener * m->nwiener) * sizeof *c);
     if (!c) return snprintf(why, nwhy, "out of memory"), -1;

@@ -258,9 +258,9 @@ static sdk_err add_coupling_name(sdk_model *m, const char *section, const char *
   return SDK_OK;
 }
 
-static const char *const SECTIONS[] = {"model",    "params",      "drift",  "noise",   "init",
-                                       "particle", "meanfield",   "pair",   "observe", "boundaries",
-                                       "jumps",    "dichotomous", "events", NULL};
+static const char *const SECTIONS[] = {
+    "model",   "params",     "drift", "noise",       "init",   "particle", "meanfield", "pair",
+    "observe", "boundaries", "jumps", "dichotomous", "events", "colored",  "levy",      NULL};
 
 /* What the expressions of [drift], [noise] (and, with t, [meanfield]) see:
  * the path's variables, the particle's parameters, the coupling names, t. */
@@ -372,7 +372,8 @@ static sdk_err pass_header(sdk_model *m, const sdk_md_entries *c, sdk_errbuf *eb
     if (!known)
       return SDK_FAIL(eb, SDK_ERR_MODEL,
                       "%s:%d: unknown section [%s] (sections: model, params, drift, noise, init, "
-                      "particle, meanfield, pair, observe, boundaries, jumps, dichotomous, events)",
+                      "particle, meanfield, pair, observe, boundaries, jumps, dichotomous, events, "
+                      "colored, levy)",
                       path, it->line, it->section);
     if (!strcmp(it->section, "model"))
       SDK_CHECK(parse_model_key(m, it, eb));
@@ -382,6 +383,8 @@ static sdk_err pass_header(sdk_model *m, const sdk_md_entries *c, sdk_errbuf *eb
   for (int i = 0; i < c->n; i++) /* (variables, after those of [model] vars) */
     if (!strcmp(c->items[i].section, "dichotomous"))
       SDK_CHECK(sdk_md_add_dich_name(m, c->items[i].key, c->items[i].line, eb));
+    else if (!strcmp(c->items[i].section, "colored"))
+      SDK_CHECK(sdk_md_add_colored_name(m, c->items[i].key, c->items[i].line, eb));
   if (!m->name) return SDK_FAIL(eb, SDK_ERR_MODEL, "%s: [model] has no 'name'", path);
   if (!m->description) m->description = sdk_strdup("");
   if (m->nvars == 0)
@@ -502,6 +505,9 @@ static sdk_err parse_expressions(sdk_model *m, const sdk_md_kv *it, sdk_errbuf *
   if (!strcmp(it->section, "dichotomous"))
     return sdk_md_parse_dich(m, it->key, it->value, it->line, eb);
   if (!strcmp(it->section, "jumps")) return sdk_md_add_jump(m, it->key, it->value, it->line, eb);
+  if (!strcmp(it->section, "colored"))
+    return sdk_md_parse_colored(m, it->key, it->value, it->line, eb);
+  if (!strcmp(it->section, "levy")) return sdk_md_add_levy(m, it->key, it->value, it->line, eb);
   if (!strcmp(it->section, "observe"))
     return sdk_md_add_observe(m, it->key, it->value, it->line, eb);
   if (!strcmp(it->section, "boundaries"))
@@ -533,6 +539,7 @@ static sdk_err finish(sdk_model *m, sdk_errbuf *eb) {
     }
   }
   if (m->nwiener > 0) m->nnoise = m->nwiener; /* (the channels are the Wiener processes) */
+  m->nnoise += m->ncolored; /* (then one channel per coloured noise: codegen/colored_levy.c) */
   return SDK_OK;
 }
 

@@ -56,6 +56,13 @@
  *   blocks [2^62 + 2^61 + 2^60, 2^63), by (path, base interval, node,
  *   Wiener channel), apart from every other stream.
  *
+ *   Blocks kept for coloured and Levy noise (codegen/colored_levy.c): domain
+ *   0's blocks [2^62 + 2^56, 2^62 + 2^60) (Levy entry l of NL at step n:
+ *   block 2^62 + 2^58 + n NL + l; [2^62 + 2^56, 2^62 + 2^58) unused yet) and
+ *   domain 1's [2^61 + 2^40, 2^61 + 2^41) (the stationary initial value of
+ *   coloured variable v: block 2^61 + 2^40 + v).  A coloured noise's
+ *   Gaussians of the steps are channels of the step noise above.
+ *
  * Uniform conversions U, both in the open interval (0,1):
  *   double: U(o) = (o + 0.5) * 2^-32                 in [2^-33, 1 - 2^-33]
  *   float:  U(o) = (o >> 9) * 2^-23 + 2^-24          in [2^-24, 1 - 2^-24]

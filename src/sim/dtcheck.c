@@ -43,6 +43,12 @@ sdk_err sdk_plan_dt_check(sdk_plan *p, sdk_errbuf *eb) {
                     "--dt-check: model '%s' has [events]: a reset is not a function of the "
                     "coarse path's steps, which could not share it; run without --dt-check",
                     m->name);
+  if (m->ncolored + m->nlevy > 0)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "--dt-check: model '%s' has [colored] or [levy] noise: the coarse path at 2 dt "
+                    "could not share it (a coloured noise moves after the steps; stable increments "
+                    "do not add as Gaussian ones); run without --dt-check",
+                    m->name);
   if (sdk_cg_has_events(m))
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "--dt-check: model '%s' has [jumps] or [dichotomous] events: their times do "

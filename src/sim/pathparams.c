@@ -55,6 +55,8 @@ static const char *other_use(const sdk_model *m, const unsigned char *given, int
         uses_param(d->rba, i))
       return "[dichotomous]";
   }
+  for (int k = 0; k < m->ncolored; k++)
+    if (uses_param(m->colored[k].tau, i) || uses_param(m->colored[k].d, i)) return "[colored]";
   for (int k = 0; m->corr && k < m->nwiener * m->nwiener; k++)
     if (uses_param(m->corr[k], i)) return "[model] correlation";
   return NULL;

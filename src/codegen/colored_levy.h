@@ -1,0 +1,29 @@
+/* sdekit: coloured (Ornstein-Uhlenbeck) noise ([colored]) and alpha-stable
+ * Levy noise ([levy]); the maths and the keying of their random numbers are
+ * in colored_levy.c. */
+#ifndef SDK_CODEGEN_COLORED_LEVY_H
+#define SDK_CODEGEN_COLORED_LEVY_H
+
+#include "codegen/emit.h"
+#include "codegen/opts.h"
+#include "core/error.h"
+
+/* Can the scheme and noise source integrate the model's [colored] and
+ * [levy] noises?  SDK_OK, or the reason. */
+sdk_err sdk_cg_colored_levy_check(const sdk_codegen_opts *o, sdk_errbuf *eb);
+/* The coloured noises' exact updates after a step (in scope the state
+ * sdk_x<v>, the noise values sdk_z<j>, the parameters and sdk_dt). */
+void sdk_cg_colored_events(sdk_emit *em, const sdk_codegen_opts *o);
+/* sdk_x<v> = the stationary initial value of coloured variable v, 1; 0
+ * (nothing emitted) when v is no coloured noise or [init] gives its value
+ * (in scope sdk_seed, sdk_gpath and the parameters). */
+int sdk_cg_colored_init(sdk_emit *em, const sdk_codegen_opts *o, int v);
+/* The Levy entry whose noise is channel j (sdk_z<j>), or -1. */
+int sdk_cg_levy_channel(const sdk_model *m, int j);
+/* "DST = the stable value of Levy entry l at step `step` of path `path`;",
+ * scaled so that the scheme's increment b sqrt(dt) DST is SCALE dL (dt: a C
+ * expression of the step, DST a real lvalue declared by the caller). */
+void sdk_cg_levy_z(sdk_emit *em, const sdk_codegen_opts *o, int l, const char *step,
+                   const char *path, const char *seed, const char *dt, const char *dst);
+
+#endif
