@@ -125,6 +125,12 @@ static const char OU_BOUNDED[] = "[model]\nname = ou-bounded\nvars = x\n[params]
                                  "[boundaries]\nlow = absorb x <= -0.5\n"
                                  "high = absorb x >= 0.5*k\n";
 
+/* for observables of [events]: drifted Brownian motion reset at a level,
+ * the drift the scanned k */
+static const char BM_RESET[] = "[model]\nname = bm-reset\nvars = x\n[params]\nk = 1\n"
+                               "D = 0.5\n[drift]\nx = k\n[noise]\nx = sqrt(2*D)\n"
+                               "[events]\nfire = when x >= 0.5 : x = 0\n";
+
 static void config(sdk_run_config *c, const sdk_obs_type *t, int nscan) {
   sdk_run_config_defaults(c);
   c->backend = st_backend();
@@ -133,6 +139,13 @@ static void config(sdk_run_config *c, const sdk_obs_type *t, int nscan) {
     c->model = "ou-bounded.sde";
     c->model_text = OU_BOUNDED;
     c->model_path = "ou-bounded.sde";
+    c->paths = 64;
+    c->dt = 0.01;
+    c->t_end = 0.5;
+  } else if (t->flags & SDK_OBS_EVENTS) {
+    c->model = "bm-reset.sde";
+    c->model_text = BM_RESET;
+    c->model_path = "bm-reset.sde";
     c->paths = 64;
     c->dt = 0.01;
     c->t_end = 0.5;

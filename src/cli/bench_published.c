@@ -3,9 +3,12 @@
  * The driver is python/sdekit/bench.py: sdekit (through the C API, ctypes) and the
  * hand-written JAX peers are timed in ONE Python process, as a user calling both would,
  * each whole call after the first.  This command only starts it: posix_spawn of the
- * interpreter fixed at configure time (SDEKIT_PYTHON), with a fixed program text, this
- * build's package directory (SDK_PYTHON_DIR) and the user's arguments as separate argv
- * entries: no shell, no PATH search, no path taken from the environment.  The child gets
+ * interpreter fixed at configure time (SDEKIT_PYTHON), with a fixed program text, the
+ * package directory of the source tree this build's library lies in (python/ beside the
+ * library's directory: build/libsdekit.so.0 of a checkout; none elsewhere, where an
+ * installed `sdekit` package is imported) and the user's arguments as separate argv
+ * entries: no shell, no PATH search, no path taken from the environment, and no path
+ * compiled in (the installed tree can be moved).  The child gets
  * SDEKIT_LIBRARY set to the library this process runs, so both sides time the same
  * build.  The arguments themselves are checked by the driver (a bad NAME: one error
  * with the list, exit 2). */
@@ -20,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 
@@ -27,9 +31,6 @@ extern char **environ;
 
 #ifndef SDK_PYTHON
 #define SDK_PYTHON "/usr/bin/python3"
-#endif
-#ifndef SDK_PYTHON_DIR
-#define SDK_PYTHON_DIR ""
 #endif
 
 /* The program the interpreter runs: the package directory comes as sys.argv[1]
@@ -61,18 +62,27 @@ int sdk_cli_bench_published(int argc, char **argv) {
   args[0] = (char *)SDK_PYTHON;
   args[1] = (char *)"-c";
   args[2] = (char *)PROGRAM;
-  args[3] = (char *)SDK_PYTHON_DIR;
   for (int i = 1; i < argc; i++)
     args[3 + i] = argv[i];
   /* the library this process runs (the tool links libsdekit.so.0) */
   Dl_info info;
-  char *lib_entry = NULL;
+  char *lib_entry = NULL, pydir[4096] = "";
   if (dladdr((void *)&sdekit_version, &info) && info.dli_fname && info.dli_fname[0] == '/' &&
       strstr(info.dli_fname, "libsdekit")) {
     size_t len = strlen(info.dli_fname) + 16;
     lib_entry = malloc(len);
     if (lib_entry) snprintf(lib_entry, len, "SDEKIT_LIBRARY=%s", info.dli_fname);
+    /* DIR/build/libsdekit.so.0 -> DIR/python, when it holds the driver */
+    char lib[4096], probe[4200];
+    snprintf(lib, sizeof lib, "%s", info.dli_fname);
+    for (int up = 0; up < 2; up++) {
+      char *slash = strrchr(lib, '/');
+      if (slash) *slash = '\0';
+    }
+    snprintf(probe, sizeof probe, "%s/python/sdekit/bench.py", lib);
+    if (lib[0] && access(probe, R_OK) == 0) snprintf(pydir, sizeof pydir, "%s/python", lib);
   }
+  args[3] = pydir;
   char **env = child_env(lib_entry);
   pid_t pid;
   int rc = env ? posix_spawn(&pid, SDK_PYTHON, NULL, NULL, args, env) : ENOMEM;

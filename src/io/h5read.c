@@ -418,7 +418,8 @@ static sdk_err axes_of(reader *r, sdk_dataset *d) {
   const char *leaf = strrchr(d->path, '/');
   leaf = leaf ? leaf + 1 : d->path;
   int in_scan = !strncmp(d->path, "scan/", 5);
-  if (in_scan || !strcmp(leaf, "t") || !strcmp(leaf, "step") || !strcmp(leaf, "index"))
+  if (in_scan || !strcmp(leaf, "t") || !strcmp(leaf, "step") || !strcmp(leaf, "index") ||
+      !strcmp(d->path, "acf/lag") || !strcmp(d->path, "psd/f"))
     d->flags |= SDK_DS_COORD;
   char *names[SDK_DS_MAX_RANK] = {0}, dflt[SDK_DS_MAX_RANK][16];
   /* without dims (format 1, or a dataset another program added to a file
