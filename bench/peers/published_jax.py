@@ -73,8 +73,8 @@ def cle(spec):
 
         def body(i, u):
             s, a1, a2, a3 = u
-            hs = jnp.power(S * s, nn)
-            prod = v0 + hs / (hs + jnp.power(D * a3, nn) + 1)
+            hs = jnp.power(jnp.abs(S * s), nn)
+            prod = v0 + hs / (hs + jnp.power(jnp.abs(D * a3), nn) + 1)
             w = jax.random.normal(jax.random.fold_in(key, i), (8, n), dt_) * sq
             r = (prod, s, s / tau, a1 / tau, a1 / tau, a2 / tau, a2 / tau, a3 / tau)
             g_ = [eta * jnp.sqrt(jnp.abs(x)) * w[j] for j, x in enumerate(r)]

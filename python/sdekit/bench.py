@@ -26,6 +26,8 @@ import time
 
 import numpy as np
 
+from . import _errors
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 PUBLISHED = os.path.join(ROOT, "bench", "published")
@@ -270,7 +272,11 @@ def main(argv=None):
     backend = a.backend or _default_backend()
     bad = 0
     for n in names:
-        bad |= run_one(n, a.size, backend, a.repeats, not a.no_jax, a.k)
+        try:
+            bad |= run_one(n, a.size, backend, a.repeats, not a.no_jax, a.k)
+        except _errors.Error as e:  # (the next workloads still run; the exit status says it)
+            print("  %s: error: %s" % (n, e))
+            bad = 1
     return 1 if bad else 0
 
 
