@@ -270,5 +270,12 @@ typedef struct sdk_pic_names {
 void sdk_pic_read_names(const sdk_plotfile *pf, const char *group, const char *attr,
                         sdk_pic_names *nm);
 void sdk_pic_name_label(sdk_label *out, const sdk_pic_names *nm, int k, const char *what);
+/* A panel of kind with a line per named item (fpt's boundaries, events'
+ * events) from vpath [grid..., items] with errors epath: line k is item k,
+ * labelled by nm (or "WHAT k"); the y label is ylab, then ysym in italics
+ * (NULL: none).  *n gets the number of items (NULL: not wanted). */
+sdekit_status sdk_pic_per_name(sdk_plot *p, sdk_pic_fig *fig, int kind, const char *vpath,
+                               const char *epath, const sdk_pic_names *nm, const char *what,
+                               const char *ylab, const char *ysym, int64_t *n);
 
 #endif

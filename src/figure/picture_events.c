@@ -58,34 +58,6 @@ static sdekit_status hist_panel(sdk_plot *p, sdk_pic_fig *fig, const sdk_pic_nam
   return SDEKIT_OK;
 }
 
-/* a value per event against the scan */
-static sdekit_status per_event(sdk_plot *p, sdk_pic_fig *fig, const char *vpath, const char *epath,
-                               const char *ylab, const sdk_pic_names *en) {
-  sdk_pic_panel *pn = sdk_pic_fig_panel(fig, SDK_PANEL_SCAN);
-  if (!pn) return SDEKIT_OK;
-  int nt;
-  int64_t tail[SDEKIT_MAX_RANK];
-  sdk_pic_line *first;
-  CLI_CHECK(sdk_pic_add_line(p, fig, pn, vpath, epath, &nt, tail, &first));
-  if (nt != 1 || tail[0] < 1)
-    return CLI_RAISE(p->err, SDEKIT_ERR_FORMAT, "'%s': /%s is not [grid..., events]", p->pf->path,
-                     vpath);
-  pn->nl = 0;
-  sdk_lab_free(&first->label);
-  const double *v = first->v, *e = first->e;
-  for (int64_t k = 0; k < tail[0]; k++) {
-    sdk_pic_line *l = sdk_pic_panel_line(pn);
-    if (!l) break;
-    l->v = v;
-    l->e = e;
-    l->gstride = tail[0];
-    l->off = k;
-    sdk_pic_name_label(&l->label, en, (int)k, "event");
-  }
-  sdk_lab_text(&pn->ylab, ylab);
-  return SDEKIT_OK;
-}
-
 sdekit_status sdk_pic_events(sdk_plot *p) {
   const sdk_plotfile *pf = p->pf;
   if (p->stat == SDK_PIC_STAT_VARIANCE)
@@ -101,10 +73,11 @@ sdekit_status sdk_pic_events(sdk_plot *p) {
     if (sdk_pf_has(pf, "events/hist") && sdk_pf_has(pf, "events/hist_edges"))
       e = hist_panel(p, &fig, &en);
   } else {
-    e = per_event(p, &fig, "events/interval_mean", "events/interval_mean_err", "mean interval",
-                  &en);
+    e = sdk_pic_per_name(p, &fig, SDK_PANEL_SCAN, "events/interval_mean",
+                         "events/interval_mean_err", &en, "event", "mean interval", NULL, NULL);
     if (e == SDEKIT_OK && pf->nscan == 1 && sdk_pf_has(pf, "events/rate"))
-      e = per_event(p, &fig, "events/rate", "events/rate_err", "rate", &en);
+      e = sdk_pic_per_name(p, &fig, SDK_PANEL_SCAN, "events/rate", "events/rate_err", &en, "event",
+                           "rate", NULL, NULL);
   }
   if (e == SDEKIT_OK) e = sdk_pic_fig_draw(p, &fig, sdk_pic_time_grid(p), NULL);
   sdk_pic_fig_free(&fig);

@@ -15,38 +15,6 @@ int sdk_pic_has_fpt(const sdk_plotfile *pf) {
   return sdk_pf_has(pf, "fpt/split");
 }
 
-/* A panel of per-boundary values vpath [grid..., nb] (errors epath) with a
- * line per boundary; returns nb in *nb. */
-static sdekit_status per_boundary(sdk_plot *p, sdk_pic_fig *fig, int kind, const char *vpath,
-                                  const char *epath, const char *ylab, const char *ysym,
-                                  const sdk_pic_names *bn, int64_t *nb) {
-  sdk_pic_panel *pn = sdk_pic_fig_panel(fig, kind);
-  if (!pn) return SDEKIT_OK;
-  int nt;
-  int64_t tail[SDEKIT_MAX_RANK];
-  sdk_pic_line *first;
-  CLI_CHECK(sdk_pic_add_line(p, fig, pn, vpath, epath, &nt, tail, &first));
-  if (nt != 1 || tail[0] < 1)
-    return CLI_RAISE(p->err, SDEKIT_ERR_FORMAT, "'%s': /%s is not [grid..., boundaries]",
-                     p->pf->path, vpath);
-  *nb = tail[0];
-  pn->nl = 0;
-  sdk_lab_free(&first->label);
-  const double *v = first->v, *e = first->e;
-  for (int64_t b = 0; b < tail[0]; b++) {
-    sdk_pic_line *l = sdk_pic_panel_line(pn);
-    if (!l) break;
-    l->v = v;
-    l->e = e;
-    l->gstride = tail[0];
-    l->off = b;
-    sdk_pic_name_label(&l->label, bn, (int)b, "boundary");
-  }
-  sdk_lab_text(&pn->ylab, ylab);
-  if (ysym) sdk_lab_italic(&pn->ylab, ysym);
-  return SDEKIT_OK;
-}
-
 /* The histograms of the hitting times per boundary: fpt/hist [grid..., nb,
  * bins] over the edges fpt/hist_edges [bins + 1] or [grid..., bins + 1]. */
 static sdekit_status hist_panel(sdk_plot *p, sdk_pic_fig *fig, const sdk_pic_names *bn) {
@@ -124,7 +92,6 @@ sdekit_status sdk_pic_fpt(sdk_plot *p) {
   sdk_pic_fig fig;
   memset(&fig, 0, sizeof fig);
   sdekit_status e = SDEKIT_OK;
-  int64_t nb = 0;
   int over = sdk_pic_over_time(p);
   /* with one boundary every absorbed path ends there: its splitting
    * probability is 1 and says nothing */
@@ -136,15 +103,16 @@ sdekit_status sdk_pic_fpt(sdk_plot *p) {
       e = hist_panel(p, &fig, &bn);
     if (e == SDEKIT_OK && sdk_pf_has(pf, "fpt/survival")) e = survival_panel(p, &fig);
     if (e == SDEKIT_OK && pf->nscan < 2 && split)
-      e = per_boundary(p, &fig, SDK_PANEL_SCAN, "fpt/split", "fpt/split_err", "splitting prob.",
-                       NULL, &bn, &nb);
+      e = sdk_pic_per_name(p, &fig, SDK_PANEL_SCAN, "fpt/split", "fpt/split_err", &bn, "boundary",
+                           "splitting prob.", NULL, NULL);
   } else {
     if (split)
-      e = per_boundary(p, &fig, SDK_PANEL_SCAN, "fpt/split", "fpt/split_err", "splitting prob.",
-                       NULL, &bn, &nb);
+      e = sdk_pic_per_name(p, &fig, SDK_PANEL_SCAN, "fpt/split", "fpt/split_err", &bn, "boundary",
+                           "splitting prob.", NULL, NULL);
     /* the mean against one axis, or as the map of one boundary */
     if (e == SDEKIT_OK && (pf->nscan == 1 || !split) && sdk_pf_has(pf, "fpt/mean"))
-      e = per_boundary(p, &fig, SDK_PANEL_SCAN, "fpt/mean", "fpt/mean_err", "mean ", "τ", &bn, &nb);
+      e = sdk_pic_per_name(p, &fig, SDK_PANEL_SCAN, "fpt/mean", "fpt/mean_err", &bn, "boundary",
+                           "mean ", "τ", NULL);
     if (e == SDEKIT_OK && pf->nscan == 1 && sdk_pf_has(pf, "fpt/survival"))
       e = survival_panel(p, &fig);
   }

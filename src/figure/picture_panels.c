@@ -541,3 +541,35 @@ sdekit_status sdk_pic_add_line(sdk_plot *p, sdk_pic_fig *f, sdk_pic_panel *pn, c
   *out = l;
   return SDEKIT_OK;
 }
+
+sdekit_status sdk_pic_per_name(sdk_plot *p, sdk_pic_fig *fig, int kind, const char *vpath,
+                               const char *epath, const sdk_pic_names *nm, const char *what,
+                               const char *ylab, const char *ysym, int64_t *n) {
+  sdk_pic_panel *pn = sdk_pic_fig_panel(fig, kind);
+  if (!pn) return SDEKIT_OK;
+  int nt;
+  int64_t tail[SDEKIT_MAX_RANK];
+  sdk_pic_line *first;
+  CLI_CHECK(sdk_pic_add_line(p, fig, pn, vpath, epath, &nt, tail, &first));
+  if (!first) return SDEKIT_OK; /* the panel is full */
+  if (nt != 1 || tail[0] < 1)
+    return CLI_RAISE(p->err, SDEKIT_ERR_FORMAT, "'%s': /%s is not [grid..., %s values]",
+                     p->pf->path, vpath, what);
+  if (n) *n = tail[0];
+  /* the line read whole becomes one line per item over the same data */
+  pn->nl = 0;
+  sdk_lab_free(&first->label);
+  const double *v = first->v, *e = first->e;
+  for (int64_t k = 0; k < tail[0]; k++) {
+    sdk_pic_line *l = sdk_pic_panel_line(pn);
+    if (!l) break;
+    l->v = v;
+    l->e = e;
+    l->gstride = tail[0];
+    l->off = k;
+    sdk_pic_name_label(&l->label, nm, (int)k, what);
+  }
+  sdk_lab_text(&pn->ylab, ylab);
+  if (ysym) sdk_lab_italic(&pn->ylab, ysym);
+  return SDEKIT_OK;
+}
