@@ -63,17 +63,23 @@ sdk_err sdk_md_comparison(const sdk_model *m, const char *text, const char *wher
   return err;
 }
 
+sdk_err sdk_md_entry(const sdk_model *m, const char *section, const char *name, int line, int count,
+                     int max, const char *what, char *where, size_t wsize, sdk_errbuf *eb) {
+  snprintf(where, wsize, "%s:%d: [%s] %.64s", m->path, line, section, name);
+  if (count >= max)
+    return SDK_FAIL(eb, SDK_ERR_MODEL, "%s: more than %d entries in [%s] (the limit)", where, max,
+                    section);
+  /* any identifier, floor and exp too: it never meets an expression */
+  if (strlen(name) > SDK_MODEL_MAX_NAME || !sdk_name_valid(name))
+    return SDK_FAIL(eb, SDK_ERR_MODEL, "%s: '%.64s' cannot be the name of %s", where, name, what);
+  return SDK_OK;
+}
+
 sdk_err sdk_md_add_boundary(sdk_model *m, const char *name, const char *text, int line,
                             sdk_errbuf *eb) {
   char where[256];
-  snprintf(where, sizeof where, "%s:%d: [boundaries] %.64s", m->path, line, name);
-  if (m->nbound == SDK_MODEL_MAX_BOUNDARIES)
-    return SDK_FAIL(eb, SDK_ERR_MODEL, "%s: more than %d boundaries (the limit)", where,
-                    SDK_MODEL_MAX_BOUNDARIES);
-  /* a label (results, TSV columns), never a name in an expression or in the
-   * source: any identifier, floor and exp too */
-  if (strlen(name) > SDK_MODEL_MAX_NAME || !sdk_name_valid(name))
-    return SDK_FAIL(eb, SDK_ERR_MODEL, "%s: '%.64s' cannot be the name of a boundary", where, name);
+  SDK_CHECK(sdk_md_entry(m, "boundaries", name, line, m->nbound, SDK_MODEL_MAX_BOUNDARIES,
+                         "a boundary", where, sizeof where, eb));
   /* the kind, then the comparison */
   while (*text == ' ' || *text == '\t')
     text++;

@@ -97,13 +97,8 @@ static sdk_err parse_event(sdk_model *m, sdk_event *ev, char *copy, const char *
 sdk_err sdk_md_add_event(sdk_model *m, const char *name, const char *text, int line,
                          sdk_errbuf *eb) {
   char where[256];
-  snprintf(where, sizeof where, "%s:%d: [events] %.64s", m->path, line, name);
-  if (m->nevent == SDK_MODEL_MAX_BOUNDARIES)
-    return SDK_FAIL(eb, SDK_ERR_MODEL, "%s: more than %d events (the limit of [boundaries])", where,
-                    SDK_MODEL_MAX_BOUNDARIES);
-  /* a label (results, TSV columns), never a name in an expression */
-  if (strlen(name) > SDK_MODEL_MAX_NAME || !sdk_name_valid(name))
-    return SDK_FAIL(eb, SDK_ERR_MODEL, "%s: '%.64s' cannot be the name of an event", where, name);
+  SDK_CHECK(sdk_md_entry(m, "events", name, line, m->nevent, SDK_MODEL_MAX_BOUNDARIES, "an event",
+                         where, sizeof where, eb));
   for (int i = 0; i < m->nevent; i++)
     if (!strcmp(m->event[i].name, name))
       return SDK_FAIL(eb, SDK_ERR_MODEL, "%s: a second event '%s' (line %d)", where, name,

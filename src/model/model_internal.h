@@ -85,6 +85,13 @@ sdk_err sdk_md_add_boundary(sdk_model *m, const char *name, const char *text, in
                             sdk_errbuf *eb);
 /* After every section: boundaries are refused in models of particles. */
 sdk_err sdk_md_check_boundaries(const sdk_model *m, sdk_errbuf *eb);
+/* The start of a named entry of a section ([boundaries], [events]): where
+ * gets "FILE:LINE: [SECTION] NAME" for the messages; refused: a count at
+ * the limit `max` and a name that is no identifier (`what`: "a boundary").
+ * The name is a label (results, TSV columns), never a name in an
+ * expression or in the source. */
+sdk_err sdk_md_entry(const sdk_model *m, const char *section, const char *name, int line, int count,
+                     int max, const char *what, char *where, size_t wsize, sdk_errbuf *eb);
 /* COND (text) as one comparison of a variable with an expression in the
  * parameters into b's var, upper, strict and level (shared with [events]);
  * `what` starts the message of a wrong shape ("" or e.g. "'absorb' or
