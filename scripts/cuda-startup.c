@@ -1,7 +1,9 @@
 /* The CUDA driver's start-up on N GPUs (docs/history/BENCHMARKS-development.md,
  * "Issues 32/33"): cuInit, each primary context (retain, make current, a first
  * allocation), one after another (seq) or from one thread each (par), and their release.
- * Build: cc -O2 -o cuda-startup scripts/cuda-startup.c -ldl -lpthread; run: ./cuda-startup par */
+ * Build: cc -O2 -o cuda-startup scripts/cuda-startup.c -ldl -lpthread; run: ./cuda-startup par
+ * (`./cuda-startup par keep`: the contexts are not released, the process exits holding them,
+ * to time the driver's own teardown at exit from outside). */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -51,7 +53,7 @@ static void *close1(void *p) {
   return NULL;
 }
 int main(int argc, char **argv) {
-  int par = argc > 1 && !strcmp(argv[1], "par"), early = argc > 2 && !strcmp(argv[2], "initthread");
+  int par = argc > 1 && !strcmp(argv[1], "par"), keep = argc > 2 && !strcmp(argv[2], "keep");
   T0 = now();
   void *h = dlopen("libcuda.so.1", RTLD_NOW);
 #define L(v, n) *(void **)&v = dlsym(h, n)
@@ -81,20 +83,19 @@ int main(int argc, char **argv) {
     for (int i = 0; i < n; i++)
       pthread_join(th[i], 0);
   double to = now() - T0;
-  for (int i = 0; i < n; i++) {
+  for (int i = 0; i < n && !keep; i++) {
     if (par)
       pthread_create(&th[i], 0, close1, &j[i]);
     else
       close1(&j[i]);
   }
-  if (par)
+  if (par && !keep)
     for (int i = 0; i < n; i++)
       pthread_join(th[i], 0);
   double tc = now() - T0;
   printf("%s n=%d: dlopen %.3f, cuInit %.3f;", par ? "threads" : "sequential", n, tl, ti - tl);
   for (int i = 0; i < n; i++)
     printf(" [%d: %.3f->%.3f ctx, %.3f alloc]", i, j[i].a, j[i].b, j[i].c);
-  printf("; all open at %.3f, released in %.3f\n", to, tc - to);
-  (void)early;
+  printf("; all open at %.3f, released in %.3f%s\n", to, tc - to, keep ? " (kept)" : "");
   return 0;
 }
