@@ -26,9 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "sim/checkpoint.h"
 #include "simtest.h"
 #include "testutil.h"
 
@@ -60,15 +58,10 @@ static void config(sdk_run_config *c, const char *obs) {
   c->obs.psd_segment = M_SEG;
 }
 
-static const double *f64(const sdk_results *R, const char *path) {
-  const double *v = sdk_results_f64(R, path);
-  TU_CHECK(v != NULL, "dataset %s", path);
-  return v;
-}
+#define f64 st_f64
 
 static double ar_cov(int64_t m) {
-  double r = 1 - K_OU * DT;
-  return 2 * D_OU * DT / (1 - r * r) * pow(r, (double)m);
+  return st_ar1_cov(K_OU, D_OU, DT, m);
 }
 
 static double sq_cov(int64_t m) {
@@ -163,47 +156,6 @@ static void small(sdk_run_config *c) {
   c->obs.corr_vars = "q,x,y";
 }
 
-static void check_layouts(void) {
-  sdk_run_config c;
-  small(&c);
-  sdk_run *r1 = st_run(&c);
-  c.shards = 3;
-  sdk_run *r3 = st_run(&c);
-  c.shards = 0;
-  c.ranks = 3;
-  sdk_run *k3 = st_run(&c);
-  TU_CHECK(r1 && r3 && st_same_store(sdk_run_results(r1), sdk_run_results(r3)),
-           "acf and psd of user observables: 3 shards give bitwise those of 1");
-  TU_CHECK(r1 && k3 && st_same_store(sdk_run_results(r1), sdk_run_results(k3)),
-           "acf and psd of user observables: 3 in-process ranks give bitwise those of 1");
-  if (r1) {
-    char ck[4200];
-    sdk_run_config c1;
-    small(&c1);
-    sdk_ckpt *k = st_stop_half_way(&c1, ck, sizeof ck, "acf,psd of user observables");
-    if (k) {
-      sdk_run_config c2;
-      small(&c2);
-      c2.resume = k;
-      c2.checkpoint = ck;
-      c2.checkpoint_every = 0;
-      sdk_run *r2 = st_run(&c2);
-      TU_CHECK(r2 && st_same_store(sdk_run_results(r1), sdk_run_results(r2)),
-               "acf and psd of user observables resumed from step %lld: bitwise the "
-               "uninterrupted results",
-               (long long)k->step);
-      sdk_run_destroy(&r2);
-    }
-    sdk_ckpt_destroy(&k);
-    unlink(ck);
-  }
-  printf("acf, psd of user observables: 3 shards, 3 ranks and a resumed run give the bits of "
-         "one run\n");
-  sdk_run_destroy(&r1);
-  sdk_run_destroy(&r3);
-  sdk_run_destroy(&k3);
-}
-
 static void check_refusal(void) {
   sdk_run_config c;
   small(&c);
@@ -223,7 +175,7 @@ int main(void) {
   st_require_backend();
   check_acf();
   check_psd();
-  check_layouts();
+  st_same_over_layouts(small, "acf and psd of user observables");
   check_refusal();
   return tu_finish("test_corr_obs");
 }
