@@ -175,23 +175,41 @@ static void emit_dt_factor(sdk_emit *em, const sdk_codegen_opts *o, double p, co
 }
 
 /* "sdk_W = W ~ Exp(1)" from words 0, 1 of sdk_o: W = -ln(1 - Q), Q uniform
- * of full relative precision near 0 (the head), without log1p, whose call
- * clang 14 cannot vectorise (libmvec has it, clang's table of it not: the
- * CPU step loop stayed scalar, 4% of the Gaussian speed).  For Q <= 1/2,
- * -ln(1 - Q) = 2 atanh(s), s = Q / (2 - Q) <= 1/3 (2 - Q rounded once:
- * s to an ulp), by its series s (1 + s^2/3 + s^4/5 + ...) to the term below
- * the precision's rounding (s^2 <= 1/9: 8 terms in single, 17 in double);
- * for Q > 1/2, 1 - Q is exact (Sterbenz) and -ln(1 - Q) accurate.  Both
- * are computed and one is selected (a vector loop's select). */
+ * of full relative precision near 0 (the head), without a libm call: clang
+ * 14 cannot vectorise log1p (libmvec has it, clang's table of it not: the
+ * CPU step loop stayed scalar, 4% of the Gaussian speed).  W = k ln 2 +
+ * 2 atanh(s), by the series s (1 + s^2/3 + s^4/5 + ...) to the term below
+ * the precision's rounding (s <= 1/3: 8 terms in single, 17 in double):
+ *   Q <= 1/2: k = 0, s = Q / (2 - Q) (2 - Q rounded once: s to an ulp);
+ *   Q > 1/2:  1 - Q = m 2^-k exactly (Sterbenz; m in [1/2, 1) from its
+ *             bits), s = (1 - m) / (1 + m) (1 - m exact).
+ * Both are computed and one is selected (a vector loop's select); relative
+ * error within 4 units of 2^-24 (single) or 2^-53 (double) of -log1p(-Q)
+ * over 2e7 Q from 1e-12 to 1 (measured with this text's arithmetic). */
 static void emit_exp1(sdk_emit *em, const sdk_codegen_opts *o) {
-  if (o->single)
+  int sg = o->single;
+  const char *t = sg ? "real" : "double";
+  if (sg)
     sdk_em_line(em, "const real sdk_q = fminf(((float)sdk_o[0] + (float)sdk_o[1] * 2.3283064e-10f "
                     "+ 0.5f) * 2.3283064e-10f, 0.99999994f);");
   else
     sdk_em_line(em, "const double sdk_q = sdk_u53(sdk_o[0], sdk_o[1]);");
-  const char *t = o->single ? "real" : "double";
-  sdk_em_line(em, "const %s sdk_s = sdk_q / ((%s)2 - sdk_q), sdk_s2 = sdk_s * sdk_s;", t, t);
-  int n = o->single ? 8 : 17;
+  sdk_em_line(em, "union { %s f; %s i; } sdk_b;", sg ? "float" : "double",
+              sg ? "sdk_u32" : "sdk_u64");
+  sdk_em_line(em, "sdk_b.f = (%s)1 - sdk_q;", t);
+  if (sg) {
+    sdk_em_line(em, "const int sdk_k = 126 - (int)((sdk_b.i >> 23) & 0xffu);");
+    sdk_em_line(em, "sdk_b.i = (sdk_b.i & 0x807fffffu) | 0x3f000000u;");
+  } else {
+    sdk_em_line(em, "const int sdk_k = 1022 - (int)((sdk_b.i >> 52) & 0x7ffu);");
+    sdk_em_line(em, "sdk_b.i = (sdk_b.i & 0x800fffffffffffffull) | 0x3fe0000000000000ull;");
+  }
+  sdk_em_line(em, "const int sdk_lo = sdk_q <= (%s)0.5;", t);
+  sdk_em_line(em,
+              "const %s sdk_s = sdk_lo ? sdk_q / ((%s)2 - sdk_q) : ((%s)1 - sdk_b.f) / "
+              "((%s)1 + sdk_b.f), sdk_s2 = sdk_s * sdk_s;",
+              t, t, t, t);
+  int n = sg ? 8 : 17;
   sdk_em_start(em, "const %s sdk_at = ", t);
   for (int k = 0; k < n - 1; k++) {
     sdk_em_printf(em, "(%s)", t);
@@ -203,9 +221,9 @@ static void emit_exp1(sdk_emit *em, const sdk_codegen_opts *o) {
   for (int k = 0; k < n - 1; k++)
     sdk_em_puts(em, ")");
   sdk_em_puts(em, ";\n");
-  sdk_em_line(em,
-              "const %s sdk_W = sdk_q <= (%s)0.5 ? (%s)2 * sdk_s * sdk_at : -log%s((%s)1 - sdk_q);",
-              t, t, t, o->single ? "f" : "", t);
+  sdk_em_start(em, "const %s sdk_W = (%s)(sdk_lo ? 0 : sdk_k) * (%s)", t, t, t);
+  sdk_em_double(em, 0.69314718055994530942);
+  sdk_em_printf(em, " + (%s)2 * sdk_s * sdk_at;\n", t);
 }
 
 void sdk_cg_levy_z(sdk_emit *em, const sdk_codegen_opts *o, int l, const char *step,
