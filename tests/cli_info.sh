@@ -112,7 +112,7 @@ fi
 if run "fpt" "$SDK_SOURCE_DIR/examples/double-well.sde" --scan D=0.4:0.5:2 --paths 300 --dt 0.01 \
   --t-end 20 --observe fpt -o f.h5 && info f.h5; then
   has "fpt table" "fpt (the series at the last sample, step 2000):"
-  has "fpt header" "    D       exit_mean   exit_err            mean   mean_err           split  split_err        survival survival_err"
+  has "fpt header" "    D       exit_mean   exit_err            mean   mean_err       overshoot overshoot_err           split  split_err"
 fi
 if run "order" kuramoto --particles 16 --paths 16 --t-end 0.2 --observe order -o ko.h5 &&
   info ko.h5; then

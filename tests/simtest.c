@@ -294,3 +294,53 @@ sdk_ckpt *st_stop_half_way(sdk_run_config *c, char *ck, size_t n, const char *wh
   TU_CHECK(e == SDK_OK, "%s: checkpoint read (%s)", what, eb.msg);
   return k;
 }
+
+void st_same_over_layouts(void (*make)(sdk_run_config *c), const char *what) {
+  sdk_run_config c;
+  make(&c);
+  sdk_run *r1 = st_run(&c);
+  c.shards = 3;
+  sdk_run *r3 = st_run(&c);
+  c.shards = 0;
+  c.ranks = 3;
+  sdk_run *k3 = st_run(&c);
+  TU_CHECK(r1 && r3 && st_same_store(sdk_run_results(r1), sdk_run_results(r3)),
+           "%s: 3 shards give bitwise those of 1", what);
+  TU_CHECK(r1 && k3 && st_same_store(sdk_run_results(r1), sdk_run_results(k3)),
+           "%s: 3 in-process ranks give bitwise those of 1", what);
+  if (r1) {
+    char ck[4200];
+    sdk_run_config c1;
+    make(&c1);
+    sdk_ckpt *k = st_stop_half_way(&c1, ck, sizeof ck, what);
+    if (k) {
+      sdk_run_config c2;
+      make(&c2);
+      c2.resume = k;
+      c2.checkpoint = ck;
+      c2.checkpoint_every = 0;
+      sdk_run *r2 = st_run(&c2);
+      TU_CHECK(r2 && st_same_store(sdk_run_results(r1), sdk_run_results(r2)),
+               "%s resumed from step %lld: bitwise the uninterrupted results", what,
+               (long long)k->step);
+      sdk_run_destroy(&r2);
+    }
+    sdk_ckpt_destroy(&k);
+    unlink(ck);
+  }
+  printf("%s: 3 shards, 3 ranks and a resumed run give the bits of one run\n", what);
+  sdk_run_destroy(&r1);
+  sdk_run_destroy(&r3);
+  sdk_run_destroy(&k3);
+}
+
+const double *st_f64(const sdk_results *R, const char *path) {
+  const double *v = sdk_results_f64(R, path);
+  TU_CHECK(v != NULL, "dataset %s", path);
+  return v;
+}
+
+double st_ar1_cov(double k, double D, double dt, int64_t m) {
+  double r = 1 - k * dt;
+  return 2 * D * dt / (1 - r * r) * pow(r, (double)m);
+}

@@ -71,4 +71,14 @@ int st_same_store(const sdk_results *A, const sdk_results *B);
  * check naming `what`. */
 struct sdk_ckpt;
 struct sdk_ckpt *st_stop_half_way(sdk_run_config *c, char *ck, size_t n, const char *what);
+/* Dataset `path` of R as doubles (a failed check when there is none). */
+const double *st_f64(const sdk_results *R, const char *path);
+/* The stationary autocovariance at lag m steps of OU dx = -k x dt +
+ * sqrt(2 D) dW by Euler at dt, the AR(1) process x' = r x + sqrt(2 D dt) z,
+ * r = 1 - k dt: 2 D dt / (1 - r^2) r^m. */
+double st_ar1_cov(double k, double D, double dt, int64_t m);
+/* The run that make() configures gives every dataset bitwise the same in 1
+ * and 3 shards, 3 in-process ranks, and stopped half way with a checkpoint
+ * and resumed (checks naming `what`). */
+void st_same_over_layouts(void (*make)(sdk_run_config *c), const char *what);
 #endif

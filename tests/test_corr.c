@@ -21,9 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "sim/checkpoint.h"
 #include "simtest.h"
 #include "testutil.h"
 
@@ -47,15 +45,10 @@ static void ou_config(sdk_run_config *c, const char *obs) {
   c->obs.psd_segment = 64;
 }
 
-static const double *f64(const sdk_results *R, const char *path) {
-  const double *v = sdk_results_f64(R, path);
-  TU_CHECK(v != NULL, "dataset %s", path);
-  return v;
-}
+#define f64 st_f64
 
 static double ar_cov(int64_t m) {
-  double r = 1 - K_OU * DT;
-  return 2 * D_OU * DT / (1 - r * r) * pow(r, (double)m);
+  return st_ar1_cov(K_OU, D_OU, DT, m);
 }
 
 static void check_acf(int single) {
@@ -164,50 +157,13 @@ static void check_josephson(void) {
   sdk_run_destroy(&r);
 }
 
-static void check_layouts(void) {
-  sdk_run_config c;
-  ou_config(&c, "acf,psd");
-  c.paths = 1024;
-  c.t_end = 40;
-  c.transient = 5;
-  c.obs.max_lag = 8;
-  c.obs.psd_segment = 32;
-  sdk_run *r1 = st_run(&c);
-  c.shards = 3;
-  sdk_run *r3 = st_run(&c);
-  c.shards = 0;
-  c.ranks = 3;
-  sdk_run *k3 = st_run(&c);
-  TU_CHECK(r1 && r3 && st_same_store(sdk_run_results(r1), sdk_run_results(r3)),
-           "acf and psd: 3 shards give bitwise those of 1");
-  TU_CHECK(r1 && k3 && st_same_store(sdk_run_results(r1), sdk_run_results(k3)),
-           "acf and psd: 3 in-process ranks give bitwise those of 1");
-  if (r1) {
-    char ck[4200];
-    sdk_run_config c1;
-    ou_config(&c1, "acf,psd");
-    c1.paths = 1024, c1.t_end = 40, c1.transient = 5, c1.obs.max_lag = 8, c1.obs.psd_segment = 32;
-    sdk_ckpt *k = st_stop_half_way(&c1, ck, sizeof ck, "acf,psd");
-    if (k) {
-      sdk_run_config c2;
-      ou_config(&c2, "acf,psd");
-      c2.paths = 1024, c2.t_end = 40, c2.transient = 5, c2.obs.max_lag = 8, c2.obs.psd_segment = 32;
-      c2.resume = k;
-      c2.checkpoint = ck;
-      c2.checkpoint_every = 0;
-      sdk_run *r2 = st_run(&c2);
-      TU_CHECK(r2 && st_same_store(sdk_run_results(r1), sdk_run_results(r2)),
-               "acf and psd resumed from step %lld: bitwise the uninterrupted results",
-               (long long)k->step);
-      sdk_run_destroy(&r2);
-    }
-    sdk_ckpt_destroy(&k);
-    unlink(ck);
-  }
-  printf("acf, psd: 3 shards, 3 ranks and a resumed run give the bits of one run\n");
-  sdk_run_destroy(&r1);
-  sdk_run_destroy(&r3);
-  sdk_run_destroy(&k3);
+static void layouts_config(sdk_run_config *c) {
+  ou_config(c, "acf,psd");
+  c->paths = 1024;
+  c->t_end = 40;
+  c->transient = 5;
+  c->obs.max_lag = 8;
+  c->obs.psd_segment = 32;
 }
 
 int main(void) {
@@ -218,6 +174,6 @@ int main(void) {
   check_psd(1, 0);
   check_psd(0, 1);
   check_josephson();
-  check_layouts();
+  st_same_over_layouts(layouts_config, "acf, psd");
   return tu_finish("test_corr");
 }

@@ -206,7 +206,9 @@ typedef struct sdk_backend {
    * is variable v, row nvars the drift mark (allocated on first write), row
    * nvars + 1 + k the carried row k of the compensated update (k <
    * carried_rows; an error in others); paths
-   * [first, first+n).  write = 0 reads into buf, 1 writes buf (checkpoints). */
+   * [first, first+n).  write = 0 reads into buf, 1 writes buf (checkpoints).
+   * Row -1 - j (read only) is user observable j as eval_observe last
+   * evaluated it (acf, psd of user observables: observe/obs_corr.h). */
   sdk_err (*rows)(sdk_ensemble *ens, int row, int64_t first, int64_t n, double *buf, int write,
                   sdk_errbuf *eb);
   /* Number of carried rows (rows nvars + 1 ...): those of the compensated

@@ -758,7 +758,11 @@ static int cpu_carried_rows(const sdk_ensemble *e) {
 static sdk_err cpu_rows(sdk_ensemble *e, int row, int64_t first, int64_t n, double *buf, int write,
                         sdk_errbuf *eb) {
   void *base;
-  if (row < e->lay.nvars) {
+  if (row < 0) { /* user observable -1 - row as eval_observe left it (backend.h) */
+    if (write || !e->obs || -1 - row >= e->nobs)
+      return SDK_FAIL(eb, SDK_ERR_INTERNAL, "no user observable row %d", -1 - row);
+    base = (char *)e->obs + (size_t)(-1 - row) * (size_t)e->npad * e->esize;
+  } else if (row < e->lay.nvars) {
     base = (char *)e->st + (size_t)row * (size_t)e->npad * e->esize;
   } else if (row > e->lay.nvars) { /* carried rows: compensated update, boundaries,
                                     * accumulators */

@@ -729,20 +729,19 @@ static sdk_err cuda_rows(sdk_ensemble *e, int row, int64_t first, int64_t n, dou
   CU(eb, CtxSetCurrent(e->ctx->cx));
   size_t rowbytes = (size_t)e->npad * e->esize;
   CUdeviceptr base;
-  if (row < e->lay.nvars) {
+  if (row < 0 && !write && e->obs && -1 - row < e->nobs) { /* user observable (backend.h) */
+    base = e->obs + (CUdeviceptr)((size_t)(-1 - row) * rowbytes);
+  } else if (row >= 0 && row < e->lay.nvars) {
     base = e->st + (CUdeviceptr)((size_t)row * rowbytes);
-  } else if (row > e->lay.nvars) { /* carried rows: compensated update, boundaries */
-    if (!e->mod->comp || row - 1 >= e->mod->comp)
+  } else if (row != e->lay.nvars) { /* carried rows: compensated update, boundaries */
+    if (row < 0 || !e->mod->comp || row - 1 >= e->mod->comp)
       return SDK_FAIL(eb, SDK_ERR_INTERNAL, "no state row %d", row);
     base = e->st + (CUdeviceptr)((size_t)(row - 1) * rowbytes);
   } else {
     if (!e->mark) {
       if (!write) return SDK_FAIL(eb, SDK_ERR_INTERNAL, "no drift mark to read");
       CUresult r = sdk_cu.MemAlloc(&e->mark, rowbytes);
-      if (r != CUDA_SUCCESS) {
-        e->mark = 0;
-        return sdk_cu_fail(eb, "cuMemAlloc", r);
-      }
+      if (r != CUDA_SUCCESS) return e->mark = 0, sdk_cu_fail(eb, "cuMemAlloc", r);
       CU(eb, MemsetD8(e->mark, 0, rowbytes));
     }
     base = e->mark;

@@ -38,10 +38,9 @@
  *     b ln dt)) in the place of the channel's Gaussian value, so that the
  *     scheme's b sqrt(dt) z is SCALE times the increment.  W = -ln(1 - Q),
  *     Q uniform from two words with full relative precision near 0 (small W
- *     makes the heavy tail for a < 1): in double a 53-bit uniform (W down to
- *     2^-54), in single a float of the two words (W down to 1e-10, Q below
- *     1 - 2^-24: W up to 16.6, P(W > 16.6) = 6e-8); V from word 2 in the
- *     run's precision.
+ *     makes the heavy tail for a < 1; emit_exp1, without log1p): in double a 53-bit uniform (W down
+ * to 2^-54), in single a float of the two words (W down to 1e-10, Q below 1 - 2^-24: W up to 16.6,
+ * P(W > 16.6) = 6e-8); V from word 2 in the run's precision.
  *
  * Random numbers: Philox (rng/philox.h).  A coloured noise's Gaussian of
  * step n is a channel of the step's own noise (model.h: the channels of the
@@ -175,6 +174,58 @@ static void emit_dt_factor(sdk_emit *em, const sdk_codegen_opts *o, double p, co
   sdk_em_puts(em, ")");
 }
 
+/* "sdk_W = W ~ Exp(1)" from words 0, 1 of sdk_o: W = -ln(1 - Q), Q uniform
+ * of full relative precision near 0 (the head), without a libm call: clang
+ * 14 cannot vectorise log1p (libmvec has it, clang's table of it not: the
+ * CPU step loop stayed scalar, 4% of the Gaussian speed).  W = k ln 2 +
+ * 2 atanh(s), by the series s (1 + s^2/3 + s^4/5 + ...) to the term below
+ * the precision's rounding (s <= 1/3: 8 terms in single, 17 in double):
+ *   Q <= 1/2: k = 0, s = Q / (2 - Q) (2 - Q rounded once: s to an ulp);
+ *   Q > 1/2:  1 - Q = m 2^-k exactly (Sterbenz; m in [1/2, 1) from its
+ *             bits), s = (1 - m) / (1 + m) (1 - m exact).
+ * Both are computed and one is selected (a vector loop's select); relative
+ * error within 4 units of 2^-24 (single) or 2^-53 (double) of -log1p(-Q)
+ * over 2e7 Q from 1e-12 to 1 (measured with this text's arithmetic). */
+static void emit_exp1(sdk_emit *em, const sdk_codegen_opts *o) {
+  int sg = o->single;
+  const char *t = sg ? "real" : "double";
+  if (sg)
+    sdk_em_line(em, "const real sdk_q = fminf(((float)sdk_o[0] + (float)sdk_o[1] * 2.3283064e-10f "
+                    "+ 0.5f) * 2.3283064e-10f, 0.99999994f);");
+  else
+    sdk_em_line(em, "const double sdk_q = sdk_u53(sdk_o[0], sdk_o[1]);");
+  sdk_em_line(em, "union { %s f; %s i; } sdk_b;", sg ? "float" : "double",
+              sg ? "sdk_u32" : "sdk_u64");
+  sdk_em_line(em, "sdk_b.f = (%s)1 - sdk_q;", t);
+  if (sg) {
+    sdk_em_line(em, "const int sdk_k = 126 - (int)((sdk_b.i >> 23) & 0xffu);");
+    sdk_em_line(em, "sdk_b.i = (sdk_b.i & 0x807fffffu) | 0x3f000000u;");
+  } else {
+    sdk_em_line(em, "const int sdk_k = 1022 - (int)((sdk_b.i >> 52) & 0x7ffu);");
+    sdk_em_line(em, "sdk_b.i = (sdk_b.i & 0x800fffffffffffffull) | 0x3fe0000000000000ull;");
+  }
+  sdk_em_line(em, "const int sdk_lo = sdk_q <= (%s)0.5;", t);
+  sdk_em_line(em,
+              "const %s sdk_s = sdk_lo ? sdk_q / ((%s)2 - sdk_q) : ((%s)1 - sdk_b.f) / "
+              "((%s)1 + sdk_b.f), sdk_s2 = sdk_s * sdk_s;",
+              t, t, t, t);
+  int n = sg ? 8 : 17;
+  sdk_em_start(em, "const %s sdk_at = ", t);
+  for (int k = 0; k < n - 1; k++) {
+    sdk_em_printf(em, "(%s)", t);
+    sdk_em_double(em, 1.0 / (2 * k + 1));
+    sdk_em_puts(em, " + sdk_s2 * (");
+  }
+  sdk_em_printf(em, "(%s)", t);
+  sdk_em_double(em, 1.0 / (2 * n - 1));
+  for (int k = 0; k < n - 1; k++)
+    sdk_em_puts(em, ")");
+  sdk_em_puts(em, ";\n");
+  sdk_em_start(em, "const %s sdk_W = (%s)(sdk_lo ? 0 : sdk_k) * (%s)", t, t, t);
+  sdk_em_double(em, 0.69314718055994530942);
+  sdk_em_printf(em, " + (%s)2 * sdk_s * sdk_at;\n", t);
+}
+
 void sdk_cg_levy_z(sdk_emit *em, const sdk_codegen_opts *o, int l, const char *step,
                    const char *path, const char *seed, const char *dt, const char *dst) {
   const sdk_model *m = o->model;
@@ -187,11 +238,7 @@ void sdk_cg_levy_z(sdk_emit *em, const sdk_codegen_opts *o, int l, const char *s
               "sdk_philox_block(%s, %s, 0x4400000000000000ull + (sdk_u64)(%s) * %du + %du, 0, "
               "sdk_o);",
               seed, path, step, m->nlevy, l);
-  if (o->single) /* (words 0, 1 as a float of full relative precision near 0, below 1) */
-    sdk_em_line(em, "const real sdk_lw = logf(-log1pf(-fminf(((float)sdk_o[0] + (float)sdk_o[1] * "
-                    "2.3283064e-10f + 0.5f) * 2.3283064e-10f, 0.99999994f)));");
-  else
-    sdk_em_line(em, "const double sdk_lw = log(-log1p(-sdk_u53(sdk_o[0], sdk_o[1])));");
+  emit_exp1(em, o);
   sdk_em_start(em, "const real sdk_v = ");
   sdk_em_number(em, SDK_PI);
   sdk_em_puts(em, " * (sdk_u01_");
@@ -200,8 +247,7 @@ void sdk_cg_levy_z(sdk_emit *em, const sdk_codegen_opts *o, int l, const char *s
   sdk_em_number(em, 0.5);
   sdk_em_puts(em, ");\n");
   if (a == 2) {
-    sdk_em_line(em, "const real sdk_X = (real)2 * exp%s((real)0.5 * (real)sdk_lw) * sin%s(sdk_v);",
-                f, f);
+    sdk_em_line(em, "const real sdk_X = (real)2 * sqrt%s((real)sdk_W) * sin%s(sdk_v);", f, f);
   } else if (a == 1) {
     sdk_em_start(em, "const real sdk_p = ");
     sdk_em_number(em, SDK_PI / 2);
@@ -212,9 +258,9 @@ void sdk_cg_levy_z(sdk_emit *em, const sdk_codegen_opts *o, int l, const char *s
     sdk_em_number(em, 2 / SDK_PI);
     sdk_em_printf(em, " * (sdk_p * tan%s(sdk_v) - ", f);
     sdk_em_number(em, b);
-    sdk_em_printf(em, " * (log%s(", f);
+    sdk_em_printf(em, " * log%s(", f);
     sdk_em_number(em, SDK_PI / 2);
-    sdk_em_printf(em, " * cos%s(sdk_v) / sdk_p) + (real)sdk_lw));\n", f);
+    sdk_em_printf(em, " * (real)sdk_W * cos%s(sdk_v) / sdk_p));\n", f);
   } else {
     double t = tan(SDK_PI * a / 2), B = atan(b * t) / a, S = pow(1 + b * b * t * t, 1 / (2 * a));
     sdk_em_start(em, "const real sdk_av = ");
@@ -222,16 +268,17 @@ void sdk_cg_levy_z(sdk_emit *em, const sdk_codegen_opts *o, int l, const char *s
     sdk_em_puts(em, " * (sdk_v + ");
     sdk_em_number(em, B);
     sdk_em_puts(em, ");\n");
-    /* (cos(V - a (V + B)) > 0 in exact arithmetic: rounding kept from below) */
+    /* (cos(V - a (V + B)) / W > 0 in exact arithmetic: rounding kept from
+     * below; one log of the quotient where ln cos - ln W took two) */
     sdk_em_start(em, "const real sdk_X = ");
     sdk_em_number(em, S);
     sdk_em_printf(em, " * sin%s(sdk_av) * exp%s(", f, f);
     sdk_em_number(em, -1 / a);
     sdk_em_printf(em, " * log%s(cos%s(sdk_v)) + ", f, f);
     sdk_em_number(em, (1 - a) / a);
-    sdk_em_printf(em, " * (log%s(fmax%s(cos%s(sdk_v - sdk_av), ", f, f, f);
+    sdk_em_printf(em, " * log%s(fmax%s(cos%s(sdk_v - sdk_av) / (real)sdk_W, ", f, f, f);
     sdk_em_number(em, o->single ? 1e-37 : 1e-300);
-    sdk_em_puts(em, ")) - (real)sdk_lw));\n");
+    sdk_em_puts(em, ")));\n");
   }
   if (a == 1) {
     /* dt (X + (2/pi) b ln dt) = sqrt(dt) z */

@@ -1,8 +1,8 @@
-/* acf: the autocovariance of chosen variables (--corr-vars; default every
- * variable) at the lags s = 0 .. max_lag sample intervals (--max-lag; the lag
- * in time is s * sample_every * dt), averaged over time after the transient
- * and over the paths, with its standard error from the spread of the
- * per-path estimates (the paths are independent).
+/* acf: the autocovariance of chosen variables or user observables
+ * (--corr-vars; default every variable) at the lags s = 0 .. max_lag sample intervals (--max-lag;
+ * the lag in time is s * sample_every * dt), averaged over time after the transient and over the
+ * paths, with its standard error from the spread of the per-path estimates (the paths are
+ * independent).
  *
  *   acf/lag        [grid..., K]  s * sample_every * dt (K = max_lag + 1)
  *   acf/cov_X      [grid..., K]  C(s) = <x(t) x(t + s)> - m^2: the path mean of
@@ -71,7 +71,7 @@ static sdk_err acf_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
   const char *names[SDK_CORR_MAXQ];
   for (int j = 0; j < nq; j++) {
     char path[160], err[96];
-    names[j] = c->model->vars[st->k.q[j]];
+    names[j] = sdk_corr_name(c, &st->k, j);
     snprintf(err, sizeof err, "err_%s", names[j]);
     snprintf(path, sizeof path, "acf/cov_%s", names[j]);
     SDK_CHECK(sdk_obs_dataset(c, path, SDK_F64, 1, &K, -1, 0, &d, eb));
@@ -144,7 +144,7 @@ static sdk_err add_block(const sdk_obs_ctx *c, state *st, int j, int64_t smp, in
                          sdk_errbuf *eb) {
   int64_t K = st->K, nb = st->k.block;
   double *x = st->buf + (3 * K + 3) * nb;
-  SDK_CHECK(sdk_paths_rows(c->paths, st->k.q[j], a, n, x, 0, eb));
+  SDK_CHECK(sdk_corr_values(c, &st->k, j, a, n, x, eb));
   SDK_CHECK(sdk_paths_rows(c->paths, qrow(c, st, j) + (int)(smp % (2 * K)), a, n, x, 1, eb));
   if ((smp + 1) % K) return SDK_OK;
   SDK_CHECK(sums_rows(c, st, j, a, n, st->buf, 0, eb));
@@ -157,6 +157,7 @@ static sdk_err acf_sample(const sdk_obs_ctx *c, void *p, int64_t s, int64_t step
   (void)s;
   if (step < st->k.first) return SDK_OK;
   int64_t smp = (step - st->k.first) / st->k.every, total = c->R->ngrid * c->ppg;
+  SDK_CHECK(sdk_corr_eval(c, &st->k, step, eb));
   for (int j = 0; j < st->k.nq; j++)
     for (int64_t a = 0; a < total; a += st->k.block)
       SDK_CHECK(add_block(c, st, j, smp, a, total - a < st->k.block ? total - a : st->k.block, eb));

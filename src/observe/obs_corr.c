@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/strbuf.h"
 #include "observe/tsvfmt.h"
 
 /* paths per block of rows: whole chunks, about 2^22 values of work */
@@ -24,8 +25,19 @@ static int64_t samples_after(const sdk_results *R) {
   return e > 0 && f <= R->nsteps ? (R->nsteps - f) / e + 1 : 0;
 }
 
-/* the chosen variables (--corr-vars NAME[,NAME...]; default: all); -1 for a
- * name that is none */
+/* quantity q of a name: variable v as v, user observable k ([observe]) as
+ * nvars + k; -1 for neither */
+static int quantity(const sdk_model *m, const char *name) {
+  int v = sdk_model_var_index(m, name);
+  if (v >= 0) return v;
+  for (int k = 0; k < m->nobs; k++)
+    if (!strcmp(m->obs_names[k], name)) return m->nvars + k;
+  return -1;
+}
+
+/* the chosen quantities (--corr-vars NAME[,NAME...]: variables and user
+ * observables; default: every variable); -1 for a name that is neither,
+ * -2 for more than SDK_CORR_MAXQ names */
 static int quantities(const sdk_obs_ctx *c, int *q, char *bad, size_t nbad) {
   const sdk_model *m = c->model;
   const char *s = c->opts->corr_vars;
@@ -39,8 +51,9 @@ static int quantities(const sdk_obs_ctx *c, int *q, char *bad, size_t nbad) {
     size_t len = strcspn(s, ",");
     char name[128];
     snprintf(name, sizeof name, "%.*s", (int)(len < 127 ? len : 127), s);
-    int v = sdk_model_var_index(m, name);
-    if (v < 0 || n >= SDK_CORR_MAXQ) {
+    if (n >= SDK_CORR_MAXQ) return -2;
+    int v = quantity(m, name);
+    if (v < 0) {
       snprintf(bad, nbad, "%s", name);
       return -1;
     }
@@ -113,12 +126,19 @@ sdk_err sdk_corr_setup(const sdk_obs_ctx *c, const char *name, sdk_corr *k, sdk_
                     "--sample-times",
                     name);
   k->nq = quantities(c, k->q, bad, sizeof bad);
+  if (k->nq == -2)
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "--corr-vars: more than %d names", SDK_CORR_MAXQ);
   if (k->nq < 0) {
     char *known = sdk_model_var_list(m);
+    sdk_strbuf obs;
+    sdk_sb_init(&obs);
+    for (int j = 0; j < m->nobs; j++)
+      sdk_sb_printf(&obs, "%s%s", j ? ", " : "", m->obs_names[j]);
     sdk_err e = SDK_FAIL(eb, SDK_ERR_USAGE,
-                         "--corr-vars: model '%s' has no variable '%s' (variables: %s; user "
-                         "observables are not supported by acf/psd yet)",
-                         m->name, bad, known ? known : "?");
+                         "--corr-vars: model '%s' has no variable or user observable '%.100s' "
+                         "(variables: %s; user observables: %s)",
+                         m->name, bad, known ? known : "?", obs.s ? obs.s : "none");
+    sdk_sb_free(&obs);
     free(known);
     return e;
   }
@@ -134,6 +154,23 @@ sdk_err sdk_corr_setup(const sdk_obs_ctx *c, const char *name, sdk_corr *k, sdk_
                     name, (long long)k->nsmp, (long long)k->every, (long long)k->first,
                     (long long)R->nsteps);
   return SDK_OK;
+}
+
+const char *sdk_corr_name(const sdk_obs_ctx *c, const sdk_corr *k, int j) {
+  return sdk_obs_quantity_name(c->model, k->q[j]);
+}
+
+sdk_err sdk_corr_eval(const sdk_obs_ctx *c, const sdk_corr *k, int64_t step, sdk_errbuf *eb) {
+  for (int j = 0; j < k->nq; j++)
+    if (k->q[j] >= c->model->nvars)
+      return sdk_paths_eval_observe(c->paths, step, c->model->nobs, eb);
+  return SDK_OK;
+}
+
+sdk_err sdk_corr_values(const sdk_obs_ctx *c, const sdk_corr *k, int j, int64_t first, int64_t n,
+                        double *buf, sdk_errbuf *eb) {
+  int q = k->q[j], nv = c->model->nvars;
+  return sdk_paths_rows(c->paths, q < nv ? q : -1 - (q - nv), first, n, buf, 0, eb);
 }
 
 void sdk_corr_split(double s, double *hi, double *lo) {

@@ -3,7 +3,8 @@
  * Both are computed on the host from the sampled states, the same on every
  * backend: at every sample after the transient (equally spaced, every
  * sample_every steps; --sample-times is refused) each path's value of every
- * chosen variable goes into rows of per-path state that the kernel leaves
+ * chosen variable or user observable (evaluated by the kernel's module, as
+ * for --observe expr) goes into rows of per-path state that the kernel leaves
  * alone (codegen.h: the host rows, opts.host_rows, zeroed by sdk_init), so
  * that checkpoints store them (record COMP) and a resumed run, any thread
  * count and any cut into ranks continue them bitwise: every per-path
@@ -34,15 +35,15 @@
 
 typedef struct sdk_corr {
   int nq;
-  int q[SDK_CORR_MAXQ]; /* the variables */
+  int q[SDK_CORR_MAXQ]; /* the quantities: variable v as v, user observable j as nvars + j */
   int64_t first;        /* the first sample step after the transient */
   int64_t every;        /* steps between samples */
   int64_t nsmp;         /* samples after the transient the run takes */
   int64_t block;        /* paths per block of rows read */
 } sdk_corr;
 
-/* The chosen variables, the sample clock, and the checks both share (the
- * name of the observable in messages): independent paths, no absorbing
+/* The chosen quantities (--corr-vars: variables and user observables), the sample clock, and the
+ * checks both share (the name of the observable in messages): independent paths, no absorbing
  * boundary, no windows, equally spaced samples, at least 2 of them after
  * the transient. */
 sdk_err sdk_corr_setup(const sdk_obs_ctx *c, const char *name, sdk_corr *k, sdk_errbuf *eb);
@@ -55,6 +56,17 @@ int64_t sdk_corr_segment(const sdk_obs_ctx *c);
  * sdk_paths_rows row of observable `name`'s block. */
 int sdk_corr_host_rows(const sdk_obs_ctx *c);
 int sdk_corr_row(const sdk_obs_ctx *c, const char *name);
+/* The name of quantity j (its datasets' suffix). */
+const char *sdk_corr_name(const sdk_obs_ctx *c, const sdk_corr *k, int j);
+/* At a sample step: evaluate the user observables on the paths when some
+ * quantity is one (the backend keeps the values until the next evaluation),
+ * before sdk_corr_values reads them. */
+sdk_err sdk_corr_eval(const sdk_obs_ctx *c, const sdk_corr *k, int64_t step, sdk_errbuf *eb);
+/* Quantity j's values of the global paths [first, first + n) at the sample:
+ * a variable's row, or a user observable's values (backend.h: row -1 - j)
+ * as the kernel evaluated them, in the run's precision. */
+sdk_err sdk_corr_values(const sdk_obs_ctx *c, const sdk_corr *k, int j, int64_t first, int64_t n,
+                        double *buf, sdk_errbuf *eb);
 /* A sum as its (hi, lo) pair and back. */
 void sdk_corr_split(double s, double *hi, double *lo);
 /* Read (write = 0) or write the pair at rows (row, row + 1) of the global

@@ -15,6 +15,14 @@
  *                                  (NaN below two paths)
  *   fpt/exit_mean [grid...]        mean of min(tau, t_end) over all paths,
  *                                  fpt/exit_err its standard error
+ *   fpt/overshoot [grid..., nb]    mean overshoot of the paths absorbed at b:
+ *                                  max(0, x - E) at an upper level E (E - x
+ *                                  at a lower one), x the boundary's
+ *                                  variable at the end of the step in which
+ *                                  the path was absorbed (its frozen state),
+ *                                  fpt/overshoot_err sd / sqrt(n_b) (NaN as
+ *                                  mean's; NaN too where the level is a
+ *                                  per-path parameter: no grid value)
  *   fpt/censored  [grid...] int64  paths not absorbed by t_end
  *   fpt/lower_bound [grid...] int64  1 where censored > 0: exit_mean (and
  *                                  mean, which leaves those paths out) is
@@ -27,6 +35,23 @@
  *   fpt/survival  [grid..., nsamples]  S(t): fraction of the paths not
  *                                  absorbed by t, fpt/survival_err
  *                                  sqrt(S (1 - S) / n)
+ *
+ * The overshoot.  A path with jumps ([levy], [jumps]) leaves over the level:
+ * the overshoot is its distance beyond it, with a law of its own (for the
+ * symmetric alpha-stable process leaving (-L, L) that of Blumenthal, Getoor
+ * & Ray 1961; its mean is finite for alpha > 1 only, its variance infinite
+ * for alpha < 2, so overshoot_err is then not a reliable error).  Monitored
+ * at the steps, it is taken at the first step found past the level.  A
+ * continuous path (Gaussian noise) crosses with overshoot 0: the reported
+ * number is then the discretisation's, O(sqrt(dt)): with discrete
+ * monitoring (--no-bridge-correction) and levels far from the start it
+ * tends to 0.5826 g sqrt(dt) (Siegmund's constant -zeta(1/2)/sqrt(2 pi),
+ * g the noise coefficient); with the bridge correction a path the bridge
+ * absorbed inside the step is on the near side at the step end and counts
+ * 0 (it touched the level), so the mean is smaller, still O(sqrt(dt)).
+ * It is computed here, on the host, from the absorbed path's state, which
+ * the kernels freeze at the absorbing step's end (codegen/boundary.c):
+ * no row and no kernel code of its own.
  *
  * Value datasets carry the attribute standard_error naming their error
  * dataset.  Everything is reduced on the host from the state rows, path by
@@ -59,6 +84,8 @@
  *               method from the per-path vector (tau_c 1_cb, 1_cb, tau_f 1_fb,
  *               1_fb) (its means and co-moments folded like the rest),
  *               var = w' C w / n, w = (1/P_c, -R_c/P_c, -1/P_f, R_f/P_f).
+ * (overshoot has no bias datasets: its limit for Gaussian noise is 0, the
+ * discretisation's own number, not a value a coarser step corrects.)
  * The Richardson order is that of first-passage functionals, not the
  * scheme's weak order: 1 with the Brownian-bridge correction (Gobet 2000;
  * Gobet & Menozzi 2010), 1/2 with discrete monitoring alone
@@ -82,13 +109,20 @@
 
 typedef struct {
   int nb, dtc;
-  int64_t bins, nd, ni; /* per grid point in the final fold: doubles, int64s */
+  int64_t bins, nd, ni;                   /* per grid point in the final fold: doubles, int64s */
+  int64_t over_at;                        /* the overshoots' folds (3 per boundary) in it */
+  int over_ok[SDK_MODEL_MAX_BOUNDARIES];  /* absorbing, its level the same for every path */
+  int upper[SDK_MODEL_MAX_BOUNDARIES];    /* the level is an upper one (x >= E) */
+  double level[SDK_MODEL_MAX_BOUNDARIES]; /* at the grid point being folded */
+  double *pv;                             /* its parameter values */
+  double *over, *over_err;                /* [g][b] */
   double *split, *split_err, *mean, *mean_err, *exit_mean, *exit_err; /* [g][b], [g] */
   int64_t *censored, *lower;                                          /* [g] */
   uint64_t *hist;                                                     /* [g][b][bins] */
   double *edges;                                                      /* [g][bins + 1] */
   double *surv, *surv_err;                                            /* [g][s] */
-  double *buf; /* [6][SDK_RED_CHUNK]: fine status, lo, hi, then the coarse path's */
+  double *buf; /* [6 + nb][SDK_RED_CHUNK]: fine status, lo, hi, then the coarse path's,
+                  then each boundary's variable */
   sdk_rowcache rc;
   unsigned char *scratch; /* a grid point's fold without a carry */
   /* --dt-check: the bias datasets (bias.h) */
@@ -99,6 +133,7 @@ static void fpt_free(void *p) {
   state *st = p;
   if (!st) return;
   free(st->buf);
+  free(st->pv);
   sdk_rowcache_free(&st->rc);
   free(st->scratch);
   free(st);
@@ -127,6 +162,18 @@ static sdk_err value_ds(const sdk_obs_ctx *c, const char *name, const char *err,
   return SDK_OK;
 }
 
+/* Does e use a parameter given per path (--path-params) or a [particle] one? */
+static int per_path(const sdk_obs_ctx *c, const sdk_expr *e) {
+  if (!e) return 0;
+  if (e->kind == SDK_E_SYM && e->sym == SDK_SYM_OTHER) return 1;
+  if (e->kind == SDK_E_SYM && e->sym == SDK_SYM_PARAM && c->path_param &&
+      c->path_param[e->index] >= 0)
+    return 1;
+  for (int i = 0; i < e->nargs; i++)
+    if (per_path(c, e->arg[i])) return 1;
+  return 0;
+}
+
 static sdk_err fpt_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
   const sdk_model *m = c->model;
   if (m->nbound == 0)
@@ -145,14 +192,24 @@ static sdk_err fpt_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
   st->dtc = c->dt_check;
   st->bins = bins;
   st->nd = 3 * (st->nb + 1) + (st->dtc ? 3 + MV * st->nb : 0);
+  st->over_at = st->nd;
+  st->nd += 3 * st->nb;
   st->ni = 1 + st->nb * bins + (st->dtc ? 2 * st->nb : 0);
-  st->buf = malloc(6 * (size_t)SDK_RED_CHUNK * sizeof *st->buf);
+  for (int b = 0; b < st->nb; b++) {
+    st->upper[b] = m->bound[b].upper;
+    st->over_ok[b] = m->bound[b].kind == SDK_BOUND_ABSORB && !per_path(c, m->bound[b].level);
+  }
+  st->buf = malloc((6 + (size_t)st->nb) * (size_t)SDK_RED_CHUNK * sizeof *st->buf);
+  st->pv = malloc(((size_t)m->nparams + 1) * sizeof *st->pv);
   st->scratch = malloc((size_t)(st->nd + st->ni) * 8);
-  if (!st->buf || !st->scratch) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory for fpt");
+  if (!st->buf || !st->pv || !st->scratch)
+    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory for fpt");
   int64_t nb = st->nb, ns = c->nsamples_max, hb[2] = {nb, bins}, ne = bins + 1;
   SDK_CHECK(
       value_ds(c, "split", "split_err", 1, &nb, -1, &st->split, &st->split_err, &st->b_split, eb));
   SDK_CHECK(value_ds(c, "mean", "mean_err", 1, &nb, -1, &st->mean, &st->mean_err, &st->b_mean, eb));
+  SDK_CHECK(
+      value_ds(c, "overshoot", "overshoot_err", 1, &nb, -1, &st->over, &st->over_err, NULL, eb));
   SDK_CHECK(value_ds(c, "exit_mean", "exit_err", 0, NULL, -1, &st->exit_mean, &st->exit_err,
                      &st->b_exit, eb));
   sdk_dataset *d;
@@ -186,8 +243,9 @@ static sdk_err fpt_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
 
 /* The boundary rows r (0 status, 1 step mod 2^20, 2 step >> 20; + 3 the
  * coarse path's) of the `len` paths of grid point g from local index a into
- * st->buf + r * SDK_RED_CHUNK. */
-static sdk_err read_rows(const sdk_obs_ctx *c, state *st, int nrows, int64_t g, int64_t a,
+ * st->buf + r * SDK_RED_CHUNK; with vars, then boundary b's variable (the
+ * overshoot's) into st->buf + (6 + b) * SDK_RED_CHUNK. */
+static sdk_err read_rows(const sdk_obs_ctx *c, state *st, int nrows, int vars, int64_t g, int64_t a,
                          int64_t len, sdk_errbuf *eb) {
   const sdk_paths *P = c->paths;
   for (int r = 0; r < nrows; r++) {
@@ -195,6 +253,10 @@ static sdk_err read_rows(const sdk_obs_ctx *c, state *st, int nrows, int64_t g, 
     SDK_CHECK(sdk_paths_rows_cached(P, &st->rc, row, g * c->ppg + a, len,
                                     st->buf + r * SDK_RED_CHUNK, eb));
   }
+  for (int b = 0; vars && b < st->nb; b++)
+    if (st->over_ok[b])
+      SDK_CHECK(sdk_paths_rows_cached(P, &st->rc, c->model->bound[b].var, g * c->ppg + a, len,
+                                      st->buf + (6 + b) * SDK_RED_CHUNK, eb));
   return SDK_OK;
 }
 
@@ -225,7 +287,7 @@ static sdk_err fpt_sample(const sdk_obs_ctx *c, void *p, int64_t s, int64_t step
     sdk_paths_held(P, g, &first, &held);
     for (int64_t k = first; k < first + held; k += SDK_RED_CHUNK) {
       int64_t len = first + held - k < SDK_RED_CHUNK ? first + held - k : SDK_RED_CHUNK;
-      SDK_CHECK(read_rows(c, st, st->dtc ? 4 : 1, g, k, len, eb));
+      SDK_CHECK(read_rows(c, st, st->dtc ? 4 : 1, 0, g, k, len, eb));
       const double *fs = st->buf, *cs = st->buf + 3 * SDK_RED_CHUNK;
       for (int64_t i = 0; i < len; i++) {
         a[0] += fs[i] == 0;
@@ -288,7 +350,7 @@ static void fold_chunk(state *st, double *f, int64_t *fi, int64_t len, double dt
   const double *B = st->buf;
   const int64_t R = SDK_RED_CHUNK;
   int64_t *censored = fi, *hist = fi + 1, *sgn = fi + 1 + nb * st->bins;
-  double *acc = f, *dexit = f + 3 * (nb + 1), *dmean = dexit + 3;
+  double *acc = f, *dexit = f + 3 * (nb + 1), *dmean = dexit + 3, *over = f + st->over_at;
   for (int64_t i = 0; i < len; i++) {
     double tau, tc = NAN;
     int b = hit_of(st, B, B + R, B + 2 * R, i, dt, &tau);
@@ -298,6 +360,10 @@ static void fold_chunk(state *st, double *f, int64_t *fi, int64_t len, double dt
     } else {
       fold(acc + 3 * b, tau);
       fold(acc + 3 * nb, tau < tend ? tau : tend);
+      if (st->over_ok[b]) {
+        double x = B[(6 + b) * R + i], o = st->upper[b] ? x - st->level[b] : st->level[b] - x;
+        fold(over + 3 * b, o > 0 ? o : 0); /* (the near side: touched by the bridge) */
+      }
       double x = tend > 0 ? tau / tend * (double)st->bins : 0;
       int64_t k = x >= 0 && x < (double)st->bins ? (int64_t)x : x < 0 ? 0 : st->bins - 1;
       /* (tau = t_end, or beyond: the last bin; NaN too) */
@@ -341,6 +407,9 @@ static void grid_values(const sdk_obs_ctx *c, state *st, int64_t g, const double
     st->split_err[g * nb + b] = used > 0 ? sqrt(p * (1 - p) / n) : NAN;
     st->mean[g * nb + b] = a[0] > 0 ? a[1] : NAN;
     st->mean_err[g * nb + b] = a[0] > 1 ? sqrt(a[2] / (a[0] - 1) / a[0]) : NAN;
+    const double *o = f + st->over_at + 3 * b;
+    st->over[g * nb + b] = st->over_ok[b] && o[0] > 0 ? o[1] : NAN;
+    st->over_err[g * nb + b] = st->over_ok[b] && o[0] > 1 ? sqrt(o[2] / (o[0] - 1) / o[0]) : NAN;
   }
   const double *a = f + 3 * nb;
   st->exit_mean[g] = a[0] > 0 ? a[1] : NAN;
@@ -378,9 +447,12 @@ static sdk_err fpt_finish(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
     double *f = (double *)r, dt = c->R->dt[g], tend = (double)c->R->nsteps * dt;
     int64_t *fi = (int64_t *)(r + st->nd * 8), first, held;
     sdk_paths_held(P, g, &first, &held);
+    sdk_obs_grid_params(c, g, st->pv);
+    for (int b = 0; b < st->nb; b++)
+      st->level[b] = st->over_ok[b] ? sdk_model_eval_params(c->model->bound[b].level, st->pv) : 0;
     for (int64_t k = first; k < first + held; k += SDK_RED_CHUNK) {
       int64_t len = first + held - k < SDK_RED_CHUNK ? first + held - k : SDK_RED_CHUNK;
-      SDK_CHECK(read_rows(c, st, st->dtc ? 6 : 3, g, k, len, eb));
+      SDK_CHECK(read_rows(c, st, st->dtc ? 6 : 3, 1, g, k, len, eb));
       fold_chunk(st, f, fi, len, dt, tend);
     }
     grid_values(c, st, g, f, fi, sdk_paths_used(P, g));
@@ -399,12 +471,18 @@ static sdk_err tsv_summary(const sdk_results *R, FILE *f, char names[][64], int 
   const double *em = sdk_results_f64(R, "fpt/exit_mean"), *ee = sdk_results_f64(R, "fpt/exit_err");
   const int64_t *cen = sdk_ds_i64(sdk_store_find(&R->store, "fpt/censored"));
   const int64_t *lb = sdk_ds_i64(sdk_store_find(&R->store, "fpt/lower_bound"));
+  /* (files from before the overshoot have none: their columns are left out) */
+  const double *ov = sdk_results_f64(R, "fpt/overshoot"),
+               *ove = sdk_results_f64(R, "fpt/overshoot_err");
+  if (!ove) ov = NULL;
   sdk_strbuf h;
   sdk_sb_init(&h);
   for (int b = 0; b < nb; b++)
     sdk_sb_printf(&h, "split_%s\tsplit_err_%s\tmean_%s\tmean_err_%s\t", names[b], names[b],
                   names[b], names[b]);
   sdk_sb_puts(&h, "exit_mean\texit_err\tcensored\tlower_bound");
+  for (int b = 0; ov && b < nb; b++) /* (last: the earlier columns keep their numbers) */
+    sdk_sb_printf(&h, "\tovershoot_%s\tovershoot_err_%s", names[b], names[b]);
   sdk_err e = h.oom ? SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory")
                     : sdk_tsv_header(R, f, "fpt", eb, "%s", h.s ? h.s : "");
   sdk_sb_free(&h);
@@ -420,7 +498,12 @@ static sdk_err tsv_summary(const sdk_results *R, FILE *f, char names[][64], int 
         fprintf(f, "%s\t", sdk_fmt_stat(num, v[k]));
     }
     fprintf(f, "%s\t", sdk_fmt_stat(num, em[g]));
-    fprintf(f, "%s\t%lld\t%lld\n", sdk_fmt_stat(num, ee[g]), (long long)cen[g], (long long)lb[g]);
+    fprintf(f, "%s\t%lld\t%lld", sdk_fmt_stat(num, ee[g]), (long long)cen[g], (long long)lb[g]);
+    for (int b = 0; ov && b < nb; b++) {
+      fprintf(f, "\t%s", sdk_fmt_stat(num, ov[g * nb + b]));
+      fprintf(f, "\t%s", sdk_fmt_stat(num, ove[g * nb + b]));
+    }
+    fputc('\n', f);
   }
   return SDK_OK;
 }

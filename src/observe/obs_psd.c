@@ -1,5 +1,5 @@
-/* psd: the one-sided power spectral density of chosen variables (--corr-vars;
- * default every variable) by Welch's method: segments of M samples
+/* psd: the one-sided power spectral density of chosen variables or user
+ * observables (--corr-vars; default every variable) by Welch's method: segments of M samples
  * (--psd-segment, a power of 2) overlapping by M/2, after the transient, each
  * multiplied by a window w_n (--psd-window hann, the periodic Hann window
  * 1/2 - 1/2 cos(2 pi n / M), or rect), Fourier transformed; per path the mean
@@ -113,7 +113,7 @@ static sdk_err psd_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
   const char *names[SDK_CORR_MAXQ];
   for (int j = 0; j < nq; j++) {
     char path[160], err[96];
-    names[j] = c->model->vars[st->k.q[j]];
+    names[j] = sdk_corr_name(c, &st->k, j);
     snprintf(err, sizeof err, "err_%s", names[j]);
     snprintf(path, sizeof path, "psd/S_%s", names[j]);
     SDK_CHECK(sdk_obs_dataset(c, path, SDK_F64, 1, &B, -1, 0, &d, eb));
@@ -201,10 +201,11 @@ static sdk_err psd_sample(const sdk_obs_ctx *c, void *p, int64_t s, int64_t step
   int64_t smp = (step - st->k.first) / st->k.every, total = c->R->ngrid * c->ppg;
   int64_t M = st->M, nb = st->nb;
   int ends = smp + 1 >= M && (smp + 1 - M) % (M / 2) == 0;
+  SDK_CHECK(sdk_corr_eval(c, &st->k, step, eb));
   for (int j = 0; j < st->k.nq; j++)
     for (int64_t a = 0; a < total; a += nb) {
       int64_t n = total - a < nb ? total - a : nb;
-      SDK_CHECK(sdk_paths_rows(c->paths, st->k.q[j], a, n, st->hi, 0, eb));
+      SDK_CHECK(sdk_corr_values(c, &st->k, j, a, n, st->hi, eb));
       SDK_CHECK(sdk_paths_rows(c->paths, qrow(c, st, j) + (int)(smp % M), a, n, st->hi, 1, eb));
       if (ends) SDK_CHECK(segment(c, st, j, smp, a, n, eb));
     }

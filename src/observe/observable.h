@@ -114,6 +114,9 @@ typedef struct sdk_obs_ctx {
   /* the first sdk_paths_rows row the host keeps per path (acf, psd:
    * obs_corr.h; codegen.h host rows), -1 without */
   int host_row;
+  /* per parameter its column of --path-params (>= 0: a value per path), or
+   * NULL without */
+  const int *path_param;
 } sdk_obs_ctx;
 
 enum {

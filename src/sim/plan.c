@@ -729,6 +729,7 @@ sdk_err sdk_plan_observables(sdk_plan *p, sdk_errbuf *eb) {
   o->systems = p->sys.on;
   o->systems_per_grid = p->sys.systems;
   o->nsamples_max = p->nsamples_max;
+  o->path_param = p->pp_param;
   o->sums_var = p->sys.sums_var;
   o->sums_period = p->sys.sums_period;
   o->sums_every = c->obs.order_every > 0 ? c->obs.order_every : p->sample_every;

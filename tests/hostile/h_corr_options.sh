@@ -21,8 +21,20 @@ expect_error segment-too-long 2 "--psd-segment 512: the run takes only 201 sampl
   run ou $R --observe psd --psd-segment 512 -o "$T/a.tsv"
 expect_error window 2 "--psd-window 'hamming': expected hann or rect" \
   run ou $R --observe psd --psd-window hamming -o "$T/a.tsv"
-expect_error corr-vars 2 "--corr-vars: model 'ou' has no variable 'y'" \
+expect_error corr-vars 2 "--corr-vars: model 'ou' has no variable or user observable 'y' .variables: x; user observables: none." \
   run ou $R --observe acf --corr-vars x,y -o "$T/a.tsv"
+expect_error corr-vars-obs 2 "--corr-vars: model 'ou' has no variable or user observable 'q2' .variables: x; user observables: q." \
+  run ou $R --observe psd --observe-expr 'q=x*x' --corr-vars q,q2 -o "$T/a.tsv"
+expect_error corr-vars-empty 2 "--corr-vars: model 'ou' has no variable or user observable ''" \
+  run ou $R --observe acf --corr-vars x,,x -o "$T/a.tsv"
+long=$(printf 'z%.0s' $(seq 1 300)) # (named to its first 100 characters)
+expect_error corr-vars-long 2 "--corr-vars: model 'ou' has no variable or user observable '$(printf 'z%.0s' $(seq 1 100))' .variables" \
+  run ou $R --observe acf --corr-vars "x,$long" -o "$T/a.tsv"
+many=$(printf 'x,%.0s' $(seq 1 70))x
+expect_error corr-vars-many 2 "--corr-vars: more than 64 names" \
+  run ou $R --observe acf --corr-vars "$many" -o "$T/a.tsv"
+expect_error corr-vars-escape 2 "--corr-vars: model 'ou' has no variable or user observable" \
+  run ou $R --observe acf --corr-vars "$(printf 'x,\033[31mred')" -o "$T/a.tsv"
 expect_error sample-times 2 "--observe acf: needs equally spaced samples" \
   run ou --paths 16 --dt 0.01 --t-end 1 --sample-times 0.1,0.5,0.7 --observe acf -o "$T/a.tsv"
 expect_error too-few-samples 2 "--observe psd: the run takes 1 samples after the transient" \
