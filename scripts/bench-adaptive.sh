@@ -63,10 +63,11 @@ best() { # NAME ARGS...
   done
   echo "$top"
 }
-# the lane utilisation of an adaptive run (the adaptive results' column)
+# the lane utilisation of an adaptive run (the adaptive results' column; with
+# --observe none they are the run's only TSV)
 lanes() {
   awk -F'\t' '/^# accepted_mean/ { for (i = 1; i <= NF; i++) if ($i ~ /lane_util/) c = i; next }
-    !/^#/ && c { print $c; exit }' "$T/$1.adaptive.tsv" 2> /dev/null || true
+    !/^#/ && c { print $c; exit }' "$T/$1.tsv" 2> /dev/null || true
 }
 fixed=$(best fixed --dt 0.00390625)
 loose=$(best loose --adaptive --dt-max 0.00390625 --rtol 1e6 --atol 1e6)
