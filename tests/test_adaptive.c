@@ -10,7 +10,9 @@
  *  - single precision: the same strong error at rtol 1e-3 (its rounding is
  *    far below it);
  *  - the same bits for 1 and 2 threads, 1 and 3 shards, 1 and 3 ranks, and
- *    chunks cut at every step (sample_every 1) or every 7;
+ *    chunks cut at every step (sample_every 1) or every 7, and the same lane
+ *    utilisation; that is 1 where every path takes the same sub-steps, and
+ *    between mean / most tries and 1 otherwise;
  *  - one clear error for each bad input and unsupported combination;
  *  - the CUDA kernels of the same runs (gbm/milstein in both precisions, and
  *    two additive noises with srk2) compile through NVRTC for sm_90 without a GPU (skipped where
@@ -206,10 +208,41 @@ static void test_layouts(void) {
     sdk_run *r = st_run(&c);
     const double *got = r ? final_of(r) : NULL;
     TU_CHECK(ref && got && !memcmp(ref, got, NP * sizeof *got), "%s: not the same bits", what[k]);
+    TU_CHECK(result(r, "lane_util") == result(r0, "lane_util"), "%s: lane utilisation %.17g",
+             what[k], result(r, "lane_util"));
     printf("layout: %s gives the bits of one thread\n", what[k]);
     sdk_run_destroy(&r);
   }
   sdk_run_destroy(&r0);
+}
+
+/* The lane utilisation (obs_adaptive.c): 1 where every path takes the
+ * same sub-steps (a tolerance that accepts every step; a single path);
+ * otherwise in [mean tries / most tries, 1] (each warp's busiest path
+ * tries at most the most of all), printed with the step counts. */
+static void test_lanes(void) {
+  for (int k = 0; k < 3; k++) {
+    sdk_run_config c;
+    base(&c);
+    c.rtol = k == 0 ? 1e6 : 1e-3;
+    c.atol = k == 0 ? 1e6 : 0;
+    c.paths = k == 1 ? 1 : NP;
+    c.save_final = 0;
+    sdk_run *r = st_run(&c);
+    const double lu = r ? result(r, "lane_util") : NAN;
+    const double tries = result(r, "accepted_mean") + result(r, "rejected_mean");
+    const double most = result(r, "accepted_max") + result(r, "rejected_max");
+    printf("lanes: %s, %lld paths: %.1f tries per path (accepted + rejected; at most %.0f "
+           "+ %.0f): lane utilisation %.4f\n",
+           k == 0 ? "every step accepted" : "rtol 1e-3", (long long)c.paths, tries,
+           result(r, "accepted_max"), result(r, "rejected_max"), lu);
+    if (k < 2)
+      TU_CHECK(lu == 1, "lane utilisation %.17g, not 1", lu);
+    else
+      TU_CHECK(lu >= tries / most && lu < 1, "lane utilisation %.4f outside [%.4f, 1)", lu,
+               tries / most);
+    sdk_run_destroy(&r);
+  }
 }
 
 /* one clear usage error (the message contains `want`) */
@@ -312,5 +345,6 @@ int main(void) {
   test_strong_order();
   test_additive_order(st_model_file(OU2, 3));
   test_layouts();
+  test_lanes();
   return tu_finish("test_adaptive");
 }

@@ -2,8 +2,10 @@
  * stream contract (known answers), its law (variances of increments and of
  * the bridge, independence of disjoint steps, channels, base intervals and
  * paths: fixed seeds, k sigma of the computed standard errors), additivity
- * over unions of steps, and that a value never depends on what was asked
- * for before. */
+ * over unions of steps, that a value never depends on what was asked
+ * for before, and that the cached walk (sdk_btree_walk_*) gives bit for bit
+ * the stateless increments over random sequences of accepted and rejected
+ * steps, in double and rounded to single precision. */
 #include "rng/btree.h"
 
 #include <math.h>
@@ -151,9 +153,71 @@ static void test_union_and_order(void) {
   printf("btree union: worst |dW(a,b) + dW(b,c) - dW(a,c)| = %.3g\n", worst);
 }
 
+/* the next value of a 64-bit LCG (fixed seeds: the same sequences always) */
+static uint64_t lcg(uint64_t *st) {
+  *st = *st * 6364136223846793005ull + 1442695040888963407ull;
+  return *st >> 33;
+}
+
+/* The cached walk against sdk_btree_incr: random controllers (a first
+ * level, accept with probability 1/2 .. 7/8, a rejection refines by 1..4
+ * levels, an acceptance moves the level by -2..+1, aligned as
+ * kernels/adapt_step.h does) over base intervals of NW channels up to
+ * levmax; each increment equal bit for bit, in double and rounded to
+ * float.  Deep levels stop after `tries` steps of an interval (the walk's
+ * state there is what counts). */
+static void test_walk(void) {
+  uint64_t st = 0x30b30b30b30ull;
+  long steps = 0, incs = 0, drawn = 0, walked = 0, bad = 0;
+  for (int trial = 0; trial < 3000; trial++) {
+    const sdk_u32 nw = 1 + (sdk_u32)(lcg(&st) % 3);
+    const int levmax = trial % 5 == 0 ? D : 1 + (int)(lcg(&st) % 12);
+    const sdk_u64 p = lcg(&st) & 0xffff, n = lcg(&st) % 1000;
+    const int pacc = 4 + (int)(lcg(&st) % 4); /* accept: pacc / 8 */
+    double b[3], r[3][D + 1];
+    for (sdk_u32 c = 0; c < nw; c++)
+      sdk_btree_walk_start(seed, p, n, nw, c, &b[c], r[c]);
+    int lev = (int)(lcg(&st) % (sdk_u64)(levmax + 1)), valid = 0;
+    sdk_u64 pos = 0;
+    for (int t = 0; t < 400 && pos < ONE; t++) {
+      while (lev < levmax && (pos & ((1ull << (D - lev)) - 1u)) != 0u)
+        lev++;
+      const sdk_u64 hu = 1ull << (D - lev);
+      for (sdk_u32 c = 0; c < nw; c++) {
+        const double w = sdk_btree_walk_incr(seed, p, n, nw, c, pos, lev, valid, b[c], r[c]);
+        const double s = sdk_btree_incr(seed, p, n, nw, c, pos, pos + hu);
+        if ((w != s || (float)w != (float)s) && bad++ == 0)
+          TU_CHECK(0, "walk %.17g != incr %.17g (nw %u, lev %d, pos %llu)", w, s, nw, lev,
+                   (unsigned long long)pos);
+        drawn += lev + 1, walked += lev > valid ? lev - valid : 0, incs++;
+      }
+      if (lev > valid) valid = lev;
+      steps++;
+      if ((int)(lcg(&st) % 8) < pacc || lev == levmax) { /* accepted */
+        pos += hu;
+        if (pos < ONE) {
+          valid = sdk_btree_walk_level(pos, lev);
+          for (sdk_u32 c = 0; c < nw; c++)
+            sdk_btree_walk_next(lev, valid, &b[c], r[c]);
+        }
+        lev += (int)(lcg(&st) % 4) - 2;
+        lev = lev < 0 ? 0 : lev > levmax ? levmax : lev;
+      } else { /* rejected: 1..4 levels finer */
+        lev += 1 + (int)(lcg(&st) % 4);
+        lev = lev > levmax ? levmax : lev;
+      }
+    }
+  }
+  TU_CHECK(bad == 0, "cached walk: %ld of the increments differ", bad);
+  printf("btree walk: %ld tries bit for bit; tree levels descended %.2f per increment cached "
+         "(%.2f from the root)\n",
+         steps, (double)walked / (double)incs, (double)drawn / (double)incs);
+}
+
 int main(void) {
   test_keying();
   test_law();
   test_union_and_order();
+  test_walk();
   return tu_finish("test_btree");
 }

@@ -134,15 +134,41 @@ typedef struct {
   const char *n, *path, *seed;
 } adapt_ctx;
 
-/* the sub-step's noise: the tree's increments (rng/btree.h) */
+/* the cached walks of the tree through the step, one per channel
+ * (rng/btree.h): B at the position, the right ends of the nodes holding it
+ * (levels 0 .. SDK_ADAPT_LEVMAX), and the depth known */
+static void hook_walk(sdk_emit *em, const void *c) {
+  const adapt_ctx *a = c;
+  int nn = a->o->model->nnoise;
+  sdk_em_line(em, "int sdk_wv = 0;");
+  for (int j = 0; j < nn; j++) {
+    sdk_em_line(em, "double sdk_wb%d, sdk_wr%d[SDK_ADAPT_LEVMAX + 1];", j, j);
+    sdk_em_line(em, "sdk_btree_walk_start(%s, %s, (sdk_u64)(%s), %d, %d, &sdk_wb%d, sdk_wr%d);",
+                a->seed, a->path, a->n, nn, j, j, j);
+  }
+}
+
+/* the sub-step's noise: the walks' increments, bit for bit the tree's
+ * (sdk_btree_incr over [sdk_pos, sdk_pos + sdk_hu]) */
 static void hook_noise(sdk_emit *em, const void *c) {
   const adapt_ctx *a = c;
   int nn = a->o->model->nnoise;
   for (int j = 0; j < nn; j++)
     sdk_em_line(em,
-                "const real sdk_z%d = sdk_btree_incr(%s, %s, (sdk_u64)(%s), %d, %d, sdk_pos, "
-                "sdk_pos + sdk_hu) * sdk_zs;",
-                j, a->seed, a->path, a->n, nn, j);
+                "const real sdk_z%d = sdk_btree_walk_incr(%s, %s, (sdk_u64)(%s), %d, %d, sdk_pos, "
+                "sdk_lev, sdk_wv, sdk_wb%d, sdk_wr%d) * sdk_zs;",
+                j, a->seed, a->path, a->n, nn, j, j, j);
+  sdk_em_line(em, "if (sdk_wv < sdk_lev) sdk_wv = sdk_lev;");
+}
+
+/* the walks after an accepted sub-step (to sdk_pos, at level sdk_lev) */
+static void hook_moved(sdk_emit *em, const void *c) {
+  const adapt_ctx *a = c;
+  sdk_em_open(em, "if (sdk_pos < (1ull << SDK_BTREE_DEPTH))");
+  sdk_em_line(em, "sdk_wv = sdk_btree_walk_level(sdk_pos, sdk_lev);");
+  for (int j = 0; j < a->o->model->nnoise; j++)
+    sdk_em_line(em, "sdk_btree_walk_next(sdk_lev, sdk_wv, &sdk_wb%d, sdk_wr%d);", j, j);
+  sdk_em_close(em);
 }
 
 /* the scheme's step and its embedded partner's from the same state, and
@@ -183,8 +209,11 @@ static void hook_back(sdk_emit *em, const void *c) {
 
 void sdk_cg_adaptive_step(sdk_emit *em, const sdk_codegen_opts *o, const char *n, const char *path,
                           const char *seed) {
-  static const sdk_em_hook hooks[] = {
-      {"noise", hook_noise}, {"pair", hook_pair}, {"back", hook_back}};
+  static const sdk_em_hook hooks[] = {{"noise", hook_noise},
+                                      {"pair", hook_pair},
+                                      {"back", hook_back},
+                                      {"walk", hook_walk},
+                                      {"moved", hook_moved}};
   const adapt_ctx c = {o, n, path, seed};
-  sdk_em_kernel_hooks(em, sdk_embedded_adapt_step_h, hooks, 3, &c);
+  sdk_em_kernel_hooks(em, sdk_embedded_adapt_step_h, hooks, 5, &c);
 }

@@ -7,6 +7,21 @@
  *   adaptive/accepted_mean, accepted_max   [grid...]
  *   adaptive/rejected_mean, rejected_max   [grid...]
  *   adaptive/dt_min                        [grid...]  dt-max 2^-(deepest level)
+ *   adaptive/lane_util                     [grid...]
+ *
+ * lane_util: how busy the lanes of a GPU warp would be were every lane
+ * free to go on until its path is done: the sub-steps tried (accepted +
+ * rejected) by all paths over, summed over the warps, the warp's lanes
+ * times its busiest path's tries (a warp runs as many iterations as its
+ * busiest lane).  Warps are paths 32k .. 32k + 31 of the grid point (the
+ * last one may have fewer); the CUDA driver's warps are those when the
+ * paths per grid point are a multiple of 32.  Computed from the per-path
+ * counts alone, so the same on every backend, thread count and rank
+ * layout; 1 when all take the same number.  The CUDA kernel (cuda_paths.c)
+ * synchronises its lanes more often than that: a warp takes the sub-steps
+ * of one step of dt-max together, so it runs the sum over those steps of
+ * the busiest lane's tries within each, and its true utilisation is at
+ * most this figure (equal when every step's busiest lane is the same).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -15,8 +30,10 @@
 #include "observe/tsvfmt.h"
 
 static const char *const NAMES[] = {"accepted_mean", "accepted_max", "rejected_mean",
-                                    "rejected_max", "dt_min"};
-#define NOUT 5
+                                    "rejected_max",  "dt_min",       "lane_util"};
+#define NOUT 6
+/* the lanes of a CUDA warp (the paths that loop together) */
+#define WARP 32
 
 typedef struct {
   double *out[NOUT]; /* [g] */
@@ -52,6 +69,10 @@ static sdk_err adaptive_finish(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
     int64_t first, held;
     sdk_paths_held(P, g, &first, &held);
     double sum[2] = {0, 0}, max[2] = {0, 0}, deep = 0;
+    /* the lanes: the warp of the path at hand, its busiest path's tries,
+     * and the sum over the warps before it of lanes x busiest */
+    int64_t warp = -1, lanes = 0;
+    double wmax = 0, busy = 0;
     for (int64_t k = first; k < first + held; k += SDK_RED_CHUNK) {
       int64_t len = first + held - k < SDK_RED_CHUNK ? first + held - k : SDK_RED_CHUNK;
       /* rows 1..5: accepted mod 2^20 and >> 20, rejected likewise, the
@@ -60,12 +81,18 @@ static sdk_err adaptive_finish(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
         SDK_CHECK(sdk_paths_rows(P, P->adapt_row + 1 + r, g * c->ppg + k, len,
                                  st->buf + r * SDK_RED_CHUNK, 0, eb));
       for (int64_t i = 0; i < len; i++) {
+        double tries = 0;
         for (int r = 0; r < 2; r++) {
           const double *lo = st->buf + 2 * r * SDK_RED_CHUNK, *hi = lo + SDK_RED_CHUNK;
           double x = lo[i] + 1048576.0 * hi[i];
           sum[r] += x;
           max[r] = x > max[r] ? x : max[r];
+          tries += x;
         }
+        if ((k + i) / WARP != warp) /* (a new warp) */
+          busy += (double)lanes * wmax, warp = (k + i) / WARP, lanes = 0, wmax = 0;
+        lanes++;
+        wmax = tries > wmax ? tries : wmax;
         double l = st->buf[4 * SDK_RED_CHUNK + i];
         deep = l > deep ? l : deep;
       }
@@ -74,6 +101,8 @@ static sdk_err adaptive_finish(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
     st->out[0][g] = sum[0] / n, st->out[1][g] = max[0];
     st->out[2][g] = sum[1] / n, st->out[3][g] = max[1];
     st->out[4][g] = ldexp(c->R->dt[g], -(int)deep);
+    busy += (double)lanes * wmax;
+    st->out[5][g] = busy > 0 ? (sum[0] + sum[1]) / busy : NAN;
   }
   return SDK_OK;
 }
@@ -91,8 +120,8 @@ static sdk_err adaptive_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
 
 const sdk_obs_type sdk_obs_adaptive = {
     .name = "adaptive",
-    .description = "with --adaptive: accepted and rejected sub-steps per path (mean, max) and "
-                   "the smallest step, per grid point",
+    .description = "with --adaptive: accepted and rejected sub-steps per path (mean, max), "
+                   "the smallest step and the GPU lane utilisation, per grid point",
     .flags = SDK_OBS_BY_OPTION,
     .setup = adaptive_setup,
     .finish = adaptive_finish,

@@ -129,4 +129,74 @@ SDK_RNG_FN double sdk_btree_incr(sdk_u64 seed, sdk_u64 path, sdk_u64 n, sdk_u32 
   }
 }
 
+/* The cached walk (issue 30's throughput): a path steps forward through a
+ * base interval, so the nodes its successive steps descend through are
+ * nearly the same; sdk_btree_incr walks them again from the root every
+ * time (l + 1 Gaussians for a step of level l).  The walk keeps, per
+ * channel, B(pos) at its position pos and r[l] = B(hi_l) for the right end
+ * hi_l of the level-l node [lo_l, hi_l) that holds pos, for l = 0 .. valid
+ * (valid is the channels' common depth known).  Those values are the very
+ * doubles sdk_btree_incr computes on its way down (a point's B is the same
+ * expression of the same values whichever descent reaches it), so the
+ * increments are bit for bit the stateless ones, for any sequence of tries
+ * (tests/test_btree.c checks that over random accept/reject sequences).
+ *
+ *  - a try of level lev at pos (a multiple of 2^(D - lev)) descends left
+ *    from the deepest known node, which starts at pos: one Gaussian for
+ *    each level in valid .. lev - 1, none when lev <= valid (a retry of a
+ *    rejected step at a finer level reuses everything drawn for it and
+ *    draws only the levels below);
+ *  - an accepted step moves pos to pos' = pos + 2^(D - lev): B(pos') = r[lev],
+ *    the nodes of levels below k (pos' the midpoint of the level k - 1 node)
+ *    still hold pos', and the level-k one is that node's right half, whose
+ *    right end is r[k - 1]: nothing drawn.
+ *
+ * A run of steps of one level l thus draws each midpoint once, 2^l - 1 for
+ * 2^l steps: amortised one Gaussian per step instead of l + 1.  Bounds: the
+ * state is B(pos) and r[0 .. levmax] per channel (levmax the deepest level
+ * the controller may use, <= D): (levmax + 2) doubles per channel, on the
+ * stack of the step (no heap); on a GPU r is indexed by a run-time level,
+ * so it lives in the thread's local memory (L1-cached, (levmax + 1) 8 bytes
+ * per channel: 200 bytes at levmax = D), and only B(pos), pos, the level
+ * and valid stay in registers. */
+
+/* Starts the walk of channel c through base interval n: B(0) = 0, r[0] =
+ * B(1) = z_0; valid = 0. */
+SDK_RNG_FN void sdk_btree_walk_start(sdk_u64 seed, sdk_u64 path, sdk_u64 n, sdk_u32 nw, sdk_u32 c,
+                                     double *b, double *r) {
+  *b = 0.0;
+  r[0] = sdk_btree_z_(seed, path, n, nw, c, 0u);
+}
+
+/* B(pos + 2^(D - lev)) - B(pos) of channel c for the walk at pos (b =
+ * B(pos), r[0 .. valid] known; pos a multiple of 2^(D - lev)), bit for bit
+ * sdk_btree_incr(pos, pos + 2^(D - lev)); r[valid + 1 .. lev] are drawn
+ * (the caller then sets valid = lev when lev > valid). */
+SDK_RNG_FN double sdk_btree_walk_incr(sdk_u64 seed, sdk_u64 path, sdk_u64 n, sdk_u32 nw, sdk_u32 c,
+                                      sdk_u64 pos, int lev, int valid, double b, double *r) {
+  for (int l = valid; l < lev; l++) {
+    const sdk_u64 m = (1ull << l) + (pos >> (SDK_BTREE_DEPTH - l));
+    r[l + 1] = 0.5 * (b + r[l]) + sdk_btree_sd_(l) * sdk_btree_z_(seed, path, n, nw, c, m);
+  }
+  return r[lev] - b;
+}
+
+/* The level k at which the walk's new position pos (0 < pos < 2^D, a
+ * multiple of 2^(D - lev), lev the accepted step's) is first a node's end:
+ * the new valid depth. */
+SDK_RNG_FN int sdk_btree_walk_level(sdk_u64 pos, int lev) {
+  int k = lev;
+  while (k > 1 && (pos & ((1ull << (SDK_BTREE_DEPTH - k + 1)) - 1u)) == 0u)
+    k--;
+  return k;
+}
+
+/* Channel c's walk after an accepted step of level lev: B at the new
+ * position, and the right end of its level-k node (k of
+ * sdk_btree_walk_level; see above). */
+SDK_RNG_FN void sdk_btree_walk_next(int lev, int k, double *b, double *r) {
+  *b = r[lev];
+  r[k] = r[k - 1];
+}
+
 #endif /* SDK_RNG_BTREE_H */

@@ -3,8 +3,10 @@
  * (codegen/adaptive.c explains the construction, the estimate and the
  * controller): written by both drivers in place of the step's noise and the
  * scheme's step, with the state in sdk_x<v>, the parameters, sdk_t0 (step
- * n's time) and sdk_dt in scope.  Hooks (adaptive.c): noise (the Brownian
- * tree's increments over the sub-step as sdk_z<j>, rng/btree.h), pair (the
+ * n's time) and sdk_dt in scope.  Hooks (adaptive.c): walk (the cached walks
+ * of the Brownian tree through step n, one per channel, rng/btree.h), noise
+ * (their increments over the sub-step as sdk_z<j>), moved (the walks after
+ * an accepted sub-step, sdk_pos its end, sdk_lev its level), pair (the
  * scheme's step from sdk_y<v> = sdk_x<v> and its embedded partner's, and
  * their error norm sdk_err), back (sdk_x<v> = sdk_y<v>: a rejected
  * sub-step).  Holes (adaptive.c, at the module's head): SDK_ADAPT_ROW(k)
@@ -26,25 +28,37 @@ static void sdk_adapt_alone_(real sdk_t0, real sdk_dt, real *sdk_row) {
     double sdk_nacc = SDK_ADAPT_ROW(1) + 1048576.0 * SDK_ADAPT_ROW(2);
     double sdk_nrej = SDK_ADAPT_ROW(3) + 1048576.0 * SDK_ADAPT_ROW(4);
     sdk_u64 sdk_pos = 0;
+    /* the sub-step's length, its square root and 1/sqrt(h): the same values
+     * at every try of one level, so computed when the level changes */
+    int sdk_hlev = -1;
+    double sdk_hdt = 0, sdk_hzs = 0;
+    real sdk_hsq = 0;
+    SDK_HOOK(walk);
     while (sdk_pos < (1ull << SDK_BTREE_DEPTH)) {
       /* the sub-step's end must be a multiple of its length */
       while (sdk_lev < SDK_ADAPT_LEVMAX &&
              (sdk_pos & ((1ull << (SDK_BTREE_DEPTH - sdk_lev)) - 1u)) != 0u)
         sdk_lev++;
       const sdk_u64 sdk_hu = 1ull << (SDK_BTREE_DEPTH - sdk_lev);
-      {
+      if (sdk_lev != sdk_hlev) {
         const real sdk_dt = sdk_db * ((double)sdk_hu * sdk_unit);
-        const real sdk_sqdt = sqrt(sdk_dt);
+        sdk_hlev = sdk_lev, sdk_hdt = sdk_dt, sdk_hsq = sqrt(sdk_dt);
+        sdk_hzs = 1.0 / sqrt((double)sdk_hu * sdk_unit);
+      }
+      {
+        const real sdk_dt = (real)sdk_hdt;
+        const real sdk_sqdt = sdk_hsq;
         const real sdk_t0 = sdk_tb + sdk_db * ((double)sdk_pos * sdk_unit);
         /* z = dW / sqrt(h): the tree's B increment over the sub-step */
-        const double sdk_zs = 1.0 / sqrt((double)sdk_hu * sdk_unit);
+        const double sdk_zs = sdk_hzs;
         double sdk_err = 0;
         (void)sdk_sqdt, (void)sdk_t0, (void)sdk_zs;
-        SDK_HOOK(noise, sdk_pos, sdk_hu, sdk_zs);
+        SDK_HOOK(noise, sdk_pos, sdk_lev, sdk_zs);
         SDK_HOOK(pair, sdk_dt, sdk_sqdt, sdk_t0, sdk_err);
         if (sdk_err != sdk_err) sdk_err = 1e300; /* NaN: down to dt-min, then taken */
         if (sdk_err <= 1 || sdk_lev >= SDK_ADAPT_LEVMAX) {
           sdk_pos += sdk_hu;
+          SDK_HOOK(moved);
           sdk_nacc += 1;
           if (sdk_lev > sdk_ldeep) sdk_ldeep = sdk_lev;
           if (sdk_lev > 0 && sdk_err <= SDK_ADAPT_GROW) sdk_lev--;
