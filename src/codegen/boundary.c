@@ -282,19 +282,18 @@ void sdk_cg_bound_init(sdk_emit *em, const sdk_codegen_opts *o) {
 /* --adaptive (codegen/adaptive.c, kernels/adapt_step.h): the boundaries at
  * every sub-step [s, s + h] of a path's step n instead of after the step.
  * From the sub-step's start sdk_y<v> and its tentative end sdk_x<v> (with
- * sdk_bw<v> = g sqrt(h) of the bridge's variables): the reflections (on the
- * end), the first absorbing boundary whose condition holds at the end
- * (sdk_hit), and for each absorbing boundary with the bridge the exponent
+ * sdk_bw<v> = g sqrt(h) of the bridge's variables): the first absorbing boundary whose condition
+ * holds at the end (sdk_hit), and for each absorbing boundary with the bridge the exponent
  * sdk_bq<k> = 2 d0 d1 / w^2 = -ln p of its crossing probability p = exp(-2
  * d0 d1 / (g^2 h)), h the sub-step's own length (-1 where p < e^-50).
  * sdk_cross is set where a boundary was reached at the end or p > e^-QCROSS
  * (SDK_ADAPT_QCROSS): the controller then takes the sub-step again, shorter
- * (adaptive.c).  An accepted sub-step then draws (sdk_cg_bound_sub_hit). */
+ * (adaptive.c, which refuses reflecting boundaries).  An accepted sub-step then draws
+ * (sdk_cg_bound_sub_hit). */
 void sdk_cg_bound_sub(sdk_emit *em, const sdk_codegen_opts *o) {
   const sdk_model *m = o->model;
   if (m->nbound == 0) return;
-  for (int k = 0; k < m->nbound; k++)
-    if (m->bound[k].kind == SDK_BOUND_REFLECT) emit_reflect(em, o, &m->bound[k]);
+  /* (reflecting boundaries: refused, adaptive.c says why) */
   sdk_em_line(em, "int sdk_hit = 0;");
   for (int k = 0; k < m->nbound; k++)
     if (m->bound[k].kind == SDK_BOUND_ABSORB) emit_absorb_end(em, o, k);

@@ -73,18 +73,18 @@
 
 #include "codegen/abi.h"
 #include "codegen/codegen.h"
-#include "rng/btree.h"
 #include "core/strbuf.h"
 #include "observe/bias.h"
 #include "observe/observable.h"
 #include "observe/tsvfmt.h"
+#include "rng/btree.h"
 
 /* A grid point's final fold (the carry's slot, or scratch without one):
  * FD doubles then FI int64s (observe/paths.h slots hold bytes) */
 #define MV 21 /* the delta method's vector: n, 4 means, 4 x 4 co-moments */
 
 typedef struct {
-  int nb, dtc, adapt; /* adapt: --adaptive's hitting sub-steps (read_rows) */
+  int nb, dtc, adapt;   /* adapt: --adaptive's hitting sub-steps (read_rows) */
   int64_t bins, nd, ni; /* per grid point in the final fold: doubles, int64s */
   double *split, *split_err, *mean, *mean_err, *exit_mean, *exit_err; /* [g][b], [g] */
   int64_t *censored, *lower;                                          /* [g] */
@@ -195,9 +195,9 @@ static sdk_err read_rows(const sdk_obs_ctx *c, state *st, int nrows, int64_t g, 
   const sdk_paths *P = c->paths;
   for (int r = 0; r < nrows; r++) {
     /* (--adaptive: the hitting sub-step's place, in place of a coarse copy) */
-    int row = r < 3                ? P->bound_row + r
+    int row = r < 3               ? P->bound_row + r
               : P->adapt_row >= 0 ? P->adapt_row + SDK_CG_ADAPT_HIT
-                                   : c->dtc_bound_row + r - 3;
+                                  : c->dtc_bound_row + r - 3;
     SDK_CHECK(sdk_paths_rows_cached(P, &st->rc, row, g * c->ppg + a, len,
                                     st->buf + r * SDK_RED_CHUNK, eb));
   }

@@ -48,7 +48,7 @@ static void sdk_adapt_alone_(real sdk_t0, real sdk_dt, real *sdk_row) {
         SDK_HOOK(noise, sdk_pos, sdk_hu, sdk_zs);
         SDK_HOOK(pair, sdk_dt, sdk_sqdt, sdk_t0, sdk_err);
         if (sdk_err != sdk_err) sdk_err = 1e300; /* NaN: down to dt-min, then taken */
-        int sdk_cross = 0; /* a boundary reached or likely crossed: shorter */
+        int sdk_cross = 0;                       /* a boundary reached or likely crossed: shorter */
         SDK_HOOK(bound, sdk_cross);
         if ((sdk_err <= 1 && !sdk_cross) || sdk_lev >= SDK_ADAPT_LEVMAX) {
           SDK_HOOK(hit, sdk_lev, sdk_pos, sdk_hu);
