@@ -19,6 +19,8 @@
  *     threads, 3 ranks, chunks of 1 and 7 steps, and interrupted + resumed;
  *  d. refused: a run with more steps than the bridge draws' keys allow, a
  *     reflecting boundary (adaptive.c says why);
+ *  f. a periodic model (models/josephson.sde's kind): the drive at each
+ *     sub-step's phase time, against an exact mean; --dt-max refused there;
  *  e. the CUDA source of the same runs compiles through NVRTC (sm_90, both
  *     precisions; skipped without NVRTC); test_adaptive_fpt_gpu runs a.-c.
  *     on the GPU. */
@@ -141,6 +143,7 @@ static void double_well(void) {
   const sdk_dataset *cen = r ? sdk_store_find(&sdk_run_results(r)->store, "fpt/censored") : NULL;
   TU_CHECK(cen && cen->type == SDK_I64 && sdk_ds_i64(cen)[0] == 0, "censored paths");
   within("b. double-well escape, adaptive srk2", m, se, T);
+  TU_CHECK(fabs(m - T) <= 0.01 * T, "b. off by %.2f%% (> 1%%)", 100 * (m - T) / T);
   printf("   rtol = atol = %g, dt-max %g: %.1f sub-steps per path (%.1f rejected), smallest %.3g\n",
          c.rtol, c.dt_max, subs, ds0(r, "adaptive/rejected_mean"), ds0(r, "adaptive/dt_min"));
   sdk_run_destroy(&r);
@@ -229,6 +232,53 @@ static void layouts(void) {
   sdk_run_destroy(&whole);
 }
 
+/* f: a periodic model (the phase time of each sub-step): an Ornstein-
+ * Uhlenbeck process driven by a cos(w t), w = 2 pi (period 1), from x = 0,
+ * E x(t) = a (cos w t + w sin w t - e^-t) / (1 + w^2), with steps of a
+ * quarter period (--spp 4) taken adaptively: the mean at every sample within
+ * K SE; and --dt-max refused there */
+static const char DRIVEN[] = "[model]\nname = driven\nvars = x\nperiod = 2*pi/w\n[params]\n"
+                             "a = 1\nw = 6.283185307179586\ns = 0.02\n[drift]\n"
+                             "x = -x + a*cos(w*t)\n[noise]\nx = s\n[init]\nx = 0\n";
+
+static void periodic(void) {
+  sdk_run_config c;
+  base(&c, DRIVEN, 3, 2000, 0, 0);
+  c.dt_max = 0;
+  c.spp = 4;
+  c.periods = 3;
+  c.sample_every = 1;
+  c.rtol = 1e-4, c.atol = 1e-4;
+  c.observe = "moments";
+  sdk_run *r = st_run(&c);
+  TU_CHECK(r != NULL, "periodic run");
+  const sdk_results *R = r ? sdk_run_results(r) : NULL;
+  const double *t = R ? sdk_results_f64(R, "moments/t") : NULL,
+               *m = R ? sdk_results_f64(R, "moments/mean_x") : NULL,
+               *e = R ? sdk_results_f64(R, "moments/mean_err_x") : NULL;
+  TU_CHECK(t && m && e, "moments of the periodic run");
+  const double w = 6.283185307179586;
+  double zmax = 0;
+  for (int k = 0; t && m && e && k < 13; k++) {
+    double ex = (cos(w * t[k]) + w * sin(w * t[k]) - exp(-t[k])) / (1 + w * w);
+    double z = e[k] > 0 ? fabs(m[k] - ex) / e[k] : (m[k] == ex ? 0 : INFINITY);
+    zmax = z > zmax ? z : zmax;
+    TU_CHECK(z <= K, "f. t = %g: mean %.6f, exact %.6f, se %.1e", t[k], m[k], ex, e[k]);
+  }
+  printf("f. periodic drive, --spp 4 adaptive: E x(t) at 13 samples within %.2f SE of the exact "
+         "(%.1f sub-steps per path)\n",
+         zmax, ds0(r, "adaptive/accepted_mean") + ds0(r, "adaptive/rejected_mean"));
+  sdk_run_destroy(&r);
+  base(&c, DRIVEN, 3, 10, 0.1, 1);
+  sdk_errbuf eb = {0};
+  st_env(&c.env);
+  sdk_err err = sdk_run_execute(&c, &r, &eb);
+  TU_CHECK(err == SDK_ERR_USAGE && strstr(eb.msg, "given as --spp N, not --dt-max"),
+           "want the refusal of --dt-max, got %d: %s", (int)err, eb.msg);
+  printf("f. refused: %s\n", eb.msg);
+  sdk_run_destroy(&r);
+}
+
 /* d: too many steps for the bridge draws' keys */
 static void refusal(void) {
   sdk_run_config c;
@@ -266,20 +316,25 @@ static void cuda_source(void) {
     printf("e. CUDA source: not compiled (%s)\n", eb.msg);
     return;
   }
-  for (int k = 0; k < 3; k++) { /* (k = 2: the double well) */
+  for (int k = 0; k < 4; k++) { /* (k = 2: the double well; 3: josephson, periodic) */
     sdk_run_config c;
     base(&c, k == 2 ? WELL : BM, k == 2 ? 2 : 0, 100, 0.5, 1);
+    if (k == 3) c.model = "josephson", c.dt_max = 0, c.t_end = 0, c.spp = 100, c.periods = 1;
     c.backend = "cuda";
     c.single = k == 1;
     char *src = NULL;
     sdk_err e = sdk_run_codegen(&c, &sdk_backend_cuda, &src, &eb);
-    TU_CHECK(e == SDK_OK && strstr(src, "sdk_rs_cross("), "CUDA codegen: %s", eb.msg);
+    TU_CHECK(e == SDK_OK && strstr(src, k == 3 ? "sdk_tpb" : "sdk_rs_cross("), "CUDA codegen: %s",
+             eb.msg);
     char report[4400] = "";
     sdk_module *mod = NULL;
     if (e == SDK_OK) e = sdk_backend_cuda.compile(ctx, src, NULL, &mod, report, sizeof report, &eb);
     TU_CHECK(e == SDK_OK, "NVRTC: %s", eb.msg);
-    printf("e. CUDA source (%s, %s): %s\n", k == 2 ? "well" : "bm", c.single ? "single" : "double",
-           report);
+    printf("e. CUDA source (%s, %s): %s\n",
+           k == 3   ? "josephson"
+           : k == 2 ? "well"
+                    : "bm",
+           c.single ? "single" : "double", report);
     free(src);
   }
   sdk_backend_cuda.close(&ctx);
@@ -291,6 +346,7 @@ int main(void) {
   cuda_source();
   exit_times();
   layouts();
+  periodic();
   double_well();
   return tu_finish("test_adaptive_fpt");
 }

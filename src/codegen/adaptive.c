@@ -13,6 +13,13 @@
  * exactly at (n + 1) dt, so sample times, checkpoints and observables keep
  * their meaning.
  *
+ * A periodic model's phase time (expr_emit.h: the drive's time modulo the
+ * period, exact in single precision) is that of the sub-step's start,
+ * (n mod spp) dt + s, as its absolute time is n dt + s: the drive is
+ * evaluated where the sub-step is, and the steps of dt = period / spp
+ * (--spp; --dt-max is refused there unless it is such a step) end on the
+ * samples as fixed steps do.
+ *
  * Error estimate: the scheme's embedded pair (scheme.h: embedded,
  * est_noise, est_order q): both take the sub-step from X_n with the same
  * increments; the higher one's result is kept, the difference of the two,
@@ -106,8 +113,9 @@ sdk_err sdk_cg_adaptive_check(const sdk_codegen_opts *o, sdk_errbuf *eb) {
     why = "--dt-check couples fixed steps of dt and 2 dt";
   else if (o->tavg)
     why = "time averages (tavg) add the state after every fixed step";
-  else if (o->spp > 0 || o->dt_column >= 0)
-    why = "periodic models tabulate the drive at the fixed steps";
+  else if (o->dt_column >= 0)
+    why = "the step differs between grid points (a period that depends on a scanned parameter), "
+          "and the levels of --dt and --dt-min are fixed for one dt-max";
   if (why) return SDK_FAIL(eb, SDK_ERR_USAGE, "--adaptive: %s", why);
   if (!estimates(o->scheme, m)) {
     char alt[160] = "";
@@ -218,6 +226,17 @@ static void hook_pair(sdk_emit *em, const void *c) {
   }
 }
 
+/* a periodic model's phase time (expr_emit.h): the step's, sdk_tp0, kept
+ * before the sub-steps (time0) and that of each sub-step's start (time) */
+static void hook_time0(sdk_emit *em, const void *c) {
+  if (((const adapt_ctx *)c)->o->spp > 0) sdk_em_line(em, "const double sdk_tpb = sdk_tp0;");
+}
+
+static void hook_time(sdk_emit *em, const void *c) {
+  if (((const adapt_ctx *)c)->o->spp > 0)
+    sdk_em_line(em, "const real sdk_tp0 = sdk_tpb + sdk_db * ((double)sdk_pos * sdk_unit);");
+}
+
 static void hook_back(sdk_emit *em, const void *c) {
   const sdk_codegen_opts *o = ((const adapt_ctx *)c)->o;
   for (int v = 0; v < o->model->nvars; v++)
@@ -245,11 +264,9 @@ static void hook_hit(sdk_emit *em, const void *c) {
 
 void sdk_cg_adaptive_step(sdk_emit *em, const sdk_codegen_opts *o, const char *n, const char *path,
                           const char *seed) {
-  static const sdk_em_hook hooks[] = {{"noise", hook_noise},
-                                      {"pair", hook_pair},
-                                      {"back", hook_back},
-                                      {"bound", hook_bound},
-                                      {"hit", hook_hit}};
+  static const sdk_em_hook hooks[] = {
+      {"noise", hook_noise}, {"pair", hook_pair},   {"back", hook_back}, {"bound", hook_bound},
+      {"hit", hook_hit},     {"time0", hook_time0}, {"time", hook_time}};
   const adapt_ctx c = {o, n, path, seed};
-  sdk_em_kernel_hooks(em, sdk_embedded_adapt_step_h, hooks, 5, &c);
+  sdk_em_kernel_hooks(em, sdk_embedded_adapt_step_h, hooks, 7, &c);
 }

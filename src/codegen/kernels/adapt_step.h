@@ -10,7 +10,8 @@
  * sub-step), bound and hit ([boundaries], boundary.c: the tentative end's
  * reflections, hit and bridge crossing probabilities, sdk_cross set where
  * the sub-step must be shorter; an accepted one's bridge draws and the
- * path's status).  Holes (adaptive.c, at the module's head): SDK_ADAPT_ROW(k)
+ * path's status), time0 and time (a periodic model's phase time sdk_tp0:
+ * the step's kept, each sub-step's).  Holes (adaptive.c, at the module's head): SDK_ADAPT_ROW(k)
  * the controller's carried value k (codegen.h SDK_CG_ADAPT_ROWS),
  * SDK_ADAPT_LEV0 and SDK_ADAPT_LEVMAX the levels of the first try and of
  * dt-min, SDK_ADAPT_GROW the error below which the next try doubles,
@@ -24,6 +25,7 @@ static void sdk_adapt_alone_(real sdk_t0, real sdk_dt, real *sdk_row) {
 #endif
   {
     const double sdk_tb = sdk_t0, sdk_db = sdk_dt;
+    SDK_HOOK(time0);
     const double sdk_unit = 1.0 / (double)(1ull << SDK_BTREE_DEPTH);
     /* the counts as two rows each, mod 2^20 and >> 20: exact in single
      * precision too */
@@ -41,6 +43,7 @@ static void sdk_adapt_alone_(real sdk_t0, real sdk_dt, real *sdk_row) {
         const real sdk_dt = sdk_db * ((double)sdk_hu * sdk_unit);
         const real sdk_sqdt = sqrt(sdk_dt);
         const real sdk_t0 = sdk_tb + sdk_db * ((double)sdk_pos * sdk_unit);
+        SDK_HOOK(time, sdk_pos, sdk_unit);
         /* z = dW / sqrt(h): the tree's B increment over the sub-step */
         const double sdk_zs = 1.0 / sqrt((double)sdk_hu * sdk_unit);
         double sdk_err = 0;
