@@ -232,6 +232,18 @@ static void layouts(void) {
   sdk_run_destroy(&whole);
 }
 
+/* c must be refused: one usage error whose message contains want */
+static void refused_cfg(sdk_run_config *c, const char *want) {
+  sdk_run *r = NULL;
+  sdk_errbuf eb = {0};
+  st_env(&c->env);
+  sdk_err e = sdk_run_execute(c, &r, &eb);
+  TU_CHECK(e == SDK_ERR_USAGE && strstr(eb.msg, want), "want a refusal with '%s', got %d: %s", want,
+           (int)e, eb.msg);
+  printf("refused: %s\n", eb.msg);
+  sdk_run_destroy(&r);
+}
+
 /* f: a periodic model (the phase time of each sub-step): an Ornstein-
  * Uhlenbeck process driven by a cos(w t), w = 2 pi (period 1), from x = 0,
  * E x(t) = a (cos w t + w sin w t - e^-t) / (1 + w^2), with steps of a
@@ -270,36 +282,16 @@ static void periodic(void) {
          zmax, ds0(r, "adaptive/accepted_mean") + ds0(r, "adaptive/rejected_mean"));
   sdk_run_destroy(&r);
   base(&c, DRIVEN, 3, 10, 0.1, 1);
-  sdk_errbuf eb = {0};
-  st_env(&c.env);
-  sdk_err err = sdk_run_execute(&c, &r, &eb);
-  TU_CHECK(err == SDK_ERR_USAGE && strstr(eb.msg, "given as --spp N, not --dt-max"),
-           "want the refusal of --dt-max, got %d: %s", (int)err, eb.msg);
-  printf("f. refused: %s\n", eb.msg);
-  sdk_run_destroy(&r);
+  refused_cfg(&c, "given as --spp N, not --dt-max");
 }
 
-/* d: too many steps for the bridge draws' keys */
+/* d: too many steps for the bridge draws' keys; a reflecting boundary */
 static void refusal(void) {
   sdk_run_config c;
   base(&c, BM, 0, 10, 1e-7, 30);
-  c.model = st_model_file(BM, 0);
-  sdk_run *r = NULL;
-  sdk_errbuf eb = {0};
-  st_env(&c.env);
-  sdk_err e = sdk_run_execute(&c, &r, &eb);
-  TU_CHECK(e == SDK_ERR_USAGE && strstr(eb.msg, "at most 2^28 steps"),
-           "want the refusal, got %d: %s", (int)e, eb.msg);
-  printf("d. refused: %s\n", eb.msg);
-  sdk_run_destroy(&r);
+  refused_cfg(&c, "at most 2^28 steps");
   base(&c, WALL, 1, 10, 0.5, 1);
-  memset(&eb, 0, sizeof eb);
-  st_env(&c.env);
-  e = sdk_run_execute(&c, &r, &eb);
-  TU_CHECK(e == SDK_ERR_USAGE && strstr(eb.msg, "--adaptive: a reflecting boundary"),
-           "want the refusal, got %d: %s", (int)e, eb.msg);
-  printf("d. refused: %s\n", eb.msg);
-  sdk_run_destroy(&r);
+  refused_cfg(&c, "--adaptive: a reflecting boundary");
 }
 
 /* e: the CUDA source through NVRTC (no device needed) */

@@ -146,6 +146,23 @@ static void emit_draw(sdk_emit *em, const sdk_codegen_opts *o, int k, const char
   sdk_em_line(em, "if (sdk_u[%d] < %s) %s", k & 3, p, then);
 }
 
+/* The level of boundary b, the distances d0, d1 of the start (x0, a format
+ * of the variable: "sdk_bx%d", the step's; "sdk_y%d", a sub-step's) and of
+ * sdk_x<v> from it, a = 2 d0 d1 and q = w^2 (boundary.c's head) */
+static void emit_bridge_aq(sdk_emit *em, const sdk_codegen_opts *o, const sdk_boundary *b,
+                           const char *x0) {
+  int v = b->var;
+  char start[32];
+  snprintf(start, sizeof start, x0, v);
+  emit_level(em, o, b);
+  if (b->upper)
+    sdk_em_line(em, "const real sdk_d0 = sdk_e - %s, sdk_d1 = sdk_e - sdk_x%d;", start, v);
+  else
+    sdk_em_line(em, "const real sdk_d0 = %s - sdk_e, sdk_d1 = sdk_x%d - sdk_e;", start, v);
+  sdk_em_line(em, "const real sdk_a = (real)2 * sdk_d0 * sdk_d1, sdk_q = sdk_bw%d * sdk_bw%d;", v,
+              v);
+}
+
 /* The bridge of absorbing boundary k, for a path not absorbed at the step
  * end: its crossing probability p when not negligible; draw = 1 draws and
  * absorbs at once, draw = 0 leaves -ln p in sdk_bp<k> (-1: no draw) for a
@@ -157,13 +174,7 @@ static void emit_absorb_bridge(sdk_emit *em, const sdk_codegen_opts *o, int k, c
   int v = b->var;
   if (!sdk_cg_bridge_var(o, v)) return;
   sdk_em_open(em, "if (sdk_hit == 0)");
-  emit_level(em, o, b);
-  if (b->upper)
-    sdk_em_line(em, "const real sdk_d0 = sdk_e - sdk_bx%d, sdk_d1 = sdk_e - sdk_x%d;", v, v);
-  else
-    sdk_em_line(em, "const real sdk_d0 = sdk_bx%d - sdk_e, sdk_d1 = sdk_x%d - sdk_e;", v, v);
-  sdk_em_line(em, "const real sdk_a = (real)2 * sdk_d0 * sdk_d1, sdk_q = sdk_bw%d * sdk_bw%d;", v,
-              v);
+  emit_bridge_aq(em, o, b, "sdk_bx%d");
   const char *ex = o->single ? "expf" : "exp";
   if (draw) {
     char then[32];
@@ -301,16 +312,9 @@ void sdk_cg_bound_sub(sdk_emit *em, const sdk_codegen_opts *o) {
   for (int k = 0; k < m->nbound; k++) {
     const sdk_boundary *b = &m->bound[k];
     if (b->kind != SDK_BOUND_ABSORB || !sdk_cg_bridge_var(o, b->var)) continue;
-    int v = b->var;
     sdk_em_line(em, "real sdk_bq%d = -1;", k);
     sdk_em_open(em, "if (sdk_hit == 0)");
-    emit_level(em, o, b);
-    if (b->upper)
-      sdk_em_line(em, "const real sdk_d0 = sdk_e - sdk_y%d, sdk_d1 = sdk_e - sdk_x%d;", v, v);
-    else
-      sdk_em_line(em, "const real sdk_d0 = sdk_y%d - sdk_e, sdk_d1 = sdk_x%d - sdk_e;", v, v);
-    sdk_em_line(em, "const real sdk_a = (real)2 * sdk_d0 * sdk_d1, sdk_q = sdk_bw%d * sdk_bw%d;", v,
-                v);
+    emit_bridge_aq(em, o, b, "sdk_y%d");
     sdk_em_line(em, "if (sdk_a < (real)50 * sdk_q) sdk_bq%d = sdk_a / sdk_q;", k);
     sdk_em_line(em, "sdk_cross |= sdk_bq%d >= (real)0 && sdk_bq%d < (real)SDK_ADAPT_QCROSS;", k, k);
     sdk_em_close(em);
