@@ -9,7 +9,7 @@
 #   PLOT_ONLY=1  redraw from the results/ of an earlier run (computed on the
 #                GPU machine: scripts/gpu-figures.sh)
 #   ONLY=NAME    one step: prog1-drift-scan, fig3-josephson-density,
-#                fig4-kuramoto-density or escape-times
+#                fig4-kuramoto-density, escape-times or escape-adaptive
 # Needs build/sdekit ('make') and gnuplot.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,12 +33,23 @@ if want escape-times; then
   "$SDK" plot results/escape.h5 --observable fpt -o docs/figures/escape-times.png
 fi
 
+# README, "Adaptive time steps": the escape over 4 kT with adaptive steps
+if want escape-adaptive; then
+  if [ "${PLOT_ONLY:-0}" != 1 ]; then
+    "$SDK" run examples/double-well.sde --set D=0.0625 --set b=0 --adaptive --scheme srk2 \
+      --precision double --dt-max 0.25 --rtol 0.03 --atol 0.03 --t-end 2000 --paths 20000 \
+      --observe fpt -o results/escape-adaptive.h5
+  fi
+  "$SDK" plot results/escape-adaptive.h5 --observable fpt -o docs/figures/escape-adaptive.png
+fi
+
 # the descriptions beside the pictures, for looking at them together
 spec() { "$SDK" plot --spec "$1" "${@:3}" >results/figures/"$2".json; }
 want prog1-drift-scan && spec results/prog1-drift.h5 prog1-drift-scan
 want fig4-kuramoto-density && spec results/fig4-kuramoto.h5 fig4-kuramoto-density \
   --observable density && spec results/fig4-kuramoto.h5 fig4-kuramoto-order --observable order
 want escape-times && spec results/escape.h5 escape-times --observable fpt
+want escape-adaptive && spec results/escape-adaptive.h5 escape-adaptive --observable fpt
 
 # every committed figure redrawn (a full run only)
 if [ -z "${ONLY:-}" ]; then

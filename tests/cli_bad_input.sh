@@ -791,6 +791,16 @@ expect 2 "adaptive: sample times off the grid of dt-max" 1 "--dt-max 0.25: the -
 expect 2 "adaptive: rtol without --adaptive" 1 "need --adaptive" run gbm --rtol 1e-3 --quiet -o out.h5
 expect 2 "adaptive: a scheme without an estimator" 1 "scheme euler has no error estimator.*use --scheme milstein" \
   run gbm --adaptive --scheme euler --precision double --paths 8 --quiet -o out.h5
+# --adaptive with [boundaries] and periodic models (issue 30)
+printf '[model]\nname = wall\nvars = x\n[drift]\nx = 0\n[noise]\nx = 1\n[init]\nx = 0.5\n[boundaries]\nwall = reflect x < 0\nend = absorb x >= 1\n' >"$T/wall.sde"
+expect 2 "adaptive: a reflecting boundary" 1 "--adaptive: a reflecting boundary mirrors the end of a sub-step" \
+  run "$T/wall.sde" --adaptive --scheme srk2 --paths 8 --quiet -o out.h5
+expect 2 "adaptive: boundaries past the bridge draws' keys" 1 "exceed the bridge draws' random numbers \\(at most 2\\^28 steps\\)" \
+  run "${SDK_SOURCE_DIR:-../..}/examples/double-well.sde" --adaptive --scheme srk2 --dt-max 1e-7 --t-end 30 --paths 8 --quiet -o out.h5
+expect 2 "adaptive: --dt-max on a periodic model" 1 "its largest step is period / N, given as --spp N, not --dt-max" \
+  run josephson --adaptive --scheme srk2 --dt-max 0.01 --paths 8 --quiet -o out.h5
+expect 2 "adaptive: a period that varies over the grid" 1 "--adaptive: the step differs between grid points" \
+  run josephson --adaptive --scheme srk2 --scan omega=4:5:2 --periods 2 --paths 8 --quiet -o out.h5
 
 # everything above left the work dir as it was (no files, no temporaries)
 left=$(find . -mindepth 1 -name '*.tmp.*' | head -5)

@@ -101,6 +101,15 @@ if run "sdekit run examples/double-well.sde --scan D=0.25:0.5:6 --paths 10000 --
     "$(col results/escape.tsv mean_err_over 0.5)"
 fi
 
+# Adaptive steps with an absorbing boundary (issue 30)
+if run "sdekit run examples/double-well.sde --set D=0.0625 --set b=0 --adaptive --scheme srk2 --precision double --dt-max 0.25 --rtol 0.03 --atol 0.03 --t-end 2000 --paths 20000 --observe fpt -o results/escape-adaptive.h5 -o results/escape-adaptive.tsv"; then
+  near "gives a mean escape time of @ +- @ (" "$(col results/escape-adaptive.fpt.tsv mean_over)" \
+    "$(col results/escape-adaptive.fpt.tsv mean_err_over)"
+  near "with @ accepted and @ rejected sub-steps per path." \
+    "$(col results/escape-adaptive.adaptive.tsv accepted_mean)" \
+    "$(col results/escape-adaptive.adaptive.tsv rejected_mean)"
+fi
+
 # The time-step bias: the washboard
 wb="sdekit run examples/washboard.sde --scheme srk2 --dt 0.05 --t-end 40 --transient 4 --paths 524288 --seed 2 --observe drift --dt-check"
 if run "$wb -o wb.tsv"; then

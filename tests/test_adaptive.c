@@ -260,7 +260,7 @@ static void refused(const sdk_run_config *c, const char *want) {
 
 static void test_refusals(void) {
   static const char BOUNDED[] = "[model]\nname = bounded\nvars = x\n[drift]\nx = 0\n[noise]\n"
-                                "x = 1\n[init]\nx = 0.5\n[boundaries]\nleft = absorb x <= 0\n";
+                                "x = 1\n[init]\nx = 0.5\n[boundaries]\nleft = reflect x <= 0\n";
   sdk_run_config c;
   base(&c);
   c.dt_min = 0.5;
@@ -292,7 +292,7 @@ static void test_refusals(void) {
   base(&c);
   c.model = st_model_file(BOUNDED, 1);
   c.scheme = "srk2";
-  refused(&c, "[boundaries]");
+  refused(&c, "a reflecting boundary"); /* (absorbing ones: test_adaptive_fpt) */
   base(&c);
   c.model = "kuramoto-meanfield";
   c.scheme = "euler";

@@ -793,10 +793,14 @@ SDEKIT_API sdekit_status sdekit_config_check_outputs(sdekit_config *c, int no_re
   sdekit_status s = api_check_options(c, err);
   if (s != SDEKIT_OK) return s;
   if (c->c.checkpoint && (s = check_dir(c->c.checkpoint, err)) != SDEKIT_OK) return s;
-  int nobs = sdekit_config_nobservables(c);
+  int nobs = sdekit_config_nobservables(c), nstd = nobs;
+  /* (stdout leaves out --adaptive's counts, on with the option, when another
+   * observable is asked for: the CLI's summary line has them) */
+  for (int i = 0; nobs > 1 && i < nobs; i++)
+    nstd -= !strcmp(sdekit_config_observable(c, i), "adaptive");
   for (int k = 0; k < c->noutputs; k++) {
     const char *out = c->outputs[k];
-    if (!is_h5(out) && !strcmp(out, "-") && nobs > 1)
+    if (!is_h5(out) && !strcmp(out, "-") && nstd > 1)
       return api_usage(err,
                        "several observables need -o FILE.h5 or -o FILE.tsv (stdout takes one)");
     if (!is_h5(out) && strcmp(out, "-") && !has_suffix(out, ".tsv") && !has_suffix(out, ".txt") &&

@@ -113,10 +113,16 @@ static sdekit_status write_outputs(const sdekit_config *c, const sdekit_result *
                                    sdekit_error *err) {
   int quiet = sdekit_config_quiet(c), n = sdekit_config_noutputs(c);
   sdekit_status s = SDEKIT_OK;
+  /* stdout: the observable asked for, not --adaptive's counts beside it
+   * (the summary line has them; sdekit_config_check_outputs) */
+  const char *one = NULL;
+  for (int i = 0; sdekit_config_nobservables(c) > 1 && i < sdekit_config_nobservables(c); i++)
+    if (!one && strcmp(sdekit_config_observable(c, i), "adaptive"))
+      one = sdekit_config_observable(c, i);
   for (int k = 0; k < n && s == SDEKIT_OK; k++) {
     const char *out = sdekit_config_output(c, k);
     if (!strcmp(out, "-"))
-      s = sdekit_result_write_tsv(r, NULL, stdout, err);
+      s = sdekit_result_write_tsv(r, one, stdout, err);
     else
       s = sdekit_result_write(r, out, wrote, &quiet, err);
   }
@@ -210,6 +216,8 @@ static void no_log(void *user, sdekit_log_level level, const char *msg) {
 static int run_config(sdekit_config *c, int resumed) {
   sdekit_error err;
   int nobs = sdekit_config_nobservables(c);
+  for (int i = 0, n = nobs; n > 1 && i < n; i++) /* (stdout: write_outputs) */
+    nobs -= !strcmp(sdekit_config_observable(c, i), "adaptive");
   if (sdekit_config_noutputs(c) == 0 && nobs > 1)
     return cli_usage_error(
         "several observables need -o FILE.h5 or -o FILE.tsv (stdout takes one)%s", "");

@@ -13,6 +13,13 @@
  * exactly at (n + 1) dt, so sample times, checkpoints and observables keep
  * their meaning.
  *
+ * A periodic model's phase time (expr_emit.h: the drive's time modulo the
+ * period, exact in single precision) is that of the sub-step's start,
+ * (n mod spp) dt + s, as its absolute time is n dt + s: the drive is
+ * evaluated where the sub-step is, and the steps of dt = period / spp
+ * (--spp; --dt-max is refused there unless it is such a step) end on the
+ * samples as fixed steps do.
+ *
  * Error estimate: the scheme's embedded pair (scheme.h: embedded,
  * est_noise, est_order q): both take the sub-step from X_n with the same
  * increments; the higher one's result is kept, the difference of the two,
@@ -31,12 +38,35 @@
  * the factor, err <= (0.9 2^k)^q.  The thresholds are constants of the
  * source, so the decisions are comparisons, the same on every backend.  A
  * NaN err is rejected down to dt-min, then accepted (the path blows up and
- * is counted as the fixed steps' are). */
+ * is counted as the fixed steps' are).
+ *
+ * [boundaries] (boundary.c, sdk_cg_bound_sub): the fixed steps' rules at
+ * every sub-step [s, s + h] instead of every step: absorption where a condition holds at its end,
+ * and the Brownian-bridge crossing probability p = exp(-2 d0 d1 / (g^2 h)) of each absorbing level
+ * for the sub-step's own length h (g the noise coefficient the kept step used at its start).  The
+ * controller also rejects a sub-step (retried one level finer, its error permitting) while a level
+ * is reached at its end or p > P_CROSS = 0.1 and h > dt-min: near a level the steps shrink until
+ * the crossing is unlikely within one (p <= 0.1, i.e. d0 d1 >= 1.15 g^2 h) or dt-min is reached, so
+ * the crossing and the hitting time are resolved there, far from it nothing changes.  An accepted
+ * sub-step draws its uniform against p (keyed by its node in the tree: boundary.c), and a path
+ * absorbed is frozen at that sub-step's end and takes no more sub-steps; its hitting time, s +
+ * theta h with theta drawn from the bridge's first hitting time given both ends (boundary.c), is
+ * recorded as (n + 1) dt - r dt 2^-D with r the row SDK_CG_ADAPT_HIT (codegen.h).  Since a
+ * sub-step's interior is never looked at before it is accepted (a retry is shorter, from the same
+ * start), the Brownian path inside an accepted one given its ends is a
+ * bridge, independent of the decisions taken: the fixed steps' bridge test
+ * holds unchanged.  Reflecting boundaries are refused: a reflection of a
+ * sub-step's end is not a function of the Brownian path alone but of the
+ * sub-steps taken (|y + dW| against ||y + dW1| + dW2|), so the controller's
+ * choice, made from that end, biases it (+14% on the mean exit time of
+ * Brownian motion between a wall at 0 and a level at 1 from 0.3 with
+ * dt-max 0.5). */
 #include "codegen/adaptive.h"
 
 #include <math.h>
 #include <stdio.h>
 
+#include "codegen/boundary.h"
 #include "codegen/codegen.h"
 #include "codegen/events.h"
 #include "codegen/scheme.h"
@@ -44,6 +74,9 @@
 
 /* 0.9: the usual safety factor of step-size control */
 #define SAFETY 0.9
+/* [boundaries]: a sub-step whose bridge crossing probability exceeds
+ * P_CROSS is taken again at half its length (the head's comment) */
+#define P_CROSS 0.1
 
 /* does scheme s estimate its error for the model's kind of noise? */
 static int estimates(const sdk_scheme_type *s, const sdk_model *m) {
@@ -52,17 +85,24 @@ static int estimates(const sdk_scheme_type *s, const sdk_model *m) {
          (!m->multiplicative || s->calculus == m->calculus);
 }
 
+/* has the model a reflecting boundary? */
+static int reflects(const sdk_model *m) {
+  for (int k = 0; k < m->nbound; k++)
+    if (m->bound[k].kind == SDK_BOUND_REFLECT) return 1;
+  return 0;
+}
+
 sdk_err sdk_cg_adaptive_check(const sdk_codegen_opts *o, sdk_errbuf *eb) {
   const sdk_model *m = o->model;
   if (!o->adaptive) return SDK_OK;
   const char *why = NULL;
   if (o->sysmode || m->interacting)
     why = "systems of interacting particles take their steps together";
-  else if (m->nbound > 0)
-    why = "[boundaries] need the bridge crossing probability in the step controller, which is "
-          "not done yet";
   else if (m->nevent > 0)
     why = "[events] detect their crossings within the fixed steps";
+  else if (reflects(m))
+    why = "a reflecting boundary mirrors the end of a sub-step, so the path would depend on the "
+          "sub-steps the controller chooses from it (a biased choice); absorbing ones are taken";
   else if (m->ncolored + m->nlevy > 0)
     why = "[colored] and [levy] noise move by the fixed steps (no Brownian-tree equivalent yet)";
   else if (sdk_cg_has_events(m))
@@ -73,8 +113,9 @@ sdk_err sdk_cg_adaptive_check(const sdk_codegen_opts *o, sdk_errbuf *eb) {
     why = "--dt-check couples fixed steps of dt and 2 dt";
   else if (o->tavg)
     why = "time averages (tavg) add the state after every fixed step";
-  else if (o->spp > 0 || o->dt_column >= 0)
-    why = "periodic models tabulate the drive at the fixed steps";
+  else if (o->dt_column >= 0)
+    why = "the step differs between grid points (a period that depends on a scanned parameter), "
+          "and the levels of --dt and --dt-min are fixed for one dt-max";
   if (why) return SDK_FAIL(eb, SDK_ERR_USAGE, "--adaptive: %s", why);
   if (!estimates(o->scheme, m)) {
     char alt[160] = "";
@@ -121,6 +162,11 @@ void sdk_cg_adaptive_head(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_line(em, "#define SDK_ADAPT_LEVMAX %d", o->adapt_levmax);
   const double q = o->scheme->est_order;
   define_double(em, "SDK_ADAPT_GROW", pow(SAFETY / 2, q));
+  define_double(em, "SDK_ADAPT_QCROSS", -log(P_CROSS));
+  if (o->model->nbound > 0) /* (an absorbed path takes no more sub-steps) */
+    sdk_em_line(em, "#define SDK_ADAPT_LIVE (sdk_bs == (real)0)");
+  else
+    sdk_em_line(em, "#define SDK_ADAPT_LIVE 1");
   for (int k = 1; k < 4; k++) {
     char name[32];
     snprintf(name, sizeof name, "SDK_ADAPT_SHRINK%d", k);
@@ -178,6 +224,8 @@ static void hook_pair(sdk_emit *em, const void *c) {
   const int nv = o->model->nvars;
   for (int v = 0; v < nv; v++)
     sdk_em_line(em, "const real sdk_y%d = sdk_x%d;", v, v);
+  for (int v = 0; v < nv; v++) /* (the bridge's g sqrt(h): the kept step's) */
+    if (o->model->nbound > 0 && sdk_cg_bridge_var(o, v)) sdk_em_line(em, "real sdk_bw%d = 0;", v);
   sdk_em_block(em); /* the kept step: the scheme's */
   o->scheme->emit_step(em, o, NULL);
   sdk_em_close(em);
@@ -186,8 +234,11 @@ static void hook_pair(sdk_emit *em, const void *c) {
   sdk_em_block(em); /* its embedded partner */
   sdk_codegen_opts oe = *o;
   oe.scheme = o->scheme->embedded;
-  for (int v = 0; v < nv; v++)
+  for (int v = 0; v < nv; v++) {
     sdk_em_line(em, "real sdk_x%d = sdk_y%d;", v, v);
+    if (o->model->nbound > 0 && sdk_cg_bridge_var(o, v))
+      sdk_em_line(em, "real sdk_bw%d = 0; (void)sdk_bw%d;", v, v);
+  }
   oe.scheme->emit_step(em, &oe, NULL);
   for (int v = 0; v < nv; v++)
     sdk_em_line(em, "sdk_e%d = sdk_x%d;", v, v);
@@ -201,19 +252,48 @@ static void hook_pair(sdk_emit *em, const void *c) {
   }
 }
 
+/* a periodic model's phase time (expr_emit.h): the step's, sdk_tp0, kept
+ * before the sub-steps (time0) and that of each sub-step's start (time) */
+static void hook_time0(sdk_emit *em, const void *c) {
+  if (((const adapt_ctx *)c)->o->spp > 0) sdk_em_line(em, "const double sdk_tpb = sdk_tp0;");
+}
+
+static void hook_time(sdk_emit *em, const void *c) {
+  if (((const adapt_ctx *)c)->o->spp > 0)
+    sdk_em_line(em, "const real sdk_tp0 = sdk_tpb + sdk_db * ((double)sdk_pos * sdk_unit);");
+}
+
 static void hook_back(sdk_emit *em, const void *c) {
   const sdk_codegen_opts *o = ((const adapt_ctx *)c)->o;
   for (int v = 0; v < o->model->nvars; v++)
     sdk_em_line(em, "sdk_x%d = sdk_y%d;", v, v);
 }
 
+/* [boundaries] on the tentative sub-step (boundary.c) */
+static void hook_bound(sdk_emit *em, const void *c) {
+  sdk_cg_bound_sub(em, ((const adapt_ctx *)c)->o);
+}
+
+/* an accepted sub-step: the bridge draws keyed by its node 2^l + s / h of
+ * the tree, the status, and where the hitting sub-step ends (codegen.h) */
+static void hook_hit(sdk_emit *em, const void *c) {
+  const adapt_ctx *a = c;
+  if (a->o->model->nbound == 0) return;
+  sdk_cg_bound_sub_hit(em, a->o, a->n,
+                       "((sdk_u64)1 << sdk_lev) + (sdk_pos >> (SDK_BTREE_DEPTH - sdk_lev))",
+                       a->path, a->seed);
+  sdk_em_line(em,
+              "if (sdk_hit != 0) SDK_ADAPT_ROW(%d) = (real)((double)((1ull << SDK_BTREE_DEPTH) - "
+              "sdk_pos) - sdk_theta * (double)sdk_hu);",
+              SDK_CG_ADAPT_HIT);
+}
+
 void sdk_cg_adaptive_step(sdk_emit *em, const sdk_codegen_opts *o, const char *n, const char *path,
                           const char *seed) {
-  static const sdk_em_hook hooks[] = {{"noise", hook_noise},
-                                      {"pair", hook_pair},
-                                      {"back", hook_back},
-                                      {"walk", hook_walk},
-                                      {"moved", hook_moved}};
+  static const sdk_em_hook hooks[] = {
+      {"noise", hook_noise}, {"pair", hook_pair},   {"back", hook_back},
+      {"walk", hook_walk},   {"moved", hook_moved}, {"bound", hook_bound},
+      {"hit", hook_hit},     {"time0", hook_time0}, {"time", hook_time}};
   const adapt_ctx c = {o, n, path, seed};
-  sdk_em_kernel_hooks(em, sdk_embedded_adapt_step_h, hooks, 5, &c);
+  sdk_em_kernel_hooks(em, sdk_embedded_adapt_step_h, hooks, 9, &c);
 }

@@ -99,7 +99,7 @@ static const char *cmp_of(const sdk_boundary *b) {
 
 void sdk_cg_bound_pre(sdk_emit *em, const sdk_codegen_opts *o, int save) {
   const sdk_model *m = o->model;
-  if (m->nbound == 0) return;
+  if (m->nbound == 0 || o->adaptive) return; /* (adaptive: at every sub-step, below) */
   for (int v = 0; v < m->nvars; v++)
     if (sdk_cg_bridge_var(o, v))
       sdk_em_line(em, "const real sdk_bx%d = sdk_x%d; real sdk_bw%d = 0;", v, v, v);
@@ -146,6 +146,23 @@ static void emit_draw(sdk_emit *em, const sdk_codegen_opts *o, int k, const char
   sdk_em_line(em, "if (sdk_u[%d] < %s) %s", k & 3, p, then);
 }
 
+/* The level of boundary b, the distances d0, d1 of the start (x0, a format
+ * of the variable: "sdk_bx%d", the step's; "sdk_y%d", a sub-step's) and of
+ * sdk_x<v> from it, a = 2 d0 d1 and q = w^2 (boundary.c's head) */
+static void emit_bridge_aq(sdk_emit *em, const sdk_codegen_opts *o, const sdk_boundary *b,
+                           const char *x0) {
+  int v = b->var;
+  char start[32];
+  snprintf(start, sizeof start, x0, v);
+  emit_level(em, o, b);
+  if (b->upper)
+    sdk_em_line(em, "const real sdk_d0 = sdk_e - %s, sdk_d1 = sdk_e - sdk_x%d;", start, v);
+  else
+    sdk_em_line(em, "const real sdk_d0 = %s - sdk_e, sdk_d1 = sdk_x%d - sdk_e;", start, v);
+  sdk_em_line(em, "const real sdk_a = (real)2 * sdk_d0 * sdk_d1, sdk_q = sdk_bw%d * sdk_bw%d;", v,
+              v);
+}
+
 /* The bridge of absorbing boundary k, for a path not absorbed at the step
  * end: its crossing probability p when not negligible; draw = 1 draws and
  * absorbs at once, draw = 0 leaves -ln p in sdk_bp<k> (-1: no draw) for a
@@ -157,13 +174,7 @@ static void emit_absorb_bridge(sdk_emit *em, const sdk_codegen_opts *o, int k, c
   int v = b->var;
   if (!sdk_cg_bridge_var(o, v)) return;
   sdk_em_open(em, "if (sdk_hit == 0)");
-  emit_level(em, o, b);
-  if (b->upper)
-    sdk_em_line(em, "const real sdk_d0 = sdk_e - sdk_bx%d, sdk_d1 = sdk_e - sdk_x%d;", v, v);
-  else
-    sdk_em_line(em, "const real sdk_d0 = sdk_bx%d - sdk_e, sdk_d1 = sdk_x%d - sdk_e;", v, v);
-  sdk_em_line(em, "const real sdk_a = (real)2 * sdk_d0 * sdk_d1, sdk_q = sdk_bw%d * sdk_bw%d;", v,
-              v);
+  emit_bridge_aq(em, o, b, "sdk_bx%d");
   const char *ex = o->single ? "expf" : "exp";
   if (draw) {
     char then[32];
@@ -184,7 +195,7 @@ static void emit_absorb_bridge(sdk_emit *em, const sdk_codegen_opts *o, int k, c
 void sdk_cg_bound_post(sdk_emit *em, const sdk_codegen_opts *o, const char *n, const char *path,
                        const char *seed, int restore) {
   const sdk_model *m = o->model;
-  if (m->nbound == 0) return;
+  if (m->nbound == 0 || o->adaptive) return;
   if (restore) {
     /* every lane computed the step; a frozen one takes its state back */
     sdk_em_open(em, "if (sdk_bs != (real)0)");
@@ -216,6 +227,7 @@ void sdk_cg_bound_post(sdk_emit *em, const sdk_codegen_opts *o, const char *n, c
 
 int sdk_cg_bound_deferred(const sdk_codegen_opts *o) {
   int n = 0;
+  if (o->adaptive) return 0;
   for (int k = 0; k < o->model->nbound; k++)
     n +=
         o->model->bound[k].kind == SDK_BOUND_ABSORB && sdk_cg_bridge_var(o, o->model->bound[k].var);
@@ -223,13 +235,13 @@ int sdk_cg_bound_deferred(const sdk_codegen_opts *o) {
 }
 
 void sdk_cg_bound_lane_decls(sdk_emit *em, const sdk_codegen_opts *o) {
-  for (int k = 0; k < o->model->nbound; k++)
+  for (int k = 0; k < o->model->nbound && !o->adaptive; k++)
     if (o->model->bound[k].kind == SDK_BOUND_ABSORB && sdk_cg_bridge_var(o, o->model->bound[k].var))
       sdk_em_line(em, "real sdk_bp%d = -1;", k);
 }
 
 void sdk_cg_bound_lane_out(sdk_emit *em, const sdk_codegen_opts *o, const char *arr) {
-  for (int k = 0; k < o->model->nbound; k++)
+  for (int k = 0; k < o->model->nbound && !o->adaptive; k++)
     if (o->model->bound[k].kind == SDK_BOUND_ABSORB && sdk_cg_bridge_var(o, o->model->bound[k].var))
       sdk_em_line(em, "%s[%d][i] = sdk_bp%d; sdk_anyp |= sdk_bp%d >= (real)0;", arr, k, k, k);
 }
@@ -275,5 +287,84 @@ void sdk_cg_bound_init(sdk_emit *em, const sdk_codegen_opts *o) {
   if (l.dtc_bound >= 0) /* the coarse path (--dt-check) starts as the fine one */
     for (int r = 0; r < SDK_CG_BOUND_ROWS; r++)
       sdk_em_line(em, "st[%d * npad + p] = st[%d * npad + p];", l.dtc_bound + r, l.bound + r);
+  sdk_em_close(em);
+}
+
+/* --adaptive (codegen/adaptive.c, kernels/adapt_step.h): the boundaries at
+ * every sub-step [s, s + h] of a path's step n instead of after the step.
+ * From the sub-step's start sdk_y<v> and its tentative end sdk_x<v> (with
+ * sdk_bw<v> = g sqrt(h) of the bridge's variables): the first absorbing boundary whose condition
+ * holds at the end (sdk_hit), and for each absorbing boundary with the bridge the exponent
+ * sdk_bq<k> = 2 d0 d1 / w^2 = -ln p of its crossing probability p = exp(-2
+ * d0 d1 / (g^2 h)), h the sub-step's own length (-1 where p < e^-50).
+ * sdk_cross is set where a boundary was reached at the end or p > e^-QCROSS
+ * (SDK_ADAPT_QCROSS): the controller then takes the sub-step again, shorter
+ * (adaptive.c, which refuses reflecting boundaries).  An accepted sub-step then draws
+ * (sdk_cg_bound_sub_hit). */
+void sdk_cg_bound_sub(sdk_emit *em, const sdk_codegen_opts *o) {
+  const sdk_model *m = o->model;
+  if (m->nbound == 0) return;
+  /* (reflecting boundaries: refused, adaptive.c says why) */
+  sdk_em_line(em, "int sdk_hit = 0;");
+  for (int k = 0; k < m->nbound; k++)
+    if (m->bound[k].kind == SDK_BOUND_ABSORB) emit_absorb_end(em, o, k);
+  sdk_em_line(em, "sdk_cross |= sdk_hit != 0;");
+  for (int k = 0; k < m->nbound; k++) {
+    const sdk_boundary *b = &m->bound[k];
+    if (b->kind != SDK_BOUND_ABSORB || !sdk_cg_bridge_var(o, b->var)) continue;
+    sdk_em_line(em, "real sdk_bq%d = -1;", k);
+    sdk_em_open(em, "if (sdk_hit == 0)");
+    emit_bridge_aq(em, o, b, "sdk_y%d");
+    sdk_em_line(em, "if (sdk_a < (real)50 * sdk_q) sdk_bq%d = sdk_a / sdk_q;", k);
+    sdk_em_line(em, "sdk_cross |= sdk_bq%d >= (real)0 && sdk_bq%d < (real)SDK_ADAPT_QCROSS;", k, k);
+    sdk_em_close(em);
+  }
+}
+
+/* An accepted sub-step (after sdk_cg_bound_sub): where a level was reached
+ * at its end, the first in model order absorbs the path; else each
+ * absorbing boundary with the bridge in model order draws its uniform
+ * against p.  The path absorbed, its hitting time within the sub-step,
+ * theta h, is drawn from the bridge's first hitting time given both ends
+ * (kernels/reset_draws.h, sdk_rs_cross, as [events] draw their crossing
+ * times; theta = 1 without the bridge), so that the time is exact in law
+ * for Brownian motion with constant drift and noise, whatever the length of
+ * the sub-step: sdk_theta.  Random numbers (rng/philox.h): absorbing
+ * boundary k at node m of step n of path P takes blocks
+ *   2^61 + 2^57 + 2 (16 (n 2^25 + m) + k) and the next
+ * of P's stream with domain 0's counter (sdk_rs_cross's words):
+ * [2^61 + 2^57, 2^61 + 2^58) for n < 2^28 (sim/adaptive.c refuses more
+ * steps), between the events' range and the Levy noise's; a sub-step is
+ * accepted once, so each node's numbers are used at most once whatever was
+ * rejected before it. */
+void sdk_cg_bound_sub_hit(sdk_emit *em, const sdk_codegen_opts *o, const char *n, const char *node,
+                          const char *path, const char *seed) {
+  const sdk_model *m = o->model;
+  if (m->nbound == 0) return;
+  sdk_em_line(em, "double sdk_theta = 1;");
+  for (int k = 0; k < m->nbound; k++) {
+    const sdk_boundary *b = &m->bound[k];
+    if (b->kind != SDK_BOUND_ABSORB || !sdk_cg_bridge_var(o, b->var)) continue;
+    int v = b->var;
+    sdk_em_open(em, "if (sdk_hit == %d || (sdk_hit == 0 && sdk_bq%d >= (real)0))", k + 1, k);
+    emit_level(em, o, b);
+    if (b->upper)
+      sdk_em_line(em, "const double sdk_d0 = sdk_e - sdk_y%d, sdk_d1 = sdk_e - sdk_x%d;", v, v);
+    else
+      sdk_em_line(em, "const double sdk_d0 = sdk_y%d - sdk_e, sdk_d1 = sdk_x%d - sdk_e;", v, v);
+    sdk_em_line(em,
+                "const sdk_u64 sdk_blk = ((sdk_u64)1 << 61) + ((sdk_u64)1 << 57) + "
+                "(((((sdk_u64)(%s) << 25) + (sdk_u64)(%s)) * 16u + %du) << 1);",
+                n, node, k);
+    sdk_em_line(em,
+                "if (sdk_rs_cross(%s, %s, sdk_blk, sdk_d0, sdk_d1, (double)sdk_bw%d, sdk_hit != 0, "
+                "1, &sdk_theta)) sdk_hit = %d;",
+                seed, path, v, k + 1);
+    sdk_em_close(em);
+  }
+  sdk_em_open(em, "if (sdk_hit != 0)");
+  sdk_em_line(em, "sdk_bs = (real)sdk_hit;");
+  sdk_em_line(em, "sdk_bl = (real)((sdk_i64)((%s) + 1) & 0xfffff);", n);
+  sdk_em_line(em, "sdk_bh = (real)((sdk_i64)((%s) + 1) >> 20);", n);
   sdk_em_close(em);
 }

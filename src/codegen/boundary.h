@@ -41,4 +41,13 @@ void sdk_cg_bound_draws(sdk_emit *em, const sdk_codegen_opts *o, const char *n, 
  * boundary rows, a path that starts absorbed marked at step 0. */
 void sdk_cg_bound_init(sdk_emit *em, const sdk_codegen_opts *o);
 
+/* --adaptive (boundary.c has the rule): at a sub-step, with its start in
+ * sdk_y<v>, its tentative end in sdk_x<v>, sdk_bs/bl/bh and int sdk_cross
+ * in scope, the reflections, sdk_hit and the bridge's exponents, setting
+ * sdk_cross where the sub-step should be shorter; and once it is accepted
+ * the bridge draws keyed by its node `node` of step `n`, and the status. */
+void sdk_cg_bound_sub(sdk_emit *em, const sdk_codegen_opts *o);
+void sdk_cg_bound_sub_hit(sdk_emit *em, const sdk_codegen_opts *o, const char *n, const char *node,
+                          const char *path, const char *seed);
+
 #endif

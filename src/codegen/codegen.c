@@ -162,7 +162,8 @@ void sdk_cg_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l) {
   l->ntavg = o->tavg && !o->sysmode ? o->model->nobs + nv : 0;
   l->total += 2 * l->ntavg;
   l->adapt = -1;
-  if (o->adaptive && !o->sysmode) l->adapt = l->total, l->total += SDK_CG_ADAPT_ROWS;
+  if (o->adaptive && !o->sysmode) /* (and the hit's place with [boundaries]) */
+    l->adapt = l->total, l->total += SDK_CG_ADAPT_ROWS + (l->bound >= 0);
   l->evt = -1;
   l->nevt = o->sysmode ? 0 : o->model->nevent * SDK_CG_RESET_ROWS;
   if (l->nevt > 0) l->evt = l->total, l->total += l->nevt;
@@ -230,7 +231,7 @@ int sdk_cg_block(const sdk_cg_row_layout *l, int nnoise, int b, int *n) {
   case SDK_CG_B_DTC_TAVG: first = l->dtc_tavg, *n = l->ntavg; break;
   case SDK_CG_B_DTC_BOUND: first = l->dtc_bound, *n = SDK_CG_BOUND_ROWS; break;
   case SDK_CG_B_PPAR: first = l->ppar, *n = l->nppar; break;
-  case SDK_CG_B_ADAPT: first = l->adapt, *n = SDK_CG_ADAPT_ROWS; break;
+  case SDK_CG_B_ADAPT: first = l->adapt, *n = SDK_CG_ADAPT_ROWS + (l->bound >= 0); break;
   case SDK_CG_B_EVENTS: first = l->evt, *n = l->nevt; break;
   }
   if (first < 0) *n = 0;

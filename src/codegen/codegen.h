@@ -202,6 +202,11 @@ typedef struct sdk_cg_row_layout {
  * its count >> 20: exact in single precision), the deepest level accepted
  * (the smallest step dt 2^-l); all 0 at the start */
 #define SDK_CG_ADAPT_ROWS 6
+/* ... and with [boundaries] one more, row SDK_CG_ADAPT_HIT of the block: how
+ * long before the end of its hitting step n (boundary.c's hitting step n + 1)
+ * the path was absorbed (adaptive.c), in units of dt 2^-SDK_BTREE_DEPTH (below
+ * 2^24: to within one unit in single precision); 0 when alive */
+#define SDK_CG_ADAPT_HIT 6
 void sdk_cg_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l);
 /* The blocks of per-path rows above, as the drivers' tables of per-path
  * values name them (cuda_paths.c, cpu_paths.c); HIGH: the high parts of

@@ -226,9 +226,9 @@ static void hook_path(sdk_emit *em, const void *c) {
   sdk_cg_bound_init(em, o);
   sdk_cg_row_layout la;
   sdk_cg_rows(o, &la);
-  if (la.adapt >= 0) /* the step controller's rows (codegen.h) */
-    sdk_em_line(em, "for (int j = %d; j < %d; j++) st[j * npad + p] = 0;", la.adapt,
-                la.adapt + SDK_CG_ADAPT_ROWS);
+  int nad, ad = sdk_cg_block(&la, o->model->nnoise, SDK_CG_B_ADAPT, &nad);
+  if (nad > 0) /* the step controller's rows (codegen.h) */
+    sdk_em_line(em, "for (int j = %d; j < %d; j++) st[j * npad + p] = 0;", ad, ad + nad);
   sdk_cg_resets_init(em, o);
   /* per-path parameters of independent paths (codegen.h): the [particle]
    * ones drawn as the system driver draws those of the particle of the same

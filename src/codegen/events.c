@@ -55,7 +55,8 @@ int sdk_cg_has_events(const sdk_model *m) {
 
 void sdk_cg_events_defs(sdk_emit *em, const sdk_codegen_opts *o) {
   const sdk_model *m = o->model;
-  if (m->njump + m->ndich + m->nevent + m->nlevy == 0) return; /* ([levy]: sdk_u53) */
+  /* ([levy]: sdk_u53; --adaptive with [boundaries]: sdk_rs_cross, boundary.c) */
+  if (m->njump + m->ndich + m->nevent + m->nlevy == 0 && !(o->adaptive && m->nbound > 0)) return;
   sdk_em_kernel(em, sdk_embedded_event_draws_h);
   if (m->njump > 0) sdk_em_kernel(em, sdk_embedded_jump_draws_h);
   sdk_cg_resets_defs(em, o);

@@ -70,7 +70,8 @@
 extern const char sdk_embedded_reset_draws_h[];
 
 void sdk_cg_resets_defs(sdk_emit *em, const sdk_codegen_opts *o) {
-  if (o->model->nevent == 0) return;
+  /* (--adaptive with [boundaries]: sdk_rs_cross, boundary.c) */
+  if (o->model->nevent == 0 && !(o->adaptive && o->model->nbound > 0)) return;
   sdk_em_line(em, "#define SDK_RS_BINS %d", SDK_CG_RESET_BINS);
   sdk_em_kernel(em, sdk_embedded_reset_draws_h);
 }

@@ -2,7 +2,8 @@
  * (model.h; the kernels' side: codegen/boundary.c).  Per grid point and
  * absorbing boundary b, from the paths' boundary rows (observe/paths.h,
  * bound_row: status 0 alive or b + 1, and the hitting step m; tau = m dt,
- * the end of the step in which the path crossed):
+ * the end of the step in which the path crossed; with --adaptive the end of
+ * the sub-step, earlier by the controller's row SDK_CG_ADAPT_HIT):
  *
  *   attribute boundaries on /fpt   the boundary names in model order, comma
  *                                  separated (reflecting ones too: their
@@ -98,17 +99,19 @@
 #include <string.h>
 
 #include "codegen/abi.h"
+#include "codegen/codegen.h"
 #include "core/strbuf.h"
 #include "observe/bias.h"
 #include "observe/observable.h"
 #include "observe/tsvfmt.h"
+#include "rng/btree.h"
 
 /* A grid point's final fold (the carry's slot, or scratch without one):
  * FD doubles then FI int64s (observe/paths.h slots hold bytes) */
 #define MV 21 /* the delta method's vector: n, 4 means, 4 x 4 co-moments */
 
 typedef struct {
-  int nb, dtc;
+  int nb, dtc, adapt;                     /* adapt: --adaptive's hitting sub-steps */
   int64_t bins, nd, ni;                   /* per grid point in the final fold: doubles, int64s */
   int64_t over_at;                        /* the overshoots' folds (3 per boundary) in it */
   int over_ok[SDK_MODEL_MAX_BOUNDARIES];  /* absorbing, its level the same for every path */
@@ -249,7 +252,10 @@ static sdk_err read_rows(const sdk_obs_ctx *c, state *st, int nrows, int vars, i
                          int64_t len, sdk_errbuf *eb) {
   const sdk_paths *P = c->paths;
   for (int r = 0; r < nrows; r++) {
-    int row = r < 3 ? P->bound_row + r : c->dtc_bound_row + r - 3;
+    /* (--adaptive: the hitting sub-step's place, in place of a coarse copy) */
+    int row = r < 3               ? P->bound_row + r
+              : P->adapt_row >= 0 ? P->adapt_row + SDK_CG_ADAPT_HIT
+                                  : c->dtc_bound_row + r - 3;
     SDK_CHECK(sdk_paths_rows_cached(P, &st->rc, row, g * c->ppg + a, len,
                                     st->buf + r * SDK_RED_CHUNK, eb));
   }
@@ -339,6 +345,9 @@ static int hit_of(const state *st, const double *status, const double *lo, const
                   int64_t i, double dt, double *tau) {
   int b = status[i] >= 1 && status[i] <= st->nb ? (int)status[i] - 1 : -1;
   *tau = b < 0 ? NAN : (lo[i] + hi[i] * 1048576.0) * dt;
+  /* --adaptive: the end of the hitting sub-step, r dt 2^-D before the step's
+   * (codegen.h SDK_CG_ADAPT_HIT, rng/btree.h) */
+  if (b >= 0 && st->adapt) *tau -= ldexp(status[i + 3 * SDK_RED_CHUNK], -SDK_BTREE_DEPTH) * dt;
   return b;
 }
 
@@ -436,6 +445,7 @@ static sdk_err fpt_finish(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
   if (P->bound_row < 0 || (st->dtc && c->dtc_bound_row < 0))
     return SDK_FAIL(eb, SDK_ERR_INTERNAL, "fpt: the paths have no boundaries");
   sdk_rowcache_reset(&st->rc);
+  st->adapt = P->adapt_row >= 0 && !st->dtc;
   int64_t ngrid = c->R->ngrid, rec = (st->nd + st->ni) * 8;
   unsigned char *slot = NULL;
   int fresh;
@@ -452,7 +462,7 @@ static sdk_err fpt_finish(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
       st->level[b] = st->over_ok[b] ? sdk_model_eval_params(c->model->bound[b].level, st->pv) : 0;
     for (int64_t k = first; k < first + held; k += SDK_RED_CHUNK) {
       int64_t len = first + held - k < SDK_RED_CHUNK ? first + held - k : SDK_RED_CHUNK;
-      SDK_CHECK(read_rows(c, st, st->dtc ? 6 : 3, 1, g, k, len, eb));
+      SDK_CHECK(read_rows(c, st, st->dtc ? 6 : st->adapt ? 4 : 3, 1, g, k, len, eb));
       fold_chunk(st, f, fi, len, dt, tend);
     }
     grid_values(c, st, g, f, fi, sdk_paths_used(P, g));

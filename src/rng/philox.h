@@ -56,6 +56,12 @@
  *   blocks [2^62 + 2^61 + 2^60, 2^63), by (path, base interval, node,
  *   Wiener channel), apart from every other stream.
  *
+ *   Adaptive steps with [boundaries] (codegen/boundary.c, sdk_cg_bound_sub_hit)
+ *   draw the bridge's crossing and its time from domain 0's blocks
+ *   [2^61 + 2^57, 2^61 + 2^58): absorbing boundary k at the accepted sub-step
+ *   of tree node m in step n takes blocks 2^61 + 2^57 + 2 (16 (n 2^25 + m) + k)
+ *   and the next (n < 2^28), keyed by the node, not by a count of steps.
+ *
  *   Blocks kept for coloured and Levy noise (codegen/colored_levy.c): domain
  *   0's blocks [2^62 + 2^56, 2^62 + 2^60) (Levy entry l of NL at step n:
  *   block 2^62 + 2^58 + n NL + l; [2^62 + 2^56, 2^62 + 2^58) unused yet) and

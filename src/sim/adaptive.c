@@ -93,5 +93,10 @@ sdk_err sdk_plan_adaptive(sdk_plan *p, sdk_errbuf *eb) {
                     "--adaptive: %lld steps of dt-max with %d noises exceed the Brownian tree's "
                     "random numbers (at most 2^%d steps x noises): give a larger --dt-max",
                     (long long)p->nsteps, o.model->nnoise, 62 - SDK_BTREE_DEPTH);
+  if (o.model->nbound > 0 && p->nsteps > (1ll << 28)) /* (boundary.c: the bridge's uniforms) */
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "--adaptive with [boundaries]: %lld steps of dt-max exceed the bridge "
+                    "draws' random numbers (at most 2^28 steps): give a larger --dt-max",
+                    (long long)p->nsteps);
   return sdk_cg_adaptive_check(&o, eb);
 }

@@ -287,7 +287,14 @@ static sdk_err time_options(const sdk_run_config *c, const sdk_model *m, sdk_err
                     m->name);
   if (c->dt < 0 || (c->dt == 0 && c->dt != 0))
     return SDK_FAIL(eb, SDK_ERR_USAGE, "--dt must be > 0");
-  if (c->spp > 0 && c->dt > 0) return SDK_FAIL(eb, SDK_ERR_USAGE, "give --dt or --spp, not both");
+  /* (--adaptive: --dt is the first try, the step dt-max = period / spp) */
+  if (c->spp > 0 && c->dt > 0 && !c->adaptive)
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "give --dt or --spp, not both");
+  if (m->period && c->adaptive && c->dt_max > 0)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "--adaptive on model '%s' (periodic): its largest step is period / N, given "
+                    "as --spp N, not --dt-max",
+                    m->name);
   if (c->t_end > 0 && c->periods > 0)
     return SDK_FAIL(eb, SDK_ERR_USAGE, "give --t-end or --periods, not both");
   if (c->transient >= 0 && c->transient_periods >= 0)
@@ -314,7 +321,7 @@ static sdk_err grid_dt(const sdk_run_config *c, sdk_run *r, sdk_plan *p, int64_t
   }
   if (g == 0) {
     p->period0 = P;
-    if (c->dt > 0) {
+    if (c->dt > 0 && !c->adaptive) { /* (--adaptive: --dt is the first try) */
       /* a whole number of steps per period: the nearest to P / dt, said
        * (plan_notices) where it is not P / dt; counted in doubles first */
       double x = P / c->dt, s = floor(x + 0.5);

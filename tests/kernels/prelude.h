@@ -43,6 +43,8 @@ typedef long long sdk_i64;
 #define SDK_ADAPT_SHRINK1 1.8
 #define SDK_ADAPT_SHRINK2 3.6
 #define SDK_ADAPT_SHRINK3 7.2
+#define SDK_ADAPT_QCROSS 2.302585092994046
+#define SDK_ADAPT_LIVE 1
 #define SDK_RS_BINS 44           /* (resets.c, before reset_draws.h) */
 #ifndef SDK_KERNEL_FILE_opaque_h /* (the CPU's definition: kernels/opaque.h) */
 #define SDK_OPQ(v) (v)

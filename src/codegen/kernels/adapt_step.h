@@ -9,18 +9,25 @@
  * an accepted sub-step, sdk_pos its end, sdk_lev its level), pair (the
  * scheme's step from sdk_y<v> = sdk_x<v> and its embedded partner's, and
  * their error norm sdk_err), back (sdk_x<v> = sdk_y<v>: a rejected
- * sub-step).  Holes (adaptive.c, at the module's head): SDK_ADAPT_ROW(k)
+ * sub-step), bound and hit ([boundaries], boundary.c: the tentative end's
+ * reflections, hit and bridge crossing probabilities, sdk_cross set where
+ * the sub-step must be shorter; an accepted one's bridge draws and the
+ * path's status), time0 and time (a periodic model's phase time sdk_tp0:
+ * the step's kept, each sub-step's).  Holes (adaptive.c, at the module's head): SDK_ADAPT_ROW(k)
  * the controller's carried value k (codegen.h SDK_CG_ADAPT_ROWS),
  * SDK_ADAPT_LEV0 and SDK_ADAPT_LEVMAX the levels of the first try and of
  * dt-min, SDK_ADAPT_GROW the error below which the next try doubles,
- * SDK_ADAPT_SHRINK1..3 those above which a retry is 2, 3, 4 levels finer;
- * SDK_BTREE_DEPTH (rng/btree.h). */
+ * SDK_ADAPT_SHRINK1..3 those above which a retry is 2, 3, 4 levels finer,
+ * SDK_ADAPT_QCROSS -ln of the crossing probability above which a sub-step
+ * is retried one level finer, SDK_ADAPT_LIVE whether the path is alive
+ * (not absorbed: it takes no more sub-steps); SDK_BTREE_DEPTH (btree.h). */
 #ifdef SDK_KERNEL_ALONE
 static void sdk_adapt_alone_(real sdk_t0, real sdk_dt, real *sdk_row) {
 #define SDK_ADAPT_ROW(k) sdk_row[k]
 #endif
   {
     const double sdk_tb = sdk_t0, sdk_db = sdk_dt;
+    SDK_HOOK(time0);
     const double sdk_unit = 1.0 / (double)(1ull << SDK_BTREE_DEPTH);
     /* the counts as two rows each, mod 2^20 and >> 20: exact in single
      * precision too */
@@ -34,7 +41,7 @@ static void sdk_adapt_alone_(real sdk_t0, real sdk_dt, real *sdk_row) {
     double sdk_hdt = 0, sdk_hzs = 0;
     real sdk_hsq = 0;
     SDK_HOOK(walk);
-    while (sdk_pos < (1ull << SDK_BTREE_DEPTH)) {
+    while (sdk_pos < (1ull << SDK_BTREE_DEPTH) && SDK_ADAPT_LIVE) {
       /* the sub-step's end must be a multiple of its length */
       while (sdk_lev < SDK_ADAPT_LEVMAX &&
              (sdk_pos & ((1ull << (SDK_BTREE_DEPTH - sdk_lev)) - 1u)) != 0u)
@@ -49,6 +56,7 @@ static void sdk_adapt_alone_(real sdk_t0, real sdk_dt, real *sdk_row) {
         const real sdk_dt = (real)sdk_hdt;
         const real sdk_sqdt = sdk_hsq;
         const real sdk_t0 = sdk_tb + sdk_db * ((double)sdk_pos * sdk_unit);
+        SDK_HOOK(time, sdk_pos, sdk_unit);
         /* z = dW / sqrt(h): the tree's B increment over the sub-step */
         const double sdk_zs = sdk_hzs;
         double sdk_err = 0;
@@ -56,7 +64,10 @@ static void sdk_adapt_alone_(real sdk_t0, real sdk_dt, real *sdk_row) {
         SDK_HOOK(noise, sdk_pos, sdk_lev, sdk_zs);
         SDK_HOOK(pair, sdk_dt, sdk_sqdt, sdk_t0, sdk_err);
         if (sdk_err != sdk_err) sdk_err = 1e300; /* NaN: down to dt-min, then taken */
-        if (sdk_err <= 1 || sdk_lev >= SDK_ADAPT_LEVMAX) {
+        int sdk_cross = 0;                       /* a boundary reached or likely crossed: shorter */
+        SDK_HOOK(bound, sdk_cross);
+        if ((sdk_err <= 1 && !sdk_cross) || sdk_lev >= SDK_ADAPT_LEVMAX) {
+          SDK_HOOK(hit, sdk_lev, sdk_pos, sdk_hu);
           sdk_pos += sdk_hu;
           SDK_HOOK(moved);
           sdk_nacc += 1;
