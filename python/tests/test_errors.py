@@ -47,7 +47,7 @@ BAD_MODELS = [
      "[drift] x: expected ')' at column 6 of '-k*(x'"),
     ("[model]\nname = b\nvars = x\n[bogus]\nk = 1\n[drift]\nx = -x\n", 5,
      "unknown section [bogus] (sections: model, params, drift, noise, init, particle, meanfield, "
-     "pair, observe, boundaries, jumps, dichotomous, events, colored, levy)"),
+     "pair, observe, boundaries, jumps, dichotomous, events, colored, levy, history)"),
     ("[model]\nname = b\nvars = x, y\n[drift]\nx = -x\n", 0,
      "[drift] has no equation for variable 'y'"),
 ]

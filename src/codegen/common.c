@@ -10,6 +10,7 @@
 #include "codegen/events.h"
 #include "codegen/expr_emit.h"
 #include "codegen/resets.h"
+#include "codegen/delay.h"
 #include "codegen/sys.h"
 
 extern const char sdk_embedded_philox_h[], sdk_embedded_opaque_h[], sdk_embedded_tavg_add_h[];
@@ -230,6 +231,7 @@ static void hook_path(sdk_emit *em, const void *c) {
     sdk_em_line(em, "for (int j = %d; j < %d; j++) st[j * npad + p] = 0;", la.adapt,
                 la.adapt + SDK_CG_ADAPT_ROWS);
   sdk_cg_resets_init(em, o);
+  sdk_cg_delay_init(em, o);
   /* per-path parameters of independent paths (codegen.h): the [particle]
    * ones drawn as the system driver draws those of the particle of the same
    * global index; those given as data 0 until the host writes them */
