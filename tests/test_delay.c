@@ -187,8 +187,8 @@ static void history(const char *scheme, int single) {
     double want = recursion(scheme, h, dt, (int)lround(tend / dt)), tol = single ? 1e-5 : 1e-12;
     printf("c. %s %s %-16s x(1) = %.15f, recursion %.15f\n", scheme, single ? "single" : "double",
            h ? "[history]" : "initial value", got[h], want);
-    TU_CHECK(fabs(got[h] - want) <= tol * fabs(want), "%s: %.15g vs the recursion's %.15g",
-             scheme, got[h], want);
+    TU_CHECK(fabs(got[h] - want) <= tol * fabs(want), "%s: %.15g vs the recursion's %.15g", scheme,
+             got[h], want);
     sdk_run_destroy(&r);
   }
   TU_CHECK(fabs(got[1] - got[0]) > 1e-2, "the history changes nothing (%g vs %g)", got[1], got[0]);
@@ -246,8 +246,8 @@ static void repro(int single) {
 }
 
 /* e */
-static void refused(const char *drift, const char *extra, const char *scheme, double tau,
-                    int opt, const char *want) {
+static void refused(const char *drift, const char *extra, const char *scheme, double tau, int opt,
+                    const char *want) {
   char text[512];
   snprintf(text, sizeof text,
            "[model]\nname = bad\nvars = x, y\n[params]\ntau = %g\n[drift]\nx = %s\ny = -y\n"

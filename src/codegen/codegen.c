@@ -10,10 +10,10 @@
 #include "codegen/colored_levy.h"
 #include "codegen/common.h"
 #include "codegen/correction.h"
+#include "codegen/delay.h"
 #include "codegen/drivers.h"
 #include "codegen/emit.h"
 #include "codegen/resets.h"
-#include "codegen/delay.h"
 #include "codegen/sys.h"
 
 /* Every name that reaches the source must be an identifier (the model parser

@@ -7,10 +7,10 @@
 #include "codegen/boundary.h"
 #include "codegen/codegen.h"
 #include "codegen/colored_levy.h"
+#include "codegen/delay.h"
 #include "codegen/events.h"
 #include "codegen/expr_emit.h"
 #include "codegen/resets.h"
-#include "codegen/delay.h"
 #include "codegen/sys.h"
 
 extern const char sdk_embedded_philox_h[], sdk_embedded_opaque_h[], sdk_embedded_tavg_add_h[];

@@ -22,11 +22,11 @@
 #include "codegen/codegen.h"
 #include "codegen/colored_levy.h"
 #include "codegen/common.h"
+#include "codegen/delay.h"
 #include "codegen/drivers.h"
 #include "codegen/events.h"
 #include "codegen/expr_emit.h"
 #include "codegen/resets.h"
-#include "codegen/delay.h"
 
 extern const char sdk_embedded_init_cuh[], sdk_embedded_ttab_cuh[], sdk_embedded_live_list_cuh[],
     sdk_embedded_advance_cuh[], sdk_embedded_advance_live_cuh[], sdk_embedded_path_cuh[];

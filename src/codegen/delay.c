@@ -99,8 +99,8 @@ sdk_err sdk_cg_delay_check(const sdk_codegen_opts *o, sdk_errbuf *eb) {
                                     "a buffer of its own)"
                     : o->dt_column >= 0 ? "a time step that differs between grid points"
                                         : NULL;
-  if (not)
-    return SDK_FAIL(eb, SDK_ERR_USAGE, "%s: delayed values are not supported with %s", w, not);
+  if (not )
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "%s: delayed values are not supported with %s", w, not );
   int64_t rows = 0;
   for (int k = 0; k < m->ndelay; k++) {
     const sdk_delay *d = &m->delay[k];
@@ -126,11 +126,12 @@ sdk_err sdk_cg_delay_check(const sdk_codegen_opts *o, sdk_errbuf *eb) {
                       "need more than %d rows per path (the limit); use a larger dt",
                       d->where, x, r, SDK_CG_DELAY_MAX_ROWS);
     if (n < 0)
-      return SDK_FAIL(eb, SDK_ERR_USAGE,
-                      "%s: the delay TAU = %g of %s(t - TAU) is %.9g time steps of dt = %g: it must "
-                      "be a whole number of steps (delayed values are taken on the grid of steps, "
-                      "never interpolated); choose dt = TAU/n",
-                      d->where, tau, x, r, o->dt);
+      return SDK_FAIL(
+          eb, SDK_ERR_USAGE,
+          "%s: the delay TAU = %g of %s(t - TAU) is %.9g time steps of dt = %g: it must "
+          "be a whole number of steps (delayed values are taken on the grid of steps, "
+          "never interpolated); choose dt = TAU/n",
+          d->where, tau, x, r, o->dt);
   }
   rows = sdk_cg_delay_rows(o);
   if (rows > SDK_CG_DELAY_MAX_ROWS)

@@ -129,9 +129,9 @@ enum {
   SDK_OTHER_WIENER = 6, /* dWi, the increment of Wiener process i ([noise] with wiener) */
   /* locals of the generated step, never in a parsed model: the terms of the
    * drift correction over shared Wiener processes (codegen/correction.c) */
-  SDK_OTHER_CG_COEF = 7,  /* b_jl, i = j * nwiener + l */
-  SDK_OTHER_CG_CORR = 8,  /* C_kl (k > l), i = k * nwiener + l */
-  SDK_OTHER_CG_SUM = 9,   /* the correction's sum of variable i */
+  SDK_OTHER_CG_COEF = 7,   /* b_jl, i = j * nwiener + l */
+  SDK_OTHER_CG_CORR = 8,   /* C_kl (k > l), i = k * nwiener + l */
+  SDK_OTHER_CG_SUM = 9,    /* the correction's sum of variable i */
   SDK_OTHER_CG_DERIV = 10, /* + v: db_vk/dx_j, i = k * nvars + j (v < SDK_MODEL_MAX_VARS) */
   /* delayed value i (model->delay[i]), past the kinds above */
   SDK_OTHER_DELAY = 0x7000

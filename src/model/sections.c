@@ -258,10 +258,10 @@ static sdk_err add_coupling_name(sdk_model *m, const char *section, const char *
   return SDK_OK;
 }
 
-static const char *const SECTIONS[] = {
-    "model",   "params",     "drift", "noise",       "init",   "particle", "meanfield", "pair",
-    "observe", "boundaries", "jumps", "dichotomous", "events", "colored",  "levy",
-    "history", NULL};
+static const char *const SECTIONS[] = {"model",    "params",      "drift",  "noise",   "init",
+                                       "particle", "meanfield",   "pair",   "observe", "boundaries",
+                                       "jumps",    "dichotomous", "events", "colored", "levy",
+                                       "history",  NULL};
 
 /* What the expressions of [drift], [noise] (and, with t, [meanfield]) see:
  * the path's variables, the particle's parameters, the coupling names, t. */

@@ -26,10 +26,6 @@ sdk_err sdk_plan_delays(const sdk_plan *p, sdk_errbuf *eb) {
                      m->vars[m->delay[k].var], (long long)sdk_cg_delay_steps(&o, k));
     at += w > 0 ? (size_t)w : 0;
   }
-  sdk_log(p->c->logger, SDK_LOG_INFO,
-          "sdekit: delays of %s steps: ring buffers of %d rows per path, %.3g GiB for %.6g "
-          "paths (the state %.3g GiB)\n",
-          steps, l.ndly, ring / 1073741824.0, paths, all / 1073741824.0);
   long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
   double phys = pages > 0 && size > 0 ? (double)pages * (double)size : 0;
   if (p->be->target == SDK_TARGET_CPU && phys > 0 && all > phys)
@@ -39,5 +35,9 @@ sdk_err sdk_plan_delays(const sdk_plan *p, sdk_errbuf *eb) {
                     "a larger dt",
                     m->delay[0].where, l.ndly, steps, all / 1073741824.0, paths,
                     phys / 1073741824.0);
+  sdk_log(p->c->logger, SDK_LOG_INFO,
+          "sdekit: delays of %s steps: ring buffers of %d rows per path, %.3g GiB for %.6g "
+          "paths (the state %.3g GiB)\n",
+          steps, l.ndly, ring / 1073741824.0, paths, all / 1073741824.0);
   return SDK_OK;
 }
