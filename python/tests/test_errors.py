@@ -78,7 +78,7 @@ def test_unknown_model_as_the_cli_says(cli):
         sdekit.Model.load("no-such-model-anywhere", search_path="")
     assert rc == 2 and err == "sdekit: error: %s\n" % ei.value.message
     assert ei.value.message.startswith("unknown model 'no-such-model-anywhere' (see 'sdekit "
-                                       "models': gbm, josephson, ")
+                                       "models': delay_ou, gbm, josephson, ")
 
 
 def test_backend_cuda_without_a_gpu_as_the_cli_says(cli):
