@@ -193,9 +193,9 @@ void sdk_cg_delay_pre(sdk_emit *em, const sdk_codegen_opts *o, const char *step,
     for (int v = 0; v < m->nvars; v++) {
       int64_t len, first = sdk_cg_delay_ring(o, v, &len);
       if (first < 0) continue;
-      if (pass == 0) /* the slot of x_n */
-        sdk_em_line(em, "const sdk_i64 sdk_ds%d = (sdk_i64)(%s) %% %lldLL;", v, step,
-                    (long long)len);
+      if (pass == 0) /* the slot of x_n (unsigned: a constant divisor is a multiplication) */
+        sdk_em_line(em, "const sdk_i64 sdk_ds%d = (sdk_i64)((sdk_u64)(%s) %% %lluULL);", v, step,
+                    (unsigned long long)len);
       if (pass == 1) /* x_n in, after the reads at t_n */
         sdk_em_line(em, "%s[(%lldLL + sdk_ds%d) * %s] = sdk_x%d;", ring, (long long)(row + first),
                     v, stride, v);
