@@ -71,4 +71,9 @@ int st_same_store(const sdk_results *A, const sdk_results *B);
  * check naming `what`. */
 struct sdk_ckpt;
 struct sdk_ckpt *st_stop_half_way(sdk_run_config *c, char *ck, size_t n, const char *what);
+/* The run config(&c, arg) stopped half way and resumed must give the results
+ * ref bitwise (a check naming `what`): the step it resumed from, -1 when it
+ * could not be stopped. */
+int64_t st_resumed_same(void (*config)(sdk_run_config *, int), int arg, const sdk_results *ref,
+                        const char *what);
 #endif

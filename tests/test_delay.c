@@ -30,9 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "sim/checkpoint.h"
 #include "simtest.h"
 #include "testutil.h"
 
@@ -208,41 +206,27 @@ static void repro_config(sdk_run_config *c, int single) {
 }
 
 static void repro(int single) {
-  sdk_run_config c;
-  repro_config(&c, single);
-  c.threads = 1;
-  sdk_run *one = st_run(&c);
-  TU_CHECK(one != NULL, "repro run");
-  if (!one) return;
-  const char *what[] = {"2 threads, 3 shards", "3 in-process ranks"};
-  for (int k = 0; k < 2; k++) {
+  const char *what[] = {"1 thread", "2 threads, 3 shards", "3 in-process ranks"};
+  sdk_run *r[3] = {NULL, NULL, NULL};
+  for (int k = 0; k < 3; k++) {
+    sdk_run_config c;
     repro_config(&c, single);
-    c.threads = k == 0 ? 2 : 1;
-    c.shards = k == 0 ? 3 : 0;
-    c.ranks = k == 1 ? 3 : 0;
-    sdk_run *r = st_run(&c);
-    TU_CHECK(r && st_same_store(sdk_run_results(one), sdk_run_results(r)),
+    c.threads = k == 1 ? 2 : 1;
+    c.shards = k == 1 ? 3 : 0;
+    c.ranks = k == 2 ? 3 : 0;
+    r[k] = st_run(&c);
+    TU_CHECK(r[k] && r[0] &&
+                 (k == 0 || st_same_store(sdk_run_results(r[0]), sdk_run_results(r[k]))),
              "delays, %s: not bitwise one run", what[k]);
-    sdk_run_destroy(&r);
   }
-  char ck[4200];
-  repro_config(&c, single);
-  sdk_ckpt *k = st_stop_half_way(&c, ck, sizeof ck, "delay run");
-  if (k) {
-    repro_config(&c, single);
-    c.resume = k;
-    sdk_run *r2 = st_run(&c);
-    TU_CHECK(r2 && st_same_store(sdk_run_results(one), sdk_run_results(r2)),
-             "delays resumed from step %lld: not bitwise the uninterrupted run",
-             (long long)k->step);
+  if (r[0]) {
+    int64_t step = st_resumed_same(repro_config, single, sdk_run_results(r[0]), "delay run");
     printf("d. %s: 2 threads and 3 shards, 3 ranks, a resume from step %lld: the bits of one "
            "run\n",
-           single ? "single" : "double", (long long)k->step);
-    sdk_run_destroy(&r2);
+           single ? "single" : "double", (long long)step);
   }
-  sdk_ckpt_destroy(&k);
-  unlink(ck);
-  sdk_run_destroy(&one);
+  for (int k = 0; k < 3; k++)
+    sdk_run_destroy(&r[k]);
 }
 
 /* e */
