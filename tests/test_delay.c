@@ -1,7 +1,7 @@
 /* Delayed values x(t - TAU) and [history] (model/delay.c, codegen/delay.c)
  * against exact answers, with fixed seeds:
  *   a. the stationary variance of dx = -a x(t - tau) dt + s dW (Kuechler &
- *      Mensch 1992; Frank & Beek 2001, Eq. 9 with Q = s^2 / 2):
+ *      Mensch 1992; also Frank & Beek 2001, in their noise convention):
  *        Var = s^2 (1 + sin(a tau)) / (2 a cos(a tau)),  a tau < pi/2,
  *      checked here from the stationary autocovariance C(u) = A cos(a u) +
  *      B sin(a u) on [0, tau] (C'(u) = -a C(tau - u), C'(0+) = -s^2 / 2):
