@@ -344,3 +344,25 @@ double st_ar1_cov(double k, double D, double dt, int64_t m) {
   double r = 1 - k * dt;
   return 2 * D * dt / (1 - r * r) * pow(r, (double)m);
 }
+
+int64_t st_resumed_same(void (*config)(sdk_run_config *, int), int arg, const sdk_results *ref,
+                        const char *what) {
+  sdk_run_config c;
+  char ck[4200];
+  config(&c, arg);
+  sdk_ckpt *k = st_stop_half_way(&c, ck, sizeof ck, what);
+  int64_t step = -1;
+  if (k) {
+    config(&c, arg);
+    c.resume = k;
+    sdk_run *r = st_run(&c);
+    step = k->step;
+    TU_CHECK(r && st_same_store(ref, sdk_run_results(r)),
+             "%s resumed from step %lld: not bitwise the uninterrupted results", what,
+             (long long)step);
+    sdk_run_destroy(&r);
+  }
+  sdk_ckpt_destroy(&k);
+  unlink(ck);
+  return step;
+}

@@ -63,8 +63,8 @@ static void test_capabilities(const sdk_scheme_type *s) {
   TU_CHECK(s->noise_kinds & SDK_NOISE_ADDITIVE, "%s: additive noise (the paper's setting)", n);
   TU_CHECK(!(s->noise_kinds & ~(unsigned)(SDK_NOISE_ADDITIVE | SDK_NOISE_DIAGONAL)),
            "%s: known noise kinds", n);
-  TU_CHECK(!(s->features &
-             ~(unsigned)(SDK_FEATURE_TIME_NOISE | SDK_FEATURE_SYSTEMS | SDK_FEATURE_BOUNDARIES)),
+  TU_CHECK(!(s->features & ~(unsigned)(SDK_FEATURE_TIME_NOISE | SDK_FEATURE_SYSTEMS |
+                                       SDK_FEATURE_BOUNDARIES | SDK_FEATURE_DELAYS)),
            "%s: known features", n);
   /* state-dependent noise: the declared calculus is the limit of the form.
    * An SRK step takes b at X_n alone (Ito) unless it averages b with its

@@ -47,7 +47,7 @@ BAD_MODELS = [
      "[drift] x: expected ')' at column 6 of '-k*(x'"),
     ("[model]\nname = b\nvars = x\n[bogus]\nk = 1\n[drift]\nx = -x\n", 5,
      "unknown section [bogus] (sections: model, params, drift, noise, init, particle, meanfield, "
-     "pair, observe, boundaries, jumps, dichotomous, events, colored, levy)"),
+     "pair, observe, boundaries, jumps, dichotomous, events, colored, levy, history)"),
     ("[model]\nname = b\nvars = x, y\n[drift]\nx = -x\n", 0,
      "[drift] has no equation for variable 'y'"),
 ]
@@ -78,7 +78,7 @@ def test_unknown_model_as_the_cli_says(cli):
         sdekit.Model.load("no-such-model-anywhere", search_path="")
     assert rc == 2 and err == "sdekit: error: %s\n" % ei.value.message
     assert ei.value.message.startswith("unknown model 'no-such-model-anywhere' (see 'sdekit "
-                                       "models': gbm, josephson, ")
+                                       "models': delay_ou, gbm, josephson, ")
 
 
 def test_backend_cuda_without_a_gpu_as_the_cli_says(cli):

@@ -10,6 +10,7 @@
 #include "codegen/colored_levy.h"
 #include "codegen/common.h"
 #include "codegen/correction.h"
+#include "codegen/delay.h"
 #include "codegen/drivers.h"
 #include "codegen/emit.h"
 #include "codegen/resets.h"
@@ -80,6 +81,10 @@ static const char *able(const sdk_codegen_opts *o, int (*can)(const sdk_scheme_t
   return buf;
 }
 
+static int can_delay(const sdk_scheme_type *s) {
+  return (s->features & SDK_FEATURE_DELAYS) != 0;
+}
+
 /* Can the scheme integrate this model (its capabilities, scheme.h)? */
 static sdk_err check_scheme(const sdk_codegen_opts *o, sdk_errbuf *eb) {
   const sdk_scheme_type *s = o->scheme;
@@ -139,7 +144,15 @@ static sdk_err check_scheme(const sdk_codegen_opts *o, sdk_errbuf *eb) {
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "scheme %s does not integrate the time-dependent noise of model '%s'", s->name,
                     m->name);
-  return sdk_cg_colored_levy_check(o, eb);
+  SDK_CHECK(sdk_cg_colored_levy_check(o, eb));
+  if (m->ndelay > 0 && !(s->features & SDK_FEATURE_DELAYS))
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "%s: scheme %s does not integrate delayed values %s(t - TAU) (its stages "
+                    "need the state where the buffer of past steps holds none, or derivatives it "
+                    "has not); use %s",
+                    m->delay[0].where, s->name, m->vars[m->delay[0].var],
+                    able(o, can_delay, 0, alt, sizeof alt));
+  return sdk_cg_delay_check(o, eb);
 }
 
 static void ppar_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l);
@@ -158,6 +171,10 @@ void sdk_cg_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l) {
   l->host = l->total;
   l->nhost = o->sysmode ? 0 : o->host_rows;
   l->total += l->nhost;
+  /* (before the time averages, which obs_tavg.c finds as the last rows) */
+  l->ndly = (int)sdk_cg_delay_rows(o); /* (bounded: delay.c) */
+  l->dly = l->ndly > 0 ? l->total : -1;
+  l->total += l->ndly;
   l->tavg = l->total;
   l->ntavg = o->tavg && !o->sysmode ? o->model->nobs + nv : 0;
   l->total += 2 * l->ntavg;

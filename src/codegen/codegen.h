@@ -168,6 +168,9 @@
  * the fifth (three-point values: symmetric, E z^2 = 1, E z^4 = 3), zc_j has
  * them too (symmetric; E zc^2 = 1, E zc^4 = (2 * 3 + 6) / 4 = 3), which is
  * all a weak order 2 scheme needs (noise_threepoint.c). */
+/* Delayed values (delay.c): the ring buffers of the delayed variables'
+ * past states, [dly, dly + ndly), follow the host's rows (before the time
+ * averages, which obs_tavg.c reads as the last carried rows). */
 /* Where the blocks of per-path state rows begin (above); -1 where a block
  * is absent. */
 typedef struct sdk_cg_row_layout {
@@ -194,6 +197,8 @@ typedef struct sdk_cg_row_layout {
   int ppar;
   int nppar;
   int adapt; /* --adaptive: the step controller's rows (adaptive.h), -1 without */
+  int dly;   /* delayed values: the ring buffers of the past states (delay.c), -1 without */
+  int ndly;  /* their rows */
   int total; /* rows of the state */
 } sdk_cg_row_layout;
 #define SDK_CG_BOUND_ROWS 3

@@ -7,6 +7,7 @@
 #include "codegen/boundary.h"
 #include "codegen/codegen.h"
 #include "codegen/colored_levy.h"
+#include "codegen/delay.h"
 #include "codegen/events.h"
 #include "codegen/expr_emit.h"
 #include "codegen/resets.h"
@@ -230,6 +231,7 @@ static void hook_path(sdk_emit *em, const void *c) {
   if (nad > 0) /* the step controller's rows (codegen.h) */
     sdk_em_line(em, "for (int j = %d; j < %d; j++) st[j * npad + p] = 0;", ad, ad + nad);
   sdk_cg_resets_init(em, o);
+  sdk_cg_delay_init(em, o);
   /* per-path parameters of independent paths (codegen.h): the [particle]
    * ones drawn as the system driver draws those of the particle of the same
    * global index; those given as data 0 until the host writes them */

@@ -15,6 +15,7 @@
 #include "codegen/codegen.h"
 #include "codegen/colored_levy.h"
 #include "codegen/common.h"
+#include "codegen/delay.h"
 #include "codegen/drivers.h"
 #include "codegen/events.h"
 #include "codegen/expr_emit.h"
@@ -237,6 +238,7 @@ static void emit_body(const sdk_emit *em, sdk_strbuf *body, size_t *split,
     sdk_cg_bound_lane_decls(&be, o);
   }
   sdk_cg_resets_pre(&be, o);
+  sdk_cg_delay_pre(&be, o, "n", "(st + p0 + i)", "npad");
   if (o->adaptive)
     sdk_cg_adaptive_step(&be, o, "n", "(sdk_u64)(path0 + p0 + i)", "sdk_seed");
   else

@@ -22,6 +22,7 @@
 #include "codegen/codegen.h"
 #include "codegen/colored_levy.h"
 #include "codegen/common.h"
+#include "codegen/delay.h"
 #include "codegen/drivers.h"
 #include "codegen/events.h"
 #include "codegen/expr_emit.h"
@@ -295,10 +296,12 @@ static void emit_step_fn(sdk_emit *em, const cu_adv *a, const sdk_strbuf *step, 
       sdk_em_printf(em, e->param, j);
     }
   }
-  if (bound || ev || o->adaptive)
+  if (bound || ev || o->adaptive || m->ndelay > 0)
     sdk_em_puts(em, ", const sdk_i64 sdk_nstep, const sdk_u64 sdk_seed, const sdk_u64 sdk_gpath");
   if (m->nevent > 0 && !o->coarse) /* the path's [events] rows (resets.h) */
     sdk_em_puts(em, ", real *const sdk_er, const sdk_i64 sdk_ern");
+  if (m->ndelay > 0) /* the path's row 0, for the delays' rings (delay.h) */
+    sdk_em_puts(em, ", real *const sdk_dr, const sdk_i64 sdk_drn");
   emit_value_args(em, o);
   /* the step's absolute time and, with a period, its phase time */
   sdk_em_puts(em, ", const real sdk_t0");
@@ -463,7 +466,7 @@ static void emit_step_call(sdk_emit *em, const cu_adv *a, int r) {
     snprintf(tstep, sizeof tstep, "(double)n");
   sdk_em_start(em, "sdk_step(");
   emit_value_refs(em, o, U_STEP, 0);
-  if (m->nbound > 0 || sdk_cg_has_events(m) || o->adaptive) { /* the step's index */
+  if (m->nbound > 0 || sdk_cg_has_events(m) || o->adaptive || m->ndelay > 0) { /* the step */
     if (a->pass == 1)
       sdk_em_printf(em, ", sdk_n + %d, sdk_seed, gp0", r);
     else
@@ -474,6 +477,7 @@ static void emit_step_call(sdk_emit *em, const cu_adv *a, int r) {
     sdk_cg_rows(o, &l);
     sdk_em_printf(em, ", st + (sdk_i64)%d * npad + p0, npad", l.evt);
   }
+  if (m->ndelay > 0) sdk_em_puts(em, ", st + p0, npad");
   emit_value_pass(em, o, "dt0");
   if (o->dt_column >= 0) {
     sdk_em_printf(em, ", (real)(%s * (double)dt0)", tstep);
@@ -662,6 +666,7 @@ void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
   se.depth = 3;
   sdk_cg_bound_pre(&se, o, 0);
   sdk_cg_resets_pre(&se, o);
+  sdk_cg_delay_pre(&se, o, "sdk_nstep", "sdk_dr", "sdk_drn");
   if (o->adaptive) /* (its noise from the Brownian tree, inside the step) */
     sdk_cg_adaptive_step(&se, o, "sdk_nstep", "sdk_gpath", "sdk_seed");
   else

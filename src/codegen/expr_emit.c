@@ -29,7 +29,9 @@ static void emit_sym(void *user, sdk_strbuf *out, const sdk_expr *e) {
     sdk_em_name_to(out, e->index < m->nparams ? m->params[e->index] : NULL);
     return;
   case SDK_SYM_OTHER:
-    if (k == SDK_OTHER_VARJ)
+    if (k == SDK_OTHER_DELAY) /* (bound per stage: delay.h) */
+      sdk_sb_printf(out, "sdk_dl%d", i);
+    else if (k == SDK_OTHER_VARJ)
       sdk_sb_printf(out, "sdk_xj%d", i); /* particle j of a pair */
     else if (k == SDK_OTHER_PARTJ)
       sdk_sb_printf(out, "sdk_pj%d", i);

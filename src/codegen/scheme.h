@@ -67,6 +67,9 @@ enum {
   /* [boundaries]: the step leaves sdk_bw<v> = b sqrt(dt) (the noise it
    * used) for the bridge correction (codegen/boundary.c) */
   SDK_FEATURE_BOUNDARIES = 1u << 2,
+  /* delayed values VAR(t - TAU) (delay.c): stages at t_n and t_n + dt
+   * only, no derivatives of the noise */
+  SDK_FEATURE_DELAYS = 1u << 3,
 };
 
 /* Coefficients of an explicit SRK scheme (the form above).  Entries past

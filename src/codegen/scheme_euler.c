@@ -19,7 +19,8 @@ const sdk_scheme_type sdk_scheme_euler = {
     .weak_order = 1,
     .calculus = SDK_CALCULUS_ITO,
     .noise_kinds = SDK_NOISE_ADDITIVE | SDK_NOISE_DIAGONAL,
-    .features = SDK_FEATURE_TIME_NOISE | SDK_FEATURE_SYSTEMS | SDK_FEATURE_BOUNDARIES,
+    .features =
+        SDK_FEATURE_TIME_NOISE | SDK_FEATURE_SYSTEMS | SDK_FEATURE_BOUNDARIES | SDK_FEATURE_DELAYS,
     .stages = 1,
     .srk = &euler_table,
     .noise = &sdk_noise_gaussian,

@@ -5,6 +5,7 @@
 
 #include "codegen/boundary.h"
 #include "codegen/correction.h"
+#include "codegen/delay.h"
 #include "codegen/expr_emit.h"
 #include "codegen/scheme.h"
 
@@ -25,6 +26,7 @@ static void bind_vars(sdk_emit *em, const sdk_codegen_opts *o, const char *fmt, 
     sdk_em_puts(em, ";\n");
   }
   sdk_cg_bind_time_at(em, o, c, SDK_CG_TIME_ABS | SDK_CG_TIME_PHASE);
+  sdk_cg_delay_bind(em, o, c);
   em->depth++;
 }
 

@@ -89,6 +89,10 @@ typedef struct {
   sdk_errbuf *eb;
   sdk_err err;
   int nest; /* primaries being parsed, one inside the other */
+  /* names that may be called as delayed values NAME(t - TAU) (the
+   * variables, sdk_expr_parse_delays); NULL: none */
+  char *const *dnames;
+  int ndnames;
 } parser;
 
 static void skip_ws(parser *ps) {
@@ -209,8 +213,12 @@ static int parse_args(parser *ps, sdk_expr *e) {
 
 /* A call of the function `name` (taken over), its '(' just read; s is where
  * the name starts (for messages). */
+static sdk_expr *parse_delay(parser *ps, const char *s, char *name);
+
 static sdk_expr *parse_call(parser *ps, const char *s, char *name) {
   const fn_info *fi = find_fn(name);
+  for (int i = 0; !fi && i < ps->ndnames; i++)
+    if (!strcmp(ps->dnames[i], name)) return parse_delay(ps, s, name);
   if (!fi) {
     char msg[200];
     snprintf(msg, sizeof msg, "unknown function '%s'", name);
@@ -246,6 +254,31 @@ static sdk_expr *parse_call(parser *ps, const char *s, char *name) {
     return NULL;
   }
   return e;
+}
+
+/* A delayed value NAME(ARG) of a variable (its '(' just read): a call node
+ * of op 'D' and one argument, which model/delay.c checks (t - TAU) and
+ * turns into a symbol. */
+static sdk_expr *parse_delay(parser *ps, const char *s, char *name) {
+  sdk_expr *e = node(SDK_E_CALL);
+  if (!e) {
+    free(name);
+    return NULL;
+  }
+  e->name = name;
+  e->op = 'D';
+  if (!parse_args(ps, e)) {
+    sdk_expr_destroy(&e);
+    return NULL;
+  }
+  if (*ps->p != ')' || e->nargs != 1) {
+    ps->p = s;
+    perr(ps, "a delayed variable is written VAR(t - TAU), one argument");
+    sdk_expr_destroy(&e);
+    return NULL;
+  }
+  ps->p++;
+  return deep_ok(ps, e);
 }
 
 /* A name at c: a symbol, or a call when '(' follows. */
@@ -425,7 +458,12 @@ static sdk_expr *parse_expr(parser *ps) {
 }
 
 sdk_err sdk_expr_parse(const char *text, const char *where, sdk_expr **out, sdk_errbuf *eb) {
-  parser ps = {text, text, where, eb, SDK_OK, 0};
+  return sdk_expr_parse_delays(text, where, NULL, 0, out, eb);
+}
+
+sdk_err sdk_expr_parse_delays(const char *text, const char *where, char *const *names, int n,
+                              sdk_expr **out, sdk_errbuf *eb) {
+  parser ps = {text, text, where, eb, SDK_OK, 0, names, n};
   *out = NULL;
   skip_ws(&ps);
   if (!*ps.p) return SDK_FAIL(eb, SDK_ERR_MODEL, "%s: empty expression", where);

@@ -43,6 +43,11 @@ typedef struct sdk_expr {
 /* Parse text.  On error: message "LOCATION: ..." where LOCATION is given by
  * the caller (e.g. "ou.sde:12 [drift] x"), SDK_ERR_MODEL. */
 sdk_err sdk_expr_parse(const char *text, const char *where, sdk_expr **out, sdk_errbuf *eb);
+/* The same where the n names may also be called as delayed values
+ * NAME(ARG) (model/delay.c): a node SDK_E_CALL of op 'D' with one argument,
+ * which the caller turns into a symbol before anything else reads the tree. */
+sdk_err sdk_expr_parse_delays(const char *text, const char *where, char *const *names, int n,
+                              sdk_expr **out, sdk_errbuf *eb);
 void sdk_expr_destroy(sdk_expr **e);
 
 /* Resolve every name with a callback returning the kind and index of a

@@ -48,6 +48,9 @@
 #define SDK_MODEL_MAX_OBSERVE 64 /* user observables ([observe] + --observe-expr) */
 /* [boundaries] entries: each costs three state rows per path and a test per step */
 #define SDK_MODEL_MAX_BOUNDARIES 8
+/* delayed values VAR(t - TAU) of distinct (VAR, TAU): each a read of the
+ * variable's ring buffer per step (codegen/delay.c) */
+#define SDK_MODEL_MAX_DELAYS 32
 #define SDK_EXPR_MAX_DEPTH 100
 
 /* What the code generator makes of a model (issue 25 item 12).  A model

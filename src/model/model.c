@@ -116,6 +116,15 @@ void sdk_model_destroy(sdk_model **mp) {
   for (int i = 0; i < m->nlevy; i++)
     sdk_expr_destroy(&m->levy[i].scale);
   free(m->levy);
+  for (int i = 0; i < m->ndelay; i++) {
+    sdk_expr_destroy(&m->delay[i].tau);
+    free(m->delay[i].where);
+  }
+  free(m->delay);
+  for (int v = 0; m->history && v < m->nvars; v++)
+    sdk_expr_destroy(&m->history[v]);
+  free(m->history);
+  free(m->history_line);
   if (m->var_period)
     for (int i = 0; i < m->nvars; i++)
       sdk_expr_destroy(&m->var_period[i]);

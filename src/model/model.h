@@ -129,10 +129,12 @@ enum {
   SDK_OTHER_WIENER = 6, /* dWi, the increment of Wiener process i ([noise] with wiener) */
   /* locals of the generated step, never in a parsed model: the terms of the
    * drift correction over shared Wiener processes (codegen/correction.c) */
-  SDK_OTHER_CG_COEF = 7,  /* b_jl, i = j * nwiener + l */
-  SDK_OTHER_CG_CORR = 8,  /* C_kl (k > l), i = k * nwiener + l */
-  SDK_OTHER_CG_SUM = 9,   /* the correction's sum of variable i */
-  SDK_OTHER_CG_DERIV = 10 /* + v: db_vk/dx_j, i = k * nvars + j (v < SDK_MODEL_MAX_VARS) */
+  SDK_OTHER_CG_COEF = 7,   /* b_jl, i = j * nwiener + l */
+  SDK_OTHER_CG_CORR = 8,   /* C_kl (k > l), i = k * nwiener + l */
+  SDK_OTHER_CG_SUM = 9,    /* the correction's sum of variable i */
+  SDK_OTHER_CG_DERIV = 10, /* + v: db_vk/dx_j, i = k * nvars + j (v < SDK_MODEL_MAX_VARS) */
+  /* delayed value i (model->delay[i]), past the kinds above */
+  SDK_OTHER_DELAY = 0x7000
 };
 #define SDK_OTHER(kind, i) ((kind) << 16 | (i))
 #define SDK_OTHER_KIND(idx) ((idx) >> 16)
@@ -219,6 +221,17 @@ typedef struct sdk_levy {
   int line;
 } sdk_levy;
 
+/* A delayed value VAR(t - TAU) in [drift] or [noise] (model/delay.c): a
+ * symbol SDK_SYM_OTHER of index SDK_OTHER(SDK_OTHER_DELAY, k) for delays[k]
+ * (one entry per variable and TAU tree); TAU is an expression in the
+ * parameters.  [history] VAR = EXPR (in t and the parameters) gives VAR on
+ * [-TAU, 0); without it the initial value (codegen/delay.c). */
+typedef struct sdk_delay {
+  int var;
+  sdk_expr *tau;
+  char *where; /* "FILE:LINE: [drift] x" of its first use, for messages */
+} sdk_delay;
+
 /* The calculus of a model's noise ([model] calculus) and of a scheme's limit
  * with state-dependent noise (codegen/scheme.h).  For diagonal noise
  * b_v(X, t) dW_v the two describe the same process when the Stratonovich
@@ -298,6 +311,11 @@ typedef struct sdk_model {
   sdk_colored *colored;
   int nlevy;
   sdk_levy *levy;
+  /* delayed values and [history] (sdk_delay above) */
+  int ndelay;
+  sdk_delay *delay;
+  sdk_expr **history; /* [nvars] or NULL: [history] VAR = EXPR, else NULL */
+  int *history_line;
 } sdk_model;
 
 /* The dichotomous noise that variable v is, or NULL. */

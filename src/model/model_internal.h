@@ -48,7 +48,8 @@ enum {
   SDK_MD_PART = 4,     /* per-particle parameters */
   SDK_MD_COUPLING = 8, /* names of [meanfield] and [pair] */
   SDK_MD_J = 16,       /* VARj, NAMEj: particle j of a pair function */
-  SDK_MD_WIENER = 32   /* dW<name> of the Wiener processes of [model] wiener */
+  SDK_MD_WIENER = 32,  /* dW<name> of the Wiener processes of [model] wiener */
+  SDK_MD_DELAY = 64    /* VAR(t - TAU), delayed values (delay.c) */
 };
 
 /* Parse text as the expression of [section] key on
@@ -160,5 +161,16 @@ int sdk_md_check_colored_levy(const sdk_model *m, const double *pv, char *why, s
 /* Parse model text (checked by sdk_model_parse_buffer, NUL-terminated);
  * path is used in messages and as the model's path. */
 sdk_err sdk_md_parse_text(const char *text, const char *path, sdk_model **out, sdk_errbuf *eb);
+
+/* ---- delay.c ---- */
+/* The delayed values VAR(t - TAU) of e (parsed with SDK_MD_DELAY, its names
+ * resolved) into symbols of m's delays (added where new). */
+sdk_err sdk_md_delays(sdk_model *m, sdk_expr *e, const char *where, sdk_errbuf *eb);
+/* [history] VAR = EXPR on `line` */
+sdk_err sdk_md_add_history(sdk_model *m, const char *var, const char *value, int line,
+                           sdk_errbuf *eb);
+/* After every section: each [history] of a delayed variable; no delays in
+ * systems of particles. */
+sdk_err sdk_md_check_delays(const sdk_model *m, sdk_errbuf *eb);
 
 #endif

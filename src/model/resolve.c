@@ -125,7 +125,9 @@ sdk_err sdk_md_expr_at(const sdk_model *m, const char *text, const char *where, 
   if (!copy) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   char *hash = strchr(copy, '#');
   if (hash) *hash = 0;
-  sdk_err err = sdk_expr_parse(copy, where, out, eb);
+  sdk_err err = (flags & SDK_MD_DELAY)
+                    ? sdk_expr_parse_delays(copy, where, m->vars, m->nvars, out, eb)
+                    : sdk_expr_parse(copy, where, out, eb);
   free(copy);
   SDK_CHECK(err);
   resolve_ctx rc = {m, flags};

@@ -258,9 +258,10 @@ static sdk_err add_coupling_name(sdk_model *m, const char *section, const char *
   return SDK_OK;
 }
 
-static const char *const SECTIONS[] = {
-    "model",   "params",     "drift", "noise",       "init",   "particle", "meanfield", "pair",
-    "observe", "boundaries", "jumps", "dichotomous", "events", "colored",  "levy",      NULL};
+static const char *const SECTIONS[] = {"model",    "params",      "drift",  "noise",   "init",
+                                       "particle", "meanfield",   "pair",   "observe", "boundaries",
+                                       "jumps",    "dichotomous", "events", "colored", "levy",
+                                       "history",  NULL};
 
 /* What the expressions of [drift], [noise] (and, with t, [meanfield]) see:
  * the path's variables, the particle's parameters, the coupling names, t. */
@@ -373,7 +374,7 @@ static sdk_err pass_header(sdk_model *m, const sdk_md_entries *c, sdk_errbuf *eb
       return SDK_FAIL(eb, SDK_ERR_MODEL,
                       "%s:%d: unknown section [%s] (sections: model, params, drift, noise, init, "
                       "particle, meanfield, pair, observe, boundaries, jumps, dichotomous, events, "
-                      "colored, levy)",
+                      "colored, levy, history)",
                       path, it->line, it->section);
     if (!strcmp(it->section, "model"))
       SDK_CHECK(parse_model_key(m, it, eb));
@@ -465,14 +466,19 @@ static sdk_err parse_var_entry(sdk_model *m, const sdk_md_kv *it, sdk_errbuf *eb
     free(known);
     return err;
   }
+  char where[256]; /* (for the delayed values: delay.c) */
+  snprintf(where, sizeof where, "%s:%d: [%s] %s", m->path, it->line, it->section, it->key);
   if (!strcmp(it->section, "drift")) {
     m->drift_line[v] = it->line;
-    return sdk_md_expr(m, it->value, "drift", it->key, it->line, PATH_NAMES, &m->drift[v], eb);
+    SDK_CHECK(sdk_md_expr(m, it->value, "drift", it->key, it->line, PATH_NAMES | SDK_MD_DELAY,
+                          &m->drift[v], eb));
+    return sdk_md_delays(m, m->drift[v], where, eb);
   }
   if (!strcmp(it->section, "noise")) {
     m->noise_line[v] = it->line;
-    int flags = PATH_NAMES | (m->nwiener > 0 ? SDK_MD_WIENER : 0);
+    int flags = PATH_NAMES | SDK_MD_DELAY | (m->nwiener > 0 ? SDK_MD_WIENER : 0);
     SDK_CHECK(sdk_md_expr(m, it->value, "noise", it->key, it->line, flags, &m->noise[v], eb));
+    SDK_CHECK(sdk_md_delays(m, m->noise[v], where, eb));
     /* a literal 0 is no noise at all: no random numbers are drawn for it */
     if (m->noise[v]->kind == SDK_E_NUM && m->noise[v]->num == 0) sdk_expr_destroy(&m->noise[v]);
     return SDK_OK;
@@ -513,6 +519,8 @@ static sdk_err parse_expressions(sdk_model *m, const sdk_md_kv *it, sdk_errbuf *
   if (!strcmp(it->section, "boundaries"))
     return sdk_md_add_boundary(m, it->key, it->value, it->line, eb);
   if (!strcmp(it->section, "events")) return sdk_md_add_event(m, it->key, it->value, it->line, eb);
+  if (!strcmp(it->section, "history"))
+    return sdk_md_add_history(m, it->key, it->value, it->line, eb);
   if (!strcmp(it->section, "drift") || !strcmp(it->section, "noise") ||
       !strcmp(it->section, "init"))
     return parse_var_entry(m, it, eb);
@@ -562,6 +570,7 @@ sdk_err sdk_md_parse_text(const char *text, const char *path, sdk_model **out, s
   SDK_TRY(err, finish(m, eb), fail);
   SDK_TRY(err, sdk_md_check_boundaries(m, eb), fail);
   SDK_TRY(err, sdk_md_check_events(m, eb), fail);
+  SDK_TRY(err, sdk_md_check_delays(m, eb), fail);
   sdk_md_entries_free(&c);
   *out = m;
   return SDK_OK;

@@ -132,6 +132,9 @@ sdk_err sdk_adaptive_config(const sdk_run_config *c, sdk_errbuf *eb);
 sdk_err sdk_plan_adaptive(sdk_plan *p, sdk_errbuf *eb);
 void sdk_plan_adaptive_opts(const sdk_plan *p, sdk_codegen_opts *o);
 void sdk_plan_dt_check_rows(sdk_plan *p, const sdk_codegen_opts *o);
+/* Delayed values (delays.c): their ring buffers' memory said, and refused
+ * where it cannot fit (before the paths are made) */
+sdk_err sdk_plan_delays(const sdk_plan *p, sdk_errbuf *eb);
 /* Parameters given per path (pathparams.c): their refusals (in
  * sdk_plan_make), and their values written into a shard's rows after
  * sdk_init. */

@@ -33,7 +33,7 @@ run_sdk run foo.sde --t-end 1 --paths 4 -o "$T/d.tsv"
 check dot-sde-used grep -q "^# model: mine ($(pwd -P)/foo\.sde)\$" "$T/d.tsv"
 
 # an unknown bare name lists the models; a file of that name gets a hint
-expect_error unknown 2 "unknown model 'nosuch' \(see 'sdekit models': gbm, josephson, josephson_colored, josephson_levy, kuramoto, kuramoto-meanfield, lif, ou, ou2_correlated, reset_bm, shot_noise_ou, telegraph_ou\); a model file needs a '/' or the \.sde suffix\$" run nosuch
+expect_error unknown 2 "unknown model 'nosuch' \(see 'sdekit models': delay_ou, gbm, josephson, josephson_colored, josephson_levy, kuramoto, kuramoto-meanfield, lif, ou, ou2_correlated, reset_bm, shot_noise_ou, telegraph_ou\); a model file needs a '/' or the \.sde suffix\$" run nosuch
 expect_error unknown-hint 2 "unknown model 'foo'.*\(for the file here, write foo\.sde\)\$" run foo
 rm "$W/foo.sde"
 touch "$W/foo"
