@@ -52,6 +52,7 @@ all() {
       done
       one josephson-nocomp-$p-$be josephson --backend $be --precision $p --no-compensation
       one josephson-nofast-$p-$be josephson --backend $be --precision $p --no-fast-math
+      one josephson-compall-$p-$be josephson --backend $be --precision $p --compensate all
       one dw-fpt-$p-$be "$src/examples/double-well.sde" --backend $be --precision $p --observe fpt
       one dw-fpt-dtcheck-$p-$be "$src/examples/double-well.sde" --backend $be --precision $p \
         --observe fpt --dt-check

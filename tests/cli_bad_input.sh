@@ -310,6 +310,8 @@ expect 2 "--noise three-point with [boundaries]" 2 "--noise three-point" "Browni
 rm -f bnd3.sde
 expect 2 "--calculus bogus" 3 "bogus" "ito" "stratonovich" \
   run gbm --calculus bogus --paths 8 --t-end 0.1 --quiet -o out.h5
+expect 2 "--compensate bogus" 3 "bogus" "all" "auto" \
+  run gbm --compensate bogus --paths 8 --t-end 0.1 --quiet -o out.h5
 printf '[model]\nname = g\nvars = S\ncalculus = stratonovich\n[drift]\nS = S\n[noise]\nS = tgamma(S)\n[init]\nS = 1\n' >cal.sde
 expect 2 "stratonovich noise without derivative, --scheme euler" 3 "cal\.sde:8 \[noise\] S: tgamma" \
   "digamma" "--scheme srk2 integrates it" run ./cal.sde --scheme euler --paths 8 --t-end 0.1 --quiet -o out.h5

@@ -234,6 +234,16 @@ static sdekit_status o_nocomp(sdekit_config *c, const char *v, sdekit_error *err
   return SDEKIT_OK;
 }
 
+/* --compensate auto|all|none (issue 32: codegen/comp_vars.c) */
+static sdekit_status o_comp(sdekit_config *c, const char *v, sdekit_error *err) {
+  int autom = !strcmp(v, "auto"), none = !strcmp(v, "none");
+  if (!autom && !none && strcmp(v, "all"))
+    return api_usage(err, "--compensate '%s': expected all, auto or none", v);
+  c->c.compensate_auto = autom;
+  c->c.no_compensation = none;
+  return SDEKIT_OK;
+}
+
 static sdekit_status o_calculus(sdekit_config *c, const char *v, sdekit_error *err) {
   if (!strcmp(v, "ito"))
     c->c.calculus = SDK_CALCULUS_ITO;
@@ -570,6 +580,7 @@ static const api_opt OPTS[] = {
     {"atol", 1, 0, o_atol},
     {"dt-min", 1, 0, o_dt_min},
     {"dt-max", 1, 0, o_dt_max},
+    {"compensate", 1, 0, o_comp},
 };
 
 static const api_opt *find_opt(const char *name) {

@@ -76,7 +76,15 @@
  * --ftz --prec-div=false --prec-sqrt=false --fmad=true), so SDK_OPQ is the
  * identity there; FMA contraction may fuse a product of the increment into
  * s or c, which leaves c the exact (or better) error of the rounded sum.
- * test_numerics proves it on both backends with the default flags.
+ * test_numerics proves it on both backends with the default flags.  Where
+ * the C compiler can switch reassociation off for one block (clang >= 13),
+ * the Fast2Sum is written in such a block instead, without the XORs
+ * (SDK_F2S_*, kernels/opaque.h; the same bits).
+ * Which variables (issue 32, comp_vars.c): by default those declared
+ * periodic and those whose drift does not depend on them (they may drift
+ * without bound); the others are updated plainly (x += incr) but keep their
+ * carried rows (0), so the rows do not depend on the choice.  --compensate
+ * all: every variable; --verbose names them.
  *
  * The CUDA kernel defers the renormalisation (opts.comp_defer, at the ends of its groups
  * of G unrolled steps aligned to step numbers n with n % G == 0): the state

@@ -41,7 +41,7 @@ void sdk_cg_prelude(sdk_emit *em, const sdk_codegen_opts *o) {
   if (opq && o->target == SDK_TARGET_CPU)
     sdk_em_kernel(em, sdk_embedded_opaque_h);
   else if (opq)
-    sdk_em_line(em, "#define SDK_OPQ(v) (v)");
+    sdk_em_line(em, "#define SDK_OPQ(v) (v)\n#define SDK_F2S_BEGIN\n#define SDK_F2S_OPQ(v) (v)");
   if (o->tavg && !o->sysmode) {
     sdk_cg_row_layout l;
     sdk_cg_rows(o, &l);

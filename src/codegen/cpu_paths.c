@@ -15,6 +15,7 @@
 #include "codegen/codegen.h"
 #include "codegen/colored_levy.h"
 #include "codegen/common.h"
+#include "codegen/comp_vars.h"
 #include "codegen/delay.h"
 #include "codegen/drivers.h"
 #include "codegen/events.h"
@@ -139,8 +140,9 @@ static void emit_coarse(sdk_emit *em, const sdk_codegen_opts *o) {
     sdk_em_line(em, "const real sdk_z%d = sdk_zc%d;", j, j);
   for (int v = 0; v < nv; v++)
     sdk_em_line(em, "real sdk_x%d = xcs[%d][i];", v, v);
-  for (int v = 0; o->compensate && v < nv; v++)
-    sdk_em_line(em, "real sdk_c%d = ccs[%d][i];", v, v);
+  for (int v = 0; o->compensate && v < nv; v++) /* (a plain variable's row stays 0) */
+    sdk_em_line(em, sdk_cg_comp_var(o, v) ? "real sdk_c%d = ccs[%d][i];" : "real sdk_c%d = 0;", v,
+                v);
   int bound = m->nbound > 0;
   oc.coarse = 1; /* (its bridge draws: boundary.c) */
   if (bound) {   /* its own boundary rows, a frozen lane's state put back */
@@ -157,7 +159,7 @@ static void emit_coarse(sdk_emit *em, const sdk_codegen_opts *o) {
   for (int v = 0; v < nv; v++)
     sdk_em_line(em, "xcs[%d][i] = sdk_x%d;", v, v);
   for (int v = 0; o->compensate && v < nv; v++)
-    sdk_em_line(em, "ccs[%d][i] = sdk_c%d;", v, v);
+    if (sdk_cg_comp_var(o, v)) sdk_em_line(em, "ccs[%d][i] = sdk_c%d;", v, v);
   sdk_em_close(em);
   if (o->tavg) { /* the coarse state after the pair is state n + 1 */
     sdk_em_line(em, "if (n - 1 >= SDK_TAVG_FROM)");
@@ -220,8 +222,9 @@ static void emit_body(const sdk_emit *em, sdk_strbuf *body, size_t *split,
   *split = body->len;
   for (int v = 0; v < nv; v++)
     sdk_em_line(&be, "real sdk_x%d = xs[%d][i];", v, v);
-  for (int v = 0; o->compensate && v < nv; v++)
-    sdk_em_line(&be, "real sdk_c%d = cs[%d][i];", v, v);
+  for (int v = 0; o->compensate && v < nv; v++) /* (a plain variable's row stays 0) */
+    sdk_em_line(&be, sdk_cg_comp_var(o, v) ? "real sdk_c%d = cs[%d][i];" : "real sdk_c%d = 0;", v,
+                v);
   for (int j = 0; j < m->nnoise && !o->adaptive; j++) {
     int l = sdk_cg_levy_channel(m, j); /* (alpha-stable in place of Gaussian) */
     sdk_em_line(&be, l < 0 ? "const real sdk_z%d = zb[zo + %d][i];" : "real sdk_z%d;", j, j);
@@ -252,7 +255,7 @@ static void emit_body(const sdk_emit *em, sdk_strbuf *body, size_t *split,
   for (int v = 0; v < nv; v++)
     sdk_em_line(&be, "xs[%d][i] = sdk_x%d;", v, v);
   for (int v = 0; o->compensate && v < nv; v++)
-    sdk_em_line(&be, "cs[%d][i] = sdk_c%d;", v, v);
+    if (sdk_cg_comp_var(o, v)) sdk_em_line(&be, "cs[%d][i] = sdk_c%d;", v, v);
   if (o->tavg) { /* the state after step n is state n + 1 (codegen.h) */
     sdk_em_line(&be, "if (n >= SDK_TAVG_FROM)");
     sdk_cg_tavg_add(&be, o, "sdk_x%d", "as[%d][i]", "ae[%d][i]", "n + 1");
@@ -299,6 +302,7 @@ static void emit_substeps(sdk_emit *em, const sdk_codegen_opts *o) {
     sdk_em_line(em, "#pragma omp simd reduction(|:sdk_anye)");
   } else {
     sdk_em_line(em, "#pragma omp simd");
+    if (sdk_cg_comp_interleave(o)) sdk_em_line(em, "SDK_F2S_LOOP");
   }
   sdk_em_open(em, "for (int i = 0; i < SDK_BLK; i++)");
   sdk_em_append_range(em, &body, 0, split);

@@ -22,6 +22,7 @@
 #include "codegen/codegen.h"
 #include "codegen/colored_levy.h"
 #include "codegen/common.h"
+#include "codegen/comp_vars.h"
 #include "codegen/delay.h"
 #include "codegen/drivers.h"
 #include "codegen/events.h"
@@ -537,7 +538,8 @@ static void emit_rep(sdk_emit *em, const cu_adv *a, int r) {
     if (a->pass != 1) sdk_em_open(em, "if (n %% %d == 0)", a->G);
     if (guard) sdk_em_open(em, "if (bs0 == (real)0)");
     for (int v = 0; v < o->model->nvars; v++)
-      sdk_em_line(em, "c0_%d = c0_%d - (x0_%d - h0_%d); h0_%d = x0_%d;", v, v, v, v, v, v);
+      if (sdk_cg_comp_var(o, v))
+        sdk_em_line(em, "c0_%d = c0_%d - (x0_%d - h0_%d); h0_%d = x0_%d;", v, v, v, v, v, v);
     if (guard) sdk_em_close(em);
     if (a->pass != 1) sdk_em_close(em);
   }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "codegen/boundary.h"
+#include "codegen/comp_vars.h"
 #include "codegen/correction.h"
 #include "codegen/delay.h"
 #include "codegen/expr_emit.h"
@@ -264,16 +265,16 @@ static void emit_stage(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h,
  * Kahan sum of the increment into x (codegen.h), deferred: l += incr and
  * x = h + l (the kernel renormalises) */
 void sdk_cg_update_open(sdk_emit *em, const sdk_codegen_opts *o, int v) {
-  if (o->compensate) {
+  if (sdk_cg_comp_var(o, v)) {
     sdk_em_block(em);
-    sdk_em_start(em, "const real sdk_y = SDK_OPQ(sdk_c%d", v);
+    sdk_em_start(em, "const real sdk_y = SDK_F2S_OPQ(sdk_c%d", v);
   } else {
     sdk_em_start(em, "sdk_x%d = sdk_x%d", v, v);
   }
 }
 
 void sdk_cg_update_close(sdk_emit *em, const sdk_codegen_opts *o, int v) {
-  if (!o->compensate) {
+  if (!sdk_cg_comp_var(o, v)) {
     sdk_em_puts(em, ";\n");
     return;
   }
@@ -282,9 +283,12 @@ void sdk_cg_update_close(sdk_emit *em, const sdk_codegen_opts *o, int v) {
     sdk_em_line(em, "sdk_c%d = sdk_y;", v);
     sdk_em_line(em, "sdk_x%d = SDK_OPQ(sdk_hi%d + sdk_y);", v, v);
   } else {
-    sdk_em_line(em, "const real sdk_s = SDK_OPQ(sdk_x%d + sdk_y);", v);
-    sdk_em_line(em, "sdk_c%d = sdk_y - SDK_OPQ(sdk_s - sdk_x%d);", v, v);
+    sdk_em_block(em); /* (SDK_F2S_BEGIN: kernels/opaque.h) */
+    sdk_em_line(em, "SDK_F2S_BEGIN");
+    sdk_em_line(em, "const real sdk_s = SDK_F2S_OPQ(sdk_x%d + sdk_y);", v);
+    sdk_em_line(em, "sdk_c%d = sdk_y - SDK_F2S_OPQ(sdk_s - sdk_x%d);", v, v);
     sdk_em_line(em, "sdk_x%d = sdk_s;", v);
+    sdk_em_close(em);
   }
   sdk_em_close(em);
 }

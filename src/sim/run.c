@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "codegen/comp_vars.h"
 #include "core/clock.h"
 #include "core/strbuf.h"
 #include "sim/checkpoint.h"
@@ -167,6 +168,17 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
   return n > 1 ? sdk_run_team(c, n, out, eb) : sdk_run_rank(c, out, eb);
 }
 
+/* Which variables the compensated update covers (--verbose; the rule of
+ * codegen/comp_vars.c, issue 32), said once (rank 0). */
+static void comp_note(const sdk_run_config *c, const sdk_run *r, const sdk_plan *p) {
+  if (!c->single || c->no_compensation || c->adaptive || p->sys.on || sdk_comm_rank(c->comm) != 0 ||
+      !sdk_log_on(c->logger, SDK_LOG_DEBUG))
+    return;
+  char b[512];
+  sdk_cg_comp_describe(r->model, !c->compensate_auto, b, sizeof b);
+  sdk_log(c->logger, SDK_LOG_DEBUG, "sdekit: compensated update (single precision): %s\n", b);
+}
+
 /* plan -> program -> execute -> record (sim/run_internal.h) */
 sdk_err sdk_run_rank(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) {
   *out = NULL;
@@ -197,6 +209,7 @@ sdk_err sdk_run_rank(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) {
   sdk_err err = sdk_plan_make(c, r, &p, eb);
   if (err == SDK_OK) err = sdk_plan_observables(&p, eb);
   t[1] = sdk_now_s();
+  if (err == SDK_OK) comp_note(c, r, &p);
   if (err == SDK_OK) err = sdk_program_make(&p, eb);
   t[2] = sdk_now_s();
   /* several ranks: up to here each rank checks and builds alone, and all
