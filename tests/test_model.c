@@ -451,7 +451,8 @@ static void test_boundaries(void) {
   for (int i = 0; i <= SDK_MODEL_MAX_BOUNDARIES; i++)
     sdk_sb_printf(&b, "b%d = absorb x >= %d\n", i, i + 1);
   char *t = sdk_sb_take(&b);
-  if (t) expect_refused("9 boundaries", t, strlen(t), "more than 8 entries in [boundaries] (the limit)");
+  if (t)
+    expect_refused("9 boundaries", t, strlen(t), "more than 8 entries in [boundaries] (the limit)");
   free(t);
   expect_refused("boundaries of particles",
                  "[model]\nname = k\nvars = x\n[meanfield]\nc = cos(x)\n[drift]\nx = c\n"

@@ -66,6 +66,11 @@ sdk_err sdk_plan_adaptive(sdk_plan *p, sdk_errbuf *eb) {
   const sdk_run_config *c = p->c;
   SDK_CHECK(sdk_adaptive_config(c, eb));
   if (!c->adaptive) return SDK_OK;
+  if (p->run->model->period && c->dt_max > 0)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "--adaptive on model '%s' (periodic): its largest step is period / N, given "
+                    "as --spp N, not --dt-max",
+                    p->run->model->name);
   const double dt = p->run->dt[0], finest = ldexp(dt, -SDK_BTREE_DEPTH);
   if (c->dt_max > 0 && dt != c->dt_max) /* (--sample-times chose another time grid) */
     return SDK_FAIL(eb, SDK_ERR_USAGE,

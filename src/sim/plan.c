@@ -290,11 +290,6 @@ static sdk_err time_options(const sdk_run_config *c, const sdk_model *m, sdk_err
   /* (--adaptive: --dt is the first try, the step dt-max = period / spp) */
   if (c->spp > 0 && c->dt > 0 && !c->adaptive)
     return SDK_FAIL(eb, SDK_ERR_USAGE, "give --dt or --spp, not both");
-  if (m->period && c->adaptive && c->dt_max > 0)
-    return SDK_FAIL(eb, SDK_ERR_USAGE,
-                    "--adaptive on model '%s' (periodic): its largest step is period / N, given "
-                    "as --spp N, not --dt-max",
-                    m->name);
   if (c->t_end > 0 && c->periods > 0)
     return SDK_FAIL(eb, SDK_ERR_USAGE, "give --t-end or --periods, not both");
   if (c->transient >= 0 && c->transient_periods >= 0)
