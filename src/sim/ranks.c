@@ -50,17 +50,6 @@ sdk_err sdk_run_team_size(const sdk_run_config *c, int *n, sdk_errbuf *eb) {
                       "--device %d,...: a list of GPUs, but the %s backend runs on this "
                       "machine's cores (give --backend cuda, or one device)",
                       c->devices[0], be->name);
-    /* Start the driver here, once, as --device all does by counting: the
-     * ranks' threads calling cuInit at the same moment took 0.25-0.3 s more
-     * on 4 x H200 (2026-11-28: 2.87-2.93 s against 2.62 s for PROG1).  A
-     * failure is left to the ranks, which report it with their device. */
-    const sdk_backend *dev = device_backend(c);
-    if (dev && dev->count_devices) {
-      sdk_backend_opts bo = {.env = c->env, .logger = c->logger};
-      sdk_errbuf ignored = {0};
-      int count;
-      (void)dev->count_devices(&bo, &count, &ignored);
-    }
   }
   return SDK_OK;
 }
