@@ -79,6 +79,25 @@ void st_refused(const char *text, int slot, const char *scheme, const char *want
   sdk_run_destroy(&r);
 }
 
+void st_config_text(sdk_run_config *c, const char *name, const char *text, int64_t paths, double dt,
+                    double t_end) {
+  sdk_run_config_defaults(c);
+  c->backend = st_backend();
+  c->model = name;
+  c->model_text = text;
+  c->model_path = name;
+  c->paths = paths;
+  c->dt = dt;
+  c->t_end = t_end;
+}
+
+void st_within(const char *what, double est, double se, double exact, double k) {
+  double z = se > 0 ? (est - exact) / se : INFINITY;
+  printf("%-40s estimate %.6f  exact %.6f  se %.6f  z %+.2f", what, est, exact, se, z);
+  printf(exact != 0 ? " (%+.2f%%)\n" : "\n", 100 * (est - exact) / exact);
+  TU_CHECK(fabs(est - exact) <= k * se, "%s: %.6f vs exact %.6f (%.2f se)", what, est, exact, z);
+}
+
 void st_require_backend(void) {
   const sdk_backend *b = sdk_find_backend(st_backend());
   sdk_backend_opts o = {0};
@@ -361,4 +380,33 @@ int64_t st_resumed_same(void (*config)(sdk_run_config *, int), int arg, const sd
   sdk_ckpt_destroy(&k);
   unlink(ck);
   return step;
+}
+
+sdk_bctx *st_nvrtc_open(void) {
+  sdk_backend_opts bo = {.fast_math = 1, .arch = "sm_90"};
+  st_env(&bo.env);
+  char cache[4200];
+  snprintf(cache, sizeof cache, "%s/nvrtc-XXXXXX", tu_scratch());
+  if (!mkdtemp(cache)) return NULL;
+  bo.env.cache_dir = cache; /* (it goes with the scratch directory) */
+  sdk_bctx *ctx = NULL;
+  sdk_errbuf eb = {0};
+  if (sdk_backend_cuda.open(&bo, &ctx, &eb) != SDK_OK) {
+    printf("CUDA source: not compiled (%s)\n", eb.msg);
+    return NULL;
+  }
+  return ctx;
+}
+
+char *st_cuda_source(sdk_bctx *ctx, const sdk_run_config *c, const char *what, char *report,
+                     size_t n) {
+  sdk_errbuf eb = {0};
+  char *src = NULL;
+  sdk_err e = sdk_run_codegen(c, &sdk_backend_cuda, &src, &eb);
+  TU_CHECK(e == SDK_OK, "%s: CUDA codegen: %s", what, eb.msg);
+  sdk_module *mod = NULL;
+  if (e == SDK_OK) e = sdk_backend_cuda.compile(ctx, src, c->model_path, &mod, report, n, &eb);
+  TU_CHECK(e == SDK_OK, "%s: NVRTC: %s", what, eb.msg);
+  if (mod) sdk_backend_cuda.module_free(&mod);
+  return src;
 }

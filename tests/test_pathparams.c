@@ -388,18 +388,8 @@ static void check_windows(void) {
  * device needed): every scheme, both precisions, with time averages and
  * --dt-check; skipped where NVRTC cannot be loaded. */
 static void check_cuda_text(void) {
-  char cache[4200];
-  snprintf(cache, sizeof cache, "%s/sdk-pp-nvrtc-XXXXXX", tu_scratch());
-  if (!mkdtemp(cache)) return;
-  sdk_backend_opts o = {.fast_math = 1, .arch = "sm_90"};
-  st_env(&o.env);
-  o.env.cache_dir = cache;
-  sdk_bctx *ctx = NULL;
-  sdk_errbuf eb = {0};
-  if (sdk_backend_cuda.open(&o, &ctx, &eb) != SDK_OK) {
-    printf("CUDA kernels not compiled: %s\n", eb.msg);
-    return;
-  }
+  sdk_bctx *ctx = st_nvrtc_open();
+  if (!ctx) return;
   static double d[1000];
   for (int i = 0; i < 1000; i++)
     d[i] = 0.4;
@@ -413,16 +403,12 @@ static void check_cuda_text(void) {
       c.paths = 1000;
       c.scheme = scheme;
       if (!single) c.observe = "moments,tavg", c.dt_check = 1;
-      char *src = NULL, report[4400] = "";
-      sdk_module *mod = NULL;
-      sdk_err e = sdk_run_codegen(&c, &sdk_backend_cuda, &src, &eb);
-      if (e == SDK_OK)
-        e = sdk_backend_cuda.compile(ctx, src, "qpp", &mod, report, sizeof report, &eb);
-      TU_CHECK(e == SDK_OK && strstr(src, "const real pp0_1 = st[") && !strstr(src, "= pp0_"),
-               "CUDA %s %s: compiled, the per-path rows loaded and never stored (%s)", scheme,
-               single ? "single" : "double", eb.msg);
+      char report[4400] = "";
+      char *src = st_cuda_source(ctx, &c, scheme, report, sizeof report);
+      TU_CHECK(src && strstr(src, "const real pp0_1 = st[") && !strstr(src, "= pp0_"),
+               "CUDA %s %s: the per-path rows loaded and never stored", scheme,
+               single ? "single" : "double");
       printf("CUDA %-8s %s: %s\n", scheme, single ? "single" : "double", report);
-      if (mod) sdk_backend_cuda.module_free(&mod);
       free(src);
     }
   sdk_backend_cuda.close(&ctx); /* (the cache goes with the scratch directory) */
