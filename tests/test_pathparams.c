@@ -282,6 +282,40 @@ static void check_path_params(int single) {
   free(v);
 }
 
+/* time averages with a parameter per path: obs_tavg finds its accumulators
+ * by the kernel's row layout (the per-path rows follow them): D = 0.4 given
+ * per path gives the averages of the run with [params] D = 0.4 to within
+ * rounding (not bitwise: see check_path_params) */
+static void check_tavg(void) {
+  enum { P = 2000 };
+  static double d[P];
+  for (int i = 0; i < P; i++)
+    d[i] = 0.4;
+  const char *names[] = {"D"};
+  const double *values[] = {d};
+  sdk_run *r[2];
+  const double *m[2] = {NULL, NULL}, *e[2] = {NULL, NULL};
+  for (int k = 0; k < 2; k++) {
+    sdk_run_config c;
+    pp_config(&c, st_model_file(FOU, 2), 0, names, values, k, P);
+    c.paths = P;
+    c.transient = 0.2;
+    c.observe = "tavg";
+    r[k] = st_run(&c);
+    m[k] = r[k] ? sdk_results_f64(sdk_run_results(r[k]), "tavg/mean_x") : NULL;
+    e[k] = r[k] ? sdk_results_f64(sdk_run_results(r[k]), "tavg/err_x") : NULL;
+  }
+  TU_CHECK(m[0] && m[1] && e[0] && e[1] && e[0][0] > 0 &&
+               fabs(m[1][0] - m[0][0]) <= 1e-9 * e[0][0] &&
+               fabs(e[1][0] - e[0][0]) <= 1e-9 * e[0][0],
+           "tavg of x with D per path: %.10g +- %.3g, with [params] D: %.10g +- %.3g",
+           m[1] ? m[1][0] : NAN, e[1] ? e[1][0] : NAN, m[0] ? m[0][0] : NAN, e[0] ? e[0][0] : NAN);
+  printf("tavg of x, D per path: %.10g +- %.4g; [params] D: %.10g +- %.4g\n", m[1] ? m[1][0] : NAN,
+         e[1] ? e[1][0] : NAN, m[0] ? m[0][0] : NAN, e[0] ? e[0][0] : NAN);
+  sdk_run_destroy(&r[0]);
+  sdk_run_destroy(&r[1]);
+}
+
 /* one run that must fail with SDK_ERR_USAGE and a message containing `want` */
 static void refuse(sdk_run_config *c, const char *want, const char *what) {
   st_env(&c->env);
@@ -457,6 +491,7 @@ int main(void) {
   check_repro();
   check_path_params(0);
   check_path_params(1);
+  check_tavg();
   check_refusals();
   check_windows();
   check_cuda_text();
