@@ -395,6 +395,13 @@ EOF
     spec "paths alone" 'd["figure"] == "paths" and len(d["panels"][0]["series"]) == 2' \
       dp.h5 --observable paths
   fi
+  # --adaptive: the step in the title is dt-max, the largest a step may be
+  if run ou --paths 200 --t-end 1 --adaptive --dt-max 0.25 --observe moments -o ad.h5; then
+    spec "--adaptive: dt-max in the title" '["", "-max"] in d["title"] and
+      ["", "0.25"] in d["title"]' ad.h5 --observable moments
+    spec "fixed steps: dt in the title" '["italic", "dt"] in d["title"] and
+      ["", "-max"] not in d["title"]' dp.h5 --observable paths
+  fi
   # every kind of this file as PDF and SVG too (cli_plot: the others)
   for f in n1 f0 f1; do
     for fmt in pdf svg; do

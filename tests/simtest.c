@@ -79,6 +79,25 @@ void st_refused(const char *text, int slot, const char *scheme, const char *want
   sdk_run_destroy(&r);
 }
 
+void st_config_text(sdk_run_config *c, const char *name, const char *text, int64_t paths, double dt,
+                    double t_end) {
+  sdk_run_config_defaults(c);
+  c->backend = st_backend();
+  c->model = name;
+  c->model_text = text;
+  c->model_path = name;
+  c->paths = paths;
+  c->dt = dt;
+  c->t_end = t_end;
+}
+
+void st_within(const char *what, double est, double se, double exact, double k) {
+  double z = se > 0 ? (est - exact) / se : INFINITY;
+  printf("%-40s estimate %.6f  exact %.6f  se %.6f  z %+.2f", what, est, exact, se, z);
+  printf(exact != 0 ? " (%+.2f%%)\n" : "\n", 100 * (est - exact) / exact);
+  TU_CHECK(fabs(est - exact) <= k * se, "%s: %.6f vs exact %.6f (%.2f se)", what, est, exact, z);
+}
+
 void st_require_backend(void) {
   const sdk_backend *b = sdk_find_backend(st_backend());
   sdk_backend_opts o = {0};
@@ -295,6 +314,14 @@ sdk_ckpt *st_stop_half_way(sdk_run_config *c, char *ck, size_t n, const char *wh
   return k;
 }
 
+/* st_same_over_layouts's make() in st_resumed_same's shape (C has no
+ * closures: the one helper serves both kinds of callers) */
+static void (*layouts_make)(sdk_run_config *c);
+static void make_ignoring_arg(sdk_run_config *c, int arg) {
+  (void)arg;
+  layouts_make(c);
+}
+
 void st_same_over_layouts(void (*make)(sdk_run_config *c), const char *what) {
   sdk_run_config c;
   make(&c);
@@ -309,24 +336,8 @@ void st_same_over_layouts(void (*make)(sdk_run_config *c), const char *what) {
   TU_CHECK(r1 && k3 && st_same_store(sdk_run_results(r1), sdk_run_results(k3)),
            "%s: 3 in-process ranks give bitwise those of 1", what);
   if (r1) {
-    char ck[4200];
-    sdk_run_config c1;
-    make(&c1);
-    sdk_ckpt *k = st_stop_half_way(&c1, ck, sizeof ck, what);
-    if (k) {
-      sdk_run_config c2;
-      make(&c2);
-      c2.resume = k;
-      c2.checkpoint = ck;
-      c2.checkpoint_every = 0;
-      sdk_run *r2 = st_run(&c2);
-      TU_CHECK(r2 && st_same_store(sdk_run_results(r1), sdk_run_results(r2)),
-               "%s resumed from step %lld: bitwise the uninterrupted results", what,
-               (long long)k->step);
-      sdk_run_destroy(&r2);
-    }
-    sdk_ckpt_destroy(&k);
-    unlink(ck);
+    layouts_make = make;
+    st_resumed_same(make_ignoring_arg, 0, sdk_run_results(r1), what);
   }
   printf("%s: 3 shards, 3 ranks and a resumed run give the bits of one run\n", what);
   sdk_run_destroy(&r1);
@@ -353,8 +364,12 @@ int64_t st_resumed_same(void (*config)(sdk_run_config *, int), int arg, const sd
   sdk_ckpt *k = st_stop_half_way(&c, ck, sizeof ck, what);
   int64_t step = -1;
   if (k) {
+    /* the resumed run checkpoints at every chunk (into the same file): its
+     * writes must not touch the bits either */
     config(&c, arg);
     c.resume = k;
+    c.checkpoint = ck;
+    c.checkpoint_every = 0;
     sdk_run *r = st_run(&c);
     step = k->step;
     TU_CHECK(r && st_same_store(ref, sdk_run_results(r)),
@@ -365,4 +380,33 @@ int64_t st_resumed_same(void (*config)(sdk_run_config *, int), int arg, const sd
   sdk_ckpt_destroy(&k);
   unlink(ck);
   return step;
+}
+
+sdk_bctx *st_nvrtc_open(void) {
+  sdk_backend_opts bo = {.fast_math = 1, .arch = "sm_90"};
+  st_env(&bo.env);
+  char cache[4200];
+  snprintf(cache, sizeof cache, "%s/nvrtc-XXXXXX", tu_scratch());
+  if (!mkdtemp(cache)) return NULL;
+  bo.env.cache_dir = cache; /* (it goes with the scratch directory) */
+  sdk_bctx *ctx = NULL;
+  sdk_errbuf eb = {0};
+  if (sdk_backend_cuda.open(&bo, &ctx, &eb) != SDK_OK) {
+    printf("CUDA source: not compiled (%s)\n", eb.msg);
+    return NULL;
+  }
+  return ctx;
+}
+
+char *st_cuda_source(sdk_bctx *ctx, const sdk_run_config *c, const char *what, char *report,
+                     size_t n) {
+  sdk_errbuf eb = {0};
+  char *src = NULL;
+  sdk_err e = sdk_run_codegen(c, &sdk_backend_cuda, &src, &eb);
+  TU_CHECK(e == SDK_OK, "%s: CUDA codegen: %s", what, eb.msg);
+  sdk_module *mod = NULL;
+  if (e == SDK_OK) e = sdk_backend_cuda.compile(ctx, src, c->model_path, &mod, report, n, &eb);
+  TU_CHECK(e == SDK_OK, "%s: NVRTC: %s", what, eb.msg);
+  if (mod) sdk_backend_cuda.module_free(&mod);
+  return src;
 }

@@ -22,6 +22,14 @@ sdk_run *st_run(const sdk_run_config *c);
  * NULL): a check. */
 void st_refused(const char *text, int slot, const char *scheme, const char *want1,
                 const char *want2);
+/* c: the defaults, the backend st_backend(), the model `text` under the
+ * name `name` (model and model_path: the same #line in every kernel), paths,
+ * dt and t_end. */
+void st_config_text(sdk_run_config *c, const char *name, const char *text, int64_t paths, double dt,
+                    double t_end);
+/* An estimate est +- se against the exact value: a line printed, and a check
+ * that it is within k standard errors. */
+void st_within(const char *what, double est, double se, double exact, double k);
 /* Skip (exit 77) when the chosen backend cannot be opened. */
 void st_require_backend(void);
 
@@ -86,4 +94,15 @@ void st_same_over_layouts(void (*make)(sdk_run_config *c), const char *what);
  * could not be stopped. */
 int64_t st_resumed_same(void (*config)(sdk_run_config *, int), int arg, const sdk_results *ref,
                         const char *what);
+/* NVRTC for sm_90 with fast math, no device needed, compiling into a fresh
+ * cache under the scratch directory (every source compiled for real): the
+ * context, or NULL (a line printed saying why) where NVRTC cannot be loaded. */
+sdk_bctx *st_nvrtc_open(void);
+/* The CUDA source of run c (backend "cuda") compiled through ctx: checks
+ * naming `what` that it is generated and compiles (NVRTC's errors name
+ * c->model_path's lines); NVRTC's report into
+ * report (n bytes).  Returns the source (the caller frees it; NULL where it
+ * could not be generated). */
+char *st_cuda_source(sdk_bctx *ctx, const sdk_run_config *c, const char *what, char *report,
+                     size_t n);
 #endif

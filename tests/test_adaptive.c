@@ -307,35 +307,20 @@ static const char OU2[] = "[model]\nname = ou2\nvars = x, y\n[params]\nk = 1\n[d
 
 /* the CUDA source of adaptive runs through NVRTC (no device needed) */
 static void test_cuda_source(void) {
-  sdk_backend_opts bo = {.fast_math = 1, .arch = "sm_90"};
-  st_env(&bo.env);
-  char cache[4200];
-  snprintf(cache, sizeof cache, "%s/nvrtc-XXXXXX", tu_scratch());
-  if (!mkdtemp(cache)) return;
-  bo.env.cache_dir = cache; /* compile for real, not from a cache */
-  sdk_bctx *ctx = NULL;
-  sdk_errbuf eb = {0};
-  if (sdk_backend_cuda.open(&bo, &ctx, &eb) != SDK_OK) {
-    printf("CUDA source: not compiled (%s)\n", eb.msg);
-    return;
-  }
-  for (int k = 0; k < 3; k++) { /* milstein, srk2 in double; milstein in single */
+  sdk_bctx *ctx = st_nvrtc_open();
+  for (int k = 0; ctx && k < 3; k++) { /* milstein, srk2 in double; milstein in single */
     sdk_run_config c;
     base(&c);
     c.backend = "cuda";
     c.single = k == 2;
     if (k == 1) c.model = st_model_file(OU2, 2), c.scheme = "srk2";
-    char *src = NULL;
-    sdk_err e = sdk_run_codegen(&c, &sdk_backend_cuda, &src, &eb);
-    TU_CHECK(e == SDK_OK && strstr(src, "sdk_btree_incr("), "CUDA codegen: %s", eb.msg);
     char report[4400] = "";
-    sdk_module *mod = NULL;
-    if (e == SDK_OK) e = sdk_backend_cuda.compile(ctx, src, NULL, &mod, report, sizeof report, &eb);
-    TU_CHECK(e == SDK_OK, "NVRTC %s: %s", c.scheme, eb.msg);
+    char *src = st_cuda_source(ctx, &c, c.scheme, report, sizeof report);
+    TU_CHECK(src && strstr(src, "sdk_btree_incr("), "CUDA %s: the tree's increments", c.scheme);
     printf("CUDA source (%s, %s): %s\n", c.scheme, c.single ? "single" : "double", report);
     free(src);
   }
-  sdk_backend_cuda.close(&ctx);
+  if (ctx) sdk_backend_cuda.close(&ctx);
 }
 
 int main(void) {

@@ -32,7 +32,6 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
-#include "sim/checkpoint.h"
 #include "simtest.h"
 #include "testutil.h"
 
@@ -71,13 +70,6 @@ static double ds0(const sdk_run *r, const char *path) {
   return v ? v[0] : NAN;
 }
 
-static void within(const char *what, double est, double se, double exact) {
-  double z = (est - exact) / se;
-  printf("%-40s estimate %.6f  exact %.6f  se %.6f  z %+.2f (%+.2f%%)\n", what, est, exact, se, z,
-         100 * (est - exact) / exact);
-  TU_CHECK(fabs(est - exact) <= K * se, "%s: %.6f vs exact %.6f (%.2f se)", what, est, exact, z);
-}
-
 /* a: Brownian motion, absorbing or reflecting + absorbing walls */
 static void exit_times(void) {
   for (int k = 0; k < 2; k++) {
@@ -88,7 +80,7 @@ static void exit_times(void) {
     TU_CHECK(r != NULL, "exit-time run %d", k);
     const char *what[] = {"a. BM exit (0, 1) double", "a. BM exit (0, 1) single"};
     double exact = 0.5 * 0.5 / 2;
-    within(what[k], ds0(r, "fpt/exit_mean"), ds0(r, "fpt/exit_err"), exact);
+    st_within(what[k], ds0(r, "fpt/exit_mean"), ds0(r, "fpt/exit_err"), exact, K);
     printf("   sub-steps per path: %.1f accepted, %.1f rejected; smallest %.3g\n",
            ds0(r, "adaptive/accepted_mean"), ds0(r, "adaptive/rejected_mean"),
            ds0(r, "adaptive/dt_min"));
@@ -142,7 +134,7 @@ static void double_well(void) {
   double subs = ds0(r, "adaptive/accepted_mean") + ds0(r, "adaptive/rejected_mean");
   const sdk_dataset *cen = r ? sdk_store_find(&sdk_run_results(r)->store, "fpt/censored") : NULL;
   TU_CHECK(cen && cen->type == SDK_I64 && sdk_ds_i64(cen)[0] == 0, "censored paths");
-  within("b. double-well escape, adaptive srk2", m, se, T);
+  st_within("b. double-well escape, adaptive srk2", m, se, T, K);
   TU_CHECK(fabs(m - T) <= 0.01 * T, "b. off by %.2f%% (> 1%%)", 100 * (m - T) / T);
   printf("   rtol = atol = %g, dt-max %g: %.1f sub-steps per path (%.1f rejected), smallest %.3g\n",
          c.rtol, c.dt_max, subs, ds0(r, "adaptive/rejected_mean"), ds0(r, "adaptive/dt_min"));
@@ -175,10 +167,16 @@ static void double_well(void) {
          100 * err_ad / T, dt_eq, steps_fx, subs, steps_fx / subs, cpu_fx / cpu_ad);
 }
 
+/* c: the runs of layouts() (arg unused: st_resumed_same's shape) */
+static void bm_layouts(sdk_run_config *c, int arg) {
+  (void)arg;
+  base(c, BM, 0, 3000, 0.05, 0.7);
+}
+
 /* c: the same bits under every layout, and resumed */
 static void layouts(void) {
   sdk_run_config c;
-  base(&c, BM, 0, 3000, 0.05, 0.7);
+  bm_layouts(&c, 0);
   c.threads = 1;
   c.sample_every = 1;
   c.save_final = 1;
@@ -187,7 +185,7 @@ static void layouts(void) {
   if (!r0) return;
   const char *what[] = {"2 threads", "3 ranks", "chunks of 7 steps"};
   for (int k = 0; k < 3; k++) {
-    base(&c, BM, 0, 3000, 0.05, 0.7);
+    bm_layouts(&c, 0);
     c.save_final = 1;
     c.threads = k == 0 ? 2 : 1;
     c.ranks = k == 1 ? 3 : 0;
@@ -210,25 +208,13 @@ static void layouts(void) {
   }
   sdk_run_destroy(&r0);
   /* interrupted half way and resumed */
-  base(&c, BM, 0, 3000, 0.05, 0.7);
+  bm_layouts(&c, 0);
   sdk_run *whole = st_run(&c);
-  char ck[4200];
-  base(&c, BM, 0, 3000, 0.05, 0.7);
-  sdk_ckpt *k = st_stop_half_way(&c, ck, sizeof ck, "adaptive fpt");
-  if (k && whole) {
-    sdk_run_config c2;
-    base(&c2, BM, 0, 3000, 0.05, 0.7);
-    c2.resume = k;
-    c2.checkpoint = ck;
-    c2.checkpoint_every = 0;
-    sdk_run *r2 = st_run(&c2);
-    TU_CHECK(r2 && st_same_store(sdk_run_results(whole), sdk_run_results(r2)),
-             "resumed from step %lld: not the uninterrupted results", (long long)k->step);
-    printf("c. resumed from step %lld: bitwise the uninterrupted results\n", (long long)k->step);
-    sdk_run_destroy(&r2);
+  TU_CHECK(whole != NULL, "uninterrupted run");
+  if (whole) {
+    int64_t step = st_resumed_same(bm_layouts, 0, sdk_run_results(whole), "adaptive fpt");
+    printf("c. resumed from step %lld: bitwise the uninterrupted results\n", (long long)step);
   }
-  sdk_ckpt_destroy(&k);
-  unlink(ck);
   sdk_run_destroy(&whole);
 }
 
@@ -296,40 +282,22 @@ static void refusal(void) {
 
 /* e: the CUDA source through NVRTC (no device needed) */
 static void cuda_source(void) {
-  sdk_backend_opts bo = {.fast_math = 1, .arch = "sm_90"};
-  st_env(&bo.env);
-  char cache[4200];
-  snprintf(cache, sizeof cache, "%s/nvrtc-XXXXXX", tu_scratch());
-  if (!mkdtemp(cache)) return;
-  bo.env.cache_dir = cache;
-  sdk_bctx *ctx = NULL;
-  sdk_errbuf eb = {0};
-  if (sdk_backend_cuda.open(&bo, &ctx, &eb) != SDK_OK) {
-    printf("e. CUDA source: not compiled (%s)\n", eb.msg);
-    return;
-  }
-  for (int k = 0; k < 4; k++) { /* (k = 2: the double well; 3: josephson, periodic) */
+  sdk_bctx *ctx = st_nvrtc_open();
+  for (int k = 0; ctx && k < 4; k++) { /* (k = 2: the double well; 3: josephson, periodic) */
     sdk_run_config c;
     base(&c, k == 2 ? WELL : BM, k == 2 ? 2 : 0, 100, 0.5, 1);
     if (k == 3) c.model = "josephson", c.dt_max = 0, c.t_end = 0, c.spp = 100, c.periods = 1;
     c.backend = "cuda";
     c.single = k == 1;
-    char *src = NULL;
-    sdk_err e = sdk_run_codegen(&c, &sdk_backend_cuda, &src, &eb);
-    TU_CHECK(e == SDK_OK && strstr(src, k == 3 ? "sdk_tpb" : "sdk_rs_cross("), "CUDA codegen: %s",
-             eb.msg);
+    const char *name = k == 3 ? "josephson" : k == 2 ? "well" : "bm";
     char report[4400] = "";
-    sdk_module *mod = NULL;
-    if (e == SDK_OK) e = sdk_backend_cuda.compile(ctx, src, NULL, &mod, report, sizeof report, &eb);
-    TU_CHECK(e == SDK_OK, "NVRTC: %s", eb.msg);
-    printf("e. CUDA source (%s, %s): %s\n",
-           k == 3   ? "josephson"
-           : k == 2 ? "well"
-                    : "bm",
-           c.single ? "single" : "double", report);
+    char *src = st_cuda_source(ctx, &c, name, report, sizeof report);
+    TU_CHECK(src && strstr(src, k == 3 ? "sdk_tpb" : "sdk_rs_cross("), "CUDA %s: %s", name,
+             k == 3 ? "the periodic drive's phase" : "the bridge crossing");
+    printf("e. CUDA source (%s, %s): %s\n", name, c.single ? "single" : "double", report);
     free(src);
   }
-  sdk_backend_cuda.close(&ctx);
+  if (ctx) sdk_backend_cuda.close(&ctx);
 }
 
 int main(void) {

@@ -45,28 +45,9 @@ static const char BM[] = "[model]\nname = resets\nvars = x\n[params]\nmu = 1\nD 
                          "[events]\nfire = when x >= L : x = 0\n";
 
 static void base(sdk_run_config *c, const char *text, int64_t paths, double dt, double tend) {
-  sdk_run_config_defaults(c);
-  c->backend = st_backend();
-  c->model = "events-test.sde";
-  c->model_text = text;
-  c->model_path = "events-test.sde";
-  c->paths = paths;
-  c->dt = dt;
-  c->t_end = tend;
+  st_config_text(c, "events-test.sde", text, paths, dt, tend);
   c->observe = "events";
   c->seed = 20261128;
-}
-
-static const double *ds(const sdk_results *R, const char *path) {
-  const double *d = sdk_results_f64(R, path);
-  TU_CHECK(d != NULL, "no dataset %s", path);
-  return d;
-}
-
-static void within(const char *what, double est, double se, double exact) {
-  double z = se > 0 ? (est - exact) / se : INFINITY;
-  printf("%-40s estimate %.6f  exact %.6f  se %.6f  z %+.2f\n", what, est, exact, se, z);
-  TU_CHECK(fabs(est - exact) <= K * se, "%s: %.6f vs exact %.6f (%.2f se)", what, est, exact, z);
 }
 
 /* a, b: one configuration; bridge = 0 asserts the bias instead */
@@ -84,9 +65,10 @@ static void intervals(const char *scheme, int single, int bridge) {
   TU_CHECK(r != NULL, "run %s", scheme);
   if (r) {
     const sdk_results *R = sdk_run_results(r);
-    const double *m = ds(R, "events/interval_mean"), *me = ds(R, "events/interval_mean_err");
-    const double *v = ds(R, "events/interval_var"), *ve = ds(R, "events/interval_var_err");
-    const double *rt = ds(R, "events/rate"), *re = ds(R, "events/rate_err");
+    const double *m = st_f64(R, "events/interval_mean"),
+                 *me = st_f64(R, "events/interval_mean_err");
+    const double *v = st_f64(R, "events/interval_var"), *ve = st_f64(R, "events/interval_var_err");
+    const double *rt = st_f64(R, "events/rate"), *re = st_f64(R, "events/rate_err");
     for (int g = 0; m && me && v && ve && rt && re && g < 2; g++) {
       char what[128];
       const char *tag = single ? "single" : "double";
@@ -99,12 +81,12 @@ static void intervals(const char *scheme, int single, int bridge) {
         TU_CHECK(z > 10, "%s: discrete monitoring only %.2f se off", what, z);
         continue;
       }
-      within(what, m[g], me[g], em);
+      st_within(what, m[g], me[g], em, K);
       snprintf(what, sizeof what, "a. variance L=%.1f %s %s", L[g], scheme, tag);
-      within(what, v[g], ve[g], ev);
+      st_within(what, v[g], ve[g], ev, K);
       snprintf(what, sizeof what, "b. rate L=%.1f %s %s", L[g], scheme, tag);
       double mc = em + dt / 2;
-      within(what, rt[g], re[g], 1 / mc + (ev / (mc * mc) - 1) / (2 * 500));
+      st_within(what, rt[g], re[g], 1 / mc + (ev / (mc * mc) - 1) / (2 * 500), K);
     }
   }
   sdk_run_destroy(&r);
@@ -137,8 +119,9 @@ static void lif(void) {
   TU_CHECK(r != NULL, "lif run");
   if (r) {
     const sdk_results *R = sdk_run_results(r);
-    const double *m = ds(R, "events/interval_mean"), *me = ds(R, "events/interval_mean_err");
-    if (m && me) within("f. lif mean interval (Siegert)", m[0], me[0], exact);
+    const double *m = st_f64(R, "events/interval_mean"),
+                 *me = st_f64(R, "events/interval_mean_err");
+    if (m && me) st_within("f. lif mean interval (Siegert)", m[0], me[0], exact, K);
   }
   sdk_run_destroy(&r);
 }
@@ -155,7 +138,7 @@ static void stuck(void) {
   if (r) {
     const sdk_results *R = sdk_run_results(r);
     const sdk_dataset *s = sdk_store_find(&R->store, "events/stuck");
-    const double *n = ds(R, "events/count");
+    const double *n = st_f64(R, "events/count");
     TU_CHECK(s && s->type == SDK_I64, "no events/stuck");
     if (s && n) {
       int64_t k = sdk_ds_i64(s)[0];

@@ -37,14 +37,7 @@
 #define K 5.0 /* tolerance in standard errors */
 
 static void base(sdk_run_config *c, const char *text, int64_t paths, double dt, double tend) {
-  sdk_run_config_defaults(c);
-  c->backend = st_backend();
-  c->model = "fpt-test.sde";
-  c->model_text = text;
-  c->model_path = "fpt-test.sde";
-  c->paths = paths;
-  c->dt = dt;
-  c->t_end = tend;
+  st_config_text(c, "fpt-test.sde", text, paths, dt, tend);
   c->observe = "fpt";
   c->seed = 20261125;
 }
@@ -55,12 +48,6 @@ static void scan(sdk_run_config *c, const char *spec) {
   c->nscan = 1;
 }
 
-static const double *ds(const sdk_results *R, const char *path) {
-  const double *d = sdk_results_f64(R, path);
-  TU_CHECK(d != NULL, "no dataset %s", path);
-  return d;
-}
-
 static const int64_t *ds_i64(const sdk_results *R, const char *path) {
   const sdk_dataset *d = sdk_store_find(&R->store, path);
   TU_CHECK(d && d->type == SDK_I64, "no int64 dataset %s", path);
@@ -68,12 +55,6 @@ static const int64_t *ds_i64(const sdk_results *R, const char *path) {
 }
 
 /* |est - exact| <= K se, printed */
-static void within(const char *what, double est, double se, double exact) {
-  double z = se > 0 ? (est - exact) / se : INFINITY;
-  printf("%-34s estimate %.6f  exact %.6f  se %.6f  z %+.2f\n", what, est, exact, se, z);
-  TU_CHECK(fabs(est - exact) <= K * se, "%s: %.6f vs exact %.6f (%.2f se)", what, est, exact, z);
-}
-
 static const char BM[] = "[model]\nname = bm\nvars = x\n[params]\nD = 1\nL = 1\nx0 = 0.5\n"
                          "[drift]\nx = 0\n[noise]\nx = sqrt(2*D)\n[init]\nx = x0\n"
                          "[boundaries]\nleft = absorb x <= 0\nright = absorb x >= L\n";
@@ -90,7 +71,7 @@ static void exit_time(void) {
     TU_CHECK(r != NULL, "exit-time run");
     if (r) {
       const sdk_results *R = sdk_run_results(r);
-      const double *m = ds(R, "fpt/exit_mean"), *e = ds(R, "fpt/exit_err");
+      const double *m = st_f64(R, "fpt/exit_mean"), *e = st_f64(R, "fpt/exit_err");
       const int64_t *cen = ds_i64(R, "fpt/censored");
       for (int g = 0; m && e && cen && g < 3; g++) {
         double exact = x0[g] * (L - x0[g]) / (2 * D);
@@ -99,7 +80,7 @@ static void exit_time(void) {
                  bridge ? "bridge" : "no bridge");
         TU_CHECK(cen[g] == 0, "%s: %lld censored", what, (long long)cen[g]);
         if (bridge) {
-          within(what, m[g], e[g], exact);
+          st_within(what, m[g], e[g], exact, K);
         } else {
           double rel = (m[g] - exact) / exact;
           printf("%-34s estimate %.6f  exact %.6f  se %.6f  off %+.1f%%\n", what, m[g], exact, e[g],
@@ -124,13 +105,13 @@ static void scanned_level(void) {
   TU_CHECK(r != NULL, "scanned-level run");
   if (r) {
     const sdk_results *R = sdk_run_results(r);
-    const double *m = ds(R, "fpt/exit_mean"), *e = ds(R, "fpt/exit_err");
+    const double *m = st_f64(R, "fpt/exit_mean"), *e = st_f64(R, "fpt/exit_err");
     const int64_t *cen = ds_i64(R, "fpt/censored");
     for (int g = 0; m && e && cen && g < 3; g++) {
       char what[96];
       snprintf(what, sizeof what, "a. exit time L=%.1f (double)", L[g]);
       TU_CHECK(cen[g] == 0, "%s: %lld censored", what, (long long)cen[g]);
-      within(what, m[g], e[g], x0 * (L[g] - x0) / (2 * D));
+      st_within(what, m[g], e[g], x0 * (L[g] - x0) / (2 * D), K);
     }
   }
   sdk_run_destroy(&r);
@@ -151,14 +132,14 @@ static void splitting(void) {
   TU_CHECK(r != NULL, "splitting run");
   if (r) {
     const sdk_results *R = sdk_run_results(r);
-    const double *s = ds(R, "fpt/split"), *e = ds(R, "fpt/split_err");
+    const double *s = st_f64(R, "fpt/split"), *e = st_f64(R, "fpt/split_err");
     const int64_t *cen = ds_i64(R, "fpt/censored");
     for (int g = 0; s && e && cen && g < 3; g++) {
       double exact = (1 - exp(-mu[g] * x0 / D)) / (1 - exp(-mu[g] * L / D));
       char what[96];
       snprintf(what, sizeof what, "b. split at L, mu=%g", mu[g]);
       TU_CHECK(cen[g] == 0, "%s: %lld censored", what, (long long)cen[g]);
-      within(what, s[g * 2 + 1], e[g * 2 + 1], exact);
+      st_within(what, s[g * 2 + 1], e[g * 2 + 1], exact, K);
       /* the two boundaries share the paths */
       TU_CHECK(fabs(s[g * 2] + s[g * 2 + 1] - 1) < 1e-12, "%s: splits add to 1", what);
     }
@@ -199,14 +180,15 @@ static void double_well(const char *scheme) {
   TU_CHECK(r != NULL, "double-well run");
   if (r) {
     const sdk_results *R = sdk_run_results(r);
-    const double *m = ds(R, "fpt/mean"), *e = ds(R, "fpt/mean_err"), *s = ds(R, "fpt/split");
+    const double *m = st_f64(R, "fpt/mean"), *e = st_f64(R, "fpt/mean_err"),
+                 *s = st_f64(R, "fpt/split");
     const int64_t *cen = ds_i64(R, "fpt/censored");
     if (m && e && s && cen) {
       TU_CHECK(cen[0] == 0 && s[0] == 1, "double well: every path over (%lld censored)",
                (long long)cen[0]);
       char what[96];
       snprintf(what, sizeof what, "c. double-well MFPT -1 -> 1, %s", scheme);
-      within(what, m[0], e[0], exact);
+      st_within(what, m[0], e[0], exact, K);
     }
   }
   sdk_run_destroy(&r);
@@ -225,7 +207,8 @@ static void reflection(const char *scheme) {
   TU_CHECK(r != NULL, "reflection run");
   if (r) {
     const sdk_results *R = sdk_run_results(r);
-    const double *m = ds(R, "fpt/exit_mean"), *e = ds(R, "fpt/exit_err"), *s = ds(R, "fpt/split");
+    const double *m = st_f64(R, "fpt/exit_mean"), *e = st_f64(R, "fpt/exit_err"),
+                 *s = st_f64(R, "fpt/split");
     const int64_t *cen = ds_i64(R, "fpt/censored");
     if (m && e && s && cen) {
       TU_CHECK(cen[0] == 0, "reflection: %lld censored", (long long)cen[0]);
@@ -233,7 +216,7 @@ static void reflection(const char *scheme) {
                s[1]);
       char what[96];
       snprintf(what, sizeof what, "d. reflect at 0, exit at L, %s", scheme);
-      within(what, m[0], e[0], (L * L - x0 * x0) / (2 * D));
+      st_within(what, m[0], e[0], (L * L - x0 * x0) / (2 * D), K);
     }
   }
   sdk_run_destroy(&r);
@@ -248,7 +231,7 @@ static void censoring(void) {
   TU_CHECK(r != NULL, "censoring run");
   if (r) {
     const sdk_results *R = sdk_run_results(r);
-    const double *S = ds(R, "fpt/survival"), *m = ds(R, "fpt/exit_mean");
+    const double *S = st_f64(R, "fpt/survival"), *m = st_f64(R, "fpt/exit_mean");
     const int64_t *cen = ds_i64(R, "fpt/censored"), *lb = ds_i64(R, "fpt/lower_bound");
     const sdk_dataset *t = sdk_store_find(&R->store, "fpt/t");
     if (S && m && cen && lb && t) {
@@ -355,8 +338,8 @@ static void target(void) {
     sdk_run *p = st_run(&c);
     int n = p ? same_fpt(t, p) : 0;
     double w = worst_se(t);
-    const double *m = ds(sdk_run_results(t), "fpt/exit_mean");
-    const double *e = ds(sdk_run_results(t), "fpt/exit_err");
+    const double *m = st_f64(sdk_run_results(t), "fpt/exit_mean");
+    const double *e = st_f64(sdk_run_results(t), "fpt/exit_err");
     printf("g. --target-se %g%s: %lld paths, exit_mean %.6f +- %.6f (exact 0.5), largest SE %.6f, "
            "%d fpt datasets byte for byte the plain run's\n",
            eps, dtc ? " --dt-check" : "", (long long)sdk_ds_i64(u)[0], m ? m[0] : NAN,

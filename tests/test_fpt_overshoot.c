@@ -36,22 +36,9 @@
 #define K 5.0 /* tolerance in standard errors */
 
 static void base(sdk_run_config *c, const char *text, int64_t paths, double dt, double tend) {
-  sdk_run_config_defaults(c);
-  c->backend = st_backend();
-  c->model = "overshoot-test.sde";
-  c->model_text = text;
-  c->model_path = "overshoot-test.sde";
-  c->paths = paths;
-  c->dt = dt;
-  c->t_end = tend;
+  st_config_text(c, "overshoot-test.sde", text, paths, dt, tend);
   c->observe = "fpt";
   c->seed = 20261128;
-}
-
-static const double *ds(const sdk_results *R, const char *path) {
-  const double *d = sdk_results_f64(R, path);
-  TU_CHECK(d != NULL, "no dataset %s", path);
-  return d;
 }
 
 /* Welford, as obs_fpt.c folds */
@@ -86,7 +73,7 @@ static void direct(const char *what, const char *with, const char *without, int 
   if (rf && rp) {
     const sdk_results *F = sdk_run_results(rf), *P = sdk_run_results(rp);
     const sdk_dataset *x = sdk_store_find(&P->store, "paths/x");
-    const double *ov = ds(F, "fpt/overshoot"), *oe = ds(F, "fpt/overshoot_err");
+    const double *ov = st_f64(F, "fpt/overshoot"), *oe = st_f64(F, "fpt/overshoot_err");
     TU_CHECK(x && x->rank == 2 && x->dims[0] == NP, "%s: paths/x", what);
     if (x && x->rank == 2 && ov && oe) {
       int64_t ns = x->dims[1];
@@ -130,7 +117,7 @@ static void siegmund(void) {
     TU_CHECK(r != NULL, "siegmund run");
     if (r) {
       const sdk_results *R = sdk_run_results(r);
-      const double *ov = ds(R, "fpt/overshoot"), *oe = ds(R, "fpt/overshoot_err");
+      const double *ov = st_f64(R, "fpt/overshoot"), *oe = st_f64(R, "fpt/overshoot_err");
       for (int b = 0; ov && oe && b < 2; b++) {
         double exact = rho * g * sqrt(dt), z = (ov[b] - exact) / oe[b];
         printf("b. %-9s %-5s overshoot %.6f +- %.6f  rho g sqrt(dt) %.6f  z %+.2f\n",

@@ -282,6 +282,40 @@ static void check_path_params(int single) {
   free(v);
 }
 
+/* time averages with a parameter per path: obs_tavg finds its accumulators
+ * by the kernel's row layout (the per-path rows follow them): D = 0.4 given
+ * per path gives the averages of the run with [params] D = 0.4 to within
+ * rounding (not bitwise: see check_path_params) */
+static void check_tavg(void) {
+  enum { P = 2000 };
+  static double d[P];
+  for (int i = 0; i < P; i++)
+    d[i] = 0.4;
+  const char *names[] = {"D"};
+  const double *values[] = {d};
+  sdk_run *r[2];
+  const double *m[2] = {NULL, NULL}, *e[2] = {NULL, NULL};
+  for (int k = 0; k < 2; k++) {
+    sdk_run_config c;
+    pp_config(&c, st_model_file(FOU, 2), 0, names, values, k, P);
+    c.paths = P;
+    c.transient = 0.2;
+    c.observe = "tavg";
+    r[k] = st_run(&c);
+    m[k] = r[k] ? sdk_results_f64(sdk_run_results(r[k]), "tavg/mean_x") : NULL;
+    e[k] = r[k] ? sdk_results_f64(sdk_run_results(r[k]), "tavg/err_x") : NULL;
+  }
+  TU_CHECK(m[0] && m[1] && e[0] && e[1] && e[0][0] > 0 &&
+               fabs(m[1][0] - m[0][0]) <= 1e-9 * e[0][0] &&
+               fabs(e[1][0] - e[0][0]) <= 1e-9 * e[0][0],
+           "tavg of x with D per path: %.10g +- %.3g, with [params] D: %.10g +- %.3g",
+           m[1] ? m[1][0] : NAN, e[1] ? e[1][0] : NAN, m[0] ? m[0][0] : NAN, e[0] ? e[0][0] : NAN);
+  printf("tavg of x, D per path: %.10g +- %.4g; [params] D: %.10g +- %.4g\n", m[1] ? m[1][0] : NAN,
+         e[1] ? e[1][0] : NAN, m[0] ? m[0][0] : NAN, e[0] ? e[0][0] : NAN);
+  sdk_run_destroy(&r[0]);
+  sdk_run_destroy(&r[1]);
+}
+
 /* one run that must fail with SDK_ERR_USAGE and a message containing `want` */
 static void refuse(sdk_run_config *c, const char *want, const char *what) {
   st_env(&c->env);
@@ -388,18 +422,8 @@ static void check_windows(void) {
  * device needed): every scheme, both precisions, with time averages and
  * --dt-check; skipped where NVRTC cannot be loaded. */
 static void check_cuda_text(void) {
-  char cache[4200];
-  snprintf(cache, sizeof cache, "%s/sdk-pp-nvrtc-XXXXXX", tu_scratch());
-  if (!mkdtemp(cache)) return;
-  sdk_backend_opts o = {.fast_math = 1, .arch = "sm_90"};
-  st_env(&o.env);
-  o.env.cache_dir = cache;
-  sdk_bctx *ctx = NULL;
-  sdk_errbuf eb = {0};
-  if (sdk_backend_cuda.open(&o, &ctx, &eb) != SDK_OK) {
-    printf("CUDA kernels not compiled: %s\n", eb.msg);
-    return;
-  }
+  sdk_bctx *ctx = st_nvrtc_open();
+  if (!ctx) return;
   static double d[1000];
   for (int i = 0; i < 1000; i++)
     d[i] = 0.4;
@@ -413,16 +437,12 @@ static void check_cuda_text(void) {
       c.paths = 1000;
       c.scheme = scheme;
       if (!single) c.observe = "moments,tavg", c.dt_check = 1;
-      char *src = NULL, report[4400] = "";
-      sdk_module *mod = NULL;
-      sdk_err e = sdk_run_codegen(&c, &sdk_backend_cuda, &src, &eb);
-      if (e == SDK_OK)
-        e = sdk_backend_cuda.compile(ctx, src, "qpp", &mod, report, sizeof report, &eb);
-      TU_CHECK(e == SDK_OK && strstr(src, "const real pp0_1 = st[") && !strstr(src, "= pp0_"),
-               "CUDA %s %s: compiled, the per-path rows loaded and never stored (%s)", scheme,
-               single ? "single" : "double", eb.msg);
+      char report[4400] = "";
+      char *src = st_cuda_source(ctx, &c, scheme, report, sizeof report);
+      TU_CHECK(src && strstr(src, "const real pp0_1 = st[") && !strstr(src, "= pp0_"),
+               "CUDA %s %s: the per-path rows loaded and never stored", scheme,
+               single ? "single" : "double");
       printf("CUDA %-8s %s: %s\n", scheme, single ? "single" : "double", report);
-      if (mod) sdk_backend_cuda.module_free(&mod);
       free(src);
     }
   sdk_backend_cuda.close(&ctx); /* (the cache goes with the scratch directory) */
@@ -471,6 +491,7 @@ int main(void) {
   check_repro();
   check_path_params(0);
   check_path_params(1);
+  check_tavg();
   check_refusals();
   check_windows();
   check_cuda_text();

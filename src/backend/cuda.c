@@ -1,7 +1,8 @@
 /* CUDA backend: generated CUDA C++ compiled at run time by NVRTC to a cubin
  * for the device's own architecture, loaded through the CUDA driver API
  * (cuda_module.c), neither of them linked (cuda_driver.c); systems of
- * interacting particles in cuda_sys.c.  This file: the backend's table.
+ * interacting particles in cuda_sys.c; an ensemble's memory in
+ * cuda_ensemble.c.  This file: the backend's table.
  *
  * State lives in device memory (structure of arrays, as on the CPU); only
  * reduced results travel to the host.  Reductions follow backend.h: chunks
@@ -132,182 +133,6 @@ static void cuda_describe(sdk_bctx *c, char *buf, size_t n) {
   else
     snprintf(buf, n, "cuda: device %d, %s, %d SMs, %s, %.1f GiB", c->o.device, c->name, c->sms,
              c->arch, (double)c->mem / (1024.0 * 1024.0 * 1024.0));
-}
-
-/* ---- ensembles ---- */
-/* The host buffer of reduction results: page-locked when the driver can
- * (a copy then goes straight to it: each sample's copies wait less). */
-static void host_free(sdk_ensemble *e) {
-  if (e->host && e->host_pinned)
-    sdk_cu.MemFreeHost(e->host);
-  else
-    free(e->host);
-  e->host = NULL;
-  e->host_pinned = 0;
-}
-
-static int host_alloc(sdk_ensemble *e, size_t bytes) {
-  host_free(e);
-  if (sdk_cu.MemAllocHost && sdk_cu.MemAllocHost(&e->host, bytes) == CUDA_SUCCESS) {
-    e->host_pinned = 1;
-    return 1;
-  }
-  e->host = malloc(bytes);
-  return e->host != NULL;
-}
-
-static void cuda_free(sdk_ensemble **e) {
-  if (!e || !*e) return;
-  sdk_ensemble *x = *e;
-  if (x->ctx && sdk_cu.CtxSetCurrent(x->ctx->cx) == CUDA_SUCCESS)
-    sdk_cu.CtxSynchronize(); /* (an advance may still run) */
-  if (x->st) sdk_cu.MemFree(x->st);
-  if (x->sv) sdk_cu.MemFree(x->sv);
-  if (x->mark) sdk_cu.MemFree(x->mark);
-  if (x->obs) sdk_cu.MemFree(x->obs);
-  if (x->live) sdk_cu.MemFree(x->live);
-  if (x->nlive) sdk_cu.MemFree(x->nlive);
-  if (x->red) sdk_cu.MemFree(x->red);
-  if (x->fold) sdk_cu.MemFree(x->fold);
-  if (x->units) sdk_cu.MemFree(x->units);
-  if (x->ev0) sdk_cu.EventDestroy(x->ev0);
-  if (x->ev1) sdk_cu.EventDestroy(x->ev1);
-  if (x->stream) sdk_cu.StreamDestroy(x->stream);
-  CUdeviceptr sysbufs[] = {x->sys.st2,  x->sys.sums, x->sys.part, x->sys.cnt,
-                           x->sys.zsys, x->sys.gcnt, x->sys.obs,  x->sys.hist,
-                           x->sys.bar,  x->sys.psum, x->sys.work};
-  for (size_t i = 0; i < sizeof sysbufs / sizeof sysbufs[0]; i++)
-    if (sysbufs[i]) sdk_cu.MemFree(sysbufs[i]);
-  host_free(x);
-  free(x->unit_g);
-  free(x->sys.xbuf);
-  free(x->sys.xbytes);
-  free(x);
-  *e = NULL;
-}
-
-/* The fold units of the span (backend.h) as (first chunk, chunks) pairs on
- * the device, for sdk_red_units. */
-static sdk_err upload_units(sdk_ensemble *e, sdk_errbuf *eb) {
-  e->nunits = sdk_span_units(&e->span, NULL);
-  size_t n = (size_t)(e->nunits > 0 ? e->nunits : 1);
-  sdk_unit *u = malloc(n * sizeof *u);
-  long long *kn = malloc(2 * n * sizeof *kn);
-  if (!u || !kn) {
-    free(u), free(kn);
-    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  }
-  sdk_span_units(&e->span, u);
-  free(e->unit_g);
-  e->unit_g = malloc(n * sizeof *e->unit_g);
-  if (!e->unit_g) {
-    free(u), free(kn);
-    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  }
-  e->unitmax = 1;
-  for (int64_t j = 0; j < e->nunits; j++) {
-    kn[2 * j] = u[j].k, kn[2 * j + 1] = u[j].n;
-    e->unit_g[j] = u[j].g;
-    if (u[j].n > e->unitmax) e->unitmax = u[j].n;
-  }
-  free(u);
-  CUresult r = sdk_cu.MemAlloc(&e->units, 2 * n * sizeof *kn);
-  if (r == CUDA_SUCCESS) r = sdk_cu.MemcpyHtoD(e->units, kn, 2 * n * sizeof *kn);
-  free(kn);
-  if (r != CUDA_SUCCESS) return sdk_cu_fail(eb, "cuMemAlloc/cuMemcpyHtoD", r);
-  return SDK_OK;
-}
-
-static sdk_err cuda_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, sdk_ensemble **out,
-                          sdk_errbuf *eb) {
-  *out = NULL;
-  if (!c->has_device)
-    return SDK_FAIL(eb, SDK_ERR_BACKEND, "cuda: compiled for %s only; no device to run on",
-                    c->arch);
-  /* (one ensemble holds the systems, or a shard of them spans MPI ranks) */
-  if (lay->particles > 0 && !lay->xchunks &&
-      (lay->path0 != 0 || sdk_layout_npaths(lay) != lay->ngrid * lay->ppg))
-    return SDK_FAIL(eb, SDK_ERR_USAGE, "cuda: systems of particles are held in one ensemble");
-  CU(eb, CtxSetCurrent(c->cx));
-  sdk_ensemble *e = calloc(1, sizeof *e);
-  if (!e) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  e->ctx = c;
-  e->mod = mod;
-  e->lay = *lay;
-  e->lay.sv = NULL;
-  e->esize = lay->single ? sizeof(float) : sizeof(double);
-  e->npad = sdk_padded_paths(sdk_layout_npaths(lay));
-  e->nch = sdk_chunks_per_grid(lay->ppg);
-  e->span = sdk_layout_span(lay);
-  sdk_err err = SDK_OK;
-  if (e->npad / 256 > 0x7fffffff || lay->ngrid * e->nch > 0x7fffffff) {
-    err = SDK_FAIL(eb, SDK_ERR_USAGE, "cuda: too many paths for one device (%lld)",
-                   (long long)(lay->ngrid * lay->ppg));
-    goto fail;
-  }
-  if (mod->comp && mod->comp <= lay->nvars) {
-    err = SDK_FAIL(eb, SDK_ERR_INTERNAL, "cuda: module has %d state rows for %d variables",
-                   mod->comp, lay->nvars);
-    goto fail;
-  }
-  size_t bytes = (size_t)(mod->comp ? mod->comp : lay->nvars) * (size_t)e->npad * e->esize;
-  CUresult r = sdk_cu.MemAlloc(&e->st, bytes);
-  if (r != CUDA_SUCCESS) {
-    err = SDK_FAIL(eb, SDK_ERR_NOMEM,
-                   "cuda: cannot allocate %.3g GiB of device memory for %lld paths x %d variables "
-                   "(%s has %.3g GiB)",
-                   (double)bytes / 1073741824.0, (long long)(lay->ngrid * lay->ppg), lay->nvars,
-                   c->name, (double)c->mem / 1073741824.0);
-    e->st = 0;
-    goto fail;
-  }
-  /* chunk results: moments (3 doubles + 1 int per variable) or min/max */
-  size_t nchunks = (size_t)(e->span.c1 - e->span.c0);
-  e->red_bytes = nchunks * (size_t)lay->nvars * (3 * sizeof(double) + sizeof(int));
-  if (e->red_bytes < nchunks * 2 * sizeof(double)) e->red_bytes = nchunks * 2 * sizeof(double);
-  if ((r = sdk_cu.MemAlloc(&e->red, e->red_bytes)) != CUDA_SUCCESS)
-    e->red = 0;
-  else if ((r = sdk_cu.MemAlloc(&e->fold, e->red_bytes)) != CUDA_SUCCESS)
-    e->fold = 0;
-  if (r != CUDA_SUCCESS) {
-    err = sdk_cu_fail(eb, "cuMemAlloc", r);
-    goto fail;
-  }
-  host_alloc(e, e->red_bytes);
-  if ((err = upload_units(e, eb)) != SDK_OK) goto fail;
-  int64_t nsv = lay->nsv > 0 ? lay->nsv : 1;
-  size_t svn = (size_t)(nsv * lay->ngrid);
-  void *hsv = calloc(svn, e->esize);
-  if (!e->host || !hsv) {
-    free(hsv);
-    err = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-    goto fail;
-  }
-  for (int64_t i = 0; i < lay->ngrid * lay->nsv; i++) {
-    if (lay->single)
-      ((float *)hsv)[i] = (float)lay->sv[i];
-    else
-      ((double *)hsv)[i] = lay->sv[i];
-  }
-  if ((r = sdk_cu.MemAlloc(&e->sv, svn * e->esize)) != CUDA_SUCCESS) {
-    e->sv = 0;
-    free(hsv);
-    err = sdk_cu_fail(eb, "cuMemAlloc", r);
-    goto fail;
-  }
-  const char *what = "cuMemcpyHtoD";
-  r = sdk_cu.MemcpyHtoD(e->sv, hsv, svn * e->esize);
-  free(hsv);
-  if (r == CUDA_SUCCESS && lay->zero) what = "cuMemsetD8", r = sdk_cu.MemsetD8(e->st, 0, bytes);
-  if (r != CUDA_SUCCESS) {
-    err = sdk_cu_fail(eb, what, r);
-    goto fail;
-  }
-  *out = e;
-  return SDK_OK;
-fail:
-  cuda_free(&e);
-  return err;
 }
 
 /* A launch of `blocks` blocks of `threads` threads, not waited for (stream
@@ -579,7 +404,7 @@ static sdk_err cuda_observe(sdk_ensemble *e, int64_t step, int nobs, sdk_moments
   if (fused > need) need = fused;
   CUresult r;
   if (need > e->red_bytes) { /* more observables than variables */
-    if (!host_alloc(e, need)) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+    if (!sdk_cuda_host_alloc(e, need)) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
     sdk_cu.MemFree(e->red);
     sdk_cu.MemFree(e->fold);
     e->red_bytes = 0;
@@ -741,7 +566,10 @@ static sdk_err cuda_rows(sdk_ensemble *e, int row, int64_t first, int64_t n, dou
     if (!e->mark) {
       if (!write) return SDK_FAIL(eb, SDK_ERR_INTERNAL, "no drift mark to read");
       CUresult r = sdk_cu.MemAlloc(&e->mark, rowbytes);
-      if (r != CUDA_SUCCESS) return e->mark = 0, sdk_cu_fail(eb, "cuMemAlloc", r);
+      if (r != CUDA_SUCCESS) {
+        e->mark = 0;
+        return sdk_cu_fail(eb, "cuMemAlloc", r);
+      }
       CU(eb, MemsetD8(e->mark, 0, rowbytes));
     }
     base = e->mark;
@@ -876,8 +704,8 @@ const sdk_backend sdk_backend_cuda = {
     .describe = cuda_describe,
     .compile = sdk_cuda_compile,
     .module_free = sdk_cuda_module_free,
-    .alloc = cuda_alloc,
-    .free = cuda_free,
+    .alloc = sdk_cuda_alloc,
+    .free = sdk_cuda_free,
     .init = cuda_init,
     .advance = cuda_advance,
     .mark = cuda_mark,

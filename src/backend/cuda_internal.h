@@ -5,7 +5,8 @@
  *                  the error helper
  *   cuda_module.c  NVRTC compilation, the kernel cache, loading a cubin and
  *                  checking the module's symbols, resources read from the ELF
- *   cuda.c         the backend table: open, ensembles, reductions, rows
+ *   cuda.c         the backend table: open, launches, reductions, rows
+ *   cuda_ensemble.c an ensemble's device and host memory: alloc and free
  *   cuda_sys.c     systems of interacting particles: the scheduler of the
  *                  system kernels (one launch per step or persistent)
  */
@@ -266,6 +267,17 @@ sdk_err sdk_cuda_nvrtc(sdk_bctx *c, const char *src, const char *model_path,
 sdk_err sdk_cuda_compile(sdk_bctx *c, const char *src, const char *model_path, sdk_module **out,
                          char *report, size_t nreport, sdk_errbuf *eb);
 void sdk_cuda_module_free(sdk_module **m);
+
+/* ---- cuda_ensemble.c ---- */
+
+/* The backend's alloc and free (backend.h). */
+sdk_err sdk_cuda_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, sdk_ensemble **out,
+                       sdk_errbuf *eb);
+void sdk_cuda_free(sdk_ensemble **e);
+/* e->host (its previous buffer freed): `bytes` of page-locked memory where
+ * the driver can give it (a copy then goes straight to it), else malloc'ed;
+ * 0 when out of memory. */
+int sdk_cuda_host_alloc(sdk_ensemble *e, size_t bytes);
 
 /* ---- cuda_sys.c ---- */
 

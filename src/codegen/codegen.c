@@ -171,7 +171,7 @@ void sdk_cg_rows(const sdk_codegen_opts *o, sdk_cg_row_layout *l) {
   l->host = l->total;
   l->nhost = o->sysmode ? 0 : o->host_rows;
   l->total += l->nhost;
-  /* (before the time averages, which obs_tavg.c finds as the last rows) */
+  /* (before the time averages) */
   l->ndly = (int)sdk_cg_delay_rows(o); /* (bounded: delay.c) */
   l->dly = l->ndly > 0 ? l->total : -1;
   l->total += l->ndly;

@@ -140,9 +140,9 @@
  *                            fine steps: boundary.c)
  *   total                    rows allocated (sdk_state_rows when > nvars)
  *
- * The backends expose rows nvars.. as carried rows (backend.h), so the
- * accumulators are the last 2 ntavg carried rows, and checkpoints store
- * them with the others.
+ * The backends expose rows nvars.. as carried rows (backend.h): the
+ * accumulators are carried rows (obs_tavg.c finds them by this layout), and
+ * checkpoints store them with the others.
  *
  * Time averages.  Quadrature: the right-point rule over the steps of the
  * window [T0, T] = [transient_steps dt, nsteps dt]: for every step n with
@@ -178,7 +178,7 @@
  * all a weak order 2 scheme needs (noise_threepoint.c). */
 /* Delayed values (delay.c): the ring buffers of the delayed variables'
  * past states, [dly, dly + ndly), follow the host's rows (before the time
- * averages, which obs_tavg.c reads as the last carried rows). */
+ * averages). */
 /* Where the blocks of per-path state rows begin (above); -1 where a block
  * is absent. */
 typedef struct sdk_cg_row_layout {

@@ -166,7 +166,7 @@ static int is_scanned(const sdk_plotfile *pf, const char *name) {
   return 0;
 }
 
-/* "model, scheme, N paths, dt = ..., precision". */
+/* "model, scheme, N paths, dt = ..., precision" (dt-max = ... for --adaptive). */
 static void title_line(sdk_label *b, const sdk_plotfile *pf, int64_t g) {
   sdk_lab_text(b, pf->model);
   if (pf->scheme[0]) {
@@ -197,6 +197,9 @@ static void title_line(sdk_label *b, const sdk_plotfile *pf, int64_t g) {
   }
   sdk_lab_text(b, ", ");
   sdk_lab_italic(b, "dt");
+  /* --adaptive (whose runs always have the adaptive group: sim/plan.c):
+   * the step recorded is dt-max, the longest a step may be */
+  if (sdk_pf_has(pf, "adaptive")) sdk_lab_text(b, "-max");
   sdk_lab_text(b, " = ");
   sdk_lab_num(b, lo);
   if (hi != lo) {

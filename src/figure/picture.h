@@ -141,7 +141,8 @@ int sdk_pic_vars(const sdk_plot *p, int *vi);
 
 /* "a = 4.2, b = 1" for grid point g (empty with no scan). */
 void sdk_pic_grid_lab(sdk_label *l, const sdk_plotfile *pf, int64_t g);
-/* The title of a figure: "model, scheme, N paths, dt = ..., precision" and
+/* The title of a figure: "model, scheme, N paths, dt = ..., precision"
+ * (dt-max = ... for an --adaptive run) and
  * the subtitle: the parameter values (the scanned ones at grid point g when
  * g >= 0) and `note` (may be NULL), after "; ". */
 void sdk_pic_title(sdk_label *title, sdk_label *sub, const sdk_plotfile *pf, int64_t g,

@@ -276,20 +276,8 @@ static sdk_err ev_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
               (long long)sdk_ds_i64(su)[g * ne + k], k + 1 < ne ? "\t" : "\n");
     }
   }
-  const uint64_t *cnt = (const uint64_t *)h->data;
   fprintf(f, "\n\n");
-  SDK_CHECK(sdk_tsv_header(R, f, "events", eb, "event\tt_lo\tt_hi\tcount"));
-  for (int64_t g = 0; g < R->ngrid; g++)
-    for (int k = 0; k < ne; k++) {
-      if (g > 0 || k > 0) fprintf(f, "\n\n");
-      for (int b = 0; b < NB; b++) {
-        sdk_tsv_coords(R, g, f);
-        fprintf(f, "%s\t%s\t", names[k], sdk_fmt_stat(num, ed[g * (NB + 1) + b]));
-        fprintf(f, "%s\t%llu\n", sdk_fmt_stat(num, ed[g * (NB + 1) + b + 1]),
-                (unsigned long long)cnt[(g * ne + k) * NB + b]);
-      }
-    }
-  return SDK_OK;
+  return sdk_tsv_time_hists(R, f, "events", "event", names, ne, h, ed, eb);
 }
 
 const sdk_obs_type sdk_obs_events = {

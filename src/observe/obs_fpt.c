@@ -518,29 +518,6 @@ static sdk_err tsv_summary(const sdk_results *R, FILE *f, char names[][64], int 
   return SDK_OK;
 }
 
-/* Block 3: per grid point and boundary (blocks separated by two blank
- * lines) the histogram of tau: bin edges and counts. */
-static sdk_err tsv_hist(const sdk_results *R, FILE *f, char names[][64], int nb, sdk_errbuf *eb) {
-  const sdk_dataset *h = sdk_store_find(&R->store, "fpt/hist");
-  const double *ed = sdk_results_f64(R, "fpt/hist_edges");
-  int64_t bins = h->dims[h->rank - 1];
-  const uint64_t *cnt = (const uint64_t *)h->data;
-  char num[64];
-  SDK_CHECK(sdk_tsv_header(R, f, "fpt", eb, "boundary\tt_lo\tt_hi\tcount"));
-  for (int64_t g = 0; g < R->ngrid; g++)
-    for (int b = 0; b < nb; b++) {
-      if (g > 0 || b > 0) fprintf(f, "\n\n");
-      for (int64_t k = 0; k < bins; k++) {
-        sdk_tsv_coords(R, g, f);
-        fprintf(f, "%s\t", names[b]);
-        fprintf(f, "%s\t", sdk_fmt_stat(num, ed[g * (bins + 1) + k]));
-        fprintf(f, "%s\t%llu\n", sdk_fmt_stat(num, ed[g * (bins + 1) + k + 1]),
-                (unsigned long long)cnt[(g * nb + b) * bins + k]);
-      }
-    }
-  return SDK_OK;
-}
-
 /* Three kinds of block, separated by two blank lines (gnuplot's index):
  * the summary, the survival S(t) per grid point, the histograms. */
 static sdk_err fpt_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
@@ -561,7 +538,10 @@ static sdk_err fpt_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
   SDK_CHECK(
       sdk_tsv_series(R, f, "fpt", "\n\n", t->dims[t->rank - 1], sdk_ds_f64(t), 2, cn, cols, eb));
   fprintf(f, "\n\n");
-  return tsv_hist(R, f, names, nb, eb);
+  /* block 3: the histograms of tau */
+  return sdk_tsv_time_hists(R, f, "fpt", "boundary", names, nb,
+                            sdk_store_find(&R->store, "fpt/hist"),
+                            sdk_results_f64(R, "fpt/hist_edges"), eb);
 }
 
 const sdk_obs_type sdk_obs_fpt = {

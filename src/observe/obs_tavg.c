@@ -140,14 +140,12 @@ static sdk_err tavg_finish(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
   state *st = p;
   const sdk_results *R = c->R;
   int nv = c->model->nvars;
-  /* the accumulators are the last 2 nq carried rows (codegen.h), row
-   * nvars + 1 + k the carried row k (backend.h) */
-  int carried = sdk_paths_carried_rows(c->paths);
-  if (carried < 2 * st->nq)
+  /* the accumulators' rows where the kernel's row layout puts them (codegen.h;
+   * row nvars + 1 + k is the carried row k: backend.h), whatever rows follow
+   * them (adaptive steps, events, per-path parameters, the coarse path) */
+  int row0 = c->tavg_row;
+  if (row0 <= nv || row0 + 2 * st->nq > nv + 1 + sdk_paths_carried_rows(c->paths))
     return SDK_FAIL(eb, SDK_ERR_INTERNAL, "tavg: the kernel keeps no time averages");
-  int row0 = nv + 1 + carried - 2 * st->nq;
-  if (c->dt_check) /* the coarse path's rows follow the accumulators (codegen.h) */
-    row0 = c->dtc_row - 2 * st->nq;
   double nwin = (double)(R->nsteps - R->transient_steps);
   sdk_moments *slot = NULL; /* windows of the paths: the carried folds [j][g] */
   int fresh;

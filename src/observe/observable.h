@@ -117,6 +117,9 @@ typedef struct sdk_obs_ctx {
   /* per parameter its column of --path-params (>= 0: a value per path), or
    * NULL without */
   const int *path_param;
+  /* the sdk_paths_rows row of the first time-average accumulator (codegen.h:
+   * the pairs (S, E) of the quantities), -1 without */
+  int tavg_row;
 } sdk_obs_ctx;
 
 enum {

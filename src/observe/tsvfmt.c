@@ -151,6 +151,27 @@ double sdk_tsv_bin_edge(double lo, double hi, int64_t e, int64_t bins) {
   return e == bins ? hi : lo + (hi - lo) * ((double)e / (double)bins);
 }
 
+sdk_err sdk_tsv_time_hists(const sdk_results *R, FILE *f, const char *obs, const char *label,
+                           char names[][64], int n, const sdk_dataset *hist, const double *edges,
+                           sdk_errbuf *eb) {
+  int64_t bins = hist->dims[hist->rank - 1];
+  const uint64_t *cnt = (const uint64_t *)hist->data;
+  char num[64];
+  SDK_CHECK(sdk_tsv_header(R, f, obs, eb, "%s\tt_lo\tt_hi\tcount", label));
+  for (int64_t g = 0; g < R->ngrid; g++)
+    for (int i = 0; i < n; i++) {
+      if (g > 0 || i > 0) fprintf(f, "\n\n");
+      for (int64_t k = 0; k < bins; k++) {
+        sdk_tsv_coords(R, g, f);
+        fprintf(f, "%s\t", names[i]);
+        fprintf(f, "%s\t", sdk_fmt_stat(num, edges[g * (bins + 1) + k]));
+        fprintf(f, "%s\t%llu\n", sdk_fmt_stat(num, edges[g * (bins + 1) + k + 1]),
+                (unsigned long long)cnt[(g * n + i) * bins + k]);
+      }
+    }
+  return SDK_OK;
+}
+
 int sdk_tsv_bias_cols(const sdk_results *R, const char *group, const char *name,
                       const double **bias, const double **err) {
   *bias = sdk_ds_f64(sdk_store_findf(&R->store, "%s/bias_%s", group, name));

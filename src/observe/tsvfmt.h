@@ -60,7 +60,6 @@ sdk_err sdk_tsv_var_pairs(const sdk_results *R, FILE *f, const char *group, cons
  * places); left out when the results have no GROUP/C_VAR (older files). */
 sdk_err sdk_tsv_var_cols(const sdk_results *R, FILE *f, const char *group, const char *a,
                          const char *b, const char *c, sdk_errbuf *eb);
-/* Edge e (0..bins) of the histogram [lo, hi]: the last one is hi exactly. */
 /* Before the row of grid point g in a table of one row per grid point: a
  * two-axis scan, a blank line where axis 0 changes (gnuplot's splot); more
  * axes, a block per combination of all but the last axis, headed by a line
@@ -72,6 +71,16 @@ void sdk_tsv_grid_break(const sdk_results *R, int64_t g, FILE *f);
  * coordinates and the values of the columns, each a [grid] array. */
 sdk_err sdk_tsv_grid_rows(const sdk_results *R, FILE *f, const char *obs, int ncol,
                           const char *const *names, const double *const *cols, sdk_errbuf *eb);
+/* Edge e (0..bins) of the histogram [lo, hi]: the last one is hi exactly. */
 double sdk_tsv_bin_edge(double lo, double hi, int64_t e, int64_t bins);
+/* Histograms of times, one per grid point and named item (fpt's
+ * boundaries, events' events): the header (as sdk_tsv_header) "LABEL t_lo
+ * t_hi count", then per grid point and item a block (blocks separated by two
+ * blank lines) of a line per bin: the coordinates, the item's name, the
+ * bin's edges and its count; hist the [grid][n][bins] counts (SDK_U64),
+ * edges the [grid][bins + 1] bin edges. */
+sdk_err sdk_tsv_time_hists(const sdk_results *R, FILE *f, const char *obs, const char *label,
+                           char names[][64], int n, const sdk_dataset *hist, const double *edges,
+                           sdk_errbuf *eb);
 
 #endif

@@ -262,6 +262,7 @@ static sdk_err make_paths(sdk_plan *p, sdk_errbuf *eb) {
   /* (sdk_paths_rows counts the drift mark as row nvars) */
   p->paths.bound_row = rows.bound >= 0 ? rows.bound + 1 : -1;
   p->octx.host_row = rows.nhost > 0 ? rows.host + 1 : -1;
+  p->octx.tavg_row = rows.ntavg > 0 ? rows.tavg + 1 : -1;
   p->paths.adapt_row = rows.adapt >= 0 ? rows.adapt + 1 : -1;
   p->paths.event_row = rows.evt >= 0 ? rows.evt + 1 : -1;
   sdk_plan_dt_check_rows(p, &o);

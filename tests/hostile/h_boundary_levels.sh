@@ -11,11 +11,8 @@ R="--paths 16 --t-end 1 --dt 0.01 --seed 1"
 # model NAME BOUNDARY-LINES...: a Brownian motion with [params] lo = 0,
 # hi = 1, z = 0 and the given [boundaries] (from line 14 on)
 model() {
-  local f=$W/$1.sde
-  shift
-  printf '%s\n' '[model]' 'name = b' 'vars = x' '[params]' 'lo = 0' 'hi = 1' 'z = 0' \
-    'mid = (lo + hi)/2' '[drift]' 'x = 0' '[noise]' 'x = 1' '[boundaries]' "$@" >"$f"
-  echo "$f"
+  sde_file "$1" '[model]' 'name = b' 'vars = x' '[params]' 'lo = 0' 'hi = 1' 'z = 0' \
+    'mid = (lo + hi)/2' '[drift]' 'x = 0' '[noise]' 'x = 1' '[boundaries]' "${@:2}"
 }
 NOROOM="leave no room for x between them \(the lower level must be below the upper\)"
 

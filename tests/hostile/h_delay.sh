@@ -12,12 +12,8 @@ R="--paths 16 --t-end 1 --dt 0.01 --seed 1"
 # model NAME DRIFT [LINES...]: dx = DRIFT dt + dW, dy = -y dt, [params]
 # tau = 0.5, then the given lines (from line 12 on)
 model() {
-  local f=$W/$1.sde
-  local d=$2
-  shift 2
-  printf '%s\n' '[model]' 'name = d' 'vars = x, y' '[params]' 'tau = 0.5' '[drift]' "x = $d" \
-    'y = -y' '[noise]' 'x = 1' '[init]' "$@" >"$f"
-  echo "$f"
+  sde_file "$1" '[model]' 'name = d' 'vars = x, y' '[params]' 'tau = 0.5' '[drift]' "x = $2" \
+    'y = -y' '[noise]' 'x = 1' '[init]' "${@:3}"
 }
 f=$(model ok '-x(t - tau)' 'x = 1' '[history]' 'x = cos(t)')
 expect_error negative 2 "ok\.sde:7: \[drift\] x: the delay TAU of x\(t - TAU\) is -1: it must be > 0" \

@@ -15,11 +15,8 @@ R="--paths 16 --t-end 1 --dt 0.01 --seed 1"
 # model NAME EVENT-LINES...: a Brownian motion with drift, [params] L = 1,
 # z = 0, and the given [events] (from line 13 on)
 model() {
-  local f=$W/$1.sde
-  shift
-  printf '%s\n' '[model]' 'name = e' 'vars = x, y' '[params]' 'L = 1' 'z = 0' '[drift]' 'x = 1' \
-    'y = 0' '[noise]' 'x = 1' '[events]' "$@" >"$f"
-  echo "$f"
+  sde_file "$1" '[model]' 'name = e' 'vars = x, y' '[params]' 'L = 1' 'z = 0' '[drift]' 'x = 1' \
+    'y = 0' '[noise]' 'x = 1' '[events]' "${@:2}"
 }
 f=$(model cmp 'a = when x + y >= L : x = 0')
 expect_error not-one-variable 2 "cmp\.sde:13: \[events\] a: expected a comparison of one variable" \

@@ -10,19 +10,13 @@
 R="--paths 16 --t-end 0.1 --dt 0.01 --seed 1"
 # levy NAME VALUE [MORE LINES...]: dx = -x dt + [levy] x = VALUE (line 9)
 levy() {
-  local f=$W/$1.sde v=$2
-  shift 2
-  printf '%s\n' '[model]' 'name = l' 'vars = x' '[params]' 's = 1' '[drift]' 'x = -x' \
-    '[levy]' "x = $v" "$@" >"$f"
-  echo "$f"
+  sde_file "$1" '[model]' 'name = l' 'vars = x' '[params]' 's = 1' '[drift]' 'x = -x' \
+    '[levy]' "x = $2" "${@:3}"
 }
 # colored NAME VALUE [MORE LINES...]: dx = eta dt, [colored] eta = VALUE (line 8)
 colored() {
-  local f=$W/$1.sde v=$2
-  shift 2
-  printf '%s\n' '[model]' 'name = c' 'vars = x' '[params]' 'tau = 1' 'D = 1' '[colored]' \
-    "eta = $v" '[drift]' 'x = eta' "$@" >"$f"
-  echo "$f"
+  sde_file "$1" '[model]' 'name = c' 'vars = x' '[params]' 'tau = 1' 'D = 1' '[colored]' \
+    "eta = $2" '[drift]' 'x = eta' "${@:3}"
 }
 
 f=$(levy a0 '0, 0, s')

@@ -30,6 +30,15 @@ check() {
   if "$@"; then pass "$name"; else fail "$name"; fi
 }
 
+# sde_file NAME LINE...: the lines, one a line, as model file $W/NAME.sde;
+# prints its path (for f=$(sde_file ...))
+sde_file() {
+  local f=$W/$1.sde
+  shift
+  printf '%s\n' "$@" >"$f"
+  echo "$f"
+}
+
 # run_sdk ARGS...: run sdekit with stdin closed; sets rc, OUTF, ERRF
 run_sdk() {
   "$BIN" "$@" >"$T/stdout" 2>"$T/stderr" </dev/null
