@@ -148,8 +148,7 @@ sdk_err sdk_cg_delay_check(const sdk_codegen_opts *o, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
-/* the row of the ring block (codegen.h) */
-static int block_row(const sdk_codegen_opts *o) {
+int sdk_cg_delay_block_row(const sdk_codegen_opts *o) {
   sdk_cg_row_layout l;
   sdk_cg_rows(o, &l);
   return l.dly;
@@ -157,7 +156,7 @@ static int block_row(const sdk_codegen_opts *o) {
 
 void sdk_cg_delay_init(sdk_emit *em, const sdk_codegen_opts *o) {
   const sdk_model *m = o->model;
-  int row = block_row(o);
+  int row = sdk_cg_delay_block_row(o);
   for (int v = 0; row >= 0 && v < m->nvars; v++) {
     int64_t len, first = sdk_cg_delay_ring(o, v, &len);
     if (first < 0) continue;
@@ -177,8 +176,7 @@ void sdk_cg_delay_init(sdk_emit *em, const sdk_codegen_opts *o) {
   }
 }
 
-/* does the scheme have a stage at t_n + dt? */
-static int stage_at_end(const sdk_codegen_opts *o) {
+int sdk_cg_delay_end_stage(const sdk_codegen_opts *o) {
   for (int i = 1; o->scheme->srk && i < o->scheme->stages; i++)
     if (o->scheme->srk->c[i] == 1) return 1;
   return 0;
@@ -188,7 +186,7 @@ void sdk_cg_delay_pre(sdk_emit *em, const sdk_codegen_opts *o, const char *step,
                       const char *stride) {
   const sdk_model *m = o->model;
   if (m->ndelay == 0) return;
-  int end = stage_at_end(o), row = block_row(o);
+  int end = sdk_cg_delay_end_stage(o), row = sdk_cg_delay_block_row(o);
   for (int pass = 0; pass < 2; pass++)
     for (int v = 0; v < m->nvars; v++) {
       int64_t len, first = sdk_cg_delay_ring(o, v, &len);
