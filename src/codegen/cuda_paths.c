@@ -571,6 +571,7 @@ static void emit_pass(sdk_emit *em, cu_adv *a, int pass) {
     sdk_em_line(em, "const int sdk_ng = sdk_left > (1 << 30) ? (1 << 30) : (int)sdk_left;");
     sdk_em_line(em, "const sdk_u64 sdk_c0 = (sdk_u64)((n * SDK_NN) >> 2);");
     sdk_em_line(em, "(void)sdk_c0;");
+    sdk_cg_delay_cuda_ahead(em, o, G);
     sdk_em_line(em, "#pragma unroll %d", o->single ? 4 : 2);
     sdk_em_open(em, "for (int sdk_gi = 0; sdk_gi < sdk_ng; sdk_gi++)");
     sdk_em_line(em, "const sdk_i64 sdk_n = n + (sdk_i64)sdk_gi * %d; (void)sdk_n;", G);

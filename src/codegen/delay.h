@@ -41,11 +41,13 @@ void sdk_cg_delay_pre(sdk_emit *em, const sdk_codegen_opts *o, const char *step,
  * npad in scope); _step: before step n of the pass, inside the path's guard
  * (r: its place in a group of g steps whose values _group read, -1 outside
  * the groups); _after: after that step's call; _group / _group_end: at the
- * start and the end of a group of g steps. */
+ * start and the end of a group of g steps; _ahead: before the loop of the
+ * groups. */
 void sdk_cg_delay_cuda_params(sdk_emit *em, const sdk_codegen_opts *o, int decl);
 void sdk_cg_delay_cuda_start(sdk_emit *em, const sdk_codegen_opts *o);
 void sdk_cg_delay_cuda_step(sdk_emit *em, const sdk_codegen_opts *o, int r, int g);
 void sdk_cg_delay_cuda_after(sdk_emit *em, const sdk_codegen_opts *o);
+void sdk_cg_delay_cuda_ahead(sdk_emit *em, const sdk_codegen_opts *o, int g);
 void sdk_cg_delay_cuda_group(sdk_emit *em, const sdk_codegen_opts *o, int g);
 void sdk_cg_delay_cuda_group_end(sdk_emit *em, const sdk_codegen_opts *o, int g);
 /* In a stage's bindings of the names (srk.c): sdk_dl<k>, the delayed values

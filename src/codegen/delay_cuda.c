@@ -7,7 +7,10 @@
  * work waiting on it), so inside a group of g steps (cuda_paths.c: the
  * Gaussians' blocks) the g reads of a delay D > g are issued together at
  * the group's start, before its writes: the values x_{n + 1 - D} ..
- * x_{n + g - D} were written by steps before n.  A delay D <= g reads step
+ * x_{n + g - D} were written by steps before n.  A delay D > 2 g reads them
+ * a group ahead, at the start of the group before (and before the groups,
+ * the first group's; the last group reads one it does not use), so that a
+ * group's computation hides the next group's reads.  A delay D <= g reads step
  * by step, after the write of x_n (D = 1 reads x_n there).  The slots are
  * 32-bit counters wrapped by a comparison (R <= 2^24: delay.c), not a
  * 64-bit modulo of the step.  The values and the order of the arithmetic
@@ -62,19 +65,49 @@ void sdk_cg_delay_cuda_start(sdk_emit *em, const sdk_codegen_opts *o) {
   }
 }
 
-/* is delay k read at a group's start (g values ahead)? */
+/* is delay k read at a group's start (g values ahead)?  a group ahead? */
 static int batched(const ring_of *r, int g) {
   return g > 0 && r->d > g;
+}
+static int ahead(const ring_of *r, int g) {
+  return g > 0 && r->d > 2 * g;
+}
+
+/* "DST = x_{n + 1 - D + j}" from its slot sdk_dk + j (R >= D > j: one wrap
+ * at most) */
+static void read_slot(sdk_emit *em, const ring_of *r, int k, const char *dst, int j) {
+  sdk_em_line(
+      em,
+      "%s = sdk_dy[(sdk_i64)(%lld + (sdk_dk%d >= %lld ? sdk_dk%d - %lld : sdk_dk%d + %d)) * npad];",
+      dst, r->row, k, r->len - j, k, r->len - j, k, j);
+}
+
+void sdk_cg_delay_cuda_ahead(sdk_emit *em, const sdk_codegen_opts *o, int g) {
+  for (int k = 0; k < o->model->ndelay; k++) {
+    ring_of r = ring_of_delay(o, k);
+    for (int i = 0; ahead(&r, g) && i < g; i++) { /* the first group's */
+      char dst[48];
+      snprintf(dst, sizeof dst, "real sdk_db%d_%d", k, i);
+      read_slot(em, &r, k, dst, i);
+    }
+  }
 }
 
 void sdk_cg_delay_cuda_group(sdk_emit *em, const sdk_codegen_opts *o, int g) {
   for (int k = 0; k < o->model->ndelay; k++) {
     ring_of r = ring_of_delay(o, k);
-    for (int i = 0; batched(&r, g) && i < g; i++) /* (R >= D > g: one wrap at most) */
-      sdk_em_line(em,
-                  "const real sdk_db%d_%d = sdk_dy[(sdk_i64)(%lld + (sdk_dk%d >= %lld ? sdk_dk%d - "
-                  "%lld : sdk_dk%d + %d)) * npad];",
-                  k, i, r.row, k, r.len - i, k, r.len - i, k, i);
+    char dst[48];
+    for (int i = 0; batched(&r, g) && i < g; i++) {
+      snprintf(dst, sizeof dst, "const real sdk_da%d_%d", k, i);
+      if (ahead(&r, g))
+        sdk_em_line(em, "%s = sdk_db%d_%d;", dst, k, i);
+      else
+        read_slot(em, &r, k, dst, i);
+    }
+    for (int i = 0; ahead(&r, g) && i < g; i++) { /* the next group's */
+      snprintf(dst, sizeof dst, "sdk_db%d_%d", k, i);
+      read_slot(em, &r, k, dst, g + i);
+    }
   }
 }
 
@@ -99,7 +132,7 @@ void sdk_cg_delay_cuda_step(sdk_emit *em, const sdk_codegen_opts *o, int i, int 
   for (int k = 0; k < m->ndelay; k++) { /* x_{n + 1 - D} */
     ring_of r = ring_of_delay(o, k);
     if (i >= 0 && batched(&r, g)) {
-      sdk_em_line(em, "const real sdk_dn%d = sdk_db%d_%d;", k, k, i);
+      sdk_em_line(em, "const real sdk_dn%d = sdk_da%d_%d;", k, k, i);
       continue;
     }
     sdk_em_line(em, "const real sdk_dn%d = sdk_dy[(sdk_i64)(%lld + sdk_dk%d) * npad];", k, r.row,
