@@ -12,7 +12,9 @@
  * [history] expression (or the initial value x_0 without one).  Before
  * step n the drivers read x_{n - D} from slot (n - D) mod R_v and
  * x_{n + 1 - D} from slot (n + 1 - D) mod R_v, the latter after x_n went
- * into slot n mod R_v (so a delay of one step reads x_n there).  Every slot
+ * into slot n mod R_v (so a delay of one step reads x_n there); the CUDA
+ * driver reads the same values, fewer times and earlier (delay_cuda.c:
+ * x_{n + 1 - D} of step n is x_{(n + 1) - D} of step n + 1).  Every slot
  * read holds the step it should: x_m is overwritten at step m + R_v only.
  * The rings are carried rows like any other: checkpoints, shards, ranks
  * and MPI keep the bits with no code of their own.  The step number keys

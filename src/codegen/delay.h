@@ -27,9 +27,9 @@ sdk_err sdk_cg_delay_check(const sdk_codegen_opts *o, sdk_errbuf *eb);
 /* In sdk_init, after the variables' initial values sdk_x<v>: each ring
  * filled with the history (st, npad, p, sdk_dt in scope). */
 void sdk_cg_delay_init(sdk_emit *em, const sdk_codegen_opts *o);
-/* Before the step n = `step`: the delayed values at the stages' times from
- * the rings (`ring`: a real * to the path's row 0, `stride` the distance
- * between rows), x_n into its slot between them. */
+/* The CPU driver's, before the step n = `step`: the delayed values at the
+ * stages' times from the rings (`ring`: a real * to the path's row 0,
+ * `stride` the distance between rows), x_n into its slot between them. */
 void sdk_cg_delay_pre(sdk_emit *em, const sdk_codegen_opts *o, const char *step, const char *ring,
                       const char *stride);
 /* The CUDA driver's side (delay_cuda.c): the step function takes the
