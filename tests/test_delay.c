@@ -199,8 +199,9 @@ static void history(const char *scheme, int single) {
 /* f: short delays D and 2 D (D = 1 .. 9 steps) against the recursion at
  * every sample, in launches of 37 steps; a noise channel of zero intensity
  * makes the CUDA driver step in groups of 4 (cuda_paths.c), whose reads
- * come at the group's start for D > 4 and step by step for D <= 4
- * (delay_cuda.c), with the launches' first steps and tails between */
+ * come step by step for D <= 4, at the group's start for 4 < D <= 8 and a
+ * group ahead for D > 8 (delay_cuda.c), with the launches' first steps and
+ * tails between */
 static void short_delays(const char *scheme) {
   const double dt = 0.01;
   const int nsteps = 200, ds[] = {1, 2, 3, 4, 5, 9};
@@ -324,10 +325,10 @@ int main(void) {
   history("euler", 0);
   history("srk2", 0);
   history("srk2", 1);
-  short_delays("euler");
-  short_delays("srk2");
   repro(0);
   repro(1);
   refusals();
+  short_delays("euler");
+  short_delays("srk2");
   return tu_finish("test_delay");
 }
