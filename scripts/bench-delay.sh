@@ -2,14 +2,15 @@
 # The cost of a delay of 1000 steps (issue 31's goal on the H100: at most 2x,
 # a ratio >= 0.50): the delayed OU process dx = -a x(t - tau) dt + s dW
 # (models/delay_ou.sde, tau = 10, a = 0.1) against the plain OU process
-# dx = -k x dt + sqrt(2 D) dW (models/ou.sde, k = 0.1), both srk2 single,
-# dt 0.01, --observe none, t-end T_END (default 1000: 1e5 steps), then the
-# options given (--backend, --paths, --threads ...).  Each rate is sdekit's own
-# speed line (steps/s), the best of REPEATS runs (default 3) after one that
-# compiles the kernel; the ratio is delay_ou / ou.  The delay's floor is
-# memory: a step writes x_n and reads x_{n+1-D} from the ring (8 bytes a
-# path-step in single precision, codegen/delay_cuda.c), so 0.5 of ou's
-# 7.4e11 steps/s needs about 2.9 TB/s of the H100's 3.35.
+# dx = -k x dt + sqrt(2 D) dW (models/ou.sde, k = 0.1), both srk2, dt
+# 0.01, --observe none, t-end T_END (default 1000: 1e5 steps), then the
+# options given (--backend, --paths, --precision double, --threads ...).
+# Each rate is sdekit's own speed line (steps/s), the best of REPEATS runs
+# (default 3) after one that compiles the kernel; the ratio is delay_ou /
+# ou.  The delay's floor is memory: a step writes x_n and reads x_{n+1-D}
+# from the ring (8 bytes a path-step in single precision,
+# codegen/delay_cuda.c), so 0.5 of ou's 7.4e11 steps/s needs about 2.9 TB/s
+# of the H100's 3.35.
 #
 #   [SDEKIT=BIN] [REPEATS=R] [T_END=T] scripts/bench-delay.sh [RUN OPTIONS...]
 #
@@ -23,7 +24,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
 rate() { # MODEL SETTINGS...: the best steps/s over the repeats
-  local opts=("$src/models/$1.sde" "${@:2}" --scheme srk2 --precision single --dt 0.01
+  local opts=("$src/models/$1.sde" "${@:2}" --scheme srk2 --dt 0.01
     --t-end "${T_END:-1000}" --observe none "${extra[@]}" -o "$T/out.tsv")
   "$bin" run "${opts[@]}" 2> "$T/err" || { cat "$T/err" >&2 && exit 1; } # (the kernel built)
   for _ in $(seq "${REPEATS:-3}"); do
