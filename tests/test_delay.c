@@ -24,7 +24,10 @@
  *      relative in double, 1e-5 in single), and the two differ by far more;
  *   d. the same bits: 1 thread = 2 threads and 3 shards = 3 in-process
  *      ranks, and a run stopped half way and resumed, single and double;
- *   e. refusals, one clear message each.
+ *   e. refusals, one clear message each;
+ *   f. short delays (D and 2 D, D = 1 .. 9 steps) in launches of 37 steps,
+ *      with a noise channel of zero intensity (the CUDA driver's groups of
+ *      4 steps, codegen/delay_cuda.c): the recursion at every sample.
  * Runs on $SDK_TEST_BACKEND. */
 #include <math.h>
 #include <stdio.h>
@@ -145,8 +148,8 @@ static void variance(const char *scheme, int single, double atau, int km) {
 static const char DET[] = "[model]\nname = det\nvars = x\n[params]\na = 1\nb = 0.5\ntau = 0.3\n"
                           "[drift]\nx = -a*x(t - tau) - b*x(t - 2*tau)\n[init]\nx = 1\n%s";
 
-static double recursion(const char *scheme, int hist, double dt, int nsteps) {
-  const double a = 1, b = 0.5, tau = 0.3;
+static double recursion(const char *scheme, int hist, double tau, double dt, int nsteps) {
+  const double a = 1, b = 0.5;
   int d = (int)lround(tau / dt);
   double *X = calloc((size_t)(nsteps + 2 * d + 2), sizeof *X), *x = X + 2 * d;
   for (int m = -2 * d; m < 0; m++)
@@ -182,7 +185,8 @@ static void history(const char *scheme, int single) {
     if (!r) return;
     const st_view *v = st_view_of(sdk_run_results(r));
     got[h] = v->mean[v->nsamples - 1];
-    double want = recursion(scheme, h, dt, (int)lround(tend / dt)), tol = single ? 1e-5 : 1e-12;
+    double want = recursion(scheme, h, 0.3, dt, (int)lround(tend / dt)),
+           tol = single ? 1e-5 : 1e-12;
     printf("c. %s %s %-16s x(1) = %.15f, recursion %.15f\n", scheme, single ? "single" : "double",
            h ? "[history]" : "initial value", got[h], want);
     TU_CHECK(fabs(got[h] - want) <= tol * fabs(want), "%s: %.15g vs the recursion's %.15g", scheme,
@@ -190,6 +194,44 @@ static void history(const char *scheme, int single) {
     sdk_run_destroy(&r);
   }
   TU_CHECK(fabs(got[1] - got[0]) > 1e-2, "the history changes nothing (%g vs %g)", got[1], got[0]);
+}
+
+/* f: short delays D and 2 D (D = 1 .. 9 steps) against the recursion at
+ * every sample, in launches of 37 steps; a noise channel of zero intensity
+ * makes the CUDA driver step in groups of 4 (cuda_paths.c), whose reads
+ * come step by step for D <= 4, at the group's start for 4 < D <= 8 and a
+ * group ahead for D > 8 (delay_cuda.c), with the launches' first steps and
+ * tails between */
+static void short_delays(const char *scheme) {
+  const double dt = 0.01;
+  const int nsteps = 200, ds[] = {1, 2, 3, 4, 5, 9};
+  for (int i = 0; i < (int)(sizeof ds / sizeof ds[0]); i++) {
+    char text[512];
+    snprintf(text, sizeof text, DET, "[history]\nx = 1 + 0.3*cos(t)\n[noise]\nx = 0*a\n");
+    sdk_run_config c;
+    base(&c, text, 6, 64, dt, nsteps * dt);
+    c.scheme = scheme;
+    c.single = 0;
+    c.observe = "moments";
+    c.sample_every = 37;
+    set(&c, "tau", ds[i] * dt);
+    sdk_run *r = st_run(&c);
+    TU_CHECK(r != NULL, "short delay run");
+    if (!r) return;
+    const st_view *v = st_view_of(sdk_run_results(r));
+    double worst = 0;
+    for (int64_t k = 0; k < v->nsamples; k++) {
+      double want = recursion(scheme, 1, ds[i] * dt, dt, (int)v->sample_step[k]);
+      double rel = fabs(v->mean[k] - want) / fabs(want);
+      worst = rel > worst ? rel : worst;
+    }
+    printf("f. %s D = %d and %d steps: %lld samples, largest relative difference from the "
+           "recursion %.2g\n",
+           scheme, ds[i], 2 * ds[i], (long long)v->nsamples, worst);
+    TU_CHECK(v->nsamples >= 5 && worst <= 1e-12, "%s D = %d: %.3g from the recursion", scheme,
+             ds[i], worst);
+    sdk_run_destroy(&r);
+  }
 }
 
 /* d: threads, shards, ranks, a resume */
@@ -286,5 +328,7 @@ int main(void) {
   repro(0);
   repro(1);
   refusals();
+  short_delays("euler");
+  short_delays("srk2");
   return tu_finish("test_delay");
 }

@@ -301,8 +301,7 @@ static void emit_step_fn(sdk_emit *em, const cu_adv *a, const sdk_strbuf *step, 
     sdk_em_puts(em, ", const sdk_i64 sdk_nstep, const sdk_u64 sdk_seed, const sdk_u64 sdk_gpath");
   if (m->nevent > 0 && !o->coarse) /* the path's [events] rows (resets.h) */
     sdk_em_puts(em, ", real *const sdk_er, const sdk_i64 sdk_ern");
-  if (m->ndelay > 0) /* the path's row 0, for the delays' rings (delay.h) */
-    sdk_em_puts(em, ", real *const sdk_dr, const sdk_i64 sdk_drn");
+  sdk_cg_delay_cuda_params(em, o, 1); /* the delayed values (delay.h) */
   emit_value_args(em, o);
   /* the step's absolute time and, with a period, its phase time */
   sdk_em_puts(em, ", const real sdk_t0");
@@ -478,7 +477,7 @@ static void emit_step_call(sdk_emit *em, const cu_adv *a, int r) {
     sdk_cg_rows(o, &l);
     sdk_em_printf(em, ", st + (sdk_i64)%d * npad + p0, npad", l.evt);
   }
-  if (m->ndelay > 0) sdk_em_puts(em, ", st + p0, npad");
+  sdk_cg_delay_cuda_params(em, o, 0);
   emit_value_pass(em, o, "dt0");
   if (o->dt_column >= 0) {
     sdk_em_printf(em, ", (real)(%s * (double)dt0)", tstep);
@@ -522,7 +521,9 @@ static void emit_rep(sdk_emit *em, const cu_adv *a, int r) {
   int guard = o->model->nbound > 0;
   emit_noise(em, a, r);
   if (guard) sdk_em_open(em, "if (bs0 == (real)0)");
+  sdk_cg_delay_cuda_step(em, o, a->pass == 1 ? r : -1, a->G);
   emit_step_call(em, a, r);
+  sdk_cg_delay_cuda_after(em, o);
   char step[64];
   pass_step(a, r, step, sizeof step);
   emit_tavg_call(em, o, step, 0);
@@ -570,12 +571,14 @@ static void emit_pass(sdk_emit *em, cu_adv *a, int pass) {
     sdk_em_line(em, "const int sdk_ng = sdk_left > (1 << 30) ? (1 << 30) : (int)sdk_left;");
     sdk_em_line(em, "const sdk_u64 sdk_c0 = (sdk_u64)((n * SDK_NN) >> 2);");
     sdk_em_line(em, "(void)sdk_c0;");
+    sdk_cg_delay_cuda_ahead(em, o, G);
     sdk_em_line(em, "#pragma unroll %d", o->single ? 4 : 2);
     sdk_em_open(em, "for (int sdk_gi = 0; sdk_gi < sdk_ng; sdk_gi++)");
     sdk_em_line(em, "const sdk_i64 sdk_n = n + (sdk_i64)sdk_gi * %d; (void)sdk_n;", G);
   } else {
     sdk_em_open(em, "while (n < nend)");
   }
+  if (pass == 1) sdk_cg_delay_cuda_group(em, o, G); /* (its reads first) */
   if (a->grouptab) sdk_em_line(em, "const real *sdk_tt = sdk_ttab + sdk_ph * SDK_TT_SLOTS;");
   const char *vt = o->single ? "float4" : "double2";
   for (int qv = 0; a->vecload && qv < G * a->nslot / a->per_vec; qv++)
@@ -590,6 +593,7 @@ static void emit_pass(sdk_emit *em, cu_adv *a, int pass) {
   }
   for (int r = 0; r < (pass == 1 ? G : 1); r++)
     emit_rep(em, a, r);
+  if (pass == 1) sdk_cg_delay_cuda_group_end(em, o, G);
   if (a->grouptab) {
     sdk_em_line(em, "sdk_ph += %d;", G);
     sdk_em_line(em, "if (sdk_ph == %lldLL) sdk_ph = 0;", (long long)o->spp);
@@ -636,6 +640,7 @@ static void hook_steps(sdk_emit *em, const void *c) {
     const char *pht = o->spp <= INT_MAX ? "int" : "sdk_i64";
     sdk_em_line(em, "%s sdk_ph = (%s)(step0 %% %lldLL);", pht, pht, (long long)o->spp);
   }
+  sdk_cg_delay_cuda_start(em, o);
   for (int pass = 0; pass < 3; pass++)
     emit_pass(em, &a, pass);
   if (o->model->nbound > 0) {
@@ -668,7 +673,6 @@ void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
   se.depth = 3;
   sdk_cg_bound_pre(&se, o, 0);
   sdk_cg_resets_pre(&se, o);
-  sdk_cg_delay_pre(&se, o, "sdk_nstep", "sdk_dr", "sdk_drn");
   if (o->adaptive) /* (its noise from the Brownian tree, inside the step) */
     sdk_cg_adaptive_step(&se, o, "sdk_nstep", "sdk_gpath", "sdk_seed");
   else

@@ -12,7 +12,9 @@
  * [history] expression (or the initial value x_0 without one).  Before
  * step n the drivers read x_{n - D} from slot (n - D) mod R_v and
  * x_{n + 1 - D} from slot (n + 1 - D) mod R_v, the latter after x_n went
- * into slot n mod R_v (so a delay of one step reads x_n there).  Every slot
+ * into slot n mod R_v (so a delay of one step reads x_n there); the CUDA
+ * driver reads the same values, fewer times and earlier (delay_cuda.c:
+ * x_{n + 1 - D} of step n is x_{(n + 1) - D} of step n + 1).  Every slot
  * read holds the step it should: x_m is overwritten at step m + R_v only.
  * The rings are carried rows like any other: checkpoints, shards, ranks
  * and MPI keep the bits with no code of their own.  The step number keys
@@ -148,8 +150,7 @@ sdk_err sdk_cg_delay_check(const sdk_codegen_opts *o, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
-/* the row of the ring block (codegen.h) */
-static int block_row(const sdk_codegen_opts *o) {
+int sdk_cg_delay_block_row(const sdk_codegen_opts *o) {
   sdk_cg_row_layout l;
   sdk_cg_rows(o, &l);
   return l.dly;
@@ -157,7 +158,7 @@ static int block_row(const sdk_codegen_opts *o) {
 
 void sdk_cg_delay_init(sdk_emit *em, const sdk_codegen_opts *o) {
   const sdk_model *m = o->model;
-  int row = block_row(o);
+  int row = sdk_cg_delay_block_row(o);
   for (int v = 0; row >= 0 && v < m->nvars; v++) {
     int64_t len, first = sdk_cg_delay_ring(o, v, &len);
     if (first < 0) continue;
@@ -177,8 +178,7 @@ void sdk_cg_delay_init(sdk_emit *em, const sdk_codegen_opts *o) {
   }
 }
 
-/* does the scheme have a stage at t_n + dt? */
-static int stage_at_end(const sdk_codegen_opts *o) {
+int sdk_cg_delay_end_stage(const sdk_codegen_opts *o) {
   for (int i = 1; o->scheme->srk && i < o->scheme->stages; i++)
     if (o->scheme->srk->c[i] == 1) return 1;
   return 0;
@@ -188,7 +188,7 @@ void sdk_cg_delay_pre(sdk_emit *em, const sdk_codegen_opts *o, const char *step,
                       const char *stride) {
   const sdk_model *m = o->model;
   if (m->ndelay == 0) return;
-  int end = stage_at_end(o), row = block_row(o);
+  int end = sdk_cg_delay_end_stage(o), row = sdk_cg_delay_block_row(o);
   for (int pass = 0; pass < 2; pass++)
     for (int v = 0; v < m->nvars; v++) {
       int64_t len, first = sdk_cg_delay_ring(o, v, &len);
