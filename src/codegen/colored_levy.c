@@ -261,10 +261,10 @@ static void emit_varg(sdk_emit *em, double k, double c) {
  * exp2, cos V of full relative precision */
 static int emit_x_single(sdk_emit *em, const sdk_codegen_opts *o, double a, double b,
                          const char *dt, const char *dst) {
-  if (a != 1 || b != 0) sdk_em_line(em, "const real sdk_lw = sdk_levy_lw_f(sdk_ow);");
+  if (a == 2 || (a == 1 && b != 0)) sdk_em_line(em, "const real sdk_W = sdk_levy_w_f(sdk_ow);");
   sdk_em_line(em, "const real sdk_sf = sdk_levy_s_f(sdk_ov);");
   if (a == 2) { /* 2 sqrt(W) sin V */
-    sdk_em_start(em, "const real sdk_X = 2.0f * SDK_EX2F(0.5f * sdk_lw) * sinf(");
+    sdk_em_start(em, "const real sdk_X = 2.0f * sqrtf(sdk_W) * sinf(");
     emit_varg(em, 1, 0);
     sdk_em_puts(em, ");\n");
     return 0;
@@ -295,7 +295,7 @@ static int emit_x_single(sdk_emit *em, const sdk_codegen_opts *o, double a, doub
     sdk_em_number(em, b * log(2.0));
     sdk_em_puts(em, " * (");
     sdk_em_number(em, log2(SDK_PI / 2));
-    sdk_em_puts(em, " + sdk_lw + sdk_levy_lcos_f(sdk_d) - SDK_LG2F(sdk_p)));\n");
+    sdk_em_puts(em, " + SDK_LG2F(sdk_W) + sdk_levy_lcos_f(sdk_d) - SDK_LG2F(sdk_p)));\n");
     return 0;
   }
   double t = tan(SDK_PI * a / 2), B = atan(b * t) / a, S = pow(1 + b * b * t * t, 1 / (2 * a));
@@ -312,9 +312,9 @@ static int emit_x_single(sdk_emit *em, const sdk_codegen_opts *o, double a, doub
   emit_varg(em, a, a * B);
   sdk_em_puts(em, ") * SDK_EX2F(SDK_FMAF(");
   sdk_em_number(em, (1 - a) / a);
-  sdk_em_printf(em, ", SDK_LG2F(%scosf(", guard ? "fmaxf(" : "");
+  sdk_em_printf(em, ", sdk_levy_lq_f(%scosf(", guard ? "fmaxf(" : "");
   emit_varg(em, am, c);
-  sdk_em_printf(em, ")%s) - sdk_lw, SDK_FMAF(", guard ? ", 1e-37f)" : "");
+  sdk_em_printf(em, ")%s, sdk_ow), SDK_FMAF(", guard ? ", 1e-37f)" : "");
   sdk_em_number(em, -1 / a);
   sdk_em_puts(em, ", sdk_levy_lcos_f(sdk_d), ");
   sdk_em_number(em, log2(k));
@@ -427,4 +427,38 @@ void sdk_cg_levy_z(sdk_emit *em, const sdk_codegen_opts *o, int l, const char *s
   emit_x_double(em, lv->alpha, lv->beta);
   emit_scaled(em, o, lv->alpha, lv->beta, dt, dst);
   sdk_em_close(em);
+}
+
+int sdk_cg_levy_predrawn(const sdk_codegen_opts *o) {
+  return sdk_cg_levy_pairs(o) && o->dt_column < 0 && o->target == SDK_TARGET_CPU && !o->sysmode;
+}
+
+int sdk_cg_levy_all(const sdk_codegen_opts *o) {
+  const sdk_model *m = o->model;
+  for (int j = 0; j < m->nnoise; j++)
+    if (sdk_cg_levy_channel(m, j) < 0) return 0;
+  return sdk_cg_levy_predrawn(o);
+}
+
+void sdk_cg_levy_cpu_draws(sdk_emit *em, const sdk_codegen_opts *o) {
+  if (!sdk_cg_levy_predrawn(o)) return;
+  const sdk_model *m = o->model;
+  for (int j = 0; j < m->nnoise; j++) {
+    int l = sdk_cg_levy_channel(m, j);
+    if (l < 0) continue;
+    /* the pairs that steps [n0, n1) touch; a half outside them is drawn, not stored */
+    sdk_em_open(em, "for (sdk_i64 pk = (step0 + s) >> 1; 2 * pk < step0 + s + ns; pk++)");
+    sdk_em_line(em, "const int h0 = 2 * pk >= step0 + s, h1 = 2 * pk + 1 < step0 + s + ns;");
+    sdk_em_line(em, "#pragma omp simd");
+    sdk_em_line(em, "SDK_LV_LOOP");
+    sdk_em_open(em, "for (int i = 0; i < SDK_BLK; i++)");
+    sdk_cg_levy_block(em, o, l, "pk", "(sdk_u64)(path0 + p0 + i)", "sdk_seed", "sdk_o");
+    sdk_em_line(em, "real sdk_z0, sdk_z1;");
+    sdk_cg_levy_z_words(em, o, l, "sdk_o[0]", "sdk_o[1]", "sdk_dt", "sdk_z0");
+    sdk_cg_levy_z_words(em, o, l, "sdk_o[2]", "sdk_o[3]", "sdk_dt", "sdk_z1");
+    sdk_em_line(em, "if (h0) zb[2 * pk * SDK_NN + %d - b0 * 4][i] = sdk_z0;", j);
+    sdk_em_line(em, "if (h1) zb[(2 * pk + 1) * SDK_NN + %d - b0 * 4][i] = sdk_z1;", j);
+    sdk_em_close(em);
+    sdk_em_close(em);
+  }
 }

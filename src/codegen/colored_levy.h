@@ -39,5 +39,14 @@ void sdk_cg_levy_block(sdk_emit *em, const sdk_codegen_opts *o, int l, const cha
  * and WV (V) of the step's half of its pair's block */
 void sdk_cg_levy_z_words(sdk_emit *em, const sdk_codegen_opts *o, int l, const char *ww,
                          const char *wv, const char *dt, const char *dst);
+/* Does the CPU step loop take the Levy values from its noise buffer zb,
+ * drawn a sub-chunk at a time by sdk_cg_levy_cpu_draws (single precision,
+ * dt fixed: each pair's block drawn once)?  sdk_cg_levy_all: and is every
+ * noise channel a Levy one (no Gaussians to draw)? */
+int sdk_cg_levy_predrawn(const sdk_codegen_opts *o);
+int sdk_cg_levy_all(const sdk_codegen_opts *o);
+/* The CPU's sub-chunk draw of the Levy values into zb (cpu_paths.c, after
+ * its Gaussians; nothing unless sdk_cg_levy_predrawn). */
+void sdk_cg_levy_cpu_draws(sdk_emit *em, const sdk_codegen_opts *o);
 
 #endif

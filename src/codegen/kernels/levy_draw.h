@@ -33,27 +33,64 @@
 #define SDK_EX2F(x) expf((x)*0.693147181f)
 #endif
 
+/* The CPU's loop of a sub-chunk's draws (colored_levy.c,
+ * sdk_cg_levy_cpu_draws): its vector iterations interleaved, as in the
+ * step loop, whose body the draws had been part of (Philox's chains of
+ * multiplies and the vector libm calls of one vector alone leave the core
+ * idle: without, the pairs' half of the Philox rounds saved nothing; 4
+ * measured best, 8 no better than 1) */
+#if defined(__clang__) && __clang_major__ >= 13
+#define SDK_LV_LOOP _Pragma("clang loop interleave_count(4)")
+#else
+#define SDK_LV_LOOP
+#endif
+
 /* (m + 1/2) 2^-32 to a rounding */
 SDK_LVFN float sdk_lv_u_(sdk_u32 m) {
   return (float)m * 2.32830644e-10f + 1.16415322e-10f;
 }
 
-/* log2 W, W = -ln U ~ Exp(1), U = (o + 1/2) 2^-32: W in [1.2e-10, 22.9].
- * U < 3/4: W = -ln2 log2 U (at least ln(4/3): the MUFU's error 2^-22 in
- * log2 is 6e-7 of W there).  U >= 3/4: Q = 1 - U from ~o (full relative
- * precision as W -> 0, where W^((a - 1) / a) makes the tail for a < 1),
- * log2 W = log2 Q + H(Q), H(Q) = log2(-ln(1 - Q) / Q) on [0, 1/4] (error
- * 4.1e-8 without its constant). */
+/* W = -ln U ~ Exp(1), U = (o + 1/2) 2^-32: W in [1.2e-10, 22.9].  U < 3/4:
+ * W = -ln U by a log (at least ln(4/3): the GPU's log2 error 2^-22 is 6e-7
+ * of W there).  U >= 3/4: Q = 1 - U from ~o (full relative precision as
+ * W -> 0, where W^((a - 1) / a) makes the tail for a < 1), W = Q h(Q), h(Q)
+ * = -ln(1 - Q) / Q on [0, 1/4] by a polynomial (relative error 2.5e-9). */
+SDK_LVFN float sdk_levy_w_f(sdk_u32 o) {
+  const int lo = o >= 0xc0000000u;
+  const float x = sdk_lv_u_(lo ? ~o : o);
+  const float p =
+      x * (4.999990509e-01f +
+           x * (3.333918992e-01f +
+                x * (2.486535850e-01f +
+                     x * (2.145348619e-01f + x * (8.851621476e-02f + x * 3.352480649e-01f)))));
+  const float w = SDK_LG2F(x) * -0.693147181f; /* (U >= 3/4: unused) */
+  return lo ? x + x * p : w;
+}
+
+#if defined(__CUDA_ARCH__) && defined(__USE_FAST_MATH__)
+/* log2 W as sdk_levy_w_f's W: U < 3/4 a second log; U >= 3/4 log2 Q +
+ * H(Q), H(Q) = log2 h(Q) on [0, 1/4] (error 4.1e-8) */
 SDK_LVFN float sdk_levy_lw_f(sdk_u32 o) {
   const int lo = o >= 0xc0000000u;
   const float x = sdk_lv_u_(lo ? ~o : o), l = SDK_LG2F(x);
-  /* (H's constant, -2.0e-8, left out: l + H(x) is one FMA) */
   const float h =
       x * (7.213531310e-01f +
            x * (3.003100434e-01f +
                 x * (1.844150107e-01f + x * (9.655844457e-02f + x * 1.852393476e-01f))));
   const float lw = SDK_LG2F(l * -0.693147181f); /* (U >= 3/4: a positive argument, unused) */
   return lo ? l + h : lw;
+}
+#endif
+
+/* log2(c / W), W = sdk_levy_w_f(o), c > 0: on the GPU two logs of W (two
+ * MUFU.LG2, where the quotient took a MUFU.RCP and a multiply), on the CPU
+ * one log of the quotient (a division costs less than a vector log) */
+SDK_LVFN float sdk_levy_lq_f(float c, sdk_u32 o) {
+#if defined(__CUDA_ARCH__) && defined(__USE_FAST_MATH__)
+  return SDK_LG2F(c) - sdk_levy_lw_f(o);
+#else
+  return SDK_LG2F(c / sdk_levy_w_f(o));
+#endif
 }
 
 /* V = pi (U - 1/2) = pi (s + 1/2) 2^-32, s = o - 2^31 as a signed int:
