@@ -40,7 +40,7 @@
  *     Double precision: W = -ln(1 - Q), Q a 53-bit uniform of two words
  *     (W down to 2^-54; emit_exp1, without log1p), V from a third.
  *     Single precision (kernels/levy_draw.h): one word each, U = (o + 1/2)
- *     2^-32.  W = -ln U in [1.2e-10, 22.9], as log2 W, with full relative
+ *     2^-32.  W = -ln U in [1.2e-10, 22.9] with full relative
  *     precision at both ends (W -> 0 from 1 - U = (~o + 1/2) 2^-32: the tail
  *     for a < 1 is W^((a - 1)/a) as W -> 0).  Against the two-word form of
  *     before (W continuous in [1.2e-10, 16.6], P(W > 16.6) = 6e-8 held at
@@ -53,7 +53,10 @@
  *     a > 1 is cos(V)^(-1/a); before, V had 23 bits and cos V a fast-math
  *     cosine's absolute error of 2^-21, wrong in sign or NaN within 1e-6 of
  *     +-pi/2); a = 1's tan V = cot(pi d) likewise.  X is then 2^E of one sum
- *     E of logs (no division but a = 1's).
+ *     E of logs: on the GPU with log2 W by two MUFU.LG2 (no MUFU.RCP), on
+ *     the CPU with one log of cos(..)/W (a division costs less than a
+ *     vector log there); one exp2.  Both are exact formulas: they differ in
+ *     the last bits only.
  *
  * Random numbers: Philox (rng/philox.h).  A coloured noise's Gaussian of
  * step n is a channel of the step's own noise (model.h: the channels of the
@@ -257,7 +260,7 @@ static void emit_varg(sdk_emit *em, double k, double c) {
 
 /* "const real sdk_X = X;" (0) or "DST = X scaled;" (1) in single
  * precision from the words sdk_ow (W) and sdk_ov (V) by levy_draw.h (the
- * head: log2 W, V as s and d, log2 cos V): no division but a = 1's, one
+ * head: W or log2(./W), V as s and d, log2 cos V): one
  * exp2, cos V of full relative precision */
 static int emit_x_single(sdk_emit *em, const sdk_codegen_opts *o, double a, double b,
                          const char *dt, const char *dst) {

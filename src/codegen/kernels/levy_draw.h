@@ -1,9 +1,9 @@
 #line 2 "kernels/levy_draw.h"
 /* The model-free parts of a single-precision alpha-stable draw
  * (codegen/colored_levy.c derives the draw and keys its words): from one
- * 32-bit word log2 W, W ~ Exp(1); from another V, uniform in (-pi/2, pi/2),
+ * 32-bit word W ~ Exp(1) (log2 W on the GPU); from another V, uniform in (-pi/2, pi/2),
  * as its sign and the distance d of its uniform to the nearer end, with
- * log2 cos V and sin(pi d) / (pi d) of relative precision as V nears
+ * log2 cos V and sin(pi d) / d of relative precision as V nears
  * +-pi/2.  C11 for the CPU backend and CUDA C++ for NVRTC.  Holes: sdk_u32
  * (rng/philox.h).
  *
