@@ -309,6 +309,96 @@ static void check_getoor(void) {
   TU_CHECK(m1 > m2 && m2 > exact, "the bias of monitoring at the steps is positive and shrinks");
 }
 
+/* ---- the tails, and draws independent of where launches start ---- */
+
+/* P(|X| > x) of the symmetric X ~ S_a(1, 0, 0): (2/pi) sum_{k >= 1} (-1)^(k+1)
+ * Gamma(a k) / k! sin(k pi a / 2) x^(-a k) (the integral of the density's
+ * series, W. Feller, vol. II, XVII.6: convergent for a < 1, asymptotic for
+ * 1 < a < 2), to NT terms; *slack the next term's size */
+static double stable_tail(double a, double x, int nt, double *slack) {
+  double sum = 0, term = 0;
+  for (int k = 1; k <= nt + 1; k++) {
+    term = (k % 2 ? 1 : -1) * tgamma(a * k) / tgamma(k + 1.0) * sin(k * PI * a / 2) *
+           pow(x, -a * k) * 2 / PI;
+    if (k <= nt) sum += term;
+  }
+  *slack = fabs(term);
+  return sum;
+}
+
+/* 8 variables of each of a = 0.5 and 1.5 (symmetric, scale 1), two steps
+ * of dt = 1 (both halves of a single-precision pair's block): each is X1 + X2
+ * ~ S_a(2^(1/a)); P(|x| > c) at c where it is 1e-2 ... 1e-6 against the
+ * series, within 4 standard errors plus the truncation's size.  The tails
+ * come from W -> 0 (a < 1) and cos V -> 0 (a > 1): kernels/levy_draw.h. */
+static void check_tails(int single) {
+  static const double A[2] = {0.5, 1.5}, P[5] = {1e-2, 1e-3, 1e-4, 1e-5, 1e-6};
+  char text[16384];
+  int len = snprintf(text, sizeof text, "[model]\nname = tails\nvars = ");
+  for (int i = 0; i < 16; i++)
+    len += snprintf(text + len, sizeof text - (size_t)len, "%s%c%d", i ? ", " : "", "ab"[i / 8],
+                    i % 8);
+  len += snprintf(text + len, sizeof text - (size_t)len, "\n[drift]\n");
+  for (int i = 0; i < 16; i++)
+    len += snprintf(text + len, sizeof text - (size_t)len, "%c%d = 0\n", "ab"[i / 8], i % 8);
+  len += snprintf(text + len, sizeof text - (size_t)len, "[levy]\n");
+  for (int i = 0; i < 16; i++)
+    len += snprintf(text + len, sizeof text - (size_t)len, "%c%d = %g, 0, 1\n", "ab"[i / 8], i % 8,
+                    A[i / 8]);
+  len += snprintf(text + len, sizeof text - (size_t)len, "[observe]\n");
+  double c[2][5];
+  for (int g = 0; g < 2; g++)
+    for (int q = 0; q < 5; q++) {
+      /* the leading term's c, then P at c exactly from the series */
+      double a = A[g], lead = 2 / PI * tgamma(a) * sin(PI * a / 2);
+      c[g][q] = pow(2, 1 / a) * pow(P[q] / lead, -1 / a);
+      len += snprintf(text + len, sizeof text - (size_t)len, "T%c%d = (", "ab"[g], q);
+      for (int i = 0; i < 8; i++)
+        len += snprintf(text + len, sizeof text - (size_t)len, "%s(fabs(%c%d) > %.17g)",
+                        i ? "\n    + " : "", "ab"[g], i, c[g][q]); /* (one line each) */
+      len += snprintf(text + len, sizeof text - (size_t)len, ") / 8\n");
+    }
+  sdk_run *R = run(text, 7, "euler", single, (int64_t)1 << 20, 1, 2, 2, "expr");
+  if (!R) return;
+  printf("tails of X1 + X2 ~ S_a(2^(1/a)), %s precision, 2^23 values per a:\n",
+         single ? "single" : "double");
+  for (int g = 0; g < 2; g++)
+    for (int q = 0; q < 5; q++) {
+      double slack, se = NAN, x = c[g][q] / pow(2, 1 / A[g]);
+      double want = stable_tail(A[g], x, A[g] < 1 ? 40 : 6, &slack);
+      char name[8], what[64];
+      snprintf(name, sizeof name, "T%c%d", "ab"[g], q);
+      snprintf(what, sizeof what, "a %g: P(|x| > %.4g)", A[g], c[g][q]);
+      double got = obs_at(R, name, -1, &se);
+      near(what, got, se, want, slack);
+    }
+  sdk_run_destroy(&R);
+}
+
+/* The same values whatever the launches: a run sampled every 3 and every 7
+ * steps (launches starting at odd steps, inside a pair of single-precision
+ * steps, or a GPU group) ends in the bits of one sampled only at its end. */
+static void check_launch_starts(int single) {
+  const char *text = "[model]\nname = starts\nvars = x, y\n[params]\ns = 0.4\n[drift]\nx = -x\n"
+                     "y = -y\n[levy]\nx = 1.2, 0.3, s\ny = 0.8, -0.5, s\n[observe]\nX = x\n"
+                     "Y = y*y/(1 + y*y)\n";
+  double ref[2] = {0, 0};
+  for (int k = 0; k < 3; k++) {
+    static const int64_t every[3] = {21, 3, 7};
+    sdk_run *R = run(text, 7, "srk2", single, 5000, 0.1, 2.1, every[k], "expr");
+    if (!R) return;
+    double se, v[2] = {obs_at(R, "X", -1, &se), obs_at(R, "Y", -1, &se)};
+    if (k == 0) ref[0] = v[0], ref[1] = v[1];
+    TU_CHECK(v[0] == ref[0] && v[1] == ref[1],
+             "%s: sampled every %lld steps, E x = %.17g, E y^2/(1+y^2) = %.17g at step 21; "
+             "every 21: %.17g, %.17g",
+             single ? "single" : "double", (long long)every[k], v[0], v[1], ref[0], ref[1]);
+    sdk_run_destroy(&R);
+  }
+  printf("[levy], %s: sampled every 3, 7 and 21 steps, the same bits at step 21\n",
+         single ? "single" : "double");
+}
+
 /* ---- the same bits: threads and shards, a run stopped half way and resumed ---- */
 
 static const char BOTH[] = "[model]\nname = both\nvars = x, y\n[params]\nk = 1\ns = 0.5\n"
@@ -414,5 +504,9 @@ int main(void) {
   check_levy_ou("euler", 0);
   check_levy_ou("srk2", 1);
   check_getoor();
+  check_tails(1);
+  check_tails(0);
+  check_launch_starts(1);
+  check_launch_starts(0);
   return tu_finish("test_levy_colored");
 }

@@ -25,5 +25,28 @@ int sdk_cg_levy_channel(const sdk_model *m, int j);
  * expression of the step, DST a real lvalue declared by the caller). */
 void sdk_cg_levy_z(sdk_emit *em, const sdk_codegen_opts *o, int l, const char *step,
                    const char *path, const char *seed, const char *dt, const char *dst);
+/* Do the Levy entries draw in pairs of steps (single precision, fixed
+ * steps: one Philox block for steps 2k and 2k + 1)? */
+int sdk_cg_levy_pairs(const sdk_codegen_opts *o);
+/* The single-precision draw's fixed functions (kernels/levy_draw.h) where
+ * sdk_cg_levy_pairs. */
+void sdk_cg_levy_defs(sdk_emit *em, const sdk_codegen_opts *o);
+/* "sdk_u32 NAME[4];" = the block of Levy entry l for the pair of steps
+ * `pair` (k: steps 2k, 2k + 1) */
+void sdk_cg_levy_block(sdk_emit *em, const sdk_codegen_opts *o, int l, const char *pair,
+                       const char *path, const char *seed, const char *name);
+/* "DST = ...;" as sdk_cg_levy_z in single precision, from the words WW (W)
+ * and WV (V) of the step's half of its pair's block */
+void sdk_cg_levy_z_words(sdk_emit *em, const sdk_codegen_opts *o, int l, const char *ww,
+                         const char *wv, const char *dt, const char *dst);
+/* Does the CPU step loop take the Levy values from its noise buffer zb,
+ * drawn a sub-chunk at a time by sdk_cg_levy_cpu_draws (single precision,
+ * dt fixed: each pair's block drawn once)?  sdk_cg_levy_all: and is every
+ * noise channel a Levy one (no Gaussians to draw)? */
+int sdk_cg_levy_predrawn(const sdk_codegen_opts *o);
+int sdk_cg_levy_all(const sdk_codegen_opts *o);
+/* The CPU's sub-chunk draw of the Levy values into zb (cpu_paths.c, after
+ * its Gaussians; nothing unless sdk_cg_levy_predrawn). */
+void sdk_cg_levy_cpu_draws(sdk_emit *em, const sdk_codegen_opts *o);
 
 #endif

@@ -37,6 +37,7 @@ void sdk_cg_prelude(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_line(em, "#define sdk_gauss4 sdk_gauss4_%c", o->single ? 'f' : 'd');
   sdk_em_line(em, "#define sdk_uniform4 sdk_uniform4_%c", o->single ? 'f' : 'd');
   sdk_cg_events_defs(em, o);
+  sdk_cg_levy_defs(em, o); /* ([levy] in single precision) */
   int opq = o->compensate || (o->tavg && !o->sysmode);
   if (opq && o->target == SDK_TARGET_CPU)
     sdk_em_kernel(em, sdk_embedded_opaque_h);

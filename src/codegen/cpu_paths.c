@@ -182,6 +182,11 @@ static void emit_noise_draw(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_text(em, "/* draw this sub-chunk's Gaussians for all paths of the block */\n"
                   "const sdk_i64 k0 = (step0 + s) * SDK_NN, k1 = (step0 + s + ns) * SDK_NN;\n"
                   "const sdk_i64 b0 = k0 >> 2, b1 = (k1 + 3) >> 2;\n");
+  if (sdk_cg_levy_all(o)) { /* ([levy] on every channel: its own draws alone) */
+    sdk_em_line(em, "(void)b1;");
+    sdk_cg_levy_cpu_draws(em, o);
+    return;
+  }
   sdk_em_open(em, "for (sdk_i64 bk = b0; bk < b1; bk++)");
   if (nz->halves && nb == 4) {
     /* the values [lo, hi) of this block are used */
@@ -206,6 +211,7 @@ static void emit_noise_draw(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_line(em, "for (int l = 0; l < %d; l++) zb[(bk - b0) * %d + l][i] = g4[l];", nb, nb);
   sdk_em_close(em);
   sdk_em_close(em);
+  sdk_cg_levy_cpu_draws(em, o); /* ([levy]: over its channels' Gaussians) */
 }
 
 /* The per-path body of a step (parameters, state, the step, state back),
@@ -226,7 +232,8 @@ static void emit_body(const sdk_emit *em, sdk_strbuf *body, size_t *split,
     sdk_em_line(&be, sdk_cg_comp_var(o, v) ? "real sdk_c%d = cs[%d][i];" : "real sdk_c%d = 0;", v,
                 v);
   for (int j = 0; j < m->nnoise && !o->adaptive; j++) {
-    int l = sdk_cg_levy_channel(m, j); /* (alpha-stable in place of Gaussian) */
+    int l = sdk_cg_levy_channel(m, j);   /* (alpha-stable in place of Gaussian) */
+    if (sdk_cg_levy_predrawn(o)) l = -1; /* (drawn into zb: emit_noise_draw) */
     sdk_em_line(&be, l < 0 ? "const real sdk_z%d = zb[zo + %d][i];" : "real sdk_z%d;", j, j);
     if (l >= 0) {
       char z[32];

@@ -427,12 +427,18 @@ static void emit_noise(sdk_emit *em, const cu_adv *a, int r) {
   for (int j = 0; j < a->o->model->nnoise && !a->o->adaptive; j++) {
     int l = sdk_cg_levy_channel(a->o->model, j); /* (alpha-stable in place of Gaussian) */
     if (l >= 0) {
-      char st[64], z[32], dt[40];
+      char st[64], z[32], dt[40], ww[32], wv[32];
       pass_step(a, r, st, sizeof st);
       snprintf(z, sizeof z, "z0_%d", j);
       snprintf(dt, sizeof dt, a->o->dt_column >= 0 ? "dt0" : "%.17g", a->o->dt);
       sdk_em_line(em, "real z0_%d;", j);
-      sdk_cg_levy_z(em, a->o, l, st, "gp0", "sdk_seed", dt, z);
+      if (a->pass == 1 && sdk_cg_levy_pairs(a->o)) { /* (the group's blocks: emit_pass) */
+        snprintf(ww, sizeof ww, "lv0_%d_%d[%d]", j, r >> 1, 2 * (r & 1));
+        snprintf(wv, sizeof wv, "lv0_%d_%d[%d]", j, r >> 1, 2 * (r & 1) + 1);
+        sdk_cg_levy_z_words(em, a->o, l, ww, wv, dt, z);
+      } else {
+        sdk_cg_levy_z(em, a->o, l, st, "gp0", "sdk_seed", dt, z);
+      }
       continue;
     }
     if (a->pass == 1) {
@@ -591,6 +597,16 @@ static void emit_pass(sdk_emit *em, cu_adv *a, int pass) {
     sdk_em_line(em, "real %s[%d];", dst, nz->values_per_block);
     sdk_noise_block(em, nz, "sdk_seed", "gp0", block, 0, dst);
   }
+  /* [levy] in single precision: one block per pair of steps (G even) */
+  for (int j = 0; pass == 1 && sdk_cg_levy_pairs(o) && j < o->model->nnoise; j++) {
+    int l = sdk_cg_levy_channel(o->model, j);
+    for (int p = 0; l >= 0 && p < G / 2; p++) {
+      char pair[64], dst[32];
+      snprintf(pair, sizeof pair, "((sdk_u64)sdk_n >> 1) + %du", p);
+      snprintf(dst, sizeof dst, "lv0_%d_%d", j, p);
+      sdk_cg_levy_block(em, o, l, pair, "gp0", "sdk_seed", dst);
+    }
+  }
   for (int r = 0; r < (pass == 1 ? G : 1); r++)
     emit_rep(em, a, r);
   if (pass == 1) sdk_cg_delay_cuda_group_end(em, o, G);
@@ -661,6 +677,7 @@ void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
   int nn = m->nnoise;
   cu_adv a = {.o = o};
   a.G = nn > 0 && !o->adaptive ? 4 / gcd4(nn) : 1;
+  if (sdk_cg_levy_pairs(o) && a.G == 1) a.G = 2; /* (whole pairs of steps per group) */
   a.nblk_group = nn > 0 && !o->adaptive ? a.G * nn / 4 : 0;
   a.defer = o->compensate && o->comp_defer;
   /* time-only subexpressions from a per-phase table (periodic models) */

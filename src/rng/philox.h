@@ -64,7 +64,9 @@
  *
  *   Blocks kept for coloured and Levy noise (codegen/colored_levy.c): domain
  *   0's blocks [2^62 + 2^56, 2^62 + 2^60) (Levy entry l of NL at step n:
- *   block 2^62 + 2^58 + n NL + l; [2^62 + 2^56, 2^62 + 2^58) unused yet) and
+ *   block 2^62 + 2^58 + n NL + l in double precision; in single precision
+ *   block 2^62 + 2^58 + (n >> 1) NL + l, words 2 (n & 1) and 2 (n & 1) + 1:
+ *   steps 2k and 2k + 1 share a block; [2^62 + 2^56, 2^62 + 2^58) unused yet) and
  *   domain 1's [2^61 + 2^40, 2^61 + 2^41) (the stationary initial value of
  *   coloured variable v: block 2^61 + 2^40 + v).  A coloured noise's
  *   Gaussians of the steps are channels of the step noise above.
