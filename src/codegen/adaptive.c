@@ -117,6 +117,10 @@ void sdk_cg_adaptive_head(sdk_emit *em, const sdk_codegen_opts *o) {
     sdk_em_line(em, "#define SDK_ADAPT_ROW(k) ads[k][i]");
   else
     sdk_em_line(em, "#define SDK_ADAPT_ROW(k) sdk_ad##k");
+  if (sdk_cg_adaptive_slices(o)) {
+    sdk_em_line(em, "#define SDK_ADAPT_SLICES 1");
+    define_double(em, "SDK_ADAPT_DT", o->dt);
+  }
   sdk_em_line(em, "#define SDK_ADAPT_LEV0 %d", o->adapt_lev0);
   sdk_em_line(em, "#define SDK_ADAPT_LEVMAX %d", o->adapt_levmax);
   const double q = o->scheme->est_order;
@@ -128,11 +132,25 @@ void sdk_cg_adaptive_head(sdk_emit *em, const sdk_codegen_opts *o) {
   }
 }
 
+int sdk_cg_adaptive_slices(const sdk_codegen_opts *o) {
+  return o->adaptive && o->target == SDK_TARGET_CUDA && o->model->nbound == 0;
+}
+
 /* The context of adapt_step.h's hooks. */
 typedef struct {
   const sdk_codegen_opts *o;
-  const char *n, *path, *seed;
+  const char *path, *seed;
 } adapt_ctx;
+
+/* the walks' start at step sdk_ns */
+static void hook_restart(sdk_emit *em, const void *c) {
+  const adapt_ctx *a = c;
+  int nn = a->o->model->nnoise;
+  if (nn > 0) sdk_em_line(em, "sdk_wv = 0;");
+  for (int j = 0; j < nn; j++)
+    sdk_em_line(em, "sdk_btree_walk_start(%s, %s, (sdk_u64)sdk_ns, %d, %d, &sdk_wb%d, sdk_wr%d);",
+                a->seed, a->path, nn, j, j, j);
+}
 
 /* the cached walks of the tree through the step, one per channel
  * (rng/btree.h): B at the position, the right ends of the nodes holding it
@@ -141,11 +159,9 @@ static void hook_walk(sdk_emit *em, const void *c) {
   const adapt_ctx *a = c;
   int nn = a->o->model->nnoise;
   sdk_em_line(em, "int sdk_wv = 0;");
-  for (int j = 0; j < nn; j++) {
+  for (int j = 0; j < nn; j++)
     sdk_em_line(em, "double sdk_wb%d, sdk_wr%d[SDK_ADAPT_LEVMAX + 1];", j, j);
-    sdk_em_line(em, "sdk_btree_walk_start(%s, %s, (sdk_u64)(%s), %d, %d, &sdk_wb%d, sdk_wr%d);",
-                a->seed, a->path, a->n, nn, j, j, j);
-  }
+  hook_restart(em, c);
 }
 
 /* the sub-step's noise: the walks' increments, bit for bit the tree's
@@ -154,10 +170,11 @@ static void hook_noise(sdk_emit *em, const void *c) {
   const adapt_ctx *a = c;
   int nn = a->o->model->nnoise;
   for (int j = 0; j < nn; j++)
-    sdk_em_line(em,
-                "const real sdk_z%d = sdk_btree_walk_incr(%s, %s, (sdk_u64)(%s), %d, %d, sdk_pos, "
-                "sdk_lev, sdk_wv, sdk_wb%d, sdk_wr%d) * sdk_zs;",
-                j, a->seed, a->path, a->n, nn, j, j, j);
+    sdk_em_line(
+        em,
+        "const real sdk_z%d = sdk_btree_walk_incr(%s, %s, (sdk_u64)sdk_ns, %d, %d, sdk_pos, "
+        "sdk_lev, sdk_wv, sdk_wb%d, sdk_wr%d) * sdk_zs;",
+        j, a->seed, a->path, nn, j, j, j);
   sdk_em_line(em, "if (sdk_wv < sdk_lev) sdk_wv = sdk_lev;");
 }
 
@@ -209,11 +226,10 @@ static void hook_back(sdk_emit *em, const void *c) {
 
 void sdk_cg_adaptive_step(sdk_emit *em, const sdk_codegen_opts *o, const char *n, const char *path,
                           const char *seed) {
-  static const sdk_em_hook hooks[] = {{"noise", hook_noise},
-                                      {"pair", hook_pair},
-                                      {"back", hook_back},
-                                      {"walk", hook_walk},
-                                      {"moved", hook_moved}};
-  const adapt_ctx c = {o, n, path, seed};
-  sdk_em_kernel_hooks(em, sdk_embedded_adapt_step_h, hooks, 5, &c);
+  static const sdk_em_hook hooks[] = {{"noise", hook_noise}, {"pair", hook_pair},
+                                      {"back", hook_back},   {"walk", hook_walk},
+                                      {"moved", hook_moved}, {"restart", hook_restart}};
+  const adapt_ctx c = {o, path, seed};
+  sdk_em_line(em, "const sdk_i64 sdk_nfirst = (sdk_i64)(%s);", n);
+  sdk_em_kernel_hooks(em, sdk_embedded_adapt_step_h, hooks, 6, &c);
 }
