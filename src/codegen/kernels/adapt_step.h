@@ -20,13 +20,18 @@
  * SDK_ADAPT_SHRINK1..3 those above which a retry is 2, 3, 4 levels finer,
  * SDK_ADAPT_QCROSS -ln of the crossing probability above which a sub-step
  * is retried one level finer, SDK_ADAPT_LIVE whether the path is alive
- * (not absorbed: it takes no more sub-steps); SDK_BTREE_DEPTH (btree.h). */
+ * (not absorbed: it takes no more sub-steps); SDK_BTREE_DEPTH (btree.h);
+ * sdk_nfirst the step's index (adaptive.c).
+ * SDK_ADAPT_SLICES (CUDA without [boundaries]): the file takes all the
+ * steps sdk_nfirst .. sdk_nend - 1 of a launch, step sdk_ns's time
+ * (real)(sdk_ns SDK_ADAPT_DT) as the driver computes it, hook restart (the
+ * walks of the next step, a periodic model's phase time). */
 #ifdef SDK_KERNEL_ALONE
-static void sdk_adapt_alone_(real sdk_t0, real sdk_dt, real *sdk_row) {
+static void sdk_adapt_alone_(real sdk_t0, real sdk_dt, real *sdk_row, sdk_i64 sdk_nfirst) {
 #define SDK_ADAPT_ROW(k) sdk_row[k]
 #endif
   {
-    const double sdk_tb = sdk_t0, sdk_db = sdk_dt;
+    const double sdk_db = sdk_dt;
     SDK_HOOK(time0);
     const double sdk_unit = 1.0 / (double)(1ull << SDK_BTREE_DEPTH);
     /* the counts as two rows each, mod 2^20 and >> 20: exact in single
@@ -40,8 +45,22 @@ static void sdk_adapt_alone_(real sdk_t0, real sdk_dt, real *sdk_row) {
     int sdk_hlev = -1;
     double sdk_hdt = 0, sdk_hzs = 0;
     real sdk_hsq = 0;
+#ifdef SDK_ADAPT_SLICES
+    /* the steps sdk_ns .. sdk_nend - 1 of the launch in one loop of
+     * sub-steps: a lane whose step is done goes on with its next one, so a
+     * warp runs as many tries as its busiest lane over the launch, not the
+     * sum over the steps of each step's busiest lane's */
+    sdk_i64 sdk_ns = sdk_nfirst;
+    double sdk_tb = sdk_t0;
+#define SDK_ADAPT_MORE_ (sdk_ns < sdk_nend)
+#else
+  const sdk_i64 sdk_ns = sdk_nfirst;
+  const double sdk_tb = sdk_t0;
+  (void)sdk_ns;
+#define SDK_ADAPT_MORE_ (sdk_pos < (1ull << SDK_BTREE_DEPTH))
+#endif
     SDK_HOOK(walk);
-    while (sdk_pos < (1ull << SDK_BTREE_DEPTH) && SDK_ADAPT_LIVE) {
+    while (SDK_ADAPT_MORE_ && SDK_ADAPT_LIVE) {
       /* the sub-step's end must be a multiple of its length */
       while (sdk_lev < SDK_ADAPT_LEVMAX &&
              (sdk_pos & ((1ull << (SDK_BTREE_DEPTH - sdk_lev)) - 1u)) != 0u)
@@ -81,7 +100,17 @@ static void sdk_adapt_alone_(real sdk_t0, real sdk_dt, real *sdk_row) {
           if (sdk_lev > SDK_ADAPT_LEVMAX) sdk_lev = SDK_ADAPT_LEVMAX;
         }
       }
+#ifdef SDK_ADAPT_SLICES
+      if (sdk_pos == (1ull << SDK_BTREE_DEPTH)) { /* step sdk_ns done: the next */
+        sdk_pos = 0;
+        if (++sdk_ns < sdk_nend) {
+          sdk_tb = (real)((double)sdk_ns * SDK_ADAPT_DT); /* (the driver's sdk_t0) */
+          SDK_HOOK(restart);
+        }
+      }
+#endif
     }
+#undef SDK_ADAPT_MORE_
     SDK_ADAPT_ROW(0) = (real)(sdk_lev - SDK_ADAPT_LEV0);
     SDK_ADAPT_ROW(1) = (real)fmod(sdk_nacc, 1048576.0);
     SDK_ADAPT_ROW(2) = (real)floor(sdk_nacc / 1048576.0);
