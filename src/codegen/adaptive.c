@@ -148,6 +148,8 @@ static void define_double(sdk_emit *em, const char *name, double v) {
 
 void sdk_cg_adaptive_head(sdk_emit *em, const sdk_codegen_opts *o) {
   if (!o->adaptive) return;
+  if (o->single) /* (the root from single-precision Gaussians: btree.h) */
+    sdk_em_line(em, "#define SDK_BTREE_ROOT_F 1");
   sdk_em_puts(em, "#line 1 \"rng/btree.h\"\n");
   sdk_em_puts(em, sdk_embedded_btree_h);
   sdk_em_line_back(em);
@@ -188,12 +190,36 @@ typedef struct {
   const char *path, *seed;
 } adapt_ctx;
 
-/* the walks' start at step sdk_ns */
-static void walk_start(sdk_emit *em, const adapt_ctx *a) {
+/* SDK_ADAPT_SLICES in single precision (few channels): a lane keeps the
+ * four roots of a block (rng/btree.h: base intervals 4 (n >> 2) .. + 3) in
+ * registers, sdk_rq<j>, as the fixed steps keep their noise block */
+static int root_cache(const sdk_codegen_opts *o) {
+  return o->single && sdk_cg_adaptive_slices(o) && o->model->nnoise <= 4;
+}
+
+/* the walks' start at step sdk_ns; `fresh`: the roots' block is drawn
+ * (else only at a multiple of 4, the cache holding the others) */
+static void walk_start(sdk_emit *em, const adapt_ctx *a, int fresh) {
   int nn = a->o->model->nnoise;
+  if (!root_cache(a->o)) {
+    for (int j = 0; j < nn; j++)
+      sdk_em_line(em, "sdk_btree_walk_start(%s, %s, (sdk_u64)sdk_ns, %d, %d, &sdk_wb%d, sdk_wr%d);",
+                  a->seed, a->path, nn, j, j, j);
+    return;
+  }
+  if (nn == 0) return;
+  if (!fresh) sdk_em_open(em, "if ((sdk_ns & 3) == 0)");
   for (int j = 0; j < nn; j++)
-    sdk_em_line(em, "sdk_btree_walk_start(%s, %s, (sdk_u64)sdk_ns, %d, %d, &sdk_wb%d, sdk_wr%d);",
-                a->seed, a->path, nn, j, j, j);
+    sdk_em_line(
+        em, "sdk_gauss4_f(%s, %s, sdk_btree_root_block((sdk_u64)sdk_ns, %d, %d), 0u, sdk_rq%d);",
+        a->seed, a->path, nn, j, j);
+  if (!fresh) sdk_em_close(em);
+  for (int j = 0; j < nn; j++) /* (constant indices: the array stays in registers) */
+    sdk_em_line(
+        em,
+        "sdk_wb%d = 0.0, sdk_wr%d[0] = (double)((sdk_ns & 2) ? ((sdk_ns & 1) ? sdk_rq%d[3] : "
+        "sdk_rq%d[2]) : ((sdk_ns & 1) ? sdk_rq%d[1] : sdk_rq%d[0]));",
+        j, j, j, j, j, j);
 }
 
 /* SDK_ADAPT_SLICES: the next step sdk_ns's walks and phase time (the
@@ -201,7 +227,7 @@ static void walk_start(sdk_emit *em, const adapt_ctx *a) {
 static void hook_restart(sdk_emit *em, const void *c) {
   const adapt_ctx *a = c;
   if (a->o->model->nnoise > 0) sdk_em_line(em, "sdk_wv = 0;");
-  walk_start(em, a);
+  walk_start(em, a, 0);
   if (a->o->spp > 0) {
     sdk_em_start(em, "sdk_tpb = (real)(sdk_ns %% %lldLL) * ", (long long)a->o->spp);
     sdk_em_number(em, a->o->dt);
@@ -216,9 +242,11 @@ static void hook_walk(sdk_emit *em, const void *c) {
   const adapt_ctx *a = c;
   int nn = a->o->model->nnoise;
   sdk_em_line(em, "int sdk_wv = 0;");
-  for (int j = 0; j < nn; j++)
+  for (int j = 0; j < nn; j++) {
     sdk_em_line(em, "double sdk_wb%d, sdk_wr%d[SDK_ADAPT_LEVMAX + 1];", j, j);
-  walk_start(em, a);
+    if (root_cache(a->o)) sdk_em_line(em, "float sdk_rq%d[4];", j);
+  }
+  walk_start(em, a, 1);
 }
 
 /* the sub-step's noise: the walks' increments, bit for bit the tree's
@@ -271,12 +299,15 @@ static void hook_pair(sdk_emit *em, const void *c) {
   for (int v = 0; v < nv; v++)
     sdk_em_line(em, "sdk_e%d = sdk_x%d;", v, v);
   sdk_em_close(em);
+  /* in the run's precision (a double division is a long software sequence
+   * on a GPU); the tolerances rounded to it */
+  const char *mx = o->single ? "fmaxf" : "fmax", *ab = o->single ? "fabsf" : "fabs";
   for (int v = 0; v < nv; v++) {
-    sdk_em_start(em, "sdk_err = fmax(sdk_err, fabs(sdk_x%d - sdk_e%d) / (", v, v);
-    sdk_em_double(em, o->atol);
+    sdk_em_start(em, "sdk_err = %s(sdk_err, %s(sdk_x%d - sdk_e%d) / (", mx, ab, v, v);
+    sdk_em_number(em, o->atol);
     sdk_em_puts(em, " + ");
-    sdk_em_double(em, o->rtol);
-    sdk_em_printf(em, " * fmax(fabs(sdk_y%d), fabs(sdk_x%d))));\n", v, v);
+    sdk_em_number(em, o->rtol);
+    sdk_em_printf(em, " * %s(%s(sdk_y%d), %s(sdk_x%d))));\n", mx, ab, v, ab, v);
   }
 }
 

@@ -78,12 +78,12 @@ static void sdk_adapt_alone_(real sdk_t0, real sdk_dt, real *sdk_row, sdk_i64 sd
         SDK_HOOK(time, sdk_pos, sdk_unit);
         /* z = dW / sqrt(h): the tree's B increment over the sub-step */
         const double sdk_zs = sdk_hzs;
-        double sdk_err = 0;
+        real sdk_err = 0; /* (the run's precision: a float division, not a double one) */
         (void)sdk_sqdt, (void)sdk_t0, (void)sdk_zs;
         SDK_HOOK(noise, sdk_pos, sdk_lev, sdk_zs);
         SDK_HOOK(pair, sdk_dt, sdk_sqdt, sdk_t0, sdk_err);
-        if (sdk_err != sdk_err) sdk_err = 1e300; /* NaN: down to dt-min, then taken */
-        int sdk_cross = 0;                       /* a boundary reached or likely crossed: shorter */
+        if (sdk_err != sdk_err) sdk_err = (real)1e30; /* NaN: down to dt-min, then taken */
+        int sdk_cross = 0; /* a boundary reached or likely crossed: shorter */
         SDK_HOOK(bound, sdk_cross);
         if ((sdk_err <= 1 && !sdk_cross) || sdk_lev >= SDK_ADAPT_LEVMAX) {
           SDK_HOOK(hit, sdk_lev, sdk_pos, sdk_hu);
