@@ -82,15 +82,20 @@ SDK_RNG_FN sdk_u64 sdk_btree_root_block(sdk_u64 n, sdk_u32 nw, sdk_u32 c) {
   return SDK_BTREE_ROOT0 + (n >> 2) * nw + c;
 }
 
+/* The single-precision root of channel c (of nw) in base interval n:
+ * g[n & 3] of sdk_gauss4_f of its block, as its half (n >> 1) & 1 (the
+ * same value; see above). */
+SDK_RNG_FN double sdk_btree_root_f(sdk_u64 seed, sdk_u64 path, sdk_u64 n, sdk_u32 nw, sdk_u32 c) {
+  float f[2];
+  sdk_gauss2_f(seed, path, sdk_btree_root_block(n, nw, c), 0u, (sdk_u32)(n >> 1) & 1u, f);
+  return (double)f[n & 1u];
+}
+
 /* z_m of channel c (of nw) in base interval n of path `path` (see above). */
 SDK_RNG_FN double sdk_btree_z_(sdk_u64 seed, sdk_u64 path, sdk_u64 n, sdk_u32 nw, sdk_u32 c,
                                sdk_u64 m) {
 #ifdef SDK_BTREE_ROOT_F
-  if (m == 0u) { /* the root's Gaussian: g[n & 3] of sdk_gauss4_f (its half (n >> 1) & 1) */
-    float f[2];
-    sdk_gauss2_f(seed, path, sdk_btree_root_block(n, nw, c), 0u, (sdk_u32)(n >> 1) & 1u, f);
-    return (double)f[n & 1u];
-  }
+  if (m == 0u) return sdk_btree_root_f(seed, path, n, nw, c);
 #endif
   const sdk_u64 k = ((n << SDK_BTREE_DEPTH) + m) * nw + c;
   double g[2];
