@@ -321,7 +321,9 @@ static void hook_time0(sdk_emit *em, const void *c) {
 
 static void hook_time(sdk_emit *em, const void *c) {
   if (((const adapt_ctx *)c)->o->spp > 0)
-    sdk_em_line(em, "const real sdk_tp0 = sdk_tpb + sdk_db * ((double)sdk_pos * sdk_unit);");
+    sdk_em_line(em,
+                "const real sdk_tp0 = sdk_pos == 0u ? (real)sdk_tpb : (real)(sdk_tpb + sdk_db * "
+                "((double)sdk_pos * sdk_unit));");
 }
 
 static void hook_back(sdk_emit *em, const void *c) {

@@ -35,16 +35,16 @@ static void sdk_adapt_alone_(real sdk_t0, real sdk_dt, real *sdk_row, sdk_i64 sd
     SDK_HOOK(time0);
     const double sdk_unit = 1.0 / (double)(1ull << SDK_BTREE_DEPTH);
     /* the counts as two rows each, mod 2^20 and >> 20: exact in single
-     * precision too */
+     * precision too (integers here: no double add per sub-step) */
     int sdk_lev = SDK_ADAPT_LEV0 + (int)SDK_ADAPT_ROW(0), sdk_ldeep = (int)SDK_ADAPT_ROW(5);
-    double sdk_nacc = SDK_ADAPT_ROW(1) + 1048576.0 * SDK_ADAPT_ROW(2);
-    double sdk_nrej = SDK_ADAPT_ROW(3) + 1048576.0 * SDK_ADAPT_ROW(4);
+    sdk_u64 sdk_nacc = (sdk_u64)SDK_ADAPT_ROW(1) + ((sdk_u64)SDK_ADAPT_ROW(2) << 20);
+    sdk_u64 sdk_nrej = (sdk_u64)SDK_ADAPT_ROW(3) + ((sdk_u64)SDK_ADAPT_ROW(4) << 20);
     sdk_u64 sdk_pos = 0;
     /* the sub-step's length, its square root and 1/sqrt(h): the same values
      * at every try of one level, so computed when the level changes */
     int sdk_hlev = -1;
-    double sdk_hdt = 0, sdk_hzs = 0;
-    real sdk_hsq = 0;
+    double sdk_hzs = 0;
+    real sdk_hdt = 0, sdk_hsq = 0;
 #ifdef SDK_ADAPT_SLICES
     /* the steps sdk_ns .. sdk_nend - 1 of the launch in one loop of
      * sub-steps: a lane whose step is done goes on with its next one, so a
@@ -72,9 +72,12 @@ static void sdk_adapt_alone_(real sdk_t0, real sdk_dt, real *sdk_row, sdk_i64 sd
         sdk_hzs = 1.0 / sqrt((double)sdk_hu * sdk_unit);
       }
       {
-        const real sdk_dt = (real)sdk_hdt;
+        const real sdk_dt = sdk_hdt;
         const real sdk_sqdt = sdk_hsq;
-        const real sdk_t0 = sdk_tb + sdk_db * ((double)sdk_pos * sdk_unit);
+        /* (at a step's start, the step's time as it is: no double arithmetic
+         * for a step taken whole; the same value) */
+        const real sdk_t0 =
+            sdk_pos == 0u ? (real)sdk_tb : (real)(sdk_tb + sdk_db * ((double)sdk_pos * sdk_unit));
         SDK_HOOK(time, sdk_pos, sdk_unit);
         /* z = dW / sqrt(h): the tree's B increment over the sub-step */
         const double sdk_zs = sdk_hzs;
@@ -112,10 +115,10 @@ static void sdk_adapt_alone_(real sdk_t0, real sdk_dt, real *sdk_row, sdk_i64 sd
     }
 #undef SDK_ADAPT_MORE_
     SDK_ADAPT_ROW(0) = (real)(sdk_lev - SDK_ADAPT_LEV0);
-    SDK_ADAPT_ROW(1) = (real)fmod(sdk_nacc, 1048576.0);
-    SDK_ADAPT_ROW(2) = (real)floor(sdk_nacc / 1048576.0);
-    SDK_ADAPT_ROW(3) = (real)fmod(sdk_nrej, 1048576.0);
-    SDK_ADAPT_ROW(4) = (real)floor(sdk_nrej / 1048576.0);
+    SDK_ADAPT_ROW(1) = (real)(sdk_nacc & 0xfffffu);
+    SDK_ADAPT_ROW(2) = (real)(sdk_nacc >> 20);
+    SDK_ADAPT_ROW(3) = (real)(sdk_nrej & 0xfffffu);
+    SDK_ADAPT_ROW(4) = (real)(sdk_nrej >> 20);
     SDK_ADAPT_ROW(5) = (real)sdk_ldeep;
   }
 #ifdef SDK_KERNEL_ALONE
