@@ -52,6 +52,6 @@ PREC=single one "gbm milstein single loose" 16 "$m/gbm.sde" --scheme milstein --
   --dt-max 0.0625 --adaptive --rtol 1e6 --atol 1e6
 PREC=single one "gbm milstein single rtol 1e-3" 16 "$m/gbm.sde" --scheme milstein --t-end 1 \
   --dt-max 0.0625 --adaptive --rtol 1e-3
-PREC=single VAR=x one "josephson srk2 single" 47 "$m/josephson.sde" --scheme srk2 --spp 16 \
+PREC=single VAR=x one "josephson srk2 single spp 12" 36 "$m/josephson.sde" --scheme srk2 --spp 12 \
   --t-end 3.8 --adaptive --rtol 1e-3 --atol 1e-4
 exit $fail

@@ -228,8 +228,9 @@ static void hook_restart(sdk_emit *em, const void *c) {
   const adapt_ctx *a = c;
   if (a->o->model->nnoise > 0) sdk_em_line(em, "sdk_wv = 0;");
   walk_start(em, a, 0);
-  if (a->o->spp > 0) {
-    sdk_em_start(em, "sdk_tpb = (real)(sdk_ns %% %lldLL) * ", (long long)a->o->spp);
+  if (a->o->spp > 0) { /* (sdk_phn = sdk_ns mod spp, counted: no 64-bit division) */
+    sdk_em_line(em, "if (++sdk_phn == %lldLL) sdk_phn = 0;", (long long)a->o->spp);
+    sdk_em_start(em, "sdk_tpb = (real)sdk_phn * ");
     sdk_em_number(em, a->o->dt);
     sdk_em_puts(em, ";\n");
   }
@@ -315,8 +316,11 @@ static void hook_pair(sdk_emit *em, const void *c) {
  * before the sub-steps (time0) and that of each sub-step's start (time) */
 static void hook_time0(sdk_emit *em, const void *c) {
   const sdk_codegen_opts *o = ((const adapt_ctx *)c)->o;
-  if (o->spp > 0)
-    sdk_em_line(em, "%sdouble sdk_tpb = sdk_tp0;", sdk_cg_adaptive_slices(o) ? "" : "const ");
+  if (o->spp > 0 && sdk_cg_adaptive_slices(o)) /* (and the phase index, hook restart) */
+    sdk_em_line(em, "double sdk_tpb = sdk_tp0; sdk_i64 sdk_phn = sdk_nfirst %% %lldLL;",
+                (long long)o->spp);
+  else if (o->spp > 0)
+    sdk_em_line(em, "const double sdk_tpb = sdk_tp0;");
 }
 
 static void hook_time(sdk_emit *em, const void *c) {
