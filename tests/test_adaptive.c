@@ -180,10 +180,12 @@ static void test_additive_order(const char *model) {
     free(x[k]);
 }
 
-/* the final states of a run: the same bits under every layout */
-static void test_layouts(void) {
+/* the final states of a run: the same bits under every layout (in single
+ * precision too: its tree's root is drawn otherwise, rng/btree.h) */
+static void test_layouts(int single) {
   sdk_run_config c;
   base(&c);
+  c.single = single;
   c.rtol = 1e-3;
   c.threads = 1;
   c.sample_every = 1;
@@ -197,6 +199,7 @@ static void test_layouts(void) {
   const char *what[] = {"2 threads", "3 shards", "3 ranks", "chunks of 7 steps"};
   for (int k = 0; k < 4; k++) {
     base(&c);
+    c.single = single;
     c.rtol = 1e-3;
     c.threads = k == 0 ? 2 : 1;
     c.shards = k == 1 ? 3 : 0;
@@ -215,7 +218,7 @@ static void test_layouts(void) {
     TU_CHECK(ref && got && !memcmp(ref, got, NP * sizeof *got), "%s: not the same bits", what[k]);
     TU_CHECK(result(r, "lane_util") == result(r0, "lane_util"), "%s: lane utilisation %.17g",
              what[k], result(r, "lane_util"));
-    printf("layout: %s gives the bits of one thread\n", what[k]);
+    printf("layout: %s gives the bits of one thread (%s)\n", what[k], single ? "single" : "double");
     sdk_run_destroy(&r);
   }
   sdk_run_destroy(&r0);
@@ -349,7 +352,8 @@ int main(void) {
   test_cuda_source();
   test_strong_order();
   test_additive_order(st_model_file(OU2, 3));
-  test_layouts();
+  test_layouts(0);
+  test_layouts(1);
   test_lanes();
   return tu_finish("test_adaptive");
 }
