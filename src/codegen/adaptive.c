@@ -317,16 +317,16 @@ static void hook_pair(sdk_emit *em, const void *c) {
 static void hook_time0(sdk_emit *em, const void *c) {
   const sdk_codegen_opts *o = ((const adapt_ctx *)c)->o;
   if (o->spp > 0 && sdk_cg_adaptive_slices(o)) /* (and the phase index, hook restart) */
-    sdk_em_line(em, "double sdk_tpb = sdk_tp0; sdk_i64 sdk_phn = sdk_nfirst %% %lldLL;",
+    sdk_em_line(em, "real sdk_tpb = sdk_tp0; sdk_i64 sdk_phn = sdk_nfirst %% %lldLL;",
                 (long long)o->spp);
   else if (o->spp > 0)
-    sdk_em_line(em, "const double sdk_tpb = sdk_tp0;");
+    sdk_em_line(em, "const real sdk_tpb = sdk_tp0;");
 }
 
 static void hook_time(sdk_emit *em, const void *c) {
   if (((const adapt_ctx *)c)->o->spp > 0)
     sdk_em_line(em,
-                "const real sdk_tp0 = sdk_pos == 0u ? (real)sdk_tpb : (real)(sdk_tpb + sdk_db * "
+                "const real sdk_tp0 = sdk_pos == 0u ? sdk_tpb : (real)((double)sdk_tpb + sdk_db * "
                 "((double)sdk_pos * sdk_unit));");
 }
 

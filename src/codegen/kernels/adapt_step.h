@@ -51,11 +51,11 @@ static void sdk_adapt_alone_(real sdk_t0, real sdk_dt, real *sdk_row, sdk_i64 sd
      * warp runs as many tries as its busiest lane over the launch, not the
      * sum over the steps of each step's busiest lane's */
     sdk_i64 sdk_ns = sdk_nfirst;
-    double sdk_tb = sdk_t0;
+    real sdk_tb = sdk_t0; /* (a value of the run's precision, as the driver's) */
 #define SDK_ADAPT_MORE_ (sdk_ns < sdk_nend)
 #else
   const sdk_i64 sdk_ns = sdk_nfirst;
-  const double sdk_tb = sdk_t0;
+  const real sdk_tb = sdk_t0;
   (void)sdk_ns;
 #define SDK_ADAPT_MORE_ (sdk_pos < (1ull << SDK_BTREE_DEPTH))
 #endif
@@ -77,7 +77,7 @@ static void sdk_adapt_alone_(real sdk_t0, real sdk_dt, real *sdk_row, sdk_i64 sd
         /* (at a step's start, the step's time as it is: no double arithmetic
          * for a step taken whole; the same value) */
         const real sdk_t0 =
-            sdk_pos == 0u ? (real)sdk_tb : (real)(sdk_tb + sdk_db * ((double)sdk_pos * sdk_unit));
+            sdk_pos == 0u ? sdk_tb : (real)((double)sdk_tb + sdk_db * ((double)sdk_pos * sdk_unit));
         SDK_HOOK(time, sdk_pos, sdk_unit);
         /* z = dW / sqrt(h): the tree's B increment over the sub-step */
         const double sdk_zs = sdk_hzs;
