@@ -308,22 +308,22 @@ static void cuda_source(void) {
     printf("e. CUDA source: not compiled (%s)\n", eb.msg);
     return;
   }
-  for (int k = 0; k < 4; k++) { /* (k = 2: the double well; 3: josephson, periodic) */
+  for (int k = 0; k < 5; k++) { /* (k = 2: the double well; 3, 4: josephson, periodic) */
     sdk_run_config c;
     base(&c, k == 2 ? WELL : BM, k == 2 ? 2 : 0, 100, 0.5, 1);
-    if (k == 3) c.model = "josephson", c.dt_max = 0, c.t_end = 0, c.spp = 100, c.periods = 1;
+    if (k >= 3) c.model = "josephson", c.dt_max = 0, c.t_end = 0, c.spp = 100, c.periods = 1;
     c.backend = "cuda";
-    c.single = k == 1;
+    c.single = k == 1 || k == 4; /* (4: the time slices' roots kept in registers) */
     char *src = NULL;
     sdk_err e = sdk_run_codegen(&c, &sdk_backend_cuda, &src, &eb);
-    TU_CHECK(e == SDK_OK && strstr(src, k == 3 ? "sdk_tpb" : "sdk_rs_cross("), "CUDA codegen: %s",
+    TU_CHECK(e == SDK_OK && strstr(src, k >= 3 ? "sdk_tpb" : "sdk_rs_cross("), "CUDA codegen: %s",
              eb.msg);
     char report[4400] = "";
     sdk_module *mod = NULL;
     if (e == SDK_OK) e = sdk_backend_cuda.compile(ctx, src, NULL, &mod, report, sizeof report, &eb);
     TU_CHECK(e == SDK_OK, "NVRTC: %s", eb.msg);
     printf("e. CUDA source (%s, %s): %s\n",
-           k == 3   ? "josephson"
+           k >= 3   ? "josephson"
            : k == 2 ? "well"
                     : "bm",
            c.single ? "single" : "double", report);
