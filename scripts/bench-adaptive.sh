@@ -14,13 +14,17 @@
 # runs after a first one that compiles the kernel), with the ratios
 # loose/fixed (issue 30's goal on the H100: >= 0.70) and tight/fixed, and the
 # adaptive runs' lane utilisation (the adaptive results, per grid point).
+# Then PROG1's model, josephson (models/josephson.sde), srk2, --spp 128 for
+# --periods P (default 50 on cuda, 2 on cpu): fixed steps of period/128
+# against --adaptive with that step as dt-max and the loose tolerance.
 #
 #   scripts/bench-adaptive.sh [--backend cpu|cuda] [--precision single|double]
 #                             [--paths N] [--repeats R] [--threads N] [--bin SDEKIT]
+#                             [--periods P]
 #
 # The lead's H100 line: scripts/bench-adaptive.sh --backend cuda --paths 4194304
 set -eu
-backend=cpu precision=single paths=262144 repeats=3 threads= bin=
+backend=cpu precision=single paths=262144 repeats=3 threads= bin= periods=
 while [ $# -gt 0 ]; do
   case $1 in
   --backend) backend=$2 ;;
@@ -29,6 +33,7 @@ while [ $# -gt 0 ]; do
   --repeats) repeats=$2 ;;
   --threads) threads=$2 ;;
   --bin) bin=$2 ;;
+  --periods) periods=$2 ;;
   *)
     echo "bench-adaptive.sh: unknown argument $1" >&2
     exit 2
@@ -69,6 +74,7 @@ lanes() {
   awk -F'\t' '/^# accepted_mean/ { for (i = 1; i <= NF; i++) if ($i ~ /lane_util/) c = i; next }
     !/^#/ && c { print $c; exit }' "$T/$1.tsv" 2> /dev/null || true
 }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { print (b > 0) ? a / b : 0 }'; }
 fixed=$(best fixed --dt 0.00390625)
 loose=$(best loose --adaptive --dt-max 0.00390625 --rtol 1e6 --atol 1e6)
 lu_loose=$(lanes loose)
@@ -77,6 +83,19 @@ lu_tight=$(lanes tight)
 printf 'gbm milstein %s %s, %s paths, best of %s\n' "$backend" "$precision" "$paths" "$repeats"
 printf 'fixed dt 1/256         %10.3e steps/s\n' "$fixed"
 printf 'adaptive loose         %10.3e accepted sub-steps/s  ratio %.3f  lanes %s\n' "$loose" \
-  "$(awk -v a="$loose" -v b="$fixed" 'BEGIN { print a / b }')" "${lu_loose:-?}"
+  "$(ratio "$loose" "$fixed")" "${lu_loose:-?}"
 printf 'adaptive rtol 1e-3     %10.3e accepted sub-steps/s  ratio %.3f  lanes %s\n' "$tight" \
-  "$(awk -v a="$tight" -v b="$fixed" 'BEGIN { print a / b }')" "${lu_tight:-?}"
+  "$(ratio "$tight" "$fixed")" "${lu_tight:-?}"
+
+# PROG1's model: josephson srk2, steps of period / 128
+[ -n "$periods" ] || { [ "$backend" = cuda ] && periods=50 || periods=2; }
+common=("$src/models/josephson.sde" --scheme srk2 --spp 128 --periods "$periods"
+  --backend "$backend" --precision "$precision" --paths "$paths" --observe none)
+[ -n "$threads" ] && common+=(--threads "$threads")
+jfixed=$(best jfixed)
+jloose=$(best jloose --adaptive --rtol 1e6 --atol 1e6)
+lu_jloose=$(lanes jloose)
+printf 'josephson (PROG1) srk2 %s %s, --spp 128, %s periods\n' "$backend" "$precision" "$periods"
+printf 'fixed dt period/128    %10.3e steps/s\n' "$jfixed"
+printf 'adaptive loose         %10.3e accepted sub-steps/s  ratio %.3f  lanes %s\n' "$jloose" \
+  "$(ratio "$jloose" "$jfixed")" "${lu_jloose:-?}"

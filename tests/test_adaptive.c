@@ -8,7 +8,8 @@
  *    steps taken grow as rtol^(-1/q); srk2 - euler on an additive-noise
  *    model against a run at rtol 1e-6 on the same tree: error ~ rtol^(2/3);
  *  - single precision: the same strong error at rtol 1e-3 (its rounding is
- *    far below it);
+ *    far below it), against its own exact solution (its tree's root is a
+ *    single-precision Gaussian: rng/btree.h SDK_BTREE_ROOT_F);
  *  - the same bits for 1 and 2 threads, 1 and 3 shards, 1 and 3 ranks, and
  *    chunks cut at every step (sample_every 1) or every 7, and the same lane
  *    utilisation; that is 1 where every path takes the same sub-steps, and
@@ -65,12 +66,14 @@ static double result(const sdk_run *r, const char *name) {
   return v ? v[0] : NAN;
 }
 
-/* the exact S(T) of path p: W(T) summed over the tree's base intervals */
-static double exact(sdk_u64 seed, sdk_u64 p) {
+/* the exact S(T) of path p: W(T) summed over the tree's base intervals
+ * (B(1) = z_0, the root: in single precision the single-precision one) */
+static double exact(sdk_u64 seed, sdk_u64 p, int single) {
   const double mu = 0.5, sigma = 0.8;
   double w = 0;
   for (int n = 0; n < (int)(T_END / DT_MAX + 0.5); n++)
-    w += sqrt(DT_MAX) * sdk_btree_b(seed, p, (sdk_u64)n, 1, 0, 1ull << SDK_BTREE_DEPTH);
+    w += sqrt(DT_MAX) * (single ? sdk_btree_root_f(seed, p, (sdk_u64)n, 1, 0)
+                                : sdk_btree_b(seed, p, (sdk_u64)n, 1, 0, 1ull << SDK_BTREE_DEPTH));
   return exp((mu - 0.5 * sigma * sigma) * T_END + sigma * w);
 }
 
@@ -79,8 +82,6 @@ static void test_strong_order(void) {
   enum { NR = sizeof rtol / sizeof rtol[0] };
   double lr[NR], le[NR], w[NR], lc[NR];
   double *ex = malloc(NP * sizeof *ex);
-  for (int p = 0; p < NP; p++)
-    ex[p] = exact(30, (sdk_u64)p);
   double err3[2] = {0, 0}, se3[2] = {0, 0};
   for (int k = 0; k <= NR; k++) { /* (k = NR: single precision at rtol 1e-3) */
     sdk_run_config c;
@@ -88,6 +89,9 @@ static void test_strong_order(void) {
     c.rtol = k < NR ? rtol[k] : 1e-3;
     c.single = k == NR;
     c.atol = 1e-8;
+    if (k == 0 || k == NR) /* (the double tree's, then the single one's) */
+      for (int p = 0; p < NP; p++)
+        ex[p] = exact(30, (sdk_u64)p, c.single);
     sdk_run *r = st_run(&c);
     TU_CHECK(r != NULL, "run at rtol %g", c.rtol);
     const double *S = r ? final_of(r) : NULL;
@@ -115,8 +119,9 @@ static void test_strong_order(void) {
     }
     sdk_run_destroy(&r);
   }
-  /* (the same paths and tree: the two errors differ by float rounding
-   * and the controller's decisions it moves, not by sampling) */
+  /* (the same paths, the tree's roots drawn in single precision: the two
+   * errors differ by sampling, float rounding and the controller's decisions
+   * it moves) */
   TU_CHECK(fabs(err3[1] - err3[0]) <= 4 * (se3[0] + se3[1]),
            "single %.4e against double %.4e at rtol 1e-3", err3[1], err3[0]);
   free(ex);
@@ -175,10 +180,12 @@ static void test_additive_order(const char *model) {
     free(x[k]);
 }
 
-/* the final states of a run: the same bits under every layout */
-static void test_layouts(void) {
+/* the final states of a run: the same bits under every layout (in single
+ * precision too: its tree's root is drawn otherwise, rng/btree.h) */
+static void test_layouts(int single) {
   sdk_run_config c;
   base(&c);
+  c.single = single;
   c.rtol = 1e-3;
   c.threads = 1;
   c.sample_every = 1;
@@ -192,6 +199,7 @@ static void test_layouts(void) {
   const char *what[] = {"2 threads", "3 shards", "3 ranks", "chunks of 7 steps"};
   for (int k = 0; k < 4; k++) {
     base(&c);
+    c.single = single;
     c.rtol = 1e-3;
     c.threads = k == 0 ? 2 : 1;
     c.shards = k == 1 ? 3 : 0;
@@ -210,7 +218,7 @@ static void test_layouts(void) {
     TU_CHECK(ref && got && !memcmp(ref, got, NP * sizeof *got), "%s: not the same bits", what[k]);
     TU_CHECK(result(r, "lane_util") == result(r0, "lane_util"), "%s: lane utilisation %.17g",
              what[k], result(r, "lane_util"));
-    printf("layout: %s gives the bits of one thread\n", what[k]);
+    printf("layout: %s gives the bits of one thread (%s)\n", what[k], single ? "single" : "double");
     sdk_run_destroy(&r);
   }
   sdk_run_destroy(&r0);
@@ -329,7 +337,8 @@ int main(void) {
   test_cuda_source();
   test_strong_order();
   test_additive_order(st_model_file(OU2, 3));
-  test_layouts();
+  test_layouts(0);
+  test_layouts(1);
   test_lanes();
   return tu_finish("test_adaptive");
 }

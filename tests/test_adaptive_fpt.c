@@ -283,17 +283,17 @@ static void refusal(void) {
 /* e: the CUDA source through NVRTC (no device needed) */
 static void cuda_source(void) {
   sdk_bctx *ctx = st_nvrtc_open();
-  for (int k = 0; ctx && k < 4; k++) { /* (k = 2: the double well; 3: josephson, periodic) */
+  for (int k = 0; ctx && k < 5; k++) { /* (k = 2: the double well; 3, 4: josephson, periodic) */
     sdk_run_config c;
     base(&c, k == 2 ? WELL : BM, k == 2 ? 2 : 0, 100, 0.5, 1);
-    if (k == 3) c.model = "josephson", c.dt_max = 0, c.t_end = 0, c.spp = 100, c.periods = 1;
+    if (k >= 3) c.model = "josephson", c.dt_max = 0, c.t_end = 0, c.spp = 100, c.periods = 1;
     c.backend = "cuda";
-    c.single = k == 1;
-    const char *name = k == 3 ? "josephson" : k == 2 ? "well" : "bm";
+    c.single = k == 1 || k == 4; /* (4: the time slices' roots kept in registers) */
+    const char *name = k >= 3 ? "josephson" : k == 2 ? "well" : "bm";
     char report[4400] = "";
     char *src = st_cuda_source(ctx, &c, name, report, sizeof report);
-    TU_CHECK(src && strstr(src, k == 3 ? "sdk_tpb" : "sdk_rs_cross("), "CUDA %s: %s", name,
-             k == 3 ? "the periodic drive's phase" : "the bridge crossing");
+    TU_CHECK(src && strstr(src, k >= 3 ? "sdk_tpb" : "sdk_rs_cross("), "CUDA %s: %s", name,
+             k >= 3 ? "the periodic drive's phase" : "the bridge crossing");
     printf("e. CUDA source (%s, %s): %s\n", name, c.single ? "single" : "double", report);
     free(src);
   }

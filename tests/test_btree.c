@@ -5,7 +5,8 @@
  * over unions of steps, that a value never depends on what was asked
  * for before, and that the cached walk (sdk_btree_walk_*) gives bit for bit
  * the stateless increments over random sequences of accepted and rejected
- * steps, in double and rounded to single precision. */
+ * steps, in double and rounded to single precision.  test_btree_f.c runs
+ * it all once more with the single-precision root (SDK_BTREE_ROOT_F). */
 #include "rng/btree.h"
 
 #include <math.h>
@@ -26,8 +27,19 @@ static void test_keying(void) {
   const sdk_u32 nw = 3, c = 2;
   double g[2];
   sdk_u64 k = ((n << D) + 0) * nw + c;
+#ifdef SDK_BTREE_ROOT_F
+  /* the single-precision root: lane n & 3 of the four Gaussians of block
+   * 2^61 + 2^58 + (n >> 2) NW + c */
+  float f4[4];
+  sdk_gauss4_f(seed, p, 0x2400000000000000ull + (n >> 2) * nw + c, 0, f4);
+  const double z0 = f4[n & 3];
+  /* the block range: below 2^61 + 2^59 for the largest tree that fits */
+  TU_CHECK(sdk_btree_root_block((1ull << (62 - D)) - 1, 1, 0) < 0x2800000000000000ull,
+           "root blocks below 2^61 + 2^59");
+#else
   sdk_gauss2_d(seed, p, 0x7000000000000000ull + (k >> 2), 0, (k >> 1) & 1, g);
   const double z0 = g[k & 1];
+#endif
   k = ((n << D) + 1) * nw + c;
   sdk_gauss2_d(seed, p, 0x7000000000000000ull + (k >> 2), 0, (k >> 1) & 1, g);
   const double z1 = g[k & 1];
@@ -219,5 +231,9 @@ int main(void) {
   test_law();
   test_union_and_order();
   test_walk();
+#ifdef SDK_BTREE_ROOT_F
+  return tu_finish("test_btree_f");
+#else
   return tu_finish("test_btree");
+#endif
 }

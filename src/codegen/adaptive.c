@@ -148,6 +148,8 @@ static void define_double(sdk_emit *em, const char *name, double v) {
 
 void sdk_cg_adaptive_head(sdk_emit *em, const sdk_codegen_opts *o) {
   if (!o->adaptive) return;
+  if (o->single) /* (the root from single-precision Gaussians: btree.h) */
+    sdk_em_line(em, "#define SDK_BTREE_ROOT_F 1");
   sdk_em_puts(em, "#line 1 \"rng/btree.h\"\n");
   sdk_em_puts(em, sdk_embedded_btree_h);
   sdk_em_line_back(em);
@@ -158,6 +160,10 @@ void sdk_cg_adaptive_head(sdk_emit *em, const sdk_codegen_opts *o) {
     sdk_em_line(em, "#define SDK_ADAPT_ROW(k) ads[k][i]");
   else
     sdk_em_line(em, "#define SDK_ADAPT_ROW(k) sdk_ad##k");
+  if (sdk_cg_adaptive_slices(o)) {
+    sdk_em_line(em, "#define SDK_ADAPT_SLICES 1");
+    define_double(em, "SDK_ADAPT_DT", o->dt);
+  }
   sdk_em_line(em, "#define SDK_ADAPT_LEV0 %d", o->adapt_lev0);
   sdk_em_line(em, "#define SDK_ADAPT_LEVMAX %d", o->adapt_levmax);
   const double q = o->scheme->est_order;
@@ -174,11 +180,61 @@ void sdk_cg_adaptive_head(sdk_emit *em, const sdk_codegen_opts *o) {
   }
 }
 
+int sdk_cg_adaptive_slices(const sdk_codegen_opts *o) {
+  return o->adaptive && o->target == SDK_TARGET_CUDA && o->model->nbound == 0;
+}
+
 /* The context of adapt_step.h's hooks. */
 typedef struct {
   const sdk_codegen_opts *o;
-  const char *n, *path, *seed;
+  const char *path, *seed;
 } adapt_ctx;
+
+/* SDK_ADAPT_SLICES in single precision (few channels): a lane keeps the
+ * four roots of a block (rng/btree.h: base intervals 4 (n >> 2) .. + 3) in
+ * registers, sdk_rq<j>, as the fixed steps keep their noise block */
+static int root_cache(const sdk_codegen_opts *o) {
+  return o->single && sdk_cg_adaptive_slices(o) && o->model->nnoise <= 4;
+}
+
+/* the walks' start at step sdk_ns; `fresh`: the roots' block is drawn
+ * (else only at a multiple of 4, the cache holding the others) */
+static void walk_start(sdk_emit *em, const adapt_ctx *a, int fresh) {
+  int nn = a->o->model->nnoise;
+  if (!root_cache(a->o)) {
+    for (int j = 0; j < nn; j++)
+      sdk_em_line(em, "sdk_btree_walk_start(%s, %s, (sdk_u64)sdk_ns, %d, %d, &sdk_wb%d, sdk_wr%d);",
+                  a->seed, a->path, nn, j, j, j);
+    return;
+  }
+  if (nn == 0) return;
+  if (!fresh) sdk_em_open(em, "if ((sdk_ns & 3) == 0)");
+  for (int j = 0; j < nn; j++)
+    sdk_em_line(
+        em, "sdk_gauss4_f(%s, %s, sdk_btree_root_block((sdk_u64)sdk_ns, %d, %d), 0u, sdk_rq%d);",
+        a->seed, a->path, nn, j, j);
+  if (!fresh) sdk_em_close(em);
+  for (int j = 0; j < nn; j++) /* (constant indices: the array stays in registers) */
+    sdk_em_line(
+        em,
+        "sdk_wb%d = 0.0, sdk_wr%d[0] = (double)((sdk_ns & 2) ? ((sdk_ns & 1) ? sdk_rq%d[3] : "
+        "sdk_rq%d[2]) : ((sdk_ns & 1) ? sdk_rq%d[1] : sdk_rq%d[0]));",
+        j, j, j, j, j, j);
+}
+
+/* SDK_ADAPT_SLICES: the next step sdk_ns's walks and phase time (the
+ * driver's, cuda_paths.c) */
+static void hook_restart(sdk_emit *em, const void *c) {
+  const adapt_ctx *a = c;
+  if (a->o->model->nnoise > 0) sdk_em_line(em, "sdk_wv = 0;");
+  walk_start(em, a, 0);
+  if (a->o->spp > 0) { /* (sdk_phn = sdk_ns mod spp, counted: no 64-bit division) */
+    sdk_em_line(em, "if (++sdk_phn == %lldLL) sdk_phn = 0;", (long long)a->o->spp);
+    sdk_em_start(em, "sdk_tpb = (real)sdk_phn * ");
+    sdk_em_number(em, a->o->dt);
+    sdk_em_puts(em, ";\n");
+  }
+}
 
 /* the cached walks of the tree through the step, one per channel
  * (rng/btree.h): B at the position, the right ends of the nodes holding it
@@ -189,9 +245,9 @@ static void hook_walk(sdk_emit *em, const void *c) {
   sdk_em_line(em, "int sdk_wv = 0;");
   for (int j = 0; j < nn; j++) {
     sdk_em_line(em, "double sdk_wb%d, sdk_wr%d[SDK_ADAPT_LEVMAX + 1];", j, j);
-    sdk_em_line(em, "sdk_btree_walk_start(%s, %s, (sdk_u64)(%s), %d, %d, &sdk_wb%d, sdk_wr%d);",
-                a->seed, a->path, a->n, nn, j, j, j);
+    if (root_cache(a->o)) sdk_em_line(em, "float sdk_rq%d[4];", j);
   }
+  walk_start(em, a, 1);
 }
 
 /* the sub-step's noise: the walks' increments, bit for bit the tree's
@@ -200,10 +256,11 @@ static void hook_noise(sdk_emit *em, const void *c) {
   const adapt_ctx *a = c;
   int nn = a->o->model->nnoise;
   for (int j = 0; j < nn; j++)
-    sdk_em_line(em,
-                "const real sdk_z%d = sdk_btree_walk_incr(%s, %s, (sdk_u64)(%s), %d, %d, sdk_pos, "
-                "sdk_lev, sdk_wv, sdk_wb%d, sdk_wr%d) * sdk_zs;",
-                j, a->seed, a->path, a->n, nn, j, j, j);
+    sdk_em_line(
+        em,
+        "const real sdk_z%d = sdk_btree_walk_incr(%s, %s, (sdk_u64)sdk_ns, %d, %d, sdk_pos, "
+        "sdk_lev, sdk_wv, sdk_wb%d, sdk_wr%d) * sdk_zs;",
+        j, a->seed, a->path, nn, j, j, j);
   sdk_em_line(em, "if (sdk_wv < sdk_lev) sdk_wv = sdk_lev;");
 }
 
@@ -243,24 +300,34 @@ static void hook_pair(sdk_emit *em, const void *c) {
   for (int v = 0; v < nv; v++)
     sdk_em_line(em, "sdk_e%d = sdk_x%d;", v, v);
   sdk_em_close(em);
+  /* in the run's precision (a double division is a long software sequence
+   * on a GPU); the tolerances rounded to it */
+  const char *mx = o->single ? "fmaxf" : "fmax", *ab = o->single ? "fabsf" : "fabs";
   for (int v = 0; v < nv; v++) {
-    sdk_em_start(em, "sdk_err = fmax(sdk_err, fabs(sdk_x%d - sdk_e%d) / (", v, v);
-    sdk_em_double(em, o->atol);
+    sdk_em_start(em, "sdk_err = %s(sdk_err, %s(sdk_x%d - sdk_e%d) / (", mx, ab, v, v);
+    sdk_em_number(em, o->atol);
     sdk_em_puts(em, " + ");
-    sdk_em_double(em, o->rtol);
-    sdk_em_printf(em, " * fmax(fabs(sdk_y%d), fabs(sdk_x%d))));\n", v, v);
+    sdk_em_number(em, o->rtol);
+    sdk_em_printf(em, " * %s(%s(sdk_y%d), %s(sdk_x%d))));\n", mx, ab, v, ab, v);
   }
 }
 
 /* a periodic model's phase time (expr_emit.h): the step's, sdk_tp0, kept
  * before the sub-steps (time0) and that of each sub-step's start (time) */
 static void hook_time0(sdk_emit *em, const void *c) {
-  if (((const adapt_ctx *)c)->o->spp > 0) sdk_em_line(em, "const double sdk_tpb = sdk_tp0;");
+  const sdk_codegen_opts *o = ((const adapt_ctx *)c)->o;
+  if (o->spp > 0 && sdk_cg_adaptive_slices(o)) /* (and the phase index, hook restart) */
+    sdk_em_line(em, "real sdk_tpb = sdk_tp0; sdk_i64 sdk_phn = sdk_nfirst %% %lldLL;",
+                (long long)o->spp);
+  else if (o->spp > 0)
+    sdk_em_line(em, "const real sdk_tpb = sdk_tp0;");
 }
 
 static void hook_time(sdk_emit *em, const void *c) {
   if (((const adapt_ctx *)c)->o->spp > 0)
-    sdk_em_line(em, "const real sdk_tp0 = sdk_tpb + sdk_db * ((double)sdk_pos * sdk_unit);");
+    sdk_em_line(em,
+                "const real sdk_tp0 = sdk_pos == 0u ? sdk_tpb : (real)((double)sdk_tpb + sdk_db * "
+                "((double)sdk_pos * sdk_unit));");
 }
 
 static void hook_back(sdk_emit *em, const void *c) {
@@ -279,7 +346,7 @@ static void hook_bound(sdk_emit *em, const void *c) {
 static void hook_hit(sdk_emit *em, const void *c) {
   const adapt_ctx *a = c;
   if (a->o->model->nbound == 0) return;
-  sdk_cg_bound_sub_hit(em, a->o, a->n,
+  sdk_cg_bound_sub_hit(em, a->o, "sdk_ns",
                        "((sdk_u64)1 << sdk_lev) + (sdk_pos >> (SDK_BTREE_DEPTH - sdk_lev))",
                        a->path, a->seed);
   sdk_em_line(em,
@@ -291,9 +358,10 @@ static void hook_hit(sdk_emit *em, const void *c) {
 void sdk_cg_adaptive_step(sdk_emit *em, const sdk_codegen_opts *o, const char *n, const char *path,
                           const char *seed) {
   static const sdk_em_hook hooks[] = {
-      {"noise", hook_noise}, {"pair", hook_pair},   {"back", hook_back},
-      {"walk", hook_walk},   {"moved", hook_moved}, {"bound", hook_bound},
-      {"hit", hook_hit},     {"time0", hook_time0}, {"time", hook_time}};
-  const adapt_ctx c = {o, n, path, seed};
-  sdk_em_kernel_hooks(em, sdk_embedded_adapt_step_h, hooks, 9, &c);
+      {"noise", hook_noise}, {"pair", hook_pair},      {"back", hook_back}, {"walk", hook_walk},
+      {"moved", hook_moved}, {"bound", hook_bound},    {"hit", hook_hit},   {"time0", hook_time0},
+      {"time", hook_time},   {"restart", hook_restart}};
+  const adapt_ctx c = {o, path, seed};
+  sdk_em_line(em, "const sdk_i64 sdk_nfirst = (sdk_i64)(%s);", n);
+  sdk_em_kernel_hooks(em, sdk_embedded_adapt_step_h, hooks, 10, &c);
 }

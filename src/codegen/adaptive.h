@@ -19,6 +19,11 @@ sdk_err sdk_cg_adaptive_check(const sdk_codegen_opts *o, sdk_errbuf *eb);
  * the holes of kernels/adapt_step.h.  Nothing without opts.adaptive. */
 void sdk_cg_adaptive_head(sdk_emit *em, const sdk_codegen_opts *o);
 
+/* 1 when the CUDA driver takes a launch's steps in one call of the step
+ * (kernels/adapt_step.h SDK_ADAPT_SLICES: its lanes go on to their next
+ * step without waiting for the warp's): CUDA, --adaptive, no [boundaries]. */
+int sdk_cg_adaptive_slices(const sdk_codegen_opts *o);
+
 /* One step n of dt of a path, taken as accepted dyadic sub-steps
  * (kernels/adapt_step.h, in place of the step's noise and the scheme's
  * step): the state in sdk_x<v>, the parameters, sdk_t0 (step n's time),

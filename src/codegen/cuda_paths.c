@@ -299,6 +299,7 @@ static void emit_step_fn(sdk_emit *em, const cu_adv *a, const sdk_strbuf *step, 
   }
   if (bound || ev || o->adaptive || m->ndelay > 0)
     sdk_em_puts(em, ", const sdk_i64 sdk_nstep, const sdk_u64 sdk_seed, const sdk_u64 sdk_gpath");
+  if (sdk_cg_adaptive_slices(o)) sdk_em_puts(em, ", const sdk_i64 sdk_nend");
   if (m->nevent > 0 && !o->coarse) /* the path's [events] rows (resets.h) */
     sdk_em_puts(em, ", real *const sdk_er, const sdk_i64 sdk_ern");
   sdk_cg_delay_cuda_params(em, o, 1); /* the delayed values (delay.h) */
@@ -478,6 +479,7 @@ static void emit_step_call(sdk_emit *em, const cu_adv *a, int r) {
     else
       sdk_em_puts(em, ", n, sdk_seed, gp0");
   }
+  if (sdk_cg_adaptive_slices(o)) sdk_em_puts(em, ", nend");
   if (m->nevent > 0) {
     sdk_cg_row_layout l;
     sdk_cg_rows(o, &l);
@@ -502,6 +504,17 @@ static void emit_step_call(sdk_emit *em, const cu_adv *a, int r) {
   for (int j = 0; j < m->nnoise && !o->adaptive; j++)
     sdk_em_printf(em, ", z0_%d", j);
   sdk_em_puts(em, ");\n");
+}
+
+/* --adaptive (sdk_cg_adaptive_slices): the launch's steps n .. nend - 1 in
+ * one call of sdk_step, whose lanes go on to their next step on their own
+ * (kernels/adapt_step.h): pass 2's call with the launch's end */
+static void emit_slices_call(sdk_emit *em, cu_adv *a) {
+  a->pass = 2;
+  sdk_em_open(em, "if (n < nend)");
+  emit_step_call(em, a, 0);
+  sdk_em_line(em, "n = nend;");
+  sdk_em_close(em);
 }
 
 /* Step r of a pass: its time-only values, the path's noise and step, and
@@ -657,8 +670,11 @@ static void hook_steps(sdk_emit *em, const void *c) {
     sdk_em_line(em, "%s sdk_ph = (%s)(step0 %% %lldLL);", pht, pht, (long long)o->spp);
   }
   sdk_cg_delay_cuda_start(em, o);
-  for (int pass = 0; pass < 3; pass++)
-    emit_pass(em, &a, pass);
+  if (sdk_cg_adaptive_slices(o)) /* (all the launch's steps in one call) */
+    emit_slices_call(em, &a);
+  else
+    for (int pass = 0; pass < 3; pass++)
+      emit_pass(em, &a, pass);
   if (o->model->nbound > 0) {
     sdk_em_line(em, "sdk_frozen:");
     emit_values_io(em, o, 1, 1);

@@ -17,11 +17,11 @@
  * last one may have fewer); the CUDA driver's warps are those when the
  * paths per grid point are a multiple of 32.  Computed from the per-path
  * counts alone, so the same on every backend, thread count and rank
- * layout; 1 when all take the same number.  The CUDA kernel (cuda_paths.c)
- * synchronises its lanes more often than that: a warp takes the sub-steps
- * of one step of dt-max together, so it runs the sum over those steps of
- * the busiest lane's tries within each, and its true utilisation is at
- * most this figure (equal when every step's busiest lane is the same).
+ * layout; 1 when all take the same number.  The CUDA kernel
+ * (kernels/adapt_step.h SDK_ADAPT_SLICES) lets each lane go on to its next
+ * step of dt-max within a launch, so a warp waits only at the launches'
+ * ends (every sample time, at least): its utilisation is this figure when
+ * the run is one launch, and at most this figure otherwise.
  */
 #include <math.h>
 #include <stdlib.h>

@@ -38,7 +38,23 @@
  * [2^62 + 2^61 + 2^60, 2^63), which no other stream reaches, when
  * (n + 1) NW <= 2^(62 - D) (sdk_btree_fits).  Values are in double on
  * every backend, so a single-precision kernel takes the same increments,
- * rounded once. */
+ * rounded once.
+ *
+ * The root in single precision (SDK_BTREE_ROOT_F defined before this file:
+ * the generated kernels of single-precision runs, issue 30's throughput).
+ * A step of dt-max accepted at once needs z_0 alone, and a double Gaussian
+ * (double log, sqrt and sincos, in software on a GPU) from a block of its
+ * own costs more than the rest of the sub-step.  There z_0 of channel c in
+ * base interval n is instead lane n & 3 of the four single-precision
+ * Gaussians (sdk_gauss4_f) of block SDK_BTREE_ROOT0 + (n >> 2) NW + c =
+ * 2^61 + 2^58 + ... of domain 0 (below 2^61 + 2^59 while sdk_btree_fits),
+ * so one block serves four consecutive base intervals as one block serves
+ * four fixed steps, and a GPU lane keeps it in registers for them
+ * (codegen/adaptive.c).  It is converted to double exactly and the nodes
+ * m >= 1 are unchanged, so the tree is the same pure function of (seed,
+ * path, n, node) everywhere in a run; its root's Gaussian has float's
+ * resolution and tails (|z_0| < 5.8), like the fixed steps' noise of such
+ * a run. */
 #ifndef SDK_RNG_BTREE_H
 #define SDK_RNG_BTREE_H
 
@@ -57,9 +73,30 @@ SDK_RNG_FN int sdk_btree_fits(sdk_u64 nint, sdk_u64 nw) {
   return nw >= 1u && nw <= (1ull << 20) && nint <= ((1ull << (62 - SDK_BTREE_DEPTH)) / nw);
 }
 
+/* The first Philox block of the single-precision roots (domain 0). */
+#define SDK_BTREE_ROOT0 0x2400000000000000ull
+
+/* The block of channel c's single-precision roots of base intervals
+ * 4 (n >> 2) .. 4 (n >> 2) + 3 (lane n & 3; see above). */
+SDK_RNG_FN sdk_u64 sdk_btree_root_block(sdk_u64 n, sdk_u32 nw, sdk_u32 c) {
+  return SDK_BTREE_ROOT0 + (n >> 2) * nw + c;
+}
+
+/* The single-precision root of channel c (of nw) in base interval n:
+ * g[n & 3] of sdk_gauss4_f of its block, as its half (n >> 1) & 1 (the
+ * same value; see above). */
+SDK_RNG_FN double sdk_btree_root_f(sdk_u64 seed, sdk_u64 path, sdk_u64 n, sdk_u32 nw, sdk_u32 c) {
+  float f[2];
+  sdk_gauss2_f(seed, path, sdk_btree_root_block(n, nw, c), 0u, (sdk_u32)(n >> 1) & 1u, f);
+  return (double)f[n & 1u];
+}
+
 /* z_m of channel c (of nw) in base interval n of path `path` (see above). */
 SDK_RNG_FN double sdk_btree_z_(sdk_u64 seed, sdk_u64 path, sdk_u64 n, sdk_u32 nw, sdk_u32 c,
                                sdk_u64 m) {
+#ifdef SDK_BTREE_ROOT_F
+  if (m == 0u) return sdk_btree_root_f(seed, path, n, nw, c);
+#endif
   const sdk_u64 k = ((n << SDK_BTREE_DEPTH) + m) * nw + c;
   double g[2];
   sdk_gauss2_d(seed, path, SDK_BTREE_BLOCK0 + (k >> 2), 0u, (sdk_u32)(k >> 1) & 1u, g);

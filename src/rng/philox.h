@@ -62,6 +62,12 @@
  *   of tree node m in step n takes blocks 2^61 + 2^57 + 2 (16 (n 2^25 + m) + k)
  *   and the next (n < 2^28), keyed by the node, not by a count of steps.
  *
+ *   Single-precision adaptive runs draw their trees' roots (rng/btree.h,
+ *   SDK_BTREE_ROOT_F) from domain 0's blocks [2^61 + 2^58, 2^61 + 2^59):
+ *   channel c of NW in base interval n of path p is lane n & 3 of
+ *   sdk_gauss4_f's block 2^61 + 2^58 + (n >> 2) NW + c (four intervals a
+ *   block, as four fixed steps).
+ *
  *   Blocks kept for coloured and Levy noise (codegen/colored_levy.c): domain
  *   0's blocks [2^62 + 2^56, 2^62 + 2^60) (Levy entry l of NL at step n:
  *   block 2^62 + 2^58 + n NL + l in double precision; in single precision

@@ -20,28 +20,47 @@
  * SDK_ADAPT_SHRINK1..3 those above which a retry is 2, 3, 4 levels finer,
  * SDK_ADAPT_QCROSS -ln of the crossing probability above which a sub-step
  * is retried one level finer, SDK_ADAPT_LIVE whether the path is alive
- * (not absorbed: it takes no more sub-steps); SDK_BTREE_DEPTH (btree.h). */
+ * (not absorbed: it takes no more sub-steps); SDK_BTREE_DEPTH (btree.h);
+ * sdk_nfirst the step's index (adaptive.c).
+ * SDK_ADAPT_SLICES (CUDA without [boundaries]): the file takes all the
+ * steps sdk_nfirst .. sdk_nend - 1 of a launch, step sdk_ns's time
+ * (real)(sdk_ns SDK_ADAPT_DT) as the driver computes it, hook restart (the
+ * walks of the next step, a periodic model's phase time). */
 #ifdef SDK_KERNEL_ALONE
-static void sdk_adapt_alone_(real sdk_t0, real sdk_dt, real *sdk_row) {
+static void sdk_adapt_alone_(real sdk_t0, real sdk_dt, real *sdk_row, sdk_i64 sdk_nfirst) {
 #define SDK_ADAPT_ROW(k) sdk_row[k]
 #endif
   {
-    const double sdk_tb = sdk_t0, sdk_db = sdk_dt;
+    const double sdk_db = sdk_dt;
     SDK_HOOK(time0);
     const double sdk_unit = 1.0 / (double)(1ull << SDK_BTREE_DEPTH);
     /* the counts as two rows each, mod 2^20 and >> 20: exact in single
-     * precision too */
+     * precision too (integers here: no double add per sub-step) */
     int sdk_lev = SDK_ADAPT_LEV0 + (int)SDK_ADAPT_ROW(0), sdk_ldeep = (int)SDK_ADAPT_ROW(5);
-    double sdk_nacc = SDK_ADAPT_ROW(1) + 1048576.0 * SDK_ADAPT_ROW(2);
-    double sdk_nrej = SDK_ADAPT_ROW(3) + 1048576.0 * SDK_ADAPT_ROW(4);
+    sdk_u64 sdk_nacc = (sdk_u64)SDK_ADAPT_ROW(1) + ((sdk_u64)SDK_ADAPT_ROW(2) << 20);
+    sdk_u64 sdk_nrej = (sdk_u64)SDK_ADAPT_ROW(3) + ((sdk_u64)SDK_ADAPT_ROW(4) << 20);
     sdk_u64 sdk_pos = 0;
     /* the sub-step's length, its square root and 1/sqrt(h): the same values
      * at every try of one level, so computed when the level changes */
     int sdk_hlev = -1;
-    double sdk_hdt = 0, sdk_hzs = 0;
-    real sdk_hsq = 0;
+    double sdk_hzs = 0;
+    real sdk_hdt = 0, sdk_hsq = 0;
+#ifdef SDK_ADAPT_SLICES
+    /* the steps sdk_ns .. sdk_nend - 1 of the launch in one loop of
+     * sub-steps: a lane whose step is done goes on with its next one, so a
+     * warp runs as many tries as its busiest lane over the launch, not the
+     * sum over the steps of each step's busiest lane's */
+    sdk_i64 sdk_ns = sdk_nfirst;
+    real sdk_tb = sdk_t0; /* (a value of the run's precision, as the driver's) */
+#define SDK_ADAPT_MORE_ (sdk_ns < sdk_nend)
+#else
+  const sdk_i64 sdk_ns = sdk_nfirst;
+  const real sdk_tb = sdk_t0;
+  (void)sdk_ns;
+#define SDK_ADAPT_MORE_ (sdk_pos < (1ull << SDK_BTREE_DEPTH))
+#endif
     SDK_HOOK(walk);
-    while (sdk_pos < (1ull << SDK_BTREE_DEPTH) && SDK_ADAPT_LIVE) {
+    while (SDK_ADAPT_MORE_ && SDK_ADAPT_LIVE) {
       /* the sub-step's end must be a multiple of its length */
       while (sdk_lev < SDK_ADAPT_LEVMAX &&
              (sdk_pos & ((1ull << (SDK_BTREE_DEPTH - sdk_lev)) - 1u)) != 0u)
@@ -53,18 +72,21 @@ static void sdk_adapt_alone_(real sdk_t0, real sdk_dt, real *sdk_row) {
         sdk_hzs = 1.0 / sqrt((double)sdk_hu * sdk_unit);
       }
       {
-        const real sdk_dt = (real)sdk_hdt;
+        const real sdk_dt = sdk_hdt;
         const real sdk_sqdt = sdk_hsq;
-        const real sdk_t0 = sdk_tb + sdk_db * ((double)sdk_pos * sdk_unit);
+        /* (at a step's start, the step's time as it is: no double arithmetic
+         * for a step taken whole; the same value) */
+        const real sdk_t0 =
+            sdk_pos == 0u ? sdk_tb : (real)((double)sdk_tb + sdk_db * ((double)sdk_pos * sdk_unit));
         SDK_HOOK(time, sdk_pos, sdk_unit);
         /* z = dW / sqrt(h): the tree's B increment over the sub-step */
         const double sdk_zs = sdk_hzs;
-        double sdk_err = 0;
+        real sdk_err = 0; /* (the run's precision: a float division, not a double one) */
         (void)sdk_sqdt, (void)sdk_t0, (void)sdk_zs;
         SDK_HOOK(noise, sdk_pos, sdk_lev, sdk_zs);
         SDK_HOOK(pair, sdk_dt, sdk_sqdt, sdk_t0, sdk_err);
-        if (sdk_err != sdk_err) sdk_err = 1e300; /* NaN: down to dt-min, then taken */
-        int sdk_cross = 0;                       /* a boundary reached or likely crossed: shorter */
+        if (sdk_err != sdk_err) sdk_err = (real)1e30; /* NaN: down to dt-min, then taken */
+        int sdk_cross = 0; /* a boundary reached or likely crossed: shorter */
         SDK_HOOK(bound, sdk_cross);
         if ((sdk_err <= 1 && !sdk_cross) || sdk_lev >= SDK_ADAPT_LEVMAX) {
           SDK_HOOK(hit, sdk_lev, sdk_pos, sdk_hu);
@@ -81,12 +103,22 @@ static void sdk_adapt_alone_(real sdk_t0, real sdk_dt, real *sdk_row) {
           if (sdk_lev > SDK_ADAPT_LEVMAX) sdk_lev = SDK_ADAPT_LEVMAX;
         }
       }
+#ifdef SDK_ADAPT_SLICES
+      if (sdk_pos == (1ull << SDK_BTREE_DEPTH)) { /* step sdk_ns done: the next */
+        sdk_pos = 0;
+        if (++sdk_ns < sdk_nend) {
+          sdk_tb = (real)((double)sdk_ns * SDK_ADAPT_DT); /* (the driver's sdk_t0) */
+          SDK_HOOK(restart);
+        }
+      }
+#endif
     }
+#undef SDK_ADAPT_MORE_
     SDK_ADAPT_ROW(0) = (real)(sdk_lev - SDK_ADAPT_LEV0);
-    SDK_ADAPT_ROW(1) = (real)fmod(sdk_nacc, 1048576.0);
-    SDK_ADAPT_ROW(2) = (real)floor(sdk_nacc / 1048576.0);
-    SDK_ADAPT_ROW(3) = (real)fmod(sdk_nrej, 1048576.0);
-    SDK_ADAPT_ROW(4) = (real)floor(sdk_nrej / 1048576.0);
+    SDK_ADAPT_ROW(1) = (real)(sdk_nacc & 0xfffffu);
+    SDK_ADAPT_ROW(2) = (real)(sdk_nacc >> 20);
+    SDK_ADAPT_ROW(3) = (real)(sdk_nrej & 0xfffffu);
+    SDK_ADAPT_ROW(4) = (real)(sdk_nrej >> 20);
     SDK_ADAPT_ROW(5) = (real)sdk_ldeep;
   }
 #ifdef SDK_KERNEL_ALONE

@@ -1,0 +1,34 @@
+/* The CUDA driver's kernels of independent paths run on the host
+ * (scripts/cuda-host-adaptive.sh): the generated source (KERNEL, included)
+ * read as C++ through host_shim.h, sdk_init and sdk_advance called for
+ * every thread of every block in turn, the steps cut into LAUNCHES
+ * launches; prints every path's first variable (%a).  Only the logic of
+ * the kernel is checked so (the device's math and scheduling are not).
+ *   run NP LAUNCHES STEPS SEED */
+#include "host_shim.h"
+#include KERNEL
+unsigned int sh[1]; /* (the reductions' dynamic shared memory: unused) */
+
+int main(int argc, char **argv) {
+  if (argc != 5) return 2;
+  const long np = atol(argv[1]), nl = atol(argv[2]), steps = atol(argv[3]);
+  const unsigned long long seed = strtoull(argv[4], 0, 10);
+  const long npad = (np + SDK_TPB - 1) / SDK_TPB * SDK_TPB;
+  real *st = (real *)calloc((size_t)sdk_state_rows * (size_t)npad, sizeof *st);
+  if (!st) return 1;
+  for (unsigned b = 0; b < npad / SDK_TPB; b++)
+    for (unsigned t = 0; t < SDK_TPB; t++)
+      blockIdx.x = b, threadIdx.x = t, sdk_init(st, npad, nullptr, np, 1, 0, seed);
+  long s0 = 0;
+  for (long l = 0; l < nl; l++) {
+    const long ns = steps / nl + (l < steps % nl);
+    for (unsigned b = 0; b < npad / SDK_TPB; b++)
+      for (unsigned t = 0; t < SDK_TPB; t++)
+        blockIdx.x = b, threadIdx.x = t, sdk_advance(st, npad, nullptr, np, 1, 0, s0, ns, seed);
+    s0 += ns;
+  }
+  for (long p = 0; p < np; p++)
+    printf("%a\n", (double)st[p]);
+  free(st);
+  return 0;
+}
