@@ -10,6 +10,7 @@
  * path's stream block k >> 2 (rng/philox.h, domain 0), whatever the launch. */
 #include <stdio.h>
 
+#include "codegen/acf.h"
 #include "codegen/adaptive.h"
 #include "codegen/boundary.h"
 #include "codegen/codegen.h"
@@ -109,6 +110,7 @@ static void emit_state_io(sdk_emit *em, const sdk_codegen_opts *o, int out) {
     if (a->name2) sdk_em_close(em);
     em->depth--;
   }
+  sdk_cg_acf_cpu_io(em, o, out); /* (--observe acf in the kernel) */
 }
 
 /* --dt-check: after fine step n, the coupled coarse path (codegen.h): the
@@ -260,6 +262,7 @@ static void emit_body(const sdk_emit *em, sdk_strbuf *body, size_t *split,
     sdk_em_line(&be, "if (n >= SDK_TAVG_FROM)");
     sdk_cg_tavg_add(&be, o, "sdk_x%d", "as[%d][i]", "ae[%d][i]", "n + 1");
   }
+  sdk_cg_acf_cpu_step(&be, o);
   if (o->dt_check) emit_coarse(&be, o);
 }
 

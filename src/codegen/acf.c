@@ -1,0 +1,192 @@
+/* --observe acf accumulated by the kernel (acf.h): the rows, the sample
+ * clock and the update of both drivers, one emitter for both. */
+#include "codegen/acf.h"
+
+#include <stdio.h>
+
+#include "codegen/codegen.h"
+#include "codegen/expr_emit.h"
+
+extern const char sdk_embedded_acf_add_h[];
+
+void sdk_cg_acf_defs(sdk_emit *em, const sdk_codegen_opts *o) {
+  if (o->acf_k <= 0 || o->sysmode) return;
+  sdk_em_line(em, "#define SDK_ACF_SINGLE %d", o->single);
+  sdk_em_line(em, "#define SDK_ACF_CUDA %d", o->target == SDK_TARGET_CUDA);
+  sdk_em_line(em, "#define SDK_ACF_FIRST %lldLL", (long long)o->acf_first);
+  sdk_em_line(em, "#define SDK_ACF_EVERY %lldLL", (long long)o->acf_every);
+  sdk_em_kernel(em, sdk_embedded_acf_add_h);
+}
+
+int sdk_cg_acf_user(const sdk_codegen_opts *o) {
+  for (int j = 0; j < o->acf_nq; j++)
+    if (o->acf_q[j] >= o->model->nvars) return 1;
+  return 0;
+}
+
+/* the name of ring slot s (sum = 0) or sum s (sum = 1) of quantity j: a
+ * register of the path (CUDA) or the block's array element of path i */
+static const char *nm(char *buf, size_t n, const sdk_codegen_opts *o, int sum, int j, int s) {
+  int K = o->acf_k;
+  if (o->target == SDK_TARGET_CUDA)
+    snprintf(buf, n, "ac%c0_%d_%d", sum ? 's' : 'r', j, s);
+  else
+    snprintf(buf, n, "ac%c[%d][i]", sum ? 's' : 'r', j * (sum ? K + 1 : K - 1) + s);
+  return buf;
+}
+
+/* the state's element of row r (from the host's first row) */
+static const char *elem(char *buf, size_t n, const sdk_codegen_opts *o, int r) {
+  sdk_cg_row_layout l;
+  sdk_cg_rows(o, &l);
+  if (o->target == SDK_TARGET_CUDA)
+    snprintf(buf, n, "st[(sdk_i64)%d * npad + p0]", l.host + r);
+  else
+    snprintf(buf, n, "st[%d * npad + p0 + i]", l.host + r);
+  return buf;
+}
+
+/* every value of the quantities in from its rows (declared on CUDA) or out */
+static void io_all(sdk_emit *em, const sdk_codegen_opts *o, int out, const char *kz) {
+  int K = o->acf_k, sg = o->single, cuda = o->target == SDK_TARGET_CUDA;
+  const char *decl = cuda && !out ? "double " : "";
+  char a[48], e0[64], e1[64], e2[64];
+  for (int j = 0; j < o->acf_nq; j++)
+    for (int sum = 0; sum < 2; sum++)
+      for (int s = 0; s < (sum ? K + 1 : K - 1); s++) {
+        nm(a, sizeof a, o, sum, j, s);
+        elem(e0, sizeof e0, o, sdk_cg_acf_row(K, sg, j, sum, s, 0));
+        if (sum && sg) { /* (three floats) */
+          elem(e1, sizeof e1, o, sdk_cg_acf_row(K, sg, j, sum, s, 1));
+          elem(e2, sizeof e2, o, sdk_cg_acf_row(K, sg, j, sum, s, 2));
+          if (out)
+            sdk_em_line(em, "SDK_ACF_SPLIT(%s, %s, %s, %s, %s);", a, e0, e1, e2, kz);
+          else
+            sdk_em_line(em, "%s%s; SDK_ACF_MERGE(%s, %s, %s, %s, %s);", decl, a, a, e0, e1, e2, kz);
+        } else if (out) {
+          sdk_em_line(em, "%s = (real)%s;", e0, a);
+        } else {
+          sdk_em_line(em, "%s%s = (double)%s;", decl, a, e0);
+        }
+      }
+}
+
+void sdk_cg_acf_cpu_io(sdk_emit *em, const sdk_codegen_opts *o, int out) {
+  if (o->acf_k <= 0) return;
+  int K = o->acf_k, nq = o->acf_nq;
+  if (!out) {
+    sdk_em_line(em, "const int sdk_akz = sdk_opq_zero_;");
+    sdk_em_line(em, "double acr[%d][SDK_BLK], acs[%d][SDK_BLK];", nq * (K - 1), nq * (K + 1));
+  }
+  sdk_em_open(em, "for (int i = 0; i < SDK_BLK; i++)");
+  io_all(em, o, out, "sdk_akz");
+  sdk_em_close(em);
+}
+
+void sdk_cg_acf_values(sdk_emit *em, const sdk_codegen_opts *o, const char *x_fmt,
+                       const char *n_after, const char *dst_fmt) {
+  const sdk_model *m = o->model;
+  char x[64], d[64];
+  sdk_em_block(em);
+  if (sdk_cg_acf_user(o)) {
+    for (int v = 0; v < m->nvars; v++) {
+      sdk_em_start(em, "const real ");
+      sdk_em_name(em, m->vars[v]);
+      sdk_em_puts(em, " = ");
+      sdk_em_printf(em, x_fmt, v);
+      sdk_em_puts(em, "; (void)");
+      sdk_em_name(em, m->vars[v]);
+      sdk_em_puts(em, ";\n");
+    }
+    sdk_cg_step_time(em, o, n_after, "_q");
+    sdk_cg_bind_time(em, o, "sdk_t0_q", "sdk_tp0_q");
+  }
+  for (int j = 0; j < o->acf_nq; j++) {
+    int q = o->acf_q[j];
+    snprintf(d, sizeof d, dst_fmt, j);
+    sdk_em_start(em, "%s = ", d);
+    if (q >= m->nvars) {
+      sdk_em_puts(em, "(real)");
+      sdk_cg_expr(em, o, m->obs[q - m->nvars], m->obs_line[q - m->nvars]);
+    } else {
+      snprintf(x, sizeof x, x_fmt, q);
+      sdk_em_puts(em, x);
+    }
+    sdk_em_puts(em, ";\n");
+  }
+  sdk_em_close(em);
+}
+
+/* the quantities' values of the state after the step (sdk_aq%d: a block,
+ * or the caller's call of its device function), then their products with
+ * the ring into the sums and the ring moved on by one */
+static void emit_sample(sdk_emit *em, const sdk_codegen_opts *o, const char *x_fmt,
+                        const char *n_after, const sdk_cg_acf_call *call, const char *kz) {
+  int K = o->acf_k;
+  char a[48], b[48];
+  for (int j = 0; j < o->acf_nq; j++)
+    sdk_em_line(em, "real sdk_aq%d;", j);
+  if (call && sdk_cg_acf_user(o))
+    call->fn(em, call->ctx, n_after);
+  else
+    sdk_cg_acf_values(em, o, x_fmt, n_after, "sdk_aq%d");
+  for (int j = 0; j < o->acf_nq; j++) {
+    sdk_em_line(em, "const double sdk_ad%d = (double)sdk_aq%d;", j, j);
+    sdk_em_line(em, "SDK_ACF_MAD(%s, sdk_ad%d, sdk_ad%d, %s);", nm(a, sizeof a, o, 1, j, 0), j, j,
+                kz);
+    for (int s = 1; s < K; s++)
+      sdk_em_line(em, "SDK_ACF_MAD(%s, sdk_ad%d, %s, %s);", nm(a, sizeof a, o, 1, j, s), j,
+                  nm(b, sizeof b, o, 0, j, s - 1), kz);
+    sdk_em_line(em, "%s += sdk_ad%d;", nm(a, sizeof a, o, 1, j, K), j);
+    for (int s = K - 2; s > 0; s--)
+      sdk_em_line(em, "%s = %s;", nm(a, sizeof a, o, 0, j, s), nm(b, sizeof b, o, 0, j, s - 1));
+    sdk_em_line(em, "%s = sdk_ad%d;", nm(a, sizeof a, o, 0, j, 0), j);
+  }
+}
+
+void sdk_cg_acf_cpu_step(sdk_emit *em, const sdk_codegen_opts *o) {
+  if (o->acf_k <= 0) return;
+  sdk_em_block(em);
+  sdk_em_line(em, "const sdk_i64 sdk_am = n + 1 - SDK_ACF_FIRST;");
+  sdk_em_open(em, "if (sdk_am >= 0 && sdk_am %% SDK_ACF_EVERY == 0)");
+  emit_sample(em, o, "sdk_x%d", "n + 1", NULL, "sdk_akz");
+  sdk_em_close(em);
+  sdk_em_close(em);
+}
+
+void sdk_cg_acf_cuda_io(sdk_emit *em, const sdk_codegen_opts *o, int out) {
+  if (o->acf_k <= 0) return;
+  io_all(em, o, out, "0");
+  if (out || o->acf_every == 1) return;
+  /* the clock: steps until the next sample */
+  sdk_em_line(em, "sdk_i64 sdk_aaw;");
+  sdk_em_block(em);
+  sdk_em_line(em, "const sdk_i64 m1 = step0 + 1, F = SDK_ACF_FIRST, E = SDK_ACF_EVERY;");
+  sdk_em_line(em, "sdk_aaw = (m1 <= F ? F : F + (m1 - F + E - 1) / E * E) - step0;");
+  sdk_em_close(em);
+}
+
+void sdk_cg_acf_cuda_step(sdk_emit *em, const sdk_codegen_opts *o, const char *step,
+                          const sdk_cg_acf_call *call) {
+  if (o->acf_k <= 0) return;
+  char na[96], a[48];
+  snprintf(na, sizeof na, "%s + 1", step);
+  if (o->acf_every == 1) {
+    /* every state from the first sample on is one: the sums run at every
+     * step and start from zero there (a branch that moves no register, where
+     * a sample's branch would move the ring's at every sample; the unrolled
+     * steps rename them instead) */
+    sdk_em_open(em, "if (%s == SDK_ACF_FIRST)", na);
+    for (int j = 0; j < o->acf_nq; j++)
+      for (int sum = 0; sum < 2; sum++)
+        for (int s = 0; s < (sum ? o->acf_k + 1 : o->acf_k - 1); s++)
+          sdk_em_line(em, "%s = 0;", nm(a, sizeof a, o, sum, j, s));
+    sdk_em_close(em);
+    sdk_em_block(em);
+  } else {
+    sdk_em_open(em, "if (--sdk_aaw == 0)");
+    sdk_em_line(em, "sdk_aaw = SDK_ACF_EVERY;");
+  }
+  emit_sample(em, o, "x0_%d", na, call, "0");
+  sdk_em_close(em);
+}
