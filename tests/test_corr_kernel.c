@@ -32,9 +32,9 @@ static void config(sdk_run_config *c) {
   c->model_text = MODEL;
   c->model_path = "ouq.sde";
   c->scheme = "euler";
-  c->paths = 1024;
+  c->paths = 512;
   c->dt = 0.05;
-  c->t_end = 40;
+  c->t_end = 25;
   c->transient = 5; /* 100 steps: with every 3, the first sample is step 102 */
   c->sample_every = g_every;
   c->single = g_single;
@@ -93,7 +93,7 @@ static void compare(int single, int every) {
 static void layouts(sdk_run_config *c) {
   g_single = 1, g_every = 3;
   config(c);
-  c->paths = 512;
+  c->paths = 256;
   c->obs.max_lag = 12;
 }
 

@@ -46,10 +46,13 @@ static const char *elem(char *buf, size_t n, const sdk_codegen_opts *o, int r) {
   return buf;
 }
 
-/* every value of the quantities in from its rows (declared on CUDA) or out */
+/* every value of the quantities in from its rows (declared on CUDA) or out;
+ * on the CPU each in a loop over the block's paths (a row's values side by
+ * side: rows at a stride of npad, all of one path at a time, would thrash) */
 static void io_all(sdk_emit *em, const sdk_codegen_opts *o, int out, const char *kz) {
   int K = o->acf_k, sg = o->single, cuda = o->target == SDK_TARGET_CUDA;
   const char *decl = cuda && !out ? "double " : "";
+  const char *loop = cuda ? "" : "for (int i = 0; i < SDK_BLK; i++) ";
   char a[48], e0[64], e1[64], e2[64];
   for (int j = 0; j < o->acf_nq; j++)
     for (int sum = 0; sum < 2; sum++)
@@ -60,13 +63,15 @@ static void io_all(sdk_emit *em, const sdk_codegen_opts *o, int out, const char 
           elem(e1, sizeof e1, o, sdk_cg_acf_row(K, sg, j, sum, s, 1));
           elem(e2, sizeof e2, o, sdk_cg_acf_row(K, sg, j, sum, s, 2));
           if (out)
-            sdk_em_line(em, "SDK_ACF_SPLIT(%s, %s, %s, %s, %s);", a, e0, e1, e2, kz);
+            sdk_em_line(em, "%sSDK_ACF_SPLIT(%s, %s, %s, %s, %s);", loop, a, e0, e1, e2, kz);
+          else if (cuda)
+            sdk_em_line(em, "double %s; SDK_ACF_MERGE(%s, %s, %s, %s, %s);", a, a, e0, e1, e2, kz);
           else
-            sdk_em_line(em, "%s%s; SDK_ACF_MERGE(%s, %s, %s, %s, %s);", decl, a, a, e0, e1, e2, kz);
+            sdk_em_line(em, "%sSDK_ACF_MERGE(%s, %s, %s, %s, %s);", loop, a, e0, e1, e2, kz);
         } else if (out) {
-          sdk_em_line(em, "%s = (real)%s;", e0, a);
+          sdk_em_line(em, "%s%s = (real)%s;", loop, e0, a);
         } else {
-          sdk_em_line(em, "%s%s = (double)%s;", decl, a, e0);
+          sdk_em_line(em, "%s%s%s = (double)%s;", loop, decl, a, e0);
         }
       }
 }
@@ -78,9 +83,7 @@ void sdk_cg_acf_cpu_io(sdk_emit *em, const sdk_codegen_opts *o, int out) {
     sdk_em_line(em, "const int sdk_akz = sdk_opq_zero_;");
     sdk_em_line(em, "double acr[%d][SDK_BLK], acs[%d][SDK_BLK];", nq * (K - 1), nq * (K + 1));
   }
-  sdk_em_open(em, "for (int i = 0; i < SDK_BLK; i++)");
   io_all(em, o, out, "sdk_akz");
-  sdk_em_close(em);
 }
 
 void sdk_cg_acf_values(sdk_emit *em, const sdk_codegen_opts *o, const char *x_fmt,
