@@ -24,15 +24,31 @@ int sdk_cg_acf_user(const sdk_codegen_opts *o) {
   return 0;
 }
 
-/* the name of ring slot s (sum = 0) or sum s (sum = 1) of quantity j: a
- * register of the path (CUDA) or the block's array element of path i */
-static const char *nm(char *buf, size_t n, const sdk_codegen_opts *o, int sum, int j, int s) {
+/* the name of ring value s (sum = 0: x_{t-1-s} before sample t) or sum s
+ * (sum = 1) of quantity j: a register of the path (CUDA: the ring shifts,
+ * renamed by the unrolled steps), or the block's array element of path i
+ * (CPU: the ring is circular, x_t in slot t mod (K - 1), so that nothing
+ * moves; the slot of value s is the int sdk_a<slot>s, slot "r" in a step,
+ * "o" at a load or store) */
+static const char *nm(char *buf, size_t n, const sdk_codegen_opts *o, int sum, int j, int s,
+                      char slot) {
   int K = o->acf_k;
   if (o->target == SDK_TARGET_CUDA)
     snprintf(buf, n, "ac%c0_%d_%d", sum ? 's' : 'r', j, s);
+  else if (sum)
+    snprintf(buf, n, "acs[%d][i]", j * (K + 1) + s);
   else
-    snprintf(buf, n, "ac%c[%d][i]", sum ? 's' : 'r', j * (sum ? K + 1 : K - 1) + s);
+    snprintf(buf, n, "acr[%d + sdk_a%c%d][i]", j * (K - 1), slot, s);
   return buf;
+}
+
+/* CPU: the slots of the ring's values (above), sdk_a<slot>s, before sample
+ * number `t` (an sdk_i64 expression, >= 0) */
+static void cpu_slots(sdk_emit *em, const sdk_codegen_opts *o, char slot, const char *t) {
+  int L = o->acf_k - 1;
+  for (int s = 0; s < L; s++)
+    sdk_em_line(em, "const int sdk_a%c%d = (int)(((%s) + %d) %% %d);", slot, s, t, L * 2 - 1 - s,
+                L);
 }
 
 /* the state's element of row r (from the host's first row) */
@@ -57,7 +73,7 @@ static void io_all(sdk_emit *em, const sdk_codegen_opts *o, int out, const char 
   for (int j = 0; j < o->acf_nq; j++)
     for (int sum = 0; sum < 2; sum++)
       for (int s = 0; s < (sum ? K + 1 : K - 1); s++) {
-        nm(a, sizeof a, o, sum, j, s);
+        nm(a, sizeof a, o, sum, j, s, 'o');
         elem(e0, sizeof e0, o, sdk_cg_acf_row(K, sg, j, sum, s, 0));
         if (sum && sg) { /* (three floats) */
           elem(e1, sizeof e1, o, sdk_cg_acf_row(K, sg, j, sum, s, 1));
@@ -83,7 +99,15 @@ void sdk_cg_acf_cpu_io(sdk_emit *em, const sdk_codegen_opts *o, int out) {
     sdk_em_line(em, "const int sdk_akz = sdk_opq_zero_;");
     sdk_em_line(em, "double acr[%d][SDK_BLK], acs[%d][SDK_BLK];", nq * (K - 1), nq * (K + 1));
   }
+  /* the ring's slots from the samples taken by the state at the launch's
+   * start or end (the rows hold it in the order of CUDA's registers) */
+  sdk_em_block(em);
+  sdk_em_line(em, "const sdk_i64 sdk_aon = step0%s;", out ? " + nsteps" : "");
+  sdk_em_line(em, "const sdk_i64 sdk_aoc = sdk_aon < SDK_ACF_FIRST ? 0 : (sdk_aon - "
+                  "SDK_ACF_FIRST) / SDK_ACF_EVERY + 1;");
+  cpu_slots(em, o, 'o', "sdk_aoc");
   io_all(em, o, out, "sdk_akz");
+  sdk_em_close(em);
 }
 
 void sdk_cg_acf_values(sdk_emit *em, const sdk_codegen_opts *o, const char *x_fmt,
@@ -125,8 +149,9 @@ void sdk_cg_acf_values(sdk_emit *em, const sdk_codegen_opts *o, const char *x_fm
  * the ring into the sums and the ring moved on by one */
 static void emit_sample(sdk_emit *em, const sdk_codegen_opts *o, const char *x_fmt,
                         const char *n_after, const sdk_cg_acf_call *call, const char *kz) {
-  int K = o->acf_k;
+  int K = o->acf_k, cuda = o->target == SDK_TARGET_CUDA;
   char a[48], b[48];
+  if (!cuda) cpu_slots(em, o, 'r', "sdk_am / SDK_ACF_EVERY");
   for (int j = 0; j < o->acf_nq; j++)
     sdk_em_line(em, "real sdk_aq%d;", j);
   if (call && sdk_cg_acf_user(o))
@@ -135,15 +160,20 @@ static void emit_sample(sdk_emit *em, const sdk_codegen_opts *o, const char *x_f
     sdk_cg_acf_values(em, o, x_fmt, n_after, "sdk_aq%d");
   for (int j = 0; j < o->acf_nq; j++) {
     sdk_em_line(em, "const double sdk_ad%d = (double)sdk_aq%d;", j, j);
-    sdk_em_line(em, "SDK_ACF_MAD(%s, sdk_ad%d, sdk_ad%d, %s);", nm(a, sizeof a, o, 1, j, 0), j, j,
-                kz);
+    sdk_em_line(em, "SDK_ACF_MAD(%s, sdk_ad%d, sdk_ad%d, %s);", nm(a, sizeof a, o, 1, j, 0, 'r'), j,
+                j, kz);
     for (int s = 1; s < K; s++)
-      sdk_em_line(em, "SDK_ACF_MAD(%s, sdk_ad%d, %s, %s);", nm(a, sizeof a, o, 1, j, s), j,
-                  nm(b, sizeof b, o, 0, j, s - 1), kz);
-    sdk_em_line(em, "%s += sdk_ad%d;", nm(a, sizeof a, o, 1, j, K), j);
+      sdk_em_line(em, "SDK_ACF_MAD(%s, sdk_ad%d, %s, %s);", nm(a, sizeof a, o, 1, j, s, 'r'), j,
+                  nm(b, sizeof b, o, 0, j, s - 1, 'r'), kz);
+    sdk_em_line(em, "%s += sdk_ad%d;", nm(a, sizeof a, o, 1, j, K, 'r'), j);
+    if (!cuda) { /* x_t into the slot of x_{t-K+1}, just used */
+      sdk_em_line(em, "%s = sdk_ad%d;", nm(a, sizeof a, o, 0, j, K - 2, 'r'), j);
+      continue;
+    }
     for (int s = K - 2; s > 0; s--)
-      sdk_em_line(em, "%s = %s;", nm(a, sizeof a, o, 0, j, s), nm(b, sizeof b, o, 0, j, s - 1));
-    sdk_em_line(em, "%s = sdk_ad%d;", nm(a, sizeof a, o, 0, j, 0), j);
+      sdk_em_line(em, "%s = %s;", nm(a, sizeof a, o, 0, j, s, 'r'),
+                  nm(b, sizeof b, o, 0, j, s - 1, 'r'));
+    sdk_em_line(em, "%s = sdk_ad%d;", nm(a, sizeof a, o, 0, j, 0, 'r'), j);
   }
 }
 
@@ -183,7 +213,7 @@ void sdk_cg_acf_cuda_step(sdk_emit *em, const sdk_codegen_opts *o, const char *s
     for (int j = 0; j < o->acf_nq; j++)
       for (int sum = 0; sum < 2; sum++)
         for (int s = 0; s < (sum ? o->acf_k + 1 : o->acf_k - 1); s++)
-          sdk_em_line(em, "%s = 0;", nm(a, sizeof a, o, sum, j, s));
+          sdk_em_line(em, "%s = 0;", nm(a, sizeof a, o, sum, j, s, 'r'));
     sdk_em_close(em);
     sdk_em_block(em);
   } else {
