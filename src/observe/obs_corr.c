@@ -103,6 +103,14 @@ int sdk_corr_kernel(const sdk_obs_ctx *c, int *q, int *nq, int64_t *first) {
   return (int)K;
 }
 
+int sdk_corr_sampling(const sdk_obs_ctx *c, const sdk_obs *obs, int n) {
+  int kernel = sdk_corr_kernel(c, NULL, NULL, NULL) > 0;
+  for (int i = 0; i < n; i++)
+    if ((obs[i].type->flags & SDK_OBS_SAMPLED) && !(kernel && !strcmp(obs[i].type->name, "acf")))
+      return 1;
+  return 0;
+}
+
 static int block_rows(const sdk_obs_ctx *c, const char *name) {
   int q[SDK_CORR_MAXQ];
   char bad[128];
@@ -115,9 +123,10 @@ static int block_rows(const sdk_obs_ctx *c, const char *name) {
   return 2 + nq * (int)(m + 2 * (m / 2 + 1));
 }
 
-int sdk_corr_host_rows(const sdk_obs_ctx *c) {
-  if (c->systems) return 0;
-  return block_rows(c, "acf") + block_rows(c, "psd");
+void sdk_corr_opts(const sdk_obs_ctx *c, int64_t every, sdk_codegen_opts *o) {
+  o->host_rows = c->systems ? 0 : block_rows(c, "acf") + block_rows(c, "psd");
+  o->acf_k = sdk_corr_kernel(c, o->acf_q, &o->acf_nq, &o->acf_first);
+  o->acf_every = every;
 }
 
 int sdk_corr_row(const sdk_obs_ctx *c, const char *name) {

@@ -29,6 +29,7 @@
 
 #include <stdint.h>
 
+#include "codegen/opts.h"
 #include "observe/observable.h"
 
 #define SDK_CORR_MAXQ 64
@@ -64,9 +65,13 @@ int64_t sdk_corr_segment(const sdk_obs_ctx *c);
 #define SDK_CORR_KERNEL_LAGS 32
 #define SDK_CORR_KERNEL_SUMS 64
 int sdk_corr_kernel(const sdk_obs_ctx *c, int *q, int *nq, int64_t *first);
-/* The host rows acf and psd need (sdk_codegen_opts.host_rows) and the first
- * sdk_paths_rows row of observable `name`'s block. */
-int sdk_corr_host_rows(const sdk_obs_ctx *c);
+/* Whether the run samples: some observable of obs[n] does (SDK_OBS_SAMPLED),
+ * acf accumulated by the kernel aside. */
+int sdk_corr_sampling(const sdk_obs_ctx *c, const sdk_obs *obs, int n);
+/* The generator's options of acf and psd: the host rows they need
+ * (host_rows) and acf in the kernel (acf_k...; every: the steps between
+ * samples); and the first sdk_paths_rows row of observable `name`'s block. */
+void sdk_corr_opts(const sdk_obs_ctx *c, int64_t every, sdk_codegen_opts *o);
 int sdk_corr_row(const sdk_obs_ctx *c, const char *name);
 /* The name of quantity j (its datasets' suffix). */
 const char *sdk_corr_name(const sdk_obs_ctx *c, const sdk_corr *k, int j);
