@@ -6,6 +6,7 @@
 
 #include "codegen/codegen.h"
 #include "codegen/expr_emit.h"
+#include "codegen/sys.h"
 
 extern const char sdk_embedded_acf_add_h[];
 
@@ -116,15 +117,7 @@ void sdk_cg_acf_values(sdk_emit *em, const sdk_codegen_opts *o, const char *x_fm
   char x[64], d[64];
   sdk_em_block(em);
   if (sdk_cg_acf_user(o)) {
-    for (int v = 0; v < m->nvars; v++) {
-      sdk_em_start(em, "const real ");
-      sdk_em_name(em, m->vars[v]);
-      sdk_em_puts(em, " = ");
-      sdk_em_printf(em, x_fmt, v);
-      sdk_em_puts(em, "; (void)");
-      sdk_em_name(em, m->vars[v]);
-      sdk_em_puts(em, ";\n");
-    }
+    sdk_cg_bind_vars(em, m, x_fmt);
     sdk_cg_step_time(em, o, n_after, "_q");
     sdk_cg_bind_time(em, o, "sdk_t0_q", "sdk_tp0_q");
   }
