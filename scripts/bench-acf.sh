@@ -16,7 +16,7 @@ rate() { # best steps/s of 3 runs of OPTIONS
   for i in 1 2 3; do
     r=$("$B" run josephson --paths 262144 --spp 100 --periods 4 "$@" -o "$T/r.h5" 2>&1 |
       sed -n 's/.*(\([0-9.e+-]*\) steps\/s).*/\1/p')
-    best=$(awk -v a="${r:-0}" -v b="$best" 'BEGIN { print (a + 0 > b + 0) ? a : b }')
+    best=$(awk -v a="${r:-0}" -v b="$best" 'BEGIN { x = (a + 0 > b + 0) ? a : b; print x }')
   done
   echo "$best"
 }
@@ -26,5 +26,5 @@ for o in "--max-lag 16" "--max-lag 16 --corr-vars x" "--max-lag 31 --corr-vars x
   # shellcheck disable=SC2086
   a=$(rate --observe acf --sample-every 1 $o "$@")
   printf '%-48s %12s steps/s  ratio %.3f\n' "acf $o, every step" "$a" \
-    "$(awk -v a="$a" -v p="$p" 'BEGIN { print p > 0 ? a / p : 0 }')"
+    "$(awk -v a="$a" -v p="$p" 'BEGIN { x = (p + 0 > 0) ? a / p : 0; print x }')"
 done
