@@ -5,17 +5,19 @@
 # them: codegen/acf.h), of x alone, and of x at lags 0..31.
 #   scripts/bench-acf.sh [SDEKIT [RUN OPTIONS...]]
 #   e.g. scripts/bench-acf.sh build/sdekit --backend cuda
-#   (--periods 40 after the options: 4000 steps, where 400 are too short to time)
+#   PERIODS=40 scripts/bench-acf.sh ...: 4000 steps (400 take ~0.3 ms on an H100)
 set -u
 B=${1:-build/sdekit}
+N=${PERIODS:-4}
 [ $# -gt 0 ] && shift
 T=$(mktemp -d "${TMPDIR:-/tmp}/bench-acf.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
 rate() { # best steps/s of 3 runs of OPTIONS
   best=0
   for i in 1 2 3; do
-    r=$("$B" run josephson --paths 262144 --spp 100 --periods 4 "$@" -o "$T/r.h5" 2>&1 |
+    r=$("$B" run josephson --paths 262144 --spp 100 --periods "$N" "$@" -o "$T/r.h5" 2>&1 |
       sed -n 's/.*(\([0-9.e+-]*\) steps\/s).*/\1/p')
+    [ -n "$r" ] || echo "bench-acf: no rate from: $B run josephson ... $*" >&2
     best=$(awk -v a="${r:-0}" -v b="$best" 'BEGIN { x = (a + 0 > b + 0) ? a : b; print x }')
   done
   echo "$best"
