@@ -5,7 +5,8 @@
  *  - the OU model of test_corr_obs with its user observable q = x^2 (one
  *    rounding, the same bits wherever it is evaluated): cov, err and mean of
  *    x and q at lags 0..31, sampled every step and every 3 steps from a
- *    transient that is not a multiple of 3; bitwise the host's in double
+ *    transient that is not a multiple of 3, and from the initial state
+ *    without a transient (sample 0: no step makes it); bitwise the host's in double
  *    precision (the same products and sums in the same order), within
  *    1e-12 relative in single precision (the host keeps its sums to 2^-48);
  *  - bitwise the same over 3 shards, 3 in-process ranks, 1 thread against
@@ -24,6 +25,7 @@ static const char MODEL[] = "[model]\nname = ouq\nvars = x\n[params]\nk = 1\nD =
                             "[observe]\nq = x*x\n";
 
 static int g_single, g_every;
+static double g_transient = 5; /* 100 steps: with every 3, the first sample is step 102 */
 
 static void config(sdk_run_config *c) {
   sdk_run_config_defaults(c);
@@ -35,7 +37,7 @@ static void config(sdk_run_config *c) {
   c->paths = 512;
   c->dt = 0.05;
   c->t_end = 25;
-  c->transient = 5; /* 100 steps: with every 3, the first sample is step 102 */
+  c->transient = g_transient;
   c->sample_every = g_every;
   c->single = g_single;
   c->seed = 777;
@@ -82,9 +84,9 @@ static void compare(int single, int every) {
   else
     TU_CHECK(same, "double, every %d: kernel bitwise the host's (largest difference %.3g)", every,
              worst);
-  printf("acf in the kernel against the host (%s, every %d step%s): largest relative "
-         "difference %.3g%s\n",
-         single ? "single" : "double", every, every > 1 ? "s" : "", worst,
+  printf("acf in the kernel against the host (%s, every %d step%s, transient %g): largest "
+         "relative difference %.3g%s\n",
+         single ? "single" : "double", every, every > 1 ? "s" : "", g_transient, worst,
          same ? " (bitwise)" : "");
   sdk_run_destroy(&rk);
   sdk_run_destroy(&rh);
@@ -116,6 +118,10 @@ int main(void) {
   compare(0, 3);
   compare(1, 1);
   compare(1, 3);
+  g_transient = 0;
+  compare(0, 1);
+  compare(1, 3);
+  g_transient = 5;
   threads();
   st_same_over_layouts(layouts, "acf in the kernel (single, every 3 steps)");
   return tu_finish("test_corr_kernel");

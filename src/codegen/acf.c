@@ -3,6 +3,7 @@
 #include "codegen/acf.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "codegen/codegen.h"
 #include "codegen/expr_emit.h"
@@ -144,7 +145,7 @@ static void emit_sample(sdk_emit *em, const sdk_codegen_opts *o, const char *x_f
                         const char *n_after, const sdk_cg_acf_call *call, const char *kz) {
   int K = o->acf_k, cuda = o->target == SDK_TARGET_CUDA;
   char a[48], b[48];
-  if (!cuda) cpu_slots(em, o, 'r', "sdk_am / SDK_ACF_EVERY");
+  if (!cuda) cpu_slots(em, o, 'r', strcmp(n_after, "(sdk_i64)0") ? "sdk_am / SDK_ACF_EVERY" : "0");
   for (int j = 0; j < o->acf_nq; j++)
     sdk_em_line(em, "real sdk_aq%d;", j);
   if (call && sdk_cg_acf_user(o))
@@ -180,9 +181,26 @@ void sdk_cg_acf_cpu_step(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_close(em);
 }
 
-void sdk_cg_acf_cuda_io(sdk_emit *em, const sdk_codegen_opts *o, int out) {
+/* the first sample is the initial state when there is no transient: no
+ * step makes it, so the launch from step 0 takes it before its steps */
+static void first_sample(sdk_emit *em, const sdk_codegen_opts *o, const char *x_fmt,
+                         const sdk_cg_acf_call *call, const char *kz) {
+  if (o->acf_first != 0) return;
+  sdk_em_open(em, "if (%s == 0)", o->target == SDK_TARGET_CUDA ? "step0" : "n");
+  emit_sample(em, o, x_fmt, "(sdk_i64)0", call, kz);
+  sdk_em_close(em);
+}
+
+void sdk_cg_acf_cpu_first(sdk_emit *em, const sdk_codegen_opts *o) {
+  if (o->acf_k <= 0) return;
+  first_sample(em, o, "sdk_x%d", NULL, "sdk_akz");
+}
+
+void sdk_cg_acf_cuda_io(sdk_emit *em, const sdk_codegen_opts *o, int out,
+                        const sdk_cg_acf_call *call) {
   if (o->acf_k <= 0) return;
   io_all(em, o, out, "0");
+  if (!out) first_sample(em, o, "x0_%d", call, "0");
   if (out || o->acf_every == 1) return;
   /* the clock: steps until the next sample */
   sdk_em_line(em, "sdk_i64 sdk_aaw;");

@@ -17,7 +17,8 @@
  *
  * The sample clock: the state after step n is sample (n + 1 - first) / every
  * when n + 1 >= first and every divides n + 1 - first (opts.acf_first,
- * acf_every), as the host's sampling would take it. */
+ * acf_every), as the host's sampling would take it; with first = 0 the
+ * initial state is sample 0, taken before the first step. */
 #ifndef SDK_CODEGEN_ACF_H
 #define SDK_CODEGEN_ACF_H
 
@@ -43,6 +44,9 @@ void sdk_cg_acf_defs(sdk_emit *em, const sdk_codegen_opts *o);
  * vector loop (the variables sdk_x%d and the parameters in scope). */
 void sdk_cg_acf_cpu_io(sdk_emit *em, const sdk_codegen_opts *o, int out);
 void sdk_cg_acf_cpu_step(sdk_emit *em, const sdk_codegen_opts *o);
+/* CPU: before step n of path i, its state sdk_x%d: without a transient the
+ * first sample, the initial state, at n = 0 (no step makes it). */
+void sdk_cg_acf_cpu_first(sdk_emit *em, const sdk_codegen_opts *o);
 /* CUDA (cuda_paths.c): the path's registers and the sample clock declared
  * and loaded (out = 0), or stored; the update after step `step` (an sdk_i64
  * expression), the state's variables x0_%d; with a user observable among
@@ -52,7 +56,8 @@ typedef struct {
   void (*fn)(sdk_emit *em, const void *ctx, const char *n_after);
   const void *ctx;
 } sdk_cg_acf_call;
-void sdk_cg_acf_cuda_io(sdk_emit *em, const sdk_codegen_opts *o, int out);
+void sdk_cg_acf_cuda_io(sdk_emit *em, const sdk_codegen_opts *o, int out,
+                        const sdk_cg_acf_call *call);
 void sdk_cg_acf_cuda_step(sdk_emit *em, const sdk_codegen_opts *o, const char *step,
                           const sdk_cg_acf_call *call);
 /* Whether a quantity is a user observable (then CUDA's values need the call). */

@@ -243,6 +243,7 @@ static void emit_body(const sdk_emit *em, sdk_strbuf *body, size_t *split,
     sdk_cg_bound_lane_decls(&be, o);
   }
   sdk_cg_resets_pre(&be, o);
+  sdk_cg_acf_cpu_first(&be, o);
   sdk_cg_delay_pre(&be, o, "n", "(st + p0 + i)", "npad");
   if (o->adaptive)
     sdk_cg_adaptive_step(&be, o, "n", "(sdk_u64)(path0 + p0 + i)", "sdk_seed");

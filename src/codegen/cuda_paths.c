@@ -452,7 +452,8 @@ static void hook_values(sdk_emit *em, const void *c) {
       sdk_em_line(em, "const real sp0_%d = sv[g0 * SDK_NSV + %d];", i, o->scan_column[i]);
   if (o->dt_column >= 0) sdk_em_line(em, "const real dt0 = sv[g0 * SDK_NSV + %d];", o->dt_column);
   emit_values_io(em, o, 0, 0);
-  sdk_cg_acf_cuda_io(em, o, 0);
+  const sdk_cg_acf_call acf = {acf_call, o};
+  sdk_cg_acf_cuda_io(em, o, 0, &acf);
 }
 
 /* The noise values of the path for step r of the pass: from the group's
@@ -679,7 +680,7 @@ static void hook_steps(sdk_emit *em, const void *c) {
     emit_values_io(em, o, 1, 1);
   }
   emit_values_io(em, o, 1, 0);
-  sdk_cg_acf_cuda_io(em, o, 1);
+  sdk_cg_acf_cuda_io(em, o, 1, NULL);
 }
 
 /* advance*.cuh's hook path: the file path.cuh, which both share */
