@@ -48,6 +48,7 @@ static int shard = 0, nshards = 1,
 static const char *observe = NULL; /* --observe of the next compiles (NULL: the default) */
 static const char *noise = NULL;   /* --noise of the next compiles (NULL: the scheme's) */
 static int dt_check = 0;           /* --dt-check of the next compiles */
+static int64_t acf_every = 0;      /* --observe acf in the kernel: --sample-every (0: off) */
 
 static void compile_one(sdk_bctx *ctx, const char *model, const char *scheme, int single,
                         int fast) {
@@ -61,6 +62,12 @@ static void compile_one(sdk_bctx *ctx, const char *model, const char *scheme, in
   if (observe) c.observe = observe;
   c.noise = noise;
   c.dt_check = dt_check;
+  if (acf_every > 0) { /* (15 lags of v and a user observable: in the kernel, codegen/acf.h) */
+    c.observe = "acf";
+    c.sample_every = acf_every;
+    c.obs.max_lag = 15;
+    c.obs.corr_vars = "v,E";
+  }
   sdk_errbuf eb = {0};
   sdk_model *m = NULL;
   if (sdk_model_load(model, &m, &eb) != SDK_OK) {
@@ -86,6 +93,7 @@ static void compile_one(sdk_bctx *ctx, const char *model, const char *scheme, in
     TU_CHECK(m->nobs == 0 || strstr(src, "sdk_observe(") != NULL, "%s: no sdk_observe", model);
     TU_CHECK(!observe || !strstr(observe, "tavg") || strstr(src, "sdk_tavg(") != NULL,
              "%s: no sdk_tavg", model);
+    TU_CHECK(acf_every == 0 || strstr(src, "sdk_acf_q(") != NULL, "%s: no sdk_acf_q", model);
     TU_CHECK(!dt_check || strstr(src, "sdk_step_c(") != NULL, "%s: no coarse step", model);
     TU_CHECK(!dt_check || m->nbound == 0 ||
                  (strstr(src, "((sdk_u64)1 << 61)") && strstr(src, "if (cb0_0 == (real)0)")),
@@ -272,6 +280,18 @@ int main(int argc, char **argv) {
            ncompiled - before);
   compile_scan(ctx, NULL);
   compile_scan(ctx, "tavg,drift");
+  /* --observe acf in the kernel (codegen/acf.h: the ring and the sums in
+   * registers), sampled every step (the sums run at every step) and every
+   * 7 (a countdown), with a user observable */
+  before = ncompiled;
+  for (acf_every = 1; acf_every <= 7; acf_every += 6)
+    for (int single = 0; single < 2; single++) {
+      compile_one(ctx, obs_model, "srk2", single, 1);
+      compile_one(ctx_ieee, obs_model, "euler", single, 0);
+    }
+  acf_every = 0;
+  TU_CHECK(ncompiled >= before + 8 / nshards - 1, "acf in the kernel: only %d kernels compiled",
+           ncompiled - before);
   /* --dt-check (codegen.h: the coupled coarse path, sdk_step_c after every
    * odd step, its time averages and coupled differences in sdk_observe),
    * with user observables, a period, both precisions; then in a scan (dt

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 
+#include "codegen/acf.h"
 #include "codegen/adaptive.h"
 #include "codegen/boundary.h"
 #include "codegen/codegen.h"
@@ -38,7 +39,7 @@ void sdk_cg_prelude(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_line(em, "#define sdk_uniform4 sdk_uniform4_%c", o->single ? 'f' : 'd');
   sdk_cg_events_defs(em, o);
   sdk_cg_levy_defs(em, o); /* ([levy] in single precision) */
-  int opq = o->compensate || (o->tavg && !o->sysmode);
+  int opq = o->compensate || ((o->tavg || o->acf_k > 0) && !o->sysmode);
   if (opq && o->target == SDK_TARGET_CPU)
     sdk_em_kernel(em, sdk_embedded_opaque_h);
   else if (opq)
@@ -52,6 +53,7 @@ void sdk_cg_prelude(sdk_emit *em, const sdk_codegen_opts *o) {
     sdk_em_line(em, "#define SDK_TAVG_FROM %lldLL", (long long)o->tavg_from);
     sdk_em_kernel(em, sdk_embedded_tavg_add_h);
   }
+  sdk_cg_acf_defs(em, o); /* (--observe acf in the kernel) */
   if (o->dt_check && !o->sysmode) {
     sdk_cg_row_layout l;
     sdk_cg_rows(o, &l);

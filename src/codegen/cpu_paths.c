@@ -10,6 +10,7 @@
  * path's stream block k >> 2 (rng/philox.h, domain 0), whatever the launch. */
 #include <stdio.h>
 
+#include "codegen/acf.h"
 #include "codegen/adaptive.h"
 #include "codegen/boundary.h"
 #include "codegen/codegen.h"
@@ -109,6 +110,7 @@ static void emit_state_io(sdk_emit *em, const sdk_codegen_opts *o, int out) {
     if (a->name2) sdk_em_close(em);
     em->depth--;
   }
+  sdk_cg_acf_cpu_io(em, o, out); /* (--observe acf in the kernel) */
 }
 
 /* --dt-check: after fine step n, the coupled coarse path (codegen.h): the
@@ -248,6 +250,7 @@ static void emit_body(const sdk_emit *em, sdk_strbuf *body, size_t *split,
     sdk_cg_bound_lane_decls(&be, o);
   }
   sdk_cg_resets_pre(&be, o);
+  sdk_cg_acf_cpu_first(&be, o);
   sdk_cg_delay_pre(&be, o, "n", "(st + p0 + i)", "npad");
   if (o->adaptive)
     sdk_cg_adaptive_step(&be, o, "n", "(sdk_u64)(path0 + p0 + i)", "sdk_seed");
@@ -267,6 +270,7 @@ static void emit_body(const sdk_emit *em, sdk_strbuf *body, size_t *split,
     sdk_em_line(&be, "if (n >= SDK_TAVG_FROM)");
     sdk_cg_tavg_add(&be, o, "sdk_x%d", "as[%d][i]", "ae[%d][i]", "n + 1");
   }
+  sdk_cg_acf_cpu_step(&be, o);
   if (o->dt_check) emit_coarse(&be, o);
 }
 

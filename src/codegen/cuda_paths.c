@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <stdio.h>
 
+#include "codegen/acf.h"
 #include "codegen/adaptive.h"
 #include "codegen/boundary.h"
 #include "codegen/codegen.h"
@@ -341,6 +342,38 @@ static void emit_tavg_fn(sdk_emit *em, const cu_adv *a) {
   sdk_em_close(em);
 }
 
+/* --observe acf in the kernel (acf.h): the values of its quantities, user
+ * observables among them, as a function of one path's state and values,
+ * and its call */
+static void emit_acf_fn(sdk_emit *em, const cu_adv *a) {
+  const sdk_codegen_opts *o = a->o;
+  if (o->acf_k <= 0 || !sdk_cg_acf_user(o)) return;
+  sdk_em_puts(em, "\n");
+  sdk_em_start(em, "static __device__ __forceinline__ void sdk_acf_q(");
+  for (int v = 0; v < o->model->nvars; v++)
+    sdk_em_printf(em, "%sconst real sdk_x%d", v ? ", " : "", v);
+  emit_value_args(em, o);
+  sdk_em_puts(em, ", const sdk_i64 sdk_na");
+  for (int j = 0; j < o->acf_nq; j++)
+    sdk_em_printf(em, ", real &sdk_q%d", j);
+  sdk_em_puts(em, ") {\n");
+  em->depth++;
+  emit_value_head(em, o);
+  sdk_cg_acf_values(em, o, "sdk_x%d", "sdk_na", "sdk_q%d");
+  sdk_em_close(em);
+}
+
+static void acf_call(sdk_emit *em, const void *ctx, const char *n_after) {
+  const sdk_codegen_opts *o = ctx;
+  sdk_em_start(em, "sdk_acf_q(");
+  emit_value_refs(em, o, U_TAVG, 0);
+  emit_value_pass(em, o, "dt0");
+  sdk_em_printf(em, ", %s", n_after);
+  for (int j = 0; j < o->acf_nq; j++)
+    sdk_em_printf(em, ", sdk_aq%d", j);
+  sdk_em_puts(em, ");\n");
+}
+
 /* The step just taken, r steps into the pass, as the kernel names it. */
 static void pass_step(const cu_adv *a, int r, char *buf, size_t n) {
   if (a->pass == 1)
@@ -419,6 +452,8 @@ static void hook_values(sdk_emit *em, const void *c) {
       sdk_em_line(em, "const real sp0_%d = sv[g0 * SDK_NSV + %d];", i, o->scan_column[i]);
   if (o->dt_column >= 0) sdk_em_line(em, "const real dt0 = sv[g0 * SDK_NSV + %d];", o->dt_column);
   emit_values_io(em, o, 0, 0);
+  const sdk_cg_acf_call acf = {acf_call, o};
+  sdk_cg_acf_cuda_io(em, o, 0, &acf);
 }
 
 /* The noise values of the path for step r of the pass: from the group's
@@ -546,6 +581,8 @@ static void emit_rep(sdk_emit *em, const cu_adv *a, int r) {
   char step[64];
   pass_step(a, r, step, sizeof step);
   emit_tavg_call(em, o, step, 0);
+  const sdk_cg_acf_call acf = {acf_call, o};
+  sdk_cg_acf_cuda_step(em, o, step, &acf);
   /* (--dt-check: the coarse copy goes on after the fine one is absorbed,
    * under its own status) */
   if (guard && o->dt_check) sdk_em_close(em);
@@ -680,6 +717,7 @@ static void hook_steps(sdk_emit *em, const void *c) {
     emit_values_io(em, o, 1, 1);
   }
   emit_values_io(em, o, 1, 0);
+  sdk_cg_acf_cuda_io(em, o, 1, NULL);
 }
 
 /* advance*.cuh's hook path: the file path.cuh, which both share */
@@ -744,6 +782,7 @@ void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
     sdk_sb_free(&cstep);
   }
   emit_tavg_fn(em, &a);
+  emit_acf_fn(em, &a);
   static const sdk_em_hook hooks[] = {{"on", hook_on}, {"path", hook_path}};
   sdk_em_puts(em, "\n");
   sdk_em_kernel_hooks(em, m->nbound > 0 ? sdk_embedded_advance_live_cuh : sdk_embedded_advance_cuh,

@@ -9,6 +9,9 @@
 #include "core/tuning.h"
 #include "model/model.h"
 
+/* quantities of --observe acf the kernel accumulates, at most */
+#define SDK_CG_ACF_MAXQ 32
+
 typedef struct sdk_codegen_opts {
   const sdk_model *model;
   const sdk_scheme_type *scheme;
@@ -103,6 +106,14 @@ typedef struct sdk_codegen_opts {
   int adaptive;
   int adapt_lev0, adapt_levmax;
   double rtol, atol;
+  /* --observe acf accumulated by the kernel (codegen/acf.h): acf_k lags
+   * (0: none; the host samples it, if asked for, from its rows), the
+   * quantities (variable v as v, user observable k as nvars + k), the first
+   * sample step and the steps between samples; its rows are the first of
+   * the host's (host_rows counts them) */
+  int acf_k, acf_nq;
+  int acf_q[SDK_CG_ACF_MAXQ];
+  int64_t acf_first, acf_every;
 } sdk_codegen_opts;
 
 /* The noise source the steps draw from. */

@@ -20,15 +20,25 @@
  * the standard error.  Paths with a non-finite sum are left out (n counts
  * the others).  Computed on the host from the samples (obs_corr.h): per
  * path and sample, O(max_lag) products (below: qrow); the rows cross from a
- * GPU at every sample. */
+ * GPU at every sample.  For at most 32 lags (sdk_corr_kernel) the kernel
+ * accumulates the same sums at every sample step instead (codegen/acf.h),
+ * nothing is sampled, and the host reads the sums once at the end: the same
+ * estimator and reductions, the same products and sums in double in the
+ * same order: bitwise the host's in double precision; in single precision
+ * within ~2^-48 relative (the host keeps its sums to 2^-48 between its
+ * blocks of K samples, the kernel exactly). */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "codegen/acf.h"
 #include "observe/obs_corr.h"
 
 typedef struct {
   sdk_corr k;
   int64_t K;
+  int kernel; /* the kernel accumulates the sums (sdk_corr_kernel); single precision */
+  int single;
   double **cov, **err, **mean, *lag;
   double *buf; /* of a block of paths: sums [K + 1], ring [2 K], hi, lo, x */
 } state;
@@ -56,6 +66,8 @@ static sdk_err acf_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
                     "a smaller --max-lag)",
                     (long long)L, (long long)st->k.nsmp);
   st->K = K;
+  st->kernel = sdk_corr_kernel(c, NULL, NULL, NULL) > 0;
+  st->single = !strcmp(c->R->precision, "single");
   int nq = st->k.nq;
   if (!(st->cov = calloc((size_t)nq, sizeof *st->cov)) ||
       !(st->err = calloc((size_t)nq, sizeof *st->err)) ||
@@ -155,7 +167,7 @@ static sdk_err add_block(const sdk_obs_ctx *c, state *st, int j, int64_t smp, in
 static sdk_err acf_sample(const sdk_obs_ctx *c, void *p, int64_t s, int64_t step, sdk_errbuf *eb) {
   state *st = p;
   (void)s;
-  if (step < st->k.first) return SDK_OK;
+  if (step < st->k.first || st->kernel) return SDK_OK;
   int64_t smp = (step - st->k.first) / st->k.every, total = c->R->ngrid * c->ppg;
   SDK_CHECK(sdk_corr_eval(c, &st->k, step, eb));
   for (int j = 0; j < st->k.nq; j++)
@@ -165,10 +177,31 @@ static sdk_err acf_sample(const sdk_obs_ctx *c, void *p, int64_t s, int64_t step
   return sdk_corr_count(c->paths, sdk_corr_row(c, "acf"), &count, 1, eb);
 }
 
+/* the kernel's sums of quantity j of the paths [a, a + n) (codegen/acf.h):
+ * doubles (single precision: three floats, their sum exact) */
+static sdk_err kernel_sums(const sdk_obs_ctx *c, state *st, int j, int64_t a, int64_t n,
+                           double *sums, sdk_errbuf *eb) {
+  int K = (int)st->K, sg = st->single;
+  int64_t nb = st->k.block;
+  double *r = st->buf + (3 * K + 1) * nb, *r2 = r + nb;
+  for (int l = 0; l <= K; l++) {
+    double *s = sums + l * nb;
+    int row = c->host_row + sdk_cg_acf_row(K, sg, j, 1, l, 0);
+    SDK_CHECK(sdk_paths_rows(c->paths, row, a, n, s, 0, eb));
+    if (!sg) continue;
+    SDK_CHECK(sdk_paths_rows(c->paths, row + 1, a, n, r, 0, eb));
+    SDK_CHECK(sdk_paths_rows(c->paths, row + 2, a, n, r2, 0, eb));
+    for (int64_t i = 0; i < n; i++)
+      s[i] = (s[i] + r[i]) + r2[i];
+  }
+  return SDK_OK;
+}
+
 /* the sums of quantity j over all N samples of the paths [a, a + n):
  * those of the rows and the samples since the last block */
 static sdk_err read_sums(const sdk_obs_ctx *c, state *st, int j, int64_t a, int64_t n, int64_t N,
                          double *sums, sdk_errbuf *eb) {
+  if (st->kernel) return kernel_sums(c, st, j, a, n, sums, eb);
   SDK_CHECK(sums_rows(c, st, j, a, n, sums, 0, eb));
   return N % st->K ? add_samples(c, st, j, N - N % st->K, N, a, n, sums, eb) : SDK_OK;
 }
@@ -211,8 +244,8 @@ static sdk_err grid_point(const sdk_obs_ctx *c, state *st, int j, int64_t g, int
 
 static sdk_err acf_finish(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
   state *st = p;
-  int64_t K = st->K, N = 0;
-  SDK_CHECK(sdk_corr_count(c->paths, sdk_corr_row(c, "acf"), &N, 0, eb));
+  int64_t K = st->K, N = st->k.nsmp; /* (the kernel's: every sample of the run) */
+  if (!st->kernel) SDK_CHECK(sdk_corr_count(c->paths, sdk_corr_row(c, "acf"), &N, 0, eb));
   sdk_moments *mom = calloc((size_t)K + 1, sizeof *mom);
   if (!mom) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory for the acf");
   sdk_err e = SDK_OK;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen/acf.h"
 #include "core/strbuf.h"
 #include "observe/tsvfmt.h"
 
@@ -83,19 +84,49 @@ static int on(const sdk_obs_ctx *c, const char *name) {
   return 0;
 }
 
+int sdk_corr_kernel(const sdk_obs_ctx *c, int *q, int *nq, int64_t *first) {
+  int qq[SDK_CORR_MAXQ];
+  char bad[128];
+  const sdk_results *R = c->R;
+  int n = quantities(c, qq, bad, sizeof bad);
+  int64_t K = sdk_corr_max_lag(c) + 1;
+  /* (--adaptive switches its observable on: codegen/adaptive.c's steps take
+   * no accumulators; the CPU driver resets [events] after its vector loop) */
+  if (c->systems || !on(c, "acf") || on(c, "adaptive") || c->model->nevent > 0 || R->sample_times ||
+      R->sample_every <= 0 || n <= 0 || K > SDK_CORR_KERNEL_LAGS || n * K > SDK_CORR_KERNEL_SUMS ||
+      samples_after(R) < 2 || K > samples_after(R))
+    return 0;
+  for (int j = 0; q && j < n; j++)
+    q[j] = qq[j];
+  if (nq) *nq = n;
+  if (first) *first = first_step(R);
+  return (int)K;
+}
+
+int sdk_corr_sampling(const sdk_obs_ctx *c, const sdk_obs *obs, int n) {
+  int kernel = sdk_corr_kernel(c, NULL, NULL, NULL) > 0;
+  for (int i = 0; i < n; i++)
+    if ((obs[i].type->flags & SDK_OBS_SAMPLED) && !(kernel && !strcmp(obs[i].type->name, "acf")))
+      return 1;
+  return 0;
+}
+
 static int block_rows(const sdk_obs_ctx *c, const char *name) {
   int q[SDK_CORR_MAXQ];
   char bad[128];
   int nq = quantities(c, q, bad, sizeof bad);
   if (nq <= 0 || !on(c, name)) return 0;
+  int K = !strcmp(name, "acf") ? sdk_corr_kernel(c, NULL, NULL, NULL) : 0;
+  if (K > 0) return nq * sdk_cg_acf_qrows(K, !strcmp(c->R->precision, "single"));
   if (!strcmp(name, "acf")) return 2 + nq * (4 * (int)(sdk_corr_max_lag(c) + 1) + 2);
   int64_t m = sdk_corr_segment(c);
   return 2 + nq * (int)(m + 2 * (m / 2 + 1));
 }
 
-int sdk_corr_host_rows(const sdk_obs_ctx *c) {
-  if (c->systems) return 0;
-  return block_rows(c, "acf") + block_rows(c, "psd");
+void sdk_corr_opts(const sdk_obs_ctx *c, int64_t every, sdk_codegen_opts *o) {
+  o->host_rows = c->systems ? 0 : block_rows(c, "acf") + block_rows(c, "psd");
+  o->acf_k = sdk_corr_kernel(c, o->acf_q, &o->acf_nq, &o->acf_first);
+  o->acf_every = every;
 }
 
 int sdk_corr_row(const sdk_obs_ctx *c, const char *name) {

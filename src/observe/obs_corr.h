@@ -18,7 +18,9 @@
  * path 0 (the first two rows of each observable's block).
  *
  * The rows: acf's block (if on), then psd's, from the context's host_row:
- *   acf: count pair, then per quantity: ring [2 K], sums [2 K], sum of x [2]
+ *   acf: count pair, then per quantity: ring [2 K], sums [2 K], sum of x [2];
+ *        accumulated by the kernel (sdk_corr_kernel): per quantity the rows
+ *        of codegen/acf.h (no count: the run's samples)
  *        (K = max_lag + 1)
  *   psd: count pair, then per quantity: ring [M], sums of |X_k|^2 [2 (M/2 + 1)]
  */
@@ -27,6 +29,7 @@
 
 #include <stdint.h>
 
+#include "codegen/opts.h"
 #include "observe/observable.h"
 
 #define SDK_CORR_MAXQ 64
@@ -52,9 +55,23 @@ sdk_err sdk_corr_setup(const sdk_obs_ctx *c, const char *name, sdk_corr *k, sdk_
  * samples after the transient, at most 256) as the run resolves them. */
 int64_t sdk_corr_max_lag(const sdk_obs_ctx *c);
 int64_t sdk_corr_segment(const sdk_obs_ctx *c);
-/* The host rows acf and psd need (sdk_codegen_opts.host_rows) and the first
- * sdk_paths_rows row of observable `name`'s block. */
-int sdk_corr_host_rows(const sdk_obs_ctx *c);
+/* --observe acf accumulated by the kernel (codegen/acf.h) instead of
+ * sampled by the host: for at most SDK_CORR_KERNEL_LAGS lags (K = max_lag +
+ * 1) and SDK_CORR_KERNEL_SUMS sums of products in all (quantities x K: the
+ * path's registers on a GPU), equally spaced samples, independent paths,
+ * without --adaptive and [events].  Returns K (its quantities into q and *nq,
+ * the first sample step into *first, each when not NULL), or 0 when the host
+ * samples it (or it is off). */
+#define SDK_CORR_KERNEL_LAGS 32
+#define SDK_CORR_KERNEL_SUMS 64
+int sdk_corr_kernel(const sdk_obs_ctx *c, int *q, int *nq, int64_t *first);
+/* Whether the run samples: some observable of obs[n] does (SDK_OBS_SAMPLED),
+ * acf accumulated by the kernel aside. */
+int sdk_corr_sampling(const sdk_obs_ctx *c, const sdk_obs *obs, int n);
+/* The generator's options of acf and psd: the host rows they need
+ * (host_rows) and acf in the kernel (acf_k...; every: the steps between
+ * samples); and the first sdk_paths_rows row of observable `name`'s block. */
+void sdk_corr_opts(const sdk_obs_ctx *c, int64_t every, sdk_codegen_opts *o);
 int sdk_corr_row(const sdk_obs_ctx *c, const char *name);
 /* The name of quantity j (its datasets' suffix). */
 const char *sdk_corr_name(const sdk_obs_ctx *c, const sdk_corr *k, int j);

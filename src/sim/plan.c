@@ -713,9 +713,6 @@ sdk_err sdk_plan_observables(sdk_plan *p, sdk_errbuf *eb) {
   const sdk_run_config *c = p->c;
   sdk_run *r = p->run;
   SDK_CHECK(sdk_observe_opts_check(&c->obs, r->model, eb));
-  p->nsamples_max = !p->sampling      ? 0
-                    : p->sample_steps ? p->times.n
-                                      : p->nsteps / p->sample_every + 1;
   sdk_obs_ctx *o = &p->octx;
   o->model = r->model;
   o->opts = &c->obs;
@@ -730,6 +727,10 @@ sdk_err sdk_plan_observables(sdk_plan *p, sdk_errbuf *eb) {
   o->windowed = c->window != NULL;
   o->systems = p->sys.on;
   o->systems_per_grid = p->sys.systems;
+  p->sampling = sdk_corr_sampling(o, p->obs, p->nobs); /* (acf in the kernel samples nothing) */
+  p->nsamples_max = !p->sampling      ? 0
+                    : p->sample_steps ? p->times.n
+                                      : p->nsteps / p->sample_every + 1;
   o->nsamples_max = p->nsamples_max;
   o->path_param = p->pp_param;
   o->sums_var = p->sys.sums_var;
@@ -845,7 +846,7 @@ void sdk_plan_codegen_opts(const sdk_plan *p, sdk_target t, sdk_codegen_opts *o)
   if (o->tavg) o->tavg_from = p->transient_steps;
   sdk_obs_ctx oc = p->octx; /* (as sdk_plan_observables will set it: codegen alone does not) */
   oc.model = p->run->model, oc.opts = &p->c->obs, oc.R = &p->run->r, oc.systems = p->sys.on;
-  o->host_rows = sdk_corr_host_rows(&oc);
+  sdk_corr_opts(&oc, p->sample_every, o); /* (host_rows, acf in the kernel) */
   o->dt_check = c->dt_check && !p->sys.on;
   o->dtc_mark = p->transient_steps;
   o->path_param = p->pp_param;

@@ -45,7 +45,10 @@ typedef long long sdk_i64;
 #define SDK_ADAPT_SHRINK3 7.2
 #define SDK_ADAPT_QCROSS 2.302585092994046
 #define SDK_ADAPT_LIVE 1
-#define SDK_RS_BINS 44           /* (resets.c, before reset_draws.h) */
+#define SDK_RS_BINS 44 /* (resets.c, before reset_draws.h) */
+/* acf.c (--observe acf in the kernel): the precision's arithmetic, the target */
+#define SDK_ACF_SINGLE 0
+#define SDK_ACF_CUDA 0
 #ifndef SDK_KERNEL_FILE_opaque_h /* (the CPU's definition: kernels/opaque.h) */
 #define SDK_OPQ(v) (v)
 #endif

@@ -1,0 +1,32 @@
+#!/bin/sh
+# The cost of --observe acf sampled every step against the plain run (issue 31:
+# at most 30% slower): josephson, 2^18 paths, 400 steps (--spp 100 --periods 4),
+# alternated, best of 3 each; acf of x and v at lags 0..16 (the kernel sums
+# them: codegen/acf.h), of x alone, and of x at lags 0..31.
+#   scripts/bench-acf.sh [SDEKIT [RUN OPTIONS...]]
+#   e.g. scripts/bench-acf.sh build/sdekit --backend cuda
+#   PERIODS=40 scripts/bench-acf.sh ...: 4000 steps (400 take ~0.3 ms on an H100)
+set -u
+B=${1:-build/sdekit}
+N=${PERIODS:-4}
+[ $# -gt 0 ] && shift
+T=$(mktemp -d "${TMPDIR:-/tmp}/bench-acf.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+rate() { # best steps/s of 3 runs of OPTIONS
+  best=0
+  for i in 1 2 3; do
+    r=$("$B" run josephson --paths 262144 --spp 100 --periods "$N" "$@" -o "$T/r.h5" 2>&1 |
+      sed -n 's/.*(\([0-9.e+-]*\) steps\/s).*/\1/p')
+    [ -n "$r" ] || echo "bench-acf: no rate from: $B run josephson ... $*" >&2
+    best=$(awk -v a="${r:-0}" -v b="$best" 'BEGIN { x = (a + 0 > b + 0) ? a : b; print x }')
+  done
+  echo "$best"
+}
+p=$(rate --observe drift "$@")
+printf '%-48s %12s steps/s\n' "plain (--observe drift)" "$p"
+for o in "--max-lag 16" "--max-lag 16 --corr-vars x" "--max-lag 31 --corr-vars x"; do
+  # shellcheck disable=SC2086
+  a=$(rate --observe acf --sample-every 1 $o "$@")
+  printf '%-48s %12s steps/s  ratio %.3f\n' "acf $o, every step" "$a" \
+    "$(awk -v a="$a" -v p="$p" 'BEGIN { x = (p + 0 > 0) ? a / p : 0; print x }')"
+done
