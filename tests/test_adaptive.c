@@ -14,6 +14,9 @@
  *    chunks cut at every step (sample_every 1) or every 7, and the same lane
  *    utilisation; that is 1 where every path takes the same sub-steps, and
  *    between mean / most tries and 1 otherwise;
+ *  - a sub-step that blows up (NaN) is rejected, not taken: a relaxation
+ *    x' = -k sqrt(x) (x - 1), whose first try of dt-max lands below 0 (the
+ *    square root's NaN), ends near 1 on every path, in both precisions;
  *  - one clear error for each bad input and unsupported combination;
  *  - the CUDA kernels of the same runs (gbm/milstein in both precisions, and
  *    two additive noises with srk2) compile through NVRTC for sm_90 without a GPU (skipped where
@@ -180,6 +183,39 @@ static void test_additive_order(const char *model) {
     free(x[k]);
 }
 
+/* a NaN error norm rejects the sub-step (codegen/adaptive.c: the larger of
+ * the variables' norms keeps a NaN, where fmax would drop it) */
+static void test_blowup(int single) {
+  static const char RELAX[] = "[model]\nname = relax\nvars = x\n[params]\nk = 100\n[drift]\n"
+                              "x = -k*sqrt(x)*(x - 1)\n[noise]\nx = 0.01\n[init]\nx = 2\n";
+  sdk_run_config c;
+  base(&c);
+  c.model = st_model_file(RELAX, 5), c.scheme = "srk2", c.single = single;
+  c.rtol = 1e-3, c.atol = 1e-6;
+  sdk_run *r = st_run(&c);
+  const sdk_dataset *d = r ? sdk_store_find(&sdk_run_results(r)->store, "final/x") : NULL;
+  TU_CHECK(d && sdk_ds_count(d) == NP, "the relaxation (%s) runs", single ? "single" : "double");
+  /* x(1) - 1: stationary sd 0.01 / sqrt(2 k) = 7e-4; the largest of NP
+   * paths within 6 sd */
+  double worst = 0;
+  int bad = 0;
+  for (int p = 0; d && p < NP; p++) {
+    double e = fabs(sdk_ds_f64(d)[p] - 1);
+    if (!isfinite(e))
+      bad++;
+    else if (e > worst)
+      worst = e;
+  }
+  printf("a sub-step that blows up (%s): %.1f tries per path, %d paths not finite, largest "
+         "|x(1) - 1| %.2e\n",
+         single ? "single" : "double",
+         r ? result(r, "accepted_mean") + result(r, "rejected_mean") : NAN, bad, worst);
+  TU_CHECK(d && bad == 0 && worst <= 6 * 0.01 / sqrt(200.0),
+           "NaN sub-steps rejected (%s): %d paths not finite, largest |x(1) - 1| %g",
+           single ? "single" : "double", bad, worst);
+  sdk_run_destroy(&r);
+}
+
 /* the final states of a run: the same bits under every layout (in single
  * precision too: its tree's root is drawn otherwise, rng/btree.h) */
 static void test_layouts(int single) {
@@ -337,6 +373,8 @@ int main(void) {
   test_cuda_source();
   test_strong_order();
   test_additive_order(st_model_file(OU2, 3));
+  test_blowup(0);
+  test_blowup(1);
   test_layouts(0);
   test_layouts(1);
   test_lanes();

@@ -304,11 +304,16 @@ static void hook_pair(sdk_emit *em, const void *c) {
    * on a GPU); the tolerances rounded to it */
   const char *mx = o->single ? "fmaxf" : "fmax", *ab = o->single ? "fabsf" : "fabs";
   for (int v = 0; v < nv; v++) {
-    sdk_em_start(em, "sdk_err = %s(sdk_err, %s(sdk_x%d - sdk_e%d) / (", mx, ab, v, v);
+    sdk_em_block(em);
+    sdk_em_start(em, "const real sdk_q = %s(sdk_x%d - sdk_e%d) / (", ab, v, v);
     sdk_em_number(em, o->atol);
     sdk_em_puts(em, " + ");
     sdk_em_number(em, o->rtol);
-    sdk_em_printf(em, " * %s(%s(sdk_y%d), %s(sdk_x%d))));\n", mx, ab, v, ab, v);
+    sdk_em_printf(em, " * %s(%s(sdk_y%d), %s(sdk_x%d)));\n", mx, ab, v, ab, v);
+    /* the larger, or NaN where either is: fmax would drop a NaN, and a
+     * sub-step that blew up would be taken at once */
+    sdk_em_line(em, "if (sdk_q > sdk_err || sdk_q != sdk_q) sdk_err = sdk_q;");
+    sdk_em_close(em);
   }
 }
 

@@ -105,3 +105,8 @@ sdk_err sdk_plan_adaptive(sdk_plan *p, sdk_errbuf *eb) {
                     (long long)p->nsteps);
   return sdk_cg_adaptive_check(&o, eb);
 }
+
+const char *sdk_plan_smaller_step(const sdk_plan *p) {
+  return p->c->adaptive ? "a smaller --dt-min or tighter --rtol/--atol"
+                        : "a smaller --dt (or more --spp)";
+}

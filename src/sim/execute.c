@@ -90,10 +90,10 @@ static sdk_err check_finite(sdk_plan *p, int sample_now, sdk_errbuf *eb) {
   sdk_grid_point_name(&p->run->r, 0, gp, sizeof gp);
   return SDK_FAIL(eb, SDK_ERR_NONFINITE,
                   "%lld of %lld paths became NaN/Inf at %s by step %lld (t = %g)%s; "
-                  "a smaller --dt (or more --spp) may help",
+                  "%s may help",
                   (long long)p->bad[0], (long long)p->ppg, gp, (long long)p->bad_step[0],
                   (double)p->bad_step[0] * p->run->dt[0],
-                  ng > 1 ? " and so did every other grid point" : "");
+                  ng > 1 ? " and so did every other grid point" : "", sdk_plan_smaller_step(p));
 }
 
 static sdk_err sample_all(sdk_plan *p, sdk_errbuf *eb) {

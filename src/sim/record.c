@@ -37,8 +37,9 @@ static sdk_err mark_bad_points(sdk_plan *p, sdk_errbuf *eb) {
   if (listed > 3) sdk_sb_printf(&m, "; and %lld more grid points", (long long)(listed - 3));
   sdk_sb_printf(&m,
                 "; %s written as NaN with the count of non-finite paths, the other %lld of %lld "
-                "grid points are complete; a smaller --dt (or more --spp) may help",
-                nbad > 1 ? "these are" : "it is", (long long)(ng - nbad), (long long)ng);
+                "grid points are complete; %s may help",
+                nbad > 1 ? "these are" : "it is", (long long)(ng - nbad), (long long)ng,
+                sdk_plan_smaller_step(p));
   snprintf(r->problem, sizeof r->problem, "%s", m.s && !m.oom ? m.s : "paths became NaN/Inf");
   sdk_sb_free(&m);
   return SDK_OK;

@@ -130,6 +130,9 @@ sdk_err sdk_plan_dt_check(sdk_plan *p, sdk_errbuf *eb);
  * generator's options of it */
 sdk_err sdk_adaptive_config(const sdk_run_config *c, sdk_errbuf *eb);
 sdk_err sdk_plan_adaptive(sdk_plan *p, sdk_errbuf *eb);
+/* the advice of a run whose paths became NaN/Inf: the option that makes its
+ * steps smaller (--adaptive: --dt-min and the tolerances) */
+const char *sdk_plan_smaller_step(const sdk_plan *p);
 void sdk_plan_adaptive_opts(const sdk_plan *p, sdk_codegen_opts *o);
 void sdk_plan_dt_check_rows(sdk_plan *p, const sdk_codegen_opts *o);
 /* Delayed values (delays.c): their ring buffers' memory said, and refused
