@@ -28,15 +28,8 @@ static int g_single, g_every;
 static double g_transient = 5; /* 100 steps: with every 3, the first sample is step 102 */
 
 static void config(sdk_run_config *c) {
-  sdk_run_config_defaults(c);
-  c->backend = st_backend();
-  c->model = "ouq.sde";
-  c->model_text = MODEL;
-  c->model_path = "ouq.sde";
+  st_config_text(c, "ouq.sde", MODEL, 512, 0.05, 25);
   c->scheme = "euler";
-  c->paths = 512;
-  c->dt = 0.05;
-  c->t_end = 25;
   c->transient = g_transient;
   c->sample_every = g_every;
   c->single = g_single;

@@ -40,15 +40,8 @@ static const char MODEL[] = "[model]\nname = ouq\nvars = x\n[params]\nk = 1\nD =
                             "[observe]\ny = 2*x + 1\nq = x*x\n";
 
 static void config(sdk_run_config *c, const char *obs) {
-  sdk_run_config_defaults(c);
-  c->backend = st_backend();
-  c->model = "ouq.sde";
-  c->model_text = MODEL;
-  c->model_path = "ouq.sde";
+  st_config_text(c, "ouq.sde", MODEL, 2048, DT, 75);
   c->scheme = "euler";
-  c->paths = 2048;
-  c->dt = DT;
-  c->t_end = 75;
   c->transient = 15; /* r^300 = 2e-7: stationary from the start of the samples */
   c->sample_every = 1;
   c->seed = 3131;
