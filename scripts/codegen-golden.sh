@@ -67,6 +67,23 @@ all() {
         --particles 1048576 --observe order,density
       one kuramoto-meanfield-scan-$p-$be kuramoto-meanfield --backend $be --precision $p \
         --particles 128 --scan K=1:3:2 --observe order
+      # the newer kernels: delays, Levy and coloured noise, resets, adaptive steps,
+      # acf and psd in the kernel
+      for s in euler srk2; do
+        one delay_ou-$s-$p-$be delay_ou --backend $be --precision $p --scheme $s
+        one josephson_levy-$s-$p-$be josephson_levy --backend $be --precision $p --scheme $s
+        one josephson_colored-$s-$p-$be josephson_colored --backend $be --precision $p --scheme $s
+      done
+      one lif-events-$p-$be lif --backend $be --precision $p --observe events
+      one reset_bm-events-$p-$be reset_bm --backend $be --precision $p --observe events
+      one gbm-adaptive-$p-$be gbm --backend $be --precision $p --scheme milstein --adaptive \
+        --dt-max 0.25 --rtol 1e-3
+      one josephson-adaptive-$p-$be josephson --backend $be --precision $p --scheme srk2 \
+        --adaptive --rtol 1e-3
+      one dw-fpt-adaptive-$p-$be "$src/examples/double-well.sde" --backend $be --precision $p \
+        --scheme srk2 --adaptive --dt-max 0.25 --rtol 0.03 --observe fpt
+      one ou-acf-$p-$be ou --backend $be --precision $p --observe acf --max-lag 16
+      one ou-psd-$p-$be ou --backend $be --precision $p --observe psd
     done
   done
 }
