@@ -7,8 +7,11 @@
 # own speed line (steps/s), the best of REPEATS runs (default 3) after one
 # that compiles the kernel; the ratio is josephson_levy / josephson.
 # scripts/levy-mix.sh predicts it from the kernels' instruction counts.
+# NCU=1 (CUDA, Nsight Compute on PATH) adds each kernel's fraction of the
+# issue slots and of its pipes' peaks (XU: the special-function unit) over
+# one launch (the 4th) of 60 periods: which bound the step sits on.
 #
-#   [SDEKIT=BIN] [REPEATS=R] [PERIODS=N] scripts/bench-levy.sh [RUN OPTIONS...]
+#   [SDEKIT=BIN] [REPEATS=R] [PERIODS=N] [NCU=1] scripts/bench-levy.sh [RUN OPTIONS...]
 #
 # The lead's H200 line: scripts/bench-levy.sh --backend cuda --paths 1048576
 # (2 CPU cores: PERIODS=20 scripts/bench-levy.sh --threads 2 --paths 65536)
@@ -35,3 +38,14 @@ echo "srk2 single, $((${PERIODS:-2000} * 100)) steps, Levy noise against white (
 printf 'josephson       %10.3e steps/s\n' "$plain"
 printf 'josephson_levy  %10.3e steps/s  ratio %.3f (goal >= 0.6)\n' "$levy" \
   "$(awk -v a="$levy" -v b="$plain" 'BEGIN { print a / b }')"
+[ "${NCU:-0}" = 1 ] || exit 0
+M=smsp__issue_active.avg.pct_of_peak_sustained_active,sm__pipe_xu_cycles_active.avg.pct_of_peak_sustained_active
+M=$M,sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active
+M=$M,sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active
+M=$M,sm__pipe_fmalite_cycles_active.avg.pct_of_peak_sustained_active
+for m in josephson josephson_levy; do
+  echo "$m (ncu, % of peak):"
+  ncu --kernel-name regex:sdk_advance --launch-skip 3 --launch-count 1 --metrics "$M" \
+    "$bin" run "$src/models/$m.sde" --scheme srk2 --precision single --periods 60 --observe none \
+    "${extra[@]}" -o "$T/out.tsv" 2>&1 | awk '$1 ~ /^(smsp|sm)__/ {print "  " $1, $NF}'
+done
