@@ -83,6 +83,8 @@ all() {
       one dw-fpt-adaptive-$p-$be "$src/examples/double-well.sde" --backend $be --precision $p \
         --scheme srk2 --adaptive --dt-max 0.25 --rtol 0.03 --observe fpt
       one ou-acf-$p-$be ou --backend $be --precision $p --observe acf --max-lag 16
+      one ou-acf-every-$p-$be ou --backend $be --precision $p --observe acf --max-lag 16 \
+        --sample-every 1
       one ou-psd-$p-$be ou --backend $be --precision $p --observe psd
     done
   done
