@@ -39,7 +39,12 @@ static void sdk_adapt_alone_(real sdk_t0, real sdk_dt, real *sdk_row, sdk_i64 sd
     int sdk_lev = SDK_ADAPT_LEV0 + (int)SDK_ADAPT_ROW(0), sdk_ldeep = (int)SDK_ADAPT_ROW(5);
     sdk_u64 sdk_nacc = (sdk_u64)SDK_ADAPT_ROW(1) + ((sdk_u64)SDK_ADAPT_ROW(2) << 20);
     sdk_u64 sdk_nrej = (sdk_u64)SDK_ADAPT_ROW(3) + ((sdk_u64)SDK_ADAPT_ROW(4) << 20);
-    sdk_u64 sdk_pos = 0;
+    /* positions and lengths in units of 2^-D of the step: 32-bit integers
+     * (2^D <= 2^30), no 64-bit shifts and adds per sub-step */
+    sdk_u32 sdk_pos = 0;
+#if SDK_BTREE_DEPTH > 30
+#error "adapt_step.h: 32-bit positions need SDK_BTREE_DEPTH <= 30"
+#endif
     /* the sub-step's length, its square root and 1/sqrt(h): the same values
      * at every try of one level, so computed when the level changes */
     int sdk_hlev = -1;
@@ -57,15 +62,14 @@ static void sdk_adapt_alone_(real sdk_t0, real sdk_dt, real *sdk_row, sdk_i64 sd
   const sdk_i64 sdk_ns = sdk_nfirst;
   const real sdk_tb = sdk_t0;
   (void)sdk_ns;
-#define SDK_ADAPT_MORE_ (sdk_pos < (1ull << SDK_BTREE_DEPTH))
+#define SDK_ADAPT_MORE_ (sdk_pos < (1u << SDK_BTREE_DEPTH))
 #endif
     SDK_HOOK(walk);
     while (SDK_ADAPT_MORE_ && SDK_ADAPT_LIVE) {
-      /* the sub-step's end must be a multiple of its length */
-      while (sdk_lev < SDK_ADAPT_LEVMAX &&
-             (sdk_pos & ((1ull << (SDK_BTREE_DEPTH - sdk_lev)) - 1u)) != 0u)
-        sdk_lev++;
-      const sdk_u64 sdk_hu = 1ull << (SDK_BTREE_DEPTH - sdk_lev);
+      /* (the sub-step's end is a multiple of its length: pos is 0 at a
+       * step's start, a retry is finer, and a longer next try is taken only
+       * where pos is a multiple of it, below) */
+      const sdk_u32 sdk_hu = 1u << (SDK_BTREE_DEPTH - sdk_lev);
       if (sdk_lev != sdk_hlev) {
         const real sdk_dt = sdk_db * ((double)sdk_hu * sdk_unit);
         sdk_hlev = sdk_lev, sdk_hdt = sdk_dt, sdk_hsq = sqrt(sdk_dt);
@@ -94,7 +98,11 @@ static void sdk_adapt_alone_(real sdk_t0, real sdk_dt, real *sdk_row, sdk_i64 sd
           SDK_HOOK(moved);
           sdk_nacc += 1;
           if (sdk_lev > sdk_ldeep) sdk_ldeep = sdk_lev;
-          if (sdk_lev > 0 && sdk_err <= SDK_ADAPT_GROW) sdk_lev--;
+          /* twice as long next where the new position is a multiple of
+           * 2 h (else the same: pos + h is a multiple of h) */
+          /* twice as long next where the new position is a multiple of
+           * 2 h (else the same: pos + h is a multiple of h) */
+          if (sdk_lev > 0 && sdk_err <= SDK_ADAPT_GROW && (sdk_pos & sdk_hu) == 0u) sdk_lev--;
         } else {
           SDK_HOOK(back);
           sdk_nrej += 1;
@@ -104,12 +112,15 @@ static void sdk_adapt_alone_(real sdk_t0, real sdk_dt, real *sdk_row, sdk_i64 sd
         }
       }
 #ifdef SDK_ADAPT_SLICES
-      if (sdk_pos == (1ull << SDK_BTREE_DEPTH)) { /* step sdk_ns done: the next */
+      if (sdk_pos == (1u << SDK_BTREE_DEPTH)) { /* step sdk_ns done: the next */
         sdk_pos = 0;
-        if (++sdk_ns < sdk_nend) {
-          sdk_tb = (real)((double)sdk_ns * SDK_ADAPT_DT); /* (the driver's sdk_t0) */
-          SDK_HOOK(restart);
-        }
+        /* (one loop, its one condition above, so a lane whose step ends
+         * goes on with the next without waiting for the warp's others; after
+         * the launch's last step the next one's walks are started and not
+         * used: one draw per launch, no second test per step) */
+        ++sdk_ns;
+        sdk_tb = (real)((double)sdk_ns * SDK_ADAPT_DT); /* (the driver's sdk_t0) */
+        SDK_HOOK(restart);
       }
 #endif
     }
