@@ -260,6 +260,7 @@ static void hook_restart(sdk_emit *em, const void *c) {
     sdk_em_start(em, "sdk_tpb = (real)sdk_phn * ");
     sdk_em_number(em, a->o->dt);
     sdk_em_puts(em, ";\n");
+    sdk_em_line(em, "sdk_tpc = sdk_tpb;");
   }
 }
 
@@ -372,13 +373,18 @@ static void hook_time0(sdk_emit *em, const void *c) {
                 phase_type(o), phase_type(o), (long long)o->spp);
   else if (o->spp > 0)
     sdk_em_line(em, "const real sdk_tpb = sdk_tp0;");
+  if (o->spp > 0) /* (the current sub-step's: hooks timenext and restart) */
+    sdk_em_line(em, "real sdk_tpc = sdk_tpb;");
 }
 
 static void hook_time(sdk_emit *em, const void *c) {
+  if (((const adapt_ctx *)c)->o->spp > 0) sdk_em_line(em, "const real sdk_tp0 = sdk_tpc;");
+}
+
+/* the phase time of the next sub-step of the step, at sdk_pos > 0 */
+static void hook_timenext(sdk_emit *em, const void *c) {
   if (((const adapt_ctx *)c)->o->spp > 0)
-    sdk_em_line(em,
-                "const real sdk_tp0 = sdk_pos == 0u ? sdk_tpb : (real)((double)sdk_tpb + sdk_db * "
-                "((double)sdk_pos * sdk_unit));");
+    sdk_em_line(em, "sdk_tpc = (real)((double)sdk_tpb + sdk_db * ((double)sdk_pos * sdk_unit));");
 }
 
 static void hook_back(sdk_emit *em, const void *c) {
@@ -409,10 +415,11 @@ static void hook_hit(sdk_emit *em, const void *c) {
 void sdk_cg_adaptive_step(sdk_emit *em, const sdk_codegen_opts *o, const char *n, const char *path,
                           const char *seed) {
   static const sdk_em_hook hooks[] = {
-      {"noise", hook_noise}, {"pair", hook_pair},      {"back", hook_back}, {"walk", hook_walk},
-      {"moved", hook_moved}, {"bound", hook_bound},    {"hit", hook_hit},   {"time0", hook_time0},
-      {"time", hook_time},   {"restart", hook_restart}};
+      {"noise", hook_noise},     {"pair", hook_pair},        {"back", hook_back},
+      {"walk", hook_walk},       {"moved", hook_moved},      {"bound", hook_bound},
+      {"hit", hook_hit},         {"time0", hook_time0},      {"time", hook_time},
+      {"restart", hook_restart}, {"timenext", hook_timenext}};
   const adapt_ctx c = {o, path, seed};
   sdk_em_line(em, "const sdk_i64 sdk_nfirst = (sdk_i64)(%s);", n);
-  sdk_em_kernel_hooks(em, sdk_embedded_adapt_step_h, hooks, 10, &c);
+  sdk_em_kernel_hooks(em, sdk_embedded_adapt_step_h, hooks, 11, &c);
 }
