@@ -139,6 +139,8 @@ sdk_err sdk_cg_adaptive_check(const sdk_codegen_opts *o, sdk_errbuf *eb) {
 
 extern const char sdk_embedded_btree_h[], sdk_embedded_adapt_step_h[];
 
+static int root_cache(const sdk_codegen_opts *o);
+
 /* "#define NAME VALUE" with a double literal */
 static void define_double(sdk_emit *em, const char *name, double v) {
   sdk_em_start(em, "#define %s ", name);
@@ -180,6 +182,7 @@ void sdk_cg_adaptive_head(sdk_emit *em, const sdk_codegen_opts *o) {
   if (sdk_cg_adaptive_slices(o)) {
     sdk_em_line(em, "#define SDK_ADAPT_SLICES 1");
     define_double(em, "SDK_ADAPT_DT", o->dt);
+    if (root_cache(o)) sdk_em_line(em, "#define SDK_ADAPT_WHOLE 1"); /* (hook whole) */
   }
   sdk_em_line(em, "#define SDK_ADAPT_LEV0 %d", o->adapt_lev0);
   sdk_em_line(em, "#define SDK_ADAPT_LEVMAX %d", o->adapt_levmax);
@@ -248,20 +251,31 @@ static void walk_start(sdk_emit *em, const adapt_ctx *a, int fresh) {
                 j, j, j, j, j, j);
 }
 
+/* a periodic model's phase time of the next step (sdk_phn = sdk_ns mod
+ * spp, counted: no 64-bit division), the driver's (cuda_paths.c) */
+static void next_phase(sdk_emit *em, const sdk_codegen_opts *o) {
+  if (o->spp <= 0) return;
+  sdk_em_line(em, "if (++sdk_phn == (%s)%lldLL) sdk_phn = 0;", phase_type(o), (long long)o->spp);
+  sdk_em_start(em, "sdk_tpb = (real)sdk_phn * ");
+  sdk_em_number(em, o->dt);
+  sdk_em_puts(em, ";\n");
+  sdk_em_line(em, "sdk_tpc = sdk_tpb;");
+}
+
 /* SDK_ADAPT_SLICES: the next step sdk_ns's walks and phase time (the
  * driver's, cuda_paths.c) */
 static void hook_restart(sdk_emit *em, const void *c) {
   const adapt_ctx *a = c;
   if (a->o->model->nnoise > 0) sdk_em_line(em, "sdk_wv = 0;");
   walk_start(em, a, 0);
-  if (a->o->spp > 0) { /* (sdk_phn = sdk_ns mod spp, counted: no 64-bit division) */
-    sdk_em_line(em, "if (++sdk_phn == (%s)%lldLL) sdk_phn = 0;", phase_type(a->o),
-                (long long)a->o->spp);
-    sdk_em_start(em, "sdk_tpb = (real)sdk_phn * ");
-    sdk_em_number(em, a->o->dt);
-    sdk_em_puts(em, ";\n");
-    sdk_em_line(em, "sdk_tpc = sdk_tpb;");
-  }
+  next_phase(em, a->o);
+}
+
+/* SDK_ADAPT_WHOLE: the walks of step sdk_ns after whole steps (hook whole) */
+static void hook_rewalk(sdk_emit *em, const void *c) {
+  const adapt_ctx *a = c;
+  if (a->o->model->nnoise > 0) sdk_em_line(em, "sdk_wv = 0;");
+  walk_start(em, a, 0);
 }
 
 /* the cached walks of the tree through the step, one per channel
@@ -393,6 +407,46 @@ static void hook_back(sdk_emit *em, const void *c) {
     sdk_em_line(em, "sdk_x%d = sdk_y%d;", v, v);
 }
 
+/* SDK_ADAPT_WHOLE (kernels/adapt_step.h): steps sdk_ns .. sdk_ns + 3 (sdk_ns
+ * a multiple of 4, the lane at level 0 at a step's start) tried whole, each
+ * with its root sdk_rq<j>[k] of the block the lane holds, in sequence, up to
+ * the first one rejected (its state back; sdk_k the steps taken): each is
+ * the general loop's sub-step of level 0 (the same expressions: dt-max, the
+ * root as the noise, the step's time and phase time, the pair and its norm;
+ * accepted iff err <= 1, or at any err when dt-min is dt-max), without its
+ * per-try bookkeeping (level, position, walks) and the choice of the root
+ * among the four; a rejected one is tried again by the general loop (the
+ * same values), which goes on from there */
+static void hook_whole(sdk_emit *em, const void *c) {
+  const adapt_ctx *a = c;
+  const int nn = a->o->model->nnoise;
+  sdk_em_open(em, "for (int sdk_once = 0; sdk_once < 1; sdk_once++)"); /* (break: rejected) */
+  for (int k = 0; k < 4; k++) {
+    sdk_em_block(em);
+    sdk_em_line(em, "const real sdk_dt = sdk_hdt;");
+    sdk_em_line(em, "const real sdk_sqdt = sdk_hsq;");
+    sdk_em_line(em, "const real sdk_t0 = sdk_tcur;");
+    hook_time(em, c);
+    for (int j = 0; j < nn; j++)
+      sdk_em_line(em, "const real sdk_z%d = sdk_rq%d[%d];", j, j, k);
+    sdk_em_line(em, "real sdk_err = 0;");
+    sdk_em_line(em, "(void)sdk_sqdt, (void)sdk_t0;");
+    hook_pair(em, c);
+    sdk_em_line(em, "if (sdk_err != sdk_err) sdk_err = (real)1e30;");
+    sdk_em_open(em, "if (!(sdk_err <= 1 || SDK_ADAPT_LEVMAX == 0))");
+    hook_back(em, c);
+    sdk_em_line(em, "break;");
+    sdk_em_close(em);
+    sdk_em_line(em, "sdk_k = %d;", k + 1);
+    sdk_em_line(em, "++sdk_ns;");
+    sdk_em_line(em, "sdk_tb = (real)((double)sdk_ns * SDK_ADAPT_DT);");
+    sdk_em_line(em, "sdk_tcur = sdk_tb;");
+    next_phase(em, a->o);
+    sdk_em_close(em);
+  }
+  sdk_em_close(em);
+}
+
 /* [boundaries] on the tentative sub-step (boundary.c) */
 static void hook_bound(sdk_emit *em, const void *c) {
   sdk_cg_bound_sub(em, ((const adapt_ctx *)c)->o);
@@ -415,11 +469,12 @@ static void hook_hit(sdk_emit *em, const void *c) {
 void sdk_cg_adaptive_step(sdk_emit *em, const sdk_codegen_opts *o, const char *n, const char *path,
                           const char *seed) {
   static const sdk_em_hook hooks[] = {
-      {"noise", hook_noise},     {"pair", hook_pair},        {"back", hook_back},
-      {"walk", hook_walk},       {"moved", hook_moved},      {"bound", hook_bound},
-      {"hit", hook_hit},         {"time0", hook_time0},      {"time", hook_time},
-      {"restart", hook_restart}, {"timenext", hook_timenext}};
+      {"noise", hook_noise},     {"pair", hook_pair},         {"back", hook_back},
+      {"walk", hook_walk},       {"moved", hook_moved},       {"bound", hook_bound},
+      {"hit", hook_hit},         {"time0", hook_time0},       {"time", hook_time},
+      {"restart", hook_restart}, {"timenext", hook_timenext}, {"whole", hook_whole},
+      {"rewalk", hook_rewalk}};
   const adapt_ctx c = {o, path, seed};
   sdk_em_line(em, "const sdk_i64 sdk_nfirst = (sdk_i64)(%s);", n);
-  sdk_em_kernel_hooks(em, sdk_embedded_adapt_step_h, hooks, 11, &c);
+  sdk_em_kernel_hooks(em, sdk_embedded_adapt_step_h, hooks, 13, &c);
 }

@@ -75,6 +75,21 @@ static void sdk_adapt_alone_(real sdk_t0, real sdk_dt, real *sdk_row, sdk_i64 sd
     real sdk_tcur = sdk_tb;
     SDK_HOOK(walk);
     while (SDK_ADAPT_MORE_ && SDK_ADAPT_LIVE) {
+#ifdef SDK_ADAPT_WHOLE
+      /* four whole steps of dt-max at once where the lane starts a block of
+       * four at level 0 (hook whole: a tolerance that accepts them costs
+       * their pairs and little else); a rejected one goes on below */
+      if (sdk_lev == 0 && sdk_pos == 0u && (sdk_ns & 3) == 0 && sdk_nend - sdk_ns >= 4) {
+        int sdk_k = 0;
+        SDK_HOOK(whole);
+        if (sdk_k > 0) {
+          sdk_nacc += (sdk_u64)sdk_k;
+          if (sdk_ldeep < 0) sdk_ldeep = 0;
+          SDK_HOOK(rewalk);
+          continue;
+        }
+      }
+#endif
       /* (the sub-step's end is a multiple of its length: pos is 0 at a
        * step's start, a retry is finer, and a longer next try is taken only
        * where pos is a multiple of it, below) */
