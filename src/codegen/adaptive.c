@@ -271,11 +271,28 @@ static void hook_restart(sdk_emit *em, const void *c) {
   next_phase(em, a->o);
 }
 
-/* SDK_ADAPT_WHOLE: the walks of step sdk_ns after whole steps (hook whole) */
+/* SDK_ADAPT_WHOLE (root_cache): the walks of step sdk_ns after sdk_k whole
+ * steps from a multiple of 4 (hook whole), walk_start's values with the
+ * root's lane known: k, or 0 of the next block after four */
 static void hook_rewalk(sdk_emit *em, const void *c) {
   const adapt_ctx *a = c;
-  if (a->o->model->nnoise > 0) sdk_em_line(em, "sdk_wv = 0;");
-  walk_start(em, a, 0);
+  const int nn = a->o->model->nnoise;
+  if (nn == 0) return;
+  sdk_em_line(em, "sdk_wv = 0;");
+  sdk_em_open(em, "if (sdk_k == 4)");
+  for (int j = 0; j < nn; j++)
+    sdk_em_line(
+        em, "sdk_gauss4_f(%s, %s, sdk_btree_root_block((sdk_u64)sdk_ns, %d, %d), 0u, sdk_rq%d);",
+        a->seed, a->path, nn, j, j);
+  for (int j = 0; j < nn; j++)
+    sdk_em_line(em, "sdk_wb%d = 0.0, sdk_wq%d = sdk_rq%d[0];", j, j, j);
+  sdk_em_reopen(em, "else");
+  for (int j = 0; j < nn; j++)
+    sdk_em_line(em,
+                "sdk_wb%d = 0.0, sdk_wq%d = sdk_k == 1 ? sdk_rq%d[1] : sdk_k == 2 ? sdk_rq%d[2] : "
+                "sdk_rq%d[3];",
+                j, j, j, j, j);
+  sdk_em_close(em);
 }
 
 /* the cached walks of the tree through the step, one per channel
