@@ -74,18 +74,26 @@ static void sdk_adapt_alone_(real sdk_t0, real sdk_dt, real *sdk_row, sdk_i64 sd
      * try */
     real sdk_tcur = sdk_tb;
     SDK_HOOK(walk);
+#ifdef SDK_ADAPT_WHOLE
+    /* whether step sdk_ns starts a block of four (a multiple of 4) that the
+     * launch holds: set where a step starts, so that a try tests it and the
+     * level alone (level 0 is a step's start: pos is a multiple of 2^D) */
+#define SDK_ADAPT_GO4_ ((sdk_ns & 3) == 0 && sdk_nend - sdk_ns >= 4)
+    int sdk_go4 = SDK_ADAPT_GO4_;
+#endif
     while (SDK_ADAPT_MORE_ && SDK_ADAPT_LIVE) {
 #ifdef SDK_ADAPT_WHOLE
       /* four whole steps of dt-max at once where the lane starts a block of
        * four at level 0 (hook whole: a tolerance that accepts them costs
        * their pairs and little else); a rejected one goes on below */
-      if (sdk_lev == 0 && sdk_pos == 0u && (sdk_ns & 3) == 0 && sdk_nend - sdk_ns >= 4) {
+      if (sdk_go4 && sdk_lev == 0) {
         int sdk_k = 0;
         SDK_HOOK(whole);
         if (sdk_k > 0) {
           sdk_nacc += (sdk_u64)sdk_k;
           if (sdk_ldeep < 0) sdk_ldeep = 0;
           SDK_HOOK(rewalk);
+          sdk_go4 = SDK_ADAPT_GO4_;
           continue;
         }
       }
@@ -145,10 +153,14 @@ static void sdk_adapt_alone_(real sdk_t0, real sdk_dt, real *sdk_row, sdk_i64 sd
         sdk_tb = (real)((double)sdk_ns * SDK_ADAPT_DT); /* (the driver's sdk_t0) */
         sdk_tcur = sdk_tb;
         SDK_HOOK(restart);
+#ifdef SDK_ADAPT_WHOLE
+        sdk_go4 = SDK_ADAPT_GO4_;
+#endif
       }
 #endif
     }
 #undef SDK_ADAPT_MORE_
+#undef SDK_ADAPT_GO4_
 #undef SDK_ADAPT_LEVEL_
     SDK_ADAPT_ROW(0) = (real)(sdk_lev - SDK_ADAPT_LEV0);
     SDK_ADAPT_ROW(1) = (real)(sdk_nacc & 0xfffffu);
