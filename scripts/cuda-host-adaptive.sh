@@ -21,6 +21,23 @@ one() { # NAME STEPS MODEL ARGS... (VAR=the model's first variable, if not first
     -I"$src/scripts/cuda-host" "$src/scripts/cuda-host/run.cpp" -o "$T/run"
   "$bin" run "$model" --precision "${PREC:-double}" --no-fast-math --paths 300 --seed 7 "$@" \
     --save-final --observe none --quiet -o "$T/cpu.h5"
+  # whole steps four at a time (SDK_ADAPT_WHOLE): every row of every path's
+  # state (the controller's counts and level too) as the general loop alone's
+  if grep -q '^#define SDK_ADAPT_WHOLE 1' "$T/k.cu"; then
+    grep -v '^#define SDK_ADAPT_WHOLE 1' "$T/k.cu" > "$T/k1.cu"
+    c++ -std=c++17 -O2 -ffp-contract=off -w -DKERNEL="\"$T/k1.cu\"" \
+      -I"$src/scripts/cuda-host" "$src/scripts/cuda-host/run.cpp" -o "$T/run1"
+    for l in 1 3; do
+      ROWS=all "$T/run" 300 $l "$steps" 7 > "$T/w$l.txt"
+      ROWS=all "$T/run1" 300 $l "$steps" 7 > "$T/g$l.txt"
+      if cmp -s "$T/w$l.txt" "$T/g$l.txt"; then
+        echo "same bits: $name, whole steps, all rows, $l launch(es)"
+      else
+        echo "DIFFERENT: $name, whole steps, all rows, $l launch(es)"
+        fail=1
+      fi
+    done
+  fi
   for l in 1 3; do
     "$T/run" 300 $l "$steps" 7 > "$T/gpu$l.txt"
     if ${PYTHON:-/usr/bin/python3} -c "
@@ -47,11 +64,18 @@ one "ou2_correlated srk2" 8 "$m/ou2_correlated.sde" --scheme srk2 --t-end 2 --dt
 VAR=x one "josephson srk2 periodic" 47 "$m/josephson.sde" --scheme srk2 --spp 16 --t-end 3.8 \
   --adaptive --rtol 1e-3 --atol 1e-4
 # single precision: the tree's root from single-precision Gaussians, four
-# base intervals per block kept by the CUDA lane (rng/btree.h SDK_BTREE_ROOT_F)
+# base intervals per block kept by the CUDA lane (rng/btree.h SDK_BTREE_ROOT_F),
+# and the whole steps taken four at a time from it (SDK_ADAPT_WHOLE)
 PREC=single one "gbm milstein single loose" 16 "$m/gbm.sde" --scheme milstein --t-end 1 \
   --dt-max 0.0625 --adaptive --rtol 1e6 --atol 1e6
 PREC=single one "gbm milstein single rtol 1e-3" 16 "$m/gbm.sde" --scheme milstein --t-end 1 \
   --dt-max 0.0625 --adaptive --rtol 1e-3
+# whole steps four at a time (SDK_ADAPT_WHOLE) with some rejected: the
+# general loop takes those again
+PREC=single one "gbm milstein single rtol 3e-2" 16 "$m/gbm.sde" --scheme milstein --t-end 1 \
+  --dt-max 0.0625 --adaptive --rtol 3e-2
+PREC=single VAR=x one "josephson srk2 single rtol 1e-1" 47 "$m/josephson.sde" --scheme srk2 \
+  --spp 16 --t-end 3.8 --adaptive --rtol 1e-1 --atol 1e-1
 PREC=single VAR=x one "josephson srk2 single spp 12" 36 "$m/josephson.sde" --scheme srk2 --spp 12 \
   --t-end 3.8 --adaptive --rtol 1e-3 --atol 1e-4
 exit $fail

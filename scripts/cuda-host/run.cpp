@@ -2,9 +2,13 @@
  * (scripts/cuda-host-adaptive.sh): the generated source (KERNEL, included)
  * read as C++ through host_shim.h, sdk_init and sdk_advance called for
  * every thread of every block in turn, the steps cut into LAUNCHES
- * launches; prints every path's first variable (%a).  Only the logic of
- * the kernel is checked so (the device's math and scheduling are not).
+ * launches; prints every path's first variable (%a), or with ROWS=all in
+ * the environment every row of its state (the controller's rows of an
+ * adaptive run too).  Only the logic of the kernel is checked so (the
+ * device's math and scheduling are not).
  *   run NP LAUNCHES STEPS SEED */
+#include <cstring>
+
 #include "host_shim.h"
 #include KERNEL
 unsigned int sh[1]; /* (the reductions' dynamic shared memory: unused) */
@@ -27,8 +31,11 @@ int main(int argc, char **argv) {
         blockIdx.x = b, threadIdx.x = t, sdk_advance(st, npad, nullptr, np, 1, 0, s0, ns, seed);
     s0 += ns;
   }
-  for (long p = 0; p < np; p++)
-    printf("%a\n", (double)st[p]);
+  const char *rows = getenv("ROWS");
+  const long nr = rows && !strcmp(rows, "all") ? (long)sdk_state_rows : 1;
+  for (long r = 0; r < nr; r++)
+    for (long p = 0; p < np; p++)
+      printf("%a\n", (double)st[r * npad + p]);
   free(st);
   return 0;
 }

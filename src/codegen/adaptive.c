@@ -139,11 +139,30 @@ sdk_err sdk_cg_adaptive_check(const sdk_codegen_opts *o, sdk_errbuf *eb) {
 
 extern const char sdk_embedded_btree_h[], sdk_embedded_adapt_step_h[];
 
+static int root_cache(const sdk_codegen_opts *o);
+
 /* "#define NAME VALUE" with a double literal */
 static void define_double(sdk_emit *em, const char *name, double v) {
   sdk_em_start(em, "#define %s ", name);
   sdk_em_double(em, v);
   sdk_em_puts(em, "\n");
+}
+
+/* "#define NAME VALUE", a threshold of the error norm (a value of the run's
+ * precision): in single precision the largest float c' <= c, for which a
+ * float e has e <= c' exactly when e <= c and e > c' exactly when e > c, so
+ * the decisions are those of the comparisons in double, without the
+ * conversion of e to double (a slow instruction on a GPU) */
+static void define_threshold(sdk_emit *em, const sdk_codegen_opts *o, const char *name, double c) {
+  if (!o->single) {
+    define_double(em, name, c);
+    return;
+  }
+  float f = (float)c;
+  if ((double)f > c) f = nextafterf(f, -INFINITY);
+  sdk_em_start(em, "#define %s ", name);
+  sdk_em_double(em, (double)f);
+  sdk_em_puts(em, "f\n");
 }
 
 void sdk_cg_adaptive_head(sdk_emit *em, const sdk_codegen_opts *o) {
@@ -163,11 +182,12 @@ void sdk_cg_adaptive_head(sdk_emit *em, const sdk_codegen_opts *o) {
   if (sdk_cg_adaptive_slices(o)) {
     sdk_em_line(em, "#define SDK_ADAPT_SLICES 1");
     define_double(em, "SDK_ADAPT_DT", o->dt);
+    if (root_cache(o)) sdk_em_line(em, "#define SDK_ADAPT_WHOLE 1"); /* (hook whole) */
   }
   sdk_em_line(em, "#define SDK_ADAPT_LEV0 %d", o->adapt_lev0);
   sdk_em_line(em, "#define SDK_ADAPT_LEVMAX %d", o->adapt_levmax);
   const double q = o->scheme->est_order;
-  define_double(em, "SDK_ADAPT_GROW", pow(SAFETY / 2, q));
+  define_threshold(em, o, "SDK_ADAPT_GROW", pow(SAFETY / 2, q));
   define_double(em, "SDK_ADAPT_QCROSS", -log(P_CROSS));
   if (o->model->nbound > 0) /* (an absorbed path takes no more sub-steps) */
     sdk_em_line(em, "#define SDK_ADAPT_LIVE (sdk_bs == (real)0)");
@@ -176,7 +196,7 @@ void sdk_cg_adaptive_head(sdk_emit *em, const sdk_codegen_opts *o) {
   for (int k = 1; k < 4; k++) {
     char name[32];
     snprintf(name, sizeof name, "SDK_ADAPT_SHRINK%d", k);
-    define_double(em, name, pow(SAFETY * (double)(1 << k), q));
+    define_threshold(em, o, name, pow(SAFETY * (double)(1 << k), q));
   }
 }
 
@@ -197,14 +217,24 @@ static int root_cache(const sdk_codegen_opts *o) {
   return o->single && sdk_cg_adaptive_slices(o) && o->model->nnoise <= 4;
 }
 
-/* the walks' start at step sdk_ns; `fresh`: the roots' block is drawn
- * (else only at a multiple of 4, the cache holding the others) */
+/* the type of the phase index sdk_phn (hook restart): a 32-bit int where
+ * spp allows (no 64-bit increment and conversion per step) */
+static const char *phase_type(const sdk_codegen_opts *o) {
+  return o->spp <= 0x7fffffffLL ? "int" : "sdk_i64";
+}
+
+/* the walks' start at step sdk_ns: B(0) = 0 and the root z_0 in a register
+ * of its own, sdk_wq<j> (sdk_btree_walk_start's values; r[0] is stored in
+ * the walk's array only when a sub-step descends below the root, hook
+ * noise); `fresh`: the roots' block is drawn (else only at a multiple of 4,
+ * the cache holding the others) */
 static void walk_start(sdk_emit *em, const adapt_ctx *a, int fresh) {
   int nn = a->o->model->nnoise;
   if (!root_cache(a->o)) {
     for (int j = 0; j < nn; j++)
-      sdk_em_line(em, "sdk_btree_walk_start(%s, %s, (sdk_u64)sdk_ns, %d, %d, &sdk_wb%d, sdk_wr%d);",
-                  a->seed, a->path, nn, j, j, j);
+      sdk_em_line(em,
+                  "sdk_wb%d = 0.0, sdk_wq%d = sdk_btree_z_(%s, %s, (sdk_u64)sdk_ns, %d, %d, 0u);",
+                  j, j, a->seed, a->path, nn, j);
     return;
   }
   if (nn == 0) return;
@@ -215,11 +245,21 @@ static void walk_start(sdk_emit *em, const adapt_ctx *a, int fresh) {
         a->seed, a->path, nn, j, j);
   if (!fresh) sdk_em_close(em);
   for (int j = 0; j < nn; j++) /* (constant indices: the array stays in registers) */
-    sdk_em_line(
-        em,
-        "sdk_wb%d = 0.0, sdk_wr%d[0] = (double)((sdk_ns & 2) ? ((sdk_ns & 1) ? sdk_rq%d[3] : "
-        "sdk_rq%d[2]) : ((sdk_ns & 1) ? sdk_rq%d[1] : sdk_rq%d[0]));",
-        j, j, j, j, j, j);
+    sdk_em_line(em,
+                "sdk_wb%d = 0.0, sdk_wq%d = (sdk_ns & 2) ? ((sdk_ns & 1) ? sdk_rq%d[3] : "
+                "sdk_rq%d[2]) : ((sdk_ns & 1) ? sdk_rq%d[1] : sdk_rq%d[0]);",
+                j, j, j, j, j, j);
+}
+
+/* a periodic model's phase time of the next step (sdk_phn = sdk_ns mod
+ * spp, counted: no 64-bit division), the driver's (cuda_paths.c) */
+static void next_phase(sdk_emit *em, const sdk_codegen_opts *o) {
+  if (o->spp <= 0) return;
+  sdk_em_line(em, "if (++sdk_phn == (%s)%lldLL) sdk_phn = 0;", phase_type(o), (long long)o->spp);
+  sdk_em_start(em, "sdk_tpb = (real)sdk_phn * ");
+  sdk_em_number(em, o->dt);
+  sdk_em_puts(em, ";\n");
+  sdk_em_line(em, "sdk_tpc = sdk_tpb;");
 }
 
 /* SDK_ADAPT_SLICES: the next step sdk_ns's walks and phase time (the
@@ -228,40 +268,78 @@ static void hook_restart(sdk_emit *em, const void *c) {
   const adapt_ctx *a = c;
   if (a->o->model->nnoise > 0) sdk_em_line(em, "sdk_wv = 0;");
   walk_start(em, a, 0);
-  if (a->o->spp > 0) { /* (sdk_phn = sdk_ns mod spp, counted: no 64-bit division) */
-    sdk_em_line(em, "if (++sdk_phn == %lldLL) sdk_phn = 0;", (long long)a->o->spp);
-    sdk_em_start(em, "sdk_tpb = (real)sdk_phn * ");
-    sdk_em_number(em, a->o->dt);
-    sdk_em_puts(em, ";\n");
-  }
+  next_phase(em, a->o);
+}
+
+/* SDK_ADAPT_WHOLE (root_cache): the walks of step sdk_ns after sdk_k whole
+ * steps from a multiple of 4 (hook whole), walk_start's values with the
+ * root's lane known: k, or 0 of the next block after four */
+static void hook_rewalk(sdk_emit *em, const void *c) {
+  const adapt_ctx *a = c;
+  const int nn = a->o->model->nnoise;
+  if (nn == 0) return;
+  sdk_em_line(em, "sdk_wv = 0;");
+  sdk_em_open(em, "if (sdk_k == 4)");
+  for (int j = 0; j < nn; j++)
+    sdk_em_line(
+        em, "sdk_gauss4_f(%s, %s, sdk_btree_root_block((sdk_u64)sdk_ns, %d, %d), 0u, sdk_rq%d);",
+        a->seed, a->path, nn, j, j);
+  for (int j = 0; j < nn; j++)
+    sdk_em_line(em, "sdk_wb%d = 0.0, sdk_wq%d = sdk_rq%d[0];", j, j, j);
+  sdk_em_reopen(em, "else");
+  for (int j = 0; j < nn; j++)
+    sdk_em_line(em,
+                "sdk_wb%d = 0.0, sdk_wq%d = sdk_k == 1 ? sdk_rq%d[1] : sdk_k == 2 ? sdk_rq%d[2] : "
+                "sdk_rq%d[3];",
+                j, j, j, j, j);
+  sdk_em_close(em);
 }
 
 /* the cached walks of the tree through the step, one per channel
  * (rng/btree.h): B at the position, the right ends of the nodes holding it
- * (levels 0 .. SDK_ADAPT_LEVMAX), and the depth known */
+ * (levels 0 .. SDK_ADAPT_LEVMAX; level 0's, the root, also in sdk_wq<j>:
+ * a float where it is drawn in single precision, so a whole step takes it
+ * with no conversion), and the depth known */
 static void hook_walk(sdk_emit *em, const void *c) {
   const adapt_ctx *a = c;
   int nn = a->o->model->nnoise;
   sdk_em_line(em, "int sdk_wv = 0;");
   for (int j = 0; j < nn; j++) {
     sdk_em_line(em, "double sdk_wb%d, sdk_wr%d[SDK_ADAPT_LEVMAX + 1];", j, j);
+    sdk_em_line(em, "%s sdk_wq%d;", root_cache(a->o) ? "float" : "double", j);
     if (root_cache(a->o)) sdk_em_line(em, "float sdk_rq%d[4];", j);
   }
   walk_start(em, a, 1);
 }
 
 /* the sub-step's noise: the walks' increments, bit for bit the tree's
- * (sdk_btree_incr over [sdk_pos, sdk_pos + sdk_hu]) */
+ * (sdk_btree_incr over [sdk_pos, sdk_pos + sdk_hu]).  A sub-step of level 0
+ * is the whole step (pos 0, B(0) = 0, sdk_zs = 1 exactly): its increment is
+ * the root itself, (real)((z_0 - 0.0) * 1.0) = (real)z_0, taken from the
+ * register without the walk's array (in local memory on a GPU) or double
+ * arithmetic; below it the walk's array gets r[0] when it first descends
+ * (sdk_wv == 0: nothing below the root known yet) */
 static void hook_noise(sdk_emit *em, const void *c) {
   const adapt_ctx *a = c;
   int nn = a->o->model->nnoise;
+  if (nn == 0) return;
   for (int j = 0; j < nn; j++)
-    sdk_em_line(
-        em,
-        "const real sdk_z%d = sdk_btree_walk_incr(%s, %s, (sdk_u64)sdk_ns, %d, %d, sdk_pos, "
-        "sdk_lev, sdk_wv, sdk_wb%d, sdk_wr%d) * sdk_zs;",
-        j, a->seed, a->path, nn, j, j, j);
+    sdk_em_line(em, "real sdk_z%d;", j);
+  sdk_em_open(em, "if (sdk_lev == 0)");
+  for (int j = 0; j < nn; j++)
+    sdk_em_line(em, "sdk_z%d = (real)sdk_wq%d;", j, j);
+  sdk_em_reopen(em, "else");
+  sdk_em_open(em, "if (sdk_wv == 0)");
+  for (int j = 0; j < nn; j++)
+    sdk_em_line(em, "sdk_wr%d[0] = (double)sdk_wq%d;", j, j);
+  sdk_em_close(em);
+  for (int j = 0; j < nn; j++)
+    sdk_em_line(em,
+                "sdk_z%d = (real)(sdk_btree_walk_incr(%s, %s, (sdk_u64)sdk_ns, %d, %d, sdk_pos, "
+                "sdk_lev, sdk_wv, sdk_wb%d, sdk_wr%d) * sdk_zs);",
+                j, a->seed, a->path, nn, j, j, j);
   sdk_em_line(em, "if (sdk_wv < sdk_lev) sdk_wv = sdk_lev;");
+  sdk_em_close(em);
 }
 
 /* the walks after an accepted sub-step (to sdk_pos, at level sdk_lev) */
@@ -322,23 +400,68 @@ static void hook_pair(sdk_emit *em, const void *c) {
 static void hook_time0(sdk_emit *em, const void *c) {
   const sdk_codegen_opts *o = ((const adapt_ctx *)c)->o;
   if (o->spp > 0 && sdk_cg_adaptive_slices(o)) /* (and the phase index, hook restart) */
-    sdk_em_line(em, "real sdk_tpb = sdk_tp0; sdk_i64 sdk_phn = sdk_nfirst %% %lldLL;",
-                (long long)o->spp);
+    sdk_em_line(em, "real sdk_tpb = sdk_tp0; %s sdk_phn = (%s)(sdk_nfirst %% %lldLL);",
+                phase_type(o), phase_type(o), (long long)o->spp);
   else if (o->spp > 0)
     sdk_em_line(em, "const real sdk_tpb = sdk_tp0;");
+  if (o->spp > 0) /* (the current sub-step's: hooks timenext and restart) */
+    sdk_em_line(em, "real sdk_tpc = sdk_tpb;");
 }
 
 static void hook_time(sdk_emit *em, const void *c) {
+  if (((const adapt_ctx *)c)->o->spp > 0) sdk_em_line(em, "const real sdk_tp0 = sdk_tpc;");
+}
+
+/* the phase time of the next sub-step of the step, at sdk_pos > 0 */
+static void hook_timenext(sdk_emit *em, const void *c) {
   if (((const adapt_ctx *)c)->o->spp > 0)
-    sdk_em_line(em,
-                "const real sdk_tp0 = sdk_pos == 0u ? sdk_tpb : (real)((double)sdk_tpb + sdk_db * "
-                "((double)sdk_pos * sdk_unit));");
+    sdk_em_line(em, "sdk_tpc = (real)((double)sdk_tpb + sdk_db * ((double)sdk_pos * sdk_unit));");
 }
 
 static void hook_back(sdk_emit *em, const void *c) {
   const sdk_codegen_opts *o = ((const adapt_ctx *)c)->o;
   for (int v = 0; v < o->model->nvars; v++)
     sdk_em_line(em, "sdk_x%d = sdk_y%d;", v, v);
+}
+
+/* SDK_ADAPT_WHOLE (kernels/adapt_step.h): steps sdk_ns .. sdk_ns + 3 (sdk_ns
+ * a multiple of 4, the lane at level 0 at a step's start) tried whole, each
+ * with its root sdk_rq<j>[k] of the block the lane holds, in sequence, up to
+ * the first one rejected (its state back; sdk_k the steps taken): each is
+ * the general loop's sub-step of level 0 (the same expressions: dt-max, the
+ * root as the noise, the step's time and phase time, the pair and its norm;
+ * accepted iff err <= 1, or at any err when dt-min is dt-max), without its
+ * per-try bookkeeping (level, position, walks) and the choice of the root
+ * among the four; a rejected one is tried again by the general loop (the
+ * same values), which goes on from there */
+static void hook_whole(sdk_emit *em, const void *c) {
+  const adapt_ctx *a = c;
+  const int nn = a->o->model->nnoise;
+  sdk_em_open(em, "for (int sdk_once = 0; sdk_once < 1; sdk_once++)"); /* (break: rejected) */
+  for (int k = 0; k < 4; k++) {
+    sdk_em_block(em);
+    sdk_em_line(em, "const real sdk_dt = sdk_hdt;");
+    sdk_em_line(em, "const real sdk_sqdt = sdk_hsq;");
+    sdk_em_line(em, "const real sdk_t0 = sdk_tcur;");
+    hook_time(em, c);
+    for (int j = 0; j < nn; j++)
+      sdk_em_line(em, "const real sdk_z%d = sdk_rq%d[%d];", j, j, k);
+    sdk_em_line(em, "real sdk_err = 0;");
+    sdk_em_line(em, "(void)sdk_sqdt, (void)sdk_t0;");
+    hook_pair(em, c);
+    sdk_em_line(em, "if (sdk_err != sdk_err) sdk_err = (real)1e30;");
+    sdk_em_open(em, "if (!(sdk_err <= 1 || SDK_ADAPT_LEVMAX == 0))");
+    hook_back(em, c);
+    sdk_em_line(em, "break;");
+    sdk_em_close(em);
+    sdk_em_line(em, "sdk_k = %d;", k + 1);
+    sdk_em_line(em, "++sdk_ns;");
+    sdk_em_line(em, "sdk_tb = (real)((double)sdk_ns * SDK_ADAPT_DT);");
+    sdk_em_line(em, "sdk_tcur = sdk_tb;");
+    next_phase(em, a->o);
+    sdk_em_close(em);
+  }
+  sdk_em_close(em);
 }
 
 /* [boundaries] on the tentative sub-step (boundary.c) */
@@ -363,10 +486,12 @@ static void hook_hit(sdk_emit *em, const void *c) {
 void sdk_cg_adaptive_step(sdk_emit *em, const sdk_codegen_opts *o, const char *n, const char *path,
                           const char *seed) {
   static const sdk_em_hook hooks[] = {
-      {"noise", hook_noise}, {"pair", hook_pair},      {"back", hook_back}, {"walk", hook_walk},
-      {"moved", hook_moved}, {"bound", hook_bound},    {"hit", hook_hit},   {"time0", hook_time0},
-      {"time", hook_time},   {"restart", hook_restart}};
+      {"noise", hook_noise},     {"pair", hook_pair},         {"back", hook_back},
+      {"walk", hook_walk},       {"moved", hook_moved},       {"bound", hook_bound},
+      {"hit", hook_hit},         {"time0", hook_time0},       {"time", hook_time},
+      {"restart", hook_restart}, {"timenext", hook_timenext}, {"whole", hook_whole},
+      {"rewalk", hook_rewalk}};
   const adapt_ctx c = {o, path, seed};
   sdk_em_line(em, "const sdk_i64 sdk_nfirst = (sdk_i64)(%s);", n);
-  sdk_em_kernel_hooks(em, sdk_embedded_adapt_step_h, hooks, 10, &c);
+  sdk_em_kernel_hooks(em, sdk_embedded_adapt_step_h, hooks, 13, &c);
 }
