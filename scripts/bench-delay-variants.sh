@@ -4,11 +4,12 @@
 # applied to a copy of it, in one run on the GPU machine: every tree built
 # (its sdekit target only), then bench-delay.sh with each in turn, ROUNDS
 # times interleaved (the machine's drift shows as the spread within a
-# variant), and a table of the best of each.  variants/main.patch takes the
-# tree back to main's delay code (the baseline).  Also each tree's
-# sdk_advance registers from NVRTC (sdekit compile).
+# variant), and a table of the best of each (a variant A+B: both patches
+# applied).  variants/main.patch takes the tree back to main's delay code
+# (the baseline).  Also each tree's sdk_advance registers from NVRTC
+# (sdekit compile).
 #
-#   [VARIANTS="main branch ahead2 ..."] [ROUNDS=2] [REPEATS=3] [T_END=1000] \
+#   [VARIANTS="main branch ahead2 ahead2+l2pf ..."] [ROUNDS=2] [REPEATS=3] [T_END=1000] \
 #     scripts/bench-delay-variants.sh [RUN OPTIONS...]
 #
 # (default options: --backend cuda --paths 1048576).  The lead's line, through
@@ -31,12 +32,14 @@ for n in ${VARIANTS:-main branch $all}; do
     trees+=("$src")
     continue
   fi
-  p=$src/variants/$n.patch
   mkdir -p "$W/$n"
   tar -C "$src" --exclude='./build*' --exclude=./.git --exclude=./.deps --exclude=./.debs -cf - . |
     tar -C "$W/$n" -xf -
-  (cd "$W/$n" && { git apply "$p" 2> /dev/null || patch -s -p1 < "$p"; }) ||
-    { echo "$n: the patch does not apply" >&2 && exit 1; }
+  for part in ${n//+/ }; do # (A+B: both patches)
+    p=$src/variants/$part.patch
+    (cd "$W/$n" && { git apply "$p" 2> /dev/null || patch -s -p1 < "$p"; }) ||
+      { echo "$n: $part.patch does not apply" >&2 && exit 1; }
+  done
   names+=("$n")
   trees+=("$W/$n")
 done
