@@ -15,12 +15,21 @@
  * of x_n (D = 1 reads x_n there).  What remains, a write and a read of 4
  * or 8 bytes a step, is the floor (the ring does not fit in any cache).
  * The slots are 32-bit counters wrapped by a comparison (R <= 2^24:
- * delay.c), not a 64-bit modulo of the step.  The values and the order of
- * the arithmetic are those of delay.c's step-by-step form: the same bits. */
+ * delay.c), not a 64-bit modulo of the step.  They count the path's rows
+ * (the ring's first row added once, at the start), and a slot's address is
+ * the path's row 0 in bytes plus the unsigned row times the row's bytes:
+ * an IMAD.WIDE.U32 and an IMAD, where a signed 64-bit (row + s) * npad
+ * took seven instructions (sign, three multiplications, an addition, two
+ * for the scaled address) of the 63 a delay_ou srk2 step issued against
+ * ou's 43.  The values and the order of the arithmetic are those of
+ * delay.c's step-by-step form: the same bits. */
 #include <stdio.h>
 
 #include "codegen/codegen.h"
 #include "codegen/delay.h"
+
+/* the ring's row ROW (a format's text) of the path, as an lvalue */
+#define DY(ROW) "(*(real *)(sdk_dy + (sdk_u64)(unsigned)(" ROW ") * sdk_dyn))"
 
 /* delay k's variable, its length D in steps, its ring's first row and R */
 typedef struct ring_of {
@@ -47,23 +56,25 @@ void sdk_cg_delay_cuda_params(sdk_emit *em, const sdk_codegen_opts *o, int decl)
 void sdk_cg_delay_cuda_start(sdk_emit *em, const sdk_codegen_opts *o) {
   const sdk_model *m = o->model;
   if (m->ndelay == 0) return;
-  sdk_em_line(em, "real *const sdk_dy = st + p0; /* (the path's row 0: the rings) */");
+  sdk_em_line(em, "char *const sdk_dy = (char *)(st + p0); /* (the path's row 0: the rings) */");
+  sdk_em_line(em, "const sdk_u64 sdk_dyn = (sdk_u64)npad * sizeof(real); /* (a row's bytes) */");
   for (int v = 0; v < m->nvars; v++) {
-    int64_t len;
-    if (sdk_cg_delay_ring(o, v, &len) >= 0) /* the slot of x_n */
-      sdk_em_line(em, "int sdk_dw%d = (int)((sdk_u64)n %% %lluULL);", v, (unsigned long long)len);
+    int64_t len, first = sdk_cg_delay_ring(o, v, &len);
+    if (first >= 0) /* the row of x_n */
+      sdk_em_line(em, "int sdk_dw%d = %lld + (int)((sdk_u64)n %% %lluULL);", v,
+                  (long long)(sdk_cg_delay_block_row(o) + first), (unsigned long long)len);
   }
   for (int k = 0; k < m->ndelay; k++) {
     ring_of r = ring_of_delay(o, k);
-    /* x_{n - D} from its slot; the slot of x_{n + 1 - D} (1 <= D <= R) */
+    /* x_{n - D} from its row; the row of x_{n + 1 - D} (1 <= D <= R) */
     sdk_em_line(em, "real sdk_dc%d;", k);
     sdk_em_block(em);
-    sdk_em_line(em, "const int s = sdk_dw%d >= %lld ? sdk_dw%d - %lld : sdk_dw%d + %lld;", r.v, r.d,
-                r.v, r.d, r.v, r.len - r.d);
-    sdk_em_line(em, "sdk_dc%d = sdk_dy[(sdk_i64)(%lld + s) * npad];", k, r.row);
+    sdk_em_line(em, "const int s = sdk_dw%d >= %lld ? sdk_dw%d - %lld : sdk_dw%d + %lld;", r.v,
+                r.row + r.d, r.v, r.d, r.v, r.len - r.d);
+    sdk_em_line(em, "sdk_dc%d = " DY("s") ";", k);
     sdk_em_close(em);
     sdk_em_line(em, "int sdk_dk%d = sdk_dw%d >= %lld ? sdk_dw%d - %lld : sdk_dw%d + %lld;", k, r.v,
-                r.d - 1, r.v, r.d - 1, r.v, r.len - r.d + 1);
+                r.row + r.d - 1, r.v, r.d - 1, r.v, r.len - r.d + 1);
   }
 }
 
@@ -78,10 +89,8 @@ static int ahead(const ring_of *r, int g) {
 /* "DST = x_{n + 1 - D + j}" from its slot sdk_dk + j (R >= D > j: one wrap
  * at most) */
 static void read_slot(sdk_emit *em, const ring_of *r, int k, const char *dst, int j) {
-  sdk_em_line(
-      em,
-      "%s = sdk_dy[(sdk_i64)(%lld + (sdk_dk%d >= %lld ? sdk_dk%d - %lld : sdk_dk%d + %d)) * npad];",
-      dst, r->row, k, r->len - j, k, r->len - j, k, j);
+  sdk_em_line(em, "%s = " DY("sdk_dk%d >= %lld ? sdk_dk%d - %lld : sdk_dk%d + %d") ";", dst, k,
+              r->row + r->len - j, k, r->len - j, k, j);
 }
 
 void sdk_cg_delay_cuda_ahead(sdk_emit *em, const sdk_codegen_opts *o, int g) {
@@ -118,7 +127,7 @@ void sdk_cg_delay_cuda_group_end(sdk_emit *em, const sdk_codegen_opts *o, int g)
     ring_of r = ring_of_delay(o, k);
     if (batched(&r, g))
       sdk_em_line(em, "sdk_dk%d = sdk_dk%d >= %lld ? sdk_dk%d - %lld : sdk_dk%d + %d;", k, k,
-                  r.len - g, k, r.len - g, k, g);
+                  r.row + r.len - g, k, r.len - g, k, g);
   }
 }
 
@@ -127,9 +136,10 @@ void sdk_cg_delay_cuda_step(sdk_emit *em, const sdk_codegen_opts *o, int i, int 
   for (int v = 0; v < m->nvars; v++) { /* x_n in */
     int64_t len, first = sdk_cg_delay_ring(o, v, &len);
     if (first < 0) continue;
-    sdk_em_line(em, "sdk_dy[(sdk_i64)(%lld + sdk_dw%d) * npad] = x0_%d;",
-                (long long)(sdk_cg_delay_block_row(o) + first), v, v);
-    sdk_em_line(em, "sdk_dw%d = sdk_dw%d == %lld ? 0 : sdk_dw%d + 1;", v, v, (long long)len - 1, v);
+    long long row = (long long)(sdk_cg_delay_block_row(o) + first);
+    sdk_em_line(em, DY("sdk_dw%d") " = x0_%d;", v, v);
+    sdk_em_line(em, "sdk_dw%d = sdk_dw%d == %lld ? %lld : sdk_dw%d + 1;", v, v, row + len - 1, row,
+                v);
   }
   for (int k = 0; k < m->ndelay; k++) { /* x_{n + 1 - D} */
     ring_of r = ring_of_delay(o, k);
@@ -137,9 +147,9 @@ void sdk_cg_delay_cuda_step(sdk_emit *em, const sdk_codegen_opts *o, int i, int 
       sdk_em_line(em, "const real sdk_dn%d = sdk_da%d_%d;", k, k, i);
       continue;
     }
-    sdk_em_line(em, "const real sdk_dn%d = sdk_dy[(sdk_i64)(%lld + sdk_dk%d) * npad];", k, r.row,
-                k);
-    sdk_em_line(em, "sdk_dk%d = sdk_dk%d == %lld ? 0 : sdk_dk%d + 1;", k, k, r.len - 1, k);
+    sdk_em_line(em, "const real sdk_dn%d = " DY("sdk_dk%d") ";", k, k);
+    sdk_em_line(em, "sdk_dk%d = sdk_dk%d == %lld ? %lld : sdk_dk%d + 1;", k, k, r.row + r.len - 1,
+                r.row, k);
   }
 }
 
