@@ -46,6 +46,7 @@ typedef struct {
   double **S, **err, *f;
   double *ring, *re, *sum, *hi, *lo; /* [M * nb], [M], [B * nb], [nb], [nb] */
   int64_t nb;
+  int kern; /* computed by the kernel (codegen/psd.h): nothing sampled here */
 } state;
 
 static void psd_free(void *p) {
@@ -91,6 +92,7 @@ static sdk_err psd_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
                     "--psd-segment)",
                     (long long)M, (long long)st->k.nsmp);
   st->M = M, st->B = M / 2 + 1;
+  st->kern = sdk_corr_psd_kernel(c, NULL, NULL, NULL) > 0;
   /* paths per block: few enough that the ring and the sums of a block
    * (M x nb, B x nb) stay in cache while each path's column is read */
   st->nb = ((int64_t)1 << 16) / M / SDK_RED_CHUNK * SDK_RED_CHUNK;
@@ -161,7 +163,7 @@ static sdk_err segment(const sdk_obs_ctx *c, state *st, int j, int64_t smp, int6
 static sdk_err psd_sample(const sdk_obs_ctx *c, void *p, int64_t s, int64_t step, sdk_errbuf *eb) {
   state *st = p;
   (void)s;
-  if (step < st->k.first) return SDK_OK;
+  if (st->kern || step < st->k.first) return SDK_OK;
   int64_t smp = (step - st->k.first) / st->k.every, total = c->R->ngrid * c->ppg;
   int64_t M = st->M, nb = st->nb;
   int ends = smp + 1 >= M && (smp + 1 - M) % (M / 2) == 0;
@@ -180,7 +182,10 @@ static sdk_err psd_sample(const sdk_obs_ctx *c, void *p, int64_t s, int64_t step
 static sdk_err psd_finish(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
   state *st = p;
   int64_t M = st->M, B = st->B, nb = st->nb, ppg = c->ppg, N = 0;
-  SDK_CHECK(sdk_corr_count(c->paths, sdk_corr_row(c, "psd"), &N, 0, eb));
+  if (st->kern)
+    N = st->k.nsmp; /* (the kernel keeps no count: the run's samples) */
+  else
+    SDK_CHECK(sdk_corr_count(c->paths, sdk_corr_row(c, "psd"), &N, 0, eb));
   int64_t nseg = N >= M ? (N - M) / (M / 2) + 1 : 0;
   SDK_CHECK(sdk_store_group_i64(c->store, "psd", "segments", nseg, eb));
   double U = 0;

@@ -15,11 +15,10 @@
  *    2 in place, then X_k = E_k + exp(-2 pi i k / M) O_k with
  *    E_k = (Z_k + conj Z_{M/2-k}) / 2, O_k = (Z_k - conj Z_{M/2-k}) / 2i;
  *  - every product and sum rounded on its own: on CUDA through __dmul_rn,
- *    __dadd_rn, __dsub_rn (never fused, whatever NVRTC's --fmad); in C plain
- *    operations, which the kernels' -ffp-contract=off and the library's
- *    build (x86-64 without -mfma) keep unfused.  (--fast-math's
- *    reassociation could change the CPU kernel's bits: psd's kernel path
- *    then matches the host only to rounding.)
+ *    __dadd_rn, __dsub_rn (never fused, whatever NVRTC's --fmad); in C
+ *    each result through an opaque XOR (the CPU kernels' --fast-math, the
+ *    default, would reassociate and fuse; a volatile read per operation,
+ *    a few per sample).
  * Holes: SDK_PSD_CUDA (1 in CUDA kernels, else 0 or undefined). */
 #if defined(SDK_PSD_CUDA) && SDK_PSD_CUDA
 #define SDK_PSD_FN static __device__
@@ -27,10 +26,25 @@
 #define SDK_PSD_ADD(a, b) __dadd_rn((a), (b))
 #define SDK_PSD_SUB(a, b) __dsub_rn((a), (b))
 #else
+/* (the CPU kernels' default --fast-math reassociates and contracts into
+ * fused multiply-adds, and clang's -ffast-math -fno-finite-math-only names
+ * itself by no macro: every result through an XOR of its bits with a zero
+ * that a volatile read gives, which no optimiser sees through, wherever C
+ * compiles it) */
+static volatile int sdk_psd_zero_;
+static inline double sdk_psd_opq_(double v) {
+  union {
+    double f;
+    long long i;
+  } u;
+  u.f = v;
+  u.i ^= sdk_psd_zero_;
+  return u.f;
+}
 #define SDK_PSD_FN static inline
-#define SDK_PSD_MUL(a, b) ((a) * (b))
-#define SDK_PSD_ADD(a, b) ((a) + (b))
-#define SDK_PSD_SUB(a, b) ((a) - (b))
+#define SDK_PSD_MUL(a, b) sdk_psd_opq_((a) * (b))
+#define SDK_PSD_ADD(a, b) sdk_psd_opq_((a) + (b))
+#define SDK_PSD_SUB(a, b) sdk_psd_opq_((a) - (b))
 #endif
 
 /* cos(2 pi n / M) for 0 <= n <= M/4 (a quarter wave) */
