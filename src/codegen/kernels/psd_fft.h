@@ -25,7 +25,11 @@
 #define SDK_PSD_MUL(a, b) __dmul_rn((a), (b))
 #define SDK_PSD_ADD(a, b) __dadd_rn((a), (b))
 #define SDK_PSD_SUB(a, b) __dsub_rn((a), (b))
+/* (loops kept rolled: unrolled, the transform took the kernel to 255
+ * registers) */
+#define SDK_PSD_ROLLED _Pragma("unroll 1")
 #else
+#define SDK_PSD_ROLLED
 /* (the CPU kernels' default --fast-math reassociates and contracts into
  * fused multiply-adds, and clang's -ffast-math -fno-finite-math-only names
  * itself by no macro: every result through an XOR of its bits with a zero
@@ -102,6 +106,7 @@ SDK_PSD_FN double sdk_psd_window(long long m, long long M, int hann, const doubl
  * complex transform of M/2 points (above), for sdk_psd_power */
 SDK_PSD_FN void sdk_psd_fft(double *z, long long M, const double *tab) {
   const long long N = M / 2;
+  SDK_PSD_ROLLED
   for (long long i = 1, j = 0; i < N; i++) {
     long long bit = N >> 1;
     for (; j & bit; bit >>= 1)
@@ -113,19 +118,21 @@ SDK_PSD_FN void sdk_psd_fft(double *z, long long M, const double *tab) {
       t = z[2 * i + 1], z[2 * i + 1] = z[2 * j + 1], z[2 * j + 1] = t;
     }
   }
+  SDK_PSD_ROLLED
   for (long long len = 2; len <= N; len <<= 1)
-    for (long long k = 0; k < len / 2; k++) {
-      /* exp(-2 pi i k / len) */
-      const double wr = sdk_psd_cos(k * (M / len), M, tab),
-                   wi = -sdk_psd_sin(k * (M / len), M, tab);
-      for (long long i = k; i < N; i += len) {
-        double *a = z + 2 * i, *b = z + 2 * (i + len / 2);
-        const double tr = SDK_PSD_SUB(SDK_PSD_MUL(b[0], wr), SDK_PSD_MUL(b[1], wi));
-        const double ti = SDK_PSD_ADD(SDK_PSD_MUL(b[0], wi), SDK_PSD_MUL(b[1], wr));
-        b[0] = SDK_PSD_SUB(a[0], tr), b[1] = SDK_PSD_SUB(a[1], ti);
-        a[0] = SDK_PSD_ADD(a[0], tr), a[1] = SDK_PSD_ADD(a[1], ti);
-      }
+    SDK_PSD_ROLLED
+  for (long long k = 0; k < len / 2; k++) {
+    /* exp(-2 pi i k / len) */
+    const double wr = sdk_psd_cos(k * (M / len), M, tab), wi = -sdk_psd_sin(k * (M / len), M, tab);
+    SDK_PSD_ROLLED
+    for (long long i = k; i < N; i += len) {
+      double *a = z + 2 * i, *b = z + 2 * (i + len / 2);
+      const double tr = SDK_PSD_SUB(SDK_PSD_MUL(b[0], wr), SDK_PSD_MUL(b[1], wi));
+      const double ti = SDK_PSD_ADD(SDK_PSD_MUL(b[0], wi), SDK_PSD_MUL(b[1], wr));
+      b[0] = SDK_PSD_SUB(a[0], tr), b[1] = SDK_PSD_SUB(a[1], ti);
+      a[0] = SDK_PSD_ADD(a[0], tr), a[1] = SDK_PSD_ADD(a[1], ti);
     }
+  }
 }
 
 /* |X_k|^2, 0 <= k <= M/2, from sdk_psd_fft's z */

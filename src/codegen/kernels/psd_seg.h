@@ -17,10 +17,12 @@
 #endif
 SDK_PSD_SEGFN void sdk_psd_segment(real *r, sdk_i64 npad, sdk_i64 smp) {
   double z[SDK_PSD_M];
+  SDK_PSD_ROLLED
   for (sdk_i64 m = 0; m < SDK_PSD_M; m++)
     z[m] = SDK_PSD_MUL(sdk_psd_window(m, SDK_PSD_M, SDK_PSD_HANN, 0),
                        (double)r[((smp + 1 + m) & (SDK_PSD_M - 1)) * npad]);
   sdk_psd_fft(z, SDK_PSD_M, 0);
+  SDK_PSD_ROLLED
   for (sdk_i64 k = 0; k <= SDK_PSD_M / 2; k++) {
     real *h = r + (SDK_PSD_M + 2 * k) * npad;
     const double s =
