@@ -324,6 +324,7 @@ static void emit_substeps(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_append_range(em, &body, split, body.len);
   sdk_sb_free(&body);
   sdk_em_close(em); /* simd loop */
+  sdk_cg_psd_cpu_segments(em, o);
   if (ndef > 0) {
     sdk_em_open(em, "if (sdk_anyp)");
     sdk_cg_bound_draws(em, o, "n", "(sdk_u64)(path0 + p0 + i)", "sdk_seed", "bpr", "bst");

@@ -21,6 +21,10 @@ void sdk_cg_psd_defs(sdk_emit *em, const sdk_codegen_opts *o);
  * variables named by x_fmt (the parameters and sdk_dt in scope). */
 void sdk_cg_psd_step(sdk_emit *em, const sdk_codegen_opts *o, const char *step, const char *x_fmt,
                      const char *base);
+/* CPU: after the vector loop of step n over the block's paths, the
+ * transforms of the segments that end there (a call in the loop would keep
+ * it from vectorising). */
+void sdk_cg_psd_cpu_segments(sdk_emit *em, const sdk_codegen_opts *o);
 /* Before the first step (`step0` the launch's first step): without a
  * transient, the initial state is sample 0 (no step makes it). */
 void sdk_cg_psd_first(sdk_emit *em, const sdk_codegen_opts *o, const char *step0, const char *x_fmt,

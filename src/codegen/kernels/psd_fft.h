@@ -17,14 +17,15 @@
  *  - every product and sum rounded on its own: on CUDA through __dmul_rn,
  *    __dadd_rn, __dsub_rn (never fused, whatever NVRTC's --fmad); in C
  *    each result through an opaque XOR (the CPU kernels' --fast-math, the
- *    default, would reassociate and fuse; a volatile read per operation,
- *    a few per sample).
+ *    default, would reassociate and fuse; the zero from a volatile read,
+ *    once per call).
  * Holes: SDK_PSD_CUDA (1 in CUDA kernels, else 0 or undefined). */
 #if defined(SDK_PSD_CUDA) && SDK_PSD_CUDA
 #define SDK_PSD_FN static __device__
 #define SDK_PSD_MUL(a, b) __dmul_rn((a), (b))
 #define SDK_PSD_ADD(a, b) __dadd_rn((a), (b))
 #define SDK_PSD_SUB(a, b) __dsub_rn((a), (b))
+#define SDK_PSD_KZ /* (no opaque zero) */
 /* (loops kept rolled: unrolled, the transform took the kernel to 255
  * registers) */
 #define SDK_PSD_ROLLED _Pragma("unroll 1")
@@ -36,23 +37,26 @@
  * that a volatile read gives, which no optimiser sees through, wherever C
  * compiles it) */
 static volatile int sdk_psd_zero_;
-static inline double sdk_psd_opq_(double v) {
+static inline double sdk_psd_opq_(double v, int k) {
   union {
     double f;
     long long i;
   } u;
   u.f = v;
-  u.i ^= sdk_psd_zero_;
+  u.i ^= k;
   return u.f;
 }
+/* (every function reads the zero once) */
+#define SDK_PSD_KZ const int sdk_kz_ = sdk_psd_zero_
 #define SDK_PSD_FN static inline
-#define SDK_PSD_MUL(a, b) sdk_psd_opq_((a) * (b))
-#define SDK_PSD_ADD(a, b) sdk_psd_opq_((a) + (b))
-#define SDK_PSD_SUB(a, b) sdk_psd_opq_((a) - (b))
+#define SDK_PSD_MUL(a, b) sdk_psd_opq_((a) * (b), sdk_kz_)
+#define SDK_PSD_ADD(a, b) sdk_psd_opq_((a) + (b), sdk_kz_)
+#define SDK_PSD_SUB(a, b) sdk_psd_opq_((a) - (b), sdk_kz_)
 #endif
 
 /* cos(2 pi n / M) for 0 <= n <= M/4 (a quarter wave) */
 SDK_PSD_FN double sdk_psd_quarter(long long n, long long M) {
+  SDK_PSD_KZ;
   const int sine = 8 * n > M; /* cos x = sin(pi/2 - x) past pi/4 */
   const long long m = sine ? M / 4 - n : n;
   const double x = SDK_PSD_MUL((double)m / (double)M, 6.283185307179586);
@@ -99,12 +103,14 @@ SDK_PSD_FN double sdk_psd_sin(long long n, long long M, const double *tab) {
 
 /* window value w_m (hann: the periodic Hann window 1/2 - 1/2 cos(2 pi m / M); else 1) */
 SDK_PSD_FN double sdk_psd_window(long long m, long long M, int hann, const double *tab) {
+  SDK_PSD_KZ;
   return hann ? SDK_PSD_SUB(0.5, SDK_PSD_MUL(0.5, sdk_psd_cos(m, M, tab))) : 1.0;
 }
 
 /* in place, z[0 .. M) the windowed samples x_0 .. x_{M-1} in order: their
  * complex transform of M/2 points (above), for sdk_psd_power */
 SDK_PSD_FN void sdk_psd_fft(double *z, long long M, const double *tab) {
+  SDK_PSD_KZ;
   const long long N = M / 2;
   SDK_PSD_ROLLED
   for (long long i = 1, j = 0; i < N; i++) {
@@ -137,6 +143,7 @@ SDK_PSD_FN void sdk_psd_fft(double *z, long long M, const double *tab) {
 
 /* |X_k|^2, 0 <= k <= M/2, from sdk_psd_fft's z */
 SDK_PSD_FN double sdk_psd_power(const double *z, long long M, long long k, const double *tab) {
+  SDK_PSD_KZ;
   const long long N = M / 2, a = k % N, b = (N - a) % N;
   const double zr = z[2 * a], zi = z[2 * a + 1], yr = z[2 * b], yi = z[2 * b + 1];
   const double er = SDK_PSD_MUL(0.5, SDK_PSD_ADD(zr, yr)),
