@@ -9,6 +9,7 @@
  *    0: no step makes it); bitwise the host's in both precisions: the same
  *    samples, the same transform (kernels/psd_fft.h) and the same sums'
  *    rows and operations;
+ *  - the same over a scan of k (two grid points) in double;
  *  - bitwise the same over 3 shards, 3 in-process ranks, 1 thread against
  *    2, and stopped half way and resumed (single precision, every 3 steps);
  *  - test_corr's exact check of the Euler-sampled OU spectrum runs through
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/run.h"
 #include "simtest.h"
 #include "testutil.h"
 
@@ -25,7 +27,7 @@ static const char MODEL[] = "[model]\nname = ouq\nvars = x\n[params]\nk = 1\nD =
                             "[drift]\nx = -k*x\n[noise]\nx = sqrt(2*D)\n[init]\nx = 0\n"
                             "[observe]\nq = x*x\n";
 
-static int g_single, g_every, g_rect;
+static int g_single, g_every, g_rect, g_scan;
 static double g_transient = 5; /* 100 steps: with every 3, the first sample is step 102 */
 
 static void config(sdk_run_config *c) {
@@ -39,6 +41,11 @@ static void config(sdk_run_config *c) {
   c->obs.corr_vars = "x,q";
   c->obs.psd_segment = 16;
   c->obs.psd_window = g_rect;
+  if (g_scan) { /* two grid points: k = 0.5, 2 */
+    sdk_errbuf eb = {0};
+    TU_CHECK(sdk_scan_parse("k=0.5:2:2", &c->scan[0], &eb) == SDK_OK, "%s", eb.msg);
+    c->nscan = 1;
+  }
 }
 
 static void compare(int single, int every, int rect) {
@@ -62,7 +69,7 @@ static void compare(int single, int every, int rect) {
     char path[32];
     snprintf(path, sizeof path, "psd/%s", names[d]);
     const double *a = st_f64(K, path), *b = st_f64(H, path);
-    for (int l = 0; a && b && l < 9; l++) {
+    for (int l = 0; a && b && l < 9 * (g_scan ? 2 : 1); l++) {
       if (getenv("PSD_DEBUG") && memcmp(&a[l], &b[l], sizeof a[l]))
         printf("  %s[%d]: %.17g %.17g\n", path, l, a[l], b[l]);
       same &= memcmp(&a[l], &b[l], sizeof a[l]) == 0;
@@ -71,13 +78,15 @@ static void compare(int single, int every, int rect) {
     }
     TU_CHECK(a && b, "%s in both runs", path);
   }
-  TU_CHECK(n == 5 * 9 - 1, "every value finite and not 0 in both (%d)", n); /* (f_0 = 0) */
+  TU_CHECK(n == (5 * 9 - 1) * (g_scan ? 2 : 1), "every value finite and not 0 in both (%d)",
+           n); /* (f_0 = 0) */
   TU_CHECK(same, "%s, every %d, %s: kernel bitwise the host's (largest difference %.3g)",
            single ? "single" : "double", every, rect ? "rect" : "hann", worst);
-  printf("psd in the kernel against the host (%s, every %d step%s, transient %g, %s): largest "
+  printf("psd in the kernel against the host (%s, every %d step%s, transient %g, %s%s): largest "
          "relative difference %.3g%s\n",
          single ? "single" : "double", every, every > 1 ? "s" : "", g_transient,
-         rect ? "rect" : "hann", worst, same ? " (bitwise)" : "");
+         rect ? "rect" : "hann", g_scan ? ", scan of k" : "", worst, same ? " (bitwise)" : "");
+  if (g_scan) sdk_scan_free(&c.scan[0]);
   sdk_run_destroy(&rk);
   sdk_run_destroy(&rh);
 }
@@ -111,6 +120,9 @@ int main(void) {
   compare(0, 1, 0);
   compare(1, 3, 1);
   g_transient = 5;
+  g_scan = 1;
+  compare(0, 1, 0);
+  g_scan = 0;
   threads();
   st_same_over_layouts(layouts, "psd in the kernel (single, every 3 steps)");
   return tu_finish("test_psd_kernel");
