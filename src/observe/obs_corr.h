@@ -22,7 +22,9 @@
  *        accumulated by the kernel (sdk_corr_kernel): per quantity the rows
  *        of codegen/acf.h (no count: the run's samples)
  *        (K = max_lag + 1)
- *   psd: count pair, then per quantity: ring [M], sums of |X_k|^2 [2 (M/2 + 1)]
+ *   psd: count pair, then per quantity: ring [M], sums of |X_k|^2 [2 (M/2 + 1)];
+ *        the same rows when the kernel computes it (sdk_corr_psd_kernel,
+ *        codegen/psd.h; the count pair then unused: the run's samples)
  */
 #ifndef SDK_OBS_CORR_H
 #define SDK_OBS_CORR_H
