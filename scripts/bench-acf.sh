@@ -29,7 +29,13 @@ printf '%-48s %12s steps/s\n' "plain (--observe drift)" "$p"
 if [ "${MODE:-acf}" = psd ]; then
   # psd computed by the kernel (codegen/psd.h): the ring write at every step and every M/2
   # steps the path's transform of M doubles in local memory; HOST=1 adds the host's sampling
-  # (--psd-on-host: every path's values to the host at every step; slow: PERIODS=1 there)
+  # (--psd-on-host: every path's values to the host at every step; slow: PERIODS=1 there).
+  # Expected on an H200 (josephson 2^18 paths, M = 256, x alone): per path and step the ring's
+  # 8 bytes, and per segment of 128 steps the transform through local memory (2 KiB a thread;
+  # 1 + 1 + 2 x 7 passes + the bins and sums, ~40 KiB: ~310 B a step, beyond L2 at 2^18
+  # threads) and ~200 unfused double operations a step (the twiddles' polynomials): memory
+  # bound near 1e10 steps/s, a ratio of ~0.02-0.03 to the plain 5.3e11 (x and v: half);
+  # the host's sampling measured 2.54e6 (a ratio of 5e-6)
   for o in "--psd-segment 256 --corr-vars x" "--psd-segment 256" "--psd-segment 64 --corr-vars x"; do
     # shellcheck disable=SC2086
     a=$(rate --observe psd --sample-every 1 $o "$@")

@@ -3,7 +3,8 @@
  * on the CPU when the state would not fit in the machine's memory (the
  * CUDA backend's allocation names the device's memory when it fails).
  * Likewise the rows of acf and psd (observe/obs_corr.h) and, for psd
- * computed by the kernel on CUDA, its transform's local memory. */
+ * computed by the kernel on CUDA, its transform's local memory (said with
+ * --verbose: they come with every acf or psd run). */
 #include <stdio.h>
 #include <unistd.h>
 
@@ -61,11 +62,11 @@ sdk_err sdk_plan_host_rows(const sdk_plan *p, sdk_errbuf *eb) {
                     "and sums) need %.3g GiB for %.6g paths, and this machine has %.3g GiB: "
                     "run fewer paths, a smaller --max-lag or --psd-segment",
                     o.host_rows, all / 1073741824.0, paths, phys / 1073741824.0);
-  sdk_log(p->c->logger, SDK_LOG_INFO,
+  sdk_log(p->c->logger, SDK_LOG_DEBUG,
           "sdekit: acf/psd: %d rows per path, %.3g GiB for %.6g paths (the state %.3g GiB)\n",
           o.host_rows, rows / 1073741824.0, paths, all / 1073741824.0);
   if (o.psd_m > 0 && p->be->target == SDK_TARGET_CUDA)
-    sdk_log(p->c->logger, SDK_LOG_INFO,
+    sdk_log(p->c->logger, SDK_LOG_DEBUG,
             "sdekit: psd computed by the kernel: segments of %d samples, %d bytes of local "
             "memory per GPU thread for its transform (reserved for every thread the device "
             "holds at once: %.3g GiB on a 132-SM H200; --psd-on-host samples on the host "
