@@ -5,7 +5,9 @@
 # them: codegen/acf.h), of x alone, and of x at lags 0..31.
 #   scripts/bench-acf.sh [SDEKIT [RUN OPTIONS...]]
 #   e.g. scripts/bench-acf.sh build/sdekit --backend cuda
-#   PERIODS=40 scripts/bench-acf.sh ...: 4000 steps (400 take ~0.3 ms on an H100)
+#   PERIODS=40 scripts/bench-acf.sh ...: 4000 steps (400 take ~0.3 ms on an H100); PATHS=N paths
+#   MODE=psd PERIODS=40 scripts/bench-acf.sh build/sdekit --backend cuda: --observe psd instead
+#   (segments of 256 and 64 samples; HOST=1 adds --psd-on-host)
 set -u
 B=${1:-build/sdekit}
 N=${PERIODS:-4}
@@ -15,7 +17,7 @@ trap 'rm -rf "$T"' EXIT
 rate() { # best steps/s of 3 runs of OPTIONS
   best=0
   for i in 1 2 3; do
-    r=$("$B" run josephson --paths 262144 --spp 100 --periods "$N" "$@" -o "$T/r.h5" 2>&1 |
+    r=$("$B" run josephson --paths "${PATHS:-262144}" --spp 100 --periods "$N" "$@" -o "$T/r.h5" 2>&1 |
       sed -n 's/.*(\([0-9.e+-]*\) steps\/s).*/\1/p')
     [ -n "$r" ] || echo "bench-acf: no rate from: $B run josephson ... $*" >&2
     best=$(awk -v a="${r:-0}" -v b="$best" 'BEGIN { x = (a + 0 > b + 0) ? a : b; print x }')
@@ -24,6 +26,29 @@ rate() { # best steps/s of 3 runs of OPTIONS
 }
 p=$(rate --observe drift "$@")
 printf '%-48s %12s steps/s\n' "plain (--observe drift)" "$p"
+if [ "${MODE:-acf}" = psd ]; then
+  # psd computed by the kernel (codegen/psd.h): the ring write at every step and every M/2
+  # steps the path's transform of M doubles in local memory; HOST=1 adds the host's sampling
+  # (--psd-on-host: every path's values to the host at every step; slow: PERIODS=1 there).
+  # Expected on an H200 (josephson 2^18 paths, M = 256, x alone): per path and step the ring's
+  # 8 bytes, and per segment of 128 steps the transform through local memory (2 KiB a thread;
+  # 1 + 1 + 2 x 7 passes + the bins and sums, ~40 KiB: ~310 B a step, beyond L2 at 2^18
+  # threads) and ~200 unfused double operations a step (the twiddles' polynomials): memory
+  # bound near 1e10 steps/s, a ratio of ~0.02-0.03 to the plain 5.3e11 (x and v: half);
+  # the host's sampling measured 2.54e6 (a ratio of 5e-6)
+  for o in "--psd-segment 256 --corr-vars x" "--psd-segment 256" "--psd-segment 64 --corr-vars x"; do
+    # shellcheck disable=SC2086
+    a=$(rate --observe psd --sample-every 1 $o "$@")
+    printf '%-48s %12s steps/s  ratio %.3f\n' "psd $o, every step" "$a" \
+      "$(awk -v a="$a" -v p="$p" 'BEGIN { x = (p + 0 > 0) ? a / p : 0; print x }')"
+  done
+  if [ "${HOST:-0}" = 1 ]; then
+    a=$(rate --observe psd --sample-every 1 --psd-segment 256 --corr-vars x --psd-on-host "$@")
+    printf '%-48s %12s steps/s  ratio %.3g\n' "psd on the host, every step" "$a" \
+      "$(awk -v a="$a" -v p="$p" 'BEGIN { x = (p + 0 > 0) ? a / p : 0; print x }')"
+  fi
+  exit 0
+fi
 for o in "--max-lag 16" "--max-lag 16 --corr-vars x" "--max-lag 31 --corr-vars x"; do
   # shellcheck disable=SC2086
   a=$(rate --observe acf --sample-every 1 $o "$@")

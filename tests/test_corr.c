@@ -16,7 +16,9 @@
  *  - Josephson junction: the voltage v's spectrum has its largest bin
  *    (f > 0) at the drive's frequency omega / 2 pi;
  *  - bitwise the same over 3 shards, 3 in-process ranks, and stopped half
- *    way with a checkpoint and resumed. */
+ *    way with a checkpoint and resumed.
+ * (psd's M = 64 is computed by the kernel, codegen/psd.h, the default;
+ * test_psd_kernel checks it bitwise against the host's sampling.) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -46,6 +46,12 @@ template <class T> T atomicMax(T *p, T) {
 double __dmul_rn(double a, double b) {
   return a * b;
 }
+double __dadd_rn(double a, double b) {
+  return a + b;
+}
+double __dsub_rn(double a, double b) {
+  return a - b;
+}
 double __fma_rn(double a, double b, double c) {
   return std::fma(a, b, c);
 }

@@ -312,6 +312,11 @@ static sdekit_status o_psd_window(sdekit_config *c, const char *v, sdekit_error 
   c->c.obs.psd_window = !strcmp(v, "rect");
   return SDEKIT_OK;
 }
+static sdekit_status o_psd_on_host(sdekit_config *c, const char *v, sdekit_error *err) {
+  (void)v, (void)err;
+  c->c.obs.psd_host = 1;
+  return SDEKIT_OK;
+}
 
 static sdekit_status o_bins(sdekit_config *c, const char *v, sdekit_error *err) {
   int64_t n;
@@ -575,6 +580,7 @@ static const api_opt OPTS[] = {
     {"max-lag", 1, 0, o_max_lag},
     {"psd-segment", 1, 0, o_psd_segment},
     {"psd-window", 1, 0, o_psd_window},
+    {"psd-on-host", 0, 0, o_psd_on_host},
     {"adaptive", 0, 0, o_adaptive},
     {"rtol", 1, 0, o_rtol},
     {"atol", 1, 0, o_atol},

@@ -11,6 +11,7 @@
 #include "codegen/delay.h"
 #include "codegen/events.h"
 #include "codegen/expr_emit.h"
+#include "codegen/psd.h"
 #include "codegen/resets.h"
 #include "codegen/sys.h"
 
@@ -54,6 +55,7 @@ void sdk_cg_prelude(sdk_emit *em, const sdk_codegen_opts *o) {
     sdk_em_kernel(em, sdk_embedded_tavg_add_h);
   }
   sdk_cg_acf_defs(em, o); /* (--observe acf in the kernel) */
+  sdk_cg_psd_defs(em, o); /* (--observe psd in the kernel) */
   if (o->dt_check && !o->sysmode) {
     sdk_cg_row_layout l;
     sdk_cg_rows(o, &l);

@@ -21,6 +21,7 @@
 #include "codegen/drivers.h"
 #include "codegen/events.h"
 #include "codegen/expr_emit.h"
+#include "codegen/psd.h"
 #include "codegen/resets.h"
 
 extern const char sdk_embedded_init_h[], sdk_embedded_advance_h[];
@@ -251,6 +252,7 @@ static void emit_body(const sdk_emit *em, sdk_strbuf *body, size_t *split,
   }
   sdk_cg_resets_pre(&be, o);
   sdk_cg_acf_cpu_first(&be, o);
+  sdk_cg_psd_first(&be, o, "n", "sdk_x%d", "(st + p0 + i)");
   sdk_cg_delay_pre(&be, o, "n", "(st + p0 + i)", "npad");
   if (o->adaptive)
     sdk_cg_adaptive_step(&be, o, "n", "(sdk_u64)(path0 + p0 + i)", "sdk_seed");
@@ -271,6 +273,7 @@ static void emit_body(const sdk_emit *em, sdk_strbuf *body, size_t *split,
     sdk_cg_tavg_add(&be, o, "sdk_x%d", "as[%d][i]", "ae[%d][i]", "n + 1");
   }
   sdk_cg_acf_cpu_step(&be, o);
+  sdk_cg_psd_step(&be, o, "n", "sdk_x%d", "(st + p0 + i)");
   if (o->dt_check) emit_coarse(&be, o);
 }
 
@@ -321,6 +324,7 @@ static void emit_substeps(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_append_range(em, &body, split, body.len);
   sdk_sb_free(&body);
   sdk_em_close(em); /* simd loop */
+  sdk_cg_psd_cpu_segments(em, o);
   if (ndef > 0) {
     sdk_em_open(em, "if (sdk_anyp)");
     sdk_cg_bound_draws(em, o, "n", "(sdk_u64)(path0 + p0 + i)", "sdk_seed", "bpr", "bst");

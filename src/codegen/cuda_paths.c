@@ -28,6 +28,7 @@
 #include "codegen/drivers.h"
 #include "codegen/events.h"
 #include "codegen/expr_emit.h"
+#include "codegen/psd.h"
 #include "codegen/resets.h"
 
 extern const char sdk_embedded_init_cuh[], sdk_embedded_ttab_cuh[], sdk_embedded_live_list_cuh[],
@@ -454,6 +455,7 @@ static void hook_values(sdk_emit *em, const void *c) {
   emit_values_io(em, o, 0, 0);
   const sdk_cg_acf_call acf = {acf_call, o};
   sdk_cg_acf_cuda_io(em, o, 0, &acf);
+  sdk_cg_psd_first(em, o, "step0", "x0_%d", "(st + p0)");
 }
 
 /* The noise values of the path for step r of the pass: from the group's
@@ -583,6 +585,7 @@ static void emit_rep(sdk_emit *em, const cu_adv *a, int r) {
   emit_tavg_call(em, o, step, 0);
   const sdk_cg_acf_call acf = {acf_call, o};
   sdk_cg_acf_cuda_step(em, o, step, &acf);
+  sdk_cg_psd_step(em, o, step, "x0_%d", "(st + p0)");
   /* (--dt-check: the coarse copy goes on after the fine one is absorbed,
    * under its own status) */
   if (guard && o->dt_check) sdk_em_close(em);

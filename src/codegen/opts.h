@@ -114,6 +114,14 @@ typedef struct sdk_codegen_opts {
   int acf_k, acf_nq;
   int acf_q[SDK_CG_ACF_MAXQ];
   int64_t acf_first, acf_every;
+  /* --observe psd computed by the kernel (codegen/psd.h): segment psd_m (0:
+   * none; the host samples it, if asked for), its quantities as acf's, the
+   * window (1 hann, 0 rect), the first sample step (the samples every
+   * acf_every steps) and the first row of its block among the host's
+   * (the host's layout: obs_corr.h) */
+  int psd_m, psd_nq, psd_hann, psd_row;
+  int psd_q[SDK_CG_ACF_MAXQ];
+  int64_t psd_first;
 } sdk_codegen_opts;
 
 /* The noise source the steps draw from. */

@@ -103,10 +103,32 @@ int sdk_corr_kernel(const sdk_obs_ctx *c, int *q, int *nq, int64_t *first) {
   return (int)K;
 }
 
+int sdk_corr_psd_kernel(const sdk_obs_ctx *c, int *q, int *nq, int64_t *first) {
+  int qq[SDK_CORR_MAXQ];
+  char bad[128];
+  const sdk_results *R = c->R;
+  int n = quantities(c, qq, bad, sizeof bad);
+  int64_t M = sdk_corr_segment(c);
+  /* (the conditions of acf's, above; a segment that obs_psd.c refuses is
+   * left to it, for its message) */
+  if (c->systems || !on(c, "psd") || c->opts->psd_host || on(c, "adaptive") ||
+      c->model->nevent > 0 || R->sample_times || R->sample_every <= 0 || n <= 0 ||
+      n > SDK_CG_ACF_MAXQ || M < 4 || (M & (M - 1)) || M > SDK_CORR_KERNEL_SEGMENT ||
+      M > samples_after(R))
+    return 0;
+  for (int j = 0; q && j < n; j++)
+    q[j] = qq[j];
+  if (nq) *nq = n;
+  if (first) *first = first_step(R);
+  return (int)M;
+}
+
 int sdk_corr_sampling(const sdk_obs_ctx *c, const sdk_obs *obs, int n) {
   int kernel = sdk_corr_kernel(c, NULL, NULL, NULL) > 0;
+  int psd = sdk_corr_psd_kernel(c, NULL, NULL, NULL) > 0;
   for (int i = 0; i < n; i++)
-    if ((obs[i].type->flags & SDK_OBS_SAMPLED) && !(kernel && !strcmp(obs[i].type->name, "acf")))
+    if ((obs[i].type->flags & SDK_OBS_SAMPLED) && !(kernel && !strcmp(obs[i].type->name, "acf")) &&
+        !(psd && !strcmp(obs[i].type->name, "psd")))
       return 1;
   return 0;
 }
@@ -127,6 +149,9 @@ void sdk_corr_opts(const sdk_obs_ctx *c, int64_t every, sdk_codegen_opts *o) {
   o->host_rows = c->systems ? 0 : block_rows(c, "acf") + block_rows(c, "psd");
   o->acf_k = sdk_corr_kernel(c, o->acf_q, &o->acf_nq, &o->acf_first);
   o->acf_every = every;
+  o->psd_m = c->systems ? 0 : sdk_corr_psd_kernel(c, o->psd_q, &o->psd_nq, &o->psd_first);
+  o->psd_hann = c->opts->psd_window != 1;
+  o->psd_row = block_rows(c, "acf") + 2; /* (past psd's count pair) */
 }
 
 int sdk_corr_row(const sdk_obs_ctx *c, const char *name) {

@@ -22,7 +22,9 @@
  *        accumulated by the kernel (sdk_corr_kernel): per quantity the rows
  *        of codegen/acf.h (no count: the run's samples)
  *        (K = max_lag + 1)
- *   psd: count pair, then per quantity: ring [M], sums of |X_k|^2 [2 (M/2 + 1)]
+ *   psd: count pair, then per quantity: ring [M], sums of |X_k|^2 [2 (M/2 + 1)];
+ *        the same rows when the kernel computes it (sdk_corr_psd_kernel,
+ *        codegen/psd.h; the count pair then unused: the run's samples)
  */
 #ifndef SDK_OBS_CORR_H
 #define SDK_OBS_CORR_H
@@ -65,8 +67,19 @@ int64_t sdk_corr_segment(const sdk_obs_ctx *c);
 #define SDK_CORR_KERNEL_LAGS 32
 #define SDK_CORR_KERNEL_SUMS 64
 int sdk_corr_kernel(const sdk_obs_ctx *c, int *q, int *nq, int64_t *first);
+/* --observe psd computed by the kernel (codegen/psd.h) instead of sampled
+ * by the host: for segments of at most SDK_CORR_KERNEL_SEGMENT samples (the
+ * transform's M doubles per path: a GPU thread's local memory, which the
+ * driver reserves for every thread the device holds at once: 8 M x 2048 x
+ * 132 bytes = 17.7 GB at M = 8192 on an H200), at most SDK_CG_ACF_MAXQ
+ * quantities, equally spaced samples, independent paths, without
+ * --adaptive, [events] and the option psd_host (tests: the host's sampling
+ * of the same run).  Returns M (quantities, first sample step as
+ * sdk_corr_kernel), or 0 when the host samples it (or it is off). */
+#define SDK_CORR_KERNEL_SEGMENT 8192
+int sdk_corr_psd_kernel(const sdk_obs_ctx *c, int *q, int *nq, int64_t *first);
 /* Whether the run samples: some observable of obs[n] does (SDK_OBS_SAMPLED),
- * acf accumulated by the kernel aside. */
+ * acf and psd computed by the kernel aside. */
 int sdk_corr_sampling(const sdk_obs_ctx *c, const sdk_obs *obs, int n);
 /* The generator's options of acf and psd: the host rows they need
  * (host_rows) and acf in the kernel (acf_k...; every: the steps between

@@ -28,30 +28,39 @@
  *   /psd: names, segment (M), window, sample_every, segments (per path)
  *
  * Computed on the host from the samples (obs_corr.h): each sample goes into
- * a ring of M rows per path; every M/2 samples the last M are transformed
- * (a radix-2 FFT of this file, two paths' segments per complex transform:
- * the same bits on every machine, no library whose planner could choose
- * differently between ranks; Debian's fftw3 would be a new dependency for
- * transforms of at most 65536 points). */
+ * a ring of M rows per path; every M/2 samples the last M are transformed,
+ * path by path, by codegen/kernels/psd_fft.h (a real transform of M as a
+ * complex one of M/2 points, its twiddles and window computed without libm:
+ * the same bits on every machine and in the kernels; no library whose
+ * planner could choose differently between ranks).
+ *
+ * By default (sdk_corr_psd_kernel: M <= 8192, at most 32 quantities, not
+ * with --adaptive or [events]; --psd-on-host aside) the kernel does the
+ * same in the same rows at every sample step (codegen/psd.h,
+ * kernels/psd_seg.h) and nothing is sampled: this file then only reads the
+ * sums at the end; the results are the same bits in either precision
+ * (tests/test_psd_kernel.c), so the choice changes no result. */
 #include <math.h>
 #include <stdlib.h>
 
+#include "codegen/kernels/psd_fft.h"
 #include "observe/obs_corr.h"
 
 typedef struct {
   sdk_corr k;
-  int64_t M, B;        /* segment, bins */
-  double *w, *cs, *sn; /* window [M], twiddles [M/2] */
+  int64_t M, B;    /* segment, bins */
+  double *w, *tab; /* window [M], cos(2 pi n / M) for n <= M/4 (kernels/psd_fft.h) */
   double **S, **err, *f;
-  double *ring, *re, *im, *sum, *hi, *lo; /* [M * nb], [M], [M], [B * nb], [nb], [nb] */
+  double *ring, *re, *sum, *hi, *lo; /* [M * nb], [M], [B * nb], [nb], [nb] */
   int64_t nb;
+  int kern; /* computed by the kernel (codegen/psd.h): nothing sampled here */
 } state;
 
 static void psd_free(void *p) {
   state *st = p;
   if (!st) return;
-  free(st->w), free(st->cs), free(st->sn), free(st->S), free(st->err);
-  free(st->ring), free(st->re), free(st->im), free(st->sum), free(st->hi), free(st->lo);
+  free(st->w), free(st->tab), free(st->S), free(st->err);
+  free(st->ring), free(st->re), free(st->sum), free(st->hi), free(st->lo);
   free(st);
 }
 
@@ -62,13 +71,11 @@ static int pow2(int64_t m) {
 static sdk_err alloc(state *st, int nq, sdk_errbuf *eb) {
   int64_t M = st->M, nb = st->nb;
   if (!(st->w = malloc((size_t)M * sizeof(double))) ||
-      !(st->cs = malloc((size_t)M / 2 * sizeof(double))) ||
-      !(st->sn = malloc((size_t)M / 2 * sizeof(double))) ||
+      !(st->tab = malloc((size_t)(M / 4 + 1) * sizeof(double))) ||
       !(st->S = calloc((size_t)nq, sizeof *st->S)) ||
       !(st->err = calloc((size_t)nq, sizeof *st->err)) ||
       !(st->ring = malloc((size_t)(M * nb) * sizeof(double))) ||
       !(st->re = malloc((size_t)M * sizeof(double))) ||
-      !(st->im = malloc((size_t)M * sizeof(double))) ||
       !(st->sum = malloc((size_t)(st->B * nb) * sizeof(double))) ||
       !(st->hi = malloc((size_t)nb * sizeof(double))) ||
       !(st->lo = malloc((size_t)nb * sizeof(double))))
@@ -92,17 +99,17 @@ static sdk_err psd_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
                     "--psd-segment)",
                     (long long)M, (long long)st->k.nsmp);
   st->M = M, st->B = M / 2 + 1;
+  st->kern = sdk_corr_psd_kernel(c, NULL, NULL, NULL) > 0;
   /* paths per block: few enough that the ring and the sums of a block
    * (M x nb, B x nb) stay in cache while each path's column is read */
   st->nb = ((int64_t)1 << 16) / M / SDK_RED_CHUNK * SDK_RED_CHUNK;
   if (st->nb < SDK_RED_CHUNK) st->nb = SDK_RED_CHUNK;
   int nq = st->k.nq, rect = c->opts->psd_window == 1;
   SDK_CHECK(alloc(st, nq, eb));
+  for (int64_t n = 0; n <= M / 4; n++)
+    st->tab[n] = sdk_psd_quarter(n, M);
   for (int64_t n = 0; n < M; n++)
-    st->w[n] = rect ? 1 : 0.5 - 0.5 * cos(2 * M_PI * (double)n / (double)M);
-  for (int64_t n = 0; n < M / 2; n++)
-    st->cs[n] = cos(2 * M_PI * (double)n / (double)M),
-    st->sn[n] = -sin(2 * M_PI * (double)n / (double)M);
+    st->w[n] = sdk_psd_window(n, M, !rect, st->tab);
   sdk_dataset *d;
   int64_t B = st->B;
   SDK_CHECK(sdk_obs_dataset(c, "psd/f", SDK_F64, 1, &B, -1, SDK_DS_COORD, &d, eb));
@@ -130,32 +137,6 @@ static sdk_err psd_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
   return sdk_store_group_i64(c->store, "psd", "segments", (st->k.nsmp - M) / (M / 2) + 1, eb);
 }
 
-/* in place, re + i im of length M (a power of 2): sum_n x_n exp(-2 pi i k n / M) */
-static void fft(const state *st, double *re, double *im) {
-  int64_t M = st->M;
-  for (int64_t i = 1, j = 0; i < M; i++) {
-    int64_t bit = M >> 1;
-    for (; j & bit; bit >>= 1)
-      j ^= bit;
-    j ^= bit;
-    if (i < j) {
-      double t = re[i];
-      re[i] = re[j], re[j] = t;
-      t = im[i], im[i] = im[j], im[j] = t;
-    }
-  }
-  for (int64_t len = 2; len <= M; len <<= 1)
-    for (int64_t i = 0; i < M; i += len)
-      for (int64_t k = 0; k < len / 2; k++) {
-        double c = st->cs[k * (M / len)], s = st->sn[k * (M / len)];
-        double *ar = &re[i + k], *ai = &im[i + k], *br = &re[i + k + len / 2],
-               *bi = &im[i + k + len / 2];
-        double tr = *br * c - *bi * s, ti = *br * s + *bi * c;
-        *br = *ar - tr, *bi = *ai - ti;
-        *ar += tr, *ai += ti;
-      }
-}
-
 /* the rows of quantity j: ring [M], sums [2 B] */
 static int qrow(const sdk_obs_ctx *c, const state *st, int j) {
   return sdk_corr_row(c, "psd") + 2 + j * (int)(st->M + 2 * st->B);
@@ -172,21 +153,13 @@ static sdk_err segment(const sdk_obs_ctx *c, state *st, int j, int64_t smp, int6
   for (int64_t k = 0; k < B; k++)
     SDK_CHECK(sdk_corr_pair(c->paths, row + (int)M + 2 * (int)k, a, n, st->sum + k * nb, st->hi,
                             st->lo, 0, eb));
-  /* two real segments per complex transform, paths i and i + 1 of the block
-   * (blocks start at fixed global paths: the same pairs on every layout) as
-   * z = a + i b: A_k = (Z_k + conj Z_{M-k}) / 2, B_k = (Z_k - conj Z_{M-k}) / 2i */
-  for (int64_t i = 0; i < n; i += 2) {
-    int two = i + 1 < n;
-    for (int64_t m = 0; m < M; m++) {
+  /* each path's segment on its own, by the kernels' routine (the same bits) */
+  for (int64_t i = 0; i < n; i++) {
+    for (int64_t m = 0; m < M; m++)
       st->re[m] = st->w[m] * st->ring[m * nb + i];
-      st->im[m] = two ? st->w[m] * st->ring[m * nb + i + 1] : 0;
-    }
-    fft(st, st->re, st->im);
-    for (int64_t k = 0; k < B; k++) {
-      double zr = st->re[k], zi = st->im[k], wr = st->re[(M - k) % M], wi = st->im[(M - k) % M];
-      st->sum[k * nb + i] += 0.25 * ((zr + wr) * (zr + wr) + (zi - wi) * (zi - wi));
-      if (two) st->sum[k * nb + i + 1] += 0.25 * ((zr - wr) * (zr - wr) + (zi + wi) * (zi + wi));
-    }
+    sdk_psd_fft(st->re, M, st->tab);
+    for (int64_t k = 0; k < B; k++)
+      st->sum[k * nb + i] += sdk_psd_power(st->re, M, k, st->tab);
   }
   for (int64_t k = 0; k < B; k++)
     SDK_CHECK(sdk_corr_pair(c->paths, row + (int)M + 2 * (int)k, a, n, st->sum + k * nb, st->hi,
@@ -197,7 +170,7 @@ static sdk_err segment(const sdk_obs_ctx *c, state *st, int j, int64_t smp, int6
 static sdk_err psd_sample(const sdk_obs_ctx *c, void *p, int64_t s, int64_t step, sdk_errbuf *eb) {
   state *st = p;
   (void)s;
-  if (step < st->k.first) return SDK_OK;
+  if (st->kern || step < st->k.first) return SDK_OK;
   int64_t smp = (step - st->k.first) / st->k.every, total = c->R->ngrid * c->ppg;
   int64_t M = st->M, nb = st->nb;
   int ends = smp + 1 >= M && (smp + 1 - M) % (M / 2) == 0;
@@ -216,7 +189,10 @@ static sdk_err psd_sample(const sdk_obs_ctx *c, void *p, int64_t s, int64_t step
 static sdk_err psd_finish(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
   state *st = p;
   int64_t M = st->M, B = st->B, nb = st->nb, ppg = c->ppg, N = 0;
-  SDK_CHECK(sdk_corr_count(c->paths, sdk_corr_row(c, "psd"), &N, 0, eb));
+  if (st->kern)
+    N = st->k.nsmp; /* (the kernel keeps no count: the run's samples) */
+  else
+    SDK_CHECK(sdk_corr_count(c->paths, sdk_corr_row(c, "psd"), &N, 0, eb));
   int64_t nseg = N >= M ? (N - M) / (M / 2) + 1 : 0;
   SDK_CHECK(sdk_store_group_i64(c->store, "psd", "segments", nseg, eb));
   double U = 0;

@@ -62,6 +62,7 @@ typedef struct sdk_observe_opts {
   int64_t max_lag;           /* acf: largest lag in sample intervals (0: obs_corr.h's default) */
   int64_t psd_segment;       /* psd: samples per segment (0: obs_corr.h's default) */
   int psd_window;            /* psd: 0 hann, 1 rect */
+  int psd_host;              /* psd: sampled by the host even where the kernel could compute it */
 } sdk_observe_opts;
 
 /* What an observable sees of the run. */

@@ -219,6 +219,7 @@ static sdk_err make_paths(sdk_plan *p, sdk_errbuf *eb) {
   const sdk_run_config *c = p->c;
   SDK_CHECK(cut_shards(p, eb));
   SDK_CHECK(sdk_plan_delays(p, eb));
+  SDK_CHECK(sdk_plan_host_rows(p, eb));
   int me = sdk_comm_rank(c->comm), carried = -1;
   for (int s = 0; s < p->nshards; s++) {
     sdk_shard *sh = &p->shards[s];

@@ -138,6 +138,8 @@ void sdk_plan_dt_check_rows(sdk_plan *p, const sdk_codegen_opts *o);
 /* Delayed values (delays.c): their ring buffers' memory said, and refused
  * where it cannot fit (before the paths are made) */
 sdk_err sdk_plan_delays(const sdk_plan *p, sdk_errbuf *eb);
+/* The rows of acf and psd (delays.c): said, refused where they cannot fit */
+sdk_err sdk_plan_host_rows(const sdk_plan *p, sdk_errbuf *eb);
 /* Parameters given per path (pathparams.c): their refusals (in
  * sdk_plan_make), and their values written into a shard's rows after
  * sdk_init. */

@@ -16,6 +16,7 @@
 #define __host__
 #define __shared__
 #define __forceinline__ inline
+#define __noinline__
 #define __launch_bounds__(...)
 #define __align__(n) __attribute__((aligned(n)))
 
@@ -38,6 +39,8 @@ double __longlong_as_double(long long);
 int __float_as_int(float);
 float __int_as_float(int);
 double __dmul_rn(double, double);
+double __dadd_rn(double, double);
+double __dsub_rn(double, double);
 double __fma_rn(double, double, double);
 unsigned __umulhi(unsigned, unsigned);
 template <class T> T __ldcg(const T *);

@@ -52,6 +52,16 @@ typedef long long sdk_i64;
 #ifndef SDK_KERNEL_FILE_opaque_h /* (the CPU's definition: kernels/opaque.h) */
 #define SDK_OPQ(v) (v)
 #endif
+/* psd.c (--observe psd in the kernel): the segment, window, clock, target;
+ * psd_seg.h comes after psd_fft.h, whose functions it calls */
+#define SDK_PSD_CUDA 0
+#define SDK_PSD_M 16
+#define SDK_PSD_HANN 1
+#define SDK_PSD_FIRST 0LL
+#define SDK_PSD_EVERY 1LL
+#ifdef SDK_KERNEL_FILE_psd_seg_h
+#include "../../src/codegen/kernels/psd_fft.h"
+#endif
 
 /* abi.h, through the drivers' heads (cuda_paths.c, cuda_reduce.c): sizes of
  * the reductions and of a CUDA block */

@@ -1,0 +1,66 @@
+#line 2 "kernels/psd_seg.h"
+/* --observe psd computed by the kernel (codegen/psd.c): at the end of a
+ * segment (every M/2 samples from the M-th on), the path's last M samples,
+ * oldest first, windowed and transformed by kernels/psd_fft.h, their
+ * |X_k|^2 added to the path's sums: the host's rows and operations
+ * (observe/obs_psd.c), so that the sums are the host's bits in either
+ * precision.  r: the path's first row of the quantity's block (ring [M],
+ * then per bin the sum as a pair of rows (hi, lo) = ((float)S, S -
+ * (float)S)), rows npad apart; smp: the sample just taken.  The transform's
+ * M doubles are the path's own (CUDA: local memory, which a warp's threads
+ * read and write coalesced at the same index).
+ * Holes: real, sdk_i64, SDK_PSD_M, SDK_PSD_HANN, SDK_PSD_CUDA. */
+#if SDK_PSD_CUDA
+static __device__ __noinline__ void sdk_psd_segment(real *r, sdk_i64 npad, sdk_i64 smp) {
+  SDK_PSD_KZ;
+  double z[SDK_PSD_M];
+  const double *const tab = 0; /* (the twiddles computed: local memory is the cost) */
+  SDK_PSD_ROLLED
+  for (sdk_i64 m = 0; m < SDK_PSD_M; m++)
+    z[m] = SDK_PSD_MUL(sdk_psd_window(m, SDK_PSD_M, SDK_PSD_HANN, tab),
+                       (double)r[((smp + 1 + m) & (SDK_PSD_M - 1)) * npad]);
+  sdk_psd_fft(z, SDK_PSD_M, tab);
+  SDK_PSD_ROLLED
+  for (sdk_i64 k = 0; k <= SDK_PSD_M / 2; k++) {
+    real *h = r + (SDK_PSD_M + 2 * k) * npad;
+    const double s = SDK_PSD_ADD(SDK_PSD_ADD((double)h[0], (double)h[npad]),
+                                 sdk_psd_power(z, SDK_PSD_M, k, tab));
+    const double hi = (double)(float)s;
+    h[0] = (real)hi;
+    h[npad] = (real)SDK_PSD_SUB(s, hi);
+  }
+}
+#else
+/* CPU: the segments of the block's n paths from r (path 0's row 0), G paths
+ * at a time (G M doubles, 128 KiB, on the stack): each row read across the
+ * paths, side by side (a path's rows are npad apart: one at a time, every
+ * value would be a cache miss), the quarter wave once (the same bits) */
+#define SDK_PSD_G (SDK_PSD_M >= 16384 ? 1 : 16384 / SDK_PSD_M)
+static void sdk_psd_segments(real *r, sdk_i64 npad, sdk_i64 smp, int n) {
+  SDK_PSD_KZ;
+  double tab[SDK_PSD_M / 4 + 1], z[SDK_PSD_G][SDK_PSD_M];
+  for (sdk_i64 q = 0; q <= SDK_PSD_M / 4; q++)
+    tab[q] = sdk_psd_quarter(q, SDK_PSD_M);
+  for (int i0 = 0; i0 < n; i0 += SDK_PSD_G) {
+    const int g = n - i0 < SDK_PSD_G ? n - i0 : SDK_PSD_G;
+    for (sdk_i64 m = 0; m < SDK_PSD_M; m++) {
+      const double w = sdk_psd_window(m, SDK_PSD_M, SDK_PSD_HANN, tab);
+      const real *x = r + ((smp + 1 + m) & (SDK_PSD_M - 1)) * npad + i0;
+      for (int i = 0; i < g; i++)
+        z[i][m] = SDK_PSD_MUL(w, (double)x[i]);
+    }
+    for (int i = 0; i < g; i++)
+      sdk_psd_fft(z[i], SDK_PSD_M, tab);
+    for (sdk_i64 k = 0; k <= SDK_PSD_M / 2; k++) {
+      real *h = r + (SDK_PSD_M + 2 * k) * npad + i0;
+      for (int i = 0; i < g; i++) {
+        const double s = SDK_PSD_ADD(SDK_PSD_ADD((double)h[i], (double)h[i + npad]),
+                                     sdk_psd_power(z[i], SDK_PSD_M, k, tab));
+        const double hi = (double)(float)s;
+        h[i] = (real)hi;
+        h[i + npad] = (real)SDK_PSD_SUB(s, hi);
+      }
+    }
+  }
+}
+#endif
