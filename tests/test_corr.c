@@ -166,6 +166,10 @@ static void layouts_config(sdk_run_config *c) {
   c->transient = 5;
   c->obs.max_lag = 8;
   c->obs.psd_segment = 32;
+  /* the host's sampling: the layouts of the host estimators (the kernel's
+   * are test_psd_kernel's and test_corr_kernel's), and a run the GPU takes
+   * in chunks, so that it can be stopped half way */
+  c->obs.psd_host = 1;
 }
 
 int main(void) {
