@@ -345,6 +345,19 @@ void st_same_over_layouts(void (*make)(sdk_run_config *c), const char *what) {
   sdk_run_destroy(&k3);
 }
 
+void st_same_over_threads(void (*make)(sdk_run_config *c), const char *what) {
+  sdk_run_config c;
+  make(&c);
+  c.threads = 1;
+  sdk_run *r1 = st_run(&c);
+  c.threads = 2;
+  sdk_run *r2 = st_run(&c);
+  TU_CHECK(r1 && r2 && st_same_store(sdk_run_results(r1), sdk_run_results(r2)),
+           "%s: 1 thread gives bitwise the results of 2", what);
+  sdk_run_destroy(&r1);
+  sdk_run_destroy(&r2);
+}
+
 const double *st_f64(const sdk_results *R, const char *path) {
   const double *v = sdk_results_f64(R, path);
   TU_CHECK(v != NULL, "dataset %s", path);

@@ -89,6 +89,8 @@ double st_ar1_cov(double k, double D, double dt, int64_t m);
  * and 3 shards, 3 in-process ranks, and stopped half way with a checkpoint
  * and resumed (checks naming `what`). */
 void st_same_over_layouts(void (*make)(sdk_run_config *c), const char *what);
+/* make()'s run on 1 thread and on 2: bitwise the same results */
+void st_same_over_threads(void (*make)(sdk_run_config *c), const char *what);
 /* The run config(&c, arg) stopped half way and resumed must give the results
  * ref bitwise (a check naming `what`): the step it resumed from, -1 when it
  * could not be stopped. */

@@ -97,19 +97,6 @@ static void layouts(sdk_run_config *c) {
   c->paths = 128;
 }
 
-static void threads(void) {
-  sdk_run_config c;
-  layouts(&c);
-  c.threads = 1;
-  sdk_run *r1 = st_run(&c);
-  c.threads = 2;
-  sdk_run *r2 = st_run(&c);
-  TU_CHECK(r1 && r2 && st_same_store(sdk_run_results(r1), sdk_run_results(r2)),
-           "psd in the kernel: 1 thread gives bitwise the results of 2");
-  sdk_run_destroy(&r1);
-  sdk_run_destroy(&r2);
-}
-
 int main(void) {
   st_require_backend();
   compare(0, 1, 0);
@@ -123,7 +110,7 @@ int main(void) {
   g_scan = 1;
   compare(0, 1, 0);
   g_scan = 0;
-  threads();
+  st_same_over_threads(layouts, "psd in the kernel");
   st_same_over_layouts(layouts, "psd in the kernel (single, every 3 steps)");
   return tu_finish("test_psd_kernel");
 }
