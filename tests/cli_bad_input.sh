@@ -266,6 +266,16 @@ expect 2 "--device 0,,1" 1 "--device '0,,1'" run ou --device 0,,1 "${OQ[@]}" -o 
 expect 2 "--device all on the CPU" 2 "--device all" "cpu backend" run ou --device all --backend cpu "${OQ[@]}" -o out.h5
 expect 2 "--device 0,1 on the CPU" 2 "--device 0" "cpu backend" run ou --device 0,1 --backend cpu "${OQ[@]}" -o out.h5
 expect 2 "--bins 0" 1 "--bins" run ou --observe hist --bins 0 "${OQ[@]}" -o out.h5
+# an option of acf/psd in a run of neither would change nothing and say nothing
+expect 2 "--max-lag without acf" 2 "--max-lag applies to --observe acf and psd" "computes neither" \
+  run ou --observe moments --max-lag 4 "${OQ[@]}" -o out.h5
+expect 2 "--psd-segment without psd" 1 "--psd-segment applies to --observe acf and psd" \
+  run ou --observe hist --psd-segment 8 "${OQ[@]}" -o out.h5
+expect 2 "--psd-window rect without psd" 1 "--psd-window rect applies" \
+  run ou --observe moments --psd-window rect "${OQ[@]}" -o out.h5
+expect 2 "--psd-on-host without psd" 1 "--psd-on-host applies" run ou --psd-on-host "${OQ[@]}" -o out.h5
+expect 2 "--corr-vars without acf or psd" 1 "--corr-vars applies" \
+  run ou --observe hist --corr-vars x "${OQ[@]}" -o out.h5
 expect 2 "--sample-every 0" 1 "--sample-every" run ou --observe moments --sample-every 0 "${OQ[@]}" -o out.h5
 # --sample-times (issue 28): syntax, order, the step boundaries, the end
 ST=(run ou --observe moments --paths 8 --quiet -o out.h5)

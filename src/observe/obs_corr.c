@@ -78,6 +78,26 @@ int64_t sdk_corr_segment(const sdk_obs_ctx *c) {
   return m;
 }
 
+/* An option of acf or psd given to a run that computes neither would change
+ * nothing and say nothing: the user meant something else (a typo in
+ * --observe).  (One configuration that serves runs of acf and of psd alike,
+ * with the options of both, is fine.) */
+sdk_err sdk_corr_opts_check(const sdk_observe_opts *o, const sdk_results *R, sdk_errbuf *eb) {
+  for (int i = 0; i < R->nobs; i++)
+    if (!strcmp(R->obs[i], "acf") || !strcmp(R->obs[i], "psd")) return SDK_OK;
+  const char *opt = o->max_lag > 0       ? "--max-lag"
+                    : o->psd_segment > 0 ? "--psd-segment"
+                    : o->psd_window == 1 ? "--psd-window rect"
+                    : o->psd_host        ? "--psd-on-host"
+                    : o->corr_vars       ? "--corr-vars"
+                                         : NULL;
+  if (!opt) return SDK_OK;
+  return SDK_FAIL(eb, SDK_ERR_USAGE,
+                  "%s applies to --observe acf and psd, and this run computes neither (add one "
+                  "to --observe, or leave the option out)",
+                  opt);
+}
+
 static int on(const sdk_obs_ctx *c, const char *name) {
   for (int i = 0; i < c->R->nobs; i++)
     if (!strcmp(c->R->obs[i], name)) return 1;

@@ -56,6 +56,10 @@ sdk_err sdk_corr_setup(const sdk_obs_ctx *c, const char *name, sdk_corr *k, sdk_
  * transient) and --psd-segment (default: the largest power of 2 <= the
  * samples after the transient, at most 256) as the run resolves them. */
 int64_t sdk_corr_max_lag(const sdk_obs_ctx *c);
+/* Refuses an option of acf/psd (--max-lag, --psd-segment, --psd-window rect,
+ * --psd-on-host, --corr-vars) given to a run that computes neither of them
+ * (R->obs: the observables on). */
+sdk_err sdk_corr_opts_check(const sdk_observe_opts *o, const sdk_results *R, sdk_errbuf *eb);
 int64_t sdk_corr_segment(const sdk_obs_ctx *c);
 /* --observe acf accumulated by the kernel (codegen/acf.h) instead of
  * sampled by the host: for at most SDK_CORR_KERNEL_LAGS lags (K = max_lag +

@@ -1,4 +1,5 @@
 #include "observe/observable.h"
+#include "observe/obs_corr.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -86,7 +87,9 @@ sdk_err sdk_obs_check_size(const sdk_obs_ctx *c, const char *what, double nper, 
                   nsmp, (long long)c->R->ngrid, vals, (long long)SDK_MAX_SAMPLE_VALUES);
 }
 
-sdk_err sdk_observe_opts_check(const sdk_observe_opts *o, const sdk_model *m, sdk_errbuf *eb) {
+sdk_err sdk_observe_opts_check(const sdk_observe_opts *o, const sdk_model *m, const sdk_results *R,
+                               sdk_errbuf *eb) {
+  SDK_CHECK(sdk_corr_opts_check(o, R, eb));
   for (int i = 0; i < o->nhist_range; i++) {
     if (sdk_model_var_index(m, o->hist_range_var[i]) < 0 &&
         obs_index(m, o->hist_range_var[i]) < 0) {

@@ -190,8 +190,10 @@ void sdk_obs_grid_params(const sdk_obs_ctx *c, int64_t g, double *pv);
  * windows of the paths (sdk_obs_ctx.windowed) refuses them: SDK_ERR_USAGE
  * naming it, `why` and what works instead; SDK_OK when not windowed. */
 sdk_err sdk_obs_no_windows(const sdk_obs_ctx *c, const char *name, const char *why, sdk_errbuf *eb);
-/* Checks of the options shared by several observables (--hist-range). */
-sdk_err sdk_observe_opts_check(const sdk_observe_opts *o, const sdk_model *m, sdk_errbuf *eb);
+/* Checks of the options shared by several observables (--hist-range), and
+ * of options given without their observable (obs_corr.h). */
+sdk_err sdk_observe_opts_check(const sdk_observe_opts *o, const sdk_model *m, const sdk_results *R,
+                               sdk_errbuf *eb);
 /* The number of values sample-axis datasets of `nper` values per grid point
  * and sample would hold, against SDK_MAX_SAMPLE_VALUES. */
 sdk_err sdk_obs_check_size(const sdk_obs_ctx *c, const char *what, double nper, sdk_errbuf *eb);

@@ -712,7 +712,7 @@ static void plan_results(const sdk_run_config *c, sdk_run *r, sdk_plan *p) {
 sdk_err sdk_plan_observables(sdk_plan *p, sdk_errbuf *eb) {
   const sdk_run_config *c = p->c;
   sdk_run *r = p->run;
-  SDK_CHECK(sdk_observe_opts_check(&c->obs, r->model, eb));
+  SDK_CHECK(sdk_observe_opts_check(&c->obs, r->model, &r->r, eb));
   sdk_obs_ctx *o = &p->octx;
   o->model = r->model;
   o->opts = &c->obs;
