@@ -22,7 +22,11 @@
  * took seven instructions (sign, three multiplications, an addition, two
  * for the scaled address) of the 63 a delay_ou srk2 step issued against
  * ou's 43.  The values and the order of the arithmetic are those of
- * delay.c's step-by-step form: the same bits. */
+ * delay.c's step-by-step form: the same bits.  Where it can (below), the
+ * module keeps the rings as quads of slots instead: one 16-byte access per
+ * 4 steps where the above makes 4 of 4 bytes (delay_ou D = 1000 above ran at
+ * 4.15e11 path-steps/s on the H200, 0.48 of ou, 3.3 TB/s of ring traffic in
+ * 128-byte warp accesses). */
 #include <stdio.h>
 
 #include "codegen/codegen.h"
