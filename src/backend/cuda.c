@@ -555,11 +555,9 @@ static int cuda_carried_rows(const sdk_ensemble *e) {
 static sdk_err quad_row(sdk_ensemble *e, int srow, int64_t first, int64_t n, double *buf, int write,
                         sdk_errbuf *eb) {
   const int *q = e->mod->quads;
+  const long long lane = (srow - q[0]) & 3; /* (the row's place in its quads) */
   size_t bytes = 4 * (size_t)n * e->esize;
-  CUdeviceptr at = e->st + (CUdeviceptr)((size_t)sdk_quad_at(q[0], srow, e->npad, first) -
-                                         (size_t)((srow - q[0]) & 3)) *
-                               e->esize;
-  long long lane = (srow - q[0]) & 3;
+  CUdeviceptr at = e->st + (CUdeviceptr)(sdk_quad_at(q[0], srow, e->npad, first) - lane) * e->esize;
   void *tmp = malloc(bytes);
   if (!tmp) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   CUresult r = sdk_cu.MemcpyDtoH(tmp, at, bytes);
