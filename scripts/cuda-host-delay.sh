@@ -8,6 +8,9 @@
 # e.g. main's) the kernels of both are also run and their outputs compared
 # (with fast-math too: the host's own math, the same for both).  No GPU
 # needed; the device's scheduling and math are not checked (test_delay).
+# Against REF every row of the state is compared (ROWS=all: the rings as
+# the backend's rows read them, also where the kernel keeps them as quads,
+# codegen/delay_cuda.c: single precision, rings of 4 k slots, D > 8).
 # Needs c++ and python3 with h5py.
 #   [REF=BUILD_DIR] [ONLY=REGEX (of the cases' names)] scripts/cuda-host-delay.sh [BUILD_DIR]
 set -eu
@@ -29,6 +32,25 @@ y = -y + 0.5*x(t - 2*tau) + 0.2*y(t - 3*tau)
 [noise]
 x = 0.5 + 0.1*x(t - tau)
 y = 1
+[history]
+x = cos(t)
+y = 0.5*sin(t)
+EOF
+# (the quads' reads start at every offset: D = 4 k .. 4 k - 3 of one ring,
+# and a second ring; one noise: groups of 4 steps)
+cat > "$T/four.sde" << 'EOF'
+[model]
+name = four
+vars = x, y
+[params]
+a = 1
+tau = 0.2
+h = 0.01
+[drift]
+x = -a*x(t - tau) + 0.3*x(t - (tau - h)) - 0.2*x(t - (tau - 2*h)) + 0.1*x(t - (tau - 3*h)) + y
+y = -y + 0.5*y(t - 2*tau)
+[noise]
+x = 0.5 + 0.1*x(t - (tau - h))
 [history]
 x = cos(t)
 y = 0.5*sin(t)
@@ -71,16 +93,16 @@ one() { # NAME STEPS MODEL ARGS...
     kernel "$REF/sdekit" "$T/ref" "$model" $fm "$@"
     [ -n "$fm" ] || kernel "$bin" "$T/run" "$model" "$@"
     for l in 1 3; do
-      "$T/ref" 300 $l "$steps" 7 > "$T/r.txt"
-      "$T/run" 300 $l "$steps" 7 > "$T/g.txt"
-      same "$T/r.txt" "$T/g.txt" "$name, $l launch(es), ${fm:-fast-math}, against REF's kernel"
+      ROWS=all "$T/ref" 300 $l "$steps" 7 > "$T/r.txt"
+      ROWS=all "$T/run" 300 $l "$steps" 7 > "$T/g.txt"
+      same "$T/r.txt" "$T/g.txt" "$name, $l launch(es), ${fm:-fast-math}, all rows against REF's"
     done
   done
 }
 m=$src/models
 for prec in double single; do
   for scheme in euler srk2; do
-    for d in 1 2 3 4 5 7 8 9 12 13 16 17 33; do
+    for d in 1 2 3 4 5 7 8 9 12 13 16 17 20 33 36; do
       one "delay_ou $scheme $prec D=$d" 203 "$m/delay_ou.sde" --precision $prec --scheme $scheme \
         --dt 0.01 --t-end 2.03 --set tau=$(awk -v d=$d 'BEGIN { print d / 100 }') --set a=0.7
     done
@@ -88,6 +110,10 @@ for prec in double single; do
       --scheme $scheme --dt 0.01 --t-end 22.03 --set tau=10 --set a=0.1
     for d in 1 3 5 9 17; do
       one "two rings $scheme $prec D=$d, 2D, 3D" 137 "$T/two.sde" --precision $prec \
+        --scheme $scheme --dt 0.01 --t-end 1.37 --set tau=$(awk -v d=$d 'BEGIN { print d / 100 }')
+    done
+    for d in 12 20; do
+      one "four delays $scheme $prec D=$d .. $d - 3, 2D" 137 "$T/four.sde" --precision $prec \
         --scheme $scheme --dt 0.01 --t-end 1.37 --set tau=$(awk -v d=$d 'BEGIN { print d / 100 }')
     done
   done

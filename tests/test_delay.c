@@ -23,7 +23,8 @@
  *      scheme's recursion over the same history to rounding (1e-12
  *      relative in double, 1e-5 in single), and the two differ by far more;
  *   d. the same bits: 1 thread = 2 threads and 3 shards = 3 in-process
- *      ranks, and a run stopped half way and resumed, single and double;
+ *      ranks, and a run stopped half way and resumed, single and double,
+ *      with two rings and with one (kept as quads by CUDA: delay_cuda.c);
  *   e. refusals, one clear message each;
  *   f. short delays (D and 2 D, D = 1 .. 9 steps) in launches of 37 steps,
  *      with a noise channel of zero intensity (the CUDA driver's groups of
@@ -239,33 +240,43 @@ static const char REP[] = "[model]\nname = rep\nvars = x, y\n[params]\na = 1\nta
                           "[drift]\nx = -a*x(t - tau) + y\ny = -y + 0.5*x(t - 2*tau)\n"
                           "[noise]\nx = 0.5 + 0.1*x(t - tau)\ny = 1\n[history]\nx = cos(t)\n";
 
-static void repro_config(sdk_run_config *c, int single) {
-  base(c, REP, 3, 20000, 0.01, 2);
+/* the same with one noise and the delays of x alone (D = 20 and 40, a ring
+ * of 40 slots): the CUDA module keeps the ring as quads (delay_cuda.c), and
+ * the shards' and the checkpoint's rows go through backend/cuda.c's
+ * quad_row */
+static const char REP4[] = "[model]\nname = rep4\nvars = x, y\n[params]\na = 1\ntau = 0.2\n"
+                           "[drift]\nx = -a*x(t - tau) + y\ny = -y + 0.5*x(t - 2*tau)\n"
+                           "[noise]\nx = 0.5 + 0.1*x(t - tau)\n[history]\nx = cos(t)\n";
+
+/* arg: single precision (bit 0), REP4 (bit 1) */
+static void repro_config(sdk_run_config *c, int arg) {
+  base(c, arg & 2 ? REP4 : REP, arg & 2 ? 7 : 3, 20000, 0.01, 2);
   c->scheme = "srk2";
-  c->single = single;
+  c->single = arg & 1;
   c->sample_every = 20;
   c->observe = "moments";
 }
 
-static void repro(int single) {
+static void repro(int arg) {
+  const int single = arg & 1;
   const char *what[] = {"1 thread", "2 threads, 3 shards", "3 in-process ranks"};
   sdk_run *r[3] = {NULL, NULL, NULL};
   for (int k = 0; k < 3; k++) {
     sdk_run_config c;
-    repro_config(&c, single);
+    repro_config(&c, arg);
     c.threads = k == 1 ? 2 : 1;
     c.shards = k == 1 ? 3 : 0;
     c.ranks = k == 2 ? 3 : 0;
     r[k] = st_run(&c);
     TU_CHECK(r[k] && r[0] &&
                  (k == 0 || st_same_store(sdk_run_results(r[0]), sdk_run_results(r[k]))),
-             "delays, %s: not bitwise one run", what[k]);
+             "delays%s, %s: not bitwise one run", arg & 2 ? " (one ring)" : "", what[k]);
   }
   if (r[0]) {
-    int64_t step = st_resumed_same(repro_config, single, sdk_run_results(r[0]), "delay run");
-    printf("d. %s: 2 threads and 3 shards, 3 ranks, a resume from step %lld: the bits of one "
+    int64_t step = st_resumed_same(repro_config, arg, sdk_run_results(r[0]), "delay run");
+    printf("d. %s%s: 2 threads and 3 shards, 3 ranks, a resume from step %lld: the bits of one "
            "run\n",
-           single ? "single" : "double", (long long)step);
+           single ? "single" : "double", arg & 2 ? " (one ring of 40 slots)" : "", (long long)step);
   }
   for (int k = 0; k < 3; k++)
     sdk_run_destroy(&r[k]);
@@ -325,8 +336,8 @@ int main(void) {
   history("euler", 0);
   history("srk2", 0);
   history("srk2", 1);
-  repro(0);
-  repro(1);
+  for (int arg = 0; arg < 4; arg++)
+    repro(arg);
   refusals();
   short_delays("euler");
   short_delays("srk2");

@@ -10,7 +10,11 @@
 #include <cstring>
 
 #include "host_shim.h"
+/* (defined by a module whose delays' rings are quads: ROWS=all prints the
+ * canonical rows, as the backend's rows read them, src/codegen/abi.h) */
+extern "C" const int sdk_ring_quads[2] __attribute__((weak));
 #include KERNEL
+#include "../../src/codegen/abi.h"
 unsigned int sh[1]; /* (the reductions' dynamic shared memory: unused) */
 
 int main(int argc, char **argv) {
@@ -35,7 +39,10 @@ int main(int argc, char **argv) {
   const long nr = rows && !strcmp(rows, "all") ? (long)sdk_state_rows : 1;
   for (long r = 0; r < nr; r++)
     for (long p = 0; p < np; p++)
-      printf("%a\n", (double)st[r * npad + p]);
+      printf("%a\n",
+             (double)st[&sdk_ring_quads[0] && r >= sdk_ring_quads[0] && r < sdk_ring_quads[1]
+                            ? sdk_quad_at(sdk_ring_quads[0], r, npad, p)
+                            : r * npad + p]);
   free(st);
   return 0;
 }

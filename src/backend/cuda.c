@@ -548,10 +548,40 @@ static int cuda_carried_rows(const sdk_ensemble *e) {
   return e->mod->comp ? e->mod->comp - e->lay.nvars : 0;
 }
 
+/* A row of the delays' rings kept as quads (abi.h, sdk_quad_at): its
+ * values of paths [first, first + n) are every 4th real of the 4 n from
+ * the path first's quad, which go between host and device whole (a write
+ * reads them first: the other 3 rows' values go back unchanged). */
+static sdk_err quad_row(sdk_ensemble *e, int srow, int64_t first, int64_t n, double *buf, int write,
+                        sdk_errbuf *eb) {
+  const int *q = e->mod->quads;
+  const long long lane = (srow - q[0]) & 3; /* (the row's place in its quads) */
+  size_t bytes = 4 * (size_t)n * e->esize;
+  CUdeviceptr at = e->st + (CUdeviceptr)(sdk_quad_at(q[0], srow, e->npad, first) - lane) * e->esize;
+  void *tmp = malloc(bytes);
+  if (!tmp) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  CUresult r = sdk_cu.MemcpyDtoH(tmp, at, bytes);
+  for (int64_t i = 0; r == CUDA_SUCCESS && i < n; i++) {
+    size_t j = 4 * (size_t)i + (size_t)lane;
+    if (!write)
+      buf[i] = e->esize == sizeof(float) ? (double)((float *)tmp)[j] : ((double *)tmp)[j];
+    else if (e->esize == sizeof(float))
+      ((float *)tmp)[j] = (float)buf[i];
+    else
+      ((double *)tmp)[j] = buf[i];
+  }
+  if (r == CUDA_SUCCESS && write) r = sdk_cu.MemcpyHtoD(at, tmp, bytes);
+  free(tmp);
+  if (r != CUDA_SUCCESS) return sdk_cu_fail(eb, write ? "cuMemcpyHtoD" : "cuMemcpyDtoH", r);
+  return SDK_OK;
+}
+
 static sdk_err cuda_rows(sdk_ensemble *e, int row, int64_t first, int64_t n, double *buf, int write,
                          sdk_errbuf *eb) {
   if (n <= 0) return SDK_OK;
   CU(eb, CtxSetCurrent(e->ctx->cx));
+  if (row > e->lay.nvars && row - 1 >= e->mod->quads[0] && row - 1 < e->mod->quads[1])
+    return quad_row(e, row - 1, first, n, buf, write, eb);
   size_t rowbytes = (size_t)e->npad * e->esize;
   CUdeviceptr base;
   if (row < 0 && !write && e->obs && -1 - row < e->nobs) { /* user observable (backend.h) */

@@ -167,6 +167,9 @@ struct sdk_module {
   CUdevice dev;
   int comp; /* rows of the state, sdk_state_rows (codegen.h: compensated update, boundaries,
              * time averages), 0 when only the variables */
+  /* the rows [quads[0], quads[1]) of the state hold the delays' rings as
+   * quads (abi.h, sdk_quad_at; sdk_ring_quads), {0, 0} when none */
+  int quads[2];
   CUfunction init, advance, red_units, red_nonfinite, red_minmax, red_hist;
   CUfunction red_hist_mod;  /* may be absent (modules of older builds) */
   CUfunction observe;       /* user observables (codegen/observe_paths.c), or NULL */

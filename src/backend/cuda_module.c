@@ -302,6 +302,16 @@ static sdk_err module_globals(sdk_module *m, const char *path, sdk_errbuf *eb) {
       return SDK_FAIL(eb, SDK_ERR_BACKEND, "'%s' has an unreadable sdk_state_rows", path);
     m->comp = rows;
   }
+  /* the delays' rings as quads (abi.h, sdk_quad_at): only cuda_rows reads
+   * them apart from the module */
+  CUdeviceptr q_p = 0;
+  size_t q_n = 0;
+  m->quads[0] = m->quads[1] = 0;
+  if (sdk_cu.ModuleGetGlobal(&q_p, &q_n, m->mod, "sdk_ring_quads") == CUDA_SUCCESS &&
+      (q_n != sizeof m->quads ||
+       sdk_cu.MemcpyDtoH(m->quads, q_p, sizeof m->quads) != CUDA_SUCCESS || m->quads[0] < 1 ||
+       m->quads[1] <= m->quads[0] || (m->quads[1] - m->quads[0]) % 4 != 0 || m->quads[1] > m->comp))
+    return SDK_FAIL(eb, SDK_ERR_BACKEND, "'%s' has an unreadable sdk_ring_quads", path);
   return SDK_OK;
 }
 

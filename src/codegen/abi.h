@@ -60,6 +60,16 @@ typedef enum { SDK_TARGET_CPU, SDK_TARGET_CUDA } sdk_target;
  * (sdk_ttab, filled by sdk_ttab_fill). */
 #define SDK_CUDA_MAX_TTAB 65536
 
+/* The rings of delays that a CUDA module keeps as quads (its
+ * sdk_ring_quads = {first, end}: rows [first, end) of the state, every ring
+ * in them a multiple of 4 rows long; codegen/delay_cuda.c): the value of
+ * row r in [first, end) of local path p sits at st[sdk_quad_at(first, r,
+ * npad, p)], 4 consecutive reals per path in every 4 rows.  The backend's
+ * rows (and so checkpoints) are the canonical rows st[r * npad + p]. */
+static inline long long sdk_quad_at(long long first, long long r, long long npad, long long p) {
+  return (first + ((r - first) & ~3LL)) * npad + 4 * p + ((r - first) & 3);
+}
+
 /* sdk_sys_info[SDK_SYS_INFO_N] of a CUDA system module: what the backend
  * needs to launch its kernels. */
 enum {

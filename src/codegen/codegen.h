@@ -178,7 +178,9 @@
  * all a weak order 2 scheme needs (noise_threepoint.c). */
 /* Delayed values (delay.c): the ring buffers of the delayed variables'
  * past states, [dly, dly + ndly), follow the host's rows (before the time
- * averages). */
+ * averages).  A CUDA module may keep them as quads of slots
+ * (delay_cuda.c, sdk_cg_delay_quads; abi.h, sdk_quad_at): the backend's
+ * rows are the canonical ones all the same. */
 /* Where the blocks of per-path state rows begin (above); -1 where a block
  * is absent. */
 typedef struct sdk_cg_row_layout {

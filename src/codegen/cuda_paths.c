@@ -44,6 +44,9 @@ void sdk_cg_cuda_head(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_cg_rows(o, &rows);
   if (rows.total > nv)
     sdk_em_line(em, "extern \"C\" __device__ const int sdk_state_rows = %d;", rows.total);
+  if (sdk_cg_delay_quads(o)) /* (the rings' rows as quads: abi.h, sdk_quad_at) */
+    sdk_em_line(em, "extern \"C\" __device__ const int sdk_ring_quads[2] = {%d, %d};", rows.dly,
+                rows.dly + (int)sdk_cg_delay_rows(o));
 
   /* init: one thread per path */
   sdk_em_puts(em, "\n");
@@ -631,7 +634,10 @@ static void emit_pass(sdk_emit *em, cu_adv *a, int pass) {
     sdk_em_line(em, "const sdk_u64 sdk_c0 = (sdk_u64)((n * SDK_NN) >> 2);");
     sdk_em_line(em, "(void)sdk_c0;");
     sdk_cg_delay_cuda_ahead(em, o, G);
-    sdk_em_line(em, "#pragma unroll %d", o->single ? 4 : 2);
+    /* (the delays' quads, delay_cuda.c, twice: unrolled 4 times, with
+     * their loads hoisted, delay_ou took 47 registers instead of 32, 40
+     * warps an SM instead of 64; NVRTC 13.0, sm_90) */
+    sdk_em_line(em, "#pragma unroll %d", o->single && !sdk_cg_delay_quads(o) ? 4 : 2);
     sdk_em_open(em, "for (int sdk_gi = 0; sdk_gi < sdk_ng; sdk_gi++)");
     sdk_em_line(em, "const sdk_i64 sdk_n = n + (sdk_i64)sdk_gi * %d; (void)sdk_n;", G);
   } else {

@@ -168,7 +168,11 @@ void sdk_cg_delay_init(sdk_emit *em, const sdk_codegen_opts *o) {
     sdk_em_double(em, o->dt);
     sdk_em_puts(em, ");\n");
     sdk_cg_bind_time(em, o, "sdk_th", "sdk_th");
-    sdk_em_start(em, "st[(%lldLL + j) * npad + p] = ", (long long)(row + first));
+    if (sdk_cg_delay_quads(o)) /* (4 slots per path in every 4 rows: delay_cuda.c) */
+      sdk_em_start(
+          em, "st[(%lldLL + (j & ~3LL)) * npad + 4 * p + (j & 3)] = ", (long long)(row + first));
+    else
+      sdk_em_start(em, "st[(%lldLL + j) * npad + p] = ", (long long)(row + first));
     if (m->history && m->history[v])
       sdk_cg_expr(em, o, m->history[v], m->history_line[v]);
     else

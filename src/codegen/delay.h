@@ -32,6 +32,10 @@ void sdk_cg_delay_init(sdk_emit *em, const sdk_codegen_opts *o);
  * `stride` the distance between rows), x_n into its slot between them. */
 void sdk_cg_delay_pre(sdk_emit *em, const sdk_codegen_opts *o, const char *step, const char *ring,
                       const char *stride);
+/* Whether the CUDA module keeps the rings as quads of slots (delay_cuda.c):
+ * then the block's rows [dly, dly + n) hold 4 slots per path in every 4
+ * rows, sdk_cuda_quad_at (abi.h). */
+int sdk_cg_delay_quads(const sdk_codegen_opts *o);
 /* The CUDA driver's side (delay_cuda.c): the step function takes the
  * delayed values x_{n - D} (sdk_dq<k>_0) and, with a stage at t_n + dt,
  * x_{n + 1 - D} (sdk_dq<k>_1) as arguments; the driver keeps the slots and
