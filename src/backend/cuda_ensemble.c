@@ -30,6 +30,28 @@ int sdk_cuda_host_alloc(sdk_ensemble *e, size_t bytes) {
   return e->host != NULL;
 }
 
+static void stage_free(sdk_ensemble *e) {
+  if (e->stage && e->stage_pinned)
+    sdk_cu.MemFreeHost(e->stage);
+  else
+    free(e->stage);
+  e->stage = NULL;
+  e->stage_bytes = 0;
+  e->stage_pinned = 0;
+}
+
+void *sdk_cuda_stage(sdk_ensemble *e, size_t bytes) {
+  if (bytes <= e->stage_bytes) return e->stage;
+  stage_free(e);
+  if (bytes == 0) bytes = 1;
+  if (sdk_cu.MemAllocHost && sdk_cu.MemAllocHost(&e->stage, bytes) == CUDA_SUCCESS)
+    e->stage_pinned = 1;
+  else
+    e->stage = malloc(bytes);
+  if (e->stage) e->stage_bytes = bytes;
+  return e->stage;
+}
+
 void sdk_cuda_free(sdk_ensemble **e) {
   if (!e || !*e) return;
   sdk_ensemble *x = *e;
@@ -44,6 +66,7 @@ void sdk_cuda_free(sdk_ensemble **e) {
   if (x->red) sdk_cu.MemFree(x->red);
   if (x->fold) sdk_cu.MemFree(x->fold);
   if (x->units) sdk_cu.MemFree(x->units);
+  if (x->zc) sdk_cu.MemFree(x->zc);
   if (x->ev0) sdk_cu.EventDestroy(x->ev0);
   if (x->ev1) sdk_cu.EventDestroy(x->ev1);
   if (x->stream) sdk_cu.StreamDestroy(x->stream);
@@ -53,6 +76,7 @@ void sdk_cuda_free(sdk_ensemble **e) {
   for (size_t i = 0; i < sizeof sysbufs / sizeof sysbufs[0]; i++)
     if (sysbufs[i]) sdk_cu.MemFree(sysbufs[i]);
   host_free(x);
+  stage_free(x);
   free(x->unit_g);
   free(x->sys.xbuf);
   free(x->sys.xbytes);

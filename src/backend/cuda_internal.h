@@ -219,6 +219,15 @@ struct sdk_ensemble {
   int64_t *unit_g; /* the grid point of each unit held (host) */
   void *host;      /* host copy of chunk results */
   int host_pinned; /* host is page-locked (cuMemAllocHost): copies skip a staging buffer */
+  /* the rows copied to the host (rows, read_state) land here first: one
+   * buffer kept for the ensemble's life, page-locked where the driver can
+   * (sdk_cuda_stage), instead of a malloc and a pageable copy per call */
+  void *stage;
+  size_t stage_bytes;
+  int stage_pinned;
+  /* count_zero's device buffer: per grid point held lo (-0.5), hi (0.5),
+   * then the counts, under and over of sdk_red_hist (made by its first call) */
+  CUdeviceptr zc;
   /* the stream of its advances (0: the NULL stream): a blocking stream, so
    * everything else, on the NULL stream, keeps its order with them, while
    * the advances of several ensembles (a run over windows of paths, one
@@ -278,6 +287,8 @@ void sdk_cuda_free(sdk_ensemble **e);
  * the driver can give it (a copy then goes straight to it), else malloc'ed;
  * 0 when out of memory. */
 int sdk_cuda_host_alloc(sdk_ensemble *e, size_t bytes);
+/* e->stage with room for `bytes` (grown as needed; NULL when out of memory). */
+void *sdk_cuda_stage(sdk_ensemble *e, size_t bytes);
 
 /* ---- cuda_sys.c ---- */
 
