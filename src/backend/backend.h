@@ -63,6 +63,14 @@ typedef struct sdk_module_shelf {
   struct sdk_module *(*take)(void *user, const char *key);
   int (*put)(void *user, const char *key, struct sdk_module *m,
              void (*free_module)(struct sdk_module **m));
+  /* The same for a backend's blocks of device memory (issue 32: a later run
+   * of the same sizes allocates nothing): take_mem gives one kept under key
+   * (NULL: none), put_mem keeps mem (1; it may release an older block with
+   * its release) or not (0: the caller releases it), drop_mem releases all
+   * those whose key begins with prefix (an allocation failed: room). */
+  void *(*take_mem)(void *user, const char *key);
+  int (*put_mem)(void *user, const char *key, void *mem, void (*release)(void *mem));
+  void (*drop_mem)(void *user, const char *prefix);
 } sdk_module_shelf;
 
 typedef struct sdk_backend_opts {

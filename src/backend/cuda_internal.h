@@ -203,6 +203,7 @@ struct sdk_ensemble {
   sdk_span span;  /* the chunks and grid points held (backend.h) */
   size_t esize;   /* bytes per real */
   CUdeviceptr st; /* nvars * npad reals (2 nvars with compensation) */
+  size_t st_bytes;
   CUdeviceptr sv; /* ngrid * max(nsv, 1) reals */
   CUdeviceptr mark;
   CUdeviceptr obs; /* user observables: nobs * npad reals, allocated on first use */
@@ -215,10 +216,11 @@ struct sdk_ensemble {
   CUdeviceptr fold;  /* fold unit results (red_bytes too) */
   CUdeviceptr units; /* the fold units held: (first chunk, chunks) pairs */
   int64_t nunits;
-  int64_t unitmax; /* the most chunks in a unit held */
-  int64_t *unit_g; /* the grid point of each unit held (host) */
-  void *host;      /* host copy of chunk results */
-  int host_pinned; /* host is page-locked (cuMemAllocHost): copies skip a staging buffer */
+  int64_t unitmax;   /* the most chunks in a unit held */
+  int64_t *unit_g;   /* the grid point of each unit held (host) */
+  void *host;        /* host copy of chunk results */
+  int host_pinned;   /* host is page-locked (cuMemAllocHost): copies skip a staging buffer */
+  size_t host_bytes; /* (page-locked) */
   /* the rows copied to the host (rows, read_state) land here first: one
    * buffer kept for the ensemble's life, page-locked where the driver can
    * (sdk_cuda_stage), instead of a malloc and a pageable copy per call */
