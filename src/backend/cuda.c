@@ -188,7 +188,8 @@ static sdk_err cuda_init(sdk_ensemble *e, uint64_t seed, sdk_errbuf *eb) {
 static sdk_err live_list(sdk_ensemble *e, unsigned long long *n, sdk_errbuf *eb) {
   CUresult r;
   if (!e->live) {
-    if ((r = sdk_cu.MemAlloc(&e->live, (size_t)e->npad * sizeof(unsigned))) != CUDA_SUCCESS) {
+    if ((r = sdk_cuda_dev_alloc(e->ctx, "live", &e->live, (size_t)e->npad * sizeof(unsigned))) !=
+        CUDA_SUCCESS) {
       e->live = 0;
       return sdk_cu_fail(eb, "cuMemAlloc", r);
     }

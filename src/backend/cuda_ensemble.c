@@ -66,7 +66,7 @@ static void *take_done(kept_mem *k, CUdeviceptr *d) {
 
 /* device memory of `bytes` for kind: kept, else allocated (where that
  * fails, the shelf's blocks of this device released and once more) */
-static CUresult dev_alloc(sdk_bctx *c, const char *kind, CUdeviceptr *d, size_t bytes) {
+CUresult sdk_cuda_dev_alloc(sdk_bctx *c, const char *kind, CUdeviceptr *d, size_t bytes) {
   kept_mem *k = take_kept(c, kind, bytes);
   if (k) {
     take_done(k, d);
@@ -106,7 +106,7 @@ static int put_kept(const sdk_bctx *c, const char *kind, CUdeviceptr d, void *h,
   return 0;
 }
 
-static void dev_free(const sdk_bctx *c, const char *kind, CUdeviceptr d, size_t bytes) {
+void sdk_cuda_dev_free(const sdk_bctx *c, const char *kind, CUdeviceptr d, size_t bytes) {
   if (d && !put_kept(c, kind, d, NULL, bytes)) sdk_cu.MemFree(d);
 }
 
@@ -160,7 +160,9 @@ static void stage_free(sdk_ensemble *e) {
 void *sdk_cuda_stage(sdk_ensemble *e, size_t bytes) {
   if (bytes <= e->stage_bytes) return e->stage;
   stage_free(e);
-  if (bytes == 0) bytes = 1;
+  /* (at least a block of the row cache's 65536 paths in double precision:
+   * one size for the copies a run makes, one block kept between runs) */
+  if (bytes < ((size_t)1 << 19)) bytes = (size_t)1 << 19;
   if ((e->stage = host_pinned_alloc(e->ctx, "stage", bytes)))
     e->stage_pinned = 1;
   else
@@ -174,22 +176,24 @@ void sdk_cuda_free(sdk_ensemble **e) {
   sdk_ensemble *x = *e;
   if (x->ctx && sdk_cu.CtxSetCurrent(x->ctx->cx) == CUDA_SUCCESS)
     sdk_cu.CtxSynchronize(); /* (an advance may still run) */
-  if (x->st) dev_free(x->ctx, "state", x->st, x->st_bytes);
-  if (x->sv) sdk_cu.MemFree(x->sv);
+  if (x->st) sdk_cuda_dev_free(x->ctx, "state", x->st, x->st_bytes);
+  if (x->sv) sdk_cuda_dev_free(x->ctx, "sv", x->sv, x->sv_bytes);
   if (x->mark) sdk_cu.MemFree(x->mark);
   if (x->obs) sdk_cu.MemFree(x->obs);
-  if (x->live) sdk_cu.MemFree(x->live);
+  if (x->live) sdk_cuda_dev_free(x->ctx, "live", x->live, (size_t)x->npad * sizeof(unsigned));
   if (x->nlive) sdk_cu.MemFree(x->nlive);
-  if (x->red) dev_free(x->ctx, "red", x->red, x->red_bytes);
-  if (x->fold) dev_free(x->ctx, "fold", x->fold, x->red_bytes);
-  if (x->units) sdk_cu.MemFree(x->units);
+  if (x->red) sdk_cuda_dev_free(x->ctx, "red", x->red, x->red_bytes);
+  if (x->fold) sdk_cuda_dev_free(x->ctx, "fold", x->fold, x->red_bytes);
+  if (x->units) sdk_cuda_dev_free(x->ctx, "units", x->units, x->units_bytes);
   if (x->zc) sdk_cu.MemFree(x->zc);
   if (x->ev0) sdk_cu.EventDestroy(x->ev0);
   if (x->ev1) sdk_cu.EventDestroy(x->ev1);
   if (x->stream) sdk_cu.StreamDestroy(x->stream);
-  CUdeviceptr sysbufs[] = {x->sys.st2,  x->sys.sums, x->sys.part, x->sys.cnt,
-                           x->sys.zsys, x->sys.gcnt, x->sys.obs,  x->sys.hist,
-                           x->sys.bar,  x->sys.psum, x->sys.work};
+  if (x->sys.st2) sdk_cuda_dev_free(x->ctx, "st2", x->sys.st2, x->sys.st2_bytes);
+  if (x->sys.psum) sdk_cuda_dev_free(x->ctx, "psum", x->sys.psum, x->sys.psum_bytes);
+  if (x->sys.work) sdk_cuda_dev_free(x->ctx, "work", x->sys.work, x->sys.work_bytes);
+  CUdeviceptr sysbufs[] = {x->sys.sums, x->sys.part, x->sys.cnt,  x->sys.zsys,
+                           x->sys.gcnt, x->sys.obs,  x->sys.hist, x->sys.bar};
   for (size_t i = 0; i < sizeof sysbufs / sizeof sysbufs[0]; i++)
     if (sysbufs[i]) sdk_cu.MemFree(sysbufs[i]);
   host_free(x);
@@ -226,7 +230,8 @@ static sdk_err upload_units(sdk_ensemble *e, sdk_errbuf *eb) {
     if (u[j].n > e->unitmax) e->unitmax = u[j].n;
   }
   free(u);
-  CUresult r = sdk_cu.MemAlloc(&e->units, 2 * n * sizeof *kn);
+  e->units_bytes = 2 * n * sizeof *kn;
+  CUresult r = sdk_cuda_dev_alloc(e->ctx, "units", &e->units, e->units_bytes);
   if (r == CUDA_SUCCESS) r = sdk_cu.MemcpyHtoD(e->units, kn, 2 * n * sizeof *kn);
   free(kn);
   if (r != CUDA_SUCCESS) return sdk_cu_fail(eb, "cuMemAlloc/cuMemcpyHtoD", r);
@@ -266,7 +271,7 @@ sdk_err sdk_cuda_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, sdk_
     goto fail;
   }
   size_t bytes = (size_t)(mod->comp ? mod->comp : lay->nvars) * (size_t)e->npad * e->esize;
-  CUresult r = dev_alloc(c, "state", &e->st, bytes);
+  CUresult r = sdk_cuda_dev_alloc(c, "state", &e->st, bytes);
   e->st_bytes = bytes;
   if (r != CUDA_SUCCESS) {
     err = SDK_FAIL(eb, SDK_ERR_NOMEM,
@@ -285,8 +290,8 @@ sdk_err sdk_cuda_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, sdk_
   size_t nchunks = (size_t)(e->span.c1 - e->span.c0);
   e->red_bytes = nchunks * (size_t)lay->nvars * (3 * sizeof(double) + sizeof(int));
   if (e->red_bytes < nchunks * 2 * sizeof(double)) e->red_bytes = nchunks * 2 * sizeof(double);
-  if ((r = dev_alloc(c, "red", &e->red, e->red_bytes)) == CUDA_SUCCESS)
-    r = dev_alloc(c, "fold", &e->fold, e->red_bytes);
+  if ((r = sdk_cuda_dev_alloc(c, "red", &e->red, e->red_bytes)) == CUDA_SUCCESS)
+    r = sdk_cuda_dev_alloc(c, "fold", &e->fold, e->red_bytes);
   if (r != CUDA_SUCCESS) {
     err = sdk_cu_fail(eb, "cuMemAlloc", r);
     goto fail;
@@ -307,7 +312,8 @@ sdk_err sdk_cuda_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, sdk_
     else
       ((double *)hsv)[i] = lay->sv[i];
   }
-  if ((r = sdk_cu.MemAlloc(&e->sv, svn * e->esize)) != CUDA_SUCCESS) {
+  e->sv_bytes = svn * e->esize;
+  if ((r = sdk_cuda_dev_alloc(c, "sv", &e->sv, e->sv_bytes)) != CUDA_SUCCESS) {
     e->sv = 0;
     free(hsv);
     err = sdk_cu_fail(eb, "cuMemAlloc", r);

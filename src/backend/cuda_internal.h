@@ -205,6 +205,7 @@ struct sdk_ensemble {
   CUdeviceptr st; /* nvars * npad reals (2 nvars with compensation) */
   size_t st_bytes;
   CUdeviceptr sv; /* ngrid * max(nsv, 1) reals */
+  size_t sv_bytes, units_bytes;
   CUdeviceptr mark;
   CUdeviceptr obs; /* user observables: nobs * npad reals, allocated on first use */
   /* [boundaries]: the paths still alive (npad unsigned) and their count, for
@@ -247,6 +248,7 @@ struct sdk_ensemble {
      * [nsys][npair][ntile][N] and the work list (nwork items of 3 ints) */
     int half, nwork;
     CUdeviceptr psum, work;
+    size_t psum_bytes, work_bytes, st2_bytes; /* (the blocks kept between runs) */
     size_t obs_bytes;
     /* systems; chunks, blocks and chunks per block per system; the step whose
      * sums are held (-1 none) */
@@ -289,6 +291,11 @@ void sdk_cuda_free(sdk_ensemble **e);
  * the driver can give it (a copy then goes straight to it), else malloc'ed;
  * 0 when out of memory. */
 int sdk_cuda_host_alloc(sdk_ensemble *e, size_t bytes);
+/* Device memory of `bytes` for a kind of buffer ("state", "red", ...): a
+ * block the session kept from an earlier run of the device, else allocated;
+ * freed to the session's shelf where there is one (cuda_ensemble.c). */
+CUresult sdk_cuda_dev_alloc(sdk_bctx *c, const char *kind, CUdeviceptr *d, size_t bytes);
+void sdk_cuda_dev_free(const sdk_bctx *c, const char *kind, CUdeviceptr d, size_t bytes);
 /* e->stage with room for `bytes` (grown as needed; NULL when out of memory). */
 void *sdk_cuda_stage(sdk_ensemble *e, size_t bytes);
 

@@ -92,9 +92,11 @@ static sdk_err sys_half_alloc(sdk_ensemble *e, sdk_errbuf *eb) {
   int *w = NULL;
   if (nfull > 0 && !(w = half_work(nfull, e->sys.nsys, &e->sys.nwork)))
     return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  CUresult r = sdk_cu.MemAlloc(&e->sys.psum, (size_t)bytes);
+  e->sys.psum_bytes = (size_t)bytes;
+  CUresult r = sdk_cuda_dev_alloc(e->ctx, "psum", &e->sys.psum, e->sys.psum_bytes);
   if (r == CUDA_SUCCESS && w) {
-    r = sdk_cu.MemAlloc(&e->sys.work, (size_t)(3 * e->sys.nwork) * sizeof(int));
+    e->sys.work_bytes = (size_t)(3 * e->sys.nwork) * sizeof(int);
+    r = sdk_cuda_dev_alloc(e->ctx, "work", &e->sys.work, e->sys.work_bytes);
     if (r == CUDA_SUCCESS)
       r = sdk_cu.MemcpyHtoD(e->sys.work, w, (size_t)(3 * e->sys.nwork) * sizeof(int));
   }
@@ -163,7 +165,11 @@ static sdk_err sys_alloc(sdk_ensemble *e, sdk_errbuf *eb) {
   };
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) {
     if (!bufs[i].bytes) continue;
-    CUresult r = sdk_cu.MemAlloc(bufs[i].p, bufs[i].bytes);
+    if (bufs[i].p == &e->sys.st2) e->sys.st2_bytes = bufs[i].bytes;
+    /* (the second state, as large as the first: kept between runs) */
+    CUresult r = bufs[i].p == &e->sys.st2
+                     ? sdk_cuda_dev_alloc(e->ctx, "st2", bufs[i].p, bufs[i].bytes)
+                     : sdk_cu.MemAlloc(bufs[i].p, bufs[i].bytes);
     if (r != CUDA_SUCCESS) {
       *bufs[i].p = 0;
       return sdk_cu_fail(eb, "cuMemAlloc", r);
