@@ -100,7 +100,11 @@ static int put_kept(const sdk_bctx *c, const char *kind, CUdeviceptr d, void *h,
   *k = (kept_mem){.dev = c->dev, .cx = c->cx, .d = d, .h = h};
   char key[96];
   mem_key(c, kind, bytes, key, sizeof key);
-  if (sh->put_mem(sh->user, key, k, kept_release)) return 1;
+  int ok = sh->put_mem(sh->user, key, k, kept_release);
+  /* (an older block it released, maybe of another device, made that
+   * device's context current on this thread) */
+  (void)sdk_cu.CtxSetCurrent(c->cx);
+  if (ok) return 1;
   sdk_cu.DevicePrimaryCtxRelease(c->dev);
   free(k);
   return 0;
