@@ -154,6 +154,22 @@ struct sdk_bctx {
   sdk_cache_place cache; /* where compiled modules go */
 };
 
+/* Shape of a launch of the persistent system kernel (see cuda_sys.c). */
+typedef struct {
+  unsigned blocks;
+  int R, msys;      /* chunks per block resident in shared memory; systems per block */
+  size_t smem;      /* dynamic shared memory per block */
+  int64_t resident; /* chunks resident in all */
+} sys_shape;
+
+/* A persistent kernel's shape found for a size of systems (cuda_sys.c):
+ * the inputs of the search, its result (found 1, or -1: none runs) */
+typedef struct {
+  int64_t in[8];
+  int found;
+  sys_shape sh;
+} sys_shape_memo;
+
 struct sdk_module {
   CUmodule mod;
   CUcontext cx; /* the context it was loaded into */
@@ -184,15 +200,12 @@ struct sdk_module {
   int sys_run_smem; /* dynamic shared memory it may use (bytes) */
   /* nred, npair, ocos, osin, particles per chunk, block size, nmean, persistent */
   int sys_info[8];
+  /* the shapes of its persistent kernel found so far, kept with the module
+   * for the later runs of a session (each search asks the driver's occupancy
+   * calculator about a hundred times) */
+  sys_shape_memo shapes[4];
+  int nshapes;
 };
-
-/* Shape of a launch of the persistent system kernel (see cuda_sys.c). */
-typedef struct {
-  unsigned blocks;
-  int R, msys;      /* chunks per block resident in shared memory; systems per block */
-  size_t smem;      /* dynamic shared memory per block */
-  int64_t resident; /* chunks resident in all */
-} sys_shape;
 
 struct sdk_ensemble {
   sdk_bctx *ctx;

@@ -335,9 +335,25 @@ static int sys_persist_shape_(const sdk_ensemble *e, int res, sys_shape *sh) {
   return found;
 }
 
+/* (a function of the module, the device, the sizes and the tuning alone:
+ * found again from the module's memo, the same shape) */
 static int sys_persist_shape(sdk_ensemble *e, int res, sys_shape *sh) {
-  if (!e->sys.shape_known[res])
+  sdk_module *m = e->mod;
+  const sdk_tuning *tu = &e->ctx->o.tuning;
+  const int64_t in[8] = {res,          e->sys.nsys,       e->sys.nblk, e->sys.cpb,
+                         e->lay.nvars, (int64_t)e->esize, tu->sys_bps, tu->sys_rmax};
+  for (int i = 0; i < m->nshapes && !e->sys.shape_known[res]; i++)
+    if (!memcmp(m->shapes[i].in, in, sizeof in)) {
+      e->sys.shape_known[res] = m->shapes[i].found;
+      e->sys.shape[res] = m->shapes[i].sh;
+    }
+  if (!e->sys.shape_known[res]) {
     e->sys.shape_known[res] = sys_persist_shape_(e, res, &e->sys.shape[res]) ? 1 : -1;
+    sys_shape_memo *k = &m->shapes[m->nshapes < 4 ? m->nshapes++ : 3];
+    memcpy(k->in, in, sizeof in);
+    k->found = e->sys.shape_known[res];
+    k->sh = e->sys.shape[res];
+  }
   *sh = e->sys.shape[res];
   return e->sys.shape_known[res] > 0;
 }
