@@ -475,8 +475,10 @@ SDEKIT_API sdekit_status sdekit_config_set_comm(sdekit_config *c, const sdekit_c
 
 /* A session keeps open, between the runs given it, what each run would
  * otherwise make and destroy: on a GPU the device's context (a tenth of a
- * second to a second per run, docs/BENCHMARKS.md).  The results do not depend
- * on it.  Give it to the configurations of the runs (sdekit_config_set_session;
+ * second to a second per run, docs/BENCHMARKS.md), its loaded kernels, and
+ * the device memory of the runs' paths, kept on the device between runs for
+ * a later run of the same sizes (up to 16 blocks; docs/API.md).  The results
+ * do not depend on it.  Give it to the configurations of the runs (sdekit_config_set_session;
  * the session must outlive them) and destroy it after the last run; runs on
  * several threads may share one.  Python keeps one per process. */
 typedef struct sdekit_session sdekit_session;

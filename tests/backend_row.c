@@ -74,6 +74,52 @@ static void test_run(void) {
            "twin's moments are the CPU's bit for bit");
 }
 
+/* fpt's survival at every sample: counted where the paths live by the CPU's
+ * count_zero, from the status rows read to the host on twin, which has no
+ * count_zero (paths.h, sdk_paths_count_zero): the same numbers bit for bit,
+ * over several shards and a scan; the last sample (t_end) is the fraction the
+ * final fold finds censored. */
+static void test_fpt_counted(void) {
+  static const char BM[] = "[model]\nname = bm\nvars = x\n[params]\nD = 1\nL = 1\n"
+                           "x0 = 0.5\n[drift]\nx = 0\n[noise]\nx = sqrt(2*D)\n[init]\n"
+                           "x = x0\n[boundaries]\nleft = absorb x <= 0\nright = absorb x >= L\n";
+  sdk_run_config c;
+  st_config_text(&c, "bm", BM, 3000, 0.002, 0.4);
+  c.observe = "fpt";
+  c.shards = 3;
+  TU_CHECK(sdk_scan_parse("x0=0.3:0.7:2", &c.scan[0], NULL) == SDK_OK, "scan");
+  c.nscan = 1;
+  sdk_run *r[2] = {NULL, NULL};
+  for (int k = 0; k < 2; k++) {
+    c.backend = k ? "twin" : "cpu";
+    r[k] = st_run(&c);
+    TU_CHECK(r[k] != NULL, "fpt on %s", c.backend);
+  }
+  if (r[0] && r[1]) {
+    const sdk_results *A = sdk_run_results(r[0]), *B = sdk_run_results(r[1]);
+    const sdk_dataset *sa = sdk_store_find(&A->store, "fpt/survival"),
+                      *sb = sdk_store_find(&B->store, "fpt/survival"),
+                      *ca = sdk_store_find(&A->store, "fpt/censored");
+    int ok = sa && sb && ca && sa->rank == 2 && sb->rank == 2 && sa->dims[0] == 2 &&
+             sb->dims[0] == 2 && sa->dims[1] == sb->dims[1] && sa->dims[1] > 2;
+    TU_CHECK(ok, "survival datasets [2][samples]");
+    if (ok) {
+      TU_CHECK(!memcmp(sa->data, sb->data, (size_t)(2 * sa->dims[1]) * sizeof(double)),
+               "survival counted on the CPU is twin's bit for bit");
+      int64_t ns = sa->dims[1];
+      const double *S = sdk_ds_f64(sa);
+      const int64_t *cen = sdk_ds_i64(ca);
+      for (int g = 0; g < 2; g++)
+        TU_CHECK(S[g * ns + ns - 1] == (double)cen[g] / 3000.0 && S[g * ns + 1] < 1,
+                 "grid point %d: S(t_end) %.17g, censored %lld", g, S[g * ns + ns - 1],
+                 (long long)cen[g]);
+    }
+  }
+  sdk_run_destroy(&r[0]);
+  sdk_run_destroy(&r[1]);
+  sdk_scan_free(&c.scan[0]);
+}
+
 /* --backend auto opens the backends of auto_rank > 0 only */
 static void test_auto(void) {
   sdk_run_config c;
@@ -90,6 +136,7 @@ int main(void) {
   test_rows();
   test_option();
   test_run();
+  test_fpt_counted();
   test_auto();
   return tu_finish("backend_row");
 }

@@ -187,7 +187,7 @@ done
 # the process's; the parts add up to no more than the whole
 "$BIN" run ou --paths 2000 --t-end 1 --verbose -o "$T/v.h5" 2>"$T/verbose.txt"
 check "--verbose: the stages of the run ($(grep -c 'times: plan' "$T/verbose.txt"))" \
-  test "$(grep -c '^sdekit: times: plan [0-9.]* s, backend open [0-9.]* s, kernel' "$T/verbose.txt")" = 1
+  test "$(grep -c '^sdekit: times: plan [0-9.]* s, backend open [0-9.]* s, source [0-9.]* s (generate, identity), kernel' "$T/verbose.txt")" = 1
 line=$(grep '^sdekit: process times:' "$T/verbose.txt")
 check "--verbose: the process's times ($line)" awk -v l="$line" 'BEGIN {
   n = split(l, w, " "); all = w[4]; before = w[8]; run = -1; wr = -1

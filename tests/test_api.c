@@ -523,6 +523,48 @@ static void check_session(void) {
   sdekit_result_destroy(&two);
 }
 
+/* The same with first passage (issue 32: the survival counted where the
+ * paths live, the live list, the staging buffer): a session's later runs,
+ * given the device memory of the earlier ones (a GPU), the bits of a run
+ * without a session; another seed between them leaves other values in the
+ * memory taken. */
+static void check_session_fpt(void) {
+  static const char BM[] = "[model]\nname = bm\nvars = x\n[params]\nD = 1\n[drift]\n"
+                           "x = 0.2\n[noise]\nx = sqrt(2*D)\n[init]\nx = 0.5\n"
+                           "[boundaries]\nleft = absorb x <= 0\nright = absorb x >= 1\n";
+  sdekit_error err;
+  sdekit_session *s = NULL;
+  sdekit_result *plain = NULL, *one = NULL, *other = NULL, *two = NULL;
+  sdekit_config *c = NULL;
+  if (sdekit_config_create(&c, &err) ||
+      sdekit_config_set_environment(c, (const char *const *)environ, &err) ||
+      sdekit_config_set_model_text(c, BM, "bm.sde", &err) ||
+      sdekit_config_set_paths(c, 70000, &err) || sdekit_config_set_dt(c, 0.001, &err) ||
+      sdekit_config_set_t_end(c, 0.3, &err) || sdekit_config_set_observe(c, "fpt", &err) ||
+      sdekit_config_set_seed(c, 7, &err) || sdekit_config_set_backend(c, backend(), &err)) {
+    TU_CHECK(0, "session fpt: configuration: %s", err.message);
+    sdekit_config_destroy(&c);
+    return;
+  }
+  OK(sdekit_session_create(&s, &err));
+  OK(sdekit_run(c, &plain, &err));
+  OK(sdekit_config_set_session(c, s, &err));
+  OK(sdekit_run(c, &one, &err));
+  OK(sdekit_config_set_seed(c, 8, &err));
+  OK(sdekit_run(c, &other, &err));
+  OK(sdekit_config_set_seed(c, 7, &err));
+  OK(sdekit_run(c, &two, &err));
+  TU_CHECK(plain && one && two && other && same_datasets(plain, one) && same_datasets(plain, two) &&
+               !same_datasets(plain, other),
+           "session fpt: runs in a session give the bits of a run without one");
+  sdekit_config_destroy(&c);
+  sdekit_session_destroy(&s);
+  sdekit_result_destroy(&plain);
+  sdekit_result_destroy(&one);
+  sdekit_result_destroy(&other);
+  sdekit_result_destroy(&two);
+}
+
 int main(void) {
   const char *dir = tu_scratch(); /* removed at exit (testutil.h) */
   if (!dir) return perror("scratch directory"), 1;
@@ -556,5 +598,6 @@ int main(void) {
   check_tsv_names(dir);
   check_scan_table();
   check_session();
+  check_session_fpt();
   return tu_finish("test_api");
 }

@@ -63,6 +63,14 @@ typedef struct sdk_module_shelf {
   struct sdk_module *(*take)(void *user, const char *key);
   int (*put)(void *user, const char *key, struct sdk_module *m,
              void (*free_module)(struct sdk_module **m));
+  /* The same for a backend's blocks of device memory (issue 32: a later run
+   * of the same sizes allocates nothing): take_mem gives one kept under key
+   * (NULL: none), put_mem keeps mem (1; it may release an older block with
+   * its release) or not (0: the caller releases it), drop_mem releases all
+   * those whose key begins with prefix (an allocation failed: room). */
+  void *(*take_mem)(void *user, const char *key);
+  int (*put_mem)(void *user, const char *key, void *mem, void (*release)(void *mem));
+  void (*drop_mem)(void *user, const char *prefix);
 } sdk_module_shelf;
 
 typedef struct sdk_backend_opts {
@@ -211,6 +219,12 @@ typedef struct sdk_backend {
    * evaluated it (acf, psd of user observables: observe/obs_corr.h). */
   sdk_err (*rows)(sdk_ensemble *ens, int row, int64_t first, int64_t n, double *buf, int write,
                   sdk_errbuf *eb);
+  /* Optional: per grid point held the paths whose row `row` (rows'
+   * numbering: a variable or a carried row) is 0, count[j] (j = g - the
+   * first grid point held); for rows of whole numbers (a boundary's status:
+   * 0 alive), which the CUDA backend counts on the device, only the counts
+   * crossing to the host (fpt's survival at every sample, issue 32). */
+  sdk_err (*count_zero)(sdk_ensemble *ens, int row, int64_t *count, sdk_errbuf *eb);
   /* Number of carried rows (rows nvars + 1 ...): those of the compensated
    * update (0 without it, nvars for a Kahan sum every step, 2 nvars when the
    * module also keeps the high part: codegen.h, deferred renormalisation),

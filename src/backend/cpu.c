@@ -793,6 +793,23 @@ static sdk_err cpu_rows(sdk_ensemble *e, int row, int64_t first, int64_t n, doub
   return SDK_OK;
 }
 
+/* The zeros of a row per grid point held (backend.h), read where they lie. */
+static sdk_err cpu_count_zero(sdk_ensemble *e, int row, int64_t *count, sdk_errbuf *eb) {
+  if (row < 0 || row == e->lay.nvars ||
+      (row > e->lay.nvars && (!e->mod->rows || row - 1 >= e->mod->rows)))
+    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "count_zero: no state row %d", row);
+  size_t at = (size_t)(row > e->lay.nvars ? row - 1 : row) * (size_t)e->npad;
+  sdk_span sp = sdk_layout_span(&e->lay);
+  int64_t n = sdk_layout_npaths(&e->lay), path0 = e->lay.path0, ppg = e->lay.ppg;
+  memset(count, 0, (size_t)(sp.g1 - sp.g0) * sizeof *count);
+  for (int64_t q = 0; q < n; q++) {
+    double x = e->esize == sizeof(float) ? ((const float *)e->st)[at + (size_t)q]
+                                         : ((const double *)e->st)[at + (size_t)q];
+    if (x == 0) count[(path0 + q) / ppg - sp.g0]++;
+  }
+  return SDK_OK;
+}
+
 /* Systems spanning MPI ranks: the chunk sums of every other rank into part
  * (each rank's chunks are consecutive, ranks in order: backend.h, xchunks). */
 static int cpu_xchg(void *user, double *part) {
@@ -852,6 +869,7 @@ const sdk_backend sdk_backend_cpu = {
     .sys_unit = cpu_sys_unit,
     .histogram_mod = cpu_histogram_mod,
     .rows = cpu_rows,
+    .count_zero = cpu_count_zero,
     .carried_rows = cpu_carried_rows,
     .name = "cpu",
     .description = "CPU cores: kernels compiled by the system C compiler, OpenMP threads",

@@ -188,7 +188,8 @@ static sdk_err cuda_init(sdk_ensemble *e, uint64_t seed, sdk_errbuf *eb) {
 static sdk_err live_list(sdk_ensemble *e, unsigned long long *n, sdk_errbuf *eb) {
   CUresult r;
   if (!e->live) {
-    if ((r = sdk_cu.MemAlloc(&e->live, (size_t)e->npad * sizeof(unsigned))) != CUDA_SUCCESS) {
+    if ((r = sdk_cuda_dev_alloc(e->ctx, "live", &e->live, (size_t)e->npad * sizeof(unsigned))) !=
+        CUDA_SUCCESS) {
       e->live = 0;
       return sdk_cu_fail(eb, "cuMemAlloc", r);
     }
@@ -234,7 +235,10 @@ static sdk_err cuda_advance(sdk_ensemble *e, int64_t step0, int64_t nsteps, uint
     if (e->npad > 0xffffffffLL || SDK_CUDA_TPB != 256)
       return SDK_FAIL(eb, SDK_ERR_INTERNAL, "cuda: no list of live paths for this ensemble");
     SDK_CHECK(live_list(e, &nlive, eb));
-    if (nlive == 0) return SDK_OK; /* every path absorbed: nothing moves */
+    if (nlive == 0) { /* every path absorbed: nothing moves */
+      e->last_ms = 0, e->timed = 0;
+      return SDK_OK;
+    }
     nl = (long long)nlive;
     blocks = (unsigned)((nlive + 255) / 256);
   }
@@ -523,24 +527,61 @@ out:
   return err;
 }
 
+/* The paths whose row `row` is 0 per grid point held (backend.h): the
+ * module's sdk_red_hist over the row with one bin [-0.5, 0.5] per grid point,
+ * which for a row of whole numbers (a boundary's status) counts its zeros;
+ * only the counts cross to the host. */
+static sdk_err cuda_count_zero(sdk_ensemble *e, int row, int64_t *count, sdk_errbuf *eb) {
+  int v = row;
+  if (row > e->lay.nvars && e->mod->comp && row - 1 < e->mod->comp)
+    v = row - 1; /* a carried row (rows' numbering) */
+  else if (row < 0 || row >= e->lay.nvars)
+    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "count_zero: no state row %d", row);
+  CU(eb, CtxSetCurrent(e->ctx->cx));
+  int64_t ng = e->span.g1 - e->span.g0;
+  size_t nc = 3 * (size_t)ng * sizeof(uint64_t); /* counts, under, over */
+  CUdeviceptr dlo, dhi, dcnt;
+  CUresult r;
+  if (!e->zc) {
+    size_t bytes = 2 * (size_t)ng * sizeof(double) + nc;
+    double *h = sdk_cuda_stage(e, 2 * (size_t)ng * sizeof(double));
+    if (!h) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+    for (int64_t j = 0; j < ng; j++)
+      h[j] = -0.5, h[ng + j] = 0.5;
+    if ((r = sdk_cu.MemAlloc(&e->zc, bytes)) != CUDA_SUCCESS) {
+      e->zc = 0;
+      return sdk_cu_fail(eb, "cuMemAlloc", r);
+    }
+    CU(eb, MemcpyHtoD(e->zc, h, 2 * (size_t)ng * sizeof(double)));
+  }
+  dlo = e->zc, dhi = dlo + (size_t)ng * sizeof(double), dcnt = dhi + (size_t)ng * sizeof(double);
+  CUdeviceptr dun = dcnt + (size_t)ng * sizeof(uint64_t), dov = dun + (size_t)ng * sizeof(uint64_t);
+  CU(eb, MemsetD8(dcnt, 0, nc));
+  long long npad = e->npad, ppg = e->lay.ppg, n = sdk_layout_npaths(&e->lay);
+  long long path0 = e->lay.path0, g0 = e->span.g0, nb = 1;
+  void *args[] = {&e->st, &npad, &v, &ppg, &n, &path0, &g0, &nb, &dlo, &dhi, &dcnt, &dun, &dov};
+  SDK_CHECK(launch_async(e, e->mod->red_hist, "sdk_red_hist", (n + 255) / 256, args, eb));
+  uint64_t *h = sdk_cuda_stage(e, (size_t)ng * sizeof(uint64_t));
+  if (!h) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  CU(eb, MemcpyDtoH(h, dcnt, (size_t)ng * sizeof(uint64_t)));
+  for (int64_t j = 0; j < ng; j++)
+    count[j] = (int64_t)h[j];
+  return SDK_OK;
+}
+
 static sdk_err cuda_read_state(sdk_ensemble *e, int64_t first, int64_t n, double *out,
                                sdk_errbuf *eb) {
   if (n <= 0) return SDK_OK;
   CU(eb, CtxSetCurrent(e->ctx->cx));
-  void *tmp = malloc((size_t)n * e->esize);
+  void *tmp = sdk_cuda_stage(e, (size_t)n * e->esize);
   if (!tmp) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   for (int v = 0; v < e->lay.nvars; v++) {
     CUdeviceptr src =
         e->st + (CUdeviceptr)(((size_t)v * (size_t)e->npad + (size_t)first) * e->esize);
-    CUresult r = sdk_cu.MemcpyDtoH(tmp, src, (size_t)n * e->esize);
-    if (r != CUDA_SUCCESS) {
-      free(tmp);
-      return sdk_cu_fail(eb, "cuMemcpyDtoH", r);
-    }
+    CU(eb, MemcpyDtoH(tmp, src, (size_t)n * e->esize));
     for (int64_t i = 0; i < n; i++)
       out[v * n + i] = e->esize == sizeof(float) ? (double)((float *)tmp)[i] : ((double *)tmp)[i];
   }
-  free(tmp);
   return SDK_OK;
 }
 
@@ -604,7 +645,7 @@ static sdk_err cuda_rows(sdk_ensemble *e, int row, int64_t first, int64_t n, dou
     }
     base = e->mark;
   }
-  void *tmp = malloc((size_t)n * e->esize);
+  void *tmp = sdk_cuda_stage(e, (size_t)n * e->esize);
   if (!tmp) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   CUdeviceptr at = base + (CUdeviceptr)((size_t)first * e->esize);
   CUresult r = CUDA_SUCCESS;
@@ -621,7 +662,6 @@ static sdk_err cuda_rows(sdk_ensemble *e, int row, int64_t first, int64_t n, dou
     for (int64_t i = 0; r == CUDA_SUCCESS && i < n; i++)
       buf[i] = e->esize == sizeof(float) ? (double)((float *)tmp)[i] : ((double *)tmp)[i];
   }
-  free(tmp);
   if (r != CUDA_SUCCESS) return sdk_cu_fail(eb, write ? "cuMemcpyHtoD" : "cuMemcpyDtoH", r);
   return SDK_OK;
 }
@@ -752,5 +792,6 @@ const sdk_backend sdk_backend_cuda = {
     .sys_unit = sdk_cuda_sys_unit,
     .histogram_mod = cuda_histogram_mod,
     .rows = cuda_rows,
+    .count_zero = cuda_count_zero,
     .carried_rows = cuda_carried_rows,
 };

@@ -9,25 +9,170 @@
 
 #include "backend/cuda_internal.h"
 
+/* ---- memory kept between runs (a session's shelf, backend.h) ----
+ *
+ * The large blocks of an ensemble (its state, the reductions' buffers, the
+ * page-locked host buffers) go to the session's shelf when the ensemble is
+ * freed, and the next ensemble of the same sizes on the device takes them
+ * instead of allocating: cuMemAlloc and cuMemFree of hundreds of MB, and
+ * cuMemAllocHost's page-locking, cost milliseconds a run (issue 32).  A
+ * block taken holds what its last user left: every one is written before it
+ * is read (the init kernel writes every row of every padded path, the
+ * reductions their results), as after a cuMemAlloc, which gives no zeros
+ * either.  A block on the shelf holds a retain of the device's primary
+ * context, released with the block. */
+typedef struct kept_mem {
+  CUdevice dev;
+  CUcontext cx;
+  CUdeviceptr d; /* device memory, or */
+  void *h;       /* page-locked host memory */
+} kept_mem;
+
+static void kept_release(void *p) {
+  kept_mem *k = p;
+  if (sdk_cu.CtxSetCurrent(k->cx) == CUDA_SUCCESS) {
+    if (k->d) sdk_cu.MemFree(k->d);
+    if (k->h) sdk_cu.MemFreeHost(k->h);
+  }
+  sdk_cu.DevicePrimaryCtxRelease(k->dev);
+  free(k);
+}
+
+/* "cuda-mem DEVICE/" and the kind and size of a block after it */
+static void mem_key(const sdk_bctx *c, const char *kind, size_t bytes, char *key, size_t n) {
+  snprintf(key, n, "cuda-mem %d/%s %zu", c->o.device, kind, bytes);
+}
+
+static const sdk_module_shelf *shelf_of(const sdk_bctx *c) {
+  return c->has_device && c->o.shelf && c->o.shelf->take_mem ? c->o.shelf : NULL;
+}
+
+/* A block of `bytes` kept on the shelf under kind, or 0 / NULL */
+static kept_mem *take_kept(const sdk_bctx *c, const char *kind, size_t bytes) {
+  const sdk_module_shelf *sh = shelf_of(c);
+  char key[96];
+  if (!sh) return NULL;
+  mem_key(c, kind, bytes, key, sizeof key);
+  return sh->take_mem(sh->user, key);
+}
+
+static void *take_done(kept_mem *k, CUdeviceptr *d) {
+  void *h = k->h;
+  if (d) *d = k->d;
+  sdk_cu.DevicePrimaryCtxRelease(k->dev); /* (the run holds the context) */
+  free(k);
+  return h;
+}
+
+/* device memory of `bytes` for kind: kept, else allocated (where that
+ * fails, the shelf's blocks of this device released and once more) */
+CUresult sdk_cuda_dev_alloc(sdk_bctx *c, const char *kind, CUdeviceptr *d, size_t bytes) {
+  kept_mem *k = take_kept(c, kind, bytes);
+  if (k) {
+    take_done(k, d);
+    return CUDA_SUCCESS;
+  }
+  CUresult r = sdk_cu.MemAlloc(d, bytes);
+  const sdk_module_shelf *sh = shelf_of(c);
+  if (r != CUDA_SUCCESS && sh) {
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "cuda-mem %d/", c->o.device);
+    sh->drop_mem(sh->user, prefix);
+    (void)sdk_cu.CtxSetCurrent(c->cx);
+    r = sdk_cu.MemAlloc(d, bytes);
+  }
+  if (r != CUDA_SUCCESS) *d = 0;
+  return r;
+}
+
+/* A block (device d, or page-locked host h) to the shelf; 0: not kept (the
+ * caller frees it) */
+static int put_kept(const sdk_bctx *c, const char *kind, CUdeviceptr d, void *h, size_t bytes) {
+  const sdk_module_shelf *sh = shelf_of(c);
+  if (!sh || bytes == 0) return 0;
+  kept_mem *k = calloc(1, sizeof *k);
+  if (!k) return 0;
+  CUcontext held;
+  if (sdk_cu.DevicePrimaryCtxRetain(&held, c->dev) != CUDA_SUCCESS) {
+    free(k);
+    return 0;
+  }
+  *k = (kept_mem){.dev = c->dev, .cx = c->cx, .d = d, .h = h};
+  char key[96];
+  mem_key(c, kind, bytes, key, sizeof key);
+  int ok = sh->put_mem(sh->user, key, k, kept_release);
+  /* (an older block it released, maybe of another device, made that
+   * device's context current on this thread) */
+  (void)sdk_cu.CtxSetCurrent(c->cx);
+  if (ok) return 1;
+  sdk_cu.DevicePrimaryCtxRelease(c->dev);
+  free(k);
+  return 0;
+}
+
+void sdk_cuda_dev_free(const sdk_bctx *c, const char *kind, CUdeviceptr d, size_t bytes) {
+  if (d && !put_kept(c, kind, d, NULL, bytes)) sdk_cu.MemFree(d);
+}
+
+/* page-locked host memory of `bytes` for kind: kept, else allocated (NULL:
+ * none to be had) */
+static void *host_pinned_alloc(const sdk_bctx *c, const char *kind, size_t bytes) {
+  kept_mem *k = take_kept(c, kind, bytes);
+  if (k) return take_done(k, NULL);
+  void *h = NULL;
+  if (sdk_cu.MemAllocHost && sdk_cu.MemAllocHost(&h, bytes) == CUDA_SUCCESS) return h;
+  return NULL;
+}
+
+static void host_pinned_free(const sdk_bctx *c, const char *kind, void *h, size_t bytes) {
+  if (h && !put_kept(c, kind, 0, h, bytes)) sdk_cu.MemFreeHost(h);
+}
+
 /* The host buffer of reduction results: page-locked when the driver can
  * (a copy then goes straight to it: each sample's copies wait less). */
 static void host_free(sdk_ensemble *e) {
   if (e->host && e->host_pinned)
-    sdk_cu.MemFreeHost(e->host);
+    host_pinned_free(e->ctx, "host", e->host, e->host_bytes);
   else
     free(e->host);
   e->host = NULL;
   e->host_pinned = 0;
+  e->host_bytes = 0;
 }
 
 int sdk_cuda_host_alloc(sdk_ensemble *e, size_t bytes) {
   host_free(e);
-  if (sdk_cu.MemAllocHost && sdk_cu.MemAllocHost(&e->host, bytes) == CUDA_SUCCESS) {
+  if ((e->host = host_pinned_alloc(e->ctx, "host", bytes))) {
     e->host_pinned = 1;
+    e->host_bytes = bytes;
     return 1;
   }
   e->host = malloc(bytes);
   return e->host != NULL;
+}
+
+static void stage_free(sdk_ensemble *e) {
+  if (e->stage && e->stage_pinned)
+    host_pinned_free(e->ctx, "stage", e->stage, e->stage_bytes);
+  else
+    free(e->stage);
+  e->stage = NULL;
+  e->stage_bytes = 0;
+  e->stage_pinned = 0;
+}
+
+void *sdk_cuda_stage(sdk_ensemble *e, size_t bytes) {
+  if (bytes <= e->stage_bytes) return e->stage;
+  stage_free(e);
+  /* (at least a block of the row cache's 65536 paths in double precision:
+   * one size for the copies a run makes, one block kept between runs) */
+  if (bytes < ((size_t)1 << 19)) bytes = (size_t)1 << 19;
+  if ((e->stage = host_pinned_alloc(e->ctx, "stage", bytes)))
+    e->stage_pinned = 1;
+  else
+    e->stage = malloc(bytes);
+  if (e->stage) e->stage_bytes = bytes;
+  return e->stage;
 }
 
 void sdk_cuda_free(sdk_ensemble **e) {
@@ -35,24 +180,28 @@ void sdk_cuda_free(sdk_ensemble **e) {
   sdk_ensemble *x = *e;
   if (x->ctx && sdk_cu.CtxSetCurrent(x->ctx->cx) == CUDA_SUCCESS)
     sdk_cu.CtxSynchronize(); /* (an advance may still run) */
-  if (x->st) sdk_cu.MemFree(x->st);
-  if (x->sv) sdk_cu.MemFree(x->sv);
+  if (x->st) sdk_cuda_dev_free(x->ctx, "state", x->st, x->st_bytes);
+  if (x->sv) sdk_cuda_dev_free(x->ctx, "sv", x->sv, x->sv_bytes);
   if (x->mark) sdk_cu.MemFree(x->mark);
   if (x->obs) sdk_cu.MemFree(x->obs);
-  if (x->live) sdk_cu.MemFree(x->live);
+  if (x->live) sdk_cuda_dev_free(x->ctx, "live", x->live, (size_t)x->npad * sizeof(unsigned));
   if (x->nlive) sdk_cu.MemFree(x->nlive);
-  if (x->red) sdk_cu.MemFree(x->red);
-  if (x->fold) sdk_cu.MemFree(x->fold);
-  if (x->units) sdk_cu.MemFree(x->units);
+  if (x->red) sdk_cuda_dev_free(x->ctx, "red", x->red, x->red_bytes);
+  if (x->fold) sdk_cuda_dev_free(x->ctx, "fold", x->fold, x->red_bytes);
+  if (x->units) sdk_cuda_dev_free(x->ctx, "units", x->units, x->units_bytes);
+  if (x->zc) sdk_cu.MemFree(x->zc);
   if (x->ev0) sdk_cu.EventDestroy(x->ev0);
   if (x->ev1) sdk_cu.EventDestroy(x->ev1);
   if (x->stream) sdk_cu.StreamDestroy(x->stream);
-  CUdeviceptr sysbufs[] = {x->sys.st2,  x->sys.sums, x->sys.part, x->sys.cnt,
-                           x->sys.zsys, x->sys.gcnt, x->sys.obs,  x->sys.hist,
-                           x->sys.bar,  x->sys.psum, x->sys.work};
+  if (x->sys.st2) sdk_cuda_dev_free(x->ctx, "st2", x->sys.st2, x->sys.st2_bytes);
+  if (x->sys.psum) sdk_cuda_dev_free(x->ctx, "psum", x->sys.psum, x->sys.psum_bytes);
+  if (x->sys.work) sdk_cuda_dev_free(x->ctx, "work", x->sys.work, x->sys.work_bytes);
+  CUdeviceptr sysbufs[] = {x->sys.sums, x->sys.part, x->sys.cnt,  x->sys.zsys,
+                           x->sys.gcnt, x->sys.obs,  x->sys.hist, x->sys.bar};
   for (size_t i = 0; i < sizeof sysbufs / sizeof sysbufs[0]; i++)
     if (sysbufs[i]) sdk_cu.MemFree(sysbufs[i]);
   host_free(x);
+  stage_free(x);
   free(x->unit_g);
   free(x->sys.xbuf);
   free(x->sys.xbytes);
@@ -85,7 +234,8 @@ static sdk_err upload_units(sdk_ensemble *e, sdk_errbuf *eb) {
     if (u[j].n > e->unitmax) e->unitmax = u[j].n;
   }
   free(u);
-  CUresult r = sdk_cu.MemAlloc(&e->units, 2 * n * sizeof *kn);
+  e->units_bytes = 2 * n * sizeof *kn;
+  CUresult r = sdk_cuda_dev_alloc(e->ctx, "units", &e->units, e->units_bytes);
   if (r == CUDA_SUCCESS) r = sdk_cu.MemcpyHtoD(e->units, kn, 2 * n * sizeof *kn);
   free(kn);
   if (r != CUDA_SUCCESS) return sdk_cu_fail(eb, "cuMemAlloc/cuMemcpyHtoD", r);
@@ -125,7 +275,8 @@ sdk_err sdk_cuda_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, sdk_
     goto fail;
   }
   size_t bytes = (size_t)(mod->comp ? mod->comp : lay->nvars) * (size_t)e->npad * e->esize;
-  CUresult r = sdk_cu.MemAlloc(&e->st, bytes);
+  CUresult r = sdk_cuda_dev_alloc(c, "state", &e->st, bytes);
+  e->st_bytes = bytes;
   if (r != CUDA_SUCCESS) {
     err = SDK_FAIL(eb, SDK_ERR_NOMEM,
                    "cuda: cannot allocate %.3g GiB of device memory for %lld paths x %d variables "
@@ -143,10 +294,8 @@ sdk_err sdk_cuda_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, sdk_
   size_t nchunks = (size_t)(e->span.c1 - e->span.c0);
   e->red_bytes = nchunks * (size_t)lay->nvars * (3 * sizeof(double) + sizeof(int));
   if (e->red_bytes < nchunks * 2 * sizeof(double)) e->red_bytes = nchunks * 2 * sizeof(double);
-  if ((r = sdk_cu.MemAlloc(&e->red, e->red_bytes)) != CUDA_SUCCESS)
-    e->red = 0;
-  else if ((r = sdk_cu.MemAlloc(&e->fold, e->red_bytes)) != CUDA_SUCCESS)
-    e->fold = 0;
+  if ((r = sdk_cuda_dev_alloc(c, "red", &e->red, e->red_bytes)) == CUDA_SUCCESS)
+    r = sdk_cuda_dev_alloc(c, "fold", &e->fold, e->red_bytes);
   if (r != CUDA_SUCCESS) {
     err = sdk_cu_fail(eb, "cuMemAlloc", r);
     goto fail;
@@ -167,7 +316,8 @@ sdk_err sdk_cuda_alloc(sdk_bctx *c, sdk_module *mod, const sdk_layout *lay, sdk_
     else
       ((double *)hsv)[i] = lay->sv[i];
   }
-  if ((r = sdk_cu.MemAlloc(&e->sv, svn * e->esize)) != CUDA_SUCCESS) {
+  e->sv_bytes = svn * e->esize;
+  if ((r = sdk_cuda_dev_alloc(c, "sv", &e->sv, e->sv_bytes)) != CUDA_SUCCESS) {
     e->sv = 0;
     free(hsv);
     err = sdk_cu_fail(eb, "cuMemAlloc", r);

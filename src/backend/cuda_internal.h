@@ -154,6 +154,22 @@ struct sdk_bctx {
   sdk_cache_place cache; /* where compiled modules go */
 };
 
+/* Shape of a launch of the persistent system kernel (see cuda_sys.c). */
+typedef struct {
+  unsigned blocks;
+  int R, msys;      /* chunks per block resident in shared memory; systems per block */
+  size_t smem;      /* dynamic shared memory per block */
+  int64_t resident; /* chunks resident in all */
+} sys_shape;
+
+/* A persistent kernel's shape found for a size of systems (cuda_sys.c):
+ * the inputs of the search, its result (found 1, or -1: none runs) */
+typedef struct {
+  int64_t in[8];
+  int found;
+  sys_shape sh;
+} sys_shape_memo;
+
 struct sdk_module {
   CUmodule mod;
   CUcontext cx; /* the context it was loaded into */
@@ -187,15 +203,12 @@ struct sdk_module {
   int sys_run_smem; /* dynamic shared memory it may use (bytes) */
   /* nred, npair, ocos, osin, particles per chunk, block size, nmean, persistent */
   int sys_info[8];
+  /* the shapes of its persistent kernel found so far, kept with the module
+   * for the later runs of a session (each search asks the driver's occupancy
+   * calculator about a hundred times) */
+  sys_shape_memo shapes[4];
+  int nshapes;
 };
-
-/* Shape of a launch of the persistent system kernel (see cuda_sys.c). */
-typedef struct {
-  unsigned blocks;
-  int R, msys;      /* chunks per block resident in shared memory; systems per block */
-  size_t smem;      /* dynamic shared memory per block */
-  int64_t resident; /* chunks resident in all */
-} sys_shape;
 
 struct sdk_ensemble {
   sdk_bctx *ctx;
@@ -206,7 +219,9 @@ struct sdk_ensemble {
   sdk_span span;  /* the chunks and grid points held (backend.h) */
   size_t esize;   /* bytes per real */
   CUdeviceptr st; /* nvars * npad reals (2 nvars with compensation) */
+  size_t st_bytes;
   CUdeviceptr sv; /* ngrid * max(nsv, 1) reals */
+  size_t sv_bytes, units_bytes;
   CUdeviceptr mark;
   CUdeviceptr obs; /* user observables: nobs * npad reals, allocated on first use */
   /* [boundaries]: the paths still alive (npad unsigned) and their count, for
@@ -218,10 +233,20 @@ struct sdk_ensemble {
   CUdeviceptr fold;  /* fold unit results (red_bytes too) */
   CUdeviceptr units; /* the fold units held: (first chunk, chunks) pairs */
   int64_t nunits;
-  int64_t unitmax; /* the most chunks in a unit held */
-  int64_t *unit_g; /* the grid point of each unit held (host) */
-  void *host;      /* host copy of chunk results */
-  int host_pinned; /* host is page-locked (cuMemAllocHost): copies skip a staging buffer */
+  int64_t unitmax;   /* the most chunks in a unit held */
+  int64_t *unit_g;   /* the grid point of each unit held (host) */
+  void *host;        /* host copy of chunk results */
+  int host_pinned;   /* host is page-locked (cuMemAllocHost): copies skip a staging buffer */
+  size_t host_bytes; /* (page-locked) */
+  /* the rows copied to the host (rows, read_state) land here first: one
+   * buffer kept for the ensemble's life, page-locked where the driver can
+   * (sdk_cuda_stage), instead of a malloc and a pageable copy per call */
+  void *stage;
+  size_t stage_bytes;
+  int stage_pinned;
+  /* count_zero's device buffer: per grid point held lo (-0.5), hi (0.5),
+   * then the counts, under and over of sdk_red_hist (made by its first call) */
+  CUdeviceptr zc;
   /* the stream of its advances (0: the NULL stream): a blocking stream, so
    * everything else, on the NULL stream, keeps its order with them, while
    * the advances of several ensembles (a run over windows of paths, one
@@ -239,6 +264,7 @@ struct sdk_ensemble {
      * [nsys][npair][ntile][N] and the work list (nwork items of 3 ints) */
     int half, nwork;
     CUdeviceptr psum, work;
+    size_t psum_bytes, work_bytes, st2_bytes; /* (the blocks kept between runs) */
     size_t obs_bytes;
     /* systems; chunks, blocks and chunks per block per system; the step whose
      * sums are held (-1 none) */
@@ -281,6 +307,13 @@ void sdk_cuda_free(sdk_ensemble **e);
  * the driver can give it (a copy then goes straight to it), else malloc'ed;
  * 0 when out of memory. */
 int sdk_cuda_host_alloc(sdk_ensemble *e, size_t bytes);
+/* Device memory of `bytes` for a kind of buffer ("state", "red", ...): a
+ * block the session kept from an earlier run of the device, else allocated;
+ * freed to the session's shelf where there is one (cuda_ensemble.c). */
+CUresult sdk_cuda_dev_alloc(sdk_bctx *c, const char *kind, CUdeviceptr *d, size_t bytes);
+void sdk_cuda_dev_free(const sdk_bctx *c, const char *kind, CUdeviceptr d, size_t bytes);
+/* e->stage with room for `bytes` (grown as needed; NULL when out of memory). */
+void *sdk_cuda_stage(sdk_ensemble *e, size_t bytes);
 
 /* ---- cuda_sys.c ---- */
 

@@ -392,7 +392,6 @@ static int module_options(const sdk_bctx *c, char *archopt, size_t narch, const 
  * codegen/identity.h). */
 static sdk_err cache_entry_for(sdk_bctx *c, const char *src, const char *const *opts, int nopts,
                                cache_entry *ce, sdk_errbuf *eb) {
-  SDK_CHECK(sdk_cache_place_dir(&c->cache, &ce->d, eb));
   sdk_strbuf key;
   sdk_sb_init(&key);
   sdk_sb_printf(&key, "sdekit %s abi %d\nnvrtc %d.%d\n%s\n", SDK_VERSION, SDK_KERNEL_ABI,
@@ -409,10 +408,18 @@ static sdk_err cache_entry_for(sdk_bctx *c, const char *src, const char *const *
   snprintf(ce->nbin, sizeof ce->nbin, "cuda-%s.cubin", ce->hash);
   snprintf(ce->nsrc, sizeof ce->nsrc, "cuda-%s.cu", ce->hash);
   snprintf(ce->ninfo, sizeof ce->ninfo, "cuda-%s.txt", ce->hash);
+  snprintf(ce->modkey, sizeof ce->modkey, "sdekit-module/1 cuda %s", ce->hash);
+  return SDK_OK;
+}
+
+/* The cache directory of the entry, opened (and checked: docs/SECURITY.md)
+ * only when the module is not kept by the session: a run that finds its
+ * module on the shelf touches no file. */
+static sdk_err cache_entry_open(sdk_bctx *c, cache_entry *ce, sdk_errbuf *eb) {
+  SDK_CHECK(sdk_cache_place_dir(&c->cache, &ce->d, eb));
   snprintf(ce->bin, sizeof ce->bin, "%s/%s", ce->d->path, ce->nbin);
   snprintf(ce->src, sizeof ce->src, "%s/%s", ce->d->path, ce->nsrc);
   snprintf(ce->info, sizeof ce->info, "%s/%s", ce->d->path, ce->ninfo);
-  snprintf(ce->modkey, sizeof ce->modkey, "sdekit-module/1 cuda %s", ce->hash);
   return SDK_OK;
 }
 
@@ -530,11 +537,12 @@ sdk_err sdk_cuda_compile(sdk_bctx *c, const char *src, const char *model_path, s
   sdk_module *kept =
       err == SDK_OK && c->has_device && c->o.shelf ? c->o.shelf->take(c->o.shelf->user, key) : NULL;
   if (kept) {
-    if (report) snprintf(report, nreport, "kept from an earlier run of this session: %s", ce->bin);
+    if (report) snprintf(report, nreport, "kept from an earlier run of this session: %s", ce->nbin);
     free(ce);
     *out = kept;
     return make_current(c, eb);
   }
+  if (err == SDK_OK) err = cache_entry_open(c, ce, eb);
   int cached = err == SDK_OK && cache_lookup(ce, &cubin, &len, &info, why, sizeof why);
   if (cached)
     sdk_log(c->o.logger, SDK_LOG_DEBUG, "sdekit: cached %s\n", ce->bin);

@@ -92,9 +92,11 @@ static sdk_err sys_half_alloc(sdk_ensemble *e, sdk_errbuf *eb) {
   int *w = NULL;
   if (nfull > 0 && !(w = half_work(nfull, e->sys.nsys, &e->sys.nwork)))
     return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  CUresult r = sdk_cu.MemAlloc(&e->sys.psum, (size_t)bytes);
+  e->sys.psum_bytes = (size_t)bytes;
+  CUresult r = sdk_cuda_dev_alloc(e->ctx, "psum", &e->sys.psum, e->sys.psum_bytes);
   if (r == CUDA_SUCCESS && w) {
-    r = sdk_cu.MemAlloc(&e->sys.work, (size_t)(3 * e->sys.nwork) * sizeof(int));
+    e->sys.work_bytes = (size_t)(3 * e->sys.nwork) * sizeof(int);
+    r = sdk_cuda_dev_alloc(e->ctx, "work", &e->sys.work, e->sys.work_bytes);
     if (r == CUDA_SUCCESS)
       r = sdk_cu.MemcpyHtoD(e->sys.work, w, (size_t)(3 * e->sys.nwork) * sizeof(int));
   }
@@ -163,7 +165,11 @@ static sdk_err sys_alloc(sdk_ensemble *e, sdk_errbuf *eb) {
   };
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) {
     if (!bufs[i].bytes) continue;
-    CUresult r = sdk_cu.MemAlloc(bufs[i].p, bufs[i].bytes);
+    if (bufs[i].p == &e->sys.st2) e->sys.st2_bytes = bufs[i].bytes;
+    /* (the second state, as large as the first: kept between runs) */
+    CUresult r = bufs[i].p == &e->sys.st2
+                     ? sdk_cuda_dev_alloc(e->ctx, "st2", bufs[i].p, bufs[i].bytes)
+                     : sdk_cu.MemAlloc(bufs[i].p, bufs[i].bytes);
     if (r != CUDA_SUCCESS) {
       *bufs[i].p = 0;
       return sdk_cu_fail(eb, "cuMemAlloc", r);
@@ -329,9 +335,25 @@ static int sys_persist_shape_(const sdk_ensemble *e, int res, sys_shape *sh) {
   return found;
 }
 
+/* (a function of the module, the device, the sizes and the tuning alone:
+ * found again from the module's memo, the same shape) */
 static int sys_persist_shape(sdk_ensemble *e, int res, sys_shape *sh) {
-  if (!e->sys.shape_known[res])
+  sdk_module *m = e->mod;
+  const sdk_tuning *tu = &e->ctx->o.tuning;
+  const int64_t in[8] = {res,          e->sys.nsys,       e->sys.nblk, e->sys.cpb,
+                         e->lay.nvars, (int64_t)e->esize, tu->sys_bps, tu->sys_rmax};
+  for (int i = 0; i < m->nshapes && !e->sys.shape_known[res]; i++)
+    if (!memcmp(m->shapes[i].in, in, sizeof in)) {
+      e->sys.shape_known[res] = m->shapes[i].found;
+      e->sys.shape[res] = m->shapes[i].sh;
+    }
+  if (!e->sys.shape_known[res]) {
     e->sys.shape_known[res] = sys_persist_shape_(e, res, &e->sys.shape[res]) ? 1 : -1;
+    sys_shape_memo *k = &m->shapes[m->nshapes < 4 ? m->nshapes++ : 3];
+    memcpy(k->in, in, sizeof in);
+    k->found = e->sys.shape_known[res];
+    k->sh = e->sys.shape[res];
+  }
   *sh = e->sys.shape[res];
   return e->sys.shape_known[res] > 0;
 }

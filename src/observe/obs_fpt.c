@@ -287,13 +287,32 @@ static sdk_err fpt_sample(const sdk_obs_ctx *c, void *p, int64_t s, int64_t step
   size_t w = st->dtc ? 3 : 1;
   if (P->carry)
     SDK_CHECK(sdk_carry_slot(P->carry, w * (size_t)ngrid * sizeof *cnt, (void **)&cnt, &fresh, eb));
+  /* the paths alive counted where they live (a GPU's: only the counts cross
+   * to the host, not the status row of every path at every sample); with
+   * --dt-check, or a backend that cannot, from the rows read here */
+  int64_t *alive = NULL;
+  int counted = 0;
+  if (!st->dtc) {
+    if (!(alive = malloc((size_t)(ngrid > 0 ? ngrid : 1) * sizeof *alive)))
+      return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory for fpt");
+    sdk_err e = sdk_paths_count_zero(P, P->bound_row, alive, &counted, eb);
+    if (e != SDK_OK) {
+      free(alive);
+      return e;
+    }
+  }
   for (int64_t g = 0; g < ngrid; g++) {
     int64_t a[3] = {0, 0, 0}, first, held;
     if (cnt) memcpy(a, cnt + w * g, w * sizeof *a);
     sdk_paths_held(P, g, &first, &held);
+    if (counted) a[0] += alive[g], held = 0;
     for (int64_t k = first; k < first + held; k += SDK_RED_CHUNK) {
       int64_t len = first + held - k < SDK_RED_CHUNK ? first + held - k : SDK_RED_CHUNK;
-      SDK_CHECK(read_rows(c, st, st->dtc ? 4 : 1, 0, g, k, len, eb));
+      sdk_err re = read_rows(c, st, st->dtc ? 4 : 1, 0, g, k, len, eb);
+      if (re != SDK_OK) {
+        free(alive);
+        return re;
+      }
       const double *fs = st->buf, *cs = st->buf + 3 * SDK_RED_CHUNK;
       for (int64_t i = 0; i < len; i++) {
         a[0] += fs[i] == 0;
@@ -313,6 +332,7 @@ static sdk_err fpt_sample(const sdk_obs_ctx *c, void *p, int64_t s, int64_t step
       sdk_bias_set(c, &st->b_surv, g * ns + s, &d, 1, v, e);
     }
   }
+  free(alive);
   sdk_obs_time_at(c, "fpt", s, step);
   return SDK_OK;
 }

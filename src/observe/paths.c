@@ -158,9 +158,34 @@ sdk_err sdk_paths_nonfinite(const sdk_paths *p, int64_t *nonfinite, sdk_errbuf *
   return e;
 }
 
+sdk_err sdk_paths_count_zero(const sdk_paths *p, int row, int64_t *count, int *done,
+                             sdk_errbuf *eb) {
+  *done = 0;
+  if (!p->be->count_zero) return SDK_OK;
+  int64_t ng = p->ngrid, *pc = malloc((size_t)(ng > 0 ? ng : 1) * sizeof *pc);
+  if (!pc) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  memset(count, 0, (size_t)ng * sizeof *count);
+  sdk_err e = SDK_OK;
+  for (int s = 0; s < p->nshards && e == SDK_OK; s++) {
+    sdk_layout l = shard_layout(p, &p->shard[s]);
+    sdk_span sp = sdk_layout_span(&l);
+    if (!sdk_paths_local(p, s)) continue;
+    e = p->be->count_zero(p->shard[s].ens, row, pc, eb);
+    for (int64_t g = sp.g0; g < sp.g1 && e == SDK_OK; g++)
+      count[g] += pc[g - sp.g0];
+  }
+  free(pc);
+  /* (integers: any order of the sums gives the same) */
+  if (e == SDK_OK) e = sdk_comm_allreduce(p->comm, count, ng, SDK_COMM_I64, SDK_COMM_SUM, eb);
+  if (e == SDK_OK) *done = 1;
+  return e;
+}
+
 sdk_err sdk_paths_steps_done(const sdk_paths *p, int64_t from, int64_t to, double *out,
                              sdk_errbuf *eb) {
-  enum { BLOCK = 4096 };
+  /* (large blocks: each read is a copy from the device, whose latency a
+   * small one pays per few paths) */
+  enum { BLOCK = 65536 };
   double *buf = malloc(3 * BLOCK * sizeof *buf);
   if (!buf) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   int64_t done = 0;

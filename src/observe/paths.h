@@ -119,6 +119,12 @@ sdk_err sdk_paths_nonfinite(const sdk_paths *p, int64_t *nonfinite, sdk_errbuf *
  * steps that moved a path (the speed line's; codegen/boundary.c: CUDA skips
  * absorbed paths, the CPU skips blocks of them and discards the lanes of the
  * others in a block with live ones, which are not counted). */
+/* Per grid point the paths held whose row `row` (sdk_paths_rows' numbering; a
+ * row of whole numbers: a boundary's status) is 0, into count[g] on every
+ * rank, counted where the paths live (backend count_zero); *done = 0 (and
+ * count unset) where the backend cannot: the caller reads the rows. */
+sdk_err sdk_paths_count_zero(const sdk_paths *p, int row, int64_t *count, int *done,
+                             sdk_errbuf *eb);
 sdk_err sdk_paths_steps_done(const sdk_paths *p, int64_t from, int64_t to, double *out,
                              sdk_errbuf *eb);
 /* Save variable `var` of every path as the reference of displacements. */

@@ -301,9 +301,25 @@ sdk_err sdk_execute(sdk_plan *p, sdk_errbuf *eb) {
   /* resumed: the checkpoint file already holds this step */
   loop L = {
       .check_at = p->step, .chunk = 1, .last_ckpt = t0, .saved = c->resume ? c->resume->step : -1};
+  /* the device's own time of the advances (--verbose's times: sim/run.c),
+   * read once the look at the paths has waited for them; systems of
+   * particles and the CPU: not timed (-1) */
+  int s0 = 0;
+  while (s0 < p->nshards && !p->shards[s0].ens)
+    s0++;
+  sdk_ensemble *timed =
+      !p->sys.on && p->be->last_advance_ms && s0 < p->nshards ? p->shards[s0].ens : NULL;
+  p->t_device = timed ? 0 : -1;
   for (;;) {
     int done = 0;
     SDK_CHECK(at_step(p, &L, &done, eb));
+    if (timed && L.last > 0) {
+      double ms = p->be->last_advance_ms(timed);
+      if (ms >= 0 && p->t_device >= 0)
+        p->t_device += ms * 1e-3;
+      else
+        p->t_device = -1, timed = NULL;
+    }
     if (done) break;
     int64_t next = chunk_end(p, p->step + L.chunk, L.check_at);
     L.last = next - p->step;

@@ -307,7 +307,9 @@ sdk_err sdk_program_make(sdk_plan *p, sdk_errbuf *eb) {
   p->be->describe(p->ctx, r->device, sizeof r->device);
   r->r.backend = p->be->name;
   sdk_errbuf seb = {0};
+  double ts = sdk_now_s();
   SDK_CHECK(stage_end(p, make_source(p, &seb), &seb, "while generating the kernel", eb));
+  p->t_source = sdk_now_s() - ts;
   char report[4400] = "";
   sdk_errbuf ceb = {0};
   /* in-process ranks (sim/ranks.c) compile one at a time: the first compiles,

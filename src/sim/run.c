@@ -204,7 +204,7 @@ sdk_err sdk_run_rank(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) {
   sdk_run *r = calloc(1, sizeof *r);
   if (!r) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   sdk_plan p;
-  double t[5];
+  double t[7];
   t[0] = sdk_now_s();
   sdk_err err = sdk_plan_make(c, r, &p, eb);
   if (err == SDK_OK) err = sdk_plan_observables(&p, eb);
@@ -220,20 +220,32 @@ sdk_err sdk_run_rank(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) {
   if (err == SDK_OK) err = sdk_program_share(&p, eb); /* (collective; errors shared) */
   t[3] = sdk_now_s();
   if (err == SDK_OK) err = sdk_execute(&p, eb);
-  if (err == SDK_OK) err = sdk_record(&p, eb);
   t[4] = sdk_now_s();
+  if (err == SDK_OK) err = sdk_record(&p, eb);
+  t[5] = sdk_now_s();
   if (err != SDK_OK && eb && p.lockstep && sdk_comm_size(c->comm) > 1 &&
       err != SDK_ERR_INTERRUPTED && err != SDK_ERR_NONFINITE)
     eb->alone = 1;
-  /* where a run's time goes outside the steps (--verbose; docs/BENCHMARKS.md) */
-  if (err == SDK_OK)
-    sdk_log(c->logger, SDK_LOG_DEBUG,
-            "sdekit: times: plan %.3f s, backend open %.3f s, kernel %.3f s (compile or cache), "
-            "paths %.3f s (allocate, initialise), ranks agree %.3f s, steps and samples %.3f s, "
-            "the rest of execute and record %.3f s\n",
-            t[1] - t[0], p.t_open, p.t_compile, p.t_paths, t[3] - t[2], r->seconds,
-            t[4] - t[3] - r->seconds);
+  const double t_open = p.t_open, t_source = p.t_source, t_compile = p.t_compile,
+               t_paths = p.t_paths, t_device = p.t_device;
   sdk_plan_free(&p);
+  t[6] = sdk_now_s();
+  /* where a run's time goes outside the steps (--verbose; docs/BENCHMARKS.md):
+   * the parts of the program stage, the steps with the device's own time of
+   * the advances where the backend times them (CUDA events: the rest of
+   * "steps and samples" is the samples, the checks and the launches), the
+   * observables' finish, and freeing the paths, module and backend */
+  if (err == SDK_OK) {
+    char dev[48] = "";
+    if (t_device >= 0) snprintf(dev, sizeof dev, " (advances on the device %.4f s)", t_device);
+    sdk_log(c->logger, SDK_LOG_DEBUG,
+            "sdekit: times: plan %.4f s, backend open %.4f s, source %.4f s (generate, "
+            "identity), kernel %.4f s (compile or cache), paths %.4f s (allocate, initialise), "
+            "ranks agree %.4f s, steps and samples %.4f s%s, the rest of execute %.4f s, "
+            "record %.4f s, free %.4f s\n",
+            t[1] - t[0], t_open, t_source, t_compile, t_paths, t[3] - t[2], r->seconds, dev,
+            t[4] - t[3] - r->seconds, t[5] - t[4], t[6] - t[5]);
+  }
   if (err != SDK_OK) sdk_run_destroy(&r);
   *out = r;
   return err;

@@ -41,8 +41,10 @@ struct sdk_run {
 typedef struct sdk_plan {
   const sdk_run_config *c;
   sdk_run *run;
-  /* seconds in the program stage's parts (--verbose: sim/run.c) */
-  double t_open, t_compile, t_paths;
+  /* seconds in the program stage's parts, and the device's own time of the
+   * advances (CUDA events; -1 where the backend does not time them)
+   * (--verbose: sim/run.c) */
+  double t_open, t_source, t_compile, t_paths, t_device;
   /* ---- plan ---- */
   const sdk_scheme_type *scheme;
   /* why the default scheme is not the general one (plan_scheme), or NULL */

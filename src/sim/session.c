@@ -7,7 +7,9 @@
 #include <string.h>
 
 #define SESSION_MAX 16
-#define SHELF_MAX 32
+#define SHELF_MAX 48
+/* blocks of device memory kept at most (the oldest released first) */
+#define MEM_MAX 16
 
 typedef struct held {
   const sdk_backend *be;
@@ -15,19 +17,30 @@ typedef struct held {
   sdk_bctx *ctx;
 } held;
 
+/* a module (m), or a block of device memory (mem) */
 typedef struct kept {
   char key[128];
   struct sdk_module *m;
   void (*free_module)(struct sdk_module **m);
+  void *mem;
+  void (*release)(void *mem);
 } kept;
 
 struct sdk_session {
   pthread_mutex_t mu;
   int n, nkept, closing;
   held h[SESSION_MAX];
-  kept k[SHELF_MAX];
+  kept k[SHELF_MAX]; /* in the order they were put */
   sdk_module_shelf shelf;
 };
+
+/* (under the lock) entry i out, the order of the others kept */
+static kept unshelve(sdk_session *s, int i) {
+  kept k = s->k[i];
+  memmove(&s->k[i], &s->k[i + 1], (size_t)(s->nkept - i - 1) * sizeof s->k[0]);
+  s->nkept--;
+  return k;
+}
 
 /* the shelf (backend.h): a module taken is the taker's alone until it is put back */
 static struct sdk_module *take(void *user, const char *key) {
@@ -35,10 +48,7 @@ static struct sdk_module *take(void *user, const char *key) {
   struct sdk_module *m = NULL;
   pthread_mutex_lock(&s->mu);
   for (int i = 0; i < s->nkept && !m; i++)
-    if (!strcmp(s->k[i].key, key)) {
-      m = s->k[i].m;
-      s->k[i] = s->k[--s->nkept];
-    }
+    if (s->k[i].m && !strcmp(s->k[i].key, key)) m = unshelve(s, i).m;
   pthread_mutex_unlock(&s->mu);
   return m;
 }
@@ -51,16 +61,67 @@ static int put(void *user, const char *key, struct sdk_module *m,
   if (!s->closing && s->nkept < SHELF_MAX && strlen(key) < sizeof s->k[0].key) {
     ok = 1;
     for (int i = 0; i < s->nkept && ok; i++)
-      ok = strcmp(s->k[i].key, key) != 0; /* (two runs loaded it at once: one is enough) */
+      ok = !s->k[i].m || strcmp(s->k[i].key, key) != 0; /* (two runs loaded it at once: one is
+                                                         * enough) */
   }
   if (ok) {
     kept *k = &s->k[s->nkept++];
+    memset(k, 0, sizeof *k);
     snprintf(k->key, sizeof k->key, "%s", key);
     k->m = m;
     k->free_module = free_module;
   }
   pthread_mutex_unlock(&s->mu);
   return ok;
+}
+
+static void *take_mem(void *user, const char *key) {
+  sdk_session *s = user;
+  void *mem = NULL;
+  pthread_mutex_lock(&s->mu);
+  for (int i = 0; i < s->nkept && !mem; i++)
+    if (s->k[i].mem && !strcmp(s->k[i].key, key)) mem = unshelve(s, i).mem;
+  pthread_mutex_unlock(&s->mu);
+  return mem;
+}
+
+/* (several blocks under one key: the shards of a run, each its own) */
+static int put_mem(void *user, const char *key, void *mem, void (*release)(void *mem)) {
+  sdk_session *s = user;
+  kept old = {0};
+  int ok = 0;
+  pthread_mutex_lock(&s->mu);
+  if (!s->closing && strlen(key) < sizeof s->k[0].key) {
+    int nmem = 0, first = -1;
+    for (int i = 0; i < s->nkept; i++)
+      if (s->k[i].mem) nmem++, first = first < 0 ? i : first;
+    if (nmem >= MEM_MAX || (s->nkept == SHELF_MAX && first >= 0)) old = unshelve(s, first);
+    ok = s->nkept < SHELF_MAX;
+  }
+  if (ok) {
+    kept *k = &s->k[s->nkept++];
+    memset(k, 0, sizeof *k);
+    snprintf(k->key, sizeof k->key, "%s", key);
+    k->mem = mem;
+    k->release = release;
+  }
+  pthread_mutex_unlock(&s->mu);
+  if (old.mem) old.release(old.mem);
+  return ok;
+}
+
+static void drop_mem(void *user, const char *prefix) {
+  sdk_session *s = user;
+  size_t n = strlen(prefix);
+  for (;;) {
+    kept k = {0};
+    pthread_mutex_lock(&s->mu);
+    for (int i = 0; i < s->nkept && !k.mem; i++)
+      if (s->k[i].mem && !strncmp(s->k[i].key, prefix, n)) k = unshelve(s, i);
+    pthread_mutex_unlock(&s->mu);
+    if (!k.mem) return;
+    k.release(k.mem);
+  }
 }
 
 const sdk_module_shelf *sdk_session_shelf(const sdk_session *s) {
@@ -71,7 +132,12 @@ sdk_err sdk_session_create(sdk_session **out, sdk_errbuf *eb) {
   *out = calloc(1, sizeof **out);
   if (!*out) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   pthread_mutex_init(&(*out)->mu, NULL);
-  (*out)->shelf = (sdk_module_shelf){.user = *out, .take = take, .put = put};
+  (*out)->shelf = (sdk_module_shelf){.user = *out,
+                                     .take = take,
+                                     .put = put,
+                                     .take_mem = take_mem,
+                                     .put_mem = put_mem,
+                                     .drop_mem = drop_mem};
   return SDK_OK;
 }
 
@@ -82,8 +148,10 @@ void sdk_session_destroy(sdk_session **sp) {
   pthread_mutex_lock(&s->mu);
   s->closing = 1;
   pthread_mutex_unlock(&s->mu);
-  for (int i = 0; i < s->nkept; i++)
-    s->k[i].free_module(&s->k[i].m);
+  for (int i = 0; i < s->nkept; i++) {
+    if (s->k[i].m) s->k[i].free_module(&s->k[i].m);
+    if (s->k[i].mem) s->k[i].release(s->k[i].mem);
+  }
   for (int i = 0; i < s->n; i++)
     s->h[i].be->close(&s->h[i].ctx);
   pthread_mutex_destroy(&s->mu);
@@ -109,5 +177,15 @@ int sdk_session_held(const sdk_session *s) {
 }
 
 int sdk_session_kept(const sdk_session *s) {
-  return s ? s->nkept : 0;
+  int n = 0;
+  for (int i = 0; s && i < s->nkept; i++)
+    n += s->k[i].m != NULL;
+  return n;
+}
+
+int sdk_session_kept_mem(const sdk_session *s) {
+  int n = 0;
+  for (int i = 0; s && i < s->nkept; i++)
+    n += s->k[i].mem != NULL;
+  return n;
 }

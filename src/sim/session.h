@@ -8,7 +8,11 @@
  * backend a run opened, so that later runs find the context alive. It holds
  * no results and changes none.  It also keeps the modules (compiled
  * kernels loaded on a device) of its runs, so that a later run of the same
- * kernel on the same device loads nothing (its shelf, backend.h). Runs of several threads may share
+ * kernel on the same device loads nothing (its shelf, backend.h), and the
+ * device memory of their paths (up to 16 blocks, the oldest released first;
+ * all of a device's when an allocation there fails), so that a later run of
+ * the same sizes allocates nothing: a session holds that memory on the device
+ * between runs until it is destroyed. Runs of several threads may share
  * one session (the ranks of --device all: each holds its own GPU). */
 #ifndef SDK_SESSION_H
 #define SDK_SESSION_H
@@ -31,5 +35,7 @@ const sdk_module_shelf *sdk_session_shelf(const sdk_session *s);
 /* The number of contexts held, and of modules kept (for tests). */
 int sdk_session_held(const sdk_session *s);
 int sdk_session_kept(const sdk_session *s);
+/* The blocks of device memory kept (for tests). */
+int sdk_session_kept_mem(const sdk_session *s);
 
 #endif
