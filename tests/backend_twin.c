@@ -17,9 +17,9 @@ static void t_close(sdk_bctx **ctx) {
 static void t_describe(sdk_bctx *ctx, char *buf, size_t n) {
   CPU.describe(ctx, buf, n);
 }
-static sdk_err t_compile(sdk_bctx *ctx, const char *src, const char *model_path, sdk_module **mod,
-                         char *report, size_t nreport, sdk_errbuf *eb) {
-  return CPU.compile(ctx, src, model_path, mod, report, nreport, eb);
+static sdk_err t_compile(sdk_bctx *ctx, const char *src, const char *ident, const char *model_path,
+                         sdk_module **mod, char *report, size_t nreport, sdk_errbuf *eb) {
+  return CPU.compile(ctx, src, ident, model_path, mod, report, nreport, eb);
 }
 static void t_module_free(sdk_module **mod) {
   CPU.module_free(mod);

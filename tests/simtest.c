@@ -418,7 +418,8 @@ char *st_cuda_source(sdk_bctx *ctx, const sdk_run_config *c, const char *what, c
   sdk_err e = sdk_run_codegen(c, &sdk_backend_cuda, &src, &eb);
   TU_CHECK(e == SDK_OK, "%s: CUDA codegen: %s", what, eb.msg);
   sdk_module *mod = NULL;
-  if (e == SDK_OK) e = sdk_backend_cuda.compile(ctx, src, c->model_path, &mod, report, n, &eb);
+  if (e == SDK_OK)
+    e = sdk_backend_cuda.compile(ctx, src, NULL, c->model_path, &mod, report, n, &eb);
   TU_CHECK(e == SDK_OK, "%s: NVRTC: %s", what, eb.msg);
   if (mod) sdk_backend_cuda.module_free(&mod);
   return src;

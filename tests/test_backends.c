@@ -96,7 +96,7 @@ static int direct_open(direct *d, const char *backend, const char *model, int si
   st_env(&o.env);
   sdk_err e = sdk_run_codegen(&c, d->be, &src, &eb);
   if (e == SDK_OK) e = d->be->open(&o, &d->ctx, &eb);
-  if (e == SDK_OK) e = d->be->compile(d->ctx, src, NULL, &d->mod, NULL, 0, &eb);
+  if (e == SDK_OK) e = d->be->compile(d->ctx, src, NULL, NULL, &d->mod, NULL, 0, &eb);
   free(src);
   sdk_layout lay = {.nvars = 2, .single = single, .ngrid = 1, .ppg = ppg, .path0 = 0, .nsv = 0};
   if (e == SDK_OK) e = d->be->alloc(d->ctx, d->mod, &lay, &d->ens, &eb);

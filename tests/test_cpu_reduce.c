@@ -159,7 +159,7 @@ static void test_backend_threads(void) {
       sdk_ensemble *e = NULL;
       sdk_layout lay = {.nvars = 2, .single = single, .ngrid = ngrid, .ppg = ppg};
       int ok = sdk_run_codegen(&c, be, &src, &eb) == SDK_OK && be->open(&o, &ctx, &eb) == SDK_OK &&
-               be->compile(ctx, src, "josephson", &mod, NULL, 0, &eb) == SDK_OK &&
+               be->compile(ctx, src, NULL, "josephson", &mod, NULL, 0, &eb) == SDK_OK &&
                be->alloc(ctx, mod, &lay, &e, &eb) == SDK_OK && be->init(e, 3, &eb) == SDK_OK &&
                be->advance(e, 0, 50, 3, &eb) == SDK_OK &&
                be->moments(e, out[k], bad[k], &eb) == SDK_OK;

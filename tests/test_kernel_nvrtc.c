@@ -87,8 +87,8 @@ int main(void) {
     char report[4400] = "";
     sdk_module *mod = NULL;
     sdk_errbuf ce = {0};
-    sdk_err e =
-        sdk_backend_cuda.compile(ctx, src.s ? src.s : "", NULL, &mod, report, sizeof report, &ce);
+    sdk_err e = sdk_backend_cuda.compile(ctx, src.s ? src.s : "", NULL, NULL, &mod, report,
+                                         sizeof report, &ce);
     TU_CHECK(e == SDK_OK, "NVRTC kernels/%s: %s", names[i], ce.msg);
     if (e == SDK_OK) printf("kernels/%-20s %s\n", names[i], report);
     TU_CHECK(mod == NULL, "a module without a device");
@@ -108,7 +108,8 @@ int main(void) {
   char report[4400] = "";
   sdk_module *mod = NULL;
   sdk_errbuf ce = {0};
-  TU_CHECK(sdk_backend_cuda.compile(ctx, src.s, NULL, &mod, report, sizeof report, &ce) == SDK_OK,
+  TU_CHECK(sdk_backend_cuda.compile(ctx, src.s, NULL, NULL, &mod, report, sizeof report, &ce) ==
+               SDK_OK,
            "NVRTC rng/btree.h: %s", ce.msg);
   printf("rng/btree.h %s\n", report);
   sdk_sb_free(&src);

@@ -111,7 +111,7 @@ static void compile_one(sdk_bctx *ctx, const char *model, const char *scheme, in
     nnvrtc++;
     char report[4400] = "";
     sdk_module *mod = NULL;
-    e = sdk_backend_cuda.compile(ctx, src, m->path, &mod, report, sizeof report, &eb);
+    e = sdk_backend_cuda.compile(ctx, src, NULL, m->path, &mod, report, sizeof report, &eb);
     TU_CHECK(e == SDK_OK, "NVRTC %s %s %s%s: %s", m->name, scheme, single ? "single" : "double",
              fast ? " fast-math" : "", eb.msg);
     if (e == SDK_OK) {
@@ -146,7 +146,7 @@ static void compile_scan(sdk_bctx *ctx, const char *obs) {
     TU_CHECK(strstr(src, "sv[g * SDK_NSV + 2]") != NULL, "dt per grid point not read from sv");
     char report[4400];
     sdk_module *mod = NULL;
-    e = sdk_backend_cuda.compile(ctx, src, NULL, &mod, report, sizeof report, &eb);
+    e = sdk_backend_cuda.compile(ctx, src, NULL, NULL, &mod, report, sizeof report, &eb);
     TU_CHECK(e == SDK_OK, "NVRTC josephson scan%s: %s", obs ? " with time averages" : "", eb.msg);
     TU_CHECK(!obs || strstr(src, "sdk_tavg(") != NULL, "scan: no sdk_tavg");
   }
@@ -347,7 +347,8 @@ int main(int argc, char **argv) {
     sdk_module *mod = NULL;
     char rep[256];
     sdk_errbuf eb3 = {0};
-    sdk_err e = sdk_backend_cuda.compile(ctx, bad_src, "/x/m.sde", &mod, rep, sizeof rep, &eb3);
+    sdk_err e =
+        sdk_backend_cuda.compile(ctx, bad_src, NULL, "/x/m.sde", &mod, rep, sizeof rep, &eb3);
     TU_CHECK(e == SDK_ERR_COMPILE, "bad source compiled");
     TU_CHECK(strstr(eb3.msg, "expression does not compile: /x/m.sde(7)") != NULL, "message: %s",
              eb3.msg);

@@ -33,7 +33,7 @@ static int open_kit(kit *k, int threads, int single) {
   sdk_backend_opts o = {.threads = threads, .fast_math = 1};
   st_env(&o.env);
   if (sdk_run_codegen(&c, k->be, &src, &eb) != SDK_OK || k->be->open(&o, &k->ctx, &eb) != SDK_OK ||
-      k->be->compile(k->ctx, src, "josephson", &k->mod, NULL, 0, &eb) != SDK_OK) {
+      k->be->compile(k->ctx, src, NULL, "josephson", &k->mod, NULL, 0, &eb) != SDK_OK) {
     fprintf(stderr, "setup failed: %s\n", eb.msg);
     free(src);
     return 0;

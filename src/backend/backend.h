@@ -165,10 +165,14 @@ typedef struct sdk_backend {
   void (*close)(sdk_bctx **ctx);
   /* Human-readable description of what runs (device name, threads). */
   void (*describe)(sdk_bctx *ctx, char *buf, size_t n);
-  /* Compile generated source (cached by hash).  `report` (optional)
-   * receives a line about resources (registers, spills). */
-  sdk_err (*compile)(sdk_bctx *ctx, const char *src, const char *model_path, sdk_module **mod,
-                     char *report, size_t nreport, sdk_errbuf *eb);
+  /* Compile generated source (cached by hash).  `ident` is the source's
+   * identity (codegen/identity.h sdk_cg_identity, 32 hex digits), which the
+   * caller has computed already: the cache entry's key is made from it, not
+   * from the source normalised and hashed again (issue 32: a repeated call's
+   * cost); NULL: computed here.  `report` (optional) receives a line about resources (registers,
+   * spills). */
+  sdk_err (*compile)(sdk_bctx *ctx, const char *src, const char *ident, const char *model_path,
+                     sdk_module **mod, char *report, size_t nreport, sdk_errbuf *eb);
   void (*module_free)(sdk_module **mod);
   /* Allocate the state for the layout. */
   sdk_err (*alloc)(sdk_bctx *ctx, sdk_module *mod, const sdk_layout *lay, sdk_ensemble **ens,

@@ -441,16 +441,18 @@ done:
   return e;
 }
 
-static sdk_err cpu_compile(sdk_bctx *c, const char *src, const char *model_path, sdk_module **out,
-                           char *report, size_t nreport, sdk_errbuf *eb) {
+static sdk_err cpu_compile(sdk_bctx *c, const char *src, const char *ident, const char *model_path,
+                           sdk_module **out, char *report, size_t nreport, sdk_errbuf *eb) {
   *out = NULL;
+  char idbuf[33]; /* the identity (codegen/identity.h) where none is given: tests */
+  if (!ident) SDK_CHECK(sdk_cg_identity(src, idbuf, eb));
+  ident = ident ? ident : idbuf;
   const sdk_cache_dir *d = NULL;
   SDK_CHECK(sdk_cache_place_dir(&c->cache, &d, eb));
   sdk_strbuf key;
   sdk_sb_init(&key);
-  sdk_sb_printf(&key, "sdekit %s abi %d\n%s\n%s\n%s\n", SDK_VERSION, SDK_KERNEL_ABI, c->cc,
-                c->cflags, c->cpu_id);
-  sdk_cg_normalise(src, &key); /* the kernel's identity (codegen/identity.h) */
+  sdk_sb_printf(&key, "sdekit %s abi %d\n%s\n%s\n%s\nsource %s\n", SDK_VERSION, SDK_KERNEL_ABI,
+                c->cc, c->cflags, c->cpu_id, ident);
   sdk_sb_puts(&key, sdk_cpu_parallel_source);
   if (key.oom) {
     sdk_sb_free(&key);

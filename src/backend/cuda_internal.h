@@ -293,8 +293,8 @@ sdk_err sdk_cuda_nvrtc(sdk_bctx *c, const char *src, const char *model_path,
                        size_t *cubin_len, char **log_out, sdk_errbuf *eb);
 
 /* The backend's compile and module_free (backend.h). */
-sdk_err sdk_cuda_compile(sdk_bctx *c, const char *src, const char *model_path, sdk_module **out,
-                         char *report, size_t nreport, sdk_errbuf *eb);
+sdk_err sdk_cuda_compile(sdk_bctx *c, const char *src, const char *ident, const char *model_path,
+                         sdk_module **out, char *report, size_t nreport, sdk_errbuf *eb);
 void sdk_cuda_module_free(sdk_module **m);
 
 /* ---- cuda_ensemble.c ---- */

@@ -388,9 +388,9 @@ static int module_options(const sdk_bctx *c, char *archopt, size_t narch, const 
 }
 
 /* The entry of this source: a hash of the build, NVRTC, the architecture,
- * the options and the normalised source (comments, blanks and #line aside:
- * codegen/identity.h). */
-static sdk_err cache_entry_for(sdk_bctx *c, const char *src, const char *const *opts, int nopts,
+ * the options and the source's identity (the hash of the normalised source:
+ * comments, blanks and #line aside, codegen/identity.h). */
+static sdk_err cache_entry_for(sdk_bctx *c, const char *ident, const char *const *opts, int nopts,
                                cache_entry *ce, sdk_errbuf *eb) {
   sdk_strbuf key;
   sdk_sb_init(&key);
@@ -398,7 +398,7 @@ static sdk_err cache_entry_for(sdk_bctx *c, const char *src, const char *const *
                 sdk_nv.major, sdk_nv.minor, c->arch);
   for (int i = 0; i < nopts; i++)
     sdk_sb_printf(&key, "%s\n", opts[i]);
-  sdk_cg_normalise(src, &key); /* the kernel's identity (codegen/identity.h) */
+  sdk_sb_printf(&key, "source %s\n", ident); /* the kernel's identity (codegen/identity.h) */
   if (key.oom) {
     sdk_sb_free(&key);
     return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
@@ -521,15 +521,18 @@ static sdk_err make_current(sdk_bctx *c, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
-sdk_err sdk_cuda_compile(sdk_bctx *c, const char *src, const char *model_path, sdk_module **out,
-                         char *report, size_t nreport, sdk_errbuf *eb) {
+sdk_err sdk_cuda_compile(sdk_bctx *c, const char *src, const char *ident, const char *model_path,
+                         sdk_module **out, char *report, size_t nreport, sdk_errbuf *eb) {
   *out = NULL;
   char archopt[64];
   const char *opts[8];
   int nopts = module_options(c, archopt, sizeof archopt, opts);
+  char idbuf[33]; /* (no identity given: tests) */
+  if (!ident) SDK_CHECK(sdk_cg_identity(src, idbuf, eb));
+  ident = ident ? ident : idbuf;
   cache_entry *ce = malloc(sizeof *ce);
   if (!ce) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  sdk_err err = cache_entry_for(c, src, opts, nopts, ce, eb);
+  sdk_err err = cache_entry_for(c, ident, opts, nopts, ce, eb);
   size_t len = 0;
   char *cubin = NULL, *info = NULL, why[300] = "", key[128];
   /* kept by the session from an earlier run on this device: nothing to load */

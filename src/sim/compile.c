@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen/identity.h"
 #include "sim/registry.h"
 #include "sim/run_internal.h"
 
@@ -43,7 +44,10 @@ sdk_err sdk_run_compile(const sdk_run_config *c, const sdk_backend *be, const ch
   }
   if (err == SDK_OK) {
     be->describe(ctx, out->where, sizeof out->where);
-    err = be->compile(ctx, src, r->model->path, &mod, out->report, sizeof out->report, eb);
+    char ident[33];
+    err = sdk_cg_identity(src, ident, eb);
+    if (err == SDK_OK)
+      err = be->compile(ctx, src, ident, r->model->path, &mod, out->report, sizeof out->report, eb);
   }
   if (err == SDK_OK) {
     snprintf(out->model, sizeof out->model, "%s", r->model->name);

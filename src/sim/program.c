@@ -317,7 +317,8 @@ sdk_err sdk_program_make(sdk_plan *p, sdk_errbuf *eb) {
    * caller */
   double t1 = sdk_now_s();
   sdk_comm_lock(p->c->comm);
-  sdk_err ce = p->be->compile(p->ctx, p->src, r->model->path, &p->mod, report, sizeof report, &ceb);
+  sdk_err ce = p->be->compile(p->ctx, p->src, p->khash, r->model->path, &p->mod, report,
+                              sizeof report, &ceb);
   sdk_comm_unlock(p->c->comm);
   SDK_CHECK(stage_end(p, ce, &ceb, "while compiling the kernel", eb));
   sdk_log(p->c->logger, SDK_LOG_DEBUG, "sdekit: %s\n", report);
