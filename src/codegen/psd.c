@@ -8,6 +8,7 @@
 #include "codegen/acf.h"
 #include "codegen/codegen.h"
 
+extern const char sdk_embedded_opaque_d_h[];
 extern const char sdk_embedded_psd_fft_h[];
 extern const char sdk_embedded_psd_seg_h[];
 
@@ -23,6 +24,7 @@ void sdk_cg_psd_defs(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_line(em, "#define SDK_PSD_HANN %d", o->psd_hann);
   sdk_em_line(em, "#define SDK_PSD_FIRST %lldLL", (long long)o->psd_first);
   sdk_em_line(em, "#define SDK_PSD_EVERY %lldLL", (long long)o->acf_every);
+  if (o->target != SDK_TARGET_CUDA) sdk_em_kernel(em, sdk_embedded_opaque_d_h);
   sdk_em_kernel(em, sdk_embedded_psd_fft_h);
   sdk_em_kernel(em, sdk_embedded_psd_seg_h);
 }
