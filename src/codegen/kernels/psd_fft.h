@@ -25,7 +25,8 @@
  *    default, would reassociate and fuse; the zero from a volatile read,
  *    once per call).
  * Holes: SDK_PSD_CUDA (1 in CUDA kernels, else 0 or undefined; CUDA's also
- * real, sdk_i64, SDK_PSD_M, SDK_PSD_HANN). */
+ * real, sdk_i64, SDK_PSD_M, SDK_PSD_HANN and the table sdk_psd_ctab of
+ * codegen/psd.c). */
 #if defined(SDK_PSD_CUDA) && SDK_PSD_CUDA
 #define SDK_PSD_FN static __device__
 #define SDK_PSD_INL static __device__ __forceinline__
@@ -46,7 +47,7 @@ typedef struct {
 } sdk_psd_ring;
 #define SDK_PSD_SRC sdk_psd_ring
 #define SDK_PSD_X(s, m)                                                                            \
-  SDK_PSD_MUL(sdk_psd_window((m), SDK_PSD_M, SDK_PSD_HANN, 0),                                     \
+  SDK_PSD_MUL(sdk_psd_window((m), SDK_PSD_M, SDK_PSD_HANN, sdk_psd_ctab),                          \
               (double)(s).r[(((s).smp + 1 + (m)) & (SDK_PSD_M - 1)) * (s).npad])
 #else
 #define SDK_PSD_ROLLED

@@ -11,13 +11,14 @@
  * read and write coalesced at the same index: per transform the first pass
  * writes them, each later pass reads and writes them, the bins read them
  * once).
- * Holes: real, sdk_i64, SDK_PSD_M, SDK_PSD_HANN, SDK_PSD_CUDA. */
+ * Holes: real, sdk_i64, SDK_PSD_M, SDK_PSD_HANN, SDK_PSD_CUDA (CUDA: also
+ * sdk_psd_ctab, codegen/psd.c). */
 #if SDK_PSD_CUDA
 static __device__ __noinline__ void sdk_psd_segment(real *r, sdk_i64 npad, sdk_i64 smp) {
   SDK_PSD_KZ;
   double z[SDK_PSD_M];
-  const double *const tab = 0;           /* (the twiddles computed: local memory is the cost) */
-  const sdk_psd_ring x = {r, npad, smp}; /* (read, windowed, by the first pass) */
+  const double *const tab = sdk_psd_ctab; /* (codegen/psd.c's constant table) */
+  const sdk_psd_ring x = {r, npad, smp};  /* (read, windowed, by the first pass) */
   sdk_psd_fft(x, z, SDK_PSD_M, tab);
   /* the bins k and M/2 - k from the same two points, read once */
   SDK_PSD_ROLLED
