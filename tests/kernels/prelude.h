@@ -65,6 +65,7 @@ typedef long long sdk_i64;
 #endif
 #ifdef SDK_KERNEL_FILE_psd_seg_h
 #include "../../src/codegen/kernels/psd_fft.h"
+static const double sdk_psd_ctab[SDK_PSD_M / 4 + 1]; /* (psd.c's table) */
 #endif
 
 /* abi.h, through the drivers' heads (cuda_paths.c, cuda_reduce.c): sizes of

@@ -11,8 +11,8 @@
  * read and write coalesced at the same index: per transform the first pass
  * writes them, each later pass reads and writes them, the bins read them
  * once).
- * Holes: real, sdk_i64, SDK_PSD_M, SDK_PSD_HANN, SDK_PSD_CUDA (CUDA: also
- * sdk_psd_ctab, codegen/psd.c). */
+ * Holes: real, sdk_i64, SDK_PSD_M, SDK_PSD_HANN, SDK_PSD_CUDA, sdk_psd_ctab
+ * (codegen/psd.c's table of cos(2 pi n / M), n <= M/4). */
 #if SDK_PSD_CUDA
 static __device__ __noinline__ void sdk_psd_segment(real *r, sdk_i64 npad, sdk_i64 smp) {
   SDK_PSD_KZ;
@@ -42,13 +42,12 @@ static __device__ __noinline__ void sdk_psd_segment(real *r, sdk_i64 npad, sdk_i
 /* CPU: the segments of the block's n paths from r (path 0's row 0), G paths
  * at a time (G M doubles, 128 KiB, and one path's M, on the stack): each row read across the
  * paths, side by side (a path's rows are npad apart: one at a time, every
- * value would be a cache miss), the quarter wave once (the same bits) */
+ * value would be a cache miss), the quarter wave codegen/psd.c's table */
 #define SDK_PSD_G (SDK_PSD_M >= 16384 ? 1 : 16384 / SDK_PSD_M)
 static void sdk_psd_segments(real *r, sdk_i64 npad, sdk_i64 smp, int n) {
   SDK_PSD_KZ;
-  double tab[SDK_PSD_M / 4 + 1], z[SDK_PSD_G][SDK_PSD_M], x[SDK_PSD_M];
-  for (sdk_i64 q = 0; q <= SDK_PSD_M / 4; q++)
-    tab[q] = sdk_psd_quarter(q, SDK_PSD_M);
+  const double *const tab = sdk_psd_ctab; /* (codegen/psd.c's table) */
+  double z[SDK_PSD_G][SDK_PSD_M], x[SDK_PSD_M];
   for (int i0 = 0; i0 < n; i0 += SDK_PSD_G) {
     const int g = n - i0 < SDK_PSD_G ? n - i0 : SDK_PSD_G;
     for (sdk_i64 m = 0; m < SDK_PSD_M; m++) {
