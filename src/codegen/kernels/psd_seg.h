@@ -20,12 +20,13 @@ static __device__ __noinline__ void sdk_psd_segment(real *r, sdk_i64 npad, sdk_i
   const double *const tab = sdk_psd_ctab; /* (codegen/psd.c's constant table) */
   const sdk_psd_ring x = {r, npad, smp};  /* (read, windowed, by the first pass) */
   sdk_psd_fft(x, z, SDK_PSD_M, tab);
-  /* the bins k and M/2 - k from the same two points, read once */
-  SDK_PSD_ROLLED
+  /* the bins k and M/2 - k from the same two points, read once (4 pairs
+   * at a time: their loads in flight together, not one round trip each) */
+#pragma unroll 4
   for (sdk_i64 k = 0; k <= SDK_PSD_M / 4; k++) {
     const sdk_i64 b = (SDK_PSD_M / 2 - k) & (SDK_PSD_M / 2 - 1);
     const double zr = z[2 * k], zi = z[2 * k + 1], yr = z[2 * b], yi = z[2 * b + 1];
-    SDK_PSD_ROLLED
+    SDK_PSD_UNROLL
     for (int u = 0; u < 1 + (2 * k != SDK_PSD_M / 2); u++) {
       const sdk_i64 kk = u ? SDK_PSD_M / 2 - k : k;
       real *h = r + (SDK_PSD_M + 2 * kk) * npad;
