@@ -30,12 +30,17 @@ if [ "${MODE:-acf}" = psd ]; then
   # psd computed by the kernel (codegen/psd.h): the ring write at every step and every M/2
   # steps the path's transform of M doubles in local memory; HOST=1 adds the host's sampling
   # (--psd-on-host: every path's values to the host at every step; slow: PERIODS=1 there).
-  # Expected on an H200 (josephson 2^18 paths, M = 256, x alone): per path and step the ring's
-  # 8 bytes, and per segment of 128 steps the transform through local memory (2 KiB a thread;
-  # 1 + 1 + 2 x 7 passes + the bins and sums, ~40 KiB: ~310 B a step, beyond L2 at 2^18
-  # threads) and ~200 unfused double operations a step (the twiddles' polynomials): memory
-  # bound near 1e10 steps/s, a ratio of ~0.02-0.03 to the plain 5.3e11 (x and v: half);
-  # the host's sampling measured 2.54e6 (a ratio of 5e-6)
+  # Measured on an H200 before the register-blocked transform (one pass over the path's 2 KiB
+  # of local memory per radix-2 stage: 356 B a path-step at M = 256, x alone, LDL/STL of the
+  # SASS counted): 9.44e9 steps/s, a ratio of 0.018 to the plain 5.33e11 (x and v 0.009,
+  # M = 64 0.031); the host's sampling 2.54e6 (a ratio of 5e-6).  Since kernels/psd_fft.h
+  # does 4 stages per pass in registers (the window and bit reversal in the first): local
+  # memory 64 B a path-step at M = 256 (65 at M = 64), global ~28 (the ring, its read and the
+  # sums in single precision), ~60 unfused double operations (the quarter wave a __constant__
+  # table; its polynomials took ~120 more), 168 registers (256 threads an SM): expected
+  # 2.5-4e10, a ratio of ~0.05-0.075 (x and v ~0.025-0.04, M = 64 ~0.06-0.12: its 17 MB of
+  # local memory fit the L2).  The floor of this design: the ring and the sums alone move
+  # ~28 B a path-step through DRAM, a ratio of at most ~0.2 at M = 256
   for o in "--psd-segment 256 --corr-vars x" "--psd-segment 256" "--psd-segment 64 --corr-vars x"; do
     # shellcheck disable=SC2086
     a=$(rate --observe psd --sample-every 1 $o "$@")

@@ -47,13 +47,14 @@ int main(int argc, char **argv) {
   long bad = 0, segs = 0;
   for (long p = 0; p < np; p++) {
     std::vector<double> sum((size_t)B, 0.0), z((size_t)M);
+    std::vector<real> ring((size_t)M); /* (the samples in order: the kernel's ring of one path) */
     long t = 0;
     for (long s = SDK_PSD_FIRST; s <= steps; s += SDK_PSD_EVERY, t++) {
       if (t + 1 < M || (t + 1 - M) % (M / 2) != 0) continue;
       for (long m = 0; m < M; m++) /* samples t - M + 1 .. t */
-        z[(size_t)m] = sdk_psd_window(m, M, SDK_PSD_HANN, 0) *
-                       (double)(real)x[(size_t)(s - (M - 1 - m) * SDK_PSD_EVERY)][(size_t)p];
-      sdk_psd_fft(z.data(), M, 0);
+        ring[(size_t)m] = (real)x[(size_t)(s - (M - 1 - m) * SDK_PSD_EVERY)][(size_t)p];
+      /* (the transform reads them windowed: x_m at ((smp + 1 + m) mod M) npad) */
+      sdk_psd_fft(sdk_psd_ring{ring.data(), 1, M - 1}, z.data(), M, 0);
       for (long k = 0; k < B; k++) {
         const double sm = sum[(size_t)k] + sdk_psd_power(z.data(), M, k, 0);
         const double hi = (double)(float)sm;

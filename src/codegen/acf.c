@@ -10,6 +10,7 @@
 #include "codegen/sys.h"
 
 extern const char sdk_embedded_acf_add_h[];
+extern const char sdk_embedded_opaque_d_h[];
 
 void sdk_cg_acf_defs(sdk_emit *em, const sdk_codegen_opts *o) {
   if (o->acf_k <= 0 || o->sysmode) return;
@@ -17,6 +18,7 @@ void sdk_cg_acf_defs(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_line(em, "#define SDK_ACF_CUDA %d", o->target == SDK_TARGET_CUDA);
   sdk_em_line(em, "#define SDK_ACF_FIRST %lldLL", (long long)o->acf_first);
   sdk_em_line(em, "#define SDK_ACF_EVERY %lldLL", (long long)o->acf_every);
+  if (o->target != SDK_TARGET_CUDA) sdk_em_kernel(em, sdk_embedded_opaque_d_h);
   sdk_em_kernel(em, sdk_embedded_acf_add_h);
 }
 

@@ -7,7 +7,10 @@
 
 #include "codegen/acf.h"
 #include "codegen/codegen.h"
+#include "codegen/kernels/opaque_d.h"
+#include "codegen/kernels/psd_fft.h"
 
+extern const char sdk_embedded_opaque_d_h[];
 extern const char sdk_embedded_psd_fft_h[];
 extern const char sdk_embedded_psd_seg_h[];
 
@@ -23,6 +26,21 @@ void sdk_cg_psd_defs(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_line(em, "#define SDK_PSD_HANN %d", o->psd_hann);
   sdk_em_line(em, "#define SDK_PSD_FIRST %lldLL", (long long)o->psd_first);
   sdk_em_line(em, "#define SDK_PSD_EVERY %lldLL", (long long)o->acf_every);
+  if (o->target != SDK_TARGET_CUDA) sdk_em_kernel(em, sdk_embedded_opaque_d_h);
+  /* the quarter wave cos(2 pi n / M), n <= M/4, as the kernel would compute
+   * it (kernels/psd_fft.h: the same bits here), exactly, once; CUDA:
+   * in constant memory, every thread of a warp reading the same entry at
+   * once (the segments end at the same step), a broadcast, where computing
+   * it took ~20 unfused double operations an entry and the transform's
+   * registers */
+  sdk_em_line(em, "static %s double sdk_psd_ctab[%d] = {",
+              o->target == SDK_TARGET_CUDA ? "__constant__" : "const", o->psd_m / 4 + 1);
+  for (int n = 0; n <= o->psd_m / 4; n++) { /* (17 digits: the double itself) */
+    sdk_em_start(em, "  ");
+    sdk_em_double(em, sdk_psd_quarter(n, o->psd_m));
+    sdk_em_text(em, ",\n");
+  }
+  sdk_em_line(em, "};");
   sdk_em_kernel(em, sdk_embedded_psd_fft_h);
   sdk_em_kernel(em, sdk_embedded_psd_seg_h);
 }

@@ -43,6 +43,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "codegen/kernels/opaque_d.h"
 #include "codegen/kernels/psd_fft.h"
 #include "observe/obs_corr.h"
 
@@ -51,7 +52,7 @@ typedef struct {
   int64_t M, B;    /* segment, bins */
   double *w, *tab; /* window [M], cos(2 pi n / M) for n <= M/4 (kernels/psd_fft.h) */
   double **S, **err, *f;
-  double *ring, *re, *sum, *hi, *lo; /* [M * nb], [M], [B * nb], [nb], [nb] */
+  double *ring, *re, *z, *sum, *hi, *lo; /* [M * nb], [M], [M], [B * nb], [nb], [nb] */
   int64_t nb;
   int kern; /* computed by the kernel (codegen/psd.h): nothing sampled here */
 } state;
@@ -60,7 +61,7 @@ static void psd_free(void *p) {
   state *st = p;
   if (!st) return;
   free(st->w), free(st->tab), free(st->S), free(st->err);
-  free(st->ring), free(st->re), free(st->sum), free(st->hi), free(st->lo);
+  free(st->ring), free(st->re), free(st->z), free(st->sum), free(st->hi), free(st->lo);
   free(st);
 }
 
@@ -76,6 +77,7 @@ static sdk_err alloc(state *st, int nq, sdk_errbuf *eb) {
       !(st->err = calloc((size_t)nq, sizeof *st->err)) ||
       !(st->ring = malloc((size_t)(M * nb) * sizeof(double))) ||
       !(st->re = malloc((size_t)M * sizeof(double))) ||
+      !(st->z = malloc((size_t)M * sizeof(double))) ||
       !(st->sum = malloc((size_t)(st->B * nb) * sizeof(double))) ||
       !(st->hi = malloc((size_t)nb * sizeof(double))) ||
       !(st->lo = malloc((size_t)nb * sizeof(double))))
@@ -157,9 +159,9 @@ static sdk_err segment(const sdk_obs_ctx *c, state *st, int j, int64_t smp, int6
   for (int64_t i = 0; i < n; i++) {
     for (int64_t m = 0; m < M; m++)
       st->re[m] = st->w[m] * st->ring[m * nb + i];
-    sdk_psd_fft(st->re, M, st->tab);
+    sdk_psd_fft(st->re, st->z, M, st->tab);
     for (int64_t k = 0; k < B; k++)
-      st->sum[k * nb + i] += sdk_psd_power(st->re, M, k, st->tab);
+      st->sum[k * nb + i] += sdk_psd_power(st->z, M, k, st->tab);
   }
   for (int64_t k = 0; k < B; k++)
     SDK_CHECK(sdk_corr_pair(c->paths, row + (int)M + 2 * (int)k, a, n, st->sum + k * nb, st->hi,

@@ -12,6 +12,7 @@
 #include <cstddef>
 
 #define __device__
+#define __constant__
 #define __global__
 #define __host__
 #define __shared__

@@ -59,8 +59,13 @@ typedef long long sdk_i64;
 #define SDK_PSD_HANN 1
 #define SDK_PSD_FIRST 0LL
 #define SDK_PSD_EVERY 1LL
+#if defined(SDK_KERNEL_FILE_psd_seg_h) || defined(SDK_KERNEL_FILE_psd_fft_h) ||                    \
+    defined(SDK_KERNEL_FILE_acf_add_h) /* (the CPU's sdk_opqd_, emitted before them) */
+#include "../../src/codegen/kernels/opaque_d.h"
+#endif
 #ifdef SDK_KERNEL_FILE_psd_seg_h
 #include "../../src/codegen/kernels/psd_fft.h"
+static const double sdk_psd_ctab[SDK_PSD_M / 4 + 1]; /* (psd.c's table) */
 #endif
 
 /* abi.h, through the drivers' heads (cuda_paths.c, cuda_reduce.c): sizes of

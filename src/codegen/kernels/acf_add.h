@@ -13,17 +13,8 @@
  * the opaque zero of kernels/opaque.h). */
 #if SDK_ACF_CUDA
 #define SDK_ACF_OPQD(v, k) (v)
-#else
-static inline double sdk_acf_opqd_(double v, int k) {
-  union {
-    double f;
-    long long i;
-  } u;
-  u.f = v;
-  u.i ^= k;
-  return u.f;
-}
-#define SDK_ACF_OPQD(v, k) sdk_acf_opqd_((v), (k))
+#else /* (sdk_opqd_: kernels/opaque_d.h, emitted before this text) */
+#define SDK_ACF_OPQD(v, k) sdk_opqd_((v), (k))
 #endif
 #if SDK_ACF_SINGLE
 #define SDK_ACF_MAD(S, X, Y, k) ((S) += (X) * (Y))
