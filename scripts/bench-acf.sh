@@ -34,13 +34,11 @@ if [ "${MODE:-acf}" = psd ]; then
   # of local memory per radix-2 stage: 356 B a path-step at M = 256, x alone, LDL/STL of the
   # SASS counted): 9.44e9 steps/s, a ratio of 0.018 to the plain 5.33e11 (x and v 0.009,
   # M = 64 0.031); the host's sampling 2.54e6 (a ratio of 5e-6).  Since kernels/psd_fft.h
-  # does 4 stages per pass in registers (the window and bit reversal in the first): local
-  # memory 64 B a path-step at M = 256 (65 at M = 64), global ~28 (the ring, its read and the
-  # sums in single precision), ~60 unfused double operations (the quarter wave a __constant__
-  # table; its polynomials took ~120 more), 168 registers (256 threads an SM): expected
-  # 2.5-4e10, a ratio of ~0.05-0.075 (x and v ~0.025-0.04, M = 64 ~0.06-0.12: its 17 MB of
-  # local memory fit the L2).  The floor of this design: the ring and the sums alone move
-  # ~28 B a path-step through DRAM, a ratio of at most ~0.2 at M = 256
+  # does 3 stages per pass in registers (the window and bit reversal in the first; 128
+  # registers, 512 threads an SM), measured on an H200 (2026-11-28, docs/BENCHMARKS.md):
+  # x 0.042-0.043, x and v 0.016, M = 64 0.060-0.061 (4 stages a pass: 168 registers, x 0.034).
+  # The floor of this design: the ring and the sums alone move ~28 B a path-step through
+  # DRAM, a ratio of at most ~0.2 at M = 256
   for o in "--psd-segment 256 --corr-vars x" "--psd-segment 256" "--psd-segment 64 --corr-vars x"; do
     # shellcheck disable=SC2086
     a=$(rate --observe psd --sample-every 1 $o "$@")

@@ -17,7 +17,7 @@
  *    its stages SDK_PSD_R at a time on 2^R points held in registers (one
  *    pass over the array for R stages; the bit reversal in the first pass's
  *    loads): each butterfly the same operations on the same operands as
- *    stage by stage, whatever their order, so the same bits, with a quarter
+ *    stage by stage, whatever their order, so the same bits, with a third
  *    of the passes through (CUDA's local) memory;
  *  - every product and sum rounded on its own: on CUDA through __dmul_rn,
  *    __dadd_rn, __dsub_rn (never fused, whatever NVRTC's --fmad); in C
@@ -67,9 +67,11 @@ static volatile int sdk_psd_zero_;
 #define SDK_PSD_ADD(a, b) sdk_opqd_((a) + (b), sdk_kz_)
 #define SDK_PSD_SUB(a, b) sdk_opqd_((a) - (b), sdk_kz_)
 #endif
-/* stages per pass (2^R points in registers) */
+/* stages per pass (2^R points in registers): 3 keeps CUDA's kernel at 128
+ * registers (512 threads an SM); 4 took 168 (256 threads) and measured 0.034
+ * of the plain steps/s against 3's 0.043 (M = 256, an H200, 2026-11-28) */
 #ifndef SDK_PSD_R
-#define SDK_PSD_R 4
+#define SDK_PSD_R 3
 #endif
 /* the first pass's source of the windowed samples x_m: an array (the host,
  * the CPU kernels), or what the CUDA kernel defines (kernels/psd_seg.h's
