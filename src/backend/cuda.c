@@ -528,8 +528,9 @@ out:
 }
 
 /* The paths whose row `row` is 0 per grid point held (backend.h): the
- * module's sdk_red_hist over the row with one bin [-0.5, 0.5] per grid point,
- * which for a row of whole numbers (a boundary's status) counts its zeros;
+ * module's sdk_red_zero (a module without it: sdk_red_hist over the row with
+ * one bin [-0.5, 0.5] per grid point, which for a row of whole numbers, a
+ * boundary's status, counts its zeros; one same-address atomic per path);
  * only the counts cross to the host. */
 static sdk_err cuda_count_zero(sdk_ensemble *e, int row, int64_t *count, sdk_errbuf *eb) {
   int v = row;
@@ -559,8 +560,13 @@ static sdk_err cuda_count_zero(sdk_ensemble *e, int row, int64_t *count, sdk_err
   CU(eb, MemsetD8(dcnt, 0, nc));
   long long npad = e->npad, ppg = e->lay.ppg, n = sdk_layout_npaths(&e->lay);
   long long path0 = e->lay.path0, g0 = e->span.g0, nb = 1;
-  void *args[] = {&e->st, &npad, &v, &ppg, &n, &path0, &g0, &nb, &dlo, &dhi, &dcnt, &dun, &dov};
-  SDK_CHECK(launch_async(e, e->mod->red_hist, "sdk_red_hist", (n + 255) / 256, args, eb));
+  if (e->mod->red_zero) { /* (one atomic per block: sdk_red_zero) */
+    void *za[] = {&e->st, &npad, &v, &ppg, &n, &path0, &g0, &dcnt};
+    SDK_CHECK(launch_async(e, e->mod->red_zero, "sdk_red_zero", (n + 255) / 256, za, eb));
+  } else {
+    void *args[] = {&e->st, &npad, &v, &ppg, &n, &path0, &g0, &nb, &dlo, &dhi, &dcnt, &dun, &dov};
+    SDK_CHECK(launch_async(e, e->mod->red_hist, "sdk_red_hist", (n + 255) / 256, args, eb));
+  }
   uint64_t *h = sdk_cuda_stage(e, (size_t)ng * sizeof(uint64_t));
   if (!h) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   CU(eb, MemcpyDtoH(h, dcnt, (size_t)ng * sizeof(uint64_t)));

@@ -188,6 +188,7 @@ struct sdk_module {
   int quads[2];
   CUfunction init, advance, red_units, red_nonfinite, red_minmax, red_hist;
   CUfunction red_hist_mod;  /* may be absent (modules of older builds) */
+  CUfunction red_zero;      /* may be absent (modules of older builds) */
   CUfunction observe;       /* user observables (codegen/observe_paths.c), or NULL */
   CUfunction observe_units; /* their evaluation fused with the reduction, or NULL */
   /* [boundaries] (codegen/cuda_paths.c): lists the paths still alive; its

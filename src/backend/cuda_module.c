@@ -243,6 +243,8 @@ static sdk_err module_functions(sdk_bctx *c, sdk_module *m, const char *path, sd
     m->sys_half = m->sys_edge = m->sys_step_half = NULL;
   if (sdk_cu.ModuleGetFunction(&m->red_hist_mod, m->mod, "sdk_red_hist_mod") != CUDA_SUCCESS)
     m->red_hist_mod = NULL;
+  if (sdk_cu.ModuleGetFunction(&m->red_zero, m->mod, "sdk_red_zero") != CUDA_SUCCESS)
+    m->red_zero = NULL;
   if (sdk_cu.ModuleGetFunction(&m->observe, m->mod, "sdk_observe") != CUDA_SUCCESS)
     m->observe = NULL;
   if (sdk_cu.ModuleGetFunction(&m->observe_units, m->mod, "sdk_observe_units") != CUDA_SUCCESS)

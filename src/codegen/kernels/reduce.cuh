@@ -304,6 +304,32 @@ extern "C" __global__ void __launch_bounds__(SDK_RED_CHUNK)
     atomicAdd(&counts[g * bins + b], 1ull);
   }
 }
+/* The paths whose row v is 0 per grid point held (a boundary's status: 0
+ * alive; fpt's survival at every sample): cnt[j], j = g - g0, for the n
+ * paths held (global path path0 + q).  Counted per warp (ballot), per block
+ * in shared memory, one global atomic per block where its paths are of one
+ * grid point (else one per path): sdk_red_hist with one bin made 2^20
+ * same-address atomics a sample for 2^20 paths.  Integer counts: exact. */
+extern "C" __global__ void __launch_bounds__(SDK_RED_CHUNK)
+    sdk_red_zero(const real *__restrict__ st, sdk_i64 npad, int v, sdk_i64 ppg, sdk_i64 n,
+                 sdk_i64 path0, sdk_i64 g0, unsigned long long *cnt) {
+  __shared__ unsigned int sh;
+  const sdk_i64 b0 = (sdk_i64)blockIdx.x * SDK_RED_CHUNK, q = b0 + threadIdx.x;
+  const sdk_i64 last = (b0 + SDK_RED_CHUNK < n ? b0 + SDK_RED_CHUNK : n) - 1;
+  const sdk_i64 gb = (path0 + b0) / ppg - g0;
+  const int one = (path0 + last) / ppg - g0 == gb; /* (the same for the whole block) */
+  const int zero = q < n && st[(sdk_i64)v * npad + q] == (real)0;
+  if (threadIdx.x == 0) sh = 0u;
+  __syncthreads();
+  if (one) {
+    const unsigned m = __ballot_sync(0xffffffffu, zero);
+    if ((threadIdx.x & 31) == 0 && m) atomicAdd(&sh, (unsigned)__popc(m));
+    __syncthreads();
+    if (threadIdx.x == 0 && sh) atomicAdd(&cnt[gb], (unsigned long long)sh);
+  } else if (zero) {
+    atomicAdd(&cnt[(path0 + q) / ppg - g0], 1ull);
+  }
+}
 /* Histogram of (x_v mod period) on [0, period): block b takes paths
  * [b * per, (b + 1) * per) of the n held (global path path0 + q), counting into
  * shared memory (bins <= shbins) for the grid point of its first path, then
