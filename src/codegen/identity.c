@@ -86,8 +86,15 @@ void sdk_cg_normalise(const char *s, sdk_strbuf *out) {
         last = *s;
         s = literal(s, out);
       } else {
-        last = *s;
-        sdk_sb_putn(out, s++, 1);
+        /* with it the run of characters that none of the cases above
+         * treats apart (bol and space are 0 from here): one copy, not one
+         * a character (a repeated call normalises its kernel, issue 32) */
+        size_t n = 1;
+        while (s[n] && !strchr("\n/\"'\\", s[n]) && !blank(s[n]))
+          n++;
+        last = s[n - 1];
+        sdk_sb_putn(out, s, n);
+        s += n;
       }
     }
   }
