@@ -28,7 +28,7 @@ from ._errors import (
 )
 from ._model import Model, models
 from ._result import DatasetInfo, Result, load
-from ._run import codegen, registry, resume, run, run_help
+from ._run import codegen, registry, release, resume, run, run_help
 
 __version__ = _s(_clib.sdekit_version())
 version_number = _clib.sdekit_version_number()
@@ -51,7 +51,7 @@ def cli_path():
 
 
 __all__ = [
-    "Model", "models", "run", "resume", "load", "codegen", "registry", "run_help", "Result",
+    "Model", "models", "run", "resume", "release", "load", "codegen", "registry", "run_help", "Result",
     "DatasetInfo", "Error", "UsageError", "ModelError", "CompileError", "FileError",
     "OutOfMemoryError", "BackendError", "NonFiniteError", "FormatError", "CancelledError",
     "InternalError", "Status", "cli_path", "library_path", "__version__",

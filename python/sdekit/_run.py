@@ -445,6 +445,14 @@ class _Held(_ProcessHandle):
         return cls.made()
 
 
+def release():
+    """Release what the process's runs keep between them: the GPU contexts, the loaded
+    kernels and the device memory of earlier runs' paths (docs/API.md).  Call it to hand
+    that memory to another library (JAX, PyTorch) in the same process; the next run makes
+    what it needs again (a first call's cost), with the same results."""
+    _Held.release()
+
+
 class _Session:
     """The callbacks of one run and what they saw."""
 

@@ -102,3 +102,14 @@ def test_model_object_and_path_give_the_same(workdir):
     a = sdekit.run(m, scan={"k": [1.0]}, **kw)
     b = sdekit.run(m.path, scan={"k": [1.0]}, **kw)
     assert_same_results(a, b)
+
+
+def test_release_keeps_results():
+    """sdekit.release() drops what the process's runs keep (contexts, kernels, device
+    memory); the next run makes them again and gives the same bits."""
+    kw = dict(OU_KW, paths=4096)
+    first = sdekit.run("ou", **kw)
+    sdekit.release()
+    again = sdekit.run("ou", **kw)
+    for name in first.datasets:
+        np.testing.assert_array_equal(first[name], again[name], err_msg=name)

@@ -48,3 +48,10 @@ def test_repeated_calls_same_bits(ngpu):
     other = sdekit.run("ou", device=0, **dict(RUN, seed=10))
     _same(first, again)
     assert not np.array_equal(first["moments/mean_x"], other["moments/mean_x"])
+
+
+def test_release_then_run_same_bits(ngpu):
+    first = sdekit.run("ou", device=0, **RUN)
+    sdekit.release()
+    sdekit.release()  # (nothing held: no effect)
+    _same(first, sdekit.run("ou", device=0, **RUN))
