@@ -354,8 +354,7 @@ static void hook_moved(sdk_emit *em, const void *c) {
 
 /* the scheme's step and its embedded partner's from the same state, and
  * the error norm of their difference */
-static void hook_pair(sdk_emit *em, const void *c) {
-  const sdk_codegen_opts *o = ((const adapt_ctx *)c)->o;
+static void emit_pair(sdk_emit *em, const sdk_codegen_opts *o, int whole) {
   const int nv = o->model->nvars;
   for (int v = 0; v < nv; v++)
     sdk_em_line(em, "const real sdk_y%d = sdk_x%d;", v, v);
@@ -389,10 +388,22 @@ static void hook_pair(sdk_emit *em, const void *c) {
     sdk_em_number(em, o->rtol);
     sdk_em_printf(em, " * %s(%s(sdk_y%d), %s(sdk_x%d)));\n", mx, ab, v, ab, v);
     /* the larger, or NaN where either is: fmax would drop a NaN, and a
-     * sub-step that blew up would be taken at once */
-    sdk_em_line(em, "if (sdk_q > sdk_err || sdk_q != sdk_q) sdk_err = sdk_q;");
+     * sub-step that blew up would be taken at once.  A whole step (hook
+     * whole) needs only the decision err <= 1 (its err is not used for the
+     * next level): with err = 0 at the start and every q >= 0 or NaN, the
+     * err so kept is <= 1 iff every q <= 1 (a NaN q fails it, as the kept
+     * NaN's 1e30 does), so the same decision as the general loop's from the
+     * same q's, without the running maximum and its NaN tests */
+    if (whole)
+      sdk_em_line(em, "sdk_ok = sdk_ok && sdk_q <= 1;");
+    else
+      sdk_em_line(em, "if (sdk_q > sdk_err || sdk_q != sdk_q) sdk_err = sdk_q;");
     sdk_em_close(em);
   }
+}
+
+static void hook_pair(sdk_emit *em, const void *c) {
+  emit_pair(em, ((const adapt_ctx *)c)->o, 0);
 }
 
 /* a periodic model's phase time (expr_emit.h): the step's, sdk_tp0, kept
@@ -446,11 +457,10 @@ static void hook_whole(sdk_emit *em, const void *c) {
     hook_time(em, c);
     for (int j = 0; j < nn; j++)
       sdk_em_line(em, "const real sdk_z%d = sdk_rq%d[%d];", j, j, k);
-    sdk_em_line(em, "real sdk_err = 0;");
+    sdk_em_line(em, "int sdk_ok = 1;");
     sdk_em_line(em, "(void)sdk_sqdt, (void)sdk_t0;");
-    hook_pair(em, c);
-    sdk_em_line(em, "if (sdk_err != sdk_err) sdk_err = (real)1e30;");
-    sdk_em_open(em, "if (!(sdk_err <= 1 || SDK_ADAPT_LEVMAX == 0))");
+    emit_pair(em, a->o, 1);
+    sdk_em_open(em, "if (!(sdk_ok || SDK_ADAPT_LEVMAX == 0))");
     hook_back(em, c);
     sdk_em_line(em, "break;");
     sdk_em_close(em);
