@@ -380,11 +380,12 @@ static int tab_slot(const sdk_cg_hoist *h, int i, int k) {
 
 /* the pair's two steps into `part` with the time-only values of h (hoisted:
  * expr_emit.h), then those values before them: computed at the sub-step's
- * phase time (`tab` 0) or read from the per-phase table at phase sdk_phn
+ * phase time (`tab` 0) or read from the per-phase table at phase `ph`
  * (`tab` 1: a whole step, at the grid's phase times, where they are the
  * table's values, the same expressions at the same times).  h disabled:
  * the expressions in the steps as they are */
-static void emit_steps(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h, int tab) {
+static void emit_steps(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h, int tab,
+                       const char *ph) {
   const int nv = o->model->nvars;
   sdk_strbuf part;
   sdk_sb_init(&part);
@@ -410,13 +411,13 @@ static void emit_steps(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h,
   for (int i = 0; h->enabled && tab && i < SDK_MAX_STAGES; i++)
     for (int k = 0; k < h->n; k++)
       if (h->used[i] & (1u << k))
-        sdk_em_line(em, "const real sdk_T%d_%d = sdk_ttab[sdk_phn * SDK_TT_SLOTS + %d];", i, k,
+        sdk_em_line(em, "const real sdk_T%d_%d = sdk_ttab[(%s) * SDK_TT_SLOTS + %d];", i, k, ph,
                     tab_slot(h, i, k));
   sdk_em_append(em, &part);
   sdk_sb_free(&part);
 }
 
-static void emit_pair(sdk_emit *em, const adapt_ctx *a, int whole) {
+static void emit_pair(sdk_emit *em, const adapt_ctx *a, int whole, const char *ph) {
   const sdk_codegen_opts *o = a->o;
   const int nv = o->model->nvars;
   for (int v = 0; v < nv; v++)
@@ -424,9 +425,9 @@ static void emit_pair(sdk_emit *em, const adapt_ctx *a, int whole) {
   for (int v = 0; v < nv; v++) /* (the bridge's g sqrt(h): the kept step's) */
     if (o->model->nbound > 0 && sdk_cg_bridge_var(o, v)) sdk_em_line(em, "real sdk_bw%d = 0;", v);
   if (whole && a->tab)
-    emit_steps(em, o, a->tab, 1);
+    emit_steps(em, o, a->tab, 1, ph);
   else
-    emit_steps(em, o, a->h, 0);
+    emit_steps(em, o, a->h, 0, ph);
   /* in the run's precision (a double division is a long software sequence
    * on a GPU); the tolerances rounded to it */
   const char *mx = o->single ? "fmaxf" : "fmax", *ab = o->single ? "fabsf" : "fabs";
@@ -453,7 +454,7 @@ static void emit_pair(sdk_emit *em, const adapt_ctx *a, int whole) {
 }
 
 static void hook_pair(sdk_emit *em, const void *c) {
-  emit_pair(em, c, 0);
+  emit_pair(em, c, 0, "sdk_phn");
 }
 
 /* a periodic model's phase time (expr_emit.h): the step's, sdk_tp0, kept
@@ -497,29 +498,59 @@ static void hook_back(sdk_emit *em, const void *c) {
  * same values), which goes on from there */
 static void hook_whole(sdk_emit *em, const void *c) {
   const adapt_ctx *a = c;
-  const int nn = a->o->model->nnoise;
+  const sdk_codegen_opts *o = a->o;
+  const int nn = o->model->nnoise;
+  /* spp a multiple of 4: the block (from a multiple of 4) never wraps the
+   * period, so step k's phase index is sdk_phn + k (the counter's value):
+   * table rows at constant offsets, and the phase kept once after the block */
+  const int flat = o->spp > 0 && o->spp % 4 == 0;
   sdk_em_open(em, "for (int sdk_once = 0; sdk_once < 1; sdk_once++)"); /* (break: rejected) */
   for (int k = 0; k < 4; k++) {
+    char ph[32];
+    snprintf(ph, sizeof ph, flat && k > 0 ? "sdk_phn + %d" : "sdk_phn", k);
     sdk_em_block(em);
     sdk_em_line(em, "const real sdk_dt = sdk_hdt;");
     sdk_em_line(em, "const real sdk_sqdt = sdk_hsq;");
-    sdk_em_line(em, "const real sdk_t0 = sdk_tcur;");
-    hook_time(em, c);
+    /* the step's time as the loop keeps it (sdk_tb after ++sdk_ns): the
+     * time bookkeeping once after the block, not per step */
+    if (k == 0)
+      sdk_em_line(em, "const real sdk_t0 = sdk_tcur;");
+    else
+      sdk_em_line(em, "const real sdk_t0 = (real)((double)(sdk_ns + %d) * SDK_ADAPT_DT);", k);
+    if (flat && k > 0) {
+      sdk_em_start(em, "const real sdk_tp0 = (real)(%s) * ", ph);
+      sdk_em_number(em, o->dt);
+      sdk_em_puts(em, "; (void)sdk_tp0;\n");
+    } else {
+      hook_time(em, c);
+    }
     for (int j = 0; j < nn; j++)
       sdk_em_line(em, "const real sdk_z%d = sdk_rq%d[%d];", j, j, k);
     sdk_em_line(em, "int sdk_ok = 1;");
     sdk_em_line(em, "(void)sdk_sqdt, (void)sdk_t0;");
-    emit_pair(em, a, 1);
+    emit_pair(em, a, 1, ph);
     sdk_em_open(em, "if (!(sdk_ok || SDK_ADAPT_LEVMAX == 0))");
     hook_back(em, c);
     sdk_em_line(em, "break;");
     sdk_em_close(em);
     sdk_em_line(em, "sdk_k = %d;", k + 1);
-    sdk_em_line(em, "++sdk_ns;");
-    sdk_em_line(em, "sdk_tb = (real)((double)sdk_ns * SDK_ADAPT_DT);");
-    sdk_em_line(em, "sdk_tcur = sdk_tb;");
-    next_phase(em, a->o);
+    if (!flat) next_phase(em, o);
     sdk_em_close(em);
+  }
+  sdk_em_close(em);
+  /* the loop's values after sdk_k steps (each step's ++sdk_ns, time and
+   * phase, hook restart's, in one) */
+  sdk_em_open(em, "if (sdk_k > 0)");
+  sdk_em_line(em, "sdk_ns += sdk_k;");
+  sdk_em_line(em, "sdk_tb = (real)((double)sdk_ns * SDK_ADAPT_DT);");
+  sdk_em_line(em, "sdk_tcur = sdk_tb;");
+  if (flat) {
+    sdk_em_line(em, "sdk_phn += sdk_k;");
+    sdk_em_line(em, "if (sdk_phn == (%s)%lldLL) sdk_phn = 0;", phase_type(o), (long long)o->spp);
+    sdk_em_start(em, "sdk_tpb = (real)sdk_phn * ");
+    sdk_em_number(em, o->dt);
+    sdk_em_puts(em, ";\n");
+    sdk_em_line(em, "sdk_tpc = sdk_tpb;");
   }
   sdk_em_close(em);
 }
