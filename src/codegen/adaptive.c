@@ -32,10 +32,12 @@
  * is the lower one's local error, of order h^q (milstein - euler for
  * diagonal multiplicative Ito noise, q = 1; srk2 - euler for additive
  * noise, q = 3/2).  The kept solution is one order better than the
- * estimate (local extrapolation).
+ * estimate (local extrapolation).  A sub-step passes the norm when
+ * |X_v - E_v| <= atol + rtol max(|X_n,v|, |X_v|) for every v (err <= 1
+ * compared without dividing: the same decision on every backend's division).
  *
  * The controller: the I controller h' = h * 0.9 err^(-1/q) on the dyadic
- * grid.  A sub-step is accepted when err <= 1, or when h is already the
+ * grid.  A sub-step is accepted when err <= 1 (compared as above), or when h is already the
  * smallest (dt-min: accepted whatever err, as fixed steps of dt-min would
  * be); then the next try is 2 h when the factor is >= 2, err <= 0.45^q
  * (and when the next point is a multiple of 2 h), else h.  A rejected
@@ -433,22 +435,23 @@ static void emit_pair(sdk_emit *em, const adapt_ctx *a, int whole, const char *p
   const char *mx = o->single ? "fmaxf" : "fmax", *ab = o->single ? "fabsf" : "fabs";
   for (int v = 0; v < nv; v++) {
     sdk_em_block(em);
-    sdk_em_start(em, "const real sdk_q = %s(sdk_x%d - sdk_e%d) / (", ab, v, v);
+    sdk_em_line(em, "const real sdk_d = %s(sdk_x%d - sdk_e%d);", ab, v, v);
+    sdk_em_start(em, "const real sdk_den = ");
     sdk_em_number(em, o->atol);
     sdk_em_puts(em, " + ");
     sdk_em_number(em, o->rtol);
-    sdk_em_printf(em, " * %s(%s(sdk_y%d), %s(sdk_x%d)));\n", mx, ab, v, ab, v);
-    /* the larger, or NaN where either is: fmax would drop a NaN, and a
-     * sub-step that blew up would be taken at once.  A whole step (hook
-     * whole) needs only the decision err <= 1 (its err is not used for the
-     * next level): with err = 0 at the start and every q >= 0 or NaN, the
-     * err so kept is <= 1 iff every q <= 1 (a NaN q fails it, as the kept
-     * NaN's 1e30 does), so the same decision as the general loop's from the
-     * same q's, without the running maximum and its NaN tests */
-    if (whole)
-      sdk_em_line(em, "sdk_ok = sdk_ok && sdk_q <= 1;");
-    else
+    sdk_em_printf(em, " * %s(%s(sdk_y%d), %s(sdk_x%d));\n", mx, ab, v, ab, v);
+    /* accepted iff every |X_v - E_v| <= atol + rtol max(..): err <= 1 as a
+     * comparison, without a division's rounding (a GPU's fast division is
+     * approximate), and false where either is NaN (a sub-step that blew up
+     * is not taken).  A whole step (hook whole) needs only that decision;
+     * the general loop also keeps err, the largest q (or NaN where either
+     * is: fmax would drop a NaN), for the next try's level */
+    sdk_em_line(em, "sdk_ok = sdk_ok && sdk_d <= sdk_den;");
+    if (!whole) {
+      sdk_em_line(em, "const real sdk_q = sdk_d / sdk_den;");
       sdk_em_line(em, "if (sdk_q > sdk_err || sdk_q != sdk_q) sdk_err = sdk_q;");
+    }
     sdk_em_close(em);
   }
 }
