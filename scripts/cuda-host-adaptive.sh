@@ -76,6 +76,13 @@ PREC=single one "gbm milstein single rtol 3e-2" 16 "$m/gbm.sde" --scheme milstei
   --dt-max 0.0625 --adaptive --rtol 3e-2
 PREC=single VAR=x one "josephson srk2 single rtol 1e-1" 47 "$m/josephson.sde" --scheme srk2 \
   --spp 16 --t-end 3.8 --adaptive --rtol 1e-1 --atol 1e-1
+# every whole step accepted: their drive from the per-phase table (adaptive.c)
+PREC=single VAR=x one "josephson srk2 single loose" 47 "$m/josephson.sde" --scheme srk2 \
+  --spp 16 --t-end 3.8 --adaptive --rtol 1e6 --atol 1e6
 PREC=single VAR=x one "josephson srk2 single spp 12" 36 "$m/josephson.sde" --scheme srk2 --spp 12 \
   --t-end 3.8 --adaptive --rtol 1e-3 --atol 1e-4
+# spp not a multiple of 4: the whole steps' phase counted step by step (a
+# block of four may wrap the period), the table's rows at that count
+PREC=single VAR=x one "josephson srk2 single spp 18" 53 "$m/josephson.sde" --scheme srk2 --spp 18 \
+  --t-end 3.8 --adaptive --rtol 1e-1 --atol 1e-1
 exit $fail

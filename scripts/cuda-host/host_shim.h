@@ -46,6 +46,9 @@ template <class T> T atomicMax(T *p, T) {
 double __dmul_rn(double a, double b) {
   return a * b;
 }
+float __fmul_rn(float a, float b) {
+  return a * b;
+}
 double __dadd_rn(double a, double b) {
   return a + b;
 }

@@ -16,6 +16,13 @@ extern "C" const int sdk_ring_quads[2] __attribute__((weak));
 #include KERNEL
 #include "../../src/codegen/abi.h"
 unsigned int sh[1]; /* (the reductions' dynamic shared memory: unused) */
+#ifdef SDK_TT_SLOTS
+/* a periodic model's per-phase table (kernels/ttab.cuh: --adaptive's whole
+ * steps read it), filled as the module's load does, one phase at a time */
+extern "C" {
+real sdk_ttab[SDK_TT_PHASES * SDK_TT_SLOTS];
+}
+#endif
 
 int main(int argc, char **argv) {
   if (argc != 5) return 2;
@@ -24,6 +31,10 @@ int main(int argc, char **argv) {
   const long npad = (np + SDK_TPB - 1) / SDK_TPB * SDK_TPB;
   real *st = (real *)calloc((size_t)sdk_state_rows * (size_t)npad, sizeof *st);
   if (!st) return 1;
+#ifdef SDK_TT_SLOTS
+  for (unsigned ph = 0; ph < SDK_TT_PHASES; ph++)
+    blockIdx.x = 0, threadIdx.x = ph, sdk_ttab_fill();
+#endif
   for (unsigned b = 0; b < npad / SDK_TPB; b++)
     for (unsigned t = 0; t < SDK_TPB; t++)
       blockIdx.x = b, threadIdx.x = t, sdk_init(st, npad, nullptr, np, 1, 0, seed);

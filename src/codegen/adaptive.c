@@ -18,7 +18,12 @@
  * (n mod spp) dt + s, as its absolute time is n dt + s: the drive is
  * evaluated where the sub-step is, and the steps of dt = period / spp
  * (--spp; --dt-max is refused there unless it is such a step) end on the
- * samples as fixed steps do.
+ * samples as fixed steps do.  Its time-only values (expr_emit.h: the drive
+ * and the constant terms summed with it) are hoisted on every backend, each
+ * computed once per stage at the sub-step's phase time; the CUDA whole steps
+ * of dt-max (SDK_ADAPT_WHOLE) are on the grid, so they read them from a
+ * per-phase table filled with the same expressions at the same phase times
+ * (cuda_paths.c, kernels/ttab.cuh): the same bits as the general loop's.
  *
  * Error estimate: the scheme's embedded pair (scheme.h: embedded,
  * est_noise, est_order q): both take the sub-step from X_n with the same
@@ -27,10 +32,12 @@
  * is the lower one's local error, of order h^q (milstein - euler for
  * diagonal multiplicative Ito noise, q = 1; srk2 - euler for additive
  * noise, q = 3/2).  The kept solution is one order better than the
- * estimate (local extrapolation).
+ * estimate (local extrapolation).  A sub-step passes the norm when
+ * |X_v - E_v| <= atol + rtol max(|X_n,v|, |X_v|) for every v (err <= 1
+ * compared without dividing: the same decision on every backend's division).
  *
  * The controller: the I controller h' = h * 0.9 err^(-1/q) on the dyadic
- * grid.  A sub-step is accepted when err <= 1, or when h is already the
+ * grid.  A sub-step is accepted when err <= 1 (compared as above), or when h is already the
  * smallest (dt-min: accepted whatever err, as fixed steps of dt-min would
  * be); then the next try is 2 h when the factor is >= 2, err <= 0.45^q
  * (and when the next point is a multiple of 2 h), else h.  A rejected
@@ -69,6 +76,7 @@
 #include "codegen/boundary.h"
 #include "codegen/codegen.h"
 #include "codegen/events.h"
+#include "codegen/expr_emit.h"
 #include "codegen/scheme.h"
 #include "rng/btree.h"
 
@@ -208,6 +216,11 @@ int sdk_cg_adaptive_slices(const sdk_codegen_opts *o) {
 typedef struct {
   const sdk_codegen_opts *o;
   const char *path, *seed;
+  /* a periodic model's time-only values (expr_emit.h): h those of the
+   * general loop's sub-steps, computed at each one's phase time; tab (CUDA,
+   * SDK_ADAPT_WHOLE) those of the whole steps, read from the driver's
+   * per-phase table (NULL: computed as h's) */
+  sdk_cg_hoist *h, *tab;
 } adapt_ctx;
 
 /* SDK_ADAPT_SLICES in single precision (few channels): a lane keeps the
@@ -354,45 +367,97 @@ static void hook_moved(sdk_emit *em, const void *c) {
 
 /* the scheme's step and its embedded partner's from the same state, and
  * the error norm of their difference */
-static void hook_pair(sdk_emit *em, const void *c) {
-  const sdk_codegen_opts *o = ((const adapt_ctx *)c)->o;
+/* the slot of value k of stage i in the per-phase table: the order of the
+ * CUDA driver's (cuda_paths.c, stages then values) */
+static int tab_slot(const sdk_cg_hoist *h, int i, int k) {
+  int sl = 0;
+  for (int s = 0; s < SDK_MAX_STAGES; s++)
+    for (int j = 0; j < h->n; j++)
+      if (h->used[s] & (1u << j)) {
+        if (s == i && j == k) return sl;
+        sl++;
+      }
+  return -1;
+}
+
+/* the pair's two steps into `part` with the time-only values of h (hoisted:
+ * expr_emit.h), then those values before them: computed at the sub-step's
+ * phase time (`tab` 0) or read from the per-phase table at phase `ph`
+ * (`tab` 1: a whole step, at the grid's phase times, where they are the
+ * table's values, the same expressions at the same times).  h disabled:
+ * the expressions in the steps as they are */
+static void emit_steps(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h, int tab,
+                       const char *ph) {
+  const int nv = o->model->nvars;
+  sdk_strbuf part;
+  sdk_sb_init(&part);
+  sdk_emit pe = sdk_em_child(em, &part);
+  sdk_em_block(&pe); /* the kept step: the scheme's */
+  o->scheme->emit_step(&pe, o, h->enabled ? h : NULL);
+  sdk_em_close(&pe);
+  for (int v = 0; v < nv; v++)
+    sdk_em_line(&pe, "real sdk_e%d;", v);
+  sdk_em_block(&pe); /* its embedded partner */
+  sdk_codegen_opts oe = *o;
+  oe.scheme = o->scheme->embedded;
+  for (int v = 0; v < nv; v++) {
+    sdk_em_line(&pe, "real sdk_x%d = sdk_y%d;", v, v);
+    if (o->model->nbound > 0 && sdk_cg_bridge_var(o, v))
+      sdk_em_line(&pe, "real sdk_bw%d = 0; (void)sdk_bw%d;", v, v);
+  }
+  oe.scheme->emit_step(&pe, &oe, h->enabled ? h : NULL);
+  for (int v = 0; v < nv; v++)
+    sdk_em_line(&pe, "sdk_e%d = sdk_x%d;", v, v);
+  sdk_em_close(&pe);
+  if (h->enabled && !tab) sdk_cg_hoist_decls(em, o, h);
+  for (int i = 0; h->enabled && tab && i < SDK_MAX_STAGES; i++)
+    for (int k = 0; k < h->n; k++)
+      if (h->used[i] & (1u << k))
+        sdk_em_line(em, "const real sdk_T%d_%d = sdk_ttab[(%s) * SDK_TT_SLOTS + %d];", i, k, ph,
+                    tab_slot(h, i, k));
+  sdk_em_append(em, &part);
+  sdk_sb_free(&part);
+}
+
+static void emit_pair(sdk_emit *em, const adapt_ctx *a, int whole, const char *ph) {
+  const sdk_codegen_opts *o = a->o;
   const int nv = o->model->nvars;
   for (int v = 0; v < nv; v++)
     sdk_em_line(em, "const real sdk_y%d = sdk_x%d;", v, v);
   for (int v = 0; v < nv; v++) /* (the bridge's g sqrt(h): the kept step's) */
     if (o->model->nbound > 0 && sdk_cg_bridge_var(o, v)) sdk_em_line(em, "real sdk_bw%d = 0;", v);
-  sdk_em_block(em); /* the kept step: the scheme's */
-  o->scheme->emit_step(em, o, NULL);
-  sdk_em_close(em);
-  for (int v = 0; v < nv; v++)
-    sdk_em_line(em, "real sdk_e%d;", v);
-  sdk_em_block(em); /* its embedded partner */
-  sdk_codegen_opts oe = *o;
-  oe.scheme = o->scheme->embedded;
-  for (int v = 0; v < nv; v++) {
-    sdk_em_line(em, "real sdk_x%d = sdk_y%d;", v, v);
-    if (o->model->nbound > 0 && sdk_cg_bridge_var(o, v))
-      sdk_em_line(em, "real sdk_bw%d = 0; (void)sdk_bw%d;", v, v);
-  }
-  oe.scheme->emit_step(em, &oe, NULL);
-  for (int v = 0; v < nv; v++)
-    sdk_em_line(em, "sdk_e%d = sdk_x%d;", v, v);
-  sdk_em_close(em);
+  if (whole && a->tab)
+    emit_steps(em, o, a->tab, 1, ph);
+  else
+    emit_steps(em, o, a->h, 0, ph);
   /* in the run's precision (a double division is a long software sequence
    * on a GPU); the tolerances rounded to it */
   const char *mx = o->single ? "fmaxf" : "fmax", *ab = o->single ? "fabsf" : "fabs";
   for (int v = 0; v < nv; v++) {
     sdk_em_block(em);
-    sdk_em_start(em, "const real sdk_q = %s(sdk_x%d - sdk_e%d) / (", ab, v, v);
+    sdk_em_line(em, "const real sdk_d = %s(sdk_x%d - sdk_e%d);", ab, v, v);
+    sdk_em_start(em, "const real sdk_den = ");
     sdk_em_number(em, o->atol);
     sdk_em_puts(em, " + ");
     sdk_em_number(em, o->rtol);
-    sdk_em_printf(em, " * %s(%s(sdk_y%d), %s(sdk_x%d)));\n", mx, ab, v, ab, v);
-    /* the larger, or NaN where either is: fmax would drop a NaN, and a
-     * sub-step that blew up would be taken at once */
-    sdk_em_line(em, "if (sdk_q > sdk_err || sdk_q != sdk_q) sdk_err = sdk_q;");
+    sdk_em_printf(em, " * %s(%s(sdk_y%d), %s(sdk_x%d));\n", mx, ab, v, ab, v);
+    /* accepted iff every |X_v - E_v| <= atol + rtol max(..): err <= 1 as a
+     * comparison, without a division's rounding (a GPU's fast division is
+     * approximate), and false where either is NaN (a sub-step that blew up
+     * is not taken).  A whole step (hook whole) needs only that decision;
+     * the general loop also keeps err, the largest q (or NaN where either
+     * is: fmax would drop a NaN), for the next try's level */
+    sdk_em_line(em, "sdk_ok = sdk_ok && sdk_d <= sdk_den;");
+    if (!whole) {
+      sdk_em_line(em, "const real sdk_q = sdk_d / sdk_den;");
+      sdk_em_line(em, "if (sdk_q > sdk_err || sdk_q != sdk_q) sdk_err = sdk_q;");
+    }
     sdk_em_close(em);
   }
+}
+
+static void hook_pair(sdk_emit *em, const void *c) {
+  emit_pair(em, c, 0, "sdk_phn");
 }
 
 /* a periodic model's phase time (expr_emit.h): the step's, sdk_tp0, kept
@@ -436,30 +501,59 @@ static void hook_back(sdk_emit *em, const void *c) {
  * same values), which goes on from there */
 static void hook_whole(sdk_emit *em, const void *c) {
   const adapt_ctx *a = c;
-  const int nn = a->o->model->nnoise;
+  const sdk_codegen_opts *o = a->o;
+  const int nn = o->model->nnoise;
+  /* spp a multiple of 4: the block (from a multiple of 4) never wraps the
+   * period, so step k's phase index is sdk_phn + k (the counter's value):
+   * table rows at constant offsets, and the phase kept once after the block */
+  const int flat = o->spp > 0 && o->spp % 4 == 0;
   sdk_em_open(em, "for (int sdk_once = 0; sdk_once < 1; sdk_once++)"); /* (break: rejected) */
   for (int k = 0; k < 4; k++) {
+    char ph[32];
+    snprintf(ph, sizeof ph, flat && k > 0 ? "sdk_phn + %d" : "sdk_phn", k);
     sdk_em_block(em);
     sdk_em_line(em, "const real sdk_dt = sdk_hdt;");
     sdk_em_line(em, "const real sdk_sqdt = sdk_hsq;");
-    sdk_em_line(em, "const real sdk_t0 = sdk_tcur;");
-    hook_time(em, c);
+    /* the step's time as the loop keeps it (sdk_tb after ++sdk_ns): the
+     * time bookkeeping once after the block, not per step */
+    if (k == 0)
+      sdk_em_line(em, "const real sdk_t0 = sdk_tcur;");
+    else
+      sdk_em_line(em, "const real sdk_t0 = (real)((double)(sdk_ns + %d) * SDK_ADAPT_DT);", k);
+    if (flat && k > 0) {
+      sdk_em_start(em, "const real sdk_tp0 = (real)(%s) * ", ph);
+      sdk_em_number(em, o->dt);
+      sdk_em_puts(em, "; (void)sdk_tp0;\n");
+    } else {
+      hook_time(em, c);
+    }
     for (int j = 0; j < nn; j++)
       sdk_em_line(em, "const real sdk_z%d = sdk_rq%d[%d];", j, j, k);
-    sdk_em_line(em, "real sdk_err = 0;");
+    sdk_em_line(em, "int sdk_ok = 1;");
     sdk_em_line(em, "(void)sdk_sqdt, (void)sdk_t0;");
-    hook_pair(em, c);
-    sdk_em_line(em, "if (sdk_err != sdk_err) sdk_err = (real)1e30;");
-    sdk_em_open(em, "if (!(sdk_err <= 1 || SDK_ADAPT_LEVMAX == 0))");
+    emit_pair(em, a, 1, ph);
+    sdk_em_open(em, "if (!(sdk_ok || SDK_ADAPT_LEVMAX == 0))");
     hook_back(em, c);
     sdk_em_line(em, "break;");
     sdk_em_close(em);
     sdk_em_line(em, "sdk_k = %d;", k + 1);
-    sdk_em_line(em, "++sdk_ns;");
-    sdk_em_line(em, "sdk_tb = (real)((double)sdk_ns * SDK_ADAPT_DT);");
-    sdk_em_line(em, "sdk_tcur = sdk_tb;");
-    next_phase(em, a->o);
+    if (!flat) next_phase(em, o);
     sdk_em_close(em);
+  }
+  sdk_em_close(em);
+  /* the loop's values after sdk_k steps (each step's ++sdk_ns, time and
+   * phase, hook restart's, in one) */
+  sdk_em_open(em, "if (sdk_k > 0)");
+  sdk_em_line(em, "sdk_ns += sdk_k;");
+  sdk_em_line(em, "sdk_tb = (real)((double)sdk_ns * SDK_ADAPT_DT);");
+  sdk_em_line(em, "sdk_tcur = sdk_tb;");
+  if (flat) {
+    sdk_em_line(em, "sdk_phn += sdk_k;");
+    sdk_em_line(em, "if (sdk_phn == (%s)%lldLL) sdk_phn = 0;", phase_type(o), (long long)o->spp);
+    sdk_em_start(em, "sdk_tpb = (real)sdk_phn * ");
+    sdk_em_number(em, o->dt);
+    sdk_em_puts(em, ";\n");
+    sdk_em_line(em, "sdk_tpc = sdk_tpb;");
   }
   sdk_em_close(em);
 }
@@ -484,14 +578,22 @@ static void hook_hit(sdk_emit *em, const void *c) {
 }
 
 void sdk_cg_adaptive_step(sdk_emit *em, const sdk_codegen_opts *o, const char *n, const char *path,
-                          const char *seed) {
+                          const char *seed, sdk_cg_hoist *tab) {
   static const sdk_em_hook hooks[] = {
       {"noise", hook_noise},     {"pair", hook_pair},         {"back", hook_back},
       {"walk", hook_walk},       {"moved", hook_moved},       {"bound", hook_bound},
       {"hit", hook_hit},         {"time0", hook_time0},       {"time", hook_time},
       {"restart", hook_restart}, {"timenext", hook_timenext}, {"whole", hook_whole},
       {"rewalk", hook_rewalk}};
-  const adapt_ctx c = {o, path, seed};
+  /* a periodic model's time-only values hoisted on every backend alike (so
+   * a sub-step's arithmetic is the same bits everywhere and in both paths
+   * of SDK_ADAPT_WHOLE); the table for whole steps where the driver has one */
+  sdk_cg_hoist h;
+  sdk_cg_hoist_init(&h, o, o->spp > 0 && o->dt_column < 0);
+  h.phase_only = 1;
+  if (tab && !(tab->enabled && h.enabled && root_cache(o))) tab = NULL;
+  if (tab) tab->phase_only = 1;
+  const adapt_ctx c = {o, path, seed, &h, tab};
   sdk_em_line(em, "const sdk_i64 sdk_nfirst = (sdk_i64)(%s);", n);
   sdk_em_kernel_hooks(em, sdk_embedded_adapt_step_h, hooks, 13, &c);
 }

@@ -6,6 +6,8 @@
 #include "codegen/opts.h"
 #include "core/error.h"
 
+struct sdk_cg_hoist;
+
 /* Refuse (SDK_ERR_USAGE, one message naming the reason) what the adaptive
  * steps cannot integrate correctly: a scheme without an error estimator
  * valid for the model's noise (naming one with it), systems, [boundaries],
@@ -29,8 +31,12 @@ int sdk_cg_adaptive_slices(const sdk_codegen_opts *o);
  * step): the state in sdk_x<v>, the parameters, sdk_t0 (step n's time),
  * sdk_dt and the controller's rows (SDK_ADAPT_ROW, the head) in scope;
  * `n`, `path` and `seed` C expressions of the step (sdk_i64), the global
- * path index and the seed (sdk_u64). */
+ * path index and the seed (sdk_u64).  A periodic model's time-only values
+ * are hoisted (expr_emit.h) and computed at each sub-step's phase time; tab
+ * (the CUDA driver's, enabled: a per-phase table is possible; else NULL):
+ * the whole steps of SDK_ADAPT_WHOLE read them from the table sdk_ttab at
+ * phase sdk_phn instead, and tab records the values the table must hold. */
 void sdk_cg_adaptive_step(sdk_emit *em, const sdk_codegen_opts *o, const char *n, const char *path,
-                          const char *seed);
+                          const char *seed, struct sdk_cg_hoist *tab);
 
 #endif

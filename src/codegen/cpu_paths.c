@@ -255,7 +255,7 @@ static void emit_body(const sdk_emit *em, sdk_strbuf *body, size_t *split,
   sdk_cg_psd_first(&be, o, "n", "sdk_x%d", "(st + p0 + i)");
   sdk_cg_delay_pre(&be, o, "n", "(st + p0 + i)", "npad");
   if (o->adaptive)
-    sdk_cg_adaptive_step(&be, o, "n", "(sdk_u64)(path0 + p0 + i)", "sdk_seed");
+    sdk_cg_adaptive_step(&be, o, "n", "(sdk_u64)(path0 + p0 + i)", "sdk_seed", NULL);
   else
     o->scheme->emit_step(&be, o, h);
   sdk_cg_events(&be, o, "n", "(sdk_u64)(path0 + p0 + i)", "sdk_seed");

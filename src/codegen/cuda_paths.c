@@ -184,6 +184,9 @@ typedef struct {
       slot_k[SDK_MAX_STAGES * SDK_CG_MAX_HOIST];
   /* within a pass of the steps (see emit_pass) */
   int pass, grouptab, vecload, per_vec;
+  /* the table of --adaptive's whole steps (adaptive.c): the phase time as
+   * the step's, a product never contracted into the stage time's sum */
+  int adaptive_tab;
 } cu_adv;
 
 static int gcd4(int n) {
@@ -205,7 +208,11 @@ static void hook_ttab_values(sdk_emit *em, const void *c) {
   sdk_em_number(em, o->dt);
   sdk_em_puts(em, ";\n");
   /* (no absolute time here: a tabulated value depends on the phase only) */
-  sdk_em_line(em, "const real sdk_tp0 = (real)ph * sdk_dt;");
+  if (a->adaptive_tab)
+    sdk_em_line(em, "const real sdk_tp0 = %s((real)ph, sdk_dt);",
+                o->single ? "__fmul_rn" : "__dmul_rn");
+  else
+    sdk_em_line(em, "const real sdk_tp0 = (real)ph * sdk_dt;");
   sdk_cg_hoist_decls(em, o, a->h);
   for (int sl = 0; sl < a->nslot; sl++)
     sdk_em_line(em, "sdk_ttab[ph * SDK_TT_SLOTS + %d] = sdk_T%d_%d;", sl, a->slot_stage[sl],
@@ -753,8 +760,12 @@ void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
   se.depth = 3;
   sdk_cg_bound_pre(&se, o, 0);
   sdk_cg_resets_pre(&se, o);
+  /* --adaptive: the whole steps' time-only values from a table of their
+   * own (adaptive.c; the step takes no table values as arguments) */
+  sdk_cg_hoist ah;
+  sdk_cg_hoist_init(&ah, o, h.enabled && o->adaptive);
   if (o->adaptive) /* (its noise from the Brownian tree, inside the step) */
-    sdk_cg_adaptive_step(&se, o, "sdk_nstep", "sdk_gpath", "sdk_seed");
+    sdk_cg_adaptive_step(&se, o, "sdk_nstep", "sdk_gpath", "sdk_seed", &ah);
   else
     o->scheme->emit_step(&se, o, h.enabled ? &h : NULL);
   sdk_cg_events(&se, o, "sdk_nstep", "sdk_gpath", "sdk_seed");
@@ -764,6 +775,11 @@ void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
       if (h.used[i] & (1u << k)) a.slot_stage[a.nslot] = i, a.slot_k[a.nslot++] = k;
   a.h = &h;
   if (a.nslot > 0) emit_ttab(em, &a);
+  cu_adv aa = {.o = o, .h = &ah, .adaptive_tab = 1};
+  for (int i = 0; i < SDK_MAX_STAGES; i++)
+    for (int k = 0; k < ah.n; k++)
+      if (ah.used[i] & (1u << k)) aa.slot_stage[aa.nslot] = i, aa.slot_k[aa.nslot++] = k;
+  if (aa.nslot > 0) emit_ttab(em, &aa);
   sdk_em_puts(em, "\n");
   if (m->nbound > 0) { /* the list of the paths still alive */
     static const sdk_em_hook live[] = {{"alive", hook_alive}};

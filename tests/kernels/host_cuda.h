@@ -40,6 +40,7 @@ double __longlong_as_double(long long);
 int __float_as_int(float);
 float __int_as_float(int);
 double __dmul_rn(double, double);
+float __fmul_rn(float, float);
 double __dadd_rn(double, double);
 double __dsub_rn(double, double);
 double __fma_rn(double, double, double);

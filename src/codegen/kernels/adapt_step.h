@@ -8,8 +8,8 @@
  * (their increments over the sub-step as sdk_z<j>), moved (the walks after
  * an accepted sub-step, sdk_pos its end, sdk_lev its level), pair (the
  * scheme's step from sdk_y<v> = sdk_x<v> and its embedded partner's, and
- * their error norm sdk_err), back (sdk_x<v> = sdk_y<v>: a rejected
- * sub-step), bound and hit ([boundaries], boundary.c: the tentative end's
+ * their error norm sdk_err and sdk_ok: every component within tolerance), back (sdk_x<v> =
+ * sdk_y<v>: a rejected sub-step), bound and hit ([boundaries], boundary.c: the tentative end's
  * reflections, hit and bridge crossing probabilities, sdk_cross set where
  * the sub-step must be shorter; an accepted one's bridge draws and the
  * path's status), time0, time and timenext (a periodic model's phase
@@ -110,13 +110,14 @@ static void sdk_adapt_alone_(real sdk_t0, real sdk_dt, real *sdk_row, sdk_i64 sd
         /* z = dW / sqrt(h): the tree's B increment over the sub-step */
         const double sdk_zs = sdk_hzs;
         real sdk_err = 0; /* (the run's precision: a float division, not a double one) */
+        int sdk_ok = 1;   /* every component within its tolerance (hook pair) */
         (void)sdk_sqdt, (void)sdk_t0, (void)sdk_zs;
         SDK_HOOK(noise, sdk_pos, sdk_lev, sdk_zs);
         SDK_HOOK(pair, sdk_dt, sdk_sqdt, sdk_t0, sdk_err);
         if (sdk_err != sdk_err) sdk_err = (real)1e30; /* NaN: down to dt-min, then taken */
         int sdk_cross = 0; /* a boundary reached or likely crossed: shorter */
         SDK_HOOK(bound, sdk_cross);
-        if ((sdk_err <= 1 && !sdk_cross) || sdk_lev >= SDK_ADAPT_LEVMAX) {
+        if ((sdk_ok && !sdk_cross) || sdk_lev >= SDK_ADAPT_LEVMAX) {
           SDK_HOOK(hit, sdk_lev, sdk_pos, sdk_hu);
           sdk_pos += sdk_hu;
           SDK_HOOK(moved);
