@@ -53,6 +53,15 @@ static struct sdk_module *take(void *user, const char *key) {
   return m;
 }
 
+/* a new entry at the shelf's end (the caller holds the lock and has checked
+ * that there is room) */
+static kept *shelve(sdk_session *s, const char *key) {
+  kept *k = &s->k[s->nkept++];
+  memset(k, 0, sizeof *k);
+  snprintf(k->key, sizeof k->key, "%s", key);
+  return k;
+}
+
 static int put(void *user, const char *key, struct sdk_module *m,
                void (*free_module)(struct sdk_module **m)) {
   sdk_session *s = user;
@@ -65,9 +74,7 @@ static int put(void *user, const char *key, struct sdk_module *m,
                                                          * enough) */
   }
   if (ok) {
-    kept *k = &s->k[s->nkept++];
-    memset(k, 0, sizeof *k);
-    snprintf(k->key, sizeof k->key, "%s", key);
+    kept *k = shelve(s, key);
     k->m = m;
     k->free_module = free_module;
   }
@@ -99,9 +106,7 @@ static int put_mem(void *user, const char *key, void *mem, void (*release)(void 
     ok = s->nkept < SHELF_MAX;
   }
   if (ok) {
-    kept *k = &s->k[s->nkept++];
-    memset(k, 0, sizeof *k);
-    snprintf(k->key, sizeof k->key, "%s", key);
+    kept *k = shelve(s, key);
     k->mem = mem;
     k->release = release;
   }
