@@ -32,11 +32,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!ok) break;
     /* other pieces, of a size that cuts grid points anywhere */
     int64_t piece = total / 3 + 1 < 4099 ? total / 3 + 1 : 4099;
-    for (int64_t a = 0; a < total; a += piece) {
+    /* (a cut that fails where the other read: libhdf5's answer on a corrupt
+     * file can depend on the selection alone, e.g. a contiguous compound
+     * dataset of 6 records whose whole read succeeds and whose records 3..5
+     * alone fail, H5Dread itself (fuzz/hdf5-bugs/README.md); the reader's
+     * duty there is its error, which it gave) */
+    for (int64_t a = 0; ok && a < total; a += piece) {
       int64_t n = total - a < piece ? total - a : piece;
-      if (sdk_table_slice(s, k, a, n, part + a, &eb) != SDK_OK) abort();
+      ok = sdk_table_slice(s, k, a, n, part + a, &eb) == SDK_OK;
     }
-    if (memcmp(all, part, (size_t)total * sizeof *all)) abort();
+    if (ok && memcmp(all, part, (size_t)total * sizeof *all)) abort();
   }
   free(all), free(part);
   sdk_table_close(&s);
