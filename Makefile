@@ -71,9 +71,12 @@ fuzz:
 	  -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
 	cmake --build build-fuzz -j $(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS))
 	@# JOBS targets at a time, each on one core for FUZZ_SECONDS; each one's report printed whole
+	@rm -f build-fuzz/fuzz-failures.txt
 	@printf '%s\n' $(FUZZ_TARGETS) | xargs -P $(JOBS) -I{} sh -c \
 	  'out=$$(./fuzz/run.sh $(CURDIR)/build-fuzz {} $(FUZZ_SECONDS) 2>&1); rc=$$?; \
-	   printf "fuzz_%s: %s s\n%s\n" {} $(FUZZ_SECONDS) "$$out"; exit $$rc' 
+	   printf "fuzz_%s: %s s\n%s\n" {} $(FUZZ_SECONDS) "$$out"; exit $$rc' || \
+	  { echo "fuzz: failures (each input also in base64 where small; fuzz/README.md):"; \
+	    cat build-fuzz/fuzz-failures.txt 2>/dev/null; exit 1; }
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu')

@@ -33,6 +33,16 @@ if [ $hdf5 = 1 ]; then
   flags+=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
   rm -rf "$arts"/* "$tmp"/*
 fi
+# fail_line INPUT SUMMARY FRAME: one line that says it all, also appended to
+# $build/fuzz-failures.txt, which `make fuzz` prints last (a CI log may show
+# only its end); an input of up to 4 KiB is on the line in base64, so that a
+# failure seen only in a log can be replayed (base64 -d > fuzz/regress/...)
+fail_line() {
+  local b64=""
+  [ "$(stat -c %s "$1")" -le 4096 ] && b64=" input-base64: $(base64 -w0 "$1")"
+  echo "fuzz_$t FAILED: $1 (${2:-no sanitizer summary}; first frame: ${3:-none})$b64" |
+    tee -a "$build/fuzz-failures.txt"
+}
 rc=0
 "$bin" "${flags[@]}" "$corpus" "$src/fuzz/corpus/$t" "$src/fuzz/regress/$t" >"$log" 2>&1 || rc=$?
 grep -E '^stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb)' "$log" |
@@ -41,13 +51,18 @@ grep -E '^#[0-9]+.*(DONE|exec/s)' "$log" | tail -1 || true
 if [ $hdf5 = 0 ]; then
   if [ $rc -ne 0 ]; then
     tail -60 "$log"
-    echo "fuzz_$t FAILED (exit $rc): input saved in $arts/"
+    a=$(ls -t "$arts"/* 2>/dev/null | head -1)
+    if [ -n "$a" ]; then
+      fail_line "$a" "$(grep -m1 -E 'SUMMARY|runtime error' "$log" || true)" "exit $rc"
+    else
+      echo "fuzz_$t FAILED (exit $rc), no input saved" | tee -a "$build/fuzz-failures.txt"
+    fi
     exit 1
   fi
   exit 0
 fi
 # h5, h5table, table: triage every crash input found in this run
-bad=0 lib=0
+bad=0 lib=0 unrep=0
 for a in "$arts"/crash-* "$arts"/leak-* "$arts"/timeout-* "$arts"/oom-*; do
   [ -e "$a" ] || continue
   # a timeout that ends given 120 s is a slow input (libhdf5 reading a
@@ -68,10 +83,26 @@ for a in "$arts"/crash-* "$arts"/leak-* "$arts"/timeout-* "$arts"/oom-*; do
   [[ $a == */oom-* ]] && lim=(-malloc_limit_mb=512)
   out=$(ASAN_OPTIONS=$opts "$bin" -runs=1 -timeout=10 -rss_limit_mb=2048 "${lim[@]}" \
     -close_fd_mask=1 "$a" 2>&1 || true)
-  # first stack frame outside the sanitizer runtime, libFuzzer and libc
+  # an input that crashed while fuzzing but not alone: once more with the
+  # fuzzing's own options (libhdf5 keeps state between the inputs of one
+  # process, so a crash may need the inputs before it)
+  reported() { printf '%s\n' "$1" | grep -qE 'ERROR: |runtime error|SUMMARY: '; }
+  if [[ $a != */leak-* ]] && ! reported "$out"; then
+    out=$("$bin" -runs=1 -timeout=10 -rss_limit_mb=2048 "${lim[@]}" -close_fd_mask=1 "$a" 2>&1 ||
+      true)
+  fi
+  if [[ $a != */leak-* ]] && ! reported "$out"; then
+    unrep=$((unrep + 1))
+    echo "fuzz_$t: crashed while fuzzing but not when replayed alone, twice (an input that" \
+      "needs libhdf5's state from the inputs before it; kept): $a"
+    continue
+  fi
+  # first stack frame outside the sanitizer runtime, libFuzzer, libc and the
+  # compression libraries of libhdf5's filters (libz, libsz, libaec): a crash
+  # in those is its caller's, libhdf5's or (libz) sdekit's .npz reader's
   frame=$(printf '%s\n' "$out" | grep -E '^ +#[0-9]+ ' |
     grep -vE '__interceptor_|__asan|__sanitizer|libclang_rt|fuzzer::|libc\.so|sysdeps/| in (malloc|calloc|realloc|free|mem(move|cpy|set|cmp)|str[a-z]*|__mem[a-z_0-9]*) ' |
-    head -1 || true)
+    grep -vE 'lib(z|sz|aec)\.so' | head -1 || true)
   # a leak input that leaks no more on replay was one fuzz/lsan.supp names
   case "$a" in *leak-*)
     if printf '%s\n' "$out" | grep -q 'LeakSanitizer'; then
@@ -86,15 +117,18 @@ for a in "$arts"/crash-* "$arts"/leak-* "$arts"/timeout-* "$arts"/oom-*; do
   else
     bad=$((bad + 1))
     printf '%s\n' "$out" | tail -40
-    echo "fuzz_$t FAILED: $a"
+    fail_line "$a" "$(printf '%s\n' "$out" | grep -m1 -E 'SUMMARY|runtime error' || true)" "$frame"
   fi
 done
 if [ $lib -gt 0 ]; then
   echo "fuzz_$t: $lib input(s) crash or hang inside libhdf5 (see fuzz/hdf5-bugs/README.md)"
 fi
-if [ $rc -ne 0 ] && [ $bad -eq 0 ] && [ $lib -eq 0 ]; then
+if [ $unrep -gt 0 ]; then
+  echo "fuzz_$t: $unrep input(s) crashed only after other inputs (not replayable alone)"
+fi
+if [ $rc -ne 0 ] && [ $bad -eq 0 ] && [ $lib -eq 0 ] && [ $unrep -eq 0 ]; then
   tail -40 "$log"
-  echo "fuzz_$t FAILED (exit $rc)"
+  echo "fuzz_$t FAILED (exit $rc)" | tee -a "$build/fuzz-failures.txt"
   bad=1
 fi
 rm -rf "$tmp"/*
