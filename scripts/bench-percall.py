@@ -89,7 +89,7 @@ def main():
             tl = [m for m in h.msgs if "times:" in m]
             parts, dev = parse(tl[0]) if tl else ({}, None)
             py = w - sum(parts.values())
-            line = ", ".join("%s %.2f" % (p.split()[0] if p != "the rest of execute" else "rest",
+            line = ", ".join("%s %.3f" % (p.split()[0] if p != "the rest of execute" else "rest",
                                           parts[p] * 1e3) for p in PARTS if p in parts)
             print("%-9s call %d: %8.2f ms = %s, python %.2f ms%s%s" % (
                 name, k, w * 1e3, line, py * 1e3,

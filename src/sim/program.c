@@ -80,7 +80,12 @@ static sdk_err make_source(sdk_plan *p, sdk_errbuf *eb) {
   sdk_codegen_opts o;
   sdk_plan_codegen_opts(p, p->be->target, &o);
   SDK_CHECK(sdk_codegen(&o, &p->src, eb));
-  SDK_CHECK(sdk_cg_identity(p->src, p->khash, eb)); /* (codegen/identity.h) */
+  /* (codegen/identity.h; a session remembers the identities of the sources
+   * of its runs, compared whole: sim/session.h) */
+  if (!sdk_session_identity(c->session, p->src, p->khash)) {
+    SDK_CHECK(sdk_cg_identity(p->src, p->khash, eb));
+    sdk_session_identity_put(c->session, p->src, p->khash);
+  }
   if (c->resume && strcmp(c->resume->kernel_hash, p->khash) != 0)
     return SDK_FAIL(eb, SDK_ERR_FORMAT,
                     "checkpoint '%s' was written for another kernel (another build of sdekit, "

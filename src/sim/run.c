@@ -237,12 +237,12 @@ sdk_err sdk_run_rank(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) {
    * observables' finish, and freeing the paths, module and backend */
   if (err == SDK_OK) {
     char dev[48] = "";
-    if (t_device >= 0) snprintf(dev, sizeof dev, " (advances on the device %.4f s)", t_device);
+    if (t_device >= 0) snprintf(dev, sizeof dev, " (advances on the device %.6f s)", t_device);
     sdk_log(c->logger, SDK_LOG_DEBUG,
-            "sdekit: times: plan %.4f s, backend open %.4f s, source %.4f s (generate, "
-            "identity), kernel %.4f s (compile or cache), paths %.4f s (allocate, initialise), "
-            "ranks agree %.4f s, steps and samples %.4f s%s, the rest of execute %.4f s, "
-            "record %.4f s, free %.4f s\n",
+            "sdekit: times: plan %.6f s, backend open %.6f s, source %.6f s (generate, "
+            "identity), kernel %.6f s (compile or cache), paths %.6f s (allocate, initialise), "
+            "ranks agree %.6f s, steps and samples %.6f s%s, the rest of execute %.6f s, "
+            "record %.6f s, free %.6f s\n",
             t[1] - t[0], t_open, t_source, t_compile, t_paths, t[3] - t[2], r->seconds, dev,
             t[4] - t[3] - r->seconds, t[5] - t[4], t[6] - t[5]);
   }

@@ -10,6 +10,8 @@
 #define SHELF_MAX 48
 /* blocks of device memory kept at most (the oldest released first) */
 #define MEM_MAX 16
+/* kernel sources kept with their identities (the newest; sdk_session_identity) */
+#define IDENT_MAX 8
 
 typedef struct held {
   const sdk_backend *be;
@@ -32,6 +34,12 @@ struct sdk_session {
   held h[SESSION_MAX];
   kept k[SHELF_MAX]; /* in the order they were put */
   sdk_module_shelf shelf;
+  int nident;
+  struct {
+    char *src; /* the whole source, the key (compared in full) */
+    size_t len;
+    char ident[33];
+  } id[IDENT_MAX]; /* the newest first */
 };
 
 /* (under the lock) entry i out, the order of the others kept */
@@ -129,6 +137,38 @@ static void drop_mem(void *user, const char *prefix) {
   }
 }
 
+int sdk_session_identity(sdk_session *s, const char *src, char out[33]) {
+  if (!s) return 0;
+  size_t len = strlen(src);
+  int hit = 0;
+  pthread_mutex_lock(&s->mu);
+  for (int i = 0; i < s->nident && !hit; i++)
+    if (s->id[i].len == len && !memcmp(s->id[i].src, src, len)) {
+      memcpy(out, s->id[i].ident, 33);
+      hit = 1;
+    }
+  pthread_mutex_unlock(&s->mu);
+  return hit;
+}
+
+void sdk_session_identity_put(sdk_session *s, const char *src, const char ident[33]) {
+  if (!s) return;
+  size_t len = strlen(src);
+  char *copy = malloc(len + 1);
+  if (!copy) return;
+  memcpy(copy, src, len + 1);
+  char *old = NULL;
+  pthread_mutex_lock(&s->mu);
+  if (s->nident == IDENT_MAX) old = s->id[--s->nident].src;
+  memmove(&s->id[1], &s->id[0], (size_t)s->nident * sizeof s->id[0]);
+  s->id[0].src = copy;
+  s->id[0].len = len;
+  memcpy(s->id[0].ident, ident, 33);
+  s->nident++;
+  pthread_mutex_unlock(&s->mu);
+  free(old);
+}
+
 const sdk_module_shelf *sdk_session_shelf(const sdk_session *s) {
   return s ? &s->shelf : NULL;
 }
@@ -159,6 +199,8 @@ void sdk_session_destroy(sdk_session **sp) {
   }
   for (int i = 0; i < s->n; i++)
     s->h[i].be->close(&s->h[i].ctx);
+  for (int i = 0; i < s->nident; i++)
+    free(s->id[i].src);
   pthread_mutex_destroy(&s->mu);
   free(s);
   *sp = NULL;
