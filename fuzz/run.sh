@@ -43,6 +43,8 @@ fail_line() {
   echo "fuzz_$t FAILED: $1 (${2:-no sanitizer summary}; first frame: ${3:-none})$b64" |
     tee -a "$build/fuzz-failures.txt"
 }
+# a replay's output that holds a sanitizer's or libFuzzer's report
+reported() { printf '%s\n' "$1" | grep -qE 'ERROR: |runtime error|SUMMARY: '; }
 rc=0
 "$bin" "${flags[@]}" "$corpus" "$src/fuzz/corpus/$t" "$src/fuzz/regress/$t" >"$log" 2>&1 || rc=$?
 grep -E '^stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb)' "$log" |
@@ -86,7 +88,6 @@ for a in "$arts"/crash-* "$arts"/leak-* "$arts"/timeout-* "$arts"/oom-*; do
   # an input that crashed while fuzzing but not alone: once more with the
   # fuzzing's own options (libhdf5 keeps state between the inputs of one
   # process, so a crash may need the inputs before it)
-  reported() { printf '%s\n' "$1" | grep -qE 'ERROR: |runtime error|SUMMARY: '; }
   if [[ $a != */leak-* ]] && ! reported "$out"; then
     out=$("$bin" -runs=1 -timeout=10 -rss_limit_mb=2048 "${lim[@]}" -close_fd_mask=1 "$a" 2>&1 ||
       true)

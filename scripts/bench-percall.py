@@ -16,6 +16,7 @@ usage: SDEKIT_LIBRARY=build/libsdekit.so.0 PYTHONPATH=python \\
 (default: linear prog2 prog3 switching, 4 calls, full, cuda)"""
 import argparse
 import logging
+import logging.handlers
 import os
 import re
 import sys
@@ -29,15 +30,6 @@ from sdekit import bench  # noqa: E402
 
 PARTS = ("plan", "backend open", "source", "kernel", "paths", "ranks agree",
          "steps and samples", "the rest of execute", "record", "free")
-
-
-class Catch(logging.Handler):
-    def __init__(self):
-        super().__init__()
-        self.msgs = []
-
-    def emit(self, rec):
-        self.msgs.append(rec.getMessage())
 
 
 def parse(msg):
@@ -69,7 +61,7 @@ def main():
     ap.add_argument("--size", default="full")
     ap.add_argument("--backend", default="cuda")
     a = ap.parse_args()
-    h = Catch()
+    h = logging.handlers.BufferingHandler(1 << 20)  # (keeps the records)
     lg = logging.getLogger("sdekit")
     lg.setLevel(logging.DEBUG)
     lg.addHandler(h)
@@ -80,13 +72,13 @@ def main():
         model = kw.pop("model")
         walls = []
         for k in range(a.calls):
-            h.msgs.clear()
+            h.buffer.clear()
             t = time.perf_counter()
             r = sdekit.run(model, seed=k + 1, backend=a.backend, progress=False, verbose=True,
                            **kw)
             w = time.perf_counter() - t
             walls.append(w)
-            tl = [m for m in h.msgs if "times:" in m]
+            tl = [m for m in (r.getMessage() for r in h.buffer) if "times:" in m]
             parts, dev = parse(tl[0]) if tl else ({}, None)
             py = w - sum(parts.values())
             line = ", ".join("%s %.3f" % (p.split()[0] if p != "the rest of execute" else "rest",

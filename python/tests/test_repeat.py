@@ -5,6 +5,7 @@ reaches the kernel (a baked parameter value, the scheme, the precision, the mode
 gives another kernel, the one a fresh process gives it: never a false hit."""
 import json
 import logging
+import logging.handlers
 import os
 import re
 import subprocess
@@ -20,18 +21,9 @@ KW = dict(paths=512, dt=1 / 64, t_end=0.5, scheme="euler", precision="double",
           observe="moments", sample_every=8, backend="cpu", progress=False)
 
 
-class Catch(logging.Handler):
-    def __init__(self):
-        super().__init__()
-        self.msgs = []
-
-    def emit(self, rec):
-        self.msgs.append(rec.getMessage())
-
-
 def kernel_of(model, **over):
     """the run's results and the cache entry of its kernel (its identity's file name)"""
-    h = Catch()
+    h = logging.handlers.BufferingHandler(1 << 20)  # (keeps the records)
     lg = logging.getLogger("sdekit")
     old = lg.level
     lg.setLevel(logging.DEBUG)
@@ -43,8 +35,9 @@ def kernel_of(model, **over):
     finally:
         lg.removeHandler(h)
         lg.setLevel(old)
-    names = [m for msg in h.msgs for m in re.findall(r"cpu-[0-9a-f]{32}", msg)]
-    assert names, h.msgs
+    msgs = [rec.getMessage() for rec in h.buffer]
+    names = [m for msg in msgs for m in re.findall(r"cpu-[0-9a-f]{32}", msg)]
+    assert names, msgs
     return r, names[0]
 
 
