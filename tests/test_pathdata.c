@@ -15,12 +15,17 @@
  *     other numbers, which this test shows rather than hides;
  *   - values from a reader (a file's: sdk_path_values.read) are asked for
  *     by each rank for its own paths alone, every value once over the
- *     ranks (`test_pathdata mpi` under mpirun: tests/mpi_ranks.sh). */
+ *     ranks (`test_pathdata mpi` under mpirun: tests/mpi_ranks.sh);
+ *   - the check that refuses NaN and Inf in the arrays as they are uploaded
+ *     (core/finite.h) against isfinite on every class of double, at and
+ *     across its blocks' edges, and on random bit patterns. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/finite.h"
 #include "simtest.h"
 #include "testutil.h"
 
@@ -238,8 +243,52 @@ static void shares(const char *model, double *x, double *v, sdk_comm *comm) {
   }
 }
 
+/* sdk_first_nonfinite against a plain isfinite loop */
+static int64_t first_bad_plain(const double *v, int64_t n) {
+  for (int64_t i = 0; i < n; i++)
+    if (!isfinite(v[i])) return i;
+  return -1;
+}
+
+static void check_first_nonfinite(void) {
+  enum { N = 10000 };
+  static double a[N];
+  const double finite[] = {0.0, -0.0, 1.0, -1.0, DBL_MAX, -DBL_MAX, DBL_MIN, 4.9e-324, -4.9e-324};
+  for (int i = 0; i < N; i++)
+    a[i] = finite[i % (int)(sizeof finite / sizeof *finite)];
+  TU_CHECK(sdk_first_nonfinite(a, N) == -1, "every finite class (0, -0, max, min, subnormal)");
+  const double bad[] = {NAN, -NAN, INFINITY, -INFINITY};
+  const int64_t at[] = {0, 1, 4095, 4096, 4097, 8191, 8192, N - 1};
+  for (size_t b = 0; b < sizeof bad / sizeof *bad; b++)
+    for (size_t k = 0; k < sizeof at / sizeof *at; k++) {
+      double keep = a[at[k]];
+      a[at[k]] = bad[b];
+      int64_t got = sdk_first_nonfinite(a, N);
+      TU_CHECK(got == at[k], "%g at %lld: found at %lld", bad[b], (long long)at[k], (long long)got);
+      a[at[k]] = keep;
+    }
+  uint64_t s = 0x9e3779b97f4a7c15ull; /* random bits: every exponent, NaN payloads */
+  int agree = 1, some = 0;
+  for (int r = 0; r < 200; r++) {
+    for (int i = 0; i < N; i++) {
+      s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+      uint64_t bits = s & ~(1ull << 62); /* finite, but now and then NaN or Inf */
+      if (i % 1009 == (r * 31) % 1009 && (s >> 60) < 4) bits |= 0x7ff0000000000000ull;
+      memcpy(&a[i], &bits, sizeof bits);
+    }
+    int64_t n = N - r * 37, want = first_bad_plain(a, n);
+    agree &= sdk_first_nonfinite(a, n) == want;
+    some += want >= 0;
+  }
+  TU_CHECK(agree && some > 50 && some < 200,
+           "random bit patterns (%d of 200 with NaN or Inf): the first non-finite value as "
+           "isfinite finds it",
+           some);
+}
+
 int main(int argc, char **argv) {
   st_require_backend();
+  check_first_nonfinite();
   const char *model = st_model_file(FROZEN, 0);
   double *x = malloc(NP * sizeof *x), *v = malloc(NP * sizeof *v);
   if (!x || !v) return 1;

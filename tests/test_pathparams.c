@@ -411,6 +411,13 @@ static void check_windows(void) {
                !memcmp(A->mean, B->mean, (size_t)A->nsamples * sizeof *A->mean) &&
                !memcmp(A->var, B->var, (size_t)A->nsamples * sizeof *A->var),
            "per-path parameters in two windows of %lld paths: bitwise the one run", (long long)U);
+  /* a value of the second window bad: refused before the first is computed
+   * (arrays are otherwise checked as they are uploaded) */
+  d[2 * U - 1] = NAN;
+  char want[80];
+  snprintf(want, sizeof want, "value %lld of 'D' is NaN", (long long)(2 * U - 1));
+  c.window = &w1;
+  refuse(&c, want, "a NaN in the second batch, at the first");
   sdk_run_destroy(&one);
   sdk_run_destroy(&a);
   sdk_run_destroy(&b);

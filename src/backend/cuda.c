@@ -655,18 +655,23 @@ static sdk_err cuda_rows(sdk_ensemble *e, int row, int64_t first, int64_t n, dou
   if (!tmp) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   CUdeviceptr at = base + (CUdeviceptr)((size_t)first * e->esize);
   CUresult r = CUDA_SUCCESS;
+  /* (one loop per precision: a test per value kept the conversion of a
+   * million-path row scalar) */
+  float *tf = tmp;
   if (write) {
-    for (int64_t i = 0; i < n; i++) {
-      if (e->esize == sizeof(float))
-        ((float *)tmp)[i] = (float)buf[i];
-      else
-        ((double *)tmp)[i] = buf[i];
-    }
+    if (e->esize == sizeof(float))
+      for (int64_t i = 0; i < n; i++)
+        tf[i] = (float)buf[i];
+    else
+      memcpy(tmp, buf, (size_t)n * sizeof *buf);
     r = sdk_cu.MemcpyHtoD(at, tmp, (size_t)n * e->esize);
   } else {
     r = sdk_cu.MemcpyDtoH(tmp, at, (size_t)n * e->esize);
-    for (int64_t i = 0; r == CUDA_SUCCESS && i < n; i++)
-      buf[i] = e->esize == sizeof(float) ? (double)((float *)tmp)[i] : ((double *)tmp)[i];
+    if (r == CUDA_SUCCESS && e->esize == sizeof(float))
+      for (int64_t i = 0; i < n; i++)
+        buf[i] = (double)tf[i];
+    else if (r == CUDA_SUCCESS)
+      memcpy(buf, tmp, (size_t)n * sizeof *buf);
   }
   if (r != CUDA_SUCCESS) return sdk_cu_fail(eb, write ? "cuMemcpyHtoD" : "cuMemcpyDtoH", r);
   return SDK_OK;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "codegen/codegen.h"
+#include "core/finite.h"
 #include "model/model.h"
 #include "sim/run_internal.h"
 
@@ -110,11 +111,14 @@ static sdk_err check_values(const sdk_plan *p, const char *name, const double *v
                     "--path-params: '%s' has %lld values; it needs %lld (one per path)%s", name,
                     (long long)count, (long long)p->ppg,
                     p->ngrid > 1 ? " or one per path and grid point" : "");
-  /* (values from a reader: checked where they are read, a rank's alone) */
-  for (int64_t j = 0; v && j < count; j++)
-    if (!isfinite(v[j]))
-      return SDK_FAIL(eb, SDK_ERR_USAGE, "--path-params: value %lld of '%s' is %s", (long long)j,
-                      name, isnan(v[j]) ? "NaN" : "infinite");
+  /* (values from a reader: checked where they are read, a rank's alone;
+   * arrays: as they are uploaded (pathdata.c), but here first when batches of
+   * paths run, whose later batches would find a bad value after the first
+   * ones have been computed) */
+  int64_t j = v && p->c->window ? sdk_first_nonfinite(v, count) : -1;
+  if (j >= 0)
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "--path-params: value %lld of '%s' is %s", (long long)j,
+                    name, isnan(v[j]) ? "NaN" : "infinite");
   return SDK_OK;
 }
 

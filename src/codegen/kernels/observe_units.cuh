@@ -28,11 +28,16 @@ extern "C" __global__ void __launch_bounds__(32 * SDK_RED_WARPS, 2)
   for (int c = wid; c < nc; c += nw) {
     const sdk_i64 chunk = first + c, g = chunk / nch, cc = chunk - g * nch;
     const sdk_i64 i0 = cc * SDK_RED_CHUNK + lane, p0 = g * ppg - path0 + i0;
+    /* (the loads of a row first, then the votes: reduce.cuh's
+     * sdk_chunk_load_ says why) */
     for (int v = 0; nfs && v < SDK_NV; v++) {
       int bad = 0;
+      real y[8];
+      for (int q = 0; q < 8; q++)
+        y[q] = i0 + 32 * q < ppg ? st[(sdk_i64)v * npad + p0 + 32 * q] : (real)0;
       for (int q = 0; q < 8; q++) {
         const int in = i0 + 32 * q < ppg;
-        const double x = in ? (double)st[(sdk_i64)v * npad + p0 + 32 * q] : 0.0;
+        const double x = in ? (double)y[q] : 0.0;
         bad += __popc(__ballot_sync(0xffffffffu, in && !sdk_finite_(x)));
       }
       if (lane == 0 && bad) atomicAdd(&sbs[v], bad);
@@ -40,9 +45,11 @@ extern "C" __global__ void __launch_bounds__(32 * SDK_RED_WARPS, 2)
     for (int kk = 0; kk < nk; kk++) {
       double x[8];
       int ok[8], bad = 0;
+      for (int q = 0; q < 8; q++)
+        x[q] = i0 + 32 * q < ppg ? sdk_obs_value_(k0 + kk, st, npad, sv, g, step, p0 + 32 * q)
+                                 : 0.0;
       for (int q = 0; q < 8; q++) {
         const int in = i0 + 32 * q < ppg;
-        x[q] = in ? sdk_obs_value_(k0 + kk, st, npad, sv, g, step, p0 + 32 * q) : 0.0;
         ok[q] = in && sdk_finite_(x[q]);
         bad += __popc(__ballot_sync(0xffffffffu, in && !ok[q]));
       }

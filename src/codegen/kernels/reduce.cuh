@@ -47,10 +47,12 @@ static __device__ __forceinline__ void sdk_merge_(double &na, double &ma, double
  * is within an ulp of x / n, the remainder r = x - q n is then exact (one
  * fma) and RN(q + r y) = RN(x / n) (P. Markstein, IBM J. Res. Develop. 34,
  * 1990).  Away from overflow and underflow (the exponent of x within 900 of
- * 0), and for 0, Inf and NaN, the division itself.  The fold's chain then
- * waits on two fmas per division instead of a whole division. */
+ * 0), and for Inf and NaN, the division itself; +-0 is its own quotient.
+ * The fold's chain then waits on two fmas per division instead of a whole
+ * division. */
 static __device__ __forceinline__ double sdk_divy_(double x, double n, double y) {
   const int ex = (int)(((unsigned long long)__double_as_longlong(x) >> 52) & 0x7ffu);
+  if (x == 0.0) return x; /* (equal values, paths that start alike, made every merge divide) */
   if (ex < 1023 - 900 || ex > 1023 + 900) return x / n;
   const double q = __dmul_rn(x, y);
   return __fma_rn(__fma_rn(-q, n, x), y, q);
@@ -135,22 +137,44 @@ static __device__ __forceinline__ void sdk_chunk_tree_(double (&x)[8], const int
   rq = q[0];
   rbad = bad;
 }
-/* The values of a chunk for sdk_chunk_tree_: x[j] of path
- * g*ppg - path0 + c*SDK_RED_CHUNK + lane + 32 j of the row. */
-static __device__ __forceinline__ void
-sdk_chunk_moments_(const real *__restrict__ row, const real *__restrict__ mark, double scale,
-                   sdk_i64 ppg, sdk_i64 path0, sdk_i64 nch, sdk_i64 chunk, int lane, double &rn,
-                   double &rm, double &rq, int &rbad) {
+/* A chunk's paths for sdk_chunk_tree_: lane's x[j] is path p0 + 32 j of
+ * the rows (i0 + 32 j of its grid point's, held while below ppg), p0 =
+ * g*ppg - path0 + c*SDK_RED_CHUNK + lane for chunk c of grid point g. */
+static __device__ __forceinline__ void sdk_chunk_at_(sdk_i64 ppg, sdk_i64 path0, sdk_i64 nch,
+                                                     sdk_i64 chunk, int lane, sdk_i64 &i0,
+                                                     sdk_i64 &p0) {
   const sdk_i64 g = chunk / nch, c = chunk - g * nch;
-  const sdk_i64 i0 = c * SDK_RED_CHUNK + lane, p0 = g * ppg - path0 + i0;
+  i0 = c * SDK_RED_CHUNK + lane;
+  p0 = g * ppg - path0 + i0;
+}
+/* The chunk's values of a row.  Loads are kept apart from the warp votes
+ * of sdk_chunk_reduce_: a vote after each guarded load kept the next load
+ * behind it, eight trips to memory a chunk one after the other (issue 32:
+ * 166 us for 2^23 x 3 values).  (Loading a chunk of four values before
+ * reducing any took 100 registers and one block an SM: 115-127 us against
+ * 78-86 us, H200, 2026-11-28.) */
+static __device__ __forceinline__ void sdk_chunk_load_(const real *__restrict__ row, sdk_i64 ppg,
+                                                       sdk_i64 i0, sdk_i64 p0, real (&v)[8]) {
+  for (int j = 0; j < 8; j++)
+    v[j] = i0 + 32 * j < ppg ? row[p0 + 32 * j] : (real)0;
+}
+/* The moments of the chunk's values v (sdk_chunk_load_), with mark the
+ * displacement (v - mark) * scale. */
+static __device__ __forceinline__ void
+sdk_chunk_reduce_(const real (&v)[8], const real *__restrict__ mark, double scale, sdk_i64 ppg,
+                  sdk_i64 i0, sdk_i64 p0, int lane, double &rn, double &rm, double &rq,
+                  int &rbad) {
+  real w[8];
+  for (int j = 0; j < 8; j++)
+    w[j] = i0 + 32 * j < ppg && mark ? mark[p0 + 32 * j] : (real)0;
   double x[8];
   int ok[8], bad = 0;
   for (int j = 0; j < 8; j++) {
     const int in = i0 + 32 * j < ppg;
     x[j] = 0.0;
     if (in) {
-      x[j] = (double)row[p0 + 32 * j];
-      if (mark) x[j] = (x[j] - (double)mark[p0 + 32 * j]) * scale;
+      x[j] = (double)v[j];
+      if (mark) x[j] = (x[j] - (double)w[j]) * scale;
     }
     ok[j] = in && sdk_finite_(x[j]);
     bad += __popc(__ballot_sync(0xffffffffu, in && !ok[j]));
@@ -198,42 +222,50 @@ static __device__ __forceinline__ void sdk_unit_fold_(const double (*sr)[3], dou
 }
 /* Moments per fold unit (backend.h), chunks and fold in one kernel: block
  * j takes unit j, the chunks units[2j] .. units[2j] + units[2j + 1] - 1 of
- * those held (counted from chunk0), at most SDK_RED_FOLD; its warps reduce
- * the chunks (sdk_chunk_moments_) into shared memory, then one warp folds
- * them (sdk_unit_fold_).  Values v0..v0+nvr-1 one after the other, through
- * two buffers, the fold of value k by warp k % warps overlapping the
- * chunks of value k + 1.  Out: out[(j * nvr + k) * 3 + {n, mean, m2}],
- * non-finite counts nf[j * nvr + k]. */
+ * those held (counted from chunk0), at most SDK_RED_FOLD.  Values v0 ..
+ * v0 + nvr - 1 in groups of SDK_RED_VALUES: the warps reduce the chunks of
+ * every value of the group (sdk_chunk_reduce_) into shared memory, then
+ * one warp per value folds them (sdk_unit_fold_), side by side.  The fold
+ * is a chain of dependent merges (a few microseconds for 64 chunks); folded
+ * one value at a time, behind a barrier each, it kept the block waiting
+ * (issue 32: 128-166 us for 2^23 x 3 values, 55% of the warps' time at the
+ * barrier).  Out: out[(j * nvr + k) * 3 + {n, mean, m2}], non-finite counts
+ * nf[j * nvr + k]. */
+#define SDK_RED_VALUES 4
 extern "C" __global__ void __launch_bounds__(32 * SDK_RED_WARPS)
     sdk_red_units(const real *__restrict__ st, sdk_i64 npad, int v0, int nvr,
                   const real *__restrict__ mark, double scale, sdk_i64 ppg, sdk_i64 path0,
                   sdk_i64 nch, sdk_i64 chunk0, const sdk_i64 *__restrict__ units,
                   double *__restrict__ out, int *__restrict__ nf) {
-  __shared__ double sr[2][SDK_RED_FOLD][3], sy[2][SDK_RED_FOLD][2];
-  __shared__ int sb[2][SDK_RED_FOLD];
+  __shared__ double sr[SDK_RED_VALUES][SDK_RED_FOLD][3], sy[SDK_RED_VALUES][SDK_RED_FOLD][2];
+  __shared__ int sb[SDK_RED_VALUES][SDK_RED_FOLD];
   const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
   const sdk_i64 j = blockIdx.x, first = chunk0 + units[2 * j];
   const int nc = (int)units[2 * j + 1];
-  for (int k = 0; k < nvr; k++) {
-    const int b = k & 1;
-    const real *row = st + (sdk_i64)(v0 + k) * npad;
+  for (int k0 = 0; k0 < nvr; k0 += SDK_RED_VALUES) {
+    const int nk = nvr - k0 < SDK_RED_VALUES ? nvr - k0 : SDK_RED_VALUES;
     for (int c = wid; c < nc; c += nw) {
-      double n, m, q;
-      int bad;
-      sdk_chunk_moments_(row, mark, scale, ppg, path0, nch, first + c, lane, n, m, q, bad);
-      if (lane == 0) {
-        sr[b][c][0] = n;
-        sr[b][c][1] = m;
-        sr[b][c][2] = q;
-        sb[b][c] = bad;
+      sdk_i64 i0, p0;
+      sdk_chunk_at_(ppg, path0, nch, first + c, lane, i0, p0);
+      for (int kk = 0; kk < nk; kk++) {
+        real v[8];
+        sdk_chunk_load_(st + (sdk_i64)(v0 + k0 + kk) * npad, ppg, i0, p0, v);
+        double n, m, q;
+        int bad;
+        sdk_chunk_reduce_(v, mark, scale, ppg, i0, p0, lane, n, m, q, bad);
+        if (lane == 0) {
+          sr[kk][c][0] = n;
+          sr[kk][c][1] = m;
+          sr[kk][c][2] = q;
+          sb[kk][c] = bad;
+        }
       }
     }
     __syncthreads();
-    /* (buffer b is written again at k + 2, after every thread, this one
-     * included, has passed the barrier of k + 1) */
-    if (wid == k % nw)
-      sdk_unit_fold_(sr[b], sy[b], sb[b], nc, lane, out + (j * nvr + k) * 3,
-                     nf ? nf + j * nvr + k : NULL);
+    for (int kk = wid; kk < nk; kk += nw)
+      sdk_unit_fold_(sr[kk], sy[kk], sb[kk], nc, lane, out + (j * nvr + k0 + kk) * 3,
+                     nf ? nf + j * nvr + k0 + kk : NULL);
+    __syncthreads(); /* (the group's shared results are written again by the next) */
   }
 }
 /* Paths whose variable k < nvr is NaN/Inf, per grid point held (j = g - g0):
