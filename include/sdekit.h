@@ -295,9 +295,11 @@ SDEKIT_API sdekit_status sdekit_config_set_save_paths(sdekit_config *c, const in
  * and path (grid point slowest).  The array is the caller's: it is NOT
  * copied and must stay valid until the last run of c has returned.  Every
  * name needs the same n; NaN and Inf are refused by the run, which reads
- * the values once, as it uploads them; the number of paths is n unless set
- * (then a run refuses a mismatch).  name NULL forgets every array of
- * `which`.  The same rules as --init-from and --path-params' files. */
+ * the values once, as it uploads them (in single precision also values
+ * beyond float's range, which would be Inf there); the number of paths is
+ * n unless set (then a run refuses a mismatch).  name NULL forgets every
+ * array of `which`.  The same rules as --init-from and --path-params'
+ * files. */
 SDEKIT_API sdekit_status sdekit_config_path_values(sdekit_config *c, const char *which,
                                                    const char *name, const double *values,
                                                    int64_t n, sdekit_error *err);

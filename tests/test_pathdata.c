@@ -18,7 +18,9 @@
  *     ranks (`test_pathdata mpi` under mpirun: tests/mpi_ranks.sh);
  *   - the check that refuses NaN and Inf in the arrays as they are uploaded
  *     (core/finite.h) against isfinite on every class of double, at and
- *     across its blocks' edges, and on random bit patterns. */
+ *     across its blocks' edges, and on random bit patterns; and the one that
+ *     refuses, in single precision, values that round to an infinite float,
+ *     at the rounding's edge. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -280,6 +282,19 @@ static void check_first_nonfinite(void) {
     agree &= sdk_first_nonfinite(a, n) == want;
     some += want >= 0;
   }
+  /* rounded to float: FLT_MAX + 2^103 (half an ulp) is a tie, which goes to
+   * the even neighbour, 2^128: Inf; the double just below it goes to FLT_MAX */
+  const double half = ldexp(1.0, 103), edge = (double)FLT_MAX + half;
+  for (int i = 0; i < N; i++)
+    a[i] = i % 3 ? (double)FLT_MAX : -(double)FLT_MAX;
+  a[N - 2] = nextafter(edge, 0.0);
+  TU_CHECK(sdk_first_float_overflow(a, N) == -1, "FLT_MAX and just below the tie: float-finite");
+  a[4100] = -edge;
+  TU_CHECK(sdk_first_float_overflow(a, N) == 4100,
+           "-(FLT_MAX + half an ulp) at 4100: found at %lld",
+           (long long)sdk_first_float_overflow(a, N));
+  a[17] = 1e300;
+  TU_CHECK(sdk_first_float_overflow(a, N) == 17, "1e300 at 17 first");
   TU_CHECK(agree && some > 50 && some < 200,
            "random bit patterns (%d of 200 with NaN or Inf): the first non-finite value as "
            "isfinite finds it",

@@ -15,6 +15,7 @@
  *  - path_params: a constant array equals the fixed parameter; the values
  *    of the [particle] draw given as data equal the [particle] run; the
  *    refusals of bad arrays, one clear error each. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -353,6 +354,28 @@ static void check_refusals(void) {
     pp_config(&c, fou, 0, bad[i].names, bad[i].values, bad[i].n, bad[i].count);
     c.paths = P;
     refuse(&c, bad[i].want, bad[i].what);
+  }
+  /* finite doubles beyond float's range: refused in single precision (they
+   * would be Inf on the device), accepted in double (the run itself may
+   * then blow up, which its own check reports) */
+  static double big[P];
+  for (int i = 0; i < P; i++)
+    big[i] = i == 5 ? -1e39 : 1;
+  const double *vbig[] = {big};
+  pp_config(&c, fou, 1, k, vbig, 1, P);
+  c.paths = P;
+  refuse(&c, "'k' of path 5 is -1e+39, beyond single precision's range", "beyond float");
+  big[5] = FLT_MAX;
+  pp_config(&c, fou, 1, k, vbig, 1, P);
+  c.paths = P;
+  c.t_end = 0.01, c.sample_every = 1;
+  st_env(&c.env);
+  {
+    sdk_errbuf eb = {0};
+    sdk_run *r = NULL;
+    sdk_err e = sdk_run_execute(&c, &r, &eb);
+    TU_CHECK(e == SDK_OK, "FLT_MAX itself in single precision: accepted (%s)", eb.msg);
+    sdk_run_destroy(&r);
   }
   pp_config(&c, fou, 0, k, vok, 1, P);
   c.paths = P;

@@ -16,4 +16,9 @@
 /* the index of the first NaN or Inf of v[0..n), or -1 when every one is finite */
 int64_t sdk_first_nonfinite(const double *v, int64_t n);
 
+/* the index of the first value of v[0..n) that is not finite once rounded
+ * to float (a finite double beyond FLT_MAX, by more than half an ulp of it,
+ * becomes Inf in a single-precision run), or -1 */
+int64_t sdk_first_float_overflow(const double *v, int64_t n);
+
 #endif

@@ -118,6 +118,14 @@ sdk_err sdk_path_values_put(const sdk_plan *p, const sdk_shard *sh, const sdk_pa
       e = get_values(p->c->comm, v, k, i0, run, buf + j, eb);
       j += run;
     }
+    /* (a single-precision run holds the values as floats: one beyond their
+     * range would be Inf on the device) */
+    int64_t big = e == SDK_OK && p->c->single ? sdk_first_float_overflow(buf, len) : -1;
+    if (big >= 0)
+      e = SDK_FAIL(eb, SDK_ERR_USAGE,
+                   "values per path: '%s' of path %lld is %g, beyond single precision's range "
+                   "(+-3.4e38): give --precision double, or values in other units",
+                   v->names[k], (long long)(sh->begin + a + big), buf[big]);
     for (int r = 0; r < nrows && e == SDK_OK; r++)
       e = p->be->rows(sh->ens, rows[r], a, len, buf, 1, eb);
   }
