@@ -441,6 +441,11 @@ static void check_windows(void) {
   snprintf(want, sizeof want, "value %lld of 'D' is NaN", (long long)(2 * U - 1));
   c.window = &w1;
   refuse(&c, want, "a NaN in the second batch, at the first");
+  d[2 * U - 1] = 1e39; /* and in single precision one beyond float's range */
+  snprintf(want, sizeof want, "value %lld of 'D' is 1e+39, beyond single", (long long)(2 * U - 1));
+  c.single = 1;
+  refuse(&c, want, "beyond float in the second batch, at the first");
+  c.single = 0;
   sdk_run_destroy(&one);
   sdk_run_destroy(&a);
   sdk_run_destroy(&b);

@@ -119,6 +119,12 @@ static sdk_err check_values(const sdk_plan *p, const char *name, const double *v
   if (j >= 0)
     return SDK_FAIL(eb, SDK_ERR_USAGE, "--path-params: value %lld of '%s' is %s", (long long)j,
                     name, isnan(v[j]) ? "NaN" : "infinite");
+  j = v && p->c->window && p->c->single ? sdk_first_float_overflow(v, count) : -1;
+  if (j >= 0)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "--path-params: value %lld of '%s' is %g, beyond single precision's range "
+                    "(+-3.4e38): give --precision double, or values in other units",
+                    (long long)j, name, v[j]);
   return SDK_OK;
 }
 
