@@ -211,5 +211,15 @@ sys.exit(0 if a["order/r"][-1] == c["order/r"][0] else 1)'
 "$B" run kuramoto-meanfield --particles 1000 --t-end 0.1 --init-from x=ph.npy -o k3.h5 2>k3.err
 check "systems: values not a whole number of systems refused" \
   grep -q "not a whole number of systems of --particles 1000" k3.err
+# single precision: a value beyond float's range is one error naming the file,
+# exit 2, no result written
+printf 'k\n1\n2\n1e39\n4\n' >big.tsv
+"$B" run ou --t-end 0.01 --dt 0.01 --precision single --path-params big.tsv \
+  --backend "$BACKEND" -o big.h5 2>big.err
+rc=$?
+check "beyond float: exit 2 (got $rc)" test "$rc" = 2
+check "beyond float: one error naming the file, the name, the path and the value" \
+  grep -qx "sdekit: error: big.tsv: 'k' of path 2 is 1e+39, beyond single precision's range (+-3.4e38): give --precision double, or values in other units" big.err
+check "beyond float: nothing written" test ! -e big.h5
 echo "cli_pathdata: $npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]

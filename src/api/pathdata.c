@@ -103,7 +103,13 @@ static sdekit_status one_kind(const sdekit_config *c, api_exec *x, int k, int64_
     x->names[k][i] = file ? t->names[i] : a->names[i];
     x->vals[k][i] = file ? NULL : a->values[i];
   }
-  *pv = (sdk_path_values){.n = n, .names = x->names[k], .values = x->vals[k], .count = count};
+  *pv = (sdk_path_values){.n = n,
+                          .names = x->names[k],
+                          .values = x->vals[k],
+                          .count = count,
+                          .source = file ? file
+                                    : k  ? "path_params"
+                                         : "init"};
   /* a file's values are read by the run, each rank its own paths' */
   if (file) pv->values = NULL, pv->read = read_file, pv->read_ctx = x->src[k];
   return SDEKIT_OK;

@@ -94,9 +94,9 @@ static sdk_err get_values(const sdk_comm *comm, const sdk_path_values *v, int k,
   memcpy(out, v->values[k] + i0, (size_t)n * sizeof *out);
   int64_t j = sdk_first_nonfinite(out, n);
   if (j >= 0)
-    return SDK_FAIL(eb, SDK_ERR_USAGE,
-                    "values per path: value %lld of '%s' is %s: NaN and Inf are refused",
-                    (long long)(i0 + j), v->names[k], isnan(out[j]) ? "NaN" : "infinite");
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "%s: value %lld of '%s' is %s: NaN and Inf are refused",
+                    v->source ? v->source : "values per path", (long long)(i0 + j), v->names[k],
+                    isnan(out[j]) ? "NaN" : "infinite");
   return SDK_OK;
 }
 
@@ -123,9 +123,10 @@ sdk_err sdk_path_values_put(const sdk_plan *p, const sdk_shard *sh, const sdk_pa
     int64_t big = e == SDK_OK && p->c->single ? sdk_first_float_overflow(buf, len) : -1;
     if (big >= 0)
       e = SDK_FAIL(eb, SDK_ERR_USAGE,
-                   "values per path: '%s' of path %lld is %g, beyond single precision's range "
-                   "(+-3.4e38): give --precision double, or values in other units",
-                   v->names[k], (long long)(sh->begin + a + big), buf[big]);
+                   "%s: '%s' of path %lld is %g, beyond single precision's range (+-3.4e38): "
+                   "give --precision double, or values in other units",
+                   v->source ? v->source : "values per path", v->names[k],
+                   (long long)(sh->begin + a + big), buf[big]);
     for (int r = 0; r < nrows && e == SDK_OK; r++)
       e = p->be->rows(sh->ens, rows[r], a, len, buf, 1, eb);
   }

@@ -84,6 +84,9 @@ typedef struct sdk_path_values {
   int64_t count;
   sdk_path_read_fn read;
   void *read_ctx;
+  /* what the values came from, for messages: the file, or the option of
+   * the arrays; NULL: "values per path" */
+  const char *source;
 } sdk_path_values;
 
 typedef struct sdk_run_config {
