@@ -366,7 +366,7 @@ SDEKIT_API char *sdekit_config_help(void);
  * kernel cache directory and size cap (SDEKIT_CACHE_DIR, XDG_CACHE_HOME,
  * HOME, SDEKIT_CACHE_MAX), the C compiler (SDEKIT_CC, CC, SDEKIT_CFLAGS,
  * CFLAGS, PATH), the CUDA toolkit (CUDA_HOME, CUDA_PATH), TMPDIR, the model
- * search path (SDEKIT_MODEL_PATH) and the GPU tuning knobs (SDK_SYS_*,
+ * search path (SDEKIT_MODEL_PATH) and the GPU tuning knobs (SDEKIT_SYS_*,
  * SDEKIT_RUN_MINB).  A malformed value is SDEKIT_ERR_USAGE naming the
  * variable.  Without this call none of them applies. */
 SDEKIT_API sdekit_status sdekit_config_set_environment(sdekit_config *c, const char *const *envp,

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -565,6 +566,59 @@ static void check_session_fpt(void) {
   sdekit_result_destroy(&two);
 }
 
+/* (a log callback: whether a message containing user->what was heard) */
+typedef struct heard {
+  const char *what;
+  int n;
+} heard;
+static void heard_log(void *user, sdekit_log_level level, const char *msg) {
+  (void)level;
+  heard *h = user;
+  h->n += strstr(msg, h->what) != NULL;
+}
+
+/* Many runs in one process (issue 32): on the CPU each run without a session
+ * loads its kernel module, each load taking a name the dynamic loader keeps;
+ * with the usual limit of 1024 descriptors the names once ran out at about the
+ * 1016th run ("cannot load"), each load first asking for every name before it.
+ * In a session the second run takes the module the first loaded. */
+static void check_many_runs(void) {
+  if (strcmp(backend(), "cpu") != 0) return;
+  sdekit_error err;
+  sdekit_config *c = ou_config(4, &err);
+  TU_CHECK(c != NULL, "many runs: configuration: %s", err.message);
+  if (!c) return;
+  OK(sdekit_config_set_t_end(c, 0.05, &err));
+  struct rlimit old, low;
+  int lowered = getrlimit(RLIMIT_NOFILE, &old) == 0;
+  low = old;
+  if (lowered && (low.rlim_cur == RLIM_INFINITY || low.rlim_cur > 1024)) low.rlim_cur = 1024;
+  lowered = lowered && setrlimit(RLIMIT_NOFILE, &low) == 0;
+  int ok = 0, n = 1100;
+  for (; ok < n; ok++) {
+    sdekit_result *r = NULL;
+    if (sdekit_run(c, &r, &err) != SDEKIT_OK) break;
+    sdekit_result_destroy(&r);
+  }
+  if (lowered) setrlimit(RLIMIT_NOFILE, &old);
+  TU_CHECK(ok == n, "many runs: %d of %d runs in one process (at most %lld descriptors): %s", ok, n,
+           (long long)low.rlim_cur, ok < n ? err.message : "");
+  sdekit_session *s = NULL;
+  heard h = {"kept from an earlier run of this session", 0};
+  OK(sdekit_session_create(&s, &err));
+  OK(sdekit_config_set_session(c, s, &err));
+  sdekit_config_set_log(c, heard_log, &h, SDEKIT_LOG_DEBUG);
+  OK(sdekit_config_set_verbose(c, 1, &err));
+  for (int i = 0; i < 3; i++) {
+    sdekit_result *r = NULL;
+    OK(sdekit_run(c, &r, &err));
+    sdekit_result_destroy(&r);
+  }
+  TU_CHECK(h.n == 2, "session: the CPU module kept for the second and third run (%d)", h.n);
+  sdekit_config_destroy(&c);
+  sdekit_session_destroy(&s);
+}
+
 int main(void) {
   const char *dir = tu_scratch(); /* removed at exit (testutil.h) */
   if (!dir) return perror("scratch directory"), 1;
@@ -599,5 +653,6 @@ int main(void) {
   check_scan_table();
   check_session();
   check_session_fpt();
+  check_many_runs();
   return tu_finish("test_api");
 }

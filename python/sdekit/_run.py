@@ -30,6 +30,14 @@ _NAMED = ("paths", "particles", "dt", "spp", "t_end", "periods", "transient",
           "observe")
 
 
+# The environment variables the library reads (sdekit.h, sdekit_config_set_environment;
+# src/api/environment.c; python/tests/test_environment.py checks that the two agree):
+# os.environ passes only these.
+_ENV_NAMES = frozenset((b"HOME", b"XDG_CACHE_HOME", b"CC", b"CFLAGS", b"PATH", b"CUDA_HOME",
+                        b"CUDA_PATH", b"TMPDIR"))
+_ENV_PREFIXES = (b"SDEKIT_", b"SDK_")
+
+
 class _Config:
     """Owns one sdekit_config."""
 
@@ -55,7 +63,11 @@ class _Config:
 
     def environment(self, env):
         if env is None:
-            items = [k + b"=" + v for k, v in os.environb.items()]
+            # only what the library reads: a large environment would otherwise cost
+            # every call as much as the run's other options together
+            e = os.environb
+            items = [k + b"=" + e[k] for k in list(e)
+                     if k in _ENV_NAMES or k.startswith(_ENV_PREFIXES)]
         else:
             items = [b(k, "environment name") + b"=" + b(v, "environment[%r]" % (k,))
                      for k, v in env.items()]
@@ -134,6 +146,9 @@ def _name_values(v):
     return [v] if isinstance(v, (str, bytes)) else list(v)
 
 
+_ARITY = {}
+
+
 def _apply(cfg, name, opt, v):
     """Option opt given as keyword `name` (its C API name with '_' for '-'),
     its value in Python."""
@@ -177,7 +192,9 @@ def _apply(cfg, name, opt, v):
             cfg.params[k] = x
             cfg.call(lib.sdekit_config_set_param, b(k, "--set name"), float(x))
         return
-    arity = lib.sdekit_config_option_arity(b(opt, "option name"))
+    arity = _ARITY.get(opt)
+    if arity is None:  # (the library's one table of options: fixed for the process)
+        arity = _ARITY[opt] = lib.sdekit_config_option_arity(b(opt, "option name"))
     if v is True or (v is None and arity == 0):
         if arity == 1:
             raise _errors.UsageError("option '--%s' needs a value" % opt)
@@ -496,7 +513,9 @@ class _Session:
             self.exc = e
 
     def attach(self, cfg):
-        lib.sdekit_config_set_progress(cfg.p, self.c_progress, None)
+        # (no display: no call into Python after every chunk)
+        lib.sdekit_config_set_progress(cfg.p, self.c_progress if self.display is not None else
+                                       PROGRESS_FN(), None)
         lib.sdekit_config_set_cancel(cfg.p, self.c_cancel, None)
         lib.sdekit_config_set_log(cfg.p, self.c_log, None, _log_level())
 

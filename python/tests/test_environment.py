@@ -68,3 +68,33 @@ def test_cli_cache_says_it_too(cli, workdir):
     del env["SDK_CACHE_DIR"]
     p = subprocess.run([cli, "cache", "list"], env=env, capture_output=True, text=True)
     assert p.returncode == 0 and p.stderr == ""
+
+
+def test_os_environ_passes_what_the_library_reads():
+    """Without environment=, only the variables the library reads cross into it (a
+    large environment costs nothing per call): every name src/api/environment.c
+    reads is among them, so none is lost."""
+    import re
+    from sdekit import _run
+    src = os.path.join(os.path.dirname(__file__), "..", "..", "src", "api", "environment.c")
+    text = open(src).read()
+    read = set(re.findall(r'(?:env_get|nonempty)\(envp, "([A-Z_]+)"\)', text))
+    renamed = re.search(r"RENAMED\[\] = \{([^}]*)\}", text).group(1)
+    read |= {p + n for n in re.findall(r'"([A-Z_]+)"', renamed) for p in ("SDEKIT_", "SDK_")}
+    assert len(read) > 20, read  # (the patterns still find the reads)
+    for name in sorted(read):
+        k = name.encode()
+        assert k in _run._ENV_NAMES or k.startswith(_run._ENV_PREFIXES), name
+    # and through os.environ: a knob is read (a bad value refused), an unrelated name not
+    old = os.environ.get("SDEKIT_SYS_QI")
+    os.environ["SDEKIT_SYS_QI"] = "9"
+    os.environ["SDEKIT_TEST_UNRELATED"] = "x" * 100
+    try:
+        with pytest.raises(sdekit.UsageError, match=r"^SDEKIT_SYS_QI='9'"):
+            sdekit.run("ou", **KW)
+    finally:
+        del os.environ["SDEKIT_TEST_UNRELATED"]
+        if old is None:
+            del os.environ["SDEKIT_SYS_QI"]
+        else:
+            os.environ["SDEKIT_SYS_QI"] = old

@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backend/backend.h"
@@ -384,22 +386,49 @@ int sdk_cache_write(int dfd, const char *name, const void *data, size_t len) {
   return -1;
 }
 
+/* 32 random bits (a clock and the process where the kernel gives none) */
+static unsigned rand32(unsigned salt) {
+  unsigned r;
+  if (getrandom(&r, sizeof r, GRND_NONBLOCK) == (ssize_t)sizeof r) return r;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  unsigned long long x = ((unsigned long long)ts.tv_nsec ^ ((unsigned long long)getpid() << 32)) +
+                         salt * 0x9E3779B97F4A7C15ULL;
+  x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+  return (unsigned)(x >> 32);
+}
+
 void *sdk_cache_dlopen(int fd, int flags) {
   /* The loader answers a name it has seen with the object it loaded then,
-   * and /proc/self/fd/N names whatever N holds now: find an N whose name no
+   * and /proc/self/fd/N names whatever N holds now: find a name of N that no
    * object has.  The probe holds a directory, which no object can be, so
-   * that an answer means the name was taken (never "this file is loaded"). */
+   * that an answer means the name was taken (never "this file is loaded").
+   * Every load leaves its name taken, and the descriptor numbers end at the
+   * process's limit (often 1024): the names are /proc/self/fd/./N with 0 to
+   * 63 "./", N and the count random, so a process may load tens of
+   * thousands of modules, and a free name is found at the first or second
+   * try (from N = 0 up, a thousandth load asked for each of the 999 names
+   * before it, and about the 1020th found none). */
   int probe = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC), n = -1;
-  char name[64];
-  for (int start = 0; probe >= 0 && start < (1 << 20);) {
-    n = fcntl(probe, F_DUPFD_CLOEXEC, start);
+  struct rlimit rl;
+  unsigned span =
+      getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 4096
+          ? (unsigned)rl.rlim_cur
+          : 4096u;
+  char name[224];
+  for (unsigned t = 0; probe >= 0 && t < 4096; t++) {
+    const unsigned r = rand32(t);
+    n = span > 3 ? fcntl(probe, F_DUPFD_CLOEXEC, (int)(3 + (r & 0xffff) % (span - 3))) : -1;
+    if (n < 0) n = fcntl(probe, F_DUPFD_CLOEXEC, 0); /* (none free above that) */
     if (n < 0) break;
-    snprintf(name, sizeof name, "/proc/self/fd/%d", n);
+    int w = snprintf(name, sizeof name, "/proc/self/fd/");
+    for (unsigned k = (r >> 16) % 64; k > 0; k--)
+      w += snprintf(name + w, sizeof name - (size_t)w, "./");
+    snprintf(name + w, sizeof name - (size_t)w, "%d", n);
     void *old = dlopen(name, RTLD_LAZY | RTLD_NOLOAD);
     if (!old) break;
     dlclose(old);
     close(n);
-    start = n + 1;
     n = -1;
   }
   if (probe >= 0) close(probe);

@@ -108,11 +108,12 @@ char *sdk_cache_read(int dfd, const char *name, size_t *len);
 int sdk_cache_write(int dfd, const char *name, const void *data, size_t len);
 
 /* Load a shared object through the descriptor of the checked file
- * (/proc/self/fd/N), so that the file loaded is the one checked whatever
- * happens to its name.  The descriptor number is chosen so that the name
- * was never used for another object of this process (the dynamic loader
- * returns an object already loaded under the same name).  NULL when the
- * loader refuses it (dlerror says why). */
+ * (/proc/self/fd/N, written with some "./" in it), so that the file loaded
+ * is the one checked whatever happens to its name.  The name is chosen so
+ * that it was never used for another object of this process (the dynamic
+ * loader returns an object already loaded under the same name); there are
+ * about 64 times the descriptor limit of them.  NULL when the loader
+ * refuses it (dlerror says why). */
 void *sdk_cache_dlopen(int fd, int flags);
 
 /* A private build directory inside an opened cache: mkdirat of an

@@ -215,12 +215,16 @@ typedef struct loop {
 /* The next chunk's steps from the time the last one took, checks and
  * samples included: what fits CHUNK_SECONDS at its pace, at most twice its
  * steps (a first chunk of one step, then geometric growth while steps are
- * quick; a slowdown shrinks the next chunk at once). */
+ * quick; a slowdown shrinks the next chunk at once).  A chunk that took
+ * under CHUNK_SECONDS / 16 may grow eightfold: at its pace the next one
+ * still takes under CHUNK_SECONDS / 2, and a short run is not cut into
+ * many launches, each waited for (a run of 256 quick steps: 4 chunks, not
+ * 9). */
 static int64_t pace_next(const loop *L, double now) {
   if (L->last <= 0) return L->chunk;
   double el = now - L->began;
   double fit = el > 0 ? CHUNK_SECONDS * (double)L->last / el : (double)MAX_CHUNK;
-  int64_t n = 2 * L->last;
+  int64_t n = (el < CHUNK_SECONDS / 16 ? 8 : 2) * L->last;
   if (fit < (double)n) n = (int64_t)fit;
   if (n > MAX_CHUNK) n = MAX_CHUNK;
   return n < 1 ? 1 : n;
