@@ -32,7 +32,9 @@ static void cpu_identity(char *out, size_t n) {
   FILE *f = fopen("/proc/cpuinfo", "r");
   if (!f) return;
   char line[4096], model[256] = "", flags_hash[33] = "";
-  while (fgets(line, sizeof line, f)) {
+  /* (the first processor's lines are enough: a many-core machine's whole file
+   * is hundreds of kilobytes, made afresh for every run) */
+  while ((!model[0] || !flags_hash[0]) && fgets(line, sizeof line, f)) {
     if (!model[0] && !strncmp(line, "model name", 10)) snprintf(model, sizeof model, "%s", line);
     if (!flags_hash[0] && !strncmp(line, "flags", 5)) sdk_hash_hex(line, strlen(line), flags_hash);
   }
