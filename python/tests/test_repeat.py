@@ -98,3 +98,33 @@ def test_repeat_same_bits_and_no_false_hit(tmp_path):
     for key in cases:
         assert here[key][0] == ref[key][0], key
         assert here[key][1] == ref[key][1], key
+
+
+def test_many_runs_keep_the_cpu_module():
+    """Issue 32: the process's session keeps the loaded CPU module, so a run of the
+    same kernel loads nothing; a thousand and more runs in one process pass under the
+    usual limit of 1024 descriptors (each run loaded its module again before, each
+    load taking a name with the dynamic loader: near the 1016th run there was none
+    left, and every load asked for all the names before it)."""
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    low = 1024 if soft == resource.RLIM_INFINITY or soft > 1024 else soft
+    resource.setrlimit(resource.RLIMIT_NOFILE, (low, hard))
+    kw = dict(KW, paths=4, t_end=1 / 16)
+    try:
+        for k in range(1100):
+            sdekit.run(LINEAR, seed=k + 1, **kw)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    h = logging.handlers.BufferingHandler(1 << 16)
+    lg = logging.getLogger("sdekit")
+    old = lg.level
+    lg.setLevel(logging.DEBUG)
+    lg.addHandler(h)
+    try:
+        sdekit.run(LINEAR, seed=1, verbose=True, **kw)
+    finally:
+        lg.removeHandler(h)
+        lg.setLevel(old)
+    assert any("kept from an earlier run of this session: cpu-" in r.getMessage()
+               for r in h.buffer), [r.getMessage() for r in h.buffer]
