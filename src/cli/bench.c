@@ -38,9 +38,9 @@ static const char BENCH_HELP[] =
     "  --workload-only    only the workload, with the kernel sdekit chooses (tuning)\n"
     "\n"
     "  --compensation     josephson SRK2 in single precision with the compensated state\n"
-    "                     update (the default: the variables of the rule, x), with\n"
-    "                     --compensate all and with --no-compensation, alternated in one\n"
-    "                     process on --backend (cuda: 2^22 paths unless --paths); prints\n"
+    "                     update on every variable (the default), with --compensate auto\n"
+    "                     (its rule's variables: x) and with --no-compensation, alternated\n"
+    "                     in one process on --backend (cuda: 2^22 paths unless --paths); prints\n"
     "                     the steps/s and the ratios to the plain update\n"
     "  --sampling         the cost of sampling: --model (default ou) with Euler,\n"
     "                     --observe moments, --paths (default 10^6), --steps (default\n"
@@ -78,7 +78,7 @@ typedef struct bench {
   const char *set;        /* one --set NAME=VALUE, or NULL */
   int64_t paths, particles, sample_every, order_every, bins;
   double dt, t_end;
-  int threads, no_compensation; /* no_compensation 2: --compensate all */
+  int threads, no_compensation; /* 1: --no-compensation, 2: --compensate auto */
   const char *sys_kernel;       /* forces SDEKIT_SYS_KERNEL for one row (NULL: as set) */
 } bench;
 
