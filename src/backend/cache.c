@@ -439,6 +439,36 @@ void *sdk_cache_dlopen(int fd, int flags) {
   return h;
 }
 
+sdk_err sdk_cache_compile_error(const char *log, const char *const *marks, const char *model_path,
+                                const char *build_src, const char *src_path, const char *who,
+                                int *named, sdk_errbuf *eb) {
+  size_t nb = build_src ? strlen(build_src) : 0;
+  *named = 1;
+  for (const char *l = log; l && *l;) {
+    const char *e = strchr(l, '\n');
+    size_t n = e ? (size_t)(e - l) : strlen(l);
+    int hit = 0;
+    for (int k = 0; marks[k] && !hit; k++)
+      hit = memmem(l, n, marks[k], strlen(marks[k])) != NULL;
+    if (hit) {
+      char line[1024];
+      if (nb && n >= nb && !strncmp(l, build_src, nb))
+        snprintf(line, sizeof line, "%s%.*s", src_path, (int)(n - nb < 900 ? n - nb : 900), l + nb);
+      else
+        snprintf(line, sizeof line, "%.*s", (int)(n < 1000 ? n : 1000), l);
+      if (model_path && *model_path && !strncmp(l, model_path, strlen(model_path))) {
+        *named = 0;
+        return SDK_FAIL(eb, SDK_ERR_COMPILE, "expression does not compile: %s", line);
+      }
+      return SDK_FAIL(eb, SDK_ERR_COMPILE, "generated code did not compile (source kept in %s): %s",
+                      src_path, line);
+    }
+    l = e ? e + 1 : NULL;
+  }
+  return SDK_FAIL(eb, SDK_ERR_COMPILE, "%s failed (source kept in %s): %.300s", who, src_path,
+                  log && *log ? log : "no output");
+}
+
 sdk_err sdk_cache_builddir(const sdk_cache_dir *d, sdk_cache_build *b, sdk_errbuf *eb) {
   b->fd = -1;
   int made = 0;

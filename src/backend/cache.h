@@ -116,6 +116,16 @@ int sdk_cache_write(int dfd, const char *name, const void *data, size_t len);
  * refuses it (dlerror says why). */
 void *sdk_cache_dlopen(int fd, int flags);
 
+/* A compiler's failure as one message (both backends): its log's first line
+ * holding one of marks (NULL-ended) is the message, said as an expression of
+ * the model when it names model_path (#line directives: *named = 0), else as
+ * generated code kept in src_path (*named = 1); a line naming build_src (the
+ * source the compiler saw in a build directory; NULL: none) names src_path
+ * instead.  No such line: "<who> failed" with the log's start. */
+sdk_err sdk_cache_compile_error(const char *log, const char *const *marks, const char *model_path,
+                                const char *build_src, const char *src_path, const char *who,
+                                int *named, sdk_errbuf *eb);
+
 /* A private build directory inside an opened cache: mkdirat of an
  * unpredictable name "build-XXXXXX", mode 0700, opened like the cache. */
 typedef struct sdk_cache_build {

@@ -22,37 +22,6 @@
 #include "core/escape.h"
 #include "core/strbuf.h"
 
-/* Turn the compiler's first error into one line, pointing at the model
- * file when the error is inside a user expression (#line directives).  The
- * compiler saw the source in the build directory (build_src); the message
- * names the copy kept in the cache (src_path) and sets *named when it does. */
-static sdk_err compile_error(const char *log, const char *model_path, const char *build_src,
-                             const char *src_path, int *named, sdk_errbuf *eb) {
-  const char *l = log;
-  size_t nb = strlen(build_src);
-  while (l && *l) {
-    const char *e = strchr(l, '\n');
-    size_t n = e ? (size_t)(e - l) : strlen(l);
-    const char *err = memmem(l, n, ": error:", 8);
-    if (err) {
-      char line[1024];
-      if (n >= nb && !strncmp(l, build_src, nb))
-        snprintf(line, sizeof line, "%s%.*s", src_path, (int)(n - nb < 900 ? n - nb : 900), l + nb);
-      else
-        snprintf(line, sizeof line, "%.*s", (int)(n < 1000 ? n : 1000), l);
-      if (model_path && *model_path && !strncmp(l, model_path, strlen(model_path)))
-        return SDK_FAIL(eb, SDK_ERR_COMPILE, "expression does not compile: %s", line);
-      *named = 1;
-      return SDK_FAIL(eb, SDK_ERR_COMPILE, "generated code did not compile (source kept in %s): %s",
-                      src_path, line);
-    }
-    l = e ? e + 1 : NULL;
-  }
-  *named = 1;
-  return SDK_FAIL(eb, SDK_ERR_COMPILE, "C compiler failed (source kept in %s): %.300s", src_path,
-                  log && *log ? log : "no output");
-}
-
 /* Split environment text on blanks into words appended to argv (never
  * interpreted: no quotes, no expansion).  Returns the new count, or -1 when
  * more than max words. */
@@ -305,7 +274,8 @@ static sdk_err build_module(sdk_bctx *c, const sdk_cache_dir *d, const char *has
     char *log = sdk_cache_read(b.fd, "compiler.log", NULL);
     renameat(b.fd, nsrc, d->fd, nsrc); /* kept for the user to read */
     int named = 0;
-    e = compile_error(log, model_path, bsrc, csrc, &named, eb);
+    static const char *const marks[] = {": error:", NULL};
+    e = sdk_cache_compile_error(log, marks, model_path, bsrc, csrc, "C compiler", &named, eb);
     if (named) sdk_cache_place_keep_sources(&c->cache);
     free(log);
     goto done;

@@ -13,28 +13,6 @@
 #include "codegen/identity.h"
 #include "core/strbuf.h"
 
-/* Turn NVRTC's first error into one line; point at the model file when the
- * error is inside a user expression (#line directives). */
-static sdk_err compile_error(const char *log, const char *model_path, const char *src_path,
-                             sdk_errbuf *eb) {
-  const char *l = log;
-  while (l && *l) {
-    const char *e = strchr(l, '\n');
-    size_t n = e ? (size_t)(e - l) : strlen(l);
-    if (memmem(l, n, ": error", 7) || memmem(l, n, ": catastrophic error", 20)) {
-      char line[1024];
-      snprintf(line, sizeof line, "%.*s", (int)(n < 1000 ? n : 1000), l);
-      if (model_path && *model_path && !strncmp(l, model_path, strlen(model_path)))
-        return SDK_FAIL(eb, SDK_ERR_COMPILE, "expression does not compile: %s", line);
-      return SDK_FAIL(eb, SDK_ERR_COMPILE, "generated code did not compile (source kept in %s): %s",
-                      src_path, line);
-    }
-    l = e ? e + 1 : NULL;
-  }
-  return SDK_FAIL(eb, SDK_ERR_COMPILE, "NVRTC failed (source kept in %s): %.300s", src_path,
-                  log && *log ? log : "no output");
-}
-
 /* From ptxas's verbose log (--ptxas-options=-v): the spill line of function
  * `fn`, as "S bytes spill stores, L bytes spill loads" (empty if absent). */
 static void ptxas_spills(const char *log, const char *fn, char *out, size_t n) {
@@ -174,7 +152,9 @@ sdk_err sdk_cuda_nvrtc(sdk_bctx *c, const char *src, const char *model_path,
   }
   sdk_err err = SDK_OK;
   if (rc != 0) {
-    err = compile_error(log, model_path, src_path, eb);
+    static const char *const marks[] = {": error", ": catastrophic error", NULL};
+    int named;
+    err = sdk_cache_compile_error(log, marks, model_path, NULL, src_path, "NVRTC", &named, eb);
     goto out;
   }
   size_t n = 0;
