@@ -6,52 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "observe/paths.h"
 #include "sim/checkpoint.h"
+#include "sim/mlmc_internal.h"
 #include "sim/registry.h"
-#include "sim/run_internal.h"
-
-/* windows: whole reduction chunks (run.h sdk_path_window.chunks); the key of
- * the paths: whole fold units */
-#define UNIT SDK_RED_CHUNK
-#define KEY_UNIT SDK_PATH_WINDOW_UNIT
-#define MAX_Q 64
-
-typedef struct quantity {
-  char name[160];                /* GROUP_NAME */
-  char value[160], err[160];     /* dataset paths */
-  char bias[160], bias_err[160]; /* (--dt-check's) */
-  double decay;                  /* 2^order of its bias (attribute weak_order or order) */
-} quantity;
-
-typedef struct level {
-  sdk_carry *carry;
-  int64_t *used, *add; /* [ngrid]: paths run so far, the next window */
-  sdk_run *run;        /* the latest run: results over all its windows */
-  int ran;             /* a window of it has run (its carry holds them) */
-} level;
-
-typedef struct drv {
-  sdk_run_config base; /* the caller's, with mlmc and target_error off */
-  int te;              /* 1: --target-error, 0: --mlmc */
-  double eps;
-  int64_t ngrid, key, nsteps0, spp0, ninit;
-  double dt0;
-  int p;       /* the scheme's weak order */
-  double beta; /* Var Y_l ~ dt_l^beta: twice the scheme's strong order */
-  int nq;
-  quantity q[MAX_Q];
-  int nlev;
-  level lev[SDK_MLMC_MAX_LEVELS];
-  int64_t *L, *status; /* [ngrid]: the finest level (dt index); 0 done, 1 capped, 2 NaN */
-  unsigned char *done;
-  double seconds, path_steps;
-  const char *opt;       /* "--mlmc" or "--target-error" */
-  int cur;               /* the level whose window runs (checkpoints) */
-  unsigned char *packed; /* the state as bytes (record TGTS) */
-  size_t npacked;
-  int64_t *none; /* [ngrid] zeros: a window of no paths */
-} drv;
 
 /* the independent random numbers of level l: the seed mixed with l
  * (splitmix64's finaliser; level 0 keeps the seed itself) */
@@ -145,7 +102,7 @@ static sdk_err probe(drv *d, sdk_errbuf *eb) {
 /* The values of a run's results that have a measured bias (the datasets
  * GROUP/bias_NAME of --dt-check) and are one number per grid point, or a
  * series whose last sample is t_end. */
-static int scalar_shape(const sdk_dataset *v) {
+int sdk_mlmc_scalar_shape(const sdk_dataset *v) {
   if (v->type != SDK_F64) return 0;
   if (v->sample_axis < 0) return v->rank == v->grid_rank;
   return v->rank == v->grid_rank + 1 && v->sample_axis == v->rank - 1;
@@ -164,7 +121,7 @@ static sdk_err find_quantities(drv *d, const sdk_results *R, sdk_errbuf *eb) {
     snprintf(q->name, sizeof q->name, "%.*s_%s", glen, path, slash + 6);
     const sdk_dataset *v = sdk_store_find(&R->store, q->value);
     const sdk_attr *a = v ? sdk_attr_find(v->attr, v->nattr, "standard_error") : NULL;
-    if (!v || !a || a->kind != SDK_ATTR_STR || !scalar_shape(v)) continue;
+    if (!v || !a || a->kind != SDK_ATTR_STR || !sdk_mlmc_scalar_shape(v)) continue;
     snprintf(q->err, sizeof q->err, "%.*s/%s", glen, path, a->s);
     /* the order of the bias (first-passage values: 1 or 1/2, observe/bias.c) */
     const sdk_dataset *bd = R->store.ds[i];
@@ -184,33 +141,33 @@ static sdk_err find_quantities(drv *d, const sdk_results *R, sdk_errbuf *eb) {
 }
 
 /* the element of a value-shaped dataset at grid point g and t_end */
-static double at(const sdk_results *R, const char *path, int64_t g) {
+double sdk_mlmc_at(const sdk_results *R, const char *path, int64_t g) {
   const sdk_dataset *v = sdk_store_find(&R->store, path);
-  if (!v || !scalar_shape(v)) return NAN;
+  if (!v || !sdk_mlmc_scalar_shape(v)) return NAN;
   int64_t ns = v->sample_axis >= 0 ? v->dims[v->sample_axis] : 1;
   if (ns < 1) return NAN;
   return sdk_ds_f64(v)[g * ns + ns - 1];
 }
 
-static int64_t used_of(const sdk_results *R, const level *v, int64_t g) {
+int64_t sdk_mlmc_used_of(const sdk_results *R, const level *v, int64_t g) {
   const sdk_dataset *u = sdk_store_find(&R->store, "paths_used");
   return u && sdk_ds_i64(u) ? sdk_ds_i64(u)[g] : v->used[g];
 }
 
 /* The mean and variance per path of what level l estimates for quantity q
  * at grid point g: P_0 at level 0 (--mlmc), Y_l = P_l - P_(l-1) above. */
-static void stats(const drv *d, int l, int q, int64_t g, double *mean, double *var) {
+void sdk_mlmc_stats(const drv *d, int l, int q, int64_t g, double *mean, double *var) {
   const level *v = &d->lev[l];
   const sdk_results *R = &v->run->r;
-  double n = (double)used_of(R, v, g);
+  double n = (double)sdk_mlmc_used_of(R, v, g);
   if (l == 0 && !d->te) {
-    double se = at(R, d->q[q].err, g);
-    *mean = at(R, d->q[q].value, g), *var = se * se * n;
+    double se = sdk_mlmc_at(R, d->q[q].err, g);
+    *mean = sdk_mlmc_at(R, d->q[q].value, g), *var = se * se * n;
     return;
   }
   const double den = d->q[q].decay - 1; /* (the bias is the difference over 2^p - 1) */
-  double se = den * at(R, d->q[q].bias_err, g);
-  *mean = -den * at(R, d->q[q].bias, g), *var = se * se * n;
+  double se = den * sdk_mlmc_at(R, d->q[q].bias_err, g);
+  *mean = -den * sdk_mlmc_at(R, d->q[q].bias, g), *var = se * se * n;
 }
 
 static int any_add(const drv *d, int l) {
@@ -280,7 +237,7 @@ static int64_t units(double n) {
   return (int64_t)ceil(n / (double)UNIT) * UNIT;
 }
 
-static double level_cost(const drv *d, int l) {
+double sdk_mlmc_level_cost(const drv *d, int l) {
   return (double)(d->nsteps0 << l) * (d->te || l == 0 ? 1.0 : 1.5);
 }
 
@@ -292,7 +249,7 @@ static double level_cost(const drv *d, int l) {
  * (its variance and cost per path level L's times 2^-beta and 2, its bias
  * 2^-p, at least --paths of it) cost less than those without it.  0 when a
  * statistic is not finite (the grid point blew up). */
-static int optimal(const drv *d, int64_t g, double *need, double *bias, int *deeper) {
+int sdk_mlmc_optimal(const drv *d, int64_t g, double *need, double *bias, int *deeper) {
   int64_t L = d->L[g];
   const double bmax = d->eps / sqrt(2.0);
   double need1[SDK_MLMC_MAX_LEVELS + 1] = {0};
@@ -302,9 +259,9 @@ static int optimal(const drv *d, int64_t g, double *need, double *bias, int *dee
   for (int q = 0; q < d->nq; q++) {
     double m[SDK_MLMC_MAX_LEVELS], V[SDK_MLMC_MAX_LEVELS + 1], sum = 0;
     for (int l = 0; l <= L; l++) {
-      stats(d, l, q, g, &m[l], &V[l]);
+      sdk_mlmc_stats(d, l, q, g, &m[l], &V[l]);
       if (!isfinite(m[l]) || !isfinite(V[l])) return 0;
-      sum += sqrt(V[l] * level_cost(d, l));
+      sum += sqrt(V[l] * sdk_mlmc_level_cost(d, l));
     }
     const double dec = d->q[q].decay;
     double b = fmax(fabs(m[L]), fabs(m[L - 1]) / dec) / (dec - 1);
@@ -312,18 +269,19 @@ static int optimal(const drv *d, int64_t g, double *need, double *bias, int *dee
     if (b > bmax) *deeper = 1;
     V[L + 1] = V[L] * pow(2.0, -d->beta);
     double se = (d->eps - fmin(b, bmax)) / 2, se1 = (d->eps - fmin(b, bmax) / dec) / 2;
-    double sum1 = sum + sqrt(V[L + 1] * 2 * level_cost(d, (int)L));
+    double sum1 = sum + sqrt(V[L + 1] * 2 * sdk_mlmc_level_cost(d, (int)L));
     for (int l = 0; l <= L + 1; l++) {
-      double r = sqrt(V[l] / (l <= L ? level_cost(d, l) : 2 * level_cost(d, (int)L)));
+      double r =
+          sqrt(V[l] / (l <= L ? sdk_mlmc_level_cost(d, l) : 2 * sdk_mlmc_level_cost(d, (int)L)));
       if (l <= L && r * sum / (se * se) > need[l]) need[l] = r * sum / (se * se);
       if (r * sum1 / (se1 * se1) > need1[l]) need1[l] = r * sum1 / (se1 * se1);
     }
   }
-  double now = 0, next = fmax(need1[L + 1], (double)d->ninit) * 2 * level_cost(d, (int)L);
+  double now = 0, next = fmax(need1[L + 1], (double)d->ninit) * 2 * sdk_mlmc_level_cost(d, (int)L);
   for (int l = 0; l <= L; l++) {
     double u = (double)d->lev[l].used[g];
-    now += fmax(need[l] - u, 0) * level_cost(d, l),
-        next += fmax(need1[l] - u, 0) * level_cost(d, l);
+    now += fmax(need[l] - u, 0) * sdk_mlmc_level_cost(d, l),
+        next += fmax(need1[l] - u, 0) * sdk_mlmc_level_cost(d, l);
   }
   /* (a level more for a saving of 1% or more: never for nothing) */
   if (next < 0.99 * now) *deeper = 1;
@@ -335,7 +293,7 @@ static sdk_err mlmc_decide(drv *d, int64_t g, sdk_errbuf *eb) {
   int64_t L = d->L[g];
   double need[SDK_MLMC_MAX_LEVELS], bias;
   int deeper;
-  if (!optimal(d, g, need, &bias, &deeper)) {
+  if (!sdk_mlmc_optimal(d, g, need, &bias, &deeper)) {
     d->status[g] = 2, d->done[g] = 1;
     return SDK_OK;
   }
@@ -404,8 +362,8 @@ static double te_factor(const drv *d, int64_t g, int q) {
   int64_t k = d->L[g];
   if (k < 1) return 1;
   const sdk_results *R = &d->lev[k].run->r, *P = &d->lev[k - 1].run->r;
-  double b = fabs(at(R, d->q[q].bias, g)), be = at(R, d->q[q].bias_err, g);
-  double bp = fabs(at(P, d->q[q].bias, g)), bep = at(P, d->q[q].bias_err, g);
+  double b = fabs(sdk_mlmc_at(R, d->q[q].bias, g)), be = sdk_mlmc_at(R, d->q[q].bias_err, g);
+  double bp = fabs(sdk_mlmc_at(P, d->q[q].bias, g)), bep = sdk_mlmc_at(P, d->q[q].bias_err, g);
   if (!(bp - bep > 0) || !isfinite(b + be)) return 1;
   double r = (bp - bep) / (b + be), den = d->q[q].decay - 1;
   if (!(r - 1 < den)) return 1;
@@ -418,15 +376,15 @@ static double te_factor(const drv *d, int64_t g, int q) {
  * difference near zero by chance right after a large one is not taken for a
  * small bias); *be its SE (times the factor), *factor the factor.  |*b| + 2 *be <= EPS / 2 is the
  * bound the run verifies. */
-static double te_bias(const drv *d, int64_t g, int q, double *be, double *factor) {
+double sdk_mlmc_te_bias(const drv *d, int64_t g, int q, double *be, double *factor) {
   int64_t k = d->L[g];
   const sdk_results *R = &d->lev[k].run->r;
-  double f = te_factor(d, g, q), b = fabs(at(R, d->q[q].bias, g)) * f;
+  double f = te_factor(d, g, q), b = fabs(sdk_mlmc_at(R, d->q[q].bias, g)) * f;
   *factor = f;
-  *be = at(R, d->q[q].bias_err, g) * f;
+  *be = sdk_mlmc_at(R, d->q[q].bias_err, g) * f;
   if (k >= 1) {
     const sdk_results *P = &d->lev[k - 1].run->r;
-    double bp = fabs(at(P, d->q[q].bias, g)) - 2 * at(P, d->q[q].bias_err, g);
+    double bp = fabs(sdk_mlmc_at(P, d->q[q].bias, g)) - 2 * sdk_mlmc_at(P, d->q[q].bias_err, g);
     b = fmax(b, bp / d->q[q].decay);
   }
   return b;
@@ -439,7 +397,7 @@ static sdk_err te_decide(drv *d, int64_t g, sdk_errbuf *eb) {
   te_need need = {0, 0};
   int met = 1, sure = 0, unsure = 0;
   for (int q = 0; q < d->nq; q++) {
-    double be, f, b = te_bias(d, g, q, &be, &f), se = at(R, d->q[q].err, g);
+    double be, f, b = sdk_mlmc_te_bias(d, g, q, &be, &f), se = sdk_mlmc_at(R, d->q[q].err, g);
     if (!isfinite(b) || !isfinite(be) || !isfinite(se)) {
       d->status[g] = 2, d->done[g] = 1;
       return SDK_OK;
@@ -457,8 +415,8 @@ static sdk_err te_decide(drv *d, int64_t g, sdk_errbuf *eb) {
     return SDK_OK;
   }
   const double least = fmax(n / 16, UNIT);
-  double stay = fmax(need.stay - n, least) * level_cost(d, (int)k);
-  double finer = fmax(need.finer, (double)d->ninit) * 2 * level_cost(d, (int)k);
+  double stay = fmax(need.stay - n, least) * sdk_mlmc_level_cost(d, (int)k);
+  double finer = fmax(need.finer, (double)d->ninit) * 2 * sdk_mlmc_level_cost(d, (int)k);
   if (met || sure || (!unsure && !(stay <= finer))) {
     if (k + 1 >= SDK_MLMC_MAX_LEVELS) {
       d->status[g] = 1, d->done[g] = 1;
@@ -663,202 +621,6 @@ static sdk_err check_config(const drv *d, const sdk_run_config *c, sdk_errbuf *e
   return SDK_OK;
 }
 
-/* ---- the results ---- */
-
-/* a dataset [grid..., (level)] of the mlmc/ or target/ group */
-static sdk_err grid_ds(const drv *d, sdk_run *r, const char *path, sdk_dtype type, int levels,
-                       sdk_dataset **out, sdk_errbuf *eb) {
-  int64_t dims[SDK_MAX_SCAN + 1];
-  int rank = 0;
-  for (int i = 0; i < r->r.nscan; i++)
-    dims[rank++] = r->r.scan[i].n;
-  int grid_rank = rank;
-  if (levels) dims[rank++] = d->nlev;
-  SDK_CHECK(sdk_store_add(&r->r.store, path, type, rank, dims, grid_rank, -1, 0, out, eb));
-  if (levels) SDK_CHECK(sdk_ds_dim_name(*out, rank - 1, "level", eb));
-  return SDK_OK;
-}
-
-/* the estimate of quantity q at grid point g: value, RMS error, bias,
- * and E, Var per path of every level (NaN above the grid point's) */
-static void estimate(const drv *d, int q, int64_t g, double *value, double *rms, double *bias,
-                     double *mean, double *var) {
-  int64_t L = d->L[g];
-  double v = 0, s2 = 0;
-  for (int l = 0; l < d->nlev; l++) {
-    mean[l] = var[l] = NAN;
-    if (l > L) continue;
-    stats(d, l, q, g, &mean[l], &var[l]);
-    v += mean[l];
-    s2 += var[l] / (double)used_of(&d->lev[l].run->r, &d->lev[l], g);
-  }
-  const double dec = d->q[q].decay;
-  *bias = fmax(fabs(mean[L]), fabs(mean[L - 1]) / dec) / (dec - 1);
-  *value = v;
-  *rms = sqrt(*bias * *bias + s2);
-}
-
-static sdk_err record_quantity(const drv *d, sdk_run *r, int q, sdk_errbuf *eb) {
-  char path[200], err[200];
-  sdk_dataset *dv, *de, *db, *dm, *dvar;
-  const quantity *Q = &d->q[q];
-  snprintf(err, sizeof err, "rms_error_%s", Q->name);
-  snprintf(path, sizeof path, "mlmc/value_%s", Q->name);
-  SDK_CHECK(grid_ds(d, r, path, SDK_F64, 0, &dv, eb));
-  SDK_CHECK(sdk_ds_attr_str(dv, "standard_error", err, eb));
-  SDK_CHECK(sdk_ds_attr_str(dv, "of", Q->value, eb));
-  snprintf(path, sizeof path, "mlmc/%s", err);
-  SDK_CHECK(grid_ds(d, r, path, SDK_F64, 0, &de, eb));
-  snprintf(path, sizeof path, "mlmc/bias_%s", Q->name);
-  SDK_CHECK(grid_ds(d, r, path, SDK_F64, 0, &db, eb));
-  snprintf(path, sizeof path, "mlmc/mean_%s", Q->name);
-  SDK_CHECK(grid_ds(d, r, path, SDK_F64, 1, &dm, eb));
-  snprintf(path, sizeof path, "mlmc/var_%s", Q->name);
-  SDK_CHECK(grid_ds(d, r, path, SDK_F64, 1, &dvar, eb));
-  sdk_dataset *V = sdk_store_find(&r->r.store, Q->value), *E = sdk_store_find(&r->r.store, Q->err);
-  if (!V || !E || !scalar_shape(V) || !scalar_shape(E))
-    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "%s: no dataset %s at level 0", d->opt, Q->value);
-  SDK_CHECK(sdk_ds_attr_i64(V, "mlmc", 1, eb));
-  int64_t ns = V->sample_axis >= 0 ? V->dims[V->sample_axis] : 1;
-  for (int64_t g = 0; g < d->ngrid; g++) {
-    double *m = sdk_ds_f64(dm) + g * d->nlev, *s = sdk_ds_f64(dvar) + g * d->nlev;
-    double *val = sdk_ds_f64(dv) + g, *rms = sdk_ds_f64(de) + g, *bias = sdk_ds_f64(db) + g;
-    estimate(d, q, g, val, rms, bias, m, s);
-    if (d->status[g] == 2) *val = *rms = *bias = NAN;
-    /* the observable's value at t_end is the estimate, its error the RMS */
-    sdk_ds_f64(V)[g * ns + ns - 1] = *val;
-    sdk_ds_f64(E)[g * ns + ns - 1] = *rms;
-  }
-  return SDK_OK;
-}
-
-static sdk_err record_levels(const drv *d, sdk_run *r, sdk_errbuf *eb) {
-  sdk_dataset *dl, *ds, *dp, *dc, *dd, *dopt;
-  SDK_CHECK(grid_ds(d, r, "mlmc/cost_optimal", SDK_F64, 0, &dopt, eb));
-  SDK_CHECK(sdk_ds_attr_str(dopt, "description",
-                            "sum over the levels of Giles' unrounded optimal paths times the "
-                            "cost of a path (mlmc/cost has the paths run: whole chunks of "
-                            "256, at least --paths per level)",
-                            eb));
-  SDK_CHECK(grid_ds(d, r, "mlmc/levels", SDK_I64, 0, &dl, eb));
-  SDK_CHECK(grid_ds(d, r, "mlmc/status", SDK_I64, 0, &ds, eb));
-  SDK_CHECK(grid_ds(d, r, "mlmc/paths", SDK_I64, 1, &dp, eb));
-  SDK_CHECK(grid_ds(d, r, "mlmc/cost", SDK_F64, 1, &dc, eb));
-  SDK_CHECK(grid_ds(d, r, "mlmc/dt", SDK_F64, 1, &dd, eb));
-  for (int64_t g = 0; g < d->ngrid; g++) {
-    sdk_ds_i64(dl)[g] = d->L[g] + 1;
-    sdk_ds_i64(ds)[g] = d->status[g];
-    double need[SDK_MLMC_MAX_LEVELS], bias, opt = 0;
-    int deeper, ok = optimal(d, g, need, &bias, &deeper);
-    for (int l = 0; l <= d->L[g]; l++)
-      opt += need[l] * level_cost(d, l);
-    sdk_ds_f64(dopt)[g] = ok ? opt : NAN;
-    for (int l = 0; l < d->nlev; l++) {
-      int64_t n = l <= d->L[g] ? d->lev[l].used[g] : 0;
-      sdk_ds_i64(dp)[g * d->nlev + l] = n;
-      sdk_ds_f64(dc)[g * d->nlev + l] = (double)n * level_cost(d, l);
-      sdk_ds_f64(dd)[g * d->nlev + l] = ldexp(r->dt[g], -l);
-    }
-  }
-  const char *names[MAX_Q];
-  for (int q = 0; q < d->nq; q++)
-    names[q] = d->q[q].name;
-  SDK_CHECK(sdk_store_group_strs(&r->r.store, "mlmc", "quantities", names, d->nq, eb));
-  SDK_CHECK(sdk_store_group_f64(&r->r.store, "mlmc", "eps", d->eps, eb));
-  SDK_CHECK(sdk_store_group_i64(&r->r.store, "mlmc", "weak_order", d->p, eb));
-  return sdk_store_group_str(&r->r.store, "mlmc", "cost_model",
-                             "steps per path, x1.5 on coupled levels", eb);
-}
-
-static sdk_err record_mlmc(drv *d, sdk_run **out, sdk_errbuf *eb) {
-  sdk_run *r = d->lev[0].run;
-  /* (the levels first: the quantities replace level 0's values and errors) */
-  SDK_CHECK(record_levels(d, r, eb));
-  for (int q = 0; q < d->nq; q++)
-    SDK_CHECK(record_quantity(d, r, q, eb));
-  r->seconds = d->seconds, r->path_steps = d->path_steps;
-  d->lev[0].run = NULL;
-  for (int64_t g = 0; g < d->ngrid; g++)
-    if (d->status[g] == 1 && sdk_comm_rank(d->base.comm) == 0 &&
-        sdk_log_on(d->base.logger, SDK_LOG_WARN)) {
-      sdk_log(d->base.logger, SDK_LOG_WARN,
-              "sdekit: warning: --mlmc: at grid point %lld the bias estimate is still above "
-              "EPS/sqrt(2) after %d levels (mlmc/status 1)\n",
-              (long long)g, SDK_MLMC_MAX_LEVELS);
-      break;
-    }
-  *out = r;
-  return SDK_OK;
-}
-
-/* grid point g's part of every dataset of `from` into the same-shaped one of r */
-static void copy_grid_point(sdk_run *r, const sdk_run *from, int64_t g, int64_t ngrid) {
-  for (int i = 0; i < r->r.store.n; i++) {
-    sdk_dataset *a = r->r.store.ds[i];
-    const sdk_dataset *b = sdk_store_find(&from->r.store, a->path);
-    if (!b || a->type != b->type || memcmp(a->dims, b->dims, sizeof a->dims) ||
-        (a->grid_rank == 0 && ngrid > 1) || (a->flags & SDK_DS_COORD))
-      continue;
-    int64_t per = sdk_ds_count(a) / ngrid;
-    memcpy((char *)a->data + g * per * 8, (const char *)b->data + g * per * 8, (size_t)per * 8);
-  }
-  r->dt[g] = from->dt[g];
-}
-
-/* grid point g's samples of a value dataset (as `at` reads them) times f */
-static void scale_at(sdk_dataset *v, int64_t g, double f) {
-  if (!v || !scalar_shape(v)) return;
-  int64_t ns = v->sample_axis >= 0 ? v->dims[v->sample_axis] : 1;
-  for (int64_t i = 0; i < ns; i++)
-    sdk_ds_f64(v)[g * ns + i] *= f;
-}
-
-static sdk_err record_te(drv *d, sdk_run **out, sdk_errbuf *eb) {
-  int k = 0;
-  for (int64_t g = 0; g < d->ngrid; g++)
-    if (d->L[g] > k) k = (int)d->L[g];
-  sdk_run *r = d->lev[k].run;
-  for (int64_t g = 0; g < d->ngrid; g++)
-    if (d->L[g] != k) copy_grid_point(r, d->lev[d->L[g]].run, g, d->ngrid);
-  sdk_dataset *dt, *ds, *df, *dbb;
-  SDK_CHECK(grid_ds(d, r, "target/dt", SDK_F64, 0, &dt, eb));
-  SDK_CHECK(grid_ds(d, r, "target/status", SDK_I64, 0, &ds, eb));
-  SDK_CHECK(grid_ds(d, r, "target/bias_factor", SDK_F64, 0, &df, eb));
-  SDK_CHECK(grid_ds(d, r, "target/bias_bound", SDK_F64, 0, &dbb, eb));
-  double fmax0 = 1;
-  for (int64_t g = 0; g < d->ngrid; g++) {
-    sdk_ds_f64(dt)[g] = r->dt[g];
-    sdk_ds_i64(ds)[g] = d->status[g];
-    sdk_ds_f64(df)[g] = 1, sdk_ds_f64(dbb)[g] = 0;
-  }
-  /* (the factors read the levels' own runs; r's values are level L[g]'s) */
-  for (int q = 0; q < d->nq; q++)
-    for (int64_t g = 0; g < d->ngrid; g++) {
-      double f, sb, bb = te_bias(d, g, q, &sb, &f) + 2 * sb;
-      if (bb > sdk_ds_f64(dbb)[g] || isnan(bb)) sdk_ds_f64(dbb)[g] = bb;
-      sdk_dataset *b = (sdk_dataset *)sdk_store_find(&r->r.store, d->q[q].bias);
-      sdk_dataset *be = (sdk_dataset *)sdk_store_find(&r->r.store, d->q[q].bias_err);
-      if (f > sdk_ds_f64(df)[g]) sdk_ds_f64(df)[g] = f;
-      if (g == 0 && f > fmax0) fmax0 = f;
-      if (f > 1) scale_at(b, g, f), scale_at(be, g, f);
-    }
-  SDK_CHECK(sdk_store_group_f64(&r->r.store, "target", "target_error", d->eps, eb));
-  if (sdk_comm_rank(d->base.comm) == 0 && sdk_log_on(d->base.logger, SDK_LOG_WARN))
-    sdk_log(d->base.logger, SDK_LOG_WARN,
-            "sdekit: note: --target-error %.6g: dt %.15g (%lld paths) at grid point 0%s%s%s\n",
-            d->eps, r->dt[0], (long long)d->lev[d->L[0]].used[0],
-            d->ngrid > 1 ? "; target/dt has every grid point's" : "",
-            fmax0 > 1 ? "; the bias fell slower than the scheme's weak order says over the "
-                        "last halving of dt: its estimate is scaled by the decay seen "
-                        "(target/bias_factor)"
-                      : "",
-            d->status[0] == 1 ? "; the bias was still too large at the finest dt tried" : "");
-  r->seconds = d->seconds, r->path_steps = d->path_steps;
-  d->lev[k].run = NULL;
-  *out = r;
-  return SDK_OK;
-}
-
 sdk_err sdk_mlmc_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) {
   *out = NULL;
   drv *d = calloc(1, sizeof *d);
@@ -887,7 +649,7 @@ sdk_err sdk_mlmc_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb)
       e = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   }
   if (e == SDK_OK) e = iterate(d, eb);
-  if (e == SDK_OK) e = d->te ? record_te(d, out, eb) : record_mlmc(d, out, eb);
+  if (e == SDK_OK) e = d->te ? sdk_mlmc_record_te(d, out, eb) : sdk_mlmc_record_mlmc(d, out, eb);
   for (int l = 0; l < d->nlev; l++) {
     sdk_carry_destroy(&d->lev[l].carry);
     sdk_run_destroy(&d->lev[l].run);

@@ -1,0 +1,72 @@
+/* sdekit: what sim/mlmc.c (the driver of --mlmc and --target-error) and
+ * sim/mlmc_record.c (its results) share: the driver's state and the
+ * statistics read from the levels' runs.  Internal to sim/. */
+#ifndef SDK_MLMC_INTERNAL_H
+#define SDK_MLMC_INTERNAL_H
+
+#include "observe/paths.h"
+#include "sim/mlmc.h"
+#include "sim/run_internal.h"
+
+/* windows: whole reduction chunks (run.h sdk_path_window.chunks); the key of
+ * the paths: whole fold units */
+#define UNIT SDK_RED_CHUNK
+#define KEY_UNIT SDK_PATH_WINDOW_UNIT
+#define MAX_Q 64
+
+typedef struct quantity {
+  char name[160];                /* GROUP_NAME */
+  char value[160], err[160];     /* dataset paths */
+  char bias[160], bias_err[160]; /* (--dt-check's) */
+  double decay;                  /* 2^order of its bias (attribute weak_order or order) */
+} quantity;
+
+typedef struct level {
+  sdk_carry *carry;
+  int64_t *used, *add; /* [ngrid]: paths run so far, the next window */
+  sdk_run *run;        /* the latest run: results over all its windows */
+  int ran;             /* a window of it has run (its carry holds them) */
+} level;
+
+typedef struct drv {
+  sdk_run_config base; /* the caller's, with mlmc and target_error off */
+  int te;              /* 1: --target-error, 0: --mlmc */
+  double eps;
+  int64_t ngrid, key, nsteps0, spp0, ninit;
+  double dt0;
+  int p;       /* the scheme's weak order */
+  double beta; /* Var Y_l ~ dt_l^beta: twice the scheme's strong order */
+  int nq;
+  quantity q[MAX_Q];
+  int nlev;
+  level lev[SDK_MLMC_MAX_LEVELS];
+  int64_t *L, *status; /* [ngrid]: the finest level (dt index); 0 done, 1 capped, 2 NaN */
+  unsigned char *done;
+  double seconds, path_steps;
+  const char *opt;       /* "--mlmc" or "--target-error" */
+  int cur;               /* the level whose window runs (checkpoints) */
+  unsigned char *packed; /* the state as bytes (record TGTS) */
+  size_t npacked;
+  int64_t *none; /* [ngrid] zeros: a window of no paths */
+} drv;
+
+/* a value-shaped dataset: one number per grid point, or a series whose last
+ * sample is t_end */
+int sdk_mlmc_scalar_shape(const sdk_dataset *v);
+/* the element of a value-shaped dataset at grid point g and t_end */
+double sdk_mlmc_at(const sdk_results *R, const char *path, int64_t g);
+int64_t sdk_mlmc_used_of(const sdk_results *R, const level *v, int64_t g);
+/* mean and variance per path of level l's estimate of quantity q at g */
+void sdk_mlmc_stats(const drv *d, int l, int q, int64_t g, double *mean, double *var);
+double sdk_mlmc_level_cost(const drv *d, int l);
+/* Giles' paths per level at grid point g (mlmc.c) */
+int sdk_mlmc_optimal(const drv *d, int64_t g, double *need, double *bias, int *deeper);
+/* quantity q's bias at g's dt as --target-error's decisions take it (mlmc.c) */
+double sdk_mlmc_te_bias(const drv *d, int64_t g, int q, double *be, double *factor);
+
+/* The results of a finished driver (mlmc_record.c): level 0's run with the
+ * estimates and the group mlmc/, or the final dts' with the group target/. */
+sdk_err sdk_mlmc_record_mlmc(drv *d, sdk_run **out, sdk_errbuf *eb);
+sdk_err sdk_mlmc_record_te(drv *d, sdk_run **out, sdk_errbuf *eb);
+
+#endif

@@ -1,0 +1,202 @@
+/* The results of --mlmc and --target-error (sim/mlmc.h; the driver is
+ * sim/mlmc.c). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/mlmc_internal.h"
+
+/* a dataset [grid..., (level)] of the mlmc/ or target/ group */
+static sdk_err grid_ds(const drv *d, sdk_run *r, const char *path, sdk_dtype type, int levels,
+                       sdk_dataset **out, sdk_errbuf *eb) {
+  int64_t dims[SDK_MAX_SCAN + 1];
+  int rank = 0;
+  for (int i = 0; i < r->r.nscan; i++)
+    dims[rank++] = r->r.scan[i].n;
+  int grid_rank = rank;
+  if (levels) dims[rank++] = d->nlev;
+  SDK_CHECK(sdk_store_add(&r->r.store, path, type, rank, dims, grid_rank, -1, 0, out, eb));
+  if (levels) SDK_CHECK(sdk_ds_dim_name(*out, rank - 1, "level", eb));
+  return SDK_OK;
+}
+
+/* the estimate of quantity q at grid point g: value, RMS error, bias,
+ * and E, Var per path of every level (NaN above the grid point's) */
+static void estimate(const drv *d, int q, int64_t g, double *value, double *rms, double *bias,
+                     double *mean, double *var) {
+  int64_t L = d->L[g];
+  double v = 0, s2 = 0;
+  for (int l = 0; l < d->nlev; l++) {
+    mean[l] = var[l] = NAN;
+    if (l > L) continue;
+    sdk_mlmc_stats(d, l, q, g, &mean[l], &var[l]);
+    v += mean[l];
+    s2 += var[l] / (double)sdk_mlmc_used_of(&d->lev[l].run->r, &d->lev[l], g);
+  }
+  const double dec = d->q[q].decay;
+  *bias = fmax(fabs(mean[L]), fabs(mean[L - 1]) / dec) / (dec - 1);
+  *value = v;
+  *rms = sqrt(*bias * *bias + s2);
+}
+
+static sdk_err record_quantity(const drv *d, sdk_run *r, int q, sdk_errbuf *eb) {
+  char path[200], err[200];
+  sdk_dataset *dv, *de, *db, *dm, *dvar;
+  const quantity *Q = &d->q[q];
+  snprintf(err, sizeof err, "rms_error_%s", Q->name);
+  snprintf(path, sizeof path, "mlmc/value_%s", Q->name);
+  SDK_CHECK(grid_ds(d, r, path, SDK_F64, 0, &dv, eb));
+  SDK_CHECK(sdk_ds_attr_str(dv, "standard_error", err, eb));
+  SDK_CHECK(sdk_ds_attr_str(dv, "of", Q->value, eb));
+  snprintf(path, sizeof path, "mlmc/%s", err);
+  SDK_CHECK(grid_ds(d, r, path, SDK_F64, 0, &de, eb));
+  snprintf(path, sizeof path, "mlmc/bias_%s", Q->name);
+  SDK_CHECK(grid_ds(d, r, path, SDK_F64, 0, &db, eb));
+  snprintf(path, sizeof path, "mlmc/mean_%s", Q->name);
+  SDK_CHECK(grid_ds(d, r, path, SDK_F64, 1, &dm, eb));
+  snprintf(path, sizeof path, "mlmc/var_%s", Q->name);
+  SDK_CHECK(grid_ds(d, r, path, SDK_F64, 1, &dvar, eb));
+  sdk_dataset *V = sdk_store_find(&r->r.store, Q->value), *E = sdk_store_find(&r->r.store, Q->err);
+  if (!V || !E || !sdk_mlmc_scalar_shape(V) || !sdk_mlmc_scalar_shape(E))
+    return SDK_FAIL(eb, SDK_ERR_INTERNAL, "%s: no dataset %s at level 0", d->opt, Q->value);
+  SDK_CHECK(sdk_ds_attr_i64(V, "mlmc", 1, eb));
+  int64_t ns = V->sample_axis >= 0 ? V->dims[V->sample_axis] : 1;
+  for (int64_t g = 0; g < d->ngrid; g++) {
+    double *m = sdk_ds_f64(dm) + g * d->nlev, *s = sdk_ds_f64(dvar) + g * d->nlev;
+    double *val = sdk_ds_f64(dv) + g, *rms = sdk_ds_f64(de) + g, *bias = sdk_ds_f64(db) + g;
+    estimate(d, q, g, val, rms, bias, m, s);
+    if (d->status[g] == 2) *val = *rms = *bias = NAN;
+    /* the observable's value at t_end is the estimate, its error the RMS */
+    sdk_ds_f64(V)[g * ns + ns - 1] = *val;
+    sdk_ds_f64(E)[g * ns + ns - 1] = *rms;
+  }
+  return SDK_OK;
+}
+
+static sdk_err record_levels(const drv *d, sdk_run *r, sdk_errbuf *eb) {
+  sdk_dataset *dl, *ds, *dp, *dc, *dd, *dopt;
+  SDK_CHECK(grid_ds(d, r, "mlmc/cost_optimal", SDK_F64, 0, &dopt, eb));
+  SDK_CHECK(sdk_ds_attr_str(dopt, "description",
+                            "sum over the levels of Giles' unrounded optimal paths times the "
+                            "cost of a path (mlmc/cost has the paths run: whole chunks of "
+                            "256, at least --paths per level)",
+                            eb));
+  SDK_CHECK(grid_ds(d, r, "mlmc/levels", SDK_I64, 0, &dl, eb));
+  SDK_CHECK(grid_ds(d, r, "mlmc/status", SDK_I64, 0, &ds, eb));
+  SDK_CHECK(grid_ds(d, r, "mlmc/paths", SDK_I64, 1, &dp, eb));
+  SDK_CHECK(grid_ds(d, r, "mlmc/cost", SDK_F64, 1, &dc, eb));
+  SDK_CHECK(grid_ds(d, r, "mlmc/dt", SDK_F64, 1, &dd, eb));
+  for (int64_t g = 0; g < d->ngrid; g++) {
+    sdk_ds_i64(dl)[g] = d->L[g] + 1;
+    sdk_ds_i64(ds)[g] = d->status[g];
+    double need[SDK_MLMC_MAX_LEVELS], bias, opt = 0;
+    int deeper, ok = sdk_mlmc_optimal(d, g, need, &bias, &deeper);
+    for (int l = 0; l <= d->L[g]; l++)
+      opt += need[l] * sdk_mlmc_level_cost(d, l);
+    sdk_ds_f64(dopt)[g] = ok ? opt : NAN;
+    for (int l = 0; l < d->nlev; l++) {
+      int64_t n = l <= d->L[g] ? d->lev[l].used[g] : 0;
+      sdk_ds_i64(dp)[g * d->nlev + l] = n;
+      sdk_ds_f64(dc)[g * d->nlev + l] = (double)n * sdk_mlmc_level_cost(d, l);
+      sdk_ds_f64(dd)[g * d->nlev + l] = ldexp(r->dt[g], -l);
+    }
+  }
+  const char *names[MAX_Q];
+  for (int q = 0; q < d->nq; q++)
+    names[q] = d->q[q].name;
+  SDK_CHECK(sdk_store_group_strs(&r->r.store, "mlmc", "quantities", names, d->nq, eb));
+  SDK_CHECK(sdk_store_group_f64(&r->r.store, "mlmc", "eps", d->eps, eb));
+  SDK_CHECK(sdk_store_group_i64(&r->r.store, "mlmc", "weak_order", d->p, eb));
+  return sdk_store_group_str(&r->r.store, "mlmc", "cost_model",
+                             "steps per path, x1.5 on coupled levels", eb);
+}
+
+sdk_err sdk_mlmc_record_mlmc(drv *d, sdk_run **out, sdk_errbuf *eb) {
+  sdk_run *r = d->lev[0].run;
+  /* (the levels first: the quantities replace level 0's values and errors) */
+  SDK_CHECK(record_levels(d, r, eb));
+  for (int q = 0; q < d->nq; q++)
+    SDK_CHECK(record_quantity(d, r, q, eb));
+  r->seconds = d->seconds, r->path_steps = d->path_steps;
+  d->lev[0].run = NULL;
+  for (int64_t g = 0; g < d->ngrid; g++)
+    if (d->status[g] == 1 && sdk_comm_rank(d->base.comm) == 0 &&
+        sdk_log_on(d->base.logger, SDK_LOG_WARN)) {
+      sdk_log(d->base.logger, SDK_LOG_WARN,
+              "sdekit: warning: --mlmc: at grid point %lld the bias estimate is still above "
+              "EPS/sqrt(2) after %d levels (mlmc/status 1)\n",
+              (long long)g, SDK_MLMC_MAX_LEVELS);
+      break;
+    }
+  *out = r;
+  return SDK_OK;
+}
+
+/* grid point g's part of every dataset of `from` into the same-shaped one of r */
+static void copy_grid_point(sdk_run *r, const sdk_run *from, int64_t g, int64_t ngrid) {
+  for (int i = 0; i < r->r.store.n; i++) {
+    sdk_dataset *a = r->r.store.ds[i];
+    const sdk_dataset *b = sdk_store_find(&from->r.store, a->path);
+    if (!b || a->type != b->type || memcmp(a->dims, b->dims, sizeof a->dims) ||
+        (a->grid_rank == 0 && ngrid > 1) || (a->flags & SDK_DS_COORD))
+      continue;
+    int64_t per = sdk_ds_count(a) / ngrid;
+    memcpy((char *)a->data + g * per * 8, (const char *)b->data + g * per * 8, (size_t)per * 8);
+  }
+  r->dt[g] = from->dt[g];
+}
+
+/* grid point g's samples of a value dataset (as `at` reads them) times f */
+static void scale_at(sdk_dataset *v, int64_t g, double f) {
+  if (!v || !sdk_mlmc_scalar_shape(v)) return;
+  int64_t ns = v->sample_axis >= 0 ? v->dims[v->sample_axis] : 1;
+  for (int64_t i = 0; i < ns; i++)
+    sdk_ds_f64(v)[g * ns + i] *= f;
+}
+
+sdk_err sdk_mlmc_record_te(drv *d, sdk_run **out, sdk_errbuf *eb) {
+  int k = 0;
+  for (int64_t g = 0; g < d->ngrid; g++)
+    if (d->L[g] > k) k = (int)d->L[g];
+  sdk_run *r = d->lev[k].run;
+  for (int64_t g = 0; g < d->ngrid; g++)
+    if (d->L[g] != k) copy_grid_point(r, d->lev[d->L[g]].run, g, d->ngrid);
+  sdk_dataset *dt, *ds, *df, *dbb;
+  SDK_CHECK(grid_ds(d, r, "target/dt", SDK_F64, 0, &dt, eb));
+  SDK_CHECK(grid_ds(d, r, "target/status", SDK_I64, 0, &ds, eb));
+  SDK_CHECK(grid_ds(d, r, "target/bias_factor", SDK_F64, 0, &df, eb));
+  SDK_CHECK(grid_ds(d, r, "target/bias_bound", SDK_F64, 0, &dbb, eb));
+  double fmax0 = 1;
+  for (int64_t g = 0; g < d->ngrid; g++) {
+    sdk_ds_f64(dt)[g] = r->dt[g];
+    sdk_ds_i64(ds)[g] = d->status[g];
+    sdk_ds_f64(df)[g] = 1, sdk_ds_f64(dbb)[g] = 0;
+  }
+  /* (the factors read the levels' own runs; r's values are level L[g]'s) */
+  for (int q = 0; q < d->nq; q++)
+    for (int64_t g = 0; g < d->ngrid; g++) {
+      double f, sb, bb = sdk_mlmc_te_bias(d, g, q, &sb, &f) + 2 * sb;
+      if (bb > sdk_ds_f64(dbb)[g] || isnan(bb)) sdk_ds_f64(dbb)[g] = bb;
+      sdk_dataset *b = (sdk_dataset *)sdk_store_find(&r->r.store, d->q[q].bias);
+      sdk_dataset *be = (sdk_dataset *)sdk_store_find(&r->r.store, d->q[q].bias_err);
+      if (f > sdk_ds_f64(df)[g]) sdk_ds_f64(df)[g] = f;
+      if (g == 0 && f > fmax0) fmax0 = f;
+      if (f > 1) scale_at(b, g, f), scale_at(be, g, f);
+    }
+  SDK_CHECK(sdk_store_group_f64(&r->r.store, "target", "target_error", d->eps, eb));
+  if (sdk_comm_rank(d->base.comm) == 0 && sdk_log_on(d->base.logger, SDK_LOG_WARN))
+    sdk_log(d->base.logger, SDK_LOG_WARN,
+            "sdekit: note: --target-error %.6g: dt %.15g (%lld paths) at grid point 0%s%s%s\n",
+            d->eps, r->dt[0], (long long)d->lev[d->L[0]].used[0],
+            d->ngrid > 1 ? "; target/dt has every grid point's" : "",
+            fmax0 > 1 ? "; the bias fell slower than the scheme's weak order says over the "
+                        "last halving of dt: its estimate is scaled by the decay seen "
+                        "(target/bias_factor)"
+                      : "",
+            d->status[0] == 1 ? "; the bias was still too large at the finest dt tried" : "");
+  r->seconds = d->seconds, r->path_steps = d->path_steps;
+  d->lev[k].run = NULL;
+  *out = r;
+  return SDK_OK;
+}
