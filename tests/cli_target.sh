@@ -34,6 +34,18 @@ check "info shows the status" grep -q "^target: .*reached at 2 grid points, --ma
 check "TSV: paths_used and status columns" grep -q "^# k	paths_used	status	t	mean_x" m.tsv
 check "TSV: the first grid point stopped at --max-paths" grep -q "^0.5	32768	1	1	" m.tsv
 
+# --target-error and --mlmc take the same bounds: exit 0, a notice, status 3 or 4
+"$B" run ou --t-end 1 --dt 0.25 --observe moments --target-error 2e-4 --max-paths 40000 \
+  --backend "$BACKEND" -o te.h5 2>err.txt
+check "--target-error at --max-paths exits 0" [ $? -eq 0 ]
+check "a notice names the bound of --target-error" grep -q "warning: --target-error 0.0002 was not reached at 1 of 1 grid points: stopped 1 at --max-paths 40000" err.txt
+check "info shows --target-error's status" grep -q "^target: .*--target-error 0.0002: reached at 0 grid points, --max-paths at 1 grid point" <("$B" info te.h5)
+"$B" run ou --t-end 1 --dt 0.25 --observe moments --mlmc 1e-5 --max-seconds 0.1 \
+  --backend "$BACKEND" -o ml.h5 2>err.txt
+check "--mlmc at --max-seconds exits 0" [ $? -eq 0 ]
+check "a notice names the bound of --mlmc" grep -q "stopped 1 at --max-seconds 0.1 (mlmc/status.*depends on the machine's speed" err.txt
+check "info shows --mlmc's status" grep -q "^target: .*--mlmc 1e-05: reached at 0 grid points, --max-seconds at 1 grid point" <("$B" info ml.h5)
+
 # a reflecting wall has no exit times (NaN, with a NaN error): no target,
 # so the run ends when the exit's mean time is met, not at --max-paths
 cat > wall.sde <<'EOF2'

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "sim/checkpoint.h"
 #include "simtest.h"
 #include "testutil.h"
@@ -320,6 +321,75 @@ static void escape(uint64_t seed) {
   sdk_run_destroy(&r);
 }
 
+/* --max-paths and --max-seconds bound --target-error and --mlmc: a grid
+ * point stopped at one has its status (3, 4), its values those of what ran,
+ * exit OK; --max-paths keeps the run a function of its settings (1 and 2
+ * threads bitwise); a bound below the first round is refused. */
+static void bounded(const char *model) {
+  for (int te = 0; te < 2; te++) {
+    const char *st = te ? "target/status" : "mlmc/status", *opt = te ? "--target-error" : "--mlmc";
+    sdk_run *r[2] = {NULL, NULL};
+    for (int t = 0; t < 2; t++) {
+      sdk_run_config c;
+      base(&c, model, "euler", 5);
+      snprintf(c.scan[0].name, sizeof c.scan[0].name, "mu");
+      c.scan[0].start = 0.05, c.scan[0].stop = 0.1, c.scan[0].n = 2, c.nscan = 1;
+      *(te ? &c.target_error : &c.mlmc) = 2e-4;
+      c.max_paths = 40000;
+      c.threads = t + 1;
+      r[t] = st_run(&c);
+    }
+    int n, same = same_runs(r[0], r[1], &n);
+    TU_CHECK(same && n > 10, "%s --max-paths: 1 and 2 threads bitwise the same (%d datasets)", opt,
+             n);
+    const sdk_results *R = r[0] ? sdk_run_results(r[0]) : NULL;
+    const sdk_dataset *s = R ? sdk_store_find(&R->store, st) : NULL;
+    const sdk_dataset *u = R ? sdk_store_find(&R->store, te ? "paths_used" : "mlmc/paths") : NULL;
+    int64_t most = 0;
+    for (int64_t i = 0; te && u && i < sdk_ds_count(u); i++)
+      most = sdk_ds_i64(u)[i] > most ? sdk_ds_i64(u)[i] : most;
+    for (int64_t i = 0; !te && u && i < sdk_ds_count(u) / 2; i++)
+      most += sdk_ds_i64(u)[i]; /* (grid point 0's levels) */
+    printf("%s 2e-4 with --max-paths 40000: status %lld %lld, %lld paths at grid point 0\n", opt,
+           s ? (long long)sdk_ds_i64(s)[0] : -1LL, s ? (long long)sdk_ds_i64(s)[1] : -1LL,
+           (long long)most);
+    TU_CHECK(s && sdk_ds_count(s) == 2 && sdk_ds_i64(s)[0] == 3 && sdk_ds_i64(s)[1] == 3 &&
+                 most > 0 && most <= 40000,
+             "%s 2e-4 stops at --max-paths 40000 (status %lld %lld, paths %lld)", opt,
+             s ? (long long)sdk_ds_i64(s)[0] : -1LL, s ? (long long)sdk_ds_i64(s)[1] : -1LL,
+             (long long)most);
+    sdk_run_destroy(&r[0]), sdk_run_destroy(&r[1]);
+
+    sdk_run_config c;
+    base(&c, model, "euler", 5);
+    *(te ? &c.target_error : &c.mlmc) = 1e-5;
+    c.max_seconds = 0.05;
+    double t0 = sdk_now_s();
+    sdk_run *q = st_run(&c);
+    double took = sdk_now_s() - t0;
+    R = q ? sdk_run_results(q) : NULL;
+    s = R ? sdk_store_find(&R->store, st) : NULL;
+    double v = R ? last(R, "moments/mean_S") : NAN;
+    printf("%s 1e-5 with --max-seconds 0.05: %.3f s, status %lld, E S %.5f (exact %.5f)\n", opt,
+           took, s ? (long long)sdk_ds_i64(s)[0] : -1LL, v, EXACT_S);
+    TU_CHECK(s && sdk_ds_i64(s)[0] == 4 && fabs(v - EXACT_S) < 0.05 && took < 5,
+             "%s 1e-5 stops at --max-seconds 0.05 in %.2f s: status %lld, E S %.4f", opt, took,
+             s ? (long long)sdk_ds_i64(s)[0] : -1LL, v);
+    sdk_run_destroy(&q);
+
+    base(&c, model, "euler", 5);
+    *(te ? &c.target_error : &c.mlmc) = 1e-3;
+    c.max_paths = 100;
+    q = NULL;
+    sdk_errbuf eb = {0};
+    st_env(&c.env);
+    sdk_err e = sdk_run_execute(&c, &q, &eb);
+    TU_CHECK(e == SDK_ERR_USAGE && strstr(eb.msg, "below the paths of its first round"),
+             "%s --max-paths 100 refused: %s", opt, eb.msg);
+    sdk_run_destroy(&q);
+  }
+}
+
 int main(void) {
   st_require_backend();
   const char *model = st_model_file(MODEL, 0);
@@ -333,6 +403,7 @@ int main(void) {
   slopes(model, "euler", -2.3, 0.3);
   slopes(model, "milstein", -2.0, 0.3);
   threads(model);
+  bounded(model);
   /* (stops in a window of level 0, of level 1, between two windows, in a
    * level added later, and in later rounds) */
   const int at_mlmc[6] = {8, 17, 22, 40, 60, 90}, at_te[4] = {8, 14, 30, 50};

@@ -255,7 +255,10 @@ class Result(collections.abc.Mapping):
     @property
     def target_status(self):
         """Per grid point of a run to a standard error: 0 reached, 1 stopped at
-        max_paths, 2 at max_seconds, 3 paths became NaN/Inf; else None."""
+        max_paths, 2 at max_seconds, 3 paths became NaN/Inf; of a run to a
+        total error (target_error=): 0 reached, 1 the bias still too large at
+        the finest dt, 2 NaN/Inf, 3 max_paths, 4 max_seconds (the dataset's
+        "meaning" attribute says which); else None."""
         return self["target/status"] if "target/status" in self else None
 
     # ---- writing, other forms

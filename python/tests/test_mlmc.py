@@ -37,6 +37,18 @@ def test_target_error():
     assert float(np.ravel(r["expr/err_S2"])[-1]) <= 4e-3 / 2
 
 
+def test_bounds():
+    """max_paths= and max_seconds= bound both; the status says which bound stopped them."""
+    r = sdekit.run("gbm", target_error=2e-4, scheme="euler", seed=3, max_paths=40000, **GBM)
+    assert int(r["target/status"]) == 3 and int(r.paths_used) <= 40000
+    r = sdekit.run("gbm", mlmc=1e-5, scheme="euler", seed=3, max_seconds=0.05, **GBM)
+    assert int(r["mlmc/status"]) == 4
+    assert "4 --max-seconds" in r.info("mlmc/status").attrs["meaning"]
+    assert abs(float(np.ravel(r["moments/mean_S"])[-1]) - math.exp(0.05)) < 0.05
+    with pytest.raises(sdekit.UsageError, match="below the paths of its first round"):
+        sdekit.run("gbm", mlmc=1e-3, max_paths=100, **GBM)
+
+
 def test_mlmc_refuses_dt_check():
     with pytest.raises(sdekit.UsageError, match="leave out --dt-check"):
         sdekit.run("gbm", mlmc=1e-3, dt_check=True, **GBM)

@@ -122,10 +122,40 @@ static void print_target(const info *in) {
   free(u), free(st);
 }
 
+/* --target-error and --mlmc (sim/mlmc.h): where each grid point stopped */
+static void print_answer(const info *in) {
+  static const char *const why[] = {"reached", "the bias still too large at the finest level",
+                                    "NaN/Inf", "--max-paths", "--max-seconds"};
+  double eps = 0;
+  const char *group = cli_attr_f64(in->r, "target", "target_error", &eps, 1) == 0 ? "target"
+                      : cli_attr_f64(in->r, "mlmc", "eps", &eps, 1) == 0          ? "mlmc"
+                                                                                  : NULL;
+  if (!group) return;
+  char path[32];
+  snprintf(path, sizeof path, "%s/status", group);
+  int64_t ns = 0, cnt[5] = {0};
+  double *st = read_f64(in->r, path, &ns);
+  for (int64_t g = 0; st && g < ns; g++)
+    if (st[g] >= 0 && st[g] < 5) cnt[(int)st[g]]++;
+  if (st) {
+    fprintf(in->out, "%-12s %s %g:", "target:", strcmp(group, "mlmc") ? "--target-error" : "--mlmc",
+            eps);
+    const char *sep = " ";
+    for (int k = 0; k < 5; k++)
+      if (cnt[k] > 0 || k == 0)
+        fprintf(in->out, "%s%s at %lld grid point%s", sep, why[k], (long long)cnt[k],
+                cnt[k] == 1 ? "" : "s"),
+            sep = ", ";
+    fprintf(in->out, " (%s)\n", path);
+  }
+  free(st);
+}
+
 /* Paths; for interacting particles also the systems they form. */
 static void print_paths(const info *in) {
   int64_t paths = 0, particles = 0;
   print_target(in);
+  print_answer(in);
   if (cli_attr_i64(in->r, "", "paths", &paths) != 0) return;
   fprintf(in->out, "%-12s %lld per grid point", "paths:", (long long)paths);
   if (cli_attr_i64(in->r, "", "particles", &particles) == 0 && particles > 0 &&

@@ -294,7 +294,7 @@ static sdk_err mlmc_decide(drv *d, int64_t g, sdk_errbuf *eb) {
   double need[SDK_MLMC_MAX_LEVELS], bias;
   int deeper;
   if (!sdk_mlmc_optimal(d, g, need, &bias, &deeper)) {
-    d->status[g] = 2, d->done[g] = 1;
+    d->status[g] = SDK_MLMC_ST_NAN, d->done[g] = 1;
     return SDK_OK;
   }
   if (deeper && L + 1 < SDK_MLMC_MAX_LEVELS) {
@@ -304,7 +304,7 @@ static sdk_err mlmc_decide(drv *d, int64_t g, sdk_errbuf *eb) {
     return SDK_OK;
   }
   if (bias > d->eps / sqrt(2.0)) {
-    d->status[g] = 1, d->done[g] = 1;
+    d->status[g] = SDK_MLMC_ST_LEVELS, d->done[g] = 1;
     return SDK_OK;
   }
   int more = 0;
@@ -399,7 +399,7 @@ static sdk_err te_decide(drv *d, int64_t g, sdk_errbuf *eb) {
   for (int q = 0; q < d->nq; q++) {
     double be, f, b = sdk_mlmc_te_bias(d, g, q, &be, &f), se = sdk_mlmc_at(R, d->q[q].err, g);
     if (!isfinite(b) || !isfinite(be) || !isfinite(se)) {
-      d->status[g] = 2, d->done[g] = 1;
+      d->status[g] = SDK_MLMC_ST_NAN, d->done[g] = 1;
       return SDK_OK;
     }
     if (fabs(b) + 2 * be <= half && se <= half) continue;
@@ -419,7 +419,7 @@ static sdk_err te_decide(drv *d, int64_t g, sdk_errbuf *eb) {
   double finer = fmax(need.finer, (double)d->ninit) * 2 * sdk_mlmc_level_cost(d, (int)k);
   if (met || sure || (!unsure && !(stay <= finer))) {
     if (k + 1 >= SDK_MLMC_MAX_LEVELS) {
-      d->status[g] = 1, d->done[g] = 1;
+      d->status[g] = SDK_MLMC_ST_LEVELS, d->done[g] = 1;
       return SDK_OK;
     }
     SDK_CHECK(add_level(d, (int)k + 1, eb));
@@ -522,7 +522,7 @@ static sdk_err unpack(drv *d, const sdk_ckpt *k, sdk_errbuf *eb) {
   for (int64_t g = 0; ok && g < d->ngrid; g++) {
     int64_t x = -1;
     ok = take(&at, end, &x, 8) && (x == 0 || x == 1) && d->L[g] >= 0 && d->L[g] < head[1] &&
-         d->status[g] >= 0 && d->status[g] <= 2;
+         d->status[g] >= 0 && d->status[g] < SDK_MLMC_ST_COUNT;
     d->done[g] = (unsigned char)x;
   }
   for (int l = 0; ok && l < head[1]; l++) {
@@ -558,6 +558,52 @@ static sdk_err resume_round(drv *d, const sdk_ckpt *k, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
+/* The cost (cost model: level_cost) of the paths run so far (next = 0) or of
+ * the round about to run (next = 1), over every grid point and level. */
+static double cost_of(const drv *d, int next) {
+  double c = 0;
+  for (int l = 0; l < d->nlev; l++)
+    for (int64_t g = 0; g < d->ngrid; g++)
+      c += (double)(next ? d->lev[l].add[g] : d->lev[l].used[g]) * sdk_mlmc_level_cost(d, l);
+  return c;
+}
+
+/* A round that would end past --max-seconds: its paths times f (< 1), whole
+ * chunks, a level just added that gets none dropped again; 0 when no paths
+ * are left to run (the bound is reached). */
+static int shrink_round(drv *d, const int64_t *L0, double f) {
+  int any = 0;
+  for (int64_t g = 0; g < d->ngrid; g++) {
+    if (d->done[g]) continue;
+    for (int l = 0; l <= d->L[g]; l++) {
+      int64_t *a = &d->lev[l].add[g];
+      *a = (int64_t)((double)*a * f / UNIT) * UNIT;
+      any |= *a > 0;
+    }
+    if (d->L[g] > L0[g] && d->lev[d->L[g]].used[g] + d->lev[d->L[g]].add[g] == 0) d->L[g] = L0[g];
+  }
+  return any;
+}
+
+/* After grid point g's decision (its finest level was L0 before it): where
+ * the paths it asks for would take its paths over all levels past
+ * --max-paths, or the seconds are spent, it stops with what it has (a level
+ * just added for it, not yet run, is dropped), its status saying which bound.
+ * --max-paths leaves every decision a function of (seed, settings, EPS);
+ * --max-seconds does not (target/timing_dependent, mlmc/timing_dependent). */
+static void stop_at_bound(drv *d, int64_t g, int64_t L0, int out_of_time) {
+  int64_t total = 0;
+  for (int l = 0; l <= d->L[g]; l++)
+    total += d->lev[l].used[g] + d->lev[l].add[g];
+  const int over = d->base.max_paths > 0 && total > d->base.max_paths;
+  if (!out_of_time && !over) return;
+  for (int l = 0; l <= d->L[g]; l++)
+    d->lev[l].add[g] = 0;
+  if (d->L[g] > L0 && d->lev[d->L[g]].used[g] == 0) d->L[g] = L0;
+  d->status[g] = over ? SDK_MLMC_ST_MAX_PATHS : SDK_MLMC_ST_MAX_SECONDS;
+  d->done[g] = 1;
+}
+
 static sdk_err iterate(drv *d, sdk_errbuf *eb) {
   if (d->base.resume) {
     SDK_CHECK(resume_round(d, d->base.resume, eb));
@@ -572,17 +618,34 @@ static sdk_err iterate(drv *d, sdk_errbuf *eb) {
     for (int l = 0; l < d->nlev; l++)
       SDK_CHECK(run_level(d, l, NULL, 0, eb));
   }
+  int64_t *L0 = malloc((size_t)d->ngrid * sizeof *L0);
+  if (!L0) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  sdk_err e = SDK_OK;
   for (;;) {
     int left = 0;
-    for (int64_t g = 0; g < d->ngrid; g++) {
-      if (d->done[g]) continue;
-      SDK_CHECK(d->te ? te_decide(d, g, eb) : mlmc_decide(d, g, eb));
+    memcpy(L0, d->L, (size_t)d->ngrid * sizeof *L0);
+    for (int64_t g = 0; e == SDK_OK && g < d->ngrid; g++)
+      if (!d->done[g]) e = d->te ? te_decide(d, g, eb) : mlmc_decide(d, g, eb);
+    int out_of_time = 0;
+    if (e == SDK_OK && d->base.max_seconds > 0) {
+      /* the seconds spent and those the round would take (the seconds per
+       * unit of the cost model so far), rank 0's clock deciding for all */
+      double spent[2] = {d->seconds, d->seconds / fmax(cost_of(d, 0), 1) * cost_of(d, 1)};
+      e = sdk_comm_bcast(d->base.comm, spent, sizeof spent, 0, eb);
+      const double rest = d->base.max_seconds - spent[0];
+      out_of_time = rest <= 0 || (spent[1] > rest && !shrink_round(d, L0, rest / spent[1]));
+    }
+    for (int64_t g = 0; e == SDK_OK && g < d->ngrid; g++) {
+      if (!d->done[g]) stop_at_bound(d, g, L0[g], out_of_time);
       left |= !d->done[g];
     }
-    if (!left) return SDK_OK;
-    for (int l = 0; l < d->nlev; l++)
-      SDK_CHECK(run_level(d, l, NULL, 0, eb));
+    if (e != SDK_OK || !left) break;
+    for (int l = 0; e == SDK_OK && l < d->nlev; l++)
+      e = run_level(d, l, NULL, 0, eb);
+    if (e != SDK_OK) break;
   }
+  free(L0);
+  return e;
 }
 
 /* ---- what the caller may not combine with it ---- */
@@ -591,11 +654,10 @@ static sdk_err check_config(const drv *d, const sdk_run_config *c, sdk_errbuf *e
   if (c->mlmc > 0 && c->target_error > 0)
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "--mlmc and --target-error are two ways to the same error: give one");
-  if (c->target_se != 0 || c->target_rse != 0 || c->max_paths > 0 || c->max_seconds > 0 ||
-      c->target_on)
+  if (c->target_se != 0 || c->target_rse != 0 || c->target_on)
     return SDK_FAIL(eb, SDK_ERR_USAGE,
-                    "%s chooses the paths itself: leave out --target-se, --target-rse, "
-                    "--target-on, --max-paths and --max-seconds",
+                    "%s chooses the paths itself: leave out --target-se, --target-rse and "
+                    "--target-on (--max-paths and --max-seconds bound it)",
                     d->opt);
   if (c->window || c->carry)
     return SDK_FAIL(eb, SDK_ERR_INTERNAL, "%s makes its own windows of paths", d->opt);
@@ -648,6 +710,14 @@ sdk_err sdk_mlmc_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb)
     if (!d->L || !d->status || !d->done || !d->none)
       e = SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   }
+  /* (the first round runs whatever the bounds: --paths on each of its levels) */
+  const int64_t first = d->ninit * (d->te ? 1 : 3);
+  if (e == SDK_OK && c->max_paths > 0 && c->max_paths < first && !c->resume)
+    e = SDK_FAIL(eb, SDK_ERR_USAGE,
+                 "%s: --max-paths %lld is below the paths of its first round (%lld: --paths "
+                 "rounded up to whole chunks of %d%s)",
+                 d->opt, (long long)c->max_paths, (long long)first, UNIT,
+                 d->te ? "" : ", on each of levels 0, 1 and 2");
   if (e == SDK_OK) e = iterate(d, eb);
   if (e == SDK_OK) e = d->te ? sdk_mlmc_record_te(d, out, eb) : sdk_mlmc_record_mlmc(d, out, eb);
   for (int l = 0; l < d->nlev; l++) {

@@ -76,6 +76,16 @@
  * values from its final dt, with target/dt [grid...] the dt chosen,
  * target/status, target/bias_factor (the scaling, 1 when the decay was the
  * scheme's) and target/bias_bound (|bias| + 2 SE(bias) as verified).
+ *
+ * Bounds (both drivers): --max-paths N, the paths of a grid point over all
+ * its levels, and --max-seconds S, the seconds spent running paths.  After
+ * each round's decisions a grid point whose next round would take it past N
+ * stops with what it has (status 3); a round predicted to end past S (the
+ * seconds per unit of the cost model so far) runs its paths scaled down to
+ * fit, in whole chunks, and when none are left every grid point still going
+ * stops (status 4; the result then depends on the machine's speed:
+ * GROUP/timing_dependent).  A level added in the decision that no path runs
+ * on is dropped again.  Statuses: SDK_MLMC_ST_* (mlmc_internal.h).
  */
 #ifndef SDK_MLMC_H
 #define SDK_MLMC_H

@@ -14,6 +14,23 @@
 #define KEY_UNIT SDK_PATH_WINDOW_UNIT
 #define MAX_Q 64
 
+/* Why a grid point stopped (mlmc/status, target/status): reached, the levels
+ * ran out with the bias still too large, NaN/Inf, then the bounds that the
+ * caller may give (--max-paths: paths over all levels; --max-seconds: the
+ * seconds spent running paths, checked between rounds).  The first three
+ * keep the values that earlier versions wrote. */
+enum {
+  SDK_MLMC_ST_REACHED = 0,
+  SDK_MLMC_ST_LEVELS = 1,
+  SDK_MLMC_ST_NAN = 2,
+  SDK_MLMC_ST_MAX_PATHS = 3,
+  SDK_MLMC_ST_MAX_SECONDS = 4,
+  SDK_MLMC_ST_COUNT
+};
+#define SDK_MLMC_ST_MEANING                                                                        \
+  "0 reached, 1 the bias still too large at the finest level, 2 NaN/Inf, 3 --max-paths, "          \
+  "4 --max-seconds"
+
 typedef struct quantity {
   char name[160];                /* GROUP_NAME */
   char value[160], err[160];     /* dataset paths */
@@ -40,7 +57,7 @@ typedef struct drv {
   quantity q[MAX_Q];
   int nlev;
   level lev[SDK_MLMC_MAX_LEVELS];
-  int64_t *L, *status; /* [ngrid]: the finest level (dt index); 0 done, 1 capped, 2 NaN */
+  int64_t *L, *status; /* [ngrid]: the finest level (dt index); SDK_MLMC_ST_* */
   unsigned char *done;
   double seconds, path_steps;
   const char *opt;       /* "--mlmc" or "--target-error" */

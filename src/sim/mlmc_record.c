@@ -66,7 +66,7 @@ static sdk_err record_quantity(const drv *d, sdk_run *r, int q, sdk_errbuf *eb) 
     double *m = sdk_ds_f64(dm) + g * d->nlev, *s = sdk_ds_f64(dvar) + g * d->nlev;
     double *val = sdk_ds_f64(dv) + g, *rms = sdk_ds_f64(de) + g, *bias = sdk_ds_f64(db) + g;
     estimate(d, q, g, val, rms, bias, m, s);
-    if (d->status[g] == 2) *val = *rms = *bias = NAN;
+    if (d->status[g] == SDK_MLMC_ST_NAN) *val = *rms = *bias = NAN;
     /* the observable's value at t_end is the estimate, its error the RMS */
     sdk_ds_f64(V)[g * ns + ns - 1] = *val;
     sdk_ds_f64(E)[g * ns + ns - 1] = *rms;
@@ -112,16 +112,54 @@ static sdk_err record_levels(const drv *d, sdk_run *r, sdk_errbuf *eb) {
                              "steps per path, x1.5 on coupled levels", eb);
 }
 
+/* The status dataset's meaning, the bounds given (0: none) and whether the
+ * result depends on the machine's speed, in group `group`; a warning where
+ * a grid point stopped at a bound. */
+static sdk_err record_bounds(const drv *d, sdk_run *r, const char *group, sdk_errbuf *eb) {
+  char path[64];
+  snprintf(path, sizeof path, "%s/status", group);
+  sdk_dataset *st = sdk_store_find(&r->r.store, path);
+  if (!st) return SDK_FAIL(eb, SDK_ERR_INTERNAL, "%s: no dataset %s", d->opt, path);
+  SDK_CHECK(sdk_ds_attr_str(st, "meaning", SDK_MLMC_ST_MEANING, eb));
+  int64_t hit[SDK_MLMC_ST_COUNT] = {0};
+  for (int64_t g = 0; g < d->ngrid; g++)
+    hit[d->status[g]]++;
+  SDK_CHECK(sdk_store_group_i64(&r->r.store, group, "max_paths", d->base.max_paths, eb));
+  SDK_CHECK(sdk_store_group_f64(&r->r.store, group, "max_seconds", d->base.max_seconds, eb));
+  SDK_CHECK(sdk_store_group_i64(&r->r.store, group, "timing_dependent",
+                                hit[SDK_MLMC_ST_MAX_SECONDS] > 0, eb));
+  const int64_t n = hit[SDK_MLMC_ST_MAX_PATHS] + hit[SDK_MLMC_ST_MAX_SECONDS];
+  if (n == 0 || sdk_comm_rank(d->base.comm) != 0 || !sdk_log_on(d->base.logger, SDK_LOG_WARN))
+    return SDK_OK;
+  char at[160] = "";
+  if (hit[SDK_MLMC_ST_MAX_PATHS])
+    snprintf(at, sizeof at, "%lld at --max-paths %lld", (long long)hit[SDK_MLMC_ST_MAX_PATHS],
+             (long long)d->base.max_paths);
+  if (hit[SDK_MLMC_ST_MAX_SECONDS])
+    snprintf(at + strlen(at), sizeof at - strlen(at), "%s%lld at --max-seconds %g", *at ? ", " : "",
+             (long long)hit[SDK_MLMC_ST_MAX_SECONDS], d->base.max_seconds);
+  sdk_log(d->base.logger, SDK_LOG_WARN,
+          "sdekit: warning: %s %g was not reached at %lld of %lld grid points: stopped %s "
+          "(%s/status; %s)%s\n",
+          d->opt, d->eps, (long long)n, (long long)d->ngrid, at, group,
+          d->te ? "their values are those of the last dt run there, target/bias_bound the "
+                  "bias bound verified at it"
+                : "their values and RMS errors are those of the levels and paths run",
+          hit[SDK_MLMC_ST_MAX_SECONDS] ? "; where it stopped depends on the machine's speed" : "");
+  return SDK_OK;
+}
+
 sdk_err sdk_mlmc_record_mlmc(drv *d, sdk_run **out, sdk_errbuf *eb) {
   sdk_run *r = d->lev[0].run;
   /* (the levels first: the quantities replace level 0's values and errors) */
   SDK_CHECK(record_levels(d, r, eb));
   for (int q = 0; q < d->nq; q++)
     SDK_CHECK(record_quantity(d, r, q, eb));
+  SDK_CHECK(record_bounds(d, r, "mlmc", eb));
   r->seconds = d->seconds, r->path_steps = d->path_steps;
   d->lev[0].run = NULL;
   for (int64_t g = 0; g < d->ngrid; g++)
-    if (d->status[g] == 1 && sdk_comm_rank(d->base.comm) == 0 &&
+    if (d->status[g] == SDK_MLMC_ST_LEVELS && sdk_comm_rank(d->base.comm) == 0 &&
         sdk_log_on(d->base.logger, SDK_LOG_WARN)) {
       sdk_log(d->base.logger, SDK_LOG_WARN,
               "sdekit: warning: --mlmc: at grid point %lld the bias estimate is still above "
@@ -185,6 +223,7 @@ sdk_err sdk_mlmc_record_te(drv *d, sdk_run **out, sdk_errbuf *eb) {
       if (f > 1) scale_at(b, g, f), scale_at(be, g, f);
     }
   SDK_CHECK(sdk_store_group_f64(&r->r.store, "target", "target_error", d->eps, eb));
+  SDK_CHECK(record_bounds(d, r, "target", eb));
   if (sdk_comm_rank(d->base.comm) == 0 && sdk_log_on(d->base.logger, SDK_LOG_WARN))
     sdk_log(d->base.logger, SDK_LOG_WARN,
             "sdekit: note: --target-error %.6g: dt %.15g (%lld paths) at grid point 0%s%s%s\n",
@@ -194,7 +233,9 @@ sdk_err sdk_mlmc_record_te(drv *d, sdk_run **out, sdk_errbuf *eb) {
                         "last halving of dt: its estimate is scaled by the decay seen "
                         "(target/bias_factor)"
                       : "",
-            d->status[0] == 1 ? "; the bias was still too large at the finest dt tried" : "");
+            d->status[0] == SDK_MLMC_ST_LEVELS
+                ? "; the bias was still too large at the finest dt tried"
+                : "");
   r->seconds = d->seconds, r->path_steps = d->path_steps;
   d->lev[k].run = NULL;
   *out = r;
