@@ -33,14 +33,15 @@ if [ $hdf5 = 1 ]; then
   flags+=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
   rm -rf "$arts"/* "$tmp"/*
 fi
-# fail_line INPUT SUMMARY FRAME: one line that says it all, also appended to
-# $build/fuzz-failures.txt, which `make fuzz` prints last (a CI log may show
-# only its end); an input of up to 4 KiB is on the line in base64, so that a
-# failure seen only in a log can be replayed (base64 -d > fuzz/regress/...)
+# fail_line INPUT SUMMARY FRAME: the input of up to 4 KiB in base64 on a line
+# of its own (so that a failure seen only in a log can be replayed: base64 -d
+# > fuzz/regress/...), then one line that says it all, both also appended to
+# $build/fuzz-failures.txt, which `make fuzz` prints last.  The summary comes
+# after the input: a CI log that shows only its last few KiB once cut the
+# input's head and the summary with it (CI of 147a9f2).
 fail_line() {
-  local b64=""
-  [ "$(stat -c %s "$1")" -le 4096 ] && b64=" input-base64: $(base64 -w0 "$1")"
-  echo "fuzz_$t FAILED: $1 (${2:-no sanitizer summary}; first frame: ${3:-none})$b64" |
+  { [ "$(stat -c %s "$1")" -le 4096 ] && echo "fuzz_$t input-base64: $(base64 -w0 "$1")"
+    echo "fuzz_$t FAILED: $1 (${2:-no sanitizer summary}; first frame: ${3:-none})"; } |
     tee -a "$build/fuzz-failures.txt"
 }
 # a replay's output that holds a sanitizer's or libFuzzer's report
