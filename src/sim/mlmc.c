@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "sim/checkpoint.h"
 #include "sim/mlmc_internal.h"
 #include "sim/registry.h"
@@ -539,7 +540,7 @@ static sdk_err unpack(drv *d, const sdk_ckpt *k, sdk_errbuf *eb) {
   if (!ok || at != end || !any_add(d, (int)head[2]))
     return SDK_FAIL(eb, SDK_ERR_FORMAT, "checkpoint is corrupt (state of %s)", d->opt);
   d->cur = (int)head[2];
-  d->path_steps = f[0], d->seconds = f[1];
+  d->path_steps = f[0], d->seconds = f[1], d->before = f[1];
   return sdk_carry_unpack(d->lev[d->cur].carry, k->carry, k->ncarry, eb);
 }
 
@@ -628,9 +629,11 @@ static sdk_err iterate(drv *d, sdk_errbuf *eb) {
       if (!d->done[g]) e = d->te ? te_decide(d, g, eb) : mlmc_decide(d, g, eb);
     int out_of_time = 0;
     if (e == SDK_OK && d->base.max_seconds > 0) {
-      /* the seconds spent and those the round would take (the seconds per
+      /* the seconds spent (the wall clock's: compiling a level's kernels
+       * counts) and those the round would take (the seconds of the runs per
        * unit of the cost model so far), rank 0's clock deciding for all */
-      double spent[2] = {d->seconds, d->seconds / fmax(cost_of(d, 0), 1) * cost_of(d, 1)};
+      double spent[2] = {d->before + sdk_now_s() - d->began,
+                         d->seconds / fmax(cost_of(d, 0), 1) * cost_of(d, 1)};
       e = sdk_comm_bcast(d->base.comm, spent, sizeof spent, 0, eb);
       const double rest = d->base.max_seconds - spent[0];
       out_of_time = rest <= 0 || (spent[1] > rest && !shrink_round(d, L0, rest / spent[1]));
@@ -688,6 +691,7 @@ sdk_err sdk_mlmc_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb)
   drv *d = calloc(1, sizeof *d);
   if (!d) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   d->base = *c;
+  d->began = sdk_now_s();
   d->te = !(c->mlmc > 0);
   d->eps = d->te ? c->target_error : c->mlmc;
   d->opt = d->te ? "--target-error" : "--mlmc";

@@ -78,7 +78,8 @@
  * scheme's) and target/bias_bound (|bias| + 2 SE(bias) as verified).
  *
  * Bounds (both drivers): --max-paths N, the paths of a grid point over all
- * its levels, and --max-seconds S, the seconds spent running paths.  After
+ * its levels, and --max-seconds S, the seconds since the run began (a
+ * resumed run: and its runs' before the checkpoint).  After
  * each round's decisions a grid point whose next round would take it past N
  * stops with what it has (status 3); a round predicted to end past S (the
  * seconds per unit of the cost model so far) runs its paths scaled down to

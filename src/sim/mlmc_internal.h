@@ -59,10 +59,11 @@ typedef struct drv {
   level lev[SDK_MLMC_MAX_LEVELS];
   int64_t *L, *status; /* [ngrid]: the finest level (dt index); SDK_MLMC_ST_* */
   unsigned char *done;
-  double seconds, path_steps;
-  const char *opt;       /* "--mlmc" or "--target-error" */
-  int cur;               /* the level whose window runs (checkpoints) */
-  unsigned char *packed; /* the state as bytes (record TGTS) */
+  double seconds, path_steps; /* of the runs (a resumed driver: with the earlier ones') */
+  double began, before;       /* sdk_now_s() at the start; seconds before a resume */
+  const char *opt;            /* "--mlmc" or "--target-error" */
+  int cur;                    /* the level whose window runs (checkpoints) */
+  unsigned char *packed;      /* the state as bytes (record TGTS) */
   size_t npacked;
   int64_t *none; /* [ngrid] zeros: a window of no paths */
 } drv;
