@@ -32,12 +32,15 @@ check "a notice names the bound" grep -q "warning: the standard error --target-s
 check "info shows the paths used" grep -q "^paths used:  32768 per grid point" <("$B" info m.h5)
 check "info shows the status" grep -q "^target: .*reached at 2 grid points, --max-paths at 1" <("$B" info m.h5)
 check "TSV: paths_used and status columns" grep -q "^# k	paths_used	status	t	mean_x" m.tsv
+check "TSV: the status column's meaning" grep -q "^# status: 0 reached, 1 --max-paths, 2 --max-seconds, 3 NaN/Inf" m.tsv
 check "TSV: the first grid point stopped at --max-paths" grep -q "^0.5	32768	1	1	" m.tsv
 
 # --target-error and --mlmc take the same bounds: exit 0, a notice, status 3 or 4
 "$B" run ou --t-end 1 --dt 0.25 --observe moments --target-error 2e-4 --max-paths 40000 \
-  --backend "$BACKEND" -o te.h5 2>err.txt
+  --backend "$BACKEND" -o te.h5 -o te.tsv 2>err.txt
 check "--target-error at --max-paths exits 0" [ $? -eq 0 ]
+check "TSV: the status column's meaning" grep -q "^# status: 0 reached, 1 the bias still too large at the finest level, 2 NaN/Inf, 3 --max-paths, 4 --max-seconds" te.tsv
+check "TSV: status 3" grep -q "^[0-9]*	3	1	" te.tsv
 check "a notice names the bound of --target-error" grep -q "warning: --target-error 0.0002 was not reached at 1 of 1 grid points: stopped 1 at --max-paths 40000" err.txt
 check "info shows --target-error's status" grep -q "^target: .*--target-error 0.0002: reached at 0 grid points, --max-paths at 1 grid point" <("$B" info te.h5)
 "$B" run ou --t-end 1 --dt 0.25 --observe moments --mlmc 1e-5 --max-seconds 0.1 \

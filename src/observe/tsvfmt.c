@@ -70,6 +70,11 @@ sdk_err sdk_tsv_header(const sdk_results *R, FILE *f, const char *obs, sdk_errbu
     e = check_unique(R, obs, col, ncol, eb);
   }
   if (e == SDK_OK) {
+    /* (what the status column's numbers mean: --target-se's and
+     * --target-error's differ) */
+    const sdk_dataset *st = bound_hit(R);
+    const sdk_attr *m = st ? sdk_attr_find(st->attr, st->nattr, "meaning") : NULL;
+    if (m && m->kind == SDK_ATTR_STR && m->s) fprintf(f, "# status: %s\n", m->s);
     fputs("# ", f);
     for (int i = 0; i < sdk_results_nscan_params(R); i++)
       fprintf(f, "%s\t", sdk_results_scan_param(R, i)->name);
