@@ -86,7 +86,9 @@
  * fit, in whole chunks, and when none are left every grid point still going
  * stops (status 4; the result then depends on the machine's speed:
  * GROUP/timing_dependent).  A level added in the decision that no path runs
- * on is dropped again.  Statuses: SDK_MLMC_ST_* (mlmc_internal.h).
+ * on is dropped again; --target-error's result at a grid point stopped so is
+ * that of the dt it ran with the smallest |bias| + 2 SE(bias) + 2 SE
+ * (mlmc_record.c best_dt).  Statuses: SDK_MLMC_ST_* (mlmc_internal.h).
  */
 #ifndef SDK_MLMC_H
 #define SDK_MLMC_H

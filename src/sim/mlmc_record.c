@@ -142,8 +142,8 @@ static sdk_err record_bounds(const drv *d, sdk_run *r, const char *group, sdk_er
           "sdekit: warning: %s %g was not reached at %lld of %lld grid points: stopped %s "
           "(%s/status; %s)%s\n",
           d->opt, d->eps, (long long)n, (long long)d->ngrid, at, group,
-          d->te ? "their values are those of the last dt run there, target/bias_bound the "
-                  "bias bound verified at it"
+          d->te ? "their values are those of the dt run there with the smallest |bias| + 2 "
+                  "SE(bias) + 2 SE, target/bias_bound its bias bound"
                 : "their values and RMS errors are those of the levels and paths run",
           hit[SDK_MLMC_ST_MAX_SECONDS] ? "; where it stopped depends on the machine's speed" : "");
   return SDK_OK;
@@ -193,7 +193,33 @@ static void scale_at(sdk_dataset *v, int64_t g, double f) {
     sdk_ds_f64(v)[g * ns + i] *= f;
 }
 
+/* A grid point that stopped at a bound keeps, of the dts it ran, the one
+ * whose error bound max_q |bias| + 2 SE(bias) + 2 SE is the smallest (the
+ * bias as the decisions take it, trusted from the second dt on; the first
+ * dt only when it is the one run): the last dt may hold only the few paths a
+ * new dt starts with. */
+static void best_dt(drv *d, int64_t g) {
+  if (d->status[g] != SDK_MLMC_ST_MAX_PATHS && d->status[g] != SDK_MLMC_ST_MAX_SECONDS) return;
+  const int64_t L = d->L[g];
+  int64_t best = L;
+  double least = INFINITY;
+  for (int64_t k = 1; k <= L; k++) {
+    if (d->lev[k].used[g] == 0 || !d->lev[k].run) continue;
+    d->L[g] = k;
+    double worst = 0;
+    for (int q = 0; q < d->nq; q++) {
+      double be, f, b = sdk_mlmc_te_bias(d, g, q, &be, &f);
+      double v = fabs(b) + 2 * be + 2 * sdk_mlmc_at(&d->lev[k].run->r, d->q[q].err, g);
+      if (!(v <= worst)) worst = v; /* (NaN: never the best) */
+    }
+    if (worst < least) least = worst, best = k;
+  }
+  d->L[g] = best;
+}
+
 sdk_err sdk_mlmc_record_te(drv *d, sdk_run **out, sdk_errbuf *eb) {
+  for (int64_t g = 0; g < d->ngrid; g++)
+    best_dt(d, g);
   int k = 0;
   for (int64_t g = 0; g < d->ngrid; g++)
     if (d->L[g] > k) k = (int)d->L[g];
