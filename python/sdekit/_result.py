@@ -188,6 +188,13 @@ class Result(collections.abc.Mapping):
             self._attrs = self._attrs_of("")
         return self._attrs
 
+    def group_attrs(self, group):
+        """The attributes of a group ("target", "mlmc", "density/x") as a dict of
+        Python values; KeyError when the results have no such group."""
+        if lib.sdekit_result_nattrs(self._h.p, b(group, "group")) < 0:
+            raise KeyError("no group %r in the results" % group)
+        return self._attrs_of(group)
+
     @property
     def params(self):
         """The parameters that were not scanned: dict name -> value."""

@@ -41,9 +41,14 @@ def test_bounds():
     """max_paths= and max_seconds= bound both; the status says which bound stopped them."""
     r = sdekit.run("gbm", target_error=2e-4, scheme="euler", seed=3, max_paths=40000, **GBM)
     assert int(r["target/status"]) == 3 and int(r.paths_used) <= 40000
+    a = r.group_attrs("target")
+    assert a["max_paths"] == 40000 and a["timing_dependent"] == 0 and a["target_error"] == 2e-4
+    with pytest.raises(KeyError):
+        r.group_attrs("no/such/group")
     r = sdekit.run("gbm", mlmc=1e-5, scheme="euler", seed=3, max_seconds=0.05, **GBM)
     assert int(r["mlmc/status"]) == 4
     assert "4 --max-seconds" in r.info("mlmc/status").attrs["meaning"]
+    assert r.group_attrs("mlmc")["timing_dependent"] == 1
     assert abs(float(np.ravel(r["moments/mean_S"])[-1]) - math.exp(0.05)) < 0.05
     with pytest.raises(sdekit.UsageError, match="below the paths of its first round"):
         sdekit.run("gbm", mlmc=1e-3, max_paths=100, **GBM)
