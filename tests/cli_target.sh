@@ -39,7 +39,7 @@ check "TSV: the first grid point stopped at --max-paths" grep -q "^0.5	32768	1	1
 "$B" run ou --t-end 1 --dt 0.25 --observe moments --target-error 2e-4 --max-paths 40000 \
   --backend "$BACKEND" -o te.h5 -o te.tsv 2>err.txt
 check "--target-error at --max-paths exits 0" [ $? -eq 0 ]
-check "TSV: the status column's meaning" grep -q "^# status: 0 reached, 1 the bias still too large at the finest level, 2 NaN/Inf, 3 --max-paths, 4 --max-seconds" te.tsv
+check "TSV: the status column's meaning" grep -q "^# status: 0 reached, 1 the bias still too large at the finest dt tried, 2 NaN/Inf, 3 --max-paths, 4 --max-seconds" te.tsv
 check "TSV: status 3" grep -q "^[0-9]*	3	1	" te.tsv
 check "a notice names the bound of --target-error" grep -q "warning: --target-error 0.0002 was not reached at 1 of 1 grid points: stopped 1 at --max-paths 40000" err.txt
 check "info shows --target-error's status" grep -q "^target: .*--target-error 0.0002: reached at 0 grid points, --max-paths at 1 grid point" <("$B" info te.h5)

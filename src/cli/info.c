@@ -124,13 +124,15 @@ static void print_target(const info *in) {
 
 /* --target-error and --mlmc (sim/mlmc.h): where each grid point stopped */
 static void print_answer(const info *in) {
-  static const char *const why[] = {"reached", "the bias still too large at the finest level",
-                                    "NaN/Inf", "--max-paths", "--max-seconds"};
+  const char *why[] = {"reached", "the bias still too large at the finest dt tried", "NaN/Inf",
+                       "--max-paths", "--max-seconds"};
   double eps = 0;
   const char *group = cli_attr_f64(in->r, "target", "target_error", &eps, 1) == 0 ? "target"
                       : cli_attr_f64(in->r, "mlmc", "eps", &eps, 1) == 0          ? "mlmc"
                                                                                   : NULL;
   if (!group) return;
+  if (!strcmp(group, "mlmc"))
+    why[1] = "the bias estimate still above EPS/sqrt(2) after the most levels";
   char path[32];
   snprintf(path, sizeof path, "%s/status", group);
   int64_t ns = 0, cnt[5] = {0};

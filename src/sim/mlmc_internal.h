@@ -27,9 +27,10 @@ enum {
   SDK_MLMC_ST_MAX_SECONDS = 4,
   SDK_MLMC_ST_COUNT
 };
-#define SDK_MLMC_ST_MEANING                                                                        \
-  "0 reached, 1 the bias still too large at the finest level, 2 NaN/Inf, 3 --max-paths, "          \
-  "4 --max-seconds"
+/* the status dataset's "meaning" attribute, %s: what status 1 means */
+#define SDK_MLMC_ST_MEANING "0 reached, 1 %s, 2 NaN/Inf, 3 --max-paths, 4 --max-seconds"
+#define SDK_MLMC_ST_LEVELS_TE "the bias still too large at the finest dt tried"
+#define SDK_MLMC_ST_LEVELS_MLMC "the bias estimate still above EPS/sqrt(2) after the most levels"
 
 typedef struct quantity {
   char name[160];                /* GROUP_NAME */

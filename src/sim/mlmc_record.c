@@ -120,7 +120,10 @@ static sdk_err record_bounds(const drv *d, sdk_run *r, const char *group, sdk_er
   snprintf(path, sizeof path, "%s/status", group);
   sdk_dataset *st = sdk_store_find(&r->r.store, path);
   if (!st) return SDK_FAIL(eb, SDK_ERR_INTERNAL, "%s: no dataset %s", d->opt, path);
-  SDK_CHECK(sdk_ds_attr_str(st, "meaning", SDK_MLMC_ST_MEANING, eb));
+  char meaning[160];
+  snprintf(meaning, sizeof meaning, SDK_MLMC_ST_MEANING,
+           d->te ? SDK_MLMC_ST_LEVELS_TE : SDK_MLMC_ST_LEVELS_MLMC);
+  SDK_CHECK(sdk_ds_attr_str(st, "meaning", meaning, eb));
   int64_t hit[SDK_MLMC_ST_COUNT] = {0};
   for (int64_t g = 0; g < d->ngrid; g++)
     hit[d->status[g]]++;
