@@ -44,9 +44,11 @@ check "TSV: status 3" grep -q "^[0-9]*	3	1	" te.tsv
 check "a notice names the bound of --target-error" grep -q "warning: --target-error 0.0002 was not reached at 1 of 1 grid points: stopped 1 at --max-paths 40000" err.txt
 check "info shows --target-error's status" grep -q "^target: .*--target-error 0.0002: reached at 0 grid points, --max-paths at 1 grid point" <("$B" info te.h5)
 "$B" run ou --t-end 1 --dt 0.25 --observe moments --mlmc 1e-5 --max-seconds 0.1 \
-  --backend "$BACKEND" -o ml.h5 2>err.txt
+  --backend "$BACKEND" -o ml.h5 -o ml.tsv 2>err.txt
 check "--mlmc at --max-seconds exits 0" [ $? -eq 0 ]
 check "a notice names the bound of --mlmc" grep -q "stopped 1 at --max-seconds 0.1 (mlmc/status.*depends on the machine's speed" err.txt
+check "TSV: --mlmc's status and its meaning" grep -q "^# status: 0 reached, 1 the bias estimate still above EPS/sqrt(2) after the most levels, 2 NaN/Inf, 3 --max-paths, 4 --max-seconds" ml.tsv
+check "TSV: --mlmc's status column" grep -q "^[0-9]*	4	1	" ml.tsv
 check "info shows --mlmc's status" grep -q "^target: .*--mlmc 1e-05: reached at 0 grid points, --max-seconds at 1 grid point" <("$B" info ml.h5)
 
 # a reflecting wall has no exit times (NaN, with a NaN error): no target,

@@ -38,10 +38,12 @@ static sdk_err check_unique(const sdk_results *R, const char *obs, char *const *
   return SDK_OK;
 }
 
-/* A run to a standard error (sim/target.c) where some grid point stopped at
- * a bound: its target/status, else NULL. */
+/* A run to a standard error or a total error (sim/target.c, sim/mlmc.c)
+ * where some grid point stopped short of it: its target/status (or
+ * mlmc/status), else NULL. */
 static const sdk_dataset *bound_hit(const sdk_results *R) {
   const sdk_dataset *d = sdk_store_find(&R->store, "target/status");
+  if (!d) d = sdk_store_find(&R->store, "mlmc/status");
   for (int64_t g = 0; d && g < R->ngrid; g++)
     if (sdk_ds_i64(d)[g] != 0) return d;
   return NULL;
