@@ -35,21 +35,25 @@ check "TSV: paths_used and status columns" grep -q "^# k	paths_used	status	t	mea
 check "TSV: the status column's meaning" grep -q "^# status: 0 reached, 1 --max-paths, 2 --max-seconds, 3 NaN/Inf" m.tsv
 check "TSV: the first grid point stopped at --max-paths" grep -q "^0.5	32768	1	1	" m.tsv
 
-# --target-error and --mlmc take the same bounds: exit 0, a notice, status 3 or 4
-"$B" run ou --t-end 1 --dt 0.25 --observe moments --target-error 2e-4 --max-paths 40000 \
-  --backend "$BACKEND" -o te.h5 -o te.tsv 2>err.txt
-check "--target-error at --max-paths exits 0" [ $? -eq 0 ]
-check "TSV: the status column's meaning" grep -q "^# status: 0 reached, 1 the bias still too large at the finest dt tried, 2 NaN/Inf, 3 --max-paths, 4 --max-seconds" te.tsv
-check "TSV: status 3" grep -q "^[0-9]*	3	1	" te.tsv
-check "a notice names the bound of --target-error" grep -q "warning: --target-error 0.0002 was not reached at 1 of 1 grid points: stopped 1 at --max-paths 40000" err.txt
-check "info shows --target-error's status" grep -q "^target: .*--target-error 0.0002: reached at 0 grid points, --max-paths at 1 grid point" <("$B" info te.h5)
-"$B" run ou --t-end 1 --dt 0.25 --observe moments --mlmc 1e-5 --max-seconds 0.1 \
-  --backend "$BACKEND" -o ml.h5 -o ml.tsv 2>err.txt
-check "--mlmc at --max-seconds exits 0" [ $? -eq 0 ]
-check "a notice names the bound of --mlmc" grep -q "stopped 1 at --max-seconds 0.1 (mlmc/status.*depends on the machine's speed" err.txt
-check "TSV: --mlmc's status and its meaning" grep -q "^# status: 0 reached, 1 the bias estimate still above EPS/sqrt(2) after the most levels, 2 NaN/Inf, 3 --max-paths, 4 --max-seconds" ml.tsv
-check "TSV: --mlmc's status column" grep -q "^[0-9]*	4	1	" ml.tsv
-check "info shows --mlmc's status" grep -q "^target: .*--mlmc 1e-05: reached at 0 grid points, --max-seconds at 1 grid point" <("$B" info ml.h5)
+# --target-error and --mlmc take the same bounds: exit 0, a notice, the status
+# (3 --max-paths, 4 --max-seconds) in the results, the TSV and `sdekit info`.
+# bounded NAME OPTION EPS BOUND VALUE STATUS SAID MEANING1
+bounded() {
+  local n=$1 opt=$2 eps=$3 bound=$4 v=$5 st=$6 said=$7 m1=$8
+  "$B" run ou --t-end 1 --dt 0.25 --observe moments "$opt" "$eps" "$bound" "$v" \
+    --backend "$BACKEND" -o "$n.h5" -o "$n.tsv" 2>err.txt
+  check "$opt at $bound exits 0" [ $? -eq 0 ]
+  check "a notice names $opt's bound" grep -q -- "$said" err.txt
+  check "TSV: $opt's status column means" grep -q -- "^# status: 0 reached, 1 $m1, 2 NaN/Inf, 3 --max-paths, 4 --max-seconds" "$n.tsv"
+  check "TSV: $opt's status $st" grep -q "^[0-9]*	$st	1	" "$n.tsv"
+  check "info shows $opt's status" grep -q -- "^target: .*$opt .*: reached at 0 grid points, $bound at 1 grid point" <("$B" info "$n.h5")
+}
+bounded te --target-error 2e-4 --max-paths 40000 3 \
+  "warning: --target-error 0.0002 was not reached at 1 of 1 grid points: stopped 1 at --max-paths 40000" \
+  "the bias still too large at the finest dt tried"
+bounded ml --mlmc 1e-5 --max-seconds 0.1 4 \
+  "stopped 1 at --max-seconds 0.1 (mlmc/status.*depends on the machine's speed" \
+  "the bias estimate still above EPS/sqrt(2) after the most levels"
 
 # a reflecting wall has no exit times (NaN, with a NaN error): no target,
 # so the run ends when the exit's mean time is met, not at --max-paths
