@@ -569,6 +569,13 @@ static double cost_of(const drv *d, int next) {
   return c;
 }
 
+/* Grid point g's finest level back to L0 where the level above it was just
+ * added and neither ran nor will run a path. */
+static void drop_unrun_level(drv *d, int64_t g, int64_t L0) {
+  const int64_t l = d->L[g];
+  if (l > L0 && d->lev[l].used[g] + d->lev[l].add[g] == 0) d->L[g] = L0;
+}
+
 /* A round that would end past --max-seconds: its paths times f (< 1), whole
  * chunks, a level just added that gets none dropped again; 0 when no paths
  * are left to run (the bound is reached). */
@@ -581,7 +588,7 @@ static int shrink_round(drv *d, const int64_t *L0, double f) {
       *a = (int64_t)((double)*a * f / UNIT) * UNIT;
       any |= *a > 0;
     }
-    if (d->L[g] > L0[g] && d->lev[d->L[g]].used[g] + d->lev[d->L[g]].add[g] == 0) d->L[g] = L0[g];
+    drop_unrun_level(d, g, L0[g]);
   }
   return any;
 }
@@ -600,7 +607,7 @@ static void stop_at_bound(drv *d, int64_t g, int64_t L0, int out_of_time) {
   if (!out_of_time && !over) return;
   for (int l = 0; l <= d->L[g]; l++)
     d->lev[l].add[g] = 0;
-  if (d->L[g] > L0 && d->lev[d->L[g]].used[g] == 0) d->L[g] = L0;
+  drop_unrun_level(d, g, L0);
   d->status[g] = over ? SDK_MLMC_ST_MAX_PATHS : SDK_MLMC_ST_MAX_SECONDS;
   d->done[g] = 1;
 }
