@@ -55,6 +55,20 @@ bounded ml --mlmc 1e-5 --max-seconds 0.1 4 \
   "stopped 1 at --max-seconds 0.1 (mlmc/status.*depends on the machine's speed" \
   "the bias estimate still above EPS/sqrt(2) after the most levels"
 
+# --target-error with a bias at EPS/2 itself (OU, euler, dt 0.02: -0.0018653 against
+# 0.0018629): the next dt, where the paths at this one grew fourfold a round until the bound
+"$B" run ou --t-end 1 --dt 0.02 --scheme euler --precision double --observe moments \
+  --target-error 0.0037258 --max-paths 6000000 --backend "$BACKEND" -o tie.h5 2>/dev/null
+check "--target-error: a bias at EPS/2 goes on to the next dt" \
+  grep -q "^target: .*reached at 1 grid point" <("$B" info tie.h5)
+
+# a grid point that blew up at a dt other than the one the result keeps: named, exit 1
+out=$("$B" run gbm --scan mu=0.05,200 --t-end 1 --observe moments --target-error 0.01 \
+  --backend "$BACKEND" -o nan.h5 2>&1 >/dev/null)
+rc=$?
+[ $rc -eq 1 ] && printf '%s' "$out" | grep -q "became NaN/Inf at grid point 1" && pass ||
+  failed "--target-error, a grid point NaN: status $rc: $out"
+
 # a reflecting wall has no exit times (NaN, with a NaN error): no target,
 # so the run ends when the exit's mean time is met, not at --max-paths
 cat > wall.sde <<'EOF2'

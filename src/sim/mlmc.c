@@ -211,8 +211,9 @@ static sdk_err run_level(drv *d, int l, const sdk_ckpt *resume, int again, sdk_e
   }
   SDK_CHECK(e);
   d->seconds += r->seconds, d->path_steps += r->path_steps;
+  if (!again) v->secs += r->seconds;
   for (int64_t g = 0; !again && g < d->ngrid; g++)
-    v->used[g] += v->add[g], v->add[g] = 0;
+    v->timed += v->add[g], v->used[g] += v->add[g], v->add[g] = 0;
   v->ran = 1;
   sdk_run_destroy(&v->run);
   v->run = r;
@@ -227,6 +228,7 @@ static sdk_err add_level(drv *d, int l, sdk_errbuf *eb) {
   v->used = calloc((size_t)d->ngrid, sizeof *v->used);
   v->add = calloc((size_t)d->ngrid, sizeof *v->add);
   v->ran = 0;
+  v->secs = 0, v->timed = 0;
   if (!v->carry || !v->used || !v->add) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   d->nlev = l + 1;
   return SDK_OK;
@@ -326,7 +328,9 @@ static sdk_err mlmc_decide(drv *d, int64_t g, sdk_errbuf *eb) {
  *     next dt;
  *   - a bias above EPS/2 only within its noise: more paths here (4 times,
  *     which resolve it: deciding on a noisy few-path estimate halved dt
- *     where nothing called for it, at every level, in the first rule);
+ *     where nothing called for it, at every level, in the first rule),
+ *     unless the next dt costs less: a bias at EPS/2 itself is never
+ *     resolved, and its paths grew fourfold a round without end;
  *   - else the cheaper of two ways by the deterministic cost model (paths
  *     times steps, level_cost): more paths at this dt, enough for the
  *     per-path spreads s_b = SE(b) sqrt(n), s_v = SE sqrt(n) to meet both
@@ -416,9 +420,9 @@ static sdk_err te_decide(drv *d, int64_t g, sdk_errbuf *eb) {
     return SDK_OK;
   }
   const double least = fmax(n / 16, UNIT);
-  double stay = fmax(need.stay - n, least) * sdk_mlmc_level_cost(d, (int)k);
+  double stay = (unsure ? 3 * n : fmax(need.stay - n, least)) * sdk_mlmc_level_cost(d, (int)k);
   double finer = fmax(need.finer, (double)d->ninit) * 2 * sdk_mlmc_level_cost(d, (int)k);
-  if (met || sure || (!unsure && !(stay <= finer))) {
+  if (met || sure || !(stay <= finer)) {
     if (k + 1 >= SDK_MLMC_MAX_LEVELS) {
       d->status[g] = SDK_MLMC_ST_LEVELS, d->done[g] = 1;
       return SDK_OK;
@@ -559,14 +563,79 @@ static sdk_err resume_round(drv *d, const sdk_ckpt *k, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
-/* The cost (cost model: level_cost) of the paths run so far (next = 0) or of
- * the round about to run (next = 1), over every grid point and level. */
-static double cost_of(const drv *d, int next) {
-  double c = 0;
-  for (int l = 0; l < d->nlev; l++)
+/* Level l's seconds per path: those its own windows took in this process,
+ * or for a level not timed yet (new, or resumed) the seconds per unit of
+ * the cost model (level_cost) of all the runs so far times its cost.  The
+ * one rate over all levels undercut a round of many paths on level 0
+ * fivefold (GBM at dt_0 = 1/4, 4 steps a path: the fixed cost per path is
+ * not the steps'). */
+static double level_rate(const drv *d, int l) {
+  const level *v = &d->lev[l];
+  if (v->timed > 0) return v->secs / (double)v->timed;
+  double done = 0;
+  for (int k = 0; k < d->nlev; k++)
     for (int64_t g = 0; g < d->ngrid; g++)
-      c += (double)(next ? d->lev[l].add[g] : d->lev[l].used[g]) * sdk_mlmc_level_cost(d, l);
-  return c;
+      done += (double)d->lev[k].used[g] * sdk_mlmc_level_cost(d, k);
+  return d->seconds / fmax(done, 1) * sdk_mlmc_level_cost(d, l);
+}
+
+/* the seconds the round about to run would take */
+static double round_seconds(const drv *d) {
+  double t = 0;
+  for (int l = 0; l < d->nlev; l++) {
+    double add = 0;
+    for (int64_t g = 0; g < d->ngrid; g++)
+      add += (double)d->lev[l].add[g];
+    if (add > 0) t += add * level_rate(d, l);
+  }
+  return t;
+}
+
+/* The round's windows.  Under --max-seconds each level's in pieces of about
+ * a sixteenth of the bound (at its seconds per path), the clock read after
+ * each, rank 0's for all: a piece that ends past the bound ends the round
+ * (*late), its paths kept.  A round priced right still ran 19 s of a 6 s
+ * bound where the machine slowed under other work (GBM: 4.3e8 paths of
+ * level 0 in one window, beside two compilers). */
+static sdk_err run_round(drv *d, int *late, sdk_errbuf *eb) {
+  *late = 0;
+  if (!(d->base.max_seconds > 0)) {
+    for (int l = 0; l < d->nlev; l++)
+      SDK_CHECK(run_level(d, l, NULL, 0, eb));
+    return SDK_OK;
+  }
+  int64_t *rest = malloc((size_t)d->ngrid * sizeof *rest);
+  if (!rest) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  sdk_err e = SDK_OK;
+  for (int l = 0; e == SDK_OK && !*late && l < d->nlev; l++) {
+    level *v = &d->lev[l];
+    for (;;) {
+      double add = 0, rate = level_rate(d, l);
+      for (int64_t g = 0; g < d->ngrid; g++)
+        add += (double)v->add[g];
+      if (add <= 0 || (e = sdk_comm_bcast(d->base.comm, &rate, sizeof rate, 0, eb)) != SDK_OK)
+        break;
+      const double f = fmin(1, d->base.max_seconds / 16 / fmax(rate, 1e-300) / add);
+      int64_t piece = 0;
+      for (int64_t g = 0; g < d->ngrid; g++) {
+        int64_t a = v->add[g], p = f < 1 ? (int64_t)((double)a * f / UNIT) * UNIT : a;
+        v->add[g] = p, rest[g] = a - p, piece += p;
+      }
+      for (int64_t g = 0; !piece && g < d->ngrid; g++) /* (at least a chunk a grid point) */
+        v->add[g] = rest[g] < UNIT ? rest[g] : UNIT, rest[g] -= v->add[g];
+      if ((e = run_level(d, l, NULL, 0, eb)) != SDK_OK) break;
+      for (int64_t g = 0; g < d->ngrid; g++)
+        v->add[g] = rest[g];
+      double spent = d->before + sdk_now_s() - d->began;
+      if ((e = sdk_comm_bcast(d->base.comm, &spent, sizeof spent, 0, eb)) != SDK_OK) break;
+      if (spent > d->base.max_seconds) {
+        *late = 1;
+        break;
+      }
+    }
+  }
+  free(rest);
+  return e;
 }
 
 /* Grid point g's finest level back to L0 where the level above it was just
@@ -574,6 +643,24 @@ static double cost_of(const drv *d, int next) {
 static void drop_unrun_level(drv *d, int64_t g, int64_t L0) {
   const int64_t l = d->L[g];
   if (l > L0 && d->lev[l].used[g] + d->lev[l].add[g] == 0) d->L[g] = L0;
+}
+
+/* Under --max-seconds a level's round runs at most 8 times the paths its
+ * windows have been timed on: its seconds per path grow with a window's
+ * size (memory: GBM's level 0 took 9.6e-9 s a path in a window of 1.6e7
+ * paths and 1.5e-8 s in one of 2.8e8), so a round is priced near what was
+ * measured and the next round prices it again. */
+static void cap_growth(drv *d) {
+  for (int l = 0; l < d->nlev; l++) {
+    level *v = &d->lev[l];
+    double add = 0;
+    for (int64_t g = 0; g < d->ngrid; g++)
+      add += (double)v->add[g];
+    if (v->timed <= 0 || add <= 8.0 * (double)v->timed) continue;
+    const double f = 8.0 * (double)v->timed / add;
+    for (int64_t g = 0; g < d->ngrid; g++)
+      v->add[g] = (int64_t)((double)v->add[g] * f / UNIT) * UNIT;
+  }
 }
 
 /* A round that would end past --max-seconds: its paths times f (< 1), whole
@@ -595,15 +682,28 @@ static int shrink_round(drv *d, const int64_t *L0, double f) {
 
 /* After grid point g's decision (its finest level was L0 before it): where
  * the paths it asks for would take its paths over all levels past
- * --max-paths, or the seconds are spent, it stops with what it has (a level
- * just added for it, not yet run, is dropped), its status saying which bound.
- * --max-paths leaves every decision a function of (seed, settings, EPS);
- * --max-seconds does not (target/timing_dependent, mlmc/timing_dependent). */
+ * --max-paths, the round is cut to the paths that fit (each level's share
+ * in proportion, whole chunks); where none fit, or the seconds are spent,
+ * it stops with what it has (a level just added for it, not yet run, is
+ * dropped), its status saying which bound.  --max-paths leaves every
+ * decision a function of (seed, settings, EPS); --max-seconds does not
+ * (target/timing_dependent, mlmc/timing_dependent). */
 static void stop_at_bound(drv *d, int64_t g, int64_t L0, int out_of_time) {
-  int64_t total = 0;
+  int64_t used = 0, add = 0;
   for (int l = 0; l <= d->L[g]; l++)
-    total += d->lev[l].used[g] + d->lev[l].add[g];
-  const int over = d->base.max_paths > 0 && total > d->base.max_paths;
+    used += d->lev[l].used[g], add += d->lev[l].add[g];
+  int over = d->base.max_paths > 0 && used + add > d->base.max_paths;
+  if (over && !out_of_time) {
+    const double f = (double)(d->base.max_paths - used) / (double)add;
+    int64_t left = 0;
+    for (int l = 0; l <= d->L[g]; l++) {
+      int64_t *a = &d->lev[l].add[g];
+      *a = (int64_t)((double)*a * f / UNIT) * UNIT;
+      left += *a;
+    }
+    drop_unrun_level(d, g, L0);
+    if (left > 0) return;
+  }
   if (!out_of_time && !over) return;
   for (int l = 0; l <= d->L[g]; l++)
     d->lev[l].add[g] = 0;
@@ -637,10 +737,10 @@ static sdk_err iterate(drv *d, sdk_errbuf *eb) {
     int out_of_time = 0;
     if (e == SDK_OK && d->base.max_seconds > 0) {
       /* the seconds spent (the wall clock's: compiling a level's kernels
-       * counts) and those the round would take (the seconds of the runs per
-       * unit of the cost model so far), rank 0's clock deciding for all */
-      double spent[2] = {d->before + sdk_now_s() - d->began,
-                         d->seconds / fmax(cost_of(d, 0), 1) * cost_of(d, 1)};
+       * counts) and those the round would take (round_seconds), rank 0's
+       * clock deciding for all */
+      cap_growth(d);
+      double spent[2] = {d->before + sdk_now_s() - d->began, round_seconds(d)};
       e = sdk_comm_bcast(d->base.comm, spent, sizeof spent, 0, eb);
       const double rest = d->base.max_seconds - spent[0];
       out_of_time = rest <= 0 || (spent[1] > rest && !shrink_round(d, L0, rest / spent[1]));
@@ -650,9 +750,11 @@ static sdk_err iterate(drv *d, sdk_errbuf *eb) {
       left |= !d->done[g];
     }
     if (e != SDK_OK || !left) break;
-    for (int l = 0; e == SDK_OK && l < d->nlev; l++)
-      e = run_level(d, l, NULL, 0, eb);
-    if (e != SDK_OK) break;
+    int late = 0;
+    if ((e = run_round(d, &late, eb)) != SDK_OK) break;
+    for (int64_t g = 0; late && g < d->ngrid; g++) /* (every grid point still going) */
+      if (!d->done[g]) stop_at_bound(d, g, L0[g], 1);
+    if (late) break;
   }
   free(L0);
   return e;

@@ -81,14 +81,17 @@
  * its levels, and --max-seconds S, the seconds since the run began (a
  * resumed run: and its runs' before the checkpoint).  After
  * each round's decisions a grid point whose next round would take it past N
- * stops with what it has (status 3); a round predicted to end past S (the
- * seconds per unit of the cost model so far) runs its paths scaled down to
- * fit, in whole chunks, and when none are left every grid point still going
- * stops (status 4; the result then depends on the machine's speed:
- * GROUP/timing_dependent).  A level added in the decision that no path runs
- * on is dropped again; --target-error's result at a grid point stopped so is
- * that of the dt it ran with the smallest |bias| + 2 SE(bias) + 2 SE
- * (mlmc_record.c best_dt).  Statuses: SDK_MLMC_ST_* (mlmc_internal.h).
+ * runs the paths that fit (each level's share cut in proportion, whole
+ * chunks) and stops with what it has when none fit (status 3); under S a
+ * level's round is at most 8 times the paths it was timed on, a round
+ * predicted to end past S (each level at its own seconds per path) runs its
+ * paths scaled down to fit, in pieces of about S/16 with the clock read
+ * after each (a piece that ends past S ends the round), and when none are
+ * left every grid point still going stops (status 4; the result then
+ * depends on the machine's speed: GROUP/timing_dependent).  A level added in the decision that no
+ * path runs on is dropped again; --target-error's result at a grid point stopped so is that of the
+ * dt it ran with the smallest |bias| + 2 SE(bias) + 2 SE (mlmc_record.c best_dt).  Statuses:
+ * SDK_MLMC_ST_* (mlmc_internal.h).
  */
 #ifndef SDK_MLMC_H
 #define SDK_MLMC_H

@@ -44,6 +44,12 @@ typedef struct level {
   int64_t *used, *add; /* [ngrid]: paths run so far, the next window */
   sdk_run *run;        /* the latest run: results over all its windows */
   int ran;             /* a window of it has run (its carry holds them) */
+  /* the seconds its windows took in this process and their paths (over the
+   * grid points): --max-seconds prices its next round per level, as a
+   * level's fixed cost per path (4 steps at dt_0, a coupled copy, the
+   * observables) is not its steps' */
+  double secs;
+  int64_t timed;
 } level;
 
 typedef struct drv {

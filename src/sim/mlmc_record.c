@@ -220,6 +220,22 @@ static void best_dt(drv *d, int64_t g) {
   d->L[g] = best;
 }
 
+/* A grid point whose paths blew up at a dt other than the result's (level
+ * k, the finest any grid point kept) brings its count of non-finite paths
+ * and its run's message: without them a scan exited 0 with a NaN row and
+ * not a word (--mlmc and --target-se report it, and exit 1). */
+static sdk_err keep_blowups(drv *d, sdk_run *r, int k, sdk_errbuf *eb) {
+  for (int64_t g = 0; g < d->ngrid; g++) {
+    const sdk_run *f = d->lev[d->L[g]].run;
+    if (d->L[g] == k || !f || !f->r.nonfinite || f->r.nonfinite[g] <= 0) continue;
+    if (!r->r.nonfinite && !(r->r.nonfinite = calloc((size_t)d->ngrid, sizeof *r->r.nonfinite)))
+      return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+    r->r.nonfinite[g] = f->r.nonfinite[g];
+    if (!r->problem[0]) snprintf(r->problem, sizeof r->problem, "%s", f->problem);
+  }
+  return SDK_OK;
+}
+
 sdk_err sdk_mlmc_record_te(drv *d, sdk_run **out, sdk_errbuf *eb) {
   for (int64_t g = 0; g < d->ngrid; g++)
     best_dt(d, g);
@@ -229,6 +245,7 @@ sdk_err sdk_mlmc_record_te(drv *d, sdk_run **out, sdk_errbuf *eb) {
   sdk_run *r = d->lev[k].run;
   for (int64_t g = 0; g < d->ngrid; g++)
     if (d->L[g] != k) copy_grid_point(r, d->lev[d->L[g]].run, g, d->ngrid);
+  SDK_CHECK(keep_blowups(d, r, k, eb));
   sdk_dataset *dt, *ds, *df, *dbb;
   SDK_CHECK(grid_ds(d, r, "target/dt", SDK_F64, 0, &dt, eb));
   SDK_CHECK(grid_ds(d, r, "target/status", SDK_I64, 0, &ds, eb));
