@@ -69,6 +69,12 @@ rc=$?
 [ $rc -eq 1 ] && printf '%s' "$out" | grep -q "became NaN/Inf at grid point 1" && pass ||
   failed "--target-error, a grid point NaN: status $rc: $out"
 
+# --mlmc: the variance at t_end is level 0's (dt_0), no corrected expectation: NaN, said
+out=$("$B" run gbm --set sigma=0.3 --t-end 1 --dt 0.25 --scheme milstein --observe moments \
+  --mlmc 1e-3 --backend "$BACKEND" -o mv.tsv 2>&1 >/dev/null)
+printf '%s' "$out" | grep -q "note: --mlmc: moments/var_\* at t_end are NaN" &&
+  grep -v '^#' mv.tsv | tail -1 | grep -q -w nan && pass || failed "--mlmc variance: $out"
+
 # a reflecting wall has no exit times (NaN, with a NaN error): no target,
 # so the run ends when the exit's mean time is met, not at --max-paths
 cat > wall.sde <<'EOF2'
