@@ -477,6 +477,13 @@ static void check_refusals(void) {
   }
   refused("[model]\nname = r\nvars = x\n[drift]\nx = -x\n[noise]\nx = 1\n[levy]\nx = 1, 0, 1\n",
           NULL, "not both");
+  /* (a stable jump crosses both walls at any dt: test_fpt's two_walls
+   * shows the Gaussian case, which a smaller dt fixes) */
+  refused("[model]\nname = r\nvars = x\n[drift]\nx = 0\n[levy]\nx = 0.8, 0, 1\n[boundaries]\n"
+          "up = reflect x >= 1\nlo = reflect x <= -1\n",
+          NULL,
+          ".sde:10: [boundaries] lo: 'x' has [levy] noise (line 7) and reflecting boundaries on "
+          "both sides (with 'up' on line 9): a stable jump can cross both walls in one step");
   const char *cl = "[model]\nname = r\nvars = x\n[params]\ntau = %s\n[colored]\neta = tau, 1\n"
                    "[drift]\nx = eta\n";
   snprintf(text, sizeof text, cl, "-1");
