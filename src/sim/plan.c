@@ -562,12 +562,11 @@ static sdk_err plan_sv(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_err
   return e;
 }
 
-/* correlations, jumps, dichotomous noises and boundary levels at every
- * grid point */
+/* correlations, jumps, dichotomous, Levy noises, boundary levels per grid point */
 static sdk_err plan_noises(const sdk_run *r, const sdk_plan *p, sdk_errbuf *eb) {
   const sdk_model *m = r->model;
   if (m->nwiener < 2 && m->njump == 0 && m->ndich == 0 && m->nbound == 0 && m->nevent == 0 &&
-      m->ncolored == 0)
+      m->ncolored == 0 && m->nlevy == 0)
     return SDK_OK;
   double *pv = malloc((size_t)(m->nparams + 1) * sizeof(double));
   if (!pv) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
@@ -575,8 +574,9 @@ static sdk_err plan_noises(const sdk_run *r, const sdk_plan *p, sdk_errbuf *eb) 
   for (int64_t g = 0; g < p->ngrid && e == SDK_OK; g++) {
     grid_values(p, g, pv);
     char why[400];
-    if (sdk_model_check_noises(m, pv, r->dt[p->dt_column >= 0 ? g : 0], p->nsteps, why,
-                               sizeof why) ||
+    double dt = r->dt[p->dt_column >= 0 ? g : 0];
+    if (sdk_model_check_noises(m, pv, dt, p->nsteps, why, sizeof why) ||
+        sdk_model_check_levy_dt(m, dt, p->c->single, why, sizeof why) ||
         sdk_model_check_boundaries(m, pv, why, sizeof why) ||
         sdk_model_check_events(m, pv, p->nsteps, why, sizeof why)) {
       char name[280];
