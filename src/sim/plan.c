@@ -503,15 +503,7 @@ static void plan_notices(const sdk_run_config *c, const sdk_run *r, const sdk_pl
             "sdekit: note: --transient %.15g is not a whole number of steps of dt %.15g: the "
             "transient ends at t = %.15g (%lld steps)\n",
             p->transient_asked, dt, (double)p->transient_steps * dt, (long long)p->transient_steps);
-  const sdk_model *m = r->model;
-  for (int k = 0; !c->no_bridge_correction && k < m->nbound; k++)
-    if (m->bound[k].kind == SDK_BOUND_ABSORB && sdk_model_levy_of(m, m->bound[k].var)) {
-      sdk_log(c->logger, SDK_LOG_WARN,
-              "sdekit: note: [boundaries] %s: %s has [levy] noise, whose paths jump over a "
-              "level: no Brownian-bridge correction there (discrete monitoring at the steps)\n",
-              m->bound[k].name, m->vars[m->bound[k].var]);
-      break;
-    }
+  sdk_plan_levy_notes(c, r, p);
 }
 
 /* a derived parameter that is not finite where the run would use it */
