@@ -91,6 +91,14 @@ if run "2-axis scan" josephson --scan a=4.2:14.1:3 --scan D=0.0001:0.01:2:log --
   lacks "2-axis: no nan" "(^|[ =(])nan([ ,)]|$)"
   cp "$T/info" j2.info
 fi
+# (c') a spectrum: its segment, window and number of segments (/psd's
+# attributes, which the summary did not show); none without psd
+if run "psd" ou --paths 16 --t-end 2 --dt 0.01 --sample-every 1 --observe psd --psd-segment 64 \
+  --psd-window rect -o psd.h5 && info psd.h5; then
+  has "psd segment" "spectrum:    segments of 64 samples (--psd-segment), rect window, 5 per path"
+fi
+if [ -f o1.h5 ] && info o1.h5; then lacks "no psd: no spectrum line" "^spectrum:"; fi
+
 # (d) a table of the values of every observable kind with standard errors
 # (issue 29: it showed the drift alone): the series at their last sample
 if run "every kind" ou --scan k=0.5:1:2 --paths 200 --t-end 0.5 --sample-every 25 \

@@ -87,6 +87,17 @@ else
   check "2-parameter run" "failed: $(head -c 300 err)" ok
 fi
 
+# (b'') psd: one block per grid point, its header naming the segment, the
+# window and the number of segments (the HDF5 file's /psd attributes)
+if "$BIN" run ou --paths 16 --t-end 2 --dt 0.01 --sample-every 1 --scan k=1,2 --observe psd \
+  --psd-segment 64 --psd-window rect --quiet -o p.tsv 2>err; then
+  check "psd blocks" "$(blocks p.tsv)" "2 33,33 1"
+  check "psd header" "$(grep '^# psd_' p.tsv | tr '\n' '|')" \
+    "# psd_segment: 64 samples|# psd_window: rect|# psd_segments: 5 per path (overlapping by half)|"
+else
+  check "psd run" "failed: $(head -c 300 err)" ok
+fi
+
 # (b') first passage (when this sdekit has [boundaries]): the summary (one
 # block; a surface of scan lines over two axes), the survival per grid point,
 # the histogram per grid point and boundary

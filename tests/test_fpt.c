@@ -222,6 +222,42 @@ static void reflection(const char *scheme) {
   sdk_run_destroy(&r);
 }
 
+/* d2: two reflecting walls and a step wider than the gap between them: a
+ * path mirrored at one wall past the other is never brought back, so it
+ * must come out as a blown-up path, not as a number outside the walls;
+ * with steps that fit the paths stay between the walls. */
+static void two_walls(int single, int compensate) {
+  static const char text[] = "[model]\nname = walls\nvars = x\n[params]\ns = 10\n"
+                             "[drift]\nx = 0\n[noise]\nx = s\n"
+                             "[boundaries]\nup = reflect x >= 1\nlo = reflect x <= -1\n";
+  sdk_run_config c;
+  st_config_text(&c, "walls.sde", text, 2000, 0.1, 5);
+  c.observe = "range";
+  c.single = single;
+  c.no_compensation = !compensate;
+  sdk_errbuf eb = {0};
+  sdk_run *r = NULL;
+  st_env(&c.env);
+  sdk_err e = sdk_run_execute(&c, &r, &eb);
+  TU_CHECK(e == SDK_ERR_NONFINITE && strstr(eb.msg, "smaller --dt"),
+           "d2. a step wider than the walls' gap (single %d, compensation %d): got %s: %s", single,
+           compensate, sdk_err_name(e), eb.msg);
+  sdk_run_destroy(&r);
+  c.dt = 0.001;
+  c.t_end = 0.5;
+  r = st_run(&c);
+  TU_CHECK(r != NULL, "d2. two walls, dt 0.001");
+  if (r) {
+    const sdk_results *R = sdk_run_results(r);
+    const double *lo = st_f64(R, "range/min_x"), *hi = st_f64(R, "range/max_x");
+    const sdk_dataset *d = sdk_store_find(&R->store, "range/max_x");
+    int64_t ns = d ? d->dims[d->rank - 1] : 1;
+    TU_CHECK(lo && hi && lo[ns - 1] >= -1 && hi[ns - 1] <= 1 && hi[ns - 1] > 0.9,
+             "d2. between the walls: [%g, %g]", lo ? lo[ns - 1] : 0, hi ? hi[ns - 1] : 0);
+  }
+  sdk_run_destroy(&r);
+}
+
 /* e: a run too short to absorb every path */
 static void censoring(void) {
   sdk_run_config c;
@@ -403,6 +439,9 @@ int main(void) {
   double_well("srk2");
   double_well("euler");
   reflection("srk2");
+  two_walls(0, 0);
+  two_walls(1, 1);
+  two_walls(1, 0);
   censoring();
   shards();
   target();

@@ -458,6 +458,40 @@ static void refused(const char *text, const char *scheme, const char *want) {
   st_refused(text, 5, scheme, want, NULL);
 }
 
+/* ALPHA = 0.003 at dt = 0.01: the increments' scale dt^(1/a - 1/2) is
+ * 10^-665, no number of either precision (the single kernel had a literal
+ * -inff, which did not compile; the double one gave NaN paths); 0.05
+ * (2^-129.6) fits double only */
+static void check_tiny_alpha(void) {
+  const char *lv = "[model]\nname = r\nvars = x\n[drift]\nx = -x\n[levy]\nx = %s, 0, 1\n";
+  char text[256];
+  for (int single = 0; single < 2; single++)
+    for (int k = 0; k < 2; k++) {
+      snprintf(text, sizeof text, lv, k ? "0.05" : "0.003");
+      sdk_run_config c;
+      st_config_text(&c, "tiny.sde", text, 100, 0.01, 0.1);
+      c.single = single;
+      c.observe = "moments";
+      sdk_errbuf eb = {0};
+      sdk_run *r = NULL;
+      st_env(&c.env);
+      sdk_err e = sdk_run_execute(&c, &r, &eb);
+      if (k && !single) {
+        const double *m = r ? st_f64(sdk_run_results(r), "moments/mean_x") : NULL;
+        TU_CHECK(e == SDK_OK && m && isfinite(m[0]), "ALPHA 0.05 in double: %s", eb.msg);
+      } else {
+        char want[200];
+        snprintf(want, sizeof want,
+                 "tiny.sde:7: [levy] x: ALPHA = %s at dt = 0.01: the increments' scale "
+                 "dt^(1/ALPHA - 1/2) = 2^%s underflows %s precision",
+                 k ? "0.05" : "0.003", k ? "-129.6" : "-2211", single ? "single" : "double");
+        TU_CHECK(e == SDK_ERR_USAGE && strstr(eb.msg, want), "refused with '%s' (got %s: %s)", want,
+                 sdk_err_name(e), eb.msg);
+      }
+      sdk_run_destroy(&r);
+    }
+}
+
 static void check_refusals(void) {
   const char *lv = "[model]\nname = r\nvars = x\n[drift]\nx = -x\n[levy]\nx = %s\n";
   const struct {
@@ -477,6 +511,13 @@ static void check_refusals(void) {
   }
   refused("[model]\nname = r\nvars = x\n[drift]\nx = -x\n[noise]\nx = 1\n[levy]\nx = 1, 0, 1\n",
           NULL, "not both");
+  /* (a stable jump crosses both walls at any dt: test_fpt's two_walls
+   * shows the Gaussian case, which a smaller dt fixes) */
+  refused("[model]\nname = r\nvars = x\n[drift]\nx = 0\n[levy]\nx = 0.8, 0, 1\n[boundaries]\n"
+          "up = reflect x >= 1\nlo = reflect x <= -1\n",
+          NULL,
+          ".sde:10: [boundaries] lo: 'x' has [levy] noise (line 7) and reflecting boundaries on "
+          "both sides (with 'up' on line 9): a stable jump can cross both walls in one step");
   const char *cl = "[model]\nname = r\nvars = x\n[params]\ntau = %s\n[colored]\neta = tau, 1\n"
                    "[drift]\nx = eta\n";
   snprintf(text, sizeof text, cl, "-1");
@@ -494,6 +535,7 @@ static void check_refusals(void) {
 int main(void) {
   st_require_backend();
   check_refusals();
+  check_tiny_alpha();
   check_repro(1);
   check_repro(0);
   check_colored_ou("euler", 0);

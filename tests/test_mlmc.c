@@ -456,5 +456,24 @@ int main(void) {
                                     "[init]\nx = 0\n[boundaries]\nr = reflect x <= -5\n",
                                     1);
   refused(bound, "moments", "euler", 0, 0, "[boundaries]");
+  /* (the advice names the option given, not --dt-check, which was not) */
+  const char *levy =
+      st_model_file("[model]\nname = l\nvars = x\n[drift]\nx = -x\n[levy]\nx = 1.5, 0, 1\n", 2);
+  refused(levy, "moments", "euler", 0, 0,
+          "--mlmc runs levels of coupled paths at dt and 2 dt: model 'l' has [colored] or [levy] "
+          "noise");
+  refused(levy, "moments", "euler", 0, 0, "add as Gaussian ones); run without --mlmc");
+  sdk_run_config c;
+  base(&c, levy, "euler", 1);
+  c.observe = "moments";
+  c.target_error = 1e-3;
+  sdk_run *r = NULL;
+  sdk_errbuf eb = {0};
+  st_env(&c.env);
+  sdk_err e = sdk_run_execute(&c, &r, &eb);
+  TU_CHECK(e == SDK_ERR_USAGE && strstr(eb.msg, "run without --target-error") &&
+               !strstr(eb.msg, "run without --dt-check"),
+           "--target-error with [levy]: %s", eb.msg);
+  sdk_run_destroy(&r);
   return tu_finish("test_mlmc");
 }

@@ -308,12 +308,14 @@ int main(int argc, char **argv) {
   compile_scan(ctx, "tavg,drift");
   dt_check = 0;
   /* [boundaries] (codegen/boundary.c): absorbing with the bridge, reflecting
-   * (the deferred compensation's high part moves), state-dependent noise */
+   * (the deferred compensation's high part moves; two walls: the NaN of a
+   * path still outside), state-dependent noise */
   const char *bound_model = st_model_file("[model]\nname = bounded\nvars = x, y\n"
                                           "[params]\nL = 1\nD = 0.5\n[drift]\nx = -x + y\n"
                                           "y = -y\n[noise]\nx = sqrt(2*D)\ny = 0.1*(1 + y*y)\n"
                                           "[boundaries]\nleft = absorb x <= -L\n"
-                                          "right = absorb x > 2*L\nfloor = reflect y < 0\n",
+                                          "right = absorb x > 2*L\nfloor = reflect y < 0\n"
+                                          "ceiling = reflect y >= 3\n",
                                           1);
   before = ncompiled;
   for (int s = 0; sdk_registry_schemes[s]; s++)

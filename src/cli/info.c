@@ -246,6 +246,15 @@ static void print_time(const info *in) {
     fprintf(out, "%-12s %s (%lld steps per period)\n", "period:", sdk_fmt_exact(b1, period),
             (long long)spp);
   }
+  /* (the spectrum's resolution and averaging: /psd's attributes) */
+  int64_t seg = 0, nseg = 0;
+  char win[16] = "?";
+  if (cli_attr_i64(in->r, "psd", "segment", &seg) == 0) {
+    cli_attr_str(in->r, "psd", "window", win, sizeof win);
+    cli_attr_i64(in->r, "psd", "segments", &nseg);
+    fprintf(out, "%-12s segments of %lld samples (--psd-segment), %s window, %lld per path\n",
+            "spectrum:", (long long)seg, win, (long long)nseg);
+  }
 }
 
 /* The scan axis of parameter name, or NULL. */

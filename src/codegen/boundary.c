@@ -4,7 +4,9 @@
  * After every step n -> n + 1 of a path that is alive (status 0):
  *   1. every reflecting boundary VAR OP E whose condition holds at the step
  *      end mirrors the variable: x -> 2E - x (with the compensated update
- *      x + c -> (2E - x) - c; deferred: h -> 2E - h, l -> -l);
+ *      x + c -> (2E - x) - c; deferred: h -> 2E - h, l -> -l); a variable
+ *      with reflecting walls on both sides that is still strictly outside
+ *      one of them after the mirrors becomes NaN (emit_still_out);
  *   2. the absorbing boundaries: the first (in model order) whose condition
  *      holds at the step end absorbs the path; else, with the bridge
  *      correction (on by default, --no-bridge-correction), each in model
@@ -126,6 +128,31 @@ static void emit_reflect(sdk_emit *em, const sdk_codegen_opts *o, const sdk_boun
   sdk_em_close(em);
 }
 
+/* whether variable v has reflecting boundaries on both sides */
+static int reflect_both(const sdk_model *m, int v) {
+  int side[2] = {0, 0};
+  for (int k = 0; k < m->nbound; k++)
+    if (m->bound[k].kind == SDK_BOUND_REFLECT && m->bound[k].var == v) side[m->bound[k].upper] = 1;
+  return side[0] && side[1];
+}
+
+/* Between two walls one mirror per wall does not bring back a step wider
+ * than the gap: the path would stay outside, unseen, for ever.  Such a
+ * state becomes NaN, so that the run reports it as a path that blew up
+ * (with its hint of a smaller dt) instead of giving numbers that look
+ * right.  Strictly outside only: a path mirrored onto a wall is inside. */
+static void emit_still_out(sdk_emit *em, const sdk_codegen_opts *o, const sdk_boundary *b) {
+  int v = b->var;
+  sdk_em_block(em);
+  emit_level(em, o, b);
+  sdk_em_open(em, "if (sdk_x%d %s sdk_e)", v, b->upper ? ">" : "<");
+  if (o->compensate && o->comp_defer) sdk_em_line(em, "sdk_hi%d = (real)0 / (real)0;", v);
+  if (o->compensate) sdk_em_line(em, "sdk_c%d = (real)0 / (real)0;", v);
+  sdk_em_line(em, "sdk_x%d = (real)0 / (real)0;", v);
+  sdk_em_close(em);
+  sdk_em_close(em);
+}
+
 /* the step end: the first absorbing boundary (model order) whose condition holds */
 static void emit_absorb_end(sdk_emit *em, const sdk_codegen_opts *o, int k) {
   const sdk_boundary *b = &o->model->bound[k];
@@ -212,6 +239,9 @@ void sdk_cg_bound_post(sdk_emit *em, const sdk_codegen_opts *o, const char *n, c
   }
   for (int k = 0; k < m->nbound; k++)
     if (m->bound[k].kind == SDK_BOUND_REFLECT) emit_reflect(em, o, &m->bound[k]);
+  for (int k = 0; k < m->nbound; k++)
+    if (m->bound[k].kind == SDK_BOUND_REFLECT && reflect_both(m, m->bound[k].var))
+      emit_still_out(em, o, &m->bound[k]);
   sdk_em_line(em, "int sdk_hit = 0;");
   for (int k = 0; k < m->nbound; k++)
     if (m->bound[k].kind == SDK_BOUND_ABSORB) emit_absorb_end(em, o, k);

@@ -101,6 +101,9 @@ sdk_err sdk_cg_colored_levy_check(const sdk_codegen_opts *o, sdk_errbuf *eb) {
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "%s:%d: [colored]: its exact update needs Gaussian values, not --noise %s",
                     m->path, m->colored[0].line, sdk_cg_noise(o)->name);
+  char why[400];
+  if (o->dt_column < 0 && sdk_model_check_levy_dt(m, o->dt, o->single, why, sizeof why))
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "%s", why); /* (no literal of it exists) */
   for (int i = 0; i < m->nlevy; i++) {
     const sdk_levy *l = &m->levy[i];
     const char *v = m->vars[l->var];

@@ -125,6 +125,23 @@ sdk_err sdk_md_check_boundaries(const sdk_model *m, sdk_errbuf *eb) {
                     "%s:%d: [boundaries] are not supported for systems of particles ([particle], "
                     "[meanfield], [pair]) yet",
                     m->path, m->bound[0].line);
+  /* A stable jump crosses the whole gap between two walls at any dt, and
+   * one mirror per wall cannot bring it back (codegen/boundary.c): there
+   * is no step small enough for the scheme to be right. */
+  for (int i = 0; i < m->nbound; i++)
+    for (int k = 0; k < i; k++) {
+      const sdk_boundary *b = &m->bound[i], *o = &m->bound[k];
+      const sdk_levy *l = sdk_model_levy_of(m, b->var);
+      if (b->kind != SDK_BOUND_REFLECT || o->kind != SDK_BOUND_REFLECT || o->var != b->var ||
+          o->upper == b->upper || !l)
+        continue;
+      return SDK_FAIL(eb, SDK_ERR_MODEL,
+                      "%s:%d: [boundaries] %s: '%s' has [levy] noise (line %d) and reflecting "
+                      "boundaries on both sides (with '%s' on line %d): a stable jump can cross "
+                      "both walls in one step at any dt, which mirroring at each wall once does "
+                      "not undo; one reflecting wall, or absorbing ones, are supported",
+                      m->path, b->line, b->name, m->vars[b->var], l->line, o->name, o->line);
+    }
   return SDK_OK;
 }
 

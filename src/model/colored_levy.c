@@ -157,3 +157,30 @@ int sdk_md_check_colored_levy(const sdk_model *m, const double *pv, char *why, s
   }
   return 0;
 }
+
+/* The kernel multiplies X ~ S_a(1, b, 0) by k = S dt^(1/a - 1/2) (S the
+ * scale of codegen/colored_levy.c's X, 1 for b = 0), as a literal or its
+ * log2; for a small ALPHA the power is large (dt = 0.01, a = 0.003:
+ * 10^-665), and a k that is no normal number of the precision would make
+ * every increment 0, Inf or NaN.  Taken in logs: k itself may not exist. */
+int sdk_model_check_levy_dt(const sdk_model *m, double dt, int single, char *why, size_t nwhy) {
+  const double pi = 3.14159265358979323846;
+  int lo = single ? -126 : -1022, hi = single ? 128 : 1024;
+  for (int i = 0; i < m->nlevy; i++) {
+    const sdk_levy *l = &m->levy[i];
+    double a = l->alpha, b = l->beta, t = tan(pi * a / 2);
+    double p = a == 1 ? 0.5 : 1 / a - 0.5;
+    double l2 = p * log2(dt) + (a == 1 ? 0 : log2(1 + b * b * t * t) / (2 * a));
+    if (l2 >= lo && l2 < hi) continue;
+    return snprintf(why, nwhy,
+                    "%s:%d: [levy] %s: ALPHA = %g at dt = %g: the increments' scale "
+                    "dt^(1/ALPHA - 1/2) = 2^%.4g %s %s precision (its normal numbers are 2^%d to "
+                    "2^%d), so every increment would be 0, Inf or NaN; choose a dt closer to 1 "
+                    "or a larger ALPHA%s",
+                    m->path, l->line, m->vars[l->var], a, dt, l2,
+                    l2 < lo ? "underflows" : "overflows", single ? "single" : "double", lo, hi,
+                    single && l2 >= -1022 && l2 < 1024 ? " (or --precision double)" : ""),
+           -1;
+  }
+  return 0;
+}

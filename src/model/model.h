@@ -339,6 +339,9 @@ int sdk_md_uses_state(const sdk_model *m, const sdk_expr *e);
  * usable, else -1 with the reason ("FILE:LINE: ...") in why. */
 int sdk_model_check_noises(const sdk_model *m, const double *pv, double dt, int64_t nsteps,
                            char *why, size_t nwhy);
+/* [levy] at time step dt in single (1) or double (0) precision: -1 with the
+ * reason in why where an increment's scale is no normal number there. */
+int sdk_model_check_levy_dt(const sdk_model *m, double dt, int single, char *why, size_t nwhy);
 int sdk_model_correlation(const sdk_model *m, const double *pv, double *c, double *l, char *why,
                           size_t nwhy);
 /* The levels of [boundaries] at parameter values pv: 0 when each is finite

@@ -38,26 +38,32 @@ static int quantity(const sdk_model *m, const char *name) {
 
 /* the chosen quantities (--corr-vars NAME[,NAME...]: variables and user
  * observables; default: every variable); -1 for a name that is neither,
- * -2 for more than SDK_CORR_MAXQ names */
+ * -2 for more than SDK_CORR_MAXQ names, -3 for a name given twice (its
+ * datasets would be made twice), -4 for an empty list (which would read as
+ * the default, while "," is refused) */
 static int quantities(const sdk_obs_ctx *c, int *q, char *bad, size_t nbad) {
   const sdk_model *m = c->model;
   const char *s = c->opts->corr_vars;
   int n = 0;
-  if (!s || !*s) {
+  if (!s) {
     for (int v = 0; v < m->nvars && v < SDK_CORR_MAXQ; v++)
       q[n++] = v;
     return n;
   }
+  if (!*s) return -4;
+  int names = 1;
+  for (const char *p = s; *p; p++)
+    names += *p == ',';
+  if (names > SDK_CORR_MAXQ) return -2;
   while (*s) {
     size_t len = strcspn(s, ",");
     char name[128];
     snprintf(name, sizeof name, "%.*s", (int)(len < 127 ? len : 127), s);
-    if (n >= SDK_CORR_MAXQ) return -2;
     int v = quantity(m, name);
-    if (v < 0) {
-      snprintf(bad, nbad, "%s", name);
-      return -1;
-    }
+    snprintf(bad, nbad, "%s", name);
+    if (v < 0) return -1;
+    for (int j = 0; j < n; j++)
+      if (q[j] == v) return -3;
     q[n++] = v;
     s += len + (s[len] == ',');
   }
@@ -204,6 +210,10 @@ sdk_err sdk_corr_setup(const sdk_obs_ctx *c, const char *name, sdk_corr *k, sdk_
   k->nq = quantities(c, k->q, bad, sizeof bad);
   if (k->nq == -2)
     return SDK_FAIL(eb, SDK_ERR_USAGE, "--corr-vars: more than %d names", SDK_CORR_MAXQ);
+  if (k->nq == -3) return SDK_FAIL(eb, SDK_ERR_USAGE, "--corr-vars: '%.100s' is given twice", bad);
+  if (k->nq == -4)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "--corr-vars: an empty list (leave the option out for every variable)");
   if (k->nq < 0) {
     char *known = sdk_model_var_list(m);
     sdk_strbuf obs;

@@ -242,7 +242,17 @@ static sdk_err psd_finish(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
+/* (the estimate's resolution and averaging: the HDF5 file's /psd attributes) */
 static sdk_err psd_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
+  const sdk_group_attrs *ga = sdk_store_group(&R->store, "psd");
+  const sdk_attr *seg = ga ? sdk_attr_find(ga->attr, ga->nattr, "segment") : NULL,
+                 *win = ga ? sdk_attr_find(ga->attr, ga->nattr, "window") : NULL,
+                 *nseg = ga ? sdk_attr_find(ga->attr, ga->nattr, "segments") : NULL;
+  if (seg && seg->kind == SDK_ATTR_I64)
+    fprintf(f, "# psd_segment: %lld samples\n", (long long)seg->i);
+  if (win && win->kind == SDK_ATTR_STR && win->s) fprintf(f, "# psd_window: %s\n", win->s);
+  if (nseg && nseg->kind == SDK_ATTR_I64)
+    fprintf(f, "# psd_segments: %lld per path (overlapping by half)\n", (long long)nseg->i);
   return sdk_corr_tsv(R, f, "psd", "f", "S", eb);
 }
 

@@ -47,6 +47,11 @@ static sdk_err wrap(const drv *d, sdk_err e, sdk_errbuf *eb) {
   char msg[sizeof eb->msg];
   snprintf(msg, sizeof msg, "%s", eb->msg);
   eb->msg[0] = 0;
+  /* dtcheck.c's advice names the option it was given by: here d->opt */
+  static const char tail[] = "run without --dt-check";
+  size_t n = strlen(msg), k = sizeof tail - 1;
+  if (n >= k && !strcmp(msg + n - k, tail))
+    snprintf(msg + n - k, sizeof msg - (n - k), "run without %s", d->opt);
   return SDK_FAIL(eb, e, "%s runs %s: %s", d->opt,
                   d->te ? "the path at 2 dt of --dt-check"
                         : "levels of coupled paths at dt and 2 dt",

@@ -503,15 +503,7 @@ static void plan_notices(const sdk_run_config *c, const sdk_run *r, const sdk_pl
             "sdekit: note: --transient %.15g is not a whole number of steps of dt %.15g: the "
             "transient ends at t = %.15g (%lld steps)\n",
             p->transient_asked, dt, (double)p->transient_steps * dt, (long long)p->transient_steps);
-  const sdk_model *m = r->model;
-  for (int k = 0; !c->no_bridge_correction && k < m->nbound; k++)
-    if (m->bound[k].kind == SDK_BOUND_ABSORB && sdk_model_levy_of(m, m->bound[k].var)) {
-      sdk_log(c->logger, SDK_LOG_WARN,
-              "sdekit: note: [boundaries] %s: %s has [levy] noise, whose paths jump over a "
-              "level: no Brownian-bridge correction there (discrete monitoring at the steps)\n",
-              m->bound[k].name, m->vars[m->bound[k].var]);
-      break;
-    }
+  sdk_plan_levy_notes(c, r, p);
 }
 
 /* a derived parameter that is not finite where the run would use it */
@@ -562,12 +554,11 @@ static sdk_err plan_sv(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_err
   return e;
 }
 
-/* correlations, jumps, dichotomous noises and boundary levels at every
- * grid point */
+/* correlations, jumps, dichotomous, Levy noises, boundary levels per grid point */
 static sdk_err plan_noises(const sdk_run *r, const sdk_plan *p, sdk_errbuf *eb) {
   const sdk_model *m = r->model;
   if (m->nwiener < 2 && m->njump == 0 && m->ndich == 0 && m->nbound == 0 && m->nevent == 0 &&
-      m->ncolored == 0)
+      m->ncolored == 0 && m->nlevy == 0)
     return SDK_OK;
   double *pv = malloc((size_t)(m->nparams + 1) * sizeof(double));
   if (!pv) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
@@ -575,8 +566,9 @@ static sdk_err plan_noises(const sdk_run *r, const sdk_plan *p, sdk_errbuf *eb) 
   for (int64_t g = 0; g < p->ngrid && e == SDK_OK; g++) {
     grid_values(p, g, pv);
     char why[400];
-    if (sdk_model_check_noises(m, pv, r->dt[p->dt_column >= 0 ? g : 0], p->nsteps, why,
-                               sizeof why) ||
+    double dt = r->dt[p->dt_column >= 0 ? g : 0];
+    if (sdk_model_check_noises(m, pv, dt, p->nsteps, why, sizeof why) ||
+        sdk_model_check_levy_dt(m, dt, p->c->single, why, sizeof why) ||
         sdk_model_check_boundaries(m, pv, why, sizeof why) ||
         sdk_model_check_events(m, pv, p->nsteps, why, sizeof why)) {
       char name[280];

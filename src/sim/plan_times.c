@@ -73,6 +73,15 @@ static sdk_err not_boundary(const sdk_run_config *c, const sdk_plan *p, int64_t 
  * the run, increasing; with --dt-check an even step (the path at 2 dt is
  * there only then). */
 sdk_err sdk_plan_sample_steps(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_errbuf *eb) {
+  /* The samples are the multiples of the interval up to the end: past it
+   * t = 0 alone is sampled, a series of one point that says nothing of
+   * why.  A note, not a refusal: a configuration reused with a shorter
+   * --t-end (an API caller's) stays valid. */
+  if (!c->sample_times && p->sampling && c->sample_every > p->nsteps && sdk_comm_rank(c->comm) == 0)
+    sdk_log(c->logger, SDK_LOG_WARN,
+            "sdekit: note: --sample-every %lld is more than the run's %lld steps: t = 0 is its "
+            "only sample (give at most %lld, or a longer --t-end)\n",
+            (long long)c->sample_every, (long long)p->nsteps, (long long)p->nsteps);
   if (!c->sample_times) return SDK_OK;
   const int64_t n = p->times.n;
   double *t = r->sample_times, dt = r->dt[0];

@@ -27,6 +27,10 @@ expect_error corr-vars-obs 2 "--corr-vars: model 'ou' has no variable or user ob
   run ou $R --observe psd --observe-expr 'q=x*x' --corr-vars q,q2 -o "$T/a.tsv"
 expect_error corr-vars-empty 2 "--corr-vars: model 'ou' has no variable or user observable ''" \
   run ou $R --observe acf --corr-vars x,,x -o "$T/a.tsv"
+expect_error corr-vars-twice 2 "--corr-vars: 'x' is given twice" \
+  run ou $R --observe acf,psd --corr-vars x,x -o "$T/a.tsv"
+expect_error corr-vars-none 2 "--corr-vars: an empty list .leave the option out for every variable." \
+  run ou $R --observe psd --corr-vars "" -o "$T/a.tsv"
 long=$(printf 'z%.0s' $(seq 1 300)) # (named to its first 100 characters)
 expect_error corr-vars-long 2 "--corr-vars: model 'ou' has no variable or user observable '$(printf 'z%.0s' $(seq 1 100))' .variables" \
   run ou $R --observe acf --corr-vars "x,$long" -o "$T/a.tsv"

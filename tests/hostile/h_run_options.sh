@@ -92,6 +92,13 @@ check default_tend_last_t awk '!/^#/ && NF { t = $1 } END { exit !(t + 0 == 9.9)
 run_sdk info "$T/d.h5"
 check default_tend_info grep -Eq '^t_end: +9.9 \(asked: 10;' "$OUTF"
 
+# a --sample-every past the end of the run: t = 0 alone is sampled, said
+run_sdk run ou --paths 8 --dt 0.1 --t-end 5 --observe range --sample-every 100 -o "$T/s.tsv"
+check sample_every_past_rc [ "$rc" -eq 0 ]
+check sample_every_past_note grep -q "^sdekit: note: --sample-every 100 is more than the run's 50 steps: t = 0 is its only sample (give at most 50, or a longer --t-end)$" "$ERRF"
+run_sdk run ou --paths 8 --dt 0.1 --t-end 5 --observe range --sample-every 50 -o "$T/s.tsv"
+check sample_every_end_no_note [ "$(grep -c 'note: --sample-every' "$ERRF")" -eq 0 ]
+
 # a --dt that does not divide the period: period/103, said and recorded
 run_sdk run josephson --paths 8 --dt 0.0125 --periods 1 -o "$T/j.h5" -o "$T/j.tsv"
 check periodic_dt_rc [ "$rc" -eq 0 ]
