@@ -147,6 +147,25 @@ mkdir -p x
 out=$(cd x && "$B" resume c.ckpt --t-end 2 --force 2>&1)
 printf '%s' "$out" | grep -q "a run to a standard error cannot be extended" && pass || failed "extend: $out"
 
+# paths that blow up: the message counts the paths run there (a batch's or
+# level's), not the most a grid point may have
+blown() { # blown NAME PATTERN ARGS...: exit 1, one error line matching PATTERN
+  local name=$1 want=$2; shift 2
+  local out
+  out=$("$B" run gbm --t-end 1 --observe moments --backend "$BACKEND" --quiet -o nan.tsv "$@" \
+    2>&1 >/dev/null)
+  [ $? -eq 1 ] && [ "$(printf '%s\n' "$out" | grep -c .)" -eq 1 ] &&
+    printf '%s' "$out" | grep -Eq -- "$want" && pass || failed "$name: $out"
+}
+blown "NaN: --target-se" "error: [0-9]+ of 16384 paths became NaN/Inf at grid point 0 " \
+  --set mu=200 --target-se 0.01
+blown "NaN: --target-se scan" "error: [0-9]+ of 16384 paths became NaN/Inf at grid point 1 " \
+  --scan mu=0.05:200:2 --target-se 0.003
+blown "NaN: --mlmc" "error: --mlmc level 0 at dt 0.01: [0-9]+ of 1024 paths became NaN/Inf" \
+  --set mu=200 --mlmc 0.01
+blown "NaN: --target-error" "error: --target-error at dt 0.01: [0-9]+ of 2048 paths became NaN" \
+  --set mu=200 --target-error 0.01 --paths 2000
+
 refused "EPS 0" "--target-se '0': expected a standard error > 0" --target-se 0
 refused "EPS nan" "--target-rse 'nan': expected a standard error > 0" --target-rse nan
 refused "EPS negative" "expected a standard error > 0" --target-se -1

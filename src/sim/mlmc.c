@@ -209,6 +209,13 @@ static sdk_err run_level(drv *d, int l, const sdk_ckpt *resume, int again, sdk_e
       later |= d->lev[k].ran;
     sdk_windows_interrupted(&c, later, what, eb);
   }
+  if (e == SDK_ERR_NONFINITE && eb) { /* (its steps and paths are the level's) */
+    char msg[sizeof eb->msg];
+    char lev[32] = "";
+    if (!d->te) snprintf(lev, sizeof lev, " level %d", l);
+    snprintf(msg, sizeof msg, "%s%s at dt %g: %s", d->opt, lev, ldexp(d->dt0, -l), eb->msg);
+    memcpy(eb->msg, msg, sizeof msg);
+  }
   SDK_CHECK(e);
   d->seconds += r->seconds, d->path_steps += r->path_steps;
   for (int64_t g = 0; !again && g < d->ngrid; g++)
