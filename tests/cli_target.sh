@@ -55,6 +55,13 @@ bounded ml --mlmc 1e-5 --max-seconds 0.1 4 \
   "stopped 1 at --max-seconds 0.1 (mlmc/status.*depends on the machine's speed" \
   "the bias estimate still above EPS/sqrt(2) after the most levels"
 
+# --target-error records the seed given (its dts run with seeds derived from
+# it): the header, the file and info say it, and it reproduces the file
+"$B" run ou --t-end 1 --dt 0.1 --observe moments --target-error 0.01 --seed 7 \
+  --backend "$BACKEND" -o sd.tsv -o sd.h5 --quiet 2>/dev/null
+check "--target-error: the TSV's seed is the one given" grep -q "^# seed: 7$" sd.tsv
+check "--target-error: info's seed is the one given" grep -q "^seed: *7$" <("$B" info sd.h5)
+
 # a reflecting wall has no exit times (NaN, with a NaN error): no target,
 # so the run ends when the exit's mean time is met, not at --max-paths
 cat > wall.sde <<'EOF2'

@@ -252,6 +252,9 @@ sdk_err sdk_mlmc_record_te(drv *d, sdk_run **out, sdk_errbuf *eb) {
       if (f > 1) scale_at(b, g, f), scale_at(be, g, f);
     }
   SDK_CHECK(sdk_store_group_f64(&r->r.store, "target", "target_error", d->eps, eb));
+  /* (r ran with dt k's own seed, sim/mlmc.c level_seed: the file records the
+   * seed that reproduces it) */
+  r->r.seed = d->base.seed;
   SDK_CHECK(record_bounds(d, r, "target", eb));
   if (sdk_comm_rank(d->base.comm) == 0 && sdk_log_on(d->base.logger, SDK_LOG_WARN))
     sdk_log(d->base.logger, SDK_LOG_WARN,
