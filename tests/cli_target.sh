@@ -62,6 +62,22 @@ bounded ml --mlmc 1e-5 --max-seconds 0.1 4 \
 check "--target-error: the TSV's seed is the one given" grep -q "^# seed: 7$" sd.tsv
 check "--target-error: info's seed is the one given" grep -q "^seed: *7$" <("$B" info sd.h5)
 
+# a --target-error scan whose grid points end at different dts: the steps are
+# each grid point's (target/steps), not one count for all
+"$B" run ou --scan k=0.5:4:3 --scheme euler --t-end 1 --dt 0.1 --observe moments \
+  --target-error 0.003 --backend "$BACKEND" -o ts.tsv -o ts.h5 --quiet 2>/dev/null
+"$B" info ts.h5 >ts.info
+check "--target-error scan: the dts differ (else this checks nothing)" \
+  grep -q "^dt: .* (per grid point)" ts.info
+check "--target-error scan: info's steps per grid point" \
+  grep -q "^steps: *[0-9]* to [0-9]* (per grid point: target/steps" ts.info
+check "--target-error scan: info's last sample is t_end" \
+  grep -q "^moments at the last sample (t_end: step [0-9]* to [0-9]* per grid point)" ts.info
+check "--target-error scan: TSV steps per grid point" \
+  grep -q "^# steps: [0-9]* to [0-9]* (per grid point: target/steps" ts.tsv
+check "--target-error scan: TSV sample_every per grid point" \
+  grep -q "^# sample_every: per grid point" ts.tsv
+
 # a reflecting wall has no exit times (NaN, with a NaN error): no target,
 # so the run ends when the exit's mean time is met, not at --max-paths
 cat > wall.sde <<'EOF2'

@@ -37,6 +37,17 @@ def test_target_error():
     assert float(np.ravel(r["expr/err_S2"])[-1]) <= 4e-3 / 2
 
 
+def test_target_error_records():
+    """The seed given (not a dt's derived one); each grid point's steps at its own dt."""
+    r = sdekit.run("ou", target_error=3e-3, scheme="euler", seed=5, t_end=1, dt=0.1,
+                   scan={"k": (0.5, 4, 3)}, observe="moments", progress=False)
+    assert r.attrs["seed"] == 5
+    dt, steps = r["target/dt"], r["target/steps"]
+    assert np.all(steps * dt == 1) and len(set(steps)) > 1
+    assert r.attrs["nsteps"] == steps.max() == r["moments/step"][-1]
+    assert "target/steps" in r.info("moments/step").attrs["meaning"]
+
+
 def test_bounds():
     """max_paths= and max_seconds= bound both; the status says which bound stopped them."""
     r = sdekit.run("gbm", target_error=2e-4, scheme="euler", seed=3, max_paths=40000, **GBM)

@@ -200,6 +200,20 @@ static void print_origin(const info *in) {
     fprintf(out, "%-12s %llu\n", "seed:", (unsigned long long)seed);
 }
 
+/* --target-error: the range of target/steps, each grid point's steps at
+ * its own dt; 1 when they differ (nsteps is then the finest dt's alone). */
+static int steps_range(const info *in, int64_t *lo, int64_t *hi) {
+  int64_t n;
+  double *s = read_f64(in->r, "target/steps", &n);
+  *lo = INT64_MAX, *hi = 0;
+  for (int64_t g = 0; s && g < n; g++) {
+    int64_t k = (int64_t)s[g];
+    *lo = k < *lo ? k : *lo, *hi = k > *hi ? k : *hi;
+  }
+  free(s);
+  return n > 0 && *lo < *hi;
+}
+
 /* Time step(s), steps, period. */
 static void print_time(const info *in) {
   char b1[32], b2[32];
@@ -216,7 +230,14 @@ static void print_time(const info *in) {
   else
     fprintf(out, "%-12s %s .. %s (per grid point)\n", "dt:", sdk_fmt_exact(b1, dmin),
             sdk_fmt_exact(b2, dmax));
-  if (cli_attr_i64(in->r, "", "nsteps", &nsteps) == 0) {
+  int64_t slo, shi;
+  if (steps_range(in, &slo, &shi)) {
+    cli_attr_i64(in->r, "", "transient_steps", &trans);
+    fprintf(out,
+            "%-12s %lld to %lld (per grid point: target/steps, at target/dt; transient %lld, "
+            "samples at t = 0 and t_end)\n",
+            "steps:", (long long)slo, (long long)shi, (long long)trans);
+  } else if (cli_attr_i64(in->r, "", "nsteps", &nsteps) == 0) {
     fprintf(out, "%-12s %lld", "steps:", (long long)nsteps);
     if (cli_attr_i64(in->r, "", "transient_steps", &trans) == 0)
       fprintf(out, " (transient %lld", (long long)trans);
@@ -528,7 +549,11 @@ static void print_values(const info *in) {
     fprintf(in->out, "%s", esc(g, en, sizeof en));
     if (cli_attr_str(in->r, g, "var", vname, sizeof vname) == 0)
       fprintf(in->out, " of %s", esc(vname, en, sizeof en));
-    if (step >= 0 && nsampled < n)
+    int64_t slo, shi;
+    if (step >= 0 && steps_range(in, &slo, &shi))
+      fprintf(in->out, " at the last sample (t_end: step %lld to %lld per grid point)",
+              (long long)slo, (long long)shi);
+    else if (step >= 0 && nsampled < n)
       fprintf(in->out, " (the series at the last sample, step %lld)", (long long)step);
     else if (step >= 0)
       fprintf(in->out, " at the last sample (step %lld)", (long long)step);

@@ -63,7 +63,18 @@ static void write_settings(const sdk_results *r, const char *obs, FILE *f) {
   else
     fprintf(f, "# dt: per grid point\n");
   if (r->dt_asked > 0) fprintf(f, "# dt_asked: %s\n", sdk_fmt_exact(b1, r->dt_asked));
-  fprintf(f, "# steps: %lld\n", (long long)r->nsteps);
+  /* --target-error: each grid point's dt its own steps (target/steps) */
+  const sdk_dataset *ts = sdk_store_find(&r->store, "target/steps");
+  int64_t slo = r->nsteps, shi = r->nsteps;
+  for (int64_t g = 0; ts && ts->type == SDK_I64 && g < sdk_ds_count(ts); g++) {
+    int64_t n = ((const int64_t *)ts->data)[g];
+    slo = n < slo ? n : slo, shi = n > shi ? n : shi;
+  }
+  if (slo < shi)
+    fprintf(f, "# steps: %lld to %lld (per grid point: target/steps, at target/dt)\n",
+            (long long)slo, (long long)shi);
+  else
+    fprintf(f, "# steps: %lld\n", (long long)r->nsteps);
   if (r->t_end_asked > 0)
     fprintf(f, "# t_end: %s (asked: %s)\n", sdk_fmt_exact(b1, r->t_end),
             sdk_fmt_exact(b2, r->t_end_asked));
@@ -73,6 +84,8 @@ static void write_settings(const sdk_results *r, const char *obs, FILE *f) {
   if (r->sample_spacing)
     fprintf(f, "# sample_times: %lld, %s (the column t)\n", (long long)r->nsample_times,
             r->sample_spacing);
+  else if (slo < shi)
+    fprintf(f, "# sample_every: per grid point (samples at t = 0 and t_end alone)\n");
   else
     fprintf(f, "# sample_every: %lld\n", (long long)r->sample_every);
   if (r->period > 0)

@@ -220,6 +220,35 @@ static void best_dt(drv *d, int64_t g) {
   d->L[g] = best;
 }
 
+/* The steps of every grid point's dt (its samples: t = 0 and t_end).  The
+ * root's nsteps and sample_every and every GROUP/step are those of r, the
+ * finest dt kept: where the grid points' dts differ, GROUP/step says whose
+ * steps it counts (its one sample axis cannot hold each grid point's). */
+static sdk_err steps_per_point(const drv *d, sdk_run *r, sdk_errbuf *eb) {
+  sdk_dataset *ds;
+  SDK_CHECK(grid_ds(d, r, "target/steps", SDK_I64, 0, &ds, eb));
+  SDK_CHECK(sdk_ds_attr_str(ds, "description",
+                            "the steps of each grid point's dt (target/dt), sampled at t = 0 and "
+                            "t_end alone; nsteps and sample_every are the finest dt's",
+                            eb));
+  int same = 1;
+  for (int64_t g = 0; g < d->ngrid; g++) {
+    sdk_ds_i64(ds)[g] = d->nsteps0 << d->L[g];
+    same &= sdk_ds_i64(ds)[g] == r->r.nsteps;
+  }
+  for (int i = 0; !same && i < r->r.store.n; i++) {
+    sdk_dataset *s = r->r.store.ds[i];
+    const char *leaf = strrchr(s->path, '/');
+    if (leaf && !strcmp(leaf, "/step") && (s->flags & SDK_DS_COORD))
+      SDK_CHECK(sdk_ds_attr_str(s, "meaning",
+                                "steps of the finest dt run (nsteps); a grid point at a coarser "
+                                "dt took target/steps, its last sample being t_end as well "
+                                "(GROUP/t holds every grid point's times)",
+                                eb));
+  }
+  return SDK_OK;
+}
+
 sdk_err sdk_mlmc_record_te(drv *d, sdk_run **out, sdk_errbuf *eb) {
   for (int64_t g = 0; g < d->ngrid; g++)
     best_dt(d, g);
@@ -234,6 +263,7 @@ sdk_err sdk_mlmc_record_te(drv *d, sdk_run **out, sdk_errbuf *eb) {
   SDK_CHECK(grid_ds(d, r, "target/status", SDK_I64, 0, &ds, eb));
   SDK_CHECK(grid_ds(d, r, "target/bias_factor", SDK_F64, 0, &df, eb));
   SDK_CHECK(grid_ds(d, r, "target/bias_bound", SDK_F64, 0, &dbb, eb));
+  SDK_CHECK(steps_per_point(d, r, eb));
   double fmax0 = 1;
   for (int64_t g = 0; g < d->ngrid; g++) {
     sdk_ds_f64(dt)[g] = r->dt[g];
