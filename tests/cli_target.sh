@@ -28,12 +28,26 @@ cd "$T" || exit 1
 "$B" run ou --scan k=0.5:2:3 --t-end 1 --observe moments --target-se 0.004 --max-paths 32768 \
   --backend "$BACKEND" -o m.h5 -o m.tsv 2>err.txt
 check "--max-paths reached exits 0" [ $? -eq 0 ]
-check "a notice names the bound" grep -q "warning: the standard error --target-se 0.004 was not reached at 1 of 3 grid points: 1 stopped at --max-paths 32768" err.txt
+check "a notice names the bound" grep -q "warning: the standard error --target-se 0.004 was not reached at 1 of 3 grid points: stopped 1 at --max-paths 32768 (target/status" err.txt
 check "info shows the paths used" grep -q "^paths used:  32768 per grid point" <("$B" info m.h5)
 check "info shows the status" grep -q "^target: .*reached at 2 grid points, --max-paths at 1" <("$B" info m.h5)
 check "TSV: paths_used and status columns" grep -q "^# k	paths_used	status	t	mean_x" m.tsv
 check "TSV: the status column's meaning" grep -q "^# status: 0 reached, 1 --max-paths, 2 --max-seconds, 3 NaN/Inf" m.tsv
 check "TSV: the first grid point stopped at --max-paths" grep -q "^0.5	32768	1	1	" m.tsv
+
+# the notice names only the bounds that stopped a grid point, as given (and
+# what --max-paths was rounded to)
+"$B" run ou --t-end 1 --observe moments --target-se 1e-5 --max-seconds 0.2 --backend "$BACKEND" \
+  -o ms.tsv 2>err.txt
+check "--max-seconds alone: named alone" \
+  grep -q "grid points: stopped 1 at --max-seconds 0.2; the paths used" err.txt
+check "--max-seconds alone: no --max-paths named" bash -c "! grep -q -- --max-paths err.txt"
+"$B" run ou --t-end 1 --observe moments --target-se 1e-4 --max-paths 16385 --backend "$BACKEND" \
+  -o mp.tsv 2>err.txt
+check "--max-paths rounded: the value given and the rounded one" grep -q -- \
+  "stopped 1 at --max-paths 16385 (rounded down to 16384: whole units of 16384 paths) (target" \
+  err.txt
+check "--max-paths alone: no --max-seconds named" bash -c "! grep -q -- --max-seconds err.txt"
 
 # --target-error and --mlmc take the same bounds: exit 0, a notice, the status
 # (3 --max-paths, 4 --max-seconds) in the results, the TSV and `sdekit info`.
