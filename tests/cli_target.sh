@@ -92,6 +92,18 @@ check "--target-error scan: TSV steps per grid point" \
 check "--target-error scan: TSV sample_every per grid point" \
   grep -q "^# sample_every: per grid point" ts.tsv
 
+# the paths of a scan in batches: their range, in the TSV header and info
+# alike (no second line with one grid point's count)
+"$B" run ou --scan k=0.2:1:3 --t-end 1 --observe moments --target-se 0.003 --backend "$BACKEND" \
+  -o sp.tsv -o sp.h5 --quiet
+for f in ts sp; do
+  check "$f: TSV paths per grid point" \
+    grep -q "^# paths: [0-9]* to [0-9]* per grid point (the column paths_used)$" $f.tsv
+  check "$f: info's paths used" grep -q "^paths used: *[0-9]* to [0-9]* per grid point$" \
+    <("$B" info $f.h5)
+  check "$f: info has no other count of paths" bash -c "! '$B' info $f.h5 | grep -q '^paths:'"
+done
+
 # a reflecting wall has no exit times (NaN, with a NaN error): no target,
 # so the run ends when the exit's mean time is met, not at --max-paths
 cat > wall.sde <<'EOF2'

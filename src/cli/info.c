@@ -153,11 +153,15 @@ static void print_answer(const info *in) {
   free(st);
 }
 
-/* Paths; for interacting particles also the systems they form. */
+/* Paths; for interacting particles also the systems they form.  Runs in
+ * batches have their paths per grid point (paths_used, print_target) and
+ * no other count to give. */
 static void print_paths(const info *in) {
   int64_t paths = 0, particles = 0;
+  sdekit_dataset used;
   print_target(in);
   print_answer(in);
+  if (sdekit_result_dataset(in->r, "paths_used", &used, NULL) == SDEKIT_OK) return;
   if (cli_attr_i64(in->r, "", "paths", &paths) != 0) return;
   fprintf(in->out, "%-12s %lld per grid point", "paths:", (long long)paths);
   if (cli_attr_i64(in->r, "", "particles", &particles) == 0 && particles > 0 &&

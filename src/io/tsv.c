@@ -50,7 +50,18 @@ static void write_settings(const sdk_results *r, const char *obs, FILE *f) {
   if (r->noise) fprintf(f, "# noise: %s\n", r->noise);
   fprintf(f, "# precision: %s\n", str_or(r->precision, "?"));
   fprintf(f, "# backend: %s\n", str_or(r->backend, "?"));
-  fprintf(f, "# paths: %lld\n", (long long)r->paths);
+  /* runs in batches: each grid point's paths (the column paths_used) */
+  const sdk_dataset *pu = sdk_store_find(&r->store, "paths_used");
+  int64_t plo = r->paths, phi = r->paths;
+  for (int64_t g = 0; pu && pu->type == SDK_I64 && g < sdk_ds_count(pu); g++) {
+    int64_t n = ((const int64_t *)pu->data)[g];
+    plo = g == 0 || n < plo ? n : plo, phi = g == 0 || n > phi ? n : phi;
+  }
+  if (plo < phi)
+    fprintf(f, "# paths: %lld to %lld per grid point (the column paths_used)\n", (long long)plo,
+            (long long)phi);
+  else
+    fprintf(f, "# paths: %lld\n", (long long)phi);
   if (r->particles > 1)
     fprintf(f, "# particles per system: %lld (paths above are particles: %lld systems)\n",
             (long long)r->particles, (long long)(r->paths / r->particles));

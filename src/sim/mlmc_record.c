@@ -258,6 +258,10 @@ sdk_err sdk_mlmc_record_te(drv *d, sdk_run **out, sdk_errbuf *eb) {
   sdk_run *r = d->lev[k].run;
   for (int64_t g = 0; g < d->ngrid; g++)
     if (d->L[g] != k) copy_grid_point(r, d->lev[d->L[g]].run, g, d->ngrid);
+  /* (the paths of the dt each grid point kept: the most of them) */
+  const sdk_dataset *pu = sdk_store_find(&r->r.store, "paths_used");
+  for (int64_t g = 0; pu && g < d->ngrid; g++)
+    r->r.paths = g == 0 || sdk_ds_i64(pu)[g] > r->r.paths ? sdk_ds_i64(pu)[g] : r->r.paths;
   sdk_dataset *dt, *ds, *df, *dbb;
   SDK_CHECK(grid_ds(d, r, "target/dt", SDK_F64, 0, &dt, eb));
   SDK_CHECK(grid_ds(d, r, "target/status", SDK_I64, 0, &ds, eb));
