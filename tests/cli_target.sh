@@ -226,6 +226,9 @@ refused "no error" "--target-on range: --observe range reports no standard error
 refused "cov" "--observe cov cannot be run in batches" --observe cov --target-se 0.1
 refused "hist" "give --hist-range x=LO:HI" --observe hist --target-se 0.1
 refused "max-paths alone" "--max-paths bounds a run to a standard error" --max-paths 100000
+refused "--paths with --target-se" "--paths and --target-se: .* bound the paths of a grid point with --max-paths N" \
+  --target-se 0.1 --paths 5000
+refused "--paths with --target-rse" "--paths and --target-rse" --target-rse 0.1 --paths 5000
 refused "max-seconds 0" "--max-seconds '0': expected seconds > 0" --target-se 0.1 --max-seconds 0
 echo "cli_target: $npass passed, $nfail failed"
 [ $nfail -eq 0 ]
