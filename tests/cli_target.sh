@@ -19,7 +19,7 @@ refused() { # refused NAME PATTERN ARGS...
   local name=$1 want=$2; shift 2
   local out
   out=$("$B" run ou --t-end 0.1 --backend "$BACKEND" "$@" 2>&1 >/dev/null)
-  [ $? -ne 0 ] && [ "$(printf '%s\n' "$out" | grep -c .)" -eq 1 ] &&
+  [ $? -eq 2 ] && [ "$(printf '%s\n' "$out" | grep -c .)" -eq 1 ] &&
     printf '%s' "$out" | grep -q -- "$want" && pass || failed "$name: $out"
 }
 cd "$T" || exit 1
@@ -225,7 +225,20 @@ refused "no error" "--target-on range: --observe range reports no standard error
   --observe moments,range --target-se 0.1 --target-on range -o x.h5
 refused "cov" "--observe cov cannot be run in batches" --observe cov --target-se 0.1
 refused "hist" "give --hist-range x=LO:HI" --observe hist --target-se 0.1
-refused "max-paths alone" "--max-paths bounds a run to a standard error" --max-paths 100000
+refused "max-paths alone" "--max-paths bounds a run to a requested error: give --target-se, --target-rse, --target-error or --mlmc with it" --max-paths 100000
+refused "max-seconds alone" "--max-seconds bounds a run to a requested error: give --target-se, --target-rse, --target-error or --mlmc with it" --max-seconds 3
+refused "target-on alone" "--target-on names the observables of a run to a standard error" \
+  --observe moments --target-on moments
+refused "max-paths too large" "--max-paths '99999999999999999999': too large" \
+  --target-se 0.1 --max-paths 99999999999999999999
+refused "--mlmc: too many paths" "--paths 20000000000: --mlmc runs at most 17179869184 paths on each level of a grid point" \
+  --observe moments --mlmc 0.01 --paths 20000000000
+refused "--target-error: an odd number of steps" "^sdekit: error: --target-error runs the path at 2 dt of --dt-check: the run is 5 steps" \
+  --observe moments --dt 0.02 --target-error 0.01
+refused "--target-error --extrapolate" "(it runs --dt-check, which may be given): leave out --extrapolate$" \
+  --observe moments --target-error 0.01 --extrapolate
+refused "--mlmc --dt-check" "--mlmc measures the time-step bias itself: leave out --dt-check$" \
+  --observe moments --mlmc 0.01 --dt-check
 refused "--paths with --target-se" "--paths and --target-se: .* bound the paths of a grid point with --max-paths N" \
   --target-se 0.1 --paths 5000
 refused "--paths with --target-rse" "--paths and --target-rse" --target-rse 0.1 --paths 5000
