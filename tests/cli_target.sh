@@ -139,6 +139,22 @@ out=$("$B" run ou --t-end 3.02 --dt 0.01 --observe moments --dt-check --backend 
   -o dtc.h5 2>&1 >/dev/null)
 printf '%s' "$out" | grep -q "note: --dt-check: the default sample interval is rounded up to 4" &&
   grep -q "sample every 4)" <("$B" info dtc.h5) && pass || failed "dt-check rounding: $out"
+# --dt-check's bias in every TSV, tavg's too (README: bias_NAME, bias_err_NAME),
+# and --extrapolate said in the TSV header and info, as HDF5's attribute does
+"$B" run ou --t-end 1 --dt 0.01 --paths 1024 --observe drift,tavg --dt-check --backend "$BACKEND" \
+  -o dc.tsv --quiet 2>/dev/null
+check "tavg TSV: bias columns" grep -q "^# mean_x	err_x	bias_mean_x	bias_err_mean_x$" dc.tavg.tsv
+check "tavg TSV: a bias in every row" awk -F'\t' '!/^#/ && NF { n++; if (NF != 4) bad = 1 }
+  END { exit !(n == 1 && !bad) }' dc.tavg.tsv
+check "no --extrapolate: not said" bash -c "! grep -q extrapolated dc.drift.tsv dc.tavg.tsv"
+"$B" run ou --t-end 1 --dt 0.01 --paths 1024 --observe drift,tavg --dt-check --extrapolate \
+  --backend "$BACKEND" -o dx.tsv -o dx.h5 --quiet 2>/dev/null
+for o in drift tavg; do
+  check "--extrapolate: the $o TSV says it" grep -q "^# extrapolated: the values are value - bias" \
+    dx.$o.tsv
+  check "--extrapolate: info says it of $o" grep -q "^$o.*, extrapolated (--extrapolate" \
+    <("$B" info dx.h5)
+done
 out=$("$B" run ou --t-end 1 --dt 0.01 --sample-every 10 --observe expr --observe-expr x2=x*x \
   --mlmc 0.01 --backend "$BACKEND" -o ml.h5 2>&1 >/dev/null)
 printf '%s' "$out" | grep -q "note: --mlmc samples at t = 0 and t_end alone: --sample-every 10" &&

@@ -531,6 +531,19 @@ static void print_table(const info *in, const vcol *c, int c0, int c1) {
   }
 }
 
+/* Whether --extrapolate replaced values of group g (attribute extrapolated). */
+static int extrapolated(const info *in, const char *g) {
+  size_t gl = strlen(g);
+  for (int i = 0; i < sdekit_result_ndatasets(in->r); i++) {
+    const char *name = sdekit_result_dataset_name(in->r, i);
+    int64_t x = 0;
+    if (name && !strncmp(name, g, gl) && name[gl] == '/' &&
+        cli_attr_i64(in->r, name, "extrapolated", &x) == 0 && x == 1)
+      return 1;
+  }
+  return 0;
+}
+
 /* The values of every observable with standard errors (drift, tavg, fpt,
  * diffusion's long-time value; moments, expr, cov, order, the survival and
  * D_eff at the last sample), a table per observable in the file's order. */
@@ -561,6 +574,8 @@ static void print_values(const info *in) {
       fprintf(in->out, " (the series at the last sample, step %lld)", (long long)step);
     else if (step >= 0)
       fprintf(in->out, " at the last sample (step %lld)", (long long)step);
+    if (extrapolated(in, g))
+      fprintf(in->out, ", extrapolated (--extrapolate: value - bias, errors err + bias_err)");
     fprintf(in->out, ":\n");
     for (int j = 0; j < n; j += INFO_COLS_PER_TABLE)
       print_table(in, c, j, j + INFO_COLS_PER_TABLE < n ? j + INFO_COLS_PER_TABLE : n);

@@ -99,6 +99,18 @@ static void write_settings(const sdk_results *r, const char *obs, FILE *f) {
     fprintf(f, "# sample_every: per grid point (samples at t = 0 and t_end alone)\n");
   else
     fprintf(f, "# sample_every: %lld\n", (long long)r->sample_every);
+  /* --extrapolate marks the values it replaced (observe/bias.h) */
+  size_t ol = strlen(obs);
+  for (int i = 0; i < r->store.n; i++) {
+    const sdk_dataset *d = r->store.ds[i];
+    const sdk_attr *a = sdk_attr_find(d->attr, d->nattr, "extrapolated");
+    if (a && a->kind == SDK_ATTR_I64 && a->i == 1 && !strncmp(d->path, obs, ol) &&
+        d->path[ol] == '/') {
+      fprintf(f, "# extrapolated: the values are value - bias (--extrapolate), their standard "
+                 "errors err + bias_err\n");
+      break;
+    }
+  }
   if (r->period > 0)
     fprintf(f, "# period: %s (%lld steps per period)\n", sdk_fmt_exact(b1, r->period),
             (long long)r->spp);
