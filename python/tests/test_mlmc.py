@@ -19,6 +19,8 @@ def test_mlmc_milstein():
     assert levels >= 3
     paths, cost, dt = r["mlmc/paths"], r["mlmc/cost"], r["mlmc/dt"]
     assert paths.shape == cost.shape == dt.shape == (levels,)
+    # paths_used counts every level's paths, as max_paths= does
+    assert int(r.paths_used) == paths.sum() == r.attrs["paths"]
     assert np.all(paths > 0) and np.all(np.diff(dt) < 0)
     value, rms = float(r["mlmc/value_expr_mean_S2"]), float(r["mlmc/rms_error_expr_mean_S2"])
     # the observable's value at t_end is the estimate, its error the RMS error

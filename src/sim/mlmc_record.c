@@ -152,6 +152,27 @@ static sdk_err record_bounds(const drv *d, sdk_run *r, const char *group, sdk_er
   return SDK_OK;
 }
 
+/* paths_used of level 0's run counted its own paths: every grid point's
+ * over all its levels instead, as --max-paths counts them (mlmc/paths has
+ * them per level).  After the estimates, which read each level's own. */
+static sdk_err paths_over_levels(const drv *d, sdk_run *r, sdk_errbuf *eb) {
+  sdk_dataset *pu = sdk_store_find(&r->r.store, "paths_used");
+  if (!pu) return SDK_FAIL(eb, SDK_ERR_INTERNAL, "--mlmc: no paths_used at level 0");
+  SDK_CHECK(sdk_ds_attr_str(pu, "description",
+                            "the paths of all levels (mlmc/paths per level), as --max-paths "
+                            "counts them",
+                            eb));
+  r->r.paths = 0;
+  for (int64_t g = 0; g < d->ngrid; g++) {
+    int64_t n = 0;
+    for (int l = 0; l <= d->L[g]; l++)
+      n += d->lev[l].used[g];
+    sdk_ds_i64(pu)[g] = n;
+    if (n > r->r.paths) r->r.paths = n;
+  }
+  return SDK_OK;
+}
+
 sdk_err sdk_mlmc_record_mlmc(drv *d, sdk_run **out, sdk_errbuf *eb) {
   sdk_run *r = d->lev[0].run;
   /* (the levels first: the quantities replace level 0's values and errors) */
@@ -159,6 +180,7 @@ sdk_err sdk_mlmc_record_mlmc(drv *d, sdk_run **out, sdk_errbuf *eb) {
   for (int q = 0; q < d->nq; q++)
     SDK_CHECK(record_quantity(d, r, q, eb));
   SDK_CHECK(record_bounds(d, r, "mlmc", eb));
+  SDK_CHECK(paths_over_levels(d, r, eb));
   r->seconds = d->seconds, r->path_steps = d->path_steps;
   d->lev[0].run = NULL;
   for (int64_t g = 0; g < d->ngrid; g++)
