@@ -113,12 +113,16 @@ static void print_target(const info *in) {
   else if (u && n > 0)
     fprintf(in->out, "%-12s %.0f to %.0f per grid point\n", "paths used:", lo, hi);
   int rel = cli_attr_f64(in->r, "target", "target_rse", &eps, 1) == 0;
-  if (st && (rel || cli_attr_f64(in->r, "target", "target_se", &eps, 1) == 0))
-    fprintf(in->out,
-            "%-12s %s %g: reached at %lld grid point%s, --max-paths at %lld, --max-seconds at "
-            "%lld, NaN/Inf at %lld (target/status)\n",
-            "target:", rel ? "--target-rse" : "--target-se", eps, (long long)cnt[0],
-            cnt[0] == 1 ? "" : "s", (long long)cnt[1], (long long)cnt[2], (long long)cnt[3]);
+  /* (the stops that happened alone: a bound never given is not named) */
+  const char *why[4] = {"reached", "--max-paths", "--max-seconds", "NaN/Inf"};
+  if (st && (rel || cli_attr_f64(in->r, "target", "target_se", &eps, 1) == 0)) {
+    fprintf(in->out, "%-12s %s %g:", "target:", rel ? "--target-rse" : "--target-se", eps);
+    for (int k = 0; k < 4; k++)
+      if (cnt[k] > 0 || k == 0)
+        fprintf(in->out, "%s %s at %lld grid point%s", k ? "," : "", why[k], (long long)cnt[k],
+                cnt[k] == 1 ? "" : "s");
+    fprintf(in->out, " (target/status)\n");
+  }
   free(u), free(st);
 }
 
