@@ -19,7 +19,7 @@ refused() { # refused NAME PATTERN ARGS...
   local name=$1 want=$2; shift 2
   local out
   out=$("$B" run ou --t-end 0.1 --backend "$BACKEND" "$@" 2>&1 >/dev/null)
-  [ $? -ne 0 ] && [ "$(printf '%s\n' "$out" | grep -c .)" -eq 1 ] &&
+  [ $? -eq 2 ] && [ "$(printf '%s\n' "$out" | grep -c .)" -eq 1 ] &&
     printf '%s' "$out" | grep -q -- "$want" && pass || failed "$name: $out"
 }
 cd "$T" || exit 1
@@ -28,12 +28,26 @@ cd "$T" || exit 1
 "$B" run ou --scan k=0.5:2:3 --t-end 1 --observe moments --target-se 0.004 --max-paths 32768 \
   --backend "$BACKEND" -o m.h5 -o m.tsv 2>err.txt
 check "--max-paths reached exits 0" [ $? -eq 0 ]
-check "a notice names the bound" grep -q "warning: the standard error --target-se 0.004 was not reached at 1 of 3 grid points: 1 stopped at --max-paths 32768" err.txt
+check "a notice names the bound" grep -q "warning: the standard error --target-se 0.004 was not reached at 1 of 3 grid points: stopped 1 at --max-paths 32768 (target/status" err.txt
 check "info shows the paths used" grep -q "^paths used:  32768 per grid point" <("$B" info m.h5)
-check "info shows the status" grep -q "^target: .*reached at 2 grid points, --max-paths at 1" <("$B" info m.h5)
+check "info shows the status" grep -q "^target: .*reached at 2 grid points, --max-paths at 1 grid point (target/status)$" <("$B" info m.h5)
 check "TSV: paths_used and status columns" grep -q "^# k	paths_used	status	t	mean_x" m.tsv
 check "TSV: the status column's meaning" grep -q "^# status: 0 reached, 1 --max-paths, 2 --max-seconds, 3 NaN/Inf" m.tsv
 check "TSV: the first grid point stopped at --max-paths" grep -q "^0.5	32768	1	1	" m.tsv
+
+# the notice names only the bounds that stopped a grid point, as given (and
+# what --max-paths was rounded to)
+"$B" run ou --t-end 1 --observe moments --target-se 1e-5 --max-seconds 0.2 --backend "$BACKEND" \
+  -o ms.tsv 2>err.txt
+check "--max-seconds alone: named alone" \
+  grep -q "grid points: stopped 1 at --max-seconds 0.2; the paths used" err.txt
+check "--max-seconds alone: no --max-paths named" bash -c "! grep -q -- --max-paths err.txt"
+"$B" run ou --t-end 1 --observe moments --target-se 1e-4 --max-paths 16385 --backend "$BACKEND" \
+  -o mp.tsv 2>err.txt
+check "--max-paths rounded: the value given and the rounded one" grep -q -- \
+  "stopped 1 at --max-paths 16385 (rounded down to 16384: whole units of 16384 paths) (target" \
+  err.txt
+check "--max-paths alone: no --max-seconds named" bash -c "! grep -q -- --max-seconds err.txt"
 
 # --target-error and --mlmc take the same bounds: exit 0, a notice, the status
 # (3 --max-paths, 4 --max-seconds) in the results, the TSV and `sdekit info`.
@@ -75,6 +89,41 @@ out=$("$B" run gbm --set sigma=0.3 --t-end 1 --dt 0.25 --scheme milstein --obser
 printf '%s' "$out" | grep -q "note: --mlmc: moments/var_\* at t_end are NaN" &&
   grep -v '^#' mv.tsv | tail -1 | grep -q -w nan && pass || failed "--mlmc variance: $out"
 
+# --target-error records the seed given (its dts run with seeds derived from
+# it): the header, the file and info say it, and it reproduces the file
+"$B" run ou --t-end 1 --dt 0.1 --observe moments --target-error 0.01 --seed 7 \
+  --backend "$BACKEND" -o sd.tsv -o sd.h5 --quiet 2>/dev/null
+check "--target-error: the TSV's seed is the one given" grep -q "^# seed: 7$" sd.tsv
+check "--target-error: info's seed is the one given" grep -q "^seed: *7$" <("$B" info sd.h5)
+
+# a --target-error scan whose grid points end at different dts: the steps are
+# each grid point's (target/steps), not one count for all
+"$B" run ou --scan k=0.5:4:3 --scheme euler --t-end 1 --dt 0.1 --observe moments \
+  --target-error 0.003 --backend "$BACKEND" -o ts.tsv -o ts.h5 --quiet 2>/dev/null
+"$B" info ts.h5 >ts.info
+check "--target-error scan: the dts differ (else this checks nothing)" \
+  grep -q "^dt: .* (per grid point)" ts.info
+check "--target-error scan: info's steps per grid point" \
+  grep -q "^steps: *[0-9]* to [0-9]* (per grid point: target/steps" ts.info
+check "--target-error scan: info's last sample is t_end" \
+  grep -q "^moments at the last sample (t_end: step [0-9]* to [0-9]* per grid point)" ts.info
+check "--target-error scan: TSV steps per grid point" \
+  grep -q "^# steps: [0-9]* to [0-9]* (per grid point: target/steps" ts.tsv
+check "--target-error scan: TSV sample_every per grid point" \
+  grep -q "^# sample_every: per grid point" ts.tsv
+
+# the paths of a scan in batches: their range, in the TSV header and info
+# alike (no second line with one grid point's count)
+"$B" run ou --scan k=0.2:1:3 --t-end 1 --observe moments --target-se 0.003 --backend "$BACKEND" \
+  -o sp.tsv -o sp.h5 --quiet
+for f in ts sp; do
+  check "$f: TSV paths per grid point" \
+    grep -q "^# paths: [0-9]* to [0-9]* per grid point (the column paths_used)$" $f.tsv
+  check "$f: info's paths used" grep -q "^paths used: *[0-9]* to [0-9]* per grid point$" \
+    <("$B" info $f.h5)
+  check "$f: info has no other count of paths" bash -c "! '$B' info $f.h5 | grep -q '^paths:'"
+done
+
 # a reflecting wall has no exit times (NaN, with a NaN error): no target,
 # so the run ends when the exit's mean time is met, not at --max-paths
 cat > wall.sde <<'EOF2'
@@ -97,7 +146,7 @@ EOF2
   --backend "$BACKEND" -o w.h5 2>werr.txt
 check "reflecting wall: exit 0" [ $? -eq 0 ]
 check "reflecting wall: the target reached, not --max-paths" \
-  grep -q "^target: .*reached at 1 grid point, --max-paths at 0" <("$B" info w.h5)
+  grep -q "^target: .*: reached at 1 grid point (target/status)$" <("$B" info w.h5)
 
 # --mlmc does not take first-passage times (--target-error does)
 out=$("$B" run wall.sde --dt 0.01 --t-end 20 --observe fpt --mlmc 0.05 --backend "$BACKEND" \
@@ -110,6 +159,22 @@ out=$("$B" run ou --t-end 3.02 --dt 0.01 --observe moments --dt-check --backend 
   -o dtc.h5 2>&1 >/dev/null)
 printf '%s' "$out" | grep -q "note: --dt-check: the default sample interval is rounded up to 4" &&
   grep -q "sample every 4)" <("$B" info dtc.h5) && pass || failed "dt-check rounding: $out"
+# --dt-check's bias in every TSV, tavg's too (README: bias_NAME, bias_err_NAME),
+# and --extrapolate said in the TSV header and info, as HDF5's attribute does
+"$B" run ou --t-end 1 --dt 0.01 --paths 1024 --observe drift,tavg --dt-check --backend "$BACKEND" \
+  -o dc.tsv --quiet 2>/dev/null
+check "tavg TSV: bias columns" grep -q "^# mean_x	err_x	bias_mean_x	bias_err_mean_x$" dc.tavg.tsv
+check "tavg TSV: a bias in every row" awk -F'\t' '!/^#/ && NF { n++; if (NF != 4) bad = 1 }
+  END { exit !(n == 1 && !bad) }' dc.tavg.tsv
+check "no --extrapolate: not said" bash -c "! grep -q extrapolated dc.drift.tsv dc.tavg.tsv"
+"$B" run ou --t-end 1 --dt 0.01 --paths 1024 --observe drift,tavg --dt-check --extrapolate \
+  --backend "$BACKEND" -o dx.tsv -o dx.h5 --quiet 2>/dev/null
+for o in drift tavg; do
+  check "--extrapolate: the $o TSV says it" grep -q "^# extrapolated: the values are value - bias" \
+    dx.$o.tsv
+  check "--extrapolate: info says it of $o" grep -q "^$o.*, extrapolated (--extrapolate" \
+    <("$B" info dx.h5)
+done
 out=$("$B" run ou --t-end 1 --dt 0.01 --sample-every 10 --observe expr --observe-expr x2=x*x \
   --mlmc 0.01 --backend "$BACKEND" -o ml.h5 2>&1 >/dev/null)
 printf '%s' "$out" | grep -q "note: --mlmc samples at t = 0 and t_end alone: --sample-every 10" &&
@@ -167,6 +232,25 @@ mkdir -p x
 out=$(cd x && "$B" resume c.ckpt --t-end 2 --force 2>&1)
 printf '%s' "$out" | grep -q "a run to a standard error cannot be extended" && pass || failed "extend: $out"
 
+# paths that blow up: the message counts the paths run there (a batch's or
+# level's), not the most a grid point may have
+blown() { # blown NAME PATTERN ARGS...: exit 1, one error line matching PATTERN
+  local name=$1 want=$2; shift 2
+  local out
+  out=$("$B" run gbm --t-end 1 --observe moments --backend "$BACKEND" --quiet -o nan.tsv "$@" \
+    2>&1 >/dev/null)
+  [ $? -eq 1 ] && [ "$(printf '%s\n' "$out" | grep -c .)" -eq 1 ] &&
+    printf '%s' "$out" | grep -Eq -- "$want" && pass || failed "$name: $out"
+}
+blown "NaN: --target-se" "error: [0-9]+ of 16384 paths became NaN/Inf at grid point 0 " \
+  --set mu=200 --target-se 0.01
+blown "NaN: --target-se scan" "error: [0-9]+ of 16384 paths became NaN/Inf at grid point 1 " \
+  --scan mu=0.05:200:2 --target-se 0.003
+blown "NaN: --mlmc" "error: --mlmc level 0 at dt 0.01: [0-9]+ of 1024 paths became NaN/Inf" \
+  --set mu=200 --mlmc 0.01
+blown "NaN: --target-error" "error: --target-error at dt 0.01: [0-9]+ of 2048 paths became NaN" \
+  --set mu=200 --target-error 0.01 --paths 2000
+
 refused "EPS 0" "--target-se '0': expected a standard error > 0" --target-se 0
 refused "EPS nan" "--target-rse 'nan': expected a standard error > 0" --target-rse nan
 refused "EPS negative" "expected a standard error > 0" --target-se -1
@@ -177,7 +261,23 @@ refused "no error" "--target-on range: --observe range reports no standard error
   --observe moments,range --target-se 0.1 --target-on range -o x.h5
 refused "cov" "--observe cov cannot be run in batches" --observe cov --target-se 0.1
 refused "hist" "give --hist-range x=LO:HI" --observe hist --target-se 0.1
-refused "max-paths alone" "--max-paths bounds a run to a standard error" --max-paths 100000
+refused "max-paths alone" "--max-paths bounds a run to a requested error: give --target-se, --target-rse, --target-error or --mlmc with it" --max-paths 100000
+refused "max-seconds alone" "--max-seconds bounds a run to a requested error: give --target-se, --target-rse, --target-error or --mlmc with it" --max-seconds 3
+refused "target-on alone" "--target-on names the observables of a run to a standard error" \
+  --observe moments --target-on moments
+refused "max-paths too large" "--max-paths '99999999999999999999': too large" \
+  --target-se 0.1 --max-paths 99999999999999999999
+refused "--mlmc: too many paths" "--paths 20000000000: --mlmc runs at most 17179869184 paths on each level of a grid point" \
+  --observe moments --mlmc 0.01 --paths 20000000000
+refused "--target-error: an odd number of steps" "^sdekit: error: --target-error runs the path at 2 dt of --dt-check: the run is 5 steps" \
+  --observe moments --dt 0.02 --target-error 0.01
+refused "--target-error --extrapolate" "(it runs --dt-check, which may be given): leave out --extrapolate$" \
+  --observe moments --target-error 0.01 --extrapolate
+refused "--mlmc --dt-check" "--mlmc measures the time-step bias itself: leave out --dt-check$" \
+  --observe moments --mlmc 0.01 --dt-check
+refused "--paths with --target-se" "--paths and --target-se: .* bound the paths of a grid point with --max-paths N" \
+  --target-se 0.1 --paths 5000
+refused "--paths with --target-rse" "--paths and --target-rse" --target-rse 0.1 --paths 5000
 refused "max-seconds 0" "--max-seconds '0': expected seconds > 0" --target-se 0.1 --max-seconds 0
 echo "cli_target: $npass passed, $nfail failed"
 [ $nfail -eq 0 ]

@@ -284,7 +284,8 @@ static void refusals(void) {
   base(&c);
   c.target_se = 0;
   c.max_paths = 100000;
-  refused(&c, "--max-paths bounds a run to a standard error");
+  refused(&c, "--max-paths bounds a run to a requested error: give --target-se, --target-rse, "
+              "--target-error or --mlmc");
   base(&c);
   c.max_paths = 1000;
   refused(&c, "--max-paths 1000: at least 16384");

@@ -19,6 +19,8 @@ def test_mlmc_milstein():
     assert levels >= 3
     paths, cost, dt = r["mlmc/paths"], r["mlmc/cost"], r["mlmc/dt"]
     assert paths.shape == cost.shape == dt.shape == (levels,)
+    # paths_used counts every level's paths, as max_paths= does
+    assert int(r.paths_used) == paths.sum() == r.attrs["paths"]
     assert np.all(paths > 0) and np.all(np.diff(dt) < 0)
     value, rms = float(r["mlmc/value_expr_mean_S2"]), float(r["mlmc/rms_error_expr_mean_S2"])
     # the observable's value at t_end is the estimate, its error the RMS error
@@ -35,6 +37,17 @@ def test_target_error():
     assert 0 < dt < 0.25 and int(r["target/status"]) == 0
     assert abs(float(np.ravel(r["expr/mean_S2"])[-1]) - EXACT_S2) <= 2 * 4e-3
     assert float(np.ravel(r["expr/err_S2"])[-1]) <= 4e-3 / 2
+
+
+def test_target_error_records():
+    """The seed given (not a dt's derived one); each grid point's steps at its own dt."""
+    r = sdekit.run("ou", target_error=3e-3, scheme="euler", seed=5, t_end=1, dt=0.1,
+                   scan={"k": (0.5, 4, 3)}, observe="moments", progress=False)
+    assert r.attrs["seed"] == 5
+    dt, steps = r["target/dt"], r["target/steps"]
+    assert np.all(steps * dt == 1) and len(set(steps)) > 1
+    assert r.attrs["nsteps"] == steps.max() == r["moments/step"][-1]
+    assert "target/steps" in r.info("moments/step").attrs["meaning"]
 
 
 def test_bounds():

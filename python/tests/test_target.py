@@ -33,7 +33,9 @@ def test_a_plain_run_has_no_paths_used():
     (dict(target_se=float("nan")), r"expected a standard error > 0"),
     (dict(target_se=0.1, target_rse=0.1), r"give one of them"),
     (dict(target_se=0.1, target_on="hist"), r"--target-on hist: the run does not observe it"),
-    (dict(max_paths=100000), r"--max-paths bounds a run to a standard error"),
+    (dict(max_paths=100000), r"--max-paths bounds a run to a requested error: .*--mlmc"),
+    (dict(target_se=0.1, paths=5000), r"--paths and --target-se: .*--max-paths N"),
+    (dict(target_rse=0.1, paths=5000), r"--paths and --target-rse"),
 ])
 def test_bad_values_are_refused(kw, msg):
     with pytest.raises(sdekit.UsageError, match=msg):

@@ -782,6 +782,16 @@ sdekit_status api_check_options(const sdekit_config *c, sdekit_error *err) {
     density |= !strcmp(sdekit_config_observable(c, i), "density");
   if (c->c.obs.coarse_width != 0 && !density)
     return api_usage(err, "--coarse-grain goes with --observe density");
+  /* the batches' sizes are the stopping rule's (README), which a first
+   * batch of --paths would change: refused, not ignored (a resumed run's
+   * command line, stored before this check, is left as it ran) */
+  for (int i = 0; !c->ckpt && (c->c.target_se != 0 || c->c.target_rse != 0) && i < c->nitems; i++)
+    if (c->items[i].name && !strcmp(c->items[i].name, "paths"))
+      return api_usage(err,
+                       "--paths and --%s: the paths come in batches whose sizes the standard "
+                       "errors decide (whole units of 16384); leave out --paths, and bound the "
+                       "paths of a grid point with --max-paths N",
+                       c->c.target_se != 0 ? "target-se" : "target-rse");
   return SDEKIT_OK;
 }
 

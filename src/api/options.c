@@ -74,10 +74,19 @@ static sdekit_status o_set(sdekit_config *c, const char *arg, sdekit_error *err)
   return SDEKIT_OK;
 }
 
+/* a count parse_count refused: too large, or not a whole number >= lo (what) */
+static sdekit_status count_usage(sdekit_error *err, const char *opt, const char *v,
+                                 const char *what) {
+  double x;
+  if (sdk_parse_number(v, &x) && x == floor(x) && x > 9.0e15)
+    return api_usage(err, "--%s '%s': too large (at most 9e15)", opt, v);
+  return api_usage(err, "--%s '%s': %s", opt, v, what);
+}
+
 #define COUNT_OPT(fn, opt, lo, field, what)                                                        \
   static sdekit_status fn(sdekit_config *c, const char *v, sdekit_error *err) {                    \
     int64_t n;                                                                                     \
-    if (!parse_count(v, lo, &n)) return api_usage(err, "--" opt " '%s': " what, v);                \
+    if (!parse_count(v, lo, &n)) return count_usage(err, opt, v, what);                            \
     c->c.field = n;                                                                                \
     return SDEKIT_OK;                                                                              \
   }

@@ -113,12 +113,16 @@ static void print_target(const info *in) {
   else if (u && n > 0)
     fprintf(in->out, "%-12s %.0f to %.0f per grid point\n", "paths used:", lo, hi);
   int rel = cli_attr_f64(in->r, "target", "target_rse", &eps, 1) == 0;
-  if (st && (rel || cli_attr_f64(in->r, "target", "target_se", &eps, 1) == 0))
-    fprintf(in->out,
-            "%-12s %s %g: reached at %lld grid point%s, --max-paths at %lld, --max-seconds at "
-            "%lld, NaN/Inf at %lld (target/status)\n",
-            "target:", rel ? "--target-rse" : "--target-se", eps, (long long)cnt[0],
-            cnt[0] == 1 ? "" : "s", (long long)cnt[1], (long long)cnt[2], (long long)cnt[3]);
+  /* (the stops that happened alone: a bound never given is not named) */
+  const char *why[4] = {"reached", "--max-paths", "--max-seconds", "NaN/Inf"};
+  if (st && (rel || cli_attr_f64(in->r, "target", "target_se", &eps, 1) == 0)) {
+    fprintf(in->out, "%-12s %s %g:", "target:", rel ? "--target-rse" : "--target-se", eps);
+    for (int k = 0; k < 4; k++)
+      if (cnt[k] > 0 || k == 0)
+        fprintf(in->out, "%s %s at %lld grid point%s", k ? "," : "", why[k], (long long)cnt[k],
+                cnt[k] == 1 ? "" : "s");
+    fprintf(in->out, " (target/status)\n");
+  }
   free(u), free(st);
 }
 
@@ -153,11 +157,15 @@ static void print_answer(const info *in) {
   free(st);
 }
 
-/* Paths; for interacting particles also the systems they form. */
+/* Paths; for interacting particles also the systems they form.  Runs in
+ * batches have their paths per grid point (paths_used, print_target) and
+ * no other count to give. */
 static void print_paths(const info *in) {
   int64_t paths = 0, particles = 0;
+  sdekit_dataset used;
   print_target(in);
   print_answer(in);
+  if (sdekit_result_dataset(in->r, "paths_used", &used, NULL) == SDEKIT_OK) return;
   if (cli_attr_i64(in->r, "", "paths", &paths) != 0) return;
   fprintf(in->out, "%-12s %lld per grid point", "paths:", (long long)paths);
   if (cli_attr_i64(in->r, "", "particles", &particles) == 0 && particles > 0 &&
@@ -200,6 +208,20 @@ static void print_origin(const info *in) {
     fprintf(out, "%-12s %llu\n", "seed:", (unsigned long long)seed);
 }
 
+/* --target-error: the range of target/steps, each grid point's steps at
+ * its own dt; 1 when they differ (nsteps is then the finest dt's alone). */
+static int steps_range(const info *in, int64_t *lo, int64_t *hi) {
+  int64_t n;
+  double *s = read_f64(in->r, "target/steps", &n);
+  *lo = INT64_MAX, *hi = 0;
+  for (int64_t g = 0; s && g < n; g++) {
+    int64_t k = (int64_t)s[g];
+    *lo = k < *lo ? k : *lo, *hi = k > *hi ? k : *hi;
+  }
+  free(s);
+  return n > 0 && *lo < *hi;
+}
+
 /* Time step(s), steps, period. */
 static void print_time(const info *in) {
   char b1[32], b2[32];
@@ -216,7 +238,14 @@ static void print_time(const info *in) {
   else
     fprintf(out, "%-12s %s .. %s (per grid point)\n", "dt:", sdk_fmt_exact(b1, dmin),
             sdk_fmt_exact(b2, dmax));
-  if (cli_attr_i64(in->r, "", "nsteps", &nsteps) == 0) {
+  int64_t slo, shi;
+  if (steps_range(in, &slo, &shi)) {
+    cli_attr_i64(in->r, "", "transient_steps", &trans);
+    fprintf(out,
+            "%-12s %lld to %lld (per grid point: target/steps, at target/dt; transient %lld, "
+            "samples at t = 0 and t_end)\n",
+            "steps:", (long long)slo, (long long)shi, (long long)trans);
+  } else if (cli_attr_i64(in->r, "", "nsteps", &nsteps) == 0) {
     fprintf(out, "%-12s %lld", "steps:", (long long)nsteps);
     if (cli_attr_i64(in->r, "", "transient_steps", &trans) == 0)
       fprintf(out, " (transient %lld", (long long)trans);
@@ -515,6 +544,19 @@ static void print_table(const info *in, const vcol *c, int c0, int c1) {
   }
 }
 
+/* Whether --extrapolate replaced values of group g (attribute extrapolated). */
+static int extrapolated(const info *in, const char *g) {
+  size_t gl = strlen(g);
+  for (int i = 0; i < sdekit_result_ndatasets(in->r); i++) {
+    const char *name = sdekit_result_dataset_name(in->r, i);
+    int64_t x = 0;
+    if (name && !strncmp(name, g, gl) && name[gl] == '/' &&
+        cli_attr_i64(in->r, name, "extrapolated", &x) == 0 && x == 1)
+      return 1;
+  }
+  return 0;
+}
+
 /* The values of every observable with standard errors (drift, tavg, fpt,
  * diffusion's long-time value; moments, expr, cov, order, the survival and
  * D_eff at the last sample), a table per observable in the file's order. */
@@ -537,10 +579,16 @@ static void print_values(const info *in) {
     fprintf(in->out, "%s", esc(g, en, sizeof en));
     if (cli_attr_str(in->r, g, "var", vname, sizeof vname) == 0)
       fprintf(in->out, " of %s", esc(vname, en, sizeof en));
-    if (step >= 0 && nsampled < n)
+    int64_t slo, shi;
+    if (step >= 0 && steps_range(in, &slo, &shi))
+      fprintf(in->out, " at the last sample (t_end: step %lld to %lld per grid point)",
+              (long long)slo, (long long)shi);
+    else if (step >= 0 && nsampled < n)
       fprintf(in->out, " (the series at the last sample, step %lld)", (long long)step);
     else if (step >= 0)
       fprintf(in->out, " at the last sample (step %lld)", (long long)step);
+    if (extrapolated(in, g))
+      fprintf(in->out, ", extrapolated (--extrapolate: value - bias, errors err + bias_err)");
     fprintf(in->out, ":\n");
     for (int j = 0; j < n; j += INFO_COLS_PER_TABLE)
       print_table(in, c, j, j + INFO_COLS_PER_TABLE < n ? j + INFO_COLS_PER_TABLE : n);

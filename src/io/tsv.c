@@ -50,7 +50,18 @@ static void write_settings(const sdk_results *r, const char *obs, FILE *f) {
   if (r->noise) fprintf(f, "# noise: %s\n", r->noise);
   fprintf(f, "# precision: %s\n", str_or(r->precision, "?"));
   fprintf(f, "# backend: %s\n", str_or(r->backend, "?"));
-  fprintf(f, "# paths: %lld\n", (long long)r->paths);
+  /* runs in batches: each grid point's paths (the column paths_used) */
+  const sdk_dataset *pu = sdk_store_find(&r->store, "paths_used");
+  int64_t plo = r->paths, phi = r->paths;
+  for (int64_t g = 0; pu && pu->type == SDK_I64 && g < sdk_ds_count(pu); g++) {
+    int64_t n = ((const int64_t *)pu->data)[g];
+    plo = g == 0 || n < plo ? n : plo, phi = g == 0 || n > phi ? n : phi;
+  }
+  if (plo < phi)
+    fprintf(f, "# paths: %lld to %lld per grid point (the column paths_used)\n", (long long)plo,
+            (long long)phi);
+  else
+    fprintf(f, "# paths: %lld\n", (long long)phi);
   if (r->particles > 1)
     fprintf(f, "# particles per system: %lld (paths above are particles: %lld systems)\n",
             (long long)r->particles, (long long)(r->paths / r->particles));
@@ -63,7 +74,18 @@ static void write_settings(const sdk_results *r, const char *obs, FILE *f) {
   else
     fprintf(f, "# dt: per grid point\n");
   if (r->dt_asked > 0) fprintf(f, "# dt_asked: %s\n", sdk_fmt_exact(b1, r->dt_asked));
-  fprintf(f, "# steps: %lld\n", (long long)r->nsteps);
+  /* --target-error: each grid point's dt its own steps (target/steps) */
+  const sdk_dataset *ts = sdk_store_find(&r->store, "target/steps");
+  int64_t slo = r->nsteps, shi = r->nsteps;
+  for (int64_t g = 0; ts && ts->type == SDK_I64 && g < sdk_ds_count(ts); g++) {
+    int64_t n = ((const int64_t *)ts->data)[g];
+    slo = n < slo ? n : slo, shi = n > shi ? n : shi;
+  }
+  if (slo < shi)
+    fprintf(f, "# steps: %lld to %lld (per grid point: target/steps, at target/dt)\n",
+            (long long)slo, (long long)shi);
+  else
+    fprintf(f, "# steps: %lld\n", (long long)r->nsteps);
   if (r->t_end_asked > 0)
     fprintf(f, "# t_end: %s (asked: %s)\n", sdk_fmt_exact(b1, r->t_end),
             sdk_fmt_exact(b2, r->t_end_asked));
@@ -73,8 +95,22 @@ static void write_settings(const sdk_results *r, const char *obs, FILE *f) {
   if (r->sample_spacing)
     fprintf(f, "# sample_times: %lld, %s (the column t)\n", (long long)r->nsample_times,
             r->sample_spacing);
+  else if (slo < shi)
+    fprintf(f, "# sample_every: per grid point (samples at t = 0 and t_end alone)\n");
   else
     fprintf(f, "# sample_every: %lld\n", (long long)r->sample_every);
+  /* --extrapolate marks the values it replaced (observe/bias.h) */
+  size_t ol = strlen(obs);
+  for (int i = 0; i < r->store.n; i++) {
+    const sdk_dataset *d = r->store.ds[i];
+    const sdk_attr *a = sdk_attr_find(d->attr, d->nattr, "extrapolated");
+    if (a && a->kind == SDK_ATTR_I64 && a->i == 1 && !strncmp(d->path, obs, ol) &&
+        d->path[ol] == '/') {
+      fprintf(f, "# extrapolated: the values are value - bias (--extrapolate), their standard "
+                 "errors err + bias_err\n");
+      break;
+    }
+  }
   if (r->period > 0)
     fprintf(f, "# period: %s (%lld steps per period)\n", sdk_fmt_exact(b1, r->period),
             (long long)r->spp);

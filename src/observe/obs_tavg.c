@@ -181,7 +181,8 @@ static sdk_err tavg_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
     return SDK_FAIL(eb, SDK_ERR_INTERNAL, "tavg: incomplete results");
   int nq = (int)a->nstr;
   const double **mean = calloc((size_t)nq, sizeof *mean), **err = calloc((size_t)nq, sizeof *err);
-  sdk_err e = mean && err ? SDK_OK : SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  const double **bias = calloc((size_t)(2 * nq + 1), sizeof *bias);
+  sdk_err e = mean && err && bias ? SDK_OK : SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   for (int j = 0; j < nq && e == SDK_OK; j++) {
     mean[j] = sdk_ds_f64(sdk_store_findf(&R->store, "tavg/mean_%s", a->strs[j]));
     err[j] = sdk_ds_f64(sdk_store_findf(&R->store, "tavg/err_%s", a->strs[j]));
@@ -194,6 +195,14 @@ static sdk_err tavg_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
     sdk_sb_init(&h);
     for (int j = 0; j < nq; j++)
       sdk_sb_printf(&h, "%smean_%s\terr_%s", j ? "\t" : "", a->strs[j], a->strs[j]);
+    /* --dt-check: bias_mean_NAME, bias_err_mean_NAME after all the others,
+     * as sdk_tsv_series gives them (README) */
+    for (int j = 0; j < nq; j++) {
+      char name[200];
+      snprintf(name, sizeof name, "mean_%s", a->strs[j]);
+      if (sdk_tsv_bias_cols(R, "tavg", name, &bias[2 * j], &bias[2 * j + 1]))
+        sdk_sb_printf(&h, "\tbias_%s\tbias_err_%s", name, name);
+    }
     e = h.oom ? SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory")
               : sdk_tsv_header(R, f, "tavg", eb, "%s", h.s ? h.s : "");
     sdk_sb_free(&h);
@@ -205,10 +214,12 @@ static sdk_err tavg_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
       for (int j = 0; j < nq; j++)
         fprintf(f, "%s%s\t%s", j ? "\t" : "", sdk_fmt_stat(b1, mean[j][g]),
                 sdk_fmt_stat(b2, err[j][g]));
+      for (int k = 0; k < 2 * nq; k++)
+        if (bias[k]) fprintf(f, "\t%s", sdk_fmt_stat(b1, bias[k][g]));
       fputc('\n', f);
     }
   }
-  free(mean), free(err);
+  free(mean), free(err), free(bias);
   return e;
 }
 

@@ -88,10 +88,13 @@ static sdk_err check_finite(sdk_plan *p, int sample_now, sdk_errbuf *eb) {
   if (nbad < ng) return SDK_OK;
   char gp[300];
   sdk_grid_point_name(&p->run->r, 0, gp, sizeof gp);
+  /* of the paths run there: a window's key (ppg) is a bound, not a count */
+  int64_t *was = p->c->carry && p->c->window ? sdk_carry_bad(p->c->carry) : NULL;
   return SDK_FAIL(eb, SDK_ERR_NONFINITE,
                   "%lld of %lld paths became NaN/Inf at %s by step %lld (t = %g)%s; "
                   "%s may help",
-                  (long long)p->bad[0], (long long)p->ppg, gp, (long long)p->bad_step[0],
+                  (long long)(p->bad[0] + (was ? was[0] : 0)),
+                  (long long)sdk_paths_used(&p->paths, 0), gp, (long long)p->bad_step[0],
                   (double)p->bad_step[0] * p->run->dt[0],
                   ng > 1 ? " and so did every other grid point" : "", sdk_plan_smaller_step(p));
 }

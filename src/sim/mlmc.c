@@ -69,8 +69,10 @@ static sdk_err probe(drv *d, sdk_errbuf *eb) {
     sdk_run_config c;
     level_config(d, l, &c);
     c.paths = d->base.paths, c.logger = NULL;
+    /* (--target-error's first dt runs --dt-check's coarse path too: its
+     * refusals, an odd number of steps, are its own) */
     if (l == 0)
-      c.sample_every = 0, c.dt_check = 0;
+      c.sample_every = 0, c.dt_check = d->te;
     else
       c.sample_every = 2 * d->nsteps0;
     sdk_run *r = calloc(1, sizeof *r);
@@ -91,7 +93,8 @@ static sdk_err probe(drv *d, sdk_errbuf *eb) {
     }
     sdk_plan_free(&p);
     sdk_run_destroy(&r);
-    if (e != SDK_OK) return l == 0 ? e : wrap(d, e, eb);
+    if (e != SDK_OK)
+      return l == 0 && (!eb || strncmp(eb->msg, "--dt-check: ", 12)) ? e : wrap(d, e, eb);
   }
   int64_t cap = ((int64_t)1 << 38) / d->ngrid / KEY_UNIT * KEY_UNIT;
   d->key = cap < ((int64_t)1 << 34) ? cap : ((int64_t)1 << 34);
@@ -213,6 +216,13 @@ static sdk_err run_level(drv *d, int l, const sdk_ckpt *resume, int again, sdk_e
     for (int k = 0; k < d->nlev; k++)
       later |= d->lev[k].ran;
     sdk_windows_interrupted(&c, later, what, eb);
+  }
+  if (e == SDK_ERR_NONFINITE && eb) { /* (its steps and paths are the level's) */
+    char msg[sizeof eb->msg];
+    char lev[32] = "";
+    if (!d->te) snprintf(lev, sizeof lev, " level %d", l);
+    snprintf(msg, sizeof msg, "%s%s at dt %g: %s", d->opt, lev, ldexp(d->dt0, -l), eb->msg);
+    memcpy(eb->msg, msg, sizeof msg);
   }
   SDK_CHECK(e);
   d->seconds += r->seconds, d->path_steps += r->path_steps;
@@ -778,10 +788,15 @@ static sdk_err check_config(const drv *d, const sdk_run_config *c, sdk_errbuf *e
                     d->opt);
   if (c->window || c->carry)
     return SDK_FAIL(eb, SDK_ERR_INTERNAL, "%s makes its own windows of paths", d->opt);
-  if (c->extrapolate || (c->dt_check && !d->te))
+  if (c->extrapolate && d->te)
     return SDK_FAIL(eb, SDK_ERR_USAGE,
-                    "%s measures the time-step bias itself: leave out --dt-check and --extrapolate",
-                    d->opt);
+                    "--target-error reports the values at the dt it chooses, their bias in "
+                    "bias_* (it runs --dt-check, which may be given): leave out --extrapolate");
+  if (!d->te && (c->extrapolate || c->dt_check))
+    return SDK_FAIL(eb, SDK_ERR_USAGE, "--mlmc measures the time-step bias itself: leave out %s",
+                    !c->extrapolate ? "--dt-check"
+                    : c->dt_check   ? "--dt-check and --extrapolate"
+                                    : "--extrapolate");
   if (c->obs.nsave > 0 || c->sample_times) /* (levels sample at t = 0 and t_end alone) */
     return SDK_FAIL(eb, SDK_ERR_USAGE, "%s: --%s cannot be combined with it", d->opt,
                     c->obs.nsave > 0 ? "save-paths" : "sample-times");
@@ -812,6 +827,11 @@ sdk_err sdk_mlmc_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb)
   d->base.mlmc = d->base.target_error = 0;
   sdk_err e = check_config(d, c, eb);
   if (e == SDK_OK) e = probe(d, eb);
+  if (e == SDK_OK && units((double)c->paths) > d->key)
+    e = SDK_FAIL(eb, SDK_ERR_USAGE,
+                 "--paths %lld: %s runs at most %lld paths on each %s of a grid point (2^34, "
+                 "and 2^38 over all grid points)",
+                 (long long)c->paths, d->opt, (long long)d->key, d->te ? "dt" : "level");
   /* (the results record the interval used: sample_every) */
   if (e == SDK_OK && c->sample_every > 0 && c->sample_every != d->nsteps0 &&
       sdk_comm_rank(c->comm) == 0)

@@ -178,6 +178,27 @@ static sdk_err drop_variances(const drv *d, sdk_run *r, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
+/* paths_used of level 0's run counted its own paths: every grid point's
+ * over all its levels instead, as --max-paths counts them (mlmc/paths has
+ * them per level).  After the estimates, which read each level's own. */
+static sdk_err paths_over_levels(const drv *d, sdk_run *r, sdk_errbuf *eb) {
+  sdk_dataset *pu = sdk_store_find(&r->r.store, "paths_used");
+  if (!pu) return SDK_FAIL(eb, SDK_ERR_INTERNAL, "--mlmc: no paths_used at level 0");
+  SDK_CHECK(sdk_ds_attr_str(pu, "description",
+                            "the paths of all levels (mlmc/paths per level), as --max-paths "
+                            "counts them",
+                            eb));
+  r->r.paths = 0;
+  for (int64_t g = 0; g < d->ngrid; g++) {
+    int64_t n = 0;
+    for (int l = 0; l <= d->L[g]; l++)
+      n += d->lev[l].used[g];
+    sdk_ds_i64(pu)[g] = n;
+    if (n > r->r.paths) r->r.paths = n;
+  }
+  return SDK_OK;
+}
+
 sdk_err sdk_mlmc_record_mlmc(drv *d, sdk_run **out, sdk_errbuf *eb) {
   sdk_run *r = d->lev[0].run;
   /* (the levels first: the quantities replace level 0's values and errors) */
@@ -186,6 +207,7 @@ sdk_err sdk_mlmc_record_mlmc(drv *d, sdk_run **out, sdk_errbuf *eb) {
     SDK_CHECK(record_quantity(d, r, q, eb));
   SDK_CHECK(record_bounds(d, r, "mlmc", eb));
   SDK_CHECK(drop_variances(d, r, eb));
+  SDK_CHECK(paths_over_levels(d, r, eb));
   r->seconds = d->seconds, r->path_steps = d->path_steps;
   d->lev[0].run = NULL;
   for (int64_t g = 0; g < d->ngrid; g++)
@@ -263,6 +285,35 @@ static sdk_err keep_blowups(drv *d, sdk_run *r, int k, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
+/* The steps of every grid point's dt (its samples: t = 0 and t_end).  The
+ * root's nsteps and sample_every and every GROUP/step are those of r, the
+ * finest dt kept: where the grid points' dts differ, GROUP/step says whose
+ * steps it counts (its one sample axis cannot hold each grid point's). */
+static sdk_err steps_per_point(const drv *d, sdk_run *r, sdk_errbuf *eb) {
+  sdk_dataset *ds;
+  SDK_CHECK(grid_ds(d, r, "target/steps", SDK_I64, 0, &ds, eb));
+  SDK_CHECK(sdk_ds_attr_str(ds, "description",
+                            "the steps of each grid point's dt (target/dt), sampled at t = 0 and "
+                            "t_end alone; nsteps and sample_every are the finest dt's",
+                            eb));
+  int same = 1;
+  for (int64_t g = 0; g < d->ngrid; g++) {
+    sdk_ds_i64(ds)[g] = d->nsteps0 << d->L[g];
+    same &= sdk_ds_i64(ds)[g] == r->r.nsteps;
+  }
+  for (int i = 0; !same && i < r->r.store.n; i++) {
+    sdk_dataset *s = r->r.store.ds[i];
+    const char *leaf = strrchr(s->path, '/');
+    if (leaf && !strcmp(leaf, "/step") && (s->flags & SDK_DS_COORD))
+      SDK_CHECK(sdk_ds_attr_str(s, "meaning",
+                                "steps of the finest dt run (nsteps); a grid point at a coarser "
+                                "dt took target/steps, its last sample being t_end as well "
+                                "(GROUP/t holds every grid point's times)",
+                                eb));
+  }
+  return SDK_OK;
+}
+
 sdk_err sdk_mlmc_record_te(drv *d, sdk_run **out, sdk_errbuf *eb) {
   for (int64_t g = 0; g < d->ngrid; g++)
     best_dt(d, g);
@@ -273,11 +324,16 @@ sdk_err sdk_mlmc_record_te(drv *d, sdk_run **out, sdk_errbuf *eb) {
   for (int64_t g = 0; g < d->ngrid; g++)
     if (d->L[g] != k) copy_grid_point(r, d->lev[d->L[g]].run, g, d->ngrid);
   SDK_CHECK(keep_blowups(d, r, k, eb));
+  /* (the paths of the dt each grid point kept: the most of them) */
+  const sdk_dataset *pu = sdk_store_find(&r->r.store, "paths_used");
+  for (int64_t g = 0; pu && g < d->ngrid; g++)
+    r->r.paths = g == 0 || sdk_ds_i64(pu)[g] > r->r.paths ? sdk_ds_i64(pu)[g] : r->r.paths;
   sdk_dataset *dt, *ds, *df, *dbb;
   SDK_CHECK(grid_ds(d, r, "target/dt", SDK_F64, 0, &dt, eb));
   SDK_CHECK(grid_ds(d, r, "target/status", SDK_I64, 0, &ds, eb));
   SDK_CHECK(grid_ds(d, r, "target/bias_factor", SDK_F64, 0, &df, eb));
   SDK_CHECK(grid_ds(d, r, "target/bias_bound", SDK_F64, 0, &dbb, eb));
+  SDK_CHECK(steps_per_point(d, r, eb));
   double fmax0 = 1;
   for (int64_t g = 0; g < d->ngrid; g++) {
     sdk_ds_f64(dt)[g] = r->dt[g];
@@ -296,6 +352,9 @@ sdk_err sdk_mlmc_record_te(drv *d, sdk_run **out, sdk_errbuf *eb) {
       if (f > 1) scale_at(b, g, f), scale_at(be, g, f);
     }
   SDK_CHECK(sdk_store_group_f64(&r->r.store, "target", "target_error", d->eps, eb));
+  /* (r ran with dt k's own seed, sim/mlmc.c level_seed: the file records the
+   * seed that reproduces it) */
+  r->r.seed = d->base.seed;
   SDK_CHECK(record_bounds(d, r, "target", eb));
   if (sdk_comm_rank(d->base.comm) == 0 && sdk_log_on(d->base.logger, SDK_LOG_WARN))
     sdk_log(d->base.logger, SDK_LOG_WARN,

@@ -30,8 +30,9 @@ static sdk_err mark_bad_points(sdk_plan *p, sdk_errbuf *eb) {
       char gp[300];
       sdk_grid_point_name(R, g, gp, sizeof gp);
       sdk_sb_printf(&m, "%s%lld of %lld paths became NaN/Inf at %s by step %lld (t = %g)",
-                    listed > 1 ? "; " : "", (long long)p->bad[g], (long long)R->paths, gp,
-                    (long long)p->bad_step[g], (double)p->bad_step[g] * R->dt[g]);
+                    listed > 1 ? "; " : "", (long long)p->bad[g],
+                    (long long)sdk_paths_used(&p->paths, g), gp, (long long)p->bad_step[g],
+                    (double)p->bad_step[g] * R->dt[g]);
     }
   }
   if (listed > 3) sdk_sb_printf(&m, "; and %lld more grid points", (long long)(listed - 3));

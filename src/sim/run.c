@@ -194,13 +194,15 @@ sdk_err sdk_run_rank(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) {
     if (held) be->close(&held);
     return e;
   }
-  if (!c->window && (c->max_paths > 0 || c->max_seconds > 0 || c->target_on))
+  if (!c->window && (c->max_paths > 0 || c->max_seconds > 0))
     return SDK_FAIL(eb, SDK_ERR_USAGE,
-                    "--%s bounds a run to a standard error: give --target-se "
-                    "or --target-rse with it (or --paths alone)",
-                    c->max_paths > 0     ? "max-paths"
-                    : c->max_seconds > 0 ? "max-seconds"
-                                         : "target-on");
+                    "--%s bounds a run to a requested error: give --target-se, --target-rse, "
+                    "--target-error or --mlmc with it (or --paths alone)",
+                    c->max_paths > 0 ? "max-paths" : "max-seconds");
+  if (!c->window && c->target_on)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "--target-on names the observables of a run to a standard error: give "
+                    "--target-se or --target-rse with it");
   sdk_run *r = calloc(1, sizeof *r);
   if (!r) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   sdk_plan p;

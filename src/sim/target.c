@@ -375,14 +375,32 @@ static sdk_err record(driver *d, sdk_run *run, sdk_errbuf *eb) {
   run->seconds = d->seconds, run->path_steps = d->path_steps;
   if (!c->warn || sdk_comm_rank(c->comm) != 0 || hit[MAX_PATHS] + hit[MAX_SECONDS] == 0)
     return SDK_OK;
+  /* the bounds that stopped a grid point alone, with the value given (and
+   * the key where that is not the value given) */
+  char at[300] = "", why[160] = "";
+  if (c->max_paths > 0 && d->t.key == c->max_paths / UNIT * UNIT && d->t.key != c->max_paths)
+    snprintf(why, sizeof why, " (rounded down to %lld: whole units of %lld paths)",
+             (long long)d->t.key, (long long)UNIT);
+  else if (c->max_paths > 0 && d->t.key != c->max_paths)
+    snprintf(why, sizeof why, " (cut to %lld: at most 2^38 paths over the grid points)",
+             (long long)d->t.key);
+  if (hit[MAX_PATHS] && c->max_paths > 0)
+    snprintf(at, sizeof at, "%lld at --max-paths %lld%s", (long long)hit[MAX_PATHS],
+             (long long)c->max_paths, why);
+  else if (hit[MAX_PATHS])
+    snprintf(at, sizeof at,
+             "%lld at the most paths a grid point may have, %lld (2^38 over the grid points; "
+             "no --max-paths given)",
+             (long long)hit[MAX_PATHS], (long long)d->t.key);
+  if (hit[MAX_SECONDS])
+    snprintf(at + strlen(at), sizeof at - strlen(at), "%s%lld at --max-seconds %g", *at ? ", " : "",
+             (long long)hit[MAX_SECONDS], c->max_seconds);
   char msg[600];
   snprintf(msg, sizeof msg,
-           "the standard error %s %g was not reached at %lld of %lld grid points: %lld stopped "
-           "at --max-paths %lld, %lld at --max-seconds %g%s (target/status in the results)",
+           "the standard error %s %g was not reached at %lld of %lld grid points: stopped %s%s "
+           "(target/status in the results)",
            d->rel ? "--target-rse" : "--target-se", d->eps,
-           (long long)(hit[MAX_PATHS] + hit[MAX_SECONDS]), (long long)d->t.ngrid,
-           (long long)hit[MAX_PATHS], (long long)d->t.key, (long long)hit[MAX_SECONDS],
-           c->max_seconds,
+           (long long)(hit[MAX_PATHS] + hit[MAX_SECONDS]), (long long)d->t.ngrid, at,
            hit[MAX_SECONDS] ? "; the paths used there depend on the machine's speed" : "");
   c->warn(c->warn_user, msg);
   return SDK_OK;

@@ -44,5 +44,5 @@ expect_error sample-times 2 "--observe acf: needs equally spaced samples" \
 expect_error too-few-samples 2 "--observe psd: the run takes 1 samples after the transient" \
   run ou --paths 16 --t-end 1 --dt 0.01 --transient 0.95 --sample-every 10 --observe psd -o "$T/a.tsv"
 expect_error windows 2 "--observe acf cannot be run in batches of paths" \
-  run ou $R --observe acf --target-se 0.01 -o "$T/a.tsv"
+  run ou --t-end 2 --dt 0.01 --sample-every 1 --observe acf --target-se 0.01 -o "$T/a.tsv"
 finish
