@@ -794,8 +794,14 @@ A="run gbm --adaptive --scheme milstein --precision double --paths 8 --t-end 1 -
 expect 2 "adaptive: rtol 0" 1 "--rtol '0': expected a relative tolerance > 0" $A --rtol 0
 expect 2 "adaptive: rtol < 0" 1 "--rtol '-1e-3'" $A --rtol -1e-3
 expect 2 "adaptive: atol 0" 1 "--atol '0': expected an absolute tolerance > 0" $A --atol 0
-expect 2 "adaptive: dt-min > dt-max" 1 "--dt-min 0.5 is larger than --dt-max 0.1" \
+expect 2 "adaptive: dt-min > dt-max" 1 "--dt-min 0.5 is larger than the largest step, --dt-max 0.1" \
   $A --dt-max 0.1 --dt-min 0.5
+expect 2 "adaptive: dt-min > the default dt-max" 1 "--dt-min 0.5 is larger than the largest step, dt-max \\(--dt-max, else --dt\\) 0.1" \
+  $A --dt 0.1 --dt-min 0.5
+expect 2 "adaptive: rtol below single precision" 1 "--rtol 1e-10 is below what single precision resolves" \
+  run gbm --adaptive --scheme milstein --paths 8 --t-end 1 --quiet -o out.h5 --rtol 1e-10
+expect 2 "adaptive: no bridge at absorbing levels" 1 "leave out --no-bridge-correction" \
+  run "${SDK_SOURCE_DIR:-../..}/examples/double-well.sde" --adaptive --scheme srk2 --no-bridge-correction --paths 8 --quiet -o out.h5
 expect 2 "adaptive: dt-min below the tree" 1 "--dt-min 1e-12 is below the Brownian tree's finest step" \
   $A --dt-max 0.1 --dt-min 1e-12
 expect 2 "adaptive: sample times off the grid of dt-max" 1 "--dt-max 0.25: the --sample-times are not whole steps of it" \

@@ -195,7 +195,7 @@ def _apply(cfg, name, opt, v):
     arity = _ARITY.get(opt)
     if arity is None:  # (the library's one table of options: fixed for the process)
         arity = _ARITY[opt] = lib.sdekit_config_option_arity(b(opt, "option name"))
-    if v is True or (v is None and arity == 0):
+    if v is True:  # (None is "not given", for a switch as for any option)
         if arity == 1:
             raise _errors.UsageError("option '--%s' needs a value" % opt)
         cfg.option(opt, None)

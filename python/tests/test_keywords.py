@@ -39,6 +39,10 @@ def test_booleans_by_their_name():
     assert "--no-bridge-correction" in c.attrs["command_line"]
     with pytest.raises(TypeError, match="fast_math= is True or False"):
         sdekit.run("ou", fast_math="no", **KW)
+    # None is "not given", for a switch as for any option (adaptive=None ran adaptive steps)
+    d = sdekit.run("ou", adaptive=None, dt_check=None, **KW)
+    assert "--adaptive" not in d.attrs["command_line"]
+    assert "--dt-check" not in d.attrs["command_line"]
 
 
 def test_old_negative_spelling_is_deprecated():
