@@ -83,9 +83,9 @@ sdk_err sdk_plan_adaptive(sdk_plan *p, sdk_errbuf *eb) {
   if (c->dt_min > 0 && c->dt_min > dt)
     return SDK_FAIL(eb, SDK_ERR_USAGE, "--dt-min %.15g is larger than the largest step, %s %.15g",
                     c->dt_min,
-                    c->dt_max > 0             ? "--dt-max"
+                    c->dt_max > 0           ? "--dt-max"
                     : p->run->model->period ? "the period / --spp"
-                                              : "dt-max (--dt-max, else --dt)",
+                                            : "dt-max (--dt-max, else --dt)",
                     dt);
   /* (a tolerance below what the precision resolves is never met: every
    * sub-step went down to dt-min, 2^24 of them a step, for minutes) */
