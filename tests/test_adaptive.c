@@ -308,7 +308,7 @@ static void test_refusals(void) {
   sdk_run_config c;
   base(&c);
   c.dt_min = 0.5;
-  refused(&c, "--dt-min 0.5 is larger than --dt-max 0.25");
+  refused(&c, "--dt-min 0.5 is larger than the largest step, --dt-max 0.25");
   base(&c);
   c.dt_min = 1e-9;
   refused(&c, "below the Brownian tree's finest step");
