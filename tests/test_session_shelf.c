@@ -68,7 +68,56 @@ static void test_take_put(void) {
   TU_CHECK(released == 15 && s == NULL, "destroy released the 15 left (%d)", released);
 }
 
+/* Fake modules that, like the backends', try the shelf again when freed. */
+static int freed;
+static const sdk_module_shelf *fake_shelf;
+
+static void free_fake(struct sdk_module **m) {
+  if (!m || !*m) return;
+  int *id = (int *)*m;
+  char key[64];
+  snprintf(key, sizeof key, "cpu-%d", *id);
+  if (fake_shelf && fake_shelf->put(fake_shelf->user, key, *m, free_fake)) {
+    *m = NULL;
+    return;
+  }
+  freed++;
+  free(*m);
+  *m = NULL;
+}
+
+/* A full shelf of modules lets the least recently put go: it refused every
+ * module after its first 48, so a long process reloaded those from disk at
+ * every run. */
+static void test_modules_full(void) {
+  sdk_session *s = NULL;
+  TU_CHECK(sdk_session_create(&s, NULL) == SDK_OK && s, "a session");
+  if (!s) return;
+  fake_shelf = sdk_session_shelf(s);
+  freed = 0;
+  for (int i = 0; i < 60; i++) {
+    struct sdk_module *m = (struct sdk_module *)block(i);
+    free_fake(&m); /* (a run's end: the module goes back to the shelf) */
+    TU_CHECK(m == NULL, "module %d put on the shelf", i);
+  }
+  TU_CHECK(sdk_session_kept(s) == 48 && freed == 12, "48 kept, the 12 oldest freed (%d, %d)",
+           sdk_session_kept(s), freed);
+  TU_CHECK(fake_shelf->take(fake_shelf->user, "cpu-11") == NULL, "the oldest went first");
+  struct sdk_module *t = fake_shelf->take(fake_shelf->user, "cpu-12");
+  TU_CHECK(t && *(int *)t == 12, "the 13th is kept");
+  free_fake(&t); /* (put back: now the most recent) */
+  struct sdk_module *n = (struct sdk_module *)block(60);
+  free_fake(&n);
+  t = fake_shelf->take(fake_shelf->user, "cpu-12");
+  TU_CHECK(t && freed == 13, "a module taken and put back is the newest (%d freed)", freed);
+  free_fake(&t);
+  sdk_session_destroy(&s);
+  fake_shelf = NULL;
+  TU_CHECK(freed == 61, "destroy freed the rest (%d)", freed);
+}
+
 int main(void) {
   test_take_put();
+  test_modules_full();
   return tu_finish("session_shelf");
 }

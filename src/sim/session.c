@@ -30,7 +30,7 @@ typedef struct kept {
 
 struct sdk_session {
   pthread_mutex_t mu;
-  int n, nkept, closing;
+  int n, nkept, closing, evicting;
   held h[SESSION_MAX];
   kept k[SHELF_MAX]; /* in the order they were put */
   sdk_module_shelf shelf;
@@ -70,16 +70,24 @@ static kept *shelve(sdk_session *s, const char *key) {
   return k;
 }
 
+/* A module put back.  A full shelf lets its least recently put entry go
+ * (a module taken leaves it, so the order is that of last use): it kept its
+ * first 48 kernels and refused every later one, so a process that had run
+ * 48 others loaded the same kernel from disk at every run.  The entry let go
+ * is freed after the lock, with puts refused meanwhile (s->evicting): a
+ * module's free puts it back on the shelf where it can. */
 static int put(void *user, const char *key, struct sdk_module *m,
                void (*free_module)(struct sdk_module **m)) {
   sdk_session *s = user;
   int ok = 0;
+  kept old = {0};
   pthread_mutex_lock(&s->mu);
-  if (!s->closing && s->nkept < SHELF_MAX && strlen(key) < sizeof s->k[0].key) {
+  if (!s->closing && !s->evicting && strlen(key) < sizeof s->k[0].key) {
     ok = 1;
     for (int i = 0; i < s->nkept && ok; i++)
       ok = !s->k[i].m || strcmp(s->k[i].key, key) != 0; /* (two runs loaded it at once: one is
                                                          * enough) */
+    if (ok && s->nkept == SHELF_MAX) old = unshelve(s, 0), s->evicting++;
   }
   if (ok) {
     kept *k = shelve(s, key);
@@ -87,6 +95,13 @@ static int put(void *user, const char *key, struct sdk_module *m,
     k->free_module = free_module;
   }
   pthread_mutex_unlock(&s->mu);
+  if (old.m || old.mem) {
+    if (old.m) old.free_module(&old.m);
+    if (old.mem) old.release(old.mem);
+    pthread_mutex_lock(&s->mu);
+    s->evicting--;
+    pthread_mutex_unlock(&s->mu);
+  }
   return ok;
 }
 
