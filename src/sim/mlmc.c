@@ -208,7 +208,9 @@ static sdk_err run_level(drv *d, int l, const sdk_ckpt *resume, int again, sdk_e
     c.target_state = d->packed, c.ntarget_state = d->npacked;
   }
   sdk_run *r = NULL;
+  const double t0 = sdk_now_s();
   sdk_err e = sdk_run_execute(&c, &r, eb);
+  const double wall = sdk_now_s() - t0;
   if (e == SDK_ERR_INTERRUPTED && eb) {
     char what[64];
     snprintf(what, sizeof what, "a window of level %d of %s", l, d->opt);
@@ -226,9 +228,15 @@ static sdk_err run_level(drv *d, int l, const sdk_ckpt *resume, int again, sdk_e
   }
   SDK_CHECK(e);
   d->seconds += r->seconds, d->path_steps += r->path_steps;
-  if (!again) v->secs += r->seconds;
+  /* (the wall clock's seconds: a run's own count is its steps' alone, a
+   * third of a window's on the GPU) */
+  int64_t ran = 0;
   for (int64_t g = 0; !again && g < d->ngrid; g++)
-    v->timed += v->add[g], v->used[g] += v->add[g], v->add[g] = 0;
+    ran += v->add[g], v->used[g] += v->add[g], v->add[g] = 0;
+  if (!again && !v->opened)
+    d->setup = fmax(d->setup, wall), v->opened = 1;
+  else if (!again)
+    v->secs += wall, v->timed += ran;
   v->ran = 1;
   sdk_run_destroy(&v->run);
   v->run = r;
@@ -243,7 +251,7 @@ static sdk_err add_level(drv *d, int l, sdk_errbuf *eb) {
   v->used = calloc((size_t)d->ngrid, sizeof *v->used);
   v->add = calloc((size_t)d->ngrid, sizeof *v->add);
   v->ran = 0;
-  v->secs = 0, v->timed = 0;
+  v->secs = 0, v->timed = 0, v->opened = 0;
   if (!v->carry || !v->used || !v->add) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   d->nlev = l + 1;
   return SDK_OK;
@@ -580,17 +588,20 @@ static sdk_err resume_round(drv *d, const sdk_ckpt *k, sdk_errbuf *eb) {
 
 /* Level l's seconds per path: those its own windows took in this process,
  * or for a level not timed yet (new, or resumed) the seconds per unit of
- * the cost model (level_cost) of all the runs so far times its cost.  The
- * one rate over all levels undercut a round of many paths on level 0
- * fivefold (GBM at dt_0 = 1/4, 4 steps a path: the fixed cost per path is
- * not the steps'). */
+ * the cost model (level_cost) of the levels timed, times its cost (of the
+ * runs' steps where none is).  The one rate over all levels undercut a
+ * round of many paths on level 0 fivefold (GBM at dt_0 = 1/4, 4 steps a
+ * path: the fixed cost per path is not the steps'). */
 static double level_rate(const drv *d, int l) {
   const level *v = &d->lev[l];
   if (v->timed > 0) return v->secs / (double)v->timed;
-  double done = 0;
-  for (int k = 0; k < d->nlev; k++)
+  double secs = 0, units = 0, done = 0;
+  for (int k = 0; k < d->nlev; k++) {
+    secs += d->lev[k].secs, units += (double)d->lev[k].timed * sdk_mlmc_level_cost(d, k);
     for (int64_t g = 0; g < d->ngrid; g++)
       done += (double)d->lev[k].used[g] * sdk_mlmc_level_cost(d, k);
+  }
+  if (units > 0) return secs / units * sdk_mlmc_level_cost(d, l);
   return d->seconds / fmax(done, 1) * sdk_mlmc_level_cost(d, l);
 }
 
@@ -601,7 +612,7 @@ static double round_seconds(const drv *d) {
     double add = 0;
     for (int64_t g = 0; g < d->ngrid; g++)
       add += (double)d->lev[l].add[g];
-    if (add > 0) t += add * level_rate(d, l);
+    if (add > 0) t += add * level_rate(d, l) + (d->lev[l].opened ? 0 : d->setup);
   }
   return t;
 }

@@ -44,12 +44,14 @@ typedef struct level {
   int64_t *used, *add; /* [ngrid]: paths run so far, the next window */
   sdk_run *run;        /* the latest run: results over all its windows */
   int ran;             /* a window of it has run (its carry holds them) */
-  /* the seconds its windows took in this process and their paths (over the
-   * grid points): --max-seconds prices its next round per level, as a
-   * level's fixed cost per path (4 steps at dt_0, a coupled copy, the
-   * observables) is not its steps' */
+  /* the wall seconds its windows after its first took in this process and
+   * their paths (over the grid points): --max-seconds prices its next round
+   * per level, as a level's fixed cost per path (4 steps at dt_0, a coupled
+   * copy, the observables) is not its steps'; its first window (opened)
+   * also loads or compiles its kernels (drv.setup) */
   double secs;
   int64_t timed;
+  int opened;
 } level;
 
 typedef struct drv {
@@ -68,6 +70,7 @@ typedef struct drv {
   unsigned char *done;
   double seconds, path_steps; /* of the runs (a resumed driver: with the earlier ones') */
   double began, before;       /* sdk_now_s() at the start; seconds before a resume */
+  double setup;               /* the longest first window of a level in this process */
   const char *opt;            /* "--mlmc" or "--target-error" */
   int cur;                    /* the level whose window runs (checkpoints) */
   unsigned char *packed;      /* the state as bytes (record TGTS) */
