@@ -257,6 +257,11 @@ static sdk_err add_level(drv *d, int l, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
+/* paths a times f (< 1), down to whole chunks: a round cut to a bound */
+static int64_t cut(int64_t a, double f) {
+  return (int64_t)((double)a * f / UNIT) * UNIT;
+}
+
 static int64_t units(double n) {
   if (!(n > 0)) return 0;
   if (n > 1e15) n = 1e15;
@@ -644,7 +649,7 @@ static sdk_err run_round(drv *d, int *late, sdk_errbuf *eb) {
       const double f = fmin(1, d->base.max_seconds / 16 / fmax(rate, 1e-300) / add);
       int64_t piece = 0;
       for (int64_t g = 0; g < d->ngrid; g++) {
-        int64_t a = v->add[g], p = f < 1 ? (int64_t)((double)a * f / UNIT) * UNIT : a;
+        int64_t a = v->add[g], p = f < 1 ? cut(a, f) : a;
         v->add[g] = p, rest[g] = a - p, piece += p;
       }
       for (int64_t g = 0; !piece && g < d->ngrid; g++) /* (at least a chunk a grid point) */
@@ -685,7 +690,7 @@ static void cap_growth(drv *d) {
     if (v->timed <= 0 || add <= 8.0 * (double)v->timed) continue;
     const double f = 8.0 * (double)v->timed / add;
     for (int64_t g = 0; g < d->ngrid; g++)
-      v->add[g] = (int64_t)((double)v->add[g] * f / UNIT) * UNIT;
+      v->add[g] = cut(v->add[g], f);
   }
 }
 
@@ -698,7 +703,7 @@ static int shrink_round(drv *d, const int64_t *L0, double f) {
     if (d->done[g]) continue;
     for (int l = 0; l <= d->L[g]; l++) {
       int64_t *a = &d->lev[l].add[g];
-      *a = (int64_t)((double)*a * f / UNIT) * UNIT;
+      *a = cut(*a, f);
       any |= *a > 0;
     }
     drop_unrun_level(d, g, L0[g]);
@@ -724,7 +729,7 @@ static void stop_at_bound(drv *d, int64_t g, int64_t L0, int out_of_time) {
     int64_t left = 0;
     for (int l = 0; l <= d->L[g]; l++) {
       int64_t *a = &d->lev[l].add[g];
-      *a = (int64_t)((double)*a * f / UNIT) * UNIT;
+      *a = cut(*a, f);
       left += *a;
     }
     drop_unrun_level(d, g, L0);
