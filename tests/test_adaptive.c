@@ -71,13 +71,17 @@ static double result(const sdk_run *r, const char *name) {
 
 /* the exact S(T) of path p: W(T) summed over the tree's base intervals
  * (B(1) = z_0, the root: in single precision the single-precision one) */
-static double exact(sdk_u64 seed, sdk_u64 p, int single) {
-  const double mu = 0.5, sigma = 0.8;
+static double exact_at(sdk_u64 seed, sdk_u64 p, int single, double sigma) {
+  const double mu = 0.5;
   double w = 0;
   for (int n = 0; n < (int)(T_END / DT_MAX + 0.5); n++)
     w += sqrt(DT_MAX) * (single ? sdk_btree_root_f(seed, p, (sdk_u64)n, 1, 0)
                                 : sdk_btree_b(seed, p, (sdk_u64)n, 1, 0, 1ull << SDK_BTREE_DEPTH));
   return exp((mu - 0.5 * sigma * sigma) * T_END + sigma * w);
+}
+
+static double exact(sdk_u64 seed, sdk_u64 p, int single) {
+  return exact_at(seed, p, single, 0.8);
 }
 
 static void test_strong_order(void) {
@@ -140,6 +144,61 @@ static void test_strong_order(void) {
   TU_CHECK(fabs(slope - 1) <= 0.25 + 4 * sslope, "strong order in rtol: %.3f +- %.3f", slope,
            sslope);
   TU_CHECK(cs < -0.6 && cs > -1.4, "work against rtol: slope %.3f", cs);
+}
+
+/* The drift's error is under the tolerances too (scheme_milstein.c: the
+ * partner's trapezoidal drift).  With weak noise (sigma 0.1) Milstein's
+ * error is its Euler drift's, whose local weak error h^2/2 mu^2 S is the
+ * mean of the estimate's drift term; every accepted sub-step keeps the
+ * estimate within atol + rtol |S|, and a local error at t grows by
+ * e^(mu (T - t)) to T, so the weak error E[S(T) - S_exact(T)] is at most
+ * (accepted sub-steps) x (atol + rtol E S(T)) to leading order.  Measured
+ * on the coupled differences (the exact solution on the same tree: a small
+ * standard error); an estimate without the drift's term kept dt-max
+ * (4 sub-steps) at every rtol, and E S(1) 31 SE low at rtol 1e-3. */
+static void test_drift_error(void) {
+  static const char GBM_WEAK[] = "[model]\nname = gbmw\nvars = S\n[params]\nmu = 0.5\n"
+                                 "sigma = 0.1\n[drift]\nS = mu*S\n[noise]\nS = sigma*S\n"
+                                 "[init]\nS = 1\n";
+  static const double rtol[] = {1e-2, 1e-3, 1e-4};
+  enum { NR = sizeof rtol / sizeof rtol[0] };
+  double lr[NR], le[NR], w[NR];
+  double *ex = malloc(NP * sizeof *ex);
+  for (int p = 0; ex && p < NP; p++)
+    ex[p] = exact_at(30, (sdk_u64)p, 0, 0.1);
+  for (int k = 0; ex && k < NR; k++) {
+    sdk_run_config c;
+    base(&c);
+    c.model = st_model_file(GBM_WEAK, 4);
+    c.rtol = rtol[k], c.atol = 1e-8;
+    sdk_run *r = st_run(&c);
+    const double *S = r ? final_of(r) : NULL;
+    TU_CHECK(S != NULL, "weak-noise run at rtol %g", rtol[k]);
+    if (!S) {
+      sdk_run_destroy(&r);
+      break;
+    }
+    double d1 = 0, d2 = 0, sm = 0;
+    for (int p = 0; p < NP; p++) {
+      double d = S[p] - ex[p];
+      d1 += d, d2 += d * d, sm += S[p];
+    }
+    double mean = d1 / NP, se = sqrt((d2 / NP - mean * mean) / (NP - 1)), acc;
+    acc = result(r, "accepted_mean");
+    double bound = acc * (c.atol + rtol[k] * sm / NP);
+    printf("drift error, sigma 0.1: rtol %-7g E[S - S_exact] %+.4e +- %.1e, bound %.4e "
+           "(%.1f accepted sub-steps)\n",
+           rtol[k], mean, se, bound, acc);
+    TU_CHECK(fabs(mean) <= bound + 4 * se, "rtol %g: E[S - S_exact] %.4e +- %.1e over %.4e",
+             rtol[k], mean, se, bound);
+    lr[k] = log(rtol[k]), le[k] = log(fabs(mean)), w[k] = mean * mean / (se * se);
+    sdk_run_destroy(&r);
+  }
+  double slope, sslope;
+  st_fit_slope(lr, le, w, NR, &slope, &sslope);
+  printf("drift error ~ rtol^%.3f +- %.3f\n", slope, sslope);
+  TU_CHECK(slope > 0.4, "the drift's error falls with rtol: slope %.3f", slope);
+  free(ex);
 }
 
 /* srk2 (Heun) with additive noise, its estimate srk2 - euler of order
@@ -372,6 +431,7 @@ int main(void) {
   test_refusals();
   test_cuda_source();
   test_strong_order();
+  test_drift_error();
   test_additive_order(st_model_file(OU2, 3));
   test_blowup(0);
   test_blowup(1);

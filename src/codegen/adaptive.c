@@ -29,12 +29,13 @@
  * est_noise, est_order q): both take the sub-step from X_n with the same
  * increments; the higher one's result is kept, the difference of the two,
  *   err = max_v |X_v - E_v| / (atol + rtol max(|X_n,v|, |X_v|)),
- * is the lower one's local error, of order h^q (milstein - euler for
- * diagonal multiplicative Ito noise, q = 1; srk2 - euler for additive
- * noise, q = 3/2).  The kept solution is one order better than the
- * estimate (local extrapolation).  A sub-step passes the norm when
- * |X_v - E_v| <= atol + rtol max(|X_n,v|, |X_v|) for every v (err <= 1
- * compared without dividing: the same decision on every backend's division).
+ * is the lower one's local error, of order h^q (for diagonal multiplicative
+ * Ito noise milstein - E, E the Euler noise with the trapezoidal drift,
+ * q = 1: the noise's Milstein term and the drift's local error,
+ * scheme_milstein.c; srk2 - euler for additive noise, q = 3/2, the drift's).  The kept solution is
+ * one order better than the estimate (local extrapolation).  A sub-step passes the norm when |X_v -
+ * E_v| <= atol + rtol max(|X_n,v|, |X_v|) for every v (err <= 1 compared without dividing: the same
+ * decision on every backend's division).
  *
  * The controller: the I controller h' = h * 0.9 err^(-1/q) on the dyadic
  * grid.  A sub-step is accepted when err <= 1 (compared as above), or when h is already the
@@ -138,6 +139,15 @@ sdk_err sdk_cg_adaptive_check(const sdk_codegen_opts *o, sdk_errbuf *eb) {
                     o->scheme->name, m->multiplicative ? "multiplicative" : "additive", m->name,
                     alt[0] ? "; use --scheme " : "", alt);
   }
+  /* the time-only values of both steps are hoisted per stage index
+   * (emit_steps): the pair's stages must be at the same times */
+  const sdk_srk_table *kt = o->scheme->srk, *pt = o->scheme->embedded->srk;
+  for (int i = 0; kt && pt && i < SDK_MAX_STAGES; i++)
+    if (i < o->scheme->stages && i < o->scheme->embedded->stages && kt->c[i] != pt->c[i])
+      return SDK_FAIL(eb, SDK_ERR_INTERNAL,
+                      "--adaptive: scheme %s and its partner %s: stage %d "
+                      "at %g and %g of the step",
+                      o->scheme->name, o->scheme->embedded->name, i, kt->c[i], pt->c[i]);
   if (o->adapt_lev0 < 0 || o->adapt_lev0 > o->adapt_levmax || o->adapt_levmax > SDK_BTREE_DEPTH ||
       !(o->rtol > 0) || !(o->atol >= 0))
     return SDK_FAIL(eb, SDK_ERR_INTERNAL, "--adaptive: levels %d..%d, rtol %g, atol %g",

@@ -126,15 +126,6 @@ sdk_err sdk_plan_adaptive(sdk_plan *p, sdk_errbuf *eb) {
                     "draws' random numbers (at most 2^28 steps): give a larger --dt-max",
                     (long long)p->nsteps);
   SDK_CHECK(sdk_cg_adaptive_check(&o, eb));
-  /* milstein - euler is b b' (dW^2 - h) / 2 alone: the drift's error is not
-   * in the estimate, and where the noise is weak every sub-step passes at
-   * dt-max (GBM, sigma 0.1, dt-max 1/4: E S(1) 31 SE low at rtol 1e-3) */
-  if (o.scheme->est_noise == SDK_NOISE_DIAGONAL && sdk_comm_rank(c->comm) == 0)
-    sdk_log(c->logger, SDK_LOG_WARN,
-            "sdekit: note: --adaptive with %s: its error estimate (%s - %s) is the noise's "
-            "correction term alone; the drift's error is bounded by the largest step, dt-max "
-            "%g, not by --rtol/--atol: give a --dt-max that a fixed-step run of %s would take\n",
-            o.scheme->name, o.scheme->name, o.scheme->embedded->name, dt, o.scheme->name);
   return SDK_OK;
 }
 
