@@ -169,6 +169,17 @@ sed -i 's/k = 1.0/k = 2.0/' my.sde
 bad "model file changed" "has changed since checkpoint" "$B" resume m.ckpt
 "$B" resume m.ckpt --stored-model --force --quiet && pass || failed "--force resume"
 
+# --adaptive extended by resume: the summary's accepted sub-steps are the
+# whole run's (the controller's counts carry over), so no rate over this
+# process's seconds
+mkdir -p "$T/e" && cd "$T/e"
+"$B" run gbm --adaptive --scheme milstein --t-end 1 --paths 200 --backend "$BACKEND" \
+  --checkpoint a.ckpt -o a.tsv 2> a.err || failed "adaptive run"
+check "adaptive summary with its rate" grep -q "accepted sub-steps ([0-9.e+-]*/s)" a.err
+"$B" resume a.ckpt --t-end 2 -o b.tsv 2> b.err || failed "adaptive resume"
+check "resumed adaptive summary: the whole run's count, no rate" \
+  grep -q "accepted sub-steps since the run's start$" b.err
+
 # progress: never on a non-terminal stderr; on a terminal it shows
 "$B" run josephson --paths 256 --periods 50 -o p.tsv 2>p.err
 check "no progress bar when stderr is not a terminal" test -z "$(grep -c $'\r' p.err | grep -v '^0$')"

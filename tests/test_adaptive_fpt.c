@@ -88,6 +88,31 @@ static void exit_times(void) {
   }
 }
 
+/* a grid point whose paths start on a level takes no sub-step: its counts
+ * are 0 and its smallest step is NaN (there is none), beside a point that
+ * runs (obs_adaptive.c) */
+static void no_substep(void) {
+  sdk_run_config c;
+  base(&c, BM, 2, 64, 0.5, 1);
+  sdk_errbuf eb = {0};
+  TU_CHECK(sdk_scan_parse("x0=0.5:1:2", &c.scan[0], &eb) == SDK_OK, "%s", eb.msg);
+  c.nscan = 1;
+  sdk_run *r = st_run(&c);
+  const double *acc = r ? sdk_results_f64(sdk_run_results(r), "adaptive/accepted_mean") : NULL;
+  const double *dtm = r ? sdk_results_f64(sdk_run_results(r), "adaptive/dt_min") : NULL;
+  TU_CHECK(acc && dtm, "scan run with a point on the level");
+  if (acc && dtm) {
+    printf("no sub-step: x0 0.5 %.1f accepted, smallest %.3g; x0 1 (on the level) %.1f, %g\n",
+           acc[0], dtm[0], acc[1], dtm[1]);
+    TU_CHECK(acc[0] > 0 && dtm[0] > 0 && dtm[0] <= 0.5, "x0 0.5: %g sub-steps, smallest %g", acc[0],
+             dtm[0]);
+    TU_CHECK(acc[1] == 0 && isnan(dtm[1]), "x0 on the level: %g sub-steps, smallest %g", acc[1],
+             dtm[1]);
+  }
+  sdk_run_destroy(&r);
+  sdk_scan_free(&c.scan[0]);
+}
+
 /* b: the exact mean escape time of the double well by composite Simpson
  * with n panels outside and inside */
 static double V(double x) {
@@ -305,6 +330,7 @@ int main(void) {
   refusal();
   cuda_source();
   exit_times();
+  no_substep();
   layouts();
   periodic();
   double_well();

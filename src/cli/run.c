@@ -140,7 +140,7 @@ static const char *root_str(const sdekit_result *r, const char *name) {
 /* The summary line: the model and the file it was read from (data:
  * escaped), path-steps, time, speed, device; before it, the reason for a
  * scheme not asked for that is not the general default (never silent). */
-static void print_summary(const sdekit_result *r) {
+static void print_summary(const sdekit_result *r, int resumed) {
   const char *why = root_str(r, "scheme_default");
   if (why[0]) {
     fprintf(stderr, "sdekit: note: scheme %s, the default for ", root_str(r, "scheme"));
@@ -167,7 +167,11 @@ static void print_summary(const sdekit_result *r) {
     double n = 0;
     for (int64_t g = 0; g < acc.count; g++)
       n += ((const double *)acc.data)[g] * (double)paths;
-    fprintf(stderr, "; %.3g accepted sub-steps (%.3g/s)", n, n / (sec > 0 ? sec : 1));
+    /* (resumed: the counts are the whole run's, the seconds this process's) */
+    if (resumed)
+      fprintf(stderr, "; %.3g accepted sub-steps since the run's start", n);
+    else
+      fprintf(stderr, "; %.3g accepted sub-steps (%.3g/s)", n, n / (sec > 0 ? sec : 1));
   }
   if (R > 1) fprintf(stderr, " (rank 0; %d ranks)", R);
   fputc('\n', stderr);
@@ -256,7 +260,7 @@ static int run_config(sdekit_config *c, int resumed) {
     }
   s = write_outputs(c, r, &err);
   if (s == SDEKIT_OK && sdekit_config_verbose(c)) print_process_times(t1 - t0, mono_s() - t1);
-  if (s == SDEKIT_OK && !sdekit_config_quiet(c)) print_summary(r);
+  if (s == SDEKIT_OK && !sdekit_config_quiet(c)) print_summary(r, resumed);
   /* grid points that blew up: the results are written (NaN there), then
    * reported as an error so that scripts notice */
   const char *problem = sdekit_result_problem(r);

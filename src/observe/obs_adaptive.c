@@ -6,7 +6,8 @@
  *
  *   adaptive/accepted_mean, accepted_max   [grid...]
  *   adaptive/rejected_mean, rejected_max   [grid...]
- *   adaptive/dt_min                        [grid...]  dt-max 2^-(deepest level)
+ *   adaptive/dt_min                        [grid...]  dt-max 2^-(deepest level); NaN
+ *                                                     where no sub-step was taken
  *   adaptive/lane_util                     [grid...]
  *
  * lane_util: how busy the lanes of a GPU warp would be were every lane
@@ -100,7 +101,8 @@ static sdk_err adaptive_finish(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
     const double n = held > 0 ? (double)held : NAN;
     st->out[0][g] = sum[0] / n, st->out[1][g] = max[0];
     st->out[2][g] = sum[1] / n, st->out[3][g] = max[1];
-    st->out[4][g] = ldexp(c->R->dt[g], -(int)deep);
+    /* (no sub-step taken, t_end 0 or no paths here: no smallest step) */
+    st->out[4][g] = sum[0] + sum[1] > 0 ? ldexp(c->R->dt[g], -(int)deep) : NAN;
     busy += (double)lanes * wmax;
     st->out[5][g] = busy > 0 ? (sum[0] + sum[1]) / busy : NAN;
   }
