@@ -98,6 +98,13 @@ if run "psd" ou --paths 16 --t-end 2 --dt 0.01 --sample-every 1 --observe psd --
   has "psd segment" "spectrum:    segments of 64 samples (--psd-segment), rect window, 5 per path"
 fi
 if [ -f o1.h5 ] && info o1.h5; then lacks "no psd: no spectrum line" "^spectrum:"; fi
+# (c'') --adaptive: its tolerances and the range of its sub-steps (/adaptive's
+# attributes; the defaults where none was given); none without it
+if run "adaptive" gbm --paths 16 --t-end 1 --adaptive --scheme milstein --dt-max 0.25 --dt 0.0625 \
+  --dt-min 0.001 -o ad.h5 && info ad.h5; then
+  has "adaptive settings" "adaptive:    rtol 0.001, atol 1e-06; sub-steps from 0.0625 (first try) down to 0.001953125, dt above the largest (adaptive/ per grid point: the sub-steps taken)"
+fi
+if [ -f o1.h5 ] && info o1.h5; then lacks "no --adaptive: no adaptive line" "^adaptive:"; fi
 
 # (d) a table of the values of every observable kind with standard errors
 # (issue 29: it showed the drift alone): the series at their last sample

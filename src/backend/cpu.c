@@ -55,10 +55,18 @@ static sdk_err cpu_open(const sdk_backend_opts *o, sdk_bctx **out, sdk_errbuf *e
   if (flags && *flags) {
     snprintf(c->cflags, sizeof c->cflags, "%s", flags);
   } else {
-    /* clang vectorises libm calls through glibc's libmvec; gcc 12 does not */
+    /* clang vectorises libm calls through glibc's libmvec; gcc 12 does not.
+     * gcc's reassociation (its tree-reassoc pass under -fassociative-math)
+     * rewrote the step loop differently in the copies that a chunk's length
+     * selects, so a path's bits depended on where the chunks ended, which
+     * the run paces by the clock (josephson, single: three of eight runs
+     * differed, and every --sample-every gave other bits); clang's do not
+     * (cli_repro (h) checks both compilers) */
     snprintf(c->cflags, sizeof c->cflags,
              "-std=gnu11 -O3 -march=native %s -fopenmp -fPIC -shared%s %s",
-             o->fast_math ? "-ffast-math -fno-finite-math-only" : "-ffp-contract=off",
+             !o->fast_math ? "-ffp-contract=off"
+             : clang       ? "-ffast-math -fno-finite-math-only"
+                           : "-ffast-math -fno-finite-math-only -fno-associative-math",
              clang && o->fast_math ? " -fveclib=libmvec" : "", extra ? extra : "");
   }
   sdk_cache_place_init(&c->cache, o->env.cache_dir, o->env.tmp_dir);

@@ -275,6 +275,16 @@ static void print_time(const info *in) {
     fprintf(out, "%-12s %s (%lld steps per period)\n", "period:", sdk_fmt_exact(b1, period),
             (long long)spp);
   }
+  /* --adaptive: its settings (/adaptive's attributes; dt above is dt-max) */
+  double rtol, atol, first, smallest;
+  if (cli_attr_f64(in->r, "adaptive", "rtol", &rtol, 1) == 0 &&
+      cli_attr_f64(in->r, "adaptive", "atol", &atol, 1) == 0 &&
+      cli_attr_f64(in->r, "adaptive", "dt_first", &first, 1) == 0 &&
+      cli_attr_f64(in->r, "adaptive", "dt_min_allowed", &smallest, 1) == 0)
+    fprintf(out,
+            "%-12s rtol %g, atol %g; sub-steps from %s (first try) down to %s, dt above the "
+            "largest (adaptive/ per grid point: the sub-steps taken)\n",
+            "adaptive:", rtol, atol, sdk_fmt_exact(b1, first), sdk_fmt_exact(b2, smallest));
   /* (the spectrum's resolution and averaging: /psd's attributes) */
   int64_t seg = 0, nseg = 0;
   char win[16] = "?";

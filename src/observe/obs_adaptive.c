@@ -27,6 +27,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "core/numfmt.h"
 #include "observe/observable.h"
 #include "observe/tsvfmt.h"
 
@@ -109,7 +110,16 @@ static sdk_err adaptive_finish(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
+/* the settings (sim/adaptive.c: /adaptive's attributes), then the rows */
 static sdk_err adaptive_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
+  static const char *const SET[] = {"rtol", "atol", "dt_max", "dt_first", "dt_min_allowed"};
+  const sdk_group_attrs *ga = sdk_store_group(&R->store, "adaptive");
+  for (int k = 0; ga && k < 5; k++) {
+    const sdk_attr *a = sdk_attr_find(ga->attr, ga->nattr, SET[k]);
+    char b[32];
+    if (a && a->kind == SDK_ATTR_F64)
+      fprintf(f, "# adaptive_%s: %s\n", SET[k], sdk_fmt_exact(b, a->f));
+  }
   const double *v[NOUT];
   for (int k = 0; k < NOUT; k++) {
     char path[64];

@@ -126,6 +126,15 @@ sdk_err sdk_plan_adaptive(sdk_plan *p, sdk_errbuf *eb) {
                     "draws' random numbers (at most 2^28 steps): give a larger --dt-max",
                     (long long)p->nsteps);
   SDK_CHECK(sdk_cg_adaptive_check(&o, eb));
+  /* the settings the run used, as /adaptive's attributes (sdekit info):
+   * the tolerances with their defaults, and the steps as the levels made
+   * them (dt-max, the first try and the smallest allowed) */
+  sdk_store *S = &p->run->r.store;
+  SDK_CHECK(sdk_store_group_f64(S, "adaptive", "rtol", o.rtol, eb));
+  SDK_CHECK(sdk_store_group_f64(S, "adaptive", "atol", o.atol, eb));
+  SDK_CHECK(sdk_store_group_f64(S, "adaptive", "dt_max", dt, eb));
+  SDK_CHECK(sdk_store_group_f64(S, "adaptive", "dt_first", ldexp(dt, -o.adapt_lev0), eb));
+  SDK_CHECK(sdk_store_group_f64(S, "adaptive", "dt_min_allowed", ldexp(dt, -o.adapt_levmax), eb));
   return SDK_OK;
 }
 
