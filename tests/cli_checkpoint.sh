@@ -180,6 +180,30 @@ check "adaptive summary with its rate" grep -q "accepted sub-steps ([0-9.e+-]*/s
 check "resumed adaptive summary: the whole run's count, no rate" \
   grep -q "accepted sub-steps since the run's start$" b.err
 
+# another --t-end from a checkpoint taken early (before the run's second
+# sample, where the interval cannot be read off the samples): the resumed
+# run keeps the interval it was sampled at (the checkpoint records it), so
+# it equals the one-go run of that length with that --sample-every, shorter
+# or longer, wherever the run stopped (it once took 1/100 of the new length
+# and, shortened, silently lacked the samples it had passed)
+mkdir -p "$T/f" && cd "$T/f"
+"$B" run ou --paths 100000 --t-end 40 --observe moments --threads 1 --backend "$BACKEND" \
+  --checkpoint s.ckpt --checkpoint-every 0 -o s.tsv 2> s.err &
+pid=$!
+for i in $(seq 400); do [ -f s.ckpt ] && break; sleep 0.005; done
+kill -TERM $pid 2>/dev/null
+wait $pid
+echo "sampling: $(grep -o 'interrupted at step [0-9]* of [0-9]*' s.err)"
+for len in 20 80; do
+  cp s.ckpt s$len.ckpt
+  "$B" resume s$len.ckpt --t-end $len -o r$len.tsv --quiet || failed "resume --t-end $len"
+  "$B" run ou --paths 100000 --t-end $len --observe moments --threads 1 --backend "$BACKEND" \
+    --sample-every 40 -o o$len.tsv --quiet || failed "one go --t-end $len"
+  if cmp -s <(grep -v '^#' r$len.tsv) <(grep -v '^#' o$len.tsv); then pass; else
+    failed "resumed with --t-end $len: not the one-go run sampled every 40 steps"
+  fi
+done
+
 # progress: never on a non-terminal stderr; on a terminal it shows
 "$B" run josephson --paths 256 --periods 50 -o p.tsv 2>p.err
 check "no progress bar when stderr is not a terminal" test -z "$(grep -c $'\r' p.err | grep -v '^0$')"

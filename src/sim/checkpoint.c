@@ -117,6 +117,7 @@ sdk_err sdk_ckpt_write(const sdk_ckpt *c, const char *path, sdk_errbuf *eb) {
   rec(&b, "STAT", c->state, (uint64_t)(c->nvars + 1) * np * 8);
   if (c->comp) rec(&b, "COMP", c->comp, (uint64_t)c->ncomp * np * 8);
   rec(&b, "SSTP", c->sample_step, (uint64_t)c->nsamples * 8);
+  if (c->sample_every > 0) rec(&b, "SEVR", &c->sample_every, 8);
   if (c->carry) rec(&b, "CARY", c->carry, c->ncarry);
   if (c->target) rec(&b, "TGTS", c->target, c->ntarget);
   for (int i = 0; i < c->nobs; i++)
@@ -155,10 +156,11 @@ enum {
   R_OBSD,
   R_CARY,
   R_TGTS,
+  R_SEVR,
   R_N
 };
 static const char TAGS[R_N][5] = {"VERS", "ABI ", "BILD", "KHSH", "ARGV", "MTXT", "MPTH", "DIMS",
-                                  "STAT", "COMP", "SSTP", "OBSN", "OBSD", "CARY", "TGTS"};
+                                  "STAT", "COMP", "SSTP", "OBSN", "OBSD", "CARY", "TGTS", "SEVR"};
 
 typedef struct {
   const char *p;
@@ -370,6 +372,12 @@ static sdk_err parse_state(const records *r, sdk_ckpt *c, sdk_errbuf *eb) {
   if (!bytes_of((uint64_t)c->nsamples, 1, 1, 1, &want))
     return CORRUPT("checkpoint '%s' is corrupt (record 'SSTP' has the wrong size)", r->path);
   SDK_CHECK(copy_array(&f[R_SSTP], want, (void **)&c->sample_step, r, "SSTP", eb));
+  if (f[R_SEVR].p) {
+    if (f[R_SEVR].n != 8) return CORRUPT("checkpoint '%s' is corrupt (sample interval)", r->path);
+    memcpy(&c->sample_every, f[R_SEVR].p, 8);
+    if (c->sample_every < 1)
+      return CORRUPT("checkpoint '%s' is corrupt (sample interval)", r->path);
+  }
   /* sample steps: increasing, within the steps done */
   for (int64_t s = 0; s < c->nsamples; s++)
     if (c->sample_step[s] < 0 || c->sample_step[s] > c->step ||

@@ -81,6 +81,10 @@ typedef struct sdk_ckpt {
                          * every step) or 2 nvars (deferred), then the boundary rows, then 2 per
                          * time average; at most 2 nvars + SDK_CKPT_MAX_EXTRA_ROWS */
   int64_t *sample_step; /* nsamples: the run's sample clock */
+  /* the run's sample interval in steps (every multiple of it is a sample);
+   * 0 where it has none (--sample-times, no sampling) or the file predates
+   * the record */
+  int64_t sample_every;
   /* the observables: samples taken, and their sampled datasets */
   int nobs;
   sdk_ckpt_obs *obs;

@@ -2,6 +2,7 @@
  * the paths' state rows on the backend, the sample clock, and every
  * observable's sample count and sampled datasets (observe/observable.h: a
  * dataset belongs to the observable whose name is its first path element). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,6 +122,7 @@ sdk_err sdk_ckpt_save_run(const sdk_plan *p, sdk_errbuf *eb) {
   if (c->window) k.ngrid = 1, k.ppg = ckpt_paths(p);
   k.nsamples = p->isample, k.has_mark = p->marked;
   k.sample_step = p->sample_step;
+  k.sample_every = p->sampling && !p->sample_steps ? p->sample_every : 0;
   sdk_ckpt_obs obs[SDK_MAX_OBSERVABLES];
   for (int i = 0; i < p->nobs; i++)
     obs[i] = (sdk_ckpt_obs){(char *)p->obs[i].type->name, p->obs[i].nsamples};
@@ -177,6 +179,26 @@ static sdk_err check_layout(const sdk_plan *p, const sdk_ckpt *k, sdk_errbuf *eb
   /* --sample-times: the samples taken are the first of this run's */
   for (int64_t s = 0; p->sample_steps && s < k->nsamples; s++)
     if (k->sample_step[s] != p->sample_steps[s]) return MISMATCH(" (sample times)");
+  /* every --sample-every: the samples taken are this run's multiples of it
+   * up to the checkpoint's step (the one at that step may be still to take),
+   * else the run would miss some or sample at another pace from here on */
+  if (p->sampling && !p->sample_steps) {
+    const int64_t se = p->sample_every, below = (k->step + se - 1) / se;
+    int ok = k->nsamples >= below && k->nsamples <= k->step / se + 1;
+    for (int64_t s = 0; ok && s < k->nsamples; s++)
+      ok = k->sample_step[s] == s * se;
+    const int64_t was = k->sample_every > 0 ? k->sample_every
+                        : k->nsamples >= 2  ? k->sample_step[1] - k->sample_step[0]
+                                            : 0;
+    char hint[48] = "";
+    if (was > 0) snprintf(hint, sizeof hint, ", --sample-every %lld", (long long)was);
+    if (!ok)
+      return SDK_FAIL(eb, SDK_ERR_USAGE,
+                      "the checkpoint's %lld samples (to step %lld) were not taken every %lld "
+                      "steps, this run's sample interval: resume with the interval it was "
+                      "sampled at%s (or with its own --t-end/--periods)",
+                      (long long)k->nsamples, (long long)k->step, (long long)se, hint);
+  }
   return SDK_OK;
 }
 

@@ -445,12 +445,16 @@ static sdk_err plan_steps(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_
   p->sample_every = c->sample_every > 0 ? c->sample_every
                     : p->spp > 0        ? p->spp
                                         : (p->nsteps >= 100 ? p->nsteps / 100 : 1);
-  /* resumed with a longer --t-end: the default sample interval (1/100 of the
-   * run) would change half way; keep the one the checkpoint was sampled at */
+  /* resumed with another --t-end: the default sample interval (1/100 of the
+   * run) would change half way; keep the one the checkpoint was sampled at
+   * (its record; a file without it: from its first two samples) */
   const struct sdk_ckpt *k = c->resume;
-  if (k && c->sample_every == 0 && !c->sample_times && k->nsamples >= 2 &&
-      k->sample_step[1] > k->sample_step[0])
-    p->sample_every = k->sample_step[1] - k->sample_step[0];
+  if (k && c->sample_every == 0 && !c->sample_times) {
+    if (k->sample_every > 0)
+      p->sample_every = k->sample_every;
+    else if (k->nsamples >= 2 && k->sample_step[1] > k->sample_step[0])
+      p->sample_every = k->sample_step[1] - k->sample_step[0];
+  }
   return SDK_OK;
 }
 
