@@ -21,6 +21,9 @@ static sdk_err t_compile(sdk_bctx *ctx, const char *src, const char *ident, cons
                          sdk_module **mod, char *report, size_t nreport, sdk_errbuf *eb) {
   return CPU.compile(ctx, src, ident, model_path, mod, report, nreport, eb);
 }
+static sdk_err t_build_hash(sdk_bctx *ctx, const char *ident, char out[33], sdk_errbuf *eb) {
+  return CPU.build_hash(ctx, ident, out, eb);
+}
 static void t_module_free(sdk_module **mod) {
   CPU.module_free(mod);
 }
@@ -98,6 +101,7 @@ const sdk_backend sdk_backend_twin = {
     .close = t_close,
     .describe = t_describe,
     .compile = t_compile,
+    .build_hash = t_build_hash,
     .module_free = t_module_free,
     .alloc = t_alloc,
     .free = t_free,

@@ -179,6 +179,12 @@ check "adaptive summary with its rate" grep -q "accepted sub-steps ([0-9.e+-]*/s
 "$B" resume a.ckpt --t-end 2 -o b.tsv 2> b.err || failed "adaptive resume"
 check "resumed adaptive summary: the whole run's count, no rate" \
   grep -q "accepted sub-steps since the run's start$" b.err
+# a kernel compiled with other flags (or by another compiler) would mix two
+# kernels' bits: refused (the checkpoint records the kernel as built)
+if [ "$BACKEND" = cpu ]; then
+  CFLAGS=-fno-tree-vectorize "$B" resume a.ckpt --t-end 3 -o c.tsv 2> c.err
+  check "resume with other CFLAGS refused" grep -q "written for another kernel.*other flags" c.err
+fi
 
 # another --t-end from a checkpoint taken early (before the run's second
 # sample, where the interval cannot be read off the samples): the resumed

@@ -174,6 +174,12 @@ typedef struct sdk_backend {
   sdk_err (*compile)(sdk_bctx *ctx, const char *src, const char *ident, const char *model_path,
                      sdk_module **mod, char *report, size_t nreport, sdk_errbuf *eb);
   void (*module_free)(sdk_module **mod);
+  /* The hash that compile keys the module of source `ident` by (32 hex
+   * digits): the identity with all else that sets the kernel's bits (CPU:
+   * the compiler, its flags, the processor; CUDA: NVRTC, the architecture,
+   * the options).  A checkpoint records it and continues only a kernel built
+   * alike (sim/program.c): another compiler or flags mix two kernels' bits. */
+  sdk_err (*build_hash)(sdk_bctx *ctx, const char *ident, char out[33], sdk_errbuf *eb);
   /* Allocate the state for the layout. */
   sdk_err (*alloc)(sdk_bctx *ctx, sdk_module *mod, const sdk_layout *lay, sdk_ensemble **ens,
                    sdk_errbuf *eb);

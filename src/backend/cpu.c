@@ -456,6 +456,7 @@ const sdk_backend sdk_backend_cpu = {
     .close = cpu_close,
     .describe = cpu_describe,
     .compile = sdk_cpu_compile,
+    .build_hash = sdk_cpu_build_hash,
     .module_free = sdk_cpu_module_free,
     .alloc = cpu_alloc,
     .free = cpu_free,

@@ -53,6 +53,8 @@ struct sdk_module {
   char key[80];
 };
 
+/* backend.h build_hash: the key of the module of source `ident` */
+sdk_err sdk_cpu_build_hash(sdk_bctx *c, const char *ident, char hash[33], sdk_errbuf *eb);
 /* Compile src (its identity ident, NULL: computed) into a module, or take it
  * from the kernel cache or a session's shelf; report says which. */
 sdk_err sdk_cpu_compile(sdk_bctx *c, const char *src, const char *ident, const char *model_path,

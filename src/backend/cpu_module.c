@@ -305,12 +305,7 @@ done:
   return e;
 }
 
-sdk_err sdk_cpu_compile(sdk_bctx *c, const char *src, const char *ident, const char *model_path,
-                        sdk_module **out, char *report, size_t nreport, sdk_errbuf *eb) {
-  *out = NULL;
-  char idbuf[33]; /* the identity (codegen/identity.h) where none is given: tests */
-  if (!ident) SDK_CHECK(sdk_cg_identity(src, idbuf, eb));
-  ident = ident ? ident : idbuf;
+sdk_err sdk_cpu_build_hash(sdk_bctx *c, const char *ident, char hash[33], sdk_errbuf *eb) {
   sdk_strbuf key;
   sdk_sb_init(&key);
   sdk_sb_printf(&key, "sdekit %s abi %d\n%s\n%s\n%s\nsource %s\n", SDK_VERSION, SDK_KERNEL_ABI,
@@ -320,9 +315,19 @@ sdk_err sdk_cpu_compile(sdk_bctx *c, const char *src, const char *ident, const c
     sdk_sb_free(&key);
     return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   }
-  char hash[33];
   sdk_hash_hex(key.s, key.len, hash);
   sdk_sb_free(&key);
+  return SDK_OK;
+}
+
+sdk_err sdk_cpu_compile(sdk_bctx *c, const char *src, const char *ident, const char *model_path,
+                        sdk_module **out, char *report, size_t nreport, sdk_errbuf *eb) {
+  *out = NULL;
+  char idbuf[33]; /* the identity (codegen/identity.h) where none is given: tests */
+  if (!ident) SDK_CHECK(sdk_cg_identity(src, idbuf, eb));
+  ident = ident ? ident : idbuf;
+  char hash[33];
+  SDK_CHECK(sdk_cpu_build_hash(c, ident, hash, eb));
   /* kept by the session from an earlier run with the same cache: the module
    * it loaded then (without it every run read and loaded the file again,
    * issue 32; another cache directory is used as asked) */

@@ -784,6 +784,7 @@ const sdk_backend sdk_backend_cuda = {
     .close = cuda_close,
     .describe = cuda_describe,
     .compile = sdk_cuda_compile,
+    .build_hash = sdk_cuda_build_hash,
     .module_free = sdk_cuda_module_free,
     .alloc = sdk_cuda_alloc,
     .free = sdk_cuda_free,

@@ -293,6 +293,8 @@ sdk_err sdk_cuda_nvrtc(sdk_bctx *c, const char *src, const char *model_path,
                        const char *const *opts, int nopts, const char *src_path, char **cubin,
                        size_t *cubin_len, char **log_out, sdk_errbuf *eb);
 
+/* backend.h build_hash: the key of the module of source `ident` */
+sdk_err sdk_cuda_build_hash(sdk_bctx *c, const char *ident, char hash[33], sdk_errbuf *eb);
 /* The backend's compile and module_free (backend.h). */
 sdk_err sdk_cuda_compile(sdk_bctx *c, const char *src, const char *ident, const char *model_path,
                          sdk_module **out, char *report, size_t nreport, sdk_errbuf *eb);

@@ -503,6 +503,18 @@ static sdk_err make_current(sdk_bctx *c, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
+sdk_err sdk_cuda_build_hash(sdk_bctx *c, const char *ident, char hash[33], sdk_errbuf *eb) {
+  char archopt[64];
+  const char *opts[8];
+  int nopts = module_options(c, archopt, sizeof archopt, opts);
+  cache_entry *ce = malloc(sizeof *ce);
+  if (!ce) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  sdk_err err = cache_entry_for(c, ident, opts, nopts, ce, eb);
+  if (err == SDK_OK) memcpy(hash, ce->hash, 33);
+  free(ce);
+  return err;
+}
+
 sdk_err sdk_cuda_compile(sdk_bctx *c, const char *src, const char *ident, const char *model_path,
                          sdk_module **out, char *report, size_t nreport, sdk_errbuf *eb) {
   *out = NULL;

@@ -112,7 +112,7 @@ sdk_err sdk_ckpt_save_run(const sdk_plan *p, sdk_errbuf *eb) {
   memset(&k, 0, sizeof k);
   k.version = (char *)SDK_VERSION;
   k.abi = SDK_KERNEL_ABI;
-  k.kernel_hash = (char *)p->khash;
+  k.kernel_hash = (char *)p->bhash;
   k.argc = c->argc;
   k.argv = c->argv;
   k.model_text = m->text;

@@ -86,10 +86,13 @@ static sdk_err make_source(sdk_plan *p, sdk_errbuf *eb) {
     SDK_CHECK(sdk_cg_identity(p->src, p->khash, eb));
     sdk_session_identity_put(c->session, p->src, p->khash);
   }
-  if (c->resume && strcmp(c->resume->kernel_hash, p->khash) != 0)
+  SDK_CHECK(p->be->build_hash(p->ctx, p->khash, p->bhash, eb));
+  if (c->resume && strcmp(c->resume->kernel_hash, p->bhash) != 0)
     return SDK_FAIL(eb, SDK_ERR_FORMAT,
                     "checkpoint '%s' was written for another kernel (another build of sdekit, "
-                    "model text or backend): finish it with the sdekit and backend that wrote it",
+                    "model text or backend, or the kernel compiled by another compiler, with "
+                    "other flags or for another processor or GPU): finish it where and as it "
+                    "was started",
                     c->checkpoint ? c->checkpoint : "?");
   return SDK_OK;
 }

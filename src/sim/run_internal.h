@@ -91,7 +91,10 @@ typedef struct sdk_plan {
   sdk_bctx *ctx;
   sdk_module *mod;
   char *src;
-  char khash[33]; /* hash of the kernel source: a checkpoint continues only its kernel */
+  char khash[33]; /* hash of the kernel source (codegen/identity.h) */
+  /* the kernel as built: khash with the compiler, flags, processor or GPU
+   * architecture (backend.h build_hash); a checkpoint continues only it */
+  char bhash[33];
   int nshards;
   sdk_shard *shards; /* the paths, cut on chunks (sim/program.c); ens NULL where another rank
                       * holds them */
