@@ -160,6 +160,11 @@ i = b.index(b'VERS') + 12
 b[i] = ord('9')
 open(sys.argv[2], 'wb').write(b)
 PY
+# an output that is the checkpoint (by another name too), with --force or not
+bad "output is the checkpoint" "output 'same.h5' is the --checkpoint file" \
+  "$B" run ou --paths 16 --t-end 0.1 -o same.h5 --checkpoint ./same.h5
+bad "output is the checkpoint, --force" "is the --checkpoint file" \
+  "$B" run ou --paths 16 --t-end 0.1 -o same.h5 --checkpoint same.h5 --force
 bad "checkpoint of another version" "corrupt\|written by sdekit" "$B" resume ver.ckpt
 # from another model: the model file changed since
 mkdir -p "$T/d" && cd "$T/d"

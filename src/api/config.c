@@ -1,6 +1,7 @@
 /* The public API: the run configuration (its options are in options.c, the
  * environment in environment.c). */
 #include <libgen.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -737,11 +738,34 @@ static int is_model(const model_id *m, const char *path) {
   return 0;
 }
 
+/* Do names a and b lead to one file: the same file where both exist, else
+ * the same name in the same directory (resolved: "./x" and "x") */
+static int same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  char da[4200], db[4200], ra[PATH_MAX], rb[PATH_MAX];
+  const char *ba = strrchr(a, '/'), *bb = strrchr(b, '/');
+  snprintf(da, sizeof da, "%.*s", ba ? (int)(ba - a) + (ba == a) : 1, ba ? a : ".");
+  snprintf(db, sizeof db, "%.*s", bb ? (int)(bb - b) + (bb == b) : 1, bb ? b : ".");
+  return realpath(da, ra) && realpath(db, rb) && !strcmp(ra, rb) &&
+         !strcmp(ba ? ba + 1 : a, bb ? bb + 1 : b);
+}
+
 sdekit_status api_check_files(const sdekit_config *c, int outputs, sdekit_error *err) {
+  /* (never, --force or not: the results would replace the run's progress,
+   * and a finished run could no longer be extended) */
+  char f[4200];
+  for (int k = 0; outputs && c->c.checkpoint && k < c->noutputs; k++)
+    for (int i = 0; strcmp(c->outputs[k], "-") && i < output_files(c, c->outputs[k]); i++) {
+      output_file(c, c->outputs[k], i, f, sizeof f);
+      if (same_file(f, c->c.checkpoint))
+        return api_usage(err, "output '%s' is the --checkpoint file: write one of them elsewhere",
+                         f);
+    }
   if (c->force) return SDEKIT_OK;
   model_id m;
   model_id_of(c, &m);
-  char f[4200];
   for (int k = 0; outputs && k < c->noutputs; k++)
     for (int i = 0; strcmp(c->outputs[k], "-") && i < output_files(c, c->outputs[k]); i++) {
       output_file(c, c->outputs[k], i, f, sizeof f);
