@@ -255,6 +255,25 @@ static sdk_expr *d1(dctx *c, const char *f, const sdk_expr *u) {
   return NULL;
 }
 
+/* fu du, a factor of the chain rule whose fu may be infinite where du is 0
+ * (sqrt or cbrt at 0, asin at 1, log at 0, pow(0, b < 1)): 0 there, not
+ * 0 * inf = NaN, as the rule's one-sided value of a function that does not
+ * move (b = s sqrt(fmax(x, 0)) below 0: b' = 0.5 / sqrt(0) * 0); a du that
+ * is a number other than 0 needs no test */
+static sdk_expr *times_du(dctx *c, sdk_expr *fu, sdk_expr *du) {
+  if (!fu || !du || du->kind == SDK_E_NUM) return bin('*', fu, du);
+  return cond(bin('N', C(du), num(0)), bin('*', fu, du), num(0));
+}
+
+/* the functions whose derivative is infinite at a finite argument */
+static int steep(const char *f) {
+  static const char *const names[] = {"sqrt", "cbrt",  "asin", "acos", "atanh",
+                                      "log",  "log10", "log2", "log1p"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (!strcmp(f, names[i])) return 1;
+  return 0;
+}
+
 /* d/dx of a call: the chain rule over its arguments */
 static sdk_expr *dcall(dctx *c, const sdk_expr *e) {
   const char *f = e->name;
@@ -262,7 +281,7 @@ static sdk_expr *dcall(dctx *c, const sdk_expr *e) {
   if (e->nargs == 1) {
     sdk_expr *du = d(c, a);
     if (!du || is_num(du, 0)) return du;
-    return bin('*', d1(c, f, a), du);
+    return steep(f) ? times_du(c, d1(c, f, a), du) : bin('*', d1(c, f, a), du);
   }
   sdk_expr *da = d(c, a), *db = b ? d(c, b) : NULL;
   if (!da || (b && !db)) return drop_keep(da, drop_keep(db, NULL));
@@ -280,15 +299,17 @@ static sdk_expr *dcall(dctx *c, const sdk_expr *e) {
   if (!strcmp(f, "pow")) {
     if (zb) { /* b pow(a, b - 1) a' : no log of a negative base */
       sdk_expr_destroy(&db);
-      return bin('*', bin('*', C(b), call("pow", 2, C(a), bin('-', C(b), num(1)))), da);
+      return times_du(c, bin('*', C(b), call("pow", 2, C(a), bin('-', C(b), num(1)))), da);
     }
-    /* pow(a, b) (b' log a + b a' / a) */
-    sdk_expr *t = bin('*', db, call("log", 1, C(a), NULL));
+    /* pow(a, b) b' log a + b pow(a, b) / a a' (each 0 where its x-derivative
+     * is, and the first where a is 0: log 0 and 1 / 0 are infinite) */
+    sdk_expr *t = times_du(
+        c, cond(bin('N', C(a), num(0)), bin('*', C(e), call("log", 1, C(a), NULL)), num(0)), db);
     if (!za)
-      t = bin('+', t, bin('/', bin('*', C(b), da), C(a)));
+      t = bin('+', t, times_du(c, bin('/', bin('*', C(b), C(e)), C(a)), da));
     else
       sdk_expr_destroy(&da);
-    return bin('*', C(e), t);
+    return t;
   }
   if (!strcmp(f, "fmod")) /* a - trunc(a / b) b: a' - (a - fmod(a, b)) / b b' */
     return bin('-', da, bin('*', bin('/', bin('-', C(a), C(e)), C(b)), db));
