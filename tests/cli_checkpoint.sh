@@ -165,6 +165,12 @@ bad "output is the checkpoint" "output 'same.h5' is the --checkpoint file" \
   "$B" run ou --paths 16 --t-end 0.1 -o same.h5 --checkpoint ./same.h5
 bad "output is the checkpoint, --force" "is the --checkpoint file" \
   "$B" run ou --paths 16 --t-end 0.1 -o same.h5 --checkpoint same.h5 --force
+# acf/psd with their defaults, extended: the kernel follows the run's length,
+# and the message says so
+"$B" run ou --paths 200 --observe acf,psd --sample-every 10 --t-end 5 --checkpoint lag.ckpt \
+  -o lag.tsv --quiet || failed "acf/psd run"
+bad "acf/psd extended: why it cannot be" "default --max-lag and --psd-segment follow the run's length" \
+  "$B" resume lag.ckpt --t-end 20 -o lag2.tsv
 bad "checkpoint of another version" "corrupt\|written by sdekit" "$B" resume ver.ckpt
 # from another model: the model file changed since
 mkdir -p "$T/d" && cd "$T/d"

@@ -87,13 +87,24 @@ static sdk_err make_source(sdk_plan *p, sdk_errbuf *eb) {
     sdk_session_identity_put(c->session, p->src, p->khash);
   }
   SDK_CHECK(p->be->build_hash(p->ctx, p->khash, p->bhash, eb));
-  if (c->resume && strcmp(c->resume->kernel_hash, p->bhash) != 0)
+  if (c->resume && strcmp(c->resume->kernel_hash, p->bhash) != 0) {
+    /* (the defaults of --max-lag and --psd-segment follow the run's length,
+     * and so does the kernel of a run that has acf or psd) */
+    int lag = 0;
+    for (int i = 0; i < p->nobs; i++)
+      lag |= (!strcmp(p->obs[i].type->name, "acf") && c->obs.max_lag == 0) ||
+             (!strcmp(p->obs[i].type->name, "psd") && c->obs.psd_segment == 0);
     return SDK_FAIL(eb, SDK_ERR_FORMAT,
                     "checkpoint '%s' was written for another kernel (another build of sdekit, "
                     "model text or backend, or the kernel compiled by another compiler, with "
                     "other flags or for another processor or GPU): finish it where and as it "
-                    "was started",
-                    c->checkpoint ? c->checkpoint : "?");
+                    "was started%s",
+                    c->checkpoint ? c->checkpoint : "?",
+                    lag ? "; with acf or psd the default --max-lag and --psd-segment follow the "
+                          "run's length, so --t-end/--periods can extend such a run only when "
+                          "they were given when it started"
+                        : "");
+  }
   return SDK_OK;
 }
 
