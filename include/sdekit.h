@@ -438,7 +438,9 @@ SDEKIT_API const char *sdekit_config_observable(const sdekit_config *c, int i);
  * own directory under their base names (replace them with
  * sdekit_config_clear_outputs / add_output), and the run checkpoints to the
  * same file.  sdekit_config_set_periods / set_t_end on the result replace
- * the run's length (to extend a finished run). */
+ * the run's length (to extend a finished run); threads, device, ranks,
+ * outputs, messages and checkpoint options may change too, any other option
+ * (a seed, a parameter, fast math) is refused with SDEKIT_ERR_USAGE. */
 enum { SDEKIT_RESUME_STORED_MODEL = 1 };
 SDEKIT_API sdekit_status sdekit_config_from_checkpoint(const char *path, unsigned flags,
                                                        sdekit_config **out, sdekit_error *err);

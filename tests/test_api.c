@@ -363,6 +363,14 @@ static void check_cancel(const sdekit_result *whole, const char *dir) {
   if (!c) return;
   /* the same surroundings (the same C compiler: another one rounds differently) */
   OK(sdekit_config_set_environment(c, (const char *const *)environ, &err));
+  /* what the checkpoint holds cannot change (a seed given was recorded, not
+   * used); where it runs can */
+  TU_CHECK(sdekit_config_option(c, "seed", "7", &err) == SDEKIT_ERR_USAGE &&
+               strstr(err.message, "--seed cannot change a resumed run"),
+           "resumed: --seed refused (%s)", err.message);
+  TU_CHECK(sdekit_config_set_fast_math(c, 0, &err) == SDEKIT_ERR_USAGE,
+           "resumed: fast math off refused (%s)", err.message);
+  OK(sdekit_config_option(c, "threads", "1", &err));
   OK(sdekit_run(c, &r, &err));
   TU_CHECK(r && same_all(whole, r), "resumed = uninterrupted, bitwise");
   sdekit_result_destroy(&r);

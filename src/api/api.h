@@ -137,6 +137,10 @@ void api_unrecord(sdekit_config *c, const char *name);
 /* --scan and --scan-file (options_scan.c; options.c's table calls them). */
 sdekit_status api_opt_scan(sdekit_config *c, const char *arg, sdekit_error *err);
 sdekit_status api_opt_scan_file(sdekit_config *c, const char *path, sdekit_error *err);
+/* SDEKIT_OK where a configuration may take option `name` (its long name):
+ * anything while it is no resumed run, else only what a resumed run may
+ * change (its length, threads, device, ranks, outputs, messages) */
+sdekit_status api_resumed_option(const sdekit_config *c, const char *name, sdekit_error *err);
 /* Apply option `name` = value to c without recording it (options.c). */
 sdekit_status api_apply_option(sdekit_config *c, const char *name, const char *value,
                                sdekit_error *err);

@@ -431,6 +431,8 @@ static sdekit_status flag(sdekit_config *c, const char *name, int on, int *field
                           sdekit_error *err) {
   if (!c) return api_usage(err, "no configuration");
   if (on) return sdekit_config_option(c, name, NULL, err);
+  sdekit_status s = api_resumed_option(c, name, err);
+  if (s != SDEKIT_OK) return s;
   *field = off_value;
   api_unrecord(c, name);
   api_ok(err);

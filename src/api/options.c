@@ -627,6 +627,23 @@ static sdekit_status unknown_option(const char *typed, const char *name, sdekit_
   return api_usage(err, "unknown option '%s' (see 'sdekit run --help')", typed);
 }
 
+sdekit_status api_resumed_option(const sdekit_config *c, const char *name, sdekit_error *err) {
+  /* (what a resumed run may change: its length, where it runs, its outputs
+   * and checkpoints, its messages; the rest is the checkpoint's, and a value
+   * given would be recorded but not used: the seed's, say) */
+  static const char *const may[] = {"periods", "t-end",      "threads",         "device",
+                                    "ranks",   "output",     "quiet",           "verbose",
+                                    "force",   "checkpoint", "checkpoint-every"};
+  if (!c->ckpt) return SDEKIT_OK;
+  for (size_t i = 0; i < sizeof may / sizeof *may; i++)
+    if (!strcmp(name, may[i])) return SDEKIT_OK;
+  return api_usage(err,
+                   "--%s cannot change a resumed run (checkpoint '%s' holds its value): a "
+                   "resumed run takes --periods or --t-end, --threads, --device, --ranks, "
+                   "outputs, --force and --checkpoint-every",
+                   name, c->ckpt_file ? c->ckpt_file : "?");
+}
+
 sdekit_status api_apply_option(sdekit_config *c, const char *name, const char *value,
                                sdekit_error *err) {
   const api_opt *o = find_opt(name);
@@ -635,6 +652,8 @@ sdekit_status api_apply_option(sdekit_config *c, const char *name, const char *v
     snprintf(typed, sizeof typed, "--%s", name);
     return unknown_option(typed, name, err);
   }
+  sdekit_status rs = api_resumed_option(c, o->name, err);
+  if (rs != SDEKIT_OK) return rs;
   if (o->arity == 1 && !value) {
     if (!strcmp(o->name, "output")) return api_usage(err, "option '-o' needs a value");
     return api_usage(err, "option '--%s' needs a value", o->name);
