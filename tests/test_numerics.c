@@ -227,8 +227,31 @@ static void check_compensation_vars(void) {
   unlink(model);
 }
 
+/* A number of the model is rounded to the kernel's precision once: in
+ * single precision 1 + 2^-24 (a float tie, 1 by round-to-even) minus 1 is
+ * 0, as a literal and as a parameter.  Its 17 digits with "f" were rounded
+ * by the compiler a second time, past the tie: 2^-23 each. */
+static void check_single_literal(void) {
+  const char *model = st_model_file("[model]\nname = tie\nvars = w\n[params]\n"
+                                    "a = 1.000000059604644775390625\n[drift]\n"
+                                    "w = 2*(a - 1) + (1.000000059604644775390625 - 1)\n"
+                                    "[noise]\nw = 0\n[init]\nw = 0\n",
+                                    2);
+  sdk_run_config c;
+  sdk_run_config_defaults(&c);
+  c.model = model, c.backend = st_backend(), c.single = 1, c.paths = 1;
+  c.dt = 1, c.t_end = 1, c.observe = "moments", c.quiet = 1;
+  sdk_run *run = model ? st_run(&c) : NULL;
+  const double *m = run ? sdk_results_f64(sdk_run_results(run), "moments/mean_w") : NULL;
+  printf("%s single: w(1) = 2 (a - 1) + (a' - 1) with a = a' = 1 + 2^-24: %g (exact 0)\n",
+         st_backend(), m ? m[1] : NAN);
+  TU_CHECK(m && m[1] == 0, "1 + 2^-24 rounds to 1 in single: w(1) %g", m ? m[1] : NAN);
+  sdk_run_destroy(&run);
+}
+
 int main(void) {
   st_require_backend();
+  check_single_literal();
   check_time_noise_order();
   check_compensation();
   check_compensation_vars();

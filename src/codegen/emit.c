@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/escape.h"
+#include "core/numfmt.h"
 
 sdk_emit sdk_em_on(sdk_strbuf *b, int single) {
   sdk_emit em = {b, 0, single};
@@ -234,6 +235,6 @@ void sdk_em_double(sdk_emit *em, double v) {
 }
 
 void sdk_em_number(sdk_emit *em, double v) {
-  sdk_em_double(em, v);
-  if (em->single) sdk_sb_puts(em->b, "f");
+  char buf[64];
+  sdk_sb_puts(em->b, sdk_fmt_literal(buf, v, em->single));
 }

@@ -19,6 +19,17 @@ char *sdk_fmt_exact(char *buf, double x) {
   return buf;
 }
 
+char *sdk_fmt_literal(char *buf, double v, int single) {
+  float f = (float)v;
+  if (single && (isfinite(f) || !isfinite(v)))
+    snprintf(buf, 40, "%.9g", (double)f);
+  else
+    snprintf(buf, 40, "%.17g", v);
+  if (!strpbrk(buf, ".eEn")) strcat(buf, ".0");
+  if (single) strcat(buf, "f");
+  return buf;
+}
+
 char *sdk_fmt_stat(char *buf, double x) {
   if (isnan(x))
     strcpy(buf, "nan");

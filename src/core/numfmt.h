@@ -17,6 +17,15 @@
 char *sdk_fmt_exact(char *buf, double x);
 char *sdk_fmt_stat(char *buf, double x);
 
+/* A number as a C literal of the kernel's precision (a floating one: never
+ * "1", which would make 1/2 an integer division): double, %.17g (reads back
+ * as v); single, the float v rounds to (float)v, as %.9g (reads back as that
+ * float) with "f": not v's 17 digits with "f", which the compiler rounds to
+ * float a second time (1 + 2^-24, a tie that rounds to 1, became 1 + 2^-23).
+ * A v beyond the float range keeps its digits (the compiler's infinity).
+ * buf must hold at least 40 characters; returns it. */
+char *sdk_fmt_literal(char *buf, double v, int single);
+
 /* The one reader of a number typed by a user or read from a text file: a
  * finite decimal (no hex, inf or nan, which strtod would accept), spaces
  * around allowed.  1 and *out set, or 0. */

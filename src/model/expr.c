@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/numfmt.h"
 #include "model/limits.h"
 
 /* ---- the math functions a model may call ---- */
@@ -629,11 +630,7 @@ double sdk_expr_eval(const sdk_expr *e, sdk_value_fn fn, void *user) {
 
 static void emit_num(double v, int single, sdk_strbuf *out) {
   char buf[64];
-  /* %.17g round-trips a double; make sure the literal is floating point */
-  snprintf(buf, sizeof buf, "%.17g", v);
-  if (!strpbrk(buf, ".eEn")) strcat(buf, ".0");
-  if (single) strcat(buf, "f");
-  sdk_sb_puts(out, buf);
+  sdk_sb_puts(out, sdk_fmt_literal(buf, v, single));
 }
 
 static void emit_rec(const sdk_expr *e, int single, sdk_emit_sym_fn fn, sdk_emit_node_fn node,
