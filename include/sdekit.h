@@ -303,6 +303,13 @@ SDEKIT_API sdekit_status sdekit_config_set_save_paths(sdekit_config *c, const in
 SDEKIT_API sdekit_status sdekit_config_path_values(sdekit_config *c, const char *which,
                                                    const char *name, const double *values,
                                                    int64_t n, sdekit_error *err);
+/* The shape of the arrays of `which` (sdekit_config_path_values): ngrid
+ * grid points of n / ngrid paths each, as a 2-D [grid points][paths] array
+ * is; a run whose grid or paths per grid point differ refuses them (a flat
+ * count that fits another shape is not read as that shape).  0: not said (a
+ * flat array: one value per path, or per grid point and path). */
+SDEKIT_API sdekit_status sdekit_config_path_values_grid(sdekit_config *c, const char *which,
+                                                        int64_t ngrid, sdekit_error *err);
 SDEKIT_API sdekit_status sdekit_config_set_density_var(sdekit_config *c, const char *var,
                                                        sdekit_error *err);
 SDEKIT_API sdekit_status sdekit_config_set_coarse_grain(sdekit_config *c, double width,

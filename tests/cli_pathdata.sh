@@ -47,6 +47,11 @@ with h5py.File("g.h5", "w") as f:
     f.create_group("g")["x"] = np.stack([x, -x, 2 * x])
 PY
 R=(run ou --set D=0 --precision double --t-end 0.01 --dt 0.01 --save-final --backend "$BACKEND" --quiet)
+# 2-D data have a shape, not only a count: [paths][grid points] or another
+# grid is refused (it was read in the wrong order)
+"$PY3" -c 'import numpy as np; g = np.arange(12.0).reshape(3, 4); np.savez("gt.npz", x=g.T)'
+"$B" "${R[@]}" --scan k=1:3:3 --paths 4 --init-from gt.npz -o gt.h5 2> gt.err
+check "a transposed [paths][grid points] file is refused" grep -q "\[4 grid points\]\[3 paths\].*transpose" gt.err
 "$B" "${R[@]}" --set k=0 --init-from x=x.npy -o a.h5 || failed "npy run"
 "$B" "${R[@]}" --set k=0 --init-from x.tsv -o b.h5 || failed "TSV run"
 "$B" "${R[@]}" --set k=0 --init-from x.npz -o f.h5 || failed "npz run"

@@ -172,6 +172,7 @@ _PROTOTYPES = {
     "sdekit_config_add_scan": (_S, [_P, c_str, c_double, c_double, c_int64, c_int, _E]),
     "sdekit_config_add_scan_values": (_S, [_P, c_str, POINTER(c_double), c_int64, _E]),
     "sdekit_config_path_values": (_S, [_P, c_str, c_str, POINTER(c_double), c_int64, _E]),
+    "sdekit_config_path_values_grid": (_S, [_P, c_str, c_int64, _E]),
     "sdekit_config_set_sample_times": (_S, [_P, POINTER(c_double), c_int64, _E]),
     "sdekit_config_add_scan_table": (_S, [_P, c_int, POINTER(c_char_p),
                                           POINTER(POINTER(c_double)), c_int64, _E]),

@@ -295,8 +295,13 @@ def _path_values(cfg, which, v, options):
         cfg.keep.append(arr)
         cfg.call(lib.sdekit_config_path_values, b(which, "which"), b(name, "%s name" % which),
                  arr.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), arr.size)
+    # [grid points, paths]: the run checks the shape, not only the count
+    cfg.call(lib.sdekit_config_path_values_grid, b(which, "which"),
+             shape[0] if len(shape) == 2 else 0)
     if len(shape) == 2 and options.get("paths") is None:
-        options["paths"] = shape[1]
+        # (systems of particles: a value per particle, paths are systems)
+        particles = options.get("particles") or 1
+        options["paths"] = shape[1] // particles if shape[1] % particles == 0 else shape[1]
 
 
 def _configure(fn, model, params, scan, options, environment):

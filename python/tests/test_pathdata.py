@@ -66,6 +66,17 @@ def test_per_grid_point(frozen):
     assert np.array_equal(r["final/v"], -g)
 
 
+def test_grid_shape_checked(frozen):
+    # a [paths][grid points] array has the right count but the wrong shape:
+    # refused, not read in the wrong order (it was: path p of grid point g
+    # got row 4 g + p of the transposed data)
+    g = np.arange(12.0).reshape(3, 4)
+    with pytest.raises(sdekit.UsageError, match=r"\[4 grid points\]\[3 paths\].*transpose"):
+        sdekit.run(frozen, scan={"k": (1, 2, 3)}, paths=4, init={"x": g.T, "v": g.T}, **KW)
+    with pytest.raises(sdekit.UsageError, match=r"\[3 grid points\]\[4 paths\]"):
+        sdekit.run(frozen, scan={"k": (1, 2, 3)}, paths=12, init={"x": g, "v": g}, **KW)
+
+
 def test_refusals(frozen):
     x = np.zeros(10)
     with pytest.raises(sdekit.UsageError, match="no values for variable 'v'"):

@@ -40,6 +40,7 @@ typedef struct api_values {
   char *names[SDK_TABLE_MAX_COLUMNS];
   const double *values[SDK_TABLE_MAX_COLUMNS];
   int64_t count;
+  int64_t ngrid; /* sdekit_config_path_values_grid: [ngrid][count / ngrid]; 0: not said */
 } api_values;
 
 struct sdekit_config {

@@ -50,6 +50,20 @@ SDEKIT_API sdekit_status sdekit_config_path_values(sdekit_config *c, const char 
   return SDEKIT_OK;
 }
 
+SDEKIT_API sdekit_status sdekit_config_path_values_grid(sdekit_config *c, const char *which,
+                                                        int64_t ngrid, sdekit_error *err) {
+  SDK_C_NUMERIC();
+  if (!c || !which) return api_usage(err, "sdekit_config_path_values_grid: no configuration");
+  int init = !strcmp(which, "init");
+  if (!init && strcmp(which, "path_params"))
+    return api_usage(err, "sdekit_config_path_values_grid: '%s' is neither init nor path_params",
+                     which);
+  if (ngrid < 0) return api_usage(err, "%s: %lld grid points", which, (long long)ngrid);
+  (init ? &c->init_arr : &c->pp_arr)->ngrid = ngrid;
+  api_ok(err);
+  return SDEKIT_OK;
+}
+
 static sdk_err read_file(void *ctx, int k, int64_t first, int64_t n, double *out, sdk_errbuf *eb) {
   return sdk_table_slice(ctx, k, first, n, out, eb);
 }
@@ -94,7 +108,7 @@ static sdekit_status one_kind(const sdekit_config *c, api_exec *x, int k, int64_
     count = (t->ngrid ? t->ngrid : 1) * t->count;
     *ppg = t->count;
   } else {
-    *ppg = count;
+    *ppg = a->ngrid > 0 && count % a->ngrid == 0 ? count / a->ngrid : count;
   }
   x->names[k] = calloc((size_t)n, sizeof *x->names[k]);
   x->vals[k] = calloc((size_t)n, sizeof *x->vals[k]);
@@ -107,6 +121,7 @@ static sdekit_status one_kind(const sdekit_config *c, api_exec *x, int k, int64_
                           .names = x->names[k],
                           .values = x->vals[k],
                           .count = count,
+                          .ngrid = file ? t->ngrid : a->ngrid,
                           .source = file ? file
                                     : k  ? "path_params"
                                          : "init"};

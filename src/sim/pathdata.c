@@ -17,6 +17,23 @@
 /* count == ppg or ngrid * ppg (run.h), and what the names must be */
 static sdk_err check_count(const sdk_plan *p, const sdk_path_values *v, const char *what,
                            sdk_errbuf *eb) {
+  /* 2-D data: their shape, not only their count (a [paths][grid points]
+   * array or another run's grid would be read in the wrong order) */
+  if (v->ngrid > 1 && (v->ngrid != p->ngrid || v->count != p->ngrid * p->ppg)) {
+    const int swapped = v->ngrid == p->ppg && v->count == p->ngrid * p->ppg;
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "%s: the values are [%lld grid points][%lld paths], but the run has %lld grid "
+                    "points of %lld paths%s",
+                    what, (long long)v->ngrid, (long long)(v->count / v->ngrid),
+                    (long long)p->ngrid, (long long)p->ppg,
+                    swapped ? " (a [paths][grid points] array: transpose it)"
+                            : " (one grid point of a result file: FILE:grid=K)");
+  }
+  if (v->ngrid == 1 && v->count != p->ppg)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "%s: the values are [1 grid point][%lld paths], but the run has %lld paths "
+                    "per grid point",
+                    what, (long long)v->count, (long long)p->ppg);
   if (v->count == p->ppg || v->count == p->ngrid * p->ppg) return SDK_OK;
   if (p->ngrid > 1)
     return SDK_FAIL(eb, SDK_ERR_USAGE,

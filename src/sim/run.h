@@ -82,6 +82,9 @@ typedef struct sdk_path_values {
   const char *const *names;
   const double *const *values;
   int64_t count;
+  /* the data's grid points when they are 2-D, [ngrid][count / ngrid]: the
+   * run's must be the same; 0: 1-D (a flat count) */
+  int64_t ngrid;
   sdk_path_read_fn read;
   void *read_ctx;
   /* what the values came from, for messages: the file, or the option of
