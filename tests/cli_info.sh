@@ -98,6 +98,15 @@ if run "psd" ou --paths 16 --t-end 2 --dt 0.01 --sample-every 1 --observe psd --
   has "psd segment" "spectrum:    segments of 64 samples (--psd-segment), rect window, 5 per path"
 fi
 if [ -f o1.h5 ] && info o1.h5; then lacks "no psd: no spectrum line" "^spectrum:"; fi
+# (c3) a scan given as values, zipped with another: no range describes
+# it (it printed "1 .. 0.1, n=4, linear"), and the zipped parameter says so
+# (it printed nan); the TSV header the same
+if run "list" ou --scan k=1,0.5,5,0.1 --scan +D=1:2:4 --paths 8 --t-end 0.1 --observe moments \
+  -o list.h5 -o list.tsv && info list.h5; then
+  has "list scan" "scans:       k: n=4 values given: 1, 0.5, 5, 0.1"
+  has "list scan: parameters" "parameters:  k=(scanned, 4 values), D=(scanned with k)"
+  if grep -qx "# scan k: n=4 values given: 1, 0.5, 5, 0.1" list.tsv; then pass; else failed "list scan: TSV header"; fi
+fi
 # (c'') --adaptive: its tolerances and the range of its sub-steps (/adaptive's
 # attributes; the defaults where none was given); none without it
 if run "adaptive" gbm --paths 16 --t-end 1 --adaptive --scheme milstein --dt-max 0.25 --dt 0.0625 \

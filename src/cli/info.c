@@ -26,7 +26,7 @@ typedef struct axis_info {
   const double *values;
   int64_t n;
   double start, stop; /* as the scan was asked for (its attributes), else the ends */
-  int64_t log;
+  int64_t log, list;  /* list: values given one by one (no range describes them) */
 } axis_info;
 
 /* What every part of the summary needs. */
@@ -77,6 +77,7 @@ static sdekit_status read_grid(info *in, sdekit_error *err) {
     cli_attr_f64(in->r, obj, "start", &ax->start, 1);
     cli_attr_f64(in->r, obj, "stop", &ax->stop, 1);
     cli_attr_i64(in->r, obj, "log", &ax->log);
+    cli_attr_i64(in->r, obj, "list", &ax->list);
     in->ngrid *= ax->n;
   }
   int64_t ndt;
@@ -330,9 +331,15 @@ static void print_names(const info *in) {
     for (long p = 0; p < npn; p++) {
       const axis_info *ax = axis_of(in, pnames[p]);
       fprintf(out, " %s=", esc(pnames[p], ebuf, sizeof ebuf));
-      if (ax)
+      char obj[300], with[256];
+      snprintf(obj, sizeof obj, "scan/%s", pnames[p]);
+      if (ax && ax->list)
+        fprintf(out, "(scanned, %lld values)", (long long)ax->n);
+      else if (ax)
         fprintf(out, "(scanned %s .. %s)", sdk_fmt_exact(b1, ax->start),
                 sdk_fmt_exact(b2, ax->stop));
+      else if (cli_attr_str(in->r, obj, "zipped_with", with, sizeof with) == 0)
+        fprintf(out, "(scanned with %s)", esc(with, ebuf, sizeof ebuf));
       else
         fputs(sdk_fmt_exact(b1, pvals[p]), out);
       if (p + 1 < npn) fputc(',', out);
@@ -350,6 +357,14 @@ static void print_scans(const info *in) {
   if (in->nax == 0) fprintf(in->out, "%-12s none\n", "scans:");
   for (int i = 0; i < in->nax; i++) {
     const axis_info *ax = &in->ax[i];
+    if (ax->list) {
+      fprintf(in->out, "%-12s %s: n=%lld values given:", i == 0 ? "scans:" : "", ax->ename,
+              (long long)ax->n);
+      for (int64_t k = 0; k < ax->n && k < 16; k++)
+        fprintf(in->out, "%s %s", k ? "," : "", sdk_fmt_exact(b1, ax->values[k]));
+      fputs(ax->n > 16 ? ", ...\n" : "\n", in->out);
+      continue;
+    }
     fprintf(in->out, "%-12s %s: %s .. %s, n=%lld, %s\n", i == 0 ? "scans:" : "", ax->ename,
             sdk_fmt_exact(b1, ax->start), sdk_fmt_exact(b2, ax->stop), (long long)ax->n,
             ax->log ? "log" : "linear");

@@ -130,6 +130,8 @@ static sdk_err scan_datasets(const sdk_results *r, sdk_store *img, sdk_errbuf *e
     SDK_CHECK(sdk_ds_attr_f64(d, "stop", a->stop, eb));
     SDK_CHECK(sdk_ds_attr_i64(d, "n", a->n, eb));
     SDK_CHECK(sdk_ds_attr_i64(d, "log", a->log ? 1 : 0, eb));
+    /* (values given one by one: start and stop are only the first and last) */
+    if (!sdk_scan_is_range(a)) SDK_CHECK(sdk_ds_attr_i64(d, "list", 1, eb));
     const char *first = r->scan[a->axis].name;
     if (a != &r->scan[a->axis]) SDK_CHECK(sdk_ds_attr_str(d, "zipped_with", first, eb));
     char *given[1] = {(char *)first};

@@ -122,8 +122,15 @@ static void write_settings(const sdk_results *r, const char *obs, FILE *f) {
       fprintf(f, "# param %s: %s\n", r->param_names[p], sdk_fmt_exact(b1, r->param_values[p]));
   for (int i = 0; i < sdk_results_nscan_params(r); i++) {
     const sdk_scan_axis *a = sdk_results_scan_param(r, i);
-    fprintf(f, "# scan %s: %s .. %s, n=%lld, %s", a->name, sdk_fmt_exact(b1, a->start),
-            sdk_fmt_exact(b2, a->stop), (long long)a->n, a->log ? "log" : "linear");
+    if (sdk_scan_is_range(a)) {
+      fprintf(f, "# scan %s: %s .. %s, n=%lld, %s", a->name, sdk_fmt_exact(b1, a->start),
+              sdk_fmt_exact(b2, a->stop), (long long)a->n, a->log ? "log" : "linear");
+    } else { /* (values given one by one: no range describes them) */
+      fprintf(f, "# scan %s: n=%lld values given:", a->name, (long long)a->n);
+      for (int64_t k = 0; k < a->n && k < 16; k++)
+        fprintf(f, "%s %s", k ? "," : "", sdk_fmt_exact(b1, a->values[k]));
+      if (a->n > 16) fprintf(f, ", ... (column %s)", a->name);
+    }
     if (a != &r->scan[a->axis]) fprintf(f, ", zipped with %s", r->scan[a->axis].name);
     fputc('\n', f);
   }

@@ -1,5 +1,8 @@
 #include "observe/results.h"
 
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int sdk_results_has(const sdk_results *R, const char *name) {
@@ -29,4 +32,22 @@ int64_t sdk_results_grid_index(const sdk_results *R, int64_t g, int a) {
   for (int b = R->nscan - 1; b > a; b--)
     g /= R->scan[b].n;
   return g % R->scan[a].n;
+}
+
+double sdk_scan_point(const sdk_scan_axis *a, int64_t i) {
+  double u = a->n > 1 ? (double)i / (double)(a->n - 1) : 0;
+  double v = a->log ? exp(log(a->start) + u * (log(a->stop) - log(a->start)))
+                    : a->start + u * (a->stop - a->start);
+  /* rounded to 15 significant digits, so that 4.2 + 6*1.1 prints as 10.8:
+   * the grid is what the user typed, not its binary rounding error */
+  char buf[40];
+  snprintf(buf, sizeof buf, "%.15g", v);
+  double r = strtod(buf, NULL);
+  return isfinite(r) ? r : v; /* (near the largest double, rounding up overflows) */
+}
+
+int sdk_scan_is_range(const sdk_scan_axis *a) {
+  for (int64_t i = 0; a->values && i < a->n; i++)
+    if (a->values[i] != sdk_scan_point(a, i)) return 0;
+  return 1;
 }

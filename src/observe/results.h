@@ -105,6 +105,14 @@ typedef struct sdk_results {
  * axis's first parameter, then those zipped with it. */
 int sdk_results_nscan_params(const sdk_results *R);
 const sdk_scan_axis *sdk_results_scan_param(const sdk_results *R, int j);
+/* Point i of axis a's range, START to STOP in n points (geometric with log),
+ * rounded to 15 significant digits: the values a --scan NAME=START:STOP:N
+ * makes (sim/run.c sdk_scan_fill). */
+double sdk_scan_point(const sdk_scan_axis *a, int64_t i);
+/* 1 when a's values are its range's points, 0 when they were given one by
+ * one (a list, a --scan-file column): its start and stop are then only its
+ * first and last value */
+int sdk_scan_is_range(const sdk_scan_axis *a);
 /* The index along axis a of grid point g (row-major, axis 0 slowest). */
 int64_t sdk_results_grid_index(const sdk_results *R, int64_t g, int a);
 

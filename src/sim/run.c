@@ -103,19 +103,8 @@ sdk_err sdk_scan_fill(sdk_scan_axis *ax, sdk_errbuf *eb) {
   if (ax->values) return SDK_OK;
   ax->values = malloc((size_t)ax->n * sizeof(double));
   if (!ax->values) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
-  for (int64_t i = 0; i < ax->n; i++) {
-    double u = ax->n > 1 ? (double)i / (double)(ax->n - 1) : 0;
-    ax->values[i] = ax->log ? exp(log(ax->start) + u * (log(ax->stop) - log(ax->start)))
-                            : ax->start + u * (ax->stop - ax->start);
-  }
-  /* round to 15 significant digits so that 4.2 + 6*1.1 prints as 10.8:
-   * the grid is what the user typed, not its binary rounding error */
-  for (int64_t i = 0; i < ax->n; i++) {
-    char buf[40];
-    snprintf(buf, sizeof buf, "%.15g", ax->values[i]);
-    double r = strtod(buf, NULL);
-    if (isfinite(r)) ax->values[i] = r; /* near the largest double, rounding up overflows */
-  }
+  for (int64_t i = 0; i < ax->n; i++)
+    ax->values[i] = sdk_scan_point(ax, i);
   for (int64_t i = 0; i < ax->n; i++)
     if (!isfinite(ax->values[i]))
       return SDK_FAIL(eb, SDK_ERR_USAGE,
