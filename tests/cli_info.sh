@@ -98,6 +98,15 @@ if run "psd" ou --paths 16 --t-end 2 --dt 0.01 --sample-every 1 --observe psd --
   has "psd segment" "spectrum:    segments of 64 samples (--psd-segment), rect window, 5 per path"
 fi
 if [ -f o1.h5 ] && info o1.h5; then lacks "no psd: no spectrum line" "^spectrum:"; fi
+# (c4) values per path: the parameters so given show no model value, and
+# where the values came from is said (it printed k=0, the model's)
+printf 'k\n' > kpp.tsv; for i in 1 2 3 4; do echo "0.$i" >> kpp.tsv; done
+if run "per path" ou --paths 4 --t-end 0.1 --path-params kpp.tsv --observe moments -o pp.h5 \
+  -o pp.tsv && info pp.h5; then
+  has "per path: parameters" "parameters:  k=(per path), D=0.5"
+  has "per path: from" "per path:    k, from kpp.tsv"
+  if grep -qx "# param k: per path, from kpp.tsv" pp.tsv; then pass; else failed "per path: TSV"; fi
+fi
 # (c3) a scan given as values, zipped with another: no range describes
 # it (it printed "1 .. 0.1, n=4, linear"), and the zipped parameter says so
 # (it printed nan); the TSV header the same

@@ -80,7 +80,7 @@ def test_save_load_round_trip(ou, workdir, cli):
         assert np.array_equal(a[key], b[key], equal_nan=a[key].dtype.kind == "f") \
             if isinstance(a[key], np.ndarray) else a[key] == b[key], key
     rc, out, _ = run_cli(cli, ["info", path])
-    assert "model:       ou" in out and "/moments/var_x" in out and "k: 0.5 .. 2, n=3" in out
+    assert "model:       ou" in out and "/moments/var_x" in out and "k: n=3 values given: 0.5, 1, 2" in out
 
 
 def test_save_tsv(ou, workdir):

@@ -83,6 +83,7 @@ static sdekit_status one_kind(const sdekit_config *c, api_exec *x, int k, int64_
                      k ? "path_params" : "init");
   if (!file && !a->n) return SDEKIT_OK;
   if (!k) x->rc.init_given = 1; /* (its kernels, also when resumed) */
+  if (!k) x->rc.init_source = file ? file : "init";
   /* a resumed run's state is the checkpoint's: the file is not read again */
   if (!k && c->c.resume) return SDEKIT_OK;
   int n = a->n;

@@ -297,6 +297,13 @@ static void print_time(const info *in) {
   }
 }
 
+/* is name among list[0..n)? */
+static int in_list(const char **list, long n, const char *name) {
+  for (long k = 0; k < n; k++)
+    if (!strcmp(list[k], name)) return 1;
+  return 0;
+}
+
 /* The scan axis of parameter name, or NULL. */
 static const axis_info *axis_of(const info *in, const char *name) {
   for (int i = 0; i < in->nax; i++)
@@ -319,6 +326,21 @@ static void print_names(const info *in) {
       fprintf(out, " %s", esc(vars[v], ebuf, sizeof ebuf));
     fputc('\n', out);
   }
+  /* values per path (--init-from, --path-params or arrays): from where */
+  char from[1024];
+  /* (a caller's arrays are named by the API's words: "init", "path_params") */
+  if (cli_attr_str(in->r, "", "init_from", from, sizeof from) == 0)
+    fprintf(out, "%-12s per path, from %s%s\n", "initial:", esc(from, ebuf, sizeof ebuf),
+            strcmp(from, "init") ? "" : " (arrays given to the run)");
+  const char **pp = NULL;
+  long npp = cli_attr_strs(in->r, "", "path_params", &pp);
+  if (npp > 0 && cli_attr_str(in->r, "", "path_params_from", from, sizeof from) == 0) {
+    fprintf(out, "%-12s", "per path:");
+    for (long k = 0; k < npp; k++)
+      fprintf(out, "%s %s", k ? "," : "", esc(pp[k], ebuf, sizeof ebuf));
+    fprintf(out, ", from %s%s\n", esc(from, ebuf, sizeof ebuf),
+            strcmp(from, "path_params") ? "" : " (arrays given to the run)");
+  }
   /* [boundaries] of a run with --observe fpt (their names, in model order) */
   char bnames[1024];
   if (cli_attr_str(in->r, "fpt", "boundaries", bnames, sizeof bnames) == 0)
@@ -340,6 +362,8 @@ static void print_names(const info *in) {
                 sdk_fmt_exact(b2, ax->stop));
       else if (cli_attr_str(in->r, obj, "zipped_with", with, sizeof with) == 0)
         fprintf(out, "(scanned with %s)", esc(with, ebuf, sizeof ebuf));
+      else if (in_list(pp, npp, pnames[p]))
+        fputs("(per path)", out);
       else
         fputs(sdk_fmt_exact(b1, pvals[p]), out);
       if (p + 1 < npn) fputc(',', out);
@@ -349,6 +373,7 @@ static void print_names(const info *in) {
   free(vars);
   free(pnames);
   free(pvals);
+  free(pp);
 }
 
 /* The scan axes: range, points, linear or log. */

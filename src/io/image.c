@@ -86,6 +86,14 @@ static sdk_err root_attrs(const sdk_results *r, sdk_store *img, sdk_errbuf *eb) 
   SDK_CHECK(sdk_store_group_str(img, g, "command_line", r->command_line, eb));
   SDK_CHECK(sdk_store_group_strs(img, g, "var_names", r->var_names, r->nvars, eb));
   SDK_CHECK(sdk_store_group_strs(img, g, "param_names", r->param_names, r->nparams, eb));
+  /* values per path: which parameters, and where they and the initial
+   * states came from (the command line names no array a caller gave) */
+  if (r->npath_params > 0) {
+    SDK_CHECK(
+        sdk_store_group_strs(img, g, "path_params", r->path_param_names, r->npath_params, eb));
+    SDK_CHECK(sdk_store_group_str(img, g, "path_params_from", r->path_params_from, eb));
+  }
+  if (r->init_from) SDK_CHECK(sdk_store_group_str(img, g, "init_from", r->init_from, eb));
   return sdk_store_group_f64s(img, g, "param_values", r->param_values, r->nparams, eb);
 }
 

@@ -18,6 +18,13 @@
 
 /* ---------------- TSV ---------------- */
 
+/* is parameter name given per path (--path-params, path_params=)? */
+static int per_path(const sdk_results *r, const char *name) {
+  for (int k = 0; k < r->npath_params; k++)
+    if (!strcmp(r->path_param_names[k], name)) return 1;
+  return 0;
+}
+
 static int is_scanned(const sdk_results *r, const char *name) {
   for (int i = 0; i < sdk_results_nscan_params(r); i++)
     if (strcmp(sdk_results_scan_param(r, i)->name, name) == 0) return 1;
@@ -114,8 +121,24 @@ static void write_settings(const sdk_results *r, const char *obs, FILE *f) {
   if (r->period > 0)
     fprintf(f, "# period: %s (%lld steps per period)\n", sdk_fmt_exact(b1, r->period),
             (long long)r->spp);
+  /* (where values per path came from: a file's name, escaped as the model's) */
+  for (int k = 0; k < 2; k++) {
+    const char *from = k ? r->path_params_from : r->init_from;
+    if (!from) continue;
+    sdk_strbuf fb;
+    sdk_sb_init(&fb);
+    sdk_esc_term(&fb, from);
+    const char *fs = fb.oom || !fb.s ? "?" : fb.s;
+    if (!k) fprintf(f, "# init: per path, from %s\n", fs);
+    for (int p = 0; k && p < r->nparams; p++)
+      if (per_path(r, r->param_names[p]))
+        fprintf(f, "# param %s: per path, from %s\n", r->param_names[p], fs);
+    sdk_sb_free(&fb);
+  }
   for (int p = 0; p < r->nparams; p++)
-    if (!is_scanned(r, r->param_names[p]) && isnan(r->param_values[p]))
+    if (per_path(r, r->param_names[p]))
+      continue;
+    else if (!is_scanned(r, r->param_names[p]) && isnan(r->param_values[p]))
       fprintf(f, "# param %s: per grid point (defined from a scanned parameter)\n",
               r->param_names[p]);
     else if (!is_scanned(r, r->param_names[p]))

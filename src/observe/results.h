@@ -47,8 +47,14 @@ typedef struct sdk_results {
   int nparams; /* every parameter of the model */
   const char *const *param_names;
   /* value in force (after --set, derived ones evaluated); NaN where it varies
-   * over the grid: scanned, or derived from a scanned one */
+   * over the grid: scanned, or derived from a scanned one, or per path */
   const double *param_values;
+  /* values per path (sim/pathdata.c): the parameters given so, and where
+   * they and the initial states came from (a file, "path_params", "init");
+   * NULL: none */
+  int npath_params;
+  const char *const *path_param_names;
+  const char *path_params_from, *init_from;
   int nscan; /* grid dimensions, 0 .. SDK_MAX_SCAN */
   sdk_scan_axis scan[SDK_MAX_SCAN];
   int nzip; /* parameters moving with an axis besides its first (zip[j].axis) */

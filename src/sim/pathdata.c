@@ -217,3 +217,34 @@ sdk_err sdk_record_final(sdk_plan *p, sdk_errbuf *eb) {
     }
   return SDK_OK;
 }
+
+sdk_err sdk_pathdata_results(sdk_plan *p, sdk_errbuf *eb) {
+  const sdk_run_config *c = p->c;
+  sdk_run *r = p->run;
+  sdk_results *R = &r->r;
+  const sdk_model *m = r->model;
+  /* the parameters so given vary (their model value is not the run's) */
+  const sdk_path_values *pp = &c->path_params;
+  free(r->pp_names), free(r->pp_from), free(r->init_from);
+  r->pp_names = NULL, r->pp_from = r->init_from = NULL;
+  if (pp->n > 0) {
+    r->pp_names = calloc((size_t)pp->n, sizeof *r->pp_names);
+    r->pp_from = sdk_strdup(pp->source ? pp->source : "path_params");
+    if (!r->pp_names || !r->pp_from) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  }
+  int npp = 0;
+  for (int k = 0; k < pp->n; k++) {
+    int i = sdk_model_param_index(m, pp->names[k]);
+    if (i < 0) continue;
+    r->result_param_values[i] = NAN;
+    r->pp_names[npp++] = m->params[i];
+  }
+  const char *isrc = c->init.n > 0 && c->init.source ? c->init.source : c->init_source;
+  if (sdk_init_given(c) && !(r->init_from = sdk_strdup(isrc ? isrc : "init")))
+    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  R->npath_params = npp;
+  R->path_param_names = r->pp_names;
+  R->path_params_from = r->pp_from;
+  R->init_from = r->init_from;
+  return SDK_OK;
+}

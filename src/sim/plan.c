@@ -659,7 +659,7 @@ static int wants_sums(const sdk_plan *p) {
 }
 
 /* what was run, for the results and the observables */
-static void plan_results(const sdk_run_config *c, sdk_run *r, sdk_plan *p) {
+static sdk_err plan_results(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_errbuf *eb) {
   sdk_results *R = &r->r;
   const sdk_model *m = r->model;
   snprintf(r->version, sizeof r->version, "%s", SDK_VERSION);
@@ -675,6 +675,7 @@ static void plan_results(const sdk_run_config *c, sdk_run *r, sdk_plan *p) {
    * values are the scan axis; derived from a scanned one) */
   for (int i = 0; i < m->nparams; i++)
     r->result_param_values[i] = p->scan_column[i] >= 0 ? NAN : r->param_values[i];
+  SDK_CHECK(sdk_pathdata_results(p, eb));
   R->param_values = r->result_param_values;
   R->ngrid = p->ngrid;
   R->paths = p->ppg;
@@ -702,6 +703,7 @@ static void plan_results(const sdk_run_config *c, sdk_run *r, sdk_plan *p) {
   R->transient_asked = p->transient_asked;
   for (int i = 0; i < p->nobs; i++)
     R->obs[R->nobs++] = p->obs[i].type->name;
+  return SDK_OK;
 }
 
 /* the observables' view of the run, and their setup */
@@ -804,7 +806,7 @@ sdk_err sdk_plan_make(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_errb
   SDK_CHECK(sdk_plan_dt_check(p, eb));
   SDK_CHECK(sdk_plan_path_data(p, eb));
   plan_notices(c, r, p);
-  plan_results(c, r, p);
+  SDK_CHECK(plan_results(c, r, p, eb));
   return SDK_OK;
 }
 

@@ -142,6 +142,9 @@ void sdk_run_destroy(sdk_run **rp) {
   free(r->param_names);
   free(r->param_values);
   free(r->result_param_values);
+  free(r->pp_names);
+  free(r->pp_from);
+  free(r->init_from);
   free(r->dt);
   free(r->sample_times);
   free(r->command_line);

@@ -226,6 +226,8 @@ typedef struct sdk_run_config {
    * of one that had them (its checkpoint holds the state; its kernels must
    * stay the same).  sdk_init_given: init has values, or init_given */
   int init_given;
+  /* and where they came from (a file, "init": arrays), also when resumed */
+  const char *init_source;
   int save_final;
   /* 1: paths is the data's number of paths (no --paths given): said in a note */
   int paths_from_data;

@@ -29,6 +29,10 @@ struct sdk_run {
   const char **param_names;
   double *param_values;        /* in force at grid point 0 (scanned: their first value) */
   double *result_param_values; /* r.param_values: NaN where they vary over the grid */
+  /* r.path_param_names (the model's names), r.path_params_from, r.init_from:
+   * the run's own copies (the configuration's may not outlive it) */
+  const char **pp_names;
+  char *pp_from, *init_from;
   double *dt;
   double *sample_times; /* --sample-times: r.sample_times (NULL: none given) */
   double seconds, path_steps;
@@ -196,6 +200,10 @@ static inline int sdk_init_given(const sdk_run_config *c) {
 }
 sdk_err sdk_program_upload_init(sdk_plan *p, sdk_shard *sh, sdk_errbuf *eb);
 sdk_err sdk_record_final(sdk_plan *p, sdk_errbuf *eb);
+/* Values per path in the results (pathdata.c): the parameters given per
+ * path NaN in param_values, their names and where they and the initial
+ * states came from (io writes them: a caller's arrays leave no other trace) */
+sdk_err sdk_pathdata_results(sdk_plan *p, sdk_errbuf *eb);
 /* The values per path of name k of v (count == ppg: the same for every grid
  * point, else ngrid * ppg, sdk_path_values) written into backend rows
  * rows[0..nrows) of shard sh, a block of paths at a time (the initial
