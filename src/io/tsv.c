@@ -35,6 +35,24 @@ static const char *str_or(const char *s, const char *dflt) {
   return s && s[0] ? s : dflt;
 }
 
+/* where the values per path came from (a file's name, escaped as the
+ * model's: a newline would end the comment line) */
+static void write_per_path(const sdk_results *r, FILE *f) {
+  for (int k = 0; k < 2; k++) {
+    const char *from = k ? r->path_params_from : r->init_from;
+    if (!from) continue;
+    sdk_strbuf fb;
+    sdk_sb_init(&fb);
+    sdk_esc_term(&fb, from);
+    const char *fs = fb.oom || !fb.s ? "?" : fb.s;
+    if (!k) fprintf(f, "# init: per path, from %s\n", fs);
+    for (int p = 0; k && p < r->nparams; p++)
+      if (per_path(r, r->param_names[p]))
+        fprintf(f, "# param %s: per path, from %s\n", r->param_names[p], fs);
+    sdk_sb_free(&fb);
+  }
+}
+
 static void write_settings(const sdk_results *r, const char *obs, FILE *f) {
   char b1[32], b2[32];
   fprintf(f, "# sdekit: %s\n", str_or(r->version, "?"));
@@ -121,20 +139,7 @@ static void write_settings(const sdk_results *r, const char *obs, FILE *f) {
   if (r->period > 0)
     fprintf(f, "# period: %s (%lld steps per period)\n", sdk_fmt_exact(b1, r->period),
             (long long)r->spp);
-  /* (where values per path came from: a file's name, escaped as the model's) */
-  for (int k = 0; k < 2; k++) {
-    const char *from = k ? r->path_params_from : r->init_from;
-    if (!from) continue;
-    sdk_strbuf fb;
-    sdk_sb_init(&fb);
-    sdk_esc_term(&fb, from);
-    const char *fs = fb.oom || !fb.s ? "?" : fb.s;
-    if (!k) fprintf(f, "# init: per path, from %s\n", fs);
-    for (int p = 0; k && p < r->nparams; p++)
-      if (per_path(r, r->param_names[p]))
-        fprintf(f, "# param %s: per path, from %s\n", r->param_names[p], fs);
-    sdk_sb_free(&fb);
-  }
+  write_per_path(r, f);
   for (int p = 0; p < r->nparams; p++)
     if (per_path(r, r->param_names[p]))
       continue;
