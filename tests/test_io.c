@@ -116,8 +116,10 @@ static void fixture_store(fixture *fx, unsigned what) {
 static void make_fixture(fixture *fx) {
   memset(fx, 0, sizeof *fx);
   sdk_results *r = &fx->r;
+  /* the points of --scan a=0.1:0.5:3 (15 digits: 0.3, not 0.1 + 0.2; a list
+   * of other values is described as one, not as a range) */
   for (int i = 0; i < N0; i++)
-    fx->a_vals[i] = 0.1 + 0.2 * i; /* 0.1, 0.3, 0.5 */
+    fx->a_vals[i] = (const double[]){0.1, 0.3, 0.5}[i];
   fx->b_vals[0] = 1;
   fx->b_vals[1] = 10;
   for (int g = 0; g < NG; g++) {
