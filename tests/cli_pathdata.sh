@@ -52,6 +52,9 @@ R=(run ou --set D=0 --precision double --t-end 0.01 --dt 0.01 --save-final --bac
 "$PY3" -c 'import numpy as np; g = np.arange(12.0).reshape(3, 4); np.savez("gt.npz", x=g.T)'
 "$B" "${R[@]}" --scan k=1:3:3 --paths 4 --init-from gt.npz -o gt.h5 2> gt.err
 check "a transposed [paths][grid points] file is refused" grep -q "\[4 grid points\]\[3 paths\].*transpose" gt.err
+"$PY3" -c 'import numpy as np; g = np.arange(12.0).reshape(3, 4); np.savez("kt.npz", k=g.T)'
+"$B" run ou --precision double --t-end 0.01 --dt 0.01 --backend "$BACKEND" --quiet --scan D=0:0:3 --paths 4 --path-params kt.npz -o kt.h5 2> kt.err
+check "--path-params: a transposed file is refused too" grep -q "^sdekit: error: --path-params: the values are \[4 grid points\]\[3 paths\]" kt.err
 "$B" "${R[@]}" --set k=0 --init-from x=x.npy -o a.h5 || failed "npy run"
 "$B" "${R[@]}" --set k=0 --init-from x.tsv -o b.h5 || failed "TSV run"
 "$B" "${R[@]}" --set k=0 --init-from x.npz -o f.h5 || failed "npz run"

@@ -138,6 +138,12 @@ sdekit_status api_exec_data(const sdekit_config *c, api_exec *x, int paths_given
     sdekit_status s = one_kind(c, x, k, &ppg[k], err);
     if (s != SDEKIT_OK) return s;
   }
+  /* (one flat, one per path: the flat one may hold every grid point's
+   * paths, which the plan checks against the grid; the paths are the other's) */
+  if (ppg[0] && ppg[1] && ppg[0] != ppg[1]) {
+    int64_t lo = ppg[0] < ppg[1] ? ppg[0] : ppg[1], hi = ppg[0] + ppg[1] - lo;
+    if (hi % lo == 0) ppg[0] = ppg[1] = lo;
+  }
   if (ppg[0] && ppg[1] && ppg[0] != ppg[1])
     return api_usage(err,
                      "the initial states (--init-from) give %lld paths per grid point and the "

@@ -14,9 +14,8 @@
  * buffers, whatever the size of a shard) */
 #define PATHDATA_BLOCK ((int64_t)1 << 16)
 
-/* count == ppg or ngrid * ppg (run.h), and what the names must be */
-static sdk_err check_count(const sdk_plan *p, const sdk_path_values *v, const char *what,
-                           sdk_errbuf *eb) {
+sdk_err sdk_path_values_shape(const sdk_plan *p, const sdk_path_values *v, const char *what,
+                              sdk_errbuf *eb) {
   /* 2-D data: their shape, not only their count (a [paths][grid points]
    * array or another run's grid would be read in the wrong order) */
   if (v->ngrid > 1 && (v->ngrid != p->ngrid || v->count != p->ngrid * p->ppg)) {
@@ -34,6 +33,13 @@ static sdk_err check_count(const sdk_plan *p, const sdk_path_values *v, const ch
                     "%s: the values are [1 grid point][%lld paths], but the run has %lld paths "
                     "per grid point",
                     what, (long long)v->count, (long long)p->ppg);
+  return SDK_OK;
+}
+
+/* count == ppg or ngrid * ppg (run.h), and what the names must be */
+static sdk_err check_count(const sdk_plan *p, const sdk_path_values *v, const char *what,
+                           sdk_errbuf *eb) {
+  SDK_CHECK(sdk_path_values_shape(p, v, what, eb));
   if (v->count == p->ppg || v->count == p->ngrid * p->ppg) return SDK_OK;
   if (p->ngrid > 1)
     return SDK_FAIL(eb, SDK_ERR_USAGE,
@@ -81,7 +87,8 @@ static sdk_err check_init(sdk_plan *p, sdk_errbuf *eb) {
                       "--init-from: no values for variable '%s' (the data must give every "
                       "variable of the model)",
                       m->vars[j]);
-  return check_count(p, v, "--init-from", eb);
+  /* (a caller's arrays: the API's word, init=) */
+  return check_count(p, v, v->source && !strcmp(v->source, "init") ? "init" : "--init-from", eb);
 }
 
 sdk_err sdk_plan_path_data(sdk_plan *p, sdk_errbuf *eb) {

@@ -145,6 +145,9 @@ sdk_err sdk_plan_path_params(sdk_plan *p, sdk_errbuf *eb) {
     p->pp_param[i] = -1;
   for (int k = 0; k < m->npart; k++)
     p->pp_part[k] = -1;
+  SDK_CHECK(sdk_path_values_shape(
+      p, pv, pv->source && !strcmp(pv->source, "path_params") ? "path_params" : "--path-params",
+      eb));
   for (int n = 0; n < pv->n; n++) {
     int i, k;
     SDK_CHECK(find_name(p, pv->names[n], &i, &k, eb));

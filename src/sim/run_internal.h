@@ -195,6 +195,10 @@ sdk_err sdk_record(sdk_plan *p, sdk_errbuf *eb);
  * resume: the checkpoint holds the state); --save-final's final/<var>
  * [ngrid][paths] ([paths] without a scan) into the results on rank 0. */
 sdk_err sdk_plan_path_data(sdk_plan *p, sdk_errbuf *eb);
+/* 2-D values per path ([ngrid][paths]) against the run's grid: their shape,
+ * not only their count (pathdata.c; --init-from's and --path-params' check) */
+sdk_err sdk_path_values_shape(const sdk_plan *p, const sdk_path_values *v, const char *what,
+                              sdk_errbuf *eb);
 static inline int sdk_init_given(const sdk_run_config *c) {
   return c->init.n > 0 || c->init_given;
 }
