@@ -375,7 +375,9 @@ static sdk_err parse_state(const records *r, sdk_ckpt *c, sdk_errbuf *eb) {
   if (f[R_SEVR].p) {
     if (f[R_SEVR].n != 8) return CORRUPT("checkpoint '%s' is corrupt (sample interval)", r->path);
     memcpy(&c->sample_every, f[R_SEVR].p, 8);
-    if (c->sample_every < 1)
+    /* (2^53 steps: past any run's length, and the run's sample arithmetic,
+     * (step / every + 1) every, stays far from overflow) */
+    if (c->sample_every < 1 || c->sample_every > ((int64_t)1 << 53))
       return CORRUPT("checkpoint '%s' is corrupt (sample interval)", r->path);
   }
   /* sample steps: increasing, within the steps done */

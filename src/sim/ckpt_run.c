@@ -183,21 +183,23 @@ static sdk_err check_layout(const sdk_plan *p, const sdk_ckpt *k, sdk_errbuf *eb
    * up to the checkpoint's step (the one at that step may be still to take),
    * else the run would miss some or sample at another pace from here on */
   if (p->sampling && !p->sample_steps) {
-    const int64_t se = p->sample_every, below = (k->step + se - 1) / se;
+    /* (divisions, not products: an interval read from the file cannot overflow) */
+    const int64_t se = p->sample_every, below = k->step / se + (k->step % se != 0);
     int ok = k->nsamples >= below && k->nsamples <= k->step / se + 1;
     for (int64_t s = 0; ok && s < k->nsamples; s++)
-      ok = k->sample_step[s] == s * se;
-    const int64_t was = k->sample_every > 0 ? k->sample_every
-                        : k->nsamples >= 2  ? k->sample_step[1] - k->sample_step[0]
-                                            : 0;
-    char hint[48] = "";
-    if (was > 0) snprintf(hint, sizeof hint, ", --sample-every %lld", (long long)was);
-    if (!ok)
+      ok = k->sample_step[s] % se == 0 && k->sample_step[s] / se == s;
+    if (!ok) {
+      const int64_t was = k->sample_every > 0 ? k->sample_every
+                          : k->nsamples >= 2  ? k->sample_step[1] - k->sample_step[0]
+                                              : 0;
+      char hint[48] = "";
+      if (was > 0) snprintf(hint, sizeof hint, ", --sample-every %lld", (long long)was);
       return SDK_FAIL(eb, SDK_ERR_USAGE,
                       "the checkpoint's %lld samples (to step %lld) were not taken every %lld "
                       "steps, this run's sample interval: resume with the interval it was "
                       "sampled at%s (or with its own --t-end/--periods)",
                       (long long)k->nsamples, (long long)k->step, (long long)se, hint);
+    }
   }
   return SDK_OK;
 }

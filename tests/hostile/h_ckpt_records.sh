@@ -25,6 +25,15 @@ bad "another kernel" "written for another kernel" set:KHSH=0123456789abcdef01234
 bad "a kernel hash that is no hash" "corrupt \(kernel hash\)" "set:KHSH=../../x"
 python3 -c 'import struct,sys; sys.stdout.buffer.write(struct.pack("<q", 99))' >"$T/abi"
 bad "another ABI" "kernel ABI 99" setfile:ABI=$T/abi
+# the sample interval (SEVR): 8 bytes, 1 .. 2^53; another one than the
+# samples taken were taken at is refused with the interval to give
+for v in 0 -5 9007199254740993; do
+  python3 -c 'import struct,sys; sys.stdout.buffer.write(struct.pack("<q", int(sys.argv[1])))' "$v" >"$T/sevr"
+  bad "sample interval $v" "corrupt \(sample interval\)" setfile:SEVR=$T/sevr
+done
+bad "sample interval of 7 bytes" "corrupt \(sample interval\)" set:SEVR=1234567
+python3 -c 'import struct,sys; sys.stdout.buffer.write(struct.pack("<q", 3))' >"$T/sevr"
+bad "another sample interval" "this run.s layout|were not taken every 3 steps" setfile:SEVR=$T/sevr
 for rec in VERS ABI BILD KHSH ARGV MTXT MPTH DIMS STAT SSTP; do
   bad "missing record $rec" "truncated or corrupt|corrupt" drop:$rec
 done
