@@ -42,7 +42,7 @@ static const char MAIN_HELP[] =
     "environment (details: 'sdekit run --help', man sdekit):\n"
     "  SDEKIT_MODEL_PATH        ':'-separated directories searched for MODEL names before the\n"
     "                           built-in models\n"
-    "  SDEKIT_CACHE_DIR            the kernel cache (default $XDG_CACHE_HOME/sdekit or\n"
+    "  SDEKIT_CACHE_DIR         the kernel cache (default $XDG_CACHE_HOME/sdekit or\n"
     "                           ~/.cache/sdekit); SDEKIT_CACHE_MAX caps its size\n"
     "  SDEKIT_CC, SDEKIT_CFLAGS the C compiler of CPU kernels and its flags (also CC, CFLAGS)\n"
     "  CUDA_HOME, CUDA_PATH     where NVRTC is looked for\n"

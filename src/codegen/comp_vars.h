@@ -8,14 +8,20 @@
 #include "codegen/opts.h"
 #include "model/model.h"
 
-/* Why variable v of m is (or is not) compensated under the automatic rule. */
+/* Why variable v is (or is not) compensated under the rule (--compensate
+ * auto, the default): every reason but the last compensates it. */
 typedef enum {
-  SDK_CG_COMP_PERIODIC,   /* declared periodic: a phase, may wind without bound */
-  SDK_CG_COMP_INTEGRATOR, /* its drift does not depend on it: nothing pulls it back */
-  SDK_CG_COMP_PLAIN       /* its drift depends on it (restoring or self-coupled) */
+  SDK_CG_COMP_PERIODIC,    /* declared periodic: a phase, may wind without bound */
+  SDK_CG_COMP_INTEGRATOR,  /* its drift does not depend on it: nothing pulls it back */
+  SDK_CG_COMP_DELAYED,     /* a delayed value in its drift */
+  SDK_CG_COMP_STATE_NOISE, /* its noise depends on the state */
+  SDK_CG_COMP_NOT_FIXED,   /* drift not c x + g with c (and dt) one number for every path */
+  SDK_CG_COMP_SLOW,        /* c dt > -1/128: grows, or relaxes slower than 128 steps */
+  SDK_CG_COMP_PLAIN        /* c dt <= -1/128: updated plainly */
 } sdk_cg_comp_why;
 
-sdk_cg_comp_why sdk_cg_comp_rule(const sdk_model *m, int v);
+/* The rule for variable v of o->model at o's parameters and dt. */
+sdk_cg_comp_why sdk_cg_comp_rule(const sdk_codegen_opts *o, int v);
 
 /* Is variable v's update compensated in the source o asks for?  0 without
  * o->compensate; with it, every variable under o->comp_all, else the rule. */
@@ -26,8 +32,8 @@ int sdk_cg_comp_var(const sdk_codegen_opts *o, int v);
  * is the plain one (no --dt-check, --adaptive). */
 int sdk_cg_comp_interleave(const sdk_codegen_opts *o);
 
-/* One line for --verbose: "compensated x (periodic), plain v (depends on
- * itself)" under the rule, or "all variables" (all != 0); into buf[n]. */
-void sdk_cg_comp_describe(const sdk_model *m, int all, char *buf, size_t n);
+/* One line for --verbose: "compensated x (periodic), plain v (c dt <= ...)"
+ * under the rule, or "every variable" under o->comp_all; into buf[n]. */
+void sdk_cg_comp_describe(const sdk_codegen_opts *o, char *buf, size_t n);
 
 #endif

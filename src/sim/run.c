@@ -167,7 +167,9 @@ static void comp_note(const sdk_run_config *c, const sdk_run *r, const sdk_plan 
       !sdk_log_on(c->logger, SDK_LOG_DEBUG))
     return;
   char b[512];
-  sdk_cg_comp_describe(r->model, !c->compensate_auto, b, sizeof b);
+  sdk_codegen_opts o;
+  sdk_plan_codegen_opts(p, p->be ? p->be->target : SDK_TARGET_CPU, &o);
+  sdk_cg_comp_describe(&o, b, sizeof b);
   sdk_log(c->logger, SDK_LOG_DEBUG, "sdekit: compensated update (single precision): %s\n", b);
 }
 
