@@ -357,6 +357,37 @@ expect 2 "[dichotomous] starting at neither value" 2 "\[init\] eta = 0" "A = 1 o
 printf '[model]\nname = d\nvars = x\n[dichotomous]\neta = 1, -1, 2, 2\n[drift]\nx = eta\n[boundaries]\nr = absorb x >= 1\n' >nz.sde
 expect 2 "[dichotomous] with [boundaries]" 2 "nz\.sde:5" "together with \[boundaries\]" \
   run ./nz.sde --paths 8 --t-end 0.1 --quiet -o out.h5
+# a noise held over a step must have its correlation time resolved: dt at
+# most a tenth of it (a scanned rate at its grid point; a tenth exactly runs)
+printf '[model]\nname = d\nvars = x\n[params]\ng = 2\n[dichotomous]\neta = 1, -1, g, g\n[drift]\nx = -x + eta\n' >nz.sde
+expect 2 "[dichotomous] switching faster than dt resolves" 3 "nz\.sde:7: \[dichotomous\] eta" \
+  "dt = 0\.01 is 1 times its correlation time" "at most a tenth of it, 0\.001 \(at grid point 1 \(g=50\)\)" \
+  run ./nz.sde --scan g=2,50 --dt 0.01 --paths 8 --t-end 0.1 --quiet -o out.h5
+check "[dichotomous] at dt a tenth of its correlation time runs" \
+  "$BIN" run ./nz.sde --set g=5 --dt 0.01 --paths 8 --t-end 0.1 --quiet -o out.h5
+rm -f out.h5
+printf '[model]\nname = c\nvars = x\n[params]\ntau = 0.001\n[colored]\neta = tau, 0.3\n[drift]\nx = -x + eta\n' >nz.sde
+expect 2 "[colored] TAU below 10 dt" 3 "nz\.sde:7: \[colored\] eta" "dt = 0\.01 is 10 times TAU = 0\.001" \
+  "at most TAU/10 = 0\.0001" run ./nz.sde --dt 0.01 --paths 8 --t-end 0.1 --quiet -o out.h5
+check "[colored] at dt = TAU/10 runs" \
+  "$BIN" run ./nz.sde --set tau=0.1 --dt 0.01 --paths 8 --t-end 0.1 --quiet -o out.h5
+rm -f out.h5
+# a binary format's name on other bytes: that, not a table's columns
+printf 'garbage\n' >g.npy
+expect 2 "--init-from x=FILE.npy that is text" 1 "g\.npy: not a NumPy \.npy file" \
+  run ou --init-from x=g.npy --paths 8 --t-end 0.1 --quiet -o out.h5
+printf 'garbage\n' >g.h5
+expect 2 "--init-from FILE.h5 that is text" 1 "g\.h5: not an HDF5 file" \
+  run ou --init-from g.h5 --paths 8 --t-end 0.1 --quiet -o out.h5
+rm -f g.npy g.h5
+# --noise replaces Gaussian values: a model without any is refused, not
+# recorded with a noise it never drew
+printf '[model]\nname = l\nvars = x\n[levy]\nx = 2, 0, 1\n[drift]\nx = -x\n' >nz.sde
+expect 2 "--noise three-point, [levy] noise only" 2 "--noise three-point replaces Gaussian" \
+  "model 'l' has none" run ./nz.sde --noise three-point --paths 8 --t-end 0.1 --quiet -o out.h5
+printf '[model]\nname = j\nvars = x\n[drift]\nx = -x\n[jumps]\nx = 1 : exp(1)\n' >nz.sde
+expect 2 "--noise three-point, [jumps] only" 1 "model 'j' has none" \
+  run ./nz.sde --noise three-point --paths 8 --t-end 0.1 --quiet -o out.h5
 rm -f nz.sde
 expect 2 "--precision quad" 1 "quad" run ou --precision quad "${OQ[@]}" -o out.h5
 expect 2 "--backend bogus" 2 "bogus" "cpu" run ou --backend bogus "${OQ[@]}" -o out.h5

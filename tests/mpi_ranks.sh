@@ -307,6 +307,20 @@ check "different runs per rank: exit 2 (got $rc)" test "$rc" = 2
 check "different runs per rank: one line ($(cat err.txt))" \
   test "$(grep -c '^sdekit: error: the MPI ranks were given different runs' err.txt)" = 1
 check "different runs per rank: nothing written" test ! -e r.h5
+# a file each rank opens itself (node-local: here one directory per rank)
+# bad on one rank alone: every rank learns it at once, no rank waits for it
+mkdir -p wa wb
+printf 'k\n1\n2\n3\n4\n' >wa/pp.tsv
+printf 'k\n1\n2\nfoo\n4\n' >wb/pp.tsv
+timeout 60 "${MPI[@]}" -np 1 -wdir "$T/wa" "$B" run ou --backend "$BACKEND" --path-params pp.tsv \
+  -o "$T/r.h5" : -np 1 -wdir "$T/wb" "$B" run ou --backend "$BACKEND" --path-params pp.tsv \
+  -o "$T/r.h5" >out.txt 2>err.txt
+rc=$?
+check "a bad file on rank 1 alone: exit 2, no hang (got $rc)" test "$rc" = 2
+check "a bad file on rank 1 alone: its error ($(head -1 err.txt))" \
+  grep -q "^sdekit: error: rank 1: pp.tsv:4: 'foo'" err.txt
+check "a bad file on rank 1 alone: nothing written" test ! -e r.h5
+rm -rf wa wb
 fi
 cmd_for 2 run kuramoto --particles 1024 --backend "$BACKEND"
 "${CMD[@]}" >out.txt 2>err.txt

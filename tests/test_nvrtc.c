@@ -82,7 +82,8 @@ static void compile_one(sdk_bctx *ctx, const char *model, const char *scheme, in
       (strstr(eb.msg, "additive") || strstr(eb.msg, "euler only") ||
        strstr(eb.msg, "not commutative") || strstr(eb.msg, "Brownian") ||
        strstr(eb.msg, "than its increments") || strstr(eb.msg, "needs Gaussian values") ||
-       strstr(eb.msg, "does not integrate delayed values"))) {
+       strstr(eb.msg, "does not integrate delayed values") ||
+       strstr(eb.msg, "replaces Gaussian noise values"))) {
     /* scheme not for this model */
     sdk_model_destroy(&m);
     return;

@@ -5,6 +5,7 @@
 
 #include "api/api.h"
 #include "codegen/identity.h"
+#include "core/comm.h"
 #include "core/escape.h"
 #include "core/strbuf.h"
 #include "sim/registry.h"
@@ -82,7 +83,18 @@ sdekit_status api_exec_make(const sdekit_config *c, api_exec *x, sdekit_error *e
   for (int i = 0; i < c->nitems; i++)
     paths_given |= c->items[i].name && !strcmp(c->items[i].name, "paths");
   if (rc->particles > 1 && !paths_given) rc->paths = 1;
-  if ((s = api_exec_data(c, x, paths_given, err)) != SDEKIT_OK) {
+  s = api_exec_data(c, x, paths_given, err);
+  if (rc->comm) {
+    /* under MPI each rank opens the files itself (node-local ones may
+     * differ): one rank's failure is every rank's, here, before the others
+     * wait for it in the run's first collective step */
+    sdk_errbuf eb = {0};
+    if (s != SDEKIT_OK)
+      snprintf(eb.msg, sizeof eb.msg, "%s", err ? err->message : sdk_err_name((sdk_err)s));
+    sdk_err e = sdk_comm_agree(rc->comm, (sdk_err)s, &eb);
+    if (e != SDK_OK) s = api_fail(err, e, &eb);
+  }
+  if (s != SDEKIT_OK) {
     api_exec_free(x);
     return s;
   }

@@ -101,6 +101,17 @@ sdk_err sdk_cg_colored_levy_check(const sdk_codegen_opts *o, sdk_errbuf *eb) {
     return SDK_FAIL(eb, SDK_ERR_USAGE,
                     "%s:%d: [colored]: its exact update needs Gaussian values, not --noise %s",
                     m->path, m->colored[0].line, sdk_cg_noise(o)->name);
+  /* --noise replaces the Gaussian values of the channels: a model without
+   * one (its noise all [levy], or only [jumps]) would ignore it while the
+   * results record it */
+  int gauss = 0;
+  for (int j = 0; j < m->nnoise; j++)
+    gauss += sdk_cg_levy_channel(m, j) < 0;
+  if (o->noise && gauss == 0)
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "--noise %s replaces Gaussian noise values, and model '%s' has none (its "
+                    "noise, if any, is [levy], [jumps] or [dichotomous]): leave --noise out",
+                    o->noise->name, m->name);
   char why[400];
   if (o->dt_column < 0 && sdk_model_check_levy_dt(m, o->dt, o->single, why, sizeof why))
     return SDK_FAIL(eb, SDK_ERR_USAGE, "%s", why); /* (no literal of it exists) */

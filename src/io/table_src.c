@@ -285,6 +285,11 @@ static sdk_err open_file(const char *path, sdk_bytes *b, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
+static int ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), k = strlen(suffix);
+  return n >= k && !strcmp(s + n - k, suffix);
+}
+
 /* the format of b from its first bytes, and its names and shape */
 static sdk_err open_kind(sdk_table_src *s, const char *name, const char *group, sdk_errbuf *eb) {
   unsigned char head[8] = {0};
@@ -292,6 +297,16 @@ static sdk_err open_kind(sdk_table_src *s, const char *name, const char *group, 
   SDK_CHECK(sdk_bytes_read(&s->b, 0, nh, head, s->label, eb));
   int npy = nh >= 6 && !memcmp(head, "\x93NUMPY", 6), npz = nh >= 4 && !memcmp(head, "PK\3\4", 4);
   int h5 = nh == 8 && !memcmp(head, "\x89HDF\r\n\x1a\n", 8);
+  /* a binary format's name on other bytes (else read as text, whose
+   * message would be about columns and rows) */
+  const char *kind = ends_with(s->label, ".npy") && !npy   ? "a NumPy .npy file"
+                     : ends_with(s->label, ".npz") && !npz ? "a NumPy .npz archive"
+                     : (ends_with(s->label, ".h5") || ends_with(s->label, ".hdf5")) && !h5
+                         ? "an HDF5 file"
+                         : NULL;
+  if (kind)
+    return SDK_FAIL(eb, SDK_ERR_FORMAT, "%s: not %s (its first bytes are not the format's mark)",
+                    s->label, kind);
   if (group[0] && !h5) return SDK_FAIL(eb, SDK_ERR_USAGE, "%s: group= is for HDF5 files", s->label);
   if (name[0] && !npy)
     return SDK_FAIL(eb, SDK_ERR_USAGE, "%s: NAME=FILE names the array of a plain .npy file only%s",

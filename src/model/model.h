@@ -334,8 +334,11 @@ int sdk_md_uses_state(const sdk_model *m, const sdk_expr *e);
  * diagonal, every entry in [-1, 1], positive semi-definite), else -1 with
  * a reason in why (at least 160 bytes).  A semi-definite matrix (rho = +-1)
  * gets a factor with zero columns. */
-/* The values of [model] correlation, [jumps] and [dichotomous] at
- * parameter values pv, time step dt and a run of nsteps steps: 0 when
+/* A [colored] or [dichotomous] noise is held over a step: dt may be at most
+ * 1/SDK_NOISE_HOLD_STEPS of its correlation time (model/colored_levy.c). */
+#define SDK_NOISE_HOLD_STEPS 10
+/* The values of [model] correlation, [jumps], [dichotomous] and [colored]
+ * at parameter values pv, time step dt and a run of nsteps steps: 0 when
  * usable, else -1 with the reason ("FILE:LINE: ...") in why. */
 int sdk_model_check_noises(const sdk_model *m, const double *pv, double dt, int64_t nsteps,
                            char *why, size_t nwhy);

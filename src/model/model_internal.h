@@ -154,7 +154,8 @@ sdk_err sdk_md_add_levy(sdk_model *m, const char *var, const char *value, int li
  * and noise lines, and what they exclude. */
 sdk_err sdk_md_finish_colored_levy(sdk_model *m, sdk_errbuf *eb);
 /* Their values at parameter values pv (sdk_model_check_noises). */
-int sdk_md_check_colored_levy(const sdk_model *m, const double *pv, char *why, size_t nwhy);
+int sdk_md_check_colored_levy(const sdk_model *m, const double *pv, double dt, char *why,
+                              size_t nwhy);
 
 /* ---- sections.c ---- */
 

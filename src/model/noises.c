@@ -500,7 +500,7 @@ sdk_err sdk_md_finish_noises(sdk_model *m, sdk_errbuf *eb) {
 
 int sdk_model_check_noises(const sdk_model *m, const double *pv, double dt, int64_t nsteps,
                            char *why, size_t nwhy) {
-  if (sdk_md_check_colored_levy(m, pv, why, nwhy)) return -1;
+  if (sdk_md_check_colored_levy(m, pv, dt, why, nwhy)) return -1;
   if (m->nwiener > 1) {
     double *c = malloc((size_t)(m->nwiener * m->nwiener) * sizeof *c);
     if (!c) return snprintf(why, nwhy, "out of memory"), -1;
@@ -563,6 +563,18 @@ int sdk_model_check_noises(const sdk_model *m, const double *pv, double dt, int6
                       "%s:%d: [dichotomous] %s: the rates %g, %g must be finite, >= 0 and not "
                       "both 0",
                       m->path, d->line, v, ra, rb),
+             -1;
+    /* held over a step as a [colored] noise is (colored_levy.c): its
+     * correlation time 1 / (ra + rb) must be resolved (telegraph_ou, a = 1,
+     * k = 1, g = 50, dt = 1/(2g): the variance of x 9% high) */
+    if (dt * (ra + rb) * SDK_NOISE_HOLD_STEPS > 1)
+      return snprintf(why, nwhy,
+                      "%s:%d: [dichotomous] %s: dt = %g is %.3g times its correlation time "
+                      "1/(RATE_AB + RATE_BA) = %g: the noise is held over each step, which biases "
+                      "what it drives by a fraction of dt (RATE_AB + RATE_BA); the step must be "
+                      "at most a tenth of it, %g",
+                      m->path, d->line, v, dt, dt * (ra + rb), 1 / (ra + rb),
+                      1 / ((ra + rb) * SDK_NOISE_HOLD_STEPS)),
              -1;
     if (d->init_given) {
       double x0 = sdk_model_eval_params(m->init[d->var].a, pv);

@@ -119,7 +119,7 @@ same dichotomous "[model]
 name = c
 vars = x
 [dichotomous]
-eta = 1, -1,@@2, 2
+eta = 1, -1,@@0.5, 0.5
 [drift]
 x = -x + eta" $T1
 same correlation "[model]

@@ -126,14 +126,20 @@ int sdk_advance_sys(real *restrict sdk_st, sdk_i64 sdk_npad, const real *restric
 #pragma omp parallel num_threads(sdk_threads(sdk_nthreads))
   {
 #if SDK_NDRAW > 0
-    /* per-particle parameters (Philox domain 2) */
+    /* per-particle parameters (Philox domain 2), by blocks as the steps: a
+     * loop over each thread's share of particles was vectorised from where
+     * the share began, so a particle at a share's edge took the scalar
+     * logarithm and sine of the Gaussians, an ulp from the vector ones, and
+     * the bits depended on the number of threads */
 #pragma omp for schedule(static)
-    for (sdk_i64 sdk_p = 0; sdk_p < sdk_npad; sdk_p++) {
-      sdk_i64 sdk_g = (sdk_path0 + sdk_p) / sdk_ppg;
-      if (sdk_g >= sdk_ngrid) sdk_g = sdk_ngrid - 1;
-      (void)sdk_g;
-      SDK_HOOK(draw, sdk_g, sdk_p);
-    }
+    for (sdk_i64 sdk_blk = 0; sdk_blk < sdk_nblk; sdk_blk++)
+      for (int sdk_i = 0; sdk_i < SDK_BLK; sdk_i++) {
+        const sdk_i64 sdk_p = sdk_blk * SDK_BLK + sdk_i;
+        sdk_i64 sdk_g = (sdk_path0 + sdk_p) / sdk_ppg;
+        if (sdk_g >= sdk_ngrid) sdk_g = sdk_ngrid - 1;
+        (void)sdk_g;
+        SDK_HOOK(draw, sdk_g, sdk_p);
+      }
 #endif
     for (sdk_i64 sdk_n = sdk_step0;; sdk_n++) {
       /* sums over each system at step n */
