@@ -143,5 +143,21 @@ rc=$?
 check "plot of 3 axes refused" "$rc $(grep -c 'has 3 scan axes (k, D, m): sdekit plot draws at most 2' err)" "2 1"
 check "plot of 3 axes: no picture" "$(ls p*.png 2>/dev/null | wc -l)" 0
 
+# (g) a scanned period: the headers say it is per grid point, not grid
+# point 0's (y' = 1: the drift is 1 at every point; the tavg window's times
+# differ between points, so it is given in steps)
+printf '[model]\nname = per\nvars = x, y\nperiod = 2*pi/omega\n[params]\nomega = 1\n[drift]\nx = cos(omega*t)\ny = 1\n' >per.sde
+"$BIN" run per.sde --scan omega=1,2,4 --paths 4 --periods 3 --transient-periods 1 --drift y \
+  --observe drift,tavg --precision double --quiet -o pt.h5 -o pt.tsv 2>err ||
+  check "scanned period run" "failed: $(head -c 300 err)" ok
+check "scanned period: TSV header" "$(grep -h '^# period:' pt.drift.tsv)" \
+  "# period: per grid point (100 steps per period: spp x dt)"
+check "scanned period: info" "$("$BIN" info pt.h5 | grep '^period:')" \
+  "period:      per grid point (100 steps per period: spp x dt)"
+check "scanned period: tavg window in steps" "$(grep -h '^# time averages' pt.tavg.tsv)" \
+  "# time averages over steps [100, 300] (times per grid point: steps x dt; per path, then over the paths)"
+check "scanned period: the drift of y" "$(grep -v '^#' pt.drift.tsv | awk 'NF { printf "%.12f ", $2 }')" \
+  "1.000000000000 1.000000000000 1.000000000000 "
+
 echo "cli_scan_axes: $npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]

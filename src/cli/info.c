@@ -271,10 +271,14 @@ static void print_time(const info *in) {
   if (cli_attr_f64(in->r, "", "transient_asked", &asked, 1) == 0)
     fprintf(out, "%-12s %s (the transient is transient_steps)\n",
             "transient asked:", sdk_fmt_exact(b1, asked));
-  if (cli_attr_f64(in->r, "", "period", &period, 1) == 0 && period > 0) {
+  if (cli_attr_f64(in->r, "", "period", &period, 1) == 0 && (period > 0 || isnan(period))) {
     cli_attr_i64(in->r, "", "spp", &spp);
-    fprintf(out, "%-12s %s (%lld steps per period)\n", "period:", sdk_fmt_exact(b1, period),
-            (long long)spp);
+    if (isnan(period)) /* (a scanned period) */
+      fprintf(out, "%-12s per grid point (%lld steps per period: spp x dt)\n",
+              "period:", (long long)spp);
+    else
+      fprintf(out, "%-12s %s (%lld steps per period)\n", "period:", sdk_fmt_exact(b1, period),
+              (long long)spp);
   }
   /* --adaptive: its settings (/adaptive's attributes; dt above is dt-max) */
   double rtol, atol, first, smallest;

@@ -4,6 +4,7 @@
  * its error bar and value; in a scan each in a panel of its own (up to
  * SDK_PIC_MAX_PANELS) against the scanned parameter (one axis) or as a map
  * (two axes). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,12 +65,13 @@ sdekit_status sdk_pic_tavg(sdk_plot *p) {
     sdk_label note = {0};
     double tr;
     sdk_lab_text(&note, "time averages over [");
-    if (sdk_pf_object_num(pf, "tavg", "transient", &tr) == 0)
+    /* (NaN: a scanned period, the window's times differ between grid points) */
+    if (sdk_pf_object_num(pf, "tavg", "transient", &tr) == 0 && isfinite(tr))
       sdk_lab_num(&note, tr);
     else
       sdk_lab_text(&note, "transient");
     sdk_lab_text(&note, ", ");
-    if (sdk_pf_object_num(pf, "tavg", "t_end", &tr) == 0) {
+    if (sdk_pf_object_num(pf, "tavg", "t_end", &tr) == 0 && isfinite(tr)) {
       sdk_lab_num(&note, tr);
     } else {
       sdk_lab_italic(&note, "t");

@@ -136,7 +136,9 @@ static void write_settings(const sdk_results *r, const char *obs, FILE *f) {
       break;
     }
   }
-  if (r->period > 0)
+  if (isnan(r->period) && r->spp > 0)
+    fprintf(f, "# period: per grid point (%lld steps per period: spp x dt)\n", (long long)r->spp);
+  else if (r->period > 0)
     fprintf(f, "# period: %s (%lld steps per period)\n", sdk_fmt_exact(b1, r->period),
             (long long)r->spp);
   write_per_path(r, f);

@@ -99,9 +99,13 @@ static sdk_err tavg_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
     e = sdk_store_group_strs(c->store, "tavg", "names", (const char *const *)names, nq, eb);
   free(names);
   SDK_CHECK(e);
-  SDK_CHECK(sdk_store_group_f64(c->store, "tavg", "transient",
-                                (double)R->transient_steps * R->dt[0], eb));
-  SDK_CHECK(sdk_store_group_f64(c->store, "tavg", "t_end", (double)R->nsteps * R->dt[0], eb));
+  /* (NaN where dt differs between grid points: the window is steps x dt) */
+  double dt = R->dt[0];
+  for (int64_t g = 1; g < R->ngrid; g++)
+    if (R->dt[g] != R->dt[0]) dt = NAN;
+  SDK_CHECK(
+      sdk_store_group_f64(c->store, "tavg", "transient", (double)R->transient_steps * dt, eb));
+  SDK_CHECK(sdk_store_group_f64(c->store, "tavg", "t_end", (double)R->nsteps * dt, eb));
   return sdk_store_group_i64(c->store, "tavg", "window_steps", R->nsteps - R->transient_steps, eb);
 }
 
@@ -193,8 +197,14 @@ static sdk_err tavg_tsv(const sdk_results *R, FILE *f, sdk_errbuf *eb) {
     if (!mean[j] || !err[j]) e = SDK_FAIL(eb, SDK_ERR_INTERNAL, "tavg: no %s", a->strs[j]);
   }
   if (e == SDK_OK) {
-    fprintf(f, "# time averages over [%s, %s] (per path, then over the paths)\n",
-            sdk_fmt_stat(b1, t0->f), sdk_fmt_stat(b2, t1->f));
+    if (isnan(t0->f))
+      fprintf(f,
+              "# time averages over steps [%lld, %lld] (times per grid point: steps x dt; per "
+              "path, then over the paths)\n",
+              (long long)R->transient_steps, (long long)R->nsteps);
+    else
+      fprintf(f, "# time averages over [%s, %s] (per path, then over the paths)\n",
+              sdk_fmt_stat(b1, t0->f), sdk_fmt_stat(b2, t1->f));
     sdk_strbuf h;
     sdk_sb_init(&h);
     for (int j = 0; j < nq; j++)

@@ -691,7 +691,7 @@ static sdk_err plan_results(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sd
   /* the results outlive the configuration: their own copy */
   r->command_line = strdup(c->command_line ? c->command_line : "");
   R->command_line = r->command_line ? r->command_line : "";
-  R->period = p->period0;
+  R->period = p->dt_column >= 0 ? NAN : p->period0; /* (a scanned period: spp x dt) */
   R->spp = p->spp;
   R->dt = r->dt;
   R->nsteps = p->nsteps;
