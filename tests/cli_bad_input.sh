@@ -372,6 +372,20 @@ expect 2 "[colored] TAU below 10 dt" 3 "nz\.sde:7: \[colored\] eta" "dt = 0\.01 
 check "[colored] at dt = TAU/10 runs" \
   "$BIN" run ./nz.sde --set tau=0.1 --dt 0.01 --paths 8 --t-end 0.1 --quiet -o out.h5
 rm -f out.h5
+# a start beyond a reflecting wall (at the grid point that puts it there),
+# a noise coefficient that is no number at a grid point: each said before
+# the run, not as paths that blew up with the advice of a smaller dt
+printf '[model]\nname = r\nvars = x\n[params]\nb = 1\n[drift]\nx = 0\n[noise]\nx = 1\n[init]\nx = 0.5\n[boundaries]\nlo = reflect x <= 0\nhi = reflect x >= b\n' >nz.sde
+expect 2 "[init] beyond a reflecting wall" 3 "nz\.sde:11: \[init\] x starts at 0\.5, beyond the reflecting wall 'hi'" \
+  "x >= 0\.25, line 14" "grid point 1 \(b=0\.25\)" \
+  run ./nz.sde --scan b=2,0.25 --paths 8 --t-end 0.1 --quiet -o out.h5
+printf '[model]\nname = p\nvars = x\n[params]\na = 0.5\n[drift]\nx = 0\n[noise]\nx = 1\n[init]\nx = 0\n[boundaries]\nhi = absorb x >= a\nlo = absorb x <= -a\n' >nz.sde
+expect 2 "[init] inside an absorbing condition" 2 "nz\.sde:11: \[init\] x starts at 0, past the absorbing level of 'hi' \(x >= -0\.5, line 13\)" \
+  "grid point 0 \(a=-0\.5\)" run ./nz.sde --observe fpt --scan a=-0.5,0.5 --paths 8 --t-end 0.1 --quiet -o out.h5
+printf '[model]\nname = o\nvars = x\n[params]\nD = 1\n[drift]\nx = -x\n[noise]\nx = sqrt(2*D)\n' >nz.sde
+expect 2 "[noise] NaN at a grid point" 2 "nz\.sde:9: \[noise\] x is nan at these parameter values" \
+  "grid point 0 \(D=-1\)" run ./nz.sde --scan D=-1,1 --paths 8 --t-end 0.1 --quiet -o out.h5
+rm -f nz.sde
 # a binary format's name on other bytes: that, not a table's columns
 printf 'garbage\n' >g.npy
 expect 2 "--init-from x=FILE.npy that is text" 1 "g\.npy: not a NumPy \.npy file" \

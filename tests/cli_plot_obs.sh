@@ -481,5 +481,13 @@ else
   echo "cli_plot_obs: python3 with h5py not found; synthetic fpt/tavg files skipped"
 fi
 
+# one path: its variances and standard errors are NaN; the pictures of them
+# are drawn empty on fixed ranges (gnuplot cannot scale an axis to no points)
+if run ou --paths 1 --t-end 1 --observe moments,cov,diffusion --sample-every 10 -o one.h5; then
+  draw "one path: cov" one-cov.png one.h5 --observable cov && has "one path: cov's fixed range" "set yrange \[-1:1\]" +
+  draw "one path: variance" one-var.png one.h5 --observable moments --stat variance
+  draw "one path: diffusion" one-dif.png one.h5 --observable diffusion
+fi
+
 echo "cli_plot_obs: $npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]

@@ -263,6 +263,7 @@ static void censoring(void) {
   sdk_run_config c;
   base(&c, BM, 2000, 0.001, 0.1);
   c.sample_every = 10;
+  c.obs.bins = 10; /* (the bins' edges are the sample times) */
   sdk_run *r = st_run(&c);
   TU_CHECK(r != NULL, "censoring run");
   if (r) {
@@ -283,6 +284,19 @@ static void censoring(void) {
                "S(t): %lld samples, S(0) = %g, %lld increases, S(t_end) = %g", (long long)ns, S[0],
                (long long)up, S[ns - 1]);
       TU_CHECK(m[0] < 0.1 + 1e-12, "exit_mean %g is a lower bound (<= t_end)", m[0]);
+      /* the histogram's bin (t_k, t_k+1] holds the paths S(t) lost between
+       * those samples, exactly (a hit is the end of its step: [lo, hi) bins
+       * put each one a step late) */
+      const uint64_t *h = (const uint64_t *)sdk_store_find(&R->store, "fpt/hist")->data;
+      int64_t off = 0;
+      for (int64_t k = 0; ns == 11 && k < 10; k++) {
+        int64_t lost = llround((S[k] - S[k + 1]) * 2000), got = (int64_t)(h[k] + h[10 + k]);
+        off += got != lost;
+        if (got != lost)
+          printf("e. bin %lld: %lld hits, S(t) lost %lld\n", (long long)k, (long long)got,
+                 (long long)lost);
+      }
+      TU_CHECK(off == 0, "fpt/hist against the survival: %lld of 10 bins differ", (long long)off);
     }
   }
   sdk_run_destroy(&r);

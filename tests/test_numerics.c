@@ -119,8 +119,8 @@ static void check_time_noise_order(void) {
   unlink(model);
 }
 
-/* comp: 0 the default (the rule of codegen/comp_vars.c), 1
- * --no-compensation, 2 --compensate all (every variable) */
+/* comp: 0 the default (every variable compensated), 1 --no-compensation,
+ * 2 --compensate auto (the rule of codegen/comp_vars.c) */
 static double drifted_bm(const char *model, int comp, double *se) {
   sdk_run_config c;
   sdk_run_config_defaults(&c);
@@ -128,7 +128,7 @@ static double drifted_bm(const char *model, int comp, double *se) {
   c.backend = st_backend();
   c.single = 1;
   c.no_compensation = comp == 1;
-  c.compensate_all = comp == 2;
+  c.compensate_auto = comp == 2;
   c.paths = 1024;
   c.dt = 0.01;
   c.t_end = 1e4;
@@ -168,18 +168,18 @@ static void check_compensation(void) {
 
 /* A case that needs the compensation on one variable only (issue 32): a
  * particle whose velocity relaxes to mu, x' = v, v' = -g (v - mu) + g
- * sqrt(2 D) xi, v(0) = mu, so E x(t) = mu t exactly.  The rule (the
- * default) compensates x (its drift does not depend on it) and leaves v
- * plain (g dt = 0.01 >= 1/128): within 5 se and 1e-5 relative, as every
- * variable compensated; with neither, x is off by many se. */
+ * sqrt(2 D) xi, v(0) = mu, so E x(t) = mu t exactly.  The rule of
+ * --compensate auto compensates x (its drift does not depend on it) and
+ * leaves v plain (g dt = 0.01 >= 1/128): within 5 se and 1e-5 relative, as
+ * every variable compensated; with neither, x is off by many se. */
 /* Why the rule reads the rate of a relaxation and not only whether the
  * drift depends on the variable: a slow relaxation x' = -k (x - 2000) from
  * x = 1000 (k = 1e-6, dt = 0.01: increments of 1e-5 on 1000, below half its
  * float spacing) never moves in plain single precision; k dt = 1e-8 < 1/128,
- * so the rule compensates it, and it follows the exact (x(t) - x(0)) / t =
- * 0.1 (1 - exp(-k t)) = 9.9502e-4 at t = 1e4 as with every variable
- * compensated.  (Until issue 32's rule read the rate, --compensate auto left
- * it plain.) */
+ * so the rule of --compensate auto compensates it, and it follows the exact
+ * (x(t) - x(0)) / t = 0.1 (1 - exp(-k t)) = 9.9502e-4 at t = 1e4 as with
+ * every variable compensated.  (Until the rule read the rate, auto left it
+ * plain.) */
 static void check_compensation_rule_limit(void) {
   const char *model = st_model_file("[model]\nname = slowrelax\nvars = x\n[params]\nk = 1e-6\n"
                                     "D = 0\n[drift]\nx = -k*(x - 2000)\n[noise]\nx = sqrt(2*D)\n"
@@ -191,11 +191,12 @@ static void check_compensation_rule_limit(void) {
   double se[3], d[3];
   for (int k = 0; k < 3; k++)
     d[k] = drifted_bm(model, k, &se[k]);
-  printf("%s single, x' = -1e-6 (x - 2000) from 1000, t = 1e4: (x(t) - x(0))/t by the rule "
-         "(default) %.6e, all compensated %.6e, --no-compensation %.6e, exact %.6e\n",
+  printf("%s single, x' = -1e-6 (x - 2000) from 1000, t = 1e4: (x(t) - x(0))/t all "
+         "compensated (default) %.6e, --compensate auto %.6e, --no-compensation %.6e, exact "
+         "%.6e\n",
          st_backend(), d[0], d[2], d[1], exact);
-  TU_NEAR(d[0], exact, 1e-4 * exact, "slow relaxation by the rule within 1e-4 relative");
-  TU_NEAR(d[2], exact, 1e-4 * exact, "slow relaxation all compensated within 1e-4 relative");
+  TU_NEAR(d[0], exact, 1e-4 * exact, "slow relaxation all compensated within 1e-4 relative");
+  TU_NEAR(d[2], exact, 1e-4 * exact, "slow relaxation by the rule (auto) within 1e-4 relative");
   TU_CHECK(fabs(d[1] - exact) > 0.1 * exact,
            "--no-compensation should lose this relaxation (%.6e against %.6e)", d[1], exact);
   unlink(model);
@@ -212,21 +213,68 @@ static void check_compensation_vars(void) {
   double se[3], d[3];
   for (int k = 0; k < 3; k++)
     d[k] = drifted_bm(model, k, &se[k]);
-  printf("%s single, x' = v, v' = -(v - mu) + noise, t = 1e4: <x>/t by the rule (x "
-         "compensated, v plain) %.9f (%+.2f se, rel %.2e), all compensated %.9f (%+.2f se, rel "
+  printf("%s single, x' = v, v' = -(v - mu) + noise, t = 1e4: <x>/t all compensated %.9f "
+         "(%+.2f se, rel %.2e), --compensate auto (x compensated, v plain) %.9f (%+.2f se, rel "
          "%.2e), "
          "--no-compensation %.9f (%+.1f se, rel %.2e)\n",
          st_backend(), d[0], (d[0] - mu) / se[0], fabs(d[0] - mu) / mu, d[2], (d[2] - mu) / se[2],
          fabs(d[2] - mu) / mu, d[1], (d[1] - mu) / se[1], fabs(d[1] - mu) / mu);
   for (int k = 0; k < 3; k += 2) {
     TU_NEAR(d[k], mu, K_SIGMA * se[k],
-            k ? "compensated (all) <x>/t within 5 se of mu" : "by the rule within 5 se");
+            k ? "compensated (auto) <x>/t within 5 se of mu" : "compensated (all) within 5 se");
     TU_NEAR(d[k], mu, 1e-5 * mu,
-            k ? "compensated (all) <x>/t within 1e-5 of mu" : "by the rule within 1e-5");
+            k ? "compensated (auto) <x>/t within 1e-5 of mu" : "compensated (all) within 1e-5");
   }
   TU_CHECK(fabs(d[1] - mu) > 10 * se[1],
            "--no-compensation should show the rounding bias (%.9f is within 10 se of %g)", d[1],
            mu);
+  unlink(model);
+}
+
+/* Why every variable is compensated by default: the rule of --compensate
+ * auto bounds a plain variable's rounding by 2^-17 of its value, not of its
+ * fluctuations.  x' = -k (x - 1e4) + s xi (k = 1, s = 0.01, from 1e4, dt =
+ * 0.01: noise increments of 1e-3, about x's float spacing 9.8e-4) has the
+ * stationary variance s^2/(2k) (1 - e^{-2kt}) = 5e-5 at t = 20 (Euler's
+ * recursion: s^2 dt / (1 - (1 - k dt)^2), 0.5% above); plain (auto), x
+ * rounds away most of them and the variance comes out some 40 times that
+ * (a review); compensated (the default) it is right. */
+static void check_compensation_offset(void) {
+  const char *model = st_model_file("[model]\nname = offset\nvars = x\n[params]\nk = 1\n"
+                                    "s = 0.01\n[drift]\nx = -k*(x - 1e4)\n[noise]\nx = s\n"
+                                    "[init]\nx = 1e4\n",
+                                    1);
+  TU_CHECK(model != NULL, "model file");
+  if (!model) return;
+  const double k = 1, s = 0.01, dt = 0.01, r = 1 - k * dt;
+  const double exact = s * s * dt / (1 - r * r) * (1 - pow(r, 2 * 2000));
+  double var[3];
+  for (int m = 0; m < 3; m += 2) {
+    sdk_run_config c;
+    sdk_run_config_defaults(&c);
+    c.model = model;
+    c.backend = st_backend();
+    c.scheme = "euler";
+    c.single = 1;
+    c.compensate_auto = m == 2;
+    c.paths = 4096;
+    c.dt = dt;
+    c.t_end = 20;
+    c.observe = "moments";
+    c.seed = 99;
+    sdk_run *run = st_run(&c);
+    TU_CHECK(run != NULL, "offset run");
+    const st_view *V = run ? st_view_of(sdk_run_results(run)) : NULL;
+    var[m] = V ? V->var[V->nsamples - 1] : NAN;
+    sdk_run_destroy(&run);
+  }
+  /* (the variance's SE: var sqrt(2/(n-1)), 2.2% here) */
+  printf("%s single, x' = -(x - 1e4) + 0.01 xi: variance all compensated (default) %.4g, "
+         "--compensate auto (x plain) %.4g, exact (Euler) %.4g\n",
+         st_backend(), var[0], var[2], exact);
+  TU_NEAR(var[0], exact, 5 * exact * sqrt(2.0 / 4095), "offset relaxation: variance compensated");
+  TU_CHECK(var[2] > 10 * exact, "--compensate auto should lose these fluctuations (%g against %g)",
+           var[2], exact);
   unlink(model);
 }
 
@@ -259,5 +307,6 @@ int main(void) {
   check_compensation();
   check_compensation_vars();
   check_compensation_rule_limit();
+  check_compensation_offset();
   return tu_finish("test_numerics");
 }

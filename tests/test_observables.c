@@ -184,8 +184,41 @@ static void check_range(void) {
   sdk_run_destroy(&r);
 }
 
+/* One path per grid point: every spread over the paths (variance,
+ * covariance, D_eff, standard errors) is NaN, not an exact-looking 0; the
+ * means are the path's values. */
+static void check_one_path(void) {
+  sdk_run_config c;
+  config(&c, sdk_find_observable("moments"));
+  c.paths = 1;
+  c.obs.nsave = 0;
+  c.observe = "moments,drift,cov,diffusion,tavg,expr";
+  c.nobs_expr = 1;
+  c.obs_expr[0] = "q=x";
+  sdk_run *r = st_run(&c);
+  TU_CHECK(r != NULL, "one-path run");
+  if (!r) return;
+  const sdk_results *R = sdk_run_results(r);
+  const char *spread[] = {"moments/var_x",   "moments/mean_err_x", "drift/error",
+                          "cov/value",       "cov/error",          "diffusion/D",
+                          "diffusion/D_err", "tavg/err_x",         "expr/err_q"};
+  for (size_t i = 0; i < sizeof spread / sizeof *spread; i++) {
+    const sdk_dataset *d = sdk_store_find(&R->store, spread[i]);
+    const double *v = sdk_ds_f64(d);
+    int64_t n = d ? sdk_ds_count(d) : 0, finite = 0;
+    for (int64_t k = 0; v && k < n; k++)
+      finite += isfinite(v[k]) != 0;
+    TU_CHECK(v && n > 0 && finite == 0, "one path: %s is NaN (%lld of %lld finite)", spread[i],
+             (long long)finite, (long long)n);
+  }
+  const double *m = sdk_results_f64(R, "moments/mean_x");
+  TU_CHECK(m && isfinite(m[0]), "one path: its mean is its value");
+  sdk_run_destroy(&r);
+}
+
 int main(void) {
   st_require_backend();
+  check_one_path();
   int n = 0;
   for (int i = 0; sdk_registry_observables[i]; i++, n++) {
     const sdk_obs_type *t = sdk_registry_observables[i];

@@ -437,8 +437,31 @@ static void test_param_values_attribute(void) {
   sdk_run_destroy(&r);
 }
 
+/* The points of --scan ranges: a log scan over decades hits the powers of 10
+ * exactly (1e-3:1e3:7:log gave 9.99999999999999 for 10), a linear one the
+ * decimal steps; an axis of more than 1e7 points is refused with its limit. */
+static void test_scan_points(void) {
+  sdk_scan_axis ax;
+  sdk_errbuf eb = {0};
+  TU_CHECK(sdk_scan_parse("D=1e-3:1e3:7:log", &ax, &eb) == SDK_OK, "log scan: %s", eb.msg);
+  const double want[7] = {1e-3, 1e-2, 1e-1, 1, 10, 100, 1000};
+  for (int i = 0; i < 7; i++)
+    TU_CHECK(sdk_scan_point(&ax, i) == want[i], "log scan point %d: %.17g, not %g", i,
+             sdk_scan_point(&ax, i), want[i]);
+  TU_CHECK(sdk_scan_parse("D=2:2e6:4:log", &ax, &eb) == SDK_OK, "log scan: %s", eb.msg);
+  TU_CHECK(sdk_scan_point(&ax, 1) == 200 && sdk_scan_point(&ax, 3) == 2e6, "2 .. 2e6: %.17g %.17g",
+           sdk_scan_point(&ax, 1), sdk_scan_point(&ax, 3));
+  TU_CHECK(sdk_scan_parse("a=4.2:14.1:100", &ax, &eb) == SDK_OK, "linear scan: %s", eb.msg);
+  TU_CHECK(sdk_scan_point(&ax, 6) == 4.8, "4.2 + 6 (9.9/99): %.17g", sdk_scan_point(&ax, 6));
+  sdk_errbuf eb2 = {0};
+  TU_CHECK(sdk_scan_parse("k=0:1:100000000", &ax, &eb2) == SDK_ERR_USAGE &&
+               strstr(eb2.msg, "100000000 points on one axis, more than its limit of 1e7"),
+           "an axis of 1e8 points: '%s'", eb2.msg);
+}
+
 int main(void) {
   st_require_backend();
+  test_scan_points();
   test_model();
   for (int single = 0; single < 2; single++) {
     test_fixed(single);

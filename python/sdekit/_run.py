@@ -91,9 +91,41 @@ def _text(name, v):
     """The value of option `name` as the CLI would take it (None: a flag)."""
     if isinstance(v, (str, bytes, os.PathLike)):
         return v
-    if isinstance(v, (list, tuple, np.ndarray)):
+    if isinstance(v, (list, tuple, np.ndarray, range)):
         return ",".join(_num(x) if not isinstance(x, str) else x for x in v)
     return _num(v)
+
+
+def _reals(what, v):
+    """v as float64 numbers, refusing what would be cut to a number silently:
+    complex values (NumPy keeps the real part with a warning), booleans."""
+    a = np.asarray(v)
+    if a.dtype.kind == "c" or a.dtype.kind == "b":
+        raise _errors.UsageError("%s: expected real numbers, not dtype %s" % (what, a.dtype))
+    try:
+        return np.asarray(a, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise _errors.UsageError("%s: expected numbers, not %r" % (what, v)) from None
+
+
+def _set_param(cfg, k, x, what="--set"):
+    """--set k=x (params= or set=): a text through the CLI's parser, a number
+    as float64"""
+    # a parameter given twice (params= and set=, or twice in a list):
+    # neither value may win silently, as on the command line
+    if k in cfg.params:
+        raise _errors.UsageError("--set %s given twice (%s=%s, then %s=%s): give each "
+                                 "parameter once" % (k, k, _num(cfg.params[k]), k, _num(x)))
+    if x is None:
+        raise _errors.UsageError("--set %s: None is no value (leave %s out to keep the model's)"
+                                 % (k, k))
+    cfg.params[k] = x
+    if isinstance(x, (str, bytes)):
+        cfg.option("set", "%s=%s" % (k, s(x) if isinstance(x, bytes) else x))
+        return
+    if np.ndim(x) != 0:
+        raise _errors.UsageError("--set %s: one number (scan it with scan={%r: values})" % (k, k))
+    cfg.call(lib.sdekit_config_set_param, b(k, "%s name" % what), float(_reals("--set %s" % k, x)))
 
 
 # The keywords of run() and codegen() that are not options (the candidates,
@@ -152,6 +184,8 @@ _ARITY = {}
 def _apply(cfg, name, opt, v):
     """Option opt given as keyword `name` (its C API name with '_' for '-'),
     its value in Python."""
+    if v is None:  # (None is "not given", for a switch as for any option)
+        return
     if opt.startswith("no-"):  # fast_math=False == --no-fast-math
         if not isinstance(v, (bool, np.bool_)):
             raise TypeError("%s= is True or False, not %r" % (name, v))
@@ -168,38 +202,43 @@ def _apply(cfg, name, opt, v):
             for r in ([v] if isinstance(v, str) else v):
                 cfg.option(opt, r)
         else:
-            for var, (lo, hi) in items:
-                cfg.option(opt, "%s=%s:%s" % (var, _num(lo), _num(hi)))
+            for var, r in items:  # (lo, hi) or "LO:HI"
+                cfg.option(opt, "%s=%s" % (var, r) if isinstance(r, str)
+                           else "%s=%s:%s" % (var, _num(r[0]), _num(r[1])))
         return
     if opt == "sample-times" and not isinstance(v, (str, bytes)):
         # an array or list of times (float64 once, through the typed setter);
         # "lin:A:B:N", "log:A:B:N[:round]" or "T1,T2" as text go as the CLI's
-        t = np.ascontiguousarray(np.asarray(v, dtype=np.float64))
+        t = np.ascontiguousarray(_reals("--sample-times", v))
         if t.ndim != 1:
             raise _errors.UsageError("--sample-times: expected a 1-d sequence of times, not an "
                                      "array of shape %s" % (t.shape,))
+        if len(t) == 0:
+            raise _errors.UsageError("--sample-times: no times given (an empty sequence); leave "
+                                     "sample_times out for the default samples")
         cfg.call(lib.sdekit_config_set_sample_times,
                  t.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), len(t))
         return
-    if opt == "set":
-        for k, x in (v.items() if isinstance(v, dict) else v):
-            # a parameter given twice (params= and set=, or twice in a list):
-            # neither value may win silently, as on the command line
-            if k in cfg.params:
-                raise _errors.UsageError("--set %s given twice (%s=%s, then %s=%s): give each "
-                                         "parameter once" % (k, k, _num(cfg.params[k]), k,
-                                                             _num(x)))
-            cfg.params[k] = x
-            cfg.call(lib.sdekit_config_set_param, b(k, "--set name"), float(x))
+    if opt == "set":  # {"k": 2}, ["k=2", "D=0.1"] or "k=2"
+        if isinstance(v, dict):
+            for k, x in v.items():
+                _set_param(cfg, k, x)
+            return
+        for item in _name_values(v):
+            item = s(item) if isinstance(item, bytes) else item
+            if not isinstance(item, str) or "=" not in item:
+                raise _errors.UsageError("--set %r: expected NAME=VALUE" % (item,))
+            k, x = item.split("=", 1)
+            _set_param(cfg, k, x)
         return
     arity = _ARITY.get(opt)
     if arity is None:  # (the library's one table of options: fixed for the process)
         arity = _ARITY[opt] = lib.sdekit_config_option_arity(b(opt, "option name"))
-    if v is True:  # (None is "not given", for a switch as for any option)
+    if isinstance(v, (bool, np.bool_)) and v:
         if arity == 1:
             raise _errors.UsageError("option '--%s' needs a value" % opt)
         cfg.option(opt, None)
-    elif v is False or v is None:
+    elif isinstance(v, (bool, np.bool_)):
         return
     elif arity == 0:
         raise _errors.UsageError("option '--%s' takes no value (give %s=True)" % (opt, name))
@@ -215,8 +254,8 @@ def _is_grid(v):
 
 
 def _scan_values(name, v):
-    vals = np.ascontiguousarray(np.asarray(v, dtype=np.float64).ravel()
-                                if np.ndim(v) <= 1 else np.asarray(v, dtype=np.float64))
+    vals = np.ascontiguousarray(_reals("--scan %s" % name, v).ravel()
+                                if np.ndim(v) <= 1 else _reals("--scan %s" % name, v))
     if vals.ndim != 1:
         raise _errors.UsageError("--scan %s: expected a 1-d sequence of values" % name)
     return vals
@@ -300,8 +339,10 @@ def _path_values(cfg, which, v, options):
              shape[0] if len(shape) == 2 else 0)
     if len(shape) == 2 and options.get("paths") is None:
         # (systems of particles: a value per particle, paths are systems)
+        # (not a whole number of systems: the run says so, with no paths invented)
         particles = options.get("particles") or 1
-        options["paths"] = shape[1] // particles if shape[1] % particles == 0 else shape[1]
+        if shape[1] % particles == 0:
+            options["paths"] = shape[1] // particles
 
 
 def _configure(fn, model, params, scan, options, environment):
@@ -319,11 +360,7 @@ def _configure(fn, model, params, scan, options, environment):
     else:
         raise TypeError("model: a sdekit.Model, a built-in name or a path, not %r" % (model,))
     for k, v in (params or {}).items():
-        if np.ndim(v) != 0:
-            raise _errors.UsageError("--set %s: one number (scan it with scan={%r: values})"
-                                     % (k, k))
-        cfg.params[k] = v
-        cfg.call(lib.sdekit_config_set_param, b(k, "params name"), float(v))
+        _set_param(cfg, k, v, "params")
     if scan is not None:
         for k, v in scan.items():
             names = list(k) if isinstance(k, tuple) else k.split(",") if "," in k else None

@@ -90,3 +90,73 @@ def test_model_object_records_text_and_absolute_path(workdir, monkeypatch):
     # from text: the label is all there is
     s = sdekit.run(sdekit.Model.from_string(builtin.text, label="mine"), **KW)
     assert s.attrs["model_path"] == "mine" and s.attrs["model_text"] == builtin.text
+
+
+def _same(a, b, name):
+    import numpy as np
+    return np.array_equal(a[name], b[name], equal_nan=True)
+
+
+def test_set_as_texts_and_none_as_not_given():
+    """set= as a list of "NAME=VALUE" texts or one such text (PYTHON.md) is
+    set={...}; None for any option is "not given" (a review: a list raised
+    an unpacking error; sample_times=None became NaN times, hist_range,
+    observe_expr and set None a TypeError)."""
+    ref = sdekit.run("ou", set={"k": 0.3, "D": 0.2}, observe="moments", **KW)
+    for form in (["k=0.3", "D=0.2"], ("k=0.3", "D=0.2")):
+        assert _same(sdekit.run("ou", set=form, observe="moments", **KW), ref, "moments/mean_x")
+    one = sdekit.run("ou", set="k=0.3", params={"D": 0.2}, observe="moments", **KW)
+    assert _same(one, ref, "moments/mean_x")
+    with pytest.raises(sdekit.UsageError, match=r"--set 'k=abc'"):
+        sdekit.run("ou", set=["k=abc"], **KW)
+    with pytest.raises(sdekit.UsageError, match=r"--set 'k0\.3': expected NAME=VALUE"):
+        sdekit.run("ou", set=["k0.3"], **KW)
+    plain = sdekit.run("ou", observe="moments", **KW)
+    none = sdekit.run("ou", observe="moments", sample_times=None, hist_range=None,
+                      observe_expr=None, set=None, **KW)
+    assert _same(none, plain, "moments/mean_x")
+
+
+def test_values_refused_not_cut():
+    """Complex values are refused where NumPy would keep their real part with
+    a warning (scan=, sample_times=, params=); a text value goes through the
+    CLI's parser; an empty list of sample times is refused as the CLI's
+    empty --sample-times is."""
+    import numpy as np
+    with pytest.raises(sdekit.UsageError, match=r"--scan k: expected real numbers, not dtype "
+                                                r"complex128"):
+        sdekit.run("ou", scan={"k": np.array([1 + 2j, 2])}, **KW)
+    with pytest.raises(sdekit.UsageError, match=r"--sample-times: expected real numbers"):
+        sdekit.run("ou", sample_times=np.array([0.5 + 1j, 0.5]), observe="moments", **KW)
+    with pytest.raises(sdekit.UsageError, match=r"--set k: expected real numbers"):
+        sdekit.run("ou", params={"k": np.complex128(2 + 3j)}, **KW)
+    with pytest.raises(sdekit.UsageError, match=r"--set 'k=abc': the value must be a number"):
+        sdekit.run("ou", params={"k": "abc"}, **KW)
+    with pytest.raises(sdekit.UsageError, match=r"--sample-times: no times given"):
+        sdekit.run("ou", sample_times=[], observe="moments", **KW)
+    with pytest.raises(sdekit.UsageError, match=r"--set k: None is no value"):
+        sdekit.run("ou", params={"k": None}, **KW)
+
+
+def test_numpy_bools_ranges_and_range_texts():
+    """dt_check=np.True_ is dt_check=True; save_paths=range(3) a list;
+    hist_range={"x": "-2:2"} the CLI's text (each was refused or raised)."""
+    import numpy as np
+    a = sdekit.run("ou", dt_check=np.True_, observe="moments", **KW)
+    b = sdekit.run("ou", dt_check=True, observe="moments", **KW)
+    assert _same(a, b, "moments/bias_mean_x")
+    r = sdekit.run("ou", save_paths=range(3), **KW)
+    assert r["paths/x"].shape[0] == 3
+    h1 = sdekit.run("ou", observe="hist", hist_range={"x": "-2:2"}, **KW)
+    h2 = sdekit.run("ou", observe="hist", hist_range={"x": (-2, 2)}, **KW)
+    assert _same(h1, h2, "hist/x/density")
+
+
+def test_init_per_particle_not_divisible():
+    """2-D init= of 100 values per grid point with particles=64: the run says
+    the values are not whole systems (paths were invented from the data)."""
+    import numpy as np
+    with pytest.raises(sdekit.UsageError, match=r"not a whole number of systems of --particles "
+                                                r"64"):
+        sdekit.run("kuramoto", t_end=0.1, particles=64, scan={"K": [1, 2]},
+                   init={"x": np.zeros((2, 100))}, progress=False)

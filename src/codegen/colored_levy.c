@@ -118,14 +118,17 @@ sdk_err sdk_cg_colored_levy_check(const sdk_codegen_opts *o, sdk_errbuf *eb) {
   for (int i = 0; i < m->nlevy; i++) {
     const sdk_levy *l = &m->levy[i];
     const char *v = m->vars[l->var];
+    /* (a scale in the state: euler alone, below; name only what accepts it) */
+    int state = sdk_md_uses_state(m, m->noise[l->var]);
     if (!s->srk || s->srk->milstein)
       return SDK_FAIL(eb, SDK_ERR_USAGE,
                       "%s:%d: [levy] %s: scheme %s needs more of the noise than its increments "
-                      "(%s), which alpha-stable noise does not have; use euler or srk2",
+                      "(%s), which alpha-stable noise does not have; use %s",
                       m->path, l->line, v, s->name,
-                      s->srk ? "the Milstein term's dW^2 - dt" : "the moments of Gaussian values");
-    if (sdk_md_uses_state(m, m->noise[l->var]) &&
-        (s->calculus != SDK_CALCULUS_ITO || m->calculus != SDK_CALCULUS_ITO))
+                      s->srk ? "the Milstein term's dW^2 - dt" : "the moments of Gaussian values",
+                      state ? "--scheme euler (a scale that depends on the state: Ito only)"
+                            : "euler or srk2");
+    if (state && (s->calculus != SDK_CALCULUS_ITO || m->calculus != SDK_CALCULUS_ITO))
       return SDK_FAIL(eb, SDK_ERR_USAGE,
                       "%s:%d: [levy] %s: a scale that depends on the state is integrated in the "
                       "Ito sense only (the Stratonovich limit and the drift correction between "

@@ -10,9 +10,9 @@
  * x' = c x + g, g free of x and c dt <= -1/128, an error e_n of each step
  * evolves as d_{n+1} = (1 + c dt) d_n + e_n, so |d| <= max|e| / (|c| dt)
  * <= 128 ulp(x)/2 <= 2^-17 |x| ~ 7.6e-6 |x| at any time, however long the run
- * (the stall of a relaxation near its fixed point included).  The rule
- * (decided when the source is generated; the default, --compensate auto;
- * --compensate all and --no-compensation override it):
+ * (the stall of a relaxation near its fixed point included).  The rule of
+ * --compensate auto (decided when the source is generated; the default is
+ * every variable, --compensate all):
  *
  *   plain        a variable whose drift is linear in it, c x + g, with c a
  *                number of the run (parameters neither scanned nor given per
@@ -30,6 +30,10 @@
  * gamma dt = 0.0115).  Only the variable's own drift is read: an error of a
  * plain variable reaches the others through their drifts as any rounding of
  * the drift's evaluation does, and the bound above is on the variable itself.
+ * Why it is not the default: the bound is relative to |x|, not to the
+ * fluctuations, so a relaxation about a large offset (x' = -(x - 1e4) +
+ * 0.01 xi) loses them, its increments about its float spacing (variance 40
+ * times too large: test_numerics; found by a review).
  * The carried rows stay those of every variable (codegen.h), so a
  * checkpoint's layout does not depend on the choice; a plain variable's rows
  * stay 0. */

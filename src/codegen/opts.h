@@ -33,7 +33,7 @@ typedef struct sdk_codegen_opts {
   /* compensated state update (single precision, codegen.h): the state then
    * has 2 * nvars rows, row nvars + v the carried error of variable v */
   int compensate;
-  /* with compensate: every variable (--compensate all); 0 (the default):
+  /* with compensate: every variable (the default); 0 (--compensate auto):
    * those the rule of comp_vars.c picks, the others updated plainly (issue 32) */
   int comp_all;
   /* the variables' initial values are given as data (--init-from): sdk_init

@@ -3,6 +3,7 @@
  * API's sdekit_figure_describe. */
 #include "figure/figures.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +129,25 @@ sdekit_status sdk_figs_choose(const sdk_plotfile *pf, const sdekit_figure_option
   return CLI_RAISE(err, SDEKIT_ERR_USAGE, "'%s' holds no results to plot", pf->path);
 }
 
+/* A panel with no finite value (a variance of one path is NaN) drawn empty
+ * on fixed ranges: a renderer cannot scale an axis to no points. */
+static void empty_panels(sdk_figure *fig) {
+  for (int k = 0; k < fig->npanels; k++) {
+    sdk_fig_panel *o = &fig->p[k];
+    double xl = INFINITY, xh = -INFINITY;
+    int finite = 0;
+    for (int q = 0; q < o->nseries; q++)
+      for (int64_t i = 0; i < o->s[q].n; i++) {
+        finite |= isfinite(o->s[q].y[i]) != 0;
+        if (isfinite(o->s[q].x[i])) xl = fmin(xl, o->s[q].x[i]), xh = fmax(xh, o->s[q].x[i]);
+      }
+    if (finite || o->kind == SDK_FIG_MAP) continue;
+    if (!o->yset || !(o->yhi > o->ylo)) o->yset = 1, o->ylo = -1, o->yhi = 1, o->ylog = 0;
+    if (!o->xset || !(o->xhi > o->xlo))
+      o->xset = 1, o->xlo = xh > xl ? xl : 0, o->xhi = xh > xl ? xh : 1, o->xlog = 0;
+  }
+}
+
 sdekit_status sdk_figs_describe(const sdk_plotfile *pf, const sdekit_figure_options *o, int k,
                                 sdk_figure *fig, sdekit_error *err) {
   memset(fig, 0, sizeof *fig);
@@ -143,6 +163,7 @@ sdekit_status sdk_figs_describe(const sdk_plotfile *pf, const sdekit_figure_opti
   sdekit_status e = sdk_figs_at(k)->draw(&p);
   if (e == SDEKIT_OK && fig->npanels == 0)
     e = CLI_RAISE(err, SDEKIT_ERR_INTERNAL, "the %s picture described no panel", fig->name);
+  if (e == SDEKIT_OK) empty_panels(fig);
   return e;
 }
 

@@ -162,7 +162,8 @@ int sdk_model_check_boundaries(const sdk_model *m, const double *pv, char *why, 
   }
   /* Two reflecting boundaries of one variable must leave room between
    * them: else each mirrors the path past the other, further every step
-   * (absorbing ones are well defined: the first in model order takes the
+   * (absorbing ones are well defined, and a start past one of them is
+   * refused by sdk_model_check_init_walls: the first in model order takes the
    * path at once). */
   for (int i = 0; i < m->nbound; i++)
     for (int k = 0; k < m->nbound; k++) {
@@ -183,5 +184,41 @@ int sdk_model_check_boundaries(const sdk_model *m, const double *pv, char *why, 
                -1;
       }
     }
+  return 0;
+}
+
+int sdk_model_check_init_walls(const sdk_model *m, const double *pv, char *why, size_t nwhy) {
+  for (int i = 0; i < m->nbound; i++) {
+    const sdk_boundary *b = &m->bound[i];
+    const sdk_init_spec *in = &m->init[b->var];
+    if (in->kind == SDK_INIT_NORMAL) continue;
+    double level = sdk_model_eval_params(b->level, pv);
+    /* the initial values' extreme on the wall's side: a constant (0 without
+     * a line), or the bound of a uniform one (a normal one reaches every
+     * value) */
+    double x0 = in->a ? sdk_model_eval_params(in->a, pv) : 0;
+    if (in->kind == SDK_INIT_UNIFORM) { /* (the bounds in either order) */
+      double x1 = sdk_model_eval_params(in->b, pv);
+      x0 = b->upper ? fmax(x0, x1) : fmin(x0, x1);
+    }
+    /* strictly past an absorbing level: absorbed before the first step, a
+     * hitting time 0 and a splitting probability 1 that look like results
+     * (on the level itself that is the right answer: a scan of x0 over
+     * [0, L] may end there) */
+    if (!(b->upper ? x0 > level : x0 < level)) continue;
+    const char *v = m->vars[b->var];
+    int n = in->line > 0 ? snprintf(why, nwhy, "%s:%d: [init] %s", m->path, in->line, v)
+                         : snprintf(why, nwhy, "%s: [init] %s (no line: 0)", m->path, v);
+    if (n >= 0 && (size_t)n < nwhy)
+      snprintf(why + n, nwhy - (size_t)n,
+               b->kind == SDK_BOUND_ABSORB
+                   ? " starts at %g, past the absorbing level of '%s' (%s %s %g, line %d): such a "
+                     "path would count as hit at t = 0; start it on the level or before it"
+                   : " starts at %g, beyond the reflecting wall '%s' (%s %s %g, line %d): a path "
+                     "mirrored from there can land outside (or go NaN); start it between the "
+                     "walls",
+               x0, b->name, v, op_of(b), level, b->line);
+    return -1;
+  }
   return 0;
 }

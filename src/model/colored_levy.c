@@ -162,7 +162,7 @@ int sdk_md_check_colored_levy(const sdk_model *m, const double *pv, double dt, c
                       "and > 0, the intensity finite and >= 0)",
                       m->path, c->line, m->vars[c->var], tau, d),
              -1;
-    if (dt * SDK_NOISE_HOLD_STEPS > tau)
+    if (dt > tau / SDK_NOISE_HOLD_STEPS * (1 + 1e-12)) /* (dt = TAU/10 typed as such passes) */
       return snprintf(why, nwhy,
                       "%s:%d: [colored] %s: dt = %g is %.3g times TAU = %g: the noise is held "
                       "over each step, which biases what it drives by a fraction of dt/TAU "

@@ -352,6 +352,11 @@ int sdk_model_correlation(const sdk_model *m, const double *pv, double *c, doubl
  * lower level below the upper), else -1 with the reason ("FILE:LINE: ...")
  * in why. */
 int sdk_model_check_boundaries(const sdk_model *m, const double *pv, char *why, size_t nwhy);
+/* [init] at parameter values pv against the boundaries: -1 with the reason
+ * in why where a constant initial value (or a uniform one's range) lies
+ * beyond a reflecting wall (a mirrored path would not come back between
+ * them) or past an absorbing level (absorbed at t = 0; on it is fine). */
+int sdk_model_check_init_walls(const sdk_model *m, const double *pv, char *why, size_t nwhy);
 /* The levels of [events] at parameter values pv: 0 when each is finite and
  * no reset of an event's variable to a value in the parameters alone
  * leaves it inside COND (a reset that could never end), and a run of

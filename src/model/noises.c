@@ -172,7 +172,7 @@ int sdk_model_correlation(const sdk_model *m, const double *pv, double *c, doubl
       if (k != j && e) r = sdk_model_eval_params(e, pv);
       if (!(r >= -1 && r <= 1)) {
         snprintf(why, nwhy,
-                 "%s:%d: [model] correlation: that of %s and %s is %g (must be in [-1, 1])",
+                 "%s:%d: [model] correlation: that of %s and %s is %.17g (must be in [-1, 1])",
                  m->path, m->corr_line, m->wiener[k], m->wiener[j], r);
         return -1;
       }
@@ -501,6 +501,25 @@ sdk_err sdk_md_finish_noises(sdk_model *m, sdk_errbuf *eb) {
 int sdk_model_check_noises(const sdk_model *m, const double *pv, double dt, int64_t nsteps,
                            char *why, size_t nwhy) {
   if (sdk_md_check_colored_levy(m, pv, dt, why, nwhy)) return -1;
+  /* a noise coefficient in the parameters alone that is no number here
+   * (sqrt(2*D) with D < 0) would make every path NaN, reported as paths
+   * that blew up, with the advice of a smaller dt */
+  for (int j = 0; j < m->nvars * (m->nwiener > 0 ? m->nwiener : 1); j++) {
+    /* (shared Wiener processes: each coefficient of a dWk) */
+    int v = m->nwiener > 0 ? j / m->nwiener : j;
+    const sdk_expr *e = m->nwiener > 0 ? m->wcoef[j] : m->noise[v];
+    if (!e || sdk_expr_uses(e, SDK_SYM_VAR) || sdk_expr_uses(e, SDK_SYM_TIME) ||
+        sdk_expr_uses(e, SDK_SYM_OTHER))
+      continue;
+    double b = sdk_model_eval_params(e, pv);
+    if (!isfinite(b))
+      return snprintf(why, nwhy,
+                      "%s:%d: [noise] %s%s%s is %g at these parameter values (must be finite)",
+                      m->path, m->noise_line ? m->noise_line[v] : 0, m->vars[v],
+                      m->nwiener > 0 ? ": the coefficient of d" : "",
+                      m->nwiener > 0 ? m->wiener[j % m->nwiener] : "", isnan(b) ? fabs(b) : b),
+             -1;
+  }
   if (m->nwiener > 1) {
     double *c = malloc((size_t)(m->nwiener * m->nwiener) * sizeof *c);
     if (!c) return snprintf(why, nwhy, "out of memory"), -1;
@@ -567,7 +586,7 @@ int sdk_model_check_noises(const sdk_model *m, const double *pv, double dt, int6
     /* held over a step as a [colored] noise is (colored_levy.c): its
      * correlation time 1 / (ra + rb) must be resolved (telegraph_ou, a = 1,
      * k = 1, g = 50, dt = 1/(2g): the variance of x 9% high) */
-    if (dt * (ra + rb) * SDK_NOISE_HOLD_STEPS > 1)
+    if (dt > 1 / ((ra + rb) * SDK_NOISE_HOLD_STEPS) * (1 + 1e-12))
       return snprintf(why, nwhy,
                       "%s:%d: [dichotomous] %s: dt = %g is %.3g times its correlation time "
                       "1/(RATE_AB + RATE_BA) = %g: the noise is held over each step, which biases "

@@ -146,9 +146,9 @@ static void fold_chunk(state *st, int64_t len, double *n) {
 /* Entry (v, w) and its standard error from the sums of n paths. */
 static void entry(const state *st, double n, int v, int w, double *val, double *err) {
   int nv = st->nv, k = v * nv + w;
-  if (n < 2) {
-    *val = 0;
-    *err = 0;
+  if (n < 2) { /* (one path has no spread: not an exact-looking 0) */
+    *val = NAN;
+    *err = NAN;
     return;
   }
   /* central moments from the sums about ref: a, b the means of u and w */

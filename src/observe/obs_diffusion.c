@@ -113,7 +113,7 @@ static sdk_err reduce(const sdk_obs_ctx *c, state *st, int64_t g, int64_t per, d
     n = nn;
   }
   if (n < 2 || !(t > 0)) {
-    *D = *err = n < 2 && t > 0 ? 0 : NAN;
+    *D = *err = NAN; /* (one path has no spread: not an exact-looking 0) */
     return SDK_OK;
   }
   double a = s1 / n, e2 = s2 / n, e3 = s3 / n, e4 = s4 / n;

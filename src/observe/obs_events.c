@@ -194,7 +194,7 @@ static void values(state *st, int64_t i, const double *f, const double *w, doubl
   double corr = P > 1 ? P / (P - 1) : NAN;
   st->imean[i] = m * dt;
   st->imean_err[i] = sqrt(fmax(qm, 0) * corr) / N * dt;
-  st->ivar[i] = v * dt * dt;
+  st->ivar[i] = fmax(v, 0) * dt * dt; /* (E u^2 - m^2 rounds below 0 at no spread) */
   st->ivar_err[i] = sqrt(fmax(qv, 0) * corr) / N * dt * dt;
 }
 

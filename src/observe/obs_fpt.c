@@ -362,27 +362,52 @@ static void fold4(double *v, const double x[4]) {
  * status counts so too; rows come from checkpoints: compare before
  * converting) and its hitting time */
 static int hit_of(const state *st, const double *status, const double *lo, const double *hi,
-                  int64_t i, double dt, double *tau) {
+                  int64_t i, double dt, double *tau, int64_t *n, double *frac) {
   int b = status[i] >= 1 && status[i] <= st->nb ? (int)status[i] - 1 : -1;
+  *n = b < 0 ? 0 : (int64_t)(lo[i] + hi[i] * 1048576.0);
+  *frac = 0;
   *tau = b < 0 ? NAN : (lo[i] + hi[i] * 1048576.0) * dt;
   /* --adaptive: the end of the hitting sub-step, r dt 2^-D before the step's
    * (codegen.h SDK_CG_ADAPT_HIT, rng/btree.h) */
-  if (b >= 0 && st->adapt) *tau -= ldexp(status[i + 3 * SDK_RED_CHUNK], -SDK_BTREE_DEPTH) * dt;
+  if (b >= 0 && st->adapt) {
+    *frac = ldexp(status[i + 3 * SDK_RED_CHUNK], -SDK_BTREE_DEPTH);
+    *tau -= *frac * dt;
+  }
   return b;
+}
+
+/* The bin of a path absorbed in the step (or sub-step) ending at n - frac
+ * steps (frac: --adaptive's part of a step before its end), of a run of
+ * nsteps: bins are (lo, hi] in steps (the first [0, hi]), so a hit at the
+ * end of a step on an edge belongs below it, as S(t) at that edge counts it.
+ * Taken as [lo, hi) of times, every hit went one step up (the first bin
+ * empty at bins of dt, the last counting two steps).  Whole steps in
+ * integers: n dt and the edges t_end k / bins differ in the last bits. */
+static int64_t hist_bin(int64_t n, double frac, int64_t nsteps, int64_t bins) {
+  int64_t k;
+  if (n <= 0 || nsteps <= 0)
+    k = 0;
+  else if (frac == 0 && n <= INT64_MAX / bins)
+    k = (n * bins - 1) / nsteps;
+  else
+    k = (int64_t)ceil(((double)n - frac) * (double)bins / (double)nsteps) - 1;
+  return k < 0 ? 0 : k > bins - 1 ? bins - 1 : k;
 }
 
 /* One chunk of `len` paths of grid point g (rows in st->buf) folded onto
  * its fold f (acc: per boundary, then the exit times; then with --dt-check
  * the coupled differences) and the histogram hist. */
-static void fold_chunk(state *st, double *f, int64_t *fi, int64_t len, double dt, double tend) {
+static void fold_chunk(state *st, double *f, int64_t *fi, int64_t len, double dt, int64_t nsteps) {
+  const double tend = (double)nsteps * dt;
   int nb = st->nb;
   const double *B = st->buf;
   const int64_t R = SDK_RED_CHUNK;
   int64_t *censored = fi, *hist = fi + 1, *sgn = fi + 1 + nb * st->bins;
   double *acc = f, *dexit = f + 3 * (nb + 1), *dmean = dexit + 3, *over = f + st->over_at;
   for (int64_t i = 0; i < len; i++) {
-    double tau, tc = NAN;
-    int b = hit_of(st, B, B + R, B + 2 * R, i, dt, &tau);
+    double tau, tc = NAN, frac, fc;
+    int64_t n, nc;
+    int b = hit_of(st, B, B + R, B + 2 * R, i, dt, &tau, &n, &frac);
     if (b < 0) {
       (*censored)++;
       fold(acc + 3 * nb, tend);
@@ -393,13 +418,10 @@ static void fold_chunk(state *st, double *f, int64_t *fi, int64_t len, double dt
         double x = B[(6 + b) * R + i], o = st->upper[b] ? x - st->level[b] : st->level[b] - x;
         fold(over + 3 * b, o > 0 ? o : 0); /* (the near side: touched by the bridge) */
       }
-      double x = tend > 0 ? tau / tend * (double)st->bins : 0;
-      int64_t k = x >= 0 && x < (double)st->bins ? (int64_t)x : x < 0 ? 0 : st->bins - 1;
-      /* (tau = t_end, or beyond: the last bin; NaN too) */
-      hist[b * st->bins + k]++;
+      hist[b * st->bins + hist_bin(n, frac, nsteps, st->bins)]++;
     }
     if (!st->dtc) continue;
-    int bc = hit_of(st, B + 3 * R, B + 4 * R, B + 5 * R, i, dt, &tc);
+    int bc = hit_of(st, B + 3 * R, B + 4 * R, B + 5 * R, i, dt, &tc, &nc, &fc);
     double ef = b < 0 || !(tau < tend) ? tend : tau, ec = bc < 0 || !(tc < tend) ? tend : tc;
     fold(dexit, ec - ef);
     for (int k = 0; k < nb; k++) {
@@ -483,7 +505,7 @@ static sdk_err fpt_finish(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
     for (int64_t k = first; k < first + held; k += SDK_RED_CHUNK) {
       int64_t len = first + held - k < SDK_RED_CHUNK ? first + held - k : SDK_RED_CHUNK;
       SDK_CHECK(read_rows(c, st, st->dtc ? 6 : st->adapt ? 4 : 3, 1, g, k, len, eb));
-      fold_chunk(st, f, fi, len, dt, tend);
+      fold_chunk(st, f, fi, len, dt, c->R->nsteps);
     }
     grid_values(c, st, g, f, fi, sdk_paths_used(P, g));
     for (int64_t e = 0; e <= st->bins; e++)

@@ -102,9 +102,10 @@ static sdk_err moments_sample(const sdk_obs_ctx *c, void *p, int64_t s, int64_t 
     for (int v = 0; v < nv; v++) {
       const sdk_moments *m = &mom[g * nv + v];
       st->mean[v][g * ns + s] = m->mean;
-      double var = m->n > 1 ? m->m2 / (m->n - 1) : 0;
+      /* (one path has no spread to measure: NaN, not an exact-looking 0) */
+      double var = m->n > 1 ? m->m2 / (m->n - 1) : NAN;
       st->var[v][g * ns + s] = var;
-      st->err[v][g * ns + s] = m->n > 0 ? sqrt(var / m->n) : 0;
+      st->err[v][g * ns + s] = m->n > 1 ? sqrt(var / m->n) : NAN;
     }
   if (c->dt_check) { /* the coupled differences of the variables (observe/bias.h) */
     sdk_moments *d;

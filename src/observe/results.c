@@ -36,7 +36,9 @@ int64_t sdk_results_grid_index(const sdk_results *R, int64_t g, int a) {
 
 double sdk_scan_point(const sdk_scan_axis *a, int64_t i) {
   double u = a->n > 1 ? (double)i / (double)(a->n - 1) : 0;
-  double v = a->log ? exp(log(a->start) + u * (log(a->stop) - log(a->start)))
+  /* (a log scan in decades: 1e-3:1e3:7:log is exactly 1e-3 ... 1e3, where
+   * exp(log) gave 9.99999999999999 for 10) */
+  double v = a->log ? pow(10, log10(a->start) + u * (log10(a->stop) - log10(a->start)))
                     : a->start + u * (a->stop - a->start);
   /* rounded to 15 significant digits, so that 4.2 + 6*1.1 prints as 10.8:
    * the grid is what the user typed, not its binary rounding error */

@@ -558,10 +558,11 @@ static sdk_err plan_sv(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_err
   return e;
 }
 
-/* correlations, jumps, dichotomous, Levy noises, boundary levels per grid point */
+/* noise coefficients, correlations, jumps, dichotomous, Levy noises, boundary
+ * levels per grid point */
 static sdk_err plan_noises(const sdk_run *r, const sdk_plan *p, sdk_errbuf *eb) {
   const sdk_model *m = r->model;
-  if (m->nwiener < 2 && m->njump == 0 && m->ndich == 0 && m->nbound == 0 && m->nevent == 0 &&
+  if (m->nnoise == 0 && m->njump == 0 && m->ndich == 0 && m->nbound == 0 && m->nevent == 0 &&
       m->ncolored == 0 && m->nlevy == 0)
     return SDK_OK;
   double *pv = malloc((size_t)(m->nparams + 1) * sizeof(double));
@@ -574,6 +575,7 @@ static sdk_err plan_noises(const sdk_run *r, const sdk_plan *p, sdk_errbuf *eb) 
     if (sdk_model_check_noises(m, pv, dt, p->nsteps, why, sizeof why) ||
         sdk_model_check_levy_dt(m, dt, p->c->single, why, sizeof why) ||
         sdk_model_check_boundaries(m, pv, why, sizeof why) ||
+        (!sdk_init_given(p->c) && sdk_model_check_init_walls(m, pv, why, sizeof why)) ||
         sdk_model_check_events(m, pv, p->nsteps, why, sizeof why)) {
       char name[280];
       sdk_grid_point_name(&r->r, g, name, sizeof name);
@@ -830,7 +832,7 @@ void sdk_plan_codegen_opts(const sdk_plan *p, sdk_target t, sdk_codegen_opts *o)
   o->particles = p->sys.particles;
   o->compensate = c->single && !c->no_compensation && !p->sys.on;
   o->comp_defer = o->compensate && t == SDK_TARGET_CUDA;
-  o->comp_all = c->compensate_all;
+  o->comp_all = !c->compensate_auto;
   o->bridge = !c->no_bridge_correction;
   o->noise = p->noise;
   const sdk_scheme_type *own = sdk_native_scheme(o->model->calculus);

@@ -62,11 +62,18 @@ sdk_err sdk_scan_parse(const char *spec, sdk_scan_axis *ax, sdk_errbuf *eb) {
   double n;
   if (nf < 3 || nf > 4 || (nf == 4 && strcmp(f[3], "log") && strcmp(f[3], "lin")) ||
       !sdk_parse_number(f[0], &ax->start) || !sdk_parse_number(f[1], &ax->stop) ||
-      !sdk_parse_number(f[2], &n) || n < 1 || n != floor(n) || n > 1e7) {
+      !sdk_parse_number(f[2], &n) || n < 1 || n != floor(n)) {
     err = SDK_FAIL(eb, SDK_ERR_USAGE,
                    "--scan '%s': expected NAME=START:STOP:N[:log] with numbers START, STOP and "
                    "a whole number N >= 1",
                    spec);
+    goto out;
+  }
+  if (n > 1e7) {
+    err = SDK_FAIL(eb, SDK_ERR_USAGE,
+                   "--scan '%s': %.0f points on one axis, more than its limit of 1e7 (a grid of "
+                   "several axes may have up to 2^27 points)",
+                   spec, n);
     goto out;
   }
   ax->n = (int64_t)n;

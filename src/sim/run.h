@@ -118,7 +118,7 @@ typedef struct sdk_run_config {
   const char *backend; /* cpu, cuda, auto */
   int single;
   int no_compensation; /* single precision: plain x += incr (codegen.h) */
-  int compensate_all;  /* --compensate all: every variable (default: comp_vars.c's rule) */
+  int compensate_auto; /* --compensate auto: only the variables of comp_vars.c's rule */
   /* [boundaries]: absorb on discrete monitoring alone, without the
    * Brownian-bridge crossing probability (codegen/boundary.c) */
   int no_bridge_correction;
