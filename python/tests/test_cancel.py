@@ -15,6 +15,19 @@ LONG = dict(scan={"k": [0.5, 1.0]}, paths=2 ** 17, t_end=20, dt=0.01, scheme="eu
             precision="double", observe=["moments", "drift"], seed=77)
 
 
+@pytest.fixture(autouse=True)
+def sigint_delivered():
+    """Ctrl-C as a terminal delivers it: a suite started in the background
+    (nohup, `&` in a script) inherits SIGINT ignored, which sdekit respects
+    (it then installs no handler), so these tests take Python's own handler
+    for their duration (and give children SIG_DFL)."""
+    before = signal.getsignal(signal.SIGINT)
+    if before == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
 def _sigint_when(fraction):
     """A progress callable and a thread that sends SIGINT to this process once
     the run is `fraction` done; the time it was sent is in sent[0]."""
@@ -127,7 +140,8 @@ def test_ctrl_c_in_another_python_process():
     import sys
 
     p = subprocess.Popen([sys.executable, "-c", CHILD], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+                         stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         for line in p.stdout:
             if line.startswith("progress "):
