@@ -159,5 +159,11 @@ check "scanned period: tavg window in steps" "$(grep -h '^# time averages' pt.ta
 check "scanned period: the drift of y" "$(grep -v '^#' pt.drift.tsv | awk 'NF { printf "%.12f ", $2 }')" \
   "1.000000000000 1.000000000000 1.000000000000 "
 
+# (h) a '#' after a row's values is a comment (was "more than 2 values")
+printf '# points\nk\n0.5 # the first\n1\t# the second\n' >cm.tsv
+"$BIN" run ou --scan-file cm.tsv --paths 4 --t-end 0.1 --quiet -o cm.h5 2>err ||
+  check "scan file with comments after values" "failed: $(head -c 300 err)" ok
+check "scan file with comments: its points" "$(vals cm.h5 /scan/k | tr '\n' ' ')" "0.5 1 "
+
 echo "cli_scan_axes: $npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]

@@ -152,6 +152,9 @@ sdk_err sdk_tbl_tsv_row(sdk_lines *L, int nc, const char *const *names, double *
     SDK_CHECK(sdk_lines_next(L, got, eb));
   while (*got && blank_or_comment(L->line));
   if (!*got) return SDK_OK;
+  /* a '#' after the values starts a comment (no number has one) */
+  char *hash = strchr(L->line, '#');
+  if (hash) *hash = 0;
   char *g[SDK_TABLE_MAX_COLUMNS + 1];
   int k = split(L->line, g, nc + 1);
   if (k != nc)
