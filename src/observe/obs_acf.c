@@ -76,6 +76,7 @@ static sdk_err acf_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
     return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory for the acf");
   sdk_dataset *d;
   SDK_CHECK(sdk_obs_dataset(c, "acf/lag", SDK_F64, 1, &K, -1, SDK_DS_COORD, &d, eb));
+  SDK_CHECK(sdk_ds_dim_name(d, d->rank - 1, "lag", eb)); /* (in units of t) */
   st->lag = sdk_ds_f64(d);
   for (int64_t g = 0; g < c->R->ngrid; g++)
     for (int64_t s = 0; s < K; s++)
@@ -88,9 +89,11 @@ static sdk_err acf_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
     snprintf(path, sizeof path, "acf/cov_%s", names[j]);
     SDK_CHECK(sdk_obs_dataset(c, path, SDK_F64, 1, &K, -1, 0, &d, eb));
     SDK_CHECK(sdk_ds_attr_str(d, "standard_error", err, eb));
+    SDK_CHECK(sdk_ds_dim_name(d, d->rank - 1, "lag", eb));
     st->cov[j] = sdk_ds_f64(d);
     snprintf(path, sizeof path, "acf/%s", err);
     SDK_CHECK(sdk_obs_dataset(c, path, SDK_F64, 1, &K, -1, 0, &d, eb));
+    SDK_CHECK(sdk_ds_dim_name(d, d->rank - 1, "lag", eb));
     st->err[j] = sdk_ds_f64(d);
     snprintf(path, sizeof path, "acf/mean_%s", names[j]);
     SDK_CHECK(sdk_obs_dataset(c, path, SDK_F64, 0, NULL, -1, 0, &d, eb));

@@ -15,7 +15,9 @@
  * mu adds (h / U) mu^2 (sum_n w_n)^2 at f = 0, leaking into the first bins
  * through the window).  The two-sided spectrum in angular frequency,
  * S2(w) = int C(s) exp(-i w s) ds (the OU process's Lorentzian
- * 2 D / (k^2 + w^2) for C(s) = (D/k) exp(-k |s|)), is S(f) / 2 at w = 2 pi f.
+ * 2 D / (k^2 + w^2) for C(s) = (D/k) exp(-k |s|)), is S(f) / 2 at w = 2 pi f
+ * for 0 < k < M/2, and S(f) itself at f = 0 and the Nyquist frequency (c_k
+ * = 1 there: a diffusion constant from S(0) is S(0)/2, not S(0)/4).
  * For the sampled process the expectation is not the Lorentzian but the
  * discrete-time spectrum (aliased) smoothed by the window:
  *   E S(f_k) = c_k (h / U) sum_{n,n'} w_n w_n' C((n - n') h) cos(2 pi k (n - n') / M)
@@ -115,6 +117,9 @@ static sdk_err psd_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
   sdk_dataset *d;
   int64_t B = st->B;
   SDK_CHECK(sdk_obs_dataset(c, "psd/f", SDK_F64, 1, &B, -1, SDK_DS_COORD, &d, eb));
+  /* (the axis named, and its unit: cycles, not radians) */
+  SDK_CHECK(sdk_ds_dim_name(d, d->rank - 1, "frequency", eb));
+  SDK_CHECK(sdk_ds_attr_str(d, "unit", "cycles per unit of t: f_k = k / (M h)", eb));
   st->f = sdk_ds_f64(d);
   for (int64_t g = 0; g < c->R->ngrid; g++)
     for (int64_t k = 0; k < B; k++)
@@ -127,9 +132,11 @@ static sdk_err psd_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
     snprintf(path, sizeof path, "psd/S_%s", names[j]);
     SDK_CHECK(sdk_obs_dataset(c, path, SDK_F64, 1, &B, -1, 0, &d, eb));
     SDK_CHECK(sdk_ds_attr_str(d, "standard_error", err, eb));
+    SDK_CHECK(sdk_ds_dim_name(d, d->rank - 1, "frequency", eb));
     st->S[j] = sdk_ds_f64(d);
     snprintf(path, sizeof path, "psd/%s", err);
     SDK_CHECK(sdk_obs_dataset(c, path, SDK_F64, 1, &B, -1, 0, &d, eb));
+    SDK_CHECK(sdk_ds_dim_name(d, d->rank - 1, "frequency", eb));
     st->err[j] = sdk_ds_f64(d);
   }
   SDK_CHECK(sdk_store_group_strs(c->store, "psd", "names", names, nq, eb));
