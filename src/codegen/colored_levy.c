@@ -85,9 +85,7 @@ extern const char sdk_embedded_levy_draw_h[];
 /* Is e the same for every path (parameters neither scanned nor per path)? */
 static int fixed_expr(const sdk_codegen_opts *o, const sdk_expr *e) {
   if (!e) return 1;
-  if (e->kind == SDK_E_SYM && e->sym == SDK_SYM_PARAM &&
-      (o->scan_column[e->index] >= 0 || (o->path_param && o->path_param[e->index] >= 0)))
-    return 0;
+  if (e->kind == SDK_E_SYM && e->sym == SDK_SYM_PARAM && !sdk_cg_param_fixed(o, e->index)) return 0;
   if (e->kind == SDK_E_SYM && e->sym != SDK_SYM_PARAM && e->sym != SDK_SYM_CONST) return 0;
   for (int i = 0; i < e->nargs; i++)
     if (!fixed_expr(o, e->arg[i])) return 0;

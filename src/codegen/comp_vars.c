@@ -72,9 +72,7 @@ static int uses_delay(const sdk_expr *e) {
  * not matter, as in 0 * t) */
 static double fixed_value(void *user, sdk_symkind kind, int index) {
   const sdk_codegen_opts *o = user;
-  if (kind != SDK_SYM_PARAM || o->scan_column[index] >= 0 ||
-      (o->path_param && o->path_param[index] >= 0))
-    return NAN;
+  if (kind != SDK_SYM_PARAM || !sdk_cg_param_fixed(o, index)) return NAN;
   return o->pvalues[index];
 }
 

@@ -129,4 +129,10 @@ static inline const sdk_noise_type *sdk_cg_noise(const sdk_codegen_opts *o) {
   return o->noise ? o->noise : o->scheme->noise;
 }
 
+/* Is parameter i the same on every path of the run (neither scanned nor
+ * given per path)? */
+static inline int sdk_cg_param_fixed(const sdk_codegen_opts *o, int i) {
+  return o->scan_column[i] < 0 && !(o->path_param && o->path_param[i] >= 0);
+}
+
 #endif

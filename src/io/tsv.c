@@ -91,10 +91,7 @@ static void write_settings(const sdk_results *r, const char *obs, FILE *f) {
     fprintf(f, "# particles per system: %lld (paths above are particles: %lld systems)\n",
             (long long)r->particles, (long long)(r->paths / r->particles));
   fprintf(f, "# seed: %llu\n", (unsigned long long)r->seed);
-  int same_dt = 1;
-  for (int64_t g = 1; g < r->ngrid; g++)
-    if (r->dt[g] != r->dt[0]) same_dt = 0;
-  if (same_dt)
+  if (sdk_results_same_dt(r))
     fprintf(f, "# dt: %s\n", sdk_fmt_exact(b1, r->dt[0]));
   else
     fprintf(f, "# dt: per grid point\n");

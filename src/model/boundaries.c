@@ -163,7 +163,7 @@ int sdk_model_check_boundaries(const sdk_model *m, const double *pv, char *why, 
   /* Two reflecting boundaries of one variable must leave room between
    * them: else each mirrors the path past the other, further every step
    * (absorbing ones are well defined, and a start past one of them is
-   * refused by sdk_model_check_init_walls: the first in model order takes the
+   * refused by sdk_model_check_init_bounds: the first in model order takes the
    * path at once). */
   for (int i = 0; i < m->nbound; i++)
     for (int k = 0; k < m->nbound; k++) {
@@ -187,7 +187,7 @@ int sdk_model_check_boundaries(const sdk_model *m, const double *pv, char *why, 
   return 0;
 }
 
-int sdk_model_check_init_walls(const sdk_model *m, const double *pv, char *why, size_t nwhy) {
+int sdk_model_check_init_bounds(const sdk_model *m, const double *pv, char *why, size_t nwhy) {
   for (int i = 0; i < m->nbound; i++) {
     const sdk_boundary *b = &m->bound[i];
     const sdk_init_spec *in = &m->init[b->var];

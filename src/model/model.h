@@ -356,7 +356,7 @@ int sdk_model_check_boundaries(const sdk_model *m, const double *pv, char *why, 
  * in why where a constant initial value (or a uniform one's range) lies
  * beyond a reflecting wall (a mirrored path would not come back between
  * them) or past an absorbing level (absorbed at t = 0; on it is fine). */
-int sdk_model_check_init_walls(const sdk_model *m, const double *pv, char *why, size_t nwhy);
+int sdk_model_check_init_bounds(const sdk_model *m, const double *pv, char *why, size_t nwhy);
 /* The levels of [events] at parameter values pv: 0 when each is finite and
  * no reset of an event's variable to a value in the parameters alone
  * leaves it inside COND (a reset that could never end), and a run of

@@ -100,9 +100,7 @@ static sdk_err tavg_setup(const sdk_obs_ctx *c, void **out, sdk_errbuf *eb) {
   free(names);
   SDK_CHECK(e);
   /* (NaN where dt differs between grid points: the window is steps x dt) */
-  double dt = R->dt[0];
-  for (int64_t g = 1; g < R->ngrid; g++)
-    if (R->dt[g] != R->dt[0]) dt = NAN;
+  double dt = sdk_results_same_dt(R) ? R->dt[0] : NAN;
   SDK_CHECK(
       sdk_store_group_f64(c->store, "tavg", "transient", (double)R->transient_steps * dt, eb));
   SDK_CHECK(sdk_store_group_f64(c->store, "tavg", "t_end", (double)R->nsteps * dt, eb));

@@ -48,6 +48,12 @@ double sdk_scan_point(const sdk_scan_axis *a, int64_t i) {
   return isfinite(r) ? r : v; /* (near the largest double, rounding up overflows) */
 }
 
+int sdk_results_same_dt(const sdk_results *R) {
+  for (int64_t g = 1; g < R->ngrid; g++)
+    if (R->dt[g] != R->dt[0]) return 0;
+  return 1;
+}
+
 int sdk_scan_is_range(const sdk_scan_axis *a) {
   for (int64_t i = 0; a->values && i < a->n; i++)
     if (a->values[i] != sdk_scan_point(a, i)) return 0;

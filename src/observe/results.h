@@ -115,6 +115,8 @@ const sdk_scan_axis *sdk_results_scan_param(const sdk_results *R, int j);
  * rounded to 15 significant digits: the values a --scan NAME=START:STOP:N
  * makes (sim/run.c sdk_scan_fill). */
 double sdk_scan_point(const sdk_scan_axis *a, int64_t i);
+/* Is dt the same at every grid point (else per grid point: a scanned period)? */
+int sdk_results_same_dt(const sdk_results *R);
 /* 1 when a's values are its range's points, 0 when they were given one by
  * one (a list, a --scan-file column): its start and stop are then only its
  * first and last value */

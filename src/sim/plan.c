@@ -575,7 +575,7 @@ static sdk_err plan_noises(const sdk_run *r, const sdk_plan *p, sdk_errbuf *eb) 
     if (sdk_model_check_noises(m, pv, dt, p->nsteps, why, sizeof why) ||
         sdk_model_check_levy_dt(m, dt, p->c->single, why, sizeof why) ||
         sdk_model_check_boundaries(m, pv, why, sizeof why) ||
-        (!sdk_init_given(p->c) && sdk_model_check_init_walls(m, pv, why, sizeof why)) ||
+        (!sdk_init_given(p->c) && sdk_model_check_init_bounds(m, pv, why, sizeof why)) ||
         sdk_model_check_events(m, pv, p->nsteps, why, sizeof why)) {
       char name[280];
       sdk_grid_point_name(&r->r, g, name, sizeof name);
