@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "testutil.h"
 
@@ -182,10 +183,43 @@ static void test_blocks(void) {
     }
 }
 
+/* The key schedule (sdk_philox_keys_of) gives every block's bits and Gaussians
+ * exactly as the seed does: the GPU step loops draw through it. */
+static void test_keys(void) {
+  static const sdk_u64 seeds[] = {0, 1, 0xa4093822299f31d0ull, ~0ull, 0x0123456789abcdefull};
+  static const sdk_u64 path[] = {0, 7, 0xffffffffull, 0x123456789ull};
+  static const sdk_u64 block[] = {0, 3, 0x7fffffffull, 0x1234567890ull};
+  for (int s = 0; s < 5; s++) {
+    sdk_philox_keys ks;
+    sdk_philox_keys_of(seeds[s], &ks);
+    TU_CHECK(ks.k[0] == (sdk_u32)seeds[s] && ks.k[1] == (sdk_u32)(seeds[s] >> 32) &&
+                 ks.k[19] == (sdk_u32)((sdk_u32)(seeds[s] >> 32) + 9u * SDK_PHILOX_W1),
+             "seed %d: schedule", s);
+    for (int p = 0; p < 4; p++)
+      for (int b = 0; b < 4; b++)
+        for (sdk_u32 d = 0; d < 4; d++) {
+          sdk_u32 o[4], ok[4];
+          sdk_philox_block(seeds[s], path[p], block[b], d, o);
+          sdk_philox_block_k(&ks, path[p], block[b], d, ok);
+          float gf[4], gkf[4];
+          double gd[4], gkd[4];
+          sdk_gauss4_f(seeds[s], path[p], block[b], d, gf);
+          sdk_gauss4k_f(&ks, path[p], block[b], d, gkf);
+          sdk_gauss4_d(seeds[s], path[p], block[b], d, gd);
+          sdk_gauss4k_d(&ks, path[p], block[b], d, gkd);
+          for (int j = 0; j < 4; j++)
+            TU_CHECK(o[j] == ok[j] && memcmp(&gf[j], &gkf[j], sizeof(float)) == 0 &&
+                         memcmp(&gd[j], &gkd[j], sizeof(double)) == 0,
+                     "seed %d path %d block %d domain %u value %d", s, p, b, d, j);
+        }
+  }
+}
+
 int main(void) {
   test_kat();
   test_oracle_random();
   test_contract();
   test_blocks();
+  test_keys();
   return tu_finish("test_philox");
 }

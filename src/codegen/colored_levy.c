@@ -258,12 +258,13 @@ void sdk_cg_levy_defs(sdk_emit *em, const sdk_codegen_opts *o) {
 }
 
 void sdk_cg_levy_block(sdk_emit *em, const sdk_codegen_opts *o, int l, const char *pair,
-                       const char *path, const char *seed, const char *name) {
+                       const char *path, const char *seed, const char *keys, const char *name) {
   sdk_em_line(em, "sdk_u32 %s[4];", name);
   sdk_em_line(em,
-              "sdk_philox_block(%s, %s, 0x4400000000000000ull + (sdk_u64)(%s) * %du + %du, 0, "
+              "sdk_philox_block%s(%s%s, %s, 0x4400000000000000ull + (sdk_u64)(%s) * %du + %du, 0, "
               "%s);",
-              seed, path, pair, o->model->nlevy, l, name);
+              keys ? "_k" : "", keys ? "&" : "", keys ? keys : seed, path, pair, o->model->nlevy, l,
+              name);
 }
 
 /* " * sdk_sf + C": pi (U - 1/2) k + c of levy_draw.h's s (an FMA) */
@@ -430,7 +431,7 @@ void sdk_cg_levy_z(sdk_emit *em, const sdk_codegen_opts *o, int l, const char *s
   if (o->single) { /* the block of the step's pair, the step's half of it */
     char pair[96];
     snprintf(pair, sizeof pair, "(%s) >> 1", step);
-    sdk_cg_levy_block(em, o, l, pair, path, seed, "sdk_o");
+    sdk_cg_levy_block(em, o, l, pair, path, seed, NULL, "sdk_o");
     sdk_em_line(em, "const int sdk_h = (int)((%s) & 1);", step);
     sdk_cg_levy_z_words(em, o, l, "sdk_h ? sdk_o[2] : sdk_o[0]", "sdk_h ? sdk_o[3] : sdk_o[1]", dt,
                         dst);
@@ -470,7 +471,7 @@ void sdk_cg_levy_cpu_draws(sdk_emit *em, const sdk_codegen_opts *o) {
     sdk_em_line(em, "#pragma omp simd");
     sdk_em_line(em, "SDK_LV_LOOP");
     sdk_em_open(em, "for (int i = 0; i < SDK_BLK; i++)");
-    sdk_cg_levy_block(em, o, l, "pk", "(sdk_u64)(path0 + p0 + i)", "sdk_seed", "sdk_o");
+    sdk_cg_levy_block(em, o, l, "pk", "(sdk_u64)(path0 + p0 + i)", "sdk_seed", NULL, "sdk_o");
     sdk_em_line(em, "real sdk_z0, sdk_z1;");
     sdk_cg_levy_z_words(em, o, l, "sdk_o[0]", "sdk_o[1]", "sdk_dt", "sdk_z0");
     sdk_cg_levy_z_words(em, o, l, "sdk_o[2]", "sdk_o[3]", "sdk_dt", "sdk_z1");

@@ -32,9 +32,10 @@ int sdk_cg_levy_pairs(const sdk_codegen_opts *o);
  * sdk_cg_levy_pairs. */
 void sdk_cg_levy_defs(sdk_emit *em, const sdk_codegen_opts *o);
 /* "sdk_u32 NAME[4];" = the block of Levy entry l for the pair of steps
- * `pair` (k: steps 2k, 2k + 1) */
+ * `pair` (k: steps 2k, 2k + 1), under seed or, where keys is not NULL, under
+ * that sdk_philox_keys lvalue (seed's schedule: the same words) */
 void sdk_cg_levy_block(sdk_emit *em, const sdk_codegen_opts *o, int l, const char *pair,
-                       const char *path, const char *seed, const char *name);
+                       const char *path, const char *seed, const char *keys, const char *name);
 /* "DST = ...;" as sdk_cg_levy_z in single precision, from the words WW (W)
  * and WV (V) of the step's half of its pair's block */
 void sdk_cg_levy_z_words(sdk_emit *em, const sdk_codegen_opts *o, int l, const char *ww,

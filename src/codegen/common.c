@@ -37,6 +37,7 @@ void sdk_cg_prelude(sdk_emit *em, const sdk_codegen_opts *o) {
   sdk_em_line(em, "#define SDK_NN %d", m->nnoise);
   sdk_em_line(em, "#define SDK_NSV %d", o->nsv > 0 ? o->nsv : 1);
   sdk_em_line(em, "#define sdk_gauss4 sdk_gauss4_%c", o->single ? 'f' : 'd');
+  sdk_em_line(em, "#define sdk_gauss4k sdk_gauss4k_%c", o->single ? 'f' : 'd');
   sdk_em_line(em, "#define sdk_uniform4 sdk_uniform4_%c", o->single ? 'f' : 'd');
   sdk_cg_events_defs(em, o);
   sdk_cg_levy_defs(em, o); /* ([levy] in single precision) */

@@ -178,7 +178,13 @@ typedef struct {
   const sdk_cg_hoist *h; /* the time-only values hoisted into the table (NULL: none) */
   int G;                 /* steps per group */
   int nblk_group;        /* Philox blocks per group */
-  int defer;             /* deferred compensation: renormalise at the group ends (codegen.h) */
+  /* the seed's key schedule the steps draw under (sdk_philox_keys_of), or
+   * NULL: sdk_seed itself.  Single precision only: there the keys sit in
+   * uniform registers and the PROG1 step loses 1.56 of 42.56 instructions;
+   * the double step's calls (slow paths of sin, log) move them around it
+   * (119.25 -> 124.06 instructions a step; NVRTC 13.0, sm_90). */
+  const char *keys;
+  int defer; /* deferred compensation: renormalise at the group ends (codegen.h) */
   /* the time-only values the step takes, from the per-phase table */
   int nslot, slot_stage[SDK_MAX_STAGES * SDK_CG_MAX_HOIST],
       slot_k[SDK_MAX_STAGES * SDK_CG_MAX_HOIST];
@@ -498,7 +504,10 @@ static void emit_noise(sdk_emit *em, const cu_adv *a, int r) {
     sdk_em_block(em);
     sdk_em_line(em, "const sdk_i64 k = n * SDK_NN + %d;", j);
     sdk_em_line(em, "real r[%d];", nz->values_per_block);
-    sdk_noise_block(em, nz, "sdk_seed", "gp0", "(sdk_u64)(k >> 2)", 0, "r");
+    if (a->keys)
+      sdk_noise_block_k(em, nz, a->keys, "gp0", "(sdk_u64)(k >> 2)", 0, "r");
+    else
+      sdk_noise_block(em, nz, "sdk_seed", "gp0", "(sdk_u64)(k >> 2)", 0, "r");
     sdk_em_line(em, "const int l = (int)(k & 3);");
     sdk_em_line(em, "z0_%d = l == 0 ? r[0] : l == 1 ? r[1] : l == 2 ? r[2] : r[3];", j);
     sdk_em_close(em);
@@ -661,7 +670,10 @@ static void emit_pass(sdk_emit *em, cu_adv *a, int pass) {
     snprintf(block, sizeof block, "sdk_c0 + (sdk_u64)sdk_gi * %d + %d", a->nblk_group, k);
     snprintf(dst, sizeof dst, "r0_%d", k);
     sdk_em_line(em, "real %s[%d];", dst, nz->values_per_block);
-    sdk_noise_block(em, nz, "sdk_seed", "gp0", block, 0, dst);
+    if (a->keys)
+      sdk_noise_block_k(em, nz, a->keys, "gp0", block, 0, dst);
+    else
+      sdk_noise_block(em, nz, "sdk_seed", "gp0", block, 0, dst);
   }
   /* [levy] in single precision: one block per pair of steps (G even) */
   for (int j = 0; pass == 1 && sdk_cg_levy_pairs(o) && j < o->model->nnoise; j++) {
@@ -670,7 +682,7 @@ static void emit_pass(sdk_emit *em, cu_adv *a, int pass) {
       char pair[64], dst[32];
       snprintf(pair, sizeof pair, "((sdk_u64)sdk_n >> 1) + %du", p);
       snprintf(dst, sizeof dst, "lv0_%d_%d", j, p);
-      sdk_cg_levy_block(em, o, l, pair, "gp0", "sdk_seed", dst);
+      sdk_cg_levy_block(em, o, l, pair, "gp0", "sdk_seed", a->keys, dst);
     }
   }
   for (int r = 0; r < (pass == 1 ? G : 1); r++)
@@ -723,6 +735,10 @@ static void hook_steps(sdk_emit *em, const void *c) {
     sdk_em_line(em, "%s sdk_ph = (%s)(step0 %% %lldLL);", pht, pht, (long long)o->spp);
   }
   sdk_cg_delay_cuda_start(em, o);
+  if (a.keys) { /* (the noise's draws, emit_noise and emit_pass) */
+    sdk_em_line(em, "sdk_philox_keys %s;", a.keys);
+    sdk_em_line(em, "sdk_philox_keys_of(sdk_seed, &%s);", a.keys);
+  }
   if (sdk_cg_adaptive_slices(o)) /* (all the launch's steps in one call) */
     emit_slices_call(em, &a);
   else
@@ -749,6 +765,7 @@ void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
   a.G = nn > 0 && !o->adaptive ? 4 / gcd4(nn) : 1;
   if (sdk_cg_levy_pairs(o) && a.G == 1) a.G = 2; /* (whole pairs of steps per group) */
   a.nblk_group = nn > 0 && !o->adaptive ? a.G * nn / 4 : 0;
+  a.keys = a.nblk_group > 0 && o->single ? "sdk_keys" : NULL;
   a.defer = o->compensate && o->comp_defer;
   /* time-only subexpressions from a per-phase table (periodic models) */
   sdk_cg_hoist h;

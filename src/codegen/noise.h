@@ -57,6 +57,9 @@ typedef struct sdk_noise_draw {
   sdk_draw_shape shape;
   /* BLOCK, HALF: the stream block (rng/philox.h) */
   const char *seed, *path, *block;
+  /* BLOCK, HALF: when set, an sdk_philox_keys lvalue holding seed's key
+   * schedule (rng/philox.h), drawn from in seed's place: the same values */
+  const char *keys;
   int domain;
   const char *half; /* HALF: 0 or 1 */
   /* BLOCK: an array of real of values_per_block; HALF: an array of two;
@@ -97,6 +100,18 @@ static inline void sdk_noise_block(sdk_emit *em, const sdk_noise_type *nz, const
                                    const char *path, const char *block, int domain,
                                    const char *dst) {
   sdk_noise_at(em, nz, seed, path, block, domain, NULL, dst);
+}
+/* ... a whole block under a key schedule (keys, see sdk_noise_draw) ... */
+static inline void sdk_noise_block_k(sdk_emit *em, const sdk_noise_type *nz, const char *keys,
+                                     const char *path, const char *block, int domain,
+                                     const char *dst) {
+  sdk_noise_draw d = {.shape = SDK_DRAW_BLOCK,
+                      .keys = keys,
+                      .path = path,
+                      .block = block,
+                      .domain = domain,
+                      .dst = dst};
+  nz->emit(em, &d);
 }
 /* ... words a driver computed, one lane of them, the definitions */
 static inline void sdk_noise_words(sdk_emit *em, const sdk_noise_type *nz, const char *const w[4],

@@ -23,8 +23,12 @@ static void gauss_emit(sdk_emit *em, const sdk_noise_draw *d) {
     if (d->words) sdk_em_line(em, "#define sdk_boxmuller2 %s", fn);
     break;
   case SDK_DRAW_BLOCK: /* sdk_gauss4: both pairs of the block (rng/philox.h) */
-    sdk_em_line(em, "sdk_gauss4(%s, %s, %s, %d, %s);", d->seed, d->path, d->block, d->domain,
-                d->dst);
+    if (d->keys)
+      sdk_em_line(em, "sdk_gauss4k(&%s, %s, %s, %d, %s);", d->keys, d->path, d->block, d->domain,
+                  d->dst);
+    else
+      sdk_em_line(em, "sdk_gauss4(%s, %s, %s, %d, %s);", d->seed, d->path, d->block, d->domain,
+                  d->dst);
     break;
   case SDK_DRAW_HALF: /* the pair of that half */
     sdk_noise_fetch(em, d, "sdk_w");

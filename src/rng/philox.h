@@ -203,6 +203,37 @@ SDK_RNG_FN void sdk_philox_block(sdk_u64 seed, sdk_u64 path, sdk_u64 block, sdk_
                     (sdk_u32)(path >> 32), (sdk_u32)seed, (sdk_u32)(seed >> 32), o);
 }
 
+/* The key schedule of a seed: the keys of the ten rounds, k0 and k1 of round r
+ * at k[2 r] and k[2 r + 1].  A GPU step loop computes it once, before its
+ * steps: ptxas otherwise rematerialises the twenty key additions inside a
+ * loop that holds more state (the compensated update's), 1.56 of the
+ * PROG1 step's 42.56 instructions; the empty asm makes each key a value it
+ * can only keep, not recompute (same bits: it emits no instruction). */
+typedef struct sdk_philox_keys {
+  sdk_u32 k[2 * SDK_PHILOX_ROUNDS];
+} sdk_philox_keys;
+SDK_RNG_FN void sdk_philox_keys_of(sdk_u64 seed, sdk_philox_keys *ks) {
+  sdk_u32 k0 = (sdk_u32)seed, k1 = (sdk_u32)(seed >> 32);
+  SDK_RNG_UNROLL_
+  for (int r = 0; r < SDK_PHILOX_ROUNDS; r++) {
+    ks->k[2 * r] = k0;
+    ks->k[2 * r + 1] = k1;
+#ifdef __CUDA_ARCH__
+    asm volatile("" : "+r"(ks->k[2 * r]), "+r"(ks->k[2 * r + 1]));
+#endif
+    k0 += SDK_PHILOX_W0;
+    k1 += SDK_PHILOX_W1;
+  }
+}
+/* sdk_philox_block under a key schedule: the same 128 bits */
+SDK_RNG_FN void sdk_philox_block_k(const sdk_philox_keys *ks, sdk_u64 path, sdk_u64 block,
+                                   sdk_u32 domain, sdk_u32 o[4]) {
+  sdk_philox_counter(o, path, block, domain);
+  SDK_RNG_UNROLL_
+  for (int r = 0; r < SDK_PHILOX_ROUNDS; r++)
+    sdk_philox_round_(o, ks->k[2 * r], ks->k[2 * r + 1]);
+}
+
 /* Philox4x32-10 of n counters at once under the key of `seed`: x[i] holds a
  * counter (sdk_philox_counter) on entry and its block's 128 bits on exit.  The
  * n chains of rounds run in lockstep and share one key schedule (a GPU
@@ -351,6 +382,22 @@ SDK_RNG_FN void sdk_boxmuller2_d(sdk_u32 oa, sdk_u32 ob, double g[2]) {
   sdk_sincos2pi_d_(sdk_u01_d(ob), &s0, &c0);
   g[0] = r0 * c0;
   g[1] = r0 * s0;
+}
+
+/* sdk_gauss4 under a key schedule (sdk_philox_keys_of): the same values */
+SDK_RNG_FN void sdk_gauss4k_f(const sdk_philox_keys *ks, sdk_u64 path, sdk_u64 block,
+                              sdk_u32 domain, float g[4]) {
+  sdk_u32 o[4];
+  sdk_philox_block_k(ks, path, block, domain, o);
+  sdk_boxmuller2_f(o[0], o[1], g);
+  sdk_boxmuller2_f(o[2], o[3], g + 2);
+}
+SDK_RNG_FN void sdk_gauss4k_d(const sdk_philox_keys *ks, sdk_u64 path, sdk_u64 block,
+                              sdk_u32 domain, double g[4]) {
+  sdk_u32 o[4];
+  sdk_philox_block_k(ks, path, block, domain, o);
+  sdk_boxmuller2_d(o[0], o[1], g);
+  sdk_boxmuller2_d(o[2], o[3], g + 2);
 }
 
 SDK_RNG_FN void sdk_gauss2_f(sdk_u64 seed, sdk_u64 path, sdk_u64 block, sdk_u32 domain,

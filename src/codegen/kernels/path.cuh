@@ -1,9 +1,9 @@
 #line 2 "kernels/path.cuh"
 /* The steps of one independent path on CUDA, the part advance.cuh and
  * advance_live.cuh share (written at their hook path: cuda_paths.c): the
- * path's index, its Philox stream (rng/philox.h: the key is the global path
- * index, so a path's numbers do not depend on the launch that runs it) and
- * its grid point, then the scanned values and the steps.  One path per
+ * path's index, its Philox stream (rng/philox.h: the counter holds the
+ * global path index, so a path's numbers do not depend on the launch that
+ * runs it) and its grid point, then the scanned values and the steps.  One path per
  * thread: two (p and p + SDK_TPB) measured no faster on the H100 (6.24e11
  * against 6.27e11 steps/s, docs/BENCHMARKS.md), the kernel being bound by
  * issue and the MUFU pipe, not by latency.
