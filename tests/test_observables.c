@@ -185,23 +185,24 @@ static void check_range(void) {
 }
 
 /* One path per grid point: every spread over the paths (variance,
- * covariance, D_eff, standard errors) is NaN, not an exact-looking 0; the
- * means are the path's values. */
+ * covariance, D_eff, standard errors, also the acf's and the spectrum's,
+ * which were 0) is NaN, not an exact-looking 0; the means are the path's
+ * values. */
 static void check_one_path(void) {
   sdk_run_config c;
   config(&c, sdk_find_observable("moments"));
   c.paths = 1;
   c.obs.nsave = 0;
-  c.observe = "moments,drift,cov,diffusion,tavg,expr";
+  c.observe = "moments,drift,cov,diffusion,tavg,expr,acf,psd";
   c.nobs_expr = 1;
   c.obs_expr[0] = "q=x";
   sdk_run *r = st_run(&c);
   TU_CHECK(r != NULL, "one-path run");
   if (!r) return;
   const sdk_results *R = sdk_run_results(r);
-  const char *spread[] = {"moments/var_x",   "moments/mean_err_x", "drift/error",
-                          "cov/value",       "cov/error",          "diffusion/D",
-                          "diffusion/D_err", "tavg/err_x",         "expr/err_q"};
+  const char *spread[] = {"moments/var_x", "moments/mean_err_x", "drift/error",     "cov/value",
+                          "cov/error",     "diffusion/D",        "diffusion/D_err", "tavg/err_x",
+                          "expr/err_q",    "acf/err_x",          "psd/err_x"};
   for (size_t i = 0; i < sizeof spread / sizeof *spread; i++) {
     const sdk_dataset *d = sdk_store_find(&R->store, spread[i]);
     const double *v = sdk_ds_f64(d);

@@ -337,5 +337,10 @@ void sdk_layout_grid_paths(const sdk_layout *lay, int64_t g, int64_t *i0, int64_
 
 /* Combine moments (Chan et al. parallel variance). */
 void sdk_moments_merge(sdk_moments *a, const sdk_moments *b);
+/* The standard error of the mean of n values whose squared deviations from
+ * their mean sum to m2, sqrt(m2 / (n - 1) / n): NaN for fewer than two (one
+ * path has no spread, and an error of 0 would look exact).  Every
+ * observable's error over paths is this one. */
+double sdk_se_mean(double n, double m2);
 
 #endif

@@ -1,3 +1,4 @@
+#include <math.h>
 #include <string.h>
 
 #include "backend/backend.h"
@@ -64,6 +65,10 @@ void sdk_moments_merge(sdk_moments *a, const sdk_moments *b) {
   a->mean += d * b->n / n;
   a->m2 += b->m2 + d * d * a->n * b->n / n;
   a->n = n;
+}
+
+double sdk_se_mean(double n, double m2) {
+  return n > 1 ? sqrt(m2 / (n - 1) / n) : NAN;
 }
 
 int64_t sdk_span_units(const sdk_span *sp, sdk_unit *u) {

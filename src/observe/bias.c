@@ -47,7 +47,7 @@ void sdk_bias_set(const sdk_obs_ctx *c, const sdk_bias *b, int64_t i, const sdk_
   if (!b->bias) return;
   double den = pow(2.0, b->order) - 1; /* (exact for whole p: 2^p - 1 as before) */
   double bias = d->n > 0 ? d->mean * scale / den : NAN;
-  double se = d->n > 1 ? sqrt(d->m2 / (d->n - 1) / d->n) * fabs(scale) / den : NAN;
+  double se = sdk_se_mean(d->n, d->m2) * fabs(scale) / den;
   b->bias[i] = bias;
   b->err[i] = se;
   if (!c->extrapolate) return;

@@ -263,8 +263,7 @@ static sdk_err acf_finish(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
         /* the z_i(s) fold to mean(p) - 2 m^2: cov = mean(p) - m^2 */
         int ok = mom[l].n > 0 && l < N;
         st->cov[j][g * K + l] = ok ? mom[l].mean + m * m : NAN;
-        st->err[j][g * K + l] =
-            ok && mom[l].n > 1 ? sqrt(mom[l].m2 / (mom[l].n - 1) / mom[l].n) : (ok ? 0 : NAN);
+        st->err[j][g * K + l] = ok ? sdk_se_mean(mom[l].n, mom[l].m2) : NAN;
       }
     }
   free(mom);

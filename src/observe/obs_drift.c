@@ -57,7 +57,7 @@ static sdk_err drift_finish(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
   for (int64_t g = 0; g < R->ngrid && e == SDK_OK; g++) {
     double T = (double)(R->nsteps - R->transient_steps) * R->dt[g];
     st->value[g] = m[g].mean / T;
-    st->error[g] = m[g].n > 1 ? sqrt(m[g].m2 / (m[g].n - 1) / m[g].n) / T : NAN; /* (one path) */
+    st->error[g] = sdk_se_mean(m[g].n, m[g].m2) / T;
   }
   free(m);
   if (e != SDK_OK || !c->dt_check) return e;

@@ -178,7 +178,7 @@ static void fold_chunk(const state *st, int64_t len, double *f, double *w, uint6
 static void values(state *st, int64_t i, const double *f, const double *w, double dt, double tend) {
   double N = f[0], P = w[0];
   st->count[i] = P > 0 ? w[1] : NAN;
-  st->count_err[i] = P > 1 ? sqrt(w[2] / (P - 1) / P) : NAN;
+  st->count_err[i] = sdk_se_mean(P, w[2]);
   st->rate[i] = st->count[i] / tend;
   st->rate_err[i] = st->count_err[i] / tend;
   st->nint[i] = (int64_t)N;

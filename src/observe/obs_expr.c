@@ -95,7 +95,7 @@ static sdk_err expr_sample(const sdk_obs_ctx *c, void *p, int64_t s, int64_t ste
     for (int k = 0; k < st->n; k++) {
       const sdk_moments *m = &mom[g * n + k];
       st->mean[k][g * ns + s] = m->n > 0 ? m->mean : NAN;
-      st->err[k][g * ns + s] = m->n > 1 ? sqrt(m->m2 / (m->n - 1) / m->n) : NAN;
+      st->err[k][g * ns + s] = sdk_se_mean(m->n, m->m2);
       if (all)
         sdk_bias_set(c, &st->bias[k], g * ns + s, &mom[g * n + st->n + k], 1,
                      &st->mean[k][g * ns + s], &st->err[k][g * ns + s]);

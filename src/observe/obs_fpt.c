@@ -457,14 +457,14 @@ static void grid_values(const sdk_obs_ctx *c, state *st, int64_t g, const double
     st->split[g * nb + b] = p;
     st->split_err[g * nb + b] = used > 0 ? sqrt(p * (1 - p) / n) : NAN;
     st->mean[g * nb + b] = a[0] > 0 ? a[1] : NAN;
-    st->mean_err[g * nb + b] = a[0] > 1 ? sqrt(a[2] / (a[0] - 1) / a[0]) : NAN;
+    st->mean_err[g * nb + b] = sdk_se_mean(a[0], a[2]);
     const double *o = f + st->over_at + 3 * b;
     st->over[g * nb + b] = st->over_ok[b] && o[0] > 0 ? o[1] : NAN;
-    st->over_err[g * nb + b] = st->over_ok[b] && o[0] > 1 ? sqrt(o[2] / (o[0] - 1) / o[0]) : NAN;
+    st->over_err[g * nb + b] = st->over_ok[b] ? sdk_se_mean(o[0], o[2]) : NAN;
   }
   const double *a = f + 3 * nb;
   st->exit_mean[g] = a[0] > 0 ? a[1] : NAN;
-  st->exit_err[g] = a[0] > 1 ? sqrt(a[2] / (a[0] - 1) / a[0]) : NAN;
+  st->exit_err[g] = sdk_se_mean(a[0], a[2]);
   st->censored[g] = fi[0];
   st->lower[g] = fi[0] > 0;
   memcpy(st->hist + g * nb * st->bins, fi + 1, (size_t)(nb * st->bins) * sizeof *st->hist);

@@ -105,7 +105,7 @@ static sdk_err moments_sample(const sdk_obs_ctx *c, void *p, int64_t s, int64_t 
       /* (one path has no spread to measure: NaN, not an exact-looking 0) */
       double var = m->n > 1 ? m->m2 / (m->n - 1) : NAN;
       st->var[v][g * ns + s] = var;
-      st->err[v][g * ns + s] = m->n > 1 ? sqrt(var / m->n) : NAN;
+      st->err[v][g * ns + s] = sdk_se_mean(m->n, m->m2);
     }
   if (c->dt_check) { /* the coupled differences of the variables (observe/bias.h) */
     sdk_moments *d;

@@ -241,8 +241,7 @@ static sdk_err psd_finish(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
       }
       for (int64_t k = 0; k < B; k++) {
         st->S[j][g * B + k] = mom[k].n > 0 ? mom[k].mean : NAN;
-        st->err[j][g * B + k] =
-            mom[k].n > 1 ? sqrt(mom[k].m2 / (mom[k].n - 1) / mom[k].n) : (mom[k].n > 0 ? 0 : NAN);
+        st->err[j][g * B + k] = sdk_se_mean(mom[k].n, mom[k].m2);
       }
     }
   free(mom);

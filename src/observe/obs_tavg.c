@@ -165,7 +165,7 @@ static sdk_err tavg_finish(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
       SDK_CHECK(grid_moments(c, st, row0 + 2 * j, -1, g, nwin, &m, eb));
       if (slot) slot[j * R->ngrid + g] = m;
       st->mean[j][g] = m.n > 0 ? m.mean : NAN;
-      st->err[j][g] = m.n > 1 ? sqrt(m.m2 / (m.n - 1) / m.n) : NAN;
+      st->err[j][g] = sdk_se_mean(m.n, m.m2);
       if (!c->dt_check) continue;
       /* the coupled differences' folds are carried after the values' */
       sdk_moments *dslot = slot ? &slot[(st->nq + j) * R->ngrid + g] : NULL;
