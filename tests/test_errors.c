@@ -206,6 +206,27 @@ static void check_diffusion(void) {
   }
   sdk_run_destroy(&run);
 
+  /* a start that differs from path to path: D_eff(t) measures the
+   * displacement, var(x(t) - x(0)) / 2t = D, not var x(t) / 2t, which the
+   * start's variance 9 raised to D + 9 / 2t (5.0 at t = 1) */
+  c.model = st_model_file("[model]\nname = bm0\nvars = x\n[params]\nD = 0.3\n[drift]\nx = 2\n"
+                          "[noise]\nx = sqrt(2*D)\n[init]\nx = normal(0, 3)\n",
+                          2);
+  c.obs.drift_var = c.obs.diffusion_var = NULL;
+  c.observe = "diffusion";
+  c.t_end = 1.0;
+  c.sample_every = 25;
+  run = st_run(&c);
+  TU_CHECK(run != NULL, "BM run from a random start");
+  if (!run) return;
+  R = sdk_run_results(run);
+  Dt = ds(R, "diffusion/D", NS), Et = ds(R, "diffusion/D_err", NS);
+  for (int64_t s = 1; Dt && Et && s < NS; s++)
+    TU_NEAR(Dt[s], D, K_SIGMA * Et[s], "BM from normal(0, 3): D_eff(t) = D");
+  if (Dt && Et)
+    printf("BM from normal(0, 3): D_eff(1) %.5f +- %.5f (D = %g)\n", Dt[NS - 1], Et[NS - 1], D);
+  sdk_run_destroy(&run);
+
   ou_config(&c, N, 5);
   c.observe = "diffusion";
   run = st_run(&c);

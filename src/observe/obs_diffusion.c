@@ -1,9 +1,12 @@
 /* diffusion: the effective diffusion coefficient of one variable at every
  * sample time, and its long-time value (the last sample) with standard
- * errors: without a transient D_eff(t) = var x(t) / (2 t); with --transient
- * T0 the estimator over the window [T0, t], D_eff(t) = var(x(t) - x(T0)) /
- * (2 (t - T0)), NaN at the samples t <= T0 (x(T0): the drift mark, so the
- * variable must be --drift's; refused otherwise).
+ * errors: the estimator over the window [T0, t], D_eff(t) = var(x(t) -
+ * x(T0)) / (2 (t - T0)), NaN at the samples t <= T0, T0 the end of
+ * --transient (0 without one).  x(T0) is the drift mark, kept for --drift's
+ * variable: with a transient another variable is refused; without one,
+ * another variable's D_eff(t) is var x(t) / (2 t), the same where every path
+ * starts at one value (sim/notes.c says so where they do not: the start's
+ * spread would add var x(0) / (2 t)).
  *
  *   diffusion/step             [nsamples] step of each sample
  *   diffusion/t                [grid..., nsamples] step * dt
@@ -135,12 +138,12 @@ static sdk_err diffusion_sample(const sdk_obs_ctx *c, void *p, int64_t s, int64_
   int64_t per = c->R->ngrid > 0 ? total / c->R->ngrid : 0, ns = c->nsamples_max;
   int64_t t0 = c->R->transient_steps;
   for (int64_t g = 0; g < c->R->ngrid; g++) {
-    if (t0 > 0 && step <= t0) { /* the window has not begun (no mark yet) */
+    if (step <= t0) { /* the window has not begun (no mark yet; at t = 0 too) */
       D[g * ns + s] = E[g * ns + s] = NAN;
       continue;
     }
-    SDK_CHECK(reduce(c, st, g, per, (double)(step - t0) * c->R->dt[g], t0 > 0, &D[g * ns + s],
-                     &E[g * ns + s], eb));
+    SDK_CHECK(reduce(c, st, g, per, (double)(step - t0) * c->R->dt[g],
+                     t0 > 0 || st->var == st->mark_var, &D[g * ns + s], &E[g * ns + s], eb));
   }
   sdk_obs_time_at(c, "diffusion", s, step);
   return SDK_OK;

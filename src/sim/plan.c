@@ -507,7 +507,7 @@ static void plan_notices(const sdk_run_config *c, const sdk_run *r, const sdk_pl
             "sdekit: note: --transient %.15g is not a whole number of steps of dt %.15g: the "
             "transient ends at t = %.15g (%lld steps)\n",
             p->transient_asked, dt, (double)p->transient_steps * dt, (long long)p->transient_steps);
-  sdk_plan_levy_notes(c, r, p);
+  sdk_plan_model_notes(c, r, p);
 }
 
 /* a derived parameter that is not finite where the run would use it */

@@ -134,9 +134,10 @@ void sdk_plan_codegen_opts(const sdk_plan *p, sdk_target t, sdk_codegen_opts *o)
 /* --dt-check (dtcheck.c): its refusals and the observables' view of it (in
  * sdk_plan_make); the rows of the coarse path, once the paths exist */
 sdk_err sdk_plan_dt_check(sdk_plan *p, sdk_errbuf *eb);
-/* The notes of a [levy] model (levy_notes.c): no Brownian bridge at its
- * boundaries, and the statistics its heavy tails leave without a value */
-void sdk_plan_levy_notes(const sdk_run_config *c, const sdk_run *r, const sdk_plan *p);
+/* The notes of what a model makes of the run's statistics (notes.c): a
+ * [levy] model's (no Brownian bridge at its boundaries, the statistics its
+ * heavy tails leave without a value), a random start's in diffusion */
+void sdk_plan_model_notes(const sdk_run_config *c, const sdk_run *r, const sdk_plan *p);
 /* --adaptive (adaptive.c): the options it cannot be combined with (before
  * any driver of windows takes the run), its refusals and levels, and the
  * generator's options of it */
