@@ -63,6 +63,10 @@ struct sdekit_config {
   /* --force: replace files that are refused otherwise (api_check_files);
    * never recorded, so a checkpoint does not carry it to its resume */
   int force;
+  /* the checkpoint whose arguments are being applied (resume.c), or NULL:
+   * untrusted data, where an option never recorded (--force, --scan-file)
+   * is refused */
+  const char *stored_args;
   /* an output that sdekit_config_check_outputs saw is TSV: the run checks
    * the TSV headers before it starts also where the caller clears the
    * outputs first and writes them after the run (Python's output=) */

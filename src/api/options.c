@@ -746,6 +746,11 @@ static sdekit_status one_option(sdekit_config *c, int argc, const char *const *a
     }
   }
   const api_opt *o = find_opt(name);
+  if (o && (o->flags & NOREC) && c->stored_args)
+    return api_usage(err,
+                     "checkpoint '%s': its arguments hold --%s, which sdekit never stores in one "
+                     "(a damaged or forged checkpoint): not resumed",
+                     c->stored_args, o->name);
   sdekit_status s = o ? given_once(o, value, given, err) : SDEKIT_OK;
   if (s == SDEKIT_OK) s = api_apply_option(c, name, value, err);
   if (s != SDEKIT_OK || (o->flags & NOREC)) return s;

@@ -76,8 +76,11 @@ SDEKIT_API sdekit_status sdekit_config_from_checkpoint(const char *path, unsigne
   }
   sdekit_config *c = NULL;
   sdekit_status s = sdekit_config_create(&c, err);
-  if (s == SDEKIT_OK)
+  if (s == SDEKIT_OK) {
+    c->stored_args = path;
     s = sdekit_config_args(c, k->argc, (const char *const *)k->argv, NULL, NULL, err);
+    c->stored_args = NULL;
+  }
   if (s != SDEKIT_OK) {
     sdekit_config_destroy(&c);
     sdk_ckpt_destroy(&k);
