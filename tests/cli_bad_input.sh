@@ -404,6 +404,14 @@ expect 2 "--noise three-point, [jumps] only" 1 "model 'j' has none" \
   run ./nz.sde --noise three-point --paths 8 --t-end 0.1 --quiet -o out.h5
 rm -f nz.sde
 expect 2 "--precision quad" 1 "quad" run ou --precision quad "${OQ[@]}" -o out.h5
+# a single-precision kernel holds parameters as floats: one not 0 below
+# FLT_MIN would be 0 there (a variance of 0), one beyond FLT_MAX Inf
+printf '[model]\nname = tiny\nvars = x\n[params]\nD = 1e-46\nL = 1e-23\nF = 1\n[drift]\nx = F\n[noise]\nx = sqrt(2*D)/L\n[init]\nx = 0\n' >tiny.sde
+expect 2 "single precision: a parameter below float's range" 2 "tiny\.sde:5: \[params\] D is 1e-46, outside single precision" \
+  "--precision double" run ./tiny.sde "${OQ[@]}" -o out.h5
+expect 2 "single precision: a scanned value beyond float's range" 2 "\[params\] F is 1e\+39 at grid point 1" \
+  "outside single precision" run ./tiny.sde --set D=1 --set L=1 --scan F=1,1e39 "${OQ[@]}" -o out.h5
+rm -f tiny.sde
 expect 2 "--backend bogus" 2 "bogus" "cpu" run ou --backend bogus "${OQ[@]}" -o out.h5
 expect 2 "--observe bogus" 2 "bogus" "drift" run ou --observe bogus "${OQ[@]}" -o out.h5
 expect 2 "--observe drift,bogus" 1 "bogus" run ou --observe drift,bogus "${OQ[@]}" -o out.h5

@@ -227,7 +227,16 @@ printf 'k\n1\n2\n1e39\n4\n' >big.tsv
 rc=$?
 check "beyond float: exit 2 (got $rc)" test "$rc" = 2
 check "beyond float: one error naming the file, the name, the path and the value" \
-  grep -qx "sdekit: error: big.tsv: 'k' of path 2 is 1e+39, beyond single precision's range (+-3.4e38): give --precision double, or values in other units" big.err
+  grep -qx "sdekit: error: big.tsv: 'k' of path 2 is 1e+39, outside single precision's range (0, or 1.2e-38 to 3.4e38 in magnitude): give --precision double, or values in other units" big.err
 check "beyond float: nothing written" test ! -e big.h5
+# and one below it, which single precision would hold as 0: the same
+printf 'k\n1\n1e-50\n' >tiny.tsv
+"$B" run ou --t-end 0.01 --dt 0.01 --precision single --path-params tiny.tsv \
+  --backend "$BACKEND" -o tiny.h5 2>tiny.err
+rc=$?
+check "below float: exit 2 (got $rc)" test "$rc" = 2
+check "below float: one error naming the value" \
+  grep -qx "sdekit: error: tiny.tsv: 'k' of path 1 is 1e-50, outside single precision's range (0, or 1.2e-38 to 3.4e38 in magnitude): give --precision double, or values in other units" tiny.err
+check "below float: nothing written" test ! -e tiny.h5
 echo "cli_pathdata: $npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]

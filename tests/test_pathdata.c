@@ -288,13 +288,22 @@ static void check_first_nonfinite(void) {
   for (int i = 0; i < N; i++)
     a[i] = i % 3 ? (double)FLT_MAX : -(double)FLT_MAX;
   a[N - 2] = nextafter(edge, 0.0);
-  TU_CHECK(sdk_first_float_overflow(a, N) == -1, "FLT_MAX and just below the tie: float-finite");
+  TU_CHECK(sdk_first_not_float(a, N) == -1, "FLT_MAX and just below the tie: float-finite");
   a[4100] = -edge;
-  TU_CHECK(sdk_first_float_overflow(a, N) == 4100,
-           "-(FLT_MAX + half an ulp) at 4100: found at %lld",
-           (long long)sdk_first_float_overflow(a, N));
+  TU_CHECK(sdk_first_not_float(a, N) == 4100, "-(FLT_MAX + half an ulp) at 4100: found at %lld",
+           (long long)sdk_first_not_float(a, N));
   a[17] = 1e300;
-  TU_CHECK(sdk_first_float_overflow(a, N) == 17, "1e300 at 17 first");
+  TU_CHECK(sdk_first_not_float(a, N) == 17, "1e300 at 17 first");
+  /* below FLT_MIN a float is subnormal or 0 (fast math flushes it to 0): a
+   * value not 0 that rounds there fails; 0, -0, FLT_MIN and -FLT_MIN hold */
+  for (int i = 0; i < N; i++)
+    a[i] = i % 4 == 0 ? 0.0 : i % 4 == 1 ? -0.0 : i % 4 == 2 ? (double)FLT_MIN : -(double)FLT_MIN;
+  TU_CHECK(sdk_first_not_float(a, N) == -1, "0, -0, +-FLT_MIN: floats");
+  a[5000] = -1e-39;
+  TU_CHECK(sdk_first_not_float(a, N) == 5000, "-1e-39 (a subnormal float) at 5000: found at %lld",
+           (long long)sdk_first_not_float(a, N));
+  a[4097] = 1e-300;
+  TU_CHECK(sdk_first_not_float(a, N) == 4097, "1e-300 (float 0) at 4097 first");
   TU_CHECK(agree && some > 50 && some < 200,
            "random bit patterns (%d of 200 with NaN or Inf): the first non-finite value as "
            "isfinite finds it",

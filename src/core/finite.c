@@ -17,14 +17,19 @@ static inline uint32_t exponent_or(const double *v, int64_t n) {
   return acc;
 }
 
-/* the same test on the float each value rounds to (exponent bits 23..30) */
+/* the same test on the float each value rounds to (exponent bits 23..30),
+ * and bit 31 also where that float's exponent is 0 (subnormal or zero) but
+ * the value is not 0 */
 static inline uint32_t float_exponent_or(const double *v, int64_t n) {
   uint32_t acc = 0;
   for (int64_t i = 0; i < n; i++) {
     float f = (float)v[i];
     uint32_t b;
+    uint64_t d;
     memcpy(&b, &f, sizeof b);
-    acc |= (b & 0x7f800000u) + 0x00800000u;
+    memcpy(&d, &v[i], sizeof d);
+    uint32_t tiny = (uint32_t)((b & 0x7f800000u) == 0) & (uint32_t)((d << 1) != 0);
+    acc |= ((b & 0x7f800000u) + 0x00800000u) | tiny << 31;
   }
   return acc;
 }
@@ -54,6 +59,6 @@ int64_t sdk_first_nonfinite(const double *v, int64_t n) {
   return first_failing(v, n, block_finite);
 }
 
-int64_t sdk_first_float_overflow(const double *v, int64_t n) {
+int64_t sdk_first_not_float(const double *v, int64_t n) {
   return first_failing(v, n, block_float_finite);
 }

@@ -13,12 +13,17 @@
 
 #include <stdint.h>
 
+/* what sdk_first_not_float accepts, for messages */
+#define SDK_FLOAT_RANGE "0, or 1.2e-38 to 3.4e38 in magnitude"
+
 /* the index of the first NaN or Inf of v[0..n), or -1 when every one is finite */
 int64_t sdk_first_nonfinite(const double *v, int64_t n);
 
-/* the index of the first value of v[0..n) that is not finite once rounded
- * to float (a finite double beyond FLT_MAX, by more than half an ulp of it,
- * becomes Inf in a single-precision run), or -1 */
-int64_t sdk_first_float_overflow(const double *v, int64_t n);
+/* the index of the first value of v[0..n) that a single-precision run
+ * cannot hold, or -1: one not finite once rounded to float (a finite double
+ * beyond FLT_MAX, by more than half an ulp of it, becomes Inf), or one not 0
+ * that rounds to a float below FLT_MIN (1.2e-38: a subnormal, which fast
+ * math flushes to 0, or 0 itself) */
+int64_t sdk_first_not_float(const double *v, int64_t n);
 
 #endif

@@ -139,6 +139,20 @@ sdk_err sdk_plan_adaptive(sdk_plan *p, sdk_errbuf *eb) {
 }
 
 const char *sdk_plan_smaller_step(const sdk_plan *p) {
-  return p->c->adaptive ? "a smaller --dt-min or tighter --rtol/--atol"
-                        : "a smaller --dt (or more --spp)";
+  if (p->c->adaptive) return "a smaller --dt-min or tighter --rtol/--atol";
+  /* a path outside both reflecting walls of a variable after its mirrors is
+   * NaN (codegen/boundary.c): a step wider than the gap, or a start there
+   * (an [init] normal() has no bounds; a review found its NaN blamed on dt) */
+  const sdk_model *m = p->run->model;
+  for (int v = 0; v < m->nvars; v++) {
+    int side[2] = {0, 0};
+    for (int k = 0; k < m->nbound; k++)
+      if (m->bound[k].kind == SDK_BOUND_REFLECT && m->bound[k].var == v)
+        side[m->bound[k].upper] = 1;
+    if (side[0] && side[1])
+      return "a smaller --dt (or more --spp), or starts between the reflecting walls (a path "
+             "outside both after a step's mirrors is NaN; an [init] normal() reaches beyond "
+             "them)";
+  }
+  return "a smaller --dt (or more --spp)";
 }

@@ -144,13 +144,13 @@ sdk_err sdk_path_values_put(const sdk_plan *p, const sdk_shard *sh, const sdk_pa
     }
     /* (a single-precision run holds the values as floats: one beyond their
      * range would be Inf on the device) */
-    int64_t big = e == SDK_OK && p->c->single ? sdk_first_float_overflow(buf, len) : -1;
+    int64_t big = e == SDK_OK && p->c->single ? sdk_first_not_float(buf, len) : -1;
     if (big >= 0)
       e = SDK_FAIL(eb, SDK_ERR_USAGE,
-                   "%s: '%s' of path %lld is %g, beyond single precision's range (+-3.4e38): "
-                   "give --precision double, or values in other units",
+                   "%s: '%s' of path %lld is %g, outside single precision's range (%s): give "
+                   "--precision double, or values in other units",
                    v->source ? v->source : "values per path", v->names[k],
-                   (long long)(sh->begin + a + big), buf[big]);
+                   (long long)(sh->begin + a + big), buf[big], SDK_FLOAT_RANGE);
     for (int r = 0; r < nrows && e == SDK_OK; r++)
       e = p->be->rows(sh->ens, rows[r], a, len, buf, 1, eb);
   }

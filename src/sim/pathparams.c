@@ -9,6 +9,7 @@
  * whatever the shards, ranks, windows or a resume.  Every value is
  * untrusted data: it never reaches the source, only the state rows. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,18 +120,49 @@ static sdk_err check_values(const sdk_plan *p, const char *name, const double *v
   if (j >= 0)
     return SDK_FAIL(eb, SDK_ERR_USAGE, "--path-params: value %lld of '%s' is %s", (long long)j,
                     name, isnan(v[j]) ? "NaN" : "infinite");
-  j = v && p->c->window && p->c->single ? sdk_first_float_overflow(v, count) : -1;
+  j = v && p->c->window && p->c->single ? sdk_first_not_float(v, count) : -1;
   if (j >= 0)
     return SDK_FAIL(eb, SDK_ERR_USAGE,
-                    "--path-params: value %lld of '%s' is %g, beyond single precision's range "
-                    "(+-3.4e38): give --precision double, or values in other units",
-                    (long long)j, name, v[j]);
+                    "--path-params: value %lld of '%s' is %g, outside single precision's range "
+                    "(%s): give --precision double, or values in other units",
+                    (long long)j, name, v[j], SDK_FLOAT_RANGE);
+  return SDK_OK;
+}
+
+/* A single-precision kernel holds every parameter as a float: one that is
+ * not 0 and rounds below FLT_MIN would be 0 there (D = 1e-46 with L =
+ * 1e-23 in sqrt(2 D) / L gave a variance of 0), one beyond FLT_MAX Inf
+ * (a run of NaN paths, blamed on dt).  The fixed values (with --set and the
+ * derived ones), then every grid point's; per-path values as they are
+ * read (check_values, pathdata.c). */
+static sdk_err single_range(const sdk_plan *p, sdk_errbuf *eb) {
+  const sdk_model *m = p->run->model;
+  for (int i = 0; p->c->single && i < m->nparams; i++) {
+    const double *v = &p->run->param_values[i];
+    int64_t g = -1;
+    if (p->scan_column[i] >= 0)
+      for (g = 0; g < p->ngrid; g++)
+        if (sdk_first_not_float(&p->sv[g * p->nsv + p->scan_column[i]], 1) == 0) break;
+    if (g >= p->ngrid || (g < 0 && sdk_first_not_float(v, 1) < 0)) continue;
+    char at[300] = "";
+    if (g >= 0) {
+      char name[280];
+      v = &p->sv[g * p->nsv + p->scan_column[i]];
+      sdk_grid_point_name(&p->run->r, g, name, sizeof name);
+      snprintf(at, sizeof at, " at %s", name);
+    }
+    return SDK_FAIL(eb, SDK_ERR_USAGE,
+                    "%s:%d: [params] %s is %g%s, outside single precision's range (%s), which "
+                    "the kernel holds it in: give --precision double, or the model in other units",
+                    m->path, m->param_line[i], m->params[i], *v, at, SDK_FLOAT_RANGE);
+  }
   return SDK_OK;
 }
 
 sdk_err sdk_plan_path_params(sdk_plan *p, sdk_errbuf *eb) {
   const sdk_path_values *pv = &p->c->path_params;
   const sdk_model *m = p->run->model;
+  SDK_CHECK(single_range(p, eb)); /* (every run passes here) */
   if (pv->n <= 0) return SDK_OK;
   if (p->sys.on)
     return SDK_FAIL(eb, SDK_ERR_USAGE,
