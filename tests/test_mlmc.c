@@ -217,6 +217,9 @@ static void resumed(const char *model, int te, const int *at, int nat) {
     c.target_error = 4e-3;
   else
     c.mlmc = 2e-3;
+  /* (tavg: a resumed driver's levels before its checkpoint's are windows of
+   * no paths, from which tavg once refused its results) */
+  c.observe = "moments,expr,tavg";
   /* the polls of the whole run: a backend whose chunks are whole windows
    * (a GPU) polls fewer times than the CPU the stops were chosen on */
   c.cancel = count_polls, g_polls = 0;

@@ -150,7 +150,12 @@ static sdk_err tavg_finish(const sdk_obs_ctx *c, void *p, sdk_errbuf *eb) {
    * row nvars + 1 + k is the carried row k: backend.h), whatever rows follow
    * them (adaptive steps, events, per-path parameters, the coarse path) */
   int row0 = c->tavg_row;
-  if (row0 <= nv || row0 + 2 * st->nq > nv + 1 + sdk_paths_carried_rows(c->paths))
+  /* (a window of no paths, which gives the earlier windows' results from
+   * the carry alone, has no rows to read: --mlmc's resumed levels) */
+  int64_t held_all = 0, first, held;
+  for (int64_t g = 0; g < R->ngrid; g++)
+    sdk_paths_held(c->paths, g, &first, &held), held_all += held;
+  if (held_all > 0 && (row0 <= nv || row0 + 2 * st->nq > nv + 1 + sdk_paths_carried_rows(c->paths)))
     return SDK_FAIL(eb, SDK_ERR_INTERNAL, "tavg: the kernel keeps no time averages");
   double nwin = (double)(R->nsteps - R->transient_steps);
   sdk_moments *slot = NULL; /* windows of the paths: the carried folds [j][g] */
