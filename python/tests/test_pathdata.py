@@ -89,3 +89,20 @@ def test_refusals(frozen):
         sdekit.run(frozen, init={"x": x, "v": x}, paths=12, **KW)
     with pytest.raises(sdekit.UsageError, match="'nope' is no parameter"):
         sdekit.run(frozen, init={"x": x, "v": x}, path_params={"nope": x}, **KW)
+
+
+def test_checkpoint_with_arrays_refused_files_resume(frozen, tmp_path):
+    # a checkpoint holds the run's arguments, not the caller's arrays: its
+    # resume could not rebuild the kernel (it failed "written for another
+    # kernel" and the work was lost), so such a run is refused before any
+    # step; the same values from a file checkpoint and resume
+    x = np.linspace(-1.0, 1.0, 64)
+    ck = str(tmp_path / "a.ckpt")
+    for kw in (dict(init={"x": x, "v": x}), dict(path_params={"k": x})):
+        with pytest.raises(sdekit.UsageError, match="given as arrays are not stored in a checkpoint"):
+            sdekit.run(frozen, checkpoint=ck, **kw, **KW)
+        assert not (tmp_path / "a.ckpt").exists()
+    np.savez(tmp_path / "x0.npz", x=x, v=-x)
+    r = sdekit.run(frozen, init=str(tmp_path / "x0.npz"), checkpoint=ck, **KW)
+    again = sdekit.resume(ck, force=True)
+    assert np.array_equal(again["final/v"], r["final/v"])

@@ -77,6 +77,19 @@ sdekit_status api_exec_make(const sdekit_config *c, api_exec *x, sdekit_error *e
     return api_usage(err, "no model: give one (sdekit_config_set_model)");
   sdekit_status s = api_check_options(c, err);
   if (s != SDEKIT_OK) return s;
+  /* a checkpoint holds the run's arguments, not the caller's arrays: a
+   * resume could not rebuild the kernel they asked for (its rows of
+   * per-path values, the initial states given) and the run's work would be
+   * lost at the resume (a review), so refused before any step; a file's
+   * name is an argument */
+  if (rc->checkpoint && !rc->resume && (c->init_arr.n > 0 || c->pp_arr.n > 0)) {
+    const char *what = c->init_arr.n > 0 ? "init" : "path_params";
+    return api_usage(err,
+                     "--checkpoint: %s values given as arrays are not stored in a checkpoint, "
+                     "and its resume could not go on without them: give them as a file to "
+                     "checkpoint the run (--%s FILE, which Python's %s= takes as a string)",
+                     what, c->init_arr.n > 0 ? "init-from" : "path-params", what);
+  }
   /* one system of N particles unless asked for more (1024 systems of a
    * large N would be a surprise of many hours) */
   int paths_given = 0;
