@@ -96,10 +96,24 @@ def _text(name, v):
     return _num(v)
 
 
+def _unmasked(what, v):
+    """v, refusing a NumPy masked array with masked values: np.asarray takes
+    the data under the mask, numbers the caller hid (a review ran a scan at
+    k = 99 where k was masked)."""
+    if np.ma.isMaskedArray(v):
+        if np.ma.is_masked(v):
+            raise _errors.UsageError("%s: a masked array with masked values, whose hidden data "
+                                     "would be used: fill them (np.ma.filled) or leave them out "
+                                     "(.compressed())" % what)
+        return np.ma.getdata(v)
+    return v
+
+
 def _reals(what, v):
     """v as float64 numbers, refusing what would be cut to a number silently:
-    complex values (NumPy keeps the real part with a warning), booleans."""
-    a = np.asarray(v)
+    complex values (NumPy keeps the real part with a warning), booleans,
+    masked values."""
+    a = np.asarray(_unmasked(what, v))
     if a.dtype.kind == "c" or a.dtype.kind == "b":
         raise _errors.UsageError("%s: expected real numbers, not dtype %s" % (what, a.dtype))
     try:
@@ -319,7 +333,7 @@ def _path_values(cfg, which, v, options):
         raise TypeError("%s=: a file name or {name: array}, not %r" % (which, type(v).__name__))
     shape = None
     for name, a in v.items():
-        arr = np.asarray(a)
+        arr = np.asarray(_unmasked("%s[%r]" % (which, name), a))
         if arr.dtype.kind not in "fiu":
             raise _errors.UsageError("%s[%r]: expected real numbers, not dtype %s"
                                      % (which, name, arr.dtype))

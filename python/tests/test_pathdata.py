@@ -106,3 +106,21 @@ def test_checkpoint_with_arrays_refused_files_resume(frozen, tmp_path):
     r = sdekit.run(frozen, init=str(tmp_path / "x0.npz"), checkpoint=ck, **KW)
     again = sdekit.resume(ck, force=True)
     assert np.array_equal(again["final/v"], r["final/v"])
+
+
+def test_masked_arrays(frozen):
+    # np.asarray drops a mask: the hidden values were used in silence
+    m = np.ma.masked_invalid([0.5, np.nan, 2.0])
+    m.data[1] = 99.0
+    with pytest.raises(sdekit.UsageError, match="masked values"):
+        sdekit.run(frozen, scan={"k": m}, **KW)
+    with pytest.raises(sdekit.UsageError, match="masked values"):
+        sdekit.run(frozen, params={"k": np.ma.masked}, **KW)
+    x = np.ma.array(np.linspace(-1, 1, 16), mask=np.linspace(-1, 1, 16) > 0.5)
+    with pytest.raises(sdekit.UsageError, match=r"init\['x'\]: a masked array"):
+        sdekit.run(frozen, init={"x": x, "v": x.data}, **KW)
+    with pytest.raises(sdekit.UsageError, match="masked values"):
+        sdekit.run(frozen, sample_times=np.ma.array([0.0, 0.01], mask=[0, 1]), **KW)
+    # without masked values a masked array is its data
+    r = sdekit.run(frozen, init={"x": np.ma.array(x.data), "v": x.data}, **KW)
+    assert np.array_equal(r["final/x"], x.data)
