@@ -412,6 +412,12 @@ expect 2 "single precision: a parameter below float's range" 2 "tiny\.sde:5: \[p
 expect 2 "single precision: a scanned value beyond float's range" 2 "\[params\] F is 1e\+39 at grid point 1" \
   "outside single precision" run ./tiny.sde --set D=1 --set L=1 --scan F=1,1e39 "${OQ[@]}" -o out.h5
 rm -f tiny.sde
+# a scanned parameter named like another axis of the results: two axes of one
+# name in a dataset's dims, which xarray took for one (a review)
+printf '[model]\nname = s\nvars = x\n[params]\nsample = 1\n[drift]\nx = -sample*x\n[noise]\nx = 0\n[init]\nx = 1\n' >samp.sde
+expect 2 "--scan of a parameter named sample" 2 "--scan sample: 'sample' also names an axis" \
+  "rename the parameter" run ./samp.sde --scan sample=1,2,3 "${OQ[@]}" -o out.h5
+rm -f samp.sde
 expect 2 "--backend bogus" 2 "bogus" "cpu" run ou --backend bogus "${OQ[@]}" -o out.h5
 expect 2 "--observe bogus" 2 "bogus" "drift" run ou --observe bogus "${OQ[@]}" -o out.h5
 expect 2 "--observe drift,bogus" 1 "bogus" run ou --observe drift,bogus "${OQ[@]}" -o out.h5

@@ -158,6 +158,22 @@ sdk_err sdk_store_add_borrowed(sdk_store *s, const char *path, sdk_dtype type, i
                    out, eb);
 }
 
+sdk_err sdk_store_axis_name_free(const char *name, sdk_errbuf *eb) {
+  /* (every name the observables give a dimension: grep sdk_ds_dim_name;
+   * "dim<k>" where none is given, io/image.c) */
+  static const char *const taken[] = {"sample",   "bin",   "path", "lag",       "frequency",
+                                      "boundary", "event", "var",  "grid_point"};
+  int dimk = !strncmp(name, "dim", 3) && name[3] >= '0' && name[3] <= '9';
+  for (size_t i = 0; i < sizeof taken / sizeof *taken && !dimk; i++)
+    dimk = !strcmp(name, taken[i]);
+  if (!dimk) return SDK_OK;
+  return SDK_FAIL(eb, SDK_ERR_USAGE,
+                  "--scan %s: '%s' also names an axis of the results (sample, bin, path, lag, "
+                  "frequency, boundary, event, var, grid_point, dim<k>), and a dataset would "
+                  "have two axes of that name: rename the parameter in the model",
+                  name, name);
+}
+
 sdk_err sdk_ds_dim_name(sdk_dataset *d, int axis, const char *name, sdk_errbuf *eb) {
   if (axis < 0 || axis >= d->rank)
     return SDK_FAIL(eb, SDK_ERR_INTERNAL, "dataset '%s' has no dimension %d", d->path, axis);

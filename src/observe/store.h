@@ -107,6 +107,11 @@ sdk_dataset *sdk_store_findf(const sdk_store *s, const char *fmt, ...)
 
 /* Name dimension `axis` of d (a copy is kept). */
 sdk_err sdk_ds_dim_name(sdk_dataset *d, int axis, const char *name, sdk_errbuf *eb);
+/* SDK_ERR_USAGE where a scan axis named `name` would share its name with
+ * another dimension of the datasets ("sample", "bin", "path", ...: each
+ * dataset's dims would name two axes alike, and a reader such as xarray
+ * takes them for one) */
+sdk_err sdk_store_axis_name_free(const char *name, sdk_errbuf *eb);
 
 /* Attributes of a dataset or of a group (created on first use; setting one
  * that exists replaces it, in its place). */

@@ -197,9 +197,8 @@ static sdk_err scan_values(const sdk_scan_axis *in, sdk_scan_axis *ax, int axis,
   return SDK_OK;
 }
 
-/* the grid of scan points: its size is checked before any value is made.
- * Entries of the configuration with the same .axis (consecutive) are zipped:
- * one dimension of the grid, the same number of points each. */
+/* the grid of scan points, its size checked before any value is made; entries
+ * of the same .axis (consecutive) are zipped: one dimension, as many points */
 static sdk_err plan_scan(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_errbuf *eb) {
   const sdk_model *m = r->model;
   if (c->nscan > SDK_MAX_SCAN_PARAMS)
@@ -219,6 +218,7 @@ static sdk_err plan_scan(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_e
                       ax->name, c->scan[a - 1].name, (long long)c->scan[a - 1].n, (long long)ax->n);
     int k = sdk_model_param_index(m, ax->name);
     if (k < 0) return no_param(m, ax->origin[0] ? ax->origin : "--scan", ax->name, eb);
+    SDK_CHECK(sdk_store_axis_name_free(ax->name, eb));
     if (p->scan_column[k] >= 0)
       return SDK_FAIL(eb, SDK_ERR_USAGE, "--scan %s given twice", ax->name);
     /* a fixed value and a scan of the same parameter: neither may win silently */
