@@ -234,6 +234,17 @@ static sdekit_status read_axes(sdk_plotfile *pf, sdekit_error *err) {
     double x;
     snprintf(p, sizeof p, "scan/%s", name);
     if (cli_attr_f64(pf->r, p, "log", &x, 1) == 0) pf->axlog[i] = x != 0;
+    /* a map's cells and a curve's points follow the axis in its order: one
+     * out of order lost cells and drew zigzags (a review), so refused */
+    int up = 1, down = 1;
+    for (int64_t k = 1; k < pf->axn[i]; k++)
+      up &= pf->ax[i][k] > pf->ax[i][k - 1], down &= pf->ax[i][k] < pf->ax[i][k - 1];
+    if (!up && !down)
+      return CLI_RAISE(err, SDEKIT_ERR_USAGE,
+                       "'%s': the values of scan axis %s are not in order (nor all different): "
+                       "sdekit plot draws an axis in order; the TSV and HDF5 output hold every "
+                       "grid point, or rerun with the values sorted",
+                       path, name);
     /* both factors are at most 2^27 (the reader's limit): no overflow */
     pf->ngrid *= pf->axn[i];
     if (pf->ngrid > ((int64_t)1 << 27))
