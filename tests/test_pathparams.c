@@ -364,7 +364,7 @@ static void check_refusals(void) {
   const double *vbig[] = {big};
   pp_config(&c, fou, 1, k, vbig, 1, P);
   c.paths = P;
-  refuse(&c, "'k' of path 5 is -1e+39, beyond single precision's range", "beyond float");
+  refuse(&c, "'k' of path 5 is -1e+39, outside single precision's range", "beyond float");
   big[5] = FLT_MAX;
   pp_config(&c, fou, 1, k, vbig, 1, P);
   c.paths = P;
@@ -442,7 +442,7 @@ static void check_windows(void) {
   c.window = &w1;
   refuse(&c, want, "a NaN in the second batch, at the first");
   d[2 * U - 1] = 1e39; /* and in single precision one beyond float's range */
-  snprintf(want, sizeof want, "value %lld of 'D' is 1e+39, beyond single", (long long)(2 * U - 1));
+  snprintf(want, sizeof want, "value %lld of 'D' is 1e+39, outside single", (long long)(2 * U - 1));
   c.single = 1;
   refuse(&c, want, "beyond float in the second batch, at the first");
   c.single = 0;
