@@ -128,14 +128,6 @@ static void emit_reflect(sdk_emit *em, const sdk_codegen_opts *o, const sdk_boun
   sdk_em_close(em);
 }
 
-/* whether variable v has reflecting boundaries on both sides */
-static int reflect_both(const sdk_model *m, int v) {
-  int side[2] = {0, 0};
-  for (int k = 0; k < m->nbound; k++)
-    if (m->bound[k].kind == SDK_BOUND_REFLECT && m->bound[k].var == v) side[m->bound[k].upper] = 1;
-  return side[0] && side[1];
-}
-
 /* Between two walls one mirror per wall does not bring back a step wider
  * than the gap: the path would stay outside, unseen, for ever.  Such a
  * state becomes NaN, so that the run reports it as a path that blew up
@@ -240,7 +232,7 @@ void sdk_cg_bound_post(sdk_emit *em, const sdk_codegen_opts *o, const char *n, c
   for (int k = 0; k < m->nbound; k++)
     if (m->bound[k].kind == SDK_BOUND_REFLECT) emit_reflect(em, o, &m->bound[k]);
   for (int k = 0; k < m->nbound; k++)
-    if (m->bound[k].kind == SDK_BOUND_REFLECT && reflect_both(m, m->bound[k].var))
+    if (m->bound[k].kind == SDK_BOUND_REFLECT && sdk_model_reflect_both(m, m->bound[k].var))
       emit_still_out(em, o, &m->bound[k]);
   sdk_em_line(em, "int sdk_hit = 0;");
   for (int k = 0; k < m->nbound; k++)

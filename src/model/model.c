@@ -144,6 +144,13 @@ int sdk_model_var_index(const sdk_model *m, const char *name) {
   return -1;
 }
 
+int sdk_model_reflect_both(const sdk_model *m, int v) {
+  int side[2] = {0, 0};
+  for (int k = 0; k < m->nbound; k++)
+    if (m->bound[k].kind == SDK_BOUND_REFLECT && m->bound[k].var == v) side[m->bound[k].upper] = 1;
+  return side[0] && side[1];
+}
+
 int sdk_model_param_index(const sdk_model *m, const char *name) {
   for (int i = 0; i < m->nparams; i++)
     if (!strcmp(m->params[i], name)) return i;

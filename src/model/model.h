@@ -404,6 +404,9 @@ sdk_err sdk_model_add_observe(sdk_model *m, const char *name, const char *expr, 
 
 int sdk_model_var_index(const sdk_model *m, const char *name);
 int sdk_model_param_index(const sdk_model *m, const char *name);
+/* whether variable v has reflecting boundaries on both sides (a path still
+ * outside both after a step's mirrors is NaN: codegen/boundary.c) */
+int sdk_model_reflect_both(const sdk_model *m, int v);
 /* Re-evaluate the derived parameters ([params] NAME = EXPR) in file order
  * from the values pv[] in force, except those with given[i] set (a value
  * given by --set or --scan replaces the parameter's expression); given may

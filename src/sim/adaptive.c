@@ -144,15 +144,10 @@ const char *sdk_plan_smaller_step(const sdk_plan *p) {
    * NaN (codegen/boundary.c): a step wider than the gap, or a start there
    * (an [init] normal() has no bounds; a review found its NaN blamed on dt) */
   const sdk_model *m = p->run->model;
-  for (int v = 0; v < m->nvars; v++) {
-    int side[2] = {0, 0};
-    for (int k = 0; k < m->nbound; k++)
-      if (m->bound[k].kind == SDK_BOUND_REFLECT && m->bound[k].var == v)
-        side[m->bound[k].upper] = 1;
-    if (side[0] && side[1])
+  for (int v = 0; v < m->nvars; v++)
+    if (sdk_model_reflect_both(m, v))
       return "a smaller --dt (or more --spp), or starts between the reflecting walls (a path "
              "outside both after a step's mirrors is NaN; an [init] normal() reaches beyond "
              "them)";
-  }
   return "a smaller --dt (or more --spp)";
 }

@@ -44,14 +44,6 @@ static void levy_notes(const sdk_run_config *c, const sdk_run *r, const sdk_plan
   }
 }
 
-/* the index of variable NAME (NULL: dflt), -1 where none */
-static int var_named(const sdk_model *m, const char *name, int dflt) {
-  if (!name) return dflt;
-  for (int v = 0; v < m->nvars; v++)
-    if (!strcmp(m->vars[v], name)) return v;
-  return -1;
-}
-
 /* diffusion without a transient measures var(x(t) - x(0)) / 2t from the
  * drift mark, which holds --drift's variable alone (obs_diffusion.c); for
  * another one it is var x(t) / 2t, which a start that differs from path to
@@ -62,8 +54,8 @@ static void diffusion_note(const sdk_run_config *c, const sdk_run *r, const sdk_
   for (int i = 0; i < p->nobs; i++)
     on |= !strcmp(p->obs[i].type->name, "diffusion");
   if (!on || p->transient_steps > 0) return;
-  int dv = var_named(m, c->obs.drift_var, 0);
-  int v = var_named(m, c->obs.diffusion_var, dv);
+  int dv = c->obs.drift_var ? sdk_model_var_index(m, c->obs.drift_var) : 0;
+  int v = c->obs.diffusion_var ? sdk_model_var_index(m, c->obs.diffusion_var) : dv;
   if (v < 0 || v == dv) return;
   const char *how = sdk_init_given(c)                     ? "from data (--init-from)"
                     : m->init[v].kind == SDK_INIT_UNIFORM ? "from [init]'s uniform()"
