@@ -1,14 +1,16 @@
 /* The rule that picks the variables of the compensated update (issue 32,
  * codegen/comp_vars.c): every reason it has, each from a model that gives
- * it, at the boundary c dt = -1/128 from both sides, with a parameter
- * scanned or given per path, and --compensate all overriding it.  The
- * accuracy the rule keeps is test_numerics' (a slow relaxation it must
- * compensate, a fast one it may leave plain). */
+ * it, at the boundary c dt = -1/128 from both sides, at the float spacing's
+ * bound from both sides, with a parameter scanned (over the grid's values)
+ * or given per path, and --compensate all overriding it.  The accuracy the
+ * rule keeps is test_numerics' (a slow relaxation and one about a large
+ * offset it must compensate, a fast one with noise it may leave plain). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "codegen/comp_vars.h"
+#include "codegen/noise.h"
 #include "model/model.h"
 #include "testutil.h"
 
@@ -45,6 +47,7 @@ static void opts_for(sdk_codegen_opts *o, const sdk_model *m, const int *scan, d
   o->dt = dt;
   o->single = 1;
   o->compensate = 1;
+  o->noise = &sdk_noise_gaussian;
 }
 
 static void check_case(const rule_case *c) {
@@ -54,6 +57,7 @@ static void check_case(const rule_case *c) {
   int scan[2] = {-1, -1};
   sdk_codegen_opts o;
   opts_for(&o, m, scan, c->dt);
+  if (strstr(c->drift_noise, "# three-point")) o.noise = &sdk_noise_three_point;
   sdk_cg_comp_why w = sdk_cg_comp_rule(&o, c->var);
   TU_CHECK(w == c->want, "%s: reason %d, expected %d", c->what, (int)w, (int)c->want);
   TU_CHECK(sdk_cg_comp_var(&o, c->var) == (c->want != SDK_CG_COMP_PLAIN),
@@ -66,10 +70,11 @@ static void check_case(const rule_case *c) {
   sdk_model_destroy(&m);
 }
 
-/* the rate k of x' = -k x + y is scanned, given per path, or the step
- * differs between grid points: not one number of the run, compensated */
+/* the rate k of x' = -k x + g sin(y) + 1 is scanned, given per path, or the
+ * step differs between grid points: not one number of the run,
+ * compensated; g scanned is read over the grid's values */
 static void check_varying(void) {
-  sdk_model *m = model_of("[drift]\nx = -k*x + y\ny = -1e-3*y\n[noise]\nx = 1\n");
+  sdk_model *m = model_of("[drift]\nx = -k*x + g*sin(y) + 1\ny = -1e-3*y\n[noise]\nx = 1\n");
   TU_CHECK(m != NULL, "model");
   if (!m) return;
   int fixed[2] = {-1, -1}, scanned_k[2] = {0, -1}, scanned_g[2] = {-1, 0}, per_path[2] = {0, -1};
@@ -79,11 +84,28 @@ static void check_varying(void) {
   o.scan_column = scanned_k;
   TU_CHECK(sdk_cg_comp_rule(&o, 0) == SDK_CG_COMP_NOT_FIXED, "k scanned: compensated");
   o.scan_column = scanned_g;
-  TU_CHECK(sdk_cg_comp_rule(&o, 0) == SDK_CG_COMP_PLAIN, "g scanned (not in the rate): plain");
+  TU_CHECK(sdk_cg_comp_rule(&o, 0) == SDK_CG_COMP_UNBOUNDED, "g scanned, grid unknown: no bound");
+  /* x <= 2 (max(1, (1 + g) / 2) + 10 / sqrt 2): g up to 3 bounds |x| by 18.1
+   * (float spacing 2^-19: 256 of them 4.9e-4 against noise increments of 0.1),
+   * g up to 3e5 by 3e5 (2^-5: 8 against 0.1) */
+  const double small[3] = {0.5, 3, -1}, large[3] = {0.5, 3e5, -1};
+  o.ngrid = 3;
+  o.nsv = 1;
+  o.sv = small;
+  TU_CHECK(sdk_cg_comp_rule(&o, 0) == SDK_CG_COMP_PLAIN, "g scanned over -1 .. 3: plain");
+  o.sv = large;
+  TU_CHECK(sdk_cg_comp_rule(&o, 0) == SDK_CG_COMP_SPACING, "g scanned up to 3e5: compensated");
+  o.sv = NULL, o.ngrid = 0, o.nsv = 0;
   o.scan_column = fixed;
   o.path_param = per_path;
   TU_CHECK(sdk_cg_comp_rule(&o, 0) == SDK_CG_COMP_NOT_FIXED, "k per path: compensated");
+  int per_path_g[2] = {-1, 0};
+  o.path_param = per_path_g;
+  TU_CHECK(sdk_cg_comp_rule(&o, 0) == SDK_CG_COMP_UNBOUNDED, "g per path: no bound");
   o.path_param = NULL;
+  o.init_given = 1;
+  TU_CHECK(sdk_cg_comp_rule(&o, 0) == SDK_CG_COMP_UNBOUNDED, "the start given as data: no bound");
+  o.init_given = 0;
   o.dt_column = 0;
   TU_CHECK(sdk_cg_comp_rule(&o, 0) == SDK_CG_COMP_NOT_FIXED, "dt per grid point: compensated");
   /* the --verbose line names each variable with its reason */
@@ -91,7 +113,8 @@ static void check_varying(void) {
   char line[512];
   sdk_cg_comp_describe(&o, line, sizeof line);
   TU_CHECK(!strcmp(line, "compensated y (c dt > -1/128: it does not relax within 128 steps), "
-                         "plain x (c dt <= -1/128: it relaxes within 128 steps)"),
+                         "plain x (it relaxes within 128 steps, its noise increments spanning "
+                         ">= 256 float spacings)"),
            "describe: '%s'", line);
   o.comp_all = 1;
   sdk_cg_comp_describe(&o, line, sizeof line);
@@ -104,17 +127,20 @@ int main(void) {
   const rule_case cases[] = {
       {"relaxation k dt = 0.02", "[drift]\nx = -k*x + sin(y)\ny = 0\n[noise]\nx = g\n", 0.01, 0,
        SDK_CG_COMP_PLAIN},
-      {"k dt = 1/128 exactly", "[drift]\nx = -k*x\ny = 0\n", 1.0 / 256, 0, SDK_CG_COMP_PLAIN},
-      {"k dt just above -1/128", "[drift]\nx = -k*x\ny = 0\n", 1.0 / 257, 0, SDK_CG_COMP_SLOW},
+      {"k dt = 1/128 exactly", "[drift]\nx = -k*x\ny = 0\n[noise]\nx = g\n", 1.0 / 256, 0,
+       SDK_CG_COMP_PLAIN},
+      {"k dt just above -1/128", "[drift]\nx = -k*x\ny = 0\n[noise]\nx = g\n", 1.0 / 257, 0,
+       SDK_CG_COMP_SLOW},
       {"slow relaxation k = 1e-6", "[drift]\nx = -1e-6*(x - 2000)\ny = 0\n", 0.01, 0,
        SDK_CG_COMP_SLOW},
       {"growth x' = k x", "[drift]\nx = k*x\ny = 0\n", 0.01, 0, SDK_CG_COMP_SLOW},
-      {"relaxation written 2 x - 3 k x", "[drift]\nx = 2*x - 3*k*x + y\ny = 0\n", 0.01, 0,
-       SDK_CG_COMP_PLAIN},
+      {"relaxation written 2 x - 3 k x",
+       "[drift]\nx = 2*x - 3*k*x + cos(y)\ny = 0\n[noise]\nx = g\n", 0.01, 0, SDK_CG_COMP_PLAIN},
       {"declared periodic", "[drift]\nx = -k*x\ny = 0\n# periodic\n", 0.01, 0,
        SDK_CG_COMP_PERIODIC},
       {"integrator x' = y", "[drift]\nx = y\ny = -k*y\n", 0.01, 0, SDK_CG_COMP_INTEGRATOR},
-      {"its partner relaxes", "[drift]\nx = y\ny = -k*y\n", 0.01, 1, SDK_CG_COMP_PLAIN},
+      {"its partner relaxes", "[drift]\nx = y\ny = -k*y\n[noise]\ny = g\n", 0.01, 1,
+       SDK_CG_COMP_PLAIN},
       {"nonlinear x' = -x^3", "[drift]\nx = -k*x*x*x\ny = 0\n", 0.01, 0, SDK_CG_COMP_NOT_FIXED},
       {"rate in another variable", "[drift]\nx = -k*(1 + y*y)*x\ny = 0\n", 0.01, 0,
        SDK_CG_COMP_NOT_FIXED},
@@ -127,6 +153,37 @@ int main(void) {
        SDK_CG_COMP_DELAYED},
       {"delayed value of another", "[drift]\nx = -k*x + y(t - 1)\ny = -y\n", 0.01, 0,
        SDK_CG_COMP_DELAYED},
+      /* (2): the rounding must be noise, far below the fluctuations */
+      {"relaxation without noise", "[drift]\nx = -k*x\ny = 0\n", 0.01, 0, SDK_CG_COMP_SPACING},
+      {"noise vanishing at times", "[drift]\nx = -k*x\ny = 0\n[noise]\nx = g*sin(t)\n", 0.01, 0,
+       SDK_CG_COMP_SPACING},
+      {"driven by an unbounded variable", "[drift]\nx = -k*x + y\ny = 0\n[noise]\nx = g\n", 0.01, 0,
+       SDK_CG_COMP_UNBOUNDED},
+      {"driven by t", "[drift]\nx = -k*x + t\ny = 0\n[noise]\nx = g\n", 0.01, 0,
+       SDK_CG_COMP_UNBOUNDED},
+      {"driven by a bounded function of t",
+       "[drift]\nx = -k*x + 3*cos(t)*tanh(y)\ny = 0\n"
+       "[noise]\nx = g\n",
+       0.01, 0, SDK_CG_COMP_PLAIN},
+      {"a step too large to bound", "[drift]\nx = -k*x\ny = 0\n[noise]\nx = g\n", 0.6, 0,
+       SDK_CG_COMP_UNBOUNDED},
+      /* about 1e4 (test_numerics): |x| <= 2 (1e4 + 10 s / sqrt 2) < 2^15, spacing 2^-9
+       * (256 of them: 0.5); increments s sqrt(0.01) of 0.001, and of 1 with s = 10 */
+      {"offset 1e4, noise 0.01", "[drift]\nx = -k*(x - 1e4)\ny = 0\n[noise]\nx = 0.01\n", 0.01, 0,
+       SDK_CG_COMP_SPACING},
+      {"offset 1e4, noise 10", "[drift]\nx = -k*(x - 1e4)\ny = 0\n[noise]\nx = 10\n", 0.01, 0,
+       SDK_CG_COMP_PLAIN},
+      {"offset 1e4, noise 4", "[drift]\nx = -k*(x - 1e4)\ny = 0\n[noise]\nx = 4\n", 0.01, 0,
+       SDK_CG_COMP_SPACING},
+      {"three-point noise", "[drift]\nx = -k*x\ny = 0\n[noise]\nx = g\n# three-point\n", 0.01, 0,
+       SDK_CG_COMP_NOT_GAUSSIAN},
+      {"jumps", "[drift]\nx = -k*x\ny = 0\n[noise]\nx = g\n[jumps]\nx = 1 : fixed(0.1)\n", 0.01, 0,
+       SDK_CG_COMP_NOT_GAUSSIAN},
+      {"Levy noise", "[drift]\nx = -k*x\ny = 0\n[levy]\nx = 1.5, 0, g\n", 0.01, 0,
+       SDK_CG_COMP_NOT_GAUSSIAN},
+      {"reset by an event",
+       "[drift]\nx = -k*x\ny = 0\n[noise]\nx = g\n[events]\nfire = when x >= 1 : x = 0\n", 0.01, 0,
+       SDK_CG_COMP_NOT_GAUSSIAN},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
     check_case(&cases[i]);

@@ -119,8 +119,8 @@ static void check_time_noise_order(void) {
   unlink(model);
 }
 
-/* comp: 0 the default (every variable compensated), 1 --no-compensation,
- * 2 --compensate auto (the rule of codegen/comp_vars.c) */
+/* comp: 0 the default (--compensate auto: the rule of codegen/comp_vars.c),
+ * 1 --no-compensation, 2 --compensate all */
 static double drifted_bm(const char *model, int comp, double *se) {
   sdk_run_config c;
   sdk_run_config_defaults(&c);
@@ -128,7 +128,7 @@ static double drifted_bm(const char *model, int comp, double *se) {
   c.backend = st_backend();
   c.single = 1;
   c.no_compensation = comp == 1;
-  c.compensate_auto = comp == 2;
+  c.compensate_all = comp == 2;
   c.paths = 1024;
   c.dt = 0.01;
   c.t_end = 1e4;
@@ -169,9 +169,11 @@ static void check_compensation(void) {
 /* A case that needs the compensation on one variable only (issue 32): a
  * particle whose velocity relaxes to mu, x' = v, v' = -g (v - mu) + g
  * sqrt(2 D) xi, v(0) = mu, so E x(t) = mu t exactly.  The rule of
- * --compensate auto compensates x (its drift does not depend on it) and
- * leaves v plain (g dt = 0.01 >= 1/128): within 5 se and 1e-5 relative, as
- * every variable compensated; with neither, x is off by many se. */
+ * --compensate auto (the default) compensates x (its drift does not depend
+ * on it) and leaves v plain (g dt = 0.01 >= 1/128; its noise increments
+ * 1.4e-4 span 2^11 float spacings at its bound 0.63): within 5 se and 1e-5
+ * relative, as every variable compensated; with neither, x is off by many
+ * se. */
 /* Why the rule reads the rate of a relaxation and not only whether the
  * drift depends on the variable: a slow relaxation x' = -k (x - 2000) from
  * x = 1000 (k = 1e-6, dt = 0.01: increments of 1e-5 on 1000, below half its
@@ -191,12 +193,11 @@ static void check_compensation_rule_limit(void) {
   double se[3], d[3];
   for (int k = 0; k < 3; k++)
     d[k] = drifted_bm(model, k, &se[k]);
-  printf("%s single, x' = -1e-6 (x - 2000) from 1000, t = 1e4: (x(t) - x(0))/t all "
-         "compensated (default) %.6e, --compensate auto %.6e, --no-compensation %.6e, exact "
-         "%.6e\n",
+  printf("%s single, x' = -1e-6 (x - 2000) from 1000, t = 1e4: (x(t) - x(0))/t by the rule "
+         "(default, auto) %.6e, --compensate all %.6e, --no-compensation %.6e, exact %.6e\n",
          st_backend(), d[0], d[2], d[1], exact);
-  TU_NEAR(d[0], exact, 1e-4 * exact, "slow relaxation all compensated within 1e-4 relative");
-  TU_NEAR(d[2], exact, 1e-4 * exact, "slow relaxation by the rule (auto) within 1e-4 relative");
+  TU_NEAR(d[0], exact, 1e-4 * exact, "slow relaxation by the rule (auto) within 1e-4 relative");
+  TU_NEAR(d[2], exact, 1e-4 * exact, "slow relaxation all compensated within 1e-4 relative");
   TU_CHECK(fabs(d[1] - exact) > 0.1 * exact,
            "--no-compensation should lose this relaxation (%.6e against %.6e)", d[1], exact);
   unlink(model);
@@ -213,17 +214,17 @@ static void check_compensation_vars(void) {
   double se[3], d[3];
   for (int k = 0; k < 3; k++)
     d[k] = drifted_bm(model, k, &se[k]);
-  printf("%s single, x' = v, v' = -(v - mu) + noise, t = 1e4: <x>/t all compensated %.9f "
-         "(%+.2f se, rel %.2e), --compensate auto (x compensated, v plain) %.9f (%+.2f se, rel "
-         "%.2e), "
+  printf("%s single, x' = v, v' = -(v - mu) + noise, t = 1e4: <x>/t by the rule (default, "
+         "auto: x compensated, v plain) %.9f (%+.2f se, rel %.2e), --compensate all %.9f (%+.2f "
+         "se, rel %.2e), "
          "--no-compensation %.9f (%+.1f se, rel %.2e)\n",
          st_backend(), d[0], (d[0] - mu) / se[0], fabs(d[0] - mu) / mu, d[2], (d[2] - mu) / se[2],
          fabs(d[2] - mu) / mu, d[1], (d[1] - mu) / se[1], fabs(d[1] - mu) / mu);
   for (int k = 0; k < 3; k += 2) {
     TU_NEAR(d[k], mu, K_SIGMA * se[k],
-            k ? "compensated (auto) <x>/t within 5 se of mu" : "compensated (all) within 5 se");
+            k ? "compensated (all) within 5 se" : "compensated (auto) <x>/t within 5 se of mu");
     TU_NEAR(d[k], mu, 1e-5 * mu,
-            k ? "compensated (auto) <x>/t within 1e-5 of mu" : "compensated (all) within 1e-5");
+            k ? "compensated (all) within 1e-5" : "compensated (auto) <x>/t within 1e-5 of mu");
   }
   TU_CHECK(fabs(d[1] - mu) > 10 * se[1],
            "--no-compensation should show the rounding bias (%.9f is within 10 se of %g)", d[1],
@@ -231,14 +232,16 @@ static void check_compensation_vars(void) {
   unlink(model);
 }
 
-/* Why every variable is compensated by default: the rule of --compensate
- * auto bounds a plain variable's rounding by 2^-17 of its value, not of its
- * fluctuations.  x' = -k (x - 1e4) + s xi (k = 1, s = 0.01, from 1e4, dt =
- * 0.01: noise increments of 1e-3, about x's float spacing 9.8e-4) has the
- * stationary variance s^2/(2k) (1 - e^{-2kt}) = 5e-5 at t = 20 (Euler's
- * recursion: s^2 dt / (1 - (1 - k dt)^2), 0.5% above); plain (auto), x
- * rounds away most of them and the variance comes out some 40 times that
- * (a review); compensated (the default) it is right. */
+/* A relaxation the first half of the rule would leave plain and the second
+ * compensates (issue 32, codegen/comp_vars.c (2)): x' = -k (x - 1e4) + s xi
+ * (k = 1, s = 0.01, from 1e4, dt = 0.01) relaxes within 100 steps, but its
+ * noise increments of 1e-3 are about its float spacing 9.8e-4: plain
+ * (--no-compensation) x rounds most of them away and the variance comes out
+ * some 40 times its exact s^2 dt / (1 - (1 - k dt)^2) (1 - (1 - k dt)^{2n})
+ * = 5e-5 at t = 20 (Euler's recursion).  Before the rule read the float
+ * spacing, --compensate auto left it plain and lost them so (a review);
+ * now the default compensates it and the variance is right, as with every
+ * variable compensated. */
 static void check_compensation_offset(void) {
   const char *model = st_model_file("[model]\nname = offset\nvars = x\n[params]\nk = 1\n"
                                     "s = 0.01\n[drift]\nx = -k*(x - 1e4)\n[noise]\nx = s\n"
@@ -249,14 +252,15 @@ static void check_compensation_offset(void) {
   const double k = 1, s = 0.01, dt = 0.01, r = 1 - k * dt;
   const double exact = s * s * dt / (1 - r * r) * (1 - pow(r, 2 * 2000));
   double var[3];
-  for (int m = 0; m < 3; m += 2) {
+  for (int m = 0; m < 3; m++) {
     sdk_run_config c;
     sdk_run_config_defaults(&c);
     c.model = model;
     c.backend = st_backend();
     c.scheme = "euler";
     c.single = 1;
-    c.compensate_auto = m == 2;
+    c.no_compensation = m == 1;
+    c.compensate_all = m == 2;
     c.paths = 4096;
     c.dt = dt;
     c.t_end = 20;
@@ -269,12 +273,13 @@ static void check_compensation_offset(void) {
     sdk_run_destroy(&run);
   }
   /* (the variance's SE: var sqrt(2/(n-1)), 2.2% here) */
-  printf("%s single, x' = -(x - 1e4) + 0.01 xi: variance all compensated (default) %.4g, "
-         "--compensate auto (x plain) %.4g, exact (Euler) %.4g\n",
-         st_backend(), var[0], var[2], exact);
-  TU_NEAR(var[0], exact, 5 * exact * sqrt(2.0 / 4095), "offset relaxation: variance compensated");
-  TU_CHECK(var[2] > 10 * exact, "--compensate auto should lose these fluctuations (%g against %g)",
-           var[2], exact);
+  printf("%s single, x' = -(x - 1e4) + 0.01 xi: variance by the rule (default, auto: x "
+         "compensated) %.4g, --compensate all %.4g, --no-compensation %.4g, exact (Euler) %.4g\n",
+         st_backend(), var[0], var[2], var[1], exact);
+  TU_NEAR(var[0], exact, 5 * exact * sqrt(2.0 / 4095), "offset relaxation: variance by the rule");
+  TU_NEAR(var[2], exact, 5 * exact * sqrt(2.0 / 4095), "offset relaxation: variance, all");
+  TU_CHECK(var[1] > 10 * exact, "--no-compensation should lose these fluctuations (%g against %g)",
+           var[1], exact);
   unlink(model);
 }
 

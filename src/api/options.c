@@ -245,10 +245,10 @@ static sdekit_status o_nocomp(sdekit_config *c, const char *v, sdekit_error *err
 
 /* --compensate auto|all|none (issue 32: codegen/comp_vars.c) */
 static sdekit_status o_comp(sdekit_config *c, const char *v, sdekit_error *err) {
-  int autom = !strcmp(v, "auto"), none = !strcmp(v, "none");
-  if (!autom && !none && strcmp(v, "all"))
-    return api_usage(err, "--compensate '%s': expected all, auto or none", v);
-  c->c.compensate_auto = autom;
+  int all = !strcmp(v, "all"), none = !strcmp(v, "none");
+  if (!all && !none && strcmp(v, "auto"))
+    return api_usage(err, "--compensate '%s': expected auto, all or none", v);
+  c->c.compensate_all = all;
   c->c.no_compensation = none;
   return SDEKIT_OK;
 }

@@ -80,12 +80,14 @@
  * the C compiler can switch reassociation off for one block (clang >= 13),
  * the Fast2Sum is written in such a block instead, without the XORs
  * (SDK_F2S_*, kernels/opaque.h; the same bits).
- * Which variables (issue 32, comp_vars.c): every variable by default;
- * --compensate auto: every variable but those whose drift c x + g pulls
- * them back within 128 steps (c dt <= -1/128, c the same on every path,
- * additive noise), which are updated plainly (x += incr) but keep their
- * carried rows (0), so the rows do not depend on the choice; --verbose
- * names them.
+ * Which variables (issue 32, comp_vars.c): by default (--compensate auto)
+ * every variable but those whose drift c x + g pulls them back within 128
+ * steps (c dt <= -1/128, c the same on every path, additive noise) and
+ * whose own Gaussian noise increments span at least 256 float spacings at
+ * the largest |x| their drift, noise and start allow, which are updated
+ * plainly (x += incr) but keep their carried rows (0), so the rows do not
+ * depend on the choice; --compensate all: every variable; --verbose names
+ * them.
  *
  * The CUDA kernel defers the renormalisation (opts.comp_defer, at the ends of its groups
  * of G unrolled steps aligned to step numbers n with n % G == 0): the state

@@ -5,48 +5,72 @@
  * add up: a phase or a Brownian motion with drift run long loses digits in
  * proportion to the number of steps, and a slow relaxation whose increments
  * fall below half the float spacing does not move at all (x' = -1e-6 (x -
- * 2000) from 1000 at dt 0.01).  Where the drift pulls x back fast enough,
- * an error is forgotten within a bounded number of steps: with
- * x' = c x + g, g free of x and c dt <= -1/128, an error e_n of each step
- * evolves as d_{n+1} = (1 + c dt) d_n + e_n, so |d| <= max|e| / (|c| dt)
- * <= 128 ulp(x)/2 <= 2^-17 |x| ~ 7.6e-6 |x| at any time, however long the run
- * (the stall of a relaxation near its fixed point included).  The rule of
- * --compensate auto (decided when the source is generated; the default is
- * every variable, --compensate all):
+ * 2000) from 1000 at dt 0.01).  The rule (--compensate auto, the default;
+ * --compensate all compensates every variable) updates a variable plainly
+ * only where both of these hold:
  *
- *   plain        a variable whose drift is linear in it, c x + g, with c a
- *                number of the run (parameters neither scanned nor given per
- *                path, not t, not the state) and c dt <= -1/128 (it relaxes
- *                within 128 steps), no delayed value in its drift and no
- *                state in its noise (multiplicative noise adds c's
- *                fluctuation; a delay feeds the error back later), the
- *                model not declaring it periodic, dt the same for every grid
- *                point;
- *   compensated  every other variable: a phase (declared periodic), a pure
- *                integrator (x' = v: nothing pulls it back), a growth, a
- *                slow or state-dependent relaxation, a scanned rate.
+ * (1) Its error is forgotten.  Its drift is c x + g, g free of x, c a number
+ *     of the run (parameters neither scanned nor given per path, not t, not
+ *     the state; dt the same for every grid point) with c dt <= -1/128, no
+ *     delayed value in its drift, additive noise, not declared periodic.  An
+ *     error e_n of each step then evolves as d_{n+1} = (1 + c dt) d_n + e_n,
+ *     so |d| <= max|e| / (|c| dt) <= 128 ulp(x)/2 <= 2^-17 |x| at any time,
+ *     however long the run.
  *
- * PROG1 (josephson): x compensated (periodic), v plain (v' = -gamma v + ...,
- * gamma dt = 0.0115).  Only the variable's own drift is read: an error of a
- * plain variable reaches the others through their drifts as any rounding of
- * the drift's evaluation does, and the bound above is on the variable itself.
- * Why it is not the default: the bound is relative to |x|, not to the
- * fluctuations, so a relaxation about a large offset (x' = -(x - 1e4) +
- * 0.01 xi) loses them, its increments about its float spacing (variance 40
- * times too large: test_numerics; found by a review).
- * The carried rows stay those of every variable (codegen.h), so a
- * checkpoint's layout does not depend on the choice; a plain variable's rows
- * stay 0. */
+ * (2) Its rounding is noise far below its fluctuations.  (1) bounds the
+ *     error against |x|, not against x's spread: about a large offset
+ *     (x' = -(x - 1e4) + 0.01 xi) the increments are a few float spacings
+ *     and the variance came out 16-40 times too large (a review;
+ *     test_numerics).  So the variable must have a Gaussian increment of its
+ *     own, s dW (the noise source continuous, noise.h; no jumps, Levy noise,
+ *     event resets or shared Wiener processes on it), with s sqrt(dt) >= 256
+ *     q, q the float spacing at X, the largest |x| its drift, noise and
+ *     start allow:
+ *       X = 2 (max(X0, G / |c|) + 10 s_max / sqrt(|c|)),
+ *     G = max |g| over the ranges of the parameters (scanned ones over the
+ *     grid; t, the other variables and per-path values unbounded; sin, cos
+ *     and the like bounded: model/expr_range.c), X0 the largest |start|
+ *     ([init] uniform's ends, normal's mean + 10 standard deviations; data
+ *     given as the start: unbounded), -1 <= c dt.  G / |c| bounds the
+ *     recursion x' = c x + g without noise from a start inside it (Euler:
+ *     exactly; the factor 2 covers the other schemes' amplification
+ *     factors 1 + z + z^2/2 ... for -1 <= z < 0), s_max / sqrt(|c|) the
+ *     noise-driven part's standard deviation (Euler's s^2 dt / (1 - (1 + c
+ *     dt)^2) <= s^2 / |c|), 10 of them exceeded with probability 2e-23 a
+ *     path and step.  Rounding fl(x + incr) onto a grid of spacing q <=
+ *     q(X) when incr has a Gaussian part of standard deviation sigma >= 256
+ *     q gives an error uniform on (-q/2, q/2) and independent of the past to
+ *     within exp(-2 pi^2 (sigma/q)^2) (Widrow and Kollar, "Quantization
+ *     noise", 2008, ch. 4-5: the characteristic function of the increment at
+ *     2 pi / q): the rounding adds white noise of variance q^2/12 a step, which
+ *     changes x's variance by the fraction (q / sigma)^2 / 12 <= 1.3e-6 and
+ *     its mean not at all.  (Compensated, the drift sees x rounded to q/2
+ *     too.)
+ *
+ * PROG1 (josephson): x compensated (periodic), v plain (gamma dt = 0.0115;
+ * G = 2 pi + |a| + |f|, X = 2 (max(2, G / gamma) + 10 sqrt(2 D)): at the
+ * paper's a = 4.2, D = 0.001 s sqrt(dt) = 0.0048 against 256 q = 4.9e-4).
+ * Only the variable's own drift is read: an error of a plain variable
+ * reaches the others through their drifts as any rounding of the drift's
+ * evaluation does (as white noise of that variance).  The carried rows stay
+ * those of every variable (codegen.h), so a checkpoint's layout does not
+ * depend on the choice; a plain variable's rows stay 0. */
 #include "codegen/comp_vars.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "codegen/noise.h"
+#include "model/expr.h"
 #include "model/model.h"
 
 /* 1 / 128: a plain variable's rounding error stays below 2^-17 of it */
 #define SDK_CG_COMP_RATE (1.0 / 128)
+/* a plain variable's noise increment spans at least this many float spacings */
+#define SDK_CG_COMP_SPAN 256.0
+/* Gaussian values bounded at this many standard deviations */
+#define SDK_CG_COMP_SIGMAS 10.0
 
 static int uses_var(const sdk_expr *e, int v) {
   if (!e) return 0;
@@ -91,6 +115,76 @@ static double self_rate(const sdk_codegen_opts *o, int v) {
   return c;
 }
 
+typedef struct {
+  const sdk_codegen_opts *o;
+  int v;
+} range_ctx;
+
+/* the range of a symbol over the run: x_v 0 (so that the drift's range is
+ * g's), a fixed parameter its value, a scanned one its grid's extent, the
+ * rest (t, the other variables, per-path values, noises) unbounded */
+static void run_range(void *user, sdk_symkind kind, int index, double *lo, double *hi) {
+  const range_ctx *r = user;
+  const sdk_codegen_opts *o = r->o;
+  *lo = -INFINITY, *hi = INFINITY;
+  if (kind == SDK_SYM_VAR && index == r->v) *lo = *hi = 0;
+  if (kind != SDK_SYM_PARAM || (o->path_param && o->path_param[index] >= 0)) return;
+  int col = o->scan_column[index];
+  if (col < 0) {
+    *lo = *hi = o->pvalues[index];
+    return;
+  }
+  if (!o->sv || o->ngrid < 1) return;
+  *lo = INFINITY, *hi = -INFINITY;
+  for (int64_t g = 0; g < o->ngrid; g++) {
+    double x = o->sv[g * o->nsv + col];
+    *lo = fmin(*lo, x), *hi = fmax(*hi, x);
+  }
+}
+
+static double max_abs(const sdk_codegen_opts *o, int v, const sdk_expr *e) {
+  if (!e) return 0;
+  range_ctx r = {o, v};
+  double lo, hi;
+  sdk_expr_range(e, run_range, &r, &lo, &hi);
+  return fmax(fabs(lo), fabs(hi));
+}
+
+/* the largest |start| of variable v; INFINITY where it is data */
+static double start_bound(const sdk_codegen_opts *o, int v) {
+  const sdk_init_spec *s = &o->model->init[v];
+  if (o->init_given) return INFINITY;
+  double a = max_abs(o, v, s->a), b = max_abs(o, v, s->b);
+  return s->kind == SDK_INIT_CONST     ? a
+         : s->kind == SDK_INIT_UNIFORM ? fmax(a, b)
+                                       : a + SDK_CG_COMP_SIGMAS * b;
+}
+
+/* (2) of the rule above, for a variable that meets (1) with rate c */
+static sdk_cg_comp_why spacing_rule(const sdk_codegen_opts *o, int v, double c) {
+  const sdk_model *m = o->model;
+  const sdk_noise_type *nz = o->noise ? o->noise : o->scheme ? o->scheme->noise : NULL;
+  int own = nz && nz->continuous && m->nwiener == 0 && !sdk_model_levy_of(m, v);
+  for (int i = 0; i < m->njump; i++)
+    own = own && m->jump[i].var != v;
+  for (int i = 0; i < m->nevent; i++)
+    for (int k = 0; k < m->event[i].nreset; k++)
+      own = own && m->event[i].reset_var[k] != v;
+  if (!own) return SDK_CG_COMP_NOT_GAUSSIAN;
+  if (!m->noise[v]) return SDK_CG_COMP_SPACING;
+  range_ctx r = {o, v};
+  double lo, hi;
+  sdk_expr_range(m->noise[v], run_range, &r, &lo, &hi);
+  double smin = lo > 0 ? lo : hi < 0 ? -hi : 0, smax = fmax(fabs(lo), fabs(hi));
+  double g = max_abs(o, v, m->drift[v]), k = -c;
+  double X = 2 * (fmax(start_bound(o, v), g / k) + SDK_CG_COMP_SIGMAS * smax / sqrt(k));
+  if (!isfinite(X) || k * o->dt > 1) return SDK_CG_COMP_UNBOUNDED;
+  int e;
+  frexp(X, &e); /* X < 2^e: the float spacing there is at most 2^(e - 24), or 2^-126 (ftz) */
+  double q = ldexp(1.0, e - 24 > -126 ? e - 24 : -126);
+  return smin * sqrt(o->dt) >= SDK_CG_COMP_SPAN * q ? SDK_CG_COMP_PLAIN : SDK_CG_COMP_SPACING;
+}
+
 sdk_cg_comp_why sdk_cg_comp_rule(const sdk_codegen_opts *o, int v) {
   const sdk_model *m = o->model;
   if (m->var_period && m->var_period[v]) return SDK_CG_COMP_PERIODIC;
@@ -99,7 +193,7 @@ sdk_cg_comp_why sdk_cg_comp_rule(const sdk_codegen_opts *o, int v) {
   if (sdk_md_uses_state(m, m->noise[v])) return SDK_CG_COMP_STATE_NOISE;
   double c = self_rate(o, v);
   if (!isfinite(c) || o->dt_column >= 0) return SDK_CG_COMP_NOT_FIXED;
-  return c * o->dt <= -SDK_CG_COMP_RATE ? SDK_CG_COMP_PLAIN : SDK_CG_COMP_SLOW;
+  return c * o->dt <= -SDK_CG_COMP_RATE ? spacing_rule(o, v, c) : SDK_CG_COMP_SLOW;
 }
 
 int sdk_cg_comp_var(const sdk_codegen_opts *o, int v) {
@@ -124,7 +218,13 @@ void sdk_cg_comp_describe(const sdk_codegen_opts *o, char *buf, size_t n) {
       [SDK_CG_COMP_NOT_FIXED] = "its drift is not c x + terms without x with c and dt the same "
                                 "on every path",
       [SDK_CG_COMP_SLOW] = "c dt > -1/128: it does not relax within 128 steps",
-      [SDK_CG_COMP_PLAIN] = "c dt <= -1/128: it relaxes within 128 steps"};
+      [SDK_CG_COMP_NOT_GAUSSIAN] = "its noise is not a Gaussian increment of its own (jumps, "
+                                   "Levy, resets, shared Wiener processes, --noise three-point)",
+      [SDK_CG_COMP_UNBOUNDED] = "no bound on |x| follows from its drift, noise and start",
+      [SDK_CG_COMP_SPACING] = "its noise increments span fewer than 256 float spacings at the "
+                              "largest |x| its drift, noise and start allow",
+      [SDK_CG_COMP_PLAIN] = "it relaxes within 128 steps, its noise increments spanning >= 256 "
+                            "float spacings"};
   const sdk_model *m = o->model;
   size_t len = 0;
   buf[0] = 0;

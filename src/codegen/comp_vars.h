@@ -11,13 +11,16 @@
 /* Why variable v is (or is not) compensated under the rule (--compensate
  * auto, the default): every reason but the last compensates it. */
 typedef enum {
-  SDK_CG_COMP_PERIODIC,    /* declared periodic: a phase, may wind without bound */
-  SDK_CG_COMP_INTEGRATOR,  /* its drift does not depend on it: nothing pulls it back */
-  SDK_CG_COMP_DELAYED,     /* a delayed value in its drift */
-  SDK_CG_COMP_STATE_NOISE, /* its noise depends on the state */
-  SDK_CG_COMP_NOT_FIXED,   /* drift not c x + g with c (and dt) one number for every path */
-  SDK_CG_COMP_SLOW,        /* c dt > -1/128: grows, or relaxes slower than 128 steps */
-  SDK_CG_COMP_PLAIN        /* c dt <= -1/128: updated plainly */
+  SDK_CG_COMP_PERIODIC,     /* declared periodic: a phase, may wind without bound */
+  SDK_CG_COMP_INTEGRATOR,   /* its drift does not depend on it: nothing pulls it back */
+  SDK_CG_COMP_DELAYED,      /* a delayed value in its drift */
+  SDK_CG_COMP_STATE_NOISE,  /* its noise depends on the state */
+  SDK_CG_COMP_NOT_FIXED,    /* drift not c x + g with c (and dt) one number for every path */
+  SDK_CG_COMP_SLOW,         /* c dt > -1/128: grows, or relaxes slower than 128 steps */
+  SDK_CG_COMP_NOT_GAUSSIAN, /* its noise is not one Gaussian increment of its own */
+  SDK_CG_COMP_UNBOUNDED,    /* no bound on |x| follows from its drift, noise and start */
+  SDK_CG_COMP_SPACING,      /* its noise increments span < 256 float spacings at that bound */
+  SDK_CG_COMP_PLAIN         /* relaxes within 128 steps, its rounding noise: updated plainly */
 } sdk_cg_comp_why;
 
 /* The rule for variable v of o->model at o's parameters and dt. */

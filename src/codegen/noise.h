@@ -76,6 +76,10 @@ typedef struct sdk_noise_type {
   const char *description;
   int values_per_block; /* values of one Philox block (4 words) */
   int halves;           /* 1: it draws SDK_DRAW_HALF (values 0, 1 and 2, 3 independent) */
+  /* 1: values of a continuous law (Gaussian), so that an increment spanning
+   * many float spacings rounds by uniform noise (codegen/comp_vars.c); 0:
+   * values on a lattice (three-point), whose rounding is not random */
+  int continuous;
   void (*emit)(sdk_emit *em, const sdk_noise_draw *d);
 } sdk_noise_type;
 

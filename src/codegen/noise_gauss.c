@@ -58,5 +58,6 @@ const sdk_noise_type sdk_noise_gaussian = {
     .description = "standard Gaussian increments (Box-Muller on Philox4x32-10, rng/philox.h)",
     .values_per_block = 4,
     .halves = 1,
+    .continuous = 1,
     .emit = gauss_emit,
 };

@@ -20,6 +20,7 @@ typedef struct sdk_codegen_opts {
   const double *pvalues;  /* value of every parameter (after --set) */
   const int *scan_column; /* per parameter: -1 = constant, else column in sv */
   int nsv;                /* columns of sv */
+  const double *sv;       /* ngrid x nsv: every grid point's scanned values (NULL: not known) */
   int dt_column;          /* -1: dt is the constant below */
   double dt;
   int64_t spp; /* > 0: t = (n mod spp) * dt (periodic driving) */

@@ -553,7 +553,7 @@ int sdk_expr_uses(const sdk_expr *e, sdk_symkind kind) {
   return 0;
 }
 
-static double call_fn(const char *n, const double *a) {
+double sdk_expr_call(const char *n, const double *a) {
   if (!strcmp(n, "sin")) return sin(a[0]);
   if (!strcmp(n, "cos")) return cos(a[0]);
   if (!strcmp(n, "tan")) return tan(a[0]);
@@ -598,7 +598,7 @@ double sdk_expr_eval(const sdk_expr *e, sdk_value_fn fn, void *user) {
   case SDK_E_CALL:
     for (int i = 0; i < e->nargs; i++)
       a[i] = sdk_expr_eval(e->arg[i], fn, user);
-    return call_fn(e->name, a);
+    return sdk_expr_call(e->name, a);
   case SDK_E_UNARY:
     a[0] = sdk_expr_eval(e->arg[0], fn, user);
     return e->op == '-' ? -a[0] : e->op == '!' ? (double)(a[0] == 0) : a[0];

@@ -70,6 +70,18 @@ int sdk_expr_uses(const sdk_expr *e, sdk_symkind kind);
 /* Evaluate in double on the host; symbol values from a callback. */
 typedef double (*sdk_value_fn)(void *user, sdk_symkind kind, int index);
 double sdk_expr_eval(const sdk_expr *e, sdk_value_fn fn, void *user);
+/* One of the functions of model expressions (by its name in the file) at
+ * args; NaN for a name that is none of them. */
+double sdk_expr_call(const char *name, const double *args);
+
+/* A range [*lo, *hi] holding every value e can take while each symbol stays
+ * within the range fn gives it (interval arithmetic, expr_range.c): a
+ * symbol without a bound gives -INFINITY, INFINITY, and so does whatever
+ * no bound follows for (a quotient by a range holding 0, tan, pow of a
+ * base that may be negative); bounded functions stay bounded whatever
+ * their argument (sin, cos, tanh, erf, atan, ...). */
+typedef void (*sdk_range_fn)(void *user, sdk_symkind kind, int index, double *lo, double *hi);
+void sdk_expr_range(const sdk_expr *e, sdk_range_fn fn, void *user, double *lo, double *hi);
 
 /* Emit as C/CUDA source.  single: use float functions/literals.  Names are
  * emitted through a callback (which appends the C spelling of a symbol). */

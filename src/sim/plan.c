@@ -821,7 +821,7 @@ void sdk_plan_codegen_opts(const sdk_plan *p, sdk_target t, sdk_codegen_opts *o)
   o->single = c->single;
   o->pvalues = p->run->param_values;
   o->scan_column = p->scan_column;
-  o->nsv = p->nsv;
+  o->nsv = p->nsv, o->sv = p->sv;
   o->dt_column = p->dt_column;
   o->dt = p->run->dt[0];
   o->spp = p->spp;
@@ -832,7 +832,7 @@ void sdk_plan_codegen_opts(const sdk_plan *p, sdk_target t, sdk_codegen_opts *o)
   o->particles = p->sys.particles;
   o->compensate = c->single && !c->no_compensation && !p->sys.on;
   o->comp_defer = o->compensate && t == SDK_TARGET_CUDA;
-  o->comp_all = !c->compensate_auto;
+  o->comp_all = c->compensate_all;
   o->bridge = !c->no_bridge_correction;
   o->noise = p->noise;
   const sdk_scheme_type *own = sdk_native_scheme(o->model->calculus);

@@ -118,7 +118,9 @@ typedef struct sdk_run_config {
   const char *backend; /* cpu, cuda, auto */
   int single;
   int no_compensation; /* single precision: plain x += incr (codegen.h) */
-  int compensate_auto; /* --compensate auto: only the variables of comp_vars.c's rule */
+  /* --compensate all: every variable; 0 (the default, --compensate auto):
+   * the variables of comp_vars.c's rule, the others updated plainly */
+  int compensate_all;
   /* [boundaries]: absorb on discrete monitoring alone, without the
    * Brownian-bridge crossing probability (codegen/boundary.c) */
   int no_bridge_correction;
