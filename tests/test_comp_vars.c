@@ -96,6 +96,18 @@ static void check_varying(void) {
   o.sv = large;
   TU_CHECK(sdk_cg_comp_rule(&o, 0) == SDK_CG_COMP_SPACING, "g scanned up to 3e5: compensated");
   o.sv = NULL, o.ngrid = 0, o.nsv = 0;
+  /* fmod(3, g) at g = 0 is NaN, and fmin(1e4, NaN) is 1e4 (a review) */
+  sdk_model *mn = model_of("[drift]\nx = -k*x + fmin(1e4, fmod(3, g))\ny = 0\n[noise]\nx = 1\n");
+  const double with0[2] = {0, 0.7}, without0[2] = {0.5, 0.7};
+  if (mn) {
+    sdk_codegen_opts on;
+    opts_for(&on, mn, scanned_g, 0.01);
+    on.ngrid = 2, on.nsv = 1, on.sv = with0;
+    TU_CHECK(sdk_cg_comp_rule(&on, 0) == SDK_CG_COMP_UNBOUNDED, "fmin(1e4, fmod(3, 0)): no bound");
+    on.sv = without0;
+    TU_CHECK(sdk_cg_comp_rule(&on, 0) == SDK_CG_COMP_PLAIN, "fmod(3, g), g in 0.5 .. 0.7: plain");
+    sdk_model_destroy(&mn);
+  }
   o.scan_column = fixed;
   o.path_param = per_path;
   TU_CHECK(sdk_cg_comp_rule(&o, 0) == SDK_CG_COMP_NOT_FIXED, "k per path: compensated");
@@ -181,6 +193,21 @@ int main(void) {
        SDK_CG_COMP_NOT_GAUSSIAN},
       {"Levy noise", "[drift]\nx = -k*x\ny = 0\n[levy]\nx = 1.5, 0, g\n", 0.01, 0,
        SDK_CG_COMP_NOT_GAUSSIAN},
+      /* found by a review: x through a step hides an offset; a wall mirrors a start */
+      {"x through round", "[drift]\nx = -k*x + 1e4*round(tanh(x))\ny = 0\n[noise]\nx = g\n", 0.01,
+       0, SDK_CG_COMP_NOT_FIXED},
+      {"x through fmod", "[drift]\nx = -k*x + fmod(x, 1)\ny = 0\n[noise]\nx = g\n", 0.01, 0,
+       SDK_CG_COMP_NOT_FIXED},
+      {"x through a comparison", "[drift]\nx = -k*x + 3*(x > 1)\ny = 0\n[noise]\nx = g\n", 0.01, 0,
+       SDK_CG_COMP_NOT_FIXED},
+      {"a reflecting wall",
+       "[drift]\nx = -k*x\ny = 0\n[noise]\nx = g\n[boundaries]\n"
+       "wall = reflect x <= 100\n",
+       0.01, 0, SDK_CG_COMP_NOT_GAUSSIAN},
+      {"an absorbing wall",
+       "[drift]\nx = -k*x\ny = 0\n[noise]\nx = g\n[boundaries]\n"
+       "out = absorb x >= 100\n",
+       0.01, 0, SDK_CG_COMP_PLAIN},
       {"reset by an event",
        "[drift]\nx = -k*x\ny = 0\n[noise]\nx = g\n[events]\nfire = when x >= 1 : x = 0\n", 0.01, 0,
        SDK_CG_COMP_NOT_GAUSSIAN},

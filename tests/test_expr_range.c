@@ -62,8 +62,16 @@ static double point_in(int i) {
   return LO[i] + (HI[i] - LO[i]) * uniform();
 }
 
-/* every sampled value inside the range; the range's ends as expected
- * (NAN: not checked) */
+/* the computed end c holds the expected w (NAN: not checked): c is w, or
+ * beyond it by at most 1e-5 of it (the ends move outwards by 2^-20 of
+ * themselves at each operation) */
+static int end_ok(double c, double w, int up) {
+  if (isnan(w) || c == w) return 1;
+  if (!isfinite(w)) return 0;
+  return up ? c > w && c <= w + 1e-5 * fabs(w) : c < w && c >= w - 1e-5 * fabs(w);
+}
+
+/* every sampled value inside the range; the range's ends as expected */
 static void check(const char *text, double want_lo, double want_hi) {
   sdk_expr *e = parse(text);
   TU_CHECK(e != NULL, "%s parses", text);
@@ -78,16 +86,11 @@ static void check(const char *text, double want_lo, double want_hi) {
       v[i] = point_in(i);
     double f = sdk_expr_eval(e, value_of, v);
     if (isnan(f)) continue; /* (outside the function's domain: no value to hold) */
-    double tol = 1e-12 * fmax(1, fabs(f));
-    if (f < lo - tol || f > hi + tol) outside++, worst = f;
+    if (f < lo || f > hi) outside++, worst = f;
   }
   TU_CHECK(outside == 0, "%s: %d values outside [%g, %g] (e.g. %g)", text, outside, lo, hi, worst);
-  if (!isnan(want_lo))
-    TU_CHECK(lo == want_lo || fabs(lo - want_lo) <= 1e-12 * fabs(want_lo), "%s: lo %.17g, want %g",
-             text, lo, want_lo);
-  if (!isnan(want_hi))
-    TU_CHECK(hi == want_hi || fabs(hi - want_hi) <= 1e-12 * fabs(want_hi), "%s: hi %.17g, want %g",
-             text, hi, want_hi);
+  TU_CHECK(end_ok(lo, want_lo, 0), "%s: lo %.17g, want %g", text, lo, want_lo);
+  TU_CHECK(end_ok(hi, want_hi, 1), "%s: hi %.17g, want %g", text, hi, want_hi);
   sdk_expr_destroy(&e);
 }
 
@@ -121,11 +124,23 @@ int main(void) {
   check("atan2(z, x)", -M_PI, M_PI);
   check("x > 1 ? y : -y", -4, 4);
   check("(x < y) + (x >= 0 && y > 1)", 0, 2);
-  check("0 * z + x", -2, 3); /* 0 times anything is 0 */
+  check("0 * y + x", -2, 3);     /* 0 times a bounded value is 0 */
+  check("0 * z + x", -inf, inf); /* (0 times an unbounded one may be NaN: no bound) */
   check("z * 0.5 + 1", -inf, inf);
   check("tan(x)", -inf, inf);
   check("p * p + sin(p)", 2.25 + sin(1.5), 2.25 + sin(1.5)); /* points: the exact value */
   check("fma(x, y, p)", -6.5, 13.5);
+  /* NaN: fmod by a range holding 0 may be NaN, and fmin then gives its other
+   * argument (a review: a drift -x + fmin(1e4, fmod(3, k)) scanned over k =
+   * 0, 0.7 was taken for one below 0.7) */
+  check("fmin(10000, fmod(3, x))", -inf, 10000);
+  check("fmax(-5, 0 * exp(z))", -5, 0); /* 0 * an overflow to inf is NaN: -5 */
+  check("fmin(y, sqrt(x))", -inf, 4);
+  check("fmin(sqrt(x), sqrt(-y))", -inf, inf); /* both may be NaN */
+  /* signed zero: copysign(0, x) is -0 or 0, and atan2 tells them apart */
+  check("atan2(copysign(0, x), -10)", -M_PI, M_PI);
+  /* float's rounding against floor: pow(64, 1) is 64, floor keeps it */
+  check("floor(pow(64, y / 4))", NAN, 64);
   check("2 * pi", 2 * M_PI, 2 * M_PI);
   check("-2*pi*cos(2*pi*z) + 4.2*cos(4.9*z) + 0.1", -2 * M_PI - 4.1, 2 * M_PI + 4.3);
   return tu_finish("test_expr_range");

@@ -12,7 +12,9 @@
  * (1) Its error is forgotten.  Its drift is c x + g, g free of x, c a number
  *     of the run (parameters neither scanned nor given per path, not t, not
  *     the state; dt the same for every grid point) with c dt <= -1/128, no
- *     delayed value in its drift, additive noise, not declared periodic.  An
+ *     delayed value in its drift and x in it through no step (floor, %,
+ *     a comparison, ...: their derivative 0 hides an offset), additive
+ *     noise, not declared periodic.  An
  *     error e_n of each step then evolves as d_{n+1} = (1 + c dt) d_n + e_n,
  *     so |d| <= max|e| / (|c| dt) <= 128 ulp(x)/2 <= 2^-17 |x| at any time,
  *     however long the run.
@@ -23,7 +25,7 @@
  *     and the variance came out 16-40 times too large (a review;
  *     test_numerics).  So the variable must have a Gaussian increment of its
  *     own, s dW (the noise source continuous, noise.h; no jumps, Levy noise,
- *     event resets or shared Wiener processes on it), with s sqrt(dt) >= 256
+ *     event resets, reflecting walls or shared Wiener processes on it), with s sqrt(dt) >= 256
  *     q, q the float spacing at X, the largest |x| its drift, noise and
  *     start allow:
  *       X = 2 (max(X0, G / |c|) + 10 s_max / sqrt(|c|)),
@@ -77,6 +79,25 @@ static int uses_var(const sdk_expr *e, int v) {
   if (e->kind == SDK_E_SYM && e->sym == SDK_SYM_VAR && e->index == v) return 1;
   for (int i = 0; i < 3; i++)
     if (uses_var(e->arg[i], v)) return 1;
+  return 0;
+}
+
+/* Does x_v reach e through a function whose derivative is 0 or undefined
+ * where it jumps (floor, ceil, round, fmod, %, a comparison, a condition,
+ * fabs, fmin, fmax, copysign)?  Then a constant derivative does not make
+ * the drift c x + g: -x + A round(tanh(x)) has derivative -1 and sits at
+ * A (a review). */
+static int steps_in_var(const sdk_expr *e, int v) {
+  static const char *const fns[] = {"floor", "ceil", "round", "fmod",     "fabs",
+                                    "abs",   "fmin", "fmax",  "copysign", NULL};
+  if (!e) return 0;
+  int step = e->kind == SDK_E_COND || (e->kind == SDK_E_UNARY && e->op == '!') ||
+             (e->kind == SDK_E_BINARY && strchr("%<>LGENAO", e->op));
+  for (int i = 0; e->kind == SDK_E_CALL && fns[i]; i++)
+    step = step || !strcmp(e->name, fns[i]);
+  if (step && uses_var(e, v)) return 1;
+  for (int i = 0; i < 3; i++)
+    if (steps_in_var(e->arg[i], v)) return 1;
   return 0;
 }
 
@@ -167,6 +188,10 @@ static sdk_cg_comp_why spacing_rule(const sdk_codegen_opts *o, int v, double c) 
   int own = nz && nz->continuous && m->nwiener == 0 && !sdk_model_levy_of(m, v);
   for (int i = 0; i < m->njump; i++)
     own = own && m->jump[i].var != v;
+  /* (a reflecting wall moves x as a jump does: a start beyond it is
+   * mirrored far from the bound below, a review) */
+  for (int i = 0; i < m->nbound; i++)
+    own = own && !(m->bound[i].var == v && m->bound[i].kind == SDK_BOUND_REFLECT);
   for (int i = 0; i < m->nevent; i++)
     for (int k = 0; k < m->event[i].nreset; k++)
       own = own && m->event[i].reset_var[k] != v;
@@ -190,6 +215,7 @@ sdk_cg_comp_why sdk_cg_comp_rule(const sdk_codegen_opts *o, int v) {
   if (m->var_period && m->var_period[v]) return SDK_CG_COMP_PERIODIC;
   if (!uses_var(m->drift[v], v)) return SDK_CG_COMP_INTEGRATOR;
   if (uses_delay(m->drift[v])) return SDK_CG_COMP_DELAYED;
+  if (steps_in_var(m->drift[v], v)) return SDK_CG_COMP_NOT_FIXED;
   if (sdk_md_uses_state(m, m->noise[v])) return SDK_CG_COMP_STATE_NOISE;
   double c = self_rate(o, v);
   if (!isfinite(c) || o->dt_column >= 0) return SDK_CG_COMP_NOT_FIXED;
@@ -219,7 +245,8 @@ void sdk_cg_comp_describe(const sdk_codegen_opts *o, char *buf, size_t n) {
                                 "on every path",
       [SDK_CG_COMP_SLOW] = "c dt > -1/128: it does not relax within 128 steps",
       [SDK_CG_COMP_NOT_GAUSSIAN] = "its noise is not a Gaussian increment of its own (jumps, "
-                                   "Levy, resets, shared Wiener processes, --noise three-point)",
+                                   "Levy, resets, reflecting walls, shared Wiener processes, "
+                                   "--noise three-point)",
       [SDK_CG_COMP_UNBOUNDED] = "no bound on |x| follows from its drift, noise and start",
       [SDK_CG_COMP_SPACING] = "its noise increments span fewer than 256 float spacings at the "
                               "largest |x| its drift, noise and start allow",

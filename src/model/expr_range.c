@@ -3,8 +3,17 @@
  * the largest |x| a relaxing variable can reach (codegen/comp_vars.c).
  * Every range holds every value the expression can take while its symbols
  * stay in theirs; where no bound follows, it is the whole line, never a
- * guess.  The bounds themselves are rounded to nearest, not outwards: the
- * callers use them with margins of factors, never of ulps. */
+ * guess.  Three things the values do that plain interval arithmetic misses:
+ * - NaN (fmod by 0, 0 * inf, outside a function's domain): each range says
+ *   whether a value may be NaN, because fmin and fmax then return their
+ *   other argument (fmin(1e4, fmod(3, k)) is 1e4 at k = 0: a review); a
+ *   result that may be NaN is the whole line;
+ * - signed zeros: [-0, 0] is not one point (atan2(copysign(0, b), -1) is pi
+ *   or -pi);
+ * - rounding: the kernel evaluates in float, the bounds here in double, and
+ *   floor or a comparison turns a last-place difference into a whole unit
+ *   (floor(pow(64, b)) reaches 64 at b = 1): every computed end moves
+ *   outwards by 2^-20 of itself, 0 excepted (exact in both). */
 #include <math.h>
 #include <string.h>
 
@@ -12,79 +21,117 @@
 
 typedef struct {
   double lo, hi;
+  int nan; /* some value may be NaN */
 } range;
 
-static const range ALL = {-INFINITY, INFINITY};
+static const range ALL = {-INFINITY, INFINITY, 1};
 
-/* a NaN bound (outside a function's domain, inf - inf) means no bound */
+/* a NaN end (outside a function's domain, inf - inf) means no bound, and a
+ * value that may be NaN */
 static range mk(double a, double b) {
   if (isnan(a) || isnan(b)) return ALL;
-  return a <= b ? (range){a, b} : (range){b, a};
+  return a <= b ? (range){a, b, 0} : (range){b, a, 0};
 }
 
 static range hull(range a, range b) {
-  return (range){fmin(a.lo, b.lo), fmax(a.hi, b.hi)};
+  return (range){fmin(a.lo, b.lo), fmax(a.hi, b.hi), a.nan || b.nan};
+}
+
+/* r, NaN also where a or b may be */
+static range with_nan(range r, range a, range b) {
+  r.nan = r.nan || a.nan || b.nan;
+  return r;
+}
+
+static double outwards(double x, int up) {
+  if (x == 0 || !isfinite(x)) return x;
+  return x + (up ? 1 : -1) * ldexp(fabs(x), -20);
+}
+
+static range widen(range r) {
+  return (range){outwards(r.lo, 0), outwards(r.hi, 1), r.nan};
+}
+
+static int point(range a) {
+  return a.lo == a.hi && isfinite(a.lo) && !a.nan && signbit(a.lo) == signbit(a.hi);
 }
 
 static double maxabs(range a) {
   return fmax(fabs(a.lo), fabs(a.hi));
 }
 
-/* (an end at 0 is exact, so 0 times an unbounded end is 0, not NaN) */
+static int has_zero(range a) {
+  return a.lo <= 0 && a.hi >= 0;
+}
+
+/* (an end at 0 is exact, so 0 times an unbounded end is 0 as a bound; the
+ * NaN of 0 times an overflow is flagged by mul) */
 static double mul0(double a, double b) {
   return a == 0 || b == 0 ? 0 : a * b;
 }
 
 static range mul(range a, range b) {
   double p[4] = {mul0(a.lo, b.lo), mul0(a.lo, b.hi), mul0(a.hi, b.lo), mul0(a.hi, b.hi)};
-  range r = {p[0], p[0]};
+  range r = {p[0], p[0], 0};
   for (int i = 1; i < 4; i++)
-    r = hull(r, (range){p[i], p[i]});
-  return r;
+    r = hull(r, (range){p[i], p[i], 0});
+  r.nan = (has_zero(a) && !isfinite(maxabs(b))) || (has_zero(b) && !isfinite(maxabs(a)));
+  return with_nan(r, a, b);
 }
 
 static range add(range a, range b) {
-  return mk(a.lo + b.lo, a.hi + b.hi);
+  return with_nan(mk(a.lo + b.lo, a.hi + b.hi), a, b);
 }
 
 static range neg(range a) {
-  return (range){-a.hi, -a.lo};
+  return (range){-a.hi, -a.lo, a.nan};
 }
 
 static range divide(range a, range b) {
-  if (b.lo <= 0 && b.hi >= 0) return ALL;
-  return mul(a, (range){1 / b.hi, 1 / b.lo});
+  if (has_zero(b)) return ALL;
+  return mul(a, (range){1 / b.hi, 1 / b.lo, b.nan});
 }
 
 static range absr(range a) {
   if (a.lo >= 0) return a;
   if (a.hi <= 0) return neg(a);
-  return (range){0, fmax(-a.lo, a.hi)};
+  return (range){0, fmax(-a.lo, a.hi), a.nan};
 }
 
-/* fmod(a, b) and a % b: the sign of a, below |b| and |a| in size */
+/* fmod(a, b) and a % b: the sign of a, below |b| and |a| in size; NaN
+ * where b may be 0 */
 static range fmodr(range a, range b) {
+  if (has_zero(b)) return ALL;
   double m = fmin(maxabs(b), maxabs(a));
-  return (range){a.lo < 0 ? -m : 0, a.hi > 0 ? m : 0};
+  return with_nan((range){a.lo < 0 ? -m : 0, a.hi > 0 ? m : 0, 0}, a, b);
+}
+
+/* fmin, fmax: where one argument is NaN, the other */
+static range minmax(range a, range b, int max) {
+  range r = max ? mk(fmax(a.lo, b.lo), fmax(a.hi, b.hi)) : mk(fmin(a.lo, b.lo), fmin(a.hi, b.hi));
+  if (a.nan) r = hull(r, b);
+  if (b.nan) r = hull(r, a);
+  r.nan = a.nan && b.nan;
+  return r;
 }
 
 /* a^n for an integer n, |n| <= 64 */
 static range ipow(range a, int n) {
-  if (n < 0) return divide((range){1, 1}, ipow(a, -n));
-  if (n == 0) return (range){1, 1};
-  if (n % 2) return mk(pow(a.lo, n), pow(a.hi, n));
+  if (n < 0) return divide((range){1, 1, 0}, ipow(a, -n));
+  if (n == 0) return (range){1, 1, a.nan};
+  if (n % 2) return with_nan(mk(pow(a.lo, n), pow(a.hi, n)), a, a);
   range m = absr(a);
-  return mk(pow(m.lo, n), pow(m.hi, n));
+  return with_nan(mk(pow(m.lo, n), pow(m.hi, n)), a, a);
 }
 
-static range call(const char *n, const range *a, int nargs) {
+static range call_values(const char *n, const range *a, int nargs) {
   static const char *const up[] = {"atan", "sinh",  "tanh",  "exp",   "log",  "log10",
                                    "log2", "sqrt",  "cbrt",  "floor", "ceil", "round",
                                    "erf",  "expm1", "log1p", "asin",  NULL};
-  int point = 1;
+  int pt = 1;
   for (int i = 0; i < nargs; i++)
-    point = point && a[i].lo == a[i].hi && isfinite(a[i].lo);
-  if (point) {
+    pt = pt && point(a[i]);
+  if (pt) {
     double x[3] = {0, 0, 0};
     for (int i = 0; i < nargs; i++)
       x[i] = a[i].lo;
@@ -98,22 +145,20 @@ static range call(const char *n, const range *a, int nargs) {
     }
   if (!strcmp(n, "erfc")) return mk(erfc(a[0].hi), erfc(a[0].lo));
   if (!strcmp(n, "acos")) return mk(acos(a[0].hi), acos(a[0].lo));
-  if (!strcmp(n, "sin") || !strcmp(n, "cos")) return (range){-1, 1};
+  if (!strcmp(n, "sin") || !strcmp(n, "cos")) return (range){-1, 1, 0};
   if (!strcmp(n, "fabs") || !strcmp(n, "abs")) return absr(a[0]);
   if (!strcmp(n, "cosh")) {
     range m = absr(a[0]);
     return mk(cosh(m.lo), cosh(m.hi));
   }
-  if (!strcmp(n, "atan2")) return (range){-M_PI, M_PI};
-  if (!strcmp(n, "fmin")) return mk(fmin(a[0].lo, a[1].lo), fmin(a[0].hi, a[1].hi));
-  if (!strcmp(n, "fmax")) return mk(fmax(a[0].lo, a[1].lo), fmax(a[0].hi, a[1].hi));
-  if (!strcmp(n, "copysign")) return (range){-maxabs(a[0]), maxabs(a[0])};
-  if (!strcmp(n, "hypot")) return (range){0, hypot(maxabs(a[0]), maxabs(a[1]))};
+  if (!strcmp(n, "atan2")) return (range){-M_PI, M_PI, 0};
+  if (!strcmp(n, "copysign")) return (range){-maxabs(a[0]), maxabs(a[0]), 0};
+  if (!strcmp(n, "hypot")) return (range){0, hypot(maxabs(a[0]), maxabs(a[1])), 0};
   if (!strcmp(n, "fmod")) return fmodr(a[0], a[1]);
   if (!strcmp(n, "fma")) return add(mul(a[0], a[1]), a[2]);
   if (!strcmp(n, "pow")) {
     double e = a[1].lo;
-    if (a[1].lo == a[1].hi && e == floor(e) && fabs(e) <= 64) return ipow(a[0], (int)e);
+    if (point(a[1]) && e == floor(e) && fabs(e) <= 64) return ipow(a[0], (int)e);
     if (a[0].lo > 0) { /* exp(b log a), both monotone */
       range l = mk(log(a[0].lo), log(a[0].hi));
       range p = mul(a[1], l);
@@ -121,6 +166,14 @@ static range call(const char *n, const range *a, int nargs) {
     }
   }
   return ALL; /* tan, tgamma, lgamma, a negative base's real power */
+}
+
+static range call(const char *n, const range *a, int nargs) {
+  if (!strcmp(n, "fmin") || !strcmp(n, "fmax")) return minmax(a[0], a[1], n[2] == 'a');
+  range r = call_values(n, a, nargs);
+  for (int i = 0; i < nargs; i++)
+    r.nan = r.nan || a[i].nan;
+  return r;
 }
 
 static range eval(const sdk_expr *e, sdk_range_fn fn, void *user) {
@@ -136,21 +189,21 @@ static range eval(const sdk_expr *e, sdk_range_fn fn, void *user) {
   case SDK_E_CALL:
     for (int i = 0; i < e->nargs && i < 3; i++)
       a[i] = eval(e->arg[i], fn, user);
-    return call(e->name, a, e->nargs);
+    return widen(call(e->name, a, e->nargs));
   case SDK_E_UNARY:
     a[0] = eval(e->arg[0], fn, user);
-    return e->op == '-' ? neg(a[0]) : e->op == '!' ? (range){0, 1} : a[0];
+    return e->op == '-' ? neg(a[0]) : e->op == '!' ? (range){0, 1, 0} : a[0];
   case SDK_E_COND: return hull(eval(e->arg[1], fn, user), eval(e->arg[2], fn, user));
   case SDK_E_BINARY:
     a[0] = eval(e->arg[0], fn, user);
     a[1] = eval(e->arg[1], fn, user);
     switch (e->op) {
-    case '*': return mul(a[0], a[1]);
-    case '/': return divide(a[0], a[1]);
+    case '*': return widen(mul(a[0], a[1]));
+    case '/': return widen(divide(a[0], a[1]));
     case '%': return fmodr(a[0], a[1]);
-    case '+': return add(a[0], a[1]);
-    case '-': return add(a[0], neg(a[1]));
-    default: return (range){0, 1}; /* comparisons, && and || */
+    case '+': return widen(add(a[0], a[1]));
+    case '-': return widen(add(a[0], neg(a[1])));
+    default: return (range){0, 1, 0}; /* comparisons (false with NaN), && and || */
     }
   }
   return ALL;
@@ -158,6 +211,7 @@ static range eval(const sdk_expr *e, sdk_range_fn fn, void *user) {
 
 void sdk_expr_range(const sdk_expr *e, sdk_range_fn fn, void *user, double *lo, double *hi) {
   range r = eval(e, fn, user);
+  if (r.nan) r = ALL;
   *lo = r.lo;
   *hi = r.hi;
 }
