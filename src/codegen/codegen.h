@@ -89,15 +89,18 @@
  * depend on the choice; --compensate all: every variable; --verbose names
  * them.
  *
- * The CUDA kernel defers the renormalisation (opts.comp_defer, at the ends of its groups
- * of G unrolled steps aligned to step numbers n with n % G == 0): the state
- * is an unevaluated sum h + l, h fixed within a group, and
+ * The CUDA kernel defers the renormalisation (opts.comp_defer, every R steps,
+ * at step numbers n with n % R == 0; R = 4 G, the unrolled loop's 4 groups
+ * of G steps, or G with delays or Levy pairs: cuda_paths.c): the state is
+ * an unevaluated sum h + l, h fixed between renormalisations, and
  *   every step:       l = l + incr;  x = fl(h + l)        (x: what the drift sees)
- *   when n % G == 0:  l = l - fl(x - h);  h = x            (Fast2Sum of h + l)
- * which is the Kahan sum above for G = 1 and costs 1 + 2/G adds per variable
- * and step instead of 3 (issue 10: PROG1 at >= 90% of the plain update).
- * The rounding errors of l are of the order of ulp(G incr), as small as the
- * Kahan sum's.  x, l and h are all stored (3 nvars rows), so a launch that
+ *   when n % R == 0:  l = l - fl(x - h);  h = x            (Fast2Sum of h + l)
+ * which is the Kahan sum above for R = 1 and costs 1 + 2/R adds per variable
+ * and step instead of 3 (issue 10: PROG1 at >= 90% of the plain update;
+ * issue 32: R = 16 instead of 4 for PROG1, 39.19 instructions a step
+ * instead of 39.56).  The rounding errors of l are of the order of
+ * ulp(R incr), far below ulp(x) while |x| >> R |incr|, and no larger than
+ * the plain update's where it is not.  x, l and h are all stored (3 nvars rows), so a launch that
  * ends inside a group continues it exactly: the bits depend on the step
  * numbers only, never on where launches, samples or checkpoints fall.  Double
  * precision is not compensated (its source and results are unchanged), nor

@@ -184,7 +184,14 @@ typedef struct {
    * the double step's calls (slow paths of sin, log) move them around it
    * (119.25 -> 124.06 instructions a step; NVRTC 13.0, sm_90). */
   const char *keys;
-  int defer; /* deferred compensation: renormalise at the group ends (codegen.h) */
+  int defer; /* deferred compensation: renormalise where n % R == 0 (codegen.h) */
+  /* steps between renormalisations: 4 G (the unrolled loop's iteration)
+   * where super_groups says so, else G */
+  int R;
+  /* within whole groups (pass 1), with R > G: the groups up to n % R == 0
+   * (ALIGN), whole runs of R steps (MAIN; the renormalisation placed in the
+   * unrolled body), the groups left (TAIL; they never reach n % R == 0) */
+  enum { SDK_GM_MAIN, SDK_GM_ALIGN, SDK_GM_TAIL } gmode;
   /* the time-only values the step takes, from the per-phase table */
   int nslot, slot_stage[SDK_MAX_STAGES * SDK_CG_MAX_HOIST],
       slot_k[SDK_MAX_STAGES * SDK_CG_MAX_HOIST];
@@ -611,16 +618,22 @@ static void emit_rep(sdk_emit *em, const cu_adv *a, int r) {
   emit_coarse_call(em, a, r);
   if (guard && !o->dt_check) sdk_em_close(em);
   if (a->pass != 1) sdk_em_line(em, "n++;");
-  /* deferred compensation: Fast2Sum of h + l at every group end (codegen.h);
-   * not for a frozen path, whose state stays that of its hitting step */
-  if (a->defer && (a->pass != 1 || r == a->G - 1)) {
-    if (a->pass != 1) sdk_em_open(em, "if (n %% %d == 0)", a->G);
+  /* deferred compensation: Fast2Sum of h + l where n % R == 0 (codegen.h);
+   * not for a frozen path, whose state stays that of its hitting step.  In
+   * MAIN's unrolled body sdk_gi & (R/G - 1) is known in each copy (its
+   * groups start at n % R == 0, sdk_ng a multiple of R/G) */
+  int at = a->pass == 1 && a->R > a->G && a->gmode == SDK_GM_MAIN;
+  if (a->defer && (a->pass != 1 || r == a->G - 1) && !(a->pass == 1 && a->gmode == SDK_GM_TAIL)) {
+    if (a->pass != 1) sdk_em_open(em, "if (n %% %d == 0)", a->R);
+    if (a->pass == 1 && a->gmode == SDK_GM_ALIGN)
+      sdk_em_open(em, "if ((sdk_n + %d) %% %d == 0)", a->G, a->R);
+    if (at) sdk_em_open(em, "if ((sdk_gi & %d) == %d)", a->R / a->G - 1, a->R / a->G - 1);
     if (guard) sdk_em_open(em, "if (bs0 == (real)0)");
     for (int v = 0; v < o->model->nvars; v++)
       if (sdk_cg_comp_var(o, v))
         sdk_em_line(em, "c0_%d = c0_%d - (x0_%d - h0_%d); h0_%d = x0_%d;", v, v, v, v, v, v);
     if (guard) sdk_em_close(em);
-    if (a->pass != 1) sdk_em_close(em);
+    if (a->pass != 1 || a->gmode == SDK_GM_ALIGN || at) sdk_em_close(em);
   }
   if (o->spp > 0 && !a->grouptab)
     sdk_em_line(em, "if (++sdk_ph == %lldLL) sdk_ph = 0;", (long long)o->spp);
@@ -639,6 +652,16 @@ static void emit_pass(sdk_emit *em, cu_adv *a, int pass) {
   a->vecload = a->grouptab && (G * a->nslot) % a->per_vec == 0;
   if (pass == 0) {
     sdk_em_open(em, "while (n < nend && (n %% %d) != 0)", G);
+  } else if (pass == 1 && a->R > G && a->gmode == SDK_GM_ALIGN) {
+    sdk_em_open(em, "while (nend - n >= %d && n %% %d != 0)", G, a->R);
+    sdk_em_line(em, "const sdk_i64 sdk_left = (nend - n) / %d, sdk_al = (%d - n %% %d) / %d;", G,
+                a->R, a->R, G);
+    sdk_em_line(em, "const int sdk_ng = (int)(sdk_left < sdk_al ? sdk_left : sdk_al);");
+  } else if (pass == 1 && a->R > G && a->gmode == SDK_GM_MAIN) {
+    sdk_em_open(em, "while (nend - n >= %d)", a->R);
+    sdk_em_line(em, "const sdk_i64 sdk_left = (nend - n) / %d;", a->R);
+    sdk_em_line(em, "const int sdk_ng = (sdk_left > (1 << 27) ? (1 << 27) : (int)sdk_left) * %d;",
+                a->R / G);
   } else if (pass == 1) {
     /* whole groups with a 32-bit count and the Philox counter as base +
      * offset: the 64-bit step arithmetic stays out of the loop, and the
@@ -647,17 +670,23 @@ static void emit_pass(sdk_emit *em, cu_adv *a, int pass) {
     sdk_em_open(em, "while (nend - n >= %d)", G);
     sdk_em_line(em, "const sdk_i64 sdk_left = (nend - n) / %d;", G);
     sdk_em_line(em, "const int sdk_ng = sdk_left > (1 << 30) ? (1 << 30) : (int)sdk_left;");
+  } else {
+    sdk_em_open(em, "while (n < nend)");
+  }
+  if (pass == 1) {
     sdk_em_line(em, "const sdk_u64 sdk_c0 = (sdk_u64)((n * SDK_NN) >> 2);");
     sdk_em_line(em, "(void)sdk_c0;");
     sdk_cg_delay_cuda_ahead(em, o, G);
     /* (the delays' quads, delay_cuda.c, twice: unrolled 4 times, with
      * their loads hoisted, delay_ou took 47 registers instead of 32, 40
-     * warps an SM instead of 64; NVRTC 13.0, sm_90) */
-    sdk_em_line(em, "#pragma unroll %d", o->single && !sdk_cg_delay_quads(o) ? 4 : 2);
+     * warps an SM instead of 64; NVRTC 13.0, sm_90; ALIGN's and TAIL's few
+     * groups once) */
+    if (a->R > G && a->gmode != SDK_GM_MAIN)
+      sdk_em_line(em, "#pragma unroll 1");
+    else
+      sdk_em_line(em, "#pragma unroll %d", o->single && !sdk_cg_delay_quads(o) ? 4 : 2);
     sdk_em_open(em, "for (int sdk_gi = 0; sdk_gi < sdk_ng; sdk_gi++)");
     sdk_em_line(em, "const sdk_i64 sdk_n = n + (sdk_i64)sdk_gi * %d; (void)sdk_n;", G);
-  } else {
-    sdk_em_open(em, "while (n < nend)");
   }
   if (pass == 1) sdk_cg_delay_cuda_group(em, o, G); /* (its reads first) */
   if (a->grouptab) sdk_em_line(em, "const real *sdk_tt = sdk_ttab + sdk_ph * SDK_TT_SLOTS;");
@@ -743,7 +772,14 @@ static void hook_steps(sdk_emit *em, const void *c) {
     emit_slices_call(em, &a);
   else
     for (int pass = 0; pass < 3; pass++)
-      emit_pass(em, &a, pass);
+      if (pass == 1 && a.R > a.G)
+        for (int m = 0; m < 3; m++) {
+          static const int order[3] = {SDK_GM_ALIGN, SDK_GM_MAIN, SDK_GM_TAIL};
+          a.gmode = order[m];
+          emit_pass(em, &a, pass);
+        }
+      else
+        emit_pass(em, &a, pass);
   if (o->model->nbound > 0) {
     sdk_em_line(em, "sdk_frozen:");
     emit_values_io(em, o, 1, 1);
@@ -767,6 +803,13 @@ void sdk_cg_cuda_paths(sdk_emit *em, const sdk_codegen_opts *o) {
   a.nblk_group = nn > 0 && !o->adaptive ? a.G * nn / 4 : 0;
   a.keys = a.nblk_group > 0 && o->single ? "sdk_keys" : NULL;
   a.defer = o->compensate && o->comp_defer;
+  a.R = a.G;
+  /* the renormalisation at the ends of the unrolled iterations, every 4 G
+   * steps instead of every G (-0.375 instructions a step of PROG1's 39.56),
+   * where some variable is compensated and nothing else rides on the
+   * groups' pipeline (delays, Levy pairs keep R = G) */
+  for (int v = 0; a.defer && v < m->nvars; v++)
+    if (sdk_cg_comp_var(o, v) && m->ndelay == 0 && !sdk_cg_levy_pairs(o)) a.R = 4 * a.G;
   /* time-only subexpressions from a per-phase table (periodic models) */
   sdk_cg_hoist h;
   sdk_cg_hoist_init(&h, o, o->spp > 0 && o->spp <= SDK_CUDA_MAX_TTAB && o->dt_column < 0);
