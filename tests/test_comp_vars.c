@@ -120,6 +120,19 @@ static void check_varying(void) {
   o.init_given = 0;
   o.dt_column = 0;
   TU_CHECK(sdk_cg_comp_rule(&o, 0) == SDK_CG_COMP_NOT_FIXED, "dt per grid point: compensated");
+  /* t over [0, t_max]: exp(t) overflows float beyond 88.7, sin(inf) is NaN and
+   * fmin's other argument 1e4 counts (a review) */
+  sdk_model *mt = model_of("[drift]\nx = -k*x + fmin(1e4, sin(exp(t)))\ny = 0\n[noise]\nx = g\n");
+  if (mt) {
+    sdk_codegen_opts ot;
+    opts_for(&ot, mt, fixed, 0.01);
+    TU_CHECK(sdk_cg_comp_rule(&ot, 0) == SDK_CG_COMP_SPACING, "t unknown: the 1e4 counts");
+    ot.t_max = 50;
+    TU_CHECK(sdk_cg_comp_rule(&ot, 0) == SDK_CG_COMP_PLAIN, "t <= 50: exp(t) finite, sin bounded");
+    ot.t_max = 110;
+    TU_CHECK(sdk_cg_comp_rule(&ot, 0) == SDK_CG_COMP_SPACING, "t <= 110: exp(t) overflows");
+    sdk_model_destroy(&mt);
+  }
   /* the --verbose line names each variable with its reason */
   o.dt_column = -1;
   char line[512];
@@ -197,6 +210,8 @@ int main(void) {
       {"x through round", "[drift]\nx = -k*x + 1e4*round(tanh(x))\ny = 0\n[noise]\nx = g\n", 0.01,
        0, SDK_CG_COMP_NOT_FIXED},
       {"x through fmod", "[drift]\nx = -k*x + fmod(x, 1)\ny = 0\n[noise]\nx = g\n", 0.01, 0,
+       SDK_CG_COMP_NOT_FIXED},
+      {"x through atan2", "[drift]\nx = -k*x - 3183*atan2(0, x)\ny = 0\n[noise]\nx = g\n", 0.01, 0,
        SDK_CG_COMP_NOT_FIXED},
       {"x through a comparison", "[drift]\nx = -k*x + 3*(x > 1)\ny = 0\n[noise]\nx = g\n", 0.01, 0,
        SDK_CG_COMP_NOT_FIXED},

@@ -30,8 +30,10 @@
  *     start allow:
  *       X = 2 (max(X0, G / |c|) + 10 s_max / sqrt(|c|)),
  *     G = max |g| over the ranges of the parameters (scanned ones over the
- *     grid; t, the other variables and per-path values unbounded; sin, cos
- *     and the like bounded: model/expr_range.c), X0 the largest |start|
+ *     grid, t over [0, t_end] or the period; the other variables and
+ *     per-path values unbounded; sin, cos and the like bounded; a value
+ *     fmin, fmax or a comparison may turn from NaN or inf into a number
+ *     counted: model/expr_range.c), X0 the largest |start|
  *     ([init] uniform's ends, normal's mean + 10 standard deviations; data
  *     given as the start: unbounded), -1 <= c dt.  G / |c| bounds the
  *     recursion x' = c x + g without noise from a start inside it (Euler:
@@ -59,6 +61,7 @@
  * depend on the choice; a plain variable's rows stay 0. */
 #include "codegen/comp_vars.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -82,20 +85,23 @@ static int uses_var(const sdk_expr *e, int v) {
   return 0;
 }
 
-/* Does x_v reach e through a function whose derivative is 0 or undefined
- * where it jumps (floor, ceil, round, fmod, %, a comparison, a condition,
- * fabs, fmin, fmax, copysign)?  Then a constant derivative does not make
- * the drift c x + g: -x + A round(tanh(x)) has derivative -1 and sits at
- * A (a review). */
+/* Does x_v reach e through anything but arithmetic and analytic functions
+ * (a step, a condition, fabs, fmin, atan2, fmod, a comparison, ...)?  Then
+ * a constant derivative does not make the drift c x + g: -x + A
+ * round(tanh(x)) has derivative -1 and sits at A, and so does -x - A
+ * atan2(0, x) / pi below 0 (two reviews).  Analytic functions whose
+ * derivative is constant are affine. */
 static int steps_in_var(const sdk_expr *e, int v) {
-  static const char *const fns[] = {"floor", "ceil", "round", "fmod",     "fabs",
-                                    "abs",   "fmin", "fmax",  "copysign", NULL};
+  static const char *const analytic[] = {
+      "sin",   "cos",  "tan",  "asin", "acos", "atan", "sinh",  "cosh",  "tanh", "exp", "log",
+      "log10", "log2", "sqrt", "cbrt", "erf",  "erfc", "expm1", "log1p", "pow",  "fma", NULL};
   if (!e) return 0;
-  int step = e->kind == SDK_E_COND || (e->kind == SDK_E_UNARY && e->op == '!') ||
-             (e->kind == SDK_E_BINARY && strchr("%<>LGENAO", e->op));
-  for (int i = 0; e->kind == SDK_E_CALL && fns[i]; i++)
-    step = step || !strcmp(e->name, fns[i]);
-  if (step && uses_var(e, v)) return 1;
+  int smooth = e->kind == SDK_E_NUM || e->kind == SDK_E_SYM ||
+               (e->kind == SDK_E_UNARY && e->op != '!') ||
+               (e->kind == SDK_E_BINARY && strchr("+-*/", e->op));
+  for (int i = 0; e->kind == SDK_E_CALL && analytic[i]; i++)
+    smooth = smooth || !strcmp(e->name, analytic[i]);
+  if (!smooth && uses_var(e, v)) return 1;
   for (int i = 0; i < 3; i++)
     if (steps_in_var(e->arg[i], v)) return 1;
   return 0;
@@ -143,12 +149,14 @@ typedef struct {
 
 /* the range of a symbol over the run: x_v 0 (so that the drift's range is
  * g's), a fixed parameter its value, a scanned one its grid's extent, the
- * rest (t, the other variables, per-path values, noises) unbounded */
+ * t the run's time line (the period's with a periodic drive), the rest
+ * (the other variables, per-path values, noises) unbounded */
 static void run_range(void *user, sdk_symkind kind, int index, double *lo, double *hi) {
   const range_ctx *r = user;
   const sdk_codegen_opts *o = r->o;
   *lo = -INFINITY, *hi = INFINITY;
   if (kind == SDK_SYM_VAR && index == r->v) *lo = *hi = 0;
+  if (kind == SDK_SYM_TIME && o->t_max > 0) *lo = 0, *hi = o->t_max;
   if (kind != SDK_SYM_PARAM || (o->path_param && o->path_param[index] >= 0)) return;
   int col = o->scan_column[index];
   if (col < 0) {
@@ -203,7 +211,7 @@ static sdk_cg_comp_why spacing_rule(const sdk_codegen_opts *o, int v, double c) 
   double smin = lo > 0 ? lo : hi < 0 ? -hi : 0, smax = fmax(fabs(lo), fabs(hi));
   double g = max_abs(o, v, m->drift[v]), k = -c;
   double X = 2 * (fmax(start_bound(o, v), g / k) + SDK_CG_COMP_SIGMAS * smax / sqrt(k));
-  if (!isfinite(X) || k * o->dt > 1) return SDK_CG_COMP_UNBOUNDED;
+  if (!(X <= FLT_MAX) || k * o->dt > 1) return SDK_CG_COMP_UNBOUNDED;
   int e;
   frexp(X, &e); /* X < 2^e: the float spacing there is at most 2^(e - 24), or 2^-126 (ftz) */
   double q = ldexp(1.0, e - 24 > -126 ? e - 24 : -126);

@@ -74,11 +74,13 @@ double sdk_expr_eval(const sdk_expr *e, sdk_value_fn fn, void *user);
  * args; NaN for a name that is none of them. */
 double sdk_expr_call(const char *name, const double *args);
 
-/* A range [*lo, *hi] holding every value e can take while each symbol stays
- * within the range fn gives it (interval arithmetic, expr_range.c): a
- * symbol without a bound gives -INFINITY, INFINITY, and so does whatever
- * no bound follows for (a quotient by a range holding 0, tan, pow of a
- * base that may be negative); bounded functions stay bounded whatever
+/* A range [*lo, *hi] holding every value but NaN that e can take in a
+ * single-precision kernel while each symbol stays within the range fn
+ * gives it (interval arithmetic, expr_range.c: float rounding, overflow to
+ * inf, and the NaN that fmin, fmax and comparisons turn into numbers
+ * counted): a symbol without a bound is any finite float; -INFINITY or
+ * INFINITY where no bound follows (a quotient by a range holding 0, tan,
+ * a negative base's real power); bounded functions stay bounded whatever
  * their argument (sin, cos, tanh, erf, atan, ...). */
 typedef void (*sdk_range_fn)(void *user, sdk_symkind kind, int index, double *lo, double *hi);
 void sdk_expr_range(const sdk_expr *e, sdk_range_fn fn, void *user, double *lo, double *hi);

@@ -1,33 +1,43 @@
 /* Ranges of model expressions by interval arithmetic (expr.h
  * sdk_expr_range), for bounds the generator proves before it chooses code:
  * the largest |x| a relaxing variable can reach (codegen/comp_vars.c).
- * Every range holds every value the expression can take while its symbols
- * stay in theirs; where no bound follows, it is the whole line, never a
- * guess.  Three things the values do that plain interval arithmetic misses:
- * - NaN (fmod by 0, 0 * inf, outside a function's domain): each range says
- *   whether a value may be NaN, because fmin and fmax then return their
- *   other argument (fmin(1e4, fmod(3, k)) is 1e4 at k = 0: a review); a
- *   result that may be NaN is the whole line;
+ * A range holds every value other than NaN that the expression can take
+ * while its symbols stay in theirs (a NaN reaches the state, where the run
+ * stops on it); where no bound follows, it is the whole line, never a
+ * guess.  The values are those of a kernel in single precision: every
+ * number and parameter rounded to float, fast-math functions, overflow to
+ * inf beyond FLT_MAX; a symbol without a bound is any finite float.  What
+ * plain interval arithmetic misses, and two reviews found (most through
+ * fmin and fmax, which return their other argument where one is NaN, and
+ * through comparisons, false with NaN):
+ * - NaN (fmod by 0, 0 * inf, inf - inf, sin(inf), outside a function's
+ *   domain): each range says whether a value may be NaN; fmin(1e4, fmod(3,
+ *   k)) is 1e4 at k = 0, fmin(1e4, sin(exp(t))) is 1e4 once exp(t)
+ *   overflows;
+ * - overflow: an end beyond FLT_MAX becomes inf (p*p/(p*p) at p = 1e20 is
+ *   inf/inf = NaN in float);
  * - signed zeros: [-0, 0] is not one point (atan2(copysign(0, b), -1) is pi
  *   or -pi);
- * - rounding: the kernel evaluates in float, the bounds here in double, and
- *   floor or a comparison turns a last-place difference into a whole unit
- *   (floor(pow(64, b)) reaches 64 at b = 1): every computed end moves
- *   outwards by 2^-20 of itself, 0 excepted (exact in both). */
+ * - rounding: the kernel's float values differ from the double ones here in
+ *   their last places, which floor or a comparison turns into a whole unit
+ *   (floor(pow(64, b)) reaches 64 at b = 1): every number is the hull of its
+ *   double and float values, every computed end moves outwards by 2^-20 of
+ *   itself (0 excepted), and sin and cos are [-1, 1] even at a point (cosf
+ *   of 1.3e8 rounded to float is not cos of the double). */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
 #include "model/expr.h"
 
 typedef struct {
-  double lo, hi;
-  int nan; /* some value may be NaN */
+  double lo, hi; /* the values other than NaN; an infinite end: inf may be one */
+  int nan;       /* some value may be NaN */
 } range;
 
 static const range ALL = {-INFINITY, INFINITY, 1};
 
-/* a NaN end (outside a function's domain, inf - inf) means no bound, and a
- * value that may be NaN */
+/* a NaN end (outside a function's domain) means no bound, and NaN */
 static range mk(double a, double b) {
   if (isnan(a) || isnan(b)) return ALL;
   return a <= b ? (range){a, b, 0} : (range){b, a, 0};
@@ -43,13 +53,32 @@ static range with_nan(range r, range a, range b) {
   return r;
 }
 
+static int has_inf(range a) {
+  return isinf(a.lo) || isinf(a.hi);
+}
+
 static double outwards(double x, int up) {
   if (x == 0 || !isfinite(x)) return x;
-  return x + (up ? 1 : -1) * ldexp(fabs(x), -20);
+  x += (up ? 1 : -1) * ldexp(fabs(x), -20);
+  return x > FLT_MAX ? INFINITY : x < -FLT_MAX ? -INFINITY : x; /* (float overflows) */
 }
 
 static range widen(range r) {
   return (range){outwards(r.lo, 0), outwards(r.hi, 1), r.nan};
+}
+
+/* a number as the kernel has it: its double and float values */
+static range number(double v) {
+  float f = (float)v;
+  if ((double)f == v) return (range){v, v, 0}; /* (exact in both: 2 stays an integer power) */
+  return widen((range){fmin(v, (double)f), fmax(v, (double)f), 0});
+}
+
+/* a symbol's range: finite floats, its ends rounded to float outwards */
+static range symbol(double lo, double hi) {
+  if (isnan(lo) || isnan(hi) || lo > hi) return ALL;
+  lo = fmax(lo, -FLT_MAX), hi = fmin(hi, FLT_MAX);
+  return (range){fmin(lo, (double)(float)lo), fmax(hi, (double)(float)hi), 0};
 }
 
 static int point(range a) {
@@ -64,8 +93,8 @@ static int has_zero(range a) {
   return a.lo <= 0 && a.hi >= 0;
 }
 
-/* (an end at 0 is exact, so 0 times an unbounded end is 0 as a bound; the
- * NaN of 0 times an overflow is flagged by mul) */
+/* (an end at 0 is exact, so 0 times an infinite end is 0 as a bound; the
+ * NaN of 0 times inf is flagged by mul) */
 static double mul0(double a, double b) {
   return a == 0 || b == 0 ? 0 : a * b;
 }
@@ -75,12 +104,16 @@ static range mul(range a, range b) {
   range r = {p[0], p[0], 0};
   for (int i = 1; i < 4; i++)
     r = hull(r, (range){p[i], p[i], 0});
-  r.nan = (has_zero(a) && !isfinite(maxabs(b))) || (has_zero(b) && !isfinite(maxabs(a)));
+  r.nan = (has_zero(a) && has_inf(b)) || (has_zero(b) && has_inf(a));
   return with_nan(r, a, b);
 }
 
 static range add(range a, range b) {
-  return with_nan(mk(a.lo + b.lo, a.hi + b.hi), a, b);
+  double lo = a.lo + b.lo, hi = a.hi + b.hi;
+  range r = {isnan(lo) ? -INFINITY : lo, isnan(hi) ? INFINITY : hi, 0};
+  /* inf - inf */
+  r.nan = (a.lo == -INFINITY && b.hi == INFINITY) || (a.hi == INFINITY && b.lo == -INFINITY);
+  return with_nan(r, a, b);
 }
 
 static range neg(range a) {
@@ -89,7 +122,9 @@ static range neg(range a) {
 
 static range divide(range a, range b) {
   if (has_zero(b)) return ALL;
-  return mul(a, (range){1 / b.hi, 1 / b.lo, b.nan});
+  range r = mul(a, (range){1 / b.hi, 1 / b.lo, b.nan});
+  r.nan = r.nan || (has_inf(a) && has_inf(b));
+  return r;
 }
 
 static range absr(range a) {
@@ -99,11 +134,12 @@ static range absr(range a) {
 }
 
 /* fmod(a, b) and a % b: the sign of a, below |b| and |a| in size; NaN
- * where b may be 0 */
+ * where b may be 0 or a inf */
 static range fmodr(range a, range b) {
   if (has_zero(b)) return ALL;
   double m = fmin(maxabs(b), maxabs(a));
-  return with_nan((range){a.lo < 0 ? -m : 0, a.hi > 0 ? m : 0, 0}, a, b);
+  range r = {a.lo < 0 ? -m : 0, a.hi > 0 ? m : 0, has_inf(a)};
+  return with_nan(r, a, b);
 }
 
 /* fmin, fmax: where one argument is NaN, the other */
@@ -125,6 +161,8 @@ static range ipow(range a, int n) {
 }
 
 static range call_values(const char *n, const range *a, int nargs) {
+  if (!strcmp(n, "sin") || !strcmp(n, "cos")) return (range){-1, 1, has_inf(a[0])};
+  if (!strcmp(n, "tan")) return ALL;
   static const char *const up[] = {"atan", "sinh",  "tanh",  "exp",   "log",  "log10",
                                    "log2", "sqrt",  "cbrt",  "floor", "ceil", "round",
                                    "erf",  "expm1", "log1p", "asin",  NULL};
@@ -145,7 +183,6 @@ static range call_values(const char *n, const range *a, int nargs) {
     }
   if (!strcmp(n, "erfc")) return mk(erfc(a[0].hi), erfc(a[0].lo));
   if (!strcmp(n, "acos")) return mk(acos(a[0].hi), acos(a[0].lo));
-  if (!strcmp(n, "sin") || !strcmp(n, "cos")) return (range){-1, 1, 0};
   if (!strcmp(n, "fabs") || !strcmp(n, "abs")) return absr(a[0]);
   if (!strcmp(n, "cosh")) {
     range m = absr(a[0]);
@@ -179,12 +216,12 @@ static range call(const char *n, const range *a, int nargs) {
 static range eval(const sdk_expr *e, sdk_range_fn fn, void *user) {
   range a[3] = {ALL, ALL, ALL};
   switch (e->kind) {
-  case SDK_E_NUM: return mk(e->num, e->num);
+  case SDK_E_NUM: return number(e->num);
   case SDK_E_SYM: {
-    if (e->sym == SDK_SYM_CONST) return mk(e->num, e->num);
-    range r = ALL;
-    fn(user, e->sym, e->index, &r.lo, &r.hi);
-    return mk(r.lo, r.hi);
+    if (e->sym == SDK_SYM_CONST) return number(e->num);
+    double lo = -INFINITY, hi = INFINITY;
+    fn(user, e->sym, e->index, &lo, &hi);
+    return symbol(lo, hi);
   }
   case SDK_E_CALL:
     for (int i = 0; i < e->nargs && i < 3; i++)
@@ -211,7 +248,6 @@ static range eval(const sdk_expr *e, sdk_range_fn fn, void *user) {
 
 void sdk_expr_range(const sdk_expr *e, sdk_range_fn fn, void *user, double *lo, double *hi) {
   range r = eval(e, fn, user);
-  if (r.nan) r = ALL;
   *lo = r.lo;
   *hi = r.hi;
 }
