@@ -150,6 +150,14 @@ int main(void) {
   /* float rounding of a number: cos at 134229827.13 rounded to float is not
    * cos at the double (a review) */
   check("5000 * (1 + cos(134229827.13))", NAN, 10000);
+  /* underflow: below FLT_MIN the kernel has 0 (a review: p*p/(p*p) at p =
+   * 1e-30 is 0/0 there, and fmin then gives its other argument) */
+  check("fmin(10000, (1e-30*y)*(1e-30*y) / ((1e-30*y)*(1e-30*y)))", NAN, 10000);
+  check("log(exp(-200))", -inf, NAN);
+  check("ceil(pow(1e-30, x))", 0, NAN);
+  /* a product's zero may be -0: atan2(0 * y, -1) is pi or -pi (a review) */
+  check("atan2(0 * x, -1)", -M_PI, M_PI);
+  check("copysign(3, 0 * x)", -3, 3);
   check("2 * pi", 2 * M_PI, 2 * M_PI);
   check("-2*pi*cos(2*pi*z) + 4.2*cos(4.9*z) + 0.1", -2 * M_PI - 4.1, 2 * M_PI + 4.3);
   return tu_finish("test_expr_range");

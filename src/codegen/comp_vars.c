@@ -30,8 +30,8 @@
  *     start allow:
  *       X = 2 (max(X0, G / |c|) + 10 s_max / sqrt(|c|)),
  *     G = max |g| over the ranges of the parameters (scanned ones over the
- *     grid, t over [0, t_end] or the period; the other variables and
- *     per-path values unbounded; sin, cos and the like bounded; a value
+ *     grid; t, the other variables and per-path values any finite float;
+ *     sin, cos and the like bounded; a value
  *     fmin, fmax or a comparison may turn from NaN or inf into a number
  *     counted: model/expr_range.c), X0 the largest |start|
  *     ([init] uniform's ends, normal's mean + 10 standard deviations; data
@@ -149,14 +149,16 @@ typedef struct {
 
 /* the range of a symbol over the run: x_v 0 (so that the drift's range is
  * g's), a fixed parameter its value, a scanned one its grid's extent, the
- * t the run's time line (the period's with a periodic drive), the rest
- * (the other variables, per-path values, noises) unbounded */
+ * rest (t, the other variables, per-path values, noises) any finite float:
+ * t too, so that the choice does not depend on the run's length (a
+ * checkpoint extended to a longer --t-end keeps its kernel), and with a
+ * periodic drive t is the absolute time outside the drive's sin and cos
+ * (a review) */
 static void run_range(void *user, sdk_symkind kind, int index, double *lo, double *hi) {
   const range_ctx *r = user;
   const sdk_codegen_opts *o = r->o;
   *lo = -INFINITY, *hi = INFINITY;
   if (kind == SDK_SYM_VAR && index == r->v) *lo = *hi = 0;
-  if (kind == SDK_SYM_TIME && o->t_max > 0) *lo = 0, *hi = o->t_max;
   if (kind != SDK_SYM_PARAM || (o->path_param && o->path_param[index] >= 0)) return;
   int col = o->scan_column[index];
   if (col < 0) {

@@ -23,8 +23,7 @@ typedef struct sdk_codegen_opts {
   const double *sv;       /* ngrid x nsv: every grid point's scanned values (NULL: not known) */
   int dt_column;          /* -1: dt is the constant below */
   double dt;
-  int64_t spp;  /* > 0: t = (n mod spp) * dt (periodic driving) */
-  double t_max; /* the largest t the steps see: t_end, or spp dt (0: not known) */
+  int64_t spp; /* > 0: t = (n mod spp) * dt (periodic driving) */
   int64_t ngrid;
   /* systems of interacting particles (see sys.h): the module then holds
    * sdk_init and the system driver instead of sdk_advance */

@@ -16,8 +16,11 @@
  *   overflows;
  * - overflow: an end beyond FLT_MAX becomes inf (p*p/(p*p) at p = 1e20 is
  *   inf/inf = NaN in float);
- * - signed zeros: [-0, 0] is not one point (atan2(copysign(0, b), -1) is pi
- *   or -pi);
+ * - signed zeros: atan2 and copysign tell -0 from 0, and a product's 0 may
+ *   be either (atan2(0 * y, -1) is -pi for y < 0): their ranges are never
+ *   a point's value;
+ * - underflow: below FLT_MIN the kernel flushes to 0 (p*p/(p*p) at p =
+ *   1e-30 is 0/0, log(exp(-200)) is -inf): such ends become 0;
  * - rounding: the kernel's float values differ from the double ones here in
  *   their last places, which floor or a comparison turns into a whole unit
  *   (floor(pow(64, b)) reaches 64 at b = 1): every number is the hull of its
@@ -63,14 +66,22 @@ static double outwards(double x, int up) {
   return x > FLT_MAX ? INFINITY : x < -FLT_MAX ? -INFINITY : x; /* (float overflows) */
 }
 
+/* (a float below FLT_MIN is flushed to 0: the kernels' fast math) */
+static range underflow(range r) {
+  if (r.lo > 0 && r.lo < FLT_MIN) r.lo = 0;
+  if (r.hi < 0 && r.hi > -FLT_MIN) r.hi = 0;
+  return r;
+}
+
 static range widen(range r) {
-  return (range){outwards(r.lo, 0), outwards(r.hi, 1), r.nan};
+  return underflow((range){outwards(r.lo, 0), outwards(r.hi, 1), r.nan});
 }
 
 /* a number as the kernel has it: its double and float values */
 static range number(double v) {
   float f = (float)v;
-  if ((double)f == v) return (range){v, v, 0}; /* (exact in both: 2 stays an integer power) */
+  if ((double)f == v && (v == 0 || fabs(v) >= FLT_MIN))
+    return (range){v, v, 0}; /* (exact in both: 2 stays an integer power) */
   return widen((range){fmin(v, (double)f), fmax(v, (double)f), 0});
 }
 
@@ -78,7 +89,7 @@ static range number(double v) {
 static range symbol(double lo, double hi) {
   if (isnan(lo) || isnan(hi) || lo > hi) return ALL;
   lo = fmax(lo, -FLT_MAX), hi = fmin(hi, FLT_MAX);
-  return (range){fmin(lo, (double)(float)lo), fmax(hi, (double)(float)hi), 0};
+  return underflow((range){fmin(lo, (double)(float)lo), fmax(hi, (double)(float)hi), 0});
 }
 
 static int point(range a) {
@@ -166,6 +177,9 @@ static range call_values(const char *n, const range *a, int nargs) {
   static const char *const up[] = {"atan", "sinh",  "tanh",  "exp",   "log",  "log10",
                                    "log2", "sqrt",  "cbrt",  "floor", "ceil", "round",
                                    "erf",  "expm1", "log1p", "asin",  NULL};
+  /* (the sign of a zero matters to these two, and a product's 0 may be -0) */
+  if (!strcmp(n, "atan2")) return (range){-M_PI, M_PI, 0};
+  if (!strcmp(n, "copysign")) return (range){-maxabs(a[0]), maxabs(a[0]), 0};
   int pt = 1;
   for (int i = 0; i < nargs; i++)
     pt = pt && point(a[i]);
@@ -188,8 +202,6 @@ static range call_values(const char *n, const range *a, int nargs) {
     range m = absr(a[0]);
     return mk(cosh(m.lo), cosh(m.hi));
   }
-  if (!strcmp(n, "atan2")) return (range){-M_PI, M_PI, 0};
-  if (!strcmp(n, "copysign")) return (range){-maxabs(a[0]), maxabs(a[0]), 0};
   if (!strcmp(n, "hypot")) return (range){0, hypot(maxabs(a[0]), maxabs(a[1])), 0};
   if (!strcmp(n, "fmod")) return fmodr(a[0], a[1]);
   if (!strcmp(n, "fma")) return add(mul(a[0], a[1]), a[2]);

@@ -824,7 +824,7 @@ void sdk_plan_codegen_opts(const sdk_plan *p, sdk_target t, sdk_codegen_opts *o)
   o->nsv = p->nsv, o->sv = p->sv;
   o->dt_column = p->dt_column;
   o->dt = p->run->dt[0];
-  o->spp = p->spp, o->t_max = (double)(p->spp > 0 ? p->spp : p->nsteps) * o->dt;
+  o->spp = p->spp;
   o->ngrid = p->ngrid;
   o->sysmode = p->sys.on;
   o->order_var = p->sys.on ? p->sys.sums_var : -1;
