@@ -118,6 +118,14 @@ static void check_varying(void) {
   o.init_given = 1;
   TU_CHECK(sdk_cg_comp_rule(&o, 0) == SDK_CG_COMP_UNBOUNDED, "the start given as data: no bound");
   o.init_given = 0;
+  /* --dt-check's coarse copy steps 2 dt: k dt = 0.6 is stable for the fine
+   * recursion, k 2 dt = 1.2 not bounded by G / |c| */
+  o.dt = 0.3;
+  TU_CHECK(sdk_cg_comp_rule(&o, 0) == SDK_CG_COMP_PLAIN, "k dt = 0.6: plain");
+  o.dt_check = 1;
+  TU_CHECK(sdk_cg_comp_rule(&o, 0) == SDK_CG_COMP_UNBOUNDED,
+           "k dt = 0.6 with --dt-check: no bound");
+  o.dt_check = 0, o.dt = 0.01;
   o.dt_column = 0;
   TU_CHECK(sdk_cg_comp_rule(&o, 0) == SDK_CG_COMP_NOT_FIXED, "dt per grid point: compensated");
   /* t is any finite float (the choice must not depend on the run's length):

@@ -213,7 +213,8 @@ static sdk_cg_comp_why spacing_rule(const sdk_codegen_opts *o, int v, double c) 
   double smin = lo > 0 ? lo : hi < 0 ? -hi : 0, smax = fmax(fabs(lo), fabs(hi));
   double g = max_abs(o, v, m->drift[v]), k = -c;
   double X = 2 * (fmax(start_bound(o, v), g / k) + SDK_CG_COMP_SIGMAS * smax / sqrt(k));
-  if (!(X <= FLT_MAX) || k * o->dt > 1) return SDK_CG_COMP_UNBOUNDED;
+  /* (--dt-check's coarse copy steps 2 dt: -1 <= c dt holds for it too) */
+  if (!(X <= FLT_MAX) || k * o->dt * (o->dt_check ? 2 : 1) > 1) return SDK_CG_COMP_UNBOUNDED;
   int e;
   frexp(X, &e); /* X < 2^e: the float spacing there is at most 2^(e - 24), or 2^-126 (ftz) */
   double q = ldexp(1.0, e - 24 > -126 ? e - 24 : -126);

@@ -19,8 +19,9 @@
  * - signed zeros: atan2 and copysign tell -0 from 0, and a product's 0 may
  *   be either (atan2(0 * y, -1) is -pi for y < 0): their ranges are never
  *   a point's value;
- * - underflow: below FLT_MIN the kernel flushes to 0 (p*p/(p*p) at p =
- *   1e-30 is 0/0, log(exp(-200)) is -inf): such ends become 0;
+ * - underflow: below FLT_MIN the kernel flushes to 0 or keeps a subnormal
+ *   of few digits (p*p/(p*p) at p = 1e-30 is 0/0, log(exp(-200)) is -inf,
+ *   log10(pow(1e-30, 1.5)) -44.85): such ends become 0 and FLT_MIN;
  * - rounding: the kernel's float values differ from the double ones here in
  *   their last places, which floor or a comparison turns into a whole unit
  *   (floor(pow(64, b)) reaches 64 at b = 1): every number is the hull of its
@@ -66,10 +67,13 @@ static double outwards(double x, int up) {
   return x > FLT_MAX ? INFINITY : x < -FLT_MAX ? -INFINITY : x; /* (float overflows) */
 }
 
-/* (a float below FLT_MIN is flushed to 0: the kernels' fast math) */
+/* (a float below FLT_MIN is flushed to 0 by fast math, or is a subnormal
+ * with few digits left: any value from 0 to FLT_MIN) */
 static range underflow(range r) {
   if (r.lo > 0 && r.lo < FLT_MIN) r.lo = 0;
   if (r.hi < 0 && r.hi > -FLT_MIN) r.hi = 0;
+  if (r.hi > 0 && r.hi < FLT_MIN) r.hi = FLT_MIN;
+  if (r.lo < 0 && r.lo > -FLT_MIN) r.lo = -FLT_MIN;
   return r;
 }
 
