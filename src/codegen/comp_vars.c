@@ -173,11 +173,17 @@ static void run_range(void *user, sdk_symkind kind, int index, double *lo, doubl
   }
 }
 
+/* the range of e over the run, with x_v at 0 (run_range) */
+static void range_over_run(const sdk_codegen_opts *o, int v, const sdk_expr *e, double *lo,
+                           double *hi) {
+  range_ctx r = {o, v};
+  sdk_expr_range(e, run_range, &r, lo, hi);
+}
+
 static double max_abs(const sdk_codegen_opts *o, int v, const sdk_expr *e) {
   if (!e) return 0;
-  range_ctx r = {o, v};
   double lo, hi;
-  sdk_expr_range(e, run_range, &r, &lo, &hi);
+  range_over_run(o, v, e, &lo, &hi);
   return fmax(fabs(lo), fabs(hi));
 }
 
@@ -207,9 +213,8 @@ static sdk_cg_comp_why spacing_rule(const sdk_codegen_opts *o, int v, double c) 
       own = own && m->event[i].reset_var[k] != v;
   if (!own) return SDK_CG_COMP_NOT_GAUSSIAN;
   if (!m->noise[v]) return SDK_CG_COMP_SPACING;
-  range_ctx r = {o, v};
   double lo, hi;
-  sdk_expr_range(m->noise[v], run_range, &r, &lo, &hi);
+  range_over_run(o, v, m->noise[v], &lo, &hi);
   double smin = lo > 0 ? lo : hi < 0 ? -hi : 0, smax = fmax(fabs(lo), fabs(hi));
   double g = max_abs(o, v, m->drift[v]), k = -c;
   double X = 2 * (fmax(start_bound(o, v), g / k) + SDK_CG_COMP_SIGMAS * smax / sqrt(k));

@@ -185,8 +185,8 @@ typedef struct {
    * (119.25 -> 124.06 instructions a step; NVRTC 13.0, sm_90). */
   const char *keys;
   int defer; /* deferred compensation: renormalise where n % R == 0 (codegen.h) */
-  /* steps between renormalisations: 4 G (the unrolled loop's iteration)
-   * where super_groups says so, else G */
+  /* steps between renormalisations: 4 G (the unrolled loop's iteration),
+   * or G with delays or Levy pairs (sdk_cg_cuda_paths) */
   int R;
   /* within whole groups (pass 1), with R > G: the groups up to n % R == 0
    * (ALIGN), whole runs of R steps (MAIN; the renormalisation placed in the
@@ -580,6 +580,21 @@ static void emit_slices_call(sdk_emit *em, cu_adv *a) {
   sdk_em_close(em);
 }
 
+/* Whether step r of the pass can end at n % R == 0, and the condition that
+ * it does into buf ("": always): a step of passes 0 and 2 by n, a group's
+ * last step by its end, in MAIN's unrolled body by sdk_gi & (R/G - 1),
+ * known in each copy (its groups start at n % R == 0, sdk_ng a multiple of
+ * R/G); TAIL's groups never reach it. */
+static int renorm_when(const cu_adv *a, int r, char *buf, size_t n) {
+  buf[0] = 0;
+  if (a->pass != 1) return snprintf(buf, n, "n %% %d == 0", a->R), 1;
+  if (r != a->G - 1 || a->gmode == SDK_GM_TAIL) return 0;
+  if (a->gmode == SDK_GM_ALIGN) snprintf(buf, n, "(sdk_n + %d) %% %d == 0", a->G, a->R);
+  if (a->gmode == SDK_GM_MAIN && a->R > a->G)
+    snprintf(buf, n, "(sdk_gi & %d) == %d", a->R / a->G - 1, a->R / a->G - 1);
+  return 1;
+}
+
 /* Step r of a pass: its time-only values, the path's noise and step, and
  * at a group end the renormalisation of deferred compensation. */
 static void emit_rep(sdk_emit *em, const cu_adv *a, int r) {
@@ -619,21 +634,16 @@ static void emit_rep(sdk_emit *em, const cu_adv *a, int r) {
   if (guard && !o->dt_check) sdk_em_close(em);
   if (a->pass != 1) sdk_em_line(em, "n++;");
   /* deferred compensation: Fast2Sum of h + l where n % R == 0 (codegen.h);
-   * not for a frozen path, whose state stays that of its hitting step.  In
-   * MAIN's unrolled body sdk_gi & (R/G - 1) is known in each copy (its
-   * groups start at n % R == 0, sdk_ng a multiple of R/G) */
-  int at = a->pass == 1 && a->R > a->G && a->gmode == SDK_GM_MAIN;
-  if (a->defer && (a->pass != 1 || r == a->G - 1) && !(a->pass == 1 && a->gmode == SDK_GM_TAIL)) {
-    if (a->pass != 1) sdk_em_open(em, "if (n %% %d == 0)", a->R);
-    if (a->pass == 1 && a->gmode == SDK_GM_ALIGN)
-      sdk_em_open(em, "if ((sdk_n + %d) %% %d == 0)", a->G, a->R);
-    if (at) sdk_em_open(em, "if ((sdk_gi & %d) == %d)", a->R / a->G - 1, a->R / a->G - 1);
+   * not for a frozen path, whose state stays that of its hitting step */
+  char when[64];
+  if (a->defer && renorm_when(a, r, when, sizeof when)) {
+    if (when[0]) sdk_em_open(em, "if (%s)", when);
     if (guard) sdk_em_open(em, "if (bs0 == (real)0)");
     for (int v = 0; v < o->model->nvars; v++)
       if (sdk_cg_comp_var(o, v))
         sdk_em_line(em, "c0_%d = c0_%d - (x0_%d - h0_%d); h0_%d = x0_%d;", v, v, v, v, v, v);
     if (guard) sdk_em_close(em);
-    if (a->pass != 1 || a->gmode == SDK_GM_ALIGN || at) sdk_em_close(em);
+    if (when[0]) sdk_em_close(em);
   }
   if (o->spp > 0 && !a->grouptab)
     sdk_em_line(em, "if (++sdk_ph == %lldLL) sdk_ph = 0;", (long long)o->spp);
