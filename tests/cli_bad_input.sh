@@ -379,6 +379,15 @@ printf '[model]\nname = r\nvars = x\n[params]\nb = 1\n[drift]\nx = 0\n[noise]\nx
 expect 2 "[init] beyond a reflecting wall" 3 "nz\.sde:11: \[init\] x starts at 0\.5, beyond the reflecting wall 'hi'" \
   "x >= 0\.25, line 14" "grid point 1 \(b=0\.25\)" \
   run ./nz.sde --scan b=2,0.25 --paths 8 --t-end 0.1 --quiet -o out.h5
+# a normal() start reaches 6.76 standard deviations (the generator's
+# farthest deviate): a reflecting wall within that would fold the start's law
+printf '[model]\nname = r\nvars = x\n[params]\ns = 1\n[drift]\nx = 0\n[noise]\nx = 1\n[init]\nx = normal(0, s)\n[boundaries]\nlo = reflect x <= -3\n' >nz.sde
+expect 2 "[init] normal() reaching a reflecting wall" 3 "nz\.sde:11: \[init\] x starts normal\(\), which reaches -4\.73459 \(6\.76 standard deviations" \
+  "beyond the reflecting wall 'lo' \(x <= -3, line 13\)" "grid point 1 \(s=0\.7\)" \
+  run ./nz.sde --scan s=0.4,0.7 --paths 8 --t-end 0.1 --quiet -o out.h5
+check "[init] normal() farther than 6.76 sd from a reflecting wall runs" \
+  "$BIN" run ./nz.sde --set s=0.4 --paths 8 --t-end 0.1 --quiet -o out.h5
+rm -f out.h5
 printf '[model]\nname = p\nvars = x\n[params]\na = 0.5\n[drift]\nx = 0\n[noise]\nx = 1\n[init]\nx = 0\n[boundaries]\nhi = absorb x >= a\nlo = absorb x <= -a\n' >nz.sde
 expect 2 "[init] inside an absorbing condition" 2 "nz\.sde:11: \[init\] x starts at 0, past the absorbing level of 'hi' \(x >= -0\.5, line 13\)" \
   "grid point 0 \(a=-0\.5\)" run ./nz.sde --observe fpt --scan a=-0.5,0.5 --paths 8 --t-end 0.1 --quiet -o out.h5

@@ -12,6 +12,7 @@
 
 #include "core/strbuf.h"
 #include "model/model_internal.h"
+#include "rng/philox.h"
 
 /* the comparison's operator seen from the variable's side: 1 upper, 0
  * lower, -1 not an ordering; *strict for > and < */
@@ -191,15 +192,25 @@ int sdk_model_check_init_bounds(const sdk_model *m, const double *pv, char *why,
   for (int i = 0; i < m->nbound; i++) {
     const sdk_boundary *b = &m->bound[i];
     const sdk_init_spec *in = &m->init[b->var];
-    if (in->kind == SDK_INIT_NORMAL) continue;
+    /* past an absorbing level a normal start is a hit at t = 0 with the
+     * start's own probability, as a data start there (--init-from) is: the
+     * answer to the question asked */
+    if (in->kind == SDK_INIT_NORMAL && b->kind == SDK_BOUND_ABSORB) continue;
     double level = sdk_model_eval_params(b->level, pv);
     /* the initial values' extreme on the wall's side: a constant (0 without
-     * a line), or the bound of a uniform one (a normal one reaches every
-     * value) */
+     * a line), the bound of a uniform one, or the farthest a normal one
+     * reaches: Box-Muller's radius is largest at the smallest uniform, which
+     * is sdk_u01_d(0) = 2^-33 (the float uniforms of the CPU and of CUDA's
+     * fast math start higher), so |z| <= 6.764.  A reflecting wall within
+     * that mirrors some starts into the domain at the first step: the start's
+     * law folded, silently */
     double x0 = in->a ? sdk_model_eval_params(in->a, pv) : 0;
     if (in->kind == SDK_INIT_UNIFORM) { /* (the bounds in either order) */
       double x1 = sdk_model_eval_params(in->b, pv);
       x0 = b->upper ? fmax(x0, x1) : fmin(x0, x1);
+    } else if (in->kind == SDK_INIT_NORMAL) {
+      double zmax = sqrt(-2 * log(sdk_u01_d(0))), s = fabs(sdk_model_eval_params(in->b, pv));
+      x0 += b->upper ? zmax * s : -zmax * s;
     }
     /* strictly past an absorbing level: absorbed before the first step, a
      * hitting time 0 and a splitting probability 1 that look like results
@@ -214,6 +225,12 @@ int sdk_model_check_init_bounds(const sdk_model *m, const double *pv, char *why,
                b->kind == SDK_BOUND_ABSORB
                    ? " starts at %g, past the absorbing level of '%s' (%s %s %g, line %d): such a "
                      "path would count as hit at t = 0; start it on the level or before it"
+               : in->kind == SDK_INIT_NORMAL
+                   ? " starts normal(), which reaches %g (6.76 standard deviations, the "
+                     "generator's farthest), beyond the reflecting wall '%s' (%s %s %g, line "
+                     "%d): such starts would be mirrored into the domain at the first step, "
+                     "folding the start's law; start it farther from the wall, narrower, or "
+                     "uniform() between the walls"
                    : " starts at %g, beyond the reflecting wall '%s' (%s %s %g, line %d): a path "
                      "mirrored from there can land outside (or go NaN); start it between the "
                      "walls",

@@ -142,12 +142,13 @@ const char *sdk_plan_smaller_step(const sdk_plan *p) {
   if (p->c->adaptive) return "a smaller --dt-min or tighter --rtol/--atol";
   /* a path outside both reflecting walls of a variable after its mirrors is
    * NaN (codegen/boundary.c): a step wider than the gap, or a start there
-   * (an [init] normal() has no bounds; a review found its NaN blamed on dt) */
+   * (--init-from's data are not checked against the walls; a review found
+   * such a NaN blamed on dt) */
   const sdk_model *m = p->run->model;
   for (int v = 0; v < m->nvars; v++)
     if (sdk_model_reflect_both(m, v))
       return "a smaller --dt (or more --spp), or starts between the reflecting walls (a path "
-             "outside both after a step's mirrors is NaN; an [init] normal() reaches beyond "
-             "them)";
+             "outside both after a step's mirrors is NaN; --init-from's data are not "
+             "checked against them)";
   return "a smaller --dt (or more --spp)";
 }
