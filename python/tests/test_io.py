@@ -96,6 +96,19 @@ def test_to_xarray_does_not_copy():
     assert np.shares_memory(full["drift/value"].values, r["drift/value"])
 
 
+def test_load_while_h5py_holds_the_file(workdir):
+    # h5py opens files with the weak close degree, and libhdf5 opens a file
+    # held open in the process only with the degree it holds it with: load
+    # gave "cannot open ... as an HDF5 file" before
+    h5py = pytest.importorskip("h5py")
+    path = os.path.join(workdir, "held.h5")
+    sdekit.run("ou", paths=64, t_end=0.5, seed=3, progress=False).save(path)
+    with h5py.File(path, "r") as f:
+        r = sdekit.load(path)
+        assert np.array_equal(r["drift/value"], f["drift/value"][...])
+        assert f["drift/value"].shape == r["drift/value"].shape  # h5py's file still open
+
+
 @pytest.mark.parametrize("kind", sorted(CLI_RUNS))
 def test_load_reads_what_the_cli_writes(cli, workdir, kind):
     path = os.path.join(workdir, "cli-%s.h5" % kind)

@@ -127,10 +127,18 @@ sdk_err sdk_h5_open_untrusted(const char *path, hid_t *file, sdk_errbuf *eb) {
     H5Eclear2(H5E_DEFAULT);
     return SDK_FAIL(eb, SDK_ERR_FORMAT, "'%s' is not an HDF5 file", path);
   }
-  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-  if (fapl >= 0) H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
-  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
-  if (fapl >= 0) H5Pclose(fapl);
+  /* a file this process holds open already (h5py, in the same Python) can
+   * be opened again only with the close degree it was opened with: h5py's is
+   * weak (every identifier this library opens it closes itself; strong is
+   * the safety net where the degree is ours to choose) */
+  hid_t f = -1;
+  const H5F_close_degree_t degree[] = {H5F_CLOSE_STRONG, H5F_CLOSE_WEAK, H5F_CLOSE_SEMI};
+  for (int k = 0; k < 3 && f < 0; k++) {
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl >= 0 && H5Pset_fclose_degree(fapl, degree[k]) >= 0)
+      f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    if (fapl >= 0) H5Pclose(fapl);
+  }
   if (f < 0) {
     H5Eclear2(H5E_DEFAULT);
     return SDK_FAIL(eb, SDK_ERR_FORMAT, "cannot open '%s' as an HDF5 file", path);
