@@ -69,3 +69,19 @@ def test_a_tsv_header_collision_is_refused_before_the_run(tmp_path):
     r = sdekit.run(model, observe="cov", paths=8, dt=0.01, t_end=0.1,
                    output=str(tmp_path / "clash.h5"), progress=False)
     assert (tmp_path / "clash.h5").exists() and r is not None
+
+
+def test_numpy_scalars_and_0d_arrays_are_numbers():
+    # a 0-d array is what arithmetic on NumPy scalars and arrays often gives
+    # (np.mean(a), a[()] of a file's attribute): it raised "iteration over a
+    # 0-d array" before
+    import numpy as np
+    want = sdekit.run("ou", paths=64, dt=0.01, t_end=0.1, seed=5, progress=False)
+    for kw in ({"paths": np.array(64)}, {"dt": np.array(0.01)}, {"t_end": np.array(0.1)},
+               {"paths": np.int64(64), "dt": np.float64(0.01)}):
+        a = dict(paths=64, dt=0.01, t_end=0.1, seed=5, progress=False)
+        a.update(kw)
+        r = sdekit.run("ou", **a)
+        assert np.array_equal(r["drift/value"], want["drift/value"]), kw
+    with pytest.raises(TypeError, match="expected a number"):
+        sdekit.run("ou", paths=np.array(True), t_end=0.1, progress=False)
