@@ -9,6 +9,7 @@ import collections
 import collections.abc
 import ctypes
 import os
+import tempfile
 
 import numpy as np
 
@@ -284,6 +285,16 @@ class Result(collections.abc.Mapping):
                                               ctypes.byref(err)), err)
         return written
 
+    def __reduce__(self):
+        # pickled as the bytes of its HDF5 file (the arrays are views on the
+        # library's memory, which ctypes cannot pickle): multiprocessing and
+        # joblib hand results between processes this way
+        with tempfile.TemporaryDirectory(prefix="sdekit-pickle-") as d:
+            path = os.path.join(d, "result.h5")
+            self.save(path)
+            with open(path, "rb") as f:
+                return _unpickle, (f.read(),)
+
     def to_xarray(self, observable=None):
         """An xarray.Dataset (needs xarray): see docs/PYTHON.md."""
         from ._xarray import to_xarray
@@ -318,4 +329,16 @@ def load(path):
     _errors.check(lib.sdekit_result_read(b(path, "path"), ctypes.byref(p), ctypes.byref(err)), err)
     r = Result._wrap(p)
     r._source = path  # names the file in messages (the pictures')
+    return r
+
+
+def _unpickle(data):
+    """A Result from the bytes Result.__reduce__ took (a private directory:
+    the file is read back by name)."""
+    with tempfile.TemporaryDirectory(prefix="sdekit-pickle-") as d:
+        path = os.path.join(d, "result.h5")
+        with open(path, "xb") as f:
+            f.write(data)
+        r = load(path)
+    del r._source  # (a name that no longer exists)
     return r

@@ -161,3 +161,23 @@ def test_the_process_keeps_its_subnormal_numbers():
     for fast in (True, False):
         sdekit.run("ou", paths=256, t_end=0.1, fast_math=fast, progress=False)
         assert tiny * 1.0 != 0 and np.nextafter(0.0, 1.0) > 0, "fast_math=%s" % fast
+
+
+def test_a_result_pickles_whole(ou, grid2):
+    # multiprocessing and joblib pickle what a worker returns: the arrays are
+    # views on the library's memory, which ctypes refused to pickle before
+    import pickle
+    for r in (ou, grid2):
+        q = pickle.loads(pickle.dumps(r))
+        assert type(q) is sdekit.Result and sorted(q) == sorted(r)
+        assert_same_results(r, q)
+        assert q.observables == r.observables and list(q.scan) == list(r.scan)
+        for name in r:
+            assert q.dims(name) == r.dims(name), name
+        a, b = dict(r.attrs), dict(q.attrs)
+        assert a.keys() == b.keys()
+        for key in a:
+            assert np.array_equal(a[key], b[key], equal_nan=a[key].dtype.kind == "f") \
+                if isinstance(a[key], np.ndarray) else a[key] == b[key], key
+        assert pickle.loads(pickle.dumps(q))["drift/value"].tobytes() == \
+            r["drift/value"].tobytes()
