@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "codegen/comp_vars.h"
+
 /* What the emitters below share: the options, the hoisting state (or NULL),
  * and whether t is the phase time here (inside a phase-time call). */
 typedef struct {
@@ -10,6 +12,7 @@ typedef struct {
   sdk_cg_hoist *h;
   int phase;
   const sdk_expr *pnode; /* the phase-time call being emitted */
+  int split;             /* sdk_cg_expr_split */
 } cg_ctx;
 
 /* a parameter whose value differs between paths: scanned, or given per
@@ -57,9 +60,37 @@ static void emit_sym(void *user, sdk_strbuf *out, const sdk_expr *e) {
 }
 
 static int hoist_node(cg_ctx *c, sdk_strbuf *out, const sdk_expr *e);
+static int emit_node(void *user, sdk_strbuf *out, const sdk_expr *e);
+
+int sdk_cg_split_var(const sdk_codegen_opts *o, int v) {
+  return o->single && o->comp_defer && sdk_cg_comp_var(o, v);
+}
+
+/* K * x (or x * K) as K * sdk_hi<v> + K * sdk_sl<v> (sdk_cg_expr_split) */
+static int split_product(cg_ctx *c, sdk_strbuf *out, const sdk_expr *e) {
+  if (e->kind != SDK_E_BINARY || e->op != '*') return 0;
+  for (int side = 0; side < 2; side++) {
+    const sdk_expr *x = e->arg[side], *k = e->arg[1 - side];
+    if (x->kind != SDK_E_SYM || x->sym != SDK_SYM_VAR || !sdk_cg_split_var(c->o, x->index) ||
+        sdk_expr_uses(k, SDK_SYM_VAR) || sdk_expr_uses(k, SDK_SYM_OTHER) ||
+        sdk_expr_uses(k, SDK_SYM_TIME))
+      continue;
+    /* fma(K, l, K h) spelled out: left to contraction, K h + K l may fuse
+     * either product, and did so differently in the unrolled loop and the
+     * single steps (test_repro: the bits then depended on the launches) */
+    sdk_sb_puts(out, "__fmaf_rn((");
+    sdk_expr_emit_hook(k, c->o->single, emit_sym, emit_node, c, out);
+    sdk_sb_printf(out, "), sdk_sl%d, __fmul_rn((", x->index);
+    sdk_expr_emit_hook(k, c->o->single, emit_sym, emit_node, c, out);
+    sdk_sb_printf(out, "), sdk_hi%d))", x->index);
+    return 1;
+  }
+  return 0;
+}
 
 static int emit_node(void *user, sdk_strbuf *out, const sdk_expr *e) {
   cg_ctx *c = user;
+  if (c->split && split_product(c, out, e)) return 1;
   if (c->h && c->h->enabled && hoist_node(c, out, e)) return 1;
   if (c->phase || e == c->pnode || !sdk_cg_phase_call(c->o, e)) return 0;
   /* emit the call again with t as the phase time (this hook then declines it) */
@@ -210,19 +241,26 @@ static void emit_with(sdk_emit *em, cg_ctx *c, const sdk_expr *e, int line) {
 }
 
 void sdk_cg_expr_plain(sdk_emit *em, const sdk_codegen_opts *o, const sdk_expr *e) {
-  cg_ctx c = {o, NULL, 0, NULL};
+  cg_ctx c = {o, NULL, 0, NULL, 0};
   sdk_expr_emit_hook(e, o->single, emit_sym, emit_node, &c, em->b);
 }
 
 void sdk_cg_expr(sdk_emit *em, const sdk_codegen_opts *o, const sdk_expr *e, int line) {
-  cg_ctx c = {o, NULL, 0, NULL};
+  cg_ctx c = {o, NULL, 0, NULL, 0};
   emit_with(em, &c, e, line);
 }
 
 void sdk_cg_expr_at(sdk_emit *em, const sdk_codegen_opts *o, const sdk_expr *e, int line,
                     sdk_cg_hoist *h, int stage, double c) {
   if (h) h->stage = stage, h->c[stage] = c;
-  cg_ctx ctx = {o, h, 0, NULL};
+  cg_ctx ctx = {o, h, 0, NULL, 0};
+  emit_with(em, &ctx, e, line);
+}
+
+void sdk_cg_expr_split(sdk_emit *em, const sdk_codegen_opts *o, const sdk_expr *e, int line,
+                       sdk_cg_hoist *h, int stage, double c) {
+  if (h) h->stage = stage, h->c[stage] = c;
+  cg_ctx ctx = {o, h, 0, NULL, 1};
   emit_with(em, &ctx, e, line);
 }
 
@@ -238,7 +276,7 @@ void sdk_cg_hoist_decls(sdk_emit *em, const sdk_codegen_opts *o, const sdk_cg_ho
       sdk_em_block(em);
       sdk_cg_bind_time_at(em, o, h->c[i], uses);
       sdk_em_start(em, "sdk_T%d_%d = ", i, k);
-      cg_ctx c = {o, NULL, h->phase[k], NULL};
+      cg_ctx c = {o, NULL, h->phase[k], NULL, 0};
       for (int j = 0; j < h->nterms[k]; j++) {
         sdk_em_puts(em, h->sign[k][j] > 0 ? (j ? " + (" : "(") : " - (");
         sdk_expr_emit_hook(h->term[k][j], o->single, emit_sym, emit_node, &c, em->b);

@@ -101,6 +101,19 @@ void sdk_cg_hoist_init(sdk_cg_hoist *h, const sdk_codegen_opts *o, int enabled);
  * no hoisting). */
 void sdk_cg_expr_at(sdk_emit *em, const sdk_codegen_opts *o, const sdk_expr *e, int line,
                     sdk_cg_hoist *h, int stage, double c);
+/* The same, where the stage's values of the CUDA kernel's deferred-compensated
+ * variables (codegen.h) are also in scope as sdk_hi<v> + sdk_sl<v>: a product
+ * K * x of such an x and a K with no state or time in it is emitted as
+ * fma(K, sdk_sl<v>, K * sdk_hi<v>) (srk.c defines sdk_sl<v>).  K * sdk_hi<v> is
+ * the same for the steps between two renormalisations, so the compiler
+ * computes it once for them, and x = fl(h + l), which nothing else then
+ * reads, is not computed every step: one add a step less (issue 32).  The
+ * value differs from K * fl(h + l) by roundings of size ulp(K h), h within
+ * R increments of x. */
+void sdk_cg_expr_split(sdk_emit *em, const sdk_codegen_opts *o, const sdk_expr *e, int line,
+                       sdk_cg_hoist *h, int stage, double c);
+/* Is x_v so split: compensated with the CUDA kernel's deferred renormalisation? */
+int sdk_cg_split_var(const sdk_codegen_opts *o, int v);
 /* Declarations of the recorded hoisted values; need sdk_t0 (and sdk_tp0),
  * sdk_dt and the fixed parameters in scope. */
 void sdk_cg_hoist_decls(sdk_emit *em, const sdk_codegen_opts *o, const sdk_cg_hoist *h);

@@ -222,25 +222,30 @@ static void emit_stage(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h,
         sdk_em_line(em, "real sdk_wh%d_%d;", v, k);
     }
   sdk_em_block(em);
-  for (int v = 0; v < nv; v++) {
-    sdk_em_start(em, "const real sdk_h%d = sdk_x%d", v, v);
-    for (int j = 0; j < i; j++)
-      if (t->A[i][j] != 0) emit_drift_term(em, t->A[i][j], j, v);
-    if (m->noise[v] && t->B[i] != 0) {
-      sdk_em_puts(em, " + ");
-      if (t->B[i] != 1) {
-        sdk_em_number(em, t->B[i]);
-        sdk_em_puts(em, " * ");
+  /* H_i = x + terms, and of a split variable also its low part l + terms
+   * (H_i = h + that: expr_emit.h, sdk_cg_expr_split; whichever the drift
+   * does not read the compiler drops) */
+  for (int v = 0; v < nv; v++)
+    for (int lo = 0; lo < 1 + sdk_cg_split_var(o, v); lo++) {
+      sdk_em_start(em, lo ? "const real sdk_sl%d = sdk_c%d" : "const real sdk_h%d = sdk_x%d", v, v);
+      for (int j = 0; j < i; j++)
+        if (t->A[i][j] != 0) emit_drift_term(em, t->A[i][j], j, v);
+      if (m->noise[v] && t->B[i] != 0) {
+        sdk_em_puts(em, " + ");
+        if (t->B[i] != 1) {
+          sdk_em_number(em, t->B[i]);
+          sdk_em_puts(em, " * ");
+        }
+        emit_wz(em, o, v, zidx, 0);
       }
-      emit_wz(em, o, v, zidx, 0);
+      sdk_em_puts(em, lo ? "; (void)sdk_sl" : ";\n");
+      if (lo) sdk_em_printf(em, "%d;\n", v);
     }
-    sdk_em_puts(em, ";\n");
-  }
   bind_vars(em, o, "sdk_h%d", t->c[i]);
   sdk_cg_corr_stage(em, o, h, i, t->c[i]); /* (the locals of a corrected drift) */
   for (int v = 0; v < nv; v++) {
     sdk_em_start(em, "sdk_k%d_%d = ", i, v);
-    sdk_cg_expr_at(em, o, m->drift[v], m->drift_line[v], h, i, t->c[i]);
+    sdk_cg_expr_split(em, o, m->drift[v], m->drift_line[v], h, i, t->c[i]);
     sdk_em_puts(em, ";\n");
   }
   /* the Heun stage: b at the predictor, sdk_wh<v> = b(H, t_n + dt) sqrt(dt) */
