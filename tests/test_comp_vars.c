@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "codegen/comp_vars.h"
+#include "codegen/expr_emit.h"
 #include "codegen/noise.h"
 #include "model/model.h"
 #include "testutil.h"
@@ -152,6 +153,45 @@ static void check_varying(void) {
   sdk_model_destroy(&m);
 }
 
+/* Which compensated variables the CUDA kernel evaluates split, K x as
+ * fma(K, l, K h) (expr_emit.h, sdk_cg_split_var): only where every read of
+ * x in the step is such a product, so that x = fl(h + l) is not computed
+ * between renormalisations */
+static void check_split(void) {
+  static const struct {
+    const char *what, *body;
+    int x, y; /* split? (a y that nothing reads is, vacuously: no product to split) */
+  } cases[] = {
+      {"PROG1's shape: x only in cos(2 k x), y read whole by x' = y",
+       "[drift]\nx = y\ny = -k*y - cos(2*k*x)\n[noise]\ny = g\n# periodic\n", 1, 0},
+      {"1 - k x and x k", "[drift]\nx = 1 - k*x\ny = x*k\n", 1, 1},
+      {"k (x - 1): x read whole", "[drift]\nx = -k*(x - 1)\ny = 0\n", 0, 1},
+      {"a factor in t", "[drift]\nx = -sin(t)*x\ny = 0\n", 0, 1},
+      {"a factor in another variable", "[drift]\nx = -y*x\ny = 0\n", 0, 0},
+      {"a noise that reads a variable", "[drift]\nx = -k*x\ny = 0\n[noise]\nx = g*y\n", 0, 0},
+      {"a boundary reads x", "[drift]\nx = -k*x\ny = 0\n[boundaries]\nw = reflect x <= -9\n", 0, 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    sdk_model *m = model_of(cases[i].body);
+    TU_CHECK(m != NULL, "%s: model", cases[i].what);
+    if (!m) continue;
+    int scan[2] = {-1, -1};
+    sdk_codegen_opts o;
+    opts_for(&o, m, scan, 0.01);
+    o.comp_all = 1, o.comp_defer = 1;
+    TU_CHECK(sdk_cg_split_var(&o, 0) == cases[i].x, "%s: x %s", cases[i].what,
+             cases[i].x ? "split" : "whole");
+    TU_CHECK(sdk_cg_split_var(&o, 1) == cases[i].y, "%s: y %s", cases[i].what,
+             cases[i].y ? "split" : "whole");
+    /* the CPU's compensation is not deferred; double precision none */
+    o.comp_defer = 0;
+    TU_CHECK(!sdk_cg_split_var(&o, 0), "%s: not split on the CPU", cases[i].what);
+    o.comp_defer = 1, o.single = 0;
+    TU_CHECK(!sdk_cg_split_var(&o, 0), "%s: not split in double precision", cases[i].what);
+    sdk_model_destroy(&m);
+  }
+}
+
 int main(void) {
   /* k = 2: k dt = 1/128 at dt = 1/256 */
   const rule_case cases[] = {
@@ -239,5 +279,6 @@ int main(void) {
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
     check_case(&cases[i]);
   check_varying();
+  check_split();
   return tu_finish("test_comp_vars");
 }

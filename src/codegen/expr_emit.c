@@ -62,19 +62,54 @@ static void emit_sym(void *user, sdk_strbuf *out, const sdk_expr *e) {
 static int hoist_node(cg_ctx *c, sdk_strbuf *out, const sdk_expr *e);
 static int emit_node(void *user, sdk_strbuf *out, const sdk_expr *e);
 
-int sdk_cg_split_var(const sdk_codegen_opts *o, int v) {
-  return o->single && o->comp_defer && sdk_cg_comp_var(o, v);
+/* e = K * x_v or x_v * K with no state or time in K: its K, else NULL */
+static const sdk_expr *split_factor(const sdk_expr *e, int v) {
+  if (e->kind != SDK_E_BINARY || e->op != '*') return NULL;
+  for (int side = 0; side < 2; side++) {
+    const sdk_expr *x = e->arg[side], *k = e->arg[1 - side];
+    if (x->kind == SDK_E_SYM && x->sym == SDK_SYM_VAR && x->index == v &&
+        !sdk_expr_uses(k, SDK_SYM_VAR) && !sdk_expr_uses(k, SDK_SYM_OTHER) &&
+        !sdk_expr_uses(k, SDK_SYM_TIME))
+      return k;
+  }
+  return NULL;
 }
 
-/* K * x (or x * K) as K * sdk_hi<v> + K * sdk_sl<v> (sdk_cg_expr_split) */
+/* does e read x_v other than as such products? */
+static int reads_whole(const sdk_expr *e, int v) {
+  if (!e) return 0;
+  if (split_factor(e, v)) return 0;
+  if (e->kind == SDK_E_SYM) return e->sym == SDK_SYM_VAR && e->index == v;
+  for (int i = 0; i < e->nargs; i++)
+    if (reads_whole(e->arg[i], v)) return 1;
+  return 0;
+}
+
+int sdk_cg_split_var(const sdk_codegen_opts *o, int v) {
+  const sdk_model *m = o->model;
+  if (!o->single || !o->comp_defer || !sdk_cg_comp_var(o, v)) return 0;
+  /* only where it saves x = fl(h + l): every read of x in the step a
+   * product with a constant (a noise, a boundary, an event or a delay line
+   * reads x itself, and a product split beside that costs an instruction;
+   * --compensate all on PROG1: v' = -gamma v ... and x' = v) */
+  if (m->nbound || m->nevent || m->ndelay || m->nlevy || m->ncolored || m->njump || m->ndich ||
+      m->nwiener)
+    return 0;
+  for (int w = 0; w < m->nvars; w++)
+    if (reads_whole(m->drift[w], v) || (m->noise[w] && sdk_expr_uses(m->noise[w], SDK_SYM_VAR)))
+      return 0;
+  return 1;
+}
+
+/* K * x (or x * K) as fma(K, sdk_sl<v>, K * sdk_hi<v>) (sdk_cg_expr_split) */
 static int split_product(cg_ctx *c, sdk_strbuf *out, const sdk_expr *e) {
   if (e->kind != SDK_E_BINARY || e->op != '*') return 0;
   for (int side = 0; side < 2; side++) {
-    const sdk_expr *x = e->arg[side], *k = e->arg[1 - side];
-    if (x->kind != SDK_E_SYM || x->sym != SDK_SYM_VAR || !sdk_cg_split_var(c->o, x->index) ||
-        sdk_expr_uses(k, SDK_SYM_VAR) || sdk_expr_uses(k, SDK_SYM_OTHER) ||
-        sdk_expr_uses(k, SDK_SYM_TIME))
+    const sdk_expr *x = e->arg[side];
+    if (x->kind != SDK_E_SYM || x->sym != SDK_SYM_VAR || !sdk_cg_split_var(c->o, x->index))
       continue;
+    const sdk_expr *k = split_factor(e, x->index);
+    if (!k) continue;
     /* fma(K, l, K h) spelled out: left to contraction, K h + K l may fuse
      * either product, and did so differently in the unrolled loop and the
      * single steps (test_repro: the bits then depended on the launches) */
