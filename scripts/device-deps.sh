@@ -200,6 +200,9 @@ fi
 say "unpacked into $ROOT; runtime libraries in $LIB"
 if [ $need_base = 1 ]; then
   echo "export PKG_CONFIG_PATH=$ROOT/usr/lib/$MA/pkgconfig\${PKG_CONFIG_PATH:+:\$PKG_CONFIG_PATH}"
+  # h5dump and the other tools of hdf5-tools, after the system's own (the
+  # bitwise comparisons of cli_scan_axes skip without h5dump)
+  echo "export PATH=\$PATH:$ROOT/usr/bin"
 fi
 echo "export LD_LIBRARY_PATH=$LIB\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
 if [ $need_mpi = 1 ]; then

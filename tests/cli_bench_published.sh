@@ -7,7 +7,8 @@
 set -u
 B=${SDK_BIN:?}
 [ -x "$B" ] || exit 77
-/usr/bin/python3 -c 'import numpy' 2>/dev/null || { echo "NumPy missing: skipped"; exit 77; }
+# (the Python the CLI starts: configured, -DSDEKIT_PYTHON)
+"${SDK_PYTHON:-/usr/bin/python3}" -c 'import numpy' 2>/dev/null || { echo "NumPy missing: skipped"; exit 77; }
 # (an ASan build: the Python child cannot load an instrumented library unless the
 # sanitizer's runtime comes first, which the interpreter's does not)
 if ldd "$B" 2>/dev/null | grep -q 'libasan'; then echo "ASan build: skipped"; exit 77; fi
