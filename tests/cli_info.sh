@@ -8,7 +8,10 @@
 #       the files of sdekit 0.2 and before, NaN in later ones (the file is
 #       rewritten both ways with h5py; skipped without it) -- the summary of
 #       either is the same; fixed parameters keep their values;
-#   (c) the lines of a one-axis and a two-axis scan, exactly.
+#   (c) the lines of a one-axis and a two-axis scan, exactly;
+#   (d) which variables the compensated update covered (single precision):
+#       the rule's (auto), every variable (--compensate all), none; no line
+#       in double precision.
 #
 # Environment (set by CTest): SDK_BIN, SDK_SOURCE_DIR, SDEKIT_CACHE_DIR.
 set -u
@@ -70,6 +73,23 @@ if run "meanfield" kuramoto-meanfield --particles 256 --paths 2 --t-end 0.2 --ob
 fi
 if run "all-pairs" kuramoto --particles 64 --t-end 0.1 --observe order -o kp.h5 && info kp.h5; then
   has "1 system" "paths:       64 per grid point (1 system of 64 particles)"
+fi
+
+# (d) the compensated update: josephson's x by the rule (periodic), v plain;
+# ou's x relaxes with noise increments of many float spacings: plain
+for how in "auto: x|" "all: x, v|--compensate all" "none|--no-compensation"; do
+  want=${how%%|*} opt=${how#*|}
+  # shellcheck disable=SC2086
+  if run "josephson $opt" josephson --paths 16 --periods 1 $opt -o jc.h5 && info jc.h5; then
+    has "josephson ${opt:-default}" "compensated: $want"
+  fi
+done
+if run "ou single" ou --paths 16 --t-end 0.1 -o oc.h5 && info oc.h5; then
+  has "ou default" "compensated: auto: none"
+fi
+if run "josephson double" josephson --paths 16 --periods 1 --precision double -o jd.h5 &&
+  info jd.h5; then
+  lacks "double precision" "^compensated:"
 fi
 
 # (b), (c): scanned parameters, one and two axes

@@ -202,6 +202,9 @@ static void print_origin(const info *in) {
   if (cli_attr_str(in->r, "", "scheme_default", why, sizeof why) == 0)
     fprintf(out, "%-12s the default for %s (not asked for)\n", "", esc(why, ew, sizeof ew));
   print_str(in, "precision:", "precision");
+  char comp[1024], ec[4096];
+  if (cli_attr_str(in->r, "", "compensation", comp, sizeof comp) == 0)
+    fprintf(out, "%-12s %s\n", "compensated:", esc(comp, ec, sizeof ec));
   print_str(in, "backend:", "backend");
   print_paths(in);
   uint64_t seed = 0;

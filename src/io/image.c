@@ -63,6 +63,7 @@ static sdk_err root_attrs(const sdk_results *r, sdk_store *img, sdk_errbuf *eb) 
   if (r->calculus) SDK_CHECK(sdk_store_group_str(img, g, "calculus", r->calculus, eb));
   if (r->noise) SDK_CHECK(sdk_store_group_str(img, g, "noise", r->noise, eb));
   SDK_CHECK(sdk_store_group_str(img, g, "precision", r->precision, eb));
+  if (r->compensation) SDK_CHECK(sdk_store_group_str(img, g, "compensation", r->compensation, eb));
   SDK_CHECK(sdk_store_group_str(img, g, "backend", r->backend, eb));
   SDK_CHECK(sdk_store_group_u64(img, g, "seed", r->seed, eb));
   SDK_CHECK(sdk_store_group_i64(img, g, "paths", r->paths, eb));

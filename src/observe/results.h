@@ -74,7 +74,11 @@ typedef struct sdk_results {
   /* the noise source when not the scheme's own (--noise; root attribute
    * "noise"), else NULL */
   const char *noise;
-  const char *precision;    /* "single", "double" */
+  const char *precision; /* "single", "double" */
+  /* single precision: which variables the compensated update covers, the
+   * mode first ("auto: x", "all: x, v", "auto: none", "none"); NULL in
+   * double (root attribute "compensation") */
+  const char *compensation;
   const char *backend;      /* "cpu", "cuda" */
   const char *command_line; /* how it was invoked (informative) */
   double period;            /* period of the driving, or 0 when the model has none

@@ -152,6 +152,7 @@ void sdk_run_destroy(sdk_run **rp) {
   free(r->pp_names);
   free(r->pp_from);
   free(r->init_from);
+  free(r->compensation);
   free(r->dt);
   free(r->sample_times);
   free(r->command_line);
@@ -167,17 +168,35 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
   return n > 1 ? sdk_run_team(c, n, out, eb) : sdk_run_rank(c, out, eb);
 }
 
-/* Which variables the compensated update covers (--verbose; the rule of
- * codegen/comp_vars.c, issue 32), said once (rank 0). */
-static void comp_note(const sdk_run_config *c, const sdk_run *r, const sdk_plan *p) {
-  if (!c->single || c->no_compensation || c->adaptive || p->sys.on || sdk_comm_rank(c->comm) != 0 ||
-      !sdk_log_on(c->logger, SDK_LOG_DEBUG))
-    return;
-  char b[512];
+/* Which variables the compensated update covers (the rule of
+ * codegen/comp_vars.c, issue 32): recorded in the results (root attribute
+ * "compensation") and, with --verbose, said with the rule's reasons once
+ * (rank 0). */
+static sdk_err comp_note(const sdk_run_config *c, sdk_run *r, const sdk_plan *p, sdk_errbuf *eb) {
+  free(r->compensation);
+  r->compensation = NULL, r->r.compensation = NULL;
+  if (!c->single) return SDK_OK;
   sdk_codegen_opts o;
   sdk_plan_codegen_opts(p, p->be ? p->be->target : SDK_TARGET_CPU, &o);
+  const sdk_model *m = r->model;
+  char a[64 * SDK_MODEL_MAX_VARS + 16] = "none";
+  size_t len = 0;
+  if (o.compensate && !p->sys.on) {
+    len = (size_t)snprintf(a, sizeof a, "%s:", o.comp_all ? "all" : "auto");
+    for (int v = 0, k = 0; v < m->nvars && len < sizeof a; v++)
+      if (sdk_cg_comp_var(&o, v))
+        len += (size_t)snprintf(a + len, sizeof a - len, "%s %s", k++ ? "," : "", m->vars[v]);
+    if (len < sizeof a && a[len - 1] == ':') snprintf(a + len, sizeof a - len, " none");
+  }
+  if (!(r->compensation = strdup(a))) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  r->r.compensation = r->compensation;
+  if (!o.compensate || p->sys.on || sdk_comm_rank(c->comm) != 0 ||
+      !sdk_log_on(c->logger, SDK_LOG_DEBUG))
+    return SDK_OK;
+  char b[512];
   sdk_cg_comp_describe(&o, b, sizeof b);
   sdk_log(c->logger, SDK_LOG_DEBUG, "sdekit: compensated update (single precision): %s\n", b);
+  return SDK_OK;
 }
 
 /* plan -> program -> execute -> record (sim/run_internal.h) */
@@ -212,7 +231,7 @@ sdk_err sdk_run_rank(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) {
   sdk_err err = sdk_plan_make(c, r, &p, eb);
   if (err == SDK_OK) err = sdk_plan_observables(&p, eb);
   t[1] = sdk_now_s();
-  if (err == SDK_OK) comp_note(c, r, &p);
+  if (err == SDK_OK) err = comp_note(c, r, &p, eb);
   if (err == SDK_OK) err = sdk_program_make(&p, eb);
   t[2] = sdk_now_s();
   /* several ranks: up to here each rank checks and builds alone, and all

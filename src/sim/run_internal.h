@@ -33,6 +33,7 @@ struct sdk_run {
    * the run's own copies (the configuration's may not outlive it) */
   const char **pp_names;
   char *pp_from, *init_from;
+  char *compensation; /* r.compensation (run.c, comp_note) */
   double *dt;
   double *sample_times; /* --sample-times: r.sample_times (NULL: none given) */
   double seconds, path_steps;
