@@ -182,6 +182,19 @@ m2, m1 = f["fpt/exit_mean"][()], g["fpt/exit_mean"][()]
 print("mean exit time: all from -1 %s, half from 1.5 %s" % (m1, m2))
 sys.exit(0 if np.all(m2 < 0.75 * m1) and np.all(m2 > 0) else 1)
 PY
+# a reflecting wall: data starts beyond it are refused (the first step would
+# mirror them, folding the data's law), at the grid point whose wall they
+# pass, with the path's index; starts on the wall run
+printf '[model]\nname = r\nvars = x\n[params]\nL = 0\n[drift]\nx = 0\n[noise]\nx = 0.1\n[boundaries]\nwall = reflect x <= L\n' >r.sde
+"$PY3" -c '
+import numpy as np
+np.save("r0.npy", np.array([0.5, 0.2, 0.1, 0.0]))'
+"$B" run r.sde --init-from x=r0.npy --scan L=-1,0.15 --t-end 0.1 --backend "$BACKEND" --quiet \
+  -o r.h5 2>r.err && failed "a data start beyond a reflecting wall ran"
+check "a data start beyond a reflecting wall is refused with its path and grid point" \
+  grep -q "^sdekit: error: x=r0.npy: path 2 of grid point 1 (L=0.15) starts x = 0.1, beyond the reflecting wall 'wall' (x <= 0.15, r.sde:11)" r.err
+check "data starts on the reflecting wall run" \
+  "$B" run r.sde --init-from x=r0.npy --scan L=-1,0 --t-end 0.1 --backend "$BACKEND" --quiet -o r.h5
 # systems of particles: a value per particle (particle i of system s is value
 # s * N + i), the systems following the data: r(0) of each system is that of
 # its phases; the same in 2 in-process ranks bit for bit

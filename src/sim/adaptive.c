@@ -141,14 +141,13 @@ sdk_err sdk_plan_adaptive(sdk_plan *p, sdk_errbuf *eb) {
 const char *sdk_plan_smaller_step(const sdk_plan *p) {
   if (p->c->adaptive) return "a smaller --dt-min or tighter --rtol/--atol";
   /* a path outside both reflecting walls of a variable after its mirrors is
-   * NaN (codegen/boundary.c): a step wider than the gap, or a start there
-   * (--init-from's data are not checked against the walls; a review found
-   * such a NaN blamed on dt) */
+   * NaN (codegen/boundary.c): a step wider than the gap (a start there is
+   * refused: boundaries.c, pathdata.c), or a start beyond a wall whose
+   * level reads a parameter given per path */
   const sdk_model *m = p->run->model;
   for (int v = 0; v < m->nvars; v++)
     if (sdk_model_reflect_both(m, v))
       return "a smaller --dt (or more --spp), or starts between the reflecting walls (a path "
-             "outside both after a step's mirrors is NaN; --init-from's data are not "
-             "checked against them)";
+             "outside both after a step's mirrors is NaN)";
   return "a smaller --dt (or more --spp)";
 }

@@ -124,6 +124,56 @@ static sdk_err get_values(const sdk_comm *comm, const sdk_path_values *v, int k,
   return SDK_OK;
 }
 
+/* does e use a parameter given per path (its level then differs by path)? */
+static int uses_path_param(const sdk_plan *p, const sdk_expr *e) {
+  if (e->kind == SDK_E_SYM && e->sym == SDK_SYM_PARAM)
+    return p->pp_param && p->pp_param[e->index] >= 0;
+  for (int i = 0; i < e->nargs; i++)
+    if (uses_path_param(p, e->arg[i])) return 1;
+  return 0;
+}
+
+/* Initial values x[0..len) of variable `var` for global paths gp0 + j: none
+ * strictly beyond a reflecting wall of it at its grid point, where the first
+ * step would mirror it into the domain (a start law folded, silently; a
+ * constant or [init] start is refused so by sdk_model_check_init_bounds).
+ * A level with a parameter given per path is the kernel's to know. */
+static sdk_err check_walls(const sdk_plan *p, const sdk_path_values *v, int var, int64_t gp0,
+                           const double *x, int64_t len, sdk_errbuf *eb) {
+  const sdk_model *m = p->run->model;
+  double *pv = NULL;
+  sdk_err e = SDK_OK;
+  for (int i = 0; i < m->nbound && e == SDK_OK; i++) {
+    const sdk_boundary *b = &m->bound[i];
+    if (b->kind != SDK_BOUND_REFLECT || b->var != var || uses_path_param(p, b->level)) continue;
+    if (!pv && !(pv = malloc((size_t)(m->nparams + 1) * sizeof *pv)))
+      return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+    int64_t g = -1;
+    double level = 0;
+    for (int64_t j = 0; j < len; j++) {
+      if ((gp0 + j) / p->ppg != g) {
+        g = (gp0 + j) / p->ppg;
+        sdk_plan_grid_values(p, g, pv);
+        level = sdk_model_eval_params(b->level, pv);
+      }
+      if (!(b->upper ? x[j] > level : x[j] < level)) continue;
+      char name[280];
+      sdk_grid_point_name(&p->run->r, g, name, sizeof name);
+      e = SDK_FAIL(eb, SDK_ERR_USAGE,
+                   "%s: path %lld of %s starts %s = %g, beyond the reflecting wall '%s' (%s %s "
+                   "%g, %s:%d): the first step would mirror it into the domain; give starts "
+                   "between the walls",
+                   v->source ? v->source : "values per path", (long long)((gp0 + j) % p->ppg), name,
+                   m->vars[var], x[j], b->name, m->vars[var],
+                   b->upper ? (b->strict ? ">" : ">=") : (b->strict ? "<" : "<="), level, m->path,
+                   b->line);
+      break;
+    }
+  }
+  free(pv);
+  return e;
+}
+
 sdk_err sdk_path_values_put(const sdk_plan *p, const sdk_shard *sh, const sdk_path_values *v, int k,
                             const int *rows, int nrows, sdk_errbuf *eb) {
   int64_t n = sh->end - sh->begin, piece = n < PATHDATA_BLOCK ? n : PATHDATA_BLOCK;
@@ -151,6 +201,9 @@ sdk_err sdk_path_values_put(const sdk_plan *p, const sdk_shard *sh, const sdk_pa
                    "--precision double, or values in other units",
                    v->source ? v->source : "values per path", v->names[k],
                    (long long)(sh->begin + a + big), buf[big], SDK_FLOAT_RANGE);
+    /* (initial states: row r is variable r, sdk_program_upload_init) */
+    if (e == SDK_OK && v == &p->c->init && nrows == 1)
+      e = check_walls(p, v, rows[0], sh->begin + a, buf, len, eb);
     for (int r = 0; r < nrows && e == SDK_OK; r++)
       e = p->be->rows(sh->ens, rows[r], a, len, buf, 1, eb);
   }

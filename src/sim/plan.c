@@ -263,7 +263,7 @@ static void plan_varying(const sdk_run_config *c, sdk_run *r, sdk_plan *p) {
 
 /* parameter values at grid point g: the values in force, the scanned ones
  * of g, and the derived ones from those */
-static void grid_values(const sdk_plan *p, int64_t g, double *pv) {
+void sdk_plan_grid_values(const sdk_plan *p, int64_t g, double *pv) {
   const sdk_run *r = p->run;
   const sdk_model *m = r->model;
   memcpy(pv, r->param_values, (size_t)m->nparams * sizeof(double));
@@ -306,7 +306,7 @@ static sdk_err grid_dt(const sdk_run_config *c, sdk_run *r, sdk_plan *p, int64_t
     r->dt[g] = c->adaptive && c->dt_max > 0 ? c->dt_max : c->dt > 0 ? c->dt : 0.01;
     return SDK_OK;
   }
-  grid_values(p, g, pv);
+  sdk_plan_grid_values(p, g, pv);
   double P = sdk_expr_eval(m->period, eval_param, pv);
   if (!isfinite(P) || P <= 0) {
     char gp[300];
@@ -547,7 +547,7 @@ static sdk_err plan_sv(const sdk_run_config *c, sdk_run *r, sdk_plan *p, sdk_err
       p->sv[g * p->nsv + j] = ax->values[sdk_results_grid_index(&r->r, g, ax->axis)];
     }
     if (p->nvary > 0) {
-      grid_values(p, g, pv);
+      sdk_plan_grid_values(p, g, pv);
       for (int i = 0; i < m->nparams; i++)
         if (p->scan_column[i] >= c->nscan) p->sv[g * p->nsv + p->scan_column[i]] = pv[i];
       e = derived_check(r, p, pv, g, eb);
@@ -569,7 +569,7 @@ static sdk_err plan_noises(const sdk_run *r, const sdk_plan *p, sdk_errbuf *eb) 
   if (!pv) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   sdk_err e = SDK_OK;
   for (int64_t g = 0; g < p->ngrid && e == SDK_OK; g++) {
-    grid_values(p, g, pv);
+    sdk_plan_grid_values(p, g, pv);
     char why[400];
     double dt = r->dt[p->dt_column >= 0 ? g : 0];
     if (sdk_model_check_noises(m, pv, dt, p->nsteps, why, sizeof why) ||

@@ -217,6 +217,9 @@ sdk_err sdk_pathdata_results(sdk_plan *p, sdk_errbuf *eb);
  * or from its reader, asked for the shard's values alone. */
 sdk_err sdk_path_values_put(const sdk_plan *p, const sdk_shard *sh, const sdk_path_values *v, int k,
                             const int *rows, int nrows, sdk_errbuf *eb);
+/* The parameters' values at grid point g: those in force, the scanned ones
+ * of g, the derived ones from those (plan.c) */
+void sdk_plan_grid_values(const sdk_plan *p, int64_t g, double *pv);
 
 /* A run to a requested standard error (c->target_se or target_rse):
  * batches of paths as windows with one carry (sim/target.c). */
