@@ -264,7 +264,8 @@ void sdk_cg_comp_describe(const sdk_codegen_opts *o, char *buf, size_t n) {
                                    "Levy, resets, reflecting walls, shared Wiener processes, "
                                    "--noise three-point)",
       [SDK_CG_COMP_UNBOUNDED] = "no bound on |x| follows from its drift, noise and start",
-      [SDK_CG_COMP_SPACING] = "its noise increments span fewer than 256 float spacings at the "
+      [SDK_CG_COMP_SPACING] = "its own Gaussian noise increments (none without noise) span fewer "
+                              "than 256 float spacings at the "
                               "largest |x| its drift, noise and start allow",
       [SDK_CG_COMP_PLAIN] = "it relaxes within 128 steps, its noise increments spanning >= 256 "
                             "float spacings"};
