@@ -91,6 +91,8 @@ def _text(name, v):
     """The value of option `name` as the CLI would take it (None: a flag)."""
     if isinstance(v, (str, bytes, os.PathLike)):
         return v
+    if isinstance(v, np.ndarray):
+        v = _unmasked("--%s" % name, v)  # (a masked 0-d array's .item() is its hidden data)
     if isinstance(v, np.ndarray) and v.ndim == 0:  # (what np.float64(x) * array gives)
         return _num(v.item())
     if isinstance(v, (list, tuple, np.ndarray, range)):

@@ -85,3 +85,11 @@ def test_numpy_scalars_and_0d_arrays_are_numbers():
         assert np.array_equal(r["drift/value"], want["drift/value"]), kw
     with pytest.raises(TypeError, match="expected a number"):
         sdekit.run("ou", paths=np.array(True), t_end=0.1, progress=False)
+    # a masked value is refused, not read under its mask (a review: t_end and
+    # seed ran with the hidden data)
+    for kw in ({"t_end": np.ma.array(0.1, mask=True)}, {"seed": np.ma.array(99, mask=True)},
+               {"dt": np.ma.masked}):
+        a = dict(paths=8, t_end=0.1, progress=False)
+        a.update(kw)
+        with pytest.raises(sdekit.UsageError, match="masked array with masked values"):
+            sdekit.run("ou", **a)

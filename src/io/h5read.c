@@ -418,8 +418,11 @@ static sdk_err axes_of(reader *r, sdk_dataset *d) {
   const char *leaf = strrchr(d->path, '/');
   leaf = leaf ? leaf + 1 : d->path;
   int in_scan = !strncmp(d->path, "scan/", 5);
+  /* (final/ and final_params/: the states --save-final writes, a record of
+   * the paths rather than a statistic: sim/pathdata.c) */
   if (in_scan || !strcmp(leaf, "t") || !strcmp(leaf, "step") || !strcmp(leaf, "index") ||
-      !strcmp(d->path, "acf/lag") || !strcmp(d->path, "psd/f"))
+      !strcmp(d->path, "acf/lag") || !strcmp(d->path, "psd/f") || !strncmp(d->path, "final/", 6) ||
+      !strncmp(d->path, "final_params/", 13))
     d->flags |= SDK_DS_COORD;
   char *names[SDK_DS_MAX_RANK] = {0}, dflt[SDK_DS_MAX_RANK][16];
   /* without dims (format 1, or a dataset another program added to a file

@@ -239,7 +239,10 @@ int sdk_image_observables(const sdk_store *img, const char **out, int max) {
         out[n++] = img->groups[i].path;
   for (int i = 0; other && i < img->ngroups; i++) {
     const char *p = img->groups[i].path;
-    if (!p[0] || strchr(p, '/') || !strcmp(p, "scan") || sdk_find_observable(p)) continue;
+    /* (final/, final_params/: the states --save-final writes, no observable) */
+    if (!p[0] || strchr(p, '/') || !strcmp(p, "scan") || !strcmp(p, "final") ||
+        !strcmp(p, "final_params") || sdk_find_observable(p))
+      continue;
     other[nother++] = p;
   }
   if (other) qsort(other, (size_t)nother, sizeof *other, cmp_str);

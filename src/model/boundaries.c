@@ -199,17 +199,19 @@ int sdk_model_check_init_bounds(const sdk_model *m, const double *pv, char *why,
     double level = sdk_model_eval_params(b->level, pv);
     /* the initial values' extreme on the wall's side: a constant (0 without
      * a line), the bound of a uniform one, or the farthest a normal one
-     * reaches: Box-Muller's radius is largest at the smallest uniform, which
-     * is sdk_u01_d(0) = 2^-33 (the float uniforms of the CPU and of CUDA's
-     * fast math start higher), so |z| <= 6.764.  A reflecting wall within
-     * that mirrors some starts into the domain at the first step: the start's
-     * law folded, silently */
+     * reaches: Box-Muller's radius is largest at the smallest uniform,
+     * sdk_u01_d(0) = 2^-33 (CUDA's fast-math uniform starts there too; the
+     * CPU's float one at 2^-24), so |z| <= 6.764, widened by 2^-20 for the
+     * fast-math radius's float rounding (6.76370573 against 6.76370564, a
+     * review).  A reflecting wall within that mirrors some starts into the
+     * domain at the first step: the start's law folded, silently */
     double x0 = in->a ? sdk_model_eval_params(in->a, pv) : 0;
     if (in->kind == SDK_INIT_UNIFORM) { /* (the bounds in either order) */
       double x1 = sdk_model_eval_params(in->b, pv);
       x0 = b->upper ? fmax(x0, x1) : fmin(x0, x1);
     } else if (in->kind == SDK_INIT_NORMAL) {
-      double zmax = sqrt(-2 * log(sdk_u01_d(0))), s = fabs(sdk_model_eval_params(in->b, pv));
+      double zmax = sqrt(-2 * log(sdk_u01_d(0))) * (1 + 0x1p-20);
+      double s = fabs(sdk_model_eval_params(in->b, pv));
       x0 += b->upper ? zmax * s : -zmax * s;
     }
     /* strictly past an absorbing level: absorbed before the first step, a

@@ -142,8 +142,7 @@ const char *sdk_plan_smaller_step(const sdk_plan *p) {
   if (p->c->adaptive) return "a smaller --dt-min or tighter --rtol/--atol";
   /* a path outside both reflecting walls of a variable after its mirrors is
    * NaN (codegen/boundary.c): a step wider than the gap (a start there is
-   * refused: boundaries.c, pathdata.c), or a start beyond a wall whose
-   * level reads a parameter given per path */
+   * refused: boundaries.c, pathdata.c) */
   const sdk_model *m = p->run->model;
   for (int v = 0; v < m->nvars; v++)
     if (sdk_model_reflect_both(m, v))

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/strbuf.h"
 #include "sim/mlmc_internal.h"
 
 /* a dataset [grid..., (level)] of the mlmc/ or target/ group */
@@ -199,6 +200,30 @@ static sdk_err paths_over_levels(const drv *d, sdk_run *r, sdk_errbuf *eb) {
   return SDK_OK;
 }
 
+/* The compensation attribute (run.c, comp_note) of every level whose
+ * choice differs from level 0's: the rule reads dt, which halves per level */
+static sdk_err level_compensation(drv *d, sdk_run *r, sdk_errbuf *eb) {
+  if (!r->compensation) return SDK_OK;
+  sdk_strbuf b;
+  sdk_sb_init(&b);
+  sdk_sb_printf(&b, "level 0: %s", r->compensation);
+  int differ = 0;
+  for (int l = 1; l < d->nlev; l++) {
+    const char *c = d->lev[l].run ? d->lev[l].run->compensation : NULL;
+    if (!c) continue;
+    differ |= strcmp(c, r->compensation) != 0;
+    sdk_sb_printf(&b, "; level %d: %s", l, c);
+  }
+  char *s = differ ? sdk_sb_take(&b) : NULL;
+  sdk_sb_free(&b);
+  if (!differ) return SDK_OK;
+  if (!s) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  free(r->compensation);
+  r->compensation = s;
+  r->r.compensation = s;
+  return SDK_OK;
+}
+
 sdk_err sdk_mlmc_record_mlmc(drv *d, sdk_run **out, sdk_errbuf *eb) {
   sdk_run *r = d->lev[0].run;
   /* (the levels first: the quantities replace level 0's values and errors) */
@@ -209,6 +234,7 @@ sdk_err sdk_mlmc_record_mlmc(drv *d, sdk_run **out, sdk_errbuf *eb) {
   SDK_CHECK(drop_variances(d, r, eb));
   SDK_CHECK(paths_over_levels(d, r, eb));
   r->seconds = d->seconds, r->path_steps = d->path_steps;
+  SDK_CHECK(level_compensation(d, r, eb));
   d->lev[0].run = NULL;
   for (int64_t g = 0; g < d->ngrid; g++)
     if (d->status[g] == SDK_MLMC_ST_LEVELS && sdk_comm_rank(d->base.comm) == 0 &&

@@ -124,20 +124,11 @@ static sdk_err get_values(const sdk_comm *comm, const sdk_path_values *v, int k,
   return SDK_OK;
 }
 
-/* does e use a parameter given per path (its level then differs by path)? */
-static int uses_path_param(const sdk_plan *p, const sdk_expr *e) {
-  if (e->kind == SDK_E_SYM && e->sym == SDK_SYM_PARAM)
-    return p->pp_param && p->pp_param[e->index] >= 0;
-  for (int i = 0; i < e->nargs; i++)
-    if (uses_path_param(p, e->arg[i])) return 1;
-  return 0;
-}
-
 /* Initial values x[0..len) of variable `var` for global paths gp0 + j: none
  * strictly beyond a reflecting wall of it at its grid point, where the first
  * step would mirror it into the domain (a start law folded, silently; a
- * constant or [init] start is refused so by sdk_model_check_init_bounds).
- * A level with a parameter given per path is the kernel's to know. */
+ * constant or [init] start is refused so by sdk_model_check_init_bounds;
+ * levels take no values per path: pathparams.c). */
 static sdk_err check_walls(const sdk_plan *p, const sdk_path_values *v, int var, int64_t gp0,
                            const double *x, int64_t len, sdk_errbuf *eb) {
   const sdk_model *m = p->run->model;
@@ -145,7 +136,7 @@ static sdk_err check_walls(const sdk_plan *p, const sdk_path_values *v, int var,
   sdk_err e = SDK_OK;
   for (int i = 0; i < m->nbound && e == SDK_OK; i++) {
     const sdk_boundary *b = &m->bound[i];
-    if (b->kind != SDK_BOUND_REFLECT || b->var != var || uses_path_param(p, b->level)) continue;
+    if (b->kind != SDK_BOUND_REFLECT || b->var != var) continue;
     if (!pv && !(pv = malloc((size_t)(m->nparams + 1) * sizeof *pv)))
       return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
     int64_t g = -1;

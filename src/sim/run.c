@@ -179,16 +179,39 @@ static sdk_err comp_note(const sdk_run_config *c, sdk_run *r, const sdk_plan *p,
   sdk_codegen_opts o;
   sdk_plan_codegen_opts(p, p->be ? p->be->target : SDK_TARGET_CPU, &o);
   const sdk_model *m = r->model;
-  char a[64 * SDK_MODEL_MAX_VARS + 16] = "none";
-  size_t len = 0;
-  if (o.compensate && !p->sys.on) {
-    len = (size_t)snprintf(a, sizeof a, "%s:", o.comp_all ? "all" : "auto");
-    for (int v = 0, k = 0; v < m->nvars && len < sizeof a; v++)
-      if (sdk_cg_comp_var(&o, v))
-        len += (size_t)snprintf(a + len, sizeof a - len, "%s %s", k++ ? "," : "", m->vars[v]);
-    if (len < sizeof a && a[len - 1] == ':') snprintf(a + len, sizeof a - len, " none");
+  sdk_strbuf a;
+  sdk_sb_init(&a);
+  /* the steps at dt, then --dt-check's coarse copy at 2 dt where the rule
+   * picks otherwise there (codegen/cpu_paths.c, cuda_paths.c) */
+  size_t fine = 0;
+  for (int coarse = 0; coarse < 1 + (o.dt_check != 0); coarse++) {
+    sdk_codegen_opts oc = o;
+    oc.dt = coarse ? 2 * o.dt : o.dt;
+    size_t at = a.len;
+    if (!o.compensate || p->sys.on) {
+      sdk_sb_puts(&a, "none");
+    } else {
+      sdk_sb_puts(&a, o.comp_all ? "all:" : "auto:");
+      int k = 0;
+      for (int v = 0; v < m->nvars; v++)
+        if (sdk_cg_comp_var(&oc, v)) sdk_sb_printf(&a, "%s %s", k++ ? "," : "", m->vars[v]);
+      if (!k) sdk_sb_puts(&a, " none");
+    }
+    if (!coarse) {
+      fine = a.len;
+    } else if (!a.oom && a.len - at == fine && !memcmp(a.s, a.s + at, fine)) {
+      a.len = at, a.s[at] = 0; /* (the same choice: said once) */
+    } else if (!a.oom) {
+      char *c = sdk_strdup(a.s + at);
+      a.len = at, a.s[at] = 0;
+      sdk_sb_printf(&a, " (the coarse copy at 2 dt: %s)", c ? c : "?");
+      free(c);
+    }
   }
-  if (!(r->compensation = strdup(a))) return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  if (a.oom || !(r->compensation = sdk_sb_take(&a))) {
+    sdk_sb_free(&a);
+    return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
+  }
   r->r.compensation = r->compensation;
   if (!o.compensate || p->sys.on || sdk_comm_rank(c->comm) != 0 ||
       !sdk_log_on(c->logger, SDK_LOG_DEBUG))
