@@ -87,6 +87,19 @@ done
 if run "ou single" ou --paths 16 --t-end 0.1 -o oc.h5 && info oc.h5; then
   has "ou default" "compensated: auto: none"
 fi
+# ou's k dt = 0.005 < 1/128: x compensated at dt 0.005, plain at 0.01 (--dt-check's
+# coarse copy; --mlmc's level 0), so each level and copy is named
+if run "ou dt-check" ou --paths 16 --t-end 0.1 --dt 0.005 --dt-check -o od.h5 && info od.h5; then
+  has "--dt-check's coarse copy" "compensated: auto: x (the coarse copy at 2 dt: auto: none)"
+fi
+if run "ou mlmc" ou --t-end 1 --observe moments --mlmc 0.5 --paths 16 --max-paths 2048 -o om.h5 &&
+  info om.h5; then
+  if grep -qE "^compensated: level 0: auto: none; level 1: auto: x \(the coarse copy at 2 dt: auto: none\)(; level [2-9]: auto: x)*$" "$T/info"; then
+    pass
+  else
+    failed "--mlmc: the levels' compensation: $(grep compensated "$T/info")"
+  fi
+fi
 if run "josephson double" josephson --paths 16 --periods 1 --precision double -o jd.h5 &&
   info jd.h5; then
   lacks "double precision" "^compensated:"
