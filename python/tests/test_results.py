@@ -168,7 +168,9 @@ def test_a_result_pickles_whole(ou, grid2):
     # views on the library's memory, which ctypes refused to pickle before
     import pickle
     final = sdekit.run("ou", paths=32, t_end=0.2, save_final=True, seed=4, progress=False)
-    for r in (ou, grid2, final):
+    # (target/: the run's paths per grid point, no observable of it)
+    target = sdekit.run("ou", t_end=0.5, target_se=0.05, seed=4, progress=False)
+    for r in (ou, grid2, final, target):
         q = pickle.loads(pickle.dumps(r))
         assert type(q) is sdekit.Result and sorted(q) == sorted(r)
         assert_same_results(r, q)

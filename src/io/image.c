@@ -239,9 +239,12 @@ int sdk_image_observables(const sdk_store *img, const char **out, int max) {
         out[n++] = img->groups[i].path;
   for (int i = 0; other && i < img->ngroups; i++) {
     const char *p = img->groups[i].path;
-    /* (final/, final_params/: the states --save-final writes, no observable) */
+    /* (final/, final_params/: the states --save-final writes; target/,
+     * mlmc/: the runs to a requested error, paths and levels; no observable
+     * of the run, which a loaded or unpickled result must not gain) */
     if (!p[0] || strchr(p, '/') || !strcmp(p, "scan") || !strcmp(p, "final") ||
-        !strcmp(p, "final_params") || sdk_find_observable(p))
+        !strcmp(p, "final_params") || !strcmp(p, "target") || !strcmp(p, "mlmc") ||
+        sdk_find_observable(p))
       continue;
     other[nother++] = p;
   }
