@@ -105,11 +105,10 @@ int sdk_cg_split_var(const sdk_codegen_opts *o, int v) {
 static int split_product(cg_ctx *c, sdk_strbuf *out, const sdk_expr *e) {
   if (e->kind != SDK_E_BINARY || e->op != '*') return 0;
   for (int side = 0; side < 2; side++) {
-    const sdk_expr *x = e->arg[side];
-    if (x->kind != SDK_E_SYM || x->sym != SDK_SYM_VAR || !sdk_cg_split_var(c->o, x->index))
+    const sdk_expr *x = e->arg[side], *k;
+    if (x->kind != SDK_E_SYM || x->sym != SDK_SYM_VAR || !(k = split_factor(e, x->index)) ||
+        !sdk_cg_split_var(c->o, x->index))
       continue;
-    const sdk_expr *k = split_factor(e, x->index);
-    if (!k) continue;
     /* fma(K, l, K h) spelled out: left to contraction, K h + K l may fuse
      * either product, and did so differently in the unrolled loop and the
      * single steps (test_repro: the bits then depended on the launches) */

@@ -168,6 +168,21 @@ sdk_err sdk_run_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) 
   return n > 1 ? sdk_run_team(c, n, out, eb) : sdk_run_rank(c, out, eb);
 }
 
+/* "auto: x, v", "all: x", "auto: none" or "none": the compensated
+ * variables of the steps at o->dt */
+static void comp_list(const sdk_codegen_opts *o, const sdk_plan *p, sdk_strbuf *b) {
+  const sdk_model *m = o->model;
+  if (!o->compensate || p->sys.on) {
+    sdk_sb_puts(b, "none");
+    return;
+  }
+  sdk_sb_puts(b, o->comp_all ? "all:" : "auto:");
+  int k = 0;
+  for (int v = 0; v < m->nvars; v++)
+    if (sdk_cg_comp_var(o, v)) sdk_sb_printf(b, "%s %s", k++ ? "," : "", m->vars[v]);
+  if (!k) sdk_sb_puts(b, " none");
+}
+
 /* Which variables the compensated update covers (the rule of
  * codegen/comp_vars.c, issue 32): recorded in the results (root attribute
  * "compensation") and, with --verbose, said with the rule's reasons once
@@ -178,37 +193,20 @@ static sdk_err comp_note(const sdk_run_config *c, sdk_run *r, const sdk_plan *p,
   if (!c->single) return SDK_OK;
   sdk_codegen_opts o;
   sdk_plan_codegen_opts(p, p->be ? p->be->target : SDK_TARGET_CPU, &o);
-  const sdk_model *m = r->model;
-  sdk_strbuf a;
-  sdk_sb_init(&a);
-  /* the steps at dt, then --dt-check's coarse copy at 2 dt where the rule
+  /* the steps at dt, and --dt-check's coarse copy at 2 dt where the rule
    * picks otherwise there (codegen/cpu_paths.c, cuda_paths.c) */
-  size_t fine = 0;
-  for (int coarse = 0; coarse < 1 + (o.dt_check != 0); coarse++) {
+  sdk_strbuf a, k2;
+  sdk_sb_init(&a), sdk_sb_init(&k2);
+  comp_list(&o, p, &a);
+  if (o.dt_check) {
     sdk_codegen_opts oc = o;
-    oc.dt = coarse ? 2 * o.dt : o.dt;
-    size_t at = a.len;
-    if (!o.compensate || p->sys.on) {
-      sdk_sb_puts(&a, "none");
-    } else {
-      sdk_sb_puts(&a, o.comp_all ? "all:" : "auto:");
-      int k = 0;
-      for (int v = 0; v < m->nvars; v++)
-        if (sdk_cg_comp_var(&oc, v)) sdk_sb_printf(&a, "%s %s", k++ ? "," : "", m->vars[v]);
-      if (!k) sdk_sb_puts(&a, " none");
-    }
-    if (!coarse) {
-      fine = a.len;
-    } else if (!a.oom && a.len - at == fine && !memcmp(a.s, a.s + at, fine)) {
-      a.len = at, a.s[at] = 0; /* (the same choice: said once) */
-    } else if (!a.oom) {
-      char *c = sdk_strdup(a.s + at);
-      a.len = at, a.s[at] = 0;
-      sdk_sb_printf(&a, " (the coarse copy at 2 dt: %s)", c ? c : "?");
-      free(c);
-    }
+    oc.dt = 2 * o.dt;
+    comp_list(&oc, p, &k2);
+    if (a.s && k2.s && strcmp(a.s, k2.s)) sdk_sb_printf(&a, " (the coarse copy at 2 dt: %s)", k2.s);
   }
-  if (a.oom || !(r->compensation = sdk_sb_take(&a))) {
+  int oom = a.oom || k2.oom;
+  sdk_sb_free(&k2);
+  if (oom || !(r->compensation = sdk_sb_take(&a))) {
     sdk_sb_free(&a);
     return SDK_FAIL(eb, SDK_ERR_NOMEM, "out of memory");
   }
