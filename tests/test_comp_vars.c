@@ -168,7 +168,10 @@ static void check_split(void) {
       {"k (x - 1): x read whole", "[drift]\nx = -k*(x - 1)\ny = 0\n", 0, 1},
       {"a factor in t", "[drift]\nx = -sin(t)*x\ny = 0\n", 0, 1},
       {"a factor in another variable", "[drift]\nx = -y*x\ny = 0\n", 0, 0},
-      {"a noise that reads a variable", "[drift]\nx = -k*x\ny = 0\n[noise]\nx = g*y\n", 0, 0},
+      {"a noise g y: y in a product", "[drift]\nx = -k*x\ny = 0\n[noise]\nx = g*y\n", 1, 1},
+      {"multiplicative noise g x", "[drift]\nx = -k*x\ny = 2*x\n[noise]\nx = g*x\n", 1, 1},
+      {"a noise that reads x whole", "[drift]\nx = -k*x\ny = 0\n[noise]\nx = g*sqrt(x)\n", 0, 1},
+      {"a noise that reads y whole", "[drift]\nx = -k*x\ny = 0\n[noise]\nx = g*y*y\n", 1, 0},
       {"a boundary reads x", "[drift]\nx = -k*x\ny = 0\n[boundaries]\nw = reflect x <= -9\n", 0, 0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

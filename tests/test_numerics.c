@@ -242,17 +242,20 @@ static void check_compensation_vars(void) {
  * spacing, --compensate auto left it plain and lost them so (a review);
  * now the default compensates it and the variance is right, as with every
  * variable compensated. */
-static void check_compensation_offset_as(const char *drift, double k) {
+static void check_compensation_offset_as(const char *drift, double k, const char *noise, double s) {
   char text[300];
   snprintf(text, sizeof text,
-           "[model]\nname = offset\nvars = x\n[params]\nk = %g\ns = 0.01\n[drift]\nx = %s\n"
-           "[noise]\nx = s\n[init]\nx = 1e4\n",
-           k, drift);
+           "[model]\nname = offset\nvars = x\n[params]\nk = %g\ns = %g\n[drift]\nx = %s\n"
+           "[noise]\nx = %s\n[init]\nx = 1e4\n",
+           k, s, drift, noise);
   const char *model = st_model_file(text, 1);
   TU_CHECK(model != NULL, "model file");
   if (!model) return;
-  const double s = 0.01, dt = 0.01, r = 1 - k * dt;
-  const double exact = s * s * dt / (1 - r * r) * (1 - pow(r, 2 * 2000));
+  /* Euler's recursion for d = x - 1e4: d' = r d + b sqrt(dt) z, b = s or
+   * s x = s (1e4 + d): Var' = q Var + a, q = r^2 (+ s^2 dt), a = s^2 dt (1e4)^2 */
+  const int mult = strchr(noise, 'x') != NULL;
+  const double dt = 0.01, r = 1 - k * dt, q = r * r + (mult ? s * s * dt : 0);
+  const double exact = s * s * dt * (mult ? 1e8 : 1) / (1 - q) * (1 - pow(q, 2000));
   double var[3], mean[3];
   for (int m = 0; m < 3; m++) {
     sdk_run_config c;
@@ -279,10 +282,10 @@ static void check_compensation_offset_as(const char *drift, double k) {
    * sqrt(exact / n), about 9e-5: E x = 1e4 exactly, the start being the
    * fixed point) */
   const double se_mean = sqrt(exact / 4096);
-  printf("%s single, x' = %s (k = %g) + 0.01 xi: variance by the rule (default, auto: x "
+  printf("%s single, x' = %s (k = %g) + %s xi (s = %g): variance by the rule (default, auto: x "
          "compensated) %.4g, --compensate all %.4g, --no-compensation %.4g, exact (Euler) %.4g; "
          "mean - 1e4 %+.2f se, all %+.2f se\n",
-         st_backend(), drift, k, var[0], var[2], var[1], exact, (mean[0] - 1e4) / se_mean,
+         st_backend(), drift, k, noise, s, var[0], var[2], var[1], exact, (mean[0] - 1e4) / se_mean,
          (mean[2] - 1e4) / se_mean);
   TU_NEAR(var[0], exact, 5 * exact * sqrt(2.0 / 4095), "offset relaxation: variance by the rule");
   TU_NEAR(var[2], exact, 5 * exact * sqrt(2.0 / 4095), "offset relaxation: variance, all");
@@ -296,10 +299,13 @@ static void check_compensation_offset_as(const char *drift, double k) {
 /* The same written k 1e4 - k x, k = 0.75: the CUDA kernel evaluates the
  * product k x of its deferred-compensated x as k h + k l, k h rounded once
  * for the steps between two renormalisations (expr_emit.h,
- * sdk_cg_expr_split), where 0.75 h is not a float */
+ * sdk_cg_expr_split), where 0.75 h is not a float; and with multiplicative
+ * noise s x (s = 1e-6: the same increments of about 1e-3), whose amplitude
+ * the kernel evaluates split as well (srk.c) */
 static void check_compensation_offset(void) {
-  check_compensation_offset_as("-k*(x - 1e4)", 1);
-  check_compensation_offset_as("k*1e4 - k*x", 0.75);
+  check_compensation_offset_as("-k*(x - 1e4)", 1, "s", 0.01);
+  check_compensation_offset_as("k*1e4 - k*x", 0.75, "s", 0.01);
+  check_compensation_offset_as("k*1e4 - k*x", 0.75, "s*x", 1e-6);
 }
 
 /* A number of the model is rounded to the kernel's precision once: in
@@ -324,6 +330,85 @@ static void check_single_literal(void) {
   sdk_run_destroy(&run);
 }
 
+/* E (c0 + c1 w + c2 w^2)^p for w ~ N(0, dt): the one-step factor of the
+ * p-th moment of a scheme linear in x whose step is x' = x (c0 + c1 dW +
+ * c2 dW^2) (GBM: Euler c2 = 0; Milstein c0 = 1 + mu dt - s^2 dt / 2,
+ * c1 = s, c2 = s^2 / 2) */
+static double poly_moment(double c0, double c1, double c2, int p, double dt) {
+  double a[9] = {1}, b[9];
+  for (int k = 0; k < p; k++) { /* a *= c0 + c1 w + c2 w^2 */
+    for (int j = 0; j < 9; j++)
+      b[j] = c0 * a[j] + (j >= 1 ? c1 * a[j - 1] : 0) + (j >= 2 ? c2 * a[j - 2] : 0);
+    memcpy(a, b, sizeof a);
+  }
+  double e = 0, mw = 1; /* E w^(2j) = (2j - 1)!! dt^j */
+  for (int j = 0; 2 * j < 9; j++) {
+    e += a[2 * j] * mw;
+    mw *= (2 * j + 1) * dt;
+  }
+  return e;
+}
+
+/* Multiplicative noise s x with x compensated (--compensate all): the CUDA
+ * kernel evaluates the drift mu x, the amplitude s x and Milstein's factor
+ * split, fma(K, l, K h), with h the value at the last renormalisation, up
+ * to 16 steps old (srk.c, expr_emit.h).  At mu = 3, s = 0.5, dt = 0.01 x
+ * grows some 60% in 16 steps: an amplitude from h alone puts E x^2 about
+ * 12 se low (a NumPy model of that mistake, 2^16 paths), a drift from h
+ * alone E x further still.  Against the exact moments of each scheme's
+ * recursion; the SE of E x^2 from the exact E x^4. */
+static void check_multiplicative_split(void) {
+  const char *model = st_model_file("[model]\nname = gbm1\nvars = x\n[params]\nmu = 3\n"
+                                    "s = 0.5\n[drift]\nx = mu*x\n[noise]\nx = s*x\n"
+                                    "[init]\nx = 1\n",
+                                    1);
+  TU_CHECK(model != NULL, "model file");
+  if (!model) return;
+  const double mu = 3, sg = 0.5, dt = 0.01;
+  const int n = 50, npaths = 1 << 16;
+  /* srk2 with multiplicative noise is the stochastic Heun method on the
+   * drift corrected to Stratonovich, nu x with nu = mu - s^2 / 2: x' = x (1
+   * + u + u^2 / 2), u = nu dt + s dW (srk.c, heun_stage), whose amplitude at
+   * the predictor the kernel also evaluates split */
+  const char *schemes[] = {"euler", "milstein", "srk2"};
+  const double nu = mu - sg * sg / 2;
+  for (int k = 0; k < 3; k++) {
+    double c0 = 1 + mu * dt, c1 = sg, c2 = 0;
+    if (k == 1) c0 -= sg * sg * dt / 2, c2 = sg * sg / 2;
+    if (k == 2) c0 = 1 + nu * dt + nu * nu * dt * dt / 2, c1 = sg * (1 + nu * dt), c2 = sg * sg / 2;
+    double m[5];
+    for (int p = 1; p <= 4; p *= 2)
+      m[p] = pow(poly_moment(c0, c1, c2, p, dt), n);
+    sdk_run_config c;
+    sdk_run_config_defaults(&c);
+    c.model = model;
+    c.backend = st_backend();
+    c.scheme = schemes[k];
+    c.single = 1;
+    c.compensate_all = 1;
+    c.paths = npaths;
+    c.dt = dt;
+    c.t_end = n * dt;
+    c.observe = "moments";
+    c.seed = 7;
+    sdk_run *run = st_run(&c);
+    TU_CHECK(run != NULL, "gbm run");
+    if (!run) continue;
+    const st_view *V = st_view_of(sdk_run_results(run));
+    double mean = V->mean[V->nsamples - 1], var = V->var[V->nsamples - 1];
+    double m2 = var * (npaths - 1) / npaths + mean * mean;
+    char what[160];
+    snprintf(what, sizeof what, "%s single, gbm %s (all compensated): E x(0.5)", st_backend(),
+             schemes[k]);
+    st_within(what, mean, sqrt((m[2] - m[1] * m[1]) / npaths), m[1], K_SIGMA);
+    snprintf(what, sizeof what, "%s single, gbm %s (all compensated): E x(0.5)^2", st_backend(),
+             schemes[k]);
+    st_within(what, m2, sqrt((m[4] - m[2] * m[2]) / npaths), m[2], K_SIGMA);
+    sdk_run_destroy(&run);
+  }
+  unlink(model);
+}
+
 int main(void) {
   st_require_backend();
   check_single_literal();
@@ -332,5 +417,6 @@ int main(void) {
   check_compensation_vars();
   check_compensation_rule_limit();
   check_compensation_offset();
+  check_multiplicative_split();
   return tu_finish("test_numerics");
 }

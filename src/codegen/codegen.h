@@ -98,17 +98,18 @@
  * which is the Kahan sum above for R = 1 and costs 1 + 2/R adds per variable
  * and step instead of 3 (issue 10: PROG1 at >= 90% of the plain update;
  * issue 32: R = 16 instead of 4 for PROG1, 39.19 instructions a step
- * instead of 39.56).  A product K x in the drift is evaluated as fma(K, l_i,
- * fl(K h)), l_i the stage's low part (expr_emit.h, sdk_cg_expr_split): fl(K h)
- * is computed once per R steps, and x = fl(h + l), which nothing else reads
- * then, not at all between renormalisations (PROG1's cos(2 pi x): 38.19
- * instructions a step, the plain update 37.88).  The rounding errors of l are of the order of
- * ulp(R incr), far below ulp(x) while |x| >> R |incr|, and no larger than
- * the plain update's where it is not.  x, l and h are all stored (3 nvars rows), so a launch that
- * ends inside a group continues it exactly: the bits depend on the step
- * numbers only, never on where launches, samples or checkpoints fall.  Double
- * precision is not compensated (its source and results are unchanged), nor
- * are systems of interacting particles (sys_*.c, their own update).
+ * instead of 39.56).  A product K x in the drift or in a noise amplitude
+ * (the Heun stage's and Milstein's factor included: srk.c) is evaluated as
+ * fma(K, l_i, fl(K h)), l_i the stage's low part (expr_emit.h,
+ * sdk_cg_expr_split): fl(K h) is computed once per R steps, and x = fl(h +
+ * l), which nothing else reads then, not at all between renormalisations
+ * (PROG1's cos(2 pi x): 38.19 instructions a step, the plain update 37.88;
+ * the published linear SDE's a u dt + b u dW: 68.69 -> 66.25).  The rounding errors of l are of the
+ * order of ulp(R incr), far below ulp(x) while |x| >> R |incr|, and no larger than the plain
+ * update's where it is not.  x, l and h are all stored (3 nvars rows), so a launch that ends inside
+ * a group continues it exactly: the bits depend on the step numbers only, never on where launches,
+ * samples or checkpoints fall.  Double precision is not compensated (its source and results are
+ * unchanged), nor are systems of interacting particles (sys_*.c, their own update).
  */
 #ifndef SDK_CODEGEN_H
 #define SDK_CODEGEN_H

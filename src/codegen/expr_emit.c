@@ -88,16 +88,18 @@ static int reads_whole(const sdk_expr *e, int v) {
 int sdk_cg_split_var(const sdk_codegen_opts *o, int v) {
   const sdk_model *m = o->model;
   if (!o->single || !o->comp_defer || !sdk_cg_comp_var(o, v)) return 0;
-  /* only where it saves x = fl(h + l): every read of x in the step a
-   * product with a constant (a noise, a boundary, an event or a delay line
-   * reads x itself, and a product split beside that costs an instruction;
-   * --compensate all on PROG1: v' = -gamma v ... and x' = v) */
+  /* only where it saves x = fl(h + l): every read of x in the step's
+   * drifts and noises a product with a constant (a boundary, an event or a
+   * delay line reads x itself, and a product split beside that costs an
+   * instruction; --compensate all on PROG1: v' = -gamma v ... and x' = v).
+   * srk.c evaluates the drifts, the noise amplitudes, the Heun stage's and
+   * the Milstein factor split; a scheme that reads x whole elsewhere costs
+   * that add, never a wrong value (x stays fl(h + l)) */
   if (m->nbound || m->nevent || m->ndelay || m->nlevy || m->ncolored || m->njump || m->ndich ||
       m->nwiener)
     return 0;
   for (int w = 0; w < m->nvars; w++)
-    if (reads_whole(m->drift[w], v) || (m->noise[w] && sdk_expr_uses(m->noise[w], SDK_SYM_VAR)))
-      return 0;
+    if (reads_whole(m->drift[w], v) || reads_whole(m->noise[w], v)) return 0;
   return 1;
 }
 

@@ -67,6 +67,16 @@ static int milstein_var(const sdk_codegen_opts *o, int v) {
  * sdk_w is a compile-time constant) */
 /* "real W; W = b sqrt(dt)" for the coefficient b of variable v's noise, W
  * the local named `w` (b averaged over the step where the scheme says so) */
+/* the low parts of the split variables at X_n (stage 0's sdk_sl<v>, as
+ * emit_stage defines them), for e evaluated there outside a stage (none
+ * where e reads no variable) */
+static void bind_low(sdk_emit *em, const sdk_codegen_opts *o, const sdk_expr *e) {
+  if (!sdk_expr_uses(e, SDK_SYM_VAR)) return;
+  for (int v = 0; v < o->model->nvars; v++)
+    if (sdk_cg_split_var(o, v))
+      sdk_em_line(em, "const real sdk_sl%d = sdk_c%d; (void)sdk_sl%d;", v, v, v);
+}
+
 static void emit_w(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h, int v,
                    const sdk_expr *b, const char *w) {
   const sdk_model *m = o->model;
@@ -74,9 +84,11 @@ static void emit_w(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h, int
   sdk_em_line(em, "real %s;", w);
   sdk_em_block(em);
   bind_vars(em, o, "sdk_x%d", 0);
+  bind_low(em, o, b);
   sdk_em_start(em, "%s = ", w);
-  /* (c_0 = 0: the noise is evaluated at t_n, with the values of stage 0) */
-  sdk_cg_expr_at(em, o, b, m->noise_line[v], h, 0, s->srk->c[0]);
+  /* (c_0 = 0: the noise is evaluated at t_n, with the values of stage 0;
+   * a product K x of a split x as the drift's: expr_emit.h) */
+  sdk_cg_expr_split(em, o, b, m->noise_line[v], h, 0, s->srk->c[0]);
   /* (state-dependent noise: averaged at the Heun stage instead) */
   int se = heun_stage(o) > 0 ? 0 : average_stage(s, b);
   sdk_em_puts(em, se > 0 ? ";\n" : " * sdk_sqdt;\n");
@@ -104,10 +116,11 @@ static void emit_noise(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h,
     sdk_em_line(em, "real sdk_mc%d;", v);
     sdk_em_block(em);
     bind_vars(em, o, "sdk_x%d", 0);
+    bind_low(em, o, m->noise[v]);
     sdk_em_start(em, "sdk_mc%d = (real)0.5 * (", v);
-    sdk_cg_expr_at(em, o, m->noise[v], m->noise_line[v], h, 0, s->srk->c[0]);
+    sdk_cg_expr_split(em, o, m->noise[v], m->noise_line[v], h, 0, s->srk->c[0]);
     sdk_em_puts(em, ") * (");
-    sdk_cg_expr_at(em, o, o->dnoise[v], m->noise_line[v], h, 0, s->srk->c[0]);
+    sdk_cg_expr_split(em, o, o->dnoise[v], m->noise_line[v], h, 0, s->srk->c[0]);
     sdk_em_puts(em, ") * sdk_dt;\n");
     sdk_em_close(em);
   }
@@ -258,7 +271,7 @@ static void emit_stage(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h,
         sdk_em_start(em, "sdk_wh%d_%d = ", v, k);
       else
         sdk_em_start(em, "sdk_wh%d = ", v);
-      sdk_cg_expr_at(em, o, b, m->noise_line[v], h, i, t->c[i]);
+      sdk_cg_expr_split(em, o, b, m->noise_line[v], h, i, t->c[i]);
       sdk_em_puts(em, " * sdk_sqdt;\n");
     }
   }
