@@ -13,6 +13,8 @@ typedef struct {
   int phase;
   const sdk_expr *pnode; /* the phase-time call being emitted */
   int split;             /* sdk_cg_expr_split */
+  const sdk_expr *root;  /* sdk_cg_expr_split_scaled: the product scale multiplies */
+  const char *scale;
 } cg_ctx;
 
 /* a parameter whose value differs between paths: scanned, or given per
@@ -114,11 +116,14 @@ static int split_product(cg_ctx *c, sdk_strbuf *out, const sdk_expr *e) {
     /* fma(K, l, K h) spelled out: left to contraction, K h + K l may fuse
      * either product, and did so differently in the unrolled loop and the
      * single steps (test_repro: the bits then depended on the launches) */
-    sdk_sb_puts(out, "__fmaf_rn((");
-    sdk_expr_emit_hook(k, c->o->single, emit_sym, emit_node, c, out);
-    sdk_sb_printf(out, "), sdk_sl%d, __fmul_rn((", x->index);
-    sdk_expr_emit_hook(k, c->o->single, emit_sym, emit_node, c, out);
-    sdk_sb_printf(out, "), sdk_hi%d))", x->index);
+    const char *sc = e == c->root ? c->scale : NULL;
+    for (int part = 0; part < 2; part++) {
+      sdk_sb_puts(out, part ? "__fmul_rn((" : "__fmaf_rn((");
+      sdk_expr_emit_hook(k, c->o->single, emit_sym, emit_node, c, out);
+      sdk_sb_printf(out, ")%s%s, sdk_%s%d", sc ? " * " : "", sc ? sc : "", part ? "hi" : "sl",
+                    x->index);
+      sdk_sb_puts(out, part ? "))" : ", ");
+    }
     return 1;
   }
   return 0;
@@ -277,26 +282,44 @@ static void emit_with(sdk_emit *em, cg_ctx *c, const sdk_expr *e, int line) {
 }
 
 void sdk_cg_expr_plain(sdk_emit *em, const sdk_codegen_opts *o, const sdk_expr *e) {
-  cg_ctx c = {o, NULL, 0, NULL, 0};
+  cg_ctx c = {o, NULL, 0, NULL, 0, NULL, NULL};
   sdk_expr_emit_hook(e, o->single, emit_sym, emit_node, &c, em->b);
 }
 
 void sdk_cg_expr(sdk_emit *em, const sdk_codegen_opts *o, const sdk_expr *e, int line) {
-  cg_ctx c = {o, NULL, 0, NULL, 0};
+  cg_ctx c = {o, NULL, 0, NULL, 0, NULL, NULL};
   emit_with(em, &c, e, line);
 }
 
 void sdk_cg_expr_at(sdk_emit *em, const sdk_codegen_opts *o, const sdk_expr *e, int line,
                     sdk_cg_hoist *h, int stage, double c) {
   if (h) h->stage = stage, h->c[stage] = c;
-  cg_ctx ctx = {o, h, 0, NULL, 0};
+  cg_ctx ctx = {o, h, 0, NULL, 0, NULL, NULL};
   emit_with(em, &ctx, e, line);
 }
 
 void sdk_cg_expr_split(sdk_emit *em, const sdk_codegen_opts *o, const sdk_expr *e, int line,
                        sdk_cg_hoist *h, int stage, double c) {
   if (h) h->stage = stage, h->c[stage] = c;
-  cg_ctx ctx = {o, h, 0, NULL, 1};
+  cg_ctx ctx = {o, h, 0, NULL, 1, NULL, NULL};
+  emit_with(em, &ctx, e, line);
+}
+
+int sdk_cg_split_product(const sdk_codegen_opts *o, const sdk_expr *e) {
+  if (e->kind != SDK_E_BINARY || e->op != '*') return 0;
+  for (int side = 0; side < 2; side++) {
+    const sdk_expr *x = e->arg[side];
+    if (x->kind == SDK_E_SYM && x->sym == SDK_SYM_VAR && split_factor(e, x->index) &&
+        sdk_cg_split_var(o, x->index))
+      return 1;
+  }
+  return 0;
+}
+
+void sdk_cg_expr_split_scaled(sdk_emit *em, const sdk_codegen_opts *o, const sdk_expr *e, int line,
+                              sdk_cg_hoist *h, int stage, double c, const char *scale) {
+  if (h) h->stage = stage, h->c[stage] = c;
+  cg_ctx ctx = {o, h, 0, NULL, 1, e, scale};
   emit_with(em, &ctx, e, line);
 }
 
@@ -312,7 +335,7 @@ void sdk_cg_hoist_decls(sdk_emit *em, const sdk_codegen_opts *o, const sdk_cg_ho
       sdk_em_block(em);
       sdk_cg_bind_time_at(em, o, h->c[i], uses);
       sdk_em_start(em, "sdk_T%d_%d = ", i, k);
-      cg_ctx c = {o, NULL, h->phase[k], NULL, 0};
+      cg_ctx c = {o, NULL, h->phase[k], NULL, 0, NULL, NULL};
       for (int j = 0; j < h->nterms[k]; j++) {
         sdk_em_puts(em, h->sign[k][j] > 0 ? (j ? " + (" : "(") : " - (");
         sdk_expr_emit_hook(h->term[k][j], o->single, emit_sym, emit_node, &c, em->b);

@@ -114,6 +114,14 @@ void sdk_cg_expr_split(sdk_emit *em, const sdk_codegen_opts *o, const sdk_expr *
                        sdk_cg_hoist *h, int stage, double c);
 /* Is x_v so split: compensated with the CUDA kernel's deferred renormalisation? */
 int sdk_cg_split_var(const sdk_codegen_opts *o, int v);
+/* Is e itself such a product K * x of a split x? */
+int sdk_cg_split_product(const sdk_codegen_opts *o, const sdk_expr *e);
+/* e * scale for such an e, as fma(K * scale, sdk_sl<v>, (K * scale) * sdk_hi<v>):
+ * K * scale is the same for every step, so the scaling costs no multiply a
+ * step (a noise amplitude times sqrt(dt): srk.c); the value differs from
+ * fl(K x) * scale by roundings of the same size as the split's own */
+void sdk_cg_expr_split_scaled(sdk_emit *em, const sdk_codegen_opts *o, const sdk_expr *e, int line,
+                              sdk_cg_hoist *h, int stage, double c, const char *scale);
 /* Declarations of the recorded hoisted values; need sdk_t0 (and sdk_tp0),
  * sdk_dt and the fixed parameters in scope. */
 void sdk_cg_hoist_decls(sdk_emit *em, const sdk_codegen_opts *o, const sdk_cg_hoist *h);
