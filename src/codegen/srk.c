@@ -77,6 +77,20 @@ static void bind_low(sdk_emit *em, const sdk_codegen_opts *o, const sdk_expr *e)
       sdk_em_line(em, "const real sdk_sl%d = sdk_c%d; (void)sdk_sl%d;", v, v, v);
 }
 
+/* does e occur in some drift (as a whole or a subexpression)? */
+static int has_sub(const sdk_expr *t, const sdk_expr *e) {
+  if (!t) return 0;
+  if (sdk_expr_equal(t, e)) return 1;
+  for (int i = 0; i < t->nargs; i++)
+    if (has_sub(t->arg[i], e)) return 1;
+  return 0;
+}
+static int drifts_have(const sdk_model *m, const sdk_expr *e) {
+  for (int v = 0; v < m->nvars; v++)
+    if (has_sub(m->drift[v], e)) return 1;
+  return 0;
+}
+
 static void emit_w(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h, int v,
                    const sdk_expr *b, const char *w) {
   const sdk_model *m = o->model;
@@ -90,10 +104,12 @@ static void emit_w(sdk_emit *em, const sdk_codegen_opts *o, sdk_cg_hoist *h, int
   int se = heun_stage(o) > 0 ? 0 : average_stage(s, b);
   /* (c_0 = 0: the noise is evaluated at t_n, with the values of stage 0;
    * a product K x of a split x as the drift's, sqrt(dt) folded into K
-   * (expr_emit.h) where nothing else needs K x itself: the Milstein factor
-   * and the Heun scheme's drift correction b b' do, and there the fold
-   * measured one instruction a step more (srk2 on gbm 33.50 -> 34.62)) */
-  if (se == 0 && heun_stage(o) == 0 && !milstein_var(o, v) && sdk_cg_split_product(o, b)) {
+   * (expr_emit.h) where nothing else needs K x itself: the Milstein factor,
+   * the Heun stage and a drift corrected for the calculus (b b') do, and
+   * there the fold measured more instructions (srk2 on gbm 33.50 -> 34.62
+   * a step, euler on a Stratonovich gbm 24.50 -> 24.56)) */
+  if (se == 0 && heun_stage(o) == 0 && !milstein_var(o, v) && sdk_cg_split_product(o, b) &&
+      !drifts_have(m, b)) {
     sdk_cg_expr_split_scaled(em, o, b, m->noise_line[v], h, 0, s->srk->c[0], "sdk_sqdt");
     sdk_em_puts(em, ";\n");
   } else {
