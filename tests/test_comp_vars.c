@@ -6,13 +6,19 @@
  * rule keeps is test_numerics' (a slow relaxation and one about a large
  * offset it must compensate, a fast one with noise it may leave plain). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "backend/backend.h"
 #include "codegen/comp_vars.h"
 #include "codegen/expr_emit.h"
 #include "codegen/noise.h"
 #include "model/model.h"
+#include "sim/registry.h"
+#include "sim/run.h"
+#include "simtest.h"
 #include "testutil.h"
 
 typedef struct {
@@ -195,6 +201,52 @@ static void check_split(void) {
   }
 }
 
+/* The CUDA kernel folds sqrt(dt) into a split noise amplitude g x,
+ * fma(g sqrt(dt), l, (g sqrt(dt)) h), only where nothing else in the step
+ * needs g x itself (srk.c, emit_w: there the fold costs an instruction);
+ * the amplitude is evaluated split in every case */
+static void check_fold(void) {
+  static const struct {
+    const char *what, *calculus, *scheme;
+    int fold;
+  } cases[] = {
+      {"euler, Ito", "ito", "euler", 1},
+      {"milstein: its factor b b' dt / 2 needs g x", "ito", "milstein", 0},
+      {"srk2: the Heun stage, and the drift corrected by b b' / 2", "ito", "srk2", 0},
+      {"euler on a Stratonovich model: the drift corrected by b b' / 2", "stratonovich", "euler",
+       0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char text[256];
+    snprintf(text, sizeof text,
+             "[model]\nname = mult\nvars = x\ncalculus = %s\n[params]\na = 0.3\ng = 0.2\n"
+             "[drift]\nx = a*x\n[noise]\nx = g*x\n[init]\nx = 1\n",
+             cases[i].calculus);
+    const char *model = st_model_file(text, 0);
+    TU_CHECK(model != NULL, "%s: model file", cases[i].what);
+    if (!model) continue;
+    sdk_run_config c;
+    sdk_run_config_defaults(&c);
+    c.model = model;
+    c.scheme = cases[i].scheme;
+    c.single = 1;
+    c.compensate_all = 1;
+    char *src = NULL;
+    sdk_errbuf eb = {0};
+    sdk_err e = sdk_run_codegen(&c, &sdk_backend_cuda, &src, &eb);
+    TU_CHECK(e == SDK_OK, "%s: codegen: %s", cases[i].what, eb.msg);
+    if (e == SDK_OK) {
+      int folded = strstr(src, "(u_g) * sdk_sqdt, sdk_sl0") != NULL;
+      int split = folded || strstr(src, "__fmul_rn((u_g), sdk_hi0)") != NULL;
+      TU_CHECK(folded == cases[i].fold, "%s: sqrt(dt) %sfolded", cases[i].what,
+               cases[i].fold ? "not " : "");
+      TU_CHECK(split, "%s: the amplitude g x not split", cases[i].what);
+    }
+    free(src);
+    unlink(model);
+  }
+}
+
 int main(void) {
   /* k = 2: k dt = 1/128 at dt = 1/256 */
   const rule_case cases[] = {
@@ -283,5 +335,6 @@ int main(void) {
     check_case(&cases[i]);
   check_varying();
   check_split();
+  check_fold();
   return tu_finish("test_comp_vars");
 }
