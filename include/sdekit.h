@@ -391,8 +391,9 @@ SDEKIT_API const char *sdekit_config_environment_note(const sdekit_config *c);
 
 /* Callbacks.  They are called from the thread that called sdekit_run.
  * progress: fraction done (0..1) and path-steps per second so far, after
- * every chunk of steps (a chunk is about a quarter of a second of work, or
- * one step where a step takes longer: docs/API.md).
+ * every chunk of steps (a chunk is about a quarter of a second of work, up to
+ * 2 s where 16 steps take longer, or one step where a step takes longer than
+ * that: docs/API.md).
  * cancel: polled after every chunk, and while the kernel compiles (which it
  * then stops); nonzero stops the run: a checkpoint is
  * written when one is configured, and sdekit_run returns

@@ -20,6 +20,8 @@
  * either. */
 #define MAX_CHUNK 1000
 #define CHUNK_SECONDS 0.25
+#define FLOOR_STEPS 16 /* pace_next */
+#define FLOOR_SECONDS 2.0
 
 static int has_transient_end(const sdk_plan *p) {
   for (int i = 0; i < p->nobs; i++)
@@ -229,6 +231,16 @@ static int64_t pace_next(const loop *L, double now) {
   double fit = el > 0 ? CHUNK_SECONDS * (double)L->last / el : (double)MAX_CHUNK;
   int64_t n = (el < CHUNK_SECONDS / 16 ? 8 : 2) * L->last;
   if (fit < (double)n) n = (int64_t)fit;
+  /* A chunk of few steps over many paths spends its time on what a launch
+   * costs besides the steps: the noise's Philox blocks, four values each,
+   * drawn whole at the chunk's ends, a pass over the state, the look at the
+   * paths after it (2^25 paths of gbm on 2 CPU cores: 1 step a chunk 9.3e7
+   * steps/s, 8 steps 2.5e8).  So a chunk takes at least FLOOR_STEPS steps,
+   * or the whole fours of them that fit in FLOOR_SECONDS at its pace: a stop
+   * request then waits at most about that long. */
+  const double most = fit * (FLOOR_SECONDS / CHUNK_SECONDS);
+  int64_t floor = most >= FLOOR_STEPS ? FLOOR_STEPS : (int64_t)(most / 4) * 4;
+  if (n < floor) n = floor;
   if (n > MAX_CHUNK) n = MAX_CHUNK;
   return n < 1 ? 1 : n;
 }
