@@ -105,28 +105,34 @@ int sdk_cg_split_var(const sdk_codegen_opts *o, int v) {
   return 1;
 }
 
+/* e = K * x (or x * K) of a split x: x's index and *k = K, else -1 */
+static int split_of(const sdk_codegen_opts *o, const sdk_expr *e, const sdk_expr **k) {
+  if (e->kind != SDK_E_BINARY || e->op != '*') return -1;
+  for (int side = 0; side < 2; side++) {
+    const sdk_expr *x = e->arg[side];
+    if (x->kind == SDK_E_SYM && x->sym == SDK_SYM_VAR && (*k = split_factor(e, x->index)) &&
+        sdk_cg_split_var(o, x->index))
+      return x->index;
+  }
+  return -1;
+}
+
 /* K * x (or x * K) as fma(K, sdk_sl<v>, K * sdk_hi<v>) (sdk_cg_expr_split) */
 static int split_product(cg_ctx *c, sdk_strbuf *out, const sdk_expr *e) {
-  if (e->kind != SDK_E_BINARY || e->op != '*') return 0;
-  for (int side = 0; side < 2; side++) {
-    const sdk_expr *x = e->arg[side], *k;
-    if (x->kind != SDK_E_SYM || x->sym != SDK_SYM_VAR || !(k = split_factor(e, x->index)) ||
-        !sdk_cg_split_var(c->o, x->index))
-      continue;
-    /* fma(K, l, K h) spelled out: left to contraction, K h + K l may fuse
-     * either product, and did so differently in the unrolled loop and the
-     * single steps (test_repro: the bits then depended on the launches) */
-    const char *sc = e == c->root ? c->scale : NULL;
-    for (int part = 0; part < 2; part++) {
-      sdk_sb_puts(out, part ? "__fmul_rn((" : "__fmaf_rn((");
-      sdk_expr_emit_hook(k, c->o->single, emit_sym, emit_node, c, out);
-      sdk_sb_printf(out, ")%s%s, sdk_%s%d", sc ? " * " : "", sc ? sc : "", part ? "hi" : "sl",
-                    x->index);
-      sdk_sb_puts(out, part ? "))" : ", ");
-    }
-    return 1;
+  const sdk_expr *k = NULL;
+  const int v = split_of(c->o, e, &k);
+  if (v < 0) return 0;
+  /* fma(K, l, K h) spelled out: left to contraction, K h + K l may fuse
+   * either product, and did so differently in the unrolled loop and the
+   * single steps (test_repro: the bits then depended on the launches) */
+  const char *sc = e == c->root ? c->scale : NULL;
+  for (int part = 0; part < 2; part++) {
+    sdk_sb_puts(out, part ? "__fmul_rn((" : "__fmaf_rn((");
+    sdk_expr_emit_hook(k, c->o->single, emit_sym, emit_node, c, out);
+    sdk_sb_printf(out, ")%s%s, sdk_%s%d", sc ? " * " : "", sc ? sc : "", part ? "hi" : "sl", v);
+    sdk_sb_puts(out, part ? "))" : ", ");
   }
-  return 0;
+  return 1;
 }
 
 static int emit_node(void *user, sdk_strbuf *out, const sdk_expr *e) {
@@ -300,20 +306,12 @@ void sdk_cg_expr_at(sdk_emit *em, const sdk_codegen_opts *o, const sdk_expr *e, 
 
 void sdk_cg_expr_split(sdk_emit *em, const sdk_codegen_opts *o, const sdk_expr *e, int line,
                        sdk_cg_hoist *h, int stage, double c) {
-  if (h) h->stage = stage, h->c[stage] = c;
-  cg_ctx ctx = {o, h, 0, NULL, 1, NULL, NULL};
-  emit_with(em, &ctx, e, line);
+  sdk_cg_expr_split_scaled(em, o, e, line, h, stage, c, NULL);
 }
 
 int sdk_cg_split_product(const sdk_codegen_opts *o, const sdk_expr *e) {
-  if (e->kind != SDK_E_BINARY || e->op != '*') return 0;
-  for (int side = 0; side < 2; side++) {
-    const sdk_expr *x = e->arg[side];
-    if (x->kind == SDK_E_SYM && x->sym == SDK_SYM_VAR && split_factor(e, x->index) &&
-        sdk_cg_split_var(o, x->index))
-      return 1;
-  }
-  return 0;
+  const sdk_expr *k;
+  return split_of(o, e, &k) >= 0;
 }
 
 void sdk_cg_expr_split_scaled(sdk_emit *em, const sdk_codegen_opts *o, const sdk_expr *e, int line,
