@@ -78,6 +78,10 @@ typedef struct drv {
   int64_t *none; /* [ngrid] zeros: a window of no paths */
 } drv;
 
+/* The statistics read from the levels' runs (mlmc_stats.c).  The quantities
+ * of a level's results (d->q: the values --dt-check measured a bias of, in
+ * a value's shape), found once from the first. */
+sdk_err sdk_mlmc_find_quantities(drv *d, const sdk_results *R, sdk_errbuf *eb);
 /* a value-shaped dataset: one number per grid point, or a series whose last
  * sample is t_end */
 int sdk_mlmc_scalar_shape(const sdk_dataset *v);
