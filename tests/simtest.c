@@ -424,3 +424,34 @@ char *st_cuda_source(sdk_bctx *ctx, const sdk_run_config *c, const char *what, c
   if (mod) sdk_backend_cuda.module_free(&mod);
   return src;
 }
+
+typedef struct st_prog {
+  int n, ones, outside;
+  double last, most;
+} st_prog;
+static void st_prog_hook(void *user, double frac, double sps) {
+  st_prog *p = user;
+  (void)sps;
+  if (p->last >= 1) p->ones++; /* (a call after a 1) */
+  if (frac >= 1)
+    p->ones += frac > 1;
+  else if (frac < 0 || !(frac == frac))
+    p->outside++;
+  else if (frac > p->most)
+    p->most = frac;
+  p->last = frac, p->n++;
+}
+
+void st_progress_whole(sdk_run_config *c, const char *what) {
+  st_prog p = {0};
+  c->progress = st_prog_hook;
+  c->progress_user = &p;
+  sdk_run *r = st_run(c);
+  printf("%s: %d progress calls, the most before the end %.3f, the last %g\n", what, p.n, p.most,
+         p.last);
+  TU_CHECK(r && p.n >= 3 && p.last == 1 && p.ones == 0 && p.outside == 0 && p.most >= 0.5,
+           "%s: progress over the whole run (%d calls, last %g, %d after or above 1, %d "
+           "outside [0, 1), most before the end %.3f)",
+           what, p.n, p.last, p.ones, p.outside, p.most);
+  sdk_run_destroy(&r);
+}

@@ -107,4 +107,10 @@ sdk_bctx *st_nvrtc_open(void);
  * could not be generated). */
 char *st_cuda_source(sdk_bctx *ctx, const sdk_run_config *c, const char *what, char *report,
                      size_t n);
+/* c runs to a requested error (--target-se, --mlmc, --target-error) with a
+ * progress hook: the fractions it reports are checked as a bar takes them
+ * (the last call 1 and none before it, every one in [0, 1), and calls before
+ * the end that reach at least half way, so that the bar shows the whole run
+ * and not each window's) */
+void st_progress_whole(sdk_run_config *c, const char *what);
 #endif

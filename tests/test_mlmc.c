@@ -452,6 +452,15 @@ int main(void) {
   slopes(model, "euler", -2.3, 0.3);
   slopes(model, "milstein", -2.0, 0.3);
   threads(model);
+  for (int te = 0; te < 2; te++) {
+    sdk_run_config c;
+    base(&c, model, "euler", 9);
+    if (te)
+      c.target_error = 2e-3;
+    else
+      c.mlmc = 2e-3;
+    st_progress_whole(&c, te ? "--target-error" : "--mlmc");
+  }
   bounded(model);
   /* (stops in a window of level 0, of level 1, between two windows, in a
    * level added later, and in later rounds) */

@@ -410,7 +410,8 @@ class _TextBar:
         self.last = -1.0
 
     def __call__(self, frac, sps):
-        if frac - self.last < 0.005 and frac < 1:
+        # (a run to a requested error may find more work: its fraction goes back)
+        if abs(frac - self.last) < 0.005 and frac < 1:
             return
         self.last = frac
         w, k = 30, int(frac * 30 + 0.5)

@@ -122,6 +122,17 @@ def test_progress_callable_and_thread():
     assert fr == sorted(fr) and fr[-1] == 1.0 and all(s > 0 for _, s in seen)
 
 
+def test_progress_of_runs_to_an_error():
+    """--target-se and --mlmc: one fraction of the whole run (it may go back where a
+    check finds more work), 1 once at the end, not 1 at the end of every batch"""
+    for kw in (dict(target_se=1e-3, t_end=1, observe="moments"), dict(mlmc=2e-3, t_end=1)):
+        seen = []
+        sdekit.run("ou" if "target_se" in kw else "gbm", scheme="euler", dt=0.25,
+                   progress=lambda f, s: seen.append(f), **kw)
+        assert len(seen) >= 3 and seen[-1] == 1.0, (kw, seen)
+        assert all(0 <= f < 1 for f in seen[:-1]) and max(seen[:-1]) >= 0.5, (kw, seen)
+
+
 CHILD = r"""
 import sys, sdekit
 def progress(f, sps):

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +34,8 @@ static double mono_s(void) {
 
 static void show_progress(void *user, double frac, double sps) {
   progress *p = user;
-  if (!p->on || (frac - p->last_frac < 0.005 && frac < 1)) return;
+  /* (a run to a requested error may find more work: its fraction goes back) */
+  if (!p->on || (fabs(frac - p->last_frac) < 0.005 && frac < 1)) return;
   p->last_frac = frac;
   int w = 30, k = (int)(frac * w + 0.5);
   char bar[64];

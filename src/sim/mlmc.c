@@ -36,7 +36,7 @@ static void level_config(const drv *d, int l, sdk_run_config *c) {
   /* the values wanted are at t_end: sampled at t = 0 and t_end alone */
   c->sample_every = d->nsteps0 << l;
   c->paths = d->key;
-  c->progress = NULL;
+  c->progress = NULL; /* (run_level: the rounds' progress) */
   c->resume = NULL;
   if (l > 0 || d->lev[0].run) c->logger = NULL; /* the plan's notes once */
 }
@@ -132,6 +132,10 @@ static sdk_err run_level(drv *d, int l, const sdk_ckpt *resume, int again, sdk_e
   c.resume = resume;
   if (again) c.checkpoint = NULL, c.cancel = NULL;
   d->cur = l;
+  double work = 0;
+  for (int64_t g = 0; !again && g < d->ngrid; g++)
+    work += (double)v->add[g] * sdk_mlmc_level_cost(d, l);
+  if (!again) sdk_window_progress_attach(&d->wp, &c), d->wp.cur = work;
   if (!again && c.checkpoint) {
     SDK_CHECK(pack(d, eb));
     c.target_state = d->packed, c.ntarget_state = d->npacked;
@@ -156,6 +160,7 @@ static sdk_err run_level(drv *d, int l, const sdk_ckpt *resume, int again, sdk_e
     memcpy(eb->msg, msg, sizeof msg);
   }
   SDK_CHECK(e);
+  d->wp.done += again ? 0 : work;
   d->seconds += r->seconds, d->path_steps += r->path_steps;
   /* (the wall clock's seconds: a run's own count is its steps' alone, a
    * third of a window's on the GPU) */
@@ -207,9 +212,12 @@ double sdk_mlmc_level_cost(const drv *d, int l) {
  * and the largest bias estimate; *deeper when a level more is needed (a bias
  * estimate above EPS / sqrt(2)) or cheaper: the paths still to run with it
  * (its variance and cost per path level L's times 2^-beta and 2, its bias
- * 2^-p, at least --paths of it) cost less than those without it.  0 when a
- * statistic is not finite (the grid point blew up). */
-int sdk_mlmc_optimal(const drv *d, int64_t g, double *need, double *bias, int *deeper) {
+ * 2^-p, at least --paths of it) cost less than those without it; *ahead
+ * (where not NULL) the cost of the paths still to run, with the level more
+ * where it is needed (the progress's estimate).  0 when a statistic is not
+ * finite (the grid point blew up). */
+int sdk_mlmc_optimal(const drv *d, int64_t g, double *need, double *bias, int *deeper,
+                     double *ahead) {
   int64_t L = d->L[g];
   const double bmax = d->eps / sqrt(2.0);
   double need1[SDK_MLMC_MAX_LEVELS + 1] = {0};
@@ -245,18 +253,20 @@ int sdk_mlmc_optimal(const drv *d, int64_t g, double *need, double *bias, int *d
   }
   /* (a level more for a saving of 1% or more: never for nothing) */
   if (next < 0.99 * now) *deeper = 1;
+  if (ahead) *ahead = *deeper ? next : now;
   return 1;
 }
 
 /* --mlmc at grid point g: a level more, or the paths each level lacks, or done */
 static sdk_err mlmc_decide(drv *d, int64_t g, sdk_errbuf *eb) {
   int64_t L = d->L[g];
-  double need[SDK_MLMC_MAX_LEVELS], bias;
+  double need[SDK_MLMC_MAX_LEVELS], bias, ahead;
   int deeper;
-  if (!sdk_mlmc_optimal(d, g, need, &bias, &deeper)) {
+  if (!sdk_mlmc_optimal(d, g, need, &bias, &deeper, &ahead)) {
     d->status[g] = SDK_MLMC_ST_NAN, d->done[g] = 1;
     return SDK_OK;
   }
+  d->ahead += ahead;
   if (deeper && L + 1 < SDK_MLMC_MAX_LEVELS) {
     SDK_CHECK(add_level(d, (int)L + 1, eb));
     d->L[g] = L + 1;
@@ -692,6 +702,7 @@ static sdk_err iterate(drv *d, sdk_errbuf *eb) {
   for (;;) {
     int left = 0;
     memcpy(L0, d->L, (size_t)d->ngrid * sizeof *L0);
+    d->ahead = 0;
     for (int64_t g = 0; e == SDK_OK && g < d->ngrid; g++)
       if (!d->done[g]) e = d->te ? te_decide(d, g, eb) : mlmc_decide(d, g, eb);
     int out_of_time = 0;
@@ -710,6 +721,14 @@ static sdk_err iterate(drv *d, sdk_errbuf *eb) {
       left |= !d->done[g];
     }
     if (e != SDK_OK || !left) break;
+    /* the whole run's work as the progress now sees it: the round as planned,
+     * or (--mlmc) the cost Giles' rule now expects to the end, with the level
+     * it adds (a later round may find more) */
+    double round = 0;
+    for (int l = 0; l < d->nlev; l++)
+      for (int64_t g = 0; g < d->ngrid; g++)
+        round += (double)d->lev[l].add[g] * sdk_mlmc_level_cost(d, l);
+    d->wp.total = d->wp.done + (d->te ? round : fmax(round, d->ahead)), d->wp.on = 1;
     int late = 0;
     if ((e = run_round(d, &late, eb)) != SDK_OK) break;
     for (int64_t g = 0; late && g < d->ngrid; g++) /* (every grid point still going) */
@@ -770,6 +789,7 @@ sdk_err sdk_mlmc_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb)
   d->eps = d->te ? c->target_error : c->mlmc;
   d->opt = d->te ? "--target-error" : "--mlmc";
   d->base.mlmc = d->base.target_error = 0;
+  d->wp.fn = c->progress, d->wp.user = c->progress_user;
   sdk_err e = check_config(d, c, eb);
   if (e == SDK_OK) e = probe(d, eb);
   if (e == SDK_OK && units((double)c->paths) > d->key)
@@ -803,6 +823,7 @@ sdk_err sdk_mlmc_execute(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb)
                  d->te ? "" : ", on each of levels 0, 1 and 2");
   if (e == SDK_OK) e = iterate(d, eb);
   if (e == SDK_OK) e = d->te ? sdk_mlmc_record_te(d, out, eb) : sdk_mlmc_record_mlmc(d, out, eb);
+  if (e == SDK_OK) sdk_window_progress_end(&d->wp);
   for (int l = 0; l < d->nlev; l++) {
     sdk_carry_destroy(&d->lev[l].carry);
     sdk_run_destroy(&d->lev[l].run);

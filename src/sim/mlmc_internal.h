@@ -7,6 +7,7 @@
 #include "observe/paths.h"
 #include "sim/mlmc.h"
 #include "sim/run_internal.h"
+#include "sim/window_progress.h"
 
 /* windows: whole reduction chunks (run.h sdk_path_window.chunks); the key of
  * the paths: whole fold units */
@@ -76,6 +77,10 @@ typedef struct drv {
   unsigned char *packed;      /* the state as bytes (record TGTS) */
   size_t npacked;
   int64_t *none; /* [ngrid] zeros: a window of no paths */
+  /* the caller's progress hook over the rounds, in path-steps of
+   * sdk_mlmc_level_cost: each round as planned (none for the first) */
+  sdk_window_progress wp;
+  double ahead; /* --mlmc: the cost of the paths still to run (this round's decisions) */
 } drv;
 
 /* The statistics read from the levels' runs (mlmc_stats.c).  The quantities
@@ -92,7 +97,8 @@ int64_t sdk_mlmc_used_of(const sdk_results *R, const level *v, int64_t g);
 void sdk_mlmc_stats(const drv *d, int l, int q, int64_t g, double *mean, double *var);
 double sdk_mlmc_level_cost(const drv *d, int l);
 /* Giles' paths per level at grid point g (mlmc.c) */
-int sdk_mlmc_optimal(const drv *d, int64_t g, double *need, double *bias, int *deeper);
+int sdk_mlmc_optimal(const drv *d, int64_t g, double *need, double *bias, int *deeper,
+                     double *ahead);
 /* quantity q's bias at g's dt as --target-error's decisions take it (mlmc.c) */
 double sdk_mlmc_te_bias(const drv *d, int64_t g, int q, double *be, double *factor);
 

@@ -92,7 +92,7 @@ static sdk_err record_levels(const drv *d, sdk_run *r, sdk_errbuf *eb) {
     sdk_ds_i64(dl)[g] = d->L[g] + 1;
     sdk_ds_i64(ds)[g] = d->status[g];
     double need[SDK_MLMC_MAX_LEVELS], bias, opt = 0;
-    int deeper, ok = sdk_mlmc_optimal(d, g, need, &bias, &deeper);
+    int deeper, ok = sdk_mlmc_optimal(d, g, need, &bias, &deeper, NULL);
     for (int l = 0; l <= d->L[g]; l++)
       opt += need[l] * sdk_mlmc_level_cost(d, l);
     sdk_ds_f64(dopt)[g] = ok ? opt : NAN;

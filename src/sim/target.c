@@ -33,6 +33,7 @@
 #include "core/strbuf.h"
 #include "sim/checkpoint.h"
 #include "sim/run_internal.h"
+#include "sim/window_progress.h"
 
 #define MIN_BATCHES 2
 #define UNIT SDK_PATH_WINDOW_UNIT
@@ -66,6 +67,9 @@ typedef struct driver {
   double began; /* this process's clock at the start */
   int said;     /* a batch has run with the caller's logger */
   double seconds, path_steps;
+  /* the caller's progress hook over the batches, in paths (every batch takes
+   * the same steps): the paths so far and those the errors predict */
+  sdk_window_progress wp;
 } driver;
 
 static const char MAGIC[8] = {'S', 'D', 'K', 'T', 'G', 'T', '0', '1'};
@@ -283,6 +287,7 @@ static sdk_err decide(driver *d, const sdk_run *run, sdk_errbuf *eb) {
   SDK_CHECK(sdk_comm_bcast(d->c->comm, &spent, sizeof spent, 0, eb));
   int out_of_time = d->c->max_seconds > 0 && spent >= d->c->max_seconds;
   int64_t nactive = 0;
+  double need = 0; /* the paths still to run that the errors predict */
   for (int64_t g = 0; g < t->ngrid; g++) {
     int64_t n = sdk_ds_i64(used)[g];
     t->first[g] = n;
@@ -291,6 +296,7 @@ static sdk_err decide(driver *d, const sdk_run *run, sdk_errbuf *eb) {
       continue;
     }
     double r = t->batch < MIN_BATCHES ? INFINITY : worst_ratio(d, R, g);
+    need += fmin((double)n * r * r - (double)n, (double)(t->key - n));
     if (R->nonfinite && R->nonfinite[g] > 0)
       t->status[g] = BLEW_UP;
     else if (r <= 1)
@@ -309,6 +315,14 @@ static sdk_err decide(driver *d, const sdk_run *run, sdk_errbuf *eb) {
     if (t->count[g] < share) t->count[g] = share < t->first[g] ? share : t->first[g];
     if (t->count[g] > t->key - t->first[g]) t->count[g] = t->key - t->first[g];
   }
+  /* the whole run as the progress now sees it (none before the first check):
+   * the paths so far, and at least the next batch */
+  double next = 0;
+  d->wp.total = 0;
+  for (int64_t g = 0; g < t->ngrid; g++)
+    d->wp.total += (double)t->first[g], next += (double)t->count[g];
+  d->wp.total += fmax(need, next);
+  d->wp.on = t->batch >= MIN_BATCHES;
   return SDK_OK;
 }
 
@@ -324,6 +338,10 @@ static sdk_err batch(driver *d, const sdk_ckpt *resume, sdk_run **out, sdk_errbu
   if (d->said) cc.logger = NULL;
   d->said = 1;
   if (!resume) d->t.batch++;
+  sdk_window_progress_attach(&d->wp, &cc);
+  d->wp.done = d->wp.cur = 0;
+  for (int64_t g = 0; g < d->t.ngrid; g++)
+    d->wp.done += (double)d->t.first[g], d->wp.cur += (double)d->t.count[g];
   SDK_CHECK(pack(d, eb));
   cc.target_state = d->packed, cc.ntarget_state = d->npacked;
   sdk_err e = sdk_run_execute(&cc, out, eb);
@@ -415,6 +433,7 @@ static void driver_free(driver *d) {
 sdk_err sdk_target_run(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) {
   *out = NULL;
   driver d = {.c = c, .began = sdk_now_s()};
+  d.wp.fn = c->progress, d.wp.user = c->progress_user;
   sdk_err e = check_options(&d, eb);
   if (e == SDK_OK) e = dry_plan(&d, eb);
   const sdk_ckpt *resume = c->resume;
@@ -433,6 +452,7 @@ sdk_err sdk_target_run(const sdk_run_config *c, sdk_run **out, sdk_errbuf *eb) {
     if (!more) break;
   }
   if (e == SDK_OK) e = record(&d, run, eb);
+  if (e == SDK_OK) sdk_window_progress_end(&d.wp);
   driver_free(&d);
   if (e != SDK_OK) sdk_run_destroy(&run);
   *out = run;
