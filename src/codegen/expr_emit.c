@@ -200,35 +200,105 @@ static int hoist_slot(sdk_cg_hoist *h, const sdk_expr *root, int phase) {
   return k;
 }
 
-/* a sum whose time-only and constant terms can be combined into one value */
+/* A term F * H (or H * F) of a sum in the CUDA kernel whose F is the same at
+ * every step of a path but not for every path (a scanned or per-path
+ * parameter, no state, no time) and whose H is the same for every path and
+ * reads the time (a drive a cos(omega t) with a scanned): its H, *f = F. */
+static const sdk_expr *drive_term(const cg_ctx *c, const sdk_expr *e, const sdk_expr **f) {
+  const sdk_codegen_opts *o = c->h->o;
+  if (o->target != SDK_TARGET_CUDA || e->kind != SDK_E_BINARY || e->op != '*') return NULL;
+  for (int side = 0; side < 2; side++) {
+    const sdk_expr *a = e->arg[side], *b = e->arg[1 - side];
+    if (!sdk_expr_uses(a, SDK_SYM_VAR) && !sdk_expr_uses(a, SDK_SYM_OTHER) &&
+        !sdk_expr_uses(a, SDK_SYM_TIME) && !path_invariant(o, a) && path_invariant(o, b) &&
+        sdk_expr_uses(b, SDK_SYM_TIME) && time_ok(c, b)) {
+      *f = a;
+      return b;
+    }
+  }
+  return NULL;
+}
+
+static void emit_sub(cg_ctx *c, sdk_strbuf *out, const sdk_expr *e) {
+  sdk_sb_puts(out, "(");
+  sdk_expr_emit_hook(e, c->h->o->single, emit_sym, emit_node, c, out);
+  sdk_sb_puts(out, ")");
+}
+
+/* a sum whose time-only and constant terms can be combined into one value,
+ * and (CUDA) whose drive terms F * H join them by one FMA each */
 static int hoist_sum(cg_ctx *c, sdk_strbuf *out, const sdk_expr *e) {
   sdk_cg_hoist *h = c->h;
-  const sdk_expr *t[16];
+  const sdk_expr *t[16], *f[16] = {0}, *hh[16] = {0};
   int sg[16];
   int n = sdk_cg_flatten_sum(e, 1, t, sg, 0, 16);
-  if (n < 2) return 0;
-  int ninv = 0, ntime = 0;
+  if (n < 2 || h->o->dt_column >= 0) return 0;
+  int ninv = 0, ntime = 0, ndrive = 0;
   for (int i = 0; i < n; i++)
     if (path_invariant(h->o, t[i])) {
       ninv++;
       ntime += sdk_expr_uses(t[i], SDK_SYM_TIME);
       if (!time_ok(c, t[i])) return 0;
+    } else if ((hh[i] = drive_term(c, t[i], &f[i])) != NULL) {
+      ndrive++;
     }
-  if (ntime == 0 || ninv < 2 || ninv > SDK_CG_MAX_TERMS || h->o->dt_column >= 0) return 0;
-  int k = hoist_slot(h, e, c->phase);
-  if (k < 0) return 0;
-  h->nterms[k] = 0;
+  /* the combined value (a time-only sum of at least two terms), or the
+   * invariant terms as they are */
+  int k = -1;
+  if (ntime > 0 && ninv >= 2 && ninv <= SDK_CG_MAX_TERMS) k = hoist_slot(h, e, c->phase);
+  /* a drive term saves its add where it joins another: a scanned drive's
+   * ((r + a T) + f) takes 2 instructions a stage against fma(a, T, f)'s 1
+   * (the paper's PROG1 job: 42.19 instructions a step -> 40.19) */
+  if (k < 0 && !(ndrive >= 1 && ninv + ndrive >= 2)) return 0;
+  if (k >= 0) {
+    h->nterms[k] = 0;
+    for (int i = 0; i < n; i++)
+      if (path_invariant(h->o, t[i])) {
+        h->term[k][h->nterms[k]] = t[i];
+        h->sign[k][h->nterms[k]++] = sg[i];
+      }
+    h->used[h->stage] |= 1u << k;
+  }
+  /* fma(F_m, H_m, ... fma(F_1, H_1, the invariant part)), spelled out (left
+   * to contraction, a sum of several products may fuse either of them:
+   * split_product); with no invariant part the first drive term is the
+   * start */
+  int d[16], nd = 0;
   for (int i = 0; i < n; i++)
-    if (path_invariant(h->o, t[i])) {
-      h->term[k][h->nterms[k]] = t[i];
-      h->sign[k][h->nterms[k]++] = sg[i];
+    if (hh[i]) d[nd++] = i;
+  const int start = k < 0 && ninv == 0 ? 1 : 0;
+  sdk_sb_puts(out, "(");
+  for (int j = nd - 1; j >= start; j--) {
+    sdk_sb_puts(out, h->o->single ? "__fmaf_rn(" : "__fma_rn(");
+    sdk_sb_puts(out, sg[d[j]] > 0 ? "" : "-");
+    emit_sub(c, out, f[d[j]]);
+    sdk_sb_puts(out, ", ");
+    emit_sub(c, out, hh[d[j]]);
+    sdk_sb_puts(out, ", ");
+  }
+  if (k >= 0) {
+    sdk_sb_printf(out, "sdk_T%d_%d", h->stage, k);
+  } else if (ninv > 0) {
+    int first = 1;
+    sdk_sb_puts(out, "(");
+    for (int i = 0; i < n; i++) {
+      if (!path_invariant(h->o, t[i])) continue;
+      sdk_sb_puts(out, sg[i] > 0 ? (first ? "" : " + ") : (first ? "-" : " - "));
+      emit_sub(c, out, t[i]);
+      first = 0;
     }
-  h->used[h->stage] |= 1u << k;
-  /* the combined value first, then each term: ((T + a*b) - c*d) contracts
-   * into one FMA per product term */
-  sdk_sb_printf(out, "(sdk_T%d_%d", h->stage, k);
+    sdk_sb_puts(out, ")");
+  } else {
+    sdk_sb_puts(out, sg[d[0]] > 0 ? "(" : "(-");
+    emit_sub(c, out, f[d[0]]);
+    sdk_sb_puts(out, " * ");
+    emit_sub(c, out, hh[d[0]]);
+    sdk_sb_puts(out, ")");
+  }
+  for (int j = nd - 1; j >= start; j--)
+    sdk_sb_puts(out, ")");
   for (int i = 0; i < n; i++) {
-    if (path_invariant(h->o, t[i])) continue;
+    if (path_invariant(h->o, t[i]) || hh[i]) continue;
     sdk_sb_puts(out, sg[i] > 0 ? " + (" : " - (");
     sdk_expr_emit_hook(t[i], h->o->single, emit_sym, emit_node, c, out);
     sdk_sb_puts(out, ")");

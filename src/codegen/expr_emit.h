@@ -76,7 +76,10 @@ void sdk_cg_expr_plain(sdk_emit *em, const sdk_codegen_opts *o, const sdk_expr *
 
 /* Time-only subexpressions hoisted out of the per-path code.  The bounds
  * are those of an optimisation: past them a subexpression is simply
- * computed per path (never refused, never truncated). */
+ * computed per path (never refused, never truncated).  In the CUDA kernel a
+ * sum's drive terms F * H (F a scanned or per-path parameter's expression,
+ * H time-only: a cos(omega t) with a scanned) join its invariant part by one
+ * spelled-out FMA each, fma(a, T, f) + ..., instead of an FMA and an add. */
 #define SDK_CG_MAX_HOIST 32 /* values (bits of used[]) */
 #define SDK_CG_MAX_TERMS 8  /* time-only and constant terms of one hoisted sum */
 typedef struct sdk_cg_hoist {
