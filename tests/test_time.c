@@ -149,6 +149,16 @@ static void check_drives(int kind, const sdk_scheme_type *sch, int single) {
     TU_CHECK(src && strstr(src, "__fma_rn(-(u_B), (sdk_T") && strstr(src, "__fma_rn((u_A), (sdk_T"),
              "%s: the CUDA source joins each drive by an FMA", label);
     free(src);
+    /* --no-fast-math: the sum as written, no FMA (docs/MODEL.md; a review) */
+    src = NULL;
+    c.fast_math = 0;
+    TU_CHECK(sdk_run_codegen(&c, &sdk_backend_cuda, &src, &eb) == SDK_OK, "%s: CUDA codegen: %s",
+             label, eb.msg);
+    TU_CHECK(src && strstr(src, "(u_A * sdk_T") && !strstr(src, "__fma_rn(-(u_B)") &&
+                 !strstr(src, "__fma_rn((u_A)"),
+             "%s --no-fast-math: the drives as written, no FMA", label);
+    free(src);
+    c.fast_math = 1;
   }
   sdk_run *run = st_run(&c);
   TU_CHECK(run != NULL, "%s run", label);

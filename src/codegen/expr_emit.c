@@ -206,7 +206,9 @@ static int hoist_slot(sdk_cg_hoist *h, const sdk_expr *root, int phase) {
  * reads the time (a drive a cos(omega t) with a scanned): its H, *f = F. */
 static const sdk_expr *drive_term(const cg_ctx *c, const sdk_expr *e, const sdk_expr **f) {
   const sdk_codegen_opts *o = c->h->o;
-  if (o->target != SDK_TARGET_CUDA || e->kind != SDK_E_BINARY || e->op != '*') return NULL;
+  /* (--no-fast-math: the sum in its written order, no FMA: docs/MODEL.md) */
+  if (o->target != SDK_TARGET_CUDA || !o->fast_math || e->kind != SDK_E_BINARY || e->op != '*')
+    return NULL;
   for (int side = 0; side < 2; side++) {
     const sdk_expr *a = e->arg[side], *b = e->arg[1 - side];
     if (!sdk_expr_uses(a, SDK_SYM_VAR) && !sdk_expr_uses(a, SDK_SYM_OTHER) &&

@@ -16,7 +16,10 @@ typedef struct sdk_codegen_opts {
   const sdk_model *model;
   const sdk_scheme_type *scheme;
   sdk_target target;
-  int single;             /* 1: float, 0: double */
+  int single; /* 1: float, 0: double */
+  /* compiled with fast math: only then may the generator itself fuse what
+   * the model wrote (the CUDA kernel's drive FMAs, expr_emit.c drive_term) */
+  int fast_math;
   const double *pvalues;  /* value of every parameter (after --set) */
   const int *scan_column; /* per parameter: -1 = constant, else column in sv */
   int nsv;                /* columns of sv */

@@ -818,7 +818,7 @@ void sdk_plan_codegen_opts(const sdk_plan *p, sdk_target t, sdk_codegen_opts *o)
   o->model = p->run->model;
   o->scheme = p->scheme;
   o->target = t;
-  o->single = c->single;
+  o->single = c->single, o->fast_math = c->fast_math;
   o->pvalues = p->run->param_values;
   o->scan_column = p->scan_column;
   o->nsv = p->nsv, o->sv = p->sv;

@@ -296,7 +296,6 @@ static sdk_err decide(driver *d, const sdk_run *run, sdk_errbuf *eb) {
       continue;
     }
     double r = t->batch < MIN_BATCHES ? INFINITY : worst_ratio(d, R, g);
-    need += fmin((double)n * r * r - (double)n, (double)(t->key - n));
     if (R->nonfinite && R->nonfinite[g] > 0)
       t->status[g] = BLEW_UP;
     else if (r <= 1)
@@ -307,6 +306,9 @@ static sdk_err decide(driver *d, const sdk_run *run, sdk_errbuf *eb) {
       t->status[g] = MAX_SECONDS;
     t->count[g] = t->status[g] != ACTIVE ? 0 : t->batch < MIN_BATCHES ? UNIT : next_count(d, n, r);
     nactive += t->status[g] == ACTIVE;
+    /* (a grid point done at this check needs nothing: not less) */
+    if (t->status[g] == ACTIVE)
+      need += fmin(fmax((double)n * r * r - (double)n, 0), (double)(t->key - n));
   }
   /* few grid points left: each at least an equal share of the first batch */
   int64_t share = nactive ? (t->ngrid * UNIT / nactive + UNIT - 1) / UNIT * UNIT : 0;
