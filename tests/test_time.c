@@ -107,6 +107,36 @@ static void check_source(const char *model, const char *label, int expect_phase)
   free(src);
 }
 
+/* A sum's time-only terms combined into one table value (hoisted first)
+ * with fast math; with --no-fast-math the sum in its written order (docs/
+ * MODEL.md), its time-only term still from the table (a review). */
+static void check_order(void) {
+  const char *m = st_model_file("[model]\nname = order\nvars = x\nperiod = 2*pi/omega\n"
+                                "[params]\nA = 0.7\nc = 0.4\nomega = 5\ns = 0.2\n[drift]\n"
+                                "x = -x + A*cos(omega*t) + c\n[noise]\nx = s\n[init]\nx = 1\n",
+                                3);
+  for (int fast = 0; fast < 2; fast++) {
+    sdk_run_config c;
+    sdk_run_config_defaults(&c);
+    c.model = m;
+    c.spp = 50;
+    c.periods = 2;
+    c.single = 0;
+    c.fast_math = fast;
+    char *src = NULL;
+    sdk_errbuf eb = {0};
+    TU_CHECK(sdk_run_codegen(&c, &sdk_backend_cpu, &src, &eb) == SDK_OK, "order codegen: %s",
+             eb.msg);
+    int first = src && strstr(src, "(sdk_T0_0 - (u_x))") != NULL;
+    int written = src && strstr(src, "(((-u_x) + sdk_T0_0) + u_c)") != NULL;
+    TU_CHECK(fast ? first && !written : written && !first, "%s: the sum %s",
+             fast ? "fast math" : "--no-fast-math",
+             fast ? "with its time-only terms combined first" : "in its written order");
+    free(src);
+  }
+  unlink(m);
+}
+
 /* c): drift A cos(omega t) - B sin(omega t) + rest(t) */
 static double rest_of(int kind, double t) {
   return kind == 0 ? 0.4 : kind == 1 ? 0.0 : 0.4 + 0.3 * cos(2 * OMEGA * t);
@@ -211,6 +241,7 @@ int main(void) {
   if (!a || !b) return tu_finish("test_time");
   check_source(a, "2pi/omega", 1);
   check_source(b, "period 1", 0);
+  check_order();
   for (int single = 0; single < 2; single++)
     for (int s = 0; sdk_registry_schemes[s]; s++) {
       check(a, "2pi/omega", sdk_registry_schemes[s], single, 200, 8);

@@ -206,9 +206,7 @@ static int hoist_slot(sdk_cg_hoist *h, const sdk_expr *root, int phase) {
  * reads the time (a drive a cos(omega t) with a scanned): its H, *f = F. */
 static const sdk_expr *drive_term(const cg_ctx *c, const sdk_expr *e, const sdk_expr **f) {
   const sdk_codegen_opts *o = c->h->o;
-  /* (--no-fast-math: the sum in its written order, no FMA: docs/MODEL.md) */
-  if (o->target != SDK_TARGET_CUDA || !o->fast_math || e->kind != SDK_E_BINARY || e->op != '*')
-    return NULL;
+  if (o->target != SDK_TARGET_CUDA || e->kind != SDK_E_BINARY || e->op != '*') return NULL;
   for (int side = 0; side < 2; side++) {
     const sdk_expr *a = e->arg[side], *b = e->arg[1 - side];
     if (!sdk_expr_uses(a, SDK_SYM_VAR) && !sdk_expr_uses(a, SDK_SYM_OTHER) &&
@@ -234,7 +232,9 @@ static int hoist_sum(cg_ctx *c, sdk_strbuf *out, const sdk_expr *e) {
   const sdk_expr *t[16], *f[16] = {0}, *hh[16] = {0};
   int sg[16];
   int n = sdk_cg_flatten_sum(e, 1, t, sg, 0, 16);
-  if (n < 2 || h->o->dt_column >= 0) return 0;
+  /* (--no-fast-math: the sum in its written order; a time-only value of it
+   * is still taken from the table, computed as written) */
+  if (n < 2 || h->o->dt_column >= 0 || !h->o->fast_math) return 0;
   int ninv = 0, ntime = 0, ndrive = 0;
   for (int i = 0; i < n; i++)
     if (path_invariant(h->o, t[i])) {
