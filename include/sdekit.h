@@ -392,7 +392,7 @@ SDEKIT_API const char *sdekit_config_environment_note(const sdekit_config *c);
 /* Callbacks.  They are called from the thread that called sdekit_run.
  * progress: fraction done (0..1) and path-steps per second so far, after
  * every chunk of steps (a chunk is about a quarter of a second of work, up to
- * 2 s where 16 steps take longer, or one step where a step takes longer than
+ * 1 s where 16 steps take longer, or one step where a step takes longer than
  * that: docs/API.md).  A run to a requested error (target-se, target-rse,
  * mlmc, target-error) reports the fraction of its whole work as its driver
  * estimates it after each check (nothing before the first), below 1 until
