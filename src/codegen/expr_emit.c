@@ -64,14 +64,18 @@ static void emit_sym(void *user, sdk_strbuf *out, const sdk_expr *e) {
 static int hoist_node(cg_ctx *c, sdk_strbuf *out, const sdk_expr *e);
 static int emit_node(void *user, sdk_strbuf *out, const sdk_expr *e);
 
+/* no state and no time in e: the same at every step of a path */
+static int step_constant(const sdk_expr *e) {
+  return !sdk_expr_uses(e, SDK_SYM_VAR) && !sdk_expr_uses(e, SDK_SYM_OTHER) &&
+         !sdk_expr_uses(e, SDK_SYM_TIME);
+}
+
 /* e = K * x_v or x_v * K with no state or time in K: its K, else NULL */
 static const sdk_expr *split_factor(const sdk_expr *e, int v) {
   if (e->kind != SDK_E_BINARY || e->op != '*') return NULL;
   for (int side = 0; side < 2; side++) {
     const sdk_expr *x = e->arg[side], *k = e->arg[1 - side];
-    if (x->kind == SDK_E_SYM && x->sym == SDK_SYM_VAR && x->index == v &&
-        !sdk_expr_uses(k, SDK_SYM_VAR) && !sdk_expr_uses(k, SDK_SYM_OTHER) &&
-        !sdk_expr_uses(k, SDK_SYM_TIME))
+    if (x->kind == SDK_E_SYM && x->sym == SDK_SYM_VAR && x->index == v && step_constant(k))
       return k;
   }
   return NULL;
@@ -209,8 +213,7 @@ static const sdk_expr *drive_term(const cg_ctx *c, const sdk_expr *e, const sdk_
   if (o->target != SDK_TARGET_CUDA || e->kind != SDK_E_BINARY || e->op != '*') return NULL;
   for (int side = 0; side < 2; side++) {
     const sdk_expr *a = e->arg[side], *b = e->arg[1 - side];
-    if (!sdk_expr_uses(a, SDK_SYM_VAR) && !sdk_expr_uses(a, SDK_SYM_OTHER) &&
-        !sdk_expr_uses(a, SDK_SYM_TIME) && !path_invariant(o, a) && path_invariant(o, b) &&
+    if (step_constant(a) && !path_invariant(o, a) && path_invariant(o, b) &&
         sdk_expr_uses(b, SDK_SYM_TIME) && time_ok(c, b)) {
       *f = a;
       return b;
@@ -235,14 +238,14 @@ static int hoist_sum(cg_ctx *c, sdk_strbuf *out, const sdk_expr *e) {
   /* (--no-fast-math: the sum in its written order; a time-only value of it
    * is still taken from the table, computed as written) */
   if (n < 2 || h->o->dt_column >= 0 || !h->o->fast_math) return 0;
-  int ninv = 0, ntime = 0, ndrive = 0;
+  int ninv = 0, ntime = 0, d[16], nd = 0; /* d: the drive terms' indices */
   for (int i = 0; i < n; i++)
     if (path_invariant(h->o, t[i])) {
       ninv++;
       ntime += sdk_expr_uses(t[i], SDK_SYM_TIME);
       if (!time_ok(c, t[i])) return 0;
     } else if ((hh[i] = drive_term(c, t[i], &f[i])) != NULL) {
-      ndrive++;
+      d[nd++] = i;
     }
   /* the combined value (a time-only sum of at least two terms), or the
    * invariant terms as they are */
@@ -251,7 +254,7 @@ static int hoist_sum(cg_ctx *c, sdk_strbuf *out, const sdk_expr *e) {
   /* a drive term saves its add where it joins another: a scanned drive's
    * ((r + a T) + f) takes 2 instructions a stage against fma(a, T, f)'s 1
    * (the paper's PROG1 job: 42.19 instructions a step -> 40.19) */
-  if (k < 0 && !(ndrive >= 1 && ninv + ndrive >= 2)) return 0;
+  if (k < 0 && !(nd >= 1 && ninv + nd >= 2)) return 0;
   if (k >= 0) {
     h->nterms[k] = 0;
     for (int i = 0; i < n; i++)
@@ -265,9 +268,6 @@ static int hoist_sum(cg_ctx *c, sdk_strbuf *out, const sdk_expr *e) {
    * to contraction, a sum of several products may fuse either of them:
    * split_product); with no invariant part the first drive term is the
    * start */
-  int d[16], nd = 0;
-  for (int i = 0; i < n; i++)
-    if (hh[i]) d[nd++] = i;
   const int start = k < 0 && ninv == 0 ? 1 : 0;
   sdk_sb_puts(out, "(");
   for (int j = nd - 1; j >= start; j--) {

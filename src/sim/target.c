@@ -318,12 +318,11 @@ static sdk_err decide(driver *d, const sdk_run *run, sdk_errbuf *eb) {
     if (t->count[g] > t->key - t->first[g]) t->count[g] = t->key - t->first[g];
   }
   /* the whole run as the progress now sees it (none before the first check):
-   * the paths so far, and at least the next batch */
-  double next = 0;
-  d->wp.total = 0;
+   * the paths so far, and at least the next batch, the window batch() runs */
+  d->wp.done = d->wp.cur = 0;
   for (int64_t g = 0; g < t->ngrid; g++)
-    d->wp.total += (double)t->first[g], next += (double)t->count[g];
-  d->wp.total += fmax(need, next);
+    d->wp.done += (double)t->first[g], d->wp.cur += (double)t->count[g];
+  d->wp.total = d->wp.done + fmax(need, d->wp.cur);
   d->wp.on = t->batch >= MIN_BATCHES;
   return SDK_OK;
 }
@@ -340,10 +339,7 @@ static sdk_err batch(driver *d, const sdk_ckpt *resume, sdk_run **out, sdk_errbu
   if (d->said) cc.logger = NULL;
   d->said = 1;
   if (!resume) d->t.batch++;
-  sdk_window_progress_attach(&d->wp, &cc);
-  d->wp.done = d->wp.cur = 0;
-  for (int64_t g = 0; g < d->t.ngrid; g++)
-    d->wp.done += (double)d->t.first[g], d->wp.cur += (double)d->t.count[g];
+  sdk_window_progress_attach(&d->wp, &cc); /* (its window's work: decide) */
   SDK_CHECK(pack(d, eb));
   cc.target_state = d->packed, cc.ntarget_state = d->npacked;
   sdk_err e = sdk_run_execute(&cc, out, eb);
